@@ -1,0 +1,404 @@
+/**
+ * The exporter's metric contract. Every series the exporter emits is declared here once; the
+ * collectors, the README's metric table, the dashboards and the alert rules are all checked
+ * against this list, so a rename cannot silently break one of them.
+ */
+
+export type MetricType = "gauge" | "counter" | "histogram";
+
+/** Which poll produces the series; `exporter` series describe the exporter itself. */
+export type MetricSource = "root" | "fee_stats" | "ledgers" | "liquidity_pools" | "exporter";
+
+export interface MetricDefinition {
+  readonly name: string;
+  readonly type: MetricType;
+  readonly help: string;
+  /** Labels besides `horizon`, which every per-target series carries. */
+  readonly labels: readonly string[];
+  readonly source: MetricSource;
+  readonly buckets?: readonly number[];
+  /** False for the few exporter-wide series that carry no `horizon` label. */
+  readonly perTarget?: false;
+}
+
+function define<const T extends MetricDefinition>(definition: T): T {
+  return definition;
+}
+
+export const FEE_STATS = [
+  "min", "mode", "p10", "p20", "p30", "p40", "p50", "p60", "p70", "p80", "p90", "p95", "p99", "max",
+] as const;
+export type FeeStat = (typeof FEE_STATS)[number];
+
+export const METRICS = {
+  // Root endpoint `/`.
+  up: define({
+    name: "stellar_horizon_up",
+    type: "gauge",
+    help: "1 when the last poll of the Horizon root endpoint succeeded, else 0.",
+    labels: [],
+    source: "root",
+  }),
+  info: define({
+    name: "stellar_horizon_info",
+    type: "gauge",
+    help: "Horizon and stellar-core versions and the network this Horizon serves; always 1.",
+    labels: ["horizon_version", "core_version", "network", "network_passphrase"],
+    source: "root",
+  }),
+  ingestLatestLedger: define({
+    name: "stellar_horizon_ingest_latest_ledger",
+    type: "gauge",
+    help: "Latest ledger ingested by Horizon.",
+    labels: [],
+    source: "root",
+  }),
+  historyLatestLedger: define({
+    name: "stellar_horizon_history_latest_ledger",
+    type: "gauge",
+    help: "Latest ledger in Horizon's history database.",
+    labels: [],
+    source: "root",
+  }),
+  historyElderLedger: define({
+    name: "stellar_horizon_history_elder_ledger",
+    type: "gauge",
+    help: "Oldest ledger in Horizon's history database.",
+    labels: [],
+    source: "root",
+  }),
+  coreLatestLedger: define({
+    name: "stellar_horizon_core_latest_ledger",
+    type: "gauge",
+    help: "Latest ledger known to the stellar-core instance behind Horizon.",
+    labels: [],
+    source: "root",
+  }),
+  ingestLagLedgers: define({
+    name: "stellar_horizon_ingest_lag_ledgers",
+    type: "gauge",
+    help: "Ledgers stellar-core is ahead of Horizon ingestion (core_latest_ledger - ingest_latest_ledger).",
+    labels: [],
+    source: "root",
+  }),
+  historyLatestLedgerClosedTimestamp: define({
+    name: "stellar_horizon_history_latest_ledger_closed_timestamp_seconds",
+    type: "gauge",
+    help: "Close time of the latest ledger in Horizon's history database, as a Unix timestamp; absent on a node that has ingested nothing.",
+    labels: [],
+    source: "root",
+  }),
+  currentProtocolVersion: define({
+    name: "stellar_horizon_current_protocol_version",
+    type: "gauge",
+    help: "Protocol version the network currently runs, as reported by Horizon.",
+    labels: [],
+    source: "root",
+  }),
+  supportedProtocolVersion: define({
+    name: "stellar_horizon_supported_protocol_version",
+    type: "gauge",
+    help: "Highest protocol version this Horizon supports; absent when Horizon does not report it.",
+    labels: [],
+    source: "root",
+  }),
+  coreSupportedProtocolVersion: define({
+    name: "stellar_horizon_core_supported_protocol_version",
+    type: "gauge",
+    help: "Highest protocol version the stellar-core behind Horizon supports.",
+    labels: [],
+    source: "root",
+  }),
+
+  // `/fee_stats`.
+  feeStatsLastLedger: define({
+    name: "stellar_horizon_fee_stats_last_ledger",
+    type: "gauge",
+    help: "Ledger the latest fee statistics were computed at.",
+    labels: [],
+    source: "fee_stats",
+  }),
+  feeStatsBaseFee: define({
+    name: "stellar_horizon_fee_stats_base_fee_stroops",
+    type: "gauge",
+    help: "Base fee of the last ledger in the fee statistics, in stroops.",
+    labels: [],
+    source: "fee_stats",
+  }),
+  ledgerCapacityUsage: define({
+    name: "stellar_horizon_ledger_capacity_usage_ratio",
+    type: "gauge",
+    help: "Share of ledger capacity used over Horizon's recent ledger window (0 to 1).",
+    labels: [],
+    source: "fee_stats",
+  }),
+  feeCharged: define({
+    name: "stellar_horizon_fee_charged_stroops",
+    type: "gauge",
+    help: "Fee charged per operation over Horizon's recent ledger window, in stroops, by statistic.",
+    labels: ["stat"],
+    source: "fee_stats",
+  }),
+  maxFee: define({
+    name: "stellar_horizon_max_fee_stroops",
+    type: "gauge",
+    help: "Maximum fee bid per operation over Horizon's recent ledger window, in stroops, by statistic.",
+    labels: ["stat"],
+    source: "fee_stats",
+  }),
+
+  // `/ledgers`.
+  ledgersTotal: define({
+    name: "stellar_horizon_ledgers_total",
+    type: "counter",
+    help: "Ledgers the exporter has read from Horizon since it started.",
+    labels: [],
+    source: "ledgers",
+  }),
+  transactionsTotal: define({
+    name: "stellar_horizon_transactions_total",
+    type: "counter",
+    help: "Transactions in the ledgers read, by result (successful, failed).",
+    labels: ["result"],
+    source: "ledgers",
+  }),
+  operationsTotal: define({
+    name: "stellar_horizon_operations_total",
+    type: "counter",
+    help: "Operations in successful transactions of the ledgers read (operation_count).",
+    labels: [],
+    source: "ledgers",
+  }),
+  txSetOperationsTotal: define({
+    name: "stellar_horizon_tx_set_operations_total",
+    type: "counter",
+    help: "Operations in the transaction sets of the ledgers read, failed ones included (tx_set_operation_count).",
+    labels: [],
+    source: "ledgers",
+  }),
+  ledgersSkippedTotal: define({
+    name: "stellar_horizon_ledgers_skipped_total",
+    type: "counter",
+    help: "Ledgers not read: passed over when catch-up hit its page cap, missing from Horizon, or invalid.",
+    labels: [],
+    source: "ledgers",
+  }),
+  ledgerResyncsTotal: define({
+    name: "stellar_horizon_ledger_resyncs_total",
+    type: "counter",
+    help: "Times the ledger sequence went backwards or the chain changed (e.g. a testnet reset) and the exporter resynchronised.",
+    labels: [],
+    source: "ledgers",
+  }),
+  ledgerCloseInterval: define({
+    name: "stellar_horizon_ledger_close_interval_seconds",
+    type: "histogram",
+    help: "Time between the close of consecutive ledgers.",
+    labels: [],
+    source: "ledgers",
+    buckets: [1, 2, 3, 4, 5, 5.5, 6, 6.5, 7, 8, 10, 15, 30, 60],
+  }),
+  ledgerTxSetCapacity: define({
+    name: "stellar_horizon_ledger_tx_set_capacity_ratio",
+    type: "histogram",
+    help: "Share of the ledger's transaction set capacity used (tx_set_operation_count / max_tx_set_size).",
+    labels: [],
+    source: "ledgers",
+    buckets: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1],
+  }),
+  ledgerSequence: define({
+    name: "stellar_horizon_ledger_sequence",
+    type: "gauge",
+    help: "Sequence of the latest ledger read.",
+    labels: [],
+    source: "ledgers",
+  }),
+  ledgerClosedTimestamp: define({
+    name: "stellar_horizon_ledger_closed_timestamp_seconds",
+    type: "gauge",
+    help: "Close time of the latest ledger read, as a Unix timestamp.",
+    labels: [],
+    source: "ledgers",
+  }),
+  ledgerBaseFee: define({
+    name: "stellar_horizon_ledger_base_fee_stroops",
+    type: "gauge",
+    help: "Base fee of the latest ledger read, in stroops.",
+    labels: [],
+    source: "ledgers",
+  }),
+  ledgerBaseReserve: define({
+    name: "stellar_horizon_ledger_base_reserve_stroops",
+    type: "gauge",
+    help: "Base reserve of the latest ledger read, in stroops.",
+    labels: [],
+    source: "ledgers",
+  }),
+  ledgerMaxTxSetSize: define({
+    name: "stellar_horizon_ledger_max_tx_set_size",
+    type: "gauge",
+    help: "Maximum transaction set size of the latest ledger read, in operations.",
+    labels: [],
+    source: "ledgers",
+  }),
+  ledgerProtocolVersion: define({
+    name: "stellar_horizon_ledger_protocol_version",
+    type: "gauge",
+    help: "Protocol version of the latest ledger read.",
+    labels: [],
+    source: "ledgers",
+  }),
+  ledgerTotalCoins: define({
+    name: "stellar_horizon_ledger_total_coins",
+    type: "gauge",
+    help: "Lumens in existence at the latest ledger read, in XLM.",
+    labels: [],
+    source: "ledgers",
+  }),
+  ledgerFeePool: define({
+    name: "stellar_horizon_ledger_fee_pool",
+    type: "gauge",
+    help: "Fee pool at the latest ledger read, in XLM.",
+    labels: [],
+    source: "ledgers",
+  }),
+
+  // `/liquidity_pools`.
+  liquidityPools: define({
+    name: "stellar_horizon_liquidity_pools",
+    type: "gauge",
+    help: "Liquidity pools the exporter tracks.",
+    labels: [],
+    source: "liquidity_pools",
+  }),
+  liquidityPoolInfo: define({
+    name: "stellar_horizon_liquidity_pool_info",
+    type: "gauge",
+    help: "A tracked liquidity pool's type, fee and assets; always 1.",
+    labels: ["pool_id", "type", "fee_bp", "asset_a", "asset_b"],
+    source: "liquidity_pools",
+  }),
+  liquidityPoolReserve: define({
+    name: "stellar_horizon_liquidity_pool_reserve",
+    type: "gauge",
+    help: "Amount of an asset held by a liquidity pool, in units of that asset.",
+    labels: ["pool_id", "asset"],
+    source: "liquidity_pools",
+  }),
+  liquidityPoolShares: define({
+    name: "stellar_horizon_liquidity_pool_shares",
+    type: "gauge",
+    help: "Total pool shares issued by a liquidity pool.",
+    labels: ["pool_id"],
+    source: "liquidity_pools",
+  }),
+  liquidityPoolTrustlines: define({
+    name: "stellar_horizon_liquidity_pool_trustlines",
+    type: "gauge",
+    help: "Trustlines held to a liquidity pool's shares.",
+    labels: ["pool_id"],
+    source: "liquidity_pools",
+  }),
+
+  // The exporter itself.
+  buildInfo: define({
+    name: "stellar_horizon_exporter_build_info",
+    type: "gauge",
+    help: "Version of the exporter and of Node.js it runs on; always 1.",
+    labels: ["version", "node_version"],
+    source: "exporter",
+    perTarget: false,
+  }),
+  requestsTotal: define({
+    name: "stellar_horizon_exporter_requests_total",
+    type: "counter",
+    help: "HTTP requests sent to Horizon, by endpoint and status code (code=\"error\" when no response arrived).",
+    labels: ["endpoint", "code"],
+    source: "exporter",
+  }),
+  requestDuration: define({
+    name: "stellar_horizon_exporter_request_duration_seconds",
+    type: "histogram",
+    help: "Duration of HTTP requests to Horizon, body read included.",
+    labels: ["endpoint"],
+    source: "exporter",
+    buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  }),
+  pollDuration: define({
+    name: "stellar_horizon_exporter_poll_duration_seconds",
+    type: "histogram",
+    help: "Duration of a whole poll of an endpoint, retries and paging included.",
+    labels: ["endpoint"],
+    source: "exporter",
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  }),
+  pollErrorsTotal: define({
+    name: "stellar_horizon_exporter_poll_errors_total",
+    type: "counter",
+    help: "Failed polls, by endpoint and reason (see the README for the reasons).",
+    labels: ["endpoint", "reason"],
+    source: "exporter",
+  }),
+  invalidRecordsTotal: define({
+    name: "stellar_horizon_exporter_invalid_records_total",
+    type: "counter",
+    help: "Records in a Horizon page that failed schema validation and were left out.",
+    labels: ["endpoint"],
+    source: "exporter",
+  }),
+  lastSuccessTimestamp: define({
+    name: "stellar_horizon_exporter_last_success_timestamp_seconds",
+    type: "gauge",
+    help: "Unix time of the last successful poll of an endpoint.",
+    labels: ["endpoint"],
+    source: "exporter",
+  }),
+  rateLimitLimit: define({
+    name: "stellar_horizon_rate_limit_limit",
+    type: "gauge",
+    help: "Requests allowed per rate-limit window, from Horizon's X-Ratelimit-Limit header.",
+    labels: [],
+    source: "exporter",
+  }),
+  rateLimitRemaining: define({
+    name: "stellar_horizon_rate_limit_remaining",
+    type: "gauge",
+    help: "Requests left in the current rate-limit window, from Horizon's X-Ratelimit-Remaining header.",
+    labels: [],
+    source: "exporter",
+  }),
+  rateLimitReset: define({
+    name: "stellar_horizon_rate_limit_reset_seconds",
+    type: "gauge",
+    help: "Seconds until Horizon's rate-limit window resets, from its X-Ratelimit-Reset header.",
+    labels: [],
+    source: "exporter",
+  }),
+} as const satisfies Record<string, MetricDefinition>;
+
+/**
+ * Every value of the `reason` label of stellar_horizon_exporter_poll_errors_total. A fixed set, so
+ * alerts and dashboards can rely on it and the series can be initialised to zero.
+ */
+export const POLL_ERROR_REASONS = {
+  timeout: "No complete response within the request timeout.",
+  network: "Connection refused or reset, DNS failure, TLS failure, too many redirects.",
+  rate_limited: "Horizon answered 429, or the exporter held back because Retry-After had not passed.",
+  http_4xx: "Horizon answered with a 4xx status other than 429.",
+  http_5xx: "Horizon (or a proxy in front of it) answered with a 5xx status.",
+  invalid_json: "A 2xx response whose body is not JSON (an HTML page from a proxy, a truncated body).",
+  schema: "A 2xx JSON response that does not have the shape of Horizon's API.",
+  body_too_large: "The response body exceeded the configured size cap and was abandoned.",
+  paging: "Paging made no progress: the cursor did not advance.",
+} as const;
+export type PollErrorReason = keyof typeof POLL_ERROR_REASONS;
+
+export type MetricKey = keyof typeof METRICS;
+
+export const ALL_METRICS: readonly MetricDefinition[] = Object.values(METRICS);
+
+/** Names a PromQL expression may use for a metric: the family name and, for histograms, its series. */
+export function exposedSeriesNames(metric: MetricDefinition): string[] {
+  if (metric.type !== "histogram") return [metric.name];
+  return ["_bucket", "_sum", "_count"].map((suffix) => metric.name + suffix);
+}
