@@ -6,8 +6,12 @@
 
 export type MetricType = "gauge" | "counter" | "histogram";
 
+/** The Horizon endpoints the exporter polls; also the `endpoint` label's values. */
+export const ENDPOINTS = ["root", "fee_stats", "ledgers", "liquidity_pools"] as const;
+export type Endpoint = (typeof ENDPOINTS)[number];
+
 /** Which poll produces the series; `exporter` series describe the exporter itself. */
-export type MetricSource = "root" | "fee_stats" | "ledgers" | "liquidity_pools" | "exporter";
+export type MetricSource = Endpoint | "exporter";
 
 export interface MetricDefinition {
   readonly name: string;
@@ -390,6 +394,7 @@ export const POLL_ERROR_REASONS = {
   schema: "A 2xx JSON response that does not have the shape of Horizon's API.",
   body_too_large: "The response body exceeded the configured size cap and was abandoned.",
   paging: "Paging made no progress: the cursor did not advance.",
+  internal: "An unexpected error inside the exporter: a bug, please report it with the log line.",
 } as const;
 export type PollErrorReason = keyof typeof POLL_ERROR_REASONS;
 

@@ -1,0 +1,25 @@
+import type { PollErrorReason } from "../catalog/metrics.js";
+import type { Problem } from "./schemas.js";
+
+/** Why a request to Horizon, or a poll built from requests, failed; `reason` is the metric label. */
+export class HorizonError extends Error {
+  override readonly name = "HorizonError";
+
+  constructor(
+    readonly reason: PollErrorReason,
+    message: string,
+    readonly details: { status?: number; problem?: Problem; retryAfterSeconds?: number } = {},
+  ) {
+    super(message);
+  }
+}
+
+/** Reasons worth another attempt inside the same poll: the next try may well succeed. */
+export function isTransient(error: HorizonError): boolean {
+  return (
+    error.reason === "timeout" ||
+    error.reason === "network" ||
+    error.reason === "http_5xx" ||
+    error.reason === "invalid_json"
+  );
+}

@@ -1,0 +1,288 @@
+import { FetchError, ofetch } from "ofetch";
+import type { z } from "zod";
+import type { Endpoint } from "../catalog/metrics.js";
+import { HorizonError, isTransient } from "./errors.js";
+import { holdOffSeconds, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
+import {
+  feeStatsSchema,
+  ledgerSchema,
+  liquidityPoolSchema,
+  pageSchema,
+  problemSchema,
+  rootSchema,
+  type FeeStats,
+  type HorizonRoot,
+  type Ledger,
+  type LiquidityPool,
+} from "./schemas.js";
+
+/** Receives what every HTTP attempt did, for the exporter's self-metrics. */
+export interface RequestObserver {
+  /** `code` is the HTTP status, or "error" when no response arrived. */
+  onRequest(endpoint: Endpoint, code: string, durationSeconds: number): void;
+  onRateLimitHeaders(headers: RateLimitHeaders): void;
+}
+
+export interface HorizonClientOptions {
+  url: string;
+  headers?: Readonly<Record<string, string>>;
+  /** Per attempt, body read included. */
+  timeoutMs: number;
+  /** Further attempts after a transient failure (timeout, network, 5xx, unparseable body). */
+  retries: number;
+  retryBaseDelayMs?: number;
+  maxBodyBytes: number;
+  observer?: RequestObserver;
+  /** Aborts in-flight requests and retry waits at shutdown. */
+  signal?: AbortSignal;
+  now?: () => number;
+}
+
+export type Query = Readonly<Record<string, string | number | undefined>>;
+
+export interface Page<T> {
+  records: T[];
+  /** Records that failed the schema and were left out. */
+  invalidRecords: number;
+}
+
+const ACCEPT = "application/hal+json, application/problem+json;q=0.9, application/json;q=0.8";
+const MAX_RETRY_DELAY_MS = 5_000;
+
+/** One Horizon target: typed, validated reads with timeouts, retries and rate-limit courtesy. */
+export class HorizonClient {
+  private readonly baseUrl: URL;
+  private readonly now: () => number;
+  /** Nothing is sent to this Horizon before this time (Retry-After, exhausted rate limit). */
+  private holdUntilMs = 0;
+
+  constructor(private readonly options: HorizonClientOptions) {
+    this.baseUrl = new URL(options.url.endsWith("/") ? options.url : `${options.url}/`);
+    this.now = options.now ?? Date.now;
+  }
+
+  root(): Promise<HorizonRoot> {
+    return this.getValidated("root", "", {}, rootSchema);
+  }
+
+  feeStats(): Promise<FeeStats> {
+    return this.getValidated("fee_stats", "fee_stats", {}, feeStatsSchema);
+  }
+
+  ledgers(query: Query): Promise<Page<Ledger>> {
+    return this.getPage("ledgers", "ledgers", query, ledgerSchema);
+  }
+
+  liquidityPools(query: Query): Promise<Page<LiquidityPool>> {
+    return this.getPage("liquidity_pools", "liquidity_pools", query, liquidityPoolSchema);
+  }
+
+  liquidityPool(id: string): Promise<LiquidityPool> {
+    return this.getValidated("liquidity_pools", `liquidity_pools/${encodeURIComponent(id)}`, {}, liquidityPoolSchema);
+  }
+
+  private async getPage<S extends z.ZodType>(
+    endpoint: Endpoint,
+    path: string,
+    query: Query,
+    recordSchema: S,
+  ): Promise<Page<z.output<S>>> {
+    const page = await this.getValidated(endpoint, path, query, pageSchema);
+    const records: z.output<S>[] = [];
+    let invalidRecords = 0;
+    for (const raw of page._embedded.records) {
+      const parsed = recordSchema.safeParse(raw);
+      if (parsed.success) records.push(parsed.data);
+      else invalidRecords += 1;
+    }
+    return { records, invalidRecords };
+  }
+
+  private async getValidated<S extends z.ZodType>(
+    endpoint: Endpoint,
+    path: string,
+    query: Query,
+    schema: S,
+  ): Promise<z.output<S>> {
+    const body = await this.getJson(endpoint, path, query);
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
+      throw new HorizonError("schema", `response does not match Horizon's ${endpoint} schema${where}: ${issue?.message ?? "invalid"}`);
+    }
+    return parsed.data;
+  }
+
+  private async getJson(endpoint: Endpoint, path: string, query: Query): Promise<unknown> {
+    const url = this.urlFor(path, query);
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.attempt(endpoint, url);
+      } catch (error) {
+        const failure = error instanceof HorizonError ? error : new HorizonError("network", String(error));
+        if (!isTransient(failure) || attempt >= this.options.retries || this.options.signal?.aborted) throw failure;
+        await this.sleep(this.retryDelayMs(attempt));
+      }
+    }
+  }
+
+  private async attempt(endpoint: Endpoint, url: string): Promise<unknown> {
+    const waitMs = this.holdUntilMs - this.now();
+    if (waitMs > 0) {
+      throw new HorizonError("rate_limited", `holding back for ${Math.ceil(waitMs / 1000)} s more, as Horizon asked`, {
+        retryAfterSeconds: waitMs / 1000,
+      });
+    }
+    const { signal, timedOut, release } = this.attemptSignal();
+    const started = performance.now();
+    let code = "error";
+    try {
+      const response = await ofetch.raw(url, {
+        headers: { ...this.options.headers, Accept: ACCEPT },
+        signal,
+        retry: false,
+        responseType: "stream",
+        ignoreResponseError: true,
+      });
+      code = String(response.status);
+      const rateLimit = parseRateLimitHeaders(response.headers, this.now());
+      this.options.observer?.onRateLimitHeaders(rateLimit);
+      const holdOff = holdOffSeconds(rateLimit, response.status);
+      if (holdOff !== undefined) this.holdUntilMs = Math.max(this.holdUntilMs, this.now() + holdOff * 1000);
+      const text = await readCapped(response._data ?? null, response.headers, this.options.maxBodyBytes);
+      if (response.status < 200 || response.status >= 300) throw httpError(response.status, text, rateLimit);
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new HorizonError("invalid_json", `HTTP ${response.status} body is not JSON: ${excerpt(text)}`);
+      }
+    } catch (error) {
+      throw classify(error, timedOut(), this.options.timeoutMs);
+    } finally {
+      release();
+      this.options.observer?.onRequest(endpoint, code, (performance.now() - started) / 1000);
+    }
+  }
+
+  /**
+   * A fresh signal per attempt (a signal aborted by one attempt's timeout must not doom the
+   * next), aborted by the timeout or by shutdown; `release` drops its timer and listener.
+   */
+  private attemptSignal(): { signal: AbortSignal; timedOut: () => boolean; release: () => void } {
+    const controller = new AbortController();
+    let expired = false;
+    const timer = setTimeout(() => {
+      expired = true;
+      controller.abort(new DOMException("request timed out", "TimeoutError"));
+    }, this.options.timeoutMs);
+    const onShutdown = () => controller.abort(this.options.signal?.reason);
+    this.options.signal?.addEventListener("abort", onShutdown, { once: true });
+    return {
+      signal: controller.signal,
+      timedOut: () => expired,
+      release: () => {
+        clearTimeout(timer);
+        this.options.signal?.removeEventListener("abort", onShutdown);
+      },
+    };
+  }
+
+  private urlFor(path: string, query: Query): string {
+    const url = new URL(path, this.baseUrl);
+    for (const [key, value] of Object.entries(query)) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    return url.toString();
+  }
+
+  /** Exponential backoff with full jitter, so retries from many exporters do not synchronise. */
+  private retryDelayMs(attempt: number): number {
+    const ceiling = Math.min(MAX_RETRY_DELAY_MS, (this.options.retryBaseDelayMs ?? 250) * 2 ** attempt);
+    return Math.random() * ceiling;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    const shutdown = this.options.signal;
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        shutdown?.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      shutdown?.addEventListener("abort", done, { once: true });
+    });
+  }
+}
+
+async function readCapped(stream: ReadableStream<Uint8Array> | null, headers: Headers, maxBytes: number): Promise<string> {
+  if (stream === null) return "";
+  const declared = Number(headers.get("content-length") ?? Number.NaN);
+  if (declared > maxBytes) {
+    await stream.cancel();
+    throw new HorizonError("body_too_large", `body of ${declared} bytes exceeds the ${maxBytes}-byte cap`);
+  }
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw new HorizonError("body_too_large", `body exceeds the ${maxBytes}-byte cap`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function httpError(status: number, text: string, rateLimit: RateLimitHeaders): HorizonError {
+  const reason = status === 429 ? "rate_limited" : status >= 500 ? "http_5xx" : "http_4xx";
+  const problem = parseProblem(text);
+  const description = problem
+    ? `${problem.title}${problem.detail ? `: ${problem.detail}` : ""}`
+    : text.trim() === ""
+      ? "empty body"
+      : excerpt(text);
+  const details = {
+    status,
+    ...(problem ? { problem } : {}),
+    ...(rateLimit.retryAfterSeconds !== undefined ? { retryAfterSeconds: rateLimit.retryAfterSeconds } : {}),
+  };
+  return new HorizonError(reason, `HTTP ${status}: ${description}`, details);
+}
+
+function parseProblem(text: string) {
+  try {
+    const parsed = problemSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A short, single-line view of a non-JSON body: the <title> of an HTML page, else its start. */
+function excerpt(text: string): string {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
+  const flat = (title ?? text).replace(/\s+/g, " ").trim();
+  if (flat === "") return "empty body";
+  return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat;
+}
+
+function classify(error: unknown, timedOut: boolean, timeoutMs: number): HorizonError {
+  if (error instanceof HorizonError) return error;
+  if (timedOut) return new HorizonError("timeout", `no complete response within ${timeoutMs} ms`);
+  const cause = error instanceof FetchError ? (error.cause ?? error) : error;
+  return new HorizonError("network", describeNetworkError(cause));
+}
+
+function describeNetworkError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const inner = error.cause instanceof Error ? error.cause : undefined;
+  const code = (inner as NodeJS.ErrnoException | undefined)?.code ?? (error as NodeJS.ErrnoException).code;
+  const message = inner?.message ?? error.message;
+  return code && !message.includes(code) ? `${code}: ${message}` : message;
+}

@@ -1,0 +1,123 @@
+/**
+ * Horizon's wire format as it really is (see ../shared/fixtures/horizon): amounts and fees are
+ * decimal strings, paging tokens are 64-bit integers as strings, several fields are absent or
+ * null depending on the Horizon version. Unknown fields are ignored so a newer Horizon parses.
+ */
+import { z } from "zod";
+import { FEE_STATS } from "../catalog/metrics.js";
+
+const nonNegativeInt = z.number().int().nonnegative();
+
+/** A decimal number sent as a string, e.g. "105443902087.3472865"; parsed to a float for gauges. */
+const decimalString = z
+  .string()
+  .regex(/^-?\d+(\.\d+)?$/, "expected a decimal number as a string")
+  .transform(Number);
+
+/** An integer sent as a string, e.g. fee_stats' "100". */
+const integerString = z
+  .string()
+  .regex(/^-?\d+$/, "expected an integer as a string")
+  .transform(Number);
+
+/** Paging tokens exceed 2^53, so they stay strings end to end. */
+const pagingToken = z.string().min(1);
+
+/** Horizon's zero time, sent by a node that has not ingested anything yet. */
+const ZERO_TIME = "0001-01-01T00:00:00Z";
+
+const timestamp = z.iso.datetime({ offset: true });
+
+export const rootSchema = z
+  .object({
+    horizon_version: z.string().optional(),
+    service_version: z.string().optional(),
+    core_version: z.string(),
+    ingest_latest_ledger: nonNegativeInt,
+    history_latest_ledger: nonNegativeInt,
+    history_latest_ledger_closed_at: z.union([z.literal(ZERO_TIME), timestamp]).optional(),
+    history_elder_ledger: nonNegativeInt,
+    core_latest_ledger: nonNegativeInt,
+    network_passphrase: z.string(),
+    current_protocol_version: nonNegativeInt,
+    supported_protocol_version: nonNegativeInt.optional(),
+    core_supported_protocol_version: nonNegativeInt,
+  })
+  .transform(({ horizon_version, service_version, history_latest_ledger_closed_at, ...rest }) => ({
+    ...rest,
+    // Real Horizon says horizon_version; the API specification says service_version.
+    horizon_version: horizon_version ?? service_version ?? "",
+    history_latest_ledger_closed_at:
+      history_latest_ledger_closed_at === undefined || history_latest_ledger_closed_at === ZERO_TIME
+        ? undefined
+        : history_latest_ledger_closed_at,
+  }));
+export type HorizonRoot = z.output<typeof rootSchema>;
+
+const feeDistribution = z.object(
+  Object.fromEntries(FEE_STATS.map((stat) => [stat, integerString])) as Record<
+    (typeof FEE_STATS)[number],
+    typeof integerString
+  >,
+);
+
+export const feeStatsSchema = z.object({
+  last_ledger: integerString,
+  last_ledger_base_fee: integerString,
+  ledger_capacity_usage: decimalString,
+  fee_charged: feeDistribution,
+  max_fee: feeDistribution,
+});
+export type FeeStats = z.output<typeof feeStatsSchema>;
+
+export const ledgerSchema = z.object({
+  id: z.string(),
+  paging_token: pagingToken,
+  hash: z.string(),
+  prev_hash: z.string(),
+  sequence: nonNegativeInt,
+  successful_transaction_count: nonNegativeInt,
+  failed_transaction_count: nonNegativeInt.nullable(),
+  operation_count: nonNegativeInt,
+  tx_set_operation_count: nonNegativeInt.nullish(),
+  closed_at: timestamp,
+  total_coins: decimalString,
+  fee_pool: decimalString,
+  base_fee_in_stroops: nonNegativeInt,
+  base_reserve_in_stroops: nonNegativeInt,
+  max_tx_set_size: nonNegativeInt,
+  protocol_version: nonNegativeInt,
+});
+export type Ledger = z.output<typeof ledgerSchema>;
+
+export const liquidityPoolSchema = z.object({
+  id: z.string().min(1),
+  paging_token: pagingToken,
+  fee_bp: nonNegativeInt,
+  type: z.string(),
+  total_trustlines: integerString,
+  total_shares: decimalString,
+  reserves: z.array(z.object({ asset: z.string().min(1), amount: decimalString })).min(1),
+  last_modified_ledger: nonNegativeInt.optional(),
+  last_modified_time: timestamp.nullish(),
+});
+export type LiquidityPool = z.output<typeof liquidityPoolSchema>;
+
+/**
+ * A HAL page. Records are validated one by one afterwards, so one bad record is counted and left
+ * out instead of failing the whole page.
+ */
+export const pageSchema = z.object({
+  _embedded: z.object({ records: z.array(z.unknown()) }),
+});
+
+/** RFC 7807 problem, as Horizon renders errors. `instance` only appears on pre-2019 Horizons. */
+export const problemSchema = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string().optional(),
+  extras: z.record(z.string(), z.unknown()).optional(),
+  instance: z.string().optional(),
+});
+export type Problem = z.output<typeof problemSchema>;

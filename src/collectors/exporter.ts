@@ -1,0 +1,106 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import {
+  ENDPOINTS,
+  METRICS,
+  POLL_ERROR_REASONS,
+  type Endpoint,
+  type MetricDefinition,
+  type PollErrorReason,
+} from "../catalog/metrics.js";
+import type { RequestObserver } from "../client/horizon-client.js";
+import type { RateLimitHeaders } from "../client/rate-limit.js";
+
+/**
+ * Default process metrics that `promtool check metrics` flags: gauges named like counters
+ * (`_total`) and a non-base unit. Dropping them keeps the output lint-clean.
+ */
+const PROMTOOL_FLAGGED_DEFAULTS = new Set([
+  "nodejs_heap_size_total_bytes",
+  "nodejs_heap_space_size_total_bytes",
+  "nodejs_active_resources_total",
+  "nodejs_active_handles_total",
+  "nodejs_active_requests_total",
+]);
+
+function labelNames(metric: MetricDefinition): string[] {
+  return metric.perTarget === false ? [...metric.labels] : ["horizon", ...metric.labels];
+}
+
+function gauge(registry: Registry, metric: MetricDefinition): Gauge {
+  return new Gauge({ name: metric.name, help: metric.help, labelNames: labelNames(metric), registers: [registry] });
+}
+
+function counter(registry: Registry, metric: MetricDefinition): Counter {
+  return new Counter({ name: metric.name, help: metric.help, labelNames: labelNames(metric), registers: [registry] });
+}
+
+function histogram(registry: Registry, metric: MetricDefinition): Histogram {
+  return new Histogram({
+    name: metric.name,
+    help: metric.help,
+    labelNames: labelNames(metric),
+    buckets: [...(metric.buckets ?? [])],
+    registers: [registry],
+  });
+}
+
+/** The exporter's own health: requests it sent, polls that failed, and Horizon's rate-limit headroom. */
+export class ExporterMetrics {
+  readonly registry = new Registry();
+  private readonly requests = counter(this.registry, METRICS.requestsTotal);
+  private readonly requestDuration = histogram(this.registry, METRICS.requestDuration);
+  private readonly pollDuration = histogram(this.registry, METRICS.pollDuration);
+  private readonly pollErrors = counter(this.registry, METRICS.pollErrorsTotal);
+  private readonly invalidRecords = counter(this.registry, METRICS.invalidRecordsTotal);
+  private readonly lastSuccess = gauge(this.registry, METRICS.lastSuccessTimestamp);
+  private readonly rateLimit = {
+    limit: gauge(this.registry, METRICS.rateLimitLimit),
+    remaining: gauge(this.registry, METRICS.rateLimitRemaining),
+    resetSeconds: gauge(this.registry, METRICS.rateLimitReset),
+  } as const;
+
+  constructor(version: string) {
+    gauge(this.registry, METRICS.buildInfo).set({ version, node_version: process.version }, 1);
+    collectDefaultMetrics({ register: this.registry });
+    for (const name of PROMTOOL_FLAGGED_DEFAULTS) this.registry.removeSingleMetric(name);
+  }
+
+  /** Zero-initialises a target's error counters so rate() and alerts see them before the first error. */
+  addTarget(horizon: string): void {
+    for (const endpoint of ENDPOINTS) {
+      this.invalidRecords.inc({ horizon, endpoint }, 0);
+      for (const reason of Object.keys(POLL_ERROR_REASONS)) this.pollErrors.inc({ horizon, endpoint, reason }, 0);
+    }
+  }
+
+  observerFor(horizon: string): RequestObserver {
+    return {
+      onRequest: (endpoint: Endpoint, code: string, durationSeconds: number) => {
+        this.requests.inc({ horizon, endpoint, code });
+        this.requestDuration.observe({ horizon, endpoint }, durationSeconds);
+      },
+      onRateLimitHeaders: (headers: RateLimitHeaders) => {
+        for (const key of ["limit", "remaining", "resetSeconds"] as const) {
+          const value = headers[key];
+          if (value === undefined) this.rateLimit[key].remove({ horizon });
+          else this.rateLimit[key].set({ horizon }, value);
+        }
+      },
+    };
+  }
+
+  pollSucceeded(horizon: string, endpoint: Endpoint, durationSeconds: number, invalidRecords: number): void {
+    this.pollDuration.observe({ horizon, endpoint }, durationSeconds);
+    this.lastSuccess.set({ horizon, endpoint }, Date.now() / 1000);
+    if (invalidRecords > 0) this.invalidRecords.inc({ horizon, endpoint }, invalidRecords);
+  }
+
+  pollFailed(horizon: string, endpoint: Endpoint, durationSeconds: number, reason: PollErrorReason): void {
+    this.pollDuration.observe({ horizon, endpoint }, durationSeconds);
+    this.pollErrors.inc({ horizon, endpoint, reason });
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

@@ -1,0 +1,33 @@
+import { FEE_STATS, METRICS } from "../catalog/metrics.js";
+import type { HorizonClient } from "../client/horizon-client.js";
+import type { FeeStats } from "../client/schemas.js";
+import { NO_INVALID_RECORDS, type Collector, type PollResult } from "./collector.js";
+import type { CollectorSamples, Sample } from "./samples.js";
+
+export function feeStatsSamples(stats: FeeStats | undefined): CollectorSamples {
+  if (stats === undefined) return { live: [], persistent: [] };
+  const live: Sample[] = [
+    { metric: METRICS.feeStatsLastLedger, value: stats.last_ledger },
+    { metric: METRICS.feeStatsBaseFee, value: stats.last_ledger_base_fee },
+    { metric: METRICS.ledgerCapacityUsage, value: stats.ledger_capacity_usage },
+  ];
+  for (const stat of FEE_STATS) live.push({ metric: METRICS.feeCharged, labels: { stat }, value: stats.fee_charged[stat] });
+  for (const stat of FEE_STATS) live.push({ metric: METRICS.maxFee, labels: { stat }, value: stats.max_fee[stat] });
+  return { live, persistent: [] };
+}
+
+export class FeeStatsCollector implements Collector {
+  readonly endpoint = "fee_stats";
+  private latest: FeeStats | undefined;
+
+  constructor(private readonly client: HorizonClient) {}
+
+  async poll(): Promise<PollResult> {
+    this.latest = await this.client.feeStats();
+    return NO_INVALID_RECORDS;
+  }
+
+  samples(): CollectorSamples {
+    return feeStatsSamples(this.latest);
+  }
+}

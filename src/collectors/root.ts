@@ -1,0 +1,65 @@
+import { METRICS } from "../catalog/metrics.js";
+import type { HorizonClient } from "../client/horizon-client.js";
+import type { HorizonRoot } from "../client/schemas.js";
+import { NO_INVALID_RECORDS, type Collector, type PollResult } from "./collector.js";
+import type { CollectorSamples, Sample } from "./samples.js";
+
+const KNOWN_NETWORKS: Readonly<Record<string, string>> = {
+  "Public Global Stellar Network ; September 2015": "pubnet",
+  "Test SDF Network ; September 2015": "testnet",
+  "Test SDF Future Network ; October 2022": "futurenet",
+};
+
+export function networkName(passphrase: string): string {
+  return KNOWN_NETWORKS[passphrase] ?? "custom";
+}
+
+export function rootSamples(root: HorizonRoot | undefined, lastPollSucceeded: boolean): CollectorSamples {
+  const persistent: Sample[] = [{ metric: METRICS.up, value: lastPollSucceeded ? 1 : 0 }];
+  if (root === undefined) return { live: [], persistent };
+  const live: Sample[] = [
+    {
+      metric: METRICS.info,
+      labels: {
+        horizon_version: root.horizon_version,
+        core_version: root.core_version,
+        network: networkName(root.network_passphrase),
+        network_passphrase: root.network_passphrase,
+      },
+      value: 1,
+    },
+    { metric: METRICS.ingestLatestLedger, value: root.ingest_latest_ledger },
+    { metric: METRICS.historyLatestLedger, value: root.history_latest_ledger },
+    { metric: METRICS.historyElderLedger, value: root.history_elder_ledger },
+    { metric: METRICS.coreLatestLedger, value: root.core_latest_ledger },
+    { metric: METRICS.ingestLagLedgers, value: root.core_latest_ledger - root.ingest_latest_ledger },
+    { metric: METRICS.currentProtocolVersion, value: root.current_protocol_version },
+    { metric: METRICS.coreSupportedProtocolVersion, value: root.core_supported_protocol_version },
+  ];
+  if (root.history_latest_ledger_closed_at !== undefined) {
+    live.push({
+      metric: METRICS.historyLatestLedgerClosedTimestamp,
+      value: Date.parse(root.history_latest_ledger_closed_at) / 1000,
+    });
+  }
+  if (root.supported_protocol_version !== undefined) {
+    live.push({ metric: METRICS.supportedProtocolVersion, value: root.supported_protocol_version });
+  }
+  return { live, persistent };
+}
+
+export class RootCollector implements Collector {
+  readonly endpoint = "root";
+  private latest: HorizonRoot | undefined;
+
+  constructor(private readonly client: HorizonClient) {}
+
+  async poll(): Promise<PollResult> {
+    this.latest = await this.client.root();
+    return NO_INVALID_RECORDS;
+  }
+
+  samples(lastPollSucceeded: boolean): CollectorSamples {
+    return rootSamples(this.latest, lastPollSucceeded);
+  }
+}

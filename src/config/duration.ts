@@ -1,0 +1,29 @@
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const DURATION = /^((\d+)(ms|s|m|h|d))+$/;
+const PART = /(\d+)(ms|s|m|h|d)/g;
+
+/** Parses Prometheus-style durations: `500ms`, `15s`, `1m30s`, `2h`. Undefined when malformed. */
+export function parseDuration(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (!DURATION.test(trimmed)) return undefined;
+  let total = 0;
+  for (const [, amount, unit] of trimmed.matchAll(PART)) total += Number(amount) * (UNIT_MS[unit ?? ""] ?? 0);
+  return total;
+}
+
+export function formatDuration(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms % 1_000 === 0) return `${ms / 1_000}s`;
+  return `${ms}ms`;
+}
+
+const SIZE_UNITS: Record<string, number> = { "": 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+
+/** Parses byte sizes: `8MiB`, `512kB`, `1048576`. Undefined when malformed. */
+export function parseByteSize(text: string): number | undefined {
+  const match = /^(\d+)\s*([a-z]*)$/i.exec(text.trim());
+  const unit = SIZE_UNITS[(match?.[2] ?? "").toLowerCase()];
+  if (!match || unit === undefined) return undefined;
+  return Number(match[1]) * unit;
+}

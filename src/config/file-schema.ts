@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { parseByteSize, parseDuration } from "./duration.js";
+import { parseSchedule } from "./schedule.js";
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const durationText = z.string().refine((text) => (parseDuration(text) ?? 0) > 0, {
+  error: "expected a positive duration such as 500ms, 10s or 1m",
+});
+
+export const scheduleText = z.string().check((ctx) => {
+  const schedule = parseSchedule(ctx.value);
+  if (typeof schedule === "string") ctx.issues.push({ code: "custom", message: schedule, input: ctx.value });
+});
+
+export const byteSize = z.union([z.number().int().positive(), z.string()]).refine(
+  (value) => (typeof value === "number" ? value : (parseByteSize(value) ?? 0)) > 0,
+  { error: "expected a size such as 8MiB, 512kB or a number of bytes" },
+);
+
+export const horizonUrl = z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" });
+
+/** `native` or `CODE:ISSUER`, as Horizon's `reserves` parameter takes them. */
+export const assetText = z
+  .string()
+  .regex(/^(native|[A-Za-z0-9]{1,12}:G[A-Z2-7]{55})$/, "expected `native` or CODE:ISSUER (a G... account)");
+
+const endpointSchedules = z.strictObject({
+  root: scheduleText.optional(),
+  fee_stats: scheduleText.optional(),
+  ledgers: scheduleText.optional(),
+  liquidity_pools: scheduleText.optional(),
+});
+
+const targetEntry = z.strictObject({
+  name: z.string().min(1).optional(),
+  url: horizonUrl,
+  headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "invalid header name"), z.string()).optional(),
+  timeout: durationText.optional(),
+  schedules: endpointSchedules.optional(),
+});
+
+/** The YAML file given with --config.file. Strict: an unknown key is a typo, and an error. */
+export const configFileSchema = z.strictObject({
+  targets: z.array(targetEntry).optional(),
+  poll_interval: scheduleText.optional(),
+  schedules: endpointSchedules.optional(),
+  http: z
+    .strictObject({
+      timeout: durationText.optional(),
+      retries: z.number().int().min(0).max(10).optional(),
+      max_body_size: byteSize.optional(),
+    })
+    .optional(),
+  ledgers: z
+    .strictObject({
+      max_pages_per_poll: z.number().int().min(1).max(1000).optional(),
+      backfill: z.number().int().min(0).max(199).optional(),
+    })
+    .optional(),
+  liquidity_pools: z
+    .strictObject({
+      max: z.number().int().min(0).max(1_000_000).optional(),
+      reserves: z.array(assetText).min(1).max(2).optional(),
+      ids: z.array(z.string().regex(/^[0-9a-f]{64}$/, "expected a 64-character hex pool id")).optional(),
+    })
+    .optional(),
+  freshness: z.strictObject({ stale_after_intervals: z.number().min(1).max(1000).optional() }).optional(),
+  web: z.strictObject({ listen_address: z.string().optional() }).optional(),
+  log: z.strictObject({ level: z.enum(LOG_LEVELS).optional() }).optional(),
+});
+export type ConfigFile = z.output<typeof configFileSchema>;
+export type EndpointScheduleTexts = z.output<typeof endpointSchedules>;

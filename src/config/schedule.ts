@@ -1,0 +1,35 @@
+import { Cron } from "croner";
+import { parseDuration } from "./duration.js";
+
+/** When an endpoint is polled: every fixed duration, or on a croner pattern. */
+export interface Schedule {
+  /** The text the operator wrote, for the landing page and logs. */
+  readonly text: string;
+  /** Croner pattern; with `intervalSeconds`, runs at most that often. */
+  readonly pattern: string;
+  readonly intervalSeconds?: number;
+  /** Typical time between polls; freshness is measured in multiples of it. */
+  readonly periodMs: number;
+}
+
+const EVERY_SECOND = "* * * * * *";
+
+/** A duration (`15s`, `1m`) or a croner pattern (`*\/30 * * * * *`); an error message when neither. */
+export function parseSchedule(text: string): Schedule | string {
+  const durationMs = parseDuration(text);
+  if (durationMs !== undefined) {
+    if (durationMs < 1_000 || durationMs % 1_000 !== 0) {
+      return `"${text}" must be a whole number of seconds, at least 1s`;
+    }
+    return { text, pattern: EVERY_SECOND, intervalSeconds: durationMs / 1_000, periodMs: durationMs };
+  }
+  try {
+    const probe = new Cron(text, { paused: true });
+    const [first, second] = probe.nextRuns(2);
+    probe.stop();
+    if (!first || !second) return `croner pattern "${text}" never runs twice`;
+    return { text, pattern: text, periodMs: second.getTime() - first.getTime() };
+  } catch (error) {
+    return `"${text}" is neither a duration (15s, 1m) nor a valid croner pattern: ${(error as Error).message}`;
+  }
+}

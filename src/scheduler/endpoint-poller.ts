@@ -1,0 +1,107 @@
+import type { Logger } from "pino";
+import type { Endpoint, PollErrorReason } from "../catalog/metrics.js";
+import { HorizonError } from "../client/errors.js";
+import type { Collector } from "../collectors/collector.js";
+import type { ExporterMetrics } from "../collectors/exporter.js";
+import type { MetricStore } from "../collectors/store.js";
+import type { Schedule } from "../config/schedule.js";
+
+/** What the landing page and /readyz show about one endpoint of one target. */
+export interface EndpointStatus {
+  readonly horizon: string;
+  readonly endpoint: Endpoint;
+  readonly schedule: string;
+  readonly polls: number;
+  readonly lastSuccessMs?: number;
+  readonly lastError?: { readonly reason: PollErrorReason; readonly message: string; readonly atMs: number };
+}
+
+export interface EndpointPollerOptions {
+  readonly horizon: string;
+  readonly collector: Collector;
+  readonly schedule: Schedule;
+  readonly staleAfterIntervals: number;
+  readonly store: MetricStore;
+  readonly metrics: ExporterMetrics;
+  readonly log: Logger;
+  readonly now?: () => number;
+}
+
+/**
+ * Runs one collector's polls one at a time, counts and logs their failures, and publishes the
+ * collector's samples to the store after every poll, successful or not.
+ */
+export class EndpointPoller {
+  private inFlight: Promise<void> | undefined;
+  private status: EndpointStatus;
+  private readonly now: () => number;
+
+  constructor(private readonly options: EndpointPollerOptions) {
+    this.now = options.now ?? Date.now;
+    this.status = {
+      horizon: options.horizon,
+      endpoint: options.collector.endpoint,
+      schedule: options.schedule.text,
+      polls: 0,
+    };
+    this.publish(false);
+  }
+
+  get endpoint(): Endpoint {
+    return this.options.collector.endpoint;
+  }
+
+  get schedule(): Schedule {
+    return this.options.schedule;
+  }
+
+  snapshot(): EndpointStatus {
+    return this.status;
+  }
+
+  /** Polls once; a call while a poll is running joins it instead of overlapping. Never rejects. */
+  run(): Promise<void> {
+    this.inFlight ??= this.pollOnce().finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  /** Resolves when no poll is running; starts none. */
+  async idle(): Promise<void> {
+    await this.inFlight;
+  }
+
+  private async pollOnce(): Promise<void> {
+    const { horizon, collector, metrics, log } = this.options;
+    const started = performance.now();
+    try {
+      const { invalidRecords } = await collector.poll();
+      const durationSeconds = (performance.now() - started) / 1000;
+      metrics.pollSucceeded(horizon, collector.endpoint, durationSeconds, invalidRecords);
+      if (invalidRecords > 0) {
+        log.warn({ endpoint: collector.endpoint, invalidRecords }, "left out records that do not match Horizon's schema");
+      }
+      this.status = { ...this.status, polls: this.status.polls + 1, lastSuccessMs: this.now() };
+      this.publish(true);
+    } catch (error) {
+      const failure =
+        error instanceof HorizonError ? error : new HorizonError("internal", error instanceof Error ? error.message : String(error));
+      metrics.pollFailed(horizon, collector.endpoint, (performance.now() - started) / 1000, failure.reason);
+      log.warn({ endpoint: collector.endpoint, reason: failure.reason, status: failure.details.status, error: failure.message }, "poll failed");
+      this.status = {
+        ...this.status,
+        polls: this.status.polls + 1,
+        lastError: { reason: failure.reason, message: failure.message, atMs: this.now() },
+      };
+      this.publish(false);
+    }
+  }
+
+  private publish(succeeded: boolean): void {
+    const { horizon, collector, schedule, staleAfterIntervals, store } = this.options;
+    const samples = collector.samples(succeeded);
+    const freshUntilMs = succeeded ? this.now() + staleAfterIntervals * schedule.periodMs : 0;
+    store.publish(horizon, collector.endpoint, succeeded ? samples : { live: [], persistent: samples.persistent }, freshUntilMs);
+  }
+}

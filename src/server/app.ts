@@ -1,0 +1,23 @@
+import { Hono } from "hono";
+import { landingPage, type LandingTarget } from "./landing.js";
+
+/** The Prometheus text format 0.0.4, exactly as prom-client names it. */
+export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+export interface ServerSources {
+  readonly version: string;
+  /** The whole exposition body; the server only serves it. */
+  renderMetrics(): Promise<string>;
+  targets(): readonly LandingTarget[];
+  isReady(): boolean;
+}
+
+export function createServerApp(sources: ServerSources): Hono {
+  const app = new Hono();
+  app.get("/metrics", async (c) => c.body(await sources.renderMetrics(), 200, { "Content-Type": METRICS_CONTENT_TYPE }));
+  app.get("/", (c) => c.html(landingPage(sources.version, sources.targets(), Date.now())));
+  app.get("/healthz", (c) => c.text("ok\n"));
+  app.get("/readyz", (c) => (sources.isReady() ? c.text("ready\n") : c.text("not ready: first polls still running\n", 503)));
+  app.notFound((c) => c.text("not found\n", 404));
+  return app;
+}

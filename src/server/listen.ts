@@ -1,0 +1,34 @@
+import type { AddressInfo } from "node:net";
+import { serve, type ServerType } from "@hono/node-server";
+import type { Hono } from "hono";
+
+export interface Listening {
+  /** Base URL that reaches the server, e.g. http://127.0.0.1:9915 */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+function urlHost(host: string): string {
+  if (host === "0.0.0.0" || host === "::" || host === "") return "127.0.0.1";
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+/** Listens on host:port (port 0: any free port); rejects when the address is taken. */
+export function listen(app: Hono, host: string, port: number): Promise<Listening> {
+  return new Promise((resolve, reject) => {
+    let server: ServerType;
+    const onError = (error: Error) => reject(error);
+    server = serve({ fetch: app.fetch, hostname: host, port }, (info: AddressInfo) => {
+      server.off("error", onError);
+      resolve({
+        url: `http://${urlHost(host)}:${info.port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+          }),
+      });
+    });
+    server.once("error", onError);
+  });
+}
