@@ -1,0 +1,146 @@
+import { Hono, type Context } from "hono";
+import { listen, type Listening } from "../../src/server/listen.js";
+import { fixtureJson } from "./fixtures.js";
+
+export type JsonRecord = Record<string, unknown>;
+
+/** A canned reply that replaces an endpoint's normal answer. */
+export interface Fault {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
+}
+
+const LEDGER_TEMPLATE = fixtureJson("ledger-java-sdk.json");
+const POOL_TEMPLATE = (fixtureJson<{ _embedded: { records: JsonRecord[] } }>("liquidity_pools-java-sdk.json"))._embedded.records[0]!;
+
+export function pagingToken(sequence: number): string {
+  return (BigInt(sequence) << 32n).toString();
+}
+
+function hashOf(sequence: number, epoch: number): string {
+  return `${epoch.toString(16).padStart(8, "0")}${sequence.toString(16).padStart(56, "0")}`;
+}
+
+/** A ledger record in Horizon's wire format, built on a real capture. */
+export function makeLedger(sequence: number, overrides: JsonRecord = {}, epoch = 0): JsonRecord {
+  return {
+    ...LEDGER_TEMPLATE,
+    id: hashOf(sequence, epoch),
+    paging_token: pagingToken(sequence),
+    hash: hashOf(sequence, epoch),
+    prev_hash: hashOf(sequence - 1, epoch),
+    sequence,
+    closed_at: new Date(Date.UTC(2024, 6, 5, 0, 0, 0) + sequence * 5_000).toISOString().replace(".000Z", "Z"),
+    ...overrides,
+  };
+}
+
+export function makePool(index: number, overrides: JsonRecord = {}): JsonRecord {
+  const id = index.toString(16).padStart(64, "0");
+  return {
+    ...POOL_TEMPLATE,
+    id,
+    paging_token: id,
+    total_trustlines: String(index + 1),
+    total_shares: `${1000 + index}.5000000`,
+    reserves: [
+      { asset: "native", amount: `${index * 10}.0000000` },
+      { asset: `TOK${index}:GDEUQ2MX3YXMITFOTC3CO3GW5V3XE3IVG7JKLZZAOZ7WFYIN256INDUS`, amount: `${index * 20}.2500000` },
+    ],
+    ...overrides,
+  };
+}
+
+function page(c: Context, path: string, records: JsonRecord[], cursorOf: (record: JsonRecord) => string) {
+  const url = new URL(c.req.url);
+  const limit = Number(url.searchParams.get("limit") ?? 10);
+  const order = url.searchParams.get("order") ?? "asc";
+  const cursor = url.searchParams.get("cursor") ?? "";
+  const base = `${url.origin}${path}`;
+  const link = (at: string, ord: string) => ({ href: `${base}?cursor=${at}&limit=${limit}&order=${ord}` });
+  return c.json(
+    {
+      _links: {
+        self: link(cursor, order),
+        next: link(records.length ? cursorOf(records[records.length - 1]!) : cursor, order),
+        prev: link(records.length ? cursorOf(records[0]!) : cursor, order === "asc" ? "desc" : "asc"),
+      },
+      _embedded: { records },
+    },
+    200,
+    { "Content-Type": "application/hal+json; charset=utf-8" },
+  );
+}
+
+/**
+ * A small, fully controlled Horizon for integration tests: state is plain data the test
+ * mutates, faults replace an endpoint's answer, and every request is recorded.
+ */
+export class FakeHorizon {
+  root: JsonRecord = fixtureJson("root-java-sdk.json");
+  feeStats: JsonRecord = fixtureJson("fee_stats-java-sdk.json");
+  /** Ascending by sequence. */
+  ledgers: JsonRecord[] = [];
+  /** Ascending by id. */
+  pools: JsonRecord[] = [];
+  faults = new Map<string, Fault>();
+  rateLimitHeaders: Record<string, string> = {};
+  readonly requests: URL[] = [];
+  private server: Listening | undefined;
+
+  readonly app = new Hono()
+    .use(async (c, next) => {
+      const url = new URL(c.req.url);
+      this.requests.push(url);
+      const fault = this.faults.get(url.pathname);
+      if (fault) return c.body(fault.body, fault.status as 200, fault.headers ?? {});
+      await next();
+      for (const [name, value] of Object.entries(this.rateLimitHeaders)) c.res.headers.set(name, value);
+    })
+    .get("/", (c) => c.json(this.root))
+    .get("/fee_stats", (c) => c.json(this.feeStats))
+    .get("/ledgers", (c) => {
+      const url = new URL(c.req.url);
+      const limit = Number(url.searchParams.get("limit") ?? 10);
+      const cursor = url.searchParams.get("cursor");
+      const descending = url.searchParams.get("order") === "desc";
+      const token = (ledger: JsonRecord) => BigInt(ledger.paging_token as string);
+      let records = descending ? [...this.ledgers].reverse() : this.ledgers;
+      if (cursor) records = records.filter((ledger) => (descending ? token(ledger) < BigInt(cursor) : token(ledger) > BigInt(cursor)));
+      return page(c, "/ledgers", records.slice(0, limit), (ledger) => ledger.paging_token as string);
+    })
+    .get("/liquidity_pools", (c) => {
+      const url = new URL(c.req.url);
+      const limit = Number(url.searchParams.get("limit") ?? 10);
+      const cursor = url.searchParams.get("cursor") ?? "";
+      const reserves = url.searchParams.get("reserves")?.split(",") ?? [];
+      const records = this.pools
+        .filter((pool) => (pool.id as string) > cursor)
+        .filter((pool) => reserves.every((asset) => (pool.reserves as { asset: string }[]).some((r) => r.asset === asset)));
+      return page(c, "/liquidity_pools", records.slice(0, limit), (pool) => pool.paging_token as string);
+    })
+    .get("/liquidity_pools/:id", (c) => {
+      const pool = this.pools.find((candidate) => candidate.id === c.req.param("id"));
+      return pool ? c.json(pool) : c.json(fixtureJson("error-not_found-horizon-src.json"), 404);
+    });
+
+  /** Appends `count` consecutive ledgers after the last one (or from `first`), each with the given fields. */
+  addLedgers(count: number, fields: JsonRecord = {}, first?: number): void {
+    const start = first ?? ((this.ledgers.at(-1)?.sequence as number | undefined) ?? 0) + 1;
+    for (let sequence = start; sequence < start + count; sequence += 1) this.ledgers.push(makeLedger(sequence, fields));
+  }
+
+  requestsTo(path: string): URL[] {
+    return this.requests.filter((url) => url.pathname === path);
+  }
+
+  async start(): Promise<string> {
+    this.server = await listen(this.app, "127.0.0.1", 0);
+    return this.server.url;
+  }
+
+  async stop(): Promise<void> {
+    await this.server?.close();
+  }
+}

@@ -1,0 +1,18 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** ../shared/fixtures/horizon beside the repository, as on CI. */
+export const FIXTURES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../../shared/fixtures/horizon");
+
+export function fixtureText(name: string): string {
+  return readFileSync(resolve(FIXTURES_DIR, name), "utf8");
+}
+
+export function fixtureJson<T = Record<string, unknown>>(name: string): T {
+  return JSON.parse(fixtureText(name)) as T;
+}
+
+export function fixtureNames(): string[] {
+  return readdirSync(FIXTURES_DIR).filter((name) => name.endsWith(".json")).sort();
+}
