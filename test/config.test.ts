@@ -1,0 +1,158 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadConfig, redactUrl, type ExporterConfig } from "../src/config/config.js";
+import { parseByteSize, parseDuration } from "../src/config/duration.js";
+import { parseSchedule } from "../src/config/schedule.js";
+
+function writeConfig(text: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), "she-config-")), "config.yml");
+  writeFileSync(path, text);
+  return path;
+}
+
+async function runConfig(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<ExporterConfig> {
+  const command = await loadConfig(argv, env);
+  if (command.kind !== "run") throw new Error(JSON.stringify(command));
+  return command.config;
+}
+
+async function problems(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<string[]> {
+  const command = await loadConfig(argv, env);
+  if (command.kind !== "invalid") throw new Error(`expected invalid, got ${command.kind}`);
+  return command.problems;
+}
+
+describe("durations and schedules", () => {
+  it("parses Prometheus-style durations and sizes", () => {
+    expect(parseDuration("15s")).toBe(15_000);
+    expect(parseDuration("1m30s")).toBe(90_000);
+    expect(parseDuration("250ms")).toBe(250);
+    expect(parseDuration("15")).toBeUndefined();
+    expect(parseDuration("1x")).toBeUndefined();
+    expect(parseByteSize("8MiB")).toBe(8 * 1024 * 1024);
+    expect(parseByteSize("512kB")).toBe(512_000);
+    expect(parseByteSize("8 parsecs")).toBeUndefined();
+  });
+
+  it("accepts durations and croner patterns, with their period", () => {
+    expect(parseSchedule("15s")).toMatchObject({ intervalSeconds: 15, periodMs: 15_000 });
+    expect(parseSchedule("*/30 * * * * *")).toMatchObject({ pattern: "*/30 * * * * *", periodMs: 30_000 });
+    expect(parseSchedule("*/5 * * * *")).toMatchObject({ periodMs: 300_000 });
+    expect(parseSchedule("500ms")).toMatch(/whole number of seconds/);
+    expect(parseSchedule("every minute")).toMatch(/neither a duration/);
+  });
+});
+
+describe("flags, environment and file", () => {
+  it("names targets by host:port unless named, with defaults everywhere else", async () => {
+    const config = await runConfig(["--horizon.url=https://horizon.stellar.org", "--horizon.url=test=http://127.0.0.1:8000/"]);
+    expect(config.targets.map((target) => target.name)).toEqual(["horizon.stellar.org", "test"]);
+    expect(config.listen).toEqual({ host: "0.0.0.0", port: 9915 });
+    expect(config.liquidityPools.max).toBe(200);
+    expect(config.targets[0]!.schedules.ledgers).toMatchObject({ periodMs: 15_000 });
+    expect(config.targets[0]!.timeoutMs).toBe(10_000);
+    expect(config.maxBodyBytes).toBe(8 * 1024 * 1024);
+  });
+
+  it("takes every flag from its environment variable, and flags win", async () => {
+    const env = {
+      HORIZON_URL: "a=http://127.0.0.1:1,http://127.0.0.1:2",
+      WEB_LISTEN_ADDRESS: "127.0.0.1:9999",
+      POLL_INTERVAL: "1m",
+      POOLS_MAX: "7",
+      LOG_LEVEL: "debug",
+    };
+    const fromEnv = await runConfig([], env);
+    expect(fromEnv.targets.map((target) => target.name)).toEqual(["a", "127.0.0.1:2"]);
+    expect(fromEnv.listen).toEqual({ host: "127.0.0.1", port: 9999 });
+    expect(fromEnv.targets[0]!.schedules.root.periodMs).toBe(60_000);
+    expect(fromEnv.liquidityPools.max).toBe(7);
+    expect(fromEnv.logLevel).toBe("debug");
+    const flagsWin = await runConfig(["--pools.max", "9", "--horizon.url=b=http://127.0.0.1:3"], env);
+    expect(flagsWin.liquidityPools.max).toBe(9);
+    expect(flagsWin.targets.map((target) => target.name)).toEqual(["b"]);
+  });
+
+  it("reads a YAML file with targets, headers, timeouts, schedules, pools and freshness", async () => {
+    const path = writeConfig(`
+targets:
+  - name: pubnet
+    url: https://horizon.stellar.org
+    headers: { X-Api-Key: secret }
+    timeout: 3s
+    schedules: { ledgers: 5s }
+  - url: http://127.0.0.1:8000
+poll_interval: 30s
+schedules:
+  liquidity_pools: "0 * * * * *"
+http: { retries: 1, max_body_size: 1MiB }
+ledgers: { max_pages_per_poll: 3, backfill: 10 }
+liquidity_pools: { max: 50, reserves: [native] }
+freshness: { stale_after_intervals: 5 }
+web: { listen_address: "127.0.0.1:9100" }
+log: { level: warn }
+`);
+    const config = await runConfig([`--config.file=${path}`]);
+    const [pubnet, local] = config.targets;
+    expect(pubnet).toMatchObject({ name: "pubnet", headers: { "X-Api-Key": "secret" }, timeoutMs: 3_000 });
+    expect(pubnet!.schedules.ledgers.periodMs).toBe(5_000);
+    expect(pubnet!.schedules.root.periodMs).toBe(30_000);
+    expect(pubnet!.schedules.liquidity_pools.periodMs).toBe(60_000);
+    expect(local!.name).toBe("127.0.0.1:8000");
+    expect(local!.timeoutMs).toBe(10_000);
+    expect(config).toMatchObject({
+      retries: 1,
+      maxBodyBytes: 1024 * 1024,
+      ledgers: { maxPagesPerPoll: 3, backfill: 10 },
+      liquidityPools: { max: 50, reserves: ["native"], ids: [] },
+      staleAfterIntervals: 5,
+      listen: { host: "127.0.0.1", port: 9100 },
+      logLevel: "warn",
+    });
+    const overridden = await runConfig([`--config.file=${path}`, "--poll.interval=2m", "--pools.max=3"]);
+    expect(overridden.targets[0]!.schedules.ledgers.periodMs).toBe(120_000);
+    expect(overridden.liquidityPools.max).toBe(3);
+  });
+
+  it("reports every problem, one line each, without throwing", async () => {
+    const path = writeConfig(`
+targets:
+  - url: ftp://example.com
+    timeout: soon
+  - url: https://ok.example.com
+    colour: blue
+poll_interval: 500ms
+liquidity_pools: { reserves: [USD] }
+`);
+    const lines = await problems([`--config.file=${path}`]);
+    expect(lines).toEqual([
+      expect.stringMatching(/targets\.0\.url: expected an http:\/\/ or https:\/\/ URL/),
+      expect.stringMatching(/targets\.0\.timeout: expected a positive duration/),
+      expect.stringMatching(/targets\.1: Unrecognized key: "colour"/),
+      expect.stringMatching(/poll_interval: "500ms" must be a whole number of seconds/),
+      expect.stringMatching(/liquidity_pools\.reserves\.0: expected `native` or CODE:ISSUER/),
+    ]);
+    for (const line of lines) expect(line).not.toMatch(/\n|at .*\.ts:/);
+  });
+
+  it("rejects bad flags, unreadable files, bad YAML and duplicate names", async () => {
+    expect(await problems(["--horizon.url=nope"])).toEqual([expect.stringMatching(/--horizon.url: "nope" is not an http/)]);
+    expect(await problems(["--bogus"])).toEqual([expect.stringMatching(/Unknown option '--bogus'/)]);
+    expect(await problems(["--config.file=/does/not/exist.yml"])).toEqual([expect.stringMatching(/cannot be read \(ENOENT\)/)]);
+    expect(await problems([`--config.file=${writeConfig("targets: [\n")}`])).toEqual([expect.stringMatching(/not valid YAML/)]);
+    expect(await problems(["--horizon.url=a=http://x:1", "--horizon.url=a=http://y:1"])).toEqual([expect.stringMatching(/used twice/)]);
+    expect(await problems([])).toEqual([expect.stringMatching(/no Horizon to poll/)]);
+    expect(await problems(["--horizon.url=http://x:1", "--web.listen-address=nowhere"])).toEqual([expect.stringMatching(/not HOST:PORT/)]);
+    expect(await problems(["--horizon.url=http://x:1", "--pools.max=-1", "--log.level=loud", "--poll.interval=x"])).toHaveLength(3);
+  });
+
+  it("never echoes URL credentials", async () => {
+    expect(redactUrl("https://user:pa55@horizon.example.com/x")).toBe("https://REDACTED:REDACTED@horizon.example.com/x");
+    const lines = await problems(["--horizon.url=ftp://user:pa55@example.com"]);
+    expect(lines.join("\n")).not.toContain("pa55");
+    const config = await runConfig(["--horizon.url=https://user:pa55@horizon.example.com"]);
+    expect(config.targets[0]!.name).toBe("horizon.example.com");
+  });
+});
