@@ -9,6 +9,7 @@ import { RootCollector } from "./collectors/root.js";
 import { MetricStore } from "./collectors/store.js";
 import { redactUrl, type ExporterConfig } from "./config/config.js";
 import { EndpointPoller } from "./scheduler/endpoint-poller.js";
+import { plannedRequestsPerHour } from "./scheduler/request-plan.js";
 import { Scheduler } from "./scheduler/scheduler.js";
 import { createServerApp } from "./server/app.js";
 import { listen } from "./server/listen.js";
@@ -41,11 +42,19 @@ export async function startExporter(
   const logger = options.logger ?? pino({ level: config.logLevel });
   const metrics = new ExporterMetrics(VERSION);
   const store = new MetricStore();
+  metrics.configLoaded(true);
   const shutdown = new AbortController();
 
   const targets = config.targets.map((target) => {
     const log = logger.child({ horizon: target.name });
-    metrics.addTarget(target.name);
+    const planned = plannedRequestsPerHour(target, config);
+    metrics.addTarget(target.name, planned, target.requestBudgetPerHour);
+    if (planned > target.requestBudgetPerHour) {
+      log.warn(
+        { plannedRequestsPerHour: planned, requestBudgetPerHour: target.requestBudgetPerHour },
+        "schedules plan more requests per hour than this Horizon's budget: lengthen the poll intervals or track fewer pools",
+      );
+    }
     const client = new HorizonClient({
       url: target.url,
       headers: target.headers,

@@ -159,7 +159,7 @@ describe("fixtures yield exact metric values", () => {
   it("an old ledger without tx_set_operation_count", () => {
     const ledger = ledgerSchema.parse(fixtureJson("ledger-go-sdk.json"));
     expect(ledger.tx_set_operation_count).toBeUndefined();
-    expect(ledgerSchema.parse({ ...fixtureJson("ledger-go-sdk.json"), failed_transaction_count: null, tx_set_operation_count: null }).failed_transaction_count).toBeNull();
+    expect(ledgerSchema.parse({ ...fixtureJson<Record<string, unknown>>("ledger-go-sdk.json"), failed_transaction_count: null, tx_set_operation_count: null }).failed_transaction_count).toBeNull();
   });
 
   it("paging tokens stay exact beyond 2^53", () => {
@@ -196,7 +196,7 @@ describe("fixtures yield exact metric values", () => {
   });
 
   it("a pool with a null last_modified_time", () => {
-    expect(liquidityPoolSchema.safeParse({ ...fixtureJson("liquidity_pool-java-sdk.json"), last_modified_time: null }).success).toBe(true);
+    expect(liquidityPoolSchema.safeParse({ ...fixtureJson<Record<string, unknown>>("liquidity_pool-java-sdk.json"), last_modified_time: null }).success).toBe(true);
   });
 });
 

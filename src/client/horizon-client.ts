@@ -52,12 +52,19 @@ const MAX_RETRY_DELAY_MS = 5_000;
 /** One Horizon target: typed, validated reads with timeouts, retries and rate-limit courtesy. */
 export class HorizonClient {
   private readonly baseUrl: URL;
+  private readonly headers: Readonly<Record<string, string>>;
   private readonly now: () => number;
   /** Nothing is sent to this Horizon before this time (Retry-After, exhausted rate limit). */
   private holdUntilMs = 0;
 
   constructor(private readonly options: HorizonClientOptions) {
-    this.baseUrl = new URL(options.url.endsWith("/") ? options.url : `${options.url}/`);
+    const url = new URL(options.url.endsWith("/") ? options.url : `${options.url}/`);
+    // fetch refuses URLs with credentials; they travel as Basic auth, and leave the URL we log.
+    const credentials = url.username || url.password ? basicAuthorization(url) : {};
+    url.username = "";
+    url.password = "";
+    this.baseUrl = url;
+    this.headers = { ...credentials, ...options.headers, Accept: ACCEPT };
     this.now = options.now ?? Date.now;
   }
 
@@ -139,7 +146,7 @@ export class HorizonClient {
     let code = "error";
     try {
       const response = await ofetch.raw(url, {
-        headers: { ...this.options.headers, Accept: ACCEPT },
+        headers: this.headers,
         signal,
         retry: false,
         responseType: "stream",
@@ -214,6 +221,12 @@ export class HorizonClient {
       shutdown?.addEventListener("abort", done, { once: true });
     });
   }
+}
+
+function basicAuthorization(url: URL): Record<string, string> {
+  const user = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  return { Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}` };
 }
 
 async function readCapped(stream: ReadableStream<Uint8Array> | null, headers: Headers, maxBytes: number): Promise<string> {

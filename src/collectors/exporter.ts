@@ -53,6 +53,10 @@ export class ExporterMetrics {
   private readonly pollErrors = counter(this.registry, METRICS.pollErrorsTotal);
   private readonly invalidRecords = counter(this.registry, METRICS.invalidRecordsTotal);
   private readonly lastSuccess = gauge(this.registry, METRICS.lastSuccessTimestamp);
+  private readonly plannedRequests = gauge(this.registry, METRICS.plannedRequestsPerHour);
+  private readonly requestBudget = gauge(this.registry, METRICS.requestBudgetPerHour);
+  private readonly configReloadSuccessful = gauge(this.registry, METRICS.configLastReloadSuccessful);
+  private readonly configReloadTimestamp = gauge(this.registry, METRICS.configLastReloadSuccessTimestamp);
   private readonly rateLimit = {
     limit: gauge(this.registry, METRICS.rateLimitLimit),
     remaining: gauge(this.registry, METRICS.rateLimitRemaining),
@@ -65,8 +69,18 @@ export class ExporterMetrics {
     for (const name of PROMTOOL_FLAGGED_DEFAULTS) this.registry.removeSingleMetric(name);
   }
 
-  /** Zero-initialises a target's error counters so rate() and alerts see them before the first error. */
-  addTarget(horizon: string): void {
+  configLoaded(successful: boolean): void {
+    this.configReloadSuccessful.set(successful ? 1 : 0);
+    if (successful) this.configReloadTimestamp.set(Date.now() / 1000);
+  }
+
+  /**
+   * Zero-initialises a target's error counters so rate() and alerts see them before the first
+   * error, and records its request plan.
+   */
+  addTarget(horizon: string, plannedRequestsPerHour: number, requestBudgetPerHour: number): void {
+    this.plannedRequests.set({ horizon }, plannedRequestsPerHour);
+    this.requestBudget.set({ horizon }, requestBudgetPerHour);
     for (const endpoint of ENDPOINTS) {
       this.invalidRecords.inc({ horizon, endpoint }, 0);
       for (const reason of Object.keys(POLL_ERROR_REASONS)) this.pollErrors.inc({ horizon, endpoint, reason }, 0);

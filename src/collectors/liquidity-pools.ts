@@ -5,7 +5,8 @@ import type { LiquidityPool } from "../client/schemas.js";
 import type { Collector, PollResult } from "./collector.js";
 import type { CollectorSamples, Sample } from "./samples.js";
 
-const POOL_PAGE_LIMIT = 200;
+/** Horizon's maximum page size. */
+export const POOL_PAGE_LIMIT = 200;
 
 export interface PoolSelection {
   /** Pools tracked at most: the bound on this collector's cardinality. */

@@ -21,6 +21,8 @@ export interface TargetConfig {
   readonly headers: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
   readonly schedules: Readonly<Record<Endpoint, Schedule>>;
+  /** Requests per hour this Horizon allows; planning above it logs a warning at start. */
+  readonly requestBudgetPerHour: number;
 }
 
 export interface ExporterConfig {
@@ -46,6 +48,8 @@ export const DEFAULTS = {
   maxPagesPerPoll: 10,
   backfill: 0,
   poolsMax: 200,
+  /** The public Horizon's hourly request limit. */
+  requestBudgetPerHour: 3600,
   staleAfterIntervals: 3,
   logLevel: "info" as LogLevel,
 } as const;
@@ -133,7 +137,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
           problems.push(`${source}: ${target}`);
           return [];
         }
-        return [{ ...target, headers: {}, timeoutMs, schedules: schedulesFor(undefined) }];
+        return [{ ...target, headers: {}, timeoutMs, schedules: schedulesFor(undefined), requestBudgetPerHour: DEFAULTS.requestBudgetPerHour }];
       })
     : (file.targets ?? []).map((entry) => ({
         name: entry.name ?? defaultTargetName(entry.url),
@@ -141,6 +145,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
         headers: entry.headers ?? {},
         timeoutMs: entry.timeout ? (parseDuration(entry.timeout) ?? timeoutMs) : timeoutMs,
         schedules: schedulesFor(entry.schedules),
+        requestBudgetPerHour: entry.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour,
       }));
   if (targets.length === 0 && problems.length === 0) {
     problems.push("no Horizon to poll: give --horizon.url=URL (or HORIZON_URL), or `targets` in --config.file");

@@ -39,6 +39,7 @@ const targetEntry = z.strictObject({
   headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "invalid header name"), z.string()).optional(),
   timeout: durationText.optional(),
   schedules: endpointSchedules.optional(),
+  request_budget_per_hour: z.number().int().positive().optional(),
 });
 
 /** The YAML file given with --config.file. Strict: an unknown key is a typo, and an error. */

@@ -16,6 +16,9 @@ export interface EndpointStatus {
   readonly lastError?: { readonly reason: PollErrorReason; readonly message: string; readonly atMs: number };
 }
 
+/** The longest a failing endpoint waits beyond its schedule between polls. */
+const MAX_BACKOFF_MS = 5 * 60_000;
+
 export interface EndpointPollerOptions {
   readonly horizon: string;
   readonly collector: Collector;
@@ -34,6 +37,9 @@ export interface EndpointPollerOptions {
 export class EndpointPoller {
   private inFlight: Promise<void> | undefined;
   private status: EndpointStatus;
+  private consecutiveFailures = 0;
+  /** Scheduled polls before this instant are skipped: backoff after repeated failures. */
+  private notBeforeMs = 0;
   private readonly now: () => number;
 
   constructor(private readonly options: EndpointPollerOptions) {
@@ -67,6 +73,11 @@ export class EndpointPoller {
     return this.inFlight;
   }
 
+  /** A scheduled tick: polls unless a run is in flight or the endpoint is backing off. */
+  runOnSchedule(): Promise<void> {
+    return this.now() < this.notBeforeMs ? Promise.resolve() : this.run();
+  }
+
   /** Resolves when no poll is running; starts none. */
   async idle(): Promise<void> {
     await this.inFlight;
@@ -83,6 +94,8 @@ export class EndpointPoller {
         log.warn({ endpoint: collector.endpoint, invalidRecords }, "left out records that do not match Horizon's schema");
       }
       this.status = { ...this.status, polls: this.status.polls + 1, lastSuccessMs: this.now() };
+      this.consecutiveFailures = 0;
+      this.notBeforeMs = 0;
       this.publish(true);
     } catch (error) {
       const failure =
@@ -94,8 +107,20 @@ export class EndpointPoller {
         polls: this.status.polls + 1,
         lastError: { reason: failure.reason, message: failure.message, atMs: this.now() },
       };
+      this.backOff();
       this.publish(false);
     }
+  }
+
+  /**
+   * Each further consecutive failure doubles the wait beyond the schedule (with jitter, so
+   * exporters sharing an upstream do not retry in step), up to MAX_BACKOFF_MS.
+   */
+  private backOff(): void {
+    this.consecutiveFailures += 1;
+    const periodMs = this.options.schedule.periodMs;
+    const extraMs = Math.min(periodMs * (2 ** (this.consecutiveFailures - 1) - 1), MAX_BACKOFF_MS);
+    this.notBeforeMs = this.now() + extraMs * (0.5 + Math.random() / 2);
   }
 
   private publish(succeeded: boolean): void {

@@ -13,7 +13,7 @@ export class Scheduler {
       const { pattern, intervalSeconds } = poller.schedule;
       // The first poll runs right now, so an interval job's first scheduled run is one interval away.
       const interval = intervalSeconds ? { interval: intervalSeconds, startAt: new Date(Date.now() + intervalSeconds * 1000) } : {};
-      this.jobs.push(new Cron(pattern, { protect: true, catch: true, ...interval }, () => poller.run()));
+      this.jobs.push(new Cron(pattern, { protect: true, catch: true, ...interval }, () => poller.runOnSchedule()));
     }
     return Promise.all(this.pollers.map((poller) => poller.run())).then(() => undefined);
   }

@@ -1,0 +1,34 @@
+import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
+import { POOL_PAGE_LIMIT } from "../collectors/liquidity-pools.js";
+import type { ExporterConfig, TargetConfig } from "../config/config.js";
+
+/** Stellar closes a ledger every 5 to 7 s; polling faster finds empty pages half the time. */
+const TYPICAL_LEDGER_CLOSE_MS = 6_000;
+
+/**
+ * Requests one poll of an endpoint sends in steady state: the least the API allows for what is
+ * tracked. Ledger polls faster than ledgers close add a probe for resets on each empty page.
+ */
+function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config: ExporterConfig): number {
+  switch (endpoint) {
+    case "root":
+    case "fee_stats":
+      return 1;
+    case "ledgers":
+      return target.schedules.ledgers.periodMs < TYPICAL_LEDGER_CLOSE_MS ? 2 : 1;
+    case "liquidity_pools": {
+      const { ids, max } = config.liquidityPools;
+      // A full last page needs one more request to learn that it was the last.
+      return ids.length > 0 ? Math.min(ids.length, max) : Math.floor(max / POOL_PAGE_LIMIT) + 1;
+    }
+  }
+}
+
+/** Requests per hour a target's schedules plan to send, retries excluded. */
+export function plannedRequestsPerHour(target: TargetConfig, config: ExporterConfig): number {
+  let total = 0;
+  for (const endpoint of ENDPOINTS) {
+    total += (3_600_000 / target.schedules[endpoint].periodMs) * requestsPerPoll(endpoint, target, config);
+  }
+  return Math.round(total);
+}
