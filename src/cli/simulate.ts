@@ -1,0 +1,190 @@
+/**
+ * `stellar-horizon-exporter simulate`: runs the Horizon simulator until SIGINT or SIGTERM.
+ */
+
+import { SCENARIOS, startSimulator, type StartOptions } from "../simulator/index.js";
+
+export interface SimulateCommandIo {
+  stdout?: { write(text: string): unknown };
+  stderr?: { write(text: string): unknown };
+  /** Stops the simulator like a signal would (tests use this instead of signalling the process). */
+  stop?: AbortSignal;
+}
+
+const DEFAULT_LISTEN_ADDRESS = "127.0.0.1:8000";
+const MAX_POOLS = 100_000;
+
+const USAGE = `Usage: stellar-horizon-exporter simulate [flags]
+
+Runs a simulated Horizon (Stellar's API server) that speaks Horizon's wire format
+and can be told to misbehave. Runs until SIGINT or SIGTERM.
+
+Flags (--flag=value or --flag value):
+  --web.listen-address=HOST:PORT  where to listen (default ${DEFAULT_LISTEN_ADDRESS}; port 0 picks a free one)
+  --scenario=NAME                 scenario at start (default healthy); one of:
+                                  ${SCENARIOS.join(", ")}
+  --ledger-interval=DURATION      fixed time between ledgers, e.g. 6s, 250ms, 1m (default: random 5-7s)
+  --pools=N                       number of liquidity pools (default 50)
+  --seed=N                        seed of every random choice (default 1)
+  --network-passphrase=TEXT       network passphrase (default pubnet's)
+  --help                          show this help
+
+Control endpoints: POST /_sim/scenario/NAME switches scenario, GET /_sim/state shows the model.
+`;
+
+const VALUE_FLAGS = ["web.listen-address", "scenario", "ledger-interval", "pools", "seed", "network-passphrase"] as const;
+type ValueFlag = (typeof VALUE_FLAGS)[number];
+
+interface ParsedArguments {
+  values: Partial<Record<ValueFlag, string>>;
+  help: boolean;
+  problems: string[];
+}
+
+function isValueFlag(name: string): name is ValueFlag {
+  return (VALUE_FLAGS as readonly string[]).includes(name);
+}
+
+function splitArguments(argv: readonly string[]): ParsedArguments {
+  const parsed: ParsedArguments = { values: {}, help: false, problems: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const argument = argv[i] ?? "";
+    if (argument === "--help" || argument === "-h") {
+      parsed.help = true;
+      continue;
+    }
+    if (!argument.startsWith("--")) {
+      parsed.problems.push(`unexpected argument "${argument}"`);
+      continue;
+    }
+    const equals = argument.indexOf("=");
+    const name = argument.slice(2, equals < 0 ? undefined : equals);
+    if (!isValueFlag(name)) {
+      parsed.problems.push(`unknown flag --${name}`);
+      continue;
+    }
+    if (equals >= 0) {
+      parsed.values[name] = argument.slice(equals + 1);
+    } else if (i + 1 < argv.length && !(argv[i + 1] ?? "").startsWith("--")) {
+      parsed.values[name] = argv[++i];
+    } else {
+      parsed.problems.push(`--${name} needs a value`);
+    }
+  }
+  return parsed;
+}
+
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Go-style durations: `6s`, `250ms`, `1m30s`. */
+function parseDurationMs(text: string): number | undefined {
+  if (!/^(\d+(\.\d+)?(ms|s|m|h))+$/.test(text)) return undefined;
+  let total = 0;
+  for (const [, amount = "", unit = ""] of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) {
+    total += Number(amount) * (DURATION_UNITS_MS[unit] ?? 0);
+  }
+  return total;
+}
+
+function parseListenAddress(text: string): { host: string; port: number } | undefined {
+  const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(text);
+  if (match === null) return undefined;
+  const port = Number(match[2]);
+  if (port > 65_535) return undefined;
+  return { host: (match[1] ?? "").replace(/^\[(.*)\]$/, "$1"), port };
+}
+
+function parseCount(text: string, max: number): number | undefined {
+  if (!/^\d+$/.test(text)) return undefined;
+  const value = Number(text);
+  return value <= max ? value : undefined;
+}
+
+/** Turns flags into simulator options, collecting one message per bad flag. */
+function toStartOptions(values: ParsedArguments["values"], problems: string[]): StartOptions {
+  const options: StartOptions = {};
+  const address = values["web.listen-address"] ?? DEFAULT_LISTEN_ADDRESS;
+  const listen = parseListenAddress(address);
+  if (listen === undefined) problems.push(`--web.listen-address: "${address}" is not HOST:PORT (e.g. ${DEFAULT_LISTEN_ADDRESS})`);
+  else Object.assign(options, listen);
+
+  const scenario = values.scenario;
+  if (scenario !== undefined) {
+    if ((SCENARIOS as readonly string[]).includes(scenario)) options.scenario = scenario;
+    else problems.push(`--scenario: unknown scenario "${scenario}" (known: ${SCENARIOS.join(", ")})`);
+  }
+
+  const interval = values["ledger-interval"];
+  if (interval !== undefined) {
+    const intervalMs = parseDurationMs(interval);
+    if (intervalMs === undefined || intervalMs < 1) problems.push(`--ledger-interval: "${interval}" is not a duration of at least 1ms (e.g. 6s, 250ms)`);
+    else options.ledgerIntervalMs = intervalMs;
+  }
+
+  const pools = values.pools;
+  if (pools !== undefined) {
+    const count = parseCount(pools, MAX_POOLS);
+    if (count === undefined) problems.push(`--pools: "${pools}" is not a whole number from 0 to ${MAX_POOLS}`);
+    else options.pools = count;
+  }
+
+  const seed = values.seed;
+  if (seed !== undefined) {
+    const value = parseCount(seed, Number.MAX_SAFE_INTEGER);
+    if (value === undefined) problems.push(`--seed: "${seed}" is not a non-negative whole number`);
+    else options.seed = value;
+  }
+
+  const passphrase = values["network-passphrase"];
+  if (passphrase !== undefined) {
+    if (passphrase === "") problems.push("--network-passphrase: must not be empty");
+    else options.networkPassphrase = passphrase;
+  }
+  return options;
+}
+
+function waitForStop(stop: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const finish = (): void => {
+      process.off("SIGINT", finish);
+      process.off("SIGTERM", finish);
+      stop?.removeEventListener("abort", finish);
+      resolve();
+    };
+    process.once("SIGINT", finish);
+    process.once("SIGTERM", finish);
+    stop?.addEventListener("abort", finish, { once: true });
+    if (stop?.aborted) finish();
+  });
+}
+
+export async function runSimulateCommand(argv: string[], io: SimulateCommandIo = {}): Promise<number> {
+  const stdout = io.stdout ?? process.stdout;
+  const stderr = io.stderr ?? process.stderr;
+  const parsed = splitArguments(argv);
+  if (parsed.help) {
+    stdout.write(USAGE);
+    return 0;
+  }
+  const problems = [...parsed.problems];
+  const options = toStartOptions(parsed.values, problems);
+  if (problems.length > 0) {
+    for (const problem of problems) stderr.write(`simulate: ${problem}\n`);
+    stderr.write("simulate: see --help\n");
+    return 2;
+  }
+
+  let running;
+  try {
+    running = await startSimulator(options);
+  } catch (error) {
+    stderr.write(`simulate: cannot listen on ${options.host}:${options.port}: ${(error as Error).message}\n`);
+    return 1;
+  }
+  const { scenario, pools, seed } = running.simulator.state();
+  stdout.write(`Horizon simulator listening on ${running.url} (scenario ${scenario}, ${pools} pools, seed ${seed})\n`);
+  stdout.write(`  state: GET ${running.url}/_sim/state   switch scenario: POST ${running.url}/_sim/scenario/NAME\n`);
+  await waitForStop(io.stop);
+  await running.close();
+  return 0;
+}

@@ -1,0 +1,245 @@
+/**
+ * The HTTP face of the simulator: Horizon's routes, headers and failure modes on
+ * top of the model, plus the `/_sim/*` control endpoints (never rate limited or
+ * failed, so a test can always steer the simulator).
+ */
+
+import { Hono, type Context } from "hono";
+import { canonicalAsset, parseCanonicalAsset } from "./assets.js";
+import { exhaustedQuota, type Fault, type HangingRequests, type RateLimitHeaders } from "./http-faults.js";
+import type { HorizonModel } from "./model.js";
+import { ledgerRange, parsePageQuery, type PageQuery } from "./paging.js";
+import type { PoolUniverse } from "./pools.js";
+import {
+  BEFORE_HISTORY,
+  invalidField,
+  NOT_FOUND,
+  ProblemError,
+  RATE_LIMIT_EXCEEDED,
+  SERVER_ERROR,
+  TIMEOUT,
+  type Problem,
+} from "./problems.js";
+import { ledgerResource, pageResource, poolResource, rootResource, type PagedRecord } from "./resources.js";
+import { UnknownScenarioError } from "./scenarios.js";
+import type { SimulatorState } from "./simulator.js";
+import { goJson } from "./wire.js";
+
+/** What the HTTP layer needs from the simulator. */
+export interface HorizonBackend {
+  readonly model: HorizonModel;
+  readonly pools: PoolUniverse;
+  readonly networkPassphrase: string;
+  readonly hangingRequests: HangingRequests;
+  /** Brings the model up to the current time; returns that time. */
+  sync(): number;
+  consumeRateLimit(nowMs: number): RateLimitHeaders;
+  drawFault(): Fault | undefined;
+  setScenario(name: string): void;
+  state(): SimulatorState;
+}
+
+const HAL_JSON = "application/hal+json; charset=utf-8";
+const PROBLEM_JSON = "application/problem+json; charset=utf-8";
+const CONTROL_PATH_PREFIX = "/_sim/";
+const MAX_LEDGER_SEQUENCE = 0xffffffff;
+const RESERVES_INVALID = invalidField("reserves", "Invalid reserves, should be comma-separated list of assets in canonical form");
+
+function halResponse(body: unknown, extraHeaders: Record<string, string> = {}): Response {
+  return new Response(goJson(body), {
+    status: 200,
+    headers: { "Content-Type": HAL_JSON, "Content-Disposition": "inline", ...extraHeaders },
+  });
+}
+
+function problemResponse(problem: Problem): Response {
+  return new Response(goJson(problem), { status: problem.status, headers: { "Content-Type": PROBLEM_JSON } });
+}
+
+/** Go's `http.Error` from chi's Throttle middleware, which answers before Horizon's own handlers run. */
+function overCapacityResponse(): Response {
+  return new Response("Server capacity exceeded.\n", {
+    status: 503,
+    headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" },
+  });
+}
+
+/** Headers every response gets from Horizon's middleware chain (cache headers come first in that chain). */
+function withCacheHeaders(response: Response): Response {
+  response.headers.set("Cache-Control", "no-cache, no-store, max-age=0");
+  return response;
+}
+
+/** Headers added by the CORS and rate-limiting middleware, which run before any handler. */
+function withRateLimitHeaders(response: Response, rate: RateLimitHeaders): Response {
+  response.headers.set("Vary", "Origin");
+  response.headers.set("X-Ratelimit-Limit", String(rate.limit));
+  response.headers.set("X-Ratelimit-Remaining", String(rate.remaining));
+  response.headers.set("X-Ratelimit-Reset", String(rate.resetSeconds));
+  if (rate.retryAfterSeconds !== undefined) response.headers.set("Retry-After", String(rate.retryAfterSeconds));
+  return withCacheHeaders(response);
+}
+
+function baseUrl(c: Context): string {
+  return new URL(c.req.url).origin;
+}
+
+function queryParams(c: Context): Map<string, string[]> {
+  const params = new Map<string, string[]>();
+  for (const [key, value] of new URL(c.req.url).searchParams) params.set(key, [...(params.get(key) ?? []), value]);
+  return params;
+}
+
+function pageOf(c: Context, query: PageQuery, records: readonly PagedRecord[], extraHeaders?: Record<string, string>): Response {
+  const links = { url: baseUrl(c) + c.req.path, params: queryParams(c), query };
+  return halResponse(pageResource(links, records), extraHeaders);
+}
+
+/** Horizon's `?reserves=` filter: comma-separated canonical assets, duplicates collapse. */
+function parseReserves(raw: string | undefined): string[] {
+  const assets = new Set<string>();
+  for (const text of (raw ?? "").split(",")) {
+    if (text === "") continue;
+    const asset = parseCanonicalAsset(text);
+    if (asset === undefined) throw new ProblemError(RESERVES_INVALID);
+    assets.add(canonicalAsset(asset));
+  }
+  return [...assets];
+}
+
+function parseLedgerSequence(raw: string): number {
+  const sequence = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!(sequence <= MAX_LEDGER_SEQUENCE)) {
+    throw new ProblemError(invalidField("ledger_id", "Ledger ID must be an integer higher than 0"));
+  }
+  return sequence;
+}
+
+function registerHorizonRoutes(app: Hono, backend: HorizonBackend): void {
+  const { model, pools } = backend;
+
+  app.get("/", (c) => halResponse(rootResource(baseUrl(c), model.status(), backend.networkPassphrase)));
+
+  app.get("/fee_stats", () => halResponse(model.feeStats()));
+
+  app.get("/ledgers", (c) => {
+    const status = model.status();
+    const query = parsePageQuery({
+      param: (name) => c.req.query(name),
+      historyLatestLedger: status.historyLatestLedger,
+      numericCursor: true,
+    });
+    const range = ledgerRange(query, status.historyElderLedger, status.historyLatestLedger);
+    const legacy = status.behaviour.legacyShapes;
+    const records = model.ledgers(range.from, range.step, query.limit).map((record) => ledgerResource(baseUrl(c), record, legacy));
+    return pageOf(c, query, records);
+  });
+
+  const singleLedger = (c: Context): Response => {
+    const status = model.status();
+    const sequence = parseLedgerSequence(c.req.param("sequence") ?? "");
+    if (sequence < status.historyElderLedger) throw new ProblemError(BEFORE_HISTORY);
+    const record = model.ledger(sequence);
+    if (record === undefined) throw new ProblemError(NOT_FOUND);
+    return halResponse(ledgerResource(baseUrl(c), record, status.behaviour.legacyShapes));
+  };
+  app.get("/ledgers/:sequence", singleLedger);
+  // Horizon 2.11 advertised `/ledger/{sequence}` in its root document; clients that followed it must work.
+  app.get("/ledger/:sequence", singleLedger);
+
+  const poolRecord = (c: Context, id: string): PagedRecord | undefined => {
+    const pool = pools.find(id);
+    if (pool === undefined) return undefined;
+    const status = model.status();
+    const state = pools.stateAt(pool, status);
+    const lastModified = model.ledger(state.lastModifiedLedger);
+    return poolResource(baseUrl(c), pool, state, lastModified?.closedAtMs, status.behaviour.legacyShapes);
+  };
+
+  app.get("/liquidity_pools", (c) => {
+    const reserves = parseReserves(c.req.query("reserves"));
+    const status = model.status();
+    const query = parsePageQuery({
+      param: (name) => c.req.query(name),
+      historyLatestLedger: status.historyLatestLedger,
+      numericCursor: false,
+    });
+    // Simulated pools have no participating accounts, so an account filter matches nothing.
+    const matching = c.req.query("account") ? [] : pools.page({ ...query, reserves });
+    const records = matching.flatMap((pool) => poolRecord(c, pool.id) ?? []);
+    return pageOf(c, query, records, { "Latest-Ledger": String(status.ingestLatestLedger) });
+  });
+
+  app.get("/liquidity_pools/:id", (c) => {
+    const id = c.req.param("id");
+    // Horizon routes only `\w+` ids here, then requires a SHA-256 hex string.
+    if (!/^\w+$/.test(id)) throw new ProblemError(NOT_FOUND);
+    if (!/^[0-9a-fA-F]{64}$/.test(id)) {
+      throw new ProblemError(invalidField("liquidity_pool_id", `${id} does not validate as sha256`));
+    }
+    const record = poolRecord(c, id);
+    if (record === undefined) throw new ProblemError(NOT_FOUND);
+    return halResponse(record, { "Latest-Ledger": String(model.status().ingestLatestLedger) });
+  });
+}
+
+function registerControlRoutes(app: Hono, backend: HorizonBackend): void {
+  const stateResponse = (): Response =>
+    new Response(goJson(backend.state()), { headers: { "Content-Type": "application/json; charset=utf-8" } });
+
+  app.get(`${CONTROL_PATH_PREFIX}state`, () => {
+    backend.sync();
+    return stateResponse();
+  });
+
+  app.post(`${CONTROL_PATH_PREFIX}scenario/:name`, (c) => {
+    try {
+      backend.setScenario(c.req.param("name"));
+    } catch (error) {
+      if (error instanceof UnknownScenarioError) return problemResponse({ ...NOT_FOUND, detail: error.message });
+      throw error;
+    }
+    return stateResponse();
+  });
+}
+
+/** Applies the active scenario's HTTP behaviour, in the order of Horizon's middleware chain. */
+function horizonBehaviour(backend: HorizonBackend) {
+  return async (c: Context, next: () => Promise<void>): Promise<Response | void> => {
+    if (c.req.path.startsWith(CONTROL_PATH_PREFIX)) return next();
+    const nowMs = backend.sync();
+    const http = backend.model.status().behaviour.http;
+    if (http === "rate_limited") return withRateLimitHeaders(problemResponse(RATE_LIMIT_EXCEEDED), exhaustedQuota(nowMs));
+    const fault = http === "flapping" ? backend.drawFault() : undefined;
+    if (fault === "over_capacity") return withCacheHeaders(overCapacityResponse());
+    const rate = backend.consumeRateLimit(nowMs);
+    switch (fault) {
+      case "server_error":
+        return withRateLimitHeaders(problemResponse(SERVER_ERROR), rate);
+      case "timeout":
+        return withRateLimitHeaders(problemResponse(TIMEOUT), rate);
+      case "hang":
+        // A request that never gets an answer in time; the 504 only reaches clients patient enough to wait.
+        await backend.hangingRequests.hold(c.req.raw.signal);
+        return withRateLimitHeaders(problemResponse(TIMEOUT), rate);
+      case undefined:
+        await next();
+        withRateLimitHeaders(c.res, rate);
+        return;
+    }
+  };
+}
+
+export function createHorizonApp(backend: HorizonBackend): Hono {
+  const app = new Hono({ strict: false });
+  app.use("*", horizonBehaviour(backend));
+  registerControlRoutes(app, backend);
+  registerHorizonRoutes(app, backend);
+  app.notFound(() => problemResponse(NOT_FOUND));
+  app.onError((error) => {
+    if (error instanceof ProblemError) return problemResponse(error.problem);
+    console.error("simulator: unexpected error while serving a request", error);
+    return problemResponse(SERVER_ERROR);
+  });
+  return app;
+}

@@ -1,0 +1,8 @@
+/**
+ * Horizon simulator: a Hono app that speaks Horizon's wire format and can be
+ * told to misbehave. Used by the demo, scenario tests and alert tests.
+ */
+
+export { SCENARIOS, type ScenarioName } from "./scenarios.js";
+export { createSimulator, Simulator, type SimulatorOptions, type SimulatorState } from "./simulator.js";
+export { startSimulator, type RunningSimulator, type StartOptions } from "./server.js";

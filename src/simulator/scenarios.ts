@@ -1,0 +1,127 @@
+/**
+ * Named ways the simulated Horizon can (mis)behave, described as data: each
+ * scenario says how the network, ingestion, fees, protocol, HTTP layer and
+ * response shapes behave while it is active.
+ */
+
+export const SCENARIOS = [
+  "healthy",
+  "ingest_lag",
+  "ingestion_stalled",
+  "network_halt",
+  "fee_spike",
+  "protocol_upgrade_pending",
+  "unsupported_protocol",
+  "rate_limited",
+  "flapping",
+  "old_horizon",
+  "network_reset",
+  "pool_drain",
+] as const;
+
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+export interface ScenarioBehaviour {
+  /** Whether stellar-core keeps closing ledgers. */
+  readonly core: "closing" | "halted";
+  /** How Horizon's ingestion keeps up with core. */
+  readonly ingestion: "following" | "lagging" | "stalled";
+  /** Surge-pricing multiplier on every fee (1 = no congestion). */
+  readonly feeMultiplier: number;
+  readonly protocol: "current" | "upgrade_pending" | "unsupported";
+  readonly http: "normal" | "rate_limited" | "flapping";
+  /** Render the response shapes of an older Horizon. */
+  readonly legacyShapes: boolean;
+  /** One-off change applied when the scenario is entered. */
+  readonly onEnter?: "reset_network" | "drain_pool";
+}
+
+export const FEE_SPIKE_MULTIPLIER = 50;
+
+const HEALTHY: ScenarioBehaviour = {
+  core: "closing",
+  ingestion: "following",
+  feeMultiplier: 1,
+  protocol: "current",
+  http: "normal",
+  legacyShapes: false,
+};
+
+export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviour>> = {
+  healthy: HEALTHY,
+  ingest_lag: { ...HEALTHY, ingestion: "lagging" },
+  ingestion_stalled: { ...HEALTHY, ingestion: "stalled" },
+  network_halt: { ...HEALTHY, core: "halted" },
+  fee_spike: { ...HEALTHY, feeMultiplier: FEE_SPIKE_MULTIPLIER },
+  protocol_upgrade_pending: { ...HEALTHY, protocol: "upgrade_pending" },
+  unsupported_protocol: { ...HEALTHY, protocol: "unsupported" },
+  rate_limited: { ...HEALTHY, http: "rate_limited" },
+  flapping: { ...HEALTHY, http: "flapping" },
+  old_horizon: { ...HEALTHY, legacyShapes: true },
+  network_reset: { ...HEALTHY, onEnter: "reset_network" },
+  pool_drain: { ...HEALTHY, onEnter: "drain_pool" },
+};
+
+export function isScenarioName(name: string): name is ScenarioName {
+  return (SCENARIOS as readonly string[]).includes(name);
+}
+
+export class UnknownScenarioError extends Error {
+  constructor(readonly scenario: string) {
+    super(`unknown scenario "${scenario}"; known scenarios: ${SCENARIOS.join(", ")}`);
+    this.name = "UnknownScenarioError";
+  }
+}
+
+/**
+ * The software versions a Horizon deployment reports, by the protocol it was built for.
+ * Protocol 22's strings are a real mainnet capture; protocol 23's commits are placeholders.
+ */
+export interface Release {
+  readonly horizonVersion: string;
+  readonly coreVersion: string;
+}
+
+export const CURRENT_PROTOCOL = 22;
+
+const RELEASES: Readonly<Record<number, Release>> = {
+  22: {
+    horizonVersion: "22.0.1-dd8a9b473a303cfcdd383d1db45dace93ea0861c",
+    coreVersion: "stellar-core 22.1.0 (fdd833d57c86cfe0c5057da5b2319953ab841de0)",
+  },
+  23: {
+    horizonVersion: "23.0.0-3c2fd1b7e5e8a0d4b1f6c9a27e4d8b05f1a6c3e9",
+    coreVersion: "stellar-core 23.0.1 (9e5b2a41c7d03f86e1a4b9c2d57f0e3a8b6c1d24)",
+  },
+};
+
+/** Horizon 2.11 (2021), the release whose root document the `old_horizon` shapes follow. */
+export const LEGACY_HORIZON_VERSION = "2.11.0-07dcbb1e43d9ee991461e1284af1d11dcae645d7";
+
+export function releaseFor(protocol: number): Release {
+  const release = RELEASES[protocol];
+  if (release === undefined) throw new RangeError(`no release known for protocol ${protocol}`);
+  return release;
+}
+
+export interface ProtocolVersions {
+  /** Protocol the network runs (ledgers close with it). */
+  readonly current: number;
+  /** Highest protocol this Horizon build can ingest. */
+  readonly horizonSupported: number;
+  /** Highest protocol the connected stellar-core supports. */
+  readonly coreSupported: number;
+}
+
+export function protocolVersions(behaviour: ScenarioBehaviour): ProtocolVersions {
+  switch (behaviour.protocol) {
+    case "current":
+      return { current: CURRENT_PROTOCOL, horizonSupported: CURRENT_PROTOCOL, coreSupported: CURRENT_PROTOCOL };
+    case "upgrade_pending":
+      // Operators upgraded Horizon and core ahead of the network vote.
+      return { current: CURRENT_PROTOCOL, horizonSupported: CURRENT_PROTOCOL + 1, coreSupported: CURRENT_PROTOCOL + 1 };
+    case "unsupported":
+      // The network voted an upgrade this Horizon build does not know.
+      return { current: CURRENT_PROTOCOL + 1, horizonSupported: CURRENT_PROTOCOL, coreSupported: CURRENT_PROTOCOL + 1 };
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * The simulator: a model of the network and Horizon, a clock that drives it,
+ * and the Hono app that serves it.
+ */
+
+import type { Hono } from "hono";
+import { createHorizonApp, type HorizonBackend } from "./app.js";
+import { drawFault, HangingRequests, RateLimitBucket, type Fault, type RateLimitHeaders } from "./http-faults.js";
+import { HorizonModel } from "./model.js";
+import { PoolUniverse } from "./pools.js";
+import { createRng, deriveSeed, type Rng } from "./rng.js";
+import { isScenarioName, UnknownScenarioError, type ScenarioName } from "./scenarios.js";
+import { formatTimestamp } from "./wire.js";
+
+export interface SimulatorOptions {
+  /** Scenario at start (default `healthy`). */
+  scenario?: string;
+  /** Fixed time between ledger closes; default: random 5000-7000 ms per ledger. */
+  ledgerIntervalMs?: number;
+  /** Number of liquidity pools (default 50). */
+  pools?: number;
+  /** Seed of every random choice (default 1): same seed, clock and requests give the same run. */
+  seed?: number;
+  /** Default: pubnet's "Public Global Stellar Network ; September 2015". */
+  networkPassphrase?: string;
+  /** Clock in epoch milliseconds (default `Date.now`). */
+  now?: () => number;
+}
+
+export interface SimulatorState {
+  scenario: ScenarioName;
+  seed: number;
+  /** The simulator's clock, including time added with `advance`. */
+  clock: string;
+  coreLatestLedger: number;
+  ingestLatestLedger: number;
+  historyLatestLedger: number;
+  historyElderLedger: number;
+  /** Ledgers core is ahead of Horizon's ingestion. */
+  ingestLag: number;
+  currentProtocolVersion: number;
+  supportedProtocolVersion: number;
+  coreSupportedProtocolVersion: number;
+  networkPassphrase: string;
+  pools: number;
+  /** Pool drained by `pool_drain` (it stays drained), if any. */
+  drainedPoolId: string | null;
+  /** Bounds of the time between ledger closes; equal when the interval is fixed. */
+  ledgerIntervalMs: { min: number; max: number };
+  /** Requests currently left hanging by `flapping`. */
+  hangingRequests: number;
+}
+
+export const PUBNET_PASSPHRASE = "Public Global Stellar Network ; September 2015";
+export const DEFAULT_POOLS = 50;
+const DEFAULT_SEED = 1;
+const MAX_POOLS = 100_000;
+
+interface Settings {
+  scenario: ScenarioName;
+  ledgerIntervalMs: number | undefined;
+  pools: number;
+  seed: number;
+  networkPassphrase: string;
+  now: () => number;
+}
+
+function validated(options: SimulatorOptions): Settings {
+  const scenario = options.scenario ?? "healthy";
+  if (!isScenarioName(scenario)) throw new UnknownScenarioError(scenario);
+  const { ledgerIntervalMs, pools = DEFAULT_POOLS, seed = DEFAULT_SEED, networkPassphrase = PUBNET_PASSPHRASE } = options;
+  if (ledgerIntervalMs !== undefined && !(Number.isFinite(ledgerIntervalMs) && ledgerIntervalMs >= 1)) {
+    throw new RangeError(`ledgerIntervalMs must be a number of milliseconds >= 1, got ${ledgerIntervalMs}`);
+  }
+  if (!Number.isInteger(pools) || pools < 0 || pools > MAX_POOLS) {
+    throw new RangeError(`pools must be an integer from 0 to ${MAX_POOLS}, got ${pools}`);
+  }
+  if (!Number.isSafeInteger(seed)) throw new RangeError(`seed must be an integer, got ${seed}`);
+  if (networkPassphrase === "") throw new RangeError("networkPassphrase must not be empty");
+  return { scenario, ledgerIntervalMs, pools, seed, networkPassphrase, now: options.now ?? Date.now };
+}
+
+export class Simulator implements HorizonBackend {
+  readonly app: Hono;
+  readonly model: HorizonModel;
+  readonly pools: PoolUniverse;
+  readonly networkPassphrase: string;
+  readonly hangingRequests = new HangingRequests();
+  readonly #seed: number;
+  readonly #clock: () => number;
+  readonly #faultRng: Rng;
+  readonly #rateLimit = new RateLimitBucket();
+  #advancedMs = 0;
+
+  constructor(options: SimulatorOptions = {}) {
+    const settings = validated(options);
+    this.#seed = settings.seed;
+    this.#clock = settings.now;
+    this.#faultRng = createRng(deriveSeed(settings.seed, 4));
+    this.networkPassphrase = settings.networkPassphrase;
+    this.pools = new PoolUniverse(settings.pools, settings.seed);
+    this.model = new HorizonModel({
+      seed: settings.seed,
+      scenario: settings.scenario,
+      startMs: this.now(),
+      ledgerIntervalMs: settings.ledgerIntervalMs,
+    });
+    this.app = createHorizonApp(this);
+  }
+
+  get scenario(): ScenarioName {
+    return this.model.scenario;
+  }
+
+  /** Current simulated time: the clock plus everything added with `advance`. */
+  now(): number {
+    return this.#clock() + this.#advancedMs;
+  }
+
+  /** Moves simulated time forward, closing (and ingesting) every ledger due by then. */
+  advance(ms: number): void {
+    if (!(Number.isFinite(ms) && ms >= 0)) throw new RangeError(`advance() needs a non-negative number of milliseconds, got ${ms}`);
+    this.#advancedMs += ms;
+    this.sync();
+  }
+
+  sync(): number {
+    const nowMs = this.now();
+    this.model.catchUp(nowMs);
+    return nowMs;
+  }
+
+  /** Takes effect for the next request. Throws `UnknownScenarioError` for names not in `SCENARIOS`. */
+  setScenario(name: string): void {
+    if (!isScenarioName(name)) throw new UnknownScenarioError(name);
+    this.model.setScenario(name, this.now());
+  }
+
+  state(): SimulatorState {
+    this.sync();
+    const status = this.model.status();
+    const drained = status.poolDrainedAtLedger === null ? undefined : this.pools.drainTarget;
+    return {
+      scenario: status.scenario,
+      seed: this.#seed,
+      clock: formatTimestamp(this.now()),
+      coreLatestLedger: status.coreLatestLedger,
+      ingestLatestLedger: status.ingestLatestLedger,
+      historyLatestLedger: status.historyLatestLedger,
+      historyElderLedger: status.historyElderLedger,
+      ingestLag: status.coreLatestLedger - status.ingestLatestLedger,
+      currentProtocolVersion: status.versions.current,
+      supportedProtocolVersion: status.versions.horizonSupported,
+      coreSupportedProtocolVersion: status.versions.coreSupported,
+      networkPassphrase: this.networkPassphrase,
+      pools: this.pools.pools.length,
+      drainedPoolId: drained?.id ?? null,
+      ledgerIntervalMs: this.model.ledgerIntervalMs,
+      hangingRequests: this.hangingRequests.count,
+    };
+  }
+
+  consumeRateLimit(nowMs: number): RateLimitHeaders {
+    return this.#rateLimit.consume(nowMs);
+  }
+
+  drawFault(): Fault | undefined {
+    return drawFault(this.#faultRng);
+  }
+}
+
+export function createSimulator(options: SimulatorOptions = {}): Simulator {
+  return new Simulator(options);
+}
