@@ -1,0 +1,107 @@
+import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
+import * as units from "@grafana/grafana-foundation-sdk/units";
+import { METRICS } from "../../src/catalog/metrics.js";
+import { UP_DOWN_MAPPINGS, columns, dashboard, select, statPanel, tablePanel, timeseriesPanel } from "./common.js";
+
+/** The first dashboard to open: is every Horizon up, ingesting and current, and on which versions. */
+export function overviewDashboard(): Dashboard {
+  return dashboard({
+    uid: "stellar-horizon-overview",
+    title: "Stellar Horizon / Overview",
+    description: "Health of every Horizon the exporter polls: reachability, ingestion lag, ledger age, versions and protocol.",
+    rows: [
+      {
+        title: "Targets",
+        panels: [
+          statPanel({
+            title: "Horizons polled",
+            description: "Number of Horizon targets the selected exporters poll.",
+            unit: units.NoUnit,
+            width: 4,
+            height: 5,
+            queries: [{ expr: `count(${select(METRICS.up)})` }],
+          }),
+          statPanel({
+            title: "Horizon up",
+            description: "Whether the last poll of each Horizon's root endpoint succeeded (stellar_horizon_up).",
+            unit: units.NoUnit,
+            width: 20,
+            height: 5,
+            mappings: UP_DOWN_MAPPINGS,
+            queries: [{ expr: select(METRICS.up), legend: "{{horizon}}" }],
+          }),
+        ],
+      },
+      {
+        title: "Ingestion",
+        panels: [
+          timeseriesPanel({
+            title: "Ingestion lag",
+            description: "Ledgers stellar-core is ahead of Horizon's ingestion. Alerts: above 10 (warning) and 30 (critical) for 5 minutes.",
+            unit: units.NoUnit,
+            width: 8,
+            min: 0,
+            queries: [{ expr: select(METRICS.ingestLagLedgers), legend: "{{horizon}}" }],
+          }),
+          timeseriesPanel({
+            title: "Latest ledger age",
+            description: "Time since the latest ledger in Horizon's history closed. Normally under 20 s; the stale alert fires above 120 s.",
+            unit: units.Seconds,
+            width: 8,
+            min: 0,
+            queries: [{ expr: `time() - ${select(METRICS.historyLatestLedgerClosedTimestamp)}`, legend: "{{horizon}}" }],
+          }),
+          timeseriesPanel({
+            title: "History retained",
+            description: "Ledgers between the oldest and the latest ledger in Horizon's history database.",
+            unit: units.NoUnit,
+            width: 8,
+            min: 0,
+            queries: [
+              {
+                expr: `${select(METRICS.historyLatestLedger)} - ${select(METRICS.historyElderLedger)}`,
+                legend: "{{horizon}}",
+              },
+            ],
+          }),
+        ],
+      },
+      {
+        title: "Versions and protocol",
+        panels: [
+          tablePanel({
+            title: "Versions",
+            description: "Horizon and stellar-core versions and the network each Horizon serves.",
+            unit: units.String,
+            width: 14,
+            queries: [{ expr: select(METRICS.info) }],
+            transformations: [
+              columns({ horizon: "Horizon", network: "Network", horizon_version: "Horizon version", core_version: "Core version" }),
+            ],
+          }),
+          tablePanel({
+            title: "Protocol versions",
+            description:
+              "The network's current protocol and the highest protocols Horizon and its stellar-core support. A higher core or Horizon protocol means an upgrade is pending; a current protocol above Horizon's means Horizon cannot ingest.",
+            unit: units.NoUnit,
+            width: 10,
+            queries: [
+              { expr: select(METRICS.currentProtocolVersion) },
+              { expr: select(METRICS.supportedProtocolVersion) },
+              { expr: select(METRICS.coreSupportedProtocolVersion) },
+            ],
+            transformations: [
+              { id: "merge", options: {} },
+              columns({
+                horizon: "Horizon",
+                "Value #A": "Network protocol",
+                "Value #B": "Horizon supports",
+                "Value #C": "Core supports",
+              }),
+            ],
+          }),
+        ],
+      },
+    ],
+  });
+}
