@@ -82,6 +82,7 @@ export async function startExporter(
 
   const app = createServerApp({
     version: VERSION,
+    ...(config.web ? { web: config.web } : {}),
     renderMetrics: async () => store.render(Date.now()) + (await metrics.render()),
     targets: () =>
       targets.map(({ target, pollers }) => ({
@@ -91,7 +92,7 @@ export async function startExporter(
       })),
     isReady: () => pollers.every((poller) => poller.snapshot().polls > 0),
   });
-  const server = await listen(app, config.listen.host, config.listen.port);
+  const server = await listen(app, config.listen.host, config.listen.port, config.web?.tls);
   const scheduler = new Scheduler(pollers);
   const firstPolls = scheduler.start();
   logger.info(

@@ -13,6 +13,7 @@ import {
   type LogLevel,
 } from "./file-schema.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
+import { loadWebConfig, type WebConfig } from "./web-config.js";
 
 export interface TargetConfig {
   readonly name: string;
@@ -36,6 +37,8 @@ export interface ExporterConfig {
   /** An endpoint's gauges leave /metrics when its data is older than this many poll periods. */
   readonly staleAfterIntervals: number;
   readonly configFile?: string;
+  /** TLS, basic auth and headers of the HTTP endpoint; absent: plain HTTP, no auth. */
+  readonly web?: WebConfig;
 }
 
 export const DEFAULT_PORT = 9915;
@@ -58,6 +61,7 @@ export const DEFAULTS = {
 export const FLAGS = {
   "horizon.url": { env: "HORIZON_URL", value: "[NAME=]URL", help: "Horizon to poll; repeatable. NAME (default host[:port]) becomes the `horizon` label. The env var takes a comma-separated list." },
   "config.file": { env: "CONFIG_FILE", value: "PATH", help: "YAML configuration file (targets, headers, timeouts, schedules, pools, freshness). Flags override it." },
+  "web.config.file": { env: "WEB_CONFIG_FILE", value: "PATH", help: "exporter-toolkit style web config: TLS, basic auth (bcrypt), response headers." },
   "web.listen-address": { env: "WEB_LISTEN_ADDRESS", value: "HOST:PORT", help: `Address to serve /metrics on (default ${DEFAULTS.listenAddress}).` },
   "poll.interval": { env: "POLL_INTERVAL", value: "DURATION", help: `Default schedule of every endpoint, e.g. 15s or 1m (default ${DEFAULTS.pollInterval}).` },
   "pools.max": { env: "POOLS_MAX", value: "N", help: `Liquidity pools to track per Horizon (default ${DEFAULTS.poolsMax}).` },
@@ -156,6 +160,14 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     seen.add(target.name);
   }
 
+  const webConfigFile = setting("web.config.file");
+  let web: WebConfig | undefined;
+  if (webConfigFile) {
+    const loaded = await loadWebConfig(webConfigFile.value);
+    if (Array.isArray(loaded)) problems.push(...loaded);
+    else web = loaded;
+  }
+
   const listenAddress = setting("web.listen-address");
   const listen = parseListenAddress(listenAddress?.value ?? file.web?.listen_address ?? DEFAULTS.listenAddress);
   if (typeof listen === "string") problems.push(`${listenAddress?.source ?? "web.listen_address"}: ${listen}`);
@@ -191,6 +203,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
       liquidityPools: { max: poolsMax, reserves: file.liquidity_pools?.reserves ?? [], ids: file.liquidity_pools?.ids ?? [] },
       staleAfterIntervals: file.freshness?.stale_after_intervals ?? DEFAULTS.staleAfterIntervals,
       ...(configFile ? { configFile: configFile.value } : {}),
+      ...(web ? { web } : {}),
     },
   };
 }

@@ -1,11 +1,14 @@
 import { Hono } from "hono";
+import type { WebConfig } from "../config/web-config.js";
 import { landingPage, type LandingTarget } from "./landing.js";
+import { basicAuth, securityHeaders } from "./protection.js";
 
 /** The Prometheus text format 0.0.4, exactly as prom-client names it. */
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 export interface ServerSources {
   readonly version: string;
+  readonly web?: WebConfig;
   /** The whole exposition body; the server only serves it. */
   renderMetrics(): Promise<string>;
   targets(): readonly LandingTarget[];
@@ -14,6 +17,10 @@ export interface ServerSources {
 
 export function createServerApp(sources: ServerSources): Hono {
   const app = new Hono();
+  app.use(securityHeaders(sources.web));
+  const users = sources.web?.basicAuthUsers ?? {};
+  // Liveness reveals nothing and must work for probes that carry no credentials.
+  if (Object.keys(users).length > 0) app.use(basicAuth(users, new Set(["/healthz"])));
   app.get("/metrics", async (c) => c.body(await sources.renderMetrics(), 200, { "Content-Type": METRICS_CONTENT_TYPE }));
   app.get("/", (c) => c.html(landingPage(sources.version, sources.targets(), Date.now())));
   app.get("/healthz", (c) => c.text("ok\n"));

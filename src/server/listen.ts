@@ -1,6 +1,8 @@
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import type { Hono } from "hono";
+import type { WebConfig } from "../config/web-config.js";
 
 export interface Listening {
   /** Base URL that reaches the server, e.g. http://127.0.0.1:9915 */
@@ -13,15 +15,18 @@ function urlHost(host: string): string {
   return host.includes(":") ? `[${host}]` : host;
 }
 
-/** Listens on host:port (port 0: any free port); rejects when the address is taken. */
-export function listen(app: Hono, host: string, port: number): Promise<Listening> {
+/** Listens on host:port (port 0: any free port), over TLS when given; rejects when the address is taken. */
+export function listen(app: Hono, host: string, port: number, tls?: WebConfig["tls"]): Promise<Listening> {
   return new Promise((resolve, reject) => {
     let server: ServerType;
     const onError = (error: Error) => reject(error);
-    server = serve({ fetch: app.fetch, hostname: host, port }, (info: AddressInfo) => {
+    const secure = tls
+      ? { createServer: createHttpsServer, serverOptions: { cert: tls.cert, key: tls.key, minVersion: tls.minVersion, maxVersion: tls.maxVersion } }
+      : {};
+    server = serve({ fetch: app.fetch, hostname: host, port, ...secure }, (info: AddressInfo) => {
       server.off("error", onError);
       resolve({
-        url: `http://${urlHost(host)}:${info.port}`,
+        url: `${tls ? "https" : "http"}://${urlHost(host)}:${info.port}`,
         close: () =>
           new Promise<void>((done) => {
             server.close(() => done());

@@ -87,12 +87,15 @@ export class FakeHorizon {
   faults = new Map<string, Fault>();
   rateLimitHeaders: Record<string, string> = {};
   readonly requests: URL[] = [];
+  /** Headers of each request, in the order of `requests`. */
+  readonly requestHeaders: Headers[] = [];
   private server: Listening | undefined;
 
   readonly app = new Hono()
     .use(async (c, next) => {
       const url = new URL(c.req.url);
       this.requests.push(url);
+      this.requestHeaders.push(new Headers(c.req.raw.headers));
       const fault = this.faults.get(url.pathname);
       if (fault) return c.body(fault.body, fault.status as 200, fault.headers ?? {});
       await next();

@@ -1,0 +1,90 @@
+import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { createSecureContext } from "node:tls";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+
+/** The endpoint's protection, from a prometheus/exporter-toolkit style web config file. */
+export interface WebConfig {
+  readonly tls?: { readonly cert: Buffer; readonly key: Buffer; readonly minVersion: TlsVersion; readonly maxVersion?: TlsVersion };
+  /** User name → bcrypt hash. Empty: no authentication. */
+  readonly basicAuthUsers: Readonly<Record<string, string>>;
+  /** Response headers set on every answer, on top of the exporter's safe defaults. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+type TlsVersion = "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3";
+const TLS_VERSIONS: Record<string, TlsVersion> = { TLS10: "TLSv1", TLS11: "TLSv1.1", TLS12: "TLSv1.2", TLS13: "TLSv1.3" };
+const tlsVersion = z.enum(Object.keys(TLS_VERSIONS) as [string, ...string[]]);
+
+/** The headers exporter-toolkit lets operators set. */
+const SETTABLE_HEADERS = ["Strict-Transport-Security", "X-Frame-Options", "X-Content-Type-Options", "X-XSS-Protection", "Content-Security-Policy"] as const;
+
+const bcryptHash = z.string().regex(/^\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}$/, "expected a bcrypt hash ($2y$10$...)");
+
+const webConfigSchema = z.strictObject({
+  tls_server_config: z
+    .strictObject({
+      cert_file: z.string().min(1),
+      key_file: z.string().min(1),
+      min_version: tlsVersion.optional(),
+      max_version: tlsVersion.optional(),
+    })
+    .optional(),
+  http_server_config: z
+    .strictObject({
+      http2: z.boolean().optional(),
+      headers: z.partialRecord(z.enum(SETTABLE_HEADERS), z.string()).optional(),
+    })
+    .optional(),
+  basic_auth_users: z.record(z.string().min(1), bcryptHash).optional(),
+});
+
+/** Reads and checks the file; a list of one-line problems when it is unusable. */
+export async function loadWebConfig(path: string): Promise<WebConfig | string[]> {
+  let document: unknown;
+  try {
+    document = parseYaml(await readFile(path, "utf8")) ?? {};
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return [`web config file ${path}: ${code ? `cannot be read (${code})` : `not valid YAML: ${(error as Error).message.split("\n")[0]}`}`];
+  }
+  const parsed = webConfigSchema.safeParse(document);
+  if (!parsed.success) {
+    return parsed.error.issues.map(
+      (issue) => `web config file ${path}: ${issue.path.length ? issue.path.map(String).join(".") : "(top level)"}: ${issue.message}`,
+    );
+  }
+  const { tls_server_config: tls, http_server_config: http, basic_auth_users: users } = parsed.data;
+  const config: WebConfig = { basicAuthUsers: users ?? {}, headers: http?.headers ?? {} };
+  if (!tls) return config;
+  // Paths are relative to the web config file, as in exporter-toolkit.
+  const base = dirname(resolve(path));
+  const problems: string[] = [];
+  const read = (file: string, what: string): Buffer => {
+    try {
+      return readFileSync(resolve(base, file));
+    } catch (error) {
+      problems.push(`web config file ${path}: tls_server_config.${what}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+      return Buffer.alloc(0);
+    }
+  };
+  const cert = read(tls.cert_file, "cert_file");
+  const key = read(tls.key_file, "key_file");
+  if (problems.length > 0) return problems;
+  try {
+    createSecureContext({ cert, key });
+  } catch (error) {
+    return [`web config file ${path}: tls_server_config: certificate and key do not work together: ${(error as Error).message}`];
+  }
+  return {
+    ...config,
+    tls: {
+      cert,
+      key,
+      minVersion: TLS_VERSIONS[tls.min_version ?? "TLS12"]!,
+      ...(tls.max_version ? { maxVersion: TLS_VERSIONS[tls.max_version]! } : {}),
+    },
+  };
+}

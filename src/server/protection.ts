@@ -1,0 +1,57 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import bcrypt from "bcryptjs";
+import type { MiddlewareHandler } from "hono";
+import type { WebConfig } from "../config/web-config.js";
+
+/** Safe defaults; a web config file may override them. The landing page needs inline styles only. */
+const DEFAULT_HEADERS: Readonly<Record<string, string>> = {
+  "X-Content-Type-Options": "nosniff",
+  "X-Frame-Options": "DENY",
+  "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+  "Referrer-Policy": "no-referrer",
+};
+
+export function securityHeaders(web: WebConfig | undefined): MiddlewareHandler {
+  const headers = { ...DEFAULT_HEADERS, ...web?.headers };
+  return async (c, next) => {
+    await next();
+    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+  };
+}
+
+/** bcrypt is slow on purpose; a verified user:password is remembered so scrapes stay cheap. */
+const VERIFIED_CACHE_SIZE = 64;
+
+/**
+ * HTTP basic auth against bcrypt hashes. An unknown user is checked against a dummy hash of the
+ * same cost, so response time does not reveal which user names exist.
+ */
+export function basicAuth(users: Readonly<Record<string, string>>, exempt: ReadonlySet<string>): MiddlewareHandler {
+  const costs = Object.values(users).map((hash) => bcrypt.getRounds(hash));
+  const dummyHash = bcrypt.hashSync("not a password", Math.max(4, ...costs));
+  const verified = new Map<string, Buffer>();
+  const fingerprint = (user: string, password: string, hash: string) =>
+    createHash("sha256").update(`${user}\u0000${password}\u0000${hash}`).digest();
+
+  const check = async (header: string | undefined): Promise<boolean> => {
+    const match = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header ?? "");
+    const decoded = match ? Buffer.from(match[1]!, "base64").toString("utf8") : "";
+    const separator = decoded.indexOf(":");
+    const user = separator >= 0 ? decoded.slice(0, separator) : "";
+    const password = separator >= 0 ? decoded.slice(separator + 1) : "";
+    const hash = Object.hasOwn(users, user) ? users[user]! : undefined;
+    const key = fingerprint(user, password, hash ?? dummyHash);
+    const cached = verified.get(user);
+    if (hash !== undefined && cached !== undefined && timingSafeEqual(cached, key)) return true;
+    const matches = await bcrypt.compare(password, hash ?? dummyHash);
+    if (!matches || hash === undefined) return false;
+    if (verified.size >= VERIFIED_CACHE_SIZE) verified.clear();
+    verified.set(user, key);
+    return true;
+  };
+
+  return async (c, next) => {
+    if (exempt.has(c.req.path) || (await check(c.req.header("Authorization")))) return next();
+    return c.text("Unauthorized\n", 401, { "WWW-Authenticate": 'Basic realm="stellar-horizon-exporter", charset="UTF-8"' });
+  };
+}

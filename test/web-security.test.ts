@@ -1,0 +1,161 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { request } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { connect } from "node:tls";
+import bcrypt from "bcryptjs";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config/config.js";
+import { startExporter, type RunningExporter } from "../src/exporter.js";
+import { configFrom } from "./support/exporter-harness.js";
+import { FakeHorizon } from "./support/fake-horizon.js";
+
+const dir = mkdtempSync(join(tmpdir(), "she-web-"));
+execFileSync("openssl", [
+  "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
+  "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1",
+], { stdio: "ignore" });
+const CA = execFileSync("cat", [join(dir, "cert.pem")]);
+
+function writeWebConfig(name: string, text: string): string {
+  writeFileSync(join(dir, name), text);
+  return join(dir, name);
+}
+
+interface Answer { status: number; headers: Record<string, string | string[] | undefined>; body: string }
+
+function get(url: string, auth?: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { ca: CA, headers: auth ? { Authorization: `Basic ${Buffer.from(auth).toString("base64")}` } : {} }, (res) => {
+      let body = "";
+      res.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+async function timed(run: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await run();
+  return performance.now() - started;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+describe("TLS and basic auth from a web config file", () => {
+  const horizon = new FakeHorizon();
+  let exporter: RunningExporter;
+
+  beforeAll(async () => {
+    const hash = bcrypt.hashSync("right password", 8);
+    const path = writeWebConfig(
+      "web.yml",
+      `tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n  min_version: TLS12\nhttp_server_config:\n  headers:\n    Strict-Transport-Security: max-age=31536000\nbasic_auth_users:\n  alice: "${hash}"\n`,
+    );
+    const config = await configFrom([`--horizon.url=t=${await horizon.start()}`, `--web.config.file=${path}`, "--poll.interval=1h"]);
+    exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
+  });
+  afterAll(async () => {
+    await exporter.close();
+    await horizon.stop();
+  });
+
+  it("serves https only to the right credentials", async () => {
+    expect(exporter.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect((await get(`${exporter.url}/metrics`)).status).toBe(401);
+    expect((await get(`${exporter.url}/metrics`, "alice:wrong")).status).toBe(401);
+    expect((await get(`${exporter.url}/metrics`, "mallory:right password")).status).toBe(401);
+    const denied = await get(`${exporter.url}/`);
+    expect(denied.headers["www-authenticate"]).toMatch(/^Basic realm=/);
+    const allowed = await get(`${exporter.url}/metrics`, "alice:right password");
+    expect(allowed.status).toBe(200);
+    expect(allowed.body).toContain('stellar_horizon_up{horizon="t"} 1');
+    expect(allowed.headers["strict-transport-security"]).toBe("max-age=31536000");
+    expect(allowed.headers["x-content-type-options"]).toBe("nosniff");
+    expect(allowed.headers["x-frame-options"]).toBe("DENY");
+    expect((await get(`${exporter.url}/healthz`)).status).toBe(200);
+  });
+
+  it("takes as long to reject an unknown user as a known one", async () => {
+    const known: number[] = [];
+    const unknown: number[] = [];
+    for (let round = 0; round < 5; round += 1) {
+      known.push(await timed(() => get(`${exporter.url}/metrics`, "alice:wrong")));
+      unknown.push(await timed(() => get(`${exporter.url}/metrics`, `nobody${round}:wrong`)));
+    }
+    // Without the dummy hash an unknown user would answer in well under a tenth of the time.
+    expect(median(unknown)).toBeGreaterThan(median(known) * 0.4);
+  });
+
+  it("refuses plain HTTP and TLS below the minimum version", async () => {
+    const port = new URL(exporter.url).port;
+    await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
+    const handshake = await new Promise<string>((resolve) => {
+      const socket = connect({ host: "127.0.0.1", port: Number(port), ca: CA, maxVersion: "TLSv1.1", minVersion: "TLSv1" });
+      socket.on("secureConnect", () => {
+        socket.destroy();
+        resolve("connected");
+      });
+      socket.on("error", (error) => resolve(error.message));
+    });
+    expect(handshake).not.toBe("connected");
+  });
+});
+
+describe("invalid web config files", () => {
+  it.each([
+    ["missing", undefined, /cannot be read \(ENOENT\)/],
+    ["bad-hash.yml", "basic_auth_users:\n  bob: plaintext\n", /basic_auth_users\.bob: expected a bcrypt hash/],
+    ["unknown-key.yml", "tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n  client_ca_file: ca.pem\n", /Unrecognized key: "client_ca_file"/],
+    ["no-cert.yml", "tls_server_config:\n  cert_file: nope.pem\n  key_file: key.pem\n", /cert_file: cannot read nope.pem \(ENOENT\)/],
+    ["mismatch.yml", "tls_server_config:\n  cert_file: cert.pem\n  key_file: cert.pem\n", /do not work together/],
+  ])("%s", async (name, text, problem) => {
+    const path = text === undefined ? join(dir, name) : writeWebConfig(name, text);
+    const command = await loadConfig(["--horizon.url=http://127.0.0.1:1", `--web.config.file=${path}`], {});
+    expect(command).toMatchObject({ kind: "invalid", problems: [expect.stringMatching(problem)] });
+  });
+});
+
+describe("secrets never leak", () => {
+  it("keeps URL credentials and request headers out of logs, the landing page and metrics", async () => {
+    const horizon = new FakeHorizon();
+    const url = new URL(await horizon.start());
+    horizon.faults.set("/fee_stats", { status: 500, body: "boom" });
+    const configPath = join(dir, "secrets.yml");
+    writeFileSync(
+      configPath,
+      `targets:\n  - url: http://horizon-user:url-s3cret@${url.host}\n    headers: { X-Api-Key: header-s3cret }\nhttp: { retries: 0 }\nlog: { level: trace }\n`,
+    );
+    let logs = "";
+    const sink = new Writable({ write: (chunk: Buffer, _encoding, done) => ((logs += chunk.toString()), done()) });
+    const config = await configFrom([`--config.file=${configPath}`, "--poll.interval=1h", "--log.level=trace"]);
+    const exporter = await startExporter(config, { logger: pino({ level: "trace" }, sink) });
+    try {
+      await exporter.firstPolls;
+      const landing = await (await fetch(`${exporter.url}/`)).text();
+      const metrics = await (await fetch(`${exporter.url}/metrics`)).text();
+      expect(logs).toContain("poll failed");
+      for (const text of [logs, landing, metrics]) {
+        expect(text).not.toContain("url-s3cret");
+        expect(text).not.toContain("header-s3cret");
+        expect(text).not.toContain("horizon-user");
+      }
+      expect(metrics).toContain(`stellar_horizon_up{horizon="${url.host}"} 1`);
+      const sent = horizon.requestHeaders[0]!;
+      expect(sent.get("authorization")).toBe(`Basic ${Buffer.from("horizon-user:url-s3cret").toString("base64")}`);
+      expect(sent.get("x-api-key")).toBe("header-s3cret");
+      expect(sent.get("accept")).toMatch(/^application\/hal\+json/);
+    } finally {
+      await exporter.close();
+      await horizon.stop();
+    }
+  });
+});
