@@ -3,14 +3,13 @@ import { pino } from "pino";
 import { FLAGS, loadConfig } from "../config/config.js";
 import { startExporter } from "../exporter.js";
 import { VERSION } from "../version.js";
-
-/** A clean shutdown must finish within this, or the process exits anyway. */
-const SHUTDOWN_DEADLINE_MS = 4_000;
+import { waitForShutdownSignal } from "./signals.js";
 
 function usage(): string {
   const lines = [
     "Usage: stellar-horizon-exporter [FLAGS]",
     "       stellar-horizon-exporter simulate [FLAGS]   (a Horizon simulator; see simulate --help)",
+    "       stellar-horizon-exporter demo [FLAGS]       (the simulator plus an exporter polling it)",
     "",
     "Prometheus exporter for Stellar's Horizon API.",
     "",
@@ -45,25 +44,20 @@ async function runExporter(argv: string[]): Promise<number> {
     logger.fatal({ error: (error as Error).message }, "cannot start");
     return 1;
   }
-  const running = exporter;
-  return new Promise<number>((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      logger.info({ signal }, "shutting down");
-      setTimeout(() => {
-        logger.error("shutdown took too long; exiting anyway");
-        resolve(0);
-      }, SHUTDOWN_DEADLINE_MS).unref();
-      running.close().then(() => resolve(0), () => resolve(0));
-    };
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
-  });
+  const signal = await waitForShutdownSignal();
+  logger.info({ signal }, "shutting down");
+  await exporter.close();
+  return 0;
 }
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === "simulate") {
     const { runSimulateCommand } = await import("./simulate.js");
     return runSimulateCommand(argv.slice(1));
+  }
+  if (argv[0] === "demo") {
+    const { runDemoCommand } = await import("./demo.js");
+    return runDemoCommand(argv.slice(1));
   }
   return runExporter(argv);
 }
