@@ -1,0 +1,278 @@
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { parse, parseAllDocuments } from "yaml";
+import { describe, expect, it } from "vitest";
+import { runSimulateCommand } from "../../src/cli/simulate.js";
+import { loadConfig, type ExporterConfig } from "../../src/config/config.js";
+import { PROMETHEUS_RULE_FILE, REPO_ROOT } from "../../scripts/dashboards/paths.js";
+import { loadRuleGroups } from "../../scripts/dashboards/prometheus-rule.js";
+import { requireBinary, run } from "../alerts/tools.js";
+
+const DEPLOY_DIR = path.join(REPO_ROOT, "deploy");
+const KUBERNETES_DIR = path.join(DEPLOY_DIR, "kubernetes");
+/** The job name StellarHorizonExporterDown selects on. */
+const EXPORTER_JOB = "stellar-horizon-exporter";
+const EXPORTER_PORT = 9915;
+
+/** Compose files use YAML merge keys (`<<:`), which YAML 1.2 parsers apply only when asked. */
+function readYaml<T>(file: string): T {
+  return parse(readFileSync(file, "utf8"), { merge: true }) as T;
+}
+
+async function exporterConfig(args: readonly string[]): Promise<ExporterConfig> {
+  const command = await loadConfig(args, {});
+  if (command.kind !== "run") throw new Error(`exporter rejects ${args.join(" ")}: ${JSON.stringify(command)}`);
+  return command.config;
+}
+
+interface PrometheusConfig {
+  rule_files: string[];
+  scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[];
+}
+
+describe("deploy/prometheus.yml", () => {
+  it("passes promtool check config, rules included", () => {
+    const result = run(requireBinary("promtool"), ["check", "config", path.join(DEPLOY_DIR, "prometheus.yml")], REPO_ROOT);
+    expect(result.output).toContain("SUCCESS: 1 rule files found");
+    expect(result.output).toMatch(/Checking .*alerts\/stellar-horizon\.rules\.yml\s+SUCCESS: \d+ rules found/);
+    expect(result.code).toBe(0);
+  });
+
+  it("scrapes the exporter under the job name the alerts expect", () => {
+    const config = readYaml<PrometheusConfig>(path.join(DEPLOY_DIR, "prometheus.yml"));
+    expect(config.scrape_configs.map((job) => job.job_name)).toEqual([EXPORTER_JOB]);
+  });
+});
+
+describe("deploy/docker-compose.yml", () => {
+  interface Service {
+    image?: string;
+    build?: { context: string; dockerfile: string };
+    command?: string[];
+    ports?: string[];
+    volumes?: string[];
+    environment?: Record<string, string>;
+  }
+  const compose = readYaml<{ services: Record<string, Service> }>(path.join(DEPLOY_DIR, "docker-compose.yml"));
+  const service = (name: string): Service => {
+    const found = compose.services[name];
+    if (!found) throw new Error(`docker-compose.yml has no service ${name}`);
+    return found;
+  };
+  /** Container path → host path (absolute) of a service's bind mounts. */
+  const bindMounts = (name: string): Map<string, string> =>
+    new Map(
+      (service(name).volumes ?? [])
+        .map((volume) => volume.split(":"))
+        .filter(([source]) => source?.startsWith("."))
+        .map(([source, target]) => [target ?? "", path.resolve(DEPLOY_DIR, source ?? "")]),
+    );
+  /** Where a host path appears inside a service's container, through its bind mounts. */
+  const containerPath = (name: string, hostPath: string): string | undefined => {
+    for (const [target, source] of bindMounts(name)) {
+      if (hostPath === source || hostPath.startsWith(source + path.sep)) return path.posix.join(target, path.relative(source, hostPath));
+    }
+    return undefined;
+  };
+  const flag = (args: readonly string[], name: string): string | undefined =>
+    args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+
+  it("runs the simulator, the exporter, Prometheus and Grafana", () => {
+    expect(Object.keys(compose.services).sort()).toEqual(["exporter", "grafana", "prometheus", "simulator"]);
+  });
+
+  it("builds the exporter and simulator from the repository's Dockerfile", () => {
+    for (const name of ["exporter", "simulator"]) {
+      const { build } = service(name);
+      expect(build).toBeDefined();
+      expect(existsSync(path.resolve(DEPLOY_DIR, build?.context ?? "", build?.dockerfile ?? ""))).toBe(true);
+    }
+  });
+
+  it("bind-mounts only files that exist, read-only", () => {
+    for (const name of Object.keys(compose.services)) {
+      for (const volume of service(name).volumes ?? []) {
+        if (!volume.startsWith(".")) continue;
+        expect(existsSync(path.resolve(DEPLOY_DIR, volume.split(":")[0] ?? ""))).toBe(true);
+        expect(volume.endsWith(":ro")).toBe(true);
+      }
+    }
+  });
+
+  it("publishes ports on loopback only", () => {
+    for (const name of Object.keys(compose.services)) {
+      for (const port of service(name).ports ?? []) expect(port).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
+    }
+  });
+
+  it("points the exporter at the simulator with flags the exporter accepts", async () => {
+    const simulatorAddress = flag(service("simulator").command ?? [], "web.listen-address");
+    const config = await exporterConfig(service("exporter").command ?? []);
+    expect(config.targets.map((target) => target.url)).toEqual([`http://simulator:${simulatorAddress?.split(":")[1]}`]);
+    expect(config.listen.port).toBe(EXPORTER_PORT);
+    expect(service("exporter").ports).toEqual([`127.0.0.1:${EXPORTER_PORT}:${EXPORTER_PORT}`]);
+  });
+
+  it("gives the simulator only flags its --help lists", async () => {
+    let usage = "";
+    await runSimulateCommand(["--help"], { stdout: { write: (text: string) => (usage += text) } });
+    const [subcommand, ...args] = service("simulator").command ?? [];
+    expect(subcommand).toBe("simulate");
+    for (const arg of args) expect(usage).toContain(`${arg.split("=")[0]}=`);
+  });
+
+  it("loads prometheus.yml and the rules where prometheus.yml expects them", () => {
+    const configFile = flag(service("prometheus").command ?? [], "config.file");
+    expect(configFile).toBe(containerPath("prometheus", path.join(DEPLOY_DIR, "prometheus.yml")));
+    const config = readYaml<PrometheusConfig>(path.join(DEPLOY_DIR, "prometheus.yml"));
+    for (const ruleFile of config.rule_files) {
+      const inContainer = path.posix.resolve(path.posix.dirname(configFile ?? ""), ruleFile);
+      expect(inContainer).toBe(containerPath("prometheus", path.resolve(DEPLOY_DIR, ruleFile)));
+    }
+    expect(config.scrape_configs[0]?.static_configs[0]?.targets).toEqual([`exporter:${EXPORTER_PORT}`]);
+  });
+
+  it("provisions Grafana with the Prometheus service and the dashboards folder", () => {
+    const provisioning = path.join(DEPLOY_DIR, "grafana", "provisioning");
+    expect(containerPath("grafana", provisioning)).toBe("/etc/grafana/provisioning");
+
+    const datasources = readYaml<{ datasources: { type: string; url: string; isDefault: boolean }[] }>(
+      path.join(provisioning, "datasources", "prometheus.yml"),
+    ).datasources;
+    expect(datasources).toEqual([expect.objectContaining({ type: "prometheus", url: "http://prometheus:9090", isDefault: true })]);
+
+    const providers = readYaml<{ providers: { options: { path: string } }[] }>(
+      path.join(provisioning, "dashboards", "stellar-horizon.yml"),
+    ).providers;
+    const dashboardsInContainer = containerPath("grafana", path.join(REPO_ROOT, "dashboards"));
+    expect(providers.map((provider) => provider.options.path)).toEqual([dashboardsInContainer]);
+    const home = service("grafana").environment?.GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH ?? "";
+    expect(existsSync(path.join(REPO_ROOT, "dashboards", path.posix.relative(dashboardsInContainer ?? "", home)))).toBe(true);
+  });
+});
+
+describe("Dockerfile", () => {
+  const dockerfile = readFileSync(path.join(REPO_ROOT, "Dockerfile"), "utf8").replaceAll("\\\n", " ");
+  const instructions = dockerfile
+    .split("\n")
+    .filter((line) => /^[A-Z]+ /.test(line))
+    .map((line) => ({ keyword: line.split(" ")[0] ?? "", args: line.slice(line.indexOf(" ") + 1).trim() }));
+  const stages = instructions.reduce<(typeof instructions)[]>((all, instruction) => {
+    if (instruction.keyword === "FROM") all.push([]);
+    all.at(-1)?.push(instruction);
+    return all;
+  }, []);
+  const runtime = stages.at(-1) ?? [];
+  const argsOf = (keyword: string) => runtime.filter((instruction) => instruction.keyword === keyword).map((instruction) => instruction.args);
+
+  it("builds in one stage and runs production dependencies only in another", () => {
+    expect(stages.length).toBe(2);
+    expect(dockerfile).toMatch(/ARG NODE_IMAGE=node:20-bookworm-slim/);
+    expect(stages[0]?.map((instruction) => instruction.args)).toEqual(expect.arrayContaining([expect.stringMatching(/^npm ci\b/), "npm run build"]));
+    expect(argsOf("RUN").join(" ")).toMatch(/npm ci --omit=dev/);
+    expect(argsOf("COPY")).toContain("--from=build /app/dist ./dist");
+  });
+
+  it("runs as the unprivileged node user on the exporter's port", () => {
+    expect(argsOf("USER")).toEqual(["node"]);
+    expect(argsOf("EXPOSE")).toEqual([String(EXPORTER_PORT)]);
+  });
+
+  it("checks /healthz with node itself and starts the CLI the package declares", () => {
+    const [healthcheck] = argsOf("HEALTHCHECK");
+    expect(healthcheck).toMatch(/CMD \["node", "-e", ".*\/healthz/);
+    expect(healthcheck).toContain(String(EXPORTER_PORT));
+    const bin = (JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin;
+    expect(argsOf("ENTRYPOINT")).toEqual([JSON.stringify(["node", bin["stellar-horizon-exporter"]]).replaceAll(",", ", ")]);
+  });
+
+  it("copies only files that exist and .dockerignore lets through", () => {
+    const allowed = readFileSync(path.join(REPO_ROOT, ".dockerignore"), "utf8")
+      .split("\n")
+      .filter((line) => line.startsWith("!"))
+      .map((line) => line.slice(1).replace(/\/$/, ""));
+    const sources = instructions
+      .filter((instruction) => instruction.keyword === "COPY" && !instruction.args.startsWith("--from"))
+      .flatMap((instruction) => instruction.args.split(/\s+/).slice(0, -1));
+    expect(sources.length).toBeGreaterThan(0);
+    for (const source of sources) {
+      expect(existsSync(path.join(REPO_ROOT, source))).toBe(true);
+      expect(allowed).toContain(source);
+    }
+  });
+});
+
+describe("deploy/kubernetes", () => {
+  interface Resource {
+    apiVersion: string;
+    kind: string;
+    metadata: { name: string; labels?: Record<string, string> };
+    spec: Record<string, unknown>;
+  }
+  const resources = readdirSync(KUBERNETES_DIR)
+    .filter((file) => file !== "kustomization.yaml")
+    .flatMap((file) => parseAllDocuments(readFileSync(path.join(KUBERNETES_DIR, file), "utf8")).map((document) => document.toJS() as Resource));
+  const resource = <T>(kind: string): Resource & { spec: T } => {
+    const found = resources.filter((candidate) => candidate.kind === kind);
+    expect(found).toHaveLength(1);
+    return found[0] as Resource & { spec: T };
+  };
+
+  interface Probe {
+    httpGet: { path: string; port: string };
+  }
+  interface Container {
+    image: string;
+    args: string[];
+    ports: { name: string; containerPort: number }[];
+    readinessProbe: Probe;
+    livenessProbe: Probe;
+    securityContext: { allowPrivilegeEscalation: boolean; readOnlyRootFilesystem: boolean };
+  }
+  const deployment = resource<{
+    selector: { matchLabels: Record<string, string> };
+    template: { metadata: { labels: Record<string, string> }; spec: { securityContext: { runAsNonRoot: boolean; runAsUser: number }; containers: Container[] } };
+  }>("Deployment");
+  const service = resource<{ selector: Record<string, string>; ports: { name: string; port: number; targetPort: string }[] }>("Service");
+  const serviceMonitor = resource<{ selector: { matchLabels: Record<string, string> }; endpoints: { port: string; path: string }[] }>("ServiceMonitor");
+  const container = deployment.spec.template.spec.containers[0];
+
+  it("kustomization.yaml lists every manifest", () => {
+    const kustomization = readYaml<{ resources: string[] }>(path.join(KUBERNETES_DIR, "kustomization.yaml"));
+    expect(kustomization.resources.sort()).toEqual(readdirSync(KUBERNETES_DIR).filter((file) => file !== "kustomization.yaml").sort());
+  });
+
+  it("runs the exporter non-root on the port its arguments listen on", async () => {
+    expect(deployment.spec.template.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
+    expect(container?.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+    const config = await exporterConfig(container?.args ?? []);
+    expect(container?.ports).toEqual([{ name: "metrics", containerPort: config.listen.port }]);
+    expect(config.listen.port).toBe(EXPORTER_PORT);
+  });
+
+  it("probes /readyz and /healthz on the metrics port", () => {
+    expect(container?.readinessProbe.httpGet).toEqual({ path: "/readyz", port: "metrics" });
+    expect(container?.livenessProbe.httpGet).toEqual({ path: "/healthz", port: "metrics" });
+  });
+
+  it("wires Deployment, Service and ServiceMonitor by labels and port name", () => {
+    const podLabels = deployment.spec.template.metadata.labels;
+    expect(podLabels).toMatchObject(deployment.spec.selector.matchLabels);
+    expect(podLabels).toMatchObject(service.spec.selector);
+    expect(service.spec.ports).toEqual([{ name: "metrics", port: EXPORTER_PORT, targetPort: "metrics" }]);
+    expect(service.metadata.labels).toMatchObject(serviceMonitor.spec.selector.matchLabels);
+    expect(serviceMonitor.spec.endpoints).toEqual([expect.objectContaining({ port: "metrics", path: "/metrics" })]);
+  });
+
+  it("names the Service after the job the alerts select, which the ServiceMonitor uses as job label", () => {
+    expect(service.metadata.name).toBe(EXPORTER_JOB);
+    expect(serviceMonitor.spec).not.toHaveProperty("jobLabel");
+  });
+
+  it("ships the rules file unchanged as a PrometheusRule", () => {
+    const prometheusRule = resource<{ groups: unknown }>("PrometheusRule");
+    expect(prometheusRule.apiVersion).toBe("monitoring.coreos.com/v1");
+    expect(prometheusRule.spec.groups).toEqual(loadRuleGroups());
+    expect(path.dirname(PROMETHEUS_RULE_FILE)).toBe(KUBERNETES_DIR);
+  });
+});
