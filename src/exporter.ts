@@ -7,7 +7,7 @@ import { LedgersCollector } from "./collectors/ledgers.js";
 import { LiquidityPoolsCollector } from "./collectors/liquidity-pools.js";
 import { RootCollector } from "./collectors/root.js";
 import { MetricStore } from "./collectors/store.js";
-import { redactUrl, type ExporterConfig } from "./config/config.js";
+import { redactUrl, type ExporterConfig, type TargetConfig } from "./config/config.js";
 import { EndpointPoller } from "./scheduler/endpoint-poller.js";
 import { plannedRequestsPerHour } from "./scheduler/request-plan.js";
 import { Scheduler } from "./scheduler/scheduler.js";
@@ -22,8 +22,28 @@ export interface RunningExporter {
   readonly firstPolls: Promise<void>;
   /** Polls every endpoint of every target once more, now; for tests and tools. */
   pollAll(): Promise<void>;
+  /**
+   * Applies a reloaded configuration: unchanged targets keep their state and counters, changed
+   * ones restart, removed ones leave. Problems instead of a configuration keep the old one.
+   */
+  reload(next: ExporterConfig | { problems: readonly string[] }): Promise<void>;
   /** Stops polling, aborts requests in flight and closes the server. */
   close(): Promise<void>;
+}
+
+/** Everything that polls one target; rebuilt only when its configuration changes. */
+interface TargetRuntime {
+  readonly target: TargetConfig;
+  /** Equal keys mean the runtime can be kept across a reload. */
+  readonly key: string;
+  readonly pollers: readonly EndpointPoller[];
+  readonly scheduler: Scheduler;
+  readonly abort: AbortController;
+}
+
+function runtimeKey(target: TargetConfig, config: ExporterConfig): string {
+  const { retries, maxBodyBytes, ledgers, liquidityPools, staleAfterIntervals } = config;
+  return JSON.stringify({ target, retries, maxBodyBytes, ledgers, liquidityPools, staleAfterIntervals });
 }
 
 function collectorsFor(config: ExporterConfig, client: HorizonClient, log: Logger): Collector[] {
@@ -43,11 +63,10 @@ export async function startExporter(
   const metrics = new ExporterMetrics(VERSION);
   const store = new MetricStore();
   metrics.configLoaded(true);
-  const shutdown = new AbortController();
 
-  const targets = config.targets.map((target) => {
+  const createRuntime = (target: TargetConfig, current: ExporterConfig): TargetRuntime => {
     const log = logger.child({ horizon: target.name });
-    const planned = plannedRequestsPerHour(target, config);
+    const planned = plannedRequestsPerHour(target, current);
     metrics.addTarget(target.name, planned, target.requestBudgetPerHour);
     if (planned > target.requestBudgetPerHour) {
       log.warn(
@@ -55,46 +74,53 @@ export async function startExporter(
         "schedules plan more requests per hour than this Horizon's budget: lengthen the poll intervals or track fewer pools",
       );
     }
+    const abort = new AbortController();
     const client = new HorizonClient({
       url: target.url,
       headers: target.headers,
       timeoutMs: target.timeoutMs,
-      retries: config.retries,
-      maxBodyBytes: config.maxBodyBytes,
+      retries: current.retries,
+      maxBodyBytes: current.maxBodyBytes,
       observer: metrics.observerFor(target.name),
-      signal: shutdown.signal,
+      signal: abort.signal,
     });
-    const pollers = collectorsFor(config, client, log).map(
+    const pollers = collectorsFor(current, client, log).map(
       (collector) =>
         new EndpointPoller({
           horizon: target.name,
           collector,
           schedule: target.schedules[collector.endpoint],
-          staleAfterIntervals: config.staleAfterIntervals,
+          staleAfterIntervals: current.staleAfterIntervals,
           store,
           metrics,
           log,
         }),
     );
-    return { target, pollers };
-  });
-  const pollers = targets.flatMap(({ pollers }) => pollers);
+    return { target, key: runtimeKey(target, current), pollers, scheduler: new Scheduler(pollers), abort };
+  };
+
+  const stopRuntime = async (runtime: TargetRuntime): Promise<void> => {
+    runtime.abort.abort();
+    await runtime.scheduler.stop();
+  };
+
+  let runtimes = config.targets.map((target) => createRuntime(target, config));
+  const allPollers = () => runtimes.flatMap((runtime) => runtime.pollers);
 
   const app = createServerApp({
     version: VERSION,
     ...(config.web ? { web: config.web } : {}),
     renderMetrics: async () => store.render(Date.now()) + (await metrics.render()),
     targets: () =>
-      targets.map(({ target, pollers }) => ({
+      runtimes.map(({ target, pollers }) => ({
         name: target.name,
         url: redactUrl(target.url),
         endpoints: pollers.map((poller) => poller.snapshot()),
       })),
-    isReady: () => pollers.every((poller) => poller.snapshot().polls > 0),
+    isReady: () => allPollers().every((poller) => poller.snapshot().polls > 0),
   });
   const server = await listen(app, config.listen.host, config.listen.port, config.web?.tls);
-  const scheduler = new Scheduler(pollers);
-  const firstPolls = scheduler.start();
+  const firstPolls = Promise.all(runtimes.map((runtime) => runtime.scheduler.start())).then(() => undefined);
   logger.info(
     { version: VERSION, url: server.url, targets: config.targets.map((target) => ({ name: target.name, url: redactUrl(target.url) })) },
     "stellar-horizon-exporter started",
@@ -104,12 +130,44 @@ export async function startExporter(
     url: server.url,
     firstPolls,
     pollAll: async () => {
-      await Promise.all(pollers.map((poller) => poller.idle()));
-      await Promise.all(pollers.map((poller) => poller.run()));
+      await Promise.all(allPollers().map((poller) => poller.idle()));
+      await Promise.all(allPollers().map((poller) => poller.run()));
+    },
+    reload: async (next) => {
+      if ("problems" in next) {
+        for (const problem of next.problems) logger.error({ problem }, "configuration reload rejected; keeping the running configuration");
+        metrics.configLoaded(false);
+        return;
+      }
+      if (next.listen.host !== config.listen.host || next.listen.port !== config.listen.port) {
+        logger.warn("the listen address changes only on restart");
+      }
+      const byKey = new Map(runtimes.map((runtime) => [runtime.key, runtime]));
+      const kept = new Set<TargetRuntime>();
+      const nextRuntimes = next.targets.map((target) => {
+        const existing = byKey.get(runtimeKey(target, next));
+        if (existing) {
+          kept.add(existing);
+          return existing;
+        }
+        return undefined;
+      });
+      const leaving = runtimes.filter((runtime) => !kept.has(runtime));
+      await Promise.all(leaving.map(stopRuntime));
+      for (const runtime of leaving) {
+        store.remove(runtime.target.name);
+        await metrics.removeTarget(runtime.target.name);
+      }
+      runtimes = next.targets.map((target, index) => nextRuntimes[index] ?? createRuntime(target, next));
+      for (const runtime of runtimes) if (!kept.has(runtime)) void runtime.scheduler.start();
+      metrics.configLoaded(true);
+      logger.info(
+        { kept: kept.size, started: runtimes.length - kept.size, stopped: leaving.length },
+        "configuration reloaded",
+      );
     },
     close: async () => {
-      shutdown.abort();
-      await Promise.all([scheduler.stop(), server.close()]);
+      await Promise.all([...runtimes.map(stopRuntime), server.close()]);
     },
   };
 }

@@ -44,7 +44,19 @@ async function runExporter(argv: string[]): Promise<number> {
     logger.fatal({ error: (error as Error).message }, "cannot start");
     return 1;
   }
+  const onReloadSignal = () => {
+    if (command.config.configFile === undefined) {
+      logger.warn("SIGHUP: nothing to reload without --config.file");
+      return;
+    }
+    logger.info({ configFile: command.config.configFile }, "SIGHUP: reloading the configuration");
+    loadConfig(argv, process.env)
+      .then((reloaded) => exporter.reload(reloaded.kind === "run" ? reloaded.config : { problems: reloaded.kind === "invalid" ? reloaded.problems : [] }))
+      .catch((error: unknown) => logger.error({ error: String(error) }, "configuration reload failed"));
+  };
+  process.on("SIGHUP", onReloadSignal);
   const signal = await waitForShutdownSignal();
+  process.off("SIGHUP", onReloadSignal);
   logger.info({ signal }, "shutting down");
   await exporter.close();
   return 0;

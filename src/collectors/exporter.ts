@@ -63,6 +63,18 @@ export class ExporterMetrics {
     resetSeconds: gauge(this.registry, METRICS.rateLimitReset),
   } as const;
 
+  private readonly perTargetMetrics = [
+    this.requests,
+    this.requestDuration,
+    this.pollDuration,
+    this.pollErrors,
+    this.invalidRecords,
+    this.lastSuccess,
+    this.plannedRequests,
+    this.requestBudget,
+    ...Object.values(this.rateLimit),
+  ];
+
   constructor(version: string) {
     gauge(this.registry, METRICS.buildInfo).set({ version, node_version: process.version }, 1);
     collectDefaultMetrics({ register: this.registry });
@@ -84,6 +96,23 @@ export class ExporterMetrics {
     for (const endpoint of ENDPOINTS) {
       this.invalidRecords.inc({ horizon, endpoint }, 0);
       for (const reason of Object.keys(POLL_ERROR_REASONS)) this.pollErrors.inc({ horizon, endpoint, reason }, 0);
+    }
+  }
+
+  /** Drops every series of a target that a reload removed. */
+  async removeTarget(horizon: string): Promise<void> {
+    for (const metric of this.perTargetMetrics) {
+      const { values } = await metric.get();
+      const labelSets = new Map<string, Record<string, string | number>>();
+      for (const { labels } of values) {
+        if (labels.horizon !== horizon) continue;
+        // Histogram buckets share their series' labels but for `le`.
+        const series = Object.fromEntries(
+          Object.entries(labels).filter((entry): entry is [string, string | number] => entry[0] !== "le" && entry[1] !== undefined),
+        );
+        labelSets.set(JSON.stringify(series), series);
+      }
+      for (const labels of labelSets.values()) metric.remove(labels);
     }
   }
 

@@ -36,6 +36,12 @@ export class MetricStore {
     this.cache = undefined;
   }
 
+  /** Forgets a target entirely, e.g. when a reload removes it. */
+  remove(horizon: string): void {
+    for (const byTarget of this.published.values()) byTarget.delete(horizon);
+    this.cache = undefined;
+  }
+
   render(nowMs: number): string {
     if (this.cache !== undefined && nowMs < this.cache.validUntilMs) return this.cache.body;
     let validUntilMs = Infinity;

@@ -1,0 +1,87 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { parseExposition, valueOf } from "./support/exposition.js";
+import { FakeHorizon } from "./support/fake-horizon.js";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const TSX = createRequire(import.meta.url).resolve("tsx");
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
+
+const first = new FakeHorizon();
+const second = new FakeHorizon();
+let firstUrl: string;
+let secondUrl: string;
+
+beforeAll(async () => {
+  first.addLedgers(5);
+  second.addLedgers(5);
+  [firstUrl, secondUrl] = await Promise.all([first.start(), second.start()]);
+});
+afterAll(async () => {
+  await Promise.all([first.stop(), second.stop()]);
+});
+
+it("SIGHUP reloads the config file; a bad file keeps the old config; counters survive", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "she-reload-")), "config.yml");
+  const target = (name: string, url: string) => `  - name: ${name}\n    url: ${url}\n`;
+  writeFileSync(path, `poll_interval: 1s\ntargets:\n${target("one", firstUrl)}`);
+  const child = spawn(process.execPath, ["--import", TSX, resolve(ROOT, "src/cli/main.ts"), `--config.file=${path}`, "--web.listen-address=127.0.0.1:0"], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH },
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((done) => child.on("exit", done));
+  try {
+    const url = await until("the start line", async () => /"url":"(http:\/\/[^"]+)"/.exec(output)?.[1]);
+    const scrape = async () => parseExposition(await (await fetch(`${url}/metrics`)).text());
+    await until("a few ledgers", async () => {
+      first.addLedgers(1);
+      const total = valueOf(await scrape(), "stellar_horizon_ledgers_total", { horizon: "one" });
+      return total !== undefined && total >= 3 ? total : undefined;
+    });
+    expect(valueOf(await scrape(), "stellar_horizon_exporter_config_last_reload_successful")).toBe(1);
+
+    writeFileSync(path, `poll_interval: 1s\ntargets:\n  - url: not a url\n`);
+    child.kill("SIGHUP");
+    await until("the rejected reload", async () =>
+      valueOf(await scrape(), "stellar_horizon_exporter_config_last_reload_successful") === 0 ? true : undefined,
+    );
+    expect(output).toContain("configuration reload rejected");
+    const before = valueOf(await scrape(), "stellar_horizon_ledgers_total", { horizon: "one" })!;
+
+    writeFileSync(path, `poll_interval: 1s\ntargets:\n${target("one", firstUrl)}${target("two", secondUrl)}`);
+    child.kill("SIGHUP");
+    const values = await until("the second target", async () => {
+      const series = await scrape();
+      return valueOf(series, "stellar_horizon_up", { horizon: "two" }) === 1 ? series : undefined;
+    });
+    expect(valueOf(values, "stellar_horizon_exporter_config_last_reload_successful")).toBe(1);
+    expect(valueOf(values, "stellar_horizon_ledgers_total", { horizon: "one" })).toBeGreaterThanOrEqual(before);
+
+    writeFileSync(path, `poll_interval: 1s\ntargets:\n${target("two", secondUrl)}`);
+    child.kill("SIGHUP");
+    await until("the first target to leave", async () =>
+      valueOf(await scrape(), "stellar_horizon_up", { horizon: "one" }) === undefined ? true : undefined,
+    );
+    const text = await (await fetch(`${url}/metrics`)).text();
+    expect(text).not.toContain('horizon="one"');
+  } finally {
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  }
+}, 90_000);
