@@ -11,6 +11,7 @@ const BASE32_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 const ACCOUNT_ID_VERSION_BYTE = 6 << 3; // encodes as a leading "G"
 const ACCOUNT_ID_LENGTH = 56;
 const VALID_ASSET_CODE = /^[a-zA-Z0-9]{1,12}$/;
+const UTF8 = new TextEncoder();
 
 function crc16Xmodem(bytes: Uint8Array): number {
   let crc = 0;
@@ -109,7 +110,7 @@ function compareBytes(left: Uint8Array, right: Uint8Array): number {
 function paddedCode(asset: Asset): Uint8Array {
   if (asset.kind === "native") return new Uint8Array(0);
   const padded = new Uint8Array(asset.code.length <= 4 ? 4 : 12);
-  padded.set(new TextEncoder().encode(asset.code));
+  padded.set(UTF8.encode(asset.code));
   return padded;
 }
 

@@ -67,6 +67,8 @@ export class LedgerFactory {
   readonly #validators: Uint8Array[];
   #tip: ChainTip;
   #networkEpoch = 0;
+  /** Last skip-list entry per level: entries only change once per interval. */
+  readonly #skipListCache: ({ bucket: number; hash: Buffer } | undefined)[] = [];
 
   constructor(rng: Rng) {
     this.#rng = rng;
@@ -83,8 +85,9 @@ export class LedgerFactory {
   /** Starts a brand-new chain from genesis, as a testnet reset does. */
   resetToGenesis(): void {
     this.#networkEpoch += 1;
+    this.#skipListCache.length = 0;
     this.#tip = {
-      hash: this.#skipListHash(-1, this.#networkEpoch),
+      hash: this.#derivedHash("genesis"),
       totalCoins: GENESIS_TOTAL_COINS,
       feePool: 0n,
       idPool: 0n,
@@ -147,10 +150,10 @@ export class LedgerFactory {
       baseReserve: BASE_RESERVE_STROOPS,
       maxTxSetSize: MAX_TX_SET_SIZE,
       skipList: [
-        this.#skipListHash(0, Math.floor(sequence / SKIP_LIST_INTERVALS[0])),
-        this.#skipListHash(1, Math.floor(sequence / SKIP_LIST_INTERVALS[1])),
-        this.#skipListHash(2, Math.floor(sequence / SKIP_LIST_INTERVALS[2])),
-        this.#skipListHash(3, Math.floor(sequence / SKIP_LIST_INTERVALS[3])),
+        this.#skipListEntry(0, sequence),
+        this.#skipListEntry(1, sequence),
+        this.#skipListEntry(2, sequence),
+        this.#skipListEntry(3, sequence),
       ],
     });
     this.#tip = { ...this.#tip, hash: header.hash, feePool, idPool };
@@ -176,8 +179,17 @@ export class LedgerFactory {
   }
 
   /** Stand-in for the hash of an older ledger; stable for a whole skip-list interval. */
-  #skipListHash(level: number, bucket: number): Buffer {
-    return createHash("sha256").update(`skip:${this.#networkEpoch}:${level}:${bucket}`).digest();
+  #skipListEntry(level: 0 | 1 | 2 | 3, sequence: number): Buffer {
+    const bucket = Math.floor(sequence / SKIP_LIST_INTERVALS[level]);
+    const cached = this.#skipListCache[level];
+    if (cached?.bucket === bucket) return cached.hash;
+    const hash = this.#derivedHash(`skip:${level}:${bucket}`);
+    this.#skipListCache[level] = { bucket, hash };
+    return hash;
+  }
+
+  #derivedHash(label: string): Buffer {
+    return createHash("sha256").update(`${this.#networkEpoch}:${label}`).digest();
   }
 }
 

@@ -75,25 +75,33 @@ function poolId(assetA: Asset, assetB: Asset): string {
   return createHash("sha256").update(parameters).digest("hex");
 }
 
-function assetUniverse(size: number, rng: Rng): Asset[] {
-  return Array.from({ length: size }, (_, index) => ({
-    kind: "credit" as const,
-    code: ASSET_CODES[index % ASSET_CODES.length] ?? "USDC",
-    issuer: rng.fill(new Uint8Array(32)),
-  }));
+interface NamedAsset {
+  readonly asset: Asset;
+  readonly canonical: string;
+}
+
+function named(asset: Asset): NamedAsset {
+  return { asset, canonical: canonicalAsset(asset) };
+}
+
+function assetUniverse(size: number, rng: Rng): NamedAsset[] {
+  return Array.from({ length: size }, (_, index) =>
+    named({ kind: "credit", code: ASSET_CODES[index % ASSET_CODES.length] ?? "USDC", issuer: rng.fill(new Uint8Array(32)) }),
+  );
 }
 
 function createPools(count: number, rng: Rng): PoolDefinition[] {
   // Enough distinct pairs that drawing `count` unique ones stays quick.
   const credits = assetUniverse(Math.max(24, Math.ceil(3 * Math.sqrt(count))), rng);
+  const native = named(NATIVE);
   const seen = new Set<string>();
   const pools: PoolDefinition[] = [];
   while (pools.length < count) {
-    const first = rng.chance(0.3) ? NATIVE : rng.pick(credits);
+    const first = rng.chance(0.3) ? native : rng.pick(credits);
     const second = rng.pick(credits);
     if (first === second) continue;
-    const [assetA, assetB] = compareAssets(first, second) < 0 ? [first, second] : [second, first];
-    const assets = [canonicalAsset(assetA), canonicalAsset(assetB)] as const;
+    const [a, b] = compareAssets(first.asset, second.asset) < 0 ? [first, second] : [second, first];
+    const assets = [a.canonical, b.canonical] as const;
     const pairKey = assets.join(",");
     if (seen.has(pairKey)) continue;
     seen.add(pairKey);
@@ -101,7 +109,7 @@ function createPools(count: number, rng: Rng): PoolDefinition[] {
     const unitsB = Math.min(MAX_RESERVE_UNITS, Math.max(0.001, unitsA * 10 ** rng.between(-2.5, 2.5)));
     const baseReserves = [Math.round(unitsA * STROOPS_PER_UNIT), Math.round(unitsB * STROOPS_PER_UNIT)] as const;
     pools.push({
-      id: poolId(assetA, assetB),
+      id: poolId(a.asset, b.asset),
       ordinal: pools.length,
       assets,
       baseReserves,
