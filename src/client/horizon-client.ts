@@ -255,11 +255,7 @@ async function readCapped(stream: ReadableStream<Uint8Array> | null, headers: He
 function httpError(status: number, text: string, rateLimit: RateLimitHeaders): HorizonError {
   const reason = status === 429 ? "rate_limited" : status >= 500 ? "http_5xx" : "http_4xx";
   const problem = parseProblem(text);
-  const description = problem
-    ? `${problem.title}${problem.detail ? `: ${problem.detail}` : ""}`
-    : text.trim() === ""
-      ? "empty body"
-      : excerpt(text);
+  const description = problem ? excerpt(`${problem.title}${problem.detail ? `: ${problem.detail}` : ""}`) : excerpt(text);
   const details = {
     status,
     ...(problem ? { problem } : {}),
@@ -282,7 +278,7 @@ function excerpt(text: string): string {
   const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
   const flat = (title ?? text).replace(/\s+/g, " ").trim();
   if (flat === "") return "empty body";
-  return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat;
+  return flat.length > 160 ? `${flat.slice(0, 160)}…` : flat;
 }
 
 function classify(error: unknown, timedOut: boolean, timeoutMs: number): HorizonError {
