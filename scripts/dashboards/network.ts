@@ -84,7 +84,7 @@ export function networkDashboard(): Dashboard {
           }),
           timeseriesPanel({
             title: "Failed transaction share",
-            description: "Share of the transactions in the ledgers read that failed. The alert fires above 50% over 15 minutes.",
+            description: "Share of the transactions in the ledgers read that failed. The alert fires above 75% over 15 minutes.",
             unit: units.PercentUnit,
             width: 8,
             min: 0,
