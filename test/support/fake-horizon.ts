@@ -86,6 +86,11 @@ export class FakeHorizon {
   pools: JsonRecord[] = [];
   faults = new Map<string, Fault>();
   rateLimitHeaders: Record<string, string> = {};
+  /** Every answer waits this long: a Horizon slower than the exporter's schedule. */
+  responseDelayMs = 0;
+  /** The most requests that were in flight at once, per path. */
+  readonly maxInFlight = new Map<string, number>();
+  private readonly inFlight = new Map<string, number>();
   readonly requests: URL[] = [];
   /** Headers of each request, in the order of `requests`. */
   readonly requestHeaders: Headers[] = [];
@@ -96,9 +101,17 @@ export class FakeHorizon {
       const url = new URL(c.req.url);
       this.requests.push(url);
       this.requestHeaders.push(new Headers(c.req.raw.headers));
-      const fault = this.faults.get(url.pathname);
-      if (fault) return c.body(fault.body, fault.status as 200, fault.headers ?? {});
-      await next();
+      const path = url.pathname;
+      this.inFlight.set(path, (this.inFlight.get(path) ?? 0) + 1);
+      this.maxInFlight.set(path, Math.max(this.maxInFlight.get(path) ?? 0, this.inFlight.get(path)!));
+      try {
+        if (this.responseDelayMs > 0) await new Promise((done) => setTimeout(done, this.responseDelayMs));
+        const fault = this.faults.get(path);
+        if (fault) return c.body(fault.body, fault.status as 200, fault.headers ?? {});
+        await next();
+      } finally {
+        this.inFlight.set(path, this.inFlight.get(path)! - 1);
+      }
       for (const [name, value] of Object.entries(this.rateLimitHeaders)) c.res.headers.set(name, value);
     })
     .get("/", (c) => c.json(this.root))

@@ -1,0 +1,78 @@
+import { pino } from "pino";
+import { afterEach, expect, it } from "vitest";
+import { startExporter, type RunningExporter } from "../src/exporter.js";
+import { parseExposition, valueOf } from "./support/exposition.js";
+import { configFrom } from "./support/exporter-harness.js";
+import { FakeHorizon } from "./support/fake-horizon.js";
+
+let horizon: FakeHorizon;
+let exporter: RunningExporter | undefined;
+
+afterEach(async () => {
+  await exporter?.close();
+  exporter = undefined;
+  await horizon.stop();
+});
+
+async function waitFor(condition: () => boolean, timeoutMs: number, between?: () => Promise<void>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((done) => setTimeout(done, 100));
+    await between?.();
+  }
+}
+
+it("never overlaps polls: one request in flight per endpoint, even when Horizon is slower than the schedule", async () => {
+  horizon = new FakeHorizon();
+  horizon.addLedgers(3);
+  horizon.responseDelayMs = 2_500;
+  const config = await configFrom([`--horizon.url=slow=${await horizon.start()}`, "--poll.interval=1s"]);
+  exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
+  // Five scheduled ticks fall inside the first two slow polls.
+  await waitFor(() => horizon.requestsTo("/fee_stats").length >= 2, 15_000);
+  expect([...horizon.maxInFlight.keys()].sort()).toEqual(["/", "/fee_stats", "/ledgers", "/liquidity_pools"]);
+  expect(Math.max(...horizon.maxInFlight.values())).toBe(1);
+});
+
+it("sends nothing before X-Ratelimit-Reset once no request is left in the window", async () => {
+  horizon = new FakeHorizon();
+  horizon.rateLimitHeaders = { "X-Ratelimit-Limit": "10", "X-Ratelimit-Remaining": "0", "X-Ratelimit-Reset": "2" };
+  const config = await configFrom([`--horizon.url=t=${await horizon.start()}`, "--poll.interval=1h"]);
+  exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
+  await exporter.firstPolls;
+  const sent = horizon.requests.length;
+  horizon.rateLimitHeaders = {};
+  await exporter.pollAll();
+  expect(horizon.requests.length).toBe(sent);
+  const values = parseExposition(await (await fetch(`${exporter.url}/metrics`)).text());
+  expect(valueOf(values, "stellar_horizon_exporter_poll_errors_total", { horizon: "t", endpoint: "root", reason: "rate_limited" })).toBe(1);
+  expect(valueOf(values, "stellar_horizon_rate_limit_remaining", { horizon: "t" })).toBe(0);
+  // The reset has passed once a poll gets through again.
+  await waitFor(() => horizon.requests.length > sent, 5_000, () => exporter!.pollAll());
+});
+
+it("backs off with jitter while an endpoint keeps failing, and resets on success", async () => {
+  horizon = new FakeHorizon();
+  horizon.faults.set("/fee_stats", { status: 500, body: "down" });
+  const config = await configFrom([`--horizon.url=t=${await horizon.start()}`, "--poll.interval=1s"]);
+  exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
+  await waitFor(() => horizon.requestsTo("/").length >= 7, 15_000);
+  // Root succeeds every second; fee_stats waits 1, 3, 7... periods more after each failure.
+  const feeStatsPolls = horizon.requestsTo("/fee_stats").length / 3;
+  expect(feeStatsPolls).toBeLessThanOrEqual(4);
+  horizon.faults.clear();
+  await exporter.pollAll();
+  const before = horizon.requestsTo("/fee_stats").length;
+  await waitFor(() => horizon.requestsTo("/fee_stats").length >= before + 2, 5_000);
+});
+
+it("exports the planned requests per hour and the budget", async () => {
+  horizon = new FakeHorizon();
+  const config = await configFrom([`--horizon.url=t=${await horizon.start()}`, "--poll.interval=15s"]);
+  exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
+  const values = parseExposition(await (await fetch(`${exporter.url}/metrics`)).text());
+  // 240 polls an hour of root, fee_stats and ledgers (one request each) and of pools (two pages).
+  expect(valueOf(values, "stellar_horizon_exporter_planned_requests_per_hour", { horizon: "t" })).toBe(1200);
+  expect(valueOf(values, "stellar_horizon_exporter_request_budget_per_hour", { horizon: "t" })).toBe(3600);
+});
