@@ -117,7 +117,7 @@ const report = {
 process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 
 await exporter.close();
-simulator.hangingRequests.releaseAll();
+simulator.releaseHangingRequests();
 await horizon.close();
 const failures = [
   ...(growth > MAX_RSS_GROWTH ? [`RSS grew ${report.rssGrowthPercent}% after warm-up (limit ${MAX_RSS_GROWTH * 100}%)`] : []),
