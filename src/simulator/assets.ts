@@ -58,7 +58,7 @@ function base32Decode(text: string): Uint8Array | undefined {
 }
 
 /** `G...` StrKey of an ed25519 public key. */
-export function encodeAccountId(publicKey: Uint8Array): string {
+function encodeAccountId(publicKey: Uint8Array): string {
   const payload = new Uint8Array(35);
   payload[0] = ACCOUNT_ID_VERSION_BYTE;
   payload.set(publicKey, 1);
@@ -69,7 +69,7 @@ export function encodeAccountId(publicKey: Uint8Array): string {
 }
 
 /** The public key behind a `G...` StrKey, or undefined when it is not a valid account id. */
-export function decodeAccountId(accountId: string): Uint8Array | undefined {
+function decodeAccountId(accountId: string): Uint8Array | undefined {
   if (accountId.length !== ACCOUNT_ID_LENGTH) return undefined;
   const payload = base32Decode(accountId);
   if (payload?.length !== 35 || payload[0] !== ACCOUNT_ID_VERSION_BYTE) return undefined;

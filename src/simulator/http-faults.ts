@@ -5,9 +5,13 @@
 
 import type { Rng } from "./rng.js";
 
-/** Horizon's default quota: 3600 requests per hour with a burst of 100, advertised as 101. */
-export const RATE_LIMIT = 101;
-const TOKEN_REFILL_MS = 1000;
+/** A burst of 100 requests, advertised as 101 the way Horizon's rate limiter does. */
+const RATE_LIMIT = 101;
+/**
+ * 100 requests per second: a private deployment's quota (`--per-hour-rate-limit=360000`),
+ * so benchmarks paging thousands of pools do not see an exhausted quota they are never denied for.
+ */
+const TOKEN_REFILL_MS = 10;
 /** Under `rate_limited` the quota is exhausted until the next window of this length starts. */
 const RATE_LIMITED_WINDOW_SECONDS = 60;
 
@@ -51,7 +55,7 @@ export function exhaustedQuota(nowMs: number): RateLimitHeaders {
 }
 
 /** How a flapping Horizon fails a request. */
-export const FAULTS = ["server_error", "timeout", "over_capacity", "hang"] as const;
+const FAULTS = ["server_error", "timeout", "over_capacity", "hang"] as const;
 export type Fault = (typeof FAULTS)[number];
 
 /** Half the requests fail, the failure kinds equally likely. */
@@ -60,7 +64,7 @@ export function drawFault(rng: Rng): Fault | undefined {
 }
 
 /** How long a hanging request stays unanswered. */
-export const HANG_MS = 60_000;
+const HANG_MS = 60_000;
 
 /** Requests deliberately left unanswered; each ends on timeout, client disconnect or `releaseAll`. */
 export class HangingRequests {

@@ -36,9 +36,9 @@ export interface CloseConditions {
   readonly surgeFeeMultiplier: number;
 }
 
-export const BASE_FEE_STROOPS = 100;
-export const BASE_RESERVE_STROOPS = 5_000_000;
-export const MAX_TX_SET_SIZE = 1000;
+const BASE_FEE_STROOPS = 100;
+const BASE_RESERVE_STROOPS = 5_000_000;
+const MAX_TX_SET_SIZE = 1000;
 
 /** Mainnet's supply since inflation ended: 105443902087.3472865 XLM. */
 const MAINNET_TOTAL_COINS = 1_054_439_020_873_472_865n;

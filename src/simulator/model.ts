@@ -24,22 +24,21 @@ export interface ModelOptions {
   readonly startMs: number;
   /** Fixed time between ledger closes; random per ledger in `DEFAULT_LEDGER_INTERVAL_MS` when absent. */
   readonly ledgerIntervalMs?: number;
-  /** How many ingested ledgers are kept (and served); older ones are forgotten. */
-  readonly historyCapacity?: number;
 }
 
-export const DEFAULT_LEDGER_INTERVAL_MS = { min: 5000, max: 7000 } as const;
-export const DEFAULT_HISTORY_CAPACITY = 20_000;
+const DEFAULT_LEDGER_INTERVAL_MS = { min: 5000, max: 7000 } as const;
+/** Ingested ledgers kept (and served); older ones are forgotten, so memory stays bounded. */
+const HISTORY_CAPACITY = 20_000;
 /** Ledgers already ingested when the simulator starts (about 1.7 hours at mainnet pace). */
 const INITIAL_HISTORY_LEDGERS = 1000;
 /** Under `ingest_lag` the lag grows to this many ledgers, then holds. */
-export const INGEST_LAG_PEAK = 50;
+const INGEST_LAG_PEAK = 50;
 /** While the lag grows, Horizon ingests one ledger per this many closes. */
 const LAGGING_CLOSES_PER_INGESTED_LEDGER = 5;
 /** A healthy Horizon with a backlog ingests up to this many ledgers per close (the lag shrinks by one less). */
-export const CATCH_UP_LEDGERS_PER_CLOSE = 5;
+const CATCH_UP_LEDGERS_PER_CLOSE = 5;
 /** After a reset, ledgers 2..(1 + this) have already closed: the network restarts from genesis (ledger 1). */
-export const LEDGERS_AFTER_RESET = 3;
+const LEDGERS_AFTER_RESET = 3;
 const GENESIS_SEQUENCE = 1;
 
 interface PendingClose {
@@ -77,19 +76,18 @@ export class HorizonModel {
   #poolDrainedAtLedger: number | null = null;
 
   constructor(options: ModelOptions) {
-    const capacity = options.historyCapacity ?? DEFAULT_HISTORY_CAPACITY;
     // Separate streams: close times must not depend on when ledgers get materialised.
     this.#intervalRng = createRng(deriveSeed(options.seed, 1));
     const contentRng = createRng(deriveSeed(options.seed, 2));
     this.#fixedIntervalMs = options.ledgerIntervalMs;
     this.#factory = new LedgerFactory(contentRng);
-    this.#history = new LedgerHistory(capacity);
-    this.#pending = new Ring(capacity);
+    this.#history = new LedgerHistory(HISTORY_CAPACITY);
+    this.#pending = new Ring(HISTORY_CAPACITY);
     this.#scenario = options.scenario;
     this.#behaviour = SCENARIO_BEHAVIOURS[options.scenario];
 
     const latest = 59_000_000 + contentRng.int(0, 999_999);
-    const closeTimes = this.#closeTimesEndingAt(options.startMs, Math.min(INITIAL_HISTORY_LEDGERS, capacity));
+    const closeTimes = this.#closeTimesEndingAt(options.startMs, INITIAL_HISTORY_LEDGERS);
     this.#fillHistory(latest - closeTimes.length + 1, closeTimes);
     this.#coreLatest = latest;
     this.#ingestedThrough = latest;

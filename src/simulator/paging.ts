@@ -16,8 +16,8 @@ export interface PageQuery {
   readonly limit: number;
 }
 
-export const DEFAULT_PAGE_LIMIT = 10;
-export const MAX_PAGE_LIMIT = 200;
+const DEFAULT_PAGE_LIMIT = 10;
+const MAX_PAGE_LIMIT = 200;
 const MAX_INT64 = (1n << 63n) - 1n;
 const MIN_INT64 = -(1n << 63n);
 

@@ -13,7 +13,7 @@ import { createRng, deriveSeed, hashToUnit, type Rng } from "./rng.js";
 
 export const POOL_FEE_BP = 30;
 /** `pool_drain` leaves this share of the first pool's reserves and shares. */
-export const DRAINED_SHARE = 0.1;
+const DRAINED_SHARE = 0.1;
 
 /** Codes seen on mainnet; issuers are generated, so the same code appears under several issuers, as it does there. */
 const ASSET_CODES = [

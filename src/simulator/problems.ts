@@ -25,7 +25,7 @@ export const NOT_FOUND = problem(
   "The resource at the url requested was not found.  This usually occurs for one of two reasons:  The url requested is not valid, or no data in our database could be found with the parameters provided.",
 );
 
-export const BAD_REQUEST = problem("bad_request", "Bad Request", 400, "The request you sent was invalid in some way.");
+const BAD_REQUEST = problem("bad_request", "Bad Request", 400, "The request you sent was invalid in some way.");
 
 export const BEFORE_HISTORY = problem(
   "before_history",

@@ -36,7 +36,7 @@ export interface ScenarioBehaviour {
   readonly onEnter?: "reset_network" | "drain_pool";
 }
 
-export const FEE_SPIKE_MULTIPLIER = 50;
+const FEE_SPIKE_MULTIPLIER = 50;
 
 const HEALTHY: ScenarioBehaviour = {
   core: "closing",
@@ -82,7 +82,7 @@ export interface Release {
   readonly coreVersion: string;
 }
 
-export const CURRENT_PROTOCOL = 22;
+const CURRENT_PROTOCOL = 22;
 
 const RELEASES: Readonly<Record<number, Release>> = {
   22: {

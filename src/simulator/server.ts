@@ -42,7 +42,7 @@ export async function startSimulator(options: StartOptions = {}): Promise<Runnin
     close() {
       closing ??= (async () => {
         server.close();
-        simulator.hangingRequests.releaseAll();
+        simulator.releaseHangingRequests();
         server.closeAllConnections();
         await closed;
       })();

@@ -4,11 +4,11 @@
  */
 
 import type { Hono } from "hono";
-import { createHorizonApp, type HorizonBackend } from "./app.js";
-import { drawFault, HangingRequests, RateLimitBucket, type Fault, type RateLimitHeaders } from "./http-faults.js";
+import { createHorizonApp } from "./app.js";
+import { drawFault, HangingRequests, RateLimitBucket } from "./http-faults.js";
 import { HorizonModel } from "./model.js";
 import { PoolUniverse } from "./pools.js";
-import { createRng, deriveSeed, type Rng } from "./rng.js";
+import { createRng, deriveSeed } from "./rng.js";
 import { isScenarioName, UnknownScenarioError, type ScenarioName } from "./scenarios.js";
 import { formatTimestamp } from "./wire.js";
 
@@ -51,8 +51,8 @@ export interface SimulatorState {
   hangingRequests: number;
 }
 
-export const PUBNET_PASSPHRASE = "Public Global Stellar Network ; September 2015";
-export const DEFAULT_POOLS = 50;
+const PUBNET_PASSPHRASE = "Public Global Stellar Network ; September 2015";
+const DEFAULT_POOLS = 50;
 const DEFAULT_SEED = 1;
 const MAX_POOLS = 100_000;
 
@@ -80,36 +80,46 @@ function validated(options: SimulatorOptions): Settings {
   return { scenario, ledgerIntervalMs, pools, seed, networkPassphrase, now: options.now ?? Date.now };
 }
 
-export class Simulator implements HorizonBackend {
+export class Simulator {
   readonly app: Hono;
-  readonly model: HorizonModel;
+  /** The generated pools, sorted by id (the order Horizon pages them in). */
   readonly pools: PoolUniverse;
-  readonly networkPassphrase: string;
-  readonly hangingRequests = new HangingRequests();
+  readonly #model: HorizonModel;
+  readonly #hangingRequests = new HangingRequests();
   readonly #seed: number;
+  readonly #networkPassphrase: string;
   readonly #clock: () => number;
-  readonly #faultRng: Rng;
-  readonly #rateLimit = new RateLimitBucket();
   #advancedMs = 0;
 
   constructor(options: SimulatorOptions = {}) {
     const settings = validated(options);
     this.#seed = settings.seed;
+    this.#networkPassphrase = settings.networkPassphrase;
     this.#clock = settings.now;
-    this.#faultRng = createRng(deriveSeed(settings.seed, 4));
-    this.networkPassphrase = settings.networkPassphrase;
     this.pools = new PoolUniverse(settings.pools, settings.seed);
-    this.model = new HorizonModel({
+    this.#model = new HorizonModel({
       seed: settings.seed,
       scenario: settings.scenario,
       startMs: this.now(),
       ledgerIntervalMs: settings.ledgerIntervalMs,
     });
-    this.app = createHorizonApp(this);
+    const faultRng = createRng(deriveSeed(settings.seed, 4));
+    const rateLimit = new RateLimitBucket();
+    this.app = createHorizonApp({
+      model: this.#model,
+      pools: this.pools,
+      networkPassphrase: settings.networkPassphrase,
+      hangingRequests: this.#hangingRequests,
+      sync: () => this.#sync(),
+      consumeRateLimit: (nowMs) => rateLimit.consume(nowMs),
+      drawFault: () => drawFault(faultRng),
+      setScenario: (name) => this.setScenario(name),
+      state: () => this.state(),
+    });
   }
 
   get scenario(): ScenarioName {
-    return this.model.scenario;
+    return this.#model.scenario;
   }
 
   /** Current simulated time: the clock plus everything added with `advance`. */
@@ -121,24 +131,18 @@ export class Simulator implements HorizonBackend {
   advance(ms: number): void {
     if (!(Number.isFinite(ms) && ms >= 0)) throw new RangeError(`advance() needs a non-negative number of milliseconds, got ${ms}`);
     this.#advancedMs += ms;
-    this.sync();
-  }
-
-  sync(): number {
-    const nowMs = this.now();
-    this.model.catchUp(nowMs);
-    return nowMs;
+    this.#sync();
   }
 
   /** Takes effect for the next request. Throws `UnknownScenarioError` for names not in `SCENARIOS`. */
   setScenario(name: string): void {
     if (!isScenarioName(name)) throw new UnknownScenarioError(name);
-    this.model.setScenario(name, this.now());
+    this.#model.setScenario(name, this.now());
   }
 
   state(): SimulatorState {
-    this.sync();
-    const status = this.model.status();
+    this.#sync();
+    const status = this.#model.status();
     const drained = status.poolDrainedAtLedger === null ? undefined : this.pools.drainTarget;
     return {
       scenario: status.scenario,
@@ -152,20 +156,23 @@ export class Simulator implements HorizonBackend {
       currentProtocolVersion: status.versions.current,
       supportedProtocolVersion: status.versions.horizonSupported,
       coreSupportedProtocolVersion: status.versions.coreSupported,
-      networkPassphrase: this.networkPassphrase,
+      networkPassphrase: this.#networkPassphrase,
       pools: this.pools.pools.length,
       drainedPoolId: drained?.id ?? null,
-      ledgerIntervalMs: this.model.ledgerIntervalMs,
-      hangingRequests: this.hangingRequests.count,
+      ledgerIntervalMs: this.#model.ledgerIntervalMs,
+      hangingRequests: this.#hangingRequests.count,
     };
   }
 
-  consumeRateLimit(nowMs: number): RateLimitHeaders {
-    return this.#rateLimit.consume(nowMs);
+  /** Ends every request `flapping` left hanging (they get no answer), e.g. before shutting down. */
+  releaseHangingRequests(): void {
+    this.#hangingRequests.releaseAll();
   }
 
-  drawFault(): Fault | undefined {
-    return drawFault(this.#faultRng);
+  #sync(): number {
+    const nowMs = this.now();
+    this.#model.catchUp(nowMs);
+    return nowMs;
   }
 }
 

@@ -38,7 +38,7 @@ export function formatTimestamp(epochMs: number): string {
 }
 
 /** Go's `url.QueryEscape`: only `A-Z a-z 0-9 - _ . ~` stay literal and a space becomes `+`. */
-export function goQueryEscape(value: string): string {
+function goQueryEscape(value: string): string {
   return encodeURIComponent(value)
     .replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`)
     .replace(/%20/g, "+");

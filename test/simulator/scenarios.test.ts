@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { drawFault } from "../../src/simulator/http-faults.js";
 import { SCENARIOS, type Simulator } from "../../src/simulator/index.js";
+import { createRng } from "../../src/simulator/rng.js";
 import { fixtureText, getJson, simulatorAt } from "./helpers.js";
 
 const INTERVAL_MS = 5000;
@@ -219,8 +221,8 @@ describe("scenarios", () => {
   });
 
   it("flapping: about half the requests fail, each failure kind drawn for this seed", () => {
-    const { simulator } = simulatorAt({ seed: 3 });
-    const draws = Array.from({ length: 1000 }, () => simulator.drawFault());
+    const rng = createRng(3);
+    const draws = Array.from({ length: 1000 }, () => drawFault(rng));
     const failures = draws.filter((fault) => fault !== undefined);
     expect(failures.length).toBeGreaterThan(430);
     expect(failures.length).toBeLessThan(570);

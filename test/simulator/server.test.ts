@@ -12,7 +12,7 @@ async function settledOrHanging<T>(request: Promise<T>, simulator: Simulator): P
     settled = true;
   };
   request.then(markSettled, markSettled);
-  await waitFor(() => settled || simulator.hangingRequests.count > 0);
+  await waitFor(() => settled || simulator.state().hangingRequests > 0);
   return settled ? request : "hang";
 }
 
@@ -41,17 +41,17 @@ describe("startSimulator", () => {
     const { url, simulator, close } = await start({ scenario: "flapping", seed: 5 });
     // Requests are independent: hang detection must not block the others.
     const requests: Promise<unknown>[] = [];
-    while (simulator.hangingRequests.count === 0 && requests.length < 100) {
+    while (simulator.state().hangingRequests === 0 && requests.length < 100) {
       const request = fetch(`${url}/fee_stats`).then((response) => response.text(), (error: unknown) => error);
       requests.push(request);
       await settledOrHanging(request, simulator);
     }
-    expect(simulator.hangingRequests.count).toBeGreaterThan(0);
+    expect(simulator.state().hangingRequests).toBeGreaterThan(0);
     const started = Date.now();
     await close();
     await Promise.all(requests);
     expect(Date.now() - started).toBeLessThan(2000);
-    expect(simulator.hangingRequests.count).toBe(0);
+    expect(simulator.state().hangingRequests).toBe(0);
   });
 });
 
@@ -73,7 +73,7 @@ describe("flapping over HTTP", () => {
         abort.abort();
         await request.catch(() => undefined);
         // The simulator notices the client leaving and stops holding the request.
-        await waitFor(() => simulator.hangingRequests.count === 0);
+        await waitFor(() => simulator.state().hangingRequests === 0);
         continue;
       }
       if (outcome.status === 200) count("ok");
