@@ -4,6 +4,7 @@ import { startExporter, type RunningExporter } from "../src/exporter.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { configFrom } from "./support/exporter-harness.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
+import { until } from "./support/wait.js";
 
 let horizon: FakeHorizon;
 let exporter: RunningExporter | undefined;
@@ -14,15 +15,6 @@ afterEach(async () => {
   await horizon.stop();
 });
 
-async function waitFor(condition: () => boolean, timeoutMs: number, between?: () => Promise<void>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((done) => setTimeout(done, 100));
-    await between?.();
-  }
-}
-
 it("never overlaps polls: one request in flight per endpoint, even when Horizon is slower than the schedule", async () => {
   horizon = new FakeHorizon();
   horizon.addLedgers(3);
@@ -30,7 +22,7 @@ it("never overlaps polls: one request in flight per endpoint, even when Horizon 
   const config = await configFrom([`--horizon.url=slow=${await horizon.start()}`, "--poll.interval=1s"]);
   exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
   // Five scheduled ticks fall inside the first two slow polls.
-  await waitFor(() => horizon.requestsTo("/fee_stats").length >= 2, 15_000);
+  await until("two polls of fee_stats", () => horizon.requestsTo("/fee_stats").length >= 2 || undefined);
   expect([...horizon.maxInFlight.keys()].sort()).toEqual(["/", "/fee_stats", "/ledgers", "/liquidity_pools"]);
   expect(Math.max(...horizon.maxInFlight.values())).toBe(1);
 });
@@ -49,7 +41,10 @@ it("sends nothing before X-Ratelimit-Reset once no request is left in the window
   expect(valueOf(values, "stellar_horizon_exporter_poll_errors_total", { horizon: "t", endpoint: "root", reason: "rate_limited" })).toBe(1);
   expect(valueOf(values, "stellar_horizon_rate_limit_remaining", { horizon: "t" })).toBe(0);
   // The reset has passed once a poll gets through again.
-  await waitFor(() => horizon.requests.length > sent, 5_000, () => exporter!.pollAll());
+  await until("a request after the reset", async () => {
+    await exporter!.pollAll();
+    return horizon.requests.length > sent || undefined;
+  });
 });
 
 it("backs off with jitter while an endpoint keeps failing, and resets on success", async () => {
@@ -57,14 +52,14 @@ it("backs off with jitter while an endpoint keeps failing, and resets on success
   horizon.faults.set("/fee_stats", { status: 500, body: "down" });
   const config = await configFrom([`--horizon.url=t=${await horizon.start()}`, "--poll.interval=1s"]);
   exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
-  await waitFor(() => horizon.requestsTo("/").length >= 7, 15_000);
+  await until("seven root polls", () => horizon.requestsTo("/").length >= 7 || undefined);
   // Root succeeds every second; fee_stats waits 1, 3, 7... periods more after each failure.
   const feeStatsPolls = horizon.requestsTo("/fee_stats").length / 3;
   expect(feeStatsPolls).toBeLessThanOrEqual(4);
   horizon.faults.clear();
   await exporter.pollAll();
   const before = horizon.requestsTo("/fee_stats").length;
-  await waitFor(() => horizon.requestsTo("/fee_stats").length >= before + 2, 5_000);
+  await until("fee_stats polled on schedule again", () => horizon.requestsTo("/fee_stats").length >= before + 2 || undefined, { timeoutMs: 5_000 });
 });
 
 it("exports the planned requests per hour and the budget", async () => {

@@ -4,19 +4,10 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 import { parseExposition, valueOf } from "./support/exposition.js";
+import { until } from "./support/wait.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const TSX = createRequire(import.meta.url).resolve("tsx");
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 250));
-  }
-}
 
 it("the demo serves live, moving metrics within 15 s", async () => {
   const child = spawn(process.execPath, ["--import", TSX, resolve(ROOT, "src/cli/main.ts"), "demo", "--web.listen-address=127.0.0.1:0"], {
@@ -27,12 +18,12 @@ it("the demo serves live, moving metrics within 15 s", async () => {
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((done) => child.on("exit", done));
   try {
-    const metricsUrl = await until("the demo's URLs", 20_000, async () => /metrics:\s+(\S+)/.exec(output)?.[1]);
+    const metricsUrl = await until("the demo's URLs", () => /metrics:\s+(\S+)/.exec(output)?.[1], { timeoutMs: 20_000 });
     expect(output).toMatch(/simulator:\s+http:\/\/127\.0\.0\.1:\d+\//);
     const started = Date.now();
     const scrape = async () => parseExposition(await (await fetch(metricsUrl)).text());
-    const first = await until("the first ledger", 15_000, async () => valueOf(await scrape(), "stellar_horizon_ledger_sequence", { horizon: "simulator" }));
-    const later = await until("a newer ledger", 15_000, async () => {
+    const first = await until("the first ledger", async () => valueOf(await scrape(), "stellar_horizon_ledger_sequence", { horizon: "simulator" }));
+    const later = await until("a newer ledger", async () => {
       const sequence = valueOf(await scrape(), "stellar_horizon_ledger_sequence", { horizon: "simulator" });
       return sequence !== undefined && sequence > first ? sequence : undefined;
     });

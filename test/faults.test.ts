@@ -11,6 +11,7 @@ import { parseExposition, valueOf } from "./support/exposition.js";
 import { configFrom } from "./support/exporter-harness.js";
 import { makeLedger, makePool } from "./support/fake-horizon.js";
 import { fixtureText } from "./support/fixtures.js";
+import { until } from "./support/wait.js";
 import { HostileHorizon, hang, hugeBody, redirectLoop, reply, type Misbehaviour } from "./support/hostile-horizon.js";
 
 /** Every unhandled rejection or exception during the whole matrix, which must stay empty. */
@@ -40,16 +41,6 @@ class LogSink extends Writable {
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
     for (const line of chunk.toString().split("\n")) if (line.trim()) this.lines.push(JSON.parse(line) as Record<string, unknown>);
     done();
-  }
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 100));
   }
 }
 

@@ -7,19 +7,10 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
+import { until } from "./support/wait.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const TSX = createRequire(import.meta.url).resolve("tsx");
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 100));
-  }
-}
 
 const first = new FakeHorizon();
 const second = new FakeHorizon();
@@ -47,7 +38,7 @@ it("SIGHUP reloads the config file; a bad file keeps the old config; counters su
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((done) => child.on("exit", done));
   try {
-    const url = await until("the start line", async () => /"url":"(http:\/\/[^"]+)"/.exec(output)?.[1]);
+    const url = await until("the start line", async () => /"url":"(http:\/\/[^"]+)"/.exec(output)?.[1], { timeoutMs: 30_000 });
     const scrape = async () => parseExposition(await (await fetch(`${url}/metrics`)).text());
     await until("a few ledgers", async () => {
       first.addLedgers(1);
