@@ -7,9 +7,9 @@
 import { Hono, type Context } from "hono";
 import { canonicalAsset, parseCanonicalAsset } from "./assets.js";
 import { exhaustedQuota, type Fault, type HangingRequests, type RateLimitHeaders } from "./http-faults.js";
-import type { HorizonModel } from "./model.js";
+import type { HorizonModel, ModelStatus } from "./model.js";
 import { ledgerRange, parsePageQuery, type PageQuery } from "./paging.js";
-import type { PoolUniverse } from "./pools.js";
+import type { PoolDefinition, PoolUniverse } from "./pools.js";
 import {
   BEFORE_HISTORY,
   invalidField,
@@ -147,10 +147,7 @@ function registerHorizonRoutes(app: Hono, backend: HorizonBackend): void {
   // Horizon 2.11 advertised `/ledger/{sequence}` in its root document; clients that followed it must work.
   app.get("/ledger/:sequence", singleLedger);
 
-  const poolRecord = (c: Context, id: string): PagedRecord | undefined => {
-    const pool = pools.find(id);
-    if (pool === undefined) return undefined;
-    const status = model.status();
+  const poolRecord = (c: Context, pool: PoolDefinition, status: ModelStatus): PagedRecord => {
     const state = pools.stateAt(pool, status);
     const lastModified = model.ledger(state.lastModifiedLedger);
     return poolResource(baseUrl(c), pool, state, lastModified?.closedAtMs, status.behaviour.legacyShapes);
@@ -166,7 +163,7 @@ function registerHorizonRoutes(app: Hono, backend: HorizonBackend): void {
     });
     // Simulated pools have no participating accounts, so an account filter matches nothing.
     const matching = c.req.query("account") ? [] : pools.page({ ...query, reserves });
-    const records = matching.flatMap((pool) => poolRecord(c, pool.id) ?? []);
+    const records = matching.map((pool) => poolRecord(c, pool, status));
     return pageOf(c, query, records, { "Latest-Ledger": String(status.ingestLatestLedger) });
   });
 
@@ -177,9 +174,10 @@ function registerHorizonRoutes(app: Hono, backend: HorizonBackend): void {
     if (!/^[0-9a-fA-F]{64}$/.test(id)) {
       throw new ProblemError(invalidField("liquidity_pool_id", `${id} does not validate as sha256`));
     }
-    const record = poolRecord(c, id);
-    if (record === undefined) throw new ProblemError(NOT_FOUND);
-    return halResponse(record, { "Latest-Ledger": String(model.status().ingestLatestLedger) });
+    const pool = pools.find(id);
+    if (pool === undefined) throw new ProblemError(NOT_FOUND);
+    const status = model.status();
+    return halResponse(poolRecord(c, pool, status), { "Latest-Ledger": String(status.ingestLatestLedger) });
   });
 }
 
@@ -187,10 +185,7 @@ function registerControlRoutes(app: Hono, backend: HorizonBackend): void {
   const stateResponse = (): Response =>
     new Response(goJson(backend.state()), { headers: { "Content-Type": "application/json; charset=utf-8" } });
 
-  app.get(`${CONTROL_PATH_PREFIX}state`, () => {
-    backend.sync();
-    return stateResponse();
-  });
+  app.get(`${CONTROL_PATH_PREFIX}state`, stateResponse);
 
   app.post(`${CONTROL_PATH_PREFIX}scenario/:name`, (c) => {
     try {

@@ -107,39 +107,35 @@ export interface FeeStats {
   max_fee: FeeDistribution;
 }
 
-const PERCENTILES = [10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99] as const;
-
 function distribution(values: ReadonlyMap<number, number>, emptyValue: number): FeeDistribution {
-  const sorted = [...values.entries()].filter(([, count]) => count > 0).sort(([left], [right]) => left - right);
+  const counted = [...values.entries()].filter(([, count]) => count > 0).sort(([left], [right]) => left - right);
+  // Horizon reports the last base fee everywhere when the window has no transactions.
+  const sorted: [number, number][] = counted.length > 0 ? counted : [[emptyValue, 1]];
   const total = sorted.reduce((sum, [, count]) => sum + count, 0);
-  if (total === 0) {
-    // Horizon reports the last base fee everywhere when the window has no transactions.
-    const value = String(emptyValue);
-    return {
-      max: value, min: value, mode: value, p10: value, p20: value, p30: value, p40: value,
-      p50: value, p60: value, p70: value, p80: value, p90: value, p95: value, p99: value,
-    };
-  }
+  const valueAt = (index: number): string => String(sorted[index]?.[0] ?? emptyValue);
   const percentile = (p: number): string => {
     // percentile_disc: the first value whose cumulative share reaches p.
     const rank = Math.max(1, Math.ceil((p / 100) * total));
     let seen = 0;
-    for (const [value, count] of sorted) {
-      seen += count;
-      if (seen >= rank) return String(value);
-    }
-    return String(sorted[sorted.length - 1]?.[0] ?? emptyValue);
+    return valueAt(sorted.findIndex(([, count]) => (seen += count) >= rank));
   };
   // Postgres mode() keeps the first (smallest) value among equally frequent ones.
   const mode = sorted.reduce((best, entry) => (entry[1] > best[1] ? entry : best));
-  const [p10, p20, p30, p40, p50, p60, p70, p80, p90, p95, p99] = PERCENTILES.map(percentile) as [
-    string, string, string, string, string, string, string, string, string, string, string,
-  ];
   return {
-    max: String(sorted[sorted.length - 1]?.[0] ?? emptyValue),
-    min: String(sorted[0]?.[0] ?? emptyValue),
+    max: valueAt(sorted.length - 1),
+    min: valueAt(0),
     mode: String(mode[0]),
-    p10, p20, p30, p40, p50, p60, p70, p80, p90, p95, p99,
+    p10: percentile(10),
+    p20: percentile(20),
+    p30: percentile(30),
+    p40: percentile(40),
+    p50: percentile(50),
+    p60: percentile(60),
+    p70: percentile(70),
+    p80: percentile(80),
+    p90: percentile(90),
+    p95: percentile(95),
+    p99: percentile(99),
   };
 }
 
