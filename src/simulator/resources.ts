@@ -83,7 +83,9 @@ export function rootResource(base: string, status: ModelStatus, networkPassphras
   const legacy = status.behaviour.legacyShapes;
   return {
     _links: rootLinks(base, networkPassphrase, legacy),
-    horizon_version: legacy ? LEGACY_HORIZON_VERSION : releaseFor(versions.horizonSupported).horizonVersion,
+    // The API specification's name for the version; our issue asks the legacy shape to use it, so
+    // clients that only know the spec are exercised too.
+    ...(legacy ? { service_version: LEGACY_HORIZON_VERSION } : { horizon_version: releaseFor(versions.horizonSupported).horizonVersion }),
     core_version: releaseFor(versions.coreSupported).coreVersion,
     ingest_latest_ledger: status.ingestLatestLedger,
     history_latest_ledger: status.historyLatestLedger,

@@ -233,7 +233,8 @@ describe("scenarios", () => {
     const { simulator } = simulatorAt();
     simulator.setScenario("old_horizon");
     const root = (await getJson(simulator, "/")).body;
-    expect(root).toHaveProperty("horizon_version");
+    expect(root).toHaveProperty("service_version");
+    expect(root).not.toHaveProperty("horizon_version");
     expect(root).not.toHaveProperty("supported_protocol_version");
     const ledger = (await getJson(simulator, "/ledgers?order=desc&limit=1")).body._embedded.records[0];
     expect(ledger.failed_transaction_count).toBeNull();
