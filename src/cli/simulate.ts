@@ -2,7 +2,10 @@
  * `stellar-horizon-exporter simulate`: runs the Horizon simulator until SIGINT or SIGTERM.
  */
 
+import { parseListenAddress } from "../config/config.js";
+import { parseDuration } from "../config/duration.js";
 import { SCENARIOS, startSimulator, type StartOptions } from "../simulator/index.js";
+import { waitForShutdownSignal } from "./signals.js";
 
 export interface SimulateCommandIo {
   stdout?: { write(text: string): unknown };
@@ -74,26 +77,6 @@ function splitArguments(argv: readonly string[]): ParsedArguments {
   return parsed;
 }
 
-const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** Go-style durations: `6s`, `250ms`, `1m30s`. */
-function parseDurationMs(text: string): number | undefined {
-  if (!/^(\d+(\.\d+)?(ms|s|m|h))+$/.test(text)) return undefined;
-  let total = 0;
-  for (const [, amount = "", unit = ""] of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) {
-    total += Number(amount) * (DURATION_UNITS_MS[unit] ?? 0);
-  }
-  return total;
-}
-
-function parseListenAddress(text: string): { host: string; port: number } | undefined {
-  const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(text);
-  if (match === null) return undefined;
-  const port = Number(match[2]);
-  if (port > 65_535) return undefined;
-  return { host: (match[1] ?? "").replace(/^\[(.*)\]$/, "$1"), port };
-}
-
 function parseCount(text: string, max: number): number | undefined {
   if (!/^\d+$/.test(text)) return undefined;
   const value = Number(text);
@@ -105,7 +88,7 @@ function toStartOptions(values: ParsedArguments["values"], problems: string[]): 
   const options: StartOptions = {};
   const address = values["web.listen-address"] ?? DEFAULT_LISTEN_ADDRESS;
   const listen = parseListenAddress(address);
-  if (listen === undefined) problems.push(`--web.listen-address: "${address}" is not HOST:PORT (e.g. ${DEFAULT_LISTEN_ADDRESS})`);
+  if (typeof listen === "string") problems.push(`--web.listen-address: ${listen}`);
   else Object.assign(options, listen);
 
   const scenario = values.scenario;
@@ -116,7 +99,7 @@ function toStartOptions(values: ParsedArguments["values"], problems: string[]): 
 
   const interval = values["ledger-interval"];
   if (interval !== undefined) {
-    const intervalMs = parseDurationMs(interval);
+    const intervalMs = parseDuration(interval);
     if (intervalMs === undefined || intervalMs < 1) problems.push(`--ledger-interval: "${interval}" is not a duration of at least 1ms (e.g. 6s, 250ms)`);
     else options.ledgerIntervalMs = intervalMs;
   }
@@ -141,21 +124,6 @@ function toStartOptions(values: ParsedArguments["values"], problems: string[]): 
     else options.networkPassphrase = passphrase;
   }
   return options;
-}
-
-function waitForStop(stop: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const finish = (): void => {
-      process.off("SIGINT", finish);
-      process.off("SIGTERM", finish);
-      stop?.removeEventListener("abort", finish);
-      resolve();
-    };
-    process.once("SIGINT", finish);
-    process.once("SIGTERM", finish);
-    stop?.addEventListener("abort", finish, { once: true });
-    if (stop?.aborted) finish();
-  });
 }
 
 export async function runSimulateCommand(argv: string[], io: SimulateCommandIo = {}): Promise<number> {
@@ -184,7 +152,7 @@ export async function runSimulateCommand(argv: string[], io: SimulateCommandIo =
   const { scenario, pools, seed } = running.simulator.state();
   stdout.write(`Horizon simulator listening on ${running.url} (scenario ${scenario}, ${pools} pools, seed ${seed})\n`);
   stdout.write(`  state: GET ${running.url}/_sim/state   switch scenario: POST ${running.url}/_sim/scenario/NAME\n`);
-  await waitForStop(io.stop);
+  await waitForShutdownSignal(io.stop);
   await running.close();
   return 0;
 }

@@ -258,7 +258,8 @@ export function redactUrl(url: string): string {
   }
 }
 
-function parseListenAddress(text: string): { host: string; port: number } | string {
+/** `HOST:PORT`, `:PORT` (all interfaces) or `[IPv6]:PORT`; an error message when malformed. */
+export function parseListenAddress(text: string): { host: string; port: number } | string {
   const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text.trim());
   const port = Number(match?.[3]);
   if (!match || port > 65_535) return `"${text}" is not HOST:PORT (e.g. :${DEFAULT_PORT}, 127.0.0.1:${DEFAULT_PORT}, [::1]:${DEFAULT_PORT})`;
