@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { METRICS } from "../src/catalog/metrics.js";
+import { HistogramData, escapeLabelValue, renderSamples } from "../src/collectors/samples.js";
+import { MetricStore } from "../src/collectors/store.js";
+
+describe("metric store", () => {
+  it("drops live series once they are older than their freshness deadline, and keeps persistent ones", () => {
+    const store = new MetricStore();
+    store.publish(
+      "a",
+      "ledgers",
+      {
+        live: [{ metric: METRICS.ledgerSequence, value: 7 }],
+        persistent: [{ metric: METRICS.ledgersTotal, value: 3 }],
+      },
+      1_000,
+    );
+    expect(store.render(999)).toContain('stellar_horizon_ledger_sequence{horizon="a"} 7');
+    const stale = store.render(1_000);
+    expect(stale).not.toContain("stellar_horizon_ledger_sequence");
+    expect(stale).toContain('stellar_horizon_ledgers_total{horizon="a"} 3');
+  });
+
+  it("writes one HELP and TYPE per family, with every target's series together", () => {
+    const store = new MetricStore();
+    for (const horizon of ["a", "b"]) {
+      store.publish(horizon, "root", { live: [{ metric: METRICS.coreLatestLedger, value: 1 }], persistent: [{ metric: METRICS.up, value: 1 }] }, Infinity);
+    }
+    const body = store.render(0);
+    expect(body.match(/# TYPE stellar_horizon_up gauge/g)).toHaveLength(1);
+    expect(body).toContain('# TYPE stellar_horizon_up gauge\nstellar_horizon_up{horizon="a"} 1\nstellar_horizon_up{horizon="b"} 1\n');
+    store.remove("a");
+    expect(store.render(0)).not.toContain('horizon="a"');
+  });
+
+  it("renders histograms cumulatively and escapes label values", () => {
+    const histogram = new HistogramData([1, 5]);
+    for (const value of [0.5, 3, 3, 9]) histogram.observe(value);
+    const rendered = renderSamples('q"\\\n', [{ metric: { ...METRICS.ledgerCloseInterval, buckets: [1, 5] }, histogram }]);
+    const lines = rendered.get("stellar_horizon_ledger_close_interval_seconds");
+    expect(lines).toBe(
+      [
+        'stellar_horizon_ledger_close_interval_seconds_bucket{horizon="q\\"\\\\\\n",le="1"} 1',
+        'stellar_horizon_ledger_close_interval_seconds_bucket{horizon="q\\"\\\\\\n",le="5"} 3',
+        'stellar_horizon_ledger_close_interval_seconds_bucket{horizon="q\\"\\\\\\n",le="+Inf"} 4',
+        'stellar_horizon_ledger_close_interval_seconds_sum{horizon="q\\"\\\\\\n"} 15.5',
+        'stellar_horizon_ledger_close_interval_seconds_count{horizon="q\\"\\\\\\n"} 4',
+        "",
+      ].join("\n"),
+    );
+    expect(escapeLabelValue('a"b')).toBe('a\\"b');
+  });
+});
