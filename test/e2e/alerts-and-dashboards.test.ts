@@ -1,0 +1,277 @@
+/**
+ * End to end: a real Prometheus (Debian's) scrapes the exporter every second and evaluates the
+ * rules file; the exporter polls one simulated Horizon per fault, all at once, each named by its
+ * `horizon` label. The test evaluates the alert *expressions* through Prometheus's query API
+ * rather than waiting out their `for:` durations, so it takes about three minutes.
+ */
+import { writeFile, mkdtemp, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pino } from "pino";
+import { stringify } from "yaml";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/config.js";
+import { startExporter, type RunningExporter } from "../../src/exporter.js";
+import { SCENARIOS, startSimulator, type RunningSimulator, type ScenarioName } from "../../src/simulator/index.js";
+import { RULES_FILE } from "../../scripts/dashboards/paths.js";
+import { allRules, isAlertingRule } from "../../scripts/dashboards/prometheus-rule.js";
+import { parsePromQL } from "../alerts/promql.js";
+import { dataPanels, loadDashboards } from "../dashboards/dashboard-files.js";
+import { startPrometheus, type RunningPrometheus, type Sample } from "./prometheus.js";
+import { waitFor } from "./wait.js";
+
+const JOB = "stellar-horizon-exporter";
+/** Fast enough that the network moves several ledgers between scrapes. */
+const LEDGER_INTERVAL_MS = 1000;
+/** Slower than the 7 s StellarNetworkLedgerCloseSlow allows. */
+const SLOW_LEDGER_INTERVAL_MS = 10_000;
+const SCRAPE_INTERVAL_SECONDS = 1;
+/** Grafana's $__rate_interval for a 1 s scrape interval is at least 4 s; a little more smooths the simulator's randomness. */
+const RATE_INTERVAL = "10s";
+/** The slowest expressions need 2 minutes of unchanged data (IngestionStalled, LatestLedgerStale). */
+const FAULT_TIMEOUT_MS = 200_000;
+
+type AlertName = string;
+
+interface FaultCase {
+  /** The target's `horizon` label. */
+  readonly horizon: string;
+  /** Alert expressions that must become true for this target. */
+  readonly fires: readonly AlertName[];
+  /** Near misses: alert expressions that must stay false for it. */
+  readonly staysQuiet?: readonly AlertName[];
+}
+
+/** Every simulator scenario but healthy, by the alerts meant for it; old_horizon is meant to raise none. */
+const SCENARIO_ALERTS: Readonly<Record<Exclude<ScenarioName, "healthy">, Omit<FaultCase, "horizon">>> = {
+  ingest_lag: { fires: ["StellarHorizonIngestionLagging", "StellarHorizonIngestionLagCritical"], staysQuiet: ["StellarHorizonIngestionStalled"] },
+  ingestion_stalled: { fires: ["StellarHorizonIngestionStalled", "StellarHorizonLatestLedgerStale"] },
+  network_halt: { fires: ["StellarHorizonLatestLedgerStale"], staysQuiet: ["StellarHorizonIngestionStalled"] },
+  fee_spike: { fires: ["StellarNetworkFeeSurge", "StellarNetworkCapacityHigh"] },
+  protocol_upgrade_pending: { fires: ["StellarHorizonProtocolUpgradePending"], staysQuiet: ["StellarHorizonUnsupportedProtocol"] },
+  unsupported_protocol: { fires: ["StellarHorizonUnsupportedProtocol"] },
+  rate_limited: { fires: ["StellarHorizonRateLimited"] },
+  flapping: { fires: ["StellarHorizonExporterPollErrors"] },
+  old_horizon: { fires: [] },
+  network_reset: { fires: ["StellarNetworkReset"] },
+  pool_drain: { fires: ["StellarLiquidityPoolReserveDrop"] },
+};
+
+/** Faults no scenario simulates, each given a target of its own. */
+const EXTRA_CASES = {
+  slow_ledgers: { fires: ["StellarNetworkLedgerCloseSlow"] },
+  stopped: { fires: ["StellarHorizonDown"] },
+  api_changed: { fires: ["StellarHorizonSchemaErrors"] },
+} satisfies Record<string, Omit<FaultCase, "horizon">>;
+
+/** Alerts no simulator scenario can drive yet: the simulator's failed share stays within 25-60%. */
+const NOT_SIMULATED: readonly AlertName[] = ["StellarNetworkFailedTransactionsHigh"];
+/** Checked last, by stopping the exporter. */
+const EXPORTER_DOWN = "StellarHorizonExporterDown";
+/** Targets on which no alert expression may ever be true. */
+const QUIET_TARGETS = ["healthy", "old_horizon"];
+
+const FAULT_CASES: FaultCase[] = [...Object.entries(SCENARIO_ALERTS), ...Object.entries(EXTRA_CASES)].map(([horizon, expectation]) => ({
+  horizon,
+  ...expectation,
+}));
+const ALERT_EXPRESSIONS = new Map(allRules().filter(isAlertingRule).map((rule) => [rule.alert, rule.expr]));
+
+/** Dashboard queries as Grafana would send them with job, horizon=healthy and every pool selected. */
+const DASHBOARD_QUERIES = loadDashboards().flatMap((dashboard) =>
+  dataPanels(dashboard).flatMap((panel) =>
+    (panel.targets ?? []).map((target) => ({
+      panel: `${dashboard.json.title} / ${panel.title} / ${target.refId}`,
+      expr: target.expr
+        .replaceAll("$__rate_interval", RATE_INTERVAL)
+        .replaceAll("$job", JOB)
+        .replaceAll("$horizon", "healthy")
+        .replaceAll("$pool", ".+"),
+    })),
+  ),
+);
+
+/** A server that answers every request with JSON that is not Horizon's: an API changed under us. */
+async function startForeignApi(): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((_request, response) => {
+    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ service: "not-horizon", items: [1, 2, 3] }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const hasFiniteValue = (samples: readonly Sample[]) => samples.some((sample) => Number.isFinite(sample.value));
+
+describe("alerts and dashboards against a real Prometheus", () => {
+  const simulators = new Map<string, RunningSimulator>();
+  let foreignApi: Awaited<ReturnType<typeof startForeignApi>> | undefined;
+  let exporter: RunningExporter | undefined;
+  let prometheus: RunningPrometheus | undefined;
+  let configDirectory: string | undefined;
+
+  const running = (): RunningPrometheus => {
+    if (!prometheus) throw new Error("Prometheus did not start");
+    return prometheus;
+  };
+
+  /**
+   * Horizons (or "" for series without one) for which an alert's expression was true at any
+   * evaluation since `sinceSeconds`: a momentarily missing series cannot hide that it became true.
+   */
+  async function firingSince(alert: AlertName, sinceSeconds: number): Promise<string[]> {
+    const expr = ALERT_EXPRESSIONS.get(alert);
+    if (expr === undefined) throw new Error(`no alert ${alert} in the rules file`);
+    return (await running().seriesSince(expr, sinceSeconds, SCRAPE_INTERVAL_SECONDS)).map((labels) => labels.horizon ?? "");
+  }
+
+  /** Alert expressions true since `sinceSeconds` for one of the given horizons or for the exporter as a whole. */
+  async function alertsTrueFor(horizons: readonly string[], sinceSeconds: number): Promise<string[]> {
+    const found: string[] = [];
+    for (const alert of ALERT_EXPRESSIONS.keys()) {
+      for (const horizon of await firingSince(alert, sinceSeconds)) {
+        if (horizon === "" || horizons.includes(horizon)) found.push(`${alert}{horizon="${horizon}"}`);
+      }
+    }
+    return found;
+  }
+
+  const nowSeconds = () => Date.now() / 1000;
+  /** When the targets were healthy and every dashboard showed data. */
+  let warmedUpAt = 0;
+
+  /** What Prometheus has for the series an alert reads and for the target's failed polls, to explain a timeout. */
+  async function diagnose(alert: AlertName, horizon: string): Promise<string> {
+    const names = [...new Set(parsePromQL(ALERT_EXPRESSIONS.get(alert) ?? "").selectors.map((selector) => selector.metric))];
+    const lines: string[] = [];
+    for (const expr of [
+      `{__name__=~"${names.join("|")}", horizon="${horizon}"}`,
+      `sum by (endpoint, reason) (increase(stellar_horizon_exporter_poll_errors_total{horizon="${horizon}"}[1m])) > 0`,
+    ]) {
+      const samples = await running().query(expr);
+      lines.push(`  ${expr}:`, ...samples.map((sample) => `    ${JSON.stringify(sample.metric)} ${sample.value}`));
+    }
+    return `${alert}{horizon="${horizon}"}:\n${lines.join("\n")}`;
+  }
+
+  beforeAll(async () => {
+    const ledgerIntervals: Record<string, number> = { slow_ledgers: SLOW_LEDGER_INTERVAL_MS };
+    const simulated = ["healthy", ...Object.keys(SCENARIO_ALERTS), "slow_ledgers", "stopped"];
+    for (const horizon of simulated) {
+      simulators.set(
+        horizon,
+        await startSimulator({ host: "127.0.0.1", port: 0, ledgerIntervalMs: ledgerIntervals[horizon] ?? LEDGER_INTERVAL_MS, pools: 12, seed: 7 }),
+      );
+    }
+    foreignApi = await startForeignApi();
+
+    // Without retries and with a short timeout, flapping requests show up as failed polls within seconds.
+    configDirectory = await mkdtemp(path.join(tmpdir(), "stellar-horizon-e2e-exporter-"));
+    const configFile = path.join(configDirectory, "exporter.yml");
+    await writeFile(
+      configFile,
+      stringify({
+        targets: [
+          ...[...simulators].map(([name, simulator]) => ({ name, url: simulator.url })),
+          { name: "api_changed", url: foreignApi.url },
+        ],
+        poll_interval: "1s",
+        http: { timeout: "2s", retries: 0 },
+        web: { listen_address: "127.0.0.1:0" },
+      }),
+    );
+    const command = await loadConfig([`--config.file=${configFile}`], {});
+    if (command.kind !== "run") throw new Error(`exporter config rejected: ${JSON.stringify(command)}`);
+    exporter = await startExporter(command.config, { logger: pino({ level: "silent" }) });
+
+    prometheus = await startPrometheus({
+      jobName: JOB,
+      target: new URL(exporter.url).host,
+      ruleFiles: [RULES_FILE],
+      intervalSeconds: SCRAPE_INTERVAL_SECONDS,
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await prometheus?.close();
+    await exporter?.close();
+    await Promise.all([...simulators.values()].map((simulator) => simulator.close()));
+    await foreignApi?.close();
+    if (configDirectory) await rm(configDirectory, { recursive: true, force: true });
+  }, 30_000);
+
+  it("every rule's alert is exercised by a fault, or listed as not simulated", () => {
+    const exercised = new Set([...FAULT_CASES.flatMap((fault) => fault.fires), ...NOT_SIMULATED, EXPORTER_DOWN]);
+    expect([...ALERT_EXPRESSIONS.keys()].filter((alert) => !exercised.has(alert))).toEqual([]);
+    expect(Object.keys(SCENARIO_ALERTS).sort()).toEqual(SCENARIOS.filter((scenario) => scenario !== "healthy").sort());
+  });
+
+  it("in healthy, every dashboard query returns data", async () => {
+    let empty: string[] = [];
+    await waitFor(
+      async () => {
+        empty = [];
+        for (const query of DASHBOARD_QUERIES) if (!hasFiniteValue(await running().query(query.expr))) empty.push(query.panel);
+        return empty.length === 0 ? true : undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 2000, describe: () => `panels without data:\n  ${empty.join("\n  ")}` },
+    );
+    warmedUpAt = nowSeconds();
+    expect(DASHBOARD_QUERIES.length).toBeGreaterThan(30);
+  }, 120_000);
+
+  it("in healthy, no alert expression is true", async () => {
+    expect(await alertsTrueFor(QUIET_TARGETS, nowSeconds())).toEqual([]);
+  }, 30_000);
+
+  it("in each fault, the alert expressions meant for it become true, and its near misses stay false", async () => {
+    const faultsStartedAt = nowSeconds();
+    for (const [horizon, simulator] of simulators) {
+      if (horizon in SCENARIO_ALERTS) simulator.simulator.setScenario(horizon);
+    }
+    await simulators.get("stopped")?.close();
+
+    const pending = FAULT_CASES.flatMap((fault) => fault.fires.map((alert) => ({ alert, horizon: fault.horizon })));
+    try {
+      await waitFor(
+        async () => {
+          for (const expectation of [...pending]) {
+            const firing = await firingSince(expectation.alert, faultsStartedAt);
+            if (firing.includes(expectation.horizon)) pending.splice(pending.indexOf(expectation), 1);
+          }
+          return pending.length === 0 ? true : undefined;
+        },
+        { timeoutMs: FAULT_TIMEOUT_MS, intervalMs: 2000, describe: () => "alert expressions still false" },
+      );
+    } catch (error) {
+      const diagnoses = await Promise.all(pending.map(({ alert, horizon }) => diagnose(alert, horizon)));
+      throw new Error(`${(error as Error).message}\n${diagnoses.join("\n")}`);
+    }
+
+    for (const fault of FAULT_CASES) {
+      for (const alert of fault.staysQuiet ?? []) {
+        expect(await firingSince(alert, faultsStartedAt), `${alert} for ${fault.horizon}`).not.toContain(fault.horizon);
+      }
+    }
+    expect(await alertsTrueFor(QUIET_TARGETS, warmedUpAt)).toEqual([]);
+  }, FAULT_TIMEOUT_MS + 30_000);
+
+  it("with the exporter stopped, StellarHorizonExporterDown's expression becomes true", async () => {
+    expect(await firingSince(EXPORTER_DOWN, warmedUpAt)).toEqual([]);
+    const stoppedAt = nowSeconds();
+    await exporter?.close();
+    exporter = undefined;
+    const firing = await waitFor(
+      async () => {
+        const horizons = await firingSince(EXPORTER_DOWN, stoppedAt);
+        return horizons.length > 0 ? horizons : undefined;
+      },
+      { timeoutMs: 30_000, describe: () => "up of the exporter never went to 0" },
+    );
+    expect(firing).toEqual([""]);
+  }, 45_000);
+});
