@@ -110,7 +110,7 @@ export async function startExporter(
   const app = createServerApp({
     version: VERSION,
     ...(config.web ? { web: config.web } : {}),
-    renderMetrics: async () => store.render(Date.now()) + (await metrics.render()),
+    renderMetrics: async () => [...store.render(Date.now()), Buffer.from(await metrics.render())],
     targets: () =>
       runtimes.map(({ target, pollers }) => ({
         name: target.name,

@@ -282,7 +282,10 @@ describe("freshness, readiness and self-metrics", () => {
     const text = await scrapeText();
     const promtool = execFileSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" });
     expect(promtool.trim()).toBe("");
-    const names = namesIn(parseExposition(text));
+    const series = parseExposition(text);
+    expect(series.get("nodejs_heap_size_used_bytes{}")).toBeGreaterThan(1_000_000);
+    expect(series.has("nodejs_heap_size_total_bytes{}")).toBe(false);
+    const names = namesIn(series);
     for (const metric of ALL_METRICS) {
       const exposed = metric.type === "histogram" ? `${metric.name}_count` : metric.name;
       expect(names.has(exposed), metric.name).toBe(true);

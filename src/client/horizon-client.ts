@@ -40,6 +40,14 @@ export interface HorizonClientOptions {
 
 export type Query = Readonly<Record<string, string | number | undefined>>;
 
+/** Lets a caller skip validating records it has seen, unchanged, before. */
+export interface RecordReuse<T> {
+  /** The record validated earlier for a raw record identical to this one, if any. */
+  known(raw: unknown): T | undefined;
+  /** Told of every record that had to be validated. */
+  validated(raw: unknown, record: T): void;
+}
+
 export interface Page<T> {
   records: T[];
   /** Records that failed the schema and were left out. */
@@ -80,8 +88,8 @@ export class HorizonClient {
     return this.getPage("ledgers", "ledgers", query, ledgerSchema);
   }
 
-  liquidityPools(query: Query): Promise<Page<LiquidityPool>> {
-    return this.getPage("liquidity_pools", "liquidity_pools", query, liquidityPoolSchema);
+  liquidityPools(query: Query, reuse?: RecordReuse<LiquidityPool>): Promise<Page<LiquidityPool>> {
+    return this.getPage("liquidity_pools", "liquidity_pools", query, liquidityPoolSchema, reuse);
   }
 
   liquidityPool(id: string): Promise<LiquidityPool> {
@@ -93,14 +101,24 @@ export class HorizonClient {
     path: string,
     query: Query,
     recordSchema: S,
+    reuse?: RecordReuse<z.output<S>>,
   ): Promise<Page<z.output<S>>> {
     const page = await this.getValidated(endpoint, path, query, pageSchema);
     const records: z.output<S>[] = [];
     let invalidRecords = 0;
     for (const raw of page._embedded.records) {
+      const known = reuse?.known(raw);
+      if (known !== undefined) {
+        records.push(known);
+        continue;
+      }
       const parsed = recordSchema.safeParse(raw);
-      if (parsed.success) records.push(parsed.data);
-      else invalidRecords += 1;
+      if (parsed.success) {
+        records.push(parsed.data);
+        reuse?.validated(raw, parsed.data);
+      } else {
+        invalidRecords += 1;
+      }
     }
     return { records, invalidRecords };
   }

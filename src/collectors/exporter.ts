@@ -12,7 +12,8 @@ import type { RateLimitHeaders } from "../client/rate-limit.js";
 
 /**
  * Default process metrics that `promtool check metrics` flags: gauges named like counters
- * (`_total`) and a non-base unit. Dropping them keeps the output lint-clean.
+ * (`_total`). They are left out of the output, not unregistered: prom-client collects its heap
+ * gauges through nodejs_heap_size_total_bytes, so unregistering it would freeze the others.
  */
 const PROMTOOL_FLAGGED_DEFAULTS = new Set([
   "nodejs_heap_size_total_bytes",
@@ -21,6 +22,18 @@ const PROMTOOL_FLAGGED_DEFAULTS = new Set([
   "nodejs_active_handles_total",
   "nodejs_active_requests_total",
 ]);
+
+/** The exposition text without the named families (their HELP, TYPE and sample lines). */
+function withoutFamilies(text: string, names: ReadonlySet<string>): string {
+  let skipping = false;
+  return text
+    .split("\n")
+    .filter((line) => {
+      if (line.startsWith("# HELP ")) skipping = names.has(line.slice(7, line.indexOf(" ", 7)));
+      return !skipping;
+    })
+    .join("\n");
+}
 
 function labelNames(metric: MetricDefinition): string[] {
   return metric.perTarget === false ? [...metric.labels] : ["horizon", ...metric.labels];
@@ -78,7 +91,6 @@ export class ExporterMetrics {
   constructor(version: string) {
     gauge(this.registry, METRICS.buildInfo).set({ version, node_version: process.version }, 1);
     collectDefaultMetrics({ register: this.registry });
-    for (const name of PROMTOOL_FLAGGED_DEFAULTS) this.registry.removeSingleMetric(name);
   }
 
   configLoaded(successful: boolean): void {
@@ -143,7 +155,7 @@ export class ExporterMetrics {
     this.pollErrors.inc({ horizon, endpoint, reason });
   }
 
-  render(): Promise<string> {
-    return this.registry.metrics();
+  async render(): Promise<string> {
+    return withoutFamilies(await this.registry.metrics(), PROMTOOL_FLAGGED_DEFAULTS);
   }
 }

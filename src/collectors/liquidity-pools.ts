@@ -1,6 +1,6 @@
 import { METRICS } from "../catalog/metrics.js";
 import { HorizonError } from "../client/errors.js";
-import type { HorizonClient } from "../client/horizon-client.js";
+import type { HorizonClient, RecordReuse } from "../client/horizon-client.js";
 import type { LiquidityPool } from "../client/schemas.js";
 import type { Collector, PollResult } from "./collector.js";
 import type { CollectorSamples, Sample } from "./samples.js";
@@ -17,12 +17,15 @@ export interface PoolSelection {
   readonly ids: readonly string[];
 }
 
-export function liquidityPoolSamples(pools: readonly LiquidityPool[] | undefined): CollectorSamples {
-  if (pools === undefined) return { live: [], persistent: [] };
-  const live: Sample[] = [{ metric: METRICS.liquidityPools, value: pools.length }];
-  for (const pool of pools) {
-    const pool_id = pool.id;
-    live.push({
+/** A pool's samples, built once per validated record: an unchanged pool keeps its record, and so its samples. */
+const samplesOfPool = new WeakMap<LiquidityPool, readonly Sample[]>();
+
+function poolSamples(pool: LiquidityPool): readonly Sample[] {
+  const remembered = samplesOfPool.get(pool);
+  if (remembered !== undefined) return remembered;
+  const pool_id = pool.id;
+  const samples: Sample[] = [
+    {
       metric: METRICS.liquidityPoolInfo,
       labels: {
         pool_id,
@@ -32,20 +35,76 @@ export function liquidityPoolSamples(pools: readonly LiquidityPool[] | undefined
         asset_b: pool.reserves[1]?.asset ?? "",
       },
       value: 1,
-    });
-    for (const reserve of pool.reserves) {
-      live.push({ metric: METRICS.liquidityPoolReserve, labels: { pool_id, asset: reserve.asset }, value: reserve.amount });
-    }
-    live.push({ metric: METRICS.liquidityPoolShares, labels: { pool_id }, value: pool.total_shares });
-    live.push({ metric: METRICS.liquidityPoolTrustlines, labels: { pool_id }, value: pool.total_trustlines });
-  }
+    },
+    ...pool.reserves.map((reserve) => ({
+      metric: METRICS.liquidityPoolReserve,
+      labels: { pool_id, asset: reserve.asset },
+      value: reserve.amount,
+    })),
+    { metric: METRICS.liquidityPoolShares, labels: { pool_id }, value: pool.total_shares },
+    { metric: METRICS.liquidityPoolTrustlines, labels: { pool_id }, value: pool.total_trustlines },
+  ];
+  samplesOfPool.set(pool, samples);
+  return samples;
+}
+
+export function liquidityPoolSamples(pools: readonly LiquidityPool[] | undefined): CollectorSamples {
+  if (pools === undefined) return { live: [], persistent: [] };
+  const live: Sample[] = [{ metric: METRICS.liquidityPools, value: pools.length }];
+  for (const pool of pools) live.push(...poolSamples(pool));
   return { live, persistent: [] };
+}
+
+/** A validated pool and the raw record it came from, kept to recognise the same record next time. */
+interface ValidatedPool {
+  readonly record: LiquidityPool;
+  readonly raw: Record<string, unknown>;
+}
+
+type RawReserve = { asset?: unknown; amount?: unknown } | undefined;
+
+/**
+ * True when a raw record carries the same values as the one a pool was validated from.
+ * Horizon bumps last_modified_ledger whenever a pool changes; the values themselves are compared
+ * too, to be safe against a Horizon that does not.
+ */
+function sameRawPool(previous: Record<string, unknown>, raw: Record<string, unknown>): boolean {
+  if (
+    previous.last_modified_ledger !== raw.last_modified_ledger ||
+    previous.total_shares !== raw.total_shares ||
+    previous.total_trustlines !== raw.total_trustlines ||
+    previous.fee_bp !== raw.fee_bp ||
+    previous.type !== raw.type ||
+    !Array.isArray(raw.reserves)
+  ) {
+    return false;
+  }
+  const before = previous.reserves as RawReserve[];
+  const now = raw.reserves as RawReserve[];
+  if (before.length !== now.length) return false;
+  for (let index = 0; index < now.length; index += 1) {
+    if (before[index]?.asset !== now[index]?.asset || before[index]?.amount !== now[index]?.amount) return false;
+  }
+  return true;
+}
+
+/** Only the fields sameRawPool reads are kept, not the whole raw record with its links. */
+function rawPoolFacts(raw: Record<string, unknown>): Record<string, unknown> {
+  const { last_modified_ledger, total_shares, total_trustlines, fee_bp, type, reserves } = raw;
+  return { last_modified_ledger, total_shares, total_trustlines, fee_bp, type, reserves };
+}
+
+function rawId(raw: unknown): string | undefined {
+  const id = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>).id : undefined;
+  return typeof id === "string" ? id : undefined;
 }
 
 /** Tracks a bounded set of pools; each poll replaces the set, so a pool gone upstream leaves too. */
 export class LiquidityPoolsCollector implements Collector {
   readonly endpoint = "liquidity_pools";
   private pools: LiquidityPool[] | undefined;
+  /** The last poll's pools by id, with the raw values they were validated from. */
+  private validated = new Map<string, ValidatedPool>();
 
   constructor(
     private readonly client: HorizonClient,
@@ -53,9 +112,11 @@ export class LiquidityPoolsCollector implements Collector {
   ) {}
 
   async poll(): Promise<PollResult> {
+    const seen = new Map<string, ValidatedPool>();
     const { pools, invalidRecords } =
-      this.selection.ids.length > 0 ? await this.fetchByIds() : await this.fetchPages();
+      this.selection.ids.length > 0 ? await this.fetchByIds() : await this.fetchPages(seen);
     this.pools = pools;
+    this.validated = seen;
     return { invalidRecords };
   }
 
@@ -77,14 +138,30 @@ export class LiquidityPoolsCollector implements Collector {
     return { pools, invalidRecords: 0 };
   }
 
-  private async fetchPages(): Promise<{ pools: LiquidityPool[]; invalidRecords: number }> {
+  /** Reuses the last poll's record for a raw record that did not change; remembers this poll's. */
+  private reuse(seen: Map<string, ValidatedPool>): RecordReuse<LiquidityPool> {
+    return {
+      known: (raw) => {
+        const id = rawId(raw);
+        const previous = id === undefined ? undefined : this.validated.get(id);
+        if (previous === undefined || !sameRawPool(previous.raw, raw as Record<string, unknown>)) return undefined;
+        seen.set(id!, previous);
+        return previous.record;
+      },
+      validated: (raw, record) => {
+        seen.set(record.id, { record, raw: rawPoolFacts(raw as Record<string, unknown>) });
+      },
+    };
+  }
+
+  private async fetchPages(seen: Map<string, ValidatedPool>): Promise<{ pools: LiquidityPool[]; invalidRecords: number }> {
     const byId = new Map<string, LiquidityPool>();
     const reserves = this.selection.reserves.length > 0 ? this.selection.reserves.join(",") : undefined;
     let cursor: string | undefined;
     let invalidRecords = 0;
     while (byId.size < this.selection.max) {
       const limit = Math.min(POOL_PAGE_LIMIT, this.selection.max - byId.size);
-      const page = await this.client.liquidityPools({ order: "asc", limit, cursor, reserves });
+      const page = await this.client.liquidityPools({ order: "asc", limit, cursor, reserves }, this.reuse(seen));
       invalidRecords += page.invalidRecords;
       for (const pool of page.records) if (byId.size < this.selection.max) byId.set(pool.id, pool);
       const last = page.records.at(-1);

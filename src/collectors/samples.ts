@@ -29,8 +29,11 @@ export type Sample =
 /** Sample lines per metric name, without HELP/TYPE, ready to be concatenated at scrape time. */
 export type RenderedMetrics = ReadonlyMap<string, string>;
 
+const NEEDS_ESCAPE = /[\\\n"]/;
+
 export function escapeLabelValue(value: string): string {
-  return value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
+  if (!NEEDS_ESCAPE.test(value)) return value;
+  return value.replace(/[\\\n"]/g, (character) => (character === "\n" ? "\\n" : `\\${character}`));
 }
 
 export function formatValue(value: number): string {
@@ -40,35 +43,52 @@ export function formatValue(value: number): string {
   return String(value);
 }
 
-function labelText(labels: Labels): string {
-  const pairs = Object.entries(labels).map(([name, value]) => `${name}="${escapeLabelValue(value)}"`);
-  return pairs.length > 0 ? `{${pairs.join(",")}}` : "";
+/** `,name="value"` for each label, ready to follow the `horizon` label. */
+function labelPairs(labels: Labels | undefined): string {
+  let text = "";
+  if (labels === undefined) return text;
+  for (const name in labels) text += `,${name}="${escapeLabelValue(labels[name]!)}"`;
+  return text;
 }
 
-function histogramLines(name: string, labels: Labels, histogram: HistogramData): string {
+function histogramLines(name: string, labels: string, histogram: HistogramData): string {
   let lines = "";
   let cumulative = 0;
   histogram.upperBounds.forEach((bound, index) => {
     cumulative += histogram.counts[index] ?? 0;
-    lines += `${name}_bucket${labelText({ ...labels, le: formatValue(bound) })} ${cumulative}\n`;
+    lines += `${name}_bucket{${labels},le="${formatValue(bound)}"} ${cumulative}\n`;
   });
-  lines += `${name}_bucket${labelText({ ...labels, le: "+Inf" })} ${histogram.count}\n`;
-  lines += `${name}_sum${labelText(labels)} ${formatValue(histogram.sum)}\n`;
-  lines += `${name}_count${labelText(labels)} ${histogram.count}\n`;
+  lines += `${name}_bucket{${labels},le="+Inf"} ${histogram.count}\n`;
+  lines += `${name}_sum{${labels}} ${formatValue(histogram.sum)}\n`;
+  lines += `${name}_count{${labels}} ${histogram.count}\n`;
+  return lines;
+}
+
+/**
+ * Lines already rendered for a sample object. Collectors hand back the very same sample objects
+ * for state that did not change (e.g. an unmodified liquidity pool), so those are not rendered
+ * again. Histograms change in place, so they are never remembered.
+ */
+const renderedLines = new WeakMap<Sample, { readonly horizonLabel: string; readonly lines: string }>();
+
+function sampleLines(horizonLabel: string, sample: Sample): string {
+  const remembered = renderedLines.get(sample);
+  if (remembered !== undefined && remembered.horizonLabel === horizonLabel) return remembered.lines;
+  const labels = horizonLabel + labelPairs(sample.labels);
+  const name = sample.metric.name;
+  if ("histogram" in sample) return histogramLines(name, labels, sample.histogram);
+  const lines = `${name}{${labels}} ${formatValue(sample.value)}\n`;
+  renderedLines.set(sample, { horizonLabel, lines });
   return lines;
 }
 
 /** Renders one target's samples; `horizon` comes first so every series of a target lines up. */
 export function renderSamples(horizon: string, samples: readonly Sample[]): RenderedMetrics {
+  const horizonLabel = `horizon="${escapeLabelValue(horizon)}"`;
   const rendered = new Map<string, string>();
   for (const sample of samples) {
-    const labels = { horizon, ...sample.labels };
     const name = sample.metric.name;
-    const lines =
-      "histogram" in sample
-        ? histogramLines(name, labels, sample.histogram)
-        : `${name}${labelText(labels)} ${formatValue(sample.value)}\n`;
-    rendered.set(name, (rendered.get(name) ?? "") + lines);
+    rendered.set(name, (rendered.get(name) ?? "") + sampleLines(horizonLabel, sample));
   }
   return rendered;
 }

@@ -8,6 +8,13 @@ interface Published {
   readonly freshUntilMs: number;
 }
 
+/** One metric family's bytes, HELP and TYPE included, as last assembled from every target. */
+interface Family {
+  readonly bytes: Buffer;
+  /** The family must be assembled again at this instant, when a live part goes stale. */
+  readonly validUntilMs: number;
+}
+
 const HORIZON_METRICS = ALL_METRICS.filter((metric) => metric.source !== "exporter");
 
 function header(metric: MetricDefinition): string {
@@ -16,14 +23,15 @@ function header(metric: MetricDefinition): string {
 }
 
 /**
- * Holds every target's series, rendered once per poll. A scrape only concatenates them in
- * catalog order (one HELP/TYPE per family, as the text format requires), so its cost does not
+ * Holds every target's series, rendered once per poll, and each metric family's bytes, encoded
+ * once per change of that family. A scrape hands out the cached buffers (one HELP/TYPE per
+ * family, every target's series together, as the text format requires), so its cost does not
  * depend on how much work the polls did, and a slow Horizon never slows a scrape.
  */
 export class MetricStore {
   /** Per endpoint, per target, in the order targets were added. */
   private readonly published = new Map<Endpoint, Map<string, Published>>();
-  private cache: { body: string; validUntilMs: number } | undefined;
+  private readonly families = new Map<string, Family>();
 
   publish(horizon: string, endpoint: Endpoint, samples: CollectorSamples, freshUntilMs: number): void {
     let byTarget = this.published.get(endpoint);
@@ -33,35 +41,49 @@ export class MetricStore {
       persistent: renderSamples(horizon, samples.persistent),
       freshUntilMs,
     });
-    this.cache = undefined;
+    this.forget(endpoint);
   }
 
   /** Forgets a target entirely, e.g. when a reload removes it. */
   remove(horizon: string): void {
-    for (const byTarget of this.published.values()) byTarget.delete(horizon);
-    this.cache = undefined;
+    for (const [endpoint, byTarget] of this.published) {
+      if (byTarget.delete(horizon)) this.forget(endpoint);
+    }
   }
 
-  render(nowMs: number): string {
-    if (this.cache !== undefined && nowMs < this.cache.validUntilMs) return this.cache.body;
-    let validUntilMs = Infinity;
-    let body = "";
+  /** The exposition of every Horizon series, as buffers to be sent one after the other. */
+  render(nowMs: number): Buffer[] {
+    const chunks: Buffer[] = [];
     for (const metric of HORIZON_METRICS) {
-      let lines = "";
-      for (const entry of this.published.get(metric.source as Endpoint)?.values() ?? []) {
-        const persistent = entry.persistent.get(metric.name);
-        if (persistent !== undefined) lines += persistent;
-        else if (nowMs < entry.freshUntilMs) {
-          const live = entry.live.get(metric.name);
-          if (live !== undefined) {
-            lines += live;
-            validUntilMs = Math.min(validUntilMs, entry.freshUntilMs);
-          }
-        }
+      let family = this.families.get(metric.name);
+      if (family === undefined || nowMs >= family.validUntilMs) {
+        family = this.assemble(metric, nowMs);
+        this.families.set(metric.name, family);
       }
-      if (lines !== "") body += header(metric) + lines;
+      if (family.bytes.length > 0) chunks.push(family.bytes);
     }
-    this.cache = { body, validUntilMs };
-    return body;
+    return chunks;
+  }
+
+  private forget(endpoint: Endpoint): void {
+    for (const metric of HORIZON_METRICS) if (metric.source === endpoint) this.families.delete(metric.name);
+  }
+
+  private assemble(metric: MetricDefinition, nowMs: number): Family {
+    let validUntilMs = Infinity;
+    let lines = "";
+    for (const entry of this.published.get(metric.source as Endpoint)?.values() ?? []) {
+      const persistent = entry.persistent.get(metric.name);
+      if (persistent !== undefined) {
+        lines += persistent;
+        continue;
+      }
+      if (nowMs >= entry.freshUntilMs) continue;
+      const live = entry.live.get(metric.name);
+      if (live === undefined) continue;
+      lines += live;
+      validUntilMs = Math.min(validUntilMs, entry.freshUntilMs);
+    }
+    return { bytes: lines === "" ? Buffer.alloc(0) : Buffer.from(header(metric) + lines), validUntilMs };
   }
 }

@@ -9,8 +9,8 @@ export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 export interface ServerSources {
   readonly version: string;
   readonly web?: WebConfig;
-  /** The whole exposition body; the server only serves it. */
-  renderMetrics(): Promise<string>;
+  /** The whole exposition body, as chunks sent one after the other; the server only serves it. */
+  renderMetrics(): Promise<readonly Uint8Array[]>;
   targets(): readonly LandingTarget[];
   isReady(): boolean;
 }
@@ -21,7 +21,18 @@ export function createServerApp(sources: ServerSources): Hono {
   const users = sources.web?.basicAuthUsers ?? {};
   // Liveness reveals nothing and must work for probes that carry no credentials.
   if (Object.keys(users).length > 0) app.use(basicAuth(users, new Set(["/healthz"])));
-  app.get("/metrics", async (c) => c.body(await sources.renderMetrics(), 200, { "Content-Type": METRICS_CONTENT_TYPE }));
+  app.get("/metrics", async (c) => {
+    const chunks = await sources.renderMetrics();
+    // Streaming the cached chunks as they are avoids copying a body of many megabytes per scrape.
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    const length = chunks.reduce((total, chunk) => total + chunk.byteLength, 0);
+    return c.body(body, 200, { "Content-Type": METRICS_CONTENT_TYPE, "Content-Length": String(length) });
+  });
   app.get("/", (c) => c.html(landingPage(sources.version, sources.targets(), Date.now())));
   app.get("/healthz", (c) => c.text("ok\n"));
   app.get("/readyz", (c) => (sources.isReady() ? c.text("ready\n") : c.text("not ready: first polls still running\n", 503)));
