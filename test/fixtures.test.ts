@@ -22,7 +22,7 @@ import { fixtureJson, fixtureNames, fixtureText } from "./support/fixtures.js";
 
 function series(samples: CollectorSamples) {
   const rendered = renderSamples("h", [...samples.persistent, ...samples.live]);
-  return parseExposition([...rendered.values()].join(""));
+  return parseExposition(Buffer.concat([...rendered.values()].flat()).toString());
 }
 
 describe("every fixture in ../shared/fixtures/horizon parses", () => {

@@ -98,8 +98,7 @@ export const liquidityPoolSchema = z.object({
   total_trustlines: integerString,
   total_shares: decimalString,
   reserves: z.array(z.object({ asset: z.string().min(1), amount: decimalString })).min(1),
-  last_modified_ledger: nonNegativeInt.optional(),
-  last_modified_time: timestamp.nullish(),
+  // last_modified_ledger and last_modified_time (null on older Horizons) are not needed, so not kept.
 });
 export type LiquidityPool = z.output<typeof liquidityPoolSchema>;
 

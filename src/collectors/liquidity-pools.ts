@@ -17,14 +17,9 @@ export interface PoolSelection {
   readonly ids: readonly string[];
 }
 
-/** A pool's samples, built once per validated record: an unchanged pool keeps its record, and so its samples. */
-const samplesOfPool = new WeakMap<LiquidityPool, readonly Sample[]>();
-
-function poolSamples(pool: LiquidityPool): readonly Sample[] {
-  const remembered = samplesOfPool.get(pool);
-  if (remembered !== undefined) return remembered;
+function poolSamples(pool: LiquidityPool): Sample[] {
   const pool_id = pool.id;
-  const samples: Sample[] = [
+  return [
     {
       metric: METRICS.liquidityPoolInfo,
       labels: {
@@ -44,15 +39,15 @@ function poolSamples(pool: LiquidityPool): readonly Sample[] {
     { metric: METRICS.liquidityPoolShares, labels: { pool_id }, value: pool.total_shares },
     { metric: METRICS.liquidityPoolTrustlines, labels: { pool_id }, value: pool.total_trustlines },
   ];
-  samplesOfPool.set(pool, samples);
-  return samples;
+}
+
+function* allPoolSamples(pools: readonly LiquidityPool[]): Generator<Sample> {
+  yield { metric: METRICS.liquidityPools, value: pools.length };
+  for (const pool of pools) yield* poolSamples(pool);
 }
 
 export function liquidityPoolSamples(pools: readonly LiquidityPool[] | undefined): CollectorSamples {
-  if (pools === undefined) return { live: [], persistent: [] };
-  const live: Sample[] = [{ metric: METRICS.liquidityPools, value: pools.length }];
-  for (const pool of pools) live.push(...poolSamples(pool));
-  return { live, persistent: [] };
+  return { live: pools === undefined ? [] : allPoolSamples(pools), persistent: [] };
 }
 
 /** A validated pool and the raw record it came from, kept to recognise the same record next time. */

@@ -26,8 +26,14 @@ export type Sample =
   | { readonly metric: MetricDefinition; readonly labels?: Labels; readonly value: number }
   | { readonly metric: MetricDefinition; readonly labels?: Labels; readonly histogram: HistogramData };
 
-/** Sample lines per metric name, without HELP/TYPE, ready to be concatenated at scrape time. */
-export type RenderedMetrics = ReadonlyMap<string, string>;
+/** Sample lines per metric name, without HELP/TYPE, encoded once and sent as they are at scrape time. */
+export type RenderedMetrics = ReadonlyMap<string, readonly Buffer[]>;
+
+/**
+ * Lines are encoded in pieces of about this many characters, so the text of tens of thousands of
+ * series never lives on the heap all at once (where the garbage collector would copy it around).
+ */
+const PIECE_CHARACTERS = 64 * 1024;
 
 const NEEDS_ESCAPE = /[\\\n"]/;
 
@@ -64,37 +70,40 @@ function histogramLines(name: string, labels: string, histogram: HistogramData):
   return lines;
 }
 
-/**
- * Lines already rendered for a sample object. Collectors hand back the very same sample objects
- * for state that did not change (e.g. an unmodified liquidity pool), so those are not rendered
- * again. Histograms change in place, so they are never remembered.
- */
-const renderedLines = new WeakMap<Sample, { readonly horizonLabel: string; readonly lines: string }>();
-
 function sampleLines(horizonLabel: string, sample: Sample): string {
-  const remembered = renderedLines.get(sample);
-  if (remembered !== undefined && remembered.horizonLabel === horizonLabel) return remembered.lines;
   const labels = horizonLabel + labelPairs(sample.labels);
   const name = sample.metric.name;
   if ("histogram" in sample) return histogramLines(name, labels, sample.histogram);
-  const lines = `${name}{${labels}} ${formatValue(sample.value)}\n`;
-  renderedLines.set(sample, { horizonLabel, lines });
-  return lines;
+  return `${name}{${labels}} ${formatValue(sample.value)}\n`;
 }
 
 /** Renders one target's samples; `horizon` comes first so every series of a target lines up. */
-export function renderSamples(horizon: string, samples: readonly Sample[]): RenderedMetrics {
+export function renderSamples(horizon: string, samples: Iterable<Sample>): RenderedMetrics {
   const horizonLabel = `horizon="${escapeLabelValue(horizon)}"`;
-  const rendered = new Map<string, string>();
+  const pending = new Map<string, string>();
+  const rendered = new Map<string, Buffer[]>();
+  const encode = (name: string, text: string) => {
+    const pieces = rendered.get(name);
+    if (pieces === undefined) rendered.set(name, [Buffer.from(text)]);
+    else pieces.push(Buffer.from(text));
+  };
   for (const sample of samples) {
     const name = sample.metric.name;
-    rendered.set(name, (rendered.get(name) ?? "") + sampleLines(horizonLabel, sample));
+    const text = (pending.get(name) ?? "") + sampleLines(horizonLabel, sample);
+    if (text.length < PIECE_CHARACTERS) {
+      pending.set(name, text);
+    } else {
+      encode(name, text);
+      pending.set(name, "");
+    }
   }
+  for (const [name, text] of pending) if (text !== "") encode(name, text);
   return rendered;
 }
 
 /** What a collector shows: `live` series leave /metrics when stale, `persistent` ones never do. */
 export interface CollectorSamples {
-  readonly live: readonly Sample[];
-  readonly persistent: readonly Sample[];
+  /** Iterated once; a generator keeps large collections from holding every sample at once. */
+  readonly live: Iterable<Sample>;
+  readonly persistent: Iterable<Sample>;
 }

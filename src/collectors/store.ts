@@ -8,16 +8,16 @@ interface Published {
   readonly freshUntilMs: number;
 }
 
-/** One metric family's bytes, HELP and TYPE included, as last assembled from every target. */
+/** One metric family's parts (HELP and TYPE, then each target's lines), as last assembled. */
 interface Family {
-  readonly bytes: Buffer;
+  readonly parts: readonly Buffer[];
   /** The family must be assembled again at this instant, when a live part goes stale. */
   readonly validUntilMs: number;
 }
 
 const HORIZON_METRICS = ALL_METRICS.filter((metric) => metric.source !== "exporter");
 
-function header(metric: MetricDefinition): string {
+function headerText(metric: MetricDefinition): string {
   const help = metric.help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
   return `# HELP ${metric.name} ${help}\n# TYPE ${metric.name} ${metric.type}\n`;
 }
@@ -32,6 +32,7 @@ export class MetricStore {
   /** Per endpoint, per target, in the order targets were added. */
   private readonly published = new Map<Endpoint, Map<string, Published>>();
   private readonly families = new Map<string, Family>();
+  private readonly headers = new Map<string, Buffer>();
 
   publish(horizon: string, endpoint: Endpoint, samples: CollectorSamples, freshUntilMs: number): void {
     let byTarget = this.published.get(endpoint);
@@ -60,7 +61,7 @@ export class MetricStore {
         family = this.assemble(metric, nowMs);
         this.families.set(metric.name, family);
       }
-      if (family.bytes.length > 0) chunks.push(family.bytes);
+      chunks.push(...family.parts);
     }
     return chunks;
   }
@@ -71,19 +72,25 @@ export class MetricStore {
 
   private assemble(metric: MetricDefinition, nowMs: number): Family {
     let validUntilMs = Infinity;
-    let lines = "";
+    const lines: Buffer[] = [];
     for (const entry of this.published.get(metric.source as Endpoint)?.values() ?? []) {
       const persistent = entry.persistent.get(metric.name);
       if (persistent !== undefined) {
-        lines += persistent;
+        lines.push(...persistent);
         continue;
       }
       if (nowMs >= entry.freshUntilMs) continue;
       const live = entry.live.get(metric.name);
       if (live === undefined) continue;
-      lines += live;
+      lines.push(...live);
       validUntilMs = Math.min(validUntilMs, entry.freshUntilMs);
     }
-    return { bytes: lines === "" ? Buffer.alloc(0) : Buffer.from(header(metric) + lines), validUntilMs };
+    return { parts: lines.length === 0 ? [] : [this.header(metric), ...lines], validUntilMs };
+  }
+
+  private header(metric: MetricDefinition): Buffer {
+    let bytes = this.headers.get(metric.name);
+    if (bytes === undefined) this.headers.set(metric.name, (bytes = Buffer.from(headerText(metric))));
+    return bytes;
   }
 }
