@@ -25,4 +25,4 @@ EXPOSE 9915
 # moves the exporter off 9915; a --web.config.file with TLS needs its own check.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.HEALTHCHECK_PORT ?? 9915}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-ENTRYPOINT ["node", "dist/cli/main.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=4", "dist/cli/main.js"]

@@ -46,7 +46,8 @@ async function startExporter(targets: { name: string; url: string }[], pools: nu
   const path = join(mkdtempSync(join(tmpdir(), "she-bench-")), "config.yml");
   const list = targets.map((target) => `  - name: ${target.name}\n    url: ${target.url}\n    timeout: 60s`).join("\n");
   writeFileSync(path, `targets:\n${list}\nschedules: { root: 5s, fee_stats: 5s, ledgers: 5s, liquidity_pools: 1m }\nliquidity_pools: { max: ${pools} }\n`);
-  return startChild(["dist/cli/main.js", `--config.file=${path}`, "--web.listen-address=127.0.0.1:0", "--log.level=info"]);
+  // The same V8 flag as npm start, the bin and the image use (see the README's performance notes).
+  return startChild(["--max-semi-space-size=4", "dist/cli/main.js", `--config.file=${path}`, "--web.listen-address=127.0.0.1:0", "--log.level=info"]);
 }
 
 async function scrapeText(url: string): Promise<string> {

@@ -20,8 +20,8 @@ import { parseExposition, valueOf } from "./support/exposition.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
 import { fixtureJson, fixtureNames, fixtureText } from "./support/fixtures.js";
 
-function series(samples: CollectorSamples) {
-  const rendered = renderSamples("h", [...samples.persistent, ...samples.live]);
+async function series(samples: CollectorSamples) {
+  const rendered = await renderSamples("h", [...samples.persistent, ...samples.live]);
   return parseExposition(Buffer.concat([...rendered.values()].flat()).toString());
 }
 
@@ -76,8 +76,8 @@ describe("every fixture in ../shared/fixtures/horizon parses", () => {
 });
 
 describe("fixtures yield exact metric values", () => {
-  it("root of a mainnet Horizon 2.31", () => {
-    const values = series(rootSamples(rootSchema.parse(fixtureJson("root-java-sdk.json")), true));
+  it("root of a mainnet Horizon 2.31", async () => {
+    const values = await series(rootSamples(rootSchema.parse(fixtureJson("root-java-sdk.json")), true));
     expect(valueOf(values, "stellar_horizon_up", { horizon: "h" })).toBe(1);
     expect(
       valueOf(values, "stellar_horizon_info", {
@@ -99,14 +99,14 @@ describe("fixtures yield exact metric values", () => {
     expect(valueOf(values, "stellar_horizon_core_supported_protocol_version", { horizon: "h" })).toBe(21);
   });
 
-  it("root of a 2021 testnet Horizon without supported_protocol_version", () => {
-    const values = series(rootSamples(rootSchema.parse(fixtureJson("root-ruby-vcr-2021.json")), true));
+  it("root of a 2021 testnet Horizon without supported_protocol_version", async () => {
+    const values = await series(rootSamples(rootSchema.parse(fixtureJson("root-ruby-vcr-2021.json")), true));
     expect(valueOf(values, "stellar_horizon_supported_protocol_version", { horizon: "h" })).toBeUndefined();
     expect(valueOf(values, "stellar_horizon_core_supported_protocol_version", { horizon: "h" })).toBe(18);
     expect([...values.keys()].find((key) => key.startsWith("stellar_horizon_info"))).toContain('network="testnet"');
   });
 
-  it("root variants: service_version, fresh node, empty core version", () => {
+  it("root variants: service_version, fresh node, empty core version", async () => {
     const root = fixtureJson("root-js-sdk.json");
     const { horizon_version, ...withoutVersion } = root;
     const parsed = rootSchema.parse({
@@ -117,7 +117,7 @@ describe("fixtures yield exact metric values", () => {
       network_passphrase: "Standalone Network ; February 2017",
       brand_new_field: { x: 1 },
     });
-    const values = series(rootSamples(parsed, true));
+    const values = await series(rootSamples(parsed, true));
     expect(parsed.horizon_version).toBe("22.0.1-dd8a9b473a303cfcdd383d1db45dace93ea0861c");
     expect(valueOf(values, "stellar_horizon_history_latest_ledger_closed_timestamp_seconds", { horizon: "h" })).toBeUndefined();
     expect(
@@ -131,8 +131,8 @@ describe("fixtures yield exact metric values", () => {
     ).toBe(1);
   });
 
-  it("fee stats, all 14 statistics of both distributions", () => {
-    const values = series(feeStatsSamples(feeStatsSchema.parse(fixtureJson("fee_stats-stellar-docs.json"))));
+  it("fee stats, all 14 statistics of both distributions", async () => {
+    const values = await series(feeStatsSamples(feeStatsSchema.parse(fixtureJson("fee_stats-stellar-docs.json"))));
     expect(valueOf(values, "stellar_horizon_fee_stats_last_ledger", { horizon: "h" })).toBe(43277313);
     expect(valueOf(values, "stellar_horizon_fee_stats_base_fee_stroops", { horizon: "h" })).toBe(100);
     expect(valueOf(values, "stellar_horizon_ledger_capacity_usage_ratio", { horizon: "h" })).toBe(1);
@@ -144,8 +144,8 @@ describe("fixtures yield exact metric values", () => {
     expect(valueOf(values, "stellar_horizon_max_fee_stroops", { horizon: "h", stat: "max" })).toBe(616065406);
   });
 
-  it("latest-ledger gauges from a mainnet ledger", () => {
-    const values = series(ledgerSamples(new LedgerTotals(), ledgerSchema.parse(fixtureJson("ledger-java-sdk.json"))));
+  it("latest-ledger gauges from a mainnet ledger", async () => {
+    const values = await series(ledgerSamples(new LedgerTotals(), ledgerSchema.parse(fixtureJson("ledger-java-sdk.json"))));
     expect(valueOf(values, "stellar_horizon_ledger_sequence", { horizon: "h" })).toBe(52425760);
     expect(valueOf(values, "stellar_horizon_ledger_closed_timestamp_seconds", { horizon: "h" })).toBe(1720139604);
     expect(valueOf(values, "stellar_horizon_ledger_base_fee_stroops", { horizon: "h" })).toBe(100);
@@ -156,21 +156,21 @@ describe("fixtures yield exact metric values", () => {
     expect(valueOf(values, "stellar_horizon_ledger_fee_pool", { horizon: "h" })).toBe(4761068.4157944);
   });
 
-  it("an old ledger without tx_set_operation_count", () => {
+  it("an old ledger without tx_set_operation_count", async () => {
     const ledger = ledgerSchema.parse(fixtureJson("ledger-go-sdk.json"));
     expect(ledger.tx_set_operation_count).toBeUndefined();
     expect(ledgerSchema.parse({ ...fixtureJson<Record<string, unknown>>("ledger-go-sdk.json"), failed_transaction_count: null, tx_set_operation_count: null }).failed_transaction_count).toBeNull();
   });
 
-  it("paging tokens stay exact beyond 2^53", () => {
+  it("paging tokens stay exact beyond 2^53", async () => {
     const ledger = ledgerSchema.parse(fixtureJson("ledger-java-sdk.json"));
     expect(ledger.paging_token).toBe("225166924667944960");
     expect(BigInt(ledger.paging_token) >> 32n).toBe(52425760n);
   });
 
-  it("liquidity pools", () => {
+  it("liquidity pools", async () => {
     const records = pageSchema.parse(fixtureJson("liquidity_pools-java-sdk.json"))._embedded.records.map((r) => liquidityPoolSchema.parse(r));
-    const values = series(liquidityPoolSamples(records));
+    const values = await series(liquidityPoolSamples(records));
     const id = "0000a8198b5e25994c1ca5b0556faeb27325ac746296944144e0a7406d501e8a";
     expect(valueOf(values, "stellar_horizon_liquidity_pools", { horizon: "h" })).toBe(3);
     expect(
@@ -195,7 +195,7 @@ describe("fixtures yield exact metric values", () => {
     expect(valueOf(values, "stellar_horizon_liquidity_pool_trustlines", { horizon: "h", pool_id: id })).toBe(1);
   });
 
-  it("a pool with a null last_modified_time", () => {
+  it("a pool with a null last_modified_time", async () => {
     expect(liquidityPoolSchema.safeParse({ ...fixtureJson<Record<string, unknown>>("liquidity_pool-java-sdk.json"), last_modified_time: null }).success).toBe(true);
   });
 });

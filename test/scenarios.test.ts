@@ -160,6 +160,18 @@ describe("the exporter follows every simulator scenario", () => {
     expect(get(later, "stellar_horizon_ledger_resyncs_total")).toBe(1);
   });
 
+  it("failed_transactions: almost every transaction fails", async () => {
+    await start();
+    const before = await ledgersPass(0);
+    simulator.simulator.setScenario("failed_transactions");
+    const after = await ledgersPass(20);
+    const delta = (result: string) =>
+      get(after, "stellar_horizon_transactions_total", { result })! - get(before, "stellar_horizon_transactions_total", { result })!;
+    const failedShare = delta("failed") / (delta("failed") + delta("successful"));
+    expect(failedShare).toBeGreaterThan(0.8);
+    expect(failedShare).toBeLessThan(0.96);
+  });
+
   it("pool_drain: the first pool keeps a tenth of its reserves", async () => {
     await start();
     const before = await ledgersPass(1);

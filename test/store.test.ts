@@ -6,9 +6,9 @@ import { MetricStore } from "../src/collectors/store.js";
 const text = (store: MetricStore, nowMs: number) => Buffer.concat(store.render(nowMs)).toString();
 
 describe("metric store", () => {
-  it("drops live series once they are older than their freshness deadline, and keeps persistent ones", () => {
+  it("drops live series once they are older than their freshness deadline, and keeps persistent ones", async () => {
     const store = new MetricStore();
-    store.publish(
+    await store.publish(
       "a",
       "ledgers",
       {
@@ -23,10 +23,10 @@ describe("metric store", () => {
     expect(stale).toContain('stellar_horizon_ledgers_total{horizon="a"} 3');
   });
 
-  it("writes one HELP and TYPE per family, with every target's series together", () => {
+  it("writes one HELP and TYPE per family, with every target's series together", async () => {
     const store = new MetricStore();
     for (const horizon of ["a", "b"]) {
-      store.publish(horizon, "root", { live: [{ metric: METRICS.coreLatestLedger, value: 1 }], persistent: [{ metric: METRICS.up, value: 1 }] }, Infinity);
+      await store.publish(horizon, "root", { live: [{ metric: METRICS.coreLatestLedger, value: 1 }], persistent: [{ metric: METRICS.up, value: 1 }] }, Infinity);
     }
     const body = text(store, 0);
     expect(body.match(/# TYPE stellar_horizon_up gauge/g)).toHaveLength(1);
@@ -35,10 +35,10 @@ describe("metric store", () => {
     expect(text(store, 0)).not.toContain('horizon="a"');
   });
 
-  it("renders histograms cumulatively and escapes label values", () => {
+  it("renders histograms cumulatively and escapes label values", async () => {
     const histogram = new HistogramData([1, 5]);
     for (const value of [0.5, 3, 3, 9]) histogram.observe(value);
-    const rendered = renderSamples('q"\\\n', [{ metric: { ...METRICS.ledgerCloseInterval, buckets: [1, 5] }, histogram }]);
+    const rendered = await renderSamples('q"\\\n', [{ metric: { ...METRICS.ledgerCloseInterval, buckets: [1, 5] }, histogram }]);
     const lines = Buffer.concat(rendered.get("stellar_horizon_ledger_close_interval_seconds") ?? []).toString();
     expect(lines).toBe(
       [

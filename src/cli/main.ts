@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=4
 import { pino } from "pino";
 import { FLAGS, loadConfig } from "../config/config.js";
 import { startExporter } from "../exporter.js";

@@ -35,6 +35,9 @@ export type RenderedMetrics = ReadonlyMap<string, readonly Buffer[]>;
  */
 const PIECE_CHARACTERS = 64 * 1024;
 
+/** Rendering hands the event loop back this often, so a large poll never stalls a scrape. */
+const SAMPLES_BETWEEN_YIELDS = 4096;
+
 const NEEDS_ESCAPE = /[\\\n"]/;
 
 export function escapeLabelValue(value: string): string {
@@ -78,7 +81,7 @@ function sampleLines(horizonLabel: string, sample: Sample): string {
 }
 
 /** Renders one target's samples; `horizon` comes first so every series of a target lines up. */
-export function renderSamples(horizon: string, samples: Iterable<Sample>): RenderedMetrics {
+export async function renderSamples(horizon: string, samples: Iterable<Sample>): Promise<RenderedMetrics> {
   const horizonLabel = `horizon="${escapeLabelValue(horizon)}"`;
   const pending = new Map<string, string>();
   const rendered = new Map<string, Buffer[]>();
@@ -87,7 +90,9 @@ export function renderSamples(horizon: string, samples: Iterable<Sample>): Rende
     if (pieces === undefined) rendered.set(name, [Buffer.from(text)]);
     else pieces.push(Buffer.from(text));
   };
+  let count = 0;
   for (const sample of samples) {
+    if (++count % SAMPLES_BETWEEN_YIELDS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const name = sample.metric.name;
     const text = (pending.get(name) ?? "") + sampleLines(horizonLabel, sample);
     if (text.length < PIECE_CHARACTERS) {

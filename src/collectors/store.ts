@@ -34,14 +34,13 @@ export class MetricStore {
   private readonly families = new Map<string, Family>();
   private readonly headers = new Map<string, Buffer>();
 
-  publish(horizon: string, endpoint: Endpoint, samples: CollectorSamples, freshUntilMs: number): void {
+  /** Renders the samples, then replaces the target's series of that endpoint in one step. */
+  async publish(horizon: string, endpoint: Endpoint, samples: CollectorSamples, freshUntilMs: number): Promise<void> {
+    const live = await renderSamples(horizon, samples.live);
+    const persistent = await renderSamples(horizon, samples.persistent);
     let byTarget = this.published.get(endpoint);
     if (byTarget === undefined) this.published.set(endpoint, (byTarget = new Map()));
-    byTarget.set(horizon, {
-      live: renderSamples(horizon, samples.live),
-      persistent: renderSamples(horizon, samples.persistent),
-      freshUntilMs,
-    });
+    byTarget.set(horizon, { live, persistent, freshUntilMs });
     this.forget(endpoint);
   }
 

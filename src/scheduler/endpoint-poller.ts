@@ -40,6 +40,8 @@ export class EndpointPoller {
   private consecutiveFailures = 0;
   /** Scheduled polls before this instant are skipped: backoff after repeated failures. */
   private notBeforeMs = 0;
+  /** Publications run one after another, so an older one can never land after a newer one. */
+  private publishing: Promise<void> = Promise.resolve();
   private readonly now: () => number;
 
   constructor(private readonly options: EndpointPollerOptions) {
@@ -50,7 +52,7 @@ export class EndpointPoller {
       schedule: options.schedule.text,
       polls: 0,
     };
-    this.publish(false);
+    void this.publish(false);
   }
 
   get endpoint(): Endpoint {
@@ -96,7 +98,7 @@ export class EndpointPoller {
       this.status = { ...this.status, polls: this.status.polls + 1, lastSuccessMs: this.now() };
       this.consecutiveFailures = 0;
       this.notBeforeMs = 0;
-      this.publish(true);
+      await this.publish(true);
     } catch (error) {
       const failure =
         error instanceof HorizonError ? error : new HorizonError("internal", error instanceof Error ? error.message : String(error));
@@ -108,7 +110,7 @@ export class EndpointPoller {
         lastError: { reason: failure.reason, message: failure.message, atMs: this.now() },
       };
       this.backOff();
-      this.publish(false);
+      await this.publish(false);
     }
   }
 
@@ -123,10 +125,12 @@ export class EndpointPoller {
     this.notBeforeMs = this.now() + extraMs * (0.5 + Math.random() / 2);
   }
 
-  private publish(succeeded: boolean): void {
+  private publish(succeeded: boolean): Promise<void> {
     const { horizon, collector, schedule, staleAfterIntervals, store } = this.options;
     const samples = collector.samples(succeeded);
     const freshUntilMs = succeeded ? this.now() + staleAfterIntervals * schedule.periodMs : 0;
-    store.publish(horizon, collector.endpoint, succeeded ? samples : { live: [], persistent: samples.persistent }, freshUntilMs);
+    const shown = succeeded ? samples : { live: [], persistent: samples.persistent };
+    this.publishing = this.publishing.then(() => store.publish(horizon, collector.endpoint, shown, freshUntilMs));
+    return this.publishing;
   }
 }

@@ -34,6 +34,7 @@ export interface CloseConditions {
   readonly closedAtMs: number;
   readonly protocolVersion: number;
   readonly surgeFeeMultiplier: number;
+  readonly failedShare: readonly [number, number];
 }
 
 const BASE_FEE_STROOPS = 100;
@@ -114,7 +115,7 @@ export class LedgerFactory {
     const surge = conditions.surgeFeeMultiplier > 1;
     const txSetOperationCount = surge ? rng.int(985, MAX_TX_SET_SIZE) : rng.int(250, 900);
     const transactions = Math.max(1, Math.round(txSetOperationCount / rng.between(1.6, 2.4)));
-    const failedTransactionCount = Math.round(transactions * rng.between(0.25, 0.6));
+    const failedTransactionCount = Math.round(transactions * rng.between(...conditions.failedShare));
     const successfulTransactionCount = transactions - failedTransactionCount;
     const failedOperations = Math.min(
       txSetOperationCount - successfulTransactionCount,

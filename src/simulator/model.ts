@@ -174,6 +174,7 @@ export class HorizonModel {
       closedAtMs,
       protocolVersion: protocolVersions(this.#behaviour).current,
       surgeFeeMultiplier: this.#behaviour.feeMultiplier,
+      failedShare: this.#behaviour.failedShare,
     };
   }
 

@@ -17,6 +17,7 @@ export const SCENARIOS = [
   "old_horizon",
   "network_reset",
   "pool_drain",
+  "failed_transactions",
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -28,6 +29,8 @@ export interface ScenarioBehaviour {
   readonly ingestion: "following" | "lagging" | "stalled";
   /** Surge-pricing multiplier on every fee (1 = no congestion). */
   readonly feeMultiplier: number;
+  /** Range of the share of each ledger's transactions that fail. */
+  readonly failedShare: readonly [number, number];
   readonly protocol: "current" | "upgrade_pending" | "unsupported";
   readonly http: "normal" | "rate_limited" | "flapping";
   /** Render the response shapes of an older Horizon. */
@@ -37,11 +40,16 @@ export interface ScenarioBehaviour {
 }
 
 const FEE_SPIKE_MULTIPLIER = 50;
+/** Mainnet's usual failed share (arbitrage bots) runs from a quarter to well past half. */
+const USUAL_FAILED_SHARE: readonly [number, number] = [0.25, 0.6];
+/** A failing dApp or bot storm: almost every transaction fails. */
+const FAILING_SHARE: readonly [number, number] = [0.85, 0.95];
 
 const HEALTHY: ScenarioBehaviour = {
   core: "closing",
   ingestion: "following",
   feeMultiplier: 1,
+  failedShare: USUAL_FAILED_SHARE,
   protocol: "current",
   http: "normal",
   legacyShapes: false,
@@ -60,6 +68,7 @@ export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviou
   old_horizon: { ...HEALTHY, legacyShapes: true },
   network_reset: { ...HEALTHY, onEnter: "reset_network" },
   pool_drain: { ...HEALTHY, onEnter: "drain_pool" },
+  failed_transactions: { ...HEALTHY, failedShare: FAILING_SHARE },
 };
 
 export function isScenarioName(name: string): name is ScenarioName {

@@ -183,7 +183,11 @@ describe("Dockerfile", () => {
     expect(healthcheck).toMatch(/CMD \["node", "-e", ".*\/healthz/);
     expect(healthcheck).toContain(String(EXPORTER_PORT));
     const bin = (JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin;
-    expect(argsOf("ENTRYPOINT")).toEqual([JSON.stringify(["node", bin["stellar-horizon-exporter"]]).replaceAll(",", ", ")]);
+    // The image runs node with the same V8 flags as the bin's shebang line.
+    const shebang = readFileSync(path.join(REPO_ROOT, "src/cli/main.ts"), "utf8").split("\n")[0]!;
+    const nodeFlags = shebang.replace(/^#!\/usr\/bin\/env -S node\s*/, "").split(/\s+/).filter(Boolean);
+    expect(nodeFlags).toEqual(["--max-semi-space-size=4"]);
+    expect(argsOf("ENTRYPOINT")).toEqual([JSON.stringify(["node", ...nodeFlags, bin["stellar-horizon-exporter"]]).replaceAll(",", ", ")]);
   });
 
   it("copies only files that exist and .dockerignore lets through", () => {
