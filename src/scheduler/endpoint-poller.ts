@@ -95,22 +95,23 @@ export class EndpointPoller {
       if (invalidRecords > 0) {
         log.warn({ endpoint: collector.endpoint, invalidRecords }, "left out records that do not match Horizon's schema");
       }
-      this.status = { ...this.status, polls: this.status.polls + 1, lastSuccessMs: this.now() };
       this.consecutiveFailures = 0;
       this.notBeforeMs = 0;
       await this.publish(true);
+      // Counted once its data is in the store, so /readyz never runs ahead of /metrics.
+      this.status = { ...this.status, polls: this.status.polls + 1, lastSuccessMs: this.now() };
     } catch (error) {
       const failure =
         error instanceof HorizonError ? error : new HorizonError("internal", error instanceof Error ? error.message : String(error));
       metrics.pollFailed(horizon, collector.endpoint, (performance.now() - started) / 1000, failure.reason);
       log.warn({ endpoint: collector.endpoint, reason: failure.reason, status: failure.details.status, error: failure.message }, "poll failed");
+      this.backOff();
+      await this.publish(false);
       this.status = {
         ...this.status,
         polls: this.status.polls + 1,
         lastError: { reason: failure.reason, message: failure.message, atMs: this.now() },
       };
-      this.backOff();
-      await this.publish(false);
     }
   }
 
