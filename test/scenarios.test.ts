@@ -1,5 +1,6 @@
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
+import { ENDPOINTS } from "../src/catalog/metrics.js";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
 import { startSimulator, type RunningSimulator } from "../src/simulator/index.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
@@ -30,6 +31,10 @@ async function ledgersPass(count: number): Promise<Map<string, number>> {
 }
 
 const get = (values: Map<string, number>, name: string, labels: Record<string, string> = {}) => valueOf(values, name, { ...H, ...labels });
+
+function sumOverEndpoints(values: Map<string, number>, name: string, labels: Record<string, string>): number {
+  return ENDPOINTS.reduce((sum, endpoint) => sum + (get(values, name, { endpoint, ...labels }) ?? 0), 0);
+}
 
 afterEach(async () => {
   await exporter.close();
@@ -112,10 +117,7 @@ describe("the exporter follows every simulator scenario", () => {
     expect(get(again, "stellar_horizon_exporter_poll_errors_total", { endpoint: "root", reason: "rate_limited" })).toBe(2);
     // One 429 per endpoint (their first polls run side by side); the second round was held back.
     const rateLimitedRequests = (series: Map<string, number>) =>
-      ["root", "fee_stats", "ledgers", "liquidity_pools"].reduce(
-        (sum, endpoint) => sum + (get(series, "stellar_horizon_exporter_requests_total", { endpoint, code: "429" }) ?? 0),
-        0,
-      );
+      sumOverEndpoints(series, "stellar_horizon_exporter_requests_total", { code: "429" });
     expect(rateLimitedRequests(values)).toBe(4);
     expect(rateLimitedRequests(again)).toBe(4);
     expect(get(again, "stellar_horizon_rate_limit_remaining")).toBe(0);
@@ -126,11 +128,7 @@ describe("the exporter follows every simulator scenario", () => {
     simulator.simulator.setScenario("flapping");
     let values = new Map<string, number>();
     for (let round = 0; round < 8; round += 1) values = await ledgersPass(1);
-    const errors = (reason: string) =>
-      ["root", "fee_stats", "ledgers", "liquidity_pools"].reduce(
-        (sum, endpoint) => sum + (get(values, "stellar_horizon_exporter_poll_errors_total", { endpoint, reason }) ?? 0),
-        0,
-      );
+    const errors = (reason: string) => sumOverEndpoints(values, "stellar_horizon_exporter_poll_errors_total", { reason });
     expect(errors("http_5xx")).toBeGreaterThan(0);
     expect(errors("timeout")).toBeGreaterThan(0);
     expect(get(values, "stellar_horizon_exporter_requests_total", { endpoint: "root", code: "200" })).toBeGreaterThan(1);
