@@ -428,8 +428,6 @@ export const POLL_ERROR_REASONS = {
 } as const;
 export type PollErrorReason = keyof typeof POLL_ERROR_REASONS;
 
-export type MetricKey = keyof typeof METRICS;
-
 export const ALL_METRICS: readonly MetricDefinition[] = Object.values(METRICS);
 
 /** Names a PromQL expression may use for a metric: the family name and, for histograms, its series. */

@@ -1,5 +1,5 @@
 /** A clean shutdown must finish within this, or the process exits anyway. */
-export const SHUTDOWN_DEADLINE_MS = 4_000;
+const SHUTDOWN_DEADLINE_MS = 4_000;
 
 /**
  * Resolves on the first SIGTERM or SIGINT with the signal's name, or when `stop` aborts (tests

@@ -8,7 +8,7 @@ export class HorizonError extends Error {
   constructor(
     readonly reason: PollErrorReason,
     message: string,
-    readonly details: { status?: number; problem?: Problem; retryAfterSeconds?: number } = {},
+    readonly details: { status?: number; problem?: Problem } = {},
   ) {
     super(message);
   }

@@ -155,9 +155,7 @@ export class HorizonClient {
   private async attempt(endpoint: Endpoint, url: string): Promise<unknown> {
     const waitMs = this.holdUntilMs - this.now();
     if (waitMs > 0) {
-      throw new HorizonError("rate_limited", `holding back for ${Math.ceil(waitMs / 1000)} s more, as Horizon asked`, {
-        retryAfterSeconds: waitMs / 1000,
-      });
+      throw new HorizonError("rate_limited", `holding back for ${Math.ceil(waitMs / 1000)} s more, as Horizon asked`);
     }
     const { signal, timedOut, release } = this.attemptSignal();
     const started = performance.now();
@@ -176,7 +174,7 @@ export class HorizonClient {
       const holdOff = holdOffSeconds(rateLimit, response.status);
       if (holdOff !== undefined) this.holdUntilMs = Math.max(this.holdUntilMs, this.now() + holdOff * 1000);
       const text = await readCapped(response._data ?? null, response.headers, this.options.maxBodyBytes);
-      if (response.status < 200 || response.status >= 300) throw httpError(response.status, text, rateLimit);
+      if (response.status < 200 || response.status >= 300) throw httpError(response.status, text);
       try {
         return JSON.parse(text);
       } catch {
@@ -270,16 +268,11 @@ async function readCapped(stream: ReadableStream<Uint8Array> | null, headers: He
   return Buffer.concat(chunks).toString("utf8");
 }
 
-function httpError(status: number, text: string, rateLimit: RateLimitHeaders): HorizonError {
+function httpError(status: number, text: string): HorizonError {
   const reason = status === 429 ? "rate_limited" : status >= 500 ? "http_5xx" : "http_4xx";
   const problem = parseProblem(text);
   const description = problem ? excerpt(`${problem.title}${problem.detail ? `: ${problem.detail}` : ""}`) : excerpt(text);
-  const details = {
-    status,
-    ...(problem ? { problem } : {}),
-    ...(rateLimit.retryAfterSeconds !== undefined ? { retryAfterSeconds: rateLimit.retryAfterSeconds } : {}),
-  };
-  return new HorizonError(reason, `HTTP ${status}: ${description}`, details);
+  return new HorizonError(reason, `HTTP ${status}: ${description}`, problem ? { status, problem } : { status });
 }
 
 function parseProblem(text: string) {

@@ -6,7 +6,7 @@ import type { Collector, PollResult } from "./collector.js";
 import { HistogramData, type CollectorSamples, type Sample } from "./samples.js";
 
 /** Horizon's maximum page size. */
-export const LEDGER_PAGE_LIMIT = 200;
+const LEDGER_PAGE_LIMIT = 200;
 
 export interface LedgerCatchUpOptions {
   /** Pages read per poll at most; beyond that the collector skips ahead and counts the gap. */

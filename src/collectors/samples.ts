@@ -45,7 +45,7 @@ export function escapeLabelValue(value: string): string {
   return value.replace(/[\\\n"]/g, (character) => (character === "\n" ? "\\n" : `\\${character}`));
 }
 
-export function formatValue(value: number): string {
+function formatValue(value: number): string {
   if (Number.isNaN(value)) return "NaN";
   if (value === Infinity) return "+Inf";
   if (value === -Infinity) return "-Inf";

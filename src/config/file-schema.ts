@@ -14,7 +14,7 @@ export const scheduleText = z.string().check((ctx) => {
   if (typeof schedule === "string") ctx.issues.push({ code: "custom", message: schedule, input: ctx.value });
 });
 
-export const byteSize = z.union([z.number().int().positive(), z.string()]).refine(
+const byteSize = z.union([z.number().int().positive(), z.string()]).refine(
   (value) => (typeof value === "number" ? value : (parseByteSize(value) ?? 0)) > 0,
   { error: "expected a size such as 8MiB, 512kB or a number of bytes" },
 );
@@ -22,7 +22,7 @@ export const byteSize = z.union([z.number().int().positive(), z.string()]).refin
 export const horizonUrl = z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" });
 
 /** `native` or `CODE:ISSUER`, as Horizon's `reserves` parameter takes them. */
-export const assetText = z
+const assetText = z
   .string()
   .regex(/^(native|[A-Za-z0-9]{1,12}:G[A-Z2-7]{55})$/, "expected `native` or CODE:ISSUER (a G... account)");
 
