@@ -2,10 +2,10 @@ import { pino, type Logger } from "pino";
 import { HorizonClient } from "./client/horizon-client.js";
 import type { Collector } from "./collectors/collector.js";
 import { ExporterMetrics } from "./collectors/exporter.js";
-import { FeeStatsCollector } from "./collectors/fee-stats.js";
+import { feeStatsCollector } from "./collectors/fee-stats.js";
 import { LedgersCollector } from "./collectors/ledgers.js";
 import { LiquidityPoolsCollector } from "./collectors/liquidity-pools.js";
-import { RootCollector } from "./collectors/root.js";
+import { rootCollector } from "./collectors/root.js";
 import { MetricStore } from "./collectors/store.js";
 import { redactUrl, type ExporterConfig, type TargetConfig } from "./config/config.js";
 import { EndpointPoller } from "./scheduler/endpoint-poller.js";
@@ -48,8 +48,8 @@ function runtimeKey(target: TargetConfig, config: ExporterConfig): string {
 
 function collectorsFor(config: ExporterConfig, client: HorizonClient, log: Logger): Collector[] {
   return [
-    new RootCollector(client),
-    new FeeStatsCollector(client),
+    rootCollector(client),
+    feeStatsCollector(client),
     new LedgersCollector(client, config.ledgers, log.child({ endpoint: "ledgers" })),
     new LiquidityPoolsCollector(client, config.liquidityPools),
   ];

@@ -14,4 +14,24 @@ export interface Collector {
   samples(lastPollSucceeded: boolean): CollectorSamples;
 }
 
-export const NO_INVALID_RECORDS: PollResult = { invalidRecords: 0 };
+const NO_INVALID_RECORDS: PollResult = { invalidRecords: 0 };
+
+/** An endpoint that answers with a single document (root, fee_stats): the latest one is the state. */
+export class LatestDocumentCollector<T> implements Collector {
+  private latest: T | undefined;
+
+  constructor(
+    readonly endpoint: Endpoint,
+    private readonly fetch: () => Promise<T>,
+    private readonly toSamples: (latest: T | undefined, lastPollSucceeded: boolean) => CollectorSamples,
+  ) {}
+
+  async poll(): Promise<PollResult> {
+    this.latest = await this.fetch();
+    return NO_INVALID_RECORDS;
+  }
+
+  samples(lastPollSucceeded: boolean): CollectorSamples {
+    return this.toSamples(this.latest, lastPollSucceeded);
+  }
+}

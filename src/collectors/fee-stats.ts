@@ -1,7 +1,7 @@
 import { FEE_STATS, METRICS } from "../catalog/metrics.js";
 import type { HorizonClient } from "../client/horizon-client.js";
 import type { FeeStats } from "../client/schemas.js";
-import { NO_INVALID_RECORDS, type Collector, type PollResult } from "./collector.js";
+import { LatestDocumentCollector, type Collector } from "./collector.js";
 import type { CollectorSamples, Sample } from "./samples.js";
 
 export function feeStatsSamples(stats: FeeStats | undefined): CollectorSamples {
@@ -16,18 +16,6 @@ export function feeStatsSamples(stats: FeeStats | undefined): CollectorSamples {
   return { live, persistent: [] };
 }
 
-export class FeeStatsCollector implements Collector {
-  readonly endpoint = "fee_stats";
-  private latest: FeeStats | undefined;
-
-  constructor(private readonly client: HorizonClient) {}
-
-  async poll(): Promise<PollResult> {
-    this.latest = await this.client.feeStats();
-    return NO_INVALID_RECORDS;
-  }
-
-  samples(): CollectorSamples {
-    return feeStatsSamples(this.latest);
-  }
+export function feeStatsCollector(client: HorizonClient): Collector {
+  return new LatestDocumentCollector("fee_stats", () => client.feeStats(), feeStatsSamples);
 }

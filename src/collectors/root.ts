@@ -1,7 +1,7 @@
 import { METRICS } from "../catalog/metrics.js";
 import type { HorizonClient } from "../client/horizon-client.js";
 import type { HorizonRoot } from "../client/schemas.js";
-import { NO_INVALID_RECORDS, type Collector, type PollResult } from "./collector.js";
+import { LatestDocumentCollector, type Collector } from "./collector.js";
 import type { CollectorSamples, Sample } from "./samples.js";
 
 const KNOWN_NETWORKS: Readonly<Record<string, string>> = {
@@ -48,18 +48,6 @@ export function rootSamples(root: HorizonRoot | undefined, lastPollSucceeded: bo
   return { live, persistent };
 }
 
-export class RootCollector implements Collector {
-  readonly endpoint = "root";
-  private latest: HorizonRoot | undefined;
-
-  constructor(private readonly client: HorizonClient) {}
-
-  async poll(): Promise<PollResult> {
-    this.latest = await this.client.root();
-    return NO_INVALID_RECORDS;
-  }
-
-  samples(lastPollSucceeded: boolean): CollectorSamples {
-    return rootSamples(this.latest, lastPollSucceeded);
-  }
+export function rootCollector(client: HorizonClient): Collector {
+  return new LatestDocumentCollector("root", () => client.root(), rootSamples);
 }
