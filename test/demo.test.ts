@@ -1,25 +1,13 @@
-import { spawn } from "node:child_process";
-import { createRequire } from "node:module";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
+import { spawnCli } from "./support/cli-process.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { until } from "./support/wait.js";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const TSX = createRequire(import.meta.url).resolve("tsx");
-
 it("the demo serves live, moving metrics within 15 s", async () => {
-  const child = spawn(process.execPath, ["--import", TSX, resolve(ROOT, "src/cli/main.ts"), "demo", "--web.listen-address=127.0.0.1:0"], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, DEMO_SIMULATOR_PORT: "0" },
-  });
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((done) => child.on("exit", done));
+  const { child, output, exited } = spawnCli(["demo", "--web.listen-address=127.0.0.1:0"], { DEMO_SIMULATOR_PORT: "0" });
   try {
-    const metricsUrl = await until("the demo's URLs", () => /metrics:\s+(\S+)/.exec(output)?.[1], { timeoutMs: 20_000 });
-    expect(output).toMatch(/simulator:\s+http:\/\/127\.0\.0\.1:\d+\//);
+    const metricsUrl = await until("the demo's URLs", () => /metrics:\s+(\S+)/.exec(output())?.[1], { timeoutMs: 20_000 });
+    expect(output()).toMatch(/simulator:\s+http:\/\/127\.0\.0\.1:\d+\//);
     const started = Date.now();
     const scrape = async () => parseExposition(await (await fetch(metricsUrl)).text());
     const first = await until("the first ledger", async () => valueOf(await scrape(), "stellar_horizon_ledger_sequence", { horizon: "simulator" }));

@@ -1,16 +1,11 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { spawnCli, startedUrl } from "./support/cli-process.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
 import { until } from "./support/wait.js";
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const TSX = createRequire(import.meta.url).resolve("tsx");
 
 const first = new FakeHorizon();
 const second = new FakeHorizon();
@@ -30,15 +25,9 @@ it("SIGHUP reloads the config file; a bad file keeps the old config; counters su
   const path = join(mkdtempSync(join(tmpdir(), "she-reload-")), "config.yml");
   const target = (name: string, url: string) => `  - name: ${name}\n    url: ${url}\n`;
   writeFileSync(path, `poll_interval: 1s\ntargets:\n${target("one", firstUrl)}`);
-  const child = spawn(process.execPath, ["--import", TSX, resolve(ROOT, "src/cli/main.ts"), `--config.file=${path}`, "--web.listen-address=127.0.0.1:0"], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH },
-  });
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((done) => child.on("exit", done));
+  const { child, output, exited } = spawnCli([`--config.file=${path}`, "--web.listen-address=127.0.0.1:0"]);
   try {
-    const url = await until("the start line", async () => /"url":"(http:\/\/[^"]+)"/.exec(output)?.[1], { timeoutMs: 30_000 });
+    const url = await until("the start line", () => startedUrl(output()), { timeoutMs: 30_000 });
     const scrape = async () => parseExposition(await (await fetch(`${url}/metrics`)).text());
     await until("a few ledgers", async () => {
       first.addLedgers(1);
@@ -52,7 +41,7 @@ it("SIGHUP reloads the config file; a bad file keeps the old config; counters su
     await until("the rejected reload", async () =>
       valueOf(await scrape(), "stellar_horizon_exporter_config_last_reload_successful") === 0 ? true : undefined,
     );
-    expect(output).toContain("configuration reload rejected");
+    expect(output()).toContain("configuration reload rejected");
     const before = valueOf(await scrape(), "stellar_horizon_ledgers_total", { horizon: "one" })!;
 
     writeFileSync(path, `poll_interval: 1s\ntargets:\n${target("one", firstUrl)}${target("two", secondUrl)}`);

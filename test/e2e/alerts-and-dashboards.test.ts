@@ -20,7 +20,7 @@ import { allRules, isAlertingRule } from "../../scripts/dashboards/prometheus-ru
 import { parsePromQL } from "../alerts/promql.js";
 import { dataPanels, loadDashboards } from "../dashboards/dashboard-files.js";
 import { startPrometheus, type RunningPrometheus, type Sample } from "./prometheus.js";
-import { waitFor } from "./wait.js";
+import { until } from "../support/wait.js";
 
 const JOB = "stellar-horizon-exporter";
 /** Fast enough that the network moves several ledgers between scrapes. */
@@ -213,13 +213,14 @@ describe("alerts and dashboards against a real Prometheus", () => {
 
   it("in healthy, every dashboard query returns data", async () => {
     let empty: string[] = [];
-    await waitFor(
+    await until(
+      () => `panels without data:\n  ${empty.join("\n  ")}`,
       async () => {
         empty = [];
         for (const query of DASHBOARD_QUERIES) if (!hasFiniteValue(await running().query(query.expr))) empty.push(query.panel);
         return empty.length === 0 ? true : undefined;
       },
-      { timeoutMs: 90_000, intervalMs: 2000, describe: () => `panels without data:\n  ${empty.join("\n  ")}` },
+      { timeoutMs: 90_000, intervalMs: 2000 },
     );
     warmedUpAt = nowSeconds();
     expect(DASHBOARD_QUERIES.length).toBeGreaterThan(30);
@@ -238,7 +239,8 @@ describe("alerts and dashboards against a real Prometheus", () => {
 
     const pending = FAULT_CASES.flatMap((fault) => fault.fires.map((alert) => ({ alert, horizon: fault.horizon })));
     try {
-      await waitFor(
+      await until(
+        "alert expressions still false",
         async () => {
           for (const expectation of [...pending]) {
             const firing = await firingSince(expectation.alert, faultsStartedAt);
@@ -246,7 +248,7 @@ describe("alerts and dashboards against a real Prometheus", () => {
           }
           return pending.length === 0 ? true : undefined;
         },
-        { timeoutMs: FAULT_TIMEOUT_MS, intervalMs: 2000, describe: () => "alert expressions still false" },
+        { timeoutMs: FAULT_TIMEOUT_MS, intervalMs: 2000 },
       );
     } catch (error) {
       const diagnoses = await Promise.all(pending.map(({ alert, horizon }) => diagnose(alert, horizon)));
@@ -266,12 +268,13 @@ describe("alerts and dashboards against a real Prometheus", () => {
     const stoppedAt = nowSeconds();
     await exporter?.close();
     exporter = undefined;
-    const firing = await waitFor(
+    const firing = await until(
+      "up of the exporter going to 0",
       async () => {
         const horizons = await firingSince(EXPORTER_DOWN, stoppedAt);
         return horizons.length > 0 ? horizons : undefined;
       },
-      { timeoutMs: 30_000, describe: () => "up of the exporter never went to 0" },
+      { timeoutMs: 30_000, intervalMs: 1000 },
     );
     expect(firing).toEqual([""]);
   }, 45_000);

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { stringify } from "yaml";
 import { requireBinary } from "../alerts/tools.js";
-import { waitFor } from "./wait.js";
+import { until } from "../support/wait.js";
 
 export interface Sample {
   readonly metric: Readonly<Record<string, string>>;
@@ -89,13 +89,14 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
     await rm(directory, { recursive: true, force: true });
   };
   try {
-    await waitFor(
+    await until(
+      () => `prometheus ready at ${url}:\n${output}`,
       async () => {
         if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}:\n${output}`);
         const ready = await fetch(`${url}/-/ready`).then((response) => response.ok, () => false);
         return ready ? true : undefined;
       },
-      { timeoutMs: 30_000, intervalMs: 200, describe: () => `prometheus not ready at ${url}:\n${output}` },
+      { timeoutMs: 30_000, intervalMs: 200 },
     );
   } catch (error) {
     await close();

@@ -1,6 +1,6 @@
+import { until } from "../support/wait.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { runSimulateCommand } from "../../src/cli/simulate.js";
-import { waitFor } from "./helpers.js";
 
 class Capture {
   text = "";
@@ -69,7 +69,7 @@ describe("simulate command", () => {
       { stdout, stderr: new Capture(), stop: stop.signal },
     );
     runs.push(exit);
-    await waitFor(() => stdout.text.includes("listening on"));
+    await until("the listening line", () => stdout.text.includes("listening on") || undefined, { intervalMs: 5 });
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout.text)?.[1];
     const state = (await (await fetch(`${url}/_sim/state`)).json()) as Record<string, unknown>;
     expect(state).toMatchObject({ scenario: "fee_spike", pools: 12, seed: 42, ledgerIntervalMs: { min: 250, max: 250 } });

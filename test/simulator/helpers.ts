@@ -59,12 +59,3 @@ export function typeSignature(value: unknown): unknown {
   if (typeof value === "object") return Object.entries(value).map(([key, item]) => [key, typeSignature(item)]);
   return typeof value;
 }
-
-/** Resolves once `condition` holds, checking every few milliseconds; fails after `timeoutMs`. */
-export async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

@@ -1,7 +1,8 @@
 import { Asset, Horizon } from "@stellar/stellar-sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type RunningSimulator, type Simulator, type StartOptions } from "../../src/simulator/index.js";
-import { ManualClock, waitFor } from "./helpers.js";
+import { ManualClock } from "./helpers.js";
+import { until } from "../support/wait.js";
 
 const running: RunningSimulator[] = [];
 
@@ -12,7 +13,7 @@ async function settledOrHanging<T>(request: Promise<T>, simulator: Simulator): P
     settled = true;
   };
   request.then(markSettled, markSettled);
-  await waitFor(() => settled || simulator.state().hangingRequests > 0);
+  await until("a hanging request", () => settled || simulator.state().hangingRequests > 0 || undefined, { intervalMs: 5 });
   return settled ? request : "hang";
 }
 
@@ -73,7 +74,7 @@ describe("flapping over HTTP", () => {
         abort.abort();
         await request.catch(() => undefined);
         // The simulator notices the client leaving and stops holding the request.
-        await waitFor(() => simulator.state().hangingRequests === 0);
+        await until("no hanging request", () => simulator.state().hangingRequests === 0 || undefined, { intervalMs: 5 });
         continue;
       }
       if (outcome.status === 200) count("ok");

@@ -4,7 +4,7 @@
  * starting), and the last one is reported on timeout. The pause only paces the polling.
  */
 export async function until<T>(
-  what: string,
+  what: string | (() => string),
   probe: () => Promise<T | undefined> | T | undefined,
   { timeoutMs = 15_000, intervalMs = 100 }: { timeoutMs?: number; intervalMs?: number } = {},
 ): Promise<T> {
@@ -18,7 +18,8 @@ export async function until<T>(
       lastError = error;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ""}`);
+      const description = typeof what === "string" ? what : what();
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${description}${lastError ? ` (last error: ${String(lastError)})` : ""}`);
     }
     await new Promise((done) => setTimeout(done, intervalMs));
   }

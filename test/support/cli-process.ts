@@ -1,0 +1,35 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { createRequire } from "node:module";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const TSX = createRequire(import.meta.url).resolve("tsx");
+const MAIN = resolve(ROOT, "src/cli/main.ts");
+/** The CLI from source, as `stellar-horizon-exporter ARGS` would run it, with only PATH inherited. */
+const cliArguments = (args: readonly string[]) => ["--import", TSX, MAIN, ...args];
+const cliEnvironment = (env: NodeJS.ProcessEnv) => ({ PATH: process.env.PATH, ...env });
+
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
+  return spawnSync(process.execPath, cliArguments(args), { cwd: ROOT, encoding: "utf8", env: cliEnvironment(env), timeout: 30_000 });
+}
+
+export interface CliProcess {
+  readonly child: ChildProcess;
+  /** Everything written to stdout so far. */
+  output(): string;
+  /** The exit code, once the process has ended. */
+  readonly exited: Promise<number | null>;
+}
+
+export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): CliProcess {
+  const child = spawn(process.execPath, cliArguments(args), { cwd: ROOT, env: cliEnvironment(env) });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  return { child, output: () => output, exited: new Promise((done) => child.on("exit", done)) };
+}
+
+/** The base URL from the exporter's "started" log line. */
+export function startedUrl(output: string): string | undefined {
+  return /"url":"(https?:\/\/[^"]+)"/.exec(output)?.[1];
+}
