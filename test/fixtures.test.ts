@@ -25,7 +25,7 @@ async function series(samples: CollectorSamples) {
   return parseExposition(Buffer.concat([...rendered.values()].flat()).toString());
 }
 
-describe("every fixture in ../shared/fixtures/horizon parses", () => {
+describe("every fixture in test/fixtures/horizon parses", () => {
   const names = fixtureNames();
 
   it("finds the fixtures", () => {

@@ -1,5 +1,5 @@
 /**
- * Horizon's wire format as it really is (see ../shared/fixtures/horizon): amounts and fees are
+ * Horizon's wire format as it really is (see test/fixtures/horizon): amounts and fees are
  * decimal strings, paging tokens are 64-bit integers as strings, several fields are absent or
  * null depending on the Horizon version. Unknown fields are ignored so a newer Horizon parses.
  */

@@ -10,8 +10,8 @@ import { allRules } from "../../scripts/dashboards/prometheus-rule.js";
 import { counterMisuses, parsePromQL, substituteGrafanaIntervals, unknownMetricNames } from "../alerts/promql.js";
 import { dataPanels, labelValuesSelector, loadDashboards } from "./dashboard-files.js";
 
-/** CI clones the repository with shared/ beside it. */
-const SCHEMAS_DIR = path.resolve(REPO_ROOT, "../shared/schemas/grafana");
+/** Grafana's dashboard and panel JSON Schemas, copied into the repository with their PROVENANCE.md. */
+const SCHEMAS_DIR = path.resolve(REPO_ROOT, "test/fixtures/grafana-schemas");
 const TEMPLATED_DATASOURCE = "${datasource}";
 const EXPECTED_UIDS = ["stellar-horizon-exporter", "stellar-horizon-overview", "stellar-liquidity-pools", "stellar-network-fees"];
 const VALID_UNITS = new Set(Object.values(units as Record<string, unknown>));
@@ -42,7 +42,7 @@ describe("generated files", () => {
 });
 
 describe("JSON schemas", () => {
-  if (!existsSync(SCHEMAS_DIR)) throw new Error(`Grafana schemas not found at ${SCHEMAS_DIR}: clone shared/ beside the repository`);
+  if (!existsSync(SCHEMAS_DIR)) throw new Error(`Grafana schemas not found at ${SCHEMAS_DIR}: they belong in the repository`);
   const ajv = new Ajv({ allErrors: true });
   ajv.addKeyword("x-deprecation-message");
   // Grafana's schemas use date-time only for metadata we never write; a strict RFC 3339 check suffices.

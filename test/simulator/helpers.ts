@@ -2,14 +2,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSimulator, type Simulator, type SimulatorOptions } from "../../src/simulator/index.js";
 
-const FIXTURES = join(import.meta.dirname, "..", "..", "..", "shared", "fixtures", "horizon");
+const FIXTURES = join(import.meta.dirname, "..", "fixtures", "horizon");
 
-/** A real Horizon response body from the shared captures, parsed. */
+/** A real Horizon response body from the captures in test/fixtures/horizon, parsed. */
 export function fixture(name: string): unknown {
   return JSON.parse(readFileSync(join(FIXTURES, name), "utf8"));
 }
 
-/** A real Horizon response body from the shared captures, byte for byte. */
+/** A real Horizon response body from the captures in test/fixtures/horizon, byte for byte. */
 export function fixtureText(name: string): string {
   return readFileSync(join(FIXTURES, name), "utf8");
 }

@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** ../shared/fixtures/horizon beside the repository, as on CI. */
-export const FIXTURES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../../shared/fixtures/horizon");
+/** Real Horizon captures, copied into the repository with their PROVENANCE.md. */
+export const FIXTURES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../fixtures/horizon");
 
 export function fixtureText(name: string): string {
   return readFileSync(resolve(FIXTURES_DIR, name), "utf8");
