@@ -12,7 +12,8 @@ import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { HorizonClient } from "../src/client/horizon-client.js";
 import { ExporterMetrics } from "../src/collectors/exporter.js";
-import { LiquidityPoolsCollector, POOL_PAGE_LIMIT } from "../src/collectors/liquidity-pools.js";
+import { LiquidityPoolsCollector } from "../src/collectors/liquidity-pools.js";
+import { PAGE_LIMIT } from "../src/collectors/paging.js";
 import { MetricStore } from "../src/collectors/store.js";
 import { parseDuration } from "../src/config/duration.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
@@ -181,7 +182,7 @@ async function pollCost(pools: number) {
     cpuMsPer1000Pools: ((cpu.user + cpu.system) / 1000 / rounds) * perThousand,
     wallMsPer1000Pools: wallMs * perThousand,
     requestsPerPoll: requests,
-    minimumRequests: Math.ceil(pools / POOL_PAGE_LIMIT),
+    minimumRequests: Math.ceil(pools / PAGE_LIMIT),
     bytesPerPoll: bytes,
     bytesPerPool: bytes / pools,
   };

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { Endpoint, PollErrorReason } from "../catalog/metrics.js";
 import { HorizonError } from "../client/errors.js";
-import type { Collector } from "../collectors/collector.js";
+import type { Collector, PollContext } from "../collectors/collector.js";
 import type { ExporterMetrics } from "../collectors/exporter.js";
 import type { MetricStore } from "../collectors/store.js";
 import type { Schedule } from "../config/schedule.js";
@@ -28,6 +28,8 @@ export interface EndpointPollerOptions {
   readonly metrics: ExporterMetrics;
   readonly log: Logger;
   readonly now?: () => number;
+  /** Aborted when the exporter stops. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -52,7 +54,6 @@ export class EndpointPoller {
       schedule: options.schedule.text,
       polls: 0,
     };
-    void this.publish(false);
   }
 
   get endpoint(): Endpoint {
@@ -88,10 +89,18 @@ export class EndpointPoller {
   private async pollOnce(): Promise<void> {
     const { horizon, collector, metrics, log } = this.options;
     const started = performance.now();
+    let invalidRecords = 0;
+    const context: PollContext = {
+      signal: this.options.signal ?? new AbortController().signal,
+      invalidRecords: (count) => {
+        invalidRecords += count;
+        metrics.invalidRecordsRead(horizon, collector.endpoint, count);
+      },
+    };
     try {
-      const { invalidRecords } = await collector.poll();
+      await collector.poll(context);
       const durationSeconds = (performance.now() - started) / 1000;
-      metrics.pollSucceeded(horizon, collector.endpoint, durationSeconds, invalidRecords);
+      metrics.pollSucceeded(horizon, collector.endpoint, durationSeconds);
       if (invalidRecords > 0) {
         log.warn({ endpoint: collector.endpoint, invalidRecords }, "left out records that do not match Horizon's schema");
       }
