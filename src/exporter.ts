@@ -23,13 +23,17 @@ export interface RunningExporter {
   /** Polls every endpoint of every target once more, now; for tests and tools. */
   pollAll(): Promise<void>;
   /**
-   * Applies a reloaded configuration: unchanged targets keep their state and counters, changed
-   * ones restart, removed ones leave. Problems instead of a configuration keep the old one.
+   * Loads and applies a configuration: unchanged targets keep their state and counters, changed
+   * ones restart, removed ones leave; the web config and log level apply at once. Problems
+   * instead of a configuration keep the old one. Reloads run one at a time, and a reload asked
+   * for while another runs loads only once that one is done, so the latest file wins.
    */
-  reload(next: ExporterConfig | { problems: readonly string[] }): Promise<void>;
+  reload(load: () => Promise<ReloadedConfig>): Promise<void>;
   /** Stops polling, aborts requests in flight and closes the server. */
   close(): Promise<void>;
 }
+
+export type ReloadedConfig = ExporterConfig | { readonly problems: readonly string[] };
 
 /** Everything that polls one target; rebuilt only when its configuration changes. */
 interface TargetRuntime {
@@ -105,11 +109,12 @@ export async function startExporter(
   };
 
   let runtimes = config.targets.map((target) => createRuntime(target, config));
+  let web = config.web;
   const allPollers = () => runtimes.flatMap((runtime) => runtime.pollers);
 
   const app = createServerApp({
     version: VERSION,
-    ...(config.web ? { web: config.web } : {}),
+    web: () => web,
     renderMetrics: async () => [...store.render(Date.now()), Buffer.from(await metrics.render())],
     targets: () =>
       runtimes.map(({ target, pollers }) => ({
@@ -126,6 +131,40 @@ export async function startExporter(
     "stellar-horizon-exporter started",
   );
 
+  let closed = false;
+  let reloadRequests = 0;
+  let reloading = Promise.resolve();
+  const applyConfig = async (next: ReloadedConfig): Promise<void> => {
+    if ("problems" in next) {
+      for (const problem of next.problems) logger.error({ problem }, "configuration reload rejected; keeping the running configuration");
+      metrics.configLoaded(false);
+      return;
+    }
+    if (next.listen.host !== config.listen.host || next.listen.port !== config.listen.port) {
+      logger.warn("the listen address changes only on restart");
+    }
+    logger.level = next.logLevel;
+    web = next.web;
+    if (!server.setTls(next.web?.tls)) logger.warn("turning TLS on or off takes a restart; the web config's other settings apply now");
+    const byKey = new Map(runtimes.map((runtime) => [runtime.key, runtime]));
+    const kept = new Set<TargetRuntime>();
+    const nextRuntimes = next.targets.map((target) => {
+      const existing = byKey.get(runtimeKey(target, next));
+      if (existing) kept.add(existing);
+      return existing;
+    });
+    const leaving = runtimes.filter((runtime) => !kept.has(runtime));
+    await Promise.all(leaving.map(stopRuntime));
+    for (const runtime of leaving) {
+      store.remove(runtime.target.name);
+      await metrics.removeTarget(runtime.target.name);
+    }
+    runtimes = next.targets.map((target, index) => nextRuntimes[index] ?? createRuntime(target, next));
+    for (const runtime of runtimes) if (!kept.has(runtime)) void runtime.scheduler.start();
+    metrics.configLoaded(true);
+    logger.info({ kept: kept.size, started: runtimes.length - kept.size, stopped: leaving.length }, "configuration reloaded");
+  };
+
   return {
     url: server.url,
     firstPolls,
@@ -133,40 +172,23 @@ export async function startExporter(
       await Promise.all(allPollers().map((poller) => poller.idle()));
       await Promise.all(allPollers().map((poller) => poller.run()));
     },
-    reload: async (next) => {
-      if ("problems" in next) {
-        for (const problem of next.problems) logger.error({ problem }, "configuration reload rejected; keeping the running configuration");
-        metrics.configLoaded(false);
-        return;
-      }
-      if (next.listen.host !== config.listen.host || next.listen.port !== config.listen.port) {
-        logger.warn("the listen address changes only on restart");
-      }
-      const byKey = new Map(runtimes.map((runtime) => [runtime.key, runtime]));
-      const kept = new Set<TargetRuntime>();
-      const nextRuntimes = next.targets.map((target) => {
-        const existing = byKey.get(runtimeKey(target, next));
-        if (existing) {
-          kept.add(existing);
-          return existing;
+    reload: (load) => {
+      const request = ++reloadRequests;
+      reloading = reloading.then(async () => {
+        // A newer request runs after this one and reads the file itself: the latest file wins.
+        if (request !== reloadRequests || closed) return;
+        try {
+          await applyConfig(await load());
+        } catch (error) {
+          logger.error({ error: String(error) }, "configuration reload failed");
+          metrics.configLoaded(false);
         }
-        return undefined;
       });
-      const leaving = runtimes.filter((runtime) => !kept.has(runtime));
-      await Promise.all(leaving.map(stopRuntime));
-      for (const runtime of leaving) {
-        store.remove(runtime.target.name);
-        await metrics.removeTarget(runtime.target.name);
-      }
-      runtimes = next.targets.map((target, index) => nextRuntimes[index] ?? createRuntime(target, next));
-      for (const runtime of runtimes) if (!kept.has(runtime)) void runtime.scheduler.start();
-      metrics.configLoaded(true);
-      logger.info(
-        { kept: kept.size, started: runtimes.length - kept.size, stopped: leaving.length },
-        "configuration reloaded",
-      );
+      return reloading;
     },
     close: async () => {
+      closed = true;
+      await reloading;
       await Promise.all([...runtimes.map(stopRuntime), server.close()]);
     },
   };
