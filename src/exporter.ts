@@ -1,19 +1,21 @@
 import { pino, type Logger } from "pino";
 import { HorizonClient } from "./client/horizon-client.js";
 import type { Collector } from "./collectors/collector.js";
-import { ExporterMetrics } from "./collectors/exporter.js";
+import { ExporterMetrics } from "./collectors/self-metrics.js";
 import { feeStatsCollector } from "./collectors/fee-stats.js";
 import { LedgersCollector } from "./collectors/ledgers.js";
 import { LiquidityPoolsCollector } from "./collectors/liquidity-pools.js";
 import { rootCollector } from "./collectors/root.js";
 import { MetricStore } from "./collectors/store.js";
 import { redactUrl, type ExporterConfig, type TargetConfig } from "./config/config.js";
-import { EndpointPoller } from "./scheduler/endpoint-poller.js";
+import { EndpointPublisher } from "./collectors/publisher.js";
+import { EndpointPoller, pollDeadlineMs } from "./scheduler/endpoint-poller.js";
 import { plannedRequestsPerHour } from "./scheduler/request-plan.js";
 import { Scheduler } from "./scheduler/scheduler.js";
 import { createServerApp } from "./server/app.js";
 import { listen } from "./server/listen.js";
 import { VERSION } from "./version.js";
+import { systemClock, type Clock } from "./clock.js";
 
 export interface RunningExporter {
   /** Base URL of the HTTP server. */
@@ -41,6 +43,7 @@ interface TargetRuntime {
   /** Equal keys mean the runtime can be kept across a reload. */
   readonly key: string;
   readonly pollers: readonly EndpointPoller[];
+  readonly publishers: readonly EndpointPublisher[];
   readonly scheduler: Scheduler;
   readonly abort: AbortController;
 }
@@ -61,9 +64,10 @@ function collectorsFor(config: ExporterConfig, client: HorizonClient, log: Logge
 
 export async function startExporter(
   config: ExporterConfig,
-  options: { logger?: Logger } = {},
+  options: { logger?: Logger; clock?: Clock } = {},
 ): Promise<RunningExporter> {
   const logger = options.logger ?? pino({ level: config.logLevel });
+  const clock = options.clock ?? systemClock;
   const metrics = new ExporterMetrics(VERSION);
   const store = new MetricStore();
   metrics.configLoaded(true);
@@ -87,25 +91,32 @@ export async function startExporter(
       maxBodyBytes: current.maxBodyBytes,
       observer: metrics.observerFor(target.name),
       signal: abort.signal,
+      clock,
     });
-    const pollers = collectorsFor(current, client, log).map(
-      (collector) =>
-        new EndpointPoller({
-          horizon: target.name,
-          collector,
-          schedule: target.schedules[collector.endpoint],
-          staleAfterIntervals: current.staleAfterIntervals,
-          store,
-          metrics,
-          log,
-        }),
-    );
-    return { target, key: runtimeKey(target, current), pollers, scheduler: new Scheduler(pollers), abort };
+    const publishers: EndpointPublisher[] = [];
+    const pollers = collectorsFor(current, client, log).map((collector) => {
+      const schedule = target.schedules[collector.endpoint];
+      const publisher = new EndpointPublisher(target.name, collector, store, current.staleAfterIntervals * schedule.periodMs, clock);
+      publishers.push(publisher);
+      return new EndpointPoller({
+        horizon: target.name,
+        collector,
+        publisher,
+        schedule,
+        deadlineMs: pollDeadlineMs(schedule, current.staleAfterIntervals, target.timeoutMs, current.retries),
+        metrics,
+        log,
+        clock,
+        signal: abort.signal,
+      });
+    });
+    return { target, key: runtimeKey(target, current), pollers, publishers, scheduler: new Scheduler(pollers, clock), abort };
   };
 
   const stopRuntime = async (runtime: TargetRuntime): Promise<void> => {
     runtime.abort.abort();
     await runtime.scheduler.stop();
+    for (const publisher of runtime.publishers) publisher.stop();
   };
 
   let runtimes = config.targets.map((target) => createRuntime(target, config));
@@ -115,7 +126,7 @@ export async function startExporter(
   const app = createServerApp({
     version: VERSION,
     web: () => web,
-    renderMetrics: async () => [...store.render(Date.now()), Buffer.from(await metrics.render())],
+    renderMetrics: async () => [...store.render(clock.now()), Buffer.from(await metrics.render())],
     targets: () =>
       runtimes.map(({ target, pollers }) => ({
         name: target.name,

@@ -1,4 +1,5 @@
 import { FetchError, ofetch } from "ofetch";
+import { systemClock, type Clock } from "../clock.js";
 import type { z } from "zod";
 import type { Endpoint } from "../catalog/metrics.js";
 import { HorizonError, isTransient } from "./errors.js";
@@ -33,7 +34,7 @@ export interface HorizonClientOptions {
   observer?: RequestObserver;
   /** Aborts in-flight requests and retry waits at shutdown. */
   signal?: AbortSignal;
-  now?: () => number;
+  clock?: Clock;
 }
 
 export type Query = Readonly<Record<string, string | number | undefined>>;
@@ -51,7 +52,7 @@ const MAX_RETRY_DELAY_MS = 5_000;
 export class HorizonClient {
   private readonly baseUrl: URL;
   private readonly headers: Readonly<Record<string, string>>;
-  private readonly now: () => number;
+  private readonly clock: Clock;
   /** Nothing is sent to this Horizon before this time (Retry-After, exhausted rate limit). */
   private holdUntilMs = 0;
 
@@ -63,7 +64,7 @@ export class HorizonClient {
     url.password = "";
     this.baseUrl = url;
     this.headers = { ...credentials, ...options.headers, Accept: ACCEPT };
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
   }
 
   root(signal?: AbortSignal): Promise<HorizonRoot> {
@@ -121,7 +122,7 @@ export class HorizonClient {
   }
 
   private async attempt(endpoint: Endpoint, url: string, signals: readonly AbortSignal[]): Promise<unknown> {
-    const waitMs = this.holdUntilMs - this.now();
+    const waitMs = this.holdUntilMs - this.clock.now();
     if (waitMs > 0) {
       throw new HorizonError("rate_limited", `holding back for ${Math.ceil(waitMs / 1000)} s more, as Horizon asked`);
     }
@@ -137,10 +138,10 @@ export class HorizonClient {
         ignoreResponseError: true,
       });
       code = String(response.status);
-      const rateLimit = parseRateLimitHeaders(response.headers, this.now());
+      const rateLimit = parseRateLimitHeaders(response.headers, this.clock.now());
       this.options.observer?.onRateLimitHeaders(rateLimit);
       const holdOff = holdOffSeconds(rateLimit, response.status);
-      if (holdOff !== undefined) this.holdUntilMs = Math.max(this.holdUntilMs, this.now() + holdOff * 1000);
+      if (holdOff !== undefined) this.holdUntilMs = Math.max(this.holdUntilMs, this.clock.now() + holdOff * 1000);
       const text = await readCapped(response._data ?? null, response.headers, this.options.maxBodyBytes);
       if (response.status < 200 || response.status >= 300) throw httpError(response.status, text);
       try {
@@ -165,7 +166,7 @@ export class HorizonClient {
   private attemptSignal(outer: readonly AbortSignal[]): { signal: AbortSignal; timedOut: () => boolean; release: () => void } {
     const controller = new AbortController();
     let expired = false;
-    const timer = setTimeout(() => {
+    const timer = this.clock.setTimeout(() => {
       expired = true;
       controller.abort(new DOMException("request timed out", "TimeoutError"));
     }, this.options.timeoutMs);
@@ -178,7 +179,7 @@ export class HorizonClient {
       signal: controller.signal,
       timedOut: () => expired,
       release: () => {
-        clearTimeout(timer);
+        this.clock.clearTimeout(timer);
         for (const signal of outer) signal.removeEventListener("abort", onAbort);
       },
     };
@@ -202,11 +203,11 @@ export class HorizonClient {
   private sleep(ms: number, signals: readonly AbortSignal[]): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
-        clearTimeout(timer);
+        this.clock.clearTimeout(timer);
         for (const signal of signals) signal.removeEventListener("abort", done);
         resolve();
       };
-      const timer = setTimeout(done, ms);
+      const timer = this.clock.setTimeout(done, ms);
       for (const signal of signals) signal.addEventListener("abort", done, { once: true });
       if (signals.some((signal) => signal.aborted)) done();
     });
