@@ -1,4 +1,5 @@
 import { pino, type Logger } from "pino";
+import { systemClock, type Clock } from "./clock.js";
 import { HorizonClient } from "./client/horizon-client.js";
 import type { Collector } from "./collectors/collector.js";
 import { ExporterMetrics } from "./collectors/self-metrics.js";
@@ -8,14 +9,10 @@ import { LiquidityPoolsCollector } from "./collectors/liquidity-pools.js";
 import { rootCollector } from "./collectors/root.js";
 import { MetricStore } from "./collectors/store.js";
 import { redactUrl, type ExporterConfig, type TargetConfig } from "./config/config.js";
-import { EndpointPublisher } from "./collectors/publisher.js";
-import { EndpointPoller, pollDeadlineMs } from "./scheduler/endpoint-poller.js";
-import { plannedRequestsPerHour } from "./scheduler/request-plan.js";
-import { Scheduler } from "./scheduler/scheduler.js";
+import { TargetRuntime } from "./scheduler/target-runtime.js";
 import { createServerApp } from "./server/app.js";
 import { listen } from "./server/listen.js";
 import { VERSION } from "./version.js";
-import { systemClock, type Clock } from "./clock.js";
 
 export interface RunningExporter {
   /** Base URL of the HTTP server. */
@@ -37,22 +34,7 @@ export interface RunningExporter {
 
 export type ReloadedConfig = ExporterConfig | { readonly problems: readonly string[] };
 
-/** Everything that polls one target; rebuilt only when its configuration changes. */
-interface TargetRuntime {
-  readonly target: TargetConfig;
-  /** Equal keys mean the runtime can be kept across a reload. */
-  readonly key: string;
-  readonly pollers: readonly EndpointPoller[];
-  readonly publishers: readonly EndpointPublisher[];
-  readonly scheduler: Scheduler;
-  readonly abort: AbortController;
-}
-
-function runtimeKey(target: TargetConfig, config: ExporterConfig): string {
-  const { retries, maxBodyBytes, ledgers, liquidityPools, staleAfterIntervals } = config;
-  return JSON.stringify({ target, retries, maxBodyBytes, ledgers, liquidityPools, staleAfterIntervals });
-}
-
+/** The collectors polled for every target; a new surface is one more collector here. */
 function collectorsFor(config: ExporterConfig, client: HorizonClient, log: Logger): Collector[] {
   return [
     rootCollector(client),
@@ -72,52 +54,9 @@ export async function startExporter(
   const store = new MetricStore();
   metrics.configLoaded(true);
 
-  const createRuntime = (target: TargetConfig, current: ExporterConfig): TargetRuntime => {
-    const log = logger.child({ horizon: target.name });
-    const planned = plannedRequestsPerHour(target, current);
-    metrics.addTarget(target.name, planned, target.requestBudgetPerHour);
-    if (planned > target.requestBudgetPerHour) {
-      log.warn(
-        { plannedRequestsPerHour: planned, requestBudgetPerHour: target.requestBudgetPerHour },
-        "schedules plan more requests per hour than this Horizon's budget: lengthen the poll intervals or track fewer pools",
-      );
-    }
-    const abort = new AbortController();
-    const client = new HorizonClient({
-      url: target.url,
-      headers: target.headers,
-      timeoutMs: target.timeoutMs,
-      retries: current.retries,
-      maxBodyBytes: current.maxBodyBytes,
-      observer: metrics.observerFor(target.name),
-      signal: abort.signal,
-      clock,
-    });
-    const publishers: EndpointPublisher[] = [];
-    const pollers = collectorsFor(current, client, log).map((collector) => {
-      const schedule = target.schedules[collector.endpoint];
-      const publisher = new EndpointPublisher(target.name, collector, store, current.staleAfterIntervals * schedule.periodMs, clock);
-      publishers.push(publisher);
-      return new EndpointPoller({
-        horizon: target.name,
-        collector,
-        publisher,
-        schedule,
-        deadlineMs: pollDeadlineMs(schedule, current.staleAfterIntervals, target.timeoutMs, current.retries),
-        metrics,
-        log,
-        clock,
-        signal: abort.signal,
-      });
-    });
-    return { target, key: runtimeKey(target, current), pollers, publishers, scheduler: new Scheduler(pollers, clock), abort };
-  };
-
-  const stopRuntime = async (runtime: TargetRuntime): Promise<void> => {
-    runtime.abort.abort();
-    await runtime.scheduler.stop();
-    for (const publisher of runtime.publishers) publisher.stop();
-  };
+  const services = { store, metrics, logger, clock };
+  const createRuntime = (target: TargetConfig, current: ExporterConfig) => new TargetRuntime(target, current, collectorsFor, services);
+  const stopRuntime = (runtime: TargetRuntime) => runtime.stop();
 
   let runtimes = config.targets.map((target) => createRuntime(target, config));
   let web = config.web;
@@ -136,7 +75,7 @@ export async function startExporter(
     isReady: () => allPollers().every((poller) => poller.snapshot().polls > 0),
   });
   const server = await listen(app, config.listen.host, config.listen.port, config.web?.tls);
-  const firstPolls = Promise.all(runtimes.map((runtime) => runtime.scheduler.start())).then(() => undefined);
+  const firstPolls = Promise.all(runtimes.map((runtime) => runtime.start())).then(() => undefined);
   logger.info(
     { version: VERSION, url: server.url, targets: config.targets.map((target) => ({ name: target.name, url: redactUrl(target.url) })) },
     "stellar-horizon-exporter started",
@@ -160,7 +99,7 @@ export async function startExporter(
     const byKey = new Map(runtimes.map((runtime) => [runtime.key, runtime]));
     const kept = new Set<TargetRuntime>();
     const nextRuntimes = next.targets.map((target) => {
-      const existing = byKey.get(runtimeKey(target, next));
+      const existing = byKey.get(TargetRuntime.keyFor(target, next));
       if (existing) kept.add(existing);
       return existing;
     });
@@ -171,7 +110,7 @@ export async function startExporter(
       await metrics.removeTarget(runtime.target.name);
     }
     runtimes = next.targets.map((target, index) => nextRuntimes[index] ?? createRuntime(target, next));
-    for (const runtime of runtimes) if (!kept.has(runtime)) void runtime.scheduler.start();
+    for (const runtime of runtimes) if (!kept.has(runtime)) void runtime.start();
     metrics.configLoaded(true);
     logger.info({ kept: kept.size, started: runtimes.length - kept.size, stopped: leaving.length }, "configuration reloaded");
   };

@@ -38,7 +38,7 @@ describe("metric store", () => {
   it("renders histograms cumulatively and escapes label values", async () => {
     const histogram = new HistogramData([1, 5]);
     for (const value of [0.5, 3, 3, 9]) histogram.observe(value);
-    const rendered = await renderSamples('q"\\\n', [{ metric: { ...METRICS.ledgerCloseInterval, buckets: [1, 5] }, histogram }]);
+    const rendered = await renderSamples('q"\\\n', [{ metric: METRICS.ledgerCloseInterval, histogram }]);
     const lines = Buffer.concat(rendered.get("stellar_horizon_ledger_close_interval_seconds") ?? []).toString();
     expect(lines).toBe(
       [

@@ -130,6 +130,9 @@ export class HorizonClient {
     const started = performance.now();
     let code = "error";
     try {
+      // ofetch's own retry, timeout and body parsing stay off: retries here must share the poll's
+      // deadline and Retry-After hold, the body must be read as a stream to enforce the size cap
+      // before it is buffered, and every failure must map to one of our poll-error reasons.
       const response = await ofetch.raw(url, {
         headers: this.headers,
         signal,

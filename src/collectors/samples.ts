@@ -1,4 +1,4 @@
-import type { MetricDefinition } from "../catalog/metrics.js";
+import type { METRICS, MetricDefinition } from "../catalog/metrics.js";
 
 export type Labels = Readonly<Record<string, string>>;
 
@@ -22,9 +22,21 @@ export class HistogramData {
   }
 }
 
-export type Sample =
-  | { readonly metric: MetricDefinition; readonly labels?: Labels; readonly value: number }
-  | { readonly metric: MetricDefinition; readonly labels?: Labels; readonly histogram: HistogramData };
+/** Exactly the labels a catalog entry declares (besides `horizon`): each one required, no other allowed. */
+export type LabelsOf<M extends MetricDefinition> = { readonly [Name in M["labels"][number]]: string };
+
+type SampleOf<M extends MetricDefinition> = { readonly metric: M } & (M["labels"] extends readonly []
+  ? { readonly labels?: undefined }
+  : { readonly labels: LabelsOf<M> }) &
+  (M["type"] extends "histogram" ? { readonly histogram: HistogramData } : { readonly value: number });
+
+type HorizonMetricKey = { [Key in keyof typeof METRICS]: (typeof METRICS)[Key]["source"] extends "exporter" ? never : Key }[keyof typeof METRICS];
+
+/**
+ * One series of a Horizon metric from the catalog. Its labels are that entry's label tuple,
+ * checked by the compiler, so what is emitted cannot drift from what README and dashboards read.
+ */
+export type Sample = { [Key in HorizonMetricKey]: SampleOf<(typeof METRICS)[Key]> }[HorizonMetricKey];
 
 /** Sample lines per metric name, without HELP/TYPE, encoded once and sent as they are at scrape time. */
 export type RenderedMetrics = ReadonlyMap<string, readonly Buffer[]>;
