@@ -21,6 +21,8 @@ export interface RunningExporter {
   readonly firstPolls: Promise<void>;
   /** Polls every endpoint of every target once more, now; for tests and tools. */
   pollAll(): Promise<void>;
+  /** Resolves when no poll is running; starts none. For tests that drive the clock. */
+  idle(): Promise<void>;
   /**
    * Loads and applies a configuration: unchanged targets keep their state and counters, changed
    * ones restart, removed ones leave; the web config and log level apply at once. Problems
@@ -61,6 +63,9 @@ export async function startExporter(
   let runtimes = config.targets.map((target) => createRuntime(target, config));
   let web = config.web;
   const allPollers = () => runtimes.flatMap((runtime) => runtime.pollers);
+  const idle = async () => {
+    await Promise.all(allPollers().map((poller) => poller.idle()));
+  };
 
   const app = createServerApp({
     version: VERSION,
@@ -119,9 +124,10 @@ export async function startExporter(
     url: server.url,
     firstPolls,
     pollAll: async () => {
-      await Promise.all(allPollers().map((poller) => poller.idle()));
+      await idle();
       await Promise.all(allPollers().map((poller) => poller.run()));
     },
+    idle,
     reload: (load) => {
       const request = ++reloadRequests;
       reloading = reloading.then(async () => {

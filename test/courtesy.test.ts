@@ -1,9 +1,13 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { pino } from "pino";
 import { afterEach, expect, it } from "vitest";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { configFrom } from "./support/exporter-harness.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
+import { ManualClock } from "./support/manual-clock.js";
 import { until } from "./support/wait.js";
 
 let horizon: FakeHorizon;
@@ -47,19 +51,32 @@ it("sends nothing before X-Ratelimit-Reset once no request is left in the window
   });
 });
 
-it("backs off with jitter while an endpoint keeps failing, and resets on success", async () => {
+it("backs off with jitter while an endpoint keeps failing, and resets on success (on the injectable clock)", async () => {
   horizon = new FakeHorizon();
   horizon.faults.set("/fee_stats", { status: 500, body: "down" });
-  const config = await configFrom([`--horizon.url=t=${await horizon.start()}`, "--poll.interval=1s"]);
-  exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
-  await until("seven root polls", () => horizon.requestsTo("/").length >= 7 || undefined);
-  // Root succeeds every second; fee_stats waits 1, 3, 7... periods more after each failure.
-  const feeStatsPolls = horizon.requestsTo("/fee_stats").length / 3;
-  expect(feeStatsPolls).toBeLessThanOrEqual(4);
+  const file = join(mkdtempSync(join(tmpdir(), "she-backoff-")), "config.yml");
+  writeFileSync(file, "http: { retries: 0 }\n");
+  const clock = new ManualClock();
+  const config = await configFrom([`--horizon.url=t=${await horizon.start()}`, "--poll.interval=1s", `--config.file=${file}`]);
+  exporter = await startExporter(config, { logger: pino({ level: "silent" }), clock });
+  await exporter.firstPolls;
+  const tick = async () => {
+    const roots = horizon.requestsTo("/").length;
+    await clock.advance(1_000);
+    await until("the tick's root poll", () => horizon.requestsTo("/").length > roots || undefined);
+    await exporter!.idle();
+  };
+  for (let second = 1; second <= 15; second += 1) await tick();
+  // Root succeeds every second. After its n-th failure fee_stats waits (2^(n-1) - 1) periods more,
+  // times a jitter of 0.5 to 1: polls at 0, 1, 2, then 4 or 5, then 8 to 12, then not before 16.
+  expect(horizon.requestsTo("/")).toHaveLength(16);
+  expect(horizon.requestsTo("/fee_stats")).toHaveLength(5);
+
   horizon.faults.clear();
   await exporter.pollAll();
   const before = horizon.requestsTo("/fee_stats").length;
-  await until("fee_stats polled on schedule again", () => horizon.requestsTo("/fee_stats").length >= before + 2 || undefined, { timeoutMs: 5_000 });
+  for (let second = 1; second <= 3; second += 1) await tick();
+  expect(horizon.requestsTo("/fee_stats")).toHaveLength(before + 3);
 });
 
 it("exports the planned requests per hour and the budget", async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { pino } from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ENDPOINTS } from "../src/catalog/metrics.js";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
@@ -44,8 +44,8 @@ class LogSink extends Writable {
   }
 }
 
-const hostile = new HostileHorizon();
-const logs = new LogSink();
+let hostile: HostileHorizon;
+let logs: LogSink;
 let exporter: RunningExporter;
 
 async function scrape(): Promise<Map<string, number>> {
@@ -56,10 +56,24 @@ function errorCount(series: Map<string, number>, endpoint: string, reason: strin
   return valueOf(series, "stellar_horizon_exporter_poll_errors_total", { ...H, endpoint, reason }) ?? Number.NaN;
 }
 
-beforeAll(async () => {
+beforeAll(() => {
   process.on("unhandledRejection", recordUnhandled);
   process.on("uncaughtException", recordUnhandled);
   failInvalidNames();
+});
+
+afterAll(() => {
+  (dns as { lookup: unknown }).lookup = realLookup;
+  process.off("unhandledRejection", recordUnhandled);
+  process.off("uncaughtException", recordUnhandled);
+  // The process-level check: nothing escaped during the whole matrix.
+  expect(unhandled).toEqual([]);
+});
+
+/** Every case gets a fresh Horizon and exporter, so no case depends on what an earlier one left behind. */
+beforeEach(async () => {
+  hostile = new HostileHorizon();
+  logs = new LogSink();
   hostile.healthy.addLedgers(5);
   for (let index = 1; index <= 3; index += 1) hostile.healthy.pools.push(makePool(index));
   const url = await hostile.start();
@@ -73,14 +87,9 @@ beforeAll(async () => {
   await exporter.firstPolls;
 });
 
-afterAll(async () => {
+afterEach(async () => {
   await exporter.close();
   await hostile.stop();
-  (dns as { lookup: unknown }).lookup = realLookup;
-  process.off("unhandledRejection", recordUnhandled);
-  process.off("uncaughtException", recordUnhandled);
-  // The process-level check: nothing escaped during the whole matrix.
-  expect(unhandled).toEqual([]);
 });
 
 const problem = (name: string, status: number): Misbehaviour =>

@@ -16,6 +16,7 @@ import { LedgerTotals, ledgerSamples } from "../src/collectors/ledgers.js";
 import { liquidityPoolSamples } from "../src/collectors/liquidity-pools.js";
 import { rootSamples } from "../src/collectors/root.js";
 import { renderSamples, type CollectorSamples } from "../src/collectors/samples.js";
+import { isNearestDouble } from "./support/exact-decimal.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
 import { fixtureJson, fixtureNames, fixtureText } from "./support/fixtures.js";
@@ -152,8 +153,22 @@ describe("fixtures yield exact metric values", () => {
     expect(valueOf(values, "stellar_horizon_ledger_base_reserve_stroops", { horizon: "h" })).toBe(5000000);
     expect(valueOf(values, "stellar_horizon_ledger_max_tx_set_size", { horizon: "h" })).toBe(1000);
     expect(valueOf(values, "stellar_horizon_ledger_protocol_version", { horizon: "h" })).toBe(21);
-    expect(valueOf(values, "stellar_horizon_ledger_total_coins", { horizon: "h" })).toBe(105443902087.3472865);
-    expect(valueOf(values, "stellar_horizon_ledger_fee_pool", { horizon: "h" })).toBe(4761068.4157944);
+    // Compared with the capture's decimal strings exactly, not with a double literal of the same digits.
+    const raw = fixtureJson<{ total_coins: string; fee_pool: string }>("ledger-java-sdk.json");
+    expect(raw.total_coins).toBe("105443902087.3472865");
+    expect(isNearestDouble(valueOf(values, "stellar_horizon_ledger_total_coins", { horizon: "h" })!, raw.total_coins)).toBe(true);
+    expect(isNearestDouble(valueOf(values, "stellar_horizon_ledger_fee_pool", { horizon: "h" })!, raw.fee_pool)).toBe(true);
+  });
+
+  it("the exact-decimal check can fail: one ulp off is not the nearest double", () => {
+    const nearest = 105443902087.3472865;
+    expect(isNearestDouble(nearest, "105443902087.3472865")).toBe(true);
+    const view = new DataView(new ArrayBuffer(8));
+    view.setFloat64(0, nearest);
+    view.setBigUint64(0, view.getBigUint64(0) + 1n);
+    expect(isNearestDouble(view.getFloat64(0), "105443902087.3472865")).toBe(false);
+    // Lost digits, as float arithmetic on stroops would lose them.
+    expect(isNearestDouble(Number("105443902087.34728"), "105443902087.3472865")).toBe(false);
   });
 
   it("an old ledger without tx_set_operation_count", async () => {
