@@ -13,6 +13,7 @@ import { startExporter, type RunningExporter } from "../src/exporter.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { configFrom } from "./support/exporter-harness.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
+import { hang, HostileHorizon } from "./support/hostile-horizon.js";
 import { until } from "./support/wait.js";
 
 const dir = mkdtempSync(join(tmpdir(), "she-reload-apply-"));
@@ -140,5 +141,103 @@ describe("reloads", () => {
     expect(await get("bob")).toEqual({ status: 200, frame: "SAMEORIGIN" });
     expect(await servedCertificate()).toBe("CN=after");
     expect(logger.level).toBe("debug");
+  });
+});
+
+describe("reloads with polls in flight, changed and removed targets", () => {
+  it("keeps an unchanged target's counters, restarts a changed one, and aborts a removed one's hung poll", async () => {
+    horizon = new FakeHorizon();
+    horizon.addLedgers(5);
+    const changing = new FakeHorizon();
+    changing.addLedgers(5);
+    const leaving = new HostileHorizon();
+    leaving.healthy.addLedgers(5);
+    const [keptUrl, changingUrl, leavingUrl] = await Promise.all([horizon.start(), changing.start(), leaving.start()]);
+    try {
+      const targets = (changedTimeout: string, withLeaving: boolean) =>
+        file(
+          `targets-${changedTimeout}-${withLeaving}.yml`,
+          `targets:\n  - name: kept\n    url: ${keptUrl}\n  - name: changed\n    url: ${changingUrl}\n    timeout: ${changedTimeout}\n` +
+            (withLeaving ? `  - name: gone\n    url: ${leavingUrl}\n` : ""),
+        );
+      exporter = await startExporter(await configFrom([`--config.file=${targets("5s", true)}`, "--poll.interval=1h"]), {
+        logger: pino({ level: "silent" }),
+      });
+      await exporter.firstPolls;
+      horizon.addLedgers(2);
+      changing.addLedgers(2);
+      await exporter.pollAll();
+      const scrape = async () => parseExposition(await (await fetch(`${exporter!.url}/metrics`)).text());
+      let values = await scrape();
+      expect(valueOf(values, "stellar_horizon_ledgers_total", { horizon: "kept" })).toBe(3);
+      expect(valueOf(values, "stellar_horizon_ledgers_total", { horizon: "changed" })).toBe(3);
+
+      // A poll of every target in flight, the removed one's stuck on a Horizon that never answers.
+      leaving.misbehaviour = hang;
+      const requestsBefore = leaving.requestCount;
+      const polling = exporter.pollAll();
+      await until("the removed target's polls to hang", () => (leaving.requestCount >= requestsBefore + 4 ? true : undefined));
+      await exporter.reload(loaded(await configFrom([`--config.file=${targets("6s", false)}`, "--poll.interval=1h"])));
+      await polling;
+
+      values = await scrape();
+      expect([...values.keys()].filter((key) => key.includes('horizon="gone"'))).toEqual([]);
+      // The changed target restarted from the latest ledger: a fresh runtime, fresh counters.
+      expect(valueOf(values, "stellar_horizon_ledgers_total", { horizon: "changed" })).toBeUndefined();
+      await exporter.idle();
+      await until("the changed target's first poll", async () =>
+        valueOf(await scrape(), "stellar_horizon_up", { horizon: "changed" }) === 1 ? true : undefined,
+      );
+      values = await scrape();
+      expect(valueOf(values, "stellar_horizon_ledgers_total", { horizon: "changed" })).toBe(1);
+      expect(valueOf(values, "stellar_horizon_ledger_sequence", { horizon: "changed" })).toBe(7);
+
+      horizon.addLedgers(1);
+      await exporter.pollAll();
+      values = await scrape();
+      expect(valueOf(values, "stellar_horizon_ledgers_total", { horizon: "kept" })).toBe(4);
+      expect(valueOf(values, "stellar_horizon_up", { horizon: "kept" })).toBe(1);
+    } finally {
+      await Promise.all([changing.stop(), leaving.stop()]);
+    }
+  });
+});
+
+describe("schedules and backfill", () => {
+  it("reads `backfill` ledgers before the latest on the first poll, each once", async () => {
+    horizon = new FakeHorizon();
+    horizon.addLedgers(30);
+    const url = await horizon.start();
+    exporter = await startExporter(
+      await configFrom([`--horizon.url=t=${url}`, "--poll.interval=1h", `--config.file=${file("backfill.yml", "ledgers: { backfill: 10 }\n")}`]),
+      { logger: pino({ level: "silent" }) },
+    );
+    await exporter.firstPolls;
+    horizon.addLedgers(2);
+    await exporter.pollAll();
+    const values = parseExposition(await (await fetch(`${exporter.url}/metrics`)).text());
+    // 20..30 on the first poll, then 31 and 32.
+    expect(valueOf(values, "stellar_horizon_ledgers_total", { horizon: "t" })).toBe(13);
+    expect(valueOf(values, "stellar_horizon_ledgers_skipped_total", { horizon: "t" })).toBe(0);
+    expect(valueOf(values, "stellar_horizon_ledger_close_interval_seconds_count", { horizon: "t" })).toBe(12);
+    expect(horizon.requestsTo("/ledgers")[0]?.searchParams.get("limit")).toBe("11");
+  });
+
+  it("polls on a croner pattern", async () => {
+    horizon = new FakeHorizon();
+    horizon.addLedgers(3);
+    const url = await horizon.start();
+    const schedules = file("cron.yml", `poll_interval: 1h\nschedules:\n  fee_stats: "* * * * * *"\n`);
+    exporter = await startExporter(await configFrom([`--horizon.url=t=${url}`, `--config.file=${schedules}`]), {
+      logger: pino({ level: "silent" }),
+    });
+    await exporter.firstPolls;
+    // Every second on the pattern; root, on its 1 h interval, is not polled again meanwhile.
+    await until("two more fee_stats polls on the pattern", () => (horizon.requestsTo("/fee_stats").length >= 3 ? true : undefined), {
+      timeoutMs: 5_000,
+    });
+    expect(horizon.requestsTo("/")).toHaveLength(1);
+    const page = await (await fetch(`${exporter.url}/`)).text();
+    expect(page).toContain("* * * * * *");
   });
 });

@@ -1,0 +1,44 @@
+import { afterEach, expect, it, vi } from "vitest";
+import type { HorizonClient, Query } from "../src/client/horizon-client.js";
+import { liquidityPoolSchema } from "../src/client/schemas.js";
+import type { PollContext } from "../src/collectors/collector.js";
+import { LiquidityPoolsCollector } from "../src/collectors/liquidity-pools.js";
+import { makePool, type JsonRecord } from "./support/fake-horizon.js";
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** A client serving `pools` as one page, as raw JSON records (fresh objects on every request, like the wire). */
+function clientServing(pools: () => JsonRecord[]): HorizonClient {
+  return {
+    liquidityPools: async (query: Query) => (query.cursor === undefined ? structuredClone(pools()) : []),
+  } as unknown as HorizonClient;
+}
+
+it("validates a pool again only when its raw values changed", async () => {
+  let pools = [1, 2, 3].map((index) => makePool(index));
+  const collector = new LiquidityPoolsCollector(clientServing(() => pools), { max: 10, reserves: [], ids: [] });
+  const parse = vi.spyOn(liquidityPoolSchema, "safeParse");
+  let invalid = 0;
+  const context: PollContext = { signal: new AbortController().signal, invalidRecords: (count) => (invalid += count) };
+  const shares = () =>
+    [...collector.samples().live].filter((sample) => sample.metric.name === "stellar_horizon_liquidity_pool_shares").map((sample) => ("value" in sample ? sample.value : NaN));
+
+  await collector.poll(context);
+  expect(parse).toHaveBeenCalledTimes(3);
+  await collector.poll(context);
+  expect(parse).toHaveBeenCalledTimes(3);
+
+  pools = [makePool(1), makePool(2, { total_shares: "7.0000000", last_modified_ledger: 99 }), makePool(3)];
+  await collector.poll(context);
+  expect(parse).toHaveBeenCalledTimes(4);
+  expect(shares()).toEqual([1001.5, 7, 1003.5]);
+
+  // A change to an invalid value is caught, not served from the cache.
+  pools = [makePool(1), makePool(2, { total_shares: 7, last_modified_ledger: 100 }), makePool(3)];
+  await collector.poll(context);
+  expect(parse).toHaveBeenCalledTimes(5);
+  expect(invalid).toBe(1);
+  expect(shares()).toEqual([1001.5, 1003.5]);
+});
