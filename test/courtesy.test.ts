@@ -5,7 +5,7 @@ import { pino } from "pino";
 import { afterEach, expect, it } from "vitest";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
-import { configFrom } from "./support/exporter-harness.js";
+import { configFrom, stopStarted } from "./support/exporter-harness.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
 import { ManualClock } from "./support/manual-clock.js";
 import { until } from "./support/wait.js";
@@ -14,9 +14,8 @@ let horizon: FakeHorizon;
 let exporter: RunningExporter | undefined;
 
 afterEach(async () => {
-  await exporter?.close();
+  await stopStarted(exporter, horizon);
   exporter = undefined;
-  await horizon.stop();
 });
 
 it("never overlaps polls: one request in flight per endpoint, even when Horizon is slower than the schedule", async () => {

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ENDPOINTS } from "../src/catalog/metrics.js";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
-import { configFrom } from "./support/exporter-harness.js";
+import { configFrom, stopStarted } from "./support/exporter-harness.js";
 import { hang, HostileHorizon } from "./support/hostile-horizon.js";
 import { ManualClock } from "./support/manual-clock.js";
 import { until } from "./support/wait.js";
@@ -27,9 +27,8 @@ let horizon: HostileHorizon;
 let exporter: RunningExporter | undefined;
 
 afterEach(async () => {
-  await exporter?.close();
+  await stopStarted(exporter, horizon);
   exporter = undefined;
-  await horizon.stop();
 });
 
 async function start(args: string[], clock?: ManualClock): Promise<{ logs: LogSink; scrape: () => Promise<Map<string, number>> }> {

@@ -11,19 +11,18 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ExporterConfig } from "../src/config/config.js";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
-import { configFrom } from "./support/exporter-harness.js";
+import { configFrom, stopStarted } from "./support/exporter-harness.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
 import { hang, HostileHorizon } from "./support/hostile-horizon.js";
 import { until } from "./support/wait.js";
 
-const dir = mkdtempSync(join(tmpdir(), "she-reload-apply-"));
+const dir = mkdtempSync(join(tmpdir(), "she-runtime-"));
 let horizon: FakeHorizon;
 let exporter: RunningExporter | undefined;
 
 afterEach(async () => {
-  await exporter?.close();
+  await stopStarted(exporter, horizon);
   exporter = undefined;
-  await horizon.stop();
 });
 
 function file(name: string, text: string): string {

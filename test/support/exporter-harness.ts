@@ -27,3 +27,9 @@ export async function startHarness(config: ExporterConfig): Promise<Harness> {
   };
   return { exporter, scrapeText, scrape: async () => parseExposition(await scrapeText()) };
 }
+
+/** Stops what a test started: the exporter first, so nothing polls a Horizon that is going away. */
+export async function stopStarted(exporter: RunningExporter | undefined, ...horizons: { stop(): Promise<void> }[]): Promise<void> {
+  await exporter?.close();
+  await Promise.all(horizons.map((horizon) => horizon.stop()));
+}
