@@ -123,9 +123,10 @@ export class EndpointPoller {
       if (invalidRecords > 0) log.warn({ endpoint: collector.endpoint, invalidRecords }, "left out records that do not match Horizon's schema");
       await this.succeeded((clock.now() - startedMs) / 1000);
     } catch (error) {
-      // An aborted poll settles at once; waiting for it keeps the collector's state to one poll at a time.
-      await polling.catch(() => undefined);
+      // Reported at once, even at the deadline: the poll ends now, whatever the collector still does.
       await this.failed(error, (clock.now() - startedMs) / 1000);
+      // An aborted poll settles promptly; waiting for it keeps the collector to one poll at a time.
+      await polling.catch(() => undefined);
     } finally {
       clock.clearTimeout(timer);
       this.options.signal.removeEventListener("abort", onStop);
