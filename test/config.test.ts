@@ -49,7 +49,7 @@ describe("flags, environment and file", () => {
   it("names targets by host:port unless named, with defaults everywhere else", async () => {
     const config = await runConfig(["--horizon.url=https://horizon.stellar.org", "--horizon.url=test=http://127.0.0.1:8000/"]);
     expect(config.targets.map((target) => target.name)).toEqual(["horizon.stellar.org", "test"]);
-    expect(config.listen).toEqual({ host: "0.0.0.0", port: 9915 });
+    expect(config.listen).toEqual({ host: "0.0.0.0", port: 9619 });
     expect(config.liquidityPools.max).toBe(200);
     expect(config.targets[0]!.schedules.ledgers).toMatchObject({ periodMs: 15_000 });
     expect(config.targets[0]!.timeoutMs).toBe(10_000);

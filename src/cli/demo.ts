@@ -5,7 +5,7 @@ import { startSimulator } from "../simulator/index.js";
 import { waitForShutdownSignal } from "./signals.js";
 
 const DEMO_SIMULATOR_PORT = 8000;
-const DEMO_EXPORTER_ADDRESS = "127.0.0.1:9915";
+const DEMO_EXPORTER_ADDRESS = "127.0.0.1:9619";
 
 /**
  * The offline demo: the Horizon simulator plus an exporter polling it every 10 s, both on

@@ -41,7 +41,7 @@ export interface ExporterConfig {
   readonly web?: WebConfig;
 }
 
-export const DEFAULT_PORT = 9915;
+export const DEFAULT_PORT = 9619;
 export const DEFAULTS = {
   listenAddress: `:${DEFAULT_PORT}`,
   pollInterval: "15s",

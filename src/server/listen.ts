@@ -5,7 +5,7 @@ import type { Hono } from "hono";
 import type { WebConfig } from "../config/web-config.js";
 
 export interface Listening {
-  /** Base URL that reaches the server, e.g. http://127.0.0.1:9915 */
+  /** Base URL that reaches the server, e.g. http://127.0.0.1:9619 */
   readonly url: string;
   close(): Promise<void>;
 }

@@ -6,13 +6,14 @@ import { runSimulateCommand } from "../../src/cli/simulate.js";
 import { loadConfig, type ExporterConfig } from "../../src/config/config.js";
 import { PROMETHEUS_RULE_FILE, REPO_ROOT } from "../../scripts/dashboards/paths.js";
 import { loadRuleGroups } from "../../scripts/dashboards/prometheus-rule.js";
+import { plannedRequestsPerHour } from "../../src/scheduler/request-plan.js";
 import { requireBinary, run } from "../alerts/tools.js";
 
 const DEPLOY_DIR = path.join(REPO_ROOT, "deploy");
 const KUBERNETES_DIR = path.join(DEPLOY_DIR, "kubernetes");
 /** The job name StellarHorizonExporterDown selects on. */
 const EXPORTER_JOB = "stellar-horizon-exporter";
-const EXPORTER_PORT = 9915;
+const EXPORTER_PORT = 9619;
 
 /** Compose files use YAML merge keys (`<<:`), which YAML 1.2 parsers apply only when asked. */
 function readYaml<T>(file: string): T {
@@ -111,6 +112,11 @@ describe("deploy/docker-compose.yml", () => {
     expect(config.targets.map((target) => target.url)).toEqual([`http://simulator:${simulatorAddress?.split(":")[1]}`]);
     expect(config.listen.port).toBe(EXPORTER_PORT);
     expect(service("exporter").ports).toEqual([`127.0.0.1:${EXPORTER_PORT}:${EXPORTER_PORT}`]);
+  });
+
+  it("plans no more requests per hour than each target's budget, so it starts without a warning", async () => {
+    const config = await exporterConfig(service("exporter").command ?? []);
+    for (const target of config.targets) expect(plannedRequestsPerHour(target, config)).toBeLessThanOrEqual(target.requestBudgetPerHour);
   });
 
   it("gives the simulator only flags its --help lists", async () => {
