@@ -1,11 +1,13 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
+import bcrypt from "bcryptjs";
 import { parse, parseAllDocuments } from "yaml";
 import { describe, expect, it } from "vitest";
 import { runSimulateCommand } from "../../src/cli/simulate.js";
 import { loadConfig, type ExporterConfig } from "../../src/config/config.js";
 import { PROMETHEUS_RULE_FILE, REPO_ROOT } from "../../scripts/dashboards/paths.js";
 import { loadRuleGroups } from "../../scripts/dashboards/prometheus-rule.js";
+import { createServerApp } from "../../src/server/app.js";
 import { plannedRequestsPerHour } from "../../src/scheduler/request-plan.js";
 import { requireBinary, run } from "../alerts/tools.js";
 
@@ -263,6 +265,20 @@ describe("deploy/kubernetes", () => {
   it("probes /readyz and /healthz on the metrics port", () => {
     expect(container?.readinessProbe.httpGet).toEqual({ path: "/readyz", port: "metrics" });
     expect(container?.livenessProbe.httpGet).toEqual({ path: "/healthz", port: "metrics" });
+  });
+
+  it("probes paths that answer without credentials when basic auth is on", async () => {
+    const app = createServerApp({
+      version: "test",
+      web: { basicAuthUsers: { alice: bcrypt.hashSync("secret", 4) }, headers: {} },
+      renderMetrics: async () => [],
+      targets: () => [],
+      isReady: () => true,
+    });
+    expect((await app.request("/metrics")).status).toBe(401);
+    for (const probe of [container?.readinessProbe, container?.livenessProbe]) {
+      expect((await app.request(probe?.httpGet.path ?? "")).status).toBe(200);
+    }
   });
 
   it("wires Deployment, Service and ServiceMonitor by labels and port name", () => {
