@@ -148,6 +148,31 @@ liquidity_pools: { reserves: [USD] }
     expect(await problems(["--horizon.url=http://x:1", "--pools.max=-1", "--log.level=loud", "--poll.interval=x"])).toHaveLength(3);
   });
 
+  it("shows a YAML syntax error's line with a caret under the column", async () => {
+    const path = writeConfig("targets:\n  - url: http://127.0.0.1:8000\n bad: [1\n");
+    expect(await problems([`--config.file=${path}`])).toEqual([
+      `config file ${path}: not valid YAML at line 3, column 1: All mapping items must start at the same column\n     bad: [1\n    ^`,
+    ]);
+  });
+
+  it("says which schedules --poll.interval accepts instead of the cron parser's message", async () => {
+    const [line] = await problems(["--horizon.url=http://x:1", "--poll.interval=abc"]);
+    expect(line).toBe('--poll.interval: "abc" is neither a duration (whole seconds: 15s, 1m30s) nor a cron pattern ("*/30 * * * *", or with seconds first "*/30 * * * * *")');
+    const config = await runConfig(["--horizon.url=http://x:1", "--poll.interval=*/20 * * * * *"]);
+    expect(config.targets[0]!.schedules.ledgers).toMatchObject({ pattern: "*/20 * * * * *", periodMs: 20_000 });
+  });
+
+  it("caps pools.max at 20000, from flags and from the file", async () => {
+    expect((await runConfig(["--horizon.url=http://x:1", "--pools.max=20000"])).liquidityPools.max).toBe(20_000);
+    expect(await problems(["--horizon.url=http://x:1", "--pools.max=20001"])).toEqual([
+      '--pools.max: "20001" is not a whole number from 0 to 20000 (more pools per Horizon need a second exporter)',
+    ]);
+    const path = writeConfig("targets: [{ url: http://x:1 }]\nliquidity_pools: { max: 50000 }\n");
+    expect(await problems([`--config.file=${path}`])).toEqual([
+      `config file ${path}: liquidity_pools.max: expected a whole number from 0 to 20000 (more pools per Horizon need a second exporter)`,
+    ]);
+  });
+
   it("never echoes URL credentials", async () => {
     expect(redactUrl("https://user:pa55@horizon.example.com/x")).toBe("https://REDACTED:REDACTED@horizon.example.com/x");
     const lines = await problems(["--horizon.url=ftp://user:pa55@example.com"]);

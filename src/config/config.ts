@@ -1,11 +1,11 @@
-import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import {
   LOG_LEVELS,
+  MAX_POOLS,
+  POOLS_MAX_RANGE,
   configFileSchema,
   horizonUrl,
   type ConfigFile,
@@ -14,6 +14,7 @@ import {
 } from "./file-schema.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 import { loadWebConfig, type WebConfig } from "./web-config.js";
+import { readYamlDocument } from "./yaml-file.js";
 
 export interface TargetConfig {
   readonly name: string;
@@ -63,10 +64,14 @@ export const FLAGS = {
   "config.file": { env: "CONFIG_FILE", value: "PATH", help: "YAML configuration file (targets, headers, timeouts, schedules, pools, freshness). Flags override it." },
   "web.config.file": { env: "WEB_CONFIG_FILE", value: "PATH", help: "exporter-toolkit style web config: TLS, basic auth (bcrypt), response headers." },
   "web.listen-address": { env: "WEB_LISTEN_ADDRESS", value: "HOST:PORT", help: `Address to serve /metrics on (default ${DEFAULTS.listenAddress}).` },
-  "poll.interval": { env: "POLL_INTERVAL", value: "DURATION", help: `Default schedule of every endpoint, e.g. 15s or 1m (default ${DEFAULTS.pollInterval}).` },
-  "pools.max": { env: "POOLS_MAX", value: "N", help: `Liquidity pools to track per Horizon (default ${DEFAULTS.poolsMax}).` },
+  "poll.interval": {
+    env: "POLL_INTERVAL",
+    value: "SCHEDULE",
+    help: `Schedule of every endpoint: a duration (15s, 1m30s) or a cron pattern ("*/30 * * * * *"); overrides every schedule in the config file (default ${DEFAULTS.pollInterval}).`,
+  },
+  "pools.max": { env: "POOLS_MAX", value: "N", help: `Liquidity pools to track per Horizon, at most ${MAX_POOLS} (default ${DEFAULTS.poolsMax}).` },
   "log.level": { env: "LOG_LEVEL", value: "LEVEL", help: `One of ${LOG_LEVELS.join(", ")} (default ${DEFAULTS.logLevel}).` },
-  help: { env: undefined, value: undefined, help: "Show this help and exit." },
+  help: { env: undefined, value: undefined, help: "Show this help and exit (also -h)." },
   version: { env: undefined, value: undefined, help: "Show the version and exit." },
 } as const;
 
@@ -77,13 +82,58 @@ export type CommandLine =
   | { kind: "invalid"; problems: string[] };
 
 type FlagValues = { [K in keyof typeof FLAGS]?: string | string[] | boolean };
+type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | "horizon.url">;
+/** A value and where it came from (`--flag` or `ENV_VAR`), so a problem names its source. */
+interface Setting {
+  readonly source: string;
+  readonly value: string;
+}
+/** Per-endpoint schedules of a target, from its own overrides, the file's and the default. */
+type SchedulesFor = (overrides: EndpointScheduleTexts | undefined) => Record<Endpoint, Schedule>;
 
 /** Flags, then environment variables, then the config file, then defaults. */
 export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<CommandLine> {
-  let flags: FlagValues;
+  const flags = parseFlags(argv);
+  if (typeof flags === "string") return { kind: "invalid", problems: [flags] };
+  if (flags.help) return { kind: "help" };
+  if (flags.version) return { kind: "version" };
+
+  const problems: string[] = [];
+  const setting = (name: ValueFlag): Setting | undefined => settingOf(name, flags, env);
+  const configFile = setting("config.file");
+  const file = configFile ? await readConfigFile(configFile.value, problems) : {};
+  const timeoutMs = parseDuration(file.http?.timeout ?? DEFAULTS.timeout) ?? 0;
+  const targets = buildTargets(urlSettings(flags, env), file, scheduleResolver(setting("poll.interval"), file, problems), timeoutMs, problems);
+  const web = await webConfigOf(setting("web.config.file"), problems);
+  const listen = listenAddressOf(setting("web.listen-address"), file, problems);
+  const poolsMax = poolsMaxOf(setting("pools.max"), file, problems);
+  const logLevel = logLevelOf(setting("log.level"), file, problems);
+  if (problems.length > 0 || listen === undefined) return { kind: "invalid", problems };
+  return {
+    kind: "run",
+    config: {
+      targets,
+      listen,
+      logLevel,
+      retries: file.http?.retries ?? DEFAULTS.retries,
+      maxBodyBytes: byteCount(file.http?.max_body_size ?? DEFAULTS.maxBodySize),
+      ledgers: {
+        maxPagesPerPoll: file.ledgers?.max_pages_per_poll ?? DEFAULTS.maxPagesPerPoll,
+        backfill: file.ledgers?.backfill ?? DEFAULTS.backfill,
+      },
+      liquidityPools: { max: poolsMax, reserves: file.liquidity_pools?.reserves ?? [], ids: file.liquidity_pools?.ids ?? [] },
+      staleAfterIntervals: file.freshness?.stale_after_intervals ?? DEFAULTS.staleAfterIntervals,
+      ...(configFile ? { configFile: configFile.value } : {}),
+      ...(web ? { web } : {}),
+    },
+  };
+}
+
+/** `-h` is `--help`; an unknown or malformed flag is a one-line problem. */
+function parseFlags(argv: readonly string[]): FlagValues | string {
   try {
-    flags = parseArgs({
-      args: [...argv],
+    return parseArgs({
+      args: argv.map((argument) => (argument === "-h" ? "--help" : argument)),
       strict: true,
       allowPositionals: false,
       options: Object.fromEntries(
@@ -94,48 +144,47 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
       ),
     }).values as FlagValues;
   } catch (error) {
-    return { kind: "invalid", problems: [(error as Error).message] };
+    return (error as Error).message;
   }
-  if (flags.help) return { kind: "help" };
-  if (flags.version) return { kind: "version" };
+}
 
-  const problems: string[] = [];
-  const setting = (name: Exclude<keyof typeof FLAGS, "help" | "version" | "horizon.url">): { source: string; value: string } | undefined => {
-    const flag = flags[name];
-    if (typeof flag === "string") return { source: `--${name}`, value: flag };
-    const envName = FLAGS[name].env;
-    const fromEnv = env[envName];
-    return fromEnv !== undefined && fromEnv !== "" ? { source: envName, value: fromEnv } : undefined;
-  };
+function settingOf(name: ValueFlag, flags: FlagValues, env: NodeJS.ProcessEnv): Setting | undefined {
+  const flag = flags[name];
+  if (typeof flag === "string") return { source: `--${name}`, value: flag };
+  const envName = FLAGS[name].env;
+  const fromEnv = env[envName];
+  return fromEnv !== undefined && fromEnv !== "" ? { source: envName, value: fromEnv } : undefined;
+}
 
-  const configFile = setting("config.file");
-  const file = configFile ? await readConfigFile(configFile.value, problems) : {};
-
+/** Every --horizon.url, or else HORIZON_URL's comma-separated list. */
+function urlSettings(flags: FlagValues, env: NodeJS.ProcessEnv): Setting[] {
   const urlFlags = flags["horizon.url"] as string[] | undefined;
-  const urlSpecs = urlFlags?.length
-    ? urlFlags.map((value) => ({ source: "--horizon.url", value }))
-    : (env.HORIZON_URL ?? "").split(",").map((value) => value.trim()).filter(Boolean).map((value) => ({ source: "HORIZON_URL", value }));
+  if (urlFlags?.length) return urlFlags.map((value) => ({ source: "--horizon.url", value }));
+  return (env.HORIZON_URL ?? "").split(",").map((value) => value.trim()).filter(Boolean).map((value) => ({ source: "HORIZON_URL", value }));
+}
 
-  const pollInterval = setting("poll.interval");
-  const defaultScheduleText = pollInterval?.value ?? file.poll_interval ?? DEFAULTS.pollInterval;
-  if (pollInterval && typeof parseSchedule(pollInterval.value) === "string") {
-    problems.push(`${pollInterval.source}: ${parseSchedule(pollInterval.value) as string}`);
+function scheduleResolver(pollInterval: Setting | undefined, file: ConfigFile, problems: string[]): SchedulesFor {
+  if (pollInterval) {
+    const schedule = parseSchedule(pollInterval.value);
+    if (typeof schedule === "string") problems.push(`${pollInterval.source}: ${schedule}`);
   }
+  const defaultText = pollInterval?.value ?? file.poll_interval ?? DEFAULTS.pollInterval;
   // An explicit --poll.interval is the operator's latest word, so it beats per-endpoint file schedules.
   const fileSchedules: EndpointScheduleTexts = pollInterval ? {} : (file.schedules ?? {});
-
-  const timeoutMs = parseDuration(file.http?.timeout ?? DEFAULTS.timeout) ?? 0;
-  const schedulesFor = (overrides: EndpointScheduleTexts | undefined): Record<Endpoint, Schedule> =>
+  return (overrides) =>
     Object.fromEntries(
       ENDPOINTS.map((endpoint) => {
-        const text = (pollInterval ? undefined : overrides?.[endpoint]) ?? fileSchedules[endpoint] ?? defaultScheduleText;
+        const text = (pollInterval ? undefined : overrides?.[endpoint]) ?? fileSchedules[endpoint] ?? defaultText;
         const schedule = parseSchedule(text);
         return [endpoint, typeof schedule === "string" ? parseSchedule(DEFAULTS.pollInterval) : schedule];
       }),
     ) as Record<Endpoint, Schedule>;
+}
 
-  const targets: TargetConfig[] = urlSpecs.length
-    ? urlSpecs.flatMap(({ source, value }) => {
+/** Targets from --horizon.url when given (they replace the file's), else from the file; names unique. */
+function buildTargets(urls: readonly Setting[], file: ConfigFile, schedulesFor: SchedulesFor, timeoutMs: number, problems: string[]): TargetConfig[] {
+  const targets: TargetConfig[] = urls.length
+    ? urls.flatMap(({ source, value }) => {
         const target = targetFromUrlFlag(value);
         if (typeof target === "string") {
           problems.push(`${source}: ${target}`);
@@ -159,76 +208,45 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     if (seen.has(target.name)) problems.push(`target name "${target.name}" is used twice; names must be unique`);
     seen.add(target.name);
   }
+  return targets;
+}
 
-  const webConfigFile = setting("web.config.file");
-  let web: WebConfig | undefined;
-  if (webConfigFile) {
-    const loaded = await loadWebConfig(webConfigFile.value);
-    if (Array.isArray(loaded)) problems.push(...loaded);
-    else web = loaded;
-  }
+async function webConfigOf(webConfigFile: Setting | undefined, problems: string[]): Promise<WebConfig | undefined> {
+  if (!webConfigFile) return undefined;
+  const loaded = await loadWebConfig(webConfigFile.value);
+  if (!Array.isArray(loaded)) return loaded;
+  problems.push(...loaded);
+  return undefined;
+}
 
-  const listenAddress = setting("web.listen-address");
+function listenAddressOf(listenAddress: Setting | undefined, file: ConfigFile, problems: string[]): ExporterConfig["listen"] | undefined {
   const listen = parseListenAddress(listenAddress?.value ?? file.web?.listen_address ?? DEFAULTS.listenAddress);
-  if (typeof listen === "string") problems.push(`${listenAddress?.source ?? "web.listen_address"}: ${listen}`);
+  if (typeof listen !== "string") return listen;
+  problems.push(`${listenAddress?.source ?? "web.listen_address"}: ${listen}`);
+  return undefined;
+}
 
-  const poolsMaxSetting = setting("pools.max");
-  let poolsMax = file.liquidity_pools?.max ?? DEFAULTS.poolsMax;
-  if (poolsMaxSetting) {
-    const parsed = z.coerce.number().int().min(0).max(1_000_000).safeParse(poolsMaxSetting.value);
-    if (parsed.success) poolsMax = parsed.data;
-    else problems.push(`${poolsMaxSetting.source}: expected a whole number from 0 to 1000000, got "${poolsMaxSetting.value}"`);
-  }
+function poolsMaxOf(poolsMax: Setting | undefined, file: ConfigFile, problems: string[]): number {
+  const fromFile = file.liquidity_pools?.max ?? DEFAULTS.poolsMax;
+  if (!poolsMax) return fromFile;
+  const parsed = z.coerce.number().int().min(0).max(MAX_POOLS).safeParse(poolsMax.value);
+  if (parsed.success) return parsed.data;
+  problems.push(`${poolsMax.source}: "${poolsMax.value}" is not ${POOLS_MAX_RANGE}`);
+  return fromFile;
+}
 
-  const logLevelSetting = setting("log.level");
-  let logLevel: LogLevel = file.log?.level ?? DEFAULTS.logLevel;
-  if (logLevelSetting) {
-    if ((LOG_LEVELS as readonly string[]).includes(logLevelSetting.value)) logLevel = logLevelSetting.value as LogLevel;
-    else problems.push(`${logLevelSetting.source}: expected one of ${LOG_LEVELS.join(", ")}, got "${logLevelSetting.value}"`);
-  }
-
-  if (problems.length > 0 || typeof listen === "string") return { kind: "invalid", problems };
-  return {
-    kind: "run",
-    config: {
-      targets,
-      listen,
-      logLevel,
-      retries: file.http?.retries ?? DEFAULTS.retries,
-      maxBodyBytes: byteCount(file.http?.max_body_size ?? DEFAULTS.maxBodySize),
-      ledgers: {
-        maxPagesPerPoll: file.ledgers?.max_pages_per_poll ?? DEFAULTS.maxPagesPerPoll,
-        backfill: file.ledgers?.backfill ?? DEFAULTS.backfill,
-      },
-      liquidityPools: { max: poolsMax, reserves: file.liquidity_pools?.reserves ?? [], ids: file.liquidity_pools?.ids ?? [] },
-      staleAfterIntervals: file.freshness?.stale_after_intervals ?? DEFAULTS.staleAfterIntervals,
-      ...(configFile ? { configFile: configFile.value } : {}),
-      ...(web ? { web } : {}),
-    },
-  };
+function logLevelOf(logLevel: Setting | undefined, file: ConfigFile, problems: string[]): LogLevel {
+  const fromFile = file.log?.level ?? DEFAULTS.logLevel;
+  if (!logLevel) return fromFile;
+  if ((LOG_LEVELS as readonly string[]).includes(logLevel.value)) return logLevel.value as LogLevel;
+  problems.push(`${logLevel.source}: expected one of ${LOG_LEVELS.join(", ")}, got "${logLevel.value}"`);
+  return fromFile;
 }
 
 async function readConfigFile(path: string, problems: string[]): Promise<ConfigFile> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    problems.push(`config file ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-    return {};
-  }
-  let document: unknown;
-  try {
-    document = parseYaml(text) ?? {};
-  } catch (error) {
-    problems.push(`config file ${path}: not valid YAML: ${(error as Error).message.split("\n")[0]}`);
-    return {};
-  }
-  const parsed = configFileSchema.safeParse(document);
-  if (parsed.success) return parsed.data;
-  for (const issue of parsed.error.issues) {
-    const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "(top level)";
-    problems.push(`config file ${path}: ${where}: ${issue.message}`);
-  }
+  const loaded = await readYamlDocument(path, "config file", configFileSchema);
+  if ("value" in loaded) return loaded.value;
+  problems.push(...loaded.problems);
   return {};
 }
 
