@@ -83,7 +83,7 @@ describe("a taken port", () => {
   afterAll(() => new Promise<void>((closed) => blocker.close(() => closed())));
 
   it("the exporter exits 1 with one plain line on stderr", () => {
-    const result = runCli(["--horizon.url=http://127.0.0.1:1", `--web.listen-address=127.0.0.1:${port}`]);
+    const result = runCli(["--horizon.url=http://127.0.0.1:2", `--web.listen-address=127.0.0.1:${port}`]);
     expect(result.status).toBe(1);
     expect(result.stderr).toBe(`stellar-horizon-exporter: cannot listen on 127.0.0.1:${port}: address already in use\n`);
     expect(result.stdout).toContain('"msg":"cannot start"');

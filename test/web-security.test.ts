@@ -139,7 +139,7 @@ describe("invalid web config files", () => {
     ["mismatch.yml", "tls_server_config:\n  cert_file: cert.pem\n  key_file: cert.pem\n", /do not work together/],
   ])("%s", async (name, text, problem) => {
     const path = text === undefined ? join(dir, name) : writeWebConfig(name, text);
-    const command = await loadConfig(["--horizon.url=http://127.0.0.1:1", `--web.config.file=${path}`], {});
+    const command = await loadConfig(["--horizon.url=http://127.0.0.1:2", `--web.config.file=${path}`], {});
     expect(command).toMatchObject({ kind: "invalid", problems: [expect.stringMatching(problem)] });
   });
 });

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
+import { blockedPortProblem } from "./blocked-ports.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import {
   LOG_LEVELS,
@@ -254,7 +255,9 @@ async function readConfigFile(path: string, problems: string[]): Promise<ConfigF
 function targetFromUrlFlag(value: string): { name: string; url: string } | string {
   const named = /^([^=/?:]+)=(.+)$/.exec(value);
   const url = named?.[2] ?? value;
-  if (!horizonUrl.safeParse(url).success) return `"${redactUrl(url)}" is not an http:// or https:// URL`;
+  if (!horizonUrl.safeParse(url).success) {
+    return `"${redactUrl(url)}" ${blockedPortProblem(url) ?? "is not an http:// or https:// URL"}`;
+  }
   return { name: named?.[1] ?? defaultTargetName(url), url };
 }
 
