@@ -18,6 +18,9 @@ const KUBERNETES_DIR = path.join(DEPLOY_DIR, "kubernetes");
 const EXPORTER_JOB = "stellar-horizon-exporter";
 const EXPORTER_PORT = 9619;
 const PACKAGE_BIN = (JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["stellar-horizon-exporter"]!;
+const BUILD = (JSON.parse(readFileSync(path.join(REPO_ROOT, "tsconfig.build.json"), "utf8")) as { compilerOptions: { outDir: string; rootDir: string } }).compilerOptions;
+/** The TypeScript file the build compiles into the package's bin. */
+const BIN_SOURCE = path.join(BUILD.rootDir, path.relative(BUILD.outDir, PACKAGE_BIN)).replace(/\.js$/, ".ts");
 
 /** Compose files use YAML merge keys (`<<:`), which YAML 1.2 parsers apply only when asked. */
 function readYaml<T>(file: string): T {
@@ -161,6 +164,16 @@ describe("deploy/docker-compose.yml", () => {
   });
 });
 
+describe("package.json", () => {
+  const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
+
+  it("builds on npm ci (prepare), so the bin exists right after install", () => {
+    expect(manifest.scripts.prepare).toBe("npm run build --silent");
+    expect(manifest.scripts.build).toMatch(/^tsc -p tsconfig\.build\.json/);
+    expect(existsSync(path.join(REPO_ROOT, BIN_SOURCE))).toBe(true);
+  });
+});
+
 describe("Dockerfile", () => {
   const dockerfile = readFileSync(path.join(REPO_ROOT, "Dockerfile"), "utf8").replaceAll("\\\n", " ");
   const instructions = dockerfile
@@ -196,8 +209,7 @@ describe("Dockerfile", () => {
   });
 
   it("gives the bin a shebang busybox's env understands (no -S)", () => {
-    const source = PACKAGE_BIN.replace(/^dist\//, "src/").replace(/\.js$/, ".ts");
-    expect(readFileSync(path.join(REPO_ROOT, source), "utf8").split("\n")[0]).toBe("#!/usr/bin/env node");
+    expect(readFileSync(path.join(REPO_ROOT, BIN_SOURCE), "utf8").split("\n")[0]).toBe("#!/usr/bin/env node");
   });
 
   it("copies only files that exist and .dockerignore lets through", () => {
