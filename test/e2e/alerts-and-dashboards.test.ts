@@ -58,6 +58,10 @@ const SCENARIO_ALERTS: Readonly<Record<Exclude<ScenarioName, "healthy">, Omit<Fa
   network_reset: { fires: ["StellarNetworkReset"] },
   pool_drain: { fires: ["StellarLiquidityPoolReserveDrop"] },
   failed_transactions: { fires: ["StellarNetworkFailedTransactionsHigh"] },
+  signer_change: { fires: [] },
+  account_drain: { fires: [] },
+  account_merged: { fires: [] },
+  trustline_deauthorized: { fires: [] },
 };
 
 /** Faults no scenario simulates, each given a target of its own. */
