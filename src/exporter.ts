@@ -74,7 +74,7 @@ export async function startExporter(
     if (planned > target.requestBudgetPerHour) {
       log.warn(
         { plannedRequestsPerHour: planned, requestBudgetPerHour: target.requestBudgetPerHour },
-        "schedules plan more requests per hour than this Horizon's budget: lengthen the poll intervals or track fewer pools",
+        "schedules plan more requests per hour than this Horizon's budget: lengthen the poll intervals, track fewer pools or watch fewer accounts",
       );
     }
     const abort = new AbortController();
