@@ -1,7 +1,7 @@
 import { pino } from "pino";
 import { loadConfig } from "../config/config.js";
 import { startExporter } from "../exporter.js";
-import { startSimulator } from "../simulator/index.js";
+import { DEMO_WATCHED_ACCOUNTS, startSimulator } from "../simulator/index.js";
 import { waitForShutdownSignal } from "./signals.js";
 
 const DEMO_SIMULATOR_PORT = 8000;
@@ -29,9 +29,14 @@ export async function runDemoCommand(argv: string[]): Promise<number> {
     if (command.kind === "invalid") for (const problem of command.problems) process.stderr.write(`demo: ${problem}\n`);
     return command.kind === "invalid" ? 2 : 0;
   }
+  // The simulator's hot and cold wallets, with low-water marks and `cold`, unless --account says otherwise.
+  const config = {
+    ...command.config,
+    targets: command.config.targets.map((target) => (target.accounts.length > 0 ? target : { ...target, accounts: DEMO_WATCHED_ACCOUNTS })),
+  };
   let exporter;
   try {
-    exporter = await startExporter(command.config, { logger: pino({ level: command.config.logLevel }) });
+    exporter = await startExporter(config, { logger: pino({ level: config.logLevel }) });
   } catch (error) {
     await simulator.close();
     process.stderr.write(`demo: cannot start the exporter: ${(error as Error).message} (pass --web.listen-address=HOST:PORT)\n`);
@@ -43,7 +48,7 @@ export async function runDemoCommand(argv: string[]): Promise<number> {
       `  metrics:      ${exporter.url}/metrics`,
       `  landing page: ${exporter.url}/`,
       `  simulator:    ${simulator.url}/  (state: ${simulator.url}/_sim/state)`,
-      `  change scenario: curl -X POST ${simulator.url}/_sim/scenario/fee_spike`,
+      `  change scenario: curl -X POST ${simulator.url}/_sim/scenario/fee_spike  (or account_drain, signer_change, ...)`,
       "Press Ctrl+C to stop.",
       "",
     ].join("\n"),

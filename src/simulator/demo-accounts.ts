@@ -3,6 +3,7 @@
  * exchange's hot wallet (trades all day) and its cold wallet (never moves), as operators watch them.
  */
 
+import type { WatchedAccount } from "../config/accounts.js";
 import { deterministicAccountId, type LedgerPoint, type SimulatedAccounts } from "./accounts.js";
 import { BASE_RESERVE_STROOPS } from "./ledgers.js";
 
@@ -30,6 +31,12 @@ const COLD_WALLET_IDLE_LEDGERS = 900;
 const DRAINED_SPENDABLE = 25_000_000n;
 /** What `account_drain` pushes the USDC trustline to: 97 % of its limit. */
 const DRAINED_USDC = (USDC_LIMIT * 97n) / 100n;
+
+/** How the demo (and the end-to-end test) watch the two wallets, so every account alert has data. */
+export const DEMO_WATCHED_ACCOUNTS: readonly WatchedAccount[] = [
+  { name: "hot", id: HOT_WALLET, lowBalance: { native: 5000, [USDC]: 100 }, offers: true, claimableBalances: true, cold: false },
+  { name: "cold", id: COLD_WALLET, lowBalance: { native: 100_000 }, offers: false, claimableBalances: true, cold: true },
+];
 
 export function addDemoAccounts(accounts: SimulatedAccounts, at: LedgerPoint): void {
   accounts.add(
