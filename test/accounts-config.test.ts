@@ -1,10 +1,7 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Keypair, StrKey } from "@stellar/stellar-sdk";
 import { describe, expect, it } from "vitest";
-import { loadConfig, type ExporterConfig } from "../src/config/config.js";
 import { plannedRequestsPerHour } from "../src/scheduler/request-plan.js";
+import { problems, runConfig as config, writeConfig } from "./support/config-files.js";
 
 const TREASURY = "GA2224DCGO3WHC4EALA2PR2BZEMAYZPBPTHS243ZYYWQMBWRPJSZH5A6";
 const USDC = "USDC:GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
@@ -13,36 +10,15 @@ const POOL = "pool:59fa1dc57433dcfbd2db7319d26cb3da1f28f2d8095a3ec36ad4ef9cadb00
 const BAD_CHECKSUM = `${TREASURY.slice(0, -1)}7`;
 const MUXED = StrKey.encodeMed25519PublicKey(Buffer.concat([StrKey.decodeEd25519PublicKey(TREASURY), Buffer.alloc(8, 7)]));
 
-function writeConfig(text: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), "she-accounts-")), "config.yml");
-  writeFileSync(path, text);
-  return path;
-}
-
-async function load(argv: string[], env: NodeJS.ProcessEnv = {}) {
-  return loadConfig(argv, env);
-}
-
-async function config(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<ExporterConfig> {
-  const command = await load(argv, env);
-  if (command.kind !== "run") throw new Error(JSON.stringify(command));
-  return command.config;
-}
-
-async function problems(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<string[]> {
-  const command = await load(argv, env);
-  if (command.kind !== "invalid") throw new Error(`expected invalid, got ${command.kind}`);
-  return command.problems;
+/** A config file with one target, `pubnet`, watching the given `accounts:` entries (YAML, indented six). */
+function pubnetWatching(accounts: string, rest = ""): string {
+  return writeConfig(`targets:\n  - name: pubnet\n    url: https://horizon.stellar.org\n    accounts:\n${accounts}\n${rest}`);
 }
 
 describe("accounts in the config file", () => {
   it("reads the issue's example", async () => {
-    const file = writeConfig(`
-targets:
-  - name: pubnet
-    url: https://horizon.stellar.org
-    accounts:
-      - name: treasury
+    const file = pubnetWatching(
+      `      - name: treasury
         id: ${TREASURY}
         low_balance:
           native: 5000
@@ -50,10 +26,9 @@ targets:
         offers: true
         claimable_balances: true
       - id: ${Keypair.fromRawEd25519Seed(Buffer.alloc(32, 1)).publicKey()}
-        cold: true
-schedules:
-  accounts: 30s
-`);
+        cold: true`,
+      "schedules:\n  accounts: 30s\n",
+    );
     const loaded = await config([`--config.file=${file}`]);
     const [target] = loaded.targets;
     expect(target!.schedules.accounts.periodMs).toBe(30_000);
@@ -73,15 +48,9 @@ schedules:
   });
 
   it("one line per problem: bad checksum, muxed id, duplicate name, unknown asset syntax", async () => {
-    const file = writeConfig(`
-targets:
-  - name: pubnet
-    url: https://horizon.stellar.org
-    accounts:
-      - { name: a, id: ${BAD_CHECKSUM} }
+    const file = pubnetWatching(`      - { name: a, id: ${BAD_CHECKSUM} }
       - { name: b, id: ${MUXED} }
-      - { name: a, id: ${TREASURY}, low_balance: { "USDC-GA5Z": 1, "${POOL}": 2, native: 3 } }
-`);
+      - { name: a, id: ${TREASURY}, low_balance: { "USDC-GA5Z": 1, "${POOL}": 2, native: 3 } }`);
     expect(await problems([`--config.file=${file}`])).toEqual([
       `target "pubnet": account "a": "${BAD_CHECKSUM}" is not a Stellar account id (G followed by 55 base32 characters, with a valid checksum)`,
       `target "pubnet": account "b": ${MUXED} is a muxed (M...) account; Horizon's accounts endpoint takes the G... account it belongs to: ${TREASURY}`,
