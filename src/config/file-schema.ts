@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { accountEntrySchema } from "./accounts.js";
 import { blockedPortProblem } from "./blocked-ports.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import { parseSchedule } from "./schedule.js";
@@ -42,6 +43,7 @@ const endpointSchedules = z.strictObject({
   fee_stats: scheduleText.optional(),
   ledgers: scheduleText.optional(),
   liquidity_pools: scheduleText.optional(),
+  accounts: scheduleText.optional(),
 });
 
 const targetEntry = z.strictObject({
@@ -51,6 +53,7 @@ const targetEntry = z.strictObject({
   timeout: durationText.optional(),
   schedules: endpointSchedules.optional(),
   request_budget_per_hour: z.number().int().positive().optional(),
+  accounts: z.array(accountEntrySchema).optional(),
 });
 
 /** The YAML file given with --config.file. Strict: an unknown key is a typo, and an error. */
