@@ -6,7 +6,7 @@ import { feeStatsCollector } from "./collectors/fee-stats.js";
 import { LedgersCollector } from "./collectors/ledgers.js";
 import { LiquidityPoolsCollector } from "./collectors/liquidity-pools.js";
 import { rootCollector } from "./collectors/root.js";
-import { MetricStore } from "./collectors/store.js";
+import { MetricStore, gzipMember } from "./collectors/store.js";
 import { redactUrl, type ExporterConfig, type TargetConfig } from "./config/config.js";
 import { EndpointPoller } from "./scheduler/endpoint-poller.js";
 import { plannedRequestsPerHour } from "./scheduler/request-plan.js";
@@ -110,7 +110,10 @@ export async function startExporter(
   const app = createServerApp({
     version: VERSION,
     ...(config.web ? { web: config.web } : {}),
-    renderMetrics: async () => [...store.render(Date.now()), Buffer.from(await metrics.render())],
+    renderMetrics: async (coding) => {
+      const own = Buffer.from(await metrics.render());
+      return [...store.render(Date.now(), coding), coding === "gzip" ? await gzipMember(own) : own];
+    },
     targets: () =>
       runtimes.map(({ target, pollers }) => ({
         name: target.name,

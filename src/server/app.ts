@@ -1,5 +1,7 @@
 import { Hono } from "hono";
+import type { ContentCoding } from "../collectors/store.js";
 import type { WebConfig } from "../config/web-config.js";
+import { negotiateContentCoding } from "./content-coding.js";
 import { landingPage, type LandingTarget } from "./landing.js";
 import { basicAuth, securityHeaders } from "./protection.js";
 
@@ -9,8 +11,11 @@ export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 export interface ServerSources {
   readonly version: string;
   readonly web?: WebConfig;
-  /** The whole exposition body, as chunks sent one after the other; the server only serves it. */
-  renderMetrics(): Promise<readonly Uint8Array[]>;
+  /**
+   * The whole exposition body, as chunks sent one after the other, in the given coding (gzip:
+   * each chunk one gzip member); the server only serves it.
+   */
+  renderMetrics(coding: ContentCoding): Promise<readonly Uint8Array[]>;
   targets(): readonly LandingTarget[];
   isReady(): boolean;
 }
@@ -22,7 +27,10 @@ export function createServerApp(sources: ServerSources): Hono {
   // Liveness reveals nothing and must work for probes that carry no credentials.
   if (Object.keys(users).length > 0) app.use(basicAuth(users, new Set(["/healthz"])));
   app.get("/metrics", async (c) => {
-    const chunks = await sources.renderMetrics();
+    const coding = negotiateContentCoding(c.req.header("Accept-Encoding"));
+    const vary = { Vary: "Accept-Encoding" };
+    if (coding === undefined) return c.text("not acceptable: this server sends gzip or identity\n", 406, vary);
+    const chunks = await sources.renderMetrics(coding);
     // Streaming the cached chunks as they are avoids copying a body of many megabytes per scrape.
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
@@ -31,7 +39,9 @@ export function createServerApp(sources: ServerSources): Hono {
       },
     });
     const length = chunks.reduce((total, chunk) => total + chunk.byteLength, 0);
-    return c.body(body, 200, { "Content-Type": METRICS_CONTENT_TYPE, "Content-Length": String(length) });
+    const headers: Record<string, string> = { "Content-Type": METRICS_CONTENT_TYPE, "Content-Length": String(length), ...vary };
+    if (coding === "gzip") headers["Content-Encoding"] = "gzip";
+    return c.body(body, 200, headers);
   });
   app.get("/", (c) => c.html(landingPage(sources.version, sources.targets(), Date.now())));
   app.get("/healthz", (c) => c.text("ok\n"));
