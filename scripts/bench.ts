@@ -68,7 +68,7 @@ function startExporter(upstreamUrl: string, schedule: string): Promise<{ url: st
   const endpoints = `{ root: ${schedule}, fee_stats: ${schedule}, ledgers: ${schedule}, liquidity_pools: ${schedule} }`;
   writeFileSync(path, `targets:\n  - name: big\n    url: ${upstreamUrl}\n    timeout: 60s\nschedules: ${endpoints}\nliquidity_pools: { max: ${pools} }\n`);
   // The same V8 flag as npm start, the bin and the image use (see the README's performance notes).
-  return startChild(["--max-semi-space-size=4", "dist/cli/main.js", `--config.file=${path}`, "--web.listen-address=127.0.0.1:0", "--log.level=warn"]);
+  return startChild(["--max-semi-space-size=4", "dist/cli/main.js", `--config.file=${path}`, "--web.listen-address=127.0.0.1:0", "--log.level=info"]);
 }
 
 interface Scrape {

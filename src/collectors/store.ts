@@ -18,10 +18,29 @@ export function gzipMember(bytes: Uint8Array): Promise<Buffer> {
   return gzipAsync(bytes, { level: constants.Z_BEST_SPEED });
 }
 
-/** A target's lines of one metric, as pieces, plain and each compressed on its own. */
+/**
+ * A target's lines of one metric, plain and as gzip members, each in one buffer, so a scrape
+ * writes few large buffers; the pieces are views into them, kept to recognise unchanged ones.
+ */
 interface EncodedLines {
-  readonly plain: readonly Buffer[];
-  readonly gzip: readonly Buffer[];
+  readonly plain: Buffer;
+  readonly gzip: Buffer;
+  readonly plainPieces: readonly Buffer[];
+  readonly gzipPieces: readonly Buffer[];
+}
+
+/** One buffer holding the parts, and a view of each part in it. */
+function joined(parts: readonly Buffer[]): { whole: Buffer; views: Buffer[] } {
+  const whole = Buffer.concat(parts);
+  let offset = 0;
+  const views = parts.map((part) => whole.subarray(offset, (offset += part.length)));
+  return { whole, views };
+}
+
+function encodedLines(plainParts: readonly Buffer[], gzipParts: readonly Buffer[]): EncodedLines {
+  const plain = joined(plainParts);
+  const gzip = joined(gzipParts);
+  return { plain: plain.whole, gzip: gzip.whole, plainPieces: plain.views, gzipPieces: gzip.views };
 }
 
 type EncodedMetrics = ReadonlyMap<string, EncodedLines>;
@@ -55,14 +74,12 @@ async function encode(rendered: RenderedMetrics, previous: EncodedMetrics | unde
   const encoded = new Map<string, EncodedLines>();
   for (const [name, pieces] of rendered) {
     const before = previous?.get(name);
-    const plain: Buffer[] = [];
     const gzip: Buffer[] = [];
     for (const [index, piece] of pieces.entries()) {
-      const same = before?.plain[index]?.equals(piece) === true;
-      plain.push(same ? before!.plain[index]! : piece);
-      gzip.push(same ? before!.gzip[index]! : await gzipMember(piece));
+      const kept = before?.plainPieces[index]?.equals(piece) === true ? before.gzipPieces[index] : undefined;
+      gzip.push(kept ?? (await gzipMember(piece)));
     }
-    encoded.set(name, { plain, gzip });
+    encoded.set(name, encodedLines(pieces, gzip));
   }
   return encoded;
 }
@@ -136,8 +153,8 @@ export class MetricStore {
     const header = this.headers.get(metric.name)!;
     return {
       parts: {
-        identity: [...header.plain, ...lines.flatMap((part) => part.plain)],
-        gzip: [...header.gzip, ...lines.flatMap((part) => part.gzip)],
+        identity: [header.plain, ...lines.map((part) => part.plain)],
+        gzip: [header.gzip, ...lines.map((part) => part.gzip)],
       },
       validUntilMs,
     };
@@ -150,6 +167,6 @@ export class MetricStore {
     if (metric === undefined) return;
     const plain = Buffer.from(headerText(metric));
     const gzip = await gzipMember(plain);
-    this.headers.set(name, { plain: [plain], gzip: [gzip] });
+    this.headers.set(name, encodedLines([plain], [gzip]));
   }
 }

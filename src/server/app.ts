@@ -12,10 +12,11 @@ export interface ServerSources {
   readonly version: string;
   readonly web?: WebConfig;
   /**
-   * The whole exposition body, as chunks sent one after the other, in the given coding (gzip:
-   * each chunk one gzip member); the server only serves it.
+   * The whole exposition body in the given coding (gzip: each chunk is gzip members), as chunks
+   * sent one after the other; a chunk still being rendered is a promise, awaited only once the
+   * chunks before it are on their way. The server only serves it.
    */
-  renderMetrics(coding: ContentCoding): Promise<readonly Uint8Array[]>;
+  renderMetrics(coding: ContentCoding): readonly (Uint8Array | Promise<Uint8Array>)[];
   targets(): readonly LandingTarget[];
   isReady(): boolean;
 }
@@ -30,16 +31,17 @@ export function createServerApp(sources: ServerSources): Hono {
     const coding = negotiateContentCoding(c.req.header("Accept-Encoding"));
     const vary = { Vary: "Accept-Encoding" };
     if (coding === undefined) return c.text("not acceptable: this server sends gzip or identity\n", 406, vary);
-    const chunks = await sources.renderMetrics(coding);
+    const chunks = sources.renderMetrics(coding);
     // Streaming the cached chunks as they are avoids copying a body of many megabytes per scrape.
+    let next = 0;
     const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        for (const chunk of chunks) controller.enqueue(chunk);
-        controller.close();
+      async pull(controller) {
+        const chunk = chunks[next++];
+        if (chunk === undefined) controller.close();
+        else controller.enqueue(await chunk);
       },
     });
-    const length = chunks.reduce((total, chunk) => total + chunk.byteLength, 0);
-    const headers: Record<string, string> = { "Content-Type": METRICS_CONTENT_TYPE, "Content-Length": String(length), ...vary };
+    const headers: Record<string, string> = { "Content-Type": METRICS_CONTENT_TYPE, ...vary };
     if (coding === "gzip") headers["Content-Encoding"] = "gzip";
     return c.body(body, 200, headers);
   });
