@@ -74,32 +74,41 @@ function startExporter(upstreamUrl: string, schedule: string): Promise<{ url: st
 interface Scrape {
   readonly startedMs: number;
   readonly ms: number;
-  readonly body: Buffer;
+  readonly bytes: number;
   readonly encoding: string | undefined;
+  /** Kept only when asked for, so timed scrapes cost the client little. */
+  readonly body?: Buffer;
 }
 
-/** One scrape, timed to its last byte; the body is kept as sent, not decoded. */
-function scrape(url: string, acceptEncoding?: string): Promise<Scrape> {
+/** One scrape, timed to its last byte; the body, when kept, is as sent, not decoded. */
+function scrape(url: string, acceptEncoding?: string, keepBody = false): Promise<Scrape> {
   return new Promise((done, fail) => {
     const startedMs = Date.now();
     const started = performance.now();
     const headers = acceptEncoding === undefined ? {} : { "Accept-Encoding": acceptEncoding };
     get(`${url}/metrics`, { headers }, (response) => {
       const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () =>
-        done({ startedMs, ms: performance.now() - started, body: Buffer.concat(chunks), encoding: response.headers["content-encoding"] }),
-      );
+      let bytes = 0;
+      response.on("data", (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (keepBody) chunks.push(chunk);
+      });
+      response.on("end", () => {
+        const ms = performance.now() - started;
+        const encoding = response.headers["content-encoding"];
+        done({ startedMs, ms, bytes, encoding, ...(keepBody ? { body: Buffer.concat(chunks) } : {}) });
+      });
     }).on("error", fail);
   });
 }
 
+const bodyOf = async (url: string, acceptEncoding?: string) => (await scrape(url, acceptEncoding, true)).body!;
 const seriesIn = (text: string) => text.split("\n").filter((line) => line && !line.startsWith("#")).length;
 
 async function waitForSeries(url: string, minimum: number): Promise<string> {
   const deadline = Date.now() + 300_000;
   for (;;) {
-    const text = await scrape(url).then((result) => result.body.toString(), () => "");
+    const text = await bodyOf(url).then((body) => body.toString(), () => "");
     if (seriesIn(text) >= minimum) return text;
     if (Date.now() > deadline) throw new Error(`only ${seriesIn(text)} series after 5 minutes`);
     await new Promise((done) => setTimeout(done, 500));
@@ -123,7 +132,7 @@ async function compareScrapes(exporterUrl: string, ceilingUrl: string, acceptEnc
       const result = await scrape(url, acceptEncoding);
       if (url === exporterUrl) {
         exporterMs.push(result.ms);
-        bytes = result.body.length;
+        bytes = result.bytes;
         encoding = result.encoding;
       } else {
         ceilingMs.push(result.ms);
@@ -140,13 +149,13 @@ async function scrapeFigures() {
   const source = await upstream(pools);
   const exporter = await startExporter(source.url, "1h");
   const plainText = await waitForSeries(exporter.url, pools * 4);
-  const gzipResponse = await scrape(exporter.url, "gzip");
+  const gzipResponse = await scrape(exporter.url, "gzip", true);
   if (gzipResponse.encoding !== "gzip") throw new Error(`asked for gzip, got ${gzipResponse.encoding ?? "identity"}`);
-  const plainBody = (await scrape(exporter.url)).body;
+  const plainBody = await bodyOf(exporter.url);
   const horizonLines = (text: string) =>
     text.split("\n").filter((line) => line.startsWith("stellar_horizon_") && !line.startsWith("stellar_horizon_exporter_"));
   // Two scrapes of unchanged data: only the exporter's own process metrics may differ.
-  const gzipDecodesToPlain = horizonLines(gunzipSync(gzipResponse.body).toString()).join("\n") === horizonLines(plainBody.toString()).join("\n");
+  const gzipDecodesToPlain = horizonLines(gunzipSync(gzipResponse.body!).toString()).join("\n") === horizonLines(plainBody.toString()).join("\n");
   const directory = mkdtempSync(join(tmpdir(), "she-bench-ceiling-"));
   writeFileSync(join(directory, "plain"), plainBody);
   // A static server's best: the whole body compressed once, at zlib's default level.
@@ -159,7 +168,7 @@ async function scrapeFigures() {
   return {
     series: seriesIn(plainText),
     plainBytes: plainBody.length,
-    gzipBytes: gzipResponse.body.length,
+    gzipBytes: gzipResponse.bytes,
     ceilingGzipBytes: gzipSync(plainBody).length,
     gzipDecodesToPlain,
     plain,
@@ -228,7 +237,7 @@ async function steadyFigures() {
     await new Promise((done) => setTimeout(done, 50));
   }
   const rssMiB = (text: string) => Number(/^process_resident_memory_bytes (\S+)$/m.exec(text)?.[1]) / 2 ** 20;
-  const rss = rssMiB((await scrape(exporter.url)).body.toString());
+  const rss = rssMiB((await bodyOf(exporter.url)).toString());
   const { poolPageStartsMs } = (await (await fetch(`${source.url}/_bench/counts`)).json()) as { poolPageStartsMs: number[] };
   const windows = pollWindows(poolPageStartsMs.filter((at) => at >= startedMs));
   const duringPoll = (at: number) => windows.some(([start, end]) => at >= start && at <= end);
