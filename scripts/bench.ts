@@ -18,8 +18,11 @@ import { parseArgs } from "node:util";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { pino } from "pino";
 import { HorizonClient } from "../src/client/horizon-client.js";
-import { ExporterMetrics } from "../src/collectors/exporter.js";
-import { LiquidityPoolsCollector, POOL_PAGE_LIMIT } from "../src/collectors/liquidity-pools.js";
+import { ExporterMetrics } from "../src/collectors/self-metrics.js";
+import { LiquidityPoolsCollector } from "../src/collectors/liquidity-pools.js";
+import { EndpointPublisher } from "../src/collectors/publisher.js";
+import { systemClock } from "../src/clock.js";
+import { PAGE_LIMIT } from "../src/collectors/paging.js";
 import { MetricStore } from "../src/collectors/store.js";
 import { parseDuration } from "../src/config/duration.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
@@ -180,15 +183,19 @@ async function scrapeFigures() {
 async function pollCost() {
   process.stdout.write(`bench: poll cost, ${pools} pools\n`);
   const source = await upstream(pools);
+  const schedule = parseSchedule("1m") as Schedule;
   const client = new HorizonClient({ url: source.url, timeoutMs: 60_000, retries: 0, maxBodyBytes: 1 << 30 });
+  const collector = new LiquidityPoolsCollector(client, { max: pools, reserves: [], ids: [] });
   const poller = new EndpointPoller({
     horizon: "bench",
-    collector: new LiquidityPoolsCollector(client, { max: pools, reserves: [], ids: [] }),
-    schedule: parseSchedule("1m") as Schedule,
-    staleAfterIntervals: 3,
-    store: new MetricStore(),
+    collector,
+    publisher: new EndpointPublisher("bench", collector, new MetricStore(), 3 * schedule.periodMs, systemClock),
+    schedule,
+    deadlineMs: 60_000,
     metrics: new ExporterMetrics("bench"),
     log: pino({ level: "silent" }),
+    clock: systemClock,
+    signal: new AbortController().signal,
   });
   await poller.run(); // warm-up: JIT, connections
   const counts = async () => (await (await fetch(`${source.url}/_bench/counts`)).json()) as { requests: Record<string, number> };
@@ -208,7 +215,7 @@ async function pollCost() {
     cpuMsPer1000Pools: ((cpu.user + cpu.system) / 1000 / rounds) * perThousand,
     wallMsPer1000Pools: wallMs * perThousand,
     requestsPerPoll: ((after.requests["/liquidity_pools"] ?? 0) - (before.requests["/liquidity_pools"] ?? 0)) / rounds,
-    minimumRequests: Math.ceil(pools / POOL_PAGE_LIMIT),
+    minimumRequests: Math.ceil(pools / PAGE_LIMIT),
   };
 }
 

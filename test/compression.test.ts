@@ -118,6 +118,7 @@ describe("/metrics content coding", () => {
   const ownText = "# HELP own_metric Own.\n# TYPE own_metric gauge\nown_metric 1\n";
   const app = createServerApp({
     version: "test",
+    web: () => undefined,
     renderMetrics: (coding) => [...store.render(0, coding), coding === "gzip" ? gzipMember(Buffer.from(ownText)) : Buffer.from(ownText)],
     targets: () => [],
     isReady: () => true,

@@ -3,14 +3,15 @@ import type { ContentCoding } from "../collectors/store.js";
 import type { WebConfig } from "../config/web-config.js";
 import { negotiateContentCoding } from "./content-coding.js";
 import { landingPage, type LandingTarget } from "./landing.js";
-import { basicAuth, securityHeaders } from "./protection.js";
+import { protection } from "./protection.js";
 
 /** The Prometheus text format 0.0.4, exactly as prom-client names it. */
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 export interface ServerSources {
   readonly version: string;
-  readonly web?: WebConfig;
+  /** Read per request, so a reload swaps users and headers at once. */
+  web(): WebConfig | undefined;
   /**
    * The whole exposition body in the given coding (gzip: each chunk is gzip members), as chunks
    * sent one after the other; a chunk still being rendered is a promise, awaited only once the
@@ -23,10 +24,8 @@ export interface ServerSources {
 
 export function createServerApp(sources: ServerSources): Hono {
   const app = new Hono();
-  app.use(securityHeaders(sources.web));
-  const users = sources.web?.basicAuthUsers ?? {};
   // Liveness reveals nothing and must work for probes that carry no credentials.
-  if (Object.keys(users).length > 0) app.use(basicAuth(users, new Set(["/healthz"])));
+  app.use(protection(sources.web, new Set(["/healthz"])));
   app.get("/metrics", async (c) => {
     const coding = negotiateContentCoding(c.req.header("Accept-Encoding"));
     const vary = { Vary: "Accept-Encoding" };

@@ -1,4 +1,4 @@
-import { createServer as createHttpsServer } from "node:https";
+import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import type { Hono } from "hono";
@@ -7,6 +7,11 @@ import type { WebConfig } from "../config/web-config.js";
 export interface Listening {
   /** Base URL that reaches the server, e.g. http://127.0.0.1:9915 */
   readonly url: string;
+  /**
+   * Swaps the certificate and key for new connections. False when TLS would have to be turned on
+   * or off, which takes a restart.
+   */
+  setTls(tls: WebConfig["tls"]): boolean;
   close(): Promise<void>;
 }
 
@@ -15,18 +20,25 @@ function urlHost(host: string): string {
   return host.includes(":") ? `[${host}]` : host;
 }
 
+function tlsOptions(tls: NonNullable<WebConfig["tls"]>) {
+  return { cert: tls.cert, key: tls.key, minVersion: tls.minVersion, maxVersion: tls.maxVersion };
+}
+
 /** Listens on host:port (port 0: any free port), over TLS when given; rejects when the address is taken. */
 export function listen(app: Hono, host: string, port: number, tls?: WebConfig["tls"]): Promise<Listening> {
   return new Promise((resolve, reject) => {
     let server: ServerType;
     const onError = (error: Error) => reject(error);
-    const secure = tls
-      ? { createServer: createHttpsServer, serverOptions: { cert: tls.cert, key: tls.key, minVersion: tls.minVersion, maxVersion: tls.maxVersion } }
-      : {};
+    const secure = tls ? { createServer: createHttpsServer, serverOptions: tlsOptions(tls) } : {};
     server = serve({ fetch: app.fetch, hostname: host, port, ...secure }, (info: AddressInfo) => {
       server.off("error", onError);
       resolve({
         url: `${tls ? "https" : "http"}://${urlHost(host)}:${info.port}`,
+        setTls: (next) => {
+          if (next === undefined || tls === undefined) return next === tls;
+          (server as HttpsServer).setSecureContext(tlsOptions(next));
+          return true;
+        },
         close: () =>
           new Promise<void>((done) => {
             server.close(() => done());

@@ -11,7 +11,7 @@ const DEFAULT_HEADERS: Readonly<Record<string, string>> = {
   "Referrer-Policy": "no-referrer",
 };
 
-export function securityHeaders(web: WebConfig | undefined): MiddlewareHandler {
+function securityHeaders(web: WebConfig | undefined): MiddlewareHandler {
   const headers = { ...DEFAULT_HEADERS, ...web?.headers };
   return async (c, next) => {
     await next();
@@ -26,7 +26,7 @@ const VERIFIED_CACHE_SIZE = 64;
  * HTTP basic auth against bcrypt hashes. An unknown user is checked against a dummy hash of the
  * same cost, so response time does not reveal which user names exist.
  */
-export function basicAuth(users: Readonly<Record<string, string>>, exempt: ReadonlySet<string>): MiddlewareHandler {
+function basicAuth(users: Readonly<Record<string, string>>, exempt: ReadonlySet<string>): MiddlewareHandler {
   const costs = Object.values(users).map((hash) => bcrypt.getRounds(hash));
   const dummyHash = bcrypt.hashSync("not a password", Math.max(4, ...costs));
   const verified = new Map<string, Buffer>();
@@ -53,5 +53,28 @@ export function basicAuth(users: Readonly<Record<string, string>>, exempt: Reado
   return async (c, next) => {
     if (exempt.has(c.req.path) || (await check(c.req.header("Authorization")))) return next();
     return c.text("Unauthorized\n", 401, { "WWW-Authenticate": 'Basic realm="stellar-horizon-exporter", charset="UTF-8"' });
+  };
+}
+
+/**
+ * Security headers and, when the web config names users, basic auth; rebuilt whenever `web`
+ * returns another config (a reload), so the swap needs no restart.
+ */
+export function protection(web: () => WebConfig | undefined, exempt: ReadonlySet<string>): MiddlewareHandler {
+  let builtFor: WebConfig | undefined | null = null;
+  let handlers: MiddlewareHandler[] = [];
+  return async (c, next) => {
+    const current = web();
+    if (current !== builtFor) {
+      builtFor = current;
+      const users = current?.basicAuthUsers ?? {};
+      handlers = [securityHeaders(current), ...(Object.keys(users).length > 0 ? [basicAuth(users, exempt)] : [])];
+    }
+    const [headers, auth] = handlers;
+    await headers!(c, async () => {
+      if (auth === undefined) return next();
+      const denied = await auth(c, next);
+      if (denied instanceof Response) c.res = denied;
+    });
   };
 }
