@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { pino, type Logger } from "pino";
 import { HorizonClient } from "./client/horizon-client.js";
 import type { Collector } from "./collectors/collector.js";
@@ -6,7 +7,7 @@ import { feeStatsCollector } from "./collectors/fee-stats.js";
 import { LedgersCollector } from "./collectors/ledgers.js";
 import { LiquidityPoolsCollector } from "./collectors/liquidity-pools.js";
 import { rootCollector } from "./collectors/root.js";
-import { MetricStore, gzipMember } from "./collectors/store.js";
+import { GZIP_OPTIONS, MetricStore } from "./collectors/store.js";
 import { redactUrl, type ExporterConfig, type TargetConfig } from "./config/config.js";
 import { EndpointPublisher } from "./collectors/publisher.js";
 import { EndpointPoller, pollDeadlineMs } from "./scheduler/endpoint-poller.js";
@@ -127,9 +128,9 @@ export async function startExporter(
     version: VERSION,
     web: () => web,
     renderMetrics: (coding) => {
-      // The own metrics wait a turn of the event loop (prom-client measures its lag), so they go
-      // last, collected while the Horizon series are being sent.
-      const own = metrics.render().then((text) => (coding === "gzip" ? gzipMember(Buffer.from(text)) : Buffer.from(text)));
+      // The own metrics go last, collected while the Horizon series are being sent; they are a few
+      // kilobytes, compressed at once rather than by a round trip through the thread pool.
+      const own = metrics.render().then((text) => (coding === "gzip" ? gzipSync(text, GZIP_OPTIONS) : Buffer.from(text)));
       return [...store.render(clock.now(), coding), own];
     },
     targets: () =>

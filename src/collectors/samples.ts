@@ -39,7 +39,7 @@ export type RenderedMetrics = ReadonlyMap<string, readonly Buffer[]>;
 const SAMPLES_PER_PIECE = 256;
 
 /** Rendering hands the event loop back this often, so a large poll never stalls a scrape. */
-const SAMPLES_BETWEEN_YIELDS = 4096;
+const SAMPLES_BETWEEN_YIELDS = 1024;
 
 const NEEDS_ESCAPE = /[\\\n"]/;
 

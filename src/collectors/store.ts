@@ -8,6 +8,8 @@ export type ContentCoding = "identity" | "gzip";
 
 const gzipAsync = promisify(gzipCallback);
 
+export const GZIP_OPTIONS = { level: constants.Z_BEST_SPEED } as const;
+
 /**
  * One complete gzip member. Members concatenated are one valid gzip stream (RFC 1952 §2.2), so
  * each piece is compressed once, when it changes, and a scrape sends the members one after another.
@@ -15,7 +17,7 @@ const gzipAsync = promisify(gzipCallback);
  * levels gain about a percent for twice the CPU. It runs on libuv's thread pool, off the event loop.
  */
 export function gzipMember(bytes: Uint8Array): Promise<Buffer> {
-  return gzipAsync(bytes, { level: constants.Z_BEST_SPEED });
+  return gzipAsync(bytes, GZIP_OPTIONS);
 }
 
 /**
