@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { pino, type Logger } from "pino";
 import { AccountsClient } from "./client/accounts.js";
 import { HorizonClient } from "./client/horizon-client.js";
@@ -8,7 +9,7 @@ import { feeStatsCollector } from "./collectors/fee-stats.js";
 import { LedgersCollector } from "./collectors/ledgers.js";
 import { LiquidityPoolsCollector } from "./collectors/liquidity-pools.js";
 import { rootCollector } from "./collectors/root.js";
-import { MetricStore } from "./collectors/store.js";
+import { GZIP_OPTIONS, MetricStore } from "./collectors/store.js";
 import { redactUrl, type ExporterConfig, type TargetConfig } from "./config/config.js";
 import { EndpointPublisher } from "./collectors/publisher.js";
 import { EndpointPoller, pollDeadlineMs } from "./scheduler/endpoint-poller.js";
@@ -129,7 +130,12 @@ export async function startExporter(
   const app = createServerApp({
     version: VERSION,
     web: () => web,
-    renderMetrics: async () => [...store.render(clock.now()), Buffer.from(await metrics.render())],
+    renderMetrics: (coding) => {
+      // The own metrics go last, collected while the Horizon series are being sent; they are a few
+      // kilobytes, compressed at once rather than by a round trip through the thread pool.
+      const own = metrics.render().then((text) => (coding === "gzip" ? gzipSync(text, GZIP_OPTIONS) : Buffer.from(text)));
+      return [...store.render(clock.now(), coding), own];
+    },
     targets: () =>
       runtimes.map(({ target, pollers }) => ({
         name: target.name,

@@ -287,7 +287,7 @@ describe("deploy/kubernetes", () => {
     const app = createServerApp({
       version: "test",
       web: () => ({ basicAuthUsers: { alice: bcrypt.hashSync("secret", 4) }, headers: {} }),
-      renderMetrics: async () => [],
+      renderMetrics: () => [],
       targets: () => [],
       isReady: () => true,
     });

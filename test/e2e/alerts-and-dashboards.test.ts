@@ -1,7 +1,8 @@
 /**
  * End to end: a real Prometheus (Debian's) scrapes the exporter every second and evaluates the
  * rules file; the exporter polls one simulated Horizon per fault, all at once, each named by its
- * `horizon` label. The test evaluates the alert *expressions* through Prometheus's query API
+ * `horizon` label. Prometheus scrapes through a recording proxy, which shows what coding it asked
+ * for and got. The test evaluates the alert *expressions* through Prometheus's query API
  * rather than waiting out their `for:` durations, so it takes about three minutes.
  */
 import { writeFile, mkdtemp, rm } from "node:fs/promises";
@@ -20,6 +21,7 @@ import { allRules, isAlertingRule } from "../../scripts/dashboards/prometheus-ru
 import { parsePromQL } from "../alerts/promql.js";
 import { dataPanels, loadDashboards } from "../dashboards/dashboard-files.js";
 import { startPrometheus, type RunningPrometheus, type Sample } from "./prometheus.js";
+import { startRecordingProxy, type RecordingProxy } from "./recording-proxy.js";
 import { until } from "../support/wait.js";
 
 const JOB = "stellar-horizon-exporter";
@@ -133,6 +135,7 @@ describe("alerts and dashboards against a real Prometheus", () => {
   let foreignApi: Awaited<ReturnType<typeof startForeignApi>> | undefined;
   let exporter: RunningExporter | undefined;
   let prometheus: RunningPrometheus | undefined;
+  let proxy: RecordingProxy | undefined;
   let configDirectory: string | undefined;
 
   const running = (): RunningPrometheus => {
@@ -211,9 +214,10 @@ describe("alerts and dashboards against a real Prometheus", () => {
     if (command.kind !== "run") throw new Error(`exporter config rejected: ${JSON.stringify(command)}`);
     exporter = await startExporter(command.config, { logger: pino({ level: "silent" }) });
 
+    proxy = await startRecordingProxy(() => exporter?.url);
     prometheus = await startPrometheus({
       jobName: JOB,
-      target: new URL(exporter.url).host,
+      target: proxy.host,
       ruleFiles: ruleFiles(),
       intervalSeconds: SCRAPE_INTERVAL_SECONDS,
     });
@@ -221,6 +225,7 @@ describe("alerts and dashboards against a real Prometheus", () => {
 
   afterAll(async () => {
     await prometheus?.close();
+    await proxy?.close();
     await exporter?.close();
     await Promise.all([...simulators.values()].map((simulator) => simulator.close()));
     await foreignApi?.close();
@@ -247,6 +252,31 @@ describe("alerts and dashboards against a real Prometheus", () => {
     warmedUpAt = nowSeconds();
     expect(DASHBOARD_QUERIES.length).toBeGreaterThan(30);
   }, 120_000);
+
+  it("Prometheus scrapes gzip-compressed and ingests every sample of each scrape", async () => {
+    const scrapes = proxy?.scrapes ?? [];
+    // Prometheus stamps each scrape's samples with the scrape's start; the proxy saw it start within moments.
+    const nearest = (atMs: number) => scrapes.find((candidate) => Math.abs(candidate.atMs - atMs) < 500);
+    let ingested: Awaited<ReturnType<RunningPrometheus["rawSamples"]>> = [];
+    const matched = await until(
+      () => `scrapes the proxy saw matching what Prometheus stored: proxy ${JSON.stringify(scrapes.slice(-10))}, Prometheus ${JSON.stringify(ingested)}`,
+      async () => {
+        ingested = await running().rawSamples(`scrape_samples_scraped{job="${JOB}"}`, 30);
+        const pairs = ingested.flatMap((sample) => {
+          const scrape = nearest(sample.atMs);
+          return scrape === undefined ? [] : [{ sent: scrape.samples, ingested: sample.value }];
+        });
+        return pairs.length >= 5 ? pairs : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 1000 },
+    );
+    for (const scrape of scrapes) {
+      expect(scrape.acceptEncoding).toContain("gzip");
+      expect(scrape.contentEncoding).toBe("gzip");
+    }
+    for (const { sent, ingested: count } of matched) expect(count).toBe(sent);
+    expect(matched[0]!.sent).toBeGreaterThan(500);
+  }, 30_000);
 
   it("in healthy, no alert expression is true", async () => {
     expect(await alertsTrueFor(QUIET_TARGETS, nowSeconds())).toEqual([]);
