@@ -1,6 +1,6 @@
 import { FetchError, ofetch } from "ofetch";
 import type { z } from "zod";
-import type { Endpoint } from "../catalog/metrics.js";
+import type { Endpoint, RequestPurpose } from "../catalog/metrics.js";
 import { HorizonError, isTransient } from "./errors.js";
 import { holdOffSeconds, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
 import {
@@ -10,16 +10,18 @@ import {
   pageSchema,
   problemSchema,
   rootSchema,
+  transactionResponseSchema,
   type FeeStats,
   type HorizonRoot,
   type Ledger,
   type LiquidityPool,
+  type TransactionResponse,
 } from "./schemas.js";
 
 /** Receives what every HTTP attempt did, for the exporter's self-metrics. */
 export interface RequestObserver {
   /** `code` is the HTTP status, or "error" when no response arrived. */
-  onRequest(endpoint: Endpoint, code: string, durationSeconds: number): void;
+  onRequest(purpose: RequestPurpose, code: string, durationSeconds: number): void;
   onRateLimitHeaders(headers: RateLimitHeaders): void;
 }
 
@@ -56,6 +58,18 @@ export interface Page<T> {
 
 const ACCEPT = "application/hal+json, application/problem+json;q=0.9, application/json;q=0.8";
 const MAX_RETRY_DELAY_MS = 5_000;
+/**
+ * Horizon holds a synchronous submission until the transaction is in a ledger, and answers 504
+ * after 30 s without one; the request must outlive that wait to see the answer.
+ */
+const SUBMISSION_TIMEOUT_MS = 45_000;
+
+/** What one HTTP attempt sends besides the URL: a GET unless a form body is given. */
+interface AttemptRequest {
+  readonly url: string;
+  readonly form?: URLSearchParams;
+  readonly timeoutMs: number;
+}
 
 /** One Horizon target: typed, validated reads with timeouts, retries and rate-limit courtesy. */
 export class HorizonClient {
@@ -96,6 +110,24 @@ export class HorizonClient {
     return this.getValidated("liquidity_pools", `liquidity_pools/${encodeURIComponent(id)}`, {}, liquidityPoolSchema);
   }
 
+  /**
+   * Submits a signed transaction envelope and waits for Horizon's verdict. Never retried: the
+   * caller decides, after reading the account's sequence again, whether to submit anew.
+   */
+  async submitTransaction(envelopeXdr: string): Promise<TransactionResponse> {
+    const request = {
+      url: this.urlFor("transactions", {}),
+      form: new URLSearchParams({ tx: envelopeXdr }),
+      timeoutMs: Math.max(this.options.timeoutMs, SUBMISSION_TIMEOUT_MS),
+    };
+    return validated("transactions", await this.attempt("transactions", request), transactionResponseSchema);
+  }
+
+  /** True while Horizon asked us to send nothing (Retry-After, exhausted rate limit). */
+  holdingBack(): boolean {
+    return this.holdUntilMs > this.now();
+  }
+
   private async getPage<S extends z.ZodType>(
     endpoint: Endpoint,
     path: string,
@@ -129,21 +161,14 @@ export class HorizonClient {
     query: Query,
     schema: S,
   ): Promise<z.output<S>> {
-    const body = await this.getJson(endpoint, path, query);
-    const parsed = schema.safeParse(body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
-      throw new HorizonError("schema", `response does not match Horizon's ${endpoint} schema${where}: ${issue?.message ?? "invalid"}`);
-    }
-    return parsed.data;
+    return validated(endpoint, await this.getJson(endpoint, path, query), schema);
   }
 
   private async getJson(endpoint: Endpoint, path: string, query: Query): Promise<unknown> {
-    const url = this.urlFor(path, query);
+    const request = { url: this.urlFor(path, query), timeoutMs: this.options.timeoutMs };
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await this.attempt(endpoint, url);
+        return await this.attempt(endpoint, request);
       } catch (error) {
         const failure = error instanceof HorizonError ? error : new HorizonError("network", String(error));
         if (!isTransient(failure) || attempt >= this.options.retries || this.options.signal?.aborted) throw failure;
@@ -152,17 +177,18 @@ export class HorizonClient {
     }
   }
 
-  private async attempt(endpoint: Endpoint, url: string): Promise<unknown> {
+  private async attempt(purpose: RequestPurpose, request: AttemptRequest): Promise<unknown> {
     const waitMs = this.holdUntilMs - this.now();
     if (waitMs > 0) {
       throw new HorizonError("rate_limited", `holding back for ${Math.ceil(waitMs / 1000)} s more, as Horizon asked`);
     }
-    const { signal, timedOut, release } = this.attemptSignal();
+    const { signal, timedOut, release } = this.attemptSignal(request.timeoutMs);
     const started = performance.now();
     let code = "error";
     try {
-      const response = await ofetch.raw(url, {
-        headers: this.headers,
+      const response = await ofetch.raw(request.url, {
+        ...(request.form ? { method: "POST", body: request.form.toString() } : {}),
+        headers: request.form ? { ...this.headers, "Content-Type": "application/x-www-form-urlencoded" } : this.headers,
         signal,
         retry: false,
         responseType: "stream",
@@ -181,10 +207,10 @@ export class HorizonClient {
         throw new HorizonError("invalid_json", `HTTP ${response.status} body is not JSON: ${excerpt(text)}`);
       }
     } catch (error) {
-      throw classify(error, timedOut(), this.options.timeoutMs);
+      throw classify(error, timedOut(), request.timeoutMs);
     } finally {
       release();
-      this.options.observer?.onRequest(endpoint, code, (performance.now() - started) / 1000);
+      this.options.observer?.onRequest(purpose, code, (performance.now() - started) / 1000);
     }
   }
 
@@ -192,13 +218,13 @@ export class HorizonClient {
    * A fresh signal per attempt (a signal aborted by one attempt's timeout must not doom the
    * next), aborted by the timeout or by shutdown; `release` drops its timer and listener.
    */
-  private attemptSignal(): { signal: AbortSignal; timedOut: () => boolean; release: () => void } {
+  private attemptSignal(timeoutMs: number): { signal: AbortSignal; timedOut: () => boolean; release: () => void } {
     const controller = new AbortController();
     let expired = false;
     const timer = setTimeout(() => {
       expired = true;
       controller.abort(new DOMException("request timed out", "TimeoutError"));
-    }, this.options.timeoutMs);
+    }, timeoutMs);
     const onShutdown = () => controller.abort(this.options.signal?.reason);
     this.options.signal?.addEventListener("abort", onShutdown, { once: true });
     return {
@@ -237,6 +263,14 @@ export class HorizonClient {
       shutdown?.addEventListener("abort", done, { once: true });
     });
   }
+}
+
+function validated<S extends z.ZodType>(purpose: RequestPurpose, body: unknown, schema: S): z.output<S> {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
+  throw new HorizonError("schema", `response does not match Horizon's ${purpose} schema${where}: ${issue?.message ?? "invalid"}`);
 }
 
 function basicAuthorization(url: URL): Record<string, string> {

@@ -1,4 +1,4 @@
-import { ALL_METRICS, type Endpoint, type MetricDefinition } from "../catalog/metrics.js";
+import { ALL_METRICS, type MetricDefinition, type PublishedSource } from "../catalog/metrics.js";
 import { renderSamples, type CollectorSamples, type RenderedMetrics } from "./samples.js";
 
 interface Published {
@@ -30,12 +30,12 @@ function headerText(metric: MetricDefinition): string {
  */
 export class MetricStore {
   /** Per endpoint, per target, in the order targets were added. */
-  private readonly published = new Map<Endpoint, Map<string, Published>>();
+  private readonly published = new Map<PublishedSource, Map<string, Published>>();
   private readonly families = new Map<string, Family>();
   private readonly headers = new Map<string, Buffer>();
 
   /** Renders the samples, then replaces the target's series of that endpoint in one step. */
-  async publish(horizon: string, endpoint: Endpoint, samples: CollectorSamples, freshUntilMs: number): Promise<void> {
+  async publish(horizon: string, endpoint: PublishedSource, samples: CollectorSamples, freshUntilMs: number): Promise<void> {
     const live = await renderSamples(horizon, samples.live);
     const persistent = await renderSamples(horizon, samples.persistent);
     let byTarget = this.published.get(endpoint);
@@ -65,14 +65,14 @@ export class MetricStore {
     return chunks;
   }
 
-  private forget(endpoint: Endpoint): void {
+  private forget(endpoint: PublishedSource): void {
     for (const metric of HORIZON_METRICS) if (metric.source === endpoint) this.families.delete(metric.name);
   }
 
   private assemble(metric: MetricDefinition, nowMs: number): Family {
     let validUntilMs = Infinity;
     const lines: Buffer[] = [];
-    for (const entry of this.published.get(metric.source as Endpoint)?.values() ?? []) {
+    for (const entry of this.published.get(metric.source as PublishedSource)?.values() ?? []) {
       const persistent = entry.persistent.get(metric.name);
       if (persistent !== undefined) {
         lines.push(...persistent);
