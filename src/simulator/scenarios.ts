@@ -18,6 +18,7 @@ export const SCENARIOS = [
   "network_reset",
   "pool_drain",
   "failed_transactions",
+  "txsub_timeout",
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -35,6 +36,8 @@ export interface ScenarioBehaviour {
   readonly http: "normal" | "rate_limited" | "flapping";
   /** Render the response shapes of an older Horizon. */
   readonly legacyShapes: boolean;
+  /** Whether core includes submitted transactions, or Horizon's submissions time out (504). */
+  readonly submissions: "including" | "timing_out";
   /** One-off change applied when the scenario is entered. */
   readonly onEnter?: "reset_network" | "drain_pool";
 }
@@ -53,6 +56,7 @@ const HEALTHY: ScenarioBehaviour = {
   protocol: "current",
   http: "normal",
   legacyShapes: false,
+  submissions: "including",
 };
 
 export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviour>> = {
@@ -69,6 +73,7 @@ export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviou
   network_reset: { ...HEALTHY, onEnter: "reset_network" },
   pool_drain: { ...HEALTHY, onEnter: "drain_pool" },
   failed_transactions: { ...HEALTHY, failedShare: FAILING_SHARE },
+  txsub_timeout: { ...HEALTHY, submissions: "timing_out" },
 };
 
 export function isScenarioName(name: string): name is ScenarioName {

@@ -10,6 +10,7 @@ import { HorizonModel } from "./model.js";
 import { PoolUniverse } from "./pools.js";
 import { createRng, deriveSeed } from "./rng.js";
 import { isScenarioName, UnknownScenarioError, type ScenarioName } from "./scenarios.js";
+import { TransactionSubmissions, type SubmissionAnswer } from "./transactions.js";
 import { formatTimestamp } from "./wire.js";
 
 export interface SimulatorOptions {
@@ -89,6 +90,9 @@ export class Simulator {
   readonly #seed: number;
   readonly #networkPassphrase: string;
   readonly #clock: () => number;
+  readonly #submissions: TransactionSubmissions;
+  /** Wakes the model when a held submission is due, as no request may come to do it. */
+  #submissionTimer: NodeJS.Timeout | undefined;
   #advancedMs = 0;
 
   constructor(options: SimulatorOptions = {}) {
@@ -97,11 +101,13 @@ export class Simulator {
     this.#networkPassphrase = settings.networkPassphrase;
     this.#clock = settings.now;
     this.pools = new PoolUniverse(settings.pools, settings.seed);
+    this.#submissions = new TransactionSubmissions({ networkPassphrase: settings.networkPassphrase, accounts: { account: () => undefined, applyIncluded: () => undefined } });
     this.#model = new HorizonModel({
       seed: settings.seed,
       scenario: settings.scenario,
       startMs: this.now(),
       ledgerIntervalMs: settings.ledgerIntervalMs,
+      onClose: (sequence, closedAtMs, including) => this.#submissions.closeLedger(sequence, closedAtMs, including),
     });
     const faultRng = createRng(deriveSeed(settings.seed, 4));
     const rateLimit = new RateLimitBucket();
@@ -114,6 +120,7 @@ export class Simulator {
       consumeRateLimit: (nowMs) => rateLimit.consume(nowMs),
       drawFault: () => drawFault(faultRng),
       setScenario: (name) => this.setScenario(name),
+      submitTransaction: (envelopeXdr, baseUrl) => this.#submit(envelopeXdr, baseUrl),
       state: () => this.state(),
     });
   }
@@ -167,11 +174,32 @@ export class Simulator {
   /** Ends every request `flapping` left hanging (they get no answer), e.g. before shutting down. */
   releaseHangingRequests(): void {
     this.#hangingRequests.releaseAll();
+    clearTimeout(this.#submissionTimer);
+  }
+
+  #submit(envelopeXdr: string, baseUrl: string): Promise<SubmissionAnswer> {
+    const nowMs = this.#sync();
+    const answer = this.#submissions.submit(envelopeXdr, { nowMs, minimumFeePerOperation: this.#model.minimumFeePerOperation, baseUrl });
+    this.#scheduleSubmissionWake();
+    return answer;
+  }
+
+  #scheduleSubmissionWake(): void {
+    clearTimeout(this.#submissionTimer);
+    if (this.#submissions.waiting === 0) return;
+    const dueMs = Math.min(this.#model.nextCloseMs ?? Infinity, this.#submissions.nextDeadlineMs() ?? Infinity);
+    if (dueMs === Infinity) return;
+    this.#submissionTimer = setTimeout(() => this.#sync(), Math.max(0, dueMs - this.now()) + 1);
+    this.#submissionTimer.unref();
   }
 
   #sync(): number {
     const nowMs = this.now();
     this.#model.catchUp(nowMs);
+    if (this.#submissions.waiting > 0) {
+      this.#submissions.settle(this.#model.status().ingestLatestLedger, nowMs);
+      this.#scheduleSubmissionWake();
+    }
     return nowMs;
   }
 }

@@ -41,6 +41,8 @@ interface Pending {
   readonly envelopeXdr: string;
   readonly fee: bigint;
   readonly submittedAtMs: number;
+  /** The base URL the request came to, for the response's links. */
+  readonly baseUrl: string;
   readonly answer: (answer: SubmissionAnswer) => void;
   /** Set when a ledger closed with it; answered once Horizon has ingested that ledger. */
   included?: { readonly ledger: number; readonly closedAtMs: number; readonly index: number };
@@ -120,7 +122,6 @@ export class TransactionSubmissions {
     private readonly options: {
       readonly networkPassphrase: string;
       readonly accounts: SubmissionAccounts;
-      readonly baseUrl: () => string;
     },
   ) {}
 
@@ -130,7 +131,8 @@ export class TransactionSubmissions {
   }
 
   /** Validates and queues a submission; the promise settles once it is answered. */
-  submit(envelopeXdr: string, nowMs: number, minimumFeePerOperation: number): Promise<SubmissionAnswer> {
+  submit(envelopeXdr: string, request: { nowMs: number; minimumFeePerOperation: number; baseUrl: string }): Promise<SubmissionAnswer> {
+    const { nowMs, minimumFeePerOperation, baseUrl } = request;
     let transaction: Transaction | FeeBumpTransaction;
     try {
       transaction = TransactionBuilder.fromXDR(envelopeXdr, this.options.networkPassphrase);
@@ -144,7 +146,7 @@ export class TransactionSubmissions {
     const rejection = this.#rejection(transaction, fee, nowMs, minimumFeePerOperation);
     if (rejection !== undefined) return Promise.resolve(transactionFailed(envelopeXdr, fee, rejection));
     return new Promise((answer) => {
-      this.#pending.push({ transaction, envelopeXdr, fee, submittedAtMs: nowMs, answer });
+      this.#pending.push({ transaction, envelopeXdr, fee, submittedAtMs: nowMs, baseUrl, answer });
     });
   }
 
@@ -224,7 +226,7 @@ export class TransactionSubmissions {
   #response(pending: Pending): Record<string, unknown> {
     const { transaction, envelopeXdr, fee } = pending;
     const included = pending.included!;
-    const base = this.options.baseUrl();
+    const base = pending.baseUrl;
     const hash = transaction.hash().toString("hex");
     // A TOID: ledger in the high 32 bits, the transaction's 1-based index in the next 20.
     const pagingToken = ((BigInt(included.ledger) << 32n) | (BigInt(included.index) << 12n)).toString();

@@ -58,6 +58,8 @@ const SCENARIO_ALERTS: Readonly<Record<Exclude<ScenarioName, "healthy">, Omit<Fa
   network_reset: { fires: ["StellarNetworkReset"] },
   pool_drain: { fires: ["StellarLiquidityPoolReserveDrop"] },
   failed_transactions: { fires: ["StellarNetworkFailedTransactionsHigh"] },
+  // Only the transaction probe submits, and this suite runs none.
+  txsub_timeout: { fires: [] },
 };
 
 /** Faults no scenario simulates, each given a target of its own. */
