@@ -6,26 +6,10 @@
  */
 
 import { FeeBumpTransaction, Keypair, StrKey, TransactionBuilder, xdr, type Transaction } from "@stellar/stellar-sdk";
+import type { SimulatedAccount, SimulatedAccounts } from "./accounts.js";
+import { BASE_RESERVE_STROOPS } from "./ledgers.js";
 import type { Problem } from "./problems.js";
 import { formatTimestamp } from "./wire.js";
-
-/** What a submission needs to know of its source account. */
-export interface SubmittingAccount {
-  readonly sequence: bigint;
-  readonly balanceStroops: bigint;
-  /** What the account must keep (its reserve); the fee may not dig into it. */
-  readonly minimumBalanceStroops: bigint;
-  /** Weight of every key that may sign for the account, the master key included, by G... address. */
-  readonly signerWeights: ReadonlyMap<string, number>;
-  readonly lowThreshold: number;
-}
-
-/** The accounts a transaction reads and, once included, changes. */
-export interface SubmissionAccounts {
-  account(accountId: string): SubmittingAccount | undefined;
-  /** An included transaction moves the sequence (to its own, or higher by a bump) and pays its fee. */
-  applyIncluded(accountId: string, sequence: bigint, feeStroops: bigint, ledger: number): void;
-}
 
 export type SubmissionAnswer = { readonly status: 200; readonly body: Record<string, unknown> } | { readonly problem: Problem };
 
@@ -100,10 +84,11 @@ function submissionTimeout(hash: string, envelopeXdr: string): SubmissionAnswer 
 }
 
 /** The weight of the distinct account keys that signed, as core counts it. */
-function signatureWeight(transaction: Transaction, account: SubmittingAccount): number {
+function signatureWeight(transaction: Transaction, account: SimulatedAccount): number {
   const hash = transaction.hash();
   let weight = 0;
-  for (const [address, keyWeight] of account.signerWeights) {
+  for (const { key: address, type, weight: keyWeight } of account.signers) {
+    if (type !== "ed25519_public_key" || keyWeight === 0) continue;
     const key = Keypair.fromPublicKey(address);
     const hint = key.signatureHint();
     const signed = transaction.signatures.some(
@@ -121,7 +106,7 @@ export class TransactionSubmissions {
   constructor(
     private readonly options: {
       readonly networkPassphrase: string;
-      readonly accounts: SubmissionAccounts;
+      readonly accounts: SimulatedAccounts;
     },
   ) {}
 
@@ -161,8 +146,10 @@ export class TransactionSubmissions {
       if (pending.included !== undefined || pending.submittedAtMs > closedAtMs) continue;
       const { source, sequence, operations } = pending.transaction;
       const bumpedTo = operations.map((operation) => (operation.type === "bumpSequence" ? BigInt(operation.bumpTo) : 0n));
-      const after = bumpedTo.reduce((highest, bumpTo) => (bumpTo > highest ? bumpTo : highest), BigInt(sequence));
-      this.options.accounts.applyIncluded(source, after, pending.fee, ledger);
+      const highestBump = bumpedTo.reduce((highest, bumpTo) => (bumpTo > highest ? bumpTo : highest), 0n);
+      const at = { ledger, closedAtMs };
+      this.options.accounts.bumpSequence(source, at, highestBump > BigInt(sequence) ? highestBump : undefined);
+      this.options.accounts.chargeFee(source, pending.fee, at);
       index += 1;
       pending.included = { ledger, closedAtMs, index };
     }
@@ -201,17 +188,23 @@ export class TransactionSubmissions {
     if (transaction.operations.some((operation) => operation.type !== "bumpSequence")) return results.txNotSupported();
     if (fee < BigInt(minimumFeePerOperation) * BigInt(transaction.operations.length)) return results.txInsufficientFee();
     if (!StrKey.isValidEd25519PublicKey(transaction.source)) return results.txNoAccount();
-    const account = this.options.accounts.account(transaction.source);
+    const account = this.options.accounts.get(transaction.source);
     if (account === undefined) return results.txNoAccount();
     if (BigInt(transaction.sequence) !== this.#nextSequence(transaction.source, account)) return results.txBadSeq();
     // A wrong network passphrase changes the hash, so its signatures fail here too, as in core.
-    if (signatureWeight(transaction, account) < Math.max(1, account.lowThreshold)) return results.txBadAuth();
-    if (account.balanceStroops - fee < account.minimumBalanceStroops) return results.txInsufficientBalance();
+    if (signatureWeight(transaction, account) < Math.max(1, account.thresholds.low)) return results.txBadAuth();
+    if (account.balance - account.nativeSellingLiabilities - fee < this.#minimumBalance(account)) return results.txInsufficientBalance();
     return undefined;
   }
 
+  /** The reserve an account must keep: (2 + subentries + sponsoring − sponsored) base reserves. */
+  #minimumBalance(account: SimulatedAccount): bigint {
+    const entries = 2 + this.options.accounts.subentries(account.id) + account.numSponsoring - account.numSponsored;
+    return BigInt(entries) * BigInt(BASE_RESERVE_STROOPS);
+  }
+
   /** The account's sequence after the transactions already queued for it. */
-  #nextSequence(source: string, account: SubmittingAccount): bigint {
+  #nextSequence(source: string, account: SimulatedAccount): bigint {
     let sequence = account.sequence;
     for (const pending of this.#pending) {
       if (pending.included === undefined && pending.transaction.source === source) {

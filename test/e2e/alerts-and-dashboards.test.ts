@@ -60,6 +60,10 @@ const SCENARIO_ALERTS: Readonly<Record<Exclude<ScenarioName, "healthy">, Omit<Fa
   failed_transactions: { fires: ["StellarNetworkFailedTransactionsHigh"] },
   // Only the transaction probe submits, and this suite runs none.
   txsub_timeout: { fires: [] },
+  signer_change: { fires: [] },
+  account_drain: { fires: [] },
+  account_merged: { fires: [] },
+  trustline_deauthorized: { fires: [] },
 };
 
 /** Faults no scenario simulates, each given a target of its own. */
