@@ -7,7 +7,7 @@
 export type MetricType = "gauge" | "counter" | "histogram";
 
 /** The Horizon endpoints the exporter polls; also the `endpoint` label's values. */
-export const ENDPOINTS = ["root", "fee_stats", "ledgers", "liquidity_pools"] as const;
+export const ENDPOINTS = ["root", "fee_stats", "ledgers", "liquidity_pools", "accounts"] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
 /** Which poll produces the series; `exporter` series describe the exporter itself. */

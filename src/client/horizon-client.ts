@@ -128,7 +128,8 @@ export class HorizonClient {
     return this.holdUntilMs > this.now();
   }
 
-  private async getPage<S extends z.ZodType>(
+  /** One page, records validated one by one; for readers of other resources (see accounts.ts). */
+  async getPage<S extends z.ZodType>(
     endpoint: Endpoint,
     path: string,
     query: Query,
@@ -155,7 +156,8 @@ export class HorizonClient {
     return { records, invalidRecords };
   }
 
-  private async getValidated<S extends z.ZodType>(
+  /** One document, validated against `schema`; throws a HorizonError (reason `schema` when it does not match). */
+  async getValidated<S extends z.ZodType>(
     endpoint: Endpoint,
     path: string,
     query: Query,

@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
+import type { WatchedAccount } from "./accounts.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import {
   LOG_LEVELS,
@@ -24,6 +25,7 @@ export interface TargetConfig {
   readonly schedules: Readonly<Record<Endpoint, Schedule>>;
   /** Requests per hour this Horizon allows; planning above it logs a warning at start. */
   readonly requestBudgetPerHour: number;
+  readonly accounts: readonly WatchedAccount[];
 }
 
 export interface ExporterConfig {
@@ -141,7 +143,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
           problems.push(`${source}: ${target}`);
           return [];
         }
-        return [{ ...target, headers: {}, timeoutMs, schedules: schedulesFor(undefined), requestBudgetPerHour: DEFAULTS.requestBudgetPerHour }];
+        return [{ ...target, headers: {}, timeoutMs, schedules: schedulesFor(undefined), requestBudgetPerHour: DEFAULTS.requestBudgetPerHour, accounts: [] }];
       })
     : (file.targets ?? []).map((entry) => ({
         name: entry.name ?? defaultTargetName(entry.url),
@@ -150,6 +152,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
         timeoutMs: entry.timeout ? (parseDuration(entry.timeout) ?? timeoutMs) : timeoutMs,
         schedules: schedulesFor(entry.schedules),
         requestBudgetPerHour: entry.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour,
+        accounts: [],
       }));
   if (targets.length === 0 && problems.length === 0) {
     problems.push("no Horizon to poll: give --horizon.url=URL (or HORIZON_URL), or `targets` in --config.file");

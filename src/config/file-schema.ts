@@ -31,6 +31,7 @@ const endpointSchedules = z.strictObject({
   fee_stats: scheduleText.optional(),
   ledgers: scheduleText.optional(),
   liquidity_pools: scheduleText.optional(),
+  accounts: scheduleText.optional(),
 });
 
 const targetEntry = z.strictObject({
