@@ -4,6 +4,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
 import type { WatchedAccount } from "./accounts.js";
+import { loadTxProbe, withProbeAccount, type TxProbeConfig } from "./tx-probe.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import {
   LOG_LEVELS,
@@ -26,6 +27,8 @@ export interface TargetConfig {
   /** Requests per hour this Horizon allows; planning above it logs a warning at start. */
   readonly requestBudgetPerHour: number;
   readonly accounts: readonly WatchedAccount[];
+  /** The transaction-submission probe, when configured. */
+  readonly txProbe?: TxProbeConfig;
 }
 
 export interface ExporterConfig {
@@ -154,6 +157,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
         requestBudgetPerHour: entry.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour,
         accounts: [],
       }));
+  if (!urlSpecs.length) await attachTxProbes(targets, file.targets ?? [], env, problems);
   if (targets.length === 0 && problems.length === 0) {
     problems.push("no Horizon to poll: give --horizon.url=URL (or HORIZON_URL), or `targets` in --config.file");
   }
@@ -271,4 +275,20 @@ export function parseListenAddress(text: string): { host: string; port: number }
 
 function byteCount(value: number | string): number {
   return typeof value === "number" ? value : (parseByteSize(value) ?? 0);
+}
+
+/** Each file target's `tx_probe:`, its seed read now; its account joins the watched ones. */
+async function attachTxProbes(
+  targets: TargetConfig[],
+  entries: NonNullable<ConfigFile["targets"]>,
+  env: NodeJS.ProcessEnv,
+  problems: string[],
+): Promise<void> {
+  for (const [index, entry] of entries.entries()) {
+    const target = targets[index];
+    if (entry.tx_probe === undefined || target === undefined) continue;
+    const txProbe = await loadTxProbe(entry.tx_probe, target, env);
+    if (typeof txProbe === "string") problems.push(txProbe);
+    else targets[index] = { ...target, txProbe, accounts: withProbeAccount(target.accounts, txProbe.accountId) };
+  }
 }
