@@ -9,6 +9,7 @@ import { rootCollector } from "./collectors/root.js";
 import { MetricStore } from "./collectors/store.js";
 import { redactUrl, type ExporterConfig, type TargetConfig } from "./config/config.js";
 import { EndpointPoller } from "./scheduler/endpoint-poller.js";
+import { txProbeFor, type NetworkView, type TxProbe } from "./probers/tx-probe.js";
 import { plannedRequestsPerHour } from "./scheduler/request-plan.js";
 import { Scheduler } from "./scheduler/scheduler.js";
 import { createServerApp } from "./server/app.js";
@@ -22,6 +23,8 @@ export interface RunningExporter {
   readonly firstPolls: Promise<void>;
   /** Polls every endpoint of every target once more, now; for tests and tools. */
   pollAll(): Promise<void>;
+  /** Runs every target's transaction probe once, now; for tests and tools. */
+  probeAll(): Promise<void>;
   /**
    * Applies a reloaded configuration: unchanged targets keep their state and counters, changed
    * ones restart, removed ones leave. Problems instead of a configuration keep the old one.
@@ -38,6 +41,7 @@ interface TargetRuntime {
   readonly key: string;
   readonly pollers: readonly EndpointPoller[];
   readonly scheduler: Scheduler;
+  readonly probe?: TxProbe;
   readonly abort: AbortController;
 }
 
@@ -46,13 +50,19 @@ function runtimeKey(target: TargetConfig, config: ExporterConfig): string {
   return JSON.stringify({ target, retries, maxBodyBytes, ledgers, liquidityPools, staleAfterIntervals });
 }
 
-function collectorsFor(config: ExporterConfig, client: HorizonClient, log: Logger): Collector[] {
-  return [
-    rootCollector(client),
-    feeStatsCollector(client),
-    new LedgersCollector(client, config.ledgers, log.child({ endpoint: "ledgers" })),
-    new LiquidityPoolsCollector(client, config.liquidityPools),
-  ];
+function collectorsFor(config: ExporterConfig, client: HorizonClient, log: Logger): { collectors: Collector[]; network: NetworkView } {
+  const root = rootCollector(client);
+  const feeStats = feeStatsCollector(client);
+  const ledgers = new LedgersCollector(client, config.ledgers, log.child({ endpoint: "ledgers" }));
+  const network: NetworkView = {
+    networkPassphrase: () => root.current?.network_passphrase,
+    feeStats: () => feeStats.current,
+    latestLedger: () => {
+      const known = [ledgers.latestSequence, root.current?.history_latest_ledger].filter((value) => value !== undefined);
+      return known.length === 0 ? undefined : Math.max(...known);
+    },
+  };
+  return { collectors: [root, feeStats, ledgers, new LiquidityPoolsCollector(client, config.liquidityPools)], network };
 }
 
 export async function startExporter(
@@ -84,7 +94,8 @@ export async function startExporter(
       observer: metrics.observerFor(target.name),
       signal: abort.signal,
     });
-    const pollers = collectorsFor(current, client, log).map(
+    const { collectors, network } = collectorsFor(current, client, log);
+    const pollers = collectors.map(
       (collector) =>
         new EndpointPoller({
           horizon: target.name,
@@ -96,12 +107,13 @@ export async function startExporter(
           log,
         }),
     );
-    return { target, key: runtimeKey(target, current), pollers, scheduler: new Scheduler(pollers), abort };
+    const probe = target.txProbe && txProbeFor(target.name, target.txProbe, { client, network, store, log });
+    return { target, key: runtimeKey(target, current), pollers, scheduler: new Scheduler(pollers), ...(probe ? { probe } : {}), abort };
   };
 
   const stopRuntime = async (runtime: TargetRuntime): Promise<void> => {
     runtime.abort.abort();
-    await runtime.scheduler.stop();
+    await Promise.all([runtime.scheduler.stop(), runtime.probe?.stop()]);
   };
 
   let runtimes = config.targets.map((target) => createRuntime(target, config));
@@ -120,7 +132,10 @@ export async function startExporter(
     isReady: () => allPollers().every((poller) => poller.snapshot().polls > 0),
   });
   const server = await listen(app, config.listen.host, config.listen.port, config.web?.tls);
-  const firstPolls = Promise.all(runtimes.map((runtime) => runtime.scheduler.start())).then(() => undefined);
+  const startRuntime = (runtime: TargetRuntime): Promise<void> =>
+    // The probe waits for the first polls: they tell it the network and the fees.
+    runtime.scheduler.start().then(() => runtime.probe?.start());
+  const firstPolls = Promise.all(runtimes.map(startRuntime)).then(() => undefined);
   logger.info(
     { version: VERSION, url: server.url, targets: config.targets.map((target) => ({ name: target.name, url: redactUrl(target.url) })) },
     "stellar-horizon-exporter started",
@@ -132,6 +147,9 @@ export async function startExporter(
     pollAll: async () => {
       await Promise.all(allPollers().map((poller) => poller.idle()));
       await Promise.all(allPollers().map((poller) => poller.run()));
+    },
+    probeAll: async () => {
+      await Promise.all(runtimes.map((runtime) => runtime.probe?.run()));
     },
     reload: async (next) => {
       if ("problems" in next) {
@@ -159,7 +177,7 @@ export async function startExporter(
         await metrics.removeTarget(runtime.target.name);
       }
       runtimes = next.targets.map((target, index) => nextRuntimes[index] ?? createRuntime(target, next));
-      for (const runtime of runtimes) if (!kept.has(runtime)) void runtime.scheduler.start();
+      for (const runtime of runtimes) if (!kept.has(runtime)) void startRuntime(runtime);
       metrics.configLoaded(true);
       logger.info(
         { kept: kept.size, started: runtimes.length - kept.size, stopped: leaving.length },

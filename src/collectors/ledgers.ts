@@ -88,6 +88,11 @@ export class LedgersCollector implements Collector {
     return ledgerSamples(this.totals, this.latest);
   }
 
+  /** Sequence of the latest ledger read, shared with the target's prober. */
+  get latestSequence(): number | undefined {
+    return this.latest?.sequence;
+  }
+
   private async startFromLatest(backfill: number): Promise<PollResult> {
     const page = await this.client.ledgers({ order: "desc", limit: backfill + 1 });
     for (const ledger of page.records.reverse()) this.read(ledger);

@@ -7,11 +7,14 @@ import { Account, Keypair, Memo, Networks, Operation, TransactionBuilder, xdr } 
 import { Cron } from "croner";
 import type { Logger } from "pino";
 import { METRICS, TX_PROBE_COMMON_FAILURE_REASONS } from "../catalog/metrics.js";
+import { AccountsClient } from "../client/accounts.js";
 import { HorizonError } from "../client/errors.js";
+import type { HorizonClient } from "../client/horizon-client.js";
 import { transactionFailedExtrasSchema, type FeeStats, type TransactionResponse } from "../client/schemas.js";
 import { HistogramData, type CollectorSamples, type Sample } from "../collectors/samples.js";
 import type { MetricStore } from "../collectors/store.js";
 import type { Schedule } from "../config/schedule.js";
+import { secretFileWarning, type TxProbeConfig } from "../config/tx-probe.js";
 
 /**
  * The issue asks for "stellar-horizon-exporter probe", but a text memo holds at most 28 bytes and
@@ -54,6 +57,20 @@ export interface TxProbeOptions {
   readonly store: MetricStore;
   readonly log: Logger;
   readonly now?: () => number;
+}
+
+/** The probe's view of a target's client: the account through the watched-accounts reader. */
+export function probeHorizon(client: HorizonClient): ProbeHorizon {
+  const accounts = new AccountsClient(client);
+  return {
+    accountSequence: async (accountId) => {
+      const lookup = await accounts.account(accountId);
+      if (lookup.status === "missing") throw new HorizonError("http_4xx", `account ${accountId} does not exist: fund it first`, { status: 404 });
+      return lookup.account.sequence;
+    },
+    submitTransaction: (envelopeXdr) => client.submitTransaction(envelopeXdr),
+    holdingBack: () => client.holdingBack(),
+  };
 }
 
 /** The p90 fee charged lately, at least the base fee, at most what the operator allows. */
@@ -209,4 +226,26 @@ export class TxProbe {
     this.publishing = this.publishing.then(() => store.publish(horizon, "tx_probe", this.totals.samples(), Infinity));
     return this.publishing;
   }
+}
+
+/** A target's probe, with a warning when its seed file is open to group or others. */
+export function txProbeFor(
+  horizon: string,
+  config: TxProbeConfig,
+  parts: { client: HorizonClient; network: NetworkView; store: MetricStore; log: Logger },
+): TxProbe {
+  const log = parts.log.child({ prober: "tx_probe" });
+  if (config.secretFile !== undefined) {
+    void secretFileWarning(config.secretFile).then((warning) => warning && log.warn(warning));
+  }
+  log.info({ account: config.accountId, schedule: config.schedule.text, maxFee: config.maxFee }, "transaction probe configured");
+  return new TxProbe({
+    horizon,
+    settings: config,
+    signer: config.signer(),
+    client: probeHorizon(parts.client),
+    network: parts.network,
+    store: parts.store,
+    log,
+  });
 }
