@@ -12,7 +12,7 @@ import { HorizonModel } from "./model.js";
 import { PoolUniverse } from "./pools.js";
 import { createRng, deriveSeed } from "./rng.js";
 import { isScenarioName, SCENARIO_BEHAVIOURS, UnknownScenarioError, type ScenarioName } from "./scenarios.js";
-import { TransactionSubmissions, type SubmissionAnswer } from "./transactions.js";
+import { SUBMISSION_TIMEOUT_MS, TransactionSubmissions, type SubmissionAnswer } from "./transactions.js";
 import { formatTimestamp } from "./wire.js";
 
 export interface SimulatorOptions {
@@ -28,6 +28,8 @@ export interface SimulatorOptions {
   networkPassphrase?: string;
   /** Clock in epoch milliseconds (default `Date.now`). */
   now?: () => number;
+  /** How long a submission waits for a ledger before Horizon's 504 (default 30 s, as Horizon). */
+  submissionTimeoutMs?: number;
 }
 
 export interface SimulatorState {
@@ -52,6 +54,8 @@ export interface SimulatorState {
   ledgerIntervalMs: { min: number; max: number };
   /** Requests currently left hanging by `flapping`. */
   hangingRequests: number;
+  /** Submitted transactions whose request waits for a ledger (or its timeout). */
+  heldSubmissions: number;
 }
 
 const PUBNET_PASSPHRASE = "Public Global Stellar Network ; September 2015";
@@ -107,7 +111,11 @@ export class Simulator {
     this.#networkPassphrase = settings.networkPassphrase;
     this.#clock = settings.now;
     this.pools = new PoolUniverse(settings.pools, settings.seed);
-    this.#submissions = new TransactionSubmissions({ networkPassphrase: settings.networkPassphrase, accounts: this.accounts });
+    this.#submissions = new TransactionSubmissions({
+      networkPassphrase: settings.networkPassphrase,
+      accounts: this.accounts,
+      timeoutMs: options.submissionTimeoutMs ?? SUBMISSION_TIMEOUT_MS,
+    });
     this.#model = new HorizonModel({
       seed: settings.seed,
       scenario: settings.scenario,
@@ -157,6 +165,8 @@ export class Simulator {
     if (!isScenarioName(name)) throw new UnknownScenarioError(name);
     this.#model.setScenario(name, this.now());
     this.#enterAccountScenario(name);
+    // A resumed network closes its next ledger at a new time: held submissions wait for that one.
+    this.#scheduleSubmissionWake();
   }
 
   /** The latest ingested ledger: where a change made now lands. */
@@ -186,6 +196,7 @@ export class Simulator {
       drainedPoolId: drained?.id ?? null,
       ledgerIntervalMs: this.#model.ledgerIntervalMs,
       hangingRequests: this.#hangingRequests.count,
+      heldSubmissions: this.#submissions.waiting,
     };
   }
 

@@ -13,7 +13,7 @@ import { formatTimestamp } from "./wire.js";
 
 export type SubmissionAnswer = { readonly status: 200; readonly body: Record<string, unknown> } | { readonly problem: Problem };
 
-/** Horizon gives up waiting for a submitted transaction after this long and answers 504. */
+/** Horizon gives up waiting for a submitted transaction after this long and answers 504 (the default). */
 export const SUBMISSION_TIMEOUT_MS = 30_000;
 
 const PROBLEM_TYPE_PREFIX = "https://stellar.org/horizon-errors/";
@@ -107,6 +107,7 @@ export class TransactionSubmissions {
     private readonly options: {
       readonly networkPassphrase: string;
       readonly accounts: SimulatedAccounts;
+      readonly timeoutMs: number;
     },
   ) {}
 
@@ -163,7 +164,7 @@ export class TransactionSubmissions {
       const hash = pending.transaction.hash().toString("hex");
       let answer: SubmissionAnswer | undefined;
       if (pending.included !== undefined && pending.included.ledger <= ingestedLedger) answer = { status: 200, body: this.#response(pending) };
-      else if (pending.included === undefined && nowMs - pending.submittedAtMs >= SUBMISSION_TIMEOUT_MS) answer = submissionTimeout(hash, pending.envelopeXdr);
+      else if (pending.included === undefined && nowMs - pending.submittedAtMs >= this.options.timeoutMs) answer = submissionTimeout(hash, pending.envelopeXdr);
       if (answer === undefined) continue;
       this.#pending.splice(i, 1);
       pending.answer(answer);
@@ -173,7 +174,7 @@ export class TransactionSubmissions {
   /** When the oldest waiting transaction times out, if any waits. */
   nextDeadlineMs(): number | undefined {
     const waiting = this.#pending.filter((pending) => pending.included === undefined);
-    return waiting.length === 0 ? undefined : Math.min(...waiting.map((pending) => pending.submittedAtMs)) + SUBMISSION_TIMEOUT_MS;
+    return waiting.length === 0 ? undefined : Math.min(...waiting.map((pending) => pending.submittedAtMs)) + this.options.timeoutMs;
   }
 
   /** Core's checks before a transaction may enter the queue; undefined when it may. */
@@ -256,7 +257,8 @@ export class TransactionSubmissions {
       envelope_xdr: envelopeXdr,
       result_xdr: transactionResult(fee, xdr.TransactionResultResult.txSuccess(operationResults)),
       result_meta_xdr: new xdr.TransactionMeta(0, []).toXDR("base64"),
-      fee_meta_xdr: xdr.LedgerEntryChanges.toXDR([]).toString("base64"),
+      // OperationMeta is a struct holding only a LedgerEntryChanges: empty, it encodes as empty changes.
+      fee_meta_xdr: new xdr.OperationMeta({ changes: [] }).toXDR("base64"),
       memo_type: transaction.memo.type,
       signatures: transaction.signatures.map((signature) => signature.signature().toString("base64")),
       ...(bounds ? { preconditions: { timebounds: { min_time: bounds.minTime, max_time: bounds.maxTime } } } : {}),

@@ -316,6 +316,7 @@ describe("scenarios", () => {
       supportedProtocolVersion: 22,
       coreSupportedProtocolVersion: 22,
       hangingRequests: 0,
+      heldSubmissions: 0,
       drainedPoolId: null,
     });
   });
