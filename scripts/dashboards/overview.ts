@@ -1,7 +1,13 @@
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import * as units from "@grafana/grafana-foundation-sdk/units";
 import { METRICS } from "../../src/catalog/metrics.js";
-import { UP_DOWN_MAPPINGS, columns, dashboard, select, statPanel, tablePanel, timeseriesPanel } from "./common.js";
+import { UP_DOWN_MAPPINGS, columns, dashboard, histogramQuantile, select, statPanel, sumRate, tablePanel, timeseriesPanel } from "./common.js";
+
+/**
+ * The probe runs about once a minute: a panel interval of at least 5 minutes makes
+ * $__rate_interval long enough to hold several runs.
+ */
+const PROBE_MIN_INTERVAL = "5m";
 
 /** The first dashboard to open: is every Horizon up, ingesting and current, and on which versions. */
 export function overviewDashboard(): Dashboard {
@@ -64,6 +70,48 @@ export function overviewDashboard(): Dashboard {
               },
             ],
           }),
+        ],
+      },
+      {
+        title: "Transaction probe",
+        panels: [
+          timeseriesPanel({
+            title: "Probe success ratio",
+            description:
+              "Share of the transaction probe's submissions (targets with tx_probe) that reached a ledger, over at least 5 minutes (the probe runs about once a minute). StellarTransactionProbeFailing fires when none succeeded for 3 intervals.",
+            unit: units.PercentUnit,
+            width: 8,
+            min: 0,
+            max: 1,
+            queries: [
+              {
+                expr: `1 - ${sumRate(METRICS.txProbeFailures, ["horizon"])} / ${sumRate(METRICS.txProbeSubmissions, ["horizon"])}`,
+                legend: "{{horizon}}",
+              },
+            ],
+          }).interval(PROBE_MIN_INTERVAL),
+          timeseriesPanel({
+            title: "Probe duration",
+            description: "Time from submission to Horizon's answer that the transaction is in a ledger, p50 and p90 over at least 5 minutes. StellarTransactionProbeSlow fires when p90 stays above 15 s.",
+            unit: units.Seconds,
+            width: 8,
+            min: 0,
+            queries: [0.5, 0.9].map((quantile) => ({
+              expr: histogramQuantile(quantile, METRICS.txProbeDuration, ["horizon"]),
+              legend: `{{horizon}} p${quantile * 100}`,
+            })),
+          }).interval(PROBE_MIN_INTERVAL),
+          timeseriesPanel({
+            title: "Probe inclusion ledgers",
+            description: "Ledgers between the latest one known at submission and the one that included the probe's transaction, p50 and p90 over at least 5 minutes. 1 or 2 is normal; more means surge pricing or a busy network.",
+            unit: units.NoUnit,
+            width: 8,
+            min: 0,
+            queries: [0.5, 0.9].map((quantile) => ({
+              expr: histogramQuantile(quantile, METRICS.txProbeInclusionLedgers, ["horizon"]),
+              legend: `{{horizon}} p${quantile * 100}`,
+            })),
+          }).interval(PROBE_MIN_INTERVAL),
         ],
       },
       {
