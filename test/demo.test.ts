@@ -18,6 +18,14 @@ it("the demo serves live, moving metrics within 15 s", async () => {
     expect(later).toBeGreaterThan(first);
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(valueOf(await scrape(), "stellar_horizon_up", { horizon: "simulator" })).toBe(1);
+    // The demo's probe submits from a generated key every 15 s; the simulator includes it in a ledger.
+    const probeSuccess = await until(
+      "a successful probe",
+      async () => valueOf(await scrape(), "stellar_horizon_tx_probe_last_success_timestamp_seconds", { horizon: "simulator" }),
+      { timeoutMs: 30_000 },
+    );
+    expect(probeSuccess).toBeGreaterThan(started / 1000 - 1);
+    expect(valueOf(await scrape(), "stellar_horizon_tx_probe_submissions_total", { horizon: "simulator" })).toBeGreaterThanOrEqual(1);
   } finally {
     child.kill("SIGTERM");
     expect(await exited).toBe(0);

@@ -1,7 +1,9 @@
+import { Keypair, Networks } from "@stellar/stellar-sdk";
 import { pino } from "pino";
-import { loadConfig } from "../config/config.js";
+import { loadConfig, type ExporterConfig } from "../config/config.js";
 import { startExporter } from "../exporter.js";
-import { startSimulator } from "../simulator/index.js";
+import { startSimulator, type Simulator } from "../simulator/index.js";
+import { withProbeAccount, txProbeWith, TX_PROBE_DEFAULTS } from "../config/tx-probe.js";
 import { waitForShutdownSignal } from "./signals.js";
 
 const DEMO_SIMULATOR_PORT = 8000;
@@ -15,7 +17,7 @@ export async function runDemoCommand(argv: string[]): Promise<number> {
   const simulatorPort = Number(process.env.DEMO_SIMULATOR_PORT ?? DEMO_SIMULATOR_PORT);
   let simulator;
   try {
-    simulator = await startSimulator({ host: "127.0.0.1", port: simulatorPort });
+    simulator = await startSimulator({ host: "127.0.0.1", port: simulatorPort, networkPassphrase: Networks.TESTNET });
   } catch (error) {
     process.stderr.write(`demo: cannot start the simulator on 127.0.0.1:${simulatorPort}: ${(error as Error).message} (set DEMO_SIMULATOR_PORT)\n`);
     return 2;
@@ -29,9 +31,10 @@ export async function runDemoCommand(argv: string[]): Promise<number> {
     if (command.kind === "invalid") for (const problem of command.problems) process.stderr.write(`demo: ${problem}\n`);
     return command.kind === "invalid" ? 2 : 0;
   }
+  const config = withDemoProbe(command.config, simulator.simulator);
   let exporter;
   try {
-    exporter = await startExporter(command.config, { logger: pino({ level: command.config.logLevel }) });
+    exporter = await startExporter(config, { logger: pino({ level: command.config.logLevel }) });
   } catch (error) {
     await simulator.close();
     process.stderr.write(`demo: cannot start the exporter: ${(error as Error).message} (pass --web.listen-address=HOST:PORT)\n`);
@@ -51,4 +54,21 @@ export async function runDemoCommand(argv: string[]): Promise<number> {
   await waitForShutdownSignal();
   await Promise.all([exporter.close(), simulator.close()]);
   return 0;
+}
+
+/** Lumens the simulator gives the demo probe's freshly generated account. */
+const DEMO_PROBE_FUNDS_STROOPS = 10_000n * 10_000_000n;
+
+/**
+ * The demo probes its simulator (a testnet, so no lumens are real) from a key generated for this
+ * run and funded by the simulator, every 15 s so the probe panels fill quickly.
+ */
+function withDemoProbe(config: ExporterConfig, simulator: Simulator): ExporterConfig {
+  const signer = Keypair.random();
+  simulator.accounts.add({ id: signer.publicKey(), balance: DEMO_PROBE_FUNDS_STROOPS }, simulator.latestLedgerPoint());
+  const txProbe = txProbeWith(signer, { interval: "15s", maxFee: TX_PROBE_DEFAULTS.maxFee, allowPubnet: false });
+  return {
+    ...config,
+    targets: config.targets.map((target) => ({ ...target, txProbe, accounts: withProbeAccount(target.accounts, txProbe.accountId) })),
+  };
 }

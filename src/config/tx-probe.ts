@@ -62,13 +62,25 @@ export async function loadTxProbe(
   if (!allowPubnet && PUBNET_HOSTS.has(new URL(target.url).hostname)) {
     return `${where}: ${new URL(target.url).hostname} serves pubnet, where every probe spends real lumens; set tx_probe.allow_pubnet: true to allow it`;
   }
-  const signer = keypair;
-  return {
-    schedule: parseSchedule(entry.interval ?? TX_PROBE_DEFAULTS.interval) as Schedule,
+  return txProbeWith(keypair, {
+    interval: entry.interval ?? TX_PROBE_DEFAULTS.interval,
     maxFee: entry.max_fee ?? TX_PROBE_DEFAULTS.maxFee,
     allowPubnet,
-    accountId: signer.publicKey(),
     ...(entry.secret_file === undefined ? {} : { secretFile: entry.secret_file }),
+  });
+}
+
+/** Settings for a probe signing with `signer`; the interval must be a valid schedule. */
+export function txProbeWith(
+  signer: Keypair,
+  options: { interval: string; maxFee: number; allowPubnet: boolean; secretFile?: string },
+): TxProbeConfig {
+  return {
+    schedule: parseSchedule(options.interval) as Schedule,
+    maxFee: options.maxFee,
+    allowPubnet: options.allowPubnet,
+    accountId: signer.publicKey(),
+    ...(options.secretFile === undefined ? {} : { secretFile: options.secretFile }),
     signer: () => signer,
   };
 }
