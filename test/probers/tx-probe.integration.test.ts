@@ -1,14 +1,16 @@
+import { execFileSync } from "node:child_process";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Account, Keypair, Networks, Operation, TransactionBuilder } from "@stellar/stellar-sdk";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
+import { ALL_METRICS } from "../../src/catalog/metrics.js";
 import { loadConfig } from "../../src/config/config.js";
 import { startExporter, type RunningExporter } from "../../src/exporter.js";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/server.js";
 import { runCli } from "../support/cli-process.js";
-import { parseExposition, valueOf } from "../support/exposition.js";
+import { namesIn, parseExposition, valueOf } from "../support/exposition.js";
 import { until } from "../support/wait.js";
 
 const LEDGER_INTERVAL_MS = 200;
@@ -114,6 +116,12 @@ describe("the transaction probe against the simulator over loopback", () => {
     expect(await run.value("stellar_horizon_tx_probe_inclusion_ledgers_count")).toBe(3);
     expect(await run.value("stellar_horizon_tx_probe_fee_charged_stroops")).toBeGreaterThanOrEqual(100);
     expect(await run.value("stellar_horizon_tx_probe_last_success_timestamp_seconds")).toBeGreaterThan(Date.now() / 1000 - 60);
+    const text = await (await fetch(`${run.exporter.url}/metrics`)).text();
+    expect(execFileSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" }).trim()).toBe("");
+    const families = namesIn(parseExposition(text));
+    for (const metric of ALL_METRICS.filter((candidate) => candidate.source === "tx_probe")) {
+      expect(families.has(metric.type === "histogram" ? `${metric.name}_count` : metric.name), metric.name).toBe(true);
+    }
     const balance = run.simulator.simulator.accounts.get(run.signer.publicKey())!.balance;
     expect(FUNDS - balance).toBe(BigInt(3 * (await run.value("stellar_horizon_tx_probe_fee_charged_stroops"))!));
   });
