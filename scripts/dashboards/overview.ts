@@ -1,6 +1,6 @@
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import * as units from "@grafana/grafana-foundation-sdk/units";
-import { METRICS } from "../../src/catalog/metrics.js";
+import { METRICS, type MetricDefinition } from "../../src/catalog/metrics.js";
 import { UP_DOWN_MAPPINGS, columns, dashboard, histogramQuantile, select, statPanel, sumRate, tablePanel, timeseriesPanel } from "./common.js";
 
 /**
@@ -8,6 +8,20 @@ import { UP_DOWN_MAPPINGS, columns, dashboard, histogramQuantile, select, statPa
  * $__rate_interval long enough to hold several runs.
  */
 const PROBE_MIN_INTERVAL = "5m";
+
+function probeMedianAndP90Panel(title: string, description: string, unit: string, metric: MetricDefinition) {
+  return timeseriesPanel({
+    title,
+    description,
+    unit,
+    width: 8,
+    min: 0,
+    queries: [0.5, 0.9].map((quantile) => ({
+      expr: histogramQuantile(quantile, metric, ["horizon"]),
+      legend: `{{horizon}} p${quantile * 100}`,
+    })),
+  }).interval(PROBE_MIN_INTERVAL);
+}
 
 /** The first dashboard to open: is every Horizon up, ingesting and current, and on which versions. */
 export function overviewDashboard(): Dashboard {
@@ -90,28 +104,18 @@ export function overviewDashboard(): Dashboard {
               },
             ],
           }).interval(PROBE_MIN_INTERVAL),
-          timeseriesPanel({
-            title: "Probe duration",
-            description: "Time from submission to Horizon's answer that the transaction is in a ledger, p50 and p90 over at least 5 minutes. StellarTransactionProbeSlow fires when p90 stays above 15 s.",
-            unit: units.Seconds,
-            width: 8,
-            min: 0,
-            queries: [0.5, 0.9].map((quantile) => ({
-              expr: histogramQuantile(quantile, METRICS.txProbeDuration, ["horizon"]),
-              legend: `{{horizon}} p${quantile * 100}`,
-            })),
-          }).interval(PROBE_MIN_INTERVAL),
-          timeseriesPanel({
-            title: "Probe inclusion ledgers",
-            description: "Ledgers between the latest one known at submission and the one that included the probe's transaction, p50 and p90 over at least 5 minutes. 1 or 2 is normal; more means surge pricing or a busy network.",
-            unit: units.NoUnit,
-            width: 8,
-            min: 0,
-            queries: [0.5, 0.9].map((quantile) => ({
-              expr: histogramQuantile(quantile, METRICS.txProbeInclusionLedgers, ["horizon"]),
-              legend: `{{horizon}} p${quantile * 100}`,
-            })),
-          }).interval(PROBE_MIN_INTERVAL),
+          probeMedianAndP90Panel(
+            "Probe duration",
+            "Time from submission to Horizon's answer that the transaction is in a ledger, p50 and p90 over at least 5 minutes. StellarTransactionProbeSlow fires when p90 stays above 15 s.",
+            units.Seconds,
+            METRICS.txProbeDuration,
+          ),
+          probeMedianAndP90Panel(
+            "Probe inclusion ledgers",
+            "Ledgers between the latest one known at submission and the one that included the probe's transaction, p50 and p90 over at least 5 minutes. 1 or 2 is normal; more means surge pricing or a busy network.",
+            units.NoUnit,
+            METRICS.txProbeInclusionLedgers,
+          ),
         ],
       },
       {
