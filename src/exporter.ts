@@ -1,5 +1,7 @@
 import { pino, type Logger } from "pino";
+import { AccountsClient } from "./client/accounts.js";
 import { HorizonClient } from "./client/horizon-client.js";
+import { AccountsCollector } from "./collectors/accounts.js";
 import type { Collector } from "./collectors/collector.js";
 import { ExporterMetrics } from "./collectors/exporter.js";
 import { feeStatsCollector } from "./collectors/fee-stats.js";
@@ -50,10 +52,15 @@ function runtimeKey(target: TargetConfig, config: ExporterConfig): string {
   return JSON.stringify({ target, retries, maxBodyBytes, ledgers, liquidityPools, staleAfterIntervals });
 }
 
-function collectorsFor(config: ExporterConfig, client: HorizonClient, log: Logger): { collectors: Collector[]; network: NetworkView } {
+function collectorsFor(config: ExporterConfig, target: TargetConfig, client: HorizonClient, log: Logger): { collectors: Collector[]; network: NetworkView } {
   const root = rootCollector(client);
   const feeStats = feeStatsCollector(client);
   const ledgers = new LedgersCollector(client, config.ledgers, log.child({ endpoint: "ledgers" }));
+  // Accounts are polled only where some are watched; their reserves follow the ledgers read.
+  const accounts =
+    target.accounts.length > 0
+      ? [new AccountsCollector(new AccountsClient(client), target.accounts, () => ledgers.baseReserveStroops)]
+      : [];
   const network: NetworkView = {
     networkPassphrase: () => root.current?.network_passphrase,
     feeStats: () => feeStats.current,
@@ -62,7 +69,7 @@ function collectorsFor(config: ExporterConfig, client: HorizonClient, log: Logge
       return known.length === 0 ? undefined : Math.max(...known);
     },
   };
-  return { collectors: [root, feeStats, ledgers, new LiquidityPoolsCollector(client, config.liquidityPools)], network };
+  return { collectors: [root, feeStats, ledgers, new LiquidityPoolsCollector(client, config.liquidityPools), ...accounts], network };
 }
 
 export async function startExporter(
@@ -81,7 +88,7 @@ export async function startExporter(
     if (planned > target.requestBudgetPerHour) {
       log.warn(
         { plannedRequestsPerHour: planned, requestBudgetPerHour: target.requestBudgetPerHour },
-        "schedules plan more requests per hour than this Horizon's budget: lengthen the poll intervals or track fewer pools",
+        "schedules plan more requests per hour than this Horizon's budget: lengthen the poll intervals, track fewer pools or watch fewer accounts",
       );
     }
     const abort = new AbortController();
@@ -94,7 +101,7 @@ export async function startExporter(
       observer: metrics.observerFor(target.name),
       signal: abort.signal,
     });
-    const { collectors, network } = collectorsFor(current, client, log);
+    const { collectors, network } = collectorsFor(current, target, client, log);
     const pollers = collectors.map(
       (collector) =>
         new EndpointPoller({

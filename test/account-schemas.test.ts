@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { accountSchema, claimableBalanceSchema, offerSchema, parseAmount } from "../src/client/account-schemas.js";
+import {
+  accountSchema,
+  amountStroops,
+  claimableBalanceSchema,
+  offerSchema,
+  parseAmount,
+  stroopsToUnits,
+} from "../src/client/account-schemas.js";
 import { pageSchema } from "../src/client/schemas.js";
 import { isNearestFloat } from "./support/exact-decimal.js";
 import { fixtureJson, fixtureNames } from "./support/fixtures.js";
@@ -33,6 +40,13 @@ describe("parseAmount", () => {
     // Going through stroops (an integer above 2^53) and dividing rounds twice, and can miss.
     expect(isNearestFloat(parseAmount("184609026724.6979827"), "184609026724.6979827")).toBe(true);
     expect(isNearestFloat(Number(1846090267246979827n) / 1e7, "184609026724.6979827")).toBe(false);
+  });
+
+  it("sums in stroops exactly, then rounds once", () => {
+    expect(amountStroops("0.1000000") + amountStroops("0.2000000")).toBe(3_000_000n);
+    expect(stroopsToUnits(amountStroops("0.1") + amountStroops("0.2"))).toBe(0.3);
+    expect(0.1 + 0.2).not.toBe(0.3);
+    expect(amountStroops("922337203685.4775807")).toBe(2n ** 63n - 1n);
   });
 
   it("the exactness check is not vacuous", () => {
@@ -141,13 +155,13 @@ describe("offer and claimable balance pages", () => {
     for (const record of records) {
       const balance = claimableBalanceSchema.parse(record);
       expect(balance.asset).toBe(record.asset);
-      expect(isNearestFloat(balance.amount, record.amount as string)).toBe(true);
+      expect(isNearestFloat(stroopsToUnits(amountStroops(balance.amount)), record.amount as string)).toBe(true);
     }
   });
 
   it("claimable_balance-java-sdk.json", () => {
     const raw = fixtureJson<Json>("claimable_balance-java-sdk.json");
     const balance = claimableBalanceSchema.parse(raw);
-    expect(isNearestFloat(balance.amount, raw.amount as string)).toBe(true);
+    expect(amountStroops(balance.amount)).toBe(BigInt((raw.amount as string).replace(".", "")));
   });
 });

@@ -59,8 +59,8 @@ describe("AccountsClient against the simulator", () => {
     const { records, capped } = await client.claimableBalances(COLD_WALLET, 100);
     expect(capped).toBe(false);
     expect(records.map((record) => [record.asset, record.amount])).toEqual([
-      [USDC, 1250],
-      ["native", 40],
+      [USDC, "1250.0000000"],
+      ["native", "40.0000000"],
     ]);
   });
 });

@@ -20,7 +20,24 @@ export function parseAmount(text: string): number {
   return Number(text);
 }
 
-const amount = z.string().regex(AMOUNT, "expected an amount with at most 7 decimals as a string").transform(Number);
+const amountText = z.string().regex(AMOUNT, "expected an amount with at most 7 decimals as a string");
+const amount = amountText.transform(Number);
+
+const STROOPS_PER_UNIT = 10_000_000n;
+
+/** An amount string in stroops, exactly, for sums. */
+export function amountStroops(text: string): bigint {
+  if (!AMOUNT.test(text)) throw new RangeError(`not a Stellar amount: ${JSON.stringify(text)}`);
+  const [units = "0", fraction = ""] = text.split(".");
+  return BigInt(units) * STROOPS_PER_UNIT + BigInt(fraction.padEnd(7, "0"));
+}
+
+/** The float64 nearest to an exact number of stroops, in units (one rounding). */
+export function stroopsToUnits(stroops: bigint): number {
+  const sign = stroops < 0n ? "-" : "";
+  const magnitude = stroops < 0n ? -stroops : stroops;
+  return Number(`${sign}${magnitude / STROOPS_PER_UNIT}.${(magnitude % STROOPS_PER_UNIT).toString().padStart(7, "0")}`);
+}
 
 /** 64-bit: kept as a bigint, never through a float. */
 const sequenceNumber = z
@@ -149,10 +166,11 @@ export type Account = z.output<typeof accountSchema>;
 export const offerSchema = z.object({ id: z.string().min(1), paging_token: z.string().min(1) });
 export type Offer = z.output<typeof offerSchema>;
 
+/** `amount` stays text: balances are summed per asset, exactly, in stroops. */
 export const claimableBalanceSchema = z.object({
   id: z.string().min(1),
   paging_token: z.string().min(1),
   asset: z.string().min(1),
-  amount,
+  amount: amountText,
 });
 export type ClaimableBalance = z.output<typeof claimableBalanceSchema>;

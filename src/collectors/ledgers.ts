@@ -93,6 +93,11 @@ export class LedgersCollector implements Collector {
     return this.latest?.sequence;
   }
 
+  /** The latest ledger's base reserve, which watched accounts' minimum balances are computed from. */
+  get baseReserveStroops(): number | undefined {
+    return this.latest?.base_reserve_in_stroops;
+  }
+
   private async startFromLatest(backfill: number): Promise<PollResult> {
     const page = await this.client.ledgers({ order: "desc", limit: backfill + 1 });
     for (const ledger of page.records.reverse()) this.read(ledger);

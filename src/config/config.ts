@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
-import type { WatchedAccount } from "./accounts.js";
+import { accountEntryFromFlag, watchedAccounts, type WatchedAccount } from "./accounts.js";
 import { loadTxProbe, withProbeAccount, type TxProbeConfig } from "./tx-probe.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import {
@@ -65,6 +65,7 @@ export const DEFAULTS = {
 /** Every flag, its environment variable and its help line; --help is printed from this list. */
 export const FLAGS = {
   "horizon.url": { env: "HORIZON_URL", value: "[NAME=]URL", help: "Horizon to poll; repeatable. NAME (default host[:port]) becomes the `horizon` label. The env var takes a comma-separated list." },
+  account: { env: "ACCOUNTS", value: "[NAME=]ACCOUNT_ID", help: "Account to watch on every --horizon.url target; repeatable. NAME (default the id) becomes the `account` label. The env var takes a comma-separated list." },
   "config.file": { env: "CONFIG_FILE", value: "PATH", help: "YAML configuration file (targets, headers, timeouts, schedules, pools, freshness). Flags override it." },
   "web.config.file": { env: "WEB_CONFIG_FILE", value: "PATH", help: "exporter-toolkit style web config: TLS, basic auth (bcrypt), response headers." },
   "web.listen-address": { env: "WEB_LISTEN_ADDRESS", value: "HOST:PORT", help: `Address to serve /metrics on (default ${DEFAULTS.listenAddress}).` },
@@ -94,7 +95,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
       options: Object.fromEntries(
         Object.entries(FLAGS).map(([name, flag]) => [
           name,
-          { type: flag.value === undefined ? "boolean" : "string", multiple: name === "horizon.url" },
+          { type: flag.value === undefined ? "boolean" : "string", multiple: name === "horizon.url" || name === "account" },
         ]),
       ),
     }).values as FlagValues;
@@ -105,7 +106,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   if (flags.version) return { kind: "version" };
 
   const problems: string[] = [];
-  const setting = (name: Exclude<keyof typeof FLAGS, "help" | "version" | "horizon.url">): { source: string; value: string } | undefined => {
+  const setting = (name: Exclude<keyof typeof FLAGS, "help" | "version" | "horizon.url" | "account">): { source: string; value: string } | undefined => {
     const flag = flags[name];
     if (typeof flag === "string") return { source: `--${name}`, value: flag };
     const envName = FLAGS[name].env;
@@ -120,6 +121,15 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const urlSpecs = urlFlags?.length
     ? urlFlags.map((value) => ({ source: "--horizon.url", value }))
     : (env.HORIZON_URL ?? "").split(",").map((value) => value.trim()).filter(Boolean).map((value) => ({ source: "HORIZON_URL", value }));
+
+  const accountFlags = flags.account as string[] | undefined;
+  const accountSpecs = accountFlags?.length
+    ? { source: "--account", values: accountFlags }
+    : { source: "ACCOUNTS", values: (env.ACCOUNTS ?? "").split(",").map((value) => value.trim()).filter(Boolean) };
+  if (accountSpecs.values.length > 0 && urlSpecs.length === 0) {
+    problems.push(`${accountSpecs.source}: applies to targets given with --horizon.url; with --config.file, list accounts under each target's \`accounts:\``);
+  }
+  const flagAccounts = watchedAccounts(accountSpecs.values.map(accountEntryFromFlag), accountSpecs.source, problems);
 
   const pollInterval = setting("poll.interval");
   const defaultScheduleText = pollInterval?.value ?? file.poll_interval ?? DEFAULTS.pollInterval;
@@ -146,7 +156,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
           problems.push(`${source}: ${target}`);
           return [];
         }
-        return [{ ...target, headers: {}, timeoutMs, schedules: schedulesFor(undefined), requestBudgetPerHour: DEFAULTS.requestBudgetPerHour, accounts: [] }];
+        return [{ ...target, headers: {}, timeoutMs, schedules: schedulesFor(undefined), requestBudgetPerHour: DEFAULTS.requestBudgetPerHour, accounts: flagAccounts }];
       })
     : (file.targets ?? []).map((entry) => ({
         name: entry.name ?? defaultTargetName(entry.url),
@@ -155,7 +165,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
         timeoutMs: entry.timeout ? (parseDuration(entry.timeout) ?? timeoutMs) : timeoutMs,
         schedules: schedulesFor(entry.schedules),
         requestBudgetPerHour: entry.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour,
-        accounts: [],
+        accounts: watchedAccounts(entry.accounts ?? [], `target "${entry.name ?? defaultTargetName(entry.url)}"`, problems),
       }));
   if (!urlSpecs.length) await attachTxProbes(targets, file.targets ?? [], env, problems);
   if (targets.length === 0 && problems.length === 0) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { accountEntrySchema } from "./accounts.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import { parseSchedule } from "./schedule.js";
 
@@ -55,6 +56,7 @@ const targetEntry = z.strictObject({
   timeout: durationText.optional(),
   schedules: endpointSchedules.optional(),
   request_budget_per_hour: z.number().int().positive().optional(),
+  accounts: z.array(accountEntrySchema).optional(),
   tx_probe: txProbeEntry.optional(),
 });
 

@@ -104,6 +104,8 @@ async function submitElsewhere(run: Running): Promise<{ answer: Promise<Response
 describe("the transaction probe against the simulator over loopback", () => {
   it("succeeds in normal operation, and every submission is one Horizon received", async () => {
     const run = await start();
+    // The probe's account is watched like a configured one.
+    expect(await run.value("stellar_horizon_account_balance", { account: "tx_probe", asset: "native" })).toBe(10_000);
     const before = run.sequence();
     for (let i = 0; i < 3; i++) await run.exporter.probeAll();
     expect(run.sequence()).toBe(before + 3n);

@@ -100,8 +100,8 @@ describe("offers and claimable balances", () => {
     expect(status).toBe(200);
     const balances = (body._embedded.records as unknown[]).map((record) => claimableBalanceSchema.parse(record));
     expect(balances.map((balance) => [balance.asset, balance.amount])).toEqual([
-      [USDC, 1250],
-      ["native", 40],
+      [USDC, "1250.0000000"],
+      ["native", "40.0000000"],
     ]);
     expect(keysOf(body._embedded.records[0])).toEqual(keysOf((fixture("claimable_balance-java-sdk.json") as any)));
     const hot = await getJson(simulator, `/claimable_balances?claimant=${HOT_WALLET}&limit=1`);
