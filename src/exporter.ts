@@ -1,18 +1,20 @@
+import { gzipSync } from "node:zlib";
 import { pino, type Logger } from "pino";
-import { systemClock, type Clock } from "./clock.js";
-import { HorizonClient } from "./client/horizon-client.js";
-import type { Collector } from "./collectors/collector.js";
+import { AccountsClient } from "./client/accounts.js";
+import { AccountsCollector } from "./collectors/accounts.js";
 import { ExporterMetrics } from "./collectors/self-metrics.js";
 import { feeStatsCollector } from "./collectors/fee-stats.js";
 import { LedgersCollector } from "./collectors/ledgers.js";
 import { LiquidityPoolsCollector } from "./collectors/liquidity-pools.js";
 import { rootCollector } from "./collectors/root.js";
-import { MetricStore } from "./collectors/store.js";
+import { GZIP_OPTIONS, MetricStore } from "./collectors/store.js";
 import { redactUrl, type ExporterConfig, type TargetConfig } from "./config/config.js";
-import { TargetRuntime } from "./scheduler/target-runtime.js";
+import { txProbeFor, type NetworkView } from "./probers/tx-probe.js";
+import { TargetRuntime, type SurfaceFactory } from "./scheduler/target-runtime.js";
 import { createServerApp } from "./server/app.js";
 import { listen } from "./server/listen.js";
 import { VERSION } from "./version.js";
+import { systemClock, type Clock } from "./clock.js";
 
 export interface RunningExporter {
   /** Base URL of the HTTP server. */
@@ -23,6 +25,8 @@ export interface RunningExporter {
   pollAll(): Promise<void>;
   /** Resolves when no poll is running; starts none. For tests that drive the clock. */
   idle(): Promise<void>;
+  /** Runs every target's transaction probe once, now; for tests and tools. */
+  probeAll(): Promise<void>;
   /**
    * Loads and applies a configuration: unchanged targets keep their state and counters, changed
    * ones restart, removed ones leave; the web config and log level apply at once. Problems
@@ -36,15 +40,28 @@ export interface RunningExporter {
 
 export type ReloadedConfig = ExporterConfig | { readonly problems: readonly string[] };
 
-/** The collectors polled for every target; a new surface is one more collector here. */
-function collectorsFor(config: ExporterConfig, client: HorizonClient, log: Logger): Collector[] {
-  return [
-    rootCollector(client),
-    feeStatsCollector(client),
-    new LedgersCollector(client, config.ledgers, log.child({ endpoint: "ledgers" })),
-    new LiquidityPoolsCollector(client, config.liquidityPools),
-  ];
-}
+/** What every target polls and probes; a new surface is one more collector or prober here. */
+const surfacesFor: SurfaceFactory = (config, target, { client, store, log }) => {
+  const root = rootCollector(client);
+  const feeStats = feeStatsCollector(client);
+  const ledgers = new LedgersCollector(client, config.ledgers, log.child({ endpoint: "ledgers" }));
+  // Accounts are polled only where some are watched; their reserves follow the ledgers read.
+  const accounts =
+    target.accounts.length > 0
+      ? [new AccountsCollector(new AccountsClient(client), target.accounts, () => ledgers.baseReserveStroops)]
+      : [];
+  const network: NetworkView = {
+    networkPassphrase: () => root.current?.network_passphrase,
+    feeStats: () => feeStats.current,
+    latestLedger: () => {
+      const known = [ledgers.latestSequence, root.current?.history_latest_ledger].filter((value) => value !== undefined);
+      return known.length === 0 ? undefined : Math.max(...known);
+    },
+  };
+  const collectors = [root, feeStats, ledgers, new LiquidityPoolsCollector(client, config.liquidityPools), ...accounts];
+  const probe = target.txProbe && txProbeFor(target.name, target.txProbe, { client, network, store, log });
+  return { collectors, ...(probe ? { probe } : {}) };
+};
 
 export async function startExporter(
   config: ExporterConfig,
@@ -57,8 +74,9 @@ export async function startExporter(
   metrics.configLoaded(true);
 
   const services = { store, metrics, logger, clock };
-  const createRuntime = (target: TargetConfig, current: ExporterConfig) => new TargetRuntime(target, current, collectorsFor, services);
+  const createRuntime = (target: TargetConfig, current: ExporterConfig) => new TargetRuntime(target, current, surfacesFor, services);
   const stopRuntime = (runtime: TargetRuntime) => runtime.stop();
+  const startRuntime = (runtime: TargetRuntime) => runtime.start();
 
   let runtimes = config.targets.map((target) => createRuntime(target, config));
   let web = config.web;
@@ -70,7 +88,12 @@ export async function startExporter(
   const app = createServerApp({
     version: VERSION,
     web: () => web,
-    renderMetrics: async () => [...store.render(clock.now()), Buffer.from(await metrics.render())],
+    renderMetrics: (coding) => {
+      // The own metrics go last, collected while the Horizon series are being sent; they are a few
+      // kilobytes, compressed at once rather than by a round trip through the thread pool.
+      const own = metrics.render().then((text) => (coding === "gzip" ? gzipSync(text, GZIP_OPTIONS) : Buffer.from(text)));
+      return [...store.render(clock.now(), coding), own];
+    },
     targets: () =>
       runtimes.map(({ target, pollers }) => ({
         name: target.name,
@@ -80,7 +103,7 @@ export async function startExporter(
     isReady: () => allPollers().every((poller) => poller.snapshot().polls > 0),
   });
   const server = await listen(app, config.listen.host, config.listen.port, config.web?.tls);
-  const firstPolls = Promise.all(runtimes.map((runtime) => runtime.start())).then(() => undefined);
+  const firstPolls = Promise.all(runtimes.map(startRuntime)).then(() => undefined);
   logger.info(
     { version: VERSION, url: server.url, targets: config.targets.map((target) => ({ name: target.name, url: redactUrl(target.url) })) },
     "stellar-horizon-exporter started",
@@ -115,7 +138,7 @@ export async function startExporter(
       await metrics.removeTarget(runtime.target.name);
     }
     runtimes = next.targets.map((target, index) => nextRuntimes[index] ?? createRuntime(target, next));
-    for (const runtime of runtimes) if (!kept.has(runtime)) void runtime.start();
+    for (const runtime of runtimes) if (!kept.has(runtime)) void startRuntime(runtime);
     metrics.configLoaded(true);
     logger.info({ kept: kept.size, started: runtimes.length - kept.size, stopped: leaving.length }, "configuration reloaded");
   };
@@ -128,6 +151,9 @@ export async function startExporter(
       await Promise.all(allPollers().map((poller) => poller.run()));
     },
     idle,
+    probeAll: async () => {
+      await Promise.all(runtimes.map((runtime) => runtime.probe?.run()));
+    },
     reload: (load) => {
       const request = ++reloadRequests;
       reloading = reloading.then(async () => {

@@ -10,13 +10,14 @@ import {
   pageSchema,
   problemSchema,
   rootSchema,
+  transactionResponseSchema,
 } from "../src/client/schemas.js";
 import { feeStatsSamples } from "../src/collectors/fee-stats.js";
 import { LedgerTotals, ledgerSamples } from "../src/collectors/ledgers.js";
 import { liquidityPoolSamples } from "../src/collectors/liquidity-pools.js";
 import { rootSamples } from "../src/collectors/root.js";
 import { renderSamples, type CollectorSamples } from "../src/collectors/samples.js";
-import { isNearestDouble } from "./support/exact-decimal.js";
+import { isNearestFloat } from "./support/exact-decimal.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
 import { fixtureJson, fixtureNames, fixtureText } from "./support/fixtures.js";
@@ -60,12 +61,26 @@ describe("every fixture in test/fixtures/horizon parses", () => {
       case "error":
         expect(problemSchema.parse(body).status).toBeGreaterThanOrEqual(400);
         break;
+      case "tx_submit_success":
+      case "transaction":
+      case "transaction_fee_bump":
+        expect(transactionResponseSchema.parse(body).ledger).toBeGreaterThan(0);
+        break;
+      case "tx_async":
+        // Answers of POST /transactions_async, which the probe does not use: status and hash only.
+        expect(body).toMatchObject({ tx_status: expect.any(String), hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+        break;
       case "http":
         for (const entry of body as unknown as { headers: Record<string, string[]> }[]) {
           const headers = new Headers(Object.entries(entry.headers).map(([key, values]) => [key, values.join(", ")]));
           const parsed = parseRateLimitHeaders(headers);
           if (headers.has("x-ratelimit-limit")) expect(parsed.limit).toBeGreaterThan(0);
         }
+        break;
+      case "tx_async":
+        // POST /transactions_async answers a bare status document, not HAL.
+        expect(body.tx_status).toMatch(/^(PENDING|DUPLICATE|ERROR|TRY_AGAIN_LATER)$/);
+        expect(body.hash).toMatch(/^[0-9a-f]{64}$/);
         break;
       default: {
         // Resources the exporter does not read (offers, operations, ...): still valid HAL.
@@ -156,19 +171,19 @@ describe("fixtures yield exact metric values", () => {
     // Compared with the capture's decimal strings exactly, not with a double literal of the same digits.
     const raw = fixtureJson<{ total_coins: string; fee_pool: string }>("ledger-java-sdk.json");
     expect(raw.total_coins).toBe("105443902087.3472865");
-    expect(isNearestDouble(valueOf(values, "stellar_horizon_ledger_total_coins", { horizon: "h" })!, raw.total_coins)).toBe(true);
-    expect(isNearestDouble(valueOf(values, "stellar_horizon_ledger_fee_pool", { horizon: "h" })!, raw.fee_pool)).toBe(true);
+    expect(isNearestFloat(valueOf(values, "stellar_horizon_ledger_total_coins", { horizon: "h" })!, raw.total_coins)).toBe(true);
+    expect(isNearestFloat(valueOf(values, "stellar_horizon_ledger_fee_pool", { horizon: "h" })!, raw.fee_pool)).toBe(true);
   });
 
   it("the exact-decimal check can fail: one ulp off is not the nearest double", () => {
     const nearest = 105443902087.3472865;
-    expect(isNearestDouble(nearest, "105443902087.3472865")).toBe(true);
+    expect(isNearestFloat(nearest, "105443902087.3472865")).toBe(true);
     const view = new DataView(new ArrayBuffer(8));
     view.setFloat64(0, nearest);
     view.setBigUint64(0, view.getBigUint64(0) + 1n);
-    expect(isNearestDouble(view.getFloat64(0), "105443902087.3472865")).toBe(false);
+    expect(isNearestFloat(view.getFloat64(0), "105443902087.3472865")).toBe(false);
     // Lost digits, as float arithmetic on stroops would lose them.
-    expect(isNearestDouble(Number("105443902087.34728"), "105443902087.3472865")).toBe(false);
+    expect(isNearestFloat(Number("105443902087.34728"), "105443902087.3472865")).toBe(false);
   });
 
   it("an old ledger without tx_set_operation_count", async () => {

@@ -92,6 +92,16 @@ export class LedgersCollector implements Collector {
     return ledgerSamples(this.totals, this.latest);
   }
 
+  /** Sequence of the latest ledger read, shared with the target's prober. */
+  get latestSequence(): number | undefined {
+    return this.latest?.sequence;
+  }
+
+  /** The latest ledger's base reserve, which watched accounts' minimum balances are computed from. */
+  get baseReserveStroops(): number | undefined {
+    return this.latest?.base_reserve_in_stroops;
+  }
+
   private async startFromLatest(context: PollContext): Promise<void> {
     const records = await this.client.ledgers({ order: "desc", limit: this.options.backfill + 1 }, context.signal);
     if (records.length === 0) return;

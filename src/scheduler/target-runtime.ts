@@ -17,14 +17,31 @@ export interface RuntimeServices {
   readonly clock: Clock;
 }
 
-/** The collectors of one target, all sharing its client. */
-export type CollectorFactory = (config: ExporterConfig, client: HorizonClient, log: Logger) => Collector[];
+/** A prober runs on its own schedule beside the collectors, once their first polls have ended. */
+export interface Prober {
+  start(): void;
+  stop(): Promise<void>;
+  run(): Promise<void>;
+}
 
-/** Everything that polls one target: its client, a poller and publisher per collector, their schedules. */
+/** What one target polls and probes, all through its one client. */
+export interface TargetSurfaces {
+  readonly collectors: readonly Collector[];
+  readonly probe?: Prober;
+}
+
+export type SurfaceFactory = (
+  config: ExporterConfig,
+  target: TargetConfig,
+  parts: { readonly client: HorizonClient; readonly store: MetricStore; readonly log: Logger },
+) => TargetSurfaces;
+
+/** Everything that polls one target: its client, a poller and publisher per collector, their schedules, its probe. */
 export class TargetRuntime {
   /** Equal keys mean the runtime can be kept across a reload. */
   readonly key: string;
   readonly pollers: readonly EndpointPoller[];
+  readonly probe: Prober | undefined;
   private readonly publishers: EndpointPublisher[] = [];
   private readonly scheduler: Scheduler;
   private readonly abort = new AbortController();
@@ -37,7 +54,7 @@ export class TargetRuntime {
   constructor(
     readonly target: TargetConfig,
     config: ExporterConfig,
-    collectorsFor: CollectorFactory,
+    surfacesFor: SurfaceFactory,
     { store, metrics, logger, clock }: RuntimeServices,
   ) {
     this.key = TargetRuntime.keyFor(target, config);
@@ -47,7 +64,7 @@ export class TargetRuntime {
     if (planned > target.requestBudgetPerHour) {
       log.warn(
         { plannedRequestsPerHour: planned, requestBudgetPerHour: target.requestBudgetPerHour },
-        "schedules plan more requests per hour than this Horizon's budget: lengthen the poll intervals or track fewer pools",
+        "schedules plan more requests per hour than this Horizon's budget: lengthen the poll intervals, track fewer pools or watch fewer accounts",
       );
     }
     const client = new HorizonClient({
@@ -60,7 +77,9 @@ export class TargetRuntime {
       signal: this.abort.signal,
       clock,
     });
-    this.pollers = collectorsFor(config, client, log).map((collector) => {
+    const { collectors, probe } = surfacesFor(config, target, { client, store, log });
+    this.probe = probe;
+    this.pollers = collectors.map((collector) => {
       const schedule = target.schedules[collector.endpoint];
       const publisher = new EndpointPublisher(target.name, collector, store, config.staleAfterIntervals * schedule.periodMs, clock);
       this.publishers.push(publisher);
@@ -79,15 +98,16 @@ export class TargetRuntime {
     this.scheduler = new Scheduler(this.pollers, clock);
   }
 
-  /** Starts every schedule; resolves when every first poll has ended. */
-  start(): Promise<void> {
-    return this.scheduler.start();
+  /** Starts every schedule; resolves when every first poll has ended. The probe waits for them: they tell it the network and the fees. */
+  async start(): Promise<void> {
+    await this.scheduler.start();
+    this.probe?.start();
   }
 
   /** Aborts the polls in flight and stops scheduling and publishing. */
   async stop(): Promise<void> {
     this.abort.abort();
-    await this.scheduler.stop();
+    await Promise.all([this.scheduler.stop(), this.probe?.stop()]);
     for (const publisher of this.publishers) publisher.stop();
   }
 }

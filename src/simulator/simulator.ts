@@ -4,12 +4,15 @@
  */
 
 import type { Hono } from "hono";
+import { SimulatedAccounts, type LedgerPoint } from "./accounts.js";
 import { createHorizonApp } from "./app.js";
+import { addDemoAccounts, applyAccountEvent, runDemoActivity } from "./demo-accounts.js";
 import { drawFault, HangingRequests, RateLimitBucket } from "./http-faults.js";
 import { HorizonModel } from "./model.js";
 import { PoolUniverse } from "./pools.js";
 import { createRng, deriveSeed } from "./rng.js";
-import { isScenarioName, UnknownScenarioError, type ScenarioName } from "./scenarios.js";
+import { isScenarioName, SCENARIO_BEHAVIOURS, UnknownScenarioError, type ScenarioName } from "./scenarios.js";
+import { SUBMISSION_TIMEOUT_MS, TransactionSubmissions, type SubmissionAnswer } from "./transactions.js";
 import { formatTimestamp } from "./wire.js";
 
 export interface SimulatorOptions {
@@ -25,6 +28,8 @@ export interface SimulatorOptions {
   networkPassphrase?: string;
   /** Clock in epoch milliseconds (default `Date.now`). */
   now?: () => number;
+  /** How long a submission waits for a ledger before Horizon's 504 (default 30 s, as Horizon). */
+  submissionTimeoutMs?: number;
 }
 
 export interface SimulatorState {
@@ -49,6 +54,8 @@ export interface SimulatorState {
   ledgerIntervalMs: { min: number; max: number };
   /** Requests currently left hanging by `flapping`. */
   hangingRequests: number;
+  /** Submitted transactions whose request waits for a ledger (or its timeout). */
+  heldSubmissions: number;
 }
 
 const PUBNET_PASSPHRASE = "Public Global Stellar Network ; September 2015";
@@ -84,11 +91,18 @@ export class Simulator {
   readonly app: Hono;
   /** The generated pools, sorted by id (the order Horizon pages them in). */
   readonly pools: PoolUniverse;
+  /** The ledger's accounts: the demo's hot and cold wallets, and any a test or probe adds. */
+  readonly accounts = new SimulatedAccounts();
   readonly #model: HorizonModel;
+  /** The latest ledger whose account activity has been applied. */
+  #activityThroughLedger: number;
   readonly #hangingRequests = new HangingRequests();
   readonly #seed: number;
   readonly #networkPassphrase: string;
   readonly #clock: () => number;
+  readonly #submissions: TransactionSubmissions;
+  /** Wakes the model when a held submission is due, as no request may come to do it. */
+  #submissionTimer: NodeJS.Timeout | undefined;
   #advancedMs = 0;
 
   constructor(options: SimulatorOptions = {}) {
@@ -97,23 +111,35 @@ export class Simulator {
     this.#networkPassphrase = settings.networkPassphrase;
     this.#clock = settings.now;
     this.pools = new PoolUniverse(settings.pools, settings.seed);
+    this.#submissions = new TransactionSubmissions({
+      networkPassphrase: settings.networkPassphrase,
+      accounts: this.accounts,
+      timeoutMs: options.submissionTimeoutMs ?? SUBMISSION_TIMEOUT_MS,
+    });
     this.#model = new HorizonModel({
       seed: settings.seed,
       scenario: settings.scenario,
       startMs: this.now(),
       ledgerIntervalMs: settings.ledgerIntervalMs,
+      onClose: (sequence, closedAtMs, including) => this.#submissions.closeLedger(sequence, closedAtMs, including),
     });
+    const start = this.latestLedgerPoint();
+    addDemoAccounts(this.accounts, start);
+    this.#activityThroughLedger = start.ledger;
+    this.#enterAccountScenario(settings.scenario);
     const faultRng = createRng(deriveSeed(settings.seed, 4));
     const rateLimit = new RateLimitBucket();
     this.app = createHorizonApp({
       model: this.#model,
       pools: this.pools,
+      accounts: this.accounts,
       networkPassphrase: settings.networkPassphrase,
       hangingRequests: this.#hangingRequests,
       sync: () => this.#sync(),
       consumeRateLimit: (nowMs) => rateLimit.consume(nowMs),
       drawFault: () => drawFault(faultRng),
       setScenario: (name) => this.setScenario(name),
+      submitTransaction: (envelopeXdr, baseUrl) => this.#submit(envelopeXdr, baseUrl),
       state: () => this.state(),
     });
   }
@@ -138,6 +164,15 @@ export class Simulator {
   setScenario(name: string): void {
     if (!isScenarioName(name)) throw new UnknownScenarioError(name);
     this.#model.setScenario(name, this.now());
+    this.#enterAccountScenario(name);
+    // A resumed network closes its next ledger at a new time: held submissions wait for that one.
+    this.#scheduleSubmissionWake();
+  }
+
+  /** The latest ingested ledger: where a change made now lands. */
+  latestLedgerPoint(): LedgerPoint {
+    const status = this.#model.status();
+    return { ledger: status.ingestLatestLedger, closedAtMs: status.historyLatestClosedAtMs };
   }
 
   state(): SimulatorState {
@@ -161,18 +196,58 @@ export class Simulator {
       drainedPoolId: drained?.id ?? null,
       ledgerIntervalMs: this.#model.ledgerIntervalMs,
       hangingRequests: this.#hangingRequests.count,
+      heldSubmissions: this.#submissions.waiting,
     };
   }
 
   /** Ends every request `flapping` left hanging (they get no answer), e.g. before shutting down. */
   releaseHangingRequests(): void {
     this.#hangingRequests.releaseAll();
+    clearTimeout(this.#submissionTimer);
+  }
+
+  #submit(envelopeXdr: string, baseUrl: string): Promise<SubmissionAnswer> {
+    const nowMs = this.#sync();
+    const answer = this.#submissions.submit(envelopeXdr, { nowMs, minimumFeePerOperation: this.#model.minimumFeePerOperation, baseUrl });
+    this.#scheduleSubmissionWake();
+    return answer;
+  }
+
+  #scheduleSubmissionWake(): void {
+    clearTimeout(this.#submissionTimer);
+    if (this.#submissions.waiting === 0) return;
+    const dueMs = Math.min(this.#model.nextCloseMs ?? Infinity, this.#submissions.nextDeadlineMs() ?? Infinity);
+    if (dueMs === Infinity) return;
+    this.#submissionTimer = setTimeout(() => this.#sync(), Math.max(0, dueMs - this.now()) + 1);
+    this.#submissionTimer.unref();
   }
 
   #sync(): number {
     const nowMs = this.now();
     this.#model.catchUp(nowMs);
+    this.#runAccountActivity();
+    if (this.#submissions.waiting > 0) {
+      this.#submissions.settle(this.#model.status().ingestLatestLedger, nowMs);
+      this.#scheduleSubmissionWake();
+    }
     return nowMs;
+  }
+
+  #enterAccountScenario(name: ScenarioName): void {
+    const event = SCENARIO_BEHAVIOURS[name].accounts;
+    if (event !== undefined) applyAccountEvent(this.accounts, event, this.latestLedgerPoint());
+  }
+
+  /** Applies the accounts' everyday traffic to each ledger ingested since the last sync. */
+  #runAccountActivity(): void {
+    const latest = this.#model.status().ingestLatestLedger;
+    // After a network reset the sequence starts again below: activity resumes from there.
+    const from = latest < this.#activityThroughLedger ? latest + 1 : this.#activityThroughLedger + 1;
+    for (let ledger = from; ledger <= latest; ledger += 1) {
+      const record = this.#model.ledger(ledger);
+      if (record !== undefined) runDemoActivity(this.accounts, { ledger, closedAtMs: record.closedAtMs });
+    }
+    this.#activityThroughLedger = latest;
   }
 }
 
