@@ -7,6 +7,7 @@ import { ExporterMetrics } from "../src/collectors/self-metrics.js";
 import { MetricStore } from "../src/collectors/store.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
 import { EndpointPoller, pollDeadlineMs } from "../src/scheduler/endpoint-poller.js";
+import { Scheduler } from "../src/scheduler/scheduler.js";
 import { ManualClock } from "./support/manual-clock.js";
 import { until } from "./support/wait.js";
 
@@ -49,5 +50,30 @@ describe("the poll deadline", () => {
     expect(polls).toBe(1);
     release();
     await running;
+  });
+});
+
+describe("interval schedules", () => {
+  it("tick in phase on the clock and skip the ticks a stalled process missed", async () => {
+    const clock = new ManualClock(0);
+    const ticks: number[] = [];
+    const poller = {
+      schedule: parseSchedule("10s") as Schedule,
+      run: async () => void ticks.push(clock.now()),
+      runOnSchedule: async () => void ticks.push(clock.now()),
+      idle: async () => undefined,
+    } as unknown as EndpointPoller;
+    const scheduler = new Scheduler([poller], clock);
+    await scheduler.start();
+    await clock.advance(25_000);
+    expect(ticks).toEqual([0, 10_000, 20_000]);
+    // A callback 35 s late (a stalled event loop) runs once, then the schedule keeps its phase.
+    clock.stall(40_000);
+    await clock.advance(0);
+    await clock.advance(10_000);
+    expect(ticks).toEqual([0, 10_000, 20_000, 65_000, 70_000]);
+    await scheduler.stop();
+    await clock.advance(60_000);
+    expect(ticks).toHaveLength(5);
   });
 });

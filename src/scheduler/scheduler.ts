@@ -35,11 +35,16 @@ export class Scheduler {
     await Promise.all(this.pollers.map((poller) => poller.idle()));
   }
 
-  /** Ticks every `intervalMs` from now; a tick while the last poll still runs joins it. */
+  /**
+   * Ticks every `intervalMs` from now, in phase; a tick while the last poll still runs joins it,
+   * and ticks missed while the process was stalled are skipped, not run back to back.
+   */
   private every(intervalMs: number, poller: EndpointPoller): void {
     let dueMs = this.clock.now();
     const arm = () => {
       dueMs += intervalMs;
+      const lateMs = this.clock.now() - dueMs;
+      if (lateMs > 0) dueMs += Math.ceil(lateMs / intervalMs) * intervalMs;
       const timer = this.clock.setTimeout(() => {
         this.timers.delete(timer);
         if (this.stopped) return;

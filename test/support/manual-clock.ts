@@ -25,6 +25,11 @@ export class ManualClock implements Clock {
     this.timers.delete(handle as Timer);
   }
 
+  /** Moves time forward without firing anything, as a blocked event loop would; the late timers fire on the next advance. */
+  stall(ms: number): void {
+    this.nowMs += ms;
+  }
+
   /** Moves time forward by `ms`, firing every timer that falls due on the way, timers they set included. */
   async advance(ms: number): Promise<void> {
     const target = this.nowMs + ms;
