@@ -159,8 +159,9 @@ describe("reloads with polls in flight, changed and removed targets", () => {
           `targets:\n  - name: kept\n    url: ${keptUrl}\n  - name: changed\n    url: ${changingUrl}\n    timeout: ${changedTimeout}\n` +
             (withLeaving ? `  - name: gone\n    url: ${leavingUrl}\n` : ""),
         );
+      const logLines: string[] = [];
       exporter = await startExporter(await configFrom([`--config.file=${targets("5s", true)}`, "--poll.interval=1h"]), {
-        logger: pino({ level: "silent" }),
+        logger: pino({ level: "warn" }, { write: (line: string) => void logLines.push(line) }),
       });
       await exporter.firstPolls;
       horizon.addLedgers(2);
@@ -176,11 +177,13 @@ describe("reloads with polls in flight, changed and removed targets", () => {
       const requestsBefore = leaving.requestCount;
       const polling = exporter.pollAll();
       await until("the removed target's polls to hang", () => (leaving.requestCount >= requestsBefore + 4 ? true : undefined));
-      await exporter.reload(loaded(await configFrom([`--config.file=${targets("6s", false)}`, "--poll.interval=1h"])));
+      await exporter.reload(loaded(await configFrom([`--config.file=${targets("6s", false)}`, "--poll.interval=1h", "--log.level=warn"])));
       await polling;
 
       values = await scrape();
       expect([...values.keys()].filter((key) => key.includes('horizon="gone"'))).toEqual([]);
+      // Its polls were cut short by the reload, not failed by Horizon: nothing counted or logged.
+      expect(logLines.filter((line) => line.includes('"poll failed"'))).toEqual([]);
       // The changed target restarted from the latest ledger: a fresh runtime, fresh counters.
       expect(valueOf(values, "stellar_horizon_ledgers_total", { horizon: "changed" })).toBeUndefined();
       await exporter.idle();

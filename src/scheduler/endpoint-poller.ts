@@ -123,8 +123,9 @@ export class EndpointPoller {
       if (invalidRecords > 0) log.warn({ endpoint: collector.endpoint, invalidRecords }, "left out records that do not match Horizon's schema");
       await this.succeeded((clock.now() - startedMs) / 1000);
     } catch (error) {
-      // Reported at once, even at the deadline: the poll ends now, whatever the collector still does.
-      await this.failed(error, (clock.now() - startedMs) / 1000);
+      // A poll cut short because its target stops says nothing about Horizon: nothing to count or log.
+      // Any other failure is reported at once, even at the deadline, whatever the collector still does.
+      if (!this.options.signal.aborted) await this.failed(error, (clock.now() - startedMs) / 1000);
       // An aborted poll settles promptly; waiting for it keeps the collector to one poll at a time.
       await polling.catch(() => undefined);
     } finally {
