@@ -13,6 +13,7 @@ import { plannedRequestsPerHour } from "./scheduler/request-plan.js";
 import { Scheduler } from "./scheduler/scheduler.js";
 import { createServerApp } from "./server/app.js";
 import { listen } from "./server/listen.js";
+import { createStatusBoard, statusReport } from "./status/model.js";
 import { VERSION } from "./version.js";
 
 export interface RunningExporter {
@@ -61,7 +62,8 @@ export async function startExporter(
 ): Promise<RunningExporter> {
   const logger = options.logger ?? pino({ level: config.logLevel });
   const metrics = new ExporterMetrics(VERSION);
-  const store = new MetricStore();
+  const board = createStatusBoard();
+  const store = new MetricStore(board);
   metrics.configLoaded(true);
 
   const createRuntime = (target: TargetConfig, current: ExporterConfig): TargetRuntime => {
@@ -111,12 +113,17 @@ export async function startExporter(
     version: VERSION,
     ...(config.web ? { web: config.web } : {}),
     renderMetrics: async () => [...store.render(Date.now()), Buffer.from(await metrics.render())],
-    targets: () =>
-      runtimes.map(({ target, pollers }) => ({
-        name: target.name,
-        url: redactUrl(target.url),
-        endpoints: pollers.map((poller) => poller.snapshot()),
-      })),
+    status: (nowMs) =>
+      statusReport(
+        VERSION,
+        runtimes.map(({ target, pollers }) => ({
+          name: target.name,
+          url: redactUrl(target.url),
+          endpoints: pollers.map((poller) => poller.snapshot()),
+        })),
+        board,
+        nowMs,
+      ),
     isReady: () => allPollers().every((poller) => poller.snapshot().polls > 0),
   });
   const server = await listen(app, config.listen.host, config.listen.port, config.web?.tls);

@@ -1,5 +1,21 @@
 import { ALL_METRICS, type Endpoint, type MetricDefinition } from "../catalog/metrics.js";
-import { renderSamples, type CollectorSamples, type RenderedMetrics } from "./samples.js";
+import { renderSamples, type CollectorSamples, type RenderedMetrics, type Sample } from "./samples.js";
+
+/**
+ * Sees the samples of the metrics it wants as the store publishes them, so a second view (the
+ * landing page) shows exactly what /metrics shows, without computing anything twice.
+ */
+export interface SampleTap {
+  wants(metric: MetricDefinition): boolean;
+  /** Called once the endpoint's series are in the store, with the wanted samples only. */
+  published(horizon: string, endpoint: Endpoint, samples: TappedSamples, freshUntilMs: number): void;
+  removed(horizon: string): void;
+}
+
+export interface TappedSamples {
+  readonly live: readonly Sample[];
+  readonly persistent: readonly Sample[];
+}
 
 interface Published {
   readonly live: RenderedMetrics;
@@ -34,14 +50,26 @@ export class MetricStore {
   private readonly families = new Map<string, Family>();
   private readonly headers = new Map<string, Buffer>();
 
+  constructor(private readonly tap?: SampleTap) {}
+
   /** Renders the samples, then replaces the target's series of that endpoint in one step. */
   async publish(horizon: string, endpoint: Endpoint, samples: CollectorSamples, freshUntilMs: number): Promise<void> {
-    const live = await renderSamples(horizon, samples.live);
-    const persistent = await renderSamples(horizon, samples.persistent);
+    const tapped = { live: [] as Sample[], persistent: [] as Sample[] };
+    const live = await renderSamples(horizon, this.tapping(samples.live, tapped.live));
+    const persistent = await renderSamples(horizon, this.tapping(samples.persistent, tapped.persistent));
     let byTarget = this.published.get(endpoint);
     if (byTarget === undefined) this.published.set(endpoint, (byTarget = new Map()));
     byTarget.set(horizon, { live, persistent, freshUntilMs });
     this.forget(endpoint);
+    this.tap?.published(horizon, endpoint, tapped, freshUntilMs);
+  }
+
+  /** Passes every sample on to rendering and keeps the ones the tap wants, in the same single pass. */
+  private *tapping(samples: Iterable<Sample>, wanted: Sample[]): Iterable<Sample> {
+    for (const sample of samples) {
+      if (this.tap?.wants(sample.metric)) wanted.push(sample);
+      yield sample;
+    }
   }
 
   /** Forgets a target entirely, e.g. when a reload removes it. */
@@ -49,6 +77,7 @@ export class MetricStore {
     for (const [endpoint, byTarget] of this.published) {
       if (byTarget.delete(horizon)) this.forget(endpoint);
     }
+    this.tap?.removed(horizon);
   }
 
   /** The exposition of every Horizon series, as buffers to be sent one after the other. */
