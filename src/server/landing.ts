@@ -21,6 +21,7 @@ header { background: #1d2330; color: #fff; padding: 0.8rem 1.5rem; }
 header h1 { margin: 0; font-size: 1.3rem; }
 header p { margin: 0.3rem 0 0; font-size: 0.85rem; }
 header a { color: #bcd3ff; }
+header code { background: #33405a; color: #fff; }
 main { padding: 1rem 1.5rem; display: grid; gap: 1rem; }
 .card { background: #fff; border: 1px solid #ccd; border-left: 8px solid #57606a; border-radius: 6px; padding: 0.8rem 1rem; }
 .card.up { border-left-color: #1a7f37; }
@@ -35,7 +36,7 @@ main { padding: 1rem 1.5rem; display: grid; gap: 1rem; }
 dl.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: 0.4rem 1rem; margin: 0 0 0.8rem; }
 dl.figures div { border-bottom: 1px solid #eef; padding-bottom: 0.2rem; }
 dt { font-size: 0.75rem; color: #57606a; }
-dd { margin: 0; font-size: 1.05rem; font-variant-numeric: tabular-nums; }
+dd { margin: 0; font-size: 1.05rem; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
 .unit, .note { font-size: 0.8rem; color: #57606a; }
 .sparks { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; margin-bottom: 0.8rem; }
 figure { margin: 0; }

@@ -94,8 +94,8 @@ export class StatusBoard implements SampleTap {
     }
     const next = { live: snapshot(samples.live), persistent: snapshot(samples.persistent), freshUntilMs };
     target.endpoints.set(endpoint, next);
-    const grown = this.updateMeans(target, next);
-    if (samples.live.length > 0) this.record(target, next, grown);
+    // A failed poll publishes no live samples and grows no histogram, so it adds no points.
+    this.record(target, next, this.updateMeans(target, next));
   }
 
   removed(horizon: string): void {
