@@ -32,6 +32,12 @@ export interface RunningExporter {
   close(): Promise<void>;
 }
 
+export interface ExporterOptions {
+  readonly logger?: Logger;
+  /** Epoch ms of freshness, the status page and its history (default Date.now); tools may run it ahead. */
+  readonly now?: () => number;
+}
+
 /** Everything that polls one target; rebuilt only when its configuration changes. */
 interface TargetRuntime {
   readonly target: TargetConfig;
@@ -58,11 +64,12 @@ function collectorsFor(config: ExporterConfig, client: HorizonClient, log: Logge
 
 export async function startExporter(
   config: ExporterConfig,
-  options: { logger?: Logger } = {},
+  options: ExporterOptions = {},
 ): Promise<RunningExporter> {
   const logger = options.logger ?? pino({ level: config.logLevel });
+  const now = options.now ?? Date.now;
   const metrics = new ExporterMetrics(VERSION);
-  const board = createStatusBoard();
+  const board = createStatusBoard(now);
   const store = new MetricStore(board);
   metrics.configLoaded(true);
 
@@ -96,6 +103,7 @@ export async function startExporter(
           store,
           metrics,
           log,
+          now,
         }),
     );
     return { target, key: runtimeKey(target, current), pollers, scheduler: new Scheduler(pollers), abort };
@@ -112,8 +120,8 @@ export async function startExporter(
   const app = createServerApp({
     version: VERSION,
     ...(config.web ? { web: config.web } : {}),
-    renderMetrics: async () => [...store.render(Date.now()), Buffer.from(await metrics.render())],
-    status: (nowMs) =>
+    renderMetrics: async () => [...store.render(now()), Buffer.from(await metrics.render())],
+    status: () =>
       statusReport(
         VERSION,
         runtimes.map(({ target, pollers }) => ({
@@ -122,7 +130,7 @@ export async function startExporter(
           endpoints: pollers.map((poller) => poller.snapshot()),
         })),
         board,
-        nowMs,
+        now(),
       ),
     isReady: () => allPollers().every((poller) => poller.snapshot().polls > 0),
   });

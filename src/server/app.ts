@@ -12,8 +12,8 @@ export interface ServerSources {
   readonly web?: WebConfig;
   /** The whole exposition body, as chunks sent one after the other; the server only serves it. */
   renderMetrics(): Promise<readonly Uint8Array[]>;
-  /** Every target's figures, as the store publishes them to /metrics, at that instant. */
-  status(nowMs: number): StatusReport;
+  /** Every target's figures, as the store publishes them to /metrics, now. */
+  status(): StatusReport;
   isReady(): boolean;
 }
 
@@ -35,11 +35,8 @@ export function createServerApp(sources: ServerSources): Hono {
     const length = chunks.reduce((total, chunk) => total + chunk.byteLength, 0);
     return c.body(body, 200, { "Content-Type": METRICS_CONTENT_TYPE, "Content-Length": String(length) });
   });
-  app.get("/", (c) => {
-    const nowMs = Date.now();
-    return c.html(landingPage(sources.status(nowMs), nowMs));
-  });
-  app.get("/status.json", (c) => c.json(sources.status(Date.now())));
+  app.get("/", (c) => c.html(landingPage(sources.status())));
+  app.get("/status.json", (c) => c.json(sources.status()));
   app.get("/healthz", (c) => c.text("ok\n"));
   app.get("/readyz", (c) => (sources.isReady() ? c.text("ready\n") : c.text("not ready: first polls still running\n", 503)));
   app.notFound((c) => c.text("not found\n", 404));

@@ -35,6 +35,8 @@ main { padding: 1rem 1.5rem; display: grid; gap: 1rem; }
 .badge.down, .badge.failing { background: #cf222e; }
 dl.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: 0.4rem 1rem; margin: 0 0 0.8rem; }
 dl.figures div { border-bottom: 1px solid #eef; padding-bottom: 0.2rem; }
+dl.figures div.wide { grid-column: span 2; }
+dl.figures div.wide dd { font-size: 0.85rem; }
 dt { font-size: 0.75rem; color: #57606a; }
 dd { margin: 0; font-size: 1.05rem; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
 .unit, .note { font-size: 0.8rem; color: #57606a; }
@@ -70,8 +72,8 @@ function percent(ratio: number): string {
   return `${(ratio * 100).toFixed(1)} %`;
 }
 
-function item(term: string, value: unknown, unit = "") {
-  return html`<div><dt>${term}</dt><dd>${value}${unit ? html` <span class="unit">${unit}</span>` : ""}</dd></div>`;
+function item(term: string, value: unknown, unit = "", wide = false) {
+  return html`<div${wide ? raw(' class="wide"') : ""}><dt>${term}</dt><dd>${value}${unit ? html` <span class="unit">${unit}</span>` : ""}</dd></div>`;
 }
 
 function text(value: string | undefined) {
@@ -84,8 +86,8 @@ function figures(target: TargetReport) {
   const transactions = target.transactions;
   return html`<dl class="figures">
 ${item("Network", text(target.network))}
-${item("Horizon version", text(target.horizonVersion))}
-${item("Core version", text(target.coreVersion))}
+${item("Horizon version", text(target.horizonVersion), "", true)}
+${item("Core version", text(target.coreVersion), "", true)}
 ${item("Protocol", figureValue(h, target.protocolVersion))}
 ${item("Latest ledger", html`${figureValue(h, target.latestLedger)}${age !== undefined ? html` <span class="unit">closed ${age} s ago</span>` : ""}`)}
 ${item("Ingest lag", figureValue(h, target.ingestLagLedgers), "ledgers")}
@@ -182,7 +184,8 @@ ${endpointsTable(target.endpoints)}
  * operator input); sparklines escape their own text. The markup is XHTML-compatible, so an XML
  * parser can check it is well formed.
  */
-export function landingPage(report: StatusReport, nowMs: number) {
+export function landingPage(report: StatusReport) {
+  const nowMs = Date.parse(report.generatedAt);
   return html`<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -166,7 +166,7 @@ describe("status report", () => {
       failures: 5,
       successRatio: 0.75,
     });
-    const page = String(landingPage(statusReport("1", [{ name: "pubnet <1>", url: "u", endpoints: endpoints() }], board, NOW_MS), NOW_MS));
+    const page = String(landingPage(statusReport("1", [{ name: "pubnet <1>", url: "u", endpoints: endpoints() }], board, NOW_MS)));
     expect(page).toContain("<caption>Watched accounts</caption>");
     expect(page).toContain('<span class="badge low">low</span>');
     expect(page).toContain("75.0 %");
@@ -188,7 +188,7 @@ describe("landing page markup", () => {
     publishedBoard(),
     NOW_MS,
   );
-  const page = String(landingPage(report, NOW_MS));
+  const page = String(landingPage(report));
 
   it("is well formed, with a language, a title and a 10 s refresh", () => {
     expect(wellFormedProblems(page)).toEqual([]);

@@ -1,0 +1,96 @@
+/**
+ * The demo's setup (simulator + exporter on loopback) driven through simulated time, so the
+ * landing page shows a full 30-minute history within seconds: for the browser test and the
+ * README screenshot. Both processes share one clock that only moves when told.
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { pino } from "pino";
+import { loadConfig } from "../src/config/config.js";
+import { startExporter, type RunningExporter } from "../src/exporter.js";
+import { startSimulator, type RunningSimulator, type ScenarioName } from "../src/simulator/index.js";
+
+export const CHROMIUM = "/usr/bin/chromium";
+
+/** Headless, offline and stateless: nothing but the page is fetched, nothing is kept. */
+const CHROMIUM_FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--hide-scrollbars",
+];
+
+/** Runs Chromium on a fresh profile; resolves with its standard output. */
+export async function chromium(args: readonly string[]): Promise<string> {
+  const profile = mkdtempSync(join(tmpdir(), "she-chromium-"));
+  try {
+    const { stdout } = await promisify(execFile)(CHROMIUM, [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, ...args], {
+      timeout: 60_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return stdout;
+  } finally {
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+export interface LandingDemo {
+  readonly exporter: RunningExporter;
+  readonly simulator: RunningSimulator;
+  /** Moves the shared clock by `ms`, then polls every endpoint once. */
+  step(ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface LandingDemoOptions {
+  /** Simulated minutes to run, ending at the real current time. */
+  readonly minutes: number;
+  readonly stepMs?: number;
+  /** Scenario by simulated minute since the start; `healthy` before the first. */
+  readonly scenarios?: ReadonlyArray<readonly [minute: number, scenario: ScenarioName]>;
+  /** Shown as each endpoint's schedule; polls happen only through step() within it. */
+  readonly pollInterval?: string;
+}
+
+export async function startLandingDemo(options: LandingDemoOptions): Promise<LandingDemo> {
+  const stepMs = options.stepMs ?? 10_000;
+  const startMs = Date.now() - options.minutes * 60_000;
+  let elapsedMs = 0;
+  const now = () => startMs + elapsedMs;
+  const simulator = await startSimulator({ host: "127.0.0.1", port: 0, seed: 7, now });
+  const command = await loadConfig(
+    [`--horizon.url=simulator=${simulator.url}`, `--poll.interval=${options.pollInterval ?? "1h"}`, "--web.listen-address=127.0.0.1:0", "--log.level=fatal"],
+    {},
+  );
+  if (command.kind !== "run") throw new Error(`demo config rejected: ${JSON.stringify(command)}`);
+  const exporter = await startExporter(command.config, { logger: pino({ level: "silent" }), now });
+  await exporter.firstPolls;
+  const step = async (ms: number) => {
+    elapsedMs += ms;
+    await exporter.pollAll();
+  };
+  const scenarios = [...(options.scenarios ?? [])];
+  while (elapsedMs < options.minutes * 60_000) {
+    const due = scenarios.filter(([minute]) => minute * 60_000 <= elapsedMs);
+    if (due.length > 0) simulator.simulator.setScenario(due.at(-1)![1]);
+    scenarios.splice(0, due.length);
+    await step(stepMs);
+  }
+  return {
+    exporter,
+    simulator,
+    step,
+    close: async () => {
+      await exporter.close();
+      await simulator.close();
+    },
+  };
+}
