@@ -72,6 +72,12 @@ function percent(ratio: number): string {
   return `${(ratio * 100).toFixed(1)} %`;
 }
 
+/** "stroops", and how many times the base fee that is when both are known. */
+function againstBaseFee(fee: Figure | undefined, baseFee: Figure | undefined): string {
+  if (fee === undefined || baseFee === undefined || baseFee.value <= 0) return "stroops";
+  return `stroops, ${Number((fee.value / baseFee.value).toFixed(1))}× the base fee`;
+}
+
 function item(term: string, value: unknown, unit = "", wide = false) {
   return html`<div${wide ? raw(' class="wide"') : ""}><dt>${term}</dt><dd>${value}${unit ? html` <span class="unit">${unit}</span>` : ""}</dd></div>`;
 }
@@ -91,8 +97,8 @@ ${item("Core version", text(target.coreVersion), "", true)}
 ${item("Protocol", figureValue(h, target.protocolVersion))}
 ${item("Latest ledger", html`${figureValue(h, target.latestLedger)}${age !== undefined ? html` <span class="unit">closed ${age} s ago</span>` : ""}`)}
 ${item("Ingest lag", figureValue(h, target.ingestLagLedgers), "ledgers")}
-${item("Fee charged p50", figureValue(h, target.feeChargedP50Stroops), "stroops")}
-${item("Fee charged p90", figureValue(h, target.feeChargedP90Stroops), "stroops")}
+${item("Fee charged p50", figureValue(h, target.feeChargedP50Stroops), againstBaseFee(target.feeChargedP50Stroops, target.baseFeeStroops))}
+${item("Fee charged p90", figureValue(h, target.feeChargedP90Stroops), againstBaseFee(target.feeChargedP90Stroops, target.baseFeeStroops))}
 ${item("Base fee", figureValue(h, target.baseFeeStroops), "stroops")}
 ${item("Ledger capacity used", figureValue(h, target.ledgerCapacityUsageRatio, percent))}
 ${item(

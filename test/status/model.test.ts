@@ -230,6 +230,8 @@ describe("landing page markup", () => {
     );
     expect(page).toContain('data-value="0.97">97.0 %</span>');
     expect(page).toContain("closed 4 s ago");
+    expect(page).toContain('data-value="120">120</span> <span class="unit">stroops, 1.2× the base fee</span>');
+    expect(page).toContain('data-value="5000">5000</span> <span class="unit">stroops, 50× the base fee</span>');
   });
 });
 
