@@ -1,5 +1,7 @@
 import { pino, type Logger } from "pino";
+import { AccountsClient } from "./client/accounts.js";
 import { HorizonClient } from "./client/horizon-client.js";
+import { AccountsCollector } from "./collectors/accounts.js";
 import type { Collector } from "./collectors/collector.js";
 import { ExporterMetrics } from "./collectors/exporter.js";
 import { feeStatsCollector } from "./collectors/fee-stats.js";
@@ -53,13 +55,14 @@ function runtimeKey(target: TargetConfig, config: ExporterConfig): string {
   return JSON.stringify({ target, retries, maxBodyBytes, ledgers, liquidityPools, staleAfterIntervals });
 }
 
-function collectorsFor(config: ExporterConfig, client: HorizonClient, log: Logger): Collector[] {
-  return [
-    rootCollector(client),
-    feeStatsCollector(client),
-    new LedgersCollector(client, config.ledgers, log.child({ endpoint: "ledgers" })),
-    new LiquidityPoolsCollector(client, config.liquidityPools),
-  ];
+function collectorsFor(config: ExporterConfig, target: TargetConfig, client: HorizonClient, log: Logger): Collector[] {
+  const ledgers = new LedgersCollector(client, config.ledgers, log.child({ endpoint: "ledgers" }));
+  // Accounts are polled only where some are watched; their reserves follow the ledgers read.
+  const accounts =
+    target.accounts.length > 0
+      ? [new AccountsCollector(new AccountsClient(client), target.accounts, () => ledgers.baseReserveStroops)]
+      : [];
+  return [rootCollector(client), feeStatsCollector(client), ledgers, new LiquidityPoolsCollector(client, config.liquidityPools), ...accounts];
 }
 
 export async function startExporter(
@@ -80,7 +83,7 @@ export async function startExporter(
     if (planned > target.requestBudgetPerHour) {
       log.warn(
         { plannedRequestsPerHour: planned, requestBudgetPerHour: target.requestBudgetPerHour },
-        "schedules plan more requests per hour than this Horizon's budget: lengthen the poll intervals or track fewer pools",
+        "schedules plan more requests per hour than this Horizon's budget: lengthen the poll intervals, track fewer pools or watch fewer accounts",
       );
     }
     const abort = new AbortController();
@@ -93,7 +96,7 @@ export async function startExporter(
       observer: metrics.observerFor(target.name),
       signal: abort.signal,
     });
-    const pollers = collectorsFor(current, client, log).map(
+    const pollers = collectorsFor(current, target, client, log).map(
       (collector) =>
         new EndpointPoller({
           horizon: target.name,

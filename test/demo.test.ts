@@ -17,7 +17,11 @@ it("the demo serves live, moving metrics within 15 s", async () => {
     });
     expect(later).toBeGreaterThan(first);
     expect(Date.now() - started).toBeLessThan(15_000);
-    expect(valueOf(await scrape(), "stellar_horizon_up", { horizon: "simulator" })).toBe(1);
+    const values = await scrape();
+    expect(valueOf(values, "stellar_horizon_up", { horizon: "simulator" })).toBe(1);
+    // The two simulated wallets are watched out of the box, with their low-water marks.
+    expect(valueOf(values, "stellar_horizon_account_exists", { horizon: "simulator", account: "hot" })).toBe(1);
+    expect(valueOf(values, "stellar_horizon_account_balance_low_watermark", { horizon: "simulator", account: "cold", asset: "native" })).toBe(100_000);
   } finally {
     child.kill("SIGTERM");
     expect(await exited).toBe(0);

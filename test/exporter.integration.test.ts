@@ -7,7 +7,7 @@ import { ALL_METRICS } from "../src/catalog/metrics.js";
 import { namesIn, parseExposition, valueOf } from "./support/exposition.js";
 import { configFrom, startHarness, type Harness } from "./support/exporter-harness.js";
 import { FakeHorizon, makeLedger, makePool } from "./support/fake-horizon.js";
-import { fixtureText } from "./support/fixtures.js";
+import { fixtureJson, fixtureText } from "./support/fixtures.js";
 
 const H = { horizon: "test" };
 let horizon: FakeHorizon;
@@ -276,7 +276,20 @@ describe("freshness, readiness and self-metrics", () => {
     horizon.addLedgers(5);
     horizon.pools.push(makePool(1), makePool(2));
     horizon.rateLimitHeaders = { "X-Ratelimit-Limit": "3600", "X-Ratelimit-Remaining": "3599", "X-Ratelimit-Reset": "10" };
-    const { exporter, scrapeText } = await start();
+    const account = fixtureJson<Record<string, unknown>>("account-java-sdk.json");
+    const accountId = account.account_id as string;
+    horizon.accounts.set(accountId, account);
+    horizon.offers.set(accountId, fixtureJson<{ _embedded: { records: Record<string, unknown>[] } }>("account_offers-go-sdk.json")._embedded.records);
+    const claimable = fixtureJson<{ _embedded: { records: Record<string, any>[] } }>("claimable_balances-java-sdk.json")._embedded.records;
+    horizon.claimableBalances = claimable.map((balance) => ({ ...balance, claimants: [{ destination: accountId, predicate: { unconditional: true } }] }));
+    const url = await horizon.start();
+    const dir = mkdtempSync(join(tmpdir(), "she-config-"));
+    writeFileSync(
+      join(dir, "config.yml"),
+      `targets:\n  - name: test\n    url: ${url}\n    accounts:\n      - { name: t, id: ${accountId}, low_balance: { native: 1 }, offers: true, claimable_balances: true }\n`,
+    );
+    harness = await startHarness(await configFrom([`--config.file=${join(dir, "config.yml")}`, "--poll.interval=1h"]));
+    const { exporter, scrapeText } = harness;
     const response = await fetch(`${exporter.url}/metrics`);
     expect(response.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
     const text = await scrapeText();

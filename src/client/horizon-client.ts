@@ -1,6 +1,7 @@
 import { FetchError, ofetch } from "ofetch";
 import type { z } from "zod";
 import type { Endpoint } from "../catalog/metrics.js";
+import { redactUrl } from "../config/config.js";
 import { HorizonError, isTransient } from "./errors.js";
 import { holdOffSeconds, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
 import {
@@ -96,7 +97,8 @@ export class HorizonClient {
     return this.getValidated("liquidity_pools", `liquidity_pools/${encodeURIComponent(id)}`, {}, liquidityPoolSchema);
   }
 
-  private async getPage<S extends z.ZodType>(
+  /** One page, records validated one by one; for readers of other resources (see accounts.ts). */
+  async getPage<S extends z.ZodType>(
     endpoint: Endpoint,
     path: string,
     query: Query,
@@ -123,7 +125,8 @@ export class HorizonClient {
     return { records, invalidRecords };
   }
 
-  private async getValidated<S extends z.ZodType>(
+  /** One document, validated against `schema`; throws a HorizonError (reason `schema` when it does not match). */
+  async getValidated<S extends z.ZodType>(
     endpoint: Endpoint,
     path: string,
     query: Query,
@@ -181,7 +184,7 @@ export class HorizonClient {
         throw new HorizonError("invalid_json", `HTTP ${response.status} body is not JSON: ${excerpt(text)}`);
       }
     } catch (error) {
-      throw classify(error, timedOut(), this.options.timeoutMs);
+      throw classify(error, timedOut(), this.options.timeoutMs, url);
     } finally {
       release();
       this.options.observer?.onRequest(endpoint, code, (performance.now() - started) / 1000);
@@ -292,17 +295,19 @@ function excerpt(text: string): string {
   return flat.length > 160 ? `${flat.slice(0, 160)}…` : flat;
 }
 
-function classify(error: unknown, timedOut: boolean, timeoutMs: number): HorizonError {
+function classify(error: unknown, timedOut: boolean, timeoutMs: number, url: string): HorizonError {
   if (error instanceof HorizonError) return error;
   if (timedOut) return new HorizonError("timeout", `no complete response within ${timeoutMs} ms`);
   const cause = error instanceof FetchError ? (error.cause ?? error) : error;
-  return new HorizonError("network", describeNetworkError(cause));
+  return new HorizonError("network", describeNetworkError(cause, url));
 }
 
-function describeNetworkError(error: unknown): string {
+function describeNetworkError(error: unknown, url: string): string {
   if (!(error instanceof Error)) return String(error);
   const inner = error.cause instanceof Error ? error.cause : undefined;
   const code = (inner as NodeJS.ErrnoException | undefined)?.code ?? (error as NodeJS.ErrnoException).code;
   const message = inner?.message ?? error.message;
+  // Config validation rejects the ports it knows; this names one a newer Node adds to its list.
+  if (message === "bad port") return `fetch refuses port ${new URL(url).port} of ${redactUrl(url)} (a blocked port)`;
   return code && !message.includes(code) ? `${code}: ${message}` : message;
 }

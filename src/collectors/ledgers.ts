@@ -88,6 +88,11 @@ export class LedgersCollector implements Collector {
     return ledgerSamples(this.totals, this.latest);
   }
 
+  /** The latest ledger's base reserve, which watched accounts' minimum balances are computed from. */
+  get baseReserveStroops(): number | undefined {
+    return this.latest?.base_reserve_in_stroops;
+  }
+
   private async startFromLatest(backfill: number): Promise<PollResult> {
     const page = await this.client.ledgers({ order: "desc", limit: backfill + 1 });
     for (const ledger of page.records.reverse()) this.read(ledger);

@@ -21,6 +21,12 @@ function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config: Expor
       // A full last page needs one more request to learn that it was the last.
       return ids.length > 0 ? Math.min(ids.length, max) : Math.floor(max / POOL_PAGE_LIMIT) + 1;
     }
+    case "accounts":
+      // The account, plus one page of offers and one of claimable balances where asked for.
+      return target.accounts.reduce(
+        (total, account) => total + 1 + (account.offers ? 1 : 0) + (account.claimableBalances ? 1 : 0),
+        0,
+      );
   }
 }
 

@@ -13,7 +13,7 @@ import { dataPanels, labelValuesSelector, loadDashboards } from "./dashboard-fil
 /** Grafana's dashboard and panel JSON Schemas, copied into the repository with their PROVENANCE.md. */
 const SCHEMAS_DIR = path.resolve(REPO_ROOT, "test/fixtures/grafana-schemas");
 const TEMPLATED_DATASOURCE = "${datasource}";
-const EXPECTED_UIDS = ["stellar-horizon-exporter", "stellar-horizon-overview", "stellar-liquidity-pools", "stellar-network-fees"];
+const EXPECTED_UIDS = ["stellar-accounts", "stellar-horizon-exporter", "stellar-horizon-overview", "stellar-liquidity-pools", "stellar-network-fees"];
 const VALID_UNITS = new Set(Object.values(units as Record<string, unknown>));
 const PER_TARGET_METRIC_NAMES = new Set(ALL_METRICS.filter((metric) => metric.perTarget !== false).flatMap(exposedSeriesNames));
 const recordingRuleNames = allRules().flatMap((rule) => ("record" in rule ? [rule.record] : []));

@@ -14,7 +14,7 @@ import { stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { startExporter, type RunningExporter } from "../../src/exporter.js";
-import { SCENARIOS, startSimulator, type RunningSimulator, type ScenarioName } from "../../src/simulator/index.js";
+import { DEMO_WATCHED_ACCOUNTS, SCENARIOS, startSimulator, type RunningSimulator, type ScenarioName } from "../../src/simulator/index.js";
 import { ruleFiles } from "../../scripts/dashboards/paths.js";
 import { allRules, isAlertingRule } from "../../scripts/dashboards/prometheus-rule.js";
 import { parsePromQL } from "../alerts/promql.js";
@@ -58,6 +58,13 @@ const SCENARIO_ALERTS: Readonly<Record<Exclude<ScenarioName, "healthy">, Omit<Fa
   network_reset: { fires: ["StellarNetworkReset"] },
   pool_drain: { fires: ["StellarLiquidityPoolReserveDrop"] },
   failed_transactions: { fires: ["StellarNetworkFailedTransactionsHigh"] },
+  signer_change: { fires: ["StellarAccountSignersChanged", "StellarAccountUnexpectedActivity"], staysQuiet: ["StellarAccountMissing"] },
+  account_drain: {
+    fires: ["StellarAccountBalanceLow", "StellarAccountNativeNearMinimumBalance", "StellarAccountTrustlineNearLimit"],
+    staysQuiet: ["StellarAccountSignersChanged", "StellarAccountUnexpectedActivity"],
+  },
+  account_merged: { fires: ["StellarAccountMissing"], staysQuiet: ["StellarHorizonExporterPollErrors"] },
+  trustline_deauthorized: { fires: ["StellarAccountTrustlineUnauthorized"], staysQuiet: ["StellarAccountTrustlineNearLimit"] },
 };
 
 /** Faults no scenario simulates, each given a target of its own. */
@@ -89,7 +96,8 @@ const DASHBOARD_QUERIES = loadDashboards().flatMap((dashboard) =>
         .replaceAll("$__rate_interval", RATE_INTERVAL)
         .replaceAll("$job", JOB)
         .replaceAll("$horizon", "healthy")
-        .replaceAll("$pool", ".+"),
+        .replaceAll("$pool", ".+")
+        .replaceAll("$account", ".+"),
     })),
   ),
 );
@@ -103,6 +111,18 @@ async function startForeignApi(): Promise<{ url: string; close(): Promise<void> 
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A watched account as the config file's `accounts:` entry that describes it. */
+function accountEntry(account: (typeof DEMO_WATCHED_ACCOUNTS)[number]) {
+  return {
+    name: account.name,
+    id: account.id,
+    low_balance: account.lowBalance,
+    offers: account.offers,
+    claimable_balances: account.claimableBalances,
+    cold: account.cold,
   };
 }
 
@@ -177,10 +197,12 @@ describe("alerts and dashboards against a real Prometheus", () => {
       configFile,
       stringify({
         targets: [
-          ...[...simulators].map(([name, simulator]) => ({ name, url: simulator.url })),
+          ...[...simulators].map(([name, simulator]) => ({ name, url: simulator.url, accounts: DEMO_WATCHED_ACCOUNTS.map(accountEntry) })),
           { name: "api_changed", url: foreignApi.url },
         ],
         poll_interval: "1s",
+        // Five requests a poll per target: every 2 s keeps the 17 simulators' load moderate.
+        schedules: { accounts: "2s" },
         http: { timeout: "2s", retries: 0 },
         web: { listen_address: "127.0.0.1:0" },
       }),
