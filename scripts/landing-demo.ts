@@ -11,7 +11,7 @@ import { promisify } from "node:util";
 import { pino } from "pino";
 import { loadConfig } from "../src/config/config.js";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
-import { startSimulator, type RunningSimulator, type ScenarioName } from "../src/simulator/index.js";
+import { DEMO_WATCHED_ACCOUNTS, startSimulator, type RunningSimulator, type ScenarioName } from "../src/simulator/index.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -71,7 +71,9 @@ export async function startLandingDemo(options: LandingDemoOptions): Promise<Lan
     {},
   );
   if (command.kind !== "run") throw new Error(`demo config rejected: ${JSON.stringify(command)}`);
-  const exporter = await startExporter(command.config, { logger: pino({ level: "silent" }), now });
+  // The simulator's hot and cold wallets, watched as the demo watches them.
+  const config = { ...command.config, targets: command.config.targets.map((target) => ({ ...target, accounts: DEMO_WATCHED_ACCOUNTS })) };
+  const exporter = await startExporter(config, { logger: pino({ level: "silent" }), now });
   await exporter.firstPolls;
   const step = async (ms: number) => {
     elapsedMs += ms;

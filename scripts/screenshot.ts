@@ -1,6 +1,6 @@
 /**
  * Regenerates docs/landing-page.png, the README's screenshot of the landing page: the demo's
- * setup through 30 simulated minutes (a fee spike, then an ingestion lag), photographed by
+ * setup through 30 simulated minutes (a fee spike, an ingestion lag, then a drained hot wallet), photographed by
  * headless Chromium. Run with `npm run screenshot`.
  */
 import { fileURLToPath } from "node:url";
@@ -16,10 +16,11 @@ const demo = await startLandingDemo({
     [14, "healthy"],
     [18, "ingest_lag"],
     [24, "healthy"],
+    [27, "account_drain"],
   ],
 });
 try {
-  await chromium(["--window-size=1200,820", `--screenshot=${OUTPUT}`, `${demo.exporter.url}/`]);
+  await chromium(["--window-size=1200,1000", `--screenshot=${OUTPUT}`, `${demo.exporter.url}/`]);
   process.stdout.write(`wrote ${OUTPUT}\n`);
 } finally {
   await demo.close();

@@ -288,7 +288,7 @@ describe("deploy/kubernetes", () => {
       version: "test",
       web: { basicAuthUsers: { alice: bcrypt.hashSync("secret", 4) }, headers: {} },
       renderMetrics: async () => [],
-      targets: () => [],
+      status: () => ({ version: "test", generatedAt: new Date(0).toISOString(), historyWindowSeconds: 1800, targets: [] }),
       isReady: () => true,
     });
     expect((await app.request("/metrics")).status).toBe(401);
