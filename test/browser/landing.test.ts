@@ -60,6 +60,10 @@ describe.skipIf(!existsSync(CHROMIUM))("the landing page in headless Chromium", 
     ]) {
       expect(shown.get(series)?.value, series).toBe(metrics.get(series));
     }
+    // The watched accounts' section, published by the accounts collector.
+    const hotNative = 'stellar_horizon_account_balance{account="hot",asset="native",horizon="simulator"}';
+    expect(metrics.get(hotNative)).toBeGreaterThan(0);
+    expect(shown.get(hotNative)?.value).toBe(metrics.get(hotNative));
     // Every figure on the page, not only the key ones, is a series of /metrics with its value.
     for (const figure of figures) expect(figure.value, figure.series).toBe(metrics.get(figure.series));
     expect(shown.get(key("stellar_horizon_ledger_capacity_usage_ratio"))!.text).toBe(
