@@ -11,8 +11,11 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { HorizonClient } from "../src/client/horizon-client.js";
-import { ExporterMetrics } from "../src/collectors/exporter.js";
-import { LiquidityPoolsCollector, POOL_PAGE_LIMIT } from "../src/collectors/liquidity-pools.js";
+import { ExporterMetrics } from "../src/collectors/self-metrics.js";
+import { LiquidityPoolsCollector } from "../src/collectors/liquidity-pools.js";
+import { EndpointPublisher } from "../src/collectors/publisher.js";
+import { systemClock } from "../src/clock.js";
+import { PAGE_LIMIT } from "../src/collectors/paging.js";
 import { MetricStore } from "../src/collectors/store.js";
 import { parseDuration } from "../src/config/duration.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
@@ -153,14 +156,17 @@ async function pollCost(pools: number) {
   const schedule = parseSchedule("1m") as Schedule;
   const client = new HorizonClient({ url, timeoutMs: 60_000, retries: 0, maxBodyBytes: 1 << 30 });
   const metrics = new ExporterMetrics("bench");
+  const collector = new LiquidityPoolsCollector(client, { max: pools, reserves: [], ids: [] });
   const poller = new EndpointPoller({
     horizon: "bench",
-    collector: new LiquidityPoolsCollector(client, { max: pools, reserves: [], ids: [] }),
+    collector,
+    publisher: new EndpointPublisher("bench", collector, new MetricStore(), 3 * schedule.periodMs, systemClock),
     schedule,
-    staleAfterIntervals: 3,
-    store: new MetricStore(),
+    deadlineMs: 60_000,
     metrics,
     log: pino({ level: "silent" }),
+    clock: systemClock,
+    signal: new AbortController().signal,
   });
   await poller.run(); // warm-up: JIT, connections
   const counts = async () => (await (await fetch(`${url}/_bench/counts`)).json()) as { requests: Record<string, number>; bytes: Record<string, number> };
@@ -181,7 +187,7 @@ async function pollCost(pools: number) {
     cpuMsPer1000Pools: ((cpu.user + cpu.system) / 1000 / rounds) * perThousand,
     wallMsPer1000Pools: wallMs * perThousand,
     requestsPerPoll: requests,
-    minimumRequests: Math.ceil(pools / POOL_PAGE_LIMIT),
+    minimumRequests: Math.ceil(pools / PAGE_LIMIT),
     bytesPerPoll: bytes,
     bytesPerPool: bytes / pools,
   };

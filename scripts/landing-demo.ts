@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { pino } from "pino";
+import { systemClock, type Clock } from "../src/clock.js";
 import { loadConfig } from "../src/config/config.js";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
 import { DEMO_WATCHED_ACCOUNTS, startSimulator, type RunningSimulator, type ScenarioName } from "../src/simulator/index.js";
@@ -65,6 +66,8 @@ export async function startLandingDemo(options: LandingDemoOptions): Promise<Lan
   const startMs = Date.now() - options.minutes * 60_000;
   let elapsedMs = 0;
   const now = () => startMs + elapsedMs;
+  // Simulated time for every reading of the clock; timers stay real, so nothing waits forever.
+  const clock: Clock = { ...systemClock, now };
   const simulator = await startSimulator({ host: "127.0.0.1", port: 0, seed: 7, now });
   const command = await loadConfig(
     [`--horizon.url=simulator=${simulator.url}`, `--poll.interval=${options.pollInterval ?? "1h"}`, "--web.listen-address=127.0.0.1:0", "--log.level=fatal"],
@@ -73,7 +76,7 @@ export async function startLandingDemo(options: LandingDemoOptions): Promise<Lan
   if (command.kind !== "run") throw new Error(`demo config rejected: ${JSON.stringify(command)}`);
   // The simulator's hot and cold wallets, watched as the demo watches them.
   const config = { ...command.config, targets: command.config.targets.map((target) => ({ ...target, accounts: DEMO_WATCHED_ACCOUNTS })) };
-  const exporter = await startExporter(config, { logger: pino({ level: "silent" }), now });
+  const exporter = await startExporter(config, { logger: pino({ level: "silent" }), clock });
   await exporter.firstPolls;
   const step = async (ms: number) => {
     elapsedMs += ms;

@@ -3,20 +3,22 @@ import { AccountsClient } from "./client/accounts.js";
 import { HorizonClient } from "./client/horizon-client.js";
 import { AccountsCollector } from "./collectors/accounts.js";
 import type { Collector } from "./collectors/collector.js";
-import { ExporterMetrics } from "./collectors/exporter.js";
+import { ExporterMetrics } from "./collectors/self-metrics.js";
 import { feeStatsCollector } from "./collectors/fee-stats.js";
 import { LedgersCollector } from "./collectors/ledgers.js";
 import { LiquidityPoolsCollector } from "./collectors/liquidity-pools.js";
 import { rootCollector } from "./collectors/root.js";
 import { MetricStore } from "./collectors/store.js";
 import { redactUrl, type ExporterConfig, type TargetConfig } from "./config/config.js";
-import { EndpointPoller } from "./scheduler/endpoint-poller.js";
+import { EndpointPublisher } from "./collectors/publisher.js";
+import { EndpointPoller, pollDeadlineMs } from "./scheduler/endpoint-poller.js";
 import { plannedRequestsPerHour } from "./scheduler/request-plan.js";
 import { Scheduler } from "./scheduler/scheduler.js";
 import { createServerApp } from "./server/app.js";
 import { listen } from "./server/listen.js";
 import { createStatusBoard, statusReport } from "./status/model.js";
 import { VERSION } from "./version.js";
+import { systemClock, type Clock } from "./clock.js";
 
 export interface RunningExporter {
   /** Base URL of the HTTP server. */
@@ -26,19 +28,17 @@ export interface RunningExporter {
   /** Polls every endpoint of every target once more, now; for tests and tools. */
   pollAll(): Promise<void>;
   /**
-   * Applies a reloaded configuration: unchanged targets keep their state and counters, changed
-   * ones restart, removed ones leave. Problems instead of a configuration keep the old one.
+   * Loads and applies a configuration: unchanged targets keep their state and counters, changed
+   * ones restart, removed ones leave; the web config and log level apply at once. Problems
+   * instead of a configuration keep the old one. Reloads run one at a time, and a reload asked
+   * for while another runs loads only once that one is done, so the latest file wins.
    */
-  reload(next: ExporterConfig | { problems: readonly string[] }): Promise<void>;
+  reload(load: () => Promise<ReloadedConfig>): Promise<void>;
   /** Stops polling, aborts requests in flight and closes the server. */
   close(): Promise<void>;
 }
 
-export interface ExporterOptions {
-  readonly logger?: Logger;
-  /** Epoch ms of freshness, the status page and its history (default Date.now); tools may run it ahead. */
-  readonly now?: () => number;
-}
+export type ReloadedConfig = ExporterConfig | { readonly problems: readonly string[] };
 
 /** Everything that polls one target; rebuilt only when its configuration changes. */
 interface TargetRuntime {
@@ -46,6 +46,7 @@ interface TargetRuntime {
   /** Equal keys mean the runtime can be kept across a reload. */
   readonly key: string;
   readonly pollers: readonly EndpointPoller[];
+  readonly publishers: readonly EndpointPublisher[];
   readonly scheduler: Scheduler;
   readonly abort: AbortController;
 }
@@ -67,12 +68,12 @@ function collectorsFor(config: ExporterConfig, target: TargetConfig, client: Hor
 
 export async function startExporter(
   config: ExporterConfig,
-  options: ExporterOptions = {},
+  options: { logger?: Logger; clock?: Clock } = {},
 ): Promise<RunningExporter> {
   const logger = options.logger ?? pino({ level: config.logLevel });
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? systemClock;
   const metrics = new ExporterMetrics(VERSION);
-  const board = createStatusBoard(now);
+  const board = createStatusBoard(() => clock.now());
   const store = new MetricStore(board);
   metrics.configLoaded(true);
 
@@ -95,35 +96,42 @@ export async function startExporter(
       maxBodyBytes: current.maxBodyBytes,
       observer: metrics.observerFor(target.name),
       signal: abort.signal,
+      clock,
     });
-    const pollers = collectorsFor(current, target, client, log).map(
-      (collector) =>
-        new EndpointPoller({
-          horizon: target.name,
-          collector,
-          schedule: target.schedules[collector.endpoint],
-          staleAfterIntervals: current.staleAfterIntervals,
-          store,
-          metrics,
-          log,
-          now,
-        }),
-    );
-    return { target, key: runtimeKey(target, current), pollers, scheduler: new Scheduler(pollers), abort };
+    const publishers: EndpointPublisher[] = [];
+    const pollers = collectorsFor(current, target, client, log).map((collector) => {
+      const schedule = target.schedules[collector.endpoint];
+      const publisher = new EndpointPublisher(target.name, collector, store, current.staleAfterIntervals * schedule.periodMs, clock);
+      publishers.push(publisher);
+      return new EndpointPoller({
+        horizon: target.name,
+        collector,
+        publisher,
+        schedule,
+        deadlineMs: pollDeadlineMs(schedule, current.staleAfterIntervals, target.timeoutMs, current.retries),
+        metrics,
+        log,
+        clock,
+        signal: abort.signal,
+      });
+    });
+    return { target, key: runtimeKey(target, current), pollers, publishers, scheduler: new Scheduler(pollers, clock), abort };
   };
 
   const stopRuntime = async (runtime: TargetRuntime): Promise<void> => {
     runtime.abort.abort();
     await runtime.scheduler.stop();
+    for (const publisher of runtime.publishers) publisher.stop();
   };
 
   let runtimes = config.targets.map((target) => createRuntime(target, config));
+  let web = config.web;
   const allPollers = () => runtimes.flatMap((runtime) => runtime.pollers);
 
   const app = createServerApp({
     version: VERSION,
-    ...(config.web ? { web: config.web } : {}),
-    renderMetrics: async () => [...store.render(now()), Buffer.from(await metrics.render())],
+    web: () => web,
+    renderMetrics: async () => [...store.render(clock.now()), Buffer.from(await metrics.render())],
     status: () =>
       statusReport(
         VERSION,
@@ -133,7 +141,7 @@ export async function startExporter(
           endpoints: pollers.map((poller) => poller.snapshot()),
         })),
         board,
-        now(),
+        clock.now(),
       ),
     isReady: () => allPollers().every((poller) => poller.snapshot().polls > 0),
   });
@@ -144,6 +152,40 @@ export async function startExporter(
     "stellar-horizon-exporter started",
   );
 
+  let closed = false;
+  let reloadRequests = 0;
+  let reloading = Promise.resolve();
+  const applyConfig = async (next: ReloadedConfig): Promise<void> => {
+    if ("problems" in next) {
+      for (const problem of next.problems) logger.error({ problem }, "configuration reload rejected; keeping the running configuration");
+      metrics.configLoaded(false);
+      return;
+    }
+    if (next.listen.host !== config.listen.host || next.listen.port !== config.listen.port) {
+      logger.warn("the listen address changes only on restart");
+    }
+    logger.level = next.logLevel;
+    web = next.web;
+    if (!server.setTls(next.web?.tls)) logger.warn("turning TLS on or off takes a restart; the web config's other settings apply now");
+    const byKey = new Map(runtimes.map((runtime) => [runtime.key, runtime]));
+    const kept = new Set<TargetRuntime>();
+    const nextRuntimes = next.targets.map((target) => {
+      const existing = byKey.get(runtimeKey(target, next));
+      if (existing) kept.add(existing);
+      return existing;
+    });
+    const leaving = runtimes.filter((runtime) => !kept.has(runtime));
+    await Promise.all(leaving.map(stopRuntime));
+    for (const runtime of leaving) {
+      store.remove(runtime.target.name);
+      await metrics.removeTarget(runtime.target.name);
+    }
+    runtimes = next.targets.map((target, index) => nextRuntimes[index] ?? createRuntime(target, next));
+    for (const runtime of runtimes) if (!kept.has(runtime)) void runtime.scheduler.start();
+    metrics.configLoaded(true);
+    logger.info({ kept: kept.size, started: runtimes.length - kept.size, stopped: leaving.length }, "configuration reloaded");
+  };
+
   return {
     url: server.url,
     firstPolls,
@@ -151,40 +193,23 @@ export async function startExporter(
       await Promise.all(allPollers().map((poller) => poller.idle()));
       await Promise.all(allPollers().map((poller) => poller.run()));
     },
-    reload: async (next) => {
-      if ("problems" in next) {
-        for (const problem of next.problems) logger.error({ problem }, "configuration reload rejected; keeping the running configuration");
-        metrics.configLoaded(false);
-        return;
-      }
-      if (next.listen.host !== config.listen.host || next.listen.port !== config.listen.port) {
-        logger.warn("the listen address changes only on restart");
-      }
-      const byKey = new Map(runtimes.map((runtime) => [runtime.key, runtime]));
-      const kept = new Set<TargetRuntime>();
-      const nextRuntimes = next.targets.map((target) => {
-        const existing = byKey.get(runtimeKey(target, next));
-        if (existing) {
-          kept.add(existing);
-          return existing;
+    reload: (load) => {
+      const request = ++reloadRequests;
+      reloading = reloading.then(async () => {
+        // A newer request runs after this one and reads the file itself: the latest file wins.
+        if (request !== reloadRequests || closed) return;
+        try {
+          await applyConfig(await load());
+        } catch (error) {
+          logger.error({ error: String(error) }, "configuration reload failed");
+          metrics.configLoaded(false);
         }
-        return undefined;
       });
-      const leaving = runtimes.filter((runtime) => !kept.has(runtime));
-      await Promise.all(leaving.map(stopRuntime));
-      for (const runtime of leaving) {
-        store.remove(runtime.target.name);
-        await metrics.removeTarget(runtime.target.name);
-      }
-      runtimes = next.targets.map((target, index) => nextRuntimes[index] ?? createRuntime(target, next));
-      for (const runtime of runtimes) if (!kept.has(runtime)) void runtime.scheduler.start();
-      metrics.configLoaded(true);
-      logger.info(
-        { kept: kept.size, started: runtimes.length - kept.size, stopped: leaving.length },
-        "configuration reloaded",
-      );
+      return reloading;
     },
     close: async () => {
+      closed = true;
+      await reloading;
       await Promise.all([...runtimes.map(stopRuntime), server.close()]);
     },
   };

@@ -111,9 +111,12 @@ describe("AccountsCollector against the simulator", () => {
 
   it("every account family, output promtool accepts; a signer change counts once; a merged account leaves", async () => {
     const collector = new AccountsCollector(client, accounts, () => BASE_RESERVE_STROOPS);
+    const invalidCounts: number[] = [];
+    const context = { signal: new AbortController().signal, invalidRecords: (count: number) => count > 0 && invalidCounts.push(count) };
     const hot = (labels: Record<string, string> = {}) => ({ horizon: "h", account: "hot", ...labels });
     const cold = (labels: Record<string, string> = {}) => ({ horizon: "h", account: "cold", ...labels });
-    expect(await collector.poll()).toEqual({ invalidRecords: 0 });
+    await collector.poll(context);
+    expect(invalidCounts).toEqual([]);
     const text = await exposition(collector.samples());
     const headers = ACCOUNT_METRICS.map((metric) => `# HELP ${metric.name} ${metric.help}\n# TYPE ${metric.name} ${metric.type}\n`);
     const families = text.split("\n").filter(Boolean);
@@ -129,14 +132,15 @@ describe("AccountsCollector against the simulator", () => {
     expect(valueOf(values, "stellar_horizon_account_info", cold({ account_id: COLD_WALLET, home_domain: "cold.example.com", cold: "true" }))).toBe(1);
 
     running.simulator.setScenario("signer_change");
-    await collector.poll();
-    await collector.poll();
+    await collector.poll(context);
+    await collector.poll(context);
     values = parseExposition(await exposition(collector.samples()));
     expect(valueOf(values, "stellar_horizon_account_signer_changes_total", cold())).toBe(1);
     expect(valueOf(values, "stellar_horizon_account_signer_changes_total", hot())).toBe(0);
 
     running.simulator.setScenario("account_merged");
-    expect(await collector.poll()).toEqual({ invalidRecords: 0 });
+    await collector.poll(context);
+    expect(invalidCounts).toEqual([]);
     values = parseExposition(await exposition(collector.samples()));
     expect(valueOf(values, "stellar_horizon_account_exists", hot())).toBe(0);
     expect([...values.keys()].filter((key) => key.includes('account="hot"'))).toEqual([

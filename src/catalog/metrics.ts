@@ -39,7 +39,7 @@ export const METRICS = {
   up: define({
     name: "stellar_horizon_up",
     type: "gauge",
-    help: "1 when the last poll of the Horizon root endpoint succeeded, else 0.",
+    help: "1 while the latest root data is fresh and the last root poll succeeded, else 0.",
     labels: [],
     source: "root",
   }),
@@ -571,7 +571,7 @@ export const METRICS = {
  * alerts and dashboards can rely on it and the series can be initialised to zero.
  */
 export const POLL_ERROR_REASONS = {
-  timeout: "No complete response within the request timeout.",
+  timeout: "No complete response within the request timeout, or the poll reached its deadline.",
   network: "Connection refused or reset, DNS failure, TLS failure, too many redirects.",
   rate_limited: "Horizon answered 429, or the exporter held back because Retry-After had not passed.",
   http_4xx: "Horizon answered with a 4xx status other than 429.",

@@ -6,10 +6,12 @@ import type { z } from "zod";
 import type { Endpoint } from "../catalog/metrics.js";
 import { accountSchema, claimableBalanceSchema, offerSchema, type Account, type ClaimableBalance } from "./account-schemas.js";
 import { HorizonError } from "./errors.js";
-import type { HorizonClient, Page, Query } from "./horizon-client.js";
+import type { HorizonClient, Query } from "./horizon-client.js";
+import { cursorAfter, PAGE_LIMIT, validRecord } from "../collectors/paging.js";
+import { pageSchema } from "./schemas.js";
 
 /** The part of HorizonClient this reader needs. */
-export type HorizonReader = Pick<HorizonClient, "getValidated" | "getPage">;
+export type HorizonReader = Pick<HorizonClient, "getValidated">;
 
 export type AccountLookup = { readonly status: "found"; readonly account: Account } | { readonly status: "missing" };
 
@@ -22,15 +24,13 @@ export interface CappedList<T> {
 }
 
 const ENDPOINT: Endpoint = "accounts";
-/** Horizon's maximum page size. */
-const PAGE_LIMIT = 200;
 
 export class AccountsClient {
   constructor(private readonly reader: HorizonReader) {}
 
-  async account(id: string): Promise<AccountLookup> {
+  async account(id: string, signal?: AbortSignal): Promise<AccountLookup> {
     try {
-      const account = await this.reader.getValidated(ENDPOINT, `accounts/${encodeURIComponent(id)}`, {}, accountSchema);
+      const account = await this.reader.getValidated(ENDPOINT, `accounts/${encodeURIComponent(id)}`, {}, accountSchema, signal);
       return { status: "found", account };
     } catch (error) {
       if (error instanceof HorizonError && error.details.status === 404) return { status: "missing" };
@@ -39,35 +39,41 @@ export class AccountsClient {
   }
 
   /** The account's open offers, at most `cap`. */
-  offers(id: string, cap: number): Promise<CappedList<z.output<typeof offerSchema>>> {
-    return this.readCapped(`accounts/${encodeURIComponent(id)}/offers`, {}, offerSchema, cap);
+  offers(id: string, cap: number, signal?: AbortSignal): Promise<CappedList<z.output<typeof offerSchema>>> {
+    return this.readCapped(`accounts/${encodeURIComponent(id)}/offers`, {}, offerSchema, cap, signal);
   }
 
   /** Claimable balances the account is a claimant of, at most `cap`. */
-  claimableBalances(claimant: string, cap: number): Promise<CappedList<ClaimableBalance>> {
-    return this.readCapped("claimable_balances", { claimant }, claimableBalanceSchema, cap);
+  claimableBalances(claimant: string, cap: number, signal?: AbortSignal): Promise<CappedList<ClaimableBalance>> {
+    return this.readCapped("claimable_balances", { claimant }, claimableBalanceSchema, cap, signal);
   }
 
-  /** Follows the paging cursor in ascending order until a short page or the cap. */
-  private async readCapped<S extends z.ZodType<{ paging_token: string }>>(
+  /**
+   * Follows the paging cursor in ascending order until a short page or the cap. The cursor moves by
+   * the raw records (see cursorAfter), so an invalid record is never fetched or counted twice.
+   */
+  private async readCapped<S extends z.ZodType>(
     path: string,
     filter: Query,
     schema: S,
     cap: number,
+    signal: AbortSignal | undefined,
   ): Promise<CappedList<z.output<S>>> {
     const records: z.output<S>[] = [];
     let invalidRecords = 0;
     let cursor: string | undefined;
     for (;;) {
       const limit = Math.min(PAGE_LIMIT, cap - records.length + 1);
-      const page: Page<z.output<S>> = await this.reader.getPage(ENDPOINT, path, { ...filter, order: "asc", limit, cursor }, schema);
-      invalidRecords += page.invalidRecords;
-      records.push(...page.records);
+      const page = await this.reader.getValidated(ENDPOINT, path, { ...filter, order: "asc", limit, cursor }, pageSchema, signal);
+      const raw = page._embedded.records;
+      for (const record of raw) {
+        const valid = validRecord(schema, record);
+        if (valid === undefined) invalidRecords += 1;
+        else records.push(valid);
+      }
       if (records.length > cap) return { records: records.slice(0, cap), capped: true, invalidRecords };
-      const last = page.records.at(-1);
-      if (last === undefined || page.records.length + page.invalidRecords < limit) return { records, capped: false, invalidRecords };
-      if (last.paging_token === cursor) throw new HorizonError("paging", `${path} cursor did not advance past ${cursor}`);
-      cursor = last.paging_token;
+      if (raw.length < limit) return { records, capped: false, invalidRecords };
+      cursor = cursorAfter(raw, cursor, ENDPOINT);
     }
   }
 }

@@ -1,4 +1,5 @@
 import { FetchError, ofetch } from "ofetch";
+import { systemClock, type Clock } from "../clock.js";
 import type { z } from "zod";
 import type { Endpoint } from "../catalog/metrics.js";
 import { redactUrl } from "../config/config.js";
@@ -6,14 +7,12 @@ import { HorizonError, isTransient } from "./errors.js";
 import { holdOffSeconds, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
 import {
   feeStatsSchema,
-  ledgerSchema,
   liquidityPoolSchema,
   pageSchema,
   problemSchema,
   rootSchema,
   type FeeStats,
   type HorizonRoot,
-  type Ledger,
   type LiquidityPool,
 } from "./schemas.js";
 
@@ -36,24 +35,16 @@ export interface HorizonClientOptions {
   observer?: RequestObserver;
   /** Aborts in-flight requests and retry waits at shutdown. */
   signal?: AbortSignal;
-  now?: () => number;
+  clock?: Clock;
 }
 
 export type Query = Readonly<Record<string, string | number | undefined>>;
 
-/** Lets a caller skip validating records it has seen, unchanged, before. */
-export interface RecordReuse<T> {
-  /** The record validated earlier for a raw record identical to this one, if any. */
-  known(raw: unknown): T | undefined;
-  /** Told of every record that had to be validated. */
-  validated(raw: unknown, record: T): void;
-}
-
-export interface Page<T> {
-  records: T[];
-  /** Records that failed the schema and were left out. */
-  invalidRecords: number;
-}
+/**
+ * A page's records as Horizon sent them. Collectors validate them one by one, so one bad record
+ * is counted and left out instead of failing the page, and still moves the paging cursor.
+ */
+export type RawRecords = readonly unknown[];
 
 const ACCEPT = "application/hal+json, application/problem+json;q=0.9, application/json;q=0.8";
 const MAX_RETRY_DELAY_MS = 5_000;
@@ -62,7 +53,7 @@ const MAX_RETRY_DELAY_MS = 5_000;
 export class HorizonClient {
   private readonly baseUrl: URL;
   private readonly headers: Readonly<Record<string, string>>;
-  private readonly now: () => number;
+  private readonly clock: Clock;
   /** Nothing is sent to this Horizon before this time (Retry-After, exhausted rate limit). */
   private holdUntilMs = 0;
 
@@ -74,55 +65,27 @@ export class HorizonClient {
     url.password = "";
     this.baseUrl = url;
     this.headers = { ...credentials, ...options.headers, Accept: ACCEPT };
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
   }
 
-  root(): Promise<HorizonRoot> {
-    return this.getValidated("root", "", {}, rootSchema);
+  root(signal?: AbortSignal): Promise<HorizonRoot> {
+    return this.getValidated("root", "", {}, rootSchema, signal);
   }
 
-  feeStats(): Promise<FeeStats> {
-    return this.getValidated("fee_stats", "fee_stats", {}, feeStatsSchema);
+  feeStats(signal?: AbortSignal): Promise<FeeStats> {
+    return this.getValidated("fee_stats", "fee_stats", {}, feeStatsSchema, signal);
   }
 
-  ledgers(query: Query): Promise<Page<Ledger>> {
-    return this.getPage("ledgers", "ledgers", query, ledgerSchema);
+  async ledgers(query: Query, signal?: AbortSignal): Promise<RawRecords> {
+    return (await this.getValidated("ledgers", "ledgers", query, pageSchema, signal))._embedded.records;
   }
 
-  liquidityPools(query: Query, reuse?: RecordReuse<LiquidityPool>): Promise<Page<LiquidityPool>> {
-    return this.getPage("liquidity_pools", "liquidity_pools", query, liquidityPoolSchema, reuse);
+  async liquidityPools(query: Query, signal?: AbortSignal): Promise<RawRecords> {
+    return (await this.getValidated("liquidity_pools", "liquidity_pools", query, pageSchema, signal))._embedded.records;
   }
 
-  liquidityPool(id: string): Promise<LiquidityPool> {
-    return this.getValidated("liquidity_pools", `liquidity_pools/${encodeURIComponent(id)}`, {}, liquidityPoolSchema);
-  }
-
-  /** One page, records validated one by one; for readers of other resources (see accounts.ts). */
-  async getPage<S extends z.ZodType>(
-    endpoint: Endpoint,
-    path: string,
-    query: Query,
-    recordSchema: S,
-    reuse?: RecordReuse<z.output<S>>,
-  ): Promise<Page<z.output<S>>> {
-    const page = await this.getValidated(endpoint, path, query, pageSchema);
-    const records: z.output<S>[] = [];
-    let invalidRecords = 0;
-    for (const raw of page._embedded.records) {
-      const known = reuse?.known(raw);
-      if (known !== undefined) {
-        records.push(known);
-        continue;
-      }
-      const parsed = recordSchema.safeParse(raw);
-      if (parsed.success) {
-        records.push(parsed.data);
-        reuse?.validated(raw, parsed.data);
-      } else {
-        invalidRecords += 1;
-      }
-    }
-    return { records, invalidRecords };
+  liquidityPool(id: string, signal?: AbortSignal): Promise<LiquidityPool> {
+    return this.getValidated("liquidity_pools", `liquidity_pools/${encodeURIComponent(id)}`, {}, liquidityPoolSchema, signal);
   }
 
   /** One document, validated against `schema`; throws a HorizonError (reason `schema` when it does not match). */
@@ -131,8 +94,9 @@ export class HorizonClient {
     path: string,
     query: Query,
     schema: S,
+    signal: AbortSignal | undefined,
   ): Promise<z.output<S>> {
-    const body = await this.getJson(endpoint, path, query);
+    const body = await this.getJson(endpoint, path, query, signal);
     const parsed = schema.safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -142,25 +106,29 @@ export class HorizonClient {
     return parsed.data;
   }
 
-  private async getJson(endpoint: Endpoint, path: string, query: Query): Promise<unknown> {
+  /** `poll` aborts the request and any retry wait when the poll that sent it reaches its deadline. */
+  private async getJson(endpoint: Endpoint, path: string, query: Query, poll: AbortSignal | undefined): Promise<unknown> {
     const url = this.urlFor(path, query);
+    const signals = [this.options.signal, poll].filter((signal): signal is AbortSignal => signal !== undefined);
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await this.attempt(endpoint, url);
+        return await this.attempt(endpoint, url, signals);
       } catch (error) {
         const failure = error instanceof HorizonError ? error : new HorizonError("network", String(error));
-        if (!isTransient(failure) || attempt >= this.options.retries || this.options.signal?.aborted) throw failure;
-        await this.sleep(this.retryDelayMs(attempt));
+        if (!isTransient(failure) || attempt >= this.options.retries) throw failure;
+        await this.sleep(this.retryDelayMs(attempt), signals);
+        const aborted = signals.find((signal) => signal.aborted);
+        if (aborted) throw abortReason(aborted, failure);
       }
     }
   }
 
-  private async attempt(endpoint: Endpoint, url: string): Promise<unknown> {
-    const waitMs = this.holdUntilMs - this.now();
+  private async attempt(endpoint: Endpoint, url: string, signals: readonly AbortSignal[]): Promise<unknown> {
+    const waitMs = this.holdUntilMs - this.clock.now();
     if (waitMs > 0) {
       throw new HorizonError("rate_limited", `holding back for ${Math.ceil(waitMs / 1000)} s more, as Horizon asked`);
     }
-    const { signal, timedOut, release } = this.attemptSignal();
+    const { signal, timedOut, release } = this.attemptSignal(signals);
     const started = performance.now();
     let code = "error";
     try {
@@ -172,10 +140,10 @@ export class HorizonClient {
         ignoreResponseError: true,
       });
       code = String(response.status);
-      const rateLimit = parseRateLimitHeaders(response.headers, this.now());
+      const rateLimit = parseRateLimitHeaders(response.headers, this.clock.now());
       this.options.observer?.onRateLimitHeaders(rateLimit);
       const holdOff = holdOffSeconds(rateLimit, response.status);
-      if (holdOff !== undefined) this.holdUntilMs = Math.max(this.holdUntilMs, this.now() + holdOff * 1000);
+      if (holdOff !== undefined) this.holdUntilMs = Math.max(this.holdUntilMs, this.clock.now() + holdOff * 1000);
       const text = await readCapped(response._data ?? null, response.headers, this.options.maxBodyBytes);
       if (response.status < 200 || response.status >= 300) throw httpError(response.status, text);
       try {
@@ -184,7 +152,8 @@ export class HorizonClient {
         throw new HorizonError("invalid_json", `HTTP ${response.status} body is not JSON: ${excerpt(text)}`);
       }
     } catch (error) {
-      throw classify(error, timedOut(), this.options.timeoutMs, url);
+      const aborted = signals.find((outer) => outer.aborted);
+      throw aborted ? abortReason(aborted, error) : classify(error, timedOut(), this.options.timeoutMs, url);
     } finally {
       release();
       this.options.observer?.onRequest(endpoint, code, (performance.now() - started) / 1000);
@@ -193,23 +162,27 @@ export class HorizonClient {
 
   /**
    * A fresh signal per attempt (a signal aborted by one attempt's timeout must not doom the
-   * next), aborted by the timeout or by shutdown; `release` drops its timer and listener.
+   * next), aborted by the timeout, by shutdown or by the poll's deadline; `release` drops its
+   * timer and listeners.
    */
-  private attemptSignal(): { signal: AbortSignal; timedOut: () => boolean; release: () => void } {
+  private attemptSignal(outer: readonly AbortSignal[]): { signal: AbortSignal; timedOut: () => boolean; release: () => void } {
     const controller = new AbortController();
     let expired = false;
-    const timer = setTimeout(() => {
+    const timer = this.clock.setTimeout(() => {
       expired = true;
       controller.abort(new DOMException("request timed out", "TimeoutError"));
     }, this.options.timeoutMs);
-    const onShutdown = () => controller.abort(this.options.signal?.reason);
-    this.options.signal?.addEventListener("abort", onShutdown, { once: true });
+    const onAbort = (event: Event) => controller.abort((event.target as AbortSignal).reason);
+    for (const signal of outer) {
+      if (signal.aborted) controller.abort(signal.reason);
+      else signal.addEventListener("abort", onAbort, { once: true });
+    }
     return {
       signal: controller.signal,
       timedOut: () => expired,
       release: () => {
-        clearTimeout(timer);
-        this.options.signal?.removeEventListener("abort", onShutdown);
+        this.clock.clearTimeout(timer);
+        for (const signal of outer) signal.removeEventListener("abort", onAbort);
       },
     };
   }
@@ -228,16 +201,17 @@ export class HorizonClient {
     return Math.random() * ceiling;
   }
 
-  private sleep(ms: number): Promise<void> {
-    const shutdown = this.options.signal;
+  /** Waits `ms`, or less when one of the signals aborts. */
+  private sleep(ms: number, signals: readonly AbortSignal[]): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
-        clearTimeout(timer);
-        shutdown?.removeEventListener("abort", done);
+        this.clock.clearTimeout(timer);
+        for (const signal of signals) signal.removeEventListener("abort", done);
         resolve();
       };
-      const timer = setTimeout(done, ms);
-      shutdown?.addEventListener("abort", done, { once: true });
+      const timer = this.clock.setTimeout(done, ms);
+      for (const signal of signals) signal.addEventListener("abort", done, { once: true });
+      if (signals.some((signal) => signal.aborted)) done();
     });
   }
 }
@@ -293,6 +267,12 @@ function excerpt(text: string): string {
   const flat = (title ?? text).replace(/\s+/g, " ").trim();
   if (flat === "") return "empty body";
   return flat.length > 160 ? `${flat.slice(0, 160)}…` : flat;
+}
+
+/** Why an aborted request failed: the poll deadline's own error, else a shutdown. */
+function abortReason(signal: AbortSignal, cause: unknown): HorizonError {
+  if (signal.reason instanceof HorizonError) return signal.reason;
+  return cause instanceof HorizonError ? cause : new HorizonError("network", "aborted at shutdown");
 }
 
 function classify(error: unknown, timedOut: boolean, timeoutMs: number, url: string): HorizonError {

@@ -2,7 +2,7 @@ import { METRICS } from "../catalog/metrics.js";
 import { amountStroops, stroopsToUnits, type Account } from "../client/account-schemas.js";
 import type { AccountsClient } from "../client/accounts.js";
 import type { WatchedAccount } from "../config/accounts.js";
-import type { Collector, PollResult } from "./collector.js";
+import type { Collector, PollContext } from "./collector.js";
 import type { CollectorSamples, Labels, Sample } from "./samples.js";
 
 /** Open offers and claimable balances counted per account at most (five pages). */
@@ -139,51 +139,41 @@ export class AccountsCollector implements Collector {
     private readonly baseReserveStroops: () => number | undefined,
   ) {}
 
-  async poll(): Promise<PollResult> {
+  async poll(context: PollContext): Promise<void> {
     const observations = new Map<string, AccountObservation>();
-    let invalidRecords = 0;
-    for (const watched of this.watched) {
-      const { observation, invalid } = await this.observe(watched);
-      observations.set(watched.name, observation);
-      invalidRecords += invalid;
-    }
+    for (const watched of this.watched) observations.set(watched.name, await this.observe(watched, context));
     for (const [name, observation] of observations) if (observation.exists) this.compareSigners(name, observation.account);
     this.observations = observations;
-    return { invalidRecords };
   }
 
   samples(): CollectorSamples {
     return accountSamples(this.watched, this.observations, this.signerChanges, this.baseReserveStroops());
   }
 
-  private async observe(watched: WatchedAccount): Promise<{ observation: AccountObservation; invalid: number }> {
-    const lookup = await this.client.account(watched.id);
-    if (lookup.status === "missing") return { observation: { exists: false }, invalid: 0 };
-    let invalid = 0;
+  private async observe(watched: WatchedAccount, { signal, invalidRecords }: PollContext): Promise<AccountObservation> {
+    const lookup = await this.client.account(watched.id, signal);
+    if (lookup.status === "missing") return { exists: false };
     let offers: number | undefined;
     if (watched.offers) {
-      const list = await this.client.offers(watched.id, ACCOUNT_LIST_CAP);
+      const list = await this.client.offers(watched.id, ACCOUNT_LIST_CAP, signal);
       offers = list.records.length;
-      invalid += list.invalidRecords;
+      invalidRecords(list.invalidRecords);
     }
     let claimable: { count: number; stroopsByAsset: Map<string, bigint> } | undefined;
     if (watched.claimableBalances) {
-      const list = await this.client.claimableBalances(watched.id, ACCOUNT_LIST_CAP);
+      const list = await this.client.claimableBalances(watched.id, ACCOUNT_LIST_CAP, signal);
       const stroopsByAsset = new Map<string, bigint>();
       for (const balance of list.records) {
         stroopsByAsset.set(balance.asset, (stroopsByAsset.get(balance.asset) ?? 0n) + amountStroops(balance.amount));
       }
       claimable = { count: list.records.length, stroopsByAsset };
-      invalid += list.invalidRecords;
+      invalidRecords(list.invalidRecords);
     }
     return {
-      observation: {
-        exists: true,
-        account: lookup.account,
-        ...(offers === undefined ? {} : { offers }),
-        ...(claimable === undefined ? {} : { claimable }),
-      },
-      invalid,
+      exists: true,
+      account: lookup.account,
+      ...(offers === undefined ? {} : { offers }),
+      ...(claimable === undefined ? {} : { claimable }),
     };
   }
 

@@ -2,14 +2,15 @@ import { Hono } from "hono";
 import type { WebConfig } from "../config/web-config.js";
 import type { StatusReport } from "../status/model.js";
 import { landingPage } from "./landing.js";
-import { basicAuth, securityHeaders } from "./protection.js";
+import { protection } from "./protection.js";
 
 /** The Prometheus text format 0.0.4, exactly as prom-client names it. */
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 export interface ServerSources {
   readonly version: string;
-  readonly web?: WebConfig;
+  /** Read per request, so a reload swaps users and headers at once. */
+  web(): WebConfig | undefined;
   /** The whole exposition body, as chunks sent one after the other; the server only serves it. */
   renderMetrics(): Promise<readonly Uint8Array[]>;
   /** Every target's figures, as the store publishes them to /metrics, now. */
@@ -19,9 +20,8 @@ export interface ServerSources {
 
 export function createServerApp(sources: ServerSources): Hono {
   const app = new Hono();
-  app.use(securityHeaders(sources.web));
-  const users = sources.web?.basicAuthUsers ?? {};
-  if (Object.keys(users).length > 0) app.use(basicAuth(users));
+  // Probe paths (UNAUTHENTICATED_PATHS) reveal nothing and must work for probes that carry no credentials.
+  app.use(protection(sources.web));
   app.get("/metrics", async (c) => {
     const chunks = await sources.renderMetrics();
     // Streaming the cached chunks as they are avoids copying a body of many megabytes per scrape.

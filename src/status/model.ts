@@ -128,21 +128,18 @@ export interface StatusReport {
   readonly targets: readonly TargetReport[];
 }
 
-/** What a target's poll state shows; `runningSinceMs` is set while a poll is in flight. */
-export type EndpointView = EndpointStatus & { readonly runningSinceMs?: number };
-
 export interface TargetView {
   readonly name: string;
   /** With any credentials removed. */
   readonly url: string;
-  readonly endpoints: readonly EndpointView[];
+  readonly endpoints: readonly EndpointStatus[];
 }
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-function endpointReport(status: EndpointView, nowMs: number): EndpointReport {
+function endpointReport(status: EndpointStatus, nowMs: number): EndpointReport {
   const failing = status.lastError !== undefined && (status.lastSuccessMs ?? 0) < status.lastError.atMs;
   const state: EndpointState =
     status.runningSinceMs !== undefined ? "running" : failing ? "failing" : status.lastSuccessMs !== undefined ? "ok" : "waiting";

@@ -286,7 +286,7 @@ describe("deploy/kubernetes", () => {
   it("probes paths that answer without credentials when basic auth is on", async () => {
     const app = createServerApp({
       version: "test",
-      web: { basicAuthUsers: { alice: bcrypt.hashSync("secret", 4) }, headers: {} },
+      web: () => ({ basicAuthUsers: { alice: bcrypt.hashSync("secret", 4) }, headers: {} }),
       renderMetrics: async () => [],
       status: () => ({ version: "test", generatedAt: new Date(0).toISOString(), historyWindowSeconds: 1800, targets: [] }),
       isReady: () => true,

@@ -11,13 +11,11 @@ import type { RequestObserver } from "../client/horizon-client.js";
 import type { RateLimitHeaders } from "../client/rate-limit.js";
 
 /**
- * Default process metrics that `promtool check metrics` flags: gauges named like counters
- * (`_total`). They are left out of the output, not unregistered: prom-client collects its heap
- * gauges through nodejs_heap_size_total_bytes, so unregistering it would freeze the others.
+ * The only default process metrics that `promtool check metrics` rejects: gauges named like
+ * counters (`_total`, checked with promtool 2.x against prom-client 15). They are left out of the
+ * output rather than unregistered, since prom-client collects them together with other gauges.
  */
 const PROMTOOL_FLAGGED_DEFAULTS = new Set([
-  "nodejs_heap_size_total_bytes",
-  "nodejs_heap_space_size_total_bytes",
   "nodejs_active_resources_total",
   "nodejs_active_handles_total",
   "nodejs_active_requests_total",
@@ -144,10 +142,13 @@ export class ExporterMetrics {
     };
   }
 
-  pollSucceeded(horizon: string, endpoint: Endpoint, durationSeconds: number, invalidRecords: number): void {
+  pollSucceeded(horizon: string, endpoint: Endpoint, durationSeconds: number): void {
     this.pollDuration.observe({ horizon, endpoint }, durationSeconds);
     this.lastSuccess.set({ horizon, endpoint }, Date.now() / 1000);
-    if (invalidRecords > 0) this.invalidRecords.inc({ horizon, endpoint }, invalidRecords);
+  }
+
+  invalidRecordsRead(horizon: string, endpoint: Endpoint, count: number): void {
+    this.invalidRecords.inc({ horizon, endpoint }, count);
   }
 
   pollFailed(horizon: string, endpoint: Endpoint, durationSeconds: number, reason: PollErrorReason): void {
