@@ -2,6 +2,7 @@ import { afterEach, expect, it } from "vitest";
 import type { StatusReport } from "../../src/status/model.js";
 import { startHarness, configFrom, type Harness } from "../support/exporter-harness.js";
 import { FakeHorizon, makePool } from "../support/fake-horizon.js";
+import { until } from "../support/wait.js";
 
 let horizon: FakeHorizon;
 let harness: Harness;
@@ -17,7 +18,7 @@ async function status(): Promise<StatusReport> {
   return (await response.json()) as StatusReport;
 }
 
-it("/status.json reports the values /metrics serves, follows their freshness, and redacts the URL", async () => {
+it("/status.json reports the values /metrics serves, follows their freshness, shows running polls, and redacts the URL", async () => {
   horizon = new FakeHorizon();
   horizon.addLedgers(4);
   horizon.pools.push(makePool(1), makePool(2), makePool(3));
@@ -56,6 +57,19 @@ it("/status.json reports the values /metrics serves, follows their freshness, an
   expect(failing!.state).toBe("down");
   expect(failing!.endpoints[0]).toMatchObject({ endpoint: "root", state: "failing", lastError: { reason: "http_5xx" } });
   expect(failing!.feeChargedP90Stroops!.value).toBe(onMetrics("stellar_horizon_fee_charged_stroops", ',stat="p90"'));
+
+  // While a poll is in flight its endpoint says so, on the page in words.
+  horizon.faults.clear();
+  horizon.responseDelayMs = 1_500;
+  const polling = harness.exporter.pollAll();
+  const running = await until("a poll in flight", async () => {
+    const [target] = (await status()).targets;
+    return target!.endpoints[0]!.state === "running" ? target! : undefined;
+  });
+  expect(running.endpoints[0]!.runningForSeconds).toBeGreaterThanOrEqual(0);
+  expect(await (await fetch(`${harness.exporter.url}/`)).text()).toMatch(/<span class="badge running">running for \d+ s<\/span>/);
+  await polling;
+  expect((await status()).targets[0]!.endpoints.map((endpoint) => endpoint.state)).toEqual(["ok", "ok", "ok", "ok"]);
 
   const text = await (await fetch(`${harness.exporter.url}/status.json`)).text();
   expect(text).not.toContain("url-s3cret");
