@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { pino, type Logger } from "pino";
 import { AccountsClient } from "./client/accounts.js";
 import { HorizonClient } from "./client/horizon-client.js";
@@ -8,10 +9,11 @@ import { feeStatsCollector } from "./collectors/fee-stats.js";
 import { LedgersCollector } from "./collectors/ledgers.js";
 import { LiquidityPoolsCollector } from "./collectors/liquidity-pools.js";
 import { rootCollector } from "./collectors/root.js";
-import { MetricStore } from "./collectors/store.js";
+import { GZIP_OPTIONS, MetricStore } from "./collectors/store.js";
 import { redactUrl, type ExporterConfig, type TargetConfig } from "./config/config.js";
 import { EndpointPublisher } from "./collectors/publisher.js";
 import { EndpointPoller, pollDeadlineMs } from "./scheduler/endpoint-poller.js";
+import { txProbeFor, type NetworkView, type TxProbe } from "./probers/tx-probe.js";
 import { plannedRequestsPerHour } from "./scheduler/request-plan.js";
 import { Scheduler } from "./scheduler/scheduler.js";
 import { createServerApp } from "./server/app.js";
@@ -27,6 +29,8 @@ export interface RunningExporter {
   readonly firstPolls: Promise<void>;
   /** Polls every endpoint of every target once more, now; for tests and tools. */
   pollAll(): Promise<void>;
+  /** Runs every target's transaction probe once, now; for tests and tools. */
+  probeAll(): Promise<void>;
   /**
    * Loads and applies a configuration: unchanged targets keep their state and counters, changed
    * ones restart, removed ones leave; the web config and log level apply at once. Problems
@@ -48,6 +52,7 @@ interface TargetRuntime {
   readonly pollers: readonly EndpointPoller[];
   readonly publishers: readonly EndpointPublisher[];
   readonly scheduler: Scheduler;
+  readonly probe?: TxProbe;
   readonly abort: AbortController;
 }
 
@@ -56,14 +61,24 @@ function runtimeKey(target: TargetConfig, config: ExporterConfig): string {
   return JSON.stringify({ target, retries, maxBodyBytes, ledgers, liquidityPools, staleAfterIntervals });
 }
 
-function collectorsFor(config: ExporterConfig, target: TargetConfig, client: HorizonClient, log: Logger): Collector[] {
+function collectorsFor(config: ExporterConfig, target: TargetConfig, client: HorizonClient, log: Logger): { collectors: Collector[]; network: NetworkView } {
+  const root = rootCollector(client);
+  const feeStats = feeStatsCollector(client);
   const ledgers = new LedgersCollector(client, config.ledgers, log.child({ endpoint: "ledgers" }));
   // Accounts are polled only where some are watched; their reserves follow the ledgers read.
   const accounts =
     target.accounts.length > 0
       ? [new AccountsCollector(new AccountsClient(client), target.accounts, () => ledgers.baseReserveStroops)]
       : [];
-  return [rootCollector(client), feeStatsCollector(client), ledgers, new LiquidityPoolsCollector(client, config.liquidityPools), ...accounts];
+  const network: NetworkView = {
+    networkPassphrase: () => root.current?.network_passphrase,
+    feeStats: () => feeStats.current,
+    latestLedger: () => {
+      const known = [ledgers.latestSequence, root.current?.history_latest_ledger].filter((value) => value !== undefined);
+      return known.length === 0 ? undefined : Math.max(...known);
+    },
+  };
+  return { collectors: [root, feeStats, ledgers, new LiquidityPoolsCollector(client, config.liquidityPools), ...accounts], network };
 }
 
 export async function startExporter(
@@ -99,7 +114,8 @@ export async function startExporter(
       clock,
     });
     const publishers: EndpointPublisher[] = [];
-    const pollers = collectorsFor(current, target, client, log).map((collector) => {
+    const { collectors, network } = collectorsFor(current, target, client, log);
+    const pollers = collectors.map((collector) => {
       const schedule = target.schedules[collector.endpoint];
       const publisher = new EndpointPublisher(target.name, collector, store, current.staleAfterIntervals * schedule.periodMs, clock);
       publishers.push(publisher);
@@ -115,12 +131,13 @@ export async function startExporter(
         signal: abort.signal,
       });
     });
-    return { target, key: runtimeKey(target, current), pollers, publishers, scheduler: new Scheduler(pollers, clock), abort };
+    const probe = target.txProbe && txProbeFor(target.name, target.txProbe, { client, network, store, log });
+    return { target, key: runtimeKey(target, current), pollers, publishers, scheduler: new Scheduler(pollers, clock), ...(probe ? { probe } : {}), abort };
   };
 
   const stopRuntime = async (runtime: TargetRuntime): Promise<void> => {
     runtime.abort.abort();
-    await runtime.scheduler.stop();
+    await Promise.all([runtime.scheduler.stop(), runtime.probe?.stop()]);
     for (const publisher of runtime.publishers) publisher.stop();
   };
 
@@ -131,7 +148,12 @@ export async function startExporter(
   const app = createServerApp({
     version: VERSION,
     web: () => web,
-    renderMetrics: async () => [...store.render(clock.now()), Buffer.from(await metrics.render())],
+    renderMetrics: (coding) => {
+      // The own metrics go last, collected while the Horizon series are being sent; they are a few
+      // kilobytes, compressed at once rather than by a round trip through the thread pool.
+      const own = metrics.render().then((text) => (coding === "gzip" ? gzipSync(text, GZIP_OPTIONS) : Buffer.from(text)));
+      return [...store.render(clock.now(), coding), own];
+    },
     status: () =>
       statusReport(
         VERSION,
@@ -146,7 +168,10 @@ export async function startExporter(
     isReady: () => allPollers().every((poller) => poller.snapshot().polls > 0),
   });
   const server = await listen(app, config.listen.host, config.listen.port, config.web?.tls);
-  const firstPolls = Promise.all(runtimes.map((runtime) => runtime.scheduler.start())).then(() => undefined);
+  const startRuntime = (runtime: TargetRuntime): Promise<void> =>
+    // The probe waits for the first polls: they tell it the network and the fees.
+    runtime.scheduler.start().then(() => runtime.probe?.start());
+  const firstPolls = Promise.all(runtimes.map(startRuntime)).then(() => undefined);
   logger.info(
     { version: VERSION, url: server.url, targets: config.targets.map((target) => ({ name: target.name, url: redactUrl(target.url) })) },
     "stellar-horizon-exporter started",
@@ -181,7 +206,7 @@ export async function startExporter(
       await metrics.removeTarget(runtime.target.name);
     }
     runtimes = next.targets.map((target, index) => nextRuntimes[index] ?? createRuntime(target, next));
-    for (const runtime of runtimes) if (!kept.has(runtime)) void runtime.scheduler.start();
+    for (const runtime of runtimes) if (!kept.has(runtime)) void startRuntime(runtime);
     metrics.configLoaded(true);
     logger.info({ kept: kept.size, started: runtimes.length - kept.size, stopped: leaving.length }, "configuration reloaded");
   };
@@ -192,6 +217,9 @@ export async function startExporter(
     pollAll: async () => {
       await Promise.all(allPollers().map((poller) => poller.idle()));
       await Promise.all(allPollers().map((poller) => poller.run()));
+    },
+    probeAll: async () => {
+      await Promise.all(runtimes.map((runtime) => runtime.probe?.run()));
     },
     reload: (load) => {
       const request = ++reloadRequests;

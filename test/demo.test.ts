@@ -22,6 +22,14 @@ it("the demo serves live, moving metrics within 15 s", async () => {
     // The two simulated wallets are watched out of the box, with their low-water marks.
     expect(valueOf(values, "stellar_horizon_account_exists", { horizon: "simulator", account: "hot" })).toBe(1);
     expect(valueOf(values, "stellar_horizon_account_balance_low_watermark", { horizon: "simulator", account: "cold", asset: "native" })).toBe(100_000);
+    // The demo's probe submits from a generated key every 15 s; the simulator includes it in a ledger.
+    const probeSuccess = await until(
+      "a successful probe",
+      async () => valueOf(await scrape(), "stellar_horizon_tx_probe_last_success_timestamp_seconds", { horizon: "simulator" }),
+      { timeoutMs: 30_000 },
+    );
+    expect(probeSuccess).toBeGreaterThan(started / 1000 - 1);
+    expect(valueOf(await scrape(), "stellar_horizon_tx_probe_submissions_total", { horizon: "simulator" })).toBeGreaterThanOrEqual(1);
   } finally {
     child.kill("SIGTERM");
     expect(await exited).toBe(0);

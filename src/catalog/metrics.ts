@@ -11,7 +11,13 @@ export const ENDPOINTS = ["root", "fee_stats", "ledgers", "liquidity_pools", "ac
 export type Endpoint = (typeof ENDPOINTS)[number];
 
 /** Which poll produces the series; `exporter` series describe the exporter itself. */
-export type MetricSource = Endpoint | "exporter";
+export type MetricSource = Endpoint | "tx_probe" | "exporter";
+
+/** Sources whose series a target publishes to the metric store. */
+export type PublishedSource = Exclude<MetricSource, "exporter">;
+
+/** What an HTTP request to Horizon was for: an endpoint's poll, or the probe's submission. */
+export type RequestPurpose = Endpoint | "transactions";
 
 export interface MetricDefinition {
   readonly name: string;
@@ -304,6 +310,52 @@ export const METRICS = {
     source: "liquidity_pools",
   }),
 
+  // The transaction-submission probe (`tx_probe` of a target).
+  txProbeSubmissions: define({
+    name: "stellar_horizon_tx_probe_submissions_total",
+    type: "counter",
+    help: "Transactions the probe submitted to Horizon (POST /transactions).",
+    labels: [],
+    source: "tx_probe",
+  }),
+  txProbeFailures: define({
+    name: "stellar_horizon_tx_probe_failures_total",
+    type: "counter",
+    help: "Probe submissions that did not succeed, by reason: Horizon's transaction result code (tx_bad_seq, tx_insufficient_fee, ...; tx_other when unrecognised) or a request failure reason (timeout, network, http_5xx, ...).",
+    labels: ["reason"],
+    source: "tx_probe",
+  }),
+  txProbeDuration: define({
+    name: "stellar_horizon_tx_probe_duration_seconds",
+    type: "histogram",
+    help: "Time from the probe's submission to Horizon's success answer (the transaction is in a ledger).",
+    labels: [],
+    source: "tx_probe",
+    buckets: [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 30, 45, 60],
+  }),
+  txProbeInclusionLedgers: define({
+    name: "stellar_horizon_tx_probe_inclusion_ledgers",
+    type: "histogram",
+    help: "Ledgers between the latest ledger known at submission and the ledger that included the probe's transaction.",
+    labels: [],
+    source: "tx_probe",
+    buckets: [0, 1, 2, 3, 4, 5, 7, 10, 15, 20],
+  }),
+  txProbeFeeCharged: define({
+    name: "stellar_horizon_tx_probe_fee_charged_stroops",
+    type: "gauge",
+    help: "Fee charged for the probe's last successful transaction, in stroops.",
+    labels: [],
+    source: "tx_probe",
+  }),
+  txProbeLastSuccess: define({
+    name: "stellar_horizon_tx_probe_last_success_timestamp_seconds",
+    type: "gauge",
+    help: "Unix time of the probe's last successful submission.",
+    labels: [],
+    source: "tx_probe",
+  }),
+
   // `/accounts/:id` (and its offers and claimable balances), per watched account.
   accountInfo: define({
     name: "stellar_horizon_account_info",
@@ -583,6 +635,27 @@ export const POLL_ERROR_REASONS = {
   internal: "An unexpected error inside the exporter: a bug, please report it with the log line.",
 } as const;
 export type PollErrorReason = keyof typeof POLL_ERROR_REASONS;
+
+/**
+ * Reasons of stellar_horizon_tx_probe_failures_total initialised to zero. Any other transaction
+ * result code matching `^tx_[a-z_]+$` appears when it first happens.
+ */
+export const TX_PROBE_COMMON_FAILURE_REASONS = [
+  "tx_bad_seq",
+  "tx_insufficient_fee",
+  "tx_insufficient_balance",
+  "tx_too_late",
+  "tx_bad_auth",
+  "tx_failed",
+  "tx_other",
+  "timeout",
+  "network",
+  "http_4xx",
+  "http_5xx",
+  "rate_limited",
+  "invalid_json",
+  "schema",
+] as const;
 
 export const ALL_METRICS: readonly MetricDefinition[] = Object.values(METRICS);
 

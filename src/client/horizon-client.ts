@@ -1,7 +1,7 @@
 import { FetchError, ofetch } from "ofetch";
 import { systemClock, type Clock } from "../clock.js";
 import type { z } from "zod";
-import type { Endpoint } from "../catalog/metrics.js";
+import type { Endpoint, RequestPurpose } from "../catalog/metrics.js";
 import { redactUrl } from "../config/config.js";
 import { HorizonError, isTransient } from "./errors.js";
 import { holdOffSeconds, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
@@ -11,15 +11,17 @@ import {
   pageSchema,
   problemSchema,
   rootSchema,
+  transactionResponseSchema,
   type FeeStats,
   type HorizonRoot,
   type LiquidityPool,
+  type TransactionResponse,
 } from "./schemas.js";
 
 /** Receives what every HTTP attempt did, for the exporter's self-metrics. */
 export interface RequestObserver {
   /** `code` is the HTTP status, or "error" when no response arrived. */
-  onRequest(endpoint: Endpoint, code: string, durationSeconds: number): void;
+  onRequest(purpose: RequestPurpose, code: string, durationSeconds: number): void;
   onRateLimitHeaders(headers: RateLimitHeaders): void;
 }
 
@@ -48,6 +50,20 @@ export type RawRecords = readonly unknown[];
 
 const ACCEPT = "application/hal+json, application/problem+json;q=0.9, application/json;q=0.8";
 const MAX_RETRY_DELAY_MS = 5_000;
+/**
+ * Horizon holds a synchronous submission until the transaction is in a ledger, and answers 504
+ * after 30 s without one; the request must outlive that wait to see the answer.
+ */
+const SUBMISSION_TIMEOUT_MS = 45_000;
+
+/** What one HTTP attempt sends besides the URL: a GET unless a form body is given. */
+interface AttemptRequest {
+  readonly url: string;
+  readonly form?: URLSearchParams;
+  readonly timeoutMs: number;
+  /** Shutdown, and the deadline of the poll or probe run that sent it. */
+  readonly signals: readonly AbortSignal[];
+}
 
 /** One Horizon target: typed, validated reads with timeouts, retries and rate-limit courtesy. */
 export class HorizonClient {
@@ -88,6 +104,25 @@ export class HorizonClient {
     return this.getValidated("liquidity_pools", `liquidity_pools/${encodeURIComponent(id)}`, {}, liquidityPoolSchema, signal);
   }
 
+  /**
+   * Submits a signed transaction envelope and waits for Horizon's verdict. Never retried: the
+   * caller decides, after reading the account's sequence again, whether to submit anew.
+   */
+  async submitTransaction(envelopeXdr: string, signal?: AbortSignal): Promise<TransactionResponse> {
+    const request = {
+      url: this.urlFor("transactions", {}),
+      form: new URLSearchParams({ tx: envelopeXdr }),
+      timeoutMs: Math.max(this.options.timeoutMs, SUBMISSION_TIMEOUT_MS),
+      signals: this.signalsWith(signal),
+    };
+    return validated("transactions", await this.attempt("transactions", request), transactionResponseSchema);
+  }
+
+  /** True while Horizon asked us to send nothing (Retry-After, exhausted rate limit). */
+  holdingBack(): boolean {
+    return this.holdUntilMs > this.clock.now();
+  }
+
   /** One document, validated against `schema`; throws a HorizonError (reason `schema` when it does not match). */
   async getValidated<S extends z.ZodType>(
     endpoint: Endpoint,
@@ -96,23 +131,20 @@ export class HorizonClient {
     schema: S,
     signal: AbortSignal | undefined,
   ): Promise<z.output<S>> {
-    const body = await this.getJson(endpoint, path, query, signal);
-    const parsed = schema.safeParse(body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
-      throw new HorizonError("schema", `response does not match Horizon's ${endpoint} schema${where}: ${issue?.message ?? "invalid"}`);
-    }
-    return parsed.data;
+    return validated(endpoint, await this.getJson(endpoint, path, query, signal), schema);
+  }
+
+  private signalsWith(signal: AbortSignal | undefined): AbortSignal[] {
+    return [this.options.signal, signal].filter((each): each is AbortSignal => each !== undefined);
   }
 
   /** `poll` aborts the request and any retry wait when the poll that sent it reaches its deadline. */
   private async getJson(endpoint: Endpoint, path: string, query: Query, poll: AbortSignal | undefined): Promise<unknown> {
-    const url = this.urlFor(path, query);
-    const signals = [this.options.signal, poll].filter((signal): signal is AbortSignal => signal !== undefined);
+    const signals = this.signalsWith(poll);
+    const request = { url: this.urlFor(path, query), timeoutMs: this.options.timeoutMs, signals };
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await this.attempt(endpoint, url, signals);
+        return await this.attempt(endpoint, request);
       } catch (error) {
         const failure = error instanceof HorizonError ? error : new HorizonError("network", String(error));
         if (!isTransient(failure) || attempt >= this.options.retries) throw failure;
@@ -123,17 +155,18 @@ export class HorizonClient {
     }
   }
 
-  private async attempt(endpoint: Endpoint, url: string, signals: readonly AbortSignal[]): Promise<unknown> {
+  private async attempt(purpose: RequestPurpose, request: AttemptRequest): Promise<unknown> {
     const waitMs = this.holdUntilMs - this.clock.now();
     if (waitMs > 0) {
       throw new HorizonError("rate_limited", `holding back for ${Math.ceil(waitMs / 1000)} s more, as Horizon asked`);
     }
-    const { signal, timedOut, release } = this.attemptSignal(signals);
+    const { signal, timedOut, release } = this.attemptSignal(request.timeoutMs, request.signals);
     const started = performance.now();
     let code = "error";
     try {
-      const response = await ofetch.raw(url, {
-        headers: this.headers,
+      const response = await ofetch.raw(request.url, {
+        ...(request.form ? { method: "POST", body: request.form.toString() } : {}),
+        headers: request.form ? { ...this.headers, "Content-Type": "application/x-www-form-urlencoded" } : this.headers,
         signal,
         retry: false,
         responseType: "stream",
@@ -152,11 +185,11 @@ export class HorizonClient {
         throw new HorizonError("invalid_json", `HTTP ${response.status} body is not JSON: ${excerpt(text)}`);
       }
     } catch (error) {
-      const aborted = signals.find((outer) => outer.aborted);
-      throw aborted ? abortReason(aborted, error) : classify(error, timedOut(), this.options.timeoutMs, url);
+      const aborted = request.signals.find((outer) => outer.aborted);
+      throw aborted ? abortReason(aborted, error) : classify(error, timedOut(), request.timeoutMs, request.url);
     } finally {
       release();
-      this.options.observer?.onRequest(endpoint, code, (performance.now() - started) / 1000);
+      this.options.observer?.onRequest(purpose, code, (performance.now() - started) / 1000);
     }
   }
 
@@ -165,13 +198,13 @@ export class HorizonClient {
    * next), aborted by the timeout, by shutdown or by the poll's deadline; `release` drops its
    * timer and listeners.
    */
-  private attemptSignal(outer: readonly AbortSignal[]): { signal: AbortSignal; timedOut: () => boolean; release: () => void } {
+  private attemptSignal(timeoutMs: number, outer: readonly AbortSignal[]): { signal: AbortSignal; timedOut: () => boolean; release: () => void } {
     const controller = new AbortController();
     let expired = false;
     const timer = this.clock.setTimeout(() => {
       expired = true;
       controller.abort(new DOMException("request timed out", "TimeoutError"));
-    }, this.options.timeoutMs);
+    }, timeoutMs);
     const onAbort = (event: Event) => controller.abort((event.target as AbortSignal).reason);
     for (const signal of outer) {
       if (signal.aborted) controller.abort(signal.reason);
@@ -290,4 +323,12 @@ function describeNetworkError(error: unknown, url: string): string {
   // Config validation rejects the ports it knows; this names one a newer Node adds to its list.
   if (message === "bad port") return `fetch refuses port ${new URL(url).port} of ${redactUrl(url)} (a blocked port)`;
   return code && !message.includes(code) ? `${code}: ${message}` : message;
+}
+
+function validated<S extends z.ZodType>(purpose: RequestPurpose, body: unknown, schema: S): z.output<S> {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
+  throw new HorizonError("schema", `response does not match Horizon's ${purpose} schema${where}: ${issue?.message ?? "invalid"}`);
 }

@@ -6,6 +6,7 @@ import {
   type Endpoint,
   type MetricDefinition,
   type PollErrorReason,
+  type RequestPurpose,
 } from "../catalog/metrics.js";
 import type { RequestObserver } from "../client/horizon-client.js";
 import type { RateLimitHeaders } from "../client/rate-limit.js";
@@ -20,6 +21,9 @@ const PROMTOOL_FLAGGED_DEFAULTS = new Set([
   "nodejs_active_handles_total",
   "nodejs_active_requests_total",
 ]);
+
+/** How long one collection of the default process metrics is served. */
+const PROCESS_METRICS_REUSE_MS = 1000;
 
 /** The exposition text without the named families (their HELP, TYPE and sample lines). */
 function withoutFamilies(text: string, names: ReadonlySet<string>): string {
@@ -58,6 +62,13 @@ function histogram(registry: Registry, metric: MetricDefinition): Histogram {
 /** The exporter's own health: requests it sent, polls that failed, and Horizon's rate-limit headroom. */
 export class ExporterMetrics {
   readonly registry = new Registry();
+  /**
+   * prom-client's default process and Node.js metrics, apart: collecting them (event-loop delay
+   * percentiles, memory, handles) costs about a millisecond, so scrapes within a second of each
+   * other share one collection, while the exporter's own series are always current.
+   */
+  private readonly processRegistry = new Registry();
+  private processText: { readonly text: string; readonly atMs: number } | undefined;
   private readonly requests = counter(this.registry, METRICS.requestsTotal);
   private readonly requestDuration = histogram(this.registry, METRICS.requestDuration);
   private readonly pollDuration = histogram(this.registry, METRICS.pollDuration);
@@ -88,7 +99,7 @@ export class ExporterMetrics {
 
   constructor(version: string) {
     gauge(this.registry, METRICS.buildInfo).set({ version, node_version: process.version }, 1);
-    collectDefaultMetrics({ register: this.registry });
+    collectDefaultMetrics({ register: this.processRegistry });
   }
 
   configLoaded(successful: boolean): void {
@@ -128,7 +139,7 @@ export class ExporterMetrics {
 
   observerFor(horizon: string): RequestObserver {
     return {
-      onRequest: (endpoint: Endpoint, code: string, durationSeconds: number) => {
+      onRequest: (endpoint: RequestPurpose, code: string, durationSeconds: number) => {
         this.requests.inc({ horizon, endpoint, code });
         this.requestDuration.observe({ horizon, endpoint }, durationSeconds);
       },
@@ -157,6 +168,11 @@ export class ExporterMetrics {
   }
 
   async render(): Promise<string> {
-    return withoutFamilies(await this.registry.metrics(), PROMTOOL_FLAGGED_DEFAULTS);
+    const own = await this.registry.metrics();
+    const nowMs = performance.now();
+    if (this.processText === undefined || nowMs - this.processText.atMs >= PROCESS_METRICS_REUSE_MS) {
+      this.processText = { text: withoutFamilies(await this.processRegistry.metrics(), PROMTOOL_FLAGGED_DEFAULTS), atMs: nowMs };
+    }
+    return own + this.processText.text;
   }
 }

@@ -20,6 +20,7 @@ export const SCENARIOS = [
   "network_reset",
   "pool_drain",
   "failed_transactions",
+  "txsub_timeout",
   "signer_change",
   "account_drain",
   "account_merged",
@@ -41,6 +42,8 @@ export interface ScenarioBehaviour {
   readonly http: "normal" | "rate_limited" | "flapping";
   /** Render the response shapes of an older Horizon. */
   readonly legacyShapes: boolean;
+  /** Whether core includes submitted transactions, or Horizon's submissions time out (504). */
+  readonly submissions: "including" | "timing_out";
   /** One-off change applied when the scenario is entered. */
   readonly onEnter?: "reset_network" | "drain_pool";
   /** One-off change to the simulated accounts applied when the scenario is entered. */
@@ -61,6 +64,7 @@ const HEALTHY: ScenarioBehaviour = {
   protocol: "current",
   http: "normal",
   legacyShapes: false,
+  submissions: "including",
 };
 
 export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviour>> = {
@@ -77,6 +81,7 @@ export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviou
   network_reset: { ...HEALTHY, onEnter: "reset_network" },
   pool_drain: { ...HEALTHY, onEnter: "drain_pool" },
   failed_transactions: { ...HEALTHY, failedShare: FAILING_SHARE },
+  txsub_timeout: { ...HEALTHY, submissions: "timing_out" },
   signer_change: { ...HEALTHY, accounts: "change_signer" },
   account_drain: { ...HEALTHY, accounts: "drain_account" },
   account_merged: { ...HEALTHY, accounts: "merge_account" },

@@ -1,4 +1,4 @@
-import type { Endpoint, MetricDefinition } from "../catalog/metrics.js";
+import type { MetricDefinition, PublishedSource } from "../catalog/metrics.js";
 import type { SampleTap, TappedSamples } from "../collectors/store.js";
 import type { Labels, Sample } from "../collectors/samples.js";
 import { PointRing, type Point } from "./ring.js";
@@ -35,7 +35,7 @@ interface EndpointSnapshot {
 }
 
 interface TargetState {
-  readonly endpoints: Map<Endpoint, EndpointSnapshot>;
+  readonly endpoints: Map<PublishedSource, EndpointSnapshot>;
   readonly rings: Map<string, PointRing>;
   /** A histogram's `_sum` and `_count` at its previous publication, to take the mean of what is new. */
   readonly histogramTotals: Map<string, { readonly sum: number; readonly count: number }>;
@@ -86,7 +86,7 @@ export class StatusBoard implements SampleTap {
     return this.families.has(metric.name);
   }
 
-  published(horizon: string, endpoint: Endpoint, samples: TappedSamples, freshUntilMs: number): void {
+  published(horizon: string, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void {
     let target = this.targets.get(horizon);
     if (target === undefined) {
       target = { endpoints: new Map(), rings: new Map(), histogramTotals: new Map(), latestMeans: new Map() };

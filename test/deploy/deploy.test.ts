@@ -11,6 +11,7 @@ import { NODE_FLAGS } from "../../src/cli/node-flags.js";
 import { createServerApp } from "../../src/server/app.js";
 import { plannedRequestsPerHour } from "../../src/scheduler/request-plan.js";
 import { requireBinary, run } from "../alerts/tools.js";
+import { createStatusBoard, statusReport } from "../../src/status/model.js";
 
 const DEPLOY_DIR = path.join(REPO_ROOT, "deploy");
 const KUBERNETES_DIR = path.join(DEPLOY_DIR, "kubernetes");
@@ -287,8 +288,8 @@ describe("deploy/kubernetes", () => {
     const app = createServerApp({
       version: "test",
       web: () => ({ basicAuthUsers: { alice: bcrypt.hashSync("secret", 4) }, headers: {} }),
-      renderMetrics: async () => [],
-      status: () => ({ version: "test", generatedAt: new Date(0).toISOString(), historyWindowSeconds: 1800, targets: [] }),
+      renderMetrics: () => [],
+      status: () => statusReport("test", [], createStatusBoard(), 0),
       isReady: () => true,
     });
     expect((await app.request("/metrics")).status).toBe(401);

@@ -1,7 +1,8 @@
 /**
  * End to end: a real Prometheus (Debian's) scrapes the exporter every second and evaluates the
  * rules file; the exporter polls one simulated Horizon per fault, all at once, each named by its
- * `horizon` label. The test evaluates the alert *expressions* through Prometheus's query API
+ * `horizon` label. Prometheus scrapes through a recording proxy, which shows what coding it asked
+ * for and got. The test evaluates the alert *expressions* through Prometheus's query API
  * rather than waiting out their `for:` durations, so it takes about three minutes.
  */
 import { writeFile, mkdtemp, rm } from "node:fs/promises";
@@ -17,9 +18,11 @@ import { startExporter, type RunningExporter } from "../../src/exporter.js";
 import { DEMO_WATCHED_ACCOUNTS, SCENARIOS, startSimulator, type RunningSimulator, type ScenarioName } from "../../src/simulator/index.js";
 import { ruleFiles } from "../../scripts/dashboards/paths.js";
 import { allRules, isAlertingRule } from "../../scripts/dashboards/prometheus-rule.js";
+import { Keypair } from "@stellar/stellar-sdk";
 import { parsePromQL } from "../alerts/promql.js";
 import { dataPanels, loadDashboards } from "../dashboards/dashboard-files.js";
 import { startPrometheus, type RunningPrometheus, type Sample } from "./prometheus.js";
+import { startRecordingProxy, type RecordingProxy } from "./recording-proxy.js";
 import { until } from "../support/wait.js";
 
 const JOB = "stellar-horizon-exporter";
@@ -49,7 +52,7 @@ const SCENARIO_ALERTS: Readonly<Record<Exclude<ScenarioName, "healthy">, Omit<Fa
   ingest_lag: { fires: ["StellarHorizonIngestionLagging", "StellarHorizonIngestionLagCritical"], staysQuiet: ["StellarHorizonIngestionStalled"] },
   ingestion_stalled: { fires: ["StellarHorizonIngestionStalled", "StellarHorizonLatestLedgerStale"] },
   network_halt: { fires: ["StellarHorizonLatestLedgerStale"], staysQuiet: ["StellarHorizonIngestionStalled"] },
-  fee_spike: { fires: ["StellarNetworkFeeSurge", "StellarNetworkCapacityHigh"] },
+  fee_spike: { fires: ["StellarNetworkFeeSurge", "StellarNetworkCapacityHigh", "StellarTransactionProbeFeeCapped"] },
   protocol_upgrade_pending: { fires: ["StellarHorizonProtocolUpgradePending"], staysQuiet: ["StellarHorizonUnsupportedProtocol"] },
   unsupported_protocol: { fires: ["StellarHorizonUnsupportedProtocol"] },
   rate_limited: { fires: ["StellarHorizonRateLimited"] },
@@ -65,6 +68,8 @@ const SCENARIO_ALERTS: Readonly<Record<Exclude<ScenarioName, "healthy">, Omit<Fa
   },
   account_merged: { fires: ["StellarAccountMissing"], staysQuiet: ["StellarHorizonExporterPollErrors"] },
   trustline_deauthorized: { fires: ["StellarAccountTrustlineUnauthorized"], staysQuiet: ["StellarAccountTrustlineNearLimit"] },
+  // Probe failures need minutes without a success; promtool and test/probers cover them.
+  txsub_timeout: { fires: [] },
 };
 
 /** Faults no scenario simulates, each given a target of its own. */
@@ -74,8 +79,13 @@ const EXTRA_CASES = {
   api_changed: { fires: ["StellarHorizonSchemaErrors"] },
 } satisfies Record<string, Omit<FaultCase, "horizon">>;
 
-/** Alerts no simulator scenario can drive. */
-const NOT_SIMULATED: readonly AlertName[] = [];
+/**
+ * Alerts no fault drives within this suite's time: they need 3 minutes without a probe success or
+ * 15 minutes of slow inclusion. Their promtool tests and test/probers cover them.
+ */
+const NOT_SIMULATED: readonly AlertName[] = ["StellarTransactionProbeFailing", "StellarTransactionProbeSlow"];
+/** Targets that run the transaction probe (the simulator's pubnet passphrase costs nothing real, so allow_pubnet). */
+const PROBED_TARGETS = new Map(["healthy", "fee_spike"].map((name) => [name, Keypair.random()]));
 /** Checked last, by stopping the exporter. */
 const EXPORTER_DOWN = "StellarHorizonExporterDown";
 /** Targets on which no alert expression may ever be true. */
@@ -133,6 +143,7 @@ describe("alerts and dashboards against a real Prometheus", () => {
   let foreignApi: Awaited<ReturnType<typeof startForeignApi>> | undefined;
   let exporter: RunningExporter | undefined;
   let prometheus: RunningPrometheus | undefined;
+  let proxy: RecordingProxy | undefined;
   let configDirectory: string | undefined;
 
   const running = (): RunningPrometheus => {
@@ -197,7 +208,12 @@ describe("alerts and dashboards against a real Prometheus", () => {
       configFile,
       stringify({
         targets: [
-          ...[...simulators].map(([name, simulator]) => ({ name, url: simulator.url, accounts: DEMO_WATCHED_ACCOUNTS.map(accountEntry) })),
+          ...[...simulators].map(([name, simulator]) => ({
+            name,
+            url: simulator.url,
+            accounts: DEMO_WATCHED_ACCOUNTS.map(accountEntry),
+            ...(PROBED_TARGETS.has(name) ? { tx_probe: { secret_env: `PROBE_SEED_${name.toUpperCase()}`, interval: "1s", allow_pubnet: true } } : {}),
+          })),
           { name: "api_changed", url: foreignApi.url },
         ],
         poll_interval: "1s",
@@ -207,13 +223,19 @@ describe("alerts and dashboards against a real Prometheus", () => {
         web: { listen_address: "127.0.0.1:0" },
       }),
     );
-    const command = await loadConfig([`--config.file=${configFile}`], {});
+    for (const [name, signer] of PROBED_TARGETS) {
+      const simulator = simulators.get(name)!.simulator;
+      simulator.accounts.add({ id: signer.publicKey(), balance: 10_000n * 10_000_000n }, simulator.latestLedgerPoint());
+    }
+    const seeds = Object.fromEntries([...PROBED_TARGETS].map(([name, signer]) => [`PROBE_SEED_${name.toUpperCase()}`, signer.secret()]));
+    const command = await loadConfig([`--config.file=${configFile}`], seeds);
     if (command.kind !== "run") throw new Error(`exporter config rejected: ${JSON.stringify(command)}`);
     exporter = await startExporter(command.config, { logger: pino({ level: "silent" }) });
 
+    proxy = await startRecordingProxy(() => exporter?.url);
     prometheus = await startPrometheus({
       jobName: JOB,
-      target: new URL(exporter.url).host,
+      target: proxy.host,
       ruleFiles: ruleFiles(),
       intervalSeconds: SCRAPE_INTERVAL_SECONDS,
     });
@@ -221,6 +243,7 @@ describe("alerts and dashboards against a real Prometheus", () => {
 
   afterAll(async () => {
     await prometheus?.close();
+    await proxy?.close();
     await exporter?.close();
     await Promise.all([...simulators.values()].map((simulator) => simulator.close()));
     await foreignApi?.close();
@@ -247,6 +270,31 @@ describe("alerts and dashboards against a real Prometheus", () => {
     warmedUpAt = nowSeconds();
     expect(DASHBOARD_QUERIES.length).toBeGreaterThan(30);
   }, 120_000);
+
+  it("Prometheus scrapes gzip-compressed and ingests every sample of each scrape", async () => {
+    const scrapes = proxy?.scrapes ?? [];
+    // Prometheus stamps each scrape's samples with the scrape's start; the proxy saw it start within moments.
+    const nearest = (atMs: number) => scrapes.find((candidate) => Math.abs(candidate.atMs - atMs) < 500);
+    let ingested: Awaited<ReturnType<RunningPrometheus["rawSamples"]>> = [];
+    const matched = await until(
+      () => `scrapes the proxy saw matching what Prometheus stored: proxy ${JSON.stringify(scrapes.slice(-10))}, Prometheus ${JSON.stringify(ingested)}`,
+      async () => {
+        ingested = await running().rawSamples(`scrape_samples_scraped{job="${JOB}"}`, 30);
+        const pairs = ingested.flatMap((sample) => {
+          const scrape = nearest(sample.atMs);
+          return scrape === undefined ? [] : [{ sent: scrape.samples, ingested: sample.value }];
+        });
+        return pairs.length >= 5 ? pairs : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 1000 },
+    );
+    for (const scrape of scrapes) {
+      expect(scrape.acceptEncoding).toContain("gzip");
+      expect(scrape.contentEncoding).toBe("gzip");
+    }
+    for (const { sent, ingested: count } of matched) expect(count).toBe(sent);
+    expect(matched[0]!.sent).toBeGreaterThan(500);
+  }, 30_000);
 
   it("in healthy, no alert expression is true", async () => {
     expect(await alertsTrueFor(QUIET_TARGETS, nowSeconds())).toEqual([]);
