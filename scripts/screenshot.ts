@@ -20,7 +20,7 @@ const demo = await startLandingDemo({
   ],
 });
 try {
-  await chromium(["--window-size=1200,1000", `--screenshot=${OUTPUT}`, `${demo.exporter.url}/`]);
+  await chromium(["--window-size=1200,1080", `--screenshot=${OUTPUT}`, `${demo.exporter.url}/`]);
   process.stdout.write(`wrote ${OUTPUT}\n`);
 } finally {
   await demo.close();

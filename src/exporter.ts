@@ -131,7 +131,7 @@ export async function startExporter(
         signal: abort.signal,
       });
     });
-    const probe = target.txProbe && txProbeFor(target.name, target.txProbe, { client, network, store, log });
+    const probe = target.txProbe && txProbeFor(target.name, target.txProbe, { client, network, store, log, now: () => clock.now() });
     return { target, key: runtimeKey(target, current), pollers, publishers, scheduler: new Scheduler(pollers, clock), ...(probe ? { probe } : {}), abort };
   };
 

@@ -62,9 +62,12 @@ function seriesKey(horizon: string, figure: Figure): string {
   return `${figure.metric}{${pairs.join(",")}}`;
 }
 
+/** What a figure without a series reads; a unit after it would say nothing. */
+const NO_DATA = html`<span class="note">no data</span>`;
+
 /** A figure's text, carrying the series it comes from and its exact value for scripts and tests. */
 function figureValue(horizon: string, figure: Figure | undefined, format: (value: number) => string = String) {
-  if (figure === undefined) return html`<span class="note">no data</span>`;
+  if (figure === undefined) return NO_DATA;
   return html`<span class="figure" data-series="${seriesKey(horizon, figure)}" data-value="${String(figure.value)}">${format(figure.value)}</span>`;
 }
 
@@ -79,11 +82,12 @@ function againstBaseFee(fee: Figure | undefined, baseFee: Figure | undefined): s
 }
 
 function item(term: string, value: unknown, unit = "", wide = false) {
-  return html`<div${wide ? raw(' class="wide"') : ""}><dt>${term}</dt><dd>${value}${unit ? html` <span class="unit">${unit}</span>` : ""}</dd></div>`;
+  const showUnit = unit !== "" && value !== NO_DATA;
+  return html`<div${wide ? raw(' class="wide"') : ""}><dt>${term}</dt><dd>${value}${showUnit ? html` <span class="unit">${unit}</span>` : ""}</dd></div>`;
 }
 
 function text(value: string | undefined) {
-  return value ?? html`<span class="note">no data</span>`;
+  return value ?? NO_DATA;
 }
 
 function figures(target: TargetReport) {
@@ -104,7 +108,7 @@ ${item("Ledger capacity used", figureValue(h, target.ledgerCapacityUsageRatio, p
 ${item(
   "Failed transactions",
   transactions === undefined || transactions.failedShare === null
-    ? html`<span class="note">no data</span>`
+    ? NO_DATA
     : html`${percent(transactions.failedShare)} <span class="unit">(${figureValue(h, transactions.failed)} of ${String(transactions.failed.value + transactions.successful.value)} since start)</span>`,
 )}
 ${item("Pools tracked", figureValue(h, target.liquidityPools))}
@@ -147,7 +151,7 @@ function probeList(horizon: string, probe: ProbeReport) {
   return html`<dl class="figures">
 ${item("Probe submissions", figureValue(horizon, probe.submissions))}
 ${item("Probe success ratio", probe.successRatio === null ? html`<span class="note">no submissions yet</span>` : percent(probe.successRatio))}
-${item("Probe last duration", probe.lastDurationSeconds === undefined ? html`<span class="note">no data</span>` : probe.lastDurationSeconds.toFixed(2), "s")}
+${item("Probe last duration", probe.lastDurationSeconds === undefined ? NO_DATA : probe.lastDurationSeconds.toFixed(2), "s")}
 </dl>`;
 }
 

@@ -44,6 +44,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the landing page in headless Chromium", 
     expect(dom).toContain("<title>Stellar Horizon Exporter</title>");
     expect(dom).toContain('<span class="badge up">UP</span>');
 
+    const target = status.targets[0]!;
     const figures = figuresIn(dom);
     const shown = new Map(figures.map((figure) => [figure.series, figure]));
     const key = (name: string, labels = "") => `${name}{horizon="simulator"${labels}}`;
@@ -64,6 +65,14 @@ describe.skipIf(!existsSync(CHROMIUM))("the landing page in headless Chromium", 
     const hotNative = 'stellar_horizon_account_balance{account="hot",asset="native",horizon="simulator"}';
     expect(metrics.get(hotNative)).toBeGreaterThan(0);
     expect(shown.get(hotNative)?.value).toBe(metrics.get(hotNative));
+    // The transaction probe's section, published by the probe.
+    const submissions = metrics.get(key("stellar_horizon_tx_probe_submissions_total"))!;
+    const probeFailures = [...metrics].filter(([series]) => series.startsWith("stellar_horizon_tx_probe_failures_total{")).reduce((sum, [, value]) => sum + value, 0);
+    expect(submissions).toBeGreaterThan(50);
+    expect(shown.get(key("stellar_horizon_tx_probe_submissions_total"))?.value).toBe(submissions);
+    expect(target.txProbe!.successRatio).toBe((submissions - probeFailures) / submissions);
+    expect(dom).toContain(`<dt>Probe success ratio</dt><dd>${(((submissions - probeFailures) / submissions) * 100).toFixed(1)} %</dd>`);
+    expect(target.txProbe!.lastDurationSeconds).toBeGreaterThan(0);
     // Every figure on the page, not only the key ones, is a series of /metrics with its value.
     for (const figure of figures) expect(figure.value, figure.series).toBe(metrics.get(figure.series));
     expect(shown.get(key("stellar_horizon_ledger_capacity_usage_ratio"))!.text).toBe(
@@ -75,7 +84,6 @@ describe.skipIf(!existsSync(CHROMIUM))("the landing page in headless Chromium", 
     const failed = metrics.get(key("stellar_horizon_transactions_total", ',result="failed"'))!;
     const successful = metrics.get(key("stellar_horizon_transactions_total", ',result="successful"'))!;
     expect(dom).toContain(`${((failed / (failed + successful)) * 100).toFixed(1)} %`);
-    const target = status.targets[0]!;
     expect(target.transactions!.failedShare).toBe(failed / (failed + successful));
     expect(target.latestLedger!.value).toBe(metrics.get(key("stellar_horizon_ingest_latest_ledger")));
     expect(target.feeChargedP90Stroops!.value).toBe(metrics.get(key("stellar_horizon_fee_charged_stroops", ',stat="p90"')));

@@ -170,6 +170,8 @@ describe("status report", () => {
     expect(page).toContain("<caption>Watched accounts</caption>");
     expect(page).toContain('<span class="badge low">low</span>');
     expect(page).toContain("75.0 %");
+    // No duration yet: "no data", without a unit after it.
+    expect(page).toContain('<dt>Probe last duration</dt><dd><span class="note">no data</span></dd>');
     expect(wellFormedProblems(page)).toEqual([]);
   });
 });
