@@ -132,11 +132,15 @@ export class MetricStore {
   }
 
   /** Passes every sample on to rendering and keeps the ones the tap wants, in the same single pass. */
-  private *tapping(samples: Iterable<Sample>, wanted: Sample[]): Iterable<Sample> {
-    for (const sample of samples) {
-      if (this.tap?.wants(sample.metric)) wanted.push(sample);
-      yield sample;
-    }
+  private tapping(samples: Iterable<Sample>, wanted: Sample[]): Iterable<Sample> {
+    const tap = this.tap;
+    if (tap === undefined) return samples;
+    return (function* () {
+      for (const sample of samples) {
+        if (tap.wants(sample.metric)) wanted.push(sample);
+        yield sample;
+      }
+    })();
   }
 
   /** Forgets a target entirely, e.g. when a reload removes it. */
