@@ -13,6 +13,7 @@ import { txProbeFor, type NetworkView } from "./probers/tx-probe.js";
 import { TargetRuntime, type SurfaceFactory } from "./scheduler/target-runtime.js";
 import { createServerApp } from "./server/app.js";
 import { listen } from "./server/listen.js";
+import { createStatusBoard, statusReport } from "./status/model.js";
 import { VERSION } from "./version.js";
 import { systemClock, type Clock } from "./clock.js";
 
@@ -41,7 +42,8 @@ export interface RunningExporter {
 export type ReloadedConfig = ExporterConfig | { readonly problems: readonly string[] };
 
 /** What every target polls and probes; a new surface is one more collector or prober here. */
-const surfacesFor: SurfaceFactory = (config, target, { client, store, log }) => {
+/** Each target's surfaces; the probe builds its time bounds on the exporter's clock. */
+const surfacesFor = (clock: Clock): SurfaceFactory => (config, target, { client, store, log }) => {
   const root = rootCollector(client);
   const feeStats = feeStatsCollector(client);
   const ledgers = new LedgersCollector(client, config.ledgers, log.child({ endpoint: "ledgers" }));
@@ -59,7 +61,7 @@ const surfacesFor: SurfaceFactory = (config, target, { client, store, log }) => 
     },
   };
   const collectors = [root, feeStats, ledgers, new LiquidityPoolsCollector(client, config.liquidityPools), ...accounts];
-  const probe = target.txProbe && txProbeFor(target.name, target.txProbe, { client, network, store, log });
+  const probe = target.txProbe && txProbeFor(target.name, target.txProbe, { client, network, store, log, now: () => clock.now() });
   return { collectors, ...(probe ? { probe } : {}) };
 };
 
@@ -70,11 +72,12 @@ export async function startExporter(
   const logger = options.logger ?? pino({ level: config.logLevel });
   const clock = options.clock ?? systemClock;
   const metrics = new ExporterMetrics(VERSION);
-  const store = new MetricStore();
+  const board = createStatusBoard(() => clock.now());
+  const store = new MetricStore(board);
   metrics.configLoaded(true);
 
   const services = { store, metrics, logger, clock };
-  const createRuntime = (target: TargetConfig, current: ExporterConfig) => new TargetRuntime(target, current, surfacesFor, services);
+  const createRuntime = (target: TargetConfig, current: ExporterConfig) => new TargetRuntime(target, current, surfacesFor(clock), services);
   const stopRuntime = (runtime: TargetRuntime) => runtime.stop();
   const startRuntime = (runtime: TargetRuntime) => runtime.start();
 
@@ -94,12 +97,17 @@ export async function startExporter(
       const own = metrics.render().then((text) => (coding === "gzip" ? gzipSync(text, GZIP_OPTIONS) : Buffer.from(text)));
       return [...store.render(clock.now(), coding), own];
     },
-    targets: () =>
-      runtimes.map(({ target, pollers }) => ({
-        name: target.name,
-        url: redactUrl(target.url),
-        endpoints: pollers.map((poller) => poller.snapshot()),
-      })),
+    status: () =>
+      statusReport(
+        VERSION,
+        runtimes.map(({ target, pollers }) => ({
+          name: target.name,
+          url: redactUrl(target.url),
+          endpoints: pollers.map((poller) => poller.snapshot()),
+        })),
+        board,
+        clock.now(),
+      ),
     isReady: () => allPollers().every((poller) => poller.snapshot().polls > 0),
   });
   const server = await listen(app, config.listen.host, config.listen.port, config.web?.tls);

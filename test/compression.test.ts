@@ -12,6 +12,7 @@ import { negotiateContentCoding } from "../src/server/content-coding.js";
 import { startSimulator, type RunningSimulator } from "../src/simulator/index.js";
 import { parseExposition } from "./support/exposition.js";
 import { pino } from "pino";
+import { createStatusBoard, statusReport } from "../src/status/model.js";
 
 /** Python's gzip module, which reads every member of a multi-member stream. */
 function pythonGunzip(bytes: Buffer): Buffer {
@@ -120,7 +121,7 @@ describe("/metrics content coding", () => {
     version: "test",
     web: () => undefined,
     renderMetrics: (coding) => [...store.render(0, coding), coding === "gzip" ? gzipMember(Buffer.from(ownText)) : Buffer.from(ownText)],
-    targets: () => [],
+    status: () => statusReport("test", [], createStatusBoard(), 0),
     isReady: () => true,
   });
   const scrape = async (acceptEncoding?: string) => {

@@ -108,7 +108,7 @@ const DEMO_PROBE_FUNDS_STROOPS = 10_000n * 10_000_000n;
  * The demo probes its simulator (a testnet, so no lumens are real) from a key generated for this
  * run and funded by the simulator, every 15 s so the probe panels fill quickly.
  */
-function withDemoProbe(config: ExporterConfig, simulator: Simulator): ExporterConfig {
+export function withDemoProbe(config: ExporterConfig, simulator: Simulator): ExporterConfig {
   const signer = Keypair.random();
   simulator.accounts.add({ id: signer.publicKey(), balance: DEMO_PROBE_FUNDS_STROOPS }, simulator.latestLedgerPoint());
   const txProbe = txProbeWith(signer, { interval: "15s", maxFee: TX_PROBE_DEFAULTS.maxFee, allowPubnet: false });

@@ -1,7 +1,23 @@
 import { promisify } from "node:util";
 import { constants, gzip as gzipCallback } from "node:zlib";
 import { ALL_METRICS, type MetricDefinition, type PublishedSource } from "../catalog/metrics.js";
-import { renderSamples, type CollectorSamples, type RenderedMetrics } from "./samples.js";
+import { renderSamples, type CollectorSamples, type RenderedMetrics, type Sample } from "./samples.js";
+
+/**
+ * Sees the samples of the metrics it wants as the store publishes them, so a second view (the
+ * landing page) shows exactly what /metrics shows, without computing anything twice.
+ */
+export interface SampleTap {
+  wants(metric: MetricDefinition): boolean;
+  /** Called once the endpoint's series are in the store, with the wanted samples only. */
+  published(horizon: string, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void;
+  removed(horizon: string): void;
+}
+
+export interface TappedSamples {
+  readonly live: readonly Sample[];
+  readonly persistent: readonly Sample[];
+}
 
 /** How a scrape wants the exposition: as it is, or gzip-compressed. */
 export type ContentCoding = "identity" | "gzip";
@@ -99,16 +115,32 @@ export class MetricStore {
   private readonly families = new Map<string, Family>();
   private readonly headers = new Map<string, EncodedLines>();
 
+  constructor(private readonly tap?: SampleTap) {}
+
   /** Renders and compresses the samples, then replaces the target's series of that endpoint in one step. */
   async publish(horizon: string, endpoint: PublishedSource, samples: CollectorSamples, freshUntilMs: number): Promise<void> {
     const previous = this.published.get(endpoint)?.get(horizon);
-    const live = await encode(await renderSamples(horizon, samples.live), previous?.live);
-    const persistent = await encode(await renderSamples(horizon, samples.persistent), previous?.persistent);
+    const tapped = { live: [] as Sample[], persistent: [] as Sample[] };
+    const live = await encode(await renderSamples(horizon, this.tapping(samples.live, tapped.live)), previous?.live);
+    const persistent = await encode(await renderSamples(horizon, this.tapping(samples.persistent, tapped.persistent)), previous?.persistent);
     for (const name of [...live.keys(), ...persistent.keys()]) await this.ensureHeader(name);
     let byTarget = this.published.get(endpoint);
     if (byTarget === undefined) this.published.set(endpoint, (byTarget = new Map()));
     byTarget.set(horizon, { live, persistent, freshUntilMs });
     this.forget(endpoint);
+    this.tap?.published(horizon, endpoint, tapped, freshUntilMs);
+  }
+
+  /** Passes every sample on to rendering and keeps the ones the tap wants, in the same single pass. */
+  private tapping(samples: Iterable<Sample>, wanted: Sample[]): Iterable<Sample> {
+    const tap = this.tap;
+    if (tap === undefined) return samples;
+    return (function* () {
+      for (const sample of samples) {
+        if (tap.wants(sample.metric)) wanted.push(sample);
+        yield sample;
+      }
+    })();
   }
 
   /** Forgets a target entirely, e.g. when a reload removes it. */
@@ -116,6 +148,7 @@ export class MetricStore {
     for (const [endpoint, byTarget] of this.published) {
       if (byTarget.delete(horizon)) this.forget(endpoint);
     }
+    this.tap?.removed(horizon);
   }
 
   /** The exposition of every Horizon series, as buffers to be sent one after the other. */

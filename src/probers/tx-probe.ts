@@ -232,7 +232,7 @@ export class TxProbe {
 export function txProbeFor(
   horizon: string,
   config: TxProbeConfig,
-  parts: { client: HorizonClient; network: NetworkView; store: MetricStore; log: Logger },
+  parts: { client: HorizonClient; network: NetworkView; store: MetricStore; log: Logger; now?: () => number },
 ): TxProbe {
   const log = parts.log.child({ prober: "tx_probe" });
   if (config.secretFile !== undefined) {
@@ -247,5 +247,6 @@ export function txProbeFor(
     network: parts.network,
     store: parts.store,
     log,
+    ...(parts.now ? { now: parts.now } : {}),
   });
 }

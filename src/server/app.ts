@@ -1,8 +1,9 @@
 import { Hono } from "hono";
 import type { ContentCoding } from "../collectors/store.js";
 import type { WebConfig } from "../config/web-config.js";
+import type { StatusReport } from "../status/model.js";
 import { negotiateContentCoding } from "./content-coding.js";
-import { landingPage, type LandingTarget } from "./landing.js";
+import { landingPage } from "./landing.js";
 import { protection } from "./protection.js";
 
 /** The Prometheus text format 0.0.4, exactly as prom-client names it. */
@@ -18,7 +19,8 @@ export interface ServerSources {
    * chunks before it are on their way. The server only serves it.
    */
   renderMetrics(coding: ContentCoding): readonly (Uint8Array | Promise<Uint8Array>)[];
-  targets(): readonly LandingTarget[];
+  /** Every target's figures, as the store publishes them to /metrics, now. */
+  status(): StatusReport;
   isReady(): boolean;
 }
 
@@ -44,7 +46,8 @@ export function createServerApp(sources: ServerSources): Hono {
     if (coding === "gzip") headers["Content-Encoding"] = "gzip";
     return c.body(body, 200, headers);
   });
-  app.get("/", (c) => c.html(landingPage(sources.version, sources.targets(), Date.now())));
+  app.get("/", (c) => c.html(landingPage(sources.status())));
+  app.get("/status.json", (c) => c.json(sources.status()));
   app.get("/healthz", (c) => c.text("ok\n"));
   app.get("/readyz", (c) => (sources.isReady() ? c.text("ready\n") : c.text("not ready: first polls still running\n", 503)));
   app.notFound((c) => c.text("not found\n", 404));

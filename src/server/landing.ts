@@ -1,64 +1,218 @@
-import { html } from "hono/html";
-import type { EndpointStatus } from "../scheduler/endpoint-poller.js";
+import { html, raw } from "hono/html";
+import type { Labels } from "../collectors/samples.js";
+import { HISTORY_WINDOW_MS } from "../status/board.js";
+import {
+  SPARKLINES,
+  type AccountReport,
+  type EndpointReport,
+  type Figure,
+  type ProbeReport,
+  type StatusReport,
+  type TargetReport,
+} from "../status/model.js";
+import { sparkline } from "../status/sparkline.js";
 
-export interface LandingTarget {
-  readonly name: string;
-  /** With any credentials removed. */
-  readonly url: string;
-  readonly endpoints: readonly EndpointStatus[];
+/** The page reloads itself this often; matches the demo's poll interval. */
+const REFRESH_SECONDS = 10;
+
+const STYLESHEET = `
+body { font-family: system-ui, sans-serif; margin: 0; color: #1d2330; background: #f3f4f8; }
+header { background: #1d2330; color: #fff; padding: 0.8rem 1.5rem; }
+header h1 { margin: 0; font-size: 1.3rem; }
+header p { margin: 0.3rem 0 0; font-size: 0.85rem; }
+header a { color: #bcd3ff; }
+header code { background: #33405a; color: #fff; }
+main { padding: 1rem 1.5rem; display: grid; gap: 1rem; }
+.card { background: #fff; border: 1px solid #ccd; border-left: 8px solid #57606a; border-radius: 6px; padding: 0.8rem 1rem; }
+.card.up { border-left-color: #1a7f37; }
+.card.degraded { border-left-color: #bf8700; }
+.card.down { border-left-color: #cf222e; }
+.card h2 { margin: 0 0 0.3rem; font-size: 1.15rem; }
+.url { margin: 0 0 0.6rem; font-size: 0.8rem; color: #57606a; }
+.badge { display: inline-block; padding: 0.05rem 0.45rem; border-radius: 4px; color: #fff; font-size: 0.75rem; font-weight: 700; letter-spacing: 0.04em; vertical-align: middle; background: #57606a; }
+.badge.up, .badge.ok { background: #1a7f37; }
+.badge.degraded, .badge.running, .badge.low { background: #9a6700; }
+.badge.down, .badge.failing { background: #cf222e; }
+dl.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: 0.4rem 1rem; margin: 0 0 0.8rem; }
+dl.figures div { border-bottom: 1px solid #eef; padding-bottom: 0.2rem; }
+dl.figures div.wide { grid-column: span 2; }
+dl.figures div.wide dd { font-size: 0.85rem; }
+dt { font-size: 0.75rem; color: #57606a; }
+dd { margin: 0; font-size: 1.05rem; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+.unit, .note { font-size: 0.8rem; color: #57606a; }
+.sparks { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; margin-bottom: 0.8rem; }
+figure { margin: 0; }
+figcaption { font-size: 0.8rem; color: #1d2330; }
+.spark .frame { fill: #f8f9fc; stroke: #ccd; }
+.spark .line { fill: none; stroke: #2f5bd3; stroke-width: 1.5; }
+.spark .last { fill: #2f5bd3; }
+.spark text { font-size: 10px; fill: #57606a; }
+table { border-collapse: collapse; margin-bottom: 0.8rem; }
+caption { text-align: left; font-weight: 600; font-size: 0.9rem; padding-bottom: 0.2rem; }
+th, td { border: 1px solid #dde; padding: 0.25rem 0.5rem; text-align: left; font-size: 0.85rem; }
+th { background: #eef; }
+code { background: #f4f4f8; padding: 0 0.2rem; }
+`;
+
+function seriesKey(horizon: string, figure: Figure): string {
+  const labels: Labels = { horizon, ...figure.labels };
+  const pairs = Object.keys(labels)
+    .sort()
+    .map((name) => `${name}="${labels[name]}"`);
+  return `${figure.metric}{${pairs.join(",")}}`;
 }
 
-function when(ms: number | undefined, nowMs: number) {
-  if (ms === undefined) return "never";
-  const seconds = Math.max(0, Math.round((nowMs - ms) / 1000));
-  return `${new Date(ms).toISOString()} (${seconds} s ago)`;
+/** What a figure without a series reads; a unit after it would say nothing. */
+const NO_DATA = html`<span class="note">no data</span>`;
+
+/** A figure's text, carrying the series it comes from and its exact value for scripts and tests. */
+function figureValue(horizon: string, figure: Figure | undefined, format: (value: number) => string = String) {
+  if (figure === undefined) return NO_DATA;
+  return html`<span class="figure" data-series="${seriesKey(horizon, figure)}" data-value="${String(figure.value)}">${format(figure.value)}</span>`;
 }
 
-function endpointRow(status: EndpointStatus, nowMs: number) {
-  const failing = status.lastError !== undefined && (status.lastSuccessMs ?? 0) < status.lastError.atMs;
-  return html`<tr class="${failing ? "failing" : status.lastSuccessMs ? "ok" : "pending"}">
-    <td>${status.endpoint}</td>
-    <td>${status.schedule}</td>
-    <td>${status.polls}${status.runningSinceMs === undefined ? "" : ` (running for ${Math.max(0, Math.round((nowMs - status.runningSinceMs) / 1000))} s)`}</td>
-    <td>${when(status.lastSuccessMs, nowMs)}</td>
-    <td>${status.lastError ? html`${status.lastError.reason}: ${status.lastError.message} — ${when(status.lastError.atMs, nowMs)}` : "none"}</td>
-  </tr>`;
+function percent(ratio: number): string {
+  return `${(ratio * 100).toFixed(1)} %`;
 }
 
-/** Everything interpolated goes through hono's html tag, which escapes it: target names are operator input. */
-export function landingPage(version: string, targets: readonly LandingTarget[], nowMs: number) {
-  return html`<!doctype html>
+/** "stroops", and how many times the base fee that is when both are known. */
+function againstBaseFee(fee: Figure | undefined, baseFee: Figure | undefined): string {
+  if (fee === undefined || baseFee === undefined || baseFee.value <= 0) return "stroops";
+  return `stroops, ${Number((fee.value / baseFee.value).toFixed(1))}× the base fee`;
+}
+
+function item(term: string, value: unknown, unit = "", wide = false) {
+  const showUnit = unit !== "" && value !== NO_DATA;
+  return html`<div${wide ? raw(' class="wide"') : ""}><dt>${term}</dt><dd>${value}${showUnit ? html` <span class="unit">${unit}</span>` : ""}</dd></div>`;
+}
+
+function text(value: string | undefined) {
+  return value ?? NO_DATA;
+}
+
+function figures(target: TargetReport) {
+  const h = target.name;
+  const age = target.latestLedgerAgeSeconds;
+  const transactions = target.transactions;
+  return html`<dl class="figures">
+${item("Network", text(target.network))}
+${item("Horizon version", text(target.horizonVersion), "", true)}
+${item("Core version", text(target.coreVersion), "", true)}
+${item("Protocol", figureValue(h, target.protocolVersion))}
+${item("Latest ledger", html`${figureValue(h, target.latestLedger)}${age !== undefined ? html` <span class="unit">closed ${age} s ago</span>` : ""}`)}
+${item("Ingest lag", figureValue(h, target.ingestLagLedgers), "ledgers")}
+${item("Fee charged p50", figureValue(h, target.feeChargedP50Stroops), againstBaseFee(target.feeChargedP50Stroops, target.baseFeeStroops))}
+${item("Fee charged p90", figureValue(h, target.feeChargedP90Stroops), againstBaseFee(target.feeChargedP90Stroops, target.baseFeeStroops))}
+${item("Base fee", figureValue(h, target.baseFeeStroops), "stroops")}
+${item("Ledger capacity used", figureValue(h, target.ledgerCapacityUsageRatio, percent))}
+${item(
+  "Failed transactions",
+  transactions === undefined || transactions.failedShare === null
+    ? NO_DATA
+    : html`${percent(transactions.failedShare)} <span class="unit">(${figureValue(h, transactions.failed)} of ${String(transactions.failed.value + transactions.successful.value)} since start)</span>`,
+)}
+${item("Pools tracked", figureValue(h, target.liquidityPools))}
+</dl>`;
+}
+
+function sparklines(target: TargetReport, nowMs: number) {
+  return html`<div class="sparks">
+${SPARKLINES.map((definition) => {
+  const points = (target.history[definition.id] ?? []).map(([atMs, value]) => ({ atMs, value }));
+  const svg = sparkline(points, {
+    title: definition.title,
+    unit: definition.unit,
+    windowMs: HISTORY_WINDOW_MS,
+    nowMs,
+    ...(definition.percent ? { format: (value: number) => (value * 100).toFixed(1) } : {}),
+  });
+  return html`<figure>${raw(svg)}<figcaption>${definition.title} (${definition.unit})</figcaption></figure>`;
+})}
+</div>`;
+}
+
+function accountsTable(horizon: string, accounts: readonly AccountReport[]) {
+  return html`<table>
+<caption>Watched accounts</caption>
+<tr><th>Account</th><th>Asset</th><th>Balance</th><th>Low-water mark</th><th>State</th><th>Signer changes</th></tr>
+${accounts.flatMap((account) => {
+  const missing = account.exists?.value === 0;
+  if (missing || account.balances.length === 0) {
+    return [html`<tr><td>${account.account}</td><td colspan="3">${missing ? "account does not exist" : "no balances"}</td><td><span class="badge ${missing ? "failing" : "waiting"}">${missing ? "missing" : "no data"}</span></td><td>${figureValue(horizon, account.signerChanges)}</td></tr>`];
+  }
+  return account.balances.map(
+    (balance) => html`<tr><td>${account.account}</td><td>${balance.asset}</td><td>${figureValue(horizon, balance.balance)}</td><td>${balance.lowWatermark ? figureValue(horizon, balance.lowWatermark) : "none"}</td><td><span class="badge ${balance.low ? "low" : "ok"}">${balance.low ? "low" : "ok"}</span></td><td>${figureValue(horizon, account.signerChanges)}</td></tr>`,
+  );
+})}
+</table>`;
+}
+
+function probeList(horizon: string, probe: ProbeReport) {
+  return html`<dl class="figures">
+${item("Probe submissions", figureValue(horizon, probe.submissions))}
+${item("Probe success ratio", probe.successRatio === null ? html`<span class="note">no submissions yet</span>` : percent(probe.successRatio))}
+${item("Probe last duration", probe.lastDurationSeconds === undefined ? NO_DATA : probe.lastDurationSeconds.toFixed(2), "s")}
+</dl>`;
+}
+
+function pollState(endpoint: EndpointReport) {
+  const word =
+    endpoint.state === "running"
+      ? `running for ${endpoint.runningForSeconds ?? 0} s`
+      : endpoint.state === "failing"
+        ? `failing: ${endpoint.lastError?.reason ?? "unknown"}`
+        : endpoint.state;
+  return html`<span class="badge ${endpoint.state}">${word}</span>`;
+}
+
+function endpointsTable(endpoints: readonly EndpointReport[]) {
+  return html`<table>
+<caption>Polls</caption>
+<tr><th>Endpoint</th><th>State</th><th>Schedule</th><th>Polls</th><th>Last success</th><th>Last error</th></tr>
+${endpoints.map(
+  (endpoint) => html`<tr><td>${endpoint.endpoint}</td><td>${pollState(endpoint)}</td><td>${endpoint.schedule}</td><td>${endpoint.polls}</td><td>${endpoint.lastSuccessAt ?? "never"}</td><td>${
+    endpoint.lastError ? `${endpoint.lastError.reason}: ${endpoint.lastError.message} (${endpoint.lastError.at})` : "none"
+  }</td></tr>`,
+)}
+</table>`;
+}
+
+function card(target: TargetReport, index: number, nowMs: number) {
+  return html`<section class="card ${target.state}" aria-labelledby="target-${index}">
+<h2 id="target-${index}"><span class="badge ${target.state}">${target.state.toUpperCase()}</span> ${target.name}</h2>
+<p class="url"><code>${target.url}</code></p>
+${figures(target)}
+${sparklines(target, nowMs)}
+${target.accounts ? accountsTable(target.name, target.accounts) : ""}
+${target.txProbe ? probeList(target.name, target.txProbe) : ""}
+${endpointsTable(target.endpoints)}
+</section>`;
+}
+
+/**
+ * Everything interpolated goes through hono's html tag, which escapes it (target names are
+ * operator input); sparklines escape their own text. The markup is XHTML-compatible, so an XML
+ * parser can check it is well formed.
+ */
+export function landingPage(report: StatusReport) {
+  const nowMs = Date.parse(report.generatedAt);
+  return html`<!DOCTYPE html>
 <html lang="en">
 <head>
-<meta charset="utf-8">
+<meta charset="utf-8"/>
+<meta http-equiv="refresh" content="${REFRESH_SECONDS}"/>
+<meta name="viewport" content="width=device-width, initial-scale=1"/>
 <title>Stellar Horizon Exporter</title>
-<style>
-  body { font-family: system-ui, sans-serif; margin: 2rem; color: #1d2330; }
-  table { border-collapse: collapse; margin-bottom: 1.5rem; }
-  th, td { border: 1px solid #ccd; padding: 0.3rem 0.6rem; text-align: left; font-size: 0.9rem; }
-  th { background: #eef; }
-  tr.ok td:first-child { border-left: 4px solid #2a2; }
-  tr.failing td:first-child { border-left: 4px solid #c22; }
-  tr.pending td:first-child { border-left: 4px solid #aa2; }
-  code { background: #f4f4f8; padding: 0 0.2rem; }
-</style>
+<style>${raw(STYLESHEET)}</style>
 </head>
 <body>
+<header>
 <h1>Stellar Horizon Exporter</h1>
-<p>Version <code>${version}</code>. Prometheus exporter for Stellar's Horizon API.</p>
-<ul>
-  <li><a href="metrics">/metrics</a>: metrics in the Prometheus text format</li>
-  <li><a href="healthz">/healthz</a>: liveness</li>
-  <li><a href="readyz">/readyz</a>: ready once every target has been polled once</li>
-</ul>
-${targets.map(
-  (target) => html`<h2>${target.name}</h2>
-<p><code>${target.url}</code></p>
-<table>
-  <tr><th>Endpoint</th><th>Schedule</th><th>Polls</th><th>Last success</th><th>Last error</th></tr>
-  ${target.endpoints.map((status) => endpointRow(status, nowMs))}
-</table>`,
-)}
+<p>Version <code>${report.version}</code> · <a href="metrics">/metrics</a> · <a href="status.json">/status.json</a> · <a href="healthz">/healthz</a> · <a href="readyz">/readyz</a> · refreshes every ${REFRESH_SECONDS} s · ${report.generatedAt}</p>
+</header>
+<main>
+${report.targets.map((target, index) => card(target, index, nowMs))}
+</main>
 </body>
 </html>`;
 }

@@ -11,6 +11,7 @@ import { NODE_FLAGS } from "../../src/cli/node-flags.js";
 import { createServerApp } from "../../src/server/app.js";
 import { plannedRequestsPerHour } from "../../src/scheduler/request-plan.js";
 import { requireBinary, run } from "../alerts/tools.js";
+import { createStatusBoard, statusReport } from "../../src/status/model.js";
 
 const DEPLOY_DIR = path.join(REPO_ROOT, "deploy");
 const KUBERNETES_DIR = path.join(DEPLOY_DIR, "kubernetes");
@@ -288,7 +289,7 @@ describe("deploy/kubernetes", () => {
       version: "test",
       web: () => ({ basicAuthUsers: { alice: bcrypt.hashSync("secret", 4) }, headers: {} }),
       renderMetrics: () => [],
-      targets: () => [],
+      status: () => statusReport("test", [], createStatusBoard(), 0),
       isReady: () => true,
     });
     expect((await app.request("/metrics")).status).toBe(401);

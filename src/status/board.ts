@@ -1,0 +1,164 @@
+import type { MetricDefinition, PublishedSource } from "../catalog/metrics.js";
+import type { SampleTap, TappedSamples } from "../collectors/store.js";
+import type { Labels, Sample } from "../collectors/samples.js";
+import { PointRing, type Point } from "./ring.js";
+
+/** One series as /metrics shows it; histograms appear as their `_sum` and `_count` series. */
+export interface StatusSeries {
+  readonly labels: Labels;
+  readonly value: number;
+}
+
+/** A sparkline's series: a gauge (with these labels), or the mean of a histogram's new observations per poll. */
+export interface SparklineSource {
+  readonly id: string;
+  readonly family: string;
+  readonly labels?: Labels;
+  readonly histogramMean?: true;
+}
+
+/** Sparklines span this long. */
+export const HISTORY_WINDOW_MS = 30 * 60_000;
+
+/**
+ * Points kept per sparkline and target: 30 minutes at one poll a second, the fastest schedule
+ * there is. Two Float64Arrays of this length make 28.8 kB per sparkline, allocated once.
+ */
+export const HISTORY_CAPACITY = 1800;
+
+type SeriesByName = ReadonlyMap<string, readonly StatusSeries[]>;
+
+interface EndpointSnapshot {
+  readonly live: SeriesByName;
+  readonly persistent: SeriesByName;
+  readonly freshUntilMs: number;
+}
+
+interface TargetState {
+  readonly endpoints: Map<PublishedSource, EndpointSnapshot>;
+  readonly rings: Map<string, PointRing>;
+  /** A histogram's `_sum` and `_count` at its previous publication, to take the mean of what is new. */
+  readonly histogramTotals: Map<string, { readonly sum: number; readonly count: number }>;
+  /** Per histogram family, the mean of the observations its latest poll added. */
+  readonly latestMeans: Map<string, number>;
+}
+
+function snapshot(samples: readonly Sample[]): Map<string, StatusSeries[]> {
+  const byName = new Map<string, StatusSeries[]>();
+  const add = (name: string, labels: Labels, value: number) => {
+    const list = byName.get(name);
+    if (list === undefined) byName.set(name, [{ labels, value }]);
+    else list.push({ labels, value });
+  };
+  for (const sample of samples) {
+    const labels = sample.labels ?? {};
+    if ("histogram" in sample) {
+      // Copied now: the collector keeps adding observations to the same object.
+      add(`${sample.metric.name}_sum`, labels, sample.histogram.sum);
+      add(`${sample.metric.name}_count`, labels, sample.histogram.count);
+    } else {
+      add(sample.metric.name, labels, sample.value);
+    }
+  }
+  return byName;
+}
+
+export function labelsMatch(labels: Labels, wanted: Labels | undefined): boolean {
+  for (const name in wanted) if (labels[name] !== wanted[name]) return false;
+  return true;
+}
+
+/**
+ * The landing page's view of the store: the latest samples of the few families it shows (never
+ * per-pool series, so its cost does not grow with pools), under the store's freshness rule,
+ * plus a fixed-size history per sparkline.
+ */
+export class StatusBoard implements SampleTap {
+  private readonly targets = new Map<string, TargetState>();
+
+  constructor(
+    private readonly families: ReadonlySet<string>,
+    private readonly sparklines: readonly SparklineSource[],
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  wants(metric: MetricDefinition): boolean {
+    return this.families.has(metric.name);
+  }
+
+  published(horizon: string, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void {
+    let target = this.targets.get(horizon);
+    if (target === undefined) {
+      target = { endpoints: new Map(), rings: new Map(), histogramTotals: new Map(), latestMeans: new Map() };
+      this.targets.set(horizon, target);
+    }
+    const next = { live: snapshot(samples.live), persistent: snapshot(samples.persistent), freshUntilMs };
+    target.endpoints.set(endpoint, next);
+    // A failed poll publishes no live samples and grows no histogram, so it adds no points.
+    this.record(target, next, this.updateMeans(target, next));
+  }
+
+  removed(horizon: string): void {
+    this.targets.delete(horizon);
+  }
+
+  /**
+   * A family's series as /metrics shows them at `nowMs`: persistent series always, live ones while
+   * fresh, exactly as MetricStore assembles its output.
+   */
+  series(horizon: string, name: string, nowMs: number): readonly StatusSeries[] {
+    for (const entry of this.targets.get(horizon)?.endpoints.values() ?? []) {
+      const persistent = entry.persistent.get(name);
+      if (persistent !== undefined) return persistent;
+      if (nowMs < entry.freshUntilMs) {
+        const live = entry.live.get(name);
+        if (live !== undefined) return live;
+      }
+    }
+    return [];
+  }
+
+  latestMean(horizon: string, family: string): number | undefined {
+    return this.targets.get(horizon)?.latestMeans.get(family);
+  }
+
+  history(horizon: string, id: string, nowMs: number): Point[] {
+    return this.targets.get(horizon)?.rings.get(id)?.since(nowMs - HISTORY_WINDOW_MS) ?? [];
+  }
+
+  /** Updates the means of the histograms that grew, and names them. */
+  private updateMeans(target: TargetState, published: EndpointSnapshot): Set<string> {
+    const grown = new Set<string>();
+    for (const byName of [published.persistent, published.live]) {
+      for (const [name, sums] of byName) {
+        if (!name.endsWith("_sum")) continue;
+        const family = name.slice(0, -"_sum".length);
+        const sum = sums[0]?.value;
+        const count = byName.get(`${family}_count`)?.[0]?.value;
+        if (sum === undefined || count === undefined) continue;
+        const previous = target.histogramTotals.get(family) ?? { sum: 0, count: 0 };
+        if (count > previous.count) {
+          target.latestMeans.set(family, (sum - previous.sum) / (count - previous.count));
+          grown.add(family);
+        }
+        target.histogramTotals.set(family, { sum, count });
+      }
+    }
+    return grown;
+  }
+
+  private record(target: TargetState, published: EndpointSnapshot, grown: ReadonlySet<string>): void {
+    const atMs = this.now();
+    for (const source of this.sparklines) {
+      const value = source.histogramMean
+        ? grown.has(source.family)
+          ? target.latestMeans.get(source.family)
+          : undefined
+        : published.live.get(source.family)?.find((series) => labelsMatch(series.labels, source.labels))?.value;
+      if (value === undefined) continue;
+      let ring = target.rings.get(source.id);
+      if (ring === undefined) target.rings.set(source.id, (ring = new PointRing(HISTORY_CAPACITY)));
+      ring.push(atMs, value);
+    }
+  }
+}

@@ -1,0 +1,90 @@
+import { escapeMarkup } from "./escape.js";
+import type { Point } from "./ring.js";
+
+export interface SparklineOptions {
+  /** What the line shows, e.g. "Ingest lag"; the SVG's title and accessible name. */
+  readonly title: string;
+  /** Unit of the values, e.g. "ledgers"; named in the title, the accessible name and the axis labels. */
+  readonly unit: string;
+  /** The x axis spans [nowMs - windowMs, nowMs]. */
+  readonly windowMs: number;
+  readonly nowMs: number;
+  /** Axis label and accessible text of a value, unit excluded. */
+  readonly format?: (value: number) => string;
+}
+
+/** The drawing's geometry, in SVG user units. */
+export const SPARKLINE_GEOMETRY = {
+  width: 292,
+  height: 80,
+  plotLeft: 84,
+  plotTop: 8,
+  plotWidth: 200,
+  plotHeight: 50,
+} as const;
+
+const { width, height, plotLeft, plotTop, plotWidth, plotHeight } = SPARKLINE_GEOMETRY;
+const plotBottom = plotTop + plotHeight;
+
+/** Two decimals are finer than a pixel and keep the markup short and deterministic. */
+function coordinate(value: number): string {
+  return String(Math.round(value * 100) / 100);
+}
+
+/**
+ * The y axis starts at zero for series that never go negative (lag, fees, capacity), so a
+ * small wobble does not look like a cliff; a flat series gets a range of one unit.
+ */
+function valueRange(points: readonly Point[]): { lower: number; upper: number } {
+  let lower = 0;
+  let upper = 0;
+  for (const { value } of points) {
+    lower = Math.min(lower, value);
+    upper = Math.max(upper, value);
+  }
+  return upper === lower ? { lower, upper: lower + 1 } : { lower, upper };
+}
+
+export function sparklineCoordinates(points: readonly Point[], windowMs: number, nowMs: number): Array<{ x: number; y: number }> {
+  const { lower, upper } = valueRange(points);
+  const startMs = nowMs - windowMs;
+  return points.map(({ atMs, value }) => ({
+    x: plotLeft + ((atMs - startMs) / windowMs) * plotWidth,
+    y: plotBottom - ((value - lower) / (upper - lower)) * plotHeight,
+  }));
+}
+
+/**
+ * A server-side inline SVG of one series over a time window, with its axis labels and units.
+ * Empty and single-point series draw without NaN: a note, or a single dot.
+ */
+export function sparkline(points: readonly Point[], options: SparklineOptions): string {
+  const format = options.format ?? String;
+  const unit = escapeMarkup(options.unit);
+  const minutes = Math.round(options.windowMs / 60_000);
+  const { lower, upper } = valueRange(points);
+  const latest = points.at(-1);
+  const description =
+    latest === undefined
+      ? `${options.title} (${options.unit}), last ${minutes} min: no data yet`
+      : `${options.title} (${options.unit}), last ${minutes} min: latest ${format(latest.value)}, axis ${format(lower)} to ${format(upper)}`;
+  const coordinates = sparklineCoordinates(points, options.windowMs, options.nowMs).map(({ x, y }) => `${coordinate(x)},${coordinate(y)}`);
+  const last = coordinates.at(-1)?.split(",");
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" class="spark" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeMarkup(description)}">`,
+    `<title>${escapeMarkup(description)}</title>`,
+    `<rect class="frame" x="${plotLeft}" y="${plotTop}" width="${plotWidth}" height="${plotHeight}"/>`,
+    `<text class="axis" x="${plotLeft - 4}" y="${plotTop + 8}" text-anchor="end">${escapeMarkup(format(upper))} ${unit}</text>`,
+    `<text class="axis" x="${plotLeft - 4}" y="${plotBottom}" text-anchor="end">${escapeMarkup(format(lower))} ${unit}</text>`,
+    `<text class="axis" x="${plotLeft}" y="${height - 6}">-${minutes} min</text>`,
+    `<text class="axis" x="${plotLeft + plotWidth}" y="${height - 6}" text-anchor="end">now</text>`,
+  ];
+  if (coordinates.length === 0) {
+    parts.push(`<text class="empty" x="${plotLeft + plotWidth / 2}" y="${plotTop + plotHeight / 2 + 4}" text-anchor="middle">no data yet</text>`);
+  } else {
+    if (coordinates.length > 1) parts.push(`<polyline class="line" points="${coordinates.join(" ")}"/>`);
+    parts.push(`<circle class="last" cx="${last![0]}" cy="${last![1]}" r="2.5"/>`);
+  }
+  parts.push("</svg>");
+  return parts.join("");
+}
