@@ -1,0 +1,233 @@
+import { FetchError, ofetch } from "ofetch";
+import type { z } from "zod";
+import { HorizonError, isTransient } from "./errors.js";
+import { holdOffSeconds, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
+import { problemSchema } from "./schemas.js";
+
+/** Receives what every HTTP attempt did, for the exporter's self-metrics. */
+export interface RequestObserver<E extends string> {
+  /** `code` is the HTTP status, or "error" when no response arrived. */
+  onRequest(endpoint: E, code: string, durationSeconds: number): void;
+  onRateLimitHeaders(headers: RateLimitHeaders): void;
+}
+
+export interface HttpOptions<E extends string> {
+  /** May carry credentials: they travel as Basic auth and never reach a logged URL. */
+  url: string;
+  headers?: Readonly<Record<string, string>>;
+  /** Per attempt, body read included. */
+  timeoutMs: number;
+  /** Further attempts after a transient failure (timeout, network, 5xx, unparseable body). */
+  retries: number;
+  retryBaseDelayMs?: number;
+  maxBodyBytes: number;
+  observer?: RequestObserver<E>;
+  /** Aborts in-flight requests and retry waits at shutdown. */
+  signal?: AbortSignal;
+  now?: () => number;
+}
+
+/** A POST body; requests without one are GETs. */
+export interface JsonBody {
+  readonly json: string;
+}
+
+const MAX_RETRY_DELAY_MS = 5_000;
+
+/**
+ * The courtesy every upstream gets, Horizon or Stellar RPC: timeouts per attempt, bounded retries
+ * with jittered backoff, a body size cap, and holding back when the server asks to (Retry-After,
+ * an exhausted rate limit). Header values are sent, never logged or put in error messages.
+ */
+export class CourteousHttp<E extends string> {
+  /** The target URL without credentials, safe to show. */
+  readonly url: URL;
+  private readonly headers: Readonly<Record<string, string>>;
+  private readonly now: () => number;
+  /** Nothing is sent to this server before this time (Retry-After, exhausted rate limit). */
+  private holdUntilMs = 0;
+
+  constructor(
+    private readonly options: HttpOptions<E>,
+    accept: string,
+  ) {
+    const url = new URL(options.url);
+    // fetch refuses URLs with credentials; they travel as Basic auth, and leave the URL we log.
+    const credentials = url.username || url.password ? basicAuthorization(url) : {};
+    url.username = "";
+    url.password = "";
+    this.url = url;
+    this.headers = { ...credentials, ...options.headers, Accept: accept };
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The parsed JSON of a 2xx response, after retries; throws a HorizonError. */
+  async json(endpoint: E, url: string, body?: JsonBody): Promise<unknown> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.attempt(endpoint, url, body);
+      } catch (error) {
+        const failure = error instanceof HorizonError ? error : new HorizonError("network", String(error));
+        if (!isTransient(failure) || attempt >= this.options.retries || this.options.signal?.aborted) throw failure;
+        await this.sleep(this.retryDelayMs(attempt));
+      }
+    }
+  }
+
+  private async attempt(endpoint: E, url: string, body: JsonBody | undefined): Promise<unknown> {
+    const waitMs = this.holdUntilMs - this.now();
+    if (waitMs > 0) {
+      throw new HorizonError("rate_limited", `holding back for ${Math.ceil(waitMs / 1000)} s more, as the server asked`);
+    }
+    const { signal, timedOut, release } = this.attemptSignal();
+    const started = performance.now();
+    let code = "error";
+    try {
+      const response = await ofetch.raw(url, {
+        ...(body === undefined
+          ? { headers: this.headers }
+          : { method: "POST", body: body.json, headers: { ...this.headers, "Content-Type": "application/json" } }),
+        signal,
+        retry: false,
+        responseType: "stream",
+        ignoreResponseError: true,
+      });
+      code = String(response.status);
+      const rateLimit = parseRateLimitHeaders(response.headers, this.now());
+      this.options.observer?.onRateLimitHeaders(rateLimit);
+      const holdOff = holdOffSeconds(rateLimit, response.status);
+      if (holdOff !== undefined) this.holdUntilMs = Math.max(this.holdUntilMs, this.now() + holdOff * 1000);
+      const text = await readCapped(response._data ?? null, response.headers, this.options.maxBodyBytes);
+      if (response.status < 200 || response.status >= 300) throw httpError(response.status, text);
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new HorizonError("invalid_json", `HTTP ${response.status} body is not JSON: ${excerpt(text)}`);
+      }
+    } catch (error) {
+      throw classify(error, timedOut(), this.options.timeoutMs);
+    } finally {
+      release();
+      this.options.observer?.onRequest(endpoint, code, (performance.now() - started) / 1000);
+    }
+  }
+
+  /**
+   * A fresh signal per attempt (a signal aborted by one attempt's timeout must not doom the
+   * next), aborted by the timeout or by shutdown; `release` drops its timer and listener.
+   */
+  private attemptSignal(): { signal: AbortSignal; timedOut: () => boolean; release: () => void } {
+    const controller = new AbortController();
+    let expired = false;
+    const timer = setTimeout(() => {
+      expired = true;
+      controller.abort(new DOMException("request timed out", "TimeoutError"));
+    }, this.options.timeoutMs);
+    const onShutdown = () => controller.abort(this.options.signal?.reason);
+    this.options.signal?.addEventListener("abort", onShutdown, { once: true });
+    return {
+      signal: controller.signal,
+      timedOut: () => expired,
+      release: () => {
+        clearTimeout(timer);
+        this.options.signal?.removeEventListener("abort", onShutdown);
+      },
+    };
+  }
+
+  /** Exponential backoff with full jitter, so retries from many exporters do not synchronise. */
+  private retryDelayMs(attempt: number): number {
+    const ceiling = Math.min(MAX_RETRY_DELAY_MS, (this.options.retryBaseDelayMs ?? 250) * 2 ** attempt);
+    return Math.random() * ceiling;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    const shutdown = this.options.signal;
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        shutdown?.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      shutdown?.addEventListener("abort", done, { once: true });
+    });
+  }
+}
+
+/** Validates a response body; a mismatch is a counted `schema` failure naming where it broke. */
+export function validated<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
+  throw new HorizonError("schema", `response does not match ${what} schema${where}: ${issue?.message ?? "invalid"}`);
+}
+
+function basicAuthorization(url: URL): Record<string, string> {
+  const user = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  return { Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}` };
+}
+
+async function readCapped(stream: ReadableStream<Uint8Array> | null, headers: Headers, maxBytes: number): Promise<string> {
+  if (stream === null) return "";
+  const declared = Number(headers.get("content-length") ?? Number.NaN);
+  if (declared > maxBytes) {
+    await stream.cancel();
+    throw new HorizonError("body_too_large", `body of ${declared} bytes exceeds the ${maxBytes}-byte cap`);
+  }
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw new HorizonError("body_too_large", `body exceeds the ${maxBytes}-byte cap`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function httpError(status: number, text: string): HorizonError {
+  const reason = status === 429 ? "rate_limited" : status >= 500 ? "http_5xx" : "http_4xx";
+  const problem = parseProblem(text);
+  const description = problem ? excerpt(`${problem.title}${problem.detail ? `: ${problem.detail}` : ""}`) : excerpt(text);
+  return new HorizonError(reason, `HTTP ${status}: ${description}`, problem ? { status, problem } : { status });
+}
+
+function parseProblem(text: string) {
+  try {
+    const parsed = problemSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A short, single-line view of a non-JSON body: the <title> of an HTML page, else its start. */
+export function excerpt(text: string): string {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
+  const flat = (title ?? text).replace(/\s+/g, " ").trim();
+  if (flat === "") return "empty body";
+  return flat.length > 160 ? `${flat.slice(0, 160)}…` : flat;
+}
+
+function classify(error: unknown, timedOut: boolean, timeoutMs: number): HorizonError {
+  if (error instanceof HorizonError) return error;
+  if (timedOut) return new HorizonError("timeout", `no complete response within ${timeoutMs} ms`);
+  const cause = error instanceof FetchError ? (error.cause ?? error) : error;
+  return new HorizonError("network", describeNetworkError(cause));
+}
+
+function describeNetworkError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const inner = error.cause instanceof Error ? error.cause : undefined;
+  const code = (inner as NodeJS.ErrnoException | undefined)?.code ?? (error as NodeJS.ErrnoException).code;
+  const message = inner?.message ?? error.message;
+  return code && !message.includes(code) ? `${code}: ${message}` : message;
+}
