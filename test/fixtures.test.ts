@@ -66,6 +66,11 @@ describe("every fixture in test/fixtures/horizon parses", () => {
           if (headers.has("x-ratelimit-limit")) expect(parsed.limit).toBeGreaterThan(0);
         }
         break;
+      case "tx_async":
+        // POST /transactions_async answers a bare status document, not HAL.
+        expect(body.tx_status).toMatch(/^(PENDING|DUPLICATE|ERROR|TRY_AGAIN_LATER)$/);
+        expect(body.hash).toMatch(/^[0-9a-f]{64}$/);
+        break;
       default: {
         // Resources the exporter does not read (offers, operations, ...): still valid HAL.
         expect(body._links).toBeTypeOf("object");
