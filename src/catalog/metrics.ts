@@ -18,8 +18,11 @@ export type Endpoint = (typeof ENDPOINTS)[number];
 export const RPC_ENDPOINTS = ["status", "versions"] as const;
 export type RpcEndpoint = (typeof RPC_ENDPOINTS)[number];
 
+/** What a collector polls: a Horizon endpoint or a Stellar RPC batch. */
+export type PollEndpoint = Endpoint | RpcEndpoint;
+
 /** Which poll produces the series; `exporter` series describe the exporter itself. */
-export type MetricSource = Endpoint | RpcEndpoint | "exporter";
+export type MetricSource = PollEndpoint | "exporter";
 
 /** The label naming the target of a per-target series. */
 export type TargetLabel = "horizon" | "rpc";

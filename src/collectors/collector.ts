@@ -1,4 +1,4 @@
-import type { Endpoint } from "../catalog/metrics.js";
+import type { Endpoint, PollEndpoint } from "../catalog/metrics.js";
 import type { CollectorSamples } from "./samples.js";
 
 export interface PollResult {
@@ -6,9 +6,9 @@ export interface PollResult {
   readonly invalidRecords: number;
 }
 
-/** One endpoint of one Horizon: fetches into its own state, and turns that state into samples. */
-export interface Collector {
-  readonly endpoint: Endpoint;
+/** One endpoint of one target: fetches into its own state, and turns that state into samples. */
+export interface Collector<E extends PollEndpoint = Endpoint> {
+  readonly endpoint: E;
   /** Fetches, validates and folds the response into state; throws a HorizonError on failure. */
   poll(): Promise<PollResult>;
   samples(lastPollSucceeded: boolean): CollectorSamples;
@@ -17,11 +17,11 @@ export interface Collector {
 const NO_INVALID_RECORDS: PollResult = { invalidRecords: 0 };
 
 /** An endpoint that answers with a single document (root, fee_stats): the latest one is the state. */
-export class LatestDocumentCollector<T> implements Collector {
+export class LatestDocumentCollector<T, E extends PollEndpoint = Endpoint> implements Collector<E> {
   private latest: T | undefined;
 
   constructor(
-    readonly endpoint: Endpoint,
+    readonly endpoint: E,
     private readonly fetch: () => Promise<T>,
     private readonly toSamples: (latest: T | undefined, lastPollSucceeded: boolean) => CollectorSamples,
   ) {}

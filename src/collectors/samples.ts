@@ -1,4 +1,4 @@
-import type { MetricDefinition } from "../catalog/metrics.js";
+import { targetLabelOf, type MetricDefinition, type TargetLabel } from "../catalog/metrics.js";
 
 export type Labels = Readonly<Record<string, string>>;
 
@@ -52,7 +52,7 @@ function formatValue(value: number): string {
   return String(value);
 }
 
-/** `,name="value"` for each label, ready to follow the `horizon` label. */
+/** `,name="value"` for each label, ready to follow the target label. */
 function labelPairs(labels: Labels | undefined): string {
   let text = "";
   if (labels === undefined) return text;
@@ -73,16 +73,20 @@ function histogramLines(name: string, labels: string, histogram: HistogramData):
   return lines;
 }
 
-function sampleLines(horizonLabel: string, sample: Sample): string {
-  const labels = horizonLabel + labelPairs(sample.labels);
+function sampleLines(targetLabels: Readonly<Record<TargetLabel, string>>, sample: Sample): string {
+  const labels = targetLabels[targetLabelOf(sample.metric)] + labelPairs(sample.labels);
   const name = sample.metric.name;
   if ("histogram" in sample) return histogramLines(name, labels, sample.histogram);
   return `${name}{${labels}} ${formatValue(sample.value)}\n`;
 }
 
-/** Renders one target's samples; `horizon` comes first so every series of a target lines up. */
-export async function renderSamples(horizon: string, samples: Iterable<Sample>): Promise<RenderedMetrics> {
-  const horizonLabel = `horizon="${escapeLabelValue(horizon)}"`;
+/**
+ * Renders one target's samples; the target label (`horizon`, or `rpc` for a Stellar RPC) comes
+ * first so every series of a target lines up.
+ */
+export async function renderSamples(target: string, samples: Iterable<Sample>): Promise<RenderedMetrics> {
+  const escaped = escapeLabelValue(target);
+  const targetLabels = { horizon: `horizon="${escaped}"`, rpc: `rpc="${escaped}"` };
   const pending = new Map<string, string>();
   const rendered = new Map<string, Buffer[]>();
   const encode = (name: string, text: string) => {
@@ -94,7 +98,7 @@ export async function renderSamples(horizon: string, samples: Iterable<Sample>):
   for (const sample of samples) {
     if (++count % SAMPLES_BETWEEN_YIELDS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const name = sample.metric.name;
-    const text = (pending.get(name) ?? "") + sampleLines(horizonLabel, sample);
+    const text = (pending.get(name) ?? "") + sampleLines(targetLabels, sample);
     if (text.length < PIECE_CHARACTERS) {
       pending.set(name, text);
     } else {
