@@ -18,6 +18,8 @@ export const SCENARIOS = [
   "network_reset",
   "pool_drain",
   "failed_transactions",
+  "rpc_unhealthy",
+  "rpc_lagging",
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -35,6 +37,8 @@ export interface ScenarioBehaviour {
   readonly http: "normal" | "rate_limited" | "flapping";
   /** Render the response shapes of an older Horizon. */
   readonly legacyShapes: boolean;
+  /** How the Stellar RPC at /rpc behaves: in step with Horizon, unhealthy, or behind. */
+  readonly rpc: "following" | "unhealthy" | "lagging";
   /** One-off change applied when the scenario is entered. */
   readonly onEnter?: "reset_network" | "drain_pool";
 }
@@ -53,6 +57,7 @@ const HEALTHY: ScenarioBehaviour = {
   protocol: "current",
   http: "normal",
   legacyShapes: false,
+  rpc: "following",
 };
 
 export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviour>> = {
@@ -69,6 +74,8 @@ export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviou
   network_reset: { ...HEALTHY, onEnter: "reset_network" },
   pool_drain: { ...HEALTHY, onEnter: "drain_pool" },
   failed_transactions: { ...HEALTHY, failedShare: FAILING_SHARE },
+  rpc_unhealthy: { ...HEALTHY, rpc: "unhealthy" },
+  rpc_lagging: { ...HEALTHY, rpc: "lagging" },
 };
 
 export function isScenarioName(name: string): name is ScenarioName {
@@ -84,11 +91,13 @@ export class UnknownScenarioError extends Error {
 
 /**
  * The software versions a Horizon deployment reports, by the protocol it was built for.
- * Protocol 22's strings are a real mainnet capture; protocol 23's commits are placeholders.
+ * Protocol 22's Horizon and core strings are a real mainnet capture; RPC commits and protocol 23's are placeholders.
  */
 export interface Release {
   readonly horizonVersion: string;
   readonly coreVersion: string;
+  /** The Stellar RPC release of that protocol; its captive core runs `coreVersion`. */
+  readonly rpcVersion: string;
 }
 
 const CURRENT_PROTOCOL = 22;
@@ -97,10 +106,12 @@ const RELEASES: Readonly<Record<number, Release>> = {
   22: {
     horizonVersion: "22.0.1-dd8a9b473a303cfcdd383d1db45dace93ea0861c",
     coreVersion: "stellar-core 22.1.0 (fdd833d57c86cfe0c5057da5b2319953ab841de0)",
+    rpcVersion: "22.1.2-7f8e3b5a1c9d2e4f6a8b0c1d3e5f7a9b2c4d6e8f",
   },
   23: {
     horizonVersion: "23.0.0-3c2fd1b7e5e8a0d4b1f6c9a27e4d8b05f1a6c3e9",
     coreVersion: "stellar-core 23.0.1 (9e5b2a41c7d03f86e1a4b9c2d57f0e3a8b6c1d24)",
+    rpcVersion: "23.0.0-5d1c8e2f4a6b9c0d3e7f1a2b4c6d8e0f1a3b5c7d",
   },
 };
 
