@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parse, stringify } from "yaml";
-import { REPO_ROOT, RULES_FILE } from "./paths.js";
+import { ALERTS_DIR, REPO_ROOT, ruleFiles } from "./paths.js";
 
 export interface AlertingRule {
   readonly alert: string;
@@ -27,9 +27,18 @@ export function isAlertingRule(rule: Rule): rule is AlertingRule {
   return "alert" in rule;
 }
 
+export function parseRuleGroups(text: string): RuleGroup[] {
+  return (parse(text) as { groups: RuleGroup[] }).groups;
+}
+
+/** The groups of one rules file, by absolute path. */
+export function loadRuleFile(file: string): RuleGroup[] {
+  return parseRuleGroups(readFileSync(file, "utf8"));
+}
+
+/** The groups of every rules file in alerts/, in file order. */
 export function loadRuleGroups(): RuleGroup[] {
-  const document = parse(readFileSync(RULES_FILE, "utf8")) as { groups: RuleGroup[] };
-  return document.groups;
+  return ruleFiles().flatMap(loadRuleFile);
 }
 
 export function allRules(groups: readonly RuleGroup[] = loadRuleGroups()): Rule[] {
@@ -37,10 +46,10 @@ export function allRules(groups: readonly RuleGroup[] = loadRuleGroups()): Rule[
 }
 
 /**
- * The Prometheus Operator's PrometheusRule carrying the rules file unchanged, so Kubernetes
- * users get exactly the rules the promtool tests cover.
+ * The Prometheus Operator's PrometheusRule carrying the rules files' groups unchanged, so
+ * Kubernetes users get exactly the rules the promtool tests cover.
  */
-export function renderPrometheusRule(): string {
+export function renderPrometheusRule(groups: readonly RuleGroup[]): string {
   const resource = {
     apiVersion: "monitoring.coreos.com/v1",
     kind: "PrometheusRule",
@@ -51,8 +60,8 @@ export function renderPrometheusRule(): string {
         "app.kubernetes.io/component": "alerting",
       },
     },
-    spec: { groups: loadRuleGroups() },
+    spec: { groups },
   };
-  const header = `# Generated from ${path.relative(REPO_ROOT, RULES_FILE)} by \`npm run dashboards:generate\`; do not edit.\n`;
+  const header = `# Generated from ${path.relative(REPO_ROOT, ALERTS_DIR)}/*.yml by \`npm run dashboards:generate\`; do not edit.\n`;
   return header + stringify(resource, { lineWidth: 0 });
 }

@@ -1,15 +1,13 @@
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT, RULES_FILE } from "../../scripts/dashboards/paths.js";
-import { allRules, isAlertingRule, type AlertingRule } from "../../scripts/dashboards/prometheus-rule.js";
+import { ALERT_TESTS_DIR, REPO_ROOT, RUNBOOK_FILE, alertTestFiles, ruleFiles } from "../../scripts/dashboards/paths.js";
+import { allRules, isAlertingRule, loadRuleFile, type AlertingRule } from "../../scripts/dashboards/prometheus-rule.js";
+import { DEFAULT_RUNBOOK_URL_PATTERN, runbookAnchor, runbookUrl, runbookUrlPatternFromEnv, withRunbookUrls } from "../../scripts/dashboards/runbook-urls.js";
+import { mixinLintProblems } from "./mixin-lint.js";
 import { counterMisuses, parsePromQL, unknownMetricNames } from "./promql.js";
 import { requireBinary, run } from "./tools.js";
-
-const TESTS_DIR = path.join(REPO_ROOT, "alerts", "tests");
-const RUNBOOK = path.join(REPO_ROOT, "docs", "runbook.md");
-const RUNBOOK_URL_PREFIX = "https://github.com/stellar-horizon-exporter/stellar-horizon-exporter/blob/main/docs/runbook.md#";
 
 /** The alerts the product issue asks for by name. */
 const REQUIRED_ALERTS = [
@@ -34,10 +32,16 @@ const REQUIRED_ALERTS = [
 /** Alerts about the exporter as a whole, whose series carry no `horizon` label. */
 const EXPORTER_WIDE_ALERTS = new Set(["StellarHorizonExporterDown"]);
 
+/** Every alert of every rules file in alerts/, with the file it is in. */
+const alertsByFile = ruleFiles().flatMap((file) =>
+  loadRuleFile(file)
+    .flatMap((group) => group.rules)
+    .filter(isAlertingRule)
+    .map((alert): [string, AlertingRule, string] => [alert.alert, alert, file]),
+);
 const rules = allRules();
-const alerts = rules.filter(isAlertingRule);
 const recordingRuleNames = rules.flatMap((rule) => ("record" in rule ? [rule.record] : []));
-const testFiles = readdirSync(TESTS_DIR).filter((file) => file.endsWith(".yml")).sort();
+const testFiles = alertTestFiles();
 
 /** GitHub's anchor for a Markdown heading. */
 function headingAnchor(heading: string): string {
@@ -47,14 +51,16 @@ function headingAnchor(heading: string): string {
 describe("promtool", () => {
   const promtool = requireBinary("promtool");
 
-  it("checks the rules file with no lint findings", () => {
-    const result = run(promtool, ["check", "rules", "--lint=all", "--lint-fatal", RULES_FILE], REPO_ROOT);
-    expect(result.output).toContain(`SUCCESS: ${rules.length} rules found`);
+  it("checks every rules file with no lint findings", () => {
+    const result = run(promtool, ["check", "rules", "--lint=all", "--lint-fatal", ...ruleFiles()], REPO_ROOT);
+    const counts = [...result.output.matchAll(/SUCCESS: (\d+) rules found/g)].map((match) => Number(match[1]));
+    expect(counts).toHaveLength(ruleFiles().length);
+    expect(counts.reduce((sum, count) => sum + count, 0)).toBe(rules.length);
     expect(result.code).toBe(0);
   });
 
   it("passes every unit test file", () => {
-    const result = run(promtool, ["test", "rules", ...testFiles.map((file) => path.join(TESTS_DIR, file))], REPO_ROOT);
+    const result = run(promtool, ["test", "rules", ...testFiles], REPO_ROOT);
     expect(result.output).not.toContain("FAILED");
     expect(result.output.match(/SUCCESS/g)).toHaveLength(testFiles.length);
     expect(result.code).toBe(0);
@@ -67,47 +73,99 @@ describe("unit test coverage", () => {
     exp_alerts?: unknown[];
   }
   const ruleTests: AlertRuleTest[] = testFiles.flatMap((file) => {
-    const document = parse(readFileSync(path.join(TESTS_DIR, file), "utf8")) as {
+    const document = parse(readFileSync(file, "utf8")) as {
       rule_files: string[];
       tests: { alert_rule_test?: AlertRuleTest[] }[];
     };
-    expect(document.rule_files).toEqual(["../stellar-horizon.rules.yml"]);
+    for (const ruleFile of document.rule_files) expect(ruleFiles()).toContain(path.resolve(ALERT_TESTS_DIR, ruleFile));
     return document.tests.flatMap((test) => test.alert_rule_test ?? []);
   });
 
-  it.each(alerts.map((alert) => alert.alert))("%s has a case where it fires and a near miss where it does not", (name) => {
+  it.each(alertsByFile.map(([name]) => name))("%s has a case where it fires and a near miss where it does not", (name) => {
     const cases = ruleTests.filter((test) => test.alertname === name);
     expect(cases.some((test) => (test.exp_alerts ?? []).length > 0)).toBe(true);
     expect(cases.some((test) => (test.exp_alerts ?? []).length === 0)).toBe(true);
   });
 });
 
-describe("alert conventions", () => {
-  const runbook = readFileSync(RUNBOOK, "utf8");
-  const runbookAnchors = new Set(
-    runbook.split("\n").flatMap((line) => (/^#{1,6} /.test(line) ? [headingAnchor(line.replace(/^#+ /, ""))] : [])),
-  );
-  const rulesFileHeader = readFileSync(RULES_FILE, "utf8").split("\ngroups:")[0] ?? "";
+describe("mixtool's alert lint", () => {
+  it("finds every problem in an alert that breaks all its rules", () => {
+    const broken = {
+      alert: "stellar_horizon_down",
+      expr: "vector(1)",
+      labels: { severity: "page" },
+      annotations: { summary: "horizon {{ $labels.horizon }} is down" },
+    };
+    expect(mixinLintProblems(broken)).toEqual([
+      "alert-name-camelcase",
+      "alert-severity-rule",
+      "alert-description-missing-rule",
+      "alert-summary-templating",
+      "alert-summary-style",
+      "alert-runbook-url-missing",
+    ]);
+    expect(
+      mixinLintProblems({ ...broken, alert: "StellarHorizonDown", labels: {}, annotations: { description: "Horizon is down." } }),
+    ).toEqual(["alert-severity-rule", "alert-description-templating", "alert-summary-missing-rule", "alert-runbook-url-missing"]);
+  });
 
-  it("defines every alert the product asks for, once", () => {
-    const names = alerts.map((alert) => alert.alert);
+  it.each(alertsByFile.map(([name, alert, file]) => [name, path.relative(REPO_ROOT, file), alert] as const))(
+    "%s (%s) passes",
+    (_name, _file, alert) => {
+      expect(mixinLintProblems(alert)).toEqual([]);
+    },
+  );
+});
+
+describe("runbook links", () => {
+  const runbookAnchors = new Set(
+    readFileSync(RUNBOOK_FILE, "utf8")
+      .split("\n")
+      .flatMap((line) => (/^#{1,6} /.test(line) ? [headingAnchor(line.replace(/^#+ /, ""))] : [])),
+  );
+
+  it.each(alertsByFile)("%s links to its section of docs/runbook.md", (name, alert) => {
+    expect(alert.annotations.runbook_url).toBe(runbookUrl(name, DEFAULT_RUNBOOK_URL_PATTERN));
+    expect(runbookAnchors).toContain(runbookAnchor(name));
+  });
+
+  it("the default pattern resolves from the repository root to the shipped runbook", () => {
+    const [file] = DEFAULT_RUNBOOK_URL_PATTERN.split("#");
+    expect(path.resolve(REPO_ROOT, file ?? "")).toBe(RUNBOOK_FILE);
+  });
+
+  it("RUNBOOK_URL_PATTERN rewrites the links of rules and of their promtool tests alike", () => {
+    const pattern = runbookUrlPatternFromEnv({ RUNBOOK_URL_PATTERN: "https://wiki.example.com/ops/stellar#%s" });
+    const rulesText = "  - alert: StellarHorizonDown\n    annotations:\n      runbook_url: docs/runbook.md#stellarhorizondown\n";
+    const testText = "  - alertname: StellarHorizonDown\n    exp_alerts:\n      - exp_annotations:\n          runbook_url: old\n";
+    expect(withRunbookUrls(rulesText, pattern, "rules.yml")).toBe(
+      "  - alert: StellarHorizonDown\n    annotations:\n      runbook_url: https://wiki.example.com/ops/stellar#stellarhorizondown\n",
+    );
+    expect(withRunbookUrls(testText, pattern, "test.yml")).toContain("          runbook_url: https://wiki.example.com/ops/stellar#stellarhorizondown\n");
+    expect(() => withRunbookUrls("runbook_url: x\n", pattern, "stray.yml")).toThrow("stray.yml:1: runbook_url before any alert name");
+  });
+
+  it("RUNBOOK_URL_PATTERN must say where the anchor goes", () => {
+    expect(runbookUrlPatternFromEnv({})).toBe(DEFAULT_RUNBOOK_URL_PATTERN);
+    expect(() => runbookUrlPatternFromEnv({ RUNBOOK_URL_PATTERN: "https://wiki.example.com/stellar" })).toThrow(
+      'RUNBOOK_URL_PATTERN must contain %s exactly once (where the alert\'s anchor goes), got "https://wiki.example.com/stellar"',
+    );
+  });
+});
+
+describe("project conventions", () => {
+  it("defines every alert the product asks for, and no name twice", () => {
+    const names = alertsByFile.map(([name]) => name);
     expect(names).toEqual(expect.arrayContaining(REQUIRED_ALERTS));
     expect(new Set(names).size).toBe(names.length);
   });
 
-  it.each(alerts.map((alert): [string, AlertingRule] => [alert.alert, alert]))("%s follows the mixin conventions", (name, alert) => {
+  it.each(alertsByFile)("%s is named Stellar…, describes its value and target, and is in its file's threshold table", (name, alert, file) => {
     expect(name).toMatch(/^Stellar[A-Z][A-Za-z]+$/);
-    expect(["critical", "warning", "info"]).toContain(alert.labels.severity);
-
-    const { summary, description, runbook_url } = alert.annotations;
-    expect(summary).toMatch(/^[A-Za-z].*\.$/);
-    expect(summary).not.toContain("{{");
-    expect(description).toContain("$value");
-    expect(description).toContain(EXPORTER_WIDE_ALERTS.has(name) ? "$labels.job" : "$labels.horizon");
-
-    expect(runbook_url).toBe(RUNBOOK_URL_PREFIX + name.toLowerCase());
-    expect(runbookAnchors).toContain(name.toLowerCase());
-    expect(rulesFileHeader).toContain(`#   ${name} `);
+    expect(alert.annotations.description).toContain("$value");
+    expect(alert.annotations.description).toContain(EXPORTER_WIDE_ALERTS.has(name) ? "$labels.job" : "$labels.horizon");
+    const fileHeader = readFileSync(file, "utf8").split("\ngroups:")[0] ?? "";
+    expect(fileHeader).toContain(`#   ${name} `);
   });
 
   it("names recording rules level:metric:operations", () => {

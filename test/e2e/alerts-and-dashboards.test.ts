@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { startExporter, type RunningExporter } from "../../src/exporter.js";
 import { SCENARIOS, startSimulator, type RunningSimulator, type ScenarioName } from "../../src/simulator/index.js";
-import { RULES_FILE } from "../../scripts/dashboards/paths.js";
+import { ruleFiles } from "../../scripts/dashboards/paths.js";
 import { allRules, isAlertingRule } from "../../scripts/dashboards/prometheus-rule.js";
 import { parsePromQL } from "../alerts/promql.js";
 import { dataPanels, loadDashboards } from "../dashboards/dashboard-files.js";
@@ -202,7 +202,7 @@ describe("alerts and dashboards against a real Prometheus", () => {
     prometheus = await startPrometheus({
       jobName: JOB,
       target: new URL(exporter.url).host,
-      ruleFiles: [RULES_FILE],
+      ruleFiles: ruleFiles(),
       intervalSeconds: SCRAPE_INTERVAL_SECONDS,
     });
   }, 60_000);
