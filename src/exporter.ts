@@ -155,7 +155,7 @@ export async function startExporter(
       const leaving = runtimes.filter((runtime) => !kept.has(runtime));
       await Promise.all(leaving.map(stopRuntime));
       for (const runtime of leaving) {
-        store.remove(runtime.target.name);
+        store.remove(runtime.target.name, runtime.pollers.map((poller) => poller.endpoint));
         await metrics.removeTarget(runtime.target.name);
       }
       runtimes = next.targets.map((target, index) => nextRuntimes[index] ?? createRuntime(target, next));

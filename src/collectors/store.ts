@@ -1,4 +1,4 @@
-import { ALL_METRICS, type Endpoint, type MetricDefinition } from "../catalog/metrics.js";
+import { ALL_METRICS, type MetricDefinition, type PollEndpoint } from "../catalog/metrics.js";
 import { renderSamples, type CollectorSamples, type RenderedMetrics } from "./samples.js";
 
 interface Published {
@@ -15,7 +15,7 @@ interface Family {
   readonly validUntilMs: number;
 }
 
-const HORIZON_METRICS = ALL_METRICS.filter((metric) => metric.source !== "exporter");
+const TARGET_METRICS = ALL_METRICS.filter((metric) => metric.source !== "exporter");
 
 function headerText(metric: MetricDefinition): string {
   const help = metric.help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
@@ -30,12 +30,12 @@ function headerText(metric: MetricDefinition): string {
  */
 export class MetricStore {
   /** Per endpoint, per target, in the order targets were added. */
-  private readonly published = new Map<Endpoint, Map<string, Published>>();
+  private readonly published = new Map<PollEndpoint, Map<string, Published>>();
   private readonly families = new Map<string, Family>();
   private readonly headers = new Map<string, Buffer>();
 
   /** Renders the samples, then replaces the target's series of that endpoint in one step. */
-  async publish(horizon: string, endpoint: Endpoint, samples: CollectorSamples, freshUntilMs: number): Promise<void> {
+  async publish(horizon: string, endpoint: PollEndpoint, samples: CollectorSamples, freshUntilMs: number): Promise<void> {
     const live = await renderSamples(horizon, samples.live);
     const persistent = await renderSamples(horizon, samples.persistent);
     let byTarget = this.published.get(endpoint);
@@ -44,17 +44,20 @@ export class MetricStore {
     this.forget(endpoint);
   }
 
-  /** Forgets a target entirely, e.g. when a reload removes it. */
-  remove(horizon: string): void {
-    for (const [endpoint, byTarget] of this.published) {
-      if (byTarget.delete(horizon)) this.forget(endpoint);
+  /**
+   * Forgets a target entirely, e.g. when a reload removes it. A Horizon and a Stellar RPC may
+   * share a name, so only the endpoints of the one removed are forgotten.
+   */
+  remove(target: string, endpoints: readonly PollEndpoint[]): void {
+    for (const endpoint of endpoints) {
+      if (this.published.get(endpoint)?.delete(target)) this.forget(endpoint);
     }
   }
 
   /** The exposition of every Horizon series, as buffers to be sent one after the other. */
   render(nowMs: number): Buffer[] {
     const chunks: Buffer[] = [];
-    for (const metric of HORIZON_METRICS) {
+    for (const metric of TARGET_METRICS) {
       let family = this.families.get(metric.name);
       if (family === undefined || nowMs >= family.validUntilMs) {
         family = this.assemble(metric, nowMs);
@@ -65,14 +68,14 @@ export class MetricStore {
     return chunks;
   }
 
-  private forget(endpoint: Endpoint): void {
-    for (const metric of HORIZON_METRICS) if (metric.source === endpoint) this.families.delete(metric.name);
+  private forget(endpoint: PollEndpoint): void {
+    for (const metric of TARGET_METRICS) if (metric.source === endpoint) this.families.delete(metric.name);
   }
 
   private assemble(metric: MetricDefinition, nowMs: number): Family {
     let validUntilMs = Infinity;
     const lines: Buffer[] = [];
-    for (const entry of this.published.get(metric.source as Endpoint)?.values() ?? []) {
+    for (const entry of this.published.get(metric.source as PollEndpoint)?.values() ?? []) {
       const persistent = entry.persistent.get(metric.name);
       if (persistent !== undefined) {
         lines.push(...persistent);

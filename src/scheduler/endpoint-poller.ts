@@ -1,15 +1,14 @@
 import type { Logger } from "pino";
-import type { Endpoint, PollErrorReason } from "../catalog/metrics.js";
+import type { Endpoint, PollEndpoint, PollErrorReason } from "../catalog/metrics.js";
 import { HorizonError } from "../client/errors.js";
 import type { Collector } from "../collectors/collector.js";
-import type { ExporterMetrics } from "../collectors/exporter.js";
 import type { MetricStore } from "../collectors/store.js";
 import type { Schedule } from "../config/schedule.js";
 
 /** What the landing page and /readyz show about one endpoint of one target. */
 export interface EndpointStatus {
   readonly horizon: string;
-  readonly endpoint: Endpoint;
+  readonly endpoint: PollEndpoint;
   readonly schedule: string;
   readonly polls: number;
   readonly lastSuccessMs?: number;
@@ -19,13 +18,20 @@ export interface EndpointStatus {
 /** The longest a failing endpoint waits beyond its schedule between polls. */
 const MAX_BACKOFF_MS = 5 * 60_000;
 
-export interface EndpointPollerOptions {
+/** Where a poller counts its polls: the Horizon or the Stellar RPC self-metrics. */
+export interface PollMetrics<E extends PollEndpoint> {
+  pollSucceeded(target: string, endpoint: E, durationSeconds: number, invalidRecords: number): void;
+  pollFailed(target: string, endpoint: E, durationSeconds: number, reason: PollErrorReason): void;
+}
+
+export interface EndpointPollerOptions<E extends PollEndpoint> {
+  /** The target's name: a Horizon's, or a Stellar RPC's. */
   readonly horizon: string;
-  readonly collector: Collector;
+  readonly collector: Collector<E>;
   readonly schedule: Schedule;
   readonly staleAfterIntervals: number;
   readonly store: MetricStore;
-  readonly metrics: ExporterMetrics;
+  readonly metrics: PollMetrics<E>;
   readonly log: Logger;
   readonly now?: () => number;
 }
@@ -34,7 +40,7 @@ export interface EndpointPollerOptions {
  * Runs one collector's polls one at a time, counts and logs their failures, and publishes the
  * collector's samples to the store after every poll, successful or not.
  */
-export class EndpointPoller {
+export class EndpointPoller<E extends PollEndpoint = Endpoint> {
   private inFlight: Promise<void> | undefined;
   private status: EndpointStatus;
   private consecutiveFailures = 0;
@@ -44,7 +50,7 @@ export class EndpointPoller {
   private publishing: Promise<void> = Promise.resolve();
   private readonly now: () => number;
 
-  constructor(private readonly options: EndpointPollerOptions) {
+  constructor(private readonly options: EndpointPollerOptions<E>) {
     this.now = options.now ?? Date.now;
     this.status = {
       horizon: options.horizon,
@@ -55,7 +61,7 @@ export class EndpointPoller {
     void this.publish(false);
   }
 
-  get endpoint(): Endpoint {
+  get endpoint(): E {
     return this.options.collector.endpoint;
   }
 
