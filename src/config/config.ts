@@ -12,6 +12,7 @@ import {
   type EndpointScheduleTexts,
   type LogLevel,
 } from "./file-schema.js";
+import { rpcTargets, rpcUrlSpecs, type RpcTargetConfig } from "./rpc-targets.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 import { loadWebConfig, type WebConfig } from "./web-config.js";
 
@@ -28,6 +29,7 @@ export interface TargetConfig {
 
 export interface ExporterConfig {
   readonly targets: readonly TargetConfig[];
+  readonly rpcTargets: readonly RpcTargetConfig[];
   readonly listen: { readonly host: string; readonly port: number };
   readonly logLevel: LogLevel;
   readonly retries: number;
@@ -60,6 +62,7 @@ export const DEFAULTS = {
 /** Every flag, its environment variable and its help line; --help is printed from this list. */
 export const FLAGS = {
   "horizon.url": { env: "HORIZON_URL", value: "[NAME=]URL", help: "Horizon to poll; repeatable. NAME (default host[:port]) becomes the `horizon` label. The env var takes a comma-separated list." },
+  "rpc.url": { env: "RPC_URL", value: "[NAME=]URL", help: "Stellar RPC to poll (JSON-RPC POSTed to URL as given); repeatable. NAME (default host[:port]) becomes the `rpc` label. The env var takes a comma-separated list." },
   "config.file": { env: "CONFIG_FILE", value: "PATH", help: "YAML configuration file (targets, headers, timeouts, schedules, pools, freshness). Flags override it." },
   "web.config.file": { env: "WEB_CONFIG_FILE", value: "PATH", help: "exporter-toolkit style web config: TLS, basic auth (bcrypt), response headers." },
   "web.listen-address": { env: "WEB_LISTEN_ADDRESS", value: "HOST:PORT", help: `Address to serve /metrics on (default ${DEFAULTS.listenAddress}).` },
@@ -89,7 +92,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
       options: Object.fromEntries(
         Object.entries(FLAGS).map(([name, flag]) => [
           name,
-          { type: flag.value === undefined ? "boolean" : "string", multiple: name === "horizon.url" },
+          { type: flag.value === undefined ? "boolean" : "string", multiple: name === "horizon.url" || name === "rpc.url" },
         ]),
       ),
     }).values as FlagValues;
@@ -100,7 +103,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   if (flags.version) return { kind: "version" };
 
   const problems: string[] = [];
-  const setting = (name: Exclude<keyof typeof FLAGS, "help" | "version" | "horizon.url">): { source: string; value: string } | undefined => {
+  const setting = (name: Exclude<keyof typeof FLAGS, "help" | "version" | "horizon.url" | "rpc.url">): { source: string; value: string } | undefined => {
     const flag = flags[name];
     if (typeof flag === "string") return { source: `--${name}`, value: flag };
     const envName = FLAGS[name].env;
@@ -151,8 +154,23 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
         schedules: schedulesFor(entry.schedules),
         requestBudgetPerHour: entry.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour,
       }));
-  if (targets.length === 0 && problems.length === 0) {
-    problems.push("no Horizon to poll: give --horizon.url=URL (or HORIZON_URL), or `targets` in --config.file");
+  const defaultSchedule = parseSchedule(defaultScheduleText);
+  const rpc = rpcTargets(
+    {
+      urlSpecs: rpcUrlSpecs(flags["rpc.url"] as string[] | undefined, env.RPC_URL),
+      fileEntries: file.rpc_targets ?? [],
+      defaultSchedule: typeof defaultSchedule === "string" ? (parseSchedule(DEFAULTS.pollInterval) as Schedule) : defaultSchedule,
+      ...(pollInterval && typeof defaultSchedule !== "string" ? { forcedSchedule: defaultSchedule } : {}),
+      timeoutMs,
+      parseUrlSpec: targetFromUrlFlag,
+      defaultName: defaultTargetName,
+    },
+    problems,
+  );
+  if (targets.length === 0 && rpc.length === 0 && problems.length === 0) {
+    problems.push(
+      "no Horizon or Stellar RPC to poll: give --horizon.url=URL (or HORIZON_URL) or --rpc.url=URL (or RPC_URL), or `targets`/`rpc_targets` in --config.file",
+    );
   }
   const seen = new Set<string>();
   for (const target of targets) {
@@ -192,6 +210,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     kind: "run",
     config: {
       targets,
+      rpcTargets: rpc,
       listen,
       logLevel,
       retries: file.http?.retries ?? DEFAULTS.retries,

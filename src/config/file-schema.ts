@@ -33,18 +33,31 @@ const endpointSchedules = z.strictObject({
   liquidity_pools: scheduleText.optional(),
 });
 
+const headers = z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "invalid header name"), z.string());
+
 const targetEntry = z.strictObject({
   name: z.string().min(1).optional(),
   url: horizonUrl,
-  headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "invalid header name"), z.string()).optional(),
+  headers: headers.optional(),
   timeout: durationText.optional(),
   schedules: endpointSchedules.optional(),
   request_budget_per_hour: z.number().int().positive().optional(),
 });
 
+/** A Stellar RPC target; `schedule` is its status poll's (getHealth, getLatestLedger, getFeeStats). */
+const rpcTargetEntry = z.strictObject({
+  name: z.string().min(1).optional(),
+  url: horizonUrl,
+  headers: headers.optional(),
+  timeout: durationText.optional(),
+  schedule: scheduleText.optional(),
+});
+export type RpcTargetEntry = z.output<typeof rpcTargetEntry>;
+
 /** The YAML file given with --config.file. Strict: an unknown key is a typo, and an error. */
 export const configFileSchema = z.strictObject({
   targets: z.array(targetEntry).optional(),
+  rpc_targets: z.array(rpcTargetEntry).optional(),
   poll_interval: scheduleText.optional(),
   schedules: endpointSchedules.optional(),
   http: z
