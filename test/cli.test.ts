@@ -1,4 +1,7 @@
+import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NODE_FLAGS, relaunchCommand } from "../src/cli/node-flags.js";
+import { VERSION } from "../src/version.js";
 import { runCli, spawnCli, startedUrl } from "./support/cli-process.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
 import { until } from "./support/wait.js";
@@ -16,7 +19,7 @@ describe("command line", () => {
   it("prints the version", () => {
     const result = runCli(["--version"]);
     expect(result.status).toBe(0);
-    expect(result.stdout).toMatch(/^stellar-horizon-exporter \d+\.\d+\.\d+ \(node v20/);
+    expect(result.stdout).toBe(`stellar-horizon-exporter ${VERSION} (node ${process.version})\n`);
   });
 
   it("exits 2 with one readable line per problem and no stack trace", () => {
@@ -29,6 +32,78 @@ describe("command line", () => {
       "Run with --help for usage.",
     ]);
     expect(result.stderr).not.toMatch(/\bat .*:\d+:\d+/);
+  });
+});
+
+describe("help, version and bad input, for every command", () => {
+  it.each([["-h"], ["--help"], ["help"]])("%s prints the exporter's help", (flag) => {
+    const result = runCli([flag]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: stellar-horizon-exporter \[FLAGS\]/);
+    expect(result.stdout).toContain("cron pattern");
+  });
+
+  it.each([
+    [["simulate", "-h"], /^Usage: stellar-horizon-exporter simulate/],
+    [["help", "simulate"], /^Usage: stellar-horizon-exporter simulate/],
+    [["demo", "-h"], /^Usage: stellar-horizon-exporter demo/],
+    [["help", "demo"], /^Usage: stellar-horizon-exporter demo/],
+  ])("%j prints that command's help", (args, usage) => {
+    const result = runCli(args);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(usage);
+  });
+
+  it.each([["simulate"], ["demo"]])("%s --version prints the version", (command) => {
+    const result = runCli([command, "--version"]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(`stellar-horizon-exporter ${VERSION} (node ${process.version})\n`);
+  });
+
+  it.each([
+    [["demo"], { DEMO_SIMULATOR_PORT: "abc" }, 'demo: DEMO_SIMULATOR_PORT: "abc" is not a port number from 0 to 65535'],
+    [["demo", "--pools.max=lots"], {}, 'demo: --pools.max: "lots" is not a whole number from 0 to 20000 (more pools per Horizon need a second exporter)'],
+    [["simulate", "--pools=-1"], {}, 'simulate: --pools: "-1" is not a whole number from 0 to 100000'],
+  ])("%j exits 2 with one line naming the problem", (args, env, line) => {
+    const result = runCli(args, env);
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr.trim().split("\n")).toEqual([line, expect.stringMatching(/see --help$/)]);
+  });
+});
+
+describe("a taken port", () => {
+  let blocker: Server;
+  let port: number;
+  beforeAll(async () => {
+    blocker = createServer();
+    await new Promise<void>((listening) => blocker.listen(0, "127.0.0.1", listening));
+    port = (blocker.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise<void>((closed) => blocker.close(() => closed())));
+
+  it("the exporter exits 1 with one plain line on stderr", () => {
+    const result = runCli(["--horizon.url=http://127.0.0.1:2", `--web.listen-address=127.0.0.1:${port}`]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(`stellar-horizon-exporter: cannot listen on 127.0.0.1:${port}: address already in use\n`);
+    expect(result.stdout).toContain('"msg":"cannot start"');
+  });
+
+  it("the demo answers --help without starting anything, and names the taken port", () => {
+    expect(runCli(["demo", "--help"], { DEMO_SIMULATOR_PORT: String(port) }).status).toBe(0);
+    const result = runCli(["demo"], { DEMO_SIMULATOR_PORT: String(port) });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(`demo: simulator: cannot listen on 127.0.0.1:${port}: address already in use (set DEMO_SIMULATOR_PORT)\n`);
+  });
+});
+
+describe("node flags", () => {
+  it("relaunches with the small young generation unless a semi-space size is already chosen", () => {
+    expect(relaunchCommand("/usr/bin/node", ["--import", "tsx"], ["/usr/bin/node", "bin.js", "--version"], undefined)).toEqual([
+      "/usr/bin/node", ...NODE_FLAGS, "--import", "tsx", "bin.js", "--version",
+    ]);
+    expect(relaunchCommand("/usr/bin/node", ["--max-semi-space-size=4"], ["/usr/bin/node", "bin.js"], undefined)).toBeUndefined();
+    expect(relaunchCommand("/usr/bin/node", [], ["/usr/bin/node", "bin.js"], "--max-semi-space-size=16")).toBeUndefined();
   });
 });
 

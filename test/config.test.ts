@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig, redactUrl, type ExporterConfig } from "../src/config/config.js";
+import { HorizonClient } from "../src/client/horizon-client.js";
+import { FETCH_BLOCKED_PORTS } from "../src/config/blocked-ports.js";
 import { parseByteSize, parseDuration } from "../src/config/duration.js";
 import { parseSchedule } from "../src/config/schedule.js";
 
@@ -49,7 +51,7 @@ describe("flags, environment and file", () => {
   it("names targets by host:port unless named, with defaults everywhere else", async () => {
     const config = await runConfig(["--horizon.url=https://horizon.stellar.org", "--horizon.url=test=http://127.0.0.1:8000/"]);
     expect(config.targets.map((target) => target.name)).toEqual(["horizon.stellar.org", "test"]);
-    expect(config.listen).toEqual({ host: "0.0.0.0", port: 9915 });
+    expect(config.listen).toEqual({ host: "0.0.0.0", port: 9619 });
     expect(config.liquidityPools.max).toBe(200);
     expect(config.targets[0]!.schedules.ledgers).toMatchObject({ periodMs: 15_000 });
     expect(config.targets[0]!.timeoutMs).toBe(10_000);
@@ -58,14 +60,14 @@ describe("flags, environment and file", () => {
 
   it("takes every flag from its environment variable, and flags win", async () => {
     const env = {
-      HORIZON_URL: "a=http://127.0.0.1:1,http://127.0.0.1:2",
+      HORIZON_URL: "a=http://127.0.0.1:2,http://127.0.0.1:3",
       WEB_LISTEN_ADDRESS: "127.0.0.1:9999",
       POLL_INTERVAL: "1m",
       POOLS_MAX: "7",
       LOG_LEVEL: "debug",
     };
     const fromEnv = await runConfig([], env);
-    expect(fromEnv.targets.map((target) => target.name)).toEqual(["a", "127.0.0.1:2"]);
+    expect(fromEnv.targets.map((target) => target.name)).toEqual(["a", "127.0.0.1:3"]);
     expect(fromEnv.listen).toEqual({ host: "127.0.0.1", port: 9999 });
     expect(fromEnv.targets[0]!.schedules.root.periodMs).toBe(60_000);
     expect(fromEnv.liquidityPools.max).toBe(7);
@@ -142,10 +144,62 @@ liquidity_pools: { reserves: [USD] }
     expect(await problems(["--bogus"])).toEqual([expect.stringMatching(/Unknown option '--bogus'/)]);
     expect(await problems(["--config.file=/does/not/exist.yml"])).toEqual([expect.stringMatching(/cannot be read \(ENOENT\)/)]);
     expect(await problems([`--config.file=${writeConfig("targets: [\n")}`])).toEqual([expect.stringMatching(/not valid YAML/)]);
-    expect(await problems(["--horizon.url=a=http://x:1", "--horizon.url=a=http://y:1"])).toEqual([expect.stringMatching(/used twice/)]);
+    expect(await problems(["--horizon.url=a=http://x:2", "--horizon.url=a=http://y:2"])).toEqual([expect.stringMatching(/used twice/)]);
     expect(await problems([])).toEqual([expect.stringMatching(/^no Horizon or Stellar RPC to poll: /)]);
-    expect(await problems(["--horizon.url=http://x:1", "--web.listen-address=nowhere"])).toEqual([expect.stringMatching(/not HOST:PORT/)]);
-    expect(await problems(["--horizon.url=http://x:1", "--pools.max=-1", "--log.level=loud", "--poll.interval=x"])).toHaveLength(3);
+    expect(await problems(["--horizon.url=http://x:2", "--web.listen-address=nowhere"])).toEqual([expect.stringMatching(/not HOST:PORT/)]);
+    expect(await problems(["--horizon.url=http://x:2", "--pools.max=-1", "--log.level=loud", "--poll.interval=x"])).toHaveLength(3);
+  });
+
+  it("shows a YAML syntax error's line with a caret under the column", async () => {
+    const path = writeConfig("targets:\n  - url: http://127.0.0.1:8000\n bad: [1\n");
+    expect(await problems([`--config.file=${path}`])).toEqual([
+      `config file ${path}: not valid YAML at line 3, column 1: All mapping items must start at the same column\n     bad: [1\n    ^`,
+    ]);
+  });
+
+  it("says which schedules --poll.interval accepts instead of the cron parser's message", async () => {
+    const [line] = await problems(["--horizon.url=http://x:2", "--poll.interval=abc"]);
+    expect(line).toBe('--poll.interval: "abc" is neither a duration (whole seconds: 15s, 1m30s) nor a cron pattern ("*/30 * * * *", or with seconds first "*/30 * * * * *")');
+    const config = await runConfig(["--horizon.url=http://x:2", "--poll.interval=*/20 * * * * *"]);
+    expect(config.targets[0]!.schedules.ledgers).toMatchObject({ pattern: "*/20 * * * * *", periodMs: 20_000 });
+  });
+
+  it("caps pools.max at 20000, from flags and from the file", async () => {
+    expect((await runConfig(["--horizon.url=http://x:2", "--pools.max=20000"])).liquidityPools.max).toBe(20_000);
+    expect(await problems(["--horizon.url=http://x:2", "--pools.max=20001"])).toEqual([
+      '--pools.max: "20001" is not a whole number from 0 to 20000 (more pools per Horizon need a second exporter)',
+    ]);
+    const path = writeConfig("targets: [{ url: http://x:2 }]\nliquidity_pools: { max: 50000 }\n");
+    expect(await problems([`--config.file=${path}`])).toEqual([
+      `config file ${path}: liquidity_pools.max: expected a whole number from 0 to 20000 (more pools per Horizon need a second exporter)`,
+    ]);
+  });
+
+  it("rejects target ports that fetch refuses, naming the port, never the credentials", async () => {
+    expect(await problems(["--horizon.url=http://user:pa55@127.0.0.1:1"])).toEqual([
+      '--horizon.url: "http://REDACTED:REDACTED@127.0.0.1:1/" has port 1, which fetch refuses (a blocked port of the Fetch standard); use another port',
+    ]);
+    const path = writeConfig("targets: [{ url: http://127.0.0.1:6000 }]\n");
+    expect(await problems([`--config.file=${path}`])).toEqual([
+      `config file ${path}: targets.0.url: has port 6000, which fetch refuses (a blocked port of the Fetch standard); use another port`,
+    ]);
+  });
+
+  it("lists only ports this Node's fetch really refuses", async () => {
+    for (const port of FETCH_BLOCKED_PORTS) {
+      // The port check comes before name resolution, so the .invalid host is never looked up.
+      const failure = await fetch(`http://horizon.invalid:${port}/`).then(
+        () => "answered",
+        (error: Error) => (error.cause as Error | undefined)?.message,
+      );
+      expect(failure, `port ${port}`).toBe("bad port");
+    }
+  });
+
+  it("names the URL and the reason when fetch refuses a port at run time", async () => {
+    const client = new HorizonClient({ url: "http://user:pa55@127.0.0.1:1", timeoutMs: 1_000, retries: 0, maxBodyBytes: 1024 });
+    const failure = await client.root().then(() => undefined, (error: Error) => error.message);
+    expect(failure).toBe("fetch refuses port 1 of http://127.0.0.1:1/ (a blocked port)");
   });
 
   it("never echoes URL credentials", async () => {

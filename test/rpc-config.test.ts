@@ -33,7 +33,7 @@ it("--rpc.url is repeatable, keeps the path, names by host:port unless named; an
 });
 
 it("RPC_URL takes a comma-separated list; the flag wins", async () => {
-  const env = { RPC_URL: "a=http://a:1/rpc, b=http://b:2", HORIZON_URL: "http://h:1" };
+  const env = { RPC_URL: "a=http://a:2/rpc, b=http://b:2", HORIZON_URL: "http://h:2" };
   expect((await runConfig([], env)).rpcTargets.map((target) => target.name)).toEqual(["a", "b"]);
   expect((await runConfig(["--rpc.url=c=http://c:3"], env)).rpcTargets.map((target) => target.name)).toEqual(["c"]);
 });
@@ -75,7 +75,7 @@ rpc_targets:
     expect.stringMatching(/rpc_targets\.0\.schedule: "500ms" must be a whole number of seconds/),
     expect.stringMatching(/rpc_targets\.1: Unrecognized key: "schedules"/),
   ]);
-  const bad = await load(["--rpc.url=ftp://user:pa55@example.com", "--rpc.url=a=http://x:1", "--rpc.url=a=http://y:1"]);
+  const bad = await load(["--rpc.url=ftp://user:pa55@example.com", "--rpc.url=a=http://x:2", "--rpc.url=a=http://y:2"]);
   expect(bad.kind === "invalid" && bad.problems).toEqual([
     expect.stringMatching(/^--rpc\.url: "ftp:\/\/REDACTED:REDACTED@example.com\/" is not an http/),
     'Stellar RPC target name "a" is used twice; names must be unique',

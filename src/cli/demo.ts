@@ -1,41 +1,79 @@
 import { pino } from "pino";
-import { loadConfig } from "../config/config.js";
+import { loadConfig, type ExporterConfig } from "../config/config.js";
 import { startExporter } from "../exporter.js";
 import { startSimulator } from "../simulator/index.js";
 import { waitForShutdownSignal } from "./signals.js";
+import { versionLine } from "./usage.js";
 
 const DEMO_SIMULATOR_PORT = 8000;
-const DEMO_EXPORTER_ADDRESS = "127.0.0.1:9915";
+const DEMO_EXPORTER_ADDRESS = "127.0.0.1:9619";
+const SIMULATOR_TARGET = "simulator";
+
+const USAGE = `Usage: stellar-horizon-exporter demo [EXPORTER FLAGS]
+
+The offline demo: the Horizon simulator plus an exporter polling it every 10 s, both on loopback.
+Runs until SIGINT or SIGTERM.
+
+Exporter flags (see stellar-horizon-exporter --help) override the demo's, e.g.
+  --web.listen-address=HOST:PORT  where the exporter listens (default ${DEMO_EXPORTER_ADDRESS})
+  --log.level=LEVEL               the exporter's log level (default warn)
+
+Environment:
+  DEMO_SIMULATOR_PORT=PORT        the simulator's port on 127.0.0.1 (default ${DEMO_SIMULATOR_PORT}; 0 picks a free one)
+`;
+
+/** DEMO_SIMULATOR_PORT, or a one-line problem. */
+function simulatorPort(env: NodeJS.ProcessEnv): number | string {
+  const text = env.DEMO_SIMULATOR_PORT ?? "";
+  if (text === "") return DEMO_SIMULATOR_PORT;
+  const port = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
+  return port <= 65_535 ? port : `DEMO_SIMULATOR_PORT: "${text}" is not a port number from 0 to 65535`;
+}
 
 /**
- * The offline demo: the Horizon simulator plus an exporter polling it every 10 s, both on
- * loopback. Extra arguments go to the exporter (e.g. --web.listen-address, --log.level).
+ * Every flag and variable is checked before anything starts, against a stand-in simulator URL;
+ * the simulator's real URL (its port may be 0 until it listens) replaces it afterwards.
  */
-export async function runDemoCommand(argv: string[]): Promise<number> {
-  const simulatorPort = Number(process.env.DEMO_SIMULATOR_PORT ?? DEMO_SIMULATOR_PORT);
-  let simulator;
-  try {
-    simulator = await startSimulator({ host: "127.0.0.1", port: simulatorPort });
-  } catch (error) {
-    process.stderr.write(`demo: cannot start the simulator on 127.0.0.1:${simulatorPort}: ${(error as Error).message} (set DEMO_SIMULATOR_PORT)\n`);
-    return 2;
-  }
+export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const port = simulatorPort(env);
   const command = await loadConfig(
-    [`--horizon.url=simulator=${simulator.url}`, "--poll.interval=10s", `--web.listen-address=${DEMO_EXPORTER_ADDRESS}`, "--log.level=warn", ...argv],
+    [`--horizon.url=${SIMULATOR_TARGET}=http://127.0.0.1:${DEMO_SIMULATOR_PORT}`, "--poll.interval=10s", `--web.listen-address=${DEMO_EXPORTER_ADDRESS}`, "--log.level=warn", ...argv],
     {},
   );
-  if (command.kind !== "run") {
-    await simulator.close();
-    if (command.kind === "invalid") for (const problem of command.problems) process.stderr.write(`demo: ${problem}\n`);
-    return command.kind === "invalid" ? 2 : 0;
+  if (command.kind === "help") {
+    process.stdout.write(USAGE);
+    return 0;
   }
+  if (command.kind === "version") {
+    process.stdout.write(versionLine());
+    return 0;
+  }
+  const problems = [...(typeof port === "string" ? [port] : []), ...(command.kind === "invalid" ? command.problems : [])];
+  if (command.kind === "invalid" || typeof port === "string") {
+    for (const problem of problems) process.stderr.write(`demo: ${problem}\n`);
+    process.stderr.write("demo: see --help\n");
+    return 2;
+  }
+
+  let simulator;
+  try {
+    simulator = await startSimulator({ host: "127.0.0.1", port });
+  } catch (error) {
+    process.stderr.write(`demo: simulator: ${(error as Error).message} (set DEMO_SIMULATOR_PORT)\n`);
+    return 1;
+  }
+  const simulatorUrl = simulator.url;
+  const config: ExporterConfig = {
+    ...command.config,
+    targets: command.config.targets.map((target) => (target.name === SIMULATOR_TARGET ? { ...target, url: simulatorUrl } : target)),
+  };
   let exporter;
   try {
-    exporter = await startExporter(command.config, { logger: pino({ level: command.config.logLevel }) });
+    exporter = await startExporter(config, { logger: pino({ level: config.logLevel }) });
   } catch (error) {
     await simulator.close();
-    process.stderr.write(`demo: cannot start the exporter: ${(error as Error).message} (pass --web.listen-address=HOST:PORT)\n`);
-    return 2;
+    process.stderr.write(`demo: exporter: ${(error as Error).message} (pass --web.listen-address=HOST:PORT)\n`);
+    return 1;
   }
   process.stdout.write(
     [

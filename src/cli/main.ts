@@ -1,15 +1,15 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
 import { pino } from "pino";
 import { FLAGS, loadConfig } from "../config/config.js";
 import { startExporter } from "../exporter.js";
-import { VERSION } from "../version.js";
 import { waitForShutdownSignal } from "./signals.js";
+import { versionLine } from "./usage.js";
 
 function usage(): string {
   const lines = [
     "Usage: stellar-horizon-exporter [FLAGS]",
     "       stellar-horizon-exporter simulate [FLAGS]   (a Horizon simulator; see simulate --help)",
-    "       stellar-horizon-exporter demo [FLAGS]       (the simulator plus an exporter polling it)",
+    "       stellar-horizon-exporter demo [FLAGS]       (the simulator plus an exporter polling it; see demo --help)",
+    "       stellar-horizon-exporter help [COMMAND]     (this help, or a command's)",
     "",
     "Prometheus exporter for Stellar's Horizon API.",
     "",
@@ -29,7 +29,7 @@ async function runExporter(argv: string[]): Promise<number> {
       process.stdout.write(usage());
       return 0;
     case "version":
-      process.stdout.write(`stellar-horizon-exporter ${VERSION} (node ${process.version})\n`);
+      process.stdout.write(versionLine());
       return 0;
     case "invalid":
       for (const problem of command.problems) process.stderr.write(`stellar-horizon-exporter: ${problem}\n`);
@@ -42,6 +42,8 @@ async function runExporter(argv: string[]): Promise<number> {
     exporter = await startExporter(command.config, { logger });
   } catch (error) {
     logger.fatal({ error: (error as Error).message }, "cannot start");
+    // The log line goes to stdout as JSON; a person at a terminal reads stderr.
+    process.stderr.write(`stellar-horizon-exporter: ${(error as Error).message}\n`);
     return 1;
   }
   const onReloadSignal = () => {
@@ -63,6 +65,8 @@ async function runExporter(argv: string[]): Promise<number> {
 }
 
 async function main(argv: string[]): Promise<number> {
+  // `help` and `help COMMAND` are `--help` and `COMMAND --help`.
+  if (argv[0] === "help") return main(argv[1] === "simulate" || argv[1] === "demo" ? [argv[1], "--help"] : ["--help"]);
   if (argv[0] === "simulate") {
     const { runSimulateCommand } = await import("./simulate.js");
     return runSimulateCommand(argv.slice(1));

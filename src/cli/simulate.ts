@@ -6,6 +6,7 @@ import { parseListenAddress } from "../config/config.js";
 import { parseDuration } from "../config/duration.js";
 import { SCENARIOS, startSimulator, type StartOptions } from "../simulator/index.js";
 import { waitForShutdownSignal } from "./signals.js";
+import { versionLine } from "./usage.js";
 
 export interface SimulateCommandIo {
   stdout?: { write(text: string): unknown };
@@ -30,7 +31,8 @@ Flags (--flag=value or --flag value):
   --pools=N                       number of liquidity pools (default 50)
   --seed=N                        seed of every random choice (default 1)
   --network-passphrase=TEXT       network passphrase (default pubnet's)
-  --help                          show this help
+  --help, -h                      show this help
+  --version                       show the version
 
 Control endpoints: POST /_sim/scenario/NAME switches scenario, GET /_sim/state shows the model.
 `;
@@ -41,6 +43,7 @@ type ValueFlag = (typeof VALUE_FLAGS)[number];
 interface ParsedArguments {
   values: Partial<Record<ValueFlag, string>>;
   help: boolean;
+  version: boolean;
   problems: string[];
 }
 
@@ -49,11 +52,15 @@ function isValueFlag(name: string): name is ValueFlag {
 }
 
 function splitArguments(argv: readonly string[]): ParsedArguments {
-  const parsed: ParsedArguments = { values: {}, help: false, problems: [] };
+  const parsed: ParsedArguments = { values: {}, help: false, version: false, problems: [] };
   for (let i = 0; i < argv.length; i++) {
     const argument = argv[i] ?? "";
     if (argument === "--help" || argument === "-h") {
       parsed.help = true;
+      continue;
+    }
+    if (argument === "--version") {
+      parsed.version = true;
       continue;
     }
     if (!argument.startsWith("--")) {
@@ -134,6 +141,10 @@ export async function runSimulateCommand(argv: string[], io: SimulateCommandIo =
     stdout.write(USAGE);
     return 0;
   }
+  if (parsed.version) {
+    stdout.write(versionLine());
+    return 0;
+  }
   const problems = [...parsed.problems];
   const options = toStartOptions(parsed.values, problems);
   if (problems.length > 0) {
@@ -146,7 +157,7 @@ export async function runSimulateCommand(argv: string[], io: SimulateCommandIo =
   try {
     running = await startSimulator(options);
   } catch (error) {
-    stderr.write(`simulate: cannot listen on ${options.host}:${options.port}: ${(error as Error).message}\n`);
+    stderr.write(`simulate: ${(error as Error).message}\n`);
     return 1;
   }
   const { scenario, pools, seed } = running.simulator.state();

@@ -1,5 +1,6 @@
 import { FetchError, ofetch } from "ofetch";
 import type { z } from "zod";
+import { redactUrl } from "../config/config.js";
 import { HorizonError, isTransient } from "./errors.js";
 import { holdOffSeconds, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
 import { problemSchema } from "./schemas.js";
@@ -105,7 +106,7 @@ export class CourteousHttp<E extends string> {
         throw new HorizonError("invalid_json", `HTTP ${response.status} body is not JSON: ${excerpt(text)}`);
       }
     } catch (error) {
-      throw classify(error, timedOut(), this.options.timeoutMs);
+      throw classify(error, timedOut(), this.options.timeoutMs, url);
     } finally {
       release();
       this.options.observer?.onRequest(endpoint, code, (performance.now() - started) / 1000);
@@ -217,17 +218,19 @@ export function excerpt(text: string): string {
   return flat.length > 160 ? `${flat.slice(0, 160)}…` : flat;
 }
 
-function classify(error: unknown, timedOut: boolean, timeoutMs: number): HorizonError {
+function classify(error: unknown, timedOut: boolean, timeoutMs: number, url: string): HorizonError {
   if (error instanceof HorizonError) return error;
   if (timedOut) return new HorizonError("timeout", `no complete response within ${timeoutMs} ms`);
   const cause = error instanceof FetchError ? (error.cause ?? error) : error;
-  return new HorizonError("network", describeNetworkError(cause));
+  return new HorizonError("network", describeNetworkError(cause, url));
 }
 
-function describeNetworkError(error: unknown): string {
+function describeNetworkError(error: unknown, url: string): string {
   if (!(error instanceof Error)) return String(error);
   const inner = error.cause instanceof Error ? error.cause : undefined;
   const code = (inner as NodeJS.ErrnoException | undefined)?.code ?? (error as NodeJS.ErrnoException).code;
   const message = inner?.message ?? error.message;
+  // Config validation rejects the ports it knows; this names one a newer Node adds to its list.
+  if (message === "bad port") return `fetch refuses port ${new URL(url).port} of ${redactUrl(url)} (a blocked port)`;
   return code && !message.includes(code) ? `${code}: ${message}` : message;
 }

@@ -1,20 +1,22 @@
-import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
+import { blockedPortProblem } from "./blocked-ports.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import {
   LOG_LEVELS,
+  MAX_POOLS,
+  POOLS_MAX_RANGE,
   configFileSchema,
   horizonUrl,
   type ConfigFile,
   type EndpointScheduleTexts,
   type LogLevel,
 } from "./file-schema.js";
-import { rpcTargets, rpcUrlSpecs, type RpcTargetConfig } from "./rpc-targets.js";
+import { rpcTargets, type RpcTargetConfig } from "./rpc-targets.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 import { loadWebConfig, type WebConfig } from "./web-config.js";
+import { readYamlDocument } from "./yaml-file.js";
 
 export interface TargetConfig {
   readonly name: string;
@@ -43,7 +45,7 @@ export interface ExporterConfig {
   readonly web?: WebConfig;
 }
 
-export const DEFAULT_PORT = 9915;
+export const DEFAULT_PORT = 9619;
 export const DEFAULTS = {
   listenAddress: `:${DEFAULT_PORT}`,
   pollInterval: "15s",
@@ -66,10 +68,14 @@ export const FLAGS = {
   "config.file": { env: "CONFIG_FILE", value: "PATH", help: "YAML configuration file (targets, headers, timeouts, schedules, pools, freshness). Flags override it." },
   "web.config.file": { env: "WEB_CONFIG_FILE", value: "PATH", help: "exporter-toolkit style web config: TLS, basic auth (bcrypt), response headers." },
   "web.listen-address": { env: "WEB_LISTEN_ADDRESS", value: "HOST:PORT", help: `Address to serve /metrics on (default ${DEFAULTS.listenAddress}).` },
-  "poll.interval": { env: "POLL_INTERVAL", value: "DURATION", help: `Default schedule of every endpoint, e.g. 15s or 1m (default ${DEFAULTS.pollInterval}).` },
-  "pools.max": { env: "POOLS_MAX", value: "N", help: `Liquidity pools to track per Horizon (default ${DEFAULTS.poolsMax}).` },
+  "poll.interval": {
+    env: "POLL_INTERVAL",
+    value: "SCHEDULE",
+    help: `Schedule of every endpoint: a duration (15s, 1m30s) or a cron pattern ("*/30 * * * * *"); overrides every schedule in the config file (default ${DEFAULTS.pollInterval}).`,
+  },
+  "pools.max": { env: "POOLS_MAX", value: "N", help: `Liquidity pools to track per Horizon, at most ${MAX_POOLS} (default ${DEFAULTS.poolsMax}).` },
   "log.level": { env: "LOG_LEVEL", value: "LEVEL", help: `One of ${LOG_LEVELS.join(", ")} (default ${DEFAULTS.logLevel}).` },
-  help: { env: undefined, value: undefined, help: "Show this help and exit." },
+  help: { env: undefined, value: undefined, help: "Show this help and exit (also -h)." },
   version: { env: undefined, value: undefined, help: "Show the version and exit." },
 } as const;
 
@@ -80,91 +86,33 @@ export type CommandLine =
   | { kind: "invalid"; problems: string[] };
 
 type FlagValues = { [K in keyof typeof FLAGS]?: string | string[] | boolean };
+type UrlFlag = "horizon.url" | "rpc.url";
+type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | UrlFlag>;
+/** A value and where it came from (`--flag` or `ENV_VAR`), so a problem names its source. */
+interface Setting {
+  readonly source: string;
+  readonly value: string;
+}
+/** Per-endpoint schedules of a target, from its own overrides, the file's and the default. */
+type SchedulesFor = (overrides: EndpointScheduleTexts | undefined) => Record<Endpoint, Schedule>;
 
 /** Flags, then environment variables, then the config file, then defaults. */
 export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<CommandLine> {
-  let flags: FlagValues;
-  try {
-    flags = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: Object.fromEntries(
-        Object.entries(FLAGS).map(([name, flag]) => [
-          name,
-          { type: flag.value === undefined ? "boolean" : "string", multiple: name === "horizon.url" || name === "rpc.url" },
-        ]),
-      ),
-    }).values as FlagValues;
-  } catch (error) {
-    return { kind: "invalid", problems: [(error as Error).message] };
-  }
+  const flags = parseFlags(argv);
+  if (typeof flags === "string") return { kind: "invalid", problems: [flags] };
   if (flags.help) return { kind: "help" };
   if (flags.version) return { kind: "version" };
 
   const problems: string[] = [];
-  const setting = (name: Exclude<keyof typeof FLAGS, "help" | "version" | "horizon.url" | "rpc.url">): { source: string; value: string } | undefined => {
-    const flag = flags[name];
-    if (typeof flag === "string") return { source: `--${name}`, value: flag };
-    const envName = FLAGS[name].env;
-    const fromEnv = env[envName];
-    return fromEnv !== undefined && fromEnv !== "" ? { source: envName, value: fromEnv } : undefined;
-  };
-
+  const setting = (name: ValueFlag): Setting | undefined => settingOf(name, flags, env);
   const configFile = setting("config.file");
   const file = configFile ? await readConfigFile(configFile.value, problems) : {};
-
-  const urlFlags = flags["horizon.url"] as string[] | undefined;
-  const urlSpecs = urlFlags?.length
-    ? urlFlags.map((value) => ({ source: "--horizon.url", value }))
-    : (env.HORIZON_URL ?? "").split(",").map((value) => value.trim()).filter(Boolean).map((value) => ({ source: "HORIZON_URL", value }));
-
-  const pollInterval = setting("poll.interval");
-  const defaultScheduleText = pollInterval?.value ?? file.poll_interval ?? DEFAULTS.pollInterval;
-  if (pollInterval && typeof parseSchedule(pollInterval.value) === "string") {
-    problems.push(`${pollInterval.source}: ${parseSchedule(pollInterval.value) as string}`);
-  }
-  // An explicit --poll.interval is the operator's latest word, so it beats per-endpoint file schedules.
-  const fileSchedules: EndpointScheduleTexts = pollInterval ? {} : (file.schedules ?? {});
-
   const timeoutMs = parseDuration(file.http?.timeout ?? DEFAULTS.timeout) ?? 0;
-  const schedulesFor = (overrides: EndpointScheduleTexts | undefined): Record<Endpoint, Schedule> =>
-    Object.fromEntries(
-      ENDPOINTS.map((endpoint) => {
-        const text = (pollInterval ? undefined : overrides?.[endpoint]) ?? fileSchedules[endpoint] ?? defaultScheduleText;
-        const schedule = parseSchedule(text);
-        return [endpoint, typeof schedule === "string" ? parseSchedule(DEFAULTS.pollInterval) : schedule];
-      }),
-    ) as Record<Endpoint, Schedule>;
-
-  const targets: TargetConfig[] = urlSpecs.length
-    ? urlSpecs.flatMap(({ source, value }) => {
-        const target = targetFromUrlFlag(value);
-        if (typeof target === "string") {
-          problems.push(`${source}: ${target}`);
-          return [];
-        }
-        return [{ ...target, headers: {}, timeoutMs, schedules: schedulesFor(undefined), requestBudgetPerHour: DEFAULTS.requestBudgetPerHour }];
-      })
-    : (file.targets ?? []).map((entry) => ({
-        name: entry.name ?? defaultTargetName(entry.url),
-        url: entry.url,
-        headers: entry.headers ?? {},
-        timeoutMs: entry.timeout ? (parseDuration(entry.timeout) ?? timeoutMs) : timeoutMs,
-        schedules: schedulesFor(entry.schedules),
-        requestBudgetPerHour: entry.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour,
-      }));
-  const defaultSchedule = parseSchedule(defaultScheduleText);
+  const pollInterval = setting("poll.interval");
+  const targets = buildTargets(urlSettings("horizon.url", flags, env), file, scheduleResolver(pollInterval, file, problems), timeoutMs, problems);
   const rpc = rpcTargets(
-    {
-      urlSpecs: rpcUrlSpecs(flags["rpc.url"] as string[] | undefined, env.RPC_URL),
-      fileEntries: file.rpc_targets ?? [],
-      defaultSchedule: typeof defaultSchedule === "string" ? (parseSchedule(DEFAULTS.pollInterval) as Schedule) : defaultSchedule,
-      ...(pollInterval && typeof defaultSchedule !== "string" ? { forcedSchedule: defaultSchedule } : {}),
-      timeoutMs,
-      parseUrlSpec: targetFromUrlFlag,
-      defaultName: defaultTargetName,
-    },
+    { urlSpecs: urlSettings("rpc.url", flags, env), fileEntries: file.rpc_targets ?? [], ...rpcSchedules(pollInterval, file), timeoutMs },
+    { parseUrlSpec: targetFromUrlFlag, defaultName: defaultTargetName },
     problems,
   );
   if (targets.length === 0 && rpc.length === 0 && problems.length === 0) {
@@ -172,40 +120,11 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
       "no Horizon or Stellar RPC to poll: give --horizon.url=URL (or HORIZON_URL) or --rpc.url=URL (or RPC_URL), or `targets`/`rpc_targets` in --config.file",
     );
   }
-  const seen = new Set<string>();
-  for (const target of targets) {
-    if (seen.has(target.name)) problems.push(`target name "${target.name}" is used twice; names must be unique`);
-    seen.add(target.name);
-  }
-
-  const webConfigFile = setting("web.config.file");
-  let web: WebConfig | undefined;
-  if (webConfigFile) {
-    const loaded = await loadWebConfig(webConfigFile.value);
-    if (Array.isArray(loaded)) problems.push(...loaded);
-    else web = loaded;
-  }
-
-  const listenAddress = setting("web.listen-address");
-  const listen = parseListenAddress(listenAddress?.value ?? file.web?.listen_address ?? DEFAULTS.listenAddress);
-  if (typeof listen === "string") problems.push(`${listenAddress?.source ?? "web.listen_address"}: ${listen}`);
-
-  const poolsMaxSetting = setting("pools.max");
-  let poolsMax = file.liquidity_pools?.max ?? DEFAULTS.poolsMax;
-  if (poolsMaxSetting) {
-    const parsed = z.coerce.number().int().min(0).max(1_000_000).safeParse(poolsMaxSetting.value);
-    if (parsed.success) poolsMax = parsed.data;
-    else problems.push(`${poolsMaxSetting.source}: expected a whole number from 0 to 1000000, got "${poolsMaxSetting.value}"`);
-  }
-
-  const logLevelSetting = setting("log.level");
-  let logLevel: LogLevel = file.log?.level ?? DEFAULTS.logLevel;
-  if (logLevelSetting) {
-    if ((LOG_LEVELS as readonly string[]).includes(logLevelSetting.value)) logLevel = logLevelSetting.value as LogLevel;
-    else problems.push(`${logLevelSetting.source}: expected one of ${LOG_LEVELS.join(", ")}, got "${logLevelSetting.value}"`);
-  }
-
-  if (problems.length > 0 || typeof listen === "string") return { kind: "invalid", problems };
+  const web = await webConfigOf(setting("web.config.file"), problems);
+  const listen = listenAddressOf(setting("web.listen-address"), file, problems);
+  const poolsMax = poolsMaxOf(setting("pools.max"), file, problems);
+  const logLevel = logLevelOf(setting("log.level"), file, problems);
+  if (problems.length > 0 || listen === undefined) return { kind: "invalid", problems };
   return {
     kind: "run",
     config: {
@@ -227,27 +146,131 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   };
 }
 
-async function readConfigFile(path: string, problems: string[]): Promise<ConfigFile> {
-  let text: string;
+/** `-h` is `--help`; an unknown or malformed flag is a one-line problem. */
+function parseFlags(argv: readonly string[]): FlagValues | string {
   try {
-    text = await readFile(path, "utf8");
+    return parseArgs({
+      args: argv.map((argument) => (argument === "-h" ? "--help" : argument)),
+      strict: true,
+      allowPositionals: false,
+      options: Object.fromEntries(
+        Object.entries(FLAGS).map(([name, flag]) => [
+          name,
+          { type: flag.value === undefined ? "boolean" : "string", multiple: name === "horizon.url" || name === "rpc.url" },
+        ]),
+      ),
+    }).values as FlagValues;
   } catch (error) {
-    problems.push(`config file ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-    return {};
+    return (error as Error).message;
   }
-  let document: unknown;
-  try {
-    document = parseYaml(text) ?? {};
-  } catch (error) {
-    problems.push(`config file ${path}: not valid YAML: ${(error as Error).message.split("\n")[0]}`);
-    return {};
+}
+
+function settingOf(name: ValueFlag, flags: FlagValues, env: NodeJS.ProcessEnv): Setting | undefined {
+  const flag = flags[name];
+  if (typeof flag === "string") return { source: `--${name}`, value: flag };
+  const envName = FLAGS[name].env;
+  const fromEnv = env[envName];
+  return fromEnv !== undefined && fromEnv !== "" ? { source: envName, value: fromEnv } : undefined;
+}
+
+/** Every --horizon.url (--rpc.url), or else HORIZON_URL's (RPC_URL's) comma-separated list. */
+function urlSettings(name: UrlFlag, flags: FlagValues, env: NodeJS.ProcessEnv): Setting[] {
+  const urlFlags = flags[name] as string[] | undefined;
+  if (urlFlags?.length) return urlFlags.map((value) => ({ source: `--${name}`, value }));
+  const envName = FLAGS[name].env;
+  return (env[envName] ?? "").split(",").map((value) => value.trim()).filter(Boolean).map((value) => ({ source: envName, value }));
+}
+
+/** A Stellar RPC's status schedule: --poll.interval beats the file's, else the file's default, else ours. */
+function rpcSchedules(pollInterval: Setting | undefined, file: ConfigFile): { defaultSchedule: Schedule; forcedSchedule?: Schedule } {
+  const fallback = parseSchedule(DEFAULTS.pollInterval) as Schedule;
+  const forced = pollInterval ? parseSchedule(pollInterval.value) : undefined;
+  if (typeof forced === "object") return { defaultSchedule: forced, forcedSchedule: forced };
+  const fromFile = parseSchedule(file.poll_interval ?? DEFAULTS.pollInterval);
+  return { defaultSchedule: typeof fromFile === "string" ? fallback : fromFile };
+}
+
+function scheduleResolver(pollInterval: Setting | undefined, file: ConfigFile, problems: string[]): SchedulesFor {
+  if (pollInterval) {
+    const schedule = parseSchedule(pollInterval.value);
+    if (typeof schedule === "string") problems.push(`${pollInterval.source}: ${schedule}`);
   }
-  const parsed = configFileSchema.safeParse(document);
+  const defaultText = pollInterval?.value ?? file.poll_interval ?? DEFAULTS.pollInterval;
+  // An explicit --poll.interval is the operator's latest word, so it beats per-endpoint file schedules.
+  const fileSchedules: EndpointScheduleTexts = pollInterval ? {} : (file.schedules ?? {});
+  return (overrides) =>
+    Object.fromEntries(
+      ENDPOINTS.map((endpoint) => {
+        const text = (pollInterval ? undefined : overrides?.[endpoint]) ?? fileSchedules[endpoint] ?? defaultText;
+        const schedule = parseSchedule(text);
+        return [endpoint, typeof schedule === "string" ? parseSchedule(DEFAULTS.pollInterval) : schedule];
+      }),
+    ) as Record<Endpoint, Schedule>;
+}
+
+/** Targets from --horizon.url when given (they replace the file's), else from the file; names unique. */
+function buildTargets(urls: readonly Setting[], file: ConfigFile, schedulesFor: SchedulesFor, timeoutMs: number, problems: string[]): TargetConfig[] {
+  const targets: TargetConfig[] = urls.length
+    ? urls.flatMap(({ source, value }) => {
+        const target = targetFromUrlFlag(value);
+        if (typeof target === "string") {
+          problems.push(`${source}: ${target}`);
+          return [];
+        }
+        return [{ ...target, headers: {}, timeoutMs, schedules: schedulesFor(undefined), requestBudgetPerHour: DEFAULTS.requestBudgetPerHour }];
+      })
+    : (file.targets ?? []).map((entry) => ({
+        name: entry.name ?? defaultTargetName(entry.url),
+        url: entry.url,
+        headers: entry.headers ?? {},
+        timeoutMs: entry.timeout ? (parseDuration(entry.timeout) ?? timeoutMs) : timeoutMs,
+        schedules: schedulesFor(entry.schedules),
+        requestBudgetPerHour: entry.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour,
+      }));
+  const seen = new Set<string>();
+  for (const target of targets) {
+    if (seen.has(target.name)) problems.push(`target name "${target.name}" is used twice; names must be unique`);
+    seen.add(target.name);
+  }
+  return targets;
+}
+
+async function webConfigOf(webConfigFile: Setting | undefined, problems: string[]): Promise<WebConfig | undefined> {
+  if (!webConfigFile) return undefined;
+  const loaded = await loadWebConfig(webConfigFile.value);
+  if (!Array.isArray(loaded)) return loaded;
+  problems.push(...loaded);
+  return undefined;
+}
+
+function listenAddressOf(listenAddress: Setting | undefined, file: ConfigFile, problems: string[]): ExporterConfig["listen"] | undefined {
+  const listen = parseListenAddress(listenAddress?.value ?? file.web?.listen_address ?? DEFAULTS.listenAddress);
+  if (typeof listen !== "string") return listen;
+  problems.push(`${listenAddress?.source ?? "web.listen_address"}: ${listen}`);
+  return undefined;
+}
+
+function poolsMaxOf(poolsMax: Setting | undefined, file: ConfigFile, problems: string[]): number {
+  const fromFile = file.liquidity_pools?.max ?? DEFAULTS.poolsMax;
+  if (!poolsMax) return fromFile;
+  const parsed = z.coerce.number().int().min(0).max(MAX_POOLS).safeParse(poolsMax.value);
   if (parsed.success) return parsed.data;
-  for (const issue of parsed.error.issues) {
-    const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "(top level)";
-    problems.push(`config file ${path}: ${where}: ${issue.message}`);
-  }
+  problems.push(`${poolsMax.source}: "${poolsMax.value}" is not ${POOLS_MAX_RANGE}`);
+  return fromFile;
+}
+
+function logLevelOf(logLevel: Setting | undefined, file: ConfigFile, problems: string[]): LogLevel {
+  const fromFile = file.log?.level ?? DEFAULTS.logLevel;
+  if (!logLevel) return fromFile;
+  if ((LOG_LEVELS as readonly string[]).includes(logLevel.value)) return logLevel.value as LogLevel;
+  problems.push(`${logLevel.source}: expected one of ${LOG_LEVELS.join(", ")}, got "${logLevel.value}"`);
+  return fromFile;
+}
+
+async function readConfigFile(path: string, problems: string[]): Promise<ConfigFile> {
+  const loaded = await readYamlDocument(path, "config file", configFileSchema);
+  if ("value" in loaded) return loaded.value;
+  problems.push(...loaded.problems);
   return {};
 }
 
@@ -255,7 +278,9 @@ async function readConfigFile(path: string, problems: string[]): Promise<ConfigF
 function targetFromUrlFlag(value: string): { name: string; url: string } | string {
   const named = /^([^=/?:]+)=(.+)$/.exec(value);
   const url = named?.[2] ?? value;
-  if (!horizonUrl.safeParse(url).success) return `"${redactUrl(url)}" is not an http:// or https:// URL`;
+  if (!horizonUrl.safeParse(url).success) {
+    return `"${redactUrl(url)}" ${blockedPortProblem(url) ?? "is not an http:// or https:// URL"}`;
+  }
   return { name: named?.[1] ?? defaultTargetName(url), url };
 }
 

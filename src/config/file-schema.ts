@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { blockedPortProblem } from "./blocked-ports.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import { parseSchedule } from "./schedule.js";
 
@@ -19,7 +20,17 @@ const byteSize = z.union([z.number().int().positive(), z.string()]).refine(
   { error: "expected a size such as 8MiB, 512kB or a number of bytes" },
 );
 
-export const horizonUrl = z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" });
+/**
+ * The most liquidity pools one exporter tracks per Horizon: each pool is a handful of series and
+ * paging them all takes max/200 requests per poll, so more belongs in a second exporter.
+ */
+export const MAX_POOLS = 20_000;
+export const POOLS_MAX_RANGE = `a whole number from 0 to ${MAX_POOLS} (more pools per Horizon need a second exporter)`;
+
+export const horizonUrl = z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" }).check((ctx) => {
+  const problem = blockedPortProblem(ctx.value);
+  if (problem) ctx.issues.push({ code: "custom", message: problem, input: ctx.value });
+});
 
 /** `native` or `CODE:ISSUER`, as Horizon's `reserves` parameter takes them. */
 const assetText = z
@@ -75,7 +86,7 @@ export const configFileSchema = z.strictObject({
     .optional(),
   liquidity_pools: z
     .strictObject({
-      max: z.number().int().min(0).max(1_000_000).optional(),
+      max: z.int({ error: `expected ${POOLS_MAX_RANGE}` }).min(0, `expected ${POOLS_MAX_RANGE}`).max(MAX_POOLS, `expected ${POOLS_MAX_RANGE}`).optional(),
       reserves: z.array(assetText).min(1).max(2).optional(),
       ids: z.array(z.string().regex(/^[0-9a-f]{64}$/, "expected a 64-character hex pool id")).optional(),
     })

@@ -25,22 +25,17 @@ export interface RpcTargetSources {
   /** When set (an explicit --poll.interval), it beats every file schedule. */
   readonly forcedSchedule?: Schedule;
   readonly timeoutMs: number;
-  /** Parses `[NAME=]URL`, or says why it cannot. */
+}
+
+/** The naming rules Horizon targets follow, shared so both kinds of target read alike. */
+export interface TargetNaming {
+  /** Parses `[NAME=]URL`, or says why it cannot (the URL redacted). */
   readonly parseUrlSpec: (value: string) => { name: string; url: string } | string;
   readonly defaultName: (url: string) => string;
 }
 
-export function rpcUrlSpecs(flagValues: readonly string[] | undefined, envValue: string | undefined) {
-  if (flagValues?.length) return flagValues.map((value) => ({ source: "--rpc.url", value }));
-  return (envValue ?? "")
-    .split(",")
-    .map((value) => value.trim())
-    .filter(Boolean)
-    .map((value) => ({ source: "RPC_URL", value }));
-}
-
-/** The Stellar RPC targets, flags before the file; problems are appended, one line each. */
-export function rpcTargets(sources: RpcTargetSources, problems: string[]): RpcTargetConfig[] {
+/** The Stellar RPC targets: from --rpc.url/RPC_URL when given, else from the file; problems appended, one line each. */
+export function rpcTargets(sources: RpcTargetSources, naming: TargetNaming, problems: string[]): RpcTargetConfig[] {
   const versions = parseSchedule(RPC_VERSIONS_SCHEDULE) as Schedule;
   const schedulesFor = (text: string | undefined): Record<RpcEndpoint, Schedule> => {
     const fromFile = text === undefined ? undefined : parseSchedule(text);
@@ -49,7 +44,7 @@ export function rpcTargets(sources: RpcTargetSources, problems: string[]): RpcTa
   };
   const targets: RpcTargetConfig[] = sources.urlSpecs.length
     ? sources.urlSpecs.flatMap(({ source, value }) => {
-        const target = sources.parseUrlSpec(value);
+        const target = naming.parseUrlSpec(value);
         if (typeof target === "string") {
           problems.push(`${source}: ${target}`);
           return [];
@@ -57,7 +52,7 @@ export function rpcTargets(sources: RpcTargetSources, problems: string[]): RpcTa
         return [{ ...target, headers: {}, timeoutMs: sources.timeoutMs, schedules: schedulesFor(undefined) }];
       })
     : sources.fileEntries.map((entry) => ({
-        name: entry.name ?? sources.defaultName(entry.url),
+        name: entry.name ?? naming.defaultName(entry.url),
         url: entry.url,
         headers: entry.headers ?? {},
         timeoutMs: entry.timeout ? (parseDuration(entry.timeout) ?? sources.timeoutMs) : sources.timeoutMs,

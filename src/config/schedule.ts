@@ -14,7 +14,10 @@ export interface Schedule {
 
 const EVERY_SECOND = "* * * * * *";
 
-/** A duration (`15s`, `1m`) or a croner pattern (`*\/30 * * * * *`); an error message when neither. */
+/**
+ * A duration (`15s`, `1m`) or a croner pattern (`*\/30 * * * * *`); an error message when neither.
+ * Croner's own message describes its parser's internals, not what the operator may write.
+ */
 export function parseSchedule(text: string): Schedule | string {
   const durationMs = parseDuration(text);
   if (durationMs !== undefined) {
@@ -29,7 +32,7 @@ export function parseSchedule(text: string): Schedule | string {
     probe.stop();
     if (!first || !second) return `croner pattern "${text}" never runs twice`;
     return { text, pattern: text, periodMs: second.getTime() - first.getTime() };
-  } catch (error) {
-    return `"${text}" is neither a duration (15s, 1m) nor a valid croner pattern: ${(error as Error).message}`;
+  } catch {
+    return `"${text}" is neither a duration (whole seconds: 15s, 1m30s) nor a cron pattern ("*/30 * * * *", or with seconds first "*/30 * * * * *")`;
   }
 }

@@ -1,9 +1,8 @@
 import { readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { createSecureContext } from "node:tls";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { readYamlDocument } from "./yaml-file.js";
 
 /** The endpoint's protection, from a prometheus/exporter-toolkit style web config file. */
 export interface WebConfig {
@@ -43,20 +42,9 @@ const webConfigSchema = z.strictObject({
 
 /** Reads and checks the file; a list of one-line problems when it is unusable. */
 export async function loadWebConfig(path: string): Promise<WebConfig | string[]> {
-  let document: unknown;
-  try {
-    document = parseYaml(await readFile(path, "utf8")) ?? {};
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return [`web config file ${path}: ${code ? `cannot be read (${code})` : `not valid YAML: ${(error as Error).message.split("\n")[0]}`}`];
-  }
-  const parsed = webConfigSchema.safeParse(document);
-  if (!parsed.success) {
-    return parsed.error.issues.map(
-      (issue) => `web config file ${path}: ${issue.path.length ? issue.path.map(String).join(".") : "(top level)"}: ${issue.message}`,
-    );
-  }
-  const { tls_server_config: tls, http_server_config: http, basic_auth_users: users } = parsed.data;
+  const loaded = await readYamlDocument(path, "web config file", webConfigSchema);
+  if ("problems" in loaded) return loaded.problems;
+  const { tls_server_config: tls, http_server_config: http, basic_auth_users: users } = loaded.value;
   const config: WebConfig = { basicAuthUsers: users ?? {}, headers: http?.headers ?? {} };
   if (!tls) return config;
   // Paths are relative to the web config file, as in exporter-toolkit.

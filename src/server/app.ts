@@ -19,8 +19,7 @@ export function createServerApp(sources: ServerSources): Hono {
   const app = new Hono();
   app.use(securityHeaders(sources.web));
   const users = sources.web?.basicAuthUsers ?? {};
-  // Liveness reveals nothing and must work for probes that carry no credentials.
-  if (Object.keys(users).length > 0) app.use(basicAuth(users, new Set(["/healthz"])));
+  if (Object.keys(users).length > 0) app.use(basicAuth(users));
   app.get("/metrics", async (c) => {
     const chunks = await sources.renderMetrics();
     // Streaming the cached chunks as they are avoids copying a body of many megabytes per scrape.

@@ -5,7 +5,7 @@ import type { Hono } from "hono";
 import type { WebConfig } from "../config/web-config.js";
 
 export interface Listening {
-  /** Base URL that reaches the server, e.g. http://127.0.0.1:9915 */
+  /** Base URL that reaches the server, e.g. http://127.0.0.1:9619 */
   readonly url: string;
   close(): Promise<void>;
 }
@@ -15,11 +15,27 @@ function urlHost(host: string): string {
   return host.includes(":") ? `[${host}]` : host;
 }
 
-/** Listens on host:port (port 0: any free port), over TLS when given; rejects when the address is taken. */
+const LISTEN_ERRORS: Readonly<Record<string, string>> = {
+  EADDRINUSE: "address already in use",
+  EACCES: "permission denied (ports below 1024 need privileges)",
+  EADDRNOTAVAIL: "no such address on this machine",
+};
+
+/** One plain line saying why host:port cannot be listened on, e.g. `cannot listen on 127.0.0.1:9619: address already in use`. */
+function listenFailure(host: string, port: number, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code ?? "";
+  const where = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+  return `cannot listen on ${where}: ${LISTEN_ERRORS[code] ?? (error as Error).message}`;
+}
+
+/**
+ * Listens on host:port (port 0: any free port), over TLS when given; rejects with a `listenFailure`
+ * message when the address is taken or not available.
+ */
 export function listen(app: Hono, host: string, port: number, tls?: WebConfig["tls"]): Promise<Listening> {
   return new Promise((resolve, reject) => {
     let server: ServerType;
-    const onError = (error: Error) => reject(error);
+    const onError = (error: Error) => reject(new Error(listenFailure(host, port, error), { cause: error }));
     const secure = tls
       ? { createServer: createHttpsServer, serverOptions: { cert: tls.cert, key: tls.key, minVersion: tls.minVersion, maxVersion: tls.maxVersion } }
       : {};

@@ -22,11 +22,17 @@ export function securityHeaders(web: WebConfig | undefined): MiddlewareHandler {
 /** bcrypt is slow on purpose; a verified user:password is remembered so scrapes stay cheap. */
 const VERIFIED_CACHE_SIZE = 64;
 
+/** Probe paths: they carry no data, and Kubernetes or Docker probes send no credentials. */
+export const UNAUTHENTICATED_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
+
+export type PasswordCompare = (password: string, hash: string) => Promise<boolean>;
+
 /**
  * HTTP basic auth against bcrypt hashes. An unknown user is checked against a dummy hash of the
- * same cost, so response time does not reveal which user names exist.
+ * same cost, so response time does not reveal which user names exist. `compare` is replaceable so
+ * tests can see which hashes are checked.
  */
-export function basicAuth(users: Readonly<Record<string, string>>, exempt: ReadonlySet<string>): MiddlewareHandler {
+export function basicAuth(users: Readonly<Record<string, string>>, compare: PasswordCompare = bcrypt.compare): MiddlewareHandler {
   const costs = Object.values(users).map((hash) => bcrypt.getRounds(hash));
   const dummyHash = bcrypt.hashSync("not a password", Math.max(4, ...costs));
   const verified = new Map<string, Buffer>();
@@ -43,7 +49,7 @@ export function basicAuth(users: Readonly<Record<string, string>>, exempt: Reado
     const key = fingerprint(user, password, hash ?? dummyHash);
     const cached = verified.get(user);
     if (hash !== undefined && cached !== undefined && timingSafeEqual(cached, key)) return true;
-    const matches = await bcrypt.compare(password, hash ?? dummyHash);
+    const matches = await compare(password, hash ?? dummyHash);
     if (!matches || hash === undefined) return false;
     if (verified.size >= VERIFIED_CACHE_SIZE) verified.clear();
     verified.set(user, key);
@@ -51,7 +57,7 @@ export function basicAuth(users: Readonly<Record<string, string>>, exempt: Reado
   };
 
   return async (c, next) => {
-    if (exempt.has(c.req.path) || (await check(c.req.header("Authorization")))) return next();
+    if (UNAUTHENTICATED_PATHS.has(c.req.path) || (await check(c.req.header("Authorization")))) return next();
     return c.text("Unauthorized\n", 401, { "WWW-Authenticate": 'Basic realm="stellar-horizon-exporter", charset="UTF-8"' });
   };
 }

@@ -1,18 +1,26 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
+import bcrypt from "bcryptjs";
 import { parse, parseAllDocuments } from "yaml";
 import { describe, expect, it } from "vitest";
 import { runSimulateCommand } from "../../src/cli/simulate.js";
 import { loadConfig, type ExporterConfig } from "../../src/config/config.js";
 import { PROMETHEUS_RULE_FILE, REPO_ROOT, ruleFiles } from "../../scripts/dashboards/paths.js";
 import { loadRuleGroups } from "../../scripts/dashboards/prometheus-rule.js";
+import { NODE_FLAGS } from "../../src/cli/node-flags.js";
+import { createServerApp } from "../../src/server/app.js";
+import { plannedRequestsPerHour } from "../../src/scheduler/request-plan.js";
 import { requireBinary, run } from "../alerts/tools.js";
 
 const DEPLOY_DIR = path.join(REPO_ROOT, "deploy");
 const KUBERNETES_DIR = path.join(DEPLOY_DIR, "kubernetes");
 /** The job name StellarHorizonExporterDown selects on. */
 const EXPORTER_JOB = "stellar-horizon-exporter";
-const EXPORTER_PORT = 9915;
+const EXPORTER_PORT = 9619;
+const PACKAGE_BIN = (JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["stellar-horizon-exporter"]!;
+const BUILD = (JSON.parse(readFileSync(path.join(REPO_ROOT, "tsconfig.build.json"), "utf8")) as { compilerOptions: { outDir: string; rootDir: string } }).compilerOptions;
+/** The TypeScript file the build compiles into the package's bin. */
+const BIN_SOURCE = path.join(BUILD.rootDir, path.relative(BUILD.outDir, PACKAGE_BIN)).replace(/\.js$/, ".ts");
 
 /** Compose files use YAML merge keys (`<<:`), which YAML 1.2 parsers apply only when asked. */
 function readYaml<T>(file: string): T {
@@ -115,6 +123,11 @@ describe("deploy/docker-compose.yml", () => {
     expect(service("exporter").ports).toEqual([`127.0.0.1:${EXPORTER_PORT}:${EXPORTER_PORT}`]);
   });
 
+  it("plans no more requests per hour than each target's budget, so it starts without a warning", async () => {
+    const config = await exporterConfig(service("exporter").command ?? []);
+    for (const target of config.targets) expect(plannedRequestsPerHour(target, config)).toBeLessThanOrEqual(target.requestBudgetPerHour);
+  });
+
   it("gives the simulator only flags its --help lists", async () => {
     let usage = "";
     await runSimulateCommand(["--help"], { stdout: { write: (text: string) => (usage += text) } });
@@ -153,6 +166,16 @@ describe("deploy/docker-compose.yml", () => {
   });
 });
 
+describe("package.json", () => {
+  const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
+
+  it("builds on npm ci (prepare), so the bin exists right after install", () => {
+    expect(manifest.scripts.prepare).toBe("npm run build --silent");
+    expect(manifest.scripts.build).toMatch(/^tsc -p tsconfig\.build\.json/);
+    expect(existsSync(path.join(REPO_ROOT, BIN_SOURCE))).toBe(true);
+  });
+});
+
 describe("Dockerfile", () => {
   const dockerfile = readFileSync(path.join(REPO_ROOT, "Dockerfile"), "utf8").replaceAll("\\\n", " ");
   const instructions = dockerfile
@@ -184,12 +207,11 @@ describe("Dockerfile", () => {
     const [healthcheck] = argsOf("HEALTHCHECK");
     expect(healthcheck).toMatch(/CMD \["node", "-e", ".*\/healthz/);
     expect(healthcheck).toContain(String(EXPORTER_PORT));
-    const bin = (JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin;
-    // The image runs node with the same V8 flags as the bin's shebang line.
-    const shebang = readFileSync(path.join(REPO_ROOT, "src/cli/main.ts"), "utf8").split("\n")[0]!;
-    const nodeFlags = shebang.replace(/^#!\/usr\/bin\/env -S node\s*/, "").split(/\s+/).filter(Boolean);
-    expect(nodeFlags).toEqual(["--max-semi-space-size=4"]);
-    expect(argsOf("ENTRYPOINT")).toEqual([JSON.stringify(["node", ...nodeFlags, bin["stellar-horizon-exporter"]]).replaceAll(",", ", ")]);
+    expect(argsOf("ENTRYPOINT")).toEqual([JSON.stringify(["node", ...NODE_FLAGS, PACKAGE_BIN]).replaceAll(",", ", ")]);
+  });
+
+  it("gives the bin a shebang busybox's env understands (no -S)", () => {
+    expect(readFileSync(path.join(REPO_ROOT, BIN_SOURCE), "utf8").split("\n")[0]).toBe("#!/usr/bin/env node");
   });
 
   it("copies only files that exist and .dockerignore lets through", () => {
@@ -259,6 +281,20 @@ describe("deploy/kubernetes", () => {
   it("probes /readyz and /healthz on the metrics port", () => {
     expect(container?.readinessProbe.httpGet).toEqual({ path: "/readyz", port: "metrics" });
     expect(container?.livenessProbe.httpGet).toEqual({ path: "/healthz", port: "metrics" });
+  });
+
+  it("probes paths that answer without credentials when basic auth is on", async () => {
+    const app = createServerApp({
+      version: "test",
+      web: { basicAuthUsers: { alice: bcrypt.hashSync("secret", 4) }, headers: {} },
+      renderMetrics: async () => [],
+      targets: () => [],
+      isReady: () => true,
+    });
+    expect((await app.request("/metrics")).status).toBe(401);
+    for (const probe of [container?.readinessProbe, container?.livenessProbe]) {
+      expect((await app.request(probe?.httpGet.path ?? "")).status).toBe(200);
+    }
   });
 
   it("wires Deployment, Service and ServiceMonitor by labels and port name", () => {

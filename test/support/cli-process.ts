@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const TSX = createRequire(import.meta.url).resolve("tsx");
-const MAIN = resolve(ROOT, "src/cli/main.ts");
+const MAIN = resolve(ROOT, "src/cli/bin.ts");
 /** The CLI from source, as `stellar-horizon-exporter ARGS` would run it, with only PATH inherited. */
 const cliArguments = (args: readonly string[]) => ["--import", TSX, MAIN, ...args];
 const cliEnvironment = (env: NodeJS.ProcessEnv) => ({ PATH: process.env.PATH, ...env });

@@ -1,0 +1,16 @@
+/**
+ * The Fetch standard's "bad ports" (https://fetch.spec.whatwg.org/#port-blocking), which Node's
+ * fetch refuses with a bare `bad port`. A test checks that the running Node refuses each of them.
+ */
+export const FETCH_BLOCKED_PORTS: ReadonlySet<number> = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113,
+  115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556,
+  563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667,
+  6668, 6669, 6679, 6697, 10080,
+]);
+
+/** Why fetch would refuse this URL's port, or undefined when it would not (or it is no URL). */
+export function blockedPortProblem(url: string): string | undefined {
+  const port = URL.canParse(url) ? Number(new URL(url).port) : 0;
+  return FETCH_BLOCKED_PORTS.has(port) ? `has port ${port}, which fetch refuses (a blocked port of the Fetch standard); use another port` : undefined;
+}
