@@ -1,4 +1,5 @@
 import { pino, type Logger } from "pino";
+import type { PollEndpoint } from "./catalog/metrics.js";
 import { HorizonClient } from "./client/horizon-client.js";
 import type { Collector } from "./collectors/collector.js";
 import { ExporterMetrics } from "./collectors/exporter.js";
@@ -6,10 +7,13 @@ import { feeStatsCollector } from "./collectors/fee-stats.js";
 import { LedgersCollector } from "./collectors/ledgers.js";
 import { LiquidityPoolsCollector } from "./collectors/liquidity-pools.js";
 import { rootCollector } from "./collectors/root.js";
+import { RpcExporterMetrics } from "./collectors/rpc-exporter-metrics.js";
 import { MetricStore } from "./collectors/store.js";
 import { redactUrl, type ExporterConfig, type TargetConfig } from "./config/config.js";
+import type { RpcTargetConfig } from "./config/rpc-targets.js";
 import { EndpointPoller } from "./scheduler/endpoint-poller.js";
 import { plannedRequestsPerHour } from "./scheduler/request-plan.js";
+import { rpcPollers } from "./scheduler/rpc-pollers.js";
 import { Scheduler } from "./scheduler/scheduler.js";
 import { createServerApp } from "./server/app.js";
 import { listen } from "./server/listen.js";
@@ -31,19 +35,35 @@ export interface RunningExporter {
   close(): Promise<void>;
 }
 
-/** Everything that polls one target; rebuilt only when its configuration changes. */
+/** Everything that polls one target, a Horizon or a Stellar RPC; rebuilt only when its configuration changes. */
 interface TargetRuntime {
-  readonly target: TargetConfig;
+  readonly name: string;
+  /** What the landing page calls it. */
+  readonly title: string;
+  readonly url: string;
   /** Equal keys mean the runtime can be kept across a reload. */
   readonly key: string;
-  readonly pollers: readonly EndpointPoller[];
+  readonly pollers: readonly EndpointPoller<PollEndpoint>[];
   readonly scheduler: Scheduler;
   readonly abort: AbortController;
+  /** Drops the target's self-metrics once it has left. */
+  readonly forgetMetrics: () => Promise<void>;
+}
+
+/** A target of the configuration, not yet running: its runtime's key, and how to build it. */
+interface PlannedRuntime {
+  readonly key: string;
+  create(): TargetRuntime;
 }
 
 function runtimeKey(target: TargetConfig, config: ExporterConfig): string {
   const { retries, maxBodyBytes, ledgers, liquidityPools, staleAfterIntervals } = config;
   return JSON.stringify({ target, retries, maxBodyBytes, ledgers, liquidityPools, staleAfterIntervals });
+}
+
+function rpcRuntimeKey(rpc: RpcTargetConfig, config: ExporterConfig): string {
+  const { retries, maxBodyBytes, staleAfterIntervals } = config;
+  return JSON.stringify({ rpc, retries, maxBodyBytes, staleAfterIntervals });
 }
 
 function collectorsFor(config: ExporterConfig, client: HorizonClient, log: Logger): Collector[] {
@@ -61,6 +81,7 @@ export async function startExporter(
 ): Promise<RunningExporter> {
   const logger = options.logger ?? pino({ level: config.logLevel });
   const metrics = new ExporterMetrics(VERSION);
+  const rpcMetrics = new RpcExporterMetrics(metrics.registry);
   const store = new MetricStore();
   metrics.configLoaded(true);
 
@@ -96,15 +117,46 @@ export async function startExporter(
           log,
         }),
     );
-    return { target, key: runtimeKey(target, current), pollers, scheduler: new Scheduler(pollers), abort };
+    return {
+      name: target.name,
+      title: target.name,
+      url: redactUrl(target.url),
+      key: runtimeKey(target, current),
+      pollers,
+      scheduler: new Scheduler(pollers),
+      abort,
+      forgetMetrics: () => metrics.removeTarget(target.name),
+    };
   };
+
+  const createRpcRuntime = (target: RpcTargetConfig, current: ExporterConfig): TargetRuntime => {
+    rpcMetrics.addTarget(target.name);
+    const abort = new AbortController();
+    const log = logger.child({ rpc: target.name });
+    const pollers = rpcPollers(target, current, { store, metrics: rpcMetrics, log, signal: abort.signal });
+    return {
+      name: target.name,
+      title: `${target.name} (Stellar RPC)`,
+      url: redactUrl(target.url),
+      key: rpcRuntimeKey(target, current),
+      pollers,
+      scheduler: new Scheduler(pollers),
+      abort,
+      forgetMetrics: () => rpcMetrics.removeTarget(target.name),
+    };
+  };
+
+  const planned = (current: ExporterConfig): PlannedRuntime[] => [
+    ...current.targets.map((target) => ({ key: runtimeKey(target, current), create: () => createRuntime(target, current) })),
+    ...current.rpcTargets.map((target) => ({ key: rpcRuntimeKey(target, current), create: () => createRpcRuntime(target, current) })),
+  ];
 
   const stopRuntime = async (runtime: TargetRuntime): Promise<void> => {
     runtime.abort.abort();
     await runtime.scheduler.stop();
   };
 
-  let runtimes = config.targets.map((target) => createRuntime(target, config));
+  let runtimes = planned(config).map((plan) => plan.create());
   const allPollers = () => runtimes.flatMap((runtime) => runtime.pollers);
 
   const app = createServerApp({
@@ -112,9 +164,9 @@ export async function startExporter(
     ...(config.web ? { web: config.web } : {}),
     renderMetrics: async () => [...store.render(Date.now()), Buffer.from(await metrics.render())],
     targets: () =>
-      runtimes.map(({ target, pollers }) => ({
-        name: target.name,
-        url: redactUrl(target.url),
+      runtimes.map(({ title, url, pollers }) => ({
+        name: title,
+        url,
         endpoints: pollers.map((poller) => poller.snapshot()),
       })),
     isReady: () => allPollers().every((poller) => poller.snapshot().polls > 0),
@@ -122,7 +174,7 @@ export async function startExporter(
   const server = await listen(app, config.listen.host, config.listen.port, config.web?.tls);
   const firstPolls = Promise.all(runtimes.map((runtime) => runtime.scheduler.start())).then(() => undefined);
   logger.info(
-    { version: VERSION, url: server.url, targets: config.targets.map((target) => ({ name: target.name, url: redactUrl(target.url) })) },
+    { version: VERSION, url: server.url, targets: runtimes.map(({ title, url }) => ({ name: title, url })) },
     "stellar-horizon-exporter started",
   );
 
@@ -144,8 +196,9 @@ export async function startExporter(
       }
       const byKey = new Map(runtimes.map((runtime) => [runtime.key, runtime]));
       const kept = new Set<TargetRuntime>();
-      const nextRuntimes = next.targets.map((target) => {
-        const existing = byKey.get(runtimeKey(target, next));
+      const plans = planned(next);
+      const nextRuntimes = plans.map((plan) => {
+        const existing = byKey.get(plan.key);
         if (existing) {
           kept.add(existing);
           return existing;
@@ -155,10 +208,10 @@ export async function startExporter(
       const leaving = runtimes.filter((runtime) => !kept.has(runtime));
       await Promise.all(leaving.map(stopRuntime));
       for (const runtime of leaving) {
-        store.remove(runtime.target.name, runtime.pollers.map((poller) => poller.endpoint));
-        await metrics.removeTarget(runtime.target.name);
+        store.remove(runtime.name, runtime.pollers.map((poller) => poller.endpoint));
+        await runtime.forgetMetrics();
       }
-      runtimes = next.targets.map((target, index) => nextRuntimes[index] ?? createRuntime(target, next));
+      runtimes = plans.map((plan, index) => nextRuntimes[index] ?? plan.create());
       for (const runtime of runtimes) if (!kept.has(runtime)) void runtime.scheduler.start();
       metrics.configLoaded(true);
       logger.info(

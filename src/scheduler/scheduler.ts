@@ -1,11 +1,12 @@
 import { Cron } from "croner";
+import type { PollEndpoint } from "../catalog/metrics.js";
 import type { EndpointPoller } from "./endpoint-poller.js";
 
 /** One croner job per target and endpoint; the first poll of each runs at once. */
 export class Scheduler {
   private readonly jobs: Cron[] = [];
 
-  constructor(private readonly pollers: readonly EndpointPoller[]) {}
+  constructor(private readonly pollers: readonly EndpointPoller<PollEndpoint>[]) {}
 
   /** Starts every job; resolves when every first poll has finished, successfully or not. */
   start(): Promise<void> {
