@@ -7,6 +7,7 @@ import { networkDashboard } from "./network.js";
 import { overviewDashboard } from "./overview.js";
 import { alertTestFiles, DASHBOARDS_DIR, PROMETHEUS_RULE_FILE, ruleFiles } from "./paths.js";
 import { parseRuleGroups, renderPrometheusRule } from "./prometheus-rule.js";
+import { rpcDashboard } from "./rpc.js";
 import { DEFAULT_RUNBOOK_URL_PATTERN, withRunbookUrls } from "./runbook-urls.js";
 
 export const DASHBOARDS: readonly (() => Dashboard)[] = [
@@ -14,6 +15,7 @@ export const DASHBOARDS: readonly (() => Dashboard)[] = [
   networkDashboard,
   liquidityPoolsDashboard,
   exporterDashboard,
+  rpcDashboard,
 ];
 
 /**
