@@ -17,7 +17,11 @@ it("the demo serves live, moving metrics within 15 s", async () => {
     });
     expect(later).toBeGreaterThan(first);
     expect(Date.now() - started).toBeLessThan(15_000);
-    expect(valueOf(await scrape(), "stellar_horizon_up", { horizon: "simulator" })).toBe(1);
+    const values = await scrape();
+    expect(valueOf(values, "stellar_horizon_up", { horizon: "simulator" })).toBe(1);
+    expect(output()).toMatch(/stellar rpc:\s+http:\/\/127\.0\.0\.1:\d+\/rpc/);
+    expect(valueOf(values, "stellar_rpc_up", { rpc: "simulator" })).toBe(1);
+    expect(valueOf(values, "stellar_rpc_healthy", { rpc: "simulator" })).toBe(1);
   } finally {
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
