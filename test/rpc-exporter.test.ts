@@ -7,6 +7,7 @@ import { startExporter, type RunningExporter } from "../src/exporter.js";
 import { startSimulator, type RunningSimulator } from "../src/simulator/index.js";
 import { namesIn, parseExposition, valueOf } from "./support/exposition.js";
 import { configFrom } from "./support/exporter-harness.js";
+import { FakeHorizon } from "./support/fake-horizon.js";
 import { FakeRpc } from "./support/fake-rpc.js";
 
 /** The exporter polling the simulator's Horizon and its Stellar RPC, as a new user would; simulated time moves only when told. */
@@ -145,5 +146,36 @@ describe("Stellar RPC targets against the simulator", () => {
     expect(valueOf(values, "stellar_horizon_exporter_rpc_poll_errors_total", { ...labels, endpoint: "status", reason: "rpc_error" })).toBe(1);
     expect(valueOf(values, "stellar_rpc_info", { ...labels, version: "27.1.1-7e712815319140618b9be8cf0846701a6f9a2cbe", captive_core_version: "stellar-core 27.1.0 (3589a696b0d4ef5a2cf2124e349c671d71886d9c)", network: "testnet", network_passphrase: "Test SDF Network ; September 2015" })).toBe(1);
     expect(fakeRpc.requests.every((request) => request.url.pathname === "/soroban/rpc")).toBe(true);
+  });
+
+  it("reload: an RPC leaves and returns without touching the Horizon of the same name", async () => {
+    fakeRpc = new FakeRpc();
+    const horizonServer = new FakeHorizon();
+    horizonServer.addLedgers(3);
+    try {
+      const both = await configFrom([
+        `--horizon.url=sdf=${await horizonServer.start()}`,
+        `--rpc.url=sdf=${await fakeRpc.start()}/rpc`,
+        "--poll.interval=1h",
+      ]);
+      exporter = await startExporter(both, { logger: pino({ level: "silent" }) });
+      await exporter.firstPolls;
+      const scrape = async () => parseExposition(await scrapeText(exporter!));
+      expect(valueOf(await scrape(), "stellar_rpc_up", { rpc: "sdf" })).toBe(1);
+
+      await exporter.reload({ ...both, rpcTargets: [] });
+      const without = await scrape();
+      expect(valueOf(without, "stellar_rpc_up", { rpc: "sdf" })).toBeUndefined();
+      expect(valueOf(without, "stellar_horizon_exporter_rpc_poll_errors_total", { rpc: "sdf", endpoint: "status", reason: "timeout" })).toBeUndefined();
+      expect(valueOf(without, "stellar_horizon_up", { horizon: "sdf" })).toBe(1);
+
+      await exporter.reload(both);
+      await exporter.pollAll();
+      expect(valueOf(await scrape(), "stellar_rpc_up", { rpc: "sdf" })).toBe(1);
+    } finally {
+      await exporter?.close();
+      exporter = undefined;
+      await horizonServer.stop();
+    }
   });
 });

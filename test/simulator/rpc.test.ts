@@ -90,6 +90,15 @@ describe("the simulated Stellar RPC at /rpc", () => {
     expect(answers.getHealth.error.message).toMatch(/^latency \(\d+s\) since last known ledger closed is too high \(>30s\)$/);
   });
 
+  it("fee_spike: Soroban inclusion fees surge with the rest", async () => {
+    const { simulator, clock } = simulatorAt();
+    simulator.setScenario("fee_spike");
+    clock.tick(60 * 5_000);
+    const fees = feeStatsSchema.parse((await call(simulator, ["getFeeStats"])).getFeeStats.result);
+    expect(fees.sorobanInclusionFee.p50).toBe(5000);
+    expect(fees.inclusionFee.p50).toBe(5000);
+  });
+
   it("network_halt: healthy until the last close is 30 s old", async () => {
     const { simulator, clock } = simulatorAt({ scenario: "network_halt" });
     expect((await call(simulator, ["getHealth"])).getHealth.result.status).toBe("healthy");
