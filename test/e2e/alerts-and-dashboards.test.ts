@@ -90,7 +90,7 @@ const FAULT_CASES: FaultCase[] = [...Object.entries(SCENARIO_ALERTS), ...Object.
 }));
 const ALERT_EXPRESSIONS = new Map(allRules().filter(isAlertingRule).map((rule) => [rule.alert, rule.expr]));
 
-/** Dashboard queries as Grafana would send them with job, horizon=healthy and every pool selected. */
+/** Dashboard queries as Grafana would send them with job, horizon=healthy, rpc=healthy and every pool selected. */
 const DASHBOARD_QUERIES = loadDashboards().flatMap((dashboard) =>
   dataPanels(dashboard).flatMap((panel) =>
     (panel.targets ?? []).map((target) => ({
@@ -99,6 +99,7 @@ const DASHBOARD_QUERIES = loadDashboards().flatMap((dashboard) =>
         .replaceAll("$__rate_interval", RATE_INTERVAL)
         .replaceAll("$job", JOB)
         .replaceAll("$horizon", "healthy")
+        .replaceAll("$rpc", "healthy")
         .replaceAll("$pool", ".+"),
     })),
   ),
@@ -137,7 +138,8 @@ describe("alerts and dashboards against a real Prometheus", () => {
   async function firingSince(alert: AlertName, sinceSeconds: number): Promise<string[]> {
     const expr = ALERT_EXPRESSIONS.get(alert);
     if (expr === undefined) throw new Error(`no alert ${alert} in the rules file`);
-    return (await running().seriesSince(expr, sinceSeconds, SCRAPE_INTERVAL_SECONDS)).map((labels) => labels.horizon ?? "");
+    // A Stellar RPC alert names its target in `rpc`; the healthy simulator's RPC is called "healthy" too.
+    return (await running().seriesSince(expr, sinceSeconds, SCRAPE_INTERVAL_SECONDS)).map((labels) => labels.horizon ?? labels.rpc ?? "");
   }
 
   /** Alert expressions true since `sinceSeconds` for one of the given horizons or for the exporter as a whole. */
@@ -190,6 +192,8 @@ describe("alerts and dashboards against a real Prometheus", () => {
           ...[...simulators].map(([name, simulator]) => ({ name, url: simulator.url })),
           { name: "api_changed", url: foreignApi.url },
         ],
+        // The healthy simulator's RPC, so the Stellar RPC dashboard and rules have data and stay quiet.
+        rpc_targets: [{ name: "healthy", url: `${simulators.get("healthy")?.url}/rpc` }],
         poll_interval: "1s",
         http: { timeout: "2s", retries: 0 },
         web: { listen_address: "127.0.0.1:0" },
