@@ -1,32 +1,50 @@
 /**
- * Benchmark: scrape cost against a static-body ceiling, poll cost per 1 000 pools, steady RSS.
- * Prints a table and writes bench/results.json.   npm run bench [-- --steady 5m --seconds 10]
+ * Benchmark of issue 12's figures, measured from outside the exporter's process:
+ *   - plain and gzip scrapes against a static node:http server answering the same bytes
+ *     (pre-compressed for gzip), alternating requests, medians compared;
+ *   - poll CPU per 1 000 pools;
+ *   - RSS after a period of 5 s polls of every endpoint, pools included;
+ *   - /metrics p95 while a pools poll runs against its p95 while none does.
+ * Writes bench/results.json and the README's performance table (scripts/bench-table.ts).
+ *   npm run bench [-- --pools 10000 --steady 1m --scrapes 200]
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { get } from "node:http";
-import { tmpdir } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { pino } from "pino";
 import { HorizonClient } from "../src/client/horizon-client.js";
-import { ExporterMetrics } from "../src/collectors/exporter.js";
-import { LiquidityPoolsCollector, POOL_PAGE_LIMIT } from "../src/collectors/liquidity-pools.js";
+import { ExporterMetrics } from "../src/collectors/self-metrics.js";
+import { LiquidityPoolsCollector } from "../src/collectors/liquidity-pools.js";
+import { EndpointPublisher } from "../src/collectors/publisher.js";
+import { systemClock } from "../src/clock.js";
+import { PAGE_LIMIT } from "../src/collectors/paging.js";
 import { MetricStore } from "../src/collectors/store.js";
 import { parseDuration } from "../src/config/duration.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
 import { EndpointPoller } from "../src/scheduler/endpoint-poller.js";
+import { updateReadme, type BenchResults } from "./bench-table.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const TSX = resolve(ROOT, "node_modules/tsx/dist/esm/index.mjs");
-const { values: flags } = parseArgs({ options: { steady: { type: "string", default: "5m" }, seconds: { type: "string", default: "10" } } });
-const steadyMs = parseDuration(flags.steady) ?? 300_000;
-const loadSeconds = Number(flags.seconds);
+const { values: flags } = parseArgs({
+  options: {
+    pools: { type: "string", default: "10000" },
+    steady: { type: "string", default: "1m" },
+    scrapes: { type: "string", default: "200" },
+  },
+});
+const pools = Number(flags.pools);
+const steadyMs = parseDuration(flags.steady) ?? 60_000;
+const scrapeRounds = Number(flags.scrapes);
 const children: ChildProcess[] = [];
 
 /** Starts a child that prints a JSON line (or a pino line) holding its URL. */
-function startChild(args: string[]): Promise<string> {
+function startChild(args: string[]): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
   children.push(child);
   return new Promise((done, fail) => {
@@ -34,136 +52,153 @@ function startChild(args: string[]): Promise<string> {
     child.stdout!.on("data", (chunk: Buffer) => {
       output += chunk.toString();
       const url = /"url":"(https?:\/\/[^"]+)"/.exec(output)?.[1];
-      if (url) done(url);
+      if (url) done({ url, child });
     });
     child.on("exit", (code) => fail(new Error(`child ${args.join(" ")} exited ${code}: ${output}`)));
   });
 }
 
-const upstream = (pools: number) => startChild(["--import", TSX, "scripts/bench-servers.ts", "upstream", "--pools", String(pools), "--ledger-interval", "1000"]);
+function stop(child: ChildProcess): void {
+  child.kill();
+  children.splice(children.indexOf(child), 1);
+}
 
-async function startExporter(targets: { name: string; url: string }[], pools: number): Promise<string> {
+const upstream = (count: number) =>
+  startChild(["--import", TSX, "scripts/bench-servers.ts", "upstream", "--pools", String(count), "--ledger-interval", "1000"]);
+
+function startExporter(upstreamUrl: string, schedule: string): Promise<{ url: string; child: ChildProcess }> {
   const path = join(mkdtempSync(join(tmpdir(), "she-bench-")), "config.yml");
-  const list = targets.map((target) => `  - name: ${target.name}\n    url: ${target.url}\n    timeout: 60s`).join("\n");
-  writeFileSync(path, `targets:\n${list}\nschedules: { root: 5s, fee_stats: 5s, ledgers: 5s, liquidity_pools: 1m }\nliquidity_pools: { max: ${pools} }\n`);
+  const endpoints = `{ root: ${schedule}, fee_stats: ${schedule}, ledgers: ${schedule}, liquidity_pools: ${schedule} }`;
+  writeFileSync(path, `targets:\n  - name: big\n    url: ${upstreamUrl}\n    timeout: 60s\nschedules: ${endpoints}\nliquidity_pools: { max: ${pools} }\n`);
   // The same V8 flag as npm start, the bin and the image use (see the README's performance notes).
   return startChild(["--max-semi-space-size=4", "dist/cli/main.js", `--config.file=${path}`, "--web.listen-address=127.0.0.1:0", "--log.level=info"]);
 }
 
-async function scrapeText(url: string): Promise<string> {
-  return (await fetch(`${url}/metrics`)).text();
+interface Scrape {
+  readonly startedMs: number;
+  readonly ms: number;
+  readonly bytes: number;
+  readonly encoding: string | undefined;
+  /** Kept only when asked for, so timed scrapes cost the client little. */
+  readonly body?: Buffer;
 }
 
-function sampleValue(text: string, name: string): number {
-  const match = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, "m").exec(text);
-  return match ? Number(match[1]) : Number.NaN;
-}
-
-async function waitForSeries(url: string, minimum: number): Promise<string> {
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    const text = await scrapeText(url).catch(() => "");
-    const series = text.split("\n").filter((line) => line && !line.startsWith("#")).length;
-    if (series >= minimum) return text;
-    if (Date.now() > deadline) throw new Error(`only ${series} series after 3 minutes`);
-    await new Promise((done) => setTimeout(done, 500));
-  }
-}
-
-interface Load { requestsPerSecond: number; p50Ms: number; p99Ms: number; errors: number }
-
-function autocannon(url: string): Load {
-  const output = execFileSync(resolve(ROOT, "node_modules/.bin/autocannon"), ["-c", "16", "-d", String(loadSeconds), "-j", url], {
-    encoding: "utf8",
-    maxBuffer: 1 << 26,
-    stdio: ["ignore", "pipe", "ignore"],
-  });
-  const result = JSON.parse(output) as { requests: { average: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number };
-  return { requestsPerSecond: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99, errors: result.errors + result.non2xx };
-}
-
-/** Time to the last byte of one scrape, the body counted but not decoded, so the client costs little. */
-function timedScrape(url: string): Promise<number> {
+/** One scrape, timed to its last byte; the body, when kept, is as sent, not decoded. */
+function scrape(url: string, acceptEncoding?: string, keepBody = false): Promise<Scrape> {
   return new Promise((done, fail) => {
+    const startedMs = Date.now();
     const started = performance.now();
-    get(`${url}/metrics`, (response) => {
-      response.on("data", () => undefined);
-      response.on("end", () => done(performance.now() - started));
+    const headers = acceptEncoding === undefined ? {} : { "Accept-Encoding": acceptEncoding };
+    get(`${url}/metrics`, { headers }, (response) => {
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      response.on("data", (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (keepBody) chunks.push(chunk);
+      });
+      response.on("end", () => {
+        const ms = performance.now() - started;
+        const encoding = response.headers["content-encoding"];
+        done({ startedMs, ms, bytes, encoding, ...(keepBody ? { body: Buffer.concat(chunks) } : {}) });
+      });
     }).on("error", fail);
   });
 }
 
-const LOAD_ROUNDS = 3;
+const bodyOf = async (url: string, acceptEncoding?: string) => (await scrape(url, acceptEncoding, true)).body!;
+const seriesIn = (text: string) => text.split("\n").filter((line) => line && !line.startsWith("#")).length;
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
-function medianLoad(runs: Load[]): Load {
-  return {
-    requestsPerSecond: median(runs.map((run) => run.requestsPerSecond)),
-    p50Ms: median(runs.map((run) => run.p50Ms)),
-    p99Ms: median(runs.map((run) => run.p99Ms)),
-    errors: runs.reduce((total, run) => total + run.errors, 0),
-  };
-}
-
-async function singleScrapeMs(url: string): Promise<{ medianMs: number; maxMs: number }> {
-  const times: number[] = [];
-  for (let round = 0; round < 30; round += 1) times.push(await timedScrape(url));
-  return { medianMs: median(times), maxMs: Math.max(...times) };
-}
-
-async function scrapeScenario(label: string, exporterUrl: string, minimumSeries: number) {
-  const text = await waitForSeries(exporterUrl, minimumSeries);
-  const series = text.split("\n").filter((line) => line && !line.startsWith("#")).length;
-  const bytes = Buffer.byteLength(text);
-  const promtool = execFileSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" }).trim();
-  const ceilingUrl = await startChild(["--import", TSX, "scripts/bench-servers.ts", "ceiling", "--bytes", String(bytes)]);
-  const single = await singleScrapeMs(exporterUrl);
-  const ceilingSingle = await singleScrapeMs(ceilingUrl);
-  // Alternating rounds, then the median of each figure: one run on a 2-core machine with the load
-  // generator beside the server is too noisy to compare tails.
-  const ceilingRuns: Load[] = [];
-  const exporterRuns: Load[] = [];
-  for (let round = 0; round < LOAD_ROUNDS; round += 1) {
-    ceilingRuns.push(autocannon(`${ceilingUrl}/metrics`));
-    exporterRuns.push(autocannon(`${exporterUrl}/metrics`));
+async function waitForSeries(url: string, minimum: number): Promise<string> {
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    const text = await bodyOf(url).then((body) => body.toString(), () => "");
+    if (seriesIn(text) >= minimum) return text;
+    if (Date.now() > deadline) throw new Error(`only ${seriesIn(text)} series after 5 minutes`);
+    await new Promise((done) => setTimeout(done, 500));
   }
-  const ceiling = medianLoad(ceilingRuns);
-  const exporter = medianLoad(exporterRuns);
+}
+
+function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!;
+}
+
+/** Alternating exporter and ceiling requests (the order flips every round), medians compared. */
+async function compareScrapes(exporterUrl: string, ceilingUrl: string, acceptEncoding?: string) {
+  const exporterMs: number[] = [];
+  const ceilingMs: number[] = [];
+  let bytes = 0;
+  let encoding: string | undefined;
+  for (let round = 0; round < scrapeRounds; round += 1) {
+    const order = round % 2 === 0 ? ([exporterUrl, ceilingUrl] as const) : ([ceilingUrl, exporterUrl] as const);
+    for (const url of order) {
+      const result = await scrape(url, acceptEncoding);
+      if (url === exporterUrl) {
+        exporterMs.push(result.ms);
+        bytes = result.bytes;
+        encoding = result.encoding;
+      } else {
+        ceilingMs.push(result.ms);
+      }
+    }
+  }
+  const exporterMedianMs = quantile(exporterMs, 0.5);
+  const ceilingMedianMs = quantile(ceilingMs, 0.5);
+  return { exporterMedianMs, ceilingMedianMs, ratio: exporterMedianMs / ceilingMedianMs, bytes, encoding: encoding ?? "identity" };
+}
+
+async function scrapeFigures() {
+  process.stdout.write(`bench: scrapes, 1 target x ${pools} pools, ${scrapeRounds} alternating rounds\n`);
+  const source = await upstream(pools);
+  const exporter = await startExporter(source.url, "1h");
+  const plainText = await waitForSeries(exporter.url, pools * 4);
+  const gzipResponse = await scrape(exporter.url, "gzip", true);
+  if (gzipResponse.encoding !== "gzip") throw new Error(`asked for gzip, got ${gzipResponse.encoding ?? "identity"}`);
+  const plainBody = await bodyOf(exporter.url);
+  const horizonLines = (text: string) =>
+    text.split("\n").filter((line) => line.startsWith("stellar_horizon_") && !line.startsWith("stellar_horizon_exporter_"));
+  // Two scrapes of unchanged data: only the exporter's own process metrics may differ.
+  const gzipDecodesToPlain = horizonLines(gunzipSync(gzipResponse.body!).toString()).join("\n") === horizonLines(plainBody.toString()).join("\n");
+  const directory = mkdtempSync(join(tmpdir(), "she-bench-ceiling-"));
+  writeFileSync(join(directory, "plain"), plainBody);
+  // A static server's best: the whole body compressed once, at zlib's default level.
+  writeFileSync(join(directory, "gzip"), gzipSync(plainBody));
+  const ceiling = await startChild(["--import", TSX, "scripts/bench-servers.ts", "ceiling", "--plain", join(directory, "plain"), "--gzip", join(directory, "gzip")]);
+  const plain = await compareScrapes(exporter.url, ceiling.url);
+  // Prometheus' own header.
+  const gzip = await compareScrapes(exporter.url, ceiling.url, "gzip");
+  for (const child of [ceiling.child, exporter.child, source.child]) stop(child);
   return {
-    label,
-    series,
-    bytes,
-    promtoolProblems: promtool === "" ? 0 : promtool.split("\n").length,
-    singleScrape: single,
-    ceilingSingleScrape: ceilingSingle,
-    exporter,
-    ceiling,
-    throughputRatio: exporter.requestsPerSecond / ceiling.requestsPerSecond,
-    p99Ratio: exporter.p99Ms / ceiling.p99Ms,
+    series: seriesIn(plainText),
+    plainBytes: plainBody.length,
+    gzipBytes: gzipResponse.bytes,
+    ceilingGzipBytes: gzipSync(plainBody).length,
+    gzipDecodesToPlain,
+    plain,
+    gzip,
   };
 }
 
-/** The exporter's own work for one pools poll: fetch, validate, sample, render, publish. */
-async function pollCost(pools: number) {
-  const url = await upstream(pools);
+/** The exporter's own work for one pools poll: fetch, validate, sample, render, compress, publish. */
+async function pollCost() {
+  process.stdout.write(`bench: poll cost, ${pools} pools\n`);
+  const source = await upstream(pools);
   const schedule = parseSchedule("1m") as Schedule;
-  const client = new HorizonClient({ url, timeoutMs: 60_000, retries: 0, maxBodyBytes: 1 << 30 });
-  const metrics = new ExporterMetrics("bench");
+  const client = new HorizonClient({ url: source.url, timeoutMs: 60_000, retries: 0, maxBodyBytes: 1 << 30 });
+  const collector = new LiquidityPoolsCollector(client, { max: pools, reserves: [], ids: [] });
   const poller = new EndpointPoller({
     horizon: "bench",
-    collector: new LiquidityPoolsCollector(client, { max: pools, reserves: [], ids: [] }),
+    collector,
+    publisher: new EndpointPublisher("bench", collector, new MetricStore(), 3 * schedule.periodMs, systemClock),
     schedule,
-    staleAfterIntervals: 3,
-    store: new MetricStore(),
-    metrics,
+    deadlineMs: 60_000,
+    metrics: new ExporterMetrics("bench"),
     log: pino({ level: "silent" }),
+    clock: systemClock,
+    signal: new AbortController().signal,
   });
   await poller.run(); // warm-up: JIT, connections
-  const counts = async () => (await (await fetch(`${url}/_bench/counts`)).json()) as { requests: Record<string, number>; bytes: Record<string, number> };
+  const counts = async () => (await (await fetch(`${source.url}/_bench/counts`)).json()) as { requests: Record<string, number> };
   const before = await counts();
   const rounds = 10;
   const cpuStart = process.cpuUsage();
@@ -173,80 +208,76 @@ async function pollCost(pools: number) {
   const wallMs = (performance.now() - wallStart) / rounds;
   const after = await counts();
   if (poller.snapshot().lastError) throw new Error(`pool poll failed: ${poller.snapshot().lastError?.message}`);
-  const requests = ((after.requests["/liquidity_pools"] ?? 0) - (before.requests["/liquidity_pools"] ?? 0)) / rounds;
-  const bytes = ((after.bytes["/liquidity_pools"] ?? 0) - (before.bytes["/liquidity_pools"] ?? 0)) / rounds;
+  stop(source.child);
   const perThousand = 1000 / pools;
   return {
     pools,
     cpuMsPer1000Pools: ((cpu.user + cpu.system) / 1000 / rounds) * perThousand,
     wallMsPer1000Pools: wallMs * perThousand,
-    requestsPerPoll: requests,
-    minimumRequests: Math.ceil(pools / POOL_PAGE_LIMIT),
-    bytesPerPoll: bytes,
-    bytesPerPool: bytes / pools,
+    requestsPerPoll: ((after.requests["/liquidity_pools"] ?? 0) - (before.requests["/liquidity_pools"] ?? 0)) / rounds,
+    minimumRequests: Math.ceil(pools / PAGE_LIMIT),
   };
 }
 
-const rssMiB = (text: string) => sampleValue(text, "process_resident_memory_bytes") / 2 ** 20;
+/** Pool page requests grouped into polls: pages of one poll follow each other within a second. */
+function pollWindows(pageStartsMs: readonly number[]): [number, number][] {
+  const windows: [number, number][] = [];
+  for (const at of pageStartsMs) {
+    const last = windows.at(-1);
+    if (last !== undefined && at - last[1] < 1000) last[1] = at;
+    else windows.push([at, at]);
+  }
+  // The last page's records are still validated, rendered and compressed after it was asked for.
+  return windows.map(([start, end]) => [start, end + 500]);
+}
+
+/** RSS after the steady period of 5 s polls, and scrape latency with and without a pools poll running. */
+async function steadyFigures() {
+  process.stdout.write(`bench: ${flags.steady} of 5 s polls, ${pools} pools, scraping throughout\n`);
+  const source = await upstream(pools);
+  const exporter = await startExporter(source.url, "5s");
+  await waitForSeries(exporter.url, pools * 4);
+  const startedMs = Date.now();
+  const scrapes: Scrape[] = [];
+  while (Date.now() - startedMs < steadyMs) {
+    scrapes.push(await scrape(exporter.url, "gzip"));
+    await new Promise((done) => setTimeout(done, 50));
+  }
+  const rssMiB = (text: string) => Number(/^process_resident_memory_bytes (\S+)$/m.exec(text)?.[1]) / 2 ** 20;
+  const rss = rssMiB((await bodyOf(exporter.url)).toString());
+  const { poolPageStartsMs } = (await (await fetch(`${source.url}/_bench/counts`)).json()) as { poolPageStartsMs: number[] };
+  const windows = pollWindows(poolPageStartsMs.filter((at) => at >= startedMs));
+  const duringPoll = (at: number) => windows.some(([start, end]) => at >= start && at <= end);
+  const busy = scrapes.filter((result) => duringPoll(result.startedMs)).map((result) => result.ms);
+  const idle = scrapes.filter((result) => !duringPoll(result.startedMs)).map((result) => result.ms);
+  for (const child of [exporter.child, source.child]) stop(child);
+  return {
+    rss: { afterMiB: rss, steadySeconds: steadyMs / 1000 },
+    scrapeDuringPoll: {
+      polls: windows.length,
+      idleScrapes: idle.length,
+      busyScrapes: busy.length,
+      idleP95Ms: quantile(idle, 0.95),
+      busyP95Ms: quantile(busy, 0.95),
+      ratio: quantile(busy, 0.95) / quantile(idle, 0.95),
+    },
+  };
+}
 
 try {
-  // First, while nothing else runs, so the figures are the exporter's own.
-  process.stdout.write("bench: poll cost\n");
-  const polls = [await pollCost(1_000), await pollCost(10_000)];
-  for (const child of children.splice(0)) child.kill();
-
-  process.stdout.write("bench: 1 target x 10 000 pools\n");
-  const bigUpstream = await upstream(10_000);
-  const bigExporter = await startExporter([{ name: "big", url: bigUpstream }], 10_000);
-  const large = await scrapeScenario("1 target x 10 000 pools", bigExporter, 40_000);
-
-  process.stdout.write("bench: 10 targets x 1 000 pools\n");
-  const smallUpstream = await upstream(1_000);
-  const manyExporter = await startExporter(
-    Array.from({ length: 10 }, (_, index) => ({ name: `h${index}`, url: smallUpstream })),
-    1_000,
-  );
-  const many = await scrapeScenario("10 targets x 1 000 pools", manyExporter, 40_000);
-  children.at(-1)?.kill();
-
-  process.stdout.write(`bench: steady state for ${flags.steady}\n`);
-  const rssStart = rssMiB(await scrapeText(bigExporter));
-  await new Promise((done) => setTimeout(done, steadyMs));
-  const rssEnd = rssMiB(await scrapeText(bigExporter));
-
-  const results = {
-    machine: { cpus: (await import("node:os")).cpus().length, cpuModel: (await import("node:os")).cpus()[0]?.model, node: process.version },
-    scrape: [large, many],
-    polls,
-    rss: { series: large.series, afterStartMiB: rssStart, afterSteadyMiB: rssEnd, steadySeconds: steadyMs / 1000 },
+  // Poll cost first, while nothing else runs, so the figure is the exporter's own.
+  const poll = await pollCost();
+  const scrapes = await scrapeFigures();
+  const steady = await steadyFigures();
+  const results: BenchResults = {
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? "unknown", node: process.version },
+    conditions: { pools, scrapeRounds, steadySeconds: steadyMs / 1000 },
+    scrapes,
+    poll,
+    ...steady,
   };
   writeFileSync(resolve(ROOT, "bench/results.json"), `${JSON.stringify(results, null, 2)}\n`);
-
-  const f = (value: number, digits = 1) => value.toFixed(digits);
-  const rows = [
-    "| Measure | 1 target × 10 000 pools | 10 targets × 1 000 pools | Goal |",
-    "|---|---|---|---|",
-    `| Series / body | ${large.series} / ${f(large.bytes / 2 ** 20, 2)} MiB | ${many.series} / ${f(many.bytes / 2 ** 20, 2)} MiB | |`,
-    `| Single scrape, median (max) | ${f(large.singleScrape.medianMs)} ms (${f(large.singleScrape.maxMs)}) | ${f(many.singleScrape.medianMs)} ms (${f(many.singleScrape.maxMs)}) | < 20 ms |`,
-    `| Single scrape of the ceiling, median (max) | ${f(large.ceilingSingleScrape.medianMs)} ms (${f(large.ceilingSingleScrape.maxMs)}) | ${f(many.ceilingSingleScrape.medianMs)} ms (${f(many.ceilingSingleScrape.maxMs)}) | |`,
-    `| Exporter req/s, 16 connections (median of ${LOAD_ROUNDS} rounds) | ${f(large.exporter.requestsPerSecond)} | ${f(many.exporter.requestsPerSecond)} | |`,
-    `| Static ceiling req/s | ${f(large.ceiling.requestsPerSecond)} | ${f(many.ceiling.requestsPerSecond)} | |`,
-    `| Throughput ratio | ${f(large.throughputRatio, 2)} | ${f(many.throughputRatio, 2)} | ≥ 0.8 |`,
-    `| p50 / p99 latency, exporter | ${large.exporter.p50Ms} / ${large.exporter.p99Ms} ms | ${many.exporter.p50Ms} / ${many.exporter.p99Ms} ms | |`,
-    `| p50 / p99 latency, ceiling | ${large.ceiling.p50Ms} / ${large.ceiling.p99Ms} ms | ${many.ceiling.p50Ms} / ${many.ceiling.p99Ms} ms | |`,
-    `| p99 ratio | ${f(large.p99Ratio, 2)} | ${f(many.p99Ratio, 2)} | ≤ 1.25 |`,
-    `| promtool check metrics problems | ${large.promtoolProblems} | ${many.promtoolProblems} | 0 |`,
-    "",
-    "| Pools poll | CPU per 1 000 pools | Wall per 1 000 pools | Requests (minimum) | Bytes per pool | Goal |",
-    "|---|---|---|---|---|---|",
-    ...polls.map(
-      (poll) =>
-        `| ${poll.pools} pools | ${f(poll.cpuMsPer1000Pools)} ms | ${f(poll.wallMsPer1000Pools)} ms | ${poll.requestsPerPoll} (${poll.minimumRequests}) | ${f(poll.bytesPerPool, 0)} B | CPU < 20 ms |`,
-    ),
-    "",
-    `Steady-state RSS of the exporter at ${large.series} series: ${f(rssStart)} MiB after start, ${f(rssEnd)} MiB after ${flags.steady} (goal < 150 MB).`,
-  ];
-  process.stdout.write(`\n${rows.join("\n")}\n`);
+  process.stdout.write(`\n${updateReadme(results)}\n`);
 } finally {
   for (const child of children) child.kill();
 }

@@ -118,8 +118,16 @@ describe("lifecycle", () => {
   it.each(["SIGTERM", "SIGINT"] as const)("serves metrics, then exits 0 promptly on %s", async (signal) => {
     const { child, output, exited } = spawnCli([`--horizon.url=t=${url}`, "--web.listen-address=127.0.0.1:0", "--log.level=info"]);
     const listening = await until("the start line", () => startedUrl(output()), { timeoutMs: 20_000 });
-    const metrics = await (await fetch(`${listening}/metrics`)).text();
-    expect(metrics).toContain('stellar_horizon_up{horizon="t"}');
+    // The first root poll publishes the series; the server listens before it ends.
+    const metrics = await until(
+      "stellar_horizon_up on /metrics",
+      async () => {
+        const text = await (await fetch(`${listening}/metrics`)).text();
+        return text.includes('stellar_horizon_up{horizon="t"}') ? text : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
+    expect(metrics).toContain('stellar_horizon_up{horizon="t"} 1');
     const signalledAt = Date.now();
     child.kill(signal);
     expect(await exited).toBe(0);

@@ -1,30 +1,10 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadConfig, redactUrl, type ExporterConfig } from "../src/config/config.js";
+import { redactUrl } from "../src/config/config.js";
 import { HorizonClient } from "../src/client/horizon-client.js";
 import { FETCH_BLOCKED_PORTS } from "../src/config/blocked-ports.js";
 import { parseByteSize, parseDuration } from "../src/config/duration.js";
 import { parseSchedule } from "../src/config/schedule.js";
-
-function writeConfig(text: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), "she-config-")), "config.yml");
-  writeFileSync(path, text);
-  return path;
-}
-
-async function runConfig(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<ExporterConfig> {
-  const command = await loadConfig(argv, env);
-  if (command.kind !== "run") throw new Error(JSON.stringify(command));
-  return command.config;
-}
-
-async function problems(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<string[]> {
-  const command = await loadConfig(argv, env);
-  if (command.kind !== "invalid") throw new Error(`expected invalid, got ${command.kind}`);
-  return command.problems;
-}
+import { problems, runConfig, writeConfig } from "./support/config-files.js";
 
 describe("durations and schedules", () => {
   it("parses Prometheus-style durations and sizes", () => {

@@ -19,6 +19,9 @@ it("the demo serves live, moving metrics within 15 s", async () => {
     expect(Date.now() - started).toBeLessThan(15_000);
     const values = await scrape();
     expect(valueOf(values, "stellar_horizon_up", { horizon: "simulator" })).toBe(1);
+    // The two simulated wallets are watched out of the box, with their low-water marks.
+    expect(valueOf(values, "stellar_horizon_account_exists", { horizon: "simulator", account: "hot" })).toBe(1);
+    expect(valueOf(values, "stellar_horizon_account_balance_low_watermark", { horizon: "simulator", account: "cold", asset: "native" })).toBe(100_000);
     expect(output()).toMatch(/stellar rpc:\s+http:\/\/127\.0\.0\.1:\d+\/rpc/);
     expect(valueOf(values, "stellar_rpc_up", { rpc: "simulator" })).toBe(1);
     expect(valueOf(values, "stellar_rpc_healthy", { rpc: "simulator" })).toBe(1);

@@ -3,11 +3,13 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ALL_METRICS, targetLabelOf } from "../src/catalog/metrics.js";
+import { ALL_METRICS, ENDPOINTS, targetLabelOf } from "../src/catalog/metrics.js";
 import { namesIn, parseExposition, valueOf } from "./support/exposition.js";
 import { configFrom, startHarness, type Harness } from "./support/exporter-harness.js";
 import { FakeHorizon, makeLedger, makePool } from "./support/fake-horizon.js";
-import { fixtureText } from "./support/fixtures.js";
+import { fixtureJson, fixtureText } from "./support/fixtures.js";
+import { HostileHorizon } from "./support/hostile-horizon.js";
+import { until } from "./support/wait.js";
 
 const H = { horizon: "test" };
 let horizon: FakeHorizon;
@@ -246,25 +248,33 @@ describe("freshness, readiness and self-metrics", () => {
     expect(buildInfo).toContain(`node_version="${process.version}"`);
   });
 
-  it("is ready only once every endpoint of every target was polled", async () => {
+  it("is ready only once every endpoint of every target was polled, and shows no target before its first poll ends", async () => {
     horizon = new FakeHorizon();
-    const slow = new FakeHorizon();
+    const slow = new HostileHorizon();
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));
-    slow.app.use("/fee_stats", async (_c, next) => {
-      await gate;
-      await next();
-    });
+    let held = 0;
+    slow.misbehaviour = (request, response) => {
+      held += 1;
+      void gate.then(() => slow.answerHealthily(request, response));
+    };
     const { startExporter } = await import("../src/exporter.js");
     const { pino } = await import("pino");
     const config = await configFrom([`--horizon.url=a=${await horizon.start()}`, `--horizon.url=b=${await slow.start()}`, "--poll.interval=1h"]);
     const exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
     try {
+      await until("every first request of b to be held", () => (held === ENDPOINTS.length ? true : undefined));
+      await until("a's first polls", async () => ((await fetch(`${exporter.url}/metrics`)).text().then((text) => text.includes('stellar_horizon_up{horizon="a"} 1') || undefined)));
       expect((await fetch(`${exporter.url}/healthz`)).status).toBe(200);
       expect((await fetch(`${exporter.url}/readyz`)).status).toBe(503);
+      // A target whose first poll has not ended publishes nothing, not `up 0`.
+      const early = await (await fetch(`${exporter.url}/metrics`)).text();
+      const horizonSeries = early.split("\n").filter((line) => line.includes('horizon="b"') && !line.startsWith("stellar_horizon_exporter_"));
+      expect(horizonSeries).toEqual([]);
       release();
       await exporter.firstPolls;
       expect((await fetch(`${exporter.url}/readyz`)).status).toBe(200);
+      expect(await (await fetch(`${exporter.url}/metrics`)).text()).toContain('stellar_horizon_up{horizon="b"} 1');
     } finally {
       await exporter.close();
       await slow.stop();
@@ -276,7 +286,20 @@ describe("freshness, readiness and self-metrics", () => {
     horizon.addLedgers(5);
     horizon.pools.push(makePool(1), makePool(2));
     horizon.rateLimitHeaders = { "X-Ratelimit-Limit": "3600", "X-Ratelimit-Remaining": "3599", "X-Ratelimit-Reset": "10" };
-    const { exporter, scrapeText } = await start();
+    const account = fixtureJson<Record<string, unknown>>("account-java-sdk.json");
+    const accountId = account.account_id as string;
+    horizon.accounts.set(accountId, account);
+    horizon.offers.set(accountId, fixtureJson<{ _embedded: { records: Record<string, unknown>[] } }>("account_offers-go-sdk.json")._embedded.records);
+    const claimable = fixtureJson<{ _embedded: { records: Record<string, any>[] } }>("claimable_balances-java-sdk.json")._embedded.records;
+    horizon.claimableBalances = claimable.map((balance) => ({ ...balance, claimants: [{ destination: accountId, predicate: { unconditional: true } }] }));
+    const url = await horizon.start();
+    const dir = mkdtempSync(join(tmpdir(), "she-config-"));
+    writeFileSync(
+      join(dir, "config.yml"),
+      `targets:\n  - name: test\n    url: ${url}\n    accounts:\n      - { name: t, id: ${accountId}, low_balance: { native: 1 }, offers: true, claimable_balances: true }\n`,
+    );
+    harness = await startHarness(await configFrom([`--config.file=${join(dir, "config.yml")}`, "--poll.interval=1h"]));
+    const { exporter, scrapeText } = harness;
     const response = await fetch(`${exporter.url}/metrics`);
     expect(response.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
     const text = await scrapeText();
@@ -284,7 +307,10 @@ describe("freshness, readiness and self-metrics", () => {
     expect(promtool.trim()).toBe("");
     const series = parseExposition(text);
     expect(series.get("nodejs_heap_size_used_bytes{}")).toBeGreaterThan(1_000_000);
-    expect(series.has("nodejs_heap_size_total_bytes{}")).toBe(false);
+    // Standard Node.js dashboards read these; only the `_total` gauges promtool rejects are left out.
+    expect(series.get("nodejs_heap_size_total_bytes{}")).toBeGreaterThan(1_000_000);
+    expect([...series.keys()].some((key) => key.startsWith("nodejs_heap_space_size_total_bytes{"))).toBe(true);
+    expect(namesIn(series).has("nodejs_active_handles_total")).toBe(false);
     const names = namesIn(series);
     // This exporter polls no Stellar RPC: test/rpc-exporter.test.ts checks the rpc-labelled families.
     for (const metric of ALL_METRICS.filter((candidate) => targetLabelOf(candidate) === "horizon")) {

@@ -163,13 +163,13 @@ describe("Stellar RPC targets against the simulator", () => {
       const scrape = async () => parseExposition(await scrapeText(exporter!));
       expect(valueOf(await scrape(), "stellar_rpc_up", { rpc: "sdf" })).toBe(1);
 
-      await exporter.reload({ ...both, rpcTargets: [] });
+      await exporter.reload(async () => ({ ...both, rpcTargets: [] }));
       const without = await scrape();
       expect(valueOf(without, "stellar_rpc_up", { rpc: "sdf" })).toBeUndefined();
       expect(valueOf(without, "stellar_horizon_exporter_rpc_poll_errors_total", { rpc: "sdf", endpoint: "status", reason: "timeout" })).toBeUndefined();
       expect(valueOf(without, "stellar_horizon_up", { horizon: "sdf" })).toBe(1);
 
-      await exporter.reload(both);
+      await exporter.reload(async () => both);
       await exporter.pollAll();
       expect(valueOf(await scrape(), "stellar_rpc_up", { rpc: "sdf" })).toBe(1);
     } finally {

@@ -53,6 +53,7 @@ describe("TLS and basic auth from a web config file", () => {
     );
     const config = await configFrom([`--horizon.url=t=${await horizon.start()}`, `--web.config.file=${path}`, "--poll.interval=1h"]);
     exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
+    await exporter.firstPolls;
   });
   afterAll(async () => {
     await exporter.close();

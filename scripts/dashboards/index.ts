@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
+import { accountsDashboard } from "./accounts.js";
 import { exporterDashboard } from "./exporter.js";
 import { liquidityPoolsDashboard } from "./liquidity-pools.js";
 import { networkDashboard } from "./network.js";
@@ -14,6 +15,7 @@ export const DASHBOARDS: readonly (() => Dashboard)[] = [
   overviewDashboard,
   networkDashboard,
   liquidityPoolsDashboard,
+  accountsDashboard,
   exporterDashboard,
   rpcDashboard,
 ];

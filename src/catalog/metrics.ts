@@ -7,7 +7,7 @@
 export type MetricType = "gauge" | "counter" | "histogram";
 
 /** The Horizon endpoints the exporter polls; also the `endpoint` label's values. */
-export const ENDPOINTS = ["root", "fee_stats", "ledgers", "liquidity_pools"] as const;
+export const ENDPOINTS = ["root", "fee_stats", "ledgers", "liquidity_pools", "accounts"] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
 /**
@@ -55,7 +55,7 @@ export const METRICS = {
   up: define({
     name: "stellar_horizon_up",
     type: "gauge",
-    help: "1 when the last poll of the Horizon root endpoint succeeded, else 0.",
+    help: "1 while the latest root data is fresh and the last root poll succeeded, else 0.",
     labels: [],
     source: "root",
   }),
@@ -320,6 +320,162 @@ export const METRICS = {
     source: "liquidity_pools",
   }),
 
+  // `/accounts/:id` (and its offers and claimable balances), per watched account.
+  accountInfo: define({
+    name: "stellar_horizon_account_info",
+    type: "gauge",
+    help: "A watched account's id, home domain and whether it is configured as cold; always 1.",
+    labels: ["account", "account_id", "home_domain", "cold"],
+    source: "accounts",
+  }),
+  accountExists: define({
+    name: "stellar_horizon_account_exists",
+    type: "gauge",
+    help: "1 when Horizon knows the watched account, 0 when it answers 404 (never created, or merged away).",
+    labels: ["account"],
+    source: "accounts",
+  }),
+  accountBalance: define({
+    name: "stellar_horizon_account_balance",
+    type: "gauge",
+    help: "Balance of an account in an asset (native, CODE:ISSUER, or pool:<id> for pool shares), in units of that asset.",
+    labels: ["account", "asset"],
+    source: "accounts",
+  }),
+  accountBuyingLiabilities: define({
+    name: "stellar_horizon_account_buying_liabilities",
+    type: "gauge",
+    help: "Amount of an asset the account's open offers may buy, in units of that asset.",
+    labels: ["account", "asset"],
+    source: "accounts",
+  }),
+  accountSellingLiabilities: define({
+    name: "stellar_horizon_account_selling_liabilities",
+    type: "gauge",
+    help: "Amount of an asset the account's open offers may sell, in units of that asset (not spendable).",
+    labels: ["account", "asset"],
+    source: "accounts",
+  }),
+  accountTrustlineLimit: define({
+    name: "stellar_horizon_account_trustline_limit",
+    type: "gauge",
+    help: "Limit of a trustline or pool share holding, in units of the asset.",
+    labels: ["account", "asset"],
+    source: "accounts",
+  }),
+  accountTrustlineAuthorized: define({
+    name: "stellar_horizon_account_trustline_authorized",
+    type: "gauge",
+    help: "1 when the issuer authorises the trustline (is_authorized), else 0.",
+    labels: ["account", "asset"],
+    source: "accounts",
+  }),
+  accountMinimumBalance: define({
+    name: "stellar_horizon_account_minimum_balance",
+    type: "gauge",
+    help: "Lumens the account must keep: (2 + subentries + sponsoring - sponsored) x the latest ledger's base reserve, in XLM; absent until a ledger has been read.",
+    labels: ["account"],
+    source: "accounts",
+  }),
+  accountSubentries: define({
+    name: "stellar_horizon_account_subentries",
+    type: "gauge",
+    help: "Subentries of the account (trustlines, offers, signers, data entries).",
+    labels: ["account"],
+    source: "accounts",
+  }),
+  accountSponsoring: define({
+    name: "stellar_horizon_account_sponsoring",
+    type: "gauge",
+    help: "Reserves the account sponsors for other entries (num_sponsoring).",
+    labels: ["account"],
+    source: "accounts",
+  }),
+  accountSponsored: define({
+    name: "stellar_horizon_account_sponsored",
+    type: "gauge",
+    help: "Reserves of the account sponsored by others (num_sponsored).",
+    labels: ["account"],
+    source: "accounts",
+  }),
+  accountDataEntries: define({
+    name: "stellar_horizon_account_data_entries",
+    type: "gauge",
+    help: "Data entries of the account.",
+    labels: ["account"],
+    source: "accounts",
+  }),
+  accountThreshold: define({
+    name: "stellar_horizon_account_threshold",
+    type: "gauge",
+    help: "Signature weight an operation of the level (low, medium, high) needs.",
+    labels: ["account", "level"],
+    source: "accounts",
+  }),
+  accountSignerWeight: define({
+    name: "stellar_horizon_account_signer_weight",
+    type: "gauge",
+    help: "Weight of each signer of the account, by Horizon's signer key and type.",
+    labels: ["account", "signer", "type"],
+    source: "accounts",
+  }),
+  accountFlag: define({
+    name: "stellar_horizon_account_flag",
+    type: "gauge",
+    help: "1 when an account flag (auth_required, auth_revocable, auth_immutable, auth_clawback_enabled) is set, else 0.",
+    labels: ["account", "flag"],
+    source: "accounts",
+  }),
+  accountSignerChangesTotal: define({
+    name: "stellar_horizon_account_signer_changes_total",
+    type: "counter",
+    help: "Polls at which the account's signers, their weights or its thresholds differed from the previous successful poll.",
+    labels: ["account"],
+    source: "accounts",
+  }),
+  accountSequenceLedger: define({
+    name: "stellar_horizon_account_sequence_ledger",
+    type: "gauge",
+    help: "Ledger of the account's last transaction (sequence_ledger); absent when Horizon does not send it.",
+    labels: ["account"],
+    source: "accounts",
+  }),
+  accountSequenceTimestamp: define({
+    name: "stellar_horizon_account_sequence_timestamp_seconds",
+    type: "gauge",
+    help: "Close time of the account's last transaction (sequence_time), as a Unix timestamp; absent when Horizon does not send it.",
+    labels: ["account"],
+    source: "accounts",
+  }),
+  accountBalanceLowWatermark: define({
+    name: "stellar_horizon_account_balance_low_watermark",
+    type: "gauge",
+    help: "Configured low-water mark of an account's balance in an asset, in units of that asset.",
+    labels: ["account", "asset"],
+    source: "accounts",
+  }),
+  accountOffers: define({
+    name: "stellar_horizon_account_offers",
+    type: "gauge",
+    help: "Open offers of the account (counted up to 1000), when offers: true.",
+    labels: ["account"],
+    source: "accounts",
+  }),
+  accountClaimableBalances: define({
+    name: "stellar_horizon_account_claimable_balances",
+    type: "gauge",
+    help: "Claimable balances the account can claim (counted up to 1000), when claimable_balances: true.",
+    labels: ["account"],
+    source: "accounts",
+  }),
+  accountClaimableAmount: define({
+    name: "stellar_horizon_account_claimable_amount",
+    type: "gauge",
+    help: "Sum of what the account can claim in an asset, in units of that asset, when claimable_balances: true.",
+    labels: ["account", "asset"],
+    source: "accounts",
+  }),
+
   // The exporter itself.
   buildInfo: define({
     name: "stellar_horizon_exporter_build_info",
@@ -431,7 +587,7 @@ export const METRICS = {
  * alerts and dashboards can rely on it and the series can be initialised to zero.
  */
 export const POLL_ERROR_REASONS = {
-  timeout: "No complete response within the request timeout.",
+  timeout: "No complete response within the request timeout, or the poll reached its deadline.",
   network: "Connection refused or reset, DNS failure, TLS failure, too many redirects.",
   rate_limited: "Horizon answered 429, or the exporter held back because Retry-After had not passed.",
   http_4xx: "Horizon answered with a 4xx status other than 429.",

@@ -1,7 +1,7 @@
 import { pino } from "pino";
 import { loadConfig, type ExporterConfig } from "../config/config.js";
 import { startExporter } from "../exporter.js";
-import { RPC_PATH, startSimulator } from "../simulator/index.js";
+import { DEMO_WATCHED_ACCOUNTS, RPC_PATH, startSimulator } from "../simulator/index.js";
 import { waitForShutdownSignal } from "./signals.js";
 import { versionLine } from "./usage.js";
 
@@ -73,7 +73,12 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
   const simulatorUrl = simulator.url;
   const config: ExporterConfig = {
     ...command.config,
-    targets: command.config.targets.map((target) => (target.name === SIMULATOR_TARGET ? { ...target, url: simulatorUrl } : target)),
+    // The simulator's hot and cold wallets, with low-water marks and `cold`, unless --account says otherwise.
+    targets: command.config.targets.map((target) =>
+      target.name === SIMULATOR_TARGET
+        ? { ...target, url: simulatorUrl, accounts: target.accounts.length > 0 ? target.accounts : DEMO_WATCHED_ACCOUNTS }
+        : target,
+    ),
     rpcTargets: command.config.rpcTargets.map((target) =>
       target.name === SIMULATOR_TARGET ? { ...target, url: `${simulatorUrl}${RPC_PATH}` } : target,
     ),
@@ -93,7 +98,7 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
       `  landing page: ${exporter.url}/`,
       `  simulator:    ${simulator.url}/  (state: ${simulator.url}/_sim/state)`,
       `  stellar rpc:  ${simulator.url}${RPC_PATH}  (JSON-RPC, same ledgers)`,
-      `  change scenario: curl -X POST ${simulator.url}/_sim/scenario/fee_spike`,
+      `  change scenario: curl -X POST ${simulator.url}/_sim/scenario/fee_spike  (or account_drain, signer_change, rpc_lagging, ...)`,
       "Press Ctrl+C to stop.",
       "",
     ].join("\n"),

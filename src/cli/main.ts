@@ -52,9 +52,10 @@ async function runExporter(argv: string[]): Promise<number> {
       return;
     }
     logger.info({ configFile: command.config.configFile }, "SIGHUP: reloading the configuration");
-    loadConfig(argv, process.env)
-      .then((reloaded) => exporter.reload(reloaded.kind === "run" ? reloaded.config : { problems: reloaded.kind === "invalid" ? reloaded.problems : [] }))
-      .catch((error: unknown) => logger.error({ error: String(error) }, "configuration reload failed"));
+    void exporter.reload(async () => {
+      const reloaded = await loadConfig(argv, process.env);
+      return reloaded.kind === "run" ? reloaded.config : { problems: reloaded.kind === "invalid" ? reloaded.problems : [] };
+    });
   };
   process.on("SIGHUP", onReloadSignal);
   const signal = await waitForShutdownSignal();

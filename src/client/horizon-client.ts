@@ -3,13 +3,11 @@ import type { Endpoint } from "../catalog/metrics.js";
 import { CourteousHttp, validated, type HttpOptions, type RequestObserver as HttpRequestObserver } from "./http.js";
 import {
   feeStatsSchema,
-  ledgerSchema,
   liquidityPoolSchema,
   pageSchema,
   rootSchema,
   type FeeStats,
   type HorizonRoot,
-  type Ledger,
   type LiquidityPool,
 } from "./schemas.js";
 
@@ -20,19 +18,11 @@ export type HorizonClientOptions = HttpOptions<Endpoint>;
 
 export type Query = Readonly<Record<string, string | number | undefined>>;
 
-/** Lets a caller skip validating records it has seen, unchanged, before. */
-export interface RecordReuse<T> {
-  /** The record validated earlier for a raw record identical to this one, if any. */
-  known(raw: unknown): T | undefined;
-  /** Told of every record that had to be validated. */
-  validated(raw: unknown, record: T): void;
-}
-
-export interface Page<T> {
-  records: T[];
-  /** Records that failed the schema and were left out. */
-  invalidRecords: number;
-}
+/**
+ * A page's records as Horizon sent them. Collectors validate them one by one, so one bad record
+ * is counted and left out instead of failing the page, and still moves the paging cursor.
+ */
+export type RawRecords = readonly unknown[];
 
 const ACCEPT = "application/hal+json, application/problem+json;q=0.9, application/json;q=0.8";
 
@@ -47,60 +37,35 @@ export class HorizonClient {
     this.baseUrl = new URL(href.endsWith("/") ? href : `${href}/`);
   }
 
-  root(): Promise<HorizonRoot> {
-    return this.getValidated("root", "", {}, rootSchema);
+  root(signal?: AbortSignal): Promise<HorizonRoot> {
+    return this.getValidated("root", "", {}, rootSchema, signal);
   }
 
-  feeStats(): Promise<FeeStats> {
-    return this.getValidated("fee_stats", "fee_stats", {}, feeStatsSchema);
+  feeStats(signal?: AbortSignal): Promise<FeeStats> {
+    return this.getValidated("fee_stats", "fee_stats", {}, feeStatsSchema, signal);
   }
 
-  ledgers(query: Query): Promise<Page<Ledger>> {
-    return this.getPage("ledgers", "ledgers", query, ledgerSchema);
+  async ledgers(query: Query, signal?: AbortSignal): Promise<RawRecords> {
+    return (await this.getValidated("ledgers", "ledgers", query, pageSchema, signal))._embedded.records;
   }
 
-  liquidityPools(query: Query, reuse?: RecordReuse<LiquidityPool>): Promise<Page<LiquidityPool>> {
-    return this.getPage("liquidity_pools", "liquidity_pools", query, liquidityPoolSchema, reuse);
+  async liquidityPools(query: Query, signal?: AbortSignal): Promise<RawRecords> {
+    return (await this.getValidated("liquidity_pools", "liquidity_pools", query, pageSchema, signal))._embedded.records;
   }
 
-  liquidityPool(id: string): Promise<LiquidityPool> {
-    return this.getValidated("liquidity_pools", `liquidity_pools/${encodeURIComponent(id)}`, {}, liquidityPoolSchema);
+  liquidityPool(id: string, signal?: AbortSignal): Promise<LiquidityPool> {
+    return this.getValidated("liquidity_pools", `liquidity_pools/${encodeURIComponent(id)}`, {}, liquidityPoolSchema, signal);
   }
 
-  private async getPage<S extends z.ZodType>(
-    endpoint: Endpoint,
-    path: string,
-    query: Query,
-    recordSchema: S,
-    reuse?: RecordReuse<z.output<S>>,
-  ): Promise<Page<z.output<S>>> {
-    const page = await this.getValidated(endpoint, path, query, pageSchema);
-    const records: z.output<S>[] = [];
-    let invalidRecords = 0;
-    for (const raw of page._embedded.records) {
-      const known = reuse?.known(raw);
-      if (known !== undefined) {
-        records.push(known);
-        continue;
-      }
-      const parsed = recordSchema.safeParse(raw);
-      if (parsed.success) {
-        records.push(parsed.data);
-        reuse?.validated(raw, parsed.data);
-      } else {
-        invalidRecords += 1;
-      }
-    }
-    return { records, invalidRecords };
-  }
-
-  private async getValidated<S extends z.ZodType>(
+  /** One document, validated against `schema`; throws a HorizonError (reason `schema` when it does not match). */
+  async getValidated<S extends z.ZodType>(
     endpoint: Endpoint,
     path: string,
     query: Query,
     schema: S,
+    signal: AbortSignal | undefined,
   ): Promise<z.output<S>> {
-    return validated(schema, await this.http.json(endpoint, this.urlFor(path, query)), `Horizon's ${endpoint}`);
+    return validated(schema, await this.http.json(endpoint, this.urlFor(path, query), undefined, signal), `Horizon's ${endpoint}`);
   }
 
   private urlFor(path: string, query: Query): string {

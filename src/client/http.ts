@@ -1,5 +1,6 @@
 import { FetchError, ofetch } from "ofetch";
 import type { z } from "zod";
+import { systemClock, type Clock } from "../clock.js";
 import { redactUrl } from "../config/config.js";
 import { HorizonError, isTransient } from "./errors.js";
 import { holdOffSeconds, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
@@ -25,7 +26,7 @@ export interface HttpOptions<E extends string> {
   observer?: RequestObserver<E>;
   /** Aborts in-flight requests and retry waits at shutdown. */
   signal?: AbortSignal;
-  now?: () => number;
+  clock?: Clock;
 }
 
 /** A POST body; requests without one are GETs. */
@@ -44,7 +45,7 @@ export class CourteousHttp<E extends string> {
   /** The target URL without credentials, safe to show. */
   readonly url: URL;
   private readonly headers: Readonly<Record<string, string>>;
-  private readonly now: () => number;
+  private readonly clock: Clock;
   /** Nothing is sent to this server before this time (Retry-After, exhausted rate limit). */
   private holdUntilMs = 0;
 
@@ -59,28 +60,34 @@ export class CourteousHttp<E extends string> {
     url.password = "";
     this.url = url;
     this.headers = { ...credentials, ...options.headers, Accept: accept };
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
   }
 
-  /** The parsed JSON of a 2xx response, after retries; throws a HorizonError. */
-  async json(endpoint: E, url: string, body?: JsonBody): Promise<unknown> {
+  /**
+   * The parsed JSON of a 2xx response, after retries; throws a HorizonError. A `body` makes it a
+   * POST. `poll` aborts the request and any retry wait when the poll that sent it reaches its deadline.
+   */
+  async json(endpoint: E, url: string, body: JsonBody | undefined, poll: AbortSignal | undefined): Promise<unknown> {
+    const signals = [this.options.signal, poll].filter((signal): signal is AbortSignal => signal !== undefined);
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await this.attempt(endpoint, url, body);
+        return await this.attempt(endpoint, url, body, signals);
       } catch (error) {
         const failure = error instanceof HorizonError ? error : new HorizonError("network", String(error));
-        if (!isTransient(failure) || attempt >= this.options.retries || this.options.signal?.aborted) throw failure;
-        await this.sleep(this.retryDelayMs(attempt));
+        if (!isTransient(failure) || attempt >= this.options.retries) throw failure;
+        await this.sleep(this.retryDelayMs(attempt), signals);
+        const aborted = signals.find((signal) => signal.aborted);
+        if (aborted) throw abortReason(aborted, failure);
       }
     }
   }
 
-  private async attempt(endpoint: E, url: string, body: JsonBody | undefined): Promise<unknown> {
-    const waitMs = this.holdUntilMs - this.now();
+  private async attempt(endpoint: E, url: string, body: JsonBody | undefined, signals: readonly AbortSignal[]): Promise<unknown> {
+    const waitMs = this.holdUntilMs - this.clock.now();
     if (waitMs > 0) {
       throw new HorizonError("rate_limited", `holding back for ${Math.ceil(waitMs / 1000)} s more, as the server asked`);
     }
-    const { signal, timedOut, release } = this.attemptSignal();
+    const { signal, timedOut, release } = this.attemptSignal(signals);
     const started = performance.now();
     let code = "error";
     try {
@@ -94,10 +101,10 @@ export class CourteousHttp<E extends string> {
         ignoreResponseError: true,
       });
       code = String(response.status);
-      const rateLimit = parseRateLimitHeaders(response.headers, this.now());
+      const rateLimit = parseRateLimitHeaders(response.headers, this.clock.now());
       this.options.observer?.onRateLimitHeaders(rateLimit);
       const holdOff = holdOffSeconds(rateLimit, response.status);
-      if (holdOff !== undefined) this.holdUntilMs = Math.max(this.holdUntilMs, this.now() + holdOff * 1000);
+      if (holdOff !== undefined) this.holdUntilMs = Math.max(this.holdUntilMs, this.clock.now() + holdOff * 1000);
       const text = await readCapped(response._data ?? null, response.headers, this.options.maxBodyBytes);
       if (response.status < 200 || response.status >= 300) throw httpError(response.status, text);
       try {
@@ -106,7 +113,8 @@ export class CourteousHttp<E extends string> {
         throw new HorizonError("invalid_json", `HTTP ${response.status} body is not JSON: ${excerpt(text)}`);
       }
     } catch (error) {
-      throw classify(error, timedOut(), this.options.timeoutMs, url);
+      const aborted = signals.find((outer) => outer.aborted);
+      throw aborted ? abortReason(aborted, error) : classify(error, timedOut(), this.options.timeoutMs, url);
     } finally {
       release();
       this.options.observer?.onRequest(endpoint, code, (performance.now() - started) / 1000);
@@ -115,23 +123,27 @@ export class CourteousHttp<E extends string> {
 
   /**
    * A fresh signal per attempt (a signal aborted by one attempt's timeout must not doom the
-   * next), aborted by the timeout or by shutdown; `release` drops its timer and listener.
+   * next), aborted by the timeout, by shutdown or by the poll's deadline; `release` drops its
+   * timer and listeners.
    */
-  private attemptSignal(): { signal: AbortSignal; timedOut: () => boolean; release: () => void } {
+  private attemptSignal(outer: readonly AbortSignal[]): { signal: AbortSignal; timedOut: () => boolean; release: () => void } {
     const controller = new AbortController();
     let expired = false;
-    const timer = setTimeout(() => {
+    const timer = this.clock.setTimeout(() => {
       expired = true;
       controller.abort(new DOMException("request timed out", "TimeoutError"));
     }, this.options.timeoutMs);
-    const onShutdown = () => controller.abort(this.options.signal?.reason);
-    this.options.signal?.addEventListener("abort", onShutdown, { once: true });
+    const onAbort = (event: Event) => controller.abort((event.target as AbortSignal).reason);
+    for (const signal of outer) {
+      if (signal.aborted) controller.abort(signal.reason);
+      else signal.addEventListener("abort", onAbort, { once: true });
+    }
     return {
       signal: controller.signal,
       timedOut: () => expired,
       release: () => {
-        clearTimeout(timer);
-        this.options.signal?.removeEventListener("abort", onShutdown);
+        this.clock.clearTimeout(timer);
+        for (const signal of outer) signal.removeEventListener("abort", onAbort);
       },
     };
   }
@@ -142,16 +154,17 @@ export class CourteousHttp<E extends string> {
     return Math.random() * ceiling;
   }
 
-  private sleep(ms: number): Promise<void> {
-    const shutdown = this.options.signal;
+  /** Waits `ms`, or less when one of the signals aborts. */
+  private sleep(ms: number, signals: readonly AbortSignal[]): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
-        clearTimeout(timer);
-        shutdown?.removeEventListener("abort", done);
+        this.clock.clearTimeout(timer);
+        for (const signal of signals) signal.removeEventListener("abort", done);
         resolve();
       };
-      const timer = setTimeout(done, ms);
-      shutdown?.addEventListener("abort", done, { once: true });
+      const timer = this.clock.setTimeout(done, ms);
+      for (const signal of signals) signal.addEventListener("abort", done, { once: true });
+      if (signals.some((signal) => signal.aborted)) done();
     });
   }
 }
@@ -216,6 +229,12 @@ export function excerpt(text: string): string {
   const flat = (title ?? text).replace(/\s+/g, " ").trim();
   if (flat === "") return "empty body";
   return flat.length > 160 ? `${flat.slice(0, 160)}…` : flat;
+}
+
+/** Why an aborted request failed: the poll deadline's own error, else a shutdown. */
+function abortReason(signal: AbortSignal, cause: unknown): HorizonError {
+  if (signal.reason instanceof HorizonError) return signal.reason;
+  return cause instanceof HorizonError ? cause : new HorizonError("network", "aborted at shutdown");
 }
 
 function classify(error: unknown, timedOut: boolean, timeoutMs: number, url: string): HorizonError {

@@ -50,8 +50,9 @@ export class RpcClient {
     this.http = new CourteousHttp(options, ACCEPT);
   }
 
-  async status(): Promise<RpcStatus> {
-    const [health, latestLedger, feeStats] = await this.batch("status", ["getHealth", "getLatestLedger", "getFeeStats"]);
+  /** `signal` aborts the request and its retries when the poll reaches its deadline. */
+  async status(signal?: AbortSignal): Promise<RpcStatus> {
+    const [health, latestLedger, feeStats] = await this.batch("status", ["getHealth", "getLatestLedger", "getFeeStats"], signal);
     const healthResult = health.error === undefined ? validated(healthSchema, health.result, "Stellar RPC's getHealth") : undefined;
     return {
       health: healthResult,
@@ -61,8 +62,8 @@ export class RpcClient {
     };
   }
 
-  async versions(): Promise<RpcVersions> {
-    const [network, versionInfo] = await this.batch("versions", ["getNetwork", "getVersionInfo"]);
+  async versions(signal?: AbortSignal): Promise<RpcVersions> {
+    const [network, versionInfo] = await this.batch("versions", ["getNetwork", "getVersionInfo"], signal);
     return {
       network: validated(networkSchema, resultOf("getNetwork", network), "Stellar RPC's getNetwork"),
       versionInfo: validated(versionInfoSchema, resultOf("getVersionInfo", versionInfo), "Stellar RPC's getVersionInfo"),
@@ -73,9 +74,10 @@ export class RpcClient {
   private async batch<const M extends readonly string[]>(
     endpoint: RpcEndpoint,
     methods: M,
+    signal: AbortSignal | undefined,
   ): Promise<{ readonly [K in keyof M]: JsonRpcResponse }> {
     const calls = methods.map((method, index) => ({ jsonrpc: "2.0", id: index + 1, method }));
-    const body = await this.http.json(endpoint, this.http.url.href, { json: JSON.stringify(calls) });
+    const body = await this.http.json(endpoint, this.http.url.href, { json: JSON.stringify(calls) }, signal);
     // A server that rejects the batch as a whole answers with one error object instead of an array.
     const whole = jsonRpcResponseSchema.safeParse(body);
     if (whole.success && whole.data.error !== undefined) throw rpcError(methods.join(", "), whole.data.error);

@@ -1,20 +1,32 @@
 import type { Endpoint, PollEndpoint } from "../catalog/metrics.js";
 import type { CollectorSamples } from "./samples.js";
 
-export interface PollResult {
-  /** Records that failed the schema and were left out. */
-  readonly invalidRecords: number;
+/** What the poller hands each poll. */
+export interface PollContext {
+  /** Aborted when the poll reaches its deadline or the exporter stops; pass it to every client call. */
+  readonly signal: AbortSignal;
+  /**
+   * Reports records that failed the schema and were left out, as soon as they are read, so they
+   * are counted exactly once even when a later page fails the poll.
+   */
+  invalidRecords(count: number): void;
 }
 
-/** One endpoint of one target: fetches into its own state, and turns that state into samples. */
+/**
+ * One endpoint of one target (a Horizon, or a Stellar RPC): fetches into its own state, and turns that state into samples.
+ * The poller (src/scheduler) runs `poll` on the endpoint's schedule, one at a time, within a
+ * deadline; the publisher renders `samples` into the store after every poll. A new surface is a
+ * new Collector in its own file; it never talks to the store or the scheduler itself.
+ */
 export interface Collector<E extends PollEndpoint = Endpoint> {
   readonly endpoint: E;
-  /** Fetches, validates and folds the response into state; throws a HorizonError on failure. */
-  poll(): Promise<PollResult>;
+  /**
+   * Fetches, validates and folds the response into state; throws a HorizonError on failure. State
+   * must stay consistent when the poll is aborted between two requests.
+   */
+  poll(context: PollContext): Promise<void>;
   samples(lastPollSucceeded: boolean): CollectorSamples;
 }
-
-const NO_INVALID_RECORDS: PollResult = { invalidRecords: 0 };
 
 /** An endpoint that answers with a single document (root, fee_stats): the latest one is the state. */
 export class LatestDocumentCollector<T, E extends PollEndpoint = Endpoint> implements Collector<E> {
@@ -22,13 +34,12 @@ export class LatestDocumentCollector<T, E extends PollEndpoint = Endpoint> imple
 
   constructor(
     readonly endpoint: E,
-    private readonly fetch: () => Promise<T>,
+    private readonly fetch: (signal: AbortSignal) => Promise<T>,
     private readonly toSamples: (latest: T | undefined, lastPollSucceeded: boolean) => CollectorSamples,
   ) {}
 
-  async poll(): Promise<PollResult> {
-    this.latest = await this.fetch();
-    return NO_INVALID_RECORDS;
+  async poll({ signal }: PollContext): Promise<void> {
+    this.latest = await this.fetch(signal);
   }
 
   samples(lastPollSucceeded: boolean): CollectorSamples {

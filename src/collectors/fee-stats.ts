@@ -17,5 +17,5 @@ export function feeStatsSamples(stats: FeeStats | undefined): CollectorSamples {
 }
 
 export function feeStatsCollector(client: HorizonClient): Collector {
-  return new LatestDocumentCollector("fee_stats", () => client.feeStats(), feeStatsSamples);
+  return new LatestDocumentCollector("fee_stats", (signal) => client.feeStats(signal), feeStatsSamples);
 }

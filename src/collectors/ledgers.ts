@@ -1,12 +1,10 @@
 import type { Logger } from "pino";
 import { METRICS } from "../catalog/metrics.js";
-import type { HorizonClient } from "../client/horizon-client.js";
-import type { Ledger } from "../client/schemas.js";
-import type { Collector, PollResult } from "./collector.js";
+import type { HorizonClient, RawRecords } from "../client/horizon-client.js";
+import { ledgerSchema, type Ledger } from "../client/schemas.js";
+import type { Collector, PollContext } from "./collector.js";
+import { cursorAfter, PAGE_LIMIT, rawPagingToken, validRecord } from "./paging.js";
 import { HistogramData, type CollectorSamples, type Sample } from "./samples.js";
-
-/** Horizon's maximum page size. */
-const LEDGER_PAGE_LIMIT = 200;
 
 export interface LedgerCatchUpOptions {
   /** Pages read per poll at most; beyond that the collector skips ahead and counts the gap. */
@@ -55,14 +53,21 @@ export function ledgerSamples(totals: LedgerTotals, latest: Ledger | undefined):
 }
 
 /**
- * Reads every ledger exactly once by following Horizon's paging cursor in ascending order.
- * A gap (pages capped, ledgers missing or invalid) is counted as skipped, never guessed at; a
- * sequence that goes backwards or a broken hash chain (a network reset) restarts from the latest.
+ * Reads every ledger exactly once by following Horizon's paging cursor in ascending order. The
+ * cursor moves by raw records, so a record failing the schema is counted invalid and skipped once,
+ * never fetched again. A gap (pages capped, ledgers missing or invalid) is counted as skipped,
+ * never guessed at; a sequence that goes backwards or a broken hash chain (a network reset)
+ * restarts from the latest.
  */
 export class LedgersCollector implements Collector {
   readonly endpoint = "ledgers";
   readonly totals = new LedgerTotals();
+  /** The paging token of the last record read, valid or not; undefined before the first poll. */
+  private cursor: string | undefined;
+  /** The last valid ledger: the state the gauges show and the hash chain continues from. */
   private latest: Ledger | undefined;
+  /** Invalid records read since `latest`, already counted as skipped. */
+  private invalidSinceLatest = 0;
 
   constructor(
     private readonly client: HorizonClient,
@@ -70,17 +75,16 @@ export class LedgersCollector implements Collector {
     private readonly log: Logger,
   ) {}
 
-  async poll(): Promise<PollResult> {
-    if (this.latest === undefined) return this.startFromLatest(this.options.backfill);
-    let invalidRecords = 0;
+  async poll(context: PollContext): Promise<void> {
+    if (this.cursor === undefined) return this.startFromLatest(context);
     for (let pages = 1; ; pages += 1) {
-      const cursor: Ledger = this.latest;
-      const page = await this.client.ledgers({ order: "asc", limit: LEDGER_PAGE_LIMIT, cursor: cursor.paging_token });
-      invalidRecords += page.invalidRecords;
-      for (const ledger of page.records) this.read(ledger);
-      if (page.records.length + page.invalidRecords === 0) return this.checkForReset(invalidRecords);
-      if (page.records.length + page.invalidRecords < LEDGER_PAGE_LIMIT) return { invalidRecords };
-      if (pages >= this.options.maxPagesPerPoll) return this.skipAhead(invalidRecords);
+      const records = await this.client.ledgers({ order: "asc", limit: PAGE_LIMIT, cursor: this.cursor }, context.signal);
+      if (records.length === 0) return this.checkForReset(context);
+      const next = cursorAfter(records, this.cursor, this.endpoint);
+      this.readRecords(records, context);
+      this.cursor = next;
+      if (records.length < PAGE_LIMIT) return;
+      if (pages >= this.options.maxPagesPerPoll) return this.skipAhead(context);
     }
   }
 
@@ -88,39 +92,63 @@ export class LedgersCollector implements Collector {
     return ledgerSamples(this.totals, this.latest);
   }
 
-  private async startFromLatest(backfill: number): Promise<PollResult> {
-    const page = await this.client.ledgers({ order: "desc", limit: backfill + 1 });
-    for (const ledger of page.records.reverse()) this.read(ledger);
-    return { invalidRecords: page.invalidRecords };
+  /** The latest ledger's base reserve, which watched accounts' minimum balances are computed from. */
+  get baseReserveStroops(): number | undefined {
+    return this.latest?.base_reserve_in_stroops;
+  }
+
+  private async startFromLatest(context: PollContext): Promise<void> {
+    const records = await this.client.ledgers({ order: "desc", limit: this.options.backfill + 1 }, context.signal);
+    if (records.length === 0) return;
+    const next = cursorAfter(records.slice(0, 1), undefined, this.endpoint);
+    this.readRecords([...records].reverse(), context);
+    this.cursor = next;
   }
 
   /** An empty page means caught up, or that the network restarted below our cursor. */
-  private async checkForReset(invalidRecords: number): Promise<PollResult> {
-    const page = await this.client.ledgers({ order: "desc", limit: 1 });
-    const newest = page.records[0];
-    const cursor = this.latest;
-    if (newest === undefined || cursor === undefined || newest.sequence >= cursor.sequence) {
-      return { invalidRecords: invalidRecords + page.invalidRecords };
-    }
+  private async checkForReset(context: PollContext): Promise<void> {
+    const [raw] = await this.client.ledgers({ order: "desc", limit: 1 }, context.signal);
+    // An invalid newest ledger was counted when paging reached it; it cannot tell a reset.
+    const newest = validRecord(ledgerSchema, raw);
+    const latest = this.latest;
+    if (newest === undefined || latest === undefined || newest.sequence >= latest.sequence) return;
     this.totals.resyncs += 1;
-    this.log.warn({ from: cursor.sequence, to: newest.sequence }, "ledger sequence went backwards; resynchronising");
+    this.log.warn({ from: latest.sequence, to: newest.sequence }, "ledger sequence went backwards; resynchronising");
     this.latest = undefined;
+    this.invalidSinceLatest = 0;
     this.read(newest);
-    return { invalidRecords: invalidRecords + page.invalidRecords };
+    this.cursor = newest.paging_token;
   }
 
   /** The page cap was hit: jump to the latest ledger and count what lies between as skipped. */
-  private async skipAhead(invalidRecords: number): Promise<PollResult> {
-    const page = await this.client.ledgers({ order: "desc", limit: 1 });
-    const newest = page.records[0];
-    if (newest !== undefined && this.latest !== undefined && newest.sequence > this.latest.sequence) {
-      this.log.warn(
-        { from: this.latest.sequence, to: newest.sequence, maxPagesPerPoll: this.options.maxPagesPerPoll },
-        "ledger catch-up hit its page cap; skipping ahead",
-      );
-      this.read(newest);
+  private async skipAhead(context: PollContext): Promise<void> {
+    const records = await this.client.ledgers({ order: "desc", limit: 1 }, context.signal);
+    const newest = validRecord(ledgerSchema, records[0]);
+    const behind = newest !== undefined && this.latest !== undefined && newest.sequence <= this.latest.sequence;
+    if (records.length === 0 || behind || rawPagingToken(records[0]) === this.cursor) return;
+    this.log.warn(
+      { from: this.latest?.sequence, to: newest?.sequence, maxPagesPerPoll: this.options.maxPagesPerPoll },
+      "ledger catch-up hit its page cap; skipping ahead",
+    );
+    const next = cursorAfter(records, this.cursor, this.endpoint);
+    this.readRecords(records, context);
+    this.cursor = next;
+  }
+
+  /** Reads a page's records in ascending order; each invalid one is counted invalid and skipped, once. */
+  private readRecords(records: RawRecords, context: PollContext): void {
+    let invalid = 0;
+    for (const raw of records) {
+      const ledger = validRecord(ledgerSchema, raw);
+      if (ledger !== undefined) {
+        this.read(ledger);
+        continue;
+      }
+      invalid += 1;
+      this.totals.skipped += 1;
+      this.invalidSinceLatest += 1;
     }
-    return { invalidRecords: invalidRecords + page.invalidRecords };
+    if (invalid > 0) context.invalidRecords(invalid);
   }
 
   private read(ledger: Ledger): void {
@@ -134,8 +162,10 @@ export class LedgersCollector implements Collector {
       const intervalSeconds = (Date.parse(ledger.closed_at) - Date.parse(previous.closed_at)) / 1000;
       if (intervalSeconds >= 0) this.totals.closeIntervals.observe(intervalSeconds);
     } else if (previous !== undefined) {
-      this.totals.skipped += ledger.sequence - previous.sequence - 1;
+      // Invalid records in the gap were counted as skipped when they were read.
+      this.totals.skipped += Math.max(0, ledger.sequence - previous.sequence - 1 - this.invalidSinceLatest);
     }
+    this.invalidSinceLatest = 0;
     const totals = this.totals;
     totals.ledgers += 1;
     totals.successfulTransactions += ledger.successful_transaction_count;

@@ -1,12 +1,10 @@
 import { METRICS } from "../catalog/metrics.js";
 import { HorizonError } from "../client/errors.js";
-import type { HorizonClient, RecordReuse } from "../client/horizon-client.js";
-import type { LiquidityPool } from "../client/schemas.js";
-import type { Collector, PollResult } from "./collector.js";
+import type { HorizonClient } from "../client/horizon-client.js";
+import { liquidityPoolSchema, type LiquidityPool } from "../client/schemas.js";
+import type { Collector, PollContext } from "./collector.js";
+import { cursorAfter, PAGE_LIMIT, validRecord } from "./paging.js";
 import type { CollectorSamples, Sample } from "./samples.js";
-
-/** Horizon's maximum page size. */
-export const POOL_PAGE_LIMIT = 200;
 
 export interface PoolSelection {
   /** Pools tracked at most: the bound on this collector's cardinality. */
@@ -94,7 +92,11 @@ function rawId(raw: unknown): string | undefined {
   return typeof id === "string" ? id : undefined;
 }
 
-/** Tracks a bounded set of pools; each poll replaces the set, so a pool gone upstream leaves too. */
+/**
+ * Tracks a bounded set of pools; each poll replaces the set, so a pool gone upstream leaves too.
+ * Pages are followed by raw records (see cursorAfter), and a pool whose raw values did not change
+ * since the last poll is not validated again.
+ */
 export class LiquidityPoolsCollector implements Collector {
   readonly endpoint = "liquidity_pools";
   private pools: LiquidityPool[] | undefined;
@@ -106,66 +108,66 @@ export class LiquidityPoolsCollector implements Collector {
     private readonly selection: PoolSelection,
   ) {}
 
-  async poll(): Promise<PollResult> {
+  async poll(context: PollContext): Promise<void> {
+    if (this.selection.ids.length > 0) {
+      this.pools = await this.fetchByIds(context);
+      return;
+    }
     const seen = new Map<string, ValidatedPool>();
-    const { pools, invalidRecords } =
-      this.selection.ids.length > 0 ? await this.fetchByIds() : await this.fetchPages(seen);
-    this.pools = pools;
+    this.pools = await this.fetchPages(context, seen);
     this.validated = seen;
-    return { invalidRecords };
   }
 
   samples(): CollectorSamples {
     return liquidityPoolSamples(this.pools);
   }
 
-  private async fetchByIds(): Promise<{ pools: LiquidityPool[]; invalidRecords: number }> {
+  private async fetchByIds({ signal }: PollContext): Promise<LiquidityPool[]> {
     const pools: LiquidityPool[] = [];
     for (const id of this.selection.ids.slice(0, this.selection.max)) {
       try {
-        pools.push(await this.client.liquidityPool(id));
+        pools.push(await this.client.liquidityPool(id, signal));
       } catch (error) {
         // A pool that no longer exists simply stops being tracked.
         if (error instanceof HorizonError && error.details.status === 404) continue;
         throw error;
       }
     }
-    return { pools, invalidRecords: 0 };
+    return pools;
   }
 
-  /** Reuses the last poll's record for a raw record that did not change; remembers this poll's. */
-  private reuse(seen: Map<string, ValidatedPool>): RecordReuse<LiquidityPool> {
-    return {
-      known: (raw) => {
-        const id = rawId(raw);
-        const previous = id === undefined ? undefined : this.validated.get(id);
-        if (previous === undefined || !sameRawPool(previous.raw, raw as Record<string, unknown>)) return undefined;
-        seen.set(id!, previous);
-        return previous.record;
-      },
-      validated: (raw, record) => {
-        seen.set(record.id, { record, raw: rawPoolFacts(raw as Record<string, unknown>) });
-      },
-    };
-  }
-
-  private async fetchPages(seen: Map<string, ValidatedPool>): Promise<{ pools: LiquidityPool[]; invalidRecords: number }> {
+  private async fetchPages(context: PollContext, seen: Map<string, ValidatedPool>): Promise<LiquidityPool[]> {
     const byId = new Map<string, LiquidityPool>();
     const reserves = this.selection.reserves.length > 0 ? this.selection.reserves.join(",") : undefined;
     let cursor: string | undefined;
-    let invalidRecords = 0;
     while (byId.size < this.selection.max) {
-      const limit = Math.min(POOL_PAGE_LIMIT, this.selection.max - byId.size);
-      const page = await this.client.liquidityPools({ order: "asc", limit, cursor, reserves }, this.reuse(seen));
-      invalidRecords += page.invalidRecords;
-      for (const pool of page.records) if (byId.size < this.selection.max) byId.set(pool.id, pool);
-      const last = page.records.at(-1);
-      if (last === undefined || page.records.length + page.invalidRecords < limit) break;
-      if (last.paging_token === cursor) {
-        throw new HorizonError("paging", `liquidity pool cursor did not advance past ${cursor}`);
+      const limit = Math.min(PAGE_LIMIT, this.selection.max - byId.size);
+      const records = await this.client.liquidityPools({ order: "asc", limit, cursor, reserves }, context.signal);
+      // Checked before reading, so a page served twice is not counted twice.
+      const next = records.length < limit ? undefined : cursorAfter(records, cursor, this.endpoint);
+      let invalid = 0;
+      for (const raw of records) {
+        const pool = this.validate(raw, seen);
+        if (pool === undefined) invalid += 1;
+        else if (byId.size < this.selection.max) byId.set(pool.id, pool);
       }
-      cursor = last.paging_token;
+      if (invalid > 0) context.invalidRecords(invalid);
+      if (next === undefined) break;
+      cursor = next;
     }
-    return { pools: [...byId.values()], invalidRecords };
+    return [...byId.values()];
+  }
+
+  /** The last poll's pool when its raw values did not change, else the record validated afresh. */
+  private validate(raw: unknown, seen: Map<string, ValidatedPool>): LiquidityPool | undefined {
+    const id = rawId(raw);
+    const previous = id === undefined ? undefined : this.validated.get(id);
+    if (previous !== undefined && sameRawPool(previous.raw, raw as Record<string, unknown>)) {
+      seen.set(id!, previous);
+      return previous.record;
+    }
+    const record = validRecord(liquidityPoolSchema, raw);
+    if (record !== undefined) seen.set(record.id, { record, raw: rawPoolFacts(raw as Record<string, unknown>) });
+    return record;
   }
 }

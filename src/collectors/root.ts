@@ -49,5 +49,5 @@ export function rootSamples(root: HorizonRoot | undefined, lastPollSucceeded: bo
 }
 
 export function rootCollector(client: HorizonClient): Collector {
-  return new LatestDocumentCollector("root", () => client.root(), rootSamples);
+  return new LatestDocumentCollector("root", (signal) => client.root(signal), rootSamples);
 }

@@ -1,7 +1,7 @@
 import type { Registry } from "prom-client";
 import { POLL_ERROR_REASONS, RPC_ENDPOINTS, RPC_METRICS, type PollErrorReason, type RpcEndpoint } from "../catalog/metrics.js";
 import type { RequestObserver } from "../client/http.js";
-import { counter, gauge, histogram, removeSeries } from "./exporter.js";
+import { counter, gauge, histogram, removeSeries } from "./self-metrics.js";
 
 /**
  * The exporter's own view of each Stellar RPC target: requests, polls, failures and freshness,

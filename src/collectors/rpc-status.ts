@@ -40,5 +40,5 @@ export function rpcStatusSamples(status: RpcStatus | undefined, lastPollSucceede
 }
 
 export function rpcStatusCollector(client: RpcClient): Collector<"status"> {
-  return new LatestDocumentCollector("status", () => client.status(), rpcStatusSamples);
+  return new LatestDocumentCollector("status", (signal) => client.status(signal), rpcStatusSamples);
 }

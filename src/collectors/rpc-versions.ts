@@ -17,5 +17,5 @@ export function rpcVersionsSamples(versions: RpcVersions | undefined): Collector
 }
 
 export function rpcVersionsCollector(client: RpcClient): Collector<"versions"> {
-  return new LatestDocumentCollector("versions", () => client.versions(), rpcVersionsSamples);
+  return new LatestDocumentCollector("versions", (signal) => client.versions(signal), rpcVersionsSamples);
 }

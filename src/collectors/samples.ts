@@ -30,13 +30,16 @@ export type Sample =
 export type RenderedMetrics = ReadonlyMap<string, readonly Buffer[]>;
 
 /**
- * Lines are encoded in pieces of about this many characters, so the text of tens of thousands of
- * series never lives on the heap all at once (where the garbage collector would copy it around).
+ * Lines are encoded in pieces of this many samples, so the text of tens of thousands of series
+ * never lives on the heap all at once (where the garbage collector would copy it around). Pieces
+ * end at sample counts, not byte counts, so a changed value moves no later piece's boundary: a
+ * piece whose samples did not change encodes to the same bytes as last time, and its compressed
+ * form can be kept.
  */
-const PIECE_CHARACTERS = 64 * 1024;
+const SAMPLES_PER_PIECE = 256;
 
 /** Rendering hands the event loop back this often, so a large poll never stalls a scrape. */
-const SAMPLES_BETWEEN_YIELDS = 4096;
+const SAMPLES_BETWEEN_YIELDS = 1024;
 
 const NEEDS_ESCAPE = /[\\\n"]/;
 
@@ -87,7 +90,7 @@ function sampleLines(targetLabels: Readonly<Record<TargetLabel, string>>, sample
 export async function renderSamples(target: string, samples: Iterable<Sample>): Promise<RenderedMetrics> {
   const escaped = escapeLabelValue(target);
   const targetLabels = { horizon: `horizon="${escaped}"`, rpc: `rpc="${escaped}"` };
-  const pending = new Map<string, string>();
+  const pending = new Map<string, { text: string; samples: number }>();
   const rendered = new Map<string, Buffer[]>();
   const encode = (name: string, text: string) => {
     const pieces = rendered.get(name);
@@ -98,15 +101,16 @@ export async function renderSamples(target: string, samples: Iterable<Sample>): 
   for (const sample of samples) {
     if (++count % SAMPLES_BETWEEN_YIELDS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const name = sample.metric.name;
-    const text = (pending.get(name) ?? "") + sampleLines(targetLabels, sample);
-    if (text.length < PIECE_CHARACTERS) {
-      pending.set(name, text);
-    } else {
-      encode(name, text);
-      pending.set(name, "");
+    let piece = pending.get(name);
+    if (piece === undefined) pending.set(name, (piece = { text: "", samples: 0 }));
+    piece.text += sampleLines(targetLabels, sample);
+    if (++piece.samples === SAMPLES_PER_PIECE) {
+      encode(name, piece.text);
+      piece.text = "";
+      piece.samples = 0;
     }
   }
-  for (const [name, text] of pending) if (text !== "") encode(name, text);
+  for (const [name, piece] of pending) if (piece.text !== "") encode(name, piece.text);
   return rendered;
 }
 

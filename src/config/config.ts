@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
+import { accountEntryFromFlag, watchedAccounts, type WatchedAccount } from "./accounts.js";
 import { blockedPortProblem } from "./blocked-ports.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import {
@@ -27,6 +28,7 @@ export interface TargetConfig {
   readonly schedules: Readonly<Record<Endpoint, Schedule>>;
   /** Requests per hour this Horizon allows; planning above it logs a warning at start. */
   readonly requestBudgetPerHour: number;
+  readonly accounts: readonly WatchedAccount[];
 }
 
 export interface ExporterConfig {
@@ -64,6 +66,7 @@ export const DEFAULTS = {
 /** Every flag, its environment variable and its help line; --help is printed from this list. */
 export const FLAGS = {
   "horizon.url": { env: "HORIZON_URL", value: "[NAME=]URL", help: "Horizon to poll; repeatable. NAME (default host[:port]) becomes the `horizon` label. The env var takes a comma-separated list." },
+  account: { env: "ACCOUNTS", value: "[NAME=]ACCOUNT_ID", help: "Account to watch on every --horizon.url target; repeatable. NAME (default the id) becomes the `account` label. The env var takes a comma-separated list." },
   "rpc.url": { env: "RPC_URL", value: "[NAME=]URL", help: "Stellar RPC to poll (JSON-RPC POSTed to URL as given); repeatable. NAME (default host[:port]) becomes the `rpc` label. The env var takes a comma-separated list." },
   "config.file": { env: "CONFIG_FILE", value: "PATH", help: "YAML configuration file (targets, headers, timeouts, schedules, pools, freshness). Flags override it." },
   "web.config.file": { env: "WEB_CONFIG_FILE", value: "PATH", help: "exporter-toolkit style web config: TLS, basic auth (bcrypt), response headers." },
@@ -87,7 +90,7 @@ export type CommandLine =
 
 type FlagValues = { [K in keyof typeof FLAGS]?: string | string[] | boolean };
 type UrlFlag = "horizon.url" | "rpc.url";
-type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | UrlFlag>;
+type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | UrlFlag | "account">;
 /** A value and where it came from (`--flag` or `ENV_VAR`), so a problem names its source. */
 interface Setting {
   readonly source: string;
@@ -109,7 +112,9 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const file = configFile ? await readConfigFile(configFile.value, problems) : {};
   const timeoutMs = parseDuration(file.http?.timeout ?? DEFAULTS.timeout) ?? 0;
   const pollInterval = setting("poll.interval");
-  const targets = buildTargets(urlSettings("horizon.url", flags, env), file, scheduleResolver(pollInterval, file, problems), timeoutMs, problems);
+  const urls = urlSettings("horizon.url", flags, env);
+  const flagAccounts = flagAccountsOf(flags, env, urls, problems);
+  const targets = buildTargets(urls, flagAccounts, file, scheduleResolver(pollInterval, file, problems), timeoutMs, problems);
   const rpc = rpcTargets(
     { urlSpecs: urlSettings("rpc.url", flags, env), fileEntries: file.rpc_targets ?? [], ...rpcSchedules(pollInterval, file), timeoutMs },
     { parseUrlSpec: targetFromUrlFlag, defaultName: defaultTargetName },
@@ -156,7 +161,7 @@ function parseFlags(argv: readonly string[]): FlagValues | string {
       options: Object.fromEntries(
         Object.entries(FLAGS).map(([name, flag]) => [
           name,
-          { type: flag.value === undefined ? "boolean" : "string", multiple: name === "horizon.url" || name === "rpc.url" },
+          { type: flag.value === undefined ? "boolean" : "string", multiple: name === "horizon.url" || name === "rpc.url" || name === "account" },
         ]),
       ),
     }).values as FlagValues;
@@ -190,6 +195,18 @@ function rpcSchedules(pollInterval: Setting | undefined, file: ConfigFile): { de
   return { defaultSchedule: typeof fromFile === "string" ? fallback : fromFile };
 }
 
+/** Every --account, or else ACCOUNTS' comma-separated list; they apply to the --horizon.url targets only. */
+function flagAccountsOf(flags: FlagValues, env: NodeJS.ProcessEnv, urls: readonly Setting[], problems: string[]): WatchedAccount[] {
+  const accountFlags = flags.account as string[] | undefined;
+  const specs = accountFlags?.length
+    ? { source: "--account", values: accountFlags }
+    : { source: "ACCOUNTS", values: (env.ACCOUNTS ?? "").split(",").map((value) => value.trim()).filter(Boolean) };
+  if (specs.values.length > 0 && urls.length === 0) {
+    problems.push(`${specs.source}: applies to targets given with --horizon.url; with --config.file, list accounts under each target's \`accounts:\``);
+  }
+  return watchedAccounts(specs.values.map(accountEntryFromFlag), specs.source, problems);
+}
+
 function scheduleResolver(pollInterval: Setting | undefined, file: ConfigFile, problems: string[]): SchedulesFor {
   if (pollInterval) {
     const schedule = parseSchedule(pollInterval.value);
@@ -209,7 +226,14 @@ function scheduleResolver(pollInterval: Setting | undefined, file: ConfigFile, p
 }
 
 /** Targets from --horizon.url when given (they replace the file's), else from the file; names unique. */
-function buildTargets(urls: readonly Setting[], file: ConfigFile, schedulesFor: SchedulesFor, timeoutMs: number, problems: string[]): TargetConfig[] {
+function buildTargets(
+  urls: readonly Setting[],
+  flagAccounts: readonly WatchedAccount[],
+  file: ConfigFile,
+  schedulesFor: SchedulesFor,
+  timeoutMs: number,
+  problems: string[],
+): TargetConfig[] {
   const targets: TargetConfig[] = urls.length
     ? urls.flatMap(({ source, value }) => {
         const target = targetFromUrlFlag(value);
@@ -217,7 +241,7 @@ function buildTargets(urls: readonly Setting[], file: ConfigFile, schedulesFor: 
           problems.push(`${source}: ${target}`);
           return [];
         }
-        return [{ ...target, headers: {}, timeoutMs, schedules: schedulesFor(undefined), requestBudgetPerHour: DEFAULTS.requestBudgetPerHour }];
+        return [{ ...target, headers: {}, timeoutMs, schedules: schedulesFor(undefined), requestBudgetPerHour: DEFAULTS.requestBudgetPerHour, accounts: flagAccounts }];
       })
     : (file.targets ?? []).map((entry) => ({
         name: entry.name ?? defaultTargetName(entry.url),
@@ -226,6 +250,7 @@ function buildTargets(urls: readonly Setting[], file: ConfigFile, schedulesFor: 
         timeoutMs: entry.timeout ? (parseDuration(entry.timeout) ?? timeoutMs) : timeoutMs,
         schedules: schedulesFor(entry.schedules),
         requestBudgetPerHour: entry.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour,
+        accounts: watchedAccounts(entry.accounts ?? [], `target "${entry.name ?? defaultTargetName(entry.url)}"`, problems),
       }));
   const seen = new Set<string>();
   for (const target of targets) {

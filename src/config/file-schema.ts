@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { accountEntrySchema } from "./accounts.js";
 import { blockedPortProblem } from "./blocked-ports.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import { parseSchedule } from "./schedule.js";
@@ -42,27 +43,23 @@ const endpointSchedules = z.strictObject({
   fee_stats: scheduleText.optional(),
   ledgers: scheduleText.optional(),
   liquidity_pools: scheduleText.optional(),
+  accounts: scheduleText.optional(),
 });
-
-const headers = z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "invalid header name"), z.string());
 
 const targetEntry = z.strictObject({
   name: z.string().min(1).optional(),
   url: horizonUrl,
-  headers: headers.optional(),
+  headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "invalid header name"), z.string()).optional(),
   timeout: durationText.optional(),
   schedules: endpointSchedules.optional(),
   request_budget_per_hour: z.number().int().positive().optional(),
+  accounts: z.array(accountEntrySchema).optional(),
 });
 
 /** A Stellar RPC target; `schedule` is its status poll's (getHealth, getLatestLedger, getFeeStats). */
-const rpcTargetEntry = z.strictObject({
-  name: z.string().min(1).optional(),
-  url: horizonUrl,
-  headers: headers.optional(),
-  timeout: durationText.optional(),
-  schedule: scheduleText.optional(),
-});
+const rpcTargetEntry = targetEntry
+  .pick({ name: true, url: true, headers: true, timeout: true })
+  .extend({ schedule: scheduleText.optional() });
 export type RpcTargetEntry = z.output<typeof rpcTargetEntry>;
 
 /** The YAML file given with --config.file. Strict: an unknown key is a typo, and an error. */

@@ -1,9 +1,10 @@
 import type { Logger } from "pino";
 import type { Endpoint, PollEndpoint, PollErrorReason } from "../catalog/metrics.js";
 import { HorizonError } from "../client/errors.js";
-import type { Collector } from "../collectors/collector.js";
-import type { MetricStore } from "../collectors/store.js";
+import type { Collector, PollContext } from "../collectors/collector.js";
+import type { EndpointPublisher } from "../collectors/publisher.js";
 import type { Schedule } from "../config/schedule.js";
+import type { Clock } from "../clock.js";
 
 /** What the landing page and /readyz show about one endpoint of one target. */
 export interface EndpointStatus {
@@ -13,32 +14,47 @@ export interface EndpointStatus {
   readonly polls: number;
   readonly lastSuccessMs?: number;
   readonly lastError?: { readonly reason: PollErrorReason; readonly message: string; readonly atMs: number };
+  /** When the poll now running started. */
+  readonly runningSinceMs?: number;
 }
 
 /** The longest a failing endpoint waits beyond its schedule between polls. */
 const MAX_BACKOFF_MS = 5 * 60_000;
 
+/**
+ * The time a poll (every page, attempt and retry wait) may take: the endpoint's freshness window,
+ * and never more than every attempt of one request timing out, so a hanging Horizon is reported
+ * before its data goes stale, not half a minute after.
+ */
+export function pollDeadlineMs(schedule: Schedule, staleAfterIntervals: number, timeoutMs: number, retries: number): number {
+  return Math.min(staleAfterIntervals * schedule.periodMs, timeoutMs * (retries + 1));
+}
+
 /** Where a poller counts its polls: the Horizon or the Stellar RPC self-metrics. */
 export interface PollMetrics<E extends PollEndpoint> {
-  pollSucceeded(target: string, endpoint: E, durationSeconds: number, invalidRecords: number): void;
+  pollSucceeded(target: string, endpoint: E, durationSeconds: number): void;
   pollFailed(target: string, endpoint: E, durationSeconds: number, reason: PollErrorReason): void;
+  /** Absent where no collector reads records one by one (Stellar RPC). */
+  invalidRecordsRead?(target: string, endpoint: E, count: number): void;
 }
 
 export interface EndpointPollerOptions<E extends PollEndpoint> {
   /** The target's name: a Horizon's, or a Stellar RPC's. */
   readonly horizon: string;
   readonly collector: Collector<E>;
+  readonly publisher: EndpointPublisher<E>;
   readonly schedule: Schedule;
-  readonly staleAfterIntervals: number;
-  readonly store: MetricStore;
+  readonly deadlineMs: number;
   readonly metrics: PollMetrics<E>;
   readonly log: Logger;
-  readonly now?: () => number;
+  readonly clock: Clock;
+  /** Aborted when the target stops. */
+  readonly signal: AbortSignal;
 }
 
 /**
- * Runs one collector's polls one at a time, counts and logs their failures, and publishes the
- * collector's samples to the store after every poll, successful or not.
+ * Runs one collector's polls one at a time, each within its deadline; counts and logs failures,
+ * backs off after repeated ones, and tells the publisher how each poll ended.
  */
 export class EndpointPoller<E extends PollEndpoint = Endpoint> {
   private inFlight: Promise<void> | undefined;
@@ -46,19 +62,14 @@ export class EndpointPoller<E extends PollEndpoint = Endpoint> {
   private consecutiveFailures = 0;
   /** Scheduled polls before this instant are skipped: backoff after repeated failures. */
   private notBeforeMs = 0;
-  /** Publications run one after another, so an older one can never land after a newer one. */
-  private publishing: Promise<void> = Promise.resolve();
-  private readonly now: () => number;
 
   constructor(private readonly options: EndpointPollerOptions<E>) {
-    this.now = options.now ?? Date.now;
     this.status = {
       horizon: options.horizon,
       endpoint: options.collector.endpoint,
       schedule: options.schedule.text,
       polls: 0,
     };
-    void this.publish(false);
   }
 
   get endpoint(): E {
@@ -83,7 +94,7 @@ export class EndpointPoller<E extends PollEndpoint = Endpoint> {
 
   /** A scheduled tick: polls unless a run is in flight or the endpoint is backing off. */
   runOnSchedule(): Promise<void> {
-    return this.now() < this.notBeforeMs ? Promise.resolve() : this.run();
+    return this.options.clock.now() < this.notBeforeMs ? Promise.resolve() : this.run();
   }
 
   /** Resolves when no poll is running; starts none. */
@@ -92,33 +103,64 @@ export class EndpointPoller<E extends PollEndpoint = Endpoint> {
   }
 
   private async pollOnce(): Promise<void> {
-    const { horizon, collector, metrics, log } = this.options;
-    const started = performance.now();
+    const { horizon, collector, metrics, log, clock, deadlineMs } = this.options;
+    const startedMs = clock.now();
+    this.status = { ...this.status, runningSinceMs: startedMs };
+    const controller = new AbortController();
+    const onStop = () => controller.abort(this.options.signal.reason);
+    this.options.signal.addEventListener("abort", onStop, { once: true });
+    let invalidRecords = 0;
+    const context: PollContext = {
+      signal: controller.signal,
+      invalidRecords: (count) => {
+        invalidRecords += count;
+        metrics.invalidRecordsRead?.(horizon, collector.endpoint, count);
+      },
+    };
+    let timer: unknown;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = clock.setTimeout(() => {
+        const failure = new HorizonError("timeout", `poll did not finish within its ${deadlineMs / 1000} s deadline`);
+        controller.abort(failure);
+        reject(failure);
+      }, deadlineMs);
+    });
+    const polling = collector.poll(context);
     try {
-      const { invalidRecords } = await collector.poll();
-      const durationSeconds = (performance.now() - started) / 1000;
-      metrics.pollSucceeded(horizon, collector.endpoint, durationSeconds, invalidRecords);
-      if (invalidRecords > 0) {
-        log.warn({ endpoint: collector.endpoint, invalidRecords }, "left out records that do not match Horizon's schema");
-      }
-      this.consecutiveFailures = 0;
-      this.notBeforeMs = 0;
-      await this.publish(true);
-      // Counted once its data is in the store, so /readyz never runs ahead of /metrics.
-      this.status = { ...this.status, polls: this.status.polls + 1, lastSuccessMs: this.now() };
+      await Promise.race([polling, deadline]);
+      if (invalidRecords > 0) log.warn({ endpoint: collector.endpoint, invalidRecords }, "left out records that do not match Horizon's schema");
+      await this.succeeded((clock.now() - startedMs) / 1000);
     } catch (error) {
-      const failure =
-        error instanceof HorizonError ? error : new HorizonError("internal", error instanceof Error ? error.message : String(error));
-      metrics.pollFailed(horizon, collector.endpoint, (performance.now() - started) / 1000, failure.reason);
-      log.warn({ endpoint: collector.endpoint, reason: failure.reason, status: failure.details.status, error: failure.message }, "poll failed");
-      this.backOff();
-      await this.publish(false);
-      this.status = {
-        ...this.status,
-        polls: this.status.polls + 1,
-        lastError: { reason: failure.reason, message: failure.message, atMs: this.now() },
-      };
+      // An aborted poll settles at once; waiting for it keeps the collector's state to one poll at a time.
+      await polling.catch(() => undefined);
+      await this.failed(error, (clock.now() - startedMs) / 1000);
+    } finally {
+      clock.clearTimeout(timer);
+      this.options.signal.removeEventListener("abort", onStop);
     }
+  }
+
+  private async succeeded(durationSeconds: number): Promise<void> {
+    const { horizon, collector, metrics, publisher, clock } = this.options;
+    metrics.pollSucceeded(horizon, collector.endpoint, durationSeconds);
+    this.consecutiveFailures = 0;
+    this.notBeforeMs = 0;
+    await publisher.succeeded();
+    // Counted once its data is in the store, so /readyz never runs ahead of /metrics.
+    const { runningSinceMs: _, ...rest } = this.status;
+    this.status = { ...rest, polls: this.status.polls + 1, lastSuccessMs: clock.now() };
+  }
+
+  private async failed(error: unknown, durationSeconds: number): Promise<void> {
+    const { horizon, collector, metrics, publisher, log, clock } = this.options;
+    const failure =
+      error instanceof HorizonError ? error : new HorizonError("internal", error instanceof Error ? error.message : String(error));
+    metrics.pollFailed(horizon, collector.endpoint, durationSeconds, failure.reason);
+    log.warn({ endpoint: collector.endpoint, reason: failure.reason, status: failure.details.status, error: failure.message }, "poll failed");
+    this.backOff();
+    await publisher.failed();
+    const { runningSinceMs: _, ...rest } = this.status;
+    this.status = { ...rest, polls: this.status.polls + 1, lastError: { reason: failure.reason, message: failure.message, atMs: clock.now() } };
   }
 
   /**
@@ -129,15 +171,6 @@ export class EndpointPoller<E extends PollEndpoint = Endpoint> {
     this.consecutiveFailures += 1;
     const periodMs = this.options.schedule.periodMs;
     const extraMs = Math.min(periodMs * (2 ** (this.consecutiveFailures - 1) - 1), MAX_BACKOFF_MS);
-    this.notBeforeMs = this.now() + extraMs * (0.5 + Math.random() / 2);
-  }
-
-  private publish(succeeded: boolean): Promise<void> {
-    const { horizon, collector, schedule, staleAfterIntervals, store } = this.options;
-    const samples = collector.samples(succeeded);
-    const freshUntilMs = succeeded ? this.now() + staleAfterIntervals * schedule.periodMs : 0;
-    const shown = succeeded ? samples : { live: [], persistent: samples.persistent };
-    this.publishing = this.publishing.then(() => store.publish(horizon, collector.endpoint, shown, freshUntilMs));
-    return this.publishing;
+    this.notBeforeMs = this.options.clock.now() + extraMs * (0.5 + Math.random() / 2);
   }
 }

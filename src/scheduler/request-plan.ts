@@ -1,5 +1,5 @@
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
-import { POOL_PAGE_LIMIT } from "../collectors/liquidity-pools.js";
+import { PAGE_LIMIT } from "../collectors/paging.js";
 import type { ExporterConfig, TargetConfig } from "../config/config.js";
 
 /** Stellar closes a ledger every 5 to 7 s; polling faster finds empty pages half the time. */
@@ -19,8 +19,14 @@ function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config: Expor
     case "liquidity_pools": {
       const { ids, max } = config.liquidityPools;
       // A full last page needs one more request to learn that it was the last.
-      return ids.length > 0 ? Math.min(ids.length, max) : Math.floor(max / POOL_PAGE_LIMIT) + 1;
+      return ids.length > 0 ? Math.min(ids.length, max) : Math.floor(max / PAGE_LIMIT) + 1;
     }
+    case "accounts":
+      // The account, plus one page of offers and one of claimable balances where asked for.
+      return target.accounts.reduce(
+        (total, account) => total + 1 + (account.offers ? 1 : 0) + (account.claimableBalances ? 1 : 0),
+        0,
+      );
   }
 }
 

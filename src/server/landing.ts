@@ -19,7 +19,7 @@ function endpointRow(status: EndpointStatus, nowMs: number) {
   return html`<tr class="${failing ? "failing" : status.lastSuccessMs ? "ok" : "pending"}">
     <td>${status.endpoint}</td>
     <td>${status.schedule}</td>
-    <td>${status.polls}</td>
+    <td>${status.polls}${status.runningSinceMs === undefined ? "" : ` (running for ${Math.max(0, Math.round((nowMs - status.runningSinceMs) / 1000))} s)`}</td>
     <td>${when(status.lastSuccessMs, nowMs)}</td>
     <td>${status.lastError ? html`${status.lastError.reason}: ${status.lastError.message} — ${when(status.lastError.atMs, nowMs)}` : "none"}</td>
   </tr>`;

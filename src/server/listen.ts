@@ -1,4 +1,4 @@
-import { createServer as createHttpsServer } from "node:https";
+import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import type { Hono } from "hono";
@@ -7,12 +7,21 @@ import type { WebConfig } from "../config/web-config.js";
 export interface Listening {
   /** Base URL that reaches the server, e.g. http://127.0.0.1:9619 */
   readonly url: string;
+  /**
+   * Swaps the certificate and key for new connections. False when TLS would have to be turned on
+   * or off, which takes a restart.
+   */
+  setTls(tls: WebConfig["tls"]): boolean;
   close(): Promise<void>;
 }
 
 function urlHost(host: string): string {
   if (host === "0.0.0.0" || host === "::" || host === "") return "127.0.0.1";
   return host.includes(":") ? `[${host}]` : host;
+}
+
+function tlsOptions(tls: NonNullable<WebConfig["tls"]>) {
+  return { cert: tls.cert, key: tls.key, minVersion: tls.minVersion, maxVersion: tls.maxVersion };
 }
 
 const LISTEN_ERRORS: Readonly<Record<string, string>> = {
@@ -36,13 +45,16 @@ export function listen(app: Hono, host: string, port: number, tls?: WebConfig["t
   return new Promise((resolve, reject) => {
     let server: ServerType;
     const onError = (error: Error) => reject(new Error(listenFailure(host, port, error), { cause: error }));
-    const secure = tls
-      ? { createServer: createHttpsServer, serverOptions: { cert: tls.cert, key: tls.key, minVersion: tls.minVersion, maxVersion: tls.maxVersion } }
-      : {};
+    const secure = tls ? { createServer: createHttpsServer, serverOptions: tlsOptions(tls) } : {};
     server = serve({ fetch: app.fetch, hostname: host, port, ...secure }, (info: AddressInfo) => {
       server.off("error", onError);
       resolve({
         url: `${tls ? "https" : "http"}://${urlHost(host)}:${info.port}`,
+        setTls: (next) => {
+          if (next === undefined || tls === undefined) return next === tls;
+          (server as HttpsServer).setSecureContext(tlsOptions(next));
+          return true;
+        },
         close: () =>
           new Promise<void>((done) => {
             server.close(() => done());

@@ -11,7 +11,7 @@ const DEFAULT_HEADERS: Readonly<Record<string, string>> = {
   "Referrer-Policy": "no-referrer",
 };
 
-export function securityHeaders(web: WebConfig | undefined): MiddlewareHandler {
+function securityHeaders(web: WebConfig | undefined): MiddlewareHandler {
   const headers = { ...DEFAULT_HEADERS, ...web?.headers };
   return async (c, next) => {
     await next();
@@ -59,5 +59,28 @@ export function basicAuth(users: Readonly<Record<string, string>>, compare: Pass
   return async (c, next) => {
     if (UNAUTHENTICATED_PATHS.has(c.req.path) || (await check(c.req.header("Authorization")))) return next();
     return c.text("Unauthorized\n", 401, { "WWW-Authenticate": 'Basic realm="stellar-horizon-exporter", charset="UTF-8"' });
+  };
+}
+
+/**
+ * Security headers and, when the web config names users, basic auth; rebuilt whenever `web`
+ * returns another config (a reload), so the swap needs no restart.
+ */
+export function protection(web: () => WebConfig | undefined): MiddlewareHandler {
+  let builtFor: WebConfig | undefined | null = null;
+  let handlers: MiddlewareHandler[] = [];
+  return async (c, next) => {
+    const current = web();
+    if (current !== builtFor) {
+      builtFor = current;
+      const users = current?.basicAuthUsers ?? {};
+      handlers = [securityHeaders(current), ...(Object.keys(users).length > 0 ? [basicAuth(users)] : [])];
+    }
+    const [headers, auth] = handlers;
+    await headers!(c, async () => {
+      if (auth === undefined) return next();
+      const denied = await auth(c, next);
+      if (denied instanceof Response) c.res = denied;
+    });
   };
 }

@@ -4,7 +4,10 @@
  * failed, so a test can always steer the simulator).
  */
 
+import { StrKey } from "@stellar/stellar-sdk";
 import { Hono, type Context } from "hono";
+import { accountResource, claimableBalanceResource, offerResource } from "./account-resources.js";
+import type { SimulatedAccounts } from "./accounts.js";
 import { canonicalAsset, parseCanonicalAsset } from "./assets.js";
 import { exhaustedQuota, type Fault, type HangingRequests, type RateLimitHeaders } from "./http-faults.js";
 import type { HorizonModel, ModelStatus } from "./model.js";
@@ -30,6 +33,7 @@ import { goJson } from "./wire.js";
 export interface HorizonBackend {
   readonly model: HorizonModel;
   readonly pools: PoolUniverse;
+  readonly accounts: SimulatedAccounts;
   readonly networkPassphrase: string;
   readonly hangingRequests: HangingRequests;
   /** Brings the model up to the current time; returns that time. */
@@ -182,6 +186,57 @@ function registerHorizonRoutes(app: Hono, backend: HorizonBackend): void {
   });
 }
 
+/** Horizon's check of an account id in a path or filter (muxed M... ids are refused too). */
+function parseAccountId(raw: string | undefined, field: string): string {
+  if (raw === undefined || !StrKey.isValidEd25519PublicKey(raw)) {
+    throw new ProblemError(invalidField(field, "Account ID must start with `G` and contain 56 alphanum characters"));
+  }
+  return raw;
+}
+
+/** Records after (asc) or before (desc) the cursor, by paging token, at most `limit`. */
+function pageAfterCursor<T>(records: readonly T[], query: PageQuery, token: (record: T) => string, compare: (a: string, b: string) => number): T[] {
+  const ordered = query.order === "asc" ? [...records] : [...records].reverse();
+  const after = query.cursor === "" ? ordered : ordered.filter((record) => (query.order === "asc" ? 1 : -1) * compare(token(record), query.cursor) > 0);
+  return after.slice(0, query.limit);
+}
+
+const compareNumericTokens = (a: string, b: string) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0);
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function registerAccountRoutes(app: Hono, backend: HorizonBackend): void {
+  const { model, accounts } = backend;
+  const pageQuery = (c: Context, numericCursor: boolean) =>
+    parsePageQuery({ param: (name) => c.req.query(name), historyLatestLedger: model.status().historyLatestLedger, numericCursor });
+
+  app.get("/accounts/:id", (c) => {
+    const account = accounts.get(parseAccountId(c.req.param("id"), "account_id"));
+    if (account === undefined) throw new ProblemError(NOT_FOUND);
+    return halResponse(accountResource(baseUrl(c), account, accounts, model.status().behaviour.legacyShapes));
+  });
+
+  app.get("/accounts/:id/offers", (c) => {
+    const seller = parseAccountId(c.req.param("id"), "account_id");
+    const query = pageQuery(c, true);
+    const offers = pageAfterCursor(accounts.offersOf(seller), query, (offer) => offer.id.toString(), compareNumericTokens);
+    return pageOf(c, query, offers.map((offer) => offerResource(baseUrl(c), offer)));
+  });
+
+  app.get("/claimable_balances", (c) => {
+    const claimant = parseAccountId(c.req.query("claimant"), "claimant");
+    const query = pageQuery(c, false);
+    const records = accounts.claimableBy(claimant).map((balance) => claimableBalanceResource(baseUrl(c), balance));
+    return pageOf(c, query, pageAfterCursor(records, query, (record) => record.paging_token, compareClaimableTokens));
+  });
+}
+
+/** Claimable balance tokens are `ledger-id`: by ledger, then by id. */
+function compareClaimableTokens(a: string, b: string): number {
+  const [ledgerA = "0", idA = ""] = a.split("-");
+  const [ledgerB = "0", idB = ""] = b.split("-");
+  return Number(ledgerA) - Number(ledgerB) || compareText(idA, idB);
+}
+
 function registerControlRoutes(app: Hono, backend: HorizonBackend): void {
   const stateResponse = (): Response =>
     new Response(goJson(backend.state()), { headers: { "Content-Type": "application/json; charset=utf-8" } });
@@ -232,6 +287,7 @@ export function createHorizonApp(backend: HorizonBackend): Hono {
   app.use("*", horizonBehaviour(backend));
   registerControlRoutes(app, backend);
   registerHorizonRoutes(app, backend);
+  registerAccountRoutes(app, backend);
   registerRpcRoutes(app, backend);
   app.notFound(() => problemResponse(NOT_FOUND));
   app.onError((error) => {

@@ -38,7 +38,7 @@ export interface CloseConditions {
 }
 
 const BASE_FEE_STROOPS = 100;
-const BASE_RESERVE_STROOPS = 5_000_000;
+export const BASE_RESERVE_STROOPS = 5_000_000;
 const MAX_TX_SET_SIZE = 1000;
 
 /** Mainnet's supply since inflation ended: 105443902087.3472865 XLM. */

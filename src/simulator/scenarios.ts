@@ -4,6 +4,8 @@
  * response shapes behave while it is active.
  */
 
+import type { AccountEvent } from "./demo-accounts.js";
+
 export const SCENARIOS = [
   "healthy",
   "ingest_lag",
@@ -18,6 +20,10 @@ export const SCENARIOS = [
   "network_reset",
   "pool_drain",
   "failed_transactions",
+  "signer_change",
+  "account_drain",
+  "account_merged",
+  "trustline_deauthorized",
   "rpc_unhealthy",
   "rpc_lagging",
 ] as const;
@@ -41,6 +47,8 @@ export interface ScenarioBehaviour {
   readonly rpc: "following" | "unhealthy" | "lagging";
   /** One-off change applied when the scenario is entered. */
   readonly onEnter?: "reset_network" | "drain_pool";
+  /** One-off change to the simulated accounts applied when the scenario is entered. */
+  readonly accounts?: AccountEvent;
 }
 
 const FEE_SPIKE_MULTIPLIER = 50;
@@ -74,6 +82,10 @@ export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviou
   network_reset: { ...HEALTHY, onEnter: "reset_network" },
   pool_drain: { ...HEALTHY, onEnter: "drain_pool" },
   failed_transactions: { ...HEALTHY, failedShare: FAILING_SHARE },
+  signer_change: { ...HEALTHY, accounts: "change_signer" },
+  account_drain: { ...HEALTHY, accounts: "drain_account" },
+  account_merged: { ...HEALTHY, accounts: "merge_account" },
+  trustline_deauthorized: { ...HEALTHY, accounts: "deauthorize_trustline" },
   rpc_unhealthy: { ...HEALTHY, rpc: "unhealthy" },
   rpc_lagging: { ...HEALTHY, rpc: "lagging" },
 };

@@ -4,12 +4,14 @@
  */
 
 import type { Hono } from "hono";
+import { SimulatedAccounts, type LedgerPoint } from "./accounts.js";
 import { createHorizonApp } from "./app.js";
+import { addDemoAccounts, applyAccountEvent, runDemoActivity } from "./demo-accounts.js";
 import { drawFault, HangingRequests, RateLimitBucket } from "./http-faults.js";
 import { HorizonModel } from "./model.js";
 import { PoolUniverse } from "./pools.js";
 import { createRng, deriveSeed } from "./rng.js";
-import { isScenarioName, UnknownScenarioError, type ScenarioName } from "./scenarios.js";
+import { isScenarioName, SCENARIO_BEHAVIOURS, UnknownScenarioError, type ScenarioName } from "./scenarios.js";
 import { formatTimestamp } from "./wire.js";
 
 export interface SimulatorOptions {
@@ -84,7 +86,11 @@ export class Simulator {
   readonly app: Hono;
   /** The generated pools, sorted by id (the order Horizon pages them in). */
   readonly pools: PoolUniverse;
+  /** The ledger's accounts: the demo's hot and cold wallets, and any a test or probe adds. */
+  readonly accounts = new SimulatedAccounts();
   readonly #model: HorizonModel;
+  /** The latest ledger whose account activity has been applied. */
+  #activityThroughLedger: number;
   readonly #hangingRequests = new HangingRequests();
   readonly #seed: number;
   readonly #networkPassphrase: string;
@@ -103,11 +109,16 @@ export class Simulator {
       startMs: this.now(),
       ledgerIntervalMs: settings.ledgerIntervalMs,
     });
+    const start = this.latestLedgerPoint();
+    addDemoAccounts(this.accounts, start);
+    this.#activityThroughLedger = start.ledger;
+    this.#enterAccountScenario(settings.scenario);
     const faultRng = createRng(deriveSeed(settings.seed, 4));
     const rateLimit = new RateLimitBucket();
     this.app = createHorizonApp({
       model: this.#model,
       pools: this.pools,
+      accounts: this.accounts,
       networkPassphrase: settings.networkPassphrase,
       hangingRequests: this.#hangingRequests,
       sync: () => this.#sync(),
@@ -138,6 +149,13 @@ export class Simulator {
   setScenario(name: string): void {
     if (!isScenarioName(name)) throw new UnknownScenarioError(name);
     this.#model.setScenario(name, this.now());
+    this.#enterAccountScenario(name);
+  }
+
+  /** The latest ingested ledger: where a change made now lands. */
+  latestLedgerPoint(): LedgerPoint {
+    const status = this.#model.status();
+    return { ledger: status.ingestLatestLedger, closedAtMs: status.historyLatestClosedAtMs };
   }
 
   state(): SimulatorState {
@@ -172,7 +190,25 @@ export class Simulator {
   #sync(): number {
     const nowMs = this.now();
     this.#model.catchUp(nowMs);
+    this.#runAccountActivity();
     return nowMs;
+  }
+
+  #enterAccountScenario(name: ScenarioName): void {
+    const event = SCENARIO_BEHAVIOURS[name].accounts;
+    if (event !== undefined) applyAccountEvent(this.accounts, event, this.latestLedgerPoint());
+  }
+
+  /** Applies the accounts' everyday traffic to each ledger ingested since the last sync. */
+  #runAccountActivity(): void {
+    const latest = this.#model.status().ingestLatestLedger;
+    // After a network reset the sequence starts again below: activity resumes from there.
+    const from = latest < this.#activityThroughLedger ? latest + 1 : this.#activityThroughLedger + 1;
+    for (let ledger = from; ledger <= latest; ledger += 1) {
+      const record = this.#model.ledger(ledger);
+      if (record !== undefined) runDemoActivity(this.accounts, { ledger, closedAtMs: record.closedAtMs });
+    }
+    this.#activityThroughLedger = latest;
   }
 }
 

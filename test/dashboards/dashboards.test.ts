@@ -13,7 +13,7 @@ import { dataPanels, labelValuesSelector, loadDashboards } from "./dashboard-fil
 /** Grafana's dashboard and panel JSON Schemas, copied into the repository with their PROVENANCE.md. */
 const SCHEMAS_DIR = path.resolve(REPO_ROOT, "test/fixtures/grafana-schemas");
 const TEMPLATED_DATASOURCE = "${datasource}";
-const EXPECTED_UIDS = ["stellar-horizon-exporter", "stellar-horizon-overview", "stellar-liquidity-pools", "stellar-network-fees", "stellar-rpc"];
+const EXPECTED_UIDS = ["stellar-accounts", "stellar-horizon-exporter", "stellar-horizon-overview", "stellar-liquidity-pools", "stellar-network-fees", "stellar-rpc"];
 const VALID_UNITS = new Set(Object.values(units as Record<string, unknown>));
 /** The target label (`horizon` or `rpc`) each per-target series name carries. */
 const TARGET_LABEL_BY_SERIES = new Map(

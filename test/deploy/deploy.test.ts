@@ -286,8 +286,8 @@ describe("deploy/kubernetes", () => {
   it("probes paths that answer without credentials when basic auth is on", async () => {
     const app = createServerApp({
       version: "test",
-      web: { basicAuthUsers: { alice: bcrypt.hashSync("secret", 4) }, headers: {} },
-      renderMetrics: async () => [],
+      web: () => ({ basicAuthUsers: { alice: bcrypt.hashSync("secret", 4) }, headers: {} }),
+      renderMetrics: () => [],
       targets: () => [],
       isReady: () => true,
     });

@@ -1,7 +1,8 @@
 /**
  * End to end: a real Prometheus (Debian's) scrapes the exporter every second and evaluates the
  * rules file; the exporter polls one simulated Horizon per fault, all at once, each named by its
- * `horizon` label. The test evaluates the alert *expressions* through Prometheus's query API
+ * `horizon` label. Prometheus scrapes through a recording proxy, which shows what coding it asked
+ * for and got. The test evaluates the alert *expressions* through Prometheus's query API
  * rather than waiting out their `for:` durations, so it takes about three minutes.
  */
 import { writeFile, mkdtemp, rm } from "node:fs/promises";
@@ -14,12 +15,13 @@ import { stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { startExporter, type RunningExporter } from "../../src/exporter.js";
-import { SCENARIOS, startSimulator, type RunningSimulator, type ScenarioName } from "../../src/simulator/index.js";
+import { DEMO_WATCHED_ACCOUNTS, SCENARIOS, startSimulator, type RunningSimulator, type ScenarioName } from "../../src/simulator/index.js";
 import { ruleFiles } from "../../scripts/dashboards/paths.js";
 import { allRules, isAlertingRule } from "../../scripts/dashboards/prometheus-rule.js";
 import { parsePromQL } from "../alerts/promql.js";
 import { dataPanels, loadDashboards } from "../dashboards/dashboard-files.js";
 import { startPrometheus, type RunningPrometheus, type Sample } from "./prometheus.js";
+import { startRecordingProxy, type RecordingProxy } from "./recording-proxy.js";
 import { until } from "../support/wait.js";
 
 const JOB = "stellar-horizon-exporter";
@@ -61,6 +63,13 @@ const SCENARIO_ALERTS: Readonly<Record<Exclude<ScenarioName, "healthy" | "rpc_un
   network_reset: { fires: ["StellarNetworkReset"] },
   pool_drain: { fires: ["StellarLiquidityPoolReserveDrop"] },
   failed_transactions: { fires: ["StellarNetworkFailedTransactionsHigh"] },
+  signer_change: { fires: ["StellarAccountSignersChanged", "StellarAccountUnexpectedActivity"], staysQuiet: ["StellarAccountMissing"] },
+  account_drain: {
+    fires: ["StellarAccountBalanceLow", "StellarAccountNativeNearMinimumBalance", "StellarAccountTrustlineNearLimit"],
+    staysQuiet: ["StellarAccountSignersChanged", "StellarAccountUnexpectedActivity"],
+  },
+  account_merged: { fires: ["StellarAccountMissing"], staysQuiet: ["StellarHorizonExporterPollErrors"] },
+  trustline_deauthorized: { fires: ["StellarAccountTrustlineUnauthorized"], staysQuiet: ["StellarAccountTrustlineNearLimit"] },
 };
 
 /** Faults no scenario simulates, each given a target of its own. */
@@ -100,7 +109,8 @@ const DASHBOARD_QUERIES = loadDashboards().flatMap((dashboard) =>
         .replaceAll("$job", JOB)
         .replaceAll("$horizon", "healthy")
         .replaceAll("$rpc", "healthy")
-        .replaceAll("$pool", ".+"),
+        .replaceAll("$pool", ".+")
+        .replaceAll("$account", ".+"),
     })),
   ),
 );
@@ -117,6 +127,18 @@ async function startForeignApi(): Promise<{ url: string; close(): Promise<void> 
   };
 }
 
+/** A watched account as the config file's `accounts:` entry that describes it. */
+function accountEntry(account: (typeof DEMO_WATCHED_ACCOUNTS)[number]) {
+  return {
+    name: account.name,
+    id: account.id,
+    low_balance: account.lowBalance,
+    offers: account.offers,
+    claimable_balances: account.claimableBalances,
+    cold: account.cold,
+  };
+}
+
 const hasFiniteValue = (samples: readonly Sample[]) => samples.some((sample) => Number.isFinite(sample.value));
 
 describe("alerts and dashboards against a real Prometheus", () => {
@@ -124,6 +146,7 @@ describe("alerts and dashboards against a real Prometheus", () => {
   let foreignApi: Awaited<ReturnType<typeof startForeignApi>> | undefined;
   let exporter: RunningExporter | undefined;
   let prometheus: RunningPrometheus | undefined;
+  let proxy: RecordingProxy | undefined;
   let configDirectory: string | undefined;
 
   const running = (): RunningPrometheus => {
@@ -189,12 +212,14 @@ describe("alerts and dashboards against a real Prometheus", () => {
       configFile,
       stringify({
         targets: [
-          ...[...simulators].map(([name, simulator]) => ({ name, url: simulator.url })),
+          ...[...simulators].map(([name, simulator]) => ({ name, url: simulator.url, accounts: DEMO_WATCHED_ACCOUNTS.map(accountEntry) })),
           { name: "api_changed", url: foreignApi.url },
         ],
         // The healthy simulator's RPC, so the Stellar RPC dashboard and rules have data and stay quiet.
         rpc_targets: [{ name: "healthy", url: `${simulators.get("healthy")?.url}/rpc` }],
         poll_interval: "1s",
+        // Five requests a poll per target: every 2 s keeps the 17 simulators' load moderate.
+        schedules: { accounts: "2s" },
         http: { timeout: "2s", retries: 0 },
         web: { listen_address: "127.0.0.1:0" },
       }),
@@ -203,9 +228,10 @@ describe("alerts and dashboards against a real Prometheus", () => {
     if (command.kind !== "run") throw new Error(`exporter config rejected: ${JSON.stringify(command)}`);
     exporter = await startExporter(command.config, { logger: pino({ level: "silent" }) });
 
+    proxy = await startRecordingProxy(() => exporter?.url);
     prometheus = await startPrometheus({
       jobName: JOB,
-      target: new URL(exporter.url).host,
+      target: proxy.host,
       ruleFiles: ruleFiles(),
       intervalSeconds: SCRAPE_INTERVAL_SECONDS,
     });
@@ -213,6 +239,7 @@ describe("alerts and dashboards against a real Prometheus", () => {
 
   afterAll(async () => {
     await prometheus?.close();
+    await proxy?.close();
     await exporter?.close();
     await Promise.all([...simulators.values()].map((simulator) => simulator.close()));
     await foreignApi?.close();
@@ -239,6 +266,31 @@ describe("alerts and dashboards against a real Prometheus", () => {
     warmedUpAt = nowSeconds();
     expect(DASHBOARD_QUERIES.length).toBeGreaterThan(30);
   }, 120_000);
+
+  it("Prometheus scrapes gzip-compressed and ingests every sample of each scrape", async () => {
+    const scrapes = proxy?.scrapes ?? [];
+    // Prometheus stamps each scrape's samples with the scrape's start; the proxy saw it start within moments.
+    const nearest = (atMs: number) => scrapes.find((candidate) => Math.abs(candidate.atMs - atMs) < 500);
+    let ingested: Awaited<ReturnType<RunningPrometheus["rawSamples"]>> = [];
+    const matched = await until(
+      () => `scrapes the proxy saw matching what Prometheus stored: proxy ${JSON.stringify(scrapes.slice(-10))}, Prometheus ${JSON.stringify(ingested)}`,
+      async () => {
+        ingested = await running().rawSamples(`scrape_samples_scraped{job="${JOB}"}`, 30);
+        const pairs = ingested.flatMap((sample) => {
+          const scrape = nearest(sample.atMs);
+          return scrape === undefined ? [] : [{ sent: scrape.samples, ingested: sample.value }];
+        });
+        return pairs.length >= 5 ? pairs : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 1000 },
+    );
+    for (const scrape of scrapes) {
+      expect(scrape.acceptEncoding).toContain("gzip");
+      expect(scrape.contentEncoding).toBe("gzip");
+    }
+    for (const { sent, ingested: count } of matched) expect(count).toBe(sent);
+    expect(matched[0]!.sent).toBeGreaterThan(500);
+  }, 30_000);
 
   it("in healthy, no alert expression is true", async () => {
     expect(await alertsTrueFor(QUIET_TARGETS, nowSeconds())).toEqual([]);

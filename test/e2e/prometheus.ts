@@ -18,6 +18,8 @@ export interface RunningPrometheus {
   query(expr: string): Promise<Sample[]>;
   /** Label sets of the series `expr` returned at any evaluation step from `startSeconds` until now. */
   seriesSince(expr: string, startSeconds: number, stepSeconds: number): Promise<Readonly<Record<string, string>>[]>;
+  /** Every stored sample of `selector` in the last `seconds`, with its timestamp in milliseconds. */
+  rawSamples(selector: string, seconds: number): Promise<{ metric: Readonly<Record<string, string>>; atMs: number; value: number }[]>;
   /** What Prometheus printed, for failure messages. */
   log(): string;
   close(): Promise<void>;
@@ -110,6 +112,12 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
     async query(expr) {
       const result = await api<{ metric: Record<string, string>; value: [number, string] }>(url, "query", { query: expr }, "vector");
       return result.map((sample) => ({ metric: sample.metric, value: Number(sample.value[1]) }));
+    },
+    async rawSamples(selector, seconds) {
+      const result = await api<{ metric: Record<string, string>; values: [number, string][] }>(url, "query", { query: `${selector}[${seconds}s]` }, "matrix");
+      return result.flatMap((series) =>
+        series.values.map(([atSeconds, value]) => ({ metric: series.metric, atMs: Math.round(atSeconds * 1000), value: Number(value) })),
+      );
     },
     async seriesSince(expr, startSeconds, stepSeconds) {
       const parameters = { query: expr, start: String(startSeconds), end: String(Date.now() / 1000), step: String(stepSeconds) };

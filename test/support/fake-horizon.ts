@@ -84,6 +84,12 @@ export class FakeHorizon {
   ledgers: JsonRecord[] = [];
   /** Ascending by id. */
   pools: JsonRecord[] = [];
+  /** Accounts by id; any other id gets Horizon's 404. */
+  accounts = new Map<string, JsonRecord>();
+  /** Open offers by seller, ascending by id. */
+  offers = new Map<string, JsonRecord[]>();
+  /** Claimable balances, ascending by paging token. */
+  claimableBalances: JsonRecord[] = [];
   faults = new Map<string, Fault>();
   rateLimitHeaders: Record<string, string> = {};
   /** Every answer waits this long: a Horizon slower than the exporter's schedule. */
@@ -135,6 +141,27 @@ export class FakeHorizon {
         .filter((pool) => (pool.id as string) > cursor)
         .filter((pool) => reserves.every((asset) => (pool.reserves as { asset: string }[]).some((r) => r.asset === asset)));
       return page(c, "/liquidity_pools", records.slice(0, limit), (pool) => pool.paging_token as string);
+    })
+    .get("/accounts/:id", (c) => {
+      const account = this.accounts.get(c.req.param("id"));
+      return account ? c.json(account) : c.json(fixtureJson("error-not_found-horizon-src.json"), 404);
+    })
+    .get("/accounts/:id/offers", (c) => {
+      const url = new URL(c.req.url);
+      const limit = Number(url.searchParams.get("limit") ?? 10);
+      const cursor = BigInt(url.searchParams.get("cursor") || "0");
+      const records = (this.offers.get(c.req.param("id")) ?? []).filter((offer) => BigInt(offer.paging_token as string) > cursor);
+      return page(c, `/accounts/${c.req.param("id")}/offers`, records.slice(0, limit), (offer) => offer.paging_token as string);
+    })
+    .get("/claimable_balances", (c) => {
+      const url = new URL(c.req.url);
+      const limit = Number(url.searchParams.get("limit") ?? 10);
+      const cursor = url.searchParams.get("cursor") ?? "";
+      const claimant = url.searchParams.get("claimant");
+      const records = this.claimableBalances
+        .filter((balance) => (balance.paging_token as string) > cursor)
+        .filter((balance) => (balance.claimants as { destination: string }[]).some((entry) => entry.destination === claimant));
+      return page(c, "/claimable_balances", records.slice(0, limit), (balance) => balance.paging_token as string);
     })
     .get("/liquidity_pools/:id", (c) => {
       const pool = this.pools.find((candidate) => candidate.id === c.req.param("id"));

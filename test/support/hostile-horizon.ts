@@ -37,7 +37,8 @@ export class HostileHorizon {
     await new Promise<void>((done) => this.server.close(() => done()));
   }
 
-  private async answerHealthily(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  /** Answers as the healthy FakeHorizon would; a misbehaviour may call it late. */
+  async answerHealthily(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const answer = await this.healthy.app.fetch(new Request(`http://horizon${request.url ?? "/"}`));
     response.writeHead(answer.status, Object.fromEntries(answer.headers));
     response.end(Buffer.from(await answer.arrayBuffer()));

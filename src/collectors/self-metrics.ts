@@ -12,17 +12,18 @@ import type { RequestObserver } from "../client/horizon-client.js";
 import type { RateLimitHeaders } from "../client/rate-limit.js";
 
 /**
- * Default process metrics that `promtool check metrics` flags: gauges named like counters
- * (`_total`). They are left out of the output, not unregistered: prom-client collects its heap
- * gauges through nodejs_heap_size_total_bytes, so unregistering it would freeze the others.
+ * The only default process metrics that `promtool check metrics` rejects: gauges named like
+ * counters (`_total`, checked with promtool 2.x against prom-client 15). They are left out of the
+ * output rather than unregistered, since prom-client collects them together with other gauges.
  */
 const PROMTOOL_FLAGGED_DEFAULTS = new Set([
-  "nodejs_heap_size_total_bytes",
-  "nodejs_heap_space_size_total_bytes",
   "nodejs_active_resources_total",
   "nodejs_active_handles_total",
   "nodejs_active_requests_total",
 ]);
+
+/** How long one collection of the default process metrics is served. */
+const PROCESS_METRICS_REUSE_MS = 1000;
 
 /** The exposition text without the named families (their HELP, TYPE and sample lines). */
 function withoutFamilies(text: string, names: ReadonlySet<string>): string {
@@ -78,6 +79,13 @@ export async function removeSeries(metrics: readonly (Gauge | Counter | Histogra
 /** The exporter's own health: requests it sent, polls that failed, and Horizon's rate-limit headroom. */
 export class ExporterMetrics {
   readonly registry = new Registry();
+  /**
+   * prom-client's default process and Node.js metrics, apart: collecting them (event-loop delay
+   * percentiles, memory, handles) costs about a millisecond, so scrapes within a second of each
+   * other share one collection, while the exporter's own series are always current.
+   */
+  private readonly processRegistry = new Registry();
+  private processText: { readonly text: string; readonly atMs: number } | undefined;
   private readonly requests = counter(this.registry, METRICS.requestsTotal);
   private readonly requestDuration = histogram(this.registry, METRICS.requestDuration);
   private readonly pollDuration = histogram(this.registry, METRICS.pollDuration);
@@ -108,7 +116,7 @@ export class ExporterMetrics {
 
   constructor(version: string) {
     gauge(this.registry, METRICS.buildInfo).set({ version, node_version: process.version }, 1);
-    collectDefaultMetrics({ register: this.registry });
+    collectDefaultMetrics({ register: this.processRegistry });
   }
 
   configLoaded(successful: boolean): void {
@@ -150,10 +158,13 @@ export class ExporterMetrics {
     };
   }
 
-  pollSucceeded(horizon: string, endpoint: Endpoint, durationSeconds: number, invalidRecords: number): void {
+  pollSucceeded(horizon: string, endpoint: Endpoint, durationSeconds: number): void {
     this.pollDuration.observe({ horizon, endpoint }, durationSeconds);
     this.lastSuccess.set({ horizon, endpoint }, Date.now() / 1000);
-    if (invalidRecords > 0) this.invalidRecords.inc({ horizon, endpoint }, invalidRecords);
+  }
+
+  invalidRecordsRead(horizon: string, endpoint: Endpoint, count: number): void {
+    this.invalidRecords.inc({ horizon, endpoint }, count);
   }
 
   pollFailed(horizon: string, endpoint: Endpoint, durationSeconds: number, reason: PollErrorReason): void {
@@ -162,6 +173,11 @@ export class ExporterMetrics {
   }
 
   async render(): Promise<string> {
-    return withoutFamilies(await this.registry.metrics(), PROMTOOL_FLAGGED_DEFAULTS);
+    const own = await this.registry.metrics();
+    const nowMs = performance.now();
+    if (this.processText === undefined || nowMs - this.processText.atMs >= PROCESS_METRICS_REUSE_MS) {
+      this.processText = { text: withoutFamilies(await this.processRegistry.metrics(), PROMTOOL_FLAGGED_DEFAULTS), atMs: nowMs };
+    }
+    return own + this.processText.text;
   }
 }

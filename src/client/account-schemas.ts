@@ -1,0 +1,176 @@
+/**
+ * Horizon's AccountResponse, account offers and claimable balances, as real Horizons of every age
+ * send them (see the account-*, accounts-*, offers-* and claimable_balances-* captures):
+ * `sequence` is a 64-bit integer string, `sequence_time` a string of unix seconds, and liabilities,
+ * sponsorship counts, `sequence_ledger` and `auth_clawback_enabled` are absent on older versions.
+ */
+import { z } from "zod";
+
+const nonNegativeInt = z.number().int().nonnegative();
+
+/** A Stellar amount: at most seven decimals, e.g. "1234.5678901". */
+const AMOUNT = /^\d+(\.\d{1,7})?$/;
+
+/**
+ * The float64 nearest to a Stellar amount string. `Number` of the decimal text is correctly
+ * rounded (one rounding, of the exact decimal value); arithmetic on stroops would round twice.
+ */
+export function parseAmount(text: string): number {
+  if (!AMOUNT.test(text)) throw new RangeError(`not a Stellar amount: ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+const amountText = z.string().regex(AMOUNT, "expected an amount with at most 7 decimals as a string");
+const amount = amountText.transform(Number);
+
+const STROOPS_PER_UNIT = 10_000_000n;
+
+/** An amount string in stroops, exactly, for sums. */
+export function amountStroops(text: string): bigint {
+  if (!AMOUNT.test(text)) throw new RangeError(`not a Stellar amount: ${JSON.stringify(text)}`);
+  const [units = "0", fraction = ""] = text.split(".");
+  return BigInt(units) * STROOPS_PER_UNIT + BigInt(fraction.padEnd(7, "0"));
+}
+
+/** The float64 nearest to an exact number of stroops, in units (one rounding). */
+export function stroopsToUnits(stroops: bigint): number {
+  const sign = stroops < 0n ? "-" : "";
+  const magnitude = stroops < 0n ? -stroops : stroops;
+  return Number(`${sign}${magnitude / STROOPS_PER_UNIT}.${(magnitude % STROOPS_PER_UNIT).toString().padStart(7, "0")}`);
+}
+
+/** 64-bit: kept as a bigint, never through a float. */
+const sequenceNumber = z
+  .string()
+  .regex(/^\d+$/, "expected an integer as a string")
+  .transform((text) => BigInt(text));
+
+const unixSecondsString = z
+  .string()
+  .regex(/^\d+$/, "expected unix seconds as a string")
+  .transform(Number);
+
+const trustlineFields = {
+  balance: amount,
+  limit: amount,
+  buying_liabilities: amount.optional(),
+  selling_liabilities: amount.optional(),
+  sponsor: z.string().optional(),
+  last_modified_ledger: nonNegativeInt.optional(),
+  // Absent before Horizon 0.12 (2017).
+  is_authorized: z.boolean().optional(),
+  is_authorized_to_maintain_liabilities: z.boolean().optional(),
+  is_clawback_enabled: z.boolean().optional(),
+};
+
+const creditBalance = (type: "credit_alphanum4" | "credit_alphanum12") =>
+  z.object({ ...trustlineFields, asset_type: z.literal(type), asset_code: z.string().min(1), asset_issuer: z.string().min(1) });
+
+const balanceSchema = z.discriminatedUnion("asset_type", [
+  z.object({
+    asset_type: z.literal("native"),
+    balance: amount,
+    buying_liabilities: amount.optional(),
+    selling_liabilities: amount.optional(),
+  }),
+  creditBalance("credit_alphanum4"),
+  creditBalance("credit_alphanum12"),
+  z.object({
+    ...trustlineFields,
+    asset_type: z.literal("liquidity_pool_shares"),
+    liquidity_pool_id: z.string().min(1),
+  }),
+]);
+
+/** One balance, named as the `asset` label: `native`, `CODE:ISSUER` or `pool:<liquidity_pool_id>`. */
+export interface AccountBalance {
+  readonly asset: string;
+  readonly balance: number;
+  readonly buyingLiabilities?: number;
+  readonly sellingLiabilities?: number;
+  /** Trustlines and pool shares only. */
+  readonly limit?: number;
+  /** Trustlines and pool shares, when Horizon sends it. */
+  readonly authorized?: boolean;
+}
+
+function accountBalance(raw: z.output<typeof balanceSchema>): AccountBalance {
+  const liabilities = {
+    ...(raw.buying_liabilities === undefined ? {} : { buyingLiabilities: raw.buying_liabilities }),
+    ...(raw.selling_liabilities === undefined ? {} : { sellingLiabilities: raw.selling_liabilities }),
+  };
+  if (raw.asset_type === "native") return { asset: "native", balance: raw.balance, ...liabilities };
+  const asset = raw.asset_type === "liquidity_pool_shares" ? `pool:${raw.liquidity_pool_id}` : `${raw.asset_code}:${raw.asset_issuer}`;
+  return {
+    asset,
+    balance: raw.balance,
+    ...liabilities,
+    limit: raw.limit,
+    ...(raw.is_authorized === undefined ? {} : { authorized: raw.is_authorized }),
+  };
+}
+
+export const ACCOUNT_FLAGS = ["auth_required", "auth_revocable", "auth_immutable", "auth_clawback_enabled"] as const;
+export type AccountFlag = (typeof ACCOUNT_FLAGS)[number];
+
+export interface AccountSigner {
+  readonly key: string;
+  readonly type: string;
+  readonly weight: number;
+}
+
+export const accountSchema = z
+  .object({
+    account_id: z.string().min(1),
+    sequence: sequenceNumber,
+    sequence_ledger: nonNegativeInt.optional(),
+    sequence_time: unixSecondsString.optional(),
+    subentry_count: nonNegativeInt,
+    home_domain: z.string().optional(),
+    last_modified_ledger: nonNegativeInt.optional(),
+    thresholds: z.object({ low_threshold: nonNegativeInt, med_threshold: nonNegativeInt, high_threshold: nonNegativeInt }),
+    flags: z.object({
+      auth_required: z.boolean(),
+      auth_revocable: z.boolean(),
+      auth_immutable: z.boolean().optional(),
+      auth_clawback_enabled: z.boolean().optional(),
+    }),
+    balances: z.array(balanceSchema),
+    signers: z.array(z.object({ key: z.string().min(1), type: z.string().min(1), weight: nonNegativeInt })),
+    data: z.record(z.string(), z.string()),
+    num_sponsoring: nonNegativeInt.optional(),
+    num_sponsored: nonNegativeInt.optional(),
+    sponsor: z.string().optional(),
+  })
+  .transform((raw) => ({
+    id: raw.account_id,
+    sequence: raw.sequence,
+    sequenceLedger: raw.sequence_ledger,
+    sequenceTime: raw.sequence_time,
+    subentryCount: raw.subentry_count,
+    // Horizon before 2.0 had no sponsorship: nothing sponsored either way.
+    numSponsoring: raw.num_sponsoring ?? 0,
+    numSponsored: raw.num_sponsored ?? 0,
+    sponsor: raw.sponsor,
+    homeDomain: raw.home_domain ?? "",
+    thresholds: { low: raw.thresholds.low_threshold, medium: raw.thresholds.med_threshold, high: raw.thresholds.high_threshold },
+    // A flag an older Horizon does not send is off: the ledger had no such flag then.
+    flags: Object.fromEntries(ACCOUNT_FLAGS.map((flag) => [flag, raw.flags[flag] ?? false])) as Record<AccountFlag, boolean>,
+    balances: raw.balances.map(accountBalance),
+    signers: raw.signers.map(({ key, type, weight }): AccountSigner => ({ key, type, weight })),
+    dataEntries: Object.keys(raw.data).length,
+  }));
+export type Account = z.output<typeof accountSchema>;
+
+/** Offers are only counted, so only what paging needs is read. */
+export const offerSchema = z.object({ id: z.string().min(1), paging_token: z.string().min(1) });
+export type Offer = z.output<typeof offerSchema>;
+
+/** `amount` stays text: balances are summed per asset, exactly, in stroops. */
+export const claimableBalanceSchema = z.object({
+  id: z.string().min(1),
+  paging_token: z.string().min(1),
+  asset: z.string().min(1),
+  amount: amountText,
+});
+export type ClaimableBalance = z.output<typeof claimableBalanceSchema>;

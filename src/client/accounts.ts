@@ -1,0 +1,79 @@
+/**
+ * Reads watched accounts: the account itself (a 404 is an answer, "missing", not a failure), and
+ * optionally its open offers and the balances it can claim, each paged and capped.
+ */
+import type { z } from "zod";
+import type { Endpoint } from "../catalog/metrics.js";
+import { accountSchema, claimableBalanceSchema, offerSchema, type Account, type ClaimableBalance } from "./account-schemas.js";
+import { HorizonError } from "./errors.js";
+import type { HorizonClient, Query } from "./horizon-client.js";
+import { cursorAfter, PAGE_LIMIT, validRecord } from "../collectors/paging.js";
+import { pageSchema } from "./schemas.js";
+
+/** The part of HorizonClient this reader needs. */
+export type HorizonReader = Pick<HorizonClient, "getValidated">;
+
+export type AccountLookup = { readonly status: "found"; readonly account: Account } | { readonly status: "missing" };
+
+/** Records of a paged list, read up to a cap. */
+export interface CappedList<T> {
+  readonly records: readonly T[];
+  /** True when the cap was reached: there may be more. */
+  readonly capped: boolean;
+  readonly invalidRecords: number;
+}
+
+const ENDPOINT: Endpoint = "accounts";
+
+export class AccountsClient {
+  constructor(private readonly reader: HorizonReader) {}
+
+  async account(id: string, signal?: AbortSignal): Promise<AccountLookup> {
+    try {
+      const account = await this.reader.getValidated(ENDPOINT, `accounts/${encodeURIComponent(id)}`, {}, accountSchema, signal);
+      return { status: "found", account };
+    } catch (error) {
+      if (error instanceof HorizonError && error.details.status === 404) return { status: "missing" };
+      throw error;
+    }
+  }
+
+  /** The account's open offers, at most `cap`. */
+  offers(id: string, cap: number, signal?: AbortSignal): Promise<CappedList<z.output<typeof offerSchema>>> {
+    return this.readCapped(`accounts/${encodeURIComponent(id)}/offers`, {}, offerSchema, cap, signal);
+  }
+
+  /** Claimable balances the account is a claimant of, at most `cap`. */
+  claimableBalances(claimant: string, cap: number, signal?: AbortSignal): Promise<CappedList<ClaimableBalance>> {
+    return this.readCapped("claimable_balances", { claimant }, claimableBalanceSchema, cap, signal);
+  }
+
+  /**
+   * Follows the paging cursor in ascending order until a short page or the cap. The cursor moves by
+   * the raw records (see cursorAfter), so an invalid record is never fetched or counted twice.
+   */
+  private async readCapped<S extends z.ZodType>(
+    path: string,
+    filter: Query,
+    schema: S,
+    cap: number,
+    signal: AbortSignal | undefined,
+  ): Promise<CappedList<z.output<S>>> {
+    const records: z.output<S>[] = [];
+    let invalidRecords = 0;
+    let cursor: string | undefined;
+    for (;;) {
+      const limit = Math.min(PAGE_LIMIT, cap - records.length + 1);
+      const page = await this.reader.getValidated(ENDPOINT, path, { ...filter, order: "asc", limit, cursor }, pageSchema, signal);
+      const raw = page._embedded.records;
+      for (const record of raw) {
+        const valid = validRecord(schema, record);
+        if (valid === undefined) invalidRecords += 1;
+        else records.push(valid);
+      }
+      if (records.length > cap) return { records: records.slice(0, cap), capped: true, invalidRecords };
+      if (raw.length < limit) return { records, capped: false, invalidRecords };
+      cursor = cursorAfter(raw, cursor, ENDPOINT);
+    }
+  }
+}

@@ -1,0 +1,187 @@
+import { METRICS } from "../catalog/metrics.js";
+import { amountStroops, stroopsToUnits, type Account } from "../client/account-schemas.js";
+import type { AccountsClient } from "../client/accounts.js";
+import type { WatchedAccount } from "../config/accounts.js";
+import type { Collector, PollContext } from "./collector.js";
+import type { CollectorSamples, Labels, Sample } from "./samples.js";
+
+/** Open offers and claimable balances counted per account at most (five pages). */
+export const ACCOUNT_LIST_CAP = 1000;
+
+/** What one poll learnt about one watched account. */
+export type AccountObservation =
+  | { readonly exists: false }
+  | {
+      readonly exists: true;
+      readonly account: Account;
+      /** Open offers, when watched. */
+      readonly offers?: number;
+      /** Claimable balances: how many, and the exact sum per asset in stroops. */
+      readonly claimable?: { readonly count: number; readonly stroopsByAsset: ReadonlyMap<string, bigint> };
+    };
+
+/** The account's lumens reserve in XLM, from the latest ledger's base reserve (one rounding). */
+export function minimumBalance(account: Account, baseReserveStroops: number): number {
+  const entries = 2 + account.subentryCount + account.numSponsoring - account.numSponsored;
+  return stroopsToUnits(BigInt(entries) * BigInt(baseReserveStroops));
+}
+
+/** What makes a signer change: the signers, their weights and the thresholds, in a canonical order. */
+export function signerSignature(account: Account): string {
+  const signers = account.signers.map((signer) => `${signer.type}:${signer.key}:${signer.weight}`).sort();
+  const { low, medium, high } = account.thresholds;
+  return JSON.stringify([signers, low, medium, high]);
+}
+
+function* existingAccountSamples(
+  watched: WatchedAccount,
+  observation: Extract<AccountObservation, { exists: true }>,
+  baseReserveStroops: number | undefined,
+): Generator<Sample> {
+  const { account } = observation;
+  const of = (labels: Labels = {}): Labels => ({ account: watched.name, ...labels });
+  yield {
+    metric: METRICS.accountInfo,
+    labels: of({ account_id: account.id, home_domain: account.homeDomain, cold: String(watched.cold) }),
+    value: 1,
+  };
+  for (const balance of account.balances) {
+    const asset = { asset: balance.asset };
+    yield { metric: METRICS.accountBalance, labels: of(asset), value: balance.balance };
+    if (balance.buyingLiabilities !== undefined) {
+      yield { metric: METRICS.accountBuyingLiabilities, labels: of(asset), value: balance.buyingLiabilities };
+    }
+    if (balance.sellingLiabilities !== undefined) {
+      yield { metric: METRICS.accountSellingLiabilities, labels: of(asset), value: balance.sellingLiabilities };
+    }
+    if (balance.limit !== undefined) yield { metric: METRICS.accountTrustlineLimit, labels: of(asset), value: balance.limit };
+    if (balance.authorized !== undefined) {
+      yield { metric: METRICS.accountTrustlineAuthorized, labels: of(asset), value: balance.authorized ? 1 : 0 };
+    }
+  }
+  if (baseReserveStroops !== undefined) {
+    yield { metric: METRICS.accountMinimumBalance, labels: of(), value: minimumBalance(account, baseReserveStroops) };
+  }
+  yield { metric: METRICS.accountSubentries, labels: of(), value: account.subentryCount };
+  yield { metric: METRICS.accountSponsoring, labels: of(), value: account.numSponsoring };
+  yield { metric: METRICS.accountSponsored, labels: of(), value: account.numSponsored };
+  yield { metric: METRICS.accountDataEntries, labels: of(), value: account.dataEntries };
+  for (const [level, value] of Object.entries(account.thresholds)) {
+    yield { metric: METRICS.accountThreshold, labels: of({ level }), value };
+  }
+  for (const signer of account.signers) {
+    yield { metric: METRICS.accountSignerWeight, labels: of({ signer: signer.key, type: signer.type }), value: signer.weight };
+  }
+  for (const [flag, set] of Object.entries(account.flags)) {
+    yield { metric: METRICS.accountFlag, labels: of({ flag }), value: set ? 1 : 0 };
+  }
+  if (account.sequenceLedger !== undefined) {
+    yield { metric: METRICS.accountSequenceLedger, labels: of(), value: account.sequenceLedger };
+  }
+  if (account.sequenceTime !== undefined) {
+    yield { metric: METRICS.accountSequenceTimestamp, labels: of(), value: account.sequenceTime };
+  }
+  for (const [asset, value] of Object.entries(watched.lowBalance)) {
+    yield { metric: METRICS.accountBalanceLowWatermark, labels: of({ asset }), value };
+  }
+  if (observation.offers !== undefined) yield { metric: METRICS.accountOffers, labels: of(), value: observation.offers };
+  if (observation.claimable !== undefined) {
+    yield { metric: METRICS.accountClaimableBalances, labels: of(), value: observation.claimable.count };
+    for (const [asset, stroops] of observation.claimable.stroopsByAsset) {
+      yield { metric: METRICS.accountClaimableAmount, labels: of({ asset }), value: stroopsToUnits(stroops) };
+    }
+  }
+}
+
+function* allAccountSamples(
+  watched: readonly WatchedAccount[],
+  observations: ReadonlyMap<string, AccountObservation>,
+  baseReserveStroops: number | undefined,
+): Generator<Sample> {
+  for (const account of watched) {
+    const observation = observations.get(account.name);
+    if (observation === undefined) continue;
+    yield { metric: METRICS.accountExists, labels: { account: account.name }, value: observation.exists ? 1 : 0 };
+    if (observation.exists) yield* existingAccountSamples(account, observation, baseReserveStroops);
+  }
+}
+
+/**
+ * Samples of the watched accounts. A missing account shows only `exists` 0; the signer change
+ * counters persist through failed polls and missing accounts.
+ */
+export function accountSamples(
+  watched: readonly WatchedAccount[],
+  observations: ReadonlyMap<string, AccountObservation> | undefined,
+  signerChanges: ReadonlyMap<string, number>,
+  baseReserveStroops: number | undefined,
+): CollectorSamples {
+  const persistent: Sample[] = watched.map((account) => ({
+    metric: METRICS.accountSignerChangesTotal,
+    labels: { account: account.name },
+    value: signerChanges.get(account.name) ?? 0,
+  }));
+  return { live: observations === undefined ? [] : allAccountSamples(watched, observations, baseReserveStroops), persistent };
+}
+
+/** Polls every watched account of a target; one failed request fails the poll, so no account is shown half-read. */
+export class AccountsCollector implements Collector {
+  readonly endpoint = "accounts";
+  private observations: Map<string, AccountObservation> | undefined;
+  private readonly signerChanges = new Map<string, number>();
+  /** Each account's signers and thresholds at its previous successful read. */
+  private readonly signatures = new Map<string, string>();
+
+  constructor(
+    private readonly client: AccountsClient,
+    private readonly watched: readonly WatchedAccount[],
+    /** The latest base reserve the ledgers collector has seen, if any. */
+    private readonly baseReserveStroops: () => number | undefined,
+  ) {}
+
+  async poll(context: PollContext): Promise<void> {
+    const observations = new Map<string, AccountObservation>();
+    for (const watched of this.watched) observations.set(watched.name, await this.observe(watched, context));
+    for (const [name, observation] of observations) if (observation.exists) this.compareSigners(name, observation.account);
+    this.observations = observations;
+  }
+
+  samples(): CollectorSamples {
+    return accountSamples(this.watched, this.observations, this.signerChanges, this.baseReserveStroops());
+  }
+
+  private async observe(watched: WatchedAccount, { signal, invalidRecords }: PollContext): Promise<AccountObservation> {
+    const lookup = await this.client.account(watched.id, signal);
+    if (lookup.status === "missing") return { exists: false };
+    let offers: number | undefined;
+    if (watched.offers) {
+      const list = await this.client.offers(watched.id, ACCOUNT_LIST_CAP, signal);
+      offers = list.records.length;
+      invalidRecords(list.invalidRecords);
+    }
+    let claimable: { count: number; stroopsByAsset: Map<string, bigint> } | undefined;
+    if (watched.claimableBalances) {
+      const list = await this.client.claimableBalances(watched.id, ACCOUNT_LIST_CAP, signal);
+      const stroopsByAsset = new Map<string, bigint>();
+      for (const balance of list.records) {
+        stroopsByAsset.set(balance.asset, (stroopsByAsset.get(balance.asset) ?? 0n) + amountStroops(balance.amount));
+      }
+      claimable = { count: list.records.length, stroopsByAsset };
+      invalidRecords(list.invalidRecords);
+    }
+    return {
+      exists: true,
+      account: lookup.account,
+      ...(offers === undefined ? {} : { offers }),
+      ...(claimable === undefined ? {} : { claimable }),
+    };
+  }
+
+  /** Counts a change against the previous successful read; the first read only remembers. */
+  private compareSigners(name: string, account: Account): void {
+    const signature = signerSignature(account);
+    const previous = this.signatures.get(name);
+    if (previous !== undefined && previous !== signature) this.signerChanges.set(name, (this.signerChanges.get(name) ?? 0) + 1);
+    this.signatures.set(name, signature);
+  }
+}

@@ -1,0 +1,32 @@
+import type { z } from "zod";
+import type { Endpoint } from "../catalog/metrics.js";
+import { HorizonError } from "../client/errors.js";
+import type { RawRecords } from "../client/horizon-client.js";
+
+/** Horizon's maximum page size. */
+export const PAGE_LIMIT = 200;
+
+/** A raw record's paging token, read even when the record fails its schema. */
+export function rawPagingToken(raw: unknown): string | undefined {
+  const token = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>).paging_token : undefined;
+  return typeof token === "string" && token !== "" ? token : undefined;
+}
+
+/**
+ * The cursor after a non-empty page: the last raw record's paging token, valid record or not, so a
+ * record failing the schema is never fetched (and counted) twice. A page that cannot move the
+ * cursor would be asked for again and again: it fails the poll with reason `paging`.
+ */
+export function cursorAfter(records: RawRecords, cursor: string | undefined, endpoint: Endpoint): string {
+  const next = rawPagingToken(records.at(-1));
+  if (next === undefined || next === cursor) {
+    throw new HorizonError("paging", `${endpoint} page did not move the cursor past ${cursor ?? "the start"}`);
+  }
+  return next;
+}
+
+/** The record if it matches the schema, else undefined: the caller counts it as invalid. */
+export function validRecord<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> | undefined {
+  const parsed = schema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
+}

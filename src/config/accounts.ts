@@ -1,0 +1,85 @@
+/** Watched accounts: what the `accounts:` config key, `--account` and ACCOUNTS describe, checked. */
+import { StrKey } from "@stellar/stellar-sdk";
+import { z } from "zod";
+
+export interface WatchedAccount {
+  /** The `account` label. */
+  readonly name: string;
+  /** A G... account id. */
+  readonly id: string;
+  /** Low-water marks by asset (`native`, `CODE:ISSUER`, `pool:<id>`), in units of the asset. */
+  readonly lowBalance: Readonly<Record<string, number>>;
+  /** Also count the account's open offers. */
+  readonly offers: boolean;
+  /** Also sum the balances the account can claim. */
+  readonly claimableBalances: boolean;
+  /** A cold wallet: any transaction from it is unexpected. */
+  readonly cold: boolean;
+}
+
+/** One entry of a target's `accounts:` list, before its id and assets are checked. */
+export const accountEntrySchema = z.strictObject({
+  name: z.string().min(1).optional(),
+  id: z.string(),
+  low_balance: z.record(z.string(), z.number().nonnegative()).optional(),
+  offers: z.boolean().optional(),
+  claimable_balances: z.boolean().optional(),
+  cold: z.boolean().optional(),
+});
+export type AccountEntry = z.output<typeof accountEntrySchema>;
+
+/** Why `id` is not a G... account id Horizon's accounts endpoint takes, or undefined when it is one. */
+export function accountIdProblem(id: string): string | undefined {
+  if (StrKey.isValidEd25519PublicKey(id)) return undefined;
+  if (StrKey.isValidMed25519PublicKey(id)) {
+    const base = StrKey.encodeEd25519PublicKey(StrKey.decodeMed25519PublicKey(id).subarray(0, 32));
+    return `${id} is a muxed (M...) account; Horizon's accounts endpoint takes the G... account it belongs to: ${base}`;
+  }
+  return `"${id}" is not a Stellar account id (G followed by 55 base32 characters, with a valid checksum)`;
+}
+
+const ASSET_CODE = /^[A-Za-z0-9]{1,12}$/;
+const POOL_ID = /^pool:[0-9a-f]{64}$/;
+
+/** Why `asset` is not `native`, `CODE:ISSUER` or `pool:<liquidity_pool_id>`, or undefined. */
+function assetProblem(asset: string): string | undefined {
+  if (asset === "native" || POOL_ID.test(asset)) return undefined;
+  const [code = "", issuer = "", ...rest] = asset.split(":");
+  if (rest.length === 0 && ASSET_CODE.test(code) && StrKey.isValidEd25519PublicKey(issuer)) return undefined;
+  return `"${asset}" is not native, CODE:ISSUER (a 1-12 character code and a G... issuer) or pool:<64-hex liquidity pool id>`;
+}
+
+/**
+ * Checks a target's accounts; `where` names the target in each problem (one line per problem).
+ * An account without a name is labelled with its id.
+ */
+export function watchedAccounts(entries: readonly AccountEntry[], where: string, problems: string[]): WatchedAccount[] {
+  const names = new Set<string>();
+  const accounts: WatchedAccount[] = [];
+  for (const entry of entries) {
+    const name = entry.name ?? entry.id;
+    const idProblem = accountIdProblem(entry.id);
+    if (idProblem !== undefined) problems.push(`${where}: account ${JSON.stringify(name)}: ${idProblem}`);
+    if (names.has(name)) problems.push(`${where}: account name ${JSON.stringify(name)} is used twice; names must be unique per target`);
+    names.add(name);
+    for (const asset of Object.keys(entry.low_balance ?? {})) {
+      const problem = assetProblem(asset);
+      if (problem !== undefined) problems.push(`${where}: account ${JSON.stringify(name)}: low_balance: ${problem}`);
+    }
+    accounts.push({
+      name,
+      id: entry.id,
+      lowBalance: entry.low_balance ?? {},
+      offers: entry.offers ?? false,
+      claimableBalances: entry.claimable_balances ?? false,
+      cold: entry.cold ?? false,
+    });
+  }
+  return accounts;
+}
+
+/** `ACCOUNT_ID` or `NAME=ACCOUNT_ID`, as --account and ACCOUNTS take them. */
+export function accountEntryFromFlag(value: string): AccountEntry {
+  const separator = value.indexOf("=");
+  return separator < 0 ? { id: value.trim() } : { name: value.slice(0, separator).trim(), id: value.slice(separator + 1).trim() };
+}

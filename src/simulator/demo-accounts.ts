@@ -1,0 +1,120 @@
+/**
+ * The accounts every simulator starts with, and what the account scenarios do to them: an
+ * exchange's hot wallet (trades all day) and its cold wallet (never moves), as operators watch them.
+ */
+
+import type { WatchedAccount } from "../config/accounts.js";
+import { deterministicAccountId, type LedgerPoint, type SimulatedAccounts } from "./accounts.js";
+import { BASE_RESERVE_STROOPS } from "./ledgers.js";
+
+/** Circle's USDC issuer on pubnet. */
+export const USDC_ISSUER = "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
+export const USDC = `USDC:${USDC_ISSUER}`;
+export const HOT_WALLET = deterministicAccountId("stellar-horizon-exporter simulator: hot wallet");
+export const COLD_WALLET = deterministicAccountId("stellar-horizon-exporter simulator: cold wallet");
+/** The signer `signer_change` adds to the cold wallet. */
+export const INTRUDER_SIGNER = deterministicAccountId("stellar-horizon-exporter simulator: new signer");
+/** A pool the hot wallet holds shares of. */
+export const HOT_WALLET_POOL = "59fa1dc57433dcfbd2db7319d26cb3da1f28f2d8095a3ec36ad4ef9cadb0013e";
+
+const STROOPS = 10_000_000n;
+/** USDC trustline limit of the hot wallet, and its balance in normal operation (60 % used). */
+const USDC_LIMIT = 50_000n * STROOPS;
+const USDC_BALANCE = 30_000n * STROOPS;
+const OFFER_AMOUNT = 100n * STROOPS;
+const OFFERS = 3n;
+/** The hot wallet sends a transaction every this many ledgers (about a minute). */
+const HOT_WALLET_EVERY_LEDGERS = 12;
+const HOT_WALLET_FEE = 100n;
+const COLD_WALLET_IDLE_LEDGERS = 900;
+/** What `account_drain` leaves spendable: below the NativeNearMinimumBalance alert's 10 XLM. */
+const DRAINED_SPENDABLE = 25_000_000n;
+/** What `account_drain` pushes the USDC trustline to: 97 % of its limit. */
+const DRAINED_USDC = (USDC_LIMIT * 97n) / 100n;
+
+/** How the demo (and the end-to-end test) watch the two wallets, so every account alert has data. */
+export const DEMO_WATCHED_ACCOUNTS: readonly WatchedAccount[] = [
+  { name: "hot", id: HOT_WALLET, lowBalance: { native: 5000, [USDC]: 100 }, offers: true, claimableBalances: true, cold: false },
+  { name: "cold", id: COLD_WALLET, lowBalance: { native: 100_000 }, offers: false, claimableBalances: true, cold: true },
+];
+
+export function addDemoAccounts(accounts: SimulatedAccounts, at: LedgerPoint): void {
+  accounts.add(
+    {
+      id: HOT_WALLET,
+      balance: 25_000n * STROOPS,
+      nativeSellingLiabilities: OFFERS * OFFER_AMOUNT,
+      trustlines: [{ asset: USDC, balance: USDC_BALANCE, limit: USDC_LIMIT, buyingLiabilities: 95n * STROOPS }],
+      poolShares: [{ poolId: HOT_WALLET_POOL, balance: 2816_6567089n }],
+      signers: [{ key: COLD_WALLET, weight: 1 }],
+      thresholds: { low: 1, medium: 1, high: 2 },
+      homeDomain: "hot.example.com",
+      data: { purpose: Buffer.from("hot wallet").toString("base64") },
+      offers: Array.from({ length: Number(OFFERS) }, (_, index) => ({
+        selling: "native",
+        buying: USDC,
+        amount: OFFER_AMOUNT,
+        price: { n: 95 + index, d: 1000 },
+      })),
+    },
+    at,
+  );
+  accounts.add(
+    {
+      id: COLD_WALLET,
+      balance: 1_000_000n * STROOPS,
+      trustlines: [{ asset: USDC, balance: 250_000n * STROOPS }],
+      thresholds: { low: 2, medium: 2, high: 2 },
+      masterWeight: 2,
+      flags: { authRequired: false },
+      homeDomain: "cold.example.com",
+      numSponsoring: 1,
+    },
+    at,
+  );
+  // Their last transactions: the cold wallet's long ago.
+  accounts.bumpSequence(HOT_WALLET, at);
+  accounts.bumpSequence(COLD_WALLET, { ledger: at.ledger - COLD_WALLET_IDLE_LEDGERS, closedAtMs: at.closedAtMs - COLD_WALLET_IDLE_LEDGERS * 5_500 });
+  accounts.addClaimableBalance({ asset: USDC, amount: 1_250n * STROOPS, sponsor: HOT_WALLET, claimants: [COLD_WALLET], lastModified: at });
+  accounts.addClaimableBalance({ asset: "native", amount: 40n * STROOPS, sponsor: HOT_WALLET, claimants: [COLD_WALLET, HOT_WALLET], lastModified: at });
+}
+
+/** The hot wallet's everyday traffic: a transaction (and its fee) every HOT_WALLET_EVERY_LEDGERS. */
+export function runDemoActivity(accounts: SimulatedAccounts, ledger: LedgerPoint): void {
+  if (ledger.ledger % HOT_WALLET_EVERY_LEDGERS !== 0 || accounts.get(HOT_WALLET) === undefined) return;
+  accounts.bumpSequence(HOT_WALLET, ledger);
+  accounts.chargeFee(HOT_WALLET, HOT_WALLET_FEE, ledger);
+}
+
+export type AccountEvent = "change_signer" | "drain_account" | "merge_account" | "deauthorize_trustline";
+
+/** A scenario's one-off change to the demo accounts; each leaves them changed, as on a real ledger. */
+export function applyAccountEvent(accounts: SimulatedAccounts, event: AccountEvent, at: LedgerPoint): void {
+  const hot = accounts.get(HOT_WALLET);
+  switch (event) {
+    case "change_signer":
+      // Someone with the cold wallet's keys adds a signer: its sequence moves, which it never should.
+      if (accounts.get(COLD_WALLET) === undefined) return;
+      accounts.bumpSequence(COLD_WALLET, at);
+      accounts.setSigner(COLD_WALLET, { key: INTRUDER_SIGNER, weight: 2 }, at);
+      return;
+    case "drain_account": {
+      // The hot wallet's lumens are sold into USDC down to just above its reserve.
+      if (hot === undefined) return;
+      const minimum = BigInt(2 + accounts.subentries(HOT_WALLET) + hot.numSponsoring - hot.numSponsored) * BigInt(BASE_RESERVE_STROOPS);
+      accounts.bumpSequence(HOT_WALLET, at);
+      accounts.setBalance(HOT_WALLET, "native", minimum + hot.nativeSellingLiabilities + DRAINED_SPENDABLE, at);
+      accounts.setBalance(HOT_WALLET, USDC, DRAINED_USDC, at);
+      return;
+    }
+    case "merge_account":
+      if (hot === undefined || accounts.get(COLD_WALLET) === undefined) return;
+      accounts.merge(HOT_WALLET, COLD_WALLET, at);
+      return;
+    case "deauthorize_trustline":
+      // The issuer revokes the hot wallet's USDC authorisation; the holder sends nothing.
+      if (hot === undefined) return;
+      accounts.setAuthorized(HOT_WALLET, USDC, false, at);
+      return;
+  }
+}

@@ -1,0 +1,66 @@
+import { Keypair, StrKey } from "@stellar/stellar-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AccountsClient } from "../src/client/accounts.js";
+import { HorizonError } from "../src/client/errors.js";
+import { HorizonClient } from "../src/client/horizon-client.js";
+import { COLD_WALLET, HOT_WALLET, startSimulator, USDC, type RunningSimulator } from "../src/simulator/index.js";
+
+describe("AccountsClient against the simulator", () => {
+  let running: RunningSimulator;
+  let client: AccountsClient;
+  const requests: string[] = [];
+
+  beforeAll(async () => {
+    running = await startSimulator({ ledgerIntervalMs: 60_000 });
+    const horizon = new HorizonClient({
+      url: running.url,
+      timeoutMs: 5000,
+      retries: 0,
+      maxBodyBytes: 1 << 20,
+      observer: { onRequest: (endpoint, code) => requests.push(`${endpoint} ${code}`), onRateLimitHeaders: () => {} },
+    });
+    client = new AccountsClient(horizon);
+  });
+  afterAll(() => running.close());
+
+  it("reads an account with exact values", async () => {
+    const lookup = await client.account(HOT_WALLET);
+    if (lookup.status !== "found") throw new Error("hot wallet not found");
+    expect(lookup.account.balances.find((balance) => balance.asset === USDC)?.balance).toBe(30000);
+    expect(typeof lookup.account.sequence).toBe("bigint");
+  });
+
+  it("a 404 is an answer: missing, not an error", async () => {
+    requests.length = 0;
+    expect(await client.account(Keypair.random().publicKey())).toEqual({ status: "missing" });
+    expect(requests).toEqual(["accounts 404"]);
+  });
+
+  it("any other 4xx is an error", async () => {
+    const muxed = StrKey.encodeMed25519PublicKey(Buffer.concat([StrKey.decodeEd25519PublicKey(HOT_WALLET), Buffer.alloc(8)]));
+    await expect(client.account(muxed)).rejects.toSatisfy((error) => error instanceof HorizonError && error.reason === "http_4xx");
+  });
+
+  it("counts offers up to a cap, paging as needed", async () => {
+    requests.length = 0;
+    const all = await client.offers(HOT_WALLET, 10);
+    expect(all.records).toHaveLength(3);
+    expect(all.capped).toBe(false);
+    expect(requests).toEqual(["accounts 200"]);
+    const capped = await client.offers(HOT_WALLET, 2);
+    expect(capped.records).toHaveLength(2);
+    expect(capped.capped).toBe(true);
+    const exact = await client.offers(HOT_WALLET, 3);
+    expect(exact).toMatchObject({ capped: false, invalidRecords: 0 });
+    expect((await client.offers(COLD_WALLET, 10)).records).toEqual([]);
+  });
+
+  it("reads claimable balances of a claimant", async () => {
+    const { records, capped } = await client.claimableBalances(COLD_WALLET, 100);
+    expect(capped).toBe(false);
+    expect(records.map((record) => [record.asset, record.amount])).toEqual([
+      [USDC, "1250.0000000"],
+      ["native", "40.0000000"],
+    ]);
+  });
+});

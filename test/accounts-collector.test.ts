@@ -1,0 +1,152 @@
+import { execFileSync } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ALL_METRICS } from "../src/catalog/metrics.js";
+import { accountSchema } from "../src/client/account-schemas.js";
+import { AccountsClient } from "../src/client/accounts.js";
+import { HorizonClient } from "../src/client/horizon-client.js";
+import { AccountsCollector, accountSamples, type AccountObservation } from "../src/collectors/accounts.js";
+import { renderSamples, type CollectorSamples } from "../src/collectors/samples.js";
+import type { WatchedAccount } from "../src/config/accounts.js";
+import { COLD_WALLET, HOT_WALLET, startSimulator, USDC, type RunningSimulator } from "../src/simulator/index.js";
+import { parseExposition, valueOf } from "./support/exposition.js";
+import { fixtureJson } from "./support/fixtures.js";
+
+const BASE_RESERVE_STROOPS = 5_000_000;
+
+function watched(name: string, id: string, options: Partial<WatchedAccount> = {}): WatchedAccount {
+  return { name, id, lowBalance: {}, offers: false, claimableBalances: false, cold: false, ...options };
+}
+
+async function exposition(samples: CollectorSamples): Promise<string> {
+  const rendered = await renderSamples("h", [...samples.persistent, ...samples.live]);
+  return [...rendered.values()].flat().map(String).join("");
+}
+
+async function series(samples: CollectorSamples) {
+  return parseExposition(await exposition(samples));
+}
+
+const ACCOUNT_METRICS = ALL_METRICS.filter((metric) => metric.source === "accounts");
+
+describe("accountSamples (pure)", () => {
+  const mainnet = accountSchema.parse(fixtureJson("account-java-sdk.json"));
+  const treasury = watched("treasury", mainnet.id, { lowBalance: { native: 5000, "AQUA:GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA": 100 }, cold: true });
+
+  it("gives exact values for a mainnet account", async () => {
+    const observations = new Map<string, AccountObservation>([["treasury", { exists: true, account: mainnet }]]);
+    const values = await series(accountSamples([treasury], observations, new Map(), BASE_RESERVE_STROOPS));
+    const at = (labels: Record<string, string> = {}) => ({ horizon: "h", account: "treasury", ...labels });
+    expect(valueOf(values, "stellar_horizon_account_exists", at())).toBe(1);
+    expect(valueOf(values, "stellar_horizon_account_info", at({ account_id: mainnet.id, home_domain: "example.com", cold: "true" }))).toBe(1);
+    expect(valueOf(values, "stellar_horizon_account_balance", at({ asset: "native" }))).toBe(10025.7670792);
+    expect(valueOf(values, "stellar_horizon_account_selling_liabilities", at({ asset: "native" }))).toBe(25.1);
+    expect(valueOf(values, "stellar_horizon_account_buying_liabilities", at({ asset: "native" }))).toBe(10000);
+    const pool = { asset: "pool:59fa1dc57433dcfbd2db7319d26cb3da1f28f2d8095a3ec36ad4ef9cadb0013e" };
+    expect(valueOf(values, "stellar_horizon_account_balance", at(pool))).toBe(2816.6567089);
+    expect(valueOf(values, "stellar_horizon_account_trustline_authorized", at(pool))).toBe(0);
+    expect(valueOf(values, "stellar_horizon_account_buying_liabilities", at(pool))).toBeUndefined();
+    const aqua = { asset: "AQUA:GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA" };
+    expect(valueOf(values, "stellar_horizon_account_balance", at(aqua))).toBe(85729.1030749);
+    expect(valueOf(values, "stellar_horizon_account_trustline_limit", at(aqua))).toBe(922337203685.4775807);
+    expect(valueOf(values, "stellar_horizon_account_trustline_authorized", at(aqua))).toBe(1);
+    expect(valueOf(values, "stellar_horizon_account_balance_low_watermark", at(aqua))).toBe(100);
+    expect(valueOf(values, "stellar_horizon_account_balance_low_watermark", at({ asset: "native" }))).toBe(5000);
+    // (2 + 12 subentries + 1 sponsoring - 2 sponsored) × 0.5 XLM
+    expect(valueOf(values, "stellar_horizon_account_minimum_balance", at())).toBe(6.5);
+    expect(valueOf(values, "stellar_horizon_account_subentries", at())).toBe(12);
+    expect(valueOf(values, "stellar_horizon_account_sponsoring", at())).toBe(1);
+    expect(valueOf(values, "stellar_horizon_account_sponsored", at())).toBe(2);
+    expect(valueOf(values, "stellar_horizon_account_data_entries", at())).toBe(2);
+    expect(valueOf(values, "stellar_horizon_account_threshold", at({ level: "low" }))).toBe(1);
+    expect(valueOf(values, "stellar_horizon_account_threshold", at({ level: "medium" }))).toBe(20);
+    expect(valueOf(values, "stellar_horizon_account_threshold", at({ level: "high" }))).toBe(30);
+    expect(valueOf(values, "stellar_horizon_account_signer_weight", at({ signer: mainnet.id, type: "ed25519_public_key" }))).toBe(255);
+    expect(valueOf(values, "stellar_horizon_account_flag", at({ flag: "auth_clawback_enabled" }))).toBe(1);
+    expect(valueOf(values, "stellar_horizon_account_flag", at({ flag: "auth_immutable" }))).toBe(0);
+    expect(valueOf(values, "stellar_horizon_account_sequence_ledger", at())).toBe(52222212);
+    expect(valueOf(values, "stellar_horizon_account_sequence_timestamp_seconds", at())).toBe(1718974099);
+    expect(valueOf(values, "stellar_horizon_account_signer_changes_total", at())).toBe(0);
+    for (const [key, value] of values) expect(Math.abs(value), key).toBeLessThanOrEqual(2 ** 53);
+    expect([...values.keys()].some((key) => key.includes("sequence{") || key.startsWith("stellar_horizon_account_sequence{"))).toBe(false);
+  });
+
+  it("an old Horizon's account: no sequence ledger or time, the clawback flag 0", async () => {
+    const old = accountSchema.parse(fixtureJson("account-ruby-vcr-2020.json"));
+    const values = await series(accountSamples([watched("old", old.id)], new Map([["old", { exists: true, account: old }]]), new Map(), BASE_RESERVE_STROOPS));
+    expect(valueOf(values, "stellar_horizon_account_sequence_ledger", { horizon: "h", account: "old" })).toBeUndefined();
+    expect(valueOf(values, "stellar_horizon_account_sequence_timestamp_seconds", { horizon: "h", account: "old" })).toBeUndefined();
+    expect(valueOf(values, "stellar_horizon_account_flag", { horizon: "h", account: "old", flag: "auth_clawback_enabled" })).toBe(0);
+    expect(valueOf(values, "stellar_horizon_account_sponsoring", { horizon: "h", account: "old" })).toBe(0);
+  });
+
+  it("a missing account shows only exists 0 (and its counter)", async () => {
+    const values = await series(accountSamples([treasury], new Map([["treasury", { exists: false }]]), new Map([["treasury", 2]]), BASE_RESERVE_STROOPS));
+    expect([...values.entries()]).toEqual([
+      ['stellar_horizon_account_signer_changes_total{account="treasury",horizon="h"}', 2],
+      ['stellar_horizon_account_exists{account="treasury",horizon="h"}', 0],
+    ]);
+  });
+
+  it("no minimum balance before a ledger has been read", async () => {
+    const values = await series(accountSamples([treasury], new Map([["treasury", { exists: true, account: mainnet }]]), new Map(), undefined));
+    expect(valueOf(values, "stellar_horizon_account_minimum_balance", { horizon: "h", account: "treasury" })).toBeUndefined();
+    expect(valueOf(values, "stellar_horizon_account_balance", { horizon: "h", account: "treasury", asset: "native" })).toBe(10025.7670792);
+  });
+});
+
+describe("AccountsCollector against the simulator", () => {
+  let running: RunningSimulator;
+  let client: AccountsClient;
+
+  beforeAll(async () => {
+    running = await startSimulator({ ledgerIntervalMs: 60_000 });
+    client = new AccountsClient(new HorizonClient({ url: running.url, timeoutMs: 5000, retries: 0, maxBodyBytes: 1 << 20 }));
+  });
+  afterAll(() => running.close());
+
+  const accounts = [
+    watched("hot", HOT_WALLET, { offers: true, claimableBalances: true, lowBalance: { native: 5000, [USDC]: 100 } }),
+    watched("cold", COLD_WALLET, { claimableBalances: true, cold: true }),
+  ];
+
+  it("every account family, output promtool accepts; a signer change counts once; a merged account leaves", async () => {
+    const collector = new AccountsCollector(client, accounts, () => BASE_RESERVE_STROOPS);
+    const invalidCounts: number[] = [];
+    const context = { signal: new AbortController().signal, invalidRecords: (count: number) => count > 0 && invalidCounts.push(count) };
+    const hot = (labels: Record<string, string> = {}) => ({ horizon: "h", account: "hot", ...labels });
+    const cold = (labels: Record<string, string> = {}) => ({ horizon: "h", account: "cold", ...labels });
+    await collector.poll(context);
+    expect(invalidCounts).toEqual([]);
+    const text = await exposition(collector.samples());
+    const headers = ACCOUNT_METRICS.map((metric) => `# HELP ${metric.name} ${metric.help}\n# TYPE ${metric.name} ${metric.type}\n`);
+    const families = text.split("\n").filter(Boolean);
+    for (const metric of ACCOUNT_METRICS) expect(families.some((line) => line.startsWith(`${metric.name}{`)), metric.name).toBe(true);
+    const withHeaders = ACCOUNT_METRICS.map((metric, index) => headers[index] + families.filter((line) => line.startsWith(`${metric.name}{`)).join("\n") + "\n").join("");
+    expect(execFileSync("promtool", ["check", "metrics"], { input: withHeaders, encoding: "utf8" }).trim()).toBe("");
+
+    let values = parseExposition(text);
+    expect(valueOf(values, "stellar_horizon_account_offers", hot())).toBe(3);
+    expect(valueOf(values, "stellar_horizon_account_claimable_balances", cold())).toBe(2);
+    expect(valueOf(values, "stellar_horizon_account_claimable_amount", cold({ asset: USDC }))).toBe(1250);
+    expect(valueOf(values, "stellar_horizon_account_claimable_amount", hot({ asset: "native" }))).toBe(40);
+    expect(valueOf(values, "stellar_horizon_account_info", cold({ account_id: COLD_WALLET, home_domain: "cold.example.com", cold: "true" }))).toBe(1);
+
+    running.simulator.setScenario("signer_change");
+    await collector.poll(context);
+    await collector.poll(context);
+    values = parseExposition(await exposition(collector.samples()));
+    expect(valueOf(values, "stellar_horizon_account_signer_changes_total", cold())).toBe(1);
+    expect(valueOf(values, "stellar_horizon_account_signer_changes_total", hot())).toBe(0);
+
+    running.simulator.setScenario("account_merged");
+    await collector.poll(context);
+    expect(invalidCounts).toEqual([]);
+    values = parseExposition(await exposition(collector.samples()));
+    expect(valueOf(values, "stellar_horizon_account_exists", hot())).toBe(0);
+    expect([...values.keys()].filter((key) => key.includes('account="hot"'))).toEqual([
+      'stellar_horizon_account_signer_changes_total{account="hot",horizon="h"}',
+      'stellar_horizon_account_exists{account="hot",horizon="h"}',
+    ]);
+    expect(valueOf(values, "stellar_horizon_account_balance", cold({ asset: "native" }))).toBe(1_025_000);
+  });
+});

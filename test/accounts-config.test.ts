@@ -1,0 +1,108 @@
+import { Keypair, StrKey } from "@stellar/stellar-sdk";
+import { describe, expect, it } from "vitest";
+import { plannedRequestsPerHour } from "../src/scheduler/request-plan.js";
+import { problems, runConfig as config, writeConfig } from "./support/config-files.js";
+
+const TREASURY = "GA2224DCGO3WHC4EALA2PR2BZEMAYZPBPTHS243ZYYWQMBWRPJSZH5A6";
+const USDC = "USDC:GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
+const POOL = "pool:59fa1dc57433dcfbd2db7319d26cb3da1f28f2d8095a3ec36ad4ef9cadb0013e";
+/** TREASURY with its last character changed: right shape, wrong checksum. */
+const BAD_CHECKSUM = `${TREASURY.slice(0, -1)}7`;
+const MUXED = StrKey.encodeMed25519PublicKey(Buffer.concat([StrKey.decodeEd25519PublicKey(TREASURY), Buffer.alloc(8, 7)]));
+
+/** A config file with one target, `pubnet`, watching the given `accounts:` entries (YAML, indented six). */
+function pubnetWatching(accounts: string, rest = ""): string {
+  return writeConfig(`targets:\n  - name: pubnet\n    url: https://horizon.stellar.org\n    accounts:\n${accounts}\n${rest}`);
+}
+
+describe("accounts in the config file", () => {
+  it("reads the issue's example", async () => {
+    const file = pubnetWatching(
+      `      - name: treasury
+        id: ${TREASURY}
+        low_balance:
+          native: 5000
+          "${USDC}": 100
+        offers: true
+        claimable_balances: true
+      - id: ${Keypair.fromRawEd25519Seed(Buffer.alloc(32, 1)).publicKey()}
+        cold: true`,
+      "schedules:\n  accounts: 30s\n",
+    );
+    const loaded = await config([`--config.file=${file}`]);
+    const [target] = loaded.targets;
+    expect(target!.schedules.accounts.periodMs).toBe(30_000);
+    expect(target!.accounts[0]).toEqual({
+      name: "treasury",
+      id: TREASURY,
+      lowBalance: { native: 5000, [USDC]: 100 },
+      offers: true,
+      claimableBalances: true,
+      cold: false,
+    });
+    const cold = target!.accounts[1]!;
+    expect(cold.name).toBe(cold.id);
+    expect(cold).toMatchObject({ offers: false, claimableBalances: false, cold: true, lowBalance: {} });
+    // Root, fee_stats, ledgers and two pool pages every 15 s, plus 3 + 1 account requests every 30 s.
+    expect(plannedRequestsPerHour(target!, loaded)).toBe(5 * 240 + 4 * 120);
+  });
+
+  it("one line per problem: bad checksum, muxed id, duplicate name, unknown asset syntax", async () => {
+    const file = pubnetWatching(`      - { name: a, id: ${BAD_CHECKSUM} }
+      - { name: b, id: ${MUXED} }
+      - { name: a, id: ${TREASURY}, low_balance: { "USDC-GA5Z": 1, "${POOL}": 2, native: 3 } }`);
+    expect(await problems([`--config.file=${file}`])).toEqual([
+      `target "pubnet": account "a": "${BAD_CHECKSUM}" is not a Stellar account id (G followed by 55 base32 characters, with a valid checksum)`,
+      `target "pubnet": account "b": ${MUXED} is a muxed (M...) account; Horizon's accounts endpoint takes the G... account it belongs to: ${TREASURY}`,
+      `target "pubnet": account name "a" is used twice; names must be unique per target`,
+      `target "pubnet": account "a": low_balance: "USDC-GA5Z" is not native, CODE:ISSUER (a 1-12 character code and a G... issuer) or pool:<64-hex liquidity pool id>`,
+    ]);
+  });
+
+  it("refuses unknown keys and negative marks", async () => {
+    const file = writeConfig(`
+targets:
+  - url: https://horizon.stellar.org
+    accounts:
+      - { id: ${TREASURY}, colde: true, low_balance: { native: -1 } }
+`);
+    const found = await problems([`--config.file=${file}`]);
+    expect(found).toHaveLength(2);
+    expect(found.join("\n")).toMatch(/accounts\.0.*colde/);
+    expect(found.join("\n")).toMatch(/accounts\.0\.low_balance\.native/);
+  });
+});
+
+describe("--account and ACCOUNTS", () => {
+  it("apply to every --horizon.url target", async () => {
+    const loaded = await config([
+      "--horizon.url=a=http://127.0.0.1:2",
+      "--horizon.url=b=http://127.0.0.1:2",
+      `--account=treasury=${TREASURY}`,
+      `--account=${Keypair.fromRawEd25519Seed(Buffer.alloc(32, 2)).publicKey()}`,
+    ]);
+    for (const target of loaded.targets) {
+      expect(target.accounts.map((account) => account.name)).toEqual(["treasury", Keypair.fromRawEd25519Seed(Buffer.alloc(32, 2)).publicKey()]);
+    }
+  });
+
+  it("ACCOUNTS is a comma-separated list; flags win over it", async () => {
+    const env = { HORIZON_URL: "http://127.0.0.1:2", ACCOUNTS: `hot=${TREASURY}, cold=${Keypair.fromRawEd25519Seed(Buffer.alloc(32, 3)).publicKey()}` };
+    expect((await config([], env)).targets[0]!.accounts.map((account) => account.name)).toEqual(["hot", "cold"]);
+    expect((await config([`--account=x=${TREASURY}`], env)).targets[0]!.accounts.map((account) => account.name)).toEqual(["x"]);
+  });
+
+  it("bad ids and duplicates exit with one line each", async () => {
+    expect(await problems(["--horizon.url=http://127.0.0.1:2", `--account=${MUXED}`, `--account=t=${TREASURY}`, `--account=t=${TREASURY}`])).toEqual([
+      `--account: account "${MUXED}": ${MUXED} is a muxed (M...) account; Horizon's accounts endpoint takes the G... account it belongs to: ${TREASURY}`,
+      `--account: account name "t" is used twice; names must be unique per target`,
+    ]);
+  });
+
+  it("is refused with file targets rather than silently ignored", async () => {
+    const file = writeConfig("targets:\n  - url: https://horizon.stellar.org\n");
+    expect(await problems([`--config.file=${file}`, `--account=${TREASURY}`])).toEqual([
+      "--account: applies to targets given with --horizon.url; with --config.file, list accounts under each target's `accounts:`",
+    ]);
+  });
+});

@@ -1,0 +1,205 @@
+import { spawnSync } from "node:child_process";
+import { request } from "node:http";
+import { gunzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { METRICS } from "../src/catalog/metrics.js";
+import { HistogramData, type Sample } from "../src/collectors/samples.js";
+import { MetricStore, gzipMember, type ContentCoding } from "../src/collectors/store.js";
+import { loadConfig } from "../src/config/config.js";
+import { startExporter, type RunningExporter } from "../src/exporter.js";
+import { createServerApp } from "../src/server/app.js";
+import { negotiateContentCoding } from "../src/server/content-coding.js";
+import { startSimulator, type RunningSimulator } from "../src/simulator/index.js";
+import { parseExposition } from "./support/exposition.js";
+import { pino } from "pino";
+
+/** Python's gzip module, which reads every member of a multi-member stream. */
+function pythonGunzip(bytes: Buffer): Buffer {
+  const result = spawnSync("python3", ["-c", "import gzip, sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))"], {
+    input: bytes,
+    maxBuffer: 1 << 28,
+  });
+  if (result.status !== 0) throw new Error(`python3 gzip failed: ${result.stderr.toString()}`);
+  return result.stdout;
+}
+
+/** Enough pools that every pool family spans several pieces, and thus several gzip members. */
+function poolSamples(count: number, version = 0): Sample[] {
+  return Array.from({ length: count }, (_, index) => ({
+    metric: METRICS.liquidityPoolShares,
+    labels: { pool_id: index.toString(16).padStart(64, "0") },
+    value: index === 700 ? 1000 + version : 1000 + index / 7,
+  }));
+}
+
+async function fill(store: MetricStore, version = 0): Promise<void> {
+  const histogram = new HistogramData([1, 5]);
+  for (const value of [0.5, 3, 9]) histogram.observe(value);
+  for (const horizon of ["a", 'quoted "b"']) {
+    await store.publish(horizon, "liquidity_pools", { live: poolSamples(1500, version), persistent: [] }, 10_000);
+    await store.publish(
+      horizon,
+      "ledgers",
+      { live: [{ metric: METRICS.ledgerSequence, value: 7 }], persistent: [{ metric: METRICS.ledgerCloseInterval, histogram }] },
+      5_000,
+    );
+  }
+}
+
+const body = (store: MetricStore, nowMs: number, coding: ContentCoding) => Buffer.concat(store.render(nowMs, coding));
+
+describe("Accept-Encoding negotiation", () => {
+  it.each([
+    [undefined, "identity"],
+    ["", "identity"],
+    ["gzip", "gzip"],
+    ["x-gzip", "gzip"],
+    ["GZIP;q=0.5", "gzip"],
+    ["gzip, deflate, br", "gzip"],
+    ["br, *", "gzip"],
+    ["br", "identity"],
+    ["gzip;q=0", "identity"],
+    ["gzip;q=0.000", "identity"],
+    ["gzip;q=0.4, identity;q=0.5", "identity"],
+    ["gzip;q=0.5, identity;q=0.5", "gzip"],
+    ["identity;q=0", undefined],
+    ["identity;q=0, gzip;q=0.1", "gzip"],
+    ["*;q=0", undefined],
+    ["*;q=0, identity", "identity"],
+    ["*;q=0, gzip", "gzip"],
+    ["gzip;q=0, *;q=0", undefined],
+  ] as const)("%j -> %s", (header, coding) => {
+    expect(negotiateContentCoding(header)).toBe(coding);
+  });
+});
+
+describe("gzip members in the metric store", () => {
+  it("decode, as one stream, to exactly the plain output, with Node's zlib and Python's gzip", async () => {
+    const store = new MetricStore();
+    await fill(store);
+    expect(body(store, 0, "gzip").length).toBeLessThan(body(store, 0, "identity").length / 3);
+    for (const nowMs of [0, 5_000, 10_000]) {
+      const plain = body(store, nowMs, "identity");
+      const compressed = store.render(nowMs, "gzip");
+      expect(compressed.length).toBe(store.render(nowMs, "identity").length);
+      expect(gunzipSync(Buffer.concat(compressed)).equals(plain)).toBe(true);
+      expect(pythonGunzip(Buffer.concat(compressed)).equals(plain)).toBe(true);
+    }
+    // Live series leave both codings when stale; persistent ones stay.
+    expect(gunzipSync(body(store, 10_000, "gzip")).toString()).toContain("stellar_horizon_ledger_close_interval_seconds_count{horizon=\"a\"} 3");
+    expect(gunzipSync(body(store, 10_000, "gzip")).toString()).not.toContain("stellar_horizon_ledger_sequence");
+  });
+
+  it("compresses again only the pieces whose bytes changed", async () => {
+    const store = new MetricStore();
+    await fill(store);
+    const before = store.render(0, "gzip");
+    await fill(store, 1);
+    const after = store.render(0, "gzip");
+    expect(after).toHaveLength(before.length);
+    const changed = after.flatMap((block, index) => (block.equals(before[index]!) ? [] : [[before[index]!, block] as const]));
+    // Pool 700 sits in one piece of each target's pool block; every other member keeps its bytes.
+    expect(changed).toHaveLength(2);
+    for (const [old, now] of changed) {
+      let head = 0;
+      while (old[head] === now[head]) head += 1;
+      let tail = 0;
+      while (old[old.length - 1 - tail] === now[now.length - 1 - tail]) tail += 1;
+      const sixPieces = Math.ceil(1500 / 256);
+      expect(now.length - head - tail).toBeLessThan((2 * now.length) / sixPieces);
+    }
+    expect(gunzipSync(Buffer.concat(after)).toString()).toContain(`pool_id="${(700).toString(16).padStart(64, "0")}"} 1001\n`);
+    expect(gunzipSync(Buffer.concat(after)).equals(body(store, 0, "identity"))).toBe(true);
+  });
+});
+
+describe("/metrics content coding", () => {
+  const store = new MetricStore();
+  const ownText = "# HELP own_metric Own.\n# TYPE own_metric gauge\nown_metric 1\n";
+  const app = createServerApp({
+    version: "test",
+    web: () => undefined,
+    renderMetrics: (coding) => [...store.render(0, coding), coding === "gzip" ? gzipMember(Buffer.from(ownText)) : Buffer.from(ownText)],
+    targets: () => [],
+    isReady: () => true,
+  });
+  const scrape = async (acceptEncoding?: string) => {
+    const response = await app.request("/metrics", acceptEncoding === undefined ? {} : { headers: { "Accept-Encoding": acceptEncoding } });
+    return { response, bytes: Buffer.from(await response.arrayBuffer()) };
+  };
+  beforeAll(() => fill(store));
+
+  it("answers Prometheus' Accept-Encoding with gzip that decodes to the plain body", async () => {
+    const plain = await scrape();
+    expect(plain.response.headers.get("Content-Encoding")).toBeNull();
+    expect(plain.response.headers.get("Vary")).toBe("Accept-Encoding");
+    expect(plain.bytes.toString()).toMatch(/own_metric 1\n$/);
+
+    const gzip = await scrape("gzip");
+    expect(gzip.response.status).toBe(200);
+    expect(gzip.response.headers.get("Content-Encoding")).toBe("gzip");
+    expect(gzip.response.headers.get("Vary")).toBe("Accept-Encoding");
+    expect(gunzipSync(gzip.bytes).equals(plain.bytes)).toBe(true);
+    expect(pythonGunzip(gzip.bytes).equals(plain.bytes)).toBe(true);
+  });
+
+  it("sends identity when gzip is refused, and 406 when both are", async () => {
+    const refused = await scrape("gzip;q=0");
+    expect(refused.response.headers.get("Content-Encoding")).toBeNull();
+    expect(refused.bytes.equals((await scrape()).bytes)).toBe(true);
+    const neither = await scrape("gzip;q=0, identity;q=0");
+    expect(neither.response.status).toBe(406);
+    expect(neither.response.headers.get("Vary")).toBe("Accept-Encoding");
+  });
+});
+
+describe("the exporter's /metrics with Accept-Encoding: gzip", () => {
+  let simulator: RunningSimulator;
+  let exporter: RunningExporter;
+
+  /** The raw bytes and headers, undecoded (fetch would decode them). */
+  const rawScrape = (acceptEncoding?: string) =>
+    new Promise<{ headers: Record<string, unknown>; bytes: Buffer }>((resolve, reject) => {
+      const url = new URL("/metrics", exporter.url);
+      request(url, { headers: acceptEncoding === undefined ? {} : { "Accept-Encoding": acceptEncoding } }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => resolve({ headers: response.headers, bytes: Buffer.concat(chunks) }));
+      })
+        .on("error", reject)
+        .end();
+    });
+
+  beforeAll(async () => {
+    simulator = await startSimulator({ host: "127.0.0.1", port: 0, ledgerIntervalMs: 1000, pools: 600, seed: 3 });
+    const command = await loadConfig(
+      [`--horizon.url=a=${simulator.url}`, `--horizon.url=b=${simulator.url}`, "--poll.interval=1h", "--web.listen-address=127.0.0.1:0"],
+      {},
+    );
+    if (command.kind !== "run") throw new Error(`config rejected: ${JSON.stringify(command)}`);
+    exporter = await startExporter(command.config, { logger: pino({ level: "silent" }) });
+    await exporter.firstPolls;
+  }, 60_000);
+
+  afterAll(async () => {
+    await exporter?.close();
+    await simulator?.close();
+  });
+
+  it("sends gzip members, its own metrics included, that decode to the plain exposition", async () => {
+    const gzip = await rawScrape("gzip");
+    const plain = await rawScrape();
+    expect(gzip.headers["content-encoding"]).toBe("gzip");
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    const decoded = gunzipSync(gzip.bytes);
+    expect(pythonGunzip(gzip.bytes).equals(decoded)).toBe(true);
+    const compressedSeries = parseExposition(decoded.toString());
+    const plainSeries = parseExposition(plain.bytes.toString());
+    // The same series; the values of the exporter's own process metrics move between two scrapes.
+    expect([...compressedSeries.keys()].sort()).toEqual([...plainSeries.keys()].sort());
+    const horizonSeries = [...plainSeries].filter(([key]) => key.startsWith("stellar_horizon_") && !key.startsWith("stellar_horizon_exporter_"));
+    expect(horizonSeries.length).toBeGreaterThan(2000);
+    for (const [key, value] of horizonSeries) expect(compressedSeries.get(key), key).toBe(value);
+    expect(gzip.bytes.length).toBeLessThan(plain.bytes.length / 3);
+  });
+});

@@ -1,0 +1,121 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { valueOf } from "./support/exposition.js";
+import { configFrom, startHarness, type Harness } from "./support/exporter-harness.js";
+import { FakeHorizon, makeLedger, makePool } from "./support/fake-horizon.js";
+
+const H = { horizon: "test" };
+const MALFORMED = { total_coins: 12 };
+let horizon: FakeHorizon;
+let harness: Harness | undefined;
+
+async function start(extraArgs: string[] = []): Promise<Harness> {
+  const url = await horizon.start();
+  harness = await startHarness(await configFrom([`--horizon.url=test=${url}`, "--poll.interval=1h", ...extraArgs]));
+  return harness;
+}
+
+afterEach(async () => {
+  await harness?.exporter.close();
+  harness = undefined;
+  await horizon.stop();
+});
+
+/** Appends ledgers up to `last`; every seventh one violates the schema. */
+function addLedgersUpTo(last: number): void {
+  const first = ((horizon.ledgers.at(-1)?.sequence as number | undefined) ?? 0) + 1;
+  for (let sequence = first; sequence <= last; sequence += 1) {
+    horizon.ledgers.push(makeLedger(sequence, sequence % 7 === 0 ? MALFORMED : {}));
+  }
+}
+
+/** Ascending page requests per cursor: each cursor must be asked for once, or the same records were read twice. */
+function cursorsAskedTwice(): string[] {
+  const counts = new Map<string, number>();
+  for (const url of horizon.requestsTo("/ledgers")) {
+    if (url.searchParams.get("order") !== "asc") continue;
+    const cursor = url.searchParams.get("cursor")!;
+    counts.set(cursor, (counts.get(cursor) ?? 0) + 1);
+  }
+  // The cursor of the last page is asked for again by the next poll only when that page was empty.
+  return [...counts].filter(([, count]) => count > 1).map(([cursor]) => cursor);
+}
+
+describe("ledger paging accounts for every ledger exactly once", () => {
+  it("with one malformed ledger in seven, at page ends and across pages", async () => {
+    horizon = new FakeHorizon();
+    addLedgersUpTo(10);
+    const { exporter, scrape } = await start();
+    // Page ends land on good and bad ledgers alike: 14 and 21 are malformed, 440 crosses two full pages.
+    for (const last of [14, 20, 21, 22, 440, 441, 448, 455]) {
+      addLedgersUpTo(last);
+      await exporter.pollAll();
+      const values = await scrape();
+      const read = last - 10;
+      const bad = Math.floor(last / 7) - 1;
+      expect(valueOf(values, "stellar_horizon_ledgers_total", H), `up to ${last}`).toBe(1 + read - bad);
+      expect(valueOf(values, "stellar_horizon_exporter_invalid_records_total", { ...H, endpoint: "ledgers" }), `up to ${last}`).toBe(bad);
+      expect(valueOf(values, "stellar_horizon_ledgers_skipped_total", H), `up to ${last}`).toBe(bad);
+      const lastGood = last % 7 === 0 ? last - 1 : last;
+      expect(valueOf(values, "stellar_horizon_ledger_sequence", H), `up to ${last}`).toBe(lastGood);
+    }
+    expect(cursorsAskedTwice()).toEqual([]);
+  });
+
+  it("moves past whole pages of invalid ledgers without fetching them again", async () => {
+    horizon = new FakeHorizon();
+    horizon.addLedgers(3);
+    const { exporter, scrape } = await start();
+    horizon.addLedgers(450, MALFORMED);
+    await exporter.pollAll();
+    await exporter.pollAll();
+    let values = await scrape();
+    expect(valueOf(values, "stellar_horizon_exporter_invalid_records_total", { ...H, endpoint: "ledgers" })).toBe(450);
+    expect(valueOf(values, "stellar_horizon_ledgers_skipped_total", H)).toBe(450);
+    expect(valueOf(values, "stellar_horizon_ledgers_total", H)).toBe(1);
+
+    horizon.addLedgers(2);
+    await exporter.pollAll();
+    values = await scrape();
+    expect(valueOf(values, "stellar_horizon_ledger_sequence", H)).toBe(455);
+    expect(valueOf(values, "stellar_horizon_ledgers_total", H)).toBe(3);
+    expect(valueOf(values, "stellar_horizon_ledgers_skipped_total", H)).toBe(450);
+    expect(valueOf(values, "stellar_horizon_exporter_invalid_records_total", { ...H, endpoint: "ledgers" })).toBe(450);
+    // The only cursor asked twice is the one after the invalid pages, whose next page was empty.
+    expect(cursorsAskedTwice()).toEqual([makeLedger(453).paging_token]);
+  });
+
+  it("fails the poll with reason paging when a full page does not move the cursor", async () => {
+    horizon = new FakeHorizon();
+    horizon.addLedgers(3);
+    const { exporter, scrape } = await start();
+    const stuck = Array.from({ length: 200 }, () => makeLedger(3, MALFORMED));
+    horizon.faults.set("/ledgers", {
+      status: 200,
+      body: JSON.stringify({ _links: {}, _embedded: { records: stuck } }),
+      headers: { "Content-Type": "application/hal+json" },
+    });
+    await exporter.pollAll();
+    const values = await scrape();
+    expect(valueOf(values, "stellar_horizon_exporter_poll_errors_total", { ...H, endpoint: "ledgers", reason: "paging" })).toBe(1);
+    expect(valueOf(values, "stellar_horizon_exporter_invalid_records_total", { ...H, endpoint: "ledgers" })).toBe(0);
+    expect(valueOf(values, "stellar_horizon_ledger_sequence", H)).toBeUndefined();
+  });
+});
+
+describe("pool paging", () => {
+  it("follows pages past invalid pools at page ends and whole invalid pages, counting each once", async () => {
+    horizon = new FakeHorizon();
+    // 1..600: pools 200 and 400 end a page and are invalid; 201..400 are all invalid.
+    for (let index = 1; index <= 600; index += 1) {
+      const invalid = index === 200 || (index > 200 && index <= 400);
+      horizon.pools.push(makePool(index, invalid ? { total_shares: 5 } : {}));
+    }
+    const { scrape } = await start(["--pools.max=1000"]);
+    const values = await scrape();
+    expect(valueOf(values, "stellar_horizon_liquidity_pools", H)).toBe(399);
+    expect(valueOf(values, "stellar_horizon_exporter_invalid_records_total", { ...H, endpoint: "liquidity_pools" })).toBe(201);
+    expect(valueOf(values, "stellar_horizon_liquidity_pool_shares", { ...H, pool_id: makePool(600).id as string })).toBe(1600.5);
+    const cursors = horizon.requestsTo("/liquidity_pools").map((url) => url.searchParams.get("cursor"));
+    expect(cursors).toEqual([null, makePool(200).id, makePool(400).id, makePool(600).id]);
+  });
+});
