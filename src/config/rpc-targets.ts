@@ -1,15 +1,11 @@
 import type { RpcEndpoint } from "../catalog/metrics.js";
+import type { TargetConfig } from "./config.js";
 import { parseDuration } from "./duration.js";
 import type { RpcTargetEntry } from "./file-schema.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 
-export interface RpcTargetConfig {
-  readonly name: string;
-  /** POSTed to exactly as given, path included. */
-  readonly url: string;
-  /** Extra request headers; may hold credentials, so never logged or shown. */
-  readonly headers: Readonly<Record<string, string>>;
-  readonly timeoutMs: number;
+/** Named, reached and timed like a Horizon target; its `url` is POSTed to exactly as given, path included. */
+export interface RpcTargetConfig extends Pick<TargetConfig, "name" | "url" | "headers" | "timeoutMs"> {
   readonly schedules: Readonly<Record<RpcEndpoint, Schedule>>;
 }
 
