@@ -42,7 +42,7 @@ it("reads rpc_targets from the file: name, url, headers, timeout, schedule; --po
   const path = writeConfig(`
 rpc_targets:
   - name: sdf
-    url: https://mainnet.sorobanrpc.com/
+    url: https://rpc.example.com/
     headers: { Authorization: "Bearer secret" }
     timeout: 3s
     schedule: 30s
@@ -51,7 +51,7 @@ rpc_targets:
 `);
   const config = await runConfig([`--config.file=${path}`]);
   const [sdf, local] = config.rpcTargets;
-  expect(sdf).toMatchObject({ name: "sdf", url: "https://mainnet.sorobanrpc.com/", headers: { Authorization: "Bearer secret" }, timeoutMs: 3_000 });
+  expect(sdf).toMatchObject({ name: "sdf", url: "https://rpc.example.com/", headers: { Authorization: "Bearer secret" }, timeoutMs: 3_000 });
   expect(sdf!.schedules.status.periodMs).toBe(30_000);
   expect(sdf!.schedules.versions.periodMs).toBe(600_000);
   // A status schedule rarer than the versions one is used for both.
