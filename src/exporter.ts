@@ -1,6 +1,6 @@
 import { gzipSync } from "node:zlib";
 import { pino, type Logger } from "pino";
-import type { PollEndpoint } from "./catalog/metrics.js";
+import type { PollEndpoint, PublishedSource } from "./catalog/metrics.js";
 import { AccountsClient } from "./client/accounts.js";
 import { HorizonClient } from "./client/horizon-client.js";
 import { AccountsCollector } from "./collectors/accounts.js";
@@ -17,6 +17,7 @@ import type { RpcTargetConfig } from "./config/rpc-targets.js";
 import { EndpointPublisher } from "./collectors/publisher.js";
 import { EndpointPoller, pollDeadlineMs } from "./scheduler/endpoint-poller.js";
 import { plannedRequestsPerHour } from "./scheduler/request-plan.js";
+import { txProbeFor, type NetworkView, type TxProbe } from "./probers/tx-probe.js";
 import { rpcPollers } from "./scheduler/rpc-pollers.js";
 import { Scheduler } from "./scheduler/scheduler.js";
 import { createServerApp } from "./server/app.js";
@@ -31,6 +32,8 @@ export interface RunningExporter {
   readonly firstPolls: Promise<void>;
   /** Polls every endpoint of every target once more, now; for tests and tools. */
   pollAll(): Promise<void>;
+  /** Runs every target's transaction probe once, now; for tests and tools. */
+  probeAll(): Promise<void>;
   /**
    * Loads and applies a configuration: unchanged targets keep their state and counters, changed
    * ones restart, removed ones leave; the web config and log level apply at once. Problems
@@ -56,6 +59,10 @@ interface TargetRuntime {
   readonly pollers: readonly EndpointPoller<PollEndpoint>[];
   readonly publishers: readonly EndpointPublisher<PollEndpoint>[];
   readonly scheduler: Scheduler;
+  /** A Horizon target's transaction probe, when configured. */
+  readonly probe?: TxProbe;
+  /** What the target publishes to the store, to forget when it leaves. */
+  readonly sources: readonly PublishedSource[];
   readonly abort: AbortController;
   /** Drops the target's self-metrics once it has left. */
   readonly forgetMetrics: () => Promise<void>;
@@ -77,14 +84,24 @@ function rpcRuntimeKey(rpc: RpcTargetConfig, config: ExporterConfig): string {
   return JSON.stringify({ rpc, retries, maxBodyBytes, staleAfterIntervals });
 }
 
-function collectorsFor(config: ExporterConfig, target: TargetConfig, client: HorizonClient, log: Logger): Collector[] {
+function collectorsFor(config: ExporterConfig, target: TargetConfig, client: HorizonClient, log: Logger): { collectors: Collector[]; network: NetworkView } {
+  const root = rootCollector(client);
+  const feeStats = feeStatsCollector(client);
   const ledgers = new LedgersCollector(client, config.ledgers, log.child({ endpoint: "ledgers" }));
   // Accounts are polled only where some are watched; their reserves follow the ledgers read.
   const accounts =
     target.accounts.length > 0
       ? [new AccountsCollector(new AccountsClient(client), target.accounts, () => ledgers.baseReserveStroops)]
       : [];
-  return [rootCollector(client), feeStatsCollector(client), ledgers, new LiquidityPoolsCollector(client, config.liquidityPools), ...accounts];
+  const network: NetworkView = {
+    networkPassphrase: () => root.current?.network_passphrase,
+    feeStats: () => feeStats.current,
+    latestLedger: () => {
+      const known = [ledgers.latestSequence, root.current?.history_latest_ledger].filter((value) => value !== undefined);
+      return known.length === 0 ? undefined : Math.max(...known);
+    },
+  };
+  return { collectors: [root, feeStats, ledgers, new LiquidityPoolsCollector(client, config.liquidityPools), ...accounts], network };
 }
 
 export async function startExporter(
@@ -120,7 +137,8 @@ export async function startExporter(
       clock,
     });
     const publishers: EndpointPublisher[] = [];
-    const pollers = collectorsFor(current, target, client, log).map((collector) => {
+    const { collectors, network } = collectorsFor(current, target, client, log);
+    const pollers = collectors.map((collector) => {
       const schedule = target.schedules[collector.endpoint];
       const publisher = new EndpointPublisher(target.name, collector, store, current.staleAfterIntervals * schedule.periodMs, clock);
       publishers.push(publisher);
@@ -136,6 +154,7 @@ export async function startExporter(
         signal: abort.signal,
       });
     });
+    const probe = target.txProbe && txProbeFor(target.name, target.txProbe, { client, network, store, log });
     return {
       name: target.name,
       title: target.name,
@@ -144,6 +163,8 @@ export async function startExporter(
       pollers,
       publishers,
       scheduler: new Scheduler(pollers, clock),
+      ...(probe ? { probe } : {}),
+      sources: [...pollers.map((poller) => poller.endpoint), ...(probe ? (["tx_probe"] as const) : [])],
       abort,
       forgetMetrics: () => metrics.removeTarget(target.name),
     };
@@ -162,6 +183,7 @@ export async function startExporter(
       pollers,
       publishers,
       scheduler: new Scheduler(pollers, clock),
+      sources: pollers.map((poller) => poller.endpoint),
       abort,
       forgetMetrics: () => rpcMetrics.removeTarget(target.name),
     };
@@ -174,7 +196,7 @@ export async function startExporter(
 
   const stopRuntime = async (runtime: TargetRuntime): Promise<void> => {
     runtime.abort.abort();
-    await runtime.scheduler.stop();
+    await Promise.all([runtime.scheduler.stop(), runtime.probe?.stop()]);
     for (const publisher of runtime.publishers) publisher.stop();
   };
 
@@ -200,7 +222,10 @@ export async function startExporter(
     isReady: () => allPollers().every((poller) => poller.snapshot().polls > 0),
   });
   const server = await listen(app, config.listen.host, config.listen.port, config.web?.tls);
-  const firstPolls = Promise.all(runtimes.map((runtime) => runtime.scheduler.start())).then(() => undefined);
+  const startRuntime = (runtime: TargetRuntime): Promise<void> =>
+    // The probe waits for the first polls: they tell it the network and the fees.
+    runtime.scheduler.start().then(() => runtime.probe?.start());
+  const firstPolls = Promise.all(runtimes.map(startRuntime)).then(() => undefined);
   logger.info(
     { version: VERSION, url: server.url, targets: runtimes.map(({ title, url }) => ({ name: title, url })) },
     "stellar-horizon-exporter started",
@@ -232,11 +257,11 @@ export async function startExporter(
     const leaving = runtimes.filter((runtime) => !kept.has(runtime));
     await Promise.all(leaving.map(stopRuntime));
     for (const runtime of leaving) {
-      store.remove(runtime.name, runtime.pollers.map((poller) => poller.endpoint));
+      store.remove(runtime.name, runtime.sources);
       await runtime.forgetMetrics();
     }
     runtimes = plans.map((plan, index) => nextRuntimes[index] ?? plan.create());
-    for (const runtime of runtimes) if (!kept.has(runtime)) void runtime.scheduler.start();
+    for (const runtime of runtimes) if (!kept.has(runtime)) void startRuntime(runtime);
     metrics.configLoaded(true);
     logger.info({ kept: kept.size, started: runtimes.length - kept.size, stopped: leaving.length }, "configuration reloaded");
   };
@@ -247,6 +272,9 @@ export async function startExporter(
     pollAll: async () => {
       await Promise.all(allPollers().map((poller) => poller.idle()));
       await Promise.all(allPollers().map((poller) => poller.run()));
+    },
+    probeAll: async () => {
+      await Promise.all(runtimes.map((runtime) => runtime.probe?.run()));
     },
     reload: (load) => {
       const request = ++reloadRequests;

@@ -25,6 +25,14 @@ it("the demo serves live, moving metrics within 15 s", async () => {
     expect(output()).toMatch(/stellar rpc:\s+http:\/\/127\.0\.0\.1:\d+\/rpc/);
     expect(valueOf(values, "stellar_rpc_up", { rpc: "simulator" })).toBe(1);
     expect(valueOf(values, "stellar_rpc_healthy", { rpc: "simulator" })).toBe(1);
+    // The demo's probe submits from a generated key every 15 s; the simulator includes it in a ledger.
+    const probeSuccess = await until(
+      "a successful probe",
+      async () => valueOf(await scrape(), "stellar_horizon_tx_probe_last_success_timestamp_seconds", { horizon: "simulator" }),
+      { timeoutMs: 30_000 },
+    );
+    expect(probeSuccess).toBeGreaterThan(started / 1000 - 1);
+    expect(valueOf(await scrape(), "stellar_horizon_tx_probe_submissions_total", { horizon: "simulator" })).toBeGreaterThanOrEqual(1);
   } finally {
     child.kill("SIGTERM");
     expect(await exited).toBe(0);

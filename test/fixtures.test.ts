@@ -10,6 +10,7 @@ import {
   pageSchema,
   problemSchema,
   rootSchema,
+  transactionResponseSchema,
 } from "../src/client/schemas.js";
 import { feeStatsSamples } from "../src/collectors/fee-stats.js";
 import { LedgerTotals, ledgerSamples } from "../src/collectors/ledgers.js";
@@ -58,6 +59,15 @@ describe("every fixture in test/fixtures/horizon parses", () => {
       }
       case "error":
         expect(problemSchema.parse(body).status).toBeGreaterThanOrEqual(400);
+        break;
+      case "tx_submit_success":
+      case "transaction":
+      case "transaction_fee_bump":
+        expect(transactionResponseSchema.parse(body).ledger).toBeGreaterThan(0);
+        break;
+      case "tx_async":
+        // Answers of POST /transactions_async, which the probe does not use: status and hash only.
+        expect(body).toMatchObject({ tx_status: expect.any(String), hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
         break;
       case "http":
         for (const entry of body as unknown as { headers: Record<string, string[]> }[]) {

@@ -1,7 +1,27 @@
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import * as units from "@grafana/grafana-foundation-sdk/units";
-import { METRICS } from "../../src/catalog/metrics.js";
-import { UP_DOWN_MAPPINGS, columns, dashboard, select, statPanel, tablePanel, timeseriesPanel } from "./common.js";
+import { METRICS, type MetricDefinition } from "../../src/catalog/metrics.js";
+import { UP_DOWN_MAPPINGS, columns, dashboard, histogramQuantile, select, statPanel, sumRate, tablePanel, timeseriesPanel } from "./common.js";
+
+/**
+ * The probe runs about once a minute: a panel interval of at least 5 minutes makes
+ * $__rate_interval long enough to hold several runs.
+ */
+const PROBE_MIN_INTERVAL = "5m";
+
+function probeMedianAndP90Panel(title: string, description: string, unit: string, metric: MetricDefinition) {
+  return timeseriesPanel({
+    title,
+    description,
+    unit,
+    width: 8,
+    min: 0,
+    queries: [0.5, 0.9].map((quantile) => ({
+      expr: histogramQuantile(quantile, metric, ["horizon"]),
+      legend: `{{horizon}} p${quantile * 100}`,
+    })),
+  }).interval(PROBE_MIN_INTERVAL);
+}
 
 /** The first dashboard to open: is every Horizon up, ingesting and current, and on which versions. */
 export function overviewDashboard(): Dashboard {
@@ -64,6 +84,38 @@ export function overviewDashboard(): Dashboard {
               },
             ],
           }),
+        ],
+      },
+      {
+        title: "Transaction probe",
+        panels: [
+          timeseriesPanel({
+            title: "Probe success ratio",
+            description:
+              "Share of the transaction probe's submissions (targets with tx_probe) that reached a ledger, over at least 5 minutes (the probe runs about once a minute). StellarTransactionProbeFailing fires when none succeeded for 3 intervals.",
+            unit: units.PercentUnit,
+            width: 8,
+            min: 0,
+            max: 1,
+            queries: [
+              {
+                expr: `1 - ${sumRate(METRICS.txProbeFailures, ["horizon"])} / ${sumRate(METRICS.txProbeSubmissions, ["horizon"])}`,
+                legend: "{{horizon}}",
+              },
+            ],
+          }).interval(PROBE_MIN_INTERVAL),
+          probeMedianAndP90Panel(
+            "Probe duration",
+            "Time from submission to Horizon's answer that the transaction is in a ledger, p50 and p90 over at least 5 minutes. StellarTransactionProbeSlow fires when p90 stays above 15 s.",
+            units.Seconds,
+            METRICS.txProbeDuration,
+          ),
+          probeMedianAndP90Panel(
+            "Probe inclusion ledgers",
+            "Ledgers between the latest one known at submission and the one that included the probe's transaction, p50 and p90 over at least 5 minutes. 1 or 2 is normal; more means surge pricing or a busy network.",
+            units.NoUnit,
+            METRICS.txProbeInclusionLedgers,
+          ),
         ],
       },
       {

@@ -22,7 +22,13 @@ export type RpcEndpoint = (typeof RPC_ENDPOINTS)[number];
 export type PollEndpoint = Endpoint | RpcEndpoint;
 
 /** Which poll produces the series; `exporter` series describe the exporter itself. */
-export type MetricSource = PollEndpoint | "exporter";
+export type MetricSource = PollEndpoint | "tx_probe" | "exporter";
+
+/** Sources whose series a target publishes to the metric store. */
+export type PublishedSource = Exclude<MetricSource, "exporter">;
+
+/** What an HTTP request to Horizon was for: an endpoint's poll, or the probe's submission. */
+export type RequestPurpose = Endpoint | "transactions";
 
 /** The label naming the target of a per-target series. */
 export type TargetLabel = "horizon" | "rpc";
@@ -318,6 +324,52 @@ export const METRICS = {
     help: "Trustlines held to a liquidity pool's shares.",
     labels: ["pool_id"],
     source: "liquidity_pools",
+  }),
+
+  // The transaction-submission probe (`tx_probe` of a target).
+  txProbeSubmissions: define({
+    name: "stellar_horizon_tx_probe_submissions_total",
+    type: "counter",
+    help: "Transactions the probe submitted to Horizon (POST /transactions).",
+    labels: [],
+    source: "tx_probe",
+  }),
+  txProbeFailures: define({
+    name: "stellar_horizon_tx_probe_failures_total",
+    type: "counter",
+    help: "Probe submissions that did not succeed, by reason: Horizon's transaction result code (tx_bad_seq, tx_insufficient_fee, ...; tx_other when unrecognised) or a request failure reason (timeout, network, http_5xx, ...).",
+    labels: ["reason"],
+    source: "tx_probe",
+  }),
+  txProbeDuration: define({
+    name: "stellar_horizon_tx_probe_duration_seconds",
+    type: "histogram",
+    help: "Time from the probe's submission to Horizon's success answer (the transaction is in a ledger).",
+    labels: [],
+    source: "tx_probe",
+    buckets: [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 30, 45, 60],
+  }),
+  txProbeInclusionLedgers: define({
+    name: "stellar_horizon_tx_probe_inclusion_ledgers",
+    type: "histogram",
+    help: "Ledgers between the latest ledger known at submission and the ledger that included the probe's transaction.",
+    labels: [],
+    source: "tx_probe",
+    buckets: [0, 1, 2, 3, 4, 5, 7, 10, 15, 20],
+  }),
+  txProbeFeeCharged: define({
+    name: "stellar_horizon_tx_probe_fee_charged_stroops",
+    type: "gauge",
+    help: "Fee charged for the probe's last successful transaction, in stroops.",
+    labels: [],
+    source: "tx_probe",
+  }),
+  txProbeLastSuccess: define({
+    name: "stellar_horizon_tx_probe_last_success_timestamp_seconds",
+    type: "gauge",
+    help: "Unix time of the probe's last successful submission.",
+    labels: [],
+    source: "tx_probe",
   }),
 
   // `/accounts/:id` (and its offers and claimable balances), per watched account.
@@ -736,6 +788,27 @@ export const RPC_METRICS = {
     targetLabel: "rpc",
   }),
 } as const satisfies Record<string, MetricDefinition>;
+
+/**
+ * Reasons of stellar_horizon_tx_probe_failures_total initialised to zero. Any other transaction
+ * result code matching `^tx_[a-z_]+$` appears when it first happens.
+ */
+export const TX_PROBE_COMMON_FAILURE_REASONS = [
+  "tx_bad_seq",
+  "tx_insufficient_fee",
+  "tx_insufficient_balance",
+  "tx_too_late",
+  "tx_bad_auth",
+  "tx_failed",
+  "tx_other",
+  "timeout",
+  "network",
+  "http_4xx",
+  "http_5xx",
+  "rate_limited",
+  "invalid_json",
+  "schema",
+] as const;
 
 export const ALL_METRICS: readonly MetricDefinition[] = [...Object.values(METRICS), ...Object.values(RPC_METRICS)];
 

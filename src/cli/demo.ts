@@ -1,7 +1,9 @@
+import { Keypair, Networks } from "@stellar/stellar-sdk";
 import { pino } from "pino";
 import { loadConfig, type ExporterConfig } from "../config/config.js";
 import { startExporter } from "../exporter.js";
-import { DEMO_WATCHED_ACCOUNTS, RPC_PATH, startSimulator } from "../simulator/index.js";
+import { DEMO_WATCHED_ACCOUNTS, RPC_PATH, startSimulator, type Simulator } from "../simulator/index.js";
+import { withProbeAccount, txProbeWith, TX_PROBE_DEFAULTS } from "../config/tx-probe.js";
 import { waitForShutdownSignal } from "./signals.js";
 import { versionLine } from "./usage.js";
 
@@ -65,24 +67,27 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
 
   let simulator;
   try {
-    simulator = await startSimulator({ host: "127.0.0.1", port });
+    simulator = await startSimulator({ host: "127.0.0.1", port, networkPassphrase: Networks.TESTNET });
   } catch (error) {
     process.stderr.write(`demo: simulator: ${(error as Error).message} (set DEMO_SIMULATOR_PORT)\n`);
     return 1;
   }
   const simulatorUrl = simulator.url;
-  const config: ExporterConfig = {
-    ...command.config,
-    // The simulator's hot and cold wallets, with low-water marks and `cold`, unless --account says otherwise.
-    targets: command.config.targets.map((target) =>
-      target.name === SIMULATOR_TARGET
-        ? { ...target, url: simulatorUrl, accounts: target.accounts.length > 0 ? target.accounts : DEMO_WATCHED_ACCOUNTS }
-        : target,
-    ),
-    rpcTargets: command.config.rpcTargets.map((target) =>
-      target.name === SIMULATOR_TARGET ? { ...target, url: `${simulatorUrl}${RPC_PATH}` } : target,
-    ),
-  };
+  const config: ExporterConfig = withDemoProbe(
+    {
+      ...command.config,
+      // The simulator's hot and cold wallets, with low-water marks and `cold`, unless --account says otherwise.
+      targets: command.config.targets.map((target) =>
+        target.name === SIMULATOR_TARGET
+          ? { ...target, url: simulatorUrl, accounts: target.accounts.length > 0 ? target.accounts : DEMO_WATCHED_ACCOUNTS }
+          : target,
+      ),
+      rpcTargets: command.config.rpcTargets.map((target) =>
+        target.name === SIMULATOR_TARGET ? { ...target, url: `${simulatorUrl}${RPC_PATH}` } : target,
+      ),
+    },
+    simulator.simulator,
+  );
   let exporter;
   try {
     exporter = await startExporter(config, { logger: pino({ level: config.logLevel }) });
@@ -106,4 +111,21 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
   await waitForShutdownSignal();
   await Promise.all([exporter.close(), simulator.close()]);
   return 0;
+}
+
+/** Lumens the simulator gives the demo probe's freshly generated account. */
+const DEMO_PROBE_FUNDS_STROOPS = 10_000n * 10_000_000n;
+
+/**
+ * The demo probes its simulator (a testnet, so no lumens are real) from a key generated for this
+ * run and funded by the simulator, every 15 s so the probe panels fill quickly.
+ */
+function withDemoProbe(config: ExporterConfig, simulator: Simulator): ExporterConfig {
+  const signer = Keypair.random();
+  simulator.accounts.add({ id: signer.publicKey(), balance: DEMO_PROBE_FUNDS_STROOPS }, simulator.latestLedgerPoint());
+  const txProbe = txProbeWith(signer, { interval: "15s", maxFee: TX_PROBE_DEFAULTS.maxFee, allowPubnet: false });
+  return {
+    ...config,
+    targets: config.targets.map((target) => ({ ...target, txProbe, accounts: withProbeAccount(target.accounts, txProbe.accountId) })),
+  };
 }

@@ -1,20 +1,22 @@
 import type { z } from "zod";
-import type { Endpoint } from "../catalog/metrics.js";
+import type { Endpoint, RequestPurpose } from "../catalog/metrics.js";
 import { CourteousHttp, validated, type HttpOptions, type RequestObserver as HttpRequestObserver } from "./http.js";
 import {
   feeStatsSchema,
   liquidityPoolSchema,
   pageSchema,
   rootSchema,
+  transactionResponseSchema,
   type FeeStats,
   type HorizonRoot,
   type LiquidityPool,
+  type TransactionResponse,
 } from "./schemas.js";
 
 /** Receives what every HTTP attempt to Horizon did, for the exporter's self-metrics. */
-export type RequestObserver = HttpRequestObserver<Endpoint>;
+export type RequestObserver = HttpRequestObserver<RequestPurpose>;
 
-export type HorizonClientOptions = HttpOptions<Endpoint>;
+export type HorizonClientOptions = HttpOptions<RequestPurpose>;
 
 export type Query = Readonly<Record<string, string | number | undefined>>;
 
@@ -25,13 +27,21 @@ export type Query = Readonly<Record<string, string | number | undefined>>;
 export type RawRecords = readonly unknown[];
 
 const ACCEPT = "application/hal+json, application/problem+json;q=0.9, application/json;q=0.8";
+/**
+ * Horizon holds a synchronous submission until the transaction is in a ledger, and answers 504
+ * after 30 s without one; the request must outlive that wait to see the answer.
+ */
+const SUBMISSION_TIMEOUT_MS = 45_000;
 
-/** One Horizon target: typed, validated reads with timeouts, retries and rate-limit courtesy. */
+/**
+ * One Horizon target: typed, validated reads with timeouts, retries and rate-limit courtesy (the
+ * HTTP part, shared with the Stellar RPC client, is in http.ts).
+ */
 export class HorizonClient {
-  private readonly http: CourteousHttp<Endpoint>;
+  private readonly http: CourteousHttp<RequestPurpose>;
   private readonly baseUrl: URL;
 
-  constructor(options: HorizonClientOptions) {
+  constructor(private readonly options: HorizonClientOptions) {
     this.http = new CourteousHttp(options, ACCEPT);
     const { href } = this.http.url;
     this.baseUrl = new URL(href.endsWith("/") ? href : `${href}/`);
@@ -55,6 +65,22 @@ export class HorizonClient {
 
   liquidityPool(id: string, signal?: AbortSignal): Promise<LiquidityPool> {
     return this.getValidated("liquidity_pools", `liquidity_pools/${encodeURIComponent(id)}`, {}, liquidityPoolSchema, signal);
+  }
+
+  /**
+   * Submits a signed transaction envelope and waits for Horizon's verdict. Never retried: the
+   * caller decides, after reading the account's sequence again, whether to submit anew.
+   */
+  async submitTransaction(envelopeXdr: string, signal?: AbortSignal): Promise<TransactionResponse> {
+    const body = { form: new URLSearchParams({ tx: envelopeXdr }) };
+    const timeoutMs = Math.max(this.options.timeoutMs, SUBMISSION_TIMEOUT_MS);
+    const response = await this.http.once("transactions", this.urlFor("transactions", {}), body, timeoutMs, signal);
+    return validated(transactionResponseSchema, response, "Horizon's transactions");
+  }
+
+  /** True while Horizon asked us to send nothing (Retry-After, exhausted rate limit). */
+  holdingBack(): boolean {
+    return this.http.holdingBack();
   }
 
   /** One document, validated against `schema`; throws a HorizonError (reason `schema` when it does not match). */

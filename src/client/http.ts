@@ -29,9 +29,16 @@ export interface HttpOptions<E extends string> {
   clock?: Clock;
 }
 
-/** A POST body; requests without one are GETs. */
-export interface JsonBody {
-  readonly json: string;
+/** A POST body, JSON or a form; requests without one are GETs. */
+export type RequestBody = { readonly json: string } | { readonly form: URLSearchParams };
+
+/** What one HTTP attempt sends besides the URL. */
+interface AttemptRequest {
+  readonly url: string;
+  readonly body?: RequestBody;
+  readonly timeoutMs: number;
+  /** Shutdown, and the deadline of the poll or probe run that sent it. */
+  readonly signals: readonly AbortSignal[];
 }
 
 const MAX_RETRY_DELAY_MS = 5_000;
@@ -67,11 +74,12 @@ export class CourteousHttp<E extends string> {
    * The parsed JSON of a 2xx response, after retries; throws a HorizonError. A `body` makes it a
    * POST. `poll` aborts the request and any retry wait when the poll that sent it reaches its deadline.
    */
-  async json(endpoint: E, url: string, body: JsonBody | undefined, poll: AbortSignal | undefined): Promise<unknown> {
-    const signals = [this.options.signal, poll].filter((signal): signal is AbortSignal => signal !== undefined);
+  async json(purpose: E, url: string, body: RequestBody | undefined, poll: AbortSignal | undefined): Promise<unknown> {
+    const signals = this.signalsWith(poll);
+    const request = { url, ...(body ? { body } : {}), timeoutMs: this.options.timeoutMs, signals };
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await this.attempt(endpoint, url, body, signals);
+        return await this.attempt(purpose, request);
       } catch (error) {
         const failure = error instanceof HorizonError ? error : new HorizonError("network", String(error));
         if (!isTransient(failure) || attempt >= this.options.retries) throw failure;
@@ -82,19 +90,32 @@ export class CourteousHttp<E extends string> {
     }
   }
 
-  private async attempt(endpoint: E, url: string, body: JsonBody | undefined, signals: readonly AbortSignal[]): Promise<unknown> {
+  /** One attempt, never retried, with its own timeout: for requests whose repetition the caller decides. */
+  once(purpose: E, url: string, body: RequestBody, timeoutMs: number, signal: AbortSignal | undefined): Promise<unknown> {
+    return this.attempt(purpose, { url, body, timeoutMs, signals: this.signalsWith(signal) });
+  }
+
+  /** True while the server asked us to send nothing (Retry-After, exhausted rate limit). */
+  holdingBack(): boolean {
+    return this.holdUntilMs > this.clock.now();
+  }
+
+  private signalsWith(signal: AbortSignal | undefined): AbortSignal[] {
+    return [this.options.signal, signal].filter((each): each is AbortSignal => each !== undefined);
+  }
+
+  private async attempt(purpose: E, request: AttemptRequest): Promise<unknown> {
+    const { url, body, signals } = request;
     const waitMs = this.holdUntilMs - this.clock.now();
     if (waitMs > 0) {
       throw new HorizonError("rate_limited", `holding back for ${Math.ceil(waitMs / 1000)} s more, as the server asked`);
     }
-    const { signal, timedOut, release } = this.attemptSignal(signals);
+    const { signal, timedOut, release } = this.attemptSignal(request.timeoutMs, signals);
     const started = performance.now();
     let code = "error";
     try {
       const response = await ofetch.raw(url, {
-        ...(body === undefined
-          ? { headers: this.headers }
-          : { method: "POST", body: body.json, headers: { ...this.headers, "Content-Type": "application/json" } }),
+        ...postOf(body, this.headers),
         signal,
         retry: false,
         responseType: "stream",
@@ -114,10 +135,10 @@ export class CourteousHttp<E extends string> {
       }
     } catch (error) {
       const aborted = signals.find((outer) => outer.aborted);
-      throw aborted ? abortReason(aborted, error) : classify(error, timedOut(), this.options.timeoutMs, url);
+      throw aborted ? abortReason(aborted, error) : classify(error, timedOut(), request.timeoutMs, url);
     } finally {
       release();
-      this.options.observer?.onRequest(endpoint, code, (performance.now() - started) / 1000);
+      this.options.observer?.onRequest(purpose, code, (performance.now() - started) / 1000);
     }
   }
 
@@ -126,13 +147,13 @@ export class CourteousHttp<E extends string> {
    * next), aborted by the timeout, by shutdown or by the poll's deadline; `release` drops its
    * timer and listeners.
    */
-  private attemptSignal(outer: readonly AbortSignal[]): { signal: AbortSignal; timedOut: () => boolean; release: () => void } {
+  private attemptSignal(timeoutMs: number, outer: readonly AbortSignal[]): { signal: AbortSignal; timedOut: () => boolean; release: () => void } {
     const controller = new AbortController();
     let expired = false;
     const timer = this.clock.setTimeout(() => {
       expired = true;
       controller.abort(new DOMException("request timed out", "TimeoutError"));
-    }, this.options.timeoutMs);
+    }, timeoutMs);
     const onAbort = (event: Event) => controller.abort((event.target as AbortSignal).reason);
     for (const signal of outer) {
       if (signal.aborted) controller.abort(signal.reason);
@@ -176,6 +197,13 @@ export function validated<S extends z.ZodType>(schema: S, body: unknown, what: s
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
   throw new HorizonError("schema", `response does not match ${what} schema${where}: ${issue?.message ?? "invalid"}`);
+}
+
+/** The method, body and headers of a request: a GET, or a POST of JSON or of a form. */
+function postOf(body: RequestBody | undefined, headers: Readonly<Record<string, string>>) {
+  if (body === undefined) return { headers };
+  if ("json" in body) return { method: "POST", body: body.json, headers: { ...headers, "Content-Type": "application/json" } };
+  return { method: "POST", body: body.form.toString(), headers: { ...headers, "Content-Type": "application/x-www-form-urlencoded" } };
 }
 
 function basicAuthorization(url: URL): Record<string, string> {

@@ -120,3 +120,34 @@ export const problemSchema = z.object({
   instance: z.string().optional(),
 });
 export type Problem = z.output<typeof problemSchema>;
+
+/** Stroops: strings since Horizon 1.0; numbers on the Horizons before it. */
+const stroops = z.union([integerString, nonNegativeInt]);
+
+const transactionHash = z.string().regex(/^[0-9a-f]{64}$/, "expected a 64-character hex transaction hash");
+
+/**
+ * `POST /transactions`' success answer. Current Horizons send the whole transaction resource;
+ * Horizon 1.x sent only hash, ledger and the XDRs, so everything else is optional.
+ */
+export const transactionResponseSchema = z.object({
+  hash: transactionHash,
+  ledger: nonNegativeInt,
+  successful: z.boolean().optional(),
+  fee_charged: stroops.optional(),
+  max_fee: stroops.optional(),
+  envelope_xdr: z.string(),
+  result_xdr: z.string(),
+});
+export type TransactionResponse = z.output<typeof transactionResponseSchema>;
+
+/** The `extras` of Horizon's `transaction_failed` problem (HTTP 400 to `POST /transactions`). */
+export const transactionFailedExtrasSchema = z.object({
+  envelope_xdr: z.string().optional(),
+  result_codes: z.object({
+    transaction: z.string(),
+    operations: z.array(z.string()).optional(),
+  }),
+  result_xdr: z.string(),
+});
+export type TransactionFailedExtras = z.output<typeof transactionFailedExtrasSchema>;

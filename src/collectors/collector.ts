@@ -45,4 +45,9 @@ export class LatestDocumentCollector<T, E extends PollEndpoint = Endpoint> imple
   samples(lastPollSucceeded: boolean): CollectorSamples {
     return this.toSamples(this.latest, lastPollSucceeded);
   }
+
+  /** The latest document, shared with the target's prober. */
+  get current(): T | undefined {
+    return this.latest;
+  }
 }

@@ -1,7 +1,7 @@
 import { FEE_STATS, METRICS } from "../catalog/metrics.js";
 import type { HorizonClient } from "../client/horizon-client.js";
 import type { FeeStats } from "../client/schemas.js";
-import { LatestDocumentCollector, type Collector } from "./collector.js";
+import { LatestDocumentCollector } from "./collector.js";
 import type { CollectorSamples, Sample } from "./samples.js";
 
 export function feeStatsSamples(stats: FeeStats | undefined): CollectorSamples {
@@ -16,6 +16,6 @@ export function feeStatsSamples(stats: FeeStats | undefined): CollectorSamples {
   return { live, persistent: [] };
 }
 
-export function feeStatsCollector(client: HorizonClient): Collector {
+export function feeStatsCollector(client: HorizonClient): LatestDocumentCollector<FeeStats> {
   return new LatestDocumentCollector("fee_stats", (signal) => client.feeStats(signal), feeStatsSamples);
 }

@@ -92,6 +92,11 @@ export class LedgersCollector implements Collector {
     return ledgerSamples(this.totals, this.latest);
   }
 
+  /** Sequence of the latest ledger read, shared with the target's prober. */
+  get latestSequence(): number | undefined {
+    return this.latest?.sequence;
+  }
+
   /** The latest ledger's base reserve, which watched accounts' minimum balances are computed from. */
   get baseReserveStroops(): number | undefined {
     return this.latest?.base_reserve_in_stroops;

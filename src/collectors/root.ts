@@ -1,7 +1,7 @@
 import { METRICS } from "../catalog/metrics.js";
 import type { HorizonClient } from "../client/horizon-client.js";
 import type { HorizonRoot } from "../client/schemas.js";
-import { LatestDocumentCollector, type Collector } from "./collector.js";
+import { LatestDocumentCollector } from "./collector.js";
 import type { CollectorSamples, Sample } from "./samples.js";
 
 const KNOWN_NETWORKS: Readonly<Record<string, string>> = {
@@ -48,6 +48,6 @@ export function rootSamples(root: HorizonRoot | undefined, lastPollSucceeded: bo
   return { live, persistent };
 }
 
-export function rootCollector(client: HorizonClient): Collector {
+export function rootCollector(client: HorizonClient): LatestDocumentCollector<HorizonRoot> {
   return new LatestDocumentCollector("root", (signal) => client.root(signal), rootSamples);
 }

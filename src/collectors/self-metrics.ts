@@ -7,6 +7,7 @@ import {
   type Endpoint,
   type MetricDefinition,
   type PollErrorReason,
+  type RequestPurpose,
 } from "../catalog/metrics.js";
 import type { RequestObserver } from "../client/horizon-client.js";
 import type { RateLimitHeaders } from "../client/rate-limit.js";
@@ -144,7 +145,7 @@ export class ExporterMetrics {
 
   observerFor(horizon: string): RequestObserver {
     return {
-      onRequest: (endpoint: Endpoint, code: string, durationSeconds: number) => {
+      onRequest: (endpoint: RequestPurpose, code: string, durationSeconds: number) => {
         this.requests.inc({ horizon, endpoint, code });
         this.requestDuration.observe({ horizon, endpoint }, durationSeconds);
       },

@@ -1,6 +1,6 @@
 import { promisify } from "node:util";
 import { constants, gzip as gzipCallback } from "node:zlib";
-import { ALL_METRICS, type MetricDefinition, type PollEndpoint } from "../catalog/metrics.js";
+import { ALL_METRICS, type MetricDefinition, type PublishedSource } from "../catalog/metrics.js";
 import { renderSamples, type CollectorSamples, type RenderedMetrics } from "./samples.js";
 
 /** How a scrape wants the exposition: as it is, or gzip-compressed. */
@@ -95,12 +95,12 @@ async function encode(rendered: RenderedMetrics, previous: EncodedMetrics | unde
  */
 export class MetricStore {
   /** Per endpoint, per target, in the order targets were added. */
-  private readonly published = new Map<PollEndpoint, Map<string, Published>>();
+  private readonly published = new Map<PublishedSource, Map<string, Published>>();
   private readonly families = new Map<string, Family>();
   private readonly headers = new Map<string, EncodedLines>();
 
   /** Renders and compresses the samples, then replaces the target's series of that endpoint in one step. */
-  async publish(horizon: string, endpoint: PollEndpoint, samples: CollectorSamples, freshUntilMs: number): Promise<void> {
+  async publish(horizon: string, endpoint: PublishedSource, samples: CollectorSamples, freshUntilMs: number): Promise<void> {
     const previous = this.published.get(endpoint)?.get(horizon);
     const live = await encode(await renderSamples(horizon, samples.live), previous?.live);
     const persistent = await encode(await renderSamples(horizon, samples.persistent), previous?.persistent);
@@ -113,11 +113,11 @@ export class MetricStore {
 
   /**
    * Forgets a target entirely, e.g. when a reload removes it. A Horizon and a Stellar RPC may
-   * share a name, so only the endpoints of the one removed are forgotten.
+   * share a name, so only the sources of the one removed are forgotten.
    */
-  remove(target: string, endpoints: readonly PollEndpoint[]): void {
-    for (const endpoint of endpoints) {
-      if (this.published.get(endpoint)?.delete(target)) this.forget(endpoint);
+  remove(target: string, sources: readonly PublishedSource[]): void {
+    for (const source of sources) {
+      if (this.published.get(source)?.delete(target)) this.forget(source);
     }
   }
 
@@ -135,14 +135,14 @@ export class MetricStore {
     return chunks;
   }
 
-  private forget(endpoint: PollEndpoint): void {
+  private forget(endpoint: PublishedSource): void {
     for (const metric of TARGET_METRICS) if (metric.source === endpoint) this.families.delete(metric.name);
   }
 
   private assemble(metric: MetricDefinition, nowMs: number): Family {
     let validUntilMs = Infinity;
     const lines: EncodedLines[] = [];
-    for (const entry of this.published.get(metric.source as PollEndpoint)?.values() ?? []) {
+    for (const entry of this.published.get(metric.source as PublishedSource)?.values() ?? []) {
       const persistent = entry.persistent.get(metric.name);
       if (persistent !== undefined) {
         lines.push(persistent);

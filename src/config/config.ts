@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
 import { accountEntryFromFlag, watchedAccounts, type WatchedAccount } from "./accounts.js";
 import { blockedPortProblem } from "./blocked-ports.js";
+import { loadTxProbe, withProbeAccount, type TxProbeConfig } from "./tx-probe.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import {
   LOG_LEVELS,
@@ -29,6 +30,8 @@ export interface TargetConfig {
   /** Requests per hour this Horizon allows; planning above it logs a warning at start. */
   readonly requestBudgetPerHour: number;
   readonly accounts: readonly WatchedAccount[];
+  /** The transaction-submission probe, when configured. */
+  readonly txProbe?: TxProbeConfig;
 }
 
 export interface ExporterConfig {
@@ -115,6 +118,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const urls = urlSettings("horizon.url", flags, env);
   const flagAccounts = flagAccountsOf(flags, env, urls, problems);
   const targets = buildTargets(urls, flagAccounts, file, scheduleResolver(pollInterval, file, problems), timeoutMs, problems);
+  if (urls.length === 0) await attachTxProbes(targets, file.targets ?? [], env, problems);
   const rpc = rpcTargets(
     { urlSpecs: urlSettings("rpc.url", flags, env), fileEntries: file.rpc_targets ?? [], ...rpcSchedules(pollInterval, file), timeoutMs },
     { parseUrlSpec: targetFromUrlFlag, defaultName: defaultTargetName },
@@ -337,4 +341,20 @@ export function parseListenAddress(text: string): { host: string; port: number }
 
 function byteCount(value: number | string): number {
   return typeof value === "number" ? value : (parseByteSize(value) ?? 0);
+}
+
+/** Each file target's `tx_probe:`, its seed read now; its account joins the watched ones. */
+async function attachTxProbes(
+  targets: TargetConfig[],
+  entries: NonNullable<ConfigFile["targets"]>,
+  env: NodeJS.ProcessEnv,
+  problems: string[],
+): Promise<void> {
+  for (const [index, entry] of entries.entries()) {
+    const target = targets[index];
+    if (entry.tx_probe === undefined || target === undefined) continue;
+    const txProbe = await loadTxProbe(entry.tx_probe, target, env);
+    if (typeof txProbe === "string") problems.push(txProbe);
+    else targets[index] = { ...target, txProbe, accounts: withProbeAccount(target.accounts, txProbe.accountId) };
+  }
 }

@@ -46,6 +46,20 @@ const endpointSchedules = z.strictObject({
   accounts: scheduleText.optional(),
 });
 
+/** A target's `tx_probe:`; the seed comes from a file or an environment variable, never inline. */
+const txProbeEntry = z
+  .strictObject({
+    secret_file: z.string().min(1).optional(),
+    secret_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name").optional(),
+    interval: scheduleText.optional(),
+    max_fee: z.number().int().min(100, "expected at least the network's base fee of 100 stroops").max(0xffffffff).optional(),
+    allow_pubnet: z.boolean().optional(),
+  })
+  .refine((entry) => (entry.secret_file === undefined) !== (entry.secret_env === undefined), {
+    error: "give exactly one of secret_file or secret_env",
+  });
+export type TxProbeEntry = z.output<typeof txProbeEntry>;
+
 const targetEntry = z.strictObject({
   name: z.string().min(1).optional(),
   url: horizonUrl,
@@ -54,6 +68,7 @@ const targetEntry = z.strictObject({
   schedules: endpointSchedules.optional(),
   request_budget_per_hour: z.number().int().positive().optional(),
   accounts: z.array(accountEntrySchema).optional(),
+  tx_probe: txProbeEntry.optional(),
 });
 
 /** A Stellar RPC target; `schedule` is its status poll's (getHealth, getLatestLedger, getFeeStats). */

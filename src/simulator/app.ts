@@ -27,6 +27,7 @@ import { ledgerResource, pageResource, poolResource, rootResource, type PagedRec
 import { registerRpcRoutes, RPC_PATH } from "./rpc.js";
 import { UnknownScenarioError } from "./scenarios.js";
 import type { SimulatorState } from "./simulator.js";
+import type { SubmissionAnswer } from "./transactions.js";
 import { goJson } from "./wire.js";
 
 /** What the HTTP layer needs from the simulator. */
@@ -42,6 +43,8 @@ export interface HorizonBackend {
   drawFault(): Fault | undefined;
   setScenario(name: string): void;
   state(): SimulatorState;
+  /** Resolves with Horizon's answer once the transaction is in an ingested ledger, or failed, or timed out. */
+  submitTransaction(envelopeXdr: string, baseUrl: string): Promise<SubmissionAnswer>;
 }
 
 const HAL_JSON = "application/hal+json; charset=utf-8";
@@ -157,6 +160,16 @@ function registerHorizonRoutes(app: Hono, backend: HorizonBackend): void {
     const lastModified = model.ledger(state.lastModifiedLedger);
     return poolResource(baseUrl(c), pool, state, lastModified?.closedAtMs, status.behaviour.legacyShapes);
   };
+
+  app.post("/transactions", async (c) => {
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const envelope = form.tx;
+    if (typeof envelope !== "string" || envelope === "") {
+      throw new ProblemError(invalidField("tx", "Field is required"));
+    }
+    const answer = await backend.submitTransaction(envelope, baseUrl(c));
+    return "problem" in answer ? problemResponse(answer.problem) : halResponse(answer.body);
+  });
 
   app.get("/liquidity_pools", (c) => {
     const reserves = parseReserves(c.req.query("reserves"));

@@ -35,9 +35,11 @@ export interface CloseConditions {
   readonly protocolVersion: number;
   readonly surgeFeeMultiplier: number;
   readonly failedShare: readonly [number, number];
+  /** Submitted (single-operation) transactions the ledger includes besides its random traffic. */
+  readonly submittedTransactions: number;
 }
 
-const BASE_FEE_STROOPS = 100;
+export const BASE_FEE_STROOPS = 100;
 export const BASE_RESERVE_STROOPS = 5_000_000;
 const MAX_TX_SET_SIZE = 1000;
 
@@ -116,7 +118,7 @@ export class LedgerFactory {
     const txSetOperationCount = surge ? rng.int(985, MAX_TX_SET_SIZE) : rng.int(250, 900);
     const transactions = Math.max(1, Math.round(txSetOperationCount / rng.between(1.6, 2.4)));
     const failedTransactionCount = Math.round(transactions * rng.between(...conditions.failedShare));
-    const successfulTransactionCount = transactions - failedTransactionCount;
+    const successfulTransactionCount = transactions - failedTransactionCount + conditions.submittedTransactions;
     const failedOperations = Math.min(
       txSetOperationCount - successfulTransactionCount,
       Math.round(failedTransactionCount * rng.between(1, 1.3)),
@@ -166,8 +168,8 @@ export class LedgerFactory {
       closedAtMs: conditions.closedAtMs,
       successfulTransactionCount,
       failedTransactionCount,
-      operationCount: txSetOperationCount - failedOperations,
-      txSetOperationCount,
+      operationCount: txSetOperationCount - failedOperations + conditions.submittedTransactions,
+      txSetOperationCount: txSetOperationCount + conditions.submittedTransactions,
       totalCoins: this.#tip.totalCoins,
       feePool,
       baseFee: BASE_FEE_STROOPS,

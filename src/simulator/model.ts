@@ -6,7 +6,7 @@
  */
 
 import { computeFeeStats, FEE_STATS_WINDOW, type FeeStats } from "./fees.js";
-import { LedgerFactory, LedgerHistory, type CloseConditions, type LedgerRecord } from "./ledgers.js";
+import { BASE_FEE_STROOPS, LedgerFactory, LedgerHistory, type CloseConditions, type LedgerRecord } from "./ledgers.js";
 import { Ring } from "./ring.js";
 import { createRng, deriveSeed, type Rng } from "./rng.js";
 import {
@@ -24,6 +24,8 @@ export interface ModelOptions {
   readonly startMs: number;
   /** Fixed time between ledger closes; random per ledger in `DEFAULT_LEDGER_INTERVAL_MS` when absent. */
   readonly ledgerIntervalMs?: number;
+  /** Told of every ledger core closes; answers how many submitted transactions it includes. */
+  readonly onClose?: (sequence: number, closedAtMs: number, including: boolean) => number;
 }
 
 const DEFAULT_LEDGER_INTERVAL_MS = { min: 5000, max: 7000 } as const;
@@ -66,6 +68,7 @@ export class HorizonModel {
   readonly #history: LedgerHistory;
   /** Ledgers core has closed that are not yet in `#history` (not ingested, or not yet materialised). */
   readonly #pending: Ring<PendingClose>;
+  readonly #onClose: NonNullable<ModelOptions["onClose"]>;
   #scenario: ScenarioName;
   #behaviour: ScenarioBehaviour;
   #coreLatest: number;
@@ -80,6 +83,7 @@ export class HorizonModel {
     this.#intervalRng = createRng(deriveSeed(options.seed, 1));
     const contentRng = createRng(deriveSeed(options.seed, 2));
     this.#fixedIntervalMs = options.ledgerIntervalMs;
+    this.#onClose = options.onClose ?? (() => 0);
     this.#factory = new LedgerFactory(contentRng);
     this.#history = new LedgerHistory(HISTORY_CAPACITY);
     this.#pending = new Ring(HISTORY_CAPACITY);
@@ -153,6 +157,16 @@ export class HorizonModel {
     return this.#history.walk(sequence, step, count);
   }
 
+  /** When core closes its next ledger, if it is closing any. */
+  get nextCloseMs(): number | undefined {
+    return this.#behaviour.core === "closing" ? this.#nextCloseMs : undefined;
+  }
+
+  /** The fee per operation core accepts now: the base fee, times the surge multiplier. */
+  get minimumFeePerOperation(): number {
+    return BASE_FEE_STROOPS * this.#behaviour.feeMultiplier;
+  }
+
   feeStats(): FeeStats {
     const window = this.#history.latest(FEE_STATS_WINDOW);
     const last = this.#requireLedger(window[window.length - 1]);
@@ -169,8 +183,9 @@ export class HorizonModel {
     return this.#fixedIntervalMs ?? this.#intervalRng.int(DEFAULT_LEDGER_INTERVAL_MS.min, DEFAULT_LEDGER_INTERVAL_MS.max);
   }
 
-  #closeConditions(closedAtMs: number): CloseConditions {
+  #closeConditions(closedAtMs: number, submittedTransactions = 0): CloseConditions {
     return {
+      submittedTransactions,
       closedAtMs,
       protocolVersion: protocolVersions(this.#behaviour).current,
       surgeFeeMultiplier: this.#behaviour.feeMultiplier,
@@ -198,7 +213,8 @@ export class HorizonModel {
   #closeLedger(closedAtMs: number): void {
     this.#coreLatest += 1;
     this.#lastCloseMs = closedAtMs;
-    this.#pending.push({ sequence: this.#coreLatest, conditions: this.#closeConditions(closedAtMs) });
+    const submitted = this.#onClose(this.#coreLatest, closedAtMs, this.#behaviour.submissions === "including");
+    this.#pending.push({ sequence: this.#coreLatest, conditions: this.#closeConditions(closedAtMs, submitted) });
     this.#advanceIngestion();
   }
 
@@ -252,7 +268,7 @@ export class HorizonModel {
     if (before === undefined) return after.conditions;
     const share = (sequence - before.sequence) / (after.sequence - before.sequence);
     const closedAtMs = Math.round(before.closedAtMs + share * (after.conditions.closedAtMs - before.closedAtMs));
-    return { ...after.conditions, closedAtMs, surgeFeeMultiplier: 1 };
+    return { ...after.conditions, closedAtMs, surgeFeeMultiplier: 1, submittedTransactions: 0 };
   }
 
   #applyEntryEffect(nowMs: number): void {

@@ -9,7 +9,7 @@ export interface Problem {
   title: string;
   status: number;
   detail?: string;
-  extras?: Record<string, string | number>;
+  extras?: Record<string, unknown>;
 }
 
 const PROBLEM_TYPE_PREFIX = "https://stellar.org/horizon-errors/";

@@ -20,6 +20,7 @@ export const SCENARIOS = [
   "network_reset",
   "pool_drain",
   "failed_transactions",
+  "txsub_timeout",
   "signer_change",
   "account_drain",
   "account_merged",
@@ -45,6 +46,8 @@ export interface ScenarioBehaviour {
   readonly legacyShapes: boolean;
   /** How the Stellar RPC at /rpc behaves: in step with Horizon, unhealthy, or behind. */
   readonly rpc: "following" | "unhealthy" | "lagging";
+  /** Whether core includes submitted transactions, or Horizon's submissions time out (504). */
+  readonly submissions: "including" | "timing_out";
   /** One-off change applied when the scenario is entered. */
   readonly onEnter?: "reset_network" | "drain_pool";
   /** One-off change to the simulated accounts applied when the scenario is entered. */
@@ -66,6 +69,7 @@ const HEALTHY: ScenarioBehaviour = {
   http: "normal",
   legacyShapes: false,
   rpc: "following",
+  submissions: "including",
 };
 
 export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviour>> = {
@@ -82,6 +86,7 @@ export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviou
   network_reset: { ...HEALTHY, onEnter: "reset_network" },
   pool_drain: { ...HEALTHY, onEnter: "drain_pool" },
   failed_transactions: { ...HEALTHY, failedShare: FAILING_SHARE },
+  txsub_timeout: { ...HEALTHY, submissions: "timing_out" },
   signer_change: { ...HEALTHY, accounts: "change_signer" },
   account_drain: { ...HEALTHY, accounts: "drain_account" },
   account_merged: { ...HEALTHY, accounts: "merge_account" },

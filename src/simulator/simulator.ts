@@ -12,6 +12,7 @@ import { HorizonModel } from "./model.js";
 import { PoolUniverse } from "./pools.js";
 import { createRng, deriveSeed } from "./rng.js";
 import { isScenarioName, SCENARIO_BEHAVIOURS, UnknownScenarioError, type ScenarioName } from "./scenarios.js";
+import { SUBMISSION_TIMEOUT_MS, TransactionSubmissions, type SubmissionAnswer } from "./transactions.js";
 import { formatTimestamp } from "./wire.js";
 
 export interface SimulatorOptions {
@@ -27,6 +28,8 @@ export interface SimulatorOptions {
   networkPassphrase?: string;
   /** Clock in epoch milliseconds (default `Date.now`). */
   now?: () => number;
+  /** How long a submission waits for a ledger before Horizon's 504 (default 30 s, as Horizon). */
+  submissionTimeoutMs?: number;
 }
 
 export interface SimulatorState {
@@ -51,6 +54,8 @@ export interface SimulatorState {
   ledgerIntervalMs: { min: number; max: number };
   /** Requests currently left hanging by `flapping`. */
   hangingRequests: number;
+  /** Submitted transactions whose request waits for a ledger (or its timeout). */
+  heldSubmissions: number;
 }
 
 const PUBNET_PASSPHRASE = "Public Global Stellar Network ; September 2015";
@@ -95,6 +100,9 @@ export class Simulator {
   readonly #seed: number;
   readonly #networkPassphrase: string;
   readonly #clock: () => number;
+  readonly #submissions: TransactionSubmissions;
+  /** Wakes the model when a held submission is due, as no request may come to do it. */
+  #submissionTimer: NodeJS.Timeout | undefined;
   #advancedMs = 0;
 
   constructor(options: SimulatorOptions = {}) {
@@ -103,11 +111,17 @@ export class Simulator {
     this.#networkPassphrase = settings.networkPassphrase;
     this.#clock = settings.now;
     this.pools = new PoolUniverse(settings.pools, settings.seed);
+    this.#submissions = new TransactionSubmissions({
+      networkPassphrase: settings.networkPassphrase,
+      accounts: this.accounts,
+      timeoutMs: options.submissionTimeoutMs ?? SUBMISSION_TIMEOUT_MS,
+    });
     this.#model = new HorizonModel({
       seed: settings.seed,
       scenario: settings.scenario,
       startMs: this.now(),
       ledgerIntervalMs: settings.ledgerIntervalMs,
+      onClose: (sequence, closedAtMs, including) => this.#submissions.closeLedger(sequence, closedAtMs, including),
     });
     const start = this.latestLedgerPoint();
     addDemoAccounts(this.accounts, start);
@@ -125,6 +139,7 @@ export class Simulator {
       consumeRateLimit: (nowMs) => rateLimit.consume(nowMs),
       drawFault: () => drawFault(faultRng),
       setScenario: (name) => this.setScenario(name),
+      submitTransaction: (envelopeXdr, baseUrl) => this.#submit(envelopeXdr, baseUrl),
       state: () => this.state(),
     });
   }
@@ -150,6 +165,8 @@ export class Simulator {
     if (!isScenarioName(name)) throw new UnknownScenarioError(name);
     this.#model.setScenario(name, this.now());
     this.#enterAccountScenario(name);
+    // A resumed network closes its next ledger at a new time: held submissions wait for that one.
+    this.#scheduleSubmissionWake();
   }
 
   /** The latest ingested ledger: where a change made now lands. */
@@ -179,18 +196,40 @@ export class Simulator {
       drainedPoolId: drained?.id ?? null,
       ledgerIntervalMs: this.#model.ledgerIntervalMs,
       hangingRequests: this.#hangingRequests.count,
+      heldSubmissions: this.#submissions.waiting,
     };
   }
 
   /** Ends every request `flapping` left hanging (they get no answer), e.g. before shutting down. */
   releaseHangingRequests(): void {
     this.#hangingRequests.releaseAll();
+    clearTimeout(this.#submissionTimer);
+  }
+
+  #submit(envelopeXdr: string, baseUrl: string): Promise<SubmissionAnswer> {
+    const nowMs = this.#sync();
+    const answer = this.#submissions.submit(envelopeXdr, { nowMs, minimumFeePerOperation: this.#model.minimumFeePerOperation, baseUrl });
+    this.#scheduleSubmissionWake();
+    return answer;
+  }
+
+  #scheduleSubmissionWake(): void {
+    clearTimeout(this.#submissionTimer);
+    if (this.#submissions.waiting === 0) return;
+    const dueMs = Math.min(this.#model.nextCloseMs ?? Infinity, this.#submissions.nextDeadlineMs() ?? Infinity);
+    if (dueMs === Infinity) return;
+    this.#submissionTimer = setTimeout(() => this.#sync(), Math.max(0, dueMs - this.now()) + 1);
+    this.#submissionTimer.unref();
   }
 
   #sync(): number {
     const nowMs = this.now();
     this.#model.catchUp(nowMs);
     this.#runAccountActivity();
+    if (this.#submissions.waiting > 0) {
+      this.#submissions.settle(this.#model.status().ingestLatestLedger, nowMs);
+      this.#scheduleSubmissionWake();
+    }
     return nowMs;
   }
 

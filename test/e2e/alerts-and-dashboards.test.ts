@@ -18,6 +18,7 @@ import { startExporter, type RunningExporter } from "../../src/exporter.js";
 import { DEMO_WATCHED_ACCOUNTS, SCENARIOS, startSimulator, type RunningSimulator, type ScenarioName } from "../../src/simulator/index.js";
 import { ruleFiles } from "../../scripts/dashboards/paths.js";
 import { allRules, isAlertingRule } from "../../scripts/dashboards/prometheus-rule.js";
+import { Keypair } from "@stellar/stellar-sdk";
 import { parsePromQL } from "../alerts/promql.js";
 import { dataPanels, loadDashboards } from "../dashboards/dashboard-files.js";
 import { startPrometheus, type RunningPrometheus, type Sample } from "./prometheus.js";
@@ -54,7 +55,7 @@ const SCENARIO_ALERTS: Readonly<Record<Exclude<ScenarioName, "healthy" | "rpc_un
   ingest_lag: { fires: ["StellarHorizonIngestionLagging", "StellarHorizonIngestionLagCritical"], staysQuiet: ["StellarHorizonIngestionStalled"] },
   ingestion_stalled: { fires: ["StellarHorizonIngestionStalled", "StellarHorizonLatestLedgerStale"] },
   network_halt: { fires: ["StellarHorizonLatestLedgerStale"], staysQuiet: ["StellarHorizonIngestionStalled"] },
-  fee_spike: { fires: ["StellarNetworkFeeSurge", "StellarNetworkCapacityHigh"] },
+  fee_spike: { fires: ["StellarNetworkFeeSurge", "StellarNetworkCapacityHigh", "StellarTransactionProbeFeeCapped"] },
   protocol_upgrade_pending: { fires: ["StellarHorizonProtocolUpgradePending"], staysQuiet: ["StellarHorizonUnsupportedProtocol"] },
   unsupported_protocol: { fires: ["StellarHorizonUnsupportedProtocol"] },
   rate_limited: { fires: ["StellarHorizonRateLimited"] },
@@ -70,6 +71,8 @@ const SCENARIO_ALERTS: Readonly<Record<Exclude<ScenarioName, "healthy" | "rpc_un
   },
   account_merged: { fires: ["StellarAccountMissing"], staysQuiet: ["StellarHorizonExporterPollErrors"] },
   trustline_deauthorized: { fires: ["StellarAccountTrustlineUnauthorized"], staysQuiet: ["StellarAccountTrustlineNearLimit"] },
+  // Probe failures need minutes without a success; promtool and test/probers cover them.
+  txsub_timeout: { fires: [] },
 };
 
 /** Faults no scenario simulates, each given a target of its own. */
@@ -79,8 +82,14 @@ const EXTRA_CASES = {
   api_changed: { fires: ["StellarHorizonSchemaErrors"] },
 } satisfies Record<string, Omit<FaultCase, "horizon">>;
 
-/** Alerts no simulator scenario drives in this suite (the Stellar RPC ones: see RPC_SCENARIOS). */
+/**
+ * Alerts no fault drives within this suite's time: they need 3 minutes without a probe success or
+ * 15 minutes of slow inclusion. Their promtool tests and test/probers cover them.
+ */
 const NOT_SIMULATED: readonly AlertName[] = [
+  "StellarTransactionProbeFailing",
+  "StellarTransactionProbeSlow",
+  // The Stellar RPC ones: see RPC_SCENARIOS.
   "StellarRpcDown",
   "StellarRpcUnhealthy",
   "StellarRpcLatestLedgerStale",
@@ -88,6 +97,8 @@ const NOT_SIMULATED: readonly AlertName[] = [
   "StellarRpcRetentionShort",
   "StellarNetworkSorobanFeeSurge",
 ];
+/** Targets that run the transaction probe (the simulator's pubnet passphrase costs nothing real, so allow_pubnet). */
+const PROBED_TARGETS = new Map(["healthy", "fee_spike"].map((name) => [name, Keypair.random()]));
 /** Checked last, by stopping the exporter. */
 const EXPORTER_DOWN = "StellarHorizonExporterDown";
 /** Targets on which no alert expression may ever be true. */
@@ -212,7 +223,12 @@ describe("alerts and dashboards against a real Prometheus", () => {
       configFile,
       stringify({
         targets: [
-          ...[...simulators].map(([name, simulator]) => ({ name, url: simulator.url, accounts: DEMO_WATCHED_ACCOUNTS.map(accountEntry) })),
+          ...[...simulators].map(([name, simulator]) => ({
+            name,
+            url: simulator.url,
+            accounts: DEMO_WATCHED_ACCOUNTS.map(accountEntry),
+            ...(PROBED_TARGETS.has(name) ? { tx_probe: { secret_env: `PROBE_SEED_${name.toUpperCase()}`, interval: "1s", allow_pubnet: true } } : {}),
+          })),
           { name: "api_changed", url: foreignApi.url },
         ],
         // The healthy simulator's RPC, so the Stellar RPC dashboard and rules have data and stay quiet.
@@ -224,7 +240,12 @@ describe("alerts and dashboards against a real Prometheus", () => {
         web: { listen_address: "127.0.0.1:0" },
       }),
     );
-    const command = await loadConfig([`--config.file=${configFile}`], {});
+    for (const [name, signer] of PROBED_TARGETS) {
+      const simulator = simulators.get(name)!.simulator;
+      simulator.accounts.add({ id: signer.publicKey(), balance: 10_000n * 10_000_000n }, simulator.latestLedgerPoint());
+    }
+    const seeds = Object.fromEntries([...PROBED_TARGETS].map(([name, signer]) => [`PROBE_SEED_${name.toUpperCase()}`, signer.secret()]));
+    const command = await loadConfig([`--config.file=${configFile}`], seeds);
     if (command.kind !== "run") throw new Error(`exporter config rejected: ${JSON.stringify(command)}`);
     exporter = await startExporter(command.config, { logger: pino({ level: "silent" }) });
 

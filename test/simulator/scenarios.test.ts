@@ -82,7 +82,7 @@ describe("scenarios", () => {
   it("exports every scenario name and rejects unknown ones", () => {
     const { simulator } = simulatorAt();
     expect(SCENARIOS).toContain("healthy");
-    expect(SCENARIOS).toHaveLength(19);
+    expect(SCENARIOS).toHaveLength(20);
     for (const name of SCENARIOS) {
       simulator.setScenario(name);
       expect(simulator.scenario).toBe(name);
@@ -316,6 +316,7 @@ describe("scenarios", () => {
       supportedProtocolVersion: 22,
       coreSupportedProtocolVersion: 22,
       hangingRequests: 0,
+      heldSubmissions: 0,
       drainedPoolId: null,
     });
   });

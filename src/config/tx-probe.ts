@@ -1,0 +1,102 @@
+/**
+ * The transaction probe's per-target settings (`tx_probe:`). The signing seed is read here, from
+ * a file or an environment variable, and kept behind a function: it never enters a message,
+ * a log line, a comparison key or anything serialised.
+ */
+import { stat, readFile } from "node:fs/promises";
+import { Keypair, StrKey } from "@stellar/stellar-sdk";
+import type { WatchedAccount } from "./accounts.js";
+import type { TxProbeEntry } from "./file-schema.js";
+import { parseSchedule, type Schedule } from "./schedule.js";
+
+export const TX_PROBE_DEFAULTS = { interval: "1m", maxFee: 1000, allowPubnet: false } as const;
+
+/** The `account` label the probe's source account is watched under, unless already watched. */
+export const TX_PROBE_ACCOUNT_NAME = "tx_probe";
+
+/** Public Horizons known to serve pubnet, so the probe can be refused before anything starts. */
+const PUBNET_HOSTS = new Set(["horizon.stellar.org", "horizon.stellar.lobstr.co"]);
+
+export interface TxProbeConfig {
+  readonly schedule: Schedule;
+  /** Stroops per operation the probe may bid. */
+  readonly maxFee: number;
+  readonly allowPubnet: boolean;
+  /** The seed's public key: the account the probe submits from. */
+  readonly accountId: string;
+  /** The seed file, checked for group/other permissions at start. */
+  readonly secretFile?: string;
+  /** The signing key; a function, so the seed never reaches JSON, logs or comparison keys. */
+  readonly signer: () => Keypair;
+}
+
+function seedFrom(text: string): Keypair | undefined {
+  const seed = text.trim();
+  return StrKey.isValidEd25519SecretSeed(seed) ? Keypair.fromSecret(seed) : undefined;
+}
+
+/**
+ * The probe's settings, or a problem line. Messages name the file or variable, never its content.
+ */
+export async function loadTxProbe(
+  entry: TxProbeEntry,
+  target: { readonly name: string; readonly url: string },
+  env: NodeJS.ProcessEnv,
+): Promise<TxProbeConfig | string> {
+  const where = `target "${target.name}": tx_probe`;
+  let keypair: Keypair | undefined;
+  if (entry.secret_file !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(entry.secret_file, "utf8");
+    } catch (error) {
+      return `${where}.secret_file ${entry.secret_file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`;
+    }
+    keypair = seedFrom(text);
+    if (keypair === undefined) return `${where}.secret_file ${entry.secret_file}: does not hold a valid Stellar secret seed (S...)`;
+  } else {
+    keypair = seedFrom(env[entry.secret_env ?? ""] ?? "");
+    if (keypair === undefined) return `${where}.secret_env ${entry.secret_env}: does not hold a valid Stellar secret seed (S...)`;
+  }
+  const allowPubnet = entry.allow_pubnet ?? TX_PROBE_DEFAULTS.allowPubnet;
+  if (!allowPubnet && PUBNET_HOSTS.has(new URL(target.url).hostname)) {
+    return `${where}: ${new URL(target.url).hostname} serves pubnet, where every probe spends real lumens; set tx_probe.allow_pubnet: true to allow it`;
+  }
+  return txProbeWith(keypair, {
+    interval: entry.interval ?? TX_PROBE_DEFAULTS.interval,
+    maxFee: entry.max_fee ?? TX_PROBE_DEFAULTS.maxFee,
+    allowPubnet,
+    ...(entry.secret_file === undefined ? {} : { secretFile: entry.secret_file }),
+  });
+}
+
+/** Settings for a probe signing with `signer`; the interval must be a valid schedule. */
+export function txProbeWith(
+  signer: Keypair,
+  options: { interval: string; maxFee: number; allowPubnet: boolean; secretFile?: string },
+): TxProbeConfig {
+  return {
+    schedule: parseSchedule(options.interval) as Schedule,
+    maxFee: options.maxFee,
+    allowPubnet: options.allowPubnet,
+    accountId: signer.publicKey(),
+    ...(options.secretFile === undefined ? {} : { secretFile: options.secretFile }),
+    signer: () => signer,
+  };
+}
+
+/** The probe's account joins the watched accounts (its balance running out is alerted on). */
+export function withProbeAccount(accounts: readonly WatchedAccount[], accountId: string): WatchedAccount[] {
+  if (accounts.some((account) => account.id === accountId)) return [...accounts];
+  return [...accounts, { name: TX_PROBE_ACCOUNT_NAME, id: accountId, lowBalance: {}, offers: false, claimableBalances: false, cold: false }];
+}
+
+/** A warning when the seed file can be read by anyone but its owner; undefined when it cannot. */
+export async function secretFileWarning(path: string): Promise<string | undefined> {
+  try {
+    const mode = (await stat(path)).mode;
+    return (mode & 0o077) === 0 ? undefined : `tx_probe secret file ${path} is readable by group or others (mode ${(mode & 0o777).toString(8)}); chmod 600 it`;
+  } catch {
+    return undefined;
+  }
+}

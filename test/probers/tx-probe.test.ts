@@ -1,0 +1,182 @@
+import { Keypair, Networks, TransactionBuilder, xdr, type Transaction } from "@stellar/stellar-sdk";
+import { pino } from "pino";
+import { describe, expect, it } from "vitest";
+import { HorizonError } from "../../src/client/errors.js";
+import { feeStatsSchema, problemSchema, transactionResponseSchema, type FeeStats, type TransactionResponse } from "../../src/client/schemas.js";
+import { MetricStore } from "../../src/collectors/store.js";
+import { parseSchedule, type Schedule } from "../../src/config/schedule.js";
+import { failureReason, probeFee, PROBE_MEMO, TxProbe, type ProbeHorizon } from "../../src/probers/tx-probe.js";
+import { parseExposition, valueOf } from "../support/exposition.js";
+import { fixtureJson } from "../support/fixtures.js";
+
+const stats = feeStatsSchema.parse(fixtureJson("fee_stats-java-sdk.json"));
+const schedule = parseSchedule("1m") as Schedule;
+
+function problemError(name: string, reason: "http_4xx" | "http_5xx"): HorizonError {
+  const problem = problemSchema.parse(fixtureJson(name));
+  return new HorizonError(reason, problem.title, { status: problem.status, problem });
+}
+
+describe("probe fee", () => {
+  const with90 = (p90: number, base = 100): FeeStats => ({ ...stats, last_ledger_base_fee: base, fee_charged: { ...stats.fee_charged, p90 } });
+  it("bids the p90 fee charged, at least the base fee, at most max_fee", () => {
+    expect(probeFee(with90(250), 1000)).toBe(250);
+    expect(probeFee(with90(50), 1000)).toBe(100);
+    expect(probeFee(with90(5000), 1000)).toBe(1000);
+    expect(probeFee(with90(100, 2000), 1000)).toBe(1000);
+  });
+});
+
+describe("failure reasons", () => {
+  it.each([
+    ["error-transaction_failed-tx_insufficient_fee-stellar-docs.json", "tx_insufficient_fee"],
+    ["error-transaction_failed-tx_too_late-trustee-wallet.json", "tx_too_late"],
+    ["error-transaction_failed-ruby-vcr.json", "tx_failed"],
+  ])("%s counts as %s", (name, reason) => {
+    expect(failureReason(problemError(name, "http_4xx"))).toBe(reason);
+  });
+
+  it("Horizon's 504s count as timeout", () => {
+    expect(failureReason(problemError("error-timeout-horizon-src.json", "http_5xx"))).toBe("timeout");
+    const submissionTimeout = { type: "transaction_submission_timeout", title: "Transaction Submission Timeout", status: 504 };
+    expect(failureReason(new HorizonError("http_5xx", "x", { status: 504, problem: submissionTimeout }))).toBe("timeout");
+  });
+
+  it("an unexpected result code is tx_other; request failures keep their poll reason", () => {
+    const problem = { ...problemSchema.parse(fixtureJson("error-transaction_failed-ruby-vcr.json")) };
+    problem.extras = { ...problem.extras, result_codes: { transaction: 'tx_bad"label' } };
+    expect(failureReason(new HorizonError("http_4xx", "x", { status: 400, problem }))).toBe("tx_other");
+    expect(failureReason(new HorizonError("network", "ECONNRESET"))).toBe("network");
+    expect(failureReason(new HorizonError("http_5xx", "x", { status: 502 }))).toBe("http_5xx");
+  });
+});
+
+/** A Horizon that records what it receives and answers as told. */
+class ScriptedHorizon implements ProbeHorizon {
+  readonly received: Transaction[] = [];
+  sequence = 103_720_918_407_102_567n; // above 2^53
+  answer: (transaction: Transaction) => TransactionResponse | HorizonError = () => this.success(12);
+  holding = false;
+
+  accountSequence(): Promise<bigint> {
+    return Promise.resolve(this.sequence);
+  }
+
+  submitTransaction(envelopeXdr: string): Promise<TransactionResponse> {
+    const transaction = TransactionBuilder.fromXDR(envelopeXdr, Networks.TESTNET) as Transaction;
+    this.received.push(transaction);
+    const answer = this.answer(transaction);
+    return answer instanceof HorizonError ? Promise.reject(answer) : Promise.resolve(answer);
+  }
+
+  holdingBack(): boolean {
+    return this.holding;
+  }
+
+  success(ledger: number): TransactionResponse {
+    return transactionResponseSchema.parse({ ...fixtureJson<Record<string, unknown>>("tx_submit_success-stellar-docs.json"), ledger, fee_charged: "123" });
+  }
+}
+
+function probeFixture(passphrase: string = Networks.TESTNET, allowPubnet = false) {
+  const horizon = new ScriptedHorizon();
+  const store = new MetricStore();
+  const signer = Keypair.random();
+  const lines: string[] = [];
+  const log = pino({ level: "trace" }, { write: (line: string) => lines.push(line) });
+  let clock = 1_700_000_000_000;
+  const probe = new TxProbe({
+    horizon: "h",
+    settings: { schedule, maxFee: 1000, allowPubnet },
+    signer,
+    client: horizon,
+    network: { networkPassphrase: () => passphrase, feeStats: () => stats, latestLedger: () => 10 },
+    store,
+    log,
+    now: () => (clock += 2500),
+  });
+  const metrics = () => parseExposition(Buffer.concat(store.render(Date.now())).toString());
+  return { horizon, probe, signer, lines, metrics };
+}
+
+describe("a probe run", () => {
+  it("submits one signed BumpSequence-to-0 with the probe memo, next sequence and 30 s time bounds", async () => {
+    const { horizon, probe, signer, metrics } = probeFixture();
+    await probe.run();
+    const [transaction] = horizon.received;
+    expect(horizon.received).toHaveLength(1);
+    expect(transaction!.source).toBe(signer.publicKey());
+    expect(transaction!.sequence).toBe("103720918407102568");
+    expect(transaction!.operations).toEqual([expect.objectContaining({ type: "bumpSequence", bumpTo: "0" })]);
+    expect(transaction!.memo.value?.toString()).toBe(PROBE_MEMO);
+    expect(Number(transaction!.timeBounds!.maxTime) - Number(transaction!.timeBounds!.minTime)).toBe(30);
+    expect(transaction!.fee).toBe(String(probeFee(stats, 1000)));
+    expect(signer.verify(transaction!.hash(), transaction!.signatures[0]!.signature())).toBe(true);
+    const series = metrics();
+    expect(valueOf(series, "stellar_horizon_tx_probe_submissions_total", { horizon: "h" })).toBe(1);
+    expect(valueOf(series, "stellar_horizon_tx_probe_failures_total", { horizon: "h", reason: "tx_bad_seq" })).toBe(0);
+    expect(valueOf(series, "stellar_horizon_tx_probe_duration_seconds_sum", { horizon: "h" })).toBe(2.5);
+    expect(valueOf(series, "stellar_horizon_tx_probe_inclusion_ledgers_bucket", { horizon: "h", le: "2" })).toBe(1);
+    expect(valueOf(series, "stellar_horizon_tx_probe_inclusion_ledgers_bucket", { horizon: "h", le: "1" })).toBe(0);
+    expect(valueOf(series, "stellar_horizon_tx_probe_fee_charged_stroops", { horizon: "h" })).toBe(123);
+    expect(valueOf(series, "stellar_horizon_tx_probe_last_success_timestamp_seconds", { horizon: "h" })).toBe(1_700_000_007.5);
+  });
+
+  it("counts a transaction_failed answer under its result code and leaves the success series alone", async () => {
+    const { horizon, probe, metrics } = probeFixture();
+    horizon.answer = () => problemError("error-transaction_failed-tx_insufficient_fee-stellar-docs.json", "http_4xx");
+    await probe.run();
+    await probe.run();
+    const series = metrics();
+    expect(valueOf(series, "stellar_horizon_tx_probe_submissions_total", { horizon: "h" })).toBe(2);
+    expect(valueOf(series, "stellar_horizon_tx_probe_failures_total", { horizon: "h", reason: "tx_insufficient_fee" })).toBe(2);
+    expect(valueOf(series, "stellar_horizon_tx_probe_last_success_timestamp_seconds", { horizon: "h" })).toBeUndefined();
+    expect(valueOf(series, "stellar_horizon_tx_probe_duration_seconds_count", { horizon: "h" })).toBe(0);
+  });
+
+  it("refuses pubnet without allow_pubnet: one error, nothing submitted, ever", async () => {
+    const { horizon, probe, lines } = probeFixture(Networks.PUBLIC);
+    await probe.run();
+    await probe.run();
+    expect(horizon.received).toHaveLength(0);
+    expect(lines.filter((line) => line.includes("allow_pubnet"))).toHaveLength(1);
+  });
+
+  it("submits on pubnet when allowed", async () => {
+    const { horizon, probe } = probeFixture(Networks.PUBLIC, true);
+    horizon.answer = () => horizon.success(11);
+    await probe.run();
+    expect(horizon.received).toHaveLength(1);
+  });
+
+  it("sends nothing while Horizon asks us to hold back", async () => {
+    const { horizon, probe, metrics } = probeFixture();
+    horizon.holding = true;
+    await probe.run();
+    expect(horizon.received).toHaveLength(0);
+    expect(valueOf(metrics(), "stellar_horizon_tx_probe_submissions_total", { horizon: "h" })).toBe(0);
+  });
+
+  it("joins a run in flight instead of starting a second one", async () => {
+    const { horizon, probe } = probeFixture();
+    await Promise.all([probe.run(), probe.run(), probe.run()]);
+    expect(horizon.received).toHaveLength(1);
+  });
+
+  it("never logs the seed, even at trace level", async () => {
+    const { horizon, probe, signer, lines } = probeFixture();
+    horizon.answer = () => problemError("error-transaction_failed-ruby-vcr.json", "http_4xx");
+    await probe.run();
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.join("\n")).not.toContain(signer.secret());
+  });
+});
+
+it("fee_charged falls back to the result XDR for Horizon 1.x answers", async () => {
+  const { horizon, probe, metrics } = probeFixture();
+  horizon.answer = () => transactionResponseSchema.parse(fixtureJson("tx_submit_success-ruby-vcr-2020.json"));
+  await probe.run();
+  expect(valueOf(metrics(), "stellar_horizon_tx_probe_fee_charged_stroops", { horizon: "h" })).toBe(
+    Number(xdr.TransactionResult.fromXDR(fixtureJson<{ result_xdr: string }>("tx_submit_success-ruby-vcr-2020.json").result_xdr, "base64").feeCharged().toString()),
+  );
+});
