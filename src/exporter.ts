@@ -7,10 +7,12 @@ import { feeStatsCollector } from "./collectors/fee-stats.js";
 import { LedgersCollector } from "./collectors/ledgers.js";
 import { LiquidityPoolsCollector } from "./collectors/liquidity-pools.js";
 import { rootCollector } from "./collectors/root.js";
+import { RpcExporterMetrics } from "./collectors/rpc-exporter-metrics.js";
 import { GZIP_OPTIONS, MetricStore } from "./collectors/store.js";
-import { redactUrl, type ExporterConfig, type TargetConfig } from "./config/config.js";
+import type { ExporterConfig } from "./config/config.js";
 import { txProbeFor, type NetworkView } from "./probers/tx-probe.js";
-import { TargetRuntime, type SurfaceFactory } from "./scheduler/target-runtime.js";
+import { RpcRuntime } from "./scheduler/rpc-pollers.js";
+import { TargetRuntime, type Runtime, type SurfaceFactory } from "./scheduler/target-runtime.js";
 import { createServerApp } from "./server/app.js";
 import { listen } from "./server/listen.js";
 import { createStatusBoard, statusReport } from "./status/model.js";
@@ -41,8 +43,10 @@ export interface RunningExporter {
 
 export type ReloadedConfig = ExporterConfig | { readonly problems: readonly string[] };
 
-/** What every target polls and probes; a new surface is one more collector or prober here. */
-/** Each target's surfaces; the probe builds its time bounds on the exporter's clock. */
+/**
+ * What every Horizon target polls and probes; a new surface is one more collector or prober here.
+ * The probe builds its time bounds on the exporter's clock.
+ */
 const surfacesFor = (clock: Clock): SurfaceFactory => (config, target, { client, store, log }) => {
   const root = rootCollector(client);
   const feeStats = feeStatsCollector(client);
@@ -76,12 +80,23 @@ export async function startExporter(
   const store = new MetricStore(board);
   metrics.configLoaded(true);
 
+  const rpcMetrics = new RpcExporterMetrics(metrics.registry);
   const services = { store, metrics, logger, clock };
-  const createRuntime = (target: TargetConfig, current: ExporterConfig) => new TargetRuntime(target, current, surfacesFor(clock), services);
-  const stopRuntime = (runtime: TargetRuntime) => runtime.stop();
-  const startRuntime = (runtime: TargetRuntime) => runtime.start();
+  /** Every target of a configuration, Horizons then Stellar RPCs: its runtime's key, and how to build it. */
+  const planned = (current: ExporterConfig): { key: string; create(): Runtime }[] => [
+    ...current.targets.map((target) => ({
+      key: TargetRuntime.keyFor(target, current),
+      create: () => new TargetRuntime(target, current, surfacesFor(clock), services),
+    })),
+    ...current.rpcTargets.map((target) => ({
+      key: RpcRuntime.keyFor(target, current),
+      create: () => new RpcRuntime(target, current, { ...services, metrics: rpcMetrics }),
+    })),
+  ];
+  const stopRuntime = (runtime: Runtime) => runtime.stop();
+  const startRuntime = (runtime: Runtime) => runtime.start();
 
-  let runtimes = config.targets.map((target) => createRuntime(target, config));
+  let runtimes = planned(config).map((plan) => plan.create());
   let web = config.web;
   const allPollers = () => runtimes.flatMap((runtime) => runtime.pollers);
   const idle = async () => {
@@ -100,9 +115,9 @@ export async function startExporter(
     status: () =>
       statusReport(
         VERSION,
-        runtimes.map(({ target, pollers }) => ({
-          name: target.name,
-          url: redactUrl(target.url),
+        runtimes.map(({ title, url, pollers }) => ({
+          name: title,
+          url,
           endpoints: pollers.map((poller) => poller.snapshot()),
         })),
         board,
@@ -113,7 +128,7 @@ export async function startExporter(
   const server = await listen(app, config.listen.host, config.listen.port, config.web?.tls);
   const firstPolls = Promise.all(runtimes.map(startRuntime)).then(() => undefined);
   logger.info(
-    { version: VERSION, url: server.url, targets: config.targets.map((target) => ({ name: target.name, url: redactUrl(target.url) })) },
+    { version: VERSION, url: server.url, targets: runtimes.map(({ title, url }) => ({ name: title, url })) },
     "stellar-horizon-exporter started",
   );
 
@@ -133,19 +148,20 @@ export async function startExporter(
     web = next.web;
     if (!server.setTls(next.web?.tls)) logger.warn("turning TLS on or off takes a restart; the web config's other settings apply now");
     const byKey = new Map(runtimes.map((runtime) => [runtime.key, runtime]));
-    const kept = new Set<TargetRuntime>();
-    const nextRuntimes = next.targets.map((target) => {
-      const existing = byKey.get(TargetRuntime.keyFor(target, next));
+    const kept = new Set<Runtime>();
+    const plans = planned(next);
+    const nextRuntimes = plans.map((plan) => {
+      const existing = byKey.get(plan.key);
       if (existing) kept.add(existing);
       return existing;
     });
     const leaving = runtimes.filter((runtime) => !kept.has(runtime));
     await Promise.all(leaving.map(stopRuntime));
     for (const runtime of leaving) {
-      store.remove(runtime.target.name);
-      await metrics.removeTarget(runtime.target.name);
+      store.remove(runtime.name, runtime.sources);
+      await runtime.forgetMetrics();
     }
-    runtimes = next.targets.map((target, index) => nextRuntimes[index] ?? createRuntime(target, next));
+    runtimes = plans.map((plan, index) => nextRuntimes[index] ?? plan.create());
     for (const runtime of runtimes) if (!kept.has(runtime)) void startRuntime(runtime);
     metrics.configLoaded(true);
     logger.info({ kept: kept.size, started: runtimes.length - kept.size, stopped: leaving.length }, "configuration reloaded");

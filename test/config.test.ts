@@ -125,7 +125,7 @@ liquidity_pools: { reserves: [USD] }
     expect(await problems(["--config.file=/does/not/exist.yml"])).toEqual([expect.stringMatching(/cannot be read \(ENOENT\)/)]);
     expect(await problems([`--config.file=${writeConfig("targets: [\n")}`])).toEqual([expect.stringMatching(/not valid YAML/)]);
     expect(await problems(["--horizon.url=a=http://x:2", "--horizon.url=a=http://y:2"])).toEqual([expect.stringMatching(/used twice/)]);
-    expect(await problems([])).toEqual([expect.stringMatching(/no Horizon to poll/)]);
+    expect(await problems([])).toEqual([expect.stringMatching(/^no Horizon or Stellar RPC to poll: /)]);
     expect(await problems(["--horizon.url=http://x:2", "--web.listen-address=nowhere"])).toEqual([expect.stringMatching(/not HOST:PORT/)]);
     expect(await problems(["--horizon.url=http://x:2", "--pools.max=-1", "--log.level=loud", "--poll.interval=x"])).toHaveLength(3);
   });

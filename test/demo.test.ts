@@ -22,6 +22,9 @@ it("the demo serves live, moving metrics within 15 s", async () => {
     // The two simulated wallets are watched out of the box, with their low-water marks.
     expect(valueOf(values, "stellar_horizon_account_exists", { horizon: "simulator", account: "hot" })).toBe(1);
     expect(valueOf(values, "stellar_horizon_account_balance_low_watermark", { horizon: "simulator", account: "cold", asset: "native" })).toBe(100_000);
+    expect(output()).toMatch(/stellar rpc:\s+http:\/\/127\.0\.0\.1:\d+\/rpc/);
+    expect(valueOf(values, "stellar_rpc_up", { rpc: "simulator" })).toBe(1);
+    expect(valueOf(values, "stellar_rpc_healthy", { rpc: "simulator" })).toBe(1);
     // The demo's probe submits from a generated key every 15 s; the simulator includes it in a ledger.
     const probeSuccess = await until(
       "a successful probe",

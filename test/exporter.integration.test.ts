@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ALL_METRICS, ENDPOINTS } from "../src/catalog/metrics.js";
+import { ALL_METRICS, ENDPOINTS, targetLabelOf } from "../src/catalog/metrics.js";
 import { namesIn, parseExposition, valueOf } from "./support/exposition.js";
 import { configFrom, startHarness, type Harness } from "./support/exporter-harness.js";
 import { FakeHorizon, makeLedger, makePool } from "./support/fake-horizon.js";
@@ -314,8 +314,9 @@ describe("freshness, readiness and self-metrics", () => {
     expect([...series.keys()].some((key) => key.startsWith("nodejs_heap_space_size_total_bytes{"))).toBe(true);
     expect(namesIn(series).has("nodejs_active_handles_total")).toBe(false);
     const names = namesIn(series);
-    // The transaction probe's families need a tx_probe target: test/probers covers them.
-    for (const metric of ALL_METRICS.filter((candidate) => candidate.source !== "tx_probe")) {
+    // The transaction probe's families need a tx_probe target (test/probers covers them); this
+    // exporter polls no Stellar RPC (test/rpc-exporter.test.ts checks the rpc-labelled families).
+    for (const metric of ALL_METRICS.filter((candidate) => candidate.source !== "tx_probe" && targetLabelOf(candidate) === "horizon")) {
       const exposed = metric.type === "histogram" ? `${metric.name}_count` : metric.name;
       expect(names.has(exposed), metric.name).toBe(true);
     }

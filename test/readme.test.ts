@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ALL_METRICS, POLL_ERROR_REASONS } from "../src/catalog/metrics.js";
+import { ALL_METRICS, POLL_ERROR_REASONS, targetLabelOf } from "../src/catalog/metrics.js";
 import { FLAGS } from "../src/config/config.js";
 
 const README = readFileSync(resolve(dirname(fileURLToPath(import.meta.url)), "../README.md"), "utf8");
@@ -30,7 +30,7 @@ describe("README", () => {
     const expected = ALL_METRICS.map((metric) => ({
       name: metric.name,
       type: metric.type,
-      labels: [...(metric.perTarget === false ? [] : ["horizon"]), ...metric.labels].join(", "),
+      labels: [...(metric.perTarget === false ? [] : [targetLabelOf(metric)]), ...metric.labels].join(", "),
     }));
     expect(documented).toEqual(expected);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { METRICS } from "../src/catalog/metrics.js";
+import { METRICS, RPC_METRICS } from "../src/catalog/metrics.js";
 import { HistogramData, escapeLabelValue, renderSamples } from "../src/collectors/samples.js";
 import { MetricStore } from "../src/collectors/store.js";
 
@@ -31,8 +31,16 @@ describe("metric store", () => {
     const body = text(store, 0);
     expect(body.match(/# TYPE stellar_horizon_up gauge/g)).toHaveLength(1);
     expect(body).toContain('# TYPE stellar_horizon_up gauge\nstellar_horizon_up{horizon="a"} 1\nstellar_horizon_up{horizon="b"} 1\n');
-    store.remove("a");
+    store.remove("a", ["root"]);
     expect(text(store, 0)).not.toContain('horizon="a"');
+  });
+
+  it("keeps a Stellar RPC's series when a Horizon of the same name leaves", async () => {
+    const store = new MetricStore();
+    await store.publish("sdf", "root", { live: [], persistent: [{ metric: METRICS.up, value: 1 }] }, Infinity);
+    await store.publish("sdf", "status", { live: [], persistent: [{ metric: RPC_METRICS.up, value: 1 }] }, Infinity);
+    store.remove("sdf", ["root", "fee_stats", "ledgers", "liquidity_pools"]);
+    expect(text(store, 0)).toBe('# HELP stellar_rpc_up ' + RPC_METRICS.up.help + '\n# TYPE stellar_rpc_up gauge\nstellar_rpc_up{rpc="sdf"} 1\n');
   });
 
   it("renders histograms cumulatively and escapes label values", async () => {

@@ -18,7 +18,7 @@ import { DataqueryBuilder, PromQueryFormat } from "@grafana/grafana-foundation-s
 import * as stat from "@grafana/grafana-foundation-sdk/stat";
 import * as table from "@grafana/grafana-foundation-sdk/table";
 import * as timeseries from "@grafana/grafana-foundation-sdk/timeseries";
-import { METRICS, type MetricDefinition } from "../../src/catalog/metrics.js";
+import { METRICS, RPC_METRICS, targetLabelOf, type MetricDefinition, type TargetLabel } from "../../src/catalog/metrics.js";
 
 /** Every panel, query and variable reads from the dashboard's `datasource` variable. */
 export const DATASOURCE: DataSourceRef = { type: "prometheus", uid: "${datasource}" };
@@ -45,12 +45,13 @@ export interface PanelSpec {
 type HistogramSeries = "_bucket" | "_sum" | "_count";
 
 /**
- * A selector for a catalog metric restricted to the dashboard's `job` and `horizon` variables.
- * Exporter-wide series have no `horizon` label, so only `job` applies to them.
+ * A selector for a catalog metric restricted to the dashboard's `job` and target variables
+ * (`horizon`, or `rpc` for Stellar RPC series). Exporter-wide series have no target label, so only
+ * `job` applies to them.
  */
 export function select(metric: MetricDefinition, options: { series?: HistogramSeries; matchers?: string } = {}): string {
   const matchers = ['job=~"$job"'];
-  if (metric.perTarget !== false) matchers.push('horizon=~"$horizon"');
+  if (metric.perTarget !== false) matchers.push(`${targetLabelOf(metric)}=~"$${targetLabelOf(metric)}"`);
   if (options.matchers) matchers.push(options.matchers);
   return `${metric.name}${options.series ?? ""}{${matchers.join(", ")}}`;
 }
@@ -150,12 +151,21 @@ export interface DashboardSpec {
   readonly title: string;
   readonly description: string;
   readonly rows: readonly { readonly title: string; readonly panels: readonly KindBuilder[] }[];
-  /** Variables after datasource, job and horizon. */
+  /** Variables after datasource, job and the target variable. */
   readonly extraVariables?: readonly QueryVariableBuilder[];
+  /** The label the target variable selects on; `horizon` unless the dashboard is about Stellar RPCs. */
+  readonly targetLabel?: TargetLabel;
   readonly time?: { readonly from: string; readonly to: string };
 }
 
+/** Each target variable lists the targets that have an `up` series, under this label. */
+const TARGET_VARIABLES: Readonly<Record<TargetLabel, { readonly label: string; readonly up: MetricDefinition }>> = {
+  horizon: { label: "Horizon", up: METRICS.up },
+  rpc: { label: "Stellar RPC", up: RPC_METRICS.up },
+};
+
 export function dashboard(spec: DashboardSpec): Dashboard {
+  const target = spec.targetLabel ?? "horizon";
   const builder = new DashboardBuilder(spec.title)
     .uid(spec.uid)
     .description(spec.description)
@@ -174,8 +184,10 @@ export function dashboard(spec: DashboardSpec): Dashboard {
         .keepTime(true),
     )
     .withVariable(new DatasourceVariableBuilder("datasource").label("Data source").type("prometheus"))
-    .withVariable(multiValueVariable("job", "Job", `label_values(${METRICS.up.name}, job)`))
-    .withVariable(multiValueVariable("horizon", "Horizon", `label_values(${METRICS.up.name}{job=~"$job"}, horizon)`));
+    .withVariable(multiValueVariable("job", "Job", `label_values(${TARGET_VARIABLES[target].up.name}, job)`))
+    .withVariable(
+      multiValueVariable(target, TARGET_VARIABLES[target].label, `label_values(${TARGET_VARIABLES[target].up.name}{job=~"$job"}, ${target})`),
+    );
   for (const variable of spec.extraVariables ?? []) builder.withVariable(variable);
   for (const row of spec.rows) {
     builder.withRow(new RowBuilder(row.title));

@@ -8,6 +8,7 @@ import { networkDashboard } from "./network.js";
 import { overviewDashboard } from "./overview.js";
 import { alertTestFiles, DASHBOARDS_DIR, PROMETHEUS_RULE_FILE, ruleFiles } from "./paths.js";
 import { parseRuleGroups, renderPrometheusRule } from "./prometheus-rule.js";
+import { rpcDashboard } from "./rpc.js";
 import { DEFAULT_RUNBOOK_URL_PATTERN, withRunbookUrls } from "./runbook-urls.js";
 
 export const DASHBOARDS: readonly (() => Dashboard)[] = [
@@ -16,6 +17,7 @@ export const DASHBOARDS: readonly (() => Dashboard)[] = [
   liquidityPoolsDashboard,
   accountsDashboard,
   exporterDashboard,
+  rpcDashboard,
 ];
 
 /**

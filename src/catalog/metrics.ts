@@ -10,8 +10,19 @@ export type MetricType = "gauge" | "counter" | "histogram";
 export const ENDPOINTS = ["root", "fee_stats", "ledgers", "liquidity_pools", "accounts"] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
+/**
+ * What a Stellar RPC poll reads, also its `endpoint` label: `status` batches getHealth,
+ * getLatestLedger and getFeeStats; `versions` batches getNetwork and getVersionInfo, which change
+ * only on upgrades and so are polled rarely.
+ */
+export const RPC_ENDPOINTS = ["status", "versions"] as const;
+export type RpcEndpoint = (typeof RPC_ENDPOINTS)[number];
+
+/** What a collector polls: a Horizon endpoint or a Stellar RPC batch. */
+export type PollEndpoint = Endpoint | RpcEndpoint;
+
 /** Which poll produces the series; `exporter` series describe the exporter itself. */
-export type MetricSource = Endpoint | "tx_probe" | "exporter";
+export type MetricSource = PollEndpoint | "tx_probe" | "exporter";
 
 /** Sources whose series a target publishes to the metric store. */
 export type PublishedSource = Exclude<MetricSource, "exporter">;
@@ -19,12 +30,17 @@ export type PublishedSource = Exclude<MetricSource, "exporter">;
 /** What an HTTP request to Horizon was for: an endpoint's poll, or the probe's submission. */
 export type RequestPurpose = Endpoint | "transactions";
 
+/** The label naming the target of a per-target series. */
+export type TargetLabel = "horizon" | "rpc";
+
 export interface MetricDefinition {
   readonly name: string;
   readonly type: MetricType;
   readonly help: string;
-  /** Labels besides `horizon`, which every per-target series carries. */
+  /** Labels besides the target label, which every per-target series carries. */
   readonly labels: readonly string[];
+  /** `rpc` for the series of Stellar RPC targets; `horizon` when absent. */
+  readonly targetLabel?: "rpc";
   readonly source: MetricSource;
   readonly buckets?: readonly number[];
   /** False for the few exporter-wide series that carry no `horizon` label. */
@@ -632,9 +648,146 @@ export const POLL_ERROR_REASONS = {
   schema: "A 2xx JSON response that does not have the shape of Horizon's API.",
   body_too_large: "The response body exceeded the configured size cap and was abandoned.",
   paging: "Paging made no progress: the cursor did not advance.",
+  rpc_error: "Stellar RPC answered a call with a JSON-RPC error object (except getHealth, whose error means unhealthy).",
   internal: "An unexpected error inside the exporter: a bug, please report it with the log line.",
 } as const;
 export type PollErrorReason = keyof typeof POLL_ERROR_REASONS;
+
+/** Stellar RPC targets' series, labelled `rpc` with the target's name. */
+export const RPC_METRICS = {
+  up: define({
+    name: "stellar_rpc_up",
+    type: "gauge",
+    help: "1 when the last status poll of the Stellar RPC (getHealth, getLatestLedger, getFeeStats) succeeded, else 0.",
+    labels: [],
+    source: "status",
+    targetLabel: "rpc",
+  }),
+  healthy: define({
+    name: "stellar_rpc_healthy",
+    type: "gauge",
+    help: "1 when getHealth said healthy, 0 when it answered an error or another status.",
+    labels: [],
+    source: "status",
+    targetLabel: "rpc",
+  }),
+  latestLedger: define({
+    name: "stellar_rpc_latest_ledger",
+    type: "gauge",
+    help: "Latest ledger the Stellar RPC has ingested (getLatestLedger).",
+    labels: [],
+    source: "status",
+    targetLabel: "rpc",
+  }),
+  oldestLedger: define({
+    name: "stellar_rpc_oldest_ledger",
+    type: "gauge",
+    help: "Oldest ledger the Stellar RPC still serves (getHealth); absent while unhealthy.",
+    labels: [],
+    source: "status",
+    targetLabel: "rpc",
+  }),
+  retentionWindow: define({
+    name: "stellar_rpc_ledger_retention_window_ledgers",
+    type: "gauge",
+    help: "Ledgers the Stellar RPC is configured to retain (getHealth); absent while unhealthy.",
+    labels: [],
+    source: "status",
+    targetLabel: "rpc",
+  }),
+  latestLedgerClosedTimestamp: define({
+    name: "stellar_rpc_latest_ledger_closed_timestamp_seconds",
+    type: "gauge",
+    help: "Close time of the Stellar RPC's latest ledger, as a Unix timestamp; absent when the RPC does not report it.",
+    labels: [],
+    source: "status",
+    targetLabel: "rpc",
+  }),
+  protocolVersion: define({
+    name: "stellar_rpc_protocol_version",
+    type: "gauge",
+    help: "Protocol version of the Stellar RPC's latest ledger.",
+    labels: [],
+    source: "status",
+    targetLabel: "rpc",
+  }),
+  inclusionFee: define({
+    name: "stellar_rpc_inclusion_fee_stroops",
+    type: "gauge",
+    help: "Inclusion fee over the Stellar RPC's recent ledger window, in stroops, by transaction kind (soroban, classic) and statistic.",
+    labels: ["kind", "stat"],
+    source: "status",
+    targetLabel: "rpc",
+  }),
+  feeStatsTransactions: define({
+    name: "stellar_rpc_fee_stats_transactions",
+    type: "gauge",
+    help: "Transactions the Stellar RPC's fee statistics are computed from, by kind.",
+    labels: ["kind"],
+    source: "status",
+    targetLabel: "rpc",
+  }),
+  feeStatsLedgers: define({
+    name: "stellar_rpc_fee_stats_ledgers",
+    type: "gauge",
+    help: "Ledgers the Stellar RPC's fee statistics window spans, by kind.",
+    labels: ["kind"],
+    source: "status",
+    targetLabel: "rpc",
+  }),
+  info: define({
+    name: "stellar_rpc_info",
+    type: "gauge",
+    help: "Stellar RPC and captive stellar-core versions and the network this RPC serves; always 1.",
+    labels: ["version", "captive_core_version", "network", "network_passphrase"],
+    source: "versions",
+    targetLabel: "rpc",
+  }),
+
+  // The exporter's own view of each Stellar RPC, as the stellar_horizon_exporter_* series give for Horizon.
+  requestsTotal: define({
+    name: "stellar_horizon_exporter_rpc_requests_total",
+    type: "counter",
+    help: "HTTP requests sent to a Stellar RPC, by endpoint and status code (code=\"error\" when no response arrived).",
+    labels: ["endpoint", "code"],
+    source: "exporter",
+    targetLabel: "rpc",
+  }),
+  requestDuration: define({
+    name: "stellar_horizon_exporter_rpc_request_duration_seconds",
+    type: "histogram",
+    help: "Duration of HTTP requests to a Stellar RPC, body read included.",
+    labels: ["endpoint"],
+    source: "exporter",
+    targetLabel: "rpc",
+    buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  }),
+  pollDuration: define({
+    name: "stellar_horizon_exporter_rpc_poll_duration_seconds",
+    type: "histogram",
+    help: "Duration of a whole poll of a Stellar RPC endpoint, retries included.",
+    labels: ["endpoint"],
+    source: "exporter",
+    targetLabel: "rpc",
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  }),
+  pollErrorsTotal: define({
+    name: "stellar_horizon_exporter_rpc_poll_errors_total",
+    type: "counter",
+    help: "Failed polls of a Stellar RPC, by endpoint and reason (see the README for the reasons).",
+    labels: ["endpoint", "reason"],
+    source: "exporter",
+    targetLabel: "rpc",
+  }),
+  lastSuccessTimestamp: define({
+    name: "stellar_horizon_exporter_rpc_last_success_timestamp_seconds",
+    type: "gauge",
+    help: "Unix time of the last successful poll of a Stellar RPC endpoint.",
+    labels: ["endpoint"],
+    source: "exporter",
+    targetLabel: "rpc",
+  }),
+} as const satisfies Record<string, MetricDefinition>;
 
 /**
  * Reasons of stellar_horizon_tx_probe_failures_total initialised to zero. Any other transaction
@@ -657,7 +810,12 @@ export const TX_PROBE_COMMON_FAILURE_REASONS = [
   "schema",
 ] as const;
 
-export const ALL_METRICS: readonly MetricDefinition[] = Object.values(METRICS);
+export const ALL_METRICS: readonly MetricDefinition[] = [...Object.values(METRICS), ...Object.values(RPC_METRICS)];
+
+/** The label that names the target on a per-target series. */
+export function targetLabelOf(metric: MetricDefinition): TargetLabel {
+  return metric.targetLabel ?? "horizon";
+}
 
 /** Names a PromQL expression may use for a metric: the family name and, for histograms, its series. */
 export function exposedSeriesNames(metric: MetricDefinition): string[] {

@@ -2,7 +2,7 @@ import { Keypair, Networks } from "@stellar/stellar-sdk";
 import { pino } from "pino";
 import { loadConfig, type ExporterConfig } from "../config/config.js";
 import { startExporter } from "../exporter.js";
-import { DEMO_WATCHED_ACCOUNTS, startSimulator, type Simulator } from "../simulator/index.js";
+import { DEMO_WATCHED_ACCOUNTS, RPC_PATH, startSimulator, type Simulator } from "../simulator/index.js";
 import { withProbeAccount, txProbeWith, TX_PROBE_DEFAULTS } from "../config/tx-probe.js";
 import { waitForShutdownSignal } from "./signals.js";
 import { versionLine } from "./usage.js";
@@ -13,7 +13,8 @@ const SIMULATOR_TARGET = "simulator";
 
 const USAGE = `Usage: stellar-horizon-exporter demo [EXPORTER FLAGS]
 
-The offline demo: the Horizon simulator plus an exporter polling it every 10 s, both on loopback.
+The offline demo: the Horizon simulator plus an exporter polling it (its Horizon, and its Stellar
+RPC at /rpc) every 10 s, both on loopback.
 Runs until SIGINT or SIGTERM.
 
 Exporter flags (see stellar-horizon-exporter --help) override the demo's, e.g.
@@ -39,7 +40,14 @@ function simulatorPort(env: NodeJS.ProcessEnv): number | string {
 export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const port = simulatorPort(env);
   const command = await loadConfig(
-    [`--horizon.url=${SIMULATOR_TARGET}=http://127.0.0.1:${DEMO_SIMULATOR_PORT}`, "--poll.interval=10s", `--web.listen-address=${DEMO_EXPORTER_ADDRESS}`, "--log.level=warn", ...argv],
+    [
+      `--horizon.url=${SIMULATOR_TARGET}=http://127.0.0.1:${DEMO_SIMULATOR_PORT}`,
+      `--rpc.url=${SIMULATOR_TARGET}=http://127.0.0.1:${DEMO_SIMULATOR_PORT}${RPC_PATH}`,
+      "--poll.interval=10s",
+      `--web.listen-address=${DEMO_EXPORTER_ADDRESS}`,
+      "--log.level=warn",
+      ...argv,
+    ],
     {},
   );
   if (command.kind === "help") {
@@ -74,6 +82,9 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
           ? { ...target, url: simulatorUrl, accounts: target.accounts.length > 0 ? target.accounts : DEMO_WATCHED_ACCOUNTS }
           : target,
       ),
+      rpcTargets: command.config.rpcTargets.map((target) =>
+        target.name === SIMULATOR_TARGET ? { ...target, url: `${simulatorUrl}${RPC_PATH}` } : target,
+      ),
     },
     simulator.simulator,
   );
@@ -91,7 +102,8 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
       `  metrics:      ${exporter.url}/metrics`,
       `  landing page: ${exporter.url}/`,
       `  simulator:    ${simulator.url}/  (state: ${simulator.url}/_sim/state)`,
-      `  change scenario: curl -X POST ${simulator.url}/_sim/scenario/fee_spike  (or account_drain, signer_change, ...)`,
+      `  stellar rpc:  ${simulator.url}${RPC_PATH}  (JSON-RPC, same ledgers)`,
+      `  change scenario: curl -X POST ${simulator.url}/_sim/scenario/fee_spike  (or account_drain, signer_change, rpc_lagging, ...)`,
       "Press Ctrl+C to stop.",
       "",
     ].join("\n"),

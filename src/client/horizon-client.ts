@@ -1,15 +1,10 @@
-import { FetchError, ofetch } from "ofetch";
-import { systemClock, type Clock } from "../clock.js";
 import type { z } from "zod";
 import type { Endpoint, RequestPurpose } from "../catalog/metrics.js";
-import { redactUrl } from "../config/config.js";
-import { HorizonError, isTransient } from "./errors.js";
-import { holdOffSeconds, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
+import { CourteousHttp, validated, type HttpOptions, type RequestObserver as HttpRequestObserver } from "./http.js";
 import {
   feeStatsSchema,
   liquidityPoolSchema,
   pageSchema,
-  problemSchema,
   rootSchema,
   transactionResponseSchema,
   type FeeStats,
@@ -18,27 +13,10 @@ import {
   type TransactionResponse,
 } from "./schemas.js";
 
-/** Receives what every HTTP attempt did, for the exporter's self-metrics. */
-export interface RequestObserver {
-  /** `code` is the HTTP status, or "error" when no response arrived. */
-  onRequest(purpose: RequestPurpose, code: string, durationSeconds: number): void;
-  onRateLimitHeaders(headers: RateLimitHeaders): void;
-}
+/** Receives what every HTTP attempt to Horizon did, for the exporter's self-metrics. */
+export type RequestObserver = HttpRequestObserver<RequestPurpose>;
 
-export interface HorizonClientOptions {
-  url: string;
-  headers?: Readonly<Record<string, string>>;
-  /** Per attempt, body read included. */
-  timeoutMs: number;
-  /** Further attempts after a transient failure (timeout, network, 5xx, unparseable body). */
-  retries: number;
-  retryBaseDelayMs?: number;
-  maxBodyBytes: number;
-  observer?: RequestObserver;
-  /** Aborts in-flight requests and retry waits at shutdown. */
-  signal?: AbortSignal;
-  clock?: Clock;
-}
+export type HorizonClientOptions = HttpOptions<RequestPurpose>;
 
 export type Query = Readonly<Record<string, string | number | undefined>>;
 
@@ -49,39 +27,24 @@ export type Query = Readonly<Record<string, string | number | undefined>>;
 export type RawRecords = readonly unknown[];
 
 const ACCEPT = "application/hal+json, application/problem+json;q=0.9, application/json;q=0.8";
-const MAX_RETRY_DELAY_MS = 5_000;
 /**
  * Horizon holds a synchronous submission until the transaction is in a ledger, and answers 504
  * after 30 s without one; the request must outlive that wait to see the answer.
  */
 const SUBMISSION_TIMEOUT_MS = 45_000;
 
-/** What one HTTP attempt sends besides the URL: a GET unless a form body is given. */
-interface AttemptRequest {
-  readonly url: string;
-  readonly form?: URLSearchParams;
-  readonly timeoutMs: number;
-  /** Shutdown, and the deadline of the poll or probe run that sent it. */
-  readonly signals: readonly AbortSignal[];
-}
-
-/** One Horizon target: typed, validated reads with timeouts, retries and rate-limit courtesy. */
+/**
+ * One Horizon target: typed, validated reads with timeouts, retries and rate-limit courtesy (the
+ * HTTP part, shared with the Stellar RPC client, is in http.ts).
+ */
 export class HorizonClient {
+  private readonly http: CourteousHttp<RequestPurpose>;
   private readonly baseUrl: URL;
-  private readonly headers: Readonly<Record<string, string>>;
-  private readonly clock: Clock;
-  /** Nothing is sent to this Horizon before this time (Retry-After, exhausted rate limit). */
-  private holdUntilMs = 0;
 
   constructor(private readonly options: HorizonClientOptions) {
-    const url = new URL(options.url.endsWith("/") ? options.url : `${options.url}/`);
-    // fetch refuses URLs with credentials; they travel as Basic auth, and leave the URL we log.
-    const credentials = url.username || url.password ? basicAuthorization(url) : {};
-    url.username = "";
-    url.password = "";
-    this.baseUrl = url;
-    this.headers = { ...credentials, ...options.headers, Accept: ACCEPT };
-    this.clock = options.clock ?? systemClock;
+    this.http = new CourteousHttp(options, ACCEPT);
+    const { href } = this.http.url;
+    this.baseUrl = new URL(href.endsWith("/") ? href : `${href}/`);
   }
 
   root(signal?: AbortSignal): Promise<HorizonRoot> {
@@ -109,18 +72,15 @@ export class HorizonClient {
    * caller decides, after reading the account's sequence again, whether to submit anew.
    */
   async submitTransaction(envelopeXdr: string, signal?: AbortSignal): Promise<TransactionResponse> {
-    const request = {
-      url: this.urlFor("transactions", {}),
-      form: new URLSearchParams({ tx: envelopeXdr }),
-      timeoutMs: Math.max(this.options.timeoutMs, SUBMISSION_TIMEOUT_MS),
-      signals: this.signalsWith(signal),
-    };
-    return validated("transactions", await this.attempt("transactions", request), transactionResponseSchema);
+    const body = { form: new URLSearchParams({ tx: envelopeXdr }) };
+    const timeoutMs = Math.max(this.options.timeoutMs, SUBMISSION_TIMEOUT_MS);
+    const response = await this.http.once("transactions", this.urlFor("transactions", {}), body, timeoutMs, signal);
+    return validated(transactionResponseSchema, response, "Horizon's transactions");
   }
 
   /** True while Horizon asked us to send nothing (Retry-After, exhausted rate limit). */
   holdingBack(): boolean {
-    return this.holdUntilMs > this.clock.now();
+    return this.http.holdingBack();
   }
 
   /** One document, validated against `schema`; throws a HorizonError (reason `schema` when it does not match). */
@@ -131,96 +91,7 @@ export class HorizonClient {
     schema: S,
     signal: AbortSignal | undefined,
   ): Promise<z.output<S>> {
-    return validated(endpoint, await this.getJson(endpoint, path, query, signal), schema);
-  }
-
-  private signalsWith(signal: AbortSignal | undefined): AbortSignal[] {
-    return [this.options.signal, signal].filter((each): each is AbortSignal => each !== undefined);
-  }
-
-  /** `poll` aborts the request and any retry wait when the poll that sent it reaches its deadline. */
-  private async getJson(endpoint: Endpoint, path: string, query: Query, poll: AbortSignal | undefined): Promise<unknown> {
-    const signals = this.signalsWith(poll);
-    const request = { url: this.urlFor(path, query), timeoutMs: this.options.timeoutMs, signals };
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        return await this.attempt(endpoint, request);
-      } catch (error) {
-        const failure = error instanceof HorizonError ? error : new HorizonError("network", String(error));
-        if (!isTransient(failure) || attempt >= this.options.retries) throw failure;
-        await this.sleep(this.retryDelayMs(attempt), signals);
-        const aborted = signals.find((signal) => signal.aborted);
-        if (aborted) throw abortReason(aborted, failure);
-      }
-    }
-  }
-
-  private async attempt(purpose: RequestPurpose, request: AttemptRequest): Promise<unknown> {
-    const waitMs = this.holdUntilMs - this.clock.now();
-    if (waitMs > 0) {
-      throw new HorizonError("rate_limited", `holding back for ${Math.ceil(waitMs / 1000)} s more, as Horizon asked`);
-    }
-    const { signal, timedOut, release } = this.attemptSignal(request.timeoutMs, request.signals);
-    const started = performance.now();
-    let code = "error";
-    try {
-      // ofetch's own retry, timeout and body parsing stay off: retries here must share the poll's
-      // deadline and Retry-After hold, the body must be read as a stream to enforce the size cap
-      // before it is buffered, and every failure must map to one of our poll-error reasons.
-      const response = await ofetch.raw(request.url, {
-        ...(request.form ? { method: "POST", body: request.form.toString() } : {}),
-        headers: request.form ? { ...this.headers, "Content-Type": "application/x-www-form-urlencoded" } : this.headers,
-        signal,
-        retry: false,
-        responseType: "stream",
-        ignoreResponseError: true,
-      });
-      code = String(response.status);
-      const rateLimit = parseRateLimitHeaders(response.headers, this.clock.now());
-      this.options.observer?.onRateLimitHeaders(rateLimit);
-      const holdOff = holdOffSeconds(rateLimit, response.status);
-      if (holdOff !== undefined) this.holdUntilMs = Math.max(this.holdUntilMs, this.clock.now() + holdOff * 1000);
-      const text = await readCapped(response._data ?? null, response.headers, this.options.maxBodyBytes);
-      if (response.status < 200 || response.status >= 300) throw httpError(response.status, text);
-      try {
-        return JSON.parse(text);
-      } catch {
-        throw new HorizonError("invalid_json", `HTTP ${response.status} body is not JSON: ${excerpt(text)}`);
-      }
-    } catch (error) {
-      const aborted = request.signals.find((outer) => outer.aborted);
-      throw aborted ? abortReason(aborted, error) : classify(error, timedOut(), request.timeoutMs, request.url);
-    } finally {
-      release();
-      this.options.observer?.onRequest(purpose, code, (performance.now() - started) / 1000);
-    }
-  }
-
-  /**
-   * A fresh signal per attempt (a signal aborted by one attempt's timeout must not doom the
-   * next), aborted by the timeout, by shutdown or by the poll's deadline; `release` drops its
-   * timer and listeners.
-   */
-  private attemptSignal(timeoutMs: number, outer: readonly AbortSignal[]): { signal: AbortSignal; timedOut: () => boolean; release: () => void } {
-    const controller = new AbortController();
-    let expired = false;
-    const timer = this.clock.setTimeout(() => {
-      expired = true;
-      controller.abort(new DOMException("request timed out", "TimeoutError"));
-    }, timeoutMs);
-    const onAbort = (event: Event) => controller.abort((event.target as AbortSignal).reason);
-    for (const signal of outer) {
-      if (signal.aborted) controller.abort(signal.reason);
-      else signal.addEventListener("abort", onAbort, { once: true });
-    }
-    return {
-      signal: controller.signal,
-      timedOut: () => expired,
-      release: () => {
-        this.clock.clearTimeout(timer);
-        for (const signal of outer) signal.removeEventListener("abort", onAbort);
-      },
-    };
+    return validated(schema, await this.http.json(endpoint, this.urlFor(path, query), undefined, signal), `Horizon's ${endpoint}`);
   }
 
   private urlFor(path: string, query: Query): string {
@@ -230,108 +101,4 @@ export class HorizonClient {
     }
     return url.toString();
   }
-
-  /** Exponential backoff with full jitter, so retries from many exporters do not synchronise. */
-  private retryDelayMs(attempt: number): number {
-    const ceiling = Math.min(MAX_RETRY_DELAY_MS, (this.options.retryBaseDelayMs ?? 250) * 2 ** attempt);
-    return Math.random() * ceiling;
-  }
-
-  /** Waits `ms`, or less when one of the signals aborts. */
-  private sleep(ms: number, signals: readonly AbortSignal[]): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        this.clock.clearTimeout(timer);
-        for (const signal of signals) signal.removeEventListener("abort", done);
-        resolve();
-      };
-      const timer = this.clock.setTimeout(done, ms);
-      for (const signal of signals) signal.addEventListener("abort", done, { once: true });
-      if (signals.some((signal) => signal.aborted)) done();
-    });
-  }
-}
-
-function basicAuthorization(url: URL): Record<string, string> {
-  const user = decodeURIComponent(url.username);
-  const password = decodeURIComponent(url.password);
-  return { Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}` };
-}
-
-async function readCapped(stream: ReadableStream<Uint8Array> | null, headers: Headers, maxBytes: number): Promise<string> {
-  if (stream === null) return "";
-  const declared = Number(headers.get("content-length") ?? Number.NaN);
-  if (declared > maxBytes) {
-    await stream.cancel();
-    throw new HorizonError("body_too_large", `body of ${declared} bytes exceeds the ${maxBytes}-byte cap`);
-  }
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new HorizonError("body_too_large", `body exceeds the ${maxBytes}-byte cap`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-function httpError(status: number, text: string): HorizonError {
-  const reason = status === 429 ? "rate_limited" : status >= 500 ? "http_5xx" : "http_4xx";
-  const problem = parseProblem(text);
-  const description = problem ? excerpt(`${problem.title}${problem.detail ? `: ${problem.detail}` : ""}`) : excerpt(text);
-  return new HorizonError(reason, `HTTP ${status}: ${description}`, problem ? { status, problem } : { status });
-}
-
-function parseProblem(text: string) {
-  try {
-    const parsed = problemSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A short, single-line view of a non-JSON body: the <title> of an HTML page, else its start. */
-function excerpt(text: string): string {
-  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
-  const flat = (title ?? text).replace(/\s+/g, " ").trim();
-  if (flat === "") return "empty body";
-  return flat.length > 160 ? `${flat.slice(0, 160)}…` : flat;
-}
-
-/** Why an aborted request failed: the poll deadline's own error, else a shutdown. */
-function abortReason(signal: AbortSignal, cause: unknown): HorizonError {
-  if (signal.reason instanceof HorizonError) return signal.reason;
-  return cause instanceof HorizonError ? cause : new HorizonError("network", "aborted at shutdown");
-}
-
-function classify(error: unknown, timedOut: boolean, timeoutMs: number, url: string): HorizonError {
-  if (error instanceof HorizonError) return error;
-  if (timedOut) return new HorizonError("timeout", `no complete response within ${timeoutMs} ms`);
-  const cause = error instanceof FetchError ? (error.cause ?? error) : error;
-  return new HorizonError("network", describeNetworkError(cause, url));
-}
-
-function describeNetworkError(error: unknown, url: string): string {
-  if (!(error instanceof Error)) return String(error);
-  const inner = error.cause instanceof Error ? error.cause : undefined;
-  const code = (inner as NodeJS.ErrnoException | undefined)?.code ?? (error as NodeJS.ErrnoException).code;
-  const message = inner?.message ?? error.message;
-  // Config validation rejects the ports it knows; this names one a newer Node adds to its list.
-  if (message === "bad port") return `fetch refuses port ${new URL(url).port} of ${redactUrl(url)} (a blocked port)`;
-  return code && !message.includes(code) ? `${code}: ${message}` : message;
-}
-
-function validated<S extends z.ZodType>(purpose: RequestPurpose, body: unknown, schema: S): z.output<S> {
-  const parsed = schema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
-  throw new HorizonError("schema", `response does not match Horizon's ${purpose} schema${where}: ${issue?.message ?? "invalid"}`);
 }

@@ -1,4 +1,4 @@
-import type { Endpoint } from "../catalog/metrics.js";
+import type { Endpoint, PollEndpoint } from "../catalog/metrics.js";
 import type { CollectorSamples } from "./samples.js";
 
 /** What the poller hands each poll. */
@@ -13,13 +13,13 @@ export interface PollContext {
 }
 
 /**
- * One endpoint of one Horizon: fetches into its own state, and turns that state into samples.
+ * One endpoint of one target (a Horizon, or a Stellar RPC): fetches into its own state, and turns that state into samples.
  * The poller (src/scheduler) runs `poll` on the endpoint's schedule, one at a time, within a
  * deadline; the publisher renders `samples` into the store after every poll. A new surface is a
  * new Collector in its own file; it never talks to the store or the scheduler itself.
  */
-export interface Collector {
-  readonly endpoint: Endpoint;
+export interface Collector<E extends PollEndpoint = Endpoint> {
+  readonly endpoint: E;
   /**
    * Fetches, validates and folds the response into state; throws a HorizonError on failure. State
    * must stay consistent when the poll is aborted between two requests.
@@ -29,11 +29,11 @@ export interface Collector {
 }
 
 /** An endpoint that answers with a single document (root, fee_stats): the latest one is the state. */
-export class LatestDocumentCollector<T> implements Collector {
+export class LatestDocumentCollector<T, E extends PollEndpoint = Endpoint> implements Collector<E> {
   private latest: T | undefined;
 
   constructor(
-    readonly endpoint: Endpoint,
+    readonly endpoint: E,
     private readonly fetch: (signal: AbortSignal) => Promise<T>,
     private readonly toSamples: (latest: T | undefined, lastPollSucceeded: boolean) => CollectorSamples,
   ) {}

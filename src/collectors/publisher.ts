@@ -1,4 +1,4 @@
-import type { Endpoint } from "../catalog/metrics.js";
+import type { Endpoint, PollEndpoint } from "../catalog/metrics.js";
 import type { Clock } from "../clock.js";
 import type { Collector } from "./collector.js";
 import type { MetricStore } from "./store.js";
@@ -9,20 +9,20 @@ import type { MetricStore } from "./store.js";
  * before another poll succeeds the endpoint is republished as failed at that moment, so
  * `stellar_horizon_up` turns 0 while a root poll still hangs.
  */
-export class EndpointPublisher {
+export class EndpointPublisher<E extends PollEndpoint = Endpoint> {
   private publishing: Promise<void> = Promise.resolve();
   private staleTimer: unknown;
 
   constructor(
     private readonly horizon: string,
-    private readonly collector: Collector,
+    private readonly collector: Collector<E>,
     private readonly store: MetricStore,
     /** How long the data of a successful poll stays fresh. */
     private readonly freshnessMs: number,
     private readonly clock: Clock,
   ) {}
 
-  get endpoint(): Endpoint {
+  get endpoint(): E {
     return this.collector.endpoint;
   }
 

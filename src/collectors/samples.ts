@@ -1,4 +1,4 @@
-import type { METRICS, MetricDefinition } from "../catalog/metrics.js";
+import { targetLabelOf, type METRICS, type MetricDefinition, type RPC_METRICS, type TargetLabel } from "../catalog/metrics.js";
 
 export type Labels = Readonly<Record<string, string>>;
 
@@ -30,13 +30,17 @@ type SampleOf<M extends MetricDefinition> = { readonly metric: M } & (M["labels"
   : { readonly labels: LabelsOf<M> }) &
   (M["type"] extends "histogram" ? { readonly histogram: HistogramData } : { readonly value: number });
 
-type HorizonMetricKey = { [Key in keyof typeof METRICS]: (typeof METRICS)[Key]["source"] extends "exporter" ? never : Key }[keyof typeof METRICS];
+/** A sample of each entry of a catalog that a target publishes (the exporter's own series are prom-client's). */
+type CatalogSample<Catalog extends Record<string, MetricDefinition>> = {
+  [Key in keyof Catalog]: Catalog[Key]["source"] extends "exporter" ? never : SampleOf<Catalog[Key]>;
+}[keyof Catalog];
 
 /**
- * One series of a Horizon metric from the catalog. Its labels are that entry's label tuple,
- * checked by the compiler, so what is emitted cannot drift from what README and dashboards read.
+ * One series of a Horizon or Stellar RPC metric from the catalog. Its labels are that entry's
+ * label tuple, checked by the compiler, so what is emitted cannot drift from what README and
+ * dashboards read.
  */
-export type Sample = { [Key in HorizonMetricKey]: SampleOf<(typeof METRICS)[Key]> }[HorizonMetricKey];
+export type Sample = CatalogSample<typeof METRICS> | CatalogSample<typeof RPC_METRICS>;
 
 /** Sample lines per metric name, without HELP/TYPE, encoded once and sent as they are at scrape time. */
 export type RenderedMetrics = ReadonlyMap<string, readonly Buffer[]>;
@@ -67,7 +71,7 @@ function formatValue(value: number): string {
   return String(value);
 }
 
-/** `,name="value"` for each label, ready to follow the `horizon` label. */
+/** `,name="value"` for each label, ready to follow the target label. */
 function labelPairs(labels: Labels | undefined): string {
   let text = "";
   if (labels === undefined) return text;
@@ -88,16 +92,20 @@ function histogramLines(name: string, labels: string, histogram: HistogramData):
   return lines;
 }
 
-function sampleLines(horizonLabel: string, sample: Sample): string {
-  const labels = horizonLabel + labelPairs(sample.labels);
+function sampleLines(targetLabels: Readonly<Record<TargetLabel, string>>, sample: Sample): string {
+  const labels = targetLabels[targetLabelOf(sample.metric)] + labelPairs(sample.labels);
   const name = sample.metric.name;
   if ("histogram" in sample) return histogramLines(name, labels, sample.histogram);
   return `${name}{${labels}} ${formatValue(sample.value)}\n`;
 }
 
-/** Renders one target's samples; `horizon` comes first so every series of a target lines up. */
-export async function renderSamples(horizon: string, samples: Iterable<Sample>): Promise<RenderedMetrics> {
-  const horizonLabel = `horizon="${escapeLabelValue(horizon)}"`;
+/**
+ * Renders one target's samples; the target label (`horizon`, or `rpc` for a Stellar RPC) comes
+ * first so every series of a target lines up.
+ */
+export async function renderSamples(target: string, samples: Iterable<Sample>): Promise<RenderedMetrics> {
+  const escaped = escapeLabelValue(target);
+  const targetLabels = { horizon: `horizon="${escaped}"`, rpc: `rpc="${escaped}"` };
   const pending = new Map<string, { text: string; samples: number }>();
   const rendered = new Map<string, Buffer[]>();
   const encode = (name: string, text: string) => {
@@ -111,7 +119,7 @@ export async function renderSamples(horizon: string, samples: Iterable<Sample>):
     const name = sample.metric.name;
     let piece = pending.get(name);
     if (piece === undefined) pending.set(name, (piece = { text: "", samples: 0 }));
-    piece.text += sampleLines(horizonLabel, sample);
+    piece.text += sampleLines(targetLabels, sample);
     if (++piece.samples === SAMPLES_PER_PIECE) {
       encode(name, piece.text);
       piece.text = "";

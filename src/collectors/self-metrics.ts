@@ -3,6 +3,7 @@ import {
   ENDPOINTS,
   METRICS,
   POLL_ERROR_REASONS,
+  targetLabelOf,
   type Endpoint,
   type MetricDefinition,
   type PollErrorReason,
@@ -38,18 +39,18 @@ function withoutFamilies(text: string, names: ReadonlySet<string>): string {
 }
 
 function labelNames(metric: MetricDefinition): string[] {
-  return metric.perTarget === false ? [...metric.labels] : ["horizon", ...metric.labels];
+  return metric.perTarget === false ? [...metric.labels] : [targetLabelOf(metric), ...metric.labels];
 }
 
-function gauge(registry: Registry, metric: MetricDefinition): Gauge {
+export function gauge(registry: Registry, metric: MetricDefinition): Gauge {
   return new Gauge({ name: metric.name, help: metric.help, labelNames: labelNames(metric), registers: [registry] });
 }
 
-function counter(registry: Registry, metric: MetricDefinition): Counter {
+export function counter(registry: Registry, metric: MetricDefinition): Counter {
   return new Counter({ name: metric.name, help: metric.help, labelNames: labelNames(metric), registers: [registry] });
 }
 
-function histogram(registry: Registry, metric: MetricDefinition): Histogram {
+export function histogram(registry: Registry, metric: MetricDefinition): Histogram {
   return new Histogram({
     name: metric.name,
     help: metric.help,
@@ -57,6 +58,23 @@ function histogram(registry: Registry, metric: MetricDefinition): Histogram {
     buckets: [...(metric.buckets ?? [])],
     registers: [registry],
   });
+}
+
+/** Drops every series of `metrics` whose `label` is `value`. */
+export async function removeSeries(metrics: readonly (Gauge | Counter | Histogram)[], label: string, value: string): Promise<void> {
+  for (const metric of metrics) {
+    const { values } = await metric.get();
+    const labelSets = new Map<string, Record<string, string | number>>();
+    for (const { labels } of values) {
+      if (labels[label] !== value) continue;
+      // Histogram buckets share their series' labels but for `le`.
+      const series = Object.fromEntries(
+        Object.entries(labels).filter((entry): entry is [string, string | number] => entry[0] !== "le" && entry[1] !== undefined),
+      );
+      labelSets.set(JSON.stringify(series), series);
+    }
+    for (const labels of labelSets.values()) metric.remove(labels);
+  }
 }
 
 /** The exporter's own health: requests it sent, polls that failed, and Horizon's rate-limit headroom. */
@@ -122,19 +140,7 @@ export class ExporterMetrics {
 
   /** Drops every series of a target that a reload removed. */
   async removeTarget(horizon: string): Promise<void> {
-    for (const metric of this.perTargetMetrics) {
-      const { values } = await metric.get();
-      const labelSets = new Map<string, Record<string, string | number>>();
-      for (const { labels } of values) {
-        if (labels.horizon !== horizon) continue;
-        // Histogram buckets share their series' labels but for `le`.
-        const series = Object.fromEntries(
-          Object.entries(labels).filter((entry): entry is [string, string | number] => entry[0] !== "le" && entry[1] !== undefined),
-        );
-        labelSets.set(JSON.stringify(series), series);
-      }
-      for (const labels of labelSets.values()) metric.remove(labels);
-    }
+    await removeSeries(this.perTargetMetrics, "horizon", horizon);
   }
 
   observerFor(horizon: string): RequestObserver {

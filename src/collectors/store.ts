@@ -77,7 +77,7 @@ interface Family {
   readonly validUntilMs: number;
 }
 
-const HORIZON_METRICS = ALL_METRICS.filter((metric) => metric.source !== "exporter");
+const TARGET_METRICS = ALL_METRICS.filter((metric) => metric.source !== "exporter");
 
 function headerText(metric: MetricDefinition): string {
   const help = metric.help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
@@ -143,18 +143,21 @@ export class MetricStore {
     })();
   }
 
-  /** Forgets a target entirely, e.g. when a reload removes it. */
-  remove(horizon: string): void {
-    for (const [endpoint, byTarget] of this.published) {
-      if (byTarget.delete(horizon)) this.forget(endpoint);
+  /**
+   * Forgets a target entirely, e.g. when a reload removes it. A Horizon and a Stellar RPC may
+   * share a name, so only the sources of the one removed are forgotten.
+   */
+  remove(target: string, sources: readonly PublishedSource[]): void {
+    for (const source of sources) {
+      if (this.published.get(source)?.delete(target)) this.forget(source);
     }
-    this.tap?.removed(horizon);
+    this.tap?.removed(target);
   }
 
   /** The exposition of every Horizon series, as buffers to be sent one after the other. */
   render(nowMs: number, coding: ContentCoding = "identity"): Buffer[] {
     const chunks: Buffer[] = [];
-    for (const metric of HORIZON_METRICS) {
+    for (const metric of TARGET_METRICS) {
       let family = this.families.get(metric.name);
       if (family === undefined || nowMs >= family.validUntilMs) {
         family = this.assemble(metric, nowMs);
@@ -166,7 +169,7 @@ export class MetricStore {
   }
 
   private forget(endpoint: PublishedSource): void {
-    for (const metric of HORIZON_METRICS) if (metric.source === endpoint) this.families.delete(metric.name);
+    for (const metric of TARGET_METRICS) if (metric.source === endpoint) this.families.delete(metric.name);
   }
 
   private assemble(metric: MetricDefinition, nowMs: number): Family {
@@ -197,7 +200,7 @@ export class MetricStore {
 
   private async ensureHeader(name: string): Promise<void> {
     if (this.headers.has(name)) return;
-    const metric = HORIZON_METRICS.find((candidate) => candidate.name === name);
+    const metric = TARGET_METRICS.find((candidate) => candidate.name === name);
     // A name outside the catalog is never rendered, so it needs no header.
     if (metric === undefined) return;
     const plain = Buffer.from(headerText(metric));

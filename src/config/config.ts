@@ -15,6 +15,7 @@ import {
   type EndpointScheduleTexts,
   type LogLevel,
 } from "./file-schema.js";
+import { rpcTargets, type RpcTargetConfig } from "./rpc-targets.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 import { loadWebConfig, type WebConfig } from "./web-config.js";
 import { readYamlDocument } from "./yaml-file.js";
@@ -35,6 +36,7 @@ export interface TargetConfig {
 
 export interface ExporterConfig {
   readonly targets: readonly TargetConfig[];
+  readonly rpcTargets: readonly RpcTargetConfig[];
   readonly listen: { readonly host: string; readonly port: number };
   readonly logLevel: LogLevel;
   readonly retries: number;
@@ -68,6 +70,7 @@ export const DEFAULTS = {
 export const FLAGS = {
   "horizon.url": { env: "HORIZON_URL", value: "[NAME=]URL", help: "Horizon to poll; repeatable. NAME (default host[:port]) becomes the `horizon` label. The env var takes a comma-separated list." },
   account: { env: "ACCOUNTS", value: "[NAME=]ACCOUNT_ID", help: "Account to watch on every --horizon.url target; repeatable. NAME (default the id) becomes the `account` label. The env var takes a comma-separated list." },
+  "rpc.url": { env: "RPC_URL", value: "[NAME=]URL", help: "Stellar RPC to poll (JSON-RPC POSTed to URL as given); repeatable. NAME (default host[:port]) becomes the `rpc` label. The env var takes a comma-separated list." },
   "config.file": { env: "CONFIG_FILE", value: "PATH", help: "YAML configuration file (targets, headers, timeouts, schedules, pools, freshness). Flags override it." },
   "web.config.file": { env: "WEB_CONFIG_FILE", value: "PATH", help: "exporter-toolkit style web config: TLS, basic auth (bcrypt), response headers." },
   "web.listen-address": { env: "WEB_LISTEN_ADDRESS", value: "HOST:PORT", help: `Address to serve /metrics on (default ${DEFAULTS.listenAddress}).` },
@@ -89,7 +92,8 @@ export type CommandLine =
   | { kind: "invalid"; problems: string[] };
 
 type FlagValues = { [K in keyof typeof FLAGS]?: string | string[] | boolean };
-type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | "horizon.url" | "account">;
+type UrlFlag = "horizon.url" | "rpc.url";
+type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | UrlFlag | "account">;
 /** A value and where it came from (`--flag` or `ENV_VAR`), so a problem names its source. */
 interface Setting {
   readonly source: string;
@@ -110,10 +114,21 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const configFile = setting("config.file");
   const file = configFile ? await readConfigFile(configFile.value, problems) : {};
   const timeoutMs = parseDuration(file.http?.timeout ?? DEFAULTS.timeout) ?? 0;
-  const urls = urlSettings(flags, env);
+  const pollInterval = setting("poll.interval");
+  const urls = urlSettings("horizon.url", flags, env);
   const flagAccounts = flagAccountsOf(flags, env, urls, problems);
-  const targets = buildTargets(urls, flagAccounts, file, scheduleResolver(setting("poll.interval"), file, problems), timeoutMs, problems);
+  const targets = buildTargets(urls, flagAccounts, file, scheduleResolver(pollInterval, file, problems), timeoutMs, problems);
   if (urls.length === 0) await attachTxProbes(targets, file.targets ?? [], env, problems);
+  const rpc = rpcTargets(
+    { urlSpecs: urlSettings("rpc.url", flags, env), fileEntries: file.rpc_targets ?? [], ...rpcSchedules(pollInterval, file), timeoutMs },
+    { parseUrlSpec: targetFromUrlFlag, defaultName: defaultTargetName },
+    problems,
+  );
+  if (targets.length === 0 && rpc.length === 0 && problems.length === 0) {
+    problems.push(
+      "no Horizon or Stellar RPC to poll: give --horizon.url=URL (or HORIZON_URL) or --rpc.url=URL (or RPC_URL), or `targets`/`rpc_targets` in --config.file",
+    );
+  }
   const web = await webConfigOf(setting("web.config.file"), problems);
   const listen = listenAddressOf(setting("web.listen-address"), file, problems);
   const poolsMax = poolsMaxOf(setting("pools.max"), file, problems);
@@ -123,6 +138,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     kind: "run",
     config: {
       targets,
+      rpcTargets: rpc,
       listen,
       logLevel,
       retries: file.http?.retries ?? DEFAULTS.retries,
@@ -149,7 +165,7 @@ function parseFlags(argv: readonly string[]): FlagValues | string {
       options: Object.fromEntries(
         Object.entries(FLAGS).map(([name, flag]) => [
           name,
-          { type: flag.value === undefined ? "boolean" : "string", multiple: name === "horizon.url" || name === "account" },
+          { type: flag.value === undefined ? "boolean" : "string", multiple: name === "horizon.url" || name === "rpc.url" || name === "account" },
         ]),
       ),
     }).values as FlagValues;
@@ -166,11 +182,21 @@ function settingOf(name: ValueFlag, flags: FlagValues, env: NodeJS.ProcessEnv): 
   return fromEnv !== undefined && fromEnv !== "" ? { source: envName, value: fromEnv } : undefined;
 }
 
-/** Every --horizon.url, or else HORIZON_URL's comma-separated list. */
-function urlSettings(flags: FlagValues, env: NodeJS.ProcessEnv): Setting[] {
-  const urlFlags = flags["horizon.url"] as string[] | undefined;
-  if (urlFlags?.length) return urlFlags.map((value) => ({ source: "--horizon.url", value }));
-  return (env.HORIZON_URL ?? "").split(",").map((value) => value.trim()).filter(Boolean).map((value) => ({ source: "HORIZON_URL", value }));
+/** Every --horizon.url (--rpc.url), or else HORIZON_URL's (RPC_URL's) comma-separated list. */
+function urlSettings(name: UrlFlag, flags: FlagValues, env: NodeJS.ProcessEnv): Setting[] {
+  const urlFlags = flags[name] as string[] | undefined;
+  if (urlFlags?.length) return urlFlags.map((value) => ({ source: `--${name}`, value }));
+  const envName = FLAGS[name].env;
+  return (env[envName] ?? "").split(",").map((value) => value.trim()).filter(Boolean).map((value) => ({ source: envName, value }));
+}
+
+/** A Stellar RPC's status schedule: --poll.interval beats the file's, else the file's default, else ours. */
+function rpcSchedules(pollInterval: Setting | undefined, file: ConfigFile): { defaultSchedule: Schedule; forcedSchedule?: Schedule } {
+  const fallback = parseSchedule(DEFAULTS.pollInterval) as Schedule;
+  const forced = pollInterval ? parseSchedule(pollInterval.value) : undefined;
+  if (typeof forced === "object") return { defaultSchedule: forced, forcedSchedule: forced };
+  const fromFile = parseSchedule(file.poll_interval ?? DEFAULTS.pollInterval);
+  return { defaultSchedule: typeof fromFile === "string" ? fallback : fromFile };
 }
 
 /** Every --account, or else ACCOUNTS' comma-separated list; they apply to the --horizon.url targets only. */
@@ -230,9 +256,6 @@ function buildTargets(
         requestBudgetPerHour: entry.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour,
         accounts: watchedAccounts(entry.accounts ?? [], `target "${entry.name ?? defaultTargetName(entry.url)}"`, problems),
       }));
-  if (targets.length === 0 && problems.length === 0) {
-    problems.push("no Horizon to poll: give --horizon.url=URL (or HORIZON_URL), or `targets` in --config.file");
-  }
   const seen = new Set<string>();
   for (const target of targets) {
     if (seen.has(target.name)) problems.push(`target name "${target.name}" is used twice; names must be unique`);

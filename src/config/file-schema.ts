@@ -71,9 +71,16 @@ const targetEntry = z.strictObject({
   tx_probe: txProbeEntry.optional(),
 });
 
+/** A Stellar RPC target; `schedule` is its status poll's (getHealth, getLatestLedger, getFeeStats). */
+const rpcTargetEntry = targetEntry
+  .pick({ name: true, url: true, headers: true, timeout: true })
+  .extend({ schedule: scheduleText.optional() });
+export type RpcTargetEntry = z.output<typeof rpcTargetEntry>;
+
 /** The YAML file given with --config.file. Strict: an unknown key is a typo, and an error. */
 export const configFileSchema = z.strictObject({
   targets: z.array(targetEntry).optional(),
+  rpc_targets: z.array(rpcTargetEntry).optional(),
   poll_interval: scheduleText.optional(),
   schedules: endpointSchedules.optional(),
   http: z

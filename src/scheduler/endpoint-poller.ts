@@ -1,16 +1,15 @@
 import type { Logger } from "pino";
-import type { Endpoint, PollErrorReason } from "../catalog/metrics.js";
+import type { Endpoint, PollEndpoint, PollErrorReason } from "../catalog/metrics.js";
 import { HorizonError } from "../client/errors.js";
 import type { Collector, PollContext } from "../collectors/collector.js";
 import type { EndpointPublisher } from "../collectors/publisher.js";
-import type { ExporterMetrics } from "../collectors/self-metrics.js";
 import type { Schedule } from "../config/schedule.js";
 import type { Clock } from "../clock.js";
 
 /** What the landing page and /readyz show about one endpoint of one target. */
 export interface EndpointStatus {
   readonly horizon: string;
-  readonly endpoint: Endpoint;
+  readonly endpoint: PollEndpoint;
   readonly schedule: string;
   readonly polls: number;
   readonly lastSuccessMs?: number;
@@ -31,13 +30,22 @@ export function pollDeadlineMs(schedule: Schedule, staleAfterIntervals: number, 
   return Math.min(staleAfterIntervals * schedule.periodMs, timeoutMs * (retries + 1));
 }
 
-export interface EndpointPollerOptions {
+/** Where a poller counts its polls: the Horizon or the Stellar RPC self-metrics. */
+export interface PollMetrics<E extends PollEndpoint> {
+  pollSucceeded(target: string, endpoint: E, durationSeconds: number): void;
+  pollFailed(target: string, endpoint: E, durationSeconds: number, reason: PollErrorReason): void;
+  /** Absent where no collector reads records one by one (Stellar RPC). */
+  invalidRecordsRead?(target: string, endpoint: E, count: number): void;
+}
+
+export interface EndpointPollerOptions<E extends PollEndpoint> {
+  /** The target's name: a Horizon's, or a Stellar RPC's. */
   readonly horizon: string;
-  readonly collector: Collector;
-  readonly publisher: EndpointPublisher;
+  readonly collector: Collector<E>;
+  readonly publisher: EndpointPublisher<E>;
   readonly schedule: Schedule;
   readonly deadlineMs: number;
-  readonly metrics: ExporterMetrics;
+  readonly metrics: PollMetrics<E>;
   readonly log: Logger;
   readonly clock: Clock;
   /** Aborted when the target stops. */
@@ -48,14 +56,14 @@ export interface EndpointPollerOptions {
  * Runs one collector's polls one at a time, each within its deadline; counts and logs failures,
  * backs off after repeated ones, and tells the publisher how each poll ended.
  */
-export class EndpointPoller {
+export class EndpointPoller<E extends PollEndpoint = Endpoint> {
   private inFlight: Promise<void> | undefined;
   private status: EndpointStatus;
   private consecutiveFailures = 0;
   /** Scheduled polls before this instant are skipped: backoff after repeated failures. */
   private notBeforeMs = 0;
 
-  constructor(private readonly options: EndpointPollerOptions) {
+  constructor(private readonly options: EndpointPollerOptions<E>) {
     this.status = {
       horizon: options.horizon,
       endpoint: options.collector.endpoint,
@@ -64,7 +72,7 @@ export class EndpointPoller {
     };
   }
 
-  get endpoint(): Endpoint {
+  get endpoint(): E {
     return this.options.collector.endpoint;
   }
 
@@ -106,7 +114,7 @@ export class EndpointPoller {
       signal: controller.signal,
       invalidRecords: (count) => {
         invalidRecords += count;
-        metrics.invalidRecordsRead(horizon, collector.endpoint, count);
+        metrics.invalidRecordsRead?.(horizon, collector.endpoint, count);
       },
     };
     let timer: unknown;

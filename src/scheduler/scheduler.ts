@@ -1,4 +1,5 @@
 import { Cron } from "croner";
+import type { PollEndpoint } from "../catalog/metrics.js";
 import type { Clock } from "../clock.js";
 import type { EndpointPoller } from "./endpoint-poller.js";
 
@@ -12,7 +13,7 @@ export class Scheduler {
   private stopped = false;
 
   constructor(
-    private readonly pollers: readonly EndpointPoller[],
+    private readonly pollers: readonly EndpointPoller<PollEndpoint>[],
     private readonly clock: Clock,
   ) {}
 
@@ -39,7 +40,7 @@ export class Scheduler {
    * Ticks every `intervalMs` from now, in phase; a tick while the last poll still runs joins it,
    * and ticks missed while the process was stalled are skipped, not run back to back.
    */
-  private every(intervalMs: number, poller: EndpointPoller): void {
+  private every(intervalMs: number, poller: EndpointPoller<PollEndpoint>): void {
     let dueMs = this.clock.now();
     const arm = () => {
       dueMs += intervalMs;

@@ -1,11 +1,12 @@
 import type { Logger } from "pino";
+import type { PollEndpoint, PublishedSource } from "../catalog/metrics.js";
 import type { Clock } from "../clock.js";
 import { HorizonClient } from "../client/horizon-client.js";
 import type { Collector } from "../collectors/collector.js";
 import { EndpointPublisher } from "../collectors/publisher.js";
 import type { ExporterMetrics } from "../collectors/self-metrics.js";
 import type { MetricStore } from "../collectors/store.js";
-import type { ExporterConfig, TargetConfig } from "../config/config.js";
+import { redactUrl, type ExporterConfig, type TargetConfig } from "../config/config.js";
 import { EndpointPoller, pollDeadlineMs } from "./endpoint-poller.js";
 import { plannedRequestsPerHour } from "./request-plan.js";
 import { Scheduler } from "./scheduler.js";
@@ -36,10 +37,35 @@ export type SurfaceFactory = (
   parts: { readonly client: HorizonClient; readonly store: MetricStore; readonly log: Logger },
 ) => TargetSurfaces;
 
-/** Everything that polls one target: its client, a poller and publisher per collector, their schedules, its probe. */
-export class TargetRuntime {
+/** Everything that polls one target, a Horizon or a Stellar RPC; rebuilt only when its configuration changes. */
+export interface Runtime {
+  /** The target's label value. */
+  readonly name: string;
+  /** What the landing page calls it. */
+  readonly title: string;
+  /** Without credentials. */
+  readonly url: string;
   /** Equal keys mean the runtime can be kept across a reload. */
   readonly key: string;
+  readonly pollers: readonly EndpointPoller<PollEndpoint>[];
+  readonly probe?: Prober | undefined;
+  /** What the target publishes to the store, to forget when it leaves. */
+  readonly sources: readonly PublishedSource[];
+  /** Starts every schedule; resolves when every first poll has ended. */
+  start(): Promise<void>;
+  /** Aborts the polls in flight and stops scheduling and publishing. */
+  stop(): Promise<void>;
+  /** Drops the target's self-metrics once it has left. */
+  forgetMetrics(): Promise<void>;
+}
+
+/** Everything that polls one Horizon: its client, a poller and publisher per collector, their schedules, its probe. */
+export class TargetRuntime implements Runtime {
+  readonly key: string;
+  readonly name: string;
+  readonly title: string;
+  readonly url: string;
+  readonly sources: readonly PublishedSource[];
   readonly pollers: readonly EndpointPoller[];
   readonly probe: Prober | undefined;
   private readonly publishers: EndpointPublisher[] = [];
@@ -58,6 +84,10 @@ export class TargetRuntime {
     { store, metrics, logger, clock }: RuntimeServices,
   ) {
     this.key = TargetRuntime.keyFor(target, config);
+    this.name = target.name;
+    this.title = target.name;
+    this.url = redactUrl(target.url);
+    this.forgetMetrics = () => metrics.removeTarget(target.name);
     const log = logger.child({ horizon: target.name });
     const planned = plannedRequestsPerHour(target, config);
     metrics.addTarget(target.name, planned, target.requestBudgetPerHour);
@@ -96,7 +126,10 @@ export class TargetRuntime {
       });
     });
     this.scheduler = new Scheduler(this.pollers, clock);
+    this.sources = [...this.pollers.map((poller) => poller.endpoint), ...(probe ? (["tx_probe"] as const) : [])];
   }
+
+  readonly forgetMetrics: () => Promise<void>;
 
   /** Starts every schedule; resolves when every first poll has ended. The probe waits for them: they tell it the network and the fees. */
   async start(): Promise<void> {

@@ -1,6 +1,6 @@
 /**
  * The HTTP face of the simulator: Horizon's routes, headers and failure modes on
- * top of the model, plus the `/_sim/*` control endpoints (never rate limited or
+ * top of the model, a Stellar RPC at /rpc (see rpc.ts), plus the `/_sim/*` control endpoints (never rate limited or
  * failed, so a test can always steer the simulator).
  */
 
@@ -24,6 +24,7 @@ import {
   type Problem,
 } from "./problems.js";
 import { ledgerResource, pageResource, poolResource, rootResource, type PagedRecord } from "./resources.js";
+import { registerRpcRoutes, RPC_PATH } from "./rpc.js";
 import { UnknownScenarioError } from "./scenarios.js";
 import type { SimulatorState } from "./simulator.js";
 import type { SubmissionAnswer } from "./transactions.js";
@@ -269,7 +270,8 @@ function registerControlRoutes(app: Hono, backend: HorizonBackend): void {
 /** Applies the active scenario's HTTP behaviour, in the order of Horizon's middleware chain. */
 function horizonBehaviour(backend: HorizonBackend) {
   return async (c: Context, next: () => Promise<void>): Promise<Response | void> => {
-    if (c.req.path.startsWith(CONTROL_PATH_PREFIX)) return next();
+    // The RPC is another server: Horizon's rate limit and faults are not its own.
+    if (c.req.path.startsWith(CONTROL_PATH_PREFIX) || c.req.path === RPC_PATH) return next();
     const nowMs = backend.sync();
     const http = backend.model.status().behaviour.http;
     if (http === "rate_limited") return withRateLimitHeaders(problemResponse(RATE_LIMIT_EXCEEDED), exhaustedQuota(nowMs));
@@ -299,6 +301,7 @@ export function createHorizonApp(backend: HorizonBackend): Hono {
   registerControlRoutes(app, backend);
   registerHorizonRoutes(app, backend);
   registerAccountRoutes(app, backend);
+  registerRpcRoutes(app, backend);
   app.notFound(() => problemResponse(NOT_FOUND));
   app.onError((error) => {
     if (error instanceof ProblemError) return problemResponse(error.problem);

@@ -150,6 +150,17 @@ function mergeLevels(samples: readonly LedgerFeeSample[], levels: FeeLevels, pic
   return merged;
 }
 
+/** Stellar RPC's getFeeStats distribution: inclusion fees per operation over a window of ledgers, newest last. */
+export function inclusionFeeStats(window: readonly LedgerFeeSample[]): FeeDistribution & { transactionCount: string; ledgerCount: number } {
+  const charged = mergeLevels(window, FEE_CHARGED_LEVELS, (sample) => sample.feeChargedCounts);
+  const transactions = [...charged.values()].reduce((sum, count) => sum + count, 0);
+  return {
+    ...distribution(charged, window[window.length - 1]?.baseFee ?? 100),
+    transactionCount: String(transactions),
+    ledgerCount: window.length,
+  };
+}
+
 /**
  * `/fee_stats` for a window of ledgers, newest last. Capacity usage is Horizon's
  * `ROUND(SUM(operations) / SUM(max_tx_set_size), 2)`, rendered as Go renders a float.

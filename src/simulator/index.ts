@@ -3,6 +3,7 @@
  * told to misbehave. Used by the demo, scenario tests and alert tests.
  */
 
+export { RPC_PATH } from "./rpc.js";
 export { SCENARIOS, type ScenarioName } from "./scenarios.js";
 export { createSimulator, Simulator, type SimulatorOptions, type SimulatorState } from "./simulator.js";
 export { startSimulator, type RunningSimulator, type StartOptions } from "./server.js";

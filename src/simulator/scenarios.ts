@@ -25,6 +25,8 @@ export const SCENARIOS = [
   "account_drain",
   "account_merged",
   "trustline_deauthorized",
+  "rpc_unhealthy",
+  "rpc_lagging",
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -42,6 +44,8 @@ export interface ScenarioBehaviour {
   readonly http: "normal" | "rate_limited" | "flapping";
   /** Render the response shapes of an older Horizon. */
   readonly legacyShapes: boolean;
+  /** How the Stellar RPC at /rpc behaves: in step with Horizon, unhealthy, or behind. */
+  readonly rpc: "following" | "unhealthy" | "lagging";
   /** Whether core includes submitted transactions, or Horizon's submissions time out (504). */
   readonly submissions: "including" | "timing_out";
   /** One-off change applied when the scenario is entered. */
@@ -64,6 +68,7 @@ const HEALTHY: ScenarioBehaviour = {
   protocol: "current",
   http: "normal",
   legacyShapes: false,
+  rpc: "following",
   submissions: "including",
 };
 
@@ -86,6 +91,8 @@ export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviou
   account_drain: { ...HEALTHY, accounts: "drain_account" },
   account_merged: { ...HEALTHY, accounts: "merge_account" },
   trustline_deauthorized: { ...HEALTHY, accounts: "deauthorize_trustline" },
+  rpc_unhealthy: { ...HEALTHY, rpc: "unhealthy" },
+  rpc_lagging: { ...HEALTHY, rpc: "lagging" },
 };
 
 export function isScenarioName(name: string): name is ScenarioName {
@@ -101,11 +108,13 @@ export class UnknownScenarioError extends Error {
 
 /**
  * The software versions a Horizon deployment reports, by the protocol it was built for.
- * Protocol 22's strings are a real mainnet capture; protocol 23's commits are placeholders.
+ * Protocol 22's Horizon and core strings are a real mainnet capture; RPC commits and protocol 23's are placeholders.
  */
 export interface Release {
   readonly horizonVersion: string;
   readonly coreVersion: string;
+  /** The Stellar RPC release of that protocol; its captive core runs `coreVersion`. */
+  readonly rpcVersion: string;
 }
 
 const CURRENT_PROTOCOL = 22;
@@ -114,10 +123,12 @@ const RELEASES: Readonly<Record<number, Release>> = {
   22: {
     horizonVersion: "22.0.1-dd8a9b473a303cfcdd383d1db45dace93ea0861c",
     coreVersion: "stellar-core 22.1.0 (fdd833d57c86cfe0c5057da5b2319953ab841de0)",
+    rpcVersion: "22.1.2-7f8e3b5a1c9d2e4f6a8b0c1d3e5f7a9b2c4d6e8f",
   },
   23: {
     horizonVersion: "23.0.0-3c2fd1b7e5e8a0d4b1f6c9a27e4d8b05f1a6c3e9",
     coreVersion: "stellar-core 23.0.1 (9e5b2a41c7d03f86e1a4b9c2d57f0e3a8b6c1d24)",
+    rpcVersion: "23.0.0-5d1c8e2f4a6b9c0d3e7f1a2b4c6d8e0f1a3b5c7d",
   },
 };
 

@@ -27,6 +27,12 @@ const REQUIRED_ALERTS = [
   "StellarHorizonExporterPollErrors",
   "StellarHorizonSchemaErrors",
   "StellarLiquidityPoolReserveDrop",
+  "StellarRpcDown",
+  "StellarRpcUnhealthy",
+  "StellarRpcLatestLedgerStale",
+  "StellarRpcBehindNetwork",
+  "StellarRpcRetentionShort",
+  "StellarNetworkSorobanFeeSurge",
 ];
 
 /** Alerts about the exporter as a whole, whose series carry no `horizon` label. */
@@ -163,7 +169,8 @@ describe("project conventions", () => {
   it.each(alertsByFile)("%s is named Stellar…, describes its value and target, and is in its file's threshold table", (name, alert, file) => {
     expect(name).toMatch(/^Stellar[A-Z][A-Za-z]+$/);
     expect(alert.annotations.description).toContain("$value");
-    expect(alert.annotations.description).toContain(EXPORTER_WIDE_ALERTS.has(name) ? "$labels.job" : "$labels.horizon");
+    const targetLabel = alert.expr.includes("stellar_rpc_") ? "$labels.rpc" : "$labels.horizon";
+    expect(alert.annotations.description).toContain(EXPORTER_WIDE_ALERTS.has(name) ? "$labels.job" : targetLabel);
     const fileHeader = readFileSync(file, "utf8").split("\ngroups:")[0] ?? "";
     expect(fileHeader).toContain(`#   ${name} `);
   });

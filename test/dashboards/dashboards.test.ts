@@ -3,7 +3,7 @@ import path from "node:path";
 import * as units from "@grafana/grafana-foundation-sdk/units";
 import { Ajv, type ValidateFunction } from "ajv";
 import { describe, expect, it } from "vitest";
-import { ALL_METRICS, exposedSeriesNames } from "../../src/catalog/metrics.js";
+import { ALL_METRICS, exposedSeriesNames, targetLabelOf } from "../../src/catalog/metrics.js";
 import { generatedFiles } from "../../scripts/dashboards/index.js";
 import { DASHBOARDS_DIR, REPO_ROOT } from "../../scripts/dashboards/paths.js";
 import { allRules } from "../../scripts/dashboards/prometheus-rule.js";
@@ -13,9 +13,14 @@ import { dataPanels, labelValuesSelector, loadDashboards } from "./dashboard-fil
 /** Grafana's dashboard and panel JSON Schemas, copied into the repository with their PROVENANCE.md. */
 const SCHEMAS_DIR = path.resolve(REPO_ROOT, "test/fixtures/grafana-schemas");
 const TEMPLATED_DATASOURCE = "${datasource}";
-const EXPECTED_UIDS = ["stellar-accounts", "stellar-horizon-exporter", "stellar-horizon-overview", "stellar-liquidity-pools", "stellar-network-fees"];
+const EXPECTED_UIDS = ["stellar-accounts", "stellar-horizon-exporter", "stellar-horizon-overview", "stellar-liquidity-pools", "stellar-network-fees", "stellar-rpc"];
 const VALID_UNITS = new Set(Object.values(units as Record<string, unknown>));
-const PER_TARGET_METRIC_NAMES = new Set(ALL_METRICS.filter((metric) => metric.perTarget !== false).flatMap(exposedSeriesNames));
+/** The target label (`horizon` or `rpc`) each per-target series name carries. */
+const TARGET_LABEL_BY_SERIES = new Map(
+  ALL_METRICS.filter((metric) => metric.perTarget !== false).flatMap((metric) =>
+    exposedSeriesNames(metric).map((name): [string, string] => [name, targetLabelOf(metric)]),
+  ),
+);
 const recordingRuleNames = allRules().flatMap((rule) => ("record" in rule ? [rule.record] : []));
 
 const dashboards = loadDashboards();
@@ -83,12 +88,13 @@ describe("dashboard-linter conventions", () => {
     for (const dashboard of dashboards) expect(dashboard.file).toBe(`${dashboard.json.uid}.json`);
   });
 
-  it.each(dashboards.map((dashboard) => [dashboard.json.title, dashboard]))("%s has datasource, job and horizon variables", (_title, dashboard) => {
+  it.each(dashboards.map((dashboard) => [dashboard.json.title, dashboard]))("%s has datasource, job and target (horizon or rpc) variables", (_title, dashboard) => {
     expect(dashboard.json.editable).toBe(false);
     const variables = dashboard.json.templating.list;
     const datasource = variables.find((variable) => variable.type === "datasource");
     expect(datasource).toMatchObject({ name: "datasource", label: "Data source", query: "prometheus" });
-    for (const [name, label] of [["job", "Job"], ["horizon", "Horizon"]] as const) {
+    const target = dashboard.json.uid === "stellar-rpc" ? (["rpc", "Stellar RPC"] as const) : (["horizon", "Horizon"] as const);
+    for (const [name, label] of [["job", "Job"], target] as const) {
       expect(variables.find((variable) => variable.name === name)).toMatchObject({
         type: "query",
         label,
@@ -117,7 +123,7 @@ describe("dashboard-linter conventions", () => {
     expect(panel.targets?.length).toBeGreaterThan(0);
   });
 
-  it.each(targets)("%s parses, uses exported metrics, $job/$horizon matchers and $__rate_interval", (_name, target) => {
+  it.each(targets)("%s parses, uses exported metrics, $job and $horizon (or $rpc) matchers and $__rate_interval", (_name, target) => {
     expect(target.datasource).toEqual({ type: "prometheus", uid: TEMPLATED_DATASOURCE });
     for (const range of target.expr.match(/\[[^\]]*\]/g) ?? []) expect(range).toBe("[$__rate_interval]");
 
@@ -128,7 +134,8 @@ describe("dashboard-linter conventions", () => {
     for (const selector of selectors) {
       const labels = selector.matchers.map((matcher) => `${matcher.label}${matcher.op}${matcher.value}`);
       expect(labels).toContain("job=~$job");
-      if (PER_TARGET_METRIC_NAMES.has(selector.metric)) expect(labels).toContain("horizon=~$horizon");
+      const targetLabel = TARGET_LABEL_BY_SERIES.get(selector.metric);
+      if (targetLabel !== undefined) expect(labels).toContain(`${targetLabel}=~$${targetLabel}`);
     }
   });
 });

@@ -47,8 +47,11 @@ interface FaultCase {
   readonly staysQuiet?: readonly AlertName[];
 }
 
-/** Every simulator scenario but healthy, by the alerts meant for it; old_horizon is meant to raise none. */
-const SCENARIO_ALERTS: Readonly<Record<Exclude<ScenarioName, "healthy">, Omit<FaultCase, "horizon">>> = {
+/** The Stellar RPC scenarios: this suite polls no RPC yet; promtool unit tests cover their alerts. */
+const RPC_SCENARIOS: readonly ScenarioName[] = ["rpc_unhealthy", "rpc_lagging"];
+
+/** Every Horizon scenario but healthy, by the alerts meant for it; old_horizon is meant to raise none. */
+const SCENARIO_ALERTS: Readonly<Record<Exclude<ScenarioName, "healthy" | "rpc_unhealthy" | "rpc_lagging">, Omit<FaultCase, "horizon">>> = {
   ingest_lag: { fires: ["StellarHorizonIngestionLagging", "StellarHorizonIngestionLagCritical"], staysQuiet: ["StellarHorizonIngestionStalled"] },
   ingestion_stalled: { fires: ["StellarHorizonIngestionStalled", "StellarHorizonLatestLedgerStale"] },
   network_halt: { fires: ["StellarHorizonLatestLedgerStale"], staysQuiet: ["StellarHorizonIngestionStalled"] },
@@ -83,7 +86,17 @@ const EXTRA_CASES = {
  * Alerts no fault drives within this suite's time: they need 3 minutes without a probe success or
  * 15 minutes of slow inclusion. Their promtool tests and test/probers cover them.
  */
-const NOT_SIMULATED: readonly AlertName[] = ["StellarTransactionProbeFailing", "StellarTransactionProbeSlow"];
+const NOT_SIMULATED: readonly AlertName[] = [
+  "StellarTransactionProbeFailing",
+  "StellarTransactionProbeSlow",
+  // The Stellar RPC ones: see RPC_SCENARIOS.
+  "StellarRpcDown",
+  "StellarRpcUnhealthy",
+  "StellarRpcLatestLedgerStale",
+  "StellarRpcBehindNetwork",
+  "StellarRpcRetentionShort",
+  "StellarNetworkSorobanFeeSurge",
+];
 /** Targets that run the transaction probe (the simulator's pubnet passphrase costs nothing real, so allow_pubnet). */
 const PROBED_TARGETS = new Map(["healthy", "fee_spike"].map((name) => [name, Keypair.random()]));
 /** Checked last, by stopping the exporter. */
@@ -97,7 +110,7 @@ const FAULT_CASES: FaultCase[] = [...Object.entries(SCENARIO_ALERTS), ...Object.
 }));
 const ALERT_EXPRESSIONS = new Map(allRules().filter(isAlertingRule).map((rule) => [rule.alert, rule.expr]));
 
-/** Dashboard queries as Grafana would send them with job, horizon=healthy and every pool selected. */
+/** Dashboard queries as Grafana would send them with job, horizon=healthy, rpc=healthy and every pool selected. */
 const DASHBOARD_QUERIES = loadDashboards().flatMap((dashboard) =>
   dataPanels(dashboard).flatMap((panel) =>
     (panel.targets ?? []).map((target) => ({
@@ -106,6 +119,7 @@ const DASHBOARD_QUERIES = loadDashboards().flatMap((dashboard) =>
         .replaceAll("$__rate_interval", RATE_INTERVAL)
         .replaceAll("$job", JOB)
         .replaceAll("$horizon", "healthy")
+        .replaceAll("$rpc", "healthy")
         .replaceAll("$pool", ".+")
         .replaceAll("$account", ".+"),
     })),
@@ -158,7 +172,8 @@ describe("alerts and dashboards against a real Prometheus", () => {
   async function firingSince(alert: AlertName, sinceSeconds: number): Promise<string[]> {
     const expr = ALERT_EXPRESSIONS.get(alert);
     if (expr === undefined) throw new Error(`no alert ${alert} in the rules file`);
-    return (await running().seriesSince(expr, sinceSeconds, SCRAPE_INTERVAL_SECONDS)).map((labels) => labels.horizon ?? "");
+    // A Stellar RPC alert names its target in `rpc`; the healthy simulator's RPC is called "healthy" too.
+    return (await running().seriesSince(expr, sinceSeconds, SCRAPE_INTERVAL_SECONDS)).map((labels) => labels.horizon ?? labels.rpc ?? "");
   }
 
   /** Alert expressions true since `sinceSeconds` for one of the given horizons or for the exporter as a whole. */
@@ -216,6 +231,8 @@ describe("alerts and dashboards against a real Prometheus", () => {
           })),
           { name: "api_changed", url: foreignApi.url },
         ],
+        // The healthy simulator's RPC, so the Stellar RPC dashboard and rules have data and stay quiet.
+        rpc_targets: [{ name: "healthy", url: `${simulators.get("healthy")?.url}/rpc` }],
         poll_interval: "1s",
         // Five requests a poll per target: every 2 s keeps the 17 simulators' load moderate.
         schedules: { accounts: "2s" },
@@ -253,7 +270,7 @@ describe("alerts and dashboards against a real Prometheus", () => {
   it("every rule's alert is exercised by a fault, or listed as not simulated", () => {
     const exercised = new Set([...FAULT_CASES.flatMap((fault) => fault.fires), ...NOT_SIMULATED, EXPORTER_DOWN]);
     expect([...ALERT_EXPRESSIONS.keys()].filter((alert) => !exercised.has(alert))).toEqual([]);
-    expect(Object.keys(SCENARIO_ALERTS).sort()).toEqual(SCENARIOS.filter((scenario) => scenario !== "healthy").sort());
+    expect(Object.keys(SCENARIO_ALERTS).sort()).toEqual(SCENARIOS.filter((scenario) => scenario !== "healthy" && !RPC_SCENARIOS.includes(scenario)).sort());
   });
 
   it("in healthy, every dashboard query returns data", async () => {

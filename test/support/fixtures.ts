@@ -16,3 +16,14 @@ export function fixtureJson<T = Record<string, unknown>>(name: string): T {
 export function fixtureNames(): string[] {
   return readdirSync(FIXTURES_DIR).filter((name) => name.endsWith(".json")).sort();
 }
+
+/** Stellar RPC captures, with their own PROVENANCE.md. */
+export const RPC_FIXTURES_DIR = resolve(FIXTURES_DIR, "../stellar-rpc");
+
+export function rpcFixtureJson<T = Record<string, unknown>>(name: string): T {
+  return JSON.parse(readFileSync(resolve(RPC_FIXTURES_DIR, name), "utf8")) as T;
+}
+
+export function rpcFixtureNames(): string[] {
+  return readdirSync(RPC_FIXTURES_DIR).filter((name) => name.endsWith(".json")).sort();
+}

@@ -1,0 +1,286 @@
+import { FetchError, ofetch } from "ofetch";
+import type { z } from "zod";
+import { systemClock, type Clock } from "../clock.js";
+import { redactUrl } from "../config/config.js";
+import { HorizonError, isTransient } from "./errors.js";
+import { holdOffSeconds, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
+import { problemSchema } from "./schemas.js";
+
+/** Receives what every HTTP attempt did, for the exporter's self-metrics. */
+export interface RequestObserver<E extends string> {
+  /** `code` is the HTTP status, or "error" when no response arrived. */
+  onRequest(endpoint: E, code: string, durationSeconds: number): void;
+  onRateLimitHeaders(headers: RateLimitHeaders): void;
+}
+
+export interface HttpOptions<E extends string> {
+  /** May carry credentials: they travel as Basic auth and never reach a logged URL. */
+  url: string;
+  headers?: Readonly<Record<string, string>>;
+  /** Per attempt, body read included. */
+  timeoutMs: number;
+  /** Further attempts after a transient failure (timeout, network, 5xx, unparseable body). */
+  retries: number;
+  retryBaseDelayMs?: number;
+  maxBodyBytes: number;
+  observer?: RequestObserver<E>;
+  /** Aborts in-flight requests and retry waits at shutdown. */
+  signal?: AbortSignal;
+  clock?: Clock;
+}
+
+/** A POST body, JSON or a form; requests without one are GETs. */
+export type RequestBody = { readonly json: string } | { readonly form: URLSearchParams };
+
+/** What one HTTP attempt sends besides the URL. */
+interface AttemptRequest {
+  readonly url: string;
+  readonly body?: RequestBody;
+  readonly timeoutMs: number;
+  /** Shutdown, and the deadline of the poll or probe run that sent it. */
+  readonly signals: readonly AbortSignal[];
+}
+
+const MAX_RETRY_DELAY_MS = 5_000;
+
+/**
+ * The courtesy every upstream gets, Horizon or Stellar RPC: timeouts per attempt, bounded retries
+ * with jittered backoff, a body size cap, and holding back when the server asks to (Retry-After,
+ * an exhausted rate limit). Header values are sent, never logged or put in error messages.
+ */
+export class CourteousHttp<E extends string> {
+  /** The target URL without credentials, safe to show. */
+  readonly url: URL;
+  private readonly headers: Readonly<Record<string, string>>;
+  private readonly clock: Clock;
+  /** Nothing is sent to this server before this time (Retry-After, exhausted rate limit). */
+  private holdUntilMs = 0;
+
+  constructor(
+    private readonly options: HttpOptions<E>,
+    accept: string,
+  ) {
+    const url = new URL(options.url);
+    // fetch refuses URLs with credentials; they travel as Basic auth, and leave the URL we log.
+    const credentials = url.username || url.password ? basicAuthorization(url) : {};
+    url.username = "";
+    url.password = "";
+    this.url = url;
+    this.headers = { ...credentials, ...options.headers, Accept: accept };
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /**
+   * The parsed JSON of a 2xx response, after retries; throws a HorizonError. A `body` makes it a
+   * POST. `poll` aborts the request and any retry wait when the poll that sent it reaches its deadline.
+   */
+  async json(purpose: E, url: string, body: RequestBody | undefined, poll: AbortSignal | undefined): Promise<unknown> {
+    const signals = this.signalsWith(poll);
+    const request = { url, ...(body ? { body } : {}), timeoutMs: this.options.timeoutMs, signals };
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.attempt(purpose, request);
+      } catch (error) {
+        const failure = error instanceof HorizonError ? error : new HorizonError("network", String(error));
+        if (!isTransient(failure) || attempt >= this.options.retries) throw failure;
+        await this.sleep(this.retryDelayMs(attempt), signals);
+        const aborted = signals.find((signal) => signal.aborted);
+        if (aborted) throw abortReason(aborted, failure);
+      }
+    }
+  }
+
+  /** One attempt, never retried, with its own timeout: for requests whose repetition the caller decides. */
+  once(purpose: E, url: string, body: RequestBody, timeoutMs: number, signal: AbortSignal | undefined): Promise<unknown> {
+    return this.attempt(purpose, { url, body, timeoutMs, signals: this.signalsWith(signal) });
+  }
+
+  /** True while the server asked us to send nothing (Retry-After, exhausted rate limit). */
+  holdingBack(): boolean {
+    return this.holdUntilMs > this.clock.now();
+  }
+
+  private signalsWith(signal: AbortSignal | undefined): AbortSignal[] {
+    return [this.options.signal, signal].filter((each): each is AbortSignal => each !== undefined);
+  }
+
+  private async attempt(purpose: E, request: AttemptRequest): Promise<unknown> {
+    const { url, body, signals } = request;
+    const waitMs = this.holdUntilMs - this.clock.now();
+    if (waitMs > 0) {
+      throw new HorizonError("rate_limited", `holding back for ${Math.ceil(waitMs / 1000)} s more, as the server asked`);
+    }
+    const { signal, timedOut, release } = this.attemptSignal(request.timeoutMs, signals);
+    const started = performance.now();
+    let code = "error";
+    try {
+      // ofetch's own retry, timeout and body parsing stay off: retries here must share the poll's
+      // deadline and Retry-After hold, the body must be read as a stream to enforce the size cap
+      // before it is buffered, and every failure must map to one of our poll-error reasons.
+      const response = await ofetch.raw(url, {
+        ...postOf(body, this.headers),
+        signal,
+        retry: false,
+        responseType: "stream",
+        ignoreResponseError: true,
+      });
+      code = String(response.status);
+      const rateLimit = parseRateLimitHeaders(response.headers, this.clock.now());
+      this.options.observer?.onRateLimitHeaders(rateLimit);
+      const holdOff = holdOffSeconds(rateLimit, response.status);
+      if (holdOff !== undefined) this.holdUntilMs = Math.max(this.holdUntilMs, this.clock.now() + holdOff * 1000);
+      const text = await readCapped(response._data ?? null, response.headers, this.options.maxBodyBytes);
+      if (response.status < 200 || response.status >= 300) throw httpError(response.status, text);
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new HorizonError("invalid_json", `HTTP ${response.status} body is not JSON: ${excerpt(text)}`);
+      }
+    } catch (error) {
+      const aborted = signals.find((outer) => outer.aborted);
+      throw aborted ? abortReason(aborted, error) : classify(error, timedOut(), request.timeoutMs, url);
+    } finally {
+      release();
+      this.options.observer?.onRequest(purpose, code, (performance.now() - started) / 1000);
+    }
+  }
+
+  /**
+   * A fresh signal per attempt (a signal aborted by one attempt's timeout must not doom the
+   * next), aborted by the timeout, by shutdown or by the poll's deadline; `release` drops its
+   * timer and listeners.
+   */
+  private attemptSignal(timeoutMs: number, outer: readonly AbortSignal[]): { signal: AbortSignal; timedOut: () => boolean; release: () => void } {
+    const controller = new AbortController();
+    let expired = false;
+    const timer = this.clock.setTimeout(() => {
+      expired = true;
+      controller.abort(new DOMException("request timed out", "TimeoutError"));
+    }, timeoutMs);
+    const onAbort = (event: Event) => controller.abort((event.target as AbortSignal).reason);
+    for (const signal of outer) {
+      if (signal.aborted) controller.abort(signal.reason);
+      else signal.addEventListener("abort", onAbort, { once: true });
+    }
+    return {
+      signal: controller.signal,
+      timedOut: () => expired,
+      release: () => {
+        this.clock.clearTimeout(timer);
+        for (const signal of outer) signal.removeEventListener("abort", onAbort);
+      },
+    };
+  }
+
+  /** Exponential backoff with full jitter, so retries from many exporters do not synchronise. */
+  private retryDelayMs(attempt: number): number {
+    const ceiling = Math.min(MAX_RETRY_DELAY_MS, (this.options.retryBaseDelayMs ?? 250) * 2 ** attempt);
+    return Math.random() * ceiling;
+  }
+
+  /** Waits `ms`, or less when one of the signals aborts. */
+  private sleep(ms: number, signals: readonly AbortSignal[]): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.clock.clearTimeout(timer);
+        for (const signal of signals) signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = this.clock.setTimeout(done, ms);
+      for (const signal of signals) signal.addEventListener("abort", done, { once: true });
+      if (signals.some((signal) => signal.aborted)) done();
+    });
+  }
+}
+
+/** Validates a response body; a mismatch is a counted `schema` failure naming where it broke. */
+export function validated<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
+  throw new HorizonError("schema", `response does not match ${what} schema${where}: ${issue?.message ?? "invalid"}`);
+}
+
+/** The method, body and headers of a request: a GET, or a POST of JSON or of a form. */
+function postOf(body: RequestBody | undefined, headers: Readonly<Record<string, string>>) {
+  if (body === undefined) return { headers };
+  if ("json" in body) return { method: "POST", body: body.json, headers: { ...headers, "Content-Type": "application/json" } };
+  return { method: "POST", body: body.form.toString(), headers: { ...headers, "Content-Type": "application/x-www-form-urlencoded" } };
+}
+
+function basicAuthorization(url: URL): Record<string, string> {
+  const user = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  return { Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}` };
+}
+
+async function readCapped(stream: ReadableStream<Uint8Array> | null, headers: Headers, maxBytes: number): Promise<string> {
+  if (stream === null) return "";
+  const declared = Number(headers.get("content-length") ?? Number.NaN);
+  if (declared > maxBytes) {
+    await stream.cancel();
+    throw new HorizonError("body_too_large", `body of ${declared} bytes exceeds the ${maxBytes}-byte cap`);
+  }
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw new HorizonError("body_too_large", `body exceeds the ${maxBytes}-byte cap`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function httpError(status: number, text: string): HorizonError {
+  const reason = status === 429 ? "rate_limited" : status >= 500 ? "http_5xx" : "http_4xx";
+  const problem = parseProblem(text);
+  const description = problem ? excerpt(`${problem.title}${problem.detail ? `: ${problem.detail}` : ""}`) : excerpt(text);
+  return new HorizonError(reason, `HTTP ${status}: ${description}`, problem ? { status, problem } : { status });
+}
+
+function parseProblem(text: string) {
+  try {
+    const parsed = problemSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A short, single-line view of a non-JSON body: the <title> of an HTML page, else its start. */
+export function excerpt(text: string): string {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
+  const flat = (title ?? text).replace(/\s+/g, " ").trim();
+  if (flat === "") return "empty body";
+  return flat.length > 160 ? `${flat.slice(0, 160)}…` : flat;
+}
+
+/** Why an aborted request failed: the poll deadline's own error, else a shutdown. */
+function abortReason(signal: AbortSignal, cause: unknown): HorizonError {
+  if (signal.reason instanceof HorizonError) return signal.reason;
+  return cause instanceof HorizonError ? cause : new HorizonError("network", "aborted at shutdown");
+}
+
+function classify(error: unknown, timedOut: boolean, timeoutMs: number, url: string): HorizonError {
+  if (error instanceof HorizonError) return error;
+  if (timedOut) return new HorizonError("timeout", `no complete response within ${timeoutMs} ms`);
+  const cause = error instanceof FetchError ? (error.cause ?? error) : error;
+  return new HorizonError("network", describeNetworkError(cause, url));
+}
+
+function describeNetworkError(error: unknown, url: string): string {
+  if (!(error instanceof Error)) return String(error);
+  const inner = error.cause instanceof Error ? error.cause : undefined;
+  const code = (inner as NodeJS.ErrnoException | undefined)?.code ?? (error as NodeJS.ErrnoException).code;
+  const message = inner?.message ?? error.message;
+  // Config validation rejects the ports it knows; this names one a newer Node adds to its list.
+  if (message === "bad port") return `fetch refuses port ${new URL(url).port} of ${redactUrl(url)} (a blocked port)`;
+  return code && !message.includes(code) ? `${code}: ${message}` : message;
+}

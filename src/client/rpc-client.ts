@@ -1,0 +1,103 @@
+import { z } from "zod";
+import type { RpcEndpoint } from "../catalog/metrics.js";
+import { HorizonError } from "./errors.js";
+import { CourteousHttp, excerpt, validated, type HttpOptions } from "./http.js";
+import {
+  feeStatsSchema,
+  healthSchema,
+  jsonRpcResponseSchema,
+  latestLedgerSchema,
+  networkSchema,
+  versionInfoSchema,
+  type JsonRpcError,
+  type JsonRpcResponse,
+  type RpcFeeStats,
+  type RpcHealth,
+  type RpcLatestLedger,
+  type RpcNetwork,
+  type RpcVersionInfo,
+} from "./rpc-schemas.js";
+
+export type RpcClientOptions = HttpOptions<RpcEndpoint>;
+
+/** What one status poll learns. */
+export interface RpcStatus {
+  /** getHealth's result; undefined when it answered a JSON-RPC error, which is how an RPC says unhealthy. */
+  readonly health: RpcHealth | undefined;
+  readonly healthy: boolean;
+  readonly latestLedger: RpcLatestLedger;
+  readonly feeStats: RpcFeeStats;
+}
+
+/** What one versions poll learns; changes only on upgrades. */
+export interface RpcVersions {
+  readonly network: RpcNetwork;
+  readonly versionInfo: RpcVersionInfo;
+}
+
+const ACCEPT = "application/json";
+
+const batchSchema = z.array(z.unknown()).min(1);
+
+/**
+ * One Stellar RPC target: JSON-RPC 2.0 batches POSTed to the URL exactly as configured, with the
+ * same timeouts, retries, body cap and rate-limit courtesy as a Horizon target.
+ */
+export class RpcClient {
+  private readonly http: CourteousHttp<RpcEndpoint>;
+
+  constructor(options: RpcClientOptions) {
+    this.http = new CourteousHttp(options, ACCEPT);
+  }
+
+  /** `signal` aborts the request and its retries when the poll reaches its deadline. */
+  async status(signal?: AbortSignal): Promise<RpcStatus> {
+    const [health, latestLedger, feeStats] = await this.batch("status", ["getHealth", "getLatestLedger", "getFeeStats"], signal);
+    const healthResult = health.error === undefined ? validated(healthSchema, health.result, "Stellar RPC's getHealth") : undefined;
+    return {
+      health: healthResult,
+      healthy: healthResult?.status === "healthy",
+      latestLedger: validated(latestLedgerSchema, resultOf("getLatestLedger", latestLedger), "Stellar RPC's getLatestLedger"),
+      feeStats: validated(feeStatsSchema, resultOf("getFeeStats", feeStats), "Stellar RPC's getFeeStats"),
+    };
+  }
+
+  async versions(signal?: AbortSignal): Promise<RpcVersions> {
+    const [network, versionInfo] = await this.batch("versions", ["getNetwork", "getVersionInfo"], signal);
+    return {
+      network: validated(networkSchema, resultOf("getNetwork", network), "Stellar RPC's getNetwork"),
+      versionInfo: validated(versionInfoSchema, resultOf("getVersionInfo", versionInfo), "Stellar RPC's getVersionInfo"),
+    };
+  }
+
+  /** One HTTP request for all the calls; the responses in the order of `methods`, matched by id. */
+  private async batch<const M extends readonly string[]>(
+    endpoint: RpcEndpoint,
+    methods: M,
+    signal: AbortSignal | undefined,
+  ): Promise<{ readonly [K in keyof M]: JsonRpcResponse }> {
+    const calls = methods.map((method, index) => ({ jsonrpc: "2.0", id: index + 1, method }));
+    const body = await this.http.json(endpoint, this.http.url.href, { json: JSON.stringify(calls) }, signal);
+    // A server that rejects the batch as a whole answers with one error object instead of an array.
+    const whole = jsonRpcResponseSchema.safeParse(body);
+    if (whole.success && whole.data.error !== undefined) throw rpcError(methods.join(", "), whole.data.error);
+    const responses = validated(batchSchema, body, "a JSON-RPC batch").map((response) =>
+      validated(jsonRpcResponseSchema, response, "a JSON-RPC response"),
+    );
+    const matched = calls.map(({ id, method }) => {
+      const response = responses.find((candidate) => String(candidate.id) === String(id));
+      if (response === undefined) throw new HorizonError("schema", `the JSON-RPC batch has no response to ${method}`);
+      return response;
+    });
+    return matched as { readonly [K in keyof M]: JsonRpcResponse };
+  }
+}
+
+function resultOf(method: string, response: JsonRpcResponse): unknown {
+  if (response.error !== undefined) throw rpcError(method, response.error);
+  return response.result;
+}
+
+function rpcError(method: string, error: JsonRpcError): HorizonError {
+  return new HorizonError("rpc_error", `${method} answered JSON-RPC error ${error.code}: ${excerpt(error.message)}`);
+}

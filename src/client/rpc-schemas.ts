@@ -1,0 +1,110 @@
+/**
+ * Stellar RPC's JSON-RPC wire format as it really is (see test/fixtures/stellar-rpc): close times
+ * are strings of unix seconds, fee values and `transactionCount` are strings while `ledgerCount`
+ * and `latestLedger` are numbers, and getVersionInfo's keys changed case across versions.
+ * Unknown fields are ignored so a newer RPC parses.
+ */
+import { z } from "zod";
+import { FEE_STATS } from "../catalog/metrics.js";
+
+const ledgerSequence = z.number().int().nonnegative();
+
+/** An unsigned integer sent as a string, e.g. a fee "100" or a close time "1784671485". */
+const unsignedIntegerString = z
+  .string()
+  .regex(/^\d+$/, "expected an unsigned integer as a string")
+  .transform(Number);
+
+/** JSON-RPC 2.0 allows a string or a number as `id`; servers echo what they were sent. */
+const jsonRpcId = z.union([z.string(), z.number()]);
+
+export const jsonRpcErrorSchema = z.object({
+  code: z.number().int(),
+  message: z.string(),
+  data: z.unknown().optional(),
+});
+export type JsonRpcError = z.output<typeof jsonRpcErrorSchema>;
+
+/**
+ * One response of a call or of a batch. `result` is checked per method afterwards; a response
+ * with neither `result` nor `error` is refined away here.
+ */
+export const jsonRpcResponseSchema = z
+  .object({
+    jsonrpc: z.literal("2.0"),
+    id: jsonRpcId.nullable(),
+    result: z.unknown().optional(),
+    error: jsonRpcErrorSchema.optional(),
+  })
+  .refine((response) => response.error !== undefined || response.result !== undefined, "neither result nor error");
+export type JsonRpcResponse = z.output<typeof jsonRpcResponseSchema>;
+
+export const healthSchema = z.object({
+  status: z.string(),
+  latestLedger: ledgerSequence,
+  latestLedgerCloseTime: unsignedIntegerString.optional(),
+  oldestLedger: ledgerSequence,
+  oldestLedgerCloseTime: unsignedIntegerString.optional(),
+  ledgerRetentionWindow: ledgerSequence,
+});
+export type RpcHealth = z.output<typeof healthSchema>;
+
+export const latestLedgerSchema = z.object({
+  /** The ledger's hash, hex. */
+  id: z.string(),
+  sequence: ledgerSequence,
+  protocolVersion: z.number().int().nonnegative(),
+  /** Absent on RPCs older than the close-time addition. */
+  closeTime: unsignedIntegerString.optional(),
+});
+export type RpcLatestLedger = z.output<typeof latestLedgerSchema>;
+
+const feeDistribution = z.object({
+  ...(Object.fromEntries(FEE_STATS.map((stat) => [stat, unsignedIntegerString])) as Record<
+    (typeof FEE_STATS)[number],
+    typeof unsignedIntegerString
+  >),
+  transactionCount: unsignedIntegerString,
+  ledgerCount: z.number().int().nonnegative(),
+});
+export type RpcFeeDistribution = z.output<typeof feeDistribution>;
+
+export const feeStatsSchema = z.object({
+  sorobanInclusionFee: feeDistribution,
+  inclusionFee: feeDistribution,
+  latestLedger: ledgerSequence,
+});
+export type RpcFeeStats = z.output<typeof feeStatsSchema>;
+
+export const networkSchema = z.object({
+  passphrase: z.string().min(1),
+  friendbotUrl: z.string().optional(),
+  // stellar-rpc sends a number; a hand-edited capture sends "20", which costs nothing to accept.
+  protocolVersion: z.union([z.number().int().nonnegative(), unsignedIntegerString]),
+});
+export type RpcNetwork = z.output<typeof networkSchema>;
+
+/**
+ * snake_case keys up to v21, both spellings in v22 (snake_case deprecated), camelCase since v23;
+ * the camelCase value wins when both are present.
+ */
+export const versionInfoSchema = z
+  .object({
+    version: z.string(),
+    commitHash: z.string().optional(),
+    commit_hash: z.string().optional(),
+    buildTimestamp: z.string().optional(),
+    build_time_stamp: z.string().optional(),
+    captiveCoreVersion: z.string().optional(),
+    captive_core_version: z.string().optional(),
+    protocolVersion: z.number().int().nonnegative().optional(),
+    protocol_version: z.number().int().nonnegative().optional(),
+  })
+  .transform((info) => ({
+    version: info.version,
+    commitHash: info.commitHash ?? info.commit_hash ?? "",
+    buildTimestamp: info.buildTimestamp ?? info.build_time_stamp ?? "",
+    captiveCoreVersion: info.captiveCoreVersion ?? info.captive_core_version ?? "",
+    protocolVersion: info.protocolVersion ?? info.protocol_version,
+  }));
+export type RpcVersionInfo = z.output<typeof versionInfoSchema>;

@@ -1,0 +1,58 @@
+import type { Registry } from "prom-client";
+import { POLL_ERROR_REASONS, RPC_ENDPOINTS, RPC_METRICS, type PollErrorReason, type RpcEndpoint } from "../catalog/metrics.js";
+import type { RequestObserver } from "../client/http.js";
+import { counter, gauge, histogram, removeSeries } from "./self-metrics.js";
+
+/**
+ * The exporter's own view of each Stellar RPC target: requests, polls, failures and freshness,
+ * the stellar_horizon_exporter_rpc_* twins of the Horizon self-metrics, in the same registry.
+ */
+export class RpcExporterMetrics {
+  private readonly requests;
+  private readonly requestDuration;
+  private readonly pollDuration;
+  private readonly pollErrors;
+  private readonly lastSuccess;
+  private readonly all;
+
+  constructor(registry: Registry) {
+    this.requests = counter(registry, RPC_METRICS.requestsTotal);
+    this.requestDuration = histogram(registry, RPC_METRICS.requestDuration);
+    this.pollDuration = histogram(registry, RPC_METRICS.pollDuration);
+    this.pollErrors = counter(registry, RPC_METRICS.pollErrorsTotal);
+    this.lastSuccess = gauge(registry, RPC_METRICS.lastSuccessTimestamp);
+    this.all = [this.requests, this.requestDuration, this.pollDuration, this.pollErrors, this.lastSuccess];
+  }
+
+  /** Zero-initialises a target's error counters so rate() and alerts see them before the first error. */
+  addTarget(rpc: string): void {
+    for (const endpoint of RPC_ENDPOINTS) {
+      for (const reason of Object.keys(POLL_ERROR_REASONS)) this.pollErrors.inc({ rpc, endpoint, reason }, 0);
+    }
+  }
+
+  removeTarget(rpc: string): Promise<void> {
+    return removeSeries(this.all, "rpc", rpc);
+  }
+
+  /** Rate-limit headers still hold requests back (in the client); an RPC's are not exported. */
+  observerFor(rpc: string): RequestObserver<RpcEndpoint> {
+    return {
+      onRequest: (endpoint, code, durationSeconds) => {
+        this.requests.inc({ rpc, endpoint, code });
+        this.requestDuration.observe({ rpc, endpoint }, durationSeconds);
+      },
+      onRateLimitHeaders: () => {},
+    };
+  }
+
+  pollSucceeded(rpc: string, endpoint: RpcEndpoint, durationSeconds: number): void {
+    this.pollDuration.observe({ rpc, endpoint }, durationSeconds);
+    this.lastSuccess.set({ rpc, endpoint }, Date.now() / 1000);
+  }
+
+  pollFailed(rpc: string, endpoint: RpcEndpoint, durationSeconds: number, reason: PollErrorReason): void {
+    this.pollDuration.observe({ rpc, endpoint }, durationSeconds);
+    this.pollErrors.inc({ rpc, endpoint, reason });
+  }
+}

@@ -1,0 +1,44 @@
+import { FEE_STATS, RPC_METRICS } from "../catalog/metrics.js";
+import type { RpcClient, RpcStatus } from "../client/rpc-client.js";
+import type { RpcFeeDistribution } from "../client/rpc-schemas.js";
+import { LatestDocumentCollector, type Collector } from "./collector.js";
+import type { CollectorSamples, Sample } from "./samples.js";
+
+function* feeSamples(kind: "soroban" | "classic", fees: RpcFeeDistribution): Generator<Sample> {
+  for (const stat of FEE_STATS) yield { metric: RPC_METRICS.inclusionFee, labels: { kind, stat }, value: fees[stat] };
+  yield { metric: RPC_METRICS.feeStatsTransactions, labels: { kind }, value: fees.transactionCount };
+  yield { metric: RPC_METRICS.feeStatsLedgers, labels: { kind }, value: fees.ledgerCount };
+}
+
+/**
+ * The latest ledger's close time: getLatestLedger's own, else getHealth's when both speak of the
+ * same ledger (older RPCs put it in one place or the other; never pair a time with another ledger).
+ */
+function latestCloseTime({ latestLedger, health }: RpcStatus): number | undefined {
+  if (latestLedger.closeTime !== undefined) return latestLedger.closeTime;
+  return health?.latestLedger === latestLedger.sequence ? health.latestLedgerCloseTime : undefined;
+}
+
+export function rpcStatusSamples(status: RpcStatus | undefined, lastPollSucceeded: boolean): CollectorSamples {
+  const persistent: Sample[] = [{ metric: RPC_METRICS.up, value: lastPollSucceeded ? 1 : 0 }];
+  if (status === undefined) return { live: [], persistent };
+  const live: Sample[] = [
+    { metric: RPC_METRICS.healthy, value: status.healthy ? 1 : 0 },
+    { metric: RPC_METRICS.latestLedger, value: status.latestLedger.sequence },
+    { metric: RPC_METRICS.protocolVersion, value: status.latestLedger.protocolVersion },
+  ];
+  if (status.health !== undefined) {
+    live.push(
+      { metric: RPC_METRICS.oldestLedger, value: status.health.oldestLedger },
+      { metric: RPC_METRICS.retentionWindow, value: status.health.ledgerRetentionWindow },
+    );
+  }
+  const closeTime = latestCloseTime(status);
+  if (closeTime !== undefined) live.push({ metric: RPC_METRICS.latestLedgerClosedTimestamp, value: closeTime });
+  live.push(...feeSamples("soroban", status.feeStats.sorobanInclusionFee), ...feeSamples("classic", status.feeStats.inclusionFee));
+  return { live, persistent };
+}
+
+export function rpcStatusCollector(client: RpcClient): Collector<"status"> {
+  return new LatestDocumentCollector("status", (signal) => client.status(signal), rpcStatusSamples);
+}

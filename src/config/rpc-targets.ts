@@ -1,0 +1,63 @@
+import type { RpcEndpoint } from "../catalog/metrics.js";
+import type { TargetConfig } from "./config.js";
+import { parseDuration } from "./duration.js";
+import type { RpcTargetEntry } from "./file-schema.js";
+import { parseSchedule, type Schedule } from "./schedule.js";
+
+/** Named, reached and timed like a Horizon target; its `url` is POSTed to exactly as given, path included. */
+export interface RpcTargetConfig extends Pick<TargetConfig, "name" | "url" | "headers" | "timeoutMs"> {
+  readonly schedules: Readonly<Record<RpcEndpoint, Schedule>>;
+}
+
+/** getNetwork and getVersionInfo change only on upgrades: polled this often, or at the status schedule if rarer. */
+export const RPC_VERSIONS_SCHEDULE = "10m";
+
+export interface RpcTargetSources {
+  /** `[NAME=]URL` values of --rpc.url, else of RPC_URL (comma-separated), with where each came from. */
+  readonly urlSpecs: readonly { readonly source: string; readonly value: string }[];
+  readonly fileEntries: readonly RpcTargetEntry[];
+  /** Already validated by the caller; the status schedule of targets that set none. */
+  readonly defaultSchedule: Schedule;
+  /** When set (an explicit --poll.interval), it beats every file schedule. */
+  readonly forcedSchedule?: Schedule;
+  readonly timeoutMs: number;
+}
+
+/** The naming rules Horizon targets follow, shared so both kinds of target read alike. */
+export interface TargetNaming {
+  /** Parses `[NAME=]URL`, or says why it cannot (the URL redacted). */
+  readonly parseUrlSpec: (value: string) => { name: string; url: string } | string;
+  readonly defaultName: (url: string) => string;
+}
+
+/** The Stellar RPC targets: from --rpc.url/RPC_URL when given, else from the file; problems appended, one line each. */
+export function rpcTargets(sources: RpcTargetSources, naming: TargetNaming, problems: string[]): RpcTargetConfig[] {
+  const versions = parseSchedule(RPC_VERSIONS_SCHEDULE) as Schedule;
+  const schedulesFor = (text: string | undefined): Record<RpcEndpoint, Schedule> => {
+    const fromFile = text === undefined ? undefined : parseSchedule(text);
+    const status = sources.forcedSchedule ?? (typeof fromFile === "object" ? fromFile : sources.defaultSchedule);
+    return { status, versions: status.periodMs > versions.periodMs ? status : versions };
+  };
+  const targets: RpcTargetConfig[] = sources.urlSpecs.length
+    ? sources.urlSpecs.flatMap(({ source, value }) => {
+        const target = naming.parseUrlSpec(value);
+        if (typeof target === "string") {
+          problems.push(`${source}: ${target}`);
+          return [];
+        }
+        return [{ ...target, headers: {}, timeoutMs: sources.timeoutMs, schedules: schedulesFor(undefined) }];
+      })
+    : sources.fileEntries.map((entry) => ({
+        name: entry.name ?? naming.defaultName(entry.url),
+        url: entry.url,
+        headers: entry.headers ?? {},
+        timeoutMs: entry.timeout ? (parseDuration(entry.timeout) ?? sources.timeoutMs) : sources.timeoutMs,
+        schedules: schedulesFor(entry.schedule),
+      }));
+  const seen = new Set<string>();
+  for (const target of targets) {
+    if (seen.has(target.name)) problems.push(`Stellar RPC target name "${target.name}" is used twice; names must be unique`);
+    seen.add(target.name);
+  }
+  return targets;
+}

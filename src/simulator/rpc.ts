@@ -1,0 +1,167 @@
+/**
+ * A Stellar RPC beside the simulated Horizon: JSON-RPC 2.0 at /rpc, answering from the same
+ * network model, so its ledgers, close times and fees are those Horizon serves. Its captive core
+ * is modelled as following Horizon's ingestion; scenarios make it unhealthy or fall behind.
+ */
+
+import type { Context, Hono } from "hono";
+import { inclusionFeeStats } from "./fees.js";
+import type { LedgerRecord } from "./ledgers.js";
+import type { HorizonModel, ModelStatus } from "./model.js";
+import { releaseFor } from "./scenarios.js";
+
+export const RPC_PATH = "/rpc";
+
+/** What the RPC needs from the simulator. */
+export interface RpcBackend {
+  readonly model: HorizonModel;
+  readonly networkPassphrase: string;
+  /** Brings the model up to the current time; returns that time. */
+  sync(): number;
+}
+
+/** stellar-rpc's default history retention window (HISTORY_RETENTION_WINDOW): 7 days of ledgers. */
+const RETENTION_WINDOW_LEDGERS = 120_960;
+/** stellar-rpc's default MAX_HEALTHY_LEDGER_LATENCY: older than this, getHealth answers an error. */
+const MAX_HEALTHY_LATENCY_MS = 30_000;
+/** Under `rpc_lagging` the RPC serves this many ledgers behind Horizon. */
+export const RPC_LAG_LEDGERS = 20;
+/** getFeeStats windows: stellar-rpc's defaults for Soroban and classic transactions. */
+const SOROBAN_FEE_WINDOW = 50;
+const CLASSIC_FEE_WINDOW = 10;
+
+const PARSE_ERROR = { code: -32700, message: "parse error" };
+const INVALID_REQUEST = { code: -32600, message: "invalid request" };
+const METHOD_NOT_FOUND = { code: -32601, message: "method not found" };
+const NOT_INITIALIZED = { code: -32603, message: "data stores are not initialized" };
+
+type JsonRpcId = string | number | null;
+type Answer = { result: unknown } | { error: { code: number; message: string } };
+
+class RpcView {
+  readonly latest: LedgerRecord;
+
+  constructor(
+    private readonly backend: RpcBackend,
+    private readonly status: ModelStatus,
+    private readonly nowMs: number,
+  ) {
+    const behind = status.behaviour.rpc === "lagging" ? RPC_LAG_LEDGERS : 0;
+    const sequence = Math.max(status.historyElderLedger, status.historyLatestLedger - behind);
+    this.latest = backend.model.ledger(sequence) ?? this.fail();
+  }
+
+  answer(method: unknown): Answer {
+    switch (method) {
+      case "getHealth":
+        return this.health();
+      case "getLatestLedger":
+        return {
+          result: {
+            id: this.latest.hash,
+            protocolVersion: this.latest.protocolVersion,
+            sequence: this.latest.sequence,
+            closeTime: unixSeconds(this.latest.closedAtMs),
+            headerXdr: this.latest.headerXdr,
+          },
+        };
+      case "getFeeStats":
+        return {
+          result: {
+            sorobanInclusionFee: inclusionFeeStats(this.window(SOROBAN_FEE_WINDOW)),
+            inclusionFee: inclusionFeeStats(this.window(CLASSIC_FEE_WINDOW)),
+            latestLedger: this.latest.sequence,
+          },
+        };
+      case "getNetwork":
+        return {
+          result: { passphrase: this.backend.networkPassphrase, protocolVersion: this.status.versions.current },
+        };
+      case "getVersionInfo":
+        return { result: this.versionInfo() };
+      default:
+        return { error: METHOD_NOT_FOUND };
+    }
+  }
+
+  private health(): Answer {
+    if (this.status.behaviour.rpc === "unhealthy") return { error: NOT_INITIALIZED };
+    const latencyMs = this.nowMs - this.latest.closedAtMs;
+    if (latencyMs > MAX_HEALTHY_LATENCY_MS) {
+      const message = `latency (${Math.round(latencyMs / 1000)}s) since last known ledger closed is too high (>${MAX_HEALTHY_LATENCY_MS / 1000}s)`;
+      return { error: { code: -32603, message } };
+    }
+    const oldest = this.backend.model.ledger(
+      Math.max(this.status.historyElderLedger, this.latest.sequence - RETENTION_WINDOW_LEDGERS + 1),
+    ) ?? this.fail();
+    return {
+      result: {
+        status: "healthy",
+        latestLedger: this.latest.sequence,
+        latestLedgerCloseTime: unixSeconds(this.latest.closedAtMs),
+        oldestLedger: oldest.sequence,
+        oldestLedgerCloseTime: unixSeconds(oldest.closedAtMs),
+        ledgerRetentionWindow: RETENTION_WINDOW_LEDGERS,
+      },
+    };
+  }
+
+  /** v22 sends both key spellings (the snake_case ones deprecated); later versions camelCase only. */
+  private versionInfo(): Record<string, unknown> {
+    const supported = this.status.versions.coreSupported;
+    const release = releaseFor(supported);
+    const commitHash = release.rpcVersion.slice(release.rpcVersion.indexOf("-") + 1);
+    const camel = {
+      version: release.rpcVersion,
+      commitHash,
+      buildTimestamp: "2025-06-30T12:00:00",
+      captiveCoreVersion: release.coreVersion,
+      protocolVersion: supported,
+    };
+    if (supported > 22) return camel;
+    return {
+      ...camel,
+      commit_hash: camel.commitHash,
+      build_time_stamp: camel.buildTimestamp,
+      captive_core_version: camel.captiveCoreVersion,
+      protocol_version: camel.protocolVersion,
+    };
+  }
+
+  /** The fee samples of up to `count` ledgers ending at the RPC's latest, oldest first. */
+  private window(count: number) {
+    return this.backend.model.ledgers(this.latest.sequence, -1, count).reverse().map((record) => record.fees);
+  }
+
+  private fail(): never {
+    // The history is never empty and the RPC's ledgers lie within it.
+    throw new Error("simulated RPC ledger missing from history");
+  }
+}
+
+function unixSeconds(epochMs: number): string {
+  return String(Math.floor(epochMs / 1000));
+}
+
+function respond(view: RpcView, call: unknown): Record<string, unknown> {
+  const request = typeof call === "object" && call !== null ? (call as Record<string, unknown>) : undefined;
+  const id: JsonRpcId = typeof request?.id === "string" || typeof request?.id === "number" ? request.id : null;
+  if (request?.jsonrpc !== "2.0" || typeof request.method !== "string") return { jsonrpc: "2.0", id, error: INVALID_REQUEST };
+  return { jsonrpc: "2.0", id, ...view.answer(request.method) };
+}
+
+export function registerRpcRoutes(app: Hono, backend: RpcBackend): void {
+  app.post(RPC_PATH, async (c: Context) => {
+    let body: unknown;
+    try {
+      body = JSON.parse(await c.req.text());
+    } catch {
+      return c.json({ jsonrpc: "2.0", id: null, error: PARSE_ERROR });
+    }
+    const nowMs = backend.sync();
+    const view = new RpcView(backend, backend.model.status(), nowMs);
+    if (!Array.isArray(body)) return c.json(respond(view, body));
+    if (body.length === 0) return c.json({ jsonrpc: "2.0", id: null, error: INVALID_REQUEST });
+    return c.json(body.map((call) => respond(view, call)));
+  });
+}

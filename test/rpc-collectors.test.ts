@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import { FEE_STATS } from "../src/catalog/metrics.js";
+import type { RpcStatus, RpcVersions } from "../src/client/rpc-client.js";
+import {
+  feeStatsSchema,
+  healthSchema,
+  latestLedgerSchema,
+  networkSchema,
+  versionInfoSchema,
+} from "../src/client/rpc-schemas.js";
+import { rpcStatusSamples } from "../src/collectors/rpc-status.js";
+import { rpcVersionsSamples } from "../src/collectors/rpc-versions.js";
+import { renderSamples, type CollectorSamples } from "../src/collectors/samples.js";
+import { parseExposition, valueOf } from "./support/exposition.js";
+import { rpcFixtureJson } from "./support/fixtures.js";
+
+async function series(samples: CollectorSamples) {
+  const rendered = await renderSamples("soroban-1", [...samples.persistent, ...samples.live]);
+  return parseExposition(Buffer.concat([...rendered.values()].flat()).toString());
+}
+
+const envelopeResult = (name: string) => rpcFixtureJson<{ result: unknown }>(name).result;
+
+function status(overrides: Partial<RpcStatus> = {}): RpcStatus {
+  const health = healthSchema.parse(rpcFixtureJson("getHealth-result-stellar-docs.json"));
+  return {
+    health,
+    healthy: true,
+    latestLedger: latestLedgerSchema.parse(envelopeResult("getLatestLedger-java-sdk.json")),
+    feeStats: feeStatsSchema.parse(envelopeResult("getFeeStats-java-sdk.json")),
+    ...overrides,
+  };
+}
+
+const rpc = "soroban-1";
+
+describe("rpcStatusSamples", () => {
+  it("turns a status poll into exact series labelled rpc", async () => {
+    const values = await series(rpcStatusSamples(status(), true));
+    expect(valueOf(values, "stellar_rpc_up", { rpc })).toBe(1);
+    expect(valueOf(values, "stellar_rpc_healthy", { rpc })).toBe(1);
+    expect(valueOf(values, "stellar_rpc_latest_ledger", { rpc })).toBe(1283415);
+    expect(valueOf(values, "stellar_rpc_oldest_ledger", { rpc })).toBe(3609804);
+    expect(valueOf(values, "stellar_rpc_ledger_retention_window_ledgers", { rpc })).toBe(120960);
+    expect(valueOf(values, "stellar_rpc_latest_ledger_closed_timestamp_seconds", { rpc })).toBe(1772416629);
+    expect(valueOf(values, "stellar_rpc_protocol_version", { rpc })).toBe(25);
+    // FEE_STATS order: min, mode, p10 … p90, p95, p99, max.
+    const soroban = [100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 120, 190, 200, 210];
+    const classic = [100, 125, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 200];
+    FEE_STATS.forEach((stat, index) => {
+      expect(valueOf(values, "stellar_rpc_inclusion_fee_stroops", { rpc, kind: "soroban", stat })).toBe(soroban[index]);
+      expect(valueOf(values, "stellar_rpc_inclusion_fee_stroops", { rpc, kind: "classic", stat })).toBe(classic[index]);
+    });
+    expect(valueOf(values, "stellar_rpc_fee_stats_transactions", { rpc, kind: "soroban" })).toBe(10);
+    expect(valueOf(values, "stellar_rpc_fee_stats_transactions", { rpc, kind: "classic" })).toBe(7);
+    expect(valueOf(values, "stellar_rpc_fee_stats_ledgers", { rpc, kind: "soroban" })).toBe(50);
+    expect(valueOf(values, "stellar_rpc_fee_stats_ledgers", { rpc, kind: "classic" })).toBe(10);
+    expect(values.size).toBe(7 + 2 * (14 + 2));
+  });
+
+  it("unhealthy: healthy 0, no getHealth series, the rest still exported", async () => {
+    const values = await series(rpcStatusSamples(status({ health: undefined, healthy: false }), true));
+    expect(valueOf(values, "stellar_rpc_healthy", { rpc })).toBe(0);
+    expect(valueOf(values, "stellar_rpc_oldest_ledger", { rpc })).toBeUndefined();
+    expect(valueOf(values, "stellar_rpc_ledger_retention_window_ledgers", { rpc })).toBeUndefined();
+    expect(valueOf(values, "stellar_rpc_latest_ledger", { rpc })).toBe(1283415);
+    expect(valueOf(values, "stellar_rpc_latest_ledger_closed_timestamp_seconds", { rpc })).toBe(1772416629);
+  });
+
+  it("takes getHealth's close time only for the same ledger", async () => {
+    const health = healthSchema.parse(rpcFixtureJson("getHealth-result-stellar-docs.json"));
+    const noCloseTime = { id: "ab", sequence: 3730763, protocolVersion: 23 };
+    const same = await series(rpcStatusSamples(status({ health, latestLedger: noCloseTime }), true));
+    expect(valueOf(same, "stellar_rpc_latest_ledger_closed_timestamp_seconds", { rpc })).toBe(1784671485);
+    const other = await series(rpcStatusSamples(status({ health, latestLedger: { ...noCloseTime, sequence: 3730764 } }), true));
+    expect(valueOf(other, "stellar_rpc_latest_ledger_closed_timestamp_seconds", { rpc })).toBeUndefined();
+  });
+
+  it("before any successful poll: only stellar_rpc_up 0", async () => {
+    const values = await series(rpcStatusSamples(undefined, false));
+    expect([...values]).toEqual([['stellar_rpc_up{rpc="soroban-1"}', 0]]);
+  });
+});
+
+describe("rpcVersionsSamples", () => {
+  it("names the network like Horizon's and keeps both version strings", async () => {
+    const versions: RpcVersions = {
+      network: networkSchema.parse(rpcFixtureJson("getNetwork-result-testnet-stellar-docs.json")),
+      versionInfo: versionInfoSchema.parse(rpcFixtureJson("getVersionInfo-result-v21-js-sdk.json")),
+    };
+    const values = await series(rpcVersionsSamples(versions));
+    expect([...values]).toEqual([
+      [
+        'stellar_rpc_info{captive_core_version="stellar-core 21.1.1 (b3aeb14cc798f6d11deb2be913041be916f3b0cc)",network="testnet",network_passphrase="Test SDF Network ; September 2015",rpc="soroban-1",version="21.4.0-dbb390c6bb99024122fccb12c8219af67d50db04"}',
+        1,
+      ],
+    ]);
+    const standalone = await series(
+      rpcVersionsSamples({ ...versions, network: networkSchema.parse(envelopeResult("getNetwork-java-sdk.json")) }),
+    );
+    expect([...standalone.keys()][0]).toContain('network="custom"');
+  });
+});

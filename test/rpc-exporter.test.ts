@@ -1,0 +1,181 @@
+import { execFileSync } from "node:child_process";
+import { pino } from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { ALL_METRICS, FEE_STATS, RPC_ENDPOINTS, targetLabelOf } from "../src/catalog/metrics.js";
+import { feeStatsSchema, jsonRpcResponseSchema } from "../src/client/rpc-schemas.js";
+import { startExporter, type RunningExporter } from "../src/exporter.js";
+import { startSimulator, type RunningSimulator } from "../src/simulator/index.js";
+import { namesIn, parseExposition, valueOf } from "./support/exposition.js";
+import { configFrom } from "./support/exporter-harness.js";
+import { FakeHorizon } from "./support/fake-horizon.js";
+import { FakeRpc } from "./support/fake-rpc.js";
+
+/** The exporter polling the simulator's Horizon and its Stellar RPC, as a new user would; simulated time moves only when told. */
+const LEDGER_MS = 5_000;
+const RPC = { rpc: "sim-rpc" };
+const HORIZON = { horizon: "sim" };
+let simulator: RunningSimulator | undefined;
+let exporter: RunningExporter | undefined;
+let fakeRpc: FakeRpc | undefined;
+
+afterEach(async () => {
+  await exporter?.close();
+  await simulator?.close();
+  await fakeRpc?.stop();
+  exporter = simulator = fakeRpc = undefined;
+});
+
+async function start(scenario = "healthy"): Promise<{ simulator: RunningSimulator; exporter: RunningExporter }> {
+  const clock = Date.UTC(2026, 0, 1);
+  simulator = await startSimulator({ scenario, ledgerIntervalMs: LEDGER_MS, pools: 3, seed: 5, now: () => clock });
+  const config = await configFrom([
+    `--horizon.url=sim=${simulator.url}`,
+    `--rpc.url=sim-rpc=${simulator.url}/rpc`,
+    "--poll.interval=1h",
+    "--pools.max=3",
+  ]);
+  exporter = await startExporter({ ...config, retries: 0 }, { logger: pino({ level: "silent" }) });
+  await exporter.firstPolls;
+  return { simulator, exporter };
+}
+
+async function scrapeText(running: RunningExporter): Promise<string> {
+  return (await fetch(`${running.url}/metrics`)).text();
+}
+
+async function ledgersPass(count: number): Promise<Map<string, number>> {
+  simulator!.simulator.advance(count * LEDGER_MS);
+  await exporter!.pollAll();
+  return parseExposition(await scrapeText(exporter!));
+}
+
+/** getFeeStats straight from the simulator, to compare the exporter's numbers with. */
+async function directFeeStats(url: string) {
+  const response = await fetch(`${url}/rpc`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getFeeStats" }),
+  });
+  return feeStatsSchema.parse(jsonRpcResponseSchema.parse(await response.json()).result);
+}
+
+const rpc = (values: Map<string, number>, name: string, labels: Record<string, string> = {}) => valueOf(values, name, { ...RPC, ...labels });
+const horizon = (values: Map<string, number>, name: string) => valueOf(values, name, HORIZON);
+
+describe("Stellar RPC targets against the simulator", () => {
+  it("healthy: every value exact, in step with Horizon, every RPC family present, promtool clean", async () => {
+    const { simulator: sim, exporter: running } = await start();
+    const values = await ledgersPass(3);
+    const state = sim.simulator.state();
+    expect(rpc(values, "stellar_rpc_up")).toBe(1);
+    expect(rpc(values, "stellar_rpc_healthy")).toBe(1);
+    expect(rpc(values, "stellar_rpc_latest_ledger")).toBe(state.historyLatestLedger);
+    expect(rpc(values, "stellar_rpc_latest_ledger")).toBe(horizon(values, "stellar_horizon_core_latest_ledger"));
+    expect(rpc(values, "stellar_rpc_latest_ledger_closed_timestamp_seconds")).toBe(
+      horizon(values, "stellar_horizon_history_latest_ledger_closed_timestamp_seconds"),
+    );
+    expect(rpc(values, "stellar_rpc_oldest_ledger")).toBe(state.historyElderLedger);
+    expect(rpc(values, "stellar_rpc_ledger_retention_window_ledgers")).toBe(120960);
+    expect(rpc(values, "stellar_rpc_protocol_version")).toBe(22);
+    expect(
+      rpc(values, "stellar_rpc_info", {
+        version: "22.1.2-7f8e3b5a1c9d2e4f6a8b0c1d3e5f7a9b2c4d6e8f",
+        captive_core_version: "stellar-core 22.1.0 (fdd833d57c86cfe0c5057da5b2319953ab841de0)",
+        network: "pubnet",
+        network_passphrase: "Public Global Stellar Network ; September 2015",
+      }),
+    ).toBe(1);
+    const fees = await directFeeStats(sim.url);
+    for (const [kind, distribution] of [["soroban", fees.sorobanInclusionFee], ["classic", fees.inclusionFee]] as const) {
+      for (const stat of FEE_STATS) expect(rpc(values, "stellar_rpc_inclusion_fee_stroops", { kind, stat }), `${kind} ${stat}`).toBe(distribution[stat]);
+      expect(rpc(values, "stellar_rpc_fee_stats_transactions", { kind })).toBe(distribution.transactionCount);
+      expect(rpc(values, "stellar_rpc_fee_stats_ledgers", { kind })).toBe(distribution.ledgerCount);
+    }
+    expect(fees.inclusionFee.ledgerCount).toBe(10);
+
+    // Self-metrics: two polls of each endpoint (the first, then pollAll), one batch request each.
+    for (const endpoint of RPC_ENDPOINTS) {
+      expect(rpc(values, "stellar_horizon_exporter_rpc_requests_total", { endpoint, code: "200" })).toBe(2);
+      expect(rpc(values, "stellar_horizon_exporter_rpc_poll_duration_seconds_count", { endpoint })).toBe(2);
+      expect(rpc(values, "stellar_horizon_exporter_rpc_poll_errors_total", { endpoint, reason: "rpc_error" })).toBe(0);
+      expect(rpc(values, "stellar_horizon_exporter_rpc_last_success_timestamp_seconds", { endpoint })).toBeGreaterThan(0);
+    }
+
+    const text = await scrapeText(running);
+    expect(execFileSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" }).trim()).toBe("");
+    const names = namesIn(parseExposition(text));
+    for (const metric of ALL_METRICS.filter((candidate) => targetLabelOf(candidate) === "rpc")) {
+      expect(names.has(metric.type === "histogram" ? `${metric.name}_count` : metric.name), metric.name).toBe(true);
+    }
+    const page = await (await fetch(`${running.url}/`)).text();
+    expect(page).toContain("sim-rpc (Stellar RPC)");
+  });
+
+  it("rpc_unhealthy: stellar_rpc_healthy 0 while everything else keeps working", async () => {
+    await start();
+    simulator!.simulator.setScenario("rpc_unhealthy");
+    const values = await ledgersPass(2);
+    expect(rpc(values, "stellar_rpc_healthy")).toBe(0);
+    expect(rpc(values, "stellar_rpc_up")).toBe(1);
+    expect(rpc(values, "stellar_rpc_latest_ledger")).toBe(simulator!.simulator.state().historyLatestLedger);
+    expect(rpc(values, "stellar_rpc_inclusion_fee_stroops", { kind: "classic", stat: "p50" })).toBe(100);
+    // getHealth's error is data: no failed poll, and no getHealth-only series to go stale on.
+    expect(rpc(values, "stellar_horizon_exporter_rpc_poll_errors_total", { endpoint: "status", reason: "rpc_error" })).toBe(0);
+    expect(rpc(values, "stellar_rpc_oldest_ledger")).toBeUndefined();
+    expect(horizon(values, "stellar_horizon_up")).toBe(1);
+  });
+
+  it("rpc_lagging: the RPC's latest ledger trails Horizon's by 20", async () => {
+    await start();
+    simulator!.simulator.setScenario("rpc_lagging");
+    const values = await ledgersPass(25);
+    expect(horizon(values, "stellar_horizon_core_latest_ledger")! - rpc(values, "stellar_rpc_latest_ledger")!).toBe(20);
+    expect(rpc(values, "stellar_rpc_up")).toBe(1);
+    expect(rpc(values, "stellar_rpc_healthy")).toBe(0);
+  });
+
+  it("a JSON-RPC error from another method is a failed poll with reason rpc_error", async () => {
+    fakeRpc = new FakeRpc();
+    fakeRpc.answers.set("getFeeStats", { error: { code: -32603, message: "boom" } });
+    const config = await configFrom([`--rpc.url=fake=${await fakeRpc.start()}/soroban/rpc`, "--poll.interval=1h"]);
+    exporter = await startExporter({ ...config, retries: 0 }, { logger: pino({ level: "silent" }) });
+    await exporter.firstPolls;
+    const values = parseExposition(await scrapeText(exporter));
+    const labels = { rpc: "fake" };
+    expect(valueOf(values, "stellar_rpc_up", labels)).toBe(0);
+    expect(valueOf(values, "stellar_horizon_exporter_rpc_poll_errors_total", { ...labels, endpoint: "status", reason: "rpc_error" })).toBe(1);
+    expect(valueOf(values, "stellar_rpc_info", { ...labels, version: "27.1.1-7e712815319140618b9be8cf0846701a6f9a2cbe", captive_core_version: "stellar-core 27.1.0 (3589a696b0d4ef5a2cf2124e349c671d71886d9c)", network: "testnet", network_passphrase: "Test SDF Network ; September 2015" })).toBe(1);
+    expect(fakeRpc.requests.every((request) => request.url.pathname === "/soroban/rpc")).toBe(true);
+  });
+
+  it("reload: an RPC leaves and returns without touching the Horizon of the same name", async () => {
+    fakeRpc = new FakeRpc();
+    const horizonServer = new FakeHorizon();
+    horizonServer.addLedgers(3);
+    try {
+      const both = await configFrom([
+        `--horizon.url=sdf=${await horizonServer.start()}`,
+        `--rpc.url=sdf=${await fakeRpc.start()}/rpc`,
+        "--poll.interval=1h",
+      ]);
+      exporter = await startExporter(both, { logger: pino({ level: "silent" }) });
+      await exporter.firstPolls;
+      const scrape = async () => parseExposition(await scrapeText(exporter!));
+      expect(valueOf(await scrape(), "stellar_rpc_up", { rpc: "sdf" })).toBe(1);
+
+      await exporter.reload(async () => ({ ...both, rpcTargets: [] }));
+      const without = await scrape();
+      expect(valueOf(without, "stellar_rpc_up", { rpc: "sdf" })).toBeUndefined();
+      expect(valueOf(without, "stellar_horizon_exporter_rpc_poll_errors_total", { rpc: "sdf", endpoint: "status", reason: "timeout" })).toBeUndefined();
+      expect(valueOf(without, "stellar_horizon_up", { horizon: "sdf" })).toBe(1);
+
+      await exporter.reload(async () => both);
+      await exporter.pollAll();
+      expect(valueOf(await scrape(), "stellar_rpc_up", { rpc: "sdf" })).toBe(1);
+    } finally {
+      await exporter?.close();
+      exporter = undefined;
+      await horizonServer.stop();
+    }
+  });
+});

@@ -1,0 +1,121 @@
+import { describe, expect, it } from "vitest";
+import {
+  feeStatsSchema,
+  healthSchema,
+  jsonRpcResponseSchema,
+  latestLedgerSchema,
+  networkSchema,
+  versionInfoSchema,
+} from "../../src/client/rpc-schemas.js";
+import type { Simulator } from "../../src/simulator/index.js";
+import { getJson, simulatorAt, START_MS, typeSignature } from "./helpers.js";
+import { rpcFixtureJson } from "../support/fixtures.js";
+
+const BATCH = ["getHealth", "getLatestLedger", "getFeeStats", "getNetwork", "getVersionInfo"];
+
+async function call(simulator: Simulator, methods: readonly string[]): Promise<Record<string, any>> {
+  const body = methods.map((method, index) => ({ jsonrpc: "2.0", id: `call-${index}`, method }));
+  const { status, body: responses } = await getJson<Record<string, any>[]>(simulator, "/rpc", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  expect(status).toBe(200);
+  return Object.fromEntries(
+    methods.map((method, index) => {
+      const response = jsonRpcResponseSchema.parse(responses[index]);
+      expect(response.id).toBe(`call-${index}`);
+      return [method, response];
+    }),
+  );
+}
+
+describe("the simulated Stellar RPC at /rpc", () => {
+  it("answers every method in the captures' wire types, from Horizon's ledgers and times", async () => {
+    const { simulator } = simulatorAt();
+    const answers = await call(simulator, BATCH);
+    const health = healthSchema.parse(answers.getHealth.result);
+    const latest = latestLedgerSchema.parse(answers.getLatestLedger.result);
+    const fees = feeStatsSchema.parse(answers.getFeeStats.result);
+    const network = networkSchema.parse(answers.getNetwork.result);
+    const version = versionInfoSchema.parse(answers.getVersionInfo.result);
+
+    const horizon = (await getJson(simulator, "/ledgers?order=desc&limit=1")).body._embedded.records[0];
+    expect(latest.sequence).toBe(horizon.sequence);
+    expect(latest.id).toBe(horizon.hash);
+    expect(latest.closeTime).toBe(Date.parse(horizon.closed_at) / 1000);
+    expect(latest.protocolVersion).toBe(22);
+    const state = simulator.state();
+    expect(health).toMatchObject({
+      status: "healthy",
+      latestLedger: latest.sequence,
+      latestLedgerCloseTime: latest.closeTime,
+      oldestLedger: state.historyElderLedger,
+      ledgerRetentionWindow: 120960,
+    });
+    expect(fees.latestLedger).toBe(latest.sequence);
+    expect(fees.sorobanInclusionFee.ledgerCount).toBe(50);
+    expect(fees.inclusionFee.ledgerCount).toBe(10);
+    expect(fees.inclusionFee.p50).toBe(100);
+    expect(network).toEqual({ passphrase: "Public Global Stellar Network ; September 2015", protocolVersion: 22 });
+    expect(version.captiveCoreVersion).toBe("stellar-core 22.1.0 (fdd833d57c86cfe0c5057da5b2319953ab841de0)");
+    // Protocol 22's RPC sends both spellings, as v22 did.
+    expect(answers.getVersionInfo.result.captive_core_version).toBe(version.captiveCoreVersion);
+    expect(typeSignature(answers.getHealth.result)).toEqual(typeSignature(rpcFixtureJson("getHealth-result-stellar-docs.json")));
+    expect(typeSignature(answers.getFeeStats.result)).toEqual(typeSignature(rpcFixtureJson("getFeeStats-result-stellar-docs.json")));
+  });
+
+  it("is not subject to Horizon's rate limit or faults", async () => {
+    const { simulator } = simulatorAt({ scenario: "rate_limited" });
+    const answers = await call(simulator, ["getLatestLedger"]);
+    expect(answers.getLatestLedger.error).toBeUndefined();
+  });
+
+  it("rpc_unhealthy: getHealth answers an error, every other method still works", async () => {
+    const { simulator } = simulatorAt({ scenario: "rpc_unhealthy" });
+    const answers = await call(simulator, BATCH);
+    expect(answers.getHealth.error).toEqual({ code: -32603, message: "data stores are not initialized" });
+    for (const method of BATCH.slice(1)) expect(answers[method].error).toBeUndefined();
+  });
+
+  it("rpc_lagging: 20 ledgers behind Horizon, and unhealthy by stellar-rpc's latency rule", async () => {
+    const { simulator, clock } = simulatorAt({ scenario: "rpc_lagging" });
+    clock.tick(60_000);
+    const answers = await call(simulator, ["getHealth", "getLatestLedger", "getFeeStats"]);
+    const latest = latestLedgerSchema.parse(answers.getLatestLedger.result);
+    expect(latest.sequence).toBe(simulator.state().historyLatestLedger - 20);
+    expect(feeStatsSchema.parse(answers.getFeeStats.result).latestLedger).toBe(latest.sequence);
+    const latencySeconds = Math.round((clock.nowMs - (latest.closeTime ?? 0) * 1000) / 1000);
+    expect(latencySeconds).toBeGreaterThan(30);
+    expect(answers.getHealth.error.message).toMatch(/^latency \(\d+s\) since last known ledger closed is too high \(>30s\)$/);
+  });
+
+  it("fee_spike: Soroban inclusion fees surge with the rest", async () => {
+    const { simulator, clock } = simulatorAt();
+    simulator.setScenario("fee_spike");
+    clock.tick(60 * 5_000);
+    const fees = feeStatsSchema.parse((await call(simulator, ["getFeeStats"])).getFeeStats.result);
+    expect(fees.sorobanInclusionFee.p50).toBe(5000);
+    expect(fees.inclusionFee.p50).toBe(5000);
+  });
+
+  it("network_halt: healthy until the last close is 30 s old", async () => {
+    const { simulator, clock } = simulatorAt({ scenario: "network_halt" });
+    expect((await call(simulator, ["getHealth"])).getHealth.result.status).toBe("healthy");
+    clock.tick(31_000);
+    expect((await call(simulator, ["getHealth"])).getHealth.error.code).toBe(-32603);
+    expect(clock.nowMs).toBe(START_MS + 31_000);
+  });
+
+  it("answers JSON-RPC errors for unknown methods, bad requests and unparseable bodies", async () => {
+    const { simulator } = simulatorAt();
+    expect((await call(simulator, ["getEvents2"])).getEvents2.error).toEqual({ code: -32601, message: "method not found" });
+    const post = (body: string) => getJson(simulator, "/rpc", { method: "POST", body });
+    expect((await post("{")).body).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error" } });
+    expect((await post("[]")).body).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "invalid request" } });
+    expect((await post('{"id":7,"method":"getHealth"}')).body).toEqual({ jsonrpc: "2.0", id: 7, error: { code: -32600, message: "invalid request" } });
+    const single = await post('{"jsonrpc":"2.0","id":8,"method":"getNetwork"}');
+    expect(single.body.id).toBe(8);
+    expect(single.body.result.passphrase).toBe("Public Global Stellar Network ; September 2015");
+  });
+});

@@ -1,0 +1,55 @@
+import { Hono } from "hono";
+import { listen, type Listening } from "../../src/server/listen.js";
+import { rpcFixtureJson } from "./fixtures.js";
+import type { Fault, JsonRecord } from "./fake-horizon.js";
+
+/** A method's canned answer: its result, or a JSON-RPC error object. */
+export type MethodAnswer = { result: unknown } | { error: { code: number; message: string } };
+
+function resultOf(name: string): unknown {
+  return name.includes("-result-") ? rpcFixtureJson(name) : rpcFixtureJson<{ result: unknown }>(name).result;
+}
+
+/**
+ * A small, fully controlled Stellar RPC for tests: answers JSON-RPC batches from captures, any
+ * method can be made to answer an error, and every request is recorded with its body.
+ */
+export class FakeRpc {
+  readonly answers = new Map<string, MethodAnswer>([
+    ["getHealth", { result: resultOf("getHealth-result-stellar-docs.json") }],
+    ["getLatestLedger", { result: resultOf("getLatestLedger-java-sdk.json") }],
+    ["getFeeStats", { result: resultOf("getFeeStats-result-stellar-docs.json") }],
+    ["getNetwork", { result: resultOf("getNetwork-result-testnet-stellar-docs.json") }],
+    ["getVersionInfo", { result: resultOf("getVersionInfo-result-stellar-docs.json") }],
+  ]);
+  /** Replaces every answer, whatever the path. */
+  fault: Fault | undefined;
+  readonly requests: { url: URL; headers: Headers; body: JsonRecord[] }[] = [];
+  private server: Listening | undefined;
+
+  readonly app = new Hono().post("*", async (c) => {
+    const body = (await c.req.json()) as JsonRecord[] | JsonRecord;
+    const calls = Array.isArray(body) ? body : [body];
+    this.requests.push({ url: new URL(c.req.url), headers: new Headers(c.req.raw.headers), body: calls });
+    if (this.fault) return c.body(this.fault.body, this.fault.status as 200, this.fault.headers ?? {});
+    const responses = calls.map((call) => ({
+      jsonrpc: "2.0",
+      id: call.id,
+      ...(this.answers.get(call.method as string) ?? { error: { code: -32601, message: "method not found" } }),
+    }));
+    return c.json(Array.isArray(body) ? responses : responses[0]);
+  });
+
+  methodsCalled(): string[] {
+    return this.requests.flatMap((request) => request.body.map((call) => call.method as string));
+  }
+
+  async start(): Promise<string> {
+    this.server = await listen(this.app, "127.0.0.1", 0);
+    return this.server.url;
+  }
+
+  async stop(): Promise<void> {
+    await this.server?.close();
+  }
+}
