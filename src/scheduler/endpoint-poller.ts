@@ -2,7 +2,8 @@ import type { Logger } from "pino";
 import type { Endpoint, PollEndpoint, PollErrorReason } from "../catalog/metrics.js";
 import { HorizonError } from "../client/errors.js";
 import type { Collector, PollContext } from "../collectors/collector.js";
-import type { EndpointPublisher } from "../collectors/publisher.js";
+import { EndpointPublisher } from "../collectors/publisher.js";
+import type { MetricStore } from "../collectors/store.js";
 import type { Schedule } from "../config/schedule.js";
 import type { Clock } from "../clock.js";
 
@@ -175,4 +176,44 @@ export class EndpointPoller<E extends PollEndpoint = Endpoint> {
     const extraMs = Math.min(periodMs * (2 ** (this.consecutiveFailures - 1) - 1), MAX_BACKOFF_MS);
     this.notBeforeMs = this.options.clock.now() + extraMs * (0.5 + Math.random() / 2);
   }
+}
+
+/** What a target's pollers share: where they publish, their limits, and when they stop. */
+export interface TargetPolling<E extends PollEndpoint> {
+  readonly name: string;
+  readonly schedules: Readonly<Record<E, Schedule>>;
+  readonly timeoutMs: number;
+  readonly retries: number;
+  readonly staleAfterIntervals: number;
+  readonly store: MetricStore;
+  readonly metrics: PollMetrics<E>;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly signal: AbortSignal;
+}
+
+/** A poller and its publisher for each of a target's collectors, on the target's schedules and deadlines. */
+export function pollersFor<E extends PollEndpoint>(
+  collectors: readonly Collector<E>[],
+  target: TargetPolling<E>,
+): { pollers: EndpointPoller<E>[]; publishers: EndpointPublisher<E>[] } {
+  const { name, schedules, timeoutMs, retries, staleAfterIntervals, store, metrics, log, clock, signal } = target;
+  const publishers: EndpointPublisher<E>[] = [];
+  const pollers = collectors.map((collector) => {
+    const schedule = schedules[collector.endpoint];
+    const publisher = new EndpointPublisher<E>(name, collector, store, staleAfterIntervals * schedule.periodMs, clock);
+    publishers.push(publisher);
+    return new EndpointPoller<E>({
+      horizon: name,
+      collector,
+      publisher,
+      schedule,
+      deadlineMs: pollDeadlineMs(schedule, staleAfterIntervals, timeoutMs, retries),
+      metrics,
+      log,
+      clock,
+      signal,
+    });
+  });
+  return { pollers, publishers };
 }

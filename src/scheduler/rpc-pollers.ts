@@ -2,14 +2,14 @@ import type { Logger } from "pino";
 import type { PublishedSource, RpcEndpoint } from "../catalog/metrics.js";
 import type { Clock } from "../clock.js";
 import { RpcClient } from "../client/rpc-client.js";
-import { EndpointPublisher } from "../collectors/publisher.js";
+import type { EndpointPublisher } from "../collectors/publisher.js";
 import type { RpcExporterMetrics } from "../collectors/rpc-exporter-metrics.js";
 import { rpcStatusCollector } from "../collectors/rpc-status.js";
 import { rpcVersionsCollector } from "../collectors/rpc-versions.js";
 import type { MetricStore } from "../collectors/store.js";
 import { redactUrl, type ExporterConfig } from "../config/config.js";
 import type { RpcTargetConfig } from "../config/rpc-targets.js";
-import { EndpointPoller, pollDeadlineMs } from "./endpoint-poller.js";
+import { pollersFor, type EndpointPoller } from "./endpoint-poller.js";
 import { Scheduler } from "./scheduler.js";
 import type { Runtime } from "./target-runtime.js";
 
@@ -41,24 +41,8 @@ export function rpcPollers(
     signal,
     clock,
   });
-  const publishers: EndpointPublisher<RpcEndpoint>[] = [];
-  const pollers = [rpcStatusCollector(client), rpcVersionsCollector(client)].map((collector) => {
-    const schedule = target.schedules[collector.endpoint];
-    const publisher = new EndpointPublisher<RpcEndpoint>(target.name, collector, store, config.staleAfterIntervals * schedule.periodMs, clock);
-    publishers.push(publisher);
-    return new EndpointPoller<RpcEndpoint>({
-      horizon: target.name,
-      collector,
-      publisher,
-      schedule,
-      deadlineMs: pollDeadlineMs(schedule, config.staleAfterIntervals, target.timeoutMs, config.retries),
-      metrics,
-      log,
-      clock,
-      signal,
-    });
-  });
-  return { pollers, publishers };
+  const polling = { ...target, ...config, store, metrics, log, clock, signal };
+  return pollersFor([rpcStatusCollector(client), rpcVersionsCollector(client)], polling);
 }
 
 /** Everything that polls one Stellar RPC: its pollers and publishers on their schedules. */

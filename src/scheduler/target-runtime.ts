@@ -3,11 +3,11 @@ import type { PollEndpoint, PublishedSource } from "../catalog/metrics.js";
 import type { Clock } from "../clock.js";
 import { HorizonClient } from "../client/horizon-client.js";
 import type { Collector } from "../collectors/collector.js";
-import { EndpointPublisher } from "../collectors/publisher.js";
+import type { EndpointPublisher } from "../collectors/publisher.js";
 import type { ExporterMetrics } from "../collectors/self-metrics.js";
 import type { MetricStore } from "../collectors/store.js";
 import { redactUrl, type ExporterConfig, type TargetConfig } from "../config/config.js";
-import { EndpointPoller, pollDeadlineMs } from "./endpoint-poller.js";
+import { pollersFor, type EndpointPoller } from "./endpoint-poller.js";
 import { plannedRequestsPerHour } from "./request-plan.js";
 import { Scheduler } from "./scheduler.js";
 
@@ -68,7 +68,7 @@ export class TargetRuntime implements Runtime {
   readonly sources: readonly PublishedSource[];
   readonly pollers: readonly EndpointPoller[];
   readonly probe: Prober | undefined;
-  private readonly publishers: EndpointPublisher[] = [];
+  private readonly publishers: readonly EndpointPublisher[];
   private readonly scheduler: Scheduler;
   private readonly abort = new AbortController();
 
@@ -109,22 +109,8 @@ export class TargetRuntime implements Runtime {
     });
     const { collectors, probe } = surfacesFor(config, target, { client, store, log });
     this.probe = probe;
-    this.pollers = collectors.map((collector) => {
-      const schedule = target.schedules[collector.endpoint];
-      const publisher = new EndpointPublisher(target.name, collector, store, config.staleAfterIntervals * schedule.periodMs, clock);
-      this.publishers.push(publisher);
-      return new EndpointPoller({
-        horizon: target.name,
-        collector,
-        publisher,
-        schedule,
-        deadlineMs: pollDeadlineMs(schedule, config.staleAfterIntervals, target.timeoutMs, config.retries),
-        metrics,
-        log,
-        clock,
-        signal: this.abort.signal,
-      });
-    });
+    const polling = { ...target, ...config, store, metrics, log, clock, signal: this.abort.signal };
+    ({ pollers: this.pollers, publishers: this.publishers } = pollersFor(collectors, polling));
     this.scheduler = new Scheduler(this.pollers, clock);
     this.sources = [...this.pollers.map((poller) => poller.endpoint), ...(probe ? (["tx_probe"] as const) : [])];
   }
