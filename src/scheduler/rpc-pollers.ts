@@ -11,7 +11,7 @@ import { redactUrl, type ExporterConfig } from "../config/config.js";
 import type { RpcTargetConfig } from "../config/rpc-targets.js";
 import { pollersFor, type EndpointPoller } from "./endpoint-poller.js";
 import { Scheduler } from "./scheduler.js";
-import type { Runtime } from "./target-runtime.js";
+import { targetAbortController, type Runtime } from "./target-runtime.js";
 
 export interface RpcPollerDependencies {
   readonly store: MetricStore;
@@ -55,7 +55,7 @@ export class RpcRuntime implements Runtime {
   readonly sources: readonly PublishedSource[];
   private readonly publishers: readonly EndpointPublisher<RpcEndpoint>[];
   private readonly scheduler: Scheduler;
-  private readonly abort = new AbortController();
+  private readonly abort = targetAbortController();
 
   static keyFor(rpc: RpcTargetConfig, config: ExporterConfig): string {
     const { retries, maxBodyBytes, staleAfterIntervals } = config;

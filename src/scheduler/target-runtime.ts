@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
 import type { PollEndpoint, PublishedSource } from "../catalog/metrics.js";
 import type { Clock } from "../clock.js";
@@ -37,6 +38,16 @@ export type SurfaceFactory = (
   parts: { readonly client: HorizonClient; readonly store: MetricStore; readonly log: Logger },
 ) => TargetSurfaces;
 
+/**
+ * Stops everything of one target. Each of its polls, requests in flight and retry waits listens to
+ * it, so a busy target legitimately passes Node's default warning threshold of 10 listeners.
+ */
+export function targetAbortController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(100, controller.signal);
+  return controller;
+}
+
 /** Everything that polls one target, a Horizon or a Stellar RPC; rebuilt only when its configuration changes. */
 export interface Runtime {
   /** The target's label value. */
@@ -70,7 +81,7 @@ export class TargetRuntime implements Runtime {
   readonly probe: Prober | undefined;
   private readonly publishers: readonly EndpointPublisher[];
   private readonly scheduler: Scheduler;
-  private readonly abort = new AbortController();
+  private readonly abort = targetAbortController();
 
   static keyFor(target: TargetConfig, config: ExporterConfig): string {
     const { retries, maxBodyBytes, ledgers, liquidityPools, staleAfterIntervals } = config;
