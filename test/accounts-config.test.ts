@@ -47,6 +47,15 @@ describe("accounts in the config file", () => {
     expect(plannedRequestsPerHour(target!, loaded)).toBe(5 * 240 + 4 * 120);
   });
 
+  it("the request plan counts the transaction probe's account read and submission per run", async () => {
+    const file = writeConfig(`targets:\n  - url: http://127.0.0.1:2\n    tx_probe:\n      secret_env: PROBE_SEED\n      interval: 30s\n`);
+    const loaded = await config([`--config.file=${file}`], { PROBE_SEED: Keypair.fromRawEd25519Seed(Buffer.alloc(32, 2)).secret() });
+    const [target] = loaded.targets;
+    // Root, fee_stats, ledgers and two pool pages every 15 s; the probe's account every 15 s as a
+    // watched account; and two probe requests every 30 s.
+    expect(plannedRequestsPerHour(target!, loaded)).toBe(5 * 240 + 240 + 2 * 120);
+  });
+
   it("one line per problem: bad checksum, muxed id, duplicate name, unknown asset syntax", async () => {
     const file = pubnetWatching(`      - { name: a, id: ${BAD_CHECKSUM} }
       - { name: b, id: ${MUXED} }

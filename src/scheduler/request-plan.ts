@@ -30,11 +30,15 @@ function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config: Expor
   }
 }
 
-/** Requests per hour a target's schedules plan to send, retries excluded. */
+/** A probe run reads the source account's sequence, then submits: two requests. */
+const REQUESTS_PER_PROBE_RUN = 2;
+
+/** Requests per hour a target's schedules (its transaction probe's included) plan to send, retries excluded. */
 export function plannedRequestsPerHour(target: TargetConfig, config: ExporterConfig): number {
   let total = 0;
   for (const endpoint of ENDPOINTS) {
     total += (3_600_000 / target.schedules[endpoint].periodMs) * requestsPerPoll(endpoint, target, config);
   }
+  if (target.txProbe) total += (3_600_000 / target.txProbe.schedule.periodMs) * REQUESTS_PER_PROBE_RUN;
   return Math.round(total);
 }
