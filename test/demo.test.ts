@@ -8,6 +8,8 @@ it("the demo serves live, moving metrics within 15 s", async () => {
   try {
     const metricsUrl = await until("the demo's URLs", () => /metrics:\s+(\S+)/.exec(output())?.[1], { timeoutMs: 20_000 });
     expect(output()).toMatch(/simulator:\s+http:\/\/127\.0\.0\.1:\d+\//);
+    // A shipped example starts clean: no warning (such as the request budget's) in its log.
+    expect(output()).not.toMatch(/"level":40/);
     const started = Date.now();
     const scrape = async () => parseExposition(await (await fetch(metricsUrl)).text());
     const first = await until("the first ledger", async () => valueOf(await scrape(), "stellar_horizon_ledger_sequence", { horizon: "simulator" }));

@@ -2,7 +2,7 @@ import { Keypair, Networks } from "@stellar/stellar-sdk";
 import { pino } from "pino";
 import { loadConfig, type ExporterConfig } from "../config/config.js";
 import { startExporter } from "../exporter.js";
-import { DEMO_WATCHED_ACCOUNTS, RPC_PATH, startSimulator, type Simulator } from "../simulator/index.js";
+import { DEMO_WATCHED_ACCOUNTS, RPC_PATH, SIMULATOR_REQUESTS_PER_HOUR, startSimulator, type Simulator } from "../simulator/index.js";
 import { withProbeAccount, txProbeWith, TX_PROBE_DEFAULTS } from "../config/tx-probe.js";
 import { waitForShutdownSignal } from "./signals.js";
 import { versionLine } from "./usage.js";
@@ -79,7 +79,13 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
       // The simulator's hot and cold wallets, with low-water marks and `cold`, unless --account says otherwise.
       targets: command.config.targets.map((target) =>
         target.name === SIMULATOR_TARGET
-          ? { ...target, url: simulatorUrl, accounts: target.accounts.length > 0 ? target.accounts : DEMO_WATCHED_ACCOUNTS }
+          ? {
+              ...target,
+              url: simulatorUrl,
+              // The simulator allows a private deployment's quota, not the public Horizon's 3600 an hour.
+              requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR,
+              accounts: target.accounts.length > 0 ? target.accounts : DEMO_WATCHED_ACCOUNTS,
+            }
           : target,
       ),
       rpcTargets: command.config.rpcTargets.map((target) =>

@@ -12,6 +12,8 @@ const RATE_LIMIT = 101;
  * so benchmarks paging thousands of pools do not see an exhausted quota they are never denied for.
  */
 const TOKEN_REFILL_MS = 10;
+/** The hourly request budget that quota allows, for exporters polling the simulator. */
+export const SIMULATOR_REQUESTS_PER_HOUR = 3_600_000 / TOKEN_REFILL_MS;
 /** Under `rate_limited` the quota is exhausted until the next window of this length starts. */
 const RATE_LIMITED_WINDOW_SECONDS = 60;
 

@@ -9,3 +9,4 @@ export { createSimulator, Simulator, type SimulatorOptions, type SimulatorState 
 export { startSimulator, type RunningSimulator, type StartOptions } from "./server.js";
 export { AccountError, SimulatedAccounts, type AccountSpec, type LedgerPoint, type SimulatedAccount } from "./accounts.js";
 export { COLD_WALLET, DEMO_WATCHED_ACCOUNTS, HOT_WALLET, USDC } from "./demo-accounts.js";
+export { SIMULATOR_REQUESTS_PER_HOUR } from "./http-faults.js";
