@@ -29,6 +29,19 @@ export interface HttpOptions<E extends string> {
   clock?: Clock;
 }
 
+/**
+ * A target's HTTP options: where and how it is reached from its own config, attempts and body
+ * cap from the exporter's, and what this runtime observes and stops it with.
+ */
+export function targetHttpOptions<E extends string>(
+  target: Pick<HttpOptions<E>, "url" | "headers" | "timeoutMs">,
+  config: Pick<HttpOptions<E>, "retries" | "maxBodyBytes">,
+  runtime: Pick<HttpOptions<E>, "observer" | "signal" | "clock">,
+): HttpOptions<E> {
+  const { url, headers, timeoutMs } = target;
+  return { url, ...(headers ? { headers } : {}), timeoutMs, retries: config.retries, maxBodyBytes: config.maxBodyBytes, ...runtime };
+}
+
 /** A POST body, JSON or a form; requests without one are GETs. */
 export type RequestBody = { readonly json: string } | { readonly form: URLSearchParams };
 

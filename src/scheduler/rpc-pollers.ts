@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { PublishedSource, RpcEndpoint } from "../catalog/metrics.js";
 import type { Clock } from "../clock.js";
+import { targetHttpOptions } from "../client/http.js";
 import { RpcClient } from "../client/rpc-client.js";
 import type { EndpointPublisher } from "../collectors/publisher.js";
 import type { RpcExporterMetrics } from "../collectors/rpc-exporter-metrics.js";
@@ -31,16 +32,7 @@ export function rpcPollers(
   config: Pick<ExporterConfig, "retries" | "maxBodyBytes" | "staleAfterIntervals">,
   { store, metrics, log, clock, signal }: RpcPollerDependencies,
 ): { pollers: EndpointPoller<RpcEndpoint>[]; publishers: EndpointPublisher<RpcEndpoint>[] } {
-  const client = new RpcClient({
-    url: target.url,
-    headers: target.headers,
-    timeoutMs: target.timeoutMs,
-    retries: config.retries,
-    maxBodyBytes: config.maxBodyBytes,
-    observer: metrics.observerFor(target.name),
-    signal,
-    clock,
-  });
+  const client = new RpcClient(targetHttpOptions(target, config, { observer: metrics.observerFor(target.name), signal, clock }));
   const polling = { ...target, ...config, store, metrics, log, clock, signal };
   return pollersFor([rpcStatusCollector(client), rpcVersionsCollector(client)], polling);
 }

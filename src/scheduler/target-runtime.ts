@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { PollEndpoint, PublishedSource } from "../catalog/metrics.js";
 import type { Clock } from "../clock.js";
 import { HorizonClient } from "../client/horizon-client.js";
+import { targetHttpOptions } from "../client/http.js";
 import type { Collector } from "../collectors/collector.js";
 import type { EndpointPublisher } from "../collectors/publisher.js";
 import type { ExporterMetrics } from "../collectors/self-metrics.js";
@@ -108,16 +109,9 @@ export class TargetRuntime implements Runtime {
         "schedules plan more requests per hour than this Horizon's budget: lengthen the poll intervals, track fewer pools or watch fewer accounts",
       );
     }
-    const client = new HorizonClient({
-      url: target.url,
-      headers: target.headers,
-      timeoutMs: target.timeoutMs,
-      retries: config.retries,
-      maxBodyBytes: config.maxBodyBytes,
-      observer: metrics.observerFor(target.name),
-      signal: this.abort.signal,
-      clock,
-    });
+    const client = new HorizonClient(
+      targetHttpOptions(target, config, { observer: metrics.observerFor(target.name), signal: this.abort.signal, clock }),
+    );
     const { collectors, probe } = surfacesFor(config, target, { client, store, log });
     this.probe = probe;
     const polling = { ...target, ...config, store, metrics, log, clock, signal: this.abort.signal };
