@@ -1,6 +1,7 @@
 import { afterEach, expect, it, vi } from "vitest";
 import type { HorizonClient, Query } from "../src/client/horizon-client.js";
-import { liquidityPoolSchema } from "../src/client/schemas.js";
+import { scanPage } from "../src/client/page-scan.js";
+import { LIQUIDITY_POOL_FIELDS, liquidityPoolSchema } from "../src/client/schemas.js";
 import type { PollContext } from "../src/collectors/collector.js";
 import { LiquidityPoolsCollector } from "../src/collectors/liquidity-pools.js";
 import { makePool, type JsonRecord } from "./support/fake-horizon.js";
@@ -9,10 +10,11 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** A client serving `pools` as one page, as raw JSON records (fresh objects on every request, like the wire). */
+/** A client serving `pools` as one page, scanned from the bytes of a fresh page on every request, like the wire. */
 function clientServing(pools: () => JsonRecord[]): HorizonClient {
+  const page = (records: JsonRecord[]) => scanPage(Buffer.from(JSON.stringify({ _embedded: { records } })), LIQUIDITY_POOL_FIELDS);
   return {
-    liquidityPools: async (query: Query) => (query.cursor === undefined ? structuredClone(pools()) : []),
+    liquidityPools: async (query: Query) => page(query.cursor === undefined ? pools() : []),
   } as unknown as HorizonClient;
 }
 

@@ -47,7 +47,7 @@ describe("metric store", () => {
     const histogram = new HistogramData([1, 5]);
     for (const value of [0.5, 3, 3, 9]) histogram.observe(value);
     const rendered = await renderSamples('q"\\\n', [{ metric: METRICS.ledgerCloseInterval, histogram }]);
-    const lines = Buffer.concat(rendered.get("stellar_horizon_ledger_close_interval_seconds") ?? []).toString();
+    const lines = rendered.get("stellar_horizon_ledger_close_interval_seconds")?.whole.toString();
     expect(lines).toBe(
       [
         'stellar_horizon_ledger_close_interval_seconds_bucket{horizon="q\\"\\\\\\n",le="1"} 1',

@@ -23,3 +23,11 @@ export function isTransient(error: HorizonError): boolean {
     error.reason === "invalid_json"
   );
 }
+
+/** A short, single-line view of a non-JSON body: the <title> of an HTML page, else its start. */
+export function excerpt(text: string): string {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
+  const flat = (title ?? text).replace(/\s+/g, " ").trim();
+  if (flat === "") return "empty body";
+  return flat.length > 160 ? `${flat.slice(0, 160)}…` : flat;
+}

@@ -2,7 +2,7 @@ import { FetchError, ofetch } from "ofetch";
 import type { z } from "zod";
 import { systemClock, type Clock } from "../clock.js";
 import { redactUrl } from "../config/config.js";
-import { HorizonError, isTransient } from "./errors.js";
+import { excerpt, HorizonError, isTransient } from "./errors.js";
 import { holdOffSeconds, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
 import { problemSchema } from "./schemas.js";
 
@@ -87,12 +87,20 @@ export class CourteousHttp<E extends string> {
    * The parsed JSON of a 2xx response, after retries; throws a HorizonError. A `body` makes it a
    * POST. `poll` aborts the request and any retry wait when the poll that sent it reaches its deadline.
    */
-  async json(purpose: E, url: string, body: RequestBody | undefined, poll: AbortSignal | undefined): Promise<unknown> {
+  json(purpose: E, url: string, body: RequestBody | undefined, poll: AbortSignal | undefined): Promise<unknown> {
+    return this.decoded(purpose, url, body, poll, parseJson);
+  }
+
+  /**
+   * A 2xx response's body as `decode` reads it, after retries; a body `decode` rejects with an
+   * `invalid_json` HorizonError is retried like any transient failure.
+   */
+  async decoded<T>(purpose: E, url: string, body: RequestBody | undefined, poll: AbortSignal | undefined, decode: (bytes: Buffer) => T): Promise<T> {
     const signals = this.signalsWith(poll);
     const request = { url, ...(body ? { body } : {}), timeoutMs: this.options.timeoutMs, signals };
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await this.attempt(purpose, request);
+        return await this.attempt(purpose, request, decode);
       } catch (error) {
         const failure = error instanceof HorizonError ? error : new HorizonError("network", String(error));
         if (!isTransient(failure) || attempt >= this.options.retries) throw failure;
@@ -105,7 +113,7 @@ export class CourteousHttp<E extends string> {
 
   /** One attempt, never retried, with its own timeout: for requests whose repetition the caller decides. */
   once(purpose: E, url: string, body: RequestBody, timeoutMs: number, signal: AbortSignal | undefined): Promise<unknown> {
-    return this.attempt(purpose, { url, body, timeoutMs, signals: this.signalsWith(signal) });
+    return this.attempt(purpose, { url, body, timeoutMs, signals: this.signalsWith(signal) }, parseJson);
   }
 
   /** True while the server asked us to send nothing (Retry-After, exhausted rate limit). */
@@ -117,7 +125,7 @@ export class CourteousHttp<E extends string> {
     return [this.options.signal, signal].filter((each): each is AbortSignal => each !== undefined);
   }
 
-  private async attempt(purpose: E, request: AttemptRequest): Promise<unknown> {
+  private async attempt<T>(purpose: E, request: AttemptRequest, decode: (bytes: Buffer) => T): Promise<T> {
     const { url, body, signals } = request;
     const waitMs = this.holdUntilMs - this.clock.now();
     if (waitMs > 0) {
@@ -142,13 +150,9 @@ export class CourteousHttp<E extends string> {
       this.options.observer?.onRateLimitHeaders(rateLimit);
       const holdOff = holdOffSeconds(rateLimit, response.status);
       if (holdOff !== undefined) this.holdUntilMs = Math.max(this.holdUntilMs, this.clock.now() + holdOff * 1000);
-      const text = await readCapped(response._data ?? null, response.headers, this.options.maxBodyBytes);
-      if (response.status < 200 || response.status >= 300) throw httpError(response.status, text);
-      try {
-        return JSON.parse(text);
-      } catch {
-        throw new HorizonError("invalid_json", `HTTP ${response.status} body is not JSON: ${excerpt(text)}`);
-      }
+      const bytes = await readCapped(response._data ?? null, response.headers, this.options.maxBodyBytes);
+      if (response.status < 200 || response.status >= 300) throw httpError(response.status, bytes.toString("utf8"));
+      return decode(bytes);
     } catch (error) {
       const aborted = signals.find((outer) => outer.aborted);
       throw aborted ? abortReason(aborted, error) : classify(error, timedOut(), request.timeoutMs, url);
@@ -228,8 +232,18 @@ function basicAuthorization(url: URL): Record<string, string> {
   return { Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}` };
 }
 
-async function readCapped(stream: ReadableStream<Uint8Array> | null, headers: Headers, maxBytes: number): Promise<string> {
-  if (stream === null) return "";
+/** A body parsed as JSON; one that is not is an `invalid_json` failure showing its start. */
+function parseJson(bytes: Buffer): unknown {
+  const text = bytes.toString("utf8");
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HorizonError("invalid_json", `body is not JSON: ${excerpt(text)}`);
+  }
+}
+
+async function readCapped(stream: ReadableStream<Uint8Array> | null, headers: Headers, maxBytes: number): Promise<Buffer> {
+  if (stream === null) return Buffer.alloc(0);
   const declared = Number(headers.get("content-length") ?? Number.NaN);
   if (declared > maxBytes) {
     await stream.cancel();
@@ -248,7 +262,7 @@ async function readCapped(stream: ReadableStream<Uint8Array> | null, headers: He
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks, total);
 }
 
 function httpError(status: number, text: string): HorizonError {
@@ -265,14 +279,6 @@ function parseProblem(text: string) {
   } catch {
     return undefined;
   }
-}
-
-/** A short, single-line view of a non-JSON body: the <title> of an HTML page, else its start. */
-export function excerpt(text: string): string {
-  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
-  const flat = (title ?? text).replace(/\s+/g, " ").trim();
-  if (flat === "") return "empty body";
-  return flat.length > 160 ? `${flat.slice(0, 160)}…` : flat;
 }
 
 /** Why an aborted request failed: the poll deadline's own error, else a shutdown. */

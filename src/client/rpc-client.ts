@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { RpcEndpoint } from "../catalog/metrics.js";
 import { HorizonError } from "./errors.js";
-import { CourteousHttp, excerpt, validated, type HttpOptions } from "./http.js";
+import { excerpt } from "./errors.js";
+import { CourteousHttp, validated, type HttpOptions } from "./http.js";
 import {
   feeStatsSchema,
   healthSchema,

@@ -1,9 +1,10 @@
 import { METRICS } from "../catalog/metrics.js";
 import { HorizonError } from "../client/errors.js";
 import type { HorizonClient } from "../client/horizon-client.js";
-import { liquidityPoolSchema, type LiquidityPool } from "../client/schemas.js";
+import type { ScannedRecord } from "../client/page-scan.js";
+import { liquidityPoolSchema, type LiquidityPool, type LiquidityPoolField } from "../client/schemas.js";
 import type { Collector, PollContext } from "./collector.js";
-import { cursorAfter, PAGE_LIMIT, validRecord } from "./paging.js";
+import { cursorPast, PAGE_LIMIT, validRecord } from "./paging.js";
 import type { CollectorSamples, Sample } from "./samples.js";
 
 export interface PoolSelection {
@@ -15,7 +16,16 @@ export interface PoolSelection {
   readonly ids: readonly string[];
 }
 
-function poolSamples(pool: LiquidityPool): Sample[] {
+/** The samples of each pool record, made once: an unchanged pool keeps its record, so its samples and their rendered lines are reused. */
+const samplesOfPool = new WeakMap<LiquidityPool, readonly Sample[]>();
+
+function poolSamples(pool: LiquidityPool): readonly Sample[] {
+  let samples = samplesOfPool.get(pool);
+  if (samples === undefined) samplesOfPool.set(pool, (samples = newPoolSamples(pool)));
+  return samples;
+}
+
+function newPoolSamples(pool: LiquidityPool): Sample[] {
   const pool_id = pool.id;
   return [
     {
@@ -48,59 +58,23 @@ export function liquidityPoolSamples(pools: readonly LiquidityPool[] | undefined
   return { live: pools === undefined ? [] : allPoolSamples(pools), persistent: [] };
 }
 
-/** A validated pool and the raw record it came from, kept to recognise the same record next time. */
+/** A validated pool and the fingerprint of the fields it was validated from (see ScannedRecord). */
 interface ValidatedPool {
   readonly record: LiquidityPool;
-  readonly raw: Record<string, unknown>;
-}
-
-type RawReserve = { asset?: unknown; amount?: unknown } | undefined;
-
-/**
- * True when a raw record carries the same values as the one a pool was validated from.
- * Horizon bumps last_modified_ledger whenever a pool changes; the values themselves are compared
- * too, to be safe against a Horizon that does not.
- */
-function sameRawPool(previous: Record<string, unknown>, raw: Record<string, unknown>): boolean {
-  if (
-    previous.last_modified_ledger !== raw.last_modified_ledger ||
-    previous.total_shares !== raw.total_shares ||
-    previous.total_trustlines !== raw.total_trustlines ||
-    previous.fee_bp !== raw.fee_bp ||
-    previous.type !== raw.type ||
-    !Array.isArray(raw.reserves)
-  ) {
-    return false;
-  }
-  const before = previous.reserves as RawReserve[];
-  const now = raw.reserves as RawReserve[];
-  if (before.length !== now.length) return false;
-  for (let index = 0; index < now.length; index += 1) {
-    if (before[index]?.asset !== now[index]?.asset || before[index]?.amount !== now[index]?.amount) return false;
-  }
-  return true;
-}
-
-/** Only the fields sameRawPool reads are kept, not the whole raw record with its links. */
-function rawPoolFacts(raw: Record<string, unknown>): Record<string, unknown> {
-  const { last_modified_ledger, total_shares, total_trustlines, fee_bp, type, reserves } = raw;
-  return { last_modified_ledger, total_shares, total_trustlines, fee_bp, type, reserves };
-}
-
-function rawId(raw: unknown): string | undefined {
-  const id = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>).id : undefined;
-  return typeof id === "string" ? id : undefined;
+  readonly fingerprint: Buffer;
 }
 
 /**
  * Tracks a bounded set of pools; each poll replaces the set, so a pool gone upstream leaves too.
- * Pages are followed by raw records (see cursorAfter), and a pool whose raw values did not change
- * since the last poll is not validated again.
+ * Pages are followed by raw records (see cursorAfter). A pool whose used fields were sent byte for
+ * byte as at the last poll is neither parsed nor validated again: Horizon bumps last_modified_ledger
+ * whenever a pool changes, and the values themselves are compared too, to be safe against a
+ * Horizon that does not.
  */
 export class LiquidityPoolsCollector implements Collector {
   readonly endpoint = "liquidity_pools";
   private pools: LiquidityPool[] | undefined;
-  /** The last poll's pools by id, with the raw values they were validated from. */
+  /** The last poll's pools by their raw id, with the fingerprints they were validated from. */
   private validated = new Map<string, ValidatedPool>();
 
   constructor(
@@ -144,7 +118,7 @@ export class LiquidityPoolsCollector implements Collector {
       const limit = Math.min(PAGE_LIMIT, this.selection.max - byId.size);
       const records = await this.client.liquidityPools({ order: "asc", limit, cursor, reserves }, context.signal);
       // Checked before reading, so a page served twice is not counted twice.
-      const next = records.length < limit ? undefined : cursorAfter(records, cursor, this.endpoint);
+      const next = records.length < limit ? undefined : cursorPast(records.at(-1)?.string("paging_token"), cursor, this.endpoint);
       let invalid = 0;
       for (const raw of records) {
         const pool = this.validate(raw, seen);
@@ -158,16 +132,18 @@ export class LiquidityPoolsCollector implements Collector {
     return [...byId.values()];
   }
 
-  /** The last poll's pool when its raw values did not change, else the record validated afresh. */
-  private validate(raw: unknown, seen: Map<string, ValidatedPool>): LiquidityPool | undefined {
-    const id = rawId(raw);
-    const previous = id === undefined ? undefined : this.validated.get(id);
-    if (previous !== undefined && sameRawPool(previous.raw, raw as Record<string, unknown>)) {
-      seen.set(id!, previous);
+  /** The last poll's pool when its used fields were sent unchanged, else the record validated afresh. */
+  private validate(raw: ScannedRecord<LiquidityPoolField>, seen: Map<string, ValidatedPool>): LiquidityPool | undefined {
+    const key = raw.raw("id")?.toString("latin1");
+    if (!raw.isObject || key === undefined) return undefined;
+    const fingerprint = raw.fingerprint();
+    const previous = this.validated.get(key);
+    if (previous !== undefined && previous.fingerprint.equals(fingerprint)) {
+      seen.set(key, previous);
       return previous.record;
     }
-    const record = validRecord(liquidityPoolSchema, raw);
-    if (record !== undefined) seen.set(record.id, { record, raw: rawPoolFacts(raw as Record<string, unknown>) });
+    const record = validRecord(liquidityPoolSchema, raw.toObject());
+    if (record !== undefined) seen.set(key, { record, fingerprint });
     return record;
   }
 }

@@ -18,7 +18,11 @@ export function rawPagingToken(raw: unknown): string | undefined {
  * cursor would be asked for again and again: it fails the poll with reason `paging`.
  */
 export function cursorAfter(records: RawRecords, cursor: string | undefined, endpoint: Endpoint): string {
-  const next = rawPagingToken(records.at(-1));
+  return cursorPast(rawPagingToken(records.at(-1)), cursor, endpoint);
+}
+
+/** The cursor after a page whose last record carries paging token `next` (see cursorAfter). */
+export function cursorPast(next: string | undefined, cursor: string | undefined, endpoint: Endpoint): string {
   if (next === undefined || next === cursor) {
     throw new HorizonError("paging", `${endpoint} page did not move the cursor past ${cursor ?? "the start"}`);
   }

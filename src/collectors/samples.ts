@@ -42,15 +42,22 @@ type CatalogSample<Catalog extends Record<string, MetricDefinition>> = {
  */
 export type Sample = CatalogSample<typeof METRICS> | CatalogSample<typeof RPC_METRICS>;
 
-/** Sample lines per metric name, without HELP/TYPE, encoded once and sent as they are at scrape time. */
-export type RenderedMetrics = ReadonlyMap<string, readonly Buffer[]>;
+/**
+ * A target's lines of one metric, without HELP/TYPE, in one buffer sent as it is at scrape time;
+ * `pieces` are views of it, SAMPLES_PER_PIECE samples each.
+ */
+export interface RenderedFamily {
+  readonly whole: Buffer;
+  readonly pieces: readonly Buffer[];
+}
+
+/** Each metric's rendered lines, by metric name. */
+export type RenderedMetrics = ReadonlyMap<string, RenderedFamily>;
 
 /**
- * Lines are encoded in pieces of this many samples, so the text of tens of thousands of series
- * never lives on the heap all at once (where the garbage collector would copy it around). Pieces
- * end at sample counts, not byte counts, so a changed value moves no later piece's boundary: a
- * piece whose samples did not change encodes to the same bytes as last time, and its compressed
- * form can be kept.
+ * Pieces end at sample counts, not byte counts, so a changed value moves no later piece's
+ * boundary: a piece whose samples did not change renders to the same bytes as last time, and its
+ * compressed form can be kept.
  */
 const SAMPLES_PER_PIECE = 256;
 
@@ -99,6 +106,36 @@ function sampleLines(targetLabels: Readonly<Record<TargetLabel, string>>, sample
   return `${name}{${labels}} ${formatValue(sample.value)}\n`;
 }
 
+/** A sample's exposition lines, and their length in UTF-8. */
+interface RenderedLines {
+  readonly text: string;
+  readonly bytes: number;
+}
+
+/**
+ * The lines of samples already rendered, per target. A collector that hands out the same sample
+ * object again (a liquidity pool unchanged since the last poll) gets its lines without formatting
+ * them again; a sample no longer handed out is forgotten with it.
+ */
+const renderedLines = new Map<string, WeakMap<Sample, RenderedLines>>();
+
+/** One metric's lines while rendering: the text of each sample, and where each piece ends. */
+interface FamilyInProgress {
+  readonly lines: string[];
+  bytes: number;
+  readonly pieceEnds: number[];
+}
+
+/** The lines copied into one buffer, written in place so no joined copy of the text lands on the heap. */
+function familyOf({ lines, bytes, pieceEnds }: FamilyInProgress): RenderedFamily {
+  const whole = Buffer.allocUnsafeSlow(bytes);
+  let offset = 0;
+  for (const line of lines) offset += whole.write(line, offset);
+  let start = 0;
+  const pieces = [...pieceEnds, bytes].filter((end) => end > start).map((end) => whole.subarray(start, (start = end)));
+  return { whole, pieces };
+}
+
 /**
  * Renders one target's samples; the target label (`horizon`, or `rpc` for a Stellar RPC) comes
  * first so every series of a target lines up.
@@ -106,28 +143,27 @@ function sampleLines(targetLabels: Readonly<Record<TargetLabel, string>>, sample
 export async function renderSamples(target: string, samples: Iterable<Sample>): Promise<RenderedMetrics> {
   const escaped = escapeLabelValue(target);
   const targetLabels = { horizon: `horizon="${escaped}"`, rpc: `rpc="${escaped}"` };
-  const pending = new Map<string, { text: string; samples: number }>();
-  const rendered = new Map<string, Buffer[]>();
-  const encode = (name: string, text: string) => {
-    const pieces = rendered.get(name);
-    if (pieces === undefined) rendered.set(name, [Buffer.from(text)]);
-    else pieces.push(Buffer.from(text));
-  };
+  let linesOf = renderedLines.get(target);
+  if (linesOf === undefined) renderedLines.set(target, (linesOf = new WeakMap()));
+  const families = new Map<string, FamilyInProgress>();
   let count = 0;
   for (const sample of samples) {
     if (++count % SAMPLES_BETWEEN_YIELDS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    const name = sample.metric.name;
-    let piece = pending.get(name);
-    if (piece === undefined) pending.set(name, (piece = { text: "", samples: 0 }));
-    piece.text += sampleLines(targetLabels, sample);
-    if (++piece.samples === SAMPLES_PER_PIECE) {
-      encode(name, piece.text);
-      piece.text = "";
-      piece.samples = 0;
+    let lines = linesOf.get(sample);
+    if (lines === undefined) {
+      const text = sampleLines(targetLabels, sample);
+      lines = { text, bytes: Buffer.byteLength(text) };
+      // A histogram's observations change in place, so only plain values are kept.
+      if ("value" in sample) linesOf.set(sample, lines);
     }
+    const name = sample.metric.name;
+    let family = families.get(name);
+    if (family === undefined) families.set(name, (family = { lines: [], bytes: 0, pieceEnds: [] }));
+    family.lines.push(lines.text);
+    family.bytes += lines.bytes;
+    if (family.lines.length % SAMPLES_PER_PIECE === 0) family.pieceEnds.push(family.bytes);
   }
-  for (const [name, piece] of pending) if (piece.text !== "") encode(name, piece.text);
-  return rendered;
+  return new Map([...families].map(([name, family]) => [name, familyOf(family)]));
 }
 
 /** What a collector shows: `live` series leave /metrics when stale, `persistent` ones never do. */

@@ -1,7 +1,7 @@
 import { promisify } from "node:util";
 import { constants, gzip as gzipCallback } from "node:zlib";
 import { ALL_METRICS, type MetricDefinition, type PublishedSource } from "../catalog/metrics.js";
-import { renderSamples, type CollectorSamples, type RenderedMetrics, type Sample } from "./samples.js";
+import { renderSamples, type CollectorSamples, type RenderedFamily, type RenderedMetrics, type Sample } from "./samples.js";
 
 /**
  * Sees the samples of the metrics it wants as the store publishes them, so a second view (the
@@ -55,10 +55,9 @@ function joined(parts: readonly Buffer[]): { whole: Buffer; views: Buffer[] } {
   return { whole, views };
 }
 
-function encodedLines(plainParts: readonly Buffer[], gzipParts: readonly Buffer[]): EncodedLines {
-  const plain = joined(plainParts);
+function encodedLines(plain: RenderedFamily, gzipParts: readonly Buffer[]): EncodedLines {
   const gzip = joined(gzipParts);
-  return { plain: plain.whole, gzip: gzip.whole, plainPieces: plain.views, gzipPieces: gzip.views };
+  return { plain: plain.whole, gzip: gzip.whole, plainPieces: plain.pieces, gzipPieces: gzip.views };
 }
 
 type EncodedMetrics = ReadonlyMap<string, EncodedLines>;
@@ -90,14 +89,14 @@ function headerText(metric: MetricDefinition): string {
  */
 async function encode(rendered: RenderedMetrics, previous: EncodedMetrics | undefined): Promise<EncodedMetrics> {
   const encoded = new Map<string, EncodedLines>();
-  for (const [name, pieces] of rendered) {
+  for (const [name, family] of rendered) {
     const before = previous?.get(name);
     const gzip: Buffer[] = [];
-    for (const [index, piece] of pieces.entries()) {
+    for (const [index, piece] of family.pieces.entries()) {
       const kept = before?.plainPieces[index]?.equals(piece) === true ? before.gzipPieces[index] : undefined;
       gzip.push(kept ?? (await gzipMember(piece)));
     }
-    encoded.set(name, encodedLines(pieces, gzip));
+    encoded.set(name, encodedLines(family, gzip));
   }
   return encoded;
 }
@@ -204,7 +203,6 @@ export class MetricStore {
     // A name outside the catalog is never rendered, so it needs no header.
     if (metric === undefined) return;
     const plain = Buffer.from(headerText(metric));
-    const gzip = await gzipMember(plain);
-    this.headers.set(name, encodedLines([plain], [gzip]));
+    this.headers.set(name, encodedLines({ whole: plain, pieces: [plain] }, [await gzipMember(plain)]));
   }
 }

@@ -1,0 +1,311 @@
+import { excerpt, HorizonError } from "./errors.js";
+
+/**
+ * Reads a HAL page's records without parsing them: a single pass over the bytes checks the JSON
+ * structure, finds each record of `_embedded.records`, and notes where the values of the fields a
+ * collector uses lie. Parsing a page of 200 liquidity pools builds thousands of objects (HAL
+ * `_links` above all) that are garbage a moment later; scanned, a record unchanged since the last
+ * poll costs a byte comparison, and only the used fields of a changed one are ever parsed.
+ */
+
+const SPACE = 0x20;
+const TAB = 0x09;
+const LINE_FEED = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const LOWER_U = 0x75;
+
+/** Nesting deeper than this is refused rather than followed (Horizon's records nest a few levels). */
+const MAX_DEPTH = 64;
+
+const TRUE = Buffer.from("true");
+const FALSE = Buffer.from("false");
+const NULL = Buffer.from("null");
+
+/** Digits, signs, the decimal point and exponent marks. */
+function isNumberByte(byte: number): boolean {
+  return (byte >= 0x30 && byte <= 0x39) || byte === 0x2b || byte === 0x2d || byte === 0x2e || byte === 0x45 || byte === 0x65;
+}
+
+function invalid(what: string, at: number): HorizonError {
+  return new HorizonError("invalid_json", `body is not JSON: ${what} at byte ${at}`);
+}
+
+/** The fields a collector reads from each record, matched against the record's top-level keys. */
+export class RecordFields<Name extends string = string> {
+  readonly names: readonly Name[];
+  private readonly keys: readonly Buffer[];
+
+  constructor(names: readonly Name[]) {
+    this.names = names;
+    this.keys = names.map((name) => Buffer.from(name));
+  }
+
+  /** The index of the key in bytes[start, end), or -1 when it is not one of the fields. */
+  indexOf(bytes: Buffer, start: number, end: number): number {
+    const length = end - start;
+    for (let index = 0; index < this.keys.length; index += 1) {
+      const key = this.keys[index]!;
+      if (key.length !== length) continue;
+      let same = true;
+      for (let offset = 0; offset < length; offset += 1) {
+        if (key[offset] !== bytes[start + offset]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return index;
+    }
+    return -1;
+  }
+}
+
+/**
+ * One record of a page as Horizon sent it. Each used field is available as its raw JSON bytes (to
+ * recognise an unchanged record) or parsed; the rest of the record is never parsed.
+ */
+export class ScannedRecord<Name extends string = string> {
+  constructor(
+    private readonly bytes: Buffer,
+    /** Start and end of each field's value, in the order of `fields.names`; -1 when absent. */
+    private readonly ranges: Int32Array,
+    private readonly fields: RecordFields<Name>,
+    /** False when the record is not a JSON object: it has no fields and is counted invalid. */
+    readonly isObject: boolean,
+  ) {}
+
+  /** The field's value exactly as sent, or undefined when the record lacks it. */
+  raw(name: Name): Buffer | undefined {
+    const index = this.fields.names.indexOf(name);
+    const start = this.ranges[2 * index]!;
+    return start < 0 ? undefined : this.bytes.subarray(start, this.ranges[2 * index + 1]);
+  }
+
+  /** The field's value parsed, or undefined when absent or not valid JSON. */
+  value(name: Name): unknown {
+    const raw = this.raw(name);
+    if (raw === undefined) return undefined;
+    try {
+      return JSON.parse(raw.toString("utf8")) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The field when it is a non-empty string (paging tokens, ids), else undefined. */
+  string(name: Name): string | undefined {
+    const value = this.value(name);
+    return typeof value === "string" && value !== "" ? value : undefined;
+  }
+
+  /**
+   * The used fields' raw bytes in one buffer, each followed by a byte JSON never contains, so two
+   * records have equal fingerprints exactly when every used field was sent identically.
+   */
+  fingerprint(): Buffer {
+    let length = 0;
+    for (let index = 0; index < this.ranges.length; index += 2) length += Math.max(0, this.ranges[index + 1]! - this.ranges[index]!) + 1;
+    const fingerprint = Buffer.allocUnsafe(length);
+    let offset = 0;
+    for (let index = 0; index < this.ranges.length; index += 2) {
+      const start = this.ranges[index]!;
+      if (start >= 0) offset += this.bytes.copy(fingerprint, offset, start, this.ranges[index + 1]!);
+      fingerprint[offset++] = 0;
+    }
+    return fingerprint;
+  }
+
+  /** The used fields parsed into one object, for schema validation; a field not valid JSON is left out. */
+  toObject(): Record<Name, unknown> {
+    const object = {} as Record<Name, unknown>;
+    for (const name of this.fields.names) {
+      const value = this.value(name);
+      if (value !== undefined) object[name] = value;
+    }
+    return object;
+  }
+}
+
+/**
+ * The records of a HAL page body, each with its used fields located. Throws a HorizonError:
+ * `invalid_json` when the body is not JSON, `schema` when it has no `_embedded.records` array.
+ */
+export function scanPage<Name extends string>(body: Buffer, fields: RecordFields<Name>): ScannedRecord<Name>[] {
+  try {
+    return scanRecords(body, fields);
+  } catch (error) {
+    if (!(error instanceof HorizonError) || error.reason !== "invalid_json") throw error;
+    // A proxy's HTML page or a truncated body: say where it broke and what it looks like.
+    throw new HorizonError("invalid_json", `${error.message}: ${excerpt(body.toString("utf8", 0, 4096))}`);
+  }
+}
+
+/** What the scan expects next, besides whitespace. */
+const enum Expect {
+  Value,
+  ValueOrClose,
+  Key,
+  KeyOrClose,
+  Colon,
+  CommaOrClose,
+  Nothing,
+}
+
+/** Where a container sits in the page, as far as the scan cares. */
+const enum Role {
+  Other,
+  Page,
+  Embedded,
+  Records,
+  Record,
+}
+
+const EMBEDDED = Buffer.from("_embedded");
+const RECORDS = Buffer.from("records");
+const OBJECT = 1;
+const ARRAY = 2;
+
+/** Bytes allowed after a backslash in a string. */
+const ESCAPABLE = new Uint8Array(256);
+for (const character of '"\\/bfnrtu') ESCAPABLE[character.charCodeAt(0)] = 1;
+
+/**
+ * One pass over the bytes: a state machine over JSON's grammar with a stack of containers, kept
+ * in local variables so it runs at a few nanoseconds a byte. Strings are checked for termination,
+ * control characters and escapes, scalars loosely (a used field is parsed, and so fully checked,
+ * when it is read).
+ */
+function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Name>): ScannedRecord<Name>[] {
+  const length = bytes.length;
+  const kinds = new Uint8Array(MAX_DEPTH + 1);
+  const roles = new Uint8Array(MAX_DEPTH + 1);
+  const notAnObject = () => new ScannedRecord(bytes, new Int32Array(2 * fields.names.length).fill(-1), fields, false);
+  let depth = 0;
+  let expect = Expect.Value;
+  let position = 0;
+  let records: ScannedRecord<Name>[] | undefined;
+  /** The key just read names the container the scan descends into (`_embedded`, then `records`). */
+  let keyLeadsIn = false;
+  let ranges = new Int32Array(0);
+  let fieldIndex = -1;
+  let valueStart = -1;
+  while (position < length) {
+    const byte = bytes[position]!;
+    if (byte === SPACE || byte === LINE_FEED || byte === CARRIAGE_RETURN || byte === TAB) {
+      position += 1;
+      continue;
+    }
+    if (expect === Expect.Nothing) throw invalid("trailing bytes after the document", position);
+    if (expect === Expect.Colon) {
+      if (byte !== COLON) throw invalid("expected a colon", position);
+      position += 1;
+      expect = Expect.Value;
+      continue;
+    }
+    if (expect === Expect.CommaOrClose && byte === COMMA) {
+      position += 1;
+      expect = kinds[depth] === OBJECT ? Expect.Key : Expect.Value;
+      continue;
+    }
+    if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      // After `{` only `}` can close, after `[` only `]`: the container's kind tells.
+      if (expect === Expect.Key || expect === Expect.Value) throw invalid(expect === Expect.Key ? "expected a key" : "expected a value", position);
+      if (kinds[depth] !== (byte === CLOSE_BRACE ? OBJECT : ARRAY)) throw invalid("mismatched close", position);
+      if (roles[depth] === Role.Record) records!.push(new ScannedRecord(bytes, ranges, fields, true));
+      depth -= 1;
+      position += 1;
+      if (roles[depth] === Role.Record && fieldIndex >= 0) {
+        ranges[2 * fieldIndex] = valueStart;
+        ranges[2 * fieldIndex + 1] = position;
+      }
+      expect = depth === 0 ? Expect.Nothing : Expect.CommaOrClose;
+      continue;
+    }
+    if (expect === Expect.CommaOrClose) throw invalid("expected a comma or a close", position);
+    const readingKey = expect === Expect.Key || expect === Expect.KeyOrClose;
+    const container = roles[depth];
+    if (!readingKey && container === Role.Record) valueStart = position;
+    if (byte === QUOTE) {
+      const start = position + 1;
+      let end = start;
+      for (;;) {
+        if (end >= length) throw invalid("unterminated string", start);
+        const inner = bytes[end]!;
+        if (inner === QUOTE) break;
+        if (inner === BACKSLASH) {
+          const escaped = end + 1 < length ? bytes[end + 1]! : 0;
+          if (ESCAPABLE[escaped] !== 1) throw invalid("invalid escape", end);
+          end += escaped === LOWER_U ? 6 : 2;
+        } else {
+          if (inner < SPACE) throw invalid("control character in a string", end);
+          end += 1;
+        }
+      }
+      position = end + 1;
+      if (readingKey) {
+        if (container === Role.Record) fieldIndex = fields.indexOf(bytes, start, end);
+        else if (container === Role.Page) keyLeadsIn = keyIs(bytes, start, end, EMBEDDED);
+        else if (container === Role.Embedded) keyLeadsIn = keyIs(bytes, start, end, RECORDS);
+        expect = Expect.Colon;
+        continue;
+      }
+    } else if (readingKey) {
+      throw invalid("expected a key", position);
+    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      if (depth === MAX_DEPTH) throw invalid("nesting too deep", position);
+      const kind = byte === OPEN_BRACE ? OBJECT : ARRAY;
+      let role = Role.Other;
+      if (depth === 0 && kind === OBJECT) role = Role.Page;
+      else if (container === Role.Page && keyLeadsIn && kind === OBJECT) role = Role.Embedded;
+      else if (container === Role.Embedded && keyLeadsIn && kind === ARRAY) role = Role.Records;
+      else if (container === Role.Records && kind === OBJECT) role = Role.Record;
+      else if (container === Role.Records) records!.push(notAnObject());
+      if (role === Role.Records) records = [];
+      if (role === Role.Record) {
+        ranges = new Int32Array(2 * fields.names.length).fill(-1);
+        fieldIndex = -1;
+      }
+      depth += 1;
+      kinds[depth] = kind;
+      roles[depth] = role;
+      keyLeadsIn = false;
+      position += 1;
+      expect = kind === OBJECT ? Expect.KeyOrClose : Expect.ValueOrClose;
+      continue;
+    } else {
+      const start = position;
+      const literal = byte === 0x74 ? TRUE : byte === 0x66 ? FALSE : byte === 0x6e ? NULL : undefined;
+      if (literal !== undefined) {
+        const end = position + literal.length;
+        if (end > length || bytes.compare(literal, 0, literal.length, position, end) !== 0) throw invalid("unexpected byte", position);
+        position += literal.length;
+      } else {
+        while (position < length && isNumberByte(bytes[position]!)) position += 1;
+        if (position === start) throw invalid("unexpected byte", position);
+      }
+    }
+    // A string or a scalar value just ended.
+    if (depth === 0) throw invalid("expected an object", 0);
+    if (container === Role.Records) records!.push(notAnObject());
+    else if (container === Role.Record && fieldIndex >= 0) {
+      ranges[2 * fieldIndex] = valueStart;
+      ranges[2 * fieldIndex + 1] = position;
+    }
+    expect = Expect.CommaOrClose;
+  }
+  if (expect !== Expect.Nothing) throw invalid("unexpected end of the document", position);
+  if (roles[1] !== Role.Page) throw invalid("expected an object", 0);
+  if (records === undefined) throw new HorizonError("schema", "page has no _embedded.records array");
+  return records;
+}
+
+function keyIs(bytes: Buffer, start: number, end: number, name: Buffer): boolean {
+  return end - start === name.length && bytes.compare(name, 0, name.length, start, end) === 0;
+}

@@ -1,0 +1,141 @@
+import { describe, expect, it } from "vitest";
+import { HorizonError } from "../src/client/errors.js";
+import { RecordFields, scanPage } from "../src/client/page-scan.js";
+import { LIQUIDITY_POOL_FIELDS } from "../src/client/schemas.js";
+import { makePool } from "./support/fake-horizon.js";
+import { fixtureNames, fixtureText } from "./support/fixtures.js";
+
+type JsonObject = Record<string, unknown>;
+
+const pages = fixtureNames()
+  .map((name) => ({ name, text: fixtureText(name) }))
+  .filter(({ text }) => {
+    const parsed = JSON.parse(text) as { _embedded?: { records?: unknown } };
+    return Array.isArray(parsed._embedded?.records);
+  });
+
+/** Every top-level key any record of the page has, so the scan must locate all of them. */
+function allKeys(records: readonly unknown[]): RecordFields {
+  const keys = new Set<string>();
+  for (const record of records) if (typeof record === "object" && record !== null) for (const key of Object.keys(record)) keys.add(key);
+  return new RecordFields([...keys, "no_such_field"]);
+}
+
+function failure(body: string | Buffer): HorizonError {
+  try {
+    scanPage(Buffer.isBuffer(body) ? body : Buffer.from(body), LIQUIDITY_POOL_FIELDS);
+  } catch (error) {
+    if (error instanceof HorizonError) return error;
+    throw error;
+  }
+  throw new Error(`scanned without error: ${String(body).slice(0, 80)}`);
+}
+
+describe("scanning a HAL page", () => {
+  it("finds pages among the captures", () => {
+    expect(pages.map(({ name }) => name)).toEqual(expect.arrayContaining(["liquidity_pools-java-sdk.json", "ledgers-desc-java-sdk.json"]));
+  });
+
+  it.each(pages)("reads every record of $name exactly as JSON.parse does", ({ text }) => {
+    const records = (JSON.parse(text) as { _embedded: { records: JsonObject[] } })._embedded.records;
+    const fields = allKeys(records);
+    const scanned = scanPage(Buffer.from(text), fields);
+    expect(scanned).toHaveLength(records.length);
+    scanned.forEach((record, index) => {
+      expect(record.isObject).toBe(true);
+      expect(record.toObject()).toEqual(records[index]);
+      expect(record.raw("no_such_field")).toBeUndefined();
+    });
+  });
+
+  it("keeps each used field's bytes as sent, escapes and non-ASCII included", () => {
+    const body = '{"_embedded":{"records":[ {"id" : "a\\"b\\\\", "type":"é☃","fee_bp":30,"reserves":[{"asset":"native"}],"_links":{"x":"}"}} ]}}';
+    const [record] = scanPage(Buffer.from(body), LIQUIDITY_POOL_FIELDS);
+    expect(record!.raw("id")!.toString()).toBe('"a\\"b\\\\"');
+    expect(record!.string("id")).toBe('a"b\\');
+    expect(record!.value("type")).toBe("é☃");
+    expect(record!.value("fee_bp")).toBe(30);
+    expect(record!.value("reserves")).toEqual([{ asset: "native" }]);
+    expect(record!.raw("total_shares")).toBeUndefined();
+  });
+
+  it("marks records that are not objects, so they are counted invalid", () => {
+    const records = scanPage(Buffer.from('{"_embedded":{"records":[1,null,"x",[],{"id":"p"},true]}}'), LIQUIDITY_POOL_FIELDS);
+    expect(records.map((record) => record.isObject)).toEqual([false, false, false, false, true, false]);
+    expect(records[4]!.string("id")).toBe("p");
+  });
+
+  it("takes the last of repeated keys, as JSON.parse does", () => {
+    const [record] = scanPage(Buffer.from('{"_embedded":{"records":[{"id":"first","id":"last"}]}}'), LIQUIDITY_POOL_FIELDS);
+    expect(record!.string("id")).toBe("last");
+  });
+
+  it("changes a record's fingerprint when a used field changes, not when its links do", () => {
+    const fingerprint = (pool: JsonObject) =>
+      scanPage(Buffer.from(JSON.stringify({ _embedded: { records: [pool] } })), LIQUIDITY_POOL_FIELDS)[0]!.fingerprint();
+    const pool = makePool(1);
+    expect(fingerprint({ ...pool, _links: { self: { href: "https://elsewhere/" } } }).equals(fingerprint(pool))).toBe(true);
+    expect(fingerprint({ ...pool, last_modified_ledger: 1 }).equals(fingerprint(pool))).toBe(false);
+    expect(fingerprint({ ...pool, total_shares: "1.0000001" }).equals(fingerprint(pool))).toBe(false);
+    // A field moving into another's place is a change too.
+    expect(fingerprint({ ...pool, total_shares: undefined, total_trustlines: pool.total_shares }).equals(fingerprint(pool))).toBe(false);
+  });
+
+  it("refuses a body with no records array as a schema failure", () => {
+    for (const body of ['{"_embedded":{}}', '{"_embedded":{"records":{}}}', '{"records":[]}', '{"_embedded":[{"records":[]}]}']) {
+      expect(failure(body).reason).toBe("schema");
+    }
+  });
+
+  it.each([
+    ["an HTML page", "<html><title>502 Bad Gateway</title></html>", /502 Bad Gateway/],
+    ["an empty body", "", /unexpected end/],
+    ["a top-level array", '[{"_embedded":{"records":[]}}]', /expected an object/],
+    ["a top-level string", '"page"', /expected an object/],
+    ["trailing bytes", '{"_embedded":{"records":[]}} {}', /trailing bytes/],
+    ["an unterminated string", '{"_embedded":{"records":[{"id":"abc}]}}', /unterminated string/],
+    ["a raw newline in a string", '{"_embedded":{"records":[{"id":"a\nb"}]}}', /control character/],
+    ["an invalid escape", '{"_embedded":{"records":[{"id":"a\\qb"}]}}', /invalid escape/],
+    ["a missing colon", '{"_embedded" {"records":[]}}', /expected a colon/],
+    ["a missing comma", '{"_embedded":{"records":[{"id":"a" "type":"b"}]}}', /expected a comma/],
+    ["a trailing comma", '{"_embedded":{"records":[{"id":"a",}]}}', /expected a key/],
+    ["a comma after [", '{"_embedded":{"records":[,]}}', /unexpected byte/],
+    ["a mismatched close", '{"_embedded":{"records":[{"id":"a"]]}}', /mismatched close/],
+    ["a bare word", '{"_embedded":{"records":[nope]}}', /unexpected byte/],
+    ["a truncated literal", '{"_embedded":{"records":[tru]}}', /unexpected byte/],
+    ["a non-string key", '{"_embedded":{"records":[{id:1}]}}', /expected a key/],
+    ["nesting too deep", `{"_embedded":{"records":[${"[".repeat(100)}${"]".repeat(100)}]}}`, /nesting too deep/],
+  ])("refuses %s as invalid JSON, saying where", (_, body, message) => {
+    const error = failure(body);
+    expect(error.reason).toBe("invalid_json");
+    expect(error.message).toMatch(message);
+  });
+
+  it("refuses every truncation of a real page", () => {
+    const body = Buffer.from(fixtureText("liquidity_pools-java-sdk.json").trimEnd());
+    for (let length = 0; length < body.length; length += 7) expect(failure(body.subarray(0, length)).reason).toBe("invalid_json");
+  });
+
+  it("agrees with JSON.parse on generated documents", () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const value = (depth: number): unknown => {
+      const kind = Math.floor(random() * (depth > 3 ? 4 : 6));
+      if (kind === 0) return Math.floor(random() * 1e6) / (random() < 0.5 ? 1 : 1000) - 500;
+      if (kind === 1) return [true, false, null][Math.floor(random() * 3)];
+      if (kind === 2) return ['plain', 'q"uote', "back\\slash", "tab\t", "ü€𝄞", "}]", ""][Math.floor(random() * 7)];
+      if (kind === 3) return 1e21 * random();
+      if (kind === 4) return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
+      return Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, (_, index) => [`k${index}`, value(depth + 1)]));
+    };
+    for (let round = 0; round < 200; round += 1) {
+      const records = Array.from({ length: 3 }, () => ({ id: value(2), type: value(2), reserves: value(2), _links: value(2) }));
+      const document = { _links: value(1), _embedded: { records, extra: value(2) } };
+      const body = JSON.stringify(document, null, round % 2 === 0 ? undefined : 2);
+      const scanned = scanPage(Buffer.from(body), LIQUIDITY_POOL_FIELDS);
+      expect(scanned.map((record) => record.toObject())).toEqual(
+        records.map(({ id, type, reserves }) => JSON.parse(JSON.stringify({ id, type, reserves })) as JsonObject),
+      );
+    }
+  });
+});
