@@ -44,3 +44,26 @@ it("validates a pool again only when its raw values changed", async () => {
   expect(invalid).toBe(1);
   expect(shares()).toEqual([1001.5, 1003.5]);
 });
+
+it("recognises unchanged pools wherever they move: added, removed and reordered pools", async () => {
+  let pools = [1, 2, 3].map((index) => makePool(index));
+  const collector = new LiquidityPoolsCollector(clientServing(() => pools), { max: 10, reserves: [], ids: [] });
+  const parse = vi.spyOn(liquidityPoolSchema, "safeParse");
+  const context: PollContext = { signal: new AbortController().signal, invalidRecords: () => undefined };
+  const trustlines = () =>
+    [...collector.samples().live].filter((sample) => sample.metric.name === "stellar_horizon_liquidity_pool_trustlines").map((sample) => ("value" in sample ? sample.value : NaN));
+
+  await collector.poll(context);
+  expect(parse).toHaveBeenCalledTimes(3);
+  pools = [1, 4, 2, 3].map((index) => makePool(index));
+  await collector.poll(context);
+  expect(parse).toHaveBeenCalledTimes(4);
+  pools = [2, 3].map((index) => makePool(index));
+  await collector.poll(context);
+  expect(parse).toHaveBeenCalledTimes(4);
+  pools = [3, 1, 2].map((index) => makePool(index));
+  await collector.poll(context);
+  // Pool 1 left in the poll before, so it is new again; 3 and 2 are recognised out of order.
+  expect(parse).toHaveBeenCalledTimes(5);
+  expect(trustlines()).toEqual([makePool(3), makePool(1), makePool(2)].map((pool) => Number(pool.total_trustlines)));
+});

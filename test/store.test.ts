@@ -43,11 +43,21 @@ describe("metric store", () => {
     expect(text(store, 0)).toBe('# HELP stellar_rpc_up ' + RPC_METRICS.up.help + '\n# TYPE stellar_rpc_up gauge\nstellar_rpc_up{rpc="sdf"} 1\n');
   });
 
+  it("renders many samples in pieces of 256, byte for byte, with non-ASCII text and a line longer than the scratch buffer", async () => {
+    const ids = Array.from({ length: 600 }, (_, index) => (index === 300 ? "x".repeat(200_000) : `pool-${index}-☃`));
+    const rendered = await renderSamples("zürich", ids.map((pool_id, index) => ({ metric: METRICS.liquidityPoolShares, labels: { pool_id }, value: index / 8 })));
+    const pieces = rendered.get("stellar_horizon_liquidity_pool_shares")!;
+    expect(pieces.map((piece) => piece.toString().split("\n").length - 1)).toEqual([256, 256, 88]);
+    expect(Buffer.concat(pieces).toString()).toBe(
+      ids.map((pool_id, index) => `stellar_horizon_liquidity_pool_shares{horizon="zürich",pool_id="${pool_id}"} ${index / 8}\n`).join(""),
+    );
+  });
+
   it("renders histograms cumulatively and escapes label values", async () => {
     const histogram = new HistogramData([1, 5]);
     for (const value of [0.5, 3, 3, 9]) histogram.observe(value);
     const rendered = await renderSamples('q"\\\n', [{ metric: METRICS.ledgerCloseInterval, histogram }]);
-    const lines = rendered.get("stellar_horizon_ledger_close_interval_seconds")?.whole.toString();
+    const lines = Buffer.concat(rendered.get("stellar_horizon_ledger_close_interval_seconds") ?? []).toString();
     expect(lines).toBe(
       [
         'stellar_horizon_ledger_close_interval_seconds_bucket{horizon="q\\"\\\\\\n",le="1"} 1',

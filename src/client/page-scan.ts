@@ -79,6 +79,9 @@ export class ScannedRecord<Name extends string = string> {
     private readonly fields: RecordFields<Name>,
     /** False when the record is not a JSON object: it has no fields and is counted invalid. */
     readonly isObject: boolean,
+    /** Where the first used field's key starts and the last used field's value ends; -1 without any. */
+    private readonly spanStart: number,
+    private readonly spanEnd: number,
   ) {}
 
   /** The field's value exactly as sent, or undefined when the record lacks it. */
@@ -106,20 +109,23 @@ export class ScannedRecord<Name extends string = string> {
   }
 
   /**
-   * The used fields' raw bytes in one buffer, each followed by a byte JSON never contains, so two
-   * records have equal fingerprints exactly when every used field was sent identically.
+   * A copy of the bytes from the first used field's key to the last used field's value. Two
+   * records whose spans are byte for byte equal have every used field equal (each used key and
+   * value lies inside its span); a field Horizon sends between them (last_modified_time) only
+   * makes a change look bigger than it is.
    */
   fingerprint(): Buffer {
-    let length = 0;
-    for (let index = 0; index < this.ranges.length; index += 2) length += Math.max(0, this.ranges[index + 1]! - this.ranges[index]!) + 1;
-    const fingerprint = Buffer.allocUnsafe(length);
-    let offset = 0;
-    for (let index = 0; index < this.ranges.length; index += 2) {
-      const start = this.ranges[index]!;
-      if (start >= 0) offset += this.bytes.copy(fingerprint, offset, start, this.ranges[index + 1]!);
-      fingerprint[offset++] = 0;
-    }
+    // Its own allocation: fingerprints live as long as their pools, and one in a shared slab would
+    // keep the whole slab alive.
+    const fingerprint = Buffer.allocUnsafeSlow(Math.max(0, this.spanEnd - this.spanStart));
+    if (this.spanStart >= 0) this.bytes.copy(fingerprint, 0, this.spanStart, this.spanEnd);
     return fingerprint;
+  }
+
+  /** True when the used fields were sent byte for byte as in the record `fingerprint` was taken of. */
+  hasFingerprint(fingerprint: Buffer): boolean {
+    if (this.spanStart < 0) return fingerprint.length === 0;
+    return fingerprint.length === this.spanEnd - this.spanStart && this.bytes.compare(fingerprint, 0, fingerprint.length, this.spanStart, this.spanEnd) === 0;
   }
 
   /** The used fields parsed into one object, for schema validation; a field not valid JSON is left out. */
@@ -186,7 +192,7 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
   const length = bytes.length;
   const kinds = new Uint8Array(MAX_DEPTH + 1);
   const roles = new Uint8Array(MAX_DEPTH + 1);
-  const notAnObject = () => new ScannedRecord(bytes, new Int32Array(2 * fields.names.length).fill(-1), fields, false);
+  const notAnObject = () => new ScannedRecord(bytes, new Int32Array(2 * fields.names.length).fill(-1), fields, false, -1, -1);
   let depth = 0;
   let expect = Expect.Value;
   let position = 0;
@@ -195,7 +201,10 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
   let keyLeadsIn = false;
   let ranges = new Int32Array(0);
   let fieldIndex = -1;
+  let keyStart = -1;
   let valueStart = -1;
+  let spanStart = -1;
+  let spanEnd = -1;
   while (position < length) {
     const byte = bytes[position]!;
     if (byte === SPACE || byte === LINE_FEED || byte === CARRIAGE_RETURN || byte === TAB) {
@@ -218,12 +227,14 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
       // After `{` only `}` can close, after `[` only `]`: the container's kind tells.
       if (expect === Expect.Key || expect === Expect.Value) throw invalid(expect === Expect.Key ? "expected a key" : "expected a value", position);
       if (kinds[depth] !== (byte === CLOSE_BRACE ? OBJECT : ARRAY)) throw invalid("mismatched close", position);
-      if (roles[depth] === Role.Record) records!.push(new ScannedRecord(bytes, ranges, fields, true));
+      if (roles[depth] === Role.Record) records!.push(new ScannedRecord(bytes, ranges, fields, true, spanStart, spanEnd));
       depth -= 1;
       position += 1;
       if (roles[depth] === Role.Record && fieldIndex >= 0) {
         ranges[2 * fieldIndex] = valueStart;
         ranges[2 * fieldIndex + 1] = position;
+        if (spanStart < 0) spanStart = keyStart;
+        spanEnd = position;
       }
       expect = depth === 0 ? Expect.Nothing : Expect.CommaOrClose;
       continue;
@@ -250,7 +261,10 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
       }
       position = end + 1;
       if (readingKey) {
-        if (container === Role.Record) fieldIndex = fields.indexOf(bytes, start, end);
+        if (container === Role.Record) {
+          fieldIndex = fields.indexOf(bytes, start, end);
+          keyStart = start - 1;
+        }
         else if (container === Role.Page) keyLeadsIn = keyIs(bytes, start, end, EMBEDDED);
         else if (container === Role.Embedded) keyLeadsIn = keyIs(bytes, start, end, RECORDS);
         expect = Expect.Colon;
@@ -271,6 +285,8 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
       if (role === Role.Record) {
         ranges = new Int32Array(2 * fields.names.length).fill(-1);
         fieldIndex = -1;
+        spanStart = -1;
+        spanEnd = -1;
       }
       depth += 1;
       kinds[depth] = kind;
@@ -297,6 +313,8 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
     else if (container === Role.Record && fieldIndex >= 0) {
       ranges[2 * fieldIndex] = valueStart;
       ranges[2 * fieldIndex + 1] = position;
+      if (spanStart < 0) spanStart = keyStart;
+      spanEnd = position;
     }
     expect = Expect.CommaOrClose;
   }

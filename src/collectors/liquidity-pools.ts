@@ -16,16 +16,7 @@ export interface PoolSelection {
   readonly ids: readonly string[];
 }
 
-/** The samples of each pool record, made once: an unchanged pool keeps its record, so its samples and their rendered lines are reused. */
-const samplesOfPool = new WeakMap<LiquidityPool, readonly Sample[]>();
-
-function poolSamples(pool: LiquidityPool): readonly Sample[] {
-  let samples = samplesOfPool.get(pool);
-  if (samples === undefined) samplesOfPool.set(pool, (samples = newPoolSamples(pool)));
-  return samples;
-}
-
-function newPoolSamples(pool: LiquidityPool): Sample[] {
+function poolSamples(pool: LiquidityPool): Sample[] {
   const pool_id = pool.id;
   return [
     {
@@ -58,10 +49,73 @@ export function liquidityPoolSamples(pools: readonly LiquidityPool[] | undefined
   return { live: pools === undefined ? [] : allPoolSamples(pools), persistent: [] };
 }
 
-/** A validated pool and the fingerprint of the fields it was validated from (see ScannedRecord). */
+/** A validated pool, its raw id and the fingerprint of the fields it was validated from (see ScannedRecord). */
 interface ValidatedPool {
   readonly record: LiquidityPool;
+  readonly key: string;
   readonly fingerprint: Buffer;
+}
+
+type RawPool = ScannedRecord<LiquidityPoolField>;
+
+/** A pool's id as sent, a key that needs no parsing. */
+function rawKey(raw: RawPool): string | undefined {
+  return raw.raw("id")?.toString("latin1");
+}
+
+/**
+ * The pools the last complete poll validated, in page order, and those the running poll keeps.
+ * Pages come in the same order every poll, so each record is compared with the pool after the
+ * last one recognised; only a pool added or gone upstream needs a lookup by id.
+ */
+class ValidatedPools {
+  private order: ValidatedPool[] = [];
+  /** Positions in `order` by raw id, made only when a lookup is needed. */
+  private positions: Map<string, number> | undefined;
+  private kept: ValidatedPool[] = [];
+  private expected = 0;
+
+  /** Starts a poll: what it keeps replaces the last poll's pools only once it completes. */
+  begin(): void {
+    this.kept = [];
+    this.expected = 0;
+  }
+
+  /** The last poll's pool when this record was sent exactly as then. */
+  recognise(raw: RawPool): ValidatedPool | undefined {
+    const expected = this.order[this.expected];
+    if (expected !== undefined && raw.hasFingerprint(expected.fingerprint)) {
+      this.expected += 1;
+      return expected;
+    }
+    const key = rawKey(raw);
+    if (key === undefined) return undefined;
+    // The expected pool itself, changed: nothing to look up.
+    if (expected?.key === key) {
+      this.expected += 1;
+      return undefined;
+    }
+    const position = this.positionOf(key);
+    const previous = position === undefined ? undefined : this.order[position];
+    if (previous === undefined) return undefined;
+    this.expected = position! + 1;
+    return raw.hasFingerprint(previous.fingerprint) ? previous : undefined;
+  }
+
+  keep(pool: ValidatedPool): void {
+    this.kept.push(pool);
+  }
+
+  complete(): void {
+    this.order = this.kept;
+    this.positions = undefined;
+    this.begin();
+  }
+
+  private positionOf(key: string): number | undefined {
+    this.positions ??= new Map(this.order.map((pool, position) => [pool.key, position]));
+    return this.positions.get(key);
+  }
 }
 
 /**
@@ -74,8 +128,7 @@ interface ValidatedPool {
 export class LiquidityPoolsCollector implements Collector {
   readonly endpoint = "liquidity_pools";
   private pools: LiquidityPool[] | undefined;
-  /** The last poll's pools by their raw id, with the fingerprints they were validated from. */
-  private validated = new Map<string, ValidatedPool>();
+  private readonly validated = new ValidatedPools();
 
   constructor(
     private readonly client: HorizonClient,
@@ -87,9 +140,9 @@ export class LiquidityPoolsCollector implements Collector {
       this.pools = await this.fetchByIds(context);
       return;
     }
-    const seen = new Map<string, ValidatedPool>();
-    this.pools = await this.fetchPages(context, seen);
-    this.validated = seen;
+    this.validated.begin();
+    this.pools = await this.fetchPages(context);
+    this.validated.complete();
   }
 
   samples(): CollectorSamples {
@@ -110,7 +163,7 @@ export class LiquidityPoolsCollector implements Collector {
     return pools;
   }
 
-  private async fetchPages(context: PollContext, seen: Map<string, ValidatedPool>): Promise<LiquidityPool[]> {
+  private async fetchPages(context: PollContext): Promise<LiquidityPool[]> {
     const byId = new Map<string, LiquidityPool>();
     const reserves = this.selection.reserves.length > 0 ? this.selection.reserves.join(",") : undefined;
     let cursor: string | undefined;
@@ -121,7 +174,7 @@ export class LiquidityPoolsCollector implements Collector {
       const next = records.length < limit ? undefined : cursorPast(records.at(-1)?.string("paging_token"), cursor, this.endpoint);
       let invalid = 0;
       for (const raw of records) {
-        const pool = this.validate(raw, seen);
+        const pool = this.validate(raw);
         if (pool === undefined) invalid += 1;
         else if (byId.size < this.selection.max) byId.set(pool.id, pool);
       }
@@ -133,17 +186,15 @@ export class LiquidityPoolsCollector implements Collector {
   }
 
   /** The last poll's pool when its used fields were sent unchanged, else the record validated afresh. */
-  private validate(raw: ScannedRecord<LiquidityPoolField>, seen: Map<string, ValidatedPool>): LiquidityPool | undefined {
-    const key = raw.raw("id")?.toString("latin1");
-    if (!raw.isObject || key === undefined) return undefined;
-    const fingerprint = raw.fingerprint();
-    const previous = this.validated.get(key);
-    if (previous !== undefined && previous.fingerprint.equals(fingerprint)) {
-      seen.set(key, previous);
+  private validate(raw: RawPool): LiquidityPool | undefined {
+    if (!raw.isObject) return undefined;
+    const previous = this.validated.recognise(raw);
+    if (previous !== undefined) {
+      this.validated.keep(previous);
       return previous.record;
     }
     const record = validRecord(liquidityPoolSchema, raw.toObject());
-    if (record !== undefined) seen.set(key, { record, fingerprint });
+    if (record !== undefined) this.validated.keep({ record, key: rawKey(raw)!, fingerprint: raw.fingerprint() });
     return record;
   }
 }

@@ -43,16 +43,10 @@ type CatalogSample<Catalog extends Record<string, MetricDefinition>> = {
 export type Sample = CatalogSample<typeof METRICS> | CatalogSample<typeof RPC_METRICS>;
 
 /**
- * A target's lines of one metric, without HELP/TYPE, in one buffer sent as it is at scrape time;
- * `pieces` are views of it, SAMPLES_PER_PIECE samples each.
+ * Each metric's lines, without HELP/TYPE, as pieces of SAMPLES_PER_PIECE samples, each in a
+ * buffer of its exact size, sent one after the other at scrape time.
  */
-export interface RenderedFamily {
-  readonly whole: Buffer;
-  readonly pieces: readonly Buffer[];
-}
-
-/** Each metric's rendered lines, by metric name. */
-export type RenderedMetrics = ReadonlyMap<string, RenderedFamily>;
+export type RenderedMetrics = ReadonlyMap<string, readonly Buffer[]>;
 
 /**
  * Pieces end at sample counts, not byte counts, so a changed value moves no later piece's
@@ -106,34 +100,45 @@ function sampleLines(targetLabels: Readonly<Record<TargetLabel, string>>, sample
   return `${name}{${labels}} ${formatValue(sample.value)}\n`;
 }
 
-/** A sample's exposition lines, and their length in UTF-8. */
-interface RenderedLines {
-  readonly text: string;
-  readonly bytes: number;
-}
+/** What a piece is written into at first; it grows for longer pieces. */
+const PIECE_SCRATCH_BYTES = 64 * 1024;
 
 /**
- * The lines of samples already rendered, per target. A collector that hands out the same sample
- * object again (a liquidity pool unchanged since the last poll) gets its lines without formatting
- * them again; a sample no longer handed out is forgotten with it.
+ * One metric's lines while rendering, written as bytes the moment each is formatted, so a line's
+ * string dies young instead of living, with tens of thousands of others, until the family is
+ * complete (which made the garbage collector promote them and the heap grow). Each piece is
+ * copied out at its exact size once complete, and the scratch buffer is written again.
  */
-const renderedLines = new Map<string, WeakMap<Sample, RenderedLines>>();
+class FamilyWriter {
+  readonly pieces: Buffer[] = [];
+  private scratch = Buffer.allocUnsafeSlow(PIECE_SCRATCH_BYTES);
+  private used = 0;
+  private samples = 0;
 
-/** One metric's lines while rendering: the text of each sample, and where each piece ends. */
-interface FamilyInProgress {
-  readonly lines: string[];
-  bytes: number;
-  readonly pieceEnds: number[];
-}
+  append(text: string): void {
+    // UTF-8 takes at most three bytes per UTF-16 unit.
+    const most = 3 * text.length;
+    if (this.used + most > this.scratch.length) {
+      const larger = Buffer.allocUnsafeSlow(Math.max(2 * this.scratch.length, this.used + most));
+      this.scratch.copy(larger, 0, 0, this.used);
+      this.scratch = larger;
+    }
+    this.used += this.scratch.write(text, this.used);
+    if (++this.samples % SAMPLES_PER_PIECE === 0) this.endPiece();
+  }
 
-/** The lines copied into one buffer, written in place so no joined copy of the text lands on the heap. */
-function familyOf({ lines, bytes, pieceEnds }: FamilyInProgress): RenderedFamily {
-  const whole = Buffer.allocUnsafeSlow(bytes);
-  let offset = 0;
-  for (const line of lines) offset += whole.write(line, offset);
-  let start = 0;
-  const pieces = [...pieceEnds, bytes].filter((end) => end > start).map((end) => whole.subarray(start, (start = end)));
-  return { whole, pieces };
+  finish(): Buffer[] {
+    this.endPiece();
+    return this.pieces;
+  }
+
+  private endPiece(): void {
+    if (this.used === 0) return;
+    const piece = Buffer.allocUnsafeSlow(this.used);
+    this.scratch.copy(piece, 0, 0, this.used);
+    this.pieces.push(piece);
+    this.used = 0;
+  }
 }
 
 /**
@@ -143,27 +148,16 @@ function familyOf({ lines, bytes, pieceEnds }: FamilyInProgress): RenderedFamily
 export async function renderSamples(target: string, samples: Iterable<Sample>): Promise<RenderedMetrics> {
   const escaped = escapeLabelValue(target);
   const targetLabels = { horizon: `horizon="${escaped}"`, rpc: `rpc="${escaped}"` };
-  let linesOf = renderedLines.get(target);
-  if (linesOf === undefined) renderedLines.set(target, (linesOf = new WeakMap()));
-  const families = new Map<string, FamilyInProgress>();
+  const families = new Map<string, FamilyWriter>();
   let count = 0;
   for (const sample of samples) {
     if (++count % SAMPLES_BETWEEN_YIELDS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    let lines = linesOf.get(sample);
-    if (lines === undefined) {
-      const text = sampleLines(targetLabels, sample);
-      lines = { text, bytes: Buffer.byteLength(text) };
-      // A histogram's observations change in place, so only plain values are kept.
-      if ("value" in sample) linesOf.set(sample, lines);
-    }
     const name = sample.metric.name;
     let family = families.get(name);
-    if (family === undefined) families.set(name, (family = { lines: [], bytes: 0, pieceEnds: [] }));
-    family.lines.push(lines.text);
-    family.bytes += lines.bytes;
-    if (family.lines.length % SAMPLES_PER_PIECE === 0) family.pieceEnds.push(family.bytes);
+    if (family === undefined) families.set(name, (family = new FamilyWriter()));
+    family.append(sampleLines(targetLabels, sample));
   }
-  return new Map([...families].map(([name, family]) => [name, familyOf(family)]));
+  return new Map([...families].map(([name, family]) => [name, family.finish()]));
 }
 
 /** What a collector shows: `live` series leave /metrics when stale, `persistent` ones never do. */

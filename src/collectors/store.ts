@@ -1,7 +1,7 @@
 import { promisify } from "node:util";
 import { constants, gzip as gzipCallback } from "node:zlib";
 import { ALL_METRICS, type MetricDefinition, type PublishedSource } from "../catalog/metrics.js";
-import { renderSamples, type CollectorSamples, type RenderedFamily, type RenderedMetrics, type Sample } from "./samples.js";
+import { renderSamples, type CollectorSamples, type RenderedMetrics, type Sample } from "./samples.js";
 
 /**
  * Sees the samples of the metrics it wants as the store publishes them, so a second view (the
@@ -37,27 +37,12 @@ export function gzipMember(bytes: Uint8Array): Promise<Buffer> {
 }
 
 /**
- * A target's lines of one metric, plain and as gzip members, each in one buffer, so a scrape
- * writes few large buffers; the pieces are views into them, kept to recognise unchanged ones.
+ * A target's lines of one metric in pieces, plain and each piece as one gzip member, so a scrape
+ * writes the buffers as they are and an unchanged piece keeps its compressed form.
  */
 interface EncodedLines {
-  readonly plain: Buffer;
-  readonly gzip: Buffer;
-  readonly plainPieces: readonly Buffer[];
-  readonly gzipPieces: readonly Buffer[];
-}
-
-/** One buffer holding the parts, and a view of each part in it. */
-function joined(parts: readonly Buffer[]): { whole: Buffer; views: Buffer[] } {
-  const whole = Buffer.concat(parts);
-  let offset = 0;
-  const views = parts.map((part) => whole.subarray(offset, (offset += part.length)));
-  return { whole, views };
-}
-
-function encodedLines(plain: RenderedFamily, gzipParts: readonly Buffer[]): EncodedLines {
-  const gzip = joined(gzipParts);
-  return { plain: plain.whole, gzip: gzip.whole, plainPieces: plain.pieces, gzipPieces: gzip.views };
+  readonly plain: readonly Buffer[];
+  readonly gzip: readonly Buffer[];
 }
 
 type EncodedMetrics = ReadonlyMap<string, EncodedLines>;
@@ -89,14 +74,14 @@ function headerText(metric: MetricDefinition): string {
  */
 async function encode(rendered: RenderedMetrics, previous: EncodedMetrics | undefined): Promise<EncodedMetrics> {
   const encoded = new Map<string, EncodedLines>();
-  for (const [name, family] of rendered) {
+  for (const [name, plain] of rendered) {
     const before = previous?.get(name);
     const gzip: Buffer[] = [];
-    for (const [index, piece] of family.pieces.entries()) {
-      const kept = before?.plainPieces[index]?.equals(piece) === true ? before.gzipPieces[index] : undefined;
+    for (const [index, piece] of plain.entries()) {
+      const kept = before?.plain[index]?.equals(piece) === true ? before.gzip[index] : undefined;
       gzip.push(kept ?? (await gzipMember(piece)));
     }
-    encoded.set(name, encodedLines(family, gzip));
+    encoded.set(name, { plain, gzip });
   }
   return encoded;
 }
@@ -190,8 +175,8 @@ export class MetricStore {
     const header = this.headers.get(metric.name)!;
     return {
       parts: {
-        identity: [header.plain, ...lines.map((part) => part.plain)],
-        gzip: [header.gzip, ...lines.map((part) => part.gzip)],
+        identity: [...header.plain, ...lines.flatMap((part) => part.plain)],
+        gzip: [...header.gzip, ...lines.flatMap((part) => part.gzip)],
       },
       validUntilMs,
     };
@@ -203,6 +188,6 @@ export class MetricStore {
     // A name outside the catalog is never rendered, so it needs no header.
     if (metric === undefined) return;
     const plain = Buffer.from(headerText(metric));
-    this.headers.set(name, encodedLines({ whole: plain, pieces: [plain] }, [await gzipMember(plain)]));
+    this.headers.set(name, { plain: [plain], gzip: [await gzipMember(plain)] });
   }
 }
