@@ -26,6 +26,8 @@ const ASSET_CODES = [
 const MAX_RESERVE_UNITS = 3e8;
 const STROOPS_PER_UNIT = 1e7;
 const WALK_KNOT_SPACING = 12;
+/** One modification in this many is a deposit or withdrawal; the others are swaps. */
+const LIQUIDITY_EVENT_EVERY = 8;
 /** Independent hash streams per pool; spaced by two because each walk also uses `stream + 1` for jitter. */
 const WALK_STREAM = { touch: 1, price: 2, liquidity: 4, trustlines: 6 } as const;
 type WalkStream = (typeof WALK_STREAM)[keyof typeof WALK_STREAM];
@@ -182,9 +184,12 @@ export class PoolUniverse {
   /** The pool as of the latest ingested ledger. */
   stateAt(pool: PoolDefinition, view: PoolLedgerView): PoolState {
     const { ledger: touchedAt, index: touch } = this.#lastModification(pool, view.historyLatestLedger);
+    // Most modifications are swaps, which move the price along the constant product and leave
+    // shares and trustlines alone; every LIQUIDITY_EVENT_EVERY-th is a deposit or withdrawal.
+    const liquidityEvent = Math.floor(touch / LIQUIDITY_EVENT_EVERY);
     const price = Math.exp(0.25 * this.#walk(pool, WALK_STREAM.price, touch));
-    const liquidity = Math.exp(0.35 * this.#walk(pool, WALK_STREAM.liquidity, touch));
-    const trustlineDrift = 1 + 0.1 * this.#walk(pool, WALK_STREAM.trustlines, touch);
+    const liquidity = Math.exp(0.35 * this.#walk(pool, WALK_STREAM.liquidity, liquidityEvent));
+    const trustlineDrift = 1 + 0.1 * this.#walk(pool, WALK_STREAM.trustlines, liquidityEvent);
     let reserves: [number, number] = [
       Math.max(1, Math.round(pool.baseReserves[0] * price * liquidity)),
       Math.max(1, Math.round((pool.baseReserves[1] / price) * liquidity)),
