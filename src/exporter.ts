@@ -106,11 +106,11 @@ export async function startExporter(
   const app = createServerApp({
     version: VERSION,
     web: () => web,
-    renderMetrics: (coding) => {
-      // The own metrics go last, collected while the Horizon series are being sent; they are a few
-      // kilobytes, compressed at once rather than by a round trip through the thread pool.
-      const own = metrics.render().then((text) => (coding === "gzip" ? gzipSync(text, GZIP_OPTIONS) : Buffer.from(text)));
-      return [...store.render(clock.now(), coding), own];
+    renderMetrics: async (coding) => {
+      const horizons = store.render(clock.now(), coding);
+      // The own metrics are a few kilobytes, compressed at once rather than by a round trip through the thread pool.
+      const own = await metrics.render();
+      return [...horizons, coding === "gzip" ? gzipSync(own, GZIP_OPTIONS) : Buffer.from(own)];
     },
     status: () =>
       statusReport(
