@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { request, type IncomingHttpHeaders } from "node:http";
-import bcrypt from "bcryptjs";
 import { gunzipSync } from "node:zlib";
+import bcrypt from "bcryptjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { METRICS } from "../src/catalog/metrics.js";
 import { HistogramData, type Sample } from "../src/collectors/samples.js";

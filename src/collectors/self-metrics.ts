@@ -63,11 +63,11 @@ type OwnMetric = Gauge | Counter | Histogram;
 
 /**
  * A prom-client registry that keeps each family's text from one scrape to the next and renders a
- * family again only after a call on one of its metrics. prom-client takes about half a millisecond
- * to render all the own series, and compressing them as long again, on every scrape; a poll
- * changes a few families, so a scrape pays for those, and still shows current values. Every call
- * counts as a change, reads included: the exporter calls its metrics to record, and a needless
- * render costs only time.
+ * family again only after a call on one of its metrics. Rendering all the own series takes
+ * prom-client about half a millisecond, and compressing them 0.2 ms more, which every scrape used
+ * to pay; a poll changes a few families, so a scrape now pays for those, and still shows current
+ * values. Every call counts as a change, reads included: the exporter calls its metrics to record,
+ * and a needless render costs only time.
  */
 export class OwnRegistry {
   private readonly registry = new Registry();
