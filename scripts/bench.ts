@@ -5,8 +5,9 @@
  *   - poll CPU per 1 000 pools;
  *   - RSS after a period of 5 s polls of every endpoint, pools included;
  *   - /metrics p95 while a pools poll runs against its p95 while none does.
- * Writes bench/results.json and the README's performance table (scripts/bench-table.ts).
- *   npm run bench [-- --pools 10000 --steady 1m --scrapes 200]
+ * Writes bench/results.json and the README's performance table (scripts/bench-table.ts); with
+ * --only, runs just the named phases (poll, scrapes, steady) and prints their figures instead.
+ *   npm run bench [-- --pools 10000 --steady 1m --scrapes 200 --only scrapes]
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -36,6 +37,7 @@ const { values: flags } = parseArgs({
     pools: { type: "string", default: "10000" },
     steady: { type: "string", default: "1m" },
     scrapes: { type: "string", default: "200" },
+    only: { type: "string" },
   },
 });
 const pools = Number(flags.pools);
@@ -264,20 +266,30 @@ async function steadyFigures() {
   };
 }
 
+const PHASES = { poll: pollCost, scrapes: scrapeFigures, steady: steadyFigures } as const;
+
 try {
-  // Poll cost first, while nothing else runs, so the figure is the exporter's own.
-  const poll = await pollCost();
-  const scrapes = await scrapeFigures();
-  const steady = await steadyFigures();
-  const results: BenchResults = {
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? "unknown", node: process.version },
-    conditions: { pools, scrapeRounds, steadySeconds: steadyMs / 1000 },
-    scrapes,
-    poll,
-    ...steady,
-  };
-  writeFileSync(resolve(ROOT, "bench/results.json"), `${JSON.stringify(results, null, 2)}\n`);
-  process.stdout.write(`\n${updateReadme(results)}\n`);
+  if (flags.only !== undefined) {
+    const names = flags.only.split(",") as (keyof typeof PHASES)[];
+    const unknown = names.filter((name) => !Object.hasOwn(PHASES, name));
+    if (unknown.length > 0) throw new Error(`unknown phase ${unknown.join(", ")}; phases: ${Object.keys(PHASES).join(", ")}`);
+    // A partial run's figures are printed only: the results file and the README hold whole runs.
+    for (const name of names) process.stdout.write(`${JSON.stringify({ [name]: await PHASES[name]() }, null, 2)}\n`);
+  } else {
+    // Poll cost first, while nothing else runs, so the figure is the exporter's own.
+    const poll = await pollCost();
+    const scrapes = await scrapeFigures();
+    const steady = await steadyFigures();
+    const results: BenchResults = {
+      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? "unknown", node: process.version },
+      conditions: { pools, scrapeRounds, steadySeconds: steadyMs / 1000 },
+      scrapes,
+      poll,
+      ...steady,
+    };
+    writeFileSync(resolve(ROOT, "bench/results.json"), `${JSON.stringify(results, null, 2)}\n`);
+    process.stdout.write(`\n${updateReadme(results)}\n`);
+  }
 } finally {
   for (const child of children) child.kill();
 }

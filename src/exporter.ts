@@ -1,4 +1,3 @@
-import { gzipSync } from "node:zlib";
 import { pino, type Logger } from "pino";
 import { AccountsClient } from "./client/accounts.js";
 import { AccountsCollector } from "./collectors/accounts.js";
@@ -8,7 +7,7 @@ import { LedgersCollector } from "./collectors/ledgers.js";
 import { LiquidityPoolsCollector } from "./collectors/liquidity-pools.js";
 import { rootCollector } from "./collectors/root.js";
 import { RpcExporterMetrics } from "./collectors/rpc-exporter-metrics.js";
-import { GZIP_OPTIONS, MetricStore } from "./collectors/store.js";
+import { MetricStore } from "./collectors/store.js";
 import type { ExporterConfig } from "./config/config.js";
 import { txProbeFor, type NetworkView } from "./probers/tx-probe.js";
 import { RpcRuntime } from "./scheduler/rpc-pollers.js";
@@ -106,12 +105,7 @@ export async function startExporter(
   const app = createServerApp({
     version: VERSION,
     web: () => web,
-    renderMetrics: (coding) => {
-      // The own metrics go last, collected while the Horizon series are being sent; they are a few
-      // kilobytes, compressed at once rather than by a round trip through the thread pool.
-      const own = metrics.render().then((text) => (coding === "gzip" ? gzipSync(text, GZIP_OPTIONS) : Buffer.from(text)));
-      return [...store.render(clock.now(), coding), own];
-    },
+    renderMetrics: async (coding) => [...store.render(clock.now(), coding), ...(await metrics.render(coding))],
     status: () =>
       statusReport(
         VERSION,

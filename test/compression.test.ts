@@ -1,13 +1,16 @@
 import { spawnSync } from "node:child_process";
-import { request } from "node:http";
+import { request, type IncomingHttpHeaders } from "node:http";
 import { gunzipSync } from "node:zlib";
+import bcrypt from "bcryptjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { METRICS } from "../src/catalog/metrics.js";
 import { HistogramData, type Sample } from "../src/collectors/samples.js";
 import { MetricStore, gzipMember, type ContentCoding } from "../src/collectors/store.js";
 import { loadConfig } from "../src/config/config.js";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
-import { createServerApp } from "../src/server/app.js";
+import type { WebConfig } from "../src/config/web-config.js";
+import { createServerApp, METRICS_CONTENT_TYPE } from "../src/server/app.js";
+import { listen, type Listening } from "../src/server/listen.js";
 import { negotiateContentCoding } from "../src/server/content-coding.js";
 import { startSimulator, type RunningSimulator } from "../src/simulator/index.js";
 import { parseExposition } from "./support/exposition.js";
@@ -114,43 +117,167 @@ describe("gzip members in the metric store", () => {
   });
 });
 
+interface RawAnswer {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly bytes: Buffer;
+}
+
+/** The raw bytes and headers, undecoded (fetch would decode them). */
+function rawRequest(url: string, { method = "GET", headers = {} }: { method?: string; headers?: Record<string, string> } = {}): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    request(url, { method, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, bytes: Buffer.concat(chunks) }));
+    })
+      .on("error", reject)
+      .end();
+  });
+}
+
+const accepting = (acceptEncoding?: string): Record<string, string> => (acceptEncoding === undefined ? {} : { "Accept-Encoding": acceptEncoding });
+
 describe("/metrics content coding", () => {
   const store = new MetricStore();
   const ownText = "# HELP own_metric Own.\n# TYPE own_metric gauge\nown_metric 1\n";
-  const app = createServerApp({
-    version: "test",
-    web: () => undefined,
-    renderMetrics: (coding) => [...store.render(0, coding), coding === "gzip" ? gzipMember(Buffer.from(ownText)) : Buffer.from(ownText)],
-    status: () => statusReport("test", [], createStatusBoard(), 0),
-    isReady: () => true,
-  });
-  const scrape = async (acceptEncoding?: string) => {
-    const response = await app.request("/metrics", acceptEncoding === undefined ? {} : { headers: { "Accept-Encoding": acceptEncoding } });
-    return { response, bytes: Buffer.from(await response.arrayBuffer()) };
-  };
-  beforeAll(() => fill(store));
+  let web: WebConfig | undefined;
+  let server: Listening;
+  const scrape = (acceptEncoding?: string, init: { method?: string; headers?: Record<string, string> } = {}) =>
+    rawRequest(`${server.url}/metrics`, { ...init, headers: { ...accepting(acceptEncoding), ...init.headers } });
 
-  it("answers Prometheus' Accept-Encoding with gzip that decodes to the plain body", async () => {
+  beforeAll(async () => {
+    await fill(store);
+    const app = createServerApp({
+      version: "test",
+      web: () => web,
+      renderMetrics: async (coding) => [...store.render(0, coding), coding === "gzip" ? await gzipMember(Buffer.from(ownText)) : Buffer.from(ownText)],
+      status: () => statusReport("test", [], createStatusBoard(), 0),
+      isReady: () => true,
+    });
+    server = await listen(app, "127.0.0.1", 0);
+  });
+  afterAll(() => server?.close());
+
+  it("answers Prometheus' Accept-Encoding with gzip that decodes to the plain body, each with its length", async () => {
     const plain = await scrape();
-    expect(plain.response.headers.get("Content-Encoding")).toBeNull();
-    expect(plain.response.headers.get("Vary")).toBe("Accept-Encoding");
-    expect(plain.bytes.toString()).toMatch(/own_metric 1\n$/);
+    expect(plain.status).toBe(200);
+    expect(plain.headers["content-type"]).toBe(METRICS_CONTENT_TYPE);
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(plain.headers.vary).toBe("Accept-Encoding");
+    expect(plain.headers["content-length"]).toBe(String(plain.bytes.length));
+    expect(plain.headers["transfer-encoding"]).toBeUndefined();
+    expect(plain.bytes.equals(Buffer.concat([body(store, 0, "identity"), Buffer.from(ownText)]))).toBe(true);
 
     const gzip = await scrape("gzip");
-    expect(gzip.response.status).toBe(200);
-    expect(gzip.response.headers.get("Content-Encoding")).toBe("gzip");
-    expect(gzip.response.headers.get("Vary")).toBe("Accept-Encoding");
+    expect(gzip.status).toBe(200);
+    expect(gzip.headers["content-encoding"]).toBe("gzip");
+    expect(gzip.headers.vary).toBe("Accept-Encoding");
+    expect(gzip.headers["content-length"]).toBe(String(gzip.bytes.length));
     expect(gunzipSync(gzip.bytes).equals(plain.bytes)).toBe(true);
     expect(pythonGunzip(gzip.bytes).equals(plain.bytes)).toBe(true);
   });
 
   it("sends identity when gzip is refused, and 406 when both are", async () => {
     const refused = await scrape("gzip;q=0");
-    expect(refused.response.headers.get("Content-Encoding")).toBeNull();
+    expect(refused.headers["content-encoding"]).toBeUndefined();
     expect(refused.bytes.equals((await scrape()).bytes)).toBe(true);
     const neither = await scrape("gzip;q=0, identity;q=0");
-    expect(neither.response.status).toBe(406);
-    expect(neither.response.headers.get("Vary")).toBe("Accept-Encoding");
+    expect(neither.status).toBe(406);
+    expect(neither.headers.vary).toBe("Accept-Encoding");
+  });
+
+  it("answers HEAD with the headers of GET and no body", async () => {
+    for (const acceptEncoding of [undefined, "gzip"]) {
+      const get = await scrape(acceptEncoding);
+      const head = await scrape(acceptEncoding, { method: "HEAD" });
+      expect(head.status).toBe(200);
+      expect(head.bytes.length).toBe(0);
+      for (const name of ["content-type", "content-encoding", "content-length", "vary", "x-content-type-options"]) {
+        expect(head.headers[name], name).toBe(get.headers[name]);
+      }
+    }
+  });
+
+  it("keeps the web config's security headers and basic auth in front", async () => {
+    const hash = bcrypt.hashSync("right password", 4);
+    web = { basicAuthUsers: { alice: hash }, headers: { "Strict-Transport-Security": "max-age=60" } };
+    try {
+      const denied = await scrape("gzip");
+      expect(denied.status).toBe(401);
+      expect(denied.headers["x-frame-options"]).toBe("DENY");
+      const allowed = await scrape("gzip", { headers: { Authorization: `Basic ${Buffer.from("alice:right password").toString("base64")}` } });
+      expect(allowed.status).toBe(200);
+      expect(allowed.headers["strict-transport-security"]).toBe("max-age=60");
+      expect(allowed.headers["x-content-type-options"]).toBe("nosniff");
+      expect(allowed.headers["content-security-policy"]).toBe("default-src 'none'; style-src 'unsafe-inline'");
+      expect(gunzipSync(allowed.bytes).toString()).toMatch(/own_metric 1\n$/);
+    } finally {
+      web = undefined;
+    }
+  });
+});
+
+describe("/metrics to a client that leaves", () => {
+  /** Far more than loopback's socket buffers hold, so the server is still writing when the client leaves. */
+  const piece = Buffer.alloc(1 << 20, "x 1\n");
+  const pieces = Array.from({ length: 64 }, () => piece);
+  /** When set, the next render waits for it, having called `started`. */
+  let held: { readonly started: () => void; readonly release: Promise<void> } | undefined;
+  let server: Listening;
+
+  beforeAll(async () => {
+    const app = createServerApp({
+      version: "test",
+      web: () => undefined,
+      renderMetrics: async () => {
+        const hold = held;
+        held = undefined;
+        if (hold !== undefined) {
+          hold.started();
+          await hold.release;
+        }
+        return pieces;
+      },
+      status: () => statusReport("test", [], createStatusBoard(), 0),
+      isReady: () => true,
+    });
+    server = await listen(app, "127.0.0.1", 0);
+  });
+  afterAll(() => server?.close());
+
+  const scrapeWhole = async () => {
+    const answer = await rawRequest(`${server.url}/metrics`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers["content-length"]).toBe(String(64 * piece.length));
+    expect(answer.bytes.length).toBe(64 * piece.length);
+  };
+
+  it("serves the next scrape whole after a client hung up in the middle of a body", async () => {
+    const firstBytes = await new Promise<number>((resolve, reject) => {
+      const leaving = request(`${server.url}/metrics`, (response) => {
+        response.once("data", (chunk: Buffer) => {
+          leaving.destroy();
+          resolve(chunk.length);
+        });
+      }).on("error", (error) => (leaving.destroyed ? undefined : reject(error)));
+      leaving.end();
+    });
+    expect(firstBytes).toBeGreaterThan(0);
+    await scrapeWhole();
+  });
+
+  it("serves the next scrape whole after a client hung up while its body was being rendered", async () => {
+    let release!: () => void;
+    const rendering = new Promise<void>((started) => (held = { started, release: new Promise((done) => (release = done)) }));
+    const leaving = request(`${server.url}/metrics`).on("error", () => {});
+    leaving.end();
+    await rendering;
+    leaving.destroy();
+    // By the time another scrape is answered, the server has seen the first client go.
+    await scrapeWhole();
+    release();
+    await scrapeWhole();
   });
 });
 
@@ -158,18 +285,7 @@ describe("the exporter's /metrics with Accept-Encoding: gzip", () => {
   let simulator: RunningSimulator;
   let exporter: RunningExporter;
 
-  /** The raw bytes and headers, undecoded (fetch would decode them). */
-  const rawScrape = (acceptEncoding?: string) =>
-    new Promise<{ headers: Record<string, unknown>; bytes: Buffer }>((resolve, reject) => {
-      const url = new URL("/metrics", exporter.url);
-      request(url, { headers: acceptEncoding === undefined ? {} : { "Accept-Encoding": acceptEncoding } }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () => resolve({ headers: response.headers, bytes: Buffer.concat(chunks) }));
-      })
-        .on("error", reject)
-        .end();
-    });
+  const rawScrape = (acceptEncoding?: string) => rawRequest(new URL("/metrics", exporter.url).href, { headers: accepting(acceptEncoding) });
 
   beforeAll(async () => {
     simulator = await startSimulator({ host: "127.0.0.1", port: 0, ledgerIntervalMs: 1000, pools: 600, seed: 3 });

@@ -1,7 +1,6 @@
-import type { Registry } from "prom-client";
 import { POLL_ERROR_REASONS, RPC_ENDPOINTS, RPC_METRICS, type PollErrorReason, type RpcEndpoint } from "../catalog/metrics.js";
 import type { RequestObserver } from "../client/http.js";
-import { counter, gauge, histogram, removeSeries } from "./self-metrics.js";
+import { removeSeries, type OwnRegistry } from "./self-metrics.js";
 
 /**
  * The exporter's own view of each Stellar RPC target: requests, polls, failures and freshness,
@@ -15,12 +14,12 @@ export class RpcExporterMetrics {
   private readonly lastSuccess;
   private readonly all;
 
-  constructor(registry: Registry) {
-    this.requests = counter(registry, RPC_METRICS.requestsTotal);
-    this.requestDuration = histogram(registry, RPC_METRICS.requestDuration);
-    this.pollDuration = histogram(registry, RPC_METRICS.pollDuration);
-    this.pollErrors = counter(registry, RPC_METRICS.pollErrorsTotal);
-    this.lastSuccess = gauge(registry, RPC_METRICS.lastSuccessTimestamp);
+  constructor(registry: OwnRegistry) {
+    this.requests = registry.counter(RPC_METRICS.requestsTotal);
+    this.requestDuration = registry.histogram(RPC_METRICS.requestDuration);
+    this.pollDuration = registry.histogram(RPC_METRICS.pollDuration);
+    this.pollErrors = registry.counter(RPC_METRICS.pollErrorsTotal);
+    this.lastSuccess = registry.gauge(RPC_METRICS.lastSuccessTimestamp);
     this.all = [this.requests, this.requestDuration, this.pollDuration, this.pollErrors, this.lastSuccess];
   }
 

@@ -1,6 +1,6 @@
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { serve, type ServerType } from "@hono/node-server";
+import { serve, type HttpBindings, type ServerType } from "@hono/node-server";
 import type { Hono } from "hono";
 import type { WebConfig } from "../config/web-config.js";
 
@@ -37,11 +37,14 @@ function listenFailure(host: string, port: number, error: unknown): string {
   return `cannot listen on ${where}: ${LISTEN_ERRORS[code] ?? (error as Error).message}`;
 }
 
+/** An app served here: Hono's, reading Node's request and response from its bindings. */
+type NodeApp = Pick<Hono<{ Bindings: HttpBindings }>, "fetch">;
+
 /**
  * Listens on host:port (port 0: any free port), over TLS when given; rejects with a `listenFailure`
  * message when the address is taken or not available.
  */
-export function listen(app: Hono, host: string, port: number, tls?: WebConfig["tls"]): Promise<Listening> {
+export function listen(app: NodeApp, host: string, port: number, tls?: WebConfig["tls"]): Promise<Listening> {
   return new Promise((resolve, reject) => {
     let server: ServerType;
     const onError = (error: Error) => reject(new Error(listenFailure(host, port, error), { cause: error }));

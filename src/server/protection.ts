@@ -11,11 +11,15 @@ const DEFAULT_HEADERS: Readonly<Record<string, string>> = {
   "Referrer-Policy": "no-referrer",
 };
 
+/**
+ * Set before the handler runs, so every response the context builds carries them, /metrics'
+ * head included, which is written to Node's response directly (server/app.ts).
+ */
 function securityHeaders(web: WebConfig | undefined): MiddlewareHandler {
-  const headers = { ...DEFAULT_HEADERS, ...web?.headers };
+  const headers = Object.entries({ ...DEFAULT_HEADERS, ...web?.headers });
   return async (c, next) => {
+    for (const [name, value] of headers) c.header(name, value);
     await next();
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
   };
 }
 

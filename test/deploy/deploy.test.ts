@@ -288,7 +288,7 @@ describe("deploy/kubernetes", () => {
     const app = createServerApp({
       version: "test",
       web: () => ({ basicAuthUsers: { alice: bcrypt.hashSync("secret", 4) }, headers: {} }),
-      renderMetrics: () => [],
+      renderMetrics: async () => [],
       status: () => statusReport("test", [], createStatusBoard(), 0),
       isReady: () => true,
     });
