@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { METRICS, RPC_METRICS } from "../src/catalog/metrics.js";
-import { HistogramData, escapeLabelValue, renderSamples } from "../src/collectors/samples.js";
+import { HistogramData, SAMPLES_PER_PIECE, escapeLabelValue, renderSamples } from "../src/collectors/samples.js";
 import { MetricStore } from "../src/collectors/store.js";
 
 const text = (store: MetricStore, nowMs: number) => Buffer.concat(store.render(nowMs)).toString();
@@ -43,11 +43,11 @@ describe("metric store", () => {
     expect(text(store, 0)).toBe('# HELP stellar_rpc_up ' + RPC_METRICS.up.help + '\n# TYPE stellar_rpc_up gauge\nstellar_rpc_up{rpc="sdf"} 1\n');
   });
 
-  it("renders many samples in pieces of 256, byte for byte, with non-ASCII text and a line longer than the scratch buffer", async () => {
-    const ids = Array.from({ length: 600 }, (_, index) => (index === 300 ? "x".repeat(200_000) : `pool-${index}-☃`));
+  it("renders many samples in pieces of SAMPLES_PER_PIECE, byte for byte, with non-ASCII text and a line longer than the scratch buffer", async () => {
+    const ids = Array.from({ length: 2 * SAMPLES_PER_PIECE + 88 }, (_, index) => (index === 300 ? "x".repeat(200_000) : `pool-${index}-☃`));
     const rendered = await renderSamples("zürich", ids.map((pool_id, index) => ({ metric: METRICS.liquidityPoolShares, labels: { pool_id }, value: index / 8 })));
     const pieces = rendered.get("stellar_horizon_liquidity_pool_shares")!;
-    expect(pieces.map((piece) => piece.toString().split("\n").length - 1)).toEqual([256, 256, 88]);
+    expect(pieces.map((piece) => piece.toString().split("\n").length - 1)).toEqual([SAMPLES_PER_PIECE, SAMPLES_PER_PIECE, 88]);
     expect(Buffer.concat(pieces).toString()).toBe(
       ids.map((pool_id, index) => `stellar_horizon_liquidity_pool_shares{horizon="zürich",pool_id="${pool_id}"} ${index / 8}\n`).join(""),
     );
