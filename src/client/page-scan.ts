@@ -25,6 +25,7 @@ const LOWER_U = 0x75;
 /** Nesting deeper than this is refused rather than followed (Horizon's records nest a few levels). */
 const MAX_DEPTH = 64;
 
+const HEX_DIGITS = /^[0-9a-fA-F]{4}$/;
 const TRUE = Buffer.from("true");
 const FALSE = Buffer.from("false");
 const NULL = Buffer.from("null");
@@ -141,7 +142,8 @@ export class ScannedRecord<Name extends string = string> {
 
 /**
  * The records of a HAL page body, each with its used fields located. Throws a HorizonError:
- * `invalid_json` when the body is not JSON, `schema` when it has no `_embedded.records` array.
+ * `invalid_json` when the body is not JSON, `schema` when it is JSON but no page (not an object,
+ * no `_embedded.records` array, or nested deeper than the scan follows).
  */
 export function scanPage<Name extends string>(body: Buffer, fields: RecordFields<Name>): ScannedRecord<Name>[] {
   try {
@@ -246,6 +248,7 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
     if (byte === QUOTE) {
       const start = position + 1;
       let end = start;
+      let escapes = false;
       for (;;) {
         if (end >= length) throw invalid("unterminated string", start);
         const inner = bytes[end]!;
@@ -253,7 +256,11 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
         if (inner === BACKSLASH) {
           const escaped = end + 1 < length ? bytes[end + 1]! : 0;
           if (ESCAPABLE[escaped] !== 1) throw invalid("invalid escape", end);
+          if (escaped === LOWER_U && !(end + 6 <= length && HEX_DIGITS.test(bytes.toString("latin1", end + 2, end + 6)))) {
+            throw invalid("invalid escape", end);
+          }
           end += escaped === LOWER_U ? 6 : 2;
+          escapes = true;
         } else {
           if (inner < SPACE) throw invalid("control character in a string", end);
           end += 1;
@@ -261,19 +268,24 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
       }
       position = end + 1;
       if (readingKey) {
+        // A key written with escapes is compared as JSON.parse reads it; Horizon writes none.
+        const key = escapes ? (JSON.parse(bytes.toString("utf8", start - 1, end + 1)) as string) : undefined;
         if (container === Role.Record) {
-          fieldIndex = fields.indexOf(bytes, start, end);
+          fieldIndex = key === undefined ? fields.indexOf(bytes, start, end) : fields.names.indexOf(key as Name);
           keyStart = start - 1;
+        } else if (container === Role.Page || container === Role.Embedded) {
+          const name = container === Role.Page ? EMBEDDED : RECORDS;
+          keyLeadsIn = key === undefined ? keyIs(bytes, start, end, name) : key === name.toString();
+          // The last of repeated keys wins, as with JSON.parse: what an earlier one held is forgotten.
+          if (keyLeadsIn) records = undefined;
         }
-        else if (container === Role.Page) keyLeadsIn = keyIs(bytes, start, end, EMBEDDED);
-        else if (container === Role.Embedded) keyLeadsIn = keyIs(bytes, start, end, RECORDS);
         expect = Expect.Colon;
         continue;
       }
     } else if (readingKey) {
       throw invalid("expected a key", position);
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
-      if (depth === MAX_DEPTH) throw invalid("nesting too deep", position);
+      if (depth === MAX_DEPTH) throw new HorizonError("schema", `page nests deeper than ${MAX_DEPTH} levels at byte ${position}`);
       const kind = byte === OPEN_BRACE ? OBJECT : ARRAY;
       let role = Role.Other;
       if (depth === 0 && kind === OBJECT) role = Role.Page;
@@ -308,7 +320,10 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
       }
     }
     // A string or a scalar value just ended.
-    if (depth === 0) throw invalid("expected an object", 0);
+    if (depth === 0) {
+      expect = Expect.Nothing;
+      continue;
+    }
     if (container === Role.Records) records!.push(notAnObject());
     else if (container === Role.Record && fieldIndex >= 0) {
       ranges[2 * fieldIndex] = valueStart;
@@ -319,7 +334,7 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
     expect = Expect.CommaOrClose;
   }
   if (expect !== Expect.Nothing) throw invalid("unexpected end of the document", position);
-  if (roles[1] !== Role.Page) throw invalid("expected an object", 0);
+  if (roles[1] !== Role.Page) throw new HorizonError("schema", "page is not a JSON object");
   if (records === undefined) throw new HorizonError("schema", "page has no _embedded.records array");
   return records;
 }
