@@ -103,8 +103,8 @@ function sampleLines(targetLabels: Readonly<Record<TargetLabel, string>>, sample
   return `${name}{${labels}} ${formatValue(sample.value)}\n`;
 }
 
-/** What a piece is written into at first; it grows for longer pieces. */
-const PIECE_SCRATCH_BYTES = 64 * 1024;
+/** What a piece is written into at first: small, for the many families of a few series; it doubles as needed. */
+const PIECE_SCRATCH_BYTES = 4 * 1024;
 
 /**
  * One metric's lines while rendering, written as bytes the moment each is formatted, so a line's
