@@ -51,20 +51,7 @@ export class RecordFields<Name extends string = string> {
 
   /** The index of the key in bytes[start, end), or -1 when it is not one of the fields. */
   indexOf(bytes: Buffer, start: number, end: number): number {
-    const length = end - start;
-    for (let index = 0; index < this.keys.length; index += 1) {
-      const key = this.keys[index]!;
-      if (key.length !== length) continue;
-      let same = true;
-      for (let offset = 0; offset < length; offset += 1) {
-        if (key[offset] !== bytes[start + offset]) {
-          same = false;
-          break;
-        }
-      }
-      if (same) return index;
-    }
-    return -1;
+    return this.keys.findIndex((key) => keyIs(bytes, start, end, key));
   }
 }
 
