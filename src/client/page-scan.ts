@@ -51,7 +51,8 @@ export class RecordFields<Name extends string = string> {
 
   /** The index of the key in bytes[start, end), or -1 when it is not one of the fields. */
   indexOf(bytes: Buffer, start: number, end: number): number {
-    return this.keys.findIndex((key) => keyIs(bytes, start, end, key));
+    for (let index = 0; index < this.keys.length; index += 1) if (keyIs(bytes, start, end, this.keys[index]!)) return index;
+    return -1;
   }
 }
 
@@ -195,11 +196,10 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
   let spanStart = -1;
   let spanEnd = -1;
   while (position < length) {
-    const byte = bytes[position]!;
-    if (byte === SPACE || byte === LINE_FEED || byte === CARRIAGE_RETURN || byte === TAB) {
-      position += 1;
-      continue;
-    }
+    let byte = bytes[position]!;
+    // Indentation in a tight loop of its own: a pretty-printed page is a third whitespace.
+    while ((byte === SPACE || byte === LINE_FEED || byte === CARRIAGE_RETURN || byte === TAB) && ++position < length) byte = bytes[position]!;
+    if (position === length) break;
     if (expect === Expect.Nothing) throw invalid("trailing bytes after the document", position);
     if (expect === Expect.Colon) {
       if (byte !== COLON) throw invalid("expected a colon", position);
@@ -237,8 +237,10 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
       let end = start;
       let escapes = false;
       for (;;) {
+        // Ordinary bytes in a tight loop of their own: Horizon's strings are long hrefs and ids without escapes.
+        let inner = 0;
+        while (end < length && (inner = bytes[end]!) >= SPACE && inner !== QUOTE && inner !== BACKSLASH) end += 1;
         if (end >= length) throw invalid("unterminated string", start);
-        const inner = bytes[end]!;
         if (inner === QUOTE) break;
         if (inner === BACKSLASH) {
           const escaped = end + 1 < length ? bytes[end + 1]! : 0;
@@ -249,8 +251,7 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
           end += escaped === LOWER_U ? 6 : 2;
           escapes = true;
         } else {
-          if (inner < SPACE) throw invalid("control character in a string", end);
-          end += 1;
+          throw invalid("control character in a string", end);
         }
       }
       position = end + 1;
@@ -320,12 +321,20 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
     }
     expect = Expect.CommaOrClose;
   }
-  if (expect !== Expect.Nothing) throw invalid("unexpected end of the document", position);
-  if (roles[1] !== Role.Page) throw new HorizonError("schema", "page is not a JSON object");
+  return pageRecords(expect, roles[1]!, records, position);
+}
+
+/** The scan's verdict once the bytes ran out; apart from the loop so the loop's optimised code never meets it. */
+function pageRecords<Name extends string>(expect: Expect, outermost: Role, records: ScannedRecord<Name>[] | undefined, end: number): ScannedRecord<Name>[] {
+  if (expect !== Expect.Nothing) throw invalid("unexpected end of the document", end);
+  if (outermost !== Role.Page) throw new HorizonError("schema", "page is not a JSON object");
   if (records === undefined) throw new HorizonError("schema", "page has no _embedded.records array");
   return records;
 }
 
+/** Compared in JavaScript: keys are a few bytes, shorter than the cost of a call into native compare. */
 function keyIs(bytes: Buffer, start: number, end: number, name: Buffer): boolean {
-  return end - start === name.length && bytes.compare(name, 0, name.length, start, end) === 0;
+  if (end - start !== name.length) return false;
+  for (let offset = 0; offset < name.length; offset += 1) if (bytes[start + offset] !== name[offset]) return false;
+  return true;
 }
