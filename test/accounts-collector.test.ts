@@ -19,7 +19,7 @@ function watched(name: string, id: string, options: Partial<WatchedAccount> = {}
 
 async function exposition(samples: CollectorSamples): Promise<string> {
   const rendered = await renderSamples("h", [...samples.persistent, ...samples.live]);
-  return [...rendered.values()].flat().map(String).join("");
+  return [...rendered.values()].flatMap((family) => family.pieces).map(String).join("");
 }
 
 async function series(samples: CollectorSamples) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { METRICS, RPC_METRICS } from "../src/catalog/metrics.js";
-import { HistogramData, SAMPLES_PER_PIECE, escapeLabelValue, renderSamples } from "../src/collectors/samples.js";
+import { HistogramData, SAMPLES_PER_PIECE, escapeLabelValue, renderSamples, type Sample } from "../src/collectors/samples.js";
 import { MetricStore } from "../src/collectors/store.js";
 
 const text = (store: MetricStore, nowMs: number) => Buffer.concat(store.render(nowMs)).toString();
@@ -46,18 +46,44 @@ describe("metric store", () => {
   it("renders many samples in pieces of SAMPLES_PER_PIECE, byte for byte, with non-ASCII text and a line longer than the scratch buffer", async () => {
     const ids = Array.from({ length: 2 * SAMPLES_PER_PIECE + 88 }, (_, index) => (index === 300 ? "x".repeat(200_000) : `pool-${index}-☃`));
     const rendered = await renderSamples("zürich", ids.map((pool_id, index) => ({ metric: METRICS.liquidityPoolShares, labels: { pool_id }, value: index / 8 })));
-    const pieces = rendered.get("stellar_horizon_liquidity_pool_shares")!;
+    const { pieces } = rendered.get("stellar_horizon_liquidity_pool_shares")!;
     expect(pieces.map((piece) => piece.toString().split("\n").length - 1)).toEqual([SAMPLES_PER_PIECE, SAMPLES_PER_PIECE, 88]);
     expect(Buffer.concat(pieces).toString()).toBe(
       ids.map((pool_id, index) => `stellar_horizon_liquidity_pool_shares{horizon="zürich",pool_id="${pool_id}"} ${index / 8}\n`).join(""),
     );
   });
 
+  it("reuses the bytes of samples rendered last time: unchanged pieces are the same buffers, changed ones equal a fresh rendering", async () => {
+    const shares = (pool_id: string, value: number): Sample => ({ metric: METRICS.liquidityPoolShares, labels: { pool_id }, value });
+    const histogram = new HistogramData([1, 5]);
+    histogram.observe(2);
+    const first: Sample[] = Array.from({ length: 3 * SAMPLES_PER_PIECE + 5 }, (_, index) => shares(`pool-${index}-☃`, index / 8));
+    first.splice(10, 0, { metric: METRICS.ledgerCloseInterval, histogram });
+    const before = await renderSamples("zürich", first);
+    const second = [...first];
+    // The histogram changed in place; of the shares, pieces 1 (two pools changed) and 2 (one pool, to a longer line) changed.
+    histogram.observe(9);
+    second[SAMPLES_PER_PIECE + 3] = shares("pool-changed", 1.5);
+    second[2 * SAMPLES_PER_PIECE - 1] = shares("pool-last-of-piece", 2.5);
+    second[2 * SAMPLES_PER_PIECE + 7] = shares("pool-" + "x".repeat(9000), 3);
+    const after = await renderSamples("zürich", second, before);
+    const fresh = await renderSamples("zürich", second);
+    for (const name of ["stellar_horizon_liquidity_pool_shares", "stellar_horizon_ledger_close_interval_seconds"]) {
+      expect(after.get(name)!.pieces.map(String)).toEqual(fresh.get(name)!.pieces.map(String));
+    }
+    const kept = after.get("stellar_horizon_liquidity_pool_shares")!.pieces.map((piece, index) => piece === before.get("stellar_horizon_liquidity_pool_shares")!.pieces[index]);
+    expect(kept).toEqual([true, false, false, true]);
+    expect(after.get("stellar_horizon_ledger_close_interval_seconds")!.pieces[0]!.toString()).toContain("_count{horizon=\"zürich\"} 2\n");
+    // A piece that lost its last sample is not the longer piece of last time.
+    const shorter = await renderSamples("zürich", second.slice(0, -1), after);
+    expect(shorter.get("stellar_horizon_liquidity_pool_shares")!.pieces.map(String)).toEqual((await renderSamples("zürich", second.slice(0, -1))).get("stellar_horizon_liquidity_pool_shares")!.pieces.map(String));
+  });
+
   it("renders histograms cumulatively and escapes label values", async () => {
     const histogram = new HistogramData([1, 5]);
     for (const value of [0.5, 3, 3, 9]) histogram.observe(value);
     const rendered = await renderSamples('q"\\\n', [{ metric: METRICS.ledgerCloseInterval, histogram }]);
-    const lines = Buffer.concat(rendered.get("stellar_horizon_ledger_close_interval_seconds") ?? []).toString();
+    const lines = Buffer.concat(rendered.get("stellar_horizon_ledger_close_interval_seconds")?.pieces ?? []).toString();
     expect(lines).toBe(
       [
         'stellar_horizon_ledger_close_interval_seconds_bucket{horizon="q\\"\\\\\\n",le="1"} 1',

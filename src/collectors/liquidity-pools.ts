@@ -40,20 +40,32 @@ function poolSamples(pool: LiquidityPool): Sample[] {
   ];
 }
 
-function* allPoolSamples(pools: readonly LiquidityPool[]): Generator<Sample> {
+/** Each pool's series. */
+type PoolSeries = readonly (readonly Sample[])[];
+
+function* allPoolSamples(pools: PoolSeries): Generator<Sample> {
   yield { metric: METRICS.liquidityPools, value: pools.length };
-  for (const pool of pools) yield* poolSamples(pool);
+  for (const samples of pools) yield* samples;
 }
 
-export function liquidityPoolSamples(pools: readonly LiquidityPool[] | undefined): CollectorSamples {
+function poolSeriesSamples(pools: PoolSeries | undefined): CollectorSamples {
   return { live: pools === undefined ? [] : allPoolSamples(pools), persistent: [] };
 }
 
-/** A validated pool, its raw id and the fingerprint of the fields it was validated from (see ScannedRecord). */
+export function liquidityPoolSamples(pools: readonly LiquidityPool[] | undefined): CollectorSamples {
+  return poolSeriesSamples(pools?.map(poolSamples));
+}
+
+/**
+ * A validated pool, its raw id, the fingerprint of the fields it was validated from (see
+ * ScannedRecord), and its series, made once: the store renders a piece of samples it rendered
+ * before only once.
+ */
 interface ValidatedPool {
   readonly record: LiquidityPool;
   readonly key: string;
   readonly fingerprint: Buffer;
+  readonly samples: readonly Sample[];
 }
 
 type RawPool = ScannedRecord<LiquidityPoolField>;
@@ -127,7 +139,7 @@ class ValidatedPools {
  */
 export class LiquidityPoolsCollector implements Collector {
   readonly endpoint = "liquidity_pools";
-  private pools: LiquidityPool[] | undefined;
+  private pools: PoolSeries | undefined;
   private readonly validated = new ValidatedPools();
 
   constructor(
@@ -137,7 +149,7 @@ export class LiquidityPoolsCollector implements Collector {
 
   async poll(context: PollContext): Promise<void> {
     if (this.selection.ids.length > 0) {
-      this.pools = await this.fetchByIds(context);
+      this.pools = (await this.fetchByIds(context)).map(poolSamples);
       return;
     }
     this.validated.begin();
@@ -146,7 +158,7 @@ export class LiquidityPoolsCollector implements Collector {
   }
 
   samples(): CollectorSamples {
-    return liquidityPoolSamples(this.pools);
+    return poolSeriesSamples(this.pools);
   }
 
   private async fetchByIds({ signal }: PollContext): Promise<LiquidityPool[]> {
@@ -163,8 +175,8 @@ export class LiquidityPoolsCollector implements Collector {
     return pools;
   }
 
-  private async fetchPages(context: PollContext): Promise<LiquidityPool[]> {
-    const byId = new Map<string, LiquidityPool>();
+  private async fetchPages(context: PollContext): Promise<PoolSeries> {
+    const byId = new Map<string, readonly Sample[]>();
     const reserves = this.selection.reserves.length > 0 ? this.selection.reserves.join(",") : undefined;
     let cursor: string | undefined;
     while (byId.size < this.selection.max) {
@@ -176,7 +188,7 @@ export class LiquidityPoolsCollector implements Collector {
       for (const raw of records) {
         const pool = this.validate(raw);
         if (pool === undefined) invalid += 1;
-        else if (byId.size < this.selection.max) byId.set(pool.id, pool);
+        else if (byId.size < this.selection.max) byId.set(pool.record.id, pool.samples);
       }
       if (invalid > 0) context.invalidRecords(invalid);
       if (next === undefined) break;
@@ -186,15 +198,17 @@ export class LiquidityPoolsCollector implements Collector {
   }
 
   /** The last poll's pool when its used fields were sent unchanged, else the record validated afresh. */
-  private validate(raw: RawPool): LiquidityPool | undefined {
+  private validate(raw: RawPool): ValidatedPool | undefined {
     if (!raw.isObject) return undefined;
     const previous = this.validated.recognise(raw);
     if (previous !== undefined) {
       this.validated.keep(previous);
-      return previous.record;
+      return previous;
     }
     const record = validRecord(liquidityPoolSchema, raw.toObject());
-    if (record !== undefined) this.validated.keep({ record, key: rawKey(raw)!, fingerprint: raw.fingerprint() });
-    return record;
+    if (record === undefined) return undefined;
+    const pool = { record, key: rawKey(raw)!, fingerprint: raw.fingerprint(), samples: poolSamples(record) };
+    this.validated.keep(pool);
+    return pool;
   }
 }

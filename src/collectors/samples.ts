@@ -42,11 +42,22 @@ type CatalogSample<Catalog extends Record<string, MetricDefinition>> = {
  */
 export type Sample = CatalogSample<typeof METRICS> | CatalogSample<typeof RPC_METRICS>;
 
+/** What a piece was rendered from: its samples, and where each sample's lines end in the piece. */
+export interface PieceSource {
+  readonly samples: readonly Sample[];
+  readonly ends: Uint32Array;
+}
+
 /**
- * Each metric's lines, without HELP/TYPE, as pieces of SAMPLES_PER_PIECE samples, each in a
- * buffer of its exact size, sent one after the other at scrape time.
+ * One metric's lines, without HELP/TYPE, as pieces of SAMPLES_PER_PIECE samples, each in a buffer
+ * of its exact size, sent one after the other at scrape time, with what each was rendered from.
  */
-export type RenderedMetrics = ReadonlyMap<string, readonly Buffer[]>;
+export interface RenderedFamily {
+  readonly pieces: readonly Buffer[];
+  readonly sources: readonly PieceSource[];
+}
+
+export type RenderedMetrics = ReadonlyMap<string, RenderedFamily>;
 
 /**
  * Pieces end at sample counts, not byte counts, so a changed value moves no later piece's
@@ -107,48 +118,109 @@ function sampleLines(targetLabels: Readonly<Record<TargetLabel, string>>, sample
 const PIECE_SCRATCH_BYTES = 4 * 1024;
 
 /**
- * One metric's lines while rendering, written as bytes the moment each is formatted, so a line's
- * string dies young instead of living, with tens of thousands of others, until the family is
- * complete (which made the garbage collector promote them and the heap grow). Each piece is
- * copied out at its exact size once complete, and the scratch buffer is written again.
+ * A sample object published again renders to the same bytes, as samples are not changed once
+ * published; a histogram is the exception (it accumulates in place).
+ */
+function renderedAs(before: PieceSource | undefined, samples: readonly Sample[], index: number): boolean {
+  const sample = samples[index]!;
+  return before !== undefined && before.samples[index] === sample && !("histogram" in sample);
+}
+
+/**
+ * One metric's samples while rendering, gathered a piece at a time. Where a piece's samples are
+ * those at the same places of the last rendering's piece, their bytes are copied from it: a poll
+ * that changed a few pools formats only their lines, and a piece with none changed is the last
+ * one again. Other samples are written line by line, each line as bytes the moment it is
+ * formatted (so its string dies young instead of living, with tens of thousands of others, until
+ * the family is complete); the piece is copied out at its exact size.
  */
 class FamilyWriter {
   readonly pieces: Buffer[] = [];
-  private scratch = Buffer.allocUnsafeSlow(PIECE_SCRATCH_BYTES);
+  readonly sources: PieceSource[] = [];
+  private pending: Sample[] = [];
+  /** Made at the first piece that needs rendering: a family whose pieces are all kept needs none. */
+  private scratch: Buffer | undefined;
   private used = 0;
-  private samples = 0;
 
-  append(text: string): void {
-    // UTF-8 takes at most three bytes per UTF-16 unit.
-    const most = 3 * text.length;
-    if (this.used + most > this.scratch.length) {
-      const larger = Buffer.allocUnsafeSlow(Math.max(2 * this.scratch.length, this.used + most));
-      this.scratch.copy(larger, 0, 0, this.used);
-      this.scratch = larger;
-    }
-    this.used += this.scratch.write(text, this.used);
-    if (++this.samples % SAMPLES_PER_PIECE === 0) this.endPiece();
+  constructor(
+    private readonly targetLabels: Readonly<Record<TargetLabel, string>>,
+    private readonly previous: RenderedFamily | undefined,
+  ) {}
+
+  add(sample: Sample): void {
+    this.pending.push(sample);
+    if (this.pending.length === SAMPLES_PER_PIECE) this.endPiece();
   }
 
-  finish(): Buffer[] {
+  finish(): RenderedFamily {
     this.endPiece();
-    return this.pieces;
+    return { pieces: this.pieces, sources: this.sources };
   }
 
   private endPiece(): void {
-    if (this.used === 0) return;
-    const piece = Buffer.allocUnsafeSlow(this.used);
-    this.scratch.copy(piece, 0, 0, this.used);
-    this.pieces.push(piece);
+    const samples = this.pending;
+    if (samples.length === 0) return;
+    this.pending = [];
+    const index = this.pieces.length;
+    const before = this.previous?.sources[index];
+    const beforePiece = this.previous?.pieces[index];
+    let same = 0;
+    while (same < samples.length && renderedAs(before, samples, same)) same += 1;
+    if (same === samples.length && same === before!.samples.length) {
+      this.pieces.push(beforePiece!);
+      this.sources.push(before!);
+      return;
+    }
+    const ends = new Uint32Array(samples.length);
     this.used = 0;
+    for (let first = 0; first < samples.length; ) {
+      let last = first;
+      while (last < samples.length && renderedAs(before, samples, last)) last += 1;
+      if (last > first) {
+        // A run of samples rendered last time: their bytes, copied at once.
+        const from = first === 0 ? 0 : before!.ends[first - 1]!;
+        const shift = this.used - from;
+        this.write(beforePiece!, from, before!.ends[last - 1]!);
+        for (let at = first; at < last; at += 1) ends[at] = before!.ends[at]! + shift;
+        first = last;
+      } else {
+        this.writeText(sampleLines(this.targetLabels, samples[first]!));
+        ends[first] = this.used;
+        first += 1;
+      }
+    }
+    const piece = Buffer.allocUnsafeSlow(this.used);
+    this.scratch!.copy(piece, 0, 0, this.used);
+    this.pieces.push(piece);
+    this.sources.push({ samples, ends });
+  }
+
+  private writeText(text: string): void {
+    // UTF-8 takes at most three bytes per UTF-16 unit.
+    this.reserve(3 * text.length);
+    this.used += this.scratch!.write(text, this.used);
+  }
+
+  private write(bytes: Buffer, start: number, end: number): void {
+    this.reserve(end - start);
+    this.used += bytes.copy(this.scratch!, this.used, start, end);
+  }
+
+  private reserve(bytes: number): void {
+    const size = this.scratch?.length ?? 0;
+    if (this.used + bytes <= size) return;
+    const larger = Buffer.allocUnsafeSlow(Math.max(2 * size, PIECE_SCRATCH_BYTES, this.used + bytes));
+    this.scratch?.copy(larger, 0, 0, this.used);
+    this.scratch = larger;
   }
 }
 
 /**
  * Renders one target's samples; the target label (`horizon`, or `rpc` for a Stellar RPC) comes
- * first so every series of a target lines up.
+ * first so every series of a target lines up. `previous`, the same target's last rendering, lends
+ * the pieces whose samples did not change.
  */
-export async function renderSamples(target: string, samples: Iterable<Sample>): Promise<RenderedMetrics> {
+export async function renderSamples(target: string, samples: Iterable<Sample>, previous?: RenderedMetrics): Promise<RenderedMetrics> {
   const escaped = escapeLabelValue(target);
   const targetLabels = { horizon: `horizon="${escaped}"`, rpc: `rpc="${escaped}"` };
   const families = new Map<string, FamilyWriter>();
@@ -157,8 +229,8 @@ export async function renderSamples(target: string, samples: Iterable<Sample>): 
     if (++count % SAMPLES_BETWEEN_YIELDS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const name = sample.metric.name;
     let family = families.get(name);
-    if (family === undefined) families.set(name, (family = new FamilyWriter()));
-    family.append(sampleLines(targetLabels, sample));
+    if (family === undefined) families.set(name, (family = new FamilyWriter(targetLabels, previous?.get(name))));
+    family.add(sample);
   }
   return new Map([...families].map(([name, family]) => [name, family.finish()]));
 }

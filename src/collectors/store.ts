@@ -1,7 +1,7 @@
 import { promisify } from "node:util";
 import { constants, gzip as gzipCallback } from "node:zlib";
 import { ALL_METRICS, type MetricDefinition, type PublishedSource } from "../catalog/metrics.js";
-import { renderSamples, type CollectorSamples, type RenderedMetrics, type Sample } from "./samples.js";
+import { renderSamples, type CollectorSamples, type RenderedFamily, type RenderedMetrics, type Sample } from "./samples.js";
 
 /**
  * Sees the samples of the metrics it wants as the store publishes them, so a second view (the
@@ -40,8 +40,7 @@ export function gzipMember(bytes: Uint8Array): Promise<Buffer> {
  * A target's lines of one metric in pieces, plain and each piece as one gzip member, so a scrape
  * writes the buffers as they are and an unchanged piece keeps its compressed form.
  */
-interface EncodedLines {
-  readonly plain: readonly Buffer[];
+interface EncodedLines extends RenderedFamily {
   readonly gzip: readonly Buffer[];
 }
 
@@ -69,19 +68,21 @@ function headerText(metric: MetricDefinition): string {
 }
 
 /**
- * Compresses each piece, keeping the compressed form of a piece whose bytes equal the previous
- * publication's piece at the same place: unchanged pools cost a comparison, not a compression.
+ * Compresses each piece, keeping the compressed form of a piece the rendering kept, or whose bytes
+ * equal the previous publication's piece at the same place: unchanged pools cost a comparison at
+ * most, not a compression.
  */
 async function encode(rendered: RenderedMetrics, previous: EncodedMetrics | undefined): Promise<EncodedMetrics> {
   const encoded = new Map<string, EncodedLines>();
-  for (const [name, plain] of rendered) {
+  for (const [name, family] of rendered) {
     const before = previous?.get(name);
     const gzip: Buffer[] = [];
-    for (const [index, piece] of plain.entries()) {
-      const kept = before?.plain[index]?.equals(piece) === true ? before.gzip[index] : undefined;
-      gzip.push(kept ?? (await gzipMember(piece)));
+    for (const [index, piece] of family.pieces.entries()) {
+      const beforePiece = before?.pieces[index];
+      const unchanged = beforePiece !== undefined && (beforePiece === piece || beforePiece.equals(piece));
+      gzip.push(unchanged ? before!.gzip[index]! : await gzipMember(piece));
     }
-    encoded.set(name, { plain, gzip });
+    encoded.set(name, { ...family, gzip });
   }
   return encoded;
 }
@@ -97,7 +98,8 @@ export class MetricStore {
   /** Per endpoint, per target, in the order targets were added. */
   private readonly published = new Map<PublishedSource, Map<string, Published>>();
   private readonly families = new Map<string, Family>();
-  private readonly headers = new Map<string, EncodedLines>();
+  /** Each family's HELP and TYPE lines, plain and as one gzip member. */
+  private readonly headers = new Map<string, Readonly<Record<ContentCoding, Buffer>>>();
 
   constructor(private readonly tap?: SampleTap) {}
 
@@ -105,8 +107,8 @@ export class MetricStore {
   async publish(horizon: string, endpoint: PublishedSource, samples: CollectorSamples, freshUntilMs: number): Promise<void> {
     const previous = this.published.get(endpoint)?.get(horizon);
     const tapped = { live: [] as Sample[], persistent: [] as Sample[] };
-    const live = await encode(await renderSamples(horizon, this.tapping(samples.live, tapped.live)), previous?.live);
-    const persistent = await encode(await renderSamples(horizon, this.tapping(samples.persistent, tapped.persistent)), previous?.persistent);
+    const live = await encode(await renderSamples(horizon, this.tapping(samples.live, tapped.live), previous?.live), previous?.live);
+    const persistent = await encode(await renderSamples(horizon, this.tapping(samples.persistent, tapped.persistent), previous?.persistent), previous?.persistent);
     for (const name of [...live.keys(), ...persistent.keys()]) await this.ensureHeader(name);
     let byTarget = this.published.get(endpoint);
     if (byTarget === undefined) this.published.set(endpoint, (byTarget = new Map()));
@@ -175,8 +177,8 @@ export class MetricStore {
     const header = this.headers.get(metric.name)!;
     return {
       parts: {
-        identity: [...header.plain, ...lines.flatMap((part) => part.plain)],
-        gzip: [...header.gzip, ...lines.flatMap((part) => part.gzip)],
+        identity: [header.identity, ...lines.flatMap((part) => part.pieces)],
+        gzip: [header.gzip, ...lines.flatMap((part) => part.gzip)],
       },
       validUntilMs,
     };
@@ -188,6 +190,6 @@ export class MetricStore {
     // A name outside the catalog is never rendered, so it needs no header.
     if (metric === undefined) return;
     const plain = Buffer.from(headerText(metric));
-    this.headers.set(name, { plain: [plain], gzip: [await gzipMember(plain)] });
+    this.headers.set(name, { identity: plain, gzip: await gzipMember(plain) });
   }
 }
