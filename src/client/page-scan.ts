@@ -64,7 +64,7 @@ export class ScannedRecord<Name extends string = string> {
   constructor(
     private readonly bytes: Buffer,
     /** Start and end of each field's value, in the order of `fields.names`; -1 when absent. */
-    private readonly ranges: Int32Array,
+    private readonly ranges: readonly number[],
     private readonly fields: RecordFields<Name>,
     /** False when the record is not a JSON object: it has no fields and is counted invalid. */
     readonly isObject: boolean,
@@ -182,14 +182,17 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
   const length = bytes.length;
   const kinds = new Uint8Array(MAX_DEPTH + 1);
   const roles = new Uint8Array(MAX_DEPTH + 1);
-  const notAnObject = () => new ScannedRecord(bytes, new Int32Array(2 * fields.names.length).fill(-1), fields, false, -1, -1);
+  const absent = new Array<number>(2 * fields.names.length).fill(-1);
+  const notAnObject = () => new ScannedRecord(bytes, absent, fields, false, -1, -1);
   let depth = 0;
   let expect = Expect.Value;
   let position = 0;
   let records: ScannedRecord<Name>[] | undefined;
   /** The key just read names the container the scan descends into (`_embedded`, then `records`). */
   let keyLeadsIn = false;
-  let ranges = new Int32Array(0);
+  // Plain arrays of small integers: a typed array per record would be an off-heap buffer for the
+  // garbage collector to track, ten thousand of them a poll.
+  let ranges: number[] = absent;
   let fieldIndex = -1;
   let keyStart = -1;
   let valueStart = -1;
@@ -283,7 +286,7 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
       else if (container === Role.Records) records!.push(notAnObject());
       if (role === Role.Records) records = [];
       if (role === Role.Record) {
-        ranges = new Int32Array(2 * fields.names.length).fill(-1);
+        ranges = absent.slice();
         fieldIndex = -1;
         spanStart = -1;
         spanEnd = -1;
