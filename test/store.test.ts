@@ -63,6 +63,8 @@ describe("metric store", () => {
     const second = [...first];
     // The histogram changed in place; of the shares, pieces 1 (two pools changed) and 2 (one pool, to a longer line) changed.
     histogram.observe(9);
+    // A new object with the same values renders to the same bytes: piece 0 stays the same buffer.
+    second[5] = shares("pool-5-☃", 5 / 8);
     second[SAMPLES_PER_PIECE + 3] = shares("pool-changed", 1.5);
     second[2 * SAMPLES_PER_PIECE - 1] = shares("pool-last-of-piece", 2.5);
     second[2 * SAMPLES_PER_PIECE + 7] = shares("pool-" + "x".repeat(9000), 3);

@@ -189,10 +189,21 @@ class FamilyWriter {
         first += 1;
       }
     }
-    const piece = Buffer.allocUnsafeSlow(this.used);
-    this.scratch!.copy(piece, 0, 0, this.used);
-    this.pieces.push(piece);
+    this.pieces.push(this.unlessUnchanged(beforePiece));
     this.sources.push({ samples, ends });
+  }
+
+  /**
+   * The piece just written: the last rendering's when the bytes are the same (new sample objects
+   * of the same values, as the info series of a pool whose reserves moved), so the buffer held
+   * since then stays and no new one is made; else a copy at its exact size.
+   */
+  private unlessUnchanged(beforePiece: Buffer | undefined): Buffer {
+    const scratch = this.scratch!;
+    if (beforePiece?.length === this.used && scratch.compare(beforePiece, 0, this.used, 0, this.used) === 0) return beforePiece;
+    const piece = Buffer.allocUnsafeSlow(this.used);
+    scratch.copy(piece, 0, 0, this.used);
+    return piece;
   }
 
   private writeText(text: string): void {

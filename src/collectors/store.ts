@@ -68,9 +68,9 @@ function headerText(metric: MetricDefinition): string {
 }
 
 /**
- * Compresses each piece, keeping the compressed form of a piece the rendering kept, or whose bytes
- * equal the previous publication's piece at the same place: unchanged pools cost a comparison at
- * most, not a compression.
+ * Compresses each piece, keeping the compressed form of a piece the rendering kept (it hands back
+ * the previous publication's piece itself when the bytes are the same): unchanged pools cost no
+ * compression.
  */
 async function encode(rendered: RenderedMetrics, previous: EncodedMetrics | undefined): Promise<EncodedMetrics> {
   const encoded = new Map<string, EncodedLines>();
@@ -78,9 +78,7 @@ async function encode(rendered: RenderedMetrics, previous: EncodedMetrics | unde
     const before = previous?.get(name);
     const gzip: Buffer[] = [];
     for (const [index, piece] of family.pieces.entries()) {
-      const beforePiece = before?.pieces[index];
-      const unchanged = beforePiece !== undefined && (beforePiece === piece || beforePiece.equals(piece));
-      gzip.push(unchanged ? before!.gzip[index]! : await gzipMember(piece));
+      gzip.push(before?.pieces[index] === piece ? before.gzip[index]! : await gzipMember(piece));
     }
     encoded.set(name, { ...family, gzip });
   }
