@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { Networks } from "@stellar/stellar-sdk";
+import { Networks } from "@stellar/stellar-base";
 import { pino } from "pino";
 import { withDemoProbe } from "../src/cli/demo.js";
 import { systemClock, type Clock } from "../src/clock.js";

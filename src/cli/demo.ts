@@ -1,4 +1,4 @@
-import { Keypair, Networks } from "@stellar/stellar-sdk";
+import { Keypair, Networks } from "@stellar/stellar-base";
 import { pino } from "pino";
 import { loadConfig, type ExporterConfig } from "../config/config.js";
 import { startExporter } from "../exporter.js";

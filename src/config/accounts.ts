@@ -1,5 +1,5 @@
 /** Watched accounts: what the `accounts:` config key, `--account` and ACCOUNTS describe, checked. */
-import { StrKey } from "@stellar/stellar-sdk";
+import { StrKey } from "@stellar/stellar-base";
 import { z } from "zod";
 
 export interface WatchedAccount {

@@ -4,7 +4,7 @@
  * a log line, a comparison key or anything serialised.
  */
 import { stat, readFile } from "node:fs/promises";
-import { Keypair, StrKey } from "@stellar/stellar-sdk";
+import { Keypair, StrKey } from "@stellar/stellar-base";
 import type { WatchedAccount } from "./accounts.js";
 import type { TxProbeEntry } from "./file-schema.js";
 import { parseSchedule, type Schedule } from "./schedule.js";

@@ -3,7 +3,7 @@
  * into a ledger through this Horizon right now. Each run builds a no-op transaction (one
  * BumpSequence to 0, which moves no funds), signs it, submits it and measures the answer.
  */
-import { Account, Keypair, Memo, Networks, Operation, TransactionBuilder, xdr } from "@stellar/stellar-sdk";
+import { Account, Keypair, Memo, Networks, Operation, TransactionBuilder, xdr } from "@stellar/stellar-base";
 import { Cron } from "croner";
 import type { Logger } from "pino";
 import { METRICS, TX_PROBE_COMMON_FAILURE_REASONS } from "../catalog/metrics.js";

@@ -5,7 +5,7 @@
  * scenarios and the transaction probe's simulator change them through the methods below.
  */
 
-import { hash, Keypair, StrKey } from "@stellar/stellar-sdk";
+import { hash, Keypair, StrKey } from "@stellar/stellar-base";
 
 /** Where and when a change happened: the ledger that carried it. */
 export interface LedgerPoint {

@@ -4,7 +4,7 @@
  * failed, so a test can always steer the simulator).
  */
 
-import { StrKey } from "@stellar/stellar-sdk";
+import { StrKey } from "@stellar/stellar-base";
 import { Hono, type Context } from "hono";
 import { accountResource, claimableBalanceResource, offerResource } from "./account-resources.js";
 import type { SimulatedAccounts } from "./accounts.js";

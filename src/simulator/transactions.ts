@@ -5,7 +5,7 @@
  * answered only once Horizon has ingested that ledger, or with a 504 after Horizon's 30 s.
  */
 
-import { FeeBumpTransaction, Keypair, StrKey, TransactionBuilder, xdr, type Transaction } from "@stellar/stellar-sdk";
+import { FeeBumpTransaction, Keypair, StrKey, TransactionBuilder, xdr, type Transaction } from "@stellar/stellar-base";
 import type { SimulatedAccount, SimulatedAccounts } from "./accounts.js";
 import { BASE_RESERVE_STROOPS } from "./ledgers.js";
 import type { Problem } from "./problems.js";
