@@ -32,10 +32,17 @@ it("validates a pool again only when its raw values changed", async () => {
   await collector.poll(context);
   expect(parse).toHaveBeenCalledTimes(3);
 
+  const before = [...collector.samples().live];
   pools = [makePool(1), makePool(2, { total_shares: "7.0000000", last_modified_ledger: 99 }), makePool(3)];
   await collector.poll(context);
   expect(parse).toHaveBeenCalledTimes(4);
   expect(shares()).toEqual([1001.5, 7, 1003.5]);
+  // Unchanged pools keep their very sample objects (so rendering can copy their lines); pool 2's are new.
+  const after = [...collector.samples().live];
+  const kept = after.map((sample, index) => sample === before[index]);
+  const ofPool = (index: number) => after.map((sample) => sample.labels !== undefined && "pool_id" in sample.labels && sample.labels.pool_id === makePool(index).id);
+  expect(kept.filter((_, index) => ofPool(1)[index] || ofPool(3)[index])).toEqual(new Array(10).fill(true));
+  expect(kept.filter((_, index) => ofPool(2)[index])).toEqual([false, false, false, false, false]);
 
   // A change to an invalid value is caught, not served from the cache.
   pools = [makePool(1), makePool(2, { total_shares: 7, last_modified_ledger: 100 }), makePool(3)];
