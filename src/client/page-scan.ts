@@ -200,7 +200,7 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
   let spanEnd = -1;
   while (position < length) {
     let byte = bytes[position]!;
-    // Indentation in a tight loop of its own: a pretty-printed page is a third whitespace.
+    // Indentation in a tight loop of its own: a pretty-printed page is about a third whitespace.
     while ((byte === SPACE || byte === LINE_FEED || byte === CARRIAGE_RETURN || byte === TAB) && ++position < length) byte = bytes[position]!;
     if (position === length) break;
     if (expect === Expect.Nothing) throw invalid("trailing bytes after the document", position);

@@ -58,8 +58,8 @@ export function liquidityPoolSamples(pools: readonly LiquidityPool[] | undefined
 
 /**
  * A validated pool, its raw id, the fingerprint of the fields it was validated from (see
- * ScannedRecord), and its series, made once: the store renders a piece of samples it rendered
- * before only once.
+ * ScannedRecord), and its series, made once: while the pool is unchanged the store sees the same
+ * sample objects, and copies their lines instead of formatting them again (see renderSamples).
  */
 interface ValidatedPool {
   readonly record: LiquidityPool;
