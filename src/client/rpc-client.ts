@@ -1,7 +1,6 @@
 import { z } from "zod";
 import type { RpcEndpoint } from "../catalog/metrics.js";
-import { HorizonError } from "./errors.js";
-import { excerpt } from "./errors.js";
+import { excerpt, HorizonError } from "./errors.js";
 import { CourteousHttp, validated, type HttpOptions } from "./http.js";
 import {
   feeStatsSchema,
