@@ -1,6 +1,6 @@
 /** Watched accounts: what the `accounts:` config key, `--account` and ACCOUNTS describe, checked. */
-import { StrKey } from "@stellar/stellar-base";
 import { z } from "zod";
+import { stellarBase } from "../stellar-base.js";
 
 export interface WatchedAccount {
   /** The `account` label. */
@@ -30,6 +30,7 @@ export type AccountEntry = z.output<typeof accountEntrySchema>;
 
 /** Why `id` is not a G... account id Horizon's accounts endpoint takes, or undefined when it is one. */
 export function accountIdProblem(id: string): string | undefined {
+  const { StrKey } = stellarBase();
   if (StrKey.isValidEd25519PublicKey(id)) return undefined;
   if (StrKey.isValidMed25519PublicKey(id)) {
     const base = StrKey.encodeEd25519PublicKey(StrKey.decodeMed25519PublicKey(id).subarray(0, 32));
@@ -45,7 +46,7 @@ const POOL_ID = /^pool:[0-9a-f]{64}$/;
 function assetProblem(asset: string): string | undefined {
   if (asset === "native" || POOL_ID.test(asset)) return undefined;
   const [code = "", issuer = "", ...rest] = asset.split(":");
-  if (rest.length === 0 && ASSET_CODE.test(code) && StrKey.isValidEd25519PublicKey(issuer)) return undefined;
+  if (rest.length === 0 && ASSET_CODE.test(code) && stellarBase().StrKey.isValidEd25519PublicKey(issuer)) return undefined;
   return `"${asset}" is not native, CODE:ISSUER (a 1-12 character code and a G... issuer) or pool:<64-hex liquidity pool id>`;
 }
 

@@ -4,7 +4,8 @@
  * a log line, a comparison key or anything serialised.
  */
 import { stat, readFile } from "node:fs/promises";
-import { Keypair, StrKey } from "@stellar/stellar-base";
+import type { Keypair } from "@stellar/stellar-base";
+import { stellarBase } from "../stellar-base.js";
 import type { WatchedAccount } from "./accounts.js";
 import type { TxProbeEntry } from "./file-schema.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
@@ -32,7 +33,8 @@ export interface TxProbeConfig {
 
 function seedFrom(text: string): Keypair | undefined {
   const seed = text.trim();
-  return StrKey.isValidEd25519SecretSeed(seed) ? Keypair.fromSecret(seed) : undefined;
+  const { Keypair: Keys, StrKey } = stellarBase();
+  return StrKey.isValidEd25519SecretSeed(seed) ? Keys.fromSecret(seed) : undefined;
 }
 
 /**

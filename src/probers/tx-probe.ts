@@ -3,7 +3,7 @@
  * into a ledger through this Horizon right now. Each run builds a no-op transaction (one
  * BumpSequence to 0, which moves no funds), signs it, submits it and measures the answer.
  */
-import { Account, Keypair, Memo, Networks, Operation, TransactionBuilder, xdr } from "@stellar/stellar-base";
+import type { Keypair } from "@stellar/stellar-base";
 import { Cron } from "croner";
 import type { Logger } from "pino";
 import { METRICS, TX_PROBE_COMMON_FAILURE_REASONS } from "../catalog/metrics.js";
@@ -15,6 +15,7 @@ import { HistogramData, type CollectorSamples, type Sample } from "../collectors
 import type { MetricStore } from "../collectors/store.js";
 import type { Schedule } from "../config/schedule.js";
 import { secretFileWarning, type TxProbeConfig } from "../config/tx-probe.js";
+import { stellarBase } from "../stellar-base.js";
 
 /**
  * The issue asks for "stellar-horizon-exporter probe", but a text memo holds at most 28 bytes and
@@ -95,7 +96,7 @@ export function failureReason(error: unknown): string {
 
 /** Horizon 1.x did not send fee_charged; the result XDR always holds it. */
 function feeCharged(response: TransactionResponse): number {
-  return response.fee_charged ?? Number(xdr.TransactionResult.fromXDR(response.result_xdr, "base64").feeCharged().toString());
+  return response.fee_charged ?? Number(stellarBase().xdr.TransactionResult.fromXDR(response.result_xdr, "base64").feeCharged().toString());
 }
 
 class ProbeTotals {
@@ -165,6 +166,7 @@ export class TxProbe {
       log.debug("transaction probe waits for the first root and fee_stats polls");
       return;
     }
+    const { Account, Memo, Networks, Operation, TransactionBuilder } = stellarBase();
     if (passphrase === Networks.PUBLIC && !settings.allowPubnet) {
       this.refusedPubnet = true;
       log.error("this Horizon serves pubnet, where the transaction probe spends real lumens: it will not submit unless tx_probe.allow_pubnet is true");
