@@ -60,9 +60,9 @@ export function liquidityPoolSamples(pools: readonly LiquidityPool[] | undefined
  * A validated pool, its raw id, the fingerprint of the fields it was validated from (see
  * ScannedRecord), and its series, made once: while the pool is unchanged the store sees the same
  * sample objects, and copies their lines instead of formatting them again (see renderSamples).
+ * The parsed record is not kept: its series hold all of it that is used.
  */
 interface ValidatedPool {
-  readonly record: LiquidityPool;
   readonly key: string;
   readonly fingerprint: Buffer;
   readonly samples: readonly Sample[];
@@ -188,7 +188,7 @@ export class LiquidityPoolsCollector implements Collector {
       for (const raw of records) {
         const pool = this.validate(raw);
         if (pool === undefined) invalid += 1;
-        else if (byId.size < this.selection.max) byId.set(pool.record.id, pool.samples);
+        else if (byId.size < this.selection.max) byId.set(pool.key, pool.samples);
       }
       if (invalid > 0) context.invalidRecords(invalid);
       if (next === undefined) break;
@@ -207,7 +207,7 @@ export class LiquidityPoolsCollector implements Collector {
     }
     const record = validRecord(liquidityPoolSchema, raw.toObject());
     if (record === undefined) return undefined;
-    const pool = { record, key: rawKey(raw)!, fingerprint: raw.fingerprint(), samples: poolSamples(record) };
+    const pool = { key: rawKey(raw)!, fingerprint: raw.fingerprint(), samples: poolSamples(record) };
     this.validated.keep(pool);
     return pool;
   }
