@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NODE_FLAGS, relaunchCommand } from "../src/cli/node-flags.js";
+import { applyRuntimeV8Flags, NODE_FLAGS, relaunchCommand, RUNTIME_V8_FLAGS } from "../src/cli/node-flags.js";
 import { VERSION } from "../src/version.js";
 import { runCli, spawnCli, startedUrl } from "./support/cli-process.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
@@ -104,6 +104,14 @@ describe("node flags", () => {
     ]);
     expect(relaunchCommand("/usr/bin/node", ["--max-semi-space-size=4"], ["/usr/bin/node", "bin.js"], undefined)).toBeUndefined();
     expect(relaunchCommand("/usr/bin/node", [], ["/usr/bin/node", "bin.js"], "--max-semi-space-size=16")).toBeUndefined();
+    expect(relaunchCommand("/usr/bin/node", ["--max_semi_space_size=8"], ["/usr/bin/node", "bin.js"], undefined)).toBeUndefined();
+  });
+
+  it("sets the heap growing factor once running, unless the operator set one", () => {
+    expect(RUNTIME_V8_FLAGS).toEqual(["--heap-growing-percent=80"]);
+    expect(applyRuntimeV8Flags(["--heap-growing-percent=20"], undefined)).toEqual([]);
+    expect(applyRuntimeV8Flags([], "--max-semi-space-size=4 --heap_growing_percent=50")).toEqual([]);
+    expect(applyRuntimeV8Flags(["--import", "tsx"], "--max-semi-space-size=4")).toEqual(["--heap-growing-percent=80"]);
   });
 });
 

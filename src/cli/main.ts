@@ -1,6 +1,7 @@
 import { pino } from "pino";
 import { FLAGS, loadConfig } from "../config/config.js";
 import { startExporter } from "../exporter.js";
+import { applyRuntimeV8Flags } from "./node-flags.js";
 import { waitForShutdownSignal } from "./signals.js";
 import { versionLine } from "./usage.js";
 
@@ -83,6 +84,7 @@ process.on("unhandledRejection", (reason) => {
   process.stderr.write(`stellar-horizon-exporter: unhandled rejection: ${String(reason)}\n`);
 });
 
+applyRuntimeV8Flags();
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {

@@ -1,5 +1,7 @@
+import { setFlagsFromString } from "node:v8";
+
 /**
- * The V8 flags the exporter runs with: a small young generation keeps RSS about 30% lower with
+ * The V8 flags the exporter starts with: a small young generation keeps RSS about 30% lower with
  * tens of thousands of series (README, Performance). V8 sizes the young generation only when the
  * heap is created, so `v8.setFlagsFromString` at run time changes nothing (measured: new space
  * stays 32 MiB); and `#!/usr/bin/env -S node --flag` needs GNU env, which busybox (Alpine) lacks.
@@ -7,8 +9,26 @@
 export const NODE_FLAGS = ["--max-semi-space-size=4"] as const;
 
 /**
+ * The V8 flags set once running: V8 reads its heap growing factor after every major collection.
+ * The heap may grow to 1.8 times what the last collection kept, where V8's own factor let it
+ * reach 2.3 times with 10 000 pools (it allows up to 4 with plenty of memory): the garbage of past
+ * polls is freed sooner, about 65 MiB less RSS at no measurable CPU cost (README, Performance).
+ * Unlike a lower `--max-old-space-size`, it sets no limit a large configuration could run into.
+ */
+export const RUNTIME_V8_FLAGS = ["--heap-growing-percent=80"] as const;
+
+/** A flag's name, with V8's underscores read as dashes: `--max_semi_space_size=1` is `--max-semi-space-size`. */
+const flagName = (flag: string) => flag.split("=")[0]!.replaceAll("_", "-");
+
+/** Those of `flags` the operator has not set, on node's command line or in NODE_OPTIONS. */
+function unset(flags: readonly string[], execArgv: readonly string[], nodeOptions: string | undefined): string[] {
+  const chosen = new Set([...execArgv, ...(nodeOptions ?? "").split(/\s+/)].map(flagName));
+  return flags.filter((flag) => !chosen.has(flagName(flag)));
+}
+
+/**
  * The command line that restarts this process with NODE_FLAGS, or undefined when the operator
- * already chose a semi-space size (on node's command line or in NODE_OPTIONS).
+ * already chose them.
  */
 export function relaunchCommand(
   execPath: string,
@@ -16,8 +36,8 @@ export function relaunchCommand(
   argv: readonly string[],
   nodeOptions: string | undefined,
 ): string[] | undefined {
-  const chosen = [...execArgv, ...(nodeOptions ?? "").split(/\s+/)].some((flag) => flag.startsWith("--max-semi-space-size"));
-  return chosen ? undefined : [execPath, ...NODE_FLAGS, ...execArgv, ...argv.slice(1)];
+  const missing = unset(NODE_FLAGS, execArgv, nodeOptions);
+  return missing.length === 0 ? undefined : [execPath, ...missing, ...execArgv, ...argv.slice(1)];
 }
 
 type Execve = (file: string, args: string[], env: NodeJS.ProcessEnv) => never;
@@ -37,4 +57,11 @@ export function relaunchWithNodeFlags(): void {
   } catch {
     // The flag only saves memory: an exec the system refuses must not keep the exporter from starting.
   }
+}
+
+/** Sets those of RUNTIME_V8_FLAGS the operator has not set; returns the ones it set. */
+export function applyRuntimeV8Flags(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS): string[] {
+  const missing = unset(RUNTIME_V8_FLAGS, execArgv, nodeOptions);
+  for (const flag of missing) setFlagsFromString(flag);
+  return missing;
 }

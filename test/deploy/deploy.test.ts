@@ -175,6 +175,11 @@ describe("package.json", () => {
     expect(manifest.scripts.build).toMatch(/^tsc -p tsconfig\.build\.json/);
     expect(existsSync(path.join(REPO_ROOT, BIN_SOURCE))).toBe(true);
   });
+
+  it("starts the exporter and the demo with the bin's node flags", () => {
+    expect(manifest.scripts.start).toBe(`node ${NODE_FLAGS.join(" ")} ${PACKAGE_BIN}`);
+    expect(manifest.scripts.demo).toContain(`node ${NODE_FLAGS.join(" ")} ${PACKAGE_BIN} demo`);
+  });
 });
 
 describe("Dockerfile", () => {
