@@ -16,7 +16,7 @@ function freshExporter(flags: string[]): { series: number; loaded: boolean } {
 }
 
 describe("the Stellar SDK's base library", () => {
-  it("is not loaded by an exporter that watches no account and runs no probe (it costs about 25 MiB of RSS)", () => {
+  it("is not loaded by an exporter that watches no account and runs no probe", () => {
     const { series, loaded } = freshExporter([]);
     expect(series).toBeGreaterThan(20);
     expect(loaded).toBe(false);
