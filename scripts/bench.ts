@@ -22,7 +22,7 @@ import { HorizonClient } from "../src/client/horizon-client.js";
 import { ExporterMetrics } from "../src/collectors/self-metrics.js";
 import { LiquidityPoolsCollector } from "../src/collectors/liquidity-pools.js";
 import { EndpointPublisher } from "../src/collectors/publisher.js";
-import { NODE_FLAGS } from "../src/cli/node-flags.js";
+import { applyRuntimeV8Flags, NODE_FLAGS } from "../src/cli/node-flags.js";
 import { systemClock } from "../src/clock.js";
 import { PAGE_LIMIT } from "../src/collectors/paging.js";
 import { MetricStore } from "../src/collectors/store.js";
@@ -41,6 +41,9 @@ const { values: flags } = parseArgs({
     only: { type: "string" },
   },
 });
+// The poll cost is measured in this process: with the exporter's heap growing factor, as in the
+// exporter (npm run bench gives this process NODE_FLAGS too).
+applyRuntimeV8Flags();
 const pools = Number(flags.pools);
 const steadyMs = parseDuration(flags.steady) ?? 60_000;
 const scrapeRounds = Number(flags.scrapes);

@@ -176,9 +176,10 @@ describe("package.json", () => {
     expect(existsSync(path.join(REPO_ROOT, BIN_SOURCE))).toBe(true);
   });
 
-  it("starts the exporter and the demo with the bin's node flags", () => {
+  it("starts the exporter, the demo and the bench's in-process poll with the bin's node flags", () => {
     expect(manifest.scripts.start).toBe(`node ${NODE_FLAGS.join(" ")} ${PACKAGE_BIN}`);
     expect(manifest.scripts.demo).toContain(`node ${NODE_FLAGS.join(" ")} ${PACKAGE_BIN} demo`);
+    expect(manifest.scripts.bench).toContain(`node ${NODE_FLAGS.join(" ")} --import tsx scripts/bench.ts`);
   });
 });
 
