@@ -2,6 +2,7 @@ import { METRICS } from "../catalog/metrics.js";
 import { HorizonError } from "../client/errors.js";
 import type { HorizonClient } from "../client/horizon-client.js";
 import type { ScannedRecord } from "../client/page-scan.js";
+import { yieldToEventLoop } from "../event-loop.js";
 import { liquidityPoolSchema, type LiquidityPool, type LiquidityPoolField } from "../client/schemas.js";
 import type { Collector, PollContext } from "./collector.js";
 import { cursorPast, PAGE_LIMIT, validRecord } from "./paging.js";
@@ -182,6 +183,9 @@ export class LiquidityPoolsCollector implements Collector {
     while (byId.size < this.selection.max) {
       const limit = Math.min(PAGE_LIMIT, this.selection.max - byId.size);
       const records = await this.client.liquidityPools({ order: "asc", limit, cursor, reserves }, context.signal);
+      // The page was scanned in the turn it arrived in; its records wait for the next, so a scrape
+      // arriving meanwhile waits for one of the two, not both.
+      await yieldToEventLoop();
       // Checked before reading, so a page served twice is not counted twice.
       const next = records.length < limit ? undefined : cursorPast(records.at(-1)?.string("paging_token"), cursor, this.endpoint);
       let invalid = 0;

@@ -1,4 +1,5 @@
 import { targetLabelOf, type METRICS, type MetricDefinition, type RPC_METRICS, type TargetLabel } from "../catalog/metrics.js";
+import { yieldToEventLoop } from "../event-loop.js";
 
 export type Labels = Readonly<Record<string, string>>;
 
@@ -237,7 +238,7 @@ export async function renderSamples(target: string, samples: Iterable<Sample>, p
   const families = new Map<string, FamilyWriter>();
   let count = 0;
   for (const sample of samples) {
-    if (++count % SAMPLES_BETWEEN_YIELDS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (++count % SAMPLES_BETWEEN_YIELDS === 0) await yieldToEventLoop();
     const name = sample.metric.name;
     let family = families.get(name);
     if (family === undefined) families.set(name, (family = new FamilyWriter(targetLabels, previous?.get(name))));
