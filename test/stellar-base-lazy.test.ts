@@ -8,9 +8,13 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const TSX = createRequire(import.meta.url).resolve("tsx");
 const ACCOUNT = "GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7";
 
+/** A fresh process running an exporter with these flags (test/support/stellar-base-loaded.ts). */
+const runFresh = (flags: string[]) =>
+  spawnSync(process.execPath, ["--import", TSX, "test/support/stellar-base-loaded.ts", ...flags], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+
 /** What a fresh exporter process with these flags served, and whether it loaded the Stellar SDK. */
 function freshExporter(flags: string[]): { series: number; loaded: boolean } {
-  const run = spawnSync(process.execPath, ["--import", TSX, "test/support/stellar-base-loaded.ts", ...flags], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+  const run = runFresh(flags);
   if (run.status !== 0) throw new Error(`exited ${run.status}: ${run.stderr}`);
   return JSON.parse(run.stdout) as { series: number; loaded: boolean };
 }
@@ -25,7 +29,7 @@ describe("the Stellar SDK's base library", () => {
   it("is loaded once an account is watched, and the account's id is checked with it", () => {
     const watching = freshExporter([`--account=hot=${ACCOUNT}`]);
     expect(watching.loaded).toBe(true);
-    const refused = spawnSync(process.execPath, ["--import", TSX, "test/support/stellar-base-loaded.ts", `--account=hot=${ACCOUNT.slice(0, -1)}A`], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+    const refused = runFresh([`--account=hot=${ACCOUNT.slice(0, -1)}A`]);
     expect(refused.status).not.toBe(0);
     expect(refused.stderr).toContain("is not a Stellar account id");
   });
