@@ -1,7 +1,7 @@
 import { promisify } from "node:util";
 import { constants, gzip as gzipCallback } from "node:zlib";
 import { ALL_METRICS, type MetricDefinition, type PublishedSource } from "../catalog/metrics.js";
-import { renderSamples, type CollectorSamples, type RenderedFamily, type RenderedMetrics, type Sample } from "./samples.js";
+import { renderSamples, type CollectorSamples, type RenderedFamily, type Sample } from "./samples.js";
 
 /**
  * Sees the samples of the metrics it wants as the store publishes them, so a second view (the
@@ -68,13 +68,13 @@ function headerText(metric: MetricDefinition): string {
 }
 
 /**
- * Compresses each piece, keeping the compressed form of a piece the rendering kept (it hands back
- * the previous publication's piece itself when the bytes are the same): unchanged pools cost no
- * compression.
+ * Renders a target's samples with the lines of its previous publication lent, then compresses each
+ * piece, keeping the compressed form of a piece the rendering kept (it hands back the previous
+ * publication's piece itself when the bytes are the same): unchanged pools cost no compression.
  */
-async function encode(rendered: RenderedMetrics, previous: EncodedMetrics | undefined): Promise<EncodedMetrics> {
+async function renderEncoded(target: string, samples: Iterable<Sample>, previous: EncodedMetrics | undefined): Promise<EncodedMetrics> {
   const encoded = new Map<string, EncodedLines>();
-  for (const [name, family] of rendered) {
+  for (const [name, family] of await renderSamples(target, samples, previous)) {
     const before = previous?.get(name);
     const gzip: Buffer[] = [];
     for (const [index, piece] of family.pieces.entries()) {
@@ -105,8 +105,8 @@ export class MetricStore {
   async publish(horizon: string, endpoint: PublishedSource, samples: CollectorSamples, freshUntilMs: number): Promise<void> {
     const previous = this.published.get(endpoint)?.get(horizon);
     const tapped = { live: [] as Sample[], persistent: [] as Sample[] };
-    const live = await encode(await renderSamples(horizon, this.tapping(samples.live, tapped.live), previous?.live), previous?.live);
-    const persistent = await encode(await renderSamples(horizon, this.tapping(samples.persistent, tapped.persistent), previous?.persistent), previous?.persistent);
+    const live = await renderEncoded(horizon, this.tapping(samples.live, tapped.live), previous?.live);
+    const persistent = await renderEncoded(horizon, this.tapping(samples.persistent, tapped.persistent), previous?.persistent);
     for (const name of [...live.keys(), ...persistent.keys()]) await this.ensureHeader(name);
     let byTarget = this.published.get(endpoint);
     if (byTarget === undefined) this.published.set(endpoint, (byTarget = new Map()));
