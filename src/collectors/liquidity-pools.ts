@@ -65,7 +65,7 @@ export function liquidityPoolSamples(pools: readonly LiquidityPool[] | undefined
  */
 interface ValidatedPool {
   readonly key: string;
-  readonly fingerprint: Buffer;
+  readonly fingerprint: number;
   readonly samples: readonly Sample[];
 }
 
@@ -97,7 +97,7 @@ class ValidatedPools {
   /** The last poll's pool when this record was sent exactly as then. */
   recognise(raw: RawPool): ValidatedPool | undefined {
     const expected = this.order[this.expected];
-    if (expected !== undefined && raw.hasFingerprint(expected.fingerprint)) {
+    if (expected !== undefined && raw.fingerprint() === expected.fingerprint) {
       this.expected += 1;
       return expected;
     }
@@ -112,7 +112,7 @@ class ValidatedPools {
     const previous = position === undefined ? undefined : this.order[position];
     if (previous === undefined) return undefined;
     this.expected = position! + 1;
-    return raw.hasFingerprint(previous.fingerprint) ? previous : undefined;
+    return raw.fingerprint() === previous.fingerprint ? previous : undefined;
   }
 
   keep(pool: ValidatedPool): void {
