@@ -15,6 +15,8 @@ RUN npm run build
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
+# The environment of src/cli/node-flags.ts (NODE_ENVIRONMENT): two malloc arenas.
+ENV MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: `prepare` would build, and the compiler is a dev dependency; dist/ comes from the build stage.
@@ -27,5 +29,5 @@ EXPOSE 9619
 # moves the exporter off 9619; a --web.config.file with TLS needs its own check.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.HEALTHCHECK_PORT ?? 9619}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# The flags of src/cli/node-flags.ts, given here so the bin has no reason to relaunch itself.
+# The flags of src/cli/node-flags.ts, given here, with the environment above, so the bin has no reason to relaunch itself.
 ENTRYPOINT ["node", "--max-semi-space-size=4", "dist/cli/bin.js"]

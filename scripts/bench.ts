@@ -22,7 +22,7 @@ import { HorizonClient } from "../src/client/horizon-client.js";
 import { ExporterMetrics } from "../src/collectors/self-metrics.js";
 import { LiquidityPoolsCollector } from "../src/collectors/liquidity-pools.js";
 import { EndpointPublisher } from "../src/collectors/publisher.js";
-import { applyRuntimeV8Flags, NODE_FLAGS } from "../src/cli/node-flags.js";
+import { applyRuntimeV8Flags, NODE_ENVIRONMENT, NODE_FLAGS } from "../src/cli/node-flags.js";
 import { systemClock } from "../src/clock.js";
 import { PAGE_LIMIT } from "../src/collectors/paging.js";
 import { MetricStore } from "../src/collectors/store.js";
@@ -50,8 +50,8 @@ const scrapeRounds = Number(flags.scrapes);
 const children: ChildProcess[] = [];
 
 /** Starts a child that prints a JSON line (or a pino line) holding its URL. */
-function startChild(args: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+function startChild(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "inherit"] });
   children.push(child);
   return new Promise((done, fail) => {
     let output = "";
@@ -76,8 +76,9 @@ function startExporter(upstreamUrl: string, schedule: string): Promise<{ url: st
   const path = join(mkdtempSync(join(tmpdir(), "she-bench-")), "config.yml");
   const endpoints = `{ root: ${schedule}, fee_stats: ${schedule}, ledgers: ${schedule}, liquidity_pools: ${schedule} }`;
   writeFileSync(path, `targets:\n  - name: big\n    url: ${upstreamUrl}\n    timeout: 60s\nschedules: ${endpoints}\nliquidity_pools: { max: ${pools} }\n`);
-  // The same V8 flags as npm start, the bin and the image use (see the README's performance notes).
-  return startChild([...NODE_FLAGS, "dist/cli/main.js", `--config.file=${path}`, "--web.listen-address=127.0.0.1:0", "--log.level=info"]);
+  // The same V8 flags and environment as npm start, the bin and the image use (see the README's performance notes).
+  const args = [...NODE_FLAGS, "dist/cli/main.js", `--config.file=${path}`, "--web.listen-address=127.0.0.1:0", "--log.level=info"];
+  return startChild(args, { ...NODE_ENVIRONMENT, ...process.env });
 }
 
 interface Scrape {

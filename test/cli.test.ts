@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyRuntimeV8Flags, NODE_FLAGS, relaunchCommand, RUNTIME_V8_FLAGS } from "../src/cli/node-flags.js";
+import { applyRuntimeV8Flags, NODE_ENVIRONMENT, NODE_FLAGS, relaunchCommand, RUNTIME_V8_FLAGS } from "../src/cli/node-flags.js";
 import { VERSION } from "../src/version.js";
 import { runCli, spawnCli, startedUrl } from "./support/cli-process.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
@@ -98,13 +98,21 @@ describe("a taken port", () => {
 });
 
 describe("node flags", () => {
-  it("relaunches with the small young generation unless a semi-space size is already chosen", () => {
-    expect(relaunchCommand("/usr/bin/node", ["--import", "tsx"], ["/usr/bin/node", "bin.js", "--version"], undefined)).toEqual([
-      "/usr/bin/node", ...NODE_FLAGS, "--import", "tsx", "bin.js", "--version",
-    ]);
-    expect(relaunchCommand("/usr/bin/node", ["--max-semi-space-size=4"], ["/usr/bin/node", "bin.js"], undefined)).toBeUndefined();
-    expect(relaunchCommand("/usr/bin/node", [], ["/usr/bin/node", "bin.js"], "--max-semi-space-size=16")).toBeUndefined();
-    expect(relaunchCommand("/usr/bin/node", ["--max_semi_space_size=8"], ["/usr/bin/node", "bin.js"], undefined)).toBeUndefined();
+  it("relaunches with the small young generation and two malloc arenas unless the operator chose them", () => {
+    const bin = ["/usr/bin/node", "bin.js"];
+    expect(relaunchCommand("/usr/bin/node", ["--import", "tsx"], [...bin, "--version"], { PATH: "/bin" })).toEqual({
+      args: ["/usr/bin/node", ...NODE_FLAGS, "--import", "tsx", "bin.js", "--version"],
+      env: { PATH: "/bin", MALLOC_ARENA_MAX: "2" },
+    });
+    const chosen = { MALLOC_ARENA_MAX: "4" };
+    expect(relaunchCommand("/usr/bin/node", ["--max-semi-space-size=4"], bin, chosen)).toBeUndefined();
+    expect(relaunchCommand("/usr/bin/node", [], bin, { ...chosen, NODE_OPTIONS: "--max-semi-space-size=16" })).toBeUndefined();
+    expect(relaunchCommand("/usr/bin/node", ["--max_semi_space_size=8"], bin, chosen)).toBeUndefined();
+    // Flags chosen, the environment not: the arenas alone are reason enough.
+    expect(relaunchCommand("/usr/bin/node", ["--max-semi-space-size=8"], bin, {})).toEqual({
+      args: ["/usr/bin/node", "--max-semi-space-size=8", "bin.js"],
+      env: NODE_ENVIRONMENT,
+    });
   });
 
   it("sets the heap growing factor once running, unless the operator set one", () => {

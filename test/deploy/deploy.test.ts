@@ -7,7 +7,7 @@ import { runSimulateCommand } from "../../src/cli/simulate.js";
 import { loadConfig, type ExporterConfig } from "../../src/config/config.js";
 import { PROMETHEUS_RULE_FILE, REPO_ROOT, ruleFiles } from "../../scripts/dashboards/paths.js";
 import { loadRuleGroups } from "../../scripts/dashboards/prometheus-rule.js";
-import { NODE_FLAGS } from "../../src/cli/node-flags.js";
+import { NODE_ENVIRONMENT, NODE_FLAGS } from "../../src/cli/node-flags.js";
 import { createServerApp } from "../../src/server/app.js";
 import { plannedRequestsPerHour } from "../../src/scheduler/request-plan.js";
 import { requireBinary, run } from "../alerts/tools.js";
@@ -176,10 +176,13 @@ describe("package.json", () => {
     expect(existsSync(path.join(REPO_ROOT, BIN_SOURCE))).toBe(true);
   });
 
-  it("starts the exporter, the demo and the bench's in-process poll with the bin's node flags", () => {
-    expect(manifest.scripts.start).toBe(`node ${NODE_FLAGS.join(" ")} ${PACKAGE_BIN}`);
-    expect(manifest.scripts.demo).toContain(`node ${NODE_FLAGS.join(" ")} ${PACKAGE_BIN} demo`);
-    expect(manifest.scripts.bench).toContain(`node ${NODE_FLAGS.join(" ")} --import tsx scripts/bench.ts`);
+  it("starts the exporter, the demo and the bench's in-process poll with the bin's node flags and environment", () => {
+    // A variable the operator set is kept: the shell's default applies only when it is unset.
+    const environment = Object.entries(NODE_ENVIRONMENT).map(([name, value]) => `${name}=\${${name}:-${value}}`).join(" ");
+    const node = `${environment} node ${NODE_FLAGS.join(" ")}`;
+    expect(manifest.scripts.start).toBe(`${node} ${PACKAGE_BIN}`);
+    expect(manifest.scripts.demo).toContain(`${node} ${PACKAGE_BIN} demo`);
+    expect(manifest.scripts.bench).toContain(`${node} --import tsx scripts/bench.ts`);
   });
 });
 
@@ -215,6 +218,7 @@ describe("Dockerfile", () => {
     expect(healthcheck).toMatch(/CMD \["node", "-e", ".*\/healthz/);
     expect(healthcheck).toContain(String(EXPORTER_PORT));
     expect(argsOf("ENTRYPOINT")).toEqual([JSON.stringify(["node", ...NODE_FLAGS, PACKAGE_BIN]).replaceAll(",", ", ")]);
+    expect(argsOf("ENV")).toEqual(expect.arrayContaining(Object.entries(NODE_ENVIRONMENT).map(([name, value]) => `${name}=${value}`)));
   });
 
   it("gives the bin a shebang busybox's env understands (no -S)", () => {
