@@ -98,20 +98,24 @@ describe("a taken port", () => {
 });
 
 describe("node flags", () => {
-  it("relaunches with the small young generation and two malloc arenas unless the operator chose them", () => {
+  it("relaunches with the small young generation and the malloc settings unless the operator chose them", () => {
     const bin = ["/usr/bin/node", "bin.js"];
     expect(relaunchCommand("/usr/bin/node", ["--import", "tsx"], [...bin, "--version"], { PATH: "/bin" })).toEqual({
       args: ["/usr/bin/node", ...NODE_FLAGS, "--import", "tsx", "bin.js", "--version"],
-      env: { PATH: "/bin", MALLOC_ARENA_MAX: "2" },
+      env: { PATH: "/bin", ...NODE_ENVIRONMENT },
     });
-    const chosen = { MALLOC_ARENA_MAX: "4" };
+    const chosen = { MALLOC_ARENA_MAX: "4", MALLOC_MMAP_THRESHOLD_: "65536" };
     expect(relaunchCommand("/usr/bin/node", ["--max-semi-space-size=4"], bin, chosen)).toBeUndefined();
     expect(relaunchCommand("/usr/bin/node", [], bin, { ...chosen, NODE_OPTIONS: "--max-semi-space-size=16" })).toBeUndefined();
     expect(relaunchCommand("/usr/bin/node", ["--max_semi_space_size=8"], bin, chosen)).toBeUndefined();
-    // Flags chosen, the environment not: the arenas alone are reason enough.
+    // Flags chosen, the environment not: malloc's settings alone are reason enough.
     expect(relaunchCommand("/usr/bin/node", ["--max-semi-space-size=8"], bin, {})).toEqual({
       args: ["/usr/bin/node", "--max-semi-space-size=8", "bin.js"],
       env: NODE_ENVIRONMENT,
+    });
+    expect(relaunchCommand("/usr/bin/node", ["--max-semi-space-size=8"], bin, { MALLOC_ARENA_MAX: "4" })?.env).toEqual({
+      ...NODE_ENVIRONMENT,
+      MALLOC_ARENA_MAX: "4",
     });
   });
 

@@ -218,7 +218,7 @@ describe("Dockerfile", () => {
     expect(healthcheck).toMatch(/CMD \["node", "-e", ".*\/healthz/);
     expect(healthcheck).toContain(String(EXPORTER_PORT));
     expect(argsOf("ENTRYPOINT")).toEqual([JSON.stringify(["node", ...NODE_FLAGS, PACKAGE_BIN]).replaceAll(",", ", ")]);
-    expect(argsOf("ENV")).toEqual(expect.arrayContaining(Object.entries(NODE_ENVIRONMENT).map(([name, value]) => `${name}=${value}`)));
+    expect(argsOf("ENV")).toContain(Object.entries(NODE_ENVIRONMENT).map(([name, value]) => `${name}=${value}`).join(" "));
   });
 
   it("gives the bin a shebang busybox's env understands (no -S)", () => {
