@@ -5,7 +5,8 @@ import { excerpt, HorizonError } from "./errors.js";
  * structure, finds each record of `_embedded.records`, and notes where the values of the fields a
  * collector uses lie. Parsing a page of 200 liquidity pools builds thousands of objects (HAL
  * `_links` above all) that are garbage a moment later; scanned, a record unchanged since the last
- * poll costs a byte comparison, and only the used fields of a changed one are ever parsed.
+ * poll costs a hash of its used fields' bytes, and only the used fields of a changed one are ever
+ * parsed.
  */
 
 const SPACE = 0x20;
@@ -107,7 +108,7 @@ export class ScannedRecord<Name extends string = string> {
    * (last_modified_time) only makes a change look bigger than it is. A number, not a copy of the
    * span: ten thousand pools' copies held 9 MiB off the heap and as many buffers for the garbage
    * collector to track. Two different spans share a fingerprint with a chance of about 2^-53 per
-   * change, less than Prometheus's own 64-bit series hashes leave.
+   * changed record (one in 9·10^15); Prometheus identifies series by 64-bit hashes on the same bet.
    */
   fingerprint(): number {
     this.hash ??= this.spanStart < 0 ? 0 : hashBytes(this.bytes, this.spanStart, this.spanEnd);

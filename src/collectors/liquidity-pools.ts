@@ -133,10 +133,10 @@ class ValidatedPools {
 
 /**
  * Tracks a bounded set of pools; each poll replaces the set, so a pool gone upstream leaves too.
- * Pages are followed by raw records (see cursorAfter). A pool whose used fields were sent byte for
- * byte as at the last poll is neither parsed nor validated again: Horizon bumps last_modified_ledger
- * whenever a pool changes, and the values themselves are compared too, to be safe against a
- * Horizon that does not.
+ * Pages are followed by raw records (see cursorAfter). A pool whose used fields were sent as at the
+ * last poll (the same fingerprint) is neither parsed nor validated again: Horizon bumps
+ * last_modified_ledger whenever a pool changes, and the values themselves are hashed too, to be
+ * safe against a Horizon that does not.
  */
 export class LiquidityPoolsCollector implements Collector {
   readonly endpoint = "liquidity_pools";
