@@ -34,8 +34,8 @@ function unset(flags: readonly string[], execArgv: readonly string[], nodeOption
  * collector threads, libuv's pool compressing gzip members), and a freed mapped buffer raises the
  * size above which malloc maps buffers of their own, so buffers of a few hundred kilobytes end up
  * in the arenas and what they free stays there in fragments. Two arenas, and buffers from 128 KiB
- * up always mapped and unmapped on their own: RSS 140 to 150 MiB instead of 160 to 175 MiB with
- * 10 000 pools (README, Performance). musl (Alpine) ignores both.
+ * up always mapped and unmapped on their own: RSS 10 to 30 MiB lower with 10 000 pools (README,
+ * Performance). musl (Alpine) ignores both.
  */
 export const NODE_ENVIRONMENT = { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "131072" } as const;
 
@@ -59,10 +59,10 @@ export function relaunchCommand(execPath: string, execArgv: readonly string[], a
 type Execve = (file: string, args: string[], env: NodeJS.ProcessEnv) => never;
 
 /**
- * Replaces this process with one running NODE_FLAGS and NODE_ENVIRONMENT where Node has `process.execve` (22.15+):
- * same process id, so signals and exit codes are untouched and no parent stays behind. Older Node
- * runs on with V8's default young generation and glibc's defaults; a supervising parent would cost more memory
- * (about 43 MiB RSS) than the flag saves.
+ * Replaces this process with one running NODE_FLAGS and NODE_ENVIRONMENT where Node has
+ * `process.execve` (22.15+): same process id, so signals and exit codes are untouched and no
+ * parent stays behind. Older Node runs on with V8's default young generation and glibc's
+ * defaults; a supervising parent would cost more memory (about 43 MiB RSS) than they save.
  */
 export function relaunchWithNodeFlags(): void {
   const execve = (process as { execve?: Execve }).execve;
