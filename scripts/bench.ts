@@ -22,7 +22,7 @@ import { HorizonClient } from "../src/client/horizon-client.js";
 import { ExporterMetrics } from "../src/collectors/self-metrics.js";
 import { LiquidityPoolsCollector } from "../src/collectors/liquidity-pools.js";
 import { EndpointPublisher } from "../src/collectors/publisher.js";
-import { applyRuntimeV8Flags, NODE_ENVIRONMENT, NODE_FLAGS } from "../src/cli/node-flags.js";
+import { applyRuntimeV8Flags, NODE_FLAGS, withNodeEnvironment } from "../src/cli/node-flags.js";
 import { systemClock } from "../src/clock.js";
 import { PAGE_LIMIT } from "../src/collectors/paging.js";
 import { MetricStore } from "../src/collectors/store.js";
@@ -78,7 +78,7 @@ function startExporter(upstreamUrl: string, schedule: string): Promise<{ url: st
   writeFileSync(path, `targets:\n  - name: big\n    url: ${upstreamUrl}\n    timeout: 60s\nschedules: ${endpoints}\nliquidity_pools: { max: ${pools} }\n`);
   // The same V8 flags and environment as npm start, the bin and the image use (see the README's performance notes).
   const args = [...NODE_FLAGS, "dist/cli/main.js", `--config.file=${path}`, "--web.listen-address=127.0.0.1:0", "--log.level=info"];
-  return startChild(args, { ...NODE_ENVIRONMENT, ...process.env });
+  return startChild(args, withNodeEnvironment(process.env));
 }
 
 interface Scrape {

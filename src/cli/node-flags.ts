@@ -39,6 +39,11 @@ function unset(flags: readonly string[], execArgv: readonly string[], nodeOption
  */
 export const NODE_ENVIRONMENT = { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "131072" } as const;
 
+/** `env` with NODE_ENVIRONMENT's values for the variables it leaves unset. */
+export function withNodeEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...NODE_ENVIRONMENT, ...env };
+}
+
 /** How a restarted process runs: its command line and its environment. */
 export interface Relaunch {
   readonly args: string[];
@@ -51,9 +56,9 @@ export interface Relaunch {
  */
 export function relaunchCommand(execPath: string, execArgv: readonly string[], argv: readonly string[], env: NodeJS.ProcessEnv): Relaunch | undefined {
   const missing = unset(NODE_FLAGS, execArgv, env.NODE_OPTIONS);
-  const defaults = Object.entries(NODE_ENVIRONMENT).filter(([name]) => env[name] === undefined);
-  if (missing.length === 0 && defaults.length === 0) return undefined;
-  return { args: [execPath, ...missing, ...execArgv, ...argv.slice(1)], env: { ...Object.fromEntries(defaults), ...env } };
+  const environmentChosen = Object.keys(NODE_ENVIRONMENT).every((name) => env[name] !== undefined);
+  if (missing.length === 0 && environmentChosen) return undefined;
+  return { args: [execPath, ...missing, ...execArgv, ...argv.slice(1)], env: withNodeEnvironment(env) };
 }
 
 type Execve = (file: string, args: string[], env: NodeJS.ProcessEnv) => never;
