@@ -26,6 +26,7 @@ import {
 import { ledgerResource, pageResource, poolResource, rootResource, type PagedRecord } from "./resources.js";
 import { registerRpcRoutes, RPC_PATH } from "./rpc.js";
 import { UnknownScenarioError } from "./scenarios.js";
+import { compressedLikeHorizon } from "./compression.js";
 import type { SimulatorState } from "./simulator.js";
 import type { SubmissionAnswer } from "./transactions.js";
 import { goJson } from "./wire.js";
@@ -287,10 +288,16 @@ function horizonBehaviour(backend: HorizonBackend) {
         // A request that never gets an answer in time; the 504 only reaches clients patient enough to wait.
         await backend.hangingRequests.hold(c.req.raw.signal);
         return withRateLimitHeaders(problemResponse(TIMEOUT), rate);
-      case undefined:
+      case undefined: {
         await next();
         withRateLimitHeaders(c.res, rate);
+        const compressed = await compressedLikeHorizon(c.req.header("Accept-Encoding"), c.res);
+        if (compressed === c.res) return;
+        // Unset first: assigning over a response would copy its headers back, Vary and all.
+        c.res = undefined;
+        c.res = compressed;
         return;
+      }
     }
   };
 }

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { gunzipSync } from "node:zlib";
 import { Asset, getLiquidityPoolId, xdr } from "@stellar/stellar-sdk";
 import { describe, expect, it } from "vitest";
 import { fixture, fixtureText, getJson, simulatorAt, typeSignature } from "./helpers.js";
@@ -101,6 +102,31 @@ describe("bytes and headers are Horizon's", () => {
     expect(headers.get("X-Ratelimit-Remaining")).toBe("100");
     expect(headers.get("X-Ratelimit-Reset")).toBe("1");
     expect(headers.get("Latest-Ledger")).toBe(String(simulator.state().ingestLatestLedger));
+  });
+
+  it("HAL bodies are gzip-compressed for clients that accept it, as Horizon's chi Compress middleware does", async () => {
+    const { simulator } = simulatorAt();
+    const path = "/liquidity_pools?limit=20";
+    const plain = await simulator.app.request(path);
+    const compressed = await simulator.app.request(path, { headers: { "Accept-Encoding": "gzip, deflate" } });
+    expect(plain.headers.has("Content-Encoding")).toBe(false);
+    expect(plain.headers.get("Vary")).toBe("Origin");
+    expect(compressed.headers.get("Content-Encoding")).toBe("gzip");
+    expect(compressed.headers.get("Vary")).toBe("Origin, Accept-Encoding");
+    expect(compressed.headers.get("Latest-Ledger")).toBe(plain.headers.get("Latest-Ledger"));
+    expect(compressed.headers.get("X-Ratelimit-Remaining")).toBe("99");
+    const bytes = Buffer.from(await compressed.arrayBuffer());
+    const text = await plain.text();
+    expect(gunzipSync(bytes).toString()).toBe(text);
+    expect(bytes.length).toBeLessThan(text.length / 4);
+  });
+
+  it("problems are never compressed: chi compresses only application/hal+json", async () => {
+    const { simulator } = simulatorAt();
+    const response = await simulator.app.request("/nope", { headers: { "Accept-Encoding": "gzip" } });
+    expect(response.status).toBe(404);
+    expect(response.headers.has("Content-Encoding")).toBe(false);
+    expect(await response.text()).toBe(fixtureText("error-not_found-horizon-src.json"));
   });
 
   it("the root is sent without Latest-Ledger, like Horizon's root handler", async () => {
