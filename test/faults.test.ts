@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
+import { gzipSync } from "node:zlib";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ENDPOINTS as ALL_ENDPOINTS } from "../src/catalog/metrics.js";
@@ -98,6 +99,8 @@ afterEach(async () => {
 const problem = (name: string, status: number): Misbehaviour =>
   reply(status, fixtureText(name), { "Content-Type": "application/problem+json; charset=utf-8" });
 
+const GZIPPED_HAL = { "Content-Type": "application/hal+json", "Content-Encoding": "gzip" };
+
 const MATRIX: [string, string, Misbehaviour][] = [
   ["a response that never comes", "timeout", hang],
   ["429 with Retry-After", "rate_limited", reply(429, fixtureText("error-rate_limit_exceeded-horizon-src.json"), { "Retry-After": "1", "X-Ratelimit-Remaining": "0", "X-Ratelimit-Reset": "1" })],
@@ -110,6 +113,9 @@ const MATRIX: [string, string, Misbehaviour][] = [
   ["truncated JSON", "invalid_json", reply(200, '{"_embedded": {"records": [{"id": "00', { "Content-Type": "application/hal+json" })],
   ["valid JSON violating the schema", "schema", reply(200, JSON.stringify({ hello: "world", _embedded: { records: "nope" } }), { "Content-Type": "application/json" })],
   ["a 64 MiB body", "body_too_large", hugeBody(64 * 1024 * 1024)],
+  // Horizon gzips HAL bodies; the cap counts the bytes after decoding.
+  ["a gzip bomb: 64 MiB in 64 KiB", "body_too_large", reply(200, gzipSync(Buffer.alloc(64 * 1024 * 1024, " ")), GZIPPED_HAL)],
+  ["a body that is not the gzip it claims", "network", reply(200, "{}", GZIPPED_HAL)],
   ["a redirect loop", "network", redirectLoop],
   ["a connection reset", "network", (request) => request.socket.destroy()],
 ];

@@ -45,7 +45,7 @@ export class HostileHorizon {
   }
 }
 
-export function reply(status: number, body: string, headers: Record<string, string> = {}): Misbehaviour {
+export function reply(status: number, body: string | Buffer, headers: Record<string, string> = {}): Misbehaviour {
   return (_request, response) => {
     response.writeHead(status, { "Content-Length": Buffer.byteLength(body), ...headers });
     response.end(body);
