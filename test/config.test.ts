@@ -1,7 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { redactUrl } from "../src/config/config.js";
-import { HorizonClient } from "../src/client/horizon-client.js";
-import { FETCH_BLOCKED_PORTS } from "../src/config/blocked-ports.js";
 import { parseByteSize, parseDuration } from "../src/config/duration.js";
 import { parseSchedule } from "../src/config/schedule.js";
 import { problems, runConfig, writeConfig } from "./support/config-files.js";
@@ -153,33 +151,6 @@ liquidity_pools: { reserves: [USD] }
     expect(await problems([`--config.file=${path}`])).toEqual([
       `config file ${path}: liquidity_pools.max: expected a whole number from 0 to 20000 (more pools per Horizon need a second exporter)`,
     ]);
-  });
-
-  it("rejects target ports that fetch refuses, naming the port, never the credentials", async () => {
-    expect(await problems(["--horizon.url=http://user:pa55@127.0.0.1:1"])).toEqual([
-      '--horizon.url: "http://REDACTED:REDACTED@127.0.0.1:1/" has port 1, which fetch refuses (a blocked port of the Fetch standard); use another port',
-    ]);
-    const path = writeConfig("targets: [{ url: http://127.0.0.1:6000 }]\n");
-    expect(await problems([`--config.file=${path}`])).toEqual([
-      `config file ${path}: targets.0.url: has port 6000, which fetch refuses (a blocked port of the Fetch standard); use another port`,
-    ]);
-  });
-
-  it("lists only ports this Node's fetch really refuses", async () => {
-    for (const port of FETCH_BLOCKED_PORTS) {
-      // The port check comes before name resolution, so the .invalid host is never looked up.
-      const failure = await fetch(`http://horizon.invalid:${port}/`).then(
-        () => "answered",
-        (error: Error) => (error.cause as Error | undefined)?.message,
-      );
-      expect(failure, `port ${port}`).toBe("bad port");
-    }
-  });
-
-  it("names the URL and the reason when fetch refuses a port at run time", async () => {
-    const client = new HorizonClient({ url: "http://user:pa55@127.0.0.1:1", timeoutMs: 1_000, retries: 0, maxBodyBytes: 1024 });
-    const failure = await client.root().then(() => undefined, (error: Error) => error.message);
-    expect(failure).toBe("fetch refuses port 1 of http://127.0.0.1:1/ (a blocked port)");
   });
 
   it("never echoes URL credentials", async () => {

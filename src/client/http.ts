@@ -1,10 +1,10 @@
-import { FetchError, ofetch } from "ofetch";
+import { FetchError, ofetch, type FetchOptions } from "ofetch";
 import type { z } from "zod";
 import { systemClock, type Clock } from "../clock.js";
-import { redactUrl } from "../config/config.js";
 import { excerpt, HorizonError, isTransient } from "./errors.js";
 import { holdOffSeconds, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
 import { problemSchema } from "./schemas.js";
+import { bodyOf, transportFetch, type TransportOptions } from "./transport.js";
 
 /** Receives what every HTTP attempt did, for the exporter's self-metrics. */
 export interface RequestObserver<E extends string> {
@@ -55,6 +55,8 @@ interface AttemptRequest {
 }
 
 const MAX_RETRY_DELAY_MS = 5_000;
+
+const client = ofetch.create({}, { fetch: transportFetch as typeof fetch });
 
 /**
  * The courtesy every upstream gets, Horizon or Stellar RPC: timeouts per attempt, bounded retries
@@ -136,26 +138,28 @@ export class CourteousHttp<E extends string> {
     let code = "error";
     try {
       // ofetch's own retry, timeout and body parsing stay off: retries here must share the poll's
-      // deadline and Retry-After hold, the body must be read as a stream to enforce the size cap
-      // before it is buffered, and every failure must map to one of our poll-error reasons.
-      const response = await ofetch.raw(url, {
+      // deadline and Retry-After hold, the transport caps the body as it arrives, and every
+      // failure must map to one of our poll-error reasons.
+      const options: FetchOptions<"stream"> & TransportOptions = {
         ...postOf(body, this.headers),
         signal,
         retry: false,
         responseType: "stream",
         ignoreResponseError: true,
-      });
+        maxBodyBytes: this.options.maxBodyBytes,
+      };
+      const response = await client.raw(url, options);
       code = String(response.status);
       const rateLimit = parseRateLimitHeaders(response.headers, this.clock.now());
       this.options.observer?.onRateLimitHeaders(rateLimit);
       const holdOff = holdOffSeconds(rateLimit, response.status);
       if (holdOff !== undefined) this.holdUntilMs = Math.max(this.holdUntilMs, this.clock.now() + holdOff * 1000);
-      const bytes = await readCapped(response._data ?? null, response.headers, this.options.maxBodyBytes);
+      const bytes = bodyOf(response);
       if (response.status < 200 || response.status >= 300) throw httpError(response.status, bytes.toString("utf8"));
       return decode(bytes);
     } catch (error) {
       const aborted = signals.find((outer) => outer.aborted);
-      throw aborted ? abortReason(aborted, error) : classify(error, timedOut(), request.timeoutMs, url);
+      throw aborted ? abortReason(aborted, error) : classify(error, timedOut(), request.timeoutMs);
     } finally {
       release();
       this.options.observer?.onRequest(purpose, code, (performance.now() - started) / 1000);
@@ -242,29 +246,6 @@ function parseJson(bytes: Buffer): unknown {
   }
 }
 
-async function readCapped(stream: ReadableStream<Uint8Array> | null, headers: Headers, maxBytes: number): Promise<Buffer> {
-  if (stream === null) return Buffer.alloc(0);
-  const declared = Number(headers.get("content-length") ?? Number.NaN);
-  if (declared > maxBytes) {
-    await stream.cancel();
-    throw new HorizonError("body_too_large", `body of ${declared} bytes exceeds the ${maxBytes}-byte cap`);
-  }
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new HorizonError("body_too_large", `body exceeds the ${maxBytes}-byte cap`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, total);
-}
-
 function httpError(status: number, text: string): HorizonError {
   const reason = status === 429 ? "rate_limited" : status >= 500 ? "http_5xx" : "http_4xx";
   const problem = parseProblem(text);
@@ -287,19 +268,19 @@ function abortReason(signal: AbortSignal, cause: unknown): HorizonError {
   return cause instanceof HorizonError ? cause : new HorizonError("network", "aborted at shutdown");
 }
 
-function classify(error: unknown, timedOut: boolean, timeoutMs: number, url: string): HorizonError {
+function classify(error: unknown, timedOut: boolean, timeoutMs: number): HorizonError {
   if (error instanceof HorizonError) return error;
+  // The transport's own verdicts (a body over the cap) arrive wrapped by ofetch.
+  if (error instanceof FetchError && error.cause instanceof HorizonError) return error.cause;
   if (timedOut) return new HorizonError("timeout", `no complete response within ${timeoutMs} ms`);
   const cause = error instanceof FetchError ? (error.cause ?? error) : error;
-  return new HorizonError("network", describeNetworkError(cause, url));
+  return new HorizonError("network", describeNetworkError(cause));
 }
 
-function describeNetworkError(error: unknown, url: string): string {
+function describeNetworkError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const inner = error.cause instanceof Error ? error.cause : undefined;
   const code = (inner as NodeJS.ErrnoException | undefined)?.code ?? (error as NodeJS.ErrnoException).code;
   const message = inner?.message ?? error.message;
-  // Config validation rejects the ports it knows; this names one a newer Node adds to its list.
-  if (message === "bad port") return `fetch refuses port ${new URL(url).port} of ${redactUrl(url)} (a blocked port)`;
   return code && !message.includes(code) ? `${code}: ${message}` : message;
 }

@@ -2,7 +2,6 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
 import { accountEntryFromFlag, watchedAccounts, type WatchedAccount } from "./accounts.js";
-import { blockedPortProblem } from "./blocked-ports.js";
 import { loadTxProbe, withProbeAccount, type TxProbeConfig } from "./tx-probe.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import {
@@ -308,7 +307,7 @@ function targetFromUrlFlag(value: string): { name: string; url: string } | strin
   const named = /^([^=/?:]+)=(.+)$/.exec(value);
   const url = named?.[2] ?? value;
   if (!horizonUrl.safeParse(url).success) {
-    return `"${redactUrl(url)}" ${blockedPortProblem(url) ?? "is not an http:// or https:// URL"}`;
+    return `"${redactUrl(url)}" is not an http:// or https:// URL`;
   }
   return { name: named?.[1] ?? defaultTargetName(url), url };
 }

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { accountEntrySchema } from "./accounts.js";
-import { blockedPortProblem } from "./blocked-ports.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import { parseSchedule } from "./schedule.js";
 
@@ -28,10 +27,7 @@ const byteSize = z.union([z.number().int().positive(), z.string()]).refine(
 export const MAX_POOLS = 20_000;
 export const POOLS_MAX_RANGE = `a whole number from 0 to ${MAX_POOLS} (more pools per Horizon need a second exporter)`;
 
-export const horizonUrl = z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" }).check((ctx) => {
-  const problem = blockedPortProblem(ctx.value);
-  if (problem) ctx.issues.push({ code: "custom", message: problem, input: ctx.value });
-});
+export const horizonUrl = z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" });
 
 /** `native` or `CODE:ISSUER`, as Horizon's `reserves` parameter takes them. */
 const assetText = z
