@@ -75,6 +75,10 @@ describe("scanning a HAL page", () => {
       scanPage(Buffer.from(JSON.stringify({ _embedded: { records: [pool] } })), LIQUIDITY_POOL_FIELDS)[0]!.fingerprint();
     const pool = makePool(1);
     expect(fingerprint({ ...pool, _links: { self: { href: "https://elsewhere/" } } })).toBe(fingerprint(pool));
+    // Links one to three bytes longer move the record's bytes off their four-byte words.
+    for (const href of ["https://elsewhere/a", "https://elsewhere/ab", "https://elsewhere/abc"]) {
+      expect(fingerprint({ ...pool, _links: { self: { href } } }), href).toBe(fingerprint(pool));
+    }
     expect(fingerprint({ ...pool, last_modified_ledger: 1 })).not.toBe(fingerprint(pool));
     expect(fingerprint({ ...pool, total_shares: "1.0000001" })).not.toBe(fingerprint(pool));
     // A field moving into another's place is a change too.

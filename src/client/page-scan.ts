@@ -334,14 +334,23 @@ function pageRecords<Name extends string>(expect: Expect, outermost: Role, recor
 }
 
 /**
- * cyrb53 (bryc, public domain): two 32-bit multiply-xor lanes mixed into 53 bits, the integers a
- * double holds exactly. In JavaScript, because a native hash costs more in its call than a few
- * hundred bytes cost here.
+ * cyrb53 (bryc, public domain), fed four bytes at a time: two 32-bit multiply-xor lanes mixed
+ * into 53 bits, the integers a double holds exactly. Each step is a bijection of each lane, so
+ * spans of the same length that differ in one word never share both lanes before the final mix.
+ * Words are read at any offset, so a record hashes the same wherever it sits in its page. In
+ * JavaScript, because a native hash costs more in its call than a few hundred bytes cost here;
+ * four bytes a step take 0.66 µs for a pool's 880-byte span, a byte a step 1.6 µs.
  */
 function hashBytes(bytes: Buffer, start: number, end: number): number {
   let first = 0xdeadbeef ^ (end - start);
   let second = 0x41c6ce57 ^ (end - start);
-  for (let position = start; position < end; position += 1) {
+  let position = start;
+  for (const lastWord = end - 3; position < lastWord; position += 4) {
+    const word = bytes[position]! | (bytes[position + 1]! << 8) | (bytes[position + 2]! << 16) | (bytes[position + 3]! << 24);
+    first = Math.imul(first ^ word, 2654435761);
+    second = Math.imul(second ^ word, 1597334677);
+  }
+  for (; position < end; position += 1) {
     const byte = bytes[position]!;
     first = Math.imul(first ^ byte, 2654435761);
     second = Math.imul(second ^ byte, 1597334677);
