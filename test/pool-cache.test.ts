@@ -74,3 +74,20 @@ it("recognises unchanged pools wherever they move: added, removed and reordered 
   expect(parse).toHaveBeenCalledTimes(5);
   expect(trustlines()).toEqual([makePool(3), makePool(1), makePool(2)].map((pool) => Number(pool.total_trustlines)));
 });
+
+it("keeps each pool once, whether its duplicate arrives in id order or out of it", async () => {
+  const ids = (collector: LiquidityPoolsCollector) =>
+    collector
+      .samples()
+      .live.filter((sample) => sample.metric.name === "stellar_horizon_liquidity_pool_shares")
+      .map((sample) => (sample.labels as { pool_id: string }).pool_id);
+  const context: PollContext = { signal: new AbortController().signal, invalidRecords: () => undefined };
+  for (const order of [
+    [1, 2, 2, 3],
+    [3, 1, 2, 1, 4],
+  ]) {
+    const collector = new LiquidityPoolsCollector(clientServing(() => order.map((index) => makePool(index))), { max: 10, reserves: [], ids: [] });
+    await collector.poll(context);
+    expect(ids(collector), String(order)).toEqual([...new Set(order)].map((index) => makePool(index).id));
+  }
+});

@@ -64,8 +64,13 @@ export class RecordFields<Name extends string = string> {
 export class ScannedRecord<Name extends string = string> {
   constructor(
     private readonly bytes: Buffer,
-    /** Start and end of each field's value, in the order of `fields.names`; -1 when absent. */
-    private readonly ranges: readonly number[],
+    /**
+     * From `offset` on, the start and end of each field's value, in the order of `fields.names`;
+     * -1 when absent. One array serves a whole page: an array per record was a fifth of a poll's
+     * garbage.
+     */
+    private readonly ranges: Float64Array,
+    private readonly offset: number,
     private readonly fields: RecordFields<Name>,
     /** False when the record is not a JSON object: it has no fields and is counted invalid. */
     readonly isObject: boolean,
@@ -79,9 +84,9 @@ export class ScannedRecord<Name extends string = string> {
 
   /** The field's value exactly as sent, or undefined when the record lacks it. */
   raw(name: Name): Buffer | undefined {
-    const index = this.fields.names.indexOf(name);
-    const start = this.ranges[2 * index]!;
-    return start < 0 ? undefined : this.bytes.subarray(start, this.ranges[2 * index + 1]);
+    const at = this.offset + 2 * this.fields.names.indexOf(name);
+    const start = this.ranges[at]!;
+    return start < 0 ? undefined : this.bytes.subarray(start, this.ranges[at + 1]);
   }
 
   /** The field's value parsed, or undefined when absent or not valid JSON. */
@@ -180,17 +185,19 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
   const length = bytes.length;
   const kinds = new Uint8Array(MAX_DEPTH + 1);
   const roles = new Uint8Array(MAX_DEPTH + 1);
-  const absent = new Array<number>(2 * fields.names.length).fill(-1);
-  const notAnObject = () => new ScannedRecord(bytes, absent, fields, false, -1, -1);
+  const width = 2 * fields.names.length;
+  const absent = new Float64Array(width).fill(-1);
+  const notAnObject = () => new ScannedRecord(bytes, absent, 0, fields, false, -1, -1);
   let depth = 0;
   let expect = Expect.Value;
   let position = 0;
   let records: ScannedRecord<Name>[] | undefined;
   /** The key just read names the container the scan descends into (`_embedded`, then `records`). */
   let keyLeadsIn = false;
-  // Plain arrays of small integers: a typed array per record would be an off-heap buffer for the
-  // garbage collector to track, ten thousand of them a poll.
-  let ranges: number[] = absent;
+  /** Every record's ranges, `width` apiece; doubled when full (records made earlier keep the array they were made with). */
+  let ranges = new Float64Array(64 * width);
+  let rangesUsed = 0;
+  let offset = 0;
   let fieldIndex = -1;
   let keyStart = -1;
   let valueStart = -1;
@@ -217,12 +224,12 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
       // After `{` only `}` can close, after `[` only `]`: the container's kind tells.
       if (expect === Expect.Key || expect === Expect.Value) throw invalid(expect === Expect.Key ? "expected a key" : "expected a value", position);
       if (kinds[depth] !== (byte === CLOSE_BRACE ? OBJECT : ARRAY)) throw invalid("mismatched close", position);
-      if (roles[depth] === Role.Record) records!.push(new ScannedRecord(bytes, ranges, fields, true, spanStart, spanEnd));
+      if (roles[depth] === Role.Record) records!.push(new ScannedRecord(bytes, ranges, offset, fields, true, spanStart, spanEnd));
       depth -= 1;
       position += 1;
       if (roles[depth] === Role.Record && fieldIndex >= 0) {
-        ranges[2 * fieldIndex] = valueStart;
-        ranges[2 * fieldIndex + 1] = position;
+        ranges[offset + 2 * fieldIndex] = valueStart;
+        ranges[offset + 2 * fieldIndex + 1] = position;
         if (spanStart < 0) spanStart = keyStart;
         spanEnd = position;
       }
@@ -284,7 +291,14 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
       else if (container === Role.Records) records!.push(notAnObject());
       if (role === Role.Records) records = [];
       if (role === Role.Record) {
-        ranges = absent.slice();
+        if (rangesUsed + width > ranges.length) {
+          const larger = new Float64Array(2 * ranges.length);
+          larger.set(ranges);
+          ranges = larger;
+        }
+        offset = rangesUsed;
+        rangesUsed += width;
+        ranges.fill(-1, offset, rangesUsed);
         fieldIndex = -1;
         spanStart = -1;
         spanEnd = -1;
@@ -315,8 +329,8 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
     }
     if (container === Role.Records) records!.push(notAnObject());
     else if (container === Role.Record && fieldIndex >= 0) {
-      ranges[2 * fieldIndex] = valueStart;
-      ranges[2 * fieldIndex + 1] = position;
+      ranges[offset + 2 * fieldIndex] = valueStart;
+      ranges[offset + 2 * fieldIndex + 1] = position;
       if (spanStart < 0) spanStart = keyStart;
       spanEnd = position;
     }

@@ -122,7 +122,7 @@ export function accountSamples(
     labels: { account: account.name },
     value: signerChanges.get(account.name) ?? 0,
   }));
-  return { live: observations === undefined ? [] : allAccountSamples(watched, observations, baseReserveStroops), persistent };
+  return { live: observations === undefined ? [] : [...allAccountSamples(watched, observations, baseReserveStroops)], persistent };
 }
 
 /** Polls every watched account of a target; one failed request fails the poll, so no account is shown half-read. */

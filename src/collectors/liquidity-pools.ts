@@ -44,17 +44,22 @@ function poolSamples(pool: LiquidityPool): Sample[] {
 /** Each pool's series. */
 type PoolSeries = readonly (readonly Sample[])[];
 
-function* allPoolSamples(pools: PoolSeries): Generator<Sample> {
-  yield { metric: METRICS.liquidityPools, value: pools.length };
-  for (const samples of pools) yield* samples;
+/** The pool count, then every pool's series, in one list made once per poll. */
+function allPoolSamples(pools: PoolSeries): Sample[] {
+  let count = 1;
+  for (let pool = 0; pool < pools.length; pool += 1) count += pools[pool]!.length;
+  const all = new Array<Sample>(count);
+  all[0] = { metric: METRICS.liquidityPools, value: pools.length };
+  let at = 1;
+  for (let pool = 0; pool < pools.length; pool += 1) {
+    const samples = pools[pool]!;
+    for (let index = 0; index < samples.length; index += 1) all[at++] = samples[index]!;
+  }
+  return all;
 }
 
-function poolSeriesSamples(pools: PoolSeries | undefined): CollectorSamples {
-  return { live: pools === undefined ? [] : allPoolSamples(pools), persistent: [] };
-}
-
-export function liquidityPoolSamples(pools: readonly LiquidityPool[] | undefined): CollectorSamples {
-  return poolSeriesSamples(pools?.map(poolSamples));
+export function liquidityPoolSamples(pools: readonly LiquidityPool[]): CollectorSamples {
+  return { live: allPoolSamples(pools.map(poolSamples)), persistent: [] };
 }
 
 /**
@@ -132,6 +137,33 @@ class ValidatedPools {
 }
 
 /**
+ * The pools a poll keeps, each id once (the first record of it wins). Horizon sends them in
+ * ascending id order, so while ids keep rising a new one is known distinct by one comparison
+ * with the last; only after an id out of order are they looked up in a set. A set of ten
+ * thousand ids built every poll was a tenth of a poll's garbage.
+ */
+class DistinctPools {
+  readonly series: (readonly Sample[])[] = [];
+  private readonly keys: string[] = [];
+  private set: Set<string> | undefined;
+
+  get size(): number {
+    return this.series.length;
+  }
+
+  add(pool: ValidatedPool): void {
+    const last = this.keys.at(-1);
+    if (this.set === undefined && last !== undefined && pool.key <= last) this.set = new Set(this.keys);
+    if (this.set !== undefined) {
+      if (this.set.has(pool.key)) return;
+      this.set.add(pool.key);
+    }
+    this.keys.push(pool.key);
+    this.series.push(pool.samples);
+  }
+}
+
+/**
  * Tracks a bounded set of pools; each poll replaces the set, so a pool gone upstream leaves too.
  * Pages are followed by raw records (see cursorAfter). A pool whose used fields were sent as at the
  * last poll (the same fingerprint) is neither parsed nor validated again: Horizon bumps
@@ -140,7 +172,7 @@ class ValidatedPools {
  */
 export class LiquidityPoolsCollector implements Collector {
   readonly endpoint = "liquidity_pools";
-  private pools: PoolSeries | undefined;
+  private series: readonly Sample[] = [];
   private readonly validated = new ValidatedPools();
 
   constructor(
@@ -150,16 +182,16 @@ export class LiquidityPoolsCollector implements Collector {
 
   async poll(context: PollContext): Promise<void> {
     if (this.selection.ids.length > 0) {
-      this.pools = (await this.fetchByIds(context)).map(poolSamples);
+      this.series = allPoolSamples((await this.fetchByIds(context)).map(poolSamples));
       return;
     }
     this.validated.begin();
-    this.pools = await this.fetchPages(context);
+    this.series = allPoolSamples(await this.fetchPages(context));
     this.validated.complete();
   }
 
   samples(): CollectorSamples {
-    return poolSeriesSamples(this.pools);
+    return { live: this.series, persistent: [] };
   }
 
   private async fetchByIds({ signal }: PollContext): Promise<LiquidityPool[]> {
@@ -177,11 +209,11 @@ export class LiquidityPoolsCollector implements Collector {
   }
 
   private async fetchPages(context: PollContext): Promise<PoolSeries> {
-    const byId = new Map<string, readonly Sample[]>();
+    const kept = new DistinctPools();
     const reserves = this.selection.reserves.length > 0 ? this.selection.reserves.join(",") : undefined;
     let cursor: string | undefined;
-    while (byId.size < this.selection.max) {
-      const limit = Math.min(PAGE_LIMIT, this.selection.max - byId.size);
+    while (kept.size < this.selection.max) {
+      const limit = Math.min(PAGE_LIMIT, this.selection.max - kept.size);
       const records = await this.client.liquidityPools({ order: "asc", limit, cursor, reserves }, context.signal);
       // The page was scanned in the turn it arrived in; its records wait for the next, so a scrape
       // arriving meanwhile waits for one of the two, not both.
@@ -192,13 +224,13 @@ export class LiquidityPoolsCollector implements Collector {
       for (const raw of records) {
         const pool = this.validate(raw);
         if (pool === undefined) invalid += 1;
-        else if (byId.size < this.selection.max) byId.set(pool.key, pool.samples);
+        else if (kept.size < this.selection.max) kept.add(pool);
       }
       if (invalid > 0) context.invalidRecords(invalid);
       if (next === undefined) break;
       cursor = next;
     }
-    return [...byId.values()];
+    return kept.series;
   }
 
   /** The last poll's pool when its used fields were sent unchanged, else the record validated afresh. */

@@ -72,7 +72,7 @@ function headerText(metric: MetricDefinition): string {
  * piece, keeping the compressed form of a piece the rendering kept (it hands back the previous
  * publication's piece itself when the bytes are the same): unchanged pools cost no compression.
  */
-async function renderEncoded(target: string, samples: Iterable<Sample>, previous: EncodedMetrics | undefined): Promise<EncodedMetrics> {
+async function renderEncoded(target: string, samples: readonly Sample[], previous: EncodedMetrics | undefined): Promise<EncodedMetrics> {
   const encoded = new Map<string, EncodedLines>();
   for (const [name, family] of await renderSamples(target, samples, previous)) {
     const before = previous?.get(name);
@@ -115,16 +115,11 @@ export class MetricStore {
     this.tap?.published(horizon, endpoint, tapped, freshUntilMs);
   }
 
-  /** Passes every sample on to rendering and keeps the ones the tap wants, in the same single pass. */
-  private tapping(samples: Iterable<Sample>, wanted: Sample[]): Iterable<Sample> {
+  /** The samples, unchanged, once the ones the tap wants are kept. */
+  private tapping(samples: readonly Sample[], wanted: Sample[]): readonly Sample[] {
     const tap = this.tap;
-    if (tap === undefined) return samples;
-    return (function* () {
-      for (const sample of samples) {
-        if (tap.wants(sample.metric)) wanted.push(sample);
-        yield sample;
-      }
-    })();
+    if (tap !== undefined) for (const sample of samples) if (tap.wants(sample.metric)) wanted.push(sample);
+    return samples;
   }
 
   /**
