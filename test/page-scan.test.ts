@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { HorizonError } from "../src/client/errors.js";
-import { RecordFields, scanPage } from "../src/client/page-scan.js";
+import { RecordFields, ScanMemo, scanPage, type ScannedRecord } from "../src/client/page-scan.js";
 import { LIQUIDITY_POOL_FIELDS } from "../src/client/schemas.js";
 import { makePool } from "./support/fake-horizon.js";
 import { fixtureNames, fixtureText } from "./support/fixtures.js";
@@ -162,5 +162,76 @@ describe("scanning a HAL page", () => {
         records.map(({ id, type, reserves }) => JSON.parse(JSON.stringify({ id, type, reserves })) as JsonObject),
       );
     }
+  });
+});
+
+describe("a scan memo", () => {
+  const view = (record: ScannedRecord<(typeof LIQUIDITY_POOL_FIELDS.names)[number]>) => ({
+    isObject: record.isObject,
+    fields: LIQUIDITY_POOL_FIELDS.names.map((name) => record.raw(name)?.toString()),
+    fingerprint: record.fingerprint(),
+  });
+  const pageOf = (records: readonly unknown[]) => Buffer.from(JSON.stringify({ _embedded: { records } }, null, 2));
+
+  it("gives every record what a fresh scan gives, through changes, additions, removals and moves", () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    let next = 400;
+    let pools: JsonObject[] = Array.from({ length: 400 }, (_, index) => makePool(index));
+    const memo = new ScanMemo(LIQUIDITY_POOL_FIELDS, "id");
+    for (let round = 0; round < 40; round += 1) {
+      if (round > 0) {
+        pools = pools.flatMap((pool): JsonObject[] => {
+          const roll = random();
+          if (roll < 0.03) return [{ ...pool, total_shares: `${Math.floor(random() * 1e9)}.0000001`, last_modified_ledger: round }];
+          if (roll < 0.04) return [];
+          if (roll < 0.05) return [pool, makePool(next++)];
+          if (roll < 0.055) return [{ ...pool, _links: { self: { href: `https://elsewhere/${"x".repeat(round)}` } } }];
+          return [pool];
+        });
+        if (round % 7 === 0) pools.reverse();
+      }
+      memo.begin();
+      for (let start = 0; start < pools.length; start += 50) {
+        const records = [...pools.slice(start, start + 50), ...(round % 5 === 0 ? [null] : [])];
+        const body = pageOf(records);
+        expect(scanPage(body, LIQUIDITY_POOL_FIELDS, memo).map(view), `round ${round}`).toEqual(scanPage(body, LIQUIDITY_POOL_FIELDS).map(view));
+      }
+      memo.complete();
+    }
+  });
+
+  it("recognises every pool sent as before, and only those", () => {
+    const memo = new ScanMemo(LIQUIDITY_POOL_FIELDS, "id");
+    const poll = (pools: readonly JsonObject[]) => {
+      memo.begin();
+      for (let start = 0; start < pools.length; start += 100) scanPage(pageOf(pools.slice(start, start + 100)), LIQUIDITY_POOL_FIELDS, memo);
+      const recalled = memo.recalled;
+      memo.complete();
+      return recalled;
+    };
+    const pools = Array.from({ length: 300 }, (_, index) => makePool(index));
+    expect(poll(pools)).toBe(0);
+    expect(poll(pools)).toBe(300);
+    // Five changed, three added, four removed, each apart from the others.
+    const changed = pools.map((pool, index) => (index % 60 === 5 ? { ...pool, total_trustlines: "0" } : pool));
+    const edited = changed.flatMap((pool, index) => (index % 70 === 30 ? [] : index % 90 === 40 ? [pool, makePool(1000 + index)] : [pool]));
+    expect(edited).toHaveLength(300 - 4 + 3);
+    expect(poll(edited)).toBe(edited.length - 5 - 3);
+    expect(poll(edited)).toBe(edited.length);
+  });
+
+  it("takes back what a page that failed to scan noted", () => {
+    const memo = new ScanMemo(LIQUIDITY_POOL_FIELDS, "id");
+    const pools = Array.from({ length: 20 }, (_, index) => makePool(index));
+    memo.begin();
+    scanPage(pageOf(pools), LIQUIDITY_POOL_FIELDS, memo);
+    memo.complete();
+    memo.begin();
+    const truncated = pageOf(pools).subarray(0, 9000);
+    expect(() => scanPage(truncated, LIQUIDITY_POOL_FIELDS, memo)).toThrow(HorizonError);
+    expect(memo.recalled).toBe(0);
+    expect(scanPage(pageOf(pools), LIQUIDITY_POOL_FIELDS, memo)).toHaveLength(20);
+    expect(memo.recalled).toBe(20);
   });
 });

@@ -64,9 +64,11 @@ export class RecordFields<Name extends string = string> {
 export class ScannedRecord<Name extends string = string> {
   constructor(
     private readonly bytes: Buffer,
+    /** Where the record starts in `bytes`: its ranges count from here. */
+    private readonly base: number,
     /**
      * From `offset` on, the start and end of each field's value, in the order of `fields.names`;
-     * -1 when absent. One array serves a whole page: an array per record was a fifth of a poll's
+     * -1 when absent. One array serves many records: an array per record was a fifth of a poll's
      * garbage.
      */
     private readonly ranges: Float64Array,
@@ -74,19 +76,14 @@ export class ScannedRecord<Name extends string = string> {
     private readonly fields: RecordFields<Name>,
     /** False when the record is not a JSON object: it has no fields and is counted invalid. */
     readonly isObject: boolean,
-    /** Where the first used field's key starts and the last used field's value ends; -1 without any. */
-    private readonly spanStart: number,
-    private readonly spanEnd: number,
+    private readonly hash: number,
   ) {}
-
-  /** The fingerprint, once computed: a record is compared with up to two earlier pools. */
-  private hash: number | undefined;
 
   /** The field's value exactly as sent, or undefined when the record lacks it. */
   raw(name: Name): Buffer | undefined {
     const at = this.offset + 2 * this.fields.names.indexOf(name);
     const start = this.ranges[at]!;
-    return start < 0 ? undefined : this.bytes.subarray(start, this.ranges[at + 1]);
+    return start < 0 ? undefined : this.bytes.subarray(this.base + start, this.base + this.ranges[at + 1]!);
   }
 
   /** The field's value parsed, or undefined when absent or not valid JSON. */
@@ -116,7 +113,6 @@ export class ScannedRecord<Name extends string = string> {
    * changed record (one in 9·10^15); Prometheus identifies series by 64-bit hashes on the same bet.
    */
   fingerprint(): number {
-    this.hash ??= this.spanStart < 0 ? 0 : hashBytes(this.bytes, this.spanStart, this.spanEnd);
     return this.hash;
   }
 
@@ -136,10 +132,13 @@ export class ScannedRecord<Name extends string = string> {
  * `invalid_json` when the body is not JSON, `schema` when it is JSON but no page (not an object,
  * no `_embedded.records` array, or nested deeper than the scan follows).
  */
-export function scanPage<Name extends string>(body: Buffer, fields: RecordFields<Name>): ScannedRecord<Name>[] {
+export function scanPage<Name extends string>(body: Buffer, fields: RecordFields<Name>, memo?: ScanMemo<Name>): ScannedRecord<Name>[] {
+  const mark = memo?.mark();
   try {
-    return scanRecords(body, fields);
+    return scanRecords(body, fields, memo);
   } catch (error) {
+    // What the failed scan noted is taken back: the page may be asked for again.
+    if (mark !== undefined) memo!.rollback(mark);
     if (!(error instanceof HorizonError) || error.reason !== "invalid_json") throw error;
     // A proxy's HTML page or a truncated body: say where it broke and what it looks like.
     throw new HorizonError("invalid_json", `${error.message}: ${excerpt(body.toString("utf8", 0, 4096))}`);
@@ -181,13 +180,13 @@ for (const character of '"\\/bfnrtu') ESCAPABLE[character.charCodeAt(0)] = 1;
  * control characters and escapes, scalars loosely (a used field is parsed, and so fully checked,
  * when it is read).
  */
-function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Name>): ScannedRecord<Name>[] {
+function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Name>, memo: ScanMemo<Name> | undefined): ScannedRecord<Name>[] {
   const length = bytes.length;
   const kinds = new Uint8Array(MAX_DEPTH + 1);
   const roles = new Uint8Array(MAX_DEPTH + 1);
   const width = 2 * fields.names.length;
   const absent = new Float64Array(width).fill(-1);
-  const notAnObject = () => new ScannedRecord(bytes, absent, 0, fields, false, -1, -1);
+  const notAnObject = () => new ScannedRecord(bytes, 0, absent, 0, fields, false, 0);
   let depth = 0;
   let expect = Expect.Value;
   let position = 0;
@@ -198,6 +197,7 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
   let ranges = new Float64Array(64 * width);
   let rangesUsed = 0;
   let offset = 0;
+  let recordStart = 0;
   let fieldIndex = -1;
   let keyStart = -1;
   let valueStart = -1;
@@ -224,12 +224,16 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
       // After `{` only `}` can close, after `[` only `]`: the container's kind tells.
       if (expect === Expect.Key || expect === Expect.Value) throw invalid(expect === Expect.Key ? "expected a key" : "expected a value", position);
       if (kinds[depth] !== (byte === CLOSE_BRACE ? OBJECT : ARRAY)) throw invalid("mismatched close", position);
-      if (roles[depth] === Role.Record) records!.push(new ScannedRecord(bytes, ranges, offset, fields, true, spanStart, spanEnd));
+      if (roles[depth] === Role.Record) {
+        const fingerprint = spanStart < 0 ? 0 : hashBytes(bytes, spanStart, spanEnd);
+        records!.push(new ScannedRecord(bytes, recordStart, ranges, offset, fields, true, fingerprint));
+        memo?.note(bytes, recordStart, position + 1, ranges, offset, fingerprint);
+      }
       depth -= 1;
       position += 1;
       if (roles[depth] === Role.Record && fieldIndex >= 0) {
-        ranges[offset + 2 * fieldIndex] = valueStart;
-        ranges[offset + 2 * fieldIndex + 1] = position;
+        ranges[offset + 2 * fieldIndex] = valueStart - recordStart;
+        ranges[offset + 2 * fieldIndex + 1] = position - recordStart;
         if (spanStart < 0) spanStart = keyStart;
         spanEnd = position;
       }
@@ -287,7 +291,16 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
       if (depth === 0 && kind === OBJECT) role = Role.Page;
       else if (container === Role.Page && keyLeadsIn && kind === OBJECT) role = Role.Embedded;
       else if (container === Role.Embedded && keyLeadsIn && kind === ARRAY) role = Role.Records;
-      else if (container === Role.Records && kind === OBJECT) role = Role.Record;
+      else if (container === Role.Records && kind === OBJECT) {
+        const end = memo === undefined ? -1 : memo.recall(bytes, position, records!);
+        if (end >= 0) {
+          // The record as the last poll saw it, byte for byte: taken from the memo, not scanned.
+          position = end;
+          expect = Expect.CommaOrClose;
+          continue;
+        }
+        role = Role.Record;
+      }
       else if (container === Role.Records) records!.push(notAnObject());
       if (role === Role.Records) records = [];
       if (role === Role.Record) {
@@ -298,6 +311,7 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
         }
         offset = rangesUsed;
         rangesUsed += width;
+        recordStart = position;
         ranges.fill(-1, offset, rangesUsed);
         fieldIndex = -1;
         spanStart = -1;
@@ -329,8 +343,8 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
     }
     if (container === Role.Records) records!.push(notAnObject());
     else if (container === Role.Record && fieldIndex >= 0) {
-      ranges[offset + 2 * fieldIndex] = valueStart;
-      ranges[offset + 2 * fieldIndex + 1] = position;
+      ranges[offset + 2 * fieldIndex] = valueStart - recordStart;
+      ranges[offset + 2 * fieldIndex + 1] = position - recordStart;
       if (spanStart < 0) spanStart = keyStart;
       spanEnd = position;
     }
@@ -345,6 +359,121 @@ function pageRecords<Name extends string>(expect: Expect, outermost: Role, recor
   if (outermost !== Role.Page) throw new HorizonError("schema", "page is not a JSON object");
   if (records === undefined) throw new HorizonError("schema", "page has no _embedded.records array");
   return records;
+}
+
+/** Per record in a memo: the hash and length of its bytes, the hash of its key's value, its fingerprint; its ranges follow. */
+const MEMO_HEADER = 4;
+
+/**
+ * What the last complete poll's scan saw of each record, in page order, and what the running
+ * poll's scan sees. A record sent again byte for byte is recognised by the hash of its bytes, a
+ * quarter of the cost of scanning them, and takes its field ranges and fingerprint from here.
+ * The record expected next is tried first, then the one after it (its predecessor was removed);
+ * after a record that had to be scanned, the next one expected is the one after the last poll's
+ * record of the same key (the same pool, changed), so pools added or removed upstream cost a
+ * lookup, not the memo's use for the rest of the poll.
+ */
+export class ScanMemo<Name extends string = string> {
+  private readonly stride: number;
+  private readonly keyField: number;
+  private previous = new Float64Array(0);
+  private previousCount = 0;
+  private current = new Float64Array(0);
+  private count = 0;
+  private expected = 0;
+  /** Positions in `previous` by key hash, made only when a record is not where it was. */
+  private positions: Map<number, number> | undefined;
+  /** Records the running poll took from the memo. */
+  recalled = 0;
+
+  constructor(
+    private readonly fields: RecordFields<Name>,
+    key: Name,
+  ) {
+    this.stride = MEMO_HEADER + 2 * fields.names.length;
+    this.keyField = fields.names.indexOf(key);
+  }
+
+  /** Starts a poll: what it notes replaces the last poll's records only once it completes. */
+  begin(): void {
+    this.current = new Float64Array((this.previousCount + 64) * this.stride);
+    this.count = 0;
+    this.expected = 0;
+    this.recalled = 0;
+  }
+
+  complete(): void {
+    this.previous = this.current;
+    this.previousCount = this.count;
+    this.positions = undefined;
+    this.begin();
+  }
+
+  mark(): readonly [number, number, number] {
+    return [this.count, this.expected, this.recalled];
+  }
+
+  rollback([count, expected, recalled]: readonly [number, number, number]): void {
+    this.count = count;
+    this.expected = expected;
+    this.recalled = recalled;
+  }
+
+  /**
+   * When the bytes from `start` on are a record the last poll saw, that record (added to `into`)
+   * and where it ends; else -1.
+   */
+  recall(bytes: Buffer, start: number, into: ScannedRecord<Name>[]): number {
+    const last = Math.min(this.expected + 2, this.previousCount);
+    for (let candidate = this.expected; candidate < last; candidate += 1) {
+      const at = candidate * this.stride;
+      const end = start + this.previous[at + 1]!;
+      if (end > bytes.length || bytes[end - 1] !== CLOSE_BRACE || hashBytes(bytes, start, end) !== this.previous[at]) continue;
+      into.push(new ScannedRecord(bytes, start, this.previous, at + MEMO_HEADER, this.fields, true, this.previous[at + 3]!));
+      const to = this.nextEntry();
+      for (let index = 0; index < this.stride; index += 1) this.current[to + index] = this.previous[at + index]!;
+      this.expected = candidate + 1;
+      this.recalled += 1;
+      return end;
+    }
+    return -1;
+  }
+
+  /** A record scanned in full, bytes[start, end), with its ranges (relative to `start`) from `offset`. */
+  note(bytes: Buffer, start: number, end: number, ranges: Float64Array, offset: number, fingerprint: number): void {
+    const keyStart = ranges[offset + 2 * this.keyField]!;
+    const key = keyStart < 0 ? -1 : hashBytes(bytes, start + keyStart, start + ranges[offset + 2 * this.keyField + 1]!);
+    const at = this.nextEntry();
+    this.current[at] = hashBytes(bytes, start, end);
+    this.current[at + 1] = end - start;
+    this.current[at + 2] = key;
+    this.current[at + 3] = fingerprint;
+    for (let index = MEMO_HEADER; index < this.stride; index += 1) this.current[at + index] = ranges[offset + index - MEMO_HEADER]!;
+    if (this.expected < this.previousCount && this.previous[this.expected * this.stride + 2] === key) {
+      this.expected += 1;
+    } else {
+      const position = key < 0 ? undefined : this.positionOf(key);
+      if (position !== undefined) this.expected = position + 1;
+    }
+  }
+
+  /** Where the running poll's next entry goes. */
+  private nextEntry(): number {
+    if ((this.count + 1) * this.stride > this.current.length) {
+      const larger = new Float64Array(2 * this.current.length);
+      larger.set(this.current);
+      this.current = larger;
+    }
+    return this.stride * this.count++;
+  }
+
+  private positionOf(key: number): number | undefined {
+    if (this.positions === undefined) {
+      this.positions = new Map();
+      for (let index = this.previousCount - 1; index >= 0; index -= 1) this.positions.set(this.previous[index * this.stride + 2]!, index);
+    }
+    return this.positions.get(key);
+  }
 }
 
 /**

@@ -1,9 +1,9 @@
 import { METRICS } from "../catalog/metrics.js";
 import { HorizonError } from "../client/errors.js";
 import type { HorizonClient } from "../client/horizon-client.js";
-import type { ScannedRecord } from "../client/page-scan.js";
+import { ScanMemo, type ScannedRecord } from "../client/page-scan.js";
 import { yieldToEventLoop } from "../event-loop.js";
-import { liquidityPoolSchema, type LiquidityPool, type LiquidityPoolField } from "../client/schemas.js";
+import { LIQUIDITY_POOL_FIELDS, liquidityPoolSchema, type LiquidityPool, type LiquidityPoolField } from "../client/schemas.js";
 import type { Collector, PollContext } from "./collector.js";
 import { cursorPast, PAGE_LIMIT, validRecord } from "./paging.js";
 import type { CollectorSamples, Sample } from "./samples.js";
@@ -174,6 +174,7 @@ export class LiquidityPoolsCollector implements Collector {
   readonly endpoint = "liquidity_pools";
   private series: readonly Sample[] = [];
   private readonly validated = new ValidatedPools();
+  private readonly scans = new ScanMemo(LIQUIDITY_POOL_FIELDS, "id");
 
   constructor(
     private readonly client: HorizonClient,
@@ -186,8 +187,10 @@ export class LiquidityPoolsCollector implements Collector {
       return;
     }
     this.validated.begin();
+    this.scans.begin();
     this.series = allPoolSamples(await this.fetchPages(context));
     this.validated.complete();
+    this.scans.complete();
   }
 
   samples(): CollectorSamples {
@@ -214,7 +217,7 @@ export class LiquidityPoolsCollector implements Collector {
     let cursor: string | undefined;
     while (kept.size < this.selection.max) {
       const limit = Math.min(PAGE_LIMIT, this.selection.max - kept.size);
-      const records = await this.client.liquidityPools({ order: "asc", limit, cursor, reserves }, context.signal);
+      const records = await this.client.liquidityPools({ order: "asc", limit, cursor, reserves }, context.signal, this.scans);
       // The page was scanned in the turn it arrived in; its records wait for the next, so a scrape
       // arriving meanwhile waits for one of the two, not both.
       await yieldToEventLoop();
