@@ -300,8 +300,7 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
           continue;
         }
         role = Role.Record;
-      }
-      else if (container === Role.Records) records!.push(notAnObject());
+      } else if (container === Role.Records) records!.push(notAnObject());
       if (role === Role.Records) records = [];
       if (role === Role.Record) {
         if (rangesUsed + width > ranges.length) {
