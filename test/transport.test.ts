@@ -195,6 +195,9 @@ describe("the transport under ofetch", () => {
       expect((await fetchBody("/see-other", post)).body).toBe("GET ");
       expect(upstream.seen[1]!.headers["content-type"]).toBeUndefined();
       expect((await fetchBody("/temporary", post)).body).toBe("POST tx=AAAA");
+      // A body of known length goes with its Content-Length, not chunked.
+      expect(upstream.seen.at(-1)!.headers["content-length"]).toBe("7");
+      expect(upstream.seen.at(-1)!.headers["transfer-encoding"]).toBeUndefined();
     });
 
     it("gives up on a loop after 20", async () => {
