@@ -1,4 +1,10 @@
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import type { AddressInfo, Socket } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -218,5 +224,34 @@ describe("the transport under ofetch", () => {
       setImmediate(() => response.socket?.destroy());
     };
     expect(await failureOf(fetchBody("/"))).toBeInstanceOf(Error);
+  });
+});
+
+describe("the transport over HTTPS", () => {
+  const tls = resolve(dirname(fileURLToPath(import.meta.url)), "fixtures/tls");
+  const transport = resolve(dirname(fileURLToPath(import.meta.url)), "../dist/client/transport.js");
+  /** Fetches `url` in a fresh Node that trusts the fixture certificate when told to, printing the body or the error's code. */
+  const fetchIn = async (url: string, trusted: boolean) => {
+    const script = `import(${JSON.stringify(transport)}).then(async ({ transportFetch, bodyOf }) => {
+      try { process.stdout.write(bodyOf(await transportFetch(${JSON.stringify(url)}, { maxBodyBytes: 1 << 20 })).toString()); }
+      catch (error) { process.stdout.write("failed: " + (error.code ?? error.message)); }
+    })`;
+    const env = { ...process.env, NODE_EXTRA_CA_CERTS: trusted ? resolve(tls, "localhost-cert.pem") : "" };
+    return (await promisify(execFile)(process.execPath, ["-e", script], { env })).stdout;
+  };
+
+  it("verifies the server's certificate and decodes what it sends", async () => {
+    const server = createHttpsServer({ key: readFileSync(resolve(tls, "localhost-key.pem")), cert: readFileSync(resolve(tls, "localhost-cert.pem")) }, (request, response) => {
+      if (request.url === "/old") return void response.writeHead(301, { Location: "/new" }).end();
+      response.writeHead(200, { "Content-Encoding": "gzip" }).end(gzipSync(`over TLS at ${request.url}`));
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    try {
+      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/old`;
+      expect(await fetchIn(url, true)).toBe("over TLS at /new");
+      expect(await fetchIn(url, false)).toBe("failed: DEPTH_ZERO_SELF_SIGNED_CERT");
+    } finally {
+      server.close();
+    }
   });
 });
