@@ -269,18 +269,15 @@ function abortReason(signal: AbortSignal, cause: unknown): HorizonError {
 }
 
 function classify(error: unknown, timedOut: boolean, timeoutMs: number): HorizonError {
-  if (error instanceof HorizonError) return error;
-  // The transport's own verdicts (a body over the cap) arrive wrapped by ofetch.
-  if (error instanceof FetchError && error.cause instanceof HorizonError) return error.cause;
-  if (timedOut) return new HorizonError("timeout", `no complete response within ${timeoutMs} ms`);
+  // ofetch wraps what the transport throws, its own verdicts (a body over the cap) included.
   const cause = error instanceof FetchError ? (error.cause ?? error) : error;
+  if (cause instanceof HorizonError) return cause;
+  if (timedOut) return new HorizonError("timeout", `no complete response within ${timeoutMs} ms`);
   return new HorizonError("network", describeNetworkError(cause));
 }
 
 function describeNetworkError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  const inner = error.cause instanceof Error ? error.cause : undefined;
-  const code = (inner as NodeJS.ErrnoException | undefined)?.code ?? (error as NodeJS.ErrnoException).code;
-  const message = inner?.message ?? error.message;
-  return code && !message.includes(code) ? `${code}: ${message}` : message;
+  const { code } = error as NodeJS.ErrnoException;
+  return code && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
 }

@@ -382,8 +382,7 @@ export class ScanMemo<Name extends string = string> {
   private expected = 0;
   /** Positions in `previous` by key hash, made only when a record is not where it was. */
   private positions: Map<number, number> | undefined;
-  /** Records the running poll took from the memo. */
-  recalled = 0;
+  private recalledCount = 0;
 
   constructor(
     private readonly fields: RecordFields<Name>,
@@ -398,7 +397,12 @@ export class ScanMemo<Name extends string = string> {
     this.current = new Float64Array((this.previousCount + 64) * this.stride);
     this.count = 0;
     this.expected = 0;
-    this.recalled = 0;
+    this.recalledCount = 0;
+  }
+
+  /** Records the running poll took from the memo. */
+  get recalled(): number {
+    return this.recalledCount;
   }
 
   complete(): void {
@@ -409,13 +413,13 @@ export class ScanMemo<Name extends string = string> {
   }
 
   mark(): readonly [number, number, number] {
-    return [this.count, this.expected, this.recalled];
+    return [this.count, this.expected, this.recalledCount];
   }
 
   rollback([count, expected, recalled]: readonly [number, number, number]): void {
     this.count = count;
     this.expected = expected;
-    this.recalled = recalled;
+    this.recalledCount = recalled;
   }
 
   /**
@@ -432,7 +436,7 @@ export class ScanMemo<Name extends string = string> {
       const to = this.nextEntry();
       for (let index = 0; index < this.stride; index += 1) this.current[to + index] = this.previous[at + index]!;
       this.expected = candidate + 1;
-      this.recalled += 1;
+      this.recalledCount += 1;
       return end;
     }
     return -1;

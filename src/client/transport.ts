@@ -25,7 +25,7 @@ export interface TransportOptions {
 type TransportInit = Pick<RequestInit, "method" | "headers" | "body" | "signal"> & TransportOptions;
 
 /** A Response that carries its whole decoded body for ofetch. */
-export type DecodedResponse = Response & { readonly _bodyInit?: Buffer };
+type DecodedResponse = Response & { readonly _bodyInit?: Buffer };
 
 /** Free sockets are closed sooner than servers commonly close idle ones (5 s and up), as undici does. */
 const IDLE_SOCKET_MS = 4_000;

@@ -42,24 +42,24 @@ function poolSamples(pool: LiquidityPool): Sample[] {
 }
 
 /** Each pool's series. */
-type PoolSeries = readonly (readonly Sample[])[];
+type PoolSeries = readonly Pick<ValidatedPool, "samples">[];
 
 /** The pool count, then every pool's series, in one list made once per poll. */
 function allPoolSamples(pools: PoolSeries): Sample[] {
   let count = 1;
-  for (let pool = 0; pool < pools.length; pool += 1) count += pools[pool]!.length;
+  for (let pool = 0; pool < pools.length; pool += 1) count += pools[pool]!.samples.length;
   const all = new Array<Sample>(count);
   all[0] = { metric: METRICS.liquidityPools, value: pools.length };
   let at = 1;
   for (let pool = 0; pool < pools.length; pool += 1) {
-    const samples = pools[pool]!;
+    const { samples } = pools[pool]!;
     for (let index = 0; index < samples.length; index += 1) all[at++] = samples[index]!;
   }
   return all;
 }
 
 export function liquidityPoolSamples(pools: readonly LiquidityPool[]): CollectorSamples {
-  return { live: allPoolSamples(pools.map(poolSamples)), persistent: [] };
+  return { live: allPoolSamples(pools.map((pool) => ({ samples: poolSamples(pool) }))), persistent: [] };
 }
 
 /**
@@ -143,23 +143,21 @@ class ValidatedPools {
  * thousand ids built every poll was a tenth of a poll's garbage.
  */
 class DistinctPools {
-  readonly series: (readonly Sample[])[] = [];
-  private readonly keys: string[] = [];
+  readonly pools: ValidatedPool[] = [];
   private set: Set<string> | undefined;
 
   get size(): number {
-    return this.series.length;
+    return this.pools.length;
   }
 
   add(pool: ValidatedPool): void {
-    const last = this.keys.at(-1);
-    if (this.set === undefined && last !== undefined && pool.key <= last) this.set = new Set(this.keys);
+    const last = this.pools.at(-1);
+    if (this.set === undefined && last !== undefined && pool.key <= last.key) this.set = new Set(this.pools.map(({ key }) => key));
     if (this.set !== undefined) {
       if (this.set.has(pool.key)) return;
       this.set.add(pool.key);
     }
-    this.keys.push(pool.key);
-    this.series.push(pool.samples);
+    this.pools.push(pool);
   }
 }
 
@@ -183,7 +181,7 @@ export class LiquidityPoolsCollector implements Collector {
 
   async poll(context: PollContext): Promise<void> {
     if (this.selection.ids.length > 0) {
-      this.series = allPoolSamples((await this.fetchByIds(context)).map(poolSamples));
+      this.series = liquidityPoolSamples(await this.fetchByIds(context)).live;
       return;
     }
     this.validated.begin();
@@ -233,7 +231,7 @@ export class LiquidityPoolsCollector implements Collector {
       if (next === undefined) break;
       cursor = next;
     }
-    return kept.series;
+    return kept.pools;
   }
 
   /** The last poll's pool when its used fields were sent unchanged, else the record validated afresh. */
