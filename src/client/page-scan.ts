@@ -71,7 +71,7 @@ export class ScannedRecord<Name extends string = string> {
      * -1 when absent. One array serves many records: an array per record was a fifth of a poll's
      * garbage.
      */
-    private readonly ranges: Float64Array,
+    private readonly ranges: Int32Array,
     private readonly offset: number,
     private readonly fields: RecordFields<Name>,
     /** False when the record is not a JSON object: it has no fields and is counted invalid. */
@@ -186,7 +186,7 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
   const kinds = new Uint8Array(MAX_DEPTH + 1);
   const roles = new Uint8Array(MAX_DEPTH + 1);
   const width = 2 * fields.names.length;
-  const absent = new Float64Array(width).fill(-1);
+  const absent = new Int32Array(width).fill(-1);
   const notAnObject = () => new ScannedRecord(bytes, 0, absent, 0, fields, false, 0);
   let depth = 0;
   let expect = Expect.Value;
@@ -195,7 +195,7 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
   /** The key just read names the container the scan descends into (`_embedded`, then `records`). */
   let keyLeadsIn = false;
   /** Every record's ranges, `width` apiece; doubled when full (records made earlier keep the array they were made with). */
-  let ranges = new Float64Array(64 * width);
+  let ranges = new Int32Array(64 * width);
   let rangesUsed = 0;
   let offset = 0;
   let recordStart = 0;
@@ -305,7 +305,7 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
       if (role === Role.Records) records = [];
       if (role === Role.Record) {
         if (rangesUsed + width > ranges.length) {
-          const larger = new Float64Array(2 * ranges.length);
+          const larger = new Int32Array(2 * ranges.length);
           larger.set(ranges);
           ranges = larger;
         }
@@ -361,8 +361,35 @@ function pageRecords<Name extends string>(expect: Expect, outermost: Role, recor
   return records;
 }
 
-/** Per record in a memo: the hash and length of its bytes, the hash of its key's value, its fingerprint; its ranges follow. */
-const MEMO_HEADER = 4;
+/** Per record in a memo, as doubles: the hash of its bytes, the hash of its key's value, its fingerprint. */
+const HASHES = 3;
+
+/**
+ * Records as a memo keeps them: their hashes (53-bit, so doubles) apart from their length and
+ * field ranges (32-bit integers), which take half the room of doubles: ten thousand pools' entries
+ * fit in 1 MB.
+ */
+class MemoEntries {
+  readonly hashes: Float64Array;
+  /** Per record: its length, then its ranges (see ScannedRecord). */
+  readonly layout: Int32Array;
+
+  constructor(
+    readonly capacity: number,
+    readonly layoutStride: number,
+  ) {
+    this.hashes = new Float64Array(capacity * HASHES);
+    this.layout = new Int32Array(capacity * layoutStride);
+  }
+
+  /** These entries in twice the room. */
+  larger(): MemoEntries {
+    const larger = new MemoEntries(2 * this.capacity, this.layoutStride);
+    larger.hashes.set(this.hashes);
+    larger.layout.set(this.layout);
+    return larger;
+  }
+}
 
 /**
  * What the last complete poll's scan saw of each record, in page order, and what the running
@@ -374,11 +401,11 @@ const MEMO_HEADER = 4;
  * lookup, not the memo's use for the rest of the poll.
  */
 export class ScanMemo<Name extends string = string> {
-  private readonly stride: number;
+  private readonly layoutStride: number;
   private readonly keyField: number;
-  private previous = new Float64Array(0);
+  private previous: MemoEntries;
   private previousCount = 0;
-  private current = new Float64Array(0);
+  private current: MemoEntries;
   private count = 0;
   private expected = 0;
   /** Positions in `previous` by key hash, made only when a record is not where it was. */
@@ -389,13 +416,15 @@ export class ScanMemo<Name extends string = string> {
     private readonly fields: RecordFields<Name>,
     key: Name,
   ) {
-    this.stride = MEMO_HEADER + 2 * fields.names.length;
+    this.layoutStride = 1 + 2 * fields.names.length;
     this.keyField = fields.names.indexOf(key);
+    this.previous = new MemoEntries(0, this.layoutStride);
+    this.current = this.previous;
   }
 
   /** Starts a poll: what it notes replaces the last poll's records only once it completes. */
   begin(): void {
-    this.current = new Float64Array((this.previousCount + 64) * this.stride);
+    this.current = new MemoEntries(this.previousCount + 64, this.layoutStride);
     this.count = 0;
     this.expected = 0;
     this.recalledCount = 0;
@@ -428,14 +457,18 @@ export class ScanMemo<Name extends string = string> {
    * and where it ends; else -1.
    */
   recall(bytes: Buffer, view: DataView, start: number, into: ScannedRecord<Name>[]): number {
+    const { hashes, layout } = this.previous;
+    const stride = this.layoutStride;
     const last = Math.min(this.expected + 2, this.previousCount);
     for (let candidate = this.expected; candidate < last; candidate += 1) {
-      const at = candidate * this.stride;
-      const end = start + this.previous[at + 1]!;
-      if (end > bytes.length || bytes[end - 1] !== CLOSE_BRACE || hashBytes(view, start, end) !== this.previous[at]) continue;
-      into.push(new ScannedRecord(bytes, start, this.previous, at + MEMO_HEADER, this.fields, true, this.previous[at + 3]!));
+      const end = start + layout[candidate * stride]!;
+      if (end > bytes.length || bytes[end - 1] !== CLOSE_BRACE || hashBytes(view, start, end) !== hashes[candidate * HASHES]) continue;
+      into.push(new ScannedRecord(bytes, start, layout, candidate * stride + 1, this.fields, true, hashes[candidate * HASHES + 2]!));
+      // Copied by hand, as below: a typed array's subarray per record would be ten thousand objects a poll.
       const to = this.nextEntry();
-      for (let index = 0; index < this.stride; index += 1) this.current[to + index] = this.previous[at + index]!;
+      const target = this.current;
+      for (let index = 0; index < HASHES; index += 1) target.hashes[to * HASHES + index] = hashes[candidate * HASHES + index]!;
+      for (let index = 0; index < stride; index += 1) target.layout[to * stride + index] = layout[candidate * stride + index]!;
       this.expected = candidate + 1;
       this.recalledCount += 1;
       return end;
@@ -444,16 +477,18 @@ export class ScanMemo<Name extends string = string> {
   }
 
   /** A record scanned in full, bytes[start, end), with its ranges (relative to `start`) from `offset`. */
-  note(view: DataView, start: number, end: number, ranges: Float64Array, offset: number, fingerprint: number): void {
+  note(view: DataView, start: number, end: number, ranges: Int32Array, offset: number, fingerprint: number): void {
     const keyStart = ranges[offset + 2 * this.keyField]!;
     const key = keyStart < 0 ? -1 : hashBytes(view, start + keyStart, start + ranges[offset + 2 * this.keyField + 1]!);
-    const at = this.nextEntry();
-    this.current[at] = hashBytes(view, start, end);
-    this.current[at + 1] = end - start;
-    this.current[at + 2] = key;
-    this.current[at + 3] = fingerprint;
-    for (let index = MEMO_HEADER; index < this.stride; index += 1) this.current[at + index] = ranges[offset + index - MEMO_HEADER]!;
-    if (this.expected < this.previousCount && this.previous[this.expected * this.stride + 2] === key) {
+    const to = this.nextEntry();
+    const { hashes, layout } = this.current;
+    const stride = this.layoutStride;
+    hashes[to * HASHES] = hashBytes(view, start, end);
+    hashes[to * HASHES + 1] = key;
+    hashes[to * HASHES + 2] = fingerprint;
+    layout[to * stride] = end - start;
+    for (let index = 1; index < stride; index += 1) layout[to * stride + index] = ranges[offset + index - 1]!;
+    if (this.expected < this.previousCount && this.previous.hashes[this.expected * HASHES + 1] === key) {
       this.expected += 1;
     } else {
       const position = key < 0 ? undefined : this.positionOf(key);
@@ -461,20 +496,16 @@ export class ScanMemo<Name extends string = string> {
     }
   }
 
-  /** Where the running poll's next entry goes. */
+  /** The index of the running poll's next entry. */
   private nextEntry(): number {
-    if ((this.count + 1) * this.stride > this.current.length) {
-      const larger = new Float64Array(2 * this.current.length);
-      larger.set(this.current);
-      this.current = larger;
-    }
-    return this.stride * this.count++;
+    if (this.count === this.current.capacity) this.current = this.current.larger();
+    return this.count++;
   }
 
   private positionOf(key: number): number | undefined {
     if (this.positions === undefined) {
       this.positions = new Map();
-      for (let index = this.previousCount - 1; index >= 0; index -= 1) this.positions.set(this.previous[index * this.stride + 2]!, index);
+      for (let index = this.previousCount - 1; index >= 0; index -= 1) this.positions.set(this.previous.hashes[index * HASHES + 1]!, index);
     }
     return this.positions.get(key);
   }
