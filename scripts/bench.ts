@@ -180,6 +180,8 @@ async function scrapeFigures() {
     plainBytes: plainBody.length,
     gzipBytes: gzipResponse.bytes,
     ceilingGzipBytes: gzipSync(plainBody).length,
+    // How far gzip can go on this text at all: zlib's best level over the whole body.
+    bestGzipBytes: gzipSync(plainBody, { level: 9 }).length,
     gzipDecodesToPlain,
     plain,
     gzip,
