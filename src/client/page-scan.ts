@@ -394,7 +394,7 @@ class MemoEntries {
 /**
  * What the last complete poll's scan saw of each record, in page order, and what the running
  * poll's scan sees. A record sent again byte for byte is recognised by the hash of its bytes, a
- * quarter of the cost of scanning them, and takes its field ranges and fingerprint from here.
+ * fraction of the cost of scanning them, and takes its field ranges and fingerprint from here.
  * The record expected next is tried first, then the one after it (its predecessor was removed);
  * after a record that had to be scanned, the next one expected is the one after the last poll's
  * record of the same key (the same pool, changed), so pools added or removed upstream cost a
@@ -405,7 +405,7 @@ export class ScanMemo<Name extends string = string> {
   private readonly keyField: number;
   private previous: MemoEntries;
   private previousCount = 0;
-  private current: MemoEntries;
+  private current!: MemoEntries;
   private count = 0;
   private expected = 0;
   /** Positions in `previous` by key hash, made only when a record is not where it was. */
@@ -419,7 +419,7 @@ export class ScanMemo<Name extends string = string> {
     this.layoutStride = 1 + 2 * fields.names.length;
     this.keyField = fields.names.indexOf(key);
     this.previous = new MemoEntries(0, this.layoutStride);
-    this.current = this.previous;
+    this.begin();
   }
 
   /** Starts a poll: what it notes replaces the last poll's records only once it completes. */
