@@ -203,11 +203,11 @@ const POLL_SPACING_MS = Math.max(LEDGER_INTERVAL_MS, (2 * Math.ceil(pools / PAGE
 /**
  * The exporter's own work for one pools poll: fetch, validate, sample, render, compress, publish.
  * Polls start one ledger apart (POLL_SPACING_MS), so each meets one ledger's changes, as a daemon
- * polling every 5 s on a network closing a ledger every 5 s does; back to back, polls met about half a ledger's
- * changes each and asked for 113 pages a second, past the simulated Horizon's quota of 100. The
- * CPU of the gaps counts too: the garbage collector and the compiler finish a poll's work there.
- * The first polls are left out: the compiler is still optimising then, as it is not in a daemon's
- * steady state.
+ * polling every 5 s on a network closing a ledger every 5 s does; back to back, polls met about
+ * half a ledger's changes each and asked for 113 pages a second, past the simulated Horizon's
+ * quota of 100. The CPU of the gaps counts too: the garbage collector and the compiler finish a
+ * poll's work there. The first polls are left out: the compiler is still optimising then, as it
+ * is not in a daemon's steady state.
  */
 async function pollCost() {
   process.stdout.write(`bench: poll cost, ${pools} pools\n`);
@@ -226,7 +226,7 @@ async function pollCost() {
     clock: systemClock,
     signal: new AbortController().signal,
   });
-  const pollEachLedger = async (rounds: number) => {
+  const pollSpaced = async (rounds: number) => {
     let wallMs = 0;
     for (let round = 0; round < rounds; round += 1) {
       const started = performance.now();
@@ -237,12 +237,12 @@ async function pollCost() {
     }
     return wallMs / rounds;
   };
-  await pollEachLedger(WARM_UP_POLLS);
+  await pollSpaced(WARM_UP_POLLS);
   const counts = async () => (await (await fetch(`${source.url}/_bench/counts`)).json()) as { requests: Record<string, number> };
   const before = await counts();
   const rounds = 10;
   const cpuStart = process.cpuUsage();
-  const wallMs = await pollEachLedger(rounds);
+  const wallMs = await pollSpaced(rounds);
   const cpu = process.cpuUsage(cpuStart);
   const after = await counts();
   if (poller.snapshot().lastError) throw new Error(`pool poll failed: ${poller.snapshot().lastError?.message}`);
