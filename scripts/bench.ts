@@ -70,7 +70,7 @@ function stop(child: ChildProcess): void {
   children.splice(children.indexOf(child), 1);
 }
 
-/** The simulated network closes a ledger this often; each closes changes about 6% of the pools. */
+/** The simulated network closes a ledger this often; each close changes about 6% of the pools. */
 const LEDGER_INTERVAL_MS = 1000;
 const upstream = (count: number) =>
   startChild(["--import", TSX, "scripts/bench-servers.ts", "upstream", "--pools", String(count), "--ledger-interval", String(LEDGER_INTERVAL_MS)]);

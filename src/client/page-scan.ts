@@ -405,7 +405,8 @@ export class ScanMemo<Name extends string = string> {
   private readonly keyField: number;
   private previous: MemoEntries;
   private previousCount = 0;
-  private current!: MemoEntries;
+  /** Made at the running poll's first entry, at the last poll's size: beginning costs nothing. */
+  private current: MemoEntries | undefined;
   private count = 0;
   private expected = 0;
   /** Positions in `previous` by key hash, made only when a record is not where it was. */
@@ -419,12 +420,11 @@ export class ScanMemo<Name extends string = string> {
     this.layoutStride = 1 + 2 * fields.names.length;
     this.keyField = fields.names.indexOf(key);
     this.previous = new MemoEntries(0, this.layoutStride);
-    this.begin();
   }
 
   /** Starts a poll: what it notes replaces the last poll's records only once it completes. */
   begin(): void {
-    this.current = new MemoEntries(this.previousCount + 64, this.layoutStride);
+    this.current = undefined;
     this.count = 0;
     this.expected = 0;
     this.recalledCount = 0;
@@ -436,7 +436,7 @@ export class ScanMemo<Name extends string = string> {
   }
 
   complete(): void {
-    this.previous = this.current;
+    this.previous = this.current ?? new MemoEntries(0, this.layoutStride);
     this.previousCount = this.count;
     this.positions = undefined;
     this.begin();
@@ -466,7 +466,7 @@ export class ScanMemo<Name extends string = string> {
       into.push(new ScannedRecord(bytes, start, layout, candidate * stride + 1, this.fields, true, hashes[candidate * HASHES + 2]!));
       // Copied by hand, as below: a typed array's subarray per record would be ten thousand objects a poll.
       const to = this.nextEntry();
-      const target = this.current;
+      const target = this.current!;
       for (let index = 0; index < HASHES; index += 1) target.hashes[to * HASHES + index] = hashes[candidate * HASHES + index]!;
       for (let index = 0; index < stride; index += 1) target.layout[to * stride + index] = layout[candidate * stride + index]!;
       this.expected = candidate + 1;
@@ -481,7 +481,7 @@ export class ScanMemo<Name extends string = string> {
     const keyStart = ranges[offset + 2 * this.keyField]!;
     const key = keyStart < 0 ? -1 : hashBytes(view, start + keyStart, start + ranges[offset + 2 * this.keyField + 1]!);
     const to = this.nextEntry();
-    const { hashes, layout } = this.current;
+    const { hashes, layout } = this.current!;
     const stride = this.layoutStride;
     hashes[to * HASHES] = hashBytes(view, start, end);
     hashes[to * HASHES + 1] = key;
@@ -498,7 +498,8 @@ export class ScanMemo<Name extends string = string> {
 
   /** The index of the running poll's next entry. */
   private nextEntry(): number {
-    if (this.count === this.current.capacity) this.current = this.current.larger();
+    if (this.current === undefined) this.current = new MemoEntries(this.previousCount + 64, this.layoutStride);
+    else if (this.count === this.current.capacity) this.current = this.current.larger();
     return this.count++;
   }
 
