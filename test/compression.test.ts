@@ -115,6 +115,25 @@ describe("gzip members in the metric store", () => {
     expect(gunzipSync(Buffer.concat(after)).toString()).toContain(`pool_id="${(700).toString(16).padStart(64, "0")}"} 1001\n`);
     expect(gunzipSync(Buffer.concat(after)).equals(body(store, 0, "identity"))).toBe(true);
   });
+
+  it("makes one member of any bytes, whether they compress as expected or not at all", async () => {
+    const text = Buffer.from(Array.from({ length: 3_000 }, (_, index) => `stellar_horizon_liquidity_pool_shares{horizon="a",pool_id="${index}"} ${index * 7}\n`).join(""));
+    // Random bytes do not compress: the member outgrows the buffer zlib was given for it.
+    let state = 0x2545f491;
+    const random = Buffer.from(Array.from({ length: 200_000 }, () => {
+      // xorshift32: the same bytes every run
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      return state & 0xff;
+    }));
+    for (const plain of [text, random, Buffer.alloc(0), Buffer.from("x")]) {
+      const member = await gzipMember(plain);
+      expect(gunzipSync(member).equals(plain)).toBe(true);
+      expect(pythonGunzip(member).equals(plain)).toBe(true);
+    }
+    expect((await gzipMember(random)).length).toBeGreaterThan(random.length);
+  });
 });
 
 interface RawAnswer {

@@ -33,12 +33,27 @@ const gzipAsync = promisify(gzipCallback);
 export const GZIP_OPTIONS = { level: constants.Z_BEST_SPEED, memLevel: 9 } as const;
 
 /**
+ * zlib's output buffer for a member: the size the member is expected to take, so zlib hands it
+ * back in one chunk. In zlib's default 16 KiB chunks, a piece of 1 024 pool samples (130 to 300
+ * KiB, compressing to 29% to 32%) came back in up to six, each a round trip between the thread pool
+ * and the event loop, and then was copied into one buffer: 0.9 ms less CPU per 1 000 pools polled
+ * (alternating runs, scripts/bench.ts). A member larger than expected takes more chunks, as before.
+ * The unused end of the buffer stays with the member: at most 3/8 of the plain bytes in all.
+ */
+function memberChunkBytes(plainBytes: number): number {
+  return Math.max(MIN_MEMBER_CHUNK_BYTES, Math.ceil((3 * plainBytes) / 8));
+}
+
+/** Room for the gzip header and trailer and a few lines' worth of a small family. */
+const MIN_MEMBER_CHUNK_BYTES = 1024;
+
+/**
  * One complete gzip member. Members concatenated are one valid gzip stream (RFC 1952 §2.2), so
  * each piece is compressed once, when it changes, and a scrape sends the members one after another.
  * It runs on libuv's thread pool, off the event loop.
  */
 export function gzipMember(bytes: Uint8Array): Promise<Buffer> {
-  return gzipAsync(bytes, GZIP_OPTIONS);
+  return gzipAsync(bytes, { ...GZIP_OPTIONS, chunkSize: memberChunkBytes(bytes.length) });
 }
 
 /**
