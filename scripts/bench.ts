@@ -9,26 +9,17 @@
  * --only, runs just the named phases (poll, scrapes, steady) and prints their figures instead.
  *   npm run bench [-- --pools 10000 --steady 1m --scrapes 200 --only scrapes]
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { get } from "node:http";
 import { cpus, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { pino } from "pino";
-import { HorizonClient } from "../src/client/horizon-client.js";
-import { ExporterMetrics } from "../src/collectors/self-metrics.js";
-import { LiquidityPoolsCollector } from "../src/collectors/liquidity-pools.js";
-import { EndpointPublisher } from "../src/collectors/publisher.js";
-import { applyRuntimeV8Flags, NODE_FLAGS, withNodeEnvironment } from "../src/cli/node-flags.js";
-import { systemClock } from "../src/clock.js";
+import { NODE_FLAGS, withNodeEnvironment } from "../src/cli/node-flags.js";
 import { PAGE_LIMIT } from "../src/collectors/paging.js";
-import { MetricStore } from "../src/collectors/store.js";
 import { parseDuration } from "../src/config/duration.js";
-import { parseSchedule, type Schedule } from "../src/config/schedule.js";
-import { EndpointPoller } from "../src/scheduler/endpoint-poller.js";
 import { SIMULATOR_REQUESTS_PER_HOUR } from "../src/simulator/http-faults.js";
 import { updateReadme, type BenchResults } from "./bench-table.js";
 
@@ -42,9 +33,6 @@ const { values: flags } = parseArgs({
     only: { type: "string" },
   },
 });
-// The poll cost is measured in this process: with the exporter's heap growing factor, as in the
-// exporter (npm run bench gives this process NODE_FLAGS too).
-applyRuntimeV8Flags();
 const pools = Number(flags.pools);
 const steadyMs = parseDuration(flags.steady) ?? 60_000;
 const scrapeRounds = Number(flags.scrapes);
@@ -75,9 +63,10 @@ const LEDGER_INTERVAL_MS = 1000;
 const upstream = (count: number) =>
   startChild(["--import", TSX, "scripts/bench-servers.ts", "upstream", "--pools", String(count), "--ledger-interval", String(LEDGER_INTERVAL_MS)]);
 
-function startExporter(upstreamUrl: string, schedule: string): Promise<{ url: string; child: ChildProcess }> {
+/** An exporter polling the upstream's pools on `poolsSchedule`, its other endpoints on `schedule`. */
+function startExporter(upstreamUrl: string, schedule: string, poolsSchedule = schedule): Promise<{ url: string; child: ChildProcess }> {
   const path = join(mkdtempSync(join(tmpdir(), "she-bench-")), "config.yml");
-  const endpoints = `{ root: ${schedule}, fee_stats: ${schedule}, ledgers: ${schedule}, liquidity_pools: ${schedule} }`;
+  const endpoints = `{ root: ${schedule}, fee_stats: ${schedule}, ledgers: ${schedule}, liquidity_pools: ${poolsSchedule} }`;
   writeFileSync(path, `targets:\n  - name: big\n    url: ${upstreamUrl}\n    timeout: 60s\nschedules: ${endpoints}\nliquidity_pools: { max: ${pools} }\n`);
   // The same V8 flags and environment as npm start, the bin and the image use (see the README's performance notes).
   const args = [...NODE_FLAGS, "dist/cli/main.js", `--config.file=${path}`, "--web.listen-address=127.0.0.1:0", "--log.level=info"];
@@ -193,67 +182,92 @@ async function scrapeFigures() {
 
 /** Polls left out of the poll cost: connections, and the compiler's first optimisations. */
 const WARM_UP_POLLS = 3;
+/** Polls measured: enough that the CPU clock's ticks (10 ms) are a fraction of a percent of their CPU. */
+const MEASURED_POLLS = 20;
 
 /**
- * How often measured polls start: one ledger apart, or, for more pools than 10 000, far enough
- * apart that their pages stay at half the simulated Horizon's quota.
+ * How often the exporter polls the pools while its poll cost is measured: every simulated ledger,
+ * or, for more pools than 10 000, far enough apart that its pages stay at half the simulated
+ * Horizon's quota. In whole seconds, as the exporter's schedules are.
  */
-const POLL_SPACING_MS = Math.max(LEDGER_INTERVAL_MS, (2 * Math.ceil(pools / PAGE_LIMIT) * 3_600_000) / SIMULATOR_REQUESTS_PER_HOUR);
+const POLL_SPACING_SECONDS = Math.ceil(Math.max(LEDGER_INTERVAL_MS, (2 * Math.ceil(pools / PAGE_LIMIT) * 3_600_000) / SIMULATOR_REQUESTS_PER_HOUR) / 1000);
+
+/** The kernel's clock ticks a second, the unit of a process's CPU times in /proc (proc(5)). */
+const CLOCK_TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"]).toString());
+
+/** The CPU time a child has used so far, every thread of it, in milliseconds (Linux's /proc/<pid>/stat). */
+function cpuMsOf(child: ChildProcess): number {
+  const stat = readFileSync(`/proc/${child.pid}/stat`, "utf8");
+  // Fields after the command name, which is in parentheses: the third is the first here; utime and stime are the 14th and 15th.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** Pool pages the simulated Horizon has served so far. */
+async function poolPagesServed(sourceUrl: string): Promise<number> {
+  const counts = (await (await fetch(`${sourceUrl}/_bench/counts`)).json()) as { requests: Record<string, number> };
+  return counts.requests["/liquidity_pools"] ?? 0;
+}
 
 /**
- * The exporter's own work for one pools poll: fetch, validate, sample, render, compress, publish.
- * Polls start one ledger apart (POLL_SPACING_MS), so each meets one ledger's changes, as a daemon
- * polling every 5 s on a network closing a ledger every 5 s does; back to back, polls met about
- * half a ledger's changes each and asked for 113 pages a second, past the simulated Horizon's
- * quota of 100. The CPU of the gaps counts too: the garbage collector and the compiler finish a
- * poll's work there. The first polls are left out: the compiler is still optimising then, as it
- * is not in a daemon's steady state.
+ * Waits until the exporter asks for the first page of its poll number `poll` (counted from 0),
+ * and returns the pages served by then: the poll before it has been published by then, as one
+ * poll of an endpoint never overlaps the next.
+ */
+async function pollStarts(sourceUrl: string, pagesPerPoll: number, poll: number): Promise<number> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const served = await poolPagesServed(sourceUrl);
+    if (served > poll * pagesPerPoll) return served;
+    if (Date.now() > deadline) throw new Error(`poll ${poll} did not start within 2 minutes (${served} pages served)`);
+    await new Promise((done) => setTimeout(done, 2));
+  }
+}
+
+/** The sum of the values of the series whose lines begin with `prefix` in an exposition; 0 when none do. */
+function valuesSum(text: string, prefix: string): number {
+  let sum = 0;
+  for (const line of text.split("\n")) if (line.startsWith(prefix)) sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+  return sum;
+}
+
+/**
+ * The exporter's CPU for one pools poll (fetch, validate, sample, render, compress, publish),
+ * measured from outside: the exporter polls the simulated Horizon's pools as a daemon does, and
+ * its process's CPU time is read between the starts of polls, so the CPU of the gaps counts too
+ * (the garbage collector and the compiler finish a poll's work there). Polls start one simulated
+ * ledger apart (POLL_SPACING_SECONDS), so each meets one ledger's changes, as a daemon polling
+ * every 5 s on a network closing a ledger every 5 s does. The first polls are left out: the
+ * compiler is still optimising then, as it is not in a daemon's steady state.
  */
 async function pollCost() {
-  process.stdout.write(`bench: poll cost, ${pools} pools\n`);
+  process.stdout.write(`bench: poll cost, ${pools} pools, ${MEASURED_POLLS} polls of the exporter's\n`);
   const source = await upstream(pools);
-  const schedule = parseSchedule("1m") as Schedule;
-  const client = new HorizonClient({ url: source.url, timeoutMs: 60_000, retries: 0, maxBodyBytes: 1 << 30 });
-  const collector = new LiquidityPoolsCollector(client, { max: pools, reserves: [], ids: [] });
-  const poller = new EndpointPoller({
-    horizon: "bench",
-    collector,
-    publisher: new EndpointPublisher("bench", collector, new MetricStore(), 3 * schedule.periodMs, systemClock),
-    schedule,
-    deadlineMs: 60_000,
-    metrics: new ExporterMetrics("bench"),
-    log: pino({ level: "silent" }),
-    clock: systemClock,
-    signal: new AbortController().signal,
-  });
-  const pollSpaced = async (rounds: number) => {
-    let wallMs = 0;
-    for (let round = 0; round < rounds; round += 1) {
-      const started = performance.now();
-      await poller.run();
-      const took = performance.now() - started;
-      wallMs += took;
-      await new Promise((done) => setTimeout(done, Math.max(0, POLL_SPACING_MS - took)));
-    }
-    return wallMs / rounds;
+  const exporter = await startExporter(source.url, "1h", `${POLL_SPACING_SECONDS}s`);
+  const pagesPerPoll = Math.ceil(pools / PAGE_LIMIT);
+  const polls = async () => {
+    const text = gunzipSync((await scrape(exporter.url, "gzip", true)).body!).toString();
+    const pools = (name: string, labelsEnd: string) => valuesSum(text, `stellar_horizon_exporter_${name}{horizon="big",endpoint="liquidity_pools"${labelsEnd}`);
+    return { seconds: pools("poll_duration_seconds_sum", "} "), count: pools("poll_duration_seconds_count", "} "), errors: pools("poll_errors_total", ",") };
   };
-  await pollSpaced(WARM_UP_POLLS);
-  const counts = async () => (await (await fetch(`${source.url}/_bench/counts`)).json()) as { requests: Record<string, number> };
-  const before = await counts();
-  const rounds = 10;
-  const cpuStart = process.cpuUsage();
-  const wallMs = await pollSpaced(rounds);
-  const cpu = process.cpuUsage(cpuStart);
-  const after = await counts();
-  if (poller.snapshot().lastError) throw new Error(`pool poll failed: ${poller.snapshot().lastError?.message}`);
+  await pollStarts(source.url, pagesPerPoll, WARM_UP_POLLS - 1);
+  // Read while the last warm-up poll runs, so the scrape's own CPU falls before the measured polls.
+  const before = await polls();
+  const servedBefore = await pollStarts(source.url, pagesPerPoll, WARM_UP_POLLS);
+  const cpuBefore = cpuMsOf(exporter.child);
+  const servedAfter = await pollStarts(source.url, pagesPerPoll, WARM_UP_POLLS + MEASURED_POLLS);
+  const cpuMs = cpuMsOf(exporter.child) - cpuBefore;
+  const after = await polls();
+  stop(exporter.child);
   stop(source.child);
+  if (after.errors > before.errors) throw new Error(`${after.errors - before.errors} pool polls failed while measured`);
   const perThousand = 1000 / pools;
   return {
     pools,
-    cpuMsPer1000Pools: ((cpu.user + cpu.system) / 1000 / rounds) * perThousand,
-    wallMsPer1000Pools: wallMs * perThousand,
-    requestsPerPoll: ((after.requests["/liquidity_pools"] ?? 0) - (before.requests["/liquidity_pools"] ?? 0)) / rounds,
-    minimumRequests: Math.ceil(pools / PAGE_LIMIT),
+    cpuMsPer1000Pools: (cpuMs / MEASURED_POLLS) * perThousand,
+    wallMsPer1000Pools: ((1000 * (after.seconds - before.seconds)) / (after.count - before.count)) * perThousand,
+    requestsPerPoll: (servedAfter - servedBefore) / MEASURED_POLLS,
+    minimumRequests: pagesPerPoll,
   };
 }
 
