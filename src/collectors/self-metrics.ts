@@ -142,6 +142,14 @@ export async function removeSeries(metrics: readonly OwnMetric[], label: string,
   }
 }
 
+/**
+ * How often the event-loop delay behind `nodejs_eventloop_lag_p*_seconds` is sampled. prom-client's
+ * default, every 10 ms, is a timer firing a hundred times a second: 5.7 ms of CPU a second in a
+ * process doing nothing else (0.9 ms at 100 ms), most of what an idle exporter used. Every 100 ms
+ * still sees any stall that long, and a shorter one in proportion to its length.
+ */
+const EVENT_LOOP_SAMPLE_MS = 100;
+
 /** The exporter's own health: requests it sent, polls that failed, and Horizon's rate-limit headroom. */
 export class ExporterMetrics {
   readonly registry = new OwnRegistry();
@@ -182,7 +190,7 @@ export class ExporterMetrics {
 
   constructor(version: string) {
     this.registry.gauge(METRICS.buildInfo).set({ version, node_version: process.version }, 1);
-    collectDefaultMetrics({ register: this.processRegistry });
+    collectDefaultMetrics({ register: this.processRegistry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   }
 
   configLoaded(successful: boolean): void {
