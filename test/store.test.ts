@@ -1,11 +1,34 @@
 import { describe, expect, it } from "vitest";
 import { METRICS, RPC_METRICS } from "../src/catalog/metrics.js";
 import { HistogramData, SAMPLES_PER_PIECE, escapeLabelValue, renderSamples, type Sample } from "../src/collectors/samples.js";
-import { MetricStore } from "../src/collectors/store.js";
+import { MetricStore, type SampleTap, type TappedSamples } from "../src/collectors/store.js";
 
 const text = (store: MetricStore, nowMs: number) => Buffer.concat(store.render(nowMs)).toString();
 
 describe("metric store", () => {
+  it("hands its tap the samples of the families it wants, in order, also when their pieces are kept", async () => {
+    const seen: TappedSamples[] = [];
+    const tap: SampleTap = {
+      wants: (metric) => metric === METRICS.liquidityPoolShares || metric === METRICS.ledgersTotal,
+      published: (_horizon, _endpoint, samples) => seen.push(samples),
+      removed: () => {},
+    };
+    const store = new MetricStore(tap);
+    const pool = (index: number) => ({ pool_id: String(index).padStart(64, "0") });
+    const shares = Array.from({ length: 2 * SAMPLES_PER_PIECE + 3 }, (_, index) => ({ metric: METRICS.liquidityPoolShares, labels: pool(index), value: index }));
+    const samples: Sample[] = [{ metric: METRICS.liquidityPools, value: shares.length }];
+    for (const share of shares) samples.push({ metric: METRICS.liquidityPoolTrustlines, labels: share.labels, value: 1 }, share);
+    const persistent: Sample[] = [{ metric: METRICS.ledgersTotal, value: 9 }];
+    // The same sample objects again: every piece is the last one, kept.
+    for (let publication = 0; publication < 2; publication += 1) await store.publish("a", "liquidity_pools", { live: samples, persistent }, Infinity);
+    expect(seen).toHaveLength(2);
+    for (const { live, persistent: tappedPersistent } of seen) {
+      expect(live).toEqual(shares);
+      expect(live.every((sample, index) => sample === shares[index])).toBe(true);
+      expect(tappedPersistent).toEqual(persistent);
+    }
+  });
+
   it("drops live series once they are older than their freshness deadline, and keeps persistent ones", async () => {
     const store = new MetricStore();
     await store.publish(

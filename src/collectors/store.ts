@@ -106,6 +106,21 @@ async function renderEncoded(target: string, samples: readonly Sample[], previou
 }
 
 /**
+ * The samples of the families the tap wants, in their order, taken from the rendering that
+ * grouped them by family: asking the tap once per family, not once per sample, spares a poll of
+ * 10 000 pools 50 000 questions.
+ */
+function tapped(tap: SampleTap, rendered: EncodedMetrics): Sample[] {
+  const wanted: Sample[] = [];
+  for (const { sources } of rendered.values()) {
+    const metric = sources[0]?.samples[0]?.metric;
+    if (metric === undefined || !tap.wants(metric)) continue;
+    for (const { samples } of sources) for (const sample of samples) wanted.push(sample);
+  }
+  return wanted;
+}
+
+/**
  * Holds every target's series, rendered and compressed once per poll, and each metric family's
  * bytes, assembled once per change of that family. A scrape hands out the cached buffers (one
  * HELP/TYPE per family, every target's series together, as the text format requires), plain or
@@ -124,22 +139,15 @@ export class MetricStore {
   /** Renders and compresses the samples, then replaces the target's series of that endpoint in one step. */
   async publish(horizon: string, endpoint: PublishedSource, samples: CollectorSamples, freshUntilMs: number): Promise<void> {
     const previous = this.published.get(endpoint)?.get(horizon);
-    const tapped = { live: [] as Sample[], persistent: [] as Sample[] };
-    const live = await renderEncoded(horizon, this.tapping(samples.live, tapped.live), previous?.live);
-    const persistent = await renderEncoded(horizon, this.tapping(samples.persistent, tapped.persistent), previous?.persistent);
+    const live = await renderEncoded(horizon, samples.live, previous?.live);
+    const persistent = await renderEncoded(horizon, samples.persistent, previous?.persistent);
     for (const name of [...live.keys(), ...persistent.keys()]) await this.ensureHeader(name);
     let byTarget = this.published.get(endpoint);
     if (byTarget === undefined) this.published.set(endpoint, (byTarget = new Map()));
     byTarget.set(horizon, { live, persistent, freshUntilMs });
     this.forget(endpoint);
-    this.tap?.published(horizon, endpoint, tapped, freshUntilMs);
-  }
-
-  /** The samples, unchanged, once the ones the tap wants are kept. */
-  private tapping(samples: readonly Sample[], wanted: Sample[]): readonly Sample[] {
     const tap = this.tap;
-    if (tap !== undefined) for (const sample of samples) if (tap.wants(sample.metric)) wanted.push(sample);
-    return samples;
+    if (tap !== undefined) tap.published(horizon, endpoint, { live: tapped(tap, live), persistent: tapped(tap, persistent) }, freshUntilMs);
   }
 
   /**
