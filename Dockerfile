@@ -16,7 +16,7 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
 # The environment of src/cli/node-flags.ts (NODE_ENVIRONMENT): glibc malloc tuned for buffers replaced every poll.
-ENV MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=1048576
+ENV MALLOC_ARENA_MAX=1 MALLOC_MMAP_THRESHOLD_=1048576
 WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: `prepare` would build, and the compiler is a dev dependency; dist/ comes from the build stage.

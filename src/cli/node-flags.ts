@@ -33,13 +33,15 @@ function unset(flags: readonly string[], execArgv: readonly string[], nodeOption
  * By default each thread that allocates gets an arena of its own (V8's compiler and garbage-
  * collector threads, libuv's pool compressing gzip members), and a freed mapped buffer raises the
  * size above which malloc maps buffers of their own, so buffers of a few hundred kilobytes end up
- * in the arenas and what they free stays there in fragments. Two arenas, and buffers from 1 MiB
+ * in the arenas and what they free stays there in fragments. One arena, and buffers from 1 MiB
  * up always mapped and unmapped on their own: RSS 10 to 30 MiB lower with 10 000 pools (README,
  * Performance). Not lower: from 128 KiB, every page (280 KiB), piece and zlib state of a poll was a
  * mapping of its own, its memory faulted in afresh and unmapped again, for 1.5 ms more CPU per
- * 1 000 pools polled. musl (Alpine) ignores both.
+ * 1 000 pools polled. One arena rather than two takes back the 4 MiB that costs, at no measurable
+ * CPU: the threads that allocate much (libuv's, compressing) do so a few times a poll.
+ * musl (Alpine) ignores both.
  */
-export const NODE_ENVIRONMENT = { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "1048576" } as const;
+export const NODE_ENVIRONMENT = { MALLOC_ARENA_MAX: "1", MALLOC_MMAP_THRESHOLD_: "1048576" } as const;
 
 /** `env` with NODE_ENVIRONMENT's values for the variables it leaves unset. */
 export function withNodeEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
