@@ -203,10 +203,14 @@ function cpuMsOf(child: ChildProcess): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
+/** What the simulated Horizon counted: requests by path, and when each pool page was asked for. */
+async function simulatorCounts(sourceUrl: string) {
+  return (await (await fetch(`${sourceUrl}/_bench/counts`)).json()) as { requests: Record<string, number>; poolPageStartsMs: number[] };
+}
+
 /** Pool pages the simulated Horizon has served so far. */
 async function poolPagesServed(sourceUrl: string): Promise<number> {
-  const counts = (await (await fetch(`${sourceUrl}/_bench/counts`)).json()) as { requests: Record<string, number> };
-  return counts.requests["/liquidity_pools"] ?? 0;
+  return (await simulatorCounts(sourceUrl)).requests["/liquidity_pools"] ?? 0;
 }
 
 /**
@@ -245,19 +249,20 @@ async function pollCost() {
   const source = await upstream(pools);
   const exporter = await startExporter(source.url, "1h", `${POLL_SPACING_SECONDS}s`);
   const pagesPerPoll = Math.ceil(pools / PAGE_LIMIT);
-  const polls = async () => {
+  /** The exporter's own account of its pools polls so far. */
+  const poolPolls = async () => {
     const text = gunzipSync((await scrape(exporter.url, "gzip", true)).body!).toString();
-    const pools = (name: string, labelsEnd: string) => valuesSum(text, `stellar_horizon_exporter_${name}{horizon="big",endpoint="liquidity_pools"${labelsEnd}`);
-    return { seconds: pools("poll_duration_seconds_sum", "} "), count: pools("poll_duration_seconds_count", "} "), errors: pools("poll_errors_total", ",") };
+    const ofPools = (name: string, labelsEnd: string) => valuesSum(text, `stellar_horizon_exporter_${name}{horizon="big",endpoint="liquidity_pools"${labelsEnd}`);
+    return { seconds: ofPools("poll_duration_seconds_sum", "} "), count: ofPools("poll_duration_seconds_count", "} "), errors: ofPools("poll_errors_total", ",") };
   };
   await pollStarts(source.url, pagesPerPoll, WARM_UP_POLLS - 1);
   // Read while the last warm-up poll runs, so the scrape's own CPU falls before the measured polls.
-  const before = await polls();
+  const before = await poolPolls();
   const servedBefore = await pollStarts(source.url, pagesPerPoll, WARM_UP_POLLS);
   const cpuBefore = cpuMsOf(exporter.child);
   const servedAfter = await pollStarts(source.url, pagesPerPoll, WARM_UP_POLLS + MEASURED_POLLS);
   const cpuMs = cpuMsOf(exporter.child) - cpuBefore;
-  const after = await polls();
+  const after = await poolPolls();
   stop(exporter.child);
   stop(source.child);
   if (after.errors > before.errors) throw new Error(`${after.errors - before.errors} pool polls failed while measured`);
@@ -297,7 +302,7 @@ async function steadyFigures() {
   }
   const rssMiB = (text: string) => Number(/^process_resident_memory_bytes (\S+)$/m.exec(text)?.[1]) / 2 ** 20;
   const rss = rssMiB((await bodyOf(exporter.url)).toString());
-  const { poolPageStartsMs } = (await (await fetch(`${source.url}/_bench/counts`)).json()) as { poolPageStartsMs: number[] };
+  const { poolPageStartsMs } = await simulatorCounts(source.url);
   const windows = pollWindows(poolPageStartsMs.filter((at) => at >= startedMs));
   const duringPoll = (at: number) => windows.some(([start, end]) => at >= start && at <= end);
   const busy = scrapes.filter((result) => duringPoll(result.startedMs)).map((result) => result.ms);

@@ -403,6 +403,8 @@ class MemoEntries {
 export class ScanMemo<Name extends string = string> {
   private readonly layoutStride: number;
   private readonly keyField: number;
+  /** What a poll that noted no record leaves behind. */
+  private readonly none: MemoEntries;
   private previous: MemoEntries;
   private previousCount = 0;
   /** Made at the running poll's first entry, at the last poll's size: beginning costs nothing. */
@@ -419,7 +421,8 @@ export class ScanMemo<Name extends string = string> {
   ) {
     this.layoutStride = 1 + 2 * fields.names.length;
     this.keyField = fields.names.indexOf(key);
-    this.previous = new MemoEntries(0, this.layoutStride);
+    this.none = new MemoEntries(0, this.layoutStride);
+    this.previous = this.none;
   }
 
   /** Starts a poll: what it notes replaces the last poll's records only once it completes. */
@@ -436,7 +439,7 @@ export class ScanMemo<Name extends string = string> {
   }
 
   complete(): void {
-    this.previous = this.current ?? new MemoEntries(0, this.layoutStride);
+    this.previous = this.current ?? this.none;
     this.previousCount = this.count;
     this.positions = undefined;
     this.begin();
