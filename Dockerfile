@@ -2,7 +2,7 @@
 # stellar-horizon-exporter: build with the dev toolchain, run with production dependencies only.
 #   docker build -t stellar-horizon-exporter .
 #   docker run -p 9619:9619 stellar-horizon-exporter --horizon.url=sdf=https://horizon.stellar.org
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app

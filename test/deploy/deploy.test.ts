@@ -203,7 +203,7 @@ describe("Dockerfile", () => {
 
   it("builds in one stage and runs production dependencies only in another", () => {
     expect(stages.length).toBe(2);
-    expect(dockerfile).toMatch(/ARG NODE_IMAGE=node:20-bookworm-slim/);
+    expect(dockerfile).toMatch(/ARG NODE_IMAGE=node:24-bookworm-slim/);
     expect(stages[0]?.map((instruction) => instruction.args)).toEqual(expect.arrayContaining([expect.stringMatching(/^npm ci\b/), "npm run build"]));
     expect(argsOf("RUN").join(" ")).toMatch(/npm ci --omit=dev/);
     expect(argsOf("COPY")).toContain("--from=build /app/dist ./dist");
