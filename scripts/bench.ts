@@ -68,7 +68,7 @@ function startExporter(upstreamUrl: string, schedule: string, poolsSchedule = sc
   const path = join(mkdtempSync(join(tmpdir(), "she-bench-")), "config.yml");
   const endpoints = `{ root: ${schedule}, fee_stats: ${schedule}, ledgers: ${schedule}, liquidity_pools: ${poolsSchedule} }`;
   writeFileSync(path, `targets:\n  - name: big\n    url: ${upstreamUrl}\n    timeout: 60s\nschedules: ${endpoints}\nliquidity_pools: { max: ${pools} }\n`);
-  // The same V8 flags and environment as npm start, the bin and the image use (see the README's performance notes).
+  // The same V8 flags and environment as npm start, the bin and the image use (see docs/performance.md).
   const args = [...NODE_FLAGS, "dist/cli/main.js", `--config.file=${path}`, "--web.listen-address=127.0.0.1:0", "--log.level=info"];
   return startChild(args, withNodeEnvironment(process.env));
 }

@@ -1,6 +1,6 @@
 /**
  * The exporter's metric contract. Every series the exporter emits is declared here once; the
- * collectors, the README's metric table, the dashboards and the alert rules are all checked
+ * collectors, the metric table of docs/metrics.md, the dashboards and the alert rules are all checked
  * against this list, so a rename cannot silently break one of them.
  */
 

@@ -2,7 +2,7 @@ import { setFlagsFromString } from "node:v8";
 
 /**
  * The V8 flags the exporter starts with: a small young generation keeps RSS about 30% lower with
- * tens of thousands of series (README, Performance). V8 sizes the young generation only when the
+ * tens of thousands of series (docs/performance.md). V8 sizes the young generation only when the
  * heap is created, so `v8.setFlagsFromString` at run time changes nothing (measured: new space
  * stays 32 MiB); and `#!/usr/bin/env -S node --flag` needs GNU env, which busybox (Alpine) lacks.
  */
@@ -13,7 +13,7 @@ export const NODE_FLAGS = ["--max-semi-space-size=4"] as const;
  * The heap may grow to 1.8 times what the last collection kept, where V8's own factor let it
  * reach 2.3 times with 10 000 pools (it allows up to 4 with plenty of memory): the garbage of past
  * polls is freed sooner: about 40 MiB less RSS with 10 000 pools, for up to a quarter more CPU per
- * poll, within this machine's noise (README, Performance).
+ * poll, within this machine's noise (docs/performance.md).
  * Unlike a lower `--max-old-space-size`, it sets no limit a large configuration could run into.
  */
 export const RUNTIME_V8_FLAGS = ["--heap-growing-percent=80"] as const;
@@ -34,8 +34,7 @@ function unset(flags: readonly string[], execArgv: readonly string[], nodeOption
  * collector threads, libuv's pool compressing gzip members), and a freed mapped buffer raises the
  * size above which malloc maps buffers of their own, so buffers of a few hundred kilobytes end up
  * in the arenas and what they free stays there in fragments. One arena, and buffers from 1 MiB
- * up always mapped and unmapped on their own: RSS 10 to 30 MiB lower with 10 000 pools (README,
- * Performance). Not lower: from 128 KiB, every page (280 KiB), piece and zlib state of a poll was a
+ * up always mapped and unmapped on their own: RSS 10 to 30 MiB lower with 10 000 pools (docs/performance.md). Not lower: from 128 KiB, every page (280 KiB), piece and zlib state of a poll was a
  * mapping of its own, its memory faulted in afresh and unmapped again, for 1.5 ms more CPU per
  * 1 000 pools polled. One arena rather than two takes back the 4 MiB that costs, at no measurable
  * CPU: the threads that allocate much (libuv's, compressing) do so a few times a poll.

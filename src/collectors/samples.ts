@@ -38,8 +38,8 @@ type CatalogSample<Catalog extends Record<string, MetricDefinition>> = {
 
 /**
  * One series of a Horizon or Stellar RPC metric from the catalog. Its labels are that entry's
- * label tuple, checked by the compiler, so what is emitted cannot drift from what README and
- * dashboards read.
+ * label tuple, checked by the compiler, so what is emitted cannot drift from what docs/metrics.md
+ * and the dashboards read.
  */
 export type Sample = CatalogSample<typeof METRICS> | CatalogSample<typeof RPC_METRICS>;
 
