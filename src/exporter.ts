@@ -1,13 +1,13 @@
 import { pino, type Logger } from "pino";
 import { AccountsClient } from "./client/accounts.js";
 import { AccountsCollector } from "./collectors/accounts.js";
-import { ExporterMetrics } from "./collectors/self-metrics.js";
+import { ExporterMetrics } from "./exposition/self-metrics.js";
 import { feeStatsCollector } from "./collectors/fee-stats.js";
 import { LedgersCollector } from "./collectors/ledgers.js";
 import { LiquidityPoolsCollector } from "./collectors/liquidity-pools.js";
 import { rootCollector } from "./collectors/root.js";
-import { RpcExporterMetrics } from "./collectors/rpc-exporter-metrics.js";
-import { MetricStore } from "./collectors/store.js";
+import { RpcExporterMetrics } from "./exposition/rpc-exporter-metrics.js";
+import { MetricStore } from "./exposition/store.js";
 import type { ExporterConfig } from "./config/config.js";
 import { txProbeFor, type NetworkView } from "./probers/tx-probe.js";
 import { RpcRuntime } from "./scheduler/rpc-pollers.js";

@@ -1,7 +1,7 @@
 import { Keypair, StrKey } from "@stellar/stellar-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AccountsClient } from "../src/client/accounts.js";
-import { HorizonError } from "../src/client/errors.js";
+import { PollError } from "../src/client/errors.js";
 import { HorizonClient } from "../src/client/horizon-client.js";
 import { COLD_WALLET, HOT_WALLET, startSimulator, USDC, type RunningSimulator } from "../src/simulator/index.js";
 
@@ -38,7 +38,7 @@ describe("AccountsClient against the simulator", () => {
 
   it("any other 4xx is an error", async () => {
     const muxed = StrKey.encodeMed25519PublicKey(Buffer.concat([StrKey.decodeEd25519PublicKey(HOT_WALLET), Buffer.alloc(8)]));
-    await expect(client.account(muxed)).rejects.toSatisfy((error) => error instanceof HorizonError && error.reason === "http_4xx");
+    await expect(client.account(muxed)).rejects.toSatisfy((error) => error instanceof PollError && error.reason === "http_4xx");
   });
 
   it("counts offers up to a cap, paging as needed", async () => {

@@ -5,7 +5,7 @@ import { accountSchema } from "../src/client/account-schemas.js";
 import { AccountsClient } from "../src/client/accounts.js";
 import { HorizonClient } from "../src/client/horizon-client.js";
 import { AccountsCollector, accountSamples, type AccountObservation } from "../src/collectors/accounts.js";
-import { renderSamples, type CollectorSamples } from "../src/collectors/samples.js";
+import { renderSamples, type CollectorSamples } from "../src/exposition/samples.js";
 import type { WatchedAccount } from "../src/config/accounts.js";
 import { COLD_WALLET, HOT_WALLET, startSimulator, USDC, type RunningSimulator } from "../src/simulator/index.js";
 import { parseExposition, valueOf } from "./support/exposition.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FEE_STATS } from "../src/catalog/metrics.js";
-import { HorizonError } from "../src/client/errors.js";
+import { PollError } from "../src/client/errors.js";
 import { HorizonClient } from "../src/client/horizon-client.js";
 import { parseRateLimitHeaders } from "../src/client/rate-limit.js";
 import {
@@ -16,7 +16,7 @@ import { feeStatsSamples } from "../src/collectors/fee-stats.js";
 import { LedgerTotals, ledgerSamples } from "../src/collectors/ledgers.js";
 import { liquidityPoolSamples } from "../src/collectors/liquidity-pools.js";
 import { rootSamples } from "../src/collectors/root.js";
-import { renderSamples, type CollectorSamples } from "../src/collectors/samples.js";
+import { renderSamples, type CollectorSamples } from "../src/exposition/samples.js";
 import { isNearestFloat } from "./support/exact-decimal.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
@@ -249,8 +249,8 @@ describe("error fixtures become typed errors", () => {
     // A fresh client each time: after a 429 a client rightly holds back from that Horizon.
     const client = new HorizonClient({ url, timeoutMs: 5_000, retries: 0, maxBodyBytes: 1 << 20 });
     const error = await client.feeStats().catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(HorizonError);
-    const failure = error as HorizonError;
+    expect(error).toBeInstanceOf(PollError);
+    const failure = error as PollError;
     const expectedReason = problem.status === 429 ? "rate_limited" : problem.status >= 500 ? "http_5xx" : "http_4xx";
     expect(failure.reason).toBe(expectedReason);
     expect(failure.details.status).toBe(problem.status);

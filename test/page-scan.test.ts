@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HorizonError } from "../src/client/errors.js";
+import { PollError } from "../src/client/errors.js";
 import { RecordFields, ScanMemo, scanPage, type ScannedRecord } from "../src/client/page-scan.js";
 import { LIQUIDITY_POOL_FIELDS } from "../src/client/schemas.js";
 import { makePool } from "./support/fake-horizon.js";
@@ -21,11 +21,11 @@ function allKeys(records: readonly unknown[]): RecordFields {
   return new RecordFields([...keys, "no_such_field"]);
 }
 
-function failure(body: string | Buffer): HorizonError {
+function failure(body: string | Buffer): PollError {
   try {
     scanPage(Buffer.isBuffer(body) ? body : Buffer.from(body), LIQUIDITY_POOL_FIELDS);
   } catch (error) {
-    if (error instanceof HorizonError) return error;
+    if (error instanceof PollError) return error;
     throw error;
   }
   throw new Error(`scanned without error: ${String(body).slice(0, 80)}`);
@@ -229,7 +229,7 @@ describe("a scan memo", () => {
     memo.complete();
     memo.begin();
     const truncated = pageOf(pools).subarray(0, 9000);
-    expect(() => scanPage(truncated, LIQUIDITY_POOL_FIELDS, memo)).toThrow(HorizonError);
+    expect(() => scanPage(truncated, LIQUIDITY_POOL_FIELDS, memo)).toThrow(PollError);
     expect(memo.recalled).toBe(0);
     expect(scanPage(pageOf(pools), LIQUIDITY_POOL_FIELDS, memo)).toHaveLength(20);
     expect(memo.recalled).toBe(20);

@@ -1,10 +1,10 @@
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import type { Collector } from "../src/collectors/collector.js";
-import { EndpointPublisher } from "../src/collectors/publisher.js";
+import { EndpointPublisher } from "../src/scheduler/publisher.js";
 import { rootSamples } from "../src/collectors/root.js";
-import { ExporterMetrics } from "../src/collectors/self-metrics.js";
-import { MetricStore } from "../src/collectors/store.js";
+import { ExporterMetrics } from "../src/exposition/self-metrics.js";
+import { MetricStore } from "../src/exposition/store.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
 import { EndpointPoller, pollDeadlineMs } from "../src/scheduler/endpoint-poller.js";
 import { Scheduler } from "../src/scheduler/scheduler.js";
@@ -28,7 +28,7 @@ describe("the poll deadline", () => {
     const metrics = new ExporterMetrics("test");
     const schedule = parseSchedule("1s") as Schedule;
     const poller = new EndpointPoller({
-      horizon: "h",
+      target: "h",
       collector: stuck,
       publisher: new EndpointPublisher("h", stuck, store, 3_000, clock),
       schedule,

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { HorizonError } from "../src/client/errors.js";
+import { PollError } from "../src/client/errors.js";
 import { RpcClient, type RpcClientOptions } from "../src/client/rpc-client.js";
 import { FakeRpc } from "./support/fake-rpc.js";
 
@@ -19,10 +19,10 @@ function client(url: string, options: Partial<RpcClientOptions> = {}): RpcClient
   return new RpcClient({ url, timeoutMs: 2_000, retries: 0, maxBodyBytes: 1 << 20, ...options });
 }
 
-async function failure(promise: Promise<unknown>): Promise<HorizonError> {
+async function failure(promise: Promise<unknown>): Promise<PollError> {
   const error = await promise.then(() => undefined, (caught: unknown) => caught);
-  expect(error).toBeInstanceOf(HorizonError);
-  return error as HorizonError;
+  expect(error).toBeInstanceOf(PollError);
+  return error as PollError;
 }
 
 it("POSTs one JSON-RPC 2.0 batch per poll to the URL exactly as given, credentials as Basic auth", async () => {

@@ -10,7 +10,7 @@ import {
 } from "../src/client/rpc-schemas.js";
 import { rpcStatusSamples } from "../src/collectors/rpc-status.js";
 import { rpcVersionsSamples } from "../src/collectors/rpc-versions.js";
-import { renderSamples, type CollectorSamples } from "../src/collectors/samples.js";
+import { renderSamples, type CollectorSamples } from "../src/exposition/samples.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { rpcFixtureJson } from "./support/fixtures.js";
 

@@ -3,7 +3,7 @@
  * label tuple. Each @ts-expect-error fails the type check if the mistake below it ever compiles.
  */
 import { METRICS } from "../src/catalog/metrics.js";
-import type { Sample } from "../src/collectors/samples.js";
+import type { Sample } from "../src/exposition/samples.js";
 // @ts-expect-error a label the catalog does not declare
 export const extra: Sample = { metric: METRICS.liquidityPoolShares, labels: { pool_id: "x", asset: "y" }, value: 1 };
 // @ts-expect-error a declared label missing

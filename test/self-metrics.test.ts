@@ -1,7 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { METRICS, type MetricDefinition } from "../src/catalog/metrics.js";
-import { ExporterMetrics, OwnRegistry } from "../src/collectors/self-metrics.js";
+import { ExporterMetrics, OwnRegistry } from "../src/exposition/self-metrics.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 
 const REQUESTS: MetricDefinition = { name: "own_requests_total", type: "counter", help: "Requests.", labels: ["code"], source: "exporter" };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { METRICS, RPC_METRICS } from "../src/catalog/metrics.js";
-import { HistogramData, SAMPLES_PER_PIECE, escapeLabelValue, renderSamples, type Sample } from "../src/collectors/samples.js";
-import { MetricStore, type SampleTap, type TappedSamples } from "../src/collectors/store.js";
+import { HistogramData, SAMPLES_PER_PIECE, escapeLabelValue, renderSamples, type Sample } from "../src/exposition/samples.js";
+import { MetricStore, type SampleTap, type TappedSamples } from "../src/exposition/store.js";
 
 const text = (store: MetricStore, nowMs: number) => Buffer.concat(store.render(nowMs)).toString();
 

@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import type { AddressInfo, Socket } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { HorizonError } from "../src/client/errors.js";
+import { PollError } from "../src/client/errors.js";
 import { bodyOf, transportFetch } from "../src/client/transport.js";
 import { VERSION } from "../src/version.js";
 
@@ -144,8 +144,8 @@ describe("the transport under ofetch", () => {
     ])("%s fails as body_too_large", async (_name, answer) => {
       upstream.handler = (_request, response) => answer(response);
       const failure = await failureOf(fetchBody("/"));
-      expect(failure).toBeInstanceOf(HorizonError);
-      expect((failure as HorizonError).reason).toBe("body_too_large");
+      expect(failure).toBeInstanceOf(PollError);
+      expect((failure as PollError).reason).toBe("body_too_large");
       expect(failure?.message).toContain(`${CAP}-byte cap`);
     });
 

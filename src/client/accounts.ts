@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import type { Endpoint } from "../catalog/metrics.js";
 import { accountSchema, claimableBalanceSchema, offerSchema, type Account, type ClaimableBalance } from "./account-schemas.js";
-import { HorizonError } from "./errors.js";
+import { PollError } from "./errors.js";
 import type { HorizonClient, Query } from "./horizon-client.js";
 import { cursorAfter, PAGE_LIMIT, validRecord } from "../collectors/paging.js";
 import { pageSchema } from "./schemas.js";
@@ -33,7 +33,7 @@ export class AccountsClient {
       const account = await this.reader.getValidated(ENDPOINT, `accounts/${encodeURIComponent(id)}`, {}, accountSchema, signal);
       return { status: "found", account };
     } catch (error) {
-      if (error instanceof HorizonError && error.details.status === 404) return { status: "missing" };
+      if (error instanceof PollError && error.details.status === 404) return { status: "missing" };
       throw error;
     }
   }

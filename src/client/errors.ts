@@ -1,9 +1,9 @@
 import type { PollErrorReason } from "../catalog/metrics.js";
 import type { Problem } from "./schemas.js";
 
-/** Why a request to Horizon, or a poll built from requests, failed; `reason` is the metric label. */
-export class HorizonError extends Error {
-  override readonly name = "HorizonError";
+/** Why a request to a target (a Horizon or a Stellar RPC), or a poll or probe run built from requests, failed; `reason` is the metric label. */
+export class PollError extends Error {
+  override readonly name = "PollError";
 
   constructor(
     readonly reason: PollErrorReason,
@@ -15,7 +15,7 @@ export class HorizonError extends Error {
 }
 
 /** Reasons worth another attempt inside the same poll: the next try may well succeed. */
-export function isTransient(error: HorizonError): boolean {
+export function isTransient(error: PollError): boolean {
   return (
     error.reason === "timeout" ||
     error.reason === "network" ||

@@ -91,7 +91,7 @@ export class HorizonClient {
     return this.http.holdingBack();
   }
 
-  /** One document, validated against `schema`; throws a HorizonError (reason `schema` when it does not match). */
+  /** One document, validated against `schema`; throws a PollError (reason `schema` when it does not match). */
   async getValidated<S extends z.ZodType>(
     endpoint: Endpoint,
     path: string,

@@ -1,7 +1,7 @@
 import { FetchError, ofetch, type FetchOptions } from "ofetch";
 import type { z } from "zod";
 import { systemClock, type Clock } from "../clock.js";
-import { excerpt, HorizonError, isTransient } from "./errors.js";
+import { excerpt, PollError, isTransient } from "./errors.js";
 import { holdOffSeconds, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
 import { problemSchema } from "./schemas.js";
 import { bodyOf, transportFetch, type TransportOptions } from "./transport.js";
@@ -86,7 +86,7 @@ export class CourteousHttp<E extends string> {
   }
 
   /**
-   * The parsed JSON of a 2xx response, after retries; throws a HorizonError. A `body` makes it a
+   * The parsed JSON of a 2xx response, after retries; throws a PollError. A `body` makes it a
    * POST. `poll` aborts the request and any retry wait when the poll that sent it reaches its deadline.
    */
   json(purpose: E, url: string, body: RequestBody | undefined, poll: AbortSignal | undefined): Promise<unknown> {
@@ -95,7 +95,7 @@ export class CourteousHttp<E extends string> {
 
   /**
    * A 2xx response's body as `decode` reads it, after retries; a body `decode` rejects with an
-   * `invalid_json` HorizonError is retried like any transient failure.
+   * `invalid_json` PollError is retried like any transient failure.
    */
   async decoded<T>(purpose: E, url: string, body: RequestBody | undefined, poll: AbortSignal | undefined, decode: (bytes: Buffer) => T): Promise<T> {
     const signals = this.signalsWith(poll);
@@ -104,7 +104,7 @@ export class CourteousHttp<E extends string> {
       try {
         return await this.attempt(purpose, request, decode);
       } catch (error) {
-        const failure = error instanceof HorizonError ? error : new HorizonError("network", String(error));
+        const failure = error instanceof PollError ? error : new PollError("network", String(error));
         if (!isTransient(failure) || attempt >= this.options.retries) throw failure;
         await this.sleep(this.retryDelayMs(attempt), signals);
         const aborted = signals.find((signal) => signal.aborted);
@@ -131,7 +131,7 @@ export class CourteousHttp<E extends string> {
     const { url, body, signals } = request;
     const waitMs = this.holdUntilMs - this.clock.now();
     if (waitMs > 0) {
-      throw new HorizonError("rate_limited", `holding back for ${Math.ceil(waitMs / 1000)} s more, as the server asked`);
+      throw new PollError("rate_limited", `holding back for ${Math.ceil(waitMs / 1000)} s more, as the server asked`);
     }
     const { signal, timedOut, release } = this.attemptSignal(request.timeoutMs, signals);
     const started = performance.now();
@@ -220,7 +220,7 @@ export function validated<S extends z.ZodType>(schema: S, body: unknown, what: s
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
-  throw new HorizonError("schema", `response does not match ${what} schema${where}: ${issue?.message ?? "invalid"}`);
+  throw new PollError("schema", `response does not match ${what} schema${where}: ${issue?.message ?? "invalid"}`);
 }
 
 /** The method, body and headers of a request: a GET, or a POST of JSON or of a form. */
@@ -242,15 +242,15 @@ function parseJson(bytes: Buffer): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new HorizonError("invalid_json", `body is not JSON: ${excerpt(text)}`);
+    throw new PollError("invalid_json", `body is not JSON: ${excerpt(text)}`);
   }
 }
 
-function httpError(status: number, text: string): HorizonError {
+function httpError(status: number, text: string): PollError {
   const reason = status === 429 ? "rate_limited" : status >= 500 ? "http_5xx" : "http_4xx";
   const problem = parseProblem(text);
   const description = problem ? excerpt(`${problem.title}${problem.detail ? `: ${problem.detail}` : ""}`) : excerpt(text);
-  return new HorizonError(reason, `HTTP ${status}: ${description}`, problem ? { status, problem } : { status });
+  return new PollError(reason, `HTTP ${status}: ${description}`, problem ? { status, problem } : { status });
 }
 
 function parseProblem(text: string) {
@@ -263,17 +263,17 @@ function parseProblem(text: string) {
 }
 
 /** Why an aborted request failed: the poll deadline's own error, else a shutdown. */
-function abortReason(signal: AbortSignal, cause: unknown): HorizonError {
-  if (signal.reason instanceof HorizonError) return signal.reason;
-  return cause instanceof HorizonError ? cause : new HorizonError("network", "aborted at shutdown");
+function abortReason(signal: AbortSignal, cause: unknown): PollError {
+  if (signal.reason instanceof PollError) return signal.reason;
+  return cause instanceof PollError ? cause : new PollError("network", "aborted at shutdown");
 }
 
-function classify(error: unknown, timedOut: boolean, timeoutMs: number): HorizonError {
+function classify(error: unknown, timedOut: boolean, timeoutMs: number): PollError {
   // ofetch wraps what the transport throws, its own verdicts (a body over the cap) included.
   const cause = error instanceof FetchError ? (error.cause ?? error) : error;
-  if (cause instanceof HorizonError) return cause;
-  if (timedOut) return new HorizonError("timeout", `no complete response within ${timeoutMs} ms`);
-  return new HorizonError("network", describeNetworkError(cause));
+  if (cause instanceof PollError) return cause;
+  if (timedOut) return new PollError("timeout", `no complete response within ${timeoutMs} ms`);
+  return new PollError("network", describeNetworkError(cause));
 }
 
 function describeNetworkError(error: unknown): string {

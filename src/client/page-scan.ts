@@ -1,4 +1,4 @@
-import { excerpt, HorizonError } from "./errors.js";
+import { excerpt, PollError } from "./errors.js";
 
 /**
  * Reads a HAL page's records without parsing them: a single pass over the bytes checks the JSON
@@ -36,8 +36,8 @@ function isNumberByte(byte: number): boolean {
   return (byte >= 0x30 && byte <= 0x39) || byte === 0x2b || byte === 0x2d || byte === 0x2e || byte === 0x45 || byte === 0x65;
 }
 
-function invalid(what: string, at: number): HorizonError {
-  return new HorizonError("invalid_json", `body is not JSON: ${what} at byte ${at}`);
+function invalid(what: string, at: number): PollError {
+  return new PollError("invalid_json", `body is not JSON: ${what} at byte ${at}`);
 }
 
 /** The fields a collector reads from each record, matched against the record's top-level keys. */
@@ -128,7 +128,7 @@ export class ScannedRecord<Name extends string = string> {
 }
 
 /**
- * The records of a HAL page body, each with its used fields located. Throws a HorizonError:
+ * The records of a HAL page body, each with its used fields located. Throws a PollError:
  * `invalid_json` when the body is not JSON, `schema` when it is JSON but no page (not an object,
  * no `_embedded.records` array, or nested deeper than the scan follows).
  */
@@ -139,9 +139,9 @@ export function scanPage<Name extends string>(body: Buffer, fields: RecordFields
   } catch (error) {
     // What the failed scan noted is taken back: the page may be asked for again.
     if (mark !== undefined) memo!.rollback(mark);
-    if (!(error instanceof HorizonError) || error.reason !== "invalid_json") throw error;
+    if (!(error instanceof PollError) || error.reason !== "invalid_json") throw error;
     // A proxy's HTML page or a truncated body: say where it broke and what it looks like.
-    throw new HorizonError("invalid_json", `${error.message}: ${excerpt(body.toString("utf8", 0, 4096))}`);
+    throw new PollError("invalid_json", `${error.message}: ${excerpt(body.toString("utf8", 0, 4096))}`);
   }
 }
 
@@ -286,7 +286,7 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
     } else if (readingKey) {
       throw invalid("expected a key", position);
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
-      if (depth === MAX_DEPTH) throw new HorizonError("schema", `page nests deeper than ${MAX_DEPTH} levels at byte ${position}`);
+      if (depth === MAX_DEPTH) throw new PollError("schema", `page nests deeper than ${MAX_DEPTH} levels at byte ${position}`);
       const kind = byte === OPEN_BRACE ? OBJECT : ARRAY;
       let role = Role.Other;
       if (depth === 0 && kind === OBJECT) role = Role.Page;
@@ -356,8 +356,8 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
 /** The scan's verdict once the bytes ran out; apart from the loop so the loop's optimised code never meets it. */
 function pageRecords<Name extends string>(expect: Expect, outermost: Role, records: ScannedRecord<Name>[] | undefined, end: number): ScannedRecord<Name>[] {
   if (expect !== Expect.Nothing) throw invalid("unexpected end of the document", end);
-  if (outermost !== Role.Page) throw new HorizonError("schema", "page is not a JSON object");
-  if (records === undefined) throw new HorizonError("schema", "page has no _embedded.records array");
+  if (outermost !== Role.Page) throw new PollError("schema", "page is not a JSON object");
+  if (records === undefined) throw new PollError("schema", "page has no _embedded.records array");
   return records;
 }
 

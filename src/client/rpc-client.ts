@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { RpcEndpoint } from "../catalog/metrics.js";
-import { excerpt, HorizonError } from "./errors.js";
+import { excerpt, PollError } from "./errors.js";
 import { CourteousHttp, validated, type HttpOptions } from "./http.js";
 import {
   feeStatsSchema,
@@ -86,7 +86,7 @@ export class RpcClient {
     );
     const matched = calls.map(({ id, method }) => {
       const response = responses.find((candidate) => String(candidate.id) === String(id));
-      if (response === undefined) throw new HorizonError("schema", `the JSON-RPC batch has no response to ${method}`);
+      if (response === undefined) throw new PollError("schema", `the JSON-RPC batch has no response to ${method}`);
       return response;
     });
     return matched as { readonly [K in keyof M]: JsonRpcResponse };
@@ -98,6 +98,6 @@ function resultOf(method: string, response: JsonRpcResponse): unknown {
   return response.result;
 }
 
-function rpcError(method: string, error: JsonRpcError): HorizonError {
-  return new HorizonError("rpc_error", `${method} answered JSON-RPC error ${error.code}: ${excerpt(error.message)}`);
+function rpcError(method: string, error: JsonRpcError): PollError {
+  return new PollError("rpc_error", `${method} answered JSON-RPC error ${error.code}: ${excerpt(error.message)}`);
 }

@@ -2,7 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type 
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { brotliDecompressSync, gunzipSync, inflateSync, type ZlibOptions } from "node:zlib";
 import { VERSION } from "../version.js";
-import { HorizonError } from "./errors.js";
+import { PollError } from "./errors.js";
 
 /**
  * The fetch that ofetch sends with, on node:http. Node's own fetch costs about 17 ms of CPU per
@@ -85,13 +85,13 @@ function exchange(url: URL, method: string, headers: OutgoingHttpHeaders, body: 
         reject(error);
       };
       if (Number(message.headers["content-length"]) > maxBodyBytes) {
-        return fail(new HorizonError("body_too_large", `body of ${message.headers["content-length"]} bytes exceeds the ${maxBodyBytes}-byte cap`));
+        return fail(new PollError("body_too_large", `body of ${message.headers["content-length"]} bytes exceeds the ${maxBodyBytes}-byte cap`));
       }
       const chunks: Buffer[] = [];
       let total = 0;
       message.on("data", (chunk: Buffer) => {
         total += chunk.length;
-        if (total > maxBodyBytes) fail(new HorizonError("body_too_large", `body exceeds the ${maxBodyBytes}-byte cap`));
+        if (total > maxBodyBytes) fail(new PollError("body_too_large", `body exceeds the ${maxBodyBytes}-byte cap`));
         else chunks.push(chunk);
       });
       message.on("error", reject);
@@ -157,7 +157,7 @@ function decoded(bytes: Buffer, contentEncoding: string | undefined, maxBodyByte
       body = decode(body, { maxOutputLength: maxBodyBytes, ...(chunkSize === undefined ? {} : { chunkSize }) });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
-        throw new HorizonError("body_too_large", `body exceeds the ${maxBodyBytes}-byte cap once decoded (${coding})`);
+        throw new PollError("body_too_large", `body exceeds the ${maxBodyBytes}-byte cap once decoded (${coding})`);
       }
       throw new Error(`body is not the ${coding} its Content-Encoding says: ${(error as Error).message}`);
     }

@@ -3,7 +3,7 @@ import { amountStroops, stroopsToUnits, type Account } from "../client/account-s
 import type { AccountsClient } from "../client/accounts.js";
 import type { WatchedAccount } from "../config/accounts.js";
 import type { Collector, PollContext } from "./collector.js";
-import type { CollectorSamples, Labels, Sample } from "./samples.js";
+import type { CollectorSamples, Labels, Sample } from "../exposition/samples.js";
 
 /** Open offers and claimable balances counted per account at most (five pages). */
 export const ACCOUNT_LIST_CAP = 1000;

@@ -1,5 +1,5 @@
 import type { Endpoint, PollEndpoint } from "../catalog/metrics.js";
-import type { CollectorSamples } from "./samples.js";
+import type { CollectorSamples } from "../exposition/samples.js";
 
 /** What the poller hands each poll. */
 export interface PollContext {
@@ -21,7 +21,7 @@ export interface PollContext {
 export interface Collector<E extends PollEndpoint = Endpoint> {
   readonly endpoint: E;
   /**
-   * Fetches, validates and folds the response into state; throws a HorizonError on failure. State
+   * Fetches, validates and folds the response into state; throws a PollError on failure. State
    * must stay consistent when the poll is aborted between two requests.
    */
   poll(context: PollContext): Promise<void>;

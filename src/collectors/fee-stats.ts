@@ -2,7 +2,7 @@ import { FEE_STATS, METRICS } from "../catalog/metrics.js";
 import type { HorizonClient } from "../client/horizon-client.js";
 import type { FeeStats } from "../client/schemas.js";
 import { LatestDocumentCollector } from "./collector.js";
-import type { CollectorSamples, Sample } from "./samples.js";
+import type { CollectorSamples, Sample } from "../exposition/samples.js";
 
 export function feeStatsSamples(stats: FeeStats | undefined): CollectorSamples {
   if (stats === undefined) return { live: [], persistent: [] };

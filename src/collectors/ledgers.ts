@@ -4,7 +4,7 @@ import type { HorizonClient, RawRecords } from "../client/horizon-client.js";
 import { ledgerSchema, type Ledger } from "../client/schemas.js";
 import type { Collector, PollContext } from "./collector.js";
 import { cursorAfter, PAGE_LIMIT, rawPagingToken, validRecord } from "./paging.js";
-import { HistogramData, type CollectorSamples, type Sample } from "./samples.js";
+import { HistogramData, type CollectorSamples, type Sample } from "../exposition/samples.js";
 
 export interface LedgerCatchUpOptions {
   /** Pages read per poll at most; beyond that the collector skips ahead and counts the gap. */

@@ -1,12 +1,12 @@
 import { METRICS } from "../catalog/metrics.js";
-import { HorizonError } from "../client/errors.js";
+import { PollError } from "../client/errors.js";
 import type { HorizonClient } from "../client/horizon-client.js";
 import { ScanMemo, type ScannedRecord } from "../client/page-scan.js";
 import { yieldToEventLoop } from "../event-loop.js";
 import { LIQUIDITY_POOL_FIELDS, liquidityPoolSchema, type LiquidityPool, type LiquidityPoolField } from "../client/schemas.js";
 import type { Collector, PollContext } from "./collector.js";
 import { cursorPast, PAGE_LIMIT, validRecord } from "./paging.js";
-import type { CollectorSamples, Sample } from "./samples.js";
+import type { CollectorSamples, Sample } from "../exposition/samples.js";
 
 export interface PoolSelection {
   /** Pools tracked at most: the bound on this collector's cardinality. */
@@ -228,7 +228,7 @@ export class LiquidityPoolsCollector implements Collector {
         pools.push(await this.client.liquidityPool(id, signal));
       } catch (error) {
         // A pool that no longer exists simply stops being tracked.
-        if (error instanceof HorizonError && error.details.status === 404) continue;
+        if (error instanceof PollError && error.details.status === 404) continue;
         throw error;
       }
     }

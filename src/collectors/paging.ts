@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Endpoint } from "../catalog/metrics.js";
-import { HorizonError } from "../client/errors.js";
+import { PollError } from "../client/errors.js";
 import type { RawRecords } from "../client/horizon-client.js";
 
 /** Horizon's maximum page size. */
@@ -24,7 +24,7 @@ export function cursorAfter(records: RawRecords, cursor: string | undefined, end
 /** The cursor after a page whose last record carries paging token `next` (see cursorAfter). */
 export function cursorPast(next: string | undefined, cursor: string | undefined, endpoint: Endpoint): string {
   if (next === undefined || next === cursor) {
-    throw new HorizonError("paging", `${endpoint} page did not move the cursor past ${cursor ?? "the start"}`);
+    throw new PollError("paging", `${endpoint} page did not move the cursor past ${cursor ?? "the start"}`);
   }
   return next;
 }

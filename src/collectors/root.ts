@@ -2,7 +2,7 @@ import { METRICS } from "../catalog/metrics.js";
 import type { HorizonClient } from "../client/horizon-client.js";
 import type { HorizonRoot } from "../client/schemas.js";
 import { LatestDocumentCollector } from "./collector.js";
-import type { CollectorSamples, Sample } from "./samples.js";
+import type { CollectorSamples, Sample } from "../exposition/samples.js";
 
 const KNOWN_NETWORKS: Readonly<Record<string, string>> = {
   "Public Global Stellar Network ; September 2015": "pubnet",

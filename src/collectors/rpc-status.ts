@@ -2,7 +2,7 @@ import { FEE_STATS, RPC_METRICS } from "../catalog/metrics.js";
 import type { RpcClient, RpcStatus } from "../client/rpc-client.js";
 import type { RpcFeeDistribution } from "../client/rpc-schemas.js";
 import { LatestDocumentCollector, type Collector } from "./collector.js";
-import type { CollectorSamples, Sample } from "./samples.js";
+import type { CollectorSamples, Sample } from "../exposition/samples.js";
 
 function* feeSamples(kind: "soroban" | "classic", fees: RpcFeeDistribution): Generator<Sample> {
   for (const stat of FEE_STATS) yield { metric: RPC_METRICS.inclusionFee, labels: { kind, stat }, value: fees[stat] };

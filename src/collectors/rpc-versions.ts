@@ -2,7 +2,7 @@ import { RPC_METRICS } from "../catalog/metrics.js";
 import type { RpcClient, RpcVersions } from "../client/rpc-client.js";
 import { LatestDocumentCollector, type Collector } from "./collector.js";
 import { networkName } from "./root.js";
-import type { CollectorSamples } from "./samples.js";
+import type { CollectorSamples } from "../exposition/samples.js";
 
 export function rpcVersionsSamples(versions: RpcVersions | undefined): CollectorSamples {
   if (versions === undefined) return { live: [], persistent: [] };

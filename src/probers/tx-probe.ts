@@ -8,11 +8,11 @@ import { Cron } from "croner";
 import type { Logger } from "pino";
 import { METRICS, TX_PROBE_COMMON_FAILURE_REASONS } from "../catalog/metrics.js";
 import { AccountsClient } from "../client/accounts.js";
-import { HorizonError } from "../client/errors.js";
+import { PollError } from "../client/errors.js";
 import type { HorizonClient } from "../client/horizon-client.js";
 import { transactionFailedExtrasSchema, type FeeStats, type TransactionResponse } from "../client/schemas.js";
-import { HistogramData, type CollectorSamples, type Sample } from "../collectors/samples.js";
-import type { MetricStore } from "../collectors/store.js";
+import { HistogramData, type CollectorSamples, type Sample } from "../exposition/samples.js";
+import type { MetricStore } from "../exposition/store.js";
 import type { Schedule } from "../config/schedule.js";
 import { secretFileWarning, type TxProbeConfig } from "../config/tx-probe.js";
 import { stellarBase } from "../stellar-base.js";
@@ -50,7 +50,7 @@ export interface ProbeHorizon {
 }
 
 export interface TxProbeOptions {
-  readonly horizon: string;
+  readonly target: string;
   readonly settings: TxProbeSettings;
   readonly signer: Keypair;
   readonly client: ProbeHorizon;
@@ -66,7 +66,7 @@ export function probeHorizon(client: HorizonClient): ProbeHorizon {
   return {
     accountSequence: async (accountId) => {
       const lookup = await accounts.account(accountId);
-      if (lookup.status === "missing") throw new HorizonError("http_4xx", `account ${accountId} does not exist: fund it first`, { status: 404 });
+      if (lookup.status === "missing") throw new PollError("http_4xx", `account ${accountId} does not exist: fund it first`, { status: 404 });
       return lookup.account.sequence;
     },
     submitTransaction: (envelopeXdr) => client.submitTransaction(envelopeXdr),
@@ -81,7 +81,7 @@ export function probeFee(stats: FeeStats, maxFee: number): number {
 
 /** The `reason` label of a failed submission. */
 export function failureReason(error: unknown): string {
-  if (!(error instanceof HorizonError)) return "internal";
+  if (!(error instanceof PollError)) return "internal";
   const problem = error.details.problem;
   const problemType = problem?.type.split("/").pop();
   if (problemType === "transaction_failed") {
@@ -224,15 +224,15 @@ export class TxProbe {
   }
 
   private publish(): Promise<void> {
-    const { horizon, store } = this.options;
-    this.publishing = this.publishing.then(() => store.publish(horizon, "tx_probe", this.totals.samples(), Infinity));
+    const { target, store } = this.options;
+    this.publishing = this.publishing.then(() => store.publish(target, "tx_probe", this.totals.samples(), Infinity));
     return this.publishing;
   }
 }
 
 /** A target's probe, with a warning when its seed file is open to group or others. */
 export function txProbeFor(
-  horizon: string,
+  target: string,
   config: TxProbeConfig,
   parts: { client: HorizonClient; network: NetworkView; store: MetricStore; log: Logger; now?: () => number },
 ): TxProbe {
@@ -242,7 +242,7 @@ export function txProbeFor(
   }
   log.info({ account: config.accountId, schedule: config.schedule.text, maxFee: config.maxFee }, "transaction probe configured");
   return new TxProbe({
-    horizon,
+    target,
     settings: config,
     signer: config.signer(),
     client: probeHorizon(parts.client),

@@ -1,15 +1,15 @@
 import type { Logger } from "pino";
 import type { Endpoint, PollEndpoint, PollErrorReason } from "../catalog/metrics.js";
-import { HorizonError } from "../client/errors.js";
+import { PollError } from "../client/errors.js";
 import type { Collector, PollContext } from "../collectors/collector.js";
-import { EndpointPublisher } from "../collectors/publisher.js";
-import type { MetricStore } from "../collectors/store.js";
+import { EndpointPublisher } from "./publisher.js";
+import type { MetricStore } from "../exposition/store.js";
 import type { Schedule } from "../config/schedule.js";
 import type { Clock } from "../clock.js";
 
 /** What the landing page and /readyz show about one endpoint of one target. */
 export interface EndpointStatus {
-  readonly horizon: string;
+  readonly target: string;
   readonly endpoint: PollEndpoint;
   readonly schedule: string;
   readonly polls: number;
@@ -41,7 +41,7 @@ export interface PollMetrics<E extends PollEndpoint> {
 
 export interface EndpointPollerOptions<E extends PollEndpoint> {
   /** The target's name: a Horizon's, or a Stellar RPC's. */
-  readonly horizon: string;
+  readonly target: string;
   readonly collector: Collector<E>;
   readonly publisher: EndpointPublisher<E>;
   readonly schedule: Schedule;
@@ -66,7 +66,7 @@ export class EndpointPoller<E extends PollEndpoint = Endpoint> {
 
   constructor(private readonly options: EndpointPollerOptions<E>) {
     this.status = {
-      horizon: options.horizon,
+      target: options.target,
       endpoint: options.collector.endpoint,
       schedule: options.schedule.text,
       polls: 0,
@@ -104,7 +104,7 @@ export class EndpointPoller<E extends PollEndpoint = Endpoint> {
   }
 
   private async pollOnce(): Promise<void> {
-    const { horizon, collector, metrics, log, clock, deadlineMs } = this.options;
+    const { target, collector, metrics, log, clock, deadlineMs } = this.options;
     const startedMs = clock.now();
     this.status = { ...this.status, runningSinceMs: startedMs };
     const controller = new AbortController();
@@ -115,13 +115,13 @@ export class EndpointPoller<E extends PollEndpoint = Endpoint> {
       signal: controller.signal,
       invalidRecords: (count) => {
         invalidRecords += count;
-        metrics.invalidRecordsRead?.(horizon, collector.endpoint, count);
+        metrics.invalidRecordsRead?.(target, collector.endpoint, count);
       },
     };
     let timer: unknown;
     const deadline = new Promise<never>((_resolve, reject) => {
       timer = clock.setTimeout(() => {
-        const failure = new HorizonError("timeout", `poll did not finish within its ${deadlineMs / 1000} s deadline`);
+        const failure = new PollError("timeout", `poll did not finish within its ${deadlineMs / 1000} s deadline`);
         controller.abort(failure);
         reject(failure);
       }, deadlineMs);
@@ -144,8 +144,8 @@ export class EndpointPoller<E extends PollEndpoint = Endpoint> {
   }
 
   private async succeeded(durationSeconds: number): Promise<void> {
-    const { horizon, collector, metrics, publisher, clock } = this.options;
-    metrics.pollSucceeded(horizon, collector.endpoint, durationSeconds);
+    const { target, collector, metrics, publisher, clock } = this.options;
+    metrics.pollSucceeded(target, collector.endpoint, durationSeconds);
     this.consecutiveFailures = 0;
     this.notBeforeMs = 0;
     await publisher.succeeded();
@@ -155,10 +155,10 @@ export class EndpointPoller<E extends PollEndpoint = Endpoint> {
   }
 
   private async failed(error: unknown, durationSeconds: number): Promise<void> {
-    const { horizon, collector, metrics, publisher, log, clock } = this.options;
+    const { target, collector, metrics, publisher, log, clock } = this.options;
     const failure =
-      error instanceof HorizonError ? error : new HorizonError("internal", error instanceof Error ? error.message : String(error));
-    metrics.pollFailed(horizon, collector.endpoint, durationSeconds, failure.reason);
+      error instanceof PollError ? error : new PollError("internal", error instanceof Error ? error.message : String(error));
+    metrics.pollFailed(target, collector.endpoint, durationSeconds, failure.reason);
     log.warn({ endpoint: collector.endpoint, reason: failure.reason, status: failure.details.status, error: failure.message }, "poll failed");
     this.backOff();
     await publisher.failed();
@@ -204,7 +204,7 @@ export function pollersFor<E extends PollEndpoint>(
     const publisher = new EndpointPublisher<E>(name, collector, store, staleAfterIntervals * schedule.periodMs, clock);
     publishers.push(publisher);
     return new EndpointPoller<E>({
-      horizon: name,
+      target: name,
       collector,
       publisher,
       schedule,

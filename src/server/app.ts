@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import type { HttpBindings } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { Hono } from "hono";
-import type { ContentCoding } from "../collectors/store.js";
+import type { ContentCoding } from "../exposition/store.js";
 import type { WebConfig } from "../config/web-config.js";
 import type { StatusReport } from "../status/model.js";
 import { negotiateContentCoding } from "./content-coding.js";

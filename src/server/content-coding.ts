@@ -1,4 +1,4 @@
-import type { ContentCoding } from "../collectors/store.js";
+import type { ContentCoding } from "../exposition/store.js";
 
 /** Quality of each coding an Accept-Encoding header names; `*` stands for every other one. */
 function qualities(header: string): Map<string, number> {

@@ -1,5 +1,5 @@
 import { html, raw } from "hono/html";
-import type { Labels } from "../collectors/samples.js";
+import type { Labels } from "../exposition/samples.js";
 import { HISTORY_WINDOW_MS } from "../status/board.js";
 import {
   SPARKLINES,

@@ -1,6 +1,6 @@
 import type { MetricDefinition, PublishedSource } from "../catalog/metrics.js";
-import type { SampleTap, TappedSamples } from "../collectors/store.js";
-import type { Labels, Sample } from "../collectors/samples.js";
+import type { SampleTap, TappedSamples } from "../exposition/store.js";
+import type { Labels, Sample } from "../exposition/samples.js";
 import { PointRing, type Point } from "./ring.js";
 
 /** One series as /metrics shows it; histograms appear as their `_sum` and `_count` series. */
@@ -86,11 +86,11 @@ export class StatusBoard implements SampleTap {
     return this.families.has(metric.name);
   }
 
-  published(horizon: string, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void {
-    let target = this.targets.get(horizon);
+  published(name: string, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void {
+    let target = this.targets.get(name);
     if (target === undefined) {
       target = { endpoints: new Map(), rings: new Map(), histogramTotals: new Map(), latestMeans: new Map() };
-      this.targets.set(horizon, target);
+      this.targets.set(name, target);
     }
     const next = { live: snapshot(samples.live), persistent: snapshot(samples.persistent), freshUntilMs };
     target.endpoints.set(endpoint, next);
@@ -98,16 +98,16 @@ export class StatusBoard implements SampleTap {
     this.record(target, next, this.updateMeans(target, next));
   }
 
-  removed(horizon: string): void {
-    this.targets.delete(horizon);
+  removed(target: string): void {
+    this.targets.delete(target);
   }
 
   /**
    * A family's series as /metrics shows them at `nowMs`: persistent series always, live ones while
    * fresh, exactly as MetricStore assembles its output.
    */
-  series(horizon: string, name: string, nowMs: number): readonly StatusSeries[] {
-    for (const entry of this.targets.get(horizon)?.endpoints.values() ?? []) {
+  series(target: string, name: string, nowMs: number): readonly StatusSeries[] {
+    for (const entry of this.targets.get(target)?.endpoints.values() ?? []) {
       const persistent = entry.persistent.get(name);
       if (persistent !== undefined) return persistent;
       if (nowMs < entry.freshUntilMs) {
@@ -118,12 +118,12 @@ export class StatusBoard implements SampleTap {
     return [];
   }
 
-  latestMean(horizon: string, family: string): number | undefined {
-    return this.targets.get(horizon)?.latestMeans.get(family);
+  latestMean(target: string, family: string): number | undefined {
+    return this.targets.get(target)?.latestMeans.get(family);
   }
 
-  history(horizon: string, id: string, nowMs: number): Point[] {
-    return this.targets.get(horizon)?.rings.get(id)?.since(nowMs - HISTORY_WINDOW_MS) ?? [];
+  history(target: string, id: string, nowMs: number): Point[] {
+    return this.targets.get(target)?.rings.get(id)?.since(nowMs - HISTORY_WINDOW_MS) ?? [];
   }
 
   /** Updates the means of the histograms that grew, and names them. */

@@ -1,5 +1,5 @@
 import { METRICS } from "../catalog/metrics.js";
-import type { Labels } from "../collectors/samples.js";
+import type { Labels } from "../exposition/samples.js";
 import type { EndpointStatus } from "../scheduler/endpoint-poller.js";
 import { HISTORY_WINDOW_MS, StatusBoard, labelsMatch, type SparklineSource, type StatusSeries } from "./board.js";
 
@@ -160,12 +160,12 @@ function endpointReport(status: EndpointStatus, nowMs: number): EndpointReport {
 class TargetSeries {
   constructor(
     private readonly board: StatusBoard,
-    private readonly horizon: string,
+    private readonly target: string,
     private readonly nowMs: number,
   ) {}
 
   all(metric: string): readonly StatusSeries[] {
-    return this.board.series(this.horizon, metric, this.nowMs);
+    return this.board.series(this.target, metric, this.nowMs);
   }
 
   figure(metric: string, labels?: Labels): Figure | undefined {
@@ -213,7 +213,7 @@ function accounts(series: TargetSeries): AccountReport[] | undefined {
   }));
 }
 
-function txProbe(series: TargetSeries, board: StatusBoard, horizon: string): ProbeReport | undefined {
+function txProbe(series: TargetSeries, board: StatusBoard, target: string): ProbeReport | undefined {
   const submissions = series.figure(PROBE_FAMILIES.submissions);
   if (submissions === undefined) return undefined;
   const failures = series.all(PROBE_FAMILIES.failures).reduce((total, { value }) => total + value, 0);
@@ -221,7 +221,7 @@ function txProbe(series: TargetSeries, board: StatusBoard, horizon: string): Pro
     submissions,
     failures,
     successRatio: submissions.value === 0 ? null : (submissions.value - failures) / submissions.value,
-    ...optional("lastDurationSeconds", board.latestMean(horizon, PROBE_FAMILIES.duration)),
+    ...optional("lastDurationSeconds", board.latestMean(target, PROBE_FAMILIES.duration)),
     ...optional("lastSuccessTimestampSeconds", series.figure(PROBE_FAMILIES.lastSuccess)),
   };
 }

@@ -1,9 +1,9 @@
 import { Keypair, Networks, TransactionBuilder, xdr, type Transaction } from "@stellar/stellar-sdk";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { HorizonError } from "../../src/client/errors.js";
+import { PollError } from "../../src/client/errors.js";
 import { feeStatsSchema, problemSchema, transactionResponseSchema, type FeeStats, type TransactionResponse } from "../../src/client/schemas.js";
-import { MetricStore } from "../../src/collectors/store.js";
+import { MetricStore } from "../../src/exposition/store.js";
 import { parseSchedule, type Schedule } from "../../src/config/schedule.js";
 import { failureReason, probeFee, PROBE_MEMO, TxProbe, type ProbeHorizon } from "../../src/probers/tx-probe.js";
 import { parseExposition, valueOf } from "../support/exposition.js";
@@ -12,9 +12,9 @@ import { fixtureJson } from "../support/fixtures.js";
 const stats = feeStatsSchema.parse(fixtureJson("fee_stats-java-sdk.json"));
 const schedule = parseSchedule("1m") as Schedule;
 
-function problemError(name: string, reason: "http_4xx" | "http_5xx"): HorizonError {
+function problemError(name: string, reason: "http_4xx" | "http_5xx"): PollError {
   const problem = problemSchema.parse(fixtureJson(name));
-  return new HorizonError(reason, problem.title, { status: problem.status, problem });
+  return new PollError(reason, problem.title, { status: problem.status, problem });
 }
 
 describe("probe fee", () => {
@@ -39,15 +39,15 @@ describe("failure reasons", () => {
   it("Horizon's 504s count as timeout", () => {
     expect(failureReason(problemError("error-timeout-horizon-src.json", "http_5xx"))).toBe("timeout");
     const submissionTimeout = { type: "transaction_submission_timeout", title: "Transaction Submission Timeout", status: 504 };
-    expect(failureReason(new HorizonError("http_5xx", "x", { status: 504, problem: submissionTimeout }))).toBe("timeout");
+    expect(failureReason(new PollError("http_5xx", "x", { status: 504, problem: submissionTimeout }))).toBe("timeout");
   });
 
   it("an unexpected result code is tx_other; request failures keep their poll reason", () => {
     const problem = { ...problemSchema.parse(fixtureJson("error-transaction_failed-ruby-vcr.json")) };
     problem.extras = { ...problem.extras, result_codes: { transaction: 'tx_bad"label' } };
-    expect(failureReason(new HorizonError("http_4xx", "x", { status: 400, problem }))).toBe("tx_other");
-    expect(failureReason(new HorizonError("network", "ECONNRESET"))).toBe("network");
-    expect(failureReason(new HorizonError("http_5xx", "x", { status: 502 }))).toBe("http_5xx");
+    expect(failureReason(new PollError("http_4xx", "x", { status: 400, problem }))).toBe("tx_other");
+    expect(failureReason(new PollError("network", "ECONNRESET"))).toBe("network");
+    expect(failureReason(new PollError("http_5xx", "x", { status: 502 }))).toBe("http_5xx");
   });
 });
 
@@ -55,7 +55,7 @@ describe("failure reasons", () => {
 class ScriptedHorizon implements ProbeHorizon {
   readonly received: Transaction[] = [];
   sequence = 103_720_918_407_102_567n; // above 2^53
-  answer: (transaction: Transaction) => TransactionResponse | HorizonError = () => this.success(12);
+  answer: (transaction: Transaction) => TransactionResponse | PollError = () => this.success(12);
   holding = false;
 
   accountSequence(): Promise<bigint> {
@@ -66,7 +66,7 @@ class ScriptedHorizon implements ProbeHorizon {
     const transaction = TransactionBuilder.fromXDR(envelopeXdr, Networks.TESTNET) as Transaction;
     this.received.push(transaction);
     const answer = this.answer(transaction);
-    return answer instanceof HorizonError ? Promise.reject(answer) : Promise.resolve(answer);
+    return answer instanceof PollError ? Promise.reject(answer) : Promise.resolve(answer);
   }
 
   holdingBack(): boolean {
@@ -86,7 +86,7 @@ function probeFixture(passphrase: string = Networks.TESTNET, allowPubnet = false
   const log = pino({ level: "trace" }, { write: (line: string) => lines.push(line) });
   let clock = 1_700_000_000_000;
   const probe = new TxProbe({
-    horizon: "h",
+    target: "h",
     settings: { schedule, maxFee: 1000, allowPubnet },
     signer,
     client: horizon,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { METRICS, type MetricDefinition } from "../../src/catalog/metrics.js";
-import { HistogramData } from "../../src/collectors/samples.js";
+import { HistogramData } from "../../src/exposition/samples.js";
 import { HISTORY_CAPACITY, HISTORY_WINDOW_MS } from "../../src/status/board.js";
 import { createStatusBoard } from "../../src/status/model.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { METRICS } from "../../src/catalog/metrics.js";
-import type { Sample } from "../../src/collectors/samples.js";
+import type { Sample } from "../../src/exposition/samples.js";
 import { landingPage } from "../../src/server/landing.js";
 import { createStatusBoard, statusReport, type TargetView } from "../../src/status/model.js";
 import { wellFormedProblems } from "../support/well-formed.js";
@@ -10,7 +10,7 @@ const NOW_MS = Date.parse("2026-01-01T00:00:30Z");
 /** Families of the accounts and probe features, as their issues name them; not yet in every catalog. */
 function endpoints(overrides: Partial<Record<string, Partial<TargetView["endpoints"][number]>>> = {}): TargetView["endpoints"] {
   return (["root", "fee_stats", "ledgers", "liquidity_pools"] as const).map((endpoint) => ({
-    horizon: "x",
+    target: "x",
     endpoint,
     schedule: "10s",
     polls: 3,

@@ -10,8 +10,8 @@ import { renderSamples, type CollectorSamples, type RenderedFamily, type Sample 
 export interface SampleTap {
   wants(metric: MetricDefinition): boolean;
   /** Called once the endpoint's series are in the store, with the wanted samples only. */
-  published(horizon: string, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void;
-  removed(horizon: string): void;
+  published(target: string, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void;
+  removed(target: string): void;
 }
 
 export interface TappedSamples {
@@ -137,17 +137,17 @@ export class MetricStore {
   constructor(private readonly tap?: SampleTap) {}
 
   /** Renders and compresses the samples, then replaces the target's series of that endpoint in one step. */
-  async publish(horizon: string, endpoint: PublishedSource, samples: CollectorSamples, freshUntilMs: number): Promise<void> {
-    const previous = this.published.get(endpoint)?.get(horizon);
-    const live = await renderEncoded(horizon, samples.live, previous?.live);
-    const persistent = await renderEncoded(horizon, samples.persistent, previous?.persistent);
+  async publish(target: string, endpoint: PublishedSource, samples: CollectorSamples, freshUntilMs: number): Promise<void> {
+    const previous = this.published.get(endpoint)?.get(target);
+    const live = await renderEncoded(target, samples.live, previous?.live);
+    const persistent = await renderEncoded(target, samples.persistent, previous?.persistent);
     for (const name of [...live.keys(), ...persistent.keys()]) await this.ensureHeader(name);
     let byTarget = this.published.get(endpoint);
     if (byTarget === undefined) this.published.set(endpoint, (byTarget = new Map()));
-    byTarget.set(horizon, { live, persistent, freshUntilMs });
+    byTarget.set(target, { live, persistent, freshUntilMs });
     this.forget(endpoint);
     const tap = this.tap;
-    if (tap !== undefined) tap.published(horizon, endpoint, { live: tapped(tap, live), persistent: tapped(tap, persistent) }, freshUntilMs);
+    if (tap !== undefined) tap.published(target, endpoint, { live: tapped(tap, live), persistent: tapped(tap, persistent) }, freshUntilMs);
   }
 
   /**

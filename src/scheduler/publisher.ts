@@ -1,7 +1,7 @@
 import type { Endpoint, PollEndpoint } from "../catalog/metrics.js";
 import type { Clock } from "../clock.js";
-import type { Collector } from "./collector.js";
-import type { MetricStore } from "./store.js";
+import type { Collector } from "../collectors/collector.js";
+import type { MetricStore } from "../exposition/store.js";
 
 /**
  * The one writer of a target endpoint's series to the store. Publications land in order (an older
@@ -14,7 +14,7 @@ export class EndpointPublisher<E extends PollEndpoint = Endpoint> {
   private staleTimer: unknown;
 
   constructor(
-    private readonly horizon: string,
+    private readonly target: string,
     private readonly collector: Collector<E>,
     private readonly store: MetricStore,
     /** How long the data of a successful poll stays fresh. */
@@ -45,7 +45,7 @@ export class EndpointPublisher<E extends PollEndpoint = Endpoint> {
   private publish(succeeded: boolean, freshUntilMs: number): Promise<void> {
     const samples = this.collector.samples(succeeded);
     const shown = succeeded ? samples : { live: [], persistent: samples.persistent };
-    this.publishing = this.publishing.then(() => this.store.publish(this.horizon, this.endpoint, shown, freshUntilMs));
+    this.publishing = this.publishing.then(() => this.store.publish(this.target, this.endpoint, shown, freshUntilMs));
     return this.publishing;
   }
 }

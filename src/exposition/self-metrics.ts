@@ -202,48 +202,48 @@ export class ExporterMetrics {
    * Zero-initialises a target's error counters so rate() and alerts see them before the first
    * error, and records its request plan.
    */
-  addTarget(horizon: string, plannedRequestsPerHour: number, requestBudgetPerHour: number): void {
-    this.plannedRequests.set({ horizon }, plannedRequestsPerHour);
-    this.requestBudget.set({ horizon }, requestBudgetPerHour);
+  addTarget(target: string, plannedRequestsPerHour: number, requestBudgetPerHour: number): void {
+    this.plannedRequests.set({ horizon: target }, plannedRequestsPerHour);
+    this.requestBudget.set({ horizon: target }, requestBudgetPerHour);
     for (const endpoint of ENDPOINTS) {
-      this.invalidRecords.inc({ horizon, endpoint }, 0);
-      for (const reason of Object.keys(POLL_ERROR_REASONS)) this.pollErrors.inc({ horizon, endpoint, reason }, 0);
+      this.invalidRecords.inc({ horizon: target, endpoint }, 0);
+      for (const reason of Object.keys(POLL_ERROR_REASONS)) this.pollErrors.inc({ horizon: target, endpoint, reason }, 0);
     }
   }
 
   /** Drops every series of a target that a reload removed. */
-  async removeTarget(horizon: string): Promise<void> {
-    await removeSeries(this.perTargetMetrics, "horizon", horizon);
+  async removeTarget(target: string): Promise<void> {
+    await removeSeries(this.perTargetMetrics, "horizon", target);
   }
 
-  observerFor(horizon: string): RequestObserver {
+  observerFor(target: string): RequestObserver {
     return {
       onRequest: (endpoint: RequestPurpose, code: string, durationSeconds: number) => {
-        this.requests.inc({ horizon, endpoint, code });
-        this.requestDuration.observe({ horizon, endpoint }, durationSeconds);
+        this.requests.inc({ horizon: target, endpoint, code });
+        this.requestDuration.observe({ horizon: target, endpoint }, durationSeconds);
       },
       onRateLimitHeaders: (headers: RateLimitHeaders) => {
         for (const key of ["limit", "remaining", "resetSeconds"] as const) {
           const value = headers[key];
-          if (value === undefined) this.rateLimit[key].remove({ horizon });
-          else this.rateLimit[key].set({ horizon }, value);
+          if (value === undefined) this.rateLimit[key].remove({ horizon: target });
+          else this.rateLimit[key].set({ horizon: target }, value);
         }
       },
     };
   }
 
-  pollSucceeded(horizon: string, endpoint: Endpoint, durationSeconds: number): void {
-    this.pollDuration.observe({ horizon, endpoint }, durationSeconds);
-    this.lastSuccess.set({ horizon, endpoint }, Date.now() / 1000);
+  pollSucceeded(target: string, endpoint: Endpoint, durationSeconds: number): void {
+    this.pollDuration.observe({ horizon: target, endpoint }, durationSeconds);
+    this.lastSuccess.set({ horizon: target, endpoint }, Date.now() / 1000);
   }
 
-  invalidRecordsRead(horizon: string, endpoint: Endpoint, count: number): void {
-    this.invalidRecords.inc({ horizon, endpoint }, count);
+  invalidRecordsRead(target: string, endpoint: Endpoint, count: number): void {
+    this.invalidRecords.inc({ horizon: target, endpoint }, count);
   }
 
-  pollFailed(horizon: string, endpoint: Endpoint, durationSeconds: number, reason: PollErrorReason): void {
-    this.pollDuration.observe({ horizon, endpoint }, durationSeconds);
-    this.pollErrors.inc({ horizon, endpoint, reason });
+  pollFailed(target: string, endpoint: Endpoint, durationSeconds: number, reason: PollErrorReason): void {
+    this.pollDuration.observe({ horizon: target, endpoint }, durationSeconds);
+    this.pollErrors.inc({ horizon: target, endpoint, reason });
   }
 
   /** The own series, then the process metrics, in the coding. */
