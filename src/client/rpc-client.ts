@@ -70,6 +70,16 @@ export class RpcClient {
     };
   }
 
+  /**
+   * One call with parameters, alone in its HTTP request: its result, unvalidated (the caller
+   * knows the method's schema); a JSON-RPC error object fails it with reason `rpc_error`.
+   */
+  async call(endpoint: RpcEndpoint, method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
+    const request = JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
+    const body = await this.http.json(endpoint, this.http.url.href, { json: request }, signal);
+    return resultOf(method, validated(jsonRpcResponseSchema, body, "a JSON-RPC response"));
+  }
+
   /** One HTTP request for all the calls; the responses in the order of `methods`, matched by id. */
   private async batch<const M extends readonly string[]>(
     endpoint: RpcEndpoint,

@@ -108,3 +108,25 @@ export const versionInfoSchema = z
     protocolVersion: info.protocolVersion ?? info.protocol_version,
   }));
 export type RpcVersionInfo = z.output<typeof versionInfoSchema>;
+
+/** Base64 as stellar-rpc writes XDR: standard alphabet, padded. */
+const base64Xdr = z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, "expected base64 XDR");
+
+/**
+ * One entry of getLedgerEntries. `liveUntilLedgerSeq` is present only on entries that have a TTL
+ * (contract data and code); since v23 it is 0 for an archived entry. `extXdr` (v23+) is ignored.
+ */
+export const ledgerEntrySchema = z.object({
+  key: base64Xdr,
+  xdr: base64Xdr,
+  lastModifiedLedgerSeq: ledgerSequence,
+  liveUntilLedgerSeq: ledgerSequence.optional(),
+});
+export type RpcLedgerEntry = z.output<typeof ledgerEntrySchema>;
+
+/** getLedgerEntries' result: keys not found are left out, and `entries` is never null. */
+export const ledgerEntriesSchema = z.object({
+  entries: z.array(ledgerEntrySchema),
+  latestLedger: ledgerSequence,
+});
+export type RpcLedgerEntries = z.output<typeof ledgerEntriesSchema>;

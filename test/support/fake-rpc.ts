@@ -10,9 +10,18 @@ function resultOf(name: string): unknown {
   return name.includes("-result-") ? rpcFixtureJson(name) : rpcFixtureJson<{ result: unknown }>(name).result;
 }
 
+/** One entry getLedgerEntries serves, in stellar-rpc's wire format. */
+export interface ServedLedgerEntry {
+  readonly xdr: string;
+  readonly lastModifiedLedgerSeq: number;
+  readonly liveUntilLedgerSeq?: number;
+}
+
 /**
  * A small, fully controlled Stellar RPC for tests: answers JSON-RPC batches from captures, any
  * method can be made to answer an error, and every request is recorded with its body.
+ * getLedgerEntries, unless given a fixed answer, serves `ledgerEntries` as stellar-rpc does:
+ * found keys only, `latestLedger` of the moment, and its error for more than 200 keys.
  */
 export class FakeRpc {
   readonly answers = new Map<string, MethodAnswer>([
@@ -22,6 +31,9 @@ export class FakeRpc {
     ["getNetwork", { result: resultOf("getNetwork-result-testnet-stellar-docs.json") }],
     ["getVersionInfo", { result: resultOf("getVersionInfo-result-stellar-docs.json") }],
   ]);
+  /** What getLedgerEntries serves, by base64 LedgerKey; a key not here is not found. */
+  readonly ledgerEntries = new Map<string, ServedLedgerEntry>();
+  ledgerEntriesLatestLedger = 458386;
   /** Replaces every answer, whatever the path. */
   fault: Fault | undefined;
   readonly requests: { url: URL; headers: Headers; body: JsonRecord[] }[] = [];
@@ -35,10 +47,29 @@ export class FakeRpc {
     const responses = calls.map((call) => ({
       jsonrpc: "2.0",
       id: call.id,
-      ...(this.answers.get(call.method as string) ?? { error: { code: -32601, message: "method not found" } }),
+      ...(this.answers.get(call.method as string) ??
+        (call.method === "getLedgerEntries" ? this.servedLedgerEntries(call.params) : { error: { code: -32601, message: "method not found" } })),
     }));
     return c.json(Array.isArray(body) ? responses : responses[0]);
   });
+
+  private servedLedgerEntries(params: unknown): MethodAnswer {
+    const keys = (params as { keys?: unknown } | undefined)?.keys;
+    if (!Array.isArray(keys)) return { error: { code: -32602, message: "invalid parameters" } };
+    if (keys.length > 200) return { error: { code: -32602, message: `key count (${keys.length}) exceeds maximum supported (200)` } };
+    const entries = keys.flatMap((key: string) => {
+      const served = this.ledgerEntries.get(key);
+      return served === undefined ? [] : [{ key, ...served }];
+    });
+    return { result: { entries, latestLedger: this.ledgerEntriesLatestLedger } };
+  }
+
+  /** The keys of every getLedgerEntries call, one array per call. */
+  ledgerEntriesCalls(): string[][] {
+    return this.requests.flatMap((request) =>
+      request.body.filter((call) => call.method === "getLedgerEntries").map((call) => (call.params as { keys: string[] }).keys),
+    );
+  }
 
   methodsCalled(): string[] {
     return this.requests.flatMap((request) => request.body.map((call) => call.method as string));

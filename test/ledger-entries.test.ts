@@ -1,0 +1,125 @@
+import { xdr } from "@stellar/stellar-base";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { HorizonError } from "../src/client/errors.js";
+import { ledgerEntriesCalls, MAX_KEYS_PER_CALL, readLedgerEntries } from "../src/client/ledger-entries.js";
+import { RpcClient } from "../src/client/rpc-client.js";
+import { ledgerEntriesSchema } from "../src/client/rpc-schemas.js";
+import { FakeRpc } from "./support/fake-rpc.js";
+import { rpcFixtureJson } from "./support/fixtures.js";
+
+let rpc: FakeRpc;
+let client: RpcClient;
+
+beforeEach(async () => {
+  rpc = new FakeRpc();
+  client = new RpcClient({ url: await rpc.start(), timeoutMs: 2_000, retries: 0, maxBodyBytes: 1 << 22 });
+});
+
+afterEach(async () => {
+  await rpc.stop();
+});
+
+type Served = { result: { entries: { key: string; xdr: string; lastModifiedLedgerSeq: number; liveUntilLedgerSeq?: number }[]; latestLedger: number } };
+
+/** Serves a capture's entries, and returns them with its latestLedger. */
+function serve(name: string): Served["result"] {
+  const { result } = rpcFixtureJson<Served>(name);
+  for (const { key, ...entry } of result.entries) rpc.ledgerEntries.set(key, entry);
+  rpc.ledgerEntriesLatestLedger = result.latestLedger;
+  return result;
+}
+
+/** A distinct, valid contract-code key per index. */
+function codeKey(index: number): string {
+  const hash = Buffer.alloc(32);
+  hash.writeUInt32BE(index);
+  return xdr.LedgerKey.contractCode(new xdr.LedgerKeyContractCode({ hash })).toXDR("base64");
+}
+
+describe("getLedgerEntries captures parse with exact values", () => {
+  it.each([
+    ["getLedgerEntries-contract-instance-dotnet-sdk.json", 458285, 2531884, 458386],
+    ["getLedgerEntries-contract-code-dotnet-sdk.json", 274826, 2348425, 454092],
+    ["getLedgerEntries-contract-data-persistent-java-sdk.json", 1090887, 3163876, 1104160],
+    ["getLedgerEntries-account-dotnet-sdk.json", 91769, undefined, 910556],
+    ["getLedgerEntries-trustline-dotnet-sdk.json", 139305, undefined, 457171],
+  ])("%s", async (name, lastModified, liveUntil, latestLedger) => {
+    const served = serve(name);
+    const key = served.entries[0]!.key;
+    const read = await readLedgerEntries(client, "status", [key]);
+    expect(read.calls).toBe(1);
+    expect(read.latestLedger).toBe(latestLedger);
+    expect(read.entries.get(key)).toEqual({
+      key,
+      xdr: served.entries[0]!.xdr,
+      lastModifiedLedgerSeq: lastModified,
+      ...(liveUntil === undefined ? {} : { liveUntilLedgerSeq: liveUntil }),
+      latestLedger,
+    });
+    // The entry decodes with the SDK as what its key names.
+    expect(xdr.LedgerEntryData.fromXDR(served.entries[0]!.xdr, "base64").switch().name).toBe(
+      xdr.LedgerKey.fromXDR(key, "base64").switch().name,
+    );
+  });
+
+  it("the 17 config settings, and an empty answer", () => {
+    const settings = ledgerEntriesSchema.parse(rpcFixtureJson<Served>("getLedgerEntries-config-settings-dotnet-sdk.json").result);
+    expect(settings.entries).toHaveLength(17);
+    expect(settings.latestLedger).toBe(1172233);
+    expect(ledgerEntriesSchema.parse(rpcFixtureJson<Served>("getLedgerEntries-empty-dotnet-sdk.json").result)).toEqual({
+      entries: [],
+      latestLedger: 458234,
+    });
+  });
+});
+
+describe("readLedgerEntries", () => {
+  it("sends ceil(n / 200) calls of at most 200 keys, each key once, and leaves out keys not found", async () => {
+    const keys = Array.from({ length: 450 }, (_, index) => codeKey(index));
+    for (const [index, key] of keys.entries()) {
+      if (index % 3 === 0) rpc.ledgerEntries.set(key, { xdr: "AAAABw==", lastModifiedLedgerSeq: 100 + index, liveUntilLedgerSeq: 5_000 + index });
+    }
+    rpc.ledgerEntriesLatestLedger = 4_000;
+    const read = await readLedgerEntries(client, "status", [...keys, keys[7]!, keys[0]!]);
+    const calls = rpc.ledgerEntriesCalls();
+    expect(read.calls).toBe(3);
+    expect(ledgerEntriesCalls(450)).toBe(3);
+    expect(calls.map((call) => call.length)).toEqual([200, 200, 50]);
+    expect(calls.flat().sort()).toEqual([...keys].sort());
+    expect(read.entries.size).toBe(150);
+    expect(read.entries.get(keys[3]!)).toMatchObject({ lastModifiedLedgerSeq: 103, liveUntilLedgerSeq: 5_003, latestLedger: 4_000 });
+    expect(read.entries.has(keys[4]!)).toBe(false);
+    expect(read.latestLedger).toBe(4_000);
+  });
+
+  it("10 000 keys are 50 calls", () => {
+    expect(ledgerEntriesCalls(10_000)).toBe(50);
+    expect(ledgerEntriesCalls(10_001)).toBe(51);
+    expect(ledgerEntriesCalls(0)).toBe(0);
+    expect(MAX_KEYS_PER_CALL).toBe(200);
+  });
+
+  it("no keys, no call", async () => {
+    expect(await readLedgerEntries(client, "status", [])).toEqual({ entries: new Map(), latestLedger: undefined, calls: 0 });
+    expect(rpc.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ["getLedgerEntries-error-too-many-keys-stellar-rpc-src.json", "key count (201) exceeds maximum supported (200)"],
+    ["getLedgerEntries-error-malformed-key-stellar-rpc-src.json", "cannot unmarshal key value <>@@#$ at index 0"],
+    ["getLedgerEntries-error-ttl-key-stellar-rpc-src.json", "ledger ttl entries cannot be queried directly"],
+  ])("a JSON-RPC error (%s) fails the read as rpc_error", async (name, message) => {
+    rpc.answers.set("getLedgerEntries", { error: rpcFixtureJson<{ error: { code: number; message: string } }>(name).error });
+    const error = await readLedgerEntries(client, "status", [codeKey(1)]).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(HorizonError);
+    expect((error as HorizonError).reason).toBe("rpc_error");
+    expect((error as HorizonError).message).toBe(`getLedgerEntries answered JSON-RPC error -32602: ${message}`);
+  });
+
+  it("a result that breaks the schema fails the read as schema, whichever call it is", async () => {
+    const keys = Array.from({ length: 201 }, (_, index) => codeKey(index));
+    rpc.answers.set("getLedgerEntries", { result: { entries: null, latestLedger: 5 } });
+    const error = await readLedgerEntries(client, "status", keys).catch((caught: unknown) => caught);
+    expect((error as HorizonError).reason).toBe("schema");
+  });
+});
