@@ -8,6 +8,7 @@ import { StrKey } from "@stellar/stellar-base";
 import { Hono, type Context } from "hono";
 import { accountResource, claimableBalanceResource, offerResource } from "./account-resources.js";
 import type { SimulatedAccounts } from "./accounts.js";
+import type { SimulatedContracts } from "./contracts.js";
 import { canonicalAsset, parseCanonicalAsset } from "./assets.js";
 import { exhaustedQuota, type Fault, type HangingRequests, type RateLimitHeaders } from "./http-faults.js";
 import type { HorizonModel, ModelStatus } from "./model.js";
@@ -36,6 +37,7 @@ export interface HorizonBackend {
   readonly model: HorizonModel;
   readonly pools: PoolUniverse;
   readonly accounts: SimulatedAccounts;
+  readonly contracts: SimulatedContracts;
   readonly networkPassphrase: string;
   readonly hangingRequests: HangingRequests;
   /** Brings the model up to the current time; returns that time. */

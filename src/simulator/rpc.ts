@@ -5,7 +5,10 @@
  */
 
 import type { Context, Hono } from "hono";
+import type { SimulatedAccounts } from "./accounts.js";
+import type { SimulatedContracts } from "./contracts.js";
 import { inclusionFeeStats } from "./fees.js";
+import { ledgerEntries } from "./ledger-entries.js";
 import type { LedgerRecord } from "./ledgers.js";
 import type { HorizonModel, ModelStatus } from "./model.js";
 import { releaseFor } from "./scenarios.js";
@@ -16,6 +19,8 @@ export const RPC_PATH = "/rpc";
 export interface RpcBackend {
   readonly model: HorizonModel;
   readonly networkPassphrase: string;
+  readonly accounts: SimulatedAccounts;
+  readonly contracts: SimulatedContracts;
   /** Brings the model up to the current time; returns that time. */
   sync(): number;
 }
@@ -40,6 +45,8 @@ type Answer = { result: unknown } | { error: { code: number; message: string } }
 
 class RpcView {
   readonly latest: LedgerRecord;
+  /** The major version of the stellar-rpc release advertised by getVersionInfo. */
+  private readonly rpcMajorVersion: number;
 
   constructor(
     private readonly backend: RpcBackend,
@@ -49,22 +56,22 @@ class RpcView {
     const behind = status.behaviour.rpc === "lagging" ? RPC_LAG_LEDGERS : 0;
     const sequence = Math.max(status.historyElderLedger, status.historyLatestLedger - behind);
     this.latest = backend.model.ledger(sequence) ?? this.fail();
+    this.rpcMajorVersion = Number.parseInt(releaseFor(status.versions.coreSupported).rpcVersion, 10);
   }
 
-  answer(method: unknown): Answer {
+  answer(method: unknown, params: unknown): Answer {
     switch (method) {
       case "getHealth":
         return this.health();
       case "getLatestLedger":
-        return {
-          result: {
-            id: this.latest.hash,
-            protocolVersion: this.latest.protocolVersion,
-            sequence: this.latest.sequence,
-            closeTime: unixSeconds(this.latest.closedAtMs),
-            headerXdr: this.latest.headerXdr,
-          },
-        };
+        return { result: this.latestLedger() };
+      case "getLedgerEntries":
+        return ledgerEntries(params, {
+          accounts: this.backend.accounts,
+          contracts: this.backend.contracts,
+          latestLedger: this.latest.sequence,
+          rpcMajorVersion: this.rpcMajorVersion,
+        });
       case "getFeeStats":
         return {
           result: {
@@ -82,6 +89,14 @@ class RpcView {
       default:
         return { error: METHOD_NOT_FOUND };
     }
+  }
+
+  /**
+   * The fields of the advertised releases (v22, v23): id, protocol and sequence. stellar-rpc v25
+   * added closeTime, headerXdr and metadataXdr together; before it the close time is in getHealth.
+   */
+  private latestLedger(): Record<string, unknown> {
+    return { id: this.latest.hash, protocolVersion: this.latest.protocolVersion, sequence: this.latest.sequence };
   }
 
   private health(): Answer {
@@ -147,7 +162,7 @@ function respond(view: RpcView, call: unknown): Record<string, unknown> {
   const request = typeof call === "object" && call !== null ? (call as Record<string, unknown>) : undefined;
   const id: JsonRpcId = typeof request?.id === "string" || typeof request?.id === "number" ? request.id : null;
   if (request?.jsonrpc !== "2.0" || typeof request.method !== "string") return { jsonrpc: "2.0", id, error: INVALID_REQUEST };
-  return { jsonrpc: "2.0", id, ...view.answer(request.method) };
+  return { jsonrpc: "2.0", id, ...view.answer(request.method, request.params) };
 }
 
 export function registerRpcRoutes(app: Hono, backend: RpcBackend): void {

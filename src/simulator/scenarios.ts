@@ -27,6 +27,7 @@ export const SCENARIOS = [
   "trustline_deauthorized",
   "rpc_unhealthy",
   "rpc_lagging",
+  "contract_expiring",
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -52,6 +53,8 @@ export interface ScenarioBehaviour {
   readonly onEnter?: "reset_network" | "drain_pool";
   /** One-off change to the simulated accounts applied when the scenario is entered. */
   readonly accounts?: AccountEvent;
+  /** One-off change to the simulated contracts: the demo storage key is left minutes to live. */
+  readonly contracts?: "expire_soon";
 }
 
 const FEE_SPIKE_MULTIPLIER = 50;
@@ -93,6 +96,7 @@ export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviou
   trustline_deauthorized: { ...HEALTHY, accounts: "deauthorize_trustline" },
   rpc_unhealthy: { ...HEALTHY, rpc: "unhealthy" },
   rpc_lagging: { ...HEALTHY, rpc: "lagging" },
+  contract_expiring: { ...HEALTHY, contracts: "expire_soon" },
 };
 
 export function isScenarioName(name: string): name is ScenarioName {

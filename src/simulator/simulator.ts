@@ -6,6 +6,7 @@
 import type { Hono } from "hono";
 import { SimulatedAccounts, type LedgerPoint } from "./accounts.js";
 import { createHorizonApp } from "./app.js";
+import { SimulatedContracts } from "./contracts.js";
 import { addDemoAccounts, applyAccountEvent, runDemoActivity } from "./demo-accounts.js";
 import { drawFault, HangingRequests, RateLimitBucket } from "./http-faults.js";
 import { HorizonModel } from "./model.js";
@@ -93,6 +94,8 @@ export class Simulator {
   readonly pools: PoolUniverse;
   /** The ledger's accounts: the demo's hot and cold wallets, and any a test or probe adds. */
   readonly accounts = new SimulatedAccounts();
+  /** Soroban state the RPC serves: the demo contracts and the state-archival settings. */
+  readonly contracts: SimulatedContracts;
   readonly #model: HorizonModel;
   /** The latest ledger whose account activity has been applied. */
   #activityThroughLedger: number;
@@ -125,14 +128,16 @@ export class Simulator {
     });
     const start = this.latestLedgerPoint();
     addDemoAccounts(this.accounts, start);
+    this.contracts = new SimulatedContracts(settings.networkPassphrase, start);
     this.#activityThroughLedger = start.ledger;
-    this.#enterAccountScenario(settings.scenario);
+    this.#enterScenarioEvents(settings.scenario);
     const faultRng = createRng(deriveSeed(settings.seed, 4));
     const rateLimit = new RateLimitBucket();
     this.app = createHorizonApp({
       model: this.#model,
       pools: this.pools,
       accounts: this.accounts,
+      contracts: this.contracts,
       networkPassphrase: settings.networkPassphrase,
       hangingRequests: this.#hangingRequests,
       sync: () => this.#sync(),
@@ -164,7 +169,7 @@ export class Simulator {
   setScenario(name: string): void {
     if (!isScenarioName(name)) throw new UnknownScenarioError(name);
     this.#model.setScenario(name, this.now());
-    this.#enterAccountScenario(name);
+    this.#enterScenarioEvents(name);
     // A resumed network closes its next ledger at a new time: held submissions wait for that one.
     this.#scheduleSubmissionWake();
   }
@@ -233,9 +238,10 @@ export class Simulator {
     return nowMs;
   }
 
-  #enterAccountScenario(name: ScenarioName): void {
-    const event = SCENARIO_BEHAVIOURS[name].accounts;
-    if (event !== undefined) applyAccountEvent(this.accounts, event, this.latestLedgerPoint());
+  #enterScenarioEvents(name: ScenarioName): void {
+    const { accounts, contracts } = SCENARIO_BEHAVIOURS[name];
+    if (accounts !== undefined) applyAccountEvent(this.accounts, accounts, this.latestLedgerPoint());
+    if (contracts === "expire_soon") this.contracts.expireSoon(this.latestLedgerPoint());
   }
 
   /** Applies the accounts' everyday traffic to each ledger ingested since the last sync. */

@@ -48,10 +48,10 @@ interface FaultCase {
 }
 
 /** The Stellar RPC scenarios: this suite polls no RPC yet; promtool unit tests cover their alerts. */
-const RPC_SCENARIOS: readonly ScenarioName[] = ["rpc_unhealthy", "rpc_lagging"];
+const RPC_SCENARIOS: readonly ScenarioName[] = ["rpc_unhealthy", "rpc_lagging", "contract_expiring"];
 
 /** Every Horizon scenario but healthy, by the alerts meant for it; old_horizon is meant to raise none. */
-const SCENARIO_ALERTS: Readonly<Record<Exclude<ScenarioName, "healthy" | "rpc_unhealthy" | "rpc_lagging">, Omit<FaultCase, "horizon">>> = {
+const SCENARIO_ALERTS: Readonly<Record<Exclude<ScenarioName, "healthy" | "rpc_unhealthy" | "rpc_lagging" | "contract_expiring">, Omit<FaultCase, "horizon">>> = {
   ingest_lag: { fires: ["StellarHorizonIngestionLagging", "StellarHorizonIngestionLagCritical"], staysQuiet: ["StellarHorizonIngestionStalled"] },
   ingestion_stalled: { fires: ["StellarHorizonIngestionStalled", "StellarHorizonLatestLedgerStale"] },
   network_halt: { fires: ["StellarHorizonLatestLedgerStale"], staysQuiet: ["StellarHorizonIngestionStalled"] },
