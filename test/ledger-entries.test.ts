@@ -1,6 +1,6 @@
 import { xdr } from "@stellar/stellar-base";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { HorizonError } from "../src/client/errors.js";
+import { PollError } from "../src/client/errors.js";
 import { ledgerEntriesCalls, MAX_KEYS_PER_CALL, readLedgerEntries } from "../src/client/ledger-entries.js";
 import { RpcClient } from "../src/client/rpc-client.js";
 import { ledgerEntriesSchema } from "../src/client/rpc-schemas.js";
@@ -111,15 +111,15 @@ describe("readLedgerEntries", () => {
   ])("a JSON-RPC error (%s) fails the read as rpc_error", async (name, message) => {
     rpc.answers.set("getLedgerEntries", { error: rpcFixtureJson<{ error: { code: number; message: string } }>(name).error });
     const error = await readLedgerEntries(client, "status", [codeKey(1)]).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(HorizonError);
-    expect((error as HorizonError).reason).toBe("rpc_error");
-    expect((error as HorizonError).message).toBe(`getLedgerEntries answered JSON-RPC error -32602: ${message}`);
+    expect(error).toBeInstanceOf(PollError);
+    expect((error as PollError).reason).toBe("rpc_error");
+    expect((error as PollError).message).toBe(`getLedgerEntries answered JSON-RPC error -32602: ${message}`);
   });
 
   it("a result that breaks the schema fails the read as schema, whichever call it is", async () => {
     const keys = Array.from({ length: 201 }, (_, index) => codeKey(index));
     rpc.answers.set("getLedgerEntries", { result: { entries: null, latestLedger: 5 } });
     const error = await readLedgerEntries(client, "status", keys).catch((caught: unknown) => caught);
-    expect((error as HorizonError).reason).toBe("schema");
+    expect((error as PollError).reason).toBe("schema");
   });
 });

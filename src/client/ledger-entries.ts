@@ -46,7 +46,7 @@ export function ledgerEntriesCalls(keyCount: number): number {
 
 /**
  * Reads every key (base64 `LedgerKey` XDR; duplicates are read once) in calls of at most 200.
- * Any failed call fails the read with its HorizonError (a JSON-RPC error is `rpc_error`, a bad
+ * Any failed call fails the read with its PollError (a JSON-RPC error is `rpc_error`, a bad
  * response `schema`), so a poll never publishes a partial picture as if it were whole.
  */
 export async function readLedgerEntries(
