@@ -1,0 +1,269 @@
+/**
+ * Targets checked against each other: every (sequence, hash) a target has shown is compared with
+ * what the other targets of its network showed for that sequence. A pure view over facts the
+ * targets' polls already read; it makes no request and knows no clock.
+ */
+
+export type TargetKind = "horizon" | "rpc";
+
+/** A Horizon and a Stellar RPC may share a name: a target is its kind and its name. */
+export interface TargetId {
+  readonly kind: TargetKind;
+  readonly target: string;
+}
+
+export interface ShownLedger {
+  readonly sequence: number;
+  /** Hex, as Horizon's `hash` and Stellar RPC's `id` give it. */
+  readonly hash: string;
+}
+
+/** One target's standing on its network. */
+export interface TargetAgreement extends TargetId {
+  readonly network: string;
+  /** Sequences at which this target's hash was compared with another target's. */
+  readonly comparisons: number;
+  /** Sequences at which this target's hash was judged wrong. */
+  readonly disagreements: number;
+  /** The last sequence judged wrong, if any. */
+  readonly lastDisagreement: number | undefined;
+  /** The network's highest protocol minus this target's; undefined until it reports one. */
+  readonly protocolBehind: number | undefined;
+}
+
+export interface AgreementOptions {
+  /** Sequences kept per network, the most recently first shown ones (default 1 000). */
+  readonly sequencesKept?: number;
+  /**
+   * A sequence is judged once every target of its network has shown it or a later one, or once
+   * it is this many ledgers behind the newest any of them showed, so a stalled target does not
+   * hold judgement back (default 30: three minutes at mainnet's pace).
+   */
+  readonly patienceLedgers?: number;
+}
+
+export const DEFAULT_SEQUENCES_KEPT = 1000;
+export const DEFAULT_PATIENCE_LEDGERS = 30;
+
+interface TargetState {
+  readonly id: TargetId;
+  readonly key: string;
+  network: string | undefined;
+  /** The sequence this target showed last: the place it has reached. */
+  latest: number | undefined;
+  protocol: number | undefined;
+  comparisons: number;
+  disagreements: number;
+  lastDisagreement: number | undefined;
+}
+
+/** What the targets of a network showed for one sequence, and what has been counted for it. */
+interface SequenceRecord {
+  readonly sequence: number;
+  readonly hashes: Map<string, string>;
+  judged: boolean;
+  /** Targets whose comparison at this sequence is counted; each is counted once. */
+  readonly compared: Set<string>;
+  /** Targets whose disagreement at this sequence is counted; each is counted once. */
+  readonly blamed: Set<string>;
+}
+
+interface NetworkState {
+  readonly members: Set<string>;
+  /** By sequence: the network's window, the last `sequencesKept` sequences up to the newest its targets reached. */
+  readonly sequences: Map<number, SequenceRecord>;
+  readonly unjudged: Set<SequenceRecord>;
+}
+
+function keyOf({ kind, target }: TargetId): string {
+  return `${kind}\u0000${target}`;
+}
+
+/**
+ * The majority rule. With three or more targets on the network, the hash a strict majority of the
+ * targets that showed the sequence agree on is right and only the others count a disagreement;
+ * where they split evenly nothing is decided and nobody is blamed. With two targets there is no
+ * majority to ask, so a disagreement counts against both.
+ */
+function wrongTargets(hashes: ReadonlyMap<string, string>, networkTargets: number): string[] {
+  const votes = new Map<string, number>();
+  for (const hash of hashes.values()) votes.set(hash, (votes.get(hash) ?? 0) + 1);
+  if (votes.size < 2) return [];
+  const majority = [...votes].find(([, count]) => count * 2 > hashes.size)?.[0];
+  if (majority !== undefined) return [...hashes].filter(([, hash]) => hash !== majority).map(([key]) => key);
+  return networkTargets === 2 ? [...hashes.keys()] : [];
+}
+
+export class AgreementEngine {
+  private readonly sequencesKept: number;
+  private readonly patienceLedgers: number;
+  private readonly targets = new Map<string, TargetState>();
+  private readonly networks = new Map<string, NetworkState>();
+
+  constructor(options: AgreementOptions = {}) {
+    this.sequencesKept = options.sequencesKept ?? DEFAULT_SEQUENCES_KEPT;
+    this.patienceLedgers = options.patienceLedgers ?? DEFAULT_PATIENCE_LEDGERS;
+  }
+
+  /**
+   * The network a target serves. A target that moves to another network starts there afresh:
+   * what it showed on the old one is forgotten, and its counters, labelled by network, restart.
+   */
+  network(id: TargetId, network: string): void {
+    const state = this.stateOf(id);
+    if (state.network === network) return;
+    this.leave(state);
+    state.network = network;
+    let joined = this.networks.get(network);
+    if (joined === undefined) this.networks.set(network, (joined = { members: new Set(), sequences: new Map(), unjudged: new Set() }));
+    joined.members.add(state.key);
+  }
+
+  /**
+   * Ledgers a target showed, in the order it showed them. Ledgers shown before its network is
+   * known cannot be placed and are not compared.
+   */
+  ledgers(id: TargetId, ledgers: Iterable<ShownLedger>): void {
+    const state = this.targets.get(keyOf(id));
+    const network = state?.network === undefined ? undefined : this.networks.get(state.network);
+    if (state === undefined || network === undefined) return;
+    for (const { sequence, hash } of ledgers) {
+      state.latest = sequence;
+      const record = this.recordOf(network, sequence);
+      if (record === undefined || record.hashes.get(state.key) === hash) continue;
+      record.hashes.set(state.key, hash);
+      // A target showing a sequence already judged is judged on its own against what is known.
+      if (record.judged) this.judge(record, network);
+    }
+    this.settle(network);
+  }
+
+  /** The protocol version a target reports its network running. */
+  protocol(id: TargetId, version: number): void {
+    const state = this.targets.get(keyOf(id));
+    if (state !== undefined) state.protocol = version;
+  }
+
+  /** Forgets a target, e.g. when a reload removes it. */
+  remove(id: TargetId): void {
+    const state = this.targets.get(keyOf(id));
+    if (state === undefined) return;
+    this.leave(state);
+    this.targets.delete(state.key);
+  }
+
+  /** Every target whose network is known, with its counts. */
+  standings(): TargetAgreement[] {
+    const highest = new Map<string, number>();
+    for (const { network, protocol } of this.targets.values()) {
+      if (network !== undefined && protocol !== undefined) highest.set(network, Math.max(highest.get(network) ?? protocol, protocol));
+    }
+    const standings: TargetAgreement[] = [];
+    for (const state of this.targets.values()) {
+      const { network, protocol } = state;
+      if (network === undefined) continue;
+      standings.push({
+        kind: state.id.kind,
+        target: state.id.target,
+        network,
+        comparisons: state.comparisons,
+        disagreements: state.disagreements,
+        lastDisagreement: state.lastDisagreement,
+        protocolBehind: protocol === undefined ? undefined : highest.get(network)! - protocol,
+      });
+    }
+    return standings;
+  }
+
+  /** Targets per known network. */
+  networkSizes(): Map<string, number> {
+    return new Map([...this.networks].map(([name, network]) => [name, network.members.size]));
+  }
+
+  private stateOf(id: TargetId): TargetState {
+    const key = keyOf(id);
+    let state = this.targets.get(key);
+    if (state === undefined) {
+      state = { id: { kind: id.kind, target: id.target }, key, network: undefined, latest: undefined, protocol: undefined, comparisons: 0, disagreements: 0, lastDisagreement: undefined };
+      this.targets.set(key, state);
+    }
+    return state;
+  }
+
+  /** Takes a target off its network, with every hash it showed there; its counters restart. */
+  private leave(state: TargetState): void {
+    const name = state.network;
+    const network = name === undefined ? undefined : this.networks.get(name);
+    Object.assign(state, { network: undefined, latest: undefined, comparisons: 0, disagreements: 0, lastDisagreement: undefined });
+    if (name === undefined || network === undefined) return;
+    network.members.delete(state.key);
+    for (const record of network.sequences.values()) {
+      record.hashes.delete(state.key);
+      record.compared.delete(state.key);
+      record.blamed.delete(state.key);
+    }
+    if (network.members.size === 0) this.networks.delete(name);
+    else this.settle(network);
+  }
+
+  /** The newest sequence the network's targets have reached: the top of its window. */
+  private newestOf(network: NetworkState): number {
+    let newest = -Infinity;
+    for (const key of network.members) newest = Math.max(newest, this.targets.get(key)?.latest ?? -Infinity);
+    return newest;
+  }
+
+  /** The sequence's record; undefined for a sequence below the network's window, too old to compare. */
+  private recordOf(network: NetworkState, sequence: number): SequenceRecord | undefined {
+    let record = network.sequences.get(sequence);
+    if (record !== undefined) return record;
+    if (sequence <= this.newestOf(network) - this.sequencesKept) return undefined;
+    record = { sequence, hashes: new Map(), judged: false, compared: new Set(), blamed: new Set() };
+    network.sequences.set(sequence, record);
+    network.unjudged.add(record);
+    return record;
+  }
+
+  /**
+   * Judges every sequence no target of the network will show any more, or that waited long
+   * enough, and drops the sequences outside the network's window: more than `sequencesKept`
+   * below its newest, or above it once every target has gone back (a network reset). A sequence
+   * leaving unjudged is judged first, so nothing a target showed goes uncompared.
+   */
+  private settle(network: NetworkState): void {
+    let reachedByAll = Infinity;
+    let newest = -Infinity;
+    for (const key of network.members) {
+      const latest = this.targets.get(key)?.latest ?? -Infinity;
+      reachedByAll = Math.min(reachedByAll, latest);
+      newest = Math.max(newest, latest);
+    }
+    for (const record of network.sequences.values()) {
+      if (record.sequence > newest - this.sequencesKept && record.sequence <= newest) continue;
+      network.sequences.delete(record.sequence);
+      if (network.unjudged.delete(record)) this.judge(record, network);
+    }
+    for (const record of network.unjudged) {
+      if (record.sequence > reachedByAll && newest - record.sequence < this.patienceLedgers) continue;
+      network.unjudged.delete(record);
+      this.judge(record, network);
+    }
+  }
+
+  private judge(record: SequenceRecord, network: NetworkState): void {
+    record.judged = true;
+    if (record.hashes.size < 2) return;
+    for (const key of record.hashes.keys()) {
+      if (record.compared.has(key)) continue;
+      record.compared.add(key);
+      this.targets.get(key)!.comparisons += 1;
+    }
+    for (const key of wrongTargets(record.hashes, network.members.size)) {
+      if (record.blamed.has(key)) continue;
+      record.blamed.add(key);
+      const state = this.targets.get(key)!;
+      state.disagreements += 1;
+      state.lastDisagreement = record.sequence;
+    }
+  }
+}
