@@ -4,7 +4,7 @@
 
 import { parseListenAddress } from "../config/config.js";
 import { parseDuration } from "../config/duration.js";
-import { SCENARIOS, startSimulator, type StartOptions } from "../simulator/index.js";
+import { MAX_NETWORK_START_AGE_MS, SCENARIOS, startSimulator, type StartOptions } from "../simulator/index.js";
 import { waitForShutdownSignal } from "./signals.js";
 import { versionLine } from "./usage.js";
 
@@ -17,6 +17,8 @@ export interface SimulateCommandIo {
 
 const DEFAULT_LISTEN_ADDRESS = "127.0.0.1:8000";
 const MAX_POOLS = 100_000;
+const MAX_LEDGER_SEQUENCE = 0xffff_ffff;
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 const USAGE = `Usage: stellar-horizon-exporter simulate [flags]
 
@@ -31,13 +33,17 @@ Flags (--flag=value or --flag value):
   --pools=N                       number of liquidity pools (default 50)
   --seed=N                        seed of every random choice (default 1)
   --network-passphrase=TEXT       network passphrase (default pubnet's)
+  --network-start=TIME            when the network's history starts being served, RFC 3339, within the
+                                  last day (default: now); simulators with the same seed, scenario,
+                                  ledger interval and network start serve the same ledgers
+  --fork-at=SEQ                   serve a fork from ledger SEQ on: other hashes than the network's
   --help, -h                      show this help
   --version                       show the version
 
 Control endpoints: POST /_sim/scenario/NAME switches scenario, GET /_sim/state shows the model.
 `;
 
-const VALUE_FLAGS = ["web.listen-address", "scenario", "ledger-interval", "pools", "seed", "network-passphrase"] as const;
+const VALUE_FLAGS = ["web.listen-address", "scenario", "ledger-interval", "pools", "seed", "network-passphrase", "network-start", "fork-at"] as const;
 type ValueFlag = (typeof VALUE_FLAGS)[number];
 
 interface ParsedArguments {
@@ -130,6 +136,22 @@ function toStartOptions(values: ParsedArguments["values"], problems: string[]): 
     if (passphrase === "") problems.push("--network-passphrase: must not be empty");
     else options.networkPassphrase = passphrase;
   }
+
+  const networkStart = values["network-start"];
+  if (networkStart !== undefined) {
+    const startMs = RFC_3339.test(networkStart) ? Date.parse(networkStart) : Number.NaN;
+    const ageMs = Date.now() - startMs;
+    if (Number.isNaN(startMs)) problems.push(`--network-start: "${networkStart}" is not an RFC 3339 time (e.g. 2026-01-02T03:04:05Z)`);
+    else if (!(ageMs >= 0 && ageMs <= MAX_NETWORK_START_AGE_MS)) problems.push(`--network-start: ${networkStart} is not within the last day`);
+    else options.networkStartMs = startMs;
+  }
+
+  const forkAt = values["fork-at"];
+  if (forkAt !== undefined) {
+    const sequence = parseCount(forkAt, MAX_LEDGER_SEQUENCE);
+    if (sequence === undefined || sequence < 1) problems.push(`--fork-at: "${forkAt}" is not a ledger sequence from 1 to ${MAX_LEDGER_SEQUENCE}`);
+    else options.forkAt = sequence;
+  }
   return options;
 }
 
@@ -160,8 +182,10 @@ export async function runSimulateCommand(argv: string[], io: SimulateCommandIo =
     stderr.write(`simulate: ${(error as Error).message}\n`);
     return 1;
   }
-  const { scenario, pools, seed } = running.simulator.state();
-  stdout.write(`Horizon simulator listening on ${running.url} (scenario ${scenario}, ${pools} pools, seed ${seed})\n`);
+  const { scenario, pools, seed, networkStart, forkAt, historyLatestLedger } = running.simulator.state();
+  const forked = forkAt === null ? "" : `, forked from ledger ${forkAt}`;
+  stdout.write(`Horizon simulator listening on ${running.url} (scenario ${scenario}, ${pools} pools, seed ${seed}${forked})\n`);
+  stdout.write(`  network: ledger ${historyLatestLedger} now; another simulator with --seed=${seed} --network-start=${networkStart} serves the same ledgers\n`);
   stdout.write(`  state: GET ${running.url}/_sim/state   switch scenario: POST ${running.url}/_sim/scenario/NAME\n`);
   await waitForShutdownSignal(io.stop);
   await running.close();

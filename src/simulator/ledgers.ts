@@ -64,17 +64,29 @@ interface ChainTip {
   inflationSequence: number;
 }
 
+/**
+ * A different transaction set hash for a forked ledger: what a node that externalised another
+ * transaction set would have, so every later hash differs through the chain while the ledger's
+ * counts, fees and coins stay those of the network it forked from.
+ */
+function forkedTxSetHash(txSetHash: Uint8Array): Uint8Array {
+  return createHash("sha256").update("fork").update(txSetHash).digest();
+}
+
 /** Closes ledgers one after another, carrying the hash chain, fee pool and id pool along. */
 export class LedgerFactory {
   readonly #rng: Rng;
+  /** The first forked sequence: from it on the hashes differ from the unforked network's. */
+  readonly #forkAt: number;
   readonly #validators: Uint8Array[];
   #tip: ChainTip;
   #networkEpoch = 0;
   /** Last skip-list entry per level: entries only change once per interval. */
   readonly #skipListCache: ({ bucket: number; hash: Buffer } | undefined)[] = [];
 
-  constructor(rng: Rng) {
+  constructor(rng: Rng, forkAt = Infinity) {
     this.#rng = rng;
+    this.#forkAt = forkAt;
     this.#validators = Array.from({ length: VALIDATOR_COUNT }, () => rng.fill(new Uint8Array(32)));
     this.#tip = {
       hash: Buffer.from(rng.fill(new Uint8Array(32))),
@@ -135,10 +147,11 @@ export class LedgerFactory {
     const idPool = this.#tip.idPool + BigInt(transactions + rng.int(0, transactions));
 
     const previousHash = this.#tip.hash;
+    const txSetHash = rng.fill(new Uint8Array(32));
     const header = encodeLedgerHeader({
       protocolVersion: conditions.protocolVersion,
       previousLedgerHash: previousHash,
-      txSetHash: rng.fill(new Uint8Array(32)),
+      txSetHash: sequence >= this.#forkAt ? forkedTxSetHash(txSetHash) : txSetHash,
       closeTimeSeconds: Math.floor(conditions.closedAtMs / 1000),
       validatorKey: rng.pick(this.#validators),
       validatorSignature: rng.fill(new Uint8Array(64)),

@@ -26,6 +26,8 @@ export interface ModelOptions {
   readonly ledgerIntervalMs?: number;
   /** Told of every ledger core closes; answers how many submitted transactions it includes. */
   readonly onClose?: (sequence: number, closedAtMs: number, including: boolean) => number;
+  /** From this sequence on, ledgers hash differently from the unforked network's (default: never). */
+  readonly forkAt?: number;
 }
 
 const DEFAULT_LEDGER_INTERVAL_MS = { min: 5000, max: 7000 } as const;
@@ -84,7 +86,7 @@ export class HorizonModel {
     const contentRng = createRng(deriveSeed(options.seed, 2));
     this.#fixedIntervalMs = options.ledgerIntervalMs;
     this.#onClose = options.onClose ?? (() => 0);
-    this.#factory = new LedgerFactory(contentRng);
+    this.#factory = new LedgerFactory(contentRng, options.forkAt);
     this.#history = new LedgerHistory(HISTORY_CAPACITY);
     this.#pending = new Ring(HISTORY_CAPACITY);
     this.#scenario = options.scenario;

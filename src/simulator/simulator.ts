@@ -31,6 +31,14 @@ export interface SimulatorOptions {
   now?: () => number;
   /** How long a submission waits for a ledger before Horizon's 504 (default 30 s, as Horizon). */
   submissionTimeoutMs?: number;
+  /**
+   * When the simulated network's history starts being served, in epoch milliseconds, at most a
+   * day before the clock (default: the clock at start). Simulators given the same seed, scenario,
+   * ledger interval and network start serve the same ledgers, as nodes of one network do.
+   */
+  networkStartMs?: number;
+  /** From this ledger sequence on, serve hashes of a fork: another history than the network's. */
+  forkAt?: number;
 }
 
 export interface SimulatorState {
@@ -53,6 +61,10 @@ export interface SimulatorState {
   drainedPoolId: string | null;
   /** Bounds of the time between ledger closes; equal when the interval is fixed. */
   ledgerIntervalMs: { min: number; max: number };
+  /** When the network's history started being served: give it to another simulator to share the network. */
+  networkStart: string;
+  /** The first ledger served from a fork, if the simulator forks. */
+  forkAt: number | null;
   /** Requests currently left hanging by `flapping`. */
   hangingRequests: number;
   /** Submitted transactions whose request waits for a ledger (or its timeout). */
@@ -63,6 +75,8 @@ const PUBNET_PASSPHRASE = "Public Global Stellar Network ; September 2015";
 const DEFAULT_POOLS = 50;
 const DEFAULT_SEED = 1;
 const MAX_POOLS = 100_000;
+/** A network start further back would make a simulator close more ledgers at start than it serves. */
+export const MAX_NETWORK_START_AGE_MS = 24 * 60 * 60 * 1000;
 
 interface Settings {
   scenario: ScenarioName;
@@ -71,6 +85,8 @@ interface Settings {
   seed: number;
   networkPassphrase: string;
   now: () => number;
+  networkStartMs: number;
+  forkAt: number | undefined;
 }
 
 function validated(options: SimulatorOptions): Settings {
@@ -85,7 +101,16 @@ function validated(options: SimulatorOptions): Settings {
   }
   if (!Number.isSafeInteger(seed)) throw new RangeError(`seed must be an integer, got ${seed}`);
   if (networkPassphrase === "") throw new RangeError("networkPassphrase must not be empty");
-  return { scenario, ledgerIntervalMs, pools, seed, networkPassphrase, now: options.now ?? Date.now };
+  const now = options.now ?? Date.now;
+  const nowMs = now();
+  const { networkStartMs = nowMs, forkAt } = options;
+  if (!(Number.isFinite(networkStartMs) && networkStartMs <= nowMs && nowMs - networkStartMs <= MAX_NETWORK_START_AGE_MS)) {
+    throw new RangeError(`networkStartMs must be a time within the day before the clock's ${formatTimestamp(nowMs)}, got ${networkStartMs}`);
+  }
+  if (forkAt !== undefined && !(Number.isInteger(forkAt) && forkAt >= 1 && forkAt <= 0xffff_ffff)) {
+    throw new RangeError(`forkAt must be a ledger sequence from 1 to ${0xffff_ffff}, got ${forkAt}`);
+  }
+  return { scenario, ledgerIntervalMs, pools, seed, networkPassphrase, now, networkStartMs, forkAt };
 }
 
 export class Simulator {
@@ -102,6 +127,8 @@ export class Simulator {
   readonly #hangingRequests = new HangingRequests();
   readonly #seed: number;
   readonly #networkPassphrase: string;
+  readonly #networkStartMs: number;
+  readonly #forkAt: number | undefined;
   readonly #clock: () => number;
   readonly #submissions: TransactionSubmissions;
   /** Wakes the model when a held submission is due, as no request may come to do it. */
@@ -112,6 +139,8 @@ export class Simulator {
     const settings = validated(options);
     this.#seed = settings.seed;
     this.#networkPassphrase = settings.networkPassphrase;
+    this.#networkStartMs = settings.networkStartMs;
+    this.#forkAt = settings.forkAt;
     this.#clock = settings.now;
     this.pools = new PoolUniverse(settings.pools, settings.seed);
     this.#submissions = new TransactionSubmissions({
@@ -122,10 +151,13 @@ export class Simulator {
     this.#model = new HorizonModel({
       seed: settings.seed,
       scenario: settings.scenario,
-      startMs: this.now(),
+      // The history up to the network start, then every ledger since: the same for every simulator of the network.
+      startMs: settings.networkStartMs,
       ledgerIntervalMs: settings.ledgerIntervalMs,
+      ...(settings.forkAt === undefined ? {} : { forkAt: settings.forkAt }),
       onClose: (sequence, closedAtMs, including) => this.#submissions.closeLedger(sequence, closedAtMs, including),
     });
+    this.#model.catchUp(this.now());
     const start = this.latestLedgerPoint();
     addDemoAccounts(this.accounts, start);
     this.contracts = new SimulatedContracts(settings.networkPassphrase, start);
@@ -197,6 +229,8 @@ export class Simulator {
       supportedProtocolVersion: status.versions.horizonSupported,
       coreSupportedProtocolVersion: status.versions.coreSupported,
       networkPassphrase: this.#networkPassphrase,
+      networkStart: new Date(this.#networkStartMs).toISOString(),
+      forkAt: this.#forkAt ?? null,
       pools: this.pools.pools.length,
       drainedPoolId: drained?.id ?? null,
       ledgerIntervalMs: this.#model.ledgerIntervalMs,

@@ -37,6 +37,10 @@ describe("simulate command", () => {
     [["--web.listen-address=8000"], /--web.listen-address: "8000" is not HOST:PORT/],
     [["--web.listen-address=127.0.0.1:70000"], /--web.listen-address: "127.0.0.1:70000" is not HOST:PORT/],
     [["--network-passphrase="], /--network-passphrase: must not be empty/],
+    [["--fork-at=0"], /--fork-at: "0" is not a ledger sequence from 1 to 4294967295/],
+    [["--fork-at=next"], /--fork-at: "next" is not a ledger sequence/],
+    [["--network-start=yesterday"], /--network-start: "yesterday" is not an RFC 3339 time/],
+    [["--network-start=2000-01-01T00:00:00Z"], /--network-start: 2000-01-01T00:00:00Z is not within the last day/],
     [["--verbose"], /unknown flag --verbose/],
     [["extra"], /unexpected argument "extra"/],
   ])("rejects %j with exit code 2 and a clear message", async (argv, message) => {
@@ -76,5 +80,25 @@ describe("simulate command", () => {
     stop.abort();
     expect(await exit).toBe(0);
     await expect(fetch(`${url}/`)).rejects.toThrow();
+  });
+
+  it("joins another simulator's network with --network-start, and forks it with --fork-at", async () => {
+    const stop = new AbortController();
+    const stdout = new Capture();
+    stops.push(stop);
+    const networkStart = new Date(Date.now() - 60_000).toISOString();
+    const exit = runSimulateCommand(
+      ["--web.listen-address=127.0.0.1:0", "--seed=3", `--network-start=${networkStart}`, "--fork-at=59000000"],
+      { stdout, stderr: new Capture(), stop: stop.signal },
+    );
+    runs.push(exit);
+    await until("the network line", () => stdout.text.includes("network:") || undefined, { intervalMs: 5 });
+    expect(stdout.text).toContain(", forked from ledger 59000000)");
+    expect(stdout.text).toContain(`another simulator with --seed=3 --network-start=${networkStart} serves the same ledgers`);
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout.text)?.[1];
+    const state = (await (await fetch(`${url}/_sim/state`)).json()) as Record<string, unknown>;
+    expect(state).toMatchObject({ seed: 3, networkStart, forkAt: 59_000_000 });
+    stop.abort();
+    expect(await exit).toBe(0);
   });
 });
