@@ -1,26 +1,41 @@
 /** A clean shutdown must finish within this, or the process exits anyway. */
 const SHUTDOWN_DEADLINE_MS = 4_000;
 
+/** How often a process started through npm checks that its parent is still there. */
+const PARENT_CHECK_INTERVAL_MS = 500;
+
+export type ShutdownReason = NodeJS.Signals | "aborted" | "parent exited";
+
 /**
  * Resolves on the first SIGTERM or SIGINT with the signal's name, or when `stop` aborts (tests
- * stop a command that way instead of signalling their own process).
+ * stop a command that way instead of signalling their own process). Started through npm
+ * (`npm start`, `npx ...`), it also resolves when the parent process goes: `npx` runs the bin
+ * under `sh -c`, and a SIGTERM that npm forwards ends that shell without reaching node.
  */
-export function waitForShutdownSignal(stop?: AbortSignal): Promise<NodeJS.Signals | "aborted"> {
+export function waitForShutdownSignal(stop?: AbortSignal): Promise<ShutdownReason> {
   return new Promise((resolve) => {
-    const finish = (reason: NodeJS.Signals | "aborted") => {
-      process.off("SIGTERM", onSignal);
-      process.off("SIGINT", onSignal);
+    const parent = process.ppid;
+    const parentCheck =
+      process.env.npm_lifecycle_event === undefined
+        ? undefined
+        : setInterval(() => {
+            if (process.ppid !== parent) onShutdown("parent exited");
+          }, PARENT_CHECK_INTERVAL_MS).unref();
+    const finish = (reason: ShutdownReason) => {
+      process.off("SIGTERM", onShutdown);
+      process.off("SIGINT", onShutdown);
+      clearInterval(parentCheck);
       stop?.removeEventListener("abort", onAbort);
       resolve(reason);
     };
-    const onSignal = (signal: NodeJS.Signals) => {
+    const onShutdown = (reason: NodeJS.Signals | "parent exited") => {
       // Whatever still hangs after the deadline must not keep the process alive.
       setTimeout(() => process.exit(0), SHUTDOWN_DEADLINE_MS).unref();
-      finish(signal);
+      finish(reason);
     };
     const onAbort = () => finish("aborted");
-    process.once("SIGTERM", onSignal);
-    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onShutdown);
+    process.once("SIGINT", onShutdown);
     stop?.addEventListener("abort", onAbort, { once: true });
     if (stop?.aborted) onAbort();
   });

@@ -1,0 +1,118 @@
+/**
+ * What a newcomer does first: `npm run demo` on a built checkout starts without building, and a
+ * signal to the process they started (npm's, or npx's) ends every process it started.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseExposition, valueOf } from "./support/exposition.js";
+import { until } from "./support/wait.js";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const CHECK = resolve(ROOT, "scripts/dist-is-current.mjs");
+
+describe("scripts/dist-is-current.mjs", () => {
+  let tree: string;
+  const check = () => spawnSync(process.execPath, [join(tree, "scripts/dist-is-current.mjs")], { encoding: "utf8" });
+  const at = (path: string, seconds: number) => utimesSync(join(tree, path), seconds, seconds);
+
+  beforeAll(() => {
+    tree = mkdtempSync(join(tmpdir(), "dist-is-current-"));
+    mkdirSync(join(tree, "scripts"));
+    cpSync(CHECK, join(tree, "scripts/dist-is-current.mjs"));
+    mkdirSync(join(tree, "src/cli"), { recursive: true });
+    for (const file of ["src/cli/bin.ts", "src/exporter.ts", "tsconfig.json", "tsconfig.build.json"]) writeFileSync(join(tree, file), "");
+    for (const path of ["src/cli/bin.ts", "src/exporter.ts", "src/cli", "src", "tsconfig.json", "tsconfig.build.json"]) at(path, 1_000);
+  });
+  afterAll(() => rmSync(tree, { recursive: true, force: true }));
+
+  it("asks for a build, in one line, when nothing is built", () => {
+    const result = check();
+    expect([result.status, result.stderr]).toEqual([1, "Building dist/ (not built yet)...\n"]);
+  });
+
+  it("is silent and successful when dist/ is newer than every source", () => {
+    mkdirSync(join(tree, "dist/cli"), { recursive: true });
+    writeFileSync(join(tree, "dist/cli/bin.js"), "");
+    at("dist/cli/bin.js", 2_000);
+    const result = check();
+    expect([result.status, result.stdout, result.stderr]).toEqual([0, "", ""]);
+  });
+
+  it.each(["src/exporter.ts", "src/cli/bin.ts", "tsconfig.build.json", "src/cli"])("asks for a build once %s changed", (path) => {
+    at(path, 3_000);
+    const result = check();
+    expect([result.status, result.stderr]).toEqual([1, "Building dist/ (the sources changed since the last build)...\n"]);
+    at(path, 1_000);
+    expect(check().status).toBe(0);
+  });
+});
+
+/** A command started as a user starts it, in a process group of its own so that its descendants can be counted. */
+function startAsUser(command: string, args: readonly string[], env: NodeJS.ProcessEnv) {
+  const child = spawn(command, args, { cwd: ROOT, detached: true, env: { ...process.env, ...env } });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const groupAlive = () => {
+    try {
+      process.kill(-child.pid!, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return {
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    groupAlive,
+    /** Ends what a failed test left behind. */
+    cleanUp: () => {
+      if (groupAlive()) process.kill(-child.pid!, "SIGKILL");
+    },
+  };
+}
+
+describe("start and stop", () => {
+  beforeAll(() => {
+    // The demo must find dist/ built, as a checkout is after `npm ci`.
+    if (spawnSync(process.execPath, [CHECK]).status !== 0) expect(spawnSync("npm", ["run", "build", "--silent"], { cwd: ROOT }).status).toBe(0);
+  }, 120_000);
+
+  it.each(["SIGTERM", "SIGINT"] as const)("npm run demo starts without building, and %s to npm ends everything within 5 s", async (signal) => {
+    const demo = startAsUser("npm", ["run", "demo", "--", "--web.listen-address=127.0.0.1:0"], { DEMO_SIMULATOR_PORT: "0" });
+    try {
+      const metricsUrl = await until("the demo's URLs", () => /metrics:\s+(\S+)/.exec(demo.stdout())?.[1], { timeoutMs: 30_000 });
+      const up = await until("stellar_horizon_up 1", async () => {
+        const value = valueOf(parseExposition(await (await fetch(metricsUrl)).text()), "stellar_horizon_up", { horizon: "simulator" });
+        return value === 1 ? value : undefined;
+      });
+      expect(up).toBe(1);
+      expect(demo.stderr()).not.toContain("Building");
+      demo.child.kill(signal);
+      await until(() => `every process of the demo to end after ${signal} (${demo.stderr()})`, () => (demo.groupAlive() ? undefined : true), { timeoutMs: 5_000 });
+      await expect(fetch(metricsUrl)).rejects.toThrow();
+    } finally {
+      demo.cleanUp();
+    }
+  }, 60_000);
+
+  it("SIGTERM to npx ... simulate ends the simulator within 5 s", async () => {
+    // npx runs the bin under `sh -c`, which the forwarded SIGTERM ends: the bin follows its parent.
+    const simulate = startAsUser("npx", ["stellar-horizon-exporter", "simulate", "--web.listen-address=127.0.0.1:0"], {});
+    try {
+      const url = await until("the simulator's URL", () => /(http:\/\/127\.0\.0\.1:\d+)\//.exec(simulate.stdout())?.[1], { timeoutMs: 30_000 });
+      expect((await fetch(`${url}/`)).status).toBe(200);
+      simulate.child.kill("SIGTERM");
+      await until(() => `every process of npx to end (${simulate.stderr()})`, () => (simulate.groupAlive() ? undefined : true), { timeoutMs: 5_000 });
+      await expect(fetch(`${url}/`)).rejects.toThrow();
+    } finally {
+      simulate.cleanUp();
+    }
+  }, 60_000);
+});
