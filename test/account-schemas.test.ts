@@ -16,10 +16,21 @@ type Json = Record<string, unknown>;
 const ACCOUNT_FIXTURES = fixtureNames().filter((name) => name.startsWith("account-"));
 const ACCOUNT_PAGE_FIXTURES = fixtureNames().filter((name) => name.startsWith("accounts-"));
 
+/**
+ * The 2017 capture's account ids were replaced by VCR's filter with placeholders that are no
+ * account ids (see PROVENANCE.md); a real Horizon sent keys, restored here as two valid ones.
+ */
+function unfiltered(name: string): Json {
+  const text = JSON.stringify(fixtureJson<Json>(name))
+    .replaceAll("[source_address]", "GDEUQ2MX3YXMITFOTC3CO3GW5V3XE3IVG7JKLZZAOZ7WFYIN256INDUS")
+    .replaceAll("[destination_address]", "GASAK3DMPMVB4G4447P32EA4PT5UCDLVEHFY2NRS32QXDVPIBUVXUWF4");
+  return JSON.parse(text) as Json;
+}
+
 /** Every account record in the captures: single accounts and the records of account pages. */
 function capturedAccounts(): [string, Json][] {
   return [
-    ...ACCOUNT_FIXTURES.map((name): [string, Json] => [name, fixtureJson<Json>(name)]),
+    ...ACCOUNT_FIXTURES.map((name): [string, Json] => [name, unfiltered(name)]),
     ...ACCOUNT_PAGE_FIXTURES.flatMap((name) =>
       (pageSchema.parse(fixtureJson(name))._embedded.records as Json[]).map((record, index): [string, Json] => [`${name}#${index}`, record]),
     ),
@@ -122,7 +133,7 @@ describe("every captured account parses with exact values", () => {
   });
 
   it("2017 account: credit_alphanum12, no liabilities, no is_authorized, no auth_immutable", () => {
-    const account = accountSchema.parse(fixtureJson("account-ruby-vcr-2017.json"));
+    const account = accountSchema.parse(unfiltered("account-ruby-vcr-2017.json"));
     const twelve = account.balances.find((balance) => balance.asset.length > 0 && /^[A-Za-z0-9]{5,12}:/.test(balance.asset));
     expect(twelve).toBeDefined();
     expect(twelve!.authorized).toBeUndefined();

@@ -5,11 +5,11 @@
  * sponsorship counts, `sequence_ledger` and `auth_clawback_enabled` are absent on older versions.
  */
 import { z } from "zod";
+import { accountKey, amount, AMOUNT, amountText, assetCode, assetName, distinct, poolId, signerKey, snakeCaseWord, uint64String, uint64Text } from "./wire-values.js";
+
+export { amountStroops, stroopsToUnits } from "./wire-values.js";
 
 const nonNegativeInt = z.number().int().nonnegative();
-
-/** A Stellar amount: at most seven decimals, e.g. "1234.5678901". */
-const AMOUNT = /^\d+(\.\d{1,7})?$/;
 
 /**
  * The float64 nearest to a Stellar amount string. `Number` of the decimal text is correctly
@@ -20,35 +20,8 @@ export function parseAmount(text: string): number {
   return Number(text);
 }
 
-const amountText = z.string().regex(AMOUNT, "expected an amount with at most 7 decimals as a string");
-const amount = amountText.transform(Number);
-
-const STROOPS_PER_UNIT = 10_000_000n;
-
-/** An amount string in stroops, exactly, for sums. */
-export function amountStroops(text: string): bigint {
-  if (!AMOUNT.test(text)) throw new RangeError(`not a Stellar amount: ${JSON.stringify(text)}`);
-  const [units = "0", fraction = ""] = text.split(".");
-  return BigInt(units) * STROOPS_PER_UNIT + BigInt(fraction.padEnd(7, "0"));
-}
-
-/** The float64 nearest to an exact number of stroops, in units (one rounding). */
-export function stroopsToUnits(stroops: bigint): number {
-  const sign = stroops < 0n ? "-" : "";
-  const magnitude = stroops < 0n ? -stroops : stroops;
-  return Number(`${sign}${magnitude / STROOPS_PER_UNIT}.${(magnitude % STROOPS_PER_UNIT).toString().padStart(7, "0")}`);
-}
-
 /** 64-bit: kept as a bigint, never through a float. */
-const sequenceNumber = z
-  .string()
-  .regex(/^\d+$/, "expected an integer as a string")
-  .transform((text) => BigInt(text));
-
-const unixSecondsString = z
-  .string()
-  .regex(/^\d+$/, "expected unix seconds as a string")
-  .transform(Number);
+const sequenceNumber = uint64Text.transform((text) => BigInt(text));
 
 const trustlineFields = {
   balance: amount,
@@ -64,7 +37,7 @@ const trustlineFields = {
 };
 
 const creditBalance = (type: "credit_alphanum4" | "credit_alphanum12") =>
-  z.object({ ...trustlineFields, asset_type: z.literal(type), asset_code: z.string().min(1), asset_issuer: z.string().min(1) });
+  z.object({ ...trustlineFields, asset_type: z.literal(type), asset_code: assetCode, asset_issuer: accountKey });
 
 const balanceSchema = z.discriminatedUnion("asset_type", [
   z.object({
@@ -78,7 +51,7 @@ const balanceSchema = z.discriminatedUnion("asset_type", [
   z.object({
     ...trustlineFields,
     asset_type: z.literal("liquidity_pool_shares"),
-    liquidity_pool_id: z.string().min(1),
+    liquidity_pool_id: poolId,
   }),
 ]);
 
@@ -94,15 +67,20 @@ export interface AccountBalance {
   readonly authorized?: boolean;
 }
 
+/** The `asset` label of a balance. */
+function balanceAsset(raw: z.output<typeof balanceSchema>): string {
+  if (raw.asset_type === "native") return "native";
+  return raw.asset_type === "liquidity_pool_shares" ? `pool:${raw.liquidity_pool_id}` : `${raw.asset_code}:${raw.asset_issuer}`;
+}
+
 function accountBalance(raw: z.output<typeof balanceSchema>): AccountBalance {
   const liabilities = {
     ...(raw.buying_liabilities === undefined ? {} : { buyingLiabilities: raw.buying_liabilities }),
     ...(raw.selling_liabilities === undefined ? {} : { sellingLiabilities: raw.selling_liabilities }),
   };
   if (raw.asset_type === "native") return { asset: "native", balance: raw.balance, ...liabilities };
-  const asset = raw.asset_type === "liquidity_pool_shares" ? `pool:${raw.liquidity_pool_id}` : `${raw.asset_code}:${raw.asset_issuer}`;
   return {
-    asset,
+    asset: balanceAsset(raw),
     balance: raw.balance,
     ...liabilities,
     limit: raw.limit,
@@ -121,10 +99,10 @@ export interface AccountSigner {
 
 export const accountSchema = z
   .object({
-    account_id: z.string().min(1),
+    account_id: accountKey,
     sequence: sequenceNumber,
     sequence_ledger: nonNegativeInt.optional(),
-    sequence_time: unixSecondsString.optional(),
+    sequence_time: uint64String.optional(),
     subentry_count: nonNegativeInt,
     home_domain: z.string().optional(),
     last_modified_ledger: nonNegativeInt.optional(),
@@ -135,8 +113,11 @@ export const accountSchema = z
       auth_immutable: z.boolean().optional(),
       auth_clawback_enabled: z.boolean().optional(),
     }),
-    balances: z.array(balanceSchema),
-    signers: z.array(z.object({ key: z.string().min(1), type: z.string().min(1), weight: nonNegativeInt })),
+    // A balance or a signer listed twice would be two series with one label set.
+    balances: z.array(balanceSchema).refine((balances) => distinct(balances, balanceAsset), "the account lists a balance twice"),
+    signers: z
+      .array(z.object({ key: signerKey, type: snakeCaseWord, weight: nonNegativeInt }))
+      .refine((signers) => distinct(signers, (signer) => signer.key), "the account lists a signer twice"),
     data: z.record(z.string(), z.string()),
     num_sponsoring: nonNegativeInt.optional(),
     num_sponsored: nonNegativeInt.optional(),
@@ -170,7 +151,7 @@ export type Offer = z.output<typeof offerSchema>;
 export const claimableBalanceSchema = z.object({
   id: z.string().min(1),
   paging_token: z.string().min(1),
-  asset: z.string().min(1),
+  asset: assetName,
   amount: amountText,
 });
 export type ClaimableBalance = z.output<typeof claimableBalanceSchema>;

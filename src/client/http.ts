@@ -1,8 +1,9 @@
 import { FetchError, ofetch, type FetchOptions } from "ofetch";
+import type { Logger } from "pino";
 import type { z } from "zod";
 import { systemClock, type Clock } from "../clock.js";
 import { excerpt, PollError, isTransient } from "./errors.js";
-import { holdOffSeconds, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
+import { holdOffSeconds, MAX_HOLD_MS, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
 import { problemSchema } from "./schemas.js";
 import { bodyOf, transportFetch, type TransportOptions } from "./transport.js";
 
@@ -11,6 +12,8 @@ export interface RequestObserver<E extends string> {
   /** `code` is the HTTP status, or "error" when no response arrived. */
   onRequest(endpoint: E, code: string, durationSeconds: number): void;
   onRateLimitHeaders(headers: RateLimitHeaders): void;
+  /** The server asked for a hold longer than the cap, and got the cap. */
+  onHoldCapped?(): void;
 }
 
 export interface HttpOptions<E extends string> {
@@ -27,19 +30,40 @@ export interface HttpOptions<E extends string> {
   /** Aborts in-flight requests and retry waits at shutdown. */
   signal?: AbortSignal;
   clock?: Clock;
+  /**
+   * The longest the server's headers may hold requests back: one hour, or the target's longest
+   * freshness window if longer. One absurd Retry-After must not silence a target for good.
+   */
+  maxHoldMs?: number;
+  /** Says, once per hold, that a hold was cut to the cap. */
+  log?: Pick<Logger, "warn">;
+}
+
+/** What a target's freshness is made of: its endpoints' schedules, and how many periods data stays fresh. */
+interface Freshness {
+  readonly schedules: Readonly<Record<string, { readonly periodMs: number }>>;
+  readonly staleAfterIntervals: number;
 }
 
 /**
  * A target's HTTP options: where and how it is reached from its own config, attempts and body
- * cap from the exporter's, and what this runtime observes and stops it with.
+ * cap from the exporter's, the longest hold from both, and what this runtime observes, logs and
+ * stops it with.
  */
 export function targetHttpOptions<E extends string>(
-  target: Pick<HttpOptions<E>, "url" | "headers" | "timeoutMs">,
-  config: Pick<HttpOptions<E>, "retries" | "maxBodyBytes">,
-  runtime: Pick<HttpOptions<E>, "observer" | "signal" | "clock">,
+  target: Pick<HttpOptions<E>, "url" | "headers" | "timeoutMs"> & Pick<Freshness, "schedules">,
+  config: Pick<HttpOptions<E>, "retries" | "maxBodyBytes"> & Pick<Freshness, "staleAfterIntervals">,
+  runtime: Pick<HttpOptions<E>, "observer" | "signal" | "clock" | "log">,
 ): HttpOptions<E> {
   const { url, headers, timeoutMs } = target;
-  return { url, ...(headers ? { headers } : {}), timeoutMs, retries: config.retries, maxBodyBytes: config.maxBodyBytes, ...runtime };
+  const maxHoldMs = maxHoldMsOf({ schedules: target.schedules, staleAfterIntervals: config.staleAfterIntervals });
+  return { url, ...(headers ? { headers } : {}), timeoutMs, retries: config.retries, maxBodyBytes: config.maxBodyBytes, maxHoldMs, ...runtime };
+}
+
+/** One hour, or the target's longest freshness window if longer. */
+export function maxHoldMsOf({ schedules, staleAfterIntervals }: Freshness): number {
+  const periods = Object.values(schedules).map((schedule) => schedule.periodMs);
+  return Math.max(MAX_HOLD_MS, staleAfterIntervals * Math.max(0, ...periods));
 }
 
 /** A POST body, JSON or a form; requests without one are GETs. */
@@ -123,6 +147,24 @@ export class CourteousHttp<E extends string> {
     return this.holdUntilMs > this.clock.now();
   }
 
+  /** Holds requests back for what the server asked, at most the cap (counted, and logged once per hold). */
+  private holdBack(askedSeconds: number): void {
+    const nowMs = this.clock.now();
+    const maxHoldMs = this.options.maxHoldMs ?? MAX_HOLD_MS;
+    let holdMs = askedSeconds * 1000;
+    if (holdMs > maxHoldMs) {
+      holdMs = maxHoldMs;
+      this.options.observer?.onHoldCapped?.();
+      if (this.holdUntilMs <= nowMs) {
+        this.options.log?.warn(
+          { askedSeconds, heldSeconds: maxHoldMs / 1000 },
+          "the server asked to hold requests back for longer than the cap; holding back for the cap",
+        );
+      }
+    }
+    this.holdUntilMs = Math.max(this.holdUntilMs, nowMs + holdMs);
+  }
+
   private signalsWith(signal: AbortSignal | undefined): AbortSignal[] {
     return [this.options.signal, signal].filter((each): each is AbortSignal => each !== undefined);
   }
@@ -153,7 +195,7 @@ export class CourteousHttp<E extends string> {
       const rateLimit = parseRateLimitHeaders(response.headers, this.clock.now());
       this.options.observer?.onRateLimitHeaders(rateLimit);
       const holdOff = holdOffSeconds(rateLimit, response.status);
-      if (holdOff !== undefined) this.holdUntilMs = Math.max(this.holdUntilMs, this.clock.now() + holdOff * 1000);
+      if (holdOff !== undefined) this.holdBack(holdOff);
       const bytes = bodyOf(response);
       if (response.status < 200 || response.status >= 300) throw httpError(response.status, bytes.toString("utf8"));
       return decode(bytes);

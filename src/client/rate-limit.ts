@@ -4,9 +4,18 @@ export interface RateLimitHeaders {
   remaining?: number;
   /** Seconds until the rate-limit window resets (X-Ratelimit-Reset). */
   resetSeconds?: number;
-  /** Seconds to wait before the next request (Retry-After, as seconds or an HTTP date). */
+  /** Seconds to wait before the next request (Retry-After). */
   retryAfterSeconds?: number;
 }
+
+/**
+ * From this value on, a number of seconds is read as a Unix epoch (2001-09-09 on): no server means
+ * a wait of 31 years, and proxies in front of Horizon send X-RateLimit-Reset as an epoch.
+ */
+const EPOCH_SECONDS_FROM = 1e9;
+
+/** The longest hold-off a server's headers can impose on a target whose freshness window is shorter. */
+export const MAX_HOLD_MS = 3_600_000;
 
 function nonNegativeNumber(value: string | null): number | undefined {
   if (value === null || value.trim() === "") return undefined;
@@ -14,9 +23,12 @@ function nonNegativeNumber(value: string | null): number | undefined {
   return Number.isFinite(parsed) && parsed >= 0 ? parsed : undefined;
 }
 
-function retryAfterSeconds(value: string | null, nowMs: number): number | undefined {
+/** Seconds from now until the time a header names: as seconds, as a Unix epoch or as an HTTP date. */
+function secondsUntil(value: string | null, nowMs: number): number | undefined {
   const seconds = nonNegativeNumber(value);
-  if (seconds !== undefined || value === null) return seconds;
+  if (seconds !== undefined) return seconds < EPOCH_SECONDS_FROM ? seconds : Math.max(0, seconds - nowMs / 1000);
+  // An HTTP date names its day and month; Date.parse would take "-5" for a year.
+  if (value === null || !/[a-z]/i.test(value)) return undefined;
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, (date - nowMs) / 1000);
 }
@@ -26,8 +38,8 @@ export function parseRateLimitHeaders(headers: Headers, nowMs = Date.now()): Rat
   const result: RateLimitHeaders = {};
   const limit = nonNegativeNumber(headers.get("x-ratelimit-limit"));
   const remaining = nonNegativeNumber(headers.get("x-ratelimit-remaining"));
-  const resetSeconds = nonNegativeNumber(headers.get("x-ratelimit-reset"));
-  const retryAfter = retryAfterSeconds(headers.get("retry-after"), nowMs);
+  const resetSeconds = secondsUntil(headers.get("x-ratelimit-reset"), nowMs);
+  const retryAfter = secondsUntil(headers.get("retry-after"), nowMs);
   if (limit !== undefined) result.limit = limit;
   if (remaining !== undefined) result.remaining = remaining;
   if (resetSeconds !== undefined) result.resetSeconds = resetSeconds;
@@ -36,11 +48,11 @@ export function parseRateLimitHeaders(headers: Headers, nowMs = Date.now()): Rat
 }
 
 /**
- * How long to send nothing more to this Horizon: Retry-After when given, else the window reset
- * when no request is left in it, else nothing.
+ * How long the server asks us to send nothing more: Retry-After on a 429 or a 503 (the statuses
+ * it is defined for), else the window reset when no request is left in it, else nothing.
  */
 export function holdOffSeconds(headers: RateLimitHeaders, status: number): number | undefined {
-  if (headers.retryAfterSeconds !== undefined) return headers.retryAfterSeconds;
+  if (headers.retryAfterSeconds !== undefined && (status === 429 || status === 503)) return headers.retryAfterSeconds;
   if (headers.remaining === 0 && headers.resetSeconds !== undefined) return headers.resetSeconds;
   return status === 429 ? DEFAULT_429_HOLD_OFF_SECONDS : undefined;
 }

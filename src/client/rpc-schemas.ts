@@ -6,14 +6,12 @@
  */
 import { z } from "zod";
 import { FEE_STATS } from "../catalog/metrics.js";
+import { uint64String } from "./wire-values.js";
 
 const ledgerSequence = z.number().int().nonnegative();
 
-/** An unsigned integer sent as a string, e.g. a fee "100" or a close time "1784671485". */
-const unsignedIntegerString = z
-  .string()
-  .regex(/^\d+$/, "expected an unsigned integer as a string")
-  .transform(Number);
+/** An unsigned 64-bit integer sent as a string, e.g. a fee "100" or a close time "1784671485". */
+const unsignedIntegerString = uint64String;
 
 /** JSON-RPC 2.0 allows a string or a number as `id`; servers echo what they were sent. */
 const jsonRpcId = z.union([z.string(), z.number()]);

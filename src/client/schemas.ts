@@ -6,20 +6,9 @@
 import { z } from "zod";
 import { RecordFields } from "./page-scan.js";
 import { FEE_STATS } from "../catalog/metrics.js";
+import { amount, assetName, distinct, int64String, isUint64Text, poolId, ratioString, snakeCaseWord, uint64Text } from "./wire-values.js";
 
 const nonNegativeInt = z.number().int().nonnegative();
-
-/** A decimal number sent as a string, e.g. "105443902087.3472865"; parsed to a float for gauges. */
-const decimalString = z
-  .string()
-  .regex(/^-?\d+(\.\d+)?$/, "expected a decimal number as a string")
-  .transform(Number);
-
-/** An integer sent as a string, e.g. fee_stats' "100". */
-const integerString = z
-  .string()
-  .regex(/^-?\d+$/, "expected an integer as a string")
-  .transform(Number);
 
 /** Paging tokens exceed 2^53, so they stay strings end to end. */
 const pagingToken = z.string().min(1);
@@ -28,6 +17,11 @@ const pagingToken = z.string().min(1);
 const ZERO_TIME = "0001-01-01T00:00:00Z";
 
 const timestamp = z.iso.datetime({ offset: true });
+
+/** A ledger's paging token: its sequence in the high 32 bits of a 64-bit id (Horizon's TOID). */
+export function ledgerPagingToken(sequence: number): bigint {
+  return BigInt(sequence) << 32n;
+}
 
 export const rootSchema = z
   .object({
@@ -56,49 +50,61 @@ export const rootSchema = z
 export type HorizonRoot = z.output<typeof rootSchema>;
 
 const feeDistribution = z.object(
-  Object.fromEntries(FEE_STATS.map((stat) => [stat, integerString])) as Record<
+  Object.fromEntries(FEE_STATS.map((stat) => [stat, int64String])) as Record<
     (typeof FEE_STATS)[number],
-    typeof integerString
+    typeof int64String
   >,
 );
 
 export const feeStatsSchema = z.object({
-  last_ledger: integerString,
-  last_ledger_base_fee: integerString,
-  ledger_capacity_usage: decimalString,
+  last_ledger: int64String,
+  last_ledger_base_fee: int64String,
+  ledger_capacity_usage: ratioString,
   fee_charged: feeDistribution,
   max_fee: feeDistribution,
 });
 export type FeeStats = z.output<typeof feeStatsSchema>;
 
-export const ledgerSchema = z.object({
-  id: z.string(),
-  paging_token: pagingToken,
-  hash: z.string(),
-  prev_hash: z.string(),
-  sequence: nonNegativeInt,
-  successful_transaction_count: nonNegativeInt,
-  failed_transaction_count: nonNegativeInt.nullable(),
-  operation_count: nonNegativeInt,
-  tx_set_operation_count: nonNegativeInt.nullish(),
-  closed_at: timestamp,
-  total_coins: decimalString,
-  fee_pool: decimalString,
-  base_fee_in_stroops: nonNegativeInt,
-  base_reserve_in_stroops: nonNegativeInt,
-  max_tx_set_size: nonNegativeInt,
-  protocol_version: nonNegativeInt,
-});
+export const ledgerSchema = z
+  .object({
+    id: z.string(),
+    // A ledger's paging token is its sequence shifted left 32 bits: it becomes the cursor, so anything
+    // but an unsigned 64-bit integer makes the record invalid rather than a cursor Horizon refuses.
+    paging_token: uint64Text,
+    hash: z.string(),
+    prev_hash: z.string(),
+    sequence: nonNegativeInt,
+    successful_transaction_count: nonNegativeInt,
+    failed_transaction_count: nonNegativeInt.nullable(),
+    operation_count: nonNegativeInt,
+    tx_set_operation_count: nonNegativeInt.nullish(),
+    closed_at: timestamp,
+    total_coins: amount,
+    fee_pool: amount,
+    base_fee_in_stroops: nonNegativeInt,
+    base_reserve_in_stroops: nonNegativeInt,
+    max_tx_set_size: nonNegativeInt,
+    protocol_version: nonNegativeInt,
+  })
+  .refine(
+    // Refinements run even after a field's format failed: the token is checked again before reading it.
+    (ledger) => isUint64Text(ledger.paging_token) && BigInt(ledger.paging_token) === ledgerPagingToken(ledger.sequence),
+    "paging_token is not the ledger's sequence shifted left 32 bits",
+  );
 export type Ledger = z.output<typeof ledgerSchema>;
 
 export const liquidityPoolSchema = z.object({
-  id: z.string().min(1),
+  id: poolId,
   paging_token: pagingToken,
   fee_bp: nonNegativeInt,
-  type: z.string(),
-  total_trustlines: integerString,
-  total_shares: decimalString,
-  reserves: z.array(z.object({ asset: z.string().min(1), amount: decimalString })).min(1),
+  type: snakeCaseWord,
+  total_trustlines: int64String,
+  total_shares: amount,
+  // Two reserves of one asset would be two series with one label set.
+  reserves: z
+    .array(z.object({ asset: assetName, amount }))
+    .min(1)
+    .refine((reserves) => distinct(reserves, (reserve) => reserve.asset), "a pool lists one asset twice"),
   // last_modified_ledger and last_modified_time (null on older Horizons) are not needed, so not kept.
 });
 export type LiquidityPool = z.output<typeof liquidityPoolSchema>;
@@ -133,7 +139,7 @@ export const problemSchema = z.object({
 export type Problem = z.output<typeof problemSchema>;
 
 /** Stroops: strings since Horizon 1.0; numbers on the Horizons before it. */
-const stroops = z.union([integerString, nonNegativeInt]);
+const stroops = z.union([int64String, nonNegativeInt]);
 
 const transactionHash = z.string().regex(/^[0-9a-f]{64}$/, "expected a 64-character hex transaction hash");
 

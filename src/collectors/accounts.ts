@@ -1,8 +1,10 @@
 import { METRICS } from "../catalog/metrics.js";
 import { amountStroops, stroopsToUnits, type Account } from "../client/account-schemas.js";
-import type { AccountsClient } from "../client/accounts.js";
+import type { AccountLookup, AccountsClient } from "../client/accounts.js";
+import { PollError } from "../client/errors.js";
 import type { WatchedAccount } from "../config/accounts.js";
 import type { Collector, PollContext } from "./collector.js";
+import { LABEL_TEXT_BOUNDS, labelText } from "./label-text.js";
 import type { CollectorSamples, Labels, Sample } from "../exposition/samples.js";
 
 /** Open offers and claimable balances counted per account at most (five pages). */
@@ -43,7 +45,7 @@ function* existingAccountSamples(
   const of = <Extra extends Labels = Record<never, string>>(labels?: Extra) => ({ account: watched.name, ...labels }) as { account: string } & Extra;
   yield {
     metric: METRICS.accountInfo,
-    labels: of({ account_id: account.id, home_domain: account.homeDomain, cold: String(watched.cold) }),
+    labels: of({ account_id: account.id, home_domain: labelText(account.homeDomain, LABEL_TEXT_BOUNDS.homeDomain), cold: String(watched.cold) }),
     value: 1,
   };
   for (const balance of account.balances) {
@@ -142,7 +144,10 @@ export class AccountsCollector implements Collector {
 
   async poll(context: PollContext): Promise<void> {
     const observations = new Map<string, AccountObservation>();
-    for (const watched of this.watched) observations.set(watched.name, await this.observe(watched, context));
+    for (const watched of this.watched) {
+      const observation = await this.observe(watched, context);
+      if (observation !== undefined) observations.set(watched.name, observation);
+    }
     for (const [name, observation] of observations) if (observation.exists) this.compareSigners(name, observation.account);
     this.observations = observations;
   }
@@ -151,8 +156,13 @@ export class AccountsCollector implements Collector {
     return accountSamples(this.watched, this.observations, this.signerChanges, this.baseReserveStroops());
   }
 
-  private async observe(watched: WatchedAccount, { signal, invalidRecords }: PollContext): Promise<AccountObservation> {
-    const lookup = await this.client.account(watched.id, signal);
+  /** What one poll learnt of the account; undefined when Horizon's answer was invalid (counted, and the account left out). */
+  private async observe(watched: WatchedAccount, { signal, invalidRecords }: PollContext): Promise<AccountObservation | undefined> {
+    const lookup = await this.lookUp(watched, signal);
+    if (lookup === undefined) {
+      invalidRecords(1);
+      return undefined;
+    }
     if (lookup.status === "missing") return { exists: false };
     let offers: number | undefined;
     if (watched.offers) {
@@ -176,6 +186,19 @@ export class AccountsCollector implements Collector {
       ...(offers === undefined ? {} : { offers }),
       ...(claimable === undefined ? {} : { claimable }),
     };
+  }
+
+  /**
+   * The account as Horizon answers; undefined when the answer fails the schema (a value out of its
+   * range, a balance or signer listed twice), which leaves this account out, not the others.
+   */
+  private async lookUp(watched: WatchedAccount, signal: AbortSignal): Promise<AccountLookup | undefined> {
+    try {
+      return await this.client.account(watched.id, signal);
+    } catch (error) {
+      if (error instanceof PollError && error.reason === "schema") return undefined;
+      throw error;
+    }
   }
 
   /** Counts a change against the previous successful read; the first read only remembers. */

@@ -1,4 +1,5 @@
 import type { Endpoint, PollEndpoint } from "../catalog/metrics.js";
+import { PollError } from "../client/errors.js";
 import type { CollectorSamples } from "../exposition/samples.js";
 
 /** What the poller hands each poll. */
@@ -38,8 +39,14 @@ export class LatestDocumentCollector<T, E extends PollEndpoint = Endpoint> imple
     private readonly toSamples: (latest: T | undefined, lastPollSucceeded: boolean) => CollectorSamples,
   ) {}
 
-  async poll({ signal }: PollContext): Promise<void> {
-    this.latest = await this.fetch(signal);
+  async poll({ signal, invalidRecords }: PollContext): Promise<void> {
+    try {
+      this.latest = await this.fetch(signal);
+    } catch (error) {
+      // A document failing its schema is a record left out too: counted with the invalid records.
+      if (error instanceof PollError && error.reason === "schema") invalidRecords(1);
+      throw error;
+    }
   }
 
   samples(lastPollSucceeded: boolean): CollectorSamples {

@@ -1,9 +1,11 @@
 import type { Logger } from "pino";
 import { METRICS } from "../catalog/metrics.js";
+import { PollError } from "../client/errors.js";
 import type { HorizonClient, RawRecords } from "../client/horizon-client.js";
-import { ledgerSchema, type Ledger } from "../client/schemas.js";
+import { ledgerPagingToken, ledgerSchema, type Ledger } from "../client/schemas.js";
+import { isUint64Text } from "../client/wire-values.js";
 import type { Collector, PollContext } from "./collector.js";
-import { cursorAfter, PAGE_LIMIT, rawPagingToken, validRecord } from "./paging.js";
+import { cursorPast, PAGE_LIMIT, rawPagingToken, validRecord } from "./paging.js";
 import { HistogramData, type CollectorSamples, type Sample } from "../exposition/samples.js";
 
 export interface LedgerCatchUpOptions {
@@ -53,11 +55,39 @@ export function ledgerSamples(totals: LedgerTotals, latest: Ledger | undefined):
 }
 
 /**
+ * A raw ledger record's paging token when it can serve as the cursor: an unsigned 64-bit integer
+ * equal to the record's sequence shifted left 32 bits, as Horizon makes it, valid record or not.
+ * Any other token (`abc`, `..%2F`, a number past the ledgers) would poison the cursor: every later
+ * page would be refused, or empty for good.
+ */
+function ledgerCursorOf(raw: unknown): bigint | undefined {
+  const token = rawPagingToken(raw);
+  const sequence = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>).sequence : undefined;
+  if (token === undefined || !isUint64Text(token) || typeof sequence !== "number" || !Number.isSafeInteger(sequence) || sequence < 0) return undefined;
+  const cursor = BigInt(token);
+  return cursor === ledgerPagingToken(sequence) ? cursor : undefined;
+}
+
+/**
+ * The cursor after a page in ascending order: the paging token of its last record that can serve
+ * as one (see ledgerCursorOf) and lies past `cursor`. A page without one cannot move the cursor:
+ * the poll fails with reason `paging`, and the next poll asks from the same place.
+ */
+function ledgerCursorAfter(ascending: RawRecords, cursor: string | undefined): string {
+  const after = cursor === undefined ? -1n : BigInt(cursor);
+  for (let index = ascending.length - 1; index >= 0; index -= 1) {
+    const next = ledgerCursorOf(ascending[index]);
+    if (next !== undefined && next > after) return next.toString();
+  }
+  return cursorPast(undefined, cursor, "ledgers");
+}
+
+/**
  * Reads every ledger exactly once by following Horizon's paging cursor in ascending order. The
  * cursor moves by raw records, so a record failing the schema is counted invalid and skipped once,
  * never fetched again. A gap (pages capped, ledgers missing or invalid) is counted as skipped,
  * never guessed at; a sequence that goes backwards or a broken hash chain (a network reset)
- * restarts from the latest.
+ * restarts from the latest, and so does a cursor Horizon refuses (400).
  */
 export class LedgersCollector implements Collector {
   readonly endpoint = "ledgers";
@@ -78,9 +108,10 @@ export class LedgersCollector implements Collector {
   async poll(context: PollContext): Promise<void> {
     if (this.cursor === undefined) return this.startFromLatest(context);
     for (let pages = 1; ; pages += 1) {
-      const records = await this.client.ledgers({ order: "asc", limit: PAGE_LIMIT, cursor: this.cursor }, context.signal);
+      const records = await this.pageAfterCursor(context);
+      if (records === undefined) return this.resynchroniseRefusedCursor(context);
       if (records.length === 0) return this.checkForReset(context);
-      const next = cursorAfter(records, this.cursor, this.endpoint);
+      const next = ledgerCursorAfter(records, this.cursor);
       this.readRecords(records, context);
       this.cursor = next;
       if (records.length < PAGE_LIMIT) return;
@@ -102,11 +133,30 @@ export class LedgersCollector implements Collector {
     return this.latest?.base_reserve_in_stroops;
   }
 
+  /** The page after the cursor; undefined when Horizon refuses the cursor (400). */
+  private async pageAfterCursor(context: PollContext): Promise<RawRecords | undefined> {
+    try {
+      return await this.client.ledgers({ order: "asc", limit: PAGE_LIMIT, cursor: this.cursor }, context.signal);
+    } catch (error) {
+      if (error instanceof PollError && error.details.status === 400) return undefined;
+      throw error;
+    }
+  }
+
+  /** A cursor Horizon refuses would be refused at every poll: it is dropped and reading restarts from the latest ledger. */
+  private async resynchroniseRefusedCursor(context: PollContext): Promise<void> {
+    this.totals.resyncs += 1;
+    this.log.warn({ cursor: this.cursor }, "Horizon refused the ledger cursor; resynchronising from the latest ledger");
+    this.cursor = undefined;
+    await this.startFromLatest(context);
+  }
+
   private async startFromLatest(context: PollContext): Promise<void> {
     const records = await this.client.ledgers({ order: "desc", limit: this.options.backfill + 1 }, context.signal);
     if (records.length === 0) return;
-    const next = cursorAfter(records.slice(0, 1), undefined, this.endpoint);
-    this.readRecords([...records].reverse(), context);
+    const ascending = [...records].reverse();
+    const next = ledgerCursorAfter(ascending, undefined);
+    this.readRecords(ascending, context);
     this.cursor = next;
   }
 
@@ -130,12 +180,12 @@ export class LedgersCollector implements Collector {
     const records = await this.client.ledgers({ order: "desc", limit: 1 }, context.signal);
     const newest = validRecord(ledgerSchema, records[0]);
     const behind = newest !== undefined && this.latest !== undefined && newest.sequence <= this.latest.sequence;
-    if (records.length === 0 || behind || rawPagingToken(records[0]) === this.cursor) return;
+    if (records.length === 0 || behind || rawPagingToken(records[0]) === this.cursor || ledgerCursorOf(records[0]) === undefined) return;
     this.log.warn(
       { from: this.latest?.sequence, to: newest?.sequence, maxPagesPerPoll: this.options.maxPagesPerPoll },
       "ledger catch-up hit its page cap; skipping ahead",
     );
-    const next = cursorAfter(records, this.cursor, this.endpoint);
+    const next = ledgerCursorAfter(records, this.cursor);
     this.readRecords(records, context);
     this.cursor = next;
   }

@@ -221,14 +221,18 @@ export class LiquidityPoolsCollector implements Collector {
     return { live: this.series, persistent: [] };
   }
 
-  private async fetchByIds({ signal }: PollContext): Promise<LiquidityPool[]> {
+  private async fetchByIds({ signal, invalidRecords }: PollContext): Promise<LiquidityPool[]> {
     const pools: LiquidityPool[] = [];
     for (const id of this.selection.ids.slice(0, this.selection.max)) {
       try {
         pools.push(await this.client.liquidityPool(id, signal));
       } catch (error) {
-        // A pool that no longer exists simply stops being tracked.
+        // A pool that no longer exists simply stops being tracked; an invalid one is left out, as in a page.
         if (error instanceof PollError && error.details.status === 404) continue;
+        if (error instanceof PollError && error.reason === "schema") {
+          invalidRecords(1);
+          continue;
+        }
         throw error;
       }
     }

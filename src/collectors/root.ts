@@ -2,6 +2,7 @@ import { METRICS } from "../catalog/metrics.js";
 import type { HorizonClient } from "../client/horizon-client.js";
 import type { HorizonRoot } from "../client/schemas.js";
 import { LatestDocumentCollector } from "./collector.js";
+import { LABEL_TEXT_BOUNDS, labelText } from "./label-text.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 
 const KNOWN_NETWORKS: Readonly<Record<string, string>> = {
@@ -21,10 +22,10 @@ export function rootSamples(root: HorizonRoot | undefined, lastPollSucceeded: bo
     {
       metric: METRICS.info,
       labels: {
-        horizon_version: root.horizon_version,
-        core_version: root.core_version,
+        horizon_version: labelText(root.horizon_version, LABEL_TEXT_BOUNDS.version),
+        core_version: labelText(root.core_version, LABEL_TEXT_BOUNDS.version),
         network: networkName(root.network_passphrase),
-        network_passphrase: root.network_passphrase,
+        network_passphrase: labelText(root.network_passphrase, LABEL_TEXT_BOUNDS.networkPassphrase),
       },
       value: 1,
     },

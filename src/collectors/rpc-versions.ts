@@ -1,6 +1,7 @@
 import { RPC_METRICS } from "../catalog/metrics.js";
 import type { RpcClient, RpcVersions } from "../client/rpc-client.js";
 import { LatestDocumentCollector, type Collector } from "./collector.js";
+import { LABEL_TEXT_BOUNDS, labelText } from "./label-text.js";
 import { networkName } from "./root.js";
 import type { CollectorSamples } from "../exposition/samples.js";
 
@@ -8,10 +9,10 @@ export function rpcVersionsSamples(versions: RpcVersions | undefined): Collector
   if (versions === undefined) return { live: [], persistent: [] };
   const { network, versionInfo } = versions;
   const labels = {
-    version: versionInfo.version,
-    captive_core_version: versionInfo.captiveCoreVersion,
+    version: labelText(versionInfo.version, LABEL_TEXT_BOUNDS.version),
+    captive_core_version: labelText(versionInfo.captiveCoreVersion, LABEL_TEXT_BOUNDS.version),
     network: networkName(network.passphrase),
-    network_passphrase: network.passphrase,
+    network_passphrase: labelText(network.passphrase, LABEL_TEXT_BOUNDS.networkPassphrase),
   };
   return { live: [{ metric: RPC_METRICS.info, labels, value: 1 }], persistent: [] };
 }

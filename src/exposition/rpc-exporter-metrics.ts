@@ -12,6 +12,8 @@ export class RpcExporterMetrics {
   private readonly pollDuration;
   private readonly pollErrors;
   private readonly lastSuccess;
+  private readonly invalidRecords;
+  private readonly holdsCapped;
   private readonly all;
 
   constructor(registry: OwnRegistry) {
@@ -20,12 +22,16 @@ export class RpcExporterMetrics {
     this.pollDuration = registry.histogram(RPC_METRICS.pollDuration);
     this.pollErrors = registry.counter(RPC_METRICS.pollErrorsTotal);
     this.lastSuccess = registry.gauge(RPC_METRICS.lastSuccessTimestamp);
-    this.all = [this.requests, this.requestDuration, this.pollDuration, this.pollErrors, this.lastSuccess];
+    this.invalidRecords = registry.counter(RPC_METRICS.invalidRecordsTotal);
+    this.holdsCapped = registry.counter(RPC_METRICS.rateLimitHoldsCappedTotal);
+    this.all = [this.requests, this.requestDuration, this.pollDuration, this.pollErrors, this.lastSuccess, this.invalidRecords, this.holdsCapped];
   }
 
   /** Zero-initialises a target's error counters so rate() and alerts see them before the first error. */
   addTarget(rpc: string): void {
+    this.holdsCapped.inc({ rpc }, 0);
     for (const endpoint of RPC_ENDPOINTS) {
+      this.invalidRecords.inc({ rpc, endpoint }, 0);
       for (const reason of Object.keys(POLL_ERROR_REASONS)) this.pollErrors.inc({ rpc, endpoint, reason }, 0);
     }
   }
@@ -34,7 +40,7 @@ export class RpcExporterMetrics {
     return removeSeries(this.all, "rpc", rpc);
   }
 
-  /** Rate-limit headers still hold requests back (in the client); an RPC's are not exported. */
+  /** Rate-limit headers still hold requests back (in the client); an RPC's are not exported, only the holds cut to the cap. */
   observerFor(rpc: string): RequestObserver<RpcEndpoint> {
     return {
       onRequest: (endpoint, code, durationSeconds) => {
@@ -42,7 +48,12 @@ export class RpcExporterMetrics {
         this.requestDuration.observe({ rpc, endpoint }, durationSeconds);
       },
       onRateLimitHeaders: () => {},
+      onHoldCapped: () => this.holdsCapped.inc({ rpc }),
     };
+  }
+
+  invalidRecordsRead(rpc: string, endpoint: RpcEndpoint, count: number): void {
+    this.invalidRecords.inc({ rpc, endpoint }, count);
   }
 
   pollSucceeded(rpc: string, endpoint: RpcEndpoint, durationSeconds: number): void {

@@ -170,6 +170,7 @@ export class ExporterMetrics {
   private readonly requestBudget = this.registry.gauge(METRICS.requestBudgetPerHour);
   private readonly configReloadSuccessful = this.registry.gauge(METRICS.configLastReloadSuccessful);
   private readonly configReloadTimestamp = this.registry.gauge(METRICS.configLastReloadSuccessTimestamp);
+  private readonly holdsCapped = this.registry.counter(METRICS.rateLimitHoldsCappedTotal);
   private readonly rateLimit = {
     limit: this.registry.gauge(METRICS.rateLimitLimit),
     remaining: this.registry.gauge(METRICS.rateLimitRemaining),
@@ -186,6 +187,7 @@ export class ExporterMetrics {
     this.plannedRequests,
     this.requestBudget,
     ...Object.values(this.rateLimit),
+    this.holdsCapped,
   ];
 
   constructor(version: string) {
@@ -205,6 +207,7 @@ export class ExporterMetrics {
   addTarget(target: string, plannedRequestsPerHour: number, requestBudgetPerHour: number): void {
     this.plannedRequests.set({ horizon: target }, plannedRequestsPerHour);
     this.requestBudget.set({ horizon: target }, requestBudgetPerHour);
+    this.holdsCapped.inc({ horizon: target }, 0);
     for (const endpoint of ENDPOINTS) {
       this.invalidRecords.inc({ horizon: target, endpoint }, 0);
       for (const reason of Object.keys(POLL_ERROR_REASONS)) this.pollErrors.inc({ horizon: target, endpoint, reason }, 0);
@@ -229,6 +232,7 @@ export class ExporterMetrics {
           else this.rateLimit[key].set({ horizon: target }, value);
         }
       },
+      onHoldCapped: () => this.holdsCapped.inc({ horizon: target }),
     };
   }
 

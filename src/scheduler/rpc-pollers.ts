@@ -32,7 +32,7 @@ export function rpcPollers(
   config: Pick<ExporterConfig, "retries" | "maxBodyBytes" | "staleAfterIntervals">,
   { store, metrics, log, clock, signal }: RpcPollerDependencies,
 ): { pollers: EndpointPoller<RpcEndpoint>[]; publishers: EndpointPublisher<RpcEndpoint>[] } {
-  const client = new RpcClient(targetHttpOptions(target, config, { observer: metrics.observerFor(target.name), signal, clock }));
+  const client = new RpcClient(targetHttpOptions(target, config, { observer: metrics.observerFor(target.name), signal, clock, log }));
   const polling = { ...target, ...config, store, metrics, log, clock, signal };
   return pollersFor([rpcStatusCollector(client), rpcVersionsCollector(client)], polling);
 }

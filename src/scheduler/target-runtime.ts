@@ -110,7 +110,7 @@ export class TargetRuntime implements Runtime {
       );
     }
     const client = new HorizonClient(
-      targetHttpOptions(target, config, { observer: metrics.observerFor(target.name), signal: this.abort.signal, clock }),
+      targetHttpOptions(target, config, { observer: metrics.observerFor(target.name), signal: this.abort.signal, clock, log }),
     );
     const { collectors, probe } = surfacesFor(config, target, { client, store, log });
     this.probe = probe;

@@ -1,0 +1,100 @@
+/**
+ * The values Horizon and Stellar RPC send, bounded by what the Stellar protocol can hold. A value
+ * outside its field's real range (an amount beyond int64 stroops, a fee longer than a float64
+ * holds, an asset code of a megabyte) cannot come from a real ledger: the record carrying it fails
+ * its schema, is counted invalid and never reaches a gauge or a label. Float64 parses of digit
+ * strings past about 309 digits are Infinity; these bounds keep every parsed value finite.
+ */
+import { z } from "zod";
+
+const INT64_MAX = 2n ** 63n - 1n;
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/** A Stellar amount: at most seven decimals, e.g. "1234.5678901". */
+export const AMOUNT = /^\d+(\.\d{1,7})?$/;
+
+const STROOPS_PER_UNIT = 10_000_000n;
+
+/** An amount string in stroops, exactly, for sums. */
+export function amountStroops(text: string): bigint {
+  if (!AMOUNT.test(text)) throw new RangeError(`not a Stellar amount: ${JSON.stringify(text)}`);
+  const [units = "0", fraction = ""] = text.split(".");
+  return BigInt(units) * STROOPS_PER_UNIT + BigInt(fraction.padEnd(7, "0"));
+}
+
+/** The float64 nearest to an exact number of stroops, in units (one rounding). */
+export function stroopsToUnits(stroops: bigint): number {
+  const sign = stroops < 0n ? "-" : "";
+  const magnitude = stroops < 0n ? -stroops : stroops;
+  return Number(`${sign}${magnitude / STROOPS_PER_UNIT}.${(magnitude % STROOPS_PER_UNIT).toString().padStart(7, "0")}`);
+}
+
+/**
+ * An amount as text, within int64 stroops (922337203685.4775807 at most): balances, limits,
+ * liabilities, reserves, pool shares, claimable amounts, total coins and the fee pool. The digit
+ * count is checked first so a megabyte of digits never becomes a BigInt.
+ */
+export const amountText = z
+  .string()
+  .regex(AMOUNT, "expected an amount with at most 7 decimals as a string")
+  // Checks all run, even after a failed one: this one tests the shape again before reading it.
+  .refine((text) => AMOUNT.test(text) && text.length <= 40 && amountStroops(text) <= INT64_MAX, "amount exceeds int64 stroops");
+
+/**
+ * The float64 nearest to an amount: `Number` of the decimal text is correctly rounded (one rounding,
+ * of the exact decimal value); arithmetic on stroops would round twice.
+ */
+export const amount = amountText.transform(Number);
+
+function integerWithin(pattern: RegExp, min: bigint, max: bigint, what: string) {
+  return z
+    .string()
+    .regex(pattern, `expected ${what} as a string`)
+    .refine((text) => pattern.test(text) && text.length <= 21 && BigInt(text) >= min && BigInt(text) <= max, `${what} out of range`);
+}
+
+/** A signed 64-bit integer sent as a string (fees in stroops, fee_stats' "100"), as a number. */
+export const int64String = integerWithin(/^-?\d+$/, -INT64_MAX - 1n, INT64_MAX, "a 64-bit integer").transform(Number);
+
+/** An unsigned 64-bit integer sent as a string (a Stellar RPC fee, a close time in unix seconds), as a number. */
+export const uint64String = integerWithin(/^\d+$/, 0n, UINT64_MAX, "an unsigned 64-bit integer").transform(Number);
+
+/** An unsigned 64-bit integer kept as text: a paging token (it exceeds 2^53), or a sequence number. */
+export const uint64Text = integerWithin(/^\d+$/, 0n, UINT64_MAX, "an unsigned 64-bit integer");
+
+/** True when `text` is an unsigned 64-bit integer in decimal: what a ledger's paging token is. */
+export function isUint64Text(text: string): boolean {
+  return uint64Text.safeParse(text).success;
+}
+
+/** A ratio sent as a decimal string, e.g. ledger_capacity_usage "0.97": finite, never negative. */
+export const ratioString = z
+  .string()
+  .regex(/^\d{1,6}(\.\d{1,30})?$/, "expected a ratio as a decimal string")
+  .transform(Number);
+
+/** The shape of an account StrKey (G and 55 base32 characters): issuers and account ids. */
+export const accountKey = z.string().regex(/^G[A-Z2-7]{55}$/, "expected an account id (G...)");
+
+/** A liquidity pool id: 64 lowercase hex characters. */
+export const poolId = z.string().regex(/^[0-9a-f]{64}$/, "expected a liquidity pool id (64 hex characters)");
+
+/** An asset code: 1 to 12 letters and digits. */
+export const assetCode = z.string().regex(/^[A-Za-z0-9]{1,12}$/, "expected an asset code of 1-12 letters and digits");
+
+/** An asset as Horizon names it in pools and claimable balances: `native` or `CODE:ISSUER`. */
+export const assetName = z.string().regex(/^(native|[A-Za-z0-9]{1,12}:G[A-Z2-7]{55})$/, "expected native or CODE:ISSUER");
+
+/**
+ * A signer key: the shape of a StrKey of an account (G), a pre-authorised transaction (T), a hash
+ * (X) or a signed payload (P, up to 64 bytes of payload).
+ */
+export const signerKey = z.string().regex(/^[GTXP][A-Z2-7]{55,169}$/, "expected a signer key (G..., T..., X... or P...)");
+
+/** A word from a fixed vocabulary that Horizon spells in snake case: a pool type, a signer type. */
+export const snakeCaseWord = z.string().regex(/^[a-z0-9_]{1,32}$/, "expected a lowercase word");
+
+/** True when no two items share a key: a record naming one asset or signer twice would make duplicate series. */
+export function distinct<T>(items: readonly T[], key: (item: T) => string): boolean {
+  return new Set(items.map(key)).size === items.length;
+}
