@@ -5,7 +5,7 @@ import { parse, parseAllDocuments } from "yaml";
 import { describe, expect, it } from "vitest";
 import { runSimulateCommand } from "../../src/cli/simulate.js";
 import { loadConfig, type ExporterConfig } from "../../src/config/config.js";
-import { PROMETHEUS_RULE_FILE, REPO_ROOT, ruleFiles } from "../../scripts/dashboards/paths.js";
+import { DASHBOARDS_DIR, PROMETHEUS_RULE_FILE, REPO_ROOT, ruleFiles } from "../../scripts/dashboards/paths.js";
 import { loadRuleGroups } from "../../scripts/dashboards/prometheus-rule.js";
 import { NODE_ENVIRONMENT, NODE_FLAGS } from "../../src/cli/node-flags.js";
 import { createServerApp } from "../../src/server/app.js";
@@ -164,6 +164,23 @@ describe("deploy/docker-compose.yml", () => {
     expect(providers.map((provider) => provider.options.path)).toEqual([dashboardsInContainer]);
     const home = service("grafana").environment?.GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH ?? "";
     expect(existsSync(path.join(REPO_ROOT, "dashboards", path.posix.relative(dashboardsInContainer ?? "", home)))).toBe(true);
+  });
+
+  it("pins a Grafana that reads the generated dashboards' schema version", () => {
+    // The first Grafana release of each schema version a generated dashboard has had: Grafana
+    // migrates older schemas on load, but a newer one than it knows may lose settings (42 came
+    // with 12.2, grafana/grafana#110517).
+    const firstGrafana: Record<number, [number, number]> = { 41: [11, 6], 42: [12, 2] };
+    const versions = new Set(
+      readdirSync(DASHBOARDS_DIR)
+        .filter((file) => file.endsWith(".json"))
+        .map((file) => (JSON.parse(readFileSync(path.join(DASHBOARDS_DIR, file), "utf8")) as { schemaVersion: number }).schemaVersion),
+    );
+    const [major, minor] = (/^grafana\/grafana:(\d+)\.(\d+)\.\d+$/.exec(service("grafana").image ?? "") ?? []).slice(1).map(Number);
+    for (const version of versions) {
+      const [needMajor, needMinor] = firstGrafana[version] ?? [Infinity, 0];
+      expect(major! > needMajor || (major === needMajor && minor! >= needMinor), `schemaVersion ${version} on Grafana ${major}.${minor}`).toBe(true);
+    }
   });
 });
 

@@ -95,7 +95,7 @@ async function submitElsewhere(run: Running): Promise<{ answer: Promise<Response
   const answer = fetch(`${run.simulator.url}/transactions`, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ tx: transaction.toXDR() }).toString(),
+    body: new URLSearchParams({ tx: transaction.toXdr() }).toString(),
   });
   await until("the other transaction to be held", () => run.simulator.simulator.state().heldSubmissions > 0 || undefined);
   return { answer };

@@ -24,7 +24,7 @@ function envelope(simulator: Simulator, options: { fee?: number; key?: Keypair; 
     .addMemo(Memo.text("stellar-horizon-exporter"))
     .build();
   transaction.sign(options.key ?? signer);
-  return transaction.toXDR();
+  return transaction.toXdr();
 }
 
 async function post(simulator: Simulator, tx: string) {
@@ -55,7 +55,7 @@ describe("POST /transactions", () => {
     const parsed = transactionResponseSchema.parse(body);
     expect([body.fee_charged, body.max_fee, parsed.successful]).toEqual(["100", "100", true]);
     expect(body.memo).toBe("stellar-horizon-exporter");
-    expect(xdr.TransactionResult.fromXDR(parsed.result_xdr, "base64").result().switch().name).toBe("txSuccess");
+    expect(xdr.TransactionResult.fromXdr(parsed.result_xdr, "base64").result.type).toBe("txSuccess");
     expect(simulator.accounts.get(signer.publicKey())!.sequence).toBe(before + 1n);
     twin.advance(5000);
     const withTransaction = simulator.state().historyLatestLedger;
@@ -79,7 +79,7 @@ describe("POST /transactions", () => {
     expect(body.type).toBe("https://stellar.org/horizon-errors/transaction_failed");
     const extras = transactionFailedExtrasSchema.parse(body.extras);
     expect(extras.result_codes).toEqual({ transaction: code });
-    expect(xdr.TransactionResult.fromXDR(extras.result_xdr, "base64").result().switch().name).toBe(resultName);
+    expect(xdr.TransactionResult.fromXdr(extras.result_xdr, "base64").result.type).toBe(resultName);
     expect(simulator.state().heldSubmissions).toBe(0);
   });
 
