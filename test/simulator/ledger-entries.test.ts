@@ -1,5 +1,5 @@
-import { Address, Asset, hash, Keypair, StrKey, xdr } from "@stellar/stellar-base";
-import { rpc as StellarRpc } from "@stellar/stellar-sdk";
+import { Address, Asset, hash, StrKey, xdr } from "@stellar/stellar-base";
+import { Asset as SdkAsset, Keypair as SdkKeypair, rpc as StellarRpc, xdr as sdkXdr } from "@stellar/stellar-sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { ledgerEntriesSchema } from "../../src/client/rpc-schemas.js";
 import { listen, type Listening } from "../../src/server/listen.js";
@@ -124,27 +124,30 @@ describe("the simulated RPC's getLedgerEntries", () => {
     server = await listen(simulator.app, "127.0.0.1", 0);
     const sdk = new StellarRpc.Server(`${server.url}/rpc`, { allowHttp: true });
     const [counter] = simulator.contracts.demo;
-    const { entries, latestLedger } = await sdk.getLedgerEntries(xdr.LedgerKey.fromXDR(instanceKey(counter!.id), "base64"));
+    // The SDK's client takes and returns its own XDR classes (17's: fields are properties, arms are .type).
+    const { entries, latestLedger } = await sdk.getLedgerEntries(sdkXdr.LedgerKey.fromXdr(instanceKey(counter!.id), "base64"));
     expect(latestLedger).toBe(simulator.state().historyLatestLedger);
-    expect(entries[0]!.val.contractData().contract().contractId()).toEqual(StrKey.decodeContract(counter!.id));
+    const instance = entries[0]!.val;
+    expect(instance.type === "contractData" && instance.contractData.contract.type === "scAddressTypeContract" && Buffer.from(instance.contractData.contract.contractId.value)).toEqual(StrKey.decodeContract(counter!.id));
     expect(entries[0]!.liveUntilLedgerSeq).toBe(latestLedger + 1_500_000);
 
     const hot = simulator.accounts.get(HOT_WALLET)!;
     const account = await sdk.getAccount(HOT_WALLET);
     expect(account.accountId()).toBe(HOT_WALLET);
     expect(account.sequenceNumber()).toBe(hot.sequence.toString());
-    const [entry] = (await sdk.getLedgerEntries(xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(HOT_WALLET).xdrAccountId() })))).entries;
-    const decoded = entry!.val.account();
-    expect(decoded.balance().toString()).toBe(hot.balance.toString());
-    expect(decoded.numSubEntries()).toBe(simulator.accounts.subentries(HOT_WALLET));
-    expect(decoded.signers().length).toBe(hot.signers.length - 1);
+    const [entry] = (await sdk.getLedgerEntries(sdkXdr.LedgerKey.account(new sdkXdr.LedgerKeyAccount({ accountId: SdkKeypair.fromPublicKey(HOT_WALLET).xdrAccountId() })))).entries;
+    if (entry?.val.type !== "account") throw new Error(`not an account entry: ${entry?.val.type}`);
+    const decoded = entry.val.account;
+    expect(decoded.balance).toBe(hot.balance);
+    expect(decoded.numSubEntries).toBe(simulator.accounts.subentries(HOT_WALLET));
+    expect(decoded.signers.length).toBe(hot.signers.length - 1);
     expect(entry!.liveUntilLedgerSeq).toBeUndefined();
 
     const usdc = hot.trustlines[0]!;
-    const trustline = await sdk.getTrustline(HOT_WALLET, new Asset(...(usdc.asset.split(":") as [string, string])));
-    expect(trustline.balance().toString()).toBe(usdc.balance.toString());
-    expect(trustline.limit().toString()).toBe(usdc.limit.toString());
-    await expect(sdk.getAccount(Keypair.random().publicKey())).rejects.toThrow(/not found/i);
+    const trustline = await sdk.getTrustline(HOT_WALLET, new SdkAsset(...(usdc.asset.split(":") as [string, string])));
+    expect(trustline.balance).toBe(usdc.balance);
+    expect(trustline.limit).toBe(usdc.limit);
+    await expect(sdk.getAccount(SdkKeypair.random().publicKey())).rejects.toThrow(/not found/i);
     expect((await sdk.getAccount(COLD_WALLET)).accountId()).toBe(COLD_WALLET);
   });
 });
