@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { FakeHorizon } from "./fake-horizon.js";
+import { LoopbackServer } from "./loopback-server.js";
 
 /** How the hostile Horizon answers every request while the mode is set. */
 export type Misbehaviour = (request: IncomingMessage, response: ServerResponse) => void;
@@ -13,28 +13,18 @@ export class HostileHorizon {
   readonly healthy = new FakeHorizon();
   misbehaviour: Misbehaviour | undefined;
   requestCount = 0;
-  private readonly sockets = new Set<Socket>();
-  private readonly server: Server = createServer((request, response) => {
+  private readonly server = new LoopbackServer((request, response) => {
     this.requestCount += 1;
     if (this.misbehaviour) return this.misbehaviour(request, response);
     void this.answerHealthily(request, response);
   });
 
-  constructor() {
-    this.server.on("connection", (socket) => {
-      this.sockets.add(socket);
-      socket.on("close", () => this.sockets.delete(socket));
-    });
+  start(): Promise<string> {
+    return this.server.start();
   }
 
-  async start(): Promise<string> {
-    await new Promise<void>((done) => this.server.listen(0, "127.0.0.1", done));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async stop(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((done) => this.server.close(() => done()));
+  stop(): Promise<void> {
+    return this.server.stop();
   }
 
   /** Answers as the healthy FakeHorizon would; a misbehaviour may call it late. */
