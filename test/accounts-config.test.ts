@@ -76,9 +76,10 @@ targets:
       - { id: ${TREASURY}, colde: true, low_balance: { native: -1 } }
 `);
     const found = await problems([`--config.file=${file}`]);
-    expect(found).toHaveLength(2);
-    expect(found.join("\n")).toMatch(/accounts\.0.*colde/);
-    expect(found.join("\n")).toMatch(/accounts\.0\.low_balance\.native/);
+    expect(found).toEqual([
+      `${file}:5: targets[0].accounts[0].low_balance.native: expected at least 0, got -1`,
+      `${file}:5: targets[0].accounts[0].colde: unknown key (did you mean cold?)`,
+    ]);
   });
 });
 

@@ -108,18 +108,20 @@ liquidity_pools: { reserves: [USD] }
 `);
     const lines = await problems([`--config.file=${path}`]);
     expect(lines).toEqual([
-      expect.stringMatching(/targets\.0\.url: expected an http:\/\/ or https:\/\/ URL/),
-      expect.stringMatching(/targets\.0\.timeout: expected a positive duration/),
-      expect.stringMatching(/targets\.1: Unrecognized key: "colour"/),
-      expect.stringMatching(/poll_interval: "500ms" must be a whole number of seconds/),
-      expect.stringMatching(/liquidity_pools\.reserves\.0: expected `native` or CODE:ISSUER/),
+      `${path}:3: targets[0].url: expected an http:// or https:// URL`,
+      `${path}:4: targets[0].timeout: expected a duration such as 10s, 500ms or 1m, got "soon"`,
+      `${path}:6: targets[1].colour: unknown key`,
+      `${path}:7: poll_interval: "500ms" must be a whole number of seconds, at least 1s`,
+      expect.stringMatching(new RegExp(`^${path}:8: liquidity_pools\\.reserves\\[0\\]: expected \`native\` or CODE:ISSUER`)),
     ]);
     for (const line of lines) expect(line).not.toMatch(/\n|at .*\.ts:/);
   });
 
   it("rejects bad flags, unreadable files, bad YAML and duplicate names", async () => {
     expect(await problems(["--horizon.url=nope"])).toEqual([expect.stringMatching(/--horizon.url: "nope" is not an http/)]);
-    expect(await problems(["--bogus"])).toEqual([expect.stringMatching(/Unknown option '--bogus'/)]);
+    expect(await problems(["--bogus"])).toEqual(["unknown flag --bogus"]);
+    expect(await problems(["--poll.intervall=15s"])).toEqual(["unknown flag --poll.intervall (did you mean --poll.interval?)"]);
+    expect(await problems(["--horizon.url"])).toEqual(["--horizon.url needs a value"]);
     expect(await problems(["--config.file=/does/not/exist.yml"])).toEqual([expect.stringMatching(/cannot be read \(ENOENT\)/)]);
     expect(await problems([`--config.file=${writeConfig("targets: [\n")}`])).toEqual([expect.stringMatching(/not valid YAML/)]);
     expect(await problems(["--horizon.url=a=http://x:2", "--horizon.url=a=http://y:2"])).toEqual([expect.stringMatching(/used twice/)]);
@@ -128,11 +130,42 @@ liquidity_pools: { reserves: [USD] }
     expect(await problems(["--horizon.url=http://x:2", "--pools.max=-1", "--log.level=loud", "--poll.interval=x"])).toHaveLength(3);
   });
 
-  it("shows a YAML syntax error's line with a caret under the column", async () => {
-    const path = writeConfig("targets:\n  - url: http://127.0.0.1:8000\n bad: [1\n");
+  it.each([
+    ["a misaligned key", "targets:\n  - url: http://127.0.0.1:8000\n bad: 1\n", "3:2: not valid YAML: All mapping items must start at the same column\n     bad: 1\n     ^"],
+    ["an unclosed bracket", "targets:\n  - url: http://x:1\n    name: [a\nlog: {}\n", "3:11: not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]\n        name: [a\n              ^"],
+    ["an unclosed quote", "http:\n  timeout: \"10s\nlog:\n  level: info\n", '2:12: not valid YAML: Missing closing "quote\n      timeout: "10s\n               ^'],
+    ["a sequence item without its dash", "targets:\n  - url: http://x:1\n   name: x\n", "3:4: not valid YAML: Sequence item without - indicator\n       name: x\n       ^"],
+  ])("shows a YAML syntax error (%s) with a caret under the offending token", async (_what, yaml, problem) => {
+    const path = writeConfig(yaml);
+    expect(await problems([`--config.file=${path}`])).toEqual([`${path}:${problem}`]);
+  });
+
+  it("says what is wrong in the operator's words, with the file's line, the key path and the close key", async () => {
+    const path = writeConfig(`targets:
+  - nmae: pubnet
+    url: https://horizon.example.com
+    schedules: { ledgrs: 5s }
+  - name: second
+http:
+  timeout: 10
+  retries: -1
+poll_interval: 15
+log:
+  level: loud
+`);
     expect(await problems([`--config.file=${path}`])).toEqual([
-      `config file ${path}: not valid YAML at line 3, column 1: All mapping items must start at the same column\n     bad: [1\n    ^`,
+      `${path}:2: targets[0].nmae: unknown key (did you mean name?)`,
+      `${path}:4: targets[0].schedules.ledgrs: unknown key (did you mean ledgers?)`,
+      `${path}:5: targets[1].url: required`,
+      `${path}:7: http.timeout: expected a duration such as 10s, 500ms or 1m, got 10 (did you mean 10s?)`,
+      `${path}:8: http.retries: expected at least 0, got -1`,
+      `${path}:9: poll_interval: expected a duration such as 15s or a cron pattern, got 15 (did you mean 15s?)`,
+      `${path}:11: log.level: expected one of fatal, error, warn, info, debug, trace, got "loud"`,
     ]);
+  });
+
+  it("suggests the unit a bare --poll.interval number lacks", async () => {
+    expect(await problems(["--horizon.url=http://x:2", "--poll.interval=15"])).toEqual(['--poll.interval: "15" is a number without a unit (did you mean 15s?)']);
   });
 
   it("says which schedules --poll.interval accepts instead of the cron parser's message", async () => {
@@ -149,7 +182,7 @@ liquidity_pools: { reserves: [USD] }
     ]);
     const path = writeConfig("targets: [{ url: http://x:2 }]\nliquidity_pools: { max: 50000 }\n");
     expect(await problems([`--config.file=${path}`])).toEqual([
-      `config file ${path}: liquidity_pools.max: expected a whole number from 0 to 20000 (more pools per Horizon need a second exporter)`,
+      `${path}:2: liquidity_pools.max: expected a whole number from 0 to 20000 (more pools per Horizon need a second exporter)`,
     ]);
   });
 

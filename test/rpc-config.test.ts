@@ -71,9 +71,9 @@ rpc_targets:
   const command = await load([`--config.file=${path}`]);
   expect(command.kind).toBe("invalid");
   expect(command.kind === "invalid" && command.problems).toEqual([
-    expect.stringMatching(/rpc_targets\.0\.url: expected an http:\/\/ or https:\/\/ URL/),
-    expect.stringMatching(/rpc_targets\.0\.schedule: "500ms" must be a whole number of seconds/),
-    expect.stringMatching(/rpc_targets\.1: Unrecognized key: "schedules"/),
+    `${path}:3: rpc_targets[0].url: expected an http:// or https:// URL`,
+    `${path}:4: rpc_targets[0].schedule: "500ms" must be a whole number of seconds, at least 1s`,
+    `${path}:6: rpc_targets[1].schedules: unknown key (did you mean schedule?)`,
   ]);
   const bad = await load(["--rpc.url=ftp://user:pa55@example.com", "--rpc.url=a=http://x:2", "--rpc.url=a=http://y:2"]);
   expect(bad.kind === "invalid" && bad.problems).toEqual([

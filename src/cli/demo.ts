@@ -5,7 +5,7 @@ import { startExporter } from "../exporter.js";
 import { DEMO_WATCHED_ACCOUNTS, RPC_PATH, SIMULATOR_REQUESTS_PER_HOUR, startSimulator, type Simulator } from "../simulator/index.js";
 import { withProbeAccount, txProbeWith, TX_PROBE_DEFAULTS } from "../config/tx-probe.js";
 import { waitForShutdownSignal } from "./signals.js";
-import { versionLine } from "./usage.js";
+import { reportProblems, versionLine } from "./usage.js";
 
 const DEMO_SIMULATOR_PORT = 8000;
 const DEMO_EXPORTER_ADDRESS = "127.0.0.1:9619";
@@ -60,8 +60,7 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
   }
   const problems = [...(typeof port === "string" ? [port] : []), ...(command.kind === "invalid" ? command.problems : [])];
   if (command.kind === "invalid" || typeof port === "string") {
-    for (const problem of problems) process.stderr.write(`demo: ${problem}\n`);
-    process.stderr.write("demo: see --help\n");
+    reportProblems(process.stderr, "demo", problems, command.kind === "invalid" && command.usage);
     return 2;
   }
 
@@ -69,7 +68,7 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
   try {
     simulator = await startSimulator({ host: "127.0.0.1", port, networkPassphrase: Networks.TESTNET });
   } catch (error) {
-    process.stderr.write(`demo: simulator: ${(error as Error).message} (set DEMO_SIMULATOR_PORT)\n`);
+    reportProblems(process.stderr, "demo", [`simulator: ${(error as Error).message} (set DEMO_SIMULATOR_PORT)`], false);
     return 1;
   }
   const simulatorUrl = simulator.url;
@@ -99,7 +98,7 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
     exporter = await startExporter(config, { logger: pino({ level: config.logLevel }) });
   } catch (error) {
     await simulator.close();
-    process.stderr.write(`demo: exporter: ${(error as Error).message} (pass --web.listen-address=HOST:PORT)\n`);
+    reportProblems(process.stderr, "demo", [`exporter: ${(error as Error).message} (pass --web.listen-address=HOST:PORT)`], false);
     return 1;
   }
   process.stdout.write(

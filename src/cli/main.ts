@@ -1,9 +1,10 @@
 import { pino } from "pino";
 import { FLAGS, loadConfig } from "../config/config.js";
+import { closestName } from "../config/messages.js";
 import { startExporter } from "../exporter.js";
 import { applyRuntimeV8Flags } from "./node-flags.js";
 import { waitForShutdownSignal } from "./signals.js";
-import { versionLine } from "./usage.js";
+import { reportProblems, versionLine } from "./usage.js";
 
 function usage(): string {
   const lines = [
@@ -33,8 +34,7 @@ async function runExporter(argv: string[]): Promise<number> {
       process.stdout.write(versionLine());
       return 0;
     case "invalid":
-      for (const problem of command.problems) process.stderr.write(`stellar-horizon-exporter: ${problem}\n`);
-      process.stderr.write("Run with --help for usage.\n");
+      reportProblems(process.stderr, undefined, command.problems, command.usage);
       return 2;
   }
   const logger = pino({ level: command.config.logLevel });
@@ -66,9 +66,18 @@ async function runExporter(argv: string[]): Promise<number> {
   return 0;
 }
 
+const COMMANDS = ["simulate", "demo", "help"];
+
 async function main(argv: string[]): Promise<number> {
+  // A first word that is no flag names a command: one that does not exist is a typo, not a target.
+  const command = argv[0] === "help" ? argv[1] : argv[0];
+  if (command !== undefined && !command.startsWith("-") && !COMMANDS.includes(command)) {
+    const meant = closestName(command, COMMANDS);
+    reportProblems(process.stderr, undefined, [`unknown command "${command}"${meant ? ` (did you mean ${meant}?)` : ""}`], true);
+    return 2;
+  }
   // `help` and `help COMMAND` are `--help` and `COMMAND --help`.
-  if (argv[0] === "help") return main(argv[1] === "simulate" || argv[1] === "demo" ? [argv[1], "--help"] : ["--help"]);
+  if (argv[0] === "help") return main(argv[1] === undefined ? ["--help"] : [argv[1], "--help"]);
   if (argv[0] === "simulate") {
     const { runSimulateCommand } = await import("./simulate.js");
     return runSimulateCommand(argv.slice(1));

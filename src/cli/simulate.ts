@@ -4,9 +4,10 @@
 
 import { parseListenAddress } from "../config/config.js";
 import { parseDuration } from "../config/duration.js";
+import { closestName } from "../config/messages.js";
 import { MAX_NETWORK_START_AGE_MS, SCENARIOS, startSimulator, type StartOptions } from "../simulator/index.js";
 import { waitForShutdownSignal } from "./signals.js";
-import { versionLine } from "./usage.js";
+import { reportProblems, versionLine } from "./usage.js";
 
 export interface SimulateCommandIo {
   stdout?: { write(text: string): unknown };
@@ -76,7 +77,8 @@ function splitArguments(argv: readonly string[]): ParsedArguments {
     const equals = argument.indexOf("=");
     const name = argument.slice(2, equals < 0 ? undefined : equals);
     if (!isValueFlag(name)) {
-      parsed.problems.push(`unknown flag --${name}`);
+      const meant = closestName(name, [...VALUE_FLAGS, "help", "version"]);
+      parsed.problems.push(`unknown flag --${name}${meant ? ` (did you mean --${meant}?)` : ""}`);
       continue;
     }
     if (equals >= 0) {
@@ -170,8 +172,7 @@ export async function runSimulateCommand(argv: string[], io: SimulateCommandIo =
   const problems = [...parsed.problems];
   const options = toStartOptions(parsed.values, problems);
   if (problems.length > 0) {
-    for (const problem of problems) stderr.write(`simulate: ${problem}\n`);
-    stderr.write("simulate: see --help\n");
+    reportProblems(stderr, "simulate", problems, parsed.problems.length > 0);
     return 2;
   }
 
@@ -179,7 +180,7 @@ export async function runSimulateCommand(argv: string[], io: SimulateCommandIo =
   try {
     running = await startSimulator(options);
   } catch (error) {
-    stderr.write(`simulate: ${(error as Error).message}\n`);
+    reportProblems(stderr, "simulate", [(error as Error).message], false);
     return 1;
   }
   const { scenario, pools, seed, networkStart, forkAt, historyLatestLedger } = running.simulator.state();

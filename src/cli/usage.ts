@@ -4,3 +4,18 @@ import { VERSION } from "../version.js";
 export function versionLine(): string {
   return `stellar-horizon-exporter ${VERSION} (node ${process.version})\n`;
 }
+
+/**
+ * One line per problem, named after the command as it was typed (`stellar-horizon-exporter demo:`),
+ * then the pointer to --help when the command line itself is malformed and the help would show why.
+ */
+export function reportProblems(
+  stderr: { write(text: string): unknown },
+  command: string | undefined,
+  problems: readonly string[],
+  usage: boolean | undefined,
+): void {
+  const prefix = command === undefined ? "stellar-horizon-exporter" : `stellar-horizon-exporter ${command}`;
+  for (const problem of problems) stderr.write(`${prefix}: ${problem}\n`);
+  if (usage) stderr.write("Run with --help for usage.\n");
+}

@@ -4,6 +4,7 @@ import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
 import { accountEntryFromFlag, watchedAccounts, type WatchedAccount } from "./accounts.js";
 import { loadTxProbe, withProbeAccount, type TxProbeConfig } from "./tx-probe.js";
 import { parseByteSize, parseDuration } from "./duration.js";
+import { flagProblem } from "./messages.js";
 import {
   LOG_LEVELS,
   MAX_POOLS,
@@ -88,7 +89,8 @@ export type CommandLine =
   | { kind: "run"; config: ExporterConfig }
   | { kind: "help" }
   | { kind: "version" }
-  | { kind: "invalid"; problems: string[] };
+  /** `usage` when the command line itself is malformed (an unknown flag, no target), so --help applies. */
+  | { kind: "invalid"; problems: string[]; usage?: true };
 
 type FlagValues = { [K in keyof typeof FLAGS]?: string | string[] | boolean };
 type UrlFlag = "horizon.url" | "rpc.url";
@@ -104,7 +106,7 @@ type SchedulesFor = (overrides: EndpointScheduleTexts | undefined) => Record<End
 /** Flags, then environment variables, then the config file, then defaults. */
 export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<CommandLine> {
   const flags = parseFlags(argv);
-  if (typeof flags === "string") return { kind: "invalid", problems: [flags] };
+  if (typeof flags === "string") return { kind: "invalid", problems: [flags], usage: true };
   if (flags.help) return { kind: "help" };
   if (flags.version) return { kind: "version" };
 
@@ -123,7 +125,8 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     { parseUrlSpec: targetFromUrlFlag, defaultName: defaultTargetName },
     problems,
   );
-  if (targets.length === 0 && rpc.length === 0 && problems.length === 0) {
+  const noTarget = targets.length === 0 && rpc.length === 0 && problems.length === 0;
+  if (noTarget) {
     problems.push(
       "no Horizon or Stellar RPC to poll: give --horizon.url=URL (or HORIZON_URL) or --rpc.url=URL (or RPC_URL), or `targets`/`rpc_targets` in --config.file",
     );
@@ -132,7 +135,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const listen = listenAddressOf(setting("web.listen-address"), file, problems);
   const poolsMax = poolsMaxOf(setting("pools.max"), file, problems);
   const logLevel = logLevelOf(setting("log.level"), file, problems);
-  if (problems.length > 0 || listen === undefined) return { kind: "invalid", problems };
+  if (problems.length > 0 || listen === undefined) return { kind: "invalid", problems, ...(noTarget ? { usage: true as const } : {}) };
   return {
     kind: "run",
     config: {
@@ -169,7 +172,7 @@ function parseFlags(argv: readonly string[]): FlagValues | string {
       ),
     }).values as FlagValues;
   } catch (error) {
-    return (error as Error).message;
+    return flagProblem((error as Error).message, Object.keys(FLAGS));
   }
 }
 

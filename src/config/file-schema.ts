@@ -1,16 +1,17 @@
 import { z } from "zod";
 import { accountEntrySchema } from "./accounts.js";
 import { parseByteSize, parseDuration } from "./duration.js";
+import { shown, unitSuggestion } from "./messages.js";
 import { parseSchedule } from "./schedule.js";
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export const durationText = z.string().refine((text) => (parseDuration(text) ?? 0) > 0, {
-  error: "expected a positive duration such as 500ms, 10s or 1m",
-});
+const durationProblem = (issue: { input?: unknown }) => `expected a duration such as 10s, 500ms or 1m, got ${shown(issue.input)}${unitSuggestion(issue.input)}`;
 
-export const scheduleText = z.string().check((ctx) => {
+export const durationText = z.string({ error: durationProblem }).refine((text) => (parseDuration(text) ?? 0) > 0, { error: durationProblem });
+
+export const scheduleText = z.string({ error: (issue) => `expected a duration such as 15s or a cron pattern, got ${shown(issue.input)}${unitSuggestion(issue.input)}` }).check((ctx) => {
   const schedule = parseSchedule(ctx.value);
   if (typeof schedule === "string") ctx.issues.push({ code: "custom", message: schedule, input: ctx.value });
 });
@@ -27,7 +28,7 @@ const byteSize = z.union([z.number().int().positive(), z.string()]).refine(
 export const MAX_POOLS = 20_000;
 export const POOLS_MAX_RANGE = `a whole number from 0 to ${MAX_POOLS} (more pools per Horizon need a second exporter)`;
 
-export const horizonUrl = z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" });
+export const horizonUrl = z.url({ protocol: /^https?$/, error: (issue) => (issue.input === undefined ? "required" : "expected an http:// or https:// URL") });
 
 /** `native` or `CODE:ISSUER`, as Horizon's `reserves` parameter takes them. */
 const assetText = z

@@ -1,5 +1,6 @@
 import { Cron } from "croner";
 import { parseDuration } from "./duration.js";
+import { unitSuggestion } from "./messages.js";
 
 /** When an endpoint is polled: every fixed duration, or on a croner pattern. */
 export interface Schedule {
@@ -19,6 +20,7 @@ const EVERY_SECOND = "* * * * * *";
  * Croner's own message describes its parser's internals, not what the operator may write.
  */
 export function parseSchedule(text: string): Schedule | string {
+  if (/^\d+$/.test(text.trim())) return `"${text}" is a number without a unit${unitSuggestion(text)}`;
   const durationMs = parseDuration(text);
   if (durationMs !== undefined) {
     if (durationMs < 1_000 || durationMs % 1_000 !== 0) {

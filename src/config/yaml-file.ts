@@ -1,45 +1,128 @@
 import { readFile } from "node:fs/promises";
-import { parse as parseYaml, YAMLParseError } from "yaml";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type YAMLError } from "yaml";
 import type { z } from "zod";
+import { closestName, operatorMessage } from "./messages.js";
 
-/** Reads, parses and validates a YAML file; one line per problem (a syntax error adds its line and a caret). */
+/**
+ * Reads, parses and validates a YAML file; one line per problem, `FILE:LINE: key.path: what is
+ * wrong`, the line being the offending key's or value's (a syntax error adds the line and a caret).
+ */
 export async function readYamlDocument<T extends z.ZodType>(
   path: string,
   what: string,
   schema: T,
 ): Promise<{ value: z.output<T> } | { problems: string[] }> {
-  const read = await readYamlFile(path, what);
-  if ("problem" in read) return { problems: [read.problem] };
-  const parsed = schema.safeParse(read.document);
-  if (parsed.success) return { value: parsed.data };
-  return {
-    problems: parsed.error.issues.map((issue) => `${what} ${path}: ${issue.path.length > 0 ? issue.path.map(String).join(".") : "(top level)"}: ${issue.message}`),
-  };
-}
-
-/**
- * A syntax error shows the offending line with a caret under the column: the YAML library's own
- * message is unreadable once cut to its first line.
- */
-async function readYamlFile(path: string, what: string): Promise<{ document: unknown } | { problem: string }> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    return { problem: `${what} ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+    return { problems: [`${what} ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`] };
   }
-  try {
-    return { document: parseYaml(text) ?? {} };
-  } catch (error) {
-    return { problem: `${what} ${path}: not valid YAML ${describeSyntaxError(error, text)}` };
-  }
+  const lines = new LineCounter();
+  const document = parseDocument(text, { lineCounter: lines });
+  const syntaxError = document.errors[0];
+  if (syntaxError !== undefined) return { problems: [syntaxProblem(path, text, syntaxError, lines)] };
+  const parsed = schema.safeParse(document.toJS() ?? {}, { error: operatorMessage });
+  if (parsed.success) return { value: parsed.data };
+  const lineOf = (keyPath: readonly PropertyKey[], key?: true) => `${path}:${lines.linePos(offsetOf(document, keyPath, key)).line}`;
+  const located = parsed.error.issues.flatMap((issue) =>
+      issue.code === "unrecognized_keys"
+        ? issue.keys.map((key) => {
+            const meant = closestName(key, knownKeys(schema, issue.path));
+            return `${lineOf([...issue.path, key], true)}: ${keyPathText([...issue.path, key])}: unknown key${meant ? ` (did you mean ${meant}?)` : ""}`;
+          })
+        : [`${lineOf(issue.path)}: ${keyPathText(issue.path)}: ${issue.message}`],
+  );
+  const lineNumber = (problem: string) => Number(problem.slice(path.length + 1, problem.indexOf(":", path.length + 1)));
+  return { problems: located.sort((a, b) => lineNumber(a) - lineNumber(b)) };
 }
 
-function describeSyntaxError(error: unknown, text: string): string {
-  const message = (error as Error).message;
-  const position = error instanceof YAMLParseError ? error.linePos?.[0] : undefined;
-  if (!position) return `(${message.split("\n")[0]})`;
-  const reason = message.replace(/ at line \d+, column \d+:[\s\S]*$/, "");
-  const line = (text.split(/\r?\n/)[position.line - 1] ?? "").replace(/\t/g, " ");
-  return `at line ${position.line}, column ${position.col}: ${reason}\n    ${line}\n    ${" ".repeat(position.col - 1)}^`;
+/** `targets[0].timeout`, as the operator finds it in the file. */
+function keyPathText(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return "(top level)";
+  return path.map((part, index) => (typeof part === "number" ? `[${part}]` : `${index === 0 ? "" : "."}${String(part)}`)).join("");
+}
+
+/** Where a key (or its value) starts; a missing one points at its nearest parent that is there. */
+function offsetOf(document: Document, path: readonly PropertyKey[], key?: true): number {
+  for (let length = path.length; length > 0; length--) {
+    const parent = length === 1 ? document.contents : document.getIn(path.slice(0, length - 1), true);
+    const part = path[length - 1];
+    let start: number | undefined;
+    if (isSeq(parent) && typeof part === "number") start = startOf(parent.items[part]);
+    if (isMap(parent)) {
+      const pair = parent.items.find((item) => isScalar(item.key) && String(item.key.value) === String(part));
+      start = key || pair?.value === null ? startOf(pair?.key) : startOf(pair?.value);
+    }
+    if (start !== undefined) return start;
+    key = undefined;
+  }
+  return startOf(document.contents) ?? 0;
+}
+
+function startOf(node: unknown): number | undefined {
+  return (node as { range?: readonly number[] } | null | undefined)?.range?.[0];
+}
+
+interface SchemaDefinition {
+  readonly type: string;
+  readonly innerType?: z.ZodType;
+  readonly element?: z.ZodType;
+  readonly shape?: Record<string, z.ZodType>;
+  readonly in?: z.ZodType;
+  readonly valueType?: z.ZodType;
+}
+
+/** The keys the object schema at `path` accepts, for suggesting one in place of a misspelt key. */
+function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let current: z.ZodType | undefined = schema;
+  const remaining = [...path];
+  while (current !== undefined) {
+    const definition: SchemaDefinition = (current as unknown as { _zod: { def: SchemaDefinition } })._zod.def;
+    if (definition.innerType ?? definition.in) {
+      current = definition.innerType ?? definition.in;
+      continue;
+    }
+    if (remaining.length === 0) return definition.shape ? Object.keys(definition.shape) : [];
+    const part = remaining.shift()!;
+    current = definition.element ?? definition.valueType ?? definition.shape?.[String(part)];
+  }
+  return [];
+}
+
+/**
+ * The offending line with a caret under the offending token: the YAML library reports some
+ * errors where it noticed them (the start of a line, the line after an unclosed bracket).
+ */
+function syntaxProblem(path: string, text: string, error: YAMLError, lines: LineCounter): string {
+  const offset = offendingOffset(text, error);
+  const { line, col } = lines.linePos(offset);
+  const reason = error.message.replace(/ at line \d+, column \d+:[\s\S]*$/, "");
+  const source = (text.split(/\r?\n/)[line - 1] ?? "").replace(/\t/g, " ");
+  return `${path}:${line}:${col}: not valid YAML: ${reason}\n    ${source}\n    ${" ".repeat(col - 1)}^`;
+}
+
+const OPENERS: Record<string, string> = { "]": "[", "}": "{" };
+
+function offendingOffset(text: string, error: YAMLError): number {
+  const at = error.pos[0];
+  const closer = /end with a ([\]}])$/.exec(error.message.replace(/ at line[\s\S]*$/, ""))?.[1];
+  if (closer !== undefined) {
+    // The bracket that was never closed: the nearest opener before the error without its closer.
+    let depth = 0;
+    for (let index = at - 1; index >= 0; index--) {
+      if (text[index] === closer) depth++;
+      else if (text[index] === OPENERS[closer] && depth-- === 0) return index;
+    }
+  }
+  if (/^Missing closing (["'])quote/.test(error.message)) {
+    const quote = /^Missing closing (["'])/.exec(error.message)![1]!;
+    const opening = text.lastIndexOf(quote, at - 1);
+    if (opening !== -1) return opening;
+  }
+  // Past the indentation, unless the indentation itself is the problem (a tab).
+  if (error.code === "TAB_AS_INDENT") return at;
+  let index = at;
+  while (text[index] === " ") index++;
+  return text[index] === "\n" || index >= text.length ? at : index;
 }

@@ -1,0 +1,91 @@
+/**
+ * Config problems in an operator's words: zod's defaults ("Invalid input: expected string,
+ * received number") describe its parser, not what to write in the file.
+ */
+import type { z } from "zod";
+
+const EXPECTED: Record<string, string> = {
+  string: "text",
+  number: "a number",
+  int: "a whole number",
+  boolean: "true or false",
+  array: "a list",
+  object: "a mapping (key: value)",
+  record: "a mapping (key: value)",
+};
+
+/** A value as the operator wrote it, short. */
+export function shown(input: unknown): string {
+  if (input === null) return "nothing";
+  if (Array.isArray(input)) return "a list";
+  if (typeof input === "object") return "a mapping";
+  const text = typeof input === "string" ? JSON.stringify(input) : String(input);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
+/** The per-parse error map: undefined leaves an issue's own message (every custom one) alone. */
+export function operatorMessage(issue: z.core.$ZodRawIssue): string | undefined {
+  switch (issue.code) {
+    case "invalid_type":
+      if (issue.input === undefined) return "required";
+      return `expected ${EXPECTED[issue.expected] ?? issue.expected}, got ${shown(issue.input)}`;
+    case "too_small":
+      if (issue.origin === "array") return `expected at least ${issue.minimum} ${Number(issue.minimum) === 1 ? "entry" : "entries"}`;
+      if (issue.origin === "string") return "must not be empty";
+      return `expected ${issue.inclusive ? "at least" : "more than"} ${issue.minimum}, got ${shown(issue.input)}`;
+    case "too_big":
+      if (issue.origin === "array") return `expected at most ${issue.maximum} entries`;
+      return `expected ${issue.inclusive ? "at most" : "less than"} ${issue.maximum}, got ${shown(issue.input)}`;
+    case "invalid_value":
+      return `expected one of ${issue.values.map(String).join(", ")}, got ${shown(issue.input)}`;
+    default:
+      return undefined;
+  }
+}
+
+/** Edits that turn `a` into `b`, an adjacent swap counting as one (`nmae` is one from `name`). */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = best;
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
+
+/** The known name closest to a misspelt one, when it is close enough to be what was meant. */
+export function closestName(name: string, known: readonly string[]): string | undefined {
+  const tolerance = Math.max(1, Math.floor(name.length / 3));
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of known) {
+    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (distance <= tolerance && (best === undefined || distance < best.distance)) best = { name: candidate, distance };
+  }
+  return best?.name;
+}
+
+/** ` (did you mean 15s?)` for a bare number where a duration belongs, else nothing. */
+export function unitSuggestion(input: unknown): string {
+  const number = typeof input === "number" ? input : typeof input === "string" && /^\s*\d+\s*$/.test(input) ? Number(input) : undefined;
+  return number === undefined || !Number.isInteger(number) || number <= 0 ? "" : ` (did you mean ${number}s?)`;
+}
+
+/** node:util parseArgs's messages in the operator's words, with the closest flag for a typo. */
+export function flagProblem(message: string, flags: readonly string[]): string {
+  const unknown = /^Unknown option '-{1,2}([^']+)'/.exec(message)?.[1];
+  if (unknown !== undefined) {
+    const meant = closestName(unknown.split("=")[0]!, flags);
+    return `unknown flag --${unknown}${meant ? ` (did you mean --${meant}?)` : ""}`;
+  }
+  const missing = /^Option '(--[^ ']+)(?: <value>)?' argument missing/.exec(message)?.[1];
+  if (missing !== undefined) return `${missing} needs a value`;
+  const unexpected = /^Unexpected argument '([^']*)'/.exec(message)?.[1];
+  if (unexpected !== undefined) return `unexpected argument "${unexpected}"`;
+  const noValue = /^Option '(--[^']+)' does not take an argument/.exec(message)?.[1];
+  if (noValue !== undefined) return `${noValue} takes no value`;
+  return message;
+}
