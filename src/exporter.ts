@@ -1,17 +1,10 @@
 import { pino, type Logger } from "pino";
-import { AccountsClient } from "./client/accounts.js";
-import { AccountsCollector } from "./collectors/accounts.js";
 import { ExporterMetrics } from "./exposition/self-metrics.js";
-import { feeStatsCollector } from "./collectors/fee-stats.js";
-import { LedgersCollector } from "./collectors/ledgers.js";
-import { LiquidityPoolsCollector } from "./collectors/liquidity-pools.js";
-import { rootCollector } from "./collectors/root.js";
-import { RpcExporterMetrics } from "./exposition/rpc-exporter-metrics.js";
 import { MetricStore } from "./exposition/store.js";
 import type { ExporterConfig } from "./config/config.js";
-import { txProbeFor, type NetworkView } from "./probers/tx-probe.js";
-import { RpcRuntime } from "./scheduler/rpc-pollers.js";
-import { TargetRuntime, type Runtime, type SurfaceFactory } from "./scheduler/target-runtime.js";
+import { HORIZON } from "./runtime/horizon.js";
+import { STELLAR_RPC } from "./runtime/rpc.js";
+import { TargetRuntime, type Runtime, type RuntimeServices } from "./runtime/runtime.js";
 import { createServerApp } from "./server/app.js";
 import { listen } from "./server/listen.js";
 import { createStatusBoard, statusReport } from "./status/model.js";
@@ -42,31 +35,13 @@ export interface RunningExporter {
 
 export type ReloadedConfig = ExporterConfig | { readonly problems: readonly string[] };
 
-/**
- * What every Horizon target polls and probes; a new surface is one more collector or prober here.
- * The probe builds its time bounds on the exporter's clock.
- */
-const surfacesFor = (clock: Clock): SurfaceFactory => (config, target, { client, store, log }) => {
-  const root = rootCollector(client);
-  const feeStats = feeStatsCollector(client);
-  const ledgers = new LedgersCollector(client, config.ledgers, log.child({ endpoint: "ledgers" }));
-  // Accounts are polled only where some are watched; their reserves follow the ledgers read.
-  const accounts =
-    target.accounts.length > 0
-      ? [new AccountsCollector(new AccountsClient(client), target.accounts, () => ledgers.baseReserveStroops)]
-      : [];
-  const network: NetworkView = {
-    networkPassphrase: () => root.current?.network_passphrase,
-    feeStats: () => feeStats.current,
-    latestLedger: () => {
-      const known = [ledgers.latestSequence, root.current?.history_latest_ledger].filter((value) => value !== undefined);
-      return known.length === 0 ? undefined : Math.max(...known);
-    },
-  };
-  const collectors = [root, feeStats, ledgers, new LiquidityPoolsCollector(client, config.liquidityPools), ...accounts];
-  const probe = target.txProbe && txProbeFor(target.name, target.txProbe, { client, network, store, log, now: () => clock.now() });
-  return { collectors, ...(probe ? { probe } : {}) };
-};
+/** Every target of a configuration, Horizons then Stellar RPCs, as runtimes built but not started. */
+function runtimesOf(config: ExporterConfig, services: RuntimeServices): Runtime[] {
+  return [
+    ...config.targets.map((target) => new TargetRuntime(HORIZON, target, config, services)),
+    ...config.rpcTargets.map((target) => new TargetRuntime(STELLAR_RPC, target, config, services)),
+  ];
+}
 
 export async function startExporter(
   config: ExporterConfig,
@@ -79,27 +54,12 @@ export async function startExporter(
   const store = new MetricStore(board);
   metrics.configLoaded(true);
 
-  const rpcMetrics = new RpcExporterMetrics(metrics.registry);
-  const services = { store, metrics, logger, clock };
-  /** Every target of a configuration, Horizons then Stellar RPCs: its runtime's key, and how to build it. */
-  const planned = (current: ExporterConfig): { key: string; create(): Runtime }[] => [
-    ...current.targets.map((target) => ({
-      key: TargetRuntime.keyFor(target, current),
-      create: () => new TargetRuntime(target, current, surfacesFor(clock), services),
-    })),
-    ...current.rpcTargets.map((target) => ({
-      key: RpcRuntime.keyFor(target, current),
-      create: () => new RpcRuntime(target, current, { ...services, metrics: rpcMetrics }),
-    })),
-  ];
-  const stopRuntime = (runtime: Runtime) => runtime.stop();
-  const startRuntime = (runtime: Runtime) => runtime.start();
-
-  let runtimes = planned(config).map((plan) => plan.create());
+  const services: RuntimeServices = { store, metrics, logger, clock };
+  let runtimes = runtimesOf(config, services);
   let web = config.web;
-  const allPollers = () => runtimes.flatMap((runtime) => runtime.pollers);
+  const allRunners = () => runtimes.flatMap((runtime) => runtime.runners);
   const idle = async () => {
-    await Promise.all(allPollers().map((poller) => poller.idle()));
+    await Promise.all(allRunners().map((runner) => runner.idle()));
   };
 
   const app = createServerApp({
@@ -109,18 +69,20 @@ export async function startExporter(
     status: () =>
       statusReport(
         VERSION,
-        runtimes.map(({ title, url, pollers }) => ({
-          name: title,
+        runtimes.map(({ label, name, title, url, runners }) => ({
+          label,
+          name,
+          title,
           url,
-          endpoints: pollers.map((poller) => poller.snapshot()),
+          endpoints: runners.filter((runner) => runner.job.role === "poll").map((runner) => runner.snapshot()),
         })),
         board,
         clock.now(),
       ),
-    isReady: () => allPollers().every((poller) => poller.snapshot().polls > 0),
+    isReady: () => allRunners().every((runner) => runner.job.role !== "poll" || runner.snapshot().polls > 0),
   });
   const server = await listen(app, config.listen.host, config.listen.port, config.web?.tls);
-  const firstPolls = Promise.all(runtimes.map(startRuntime)).then(() => undefined);
+  const firstPolls = Promise.all(runtimes.map((runtime) => runtime.start())).then(() => undefined);
   logger.info(
     { version: VERSION, url: server.url, targets: runtimes.map(({ title, url }) => ({ name: title, url })) },
     "stellar-horizon-exporter started",
@@ -141,22 +103,19 @@ export async function startExporter(
     logger.level = next.logLevel;
     web = next.web;
     if (!server.setTls(next.web?.tls)) logger.warn("turning TLS on or off takes a restart; the web config's other settings apply now");
+    // Every runtime is built before any is stopped: a build that throws leaves the running ones as they were.
     const byKey = new Map(runtimes.map((runtime) => [runtime.key, runtime]));
-    const kept = new Set<Runtime>();
-    const plans = planned(next);
-    const nextRuntimes = plans.map((plan) => {
-      const existing = byKey.get(plan.key);
-      if (existing) kept.add(existing);
-      return existing;
-    });
+    const built = runtimesOf(next, services);
+    const nextRuntimes = built.map((runtime) => byKey.get(runtime.key) ?? runtime);
+    const kept = new Set(nextRuntimes.filter((runtime) => runtimes.includes(runtime)));
     const leaving = runtimes.filter((runtime) => !kept.has(runtime));
-    await Promise.all(leaving.map(stopRuntime));
-    for (const runtime of leaving) {
-      store.remove(runtime.name, runtime.sources);
-      await runtime.forgetMetrics();
+    // Stopped before their successors start, so a target that changed never publishes twice.
+    await Promise.all(leaving.map((runtime) => runtime.stop()));
+    runtimes = nextRuntimes;
+    for (const runtime of runtimes) {
+      if (kept.has(runtime)) await runtime.reconfigure(next);
+      else void runtime.start();
     }
-    runtimes = plans.map((plan, index) => nextRuntimes[index] ?? plan.create());
-    for (const runtime of runtimes) if (!kept.has(runtime)) void startRuntime(runtime);
     metrics.configLoaded(true);
     logger.info({ kept: kept.size, started: runtimes.length - kept.size, stopped: leaving.length }, "configuration reloaded");
   };
@@ -166,11 +125,11 @@ export async function startExporter(
     firstPolls,
     pollAll: async () => {
       await idle();
-      await Promise.all(allPollers().map((poller) => poller.run()));
+      await Promise.all(allRunners().filter((runner) => runner.job.role === "poll").map((runner) => runner.run()));
     },
     idle,
     probeAll: async () => {
-      await Promise.all(runtimes.map((runtime) => runtime.probe?.run()));
+      await Promise.all(allRunners().filter((runner) => runner.job.role === "probe").map((runner) => runner.run()));
     },
     reload: (load) => {
       const request = ++reloadRequests;
@@ -189,7 +148,7 @@ export async function startExporter(
     close: async () => {
       closed = true;
       await reloading;
-      await Promise.all([...runtimes.map(stopRuntime), server.close()]);
+      await Promise.all([...runtimes.map((runtime) => runtime.stop()), server.close()]);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALL_METRICS } from "../src/catalog/metrics.js";
+import { NetworkView } from "../src/runtime/network.js";
 import { accountSchema } from "../src/client/account-schemas.js";
 import { AccountsClient } from "../src/client/accounts.js";
 import { HorizonClient } from "../src/client/horizon-client.js";
@@ -110,7 +111,9 @@ describe("AccountsCollector against the simulator", () => {
   ];
 
   it("every account family, output promtool accepts; a signer change counts once; a merged account leaves", async () => {
-    const collector = new AccountsCollector(client, accounts, () => BASE_RESERVE_STROOPS);
+    const network = new NetworkView();
+    network.learn({ baseReserveStroops: BASE_RESERVE_STROOPS });
+    const collector = new AccountsCollector(client, accounts, network);
     const invalidCounts: number[] = [];
     const context = { signal: new AbortController().signal, invalidRecords: (count: number) => count > 0 && invalidCounts.push(count) };
     const hot = (labels: Record<string, string> = {}) => ({ horizon: "h", account: "hot", ...labels });

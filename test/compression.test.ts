@@ -3,8 +3,8 @@ import { request, type IncomingHttpHeaders } from "node:http";
 import { gunzipSync } from "node:zlib";
 import bcrypt from "bcryptjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { METRICS } from "../src/catalog/metrics.js";
-import { HistogramData, SAMPLES_PER_PIECE, type Sample } from "../src/exposition/samples.js";
+import { METRICS, type PublishedSource } from "../src/catalog/metrics.js";
+import { HistogramData, SAMPLES_PER_PIECE, type CollectorSamples, type Sample } from "../src/exposition/samples.js";
 import { MetricStore, gzipMember, type ContentCoding } from "../src/exposition/store.js";
 import { loadConfig } from "../src/config/config.js";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
@@ -16,6 +16,10 @@ import { startSimulator, type RunningSimulator } from "../src/simulator/index.js
 import { parseExposition } from "./support/exposition.js";
 import { pino } from "pino";
 import { createStatusBoard, statusReport } from "../src/status/model.js";
+
+/** One publication under a lease of its own, as a runtime's first one. */
+const publish = (store: MetricStore, target: string, source: PublishedSource, samples: CollectorSamples, freshUntilMs: number) =>
+  store.lease(target, source).publish(samples, freshUntilMs);
 
 /** Python's gzip module, which reads every member of a multi-member stream. */
 function pythonGunzip(bytes: Buffer): Buffer {
@@ -40,8 +44,8 @@ async function fill(store: MetricStore, version = 0): Promise<void> {
   const histogram = new HistogramData([1, 5]);
   for (const value of [0.5, 3, 9]) histogram.observe(value);
   for (const horizon of ["a", 'quoted "b"']) {
-    await store.publish(horizon, "liquidity_pools", { live: poolSamples(1500, version), persistent: [] }, 10_000);
-    await store.publish(
+    await publish(store, horizon, "liquidity_pools", { live: poolSamples(1500, version), persistent: [] }, 10_000);
+    await publish(store, 
       horizon,
       "ledgers",
       { live: [{ metric: METRICS.ledgerSequence, value: 7 }], persistent: [{ metric: METRICS.ledgerCloseInterval, histogram }] },

@@ -1,14 +1,17 @@
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import type { Collector } from "../src/collectors/collector.js";
-import { EndpointPublisher } from "../src/scheduler/publisher.js";
 import { rootSamples } from "../src/collectors/root.js";
-import { ExporterMetrics } from "../src/exposition/self-metrics.js";
-import { MetricStore } from "../src/exposition/store.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
-import { EndpointPoller, pollDeadlineMs } from "../src/scheduler/endpoint-poller.js";
+import { METRICS } from "../src/catalog/metrics.js";
+import type { ExporterConfig, TargetConfig } from "../src/config/config.js";
+import { pollJob, type Job } from "../src/runtime/job.js";
+import { requestsPerPoll } from "../src/scheduler/request-plan.js";
+import type { JobRunner } from "../src/scheduler/job-runner.js";
 import { Scheduler } from "../src/scheduler/scheduler.js";
 import { ManualClock } from "./support/manual-clock.js";
+import { parseExposition, valueOf } from "./support/exposition.js";
+import { runnerFor } from "./support/job-harness.js";
 import { until } from "./support/wait.js";
 
 describe("the poll deadline", () => {
@@ -24,26 +27,14 @@ describe("the poll deadline", () => {
       },
       samples: (succeeded) => rootSamples(undefined, succeeded),
     };
-    const store = new MetricStore();
-    const metrics = new ExporterMetrics("test");
     const schedule = parseSchedule("1s") as Schedule;
-    const poller = new EndpointPoller({
-      target: "h",
-      collector: stuck,
-      publisher: new EndpointPublisher("h", stuck, store, 3_000, clock),
-      schedule,
-      deadlineMs: pollDeadlineMs(schedule, 3, 10_000, 2),
-      metrics,
-      log: pino({ level: "silent" }),
-      clock,
-      signal: new AbortController().signal,
-    });
+    const { runner: poller, store } = runnerFor(pollJob(stuck, schedule, 1), { clock });
     const running = poller.run();
     await clock.advance(2_999);
     expect(poller.snapshot().lastError).toBeUndefined();
     await clock.advance(1);
     await until("the timeout to be reported", () => poller.snapshot().lastError);
-    expect(poller.snapshot().lastError).toMatchObject({ reason: "timeout", message: "poll did not finish within its 3 s deadline" });
+    expect(poller.snapshot().lastError).toMatchObject({ reason: "timeout", message: "run did not finish within its 3 s deadline (1 requests planned)" });
     expect(Buffer.concat(store.render(clock.now())).toString()).toContain('stellar_horizon_up{horizon="h"} 0');
     // The stuck poll still holds the collector: another run joins it instead of starting a second one.
     void poller.run();
@@ -58,13 +49,14 @@ describe("interval schedules", () => {
     const clock = new ManualClock(0);
     const ticks: number[] = [];
     const poller = {
+      job: { role: "poll" },
       schedule: parseSchedule("10s") as Schedule,
       run: async () => void ticks.push(clock.now()),
       runOnSchedule: async () => void ticks.push(clock.now()),
       idle: async () => undefined,
-    } as unknown as EndpointPoller;
-    const scheduler = new Scheduler([poller], clock);
-    await scheduler.start();
+    } as unknown as JobRunner;
+    const scheduler = new Scheduler(clock);
+    await scheduler.add(poller);
     await clock.advance(25_000);
     expect(ticks).toEqual([0, 10_000, 20_000]);
     // A callback 35 s late (a stalled event loop) runs once, then the schedule keeps its phase.
@@ -75,5 +67,85 @@ describe("interval schedules", () => {
     await scheduler.stop();
     await clock.advance(60_000);
     expect(ticks).toHaveLength(5);
+  });
+});
+
+describe("a deadline that follows the request plan", () => {
+  /** A pools poll of `pages` pages, page `n` answered `pageMs(n)` after it was asked for, on the clock. */
+  function pagedJob(clock: ManualClock, pages: number, pageMs: (page: number) => number, answered: () => void): Job {
+    let done = 0;
+    return {
+      role: "poll",
+      source: "liquidity_pools",
+      schedule: parseSchedule("15s") as Schedule,
+      requestsPerRun: pages,
+      run: async ({ signal }) => {
+        for (done = 0; done < pages; done += 1) {
+          await new Promise<void>((resolve, reject) => {
+            const timer = clock.setTimeout(resolve, pageMs(done));
+            signal.addEventListener("abort", () => (clock.clearTimeout(timer), reject(signal.reason)), { once: true });
+          });
+          answered();
+        }
+      },
+      samples: () => ({ live: [{ metric: METRICS.liquidityPools, value: done }], persistent: [] }),
+    };
+  }
+
+  it("lets a 20 000-pool poll of 101 pages at 400 ms a page finish, and still fails one whose upstream stops answering", async () => {
+    // The request plan of 20 000 pools: 100 full pages, and one to learn the last was the last.
+    expect(requestsPerPoll("liquidity_pools", { schedules: {}, accounts: [] } as unknown as TargetConfig, { liquidityPools: { ids: [], max: 20_000 } } as unknown as ExporterConfig)).toBe(101);
+    const clock = new ManualClock(0);
+    let runner: JobRunner | undefined;
+    const slow = runnerFor(pagedJob(clock, 101, () => 400, () => runner!.progressed()), { clock });
+    runner = slow.runner;
+    const running = runner.run();
+    // 40.4 s in all: past the 30 s a single request may take (10 s timeout, 3 attempts).
+    for (let page = 0; page < 101; page += 1) await clock.advance(400);
+    await running;
+    expect(runner.snapshot()).toMatchObject({ polls: 1, lastSuccessMs: 40_400 });
+    expect(runner.snapshot().lastError).toBeUndefined();
+    expect(valueOf(parseExposition(Buffer.concat(slow.store.render(clock.now())).toString()), "stellar_horizon_liquidity_pools", { horizon: "h" })).toBe(101);
+
+    // The same poll on an upstream that stops answering after 3 pages fails one budget (30 s) after the last answer.
+    const clock2 = new ManualClock(0);
+    let stalled: JobRunner | undefined;
+    const hung = runnerFor(pagedJob(clock2, 101, (page) => (page < 3 ? 400 : 3_600_000), () => stalled!.progressed()), { clock: clock2 });
+    stalled = hung.runner;
+    const stalling = stalled.run();
+    await clock2.advance(1_200);
+    await clock2.advance(30_000 - 1);
+    expect(stalled.snapshot().lastError).toBeUndefined();
+    await clock2.advance(1);
+    await stalling;
+    expect(stalled.snapshot().lastError).toMatchObject({ reason: "timeout", message: "no answer within 30 s" });
+  });
+});
+
+describe("a publication that fails", () => {
+  it("is counted and logged once, never rejects a run, and the next one publishes", async () => {
+    const lines: string[] = [];
+    const log = pino({ level: "info" }, { write: (line: string) => void lines.push(line) });
+    let value = 0;
+    const job: Job = {
+      role: "poll",
+      source: "root",
+      schedule: parseSchedule("1s") as Schedule,
+      requestsPerRun: 1,
+      run: async () => void (value += 1),
+      samples: (succeeded) => {
+        if (value <= 2) throw new Error(`rendering broke on poll ${value}`);
+        return rootSamples(undefined, succeeded);
+      },
+    };
+    const { runner, store, metrics } = runnerFor(job, { log });
+    await runner.run();
+    await runner.run();
+    const own = async () => parseExposition(Buffer.concat(await metrics.render("identity")).toString());
+    expect(valueOf(await own(), "stellar_horizon_exporter_publish_failures_total")).toBe(2);
+    expect(lines.filter((line) => line.includes("publishing to the metric store failed"))).toHaveLength(1);
+    await runner.run();
+    expect(Buffer.concat(store.render(Date.now())).toString()).toContain('stellar_horizon_up{horizon="h"} 1');
+    expect(runner.snapshot().polls).toBe(3);
   });
 });

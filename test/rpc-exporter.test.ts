@@ -109,6 +109,44 @@ describe("Stellar RPC targets against the simulator", () => {
     }
     const page = await (await fetch(`${running.url}/`)).text();
     expect(page).toContain("sim-rpc (Stellar RPC)");
+    expect(page).toContain(`data-series="stellar_rpc_latest_ledger{rpc=&quot;sim-rpc&quot;}" data-value="${state.historyLatestLedger}"`);
+
+    // The RPC's own card: up, with the figures /metrics shows, none of a Horizon's.
+    const status = (await (await fetch(`${running.url}/status.json`)).json()) as { targets: Array<Record<string, unknown>> };
+    const card = status.targets.find((target) => target.kind === "rpc")!;
+    expect(card).toMatchObject({
+      name: "sim-rpc",
+      title: "sim-rpc (Stellar RPC)",
+      state: "up",
+      network: "pubnet",
+      protocolVersion: { metric: "stellar_rpc_protocol_version", value: 22 },
+      latestLedger: { metric: "stellar_rpc_latest_ledger", value: state.historyLatestLedger },
+      rpc: {
+        healthy: { value: 1 },
+        retentionWindowLedgers: { value: 120960 },
+        oldestLedger: { value: state.historyElderLedger },
+        sorobanInclusionFeeP90Stroops: { value: fees.sorobanInclusionFee.p90 },
+        classicInclusionFeeP50Stroops: { value: fees.inclusionFee.p50 },
+      },
+    });
+    expect(card.latestLedgerAgeSeconds).toBeTypeOf("number");
+    expect(card.horizonVersion).toBeUndefined();
+    expect(card.endpoints).toEqual([expect.objectContaining({ endpoint: "status", state: "ok" }), expect.objectContaining({ endpoint: "versions", state: "ok" })]);
+    expect((card.history as Record<string, unknown[]>).rpc_soroban_fee_p90).toHaveLength(2);
+  });
+
+  it("a Horizon and a Stellar RPC of the same name keep their own cards", async () => {
+    simulator = await startSimulator({ ledgerIntervalMs: LEDGER_MS, pools: 3, seed: 5 });
+    const config = await configFrom([`--horizon.url=sdf=${simulator.url}`, `--rpc.url=sdf=${simulator.url}/rpc`, "--poll.interval=1h", "--pools.max=3"]);
+    exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
+    await exporter.firstPolls;
+    const status = (await (await fetch(`${exporter.url}/status.json`)).json()) as { targets: Array<Record<string, unknown>> };
+    expect(status.targets.map(({ kind, name, state }) => ({ kind, name, state }))).toEqual([
+      { kind: "horizon", name: "sdf", state: "up" },
+      { kind: "rpc", name: "sdf", state: "up" },
+    ]);
+    expect(status.targets[0]!.rpc).toBeUndefined();
+    expect(status.targets[1]!.horizonVersion).toBeUndefined();
   });
 
   it("rpc_unhealthy: stellar_rpc_healthy 0 while everything else keeps working", async () => {

@@ -1,6 +1,6 @@
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { METRICS, type MetricDefinition } from "../src/catalog/metrics.js";
+import { METRICS, RPC_METRICS, type MetricDefinition } from "../src/catalog/metrics.js";
 import { ExporterMetrics, OwnRegistry } from "../src/exposition/self-metrics.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 
@@ -101,11 +101,13 @@ describe("the own registry", () => {
 describe("the exporter's own metrics", () => {
   it("are current at every render, process metrics included, gzip decoding to the plain text", async () => {
     const metrics = new ExporterMetrics("1.2.3");
-    metrics.addTarget("a", 120, 3600);
+    metrics.horizon.addTarget("a");
+    metrics.horizon.requestPlan("a", 120, 3600);
     const before = parseExposition(Buffer.concat(await metrics.render("identity")).toString());
     expect(valueOf(before, METRICS.pollDuration.name + "_count", { horizon: "a", endpoint: "ledgers" })).toBeUndefined();
-    metrics.pollSucceeded("a", "ledgers", 0.25);
-    metrics.observerFor("a").onRequest("ledgers", "200", 0.1);
+    metrics.horizon.pollSucceeded("a", "ledgers", 0.25);
+    metrics.horizon.observerFor("a").onRequest("ledgers", "200", 0.1);
+    metrics.rpc.pollSucceeded("a", "status", 0.5);
 
     const plain = Buffer.concat(await metrics.render("identity"));
     const gzip = Buffer.concat(await metrics.render("gzip"));
@@ -114,6 +116,10 @@ describe("the exporter's own metrics", () => {
     expect(valueOf(series, METRICS.pollDuration.name + "_count", { horizon: "a", endpoint: "ledgers" })).toBe(1);
     expect(valueOf(series, METRICS.requestsTotal.name, { horizon: "a", endpoint: "ledgers", code: "200" })).toBe(1);
     expect(valueOf(series, METRICS.plannedRequestsPerHour.name, { horizon: "a" })).toBe(120);
+    // One implementation for both kinds: a Stellar RPC's polls land in its own series, under its own label.
+    expect(valueOf(series, RPC_METRICS.pollDuration.name + "_count", { rpc: "a", endpoint: "status" })).toBe(1);
+    expect(valueOf(series, METRICS.pollDuration.name + "_count", { horizon: "a", endpoint: "status" })).toBeUndefined();
+    expect(valueOf(series, METRICS.publishFailuresTotal.name)).toBe(0);
     expect(valueOf(series, METRICS.buildInfo.name, { version: "1.2.3", node_version: process.version })).toBe(1);
     expect(valueOf(series, "process_cpu_user_seconds_total")).toBeGreaterThan(0);
     expect(plain.toString()).not.toContain("nodejs_active_handles_total");

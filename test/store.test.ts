@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { METRICS, RPC_METRICS } from "../src/catalog/metrics.js";
-import { HistogramData, SAMPLES_PER_PIECE, escapeLabelValue, renderSamples, type Sample } from "../src/exposition/samples.js";
+import { METRICS, RPC_METRICS, type PublishedSource } from "../src/catalog/metrics.js";
+import { HistogramData, SAMPLES_PER_PIECE, escapeLabelValue, renderSamples, type CollectorSamples, type Sample } from "../src/exposition/samples.js";
 import { MetricStore, type SampleTap, type TappedSamples } from "../src/exposition/store.js";
+
+/** One publication under a lease of its own, as a runtime's first one. */
+const publish = (store: MetricStore, target: string, source: PublishedSource, samples: CollectorSamples, freshUntilMs: number) =>
+  store.lease(target, source).publish(samples, freshUntilMs);
 
 const text = (store: MetricStore, nowMs: number) => Buffer.concat(store.render(nowMs)).toString();
 
@@ -20,7 +24,7 @@ describe("metric store", () => {
     for (const share of shares) samples.push({ metric: METRICS.liquidityPoolTrustlines, labels: share.labels, value: 1 }, share);
     const persistent: Sample[] = [{ metric: METRICS.ledgersTotal, value: 9 }];
     // The same sample objects again: every piece is the last one, kept.
-    for (let publication = 0; publication < 2; publication += 1) await store.publish("a", "liquidity_pools", { live: samples, persistent }, Infinity);
+    for (let publication = 0; publication < 2; publication += 1) await publish(store, "a", "liquidity_pools", { live: samples, persistent }, Infinity);
     expect(seen).toHaveLength(2);
     for (const { live, persistent: tappedPersistent } of seen) {
       expect(live).toEqual(shares);
@@ -31,7 +35,7 @@ describe("metric store", () => {
 
   it("drops live series once they are older than their freshness deadline, and keeps persistent ones", async () => {
     const store = new MetricStore();
-    await store.publish(
+    await publish(store, 
       "a",
       "ledgers",
       {
@@ -48,21 +52,46 @@ describe("metric store", () => {
 
   it("writes one HELP and TYPE per family, with every target's series together", async () => {
     const store = new MetricStore();
-    for (const horizon of ["a", "b"]) {
-      await store.publish(horizon, "root", { live: [{ metric: METRICS.coreLatestLedger, value: 1 }], persistent: [{ metric: METRICS.up, value: 1 }] }, Infinity);
+    const leases = ["a", "b"].map((horizon) => store.lease(horizon, "root"));
+    for (const lease of leases) {
+      await lease.publish({ live: [{ metric: METRICS.coreLatestLedger, value: 1 }], persistent: [{ metric: METRICS.up, value: 1 }] }, Infinity);
     }
     const body = text(store, 0);
     expect(body.match(/# TYPE stellar_horizon_up gauge/g)).toHaveLength(1);
     expect(body).toContain('# TYPE stellar_horizon_up gauge\nstellar_horizon_up{horizon="a"} 1\nstellar_horizon_up{horizon="b"} 1\n');
-    store.remove("a", ["root"]);
+    leases[0]!.retire();
     expect(text(store, 0)).not.toContain('horizon="a"');
+  });
+
+  it("drops the writes of a retired lease, even one in flight when it retired, and of a superseded one", async () => {
+    const store = new MetricStore();
+    const up = (value: number): CollectorSamples => ({ live: [], persistent: [{ metric: METRICS.up, value }] });
+    const gone = store.lease("gone", "root");
+    await gone.publish(up(1), Infinity);
+    // A stale timer's publication, still rendering when the target is removed.
+    const inFlight = gone.publish(up(0), Infinity);
+    gone.retire();
+    expect(await inFlight).toBe(false);
+    expect(await gone.publish(up(0), Infinity)).toBe(false);
+    expect(text(store, 0)).not.toContain('horizon="gone"');
+
+    const old = store.lease("kept", "root");
+    await old.publish(up(1), Infinity);
+    const successor = store.lease("kept", "root");
+    expect(await old.publish(up(0), Infinity)).toBe(false);
+    expect(text(store, 0)).toContain('stellar_horizon_up{horizon="kept"} 1');
+    // The old lease retiring late does not take the successor's series with it.
+    old.retire();
+    expect(await successor.publish(up(1), Infinity)).toBe(true);
+    expect(text(store, 0)).toContain('stellar_horizon_up{horizon="kept"} 1');
   });
 
   it("keeps a Stellar RPC's series when a Horizon of the same name leaves", async () => {
     const store = new MetricStore();
-    await store.publish("sdf", "root", { live: [], persistent: [{ metric: METRICS.up, value: 1 }] }, Infinity);
-    await store.publish("sdf", "status", { live: [], persistent: [{ metric: RPC_METRICS.up, value: 1 }] }, Infinity);
-    store.remove("sdf", ["root", "fee_stats", "ledgers", "liquidity_pools"]);
+    const horizon = store.lease("sdf", "root");
+    await horizon.publish({ live: [], persistent: [{ metric: METRICS.up, value: 1 }] }, Infinity);
+    await publish(store, "sdf", "status", { live: [], persistent: [{ metric: RPC_METRICS.up, value: 1 }] }, Infinity);
+    horizon.retire();
     expect(text(store, 0)).toBe('# HELP stellar_rpc_up ' + RPC_METRICS.up.help + '\n# TYPE stellar_rpc_up gauge\nstellar_rpc_up{rpc="sdf"} 1\n');
   });
 

@@ -595,6 +595,14 @@ export const METRICS = {
     labels: [],
     source: "exporter",
   }),
+  publishFailuresTotal: define({
+    name: "stellar_horizon_exporter_publish_failures_total",
+    type: "counter",
+    help: "Publications of a target's series to the metric store that failed (a bug: the log says why); the next run publishes again.",
+    labels: [],
+    source: "exporter",
+    perTarget: false,
+  }),
   configLastReloadSuccessful: define({
     name: "stellar_horizon_exporter_config_last_reload_successful",
     type: "gauge",
@@ -838,6 +846,12 @@ export const ALL_METRICS: readonly MetricDefinition[] = [...Object.values(METRIC
 /** The label that names the target on a per-target series. */
 export function targetLabelOf(metric: MetricDefinition): TargetLabel {
   return metric.targetLabel ?? "horizon";
+}
+
+/** The label naming the target of a source's series: every metric of one source shares it. */
+export function targetLabelOfSource(source: PublishedSource): TargetLabel {
+  const metric = ALL_METRICS.find((candidate) => candidate.source === source);
+  return metric === undefined ? "horizon" : targetLabelOf(metric);
 }
 
 /** Names a PromQL expression may use for a metric: the family name and, for histograms, its series. */

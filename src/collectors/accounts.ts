@@ -3,6 +3,7 @@ import { amountStroops, stroopsToUnits, type Account } from "../client/account-s
 import type { AccountLookup, AccountsClient } from "../client/accounts.js";
 import { PollError } from "../client/errors.js";
 import type { WatchedAccount } from "../config/accounts.js";
+import type { NetworkView } from "../runtime/network.js";
 import type { Collector, PollContext } from "./collector.js";
 import { LABEL_TEXT_BOUNDS, labelText } from "./label-text.js";
 import type { CollectorSamples, Labels, Sample } from "../exposition/samples.js";
@@ -138,8 +139,8 @@ export class AccountsCollector implements Collector {
   constructor(
     private readonly client: AccountsClient,
     private readonly watched: readonly WatchedAccount[],
-    /** The latest base reserve the ledgers collector has seen, if any. */
-    private readonly baseReserveStroops: () => number | undefined,
+    /** The target's network view: minimum balances follow the latest ledger's base reserve. */
+    private readonly network: NetworkView,
   ) {}
 
   async poll(context: PollContext): Promise<void> {
@@ -153,7 +154,7 @@ export class AccountsCollector implements Collector {
   }
 
   samples(): CollectorSamples {
-    return accountSamples(this.watched, this.observations, this.signerChanges, this.baseReserveStroops());
+    return accountSamples(this.watched, this.observations, this.signerChanges, this.network.current.baseReserveStroops);
   }
 
   /** What one poll learnt of the account; undefined when Horizon's answer was invalid (counted, and the account left out). */

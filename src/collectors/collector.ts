@@ -37,6 +37,8 @@ export class LatestDocumentCollector<T, E extends PollEndpoint = Endpoint> imple
     readonly endpoint: E,
     private readonly fetch: (signal: AbortSignal) => Promise<T>,
     private readonly toSamples: (latest: T | undefined, lastPollSucceeded: boolean) => CollectorSamples,
+    /** Tells the target's network view what the document says. */
+    private readonly learn?: (latest: T) => void,
   ) {}
 
   async poll({ signal, invalidRecords }: PollContext): Promise<void> {
@@ -47,14 +49,10 @@ export class LatestDocumentCollector<T, E extends PollEndpoint = Endpoint> imple
       if (error instanceof PollError && error.reason === "schema") invalidRecords(1);
       throw error;
     }
+    this.learn?.(this.latest);
   }
 
   samples(lastPollSucceeded: boolean): CollectorSamples {
     return this.toSamples(this.latest, lastPollSucceeded);
-  }
-
-  /** The latest document, shared with the target's prober. */
-  get current(): T | undefined {
-    return this.latest;
   }
 }

@@ -1,6 +1,7 @@
 import { FEE_STATS, METRICS } from "../catalog/metrics.js";
 import type { HorizonClient } from "../client/horizon-client.js";
 import type { FeeStats } from "../client/schemas.js";
+import type { NetworkView } from "../runtime/network.js";
 import { LatestDocumentCollector } from "./collector.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 
@@ -16,6 +17,8 @@ export function feeStatsSamples(stats: FeeStats | undefined): CollectorSamples {
   return { live, persistent: [] };
 }
 
-export function feeStatsCollector(client: HorizonClient): LatestDocumentCollector<FeeStats> {
-  return new LatestDocumentCollector("fee_stats", (signal) => client.feeStats(signal), feeStatsSamples);
+export function feeStatsCollector(client: HorizonClient, network: NetworkView): LatestDocumentCollector<FeeStats> {
+  return new LatestDocumentCollector("fee_stats", (signal) => client.feeStats(signal), feeStatsSamples, (stats) =>
+    network.learn({ baseFeeStroops: stats.last_ledger_base_fee, feeP90Stroops: stats.fee_charged.p90 }),
+  );
 }

@@ -4,6 +4,7 @@ import { PollError } from "../client/errors.js";
 import type { HorizonClient, RawRecords } from "../client/horizon-client.js";
 import { ledgerPagingToken, ledgerSchema, type Ledger } from "../client/schemas.js";
 import { isUint64Text } from "../client/wire-values.js";
+import type { NetworkView } from "../runtime/network.js";
 import type { Collector, PollContext } from "./collector.js";
 import { cursorPast, PAGE_LIMIT, rawPagingToken, validRecord } from "./paging.js";
 import { HistogramData, type CollectorSamples, type Sample } from "../exposition/samples.js";
@@ -103,6 +104,8 @@ export class LedgersCollector implements Collector {
     private readonly client: HorizonClient,
     private readonly options: LedgerCatchUpOptions,
     private readonly log: Logger,
+    /** Learns each ledger read: its hash, the latest sequence and base reserve. */
+    private readonly network?: NetworkView,
   ) {}
 
   async poll(context: PollContext): Promise<void> {
@@ -121,16 +124,6 @@ export class LedgersCollector implements Collector {
 
   samples(): CollectorSamples {
     return ledgerSamples(this.totals, this.latest);
-  }
-
-  /** Sequence of the latest ledger read, shared with the target's prober. */
-  get latestSequence(): number | undefined {
-    return this.latest?.sequence;
-  }
-
-  /** The latest ledger's base reserve, which watched accounts' minimum balances are computed from. */
-  get baseReserveStroops(): number | undefined {
-    return this.latest?.base_reserve_in_stroops;
   }
 
   /** The page after the cursor; undefined when Horizon refuses the cursor (400). */
@@ -231,5 +224,7 @@ export class LedgersCollector implements Collector {
       if (ledger.max_tx_set_size > 0) totals.txSetCapacity.observe(ledger.tx_set_operation_count / ledger.max_tx_set_size);
     }
     this.latest = ledger;
+    this.network?.ledgerHash(ledger.sequence, ledger.hash);
+    this.network?.learn({ baseReserveStroops: ledger.base_reserve_in_stroops });
   }
 }

@@ -1,6 +1,7 @@
 import { METRICS } from "../catalog/metrics.js";
 import type { HorizonClient } from "../client/horizon-client.js";
 import type { HorizonRoot } from "../client/schemas.js";
+import type { NetworkView } from "../runtime/network.js";
 import { LatestDocumentCollector } from "./collector.js";
 import { LABEL_TEXT_BOUNDS, labelText } from "./label-text.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
@@ -49,6 +50,8 @@ export function rootSamples(root: HorizonRoot | undefined, lastPollSucceeded: bo
   return { live, persistent };
 }
 
-export function rootCollector(client: HorizonClient): LatestDocumentCollector<HorizonRoot> {
-  return new LatestDocumentCollector("root", (signal) => client.root(signal), rootSamples);
+export function rootCollector(client: HorizonClient, network: NetworkView): LatestDocumentCollector<HorizonRoot> {
+  return new LatestDocumentCollector("root", (signal) => client.root(signal), rootSamples, (root) =>
+    network.learn({ passphrase: root.network_passphrase, latestLedger: root.history_latest_ledger }),
+  );
 }

@@ -1,6 +1,7 @@
 import { FEE_STATS, RPC_METRICS } from "../catalog/metrics.js";
 import type { RpcClient, RpcStatus } from "../client/rpc-client.js";
 import type { RpcFeeDistribution } from "../client/rpc-schemas.js";
+import type { NetworkView } from "../runtime/network.js";
 import { LatestDocumentCollector, type Collector } from "./collector.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 
@@ -39,6 +40,9 @@ export function rpcStatusSamples(status: RpcStatus | undefined, lastPollSucceede
   return { live, persistent };
 }
 
-export function rpcStatusCollector(client: RpcClient): Collector<"status"> {
-  return new LatestDocumentCollector("status", (signal) => client.status(signal), rpcStatusSamples);
+export function rpcStatusCollector(client: RpcClient, network: NetworkView): Collector<"status"> {
+  return new LatestDocumentCollector("status", (signal) => client.status(signal), rpcStatusSamples, ({ latestLedger, feeStats }) => {
+    network.ledgerHash(latestLedger.sequence, latestLedger.id);
+    network.learn({ feeP90Stroops: feeStats.inclusionFee.p90 });
+  });
 }

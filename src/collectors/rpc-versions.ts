@@ -1,5 +1,6 @@
 import { RPC_METRICS } from "../catalog/metrics.js";
 import type { RpcClient, RpcVersions } from "../client/rpc-client.js";
+import type { NetworkView } from "../runtime/network.js";
 import { LatestDocumentCollector, type Collector } from "./collector.js";
 import { LABEL_TEXT_BOUNDS, labelText } from "./label-text.js";
 import { networkName } from "./root.js";
@@ -17,6 +18,8 @@ export function rpcVersionsSamples(versions: RpcVersions | undefined): Collector
   return { live: [{ metric: RPC_METRICS.info, labels, value: 1 }], persistent: [] };
 }
 
-export function rpcVersionsCollector(client: RpcClient): Collector<"versions"> {
-  return new LatestDocumentCollector("versions", (signal) => client.versions(signal), rpcVersionsSamples);
+export function rpcVersionsCollector(client: RpcClient, network: NetworkView): Collector<"versions"> {
+  return new LatestDocumentCollector("versions", (signal) => client.versions(signal), rpcVersionsSamples, ({ network: served }) =>
+    network.learn({ passphrase: served.passphrase }),
+  );
 }

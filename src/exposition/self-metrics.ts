@@ -4,14 +4,16 @@ import {
   ENDPOINTS,
   METRICS,
   POLL_ERROR_REASONS,
+  RPC_ENDPOINTS,
+  RPC_METRICS,
   targetLabelOf,
-  type Endpoint,
   type MetricDefinition,
+  type PollEndpoint,
   type PollErrorReason,
-  type RequestPurpose,
 } from "../catalog/metrics.js";
-import type { RequestObserver } from "../client/horizon-client.js";
+import type { RequestObserver } from "../client/http.js";
 import type { RateLimitHeaders } from "../client/rate-limit.js";
+import type { PollMetrics } from "../scheduler/job-runner.js";
 import { GZIP_OPTIONS, type ContentCoding } from "./store.js";
 
 /**
@@ -150,7 +152,153 @@ export async function removeSeries(metrics: readonly OwnMetric[], label: string,
  */
 const EVENT_LOOP_SAMPLE_MS = 100;
 
-/** The exporter's own health: requests it sent, polls that failed, and Horizon's rate-limit headroom. */
+/** The self-metrics one kind of target is counted in; what a kind does not have stays absent. */
+export interface TargetMetricSet {
+  readonly requestsTotal: MetricDefinition;
+  readonly requestDuration: MetricDefinition;
+  readonly pollDuration: MetricDefinition;
+  readonly pollErrorsTotal: MetricDefinition;
+  readonly lastSuccessTimestamp: MetricDefinition;
+  readonly invalidRecordsTotal?: MetricDefinition;
+  readonly plannedRequestsPerHour?: MetricDefinition;
+  readonly requestBudgetPerHour?: MetricDefinition;
+  readonly rateLimit?: { readonly limit: MetricDefinition; readonly remaining: MetricDefinition; readonly resetSeconds: MetricDefinition };
+  /** Rate-limit holds cut to the cap. */
+  readonly holdsCappedTotal: MetricDefinition;
+}
+
+/** The Horizon targets' self-metrics. */
+export const HORIZON_SELF_METRICS: TargetMetricSet = {
+  requestsTotal: METRICS.requestsTotal,
+  requestDuration: METRICS.requestDuration,
+  pollDuration: METRICS.pollDuration,
+  pollErrorsTotal: METRICS.pollErrorsTotal,
+  lastSuccessTimestamp: METRICS.lastSuccessTimestamp,
+  invalidRecordsTotal: METRICS.invalidRecordsTotal,
+  plannedRequestsPerHour: METRICS.plannedRequestsPerHour,
+  requestBudgetPerHour: METRICS.requestBudgetPerHour,
+  rateLimit: { limit: METRICS.rateLimitLimit, remaining: METRICS.rateLimitRemaining, resetSeconds: METRICS.rateLimitReset },
+  holdsCappedTotal: METRICS.rateLimitHoldsCappedTotal,
+};
+
+/** The Stellar RPC targets' self-metrics, the stellar_horizon_exporter_rpc_* series. */
+export const RPC_SELF_METRICS: TargetMetricSet = {
+  requestsTotal: RPC_METRICS.requestsTotal,
+  requestDuration: RPC_METRICS.requestDuration,
+  pollDuration: RPC_METRICS.pollDuration,
+  pollErrorsTotal: RPC_METRICS.pollErrorsTotal,
+  lastSuccessTimestamp: RPC_METRICS.lastSuccessTimestamp,
+  invalidRecordsTotal: RPC_METRICS.invalidRecordsTotal,
+  holdsCappedTotal: RPC_METRICS.rateLimitHoldsCappedTotal,
+};
+
+/**
+ * The exporter's view of each target of one kind: requests, polls, failures, freshness, and where
+ * the kind has them, invalid records, the request plan and the rate-limit headroom. Series carry
+ * the kind's target label (`horizon` or `rpc`).
+ */
+export class TargetMetrics implements PollMetrics {
+  private readonly label: string;
+  private readonly requests: Counter;
+  private readonly requestDuration: Histogram;
+  private readonly pollDuration: Histogram;
+  private readonly pollErrors: Counter;
+  private readonly lastSuccess: Gauge;
+  private readonly invalidRecords: Counter | undefined;
+  private readonly plannedRequests: Gauge | undefined;
+  private readonly requestBudget: Gauge | undefined;
+  private readonly rateLimit: { readonly limit: Gauge; readonly remaining: Gauge; readonly resetSeconds: Gauge } | undefined;
+  private readonly holdsCapped: Counter;
+  private readonly all: OwnMetric[];
+
+  constructor(
+    registry: OwnRegistry,
+    set: TargetMetricSet,
+    /** The `endpoint` values whose error counters start at zero. */
+    private readonly endpoints: readonly PollEndpoint[],
+  ) {
+    this.label = targetLabelOf(set.requestsTotal);
+    this.requests = registry.counter(set.requestsTotal);
+    this.requestDuration = registry.histogram(set.requestDuration);
+    this.pollDuration = registry.histogram(set.pollDuration);
+    this.pollErrors = registry.counter(set.pollErrorsTotal);
+    this.invalidRecords = set.invalidRecordsTotal && registry.counter(set.invalidRecordsTotal);
+    this.lastSuccess = registry.gauge(set.lastSuccessTimestamp);
+    this.plannedRequests = set.plannedRequestsPerHour && registry.gauge(set.plannedRequestsPerHour);
+    this.requestBudget = set.requestBudgetPerHour && registry.gauge(set.requestBudgetPerHour);
+    this.rateLimit = set.rateLimit && {
+      limit: registry.gauge(set.rateLimit.limit),
+      remaining: registry.gauge(set.rateLimit.remaining),
+      resetSeconds: registry.gauge(set.rateLimit.resetSeconds),
+    };
+    this.holdsCapped = registry.counter(set.holdsCappedTotal);
+    this.all = [
+      this.holdsCapped,
+      this.requests,
+      this.requestDuration,
+      this.pollDuration,
+      this.pollErrors,
+      this.lastSuccess,
+      ...[this.invalidRecords, this.plannedRequests, this.requestBudget].filter((metric) => metric !== undefined),
+      ...Object.values(this.rateLimit ?? {}),
+    ];
+  }
+
+  /** Zero-initialises a target's error counters so rate() and alerts see them before the first error. */
+  addTarget(target: string): void {
+    this.holdsCapped.inc({ [this.label]: target }, 0);
+    for (const endpoint of this.endpoints) {
+      this.invalidRecords?.inc({ [this.label]: target, endpoint }, 0);
+      for (const reason of Object.keys(POLL_ERROR_REASONS)) this.pollErrors.inc({ [this.label]: target, endpoint, reason }, 0);
+    }
+  }
+
+  /** Records a target's request plan, where the kind exports one. */
+  requestPlan(target: string, plannedRequestsPerHour: number, requestBudgetPerHour: number): void {
+    this.plannedRequests?.set({ [this.label]: target }, plannedRequestsPerHour);
+    this.requestBudget?.set({ [this.label]: target }, requestBudgetPerHour);
+  }
+
+  /** Drops every series of a target that a reload removed. */
+  async removeTarget(target: string): Promise<void> {
+    await removeSeries(this.all, this.label, target);
+  }
+
+  observerFor(target: string): RequestObserver<string> {
+    const labels = { [this.label]: target };
+    return {
+      onRequest: (endpoint, code, durationSeconds) => {
+        this.requests.inc({ ...labels, endpoint, code });
+        this.requestDuration.observe({ ...labels, endpoint }, durationSeconds);
+      },
+      onRateLimitHeaders: (headers: RateLimitHeaders) => {
+        if (this.rateLimit === undefined) return;
+        for (const key of ["limit", "remaining", "resetSeconds"] as const) {
+          const value = headers[key];
+          if (value === undefined) this.rateLimit[key].remove(labels);
+          else this.rateLimit[key].set(labels, value);
+        }
+      },
+      onHoldCapped: () => this.holdsCapped.inc(labels),
+    };
+  }
+
+  pollSucceeded(target: string, endpoint: PollEndpoint, durationSeconds: number): void {
+    this.pollDuration.observe({ [this.label]: target, endpoint }, durationSeconds);
+    this.lastSuccess.set({ [this.label]: target, endpoint }, Date.now() / 1000);
+  }
+
+  invalidRecordsRead(target: string, endpoint: PollEndpoint, count: number): void {
+    this.invalidRecords?.inc({ [this.label]: target, endpoint }, count);
+  }
+
+  pollFailed(target: string, endpoint: PollEndpoint, durationSeconds: number, reason: PollErrorReason): void {
+    this.pollDuration.observe({ [this.label]: target, endpoint }, durationSeconds);
+    this.pollErrors.inc({ [this.label]: target, endpoint, reason });
+  }
+}
+
+/** The exporter's own health: build, configuration reloads, publications, and each kind's target metrics. */
 export class ExporterMetrics {
   readonly registry = new OwnRegistry();
   /**
@@ -160,38 +308,15 @@ export class ExporterMetrics {
    */
   private readonly processRegistry = new Registry();
   private processText: { readonly text: Promise<EncodedText>; readonly atMs: number } | undefined;
-  private readonly requests = this.registry.counter(METRICS.requestsTotal);
-  private readonly requestDuration = this.registry.histogram(METRICS.requestDuration);
-  private readonly pollDuration = this.registry.histogram(METRICS.pollDuration);
-  private readonly pollErrors = this.registry.counter(METRICS.pollErrorsTotal);
-  private readonly invalidRecords = this.registry.counter(METRICS.invalidRecordsTotal);
-  private readonly lastSuccess = this.registry.gauge(METRICS.lastSuccessTimestamp);
-  private readonly plannedRequests = this.registry.gauge(METRICS.plannedRequestsPerHour);
-  private readonly requestBudget = this.registry.gauge(METRICS.requestBudgetPerHour);
+  readonly horizon = new TargetMetrics(this.registry, HORIZON_SELF_METRICS, ENDPOINTS);
   private readonly configReloadSuccessful = this.registry.gauge(METRICS.configLastReloadSuccessful);
   private readonly configReloadTimestamp = this.registry.gauge(METRICS.configLastReloadSuccessTimestamp);
-  private readonly holdsCapped = this.registry.counter(METRICS.rateLimitHoldsCappedTotal);
-  private readonly rateLimit = {
-    limit: this.registry.gauge(METRICS.rateLimitLimit),
-    remaining: this.registry.gauge(METRICS.rateLimitRemaining),
-    resetSeconds: this.registry.gauge(METRICS.rateLimitReset),
-  } as const;
-
-  private readonly perTargetMetrics = [
-    this.requests,
-    this.requestDuration,
-    this.pollDuration,
-    this.pollErrors,
-    this.invalidRecords,
-    this.lastSuccess,
-    this.plannedRequests,
-    this.requestBudget,
-    ...Object.values(this.rateLimit),
-    this.holdsCapped,
-  ];
+  private readonly publishFailures = this.registry.counter(METRICS.publishFailuresTotal);
+  readonly rpc = new TargetMetrics(this.registry, RPC_SELF_METRICS, RPC_ENDPOINTS);
 
   constructor(version: string) {
     this.registry.gauge(METRICS.buildInfo).set({ version, node_version: process.version }, 1);
+    this.publishFailures.inc(0);
     collectDefaultMetrics({ register: this.processRegistry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   }
 
@@ -200,54 +325,8 @@ export class ExporterMetrics {
     if (successful) this.configReloadTimestamp.set(Date.now() / 1000);
   }
 
-  /**
-   * Zero-initialises a target's error counters so rate() and alerts see them before the first
-   * error, and records its request plan.
-   */
-  addTarget(target: string, plannedRequestsPerHour: number, requestBudgetPerHour: number): void {
-    this.plannedRequests.set({ horizon: target }, plannedRequestsPerHour);
-    this.requestBudget.set({ horizon: target }, requestBudgetPerHour);
-    this.holdsCapped.inc({ horizon: target }, 0);
-    for (const endpoint of ENDPOINTS) {
-      this.invalidRecords.inc({ horizon: target, endpoint }, 0);
-      for (const reason of Object.keys(POLL_ERROR_REASONS)) this.pollErrors.inc({ horizon: target, endpoint, reason }, 0);
-    }
-  }
-
-  /** Drops every series of a target that a reload removed. */
-  async removeTarget(target: string): Promise<void> {
-    await removeSeries(this.perTargetMetrics, "horizon", target);
-  }
-
-  observerFor(target: string): RequestObserver {
-    return {
-      onRequest: (endpoint: RequestPurpose, code: string, durationSeconds: number) => {
-        this.requests.inc({ horizon: target, endpoint, code });
-        this.requestDuration.observe({ horizon: target, endpoint }, durationSeconds);
-      },
-      onRateLimitHeaders: (headers: RateLimitHeaders) => {
-        for (const key of ["limit", "remaining", "resetSeconds"] as const) {
-          const value = headers[key];
-          if (value === undefined) this.rateLimit[key].remove({ horizon: target });
-          else this.rateLimit[key].set({ horizon: target }, value);
-        }
-      },
-      onHoldCapped: () => this.holdsCapped.inc({ horizon: target }),
-    };
-  }
-
-  pollSucceeded(target: string, endpoint: Endpoint, durationSeconds: number): void {
-    this.pollDuration.observe({ horizon: target, endpoint }, durationSeconds);
-    this.lastSuccess.set({ horizon: target, endpoint }, Date.now() / 1000);
-  }
-
-  invalidRecordsRead(target: string, endpoint: Endpoint, count: number): void {
-    this.invalidRecords.inc({ horizon: target, endpoint }, count);
-  }
-
-  pollFailed(target: string, endpoint: Endpoint, durationSeconds: number, reason: PollErrorReason): void {
-    this.pollDuration.observe({ horizon: target, endpoint }, durationSeconds);
-    this.pollErrors.inc({ horizon: target, endpoint, reason });
+  publishFailed(): void {
+    this.publishFailures.inc();
   }
 
   /** The own series, then the process metrics, in the coding. */

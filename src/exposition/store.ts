@@ -11,7 +11,15 @@ export interface SampleTap {
   wants(metric: MetricDefinition): boolean;
   /** Called once the endpoint's series are in the store, with the wanted samples only. */
   published(target: string, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void;
-  removed(target: string): void;
+  /** The target's series of that source left the store. */
+  removed(target: string, source: PublishedSource): void;
+}
+
+/** One writer's handle on a target's series of one source (see MetricStore.lease). */
+export interface StoreLease {
+  /** Resolves false when the lease was retired or superseded, and nothing was written. */
+  publish(samples: CollectorSamples, freshUntilMs: number): Promise<boolean>;
+  retire(): void;
 }
 
 export interface TappedSamples {
@@ -133,32 +141,57 @@ export class MetricStore {
   private readonly families = new Map<string, Family>();
   /** Each family's HELP and TYPE lines, plain and as one gzip member. */
   private readonly headers = new Map<string, Readonly<Record<ContentCoding, Buffer>>>();
+  /** Per source, per target, the generation of the lease that may write. */
+  private readonly generations = new Map<PublishedSource, Map<string, number>>();
+  private generation = 0;
 
   constructor(private readonly tap?: SampleTap) {}
 
-  /** Renders and compresses the samples, then replaces the target's series of that endpoint in one step. */
-  async publish(target: string, endpoint: PublishedSource, samples: CollectorSamples, freshUntilMs: number): Promise<void> {
-    const previous = this.published.get(endpoint)?.get(target);
+  /**
+   * The right to write one target's series of one source. A newer lease of the same target and
+   * source supersedes it, and a retired one writes nothing: a runtime that was stopped (a reload,
+   * a removed target) can never bring back what it published, even from a publication already in
+   * flight when it stopped.
+   */
+  lease(target: string, source: PublishedSource): StoreLease {
+    const generation = ++this.generation;
+    let byTarget = this.generations.get(source);
+    if (byTarget === undefined) this.generations.set(source, (byTarget = new Map()));
+    byTarget.set(target, generation);
+    return {
+      publish: (samples, freshUntilMs) => this.publish(target, source, generation, samples, freshUntilMs),
+      retire: () => this.retire(target, source, generation),
+    };
+  }
+
+  /** Renders and compresses the samples, then replaces the target's series of that source in one step, if the lease is current. */
+  private async publish(target: string, source: PublishedSource, generation: number, samples: CollectorSamples, freshUntilMs: number): Promise<boolean> {
+    if (!this.current(target, source, generation)) return false;
+    const previous = this.published.get(source)?.get(target);
     const live = await renderEncoded(target, samples.live, previous?.live);
     const persistent = await renderEncoded(target, samples.persistent, previous?.persistent);
     for (const name of [...live.keys(), ...persistent.keys()]) await this.ensureHeader(name);
-    let byTarget = this.published.get(endpoint);
-    if (byTarget === undefined) this.published.set(endpoint, (byTarget = new Map()));
+    // Rendering took turns of the event loop, in which the lease may have been retired or superseded.
+    if (!this.current(target, source, generation)) return false;
+    let byTarget = this.published.get(source);
+    if (byTarget === undefined) this.published.set(source, (byTarget = new Map()));
     byTarget.set(target, { live, persistent, freshUntilMs });
-    this.forget(endpoint);
+    this.forget(source);
     const tap = this.tap;
-    if (tap !== undefined) tap.published(target, endpoint, { live: tapped(tap, live), persistent: tapped(tap, persistent) }, freshUntilMs);
+    if (tap !== undefined) tap.published(target, source, { live: tapped(tap, live), persistent: tapped(tap, persistent) }, freshUntilMs);
+    return true;
   }
 
-  /**
-   * Forgets a target entirely, e.g. when a reload removes it. A Horizon and a Stellar RPC may
-   * share a name, so only the sources of the one removed are forgotten.
-   */
-  remove(target: string, sources: readonly PublishedSource[]): void {
-    for (const source of sources) {
-      if (this.published.get(source)?.delete(target)) this.forget(source);
-    }
-    this.tap?.removed(target);
+  private current(target: string, source: PublishedSource, generation: number): boolean {
+    return this.generations.get(source)?.get(target) === generation;
+  }
+
+  /** Forgets the target's series of that source, unless a newer lease has taken it over. */
+  private retire(target: string, source: PublishedSource, generation: number): void {
+    if (!this.current(target, source, generation)) return;
+    this.generations.get(source)!.delete(target);
+    if (this.published.get(source)?.delete(target)) this.forget(source);
+    this.tap?.removed(target, source);
   }
 
   /** The exposition of every Horizon series, as buffers to be sent one after the other. */
@@ -175,8 +208,8 @@ export class MetricStore {
     return chunks;
   }
 
-  private forget(endpoint: PublishedSource): void {
-    for (const metric of TARGET_METRICS) if (metric.source === endpoint) this.families.delete(metric.name);
+  private forget(source: PublishedSource): void {
+    for (const metric of TARGET_METRICS) if (metric.source === source) this.families.delete(metric.name);
   }
 
   private assemble(metric: MetricDefinition, nowMs: number): Family {

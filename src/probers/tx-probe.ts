@@ -4,15 +4,16 @@
  * BumpSequence to 0, which moves no funds), signs it, submits it and measures the answer.
  */
 import type { Keypair } from "@stellar/stellar-base";
-import { Cron } from "croner";
 import type { Logger } from "pino";
 import { METRICS, TX_PROBE_COMMON_FAILURE_REASONS } from "../catalog/metrics.js";
 import { AccountsClient } from "../client/accounts.js";
 import { PollError } from "../client/errors.js";
 import type { HorizonClient } from "../client/horizon-client.js";
-import { transactionFailedExtrasSchema, type FeeStats, type TransactionResponse } from "../client/schemas.js";
+import { transactionFailedExtrasSchema, type TransactionResponse } from "../client/schemas.js";
+import type { PollContext } from "../collectors/collector.js";
 import { HistogramData, type CollectorSamples, type Sample } from "../exposition/samples.js";
-import type { MetricStore } from "../exposition/store.js";
+import type { ProbeJob } from "../runtime/job.js";
+import type { NetworkView } from "../runtime/network.js";
 import type { Schedule } from "../config/schedule.js";
 import { secretFileWarning, type TxProbeConfig } from "../config/tx-probe.js";
 import { stellarBase } from "../stellar-base.js";
@@ -33,29 +34,20 @@ export interface TxProbeSettings {
   readonly allowPubnet: boolean;
 }
 
-/** What the probe learns from the target's collectors; it polls none of it itself. */
-export interface NetworkView {
-  networkPassphrase(): string | undefined;
-  feeStats(): FeeStats | undefined;
-  /** The latest ledger the exporter knows of, for the inclusion distance. */
-  latestLedger(): number | undefined;
-}
-
 /** The Horizon calls the probe makes; the same client as the target's polls, so it shares their rate-limit hold. */
 export interface ProbeHorizon {
   /** The account's current sequence number (it exceeds 2^53). */
-  accountSequence(accountId: string): Promise<bigint>;
-  submitTransaction(envelopeXdr: string): Promise<TransactionResponse>;
+  accountSequence(accountId: string, signal: AbortSignal): Promise<bigint>;
+  submitTransaction(envelopeXdr: string, signal: AbortSignal): Promise<TransactionResponse>;
   holdingBack(): boolean;
 }
 
 export interface TxProbeOptions {
-  readonly target: string;
   readonly settings: TxProbeSettings;
   readonly signer: Keypair;
   readonly client: ProbeHorizon;
+  /** The target's network view: the passphrase, the fees and the latest ledger, as the polls learnt them. */
   readonly network: NetworkView;
-  readonly store: MetricStore;
   readonly log: Logger;
   readonly now?: () => number;
 }
@@ -64,19 +56,19 @@ export interface TxProbeOptions {
 export function probeHorizon(client: HorizonClient): ProbeHorizon {
   const accounts = new AccountsClient(client);
   return {
-    accountSequence: async (accountId) => {
-      const lookup = await accounts.account(accountId);
+    accountSequence: async (accountId, signal) => {
+      const lookup = await accounts.account(accountId, signal);
       if (lookup.status === "missing") throw new PollError("http_4xx", `account ${accountId} does not exist: fund it first`, { status: 404 });
       return lookup.account.sequence;
     },
-    submitTransaction: (envelopeXdr) => client.submitTransaction(envelopeXdr),
+    submitTransaction: (envelopeXdr, signal) => client.submitTransaction(envelopeXdr, signal),
     holdingBack: () => client.holdingBack(),
   };
 }
 
 /** The p90 fee charged lately, at least the base fee, at most what the operator allows. */
-export function probeFee(stats: FeeStats, maxFee: number): number {
-  return Math.min(maxFee, Math.max(stats.last_ledger_base_fee, stats.fee_charged.p90));
+export function probeFee(fees: { readonly baseFeeStroops: number; readonly feeP90Stroops: number }, maxFee: number): number {
+  return Math.min(maxFee, Math.max(fees.baseFeeStroops, fees.feeP90Stroops));
 }
 
 /** The `reason` label of a failed submission. */
@@ -120,49 +112,43 @@ class ProbeTotals {
   }
 }
 
-/** One target's probe: at most one run in flight, runs no closer than the schedule allows. */
-export class TxProbe {
+/**
+ * One target's probe, a job its runtime's scheduler runs: one run at a time, the first one period
+ * after the start, once the polls have taught it the network and the fees.
+ */
+export class TxProbe implements ProbeJob {
+  readonly role = "probe";
+  readonly source = "tx_probe";
+  /** A probe run reads the source account's sequence, then submits. */
+  readonly requestsPerRun = 2;
+  readonly schedule: Schedule;
   private readonly totals = new ProbeTotals();
   private readonly now: () => number;
-  private inFlight: Promise<void> | undefined;
-  private job: Cron | undefined;
   private refusedPubnet = false;
-  private publishing: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: TxProbeOptions) {
     this.now = options.now ?? Date.now;
-    void this.publish();
+    this.schedule = options.settings.schedule;
   }
 
-  /** Starts the schedule; the first run is one period away, after the first polls taught us the network. */
-  start(): void {
-    const { pattern, intervalSeconds } = this.options.settings.schedule;
-    const interval = intervalSeconds ? { interval: intervalSeconds, startAt: new Date(Date.now() + intervalSeconds * 1000) } : {};
-    this.job = new Cron(pattern, { protect: true, catch: true, ...interval }, () => this.run());
+  /** Never rejects: each outcome is counted in the probe's own series. */
+  async run({ signal }: PollContext): Promise<void> {
+    try {
+      await this.runOnce(signal);
+    } catch (error) {
+      this.options.log.error({ error: String(error) }, "transaction probe run failed unexpectedly");
+    }
   }
 
-  async stop(): Promise<void> {
-    this.job?.stop();
-    await this.inFlight;
+  samples(): CollectorSamples {
+    return this.totals.samples();
   }
 
-  /** Runs once; a call while a run is in flight joins it. Never rejects. */
-  run(): Promise<void> {
-    this.inFlight ??= this.runOnce()
-      .catch((error: unknown) => this.options.log.error({ error: String(error) }, "transaction probe run failed unexpectedly"))
-      .then(() => this.publish())
-      .finally(() => {
-        this.inFlight = undefined;
-      });
-    return this.inFlight;
-  }
-
-  private async runOnce(): Promise<void> {
+  private async runOnce(signal: AbortSignal): Promise<void> {
     const { settings, signer, client, network, log } = this.options;
-    const passphrase = network.networkPassphrase();
-    const stats = network.feeStats();
+    const { passphrase, baseFeeStroops, feeP90Stroops } = network.current;
     if (this.refusedPubnet) return;
-    if (passphrase === undefined || stats === undefined) {
+    if (passphrase === undefined || baseFeeStroops === undefined || feeP90Stroops === undefined) {
       log.debug("transaction probe waits for the first root and fee_stats polls");
       return;
     }
@@ -180,14 +166,14 @@ export class TxProbe {
     let sequence: bigint;
     try {
       // Read afresh every run: after tx_bad_seq, a 504 or a lost answer the local guess may be wrong.
-      sequence = await client.accountSequence(accountId);
+      sequence = await client.accountSequence(accountId, signal);
     } catch (error) {
       log.warn({ account: accountId, error: error instanceof Error ? error.message : String(error) }, "transaction probe cannot read its account's sequence; not submitting");
       return;
     }
     const nowSeconds = Math.floor(this.now() / 1000);
     const transaction = new TransactionBuilder(new Account(accountId, sequence.toString()), {
-      fee: String(probeFee(stats, settings.maxFee)),
+      fee: String(probeFee({ baseFeeStroops, feeP90Stroops }, settings.maxFee)),
       networkPassphrase: passphrase,
       timebounds: { minTime: nowSeconds, maxTime: nowSeconds + VALIDITY_SECONDS },
     })
@@ -195,13 +181,13 @@ export class TxProbe {
       .addMemo(Memo.text(PROBE_MEMO))
       .build();
     transaction.sign(signer);
-    const latestLedger = network.latestLedger();
+    const latestLedger = network.current.latestLedger;
     const started = this.now();
     this.totals.submissions += 1;
     let reason: string;
     let detail: string;
     try {
-      const response = await client.submitTransaction(transaction.toXDR());
+      const response = await client.submitTransaction(transaction.toXDR(), signal);
       if (response.successful !== false) return this.succeeded(response, started, latestLedger);
       // Horizons answer a failed transaction with a 400 problem; an included failure is still one.
       reason = "tx_failed";
@@ -222,19 +208,12 @@ export class TxProbe {
     this.totals.lastSuccessSeconds = nowMs / 1000;
     this.options.log.debug({ hash: response.hash, ledger: response.ledger }, "transaction probe succeeded");
   }
-
-  private publish(): Promise<void> {
-    const { target, store } = this.options;
-    this.publishing = this.publishing.then(() => store.publish(target, "tx_probe", this.totals.samples(), Infinity));
-    return this.publishing;
-  }
 }
 
 /** A target's probe, with a warning when its seed file is open to group or others. */
 export function txProbeFor(
-  target: string,
   config: TxProbeConfig,
-  parts: { client: HorizonClient; network: NetworkView; store: MetricStore; log: Logger; now?: () => number },
+  parts: { client: HorizonClient; network: NetworkView; log: Logger; now?: () => number },
 ): TxProbe {
   const log = parts.log.child({ prober: "tx_probe" });
   if (config.secretFile !== undefined) {
@@ -242,12 +221,10 @@ export function txProbeFor(
   }
   log.info({ account: config.accountId, schedule: config.schedule.text, maxFee: config.maxFee }, "transaction probe configured");
   return new TxProbe({
-    target,
     settings: config,
     signer: config.signer(),
     client: probeHorizon(parts.client),
     network: parts.network,
-    store: parts.store,
     log,
     ...(parts.now ? { now: parts.now } : {}),
   });

@@ -1,51 +1,80 @@
-import type { Endpoint, PollEndpoint } from "../catalog/metrics.js";
+import type { Logger } from "pino";
 import type { Clock } from "../clock.js";
-import type { Collector } from "../collectors/collector.js";
-import type { MetricStore } from "../exposition/store.js";
+import type { CollectorSamples } from "../exposition/samples.js";
+import type { StoreLease } from "../exposition/store.js";
+import type { Job } from "../runtime/job.js";
 
 /**
- * The one writer of a target endpoint's series to the store. Publications land in order (an older
- * one never overwrites a newer one), live series leave when stale, and when the data goes stale
- * before another poll succeeds the endpoint is republished as failed at that moment, so
- * `stellar_horizon_up` turns 0 while a root poll still hangs.
+ * The one writer of a job's series to the store, through the runtime's lease. Publications land in
+ * order (an older one never overwrites a newer one), live series leave when stale, and when the
+ * data goes stale before another run succeeds the job is republished as failed at that moment, so
+ * `stellar_horizon_up` turns 0 while a root poll still hangs. A publication that fails is counted
+ * and logged (once until one succeeds again); the next one is tried all the same.
  */
-export class EndpointPublisher<E extends PollEndpoint = Endpoint> {
+export class JobPublisher {
   private publishing: Promise<void> = Promise.resolve();
   private staleTimer: unknown;
+  private stopped = false;
+  private failing = false;
 
   constructor(
-    private readonly target: string,
-    private readonly collector: Collector<E>,
-    private readonly store: MetricStore,
-    /** How long the data of a successful poll stays fresh. */
+    private readonly job: Job,
+    private readonly lease: StoreLease,
+    /** How long the data of a successful run stays fresh. */
     private readonly freshnessMs: number,
     private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly publishFailed: () => void,
   ) {}
-
-  get endpoint(): E {
-    return this.collector.endpoint;
-  }
 
   succeeded(): Promise<void> {
     this.clock.clearTimeout(this.staleTimer);
-    this.staleTimer = this.clock.setTimeout(() => void this.failed(), this.freshnessMs);
+    if (Number.isFinite(this.freshnessMs) && !this.stopped) {
+      this.staleTimer = this.clock.setTimeout(() => void this.failed(), this.freshnessMs);
+    }
     return this.publish(true, this.clock.now() + this.freshnessMs);
   }
 
   failed(): Promise<void> {
-    this.stop();
+    this.clock.clearTimeout(this.staleTimer);
+    this.staleTimer = undefined;
     return this.publish(false, 0);
   }
 
+  /** No timer of this publisher fires again, and nothing more is published. */
   stop(): void {
+    this.stopped = true;
     this.clock.clearTimeout(this.staleTimer);
     this.staleTimer = undefined;
   }
 
+  /** Resolves once every publication asked for so far has landed or failed. */
+  settled(): Promise<void> {
+    return this.publishing;
+  }
+
   private publish(succeeded: boolean, freshUntilMs: number): Promise<void> {
-    const samples = this.collector.samples(succeeded);
-    const shown = succeeded ? samples : { live: [], persistent: samples.persistent };
-    this.publishing = this.publishing.then(() => this.store.publish(this.target, this.endpoint, shown, freshUntilMs));
+    if (this.stopped) return this.publishing;
+    // Taken now, so each publication shows the state as the run left it.
+    let shown: CollectorSamples | undefined;
+    let failure: unknown;
+    try {
+      const samples = this.job.samples(succeeded);
+      shown = succeeded ? samples : { live: [], persistent: samples.persistent };
+    } catch (error) {
+      failure = error;
+    }
+    this.publishing = this.publishing.then(async () => {
+      try {
+        if (shown === undefined) throw failure;
+        await this.lease.publish(shown, freshUntilMs);
+        this.failing = false;
+      } catch (error) {
+        this.publishFailed();
+        if (!this.failing) this.log.error({ source: this.job.source, error: String(error) }, "publishing to the metric store failed; the next run publishes again");
+        this.failing = true;
+      }
+    });
     return this.publishing;
   }
 }

@@ -9,7 +9,7 @@ const TYPICAL_LEDGER_CLOSE_MS = 6_000;
  * Requests one poll of an endpoint sends in steady state: the least the API allows for what is
  * tracked. Ledger polls faster than ledgers close add a probe for resets on each empty page.
  */
-function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config: ExporterConfig): number {
+export function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config: ExporterConfig): number {
   switch (endpoint) {
     case "root":
     case "fee_stats":
@@ -31,7 +31,7 @@ function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config: Expor
 }
 
 /** A probe run reads the source account's sequence, then submits: two requests. */
-const REQUESTS_PER_PROBE_RUN = 2;
+export const REQUESTS_PER_PROBE_RUN = 2;
 
 /** Requests per hour a target's schedules (its transaction probe's included) plan to send, retries excluded. */
 export function plannedRequestsPerHour(target: TargetConfig, config: ExporterConfig): number {

@@ -1,58 +1,79 @@
 import { Cron } from "croner";
-import type { PollEndpoint } from "../catalog/metrics.js";
 import type { Clock } from "../clock.js";
-import type { EndpointPoller } from "./endpoint-poller.js";
+import type { JobRunner } from "./job-runner.js";
+
+interface Scheduled {
+  readonly cron?: Cron;
+  timer?: unknown;
+}
 
 /**
- * Runs each poller on its schedule; the first poll of each runs at once. A fixed interval runs on
- * the injectable clock, so tests can drive it; a croner pattern runs on croner's wall clock.
+ * Runs each job of one target on its schedule, polls and probe runs alike: a poll's first run is
+ * at once, a probe's one period later. A fixed interval runs on the injectable clock, so tests
+ * can drive it; a croner pattern runs on croner's wall clock. Once stopped, it schedules nothing
+ * again, whatever asks.
  */
 export class Scheduler {
-  private readonly jobs: Cron[] = [];
-  private readonly timers = new Set<unknown>();
+  private readonly scheduled = new Map<JobRunner, Scheduled>();
   private stopped = false;
 
-  constructor(
-    private readonly pollers: readonly EndpointPoller<PollEndpoint>[],
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly clock: Clock) {}
 
-  /** Starts every schedule; resolves when every first poll has finished, successfully or not. */
-  start(): Promise<void> {
-    for (const poller of this.pollers) {
-      const { pattern, intervalSeconds } = poller.schedule;
-      if (intervalSeconds !== undefined) this.every(intervalSeconds * 1000, poller);
-      else this.jobs.push(new Cron(pattern, { protect: true, catch: true }, () => poller.runOnSchedule()));
+  /** Schedules a runner; resolves when its first run has ended (at once for a probe, whose first run waits). */
+  add(runner: JobRunner): Promise<void> {
+    if (this.stopped || this.scheduled.has(runner)) return Promise.resolve();
+    const { pattern, intervalSeconds } = runner.schedule;
+    const runsAtOnce = runner.job.role === "poll";
+    if (intervalSeconds !== undefined) {
+      const entry: Scheduled = {};
+      this.scheduled.set(runner, entry);
+      this.every(intervalSeconds * 1000, runner, entry);
+    } else {
+      const cron = new Cron(pattern, { protect: true, catch: true }, () => {
+        if (!this.stopped) void runner.runOnSchedule();
+      });
+      this.scheduled.set(runner, { cron });
     }
-    return Promise.all(this.pollers.map((poller) => poller.run())).then(() => undefined);
+    return runsAtOnce ? runner.run() : Promise.resolve();
   }
 
-  /** Stops scheduling; resolves once the polls still running have settled. */
+  /** Unschedules a runner; resolves once its run in flight has settled. */
+  async remove(runner: JobRunner): Promise<void> {
+    this.unschedule(runner);
+    await runner.idle();
+  }
+
+  /** Stops scheduling; resolves once the runs still going have settled. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const job of this.jobs.splice(0)) job.stop();
-    for (const timer of this.timers) this.clock.clearTimeout(timer);
-    this.timers.clear();
-    await Promise.all(this.pollers.map((poller) => poller.idle()));
+    const runners = [...this.scheduled.keys()];
+    for (const runner of runners) this.unschedule(runner);
+    await Promise.all(runners.map((runner) => runner.idle()));
+  }
+
+  private unschedule(runner: JobRunner): void {
+    const entry = this.scheduled.get(runner);
+    if (entry === undefined) return;
+    this.scheduled.delete(runner);
+    entry.cron?.stop();
+    this.clock.clearTimeout(entry.timer);
   }
 
   /**
-   * Ticks every `intervalMs` from now, in phase; a tick while the last poll still runs joins it,
+   * Ticks every `intervalMs` from now, in phase; a tick while the last run is still going joins it,
    * and ticks missed while the process was stalled are skipped, not run back to back.
    */
-  private every(intervalMs: number, poller: EndpointPoller<PollEndpoint>): void {
+  private every(intervalMs: number, runner: JobRunner, entry: Scheduled): void {
     let dueMs = this.clock.now();
     const arm = () => {
       dueMs += intervalMs;
       const lateMs = this.clock.now() - dueMs;
       if (lateMs > 0) dueMs += Math.ceil(lateMs / intervalMs) * intervalMs;
-      const timer = this.clock.setTimeout(() => {
-        this.timers.delete(timer);
-        if (this.stopped) return;
+      entry.timer = this.clock.setTimeout(() => {
+        if (this.scheduled.get(runner) !== entry) return;
         arm();
-        void poller.runOnSchedule();
+        void runner.runOnSchedule();
       }, dueMs - this.clock.now());
-      this.timers.add(timer);
     };
     arm();
   }

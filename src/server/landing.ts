@@ -7,6 +7,7 @@ import {
   type EndpointReport,
   type Figure,
   type ProbeReport,
+  type RpcReport,
   type StatusReport,
   type TargetReport,
 } from "../status/model.js";
@@ -54,8 +55,14 @@ th { background: #eef; }
 code { background: #f4f4f8; padding: 0 0.2rem; }
 `;
 
-function seriesKey(horizon: string, figure: Figure): string {
-  const labels: Labels = { horizon, ...figure.labels };
+/** Whose series a figure is: the target's label (`horizon`, `rpc`) and its value. */
+interface SeriesOwner {
+  readonly kind: TargetReport["kind"];
+  readonly name: string;
+}
+
+function seriesKey(owner: SeriesOwner, figure: Figure): string {
+  const labels: Labels = { [owner.kind]: owner.name, ...figure.labels };
   const pairs = Object.keys(labels)
     .sort()
     .map((name) => `${name}="${labels[name]}"`);
@@ -66,9 +73,9 @@ function seriesKey(horizon: string, figure: Figure): string {
 const NO_DATA = html`<span class="note">no data</span>`;
 
 /** A figure's text, carrying the series it comes from and its exact value for scripts and tests. */
-function figureValue(horizon: string, figure: Figure | undefined, format: (value: number) => string = String) {
+function figureValue(owner: SeriesOwner, figure: Figure | undefined, format: (value: number) => string = String) {
   if (figure === undefined) return NO_DATA;
-  return html`<span class="figure" data-series="${seriesKey(horizon, figure)}" data-value="${String(figure.value)}">${format(figure.value)}</span>`;
+  return html`<span class="figure" data-series="${seriesKey(owner, figure)}" data-value="${String(figure.value)}">${format(figure.value)}</span>`;
 }
 
 function percent(ratio: number): string {
@@ -90,16 +97,20 @@ function text(value: string | undefined) {
   return value ?? NO_DATA;
 }
 
-function figures(target: TargetReport) {
-  const h = target.name;
+function latestLedger(target: TargetReport) {
   const age = target.latestLedgerAgeSeconds;
+  return html`${figureValue(target, target.latestLedger)}${age !== undefined ? html` <span class="unit">closed ${age} s ago</span>` : ""}`;
+}
+
+function figures(target: TargetReport) {
+  const h = target;
   const transactions = target.transactions;
   return html`<dl class="figures">
 ${item("Network", text(target.network))}
 ${item("Horizon version", text(target.horizonVersion), "", true)}
 ${item("Core version", text(target.coreVersion), "", true)}
 ${item("Protocol", figureValue(h, target.protocolVersion))}
-${item("Latest ledger", html`${figureValue(h, target.latestLedger)}${age !== undefined ? html` <span class="unit">closed ${age} s ago</span>` : ""}`)}
+${item("Latest ledger", latestLedger(target))}
 ${item("Ingest lag", figureValue(h, target.ingestLagLedgers), "ledgers")}
 ${item("Fee charged p50", figureValue(h, target.feeChargedP50Stroops), againstBaseFee(target.feeChargedP50Stroops, target.baseFeeStroops))}
 ${item("Fee charged p90", figureValue(h, target.feeChargedP90Stroops), againstBaseFee(target.feeChargedP90Stroops, target.baseFeeStroops))}
@@ -115,9 +126,35 @@ ${item("Pools tracked", figureValue(h, target.liquidityPools))}
 </dl>`;
 }
 
+/** A Stellar RPC's figures: its own ledger, health, retention window and inclusion fees. */
+function rpcFigures(target: TargetReport, rpc: RpcReport) {
+  const healthy = rpc.healthy;
+  const health =
+    healthy === undefined
+      ? NO_DATA
+      : html`<span class="badge ${healthy.value === 1 ? "ok" : "failing"}">${healthy.value === 1 ? "healthy" : "unhealthy"}</span> ${figureValue(target, healthy)}`;
+  const oldest = rpc.oldestLedger;
+  return html`<dl class="figures">
+${item("Network", text(target.network))}
+${item("RPC version", text(rpc.version), "", true)}
+${item("Captive core version", text(rpc.captiveCoreVersion), "", true)}
+${item("Protocol", figureValue(target, target.protocolVersion))}
+${item("Latest ledger", latestLedger(target))}
+${item("Health", health)}
+${item(
+  "Retention window",
+  html`${figureValue(target, rpc.retentionWindowLedgers)}${oldest !== undefined ? html` <span class="unit">ledgers, from ${figureValue(target, oldest)}</span>` : ""}`,
+)}
+${item("Soroban inclusion fee p50", figureValue(target, rpc.sorobanInclusionFeeP50Stroops), "stroops")}
+${item("Soroban inclusion fee p90", figureValue(target, rpc.sorobanInclusionFeeP90Stroops), "stroops")}
+${item("Classic inclusion fee p50", figureValue(target, rpc.classicInclusionFeeP50Stroops), "stroops")}
+${item("Classic inclusion fee p90", figureValue(target, rpc.classicInclusionFeeP90Stroops), "stroops")}
+</dl>`;
+}
+
 function sparklines(target: TargetReport, nowMs: number) {
   return html`<div class="sparks">
-${SPARKLINES.map((definition) => {
+${SPARKLINES[target.kind].map((definition) => {
   const points = (target.history[definition.id] ?? []).map(([atMs, value]) => ({ atMs, value }));
   const svg = sparkline(points, {
     title: definition.title,
@@ -131,7 +168,7 @@ ${SPARKLINES.map((definition) => {
 </div>`;
 }
 
-function accountsTable(horizon: string, accounts: readonly AccountReport[]) {
+function accountsTable(horizon: SeriesOwner, accounts: readonly AccountReport[]) {
   return html`<table>
 <caption>Watched accounts</caption>
 <tr><th>Account</th><th>Asset</th><th>Balance</th><th>Low-water mark</th><th>State</th><th>Signer changes</th></tr>
@@ -147,7 +184,7 @@ ${accounts.flatMap((account) => {
 </table>`;
 }
 
-function probeList(horizon: string, probe: ProbeReport) {
+function probeList(horizon: SeriesOwner, probe: ProbeReport) {
   return html`<dl class="figures">
 ${item("Probe submissions", figureValue(horizon, probe.submissions))}
 ${item("Probe success ratio", probe.successRatio === null ? html`<span class="note">no submissions yet</span>` : percent(probe.successRatio))}
@@ -179,12 +216,12 @@ ${endpoints.map(
 
 function card(target: TargetReport, index: number, nowMs: number) {
   return html`<section class="card ${target.state}" aria-labelledby="target-${index}">
-<h2 id="target-${index}"><span class="badge ${target.state}">${target.state.toUpperCase()}</span> ${target.name}</h2>
+<h2 id="target-${index}"><span class="badge ${target.state}">${target.state.toUpperCase()}</span> ${target.title}</h2>
 <p class="url"><code>${target.url}</code></p>
-${figures(target)}
+${target.rpc ? rpcFigures(target, target.rpc) : figures(target)}
 ${sparklines(target, nowMs)}
-${target.accounts ? accountsTable(target.name, target.accounts) : ""}
-${target.txProbe ? probeList(target.name, target.txProbe) : ""}
+${target.accounts ? accountsTable(target, target.accounts) : ""}
+${target.txProbe ? probeList(target, target.txProbe) : ""}
 ${endpointsTable(target.endpoints)}
 </section>`;
 }

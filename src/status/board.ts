@@ -1,4 +1,4 @@
-import type { MetricDefinition, PublishedSource } from "../catalog/metrics.js";
+import { targetLabelOfSource, type MetricDefinition, type PublishedSource, type TargetLabel } from "../catalog/metrics.js";
 import type { SampleTap, TappedSamples } from "../exposition/store.js";
 import type { Labels, Sample } from "../exposition/samples.js";
 import { PointRing, type Point } from "./ring.js";
@@ -63,6 +63,17 @@ function snapshot(samples: readonly Sample[]): Map<string, StatusSeries[]> {
   return byName;
 }
 
+/** A target as its series name it: its label (`horizon`, `rpc`) and the label's value. */
+export interface BoardTarget {
+  readonly label: TargetLabel;
+  readonly name: string;
+}
+
+/** A Horizon and a Stellar RPC may share a name; their series never share a label, nor their entries. */
+function boardKey(label: TargetLabel, name: string): string {
+  return `${label}=${name}`;
+}
+
 export function labelsMatch(labels: Labels, wanted: Labels | undefined): boolean {
   for (const name in wanted) if (labels[name] !== wanted[name]) return false;
   return true;
@@ -87,10 +98,11 @@ export class StatusBoard implements SampleTap {
   }
 
   published(name: string, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void {
-    let target = this.targets.get(name);
+    const key = boardKey(targetLabelOfSource(endpoint), name);
+    let target = this.targets.get(key);
     if (target === undefined) {
       target = { endpoints: new Map(), rings: new Map(), histogramTotals: new Map(), latestMeans: new Map() };
-      this.targets.set(name, target);
+      this.targets.set(key, target);
     }
     const next = { live: snapshot(samples.live), persistent: snapshot(samples.persistent), freshUntilMs };
     target.endpoints.set(endpoint, next);
@@ -98,16 +110,20 @@ export class StatusBoard implements SampleTap {
     this.record(target, next, this.updateMeans(target, next));
   }
 
-  removed(target: string): void {
-    this.targets.delete(target);
+  /** A target leaves with its last source; a job restarted alone keeps the target's history. */
+  removed(name: string, endpoint: PublishedSource): void {
+    const key = boardKey(targetLabelOfSource(endpoint), name);
+    const target = this.targets.get(key);
+    target?.endpoints.delete(endpoint);
+    if (target?.endpoints.size === 0) this.targets.delete(key);
   }
 
   /**
    * A family's series as /metrics shows them at `nowMs`: persistent series always, live ones while
    * fresh, exactly as MetricStore assembles its output.
    */
-  series(target: string, name: string, nowMs: number): readonly StatusSeries[] {
-    for (const entry of this.targets.get(target)?.endpoints.values() ?? []) {
+  series(target: BoardTarget, name: string, nowMs: number): readonly StatusSeries[] {
+    for (const entry of this.targets.get(boardKey(target.label, target.name))?.endpoints.values() ?? []) {
       const persistent = entry.persistent.get(name);
       if (persistent !== undefined) return persistent;
       if (nowMs < entry.freshUntilMs) {
@@ -118,12 +134,12 @@ export class StatusBoard implements SampleTap {
     return [];
   }
 
-  latestMean(target: string, family: string): number | undefined {
-    return this.targets.get(target)?.latestMeans.get(family);
+  latestMean(target: BoardTarget, family: string): number | undefined {
+    return this.targets.get(boardKey(target.label, target.name))?.latestMeans.get(family);
   }
 
-  history(target: string, id: string, nowMs: number): Point[] {
-    return this.targets.get(target)?.rings.get(id)?.since(nowMs - HISTORY_WINDOW_MS) ?? [];
+  history(target: BoardTarget, id: string, nowMs: number): Point[] {
+    return this.targets.get(boardKey(target.label, target.name))?.rings.get(id)?.since(nowMs - HISTORY_WINDOW_MS) ?? [];
   }
 
   /** Updates the means of the histograms that grew, and names them. */

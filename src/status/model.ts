@@ -1,25 +1,7 @@
-import { METRICS } from "../catalog/metrics.js";
+import { METRICS, RPC_METRICS, type TargetLabel } from "../catalog/metrics.js";
 import type { Labels } from "../exposition/samples.js";
-import type { EndpointStatus } from "../scheduler/endpoint-poller.js";
-import { HISTORY_WINDOW_MS, StatusBoard, labelsMatch, type SparklineSource, type StatusSeries } from "./board.js";
-
-/**
- * Families of later features, named as their issues' metric contracts name them (#9 watched
- * accounts, #10 transaction probe). Their sections appear once a collector publishes them.
- */
-const ACCOUNT_FAMILIES = {
-  exists: "stellar_horizon_account_exists",
-  balance: "stellar_horizon_account_balance",
-  lowWatermark: "stellar_horizon_account_balance_low_watermark",
-  signerChanges: "stellar_horizon_account_signer_changes_total",
-} as const;
-
-const PROBE_FAMILIES = {
-  submissions: "stellar_horizon_tx_probe_submissions_total",
-  failures: "stellar_horizon_tx_probe_failures_total",
-  duration: "stellar_horizon_tx_probe_duration_seconds",
-  lastSuccess: "stellar_horizon_tx_probe_last_success_timestamp_seconds",
-} as const;
+import type { EndpointStatus } from "../scheduler/job-runner.js";
+import { HISTORY_WINDOW_MS, StatusBoard, labelsMatch, type BoardTarget, type SparklineSource, type StatusSeries } from "./board.js";
 
 export interface SparklineDefinition extends SparklineSource {
   readonly title: string;
@@ -28,34 +10,61 @@ export interface SparklineDefinition extends SparklineSource {
   readonly percent?: true;
 }
 
-export const SPARKLINES: readonly SparklineDefinition[] = [
-  { id: "ingest_lag", title: "Ingest lag", unit: "ledgers", family: METRICS.ingestLagLedgers.name },
-  { id: "ledger_close_interval", title: "Ledger close interval", unit: "s", family: METRICS.ledgerCloseInterval.name, histogramMean: true },
-  { id: "fee_p50", title: "Fee charged p50", unit: "stroops", family: METRICS.feeCharged.name, labels: { stat: "p50" } },
-  { id: "fee_p90", title: "Fee charged p90", unit: "stroops", family: METRICS.feeCharged.name, labels: { stat: "p90" } },
-  { id: "capacity", title: "Ledger capacity used", unit: "%", family: METRICS.ledgerCapacityUsage.name, percent: true },
-];
+/** Each kind's sparklines, drawn from its own series. */
+export const SPARKLINES: Readonly<Record<TargetLabel, readonly SparklineDefinition[]>> = {
+  horizon: [
+    { id: "ingest_lag", title: "Ingest lag", unit: "ledgers", family: METRICS.ingestLagLedgers.name },
+    { id: "ledger_close_interval", title: "Ledger close interval", unit: "s", family: METRICS.ledgerCloseInterval.name, histogramMean: true },
+    { id: "fee_p50", title: "Fee charged p50", unit: "stroops", family: METRICS.feeCharged.name, labels: { stat: "p50" } },
+    { id: "fee_p90", title: "Fee charged p90", unit: "stroops", family: METRICS.feeCharged.name, labels: { stat: "p90" } },
+    { id: "capacity", title: "Ledger capacity used", unit: "%", family: METRICS.ledgerCapacityUsage.name, percent: true },
+  ],
+  rpc: [
+    { id: "rpc_soroban_fee_p50", title: "Soroban inclusion fee p50", unit: "stroops", family: RPC_METRICS.inclusionFee.name, labels: { kind: "soroban", stat: "p50" } },
+    { id: "rpc_soroban_fee_p90", title: "Soroban inclusion fee p90", unit: "stroops", family: RPC_METRICS.inclusionFee.name, labels: { kind: "soroban", stat: "p90" } },
+    { id: "rpc_classic_fee_p90", title: "Classic inclusion fee p90", unit: "stroops", family: RPC_METRICS.inclusionFee.name, labels: { kind: "classic", stat: "p90" } },
+    { id: "rpc_soroban_transactions", title: "Soroban transactions in the fee window", unit: "transactions", family: RPC_METRICS.feeStatsTransactions.name, labels: { kind: "soroban" } },
+  ],
+};
 
 /** Every family the status reads; the board keeps nothing else (no per-pool series). */
-export const STATUS_FAMILIES: ReadonlySet<string> = new Set([
-  METRICS.up.name,
-  METRICS.info.name,
-  METRICS.ingestLatestLedger.name,
-  METRICS.historyLatestLedgerClosedTimestamp.name,
-  METRICS.ingestLagLedgers.name,
-  METRICS.currentProtocolVersion.name,
-  METRICS.feeStatsBaseFee.name,
-  METRICS.feeCharged.name,
-  METRICS.ledgerCapacityUsage.name,
-  METRICS.transactionsTotal.name,
-  METRICS.ledgerCloseInterval.name,
-  METRICS.liquidityPools.name,
-  ...Object.values(ACCOUNT_FAMILIES),
-  ...Object.values(PROBE_FAMILIES),
-]);
+export const STATUS_FAMILIES: ReadonlySet<string> = new Set(
+  [
+    METRICS.up,
+    METRICS.info,
+    METRICS.ingestLatestLedger,
+    METRICS.historyLatestLedgerClosedTimestamp,
+    METRICS.ingestLagLedgers,
+    METRICS.currentProtocolVersion,
+    METRICS.feeStatsBaseFee,
+    METRICS.feeCharged,
+    METRICS.ledgerCapacityUsage,
+    METRICS.transactionsTotal,
+    METRICS.ledgerCloseInterval,
+    METRICS.liquidityPools,
+    METRICS.accountExists,
+    METRICS.accountBalance,
+    METRICS.accountBalanceLowWatermark,
+    METRICS.accountSignerChangesTotal,
+    METRICS.txProbeSubmissions,
+    METRICS.txProbeFailures,
+    METRICS.txProbeDuration,
+    METRICS.txProbeLastSuccess,
+    RPC_METRICS.up,
+    RPC_METRICS.healthy,
+    RPC_METRICS.info,
+    RPC_METRICS.latestLedger,
+    RPC_METRICS.latestLedgerClosedTimestamp,
+    RPC_METRICS.oldestLedger,
+    RPC_METRICS.retentionWindow,
+    RPC_METRICS.protocolVersion,
+    RPC_METRICS.inclusionFee,
+    RPC_METRICS.feeStatsTransactions,
+  ].map((metric) => metric.name),
+);
 
 export function createStatusBoard(now?: () => number): StatusBoard {
-  return new StatusBoard(STATUS_FAMILIES, SPARKLINES, now);
+  return new StatusBoard(STATUS_FAMILIES, [...SPARKLINES.horizon, ...SPARKLINES.rpc], now);
 }
 
 /** A value exactly as on /metrics, with the series it comes from (the `horizon` label aside). */
@@ -96,8 +105,25 @@ export interface ProbeReport {
   readonly lastSuccessTimestampSeconds?: Figure;
 }
 
+/** A Stellar RPC's own figures. */
+export interface RpcReport {
+  readonly healthy?: Figure;
+  readonly version?: string;
+  readonly captiveCoreVersion?: string;
+  readonly oldestLedger?: Figure;
+  readonly retentionWindowLedgers?: Figure;
+  readonly sorobanInclusionFeeP50Stroops?: Figure;
+  readonly sorobanInclusionFeeP90Stroops?: Figure;
+  readonly classicInclusionFeeP50Stroops?: Figure;
+  readonly classicInclusionFeeP90Stroops?: Figure;
+}
+
 export interface TargetReport {
+  /** The target's label and its value on /metrics: `horizon` or `rpc`. */
+  readonly kind: TargetLabel;
   readonly name: string;
+  /** What the page calls it. */
+  readonly title: string;
   readonly url: string;
   readonly state: TargetState;
   readonly network?: string;
@@ -116,6 +142,7 @@ export interface TargetReport {
   readonly liquidityPools?: Figure;
   readonly accounts?: readonly AccountReport[];
   readonly txProbe?: ProbeReport;
+  readonly rpc?: RpcReport;
   readonly endpoints: readonly EndpointReport[];
   /** Per sparkline, [Unix ms, value] pairs of the last 30 minutes, oldest first. */
   readonly history: Readonly<Record<string, ReadonlyArray<readonly [number, number]>>>;
@@ -129,7 +156,9 @@ export interface StatusReport {
 }
 
 export interface TargetView {
+  readonly label: TargetLabel;
   readonly name: string;
+  readonly title: string;
   /** With any credentials removed. */
   readonly url: string;
   readonly endpoints: readonly EndpointStatus[];
@@ -160,7 +189,7 @@ function endpointReport(status: EndpointStatus, nowMs: number): EndpointReport {
 class TargetSeries {
   constructor(
     private readonly board: StatusBoard,
-    private readonly target: string,
+    private readonly target: BoardTarget,
     private readonly nowMs: number,
   ) {}
 
@@ -189,68 +218,68 @@ function transactions(series: TargetSeries): TargetReport["transactions"] {
 
 function accounts(series: TargetSeries): AccountReport[] | undefined {
   const names = new Set<string>();
-  for (const family of [ACCOUNT_FAMILIES.exists, ACCOUNT_FAMILIES.balance]) {
+  for (const family of [METRICS.accountExists.name, METRICS.accountBalance.name]) {
     for (const { labels } of series.all(family)) if (labels.account !== undefined) names.add(labels.account);
   }
   if (names.size === 0) return undefined;
   return [...names].map((account) => ({
     account,
-    ...optional("exists", series.figure(ACCOUNT_FAMILIES.exists, { account })),
+    ...optional("exists", series.figure(METRICS.accountExists.name, { account })),
     balances: series
-      .all(ACCOUNT_FAMILIES.balance)
+      .all(METRICS.accountBalance.name)
       .filter(({ labels }) => labels.account === account && labels.asset !== undefined)
       .map(({ labels, value }) => {
         const asset = labels.asset!;
-        const lowWatermark = series.figure(ACCOUNT_FAMILIES.lowWatermark, { account, asset });
+        const lowWatermark = series.figure(METRICS.accountBalanceLowWatermark.name, { account, asset });
         return {
           asset,
-          balance: { metric: ACCOUNT_FAMILIES.balance, labels: { account, asset }, value },
+          balance: { metric: METRICS.accountBalance.name, labels: { account, asset }, value },
           ...optional("lowWatermark", lowWatermark),
           low: lowWatermark !== undefined && value < lowWatermark.value,
         };
       }),
-    ...optional("signerChanges", series.figure(ACCOUNT_FAMILIES.signerChanges, { account })),
+    ...optional("signerChanges", series.figure(METRICS.accountSignerChangesTotal.name, { account })),
   }));
 }
 
-function txProbe(series: TargetSeries, board: StatusBoard, target: string): ProbeReport | undefined {
-  const submissions = series.figure(PROBE_FAMILIES.submissions);
+function txProbe(series: TargetSeries, board: StatusBoard, target: BoardTarget): ProbeReport | undefined {
+  const submissions = series.figure(METRICS.txProbeSubmissions.name);
   if (submissions === undefined) return undefined;
-  const failures = series.all(PROBE_FAMILIES.failures).reduce((total, { value }) => total + value, 0);
+  const failures = series.all(METRICS.txProbeFailures.name).reduce((total, { value }) => total + value, 0);
   return {
     submissions,
     failures,
     successRatio: submissions.value === 0 ? null : (submissions.value - failures) / submissions.value,
-    ...optional("lastDurationSeconds", board.latestMean(target, PROBE_FAMILIES.duration)),
-    ...optional("lastSuccessTimestampSeconds", series.figure(PROBE_FAMILIES.lastSuccess)),
+    ...optional("lastDurationSeconds", board.latestMean(target, METRICS.txProbeDuration.name)),
+    ...optional("lastSuccessTimestampSeconds", series.figure(METRICS.txProbeLastSuccess.name)),
   };
 }
 
-function targetState(up: Figure | undefined, endpoints: readonly EndpointReport[]): TargetState {
-  const root = endpoints.find((endpoint) => endpoint.endpoint === "root");
-  if (root === undefined || root.polls === 0 || up === undefined) return "waiting";
+/** The state of a target from its heartbeat poll (root, status) and its up series. */
+function targetState(heartbeat: string, up: Figure | undefined, endpoints: readonly EndpointReport[]): TargetState {
+  const first = endpoints.find((endpoint) => endpoint.endpoint === heartbeat);
+  if (first === undefined || first.polls === 0 || up === undefined) return "waiting";
   if (up.value === 0) return "down";
   return endpoints.some((endpoint) => endpoint.state === "failing") ? "degraded" : "up";
 }
 
-export function targetReport(target: TargetView, board: StatusBoard, nowMs: number): TargetReport {
-  const series = new TargetSeries(board, target.name, nowMs);
-  const endpoints = target.endpoints.map((status) => endpointReport(status, nowMs));
+function ageSeconds(closedAt: Figure | undefined, nowMs: number): number | undefined {
+  return closedAt === undefined ? undefined : Math.max(0, Math.round(nowMs / 1000 - closedAt.value));
+}
+
+/** A Horizon's figures. */
+function horizonFigures(series: TargetSeries, board: StatusBoard, target: BoardTarget, endpoints: readonly EndpointReport[], nowMs: number) {
   const info = series.all(METRICS.info.name)[0]?.labels;
   const closedAt = series.figure(METRICS.historyLatestLedgerClosedTimestamp.name);
-  const history: Record<string, Array<[number, number]>> = {};
-  for (const { id } of SPARKLINES) history[id] = board.history(target.name, id, nowMs).map(({ atMs, value }) => [atMs, value]);
   return {
-    name: target.name,
-    url: target.url,
-    state: targetState(series.figure(METRICS.up.name), endpoints),
+    state: targetState("root", series.figure(METRICS.up.name), endpoints),
     ...optional("network", info?.network),
     ...optional("horizonVersion", info?.horizon_version),
     ...optional("coreVersion", info?.core_version),
     ...optional("protocolVersion", series.figure(METRICS.currentProtocolVersion.name)),
     ...optional("latestLedger", series.figure(METRICS.ingestLatestLedger.name)),
     ...optional("latestLedgerClosedTimestampSeconds", closedAt),
-    ...optional("latestLedgerAgeSeconds", closedAt === undefined ? undefined : Math.max(0, Math.round(nowMs / 1000 - closedAt.value))),
+    ...optional("latestLedgerAgeSeconds", ageSeconds(closedAt, nowMs)),
     ...optional("ingestLagLedgers", series.figure(METRICS.ingestLagLedgers.name)),
     ...optional("baseFeeStroops", series.figure(METRICS.feeStatsBaseFee.name)),
     ...optional("feeChargedP50Stroops", series.figure(METRICS.feeCharged.name, { stat: "p50" })),
@@ -259,10 +288,45 @@ export function targetReport(target: TargetView, board: StatusBoard, nowMs: numb
     ...optional("transactions", transactions(series)),
     ...optional("liquidityPools", series.figure(METRICS.liquidityPools.name)),
     ...optional("accounts", accounts(series)),
-    ...optional("txProbe", txProbe(series, board, target.name)),
-    endpoints,
-    history,
+    ...optional("txProbe", txProbe(series, board, target)),
   };
+}
+
+/** A Stellar RPC's figures: its ledger, health, retention and inclusion fees. */
+function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], nowMs: number) {
+  const info = series.all(RPC_METRICS.info.name)[0]?.labels;
+  const closedAt = series.figure(RPC_METRICS.latestLedgerClosedTimestamp.name);
+  const fee = (kind: string, stat: string) => series.figure(RPC_METRICS.inclusionFee.name, { kind, stat });
+  const rpc: RpcReport = {
+    ...optional("healthy", series.figure(RPC_METRICS.healthy.name)),
+    ...optional("version", info?.version),
+    ...optional("captiveCoreVersion", info?.captive_core_version),
+    ...optional("oldestLedger", series.figure(RPC_METRICS.oldestLedger.name)),
+    ...optional("retentionWindowLedgers", series.figure(RPC_METRICS.retentionWindow.name)),
+    ...optional("sorobanInclusionFeeP50Stroops", fee("soroban", "p50")),
+    ...optional("sorobanInclusionFeeP90Stroops", fee("soroban", "p90")),
+    ...optional("classicInclusionFeeP50Stroops", fee("classic", "p50")),
+    ...optional("classicInclusionFeeP90Stroops", fee("classic", "p90")),
+  };
+  return {
+    state: targetState("status", series.figure(RPC_METRICS.up.name), endpoints),
+    ...optional("network", info?.network),
+    ...optional("protocolVersion", series.figure(RPC_METRICS.protocolVersion.name)),
+    ...optional("latestLedger", series.figure(RPC_METRICS.latestLedger.name)),
+    ...optional("latestLedgerClosedTimestampSeconds", closedAt),
+    ...optional("latestLedgerAgeSeconds", ageSeconds(closedAt, nowMs)),
+    rpc,
+  };
+}
+
+export function targetReport(target: TargetView, board: StatusBoard, nowMs: number): TargetReport {
+  const on: BoardTarget = { label: target.label, name: target.name };
+  const series = new TargetSeries(board, on, nowMs);
+  const endpoints = target.endpoints.map((status) => endpointReport(status, nowMs));
+  const history: Record<string, Array<[number, number]>> = {};
+  for (const { id } of SPARKLINES[target.label]) history[id] = board.history(on, id, nowMs).map(({ atMs, value }) => [atMs, value]);
+  const figures = target.label === "rpc" ? rpcFigures(series, endpoints, nowMs) : horizonFigures(series, board, on, endpoints, nowMs);
+  return { kind: target.label, name: target.name, title: target.title, url: target.url, ...figures, endpoints, history };
 }
 
 export function statusReport(version: string, targets: readonly TargetView[], board: StatusBoard, nowMs: number): StatusReport {

@@ -2,11 +2,13 @@ import { Keypair, Networks, TransactionBuilder, xdr, type Transaction } from "@s
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { PollError } from "../../src/client/errors.js";
-import { feeStatsSchema, problemSchema, transactionResponseSchema, type FeeStats, type TransactionResponse } from "../../src/client/schemas.js";
+import { feeStatsSchema, problemSchema, transactionResponseSchema, type TransactionResponse } from "../../src/client/schemas.js";
 import { MetricStore } from "../../src/exposition/store.js";
 import { parseSchedule, type Schedule } from "../../src/config/schedule.js";
 import { failureReason, probeFee, PROBE_MEMO, TxProbe, type ProbeHorizon } from "../../src/probers/tx-probe.js";
 import { stellarBase } from "../../src/stellar-base.js";
+import { NetworkView } from "../../src/runtime/network.js";
+import { runnerFor } from "../support/job-harness.js";
 import { parseExposition, valueOf } from "../support/exposition.js";
 import { fixtureJson } from "../support/fixtures.js";
 
@@ -19,7 +21,7 @@ function problemError(name: string, reason: "http_4xx" | "http_5xx"): PollError 
 }
 
 describe("probe fee", () => {
-  const with90 = (p90: number, base = 100): FeeStats => ({ ...stats, last_ledger_base_fee: base, fee_charged: { ...stats.fee_charged, p90 } });
+  const with90 = (p90: number, base = 100) => ({ baseFeeStroops: base, feeP90Stroops: p90 });
   it("bids the p90 fee charged, at least the base fee, at most max_fee", () => {
     expect(probeFee(with90(250), 1000)).toBe(250);
     expect(probeFee(with90(50), 1000)).toBe(100);
@@ -59,11 +61,11 @@ class ScriptedHorizon implements ProbeHorizon {
   answer: (transaction: Transaction) => TransactionResponse | PollError = () => this.success(12);
   holding = false;
 
-  accountSequence(): Promise<bigint> {
+  accountSequence(_accountId: string, _signal: AbortSignal): Promise<bigint> {
     return Promise.resolve(this.sequence);
   }
 
-  submitTransaction(envelopeXdr: string): Promise<TransactionResponse> {
+  submitTransaction(envelopeXdr: string, _signal: AbortSignal): Promise<TransactionResponse> {
     const transaction = TransactionBuilder.fromXdr(envelopeXdr, Networks.TESTNET) as Transaction;
     this.received.push(transaction);
     const answer = this.answer(transaction);
@@ -87,16 +89,18 @@ function probeFixture(passphrase: string = Networks.TESTNET, allowPubnet = false
   const lines: string[] = [];
   const log = pino({ level: "trace" }, { write: (line: string) => lines.push(line) });
   let clock = 1_700_000_000_000;
-  const probe = new TxProbe({
-    target: "h",
+  const network = new NetworkView();
+  network.learn({ passphrase, baseFeeStroops: stats.last_ledger_base_fee, feeP90Stroops: stats.fee_charged.p90, latestLedger: 10 });
+  const job = new TxProbe({
     settings: { schedule, maxFee: 1000, allowPubnet },
     signer,
     client: horizon,
-    network: { networkPassphrase: () => passphrase, feeStats: () => stats, latestLedger: () => 10 },
-    store,
+    network,
     log,
     now: () => (clock += 2500),
   });
+  // Run as its runtime runs it: one run at a time, published after each.
+  const { runner: probe } = runnerFor(job, { store, log });
   const metrics = () => parseExposition(Buffer.concat(store.render(Date.now())).toString());
   return { horizon, probe, signer, lines, metrics };
 }
@@ -112,7 +116,7 @@ describe("a probe run", () => {
     expect(transaction!.operations).toEqual([expect.objectContaining({ type: "bumpSequence", bumpTo: "0" })]);
     expect(Buffer.from(transaction!.memo.value as Uint8Array).toString()).toBe(PROBE_MEMO);
     expect(Number(transaction!.timeBounds!.maxTime) - Number(transaction!.timeBounds!.minTime)).toBe(30);
-    expect(transaction!.fee).toBe(String(probeFee(stats, 1000)));
+    expect(transaction!.fee).toBe(String(probeFee({ baseFeeStroops: stats.last_ledger_base_fee, feeP90Stroops: stats.fee_charged.p90 }, 1000)));
     expect(Keypair.fromPublicKey(signer.publicKey()).verify(transaction!.hash(), transaction!.signatures[0]!.signature)).toBe(true);
     const series = metrics();
     expect(valueOf(series, "stellar_horizon_tx_probe_submissions_total", { horizon: "h" })).toBe(1);

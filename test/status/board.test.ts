@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { METRICS, type MetricDefinition } from "../../src/catalog/metrics.js";
+import { METRICS, RPC_METRICS, type MetricDefinition } from "../../src/catalog/metrics.js";
 import { HistogramData } from "../../src/exposition/samples.js";
 import { HISTORY_CAPACITY, HISTORY_WINDOW_MS } from "../../src/status/board.js";
 import { createStatusBoard } from "../../src/status/model.js";
+
+const A = { label: "horizon", name: "a" } as const;
 
 function clock(startMs: number) {
   const time = { nowMs: startMs };
@@ -27,12 +29,25 @@ describe("StatusBoard", () => {
       { live: [{ metric: METRICS.ingestLagLedgers, value: 3 }], persistent: [{ metric: METRICS.up, value: 1 }] },
       10_000,
     );
-    expect(board.series("a", METRICS.ingestLagLedgers.name, 9_999)).toEqual([{ labels: {}, value: 3 }]);
-    expect(board.series("a", METRICS.ingestLagLedgers.name, 10_000)).toEqual([]);
-    expect(board.series("a", METRICS.up.name, 99_999)).toEqual([{ labels: {}, value: 1 }]);
-    expect(board.series("b", METRICS.up.name, 0)).toEqual([]);
-    board.removed("a");
-    expect(board.series("a", METRICS.up.name, 0)).toEqual([]);
+    expect(board.series(A, METRICS.ingestLagLedgers.name, 9_999)).toEqual([{ labels: {}, value: 3 }]);
+    expect(board.series(A, METRICS.ingestLagLedgers.name, 10_000)).toEqual([]);
+    expect(board.series(A, METRICS.up.name, 99_999)).toEqual([{ labels: {}, value: 1 }]);
+    expect(board.series({ label: "horizon", name: "b" }, METRICS.up.name, 0)).toEqual([]);
+    board.removed("a", "root");
+    expect(board.series(A, METRICS.up.name, 0)).toEqual([]);
+  });
+
+  it("keeps a Horizon and a Stellar RPC of the same name apart", () => {
+    const board = createStatusBoard();
+    board.published("a", "root", { live: [], persistent: [{ metric: METRICS.up, value: 0 }] }, Infinity);
+    board.published("a", "status", { live: [], persistent: [{ metric: RPC_METRICS.up, value: 1 }] }, Infinity);
+    const rpc = { label: "rpc", name: "a" } as const;
+    expect(board.series(A, METRICS.up.name, 0)).toEqual([{ labels: {}, value: 0 }]);
+    expect(board.series(rpc, RPC_METRICS.up.name, 0)).toEqual([{ labels: {}, value: 1 }]);
+    expect(board.series(rpc, METRICS.up.name, 0)).toEqual([]);
+    // The Horizon leaving takes nothing of the RPC's.
+    board.removed("a", "root");
+    expect(board.series(rpc, RPC_METRICS.up.name, 0)).toEqual([{ labels: {}, value: 1 }]);
   });
 
   it("records gauge points at publication time, matching labels, and none after a failed poll", () => {
@@ -48,15 +63,15 @@ describe("StatusBoard", () => {
     board.published("a", "fee_stats", { live: [], persistent: [] }, 0);
     time.nowMs += 10_000;
     board.published("a", "fee_stats", { live: fees(150, 300), persistent: [] }, Infinity);
-    expect(board.history("a", "fee_p50", time.nowMs)).toEqual([
+    expect(board.history(A, "fee_p50", time.nowMs)).toEqual([
       { atMs: 1_000_000, value: 100 },
       { atMs: 1_020_000, value: 150 },
     ]);
-    expect(board.history("a", "fee_p90", time.nowMs)).toEqual([
+    expect(board.history(A, "fee_p90", time.nowMs)).toEqual([
       { atMs: 1_000_000, value: 200 },
       { atMs: 1_020_000, value: 300 },
     ]);
-    expect(board.history("a", "fee_p90", 1_000_000 + HISTORY_WINDOW_MS + 1)).toEqual([{ atMs: 1_020_000, value: 300 }]);
+    expect(board.history(A, "fee_p90", 1_000_000 + HISTORY_WINDOW_MS + 1)).toEqual([{ atMs: 1_020_000, value: 300 }]);
   });
 
   it("plots the mean of each poll's new histogram observations, from the copied _sum and _count", () => {
@@ -76,12 +91,12 @@ describe("StatusBoard", () => {
     publish();
     // The board copied the totals: a later observation does not change what it shows.
     intervals.observe(100);
-    expect(board.history("a", "ledger_close_interval", 30_000)).toEqual([
+    expect(board.history(A, "ledger_close_interval", 30_000)).toEqual([
       { atMs: 10_000, value: 5.5 },
       { atMs: 30_000, value: 7 },
     ]);
-    expect(board.series("a", `${METRICS.ledgerCloseInterval.name}_count`, 30_000)).toEqual([{ labels: {}, value: 3 }]);
-    expect(board.latestMean("a", METRICS.ledgerCloseInterval.name)).toBe(7);
+    expect(board.series(A, `${METRICS.ledgerCloseInterval.name}_count`, 30_000)).toEqual([{ labels: {}, value: 3 }]);
+    expect(board.latestMean(A, METRICS.ledgerCloseInterval.name)).toBe(7);
   });
 
   it("keeps at most HISTORY_CAPACITY points per sparkline", () => {
@@ -91,7 +106,7 @@ describe("StatusBoard", () => {
       time.nowMs = second * 1000;
       board.published("a", "root", { live: [{ metric: METRICS.ingestLagLedgers, value: second }], persistent: [] }, Infinity);
     }
-    const points = board.history("a", "ingest_lag", time.nowMs);
+    const points = board.history(A, "ingest_lag", time.nowMs);
     expect(points).toHaveLength(HISTORY_CAPACITY);
     expect(points[0]).toEqual({ atMs: 50_000, value: 50 });
   });

@@ -74,7 +74,7 @@ function publishedBoard(extraRoot: Sample[] = []) {
 
 describe("status report", () => {
   it("carries every figure with the series it comes from", () => {
-    const report = statusReport("1.2.3", [{ name: "pubnet <1>", url: "https://horizon.example/", endpoints: endpoints() }], publishedBoard(), NOW_MS);
+    const report = statusReport("1.2.3", [{ label: "horizon", name: "pubnet <1>", title: "pubnet <1>", url: "https://horizon.example/", endpoints: endpoints() }], publishedBoard(), NOW_MS);
     const [target] = report.targets;
     expect(report.generatedAt).toBe("2026-01-01T00:00:30.000Z");
     expect(report.historyWindowSeconds).toBe(1800);
@@ -106,7 +106,9 @@ describe("status report", () => {
       "1",
       [
         {
+          label: "horizon",
           name: "pubnet <1>",
+          title: "pubnet <1>",
           url: "u",
           endpoints: endpoints({
             fee_stats: { lastError: { reason: "http_5xx", message: "HTTP 503", atMs: NOW_MS - 1_000 } },
@@ -141,7 +143,7 @@ describe("status report", () => {
       { metric: failures, labels: { reason: "tx_bad_seq" }, value: 1 },
       { metric: failures, labels: { reason: "timeout" }, value: 4 },
     ]);
-    const [target] = statusReport("1", [{ name: "pubnet <1>", url: "u", endpoints: endpoints() }], board, NOW_MS).targets;
+    const [target] = statusReport("1", [{ label: "horizon", name: "pubnet <1>", title: "pubnet <1>", url: "u", endpoints: endpoints() }], board, NOW_MS).targets;
     expect(target!.accounts).toEqual([
       {
         account: "hot",
@@ -162,7 +164,7 @@ describe("status report", () => {
       failures: 5,
       successRatio: 0.75,
     });
-    const page = String(landingPage(statusReport("1", [{ name: "pubnet <1>", url: "u", endpoints: endpoints() }], board, NOW_MS)));
+    const page = String(landingPage(statusReport("1", [{ label: "horizon", name: "pubnet <1>", title: "pubnet <1>", url: "u", endpoints: endpoints() }], board, NOW_MS)));
     expect(page).toContain("<caption>Watched accounts</caption>");
     expect(page).toContain('<span class="badge low">low</span>');
     expect(page).toContain("75.0 %");
@@ -177,11 +179,13 @@ describe("landing page markup", () => {
     "1.2.3",
     [
       {
+        label: "horizon",
         name: "pubnet <1>",
+        title: "pubnet <1>",
         url: "https://horizon.example/",
         endpoints: endpoints({ fee_stats: { lastError: { reason: "http_5xx", message: "HTTP 503: <b>busy</b> & more", atMs: NOW_MS - 1_000 } } }),
       },
-      { name: "waiting & \"quoted\"", url: "http://other/", endpoints: endpoints({ root: { polls: 0, lastSuccessMs: undefined } }) },
+      { label: "horizon", name: "waiting & \"quoted\"", title: "waiting & \"quoted\"", url: "http://other/", endpoints: endpoints({ root: { polls: 0, lastSuccessMs: undefined } }) },
     ],
     publishedBoard(),
     NOW_MS,

@@ -15,6 +15,11 @@ export class ManualClock implements Clock {
     return this.nowMs;
   }
 
+  /** Timers set and neither fired nor cleared: what is still scheduled on this clock. */
+  get pendingTimers(): number {
+    return this.timers.size;
+  }
+
   setTimeout(callback: () => void, ms: number): unknown {
     const timer = { dueMs: this.nowMs + Math.max(0, ms), callback };
     this.timers.add(timer);

@@ -1,0 +1,27 @@
+import { targetHttpOptions } from "../client/http.js";
+import { RpcClient } from "../client/rpc-client.js";
+import { rpcStatusCollector } from "../collectors/rpc-status.js";
+import { rpcVersionsCollector } from "../collectors/rpc-versions.js";
+import type { RpcTargetConfig } from "../config/rpc-targets.js";
+import { pollJob, type JobPlan } from "./job.js";
+import type { JobParts, TargetKind } from "./runtime.js";
+
+/**
+ * A Stellar RPC: the frequent status batch (getHealth, getLatestLedger, getFeeStats) and the rare
+ * versions batch (getNetwork, getVersionInfo), one request each. A new RPC surface (contract
+ * state, accounts) is one more plan here, with its job in a file of its own.
+ */
+export const STELLAR_RPC: TargetKind<RpcTargetConfig, RpcClient> = {
+  label: "rpc",
+  title: (target) => `${target.name} (Stellar RPC)`,
+  metrics: (metrics) => metrics.rpc,
+  runtimeKey: (target, { retries, maxBodyBytes }) => JSON.stringify({ target, retries, maxBodyBytes }),
+  client: (target, config, parts) => new RpcClient(targetHttpOptions(target, config, parts)),
+  jobs(target, config, { client, network }: JobParts<RpcClient>): JobPlan[] {
+    const key = (source: string) => JSON.stringify({ source, staleAfterIntervals: config.staleAfterIntervals });
+    return [
+      { source: "status", key: key("status"), create: () => pollJob(rpcStatusCollector(client, network), target.schedules.status, 1, true) },
+      { source: "versions", key: key("versions"), create: () => pollJob(rpcVersionsCollector(client, network), target.schedules.versions, 1) },
+    ];
+  },
+};

@@ -1,0 +1,224 @@
+import type { Logger } from "pino";
+import type { PollEndpoint, PollErrorReason, PublishedSource } from "../catalog/metrics.js";
+import { isTransient, PollError } from "../client/errors.js";
+import type { PollContext } from "../collectors/collector.js";
+import type { Schedule } from "../config/schedule.js";
+import type { Clock } from "../clock.js";
+import type { Job } from "../runtime/job.js";
+import type { JobPublisher } from "./publisher.js";
+
+/** What the landing page and /readyz show about one job of one target. */
+export interface EndpointStatus {
+  readonly target: string;
+  readonly endpoint: PublishedSource;
+  readonly schedule: string;
+  readonly polls: number;
+  readonly lastSuccessMs?: number;
+  readonly lastError?: { readonly reason: PollErrorReason; readonly message: string; readonly atMs: number };
+  /** When the run now going started. */
+  readonly runningSinceMs?: number;
+}
+
+/** The longest a failing poll waits beyond its schedule between polls. */
+const MAX_BACKOFF_MS = 5 * 60_000;
+
+/**
+ * The time one request of a run may take, every attempt and retry wait included: the freshness
+ * window, and never more than every attempt timing out, so a hanging upstream is reported before
+ * its data goes stale, not half a minute after.
+ */
+export function requestBudgetMs(schedule: Schedule, staleAfterIntervals: number, timeoutMs: number, retries: number): number {
+  return Math.min(staleAfterIntervals * schedule.periodMs, timeoutMs * (retries + 1));
+}
+
+/** Where a runner counts its polls: the self-metrics of the target's kind. */
+export interface PollMetrics {
+  pollSucceeded(target: string, endpoint: PollEndpoint, durationSeconds: number): void;
+  pollFailed(target: string, endpoint: PollEndpoint, durationSeconds: number, reason: PollErrorReason): void;
+  invalidRecordsRead(target: string, endpoint: PollEndpoint, count: number): void;
+}
+
+export interface JobRunnerOptions {
+  readonly target: string;
+  readonly job: Job;
+  readonly publisher: JobPublisher;
+  /** See requestBudgetMs; a run may take `requestsPerRun` of them, and one without an answer. */
+  readonly requestBudgetMs: number;
+  readonly metrics: PollMetrics;
+  readonly log: Logger;
+  readonly clock: Clock;
+  /** Aborted when the job or its runtime stops. */
+  readonly signal: AbortSignal;
+  /** Called after each successful poll: the upstream answers. */
+  readonly succeeded?: (runner: JobRunner) => void;
+}
+
+/**
+ * Runs one job one run at a time, each within its deadline; counts and logs a poll's failures,
+ * backs off after repeated ones, and tells the publisher how each run ended.
+ *
+ * The deadline follows the request plan: a run may take `requestsPerRun` request budgets in all,
+ * and fails sooner only when no answer came for one whole budget, so a 100-page pools poll on a
+ * slow upstream finishes, while a hung one is reported as soon as a one-request poll would be.
+ */
+export class JobRunner {
+  private inFlight: Promise<void> | undefined;
+  private status: EndpointStatus;
+  private consecutiveFailures = 0;
+  /** Scheduled polls before this instant are skipped: backoff after repeated failures. */
+  private notBeforeMs = 0;
+  /** A tick was skipped while backing off, and the reason was the upstream's health. */
+  private owesTick = false;
+  private lastFailureTransient = false;
+  /** Moves the running run's no-answer deadline on; undefined between runs. */
+  private answered: (() => void) | undefined;
+
+  constructor(private readonly options: JobRunnerOptions) {
+    this.status = { target: options.target, endpoint: options.job.source, schedule: options.job.schedule.text, polls: 0 };
+  }
+
+  get job(): Job {
+    return this.options.job;
+  }
+
+  get schedule(): Schedule {
+    return this.options.job.schedule;
+  }
+
+  snapshot(): EndpointStatus {
+    return this.status;
+  }
+
+  /** Runs once; a call while a run is going joins it instead of overlapping. Never rejects. */
+  run(): Promise<void> {
+    if (this.options.signal.aborted) return Promise.resolve();
+    this.inFlight ??= this.runOnce().finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  /** A scheduled tick: runs unless a run is going or the job is backing off. */
+  runOnSchedule(): Promise<void> {
+    if (this.options.clock.now() < this.notBeforeMs) {
+      this.owesTick = this.lastFailureTransient;
+      return Promise.resolve();
+    }
+    return this.run();
+  }
+
+  /** Resolves when no run is going; starts none. */
+  async idle(): Promise<void> {
+    await this.inFlight;
+  }
+
+  /** An answer to one of this job's requests arrived. */
+  progressed(): void {
+    this.answered?.();
+  }
+
+  /**
+   * Another job of the target succeeded: the upstream is back. A poll that backed off because the
+   * upstream was unwell (timeouts, network, 5xx) stops waiting, and runs now if it skipped a tick.
+   */
+  upstreamRecovered(): void {
+    if (!this.lastFailureTransient || this.notBeforeMs === 0) return;
+    this.notBeforeMs = 0;
+    if (this.owesTick) {
+      this.owesTick = false;
+      void this.run();
+    }
+  }
+
+  private async runOnce(): Promise<void> {
+    const { job, clock, requestBudgetMs: budgetMs } = this.options;
+    const startedMs = clock.now();
+    this.status = { ...this.status, runningSinceMs: startedMs };
+    const controller = new AbortController();
+    const onStop = () => controller.abort(this.options.signal.reason);
+    this.options.signal.addEventListener("abort", onStop, { once: true });
+    const context: PollContext = {
+      signal: controller.signal,
+      invalidRecords: (count) => {
+        if (job.role === "poll") this.options.metrics.invalidRecordsRead(this.options.target, job.source, count);
+      },
+    };
+    const capMs = Math.max(1, job.requestsPerRun) * budgetMs;
+    let timer: unknown;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      const fail = (message: string) => {
+        const failure = new PollError("timeout", message);
+        controller.abort(failure);
+        reject(failure);
+      };
+      const arm = () => {
+        clock.clearTimeout(timer);
+        const remainingMs = startedMs + capMs - clock.now();
+        if (remainingMs <= budgetMs) {
+          timer = clock.setTimeout(() => fail(`run did not finish within its ${capMs / 1000} s deadline (${job.requestsPerRun} requests planned)`), remainingMs);
+        } else {
+          timer = clock.setTimeout(() => fail(`no answer within ${budgetMs / 1000} s`), budgetMs);
+        }
+      };
+      this.answered = arm;
+      arm();
+    });
+    const running = job.run(context);
+    try {
+      await Promise.race([running, deadline]);
+      await this.succeeded((clock.now() - startedMs) / 1000);
+    } catch (error) {
+      // A run cut short because its target stops says nothing about the upstream: nothing to count or log.
+      // Any other failure is reported at once, even at the deadline, whatever the job still does.
+      if (!this.options.signal.aborted) await this.failed(error, (clock.now() - startedMs) / 1000);
+      // An aborted run settles promptly; waiting for it keeps the job to one run at a time.
+      await running.catch(() => undefined);
+    } finally {
+      this.answered = undefined;
+      clock.clearTimeout(timer);
+      this.options.signal.removeEventListener("abort", onStop);
+    }
+  }
+
+  private async succeeded(durationSeconds: number): Promise<void> {
+    const { target, job, metrics, publisher, clock } = this.options;
+    if (job.role === "poll") metrics.pollSucceeded(target, job.source, durationSeconds);
+    this.consecutiveFailures = 0;
+    this.notBeforeMs = 0;
+    this.owesTick = false;
+    this.lastFailureTransient = false;
+    if (job.role === "poll") this.options.succeeded?.(this);
+    await publisher.succeeded();
+    // Counted once its data is in the store, so /readyz never runs ahead of /metrics.
+    const { runningSinceMs: _, ...rest } = this.status;
+    this.status = { ...rest, polls: this.status.polls + 1, lastSuccessMs: clock.now() };
+  }
+
+  private async failed(error: unknown, durationSeconds: number): Promise<void> {
+    const { target, job, metrics, publisher, log, clock } = this.options;
+    const failure = error instanceof PollError ? error : new PollError("internal", error instanceof Error ? error.message : String(error));
+    if (job.role === "poll") {
+      metrics.pollFailed(target, job.source, durationSeconds, failure.reason);
+      log.warn({ endpoint: job.source, reason: failure.reason, status: failure.details.status, error: failure.message }, "poll failed");
+      this.lastFailureTransient = isTransient(failure);
+      if (!job.heartbeat) this.backOff();
+      await publisher.failed();
+    } else {
+      log.error({ source: job.source, reason: failure.reason, error: failure.message }, "run failed");
+      await publisher.succeeded();
+    }
+    const { runningSinceMs: _, ...rest } = this.status;
+    this.status = { ...rest, polls: this.status.polls + 1, lastError: { reason: failure.reason, message: failure.message, atMs: clock.now() } };
+  }
+
+  /**
+   * Each further consecutive failure doubles the wait beyond the schedule (with jitter, so
+   * exporters sharing an upstream do not retry in step), up to MAX_BACKOFF_MS.
+   */
+  private backOff(): void {
+    this.consecutiveFailures += 1;
+    const periodMs = this.options.job.schedule.periodMs;
+    const extraMs = Math.min(periodMs * (2 ** (this.consecutiveFailures - 1) - 1), MAX_BACKOFF_MS);
+    this.notBeforeMs = this.options.clock.now() + extraMs * (0.5 + Math.random() / 2);
+  }
+}

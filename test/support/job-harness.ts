@@ -1,0 +1,36 @@
+import { pino, type Logger } from "pino";
+import { systemClock, type Clock } from "../../src/clock.js";
+import { ExporterMetrics } from "../../src/exposition/self-metrics.js";
+import { MetricStore } from "../../src/exposition/store.js";
+import type { Job } from "../../src/runtime/job.js";
+import { JobRunner, requestBudgetMs } from "../../src/scheduler/job-runner.js";
+import { JobPublisher } from "../../src/scheduler/publisher.js";
+
+/**
+ * One job of target `h` run as its runtime runs it: a runner with its publisher and lease, the
+ * default freshness (3 periods) and a 10 s request timeout with 2 retries.
+ */
+export function runnerFor(
+  job: Job,
+  { store = new MetricStore(), clock = systemClock, log = pino({ level: "silent" }), metrics = new ExporterMetrics("test"), signal = new AbortController().signal }: {
+    store?: MetricStore;
+    clock?: Clock;
+    log?: Logger;
+    metrics?: ExporterMetrics;
+    signal?: AbortSignal;
+  } = {},
+): { runner: JobRunner; publisher: JobPublisher; store: MetricStore; metrics: ExporterMetrics } {
+  const freshnessMs = job.role === "poll" ? 3 * job.schedule.periodMs : Infinity;
+  const publisher = new JobPublisher(job, store.lease("h", job.source), freshnessMs, clock, log, () => metrics.publishFailed());
+  const runner = new JobRunner({
+    target: "h",
+    job,
+    publisher,
+    requestBudgetMs: requestBudgetMs(job.schedule, 3, 10_000, 2),
+    metrics: metrics.horizon,
+    log,
+    clock,
+    signal,
+  });
+  return { runner, publisher, store, metrics };
+}
