@@ -4,9 +4,9 @@ import {
   amountStroops,
   claimableBalanceSchema,
   offerSchema,
-  parseAmount,
   stroopsToUnits,
 } from "../src/client/account-schemas.js";
+import { amount } from "../src/client/wire-values.js";
 import { pageSchema } from "../src/client/schemas.js";
 import { isNearestFloat } from "./support/exact-decimal.js";
 import { fixtureJson, fixtureNames } from "./support/fixtures.js";
@@ -37,7 +37,10 @@ function capturedAccounts(): [string, Json][] {
   ];
 }
 
-describe("parseAmount", () => {
+/** What production reads an amount with: the `amount` schema every balance and reserve goes through. */
+const parseAmount = (text: string): number => amount.parse(text);
+
+describe("amounts as the schemas read them", () => {
   it("reads 1234.5678901 back exactly so", () => {
     const value = parseAmount("1234.5678901");
     expect(value).toBe(1234.5678901);
@@ -67,7 +70,7 @@ describe("parseAmount", () => {
   });
 
   it.each(["", "1e5", "-1.0", "1.12345678", " 1", "0x10", "1."])("refuses %j", (text) => {
-    expect(() => parseAmount(text)).toThrow(RangeError);
+    expect(() => parseAmount(text)).toThrow();
   });
 });
 

@@ -5,20 +5,11 @@
  * sponsorship counts, `sequence_ledger` and `auth_clawback_enabled` are absent on older versions.
  */
 import { z } from "zod";
-import { accountKey, amount, AMOUNT, amountText, assetCode, assetName, distinct, poolId, signerKey, snakeCaseWord, uint64String, uint64Text } from "./wire-values.js";
+import { accountKey, amount, amountText, assetCode, assetName, distinct, poolId, signerKey, snakeCaseWord, uint64String, uint64Text } from "./wire-values.js";
 
 export { amountStroops, stroopsToUnits } from "./wire-values.js";
 
 const nonNegativeInt = z.number().int().nonnegative();
-
-/**
- * The float64 nearest to a Stellar amount string. `Number` of the decimal text is correctly
- * rounded (one rounding, of the exact decimal value); arithmetic on stroops would round twice.
- */
-export function parseAmount(text: string): number {
-  if (!AMOUNT.test(text)) throw new RangeError(`not a Stellar amount: ${JSON.stringify(text)}`);
-  return Number(text);
-}
 
 /** 64-bit: kept as a bigint, never through a float. */
 const sequenceNumber = uint64Text.transform((text) => BigInt(text));

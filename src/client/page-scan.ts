@@ -413,7 +413,6 @@ export class ScanMemo<Name extends string = string> {
   private expected = 0;
   /** Positions in `previous` by key hash, made only when a record is not where it was. */
   private positions: Map<number, number> | undefined;
-  private recalledCount = 0;
 
   constructor(
     private readonly fields: RecordFields<Name>,
@@ -430,12 +429,6 @@ export class ScanMemo<Name extends string = string> {
     this.current = undefined;
     this.count = 0;
     this.expected = 0;
-    this.recalledCount = 0;
-  }
-
-  /** Records the running poll took from the memo. */
-  get recalled(): number {
-    return this.recalledCount;
   }
 
   complete(): void {
@@ -445,14 +438,13 @@ export class ScanMemo<Name extends string = string> {
     this.begin();
   }
 
-  mark(): readonly [number, number, number] {
-    return [this.count, this.expected, this.recalledCount];
+  mark(): readonly [number, number] {
+    return [this.count, this.expected];
   }
 
-  rollback([count, expected, recalled]: readonly [number, number, number]): void {
+  rollback([count, expected]: readonly [number, number]): void {
     this.count = count;
     this.expected = expected;
-    this.recalledCount = recalled;
   }
 
   /**
@@ -473,7 +465,6 @@ export class ScanMemo<Name extends string = string> {
       for (let index = 0; index < HASHES; index += 1) target.hashes[to * HASHES + index] = hashes[candidate * HASHES + index]!;
       for (let index = 0; index < stride; index += 1) target.layout[to * stride + index] = layout[candidate * stride + index]!;
       this.expected = candidate + 1;
-      this.recalledCount += 1;
       return end;
     }
     return -1;

@@ -167,4 +167,3 @@ export const transactionFailedExtrasSchema = z.object({
   }),
   result_xdr: z.string(),
 });
-export type TransactionFailedExtras = z.output<typeof transactionFailedExtrasSchema>;

@@ -19,8 +19,9 @@ export interface PoolSelection {
 
 /**
  * One string per distinct label value (asset, pool type) among the pools tracked. Each changed
- * pool's record is parsed into strings of its own, and ten thousand pools each holding copies of a
- * few hundred assets kept 30 000 strings (1.9 MB) alive for every major collection to visit.
+ * pool's record is parsed into strings of its own, and without this, thousands of pools holding
+ * copies of a few hundred assets keep tens of thousands of strings alive for every major
+ * collection to visit.
  */
 class LabelValues {
   private readonly values = new Map<string, string>();

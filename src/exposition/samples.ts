@@ -64,9 +64,8 @@ export type RenderedMetrics = ReadonlyMap<string, RenderedFamily>;
  * Pieces end at sample counts, not byte counts, so a changed value moves no later piece's
  * boundary: a piece whose samples did not change renders to the same bytes as last time, and its
  * compressed form can be kept. Each piece is compressed apart from the others, so larger pieces
- * compress better (measured on 10 000 pools at zlib's fastest level: 31.3% of the plain bytes
- * with 256 samples, 30.1% with 1 024; the whole body at the default level, 28.8%) while a
- * changed pool costs the compression of a larger piece.
+ * compress better (docs/performance.md, "Measurements") while a changed pool costs the
+ * compression of a larger piece.
  */
 export const SAMPLES_PER_PIECE = 1024;
 
@@ -253,8 +252,8 @@ export async function renderSamples(target: string, samples: readonly Sample[], 
 
 /**
  * What a collector shows: `live` series leave /metrics when stale, `persistent` ones never do.
- * Arrays, not generators: a generator of tens of thousands of pool samples allocated an iterator
- * result per sample, 2.7 MB of garbage per poll.
+ * Arrays, not generators: a generator of tens of thousands of pool samples allocates an iterator
+ * result per sample, megabytes of garbage per poll.
  */
 export interface CollectorSamples {
   readonly live: readonly Sample[];

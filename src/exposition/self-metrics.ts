@@ -65,10 +65,9 @@ type OwnMetric = Gauge | Counter | Histogram;
 
 /**
  * A prom-client registry that keeps each family's text from one scrape to the next and renders a
- * family again only after a call on one of its metrics. Rendering all the own series takes
- * prom-client about half a millisecond, and compressing them 0.2 ms more, which every scrape used
- * to pay; a poll changes a few families, so a scrape now pays for those, and still shows current
- * values. Every call counts as a change, reads included: the exporter calls its metrics to record,
+ * family again only after a call on one of its metrics: rendering and compressing all the own
+ * series is what every scrape used to pay; a poll changes a few families, so a scrape now pays
+ * for those, and still shows current values. Every call counts as a change, reads included: the exporter calls its metrics to record,
  * and a needless render costs only time.
  */
 export class OwnRegistry {
@@ -146,9 +145,9 @@ export async function removeSeries(metrics: readonly OwnMetric[], label: string,
 
 /**
  * How often the event-loop delay behind `nodejs_eventloop_lag_p*_seconds` is sampled. prom-client's
- * default, every 10 ms, is a timer firing a hundred times a second: 5.7 ms of CPU a second in a
- * process doing nothing else (0.9 ms at 100 ms), most of what an idle exporter used. Every 100 ms
- * still sees any stall that long, and a shorter one in proportion to its length.
+ * default, every 10 ms, is a timer firing a hundred times a second, most of what an idle exporter
+ * spent (docs/performance.md, "Measurements"). Every 100 ms still sees any stall that long, and a
+ * shorter one in proportion to its length.
  */
 const EVENT_LOOP_SAMPLE_MS = 100;
 

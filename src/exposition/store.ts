@@ -33,20 +33,18 @@ export type ContentCoding = "identity" | "gzip";
 const gzipAsync = promisify(gzipCallback);
 
 /**
- * The fastest level: exposition text is dominated by random pool ids and issuers, where higher
- * levels gain about a percent for twice the CPU. The most memory zlib allows for its match table
- * and symbol buffer (384 KiB a call instead of 256 KiB): 11% less CPU on 10 000 pools' pieces
- * (66 ms against 74 ms), and slightly smaller (30.04% of the plain bytes against 30.08%).
+ * The fastest level: exposition text is dominated by random pool ids and issuers, which higher
+ * levels barely shrink for much more CPU. The most memory zlib allows for its match table and
+ * symbol buffer, which costs less CPU than the default (docs/performance.md, "Measurements").
  */
 export const GZIP_OPTIONS = { level: constants.Z_BEST_SPEED, memLevel: 9 } as const;
 
 /**
  * zlib's output buffer for a member: the size the member is expected to take, so zlib hands it
- * back in one chunk. In zlib's default 16 KiB chunks, a piece of 1 024 pool samples (130 to 300
- * KiB, compressing to 29% to 32%) came back in up to six, each a round trip between the thread pool
- * and the event loop, and then was copied into one buffer: 0.9 ms less CPU per 1 000 pools polled
- * (alternating runs, scripts/bench.ts). A member larger than expected takes more chunks, as before.
- * The unused end of the buffer stays with the member: at most 3/8 of the plain bytes in all.
+ * back in one chunk rather than in several, each a round trip between the thread pool and the
+ * event loop, copied together afterwards (docs/performance.md, "Measurements"). A member larger
+ * than expected takes more chunks, as before. The unused end of the buffer stays with the member:
+ * at most 3/8 of the plain bytes in all.
  */
 function memberChunkBytes(plainBytes: number): number {
   return Math.max(MIN_MEMBER_CHUNK_BYTES, Math.ceil((3 * plainBytes) / 8));

@@ -226,6 +226,7 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
       log: this.log,
       clock,
       signal: abort.signal,
+      // A poll that failed and now succeeds: the upstream healed, the others need not wait.
       succeeded: (by) => {
         for (const other of this.jobs.values()) if (other.runner !== by) other.runner.upstreamRecovered();
       },

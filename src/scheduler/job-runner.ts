@@ -49,7 +49,7 @@ export interface JobRunnerOptions {
   readonly clock: Clock;
   /** Aborted when the job or its runtime stops. */
   readonly signal: AbortSignal;
-  /** Called after each successful poll: the upstream answers. */
+  /** Called when a poll succeeds after a failed one: the upstream has healed. */
   readonly succeeded?: (runner: JobRunner) => void;
 }
 
@@ -70,6 +70,8 @@ export class JobRunner {
   /** A tick was skipped while backing off, and the reason was the upstream's health. */
   private owesTick = false;
   private lastFailureTransient = false;
+  /** The last run failed: a success now means the upstream healed. */
+  private failedLast = false;
   /** Moves the running run's no-answer deadline on; undefined between runs. */
   private answered: (() => void) | undefined;
 
@@ -118,7 +120,7 @@ export class JobRunner {
   }
 
   /**
-   * Another job of the target succeeded: the upstream is back. A poll that backed off because the
+   * Another job of the target succeeded after failing: the upstream is back. A poll that backed off because the
    * upstream was unwell (timeouts, network, 5xx) stops waiting, and runs now if it skipped a tick.
    */
   upstreamRecovered(): void {
@@ -153,7 +155,7 @@ export class JobRunner {
       };
       const arm = () => {
         clock.clearTimeout(timer);
-        const remainingMs = startedMs + capMs - clock.now();
+        const remainingMs = Math.max(0, startedMs + capMs - clock.now());
         if (remainingMs <= budgetMs) {
           timer = clock.setTimeout(() => fail(`run did not finish within its ${capMs / 1000} s deadline (${job.requestsPerRun} requests planned)`), remainingMs);
         } else {
@@ -187,7 +189,9 @@ export class JobRunner {
     this.notBeforeMs = 0;
     this.owesTick = false;
     this.lastFailureTransient = false;
-    if (job.role === "poll") this.options.succeeded?.(this);
+    const healed = this.failedLast;
+    this.failedLast = false;
+    if (job.role === "poll" && healed) this.options.succeeded?.(this);
     await publisher.succeeded();
     // Counted once its data is in the store, so /readyz never runs ahead of /metrics.
     const { runningSinceMs: _, ...rest } = this.status;
@@ -201,6 +205,7 @@ export class JobRunner {
       metrics.pollFailed(target, job.source, durationSeconds, failure.reason);
       log.warn({ endpoint: job.source, reason: failure.reason, status: failure.details.status, error: failure.message }, "poll failed");
       this.lastFailureTransient = isTransient(failure);
+      this.failedLast = true;
       if (!job.heartbeat) this.backOff();
       await publisher.failed();
     } else {

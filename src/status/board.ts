@@ -22,7 +22,7 @@ export const HISTORY_WINDOW_MS = 30 * 60_000;
 
 /**
  * Points kept per sparkline and target: 30 minutes at one poll a second, the fastest schedule
- * there is. Two Float64Arrays of this length make 28.8 kB per sparkline, allocated once.
+ * there is. Two Float64Arrays of this length (16 bytes a point) per sparkline, allocated once.
  */
 export const HISTORY_CAPACITY = 1800;
 
