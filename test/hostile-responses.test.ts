@@ -25,6 +25,7 @@ const HUGE_NUMBER = "9".repeat(400);
 const LONG_TEXT = "A".repeat(200_000);
 
 let horizon: HostileHorizon;
+let horizonUrl: string;
 let rpc: FakeRpc;
 let clock: ManualClock;
 let exporter: RunningExporter;
@@ -35,7 +36,8 @@ beforeEach(async () => {
   horizon.healthy.pools = [makePool(1), makePool(2)];
   horizon.healthy.accounts.set(ACCOUNT_ID, fixtureJson("account-java-sdk.json"));
   rpc = new FakeRpc();
-  const [horizonUrl, rpcUrl] = await Promise.all([horizon.start(), rpc.start()]);
+  let rpcUrl: string;
+  [horizonUrl, rpcUrl] = await Promise.all([horizon.start(), rpc.start()]);
   clock = new ManualClock();
   const config = await configFrom([`--horizon.url=h=${horizonUrl}`, `--rpc.url=r=${rpcUrl}`, "--poll.interval=1h", `--account=watched=${ACCOUNT_ID}`]);
   exporter = await startExporter({ ...config, retries: 0 }, { logger: pino({ level: "silent" }), clock });
@@ -122,6 +124,27 @@ describe("1. a hold-off the server asks for is capped", () => {
     expectAllFresh(values);
     expect(valueOf(values, "stellar_horizon_exporter_rate_limit_holds_capped_total", H)).toBe(1);
     expect(valueOf(values, "stellar_horizon_rate_limit_reset_seconds", H)).toBeUndefined();
+  });
+
+  it("Horizon: a hold cut to the cap is counted for every answer that asked, and logged once", async () => {
+    const lines: { msg?: string; askedSeconds?: number; heldSeconds?: number }[] = [];
+    const logger = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line) as (typeof lines)[number]) });
+    const config = await configFrom([`--horizon.url=logged=${horizonUrl}`, "--poll.interval=1h"]);
+    const logged = await startExporter({ ...config, retries: 0 }, { logger, clock });
+    try {
+      await logged.firstPolls;
+      // Every endpoint's answer says the window is exhausted until a year from now.
+      horizon.healthy.rateLimitHeaders = { "X-Ratelimit-Remaining": "0", "X-Ratelimit-Reset": String(Math.floor(clock.now() / 1000) + 365 * 86_400) };
+      await logged.pollAll();
+      const text = await (await fetch(`${logged.url}/metrics`)).text();
+      const capped = valueOf(parseExposition(text), "stellar_horizon_exporter_rate_limit_holds_capped_total", { horizon: "logged" })!;
+      expect(capped).toBeGreaterThan(0);
+      const capLines = lines.filter((line) => line.msg?.includes("longer than the cap"));
+      expect(capLines).toHaveLength(1);
+      expect(capLines[0]).toMatchObject({ heldSeconds: HOLD_CAP_MS / 1000 });
+    } finally {
+      await logged.close();
+    }
   });
 
   it("Horizon: Retry-After on a 200 asks for nothing, and the reset epoch is shown as seconds from now", async () => {

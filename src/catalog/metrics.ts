@@ -822,7 +822,7 @@ export const RPC_METRICS = {
 
 /**
  * Reasons of stellar_horizon_tx_probe_failures_total initialised to zero. Any other transaction
- * result code matching `^tx_[a-z_]+$` appears when it first happens.
+ * result code matching `^tx_[a-z_]{1,40}$` appears when it first happens.
  */
 export const TX_PROBE_COMMON_FAILURE_REASONS = [
   "tx_bad_seq",

@@ -25,7 +25,8 @@ import { stellarBase } from "../stellar-base.js";
 export const PROBE_MEMO = "stellar-horizon-exporter";
 /** The transaction is valid from its build time for this long, so a stuck one expires soon. */
 const VALIDITY_SECONDS = 30;
-const RESULT_CODE = /^tx_[a-z_]+$/;
+/** Horizon's transaction result codes, bounded: the longest real one (tx_bad_minseq_age_or_gap) has 24 characters. */
+const RESULT_CODE = /^tx_[a-z_]{1,40}$/;
 
 export interface TxProbeSettings {
   readonly schedule: Schedule;

@@ -39,6 +39,17 @@ describe("failure reasons", () => {
     expect(failureReason(problemError(name, "http_4xx"))).toBe(reason);
   });
 
+  it("a result code longer than any real one, or with other characters, counts as tx_other: label values stay bounded", () => {
+    const failed = (code: string) =>
+      new PollError("http_4xx", "x", {
+        status: 400,
+        problem: { type: "https://stellar.org/horizon-errors/transaction_failed", title: "Transaction Failed", status: 400, extras: { result_codes: { transaction: code }, result_xdr: "AAAA" } },
+      });
+    expect(failureReason(failed("tx_bad_minseq_age_or_gap"))).toBe("tx_bad_minseq_age_or_gap");
+    expect(failureReason(failed(`tx_${"a".repeat(100_000)}`))).toBe("tx_other");
+    expect(failureReason(failed("tx_bad\u0000seq"))).toBe("tx_other");
+  });
+
   it("Horizon's 504s count as timeout", () => {
     expect(failureReason(problemError("error-timeout-horizon-src.json", "http_5xx"))).toBe("timeout");
     const submissionTimeout = { type: "transaction_submission_timeout", title: "Transaction Submission Timeout", status: 504 };
