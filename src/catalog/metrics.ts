@@ -371,6 +371,13 @@ export const METRICS = {
     labels: [],
     source: "tx_probe",
   }),
+  txProbeRefused: define({
+    name: "stellar_horizon_tx_probe_refused",
+    type: "gauge",
+    help: "1 while the probe refuses to submit, by reason: pubnet (the Horizon serves pubnet and allow_pubnet is false), unfunded (its account does not exist), no_key (its key cannot sign for the account); else 0.",
+    labels: ["reason"],
+    source: "tx_probe",
+  }),
 
   // `/accounts/:id` (and its offers and claimable balances), per watched account.
   accountInfo: define({
@@ -840,6 +847,10 @@ export const TX_PROBE_COMMON_FAILURE_REASONS = [
   "invalid_json",
   "schema",
 ] as const;
+
+/** Why the transaction probe refuses to submit: every reason is exported, 1 for the current one. */
+export const TX_PROBE_REFUSAL_REASONS = ["pubnet", "unfunded", "no_key"] as const;
+export type TxProbeRefusal = (typeof TX_PROBE_REFUSAL_REASONS)[number];
 
 export const ALL_METRICS: readonly MetricDefinition[] = [...Object.values(METRICS), ...Object.values(RPC_METRICS)];
 

@@ -5,7 +5,8 @@
  */
 import type { Keypair } from "@stellar/stellar-base";
 import type { Logger } from "pino";
-import { METRICS, TX_PROBE_COMMON_FAILURE_REASONS } from "../catalog/metrics.js";
+import { METRICS, TX_PROBE_COMMON_FAILURE_REASONS, TX_PROBE_REFUSAL_REASONS, type TxProbeRefusal } from "../catalog/metrics.js";
+import type { Account } from "../client/account-schemas.js";
 import { AccountsClient } from "../client/accounts.js";
 import { PollError } from "../client/errors.js";
 import type { HorizonClient } from "../client/horizon-client.js";
@@ -35,10 +36,16 @@ export interface TxProbeSettings {
   readonly allowPubnet: boolean;
 }
 
+/** The probe's account as it stands: its sequence (it exceeds 2^53) and whether the probe's key signs for it. */
+export interface ProbeAccount {
+  readonly sequence: bigint;
+  readonly keySigns: boolean;
+}
+
 /** The Horizon calls the probe makes; the same client as the target's polls, so it shares their rate-limit hold. */
 export interface ProbeHorizon {
-  /** The account's current sequence number (it exceeds 2^53). */
-  accountSequence(accountId: string, signal: AbortSignal): Promise<bigint>;
+  /** The account, undefined when Horizon does not know it (never funded, or merged away). */
+  probeAccount(accountId: string, signal: AbortSignal): Promise<ProbeAccount | undefined>;
   submitTransaction(envelopeXdr: string, signal: AbortSignal): Promise<TransactionResponse>;
   holdingBack(): boolean;
 }
@@ -57,14 +64,24 @@ export interface TxProbeOptions {
 export function probeHorizon(client: HorizonClient): ProbeHorizon {
   const accounts = new AccountsClient(client);
   return {
-    accountSequence: async (accountId, signal) => {
+    probeAccount: async (accountId, signal) => {
       const lookup = await accounts.account(accountId, signal);
-      if (lookup.status === "missing") throw new PollError("http_4xx", `account ${accountId} does not exist: fund it first`, { status: 404 });
-      return lookup.account.sequence;
+      if (lookup.status === "missing") return undefined;
+      return { sequence: lookup.account.sequence, keySigns: keySigns(lookup.account, accountId) };
     },
     submitTransaction: (envelopeXdr, signal) => client.submitTransaction(envelopeXdr, signal),
     holdingBack: () => client.holdingBack(),
   };
+}
+
+/**
+ * Whether a transaction signed by `key` alone meets the account's low threshold, which a
+ * BumpSequence and the transaction's own fee and sequence need: a removed or underweight master
+ * key is refused by the network with tx_bad_auth.
+ */
+export function keySigns(account: Pick<Account, "signers" | "thresholds">, key: string): boolean {
+  const weight = account.signers.find((signer) => signer.key === key)?.weight ?? 0;
+  return weight > 0 && weight >= account.thresholds.low;
 }
 
 /** The p90 fee charged lately, at least the base fee, at most what the operator allows. */
@@ -99,10 +116,13 @@ class ProbeTotals {
   readonly inclusionLedgers = new HistogramData(METRICS.txProbeInclusionLedgers.buckets);
   lastFeeCharged: number | undefined;
   lastSuccessSeconds: number | undefined;
+  /** Why the probe does not submit now, if it does not. */
+  refusal: TxProbeRefusal | undefined;
 
   samples(): CollectorSamples {
     const persistent: Sample[] = [
       { metric: METRICS.txProbeSubmissions, value: this.submissions },
+      ...TX_PROBE_REFUSAL_REASONS.map((reason) => ({ metric: METRICS.txProbeRefused, labels: { reason }, value: this.refusal === reason ? 1 : 0 })),
       ...[...this.failures].map(([reason, value]) => ({ metric: METRICS.txProbeFailures, labels: { reason }, value })),
       { metric: METRICS.txProbeDuration, histogram: this.durations },
       { metric: METRICS.txProbeInclusionLedgers, histogram: this.inclusionLedgers },
@@ -125,7 +145,6 @@ export class TxProbe implements ProbeJob {
   readonly schedule: Schedule;
   private readonly totals = new ProbeTotals();
   private readonly now: () => number;
-  private refusedPubnet = false;
 
   constructor(private readonly options: TxProbeOptions) {
     this.now = options.now ?? Date.now;
@@ -148,30 +167,32 @@ export class TxProbe implements ProbeJob {
   private async runOnce(signal: AbortSignal): Promise<void> {
     const { settings, signer, client, network, log } = this.options;
     const { passphrase, baseFeeStroops, feeP90Stroops } = network.current;
-    if (this.refusedPubnet) return;
+    if (this.totals.refusal === "pubnet") return;
     if (passphrase === undefined || baseFeeStroops === undefined || feeP90Stroops === undefined) {
       log.debug("transaction probe waits for the first root and fee_stats polls");
       return;
     }
     const { Account, Memo, Networks, Operation, TransactionBuilder } = stellarBase();
     if (passphrase === Networks.PUBLIC && !settings.allowPubnet) {
-      this.refusedPubnet = true;
-      log.error("this Horizon serves pubnet, where the transaction probe spends real lumens: it will not submit unless tx_probe.allow_pubnet is true");
-      return;
+      return this.refuse("pubnet", "this Horizon serves pubnet, where the transaction probe spends real lumens: it will not submit unless tx_probe.allow_pubnet is true");
     }
     if (client.holdingBack()) {
       log.debug("transaction probe skips a run: Horizon asked us to hold back");
       return;
     }
     const accountId = signer.publicKey();
-    let sequence: bigint;
+    let account: ProbeAccount | undefined;
     try {
       // Read afresh every run: after tx_bad_seq, a 504 or a lost answer the local guess may be wrong.
-      sequence = await client.accountSequence(accountId, signal);
+      account = await client.probeAccount(accountId, signal);
     } catch (error) {
       log.warn({ account: accountId, error: error instanceof Error ? error.message : String(error) }, "transaction probe cannot read its account's sequence; not submitting");
       return;
     }
+    if (account === undefined) return this.refuse("unfunded", `the transaction probe's account ${accountId} does not exist: fund it`);
+    if (!account.keySigns) return this.refuse("no_key", `the transaction probe's key no longer signs for its account ${accountId} (master key removed or below the low threshold)`);
+    this.refuse(undefined);
+    const sequence = account.sequence;
     const nowSeconds = Math.floor(this.now() / 1000);
     const transaction = new TransactionBuilder(new Account(accountId, sequence.toString()), {
       fee: String(probeFee({ baseFeeStroops, feeP90Stroops }, settings.maxFee)),
@@ -199,6 +220,15 @@ export class TxProbe implements ProbeJob {
     }
     this.totals.failures.set(reason, (this.totals.failures.get(reason) ?? 0) + 1);
     log.warn({ reason, hash: transaction.hash().toString("hex"), error: detail }, "transaction probe submission failed");
+  }
+
+  /** Records why the probe does not submit, logging once when that changes rather than every run. */
+  private refuse(reason: TxProbeRefusal | undefined, why?: string): void {
+    const previous = this.totals.refusal;
+    if (reason === previous) return;
+    this.totals.refusal = reason;
+    if (reason !== undefined) this.options.log.warn({ reason }, `transaction probe refuses to submit: ${why}`);
+    else this.options.log.info({ was: previous }, "transaction probe submits again");
   }
 
   private succeeded(response: TransactionResponse, startedMs: number, latestLedger: number | undefined): void {

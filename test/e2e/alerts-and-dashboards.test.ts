@@ -89,6 +89,8 @@ const EXTRA_CASES = {
 const NOT_SIMULATED: readonly AlertName[] = [
   "StellarTransactionProbeFailing",
   "StellarTransactionProbeSlow",
+  // Needs a probe refusing for 10 minutes; test/probers covers the series, its promtool test the rule.
+  "StellarTransactionProbeRefused",
   // The Stellar RPC ones: see RPC_SCENARIOS.
   "StellarRpcDown",
   "StellarRpcUnhealthy",

@@ -5,7 +5,7 @@ import { PollError } from "../../src/client/errors.js";
 import { feeStatsSchema, problemSchema, transactionResponseSchema, type TransactionResponse } from "../../src/client/schemas.js";
 import { MetricStore } from "../../src/exposition/store.js";
 import { parseSchedule, type Schedule } from "../../src/config/schedule.js";
-import { failureReason, probeFee, PROBE_MEMO, TxProbe, type ProbeHorizon } from "../../src/probers/tx-probe.js";
+import { failureReason, keySigns, probeFee, PROBE_MEMO, TxProbe, type ProbeAccount, type ProbeHorizon } from "../../src/probers/tx-probe.js";
 import { stellarBase } from "../../src/stellar-base.js";
 import { NetworkView } from "../../src/runtime/network.js";
 import { runnerFor } from "../support/job-harness.js";
@@ -19,6 +19,19 @@ function problemError(name: string, reason: "http_4xx" | "http_5xx"): PollError 
   const problem = problemSchema.parse(fixtureJson(name));
   return new PollError(reason, problem.title, { status: problem.status, problem });
 }
+
+describe("the probe's key", () => {
+  const account = (signers: { key: string; weight: number }[], low: number) => ({ signers: signers.map((signer) => ({ ...signer, type: "ed25519_public_key" })), thresholds: { low, medium: low, high: low } });
+  const key = "GA6JGJCXPUD3TPCRR7W3UV76BHU7G76M3OGNFUVMFBVBTLU6HKJONH43";
+
+  it("signs when its weight meets the low threshold, and never with weight 0", () => {
+    expect(keySigns(account([{ key, weight: 1 }], 0), key)).toBe(true);
+    expect(keySigns(account([{ key, weight: 5 }], 5), key)).toBe(true);
+    expect(keySigns(account([{ key, weight: 4 }], 5), key)).toBe(false);
+    expect(keySigns(account([{ key, weight: 0 }], 0), key)).toBe(false);
+    expect(keySigns(account([{ key: "GBHK76WVNFS4TV2UWC4I4EL4DKDKCU6WP46Z7UKDFLOXQNBITBUPJ5IU", weight: 10 }], 1), key)).toBe(false);
+  });
+});
 
 describe("probe fee", () => {
   const with90 = (p90: number, base = 100) => ({ baseFeeStroops: base, feeP90Stroops: p90 });
@@ -69,11 +82,14 @@ describe("failure reasons", () => {
 class ScriptedHorizon implements ProbeHorizon {
   readonly received: Transaction[] = [];
   sequence = 103_720_918_407_102_567n; // above 2^53
+  /** false: Horizon answers 404 for the account. */
+  funded = true;
+  keySigns = true;
   answer: (transaction: Transaction) => TransactionResponse | PollError = () => this.success(12);
   holding = false;
 
-  accountSequence(_accountId: string, _signal: AbortSignal): Promise<bigint> {
-    return Promise.resolve(this.sequence);
+  probeAccount(_accountId: string, _signal: AbortSignal): Promise<ProbeAccount | undefined> {
+    return Promise.resolve(this.funded ? { sequence: this.sequence, keySigns: this.keySigns } : undefined);
   }
 
   submitTransaction(envelopeXdr: string, _signal: AbortSignal): Promise<TransactionResponse> {
@@ -151,12 +167,45 @@ describe("a probe run", () => {
     expect(valueOf(series, "stellar_horizon_tx_probe_duration_seconds_count", { horizon: "h" })).toBe(0);
   });
 
-  it("refuses pubnet without allow_pubnet: one error, nothing submitted, ever", async () => {
-    const { horizon, probe, lines } = probeFixture(Networks.PUBLIC);
+  const refused = (series: ReturnType<ReturnType<typeof probeFixture>["metrics"]>) =>
+    Object.fromEntries(["pubnet", "unfunded", "no_key"].map((reason) => [reason, valueOf(series, "stellar_horizon_tx_probe_refused", { horizon: "h", reason })]));
+
+  it("exports every refusal reason at 0 while it submits", async () => {
+    const { probe, metrics } = probeFixture();
+    await probe.run();
+    expect(refused(metrics())).toEqual({ pubnet: 0, unfunded: 0, no_key: 0 });
+  });
+
+  it("refuses pubnet without allow_pubnet: one warning, nothing submitted, ever, refused{reason=pubnet} 1", async () => {
+    const { horizon, probe, lines, metrics } = probeFixture(Networks.PUBLIC);
     await probe.run();
     await probe.run();
     expect(horizon.received).toHaveLength(0);
     expect(lines.filter((line) => line.includes("allow_pubnet"))).toHaveLength(1);
+    expect(refused(metrics())).toEqual({ pubnet: 1, unfunded: 0, no_key: 0 });
+  });
+
+  it.each([
+    ["unfunded", (horizon: ScriptedHorizon): void => void (horizon.funded = false), "does not exist: fund it"],
+    ["no_key", (horizon: ScriptedHorizon): void => void (horizon.keySigns = false), "no longer signs for its account"],
+  ] as const)("refuses while %s, logging once when it starts and once when it ends", async (reason, breakIt, message) => {
+    const { horizon, probe, lines, metrics } = probeFixture();
+    breakIt(horizon);
+    await probe.run();
+    await probe.run();
+    await probe.run();
+    expect(horizon.received).toHaveLength(0);
+    expect(refused(metrics())).toEqual({ pubnet: 0, unfunded: 0, no_key: 0, [reason]: 1 });
+    expect(lines.filter((line) => line.includes("refuses to submit"))).toEqual([expect.stringContaining(message)]);
+    expect(JSON.parse(lines.find((line) => line.includes("refuses to submit"))!)).toMatchObject({ level: 40, reason });
+
+    horizon.funded = true;
+    horizon.keySigns = true;
+    await probe.run();
+    await probe.run();
+    expect(horizon.received).toHaveLength(2);
+    expect(refused(metrics())).toEqual({ pubnet: 0, unfunded: 0, no_key: 0 });
+    expect(lines.filter((line) => line.includes("submits again"))).toHaveLength(1);
   });
 
   it("submits on pubnet when allowed", async () => {
