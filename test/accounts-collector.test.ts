@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ALL_METRICS } from "../src/catalog/metrics.js";
+import { HORIZON_ACCOUNT_METRICS } from "../src/catalog/metrics.js";
 import { NetworkView } from "../src/runtime/network.js";
 import { accountSchema } from "../src/client/account-schemas.js";
 import { AccountsClient } from "../src/client/accounts.js";
@@ -27,7 +27,7 @@ async function series(samples: CollectorSamples) {
   return parseExposition(await exposition(samples));
 }
 
-const ACCOUNT_METRICS = ALL_METRICS.filter((metric) => metric.source === "accounts");
+const ACCOUNT_METRICS = Object.values(HORIZON_ACCOUNT_METRICS);
 
 describe("accountSamples (pure)", () => {
   const mainnet = accountSchema.parse(fixtureJson("account-java-sdk.json"));
@@ -35,7 +35,7 @@ describe("accountSamples (pure)", () => {
 
   it("gives exact values for a mainnet account", async () => {
     const observations = new Map<string, AccountObservation>([["treasury", { exists: true, account: mainnet }]]);
-    const values = await series(accountSamples([treasury], observations, new Map(), BASE_RESERVE_STROOPS));
+    const values = await series(accountSamples(HORIZON_ACCOUNT_METRICS, [treasury], observations, new Map(), BASE_RESERVE_STROOPS));
     const at = (labels: Record<string, string> = {}) => ({ horizon: "h", account: "treasury", ...labels });
     expect(valueOf(values, "stellar_horizon_account_exists", at())).toBe(1);
     expect(valueOf(values, "stellar_horizon_account_info", at({ account_id: mainnet.id, home_domain: "example.com", cold: "true" }))).toBe(1);
@@ -73,7 +73,7 @@ describe("accountSamples (pure)", () => {
 
   it("an old Horizon's account: no sequence ledger or time, the clawback flag 0", async () => {
     const old = accountSchema.parse(fixtureJson("account-ruby-vcr-2020.json"));
-    const values = await series(accountSamples([watched("old", old.id)], new Map([["old", { exists: true, account: old }]]), new Map(), BASE_RESERVE_STROOPS));
+    const values = await series(accountSamples(HORIZON_ACCOUNT_METRICS, [watched("old", old.id)], new Map([["old", { exists: true, account: old }]]), new Map(), BASE_RESERVE_STROOPS));
     expect(valueOf(values, "stellar_horizon_account_sequence_ledger", { horizon: "h", account: "old" })).toBeUndefined();
     expect(valueOf(values, "stellar_horizon_account_sequence_timestamp_seconds", { horizon: "h", account: "old" })).toBeUndefined();
     expect(valueOf(values, "stellar_horizon_account_flag", { horizon: "h", account: "old", flag: "auth_clawback_enabled" })).toBe(0);
@@ -81,7 +81,7 @@ describe("accountSamples (pure)", () => {
   });
 
   it("a missing account shows only exists 0 (and its counter)", async () => {
-    const values = await series(accountSamples([treasury], new Map([["treasury", { exists: false }]]), new Map([["treasury", 2]]), BASE_RESERVE_STROOPS));
+    const values = await series(accountSamples(HORIZON_ACCOUNT_METRICS, [treasury], new Map([["treasury", { exists: false }]]), new Map([["treasury", 2]]), BASE_RESERVE_STROOPS));
     expect([...values.entries()]).toEqual([
       ['stellar_horizon_account_signer_changes_total{account="treasury",horizon="h"}', 2],
       ['stellar_horizon_account_exists{account="treasury",horizon="h"}', 0],
@@ -89,7 +89,7 @@ describe("accountSamples (pure)", () => {
   });
 
   it("no minimum balance before a ledger has been read", async () => {
-    const values = await series(accountSamples([treasury], new Map([["treasury", { exists: true, account: mainnet }]]), new Map(), undefined));
+    const values = await series(accountSamples(HORIZON_ACCOUNT_METRICS, [treasury], new Map([["treasury", { exists: true, account: mainnet }]]), new Map(), undefined));
     expect(valueOf(values, "stellar_horizon_account_minimum_balance", { horizon: "h", account: "treasury" })).toBeUndefined();
     expect(valueOf(values, "stellar_horizon_account_balance", { horizon: "h", account: "treasury", asset: "native" })).toBe(10025.7670792);
   });

@@ -112,7 +112,7 @@ describe("--account and ACCOUNTS", () => {
   it("is refused with file targets rather than silently ignored", async () => {
     const file = writeConfig("targets:\n  - url: https://horizon.stellar.org\n");
     expect(await problems([`--config.file=${file}`, `--account=${TREASURY}`])).toEqual([
-      "--account: applies to targets given with --horizon.url; with --config.file, list accounts under each target's `accounts:`",
+      "--account: applies to targets given with --horizon.url or --rpc.url; with --config.file, list accounts under each target's `accounts:`",
     ]);
   });
 });

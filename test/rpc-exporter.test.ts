@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { ALL_METRICS, FEE_STATS, RPC_ENDPOINTS, targetLabelOf } from "../src/catalog/metrics.js";
+import { ALL_METRICS, FEE_STATS, targetLabelOf } from "../src/catalog/metrics.js";
 import { feeStatsSchema, jsonRpcResponseSchema } from "../src/client/rpc-schemas.js";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
-import { startSimulator, type RunningSimulator } from "../src/simulator/index.js";
+import { COLD_WALLET, HOT_WALLET, startSimulator, USDC, type RunningSimulator } from "../src/simulator/index.js";
 import { namesIn, parseExposition, valueOf } from "./support/exposition.js";
 import { configFrom } from "./support/exporter-harness.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
@@ -14,6 +14,10 @@ import { FakeRpc } from "./support/fake-rpc.js";
 const LEDGER_MS = 5_000;
 const RPC = { rpc: "sim-rpc" };
 const HORIZON = { horizon: "sim" };
+/** An asset no demo account trusts. */
+const EURC = "EURC:GDBDEI3NV72XSORX7DNYMGRRNXAXF62RPTGGVEXM2RLXIUIUU5DNZWWH";
+/** An account nobody created. */
+const NOBODY = "GA2224DCGO3WHC4EALA2PR2BZEMAYZPBPTHS243ZYYWQMBWRPJSZH5A6";
 let simulator: RunningSimulator | undefined;
 let exporter: RunningExporter | undefined;
 let fakeRpc: FakeRpc | undefined;
@@ -33,6 +37,11 @@ async function start(scenario = "healthy"): Promise<{ simulator: RunningSimulato
     `--rpc.url=sim-rpc=${simulator.url}/rpc`,
     "--poll.interval=1h",
     "--pools.max=3",
+    `--account=hot=${HOT_WALLET}`,
+    `--account=cold=${COLD_WALLET}`,
+    `--account=nobody=${NOBODY}`,
+    `--account.asset=${USDC}`,
+    `--account.asset=${EURC}`,
   ]);
   exporter = await startExporter({ ...config, retries: 0 }, { logger: pino({ level: "silent" }) });
   await exporter.firstPolls;
@@ -94,7 +103,7 @@ describe("Stellar RPC targets against the simulator", () => {
     expect(fees.inclusionFee.ledgerCount).toBe(10);
 
     // Self-metrics: two polls of each endpoint (the first, then pollAll), one batch request each.
-    for (const endpoint of RPC_ENDPOINTS) {
+    for (const endpoint of ["status", "versions"]) {
       expect(rpc(values, "stellar_horizon_exporter_rpc_requests_total", { endpoint, code: "200" })).toBe(2);
       expect(rpc(values, "stellar_horizon_exporter_rpc_poll_duration_seconds_count", { endpoint })).toBe(2);
       expect(rpc(values, "stellar_horizon_exporter_rpc_poll_errors_total", { endpoint, reason: "rpc_error" })).toBe(0);
@@ -104,7 +113,8 @@ describe("Stellar RPC targets against the simulator", () => {
     const text = await scrapeText(running);
     expect(execFileSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" }).trim()).toBe("");
     const names = namesIn(parseExposition(text));
-    for (const metric of ALL_METRICS.filter((candidate) => targetLabelOf(candidate) === "rpc")) {
+    // Low-water marks come from a config file's accounts; flags set none.
+    for (const metric of ALL_METRICS.filter((candidate) => targetLabelOf(candidate) === "rpc" && !candidate.name.endsWith("_low_watermark"))) {
       expect(names.has(metric.type === "histogram" ? `${metric.name}_count` : metric.name), metric.name).toBe(true);
     }
     const page = await (await fetch(`${running.url}/`)).text();
@@ -131,7 +141,7 @@ describe("Stellar RPC targets against the simulator", () => {
     });
     expect(card.latestLedgerAgeSeconds).toBeTypeOf("number");
     expect(card.horizonVersion).toBeUndefined();
-    expect(card.endpoints).toEqual([expect.objectContaining({ endpoint: "status", state: "ok" }), expect.objectContaining({ endpoint: "versions", state: "ok" })]);
+    expect(card.endpoints).toEqual(["status", "versions", "accounts"].map((endpoint) => expect.objectContaining({ endpoint, state: "ok" })));
     expect((card.history as Record<string, unknown[]>).rpc_soroban_fee_p90).toHaveLength(2);
   });
 
@@ -147,6 +157,35 @@ describe("Stellar RPC targets against the simulator", () => {
     ]);
     expect(status.targets[0]!.rpc).toBeUndefined();
     expect(status.targets[1]!.horizonVersion).toBeUndefined();
+  });
+
+  it("watched accounts: every family equals what the Horizon path computes, in one getLedgerEntries call and one header read a poll", async () => {
+    await start();
+    const values = await ledgersPass(2);
+    let compared = 0;
+    for (const [key, value] of values) {
+      const name = key.slice(0, key.indexOf("{"));
+      if (!name.startsWith("stellar_horizon_account_")) continue;
+      const labels = Object.fromEntries([...key.matchAll(/([a-z_]+)="([^"]*)"/g)].map(([, label, text]) => [label!, text!]));
+      // Over RPC only the configured trustlines are read; offers, claimable balances and data entries are Horizon's.
+      if (labels.asset !== undefined && labels.asset !== "native" && labels.asset !== USDC) continue;
+      if (/_(offers|claimable_balances|claimable_amount|data_entries)$/.test(name)) continue;
+      const { horizon: _horizon, ...rest } = labels;
+      const rpcName = name.replace("stellar_horizon_account_", "stellar_rpc_account_");
+      expect(rpc(values, rpcName, rest), `${rpcName} ${JSON.stringify(rest)}`).toBe(value);
+      compared += 1;
+    }
+    expect(compared).toBeGreaterThan(40);
+    expect(rpc(values, "stellar_rpc_account_exists", { account: "nobody" })).toBe(0);
+    // An account that does not exist: exists 0 and its signer-change counter, nothing else, and no poll error.
+    const nobody = [...values.keys()].filter((key) => key.includes('account="nobody"') && key.includes('rpc="sim-rpc"'));
+    expect(nobody.map((key) => key.slice(0, key.indexOf("{"))).sort()).toEqual(["stellar_rpc_account_exists", "stellar_rpc_account_signer_changes_total"]);
+    expect(rpc(values, "stellar_rpc_account_trustline_exists", { account: "hot", asset: USDC })).toBe(1);
+    expect(rpc(values, "stellar_rpc_account_trustline_exists", { account: "hot", asset: EURC })).toBe(0);
+    expect([...values.keys()].filter((key) => key.includes(`asset="${EURC}"`) && !key.startsWith("stellar_rpc_account_trustline_exists"))).toEqual([]);
+    // Eight keys in one call a poll; the header from getLatestLedger, then (v22 sends none) getLedgers.
+    expect(rpc(values, "stellar_horizon_exporter_rpc_requests_total", { endpoint: "accounts", code: "200" })).toBe(2 + 2 + 1);
+    expect(rpc(values, "stellar_horizon_exporter_rpc_poll_errors_total", { endpoint: "accounts", reason: "rpc_error" })).toBe(0);
   });
 
   it("rpc_unhealthy: stellar_rpc_healthy 0 while everything else keeps working", async () => {

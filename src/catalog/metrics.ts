@@ -13,9 +13,9 @@ export type Endpoint = (typeof ENDPOINTS)[number];
 /**
  * What a Stellar RPC poll reads, also its `endpoint` label: `status` batches getHealth,
  * getLatestLedger and getFeeStats; `versions` batches getNetwork and getVersionInfo, which change
- * only on upgrades and so are polled rarely.
+ * only on upgrades and so are polled rarely; `accounts` reads the watched accounts' ledger entries.
  */
-export const RPC_ENDPOINTS = ["status", "versions"] as const;
+export const RPC_ENDPOINTS = ["status", "versions", "accounts"] as const;
 export type RpcEndpoint = (typeof RPC_ENDPOINTS)[number];
 
 /** What a collector polls: a Horizon endpoint or a Stellar RPC batch. */
@@ -55,6 +55,209 @@ export const FEE_STATS = [
   "min", "mode", "p10", "p20", "p30", "p40", "p50", "p60", "p70", "p80", "p90", "p95", "p99", "max",
 ] as const;
 export type FeeStat = (typeof FEE_STATS)[number];
+
+/** Where a watched account's family exists: a ledger entry read over Stellar RPC has no offer count, claimable balance or data entry count. */
+type AccountFamilyKind = "horizon" | "rpc";
+
+interface AccountFamily {
+  /** The family is `stellar_<kind>_account_<suffix>`. */
+  readonly suffix: string;
+  readonly type: MetricType;
+  readonly help: string;
+  readonly labels: readonly string[];
+  /** Absent: both kinds. */
+  readonly kinds?: readonly AccountFamilyKind[];
+}
+
+/**
+ * A watched account's families, defined once for both kinds of target: Horizon's (`/accounts/:id`,
+ * its offers and claimable balances) and Stellar RPC's (the account's and its trustlines' ledger
+ * entries through getLedgerEntries), alike in suffix, type, labels and meaning.
+ */
+const ACCOUNT_FAMILIES = {
+  accountInfo: {
+    suffix: "info",
+    type: "gauge",
+    help: "A watched account's id, home domain and whether it is configured as cold; always 1.",
+    labels: ["account", "account_id", "home_domain", "cold"],
+  },
+  accountExists: {
+    suffix: "exists",
+    type: "gauge",
+    help: "1 when the account exists (Horizon: not a 404; Stellar RPC: getLedgerEntries returns its entry), 0 when it does not (never created, or merged away).",
+    labels: ["account"],
+  },
+  accountBalance: {
+    suffix: "balance",
+    type: "gauge",
+    help: "Balance of an account in an asset (native, CODE:ISSUER, or pool:<id> for pool shares), in units of that asset.",
+    labels: ["account", "asset"],
+  },
+  accountBuyingLiabilities: {
+    suffix: "buying_liabilities",
+    type: "gauge",
+    help: "Amount of an asset the account's open offers may buy, in units of that asset.",
+    labels: ["account", "asset"],
+  },
+  accountSellingLiabilities: {
+    suffix: "selling_liabilities",
+    type: "gauge",
+    help: "Amount of an asset the account's open offers may sell, in units of that asset (not spendable).",
+    labels: ["account", "asset"],
+  },
+  accountTrustlineLimit: {
+    suffix: "trustline_limit",
+    type: "gauge",
+    help: "Limit of a trustline or pool share holding, in units of the asset.",
+    labels: ["account", "asset"],
+  },
+  accountTrustlineAuthorized: {
+    suffix: "trustline_authorized",
+    type: "gauge",
+    help: "1 when the issuer authorises the trustline (the trustline's AUTHORIZED flag, Horizon's is_authorized), else 0.",
+    labels: ["account", "asset"],
+  },
+  accountTrustlineExists: {
+    suffix: "trustline_exists",
+    type: "gauge",
+    help: "1 when the account holds a trustline to a configured asset (Stellar RPC targets' `assets:`), 0 when it does not.",
+    labels: ["account", "asset"],
+    kinds: ["rpc"],
+  },
+  accountMinimumBalance: {
+    suffix: "minimum_balance",
+    type: "gauge",
+    help: "Lumens the account must keep: (2 + subentries + sponsoring - sponsored) x the latest ledger's base reserve, in XLM; absent until a ledger has been read.",
+    labels: ["account"],
+  },
+  accountSubentries: {
+    suffix: "subentries",
+    type: "gauge",
+    help: "Subentries of the account (trustlines, offers, signers, data entries).",
+    labels: ["account"],
+  },
+  accountSponsoring: {
+    suffix: "sponsoring",
+    type: "gauge",
+    help: "Reserves the account sponsors for other entries (num_sponsoring).",
+    labels: ["account"],
+  },
+  accountSponsored: {
+    suffix: "sponsored",
+    type: "gauge",
+    help: "Reserves of the account sponsored by others (num_sponsored).",
+    labels: ["account"],
+  },
+  accountDataEntries: {
+    suffix: "data_entries",
+    type: "gauge",
+    help: "Data entries of the account.",
+    labels: ["account"],
+    kinds: ["horizon"],
+  },
+  accountThreshold: {
+    suffix: "threshold",
+    type: "gauge",
+    help: "Signature weight an operation of the level (low, medium, high) needs.",
+    labels: ["account", "level"],
+  },
+  accountSignerWeight: {
+    suffix: "signer_weight",
+    type: "gauge",
+    help: "Weight of each signer of the account, by signer key (G..., T..., X..., P...) and Horizon's signer type; a master key of weight 0 is not a signer.",
+    labels: ["account", "signer", "type"],
+  },
+  accountFlag: {
+    suffix: "flag",
+    type: "gauge",
+    help: "1 when an account flag (auth_required, auth_revocable, auth_immutable, auth_clawback_enabled) is set, else 0.",
+    labels: ["account", "flag"],
+  },
+  accountSignerChangesTotal: {
+    suffix: "signer_changes_total",
+    type: "counter",
+    help: "Polls at which the account's signers, their weights or its thresholds differed from the previous successful poll.",
+    labels: ["account"],
+  },
+  accountSequenceLedger: {
+    suffix: "sequence_ledger",
+    type: "gauge",
+    help: "Ledger of the account's last transaction (sequence_ledger, seqLedger); absent when the source does not carry it.",
+    labels: ["account"],
+  },
+  accountSequenceTimestamp: {
+    suffix: "sequence_timestamp_seconds",
+    type: "gauge",
+    help: "Close time of the account's last transaction (sequence_time, seqTime), as a Unix timestamp; absent when the source does not carry it.",
+    labels: ["account"],
+  },
+  accountBalanceLowWatermark: {
+    suffix: "balance_low_watermark",
+    type: "gauge",
+    help: "Configured low-water mark of an account's balance in an asset, in units of that asset.",
+    labels: ["account", "asset"],
+  },
+  accountOffers: {
+    suffix: "offers",
+    type: "gauge",
+    help: "Open offers of the account (counted up to 1000), when offers: true.",
+    labels: ["account"],
+    kinds: ["horizon"],
+  },
+  accountClaimableBalances: {
+    suffix: "claimable_balances",
+    type: "gauge",
+    help: "Claimable balances the account can claim (counted up to 1000), when claimable_balances: true.",
+    labels: ["account"],
+    kinds: ["horizon"],
+  },
+  accountClaimableAmount: {
+    suffix: "claimable_amount",
+    type: "gauge",
+    help: "Sum of what the account can claim in an asset, in units of that asset, when claimable_balances: true.",
+    labels: ["account", "asset"],
+    kinds: ["horizon"],
+  },
+} as const satisfies Record<string, AccountFamily>;
+type AccountFamilies = typeof ACCOUNT_FAMILIES;
+
+/** One kind's account metrics, keyed as in ACCOUNT_FAMILIES, with literal label lists for the samples' type checks. */
+type AccountMetrics<Kind extends AccountFamilyKind> = {
+  readonly [K in keyof AccountFamilies as AccountFamilies[K] extends { readonly kinds: readonly (infer Only)[] }
+    ? Kind extends Only
+      ? K
+      : never
+    : K]: {
+    readonly name: string;
+    readonly type: AccountFamilies[K]["type"];
+    readonly help: string;
+    readonly labels: AccountFamilies[K]["labels"];
+    readonly source: "accounts";
+  } & (Kind extends "rpc" ? { readonly targetLabel: "rpc" } : unknown);
+};
+
+function accountMetrics<Kind extends AccountFamilyKind>(kind: Kind): AccountMetrics<Kind> {
+  const metrics: Record<string, MetricDefinition> = {};
+  for (const [key, family] of Object.entries(ACCOUNT_FAMILIES) as [string, AccountFamily][]) {
+    if (family.kinds !== undefined && !family.kinds.includes(kind)) continue;
+    metrics[key] = {
+      name: `stellar_${kind}_account_${family.suffix}`,
+      type: family.type,
+      help: family.help,
+      labels: family.labels,
+      source: "accounts",
+      ...(kind === "rpc" ? { targetLabel: "rpc" as const } : {}),
+    };
+  }
+  return metrics as AccountMetrics<Kind>;
+}
+
+/** Horizon's watched-account families (`horizon` label). */
+export const HORIZON_ACCOUNT_METRICS = accountMetrics("horizon");
+/** Stellar RPC's watched-account families (`rpc` label). */
+export const RPC_ACCOUNT_METRICS = accountMetrics("rpc");
+/** Either kind's: what the accounts samples are built from. */
+export type AccountMetricSet = typeof HORIZON_ACCOUNT_METRICS | typeof RPC_ACCOUNT_METRICS;
 
 export const METRICS = {
   // Root endpoint `/`.
@@ -379,161 +582,8 @@ export const METRICS = {
     source: "tx_probe",
   }),
 
-  // `/accounts/:id` (and its offers and claimable balances), per watched account.
-  accountInfo: define({
-    name: "stellar_horizon_account_info",
-    type: "gauge",
-    help: "A watched account's id, home domain and whether it is configured as cold; always 1.",
-    labels: ["account", "account_id", "home_domain", "cold"],
-    source: "accounts",
-  }),
-  accountExists: define({
-    name: "stellar_horizon_account_exists",
-    type: "gauge",
-    help: "1 when Horizon knows the watched account, 0 when it answers 404 (never created, or merged away).",
-    labels: ["account"],
-    source: "accounts",
-  }),
-  accountBalance: define({
-    name: "stellar_horizon_account_balance",
-    type: "gauge",
-    help: "Balance of an account in an asset (native, CODE:ISSUER, or pool:<id> for pool shares), in units of that asset.",
-    labels: ["account", "asset"],
-    source: "accounts",
-  }),
-  accountBuyingLiabilities: define({
-    name: "stellar_horizon_account_buying_liabilities",
-    type: "gauge",
-    help: "Amount of an asset the account's open offers may buy, in units of that asset.",
-    labels: ["account", "asset"],
-    source: "accounts",
-  }),
-  accountSellingLiabilities: define({
-    name: "stellar_horizon_account_selling_liabilities",
-    type: "gauge",
-    help: "Amount of an asset the account's open offers may sell, in units of that asset (not spendable).",
-    labels: ["account", "asset"],
-    source: "accounts",
-  }),
-  accountTrustlineLimit: define({
-    name: "stellar_horizon_account_trustline_limit",
-    type: "gauge",
-    help: "Limit of a trustline or pool share holding, in units of the asset.",
-    labels: ["account", "asset"],
-    source: "accounts",
-  }),
-  accountTrustlineAuthorized: define({
-    name: "stellar_horizon_account_trustline_authorized",
-    type: "gauge",
-    help: "1 when the issuer authorises the trustline (is_authorized), else 0.",
-    labels: ["account", "asset"],
-    source: "accounts",
-  }),
-  accountMinimumBalance: define({
-    name: "stellar_horizon_account_minimum_balance",
-    type: "gauge",
-    help: "Lumens the account must keep: (2 + subentries + sponsoring - sponsored) x the latest ledger's base reserve, in XLM; absent until a ledger has been read.",
-    labels: ["account"],
-    source: "accounts",
-  }),
-  accountSubentries: define({
-    name: "stellar_horizon_account_subentries",
-    type: "gauge",
-    help: "Subentries of the account (trustlines, offers, signers, data entries).",
-    labels: ["account"],
-    source: "accounts",
-  }),
-  accountSponsoring: define({
-    name: "stellar_horizon_account_sponsoring",
-    type: "gauge",
-    help: "Reserves the account sponsors for other entries (num_sponsoring).",
-    labels: ["account"],
-    source: "accounts",
-  }),
-  accountSponsored: define({
-    name: "stellar_horizon_account_sponsored",
-    type: "gauge",
-    help: "Reserves of the account sponsored by others (num_sponsored).",
-    labels: ["account"],
-    source: "accounts",
-  }),
-  accountDataEntries: define({
-    name: "stellar_horizon_account_data_entries",
-    type: "gauge",
-    help: "Data entries of the account.",
-    labels: ["account"],
-    source: "accounts",
-  }),
-  accountThreshold: define({
-    name: "stellar_horizon_account_threshold",
-    type: "gauge",
-    help: "Signature weight an operation of the level (low, medium, high) needs.",
-    labels: ["account", "level"],
-    source: "accounts",
-  }),
-  accountSignerWeight: define({
-    name: "stellar_horizon_account_signer_weight",
-    type: "gauge",
-    help: "Weight of each signer of the account, by Horizon's signer key and type.",
-    labels: ["account", "signer", "type"],
-    source: "accounts",
-  }),
-  accountFlag: define({
-    name: "stellar_horizon_account_flag",
-    type: "gauge",
-    help: "1 when an account flag (auth_required, auth_revocable, auth_immutable, auth_clawback_enabled) is set, else 0.",
-    labels: ["account", "flag"],
-    source: "accounts",
-  }),
-  accountSignerChangesTotal: define({
-    name: "stellar_horizon_account_signer_changes_total",
-    type: "counter",
-    help: "Polls at which the account's signers, their weights or its thresholds differed from the previous successful poll.",
-    labels: ["account"],
-    source: "accounts",
-  }),
-  accountSequenceLedger: define({
-    name: "stellar_horizon_account_sequence_ledger",
-    type: "gauge",
-    help: "Ledger of the account's last transaction (sequence_ledger); absent when Horizon does not send it.",
-    labels: ["account"],
-    source: "accounts",
-  }),
-  accountSequenceTimestamp: define({
-    name: "stellar_horizon_account_sequence_timestamp_seconds",
-    type: "gauge",
-    help: "Close time of the account's last transaction (sequence_time), as a Unix timestamp; absent when Horizon does not send it.",
-    labels: ["account"],
-    source: "accounts",
-  }),
-  accountBalanceLowWatermark: define({
-    name: "stellar_horizon_account_balance_low_watermark",
-    type: "gauge",
-    help: "Configured low-water mark of an account's balance in an asset, in units of that asset.",
-    labels: ["account", "asset"],
-    source: "accounts",
-  }),
-  accountOffers: define({
-    name: "stellar_horizon_account_offers",
-    type: "gauge",
-    help: "Open offers of the account (counted up to 1000), when offers: true.",
-    labels: ["account"],
-    source: "accounts",
-  }),
-  accountClaimableBalances: define({
-    name: "stellar_horizon_account_claimable_balances",
-    type: "gauge",
-    help: "Claimable balances the account can claim (counted up to 1000), when claimable_balances: true.",
-    labels: ["account"],
-    source: "accounts",
-  }),
-  accountClaimableAmount: define({
-    name: "stellar_horizon_account_claimable_amount",
-    type: "gauge",
-    help: "Sum of what the account can claim in an asset, in units of that asset, when claimable_balances: true.",
-    labels: ["account", "asset"],
-    source: "accounts",
-  }),
+  // `/accounts/:id` (and its offers and claimable balances), per watched account: ACCOUNT_FAMILIES.
+  ...HORIZON_ACCOUNT_METRICS,
 
   // The exporter itself.
   buildInfo: define({
@@ -541,6 +591,14 @@ export const METRICS = {
     type: "gauge",
     help: "Version of the exporter and of Node.js it runs on; always 1.",
     labels: ["version", "node_version"],
+    source: "exporter",
+    perTarget: false,
+  }),
+  shardInfo: define({
+    name: "stellar_horizon_exporter_shard_info",
+    type: "gauge",
+    help: "Which shard of the watched accounts and contracts this replica exports (--shard=INDEX/TOTAL); always 1.",
+    labels: ["index", "total"],
     source: "exporter",
     perTarget: false,
   }),
@@ -825,6 +883,9 @@ export const RPC_METRICS = {
     source: "exporter",
     targetLabel: "rpc",
   }),
+
+  // Watched accounts' ledger entries through getLedgerEntries: ACCOUNT_FAMILIES.
+  ...RPC_ACCOUNT_METRICS,
 } as const satisfies Record<string, MetricDefinition>;
 
 /**

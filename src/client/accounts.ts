@@ -8,7 +8,7 @@ import { accountSchema, claimableBalanceSchema, offerSchema, type Account, type 
 import { PollError } from "./errors.js";
 import type { HorizonClient, Query } from "./horizon-client.js";
 import { cursorAfter, PAGE_LIMIT, validRecord } from "../collectors/paging.js";
-import { pageSchema } from "./schemas.js";
+import { ledgerSchema, pageSchema } from "./schemas.js";
 
 /** The part of HorizonClient this reader needs. */
 export type HorizonReader = Pick<HorizonClient, "getValidated">;
@@ -36,6 +36,17 @@ export class AccountsClient {
       if (error instanceof PollError && error.details.status === 404) return { status: "missing" };
       throw error;
     }
+  }
+
+  /**
+   * The latest ledger's base reserve in stroops, for a replica that reads no ledgers of its own
+   * (a shard other than 0): one request, counted as the accounts poll's.
+   */
+  async latestBaseReserve(signal?: AbortSignal): Promise<number> {
+    const page = await this.reader.getValidated(ENDPOINT, "ledgers", { order: "desc", limit: 1 }, pageSchema, signal);
+    const latest = validRecord(ledgerSchema, page._embedded.records[0]);
+    if (latest === undefined) throw new PollError("schema", "Horizon's latest ledger record is missing or does not match its schema");
+    return latest.base_reserve_in_stroops;
   }
 
   /** The account's open offers, at most `cap`. */

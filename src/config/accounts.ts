@@ -79,6 +79,53 @@ export function watchedAccounts(entries: readonly AccountEntry[], where: string,
   return accounts;
 }
 
+/** A watched account read over Stellar RPC: no offers or claimable balances, and the trustlines to read, named. */
+export interface RpcWatchedAccount extends Omit<WatchedAccount, "offers" | "claimableBalances"> {
+  /** `CODE:ISSUER` of each trustline to read: Stellar RPC reads entries by key and cannot list them. */
+  readonly assets: readonly string[];
+}
+
+/** A credit asset `CODE:ISSUER`: what a trustline entry's key is made of. */
+export const creditAssetText = z
+  .string()
+  .refine((asset) => asset !== "native" && !asset.startsWith("pool:") && assetProblem(asset) === undefined, {
+    error: "expected CODE:ISSUER (a 1-12 character code and a G... issuer)",
+  });
+
+/** One entry of a Stellar RPC target's `accounts:` list: a Horizon entry without offers and claimable balances, with `assets`. */
+export const rpcAccountEntrySchema = accountEntrySchema
+  .omit({ offers: true, claimable_balances: true })
+  .extend({ assets: z.array(creditAssetText).optional() });
+export type RpcAccountEntry = z.output<typeof rpcAccountEntrySchema>;
+
+/**
+ * Checks a Stellar RPC target's accounts as `watchedAccounts` does a Horizon's; an account
+ * without `assets` reads `defaultAssets` (the target's `account_assets`, or --account.asset).
+ */
+export function rpcWatchedAccounts(
+  entries: readonly RpcAccountEntry[],
+  defaultAssets: readonly string[],
+  where: string,
+  problems: string[],
+): RpcWatchedAccount[] {
+  const accounts = withAssets(watchedAccounts(entries, where, problems), defaultAssets, where, problems);
+  return accounts.map((account, index) => {
+    const own = entries[index]?.assets;
+    return own === undefined ? account : { ...account, assets: [...new Set(own)] };
+  });
+}
+
+/** Checked accounts read over Stellar RPC, each reading the trustlines of `assets`, which are checked here. */
+export function withAssets(accounts: readonly WatchedAccount[], assets: readonly string[], where: string, problems: string[]): RpcWatchedAccount[] {
+  for (const asset of assets) {
+    if (!creditAssetText.safeParse(asset).success) {
+      problems.push(`${where}: "${asset}" is not a trustline asset: expected CODE:ISSUER (a 1-12 character code and a G... issuer)`);
+    }
+  }
+  const distinct = [...new Set(assets)];
+  return accounts.map(({ offers: _offers, claimableBalances: _claimable, ...account }) => ({ ...account, assets: distinct }));
+}
+
 /** `ACCOUNT_ID` or `NAME=ACCOUNT_ID`, as --account and ACCOUNTS take them. */
 export function accountEntryFromFlag(value: string): AccountEntry {
   const separator = value.indexOf("=");

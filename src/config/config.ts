@@ -18,6 +18,7 @@ import {
 import { rpcTargets, type RpcTargetConfig } from "./rpc-targets.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 import { loadWebConfig, type WebConfig } from "./web-config.js";
+import { inShard, parseShard, WHOLE, type Shard } from "./shard.js";
 import { readYamlDocument } from "./yaml-file.js";
 
 export interface TargetConfig {
@@ -45,6 +46,8 @@ export interface ExporterConfig {
   readonly liquidityPools: { readonly max: number; readonly reserves: readonly string[]; readonly ids: readonly string[] };
   /** An endpoint's gauges leave /metrics when its data is older than this many poll periods. */
   readonly staleAfterIntervals: number;
+  /** Which accounts and contracts this replica watches, and whether it exports network-level series (shard 0). */
+  readonly shard: Shard;
   readonly configFile?: string;
   /** TLS, basic auth and headers of the HTTP endpoint; absent: plain HTTP, no auth. */
   readonly web?: WebConfig;
@@ -69,7 +72,8 @@ export const DEFAULTS = {
 /** Every flag, its environment variable and its help line; --help is printed from this list. */
 export const FLAGS = {
   "horizon.url": { env: "HORIZON_URL", value: "[NAME=]URL", help: "Horizon to poll; repeatable. NAME (default host[:port]) becomes the `horizon` label. The env var takes a comma-separated list." },
-  account: { env: "ACCOUNTS", value: "[NAME=]ACCOUNT_ID", help: "Account to watch on every --horizon.url target; repeatable. NAME (default the id) becomes the `account` label. The env var takes a comma-separated list." },
+  account: { env: "ACCOUNTS", value: "[NAME=]ACCOUNT_ID", help: "Account to watch on every --horizon.url and --rpc.url target; repeatable. NAME (default the id) becomes the `account` label. The env var takes a comma-separated list." },
+  "account.asset": { env: "ACCOUNT_ASSETS", value: "CODE:ISSUER", help: "Trustline to read of every --account on the --rpc.url targets (Stellar RPC cannot list them); repeatable. The env var takes a comma-separated list." },
   "rpc.url": { env: "RPC_URL", value: "[NAME=]URL", help: "Stellar RPC to poll (JSON-RPC POSTed to URL as given); repeatable. NAME (default host[:port]) becomes the `rpc` label. The env var takes a comma-separated list." },
   "config.file": { env: "CONFIG_FILE", value: "PATH", help: "YAML configuration file (targets, headers, timeouts, schedules, pools, freshness). Flags override it." },
   "web.config.file": { env: "WEB_CONFIG_FILE", value: "PATH", help: "exporter-toolkit style web config: TLS, basic auth (bcrypt), response headers." },
@@ -80,6 +84,7 @@ export const FLAGS = {
     help: `Schedule of every endpoint: a duration (15s, 1m30s) or a cron pattern ("*/30 * * * * *"); overrides every schedule in the config file (default ${DEFAULTS.pollInterval}).`,
   },
   "pools.max": { env: "POOLS_MAX", value: "N", help: `Liquidity pools to track per Horizon, at most ${MAX_POOLS} (default ${DEFAULTS.poolsMax}).` },
+  shard: { env: "SHARD", value: "INDEX/TOTAL", help: "Watch only the accounts and contracts whose StrKey's FNV-1a hash is INDEX modulo TOTAL; network-level series only on shard 0 (default 0/1)." },
   "log.level": { env: "LOG_LEVEL", value: "LEVEL", help: `One of ${LOG_LEVELS.join(", ")} (default ${DEFAULTS.logLevel}).` },
   help: { env: undefined, value: undefined, help: "Show this help and exit (also -h)." },
   version: { env: undefined, value: undefined, help: "Show the version and exit." },
@@ -94,7 +99,8 @@ export type CommandLine =
 
 type FlagValues = { [K in keyof typeof FLAGS]?: string | string[] | boolean };
 type UrlFlag = "horizon.url" | "rpc.url";
-type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | UrlFlag | "account">;
+type ListFlag = "account" | "account.asset";
+type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | UrlFlag | ListFlag>;
 /** A value and where it came from (`--flag` or `ENV_VAR`), so a problem names its source. */
 interface Setting {
   readonly source: string;
@@ -117,11 +123,21 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const timeoutMs = parseDuration(file.http?.timeout ?? DEFAULTS.timeout) ?? 0;
   const pollInterval = setting("poll.interval");
   const urls = urlSettings("horizon.url", flags, env);
-  const flagAccounts = flagAccountsOf(flags, env, urls, problems);
-  const targets = buildTargets(urls, flagAccounts, file, scheduleResolver(pollInterval, file, problems), timeoutMs, problems);
+  const rpcUrls = urlSettings("rpc.url", flags, env);
+  const flagAccounts = flagAccountsOf(flags, env, urls.length + rpcUrls.length, problems);
+  const schedulesFor = scheduleResolver(pollInterval, file, problems);
+  const targets = buildTargets(urls, flagAccounts, file, schedulesFor, timeoutMs, problems);
   if (urls.length === 0) await attachTxProbes(targets, file.targets ?? [], env, problems);
   const rpc = rpcTargets(
-    { urlSpecs: urlSettings("rpc.url", flags, env), fileEntries: file.rpc_targets ?? [], ...rpcSchedules(pollInterval, file), timeoutMs },
+    {
+      urlSpecs: rpcUrls,
+      fileEntries: file.rpc_targets ?? [],
+      ...rpcSchedules(pollInterval, file),
+      accountsSchedule: schedulesFor(undefined).accounts,
+      flagAccounts,
+      flagAssets: listSetting("account.asset", flags, env),
+      timeoutMs,
+    },
     { parseUrlSpec: targetFromUrlFlag, defaultName: defaultTargetName },
     problems,
   );
@@ -135,12 +151,12 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const listen = listenAddressOf(setting("web.listen-address"), file, problems);
   const poolsMax = poolsMaxOf(setting("pools.max"), file, problems);
   const logLevel = logLevelOf(setting("log.level"), file, problems);
+  const shard = shardOf(setting("shard"), problems);
   if (problems.length > 0 || listen === undefined) return { kind: "invalid", problems, ...(noTarget ? { usage: true as const } : {}) };
   return {
     kind: "run",
     config: {
-      targets,
-      rpcTargets: rpc,
+      ...watchedBy(shard, targets, rpc),
       listen,
       logLevel,
       retries: file.http?.retries ?? DEFAULTS.retries,
@@ -151,6 +167,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
       },
       liquidityPools: { max: poolsMax, reserves: file.liquidity_pools?.reserves ?? [], ids: file.liquidity_pools?.ids ?? [] },
       staleAfterIntervals: file.freshness?.stale_after_intervals ?? DEFAULTS.staleAfterIntervals,
+      shard,
       ...(configFile ? { configFile: configFile.value } : {}),
       ...(web ? { web } : {}),
     },
@@ -167,7 +184,7 @@ function parseFlags(argv: readonly string[]): FlagValues | string {
       options: Object.fromEntries(
         Object.entries(FLAGS).map(([name, flag]) => [
           name,
-          { type: flag.value === undefined ? "boolean" : "string", multiple: name === "horizon.url" || name === "rpc.url" || name === "account" },
+          { type: flag.value === undefined ? "boolean" : "string", multiple: name === "horizon.url" || name === "rpc.url" || name === "account" || name === "account.asset" },
         ]),
       ),
     }).values as FlagValues;
@@ -201,16 +218,29 @@ function rpcSchedules(pollInterval: Setting | undefined, file: ConfigFile): { de
   return { defaultSchedule: typeof fromFile === "string" ? fallback : fromFile };
 }
 
-/** Every --account, or else ACCOUNTS' comma-separated list; they apply to the --horizon.url targets only. */
-function flagAccountsOf(flags: FlagValues, env: NodeJS.ProcessEnv, urls: readonly Setting[], problems: string[]): WatchedAccount[] {
-  const accountFlags = flags.account as string[] | undefined;
-  const specs = accountFlags?.length
-    ? { source: "--account", values: accountFlags }
-    : { source: "ACCOUNTS", values: (env.ACCOUNTS ?? "").split(",").map((value) => value.trim()).filter(Boolean) };
-  if (specs.values.length > 0 && urls.length === 0) {
-    problems.push(`${specs.source}: applies to targets given with --horizon.url; with --config.file, list accounts under each target's \`accounts:\``);
+/** Every value of a repeatable flag, or else its environment variable's comma-separated list, with where they came from. */
+function listSetting(name: ListFlag, flags: FlagValues, env: NodeJS.ProcessEnv): { readonly source: string; readonly values: string[] } {
+  const values = flags[name] as string[] | undefined;
+  if (values?.length) return { source: `--${name}`, values };
+  const envName = FLAGS[name].env;
+  return { source: envName, values: (env[envName] ?? "").split(",").map((value) => value.trim()).filter(Boolean) };
+}
+
+/** Every --account, or else ACCOUNTS' list; they apply to the targets given with --horizon.url and --rpc.url. */
+function flagAccountsOf(flags: FlagValues, env: NodeJS.ProcessEnv, urlCount: number, problems: string[]): WatchedAccount[] {
+  const specs = listSetting("account", flags, env);
+  if (specs.values.length > 0 && urlCount === 0) {
+    problems.push(`${specs.source}: applies to targets given with --horizon.url or --rpc.url; with --config.file, list accounts under each target's \`accounts:\``);
   }
   return watchedAccounts(specs.values.map(accountEntryFromFlag), specs.source, problems);
+}
+
+function shardOf(shard: Setting | undefined, problems: string[]): Shard {
+  if (!shard) return WHOLE;
+  const parsed = parseShard(shard.value);
+  if (typeof parsed === "object") return parsed;
+  problems.push(`${shard.source}: ${parsed}`);
+  return WHOLE;
 }
 
 function scheduleResolver(pollInterval: Setting | undefined, file: ConfigFile, problems: string[]): SchedulesFor {
@@ -331,6 +361,23 @@ export function redactUrl(url: string): string {
   } catch {
     return url.replace(/\/\/[^@/]*@/, "//REDACTED@");
   }
+}
+
+/**
+ * The targets as this shard watches them: only its share of each target's accounts, and the
+ * transaction probe on shard 0 alone (two replicas probing one account would race for its sequence).
+ */
+function watchedBy(shard: Shard, targets: readonly TargetConfig[], rpc: readonly RpcTargetConfig[]): Pick<ExporterConfig, "targets" | "rpcTargets"> {
+  if (shard.total === 1) return { targets, rpcTargets: rpc };
+  const mine = <A extends { readonly id: string }>(accounts: readonly A[]) => accounts.filter((account) => inShard(shard, account.id));
+  return {
+    targets: targets.map(({ txProbe, ...target }) => ({
+      ...target,
+      accounts: mine(target.accounts),
+      ...(txProbe !== undefined && shard.index === 0 ? { txProbe } : {}),
+    })),
+    rpcTargets: rpc.map((target) => ({ ...target, accounts: mine(target.accounts) })),
+  };
 }
 
 /** `HOST:PORT`, `:PORT` (all interfaces) or `[IPv6]:PORT`; an error message when malformed. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { accountEntrySchema } from "./accounts.js";
+import { accountEntrySchema, creditAssetText, rpcAccountEntrySchema } from "./accounts.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import { shown, unitSuggestion } from "./messages.js";
 import { parseSchedule } from "./schedule.js";
@@ -71,7 +71,11 @@ const targetEntry = z.strictObject({
 /** A Stellar RPC target; `schedule` is its status poll's (getHealth, getLatestLedger, getFeeStats). */
 const rpcTargetEntry = targetEntry
   .pick({ name: true, url: true, headers: true, timeout: true })
-  .extend({ schedule: scheduleText.optional() });
+  .extend({
+    schedule: scheduleText.optional(),
+    accounts: z.array(rpcAccountEntrySchema).optional(),
+    account_assets: z.array(creditAssetText).optional(),
+  });
 export type RpcTargetEntry = z.output<typeof rpcTargetEntry>;
 
 /** The YAML file given with --config.file. Strict: an unknown key is a typo, and an error. */

@@ -1,12 +1,16 @@
 import type { RpcEndpoint } from "../catalog/metrics.js";
+import { rpcWatchedAccounts, withAssets, type RpcWatchedAccount } from "./accounts.js";
 import type { TargetConfig } from "./config.js";
 import { parseDuration } from "./duration.js";
 import type { RpcTargetEntry } from "./file-schema.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
+import type { WatchedAccount } from "./accounts.js";
 
 /** Named, reached and timed like a Horizon target; its `url` is POSTed to exactly as given, path included. */
 export interface RpcTargetConfig extends Pick<TargetConfig, "name" | "url" | "headers" | "timeoutMs"> {
   readonly schedules: Readonly<Record<RpcEndpoint, Schedule>>;
+  /** Accounts read as ledger entries, each with the trustlines to read. */
+  readonly accounts: readonly RpcWatchedAccount[];
 }
 
 /** getNetwork and getVersionInfo change only on upgrades: polled this often, or at the status schedule if rarer. */
@@ -20,6 +24,12 @@ export interface RpcTargetSources {
   readonly defaultSchedule: Schedule;
   /** When set (an explicit --poll.interval), it beats every file schedule. */
   readonly forcedSchedule?: Schedule;
+  /** `schedules.accounts`, as Horizon targets' accounts follow it. */
+  readonly accountsSchedule: Schedule;
+  /** --account/ACCOUNTS, checked: watched on every --rpc.url target. */
+  readonly flagAccounts: readonly WatchedAccount[];
+  /** --account.asset/ACCOUNT_ASSETS: the trustlines read of the flag accounts. */
+  readonly flagAssets: { readonly source: string; readonly values: readonly string[] };
   readonly timeoutMs: number;
 }
 
@@ -36,8 +46,10 @@ export function rpcTargets(sources: RpcTargetSources, naming: TargetNaming, prob
   const schedulesFor = (text: string | undefined): Record<RpcEndpoint, Schedule> => {
     const fromFile = text === undefined ? undefined : parseSchedule(text);
     const status = sources.forcedSchedule ?? (typeof fromFile === "object" ? fromFile : sources.defaultSchedule);
-    return { status, versions: status.periodMs > versions.periodMs ? status : versions };
+    return { status, versions: status.periodMs > versions.periodMs ? status : versions, accounts: sources.accountsSchedule };
   };
+  // The flag accounts were checked with the Horizon targets': only their assets are new here.
+  const flagAccounts = sources.urlSpecs.length ? withAssets(sources.flagAccounts, sources.flagAssets.values, sources.flagAssets.source, problems) : [];
   const targets: RpcTargetConfig[] = sources.urlSpecs.length
     ? sources.urlSpecs.flatMap(({ source, value }) => {
         const target = naming.parseUrlSpec(value);
@@ -45,7 +57,7 @@ export function rpcTargets(sources: RpcTargetSources, naming: TargetNaming, prob
           problems.push(`${source}: ${target}`);
           return [];
         }
-        return [{ ...target, headers: {}, timeoutMs: sources.timeoutMs, schedules: schedulesFor(undefined) }];
+        return [{ ...target, headers: {}, timeoutMs: sources.timeoutMs, schedules: schedulesFor(undefined), accounts: flagAccounts }];
       })
     : sources.fileEntries.map((entry) => ({
         name: entry.name ?? naming.defaultName(entry.url),
@@ -53,6 +65,12 @@ export function rpcTargets(sources: RpcTargetSources, naming: TargetNaming, prob
         headers: entry.headers ?? {},
         timeoutMs: entry.timeout ? (parseDuration(entry.timeout) ?? sources.timeoutMs) : sources.timeoutMs,
         schedules: schedulesFor(entry.schedule),
+        accounts: rpcWatchedAccounts(
+          entry.accounts ?? [],
+          entry.account_assets ?? [],
+          `Stellar RPC target "${entry.name ?? naming.defaultName(entry.url)}"`,
+          problems,
+        ),
       }));
   const seen = new Set<string>();
   for (const target of targets) {

@@ -1,3 +1,4 @@
+import { WHOLE, type Shard } from "../config/shard.js";
 import { gzipSync } from "node:zlib";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import {
@@ -313,8 +314,9 @@ export class ExporterMetrics {
   private readonly publishFailures = this.registry.counter(METRICS.publishFailuresTotal);
   readonly rpc = new TargetMetrics(this.registry, RPC_SELF_METRICS, RPC_ENDPOINTS);
 
-  constructor(version: string) {
+  constructor(version: string, shard: Shard = WHOLE) {
     this.registry.gauge(METRICS.buildInfo).set({ version, node_version: process.version }, 1);
+    this.registry.gauge(METRICS.shardInfo).set({ index: String(shard.index), total: String(shard.total) }, 1);
     this.publishFailures.inc(0);
     collectDefaultMetrics({ register: this.processRegistry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   }

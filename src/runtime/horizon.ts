@@ -43,14 +43,19 @@ export const HORIZON: TargetKind<TargetConfig, HorizonClient> = {
       key: jobKey(endpoint, config),
       create: () => pollJob(collector(), target.schedules[endpoint], requestsPerPoll(endpoint, target, config), heartbeat),
     });
-    const plans = [
-      poll("root", () => rootCollector(client, network), true),
-      poll("fee_stats", () => feeStatsCollector(client, network)),
-      poll("ledgers", () => new LedgersCollector(client, config.ledgers, log.child({ endpoint: "ledgers" }), network)),
-      poll("liquidity_pools", () => new LiquidityPoolsCollector(client, config.liquidityPools)),
-    ];
+    // Network-level series come from shard 0 alone; another shard polls its accounts only, and
+    // reads the base reserve their minimum balances need itself.
+    const networkLevel = config.shard.index === 0;
+    const plans = networkLevel
+      ? [
+          poll("root", () => rootCollector(client, network), true),
+          poll("fee_stats", () => feeStatsCollector(client, network)),
+          poll("ledgers", () => new LedgersCollector(client, config.ledgers, log.child({ endpoint: "ledgers" }), network)),
+          poll("liquidity_pools", () => new LiquidityPoolsCollector(client, config.liquidityPools)),
+        ]
+      : [];
     if (target.accounts.length > 0) {
-      plans.push(poll("accounts", () => new AccountsCollector(new AccountsClient(client), target.accounts, network)));
+      plans.push(poll("accounts", () => new AccountsCollector(new AccountsClient(client), target.accounts, network, !networkLevel)));
     }
     const probe = target.txProbe;
     if (probe !== undefined) {

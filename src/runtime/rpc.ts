@@ -1,5 +1,6 @@
 import { targetHttpOptions } from "../client/http.js";
 import { RpcClient } from "../client/rpc-client.js";
+import { RpcAccountsCollector, rpcAccountsRequestsPerPoll } from "../collectors/rpc-accounts.js";
 import { rpcStatusCollector } from "../collectors/rpc-status.js";
 import { rpcVersionsCollector } from "../collectors/rpc-versions.js";
 import type { RpcTargetConfig } from "../config/rpc-targets.js";
@@ -19,9 +20,22 @@ export const STELLAR_RPC: TargetKind<RpcTargetConfig, RpcClient> = {
   client: (target, config, parts) => new RpcClient(targetHttpOptions(target, config, parts)),
   jobs(target, config, { client, network }: JobParts<RpcClient>): JobPlan[] {
     const key = (source: string) => JSON.stringify({ source, staleAfterIntervals: config.staleAfterIntervals });
-    return [
-      { source: "status", key: key("status"), create: () => pollJob(rpcStatusCollector(client, network), target.schedules.status, 1, true) },
-      { source: "versions", key: key("versions"), create: () => pollJob(rpcVersionsCollector(client, network), target.schedules.versions, 1) },
-    ];
+    // Network-level series come from shard 0 alone; another shard polls its own watch only.
+    const plans: JobPlan[] =
+      config.shard.index === 0
+        ? [
+            { source: "status", key: key("status"), create: () => pollJob(rpcStatusCollector(client, network), target.schedules.status, 1, true) },
+            { source: "versions", key: key("versions"), create: () => pollJob(rpcVersionsCollector(client, network), target.schedules.versions, 1) },
+          ]
+        : [];
+    if (target.accounts.length > 0) {
+      const requests = rpcAccountsRequestsPerPoll(target.accounts);
+      plans.push({
+        source: "accounts",
+        key: key("accounts"),
+        create: () => pollJob(new RpcAccountsCollector(client, target.accounts, network), target.schedules.accounts, requests),
+      });
+    }
+    return plans;
   },
 };

@@ -36,8 +36,11 @@ export const REQUESTS_PER_PROBE_RUN = 2;
 /** Requests per hour a target's schedules (its transaction probe's included) plan to send, retries excluded. */
 export function plannedRequestsPerHour(target: TargetConfig, config: ExporterConfig): number {
   let total = 0;
-  for (const endpoint of ENDPOINTS) {
-    total += (3_600_000 / target.schedules[endpoint].periodMs) * requestsPerPoll(endpoint, target, config);
+  // A shard other than 0 polls its accounts only, and reads the latest ledger's base reserve for them.
+  const networkLevel = config.shard.index === 0;
+  for (const endpoint of networkLevel ? ENDPOINTS : (["accounts"] as const)) {
+    const extra = !networkLevel && target.accounts.length > 0 ? 1 : 0;
+    total += (3_600_000 / target.schedules[endpoint].periodMs) * (requestsPerPoll(endpoint, target, config) + extra);
   }
   if (target.txProbe) total += (3_600_000 / target.txProbe.schedule.periodMs) * REQUESTS_PER_PROBE_RUN;
   return Math.round(total);

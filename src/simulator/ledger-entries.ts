@@ -115,7 +115,44 @@ function liabilitiesOf(buying: bigint, selling: bigint): xdr.Liabilities | undef
   return buying === 0n && selling === 0n ? undefined : new xdr.Liabilities({ buying: int64(buying), selling: int64(selling) });
 }
 
+/**
+ * The account's extensions as stellar-core writes them: v1 carries liabilities, v2 sponsorship
+ * (protocol 14), v3 the ledger and time of the last transaction (protocol 19); each needs the ones
+ * before it, and core adds v1 with zero liabilities when a later one is needed.
+ */
+function accountEntryExt(account: SimulatedAccount, signerCount: number, liabilities: xdr.Liabilities | undefined): xdr.AccountEntryExt {
+  const point = account.sequencePoint;
+  const v3 =
+    point === undefined
+      ? undefined
+      : new xdr.AccountEntryExtensionV3({
+          ext: new xdr.ExtensionPoint(0),
+          seqLedger: point.ledger,
+          seqTime: xdr.Uint64.fromString(String(Math.floor(point.closedAtMs / 1000))),
+        });
+  const sponsored = account.numSponsored !== 0 || account.numSponsoring !== 0;
+  const v2 =
+    v3 === undefined && !sponsored
+      ? undefined
+      : new xdr.AccountEntryExtensionV2({
+          numSponsored: account.numSponsored,
+          numSponsoring: account.numSponsoring,
+          // One per signer, null where nobody sponsors it: the XDR is optional, the SDK's typings are not.
+          signerSponsoringIDs: Array.from({ length: signerCount }, () => null as unknown as xdr.SponsorshipDescriptor),
+          ext: v3 === undefined ? new xdr.AccountEntryExtensionV2Ext(0) : new xdr.AccountEntryExtensionV2Ext(3, v3),
+        });
+  if (v2 === undefined && liabilities === undefined) return new xdr.AccountEntryExt(0);
+  const v1 = new xdr.AccountEntryExtensionV1({
+    liabilities: liabilities ?? new xdr.Liabilities({ buying: int64(0n), selling: int64(0n) }),
+    ext: v2 === undefined ? new xdr.AccountEntryExtensionV1Ext(0) : new xdr.AccountEntryExtensionV1Ext(2, v2),
+  });
+  return new xdr.AccountEntryExt(1, v1);
+}
+
 function accountEntry(account: SimulatedAccount, numSubEntries: number): string {
+  const signers = account.signers
+    .filter((signer) => signer.key !== account.id && StrKey.isValidEd25519PublicKey(signer.key))
+    .map((signer) => new xdr.Signer({ key: xdr.SignerKey.signerKeyTypeEd25519(StrKey.decodeEd25519PublicKey(signer.key)), weight: signer.weight }));
   const master = account.signers.find((signer) => signer.key === account.id)?.weight ?? 0;
   const flags = Object.entries(ACCOUNT_FLAGS).reduce((total, [name, bit]) => (account.flags[name as keyof typeof ACCOUNT_FLAGS] ? total | bit : total), 0);
   const liabilities = liabilitiesOf(account.nativeBuyingLiabilities, account.nativeSellingLiabilities);
@@ -128,12 +165,8 @@ function accountEntry(account: SimulatedAccount, numSubEntries: number): string 
     flags,
     homeDomain: account.homeDomain,
     thresholds: Buffer.from([master, account.thresholds.low, account.thresholds.medium, account.thresholds.high]),
-    signers: account.signers
-      .filter((signer) => signer.key !== account.id && StrKey.isValidEd25519PublicKey(signer.key))
-      .map((signer) => new xdr.Signer({ key: xdr.SignerKey.signerKeyTypeEd25519(StrKey.decodeEd25519PublicKey(signer.key)), weight: signer.weight })),
-    ext: liabilities
-      ? new xdr.AccountEntryExt(1, new xdr.AccountEntryExtensionV1({ liabilities, ext: new xdr.AccountEntryExtensionV1Ext(0) }))
-      : new xdr.AccountEntryExt(0),
+    signers,
+    ext: accountEntryExt(account, signers.length, liabilities),
   });
   return xdr.LedgerEntryData.account(entry).toXDR("base64");
 }

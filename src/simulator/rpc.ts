@@ -4,6 +4,7 @@
  * is modelled as following Horizon's ingestion; scenarios make it unhealthy or fall behind.
  */
 
+import { xdr } from "@stellar/stellar-base";
 import type { Context, Hono } from "hono";
 import type { SimulatedAccounts } from "./accounts.js";
 import type { SimulatedContracts } from "./contracts.js";
@@ -72,6 +73,8 @@ class RpcView {
           latestLedger: this.latest.sequence,
           rpcMajorVersion: this.rpcMajorVersion,
         });
+      case "getLedgers":
+        return this.ledgers(params);
       case "getFeeStats":
         return {
           result: {
@@ -97,6 +100,50 @@ class RpcView {
    */
   private latestLedger(): Record<string, unknown> {
     return { id: this.latest.hash, protocolVersion: this.latest.protocolVersion, sequence: this.latest.sequence };
+  }
+
+  /**
+   * getLedgers from `startLedger`, `pagination.limit` of them (default 5, at most 200), as
+   * stellar-rpc 22+ sends them: `headerXdr` a LedgerHeaderHistoryEntry. `metadataXdr` is a
+   * LedgerCloseMeta v0 with no transactions (the simulated ledgers carry none as XDR), which every
+   * SDK decodes.
+   */
+  private ledgers(params: unknown): Answer {
+    const { startLedger, pagination } = (params ?? {}) as { startLedger?: unknown; pagination?: { limit?: unknown } };
+    const oldest = Math.max(this.status.historyElderLedger, this.latest.sequence - RETENTION_WINDOW_LEDGERS + 1);
+    if (typeof startLedger !== "number" || startLedger < oldest || startLedger > this.latest.sequence) {
+      const message = `start ledger must be between the oldest ledger: ${oldest} and the latest ledger: ${this.latest.sequence} for this rpc instance.`;
+      return { error: { code: -32602, message } };
+    }
+    const limit = pagination?.limit === undefined ? 5 : Number(pagination.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 200) return { error: { code: -32602, message: "limit must not exceed 200" } };
+    const records = this.backend.model.ledgers(startLedger, 1, Math.min(limit, this.latest.sequence - startLedger + 1));
+    const oldestRecord = this.backend.model.ledger(oldest) ?? this.fail();
+    return {
+      result: {
+        ledgers: records.map((record) => ({
+          hash: record.hash,
+          sequence: record.sequence,
+          ledgerCloseTime: unixSeconds(record.closedAtMs),
+          headerXdr: historyEntry(record).toXDR("base64"),
+          metadataXdr: new xdr.LedgerCloseMeta(
+            0,
+            new xdr.LedgerCloseMetaV0({
+              ledgerHeader: historyEntry(record),
+              txSet: new xdr.TransactionSet({ previousLedgerHash: Buffer.from(record.prevHash, "hex"), txes: [] }),
+              txProcessing: [],
+              upgradesProcessing: [],
+              scpInfo: [],
+            }),
+          ).toXDR("base64"),
+        })),
+        latestLedger: this.latest.sequence,
+        latestLedgerCloseTime: Number(unixSeconds(this.latest.closedAtMs)),
+        oldestLedger: oldest,
+        oldestLedgerCloseTime: Number(unixSeconds(oldestRecord.closedAtMs)),
+        cursor: String(records.at(-1)?.sequence ?? startLedger),
+      },
+    };
   }
 
   private health(): Answer {
@@ -152,6 +199,15 @@ class RpcView {
     // The history is never empty and the RPC's ledgers lie within it.
     throw new Error("simulated RPC ledger missing from history");
   }
+}
+
+/** A ledger as getLedgers' headerXdr carries it: its hash, its header, no extension. */
+function historyEntry(record: LedgerRecord): xdr.LedgerHeaderHistoryEntry {
+  return new xdr.LedgerHeaderHistoryEntry({
+    hash: Buffer.from(record.hash, "hex"),
+    header: xdr.LedgerHeader.fromXDR(record.headerXdr, "base64"),
+    ext: new xdr.LedgerHeaderHistoryEntryExt(0),
+  });
 }
 
 function unixSeconds(epochMs: number): string {

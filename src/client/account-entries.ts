@@ -1,0 +1,158 @@
+/**
+ * A watched account read over Stellar RPC: its account entry and the trustline entries of the
+ * configured assets, through getLedgerEntries, decoded with @stellar/stellar-base into the facts
+ * Horizon's AccountResponse gives, computed as Horizon computes them (amounts from int64 stroops,
+ * liabilities 0 without the liabilities extension, a master key of weight 0 left out of the signers).
+ */
+import { ACCOUNT_FLAGS, stroopsToUnits, type AccountBalance, type AccountFlag, type AccountSigner } from "./account-schemas.js";
+import { PollError } from "./errors.js";
+import type { AccountFacts } from "../collectors/accounts.js";
+import { stellarBase } from "../stellar-base.js";
+
+type Xdr = ReturnType<typeof stellarBase>["xdr"];
+type AccountEntry = InstanceType<Xdr["AccountEntry"]>;
+type TrustLineEntry = InstanceType<Xdr["TrustLineEntry"]>;
+
+/** The account's LedgerKey, base64 XDR as getLedgerEntries takes it. */
+export function accountLedgerKey(accountId: string): string {
+  const { xdr, Keypair } = stellarBase();
+  return xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(accountId).xdrAccountId() })).toXDR("base64");
+}
+
+/** The LedgerKey of the account's trustline to `asset` (`CODE:ISSUER`). */
+export function trustlineLedgerKey(accountId: string, asset: string): string {
+  const { xdr, Keypair, Asset } = stellarBase();
+  const [code = "", issuer = ""] = asset.split(":");
+  const key = new xdr.LedgerKeyTrustLine({
+    accountId: Keypair.fromPublicKey(accountId).xdrAccountId(),
+    asset: new Asset(code, issuer).toTrustLineXDRObject(),
+  });
+  return xdr.LedgerKey.trustline(key).toXDR("base64");
+}
+
+/** Account flags by their bit in AccountEntry.flags (AUTH_REQUIRED_FLAG … AUTH_CLAWBACK_ENABLED_FLAG). */
+const FLAG_BITS: Readonly<Record<AccountFlag, number>> = { auth_required: 1, auth_revocable: 2, auth_immutable: 4, auth_clawback_enabled: 8 };
+/** TrustLineEntry's AUTHORIZED_FLAG: Horizon's is_authorized. */
+const TRUSTLINE_AUTHORIZED = 1;
+
+function decodeEntry(base64: string, what: string) {
+  try {
+    return stellarBase().xdr.LedgerEntryData.fromXDR(base64, "base64");
+  } catch (error) {
+    throw new PollError("schema", `Stellar RPC's getLedgerEntries sent ${what} whose xdr does not decode: ${(error as Error).message}`);
+  }
+}
+
+const stroops = (value: { toString(): string }) => BigInt(value.toString());
+
+/** The signer key as Horizon writes it (G…, T…, X…, P…) with Horizon's type name. */
+function signerOf(signer: InstanceType<Xdr["Signer"]>): AccountSigner {
+  const { StrKey, xdr } = stellarBase();
+  const key = signer.key();
+  const weight = signer.weight();
+  switch (key.switch()) {
+    case xdr.SignerKeyType.signerKeyTypeEd25519():
+      return { key: StrKey.encodeEd25519PublicKey(key.ed25519()), type: "ed25519_public_key", weight };
+    case xdr.SignerKeyType.signerKeyTypePreAuthTx():
+      return { key: StrKey.encodePreAuthTx(key.preAuthTx()), type: "preauth_tx", weight };
+    case xdr.SignerKeyType.signerKeyTypeHashX():
+      return { key: StrKey.encodeSha256Hash(key.hashX()), type: "sha256_hash", weight };
+    default:
+      return { key: StrKey.encodeSignedPayload(key.ed25519SignedPayload().toXDR()), type: "ed25519_signed_payload", weight };
+  }
+}
+
+function accountFacts(id: string, entry: AccountEntry, balances: AccountBalance[]): AccountFacts {
+  const thresholds = entry.thresholds();
+  const masterWeight = thresholds[0] ?? 0;
+  const signers = entry.signers().map(signerOf);
+  if (masterWeight > 0) signers.unshift({ key: id, type: "ed25519_public_key", weight: masterWeight });
+  const v1 = entry.ext().switch() === 1 ? entry.ext().v1() : undefined;
+  const v2 = v1 !== undefined && v1.ext().switch() === 2 ? v1.ext().v2() : undefined;
+  const v3 = v2 !== undefined && v2.ext().switch() === 3 ? v2.ext().v3() : undefined;
+  const liabilities = v1?.liabilities();
+  const native: AccountBalance = {
+    asset: "native",
+    balance: stroopsToUnits(stroops(entry.balance())),
+    buyingLiabilities: stroopsToUnits(liabilities === undefined ? 0n : stroops(liabilities.buying())),
+    sellingLiabilities: stroopsToUnits(liabilities === undefined ? 0n : stroops(liabilities.selling())),
+  };
+  const flags = entry.flags();
+  return {
+    id,
+    sequenceLedger: v3?.seqLedger(),
+    sequenceTime: v3 === undefined ? undefined : Number(v3.seqTime().toString()),
+    subentryCount: entry.numSubEntries(),
+    numSponsoring: v2?.numSponsoring() ?? 0,
+    numSponsored: v2?.numSponsored() ?? 0,
+    sponsor: undefined,
+    homeDomain: entry.homeDomain().toString(),
+    thresholds: { low: thresholds[1] ?? 0, medium: thresholds[2] ?? 0, high: thresholds[3] ?? 0 },
+    flags: Object.fromEntries(ACCOUNT_FLAGS.map((flag) => [flag, (flags & FLAG_BITS[flag]) !== 0])) as Record<AccountFlag, boolean>,
+    balances: [...balances, native],
+    signers,
+  };
+}
+
+function trustlineBalance(asset: string, entry: TrustLineEntry): AccountBalance {
+  const liabilities = entry.ext().switch() === 1 ? entry.ext().v1().liabilities() : undefined;
+  return {
+    asset,
+    balance: stroopsToUnits(stroops(entry.balance())),
+    buyingLiabilities: stroopsToUnits(liabilities === undefined ? 0n : stroops(liabilities.buying())),
+    sellingLiabilities: stroopsToUnits(liabilities === undefined ? 0n : stroops(liabilities.selling())),
+    limit: stroopsToUnits(stroops(entry.limit())),
+    authorized: (entry.flags() & TRUSTLINE_AUTHORIZED) !== 0,
+  };
+}
+
+/** What a poll read of one account: its facts and which configured trustlines exist. */
+export interface AccountFromEntries {
+  readonly account: AccountFacts;
+  readonly trustlines: ReadonlyMap<string, boolean>;
+}
+
+/**
+ * The account from its entry's `xdr` and the `xdr` of each configured asset's trustline entry
+ * (undefined where getLedgerEntries returned none: no such trustline). A response whose entry is
+ * not the kind asked for fails the poll as `schema`.
+ */
+export function accountFromEntries(
+  id: string,
+  accountXdr: string,
+  trustlineXdrs: ReadonlyMap<string, string | undefined>,
+): AccountFromEntries {
+  const { xdr } = stellarBase();
+  const data = decodeEntry(accountXdr, `the account entry of ${id}`);
+  if (data.switch() !== xdr.LedgerEntryType.account()) throw new PollError("schema", `Stellar RPC's getLedgerEntries sent another kind of entry for the account ${id}`);
+  const balances: AccountBalance[] = [];
+  const trustlines = new Map<string, boolean>();
+  for (const [asset, lineXdr] of trustlineXdrs) {
+    trustlines.set(asset, lineXdr !== undefined);
+    if (lineXdr === undefined) continue;
+    const line = decodeEntry(lineXdr, `the ${asset} trustline of ${id}`);
+    if (line.switch() !== xdr.LedgerEntryType.trustline()) {
+      throw new PollError("schema", `Stellar RPC's getLedgerEntries sent another kind of entry for the ${asset} trustline of ${id}`);
+    }
+    balances.push(trustlineBalance(asset, line.trustLine()));
+  }
+  return { account: accountFacts(id, data.account(), balances), trustlines };
+}
+
+/** The base reserve in stroops from a LedgerHeader (getLatestLedger's `headerXdr`, stellar-rpc 25+). */
+export function baseReserveFromHeader(headerXdr: string): number {
+  try {
+    return stellarBase().xdr.LedgerHeader.fromXDR(headerXdr, "base64").baseReserve();
+  } catch (error) {
+    throw new PollError("schema", `Stellar RPC's getLatestLedger headerXdr does not decode: ${(error as Error).message}`);
+  }
+}
+
+/** The base reserve in stroops from a LedgerHeaderHistoryEntry (getLedgers' `headerXdr`). */
+export function baseReserveFromHistoryEntry(headerXdr: string): number {
+  try {
+    return stellarBase().xdr.LedgerHeaderHistoryEntry.fromXDR(headerXdr, "base64").header().baseReserve();
+  } catch (error) {
+    throw new PollError("schema", `Stellar RPC's getLedgers headerXdr does not decode: ${(error as Error).message}`);
+  }
+}

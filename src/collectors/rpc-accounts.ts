@@ -1,0 +1,113 @@
+import { z } from "zod";
+import { RPC_ACCOUNT_METRICS } from "../catalog/metrics.js";
+import {
+  accountFromEntries,
+  accountLedgerKey,
+  baseReserveFromHeader,
+  baseReserveFromHistoryEntry,
+  trustlineLedgerKey,
+} from "../client/account-entries.js";
+import { PollError } from "../client/errors.js";
+import { validated } from "../client/http.js";
+import { ledgerEntriesCalls, readLedgerEntries, type LedgerEntriesRead } from "../client/ledger-entries.js";
+import type { RpcClient } from "../client/rpc-client.js";
+import { latestLedgerSchema } from "../client/rpc-schemas.js";
+import type { RpcWatchedAccount } from "../config/accounts.js";
+import type { NetworkView } from "../runtime/network.js";
+import type { CollectorSamples } from "../exposition/samples.js";
+import { accountSamples, SignerChanges, type AccountObservation } from "./accounts.js";
+import type { Collector, PollContext } from "./collector.js";
+
+/** getLatestLedger with the header stellar-rpc 25 added beside it. */
+const latestWithHeaderSchema = latestLedgerSchema.extend({ headerXdr: z.string().min(1).optional() });
+const ledgersPageSchema = z.object({ ledgers: z.array(z.object({ sequence: z.number().int(), headerXdr: z.string().min(1) })).min(1) });
+
+/** The ledger keys of one watched account: its account entry and a trustline entry per configured asset. */
+interface AccountKeys {
+  readonly account: string;
+  readonly trustlines: ReadonlyMap<string, string>;
+}
+
+/** Requests one poll of these accounts sends: their entries in calls of 200 keys, and one for the ledger header. */
+export function rpcAccountsRequestsPerPoll(accounts: readonly RpcWatchedAccount[]): number {
+  if (accounts.length === 0) return 0;
+  const keys = accounts.reduce((total, account) => total + 1 + account.assets.length, 0);
+  return ledgerEntriesCalls(keys) + 1;
+}
+
+/**
+ * Watched accounts of a Stellar RPC target, read as ledger entries: every account and configured
+ * trustline in getLedgerEntries calls of 200 keys, and the latest ledger header for the base
+ * reserve. An account whose entry is absent does not exist (`exists` 0), which is no poll error.
+ */
+export class RpcAccountsCollector implements Collector<"accounts"> {
+  readonly endpoint = "accounts";
+  private readonly keys: ReadonlyMap<string, AccountKeys>;
+  private observations: Map<string, AccountObservation> | undefined;
+  private readonly signerChanges = new SignerChanges();
+  /** False once getLatestLedger has shown no header (stellar-rpc before 25): getLedgers gives it then. */
+  private latestHasHeader = true;
+
+  constructor(
+    private readonly client: Pick<RpcClient, "call">,
+    private readonly watched: readonly RpcWatchedAccount[],
+    /** The target's network view, told the base reserve read. */
+    private readonly network: NetworkView,
+  ) {
+    this.keys = new Map(
+      watched.map((account) => [
+        account.name,
+        { account: accountLedgerKey(account.id), trustlines: new Map(account.assets.map((asset) => [asset, trustlineLedgerKey(account.id, asset)])) },
+      ]),
+    );
+  }
+
+  async poll({ signal, invalidRecords }: PollContext): Promise<void> {
+    const keys = [...this.keys.values()].flatMap(({ account, trustlines }) => [account, ...trustlines.values()]);
+    const read = await readLedgerEntries(this.client, "accounts", keys, signal);
+    const baseReserve = await this.baseReserve(read.latestLedger, signal);
+    const observations = new Map<string, AccountObservation>();
+    for (const watched of this.watched) {
+      const observation = this.observe(watched, read);
+      if (observation === undefined) invalidRecords(1);
+      else observations.set(watched.name, observation);
+    }
+    this.signerChanges.note(observations);
+    this.observations = observations;
+    this.network.learn({ baseReserveStroops: baseReserve });
+  }
+
+  samples(): CollectorSamples {
+    return accountSamples(RPC_ACCOUNT_METRICS, this.watched, this.observations, this.signerChanges.counts, this.network.current.baseReserveStroops);
+  }
+
+  /** The account as its entries say; undefined when an entry does not decode (counted; the other accounts stand). */
+  private observe(watched: RpcWatchedAccount, read: LedgerEntriesRead): AccountObservation | undefined {
+    const keys = this.keys.get(watched.name) as AccountKeys;
+    const entry = read.entries.get(keys.account);
+    if (entry === undefined) return { exists: false };
+    const trustlines = new Map([...keys.trustlines].map(([asset, key]) => [asset, read.entries.get(key)?.xdr]));
+    try {
+      return { exists: true, ...accountFromEntries(watched.id, entry.xdr, trustlines) };
+    } catch (error) {
+      if (error instanceof PollError && error.reason === "schema") return undefined;
+      throw error;
+    }
+  }
+
+  /** The base reserve of the latest ledger header: getLatestLedger's (stellar-rpc 25+), else getLedgers' for that ledger. */
+  private async baseReserve(latestLedger: number | undefined, signal: AbortSignal): Promise<number> {
+    if (this.latestHasHeader || latestLedger === undefined) {
+      const latest = validated(latestWithHeaderSchema, await this.client.call("accounts", "getLatestLedger", undefined, signal), "Stellar RPC's getLatestLedger");
+      if (latest.headerXdr !== undefined) return baseReserveFromHeader(latest.headerXdr);
+      this.latestHasHeader = false;
+      latestLedger = latest.sequence;
+    }
+    const page = validated(
+      ledgersPageSchema,
+      await this.client.call("accounts", "getLedgers", { startLedger: latestLedger, pagination: { limit: 1 } }, signal),
+      "Stellar RPC's getLedgers",
+    );
+    return baseReserveFromHistoryEntry(page.ledgers[0]!.headerXdr);
+  }
+}
