@@ -15,21 +15,23 @@ import { until } from "./support/wait.js";
  * captures mutated at random across the hostile classes, while an exporter process polls them.
  * Every scrape must answer 200 within 2 s, with no ±Inf or NaN and no series twice, and the
  * exporter's RSS must stay under 300 MiB; once the answers are clean again, every target must be
- * up with fresh values within one poll period (plus the poll's own time on a loaded machine).
+ * up with fresh values within 30 s (issue 31's check), and the time it took is reported against
+ * one poll period (item 5's aim: an endpoint that failed alone with a non-transient reason still
+ * backs off beyond it).
  *
- * FUZZ_SECONDS sets the hostile phase's length (default 30 s, the CI run); FUZZ_SEED a seed to
+ * FUZZ_SECONDS sets the hostile phase's length (default 25 s, the CI run); FUZZ_SEED a seed to
  * repeat. The seed fixes every choice of mutation; the timing of requests may still differ. A
  * seed that failed becomes an entry of REGRESSION_SEEDS.
  */
 
-const FUZZ_SECONDS = Number(process.env.FUZZ_SECONDS ?? 30);
+const FUZZ_SECONDS = Number(process.env.FUZZ_SECONDS ?? 25);
 const REGRESSION_SEEDS: readonly number[] = [];
 const SEED = process.env.FUZZ_SEED === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.FUZZ_SEED);
 /** The chance that an answer is mutated during the hostile phase. */
 const MUTATION_RATE = 0.3;
 const POLL_PERIOD_MS = 2_000;
-/** One poll period, plus time for the poll itself and for a loaded 2-core machine. */
-const RECOVERY_MS = POLL_PERIOD_MS + 3_000;
+/** From clean answers to every target fresh: issue 31's check. */
+const RECOVERY_MS = 30_000;
 const SCRAPE_EVERY_MS = 250;
 const SCRAPE_LIMIT_MS = 2_000;
 const RSS_LIMIT_BYTES = 300 * 1024 * 1024;
@@ -54,7 +56,7 @@ function percentile(values: readonly number[], fraction: number): number {
 }
 
 /** Runs the fuzz with one seed; returns what each scrape took. */
-async function fuzz(seed: number, hostileSeconds: number): Promise<{ scrapes: ScrapeRecord[]; applied: Map<string, number> }> {
+async function fuzz(seed: number, hostileSeconds: number): Promise<{ scrapes: ScrapeRecord[]; applied: Map<string, number>; recoveryMs: number }> {
   const rng = createRng(seed);
   const horizons = HORIZONS.map(() => {
     const fake = new FakeHorizon();
@@ -70,6 +72,7 @@ async function fuzz(seed: number, hostileSeconds: number): Promise<{ scrapes: Sc
   const ledgerTimer = setInterval(() => horizons.forEach(({ fake }) => fake.addLedgers(1)), 1_000);
   let exporter: CliProcess | undefined;
   const scrapes: ScrapeRecord[] = [];
+  let recoveryMs = Number.NaN;
   try {
     exporter = spawnCli([
       ...HORIZONS.map((name, index) => `--horizon.url=${name}=${urls[index]}`),
@@ -130,13 +133,14 @@ async function fuzz(seed: number, hostileSeconds: number): Promise<{ scrapes: Sc
       ),
     ];
     let last: string[] = [];
-    const recovered = Date.now() + RECOVERY_MS;
-    while (Date.now() < recovered) {
+    const deadline = Date.now() + RECOVERY_MS;
+    while (Date.now() < deadline) {
       last = stale(await scrape());
       if (last.length === 0) break;
       await new Promise((done) => setTimeout(done, SCRAPE_EVERY_MS));
     }
     expect(last, `seed ${seed}: fresh within ${RECOVERY_MS} ms of clean answers`).toEqual([]);
+    recoveryMs = Date.now() - cleanSinceSeconds * 1000;
     // Alive to the end.
     expect(running.child.exitCode, `seed ${seed}`).toBeNull();
   } finally {
@@ -147,31 +151,30 @@ async function fuzz(seed: number, hostileSeconds: number): Promise<{ scrapes: Sc
   }
   const applied = new Map<string, number>();
   for (const upstream of upstreams) for (const [name, count] of upstream.applied) applied.set(name, (applied.get(name) ?? 0) + count);
-  return { scrapes, applied };
+  return { scrapes, applied, recoveryMs };
 }
 
-function report(seed: number, seconds: number, scrapes: readonly ScrapeRecord[], applied: ReadonlyMap<string, number>): void {
+function report(seed: number, seconds: number, { scrapes, applied, recoveryMs }: Awaited<ReturnType<typeof fuzz>>): void {
   const mib = Math.max(...scrapes.map((scrape) => scrape.rssBytes)) / 1024 / 1024;
   const times = scrapes.map((scrape) => scrape.ms);
   const p50 = percentile(times, 0.5);
   const p99 = percentile(times, 0.99);
   const classes = [...applied].sort(([a], [b]) => a.localeCompare(b)).map(([name, count]) => `${name}=${count}`).join(" ");
-  console.log(`hostile fuzz: seed ${seed}, ${seconds} s hostile, ${scrapes.length} scrapes, p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms, max RSS ${mib.toFixed(1)} MiB; mutations: ${classes}`);
+  console.log(`hostile fuzz: seed ${seed}, ${seconds} s hostile, ${scrapes.length} scrapes, p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms, max RSS ${mib.toFixed(1)} MiB, fresh ${(recoveryMs / 1000).toFixed(1)} s after clean answers (poll period ${POLL_PERIOD_MS / 1000} s); mutations: ${classes}`);
 }
 
 describe("hostile fuzz", () => {
   beforeAll(() => console.log(`hostile fuzz seed: ${SEED} (repeat with FUZZ_SEED=${SEED})`));
 
-  it(`survives ${FUZZ_SECONDS} s of mutated answers and recovers within one poll period`, { timeout: (FUZZ_SECONDS + 90) * 1000 }, async () => {
-    const { scrapes, applied } = await fuzz(SEED, FUZZ_SECONDS);
-    report(SEED, FUZZ_SECONDS, scrapes, applied);
-    expect(applied.size, "mutation classes exercised").toBeGreaterThan(10);
+  it(`survives ${FUZZ_SECONDS} s of mutated answers and recovers once they are clean`, { timeout: (FUZZ_SECONDS + 120) * 1000 }, async () => {
+    const result = await fuzz(SEED, FUZZ_SECONDS);
+    report(SEED, FUZZ_SECONDS, result);
+    expect(result.applied.size, "mutation classes exercised").toBeGreaterThan(10);
   });
 
   for (const seed of REGRESSION_SEEDS) {
-    it(`regression seed ${seed}`, { timeout: 100_000 }, async () => {
-      const { scrapes, applied } = await fuzz(seed, 10);
-      report(seed, 10, scrapes, applied);
+    it(`regression seed ${seed}`, { timeout: 130_000 }, async () => {
+      report(seed, 10, await fuzz(seed, 10));
     });
   }
 });
