@@ -123,6 +123,26 @@ describe("accountFromEntries", () => {
     expect(schema(() => accountFromEntries(ACCOUNT_ID, "AAAA", new Map()))).toBe("schema");
     expect(schema(() => accountFromEntries(ACCOUNT_ID, TRUSTLINE.xdr, new Map()))).toBe("schema");
     expect(schema(() => accountFromEntries(ACCOUNT_ID, ACCOUNT.xdr, new Map([[EURC, ACCOUNT.xdr]])))).toBe("schema");
+    // An entry listing a signer twice, or the master key again beside its weight, would make duplicate series.
+    const id = Keypair.random().publicKey();
+    const signer = new xdr.Signer({ key: xdr.SignerKey.signerKeyTypeEd25519(StrKey.decodeEd25519PublicKey(id)), weight: 5 });
+    const listing = (signers: xdr.Signer[]) =>
+      xdr.LedgerEntryData.account(
+        new xdr.AccountEntry({
+          accountId: Keypair.fromPublicKey(id).xdrAccountId(),
+          balance: xdr.Int64.fromString("100000000"),
+          seqNum: xdr.Int64.fromString("1"),
+          numSubEntries: signers.length,
+          inflationDest: null,
+          flags: 0,
+          homeDomain: "",
+          thresholds: Buffer.from([1, 0, 0, 0]),
+          signers,
+          ext: new xdr.AccountEntryExt(0),
+        }),
+      ).toXDR("base64");
+    expect(schema(() => accountFromEntries(id, listing([signer]), new Map()))).toBe("schema");
+    expect(schema(() => accountFromEntries(id, listing([]), new Map()))).toBe("none");
     expect(new Asset("EURC", EURC.split(":")[1]).getCode()).toBe("EURC");
   });
 });

@@ -8,6 +8,7 @@ import { ACCOUNT_FLAGS, stroopsToUnits, type AccountBalance, type AccountFlag, t
 import { PollError } from "./errors.js";
 import type { AccountFacts } from "../collectors/accounts.js";
 import { stellarBase } from "../stellar-base.js";
+import { distinct } from "./wire-values.js";
 
 type Xdr = ReturnType<typeof stellarBase>["xdr"];
 type AccountEntry = InstanceType<Xdr["AccountEntry"]>;
@@ -67,6 +68,8 @@ function accountFacts(id: string, entry: AccountEntry, balances: AccountBalance[
   const masterWeight = thresholds[0] ?? 0;
   const signers = entry.signers().map(signerOf);
   if (masterWeight > 0) signers.unshift({ key: id, type: "ed25519_public_key", weight: masterWeight });
+  // A signer listed twice (or the master key listed again) would be two series with one label set.
+  if (!distinct(signers, (signer) => signer.key)) throw new PollError("schema", `Stellar RPC's account entry of ${id} lists a signer twice`);
   const v1 = entry.ext().switch() === 1 ? entry.ext().v1() : undefined;
   const v2 = v1 !== undefined && v1.ext().switch() === 2 ? v1.ext().v2() : undefined;
   const v3 = v2 !== undefined && v2.ext().switch() === 3 ? v2.ext().v3() : undefined;
