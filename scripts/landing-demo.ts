@@ -70,7 +70,14 @@ export async function startLandingDemo(options: LandingDemoOptions): Promise<Lan
   const clock: Clock = { ...systemClock, now };
   const simulator = await startSimulator({ host: "127.0.0.1", port: 0, seed: 7, now, networkPassphrase: Networks.TESTNET });
   const command = await loadConfig(
-    [`--horizon.url=simulator=${simulator.url}`, `--poll.interval=${options.pollInterval ?? "1h"}`, "--web.listen-address=127.0.0.1:0", "--log.level=fatal"],
+    [
+      `--horizon.url=simulator=${simulator.url}`,
+      // The same network through the simulator's Stellar RPC, on a card of its own.
+      `--rpc.url=simulator=${simulator.url}/rpc`,
+      `--poll.interval=${options.pollInterval ?? "1h"}`,
+      "--web.listen-address=127.0.0.1:0",
+      "--log.level=fatal",
+    ],
     {},
   );
   if (command.kind !== "run") throw new Error(`demo config rejected: ${JSON.stringify(command)}`);

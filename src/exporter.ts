@@ -58,8 +58,10 @@ export async function startExporter(
   let runtimes = runtimesOf(config, services);
   let web = config.web;
   const allRunners = () => runtimes.flatMap((runtime) => runtime.runners);
+  const pollRunners = () => allRunners().filter((runner) => runner.job.role === "poll");
+  // Polls only: a probe run may wait on a ledger that only a later poll's time brings.
   const idle = async () => {
-    await Promise.all(allRunners().map((runner) => runner.idle()));
+    await Promise.all(pollRunners().map((runner) => runner.idle()));
   };
 
   const app = createServerApp({
@@ -79,7 +81,7 @@ export async function startExporter(
         board,
         clock.now(),
       ),
-    isReady: () => allRunners().every((runner) => runner.job.role !== "poll" || runner.snapshot().polls > 0),
+    isReady: () => pollRunners().every((runner) => runner.snapshot().polls > 0),
   });
   const server = await listen(app, config.listen.host, config.listen.port, config.web?.tls);
   const firstPolls = Promise.all(runtimes.map((runtime) => runtime.start())).then(() => undefined);
@@ -125,7 +127,7 @@ export async function startExporter(
     firstPolls,
     pollAll: async () => {
       await idle();
-      await Promise.all(allRunners().filter((runner) => runner.job.role === "poll").map((runner) => runner.run()));
+      await Promise.all(pollRunners().map((runner) => runner.run()));
     },
     idle,
     probeAll: async () => {

@@ -132,7 +132,7 @@ function rpcFigures(target: TargetReport, rpc: RpcReport) {
   const health =
     healthy === undefined
       ? NO_DATA
-      : html`<span class="badge ${healthy.value === 1 ? "ok" : "failing"}">${healthy.value === 1 ? "healthy" : "unhealthy"}</span> ${figureValue(target, healthy)}`;
+      : html`<span class="badge ${healthy.value === 1 ? "ok" : "failing"}">${figureValue(target, healthy, (value) => (value === 1 ? "healthy" : "unhealthy"))}</span>`;
   const oldest = rpc.oldestLedger;
   return html`<dl class="figures">
 ${item("Network", text(target.network))}

@@ -23,7 +23,7 @@ export const SPARKLINES: Readonly<Record<TargetLabel, readonly SparklineDefiniti
     { id: "rpc_soroban_fee_p50", title: "Soroban inclusion fee p50", unit: "stroops", family: RPC_METRICS.inclusionFee.name, labels: { kind: "soroban", stat: "p50" } },
     { id: "rpc_soroban_fee_p90", title: "Soroban inclusion fee p90", unit: "stroops", family: RPC_METRICS.inclusionFee.name, labels: { kind: "soroban", stat: "p90" } },
     { id: "rpc_classic_fee_p90", title: "Classic inclusion fee p90", unit: "stroops", family: RPC_METRICS.inclusionFee.name, labels: { kind: "classic", stat: "p90" } },
-    { id: "rpc_soroban_transactions", title: "Soroban transactions in the fee window", unit: "transactions", family: RPC_METRICS.feeStatsTransactions.name, labels: { kind: "soroban" } },
+    { id: "rpc_soroban_transactions", title: "Soroban transactions in the fee window", unit: "tx", family: RPC_METRICS.feeStatsTransactions.name, labels: { kind: "soroban" } },
   ],
 };
 

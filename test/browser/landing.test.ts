@@ -92,7 +92,14 @@ describe.skipIf(!existsSync(CHROMIUM))("the landing page in headless Chromium", 
     expect(target.history.fee_p90).toHaveLength(61);
     expect(Math.max(...target.history.fee_p90!.map(([, value]) => value))).toBeGreaterThan(target.feeChargedP90Stroops!.value);
     const svgs = [...dom.matchAll(/<svg\b[^>]*>[\s\S]*?<\/svg>/g)].map(([svg]) => svg);
-    expect(svgs).toHaveLength(5);
+    // Five for the Horizon, four for the Stellar RPC of the same name, on a card of its own.
+    expect(svgs).toHaveLength(9);
+    const rpc = status.targets[1]!;
+    expect(rpc).toMatchObject({ kind: "rpc", name: "simulator", state: "up" });
+    expect(rpc.latestLedger!.value).toBe(metrics.get('stellar_rpc_latest_ledger{rpc="simulator"}'));
+    expect(shown.get('stellar_rpc_ledger_retention_window_ledgers{rpc="simulator"}')?.value).toBe(metrics.get('stellar_rpc_ledger_retention_window_ledgers{rpc="simulator"}'));
+    expect(shown.get('stellar_rpc_healthy{rpc="simulator"}')?.text).toBe("healthy");
+    expect(rpc.history.rpc_soroban_fee_p90).toHaveLength(61);
     for (const svg of svgs) {
       expect(svg).toMatch(/role="img"/);
       expect(svg).toMatch(/aria-label="[^"]+, last 30 min: latest /);
