@@ -11,6 +11,7 @@ function usage(): string {
     "Usage: stellar-horizon-exporter [FLAGS]",
     "       stellar-horizon-exporter simulate [FLAGS]   (a Horizon simulator; see simulate --help)",
     "       stellar-horizon-exporter demo [FLAGS]       (the simulator plus an exporter polling it; see demo --help)",
+    "       stellar-horizon-exporter healthcheck [FLAGS] (exit 0 when the exporter answers /healthz; see healthcheck --help)",
     "       stellar-horizon-exporter help [COMMAND]     (this help, or a command's)",
     "",
     "Prometheus exporter for Stellar's Horizon API.",
@@ -66,7 +67,7 @@ async function runExporter(argv: string[]): Promise<number> {
   return 0;
 }
 
-const COMMANDS = ["simulate", "demo", "help"];
+const COMMANDS = ["simulate", "demo", "healthcheck", "help"];
 
 async function main(argv: string[]): Promise<number> {
   // A first word that is no flag names a command: one that does not exist is a typo, not a target.
@@ -85,6 +86,10 @@ async function main(argv: string[]): Promise<number> {
   if (argv[0] === "demo") {
     const { runDemoCommand } = await import("./demo.js");
     return runDemoCommand(argv.slice(1));
+  }
+  if (argv[0] === "healthcheck") {
+    const { runHealthcheckCommand } = await import("./healthcheck.js");
+    return runHealthcheckCommand(argv.slice(1));
   }
   return runExporter(argv);
 }

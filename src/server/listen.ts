@@ -15,7 +15,8 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-function urlHost(host: string): string {
+/** The host a client on this machine reaches a server listening on `host` at, as a URL writes it. */
+export function urlHost(host: string): string {
   if (host === "0.0.0.0" || host === "::" || host === "") return "127.0.0.1";
   return host.includes(":") ? `[${host}]` : host;
 }

@@ -1,0 +1,115 @@
+/**
+ * `stellar-horizon-exporter healthcheck [FLAGS]`: exits 0 when the exporter's /healthz answers
+ * 200, 1 otherwise (Docker's HEALTHCHECK reserves 2). It reads the flags and environment the
+ * exporter reads, so it probes the address the exporter listens on, over HTTPS when the web config
+ * turns TLS on (/healthz needs no credentials under basic auth). Without flags it takes those of
+ * the exporter running beside it: a container's HEALTHCHECK is not given the container's command.
+ */
+
+import { readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { join, resolve } from "node:path";
+import { loadConfig } from "../config/config.js";
+import { urlHost } from "../server/listen.js";
+import { versionLine } from "./usage.js";
+
+export interface HealthcheckIo {
+  stdout?: { write(text: string): unknown };
+  stderr?: { write(text: string): unknown };
+  /** Where the running processes are listed (tests give a folder laid out like /proc). */
+  procRoot?: string;
+}
+
+/** Longer than Docker's --timeout would let it run, in case it runs elsewhere. */
+const PROBE_TIMEOUT_MS = 4_000;
+const SUBCOMMANDS = new Set(["healthcheck", "simulate", "demo", "help"]);
+
+const USAGE = `Usage: stellar-horizon-exporter healthcheck [FLAGS]
+
+Exits 0 when the exporter answers 200 on /healthz, 1 otherwise. Reads the exporter's flags and
+environment (--web.listen-address, --web.config.file, --config.file and theirs), so it checks
+the address the exporter listens on, over HTTPS when the web config has TLS. Without flags, it
+takes those of the exporter running on this machine (in a container: the container's command).
+`;
+
+/** The arguments after the bin's path in a process's command line, NUL-separated as /proc shows it. */
+function argumentsAfter(cmdline: string, cwd: string, bin: string): string[] | undefined {
+  const args = cmdline.split("\0");
+  if (args.at(-1) === "") args.pop();
+  const index = args.findIndex((arg, i) => {
+    if (i === 0) return false;
+    try {
+      return realpathSync(resolve(cwd, arg)) === bin;
+    } catch {
+      return false;
+    }
+  });
+  return index > 0 ? args.slice(index + 1) : undefined;
+}
+
+/**
+ * The flags of the oldest exporter process running `bin` (the container's main process), or
+ * undefined when none is visible.
+ */
+export function runningExporterArguments(bin: string, procRoot = "/proc", self = process.pid): string[] | undefined {
+  const target = realpathSync(bin);
+  const pids = readdirSync(procRoot)
+    .filter((name) => /^\d+$/.test(name) && Number(name) !== self)
+    .map(Number)
+    .sort((a, b) => a - b);
+  for (const pid of pids) {
+    let args: string[] | undefined;
+    try {
+      const dir = join(procRoot, String(pid));
+      args = argumentsAfter(readFileSync(join(dir, "cmdline"), "utf8"), readlinkSync(join(dir, "cwd")), target);
+    } catch {
+      continue; // gone, or another user's
+    }
+    if (args !== undefined && !SUBCOMMANDS.has(args[0] ?? "")) return args;
+  }
+  return undefined;
+}
+
+/** The status of GET url, over TLS without checking the certificate: the name it is issued to is not 127.0.0.1. */
+function probe(url: string): Promise<number> {
+  const request = url.startsWith("https:") ? httpsRequest : httpRequest;
+  return new Promise((done, fail) => {
+    const req = request(url, { rejectUnauthorized: false, timeout: PROBE_TIMEOUT_MS }, (res) => {
+      res.resume();
+      done(res.statusCode ?? 0);
+    });
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)));
+    req.on("error", fail);
+    req.end();
+  });
+}
+
+export async function runHealthcheckCommand(argv: string[], env: NodeJS.ProcessEnv = process.env, io: HealthcheckIo = {}): Promise<number> {
+  const stdout = io.stdout ?? process.stdout;
+  const stderr = io.stderr ?? process.stderr;
+  const bin = process.argv[1] ?? "";
+  const flags = argv.length > 0 ? argv : (runningExporterArguments(bin, io.procRoot) ?? []);
+  const command = await loadConfig(flags, env);
+  switch (command.kind) {
+    case "help":
+      stdout.write(USAGE);
+      return 0;
+    case "version":
+      stdout.write(versionLine());
+      return 0;
+    case "invalid":
+      stderr.write(`healthcheck: the exporter's configuration is unusable: ${command.problems.join("; ")}\n`);
+      return 1;
+  }
+  const { listen, web } = command.config;
+  const url = `${web?.tls ? "https" : "http"}://${urlHost(listen.host)}:${listen.port}/healthz`;
+  try {
+    const status = await probe(url);
+    if (status === 200) return 0;
+    stderr.write(`healthcheck: ${url} answered ${status}\n`);
+  } catch (error) {
+    stderr.write(`healthcheck: ${url}: ${(error as Error).message}\n`);
+  }
+  return 1;
+}
