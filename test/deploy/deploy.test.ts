@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import bcrypt from "bcryptjs";
-import { parse, parseAllDocuments } from "yaml";
+import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { runSimulateCommand } from "../../src/cli/simulate.js";
 import { loadConfig, type ExporterConfig } from "../../src/config/config.js";
@@ -12,9 +12,9 @@ import { createServerApp } from "../../src/server/app.js";
 import { plannedRequestsPerHour } from "../../src/scheduler/request-plan.js";
 import { requireBinary, run } from "../alerts/tools.js";
 import { createStatusBoard, statusReport } from "../../src/status/model.js";
+import { dockerSecurityFlags, exporterPod, KUBERNETES_DIR, kustomize, type ExporterDeployment, type Resource } from "../support/kubernetes.js";
 
 const DEPLOY_DIR = path.join(REPO_ROOT, "deploy");
-const KUBERNETES_DIR = path.join(DEPLOY_DIR, "kubernetes");
 /** An alternative to deployment.yaml, not part of the kustomization. */
 const SHARDED_MANIFEST = "statefulset-sharded.yaml";
 /** The job name StellarHorizonExporterDown selects on. */
@@ -234,10 +234,9 @@ describe("Dockerfile", () => {
     expect(argsOf("EXPOSE")).toEqual([String(EXPORTER_PORT)]);
   });
 
-  it("checks /healthz with node itself and starts the CLI the package declares", () => {
+  it("checks /healthz with the bin's healthcheck and starts the CLI the package declares", () => {
     const [healthcheck] = argsOf("HEALTHCHECK");
-    expect(healthcheck).toMatch(/CMD \["node", "-e", ".*\/healthz/);
-    expect(healthcheck).toContain(String(EXPORTER_PORT));
+    expect(healthcheck?.endsWith(`CMD ${JSON.stringify(["node", ...NODE_FLAGS, PACKAGE_BIN, "healthcheck"]).replaceAll(",", ", ")}`)).toBe(true);
     expect(argsOf("ENTRYPOINT")).toEqual([JSON.stringify(["node", ...NODE_FLAGS, PACKAGE_BIN]).replaceAll(",", ", ")]);
     expect(argsOf("ENV")).toContain(Object.entries(NODE_ENVIRONMENT).map(([name, value]) => `${name}=${value}`).join(" "));
   });
@@ -263,40 +262,25 @@ describe("Dockerfile", () => {
 });
 
 describe("deploy/kubernetes", () => {
-  interface Resource {
-    apiVersion: string;
-    kind: string;
-    metadata: { name: string; labels?: Record<string, string> };
-    spec: Record<string, unknown>;
-  }
-  // The sharded StatefulSet replaces deployment.yaml where a watch list is split; test/deploy/sharded.test.ts checks it.
-  const resources = readdirSync(KUBERNETES_DIR)
-    .filter((file) => file !== "kustomization.yaml" && file !== SHARDED_MANIFEST)
-    .flatMap((file) => parseAllDocuments(readFileSync(path.join(KUBERNETES_DIR, file), "utf8")).map((document) => document.toJS() as Resource));
+  const resources = kustomize();
   const resource = <T>(kind: string): Resource & { spec: T } => {
     const found = resources.filter((candidate) => candidate.kind === kind);
     expect(found).toHaveLength(1);
     return found[0] as Resource & { spec: T };
   };
-
-  interface Probe {
-    httpGet: { path: string; port: string };
-  }
-  interface Container {
-    image: string;
-    args: string[];
-    ports: { name: string; containerPort: number }[];
-    readinessProbe: Probe;
-    livenessProbe: Probe;
-    securityContext: { allowPrivilegeEscalation: boolean; readOnlyRootFilesystem: boolean };
-  }
-  const deployment = resource<{
-    selector: { matchLabels: Record<string, string> };
-    template: { metadata: { labels: Record<string, string> }; spec: { securityContext: { runAsNonRoot: boolean; runAsUser: number }; containers: Container[] } };
-  }>("Deployment");
+  const deployment = resource<ExporterDeployment>("Deployment");
   const service = resource<{ selector: Record<string, string>; ports: { name: string; port: number; targetPort: string }[] }>("Service");
   const serviceMonitor = resource<{ selector: { matchLabels: Record<string, string> }; endpoints: { port: string; path: string }[] }>("ServiceMonitor");
-  const container = deployment.spec.template.spec.containers[0];
+  const { container, securityContext } = exporterPod(resources);
+
+  it("builds as kubectl kustomize builds it: every listed file, each resource once", () => {
+    expect(resources.map((found) => `${found.kind}/${found.metadata.name}`)).toEqual([
+      "Deployment/stellar-horizon-exporter",
+      "Service/stellar-horizon-exporter",
+      "ServiceMonitor/stellar-horizon-exporter",
+      "PrometheusRule/stellar-horizon-exporter",
+    ]);
+  });
 
   it("kustomization.yaml lists every manifest", () => {
     const kustomization = readYaml<{ resources: string[] }>(path.join(KUBERNETES_DIR, "kustomization.yaml"));
@@ -305,11 +289,20 @@ describe("deploy/kubernetes", () => {
   });
 
   it("runs the exporter non-root on the port its arguments listen on", async () => {
-    expect(deployment.spec.template.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
-    expect(container?.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+    expect(securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000 });
+    expect(container?.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } });
     const config = await exporterConfig(container?.args ?? []);
     expect(container?.ports).toEqual([{ name: "metrics", containerPort: config.listen.port }]);
     expect(config.listen.port).toBe(EXPORTER_PORT);
+  });
+
+  it("is run by the container test under these security contexts (test/container/image.test.ts)", () => {
+    expect(dockerSecurityFlags(securityContext, container.securityContext)).toEqual([
+      "--user=1000:1000",
+      "--read-only",
+      "--security-opt=no-new-privileges",
+      "--cap-drop=ALL",
+    ]);
   });
 
   it("probes /readyz and /healthz on the metrics port", () => {
