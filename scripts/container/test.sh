@@ -44,11 +44,12 @@ stop_engine() {
   rm -rf "$state"
 }
 trap stop_engine EXIT
+trap 'exit 1' INT TERM
 
 started=$(date +%s.%N)
 dockerd --iptables=false --ip-masq=false --bridge=none --storage-driver=overlay2 \
   --data-root="$state/data" --exec-root="$state/exec" --pidfile="$state/dockerd.pid" \
-  -H "$DOCKER_HOST" >"$state/dockerd.log" 2>&1 &
+  -H "$DOCKER_HOST" >"$state/dockerd.log" 2>&1 9>&- &
 dockerd_pid=$!
 for _ in $(seq 1 150); do
   docker version >/dev/null 2>&1 && break
