@@ -164,9 +164,13 @@ describe.concurrent(`the image ${IMAGE}`, () => {
     const upMs = Date.now() - started;
     figures.push(`stellar_horizon_up 1 ${seconds(upMs)} after docker run`);
     expect(metrics).toContain("# TYPE stellar_horizon_up gauge");
-    for (const probe of [POD.container.readinessProbe, POD.container.livenessProbe]) {
-      expect((await get(`http://127.0.0.1:${port}${probe.httpGet.path}`)).status).toBe(200);
-    }
+    // The Deployment's probes: alive at once, ready once every first poll has finished.
+    expect((await get(`http://127.0.0.1:${port}${POD.container.livenessProbe.httpGet.path}`)).status).toBe(200);
+    await until(
+      "the readiness probe to answer 200",
+      async () => ((await get(`http://127.0.0.1:${port}${POD.container.readinessProbe.httpGet.path}`)).status === 200 ? true : undefined),
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
 
     expect(await dockerOk("inspect", "--format", "{{.Config.User}}", container)).toBe("node");
     const status = await dockerOk("exec", container, "cat", "/proc/1/status");
