@@ -1,25 +1,39 @@
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import * as units from "@grafana/grafana-foundation-sdk/units";
-import { METRICS } from "../../src/catalog/metrics.js";
+import { HORIZON_ACCOUNT_METRICS, RPC_ACCOUNT_METRICS, type AccountMetricSet } from "../../src/catalog/metrics.js";
 import { columns, dashboard, multiValueVariable, select, statPanel, tablePanel, timeseriesPanel } from "./common.js";
 
 const SELECTED = 'account=~"$account"';
 const NATIVE = `${SELECTED}, asset="native"`;
 
+/**
+ * A query over the accounts watched through a Horizon `or` those watched through a Stellar RPC:
+ * the same expression on either kind's families (which differ only in prefix and target label).
+ */
+const either = (query: (metrics: AccountMetricSet) => string): string =>
+  `(${query(HORIZON_ACCOUNT_METRICS)}) or (${query(RPC_ACCOUNT_METRICS)})`;
+/** The target, whichever kind: one of the two labels is set. */
+const TARGET = "{{horizon}}{{rpc}}";
+
 /** Lumens a payment or fee can still use: balance − minimum balance − lumens offered for sale (none on old Horizons). */
-const SPENDABLE_XLM =
-  `${select(METRICS.accountBalance, { matchers: NATIVE })}` +
-  ` - ignoring (asset) group_left ${select(METRICS.accountMinimumBalance, { matchers: SELECTED })}` +
-  ` - (${select(METRICS.accountSellingLiabilities, { matchers: NATIVE })} or ${select(METRICS.accountBalance, { matchers: NATIVE })} * 0)`;
+const SPENDABLE_XLM = either(
+  (metrics) =>
+    `${select(metrics.accountBalance, { matchers: NATIVE })}` +
+    ` - ignoring (asset) group_left ${select(metrics.accountMinimumBalance, { matchers: SELECTED })}` +
+    ` - (${select(metrics.accountSellingLiabilities, { matchers: NATIVE })} or ${select(metrics.accountBalance, { matchers: NATIVE })} * 0)`,
+);
 
 /** Watched accounts: balances against their marks, spendable lumens, trustlines, signers and activity. */
 export function accountsDashboard(): Dashboard {
   return dashboard({
     uid: "stellar-accounts",
     title: "Stellar Horizon / Accounts",
-    description: "Watched accounts: balances against low-water marks, spendable XLM, trustline usage, signer changes and last activity.",
+    description:
+      "Watched accounts, read through a Horizon or a Stellar RPC: balances against low-water marks, spendable XLM, trustline usage, signer changes and last activity.",
     extraVariables: [
-      multiValueVariable("account", "Account", `label_values(${METRICS.accountExists.name}{job=~"$job", horizon=~"$horizon"}, account)`),
+      // Every replica exports its accounts, network-level `up` series only shard 0: list the RPCs from the accounts.
+      multiValueVariable("rpc", "Stellar RPC", `label_values(${RPC_ACCOUNT_METRICS.accountExists.name}{job=~"$job"}, rpc)`),
+      multiValueVariable("account", "Account", `label_values({__name__=~"stellar_(horizon|rpc)_account_exists", job=~"$job"}, account)`),
     ],
     rows: [
       {
@@ -27,10 +41,10 @@ export function accountsDashboard(): Dashboard {
         panels: [
           statPanel({
             title: "Accounts found",
-            description: "1 when Horizon knows the account, 0 when it answers 404 (merged away or never funded).",
+            description: "1 when the account exists (Horizon: not a 404; Stellar RPC: its ledger entry is returned), 0 when merged away or never funded.",
             unit: units.NoUnit,
             width: 6,
-            queries: [{ expr: select(METRICS.accountExists, { matchers: SELECTED }), legend: "{{horizon}} {{account}}" }],
+            queries: [{ expr: either((metrics) => select(metrics.accountExists, { matchers: SELECTED })), legend: `${TARGET} {{account}}` }],
           }),
           timeseriesPanel({
             title: "Balance against low-water mark",
@@ -39,14 +53,16 @@ export function accountsDashboard(): Dashboard {
             width: 18,
             queries: [
               {
-                expr:
-                  `${select(METRICS.accountBalance, { matchers: SELECTED })}` +
-                  ` and ${select(METRICS.accountBalanceLowWatermark, { matchers: SELECTED })}`,
-                legend: "{{horizon}} {{account}} {{asset}}",
+                expr: either(
+                  (metrics) =>
+                    `${select(metrics.accountBalance, { matchers: SELECTED })}` +
+                    ` and ${select(metrics.accountBalanceLowWatermark, { matchers: SELECTED })}`,
+                ),
+                legend: `${TARGET} {{account}} {{asset}}`,
               },
               {
-                expr: select(METRICS.accountBalanceLowWatermark, { matchers: SELECTED }),
-                legend: "{{horizon}} {{account}} {{asset}} low-water mark",
+                expr: either((metrics) => select(metrics.accountBalanceLowWatermark, { matchers: SELECTED })),
+                legend: `${TARGET} {{account}} {{asset}} low-water mark`,
               },
             ],
           }),
@@ -55,7 +71,7 @@ export function accountsDashboard(): Dashboard {
             description: "Balance minus minimum balance (reserve) minus lumens offered for sale; below 10 StellarAccountNativeNearMinimumBalance fires.",
             unit: units.Short,
             width: 12,
-            queries: [{ expr: SPENDABLE_XLM, legend: "{{horizon}} {{account}}" }],
+            queries: [{ expr: SPENDABLE_XLM, legend: `${TARGET} {{account}}` }],
           }),
           timeseriesPanel({
             title: "Trustline usage",
@@ -65,10 +81,12 @@ export function accountsDashboard(): Dashboard {
             min: 0,
             queries: [
               {
-                expr:
-                  `${select(METRICS.accountBalance, { matchers: SELECTED })}` +
-                  ` / (${select(METRICS.accountTrustlineLimit, { matchers: SELECTED })} > 0)`,
-                legend: "{{horizon}} {{account}} {{asset}}",
+                expr: either(
+                  (metrics) =>
+                    `${select(metrics.accountBalance, { matchers: SELECTED })}` +
+                    ` / (${select(metrics.accountTrustlineLimit, { matchers: SELECTED })} > 0)`,
+                ),
+                legend: `${TARGET} {{account}} {{asset}}`,
               },
             ],
           }),
@@ -85,8 +103,8 @@ export function accountsDashboard(): Dashboard {
             min: 0,
             queries: [
               {
-                expr: `increase(${select(METRICS.accountSignerChangesTotal, { matchers: SELECTED })}[$__rate_interval])`,
-                legend: "{{horizon}} {{account}}",
+                expr: either((metrics) => `increase(${select(metrics.accountSignerChangesTotal, { matchers: SELECTED })}[$__rate_interval])`),
+                legend: `${TARGET} {{account}}`,
               },
             ],
           }),
@@ -98,8 +116,8 @@ export function accountsDashboard(): Dashboard {
             min: 0,
             queries: [
               {
-                expr: `time() - ${select(METRICS.accountSequenceTimestamp, { matchers: SELECTED })}`,
-                legend: "{{horizon}} {{account}}",
+                expr: either((metrics) => `time() - ${select(metrics.accountSequenceTimestamp, { matchers: SELECTED })}`),
+                legend: `${TARGET} {{account}}`,
               },
             ],
           }),
@@ -108,8 +126,8 @@ export function accountsDashboard(): Dashboard {
             description: "Each signer's weight, and the account's thresholds per level (what an operation of that level needs).",
             unit: units.NoUnit,
             width: 8,
-            queries: [{ expr: select(METRICS.accountSignerWeight, { matchers: SELECTED }) }],
-            transformations: [columns({ horizon: "Horizon", account: "Account", signer: "Signer", type: "Type", Value: "Weight" })],
+            queries: [{ expr: either((metrics) => select(metrics.accountSignerWeight, { matchers: SELECTED })) }],
+            transformations: [columns({ horizon: "Horizon", rpc: "Stellar RPC", account: "Account", signer: "Signer", type: "Type", Value: "Weight" })],
           }),
           timeseriesPanel({
             title: "Reserve",
@@ -117,17 +135,17 @@ export function accountsDashboard(): Dashboard {
             unit: units.Short,
             width: 12,
             min: 0,
-            queries: [{ expr: select(METRICS.accountMinimumBalance, { matchers: SELECTED }), legend: "{{horizon}} {{account}}" }],
+            queries: [{ expr: either((metrics) => select(metrics.accountMinimumBalance, { matchers: SELECTED })), legend: `${TARGET} {{account}}` }],
           }),
           timeseriesPanel({
             title: "Open offers and claimable balances",
-            description: "Open offers (offers: true) and balances the account can claim (claimable_balances: true), each counted up to 1000.",
+            description: "Open offers (offers: true) and balances the account can claim (claimable_balances: true), each counted up to 1000; Horizon targets only.",
             unit: units.NoUnit,
             width: 12,
             min: 0,
             queries: [
-              { expr: select(METRICS.accountOffers, { matchers: SELECTED }), legend: "{{horizon}} {{account}} offers" },
-              { expr: select(METRICS.accountClaimableBalances, { matchers: SELECTED }), legend: "{{horizon}} {{account}} claimable balances" },
+              { expr: select(HORIZON_ACCOUNT_METRICS.accountOffers, { matchers: SELECTED }), legend: "{{horizon}} {{account}} offers" },
+              { expr: select(HORIZON_ACCOUNT_METRICS.accountClaimableBalances, { matchers: SELECTED }), legend: "{{horizon}} {{account}} claimable balances" },
             ],
           }),
         ],

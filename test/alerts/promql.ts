@@ -85,8 +85,20 @@ const CATALOG_SERIES = new Set(ALL_METRICS.flatMap(exposedSeriesNames));
 export function unknownMetricNames(selectors: readonly Selector[], recordingRules: readonly string[]): string[] {
   const recorded = new Set(recordingRules);
   return selectors
-    .map((selector) => selector.metric)
+    .flatMap(namesSelected)
     .filter((name) => !CATALOG_SERIES.has(name) && !recorded.has(name) && !isStandardMetric(name));
+}
+
+/**
+ * The metric names a selector reads: its name, or the alternatives of a `__name__=~"a_(b|c)"`
+ * matcher (the one way to read both kinds' families of a watched account in one label_values).
+ */
+function namesSelected(selector: Selector): string[] {
+  if (selector.metric !== "") return [selector.metric];
+  const byName = selector.matchers.find((matcher) => matcher.label === "__name__" && matcher.op === "=~");
+  const alternatives = /^([a-z_]*)\(([a-z_|]+)\)([a-z_]*)$/.exec(byName?.value ?? "");
+  if (!alternatives) return [""];
+  return alternatives[2]!.split("|").map((middle) => `${alternatives[1]}${middle}${alternatives[3]}`);
 }
 
 /** Counter and histogram series in range functions other than rate/irate/increase, or bare. */
