@@ -2,6 +2,7 @@ import { expect, it } from "vitest";
 import { spawnCli } from "./support/cli-process.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { until } from "./support/wait.js";
+import { USDC } from "../src/simulator/index.js";
 
 it("the demo serves live, moving metrics within 15 s", async () => {
   const { child, output, exited } = spawnCli(["demo", "--web.listen-address=127.0.0.1:0"], { DEMO_SIMULATOR_PORT: "0" });
@@ -27,6 +28,13 @@ it("the demo serves live, moving metrics within 15 s", async () => {
     expect(output()).toMatch(/stellar rpc:\s+http:\/\/127\.0\.0\.1:\d+\/rpc/);
     expect(valueOf(values, "stellar_rpc_up", { rpc: "simulator" })).toBe(1);
     expect(valueOf(values, "stellar_rpc_healthy", { rpc: "simulator" })).toBe(1);
+    // The same wallets over the simulator's Stellar RPC, with their USDC trustlines read.
+    const rpcAccounts = await until("the accounts over Stellar RPC", async () => {
+      const now = await scrape();
+      return valueOf(now, "stellar_rpc_account_exists", { rpc: "simulator", account: "hot" }) === 1 ? now : undefined;
+    });
+    expect(valueOf(rpcAccounts, "stellar_rpc_account_balance_low_watermark", { rpc: "simulator", account: "cold", asset: "native" })).toBe(100_000);
+    expect(valueOf(rpcAccounts, "stellar_rpc_account_trustline_exists", { rpc: "simulator", account: "hot", asset: USDC })).toBe(1);
     // The demo's probe submits from a generated key every 15 s; the simulator includes it in a ledger.
     const probeSuccess = await until(
       "a successful probe",

@@ -2,7 +2,7 @@ import { Keypair, Networks } from "@stellar/stellar-base";
 import { pino } from "pino";
 import { loadConfig, type ExporterConfig } from "../config/config.js";
 import { startExporter } from "../exporter.js";
-import { DEMO_WATCHED_ACCOUNTS, RPC_PATH, SIMULATOR_REQUESTS_PER_HOUR, startSimulator, type Simulator } from "../simulator/index.js";
+import { DEMO_RPC_WATCHED_ACCOUNTS, DEMO_WATCHED_ACCOUNTS, RPC_PATH, SIMULATOR_REQUESTS_PER_HOUR, startSimulator, type Simulator } from "../simulator/index.js";
 import { withProbeAccount, txProbeWith, TX_PROBE_DEFAULTS } from "../config/tx-probe.js";
 import { waitForShutdownSignal } from "./signals.js";
 import { reportProblems, versionLine } from "./usage.js";
@@ -75,7 +75,8 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
   const config: ExporterConfig = withDemoProbe(
     {
       ...command.config,
-      // The simulator's hot and cold wallets, with low-water marks and `cold`, unless --account says otherwise.
+      // The simulator's hot and cold wallets, with low-water marks and `cold`, through its Horizon and
+      // its Stellar RPC, unless --account says otherwise.
       targets: command.config.targets.map((target) =>
         target.name === SIMULATOR_TARGET
           ? {
@@ -88,7 +89,9 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
           : target,
       ),
       rpcTargets: command.config.rpcTargets.map((target) =>
-        target.name === SIMULATOR_TARGET ? { ...target, url: `${simulatorUrl}${RPC_PATH}` } : target,
+        target.name === SIMULATOR_TARGET
+          ? { ...target, url: `${simulatorUrl}${RPC_PATH}`, accounts: target.accounts.length > 0 ? target.accounts : DEMO_RPC_WATCHED_ACCOUNTS }
+          : target,
       ),
     },
     simulator.simulator,

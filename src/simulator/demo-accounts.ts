@@ -3,7 +3,7 @@
  * exchange's hot wallet (trades all day) and its cold wallet (never moves), as operators watch them.
  */
 
-import type { WatchedAccount } from "../config/accounts.js";
+import type { RpcWatchedAccount, WatchedAccount } from "../config/accounts.js";
 import { deterministicAccountId, type LedgerPoint, type SimulatedAccounts } from "./accounts.js";
 import { BASE_RESERVE_STROOPS } from "./ledgers.js";
 
@@ -37,6 +37,11 @@ export const DEMO_WATCHED_ACCOUNTS: readonly WatchedAccount[] = [
   { name: "hot", id: HOT_WALLET, lowBalance: { native: 5000, [USDC]: 100 }, offers: true, claimableBalances: true, cold: false },
   { name: "cold", id: COLD_WALLET, lowBalance: { native: 100_000 }, offers: false, claimableBalances: true, cold: true },
 ];
+
+/** The same wallets watched over the simulator's Stellar RPC, reading their USDC trustlines. */
+export const DEMO_RPC_WATCHED_ACCOUNTS: readonly RpcWatchedAccount[] = DEMO_WATCHED_ACCOUNTS.map(
+  ({ offers: _offers, claimableBalances: _claimable, ...account }) => ({ ...account, assets: [USDC] }),
+);
 
 export function addDemoAccounts(accounts: SimulatedAccounts, at: LedgerPoint): void {
   accounts.add(
