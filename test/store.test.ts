@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { METRICS, RPC_METRICS, type PublishedSource } from "../src/catalog/metrics.js";
+import { HORIZON_ACCOUNT_METRICS, METRICS, RPC_ACCOUNT_METRICS, RPC_METRICS, type PublishedSource } from "../src/catalog/metrics.js";
 import { HistogramData, SAMPLES_PER_PIECE, escapeLabelValue, renderSamples, type CollectorSamples, type Sample } from "../src/exposition/samples.js";
 import { MetricStore, type SampleTap, type TappedSamples } from "../src/exposition/store.js";
 
@@ -84,6 +84,19 @@ describe("metric store", () => {
     old.retire();
     expect(await successor.publish(up(1), Infinity)).toBe(true);
     expect(text(store, 0)).toContain('stellar_horizon_up{horizon="kept"} 1');
+  });
+
+  it("keeps a Horizon's and a Stellar RPC's accounts apart when they share a name and a source", async () => {
+    const store = new MetricStore();
+    const horizon = store.lease("x", "accounts", "horizon");
+    const rpc = store.lease("x", "accounts", "rpc");
+    await horizon.publish({ live: [{ metric: HORIZON_ACCOUNT_METRICS.accountExists, labels: { account: "a" }, value: 1 }], persistent: [] }, Infinity);
+    expect(await rpc.publish({ live: [{ metric: RPC_ACCOUNT_METRICS.accountExists, labels: { account: "a" }, value: 0 }], persistent: [] }, Infinity)).toBe(true);
+    expect(text(store, 0)).toContain('stellar_horizon_account_exists{horizon="x",account="a"} 1');
+    expect(text(store, 0)).toContain('stellar_rpc_account_exists{rpc="x",account="a"} 0');
+    horizon.retire();
+    expect(text(store, 0)).not.toContain("stellar_horizon_account_exists");
+    expect(text(store, 0)).toContain('stellar_rpc_account_exists{rpc="x",account="a"} 0');
   });
 
   it("keeps a Stellar RPC's series when a Horizon of the same name leaves", async () => {

@@ -1,6 +1,6 @@
 import { promisify } from "node:util";
 import { constants, gzip as gzipCallback } from "node:zlib";
-import { ALL_METRICS, type MetricDefinition, type PublishedSource } from "../catalog/metrics.js";
+import { ALL_METRICS, targetLabelOfSource, type MetricDefinition, type PublishedSource, type TargetLabel } from "../catalog/metrics.js";
 import { renderSamples, type CollectorSamples, type RenderedFamily, type Sample } from "./samples.js";
 
 /**
@@ -10,9 +10,18 @@ import { renderSamples, type CollectorSamples, type RenderedFamily, type Sample 
 export interface SampleTap {
   wants(metric: MetricDefinition): boolean;
   /** Called once the endpoint's series are in the store, with the wanted samples only. */
-  published(target: string, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void;
+  published(target: StoreTarget, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void;
   /** The target's series of that source left the store. */
-  removed(target: string, source: PublishedSource): void;
+  removed(target: StoreTarget, source: PublishedSource): void;
+}
+
+/**
+ * A target as its series name it: its label (`horizon`, `rpc`) and the label's value. A Horizon and
+ * a Stellar RPC may share a name, and a source (`accounts`): they never share a label.
+ */
+export interface StoreTarget {
+  readonly label: TargetLabel;
+  readonly name: string;
 }
 
 /** One writer's handle on a target's series of one source (see MetricStore.lease). */
@@ -139,7 +148,7 @@ export class MetricStore {
   private readonly families = new Map<string, Family>();
   /** Each family's HELP and TYPE lines, plain and as one gzip member. */
   private readonly headers = new Map<string, Readonly<Record<ContentCoding, Buffer>>>();
-  /** Per source, per target, the generation of the lease that may write. */
+  /** Per source, per target (`label=name`), the generation of the lease that may write. */
   private readonly generations = new Map<PublishedSource, Map<string, number>>();
   private generation = 0;
 
@@ -151,44 +160,53 @@ export class MetricStore {
    * a removed target) can never bring back what it published, even from a publication already in
    * flight when it stopped.
    */
-  lease(target: string, source: PublishedSource): StoreLease {
+  lease(name: string, source: PublishedSource, label: TargetLabel = targetLabelOfSource(source)): StoreLease {
+    const target: StoreTarget = { label, name };
+    const key = `${label}=${name}`;
     const generation = ++this.generation;
     let byTarget = this.generations.get(source);
     if (byTarget === undefined) this.generations.set(source, (byTarget = new Map()));
-    byTarget.set(target, generation);
+    byTarget.set(key, generation);
     return {
-      publish: (samples, freshUntilMs) => this.publish(target, source, generation, samples, freshUntilMs),
-      retire: () => this.retire(target, source, generation),
+      publish: (samples, freshUntilMs) => this.publish(target, key, source, generation, samples, freshUntilMs),
+      retire: () => this.retire(target, key, source, generation),
     };
   }
 
   /** Renders and compresses the samples, then replaces the target's series of that source in one step, if the lease is current. */
-  private async publish(target: string, source: PublishedSource, generation: number, samples: CollectorSamples, freshUntilMs: number): Promise<boolean> {
-    if (!this.current(target, source, generation)) return false;
-    const previous = this.published.get(source)?.get(target);
-    const live = await renderEncoded(target, samples.live, previous?.live);
-    const persistent = await renderEncoded(target, samples.persistent, previous?.persistent);
+  private async publish(
+    target: StoreTarget,
+    key: string,
+    source: PublishedSource,
+    generation: number,
+    samples: CollectorSamples,
+    freshUntilMs: number,
+  ): Promise<boolean> {
+    if (!this.current(key, source, generation)) return false;
+    const previous = this.published.get(source)?.get(key);
+    const live = await renderEncoded(target.name, samples.live, previous?.live);
+    const persistent = await renderEncoded(target.name, samples.persistent, previous?.persistent);
     for (const name of [...live.keys(), ...persistent.keys()]) await this.ensureHeader(name);
     // Rendering took turns of the event loop, in which the lease may have been retired or superseded.
-    if (!this.current(target, source, generation)) return false;
+    if (!this.current(key, source, generation)) return false;
     let byTarget = this.published.get(source);
     if (byTarget === undefined) this.published.set(source, (byTarget = new Map()));
-    byTarget.set(target, { live, persistent, freshUntilMs });
+    byTarget.set(key, { live, persistent, freshUntilMs });
     this.forget(source);
     const tap = this.tap;
     if (tap !== undefined) tap.published(target, source, { live: tapped(tap, live), persistent: tapped(tap, persistent) }, freshUntilMs);
     return true;
   }
 
-  private current(target: string, source: PublishedSource, generation: number): boolean {
-    return this.generations.get(source)?.get(target) === generation;
+  private current(key: string, source: PublishedSource, generation: number): boolean {
+    return this.generations.get(source)?.get(key) === generation;
   }
 
   /** Forgets the target's series of that source, unless a newer lease has taken it over. */
-  private retire(target: string, source: PublishedSource, generation: number): void {
-    if (!this.current(target, source, generation)) return;
-    this.generations.get(source)!.delete(target);
-    if (this.published.get(source)?.delete(target)) this.forget(source);
+  private retire(target: StoreTarget, key: string, source: PublishedSource, generation: number): void {
+    if (!this.current(key, source, generation)) return;
+    this.generations.get(source)!.delete(key);
+    if (this.published.get(source)?.delete(key)) this.forget(source);
     this.tap?.removed(target, source);
   }
 

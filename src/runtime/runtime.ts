@@ -214,7 +214,7 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
     const abort = targetAbortController();
     const stopped = () => abort.abort(this.abort.signal.reason);
     this.abort.signal.addEventListener("abort", stopped, { once: true });
-    const lease = store.lease(this.name, job.source);
+    const lease = store.lease(this.name, job.source, this.label);
     const freshnessMs = job.role === "poll" ? staleAfterIntervals * job.schedule.periodMs : Infinity;
     const publisher = new JobPublisher(job, lease, freshnessMs, clock, this.log, () => metrics.publishFailed());
     const runner = new JobRunner({

@@ -1,5 +1,5 @@
-import { targetLabelOfSource, type MetricDefinition, type PublishedSource, type TargetLabel } from "../catalog/metrics.js";
-import type { SampleTap, TappedSamples } from "../exposition/store.js";
+import type { MetricDefinition, PublishedSource, TargetLabel } from "../catalog/metrics.js";
+import type { SampleTap, StoreTarget, TappedSamples } from "../exposition/store.js";
 import type { Labels, Sample } from "../exposition/samples.js";
 import { PointRing, type Point } from "./ring.js";
 
@@ -64,10 +64,7 @@ function snapshot(samples: readonly Sample[]): Map<string, StatusSeries[]> {
 }
 
 /** A target as its series name it: its label (`horizon`, `rpc`) and the label's value. */
-export interface BoardTarget {
-  readonly label: TargetLabel;
-  readonly name: string;
-}
+export type BoardTarget = StoreTarget;
 
 /** A Horizon and a Stellar RPC may share a name; their series never share a label, nor their entries. */
 function boardKey(label: TargetLabel, name: string): string {
@@ -97,8 +94,8 @@ export class StatusBoard implements SampleTap {
     return this.families.has(metric.name);
   }
 
-  published(name: string, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void {
-    const key = boardKey(targetLabelOfSource(endpoint), name);
+  published(on: BoardTarget, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void {
+    const key = boardKey(on.label, on.name);
     let target = this.targets.get(key);
     if (target === undefined) {
       target = { endpoints: new Map(), rings: new Map(), histogramTotals: new Map(), latestMeans: new Map() };
@@ -111,8 +108,8 @@ export class StatusBoard implements SampleTap {
   }
 
   /** A target leaves with its last source; a job restarted alone keeps the target's history. */
-  removed(name: string, endpoint: PublishedSource): void {
-    const key = boardKey(targetLabelOfSource(endpoint), name);
+  removed(on: BoardTarget, endpoint: PublishedSource): void {
+    const key = boardKey(on.label, on.name);
     const target = this.targets.get(key);
     target?.endpoints.delete(endpoint);
     if (target?.endpoints.size === 0) this.targets.delete(key);

@@ -23,8 +23,7 @@ describe("StatusBoard", () => {
 
   it("shows live series while fresh and persistent ones always, as /metrics does", () => {
     const board = createStatusBoard();
-    board.published(
-      "a",
+    board.published(A,
       "root",
       { live: [{ metric: METRICS.ingestLagLedgers, value: 3 }], persistent: [{ metric: METRICS.up, value: 1 }] },
       10_000,
@@ -33,20 +32,20 @@ describe("StatusBoard", () => {
     expect(board.series(A, METRICS.ingestLagLedgers.name, 10_000)).toEqual([]);
     expect(board.series(A, METRICS.up.name, 99_999)).toEqual([{ labels: {}, value: 1 }]);
     expect(board.series({ label: "horizon", name: "b" }, METRICS.up.name, 0)).toEqual([]);
-    board.removed("a", "root");
+    board.removed(A, "root");
     expect(board.series(A, METRICS.up.name, 0)).toEqual([]);
   });
 
   it("keeps a Horizon and a Stellar RPC of the same name apart", () => {
     const board = createStatusBoard();
-    board.published("a", "root", { live: [], persistent: [{ metric: METRICS.up, value: 0 }] }, Infinity);
-    board.published("a", "status", { live: [], persistent: [{ metric: RPC_METRICS.up, value: 1 }] }, Infinity);
+    board.published(A, "root", { live: [], persistent: [{ metric: METRICS.up, value: 0 }] }, Infinity);
     const rpc = { label: "rpc", name: "a" } as const;
+    board.published(rpc, "status", { live: [], persistent: [{ metric: RPC_METRICS.up, value: 1 }] }, Infinity);
     expect(board.series(A, METRICS.up.name, 0)).toEqual([{ labels: {}, value: 0 }]);
     expect(board.series(rpc, RPC_METRICS.up.name, 0)).toEqual([{ labels: {}, value: 1 }]);
     expect(board.series(rpc, METRICS.up.name, 0)).toEqual([]);
     // The Horizon leaving takes nothing of the RPC's.
-    board.removed("a", "root");
+    board.removed(A, "root");
     expect(board.series(rpc, RPC_METRICS.up.name, 0)).toEqual([{ labels: {}, value: 1 }]);
   });
 
@@ -58,11 +57,11 @@ describe("StatusBoard", () => {
       { metric: METRICS.feeCharged, labels: { stat: "p50" }, value: p50 },
       { metric: METRICS.feeCharged, labels: { stat: "p90" }, value: p90 },
     ];
-    board.published("a", "fee_stats", { live: fees(100, 200), persistent: [] }, Infinity);
+    board.published(A, "fee_stats", { live: fees(100, 200), persistent: [] }, Infinity);
     time.nowMs += 10_000;
-    board.published("a", "fee_stats", { live: [], persistent: [] }, 0);
+    board.published(A, "fee_stats", { live: [], persistent: [] }, 0);
     time.nowMs += 10_000;
-    board.published("a", "fee_stats", { live: fees(150, 300), persistent: [] }, Infinity);
+    board.published(A, "fee_stats", { live: fees(150, 300), persistent: [] }, Infinity);
     expect(board.history(A, "fee_p50", time.nowMs)).toEqual([
       { atMs: 1_000_000, value: 100 },
       { atMs: 1_020_000, value: 150 },
@@ -78,7 +77,7 @@ describe("StatusBoard", () => {
     const { time, now } = clock(0);
     const board = createStatusBoard(now);
     const intervals = new HistogramData(METRICS.ledgerCloseInterval.buckets);
-    const publish = () => board.published("a", "ledgers", { live: [], persistent: [{ metric: METRICS.ledgerCloseInterval, histogram: intervals }] }, 0);
+    const publish = () => board.published(A, "ledgers", { live: [], persistent: [{ metric: METRICS.ledgerCloseInterval, histogram: intervals }] }, 0);
     publish();
     intervals.observe(5);
     intervals.observe(6);
@@ -104,7 +103,7 @@ describe("StatusBoard", () => {
     const board = createStatusBoard(now);
     for (let second = 0; second < HISTORY_CAPACITY + 50; second++) {
       time.nowMs = second * 1000;
-      board.published("a", "root", { live: [{ metric: METRICS.ingestLagLedgers, value: second }], persistent: [] }, Infinity);
+      board.published(A, "root", { live: [{ metric: METRICS.ingestLagLedgers, value: second }], persistent: [] }, Infinity);
     }
     const points = board.history(A, "ingest_lag", time.nowMs);
     expect(points).toHaveLength(HISTORY_CAPACITY);

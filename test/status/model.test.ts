@@ -6,6 +6,7 @@ import { createStatusBoard, statusReport, type TargetView } from "../../src/stat
 import { wellFormedProblems } from "../support/well-formed.js";
 
 const NOW_MS = Date.parse("2026-01-01T00:00:30Z");
+const PUBNET = { label: "horizon", name: "pubnet <1>" } as const;
 
 /** Families of the accounts and probe features, as their issues name them; not yet in every catalog. */
 function endpoints(overrides: Partial<Record<string, Partial<TargetView["endpoints"][number]>>> = {}): TargetView["endpoints"] {
@@ -22,8 +23,7 @@ function endpoints(overrides: Partial<Record<string, Partial<TargetView["endpoin
 function publishedBoard(extraRoot: Sample[] = []) {
   const board = createStatusBoard(() => NOW_MS - 1_000);
   const fresh = NOW_MS + 60_000;
-  board.published(
-    "pubnet <1>",
+  board.published(PUBNET,
     "root",
     {
       live: [
@@ -42,8 +42,7 @@ function publishedBoard(extraRoot: Sample[] = []) {
     },
     fresh,
   );
-  board.published(
-    "pubnet <1>",
+  board.published(PUBNET,
     "fee_stats",
     {
       live: [
@@ -56,8 +55,7 @@ function publishedBoard(extraRoot: Sample[] = []) {
     },
     fresh,
   );
-  board.published(
-    "pubnet <1>",
+  board.published(PUBNET,
     "ledgers",
     {
       live: [],
@@ -68,7 +66,7 @@ function publishedBoard(extraRoot: Sample[] = []) {
     },
     fresh,
   );
-  board.published("pubnet <1>", "liquidity_pools", { live: [{ metric: METRICS.liquidityPools, value: 42 }], persistent: [] }, fresh);
+  board.published(PUBNET, "liquidity_pools", { live: [{ metric: METRICS.liquidityPools, value: 42 }], persistent: [] }, fresh);
   return board;
 }
 
