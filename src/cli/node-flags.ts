@@ -69,8 +69,8 @@ type Execve = (file: string, args: string[], env: NodeJS.ProcessEnv) => never;
 /**
  * Replaces this process with one running NODE_FLAGS and NODE_ENVIRONMENT where Node has
  * `process.execve` (22.15+): same process id, so signals and exit codes are untouched and no
- * parent stays behind. Older Node runs on with V8's default young generation and glibc's
- * defaults; a supervising parent would cost more memory (about 43 MiB RSS) than they save.
+ * parent stays behind. Node 22.12 to 22.14, still supported, run on with V8's default young
+ * generation and glibc's defaults; a supervising parent would cost more memory than they save.
  */
 export function relaunchWithNodeFlags(): void {
   const execve = (process as { execve?: Execve }).execve;
