@@ -7,6 +7,7 @@ import { METRICS, type PublishedSource } from "../src/catalog/metrics.js";
 import { HistogramData, SAMPLES_PER_PIECE, type CollectorSamples, type Sample } from "../src/exposition/samples.js";
 import { MetricStore, gzipMember, type ContentCoding } from "../src/exposition/store.js";
 import { loadConfig } from "../src/config/config.js";
+import { Secret } from "../src/config/secret.js";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
 import type { WebConfig } from "../src/config/web-config.js";
 import { createServerApp, METRICS_CONTENT_TYPE } from "../src/server/app.js";
@@ -224,7 +225,7 @@ describe("/metrics content coding", () => {
 
   it("keeps the web config's security headers and basic auth in front", async () => {
     const hash = bcrypt.hashSync("right password", 4);
-    web = { basicAuthUsers: { alice: hash }, headers: { "Strict-Transport-Security": "max-age=60" } };
+    web = { basicAuthUsers: { alice: new Secret(hash) }, headers: { "Strict-Transport-Security": "max-age=60" } };
     try {
       const denied = await scrape("gzip");
       expect(denied.status).toBe(401);

@@ -27,7 +27,7 @@ describe("tx_probe configuration", () => {
     if (command.kind !== "run") throw new Error(JSON.stringify(command));
     const { txProbe, accounts } = command.config.targets[0]!;
     expect(txProbe).toMatchObject({ maxFee: 1000, allowPubnet: false, accountId: signer.publicKey(), schedule: { text: "1m", periodMs: 60_000 } });
-    expect(txProbe!.signer().secret()).toBe(signer.secret());
+    expect(txProbe!.signer.reveal().secret()).toBe(signer.secret());
     expect(accounts).toEqual([expect.objectContaining({ name: TX_PROBE_ACCOUNT_NAME, id: signer.publicKey() })]);
     // Nothing serialised from the configuration (as reload keys are) holds the seed.
     expect(JSON.stringify(command.config)).not.toContain(signer.secret());
@@ -44,10 +44,12 @@ describe("tx_probe configuration", () => {
     ["no source", "max_fee: 1000", /give exactly one of secret_file or secret_env/],
     ["a fee below the base fee", "secret_env: A\nmax_fee: 50", /max_fee: expected at least the network's base fee/],
     ["a bad interval", "secret_env: A\ninterval: soon", /interval: "soon" is neither/],
-    ["an empty variable", "secret_env: MISSING", /tx_probe.secret_env MISSING: does not hold a valid Stellar secret seed/],
+    ["an unset variable", "secret_env: MISSING", /tx_probe.secret_env MISSING: the environment variable is not set$/],
+    ["an empty variable", "secret_env: EMPTY", /tx_probe.secret_env EMPTY: the environment variable is empty$/],
+    ["a variable without a seed", "secret_env: NOT_A_SEED", /tx_probe.secret_env NOT_A_SEED: does not hold a valid Stellar secret seed \(S...\)$/],
     ["a missing file", "secret_file: /nonexistent/probe.secret", /tx_probe.secret_file \/nonexistent\/probe.secret: cannot be read \(ENOENT\)/],
   ])("refuses %s with one line", async (_, probe, message) => {
-    const command = await load(probe, { A: Keypair.random().secret() });
+    const command = await load(probe, { A: Keypair.random().secret(), EMPTY: "", NOT_A_SEED: "hunter2" });
     expect(command.kind).toBe("invalid");
     if (command.kind !== "invalid") return;
     expect(command.problems).toEqual([expect.stringMatching(message)]);

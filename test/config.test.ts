@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { redactUrl } from "../src/config/config.js";
 import { parseByteSize, parseDuration } from "../src/config/duration.js";
 import { parseSchedule } from "../src/config/schedule.js";
 import { problems, runConfig, writeConfig } from "./support/config-files.js";
@@ -76,7 +75,8 @@ log: { level: warn }
 `);
     const config = await runConfig([`--config.file=${path}`]);
     const [pubnet, local] = config.targets;
-    expect(pubnet).toMatchObject({ name: "pubnet", headers: { "X-Api-Key": "secret" }, timeoutMs: 3_000 });
+    expect(pubnet).toMatchObject({ name: "pubnet", timeoutMs: 3_000 });
+    expect(pubnet!.headers["X-Api-Key"]!.reveal()).toBe("secret");
     expect(pubnet!.schedules.ledgers.periodMs).toBe(5_000);
     expect(pubnet!.schedules.root.periodMs).toBe(30_000);
     expect(pubnet!.schedules.liquidity_pools.periodMs).toBe(60_000);
@@ -118,7 +118,7 @@ liquidity_pools: { reserves: [USD] }
   });
 
   it("rejects bad flags, unreadable files, bad YAML and duplicate names", async () => {
-    expect(await problems(["--horizon.url=nope"])).toEqual([expect.stringMatching(/--horizon.url: "nope" is not an http/)]);
+    expect(await problems(["--horizon.url=nope"])).toEqual(["--horizon.url: the value (not shown: it may hold a secret) is not an http:// or https:// URL"]);
     expect(await problems(["--bogus"])).toEqual(["unknown flag --bogus"]);
     expect(await problems(["--poll.intervall=15s"])).toEqual(["unknown flag --poll.intervall (did you mean --poll.interval?)"]);
     expect(await problems(["--horizon.url"])).toEqual(["--horizon.url needs a value"]);
@@ -187,7 +187,6 @@ log:
   });
 
   it("never echoes URL credentials", async () => {
-    expect(redactUrl("https://user:pa55@horizon.example.com/x")).toBe("https://REDACTED:REDACTED@horizon.example.com/x");
     const lines = await problems(["--horizon.url=ftp://user:pa55@example.com"]);
     expect(lines.join("\n")).not.toContain("pa55");
     const config = await runConfig(["--horizon.url=https://user:pa55@horizon.example.com"]);

@@ -11,6 +11,8 @@ import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExporterConfig } from "../src/config/config.js";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
+import { Secret } from "../src/config/secret.js";
+import type { TargetUrl } from "../src/config/target-url.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { configFrom, stopStarted } from "./support/exporter-harness.js";
 import { FakeHorizon, makePool } from "./support/fake-horizon.js";
@@ -341,7 +343,8 @@ describe("a runtime's lifetime bounds everything it started", () => {
     await exporter.firstPolls;
     const good = await configFrom([`--horizon.url=a=${url}`, `--horizon.url=b=${url}`, "--poll.interval=1h", "--pools.max=5"]);
     // A target no loader would let through: building its client throws, after `a` (changed) would have stopped.
-    const broken: ExporterConfig = { ...good, targets: [good.targets[0]!, { ...good.targets[1]!, url: "not a url" }] };
+    const unusable = { ...good.targets[1]!.url, href: new Secret("not a url") } as TargetUrl;
+    const broken: ExporterConfig = { ...good, targets: [good.targets[0]!, { ...good.targets[1]!, url: unusable }] };
     await exporter.reload(loaded(broken));
     const status = (await (await fetch(`${exporter.url}/status.json`)).json()) as { targets: Array<{ name: string; state: string }> };
     expect(status.targets.map(({ name, state }) => ({ name, state }))).toEqual([{ name: "a", state: "up" }]);

@@ -183,12 +183,14 @@ describe("the transport under ofetch", () => {
       ]);
     });
 
-    it("drops the credentials when the redirect leaves the origin", async () => {
+    it("drops every configured header when the redirect leaves the origin, and never sends a Location's userinfo", async () => {
       other.handler = (_request, response) => response.end("elsewhere");
-      upstream.handler = (_request, response) => response.writeHead(302, { Location: `${other.url}/there` }).end();
-      expect((await fetchBody("/", { headers: { Authorization: "Basic c2VjcmV0" } })).body).toBe("elsewhere");
-      expect(upstream.seen[0]!.headers.authorization).toBe("Basic c2VjcmV0");
-      expect(other.seen[0]!.headers.authorization).toBeUndefined();
+      upstream.handler = (_request, response) => response.writeHead(302, { Location: `${other.url.replace("//", "//them:theirs@")}/there` }).end();
+      const headers = { Authorization: "Basic c2VjcmV0", "X-Api-Key": "k3y", Accept: "application/json" };
+      expect((await fetchBody("/", { headers })).body).toBe("elsewhere");
+      expect(upstream.seen[0]!.headers).toMatchObject({ authorization: "Basic c2VjcmV0", "x-api-key": "k3y" });
+      const { host, connection, ...sent } = other.seen[0]!.headers;
+      expect(sent).toEqual({ accept: "application/json", "accept-encoding": "gzip, deflate, br", "user-agent": `stellar-horizon-exporter/${VERSION}` });
     });
 
     it("turns a POST into a GET on 303 and keeps it on 307", async () => {

@@ -3,6 +3,7 @@ import { pino } from "pino";
 import { loadConfig, type ExporterConfig } from "../config/config.js";
 import { startExporter } from "../exporter.js";
 import { DEMO_RPC_WATCHED_ACCOUNTS, DEMO_WATCHED_ACCOUNTS, RPC_PATH, SIMULATOR_REQUESTS_PER_HOUR, startSimulator, type Simulator } from "../simulator/index.js";
+import { TargetUrl } from "../config/target-url.js";
 import { withProbeAccount, txProbeWith, TX_PROBE_DEFAULTS } from "../config/tx-probe.js";
 import { waitForShutdownSignal } from "./signals.js";
 import { reportProblems, versionLine } from "./usage.js";
@@ -81,7 +82,7 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
         target.name === SIMULATOR_TARGET
           ? {
               ...target,
-              url: simulatorUrl,
+              url: new TargetUrl(simulatorUrl),
               // The simulator allows a private deployment's quota, not the public Horizon's 3600 an hour.
               requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR,
               accounts: target.accounts.length > 0 ? target.accounts : DEMO_WATCHED_ACCOUNTS,
@@ -90,7 +91,7 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
       ),
       rpcTargets: command.config.rpcTargets.map((target) =>
         target.name === SIMULATOR_TARGET
-          ? { ...target, url: `${simulatorUrl}${RPC_PATH}`, accounts: target.accounts.length > 0 ? target.accounts : DEMO_RPC_WATCHED_ACCOUNTS }
+          ? { ...target, url: new TargetUrl(`${simulatorUrl}${RPC_PATH}`), accounts: target.accounts.length > 0 ? target.accounts : DEMO_RPC_WATCHED_ACCOUNTS }
           : target,
       ),
     },

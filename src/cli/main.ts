@@ -1,6 +1,7 @@
 import { pino } from "pino";
 import { FLAGS, loadConfig } from "../config/config.js";
 import { closestName } from "../config/messages.js";
+import { scrubSecrets } from "../config/secret.js";
 import { startExporter } from "../exporter.js";
 import { applyRuntimeV8Flags } from "./node-flags.js";
 import { waitForShutdownSignal } from "./signals.js";
@@ -38,7 +39,8 @@ async function runExporter(argv: string[]): Promise<number> {
       reportProblems(process.stderr, undefined, command.problems, command.usage);
       return 2;
   }
-  const logger = pino({ level: command.config.logLevel });
+  // Every line passes the scrubber: no secret the process holds reaches a log, whatever carried it.
+  const logger = pino({ level: command.config.logLevel, hooks: { streamWrite: scrubSecrets } });
   let exporter;
   try {
     exporter = await startExporter(command.config, { logger });
@@ -48,12 +50,14 @@ async function runExporter(argv: string[]): Promise<number> {
     process.stderr.write(`stellar-horizon-exporter: ${(error as Error).message}\n`);
     return 1;
   }
+  const { configFile, webConfigFile } = command.config;
   const onReloadSignal = () => {
-    if (command.config.configFile === undefined) {
-      logger.warn("SIGHUP: nothing to reload without --config.file");
+    if (configFile === undefined && webConfigFile === undefined) {
+      logger.warn("SIGHUP: nothing to reload without --config.file or --web.config.file");
       return;
     }
-    logger.info({ configFile: command.config.configFile }, "SIGHUP: reloading the configuration");
+    // Flags and environment are read again too, but they are what they were at start.
+    logger.info({ configFile, webConfigFile }, "SIGHUP: reloading the configuration");
     void exporter.reload(async () => {
       const reloaded = await loadConfig(argv, process.env);
       return reloaded.kind === "run" ? reloaded.config : { problems: reloaded.kind === "invalid" ? reloaded.problems : [] };

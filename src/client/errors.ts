@@ -1,4 +1,5 @@
 import type { PollErrorReason } from "../catalog/metrics.js";
+import { scrubSecrets } from "../config/secret.js";
 import type { Problem } from "./schemas.js";
 
 /** Why a request to a target (a Horizon or a Stellar RPC), or a poll or probe run built from requests, failed; `reason` is the metric label. */
@@ -10,7 +11,8 @@ export class PollError extends Error {
     message: string,
     readonly details: { status?: number; problem?: Problem } = {},
   ) {
-    super(message);
+    // A server may echo what it was asked (the URL and its key, a header) in its error page.
+    super(scrubSecrets(message));
   }
 }
 

@@ -46,8 +46,8 @@ export class HorizonClient {
 
   constructor(private readonly options: HorizonClientOptions) {
     this.http = new CourteousHttp(options, ACCEPT);
-    const { href } = this.http.url;
-    this.baseUrl = new URL(href.endsWith("/") ? href : `${href}/`);
+    this.baseUrl = new URL(this.http.url);
+    if (!this.baseUrl.pathname.endsWith("/")) this.baseUrl.pathname += "/";
   }
 
   root(signal?: AbortSignal): Promise<HorizonRoot> {
@@ -104,6 +104,8 @@ export class HorizonClient {
 
   private urlFor(path: string, query: Query): string {
     const url = new URL(path, this.baseUrl);
+    // A provider's key in the target's query (`?apikey=`) goes with every request.
+    url.search = this.baseUrl.search;
     for (const [key, value] of Object.entries(query)) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }

@@ -2,6 +2,8 @@ import { FetchError, ofetch, type FetchOptions } from "ofetch";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { systemClock, type Clock } from "../clock.js";
+import { revealedValues, type Secret } from "../config/secret.js";
+import type { TargetUrl } from "../config/target-url.js";
 import { excerpt, PollError, isTransient } from "./errors.js";
 import { holdOffSeconds, MAX_HOLD_MS, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
 import { problemSchema } from "./schemas.js";
@@ -51,13 +53,15 @@ interface Freshness {
  * stops it with.
  */
 export function targetHttpOptions<E extends string>(
-  target: Pick<HttpOptions<E>, "url" | "headers" | "timeoutMs"> & Pick<Freshness, "schedules">,
+  target: { readonly url: TargetUrl; readonly headers: Readonly<Record<string, Secret>>; readonly timeoutMs: number } & Pick<Freshness, "schedules">,
   config: Pick<HttpOptions<E>, "retries" | "maxBodyBytes"> & Pick<Freshness, "staleAfterIntervals">,
   runtime: Pick<HttpOptions<E>, "observer" | "signal" | "clock" | "log">,
 ): HttpOptions<E> {
-  const { url, headers, timeoutMs } = target;
+  // The one place a target's secrets are revealed: to be sent, by the client that sends them.
+  const url = target.url.href.reveal();
+  const headers = revealedValues(target.headers);
   const maxHoldMs = maxHoldMsOf({ schedules: target.schedules, staleAfterIntervals: config.staleAfterIntervals });
-  return { url, ...(headers ? { headers } : {}), timeoutMs, retries: config.retries, maxBodyBytes: config.maxBodyBytes, maxHoldMs, ...runtime };
+  return { url, headers, timeoutMs: target.timeoutMs, retries: config.retries, maxBodyBytes: config.maxBodyBytes, maxHoldMs, ...runtime };
 }
 
 /** One hour, or the target's longest freshness window if longer. */
@@ -88,7 +92,7 @@ const client = ofetch.create({}, { fetch: transportFetch as typeof fetch });
  * an exhausted rate limit). Header values are sent, never logged or put in error messages.
  */
 export class CourteousHttp<E extends string> {
-  /** The target URL without credentials, safe to show. */
+  /** The target URL without userinfo, to send requests to: its path and query may still hold a key, so it is never shown. */
   readonly url: URL;
   private readonly headers: Readonly<Record<string, string>>;
   private readonly clock: Clock;

@@ -9,7 +9,7 @@ import { PollError } from "./errors.js";
  * 1 000 pools only to hand over a poll's 50 gzip pages (web streams, a streaming inflate in 16 KiB
  * steps); this one reads a body whole and inflates it in one step, into a buffer the size the gzip
  * trailer gives, for about 6 ms (measured on the bench's pages, scripts/bench.ts). What fetch does
- * that an exporter relies on is kept: redirects (Authorization dropped across origins), the
+ * that an exporter relies on is kept: redirects (credentials dropped across origins), the
  * Accept-Encoding it offers and the decoding of what comes back, keep-alive, aborting by signal.
  *
  * The body is handed to ofetch whole, as the Response's `_bodyInit`, which ofetch returns as the
@@ -37,6 +37,8 @@ const MAX_REDIRECTS = 20;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY = new Set([101, 204, 205, 304]);
 const ACCEPT_ENCODING = "gzip, deflate, br";
+/** What a request says about itself; every other header may be an operator's credential. */
+const KEPT_ACROSS_ORIGINS = new Set(["accept", "accept-encoding", "user-agent", "content-type"]);
 const USER_AGENT = `stellar-horizon-exporter/${VERSION}`;
 
 /** A whole exchange: status, headers and the body as it arrived. */
@@ -57,8 +59,14 @@ export async function transportFetch(input: string | URL, init: TransportInit): 
     if (redirects >= MAX_REDIRECTS) throw new TypeError(`more than ${MAX_REDIRECTS} redirects`);
     const next = new URL(location, url);
     if (next.protocol !== "http:" && next.protocol !== "https:") throw new TypeError(`redirected to a ${next.protocol} URL`);
-    // As fetch does: credentials stay with their origin.
-    if (next.origin !== url.origin) delete headers.authorization;
+    // Credentials stay with their origin. fetch drops only Authorization; an API key may be in any
+    // configured header, so another origin gets none of them. Node would send a Location's
+    // userinfo as Basic auth: the server does not choose our credentials.
+    if (next.origin !== url.origin) {
+      for (const name of Object.keys(headers)) if (!KEPT_ACROSS_ORIGINS.has(name)) delete headers[name];
+    }
+    next.username = "";
+    next.password = "";
     if (message.statusCode === 303 ? method !== "HEAD" : message.statusCode! <= 302 && method === "POST") {
       method = "GET";
       body = undefined;

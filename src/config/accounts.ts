@@ -28,10 +28,22 @@ export const accountEntrySchema = z.strictObject({
 });
 export type AccountEntry = z.output<typeof accountEntrySchema>;
 
+/** Said of a secret seed given where an account id belongs; the seed itself is never repeated. */
+export const SEED_NOT_ACCOUNT = "that is a secret seed, not an account id: give its public key (G...)";
+
+/**
+ * An S... seed, valid or mistyped: shown nowhere, even to say it is wrong. (A seed's StrKey is S
+ * and 55 base32 characters, as an account id's is G and 55.)
+ */
+export function looksLikeSeed(value: string): boolean {
+  return /^S[A-Z2-7]{55}$/.test(value);
+}
+
 /** Why `id` is not a G... account id Horizon's accounts endpoint takes, or undefined when it is one. */
 export function accountIdProblem(id: string): string | undefined {
   const { StrKey } = stellarBase();
   if (StrKey.isValidEd25519PublicKey(id)) return undefined;
+  if (looksLikeSeed(id)) return SEED_NOT_ACCOUNT;
   if (StrKey.isValidMed25519PublicKey(id)) {
     const base = StrKey.encodeEd25519PublicKey(StrKey.decodeMed25519PublicKey(id).subarray(0, 32));
     return `${id} is a muxed (M...) account; Horizon's accounts endpoint takes the G... account it belongs to: ${base}`;
@@ -46,26 +58,45 @@ const POOL_ID = /^pool:[0-9a-f]{64}$/;
 function assetProblem(asset: string): string | undefined {
   if (asset === "native" || POOL_ID.test(asset)) return undefined;
   const [code = "", issuer = "", ...rest] = asset.split(":");
+  if (looksLikeSeed(issuer)) return `the issuer: ${SEED_NOT_ACCOUNT}`;
   if (rest.length === 0 && ASSET_CODE.test(code) && stellarBase().StrKey.isValidEd25519PublicKey(issuer)) return undefined;
   return `"${asset}" is not native, CODE:ISSUER (a 1-12 character code and a G... issuer) or pool:<64-hex liquidity pool id>`;
 }
 
 /**
- * Checks a target's accounts; `where` names the target in each problem (one line per problem).
- * An account without a name is labelled with its id.
+ * Where an entry's key is, for a problem that cannot name the entry: the flag (`--account`), or
+ * the key path in the config file (`config file F: targets.0.accounts.2.id`).
  */
-export function watchedAccounts(entries: readonly AccountEntry[], where: string, problems: string[]): WatchedAccount[] {
+export type KeyPath = (index: number, key: "id" | "low_balance") => string;
+
+/**
+ * Checks a target's accounts; `where` names the target in each problem (one line per problem).
+ * An account without a name is labelled with its id. A secret seed given as an id or issuer is
+ * refused at its `keyPath` without naming the entry, whose name may be the seed itself.
+ */
+export function watchedAccounts(
+  entries: readonly AccountEntry[],
+  where: string,
+  problems: string[],
+  keyPath: KeyPath = (index, key) => `${where}: accounts.${index}.${key}`,
+): WatchedAccount[] {
   const names = new Set<string>();
   const accounts: WatchedAccount[] = [];
-  for (const entry of entries) {
+  for (const [index, entry] of entries.entries()) {
     const name = entry.name ?? entry.id;
     const idProblem = accountIdProblem(entry.id);
-    if (idProblem !== undefined) problems.push(`${where}: account ${JSON.stringify(name)}: ${idProblem}`);
+    if (idProblem === SEED_NOT_ACCOUNT) {
+      problems.push(`${keyPath(index, "id")}: ${idProblem}`);
+      // Without a name, the seed would be the name every other problem of the entry shows.
+      if (entry.name === undefined) continue;
+    } else if (idProblem !== undefined) problems.push(`${where}: account ${JSON.stringify(name)}: ${idProblem}`);
     if (names.has(name)) problems.push(`${where}: account name ${JSON.stringify(name)} is used twice; names must be unique per target`);
     names.add(name);
     for (const asset of Object.keys(entry.low_balance ?? {})) {
       const problem = assetProblem(asset);
-      if (problem !== undefined) problems.push(`${where}: account ${JSON.stringify(name)}: low_balance: ${problem}`);
+      if (problem === undefined) continue;
+      const seedIssuer = looksLikeSeed(asset.split(":")[1] ?? "");
+      problems.push(seedIssuer ? `${keyPath(index, "low_balance")}: ${problem}` : `${where}: account ${JSON.stringify(name)}: low_balance: ${problem}`);
     }
     accounts.push({
       name,
@@ -118,7 +149,8 @@ export function rpcWatchedAccounts(
 /** Checked accounts read over Stellar RPC, each reading the trustlines of `assets`, which are checked here. */
 export function withAssets(accounts: readonly WatchedAccount[], assets: readonly string[], where: string, problems: string[]): RpcWatchedAccount[] {
   for (const asset of assets) {
-    if (!creditAssetText.safeParse(asset).success) {
+    if (looksLikeSeed(asset.split(":")[1] ?? "")) problems.push(`${where}: the issuer: ${SEED_NOT_ACCOUNT}`);
+    else if (!creditAssetText.safeParse(asset).success) {
       problems.push(`${where}: "${asset}" is not a trustline asset: expected CODE:ISSUER (a 1-12 character code and a G... issuer)`);
     }
   }

@@ -17,15 +17,18 @@ import {
 } from "./file-schema.js";
 import { rpcTargets, type RpcTargetConfig } from "./rpc-targets.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
+import { secretValues, type Secret } from "./secret.js";
+import { describeInvalidUrl, TargetUrl } from "./target-url.js";
 import { loadWebConfig, type WebConfig } from "./web-config.js";
 import { inShard, parseShard, WHOLE, type Shard } from "./shard.js";
 import { readYamlDocument } from "./yaml-file.js";
 
 export interface TargetConfig {
   readonly name: string;
-  readonly url: string;
-  /** Extra request headers; may hold credentials, so never logged or shown. */
-  readonly headers: Readonly<Record<string, string>>;
+  /** Shown as its `display` form only: userinfo, path and query may hold credentials. */
+  readonly url: TargetUrl;
+  /** Extra request headers; any value may be a credential. */
+  readonly headers: Readonly<Record<string, Secret>>;
   readonly timeoutMs: number;
   readonly schedules: Readonly<Record<Endpoint, Schedule>>;
   /** Requests per hour this Horizon allows; planning above it logs a warning at start. */
@@ -49,6 +52,8 @@ export interface ExporterConfig {
   /** Which accounts and contracts this replica watches, and whether it exports network-level series (shard 0). */
   readonly shard: Shard;
   readonly configFile?: string;
+  /** Re-read on SIGHUP like the config file. */
+  readonly webConfigFile?: string;
   /** TLS, basic auth and headers of the HTTP endpoint; absent: plain HTTP, no auth. */
   readonly web?: WebConfig;
 }
@@ -126,7 +131,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const rpcUrls = urlSettings("rpc.url", flags, env);
   const flagAccounts = flagAccountsOf(flags, env, urls.length + rpcUrls.length, problems);
   const schedulesFor = scheduleResolver(pollInterval, file, problems);
-  const targets = buildTargets(urls, flagAccounts, file, schedulesFor, timeoutMs, problems);
+  const targets = buildTargets(urls, flagAccounts, { file, path: configFile?.value ?? "" }, schedulesFor, timeoutMs, problems);
   if (urls.length === 0) await attachTxProbes(targets, file.targets ?? [], env, problems);
   const rpc = rpcTargets(
     {
@@ -147,7 +152,8 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
       "no Horizon or Stellar RPC to poll: give --horizon.url=URL (or HORIZON_URL) or --rpc.url=URL (or RPC_URL), or `targets`/`rpc_targets` in --config.file",
     );
   }
-  const web = await webConfigOf(setting("web.config.file"), problems);
+  const webConfigFile = setting("web.config.file");
+  const web = await webConfigOf(webConfigFile, problems);
   const listen = listenAddressOf(setting("web.listen-address"), file, problems);
   const poolsMax = poolsMaxOf(setting("pools.max"), file, problems);
   const logLevel = logLevelOf(setting("log.level"), file, problems);
@@ -169,6 +175,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
       staleAfterIntervals: file.freshness?.stale_after_intervals ?? DEFAULTS.staleAfterIntervals,
       shard,
       ...(configFile ? { configFile: configFile.value } : {}),
+      ...(webConfigFile ? { webConfigFile: webConfigFile.value } : {}),
       ...(web ? { web } : {}),
     },
   };
@@ -232,7 +239,7 @@ function flagAccountsOf(flags: FlagValues, env: NodeJS.ProcessEnv, urlCount: num
   if (specs.values.length > 0 && urlCount === 0) {
     problems.push(`${specs.source}: applies to targets given with --horizon.url or --rpc.url; with --config.file, list accounts under each target's \`accounts:\``);
   }
-  return watchedAccounts(specs.values.map(accountEntryFromFlag), specs.source, problems);
+  return watchedAccounts(specs.values.map(accountEntryFromFlag), specs.source, problems, () => specs.source);
 }
 
 function shardOf(shard: Setting | undefined, problems: string[]): Shard {
@@ -265,7 +272,7 @@ function scheduleResolver(pollInterval: Setting | undefined, file: ConfigFile, p
 function buildTargets(
   urls: readonly Setting[],
   flagAccounts: readonly WatchedAccount[],
-  file: ConfigFile,
+  { file, path }: { file: ConfigFile; path: string },
   schedulesFor: SchedulesFor,
   timeoutMs: number,
   problems: string[],
@@ -279,14 +286,19 @@ function buildTargets(
         }
         return [{ ...target, headers: {}, timeoutMs, schedules: schedulesFor(undefined), requestBudgetPerHour: DEFAULTS.requestBudgetPerHour, accounts: flagAccounts }];
       })
-    : (file.targets ?? []).map((entry) => ({
+    : (file.targets ?? []).map((entry, targetIndex) => ({
         name: entry.name ?? defaultTargetName(entry.url),
-        url: entry.url,
-        headers: entry.headers ?? {},
+        url: new TargetUrl(entry.url, entry.show_path),
+        headers: secretValues(entry.headers ?? {}),
         timeoutMs: entry.timeout ? (parseDuration(entry.timeout) ?? timeoutMs) : timeoutMs,
         schedules: schedulesFor(entry.schedules),
         requestBudgetPerHour: entry.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour,
-        accounts: watchedAccounts(entry.accounts ?? [], `target "${entry.name ?? defaultTargetName(entry.url)}"`, problems),
+        accounts: watchedAccounts(
+          entry.accounts ?? [],
+          `target "${entry.name ?? defaultTargetName(entry.url)}"`,
+          problems,
+          (index, key) => `config file ${path}: targets.${targetIndex}.accounts.${index}.${key}`,
+        ),
       }));
   const seen = new Set<string>();
   for (const target of targets) {
@@ -335,32 +347,19 @@ async function readConfigFile(path: string, problems: string[]): Promise<ConfigF
   return {};
 }
 
-/** `URL` or `NAME=URL`; a name cannot contain `/`, `?` or `:`, so a URL's own `=` is never mistaken for one. */
-function targetFromUrlFlag(value: string): { name: string; url: string } | string {
+/**
+ * `URL` or `NAME=URL`; a name cannot contain `/`, `?` or `:`, so a URL's own `=` is never mistaken
+ * for one. A flag has no `show_path`: the path is shown only when it cannot hold a token.
+ */
+function targetFromUrlFlag(value: string): { name: string; url: TargetUrl } | string {
   const named = /^([^=/?:]+)=(.+)$/.exec(value);
   const url = named?.[2] ?? value;
-  if (!horizonUrl.safeParse(url).success) {
-    return `"${redactUrl(url)}" is not an http:// or https:// URL`;
-  }
-  return { name: named?.[1] ?? defaultTargetName(url), url };
+  if (!horizonUrl.safeParse(url).success) return `${describeInvalidUrl(url)} is not an http:// or https:// URL`;
+  return { name: named?.[1] ?? defaultTargetName(url), url: new TargetUrl(url) };
 }
 
 function defaultTargetName(url: string): string {
   return new URL(url).host;
-}
-
-/** A URL with any credentials masked, safe for logs and error messages. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.username || parsed.password) {
-      parsed.username = parsed.username ? "REDACTED" : "";
-      parsed.password = parsed.password ? "REDACTED" : "";
-    }
-    return parsed.toString();
-  } catch {
-    return url.replace(/\/\/[^@/]*@/, "//REDACTED@");
-  }
 }
 
 /**

@@ -60,6 +60,8 @@ export type TxProbeEntry = z.output<typeof txProbeEntry>;
 const targetEntry = z.strictObject({
   name: z.string().min(1).optional(),
   url: horizonUrl,
+  /** The URL's path holds no secret: show it on pages and in logs. */
+  show_path: z.boolean().optional(),
   headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "invalid header name"), z.string()).optional(),
   timeout: durationText.optional(),
   schedules: endpointSchedules.optional(),
@@ -70,7 +72,7 @@ const targetEntry = z.strictObject({
 
 /** A Stellar RPC target; `schedule` is its status poll's (getHealth, getLatestLedger, getFeeStats). */
 const rpcTargetEntry = targetEntry
-  .pick({ name: true, url: true, headers: true, timeout: true })
+  .pick({ name: true, url: true, show_path: true, headers: true, timeout: true })
   .extend({
     schedule: scheduleText.optional(),
     accounts: z.array(rpcAccountEntrySchema).optional(),

@@ -5,6 +5,8 @@ import { parseDuration } from "./duration.js";
 import type { RpcTargetEntry } from "./file-schema.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 import type { WatchedAccount } from "./accounts.js";
+import { secretValues } from "./secret.js";
+import { TargetUrl } from "./target-url.js";
 
 /** Named, reached and timed like a Horizon target; its `url` is POSTed to exactly as given, path included. */
 export interface RpcTargetConfig extends Pick<TargetConfig, "name" | "url" | "headers" | "timeoutMs"> {
@@ -35,8 +37,8 @@ export interface RpcTargetSources {
 
 /** The naming rules Horizon targets follow, shared so both kinds of target read alike. */
 export interface TargetNaming {
-  /** Parses `[NAME=]URL`, or says why it cannot (the URL redacted). */
-  readonly parseUrlSpec: (value: string) => { name: string; url: string } | string;
+  /** Parses `[NAME=]URL`, or says why it cannot (showing no secret). */
+  readonly parseUrlSpec: (value: string) => { name: string; url: TargetUrl } | string;
   readonly defaultName: (url: string) => string;
 }
 
@@ -61,8 +63,8 @@ export function rpcTargets(sources: RpcTargetSources, naming: TargetNaming, prob
       })
     : sources.fileEntries.map((entry) => ({
         name: entry.name ?? naming.defaultName(entry.url),
-        url: entry.url,
-        headers: entry.headers ?? {},
+        url: new TargetUrl(entry.url, entry.show_path),
+        headers: secretValues(entry.headers ?? {}),
         timeoutMs: entry.timeout ? (parseDuration(entry.timeout) ?? sources.timeoutMs) : sources.timeoutMs,
         schedules: schedulesFor(entry.schedule),
         accounts: rpcWatchedAccounts(

@@ -1,7 +1,7 @@
 /**
  * The transaction probe's per-target settings (`tx_probe:`). The signing seed is read here, from
- * a file or an environment variable, and kept behind a function: it never enters a message,
- * a log line, a comparison key or anything serialised.
+ * a file or an environment variable, and held as a Secret: it never enters a message, a log line
+ * or anything serialised.
  */
 import { stat, readFile } from "node:fs/promises";
 import type { Keypair } from "@stellar/stellar-base";
@@ -9,6 +9,8 @@ import { stellarBase } from "../stellar-base.js";
 import type { WatchedAccount } from "./accounts.js";
 import type { TxProbeEntry } from "./file-schema.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
+import { Secret } from "./secret.js";
+import type { TargetUrl } from "./target-url.js";
 
 export const TX_PROBE_DEFAULTS = { interval: "1m", maxFee: 1000, allowPubnet: false } as const;
 
@@ -27,8 +29,8 @@ export interface TxProbeConfig {
   readonly accountId: string;
   /** The seed file, checked for group/other permissions at start. */
   readonly secretFile?: string;
-  /** The signing key; a function, so the seed never reaches JSON, logs or comparison keys. */
-  readonly signer: () => Keypair;
+  /** The signing key; its seed is what `scrubSecrets` masks. */
+  readonly signer: Secret<Keypair>;
 }
 
 function seedFrom(text: string): Keypair | undefined {
@@ -42,7 +44,7 @@ function seedFrom(text: string): Keypair | undefined {
  */
 export async function loadTxProbe(
   entry: TxProbeEntry,
-  target: { readonly name: string; readonly url: string },
+  target: { readonly name: string; readonly url: TargetUrl },
   env: NodeJS.ProcessEnv,
 ): Promise<TxProbeConfig | string> {
   const where = `target "${target.name}": tx_probe`;
@@ -57,12 +59,14 @@ export async function loadTxProbe(
     keypair = seedFrom(text);
     if (keypair === undefined) return `${where}.secret_file ${entry.secret_file}: does not hold a valid Stellar secret seed (S...)`;
   } else {
-    keypair = seedFrom(env[entry.secret_env ?? ""] ?? "");
+    const value = env[entry.secret_env ?? ""];
+    if (value === undefined || value === "") return `${where}.secret_env ${entry.secret_env}: the environment variable is ${value === undefined ? "not set" : "empty"}`;
+    keypair = seedFrom(value);
     if (keypair === undefined) return `${where}.secret_env ${entry.secret_env}: does not hold a valid Stellar secret seed (S...)`;
   }
   const allowPubnet = entry.allow_pubnet ?? TX_PROBE_DEFAULTS.allowPubnet;
-  if (!allowPubnet && PUBNET_HOSTS.has(new URL(target.url).hostname)) {
-    return `${where}: ${new URL(target.url).hostname} serves pubnet, where every probe spends real lumens; set tx_probe.allow_pubnet: true to allow it`;
+  if (!allowPubnet && PUBNET_HOSTS.has(target.url.hostname)) {
+    return `${where}: ${target.url.hostname} serves pubnet, where every probe spends real lumens; set tx_probe.allow_pubnet: true to allow it`;
   }
   return txProbeWith(keypair, {
     interval: entry.interval ?? TX_PROBE_DEFAULTS.interval,
@@ -83,7 +87,7 @@ export function txProbeWith(
     allowPubnet: options.allowPubnet,
     accountId: signer.publicKey(),
     ...(options.secretFile === undefined ? {} : { secretFile: options.secretFile }),
-    signer: () => signer,
+    signer: new Secret(signer, signer.secret()),
   };
 }
 

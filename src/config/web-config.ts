@@ -2,13 +2,14 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { createSecureContext } from "node:tls";
 import { z } from "zod";
+import { Secret, secretValues } from "./secret.js";
 import { readYamlDocument } from "./yaml-file.js";
 
 /** The endpoint's protection, from a prometheus/exporter-toolkit style web config file. */
 export interface WebConfig {
-  readonly tls?: { readonly cert: Buffer; readonly key: Buffer; readonly minVersion: TlsVersion; readonly maxVersion?: TlsVersion };
-  /** User name → bcrypt hash. Empty: no authentication. */
-  readonly basicAuthUsers: Readonly<Record<string, string>>;
+  readonly tls?: { readonly cert: Buffer; readonly key: Secret<Buffer>; readonly minVersion: TlsVersion; readonly maxVersion?: TlsVersion };
+  /** User name → bcrypt hash (a hash can be attacked offline, so it is a secret too). Empty: no authentication. */
+  readonly basicAuthUsers: Readonly<Record<string, Secret>>;
   /** Response headers set on every answer, on top of the exporter's safe defaults. */
   readonly headers: Readonly<Record<string, string>>;
 }
@@ -45,7 +46,7 @@ export async function loadWebConfig(path: string): Promise<WebConfig | string[]>
   const loaded = await readYamlDocument(path, "web config file", webConfigSchema);
   if ("problems" in loaded) return loaded.problems;
   const { tls_server_config: tls, http_server_config: http, basic_auth_users: users } = loaded.value;
-  const config: WebConfig = { basicAuthUsers: users ?? {}, headers: http?.headers ?? {} };
+  const config: WebConfig = { basicAuthUsers: secretValues(users ?? {}), headers: http?.headers ?? {} };
   if (!tls) return config;
   // Paths are relative to the web config file, as in exporter-toolkit.
   const base = dirname(resolve(path));
@@ -70,7 +71,7 @@ export async function loadWebConfig(path: string): Promise<WebConfig | string[]>
     ...config,
     tls: {
       cert,
-      key,
+      key: new Secret(key),
       minVersion: TLS_VERSIONS[tls.min_version ?? "TLS12"]!,
       ...(tls.max_version ? { maxVersion: TLS_VERSIONS[tls.max_version]! } : {}),
     },

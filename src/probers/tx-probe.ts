@@ -253,7 +253,7 @@ export function txProbeFor(
   log.info({ account: config.accountId, schedule: config.schedule.text, maxFee: config.maxFee }, "transaction probe configured");
   return new TxProbe({
     settings: config,
-    signer: config.signer(),
+    signer: config.signer.reveal(),
     client: probeHorizon(parts.client),
     network: parts.network,
     log,

@@ -3,7 +3,8 @@ import type { Logger } from "pino";
 import type { TargetLabel } from "../catalog/metrics.js";
 import type { Clock } from "../clock.js";
 import type { RequestObserver } from "../client/http.js";
-import { redactUrl, type ExporterConfig } from "../config/config.js";
+import type { ExporterConfig } from "../config/config.js";
+import type { TargetUrl } from "../config/target-url.js";
 import type { ExporterMetrics, TargetMetrics } from "../exposition/self-metrics.js";
 import type { MetricStore, StoreLease } from "../exposition/store.js";
 import { JobRunner, requestBudgetMs } from "../scheduler/job-runner.js";
@@ -15,7 +16,7 @@ import { NetworkView } from "./network.js";
 /** What every target of every kind is named, reached and timed by. */
 export interface KindTarget {
   readonly name: string;
-  readonly url: string;
+  readonly url: TargetUrl;
   readonly timeoutMs: number;
 }
 
@@ -129,7 +130,7 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
     this.label = kind.label;
     this.name = target.name;
     this.title = kind.title(target);
-    this.url = redactUrl(target.url);
+    this.url = target.url.display;
     this.log = services.logger.child({ [kind.label]: target.name });
     this.metrics = kind.metrics(services.metrics);
     this.scheduler = new Scheduler(services.clock);

@@ -22,7 +22,7 @@ export function urlHost(host: string): string {
 }
 
 function tlsOptions(tls: NonNullable<WebConfig["tls"]>) {
-  return { cert: tls.cert, key: tls.key, minVersion: tls.minVersion, maxVersion: tls.maxVersion };
+  return { cert: tls.cert, key: tls.key.reveal(), minVersion: tls.minVersion, maxVersion: tls.maxVersion };
 }
 
 const LISTEN_ERRORS: Readonly<Record<string, string>> = {

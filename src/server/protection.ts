@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import bcrypt from "bcryptjs";
 import type { MiddlewareHandler } from "hono";
+import { revealedValues } from "../config/secret.js";
 import type { WebConfig } from "../config/web-config.js";
 
 /** Safe defaults; a web config file may override them. The landing page needs inline styles only. */
@@ -77,7 +78,7 @@ export function protection(web: () => WebConfig | undefined): MiddlewareHandler 
     const current = web();
     if (current !== builtFor) {
       builtFor = current;
-      const users = current?.basicAuthUsers ?? {};
+      const users = revealedValues(current?.basicAuthUsers ?? {});
       handlers = [securityHeaders(current), ...(Object.keys(users).length > 0 ? [basicAuth(users)] : [])];
     }
     const [headers, auth] = handlers;

@@ -5,6 +5,7 @@ import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { runSimulateCommand } from "../../src/cli/simulate.js";
 import { loadConfig, type ExporterConfig } from "../../src/config/config.js";
+import { Secret } from "../../src/config/secret.js";
 import { DASHBOARDS_DIR, PROMETHEUS_RULE_FILE, REPO_ROOT, ruleFiles } from "../../scripts/dashboards/paths.js";
 import { loadRuleGroups } from "../../scripts/dashboards/prometheus-rule.js";
 import { NODE_ENVIRONMENT, NODE_FLAGS } from "../../src/cli/node-flags.js";
@@ -121,7 +122,7 @@ describe("deploy/docker-compose.yml", () => {
   it("points the exporter at the simulator with flags the exporter accepts", async () => {
     const simulatorAddress = flag(service("simulator").command ?? [], "web.listen-address");
     const config = await exporterConfig(service("exporter").command ?? []);
-    expect(config.targets.map((target) => target.url)).toEqual([`http://simulator:${simulatorAddress?.split(":")[1]}`]);
+    expect(config.targets.map((target) => target.url.href.reveal())).toEqual([`http://simulator:${simulatorAddress?.split(":")[1]}`]);
     expect(config.listen.port).toBe(EXPORTER_PORT);
     expect(service("exporter").ports).toEqual([`127.0.0.1:${EXPORTER_PORT}:${EXPORTER_PORT}`]);
   });
@@ -313,7 +314,7 @@ describe("deploy/kubernetes", () => {
   it("probes paths that answer without credentials when basic auth is on", async () => {
     const app = createServerApp({
       version: "test",
-      web: () => ({ basicAuthUsers: { alice: bcrypt.hashSync("secret", 4) }, headers: {} }),
+      web: () => ({ basicAuthUsers: { alice: new Secret(bcrypt.hashSync("secret", 4)) }, headers: {} }),
       renderMetrics: async () => [],
       status: () => statusReport("test", [], createStatusBoard(), 0),
       isReady: () => true,

@@ -1,0 +1,102 @@
+/**
+ * Secrets as a type, as prometheus/common's `config.Secret`: a value that prints as `<secret>`
+ * wherever it is turned into text (template strings, JSON, util.inspect, pino), so it can only
+ * be used on purpose, through `reveal()`, where it is sent.
+ */
+import { createHmac, randomBytes } from "node:crypto";
+import { inspect } from "node:util";
+
+export const SECRET_PLACEHOLDER = "<secret>";
+
+/**
+ * Secrets shorter than this are not searched for in text: they cannot be told from ordinary
+ * words, and masking every "on" in every log line would hide more than it protects.
+ */
+const SHORTEST_SCRUBBED = 6;
+/** Every secret the process holds, longest first, so a secret containing another is masked whole. */
+let known: string[] = [];
+const knownSet = new Set<string>();
+
+/** Per process: fingerprints compare secrets within one run and mean nothing outside it. */
+const FINGERPRINT_KEY = randomBytes(32);
+
+export class Secret<T = string> {
+  readonly #value: T;
+  readonly #text: string;
+
+  /** `text` is the value's byte string (a seed for a keypair); it is what `scrubSecrets` masks. */
+  constructor(value: T, text: string = String(value)) {
+    this.#value = value;
+    this.#text = text;
+    treatAsSecret(text);
+  }
+
+  /** The value itself, for sending it where it belongs; never for showing it. */
+  reveal(): T {
+    return this.#value;
+  }
+
+  /** Equal for equal values within this process, and telling nothing about them. */
+  fingerprint(): string {
+    return createHmac("sha256", FINGERPRINT_KEY).update(this.#text).digest("base64url");
+  }
+
+  toString(): string {
+    return SECRET_PLACEHOLDER;
+  }
+
+  toJSON(): string {
+    return SECRET_PLACEHOLDER;
+  }
+
+  [inspect.custom](): string {
+    return SECRET_PLACEHOLDER;
+  }
+}
+
+/** A record's values as they are sent (header values, password hashes): every one revealed. */
+export function revealedValues(headers: Readonly<Record<string, Secret>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, value.reveal()]));
+}
+
+/** A record's values held as secrets: any header value, for one, may be a credential. */
+export function secretValues(headers: Readonly<Record<string, string>>): Record<string, Secret> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, new Secret(value)]));
+}
+
+/**
+ * JSON of a configuration in which each secret is its fingerprint, not `<secret>`: two
+ * configurations differing only in a rotated token must not compare equal (a reload keeps a
+ * target whose key is unchanged).
+ */
+export function comparisonKey(value: unknown): string {
+  return JSON.stringify(value, function (this: Record<string, unknown>, key: string, replaced: unknown) {
+    const original = this[key];
+    return original instanceof Secret ? `<secret ${original.fingerprint()}>` : replaced;
+  });
+}
+
+/**
+ * `text` with every secret the process holds replaced by `<secret>`, and also its URL-encoded
+ * form. A last line of defence for text a server sent (an error page echoing the URL it was
+ * asked for), which no type can keep apart.
+ */
+export function scrubSecrets(text: string): string {
+  let scrubbed = text;
+  for (const secret of known) {
+    if (scrubbed.includes(secret)) scrubbed = scrubbed.split(secret).join(SECRET_PLACEHOLDER);
+  }
+  return scrubbed;
+}
+
+/** Text `scrubSecrets` masks from now on: a part of a secret that may be echoed on its own. */
+export function treatAsSecret(text: string): void {
+  const forms = [text, encodeURIComponent(text), ...text.split(/\s+/)];
+  let added = false;
+  for (const form of forms) {
+    if (form.length < SHORTEST_SCRUBBED || knownSet.has(form)) continue;
+    knownSet.add(form);
+    added = true;
+  }
+  if (added) known = [...knownSet].sort((a, b) => b.length - a.length);
+}

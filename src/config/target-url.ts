@@ -1,0 +1,75 @@
+/**
+ * A target's URL, split into what may be shown and what may not. Hosted Horizon and Stellar RPC
+ * providers put their API keys in the userinfo, the path (`/<token>/`) or the query (`?apikey=`),
+ * so only the origin is public; the path is shown when it cannot hold a token.
+ */
+import { Secret, treatAsSecret } from "./secret.js";
+
+/** A path segment with more letters and digits than this is taken for a token (API keys are 20 and up). */
+const LONGEST_PUBLIC_SEGMENT = 16;
+/** What stands for a path that is not shown. */
+export const HIDDEN_PATH = "/…";
+
+export class TargetUrl {
+  /** `scheme://host[:port]`. */
+  readonly origin: string;
+  /** `host[:port]`: the default `horizon` and `rpc` label. */
+  readonly host: string;
+  readonly hostname: string;
+  /** What pages, logs and errors show: the origin, and the path unless it may hold a token. */
+  readonly display: string;
+  /** The URL as given, userinfo, path and query included: only for sending requests. */
+  readonly href: Secret;
+
+  /** `text` must be an absolute URL (the config schema checks it); `showPath` is the target's `show_path`. */
+  constructor(text: string, showPath = false) {
+    const url = new URL(text);
+    this.origin = url.origin;
+    this.host = url.host;
+    this.hostname = url.hostname;
+    this.display = `${url.origin}${showPath || pathIsPublic(url.pathname) ? url.pathname : HIDDEN_PATH}`;
+    this.href = new Secret(text);
+    // Its parts are secrets on their own too: a server may echo any of them back.
+    for (const part of [url.username, url.password]) treatAsSecret(decoded(part));
+    for (const segment of url.pathname.split("/")) if (isToken(segment)) treatAsSecret(decoded(segment));
+    for (const value of url.searchParams.values()) treatAsSecret(value);
+  }
+
+  toString(): string {
+    return this.display;
+  }
+}
+
+/** Percent-decoded, or as it is when it holds a malformed escape. */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+/** `/`, or a path none of whose segments is a token. */
+function pathIsPublic(path: string): boolean {
+  return path === "/" || !path.split("/").some(isToken);
+}
+
+/** Letters and digits are counted across punctuation, so `8f14e45f-ceea-467f-...` is a token too. */
+function isToken(segment: string): boolean {
+  return (segment.match(/[A-Za-z0-9]/g)?.length ?? 0) > LONGEST_PUBLIC_SEGMENT;
+}
+
+/**
+ * A URL that failed validation, in a form fit for an error message: its scheme and host when they
+ * can be read, never the rest.
+ */
+export function describeInvalidUrl(text: string): string {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(text)?.[1];
+  if (scheme === undefined) return "the value (not shown: it may hold a secret)";
+  try {
+    const url = new URL(text);
+    return url.host ? `"${url.protocol}//${url.host}${pathIsPublic(url.pathname) ? url.pathname : HIDDEN_PATH}"` : `a ${scheme}: URL`;
+  } catch {
+    return `a ${scheme}: value`;
+  }
+}
