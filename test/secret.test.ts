@@ -1,0 +1,85 @@
+import { inspect } from "node:util";
+import { Keypair } from "@stellar/stellar-base";
+import { pino } from "pino";
+import { describe, expect, it } from "vitest";
+import { comparisonKey, scrubSecrets, Secret } from "../src/config/secret.js";
+import { TargetUrl } from "../src/config/target-url.js";
+import { problems, writeConfig } from "./support/config-files.js";
+
+describe("Secret", () => {
+  it("prints <secret> as a string, in JSON, through util.inspect and in a pino line; reveal() gives the value", () => {
+    const secret = new Secret("s3cr3t-value");
+    const lines: string[] = [];
+    pino({}, { write: (line: string) => lines.push(line) }).info({ secret, nested: { headers: { "X-Api-Key": secret } } }, `got ${secret}`);
+    const shown = [String(secret), `${secret}`, JSON.stringify({ secret }), inspect({ deep: { secret } }, { depth: 5 }), ...lines].join("\n");
+    expect(shown).not.toContain("s3cr3t-value");
+    expect(shown.match(/<secret>/g)).toHaveLength(7);
+    expect(secret.reveal()).toBe("s3cr3t-value");
+  });
+
+  it("compares by a fingerprint that tells nothing: equal values match, a rotated one does not", () => {
+    const key = (token: string) => comparisonKey({ target: { url: new TargetUrl(`https://h.example/${token}/`), headers: { A: new Secret(token) } } });
+    const before = key("aaaaaaaaaaaaaaaaaaaa");
+    expect(key("aaaaaaaaaaaaaaaaaaaa")).toBe(before);
+    expect(key("bbbbbbbbbbbbbbbbbbbb")).not.toBe(before);
+    expect(before).not.toContain("aaaaaaaaaaaaaaaaaaaa");
+  });
+
+  it("masks what a server echoes: the URL's token, query value and password, a header's token", () => {
+    new TargetUrl("https://user:pa55word-x@h.example/0123456789abcdefghij/?apikey=query-key-123");
+    new Secret("Bearer header-token-456");
+    const echoed = "Cannot GET /0123456789abcdefghij/ledgers?apikey=query-key-123 (pa55word-x, header-token-456) on h.example";
+    expect(scrubSecrets(echoed)).toBe("Cannot GET /<secret>/ledgers?apikey=<secret> (<secret>, <secret>) on h.example");
+  });
+});
+
+describe("a target URL's display form", () => {
+  it.each([
+    ["https://horizon.stellar.org", "https://horizon.stellar.org/"],
+    ["https://user:password@h.example:8443/api/v1?apikey=k#fragment", "https://h.example:8443/api/v1"],
+    ["https://x.stellar-mainnet.example.pro/0123456789abcdef0/", "https://x.stellar-mainnet.example.pro/…"],
+    ["https://h.example/v1/8f14e45f-ceea-467f-a0d6-1d5c2b1e9a3f/rpc", "https://h.example/…"],
+    ["https://h.example/soroban-testnet/rpc", "https://h.example/soroban-testnet/rpc"],
+    ["http://127.0.0.1:8000/abcdefghij012345", "http://127.0.0.1:8000/abcdefghij012345"],
+  ])("%s shows as %s", (url, display) => {
+    const target = new TargetUrl(url);
+    expect(target.display).toBe(display);
+    expect(`${target}`).toBe(display);
+    expect(target.href.reveal()).toBe(url);
+  });
+
+  it("shows a token path when the target marks it public, never the query or userinfo", () => {
+    expect(new TargetUrl("https://u:p@h.example/0123456789abcdef0/?k=v", true).display).toBe("https://h.example/0123456789abcdef0/");
+    expect(new TargetUrl("https://u:p@h.example:444/x").host).toBe("h.example:444");
+  });
+});
+
+describe("a secret seed where an account id belongs", () => {
+  const seed = Keypair.random().secret();
+  const message = "that is a secret seed, not an account id: give its public key (G...)";
+
+  it("is refused on the command line and in the environment without echoing it", async () => {
+    expect(await problems(["--horizon.url=http://h:1", `--account=hot=${seed}`])).toEqual([`--account: ${message}`]);
+    expect(await problems(["--horizon.url=http://h:1", `--account=${seed}`])).toEqual([`--account: ${message}`]);
+    expect(await problems([], { HORIZON_URL: "http://h:1", ACCOUNTS: `hot=${seed}` })).toEqual([`ACCOUNTS: ${message}`]);
+    // Mistyped (a bad checksum), it is still not shown.
+    const mistyped = `${seed.slice(0, -1)}${seed.endsWith("A") ? "B" : "A"}`;
+    expect(await problems(["--horizon.url=http://h:1", `--account=${mistyped}`])).toEqual([`--account: ${message}`]);
+  });
+
+  it("is refused in the config file at its key path, as an id or as an issuer", async () => {
+    const issuer = Keypair.random().publicKey();
+    const path = writeConfig(`targets:
+  - url: http://h:1
+    accounts:
+      - { name: ok, id: ${issuer} }
+      - { id: ${seed} }
+      - { name: hot, id: ${issuer}, low_balance: { "USDC:${seed}": 1 } }
+`);
+    const lines = await problems([`--config.file=${path}`]);
+    expect(lines).toEqual([
+      `config file ${path}: targets.0.accounts.1.id: ${message}`,
+      `config file ${path}: targets.0.accounts.2.low_balance: the issuer: ${message}`,
+    ]);
+  });
+});
