@@ -104,7 +104,7 @@ export class CourteousHttp<E extends string> {
     accept: string,
   ) {
     const url = new URL(options.url);
-    // fetch refuses URLs with credentials; they travel as Basic auth, and leave the URL we log.
+    // fetch refuses URLs with credentials; they travel as Basic auth instead.
     const credentials = url.username || url.password ? basicAuthorization(url) : {};
     url.username = "";
     url.password = "";
