@@ -69,17 +69,26 @@ describe("a secret seed where an account id belongs", () => {
 
   it("is refused in the config file at its key path, as an id or as an issuer", async () => {
     const issuer = Keypair.random().publicKey();
-    const path = writeConfig(`targets:
+    const asId = writeConfig(`targets:
   - url: http://h:1
     accounts:
       - { name: ok, id: ${issuer} }
       - { id: ${seed} }
+`);
+    expect(await problems([`--config.file=${asId}`])).toEqual([`${asId}:5: targets[0].accounts[1].id: ${message}`]);
+    const asIssuer = writeConfig(`targets:
+  - url: http://h:1
+    accounts:
+      - { name: ok, id: ${issuer} }
       - { name: hot, id: ${issuer}, low_balance: { "USDC:${seed}": 1 } }
 `);
-    const lines = await problems([`--config.file=${path}`]);
-    expect(lines).toEqual([
-      `config file ${path}: targets.0.accounts.1.id: ${message}`,
-      `config file ${path}: targets.0.accounts.2.low_balance: the issuer: ${message}`,
-    ]);
+    expect(await problems([`--config.file=${asIssuer}`])).toEqual([`${asIssuer}: targets[0].accounts[1].low_balance: the issuer: ${message}`]);
+  });
+
+  it("is never shown in a problem with a header value or a web config hash", async () => {
+    const path = writeConfig(`targets:\n  - url: http://h:1\n    headers: { X-Api-Key: 98765432109876 }\n`);
+    expect(await problems([`--config.file=${path}`])).toEqual([`${path}:3: targets[0].headers.X-Api-Key: expected text (quote it)`]);
+    const web = writeConfig(`basic_auth_users: { prometheus: 98765432109876 }\n`);
+    expect(await problems(["--horizon.url=http://h:1", `--web.config.file=${web}`])).toEqual([`${web}:1: basic_auth_users.prometheus: expected a bcrypt hash ($2y$10$...)`]);
   });
 });

@@ -299,7 +299,7 @@ it("no secret reaches logs at trace level, pages, metrics, error exits or anothe
     exporter.child.kill("SIGHUP");
     await until("the rejected reload", async () =>
       valueOf(await metrics(), "stellar_horizon_exporter_config_last_reload_successful") === 0 &&
-      exporter.output().includes("targets.0.accounts.0.id: that is a secret seed, not an account id: give its public key (G...)")
+      exporter.output().includes("targets[0].accounts[0].id: that is a secret seed, not an account id: give its public key (G...)")
         ? true
         : undefined,
     );
@@ -350,7 +350,9 @@ it("no secret reaches logs at trace level, pages, metrics, error exits or anothe
 
   // Error exits, each with every secret it can hold.
   const seedConfig = join(directory, "seed.yml");
-  writeFileSync(seedConfig, `targets:\n  - url: ${horizonUrl()}\n    accounts: [{ name: hot, id: ${PROBE.secret()} }]\n    tx_probe: { secret_env: UNSET_PLANTED_VAR }\n`);
+  writeFileSync(seedConfig, `targets:\n  - url: ${horizonUrl()}\n    accounts: [{ name: hot, id: ${PROBE.secret()} }]\n`);
+  const unsetConfig = join(directory, "unset.yml");
+  writeFileSync(unsetConfig, `targets:\n  - url: ${horizonUrl()}\n    headers: { X-Api-Key: ${HORIZON.header} }\n    tx_probe: { secret_env: UNSET_PLANTED_VAR }\n`);
   const badWeb = join(directory, "bad-web.yml");
   writeFileSync(badWeb, `basic_auth_users:\n  ${WEB.user}: ${WEB.password}\n`);
   const taken = await listening(createServer());
@@ -358,13 +360,11 @@ it("no secret reaches logs at trace level, pages, metrics, error exits or anothe
     [[`--horizon.url=ftp://${HORIZON.user}:${HORIZON.password}@example.com/${HORIZON.token}/?apikey=${HORIZON.queryKey}`], 2, []],
     [[`--rpc.url=${RPC.user}:${RPC.password}@example.com/${RPC.token}?key=${RPC.queryKey}`], 2, []],
     [[`--horizon.url=${horizonUrl()}`, `--account=hot=${PROBE.secret()}`], 2, ["stellar-horizon-exporter: --account: that is a secret seed, not an account id: give its public key (G...)"]],
+    [[`--config.file=${seedConfig}`], 2, [`stellar-horizon-exporter: ${seedConfig}:3: targets[0].accounts[0].id: that is a secret seed, not an account id: give its public key (G...)`]],
     [
-      [`--config.file=${seedConfig}`],
+      [`--config.file=${unsetConfig}`],
       2,
-      [
-        `stellar-horizon-exporter: config file ${seedConfig}: targets.0.accounts.0.id: that is a secret seed, not an account id: give its public key (G...)`,
-        `stellar-horizon-exporter: target "${gateway.url.slice("http://".length)}": tx_probe.secret_env UNSET_PLANTED_VAR: the environment variable is not set`,
-      ],
+      [`stellar-horizon-exporter: target "${gateway.url.slice("http://".length)}": tx_probe.secret_env UNSET_PLANTED_VAR: the environment variable is not set`],
     ],
     [[`--horizon.url=${horizonUrl()}`, `--web.config.file=${badWeb}`], 2, []],
     [[`--config.file=${configFile}`, `--web.listen-address=${taken.slice("http://".length)}`], 1, []],

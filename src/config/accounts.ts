@@ -17,19 +17,19 @@ export interface WatchedAccount {
   readonly cold: boolean;
 }
 
-/** One entry of a target's `accounts:` list, before its id and assets are checked. */
+/** Said of a secret seed given where an account id belongs; the seed itself is never repeated. */
+export const SEED_NOT_ACCOUNT = "that is a secret seed, not an account id: give its public key (G...)";
+
+/** One entry of a target's `accounts:` list, before its id and assets are checked (a seed is refused here, at its line). */
 export const accountEntrySchema = z.strictObject({
   name: z.string().min(1).optional(),
-  id: z.string(),
+  id: z.string().refine((id) => !looksLikeSeed(id), SEED_NOT_ACCOUNT),
   low_balance: z.record(z.string(), z.number().nonnegative()).optional(),
   offers: z.boolean().optional(),
   claimable_balances: z.boolean().optional(),
   cold: z.boolean().optional(),
 });
 export type AccountEntry = z.output<typeof accountEntrySchema>;
-
-/** Said of a secret seed given where an account id belongs; the seed itself is never repeated. */
-export const SEED_NOT_ACCOUNT = "that is a secret seed, not an account id: give its public key (G...)";
 
 /**
  * An S... seed, valid or mistyped: shown nowhere, even to say it is wrong. (A seed's StrKey is S

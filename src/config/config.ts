@@ -297,7 +297,7 @@ function buildTargets(
           entry.accounts ?? [],
           `target "${entry.name ?? defaultTargetName(entry.url)}"`,
           problems,
-          (index, key) => `config file ${path}: targets.${targetIndex}.accounts.${index}.${key}`,
+          (index, key) => `${path}: targets[${targetIndex}].accounts[${index}].${key}`,
         ),
       }));
   const seen = new Set<string>();

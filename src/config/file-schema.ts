@@ -62,7 +62,8 @@ const targetEntry = z.strictObject({
   url: horizonUrl,
   /** The URL's path holds no secret: show it on pages and in logs. */
   show_path: z.boolean().optional(),
-  headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "invalid header name"), z.string()).optional(),
+  // A header value may be a key: its problem never shows it (an unquoted number is not text).
+  headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "invalid header name"), z.string({ error: "expected text (quote it)" })).optional(),
   timeout: durationText.optional(),
   schedules: endpointSchedules.optional(),
   request_budget_per_hour: z.number().int().positive().optional(),

@@ -21,7 +21,7 @@ const tlsVersion = z.enum(Object.keys(TLS_VERSIONS) as [string, ...string[]]);
 /** The headers exporter-toolkit lets operators set. */
 const SETTABLE_HEADERS = ["Strict-Transport-Security", "X-Frame-Options", "X-Content-Type-Options", "X-XSS-Protection", "Content-Security-Policy"] as const;
 
-const bcryptHash = z.string().regex(/^\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}$/, "expected a bcrypt hash ($2y$10$...)");
+const bcryptHash = z.string({ error: "expected a bcrypt hash ($2y$10$...)" }).regex(/^\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}$/, "expected a bcrypt hash ($2y$10$...)");
 
 const webConfigSchema = z.strictObject({
   tls_server_config: z
