@@ -62,6 +62,9 @@ describe("a secret seed where an account id belongs", () => {
     expect(await problems(["--horizon.url=http://h:1", `--account=hot=${seed}`])).toEqual([`--account: ${message}`]);
     expect(await problems(["--horizon.url=http://h:1", `--account=${seed}`])).toEqual([`--account: ${message}`]);
     expect(await problems([], { HORIZON_URL: "http://h:1", ACCOUNTS: `hot=${seed}` })).toEqual([`ACCOUNTS: ${message}`]);
+    const asAsset = await problems(["--rpc.url=http://h:1", `--account=${Keypair.random().publicKey()}`, `--account.asset=USDC:${seed}`]);
+    expect(asAsset).toEqual([expect.stringMatching(new RegExp(`: the issuer: ${message.replace(/[().]/g, "\\$&")}$`))]);
+    expect(asAsset.join("")).not.toContain(seed);
     // Mistyped (a bad checksum), it is still not shown.
     const mistyped = `${seed.slice(0, -1)}${seed.endsWith("A") ? "B" : "A"}`;
     expect(await problems(["--horizon.url=http://h:1", `--account=${mistyped}`])).toEqual([`--account: ${message}`]);
