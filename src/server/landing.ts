@@ -6,6 +6,7 @@ import {
   type AccountReport,
   type EndpointReport,
   type Figure,
+  type KnownBefore,
   type ProbeReport,
   type RpcReport,
   type StatusReport,
@@ -30,7 +31,7 @@ main { padding: 1rem 1.5rem; display: grid; gap: 1rem; }
 .card.down { border-left-color: #cf222e; }
 .card h2 { margin: 0 0 0.3rem; font-size: 1.15rem; }
 .url { margin: 0 0 0.6rem; font-size: 0.8rem; color: #57606a; }
-.badge { display: inline-block; padding: 0.05rem 0.45rem; border-radius: 4px; color: #fff; font-size: 0.75rem; font-weight: 700; letter-spacing: 0.04em; vertical-align: middle; background: #57606a; }
+.badge { display: inline-block; white-space: nowrap; padding: 0.05rem 0.45rem; border-radius: 4px; color: #fff; font-size: 0.75rem; font-weight: 700; letter-spacing: 0.04em; vertical-align: middle; background: #57606a; }
 .badge.up, .badge.ok { background: #1a7f37; }
 .badge.degraded, .badge.running, .badge.low { background: #9a6700; }
 .badge.down, .badge.failing { background: #cf222e; }
@@ -40,9 +41,11 @@ dl.figures div.wide { grid-column: span 2; }
 dl.figures div.wide dd { font-size: 0.85rem; }
 dt { font-size: 0.75rem; color: #57606a; }
 dd { margin: 0; font-size: 1.05rem; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+.stale { color: #8c959f; }
 .unit, .note { font-size: 0.8rem; color: #57606a; }
-.sparks { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; margin-bottom: 0.8rem; }
+.sparks { display: grid; grid-template-columns: repeat(auto-fit, minmax(13rem, 1fr)); gap: 0.5rem 1rem; margin-bottom: 0.8rem; }
 figure { margin: 0; }
+.spark { width: 100%; height: auto; }
 figcaption { font-size: 0.8rem; color: #1d2330; }
 .spark .frame { fill: #f8f9fc; stroke: #ccd; }
 .spark .line { fill: none; stroke: #2f5bd3; stroke-width: 1.5; }
@@ -50,7 +53,8 @@ figcaption { font-size: 0.8rem; color: #1d2330; }
 .spark text { font-size: 10px; fill: #57606a; }
 table { border-collapse: collapse; margin-bottom: 0.8rem; }
 caption { text-align: left; font-weight: 600; font-size: 0.9rem; padding-bottom: 0.2rem; }
-th, td { border: 1px solid #dde; padding: 0.25rem 0.5rem; text-align: left; font-size: 0.85rem; }
+th, td { border: 1px solid #dde; padding: 0.25rem 0.5rem; text-align: left; font-size: 0.85rem; vertical-align: top; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 th { background: #eef; }
 code { background: #f4f4f8; padding: 0 0.2rem; }
 `;
@@ -97,19 +101,39 @@ function text(value: string | undefined) {
   return value ?? NO_DATA;
 }
 
+/** "8 s ago", "3 min ago", "2 h ago". */
+function relative(ageMs: number): string {
+  const seconds = Math.max(0, Math.round(ageMs / 1000));
+  if (seconds < 120) return `${seconds} s ago`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 120 ? `${minutes} min ago` : `${Math.round(minutes / 60)} h ago`;
+}
+
+/** A moment as its age, the exact time on hover. */
+function ago(isoTime: string, nowMs: number) {
+  return html`<time datetime="${isoTime}" title="${isoTime}">${relative(nowMs - Date.parse(isoTime))}</time>`;
+}
+
+/** A figure; while it is absent, its last known value, greyed, with its age: what an operator needs while a target is down. */
+function orKnown(current: unknown, known: KnownBefore | undefined) {
+  if (current !== NO_DATA || known === undefined) return current;
+  return html`<span class="stale" title="last known value; no fresh data since">${String(known.value)} <span class="unit">(${relative(known.ageSeconds * 1000)})</span></span>`;
+}
+
 function latestLedger(target: TargetReport) {
+  if (target.latestLedger === undefined) return orKnown(NO_DATA, target.lastKnown?.latestLedger);
   const age = target.latestLedgerAgeSeconds;
-  return html`${figureValue(target, target.latestLedger)}${age !== undefined ? html` <span class="unit">closed ${age} s ago</span>` : ""}`;
+  return html`${figureValue(target, target.latestLedger)}${age !== undefined ? html` <span class="unit">closed ${relative(age * 1000)}</span>` : ""}`;
 }
 
 function figures(target: TargetReport) {
   const h = target;
   const transactions = target.transactions;
   return html`<dl class="figures">
-${item("Network", text(target.network))}
-${item("Horizon version", text(target.horizonVersion), "", true)}
-${item("Core version", text(target.coreVersion), "", true)}
-${item("Protocol", figureValue(h, target.protocolVersion))}
+${item("Network", orKnown(text(target.network), target.lastKnown?.network))}
+${item("Horizon version", orKnown(text(target.horizonVersion), target.lastKnown?.horizonVersion), "", true)}
+${item("Core version", orKnown(text(target.coreVersion), target.lastKnown?.coreVersion), "", true)}
+${item("Protocol", orKnown(figureValue(h, target.protocolVersion), target.lastKnown?.protocolVersion))}
 ${item("Latest ledger", latestLedger(target))}
 ${item("Ingest lag", figureValue(h, target.ingestLagLedgers), "ledgers")}
 ${item("Fee charged p50", figureValue(h, target.feeChargedP50Stroops), againstBaseFee(target.feeChargedP50Stroops, target.baseFeeStroops))}
@@ -135,10 +159,10 @@ function rpcFigures(target: TargetReport, rpc: RpcReport) {
       : html`<span class="badge ${healthy.value === 1 ? "ok" : "failing"}">${figureValue(target, healthy, (value) => (value === 1 ? "healthy" : "unhealthy"))}</span>`;
   const oldest = rpc.oldestLedger;
   return html`<dl class="figures">
-${item("Network", text(target.network))}
-${item("RPC version", text(rpc.version), "", true)}
-${item("Captive core version", text(rpc.captiveCoreVersion), "", true)}
-${item("Protocol", figureValue(target, target.protocolVersion))}
+${item("Network", orKnown(text(target.network), target.lastKnown?.network))}
+${item("RPC version", orKnown(text(rpc.version), target.lastKnown?.version), "", true)}
+${item("Captive core version", orKnown(text(rpc.captiveCoreVersion), target.lastKnown?.captiveCoreVersion), "", true)}
+${item("Protocol", orKnown(figureValue(target, target.protocolVersion), target.lastKnown?.protocolVersion))}
 ${item("Latest ledger", latestLedger(target))}
 ${item("Health", health)}
 ${item(
@@ -171,21 +195,26 @@ ${SPARKLINES[target.kind].map((definition) => {
 function accountsTable(horizon: SeriesOwner, accounts: readonly AccountReport[]) {
   return html`<table>
 <caption>Watched accounts</caption>
-<tr><th>Account</th><th>Asset</th><th>Balance</th><th>Low-water mark</th><th>State</th><th>Signer changes</th></tr>
+<tr><th>Account</th><th class="num">Signer changes</th><th>Asset</th><th class="num">Balance</th><th class="num">Low-water mark</th><th>State</th></tr>
 ${accounts.flatMap((account) => {
   const missing = account.exists?.value === 0;
+  // The account and its signer changes once, beside all of its balances.
+  const rows = Math.max(1, missing ? 1 : account.balances.length);
+  const head = html`<td rowspan="${rows}">${account.account}</td><td class="num" rowspan="${rows}">${figureValue(horizon, account.signerChanges)}</td>`;
   if (missing || account.balances.length === 0) {
-    return [html`<tr><td>${account.account}</td><td colspan="3">${missing ? "account does not exist" : "no balances"}</td><td><span class="badge ${missing ? "failing" : "waiting"}">${missing ? "missing" : "no data"}</span></td><td>${figureValue(horizon, account.signerChanges)}</td></tr>`];
+    return [html`<tr>${head}<td colspan="3">${missing ? "account does not exist" : "no balances"}</td><td><span class="badge ${missing ? "failing" : "waiting"}">${missing ? "missing" : "no data"}</span></td></tr>`];
   }
   return account.balances.map(
-    (balance) => html`<tr><td>${account.account}</td><td>${balance.asset}</td><td>${figureValue(horizon, balance.balance)}</td><td>${balance.lowWatermark ? figureValue(horizon, balance.lowWatermark) : "none"}</td><td><span class="badge ${balance.low ? "low" : "ok"}">${balance.low ? "low" : "ok"}</span></td><td>${figureValue(horizon, account.signerChanges)}</td></tr>`,
+    (balance, index) => html`<tr>${index === 0 ? head : ""}<td>${balance.asset}</td><td class="num">${figureValue(horizon, balance.balance)}</td><td class="num">${balance.lowWatermark ? figureValue(horizon, balance.lowWatermark) : "none"}</td><td><span class="badge ${balance.low ? "low" : "ok"}">${balance.low ? "low" : "ok"}</span></td></tr>`,
   );
 })}
 </table>`;
 }
 
 function probeList(horizon: SeriesOwner, probe: ProbeReport) {
+  const refused = probe.refused;
   return html`<dl class="figures">
+${item("Probe", refused === undefined ? html`<span class="badge ok">submitting</span>` : html`<span class="badge failing">refused: ${refused.labels?.reason ?? "unknown"}</span> ${figureValue(horizon, refused)}`)}
 ${item("Probe submissions", figureValue(horizon, probe.submissions))}
 ${item("Probe success ratio", probe.successRatio === null ? html`<span class="note">no submissions yet</span>` : percent(probe.successRatio))}
 ${item("Probe last duration", probe.lastDurationSeconds === undefined ? NO_DATA : probe.lastDurationSeconds.toFixed(2), "s")}
@@ -202,13 +231,13 @@ function pollState(endpoint: EndpointReport) {
   return html`<span class="badge ${endpoint.state}">${word}</span>`;
 }
 
-function endpointsTable(endpoints: readonly EndpointReport[]) {
+function endpointsTable(endpoints: readonly EndpointReport[], nowMs: number) {
   return html`<table>
 <caption>Polls</caption>
-<tr><th>Endpoint</th><th>State</th><th>Schedule</th><th>Polls</th><th>Last success</th><th>Last error</th></tr>
+<tr><th>Endpoint</th><th>State</th><th>Schedule</th><th class="num">Polls</th><th>Last success</th><th>Last error</th></tr>
 ${endpoints.map(
-  (endpoint) => html`<tr><td>${endpoint.endpoint}</td><td>${pollState(endpoint)}</td><td>${endpoint.schedule}</td><td>${endpoint.polls}</td><td>${endpoint.lastSuccessAt ?? "never"}</td><td>${
-    endpoint.lastError ? `${endpoint.lastError.reason}: ${endpoint.lastError.message} (${endpoint.lastError.at})` : "none"
+  (endpoint) => html`<tr><td>${endpoint.endpoint}</td><td>${pollState(endpoint)}</td><td>${endpoint.schedule}</td><td class="num">${endpoint.polls}</td><td>${endpoint.lastSuccessAt ? ago(endpoint.lastSuccessAt, nowMs) : "never"}</td><td>${
+    endpoint.lastError ? html`${endpoint.lastError.reason}: ${endpoint.lastError.message} (${ago(endpoint.lastError.at, nowMs)})` : "none"
   }</td></tr>`,
 )}
 </table>`;
@@ -222,7 +251,7 @@ ${target.rpc ? rpcFigures(target, target.rpc) : figures(target)}
 ${sparklines(target, nowMs)}
 ${target.accounts ? accountsTable(target, target.accounts) : ""}
 ${target.txProbe ? probeList(target, target.txProbe) : ""}
-${endpointsTable(target.endpoints)}
+${endpointsTable(target.endpoints, nowMs)}
 </section>`;
 }
 

@@ -41,6 +41,14 @@ interface TargetState {
   readonly histogramTotals: Map<string, { readonly sum: number; readonly count: number }>;
   /** Per histogram family, the mean of the observations its latest poll added. */
   readonly latestMeans: Map<string, number>;
+  /** Per family, its series at the last poll that published them, kept after they go stale. */
+  readonly lastKnown: Map<string, LastKnown>;
+}
+
+/** A family's series as a poll last published them, and when. */
+export interface LastKnown {
+  readonly series: readonly StatusSeries[];
+  readonly atMs: number;
 }
 
 function snapshot(samples: readonly Sample[]): Map<string, StatusSeries[]> {
@@ -98,11 +106,13 @@ export class StatusBoard implements SampleTap {
     const key = boardKey(on.label, on.name);
     let target = this.targets.get(key);
     if (target === undefined) {
-      target = { endpoints: new Map(), rings: new Map(), histogramTotals: new Map(), latestMeans: new Map() };
+      target = { endpoints: new Map(), rings: new Map(), histogramTotals: new Map(), latestMeans: new Map(), lastKnown: new Map() };
       this.targets.set(key, target);
     }
     const next = { live: snapshot(samples.live), persistent: snapshot(samples.persistent), freshUntilMs };
     target.endpoints.set(endpoint, next);
+    const atMs = this.now();
+    for (const [family, series] of next.live) target.lastKnown.set(family, { series, atMs });
     // A failed poll publishes no live samples and grows no histogram, so it adds no points.
     this.record(target, next, this.updateMeans(target, next));
   }
@@ -129,6 +139,11 @@ export class StatusBoard implements SampleTap {
       }
     }
     return [];
+  }
+
+  /** A family's series as last published, even once stale: what an operator needs while a target is down. */
+  lastKnown(target: BoardTarget, name: string): LastKnown | undefined {
+    return this.targets.get(boardKey(target.label, target.name))?.lastKnown.get(name);
   }
 
   latestMean(target: BoardTarget, family: string): number | undefined {

@@ -50,6 +50,7 @@ export const STATUS_FAMILIES: ReadonlySet<string> = new Set(
     METRICS.txProbeFailures,
     METRICS.txProbeDuration,
     METRICS.txProbeLastSuccess,
+    METRICS.txProbeRefused,
     RPC_METRICS.up,
     RPC_METRICS.healthy,
     RPC_METRICS.info,
@@ -103,6 +104,8 @@ export interface ProbeReport {
   /** Mean duration of the runs the latest publication added, from the histogram's `_sum` and `_count`. */
   readonly lastDurationSeconds?: number;
   readonly lastSuccessTimestampSeconds?: Figure;
+  /** Why the probe does not submit now (stellar_horizon_tx_probe_refused at 1), if it does not. */
+  readonly refused?: Figure;
 }
 
 /** A Stellar RPC's own figures. */
@@ -117,6 +120,15 @@ export interface RpcReport {
   readonly classicInclusionFeeP50Stroops?: Figure;
   readonly classicInclusionFeeP90Stroops?: Figure;
 }
+
+/** A value no longer on /metrics (its poll failed or went stale), as last published, and how long ago. */
+export interface KnownBefore {
+  readonly value: string | number;
+  readonly ageSeconds: number;
+}
+
+/** The identity figures a target keeps showing, greyed with their age, while it is down. */
+export type LastKnownReport = Partial<Record<"network" | "horizonVersion" | "coreVersion" | "version" | "captiveCoreVersion" | "protocolVersion" | "latestLedger", KnownBefore>>;
 
 export interface TargetReport {
   /** The target's label and its value on /metrics: `horizon` or `rpc`. */
@@ -143,6 +155,8 @@ export interface TargetReport {
   readonly accounts?: readonly AccountReport[];
   readonly txProbe?: ProbeReport;
   readonly rpc?: RpcReport;
+  /** For each identity figure absent now but published before: its last value and age. */
+  readonly lastKnown?: LastKnownReport;
   readonly endpoints: readonly EndpointReport[];
   /** Per sparkline, [Unix ms, value] pairs of the last 30 minutes, oldest first. */
   readonly history: Readonly<Record<string, ReadonlyArray<readonly [number, number]>>>;
@@ -197,12 +211,37 @@ class TargetSeries {
     return this.board.series(this.target, metric, this.nowMs);
   }
 
+  /** A family's first series as last published, picked by `value`, with its age. */
+  knownBefore(metric: string, value: (series: StatusSeries) => string | number | undefined): KnownBefore | undefined {
+    const last = this.board.lastKnown(this.target, metric);
+    const first = last?.series[0];
+    const picked = first === undefined ? undefined : value(first);
+    if (last === undefined || picked === undefined) return undefined;
+    return { value: picked, ageSeconds: Math.max(0, Math.round((this.nowMs - last.atMs) / 1000)) };
+  }
+
   figure(metric: string, labels?: Labels): Figure | undefined {
     const found = this.all(metric).find((series) => labelsMatch(series.labels, labels));
     if (found === undefined) return undefined;
     return { metric, ...(labels !== undefined ? { labels } : {}), value: found.value };
   }
 }
+
+type KnownSources = Partial<Record<keyof LastKnownReport, readonly [metric: string, value: (series: StatusSeries) => string | number | undefined]>>;
+
+/** The last known values of the identity figures that are absent now; undefined when none is. */
+function lastKnown(series: TargetSeries, present: Partial<Record<keyof LastKnownReport, unknown>>, sources: KnownSources): LastKnownReport | undefined {
+  const known: Record<string, KnownBefore> = {};
+  for (const [key, source] of Object.entries(sources)) {
+    if (present[key as keyof LastKnownReport] !== undefined || source === undefined) continue;
+    const before = series.knownBefore(source[0], source[1]);
+    if (before !== undefined) known[key] = before;
+  }
+  return Object.keys(known).length === 0 ? undefined : known;
+}
+
+const labelOf = (name: string) => (series: StatusSeries) => series.labels[name];
+const valueOf = (series: StatusSeries) => series.value;
 
 function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
   return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
@@ -242,6 +281,11 @@ function accounts(series: TargetSeries): AccountReport[] | undefined {
   }));
 }
 
+function refusal(series: TargetSeries): Figure | undefined {
+  const refused = series.all(METRICS.txProbeRefused.name).find(({ value }) => value === 1);
+  return refused === undefined ? undefined : { metric: METRICS.txProbeRefused.name, labels: refused.labels, value: refused.value };
+}
+
 function txProbe(series: TargetSeries, board: StatusBoard, target: BoardTarget): ProbeReport | undefined {
   const submissions = series.figure(METRICS.txProbeSubmissions.name);
   if (submissions === undefined) return undefined;
@@ -252,6 +296,7 @@ function txProbe(series: TargetSeries, board: StatusBoard, target: BoardTarget):
     successRatio: submissions.value === 0 ? null : (submissions.value - failures) / submissions.value,
     ...optional("lastDurationSeconds", board.latestMean(target, METRICS.txProbeDuration.name)),
     ...optional("lastSuccessTimestampSeconds", series.figure(METRICS.txProbeLastSuccess.name)),
+    ...optional("refused", refusal(series)),
   };
 }
 
@@ -271,13 +316,16 @@ function ageSeconds(closedAt: Figure | undefined, nowMs: number): number | undef
 function horizonFigures(series: TargetSeries, board: StatusBoard, target: BoardTarget, endpoints: readonly EndpointReport[], nowMs: number) {
   const info = series.all(METRICS.info.name)[0]?.labels;
   const closedAt = series.figure(METRICS.historyLatestLedgerClosedTimestamp.name);
+  const protocolVersion = series.figure(METRICS.currentProtocolVersion.name);
+  const latestLedger = series.figure(METRICS.ingestLatestLedger.name);
+  const present = { network: info?.network, horizonVersion: info?.horizon_version, coreVersion: info?.core_version, protocolVersion, latestLedger };
   return {
     state: targetState("root", series.figure(METRICS.up.name), endpoints),
-    ...optional("network", info?.network),
-    ...optional("horizonVersion", info?.horizon_version),
-    ...optional("coreVersion", info?.core_version),
-    ...optional("protocolVersion", series.figure(METRICS.currentProtocolVersion.name)),
-    ...optional("latestLedger", series.figure(METRICS.ingestLatestLedger.name)),
+    ...optional("network", present.network),
+    ...optional("horizonVersion", present.horizonVersion),
+    ...optional("coreVersion", present.coreVersion),
+    ...optional("protocolVersion", protocolVersion),
+    ...optional("latestLedger", latestLedger),
     ...optional("latestLedgerClosedTimestampSeconds", closedAt),
     ...optional("latestLedgerAgeSeconds", ageSeconds(closedAt, nowMs)),
     ...optional("ingestLagLedgers", series.figure(METRICS.ingestLagLedgers.name)),
@@ -289,6 +337,16 @@ function horizonFigures(series: TargetSeries, board: StatusBoard, target: BoardT
     ...optional("liquidityPools", series.figure(METRICS.liquidityPools.name)),
     ...optional("accounts", accounts(series)),
     ...optional("txProbe", txProbe(series, board, target)),
+    ...optional(
+      "lastKnown",
+      lastKnown(series, present, {
+        network: [METRICS.info.name, labelOf("network")],
+        horizonVersion: [METRICS.info.name, labelOf("horizon_version")],
+        coreVersion: [METRICS.info.name, labelOf("core_version")],
+        protocolVersion: [METRICS.currentProtocolVersion.name, valueOf],
+        latestLedger: [METRICS.ingestLatestLedger.name, valueOf],
+      }),
+    ),
   };
 }
 
@@ -308,14 +366,27 @@ function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], 
     ...optional("classicInclusionFeeP50Stroops", fee("classic", "p50")),
     ...optional("classicInclusionFeeP90Stroops", fee("classic", "p90")),
   };
+  const protocolVersion = series.figure(RPC_METRICS.protocolVersion.name);
+  const latestLedger = series.figure(RPC_METRICS.latestLedger.name);
+  const present = { network: info?.network, version: rpc.version, captiveCoreVersion: rpc.captiveCoreVersion, protocolVersion, latestLedger };
   return {
     state: targetState("status", series.figure(RPC_METRICS.up.name), endpoints),
-    ...optional("network", info?.network),
-    ...optional("protocolVersion", series.figure(RPC_METRICS.protocolVersion.name)),
-    ...optional("latestLedger", series.figure(RPC_METRICS.latestLedger.name)),
+    ...optional("network", present.network),
+    ...optional("protocolVersion", protocolVersion),
+    ...optional("latestLedger", latestLedger),
     ...optional("latestLedgerClosedTimestampSeconds", closedAt),
     ...optional("latestLedgerAgeSeconds", ageSeconds(closedAt, nowMs)),
     rpc,
+    ...optional(
+      "lastKnown",
+      lastKnown(series, present, {
+        network: [RPC_METRICS.info.name, labelOf("network")],
+        version: [RPC_METRICS.info.name, labelOf("version")],
+        captiveCoreVersion: [RPC_METRICS.info.name, labelOf("captive_core_version")],
+        protocolVersion: [RPC_METRICS.protocolVersion.name, valueOf],
+        latestLedger: [RPC_METRICS.latestLedger.name, valueOf],
+      }),
+    ),
   };
 }
 

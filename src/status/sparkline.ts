@@ -4,7 +4,7 @@ import type { Point } from "./ring.js";
 export interface SparklineOptions {
   /** What the line shows, e.g. "Ingest lag"; the SVG's title and accessible name. */
   readonly title: string;
-  /** Unit of the values, e.g. "ledgers"; named in the title, the accessible name and the axis labels. */
+  /** Unit of the values, e.g. "ledgers"; named in the title and the accessible name (the caption shows it once). */
   readonly unit: string;
   /** The x axis spans [nowMs - windowMs, nowMs]. */
   readonly windowMs: number;
@@ -15,9 +15,9 @@ export interface SparklineOptions {
 
 /** The drawing's geometry, in SVG user units. */
 export const SPARKLINE_GEOMETRY = {
-  width: 292,
+  width: 248,
   height: 80,
-  plotLeft: 84,
+  plotLeft: 40,
   plotTop: 8,
   plotWidth: 200,
   plotHeight: 50,
@@ -25,6 +25,11 @@ export const SPARKLINE_GEOMETRY = {
 
 const { width, height, plotLeft, plotTop, plotWidth, plotHeight } = SPARKLINE_GEOMETRY;
 const plotBottom = plotTop + plotHeight;
+
+/** An axis label: whole numbers as they are, others to three significant digits (5.73, not 5.733333). */
+export function axisNumber(value: number): string {
+  return Number.isInteger(value) ? String(value) : String(Number(value.toPrecision(3)));
+}
 
 /** Two decimals are finer than a pixel and keep the markup short and deterministic. */
 function coordinate(value: number): string {
@@ -59,8 +64,7 @@ export function sparklineCoordinates(points: readonly Point[], windowMs: number,
  * Empty and single-point series draw without NaN: a note, or a single dot.
  */
 export function sparkline(points: readonly Point[], options: SparklineOptions): string {
-  const format = options.format ?? String;
-  const unit = escapeMarkup(options.unit);
+  const format = options.format ?? axisNumber;
   const minutes = Math.round(options.windowMs / 60_000);
   const { lower, upper } = valueRange(points);
   const latest = points.at(-1);
@@ -74,8 +78,8 @@ export function sparkline(points: readonly Point[], options: SparklineOptions): 
     `<svg xmlns="http://www.w3.org/2000/svg" class="spark" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeMarkup(description)}">`,
     `<title>${escapeMarkup(description)}</title>`,
     `<rect class="frame" x="${plotLeft}" y="${plotTop}" width="${plotWidth}" height="${plotHeight}"/>`,
-    `<text class="axis" x="${plotLeft - 4}" y="${plotTop + 8}" text-anchor="end">${escapeMarkup(format(upper))} ${unit}</text>`,
-    `<text class="axis" x="${plotLeft - 4}" y="${plotBottom}" text-anchor="end">${escapeMarkup(format(lower))} ${unit}</text>`,
+    `<text class="axis" x="${plotLeft - 4}" y="${plotTop + 8}" text-anchor="end">${escapeMarkup(format(upper))}</text>`,
+    `<text class="axis" x="${plotLeft - 4}" y="${plotBottom}" text-anchor="end">${escapeMarkup(format(lower))}</text>`,
     `<text class="axis" x="${plotLeft}" y="${height - 6}">-${minutes} min</text>`,
     `<text class="axis" x="${plotLeft + plotWidth}" y="${height - 6}" text-anchor="end">now</text>`,
   ];

@@ -172,6 +172,73 @@ describe("status report", () => {
   });
 });
 
+describe("a target that goes down", () => {
+  it("keeps its network, versions and latest ledger, greyed with their age, once their series go stale", () => {
+    const board = publishedBoard();
+    // The root poll fails 40 s later: no live samples, up 0.
+    board.published("pubnet <1>", "root", { live: [], persistent: [{ metric: METRICS.up, value: 0 }] }, NOW_MS + 60_000);
+    const later = NOW_MS + 40_000;
+    const view = { label: "horizon" as const, name: "pubnet <1>", title: "pubnet <1>", url: "u", endpoints: endpoints() };
+    const [target] = statusReport("1", [view], board, later).targets;
+    expect(target!.state).toBe("down");
+    expect(target!.latestLedger).toBeUndefined();
+    expect(target!.lastKnown).toEqual({
+      network: { value: "pubnet", ageSeconds: 41 },
+      horizonVersion: { value: "2.32.0", ageSeconds: 41 },
+      coreVersion: { value: "stellar-core 22.1.0", ageSeconds: 41 },
+      protocolVersion: { value: 22, ageSeconds: 41 },
+      latestLedger: { value: 59_000_123, ageSeconds: 41 },
+    });
+    const page = String(landingPage(statusReport("1", [view], board, later)));
+    expect(page).toContain('<dt>Latest ledger</dt><dd><span class="stale" title="last known value; no fresh data since">59000123 <span class="unit">(41 s ago)</span></span></dd>');
+    expect(page).toContain('<dt>Network</dt><dd><span class="stale" title="last known value; no fresh data since">pubnet <span class="unit">(41 s ago)</span></span></dd>');
+    expect(wellFormedProblems(page)).toEqual([]);
+  });
+
+  it("has no last known values while its figures are fresh", () => {
+    const [target] = statusReport("1", [{ label: "horizon", name: "pubnet <1>", title: "pubnet <1>", url: "u", endpoints: endpoints() }], publishedBoard(), NOW_MS).targets;
+    expect(target!.lastKnown).toBeUndefined();
+  });
+});
+
+describe("the page's tables", () => {
+  const board = publishedBoard([
+    { metric: METRICS.accountBalance, labels: { account: "hot", asset: "native" }, value: 40 },
+    { metric: METRICS.accountBalance, labels: { account: "hot", asset: "USDC:GA5Z" }, value: 900 },
+    { metric: METRICS.accountSignerChangesTotal, labels: { account: "hot" }, value: 1 },
+    { metric: METRICS.txProbeSubmissions, value: 0 },
+    { metric: METRICS.txProbeRefused, labels: { reason: "pubnet" }, value: 0 },
+    { metric: METRICS.txProbeRefused, labels: { reason: "unfunded" }, value: 1 },
+  ]);
+  const view = {
+    label: "horizon" as const,
+    name: "pubnet <1>",
+    title: "pubnet <1>",
+    url: "u",
+    endpoints: endpoints({ fee_stats: { lastError: { reason: "http_5xx", message: "HTTP 503", atMs: NOW_MS - 200_000 } } }),
+  };
+  const page = String(landingPage(statusReport("1", [view], board, NOW_MS)));
+
+  it("shows times as their age, the exact time on hover", () => {
+    expect(page).toContain('<time datetime="2026-01-01T00:00:25.000Z" title="2026-01-01T00:00:25.000Z">5 s ago</time>');
+    expect(page).toContain('http_5xx: HTTP 503 (<time datetime="2025-12-31T23:57:10.000Z" title="2025-12-31T23:57:10.000Z">3 min ago</time>)');
+  });
+
+  it("names each account and its signer changes once, beside all of its balances, numbers right-aligned", () => {
+    expect(page.match(/>hot</g)).toHaveLength(1);
+    expect(page.match(/data-series="stellar_horizon_account_signer_changes_total/g)).toHaveLength(1);
+    expect(page).toContain('<td rowspan="2">hot</td><td class="num" rowspan="2">');
+    expect(page).toMatch(/<td class="num"><span class="figure" data-series="stellar_horizon_account_balance\{[^"]*asset=&quot;native&quot;[^"]*" data-value="40">40<\/span><\/td>/);
+    expect(wellFormedProblems(page)).toEqual([]);
+  });
+
+  it("says why the probe refuses to submit", () => {
+    const [target] = statusReport("1", [view], board, NOW_MS).targets;
+    expect(target!.txProbe?.refused).toEqual({ metric: "stellar_horizon_tx_probe_refused", labels: { reason: "unfunded" }, value: 1 });
+    expect(page).toContain('<span class="badge failing">refused: unfunded</span>');
+  });
+});
+
 describe("landing page markup", () => {
   const report = statusReport(
     "1.2.3",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SPARKLINE_GEOMETRY, sparkline, sparklineCoordinates } from "../../src/status/sparkline.js";
+import { axisNumber, SPARKLINE_GEOMETRY, sparkline, sparklineCoordinates } from "../../src/status/sparkline.js";
 
 const WINDOW_MS = 30 * 60_000;
 const NOW_MS = 1_700_000_000_000;
@@ -13,7 +13,7 @@ function attribute(svg: string, element: string, name: string): string | undefin
 
 describe("sparkline coordinates", () => {
   it("maps the window to the plot's width and zero..max to its height, exactly", () => {
-    expect(plotLeft).toBe(84);
+    expect(plotLeft).toBe(40);
     expect(plotWidth).toBe(200);
     expect(plotTop).toBe(8);
     expect(plotHeight).toBe(50);
@@ -24,10 +24,10 @@ describe("sparkline coordinates", () => {
       { atMs: NOW_MS, value: 2.5 },
     ];
     expect(sparklineCoordinates(points, WINDOW_MS, NOW_MS)).toEqual([
-      { x: 84, y: 58 },
-      { x: 134, y: 33 },
-      { x: 184, y: 8 },
-      { x: 284, y: 45.5 },
+      { x: 40, y: 58 },
+      { x: 90, y: 33 },
+      { x: 140, y: 8 },
+      { x: 240, y: 45.5 },
     ]);
   });
 
@@ -37,8 +37,8 @@ describe("sparkline coordinates", () => {
       { atMs: NOW_MS, value: 15 },
     ];
     expect(sparklineCoordinates(points, WINDOW_MS, NOW_MS)).toEqual([
-      { x: 84, y: 58 },
-      { x: 284, y: 8 },
+      { x: 40, y: 58 },
+      { x: 240, y: 8 },
     ]);
   });
 
@@ -48,8 +48,8 @@ describe("sparkline coordinates", () => {
       { atMs: NOW_MS, value: 0 },
     ];
     expect(sparklineCoordinates(points, WINDOW_MS, NOW_MS)).toEqual([
-      { x: 84, y: 58 },
-      { x: 284, y: 58 },
+      { x: 40, y: 58 },
+      { x: 240, y: 58 },
     ]);
   });
 });
@@ -68,11 +68,12 @@ describe("sparkline SVG", () => {
       options,
     );
     // 1 200 000 ms of 1 800 000 is two thirds of 200 units: 133.333… rounds to 133.33.
-    expect(attribute(svg, "polyline", "points")).toBe("84,58 134,33 184,8 217.33,38");
-    expect(attribute(svg, "circle", "cx")).toBe("217.33");
+    expect(attribute(svg, "polyline", "points")).toBe("40,58 90,33 140,8 173.33,38");
+    expect(attribute(svg, "circle", "cx")).toBe("173.33");
     expect(attribute(svg, "circle", "cy")).toBe("38");
-    expect(svg).toContain('<text class="axis" x="80" y="16" text-anchor="end">10 ledgers</text>');
-    expect(svg).toContain('<text class="axis" x="80" y="58" text-anchor="end">0 ledgers</text>');
+    // The unit is in the caption and the accessible name, not on each axis label ("1 ledgers").
+    expect(svg).toContain('<text class="axis" x="36" y="16" text-anchor="end">10</text>');
+    expect(svg).toContain('<text class="axis" x="36" y="58" text-anchor="end">0</text>');
     expect(svg).toContain(">-30 min</text>");
     expect(svg).toContain(">now</text>");
     expect(attribute(svg, "svg", "role")).toBe("img");
@@ -88,15 +89,21 @@ describe("sparkline SVG", () => {
     expect(svg).not.toContain("<circle");
     expect(svg).toContain(">no data yet</text>");
     expect(attribute(svg, "svg", "aria-label")).toBe("Ingest lag (ledgers), last 30 min: no data yet");
-    expect(svg).toContain('text-anchor="end">1 ledgers</text>');
+    expect(svg).toContain('text-anchor="end">1</text>');
   });
 
   it("renders a single point as a dot, without NaN", () => {
     const svg = sparkline([{ atMs: NOW_MS, value: 7 }], options);
     expect(svg).not.toContain("NaN");
     expect(svg).not.toContain("<polyline");
-    expect(attribute(svg, "circle", "cx")).toBe("284");
+    expect(attribute(svg, "circle", "cx")).toBe("240");
     expect(attribute(svg, "circle", "cy")).toBe("8");
+  });
+
+  it("labels the axis with whole numbers as they are and others to three digits", () => {
+    const svg = sparkline([{ atMs: NOW_MS, value: 5.7333333 }], options);
+    expect(svg).toContain('text-anchor="end">5.73</text>');
+    expect(axisNumber(5000)).toBe("5000");
   });
 
   it("formats axis labels with the given formatter and escapes every text", () => {
@@ -106,7 +113,7 @@ describe("sparkline SVG", () => {
       unit: "%",
       format: (value) => String(value * 100),
     });
-    expect(svg).toContain(">50 %</text>");
+    expect(svg).toContain(">50</text>");
     expect(svg).toContain("<title>Capacity &lt;&quot;used&quot;&gt; (%), last 30 min: latest 50, axis 0 to 50</title>");
     expect(svg).not.toContain('<"used">');
   });
