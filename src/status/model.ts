@@ -243,6 +243,28 @@ function lastKnown(series: TargetSeries, present: Partial<Record<keyof LastKnown
 const labelOf = (name: string) => (series: StatusSeries) => series.labels[name];
 const valueOf = (series: StatusSeries) => series.value;
 
+/** Where a kind's identity figures come from: its info series' labels, its protocol and its latest ledger. */
+function identitySources(info: string, versionLabels: Partial<Record<keyof LastKnownReport, string>>, protocolVersion: string, latestLedger: string): KnownSources {
+  return {
+    network: [info, labelOf("network")],
+    ...Object.fromEntries(Object.entries(versionLabels).map(([key, label]) => [key, [info, labelOf(label)]])),
+    protocolVersion: [protocolVersion, valueOf],
+    latestLedger: [latestLedger, valueOf],
+  };
+}
+const HORIZON_IDENTITY = identitySources(
+  METRICS.info.name,
+  { horizonVersion: "horizon_version", coreVersion: "core_version" },
+  METRICS.currentProtocolVersion.name,
+  METRICS.ingestLatestLedger.name,
+);
+const RPC_IDENTITY = identitySources(
+  RPC_METRICS.info.name,
+  { version: "version", captiveCoreVersion: "captive_core_version" },
+  RPC_METRICS.protocolVersion.name,
+  RPC_METRICS.latestLedger.name,
+);
+
 function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
   return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 }
@@ -337,16 +359,7 @@ function horizonFigures(series: TargetSeries, board: StatusBoard, target: BoardT
     ...optional("liquidityPools", series.figure(METRICS.liquidityPools.name)),
     ...optional("accounts", accounts(series)),
     ...optional("txProbe", txProbe(series, board, target)),
-    ...optional(
-      "lastKnown",
-      lastKnown(series, present, {
-        network: [METRICS.info.name, labelOf("network")],
-        horizonVersion: [METRICS.info.name, labelOf("horizon_version")],
-        coreVersion: [METRICS.info.name, labelOf("core_version")],
-        protocolVersion: [METRICS.currentProtocolVersion.name, valueOf],
-        latestLedger: [METRICS.ingestLatestLedger.name, valueOf],
-      }),
-    ),
+    ...optional("lastKnown", lastKnown(series, present, HORIZON_IDENTITY)),
   };
 }
 
@@ -377,16 +390,7 @@ function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], 
     ...optional("latestLedgerClosedTimestampSeconds", closedAt),
     ...optional("latestLedgerAgeSeconds", ageSeconds(closedAt, nowMs)),
     rpc,
-    ...optional(
-      "lastKnown",
-      lastKnown(series, present, {
-        network: [RPC_METRICS.info.name, labelOf("network")],
-        version: [RPC_METRICS.info.name, labelOf("version")],
-        captiveCoreVersion: [RPC_METRICS.info.name, labelOf("captive_core_version")],
-        protocolVersion: [RPC_METRICS.protocolVersion.name, valueOf],
-        latestLedger: [RPC_METRICS.latestLedger.name, valueOf],
-      }),
-    ),
+    ...optional("lastKnown", lastKnown(series, present, RPC_IDENTITY)),
   };
 }
 
