@@ -176,7 +176,7 @@ describe("a target that goes down", () => {
   it("keeps its network, versions and latest ledger, greyed with their age, once their series go stale", () => {
     const board = publishedBoard();
     // The root poll fails 40 s later: no live samples, up 0.
-    board.published("pubnet <1>", "root", { live: [], persistent: [{ metric: METRICS.up, value: 0 }] }, NOW_MS + 60_000);
+    board.published(PUBNET, "root", { live: [], persistent: [{ metric: METRICS.up, value: 0 }] }, NOW_MS + 60_000);
     const later = NOW_MS + 40_000;
     const view = { label: "horizon" as const, name: "pubnet <1>", title: "pubnet <1>", url: "u", endpoints: endpoints() };
     const [target] = statusReport("1", [view], board, later).targets;
