@@ -40,6 +40,8 @@ export interface BenchResults {
     readonly gzip: ScrapeComparison;
   };
   readonly poll: { readonly pools: number; readonly cpuMsPer1000Pools: number; readonly wallMsPer1000Pools: number; readonly requestsPerPoll: number; readonly minimumRequests: number };
+  /** A contracts poll of 10 000 keys (absent from runs before issue 33). */
+  readonly contracts?: { readonly keys: number; readonly callsPerPoll: number; readonly cpuMsPerPoll: number; readonly cpuMsPer1000Keys: number };
   readonly rss: { readonly afterMiB: number; readonly steadySeconds: number };
   readonly scrapeDuringPoll: {
     readonly polls: number;
@@ -74,6 +76,11 @@ export function renderTable(results: BenchResults): string {
     `| gzip bytes ÷ plain bytes | ${f(bytesShare * 100)}% (${mib(scrapes.gzipBytes)}; the static server's, compressed whole: ${f((scrapes.ceilingGzipBytes / scrapes.plainBytes) * 100)}%; zlib's best level, compressed whole: ${f((scrapes.bestGzipBytes / scrapes.plainBytes) * 100)}%) | ≤ 20% | ${verdict(bytesShare <= 0.2)} |`,
     `| gzip decodes to the plain output | ${scrapes.gzipDecodesToPlain ? "yes" : "no"} | yes | ${verdict(scrapes.gzipDecodesToPlain)} |`,
     `| Poll CPU per 1 000 pools | ${f(poll.cpuMsPer1000Pools, 2)} ms (wall ${f(poll.wallMsPer1000Pools)} ms, ${poll.requestsPerPoll} requests, minimum ${poll.minimumRequests}) | ≤ 15 ms | ${verdict(poll.cpuMsPer1000Pools <= 15)} |`,
+    ...(results.contracts === undefined
+      ? []
+      : [
+          `| Contracts poll CPU per 1 000 keys | ${f(results.contracts.cpuMsPer1000Keys, 2)} ms (${results.contracts.keys} keys, ${f(results.contracts.callsPerPoll)} getLedgerEntries calls a poll, ${f(results.contracts.cpuMsPerPoll)} ms a poll) | ≤ 20 ms | ${verdict(results.contracts.cpuMsPer1000Keys <= 20)} |`,
+        ]),
     `| RSS after ${duration(rss.steadySeconds)} of 5 s polls | ${f(rss.afterMiB)} MiB | < 150 MiB | ${verdict(rss.afterMiB < 150)} |`,
     `| \`/metrics\` p95 while a pools poll runs ÷ idle p95 | ${f(scrapeDuringPoll.ratio, 2)} (${f(scrapeDuringPoll.busyP95Ms)} ms vs ${f(scrapeDuringPoll.idleP95Ms)} ms; ${scrapeDuringPoll.busyScrapes} and ${scrapeDuringPoll.idleScrapes} scrapes, ${scrapeDuringPoll.polls} polls) | < 2 | ${verdict(scrapeDuringPoll.ratio < 2)} |`,
   ].join("\n");

@@ -2,11 +2,11 @@
  * Benchmark of issue 12's figures, measured from outside the exporter's process:
  *   - plain and gzip scrapes against a static node:http server answering the same bytes
  *     (pre-compressed for gzip), alternating requests, medians compared;
- *   - poll CPU per 1 000 pools;
+ *   - poll CPU per 1 000 pools, and per 1 000 keys of a contracts poll (scripts/bench-contracts.ts);
  *   - RSS after a period of 5 s polls of every endpoint, pools included;
  *   - /metrics p95 while a pools poll runs against its p95 while none does.
  * Writes bench/results.json and the README's performance table (scripts/bench-table.ts); with
- * --only, runs just the named phases (poll, scrapes, steady) and prints their figures instead.
+ * --only, runs just the named phases (poll, contracts, scrapes, steady) and prints their figures instead.
  *   npm run bench [-- --pools 10000 --steady 1m --scrapes 200 --only scrapes]
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
@@ -21,6 +21,7 @@ import { NODE_FLAGS, withNodeEnvironment } from "../src/cli/node-flags.js";
 import { PAGE_LIMIT } from "../src/collectors/paging.js";
 import { parseDuration } from "../src/config/duration.js";
 import { SIMULATOR_REQUESTS_PER_HOUR } from "../src/simulator/http-faults.js";
+import { contractsPollCost } from "./bench-contracts.js";
 import { updateReadme, type BenchResults } from "./bench-table.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -326,7 +327,9 @@ async function steadyFigures() {
   };
 }
 
-const PHASES = { poll: pollCost, scrapes: scrapeFigures, steady: steadyFigures } as const;
+const contractsCost = () => contractsPollCost({ startChild, stop, cpuMsOf, tsx: TSX });
+
+const PHASES = { poll: pollCost, contracts: contractsCost, scrapes: scrapeFigures, steady: steadyFigures } as const;
 
 try {
   if (flags.only !== undefined) {
@@ -339,6 +342,7 @@ try {
     const loadAtStart = loadavg()[0]!;
     // Poll cost first, while nothing else runs, so the figure is the exporter's own.
     const poll = await pollCost();
+    const contracts = await contractsCost();
     const scrapes = await scrapeFigures();
     const steady = await steadyFigures();
     const results: BenchResults = {
@@ -346,6 +350,7 @@ try {
       conditions: { pools, scrapeRounds, steadySeconds: steadyMs / 1000 },
       scrapes,
       poll,
+      contracts,
       ...steady,
     };
     writeFileSync(resolve(ROOT, "bench/results.json"), `${JSON.stringify(results, null, 2)}\n`);

@@ -35,6 +35,11 @@ it("the demo serves live, moving metrics within 15 s", async () => {
     });
     expect(valueOf(rpcAccounts, "stellar_rpc_account_balance_low_watermark", { rpc: "simulator", account: "cold", asset: "native" })).toBe(100_000);
     expect(valueOf(rpcAccounts, "stellar_rpc_account_trustline_exists", { rpc: "simulator", account: "hot", asset: USDC })).toBe(1);
+    // The demo contracts are watched out of the box: the wasm contract's instance, code and storage entry, the asset contract's instance.
+    for (const [contract, entry] of [["counter", "instance"], ["counter", "code"], ["counter", "counter"], ["usdc", "instance"]]) {
+      expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", { rpc: "simulator", contract: contract!, entry: entry!, durability: "persistent" })).toBeGreaterThan(0);
+    }
+    expect(output()).toMatch(/\/_sim\/scenario\/contract_expiring/);
     // The demo's probe submits from a generated key every 15 s; the simulator includes it in a ledger.
     const probeSuccess = await until(
       "a successful probe",

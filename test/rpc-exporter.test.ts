@@ -32,9 +32,12 @@ afterEach(async () => {
 async function start(scenario = "healthy"): Promise<{ simulator: RunningSimulator; exporter: RunningExporter }> {
   const clock = Date.UTC(2026, 0, 1);
   simulator = await startSimulator({ scenario, ledgerIntervalMs: LEDGER_MS, pools: 3, seed: 5, now: () => clock });
+  const [counter, usdc] = simulator.simulator.contracts.demo;
   const config = await configFrom([
     `--horizon.url=sim=${simulator.url}`,
     `--rpc.url=sim-rpc=${simulator.url}/rpc`,
+    `--contract=counter=${counter!.id}`,
+    `--contract=usdc=${usdc!.id}`,
     "--poll.interval=1h",
     "--pools.max=3",
     `--account=hot=${HOT_WALLET}`,
@@ -102,9 +105,10 @@ describe("Stellar RPC targets against the simulator", () => {
     }
     expect(fees.inclusionFee.ledgerCount).toBe(10);
 
-    // Self-metrics: two polls of each endpoint (the first, then pollAll), one batch request each.
-    for (const endpoint of ["status", "versions"]) {
-      expect(rpc(values, "stellar_horizon_exporter_rpc_requests_total", { endpoint, code: "200" })).toBe(2);
+    // Self-metrics: two polls of each endpoint (the first, then pollAll), one batch request each;
+    // the first contracts poll reads the new wasm's code in a request of its own.
+    for (const endpoint of ["status", "versions", "contracts"]) {
+      expect(rpc(values, "stellar_horizon_exporter_rpc_requests_total", { endpoint, code: "200" })).toBe(endpoint === "contracts" ? 3 : 2);
       expect(rpc(values, "stellar_horizon_exporter_rpc_poll_duration_seconds_count", { endpoint })).toBe(2);
       expect(rpc(values, "stellar_horizon_exporter_rpc_poll_errors_total", { endpoint, reason: "rpc_error" })).toBe(0);
       expect(rpc(values, "stellar_horizon_exporter_rpc_last_success_timestamp_seconds", { endpoint })).toBeGreaterThan(0);
@@ -141,7 +145,7 @@ describe("Stellar RPC targets against the simulator", () => {
     });
     expect(card.latestLedgerAgeSeconds).toBeTypeOf("number");
     expect(card.horizonVersion).toBeUndefined();
-    expect(card.endpoints).toEqual(["status", "versions", "accounts"].map((endpoint) => expect.objectContaining({ endpoint, state: "ok" })));
+    expect(card.endpoints).toEqual(["status", "versions", "accounts", "contracts"].map((endpoint) => expect.objectContaining({ endpoint, state: "ok" })));
     expect((card.history as Record<string, unknown[]>).rpc_soroban_fee_p90).toHaveLength(2);
   });
 

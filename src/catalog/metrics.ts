@@ -13,9 +13,10 @@ export type Endpoint = (typeof ENDPOINTS)[number];
 /**
  * What a Stellar RPC poll reads, also its `endpoint` label: `status` batches getHealth,
  * getLatestLedger and getFeeStats; `versions` batches getNetwork and getVersionInfo, which change
- * only on upgrades and so are polled rarely; `accounts` reads the watched accounts' ledger entries.
+ * only on upgrades and so are polled rarely; `accounts` reads the watched accounts' ledger entries,
+ * `contracts` the watched contracts' (getLedgerEntries, 200 keys a call).
  */
-export const RPC_ENDPOINTS = ["status", "versions", "accounts"] as const;
+export const RPC_ENDPOINTS = ["status", "versions", "accounts", "contracts"] as const;
 export type RpcEndpoint = (typeof RPC_ENDPOINTS)[number];
 
 /** What a collector polls: a Horizon endpoint or a Stellar RPC batch. */
@@ -733,6 +734,8 @@ export const POLL_ERROR_REASONS = {
 } as const;
 export type PollErrorReason = keyof typeof POLL_ERROR_REASONS;
 
+const ENTRY_LABELS = ["contract", "entry", "durability"] as const;
+
 /** Stellar RPC targets' series, labelled `rpc` with the target's name. */
 export const RPC_METRICS = {
   up: define({
@@ -821,6 +824,80 @@ export const RPC_METRICS = {
     help: "Stellar RPC and captive stellar-core versions and the network this RPC serves; always 1.",
     labels: ["version", "captive_core_version", "network", "network_passphrase"],
     source: "versions",
+    targetLabel: "rpc",
+  }),
+
+  // Watched Soroban contracts' entries (getLedgerEntries): `entry` is instance, code or a configured key's name.
+  contractEntryExists: define({
+    name: "stellar_rpc_contract_entry_exists",
+    type: "gauge",
+    help: "1 when getLedgerEntries returned the contract entry (live or archived), 0 when it did not: never created, deleted, or an expired temporary entry.",
+    labels: ENTRY_LABELS,
+    source: "contracts",
+    targetLabel: "rpc",
+  }),
+  contractEntryArchived: define({
+    name: "stellar_rpc_contract_entry_archived",
+    type: "gauge",
+    help: "1 when the contract entry is archived (live-until 0 or behind the latest ledger), 0 while live; absent while unknown (a 0 the exporter saw live ahead, stellar-rpc#990).",
+    labels: ENTRY_LABELS,
+    source: "contracts",
+    targetLabel: "rpc",
+  }),
+  contractEntryLiveUntil: define({
+    name: "stellar_rpc_contract_entry_live_until_ledger",
+    type: "gauge",
+    help: "Last ledger the live contract entry lives through (liveUntilLedgerSeq); live entries only.",
+    labels: ENTRY_LABELS,
+    source: "contracts",
+    targetLabel: "rpc",
+  }),
+  contractEntryTtl: define({
+    name: "stellar_rpc_contract_entry_ttl_ledgers",
+    type: "gauge",
+    help: "Ledgers the live contract entry has left: liveUntilLedgerSeq minus latestLedger of the same response; live entries only.",
+    labels: ENTRY_LABELS,
+    source: "contracts",
+    targetLabel: "rpc",
+  }),
+  contractEntryExpiry: define({
+    name: "stellar_rpc_contract_entry_expiry_timestamp_seconds",
+    type: "gauge",
+    help: "When the live contract entry is expected to be archived, as a Unix timestamp: now plus its TTL times the RPC's mean ledger close interval over the last hour (5 s until it has shown one); live entries only.",
+    labels: ENTRY_LABELS,
+    source: "contracts",
+    targetLabel: "rpc",
+  }),
+  contractInfo: define({
+    name: "stellar_rpc_contract_info",
+    type: "gauge",
+    help: "A watched contract: its id, executable (wasm or stellar_asset) and wasm hash (hex, empty for a Stellar Asset Contract); always 1.",
+    labels: ["contract", "contract_id", "executable", "wasm_hash"],
+    source: "contracts",
+    targetLabel: "rpc",
+  }),
+  stateArchivalMaxEntryTtl: define({
+    name: "stellar_rpc_state_archival_max_entry_ttl_ledgers",
+    type: "gauge",
+    help: "The network's longest TTL an entry can be extended to, in ledgers (CONFIG_SETTING_STATE_ARCHIVAL maxEntryTTL).",
+    labels: [],
+    source: "contracts",
+    targetLabel: "rpc",
+  }),
+  stateArchivalMinPersistentTtl: define({
+    name: "stellar_rpc_state_archival_min_persistent_ttl_ledgers",
+    type: "gauge",
+    help: "The network's TTL of a new or restored persistent entry, in ledgers (CONFIG_SETTING_STATE_ARCHIVAL minPersistentTTL).",
+    labels: [],
+    source: "contracts",
+    targetLabel: "rpc",
+  }),
+  stateArchivalMinTemporaryTtl: define({
+    name: "stellar_rpc_state_archival_min_temporary_ttl_ledgers",
+    type: "gauge",
+    help: "The network's TTL of a new temporary entry, in ledgers (CONFIG_SETTING_STATE_ARCHIVAL minTemporaryTTL).",
+    labels: [],
+    source: "contracts",
     targetLabel: "rpc",
   }),
 

@@ -1,6 +1,7 @@
 import { Keypair, Networks } from "@stellar/stellar-base";
 import { pino } from "pino";
 import { loadConfig, type ExporterConfig } from "../config/config.js";
+import type { WatchedContract } from "../config/contracts.js";
 import { startExporter } from "../exporter.js";
 import { DEMO_RPC_WATCHED_ACCOUNTS, DEMO_WATCHED_ACCOUNTS, RPC_PATH, SIMULATOR_REQUESTS_PER_HOUR, startSimulator, type Simulator } from "../simulator/index.js";
 import { TargetUrl } from "../config/target-url.js";
@@ -89,9 +90,15 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
             }
           : target,
       ),
+      // The simulator's demo contracts, the wasm one with its storage key, unless --contract says otherwise.
       rpcTargets: command.config.rpcTargets.map((target) =>
         target.name === SIMULATOR_TARGET
-          ? { ...target, url: new TargetUrl(`${simulatorUrl}${RPC_PATH}`), accounts: target.accounts.length > 0 ? target.accounts : DEMO_RPC_WATCHED_ACCOUNTS }
+          ? {
+              ...target,
+              url: new TargetUrl(`${simulatorUrl}${RPC_PATH}`),
+              accounts: target.accounts.length > 0 ? target.accounts : DEMO_RPC_WATCHED_ACCOUNTS,
+              contracts: target.contracts.length > 0 ? target.contracts : demoContracts(simulator.simulator),
+            }
           : target,
       ),
     },
@@ -113,6 +120,8 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
       `  simulator:    ${simulator.url}/  (state: ${simulator.url}/_sim/state)`,
       `  stellar rpc:  ${simulator.url}${RPC_PATH}  (JSON-RPC, same ledgers)`,
       `  change scenario: curl -X POST ${simulator.url}/_sim/scenario/fee_spike  (or account_drain, signer_change, rpc_lagging, ...)`,
+      `  contracts:    counter (wasm, with its storage entry) and usdc (Stellar Asset Contract); archival in about 4 minutes:`,
+      `                curl -X POST ${simulator.url}/_sim/scenario/contract_expiring`,
       "Press Ctrl+C to stop.",
       "",
     ].join("\n"),
@@ -120,6 +129,11 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
   await waitForShutdownSignal();
   await Promise.all([exporter.close(), simulator.close()]);
   return 0;
+}
+
+/** The simulator's demo contracts as the demo watches them: instance, code, and the wasm contract's storage entry. */
+function demoContracts(simulator: Simulator): WatchedContract[] {
+  return simulator.contracts.demo.map(({ name, id, keys }) => ({ name, id, keys: keys.map((key) => ({ ...key, durability: "persistent" as const })) }));
 }
 
 /** Lumens the simulator gives the demo probe's freshly generated account. */

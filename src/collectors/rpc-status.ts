@@ -41,8 +41,12 @@ export function rpcStatusSamples(status: RpcStatus | undefined, lastPollSucceede
 }
 
 export function rpcStatusCollector(client: RpcClient, network: NetworkView): Collector<"status"> {
-  return new LatestDocumentCollector("status", (signal) => client.status(signal), rpcStatusSamples, ({ latestLedger, feeStats }) => {
-    network.ledgerHash(latestLedger.sequence, latestLedger.id);
-    network.learn({ feeP90Stroops: feeStats.inclusionFee.p90 });
+  return new LatestDocumentCollector("status", (signal) => client.status(signal), rpcStatusSamples, (status) => {
+    network.ledgerHash(status.latestLedger.sequence, status.latestLedger.id);
+    const closeTime = latestCloseTime(status);
+    network.learn({
+      feeP90Stroops: status.feeStats.inclusionFee.p90,
+      ...(closeTime === undefined ? {} : { latestLedgerClose: { sequence: status.latestLedger.sequence, closeTime } }),
+    });
   });
 }

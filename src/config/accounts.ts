@@ -158,8 +158,8 @@ export function withAssets(accounts: readonly WatchedAccount[], assets: readonly
   return accounts.map(({ offers: _offers, claimableBalances: _claimable, ...account }) => ({ ...account, assets: distinct }));
 }
 
-/** `ACCOUNT_ID` or `NAME=ACCOUNT_ID`, as --account and ACCOUNTS take them. */
-export function accountEntryFromFlag(value: string): AccountEntry {
+/** `ID` or `NAME=ID`, as --account and ACCOUNTS (and --contract and CONTRACTS) take them. */
+export function namedIdFromFlag(value: string): { name?: string; id: string } {
   const separator = value.indexOf("=");
   return separator < 0 ? { id: value.trim() } : { name: value.slice(0, separator).trim(), id: value.slice(separator + 1).trim() };
 }

@@ -1,7 +1,8 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
-import { accountEntryFromFlag, watchedAccounts, type WatchedAccount } from "./accounts.js";
+import { namedIdFromFlag, watchedAccounts, type WatchedAccount } from "./accounts.js";
+import { watchedContracts, type WatchedContract } from "./contracts.js";
 import { loadTxProbe, withProbeAccount, type TxProbeConfig } from "./tx-probe.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import { flagProblem } from "./messages.js";
@@ -62,6 +63,8 @@ export const DEFAULT_PORT = 9619;
 export const DEFAULTS = {
   listenAddress: `:${DEFAULT_PORT}`,
   pollInterval: "15s",
+  /** Contract TTLs move by a ledger every 5 to 7 s and matter over days: a minute is plenty. */
+  contractsInterval: "1m",
   timeout: "10s",
   retries: 2,
   maxBodySize: "8MiB",
@@ -79,6 +82,7 @@ export const FLAGS = {
   "horizon.url": { env: "HORIZON_URL", value: "[NAME=]URL", help: "Horizon to poll; repeatable. NAME (default host[:port]) becomes the `horizon` label. The env var takes a comma-separated list." },
   account: { env: "ACCOUNTS", value: "[NAME=]ACCOUNT_ID", help: "Account to watch on every --horizon.url and --rpc.url target; repeatable. NAME (default the id) becomes the `account` label. The env var takes a comma-separated list." },
   "account.asset": { env: "ACCOUNT_ASSETS", value: "CODE:ISSUER", help: "Trustline to read of every --account on the --rpc.url targets (Stellar RPC cannot list them); repeatable. The env var takes a comma-separated list." },
+  contract: { env: "CONTRACTS", value: "[NAME=]CONTRACT_ID", help: "Soroban contract whose instance and code to watch on every --rpc.url target; repeatable. NAME (default the id) becomes the `contract` label. The env var takes a comma-separated list." },
   "rpc.url": { env: "RPC_URL", value: "[NAME=]URL", help: "Stellar RPC to poll (JSON-RPC POSTed to URL as given); repeatable. NAME (default host[:port]) becomes the `rpc` label. The env var takes a comma-separated list." },
   "config.file": { env: "CONFIG_FILE", value: "PATH", help: "YAML configuration file (targets, headers, timeouts, schedules, pools, freshness). Flags override it." },
   "web.config.file": { env: "WEB_CONFIG_FILE", value: "PATH", help: "exporter-toolkit style web config: TLS, basic auth (bcrypt), response headers." },
@@ -104,7 +108,7 @@ export type CommandLine =
 
 type FlagValues = { [K in keyof typeof FLAGS]?: string | string[] | boolean };
 type UrlFlag = "horizon.url" | "rpc.url";
-type ListFlag = "account" | "account.asset";
+type ListFlag = "account" | "account.asset" | "contract";
 type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | UrlFlag | ListFlag>;
 /** A value and where it came from (`--flag` or `ENV_VAR`), so a problem names its source. */
 interface Setting {
@@ -141,6 +145,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
       accountsSchedule: schedulesFor(undefined).accounts,
       flagAccounts,
       flagAssets: listSetting("account.asset", flags, env),
+      flagContracts: flagContractsOf(flags, env, rpcUrls.length, problems),
       timeoutMs,
     },
     { parseUrlSpec: targetFromUrlFlag, defaultName: defaultTargetName },
@@ -191,7 +196,7 @@ function parseFlags(argv: readonly string[]): FlagValues | string {
       options: Object.fromEntries(
         Object.entries(FLAGS).map(([name, flag]) => [
           name,
-          { type: flag.value === undefined ? "boolean" : "string", multiple: name === "horizon.url" || name === "rpc.url" || name === "account" || name === "account.asset" },
+          { type: flag.value === undefined ? "boolean" : "string", multiple: name === "horizon.url" || name === "rpc.url" || name === "account" || name === "account.asset" || name === "contract" },
         ]),
       ),
     }).values as FlagValues;
@@ -216,13 +221,23 @@ function urlSettings(name: UrlFlag, flags: FlagValues, env: NodeJS.ProcessEnv): 
   return (env[envName] ?? "").split(",").map((value) => value.trim()).filter(Boolean).map((value) => ({ source: envName, value }));
 }
 
-/** A Stellar RPC's status schedule: --poll.interval beats the file's, else the file's default, else ours. */
-function rpcSchedules(pollInterval: Setting | undefined, file: ConfigFile): { defaultSchedule: Schedule; forcedSchedule?: Schedule } {
+/**
+ * A Stellar RPC's status schedule: --poll.interval beats the file's, else the file's default, else
+ * ours. Its contracts poll: --poll.interval, else the file's `schedules.contracts`, else 1m.
+ */
+function rpcSchedules(
+  pollInterval: Setting | undefined,
+  file: ConfigFile,
+): { defaultSchedule: Schedule; forcedSchedule?: Schedule; contractsSchedule: Schedule } {
   const fallback = parseSchedule(DEFAULTS.pollInterval) as Schedule;
   const forced = pollInterval ? parseSchedule(pollInterval.value) : undefined;
-  if (typeof forced === "object") return { defaultSchedule: forced, forcedSchedule: forced };
+  if (typeof forced === "object") return { defaultSchedule: forced, forcedSchedule: forced, contractsSchedule: forced };
   const fromFile = parseSchedule(file.poll_interval ?? DEFAULTS.pollInterval);
-  return { defaultSchedule: typeof fromFile === "string" ? fallback : fromFile };
+  const contracts = parseSchedule(file.schedules?.contracts ?? DEFAULTS.contractsInterval);
+  return {
+    defaultSchedule: typeof fromFile === "string" ? fallback : fromFile,
+    contractsSchedule: typeof contracts === "string" ? (parseSchedule(DEFAULTS.contractsInterval) as Schedule) : contracts,
+  };
 }
 
 /** Every value of a repeatable flag, or else its environment variable's comma-separated list, with where they came from. */
@@ -239,7 +254,16 @@ function flagAccountsOf(flags: FlagValues, env: NodeJS.ProcessEnv, urlCount: num
   if (specs.values.length > 0 && urlCount === 0) {
     problems.push(`${specs.source}: applies to targets given with --horizon.url or --rpc.url; with --config.file, list accounts under each target's \`accounts:\``);
   }
-  return watchedAccounts(specs.values.map(accountEntryFromFlag), specs.source, problems, () => specs.source);
+  return watchedAccounts(specs.values.map(namedIdFromFlag), specs.source, problems, () => specs.source);
+}
+
+/** Every --contract, or else CONTRACTS' list; they apply to the targets given with --rpc.url. */
+function flagContractsOf(flags: FlagValues, env: NodeJS.ProcessEnv, urlCount: number, problems: string[]): WatchedContract[] {
+  const specs = listSetting("contract", flags, env);
+  if (specs.values.length > 0 && urlCount === 0) {
+    problems.push(`${specs.source}: applies to targets given with --rpc.url; with --config.file, list contracts under each target's \`contracts:\``);
+  }
+  return watchedContracts(specs.values.map(namedIdFromFlag), specs.source, problems);
 }
 
 function shardOf(shard: Setting | undefined, problems: string[]): Shard {
@@ -375,7 +399,7 @@ function watchedBy(shard: Shard, targets: readonly TargetConfig[], rpc: readonly
       accounts: mine(target.accounts),
       ...(txProbe !== undefined && shard.index === 0 ? { txProbe } : {}),
     })),
-    rpcTargets: rpc.map((target) => ({ ...target, accounts: mine(target.accounts) })),
+    rpcTargets: rpc.map((target) => ({ ...target, accounts: mine(target.accounts), contracts: mine(target.contracts) })),
   };
 }
 

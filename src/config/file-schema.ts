@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { accountEntrySchema, creditAssetText, rpcAccountEntrySchema } from "./accounts.js";
+import { contractEntrySchema } from "./contracts.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import { shown, unitSuggestion } from "./messages.js";
 import { parseSchedule } from "./schedule.js";
@@ -78,6 +79,7 @@ const rpcTargetEntry = targetEntry
     schedule: scheduleText.optional(),
     accounts: z.array(rpcAccountEntrySchema).optional(),
     account_assets: z.array(creditAssetText).optional(),
+    contracts: z.array(contractEntrySchema).optional(),
   });
 export type RpcTargetEntry = z.output<typeof rpcTargetEntry>;
 
@@ -86,7 +88,8 @@ export const configFileSchema = z.strictObject({
   targets: z.array(targetEntry).optional(),
   rpc_targets: z.array(rpcTargetEntry).optional(),
   poll_interval: scheduleText.optional(),
-  schedules: endpointSchedules.optional(),
+  /** Horizon endpoints' schedules, and the contracts poll's of every Stellar RPC. */
+  schedules: endpointSchedules.extend({ contracts: scheduleText.optional() }).optional(),
   http: z
     .strictObject({
       timeout: durationText.optional(),

@@ -3,6 +3,7 @@ import { rpcWatchedAccounts, withAssets, type RpcWatchedAccount } from "./accoun
 import type { TargetConfig } from "./config.js";
 import { parseDuration } from "./duration.js";
 import type { RpcTargetEntry } from "./file-schema.js";
+import { watchedContracts, type WatchedContract } from "./contracts.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 import type { WatchedAccount } from "./accounts.js";
 import { secretValues } from "./secret.js";
@@ -13,6 +14,8 @@ export interface RpcTargetConfig extends Pick<TargetConfig, "name" | "url" | "he
   readonly schedules: Readonly<Record<RpcEndpoint, Schedule>>;
   /** Accounts read as ledger entries, each with the trustlines to read. */
   readonly accounts: readonly RpcWatchedAccount[];
+  /** Soroban contracts whose entries' lifetimes the contracts job watches; none: no contracts poll. */
+  readonly contracts: readonly WatchedContract[];
 }
 
 /** getNetwork and getVersionInfo change only on upgrades: polled this often, or at the status schedule if rarer. */
@@ -32,6 +35,10 @@ export interface RpcTargetSources {
   readonly flagAccounts: readonly WatchedAccount[];
   /** --account.asset/ACCOUNT_ASSETS: the trustlines read of the flag accounts. */
   readonly flagAssets: { readonly source: string; readonly values: readonly string[] };
+  /** The contracts poll's schedule (schedules.contracts, or --poll.interval when given). */
+  readonly contractsSchedule: Schedule;
+  /** --contract/CONTRACTS, already checked: watched on every --rpc.url target. */
+  readonly flagContracts: readonly WatchedContract[];
   readonly timeoutMs: number;
 }
 
@@ -48,7 +55,7 @@ export function rpcTargets(sources: RpcTargetSources, naming: TargetNaming, prob
   const schedulesFor = (text: string | undefined): Record<RpcEndpoint, Schedule> => {
     const fromFile = text === undefined ? undefined : parseSchedule(text);
     const status = sources.forcedSchedule ?? (typeof fromFile === "object" ? fromFile : sources.defaultSchedule);
-    return { status, versions: status.periodMs > versions.periodMs ? status : versions, accounts: sources.accountsSchedule };
+    return { status, versions: status.periodMs > versions.periodMs ? status : versions, accounts: sources.accountsSchedule, contracts: sources.contractsSchedule };
   };
   // The flag accounts were checked with the Horizon targets': only their assets are new here.
   const flagAccounts = sources.urlSpecs.length ? withAssets(sources.flagAccounts, sources.flagAssets.values, sources.flagAssets.source, problems) : [];
@@ -59,7 +66,7 @@ export function rpcTargets(sources: RpcTargetSources, naming: TargetNaming, prob
           problems.push(`${source}: ${target}`);
           return [];
         }
-        return [{ ...target, headers: {}, timeoutMs: sources.timeoutMs, schedules: schedulesFor(undefined), accounts: flagAccounts }];
+        return [{ ...target, headers: {}, timeoutMs: sources.timeoutMs, schedules: schedulesFor(undefined), accounts: flagAccounts, contracts: sources.flagContracts }];
       })
     : sources.fileEntries.map((entry) => ({
         name: entry.name ?? naming.defaultName(entry.url),
@@ -73,6 +80,7 @@ export function rpcTargets(sources: RpcTargetSources, naming: TargetNaming, prob
           `Stellar RPC target "${entry.name ?? naming.defaultName(entry.url)}"`,
           problems,
         ),
+        contracts: watchedContracts(entry.contracts ?? [], `Stellar RPC target "${entry.name ?? naming.defaultName(entry.url)}"`, problems),
       }));
   const seen = new Set<string>();
   for (const target of targets) {

@@ -1,3 +1,5 @@
+import type { LedgerClose } from "../collectors/ledger-close-window.js";
+
 /**
  * What one target's jobs learn about its network and share: each job notes what its answers
  * told, and any job reads it, so no job reaches into another. Kind-neutral: a Horizon learns the
@@ -13,6 +15,8 @@ export interface NetworkFacts {
   readonly baseFeeStroops?: number;
   /** The 90th percentile of recent inclusion fees, in stroops. */
   readonly feeP90Stroops?: number;
+  /** The latest ledger with its close time (Unix seconds), when a job read both. */
+  readonly latestLedgerClose?: LedgerClose;
 }
 
 /** Ledger hashes kept per target: enough for a cross-target check to find a common ledger. */

@@ -1,6 +1,7 @@
 import { targetHttpOptions } from "../client/http.js";
 import { RpcClient } from "../client/rpc-client.js";
 import { RpcAccountsCollector, rpcAccountsRequestsPerPoll } from "../collectors/rpc-accounts.js";
+import { ContractsCollector, contractsRequestsPerPoll } from "../collectors/contracts.js";
 import { rpcStatusCollector } from "../collectors/rpc-status.js";
 import { rpcVersionsCollector } from "../collectors/rpc-versions.js";
 import type { RpcTargetConfig } from "../config/rpc-targets.js";
@@ -10,8 +11,9 @@ import { comparisonKey } from "../config/secret.js";
 
 /**
  * A Stellar RPC: the frequent status batch (getHealth, getLatestLedger, getFeeStats) and the rare
- * versions batch (getNetwork, getVersionInfo), one request each. A new RPC surface (contract
- * state, accounts) is one more plan here, with its job in a file of its own.
+ * versions batch (getNetwork, getVersionInfo), one request each, and, where contracts are watched,
+ * the contracts poll (getLedgerEntries, 200 keys a call). A new RPC surface (accounts) is one more
+ * plan here, with its job in a file of its own.
  */
 export const STELLAR_RPC: TargetKind<RpcTargetConfig, RpcClient> = {
   label: "rpc",
@@ -19,7 +21,7 @@ export const STELLAR_RPC: TargetKind<RpcTargetConfig, RpcClient> = {
   metrics: (metrics) => metrics.rpc,
   runtimeKey: (target, { retries, maxBodyBytes }) => comparisonKey({ target, retries, maxBodyBytes }),
   client: (target, config, parts) => new RpcClient(targetHttpOptions(target, config, parts)),
-  jobs(target, config, { client, network }: JobParts<RpcClient>): JobPlan[] {
+  jobs(target, config, { client, network, clock, log }: JobParts<RpcClient>): JobPlan[] {
     const key = (source: string) => JSON.stringify({ source, staleAfterIntervals: config.staleAfterIntervals });
     // Network-level series come from shard 0 alone; another shard polls its own watch only.
     const plans: JobPlan[] =
@@ -35,6 +37,19 @@ export const STELLAR_RPC: TargetKind<RpcTargetConfig, RpcClient> = {
         source: "accounts",
         key: key("accounts"),
         create: () => pollJob(new RpcAccountsCollector(client, target.accounts, network), target.schedules.accounts, requests),
+      });
+    }
+    // Contracts are polled only where some are watched; their expiry dates follow the status poll's ledger closes.
+    if (target.contracts.length > 0) {
+      plans.push({
+        source: "contracts",
+        key: key("contracts"),
+        create: () =>
+          pollJob(
+            new ContractsCollector(target.contracts, { client, network, clock, log: log.child({ endpoint: "contracts" }) }),
+            target.schedules.contracts,
+            contractsRequestsPerPoll(target.contracts),
+          ),
       });
     }
     return plans;

@@ -34,16 +34,15 @@ export const STATE_ARCHIVAL = {
   startingEvictionScanLevel: 7,
 } as const;
 
-/** The demo's wasm contract's storage key that `contract_expiring` lets run out. */
-export const DEMO_STORAGE_KEY_NAME = "counter";
 /** What `contract_expiring` leaves the demo storage key: about four minutes of ledgers. */
 export const EXPIRING_TTL_LEDGERS = 40;
 
 /**
- * Time to live of the demo entries at start, in ledgers (about 6 s each): the instance and code
- * a few months, the storage key 20 days (past the 14-day warning), the asset contract two months.
+ * Time to live of the demo entries at start, in ledgers (5 to 7 s each): the instance and code
+ * about half a year (weeks even with 1 s ledgers), the asset contract the TTL a new persistent
+ * entry gets (minPersistentTtl), the storage key 20 days (past the 14-day warning).
  */
-const DEMO_TTLS = { wasmInstance: 1_500_000, wasmCode: 1_200_000, storage: 290_000, assetInstance: 900_000 } as const;
+export const DEMO_TTLS = { wasmInstance: 3_000_000, wasmCode: 2_500_000, storage: 290_000, assetInstance: STATE_ARCHIVAL.minPersistentTtl } as const;
 
 /** A minimal valid wasm module (header and a custom section naming it): only its hash matters here. */
 const DEMO_WASM = Buffer.concat([
@@ -113,22 +112,13 @@ export class SimulatedContracts {
   ).toXDR("base64");
   readonly #expiringKey: string;
 
-  constructor(networkPassphrase: string, at: LedgerPoint) {
-    const wasmId = deployedContractId(networkPassphrase, HOT_WALLET, "stellar-horizon-exporter demo counter");
-    const wasmHash = hash(DEMO_WASM);
-    const storageKey = xdr.ScVal.scvSymbol("Counter");
-    this.#add(instanceKey(wasmId), dataEntry(wasmId, xdr.ScVal.scvLedgerKeyContractInstance(), xdr.ScVal.scvContractInstance(
-      new xdr.ScContractInstance({ executable: xdr.ContractExecutable.contractExecutableWasm(wasmHash), storage: null }),
-    )), at, DEMO_TTLS.wasmInstance);
-    this.#add(
-      xdr.LedgerKey.contractCode(new xdr.LedgerKeyContractCode({ hash: wasmHash })),
-      xdr.LedgerEntryData.contractCode(new xdr.ContractCodeEntry({ ext: new xdr.ContractCodeEntryExt(0), hash: wasmHash, code: DEMO_WASM })).toXDR("base64"),
-      at,
-      DEMO_TTLS.wasmCode,
-    );
-    const storage = dataKey(wasmId, storageKey, xdr.ContractDataDurability.persistent());
-    this.#expiringKey = ledgerKeyBase64(storage);
-    this.#add(storage, dataEntry(wasmId, storageKey, xdr.ScVal.scvU32(42)), at, DEMO_TTLS.storage);
+  constructor(
+    private readonly networkPassphrase: string,
+    at: LedgerPoint,
+  ) {
+    const counter = this.addWasmContract("counter", ["Counter"], at, { instance: DEMO_TTLS.wasmInstance, code: DEMO_TTLS.wasmCode, storage: DEMO_TTLS.storage });
+    // `contract_expiring` lets the counter's storage entry run out.
+    this.#expiringKey = ledgerKeyBase64(dataKey(counter.id, xdr.ScVal.fromXDR(counter.keys[0]!.key, "base64"), xdr.ContractDataDurability.persistent()));
 
     const assetId = new Asset("USDC", USDC_ISSUER).contractId(networkPassphrase);
     const metadata = xdr.ScVal.scvMap([
@@ -143,11 +133,36 @@ export class SimulatedContracts {
       }),
     )), at, DEMO_TTLS.assetInstance);
 
-    this.demo = [
-      { name: "counter", id: wasmId, keys: [{ name: DEMO_STORAGE_KEY_NAME, key: storageKey.toXDR("base64") }] },
-      { name: "usdc", id: assetId, keys: [] },
-    ];
+    this.demo = [counter, { name: "usdc", id: assetId, keys: [] }];
   }
+
+  /**
+   * Deploys a contract of the demo wasm from the hot wallet (its id derived from `name`), with a
+   * persistent u32 entry under each symbol of `storage`; every contract shares the one code entry.
+   */
+  addWasmContract(name: string, storage: readonly string[], at: LedgerPoint, ttls: { readonly instance: number; readonly code: number; readonly storage: number }): DemoContract {
+    const id = deployedContractId(this.networkPassphrase, HOT_WALLET, `stellar-horizon-exporter demo ${name}`);
+    const wasmHash = hash(DEMO_WASM);
+    this.#add(instanceKey(id), dataEntry(id, xdr.ScVal.scvLedgerKeyContractInstance(), xdr.ScVal.scvContractInstance(
+      new xdr.ScContractInstance({ executable: xdr.ContractExecutable.contractExecutableWasm(wasmHash), storage: null }),
+    )), at, ttls.instance);
+    const codeKey = ledgerKeyBase64(xdr.LedgerKey.contractCode(new xdr.LedgerKeyContractCode({ hash: wasmHash })));
+    if (!this.#entries.has(codeKey)) {
+      this.#add(
+        xdr.LedgerKey.contractCode(new xdr.LedgerKeyContractCode({ hash: wasmHash })),
+        xdr.LedgerEntryData.contractCode(new xdr.ContractCodeEntry({ ext: new xdr.ContractCodeEntryExt(0), hash: wasmHash, code: DEMO_WASM })).toXDR("base64"),
+        at,
+        ttls.code,
+      );
+    }
+    const keys = storage.map((symbol, index) => {
+      const key = xdr.ScVal.scvSymbol(symbol);
+      this.#add(dataKey(id, key, xdr.ContractDataDurability.persistent()), dataEntry(id, key, xdr.ScVal.scvU32(42 + index)), at, ttls.storage);
+      return { name: symbol.toLowerCase(), key: key.toXDR("base64") };
+    });
+    return { name, id, keys };
+  }
+
 
   /** The entry under a base64 LedgerKey, if the ledger holds one (archived or not). */
   get(key: string): SorobanEntry | undefined {

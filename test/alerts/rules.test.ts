@@ -33,6 +33,10 @@ const REQUIRED_ALERTS = [
   "StellarRpcBehindNetwork",
   "StellarRpcRetentionShort",
   "StellarNetworkSorobanFeeSurge",
+  "StellarContractEntryExpiringSoon",
+  "StellarContractEntryExpiring",
+  "StellarContractEntryArchived",
+  "StellarContractEntryMissing",
 ];
 
 /** Alerts about the exporter as a whole, whose series carry no `horizon` label. */

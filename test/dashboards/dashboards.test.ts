@@ -13,7 +13,7 @@ import { dataPanels, labelValuesSelector, loadDashboards } from "./dashboard-fil
 /** Grafana's dashboard and panel JSON Schemas, copied into the repository with their PROVENANCE.md. */
 const SCHEMAS_DIR = path.resolve(REPO_ROOT, "test/fixtures/grafana-schemas");
 const TEMPLATED_DATASOURCE = "${datasource}";
-const EXPECTED_UIDS = ["stellar-accounts", "stellar-horizon-exporter", "stellar-horizon-overview", "stellar-liquidity-pools", "stellar-network-fees", "stellar-rpc"];
+const EXPECTED_UIDS = ["stellar-accounts", "stellar-horizon-exporter", "stellar-horizon-overview", "stellar-liquidity-pools", "stellar-network-fees", "stellar-rpc", "stellar-rpc-contracts"];
 const VALID_UNITS = new Set(Object.values(units as Record<string, unknown>));
 /** The target label (`horizon` or `rpc`) each per-target series name carries. */
 const TARGET_LABEL_BY_SERIES = new Map(
@@ -93,7 +93,7 @@ describe("dashboard-linter conventions", () => {
     const variables = dashboard.json.templating.list;
     const datasource = variables.find((variable) => variable.type === "datasource");
     expect(datasource).toMatchObject({ name: "datasource", label: "Data source", query: "prometheus" });
-    const target = dashboard.json.uid === "stellar-rpc" ? (["rpc", "Stellar RPC"] as const) : (["horizon", "Horizon"] as const);
+    const target = dashboard.json.uid.startsWith("stellar-rpc") ? (["rpc", "Stellar RPC"] as const) : (["horizon", "Horizon"] as const);
     for (const [name, label] of [["job", "Job"], target] as const) {
       expect(variables.find((variable) => variable.name === name)).toMatchObject({
         type: "query",

@@ -3,7 +3,7 @@ import { Asset as SdkAsset, Keypair as SdkKeypair, rpc as StellarRpc, xdr as sdk
 import { afterEach, describe, expect, it } from "vitest";
 import { ledgerEntriesSchema } from "../../src/client/rpc-schemas.js";
 import { listen, type Listening } from "../../src/server/listen.js";
-import { EXPIRING_TTL_LEDGERS, STATE_ARCHIVAL } from "../../src/simulator/contracts.js";
+import { DEMO_TTLS, EXPIRING_TTL_LEDGERS, STATE_ARCHIVAL } from "../../src/simulator/contracts.js";
 import { COLD_WALLET, HOT_WALLET, USDC_ISSUER } from "../../src/simulator/demo-accounts.js";
 import type { Simulator } from "../../src/simulator/index.js";
 import { rpcFixtureJson } from "../support/fixtures.js";
@@ -68,12 +68,12 @@ describe("the simulated RPC's getLedgerEntries", () => {
     const code = await getLedgerEntries(simulator, [xdr.LedgerKey.contractCode(new xdr.LedgerKeyContractCode({ hash: wasmHash })).toXDR("base64")]);
     const codeEntry = ledgerEntriesSchema.parse(code.result).entries[0]!;
     expect(hash(xdr.LedgerEntryData.fromXDR(codeEntry.xdr, "base64").contractCode().code())).toEqual(wasmHash);
-    expect(codeEntry.liveUntilLedgerSeq! - latest).toBe(1_200_000);
+    expect(codeEntry.liveUntilLedgerSeq! - latest).toBe(DEMO_TTLS.wasmCode);
     // The asset contract's executable is the Stellar Asset, with no code entry.
     const assetInstance = xdr.LedgerEntryData.fromXDR(result.entries[2]!.xdr, "base64").contractData().val().instance();
     expect(assetInstance.executable().switch().name).toBe("contractExecutableStellarAsset");
 
-    expect(result.entries.map((entry) => (entry.liveUntilLedgerSeq ?? 0) - latest)).toEqual([1_500_000, 290_000, 900_000, -latest]);
+    expect(result.entries.map((entry) => (entry.liveUntilLedgerSeq ?? 0) - latest)).toEqual([DEMO_TTLS.wasmInstance, DEMO_TTLS.storage, DEMO_TTLS.assetInstance, -latest]);
     const settings = xdr.LedgerEntryData.fromXDR(result.entries[3]!.xdr, "base64").configSetting().stateArchivalSettings();
     expect([settings.maxEntryTtl(), settings.minPersistentTtl(), settings.minTemporaryTtl()]).toEqual([
       STATE_ARCHIVAL.maxEntryTtl,
@@ -129,7 +129,7 @@ describe("the simulated RPC's getLedgerEntries", () => {
     expect(latestLedger).toBe(simulator.state().historyLatestLedger);
     const instance = entries[0]!.val;
     expect(instance.type === "contractData" && instance.contractData.contract.type === "scAddressTypeContract" && Buffer.from(instance.contractData.contract.contractId.value)).toEqual(StrKey.decodeContract(counter!.id));
-    expect(entries[0]!.liveUntilLedgerSeq).toBe(latestLedger + 1_500_000);
+    expect(entries[0]!.liveUntilLedgerSeq).toBe(latestLedger + DEMO_TTLS.wasmInstance);
 
     const hot = simulator.accounts.get(HOT_WALLET)!;
     const account = await sdk.getAccount(HOT_WALLET);

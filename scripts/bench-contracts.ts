@@ -1,0 +1,117 @@
+/**
+ * The contracts part of `npm run bench` (issue 33): the exporter's CPU for a contracts poll of
+ * 10 000 keys, 50 getLedgerEntries calls, measured from outside its process as the pools poll is.
+ * Run as a script (`node --import tsx scripts/bench-contracts.ts serve`), this file is the upstream:
+ * a simulator whose RPC serves the contracts, counting getLedgerEntries calls, printing one JSON
+ * line with its URL; /_bench/contracts lists the contracts to watch, /_bench/calls the calls served.
+ */
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Hono } from "hono";
+import { stringify } from "yaml";
+import { NODE_FLAGS, withNodeEnvironment } from "../src/cli/node-flags.js";
+import { MAX_KEYS_PER_CALL } from "../src/client/ledger-entries.js";
+import { listen } from "../src/server/listen.js";
+import { createSimulator, RPC_PATH } from "../src/simulator/index.js";
+import type { DemoContract } from "../src/simulator/contracts.js";
+
+/**
+ * 10 000 keys: the state-archival setting, 99 contracts' instances, their one shared code entry,
+ * and 9 899 storage entries (100 for 98 contracts, 99 for the last).
+ */
+const CONTRACTS = 99;
+const KEYS = 10_000;
+const STORAGE_KEYS = KEYS - 1 - CONTRACTS - 1;
+const CALLS_PER_POLL = Math.ceil(KEYS / MAX_KEYS_PER_CALL);
+/** Polls start this far apart; a poll of 50 calls takes well under it. */
+const POLL_SECONDS = 3;
+const WARM_UP_POLLS = 3;
+const MEASURED_POLLS = 20;
+/** TTLs of months, as a healthy contract's are. */
+const TTLS = { instance: 3_000_000, code: 2_500_000, storage: 2_073_600 } as const;
+
+/** What bench.ts lends: its child processes and their CPU clock. */
+export interface BenchTools {
+  startChild(args: string[], env?: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess }>;
+  stop(child: ChildProcess): void;
+  cpuMsOf(child: ChildProcess): number;
+  /** tsx's loader, to run this file as the upstream. */
+  readonly tsx: string;
+}
+
+async function serve(): Promise<void> {
+  const simulator = createSimulator({ ledgerIntervalMs: 1000, seed: 42 });
+  const at = simulator.latestLedgerPoint();
+  const contracts: DemoContract[] = [];
+  for (let index = 0; index < CONTRACTS; index += 1) {
+    const count = Math.floor(STORAGE_KEYS / CONTRACTS) + (index < STORAGE_KEYS % CONTRACTS ? 1 : 0);
+    contracts.push(simulator.contracts.addWasmContract(`bench${index}`, Array.from({ length: count }, (_, key) => `K${key}`), at, TTLS));
+  }
+  let calls = 0;
+  const app = new Hono();
+  app.get("/_bench/calls", (c) => c.json({ calls }));
+  app.get("/_bench/contracts", (c) => c.json(contracts));
+  app.use(RPC_PATH, async (c, next) => {
+    if ((await c.req.raw.clone().text()).includes('"getLedgerEntries"')) calls += 1;
+    await next();
+  });
+  app.route("/", simulator.app);
+  const { url } = await listen(app, "127.0.0.1", 0);
+  process.stdout.write(`${JSON.stringify({ url })}\n`);
+}
+
+/** getLedgerEntries calls served so far. */
+async function callsServed(url: string): Promise<number> {
+  return ((await (await fetch(`${url}/_bench/calls`)).json()) as { calls: number }).calls;
+}
+
+/** Waits until poll `poll` (from 0) has sent its first call; the first poll sends one more, for the code. */
+async function pollStarts(url: string, poll: number): Promise<number> {
+  const before = poll === 0 ? 0 : CALLS_PER_POLL + 1 + (poll - 1) * CALLS_PER_POLL;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const served = await callsServed(url);
+    if (served > before) return served;
+    if (Date.now() > deadline) throw new Error(`contracts poll ${poll} did not start within 2 minutes (${served} calls served)`);
+    await new Promise((done) => setTimeout(done, 2));
+  }
+}
+
+/**
+ * The exporter's CPU per contracts poll of 10 000 keys (read, validate, judge, sample, render,
+ * publish), read from /proc between the starts of polls after three warm-up polls.
+ */
+export async function contractsPollCost(tools: BenchTools) {
+  process.stdout.write(`bench: contracts poll cost, ${KEYS} keys, ${MEASURED_POLLS} polls of the exporter's\n`);
+  const source = await tools.startChild(["--import", tools.tsx, "scripts/bench-contracts.ts", "serve"]);
+  const contracts = (await (await fetch(`${source.url}/_bench/contracts`)).json()) as DemoContract[];
+  const path = join(mkdtempSync(join(tmpdir(), "she-bench-contracts-")), "config.yml");
+  const target = { name: "big", url: `${source.url}${RPC_PATH}`, timeout: "60s", contracts: contracts.map(({ name, id, keys }) => ({ name, id, keys })) };
+  writeFileSync(path, stringify({ rpc_targets: [target], poll_interval: "1h", schedules: { contracts: `${POLL_SECONDS}s` } }));
+  // The same V8 flags and environment as npm start, the bin and the image use (see docs/performance.md).
+  const exporter = await tools.startChild(
+    [...NODE_FLAGS, "dist/cli/main.js", `--config.file=${path}`, "--web.listen-address=127.0.0.1:0", "--log.level=info"],
+    withNodeEnvironment(process.env),
+  );
+  await pollStarts(source.url, WARM_UP_POLLS);
+  const callsBefore = await callsServed(source.url);
+  const cpuBefore = tools.cpuMsOf(exporter.child);
+  const callsAfter = await pollStarts(source.url, WARM_UP_POLLS + MEASURED_POLLS);
+  const cpuMs = tools.cpuMsOf(exporter.child) - cpuBefore;
+  const metrics = await (await fetch(`${exporter.url}/metrics`)).text();
+  tools.stop(exporter.child);
+  tools.stop(source.child);
+  const failed = /^stellar_horizon_exporter_rpc_poll_errors_total\{rpc="big",endpoint="contracts",reason="[^"]+"\} ([1-9]\d*)$/m.exec(metrics);
+  if (failed) throw new Error(`contracts polls failed while measured: ${failed[0]}`);
+  return {
+    keys: KEYS,
+    callsPerPoll: (callsAfter - callsBefore) / MEASURED_POLLS,
+    cpuMsPerPoll: cpuMs / MEASURED_POLLS,
+    cpuMsPer1000Keys: cpuMs / MEASURED_POLLS / (KEYS / 1000),
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === "serve") await serve();

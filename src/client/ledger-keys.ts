@@ -1,0 +1,38 @@
+/**
+ * Base64 XDR ledger keys for getLedgerEntries, built with @stellar/stellar-base (loaded lazily:
+ * only exporters that read ledger state pay for it). Keys are encoded once, when a job is built,
+ * and sent as they are every poll; the RPC returns each found entry under the same key.
+ */
+import type { Durability } from "../config/contracts.js";
+import { stellarBase } from "../stellar-base.js";
+
+/** A contract-data key: the contract, the SCVal key (base64) and its durability. */
+export function contractDataKey(contractId: string, scValKey: string, durability: Durability): string {
+  const { Address, xdr } = stellarBase();
+  return xdr.LedgerKey.contractData(
+    new xdr.LedgerKeyContractData({
+      contract: Address.fromString(contractId).toScAddress(),
+      key: xdr.ScVal.fromXDR(scValKey, "base64"),
+      durability: durability === "persistent" ? xdr.ContractDataDurability.persistent() : xdr.ContractDataDurability.temporary(),
+    }),
+  ).toXDR("base64");
+}
+
+/** A contract's instance: persistent contract data under SCV_LEDGER_KEY_CONTRACT_INSTANCE. */
+export function contractInstanceKey(contractId: string): string {
+  return contractDataKey(contractId, stellarBase().xdr.ScVal.scvLedgerKeyContractInstance().toXDR("base64"), "persistent");
+}
+
+/** The wasm code entry of a hash (hex). */
+export function contractCodeKey(wasmHashHex: string): string {
+  const { xdr } = stellarBase();
+  return xdr.LedgerKey.contractCode(new xdr.LedgerKeyContractCode({ hash: Buffer.from(wasmHashHex, "hex") })).toXDR("base64");
+}
+
+/** The network's state-archival settings (CONFIG_SETTING_STATE_ARCHIVAL). */
+export function stateArchivalKey(): string {
+  const { xdr } = stellarBase();
+  return xdr.LedgerKey.configSetting(
+    new xdr.LedgerKeyConfigSetting({ configSettingId: xdr.ConfigSettingId.configSettingStateArchival() }),
+  ).toXDR("base64");
+}

@@ -1,0 +1,59 @@
+/**
+ * Whether a Soroban entry is live, archived or unknown, from what getLedgerEntries returned, by
+ * the rules real Stellar RPCs force on us:
+ * - up to v22 an expired persistent entry comes back with its past `liveUntilLedgerSeq`;
+ * - since v23 an archived one comes back with 0 ("may be zero if the entry is no longer live");
+ * - some v28 releases send 0 for live entries (stellar-rpc#990, open), so a 0 (or a live-until
+ *   behind the latest ledger) is archival only when this exporter has not seen the entry live
+ *   beyond that ledger; otherwise the state is unknown, not a false alarm.
+ * Entries not returned (never created, deleted, expired temporary ones) are missing.
+ */
+
+export type EntryState =
+  | { readonly kind: "missing" }
+  | { readonly kind: "live"; readonly liveUntilLedger: number; readonly ttlLedgers: number }
+  | { readonly kind: "archived" }
+  | { readonly kind: "unknown"; readonly lastKnownLiveUntil: number };
+
+/** What getLedgerEntries said of one entry: its live-until and the response's latest ledger. */
+export interface ReturnedEntry {
+  readonly liveUntilLedgerSeq?: number | undefined;
+  readonly latestLedger: number;
+}
+
+/**
+ * Judges entries poll after poll; remembers, per entry (by its ledger key), the latest
+ * live-until it has seen, and which unknown entries it has already warned about (one warning per
+ * entry). `About` is what the warning says of the entry.
+ */
+export class ArchivalJudge<About> {
+  private readonly lastLiveUntil = new Map<string, number>();
+  private readonly warned = new Set<string>();
+
+  /** `warn` is called once per entry, the first time its state is unknown. */
+  constructor(private readonly warn: (about: About, state: Extract<EntryState, { kind: "unknown" }>, latestLedger: number) => void) {}
+
+  judge(entry: string, returned: ReturnedEntry | undefined, about: About): EntryState {
+    if (returned === undefined) {
+      // Deleted or never created: a later entry under the key is a new one.
+      this.lastLiveUntil.delete(entry);
+      return { kind: "missing" };
+    }
+    const { liveUntilLedgerSeq: liveUntil, latestLedger } = returned;
+    if (liveUntil !== undefined && liveUntil !== 0 && liveUntil >= latestLedger) {
+      this.lastLiveUntil.set(entry, liveUntil);
+      return { kind: "live", liveUntilLedger: liveUntil, ttlLedgers: liveUntil - latestLedger };
+    }
+    const lastKnown = this.lastLiveUntil.get(entry);
+    // A contract entry always has a TTL; one sent without it is as uncertain as a 0 we saw live.
+    if ((lastKnown !== undefined && lastKnown >= latestLedger) || liveUntil === undefined) {
+      const state = { kind: "unknown" as const, lastKnownLiveUntil: lastKnown ?? 0 };
+      if (!this.warned.has(entry)) {
+        this.warned.add(entry);
+        this.warn(about, state, latestLedger);
+      }
+      return state;
+    }
+    return { kind: "archived" };
+  }
+}

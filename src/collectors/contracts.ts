@@ -1,0 +1,224 @@
+/**
+ * The contracts poll of a Stellar RPC target: every watched contract's instance, its wasm code and
+ * its configured storage keys, with the network's state-archival settings, read in batched
+ * getLedgerEntries calls (src/client/ledger-entries.ts), and how long each entry has to live.
+ */
+import type { Logger } from "pino";
+import { RPC_METRICS } from "../catalog/metrics.js";
+import { PollError } from "../client/errors.js";
+import { ledgerEntriesCalls, readLedgerEntries, type LedgerEntriesRead, type LedgerEntry } from "../client/ledger-entries.js";
+import { contractCodeKey, contractDataKey, contractInstanceKey, stateArchivalKey } from "../client/ledger-keys.js";
+import type { RpcClient } from "../client/rpc-client.js";
+import type { Durability, WatchedContract } from "../config/contracts.js";
+import type { CollectorSamples, Sample } from "../exposition/samples.js";
+import { stellarBase } from "../stellar-base.js";
+import type { Collector, PollContext } from "./collector.js";
+import { ArchivalJudge, type EntryState } from "./contract-archival.js";
+import type { Clock } from "../clock.js";
+import type { NetworkView } from "../runtime/network.js";
+import { LedgerCloseWindow } from "./ledger-close-window.js";
+
+/** What a contract's instance says it runs: a wasm (by hash, hex) or the Stellar Asset Contract. */
+type Executable = { readonly kind: "wasm"; readonly wasmHash: string } | { readonly kind: "stellar_asset" };
+
+interface WatchedEntry {
+  readonly contract: string;
+  /** `instance`, `code`, or the configured key's name. */
+  readonly entry: string;
+  readonly durability: Durability;
+  readonly key: string;
+}
+
+interface JudgedEntry extends WatchedEntry {
+  readonly state: EntryState;
+}
+
+interface ContractsPoll {
+  readonly entries: readonly JudgedEntry[];
+  readonly contracts: readonly { readonly name: string; readonly id: string; readonly executable: Executable }[];
+  readonly stateArchival: { readonly maxEntryTtl: number; readonly minPersistentTtl: number; readonly minTemporaryTtl: number } | undefined;
+  readonly closeIntervalSeconds: number;
+  readonly nowSeconds: number;
+}
+
+export interface ContractsDependencies {
+  readonly client: Pick<RpcClient, "call">;
+  /** Where the status poll notes the latest ledger and its close time (`latestLedgerClose`). */
+  readonly network: Pick<NetworkView, "current">;
+  readonly clock: Pick<Clock, "now">;
+  readonly log: Logger;
+}
+
+/** A watched contract with its keys, encoded once: its instance and its configured keys. */
+interface WatchedKeys {
+  readonly contract: WatchedContract;
+  readonly instance: WatchedEntry;
+  readonly keys: readonly WatchedEntry[];
+}
+
+function watchedKeys(contract: WatchedContract): WatchedKeys {
+  const entry = (name: string, durability: Durability, key: string): WatchedEntry => ({ contract: contract.name, entry: name, durability, key });
+  return {
+    contract,
+    instance: entry("instance", "persistent", contractInstanceKey(contract.id)),
+    keys: contract.keys.map((key) => entry(key.name, key.durability, contractDataKey(contract.id, key.key, key.durability))),
+  };
+}
+
+/**
+ * Requests a contracts poll sends in steady state: ceil(keys / 200), the keys being the
+ * state-archival setting, each contract's instance, code (counted one per contract: at most) and
+ * configured keys.
+ */
+export function contractsRequestsPerPoll(contracts: readonly WatchedContract[]): number {
+  return ledgerEntriesCalls(contracts.reduce((total, contract) => total + 2 + contract.keys.length, 1));
+}
+
+export class ContractsCollector implements Collector<"contracts"> {
+  readonly endpoint = "contracts";
+  private readonly watched: readonly WatchedKeys[];
+  /** The first round's keys but the code: the setting, every instance and configured key. */
+  private readonly ownKeys: readonly string[];
+  private readonly configKey = stateArchivalKey();
+  private readonly judge: ArchivalJudge<WatchedEntry>;
+  private readonly closes = new LedgerCloseWindow();
+  /** Each instance's executable (by instance key), with the XDR it came from: decoded again only when that changes. */
+  private readonly executables = new Map<string, { readonly xdr: string; readonly executable: Executable }>();
+  private readonly codeKeys = new Map<string, string>();
+  private latest: ContractsPoll | undefined;
+
+  constructor(
+    contracts: readonly WatchedContract[],
+    private readonly dependencies: ContractsDependencies,
+  ) {
+    this.watched = contracts.map(watchedKeys);
+    this.ownKeys = [this.configKey, ...this.watched.flatMap(({ instance, keys }) => [instance.key, ...keys.map(({ key }) => key)])];
+    this.judge = new ArchivalJudge((about, state, latestLedger) => {
+      dependencies.log.warn(
+        { contract: about.contract, entry: about.entry, lastKnownLiveUntilLedger: state.lastKnownLiveUntil, latestLedger },
+        "the RPC reports as expired a contract entry this exporter saw live beyond its latest ledger (stellar-rpc#990): its archival state is unknown until the RPC reports it live again",
+      );
+    });
+  }
+
+  /**
+   * Reads the state-archival setting, the instances, the configured keys and the code of known
+   * wasm hashes in one round, then the code of wasm hashes seen for the first time (on the first
+   * poll, or after an upgrade) in a second.
+   */
+  async poll({ signal }: PollContext): Promise<void> {
+    const close = this.dependencies.network.current.latestLedgerClose;
+    if (close !== undefined) this.closes.observe(close);
+    const known = new Set<string>();
+    for (const { executable } of this.executables.values()) if (executable.kind === "wasm") known.add(executable.wasmHash);
+    const read = (keys: readonly string[]) => readLedgerEntries(this.dependencies.client, "contracts", keys, signal);
+    const first = await read([...this.ownKeys, ...[...known].map((hash) => this.codeKeyOf(hash))]);
+    const fresh = new Set<string>();
+    for (const watched of this.watched) {
+      const executable = this.executableOf(watched, first.entries.get(watched.instance.key));
+      if (executable?.kind === "wasm" && !known.has(executable.wasmHash)) fresh.add(executable.wasmHash);
+    }
+    const second = fresh.size > 0 ? await read([...fresh].map((hash) => this.codeKeyOf(hash))) : undefined;
+    this.latest = this.judged(first, second);
+  }
+
+  samples(lastPollSucceeded: boolean): CollectorSamples {
+    const poll = this.latest;
+    if (poll === undefined || !lastPollSucceeded) return { live: [], persistent: [] };
+    const live: Sample[] = [];
+    for (const { contract, entry, durability, state } of poll.entries) {
+      const labels = { contract, entry, durability };
+      live.push({ metric: RPC_METRICS.contractEntryExists, labels, value: state.kind === "missing" ? 0 : 1 });
+      if (state.kind === "archived") live.push({ metric: RPC_METRICS.contractEntryArchived, labels, value: 1 });
+      if (state.kind !== "live") continue;
+      live.push(
+        { metric: RPC_METRICS.contractEntryArchived, labels, value: 0 },
+        { metric: RPC_METRICS.contractEntryLiveUntil, labels, value: state.liveUntilLedger },
+        { metric: RPC_METRICS.contractEntryTtl, labels, value: state.ttlLedgers },
+        { metric: RPC_METRICS.contractEntryExpiry, labels, value: Math.round(poll.nowSeconds + state.ttlLedgers * poll.closeIntervalSeconds) },
+      );
+    }
+    for (const { name, id, executable } of poll.contracts) {
+      const wasmHash = executable.kind === "wasm" ? executable.wasmHash : "";
+      live.push({ metric: RPC_METRICS.contractInfo, labels: { contract: name, contract_id: id, executable: executable.kind, wasm_hash: wasmHash }, value: 1 });
+    }
+    if (poll.stateArchival !== undefined) {
+      live.push(
+        { metric: RPC_METRICS.stateArchivalMaxEntryTtl, value: poll.stateArchival.maxEntryTtl },
+        { metric: RPC_METRICS.stateArchivalMinPersistentTtl, value: poll.stateArchival.minPersistentTtl },
+        { metric: RPC_METRICS.stateArchivalMinTemporaryTtl, value: poll.stateArchival.minTemporaryTtl },
+      );
+    }
+    return { live, persistent: [] };
+  }
+
+  /**
+   * Every watched entry's state: the instance, the code of a wasm instance (none for a Stellar
+   * Asset Contract, nor while the instance is not returned: its code is then unknown), the keys.
+   */
+  private judged(first: LedgerEntriesRead, second: LedgerEntriesRead | undefined): ContractsPoll {
+    const judge = (entry: WatchedEntry): JudgedEntry => ({ ...entry, state: this.judge.judge(entry.key, first.entries.get(entry.key) ?? second?.entries.get(entry.key), entry) });
+    const entries: JudgedEntry[] = [];
+    const contracts: ContractsPoll["contracts"][number][] = [];
+    for (const { contract, instance, keys } of this.watched) {
+      entries.push(judge(instance));
+      const executable = this.executables.get(instance.key)?.executable;
+      if (executable !== undefined) contracts.push({ name: contract.name, id: contract.id, executable });
+      if (executable?.kind === "wasm") {
+        entries.push(judge({ contract: contract.name, entry: "code", durability: "persistent", key: this.codeKeyOf(executable.wasmHash) }));
+      }
+      for (const key of keys) entries.push(judge(key));
+    }
+    return {
+      entries,
+      contracts,
+      stateArchival: stateArchivalOf(first.entries.get(this.configKey)),
+      closeIntervalSeconds: this.closes.meanIntervalSeconds(),
+      nowSeconds: this.dependencies.clock.now() / 1000,
+    };
+  }
+
+  /** The instance's executable, decoded when its entry changed; undefined while it is not returned. */
+  private executableOf({ contract, instance }: WatchedKeys, returned: LedgerEntry | undefined): Executable | undefined {
+    if (returned === undefined) {
+      this.executables.delete(instance.key);
+      return undefined;
+    }
+    const cached = this.executables.get(instance.key);
+    if (cached?.xdr === returned.xdr) return cached.executable;
+    const executable = decodeExecutable(returned.xdr, contract.name);
+    this.executables.set(instance.key, { xdr: returned.xdr, executable });
+    return executable;
+  }
+
+  private codeKeyOf(wasmHash: string): string {
+    let key = this.codeKeys.get(wasmHash);
+    if (key === undefined) {
+      key = contractCodeKey(wasmHash);
+      this.codeKeys.set(wasmHash, key);
+    }
+    return key;
+  }
+}
+
+function decodeExecutable(entryXdr: string, contract: string): Executable {
+  const { xdr } = stellarBase();
+  try {
+    const executable = xdr.LedgerEntryData.fromXDR(entryXdr, "base64").contractData().val().instance().executable();
+    if (executable.switch() === xdr.ContractExecutableType.contractExecutableStellarAsset()) return { kind: "stellar_asset" };
+    return { kind: "wasm", wasmHash: executable.wasmHash().toString("hex") };
+  } catch (error) {
+    throw new PollError("schema", `getLedgerEntries returned contract ${JSON.stringify(contract)}'s instance as something other than a contract instance: ${String(error)}`);
+  }
+}
+
+function stateArchivalOf(entry: LedgerEntry | undefined): ContractsPoll["stateArchival"] {
+  if (entry === undefined) return undefined;
+  const { xdr } = stellarBase();
+  try {
+    const settings = xdr.LedgerEntryData.fromXDR(entry.xdr, "base64").configSetting().stateArchivalSettings();
+    return { maxEntryTtl: settings.maxEntryTtl(), minPersistentTtl: settings.minPersistentTtl(), minTemporaryTtl: settings.minTemporaryTtl() };
+  } catch (error) {
+    throw new PollError("schema", `getLedgerEntries returned the state-archival setting in another shape: ${String(error)}`);
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Watched Soroban contracts: what an RPC target's `contracts:` key, `--contract` and CONTRACTS
+ * describe, checked when the configuration loads. One undecodable key would fail a whole 200-key
+ * getLedgerEntries call at the RPC, hiding every other key of that call, so a bad id or key is a
+ * configuration error, never a poll error.
+ */
+import { z } from "zod";
+import { stellarBase } from "../stellar-base.js";
+
+export const DURABILITIES = ["persistent", "temporary"] as const;
+export type Durability = (typeof DURABILITIES)[number];
+
+/** The `entry` label values of a contract's own entries; a configured key may not take them. */
+export const CONTRACT_ENTRIES = ["instance", "code"] as const;
+
+export interface WatchedContractKey {
+  /** The `entry` label. */
+  readonly name: string;
+  /** The contract-data key: a base64 XDR SCVal, as configured (checked to decode). */
+  readonly key: string;
+  readonly durability: Durability;
+}
+
+export interface WatchedContract {
+  /** The `contract` label. */
+  readonly name: string;
+  /** A C... contract StrKey. */
+  readonly id: string;
+  readonly keys: readonly WatchedContractKey[];
+}
+
+/** One entry of an RPC target's `contracts:` list, before its id and keys are checked. */
+export const contractEntrySchema = z.strictObject({
+  name: z.string().min(1).optional(),
+  id: z.string(),
+  keys: z
+    .array(
+      z.strictObject({
+        name: z.string().min(1),
+        key: z.string(),
+        durability: z.enum(DURABILITIES).optional(),
+      }),
+    )
+    .optional(),
+});
+export type ContractEntry = z.output<typeof contractEntrySchema>;
+
+/** Why `id` is not a C... contract id, or undefined when it is one. */
+function contractIdProblem(id: string): string | undefined {
+  if (stellarBase().StrKey.isValidContract(id)) return undefined;
+  return `"${id}" is not a contract id (C followed by 55 base32 characters, with a valid checksum)`;
+}
+
+/** Why `key` is not base64 XDR of one SCVal (canonical, nothing left over), or undefined. */
+function scValProblem(key: string): string | undefined {
+  const { xdr } = stellarBase();
+  try {
+    if (xdr.ScVal.fromXDR(key, "base64").toXDR("base64") === key) return undefined;
+  } catch {
+    // Reported below, as every other undecodable key.
+  }
+  return `"${key.length > 60 ? `${key.slice(0, 60)}…` : key}" is not a base64 XDR SCVal`;
+}
+
+/**
+ * Checks a target's contracts; `where` names the target in each problem (one line per problem).
+ * A contract without a name is labelled with its id.
+ */
+export function watchedContracts(entries: readonly ContractEntry[], where: string, problems: string[]): WatchedContract[] {
+  const names = new Set<string>();
+  return entries.map((entry) => {
+    const name = entry.name ?? entry.id;
+    const what = `${where}: contract ${JSON.stringify(name)}`;
+    const idProblem = contractIdProblem(entry.id);
+    if (idProblem !== undefined) problems.push(`${what}: ${idProblem}`);
+    if (names.has(name)) problems.push(`${where}: contract name ${JSON.stringify(name)} is used twice; names must be unique per target`);
+    names.add(name);
+    const keyNames = new Set<string>(CONTRACT_ENTRIES);
+    const keys = (entry.keys ?? []).map((key) => {
+      if (keyNames.has(key.name)) {
+        problems.push(`${what}: key name ${JSON.stringify(key.name)} is used twice or is reserved (${CONTRACT_ENTRIES.join(", ")}); names must be unique per contract`);
+      }
+      keyNames.add(key.name);
+      const keyProblem = scValProblem(key.key);
+      if (keyProblem !== undefined) problems.push(`${what}: key ${JSON.stringify(key.name)}: ${keyProblem}`);
+      return { name: key.name, key: key.key, durability: key.durability ?? "persistent" };
+    });
+    return { name, id: entry.id, keys };
+  });
+}

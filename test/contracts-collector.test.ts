@@ -1,0 +1,196 @@
+import { xdr } from "@stellar/stellar-base";
+import { pino } from "pino";
+import { Writable } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { PollError } from "../src/client/errors.js";
+import { RpcClient } from "../src/client/rpc-client.js";
+import { ContractsCollector, contractsRequestsPerPoll } from "../src/collectors/contracts.js";
+import type { LedgerClose } from "../src/collectors/ledger-close-window.js";
+import type { WatchedContract } from "../src/config/contracts.js";
+import { renderSamples } from "../src/exposition/samples.js";
+import { parseExposition, valueOf } from "./support/exposition.js";
+import { FakeRpc } from "./support/fake-rpc.js";
+import { rpcFixtureJson } from "./support/fixtures.js";
+
+type Capture = { result: { entries: { key: string; xdr: string; lastModifiedLedgerSeq: number; liveUntilLedgerSeq?: number }[]; latestLedger: number } };
+
+const capture = (name: string) => rpcFixtureJson<Capture>(name).result.entries;
+const INSTANCE = capture("getLedgerEntries-contract-instance-dotnet-sdk.json")[0]!;
+const CODE = capture("getLedgerEntries-contract-code-dotnet-sdk.json")[0]!;
+const BALANCE = capture("getLedgerEntries-contract-data-persistent-java-sdk.json")[0]!;
+const STATE_ARCHIVAL = capture("getLedgerEntries-config-settings-dotnet-sdk.json")[10]!;
+/** The contract of the instance capture, whose wasm is the code capture's. */
+const WASM_CONTRACT = "CDSUR2JFKSUORJLUA2FISW7P6ALDTS2PDK6AYQZ7G4CSY5WZS5QVSM47";
+const WASM_HASH = "c1a650506f7c20c8f4d16aae73f894f302cd011d7ef33adef572f20b34f7653e";
+/** The testnet native-XLM asset contract of the balance capture. */
+const XLM_CONTRACT = "CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC";
+const BALANCE_SCVAL = xdr.LedgerKey.fromXDR(BALANCE.key, "base64").contractData().key().toXDR("base64");
+const LATEST = 458386;
+const NOW_MS = 1_800_000_000_000;
+
+let rpc: FakeRpc;
+let client: RpcClient;
+let logged: Record<string, unknown>[];
+
+beforeEach(async () => {
+  rpc = new FakeRpc();
+  client = new RpcClient({ url: await rpc.start(), timeoutMs: 2_000, retries: 0, maxBodyBytes: 1 << 22 });
+  for (const { key, ...entry } of [INSTANCE, CODE, BALANCE, STATE_ARCHIVAL]) rpc.ledgerEntries.set(key, entry);
+  rpc.ledgerEntriesLatestLedger = LATEST;
+  logged = [];
+});
+
+afterEach(async () => {
+  await rpc.stop();
+});
+
+const CONTRACTS: WatchedContract[] = [
+  { name: "hello", id: WASM_CONTRACT, keys: [] },
+  { name: "xlm", id: XLM_CONTRACT, keys: [{ name: "balance", key: BALANCE_SCVAL, durability: "persistent" }] },
+];
+
+function collector(contracts = CONTRACTS, closes: (LedgerClose | undefined)[] = []): ContractsCollector {
+  const log = pino({ level: "warn" }, new Writable({ write: (chunk, _encoding, done) => (logged.push(JSON.parse(String(chunk))), done()) }));
+  const network = { get current() { const latestLedgerClose = closes.shift(); return latestLedgerClose === undefined ? {} : { latestLedgerClose }; } };
+  return new ContractsCollector(contracts, { client, network, clock: { now: () => NOW_MS }, log });
+}
+
+async function series(job: ContractsCollector, succeeded = true) {
+  const samples = job.samples(succeeded);
+  const rendered = await renderSamples("rpc", [...samples.persistent, ...samples.live]);
+  return parseExposition(Buffer.concat([...rendered.values()].flatMap((family) => family.pieces)).toString());
+}
+
+const poll = (job: ContractsCollector) => job.poll({ signal: new AbortController().signal, invalidRecords: () => {} });
+const entry = (contract: string, name: string) => ({ rpc: "rpc", contract, entry: name, durability: "persistent" });
+
+describe("ContractsCollector", () => {
+  it("every series equals the served values; the first poll reads the new wasm's code in a second round", async () => {
+    const job = collector();
+    await poll(job);
+    expect(rpc.ledgerEntriesCalls().map((keys) => keys.length)).toEqual([4, 1]);
+    expect(rpc.ledgerEntriesCalls()[1]).toEqual([CODE.key]);
+    const values = await series(job);
+    const hello = entry("hello", "instance");
+    expect(valueOf(values, "stellar_rpc_contract_entry_exists", hello)).toBe(1);
+    expect(valueOf(values, "stellar_rpc_contract_entry_archived", hello)).toBe(0);
+    expect(valueOf(values, "stellar_rpc_contract_entry_live_until_ledger", hello)).toBe(2531884);
+    expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", hello)).toBe(2531884 - LATEST);
+    // No close seen yet: 5 s a ledger.
+    expect(valueOf(values, "stellar_rpc_contract_entry_expiry_timestamp_seconds", hello)).toBe(NOW_MS / 1000 + (2531884 - LATEST) * 5);
+    const code = entry("hello", "code");
+    expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", code)).toBe(2348425 - LATEST);
+    expect(valueOf(values, "stellar_rpc_contract_info", { rpc: "rpc", contract: "hello", contract_id: WASM_CONTRACT, executable: "wasm", wasm_hash: WASM_HASH })).toBe(1);
+    // The asset contract's instance is not served: it is missing, and its code is not asked for.
+    expect(valueOf(values, "stellar_rpc_contract_entry_exists", entry("xlm", "instance"))).toBe(0);
+    expect(valueOf(values, "stellar_rpc_contract_entry_archived", entry("xlm", "instance"))).toBeUndefined();
+    expect(valueOf(values, "stellar_rpc_contract_entry_exists", entry("xlm", "code"))).toBeUndefined();
+    expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", entry("xlm", "balance"))).toBe(3163876 - LATEST);
+    expect(valueOf(values, "stellar_rpc_state_archival_max_entry_ttl_ledgers", { rpc: "rpc" })).toBe(3110400);
+    expect(valueOf(values, "stellar_rpc_state_archival_min_persistent_ttl_ledgers", { rpc: "rpc" })).toBe(2073600);
+    expect(valueOf(values, "stellar_rpc_state_archival_min_temporary_ttl_ledgers", { rpc: "rpc" })).toBe(17280);
+  });
+
+  it("later polls read the known code in the first round: one call", async () => {
+    const job = collector();
+    await poll(job);
+    await poll(job);
+    expect(rpc.ledgerEntriesCalls().map((keys) => keys.length)).toEqual([4, 1, 5]);
+  });
+
+  it("a Stellar Asset Contract has no code entry", async () => {
+    const sacInstance = new xdr.ContractDataEntry({
+      ext: new xdr.ExtensionPoint(0),
+      contract: xdr.LedgerKey.fromXDR(BALANCE.key, "base64").contractData().contract(),
+      key: xdr.ScVal.scvLedgerKeyContractInstance(),
+      durability: xdr.ContractDataDurability.persistent(),
+      val: xdr.ScVal.scvContractInstance(new xdr.ScContractInstance({ executable: xdr.ContractExecutable.contractExecutableStellarAsset(), storage: null })),
+    });
+    const instanceKey = xdr.LedgerKey.contractData(
+      new xdr.LedgerKeyContractData({ contract: sacInstance.contract(), key: sacInstance.key(), durability: sacInstance.durability() }),
+    ).toXDR("base64");
+    rpc.ledgerEntries.set(instanceKey, { xdr: xdr.LedgerEntryData.contractData(sacInstance).toXDR("base64"), lastModifiedLedgerSeq: 5, liveUntilLedgerSeq: LATEST + 10 });
+    const job = collector();
+    await poll(job);
+    const values = await series(job);
+    expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", entry("xlm", "instance"))).toBe(10);
+    expect(valueOf(values, "stellar_rpc_contract_info", { rpc: "rpc", contract: "xlm", contract_id: XLM_CONTRACT, executable: "stellar_asset", wasm_hash: "" })).toBe(1);
+    expect([...values.keys()].filter((key) => key.includes('contract="xlm"') && key.includes('entry="code"'))).toEqual([]);
+    expect(rpc.ledgerEntriesCalls()).toHaveLength(2);
+  });
+
+  it("v22: an expired entry comes back with its past live-until: archived, no ttl, live-until or expiry", async () => {
+    rpc.ledgerEntries.set(BALANCE.key, { ...BALANCE, liveUntilLedgerSeq: LATEST - 3 });
+    const job = collector();
+    await poll(job);
+    const values = await series(job);
+    const balance = entry("xlm", "balance");
+    expect(valueOf(values, "stellar_rpc_contract_entry_exists", balance)).toBe(1);
+    expect(valueOf(values, "stellar_rpc_contract_entry_archived", balance)).toBe(1);
+    for (const name of ["live_until_ledger", "ttl_ledgers", "expiry_timestamp_seconds"]) {
+      expect(valueOf(values, `stellar_rpc_contract_entry_${name}`, balance)).toBeUndefined();
+    }
+  });
+
+  it("v23+: 0 is archived; a 0 after the entry was seen live ahead is unknown (stellar-rpc#990), logged once", async () => {
+    const job = collector();
+    await poll(job);
+    rpc.ledgerEntries.set(CODE.key, { ...CODE, liveUntilLedgerSeq: 0 });
+    rpc.ledgerEntries.set(BALANCE.key, { ...BALANCE, liveUntilLedgerSeq: 0 });
+    await poll(job);
+    await poll(job);
+    let values = await series(job);
+    const code = entry("hello", "code");
+    expect(valueOf(values, "stellar_rpc_contract_entry_exists", code)).toBe(1);
+    expect(valueOf(values, "stellar_rpc_contract_entry_archived", code)).toBeUndefined();
+    expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", code)).toBeUndefined();
+    expect(logged.map((line) => [line.contract, line.entry, line.lastKnownLiveUntilLedger])).toEqual([
+      ["hello", "code", 2348425],
+      ["xlm", "balance", 3163876],
+    ]);
+    // A fresh exporter never saw them live: archived.
+    const fresh = collector();
+    await poll(fresh);
+    values = await series(fresh);
+    expect(valueOf(values, "stellar_rpc_contract_entry_archived", code)).toBe(1);
+    expect(valueOf(values, "stellar_rpc_contract_entry_archived", entry("xlm", "balance"))).toBe(1);
+  });
+
+  it("a deleted code entry gives exists 0", async () => {
+    rpc.ledgerEntries.delete(CODE.key);
+    const job = collector();
+    await poll(job);
+    expect(valueOf(await series(job), "stellar_rpc_contract_entry_exists", entry("hello", "code"))).toBe(0);
+  });
+
+  it("the expiry uses the mean close interval the RPC showed", async () => {
+    const job = collector(CONTRACTS, [
+      { sequence: 1000, closeTime: 50_000 },
+      { sequence: 1100, closeTime: 50_550 },
+    ]);
+    await poll(job);
+    await poll(job);
+    const ttl = 2531884 - LATEST;
+    expect(valueOf(await series(job), "stellar_rpc_contract_entry_expiry_timestamp_seconds", entry("hello", "instance"))).toBe(Math.round(NOW_MS / 1000 + ttl * 5.5));
+  });
+
+  it("a failed poll publishes nothing, and fails with the reader's reason", async () => {
+    const job = collector();
+    await poll(job);
+    rpc.answers.set("getLedgerEntries", { error: { code: -32602, message: "key count (201) exceeds maximum supported (200)" } });
+    const error = await poll(job).catch((caught: unknown) => caught);
+    expect((error as PollError).reason).toBe("rpc_error");
+    expect((await series(job, false)).size).toBe(0);
+  });
+
+  it("plans ceil(keys / 200) requests: 10 000 keys are 50", () => {
+    // The setting, and per contract its instance, its code and 99 keys: 1 + 99 × 101 = 10 000 keys.
+    const many: WatchedContract[] = Array.from({ length: 99 }, (_, index) => ({
+      name: `c${index}`,
+      id: WASM_CONTRACT,
+      keys: Array.from({ length: 99 }, (_, key) => ({ name: `k${key}`, key: BALANCE_SCVAL, durability: "persistent" as const })),
+    }));
+    expect(contractsRequestsPerPoll(many)).toBe(50);
+    expect(contractsRequestsPerPoll(CONTRACTS)).toBe(1);
+  });
+});

@@ -1,0 +1,91 @@
+import { xdr } from "@stellar/stellar-base";
+import { describe, expect, it } from "vitest";
+import { runCli } from "./support/cli-process.js";
+import { problems, runConfig, writeConfig } from "./support/config-files.js";
+
+const COUNTER = "CDSUR2JFKSUORJLUA2FISW7P6ALDTS2PDK6AYQZ7G4CSY5WZS5QVSM47";
+const XLM = "CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC";
+const KEY = xdr.ScVal.scvSymbol("Counter").toXDR("base64");
+const RPC = "--rpc.url=rpc=http://rpc.example:8000";
+
+function file(contracts: string, top = ""): string {
+  return writeConfig(`${top}rpc_targets:
+  - name: rpc
+    url: http://rpc.example:8000
+    contracts:
+${contracts}`);
+}
+
+describe("contracts configuration", () => {
+  it("rpc_targets' contracts: names default to the id, keys to persistent; schedules.contracts defaults to 1m", async () => {
+    const config = await runConfig([
+      `--config.file=${file(`      - name: counter
+        id: ${COUNTER}
+        keys:
+          - { name: count, key: "${KEY}" }
+          - { name: nonce, key: "${KEY}", durability: temporary }
+      - id: ${XLM}
+`)}`,
+    ]);
+    const [target] = config.rpcTargets;
+    expect(target!.contracts).toEqual([
+      { name: "counter", id: COUNTER, keys: [{ name: "count", key: KEY, durability: "persistent" }, { name: "nonce", key: KEY, durability: "temporary" }] },
+      { name: XLM, id: XLM, keys: [] },
+    ]);
+    expect(target!.schedules.contracts.text).toBe("1m");
+  });
+
+  it("schedules.contracts sets the contracts poll; --poll.interval beats it", async () => {
+    const path = file(`      - id: ${COUNTER}\n`, "schedules:\n  contracts: 5m\n");
+    expect((await runConfig([`--config.file=${path}`])).rpcTargets[0]!.schedules.contracts.text).toBe("5m");
+    expect((await runConfig([`--config.file=${path}`, "--poll.interval=30s"])).rpcTargets[0]!.schedules.contracts.text).toBe("30s");
+  });
+
+  it("--contract (repeatable) and CONTRACTS watch instance and code on every --rpc.url target", async () => {
+    const fromFlags = await runConfig([RPC, "--rpc.url=b=http://b.example", `--contract=counter=${COUNTER}`, `--contract=${XLM}`]);
+    for (const target of fromFlags.rpcTargets) {
+      expect(target.contracts).toEqual([
+        { name: "counter", id: COUNTER, keys: [] },
+        { name: XLM, id: XLM, keys: [] },
+      ]);
+    }
+    const fromEnv = await runConfig([RPC], { CONTRACTS: `counter=${COUNTER}, xlm=${XLM}` });
+    expect(fromEnv.rpcTargets[0]!.contracts.map(({ name }) => name)).toEqual(["counter", "xlm"]);
+  });
+
+  it.each([
+    [[RPC, "--contract=GDAT5HWTGIU4TSSZ4752OUC4SABDLTLZFRPZUJ3D6LKBNEPA7V2CIG54"], '--contract: contract "GDAT5HWTGIU4TSSZ4752OUC4SABDLTLZFRPZUJ3D6LKBNEPA7V2CIG54": "GDAT5HWTGIU4TSSZ4752OUC4SABDLTLZFRPZUJ3D6LKBNEPA7V2CIG54" is not a contract id (C followed by 55 base32 characters, with a valid checksum)'],
+    [[RPC, `--contract=a=${COUNTER}`, `--contract=a=${XLM}`], '--contract: contract name "a" is used twice; names must be unique per target'],
+    [[`--contract=${COUNTER}`, "--horizon.url=http://h.example"], "--contract: applies to targets given with --rpc.url; with --config.file, list contracts under each target's `contracts:`"],
+  ])("%j is one problem line", async (argv, line) => {
+    expect(await problems(argv)).toEqual([line]);
+  });
+
+  it.each([
+    ["key: not-base64!", 'Stellar RPC target "rpc": contract "c": key "k": "not-base64!" is not a base64 XDR SCVal'],
+    [`key: "${KEY}AAAA"`, `Stellar RPC target "rpc": contract "c": key "k": "${KEY}AAAA" is not a base64 XDR SCVal`],
+  ])("an undecodable key (%s) fails the configuration, not a poll", async (key, line) => {
+    const path = file(`      - name: c\n        id: ${COUNTER}\n        keys:\n          - name: k\n            ${key}\n`);
+    expect(await problems([`--config.file=${path}`])).toEqual([line]);
+  });
+
+  it("key names are unique per contract and may not be instance or code", async () => {
+    const path = file(`      - name: c
+        id: ${COUNTER}
+        keys:
+          - { name: code, key: "${KEY}" }
+          - { name: k, key: "${KEY}" }
+          - { name: k, key: "${KEY}" }
+`);
+    const found = await problems([`--config.file=${path}`]);
+    expect(found).toHaveLength(2);
+    expect(found[0]).toMatch(/^Stellar RPC target "rpc": contract "c": key name "code" is used twice or is reserved \(instance, code\)/);
+    expect(found[1]).toMatch(/key name "k" is used twice/);
+  });
+
+  it("the CLI exits 2 with one line for a bad contract id", () => {
+    const result = runCli([RPC, "--contract=Cnope"]);
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim().split("\n")[0]).toBe('stellar-horizon-exporter: --contract: contract "Cnope": "Cnope" is not a contract id (C followed by 55 base32 characters, with a valid checksum)');
+  });
+});
