@@ -20,6 +20,24 @@ interface ScrapeComparison {
   readonly encoding: string;
 }
 
+/** What scripts/bench-rpc-accounts.ts measures. */
+export interface RpcAccountsResults {
+  /** The one-minute load average as the phase started and as it ended. */
+  readonly loadAverage: { readonly start: number; readonly end: number };
+  readonly poll: {
+    readonly accounts: number;
+    readonly assets: number;
+    readonly keys: number;
+    readonly ledgerEntriesCallsPerPoll: number;
+    readonly headerReads: { readonly firstPoll: number; readonly measuredPolls: readonly number[] };
+    readonly cpuMsPerPoll: number;
+    readonly cpuMsPer1000Keys: number;
+    readonly wallMsPerPoll: number;
+  };
+  readonly rss: { readonly afterMiB: number; readonly steadySeconds: number; readonly polls: number };
+  readonly scrapes: { readonly series: number; readonly plainBytes: number; readonly plain: ScrapeComparison; readonly gzip: ScrapeComparison };
+}
+
 export interface BenchResults {
   readonly machine: {
     readonly cpus: number;
@@ -43,6 +61,8 @@ export interface BenchResults {
   /** A contracts poll of 10 000 keys (absent from runs before issue 33). */
   readonly contracts?: { readonly keys: number; readonly callsPerPoll: number; readonly cpuMsPerPoll: number; readonly cpuMsPer1000Keys: number };
   readonly rss: { readonly afterMiB: number; readonly steadySeconds: number };
+  /** 10 000 accounts watched over Stellar RPC (absent from runs before issue 34's bench). */
+  readonly rpcAccounts?: RpcAccountsResults;
   readonly scrapeDuringPoll: {
     readonly polls: number;
     readonly idleScrapes: number;
@@ -82,8 +102,22 @@ export function renderTable(results: BenchResults): string {
           `| Contracts poll CPU per 1 000 keys | ${f(results.contracts.cpuMsPer1000Keys, 2)} ms (${results.contracts.keys} keys, ${f(results.contracts.callsPerPoll)} getLedgerEntries calls a poll, ${f(results.contracts.cpuMsPerPoll)} ms a poll) | ≤ 20 ms | ${verdict(results.contracts.cpuMsPer1000Keys <= 20)} |`,
         ]),
     `| RSS after ${duration(rss.steadySeconds)} of 5 s polls | ${f(rss.afterMiB)} MiB | < 150 MiB | ${verdict(rss.afterMiB < 150)} |`,
+    ...(results.rpcAccounts === undefined ? [] : rpcAccountsRows(results.rpcAccounts)),
     `| \`/metrics\` p95 while a pools poll runs ÷ idle p95 | ${f(scrapeDuringPoll.ratio, 2)} (${f(scrapeDuringPoll.busyP95Ms)} ms vs ${f(scrapeDuringPoll.idleP95Ms)} ms; ${scrapeDuringPoll.busyScrapes} and ${scrapeDuringPoll.idleScrapes} scrapes, ${scrapeDuringPoll.polls} polls) | < 2 | ${verdict(scrapeDuringPoll.ratio < 2)} |`,
   ].join("\n");
+}
+
+/** The rows of 10 000 accounts watched over Stellar RPC (issue 34). */
+function rpcAccountsRows({ poll, rss, scrapes }: RpcAccountsResults): string[] {
+  const watch = `${poll.accounts} accounts × ${poll.assets} assets over Stellar RPC`;
+  const ratio = (comparison: ScrapeComparison) => `${f(comparison.ratio, 2)} (${f(comparison.exporterMedianMs)} ms vs ${f(comparison.ceilingMedianMs)} ms)`;
+  return [
+    `| getLedgerEntries calls a poll, ${watch} | ${poll.ledgerEntriesCallsPerPoll} (${poll.keys} keys; header reads a poll: ${poll.headerReads.measuredPolls.join(", ")}, the first poll ${poll.headerReads.firstPoll}) | ${Math.ceil(poll.keys / 200)} | ${verdict(poll.ledgerEntriesCallsPerPoll === Math.ceil(poll.keys / 200))} |`,
+    `| Poll CPU per 1 000 ledger keys, ${watch} | ${f(poll.cpuMsPer1000Keys, 2)} ms (${f(poll.cpuMsPerPoll)} ms a poll, wall ${f(poll.wallMsPerPoll)} ms) | ≤ 20 ms | ${verdict(poll.cpuMsPer1000Keys <= 20)} |`,
+    `| RSS after ${duration(rss.steadySeconds)} of 5 s polls, ${watch} | ${f(rss.afterMiB)} MiB (${rss.polls} polls) | < 200 MiB | ${verdict(rss.afterMiB < 200)} |`,
+    `| Plain scrape ÷ static, ${watch} (${scrapes.series} series, ${mib(scrapes.plainBytes)}) | ${ratio(scrapes.plain)} | ≤ 1.25 | ${verdict(scrapes.plain.ratio <= 1.25)} |`,
+    `| gzip scrape ÷ static gzip, ${watch} | ${ratio(scrapes.gzip)} | ≤ 1.25 | ${verdict(scrapes.gzip.ratio <= 1.25)} |`,
+  ];
 }
 
 /** The README with its generated section replaced by the table of these results. */

@@ -4,9 +4,10 @@
  *     (pre-compressed for gzip), alternating requests, medians compared;
  *   - poll CPU per 1 000 pools, and per 1 000 keys of a contracts poll (scripts/bench-contracts.ts);
  *   - RSS after a period of 5 s polls of every endpoint, pools included;
- *   - /metrics p95 while a pools poll runs against its p95 while none does.
+ *   - /metrics p95 while a pools poll runs against its p95 while none does;
+ *   - 10 000 accounts watched over Stellar RPC (scripts/bench-rpc-accounts.ts).
  * Writes bench/results.json and the README's performance table (scripts/bench-table.ts); with
- * --only, runs just the named phases (poll, contracts, scrapes, steady) and prints their figures instead.
+ * --only, runs just the named phases (poll, contracts, scrapes, steady, rpc-accounts) and prints their figures instead.
  *   npm run bench [-- --pools 10000 --steady 1m --scrapes 200 --only scrapes]
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
@@ -22,6 +23,7 @@ import { PAGE_LIMIT } from "../src/collectors/paging.js";
 import { parseDuration } from "../src/config/duration.js";
 import { SIMULATOR_REQUESTS_PER_HOUR } from "../src/simulator/http-faults.js";
 import { contractsPollCost } from "./bench-contracts.js";
+import { rpcAccountsFigures } from "./bench-rpc-accounts.js";
 import { updateReadme, type BenchResults } from "./bench-table.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -149,6 +151,20 @@ async function compareScrapes(exporterUrl: string, ceilingUrl: string, acceptEnc
   return { exporterMedianMs, ceilingMedianMs, ratio: exporterMedianMs / ceilingMedianMs, bytes, encoding: encoding ?? "identity" };
 }
 
+/** The exporter's plain and gzip scrape medians against a static server answering `plainBody`. */
+async function againstCeiling(exporterUrl: string, plainBody: Buffer) {
+  const directory = mkdtempSync(join(tmpdir(), "she-bench-ceiling-"));
+  writeFileSync(join(directory, "plain"), plainBody);
+  // A static server's best: the whole body compressed once, at zlib's default level.
+  writeFileSync(join(directory, "gzip"), gzipSync(plainBody));
+  const ceiling = await startChild(["--import", TSX, "scripts/bench-servers.ts", "ceiling", "--plain", join(directory, "plain"), "--gzip", join(directory, "gzip")]);
+  const plain = await compareScrapes(exporterUrl, ceiling.url);
+  // Prometheus' own header.
+  const gzip = await compareScrapes(exporterUrl, ceiling.url, "gzip");
+  stop(ceiling.child);
+  return { plain, gzip };
+}
+
 async function scrapeFigures() {
   process.stdout.write(`bench: scrapes, 1 target x ${pools} pools, ${scrapeRounds} alternating rounds\n`);
   const source = await upstream(pools);
@@ -161,15 +177,8 @@ async function scrapeFigures() {
     text.split("\n").filter((line) => line.startsWith("stellar_horizon_") && !line.startsWith("stellar_horizon_exporter_"));
   // Two scrapes of unchanged data: only the exporter's own process metrics may differ.
   const gzipDecodesToPlain = horizonLines(gunzipSync(gzipResponse.body!).toString()).join("\n") === horizonLines(plainBody.toString()).join("\n");
-  const directory = mkdtempSync(join(tmpdir(), "she-bench-ceiling-"));
-  writeFileSync(join(directory, "plain"), plainBody);
-  // A static server's best: the whole body compressed once, at zlib's default level.
-  writeFileSync(join(directory, "gzip"), gzipSync(plainBody));
-  const ceiling = await startChild(["--import", TSX, "scripts/bench-servers.ts", "ceiling", "--plain", join(directory, "plain"), "--gzip", join(directory, "gzip")]);
-  const plain = await compareScrapes(exporter.url, ceiling.url);
-  // Prometheus' own header.
-  const gzip = await compareScrapes(exporter.url, ceiling.url, "gzip");
-  for (const child of [ceiling.child, exporter.child, source.child]) stop(child);
+  const { plain, gzip } = await againstCeiling(exporter.url, plainBody);
+  for (const child of [exporter.child, source.child]) stop(child);
   return {
     series: seriesIn(plainText),
     plainBytes: plainBody.length,
@@ -329,7 +338,10 @@ async function steadyFigures() {
 
 const contractsCost = () => contractsPollCost({ startChild, stop, cpuMsOf, tsx: TSX });
 
-const PHASES = { poll: pollCost, contracts: contractsCost, scrapes: scrapeFigures, steady: steadyFigures } as const;
+const rpcAccounts = () =>
+  rpcAccountsFigures({ startChild, stop, cpuMsOf, tsx: TSX, steadyMs, againstCeiling: async (url) => againstCeiling(url, await bodyOf(url)) });
+
+const PHASES = { poll: pollCost, contracts: contractsCost, scrapes: scrapeFigures, steady: steadyFigures, "rpc-accounts": rpcAccounts } as const;
 
 try {
   if (flags.only !== undefined) {
@@ -345,6 +357,7 @@ try {
     const contracts = await contractsCost();
     const scrapes = await scrapeFigures();
     const steady = await steadyFigures();
+    const rpcAccountsResults = await rpcAccounts();
     const results: BenchResults = {
       machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? "unknown", node: process.version, loadAverage: { start: loadAtStart, end: loadavg()[0]! } },
       conditions: { pools, scrapeRounds, steadySeconds: steadyMs / 1000 },
@@ -352,6 +365,7 @@ try {
       poll,
       contracts,
       ...steady,
+      rpcAccounts: rpcAccountsResults,
     };
     writeFileSync(resolve(ROOT, "bench/results.json"), `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(`\n${updateReadme(results)}\n`);

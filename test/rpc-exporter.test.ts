@@ -192,6 +192,21 @@ describe("Stellar RPC targets against the simulator", () => {
     expect(rpc(values, "stellar_horizon_exporter_rpc_poll_errors_total", { endpoint: "accounts", reason: "rpc_error" })).toBe(0);
   });
 
+  it("watched accounts: an entry that changed between polls is read anew, an unchanged one keeps its values", async () => {
+    const { simulator: running } = await start();
+    const before = await ledgersPass(1);
+    const at = running.simulator.latestLedgerPoint();
+    running.simulator.accounts.setBalance(HOT_WALLET, "native", 12_345_6789012n, at);
+    running.simulator.accounts.setBalance(HOT_WALLET, USDC, 4_321_0000000n, at);
+    const after = await ledgersPass(1);
+    const balance = (values: Map<string, number>, account: string, asset: string) => rpc(values, "stellar_rpc_account_balance", { account, asset });
+    expect(balance(after, "hot", "native")).toBe(12345.6789012);
+    expect(balance(after, "hot", USDC)).toBe(4321);
+    expect(balance(after, "hot", "native")).toBe(valueOf(after, "stellar_horizon_account_balance", { ...HORIZON, account: "hot", asset: "native" }));
+    expect(balance(after, "cold", "native")).toBe(balance(before, "cold", "native"));
+    expect(balance(after, "cold", "native")).toBe(valueOf(after, "stellar_horizon_account_balance", { ...HORIZON, account: "cold", asset: "native" }));
+  });
+
   it("rpc_unhealthy: stellar_rpc_healthy 0 while everything else keeps working", async () => {
     await start();
     simulator!.simulator.setScenario("rpc_unhealthy");

@@ -28,6 +28,12 @@ interface AccountKeys {
   readonly trustlines: ReadonlyMap<string, string>;
 }
 
+/** An account's entries as a poll read them (its account entry's xdr, then its trustlines'), and what they said. */
+interface DecodedAccount {
+  readonly xdrs: readonly (string | undefined)[];
+  readonly observation: AccountObservation | undefined;
+}
+
 /** Requests one poll of these accounts sends: their entries in calls of 200 keys, and one for the ledger header. */
 export function rpcAccountsRequestsPerPoll(accounts: readonly RpcWatchedAccount[]): number {
   if (accounts.length === 0) return 0;
@@ -44,6 +50,11 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
   readonly endpoint = "accounts";
   private readonly keys: ReadonlyMap<string, AccountKeys>;
   private observations: Map<string, AccountObservation> | undefined;
+  /**
+   * Each existing account's entries as the last poll read them, and what they said: decoding the
+   * XDR is most of a poll's CPU, and most accounts' entries are the same from one poll to the next.
+   */
+  private decoded = new Map<string, DecodedAccount>();
   private readonly signerChanges = new SignerChanges();
   /** False once getLatestLedger has shown no header (stellar-rpc before 25): getLedgers gives it then. */
   private latestHasHeader = true;
@@ -67,11 +78,13 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
     const read = await readLedgerEntries(this.client, "accounts", keys, signal);
     const baseReserve = await this.baseReserve(read.latestLedger, signal);
     const observations = new Map<string, AccountObservation>();
+    const decoded = new Map<string, DecodedAccount>();
     for (const watched of this.watched) {
-      const observation = this.observe(watched, read);
+      const observation = this.observe(watched, read, decoded);
       if (observation === undefined) invalidRecords(1);
       else observations.set(watched.name, observation);
     }
+    this.decoded = decoded;
     this.signerChanges.note(observations);
     this.observations = observations;
     this.network.learn({ baseReserveStroops: baseReserve });
@@ -81,14 +94,30 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
     return accountSamples(RPC_ACCOUNT_METRICS, this.watched, this.observations, this.signerChanges.counts, this.network.current.baseReserveStroops);
   }
 
-  /** The account as its entries say; undefined when an entry does not decode (counted; the other accounts stand). */
-  private observe(watched: RpcWatchedAccount, read: LedgerEntriesRead): AccountObservation | undefined {
+  /**
+   * The account as its entries say; undefined when an entry does not decode (counted; the other
+   * accounts stand). Entries the same as the last poll's give the last poll's observation, noted
+   * again in `decoded`.
+   */
+  private observe(watched: RpcWatchedAccount, read: LedgerEntriesRead, decoded: Map<string, DecodedAccount>): AccountObservation | undefined {
     const keys = this.keys.get(watched.name) as AccountKeys;
     const entry = read.entries.get(keys.account);
     if (entry === undefined) return { exists: false };
     const trustlines = new Map([...keys.trustlines].map(([asset, key]) => [asset, read.entries.get(key)?.xdr]));
+    const xdrs = [entry.xdr, ...trustlines.values()];
+    const previous = this.decoded.get(watched.name);
+    if (previous !== undefined && previous.xdrs.every((xdr, index) => xdr === xdrs[index])) {
+      decoded.set(watched.name, previous);
+      return previous.observation;
+    }
+    const observation = this.decode(watched, entry.xdr, trustlines);
+    decoded.set(watched.name, { xdrs, observation });
+    return observation;
+  }
+
+  private decode(watched: RpcWatchedAccount, accountXdr: string, trustlines: ReadonlyMap<string, string | undefined>): AccountObservation | undefined {
     try {
-      return { exists: true, ...accountFromEntries(watched.id, entry.xdr, trustlines) };
+      return { exists: true, ...accountFromEntries(watched.id, accountXdr, trustlines) };
     } catch (error) {
       if (error instanceof PollError && error.reason === "schema") return undefined;
       throw error;
