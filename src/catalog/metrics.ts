@@ -22,11 +22,14 @@ export type RpcEndpoint = (typeof RPC_ENDPOINTS)[number];
 /** What a collector polls: a Horizon endpoint or a Stellar RPC batch. */
 export type PollEndpoint = Endpoint | RpcEndpoint;
 
-/** Which poll produces the series; `exporter` series describe the exporter itself. */
-export type MetricSource = PollEndpoint | "tx_probe" | "exporter";
+/**
+ * Which poll produces the series; `exporter` series describe the exporter itself, `agreement`
+ * series compare the targets of a network with each other (src/agreement).
+ */
+export type MetricSource = PollEndpoint | "tx_probe" | "exporter" | "agreement";
 
 /** Sources whose series a target publishes to the metric store. */
-export type PublishedSource = Exclude<MetricSource, "exporter">;
+export type PublishedSource = Exclude<MetricSource, "exporter" | "agreement">;
 
 /** What an HTTP request to Horizon was for: an endpoint's poll, or the probe's submission. */
 export type RequestPurpose = Endpoint | "transactions";
@@ -966,6 +969,47 @@ export const RPC_METRICS = {
 } as const satisfies Record<string, MetricDefinition>;
 
 /**
+ * The targets of a network checked against each other, labelled by `network` (pubnet, testnet,
+ * futurenet, else the first 8 hex digits of the passphrase's SHA-256), `kind` (horizon, rpc) and
+ * `target` (the target's name) rather than by a target label: a view over what the targets' polls
+ * already read.
+ */
+export const AGREEMENT_METRICS = {
+  networkTargets: define({
+    name: "stellar_network_targets",
+    type: "gauge",
+    help: "Targets (Horizons and Stellar RPCs) serving the network, as their network passphrases say.",
+    labels: ["network"],
+    source: "agreement",
+    perTarget: false,
+  }),
+  ledgerHashComparisons: define({
+    name: "stellar_network_ledger_hash_comparisons_total",
+    type: "counter",
+    help: "Ledgers at which the hash this target showed was compared with the hash other targets of its network showed.",
+    labels: ["network", "kind", "target"],
+    source: "agreement",
+    perTarget: false,
+  }),
+  ledgerHashDisagreements: define({
+    name: "stellar_network_ledger_hash_disagreements_total",
+    type: "counter",
+    help: "Ledgers at which this target's hash was judged wrong: against the majority of three or more targets, or differing from the only other target's.",
+    labels: ["network", "kind", "target"],
+    source: "agreement",
+    perTarget: false,
+  }),
+  protocolBehind: define({
+    name: "stellar_network_target_protocol_behind",
+    type: "gauge",
+    help: "The network's highest protocol version reported by any of its targets, minus the one this target reports.",
+    labels: ["network", "kind", "target"],
+    source: "agreement",
+    perTarget: false,
+  }),
+} as const satisfies Record<string, MetricDefinition>;
+
+/**
  * Reasons of stellar_horizon_tx_probe_failures_total initialised to zero. Any other transaction
  * result code matching `^tx_[a-z_]{1,40}$` appears when it first happens.
  */
@@ -990,7 +1034,11 @@ export const TX_PROBE_COMMON_FAILURE_REASONS = [
 export const TX_PROBE_REFUSAL_REASONS = ["pubnet", "unfunded", "no_key"] as const;
 export type TxProbeRefusal = (typeof TX_PROBE_REFUSAL_REASONS)[number];
 
-export const ALL_METRICS: readonly MetricDefinition[] = [...Object.values(METRICS), ...Object.values(RPC_METRICS)];
+export const ALL_METRICS: readonly MetricDefinition[] = [
+  ...Object.values(METRICS),
+  ...Object.values(RPC_METRICS),
+  ...Object.values(AGREEMENT_METRICS),
+];
 
 /** The label that names the target on a per-target series. */
 export function targetLabelOf(metric: MetricDefinition): TargetLabel {

@@ -95,7 +95,7 @@ interface Family {
   readonly validUntilMs: number;
 }
 
-const TARGET_METRICS = ALL_METRICS.filter((metric) => metric.source !== "exporter");
+const TARGET_METRICS = ALL_METRICS.filter((metric) => metric.source !== "exporter" && metric.source !== "agreement");
 
 function headerText(metric: MetricDefinition): string {
   const help = metric.help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
