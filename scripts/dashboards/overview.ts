@@ -1,6 +1,6 @@
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import * as units from "@grafana/grafana-foundation-sdk/units";
-import { METRICS, type MetricDefinition } from "../../src/catalog/metrics.js";
+import { AGREEMENT_METRICS, METRICS, type MetricDefinition } from "../../src/catalog/metrics.js";
 import { UP_DOWN_MAPPINGS, columns, dashboard, histogramQuantile, select, statPanel, sumRate, tablePanel, timeseriesPanel } from "./common.js";
 
 /**
@@ -22,6 +22,10 @@ function probeMedianAndP90Panel(title: string, description: string, unit: string
     })),
   }).interval(PROBE_MIN_INTERVAL);
 }
+
+/** The agreement series are labelled by network, kind and target, not by a target label. */
+const AGREEMENT_LABELS = ["network", "kind", "target"] as const;
+const AGREEMENT_LEGEND = "{{network}} {{kind}} {{target}}";
 
 /** The first dashboard to open: is every Horizon up, ingesting and current, and on which versions. */
 export function overviewDashboard(): Dashboard {
@@ -83,6 +87,46 @@ export function overviewDashboard(): Dashboard {
                 legend: "{{horizon}}",
               },
             ],
+          }),
+        ],
+      },
+      {
+        title: "Agreement",
+        panels: [
+          statPanel({
+            title: "Targets per network",
+            description:
+              "Horizons and Stellar RPCs serving each network, as their passphrases say (pubnet, testnet, futurenet, else the first 8 hex digits of the passphrase's SHA-256). Targets are compared only with the others of their network.",
+            unit: units.NoUnit,
+            width: 4,
+            queries: [{ expr: select(AGREEMENT_METRICS.networkTargets), legend: "{{network}}" }],
+          }),
+          timeseriesPanel({
+            title: "Ledger hash disagreements",
+            description:
+              "Ledgers per second at which a target's hash was judged wrong against the other targets of its network (the majority of three or more; with two, both count). Anything above 0 fires StellarTargetLedgerHashDisagrees: the target serves another history.",
+            unit: units.EventsPerSecond,
+            width: 8,
+            min: 0,
+            queries: [{ expr: sumRate(AGREEMENT_METRICS.ledgerHashDisagreements, AGREEMENT_LABELS), legend: AGREEMENT_LEGEND }],
+          }),
+          timeseriesPanel({
+            title: "Ledger hash comparisons",
+            description:
+              "Ledgers per second at which a target's hash was compared with another target's of its network. A target alone on its network, or whose network is not known yet, is compared with nobody and cannot disagree.",
+            unit: units.EventsPerSecond,
+            width: 6,
+            min: 0,
+            queries: [{ expr: sumRate(AGREEMENT_METRICS.ledgerHashComparisons, AGREEMENT_LABELS), legend: AGREEMENT_LEGEND }],
+          }),
+          timeseriesPanel({
+            title: "Protocol behind",
+            description:
+              "The network's highest protocol reported by any of its targets minus the one each target reports. StellarTargetProtocolBehind fires after 30 minutes above 0.",
+            unit: units.NoUnit,
+            width: 6,
+            min: 0,
+            queries: [{ expr: select(AGREEMENT_METRICS.protocolBehind), legend: AGREEMENT_LEGEND }],
           }),
         ],
       },

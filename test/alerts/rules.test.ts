@@ -37,6 +37,8 @@ const REQUIRED_ALERTS = [
   "StellarContractEntryExpiring",
   "StellarContractEntryArchived",
   "StellarContractEntryMissing",
+  "StellarTargetLedgerHashDisagrees",
+  "StellarTargetProtocolBehind",
 ];
 
 /** Alerts about the exporter as a whole, whose series carry no `horizon` label. */
@@ -173,7 +175,8 @@ describe("project conventions", () => {
   it.each(alertsByFile)("%s is named Stellar…, describes its value and target, and is in its file's threshold table", (name, alert, file) => {
     expect(name).toMatch(/^Stellar[A-Z][A-Za-z]+$/);
     expect(alert.annotations.description).toContain("$value");
-    const targetLabel = alert.expr.includes("stellar_rpc_") ? "$labels.rpc" : "$labels.horizon";
+    // The agreement series name a target of either kind in `target`.
+    const targetLabel = alert.expr.includes("stellar_rpc_") ? "$labels.rpc" : alert.expr.includes("stellar_network_") ? "$labels.target" : "$labels.horizon";
     expect(alert.annotations.description).toContain(EXPORTER_WIDE_ALERTS.has(name) ? "$labels.job" : targetLabel);
     const fileHeader = readFileSync(file, "utf8").split("\ngroups:")[0] ?? "";
     expect(fileHeader).toContain(`#   ${name} `);
