@@ -84,7 +84,7 @@ export async function startLandingDemo(options: LandingDemoOptions): Promise<Lan
   // The simulator's hot and cold wallets watched and its network probed, as the demo does.
   const config = withDemoProbe(
     { ...command.config, targets: command.config.targets.map((target) => ({ ...target, accounts: DEMO_WATCHED_ACCOUNTS })) },
-    simulator.simulator,
+    [simulator.simulator],
   );
   const exporter = await startExporter(config, { logger: pino({ level: "silent" }), clock });
   await exporter.firstPolls;

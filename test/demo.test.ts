@@ -48,6 +48,14 @@ it("the demo serves live, moving metrics within 15 s", async () => {
     );
     expect(probeSuccess).toBeGreaterThan(started / 1000 - 1);
     expect(valueOf(await scrape(), "stellar_horizon_tx_probe_submissions_total", { horizon: "simulator" })).toBeGreaterThanOrEqual(1);
+    // A second simulator of the same testnet, which forks later: three targets, compared with each other.
+    expect(output()).toMatch(/fork:\s+http:\/\/127\.0\.0\.1:\d+\/ +\(the same network, other hashes from ledger \d+ on/);
+    const compared = await until("the fork compared with the others", async () => {
+      const series = await scrape();
+      const comparisons = valueOf(series, "stellar_network_ledger_hash_comparisons_total", { network: "testnet", kind: "horizon", target: "fork" });
+      return comparisons !== undefined && comparisons > 0 ? series : undefined;
+    });
+    expect(valueOf(compared, "stellar_network_targets", { network: "testnet" })).toBe(3);
   } finally {
     child.kill("SIGTERM");
     expect(await exited).toBe(0);

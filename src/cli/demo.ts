@@ -12,11 +12,16 @@ import { reportProblems, versionLine } from "./usage.js";
 const DEMO_SIMULATOR_PORT = 8000;
 const DEMO_EXPORTER_ADDRESS = "127.0.0.1:9619";
 const SIMULATOR_TARGET = "simulator";
+/** A second simulator of the same network that forks from it a few minutes in: the agreement check blames it. */
+const FORK_TARGET = "fork";
+/** Ledgers (5 to 7 s each) the fork agrees with the network before it serves other hashes. */
+const FORK_AFTER_LEDGERS = 20;
 
 const USAGE = `Usage: stellar-horizon-exporter demo [EXPORTER FLAGS]
 
 The offline demo: the Horizon simulator plus an exporter polling it (its Horizon, and its Stellar
-RPC at /rpc) every 10 s, both on loopback.
+RPC at /rpc) every 10 s, both on loopback, and a second simulator of the same network, polled as
+"${FORK_TARGET}", that forks from it about two minutes in.
 Runs until SIGINT or SIGTERM.
 
 Exporter flags (see stellar-horizon-exporter --help) override the demo's, e.g.
@@ -45,6 +50,7 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
     [
       `--horizon.url=${SIMULATOR_TARGET}=http://127.0.0.1:${DEMO_SIMULATOR_PORT}`,
       `--rpc.url=${SIMULATOR_TARGET}=http://127.0.0.1:${DEMO_SIMULATOR_PORT}${RPC_PATH}`,
+      `--horizon.url=${FORK_TARGET}=http://127.0.0.1:${DEMO_SIMULATOR_PORT + 1}`,
       "--poll.interval=10s",
       `--web.listen-address=${DEMO_EXPORTER_ADDRESS}`,
       "--log.level=warn",
@@ -67,10 +73,20 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
   }
 
   let simulator;
+  let fork;
+  const network = { networkPassphrase: Networks.TESTNET, networkStartMs: Date.now() };
   try {
-    simulator = await startSimulator({ host: "127.0.0.1", port, networkPassphrase: Networks.TESTNET });
+    simulator = await startSimulator({ host: "127.0.0.1", port, ...network });
   } catch (error) {
     reportProblems(process.stderr, "demo", [`simulator: ${(error as Error).message} (set DEMO_SIMULATOR_PORT)`], false);
+    return 1;
+  }
+  const forkAt = simulator.simulator.state().historyLatestLedger + FORK_AFTER_LEDGERS;
+  try {
+    fork = await startSimulator({ host: "127.0.0.1", port: 0, ...network, forkAt });
+  } catch (error) {
+    await simulator.close();
+    reportProblems(process.stderr, "demo", [`forked simulator: ${(error as Error).message}`], false);
     return 1;
   }
   const simulatorUrl = simulator.url;
@@ -88,7 +104,9 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
               requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR,
               accounts: target.accounts.length > 0 ? target.accounts : DEMO_WATCHED_ACCOUNTS,
             }
-          : target,
+          : target.name === FORK_TARGET
+            ? { ...target, url: fork.url, requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR }
+            : target,
       ),
       // The simulator's demo contracts, the wasm one with its storage key, unless --contract says otherwise.
       rpcTargets: command.config.rpcTargets.map((target) =>
@@ -102,13 +120,13 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
           : target,
       ),
     },
-    simulator.simulator,
+    [simulator.simulator, fork.simulator],
   );
   let exporter;
   try {
     exporter = await startExporter(config, { logger: pino({ level: config.logLevel }) });
   } catch (error) {
-    await simulator.close();
+    await Promise.all([simulator.close(), fork.close()]);
     reportProblems(process.stderr, "demo", [`exporter: ${(error as Error).message} (pass --web.listen-address=HOST:PORT)`], false);
     return 1;
   }
@@ -119,6 +137,7 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
       `  landing page: ${exporter.url}/`,
       `  simulator:    ${simulator.url}/  (state: ${simulator.url}/_sim/state)`,
       `  stellar rpc:  ${simulator.url}${RPC_PATH}  (JSON-RPC, same ledgers)`,
+      `  fork:         ${fork.url}/  (the same network, other hashes from ledger ${forkAt} on: the "${FORK_TARGET}" target disagrees)`,
       `  change scenario: curl -X POST ${simulator.url}/_sim/scenario/fee_spike  (or account_drain, signer_change, rpc_lagging, ...)`,
       `  contracts:    counter (wasm, with its storage entry) and usdc (Stellar Asset Contract); archival in about 4 minutes:`,
       `                curl -X POST ${simulator.url}/_sim/scenario/contract_expiring`,
@@ -127,7 +146,7 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
     ].join("\n"),
   );
   await waitForShutdownSignal();
-  await Promise.all([exporter.close(), simulator.close()]);
+  await Promise.all([exporter.close(), simulator.close(), fork.close()]);
   return 0;
 }
 
@@ -140,12 +159,14 @@ function demoContracts(simulator: Simulator): WatchedContract[] {
 const DEMO_PROBE_FUNDS_STROOPS = 10_000n * 10_000_000n;
 
 /**
- * The demo probes its simulator (a testnet, so no lumens are real) from a key generated for this
- * run and funded by the simulator, every 15 s so the probe panels fill quickly.
+ * The demo probes its simulators (a testnet, so no lumens are real) from a key generated for this
+ * run and funded by each simulator, every 15 s so the probe panels fill quickly.
  */
-export function withDemoProbe(config: ExporterConfig, simulator: Simulator): ExporterConfig {
+export function withDemoProbe(config: ExporterConfig, simulators: readonly Simulator[]): ExporterConfig {
   const signer = Keypair.random();
-  simulator.accounts.add({ id: signer.publicKey(), balance: DEMO_PROBE_FUNDS_STROOPS }, simulator.latestLedgerPoint());
+  for (const simulator of simulators) {
+    simulator.accounts.add({ id: signer.publicKey(), balance: DEMO_PROBE_FUNDS_STROOPS }, simulator.latestLedgerPoint());
+  }
   const txProbe = txProbeWith(signer, { interval: "15s", maxFee: TX_PROBE_DEFAULTS.maxFee, allowPubnet: false });
   return {
     ...config,
