@@ -27,6 +27,8 @@ export interface TargetAgreement extends TargetId {
   readonly disagreements: number;
   /** The last sequence judged wrong, if any. */
   readonly lastDisagreement: number | undefined;
+  /** Whether a sequence still in the network's window (its last `sequencesKept`) was judged wrong. */
+  readonly disagreeing: boolean;
   /** The network's highest protocol minus this target's; undefined until it reports one. */
   readonly protocolBehind: number | undefined;
 }
@@ -160,15 +162,17 @@ export class AgreementEngine {
     }
     const standings: TargetAgreement[] = [];
     for (const state of this.targets.values()) {
-      const { network, protocol } = state;
+      const { network, protocol, lastDisagreement } = state;
       if (network === undefined) continue;
+      const newest = this.newestOf(this.networks.get(network)!);
       standings.push({
         kind: state.id.kind,
         target: state.id.target,
         network,
         comparisons: state.comparisons,
         disagreements: state.disagreements,
-        lastDisagreement: state.lastDisagreement,
+        lastDisagreement,
+        disagreeing: lastDisagreement !== undefined && newest - lastDisagreement < this.sequencesKept,
         protocolBehind: protocol === undefined ? undefined : highest.get(network)! - protocol,
       });
     }

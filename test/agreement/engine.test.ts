@@ -44,8 +44,8 @@ describe("the agreement engine", () => {
     expect(counts(engine, A)).toEqual([20, 0]);
     expect(counts(engine, C)).toEqual([20, 0]);
     expect(counts(engine, B)).toEqual([20, 10]);
-    expect(standing(engine, B)?.lastDisagreement).toBe(119);
-    expect(standing(engine, A)?.lastDisagreement).toBeUndefined();
+    expect(standing(engine, B)).toMatchObject({ lastDisagreement: 119, disagreeing: true });
+    expect(standing(engine, A)).toMatchObject({ lastDisagreement: undefined, disagreeing: false });
   });
 
   it("with two targets, counts a disagreement against both", () => {
@@ -154,6 +154,19 @@ describe("the agreement engine", () => {
     expect(counts(engine, C)).toEqual([10, 6]);
     expect(counts(engine, A)).toEqual([20, 0]);
     expect(counts(engine, B)).toEqual([20, 0]);
+  });
+
+  it("stops calling a target disagreeing once its last disagreement has left the network's window", () => {
+    const engine = new AgreementEngine({ sequencesKept: 10 });
+    onNetwork(engine, "pubnet", A, B, C);
+    engine.ledgers(A, range(1, 5));
+    engine.ledgers(B, range(1, 5, forked));
+    engine.ledgers(C, range(1, 5));
+    expect(standing(engine, B)).toMatchObject({ disagreements: 5, disagreeing: true });
+    for (const id of [A, B, C]) engine.ledgers(id, range(6, 14));
+    expect(standing(engine, B)).toMatchObject({ disagreements: 5, lastDisagreement: 5, disagreeing: true });
+    for (const id of [A, B, C]) engine.ledgers(id, range(15, 15));
+    expect(standing(engine, B)).toMatchObject({ disagreements: 5, lastDisagreement: 5, disagreeing: false });
   });
 
   it("counts a sequence shown twice with the same hash once", () => {
