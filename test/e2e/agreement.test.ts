@@ -198,6 +198,6 @@ describe("targets checked against each other, against a real Prometheus", () => 
         expect(count, `${name} ${request} against its polls`).toBeLessThanOrEqual(polled(after, polls, label, name, endpoint!) + 1);
       }
     }
-    expect(received.get("honest")?.get("rpc:getHealth,getLatestLedger,getFeeStats")).toBeGreaterThan(10);
+    expect(received.get("honest")?.get("rpc:getHealth,getLatestLedger,getFeeStats")).toBeGreaterThan(3);
   });
 });
