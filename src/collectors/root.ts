@@ -1,3 +1,4 @@
+import { KNOWN_NETWORKS } from "../agreement/network.js";
 import { METRICS } from "../catalog/metrics.js";
 import type { HorizonClient } from "../client/horizon-client.js";
 import type { HorizonRoot } from "../client/schemas.js";
@@ -6,12 +7,7 @@ import { LatestDocumentCollector } from "./collector.js";
 import { LABEL_TEXT_BOUNDS, labelText } from "./label-text.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 
-const KNOWN_NETWORKS: Readonly<Record<string, string>> = {
-  "Public Global Stellar Network ; September 2015": "pubnet",
-  "Test SDF Network ; September 2015": "testnet",
-  "Test SDF Future Network ; October 2022": "futurenet",
-};
-
+/** The `network` label of the info series: SDF's networks by name, any other as "custom". */
 export function networkName(passphrase: string): string {
   return KNOWN_NETWORKS[passphrase] ?? "custom";
 }
