@@ -1,4 +1,5 @@
 import { pino, type Logger } from "pino";
+import { NetworkAgreement } from "./agreement/agreement.js";
 import { ExporterMetrics } from "./exposition/self-metrics.js";
 import { MetricStore } from "./exposition/store.js";
 import type { ExporterConfig } from "./config/config.js";
@@ -54,7 +55,14 @@ export async function startExporter(
   const store = new MetricStore(board);
   metrics.configLoaded(true);
 
-  const services: RuntimeServices = { store, metrics, logger, clock };
+  const agreement = new NetworkAgreement(metrics.registry);
+  const services: RuntimeServices = {
+    store,
+    metrics,
+    logger,
+    clock,
+    networkObserver: (label, name) => agreement.observerFor({ kind: label, target: name }),
+  };
   let runtimes = runtimesOf(config, services);
   let web = config.web;
   const allRunners = () => runtimes.flatMap((runtime) => runtime.runners);
@@ -113,6 +121,9 @@ export async function startExporter(
     const leaving = runtimes.filter((runtime) => !kept.has(runtime));
     // Stopped before their successors start, so a target that changed never publishes twice.
     await Promise.all(leaving.map((runtime) => runtime.stop()));
+    // A target removed leaves the agreement check; one that changed stays, its successor's facts replacing its own.
+    const staying = new Set(nextRuntimes.map(({ label, name }) => `${label}:${name}`));
+    for (const { label, name } of leaving) if (!staying.has(`${label}:${name}`)) agreement.remove({ kind: label, target: name });
     runtimes = nextRuntimes;
     for (const runtime of runtimes) {
       if (kept.has(runtime)) await runtime.reconfigure(next);

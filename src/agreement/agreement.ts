@@ -1,5 +1,6 @@
 import { AGREEMENT_METRICS } from "../catalog/metrics.js";
 import type { OwnRegistry } from "../exposition/self-metrics.js";
+import type { NetworkObserver } from "../runtime/network.js";
 import { AgreementEngine, type AgreementOptions, type ShownLedger, type TargetAgreement, type TargetId } from "./engine.js";
 import { networkOf } from "./network.js";
 
@@ -43,6 +44,17 @@ export class NetworkAgreement {
   remove(id: TargetId): void {
     this.engine.remove(id);
     this.publish();
+  }
+
+  /** Reads what one target's network view learns: its passphrase, protocol and ledger hashes. */
+  observerFor(id: TargetId): NetworkObserver {
+    return {
+      learnt: ({ passphrase, protocolVersion }) => {
+        if (passphrase !== undefined) this.passphrase(id, passphrase);
+        if (protocolVersion !== undefined) this.protocol(id, protocolVersion);
+      },
+      ledgerHash: (sequence, hash) => this.ledgers(id, [{ sequence, hash }]),
+    };
   }
 
   /** A target's standing, once its network is known. */

@@ -17,6 +17,17 @@ export interface NetworkFacts {
   readonly feeP90Stroops?: number;
   /** The latest ledger with its close time (Unix seconds), when a job read both. */
   readonly latestLedgerClose?: LedgerClose;
+  /** The protocol version the target reports its network running. */
+  readonly protocolVersion?: number;
+}
+
+/**
+ * Told what a target's jobs learn, for views across targets (the agreement check compares the
+ * targets of a network): they see the facts as the jobs note them, and never ask for more.
+ */
+export interface NetworkObserver {
+  learnt(facts: NetworkFacts): void;
+  ledgerHash(sequence: number, hash: string): void;
 }
 
 /** Ledger hashes kept per target: enough for a cross-target check to find a common ledger. */
@@ -24,6 +35,9 @@ export const RECENT_LEDGER_HASHES = 64;
 
 export class NetworkView {
   private facts: NetworkFacts = {};
+
+  constructor(private readonly observer?: NetworkObserver) {}
+
   private readonly hashes = new Map<number, string>();
   private newestHashed = 0;
 
@@ -36,6 +50,7 @@ export class NetworkView {
     const next: Record<string, unknown> = { ...this.facts };
     for (const [name, value] of Object.entries(facts)) if (value !== undefined) next[name] = value;
     this.facts = next as NetworkFacts;
+    this.observer?.learnt(facts);
   }
 
   /**
@@ -47,6 +62,7 @@ export class NetworkView {
     if (sequence < this.newestHashed) this.hashes.clear();
     this.newestHashed = sequence;
     this.hashes.set(sequence, hash);
+    this.observer?.ledgerHash(sequence, hash);
     this.learn({ latestLedger: sequence });
     if (this.hashes.size > RECENT_LEDGER_HASHES) this.hashes.delete(Math.min(...this.hashes.keys()));
   }

@@ -11,7 +11,7 @@ import { JobRunner, requestBudgetMs } from "../scheduler/job-runner.js";
 import { JobPublisher } from "../scheduler/publisher.js";
 import { Scheduler } from "../scheduler/scheduler.js";
 import type { Job, JobPlan } from "./job.js";
-import { NetworkView } from "./network.js";
+import { NetworkView, type NetworkObserver } from "./network.js";
 
 /** What every target of every kind is named, reached and timed by. */
 export interface KindTarget {
@@ -62,6 +62,8 @@ export interface RuntimeServices {
   readonly metrics: ExporterMetrics;
   readonly logger: Logger;
   readonly clock: Clock;
+  /** Told what each target's network view learns (the agreement between targets). */
+  readonly networkObserver?: (label: TargetLabel, name: string) => NetworkObserver;
 }
 
 /**
@@ -112,7 +114,7 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
   readonly url: string;
   private readonly abort = targetAbortController();
   private readonly scheduler: Scheduler;
-  private readonly network = new NetworkView();
+  private readonly network: NetworkView;
   private readonly client: Client;
   private readonly log: Logger;
   private readonly metrics: TargetMetrics;
@@ -134,6 +136,7 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
     this.log = services.logger.child({ [kind.label]: target.name });
     this.metrics = kind.metrics(services.metrics);
     this.scheduler = new Scheduler(services.clock);
+    this.network = new NetworkView(services.networkObserver?.(kind.label, target.name));
     const observer = this.metrics.observerFor(target.name);
     this.client = kind.client(target, config, {
       observer: {
