@@ -85,6 +85,7 @@ export async function startExporter(
           title,
           url,
           endpoints: runners.filter((runner) => runner.job.role === "poll").map((runner) => runner.snapshot()),
+          agreement: agreement.standing({ kind: label, target: name }),
         })),
         board,
         clock.now(),

@@ -4,6 +4,7 @@ import { HISTORY_WINDOW_MS } from "../status/board.js";
 import {
   SPARKLINES,
   type AccountReport,
+  type AgreementReport,
   type EndpointReport,
   type Figure,
   type KnownBefore,
@@ -34,7 +35,7 @@ main { padding: 1rem 1.5rem; display: grid; gap: 1rem; }
 .badge { display: inline-block; white-space: nowrap; padding: 0.05rem 0.45rem; border-radius: 4px; color: #fff; font-size: 0.75rem; font-weight: 700; letter-spacing: 0.04em; vertical-align: middle; background: #57606a; }
 .badge.up, .badge.ok { background: #1a7f37; }
 .badge.degraded, .badge.running, .badge.low { background: #9a6700; }
-.badge.down, .badge.failing { background: #cf222e; }
+.badge.down, .badge.failing, .badge.disagrees { background: #cf222e; }
 dl.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: 0.4rem 1rem; margin: 0 0 0.8rem; }
 dl.figures div { border-bottom: 1px solid #eef; padding-bottom: 0.2rem; }
 dl.figures div.wide { grid-column: span 2; }
@@ -221,6 +222,18 @@ ${item("Probe last duration", probe.lastDurationSeconds === undefined ? NO_DATA 
 </dl>`;
 }
 
+/** Ledgers compared with the other targets of the network, and how many this target got wrong. */
+function agreementItem(agreement: AgreementReport) {
+  const { network, comparisons, disagreements, lastDisagreementLedger } = agreement;
+  const value =
+    comparisons === 0
+      ? html`<span class="note">no other target of ${network} compared yet</span>`
+      : disagreements === 0
+        ? html`agrees <span class="unit">(${comparisons} ledgers compared on ${network})</span>`
+        : html`${disagreements} of ${comparisons} ledgers disagreed <span class="unit">(on ${network}, last at ledger ${String(lastDisagreementLedger)})</span>`;
+  return item("Agreement", value, "", true);
+}
+
 function pollState(endpoint: EndpointReport) {
   const word =
     endpoint.state === "running"
@@ -245,9 +258,12 @@ ${endpoints.map(
 
 function card(target: TargetReport, index: number, nowMs: number) {
   return html`<section class="card ${target.state}" aria-labelledby="target-${index}">
-<h2 id="target-${index}"><span class="badge ${target.state}">${target.state.toUpperCase()}</span> ${target.title}</h2>
+<h2 id="target-${index}"><span class="badge ${target.state}">${target.state.toUpperCase()}</span>${
+    target.agreement?.disagreeing ? html` <span class="badge disagrees" title="serves ledger hashes the other targets of its network do not">DISAGREES</span>` : ""
+  } ${target.title}</h2>
 <p class="url"><code>${target.url}</code></p>
 ${target.rpc ? rpcFigures(target, target.rpc) : figures(target)}
+${target.agreement ? html`<dl class="figures">${agreementItem(target.agreement)}</dl>` : ""}
 ${sparklines(target, nowMs)}
 ${target.accounts ? accountsTable(target, target.accounts) : ""}
 ${target.txProbe ? probeList(target, target.txProbe) : ""}

@@ -1,3 +1,4 @@
+import type { TargetAgreement } from "../agreement/engine.js";
 import { METRICS, RPC_METRICS, type TargetLabel } from "../catalog/metrics.js";
 import type { Labels } from "../exposition/samples.js";
 import type { EndpointStatus } from "../scheduler/job-runner.js";
@@ -130,6 +131,17 @@ export interface KnownBefore {
 /** The identity figures a target keeps showing, greyed with their age, while it is down. */
 export type LastKnownReport = Partial<Record<"network" | "horizonVersion" | "coreVersion" | "version" | "captiveCoreVersion" | "protocolVersion" | "latestLedger", KnownBefore>>;
 
+/** How the target's ledger hashes compare with the other targets' of its network. */
+export interface AgreementReport {
+  readonly network: string;
+  readonly comparisons: number;
+  readonly disagreements: number;
+  /** A ledger still in the network's window (its last 1 000) was judged wrong: the page marks the target. */
+  readonly disagreeing: boolean;
+  readonly lastDisagreementLedger?: number;
+  readonly protocolBehind?: number;
+}
+
 export interface TargetReport {
   /** The target's label and its value on /metrics: `horizon` or `rpc`. */
   readonly kind: TargetLabel;
@@ -157,6 +169,7 @@ export interface TargetReport {
   readonly rpc?: RpcReport;
   /** For each identity figure absent now but published before: its last value and age. */
   readonly lastKnown?: LastKnownReport;
+  readonly agreement?: AgreementReport;
   readonly endpoints: readonly EndpointReport[];
   /** Per sparkline, [Unix ms, value] pairs of the last 30 minutes, oldest first. */
   readonly history: Readonly<Record<string, ReadonlyArray<readonly [number, number]>>>;
@@ -176,6 +189,8 @@ export interface TargetView {
   /** With any credentials removed. */
   readonly url: string;
   readonly endpoints: readonly EndpointStatus[];
+  /** Its standing against the other targets of its network, once its network is known. */
+  readonly agreement?: TargetAgreement | undefined;
 }
 
 function iso(ms: number): string {
@@ -394,6 +409,19 @@ function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], 
   };
 }
 
+function agreementReport(agreement: TargetAgreement | undefined): AgreementReport | undefined {
+  if (agreement === undefined) return undefined;
+  const { network, comparisons, disagreements, disagreeing, lastDisagreement, protocolBehind } = agreement;
+  return {
+    network,
+    comparisons,
+    disagreements,
+    disagreeing,
+    ...optional("lastDisagreementLedger", lastDisagreement),
+    ...optional("protocolBehind", protocolBehind),
+  };
+}
+
 export function targetReport(target: TargetView, board: StatusBoard, nowMs: number): TargetReport {
   const on: BoardTarget = { label: target.label, name: target.name };
   const series = new TargetSeries(board, on, nowMs);
@@ -401,7 +429,8 @@ export function targetReport(target: TargetView, board: StatusBoard, nowMs: numb
   const history: Record<string, Array<[number, number]>> = {};
   for (const { id } of SPARKLINES[target.label]) history[id] = board.history(on, id, nowMs).map(({ atMs, value }) => [atMs, value]);
   const figures = target.label === "rpc" ? rpcFigures(series, endpoints, nowMs) : horizonFigures(series, board, on, endpoints, nowMs);
-  return { kind: target.label, name: target.name, title: target.title, url: target.url, ...figures, endpoints, history };
+  const agreement = agreementReport(target.agreement);
+  return { kind: target.label, name: target.name, title: target.title, url: target.url, ...figures, ...optional("agreement", agreement), endpoints, history };
 }
 
 export function statusReport(version: string, targets: readonly TargetView[], board: StatusBoard, nowMs: number): StatusReport {

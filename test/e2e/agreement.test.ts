@@ -158,6 +158,13 @@ describe("targets checked against each other, against a real Prometheus", () => 
     for (const target of ["testnet/horizon/honest", "testnet/rpc/honest", "testnet/horizon/forked"]) expect(comparisons.get(target), target).toBeGreaterThan(0);
     // The forked target agreed with the others before its fork.
     expect(comparisons.get("testnet/horizon/forked")).toBeGreaterThan(disagreements.get("testnet/horizon/forked")!);
+
+    // The landing page (and /status.json, which it is drawn from) marks the forked target alone.
+    const status = (await (await fetch(`${exporter!.url}/status.json`)).json()) as { targets: { name: string; kind: string; agreement?: { disagreeing: boolean } }[] };
+    expect(status.targets.filter((target) => target.agreement?.disagreeing).map((target) => `${target.kind}/${target.name}`)).toEqual(["horizon/forked"]);
+    const page = await (await fetch(`${exporter!.url}/`)).text();
+    expect(page.match(/badge disagrees/g)).toHaveLength(1);
+    expect(page).toMatch(/badge disagrees[^<]*>DISAGREES<\/span> forked<\/h2>/);
   }, 120_000);
 
   it("never compares a target on another network", async () => {
