@@ -105,7 +105,7 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
               accounts: target.accounts.length > 0 ? target.accounts : DEMO_WATCHED_ACCOUNTS,
             }
           : target.name === FORK_TARGET
-            ? { ...target, url: fork.url, requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR }
+            ? { ...target, url: new TargetUrl(fork.url), requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR }
             : target,
       ),
       // The simulator's demo contracts, the wasm one with its storage key, unless --contract says otherwise.
