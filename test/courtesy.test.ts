@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { afterEach, expect, it } from "vitest";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
+import { MAX_BACKOFF_MS } from "../src/scheduler/job-runner.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { configFrom, stopStarted } from "./support/exporter-harness.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
@@ -76,6 +77,37 @@ it("backs off with jitter while an endpoint keeps failing, and resets on success
   const before = horizon.requestsTo("/fee_stats").length;
   for (let second = 1; second <= 3; second += 1) await tick();
   expect(horizon.requestsTo("/fee_stats")).toHaveLength(before + 3);
+});
+
+it("an endpoint failing alone for ten minutes is fresh again within a period and MAX_BACKOFF_MS of healing", async () => {
+  horizon = new FakeHorizon();
+  horizon.faults.set("/fee_stats", { status: 200, body: "<html>not json</html>" });
+  const file = join(mkdtempSync(join(tmpdir(), "she-backoff-")), "config.yml");
+  writeFileSync(file, "http: { retries: 0 }\n");
+  const clock = new ManualClock();
+  const config = await configFrom([`--horizon.url=t=${await horizon.start()}`, "--poll.interval=5s", `--config.file=${file}`]);
+  exporter = await startExporter(config, { logger: pino({ level: "silent" }), clock });
+  await exporter.firstPolls;
+  const tick = async () => {
+    const roots = horizon!.requestsTo("/").length;
+    await clock.advance(5_000);
+    await until("the tick's root poll", () => horizon!.requestsTo("/").length > roots || undefined);
+    await exporter!.idle();
+  };
+  for (let tickIndex = 0; tickIndex < 120; tickIndex += 1) await tick();
+  const failing = horizon.requestsTo("/fee_stats").length;
+  // Backed off, but never by more than MAX_BACKOFF_MS: at least one poll per 20 s in ten minutes.
+  expect(failing).toBeGreaterThanOrEqual(600_000 / (5_000 + MAX_BACKOFF_MS));
+  horizon.faults.clear();
+  const healed = horizon.requestsTo("/fee_stats").length;
+  let waited = 0;
+  while (horizon.requestsTo("/fee_stats").length === healed) {
+    await tick();
+    waited += 5_000;
+  }
+  expect(waited).toBeLessThanOrEqual(5_000 + MAX_BACKOFF_MS);
+  const values = parseExposition(await (await fetch(`${exporter.url}/metrics`)).text());
+  expect(valueOf(values, "stellar_horizon_fee_stats_last_ledger", { horizon: "t" })).toBeDefined();
 });
 
 it("exports the planned requests per hour and the budget", async () => {

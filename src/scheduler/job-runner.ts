@@ -19,8 +19,12 @@ export interface EndpointStatus {
   readonly runningSinceMs?: number;
 }
 
-/** The longest a failing poll waits beyond its schedule between polls. */
-const MAX_BACKOFF_MS = 5 * 60_000;
+/**
+ * The longest a failing poll waits beyond its schedule between polls. Short, so that an endpoint
+ * that failed alone (a schema or 4xx answer, which no other poll's recovery cuts short) has fresh
+ * data again within a period and 15 s of its upstream healing: 30 s at the default 15 s period.
+ */
+export const MAX_BACKOFF_MS = 15_000;
 
 /**
  * The time one request of a run may take, every attempt and retry wait included: the freshness
