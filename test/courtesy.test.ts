@@ -26,7 +26,7 @@ it("never overlaps polls: one request in flight per endpoint, even when Horizon 
   const config = await configFrom([`--horizon.url=slow=${await horizon.start()}`, "--poll.interval=1s"]);
   exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
   // Five scheduled ticks fall inside the first two slow polls.
-  await until("two polls of fee_stats", () => horizon.requestsTo("/fee_stats").length >= 2 || undefined);
+  await until("two polls of fee_stats", () => horizon!.requestsTo("/fee_stats").length >= 2 || undefined);
   expect([...horizon.maxInFlight.keys()].sort()).toEqual(["/", "/fee_stats", "/ledgers", "/liquidity_pools"]);
   expect(Math.max(...horizon.maxInFlight.values())).toBe(1);
 });
@@ -51,62 +51,58 @@ it("sends nothing before X-Ratelimit-Reset once no request is left in the window
   });
 });
 
-it("backs off with jitter while an endpoint keeps failing, and resets on success (on the injectable clock)", async () => {
-  horizon = new FakeHorizon();
-  horizon.faults.set("/fee_stats", { status: 500, body: "down" });
+/**
+ * An exporter without retries polling a fake Horizon whose /fee_stats answers `fault`, every
+ * `periodMs` on the injectable clock; the returned tick moves the clock one period and waits for
+ * that tick's polls.
+ */
+async function failingFeeStats(fault: { status: number; body: string }, periodMs: number): Promise<() => Promise<void>> {
+  const fake = (horizon = new FakeHorizon());
+  fake.faults.set("/fee_stats", fault);
   const file = join(mkdtempSync(join(tmpdir(), "she-backoff-")), "config.yml");
   writeFileSync(file, "http: { retries: 0 }\n");
   const clock = new ManualClock();
-  const config = await configFrom([`--horizon.url=t=${await horizon.start()}`, "--poll.interval=1s", `--config.file=${file}`]);
-  exporter = await startExporter(config, { logger: pino({ level: "silent" }), clock });
-  await exporter.firstPolls;
-  const tick = async () => {
-    const roots = horizon.requestsTo("/").length;
-    await clock.advance(1_000);
-    await until("the tick's root poll", () => horizon.requestsTo("/").length > roots || undefined);
-    await exporter!.idle();
+  const config = await configFrom([`--horizon.url=t=${await fake.start()}`, `--poll.interval=${periodMs / 1000}s`, `--config.file=${file}`]);
+  const running = (exporter = await startExporter(config, { logger: pino({ level: "silent" }), clock }));
+  await running.firstPolls;
+  return async () => {
+    const roots = fake.requestsTo("/").length;
+    await clock.advance(periodMs);
+    await until("the tick's root poll", () => fake.requestsTo("/").length > roots || undefined);
+    await running.idle();
   };
+}
+
+it("backs off with jitter while an endpoint keeps failing, and resets on success (on the injectable clock)", async () => {
+  const tick = await failingFeeStats({ status: 500, body: "down" }, 1_000);
   for (let second = 1; second <= 15; second += 1) await tick();
   // Root succeeds every second. After its n-th failure fee_stats waits (2^(n-1) - 1) periods more,
   // times a jitter of 0.5 to 1: polls at 0, 1, 2, then 4 or 5, then 8 to 12, then not before 16.
-  expect(horizon.requestsTo("/")).toHaveLength(16);
-  expect(horizon.requestsTo("/fee_stats")).toHaveLength(5);
+  expect(horizon!.requestsTo("/")).toHaveLength(16);
+  expect(horizon!.requestsTo("/fee_stats")).toHaveLength(5);
 
-  horizon.faults.clear();
-  await exporter.pollAll();
-  const before = horizon.requestsTo("/fee_stats").length;
+  horizon!.faults.clear();
+  await exporter!.pollAll();
+  const before = horizon!.requestsTo("/fee_stats").length;
   for (let second = 1; second <= 3; second += 1) await tick();
-  expect(horizon.requestsTo("/fee_stats")).toHaveLength(before + 3);
+  expect(horizon!.requestsTo("/fee_stats")).toHaveLength(before + 3);
 });
 
 it("an endpoint failing alone for ten minutes is fresh again within a period and MAX_BACKOFF_MS of healing", async () => {
-  horizon = new FakeHorizon();
-  horizon.faults.set("/fee_stats", { status: 200, body: "<html>not json</html>" });
-  const file = join(mkdtempSync(join(tmpdir(), "she-backoff-")), "config.yml");
-  writeFileSync(file, "http: { retries: 0 }\n");
-  const clock = new ManualClock();
-  const config = await configFrom([`--horizon.url=t=${await horizon.start()}`, "--poll.interval=5s", `--config.file=${file}`]);
-  exporter = await startExporter(config, { logger: pino({ level: "silent" }), clock });
-  await exporter.firstPolls;
-  const tick = async () => {
-    const roots = horizon!.requestsTo("/").length;
-    await clock.advance(5_000);
-    await until("the tick's root poll", () => horizon!.requestsTo("/").length > roots || undefined);
-    await exporter!.idle();
-  };
+  const tick = await failingFeeStats({ status: 200, body: "<html>not json</html>" }, 5_000);
   for (let tickIndex = 0; tickIndex < 120; tickIndex += 1) await tick();
-  const failing = horizon.requestsTo("/fee_stats").length;
+  const failing = horizon!.requestsTo("/fee_stats").length;
   // Backed off, but never by more than MAX_BACKOFF_MS: at least one poll per 20 s in ten minutes.
   expect(failing).toBeGreaterThanOrEqual(600_000 / (5_000 + MAX_BACKOFF_MS));
-  horizon.faults.clear();
-  const healed = horizon.requestsTo("/fee_stats").length;
+  horizon!.faults.clear();
+  const healed = horizon!.requestsTo("/fee_stats").length;
   let waited = 0;
-  while (horizon.requestsTo("/fee_stats").length === healed) {
+  while (horizon!.requestsTo("/fee_stats").length === healed) {
     await tick();
     waited += 5_000;
   }
   expect(waited).toBeLessThanOrEqual(5_000 + MAX_BACKOFF_MS);
-  const values = parseExposition(await (await fetch(`${exporter.url}/metrics`)).text());
+  const values = parseExposition(await (await fetch(`${exporter!.url}/metrics`)).text());
   expect(valueOf(values, "stellar_horizon_fee_stats_last_ledger", { horizon: "t" })).toBeDefined();
 });
 
