@@ -46,6 +46,16 @@ export async function getJson<T = Record<string, any>>(simulator: Simulator, pat
   return { status: response.status, headers: response.headers, text, body: JSON.parse(text) as T };
 }
 
+/** One JSON-RPC call to the simulated Stellar RPC: the whole response (result or error). */
+export async function rpcCall(simulator: Simulator, method: string, params?: unknown): Promise<Record<string, any>> {
+  const { body } = await getJson(simulator, "/rpc", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  return body;
+}
+
 /**
  * The JSON type signature of a value: keys in order with their types, recursively;
  * arrays by the signature of their elements.

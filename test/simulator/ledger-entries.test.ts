@@ -7,16 +7,9 @@ import { DEMO_TTLS, EXPIRING_TTL_LEDGERS, STATE_ARCHIVAL } from "../../src/simul
 import { COLD_WALLET, HOT_WALLET, USDC_ISSUER } from "../../src/simulator/demo-accounts.js";
 import type { Simulator } from "../../src/simulator/index.js";
 import { rpcFixtureJson } from "../support/fixtures.js";
-import { getJson, simulatorAt, typeSignature } from "./helpers.js";
+import { rpcCall, simulatorAt, typeSignature } from "./helpers.js";
 
-async function getLedgerEntries(simulator: Simulator, keys: unknown[]): Promise<Record<string, any>> {
-  const { body } = await getJson(simulator, "/rpc", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "getLedgerEntries", params: { keys } }),
-  });
-  return body;
-}
+const getLedgerEntries = (simulator: Simulator, keys: unknown[]) => rpcCall(simulator, "getLedgerEntries", { keys });
 
 function instanceKey(contractId: string): string {
   return xdr.LedgerKey.contractData(

@@ -5,17 +5,7 @@ import { accountSchema } from "../../src/client/account-schemas.js";
 import { ledgerEntriesSchema } from "../../src/client/rpc-schemas.js";
 import { listen, type Listening } from "../../src/server/listen.js";
 import { COLD_WALLET, HOT_WALLET } from "../../src/simulator/demo-accounts.js";
-import type { Simulator } from "../../src/simulator/index.js";
-import { getJson, simulatorAt } from "./helpers.js";
-
-async function rpcCall(simulator: Simulator, method: string, params: unknown): Promise<Record<string, any>> {
-  const { body } = await getJson(simulator, "/rpc", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  return body;
-}
+import { getJson, rpcCall, simulatorAt } from "./helpers.js";
 
 let server: Listening | undefined;
 afterEach(async () => {
