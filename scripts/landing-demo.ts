@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { Networks } from "@stellar/stellar-base";
 import { pino } from "pino";
-import { withDemoProbe } from "../src/cli/demo.js";
+import { demoContracts, withDemoProbe } from "../src/cli/demo.js";
 import { systemClock, type Clock } from "../src/clock.js";
 import { loadConfig } from "../src/config/config.js";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
@@ -81,9 +81,13 @@ export async function startLandingDemo(options: LandingDemoOptions): Promise<Lan
     {},
   );
   if (command.kind !== "run") throw new Error(`demo config rejected: ${JSON.stringify(command)}`);
-  // The simulator's hot and cold wallets watched and its network probed, as the demo does.
+  // The simulator's hot and cold wallets watched, its demo contracts too, and its network probed, as the demo does.
   const config = withDemoProbe(
-    { ...command.config, targets: command.config.targets.map((target) => ({ ...target, accounts: DEMO_WATCHED_ACCOUNTS })) },
+    {
+      ...command.config,
+      targets: command.config.targets.map((target) => ({ ...target, accounts: DEMO_WATCHED_ACCOUNTS })),
+      rpcTargets: command.config.rpcTargets.map((target) => ({ ...target, contracts: demoContracts(simulator.simulator) })),
+    },
     [simulator.simulator],
   );
   const exporter = await startExporter(config, { logger: pino({ level: "silent" }), clock });

@@ -151,7 +151,7 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
 }
 
 /** The simulator's demo contracts as the demo watches them: instance, code, and the wasm contract's storage entry. */
-function demoContracts(simulator: Simulator): WatchedContract[] {
+export function demoContracts(simulator: Simulator): WatchedContract[] {
   return simulator.contracts.demo.map(({ name, id, keys }) => ({ name, id, keys: keys.map((key) => ({ ...key, durability: "persistent" as const })) }));
 }
 

@@ -5,6 +5,9 @@ import {
   SPARKLINES,
   type AccountReport,
   type AgreementReport,
+  type BalanceReport,
+  type ContractEntryReport,
+  type ContractEntryState,
   type EndpointReport,
   type Figure,
   type KnownBefore,
@@ -36,6 +39,9 @@ main { padding: 1rem 1.5rem; display: grid; gap: 1rem; }
 .badge.up, .badge.ok { background: #1a7f37; }
 .badge.degraded, .badge.running, .badge.low { background: #9a6700; }
 .badge.down, .badge.failing, .badge.disagrees { background: #cf222e; }
+.badge.live { background: #1a7f37; }
+.badge.expiring-soon { background: #9a6700; }
+.badge.expiring, .badge.archived, .badge.missing { background: #cf222e; }
 dl.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: 0.4rem 1rem; margin: 0 0 0.8rem; }
 dl.figures div { border-bottom: 1px solid #eef; padding-bottom: 0.2rem; }
 dl.figures div.wide { grid-column: span 2; }
@@ -206,10 +212,24 @@ ${accounts.flatMap((account) => {
     return [html`<tr>${head}<td colspan="3">${missing ? "account does not exist" : "no balances"}</td><td><span class="badge ${missing ? "failing" : "waiting"}">${missing ? "missing" : "no data"}</span></td></tr>`];
   }
   return account.balances.map(
-    (balance, index) => html`<tr>${index === 0 ? head : ""}<td>${balance.asset}</td><td class="num">${figureValue(horizon, balance.balance)}</td><td class="num">${balance.lowWatermark ? figureValue(horizon, balance.lowWatermark) : "none"}</td><td><span class="badge ${balance.low ? "low" : "ok"}">${balance.low ? "low" : "ok"}</span></td></tr>`,
+    (balance, index) => html`<tr>${index === 0 ? head : ""}<td>${assetName(balance)}</td><td class="num">${figureValue(horizon, balance.balance)}</td><td class="num">${balance.lowWatermark ? figureValue(horizon, balance.lowWatermark) : "none"}</td><td><span class="badge ${balance.low ? "low" : "ok"}">${balance.low ? "low" : "ok"}</span></td></tr>`,
   );
 })}
 </table>`;
+}
+
+/** A pool share's name: its pool's asset pair when known, else its shortened id; the full id on hover. */
+function assetName(balance: BalanceReport) {
+  const pool = balance.pool;
+  if (pool === undefined) return balance.asset;
+  if (pool.assets === undefined) return html`<span title="liquidity pool ${pool.poolId}">pool ${pool.poolId.slice(0, 8)}… shares</span>`;
+  const [a, b] = pool.assets;
+  return html`<span title="liquidity pool ${pool.poolId}: ${a} / ${b}">${assetCode(a)}/${assetCode(b)} pool shares</span>`;
+}
+
+/** `native` as XLM, CODE:ISSUER as its code. */
+function assetCode(asset: string): string {
+  return asset === "native" ? "XLM" : (asset.split(":")[0] ?? asset);
 }
 
 function probeList(horizon: SeriesOwner, probe: ProbeReport) {
@@ -220,6 +240,47 @@ ${item("Probe submissions", figureValue(horizon, probe.submissions))}
 ${item("Probe success ratio", probe.successRatio === null ? html`<span class="note">no submissions yet</span>` : percent(probe.successRatio))}
 ${item("Probe last duration", probe.lastDurationSeconds === undefined ? NO_DATA : probe.lastDurationSeconds.toFixed(2), "s")}
 </dl>`;
+}
+
+/** Rows the page shows at most; /status.json has every entry. */
+const CONTRACT_ROWS = 100;
+
+/** What each state reads on the page, and why on hover: the word, never the colour alone, says it. */
+const CONTRACT_STATES: Readonly<Record<ContractEntryState, { readonly word: string; readonly why: string }>> = {
+  live: { word: "live", why: "archival expected in 14 days or more" },
+  expiring_soon: { word: "expiring soon", why: "archival expected within 14 days (StellarContractEntryExpiringSoon)" },
+  expiring: { word: "expiring", why: "archival expected within 3 days (StellarContractEntryExpiring)" },
+  archived: { word: "archived", why: "archived: calls that touch it fail until it is restored (StellarContractEntryArchived)" },
+  missing: { word: "missing", why: "not on the ledger: the contract or its wasm is gone (StellarContractEntryMissing)" },
+  absent: { word: "absent", why: "not returned: never created, deleted, or an expired temporary entry" },
+  unknown: { word: "unknown", why: "the RPC reports no live-until the exporter can trust (stellar-rpc#990)" },
+};
+
+function daysLeft(days: number | undefined): string {
+  if (days === undefined) return "";
+  return days < 0.1 ? "< 0.1" : days.toFixed(1);
+}
+
+/** A Unix time as a UTC date and minute. */
+function utcMinute(seconds: number): string {
+  return `${new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+function contractRow(rpc: SeriesOwner, entry: ContractEntryReport) {
+  const state = CONTRACT_STATES[entry.state];
+  const contract = entry.contractId === undefined ? entry.contract : html`<span title="${entry.contractId}">${entry.contract}</span>`;
+  return html`<tr><td>${contract}</td><td>${entry.entry}</td><td>${entry.durability}</td><td class="num">${entry.ttlLedgers ? figureValue(rpc, entry.ttlLedgers) : ""}</td><td class="num">${daysLeft(entry.daysLeft)}</td><td>${
+    entry.expiryTimestampSeconds ? figureValue(rpc, entry.expiryTimestampSeconds, utcMinute) : ""
+  }</td><td><span class="badge ${entry.state.replace("_", "-")}" title="${state.why}">${state.word}</span></td></tr>`;
+}
+
+function contractsTable(rpc: SeriesOwner, entries: readonly ContractEntryReport[]) {
+  const hidden = entries.length - CONTRACT_ROWS;
+  return html`<table>
+<caption>Watched contracts <span class="note">(soonest archival first${hidden > 0 ? `; ${hidden} more in /status.json` : ""})</span></caption>
+<tr><th>Contract</th><th>Entry</th><th>Durability</th><th class="num">TTL (ledgers)</th><th class="num">Days left</th><th>Expected archival</th><th>State</th></tr>
+${entries.slice(0, CONTRACT_ROWS).map((entry) => contractRow(rpc, entry))}
+</table>`;
 }
 
 /** Ledgers compared with the other targets of the network, and how many this target got wrong. */
@@ -266,6 +327,7 @@ ${target.rpc ? rpcFigures(target, target.rpc) : figures(target)}
 ${target.agreement ? html`<dl class="figures">${agreementItem(target.agreement)}</dl>` : ""}
 ${sparklines(target, nowMs)}
 ${target.accounts ? accountsTable(target, target.accounts) : ""}
+${target.contracts ? contractsTable(target, target.contracts) : ""}
 ${target.txProbe ? probeList(target, target.txProbe) : ""}
 ${endpointsTable(target.endpoints, nowMs)}
 </section>`;

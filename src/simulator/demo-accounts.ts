@@ -14,7 +14,7 @@ export const HOT_WALLET = deterministicAccountId("stellar-horizon-exporter simul
 export const COLD_WALLET = deterministicAccountId("stellar-horizon-exporter simulator: cold wallet");
 /** The signer `signer_change` adds to the cold wallet. */
 export const INTRUDER_SIGNER = deterministicAccountId("stellar-horizon-exporter simulator: new signer");
-/** A pool the hot wallet holds shares of. */
+/** The pool the hot wallet holds shares of when the simulator has none: one from a real capture. */
 export const HOT_WALLET_POOL = "59fa1dc57433dcfbd2db7319d26cb3da1f28f2d8095a3ec36ad4ef9cadb0013e";
 
 const STROOPS = 10_000_000n;
@@ -43,14 +43,15 @@ export const DEMO_RPC_WATCHED_ACCOUNTS: readonly RpcWatchedAccount[] = DEMO_WATC
   ({ offers: _offers, claimableBalances: _claimable, ...account }) => ({ ...account, assets: [USDC] }),
 );
 
-export function addDemoAccounts(accounts: SimulatedAccounts, at: LedgerPoint): void {
+/** `heldPool` is the pool the hot wallet holds shares of: one the simulator serves, so its pair is known. */
+export function addDemoAccounts(accounts: SimulatedAccounts, at: LedgerPoint, heldPool: string = HOT_WALLET_POOL): void {
   accounts.add(
     {
       id: HOT_WALLET,
       balance: 25_000n * STROOPS,
       nativeSellingLiabilities: OFFERS * OFFER_AMOUNT,
       trustlines: [{ asset: USDC, balance: USDC_BALANCE, limit: USDC_LIMIT, buyingLiabilities: 95n * STROOPS }],
-      poolShares: [{ poolId: HOT_WALLET_POOL, balance: 2816_6567089n }],
+      poolShares: [{ poolId: heldPool, balance: 2816_6567089n }],
       signers: [{ key: COLD_WALLET, weight: 1 }],
       thresholds: { low: 1, medium: 1, high: 2 },
       homeDomain: "hot.example.com",

@@ -159,7 +159,9 @@ export class Simulator {
     });
     this.#model.catchUp(this.now());
     const start = this.latestLedgerPoint();
-    addDemoAccounts(this.accounts, start);
+    // The hot wallet's shares are in a lumens pool the simulator serves (any pool without one), as on a real network.
+    const heldPool = this.pools.pools.find((pool) => pool.assets.includes("native")) ?? this.pools.pools[0];
+    addDemoAccounts(this.accounts, start, heldPool?.id);
     this.contracts = new SimulatedContracts(settings.networkPassphrase, start);
     this.#activityThroughLedger = start.ledger;
     this.#enterScenarioEvents(settings.scenario);

@@ -28,6 +28,21 @@ export const HISTORY_CAPACITY = 1800;
 
 type SeriesByName = ReadonlyMap<string, readonly StatusSeries[]>;
 
+/**
+ * A family the board keeps only the series of that another family of the same target refers
+ * to (the liquidity pools a watched account holds shares of, among every pool tracked), so its
+ * cost follows what the page shows, not how many series the family has.
+ */
+export interface ReferencedFamily {
+  readonly family: string;
+  /** The family whose series name the ones to keep. */
+  readonly referrer: string;
+  /** What a referrer's series refers to, if anything. */
+  referenceOf(labels: Labels): string | undefined;
+  /** What a series of the family is, to match with the references. */
+  keyOf(labels: Labels): string | undefined;
+}
+
 interface EndpointSnapshot {
   readonly live: SeriesByName;
   readonly persistent: SeriesByName;
@@ -43,6 +58,8 @@ interface TargetState {
   readonly latestMeans: Map<string, number>;
   /** Per family, its series at the last poll that published them, kept after they go stale. */
   readonly lastKnown: Map<string, LastKnown>;
+  /** Per referenced family, what the target's referrer series last named. */
+  readonly references: Map<string, ReadonlySet<string>>;
 }
 
 /** A family's series as a poll last published them, and when. */
@@ -51,7 +68,7 @@ export interface LastKnown {
   readonly atMs: number;
 }
 
-function snapshot(samples: readonly Sample[]): Map<string, StatusSeries[]> {
+function snapshot(samples: readonly Sample[], keep: (sample: Sample) => boolean): Map<string, StatusSeries[]> {
   const byName = new Map<string, StatusSeries[]>();
   const add = (name: string, labels: Labels, value: number) => {
     const list = byName.get(name);
@@ -59,6 +76,7 @@ function snapshot(samples: readonly Sample[]): Map<string, StatusSeries[]> {
     else list.push({ labels, value });
   };
   for (const sample of samples) {
+    if (!keep(sample)) continue;
     const labels = sample.labels ?? {};
     if ("histogram" in sample) {
       // Copied now: the collector keeps adding observations to the same object.
@@ -91,25 +109,35 @@ export function labelsMatch(labels: Labels, wanted: Labels | undefined): boolean
  */
 export class StatusBoard implements SampleTap {
   private readonly targets = new Map<string, TargetState>();
+  private readonly referenced: ReadonlyMap<string, ReferencedFamily>;
 
   constructor(
     private readonly families: ReadonlySet<string>,
     private readonly sparklines: readonly SparklineSource[],
     private readonly now: () => number = Date.now,
-  ) {}
+    referenced: readonly ReferencedFamily[] = [],
+  ) {
+    this.referenced = new Map(referenced.map((family) => [family.family, family]));
+  }
 
+  /** A referenced family is wanted only while some target's series refer to any of it. */
   wants(metric: MetricDefinition): boolean {
-    return this.families.has(metric.name);
+    if (this.families.has(metric.name)) return true;
+    if (!this.referenced.has(metric.name)) return false;
+    for (const target of this.targets.values()) if ((target.references.get(metric.name)?.size ?? 0) > 0) return true;
+    return false;
   }
 
   published(on: BoardTarget, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void {
     const key = boardKey(on.label, on.name);
     let target = this.targets.get(key);
     if (target === undefined) {
-      target = { endpoints: new Map(), rings: new Map(), histogramTotals: new Map(), latestMeans: new Map(), lastKnown: new Map() };
+      target = { endpoints: new Map(), rings: new Map(), histogramTotals: new Map(), latestMeans: new Map(), lastKnown: new Map(), references: new Map() };
       this.targets.set(key, target);
     }
-    const next = { live: snapshot(samples.live), persistent: snapshot(samples.persistent), freshUntilMs };
+    this.updateReferences(target, samples);
+    const keep = this.keeper(target);
+    const next = { live: snapshot(samples.live, keep), persistent: snapshot(samples.persistent, keep), freshUntilMs };
     target.endpoints.set(endpoint, next);
     const atMs = this.now();
     for (const [family, series] of next.live) target.lastKnown.set(family, { series, atMs });
@@ -152,6 +180,34 @@ export class StatusBoard implements SampleTap {
 
   history(target: BoardTarget, id: string, nowMs: number): Point[] {
     return this.targets.get(boardKey(target.label, target.name))?.rings.get(id)?.since(nowMs - HISTORY_WINDOW_MS) ?? [];
+  }
+
+  /** What a publication of a referrer family refers to replaces what it referred to before. */
+  private updateReferences(target: TargetState, samples: TappedSamples): void {
+    for (const referenced of this.referenced.values()) {
+      let published = false;
+      const references = new Set<string>();
+      for (const list of [samples.live, samples.persistent]) {
+        for (const sample of list) {
+          if (sample.metric.name !== referenced.referrer) continue;
+          published = true;
+          const reference = referenced.referenceOf(sample.labels ?? {});
+          if (reference !== undefined) references.add(reference);
+        }
+      }
+      if (published) target.references.set(referenced.family, references);
+    }
+  }
+
+  /** Keeps every series of the plain families, and those of a referenced family that are referred to. */
+  private keeper(target: TargetState): (sample: Sample) => boolean {
+    if (this.referenced.size === 0) return () => true;
+    return (sample) => {
+      const referenced = this.referenced.get(sample.metric.name);
+      if (referenced === undefined) return true;
+      const key = referenced.keyOf(sample.labels ?? {});
+      return key !== undefined && (target.references.get(referenced.family)?.has(key) ?? false);
+    };
   }
 
   /** Updates the means of the histograms that grew, and names them. */

@@ -2,7 +2,7 @@ import type { TargetAgreement } from "../agreement/engine.js";
 import { METRICS, RPC_METRICS, type TargetLabel } from "../catalog/metrics.js";
 import type { Labels } from "../exposition/samples.js";
 import type { EndpointStatus } from "../scheduler/job-runner.js";
-import { HISTORY_WINDOW_MS, StatusBoard, labelsMatch, type BoardTarget, type SparklineSource, type StatusSeries } from "./board.js";
+import { HISTORY_WINDOW_MS, StatusBoard, labelsMatch, type BoardTarget, type ReferencedFamily, type SparklineSource, type StatusSeries } from "./board.js";
 
 export interface SparklineDefinition extends SparklineSource {
   readonly title: string;
@@ -62,11 +62,29 @@ export const STATUS_FAMILIES: ReadonlySet<string> = new Set(
     RPC_METRICS.protocolVersion,
     RPC_METRICS.inclusionFee,
     RPC_METRICS.feeStatsTransactions,
+    RPC_METRICS.contractEntryExists,
+    RPC_METRICS.contractEntryArchived,
+    RPC_METRICS.contractEntryTtl,
+    RPC_METRICS.contractEntryExpiry,
+    RPC_METRICS.contractInfo,
   ].map((metric) => metric.name),
 );
 
+const POOL_SHARE_PREFIX = "pool:";
+
+/**
+ * The pools' info series (their asset pairs), kept only for the pools a watched account holds
+ * shares of (balance asset `pool:<id>`), so the page can name those shares by their pair.
+ */
+export const HELD_POOLS: ReferencedFamily = {
+  family: METRICS.liquidityPoolInfo.name,
+  referrer: METRICS.accountBalance.name,
+  referenceOf: ({ asset }) => (asset?.startsWith(POOL_SHARE_PREFIX) ? asset.slice(POOL_SHARE_PREFIX.length) : undefined),
+  keyOf: ({ pool_id }) => pool_id,
+};
+
 export function createStatusBoard(now?: () => number): StatusBoard {
-  return new StatusBoard(STATUS_FAMILIES, [...SPARKLINES.horizon, ...SPARKLINES.rpc], now);
+  return new StatusBoard(STATUS_FAMILIES, [...SPARKLINES.horizon, ...SPARKLINES.rpc], now, [HELD_POOLS]);
 }
 
 /** A value exactly as on /metrics, with the series it comes from (the `horizon` label aside). */
@@ -89,11 +107,58 @@ export interface EndpointReport {
   readonly lastError?: { readonly reason: string; readonly message: string; readonly at: string };
 }
 
+/** The liquidity pool a pool-share balance is in: its id, and its two assets when the pools poll tracks it. */
+export interface PoolShareReport {
+  readonly poolId: string;
+  readonly assets?: readonly [string, string];
+}
+
+export interface BalanceReport {
+  readonly asset: string;
+  readonly balance: Figure;
+  readonly lowWatermark?: Figure;
+  readonly low: boolean;
+  /** For a pool-share balance (asset `pool:<id>`). */
+  readonly pool?: PoolShareReport;
+}
+
 export interface AccountReport {
   readonly account: string;
   readonly exists?: Figure;
-  readonly balances: ReadonlyArray<{ readonly asset: string; readonly balance: Figure; readonly lowWatermark?: Figure; readonly low: boolean }>;
+  readonly balances: readonly BalanceReport[];
   readonly signerChanges?: Figure;
+}
+
+/**
+ * Where a watched contract entry stands, by the alert rules' thresholds (alerts/stellar-contracts.rules.yml):
+ * `expiring_soon` below 14 days to archival (StellarContractEntryExpiringSoon), `expiring` below 3
+ * (StellarContractEntryExpiring), `archived` (StellarContractEntryArchived), `missing` for an instance
+ * or code entry not returned (StellarContractEntryMissing); `absent` for a configured key not returned
+ * (no alert: an expired temporary entry is not returned either), `unknown` while the exporter
+ * publishes neither TTL nor archival for it (a live-until of 0 it saw live ahead, stellar-rpc#990).
+ */
+export type ContractEntryState = "live" | "expiring_soon" | "expiring" | "archived" | "missing" | "absent" | "unknown";
+
+/** Seconds to archival below which an entry is `expiring_soon`, as StellarContractEntryExpiringSoon fires. */
+export const EXPIRING_SOON_SECONDS = 14 * 86_400;
+/** Seconds to archival below which an entry is `expiring`, as StellarContractEntryExpiring fires. */
+export const EXPIRING_SECONDS = 3 * 86_400;
+
+export interface ContractEntryReport {
+  readonly contract: string;
+  /** The contract's C... id, when its info series is published. */
+  readonly contractId?: string;
+  readonly entry: string;
+  readonly durability: string;
+  readonly state: ContractEntryState;
+  readonly exists: Figure;
+  readonly archived?: Figure;
+  readonly ttlLedgers?: Figure;
+  readonly expiryTimestampSeconds?: Figure;
+  /** The expected archival time, from expiryTimestampSeconds. */
+  readonly expiresAt?: string;
+  /** Days until the expected archival at the report's time; never below 0. */
+  readonly daysLeft?: number;
 }
 
 export interface ProbeReport {
@@ -165,6 +230,8 @@ export interface TargetReport {
   readonly transactions?: { readonly successful: Figure; readonly failed: Figure; readonly failedShare: number | null };
   readonly liquidityPools?: Figure;
   readonly accounts?: readonly AccountReport[];
+  /** A Stellar RPC's watched contract entries, soonest archival first. */
+  readonly contracts?: readonly ContractEntryReport[];
   readonly txProbe?: ProbeReport;
   readonly rpc?: RpcReport;
   /** For each identity figure absent now but published before: its last value and age. */
@@ -292,6 +359,15 @@ function transactions(series: TargetSeries): TargetReport["transactions"] {
   return { successful, failed, failedShare: total === 0 ? null : failed.value / total };
 }
 
+/** The pool of a pool-share balance, with its assets when the pools poll tracks it. */
+function poolShare(series: TargetSeries, asset: string): PoolShareReport | undefined {
+  if (!asset.startsWith(POOL_SHARE_PREFIX)) return undefined;
+  const poolId = asset.slice(POOL_SHARE_PREFIX.length);
+  const info = series.all(METRICS.liquidityPoolInfo.name).find(({ labels }) => labels.pool_id === poolId)?.labels;
+  const assets = info?.asset_a && info.asset_b ? ([info.asset_a, info.asset_b] as const) : undefined;
+  return { poolId, ...optional("assets", assets) };
+}
+
 function accounts(series: TargetSeries): AccountReport[] | undefined {
   const names = new Set<string>();
   for (const family of [METRICS.accountExists.name, METRICS.accountBalance.name]) {
@@ -312,10 +388,55 @@ function accounts(series: TargetSeries): AccountReport[] | undefined {
           balance: { metric: METRICS.accountBalance.name, labels: { account, asset }, value },
           ...optional("lowWatermark", lowWatermark),
           low: lowWatermark !== undefined && value < lowWatermark.value,
+          ...optional("pool", poolShare(series, asset)),
         };
       }),
     ...optional("signerChanges", series.figure(METRICS.accountSignerChangesTotal.name, { account })),
   }));
+}
+
+/** An entry's state from its series; `secondsLeft` is to its expected archival. */
+export function contractEntryState(entry: string, exists: number, archived: number | undefined, secondsLeft: number | undefined): ContractEntryState {
+  if (exists === 0) return entry === "instance" || entry === "code" ? "missing" : "absent";
+  if (archived === 1) return "archived";
+  if (archived === undefined || secondsLeft === undefined) return "unknown";
+  if (secondsLeft < EXPIRING_SECONDS) return "expiring";
+  return secondsLeft < EXPIRING_SOON_SECONDS ? "expiring_soon" : "live";
+}
+
+/** Time to archival for sorting: what is gone already first, then the soonest, then what has no time. */
+function archivalOrder(report: ContractEntryReport): number {
+  if (report.state === "archived" || report.state === "missing") return -Infinity;
+  return report.daysLeft ?? Infinity;
+}
+
+function contracts(series: TargetSeries, nowMs: number): ContractEntryReport[] | undefined {
+  const entries = series.all(RPC_METRICS.contractEntryExists.name);
+  if (entries.length === 0) return undefined;
+  const contractIds = new Map(series.all(RPC_METRICS.contractInfo.name).map(({ labels }) => [labels.contract, labels.contract_id]));
+  const reports = entries.map(({ labels, value: exists }): ContractEntryReport => {
+    const { contract = "", entry = "", durability = "" } = labels;
+    const of = { contract, entry, durability };
+    const archived = series.figure(RPC_METRICS.contractEntryArchived.name, of);
+    const expiry = series.figure(RPC_METRICS.contractEntryExpiry.name, of);
+    const secondsLeft = expiry === undefined ? undefined : Math.max(0, expiry.value - nowMs / 1000);
+    return {
+      contract,
+      ...optional("contractId", contractIds.get(contract)),
+      entry,
+      durability,
+      state: contractEntryState(entry, exists, archived?.value, secondsLeft),
+      exists: { metric: RPC_METRICS.contractEntryExists.name, labels: of, value: exists },
+      ...optional("archived", archived),
+      ...optional("ttlLedgers", series.figure(RPC_METRICS.contractEntryTtl.name, of)),
+      ...optional("expiryTimestampSeconds", expiry),
+      ...optional("expiresAt", expiry === undefined ? undefined : iso(expiry.value * 1000)),
+      ...optional("daysLeft", secondsLeft === undefined ? undefined : secondsLeft / 86_400),
+    };
+  });
+  return reports.sort(
+    (left, right) => archivalOrder(left) - archivalOrder(right) || left.contract.localeCompare(right.contract) || left.entry.localeCompare(right.entry),
+  );
 }
 
 function refusal(series: TargetSeries): Figure | undefined {
@@ -405,6 +526,7 @@ function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], 
     ...optional("latestLedgerClosedTimestampSeconds", closedAt),
     ...optional("latestLedgerAgeSeconds", ageSeconds(closedAt, nowMs)),
     rpc,
+    ...optional("contracts", contracts(series, nowMs)),
     ...optional("lastKnown", lastKnown(series, present, RPC_IDENTITY)),
   };
 }

@@ -105,6 +105,33 @@ describe.skipIf(!existsSync(CHROMIUM))("the landing page in headless Chromium", 
       expect(svg).toMatch(/aria-label="[^"]+, last 30 min: latest /);
       expect(svg).toContain("<polyline");
     }
+
+    // The watched contracts' section: the demo's wasm contract (instance, code, storage key) and USDC's asset contract.
+    const contracts = rpc.contracts!;
+    expect(contracts.map(({ contract, entry }) => `${contract}/${entry}`).sort()).toEqual(["counter/code", "counter/counter", "counter/instance", "usdc/instance"]);
+    const nowSeconds = Date.parse(status.generatedAt) / 1000;
+    for (const entry of contracts) {
+      const labels = `contract="${entry.contract}",durability="persistent",entry="${entry.entry}",rpc="simulator"`;
+      const expiry = metrics.get(`stellar_rpc_contract_entry_expiry_timestamp_seconds{${labels}}`)!;
+      expect(entry.ttlLedgers!.value).toBe(metrics.get(`stellar_rpc_contract_entry_ttl_ledgers{${labels}}`));
+      expect(entry.daysLeft).toBe((expiry - nowSeconds) / 86_400);
+      // Ten simulated minutes take little of their TTLs: 20 days or more each (DEMO_TTLS).
+      expect(entry.state).toBe("live");
+      expect(shown.get(`stellar_rpc_contract_entry_ttl_ledgers{${labels}}`)?.value).toBe(entry.ttlLedgers!.value);
+    }
+    expect(contracts.map(({ daysLeft }) => daysLeft)).toEqual(contracts.map(({ daysLeft }) => daysLeft).sort((a, b) => a! - b!));
+    expect(dom).toContain('<caption>Watched contracts <span class="note">(soonest archival first)</span></caption>');
+    expect(dom).toContain(`<td class="num">${contracts[0]!.daysLeft!.toFixed(1)}</td>`);
+    expect(dom.match(/<span class="badge live" title="[^"]+">live<\/span>/g)).toHaveLength(4);
+
+    // The hot wallet's pool shares, named by the pair the pools poll reads for the pool.
+    const poolShares = target.accounts!.find(({ account }) => account === "hot")!.balances.find(({ pool }) => pool !== undefined)!;
+    const [assetA, assetB] = poolShares.pool!.assets!;
+    const info = [...metrics.keys()].find((series) => series.startsWith("stellar_horizon_liquidity_pool_info{") && series.includes(`pool_id="${poolShares.pool!.poolId}"`))!;
+    expect(info).toContain(`asset_a="${assetA}",asset_b="${assetB}"`);
+    const code = (asset: string) => (asset === "native" ? "XLM" : asset.split(":")[0]);
+    expect(dom).toContain(`>${code(assetA)}/${code(assetB)} pool shares</span>`);
+
     expect(wellFormedProblems(await (await fetch(`${demo.exporter.url}/`)).text())).toEqual([]);
 
     mkdirSync(OUTPUT_DIR, { recursive: true });
