@@ -1,6 +1,7 @@
 /**
  * Regenerates docs/landing-page.png, the README's screenshot of the landing page: the demo's
- * setup through 30 simulated minutes (a fee spike, an ingestion lag, then a drained hot wallet), photographed by
+ * setup through 30 simulated minutes (a fee spike, an ingestion lag, a drained hot wallet, then a contract
+ * entry left minutes to live), photographed by
  * headless Chromium. Run with `npm run screenshot`.
  */
 import { fileURLToPath } from "node:url";
@@ -17,10 +18,12 @@ const demo = await startLandingDemo({
     [18, "ingest_lag"],
     [24, "healthy"],
     [27, "account_drain"],
+    // Leaves the counter's storage entry about four minutes of ledgers: "expiring" by the end.
+    [28, "contract_expiring"],
   ],
 });
 try {
-  await chromium(["--window-size=1200,1080", `--screenshot=${OUTPUT}`, `${demo.exporter.url}/`]);
+  await chromium(["--window-size=1200,1700", `--screenshot=${OUTPUT}`, `${demo.exporter.url}/`]);
   process.stdout.write(`wrote ${OUTPUT}\n`);
 } finally {
   await demo.close();

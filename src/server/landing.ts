@@ -218,10 +218,19 @@ ${accounts.flatMap((account) => {
 </table>`;
 }
 
-/** A pool share's name: its pool's asset pair when known, else its shortened id; the full id on hover. */
+/**
+ * What a balance is in, short enough not to wrap: lumens as XLM, a credit asset as its code and
+ * shortened issuer, pool shares by their pool's asset pair when known, else by their pool's
+ * shortened id; the full asset or pool id on hover.
+ */
 function assetName(balance: BalanceReport) {
   const pool = balance.pool;
-  if (pool === undefined) return balance.asset;
+  if (pool === undefined) {
+    if (balance.asset === "native") return "XLM";
+    const [code, issuer] = balance.asset.split(":");
+    if (issuer === undefined) return balance.asset;
+    return html`<span title="${balance.asset}">${code} <span class="unit">${issuer.slice(0, 4)}…${issuer.slice(-4)}</span></span>`;
+  }
   if (pool.assets === undefined) return html`<span title="liquidity pool ${pool.poolId}">pool ${pool.poolId.slice(0, 8)}… shares</span>`;
   const [a, b] = pool.assets;
   return html`<span title="liquidity pool ${pool.poolId}: ${a} / ${b}">${assetCode(a)}/${assetCode(b)} pool shares</span>`;

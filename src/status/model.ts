@@ -410,32 +410,54 @@ function archivalOrder(report: ContractEntryReport): number {
   return report.daysLeft ?? Infinity;
 }
 
+/** A family's series by contract entry, so a report of 10 000 entries reads each family once. */
+function byContractEntry(series: TargetSeries, metric: string): Map<string, StatusSeries> {
+  return new Map(series.all(metric).map((found) => [contractEntryKey(found.labels), found]));
+}
+
+function contractEntryKey({ contract, entry, durability }: Labels): string {
+  return `${contract}\u0000${entry}\u0000${durability}`;
+}
+
 function contracts(series: TargetSeries, nowMs: number): ContractEntryReport[] | undefined {
   const entries = series.all(RPC_METRICS.contractEntryExists.name);
   if (entries.length === 0) return undefined;
   const contractIds = new Map(series.all(RPC_METRICS.contractInfo.name).map(({ labels }) => [labels.contract, labels.contract_id]));
+  const archivedSeries = byContractEntry(series, RPC_METRICS.contractEntryArchived.name);
+  const ttlSeries = byContractEntry(series, RPC_METRICS.contractEntryTtl.name);
+  const expirySeries = byContractEntry(series, RPC_METRICS.contractEntryExpiry.name);
   const reports = entries.map(({ labels, value: exists }): ContractEntryReport => {
     const { contract = "", entry = "", durability = "" } = labels;
     const of = { contract, entry, durability };
-    const archived = series.figure(RPC_METRICS.contractEntryArchived.name, of);
-    const expiry = series.figure(RPC_METRICS.contractEntryExpiry.name, of);
+    const key = contractEntryKey(of);
+    const figure = (metric: string, found: StatusSeries | undefined): Figure | undefined => (found === undefined ? undefined : { metric, labels: of, value: found.value });
+    const archived = figure(RPC_METRICS.contractEntryArchived.name, archivedSeries.get(key));
+    const ttlLedgers = figure(RPC_METRICS.contractEntryTtl.name, ttlSeries.get(key));
+    const expiry = figure(RPC_METRICS.contractEntryExpiry.name, expirySeries.get(key));
     const secondsLeft = expiry === undefined ? undefined : Math.max(0, expiry.value - nowMs / 1000);
-    return {
+    const contractId = contractIds.get(contract);
+    // Assigned, not spread from optional(): a report may hold 10 000 entries.
+    const report: { -readonly [K in keyof ContractEntryReport]: ContractEntryReport[K] } = {
       contract,
-      ...optional("contractId", contractIds.get(contract)),
       entry,
       durability,
       state: contractEntryState(entry, exists, archived?.value, secondsLeft),
       exists: { metric: RPC_METRICS.contractEntryExists.name, labels: of, value: exists },
-      ...optional("archived", archived),
-      ...optional("ttlLedgers", series.figure(RPC_METRICS.contractEntryTtl.name, of)),
-      ...optional("expiryTimestampSeconds", expiry),
-      ...optional("expiresAt", expiry === undefined ? undefined : iso(expiry.value * 1000)),
-      ...optional("daysLeft", secondsLeft === undefined ? undefined : secondsLeft / 86_400),
     };
+    if (contractId !== undefined) report.contractId = contractId;
+    if (archived !== undefined) report.archived = archived;
+    if (ttlLedgers !== undefined) report.ttlLedgers = ttlLedgers;
+    if (expiry !== undefined && secondsLeft !== undefined) {
+      report.expiryTimestampSeconds = expiry;
+      report.expiresAt = iso(expiry.value * 1000);
+      report.daysLeft = secondsLeft / 86_400;
+    }
+    return report;
   });
+  // Code-unit order for ties: localeCompare would take most of a 10 000-entry report's time.
+  const byName = (left: string, right: string) => (left < right ? -1 : left > right ? 1 : 0);
   return reports.sort(
-    (left, right) => archivalOrder(left) - archivalOrder(right) || left.contract.localeCompare(right.contract) || left.entry.localeCompare(right.entry),
+    (left, right) => archivalOrder(left) - archivalOrder(right) || byName(left.contract, right.contract) || byName(left.entry, right.entry),
   );
 }
 

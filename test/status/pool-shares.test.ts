@@ -43,7 +43,7 @@ describe("pool-share balances", () => {
 
   it("are named by their pool's asset pair, the pool id and assets on hover; an untracked pool by its shortened id", () => {
     const board = createStatusBoard(() => NOW_MS);
-    publish(board, "accounts", [balance("native", 10), balance(`pool:${HELD_POOL}`, 28.1), balance(`pool:${UNTRACKED_POOL}`, 3)]);
+    publish(board, "accounts", [balance("native", 10), balance(`pool:${HELD_POOL}`, 28.1), balance(`pool:${UNTRACKED_POOL}`, 3), balance(USDC, 7)]);
     publish(board, "liquidity_pools", TRACKED_POOLS);
     const report = statusReport("1", [VIEW], board, NOW_MS);
     const [native, held, untracked] = report.targets[0]!.accounts![0]!.balances;
@@ -55,6 +55,9 @@ describe("pool-share balances", () => {
     expect(page).toContain(`<td><span title="liquidity pool ${HELD_POOL}: native / ${USDC}">XLM/USDC pool shares</span></td>`);
     expect(page).toContain(`<td><span title="liquidity pool ${UNTRACKED_POOL}">pool 59fa1dc5… shares</span></td>`);
     expect(page).not.toContain(`<td>pool:`);
+    // Beside them, lumens read XLM and a credit asset its code and shortened issuer, the full asset on hover.
+    expect(page).toContain("<td>XLM</td>");
+    expect(page).toContain(`<td><span title="${USDC}">USDC <span class="unit">GA5Z…KZVN</span></span></td>`);
     expect(wellFormedProblems(page)).toEqual([]);
   });
 });
