@@ -130,7 +130,10 @@ function orKnown(current: unknown, known: KnownBefore | undefined) {
 function latestLedger(target: TargetReport) {
   if (target.latestLedger === undefined) return orKnown(NO_DATA, target.lastKnown?.latestLedger);
   const age = target.latestLedgerAgeSeconds;
-  return html`${figureValue(target, target.latestLedger)}${age !== undefined ? html` <span class="unit">closed ${relative(age * 1000)}</span>` : ""}`;
+  const closedAt = target.latestLedgerClosedTimestampSeconds;
+  if (age === undefined || closedAt === undefined) return figureValue(target, target.latestLedger);
+  const exact = new Date(closedAt.value * 1000).toISOString();
+  return html`${figureValue(target, target.latestLedger)} <span class="unit">closed <time datetime="${exact}" title="${exact}">${relative(age * 1000)}</time></span>`;
 }
 
 function figures(target: TargetReport) {
@@ -361,7 +364,7 @@ export function landingPage(report: StatusReport) {
 <body>
 <header>
 <h1>Stellar Horizon Exporter</h1>
-<p>Version <code>${report.version}</code> · <a href="metrics">/metrics</a> · <a href="status.json">/status.json</a> · <a href="healthz">/healthz</a> · <a href="readyz">/readyz</a> · refreshes every ${REFRESH_SECONDS} s · ${report.generatedAt}</p>
+<p>Version <code>${report.version}</code> · <a href="metrics">/metrics</a> · <a href="status.json">/status.json</a> · <a href="healthz">/healthz</a> · <a href="readyz">/readyz</a> · refreshes every ${REFRESH_SECONDS} s · as of <time datetime="${report.generatedAt}" title="${report.generatedAt}">${report.generatedAt.slice(11, 19)} UTC</time></p>
 </header>
 <main>
 ${report.targets.map((target, index) => card(target, index, nowMs))}

@@ -296,7 +296,8 @@ describe("landing page markup", () => {
       '<span class="figure" data-series="stellar_horizon_fee_charged_stroops{horizon=&quot;pubnet &lt;1&gt;&quot;,stat=&quot;p90&quot;}" data-value="5000">5000</span>',
     );
     expect(page).toContain('data-value="0.97">97.0 %</span>');
-    expect(page).toContain("closed 4 s ago");
+    expect(page).toContain('closed <time datetime="2026-01-01T00:00:26.000Z" title="2026-01-01T00:00:26.000Z">4 s ago</time>');
+    expect(page).toContain('as of <time datetime="2026-01-01T00:00:30.000Z" title="2026-01-01T00:00:30.000Z">00:00:30 UTC</time>');
     expect(page).toContain('data-value="120">120</span> <span class="unit">stroops, 1.2× the base fee</span>');
     expect(page).toContain('data-value="5000">5000</span> <span class="unit">stroops, 50× the base fee</span>');
   });
