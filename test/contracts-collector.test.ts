@@ -49,10 +49,10 @@ const CONTRACTS: WatchedContract[] = [
   { name: "xlm", id: XLM_CONTRACT, keys: [{ name: "balance", key: BALANCE_SCVAL, durability: "persistent" }] },
 ];
 
-function collector(contracts = CONTRACTS, closes: (LedgerClose | undefined)[] = []): ContractsCollector {
+function collector(contracts = CONTRACTS, closes: (LedgerClose | undefined)[] = [], stateArchival = true): ContractsCollector {
   const log = pino({ level: "warn" }, new Writable({ write: (chunk, _encoding, done) => (logged.push(JSON.parse(String(chunk))), done()) }));
   const network = { get current() { const latestLedgerClose = closes.shift(); return latestLedgerClose === undefined ? {} : { latestLedgerClose }; } };
-  return new ContractsCollector(contracts, { client, network, clock: { now: () => NOW_MS }, log });
+  return new ContractsCollector(contracts, { client, network, clock: { now: () => NOW_MS }, log, stateArchival });
 }
 
 async function series(job: ContractsCollector, succeeded = true) {
@@ -89,6 +89,20 @@ describe("ContractsCollector", () => {
     expect(valueOf(values, "stellar_rpc_state_archival_max_entry_ttl_ledgers", { rpc: "rpc" })).toBe(3110400);
     expect(valueOf(values, "stellar_rpc_state_archival_min_persistent_ttl_ledgers", { rpc: "rpc" })).toBe(2073600);
     expect(valueOf(values, "stellar_rpc_state_archival_min_temporary_ttl_ledgers", { rpc: "rpc" })).toBe(17280);
+  });
+
+  it("without the state-archival settings (a shard other than 0) reads and exports the same entries, and not the setting", async () => {
+    const job = collector(CONTRACTS, [], false);
+    await poll(job);
+    await poll(job);
+    expect(rpc.ledgerEntriesCalls().map((keys) => keys.length)).toEqual([3, 1, 4]);
+    expect(rpc.ledgerEntriesCalls().flat()).not.toContain(STATE_ARCHIVAL.key);
+    const values = await series(job);
+    expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", entry("hello", "instance"))).toBe(2531884 - LATEST);
+    expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", entry("hello", "code"))).toBe(2348425 - LATEST);
+    expect(valueOf(values, "stellar_rpc_contract_entry_exists", entry("xlm", "instance"))).toBe(0);
+    expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", entry("xlm", "balance"))).toBe(3163876 - LATEST);
+    expect([...values.keys()].filter((key) => key.startsWith("stellar_rpc_state_archival_"))).toEqual([]);
   });
 
   it("later polls read the known code in the first round: one call", async () => {
@@ -190,7 +204,10 @@ describe("ContractsCollector", () => {
       id: WASM_CONTRACT,
       keys: Array.from({ length: 99 }, (_, key) => ({ name: `k${key}`, key: BALANCE_SCVAL, durability: "persistent" as const })),
     }));
-    expect(contractsRequestsPerPoll(many)).toBe(50);
-    expect(contractsRequestsPerPoll(CONTRACTS)).toBe(1);
+    expect(contractsRequestsPerPoll(many, true)).toBe(50);
+    expect(contractsRequestsPerPoll(CONTRACTS, true)).toBe(1);
+    // 200 keys of contracts: the setting is the 201st, a second call.
+    const twoHundred: WatchedContract[] = [{ name: "c", id: WASM_CONTRACT, keys: Array.from({ length: 198 }, (_, key) => ({ name: `k${key}`, key: BALANCE_SCVAL, durability: "persistent" as const })) }];
+    expect([contractsRequestsPerPoll(twoHundred, true), contractsRequestsPerPoll(twoHundred, false)]).toEqual([2, 1]);
   });
 });

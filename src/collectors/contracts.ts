@@ -1,7 +1,8 @@
 /**
  * The contracts poll of a Stellar RPC target: every watched contract's instance, its wasm code and
- * its configured storage keys, with the network's state-archival settings, read in batched
- * getLedgerEntries calls (src/client/ledger-entries.ts), and how long each entry has to live.
+ * its configured storage keys, with the network's state-archival settings where this replica
+ * exports network-level series, read in batched getLedgerEntries calls
+ * (src/client/ledger-entries.ts), and how long each entry has to live.
  */
 import type { Logger } from "pino";
 import { RPC_METRICS } from "../catalog/metrics.js";
@@ -47,6 +48,8 @@ export interface ContractsDependencies {
   readonly network: Pick<NetworkView, "current">;
   readonly clock: Pick<Clock, "now">;
   readonly log: Logger;
+  /** Whether to read and export the network's state-archival settings: network-level series come from shard 0 alone. */
+  readonly stateArchival: boolean;
 }
 
 /** A watched contract with its keys, encoded once: its instance and its configured keys. */
@@ -67,17 +70,17 @@ function watchedKeys(contract: WatchedContract): WatchedKeys {
 
 /**
  * Requests a contracts poll sends in steady state: ceil(keys / 200), the keys being the
- * state-archival setting, each contract's instance, code (counted one per contract: at most) and
- * configured keys.
+ * state-archival setting where it is read, each contract's instance, code (counted one per
+ * contract: at most) and configured keys.
  */
-export function contractsRequestsPerPoll(contracts: readonly WatchedContract[]): number {
-  return ledgerEntriesCalls(contracts.reduce((total, contract) => total + 2 + contract.keys.length, 1));
+export function contractsRequestsPerPoll(contracts: readonly WatchedContract[], stateArchival: boolean): number {
+  return ledgerEntriesCalls(contracts.reduce((total, contract) => total + 2 + contract.keys.length, stateArchival ? 1 : 0));
 }
 
 export class ContractsCollector implements Collector<"contracts"> {
   readonly endpoint = "contracts";
   private readonly watched: readonly WatchedKeys[];
-  /** The first round's keys but the code: the setting, every instance and configured key. */
+  /** The first round's keys but the code: the setting (where read), every instance and configured key. */
   private readonly ownKeys: readonly string[];
   private readonly configKey = stateArchivalKey();
   private readonly judge: ArchivalJudge<WatchedEntry>;
@@ -92,7 +95,8 @@ export class ContractsCollector implements Collector<"contracts"> {
     private readonly dependencies: ContractsDependencies,
   ) {
     this.watched = contracts.map(watchedKeys);
-    this.ownKeys = [this.configKey, ...this.watched.flatMap(({ instance, keys }) => [instance.key, ...keys.map(({ key }) => key)])];
+    const ownEntries = this.watched.flatMap(({ instance, keys }) => [instance.key, ...keys.map(({ key }) => key)]);
+    this.ownKeys = dependencies.stateArchival ? [this.configKey, ...ownEntries] : ownEntries;
     this.judge = new ArchivalJudge((about, state, latestLedger) => {
       dependencies.log.warn(
         { contract: about.contract, entry: about.entry, lastKnownLiveUntilLedger: state.lastKnownLiveUntil, latestLedger },

@@ -387,7 +387,8 @@ function defaultTargetName(url: string): string {
 }
 
 /**
- * The targets as this shard watches them: only its share of each target's accounts, and the
+ * The targets as this shard watches them: only its share of each target's accounts and contracts
+ * (shard 0 reads the state-archival settings wherever any shard watches contracts), and the
  * transaction probe on shard 0 alone (two replicas probing one account would race for its sequence).
  */
 function watchedBy(shard: Shard, targets: readonly TargetConfig[], rpc: readonly RpcTargetConfig[]): Pick<ExporterConfig, "targets" | "rpcTargets"> {
@@ -399,7 +400,7 @@ function watchedBy(shard: Shard, targets: readonly TargetConfig[], rpc: readonly
       accounts: mine(target.accounts),
       ...(txProbe !== undefined && shard.index === 0 ? { txProbe } : {}),
     })),
-    rpcTargets: rpc.map((target) => ({ ...target, accounts: mine(target.accounts), contracts: mine(target.contracts) })),
+    rpcTargets: rpc.map((target) => ({ ...target, accounts: mine(target.accounts), contracts: mine(target.contracts), contractsWatched: target.contracts.length > 0 })),
   };
 }
 

@@ -14,8 +14,13 @@ export interface RpcTargetConfig extends Pick<TargetConfig, "name" | "url" | "he
   readonly schedules: Readonly<Record<RpcEndpoint, Schedule>>;
   /** Accounts read as ledger entries, each with the trustlines to read. */
   readonly accounts: readonly RpcWatchedAccount[];
-  /** Soroban contracts whose entries' lifetimes the contracts job watches; none: no contracts poll. */
+  /** Soroban contracts whose entries' lifetimes the contracts job watches. */
   readonly contracts: readonly WatchedContract[];
+  /**
+   * Whether the configuration watches contracts on this target, this shard or another: the network's
+   * state-archival settings are then read, by shard 0 alone. Unset: whether `contracts` has any.
+   */
+  readonly contractsWatched?: boolean;
 }
 
 /** getNetwork and getVersionInfo change only on upgrades: polled this often, or at the status schedule if rarer. */

@@ -24,13 +24,13 @@ export const STELLAR_RPC: TargetKind<RpcTargetConfig, RpcClient> = {
   jobs(target, config, { client, network, clock, log }: JobParts<RpcClient>): JobPlan[] {
     const key = (source: string) => JSON.stringify({ source, staleAfterIntervals: config.staleAfterIntervals });
     // Network-level series come from shard 0 alone; another shard polls its own watch only.
-    const plans: JobPlan[] =
-      config.shard.index === 0
-        ? [
-            { source: "status", key: key("status"), create: () => pollJob(rpcStatusCollector(client, network), target.schedules.status, 1, true) },
-            { source: "versions", key: key("versions"), create: () => pollJob(rpcVersionsCollector(client, network), target.schedules.versions, 1) },
-          ]
-        : [];
+    const networkLevel = config.shard.index === 0;
+    const plans: JobPlan[] = networkLevel
+      ? [
+          { source: "status", key: key("status"), create: () => pollJob(rpcStatusCollector(client, network), target.schedules.status, 1, true) },
+          { source: "versions", key: key("versions"), create: () => pollJob(rpcVersionsCollector(client, network), target.schedules.versions, 1) },
+        ]
+      : [];
     if (target.accounts.length > 0) {
       const requests = rpcAccountsRequestsPerPoll(target.accounts);
       plans.push({
@@ -39,16 +39,19 @@ export const STELLAR_RPC: TargetKind<RpcTargetConfig, RpcClient> = {
         create: () => pollJob(new RpcAccountsCollector(client, target.accounts, network), target.schedules.accounts, requests),
       });
     }
-    // Contracts are polled only where some are watched; their expiry dates follow the status poll's ledger closes.
-    if (target.contracts.length > 0) {
+    // Contracts are polled only where some are watched, the state-archival settings with them on
+    // shard 0 (even when every contract is another shard's); their expiry dates follow the status
+    // poll's ledger closes.
+    const stateArchival = networkLevel && (target.contractsWatched ?? target.contracts.length > 0);
+    if (target.contracts.length > 0 || stateArchival) {
       plans.push({
         source: "contracts",
         key: key("contracts"),
         create: () =>
           pollJob(
-            new ContractsCollector(target.contracts, { client, network, clock, log: log.child({ endpoint: "contracts" }) }),
+            new ContractsCollector(target.contracts, { client, network, clock, log: log.child({ endpoint: "contracts" }), stateArchival }),
             target.schedules.contracts,
-            contractsRequestsPerPoll(target.contracts),
+            contractsRequestsPerPoll(target.contracts, stateArchival),
           ),
       });
     }
