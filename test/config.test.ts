@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseByteSize, parseDuration } from "../src/config/duration.js";
 import { parseSchedule } from "../src/config/schedule.js";
+import { runCli } from "./support/cli-process.js";
 import { problems, runConfig, writeConfig } from "./support/config-files.js";
 
 describe("durations and schedules", () => {
@@ -131,13 +132,38 @@ liquidity_pools: { reserves: [USD] }
   });
 
   it.each([
-    ["a misaligned key", "targets:\n  - url: http://127.0.0.1:8000\n bad: 1\n", "3:2: not valid YAML: All mapping items must start at the same column\n     bad: 1\n     ^"],
-    ["an unclosed bracket", "targets:\n  - url: http://x:1\n    name: [a\nlog: {}\n", "3:11: not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]\n        name: [a\n              ^"],
-    ["an unclosed quote", "http:\n  timeout: \"10s\nlog:\n  level: info\n", '2:12: not valid YAML: Missing closing "quote\n      timeout: "10s\n               ^'],
-    ["a sequence item without its dash", "targets:\n  - url: http://x:1\n   name: x\n", "3:4: not valid YAML: Sequence item without - indicator\n       name: x\n       ^"],
-  ])("shows a YAML syntax error (%s) with a caret under the offending token", async (_what, yaml, problem) => {
+    ["a misaligned key", "targets:\n  - url: http://127.0.0.1:8000\n bad: 1\n", "3:2: not valid YAML: All mapping items must start at the same column\n     bad: ***\n     ^"],
+    ["an unclosed bracket", "targets:\n  - url: http://x:1\n    name: [a\nlog: {}\n", "3:11: not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]\n        name: [***\n              ^"],
+    ["an unclosed quote", "http:\n  timeout: \"10s\nlog:\n  level: info\n", '2:12: not valid YAML: Missing closing "quote\n      timeout: ***\n               ^'],
+    ["a sequence item without its dash", "targets:\n  - url: http://x:1\n   name: x\n", "3:4: not valid YAML: Sequence item without - indicator\n       name: ***\n       ^"],
+  ])("shows a YAML syntax error (%s) with its values masked and a caret under the offending token", async (_what, yaml, problem) => {
     const path = writeConfig(yaml);
     expect(await problems([`--config.file=${path}`])).toEqual([`${path}:${problem}`]);
+  });
+
+  // A rotation: the new token pasted into the file, with a mistake on its line or next to it.
+  const TOKEN = "NEWTOKEN-s3cr3t-2026";
+  it.each([
+    ["an unclosed quote", `targets:\n  - url: http://x:1\n    headers: { Authorization: "Bearer ${TOKEN} }\n`, '3:31: not valid YAML: Missing closing "quote\n        headers: { Authorization: ***\n                                  ^'],
+    ["a misaligned key", `targets:\n  - url: http://x:1\n    headers:\n      Authorization: Bearer OLD\n     Authorization: Bearer ${TOKEN}\n`, "5:6: not valid YAML: All mapping items must start at the same column\n         Authorization: ***\n         ^"],
+    ["a colon in the value", `targets:\n  - url: http://x:1\n    headers:\n      Authorization: Bearer ${TOKEN}: more\n`, "4:22: not valid YAML: Nested mappings are not allowed in compact mappings\n          Authorization: ***\n                         ^"],
+    ["a tab", `targets:\n  - name: a\n\turl: https://user:${TOKEN}@host/\n`, "3:1: not valid YAML: Tabs are not allowed as indentation\n     url: ***\n    ^"],
+    ["a bad escape", `targets:\n  - url: http://x:1\n    headers: { Authorization: "Bearer \\q${TOKEN}" }\n`, "3:39: not valid YAML: Invalid escape sequence\n        headers: { Authorization: *** }\n                                  ^"],
+    ["a block scalar header", `targets:\n  - url: http://x:1\n    headers:\n      Authorization: |${TOKEN}\n`, "4:23: not valid YAML: Block scalar header includes extra characters\n          Authorization: ***\n                         ^"],
+    ["a commented token", `targets:\n  - url: http://x:1\n bad: 1 # ${TOKEN}\n`, "3:2: not valid YAML: All mapping items must start at the same column\n     bad: ***\n     ^"],
+  ])("never shows the secret on a broken line (%s)", async (_what, yaml, problem) => {
+    const path = writeConfig(yaml);
+    const found = await problems([`--config.file=${path}`]);
+    expect(found).toEqual([`${path}:${problem}`]);
+    expect(found.join("\n")).not.toMatch(/NEWTOKEN|s3cr3t|Bearer|user:/);
+  });
+
+  it("exits 2 with the masked line on stderr, the secret nowhere in the output", () => {
+    const path = writeConfig(`targets:\n  - url: http://x:1\n    headers: { Authorization: "Bearer ${TOKEN} }\n`);
+    const result = runCli([`--config.file=${path}`]);
+    expect([result.status, result.stdout]).toEqual([2, ""]);
+    expect(result.stderr).toBe(`stellar-horizon-exporter: ${path}:3:31: not valid YAML: Missing closing "quote\n        headers: { Authorization: ***\n                                  ^\n`);
+    expect(result.stderr).not.toContain(TOKEN);
   });
 
   it("says what is wrong in the operator's words, with the file's line, the key path and the close key", async () => {

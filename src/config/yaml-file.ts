@@ -2,10 +2,12 @@ import { readFile } from "node:fs/promises";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type YAMLError } from "yaml";
 import type { z } from "zod";
 import { closestName, operatorMessage } from "./messages.js";
+import { maskYamlLine } from "./yaml-mask.js";
 
 /**
  * Reads, parses and validates a YAML file; one line per problem, `FILE:LINE: key.path: what is
- * wrong`, the line being the offending key's or value's (a syntax error adds the line and a caret).
+ * wrong`, the line being the offending key's or value's (a syntax error adds the line, its values
+ * masked, and a caret).
  */
 export async function readYamlDocument<T extends z.ZodType>(
   path: string,
@@ -91,15 +93,33 @@ function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
 }
 
 /**
- * The offending line with a caret under the offending token: the YAML library reports some
+ * Where the syntax error is, and the offending line, its values masked (yaml-mask.ts: the line
+ * may hold a secret), with a caret under the offending token: the YAML library reports some
  * errors where it noticed them (the start of a line, the line after an unclosed bracket).
  */
 function syntaxProblem(path: string, text: string, error: YAMLError, lines: LineCounter): string {
   const offset = offendingOffset(text, error);
   const { line, col } = lines.linePos(offset);
+  const masked = maskYamlLine(text.split(/\r?\n/)[line - 1] ?? "");
+  const caret = masked.columnOf(col - 1);
+  return `${path}:${line}:${col}: not valid YAML: ${syntaxReason(error)}\n    ${masked.text.replace(/\t/g, " ")}\n    ${" ".repeat(caret)}^`;
+}
+
+/**
+ * Messages of the YAML library that quote the file (a tag, an escape sequence, a block scalar's
+ * header, a duplicate key), said without the quote: what they quote may be part of a secret.
+ */
+const QUOTING_MESSAGES = [
+  /^(Unresolved tag|Not a valid tag|Could not resolve tag|Block scalar header includes extra characters|Ordered maps must not include duplicate keys|Unresolved plain scalar): [\s\S]*$/,
+  /^(Invalid escape sequence) [\s\S]*$/,
+  /^(Verbatim tags aren't resolved), so [\s\S]*$/,
+];
+
+function syntaxReason(error: YAMLError): string {
   const reason = error.message.replace(/ at line \d+, column \d+:[\s\S]*$/, "");
-  const source = (text.split(/\r?\n/)[line - 1] ?? "").replace(/\t/g, " ");
-  return `${path}:${line}:${col}: not valid YAML: ${reason}\n    ${source}\n    ${" ".repeat(col - 1)}^`;
+  if (/^The .* tag has no suffix$/.test(reason)) return "A tag has no suffix";
+  for (const quoting of QUOTING_MESSAGES) if (quoting.test(reason)) return reason.replace(quoting, "$1");
+  return reason;
 }
 
 const OPENERS: Record<string, string> = { "]": "[", "}": "{" };
