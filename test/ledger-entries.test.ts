@@ -92,6 +92,25 @@ describe("readLedgerEntries", () => {
     expect(read.latestLedger).toBe(4_000);
   });
 
+  it("keeps what `keep` makes of each entry, under its key, and ignores entries under keys not asked for", async () => {
+    const keys = [codeKey(0), codeKey(1)];
+    const entries = [...keys, codeKey(9)].map((key, index) => ({ key, xdr: `AAAAB${index}==`, lastModifiedLedgerSeq: 10 + index }));
+    rpc.answers.set("getLedgerEntries", { result: { entries, latestLedger: 77 } });
+    const seen: [string, number, string][] = [];
+    const read = await readLedgerEntries(client, "status", keys, undefined, (entry, latestLedger, key) => {
+      seen.push([entry.xdr, latestLedger, key]);
+      return `${entry.lastModifiedLedgerSeq}@${latestLedger}`;
+    });
+    expect([...read.entries]).toEqual([
+      [keys[0], "10@77"],
+      [keys[1], "11@77"],
+    ]);
+    expect(seen).toEqual([
+      ["AAAAB0==", 77, keys[0]],
+      ["AAAAB1==", 77, keys[1]],
+    ]);
+  });
+
   it("10 000 keys are 50 calls", () => {
     expect(ledgerEntriesCalls(10_000)).toBe(50);
     expect(ledgerEntriesCalls(10_001)).toBe(51);

@@ -6,7 +6,7 @@ import type { WatchedAccount } from "../config/accounts.js";
 import type { NetworkView } from "../runtime/network.js";
 import type { Collector, PollContext } from "./collector.js";
 import { LABEL_TEXT_BOUNDS, labelText } from "./label-text.js";
-import type { CollectorSamples, Labels, Sample } from "../exposition/samples.js";
+import type { CollectorSamples, Sample } from "../exposition/samples.js";
 
 /** Open offers and claimable balances counted per account at most (five pages). */
 export const ACCOUNT_LIST_CAP = 1000;
@@ -50,8 +50,8 @@ export function signerSignature(account: AccountFacts): string {
 /** Per account, the polls at which its signers, their weights or its thresholds differed from its previous successful read. */
 export class SignerChanges {
   private readonly changes = new Map<string, number>();
-  /** Each account's signers and thresholds at its previous successful read. */
-  private readonly signatures = new Map<string, string>();
+  /** Each account's signers and thresholds at its previous successful read, and the facts they were read from. */
+  private readonly signatures = new Map<string, { readonly account: AccountFacts; readonly signature: string }>();
 
   get counts(): ReadonlyMap<string, number> {
     return this.changes;
@@ -61,115 +61,148 @@ export class SignerChanges {
   note(observations: ReadonlyMap<string, AccountObservation>): void {
     for (const [name, observation] of observations) {
       if (!observation.exists) continue;
-      const signature = signerSignature(observation.account);
       const previous = this.signatures.get(name);
-      if (previous !== undefined && previous !== signature) this.changes.set(name, (this.changes.get(name) ?? 0) + 1);
-      this.signatures.set(name, signature);
+      // The same facts as last time (a Stellar RPC poll keeps them while the entries are unchanged) have the same signers.
+      if (previous?.account === observation.account) continue;
+      const signature = signerSignature(observation.account);
+      if (previous !== undefined && previous.signature !== signature) this.changes.set(name, (this.changes.get(name) ?? 0) + 1);
+      this.signatures.set(name, { account: observation.account, signature });
     }
   }
 }
 
-function* existingAccountSamples(
+/** Appends the samples of an account that exists to `samples`. */
+function addExistingAccountSamples(
+  samples: Sample[],
   metrics: AccountMetricSet,
   watched: SampledAccount,
   observation: Extract<AccountObservation, { exists: true }>,
   baseReserveStroops: number | undefined,
-): Generator<Sample> {
+): void {
   const { account } = observation;
-  // Generic, so each sample's labels keep their names and the compiler checks them against the catalog.
-  const of = <Extra extends Labels = Record<never, string>>(labels?: Extra) => ({ account: watched.name, ...labels }) as { account: string } & Extra;
-  yield {
-    metric: metrics.accountInfo,
-    labels: of({ account_id: account.id, home_domain: labelText(account.homeDomain, LABEL_TEXT_BOUNDS.homeDomain), cold: String(watched.cold) }),
-    value: 1,
+  // One labels object per label set, shared by the families that carry it: with ten thousand
+  // accounts, their samples are most of what the exporter holds.
+  const accountOnly = { account: watched.name };
+  const perAsset = new Map<string, { account: string; asset: string }>();
+  const ofAsset = (asset: string) => {
+    let labels = perAsset.get(asset);
+    if (labels === undefined) perAsset.set(asset, (labels = { account: watched.name, asset }));
+    return labels;
   };
+  samples.push({
+    metric: metrics.accountInfo,
+    labels: { account: watched.name, account_id: account.id, home_domain: labelText(account.homeDomain, LABEL_TEXT_BOUNDS.homeDomain), cold: String(watched.cold) },
+    value: 1,
+  });
   for (const balance of account.balances) {
-    const asset = { asset: balance.asset };
-    yield { metric: metrics.accountBalance, labels: of(asset), value: balance.balance };
-    if (balance.buyingLiabilities !== undefined) {
-      yield { metric: metrics.accountBuyingLiabilities, labels: of(asset), value: balance.buyingLiabilities };
-    }
-    if (balance.sellingLiabilities !== undefined) {
-      yield { metric: metrics.accountSellingLiabilities, labels: of(asset), value: balance.sellingLiabilities };
-    }
-    if (balance.limit !== undefined) yield { metric: metrics.accountTrustlineLimit, labels: of(asset), value: balance.limit };
-    if (balance.authorized !== undefined) {
-      yield { metric: metrics.accountTrustlineAuthorized, labels: of(asset), value: balance.authorized ? 1 : 0 };
-    }
+    const labels = ofAsset(balance.asset);
+    samples.push({ metric: metrics.accountBalance, labels, value: balance.balance });
+    if (balance.buyingLiabilities !== undefined) samples.push({ metric: metrics.accountBuyingLiabilities, labels, value: balance.buyingLiabilities });
+    if (balance.sellingLiabilities !== undefined) samples.push({ metric: metrics.accountSellingLiabilities, labels, value: balance.sellingLiabilities });
+    if (balance.limit !== undefined) samples.push({ metric: metrics.accountTrustlineLimit, labels, value: balance.limit });
+    if (balance.authorized !== undefined) samples.push({ metric: metrics.accountTrustlineAuthorized, labels, value: balance.authorized ? 1 : 0 });
   }
   if (baseReserveStroops !== undefined) {
-    yield { metric: metrics.accountMinimumBalance, labels: of(), value: minimumBalance(account, baseReserveStroops) };
+    samples.push({ metric: metrics.accountMinimumBalance, labels: accountOnly, value: minimumBalance(account, baseReserveStroops) });
   }
-  yield { metric: metrics.accountSubentries, labels: of(), value: account.subentryCount };
-  yield { metric: metrics.accountSponsoring, labels: of(), value: account.numSponsoring };
-  yield { metric: metrics.accountSponsored, labels: of(), value: account.numSponsored };
+  samples.push({ metric: metrics.accountSubentries, labels: accountOnly, value: account.subentryCount });
+  samples.push({ metric: metrics.accountSponsoring, labels: accountOnly, value: account.numSponsoring });
+  samples.push({ metric: metrics.accountSponsored, labels: accountOnly, value: account.numSponsored });
   if ("accountDataEntries" in metrics && account.dataEntries !== undefined) {
-    yield { metric: metrics.accountDataEntries, labels: of(), value: account.dataEntries };
+    samples.push({ metric: metrics.accountDataEntries, labels: accountOnly, value: account.dataEntries });
   }
   for (const [level, value] of Object.entries(account.thresholds)) {
-    yield { metric: metrics.accountThreshold, labels: of({ level }), value };
+    samples.push({ metric: metrics.accountThreshold, labels: { account: watched.name, level }, value });
   }
   for (const signer of account.signers) {
-    yield { metric: metrics.accountSignerWeight, labels: of({ signer: signer.key, type: signer.type }), value: signer.weight };
+    samples.push({ metric: metrics.accountSignerWeight, labels: { account: watched.name, signer: signer.key, type: signer.type }, value: signer.weight });
   }
   for (const [flag, set] of Object.entries(account.flags)) {
-    yield { metric: metrics.accountFlag, labels: of({ flag }), value: set ? 1 : 0 };
+    samples.push({ metric: metrics.accountFlag, labels: { account: watched.name, flag }, value: set ? 1 : 0 });
   }
   if (account.sequenceLedger !== undefined) {
-    yield { metric: metrics.accountSequenceLedger, labels: of(), value: account.sequenceLedger };
+    samples.push({ metric: metrics.accountSequenceLedger, labels: accountOnly, value: account.sequenceLedger });
   }
   if (account.sequenceTime !== undefined) {
-    yield { metric: metrics.accountSequenceTimestamp, labels: of(), value: account.sequenceTime };
+    samples.push({ metric: metrics.accountSequenceTimestamp, labels: accountOnly, value: account.sequenceTime });
   }
   for (const [asset, value] of Object.entries(watched.lowBalance)) {
-    yield { metric: metrics.accountBalanceLowWatermark, labels: of({ asset }), value };
+    samples.push({ metric: metrics.accountBalanceLowWatermark, labels: ofAsset(asset), value });
   }
   if ("accountTrustlineExists" in metrics) {
     for (const [asset, exists] of observation.trustlines ?? []) {
-      yield { metric: metrics.accountTrustlineExists, labels: of({ asset }), value: exists ? 1 : 0 };
+      samples.push({ metric: metrics.accountTrustlineExists, labels: ofAsset(asset), value: exists ? 1 : 0 });
     }
   }
   if (!("accountOffers" in metrics)) return;
-  if (observation.offers !== undefined) yield { metric: metrics.accountOffers, labels: of(), value: observation.offers };
+  if (observation.offers !== undefined) samples.push({ metric: metrics.accountOffers, labels: accountOnly, value: observation.offers });
   if (observation.claimable !== undefined) {
-    yield { metric: metrics.accountClaimableBalances, labels: of(), value: observation.claimable.count };
+    samples.push({ metric: metrics.accountClaimableBalances, labels: accountOnly, value: observation.claimable.count });
     for (const [asset, stroops] of observation.claimable.stroopsByAsset) {
-      yield { metric: metrics.accountClaimableAmount, labels: of({ asset }), value: stroopsToUnits(stroops) };
+      samples.push({ metric: metrics.accountClaimableAmount, labels: ofAsset(asset), value: stroopsToUnits(stroops) });
     }
   }
 }
 
-function* allAccountSamples(
-  metrics: AccountMetricSet,
-  watched: readonly SampledAccount[],
-  observations: ReadonlyMap<string, AccountObservation>,
-  baseReserveStroops: number | undefined,
-): Generator<Sample> {
-  for (const account of watched) {
-    const observation = observations.get(account.name);
-    if (observation === undefined) continue;
-    yield { metric: metrics.accountExists, labels: { account: account.name }, value: observation.exists ? 1 : 0 };
-    if (observation.exists) yield* existingAccountSamples(metrics, account, observation, baseReserveStroops);
-  }
+/** One account's live samples: `exists`, and when it exists, everything its observation says. */
+function samplesOfAccount(metrics: AccountMetricSet, watched: SampledAccount, observation: AccountObservation, baseReserveStroops: number | undefined): Sample[] {
+  const samples: Sample[] = [{ metric: metrics.accountExists, labels: { account: watched.name }, value: observation.exists ? 1 : 0 }];
+  if (observation.exists) addExistingAccountSamples(samples, metrics, watched, observation, baseReserveStroops);
+  return samples;
+}
+
+/** An account's samples, and what they were built from. */
+interface BuiltSamples {
+  readonly observation: AccountObservation;
+  readonly baseReserveStroops: number | undefined;
+  readonly samples: readonly Sample[];
 }
 
 /**
- * Samples of the watched accounts. A missing account shows only `exists` 0; the signer change
- * counters persist through failed polls and missing accounts.
+ * The samples of a target's watched accounts. An account whose observation is the very object of
+ * the last publication (a Stellar RPC poll keeps it while the account's entries are unchanged),
+ * under the same base reserve, gives the same sample objects again, which the store renders by
+ * copying their bytes: ten thousand unchanged accounts cost neither new samples nor formatting.
+ * A missing account shows only `exists` 0; the signer change counters persist through failed
+ * polls and missing accounts.
  */
-export function accountSamples(
-  metrics: AccountMetricSet,
-  watched: readonly SampledAccount[],
-  observations: ReadonlyMap<string, AccountObservation> | undefined,
-  signerChanges: ReadonlyMap<string, number>,
-  baseReserveStroops: number | undefined,
-): CollectorSamples {
-  const persistent: Sample[] = watched.map((account) => ({
-    metric: metrics.accountSignerChangesTotal,
-    labels: { account: account.name },
-    value: signerChanges.get(account.name) ?? 0,
-  }));
-  return { live: observations === undefined ? [] : [...allAccountSamples(metrics, watched, observations, baseReserveStroops)], persistent };
+export class AccountSamples {
+  private built = new Map<string, BuiltSamples>();
+  /** Each account's signer change counter, and its sample. */
+  private counters = new Map<string, { readonly value: number; readonly sample: Sample }>();
+
+  constructor(private readonly metrics: AccountMetricSet) {}
+
+  of(
+    watched: readonly SampledAccount[],
+    observations: ReadonlyMap<string, AccountObservation> | undefined,
+    signerChanges: ReadonlyMap<string, number>,
+    baseReserveStroops: number | undefined,
+  ): CollectorSamples {
+    const counters = new Map<string, { readonly value: number; readonly sample: Sample }>();
+    const persistent: Sample[] = watched.map((account) => {
+      const value = signerChanges.get(account.name) ?? 0;
+      let counter = this.counters.get(account.name);
+      if (counter?.value !== value) counter = { value, sample: { metric: this.metrics.accountSignerChangesTotal, labels: { account: account.name }, value } };
+      counters.set(account.name, counter);
+      return counter.sample;
+    });
+    this.counters = counters;
+    const built = new Map<string, BuiltSamples>();
+    const live: Sample[] = [];
+    for (const account of watched) {
+      const observation = observations?.get(account.name);
+      if (observation === undefined) continue;
+      let entry = this.built.get(account.name);
+      if (entry === undefined || entry.observation !== observation || entry.baseReserveStroops !== baseReserveStroops) {
+        entry = { observation, baseReserveStroops, samples: samplesOfAccount(this.metrics, account, observation, baseReserveStroops) };
+      }
+      built.set(account.name, entry);
+      for (const sample of entry.samples) live.push(sample);
+    }
+    this.built = built;
+    return { live, persistent };
+  }
 }
 
 /** Polls every watched account of a target; one failed request fails the poll, so no account is shown half-read. */
@@ -177,6 +210,7 @@ export class AccountsCollector implements Collector {
   readonly endpoint = "accounts";
   private observations: Map<string, AccountObservation> | undefined;
   private readonly signerChanges = new SignerChanges();
+  private readonly accountSamples = new AccountSamples(HORIZON_ACCOUNT_METRICS);
 
   constructor(
     private readonly client: AccountsClient,
@@ -199,7 +233,7 @@ export class AccountsCollector implements Collector {
   }
 
   samples(): CollectorSamples {
-    return accountSamples(HORIZON_ACCOUNT_METRICS, this.watched, this.observations, this.signerChanges.counts, this.network.current.baseReserveStroops);
+    return this.accountSamples.of(this.watched, this.observations, this.signerChanges.counts, this.network.current.baseReserveStroops);
   }
 
   /** What one poll learnt of the account; undefined when Horizon's answer was invalid (counted, and the account left out). */

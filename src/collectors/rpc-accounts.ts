@@ -9,13 +9,13 @@ import {
 } from "../client/account-entries.js";
 import { PollError } from "../client/errors.js";
 import { validated } from "../client/http.js";
-import { ledgerEntriesCalls, readLedgerEntries, type LedgerEntriesRead } from "../client/ledger-entries.js";
+import { ledgerEntriesCalls, readLedgerEntries } from "../client/ledger-entries.js";
 import type { RpcClient } from "../client/rpc-client.js";
 import { latestLedgerSchema } from "../client/rpc-schemas.js";
 import type { RpcWatchedAccount } from "../config/accounts.js";
 import type { NetworkView } from "../runtime/network.js";
 import type { CollectorSamples } from "../exposition/samples.js";
-import { accountSamples, SignerChanges, type AccountObservation } from "./accounts.js";
+import { AccountSamples, SignerChanges, type AccountObservation } from "./accounts.js";
 import type { Collector, PollContext } from "./collector.js";
 
 /** getLatestLedger with the header stellar-rpc 25 added beside it. */
@@ -49,13 +49,18 @@ export function rpcAccountsRequestsPerPoll(accounts: readonly RpcWatchedAccount[
 export class RpcAccountsCollector implements Collector<"accounts"> {
   readonly endpoint = "accounts";
   private readonly keys: ReadonlyMap<string, AccountKeys>;
+  /** Every ledger key a poll reads, in the order of the watch list. */
+  private readonly allKeys: readonly string[];
   private observations: Map<string, AccountObservation> | undefined;
   /**
    * Each existing account's entries as the last poll read them, and what they said: decoding the
    * XDR is most of a poll's CPU, and most accounts' entries are the same from one poll to the next.
    */
   private decoded = new Map<string, DecodedAccount>();
+  /** Each entry's xdr as the last poll kept it, by ledger key. */
+  private xdrs: ReadonlyMap<string, string> = new Map();
   private readonly signerChanges = new SignerChanges();
+  private readonly accountSamples = new AccountSamples(RPC_ACCOUNT_METRICS);
   /** False once getLatestLedger has shown no header (stellar-rpc before 25): getLedgers gives it then. */
   private latestHasHeader = true;
 
@@ -71,19 +76,25 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
         { account: accountLedgerKey(account.id), trustlines: new Map(account.assets.map((asset) => [asset, trustlineLedgerKey(account.id, asset)])) },
       ]),
     );
+    this.allKeys = [...this.keys.values()].flatMap(({ account, trustlines }) => [account, ...trustlines.values()]);
   }
 
   async poll({ signal, invalidRecords }: PollContext): Promise<void> {
-    const keys = [...this.keys.values()].flatMap(({ account, trustlines }) => [account, ...trustlines.values()]);
-    const read = await readLedgerEntries(this.client, "accounts", keys, signal);
+    const before = this.xdrs;
+    // An entry the same as last poll's is kept as last poll's string, so the response's copy dies young.
+    const read = await readLedgerEntries(this.client, "accounts", this.allKeys, signal, ({ xdr }, _latestLedger, key) => {
+      const previous = before.get(key);
+      return previous === xdr ? previous : xdr;
+    });
     const baseReserve = await this.baseReserve(read.latestLedger, signal);
     const observations = new Map<string, AccountObservation>();
     const decoded = new Map<string, DecodedAccount>();
     for (const watched of this.watched) {
-      const observation = this.observe(watched, read, decoded);
+      const observation = this.observe(watched, read.entries, decoded);
       if (observation === undefined) invalidRecords(1);
       else observations.set(watched.name, observation);
     }
+    this.xdrs = read.entries;
     this.decoded = decoded;
     this.signerChanges.note(observations);
     this.observations = observations;
@@ -91,7 +102,7 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
   }
 
   samples(): CollectorSamples {
-    return accountSamples(RPC_ACCOUNT_METRICS, this.watched, this.observations, this.signerChanges.counts, this.network.current.baseReserveStroops);
+    return this.accountSamples.of(this.watched, this.observations, this.signerChanges.counts, this.network.current.baseReserveStroops);
   }
 
   /**
@@ -99,20 +110,25 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
    * accounts stand). Entries the same as the last poll's give the last poll's observation, noted
    * again in `decoded`.
    */
-  private observe(watched: RpcWatchedAccount, read: LedgerEntriesRead, decoded: Map<string, DecodedAccount>): AccountObservation | undefined {
+  private observe(watched: RpcWatchedAccount, entries: ReadonlyMap<string, string>, decoded: Map<string, DecodedAccount>): AccountObservation | undefined {
     const keys = this.keys.get(watched.name) as AccountKeys;
-    const entry = read.entries.get(keys.account);
-    if (entry === undefined) return { exists: false };
-    const trustlines = new Map([...keys.trustlines].map(([asset, key]) => [asset, read.entries.get(key)?.xdr]));
-    const xdrs = [entry.xdr, ...trustlines.values()];
+    const accountXdr = entries.get(keys.account);
+    if (accountXdr === undefined) return { exists: false };
     const previous = this.decoded.get(watched.name);
-    if (previous !== undefined && previous.xdrs.every((xdr, index) => xdr === xdrs[index])) {
+    if (previous !== undefined && previous.xdrs[0] === accountXdr && this.sameTrustlines(keys, entries, previous)) {
       decoded.set(watched.name, previous);
       return previous.observation;
     }
-    const observation = this.decode(watched, entry.xdr, trustlines);
-    decoded.set(watched.name, { xdrs, observation });
+    const trustlines = new Map([...keys.trustlines].map(([asset, key]) => [asset, entries.get(key)]));
+    const observation = this.decode(watched, accountXdr, trustlines);
+    decoded.set(watched.name, { xdrs: [accountXdr, ...trustlines.values()], observation });
     return observation;
+  }
+
+  private sameTrustlines(keys: AccountKeys, entries: ReadonlyMap<string, string>, previous: DecodedAccount): boolean {
+    let index = 1;
+    for (const key of keys.trustlines.values()) if (entries.get(key) !== previous.xdrs[index++]) return false;
+    return true;
   }
 
   private decode(watched: RpcWatchedAccount, accountXdr: string, trustlines: ReadonlyMap<string, string | undefined>): AccountObservation | undefined {
