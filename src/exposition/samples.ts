@@ -137,7 +137,11 @@ function renderedAs(before: PieceSource | undefined, samples: readonly Sample[],
 class FamilyWriter {
   readonly pieces: Buffer[] = [];
   readonly sources: PieceSource[] = [];
-  private pending: Sample[] = [];
+  /**
+   * The piece's samples so far, made only once one differs from the last rendering's at its place:
+   * until then they are that rendering's, and a piece with none changed allocates nothing.
+   */
+  private pending: Sample[] | undefined;
   private count = 0;
   /** Made at the first piece that needs rendering: a family whose pieces are all kept needs none. */
   private scratch: Buffer | undefined;
@@ -150,8 +154,13 @@ class FamilyWriter {
 
   /** `remaining` bounds the samples still to come, so a piece's list is made at its size, not grown. */
   add(sample: Sample, remaining: number): void {
-    if (this.count === 0) this.pending = new Array<Sample>(Math.min(SAMPLES_PER_PIECE, remaining));
-    this.pending[this.count++] = sample;
+    const index = this.count++;
+    if (this.pending === undefined && this.previous?.sources[this.pieces.length]?.samples[index] !== sample) {
+      this.pending = new Array<Sample>(index + Math.min(SAMPLES_PER_PIECE - index, remaining));
+      const before = this.previous?.sources[this.pieces.length]?.samples;
+      for (let at = 0; at < index; at += 1) this.pending[at] = before![at]!;
+    }
+    if (this.pending !== undefined) this.pending[index] = sample;
     if (this.count === SAMPLES_PER_PIECE) this.endPiece();
   }
 
@@ -161,13 +170,16 @@ class FamilyWriter {
   }
 
   private endPiece(): void {
-    const samples = this.pending;
     if (this.count === 0) return;
-    samples.length = this.count;
-    this.count = 0;
     const index = this.pieces.length;
     const before = this.previous?.sources[index];
     const beforePiece = this.previous?.pieces[index];
+    // No sample differed: the piece is the last rendering's first `count` samples.
+    const pending = this.pending;
+    if (pending !== undefined) pending.length = this.count;
+    const samples: readonly Sample[] = pending ?? (this.count === before!.samples.length ? before!.samples : before!.samples.slice(0, this.count));
+    this.pending = undefined;
+    this.count = 0;
     let same = 0;
     while (same < samples.length && renderedAs(before, samples, same)) same += 1;
     if (same === samples.length && same === before!.samples.length) {

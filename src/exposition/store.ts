@@ -248,7 +248,9 @@ export class MetricStore {
     return {
       parts: {
         identity: [header.identity, ...lines.flatMap((part) => part.pieces)],
-        gzip: [header.gzip, ...lines.flatMap((part) => part.gzip)],
+        // The members in one buffer: a scrape that writes hundreds of small buffers spends more
+        // on the writes than on the bytes, and this copy is a fraction of the plain text's size.
+        gzip: [Buffer.concat([header.gzip, ...lines.flatMap((part) => part.gzip)])],
       },
       validUntilMs,
     };
