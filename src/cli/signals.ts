@@ -29,8 +29,9 @@ export function waitForShutdownSignal(stop?: AbortSignal): Promise<ShutdownReaso
     const onContinue = () => judge?.continued(performance.now());
     const checkParent = () => {
       if (process.ppid !== parent) return onShutdown("parent exited");
-      const sample = judge === undefined ? undefined : sampleShell(parent, process.pid);
-      if (sample !== undefined && judge!.observe(sample)) onShutdown("parent shell signalled");
+      if (judge === undefined) return;
+      const sample = sampleShell(parent, process.pid);
+      if (sample !== undefined && judge.observe(sample)) onShutdown("parent shell signalled");
     };
     const parentCheck = startedByNpm ? setInterval(checkParent, PARENT_CHECK_INTERVAL_MS).unref() : undefined;
     const finish = (reason: ShutdownReason) => {
