@@ -51,11 +51,19 @@ async function serve(): Promise<void> {
     contracts.push(simulator.contracts.addWasmContract(`bench${index}`, Array.from({ length: count }, (_, key) => `K${key}`), at, TTLS));
   }
   let calls = 0;
+  /** getLedgerEntries calls per poll: a poll's calls follow each other closely, and polls start POLL_SECONDS apart. */
+  const polls: number[] = [];
+  let lastCallMs = -Infinity;
   const app = new Hono();
-  app.get("/_bench/calls", (c) => c.json({ calls }));
+  app.get("/_bench/calls", (c) => c.json({ calls, polls }));
   app.get("/_bench/contracts", (c) => c.json(contracts));
   app.use(RPC_PATH, async (c, next) => {
-    if ((await c.req.raw.clone().text()).includes('"getLedgerEntries"')) calls += 1;
+    if ((await c.req.raw.clone().text()).includes('"getLedgerEntries"')) {
+      calls += 1;
+      if (Date.now() - lastCallMs > (POLL_SECONDS * 1000) / 2) polls.push(0);
+      polls[polls.length - 1]! += 1;
+      lastCallMs = Date.now();
+    }
     await next();
   });
   app.route("/", simulator.app);
@@ -69,12 +77,12 @@ async function callsServed(url: string): Promise<number> {
 }
 
 /** Waits until poll `poll` (from 0) has sent its first call; the first poll sends one more, for the code. */
-async function pollStarts(url: string, poll: number): Promise<number> {
+async function pollStarts(url: string, poll: number): Promise<void> {
   const before = poll === 0 ? 0 : CALLS_PER_POLL + 1 + (poll - 1) * CALLS_PER_POLL;
   const deadline = Date.now() + 120_000;
   for (;;) {
     const served = await callsServed(url);
-    if (served > before) return served;
+    if (served > before) return;
     if (Date.now() > deadline) throw new Error(`contracts poll ${poll} did not start within 2 minutes (${served} calls served)`);
     await new Promise((done) => setTimeout(done, 2));
   }
@@ -97,18 +105,21 @@ export async function contractsPollCost(tools: BenchTools) {
     withNodeEnvironment(process.env),
   );
   await pollStarts(source.url, WARM_UP_POLLS);
-  const callsBefore = await callsServed(source.url);
   const cpuBefore = tools.cpuMsOf(exporter.child);
-  const callsAfter = await pollStarts(source.url, WARM_UP_POLLS + MEASURED_POLLS);
+  await pollStarts(source.url, WARM_UP_POLLS + MEASURED_POLLS);
   const cpuMs = tools.cpuMsOf(exporter.child) - cpuBefore;
   const metrics = await (await fetch(`${exporter.url}/metrics`)).text();
   tools.stop(exporter.child);
+  // The calls of every measured poll, counted at the upstream: exactly 50 each.
+  const { polls } = (await (await fetch(`${source.url}/_bench/calls`)).json()) as { polls: number[] };
   tools.stop(source.child);
+  const measured = polls.slice(WARM_UP_POLLS, WARM_UP_POLLS + MEASURED_POLLS);
+  if (measured.some((count) => count !== CALLS_PER_POLL)) throw new Error(`contracts polls sent ${measured.join(", ")} getLedgerEntries calls, not ${CALLS_PER_POLL}`);
   const failed = /^stellar_horizon_exporter_rpc_poll_errors_total\{rpc="big",endpoint="contracts",reason="[^"]+"\} ([1-9]\d*)$/m.exec(metrics);
   if (failed) throw new Error(`contracts polls failed while measured: ${failed[0]}`);
   return {
     keys: KEYS,
-    callsPerPoll: (callsAfter - callsBefore) / MEASURED_POLLS,
+    callsPerPoll: CALLS_PER_POLL,
     cpuMsPerPoll: cpuMs / MEASURED_POLLS,
     cpuMsPer1000Keys: cpuMs / MEASURED_POLLS / (KEYS / 1000),
   };

@@ -112,6 +112,29 @@ describe("ContractsCollector", () => {
     expect(rpc.ledgerEntriesCalls().map((keys) => keys.length)).toEqual([4, 1, 5]);
   });
 
+  it("an unchanged entry keeps its exists, archived, live-until and info samples from poll to poll; ttl and expiry follow the ledger", async () => {
+    const job = collector();
+    await poll(job);
+    const first = job.samples(true).live;
+    rpc.ledgerEntriesLatestLedger = LATEST + 7;
+    await poll(job);
+    const second = job.samples(true).live;
+    expect(second.map((sample) => sample.metric.name)).toEqual(first.map((sample) => sample.metric.name));
+    const steadyFamilies = ["exists", "archived", "live_until_ledger"].map((suffix) => `stellar_rpc_contract_entry_${suffix}`).concat("stellar_rpc_contract_info");
+    second.forEach((sample, index) => {
+      if (steadyFamilies.includes(sample.metric.name)) expect(sample, sample.metric.name).toBe(first[index]);
+    });
+    const values = await series(job);
+    expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", entry("hello", "instance"))).toBe(2531884 - LATEST - 7);
+    expect(valueOf(values, "stellar_rpc_contract_entry_live_until_ledger", entry("hello", "instance"))).toBe(2531884);
+    // An entry extended gets a new live-until sample.
+    rpc.ledgerEntries.set(INSTANCE.key, { xdr: INSTANCE.xdr, lastModifiedLedgerSeq: INSTANCE.lastModifiedLedgerSeq, liveUntilLedgerSeq: 2531884 + 100 });
+    await poll(job);
+    const extended = await series(job);
+    expect(valueOf(extended, "stellar_rpc_contract_entry_live_until_ledger", entry("hello", "instance"))).toBe(2531884 + 100);
+    expect(valueOf(extended, "stellar_rpc_contract_entry_ttl_ledgers", entry("hello", "instance"))).toBe(2531884 + 100 - LATEST - 7);
+  });
+
   it("a Stellar Asset Contract has no code entry", async () => {
     const sacInstance = new xdr.ContractDataEntry({
       ext: new xdr.ExtensionPoint(0),

@@ -7,14 +7,14 @@
 import type { Logger } from "pino";
 import { RPC_METRICS } from "../catalog/metrics.js";
 import { PollError } from "../client/errors.js";
-import { ledgerEntriesCalls, readLedgerEntries, type LedgerEntriesRead, type LedgerEntry } from "../client/ledger-entries.js";
+import { ledgerEntriesCalls, readLedgerEntries, type KeepEntry, type LedgerEntriesRead } from "../client/ledger-entries.js";
 import { contractCodeKey, contractDataKey, contractInstanceKey, stateArchivalKey } from "../client/ledger-keys.js";
 import type { RpcClient } from "../client/rpc-client.js";
 import type { Durability, WatchedContract } from "../config/contracts.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 import { stellarBase } from "../stellar-base.js";
 import type { Collector, PollContext } from "./collector.js";
-import { ArchivalJudge, type EntryState } from "./contract-archival.js";
+import { ArchivalJudge, type EntryState, type ReturnedEntry } from "./contract-archival.js";
 import type { Clock } from "../clock.js";
 import type { NetworkView } from "../runtime/network.js";
 import { LedgerCloseWindow } from "./ledger-close-window.js";
@@ -22,12 +22,33 @@ import { LedgerCloseWindow } from "./ledger-close-window.js";
 /** What a contract's instance says it runs: a wasm (by hash, hex) or the Stellar Asset Contract. */
 type Executable = { readonly kind: "wasm"; readonly wasmHash: string } | { readonly kind: "stellar_asset" };
 
-interface WatchedEntry {
+interface EntryLabels {
   readonly contract: string;
   /** `instance`, `code`, or the configured key's name. */
   readonly entry: string;
   readonly durability: Durability;
+}
+
+interface WatchedEntry extends EntryLabels {
   readonly key: string;
+  /** The entry's labels, one object for every poll's samples. */
+  readonly labels: EntryLabels;
+}
+
+/**
+ * An entry's samples of the series that change only when its entry does (exists, archived,
+ * live-until), kept from poll to poll: a sample of the same value is the same object, whose
+ * bytes the store copies instead of formatting them again.
+ */
+interface SteadySamples {
+  exists?: Sample;
+  archived?: Sample;
+  liveUntil?: Sample;
+}
+
+/** What a poll keeps of a returned entry: its TTL, and the XDR of the entries it decodes (instances, the setting). */
+interface ReadEntry extends ReturnedEntry {
+  readonly xdr?: string;
 }
 
 interface JudgedEntry extends WatchedEntry {
@@ -60,12 +81,23 @@ interface WatchedKeys {
 }
 
 function watchedKeys(contract: WatchedContract): WatchedKeys {
-  const entry = (name: string, durability: Durability, key: string): WatchedEntry => ({ contract: contract.name, entry: name, durability, key });
+  const entry = (name: string, durability: Durability, key: string) => watchedEntry(contract.name, name, durability, key);
   return {
     contract,
     instance: entry("instance", "persistent", contractInstanceKey(contract.id)),
     keys: contract.keys.map((key) => entry(key.name, key.durability, contractDataKey(contract.id, key.key, key.durability))),
   };
+}
+
+function watchedEntry(contract: string, entry: string, durability: Durability, key: string): WatchedEntry {
+  return { contract, entry, durability, key, labels: { contract, entry, durability } };
+}
+
+/** The previous sample of a steady series when its value is the same, else a new one noted in its place. */
+function steady(kept: SteadySamples, slot: keyof SteadySamples, make: () => Sample, value: number): Sample {
+  const before = kept[slot];
+  if (before !== undefined && "value" in before && before.value === value) return before;
+  return (kept[slot] = make());
 }
 
 /**
@@ -88,7 +120,18 @@ export class ContractsCollector implements Collector<"contracts"> {
   /** Each instance's executable (by instance key), with the XDR it came from: decoded again only when that changes. */
   private readonly executables = new Map<string, { readonly xdr: string; readonly executable: Executable }>();
   private readonly codeKeys = new Map<string, string>();
+  /** Each wasm contract's code entry, by contract, for the wasm hash its instance names now. */
+  private readonly codeEntries = new Map<string, { readonly wasmHash: string; readonly entry: WatchedEntry }>();
+  private readonly steadySamples = new WeakMap<EntryLabels, SteadySamples>();
+  /** Each contract's info sample, by contract: the same object while its executable is the same. */
+  private infoSamples = new Map<string, { readonly executable: Executable; readonly sample: Sample }>();
   private latest: ContractsPoll | undefined;
+  private lastFirstRound: readonly string[] | undefined;
+  /** The keys whose XDR a poll decodes: every instance, and the state-archival setting. */
+  private readonly decodedKeys: ReadonlySet<string>;
+  /** A storage or code entry's XDR is dropped as its response arrives: only its TTL is read. */
+  private readonly keep: KeepEntry<ReadEntry> = ({ xdr, liveUntilLedgerSeq }, latestLedger, key) =>
+    this.decodedKeys.has(key) ? { xdr, liveUntilLedgerSeq, latestLedger } : { liveUntilLedgerSeq, latestLedger };
 
   constructor(
     contracts: readonly WatchedContract[],
@@ -97,6 +140,7 @@ export class ContractsCollector implements Collector<"contracts"> {
     this.watched = contracts.map(watchedKeys);
     const ownEntries = this.watched.flatMap(({ instance, keys }) => [instance.key, ...keys.map(({ key }) => key)]);
     this.ownKeys = dependencies.stateArchival ? [this.configKey, ...ownEntries] : ownEntries;
+    this.decodedKeys = new Set([this.configKey, ...this.watched.map(({ instance }) => instance.key)]);
     this.judge = new ArchivalJudge((about, state, latestLedger) => {
       dependencies.log.warn(
         { contract: about.contract, entry: about.entry, lastKnownLiveUntilLedger: state.lastKnownLiveUntil, latestLedger },
@@ -115,8 +159,8 @@ export class ContractsCollector implements Collector<"contracts"> {
     if (close !== undefined) this.closes.observe(close);
     const known = new Set<string>();
     for (const { executable } of this.executables.values()) if (executable.kind === "wasm") known.add(executable.wasmHash);
-    const read = (keys: readonly string[]) => readLedgerEntries(this.dependencies.client, "contracts", keys, signal);
-    const first = await read([...this.ownKeys, ...[...known].map((hash) => this.codeKeyOf(hash))]);
+    const read = (keys: readonly string[]) => readLedgerEntries(this.dependencies.client, "contracts", keys, signal, this.keep);
+    const first = await read(this.firstRoundKeys([...known].map((hash) => this.codeKeyOf(hash))));
     const fresh = new Set<string>();
     for (const watched of this.watched) {
       const executable = this.executableOf(watched, first.entries.get(watched.instance.key));
@@ -130,22 +174,32 @@ export class ContractsCollector implements Collector<"contracts"> {
     const poll = this.latest;
     if (poll === undefined || !lastPollSucceeded) return { live: [], persistent: [] };
     const live: Sample[] = [];
-    for (const { contract, entry, durability, state } of poll.entries) {
-      const labels = { contract, entry, durability };
-      live.push({ metric: RPC_METRICS.contractEntryExists, labels, value: state.kind === "missing" ? 0 : 1 });
-      if (state.kind === "archived") live.push({ metric: RPC_METRICS.contractEntryArchived, labels, value: 1 });
+    for (const { labels, state } of poll.entries) {
+      let kept = this.steadySamples.get(labels);
+      if (kept === undefined) this.steadySamples.set(labels, (kept = {}));
+      const exists = state.kind === "missing" ? 0 : 1;
+      live.push(steady(kept, "exists", () => ({ metric: RPC_METRICS.contractEntryExists, labels, value: exists }), exists));
+      if (state.kind === "archived") live.push(steady(kept, "archived", () => ({ metric: RPC_METRICS.contractEntryArchived, labels, value: 1 }), 1));
       if (state.kind !== "live") continue;
+      const { liveUntilLedger, ttlLedgers } = state;
       live.push(
-        { metric: RPC_METRICS.contractEntryArchived, labels, value: 0 },
-        { metric: RPC_METRICS.contractEntryLiveUntil, labels, value: state.liveUntilLedger },
-        { metric: RPC_METRICS.contractEntryTtl, labels, value: state.ttlLedgers },
-        { metric: RPC_METRICS.contractEntryExpiry, labels, value: Math.round(poll.nowSeconds + state.ttlLedgers * poll.closeIntervalSeconds) },
+        steady(kept, "archived", () => ({ metric: RPC_METRICS.contractEntryArchived, labels, value: 0 }), 0),
+        steady(kept, "liveUntil", () => ({ metric: RPC_METRICS.contractEntryLiveUntil, labels, value: liveUntilLedger }), liveUntilLedger),
+        { metric: RPC_METRICS.contractEntryTtl, labels, value: ttlLedgers },
+        { metric: RPC_METRICS.contractEntryExpiry, labels, value: Math.round(poll.nowSeconds + ttlLedgers * poll.closeIntervalSeconds) },
       );
     }
+    const infoSamples = new Map<string, { readonly executable: Executable; readonly sample: Sample }>();
     for (const { name, id, executable } of poll.contracts) {
-      const wasmHash = executable.kind === "wasm" ? executable.wasmHash : "";
-      live.push({ metric: RPC_METRICS.contractInfo, labels: { contract: name, contract_id: id, executable: executable.kind, wasm_hash: wasmHash }, value: 1 });
+      let info = this.infoSamples.get(name);
+      if (info?.executable !== executable) {
+        const wasmHash = executable.kind === "wasm" ? executable.wasmHash : "";
+        info = { executable, sample: { metric: RPC_METRICS.contractInfo, labels: { contract: name, contract_id: id, executable: executable.kind, wasm_hash: wasmHash }, value: 1 } };
+      }
+      infoSamples.set(name, info);
+      live.push(info.sample);
     }
+    this.infoSamples = infoSamples;
     if (poll.stateArchival !== undefined) {
       live.push(
         { metric: RPC_METRICS.stateArchivalMaxEntryTtl, value: poll.stateArchival.maxEntryTtl },
@@ -160,7 +214,7 @@ export class ContractsCollector implements Collector<"contracts"> {
    * Every watched entry's state: the instance, the code of a wasm instance (none for a Stellar
    * Asset Contract, nor while the instance is not returned: its code is then unknown), the keys.
    */
-  private judged(first: LedgerEntriesRead, second: LedgerEntriesRead | undefined): ContractsPoll {
+  private judged(first: LedgerEntriesRead<ReadEntry>, second: LedgerEntriesRead<ReadEntry> | undefined): ContractsPoll {
     const judge = (entry: WatchedEntry): JudgedEntry => ({ ...entry, state: this.judge.judge(entry.key, first.entries.get(entry.key) ?? second?.entries.get(entry.key), entry) });
     const entries: JudgedEntry[] = [];
     const contracts: ContractsPoll["contracts"][number][] = [];
@@ -168,9 +222,7 @@ export class ContractsCollector implements Collector<"contracts"> {
       entries.push(judge(instance));
       const executable = this.executables.get(instance.key)?.executable;
       if (executable !== undefined) contracts.push({ name: contract.name, id: contract.id, executable });
-      if (executable?.kind === "wasm") {
-        entries.push(judge({ contract: contract.name, entry: "code", durability: "persistent", key: this.codeKeyOf(executable.wasmHash) }));
-      }
+      if (executable?.kind === "wasm") entries.push(judge(this.codeEntryOf(contract.name, executable.wasmHash)));
       for (const key of keys) entries.push(judge(key));
     }
     return {
@@ -183,16 +235,38 @@ export class ContractsCollector implements Collector<"contracts"> {
   }
 
   /** The instance's executable, decoded when its entry changed; undefined while it is not returned. */
-  private executableOf({ contract, instance }: WatchedKeys, returned: LedgerEntry | undefined): Executable | undefined {
+  private executableOf({ contract, instance }: WatchedKeys, returned: ReadEntry | undefined): Executable | undefined {
     if (returned === undefined) {
       this.executables.delete(instance.key);
       return undefined;
     }
+    const entryXdr = returned.xdr ?? "";
     const cached = this.executables.get(instance.key);
-    if (cached?.xdr === returned.xdr) return cached.executable;
-    const executable = decodeExecutable(returned.xdr, contract.name);
-    this.executables.set(instance.key, { xdr: returned.xdr, executable });
+    if (cached?.xdr === entryXdr) return cached.executable;
+    const executable = decodeExecutable(entryXdr, contract.name);
+    this.executables.set(instance.key, { xdr: entryXdr, executable });
     return executable;
+  }
+
+  /**
+   * The first round's keys: the own keys, then these code keys. The same list while the known
+   * code is the same, so the reader's index of it is built once, not every poll.
+   */
+  private firstRoundKeys(codeKeys: readonly string[]): readonly string[] {
+    const last = this.lastFirstRound;
+    const own = this.ownKeys.length;
+    if (last !== undefined && last.length === own + codeKeys.length && codeKeys.every((key, index) => last[own + index] === key)) return last;
+    return (this.lastFirstRound = [...this.ownKeys, ...codeKeys]);
+  }
+
+  /** The contract's code entry for this wasm hash: the same object, and labels, poll after poll. */
+  private codeEntryOf(contract: string, wasmHash: string): WatchedEntry {
+    let code = this.codeEntries.get(contract);
+    if (code?.wasmHash !== wasmHash) {
+      code = { wasmHash, entry: watchedEntry(contract, "code", "persistent", this.codeKeyOf(wasmHash)) };
+      this.codeEntries.set(contract, code);
+    }
+    return code.entry;
   }
 
   private codeKeyOf(wasmHash: string): string {
@@ -216,11 +290,11 @@ function decodeExecutable(entryXdr: string, contract: string): Executable {
   }
 }
 
-function stateArchivalOf(entry: LedgerEntry | undefined): ContractsPoll["stateArchival"] {
+function stateArchivalOf(entry: ReadEntry | undefined): ContractsPoll["stateArchival"] {
   if (entry === undefined) return undefined;
   const { xdr } = stellarBase();
   try {
-    const settings = xdr.LedgerEntryData.fromXDR(entry.xdr, "base64").configSetting().stateArchivalSettings();
+    const settings = xdr.LedgerEntryData.fromXDR(entry.xdr ?? "", "base64").configSetting().stateArchivalSettings();
     return { maxEntryTtl: settings.maxEntryTtl(), minPersistentTtl: settings.minPersistentTtl(), minTemporaryTtl: settings.minTemporaryTtl() };
   } catch (error) {
     throw new PollError("schema", `getLedgerEntries returned the state-archival setting in another shape: ${String(error)}`);
