@@ -14,7 +14,7 @@ import { demoContracts, withDemoProbe } from "../src/cli/demo.js";
 import { systemClock, type Clock } from "../src/clock.js";
 import { loadConfig } from "../src/config/config.js";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
-import { DEMO_WATCHED_ACCOUNTS, startSimulator, type RunningSimulator, type ScenarioName } from "../src/simulator/index.js";
+import { DEMO_RPC_WATCHED_ACCOUNTS, DEMO_WATCHED_ACCOUNTS, startSimulator, type RunningSimulator, type ScenarioName } from "../src/simulator/index.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -81,12 +81,13 @@ export async function startLandingDemo(options: LandingDemoOptions): Promise<Lan
     {},
   );
   if (command.kind !== "run") throw new Error(`demo config rejected: ${JSON.stringify(command)}`);
-  // The simulator's hot and cold wallets watched, its demo contracts too, and its network probed, as the demo does.
+  // The simulator's hot and cold wallets watched (through its Horizon and its Stellar RPC), its demo
+  // contracts too, and its network probed, as the demo does.
   const config = withDemoProbe(
     {
       ...command.config,
       targets: command.config.targets.map((target) => ({ ...target, accounts: DEMO_WATCHED_ACCOUNTS })),
-      rpcTargets: command.config.rpcTargets.map((target) => ({ ...target, contracts: demoContracts(simulator.simulator) })),
+      rpcTargets: command.config.rpcTargets.map((target) => ({ ...target, accounts: DEMO_RPC_WATCHED_ACCOUNTS, contracts: demoContracts(simulator.simulator) })),
     },
     [simulator.simulator],
   );

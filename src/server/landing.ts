@@ -70,6 +70,19 @@ code { background: #f4f4f8; padding: 0 0.2rem; }
 interface SeriesOwner {
   readonly kind: TargetReport["kind"];
   readonly name: string;
+  /** Set for a section kept from its poll's last publication: its figures are no longer on /metrics. */
+  readonly keptAgeSeconds?: number;
+}
+
+/** A section's figures' owner, and whether the section is kept from before. */
+function sectionOwner(target: TargetReport, kept: KnownBefore<unknown> | undefined): SeriesOwner {
+  return kept === undefined ? target : { kind: target.kind, name: target.name, keptAgeSeconds: kept.ageSeconds };
+}
+
+/** A section's caption note: how old a kept section is, then what else to say. */
+function sectionNote(owner: SeriesOwner, notes: readonly string[]) {
+  const all = owner.keptAgeSeconds === undefined ? notes : [`as of ${relative(owner.keptAgeSeconds * 1000)}: no fresh data since`, ...notes];
+  return all.length === 0 ? "" : html` <span class="note">(${all.join("; ")})</span>`;
 }
 
 function seriesKey(owner: SeriesOwner, figure: Figure): string {
@@ -83,9 +96,13 @@ function seriesKey(owner: SeriesOwner, figure: Figure): string {
 /** What a figure without a series reads; a unit after it would say nothing. */
 const NO_DATA = html`<span class="note">no data</span>`;
 
-/** A figure's text, carrying the series it comes from and its exact value for scripts and tests. */
+/**
+ * A figure's text, carrying the series it comes from and its exact value for scripts and tests; a
+ * kept figure carries its value alone, as /metrics no longer has its series.
+ */
 function figureValue(owner: SeriesOwner, figure: Figure | undefined, format: (value: number) => string = String) {
   if (figure === undefined) return NO_DATA;
+  if (owner.keptAgeSeconds !== undefined) return html`<span class="kept" data-value="${String(figure.value)}">${format(figure.value)}</span>`;
   return html`<span class="figure" data-series="${seriesKey(owner, figure)}" data-value="${String(figure.value)}">${format(figure.value)}</span>`;
 }
 
@@ -202,20 +219,28 @@ ${SPARKLINES[target.kind].map((definition) => {
 </div>`;
 }
 
-function accountsTable(horizon: SeriesOwner, accounts: readonly AccountReport[]) {
-  return html`<table>
-<caption>Watched accounts</caption>
+/** An account whose state needs a look: missing, or a balance below its low-water mark. */
+function needsAttention(account: AccountReport): boolean {
+  return account.exists?.value === 0 || account.balances.some(({ low }) => low);
+}
+
+function accountsTable(owner: SeriesOwner, accounts: readonly AccountReport[]) {
+  // Those that need a look first: of 10 000 watched accounts, the page shows SECTION_ROWS.
+  const shown = [...accounts.filter(needsAttention), ...accounts.filter((account) => !needsAttention(account))].slice(0, SECTION_ROWS);
+  const hidden = accounts.length - shown.length;
+  return html`<table${owner.keptAgeSeconds === undefined ? "" : raw(' class="stale"')}>
+<caption>Watched accounts${sectionNote(owner, hidden > 0 ? [`missing and low first; ${hidden} more in /status.json`] : [])}</caption>
 <tr><th>Account</th><th class="num">Signer changes</th><th>Asset</th><th class="num">Balance</th><th class="num">Low-water mark</th><th>State</th></tr>
-${accounts.flatMap((account) => {
+${shown.flatMap((account) => {
   const missing = account.exists?.value === 0;
   // The account and its signer changes once, beside all of its balances.
   const rows = Math.max(1, missing ? 1 : account.balances.length);
-  const head = html`<td rowspan="${rows}">${account.account}</td><td class="num" rowspan="${rows}">${figureValue(horizon, account.signerChanges)}</td>`;
+  const head = html`<td rowspan="${rows}">${account.account}</td><td class="num" rowspan="${rows}">${figureValue(owner, account.signerChanges)}</td>`;
   if (missing || account.balances.length === 0) {
     return [html`<tr>${head}<td colspan="3">${missing ? "account does not exist" : "no balances"}</td><td><span class="badge ${missing ? "failing" : "waiting"}">${missing ? "missing" : "no data"}</span></td></tr>`];
   }
   return account.balances.map(
-    (balance, index) => html`<tr>${index === 0 ? head : ""}<td>${assetName(balance)}</td><td class="num">${figureValue(horizon, balance.balance)}</td><td class="num">${balance.lowWatermark ? figureValue(horizon, balance.lowWatermark) : "none"}</td><td><span class="badge ${balance.low ? "low" : "ok"}">${balance.low ? "low" : "ok"}</span></td></tr>`,
+    (balance, index) => html`<tr>${index === 0 ? head : ""}<td>${assetName(balance)}</td><td class="num">${figureValue(owner, balance.balance)}</td><td class="num">${balance.lowWatermark ? figureValue(owner, balance.lowWatermark) : "none"}</td><td><span class="badge ${balance.low ? "low" : "ok"}">${balance.low ? "low" : "ok"}</span></td></tr>`,
   );
 })}
 </table>`;
@@ -254,8 +279,8 @@ ${item("Probe last duration", probe.lastDurationSeconds === undefined ? NO_DATA 
 </dl>`;
 }
 
-/** Rows the page shows at most; /status.json has every entry. */
-const CONTRACT_ROWS = 100;
+/** Entries (contract entries, accounts) a section shows at most; /status.json has every one. */
+const SECTION_ROWS = 100;
 
 /** What each state reads on the page, and why on hover: the word, never the colour alone, says it. */
 const CONTRACT_STATES: Readonly<Record<ContractEntryState, { readonly word: string; readonly why: string }>> = {
@@ -287,11 +312,16 @@ function contractRow(rpc: SeriesOwner, entry: ContractEntryReport) {
 }
 
 function contractsTable(rpc: SeriesOwner, entries: readonly ContractEntryReport[]) {
-  const hidden = entries.length - CONTRACT_ROWS;
-  return html`<table>
-<caption>Watched contracts <span class="note">(soonest archival first${hidden > 0 ? `; ${hidden} more in /status.json` : ""})</span></caption>
+  const hidden = entries.length - SECTION_ROWS;
+  const notes = [
+    "soonest archival first",
+    ...(rpc.keptAgeSeconds === undefined ? [] : ["days left counted to now"]),
+    ...(hidden > 0 ? [`${hidden} more in /status.json`] : []),
+  ];
+  return html`<table${rpc.keptAgeSeconds === undefined ? "" : raw(' class="stale"')}>
+<caption>Watched contracts${sectionNote(rpc, notes)}</caption>
 <tr><th>Contract</th><th>Entry</th><th>Durability</th><th class="num">TTL (ledgers)</th><th class="num">Days left</th><th>Expected archival</th><th>State</th></tr>
-${entries.slice(0, CONTRACT_ROWS).map((entry) => contractRow(rpc, entry))}
+${entries.slice(0, SECTION_ROWS).map((entry) => contractRow(rpc, entry))}
 </table>`;
 }
 
@@ -329,6 +359,12 @@ ${endpoints.map(
 </table>`;
 }
 
+/** A section from its series now, or, while they are gone, as kept from before, greyed with its age; none without either. */
+function section<Entries>(target: TargetReport, now: Entries | undefined, kept: KnownBefore<Entries> | undefined, table: (owner: SeriesOwner, entries: Entries) => unknown) {
+  if (now !== undefined) return table(target, now);
+  return kept === undefined ? "" : table(sectionOwner(target, kept), kept.value);
+}
+
 function card(target: TargetReport, index: number, nowMs: number) {
   return html`<section class="card ${target.state}" aria-labelledby="target-${index}">
 <h2 id="target-${index}"><span class="badge ${target.state}">${target.state.toUpperCase()}</span>${
@@ -338,8 +374,8 @@ function card(target: TargetReport, index: number, nowMs: number) {
 ${target.rpc ? rpcFigures(target, target.rpc) : figures(target)}
 ${target.agreement ? html`<dl class="figures">${agreementItem(target.agreement)}</dl>` : ""}
 ${sparklines(target, nowMs)}
-${target.accounts ? accountsTable(target, target.accounts) : ""}
-${target.contracts ? contractsTable(target, target.contracts) : ""}
+${section(target, target.accounts, target.lastKnown?.accounts, accountsTable)}
+${section(target, target.contracts, target.lastKnown?.contracts, contractsTable)}
 ${target.txProbe ? probeList(target, target.txProbe) : ""}
 ${endpointsTable(target.endpoints, nowMs)}
 </section>`;

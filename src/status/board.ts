@@ -56,8 +56,12 @@ interface TargetState {
   readonly histogramTotals: Map<string, { readonly sum: number; readonly count: number }>;
   /** Per histogram family, the mean of the observations its latest poll added. */
   readonly latestMeans: Map<string, number>;
-  /** Per family, its series at the last poll that published them, kept after they go stale. */
-  readonly lastKnown: Map<string, LastKnown>;
+  /**
+   * Per endpoint, the live series of its last publication that had any (a failed poll publishes
+   * none), and when: kept after they go stale, each family as that one poll left it, so what a
+   * section reads of them never mixes two polls.
+   */
+  readonly lastKnown: Map<PublishedSource, { readonly live: SeriesByName; readonly atMs: number }>;
   /** Per referenced family, what the target's referrer series last named. */
   readonly references: Map<string, ReadonlySet<string>>;
 }
@@ -70,20 +74,23 @@ export interface LastKnown {
 
 function snapshot(samples: readonly Sample[], keep: (sample: Sample) => boolean): Map<string, StatusSeries[]> {
   const byName = new Map<string, StatusSeries[]>();
-  const add = (name: string, labels: Labels, value: number) => {
+  const add = (name: string, series: StatusSeries) => {
     const list = byName.get(name);
-    if (list === undefined) byName.set(name, [{ labels, value }]);
-    else list.push({ labels, value });
+    if (list === undefined) byName.set(name, [series]);
+    else list.push(series);
   };
   for (const sample of samples) {
     if (!keep(sample)) continue;
     const labels = sample.labels ?? {};
     if ("histogram" in sample) {
       // Copied now: the collector keeps adding observations to the same object.
-      add(`${sample.metric.name}_sum`, labels, sample.histogram.sum);
-      add(`${sample.metric.name}_count`, labels, sample.histogram.count);
+      add(`${sample.metric.name}_sum`, { labels, value: sample.histogram.sum });
+      add(`${sample.metric.name}_count`, { labels, value: sample.histogram.count });
     } else {
-      add(sample.metric.name, labels, sample.value);
+      // A labelled gauge or counter sample is a series as it is: collectors never change a published
+      // sample (the store copies an unchanged one's bytes), and 10 000 watched accounts' samples are
+      // not copied again here every poll.
+      add(sample.metric.name, sample.labels === undefined ? { labels, value: sample.value } : sample);
     }
   }
   return byName;
@@ -139,17 +146,21 @@ export class StatusBoard implements SampleTap {
     const keep = this.keeper(target);
     const next = { live: snapshot(samples.live, keep), persistent: snapshot(samples.persistent, keep), freshUntilMs };
     target.endpoints.set(endpoint, next);
-    const atMs = this.now();
-    for (const [family, series] of next.live) target.lastKnown.set(family, { series, atMs });
+    if (next.live.size > 0) target.lastKnown.set(endpoint, { live: next.live, atMs: this.now() });
     // A failed poll publishes no live samples and grows no histogram, so it adds no points.
     this.record(target, next, this.updateMeans(target, next));
   }
 
-  /** A target leaves with its last source; a job restarted alone keeps the target's history. */
+  /**
+   * A target leaves with its last source; a job restarted alone keeps the target's history (its
+   * new lease takes over, with no removal). A job that leaves takes its last known series along:
+   * what is no longer watched is not shown as if it were.
+   */
   removed(on: BoardTarget, endpoint: PublishedSource): void {
     const key = boardKey(on.label, on.name);
     const target = this.targets.get(key);
     target?.endpoints.delete(endpoint);
+    target?.lastKnown.delete(endpoint);
     if (target?.endpoints.size === 0) this.targets.delete(key);
   }
 
@@ -171,7 +182,11 @@ export class StatusBoard implements SampleTap {
 
   /** A family's series as last published, even once stale: what an operator needs while a target is down. */
   lastKnown(target: BoardTarget, name: string): LastKnown | undefined {
-    return this.targets.get(boardKey(target.label, target.name))?.lastKnown.get(name);
+    for (const { live, atMs } of this.targets.get(boardKey(target.label, target.name))?.lastKnown.values() ?? []) {
+      const series = live.get(name);
+      if (series !== undefined) return { series, atMs };
+    }
+    return undefined;
   }
 
   latestMean(target: BoardTarget, family: string): number | undefined {

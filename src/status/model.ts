@@ -1,5 +1,5 @@
 import type { TargetAgreement } from "../agreement/engine.js";
-import { METRICS, RPC_METRICS, type TargetLabel } from "../catalog/metrics.js";
+import { HORIZON_ACCOUNT_METRICS, METRICS, RPC_ACCOUNT_METRICS, RPC_METRICS, type AccountMetricSet, type TargetLabel } from "../catalog/metrics.js";
 import type { Labels } from "../exposition/samples.js";
 import type { EndpointStatus } from "../scheduler/job-runner.js";
 import { HISTORY_WINDOW_MS, StatusBoard, labelsMatch, type BoardTarget, type ReferencedFamily, type SparklineSource, type StatusSeries } from "./board.js";
@@ -28,6 +28,11 @@ export const SPARKLINES: Readonly<Record<TargetLabel, readonly SparklineDefiniti
   ],
 };
 
+/** The families a watched-accounts section reads, of either kind's account metrics. */
+function accountSectionFamilies(metrics: AccountMetricSet) {
+  return [metrics.accountExists, metrics.accountBalance, metrics.accountBalanceLowWatermark, metrics.accountSignerChangesTotal];
+}
+
 /** Every family the status reads; the board keeps nothing else (no per-pool series). */
 export const STATUS_FAMILIES: ReadonlySet<string> = new Set(
   [
@@ -43,10 +48,7 @@ export const STATUS_FAMILIES: ReadonlySet<string> = new Set(
     METRICS.transactionsTotal,
     METRICS.ledgerCloseInterval,
     METRICS.liquidityPools,
-    METRICS.accountExists,
-    METRICS.accountBalance,
-    METRICS.accountBalanceLowWatermark,
-    METRICS.accountSignerChangesTotal,
+    ...accountSectionFamilies(HORIZON_ACCOUNT_METRICS),
     METRICS.txProbeSubmissions,
     METRICS.txProbeFailures,
     METRICS.txProbeDuration,
@@ -67,6 +69,7 @@ export const STATUS_FAMILIES: ReadonlySet<string> = new Set(
     RPC_METRICS.contractEntryTtl,
     RPC_METRICS.contractEntryExpiry,
     RPC_METRICS.contractInfo,
+    ...accountSectionFamilies(RPC_ACCOUNT_METRICS),
   ].map((metric) => metric.name),
 );
 
@@ -188,13 +191,21 @@ export interface RpcReport {
 }
 
 /** A value no longer on /metrics (its poll failed or went stale), as last published, and how long ago. */
-export interface KnownBefore {
-  readonly value: string | number;
+export interface KnownBefore<Value = string | number> {
+  readonly value: Value;
   readonly ageSeconds: number;
 }
 
-/** The identity figures a target keeps showing, greyed with their age, while it is down. */
-export type LastKnownReport = Partial<Record<"network" | "horizonVersion" | "coreVersion" | "version" | "captiveCoreVersion" | "protocolVersion" | "latestLedger", KnownBefore>>;
+/**
+ * What a target keeps showing, greyed with its age, while it is down: its identity figures, and
+ * its watched accounts and contract entries as their poll last published them.
+ */
+export type LastKnownReport = Partial<
+  Record<"network" | "horizonVersion" | "coreVersion" | "version" | "captiveCoreVersion" | "protocolVersion" | "latestLedger", KnownBefore> & {
+    readonly accounts: KnownBefore<readonly AccountReport[]>;
+    readonly contracts: KnownBefore<readonly ContractEntryReport[]>;
+  }
+>;
 
 /** How the target's ledger hashes compare with the other targets' of its network. */
 export interface AgreementReport {
@@ -229,12 +240,13 @@ export interface TargetReport {
   readonly ledgerCapacityUsageRatio?: Figure;
   readonly transactions?: { readonly successful: Figure; readonly failed: Figure; readonly failedShare: number | null };
   readonly liquidityPools?: Figure;
+  /** Watched accounts, a Horizon's or a Stellar RPC's (their series are the kind's account families). */
   readonly accounts?: readonly AccountReport[];
   /** A Stellar RPC's watched contract entries, soonest archival first. */
   readonly contracts?: readonly ContractEntryReport[];
   readonly txProbe?: ProbeReport;
   readonly rpc?: RpcReport;
-  /** For each identity figure absent now but published before: its last value and age. */
+  /** For each identity figure or section absent now but published before: its last value and age. */
   readonly lastKnown?: LastKnownReport;
   readonly agreement?: AgreementReport;
   readonly endpoints: readonly EndpointReport[];
@@ -281,8 +293,19 @@ function endpointReport(status: EndpointStatus, nowMs: number): EndpointReport {
   };
 }
 
+/** A target's series as a section reads them: as /metrics shows them now, or as their polls last published them. */
+interface SeriesReader {
+  all(metric: string): readonly StatusSeries[];
+}
+
 /** Reads one target's series from the board at one instant. */
-class TargetSeries {
+class TargetSeries implements SeriesReader {
+  /**
+   * The series as their polls last published them, even once stale; a family the last
+   * publication did not carry (a persistent counter) as /metrics shows it now.
+   */
+  private readonly known: SeriesReader = { all: (metric) => this.board.lastKnown(this.target, metric)?.series ?? this.all(metric) };
+
   constructor(
     private readonly board: StatusBoard,
     private readonly target: BoardTarget,
@@ -295,9 +318,21 @@ class TargetSeries {
 
   /** A family's first series as last published, picked by `value`, with its age. */
   knownBefore(metric: string, value: (series: StatusSeries) => string | number | undefined): KnownBefore | undefined {
+    const first = this.board.lastKnown(this.target, metric)?.series[0];
+    return this.keptFrom(metric, () => (first === undefined ? undefined : value(first)));
+  }
+
+  /**
+   * A section built from the series its poll last published, with their age, as the identity
+   * figures are kept: `metric` is the family whose last publication dates it.
+   */
+  knownSection<Section>(metric: string, build: (read: SeriesReader) => Section | undefined): KnownBefore<Section> | undefined {
+    return this.keptFrom(metric, () => build(this.known));
+  }
+
+  private keptFrom<Value>(metric: string, value: () => Value | undefined): KnownBefore<Value> | undefined {
     const last = this.board.lastKnown(this.target, metric);
-    const first = last?.series[0];
-    const picked = first === undefined ? undefined : value(first);
+    const picked = last === undefined ? undefined : value();
     if (last === undefined || picked === undefined) return undefined;
     return { value: picked, ageSeconds: Math.max(0, Math.round((this.nowMs - last.atMs) / 1000)) };
   }
@@ -309,17 +344,38 @@ class TargetSeries {
   }
 }
 
-type KnownSources = Partial<Record<keyof LastKnownReport, readonly [metric: string, value: (series: StatusSeries) => string | number | undefined]>>;
+type IdentityKey = Exclude<keyof LastKnownReport, "accounts" | "contracts">;
+type KnownSources = Partial<Record<IdentityKey, readonly [metric: string, value: (series: StatusSeries) => string | number | undefined]>>;
 
-/** The last known values of the identity figures that are absent now; undefined when none is. */
-function lastKnown(series: TargetSeries, present: Partial<Record<keyof LastKnownReport, unknown>>, sources: KnownSources): LastKnownReport | undefined {
-  const known: Record<string, KnownBefore> = {};
+/**
+ * The last known values of the identity figures that are absent now, beside the sections kept
+ * from their last publication; undefined when nothing is kept.
+ */
+function lastKnown(
+  series: TargetSeries,
+  present: Partial<Record<IdentityKey, unknown>>,
+  sources: KnownSources,
+  sections: Pick<LastKnownReport, "accounts" | "contracts">,
+): LastKnownReport | undefined {
+  const known: Record<string, KnownBefore<unknown>> = {};
   for (const [key, source] of Object.entries(sources)) {
-    if (present[key as keyof LastKnownReport] !== undefined || source === undefined) continue;
+    if (present[key as IdentityKey] !== undefined || source === undefined) continue;
     const before = series.knownBefore(source[0], source[1]);
     if (before !== undefined) known[key] = before;
   }
+  for (const [key, section] of Object.entries(sections)) if (section !== undefined) known[key] = section;
   return Object.keys(known).length === 0 ? undefined : known;
+}
+
+/**
+ * A section (watched accounts, contract entries) from the series /metrics shows now, or, once
+ * they have gone (its poll failing, the target down), as its poll last published it, with its age.
+ */
+function section<Section>(series: TargetSeries, dating: string, build: (read: SeriesReader) => Section | undefined): { now?: Section; known?: KnownBefore<Section> } {
+  const now = build(series);
+  if (now !== undefined) return { now };
+  const known = series.knownSection(dating, build);
+  return known === undefined ? {} : { known };
 }
 
 const labelOf = (name: string) => (series: StatusSeries) => series.labels[name];
@@ -360,7 +416,7 @@ function transactions(series: TargetSeries): TargetReport["transactions"] {
 }
 
 /** The pool of a pool-share balance, with its assets when the pools poll tracks it. */
-function poolShare(series: TargetSeries, asset: string): PoolShareReport | undefined {
+function poolShare(series: SeriesReader, asset: string): PoolShareReport | undefined {
   if (!asset.startsWith(POOL_SHARE_PREFIX)) return undefined;
   const poolId = asset.slice(POOL_SHARE_PREFIX.length);
   const info = series.all(METRICS.liquidityPoolInfo.name).find(({ labels }) => labels.pool_id === poolId)?.labels;
@@ -368,30 +424,49 @@ function poolShare(series: TargetSeries, asset: string): PoolShareReport | undef
   return { poolId, ...optional("assets", assets) };
 }
 
-function accounts(series: TargetSeries): AccountReport[] | undefined {
-  const names = new Set<string>();
-  for (const family of [METRICS.accountExists.name, METRICS.accountBalance.name]) {
-    for (const { labels } of series.all(family)) if (labels.account !== undefined) names.add(labels.account);
+/** A family's series grouped by a key of their labels, so a report of 10 000 accounts or entries reads each family once. */
+function grouped(series: SeriesReader, metric: string, keyOf: (labels: Labels) => string): Map<string, StatusSeries[]> {
+  const groups = new Map<string, StatusSeries[]>();
+  for (const found of series.all(metric)) {
+    const key = keyOf(found.labels);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [found]);
+    else group.push(found);
   }
+  return groups;
+}
+
+const byAccount = ({ account }: Labels) => account ?? "";
+const byAccountAsset = ({ account, asset }: Labels) => `${account}\u0000${asset}`;
+
+/** Watched accounts from one kind's account families (a Horizon's or a Stellar RPC's), in the order the poll published them. */
+function accounts(series: SeriesReader, metrics: AccountMetricSet): AccountReport[] | undefined {
+  const exists = grouped(series, metrics.accountExists.name, byAccount);
+  const balances = grouped(series, metrics.accountBalance.name, byAccount);
+  const names = new Set([...exists.keys(), ...balances.keys()]);
+  names.delete("");
   if (names.size === 0) return undefined;
+  const lowWatermarks = grouped(series, metrics.accountBalanceLowWatermark.name, byAccountAsset);
+  const signerChanges = grouped(series, metrics.accountSignerChangesTotal.name, byAccount);
+  const figure = (metric: string, labels: Labels, found: StatusSeries | undefined): Figure | undefined =>
+    found === undefined ? undefined : { metric, labels, value: found.value };
   return [...names].map((account) => ({
     account,
-    ...optional("exists", series.figure(METRICS.accountExists.name, { account })),
-    balances: series
-      .all(METRICS.accountBalance.name)
-      .filter(({ labels }) => labels.account === account && labels.asset !== undefined)
-      .map(({ labels, value }) => {
+    ...optional("exists", figure(metrics.accountExists.name, { account }, exists.get(account)?.[0])),
+    balances: (balances.get(account) ?? [])
+      .filter(({ labels }) => labels.asset !== undefined)
+      .map(({ labels, value }): BalanceReport => {
         const asset = labels.asset!;
-        const lowWatermark = series.figure(METRICS.accountBalanceLowWatermark.name, { account, asset });
+        const lowWatermark = figure(metrics.accountBalanceLowWatermark.name, { account, asset }, lowWatermarks.get(byAccountAsset({ account, asset }))?.[0]);
         return {
           asset,
-          balance: { metric: METRICS.accountBalance.name, labels: { account, asset }, value },
+          balance: { metric: metrics.accountBalance.name, labels: { account, asset }, value },
           ...optional("lowWatermark", lowWatermark),
           low: lowWatermark !== undefined && value < lowWatermark.value,
           ...optional("pool", poolShare(series, asset)),
         };
       }),
-    ...optional("signerChanges", series.figure(METRICS.accountSignerChangesTotal.name, { account })),
+    ...optional("signerChanges", figure(metrics.accountSignerChangesTotal.name, { account }, signerChanges.get(account)?.[0])),
   }));
 }
 
@@ -411,7 +486,7 @@ function archivalOrder(report: ContractEntryReport): number {
 }
 
 /** A family's series by contract entry, so a report of 10 000 entries reads each family once. */
-function byContractEntry(series: TargetSeries, metric: string): Map<string, StatusSeries> {
+function byContractEntry(series: SeriesReader, metric: string): Map<string, StatusSeries> {
   return new Map(series.all(metric).map((found) => [contractEntryKey(found.labels), found]));
 }
 
@@ -419,7 +494,7 @@ function contractEntryKey({ contract, entry, durability }: Labels): string {
   return `${contract}\u0000${entry}\u0000${durability}`;
 }
 
-function contracts(series: TargetSeries, nowMs: number): ContractEntryReport[] | undefined {
+function contracts(series: SeriesReader, nowMs: number): ContractEntryReport[] | undefined {
   const entries = series.all(RPC_METRICS.contractEntryExists.name);
   if (entries.length === 0) return undefined;
   const contractIds = new Map(series.all(RPC_METRICS.contractInfo.name).map(({ labels }) => [labels.contract, labels.contract_id]));
@@ -499,6 +574,7 @@ function horizonFigures(series: TargetSeries, board: StatusBoard, target: BoardT
   const protocolVersion = series.figure(METRICS.currentProtocolVersion.name);
   const latestLedger = series.figure(METRICS.ingestLatestLedger.name);
   const present = { network: info?.network, horizonVersion: info?.horizon_version, coreVersion: info?.core_version, protocolVersion, latestLedger };
+  const watched = section(series, METRICS.accountExists.name, (read) => accounts(read, HORIZON_ACCOUNT_METRICS));
   return {
     state: targetState("root", series.figure(METRICS.up.name), endpoints),
     ...optional("network", present.network),
@@ -515,9 +591,9 @@ function horizonFigures(series: TargetSeries, board: StatusBoard, target: BoardT
     ...optional("ledgerCapacityUsageRatio", series.figure(METRICS.ledgerCapacityUsage.name)),
     ...optional("transactions", transactions(series)),
     ...optional("liquidityPools", series.figure(METRICS.liquidityPools.name)),
-    ...optional("accounts", accounts(series)),
+    ...optional("accounts", watched.now),
     ...optional("txProbe", txProbe(series, board, target)),
-    ...optional("lastKnown", lastKnown(series, present, HORIZON_IDENTITY)),
+    ...optional("lastKnown", lastKnown(series, present, HORIZON_IDENTITY, { ...optional("accounts", watched.known) })),
   };
 }
 
@@ -540,6 +616,10 @@ function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], 
   const protocolVersion = series.figure(RPC_METRICS.protocolVersion.name);
   const latestLedger = series.figure(RPC_METRICS.latestLedger.name);
   const present = { network: info?.network, version: rpc.version, captiveCoreVersion: rpc.captiveCoreVersion, protocolVersion, latestLedger };
+  const watched = section(series, RPC_ACCOUNT_METRICS.accountExists.name, (read) => accounts(read, RPC_ACCOUNT_METRICS));
+  // Kept entries' days left count down from their kept expected archival to now: the network
+  // archives an entry on time whether or not this RPC answers, and that is what matters at 3 a.m.
+  const entries = section(series, RPC_METRICS.contractEntryExists.name, (read) => contracts(read, nowMs));
   return {
     state: targetState("status", series.figure(RPC_METRICS.up.name), endpoints),
     ...optional("network", present.network),
@@ -548,8 +628,9 @@ function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], 
     ...optional("latestLedgerClosedTimestampSeconds", closedAt),
     ...optional("latestLedgerAgeSeconds", ageSeconds(closedAt, nowMs)),
     rpc,
-    ...optional("contracts", contracts(series, nowMs)),
-    ...optional("lastKnown", lastKnown(series, present, RPC_IDENTITY)),
+    ...optional("accounts", watched.now),
+    ...optional("contracts", entries.now),
+    ...optional("lastKnown", lastKnown(series, present, RPC_IDENTITY, { ...optional("accounts", watched.known), ...optional("contracts", entries.known) })),
   };
 }
 

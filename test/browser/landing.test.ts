@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM, chromium, startLandingDemo, type LandingDemo } from "../../scripts/landing-demo.js";
+import { DEMO_RPC_WATCHED_ACCOUNTS } from "../../src/simulator/index.js";
 import type { StatusReport } from "../../src/status/model.js";
 import { parseExposition } from "../support/exposition.js";
 import { wellFormedProblems } from "../support/well-formed.js";
@@ -123,6 +124,15 @@ describe.skipIf(!existsSync(CHROMIUM))("the landing page in headless Chromium", 
     expect(dom).toContain('<caption>Watched contracts <span class="note">(soonest archival first)</span></caption>');
     expect(dom).toContain(`<td class="num">${contracts[0]!.daysLeft!.toFixed(1)}</td>`);
     expect(dom.match(/<span class="badge live" title="[^"]+">live<\/span>/g)).toHaveLength(4);
+
+    // The same wallets watched over the Stellar RPC, on its card, from the stellar_rpc_account families.
+    const rpcHotNative = 'stellar_rpc_account_balance{account="hot",asset="native",rpc="simulator"}';
+    expect(metrics.get(rpcHotNative)).toBeGreaterThan(0);
+    expect(shown.get(rpcHotNative)?.value).toBe(metrics.get(rpcHotNative));
+    expect(rpc.accounts!.find(({ account }) => account === "hot")!.balances.find(({ asset }) => asset === "native")!.balance.value).toBe(metrics.get(rpcHotNative));
+    expect(rpc.accounts!.map(({ account }) => account).sort()).toEqual(DEMO_RPC_WATCHED_ACCOUNTS.map(({ name }) => name).sort());
+    const rpcCard = dom.slice(dom.indexOf('aria-labelledby="target-1"'));
+    expect(rpcCard).toContain("<caption>Watched accounts</caption>");
 
     // The hot wallet's pool shares, named by the pair the pools poll reads for the pool.
     const poolShares = target.accounts!.find(({ account }) => account === "hot")!.balances.find(({ pool }) => pool !== undefined)!;

@@ -185,3 +185,79 @@ describe("the contracts report", () => {
     expect(manyPage).not.toContain("<td>c100</td>");
   });
 });
+
+describe("an RPC that goes down", () => {
+  const DOWN_MS = NOW_MS + 60_000;
+  const LATER_MS = NOW_MS + 180_000;
+  const balance = { contract: "counter", entry: "balance" };
+
+  /** Contracts polled at NOW_MS; 60 s later the RPC stops answering: both polls fail, up turns 0. */
+  function boardGoingDown(contractSamples: readonly Sample[]) {
+    const time = { nowMs: NOW_MS };
+    const board = createStatusBoard(() => time.nowMs);
+    board.published(TESTNET, "status", { live: [], persistent: [{ metric: RPC_METRICS.up, value: 1 }] }, NOW_MS + 60_000);
+    board.published(TESTNET, "contracts", { live: [...contractSamples], persistent: [] }, NOW_MS + 60_000);
+    time.nowMs = DOWN_MS;
+    board.published(TESTNET, "status", { live: [], persistent: [{ metric: RPC_METRICS.up, value: 0 }] }, 0);
+    board.published(TESTNET, "contracts", { live: [], persistent: [] }, 0);
+    return board;
+  }
+
+  it("keeps its contract entries as last published, with their age, days left counting down to now", () => {
+    // 7 days, and 20 ledgers (100 s) at the last poll.
+    const board = boardGoingDown([...entrySeries.live(balance, 120_960), ...entrySeries.live({ contract: "vault", entry: "instance" }, 20)]);
+    const [target] = statusReport("1", [VIEW], board, LATER_MS).targets;
+    expect(target!.state).toBe("down");
+    expect(target!.contracts).toBeUndefined();
+    const kept = target!.lastKnown!.contracts!;
+    expect(kept.ageSeconds).toBe(180);
+    const labels = { contract: "counter", entry: "balance", durability: "persistent" };
+    expect(kept.value.find(({ entry }) => entry === "balance")).toEqual({
+      contract: "counter",
+      entry: "balance",
+      durability: "persistent",
+      state: "expiring_soon",
+      exists: { metric: "stellar_rpc_contract_entry_exists", labels, value: 1 },
+      archived: { metric: "stellar_rpc_contract_entry_archived", labels, value: 0 },
+      ttlLedgers: { metric: "stellar_rpc_contract_entry_ttl_ledgers", labels, value: 120_960 },
+      expiryTimestampSeconds: { metric: "stellar_rpc_contract_entry_expiry_timestamp_seconds", labels, value: NOW_SECONDS + 7 * DAY_SECONDS },
+      expiresAt: "2026-03-08T12:00:00.000Z",
+      // Three minutes less than at the last poll: the network archives on time whether the RPC answers or not.
+      daysLeft: (7 * DAY_SECONDS - 180) / DAY_SECONDS,
+    });
+    // The vault's 100 s ran out while the RPC was down: 0 days left, expiring, not live.
+    expect(kept.value.find(({ contract }) => contract === "vault")).toMatchObject({ state: "expiring", daysLeft: 0 });
+
+    const page = String(landingPage(statusReport("1", [VIEW], board, LATER_MS)));
+    expect(page).toContain(
+      '<table class="stale">\n<caption>Watched contracts <span class="note">(as of 3 min ago: no fresh data since; soonest archival first; days left counted to now)</span></caption>',
+    );
+    // Its values are no longer series of /metrics: shown, greyed, without claiming one.
+    expect(page).toContain('<td class="num"><span class="kept" data-value="120960">120960</span></td><td class="num">7.0</td>');
+    expect(page).not.toContain("stellar_rpc_contract_entry");
+    expect(wellFormedProblems(page)).toEqual([]);
+  });
+
+  it("keeps what the last poll said, never a mix with an older one", () => {
+    const time = { nowMs: NOW_MS - 60_000 };
+    const board = createStatusBoard(() => time.nowMs);
+    board.published(TESTNET, "contracts", { live: entrySeries.live(balance, 120_960), persistent: [] }, NOW_MS);
+    time.nowMs = NOW_MS;
+    board.published(TESTNET, "contracts", { live: entrySeries.archived(balance), persistent: [] }, NOW_MS + 60_000);
+    time.nowMs = DOWN_MS;
+    board.published(TESTNET, "contracts", { live: [], persistent: [] }, 0);
+    const [entry] = statusReport("1", [VIEW], board, LATER_MS).targets[0]!.lastKnown!.contracts!.value;
+    expect(entry).toMatchObject({ state: "archived", archived: { value: 1 } });
+    expect(entry!.ttlLedgers).toBeUndefined();
+    expect(entry!.daysLeft).toBeUndefined();
+  });
+
+  it("keeps nothing of a contracts job that left (no longer watched), and nothing while the entries are fresh", () => {
+    const board = boardGoingDown(entrySeries.live(balance, 120_960));
+    board.removed(TESTNET, "contracts");
+    const [target] = statusReport("1", [VIEW], board, LATER_MS).targets;
+    expect(target!.lastKnown?.contracts).toBeUndefined();
+    expect(String(landingPage(statusReport("1", [VIEW], board, LATER_MS)))).not.toContain("Watched contracts");
+    expect(reportOf(entrySeries.live(balance, 120_960)).targets[0]!.lastKnown).toBeUndefined();
+  });
+});
