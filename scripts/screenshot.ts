@@ -1,6 +1,6 @@
 /**
  * Regenerates docs/landing-page.png, the README's screenshot of the landing page: the demo's
- * setup through 30 simulated minutes (a fee spike, an ingestion lag, a drained hot wallet, then a contract
+ * setup (its wallets watched through its Horizon and its Stellar RPC) through 30 simulated minutes (a fee spike, an ingestion lag, a drained hot wallet, then a contract
  * entry left minutes to live), photographed by
  * headless Chromium. Run with `npm run screenshot`.
  */
@@ -23,7 +23,7 @@ const demo = await startLandingDemo({
   ],
 });
 try {
-  await chromium(["--window-size=1200,1700", `--screenshot=${OUTPUT}`, `${demo.exporter.url}/`]);
+  await chromium(["--window-size=1200,1950", `--screenshot=${OUTPUT}`, `${demo.exporter.url}/`]);
   process.stdout.write(`wrote ${OUTPUT}\n`);
 } finally {
   await demo.close();
