@@ -151,11 +151,31 @@ liquidity_pools: { reserves: [USD] }
     ["a bad escape", `targets:\n  - url: http://x:1\n    headers: { Authorization: "Bearer \\q${TOKEN}" }\n`, "3:39: not valid YAML: Invalid escape sequence\n        headers: { Authorization: *** }\n                                  ^"],
     ["a block scalar header", `targets:\n  - url: http://x:1\n    headers:\n      Authorization: |${TOKEN}\n`, "4:23: not valid YAML: Block scalar header includes extra characters\n          Authorization: ***\n                         ^"],
     ["a commented token", `targets:\n  - url: http://x:1\n bad: 1 # ${TOKEN}\n`, "3:2: not valid YAML: All mapping items must start at the same column\n     bad: ***\n     ^"],
+    [
+      "a token read as an alias",
+      `targets:\n  - url: http://x:1\n    headers:\n      Authorization: *${TOKEN}\n`,
+      "4:22: not valid YAML: a value starting with * is an alias, and no anchor (&) before it has that name: quote the value if it is text\n          Authorization: ***\n                         ^",
+    ],
+    ["a token as the YAML version", `%YAML ${TOKEN}\n---\ntargets: [{ url: http://x:1 }]\n`, "1:7: not valid YAML: Unsupported YAML version\n    ***\n    ^"],
+    ["a token where a mapping belongs", `targets:\n  - url: http://x:1\n    headers: "Bearer ${TOKEN}"\n`, "3: targets[0].headers: expected a mapping (key: value), got text"],
   ])("never shows the secret on a broken line (%s)", async (_what, yaml, problem) => {
     const path = writeConfig(yaml);
     const found = await problems([`--config.file=${path}`]);
     expect(found).toEqual([`${path}:${problem}`]);
     expect(found.join("\n")).not.toMatch(/NEWTOKEN|s3cr3t|Bearer|user:/);
+  });
+
+  it("aliases expanded a hundred times over are refused, without the file's text", async () => {
+    const path = writeConfig(`a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\ntargets: [{ url: http://x:1 }]\n`);
+    expect(await problems([`--config.file=${path}`])).toEqual([`${path}: not valid YAML: too many aliases`]);
+  });
+
+  it("quotes a wrong value only when it reads as a misspelt word, and describes any other text", async () => {
+    const path = writeConfig(`targets:\n  - url: http://x:1\n    timeout: "${TOKEN}"\nlog: { level: loud }\n`);
+    expect(await problems([`--config.file=${path}`])).toEqual([
+      `${path}:3: targets[0].timeout: expected a duration such as 10s, 500ms or 1m, got text of ${TOKEN.length} characters`,
+      `${path}:4: log.level: expected one of fatal, error, warn, info, debug, trace, got "loud"`,
+    ]);
   });
 
   it("exits 2 with the masked line on stderr, the secret nowhere in the output", () => {

@@ -14,12 +14,19 @@ const EXPECTED: Record<string, string> = {
   record: "a mapping (key: value)",
 };
 
-/** A value as the operator wrote it, short. */
+/**
+ * Text short and plain enough to be a misspelt word (`loud`, `soon`), which is shown; anything
+ * else may be a token or password written in the wrong place, and is only described.
+ */
+const SHOWABLE_TEXT = /^[A-Za-z][A-Za-z .-]{0,19}$/;
+
+/** A value as the operator wrote it, short; text that could be a secret is described, not quoted. */
 export function shown(input: unknown): string {
   if (input === null) return "nothing";
   if (Array.isArray(input)) return "a list";
   if (typeof input === "object") return "a mapping";
-  const text = typeof input === "string" ? JSON.stringify(input) : String(input);
+  if (typeof input === "string") return SHOWABLE_TEXT.test(input) ? JSON.stringify(input) : `text of ${input.length} characters`;
+  const text = String(input);
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 
@@ -28,7 +35,8 @@ export function operatorMessage(issue: z.core.$ZodRawIssue): string | undefined 
   switch (issue.code) {
     case "invalid_type":
       if (issue.input === undefined) return "required";
-      return `expected ${EXPECTED[issue.expected] ?? issue.expected}, got ${shown(issue.input)}`;
+      // Text where something else belongs (a header value where a mapping belongs) is never quoted.
+      return `expected ${EXPECTED[issue.expected] ?? issue.expected}, got ${typeof issue.input === "string" ? "text" : shown(issue.input)}`;
     case "too_small":
       if (issue.origin === "array") return `expected at least ${issue.minimum} ${Number(issue.minimum) === 1 ? "entry" : "entries"}`;
       if (issue.origin === "string") return "must not be empty";

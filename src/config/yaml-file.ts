@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type YAMLError } from "yaml";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type YAMLError } from "yaml";
 import type { z } from "zod";
 import { closestName, operatorMessage } from "./messages.js";
 import { maskYamlLine } from "./yaml-mask.js";
@@ -24,7 +24,19 @@ export async function readYamlDocument<T extends z.ZodType>(
   const document = parseDocument(text, { lineCounter: lines });
   const syntaxError = document.errors[0];
   if (syntaxError !== undefined) return { problems: [syntaxProblem(path, text, syntaxError, lines)] };
-  const parsed = schema.safeParse(document.toJS() ?? {}, { error: operatorMessage });
+  const alias = unresolvedAlias(document);
+  if (alias !== undefined) {
+    return { problems: [problemAt(path, text, alias, "a value starting with * is an alias, and no anchor (&) before it has that name: quote the value if it is text", lines)] };
+  }
+  let content: unknown;
+  try {
+    content = document.toJS();
+  } catch (error) {
+    // The library's messages may quote the file: only their kind is said. Its alias cap (100) stops a
+    // file of kilobytes from expanding to gigabytes.
+    return { problems: [`${path}: not valid YAML: ${error instanceof ReferenceError ? "too many aliases" : "it cannot be read as data"}`] };
+  }
+  const parsed = schema.safeParse(content ?? {}, { error: operatorMessage });
   if (parsed.success) return { value: parsed.data };
   const lineOf = (keyPath: readonly PropertyKey[], key?: true) => `${path}:${lines.linePos(offsetOf(document, keyPath, key)).line}`;
   const located = parsed.error.issues.flatMap((issue) =>
@@ -92,17 +104,34 @@ function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   return [];
 }
 
+/** Where the first alias that names no earlier anchor starts (the YAML library reports none as an error). */
+function unresolvedAlias(document: Document): number | undefined {
+  let offset: number | undefined;
+  visit(document, {
+    Alias(_key, node) {
+      if (node.resolve(document) !== undefined) return undefined;
+      offset = node.range?.[0] ?? 0;
+      return visit.BREAK;
+    },
+  });
+  return offset;
+}
+
 /**
  * Where the syntax error is, and the offending line, its values masked (yaml-mask.ts: the line
  * may hold a secret), with a caret under the offending token: the YAML library reports some
  * errors where it noticed them (the start of a line, the line after an unclosed bracket).
  */
 function syntaxProblem(path: string, text: string, error: YAMLError, lines: LineCounter): string {
-  const offset = offendingOffset(text, error);
+  return problemAt(path, text, offendingOffset(text, error), syntaxReason(error), lines);
+}
+
+/** `FILE:LINE:COL: not valid YAML: reason`, then the line at `offset`, its values masked, and a caret under it. */
+function problemAt(path: string, text: string, offset: number, reason: string, lines: LineCounter): string {
   const { line, col } = lines.linePos(offset);
   const masked = maskYamlLine(text.split(/\r?\n/)[line - 1] ?? "");
   const caret = masked.columnOf(col - 1);
-  return `${path}:${line}:${col}: not valid YAML: ${syntaxReason(error)}\n    ${masked.text.replace(/\t/g, " ")}\n    ${" ".repeat(caret)}^`;
+  return `${path}:${line}:${col}: not valid YAML: ${reason}\n    ${masked.text.replace(/\t/g, " ")}\n    ${" ".repeat(caret)}^`;
 }
 
 /**
@@ -111,6 +140,7 @@ function syntaxProblem(path: string, text: string, error: YAMLError, lines: Line
  */
 const QUOTING_MESSAGES = [
   /^(Unresolved tag|Not a valid tag|Could not resolve tag|Block scalar header includes extra characters|Ordered maps must not include duplicate keys|Unresolved plain scalar): [\s\S]*$/,
+  /^(Unsupported YAML version) [\s\S]*$/,
   /^(Invalid escape sequence) [\s\S]*$/,
   /^(Verbatim tags aren't resolved), so [\s\S]*$/,
 ];
