@@ -60,20 +60,26 @@ describe("ShellSignalJudge", () => {
 
   it("does not count a wake when this process was continued since the wake's interval began, even after the look that saw it", () => {
     const judge = new ShellSignalJudge(look(2, 0), INTERVAL_MS);
-    expect(judge.observe(look(4, 700))).toBe(false);
+    expect(judge.observe(look(3, 700))).toBe(false);
     judge.continued(720);
-    expect([judge.observe(look(4, 1_200)), judge.observe(look(4, 1_700))]).toEqual([false, false]);
+    expect([judge.observe(look(3, 1_200)), judge.observe(look(3, 1_700))]).toEqual([false, false]);
     // A later signal still counts.
-    expect([judge.observe(look(5, 2_200)), judge.observe(look(5, 2_700))]).toEqual([false, true]);
+    expect([judge.observe(look(4, 2_200)), judge.observe(look(4, 2_700))]).toEqual([false, true]);
   });
 
   it("does not count a wake seen by a look that came late: this process was stopped, frozen or suspended too", () => {
     const judge = new ShellSignalJudge(look(2, 0), INTERVAL_MS);
-    expect([judge.observe(look(4, 2_001)), judge.observe(look(4, 2_501))]).toEqual([false, false]);
+    expect([judge.observe(look(3, 2_001)), judge.observe(look(3, 2_501))]).toEqual([false, false]);
     const suspended = new ShellSignalJudge(look(2, 0), INTERVAL_MS);
     // The monotonic clock stands still in suspend; the wall clock moves on.
-    const resumed: ShellSample = { sleeps: 4, onlyChild: true, monotonicMs: 500, wallMs: 1_800_000_000_000 + 60_000 };
+    const resumed: ShellSample = { sleeps: 3, onlyChild: true, monotonicMs: 500, wallMs: 1_800_000_000_000 + 60_000 };
     expect([suspended.observe(resumed), suspended.observe({ ...resumed, monotonicMs: 1_000, wallMs: resumed.wallMs + 500 })]).toEqual([false, false]);
+  });
+
+  it("does not count two wakes in one interval: a stop and continue of the shell alone (a freeze, a checkpoint) wakes it twice", () => {
+    const judge = new ShellSignalJudge(look(2, 0), INTERVAL_MS);
+    expect([judge.observe(look(4, 500)), judge.observe(look(4, 1_000))]).toEqual([false, false]);
+    expect([judge.observe(look(5, 1_500)), judge.observe(look(5, 2_000))]).toEqual([false, true]);
   });
 
   it("does not count a wake while the shell has other children: their exits wake it", () => {

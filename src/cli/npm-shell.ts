@@ -90,7 +90,9 @@ export class ShellSignalJudge {
     if (this.#wokeAfter !== undefined && this.#continuedAt < this.#wokeAfter) return true;
     const before = this.#previous;
     const late = Math.max(sample.monotonicMs - before.monotonicMs, sample.wallMs - before.wallMs) > 4 * this.intervalMs;
-    const woke = sample.sleeps > before.sleeps && before.onlyChild && sample.onlyChild && !late;
+    // A signal wakes the shell once; a stop and continue of the shell (a cgroup freeze, a
+    // checkpoint) twice, without telling this process: only a single wake counts.
+    const woke = sample.sleeps === before.sleeps + 1 && before.onlyChild && sample.onlyChild && !late;
     this.#wokeAfter = woke ? before.monotonicMs : undefined;
     this.#previous = sample;
     return false;
