@@ -1,6 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createSimulator, type Simulator, type SimulatorOptions } from "../../src/simulator/index.js";
+import { rpc as StellarRpc } from "@stellar/stellar-sdk";
+import { onTestFinished } from "vitest";
+import { listen } from "../../src/server/listen.js";
+import { createSimulator, RPC_PATH, type Simulator, type SimulatorOptions } from "../../src/simulator/index.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures", "horizon");
 
@@ -31,6 +34,13 @@ export function simulatorAt(options: SimulatorOptions = {}): { simulator: Simula
   const clock = new ManualClock();
   const simulator = createSimulator({ ledgerIntervalMs: 5000, now: clock.now, ...options });
   return { simulator, clock };
+}
+
+/** The official SDK's Stellar RPC client on the simulator, served on a loopback port until the test ends. */
+export async function sdkRpcServer(simulator: Simulator): Promise<StellarRpc.Server> {
+  const server = await listen(simulator.app, "127.0.0.1", 0);
+  onTestFinished(() => server.close());
+  return new StellarRpc.Server(`${server.url}${RPC_PATH}`, { allowHttp: true });
 }
 
 export interface JsonResponse<T = Record<string, unknown>> {

@@ -1,13 +1,12 @@
 import { Address, Asset, hash, StrKey, xdr } from "@stellar/stellar-base";
-import { Asset as SdkAsset, Keypair as SdkKeypair, rpc as StellarRpc, xdr as sdkXdr } from "@stellar/stellar-sdk";
-import { afterEach, describe, expect, it } from "vitest";
+import { Asset as SdkAsset, Keypair as SdkKeypair, xdr as sdkXdr } from "@stellar/stellar-sdk";
+import { describe, expect, it } from "vitest";
 import { ledgerEntriesSchema } from "../../src/client/rpc-schemas.js";
-import { listen, type Listening } from "../../src/server/listen.js";
 import { DEMO_TTLS, EXPIRING_TTL_LEDGERS, STATE_ARCHIVAL } from "../../src/simulator/contracts.js";
 import { COLD_WALLET, HOT_WALLET, USDC_ISSUER } from "../../src/simulator/demo-accounts.js";
 import type { Simulator } from "../../src/simulator/index.js";
 import { rpcFixtureJson } from "../support/fixtures.js";
-import { rpcCall, simulatorAt, typeSignature } from "./helpers.js";
+import { rpcCall, sdkRpcServer, simulatorAt, typeSignature } from "./helpers.js";
 
 const getLedgerEntries = (simulator: Simulator, keys: unknown[]) => rpcCall(simulator, "getLedgerEntries", { keys });
 
@@ -35,12 +34,6 @@ const STATE_ARCHIVAL_KEY = xdr.LedgerKey.configSetting(
   new xdr.LedgerKeyConfigSetting({ configSettingId: xdr.ConfigSettingId.configSettingStateArchival() }),
 ).toXDR("base64");
 
-let server: Listening | undefined;
-
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 describe("the simulated RPC's getLedgerEntries", () => {
   it("serves the demo contracts' instance, code and storage entries and the state-archival setting, in the captures' wire types", async () => {
@@ -114,8 +107,7 @@ describe("the simulated RPC's getLedgerEntries", () => {
 
   it("works with the SDK's rpc.Server: getLedgerEntries, getAccount, getTrustline", async () => {
     const { simulator } = simulatorAt();
-    server = await listen(simulator.app, "127.0.0.1", 0);
-    const sdk = new StellarRpc.Server(`${server.url}/rpc`, { allowHttp: true });
+    const sdk = await sdkRpcServer(simulator);
     const [counter] = simulator.contracts.demo;
     // The SDK's client takes and returns its own XDR classes (17's: fields are properties, arms are .type).
     const { entries, latestLedger } = await sdk.getLedgerEntries(sdkXdr.LedgerKey.fromXdr(instanceKey(counter!.id), "base64"));

@@ -1,17 +1,10 @@
-import { rpc as StellarRpc } from "@stellar/stellar-sdk";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { accountFromEntries, accountLedgerKey, baseReserveFromHistoryEntry, trustlineLedgerKey } from "../../src/client/account-entries.js";
 import { accountSchema } from "../../src/client/account-schemas.js";
 import { ledgerEntriesSchema } from "../../src/client/rpc-schemas.js";
-import { listen, type Listening } from "../../src/server/listen.js";
 import { COLD_WALLET, HOT_WALLET } from "../../src/simulator/demo-accounts.js";
-import { getJson, rpcCall, simulatorAt } from "./helpers.js";
+import { getJson, rpcCall, sdkRpcServer, simulatorAt } from "./helpers.js";
 
-let server: Listening | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 describe("watched accounts through the simulated Stellar RPC", () => {
   it("give the facts the simulated Horizon gives for the same accounts, field by field", async () => {
@@ -47,8 +40,7 @@ describe("watched accounts through the simulated Stellar RPC", () => {
     expect(typeof answer.result.ledgers[0].ledgerCloseTime).toBe("string");
     expect((await rpcCall(simulator, "getLedgers", { startLedger: latest + 10 })).error.code).toBe(-32602);
 
-    server = await listen(simulator.app, "127.0.0.1", 0);
-    const sdk = new StellarRpc.Server(`${server.url}/rpc`, { allowHttp: true });
+    const sdk = await sdkRpcServer(simulator);
     const page = await sdk.getLedgers({ startLedger: latest - 2, pagination: { limit: 3 } });
     expect(page.ledgers.map((ledger) => ledger.sequence)).toEqual([latest - 2, latest - 1, latest]);
     expect(page.ledgers[2]!.headerXdr.header.ledgerSeq).toBe(latest);
