@@ -90,9 +90,17 @@ interface Published {
 
 /** One metric family's parts (HELP and TYPE, then each target's lines), as last assembled. */
 interface Family {
-  readonly parts: Readonly<Record<ContentCoding, readonly Buffer[]>>;
-  /** The family must be assembled again at this instant, when a live part goes stale. */
-  readonly validUntilMs: number;
+  readonly identity: readonly Buffer[];
+  /** The gzip members, in the order of the plain parts. */
+  readonly members: readonly Buffer[];
+  /**
+   * The members as one buffer, made at the family's first gzip scrape (a scrape that writes
+   * hundreds of small buffers spends more on the writes than on the bytes), and carried over to
+   * the family assembled next while its members are the same ones.
+   */
+  gzip: Buffer | undefined;
+  /** The family must be assembled again at this instant: when a live part goes stale, or at once after a publication. */
+  validUntilMs: number;
 }
 
 const TARGET_METRICS = ALL_METRICS.filter((metric) => metric.source !== "exporter" && metric.source !== "agreement");
@@ -216,19 +224,24 @@ export class MetricStore {
     for (const metric of TARGET_METRICS) {
       let family = this.families.get(metric.name);
       if (family === undefined || nowMs >= family.validUntilMs) {
-        family = this.assemble(metric, nowMs);
+        family = this.assemble(metric, nowMs, family);
         this.families.set(metric.name, family);
       }
-      for (const part of family.parts[coding]) chunks.push(part);
+      if (coding === "identity") for (const part of family.identity) chunks.push(part);
+      else if (family.members.length > 0) chunks.push((family.gzip ??= Buffer.concat(family.members)));
     }
     return chunks;
   }
 
+  /** The source's families are assembled again at the next scrape; the last ones stay, so their gzip buffers can be kept. */
   private forget(source: PublishedSource): void {
-    for (const metric of TARGET_METRICS) if (metric.source === source) this.families.delete(metric.name);
+    for (const metric of TARGET_METRICS) {
+      const family = metric.source === source ? this.families.get(metric.name) : undefined;
+      if (family !== undefined) family.validUntilMs = -Infinity;
+    }
   }
 
-  private assemble(metric: MetricDefinition, nowMs: number): Family {
+  private assemble(metric: MetricDefinition, nowMs: number, previous: Family | undefined): Family {
     let validUntilMs = Infinity;
     const lines: EncodedLines[] = [];
     for (const entry of this.published.get(metric.source as PublishedSource)?.values() ?? []) {
@@ -243,17 +256,11 @@ export class MetricStore {
       lines.push(live);
       validUntilMs = Math.min(validUntilMs, entry.freshUntilMs);
     }
-    if (lines.length === 0) return { parts: { identity: [], gzip: [] }, validUntilMs };
+    if (lines.length === 0) return { identity: [], members: [], gzip: undefined, validUntilMs };
     const header = this.headers.get(metric.name)!;
-    return {
-      parts: {
-        identity: [header.identity, ...lines.flatMap((part) => part.pieces)],
-        // The members in one buffer: a scrape that writes hundreds of small buffers spends more
-        // on the writes than on the bytes, and this copy is a fraction of the plain text's size.
-        gzip: [Buffer.concat([header.gzip, ...lines.flatMap((part) => part.gzip)])],
-      },
-      validUntilMs,
-    };
+    const members = [header.gzip, ...lines.flatMap((part) => part.gzip)];
+    const same = previous !== undefined && previous.members.length === members.length && members.every((member, index) => member === previous.members[index]);
+    return { identity: [header.identity, ...lines.flatMap((part) => part.pieces)], members, gzip: same ? previous.gzip : undefined, validUntilMs };
   }
 
   private async ensureHeader(name: string): Promise<void> {
