@@ -14,7 +14,7 @@ import { demoContracts, withDemoProbe } from "../src/cli/demo.js";
 import { systemClock, type Clock } from "../src/clock.js";
 import { loadConfig } from "../src/config/config.js";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
-import { DEMO_RPC_WATCHED_ACCOUNTS, DEMO_WATCHED_ACCOUNTS, startSimulator, type RunningSimulator, type ScenarioName } from "../src/simulator/index.js";
+import { DEMO_RPC_WATCHED_ACCOUNTS, DEMO_WATCHED_ACCOUNTS, RPC_PATH, startSimulator, type RunningSimulator, type ScenarioName } from "../src/simulator/index.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -73,7 +73,7 @@ export async function startLandingDemo(options: LandingDemoOptions): Promise<Lan
     [
       `--horizon.url=simulator=${simulator.url}`,
       // The same network through the simulator's Stellar RPC, on a card of its own.
-      `--rpc.url=simulator=${simulator.url}/rpc`,
+      `--rpc.url=simulator=${simulator.url}${RPC_PATH}`,
       `--poll.interval=${options.pollInterval ?? "1h"}`,
       "--web.listen-address=127.0.0.1:0",
       "--log.level=fatal",
