@@ -318,8 +318,10 @@ class TargetSeries implements SeriesReader {
 
   /** A family's first series as last published, picked by `value`, with its age. */
   knownBefore(metric: string, value: (series: StatusSeries) => string | number | undefined): KnownBefore | undefined {
-    const first = this.board.lastKnown(this.target, metric)?.series[0];
-    return this.keptFrom(metric, () => (first === undefined ? undefined : value(first)));
+    return this.knownSection(metric, (read) => {
+      const first = read.all(metric)[0];
+      return first === undefined ? undefined : value(first);
+    });
   }
 
   /**
@@ -327,14 +329,10 @@ class TargetSeries implements SeriesReader {
    * figures are kept: `metric` is the family whose last publication dates it.
    */
   knownSection<Section>(metric: string, build: (read: SeriesReader) => Section | undefined): KnownBefore<Section> | undefined {
-    return this.keptFrom(metric, () => build(this.known));
-  }
-
-  private keptFrom<Value>(metric: string, value: () => Value | undefined): KnownBefore<Value> | undefined {
     const last = this.board.lastKnown(this.target, metric);
-    const picked = last === undefined ? undefined : value();
-    if (last === undefined || picked === undefined) return undefined;
-    return { value: picked, ageSeconds: Math.max(0, Math.round((this.nowMs - last.atMs) / 1000)) };
+    const value = last === undefined ? undefined : build(this.known);
+    if (last === undefined || value === undefined) return undefined;
+    return { value, ageSeconds: Math.max(0, Math.round((this.nowMs - last.atMs) / 1000)) };
   }
 
   figure(metric: string, labels?: Labels): Figure | undefined {
