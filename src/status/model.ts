@@ -335,6 +335,11 @@ class TargetSeries implements SeriesReader {
     return { value, ageSeconds: Math.max(0, Math.round((this.nowMs - last.atMs) / 1000)) };
   }
 
+  /** The mean of the observations a histogram's latest poll added. */
+  latestMean(family: string): number | undefined {
+    return this.board.latestMean(this.target, family);
+  }
+
   figure(metric: string, labels?: Labels): Figure | undefined {
     const found = this.all(metric).find((series) => labelsMatch(series.labels, labels));
     if (found === undefined) return undefined;
@@ -539,7 +544,7 @@ function refusal(series: TargetSeries): Figure | undefined {
   return refused === undefined ? undefined : { metric: METRICS.txProbeRefused.name, labels: refused.labels, value: refused.value };
 }
 
-function txProbe(series: TargetSeries, board: StatusBoard, target: BoardTarget): ProbeReport | undefined {
+function txProbe(series: TargetSeries): ProbeReport | undefined {
   const submissions = series.figure(METRICS.txProbeSubmissions.name);
   if (submissions === undefined) return undefined;
   const failures = series.all(METRICS.txProbeFailures.name).reduce((total, { value }) => total + value, 0);
@@ -547,7 +552,7 @@ function txProbe(series: TargetSeries, board: StatusBoard, target: BoardTarget):
     submissions,
     failures,
     successRatio: submissions.value === 0 ? null : (submissions.value - failures) / submissions.value,
-    ...optional("lastDurationSeconds", board.latestMean(target, METRICS.txProbeDuration.name)),
+    ...optional("lastDurationSeconds", series.latestMean(METRICS.txProbeDuration.name)),
     ...optional("lastSuccessTimestampSeconds", series.figure(METRICS.txProbeLastSuccess.name)),
     ...optional("refused", refusal(series)),
   };
@@ -566,7 +571,7 @@ function ageSeconds(closedAt: Figure | undefined, nowMs: number): number | undef
 }
 
 /** A Horizon's figures. */
-function horizonFigures(series: TargetSeries, board: StatusBoard, target: BoardTarget, endpoints: readonly EndpointReport[], nowMs: number) {
+function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport[], nowMs: number) {
   const info = series.all(METRICS.info.name)[0]?.labels;
   const closedAt = series.figure(METRICS.historyLatestLedgerClosedTimestamp.name);
   const protocolVersion = series.figure(METRICS.currentProtocolVersion.name);
@@ -590,7 +595,7 @@ function horizonFigures(series: TargetSeries, board: StatusBoard, target: BoardT
     ...optional("transactions", transactions(series)),
     ...optional("liquidityPools", series.figure(METRICS.liquidityPools.name)),
     ...optional("accounts", watched.now),
-    ...optional("txProbe", txProbe(series, board, target)),
+    ...optional("txProbe", txProbe(series)),
     ...optional("lastKnown", lastKnown(series, present, HORIZON_IDENTITY, { ...optional("accounts", watched.known) })),
   };
 }
@@ -651,7 +656,7 @@ export function targetReport(target: TargetView, board: StatusBoard, nowMs: numb
   const endpoints = target.endpoints.map((status) => endpointReport(status, nowMs));
   const history: Record<string, Array<[number, number]>> = {};
   for (const { id } of SPARKLINES[target.label]) history[id] = board.history(on, id, nowMs).map(({ atMs, value }) => [atMs, value]);
-  const figures = target.label === "rpc" ? rpcFigures(series, endpoints, nowMs) : horizonFigures(series, board, on, endpoints, nowMs);
+  const figures = target.label === "rpc" ? rpcFigures(series, endpoints, nowMs) : horizonFigures(series, endpoints, nowMs);
   const agreement = agreementReport(target.agreement);
   return { kind: target.label, name: target.name, title: target.title, url: target.url, ...figures, ...optional("agreement", agreement), endpoints, history };
 }
