@@ -79,7 +79,7 @@ const POOL_SHARE_PREFIX = "pool:";
  * The pools' info series (their asset pairs), kept only for the pools a watched account holds
  * shares of (balance asset `pool:<id>`), so the page can name those shares by their pair.
  */
-export const HELD_POOLS: ReferencedFamily = {
+const HELD_POOLS: ReferencedFamily = {
   family: METRICS.liquidityPoolInfo.name,
   referrer: METRICS.accountBalance.name,
   referenceOf: ({ asset }) => (asset?.startsWith(POOL_SHARE_PREFIX) ? asset.slice(POOL_SHARE_PREFIX.length) : undefined),
