@@ -1,4 +1,4 @@
-import type { MetricDefinition, PublishedSource, TargetLabel } from "../catalog/metrics.js";
+import type { MetricDefinition, PublishedSource } from "../catalog/metrics.js";
 import type { SampleTap, StoreTarget, TappedSamples } from "../exposition/store.js";
 import type { Labels, Sample } from "../exposition/samples.js";
 import { PointRing, type Point } from "./ring.js";
@@ -100,7 +100,7 @@ function snapshot(samples: readonly Sample[], keep: (sample: Sample) => boolean)
 export type BoardTarget = StoreTarget;
 
 /** A Horizon and a Stellar RPC may share a name; their series never share a label, nor their entries. */
-function boardKey(label: TargetLabel, name: string): string {
+function boardKey({ label, name }: BoardTarget): string {
   return `${label}=${name}`;
 }
 
@@ -136,7 +136,7 @@ export class StatusBoard implements SampleTap {
   }
 
   published(on: BoardTarget, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void {
-    const key = boardKey(on.label, on.name);
+    const key = boardKey(on);
     let target = this.targets.get(key);
     if (target === undefined) {
       target = { endpoints: new Map(), rings: new Map(), histogramTotals: new Map(), latestMeans: new Map(), lastKnown: new Map(), references: new Map() };
@@ -157,7 +157,7 @@ export class StatusBoard implements SampleTap {
    * what is no longer watched is not shown as if it were.
    */
   removed(on: BoardTarget, endpoint: PublishedSource): void {
-    const key = boardKey(on.label, on.name);
+    const key = boardKey(on);
     const target = this.targets.get(key);
     target?.endpoints.delete(endpoint);
     target?.lastKnown.delete(endpoint);
@@ -169,7 +169,7 @@ export class StatusBoard implements SampleTap {
    * fresh, exactly as MetricStore assembles its output.
    */
   series(target: BoardTarget, name: string, nowMs: number): readonly StatusSeries[] {
-    for (const entry of this.targets.get(boardKey(target.label, target.name))?.endpoints.values() ?? []) {
+    for (const entry of this.targets.get(boardKey(target))?.endpoints.values() ?? []) {
       const persistent = entry.persistent.get(name);
       if (persistent !== undefined) return persistent;
       if (nowMs < entry.freshUntilMs) {
@@ -182,7 +182,7 @@ export class StatusBoard implements SampleTap {
 
   /** A family's series as last published, even once stale: what an operator needs while a target is down. */
   lastKnown(target: BoardTarget, name: string): LastKnown | undefined {
-    for (const { live, atMs } of this.targets.get(boardKey(target.label, target.name))?.lastKnown.values() ?? []) {
+    for (const { live, atMs } of this.targets.get(boardKey(target))?.lastKnown.values() ?? []) {
       const series = live.get(name);
       if (series !== undefined) return { series, atMs };
     }
@@ -190,11 +190,11 @@ export class StatusBoard implements SampleTap {
   }
 
   latestMean(target: BoardTarget, family: string): number | undefined {
-    return this.targets.get(boardKey(target.label, target.name))?.latestMeans.get(family);
+    return this.targets.get(boardKey(target))?.latestMeans.get(family);
   }
 
   history(target: BoardTarget, id: string, nowMs: number): Point[] {
-    return this.targets.get(boardKey(target.label, target.name))?.rings.get(id)?.since(nowMs - HISTORY_WINDOW_MS) ?? [];
+    return this.targets.get(boardKey(target))?.rings.get(id)?.since(nowMs - HISTORY_WINDOW_MS) ?? [];
   }
 
   /** What a publication of a referrer family refers to replaces what it referred to before. */
