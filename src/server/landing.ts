@@ -153,27 +153,27 @@ function latestLedger(target: TargetReport) {
   return html`${figureValue(target, target.latestLedger)} <span class="unit">closed <time datetime="${exact}" title="${exact}">${relative(age * 1000)}</time></span>`;
 }
 
-function figures(target: TargetReport) {
-  const h = target;
+/** A Horizon's figures: its ledger, ingestion, fees, capacity, transactions and pools. */
+function horizonFigures(target: TargetReport) {
   const transactions = target.transactions;
   return html`<dl class="figures">
 ${item("Network", orKnown(text(target.network), target.lastKnown?.network))}
 ${item("Horizon version", orKnown(text(target.horizonVersion), target.lastKnown?.horizonVersion), "", true)}
 ${item("Core version", orKnown(text(target.coreVersion), target.lastKnown?.coreVersion), "", true)}
-${item("Protocol", orKnown(figureValue(h, target.protocolVersion), target.lastKnown?.protocolVersion))}
+${item("Protocol", orKnown(figureValue(target, target.protocolVersion), target.lastKnown?.protocolVersion))}
 ${item("Latest ledger", latestLedger(target))}
-${item("Ingest lag", figureValue(h, target.ingestLagLedgers), "ledgers")}
-${item("Fee charged p50", figureValue(h, target.feeChargedP50Stroops), againstBaseFee(target.feeChargedP50Stroops, target.baseFeeStroops))}
-${item("Fee charged p90", figureValue(h, target.feeChargedP90Stroops), againstBaseFee(target.feeChargedP90Stroops, target.baseFeeStroops))}
-${item("Base fee", figureValue(h, target.baseFeeStroops), "stroops")}
-${item("Ledger capacity used", figureValue(h, target.ledgerCapacityUsageRatio, percent))}
+${item("Ingest lag", figureValue(target, target.ingestLagLedgers), "ledgers")}
+${item("Fee charged p50", figureValue(target, target.feeChargedP50Stroops), againstBaseFee(target.feeChargedP50Stroops, target.baseFeeStroops))}
+${item("Fee charged p90", figureValue(target, target.feeChargedP90Stroops), againstBaseFee(target.feeChargedP90Stroops, target.baseFeeStroops))}
+${item("Base fee", figureValue(target, target.baseFeeStroops), "stroops")}
+${item("Ledger capacity used", figureValue(target, target.ledgerCapacityUsageRatio, percent))}
 ${item(
   "Failed transactions",
   transactions === undefined || transactions.failedShare === null
     ? NO_DATA
-    : html`${percent(transactions.failedShare)} <span class="unit">(${figureValue(h, transactions.failed)} of ${String(transactions.failed.value + transactions.successful.value)} since start)</span>`,
+    : html`${percent(transactions.failedShare)} <span class="unit">(${figureValue(target, transactions.failed)} of ${String(transactions.failed.value + transactions.successful.value)} since start)</span>`,
 )}
-${item("Pools tracked", figureValue(h, target.liquidityPools))}
+${item("Pools tracked", figureValue(target, target.liquidityPools))}
 </dl>`;
 }
 
@@ -371,7 +371,7 @@ function card(target: TargetReport, index: number, nowMs: number) {
     target.agreement?.disagreeing ? html` <span class="badge disagrees" title="serves ledger hashes the other targets of its network do not">DISAGREES</span>` : ""
   } ${target.title}</h2>
 <p class="url"><code>${target.url}</code></p>
-${target.rpc ? rpcFigures(target, target.rpc) : figures(target)}
+${target.rpc ? rpcFigures(target, target.rpc) : horizonFigures(target)}
 ${target.agreement ? html`<dl class="figures">${agreementItem(target.agreement)}</dl>` : ""}
 ${sparklines(target, nowMs)}
 ${section(target, target.accounts, target.lastKnown?.accounts, accountsTable)}
