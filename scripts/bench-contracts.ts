@@ -6,13 +6,8 @@
  * line with its URL; /_bench/contracts lists the contracts to watch, /_bench/calls the calls served.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Hono } from "hono";
-import { stringify } from "yaml";
-import { NODE_FLAGS, withNodeEnvironment } from "../src/cli/node-flags.js";
 import { MAX_KEYS_PER_CALL } from "../src/client/ledger-entries.js";
 import { listen } from "../src/server/listen.js";
 import { createSimulator, RPC_PATH } from "../src/simulator/index.js";
@@ -36,6 +31,8 @@ const TTLS = { instance: 3_000_000, code: 2_500_000, storage: 2_073_600 } as con
 /** What bench.ts lends: its child processes and their CPU clock. */
 export interface BenchTools {
   startChild(args: string[], env?: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess }>;
+  /** An exporter started as npm start starts it, reading this config file. */
+  startExporter(config: Record<string, unknown>): Promise<{ url: string; child: ChildProcess }>;
   stop(child: ChildProcess): void;
   cpuMsOf(child: ChildProcess): number;
   /** tsx's loader, to run this file as the upstream. */
@@ -96,14 +93,8 @@ export async function contractsPollCost(tools: BenchTools) {
   process.stdout.write(`bench: contracts poll cost, ${KEYS} keys, ${MEASURED_POLLS} polls of the exporter's\n`);
   const source = await tools.startChild(["--import", tools.tsx, "scripts/bench-contracts.ts", "serve"]);
   const contracts = (await (await fetch(`${source.url}/_bench/contracts`)).json()) as DemoContract[];
-  const path = join(mkdtempSync(join(tmpdir(), "she-bench-contracts-")), "config.yml");
   const target = { name: "big", url: `${source.url}${RPC_PATH}`, timeout: "60s", contracts: contracts.map(({ name, id, keys }) => ({ name, id, keys })) };
-  writeFileSync(path, stringify({ rpc_targets: [target], poll_interval: "1h", schedules: { contracts: `${POLL_SECONDS}s` } }));
-  // The same V8 flags and environment as npm start, the bin and the image use (see docs/performance.md).
-  const exporter = await tools.startChild(
-    [...NODE_FLAGS, "dist/cli/main.js", `--config.file=${path}`, "--web.listen-address=127.0.0.1:0", "--log.level=info"],
-    withNodeEnvironment(process.env),
-  );
+  const exporter = await tools.startExporter({ rpc_targets: [target], poll_interval: "1h", schedules: { contracts: `${POLL_SECONDS}s` } });
   await pollStarts(source.url, WARM_UP_POLLS);
   const cpuBefore = tools.cpuMsOf(exporter.child);
   await pollStarts(source.url, WARM_UP_POLLS + MEASURED_POLLS);

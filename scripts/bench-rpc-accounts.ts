@@ -9,13 +9,9 @@
  * printing one JSON line with its URL; /_bench/accounts lists the accounts, /_bench/polls the
  * accounts polls it has seen.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Hono } from "hono";
-import { stringify } from "yaml";
-import { NODE_FLAGS, withNodeEnvironment } from "../src/cli/node-flags.js";
 import { MAX_KEYS_PER_CALL } from "../src/client/ledger-entries.js";
 import { listen } from "../src/server/listen.js";
 import { deterministicAccountId } from "../src/simulator/accounts.js";
@@ -98,15 +94,9 @@ async function pollStarts(url: string, poll: number): Promise<void> {
 /** An exporter watching every account of the upstream on one RPC target, its jobs on `schedule`. */
 async function startExporter(tools: BenchTools, upstreamUrl: string, schedule: string) {
   const { ids, assets } = (await (await fetch(`${upstreamUrl}/_bench/accounts`)).json()) as { ids: string[]; assets: string[] };
-  const path = join(mkdtempSync(join(tmpdir(), "she-bench-rpc-accounts-")), "config.yml");
   const target = { name: "big", url: `${upstreamUrl}${RPC_PATH}`, timeout: "60s", account_assets: assets, accounts: ids.map((id, index) => ({ name: `a${index}`, id })) };
   // Staleness far off: the bench measures cost, and a slow poll on a loaded machine must not drop series.
-  writeFileSync(path, stringify({ rpc_targets: [target], poll_interval: schedule, schedules: { accounts: schedule }, freshness: { stale_after_intervals: 60 } }));
-  // The same V8 flags and environment as npm start, the bin and the image use (see docs/performance.md).
-  return tools.startChild(
-    [...NODE_FLAGS, "dist/cli/main.js", `--config.file=${path}`, "--web.listen-address=127.0.0.1:0", "--log.level=info"],
-    withNodeEnvironment(process.env),
-  );
+  return tools.startExporter({ rpc_targets: [target], poll_interval: schedule, schedules: { accounts: schedule }, freshness: { stale_after_intervals: 60 } });
 }
 
 /**

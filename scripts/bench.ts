@@ -18,6 +18,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { gunzipSync, gzipSync } from "node:zlib";
+import { stringify } from "yaml";
 import { NODE_FLAGS, withNodeEnvironment } from "../src/cli/node-flags.js";
 import { PAGE_LIMIT } from "../src/collectors/paging.js";
 import { parseDuration } from "../src/config/duration.js";
@@ -66,16 +67,26 @@ const LEDGER_INTERVAL_MS = 1000;
 const upstream = (count: number) =>
   startChild(["--import", TSX, "scripts/bench-servers.ts", "upstream", "--pools", String(count), "--ledger-interval", String(LEDGER_INTERVAL_MS)]);
 
+/**
+ * An exporter reading `config` as its config file, started with the V8 flags and environment
+ * npm start, the bin and the image use (see docs/performance.md).
+ */
+function startConfiguredExporter(config: Record<string, unknown>): Promise<{ url: string; child: ChildProcess }> {
+  const path = join(mkdtempSync(join(tmpdir(), "she-bench-")), "config.yml");
+  writeFileSync(path, stringify(config));
+  return startChild([...NODE_FLAGS, "dist/cli/main.js", `--config.file=${path}`, "--web.listen-address=127.0.0.1:0", "--log.level=info"], withNodeEnvironment(process.env));
+}
+
 /** An exporter polling the upstream's pools on `poolsSchedule`, its other endpoints on `schedule`. */
 function startExporter(upstreamUrl: string, schedule: string, poolsSchedule = schedule): Promise<{ url: string; child: ChildProcess }> {
-  const path = join(mkdtempSync(join(tmpdir(), "she-bench-")), "config.yml");
-  const endpoints = `{ root: ${schedule}, fee_stats: ${schedule}, ledgers: ${schedule}, liquidity_pools: ${poolsSchedule} }`;
   // Staleness far off: on a loaded machine a page can take longer than three poll periods, and a
   // poll failed for that would back off and stall the measurement (the bench measures cost, not freshness).
-  writeFileSync(path, `targets:\n  - name: big\n    url: ${upstreamUrl}\n    timeout: 60s\nschedules: ${endpoints}\nliquidity_pools: { max: ${pools} }\nfreshness: { stale_after_intervals: 60 }\n`);
-  // The same V8 flags and environment as npm start, the bin and the image use (see docs/performance.md).
-  const args = [...NODE_FLAGS, "dist/cli/main.js", `--config.file=${path}`, "--web.listen-address=127.0.0.1:0", "--log.level=info"];
-  return startChild(args, withNodeEnvironment(process.env));
+  return startConfiguredExporter({
+    targets: [{ name: "big", url: upstreamUrl, timeout: "60s" }],
+    schedules: { root: schedule, fee_stats: schedule, ledgers: schedule, liquidity_pools: poolsSchedule },
+    liquidity_pools: { max: pools },
+    freshness: { stale_after_intervals: 60 },
+  });
 }
 
 interface Scrape {
@@ -336,10 +347,10 @@ async function steadyFigures() {
   };
 }
 
-const contractsCost = () => contractsPollCost({ startChild, stop, cpuMsOf, tsx: TSX });
+const contractsCost = () => contractsPollCost({ startChild, startExporter: startConfiguredExporter, stop, cpuMsOf, tsx: TSX });
 
 const rpcAccounts = () =>
-  rpcAccountsFigures({ startChild, stop, cpuMsOf, tsx: TSX, steadyMs, againstCeiling: async (url) => againstCeiling(url, await bodyOf(url)) });
+  rpcAccountsFigures({ startChild, startExporter: startConfiguredExporter, stop, cpuMsOf, tsx: TSX, steadyMs, againstCeiling: async (url) => againstCeiling(url, await bodyOf(url)) });
 
 const PHASES = { poll: pollCost, contracts: contractsCost, scrapes: scrapeFigures, steady: steadyFigures, "rpc-accounts": rpcAccounts } as const;
 
