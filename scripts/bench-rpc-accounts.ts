@@ -18,6 +18,7 @@ import { deterministicAccountId } from "../src/simulator/accounts.js";
 import { createSimulator, RPC_PATH } from "../src/simulator/index.js";
 import type { BenchTools as ContractsBenchTools } from "./bench-contracts.js";
 import type { RpcAccountsResults } from "./bench-table.js";
+import { seriesIn, valueOf } from "./exposition-text.js";
 
 const ACCOUNTS = 10_000;
 const ASSETS = ["USDC", "EURC", "BENCH"].map((code) => `${code}:${deterministicAccountId(`bench issuer of ${code}`)}`);
@@ -112,7 +113,6 @@ async function metricsText(exporterUrl: string): Promise<string> {
     }
   }
 }
-const seriesIn = (text: string) => text.split("\n").filter((line) => line && !line.startsWith("#")).length;
 
 /** The exporter's failed accounts polls so far. */
 function accountsPollErrors(text: string): number {
@@ -164,12 +164,6 @@ async function pollCostAndRss(tools: BenchTools, upstreamUrl: string) {
     },
     rss: { afterMiB: valueOf(text, "process_resident_memory_bytes") / 2 ** 20, steadySeconds: tools.steadyMs / 1000, polls: polls.length },
   };
-}
-
-/** The value of the series `name` (with its labels) in an exposition; NaN when absent. */
-function valueOf(text: string, name: string): number {
-  const line = text.split("\n").find((candidate) => candidate.startsWith(`${name} `));
-  return line === undefined ? Number.NaN : Number(line.slice(line.lastIndexOf(" ") + 1));
 }
 
 /** Scrapes of an exporter holding every account's series, polling no more after its first polls, against the static ceiling. */

@@ -26,6 +26,7 @@ import { SIMULATOR_REQUESTS_PER_HOUR } from "../src/simulator/http-faults.js";
 import { contractsPollCost } from "./bench-contracts.js";
 import { rpcAccountsFigures } from "./bench-rpc-accounts.js";
 import { updateReadme, type BenchResults } from "./bench-table.js";
+import { seriesIn, valueOf } from "./exposition-text.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const TSX = resolve(ROOT, "node_modules/tsx/dist/esm/index.mjs");
@@ -121,7 +122,6 @@ function scrape(url: string, acceptEncoding?: string, keepBody = false): Promise
 }
 
 const bodyOf = async (url: string, acceptEncoding?: string) => (await scrape(url, acceptEncoding, true)).body!;
-const seriesIn = (text: string) => text.split("\n").filter((line) => line && !line.startsWith("#")).length;
 
 async function waitForSeries(url: string, minimum: number): Promise<string> {
   const deadline = Date.now() + 300_000;
@@ -326,8 +326,7 @@ async function steadyFigures() {
     scrapes.push(await scrape(exporter.url, "gzip"));
     await new Promise((done) => setTimeout(done, 50));
   }
-  const rssMiB = (text: string) => Number(/^process_resident_memory_bytes (\S+)$/m.exec(text)?.[1]) / 2 ** 20;
-  const rss = rssMiB((await bodyOf(exporter.url)).toString());
+  const rss = valueOf((await bodyOf(exporter.url)).toString(), "process_resident_memory_bytes") / 2 ** 20;
   const { poolPageStartsMs } = await simulatorCounts(source.url);
   const windows = pollWindows(poolPageStartsMs.filter((at) => at >= startedMs));
   const duringPoll = (at: number) => windows.some(([start, end]) => at >= start && at <= end);
