@@ -74,11 +74,6 @@ interface SeriesOwner {
   readonly keptAgeSeconds?: number;
 }
 
-/** A section's figures' owner, and whether the section is kept from before. */
-function sectionOwner(target: TargetReport, kept: KnownBefore<unknown> | undefined): SeriesOwner {
-  return kept === undefined ? target : { kind: target.kind, name: target.name, keptAgeSeconds: kept.ageSeconds };
-}
-
 /** A section's caption note: how old a kept section is, then what else to say. */
 function sectionNote(owner: SeriesOwner, notes: readonly string[]) {
   const all = owner.keptAgeSeconds === undefined ? notes : [`as of ${relative(owner.keptAgeSeconds * 1000)}: no fresh data since`, ...notes];
@@ -362,7 +357,7 @@ ${endpoints.map(
 /** A section from its series now, or, while they are gone, as kept from before, greyed with its age; none without either. */
 function section<Entries>(target: TargetReport, now: Entries | undefined, kept: KnownBefore<Entries> | undefined, table: (owner: SeriesOwner, entries: Entries) => unknown) {
   if (now !== undefined) return table(target, now);
-  return kept === undefined ? "" : table(sectionOwner(target, kept), kept.value);
+  return kept === undefined ? "" : table({ kind: target.kind, name: target.name, keptAgeSeconds: kept.ageSeconds }, kept.value);
 }
 
 function card(target: TargetReport, index: number, nowMs: number) {
