@@ -129,8 +129,13 @@ function relative(ageMs: number): string {
 }
 
 /** A moment as its age, the exact time on hover. */
+function moment(isoTime: string, ageMs: number) {
+  return html`<time datetime="${isoTime}" title="${isoTime}">${relative(ageMs)}</time>`;
+}
+
+/** A moment before the report's time, as its age. */
 function ago(isoTime: string, nowMs: number) {
-  return html`<time datetime="${isoTime}" title="${isoTime}">${relative(nowMs - Date.parse(isoTime))}</time>`;
+  return moment(isoTime, nowMs - Date.parse(isoTime));
 }
 
 /** A figure; while it is absent, its last known value, greyed, with its age: what an operator needs while a target is down. */
@@ -144,8 +149,7 @@ function latestLedger(target: TargetReport) {
   const age = target.latestLedgerAgeSeconds;
   const closedAt = target.latestLedgerClosedTimestampSeconds;
   if (age === undefined || closedAt === undefined) return figureValue(target, target.latestLedger);
-  const exact = new Date(closedAt.value * 1000).toISOString();
-  return html`${figureValue(target, target.latestLedger)} <span class="unit">closed <time datetime="${exact}" title="${exact}">${relative(age * 1000)}</time></span>`;
+  return html`${figureValue(target, target.latestLedger)} <span class="unit">closed ${moment(new Date(closedAt.value * 1000).toISOString(), age * 1000)}</span>`;
 }
 
 /** A Horizon's figures: its ledger, ingestion, fees, capacity, transactions and pools. */
