@@ -1,12 +1,7 @@
 import { Asset, Keypair, StrKey, xdr } from "@stellar/stellar-base";
 import { describe, expect, it } from "vitest";
-import {
-  accountFromEntries,
-  accountLedgerKey,
-  baseReserveFromHeader,
-  baseReserveFromHistoryEntry,
-  trustlineLedgerKey,
-} from "../src/client/account-entries.js";
+import { accountFromEntries, baseReserveFromHeader, baseReserveFromHistoryEntry } from "../src/client/account-entries.js";
+import { accountLedgerKey, trustlineLedgerKey } from "../src/client/ledger-keys.js";
 import { PollError } from "../src/client/errors.js";
 import { rpcFixtureJson } from "./support/fixtures.js";
 

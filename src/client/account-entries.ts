@@ -14,23 +14,6 @@ type Xdr = ReturnType<typeof stellarBase>["xdr"];
 type AccountEntry = InstanceType<Xdr["AccountEntry"]>;
 type TrustLineEntry = InstanceType<Xdr["TrustLineEntry"]>;
 
-/** The account's LedgerKey, base64 XDR as getLedgerEntries takes it. */
-export function accountLedgerKey(accountId: string): string {
-  const { xdr, Keypair } = stellarBase();
-  return xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(accountId).xdrAccountId() })).toXDR("base64");
-}
-
-/** The LedgerKey of the account's trustline to `asset` (`CODE:ISSUER`). */
-export function trustlineLedgerKey(accountId: string, asset: string): string {
-  const { xdr, Keypair, Asset } = stellarBase();
-  const [code = "", issuer = ""] = asset.split(":");
-  const key = new xdr.LedgerKeyTrustLine({
-    accountId: Keypair.fromPublicKey(accountId).xdrAccountId(),
-    asset: new Asset(code, issuer).toTrustLineXDRObject(),
-  });
-  return xdr.LedgerKey.trustline(key).toXDR("base64");
-}
-
 /** Account flags by their bit in AccountEntry.flags (AUTH_REQUIRED_FLAG … AUTH_CLAWBACK_ENABLED_FLAG). */
 const FLAG_BITS: Readonly<Record<AccountFlag, number>> = { auth_required: 1, auth_revocable: 2, auth_immutable: 4, auth_clawback_enabled: 8 };
 /** TrustLineEntry's AUTHORIZED_FLAG: Horizon's is_authorized. */

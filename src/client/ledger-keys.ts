@@ -6,6 +6,23 @@
 import type { Durability } from "../config/contracts.js";
 import { stellarBase } from "../stellar-base.js";
 
+/** An account's entry. */
+export function accountLedgerKey(accountId: string): string {
+  const { xdr, Keypair } = stellarBase();
+  return xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(accountId).xdrAccountId() })).toXDR("base64");
+}
+
+/** An account's trustline to `asset` (`CODE:ISSUER`). */
+export function trustlineLedgerKey(accountId: string, asset: string): string {
+  const { xdr, Keypair, Asset } = stellarBase();
+  const [code = "", issuer = ""] = asset.split(":");
+  const key = new xdr.LedgerKeyTrustLine({
+    accountId: Keypair.fromPublicKey(accountId).xdrAccountId(),
+    asset: new Asset(code, issuer).toTrustLineXDRObject(),
+  });
+  return xdr.LedgerKey.trustline(key).toXDR("base64");
+}
+
 /** A contract-data key: the contract, the SCVal key (base64) and its durability. */
 export function contractDataKey(contractId: string, scValKey: string, durability: Durability): string {
   const { Address, xdr } = stellarBase();

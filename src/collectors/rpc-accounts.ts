@@ -1,15 +1,10 @@
 import { z } from "zod";
 import { RPC_ACCOUNT_METRICS } from "../catalog/metrics.js";
-import {
-  accountFromEntries,
-  accountLedgerKey,
-  baseReserveFromHeader,
-  baseReserveFromHistoryEntry,
-  trustlineLedgerKey,
-} from "../client/account-entries.js";
+import { accountFromEntries, baseReserveFromHeader, baseReserveFromHistoryEntry } from "../client/account-entries.js";
 import { PollError } from "../client/errors.js";
 import { validated } from "../client/http.js";
 import { ledgerEntriesCalls, readLedgerEntries } from "../client/ledger-entries.js";
+import { accountLedgerKey, trustlineLedgerKey } from "../client/ledger-keys.js";
 import type { RpcClient } from "../client/rpc-client.js";
 import { latestLedgerSchema } from "../client/rpc-schemas.js";
 import type { RpcWatchedAccount } from "../config/accounts.js";

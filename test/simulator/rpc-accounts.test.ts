@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { accountFromEntries, accountLedgerKey, baseReserveFromHistoryEntry, trustlineLedgerKey } from "../../src/client/account-entries.js";
+import { accountFromEntries, baseReserveFromHistoryEntry } from "../../src/client/account-entries.js";
+import { accountLedgerKey, trustlineLedgerKey } from "../../src/client/ledger-keys.js";
 import { accountSchema } from "../../src/client/account-schemas.js";
 import { ledgerEntriesSchema } from "../../src/client/rpc-schemas.js";
 import { COLD_WALLET, HOT_WALLET } from "../../src/simulator/demo-accounts.js";
