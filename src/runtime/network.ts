@@ -30,16 +30,10 @@ export interface NetworkObserver {
   ledgerHash(sequence: number, hash: string): void;
 }
 
-/** Ledger hashes kept per target: enough for a cross-target check to find a common ledger. */
-export const RECENT_LEDGER_HASHES = 64;
-
 export class NetworkView {
   private facts: NetworkFacts = {};
 
   constructor(private readonly observer?: NetworkObserver) {}
-
-  private readonly hashes = new Map<number, string>();
-  private newestHashed = 0;
 
   get current(): NetworkFacts {
     return this.facts;
@@ -53,22 +47,9 @@ export class NetworkView {
     this.observer?.learnt(facts);
   }
 
-  /**
-   * Notes a closed ledger's hash, and that it is the latest. The oldest leave past
-   * RECENT_LEDGER_HASHES; a sequence below the newest known means the network was reset, and
-   * the hashes of the old chain leave with it.
-   */
+  /** Notes a closed ledger's hash for the observer (the agreement check keeps the hashes), and that it is the latest. */
   ledgerHash(sequence: number, hash: string): void {
-    if (sequence < this.newestHashed) this.hashes.clear();
-    this.newestHashed = sequence;
-    this.hashes.set(sequence, hash);
     this.observer?.ledgerHash(sequence, hash);
     this.learn({ latestLedger: sequence });
-    if (this.hashes.size > RECENT_LEDGER_HASHES) this.hashes.delete(Math.min(...this.hashes.keys()));
-  }
-
-  /** The hashes of the most recent ledgers seen, by sequence. */
-  get recentLedgerHashes(): ReadonlyMap<number, string> {
-    return this.hashes;
   }
 }
