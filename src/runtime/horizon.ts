@@ -13,7 +13,6 @@ import { txProbeFor } from "../probers/tx-probe.js";
 import { plannedRequestsPerHour, requestsPerPoll } from "../scheduler/request-plan.js";
 import { pollJob, type JobPlan } from "./job.js";
 import type { JobParts, TargetKind } from "./runtime.js";
-import { comparisonKey } from "../config/secret.js";
 
 /**
  * What a job is built from beyond the target's own settings (which are in the runtime's key): the
@@ -33,7 +32,6 @@ export const HORIZON: TargetKind<TargetConfig, HorizonClient> = {
   label: "horizon",
   title: (target) => target.name,
   metrics: (metrics) => metrics.horizon,
-  runtimeKey: (target, { retries, maxBodyBytes }) => comparisonKey({ target, retries, maxBodyBytes }),
   client: (target, config, parts) => new HorizonClient(targetHttpOptions(target, config, parts)),
   requestPlan: (target, config) => ({ planned: plannedRequestsPerHour(target, config), budget: target.requestBudgetPerHour }),
   // The probe's submissions are requests to `transactions`.

@@ -7,7 +7,6 @@ import { rpcVersionsCollector } from "../collectors/rpc-versions.js";
 import type { RpcTargetConfig } from "../config/rpc-targets.js";
 import { pollJob, type JobPlan } from "./job.js";
 import type { JobParts, TargetKind } from "./runtime.js";
-import { comparisonKey } from "../config/secret.js";
 
 /**
  * A Stellar RPC: the frequent status batch (getHealth, getLatestLedger, getFeeStats) and the rare
@@ -19,7 +18,6 @@ export const STELLAR_RPC: TargetKind<RpcTargetConfig, RpcClient> = {
   label: "rpc",
   title: (target) => `${target.name} (Stellar RPC)`,
   metrics: (metrics) => metrics.rpc,
-  runtimeKey: (target, { retries, maxBodyBytes }) => comparisonKey({ target, retries, maxBodyBytes }),
   client: (target, config, parts) => new RpcClient(targetHttpOptions(target, config, parts)),
   jobs(target, config, { client, network, clock, log }: JobParts<RpcClient>): JobPlan[] {
     const key = (source: string) => JSON.stringify({ source, staleAfterIntervals: config.staleAfterIntervals });

@@ -4,6 +4,7 @@ import type { TargetLabel } from "../catalog/metrics.js";
 import type { Clock } from "../clock.js";
 import type { RequestObserver } from "../client/http.js";
 import type { ExporterConfig } from "../config/config.js";
+import { comparisonKey } from "../config/secret.js";
 import type { TargetUrl } from "../config/target-url.js";
 import type { ExporterMetrics, TargetMetrics } from "../exposition/self-metrics.js";
 import type { MetricStore, StoreLease } from "../exposition/store.js";
@@ -46,8 +47,6 @@ export interface TargetKind<Target extends KindTarget, Client> {
   /** What the landing page calls a target of this kind. */
   title(target: Target): string;
   metrics(metrics: ExporterMetrics): TargetMetrics;
-  /** Settings whose change rebuilds the runtime and its client: the target's own, and the HTTP settings. */
-  runtimeKey(target: Target, config: ExporterConfig): string;
   client(target: Target, config: ExporterConfig, parts: ClientParts): Client;
   /** The target's jobs under a configuration; a reload keeps each job whose key is unchanged. */
   jobs(target: Target, config: ExporterConfig, parts: JobParts<Client>): JobPlan[];
@@ -128,7 +127,8 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
     private readonly services: RuntimeServices,
   ) {
     this.config = config;
-    this.key = `${kind.label}:${kind.runtimeKey(target, config)}`;
+    // What rebuilds the runtime and its client when it changes: the target's own settings, and the HTTP settings.
+    this.key = `${kind.label}:${comparisonKey({ target, retries: config.retries, maxBodyBytes: config.maxBodyBytes })}`;
     this.label = kind.label;
     this.name = target.name;
     this.title = kind.title(target);
