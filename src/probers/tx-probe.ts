@@ -18,6 +18,7 @@ import type { NetworkView } from "../runtime/network.js";
 import type { Schedule } from "../config/schedule.js";
 import { secretFileWarning, type TxProbeConfig } from "../config/tx-probe.js";
 import { stellarBase } from "../stellar-base.js";
+import { REQUESTS_PER_PROBE_RUN } from "../scheduler/request-plan.js";
 
 /**
  * The issue asks for "stellar-horizon-exporter probe", but a text memo holds at most 28 bytes and
@@ -140,8 +141,7 @@ class ProbeTotals {
 export class TxProbe implements ProbeJob {
   readonly role = "probe";
   readonly source = "tx_probe";
-  /** A probe run reads the source account's sequence, then submits. */
-  readonly requestsPerRun = 2;
+  readonly requestsPerRun = REQUESTS_PER_PROBE_RUN;
   readonly schedule: Schedule;
   private readonly totals = new ProbeTotals();
   private readonly now: () => number;
