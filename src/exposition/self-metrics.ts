@@ -153,7 +153,7 @@ export async function removeSeries(metrics: readonly OwnMetric[], label: string,
 const EVENT_LOOP_SAMPLE_MS = 100;
 
 /** The self-metrics one kind of target is counted in; what a kind does not have stays absent. */
-export interface TargetMetricSet {
+interface TargetMetricSet {
   readonly requestsTotal: MetricDefinition;
   readonly requestDuration: MetricDefinition;
   readonly pollDuration: MetricDefinition;
@@ -168,7 +168,7 @@ export interface TargetMetricSet {
 }
 
 /** The Horizon targets' self-metrics. */
-export const HORIZON_SELF_METRICS: TargetMetricSet = {
+const HORIZON_SELF_METRICS: TargetMetricSet = {
   requestsTotal: METRICS.requestsTotal,
   requestDuration: METRICS.requestDuration,
   pollDuration: METRICS.pollDuration,
@@ -182,7 +182,7 @@ export const HORIZON_SELF_METRICS: TargetMetricSet = {
 };
 
 /** The Stellar RPC targets' self-metrics, the stellar_horizon_exporter_rpc_* series. */
-export const RPC_SELF_METRICS: TargetMetricSet = {
+const RPC_SELF_METRICS: TargetMetricSet = {
   requestsTotal: RPC_METRICS.requestsTotal,
   requestDuration: RPC_METRICS.requestDuration,
   pollDuration: RPC_METRICS.pollDuration,
