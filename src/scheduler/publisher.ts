@@ -48,11 +48,6 @@ export class JobPublisher {
     this.staleTimer = undefined;
   }
 
-  /** Resolves once every publication asked for so far has landed or failed. */
-  settled(): Promise<void> {
-    return this.publishing;
-  }
-
   private publish(succeeded: boolean, freshUntilMs: number): Promise<void> {
     if (this.stopped) return this.publishing;
     // Taken now, so each publication shows the state as the run left it.
