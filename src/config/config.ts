@@ -11,15 +11,15 @@ import {
   MAX_POOLS,
   POOLS_MAX_RANGE,
   configFileSchema,
-  horizonUrl,
   type ConfigFile,
   type EndpointScheduleTexts,
   type LogLevel,
 } from "./file-schema.js";
 import { rpcTargets, type RpcTargetConfig } from "./rpc-targets.js";
+import { targetsOf } from "./targets.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
-import { secretValues, type Secret } from "./secret.js";
-import { describeInvalidUrl, TargetUrl } from "./target-url.js";
+import type { Secret } from "./secret.js";
+import type { TargetUrl } from "./target-url.js";
 import { loadWebConfig, type WebConfig } from "./web-config.js";
 import { inShard, parseShard, WHOLE, type Shard } from "./shard.js";
 import { readYamlDocument } from "./yaml-file.js";
@@ -148,7 +148,6 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
       flagContracts: flagContractsOf(flags, env, rpcUrls.length, problems),
       timeoutMs,
     },
-    { parseUrlSpec: targetFromUrlFlag, defaultName: defaultTargetName },
     problems,
   );
   const noTarget = targets.length === 0 && rpc.length === 0 && problems.length === 0;
@@ -292,7 +291,7 @@ function scheduleResolver(pollInterval: Setting | undefined, file: ConfigFile, p
     ) as Record<Endpoint, Schedule>;
 }
 
-/** Targets from --horizon.url when given (they replace the file's), else from the file; names unique. */
+/** Horizon targets from --horizon.url when given (they replace the file's), else from the file; names unique. */
 function buildTargets(
   urls: readonly Setting[],
   flagAccounts: readonly WatchedAccount[],
@@ -301,35 +300,25 @@ function buildTargets(
   timeoutMs: number,
   problems: string[],
 ): TargetConfig[] {
-  const targets: TargetConfig[] = urls.length
-    ? urls.flatMap(({ source, value }) => {
-        const target = targetFromUrlFlag(value);
-        if (typeof target === "string") {
-          problems.push(`${source}: ${target}`);
-          return [];
-        }
-        return [{ ...target, headers: {}, timeoutMs, schedules: schedulesFor(undefined), requestBudgetPerHour: DEFAULTS.requestBudgetPerHour, accounts: flagAccounts }];
-      })
-    : (file.targets ?? []).map((entry, targetIndex) => ({
-        name: entry.name ?? defaultTargetName(entry.url),
-        url: new TargetUrl(entry.url, entry.show_path),
-        headers: secretValues(entry.headers ?? {}),
-        timeoutMs: entry.timeout ? (parseDuration(entry.timeout) ?? timeoutMs) : timeoutMs,
+  return targetsOf<NonNullable<ConfigFile["targets"]>[number], TargetConfig>(
+    { urls, entries: file.targets ?? [], timeoutMs },
+    {
+      label: "target",
+      fromUrl: (basics) => ({ ...basics, schedules: schedulesFor(undefined), requestBudgetPerHour: DEFAULTS.requestBudgetPerHour, accounts: flagAccounts }),
+      fromEntry: (basics, entry, targetIndex) => ({
+        ...basics,
         schedules: schedulesFor(entry.schedules),
         requestBudgetPerHour: entry.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour,
         accounts: watchedAccounts(
           entry.accounts ?? [],
-          `target "${entry.name ?? defaultTargetName(entry.url)}"`,
+          `target "${basics.name}"`,
           problems,
           (index, key) => `${path}: targets[${targetIndex}].accounts[${index}].${key}`,
         ),
-      }));
-  const seen = new Set<string>();
-  for (const target of targets) {
-    if (seen.has(target.name)) problems.push(`target name "${target.name}" is used twice; names must be unique`);
-    seen.add(target.name);
-  }
-  return targets;
+      }),
+    },
+    problems,
+  );
 }
 
 async function webConfigOf(webConfigFile: Setting | undefined, problems: string[]): Promise<WebConfig | undefined> {
@@ -369,21 +358,6 @@ async function readConfigFile(path: string, problems: string[]): Promise<ConfigF
   if ("value" in loaded) return loaded.value;
   problems.push(...loaded.problems);
   return {};
-}
-
-/**
- * `URL` or `NAME=URL`; a name cannot contain `/`, `?` or `:`, so a URL's own `=` is never mistaken
- * for one. A flag has no `show_path`: the path is shown only when it cannot hold a token.
- */
-function targetFromUrlFlag(value: string): { name: string; url: TargetUrl } | string {
-  const named = /^([^=/?:]+)=(.+)$/.exec(value);
-  const url = named?.[2] ?? value;
-  if (!horizonUrl.safeParse(url).success) return `${describeInvalidUrl(url)} is not an http:// or https:// URL`;
-  return { name: named?.[1] ?? defaultTargetName(url), url: new TargetUrl(url) };
-}
-
-function defaultTargetName(url: string): string {
-  return new URL(url).host;
 }
 
 /**

@@ -1,13 +1,11 @@
 import type { RpcEndpoint } from "../catalog/metrics.js";
 import { rpcWatchedAccounts, withAssets, type RpcWatchedAccount } from "./accounts.js";
 import type { TargetConfig } from "./config.js";
-import { parseDuration } from "./duration.js";
 import type { RpcTargetEntry } from "./file-schema.js";
 import { watchedContracts, type WatchedContract } from "./contracts.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 import type { WatchedAccount } from "./accounts.js";
-import { secretValues } from "./secret.js";
-import { TargetUrl } from "./target-url.js";
+import { targetsOf } from "./targets.js";
 
 /** Named, reached and timed like a Horizon target; its `url` is POSTed to exactly as given, path included. */
 export interface RpcTargetConfig extends Pick<TargetConfig, "name" | "url" | "headers" | "timeoutMs"> {
@@ -47,15 +45,8 @@ export interface RpcTargetSources {
   readonly timeoutMs: number;
 }
 
-/** The naming rules Horizon targets follow, shared so both kinds of target read alike. */
-export interface TargetNaming {
-  /** Parses `[NAME=]URL`, or says why it cannot (showing no secret). */
-  readonly parseUrlSpec: (value: string) => { name: string; url: TargetUrl } | string;
-  readonly defaultName: (url: string) => string;
-}
-
 /** The Stellar RPC targets: from --rpc.url/RPC_URL when given, else from the file; problems appended, one line each. */
-export function rpcTargets(sources: RpcTargetSources, naming: TargetNaming, problems: string[]): RpcTargetConfig[] {
+export function rpcTargets(sources: RpcTargetSources, problems: string[]): RpcTargetConfig[] {
   const versions = parseSchedule(RPC_VERSIONS_SCHEDULE) as Schedule;
   const schedulesFor = (text: string | undefined): Record<RpcEndpoint, Schedule> => {
     const fromFile = text === undefined ? undefined : parseSchedule(text);
@@ -64,33 +55,18 @@ export function rpcTargets(sources: RpcTargetSources, naming: TargetNaming, prob
   };
   // The flag accounts were checked with the Horizon targets': only their assets are new here.
   const flagAccounts = sources.urlSpecs.length ? withAssets(sources.flagAccounts, sources.flagAssets.values, sources.flagAssets.source, problems) : [];
-  const targets: RpcTargetConfig[] = sources.urlSpecs.length
-    ? sources.urlSpecs.flatMap(({ source, value }) => {
-        const target = naming.parseUrlSpec(value);
-        if (typeof target === "string") {
-          problems.push(`${source}: ${target}`);
-          return [];
-        }
-        return [{ ...target, headers: {}, timeoutMs: sources.timeoutMs, schedules: schedulesFor(undefined), accounts: flagAccounts, contracts: sources.flagContracts }];
-      })
-    : sources.fileEntries.map((entry) => ({
-        name: entry.name ?? naming.defaultName(entry.url),
-        url: new TargetUrl(entry.url, entry.show_path),
-        headers: secretValues(entry.headers ?? {}),
-        timeoutMs: entry.timeout ? (parseDuration(entry.timeout) ?? sources.timeoutMs) : sources.timeoutMs,
+  return targetsOf(
+    { urls: sources.urlSpecs, entries: sources.fileEntries, timeoutMs: sources.timeoutMs },
+    {
+      label: "Stellar RPC target",
+      fromUrl: (basics) => ({ ...basics, schedules: schedulesFor(undefined), accounts: flagAccounts, contracts: sources.flagContracts }),
+      fromEntry: (basics, entry) => ({
+        ...basics,
         schedules: schedulesFor(entry.schedule),
-        accounts: rpcWatchedAccounts(
-          entry.accounts ?? [],
-          entry.account_assets ?? [],
-          `Stellar RPC target "${entry.name ?? naming.defaultName(entry.url)}"`,
-          problems,
-        ),
-        contracts: watchedContracts(entry.contracts ?? [], `Stellar RPC target "${entry.name ?? naming.defaultName(entry.url)}"`, problems),
-      }));
-  const seen = new Set<string>();
-  for (const target of targets) {
-    if (seen.has(target.name)) problems.push(`Stellar RPC target name "${target.name}" is used twice; names must be unique`);
-    seen.add(target.name);
-  }
-  return targets;
+        accounts: rpcWatchedAccounts(entry.accounts ?? [], entry.account_assets ?? [], `Stellar RPC target "${basics.name}"`, problems),
+        contracts: watchedContracts(entry.contracts ?? [], `Stellar RPC target "${basics.name}"`, problems),
+      }),
+    },
+    problems,
+  );
 }

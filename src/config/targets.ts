@@ -1,0 +1,87 @@
+import type { TargetConfig } from "./config.js";
+import { parseDuration } from "./duration.js";
+import { horizonUrl } from "./file-schema.js";
+import { secretValues } from "./secret.js";
+import { describeInvalidUrl, TargetUrl } from "./target-url.js";
+
+/** How every kind of target is named, reached and timed. */
+export type TargetBasics = Pick<TargetConfig, "name" | "url" | "headers" | "timeoutMs">;
+
+/** The keys every kind of target's file entry shares. */
+interface TargetEntryBasics {
+  readonly name?: string | undefined;
+  readonly url: string;
+  readonly show_path?: boolean | undefined;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  readonly timeout?: string | undefined;
+}
+
+/** What one kind of target (Horizon, Stellar RPC) adds to the basics every target shares. */
+export interface TargetKind<Entry extends TargetEntryBasics, Target extends TargetBasics> {
+  /** How a problem names a target of this kind: `target`, `Stellar RPC target`. */
+  readonly label: string;
+  /** A target given as `[NAME=]URL` on the command line. */
+  readonly fromUrl: (basics: TargetBasics) => Target;
+  /** A target of the config file, `index` its place in the kind's list. */
+  readonly fromEntry: (basics: TargetBasics, entry: Entry, index: number) => Target;
+}
+
+/**
+ * One kind's targets: from its URL flags when given (they replace the file's), else from the
+ * file's entries; problems appended, one line each, and a name used twice is one.
+ */
+export function targetsOf<Entry extends TargetEntryBasics, Target extends TargetBasics>(
+  sources: {
+    /** `[NAME=]URL` values, with where each came from. */
+    readonly urls: readonly { readonly source: string; readonly value: string }[];
+    readonly entries: readonly Entry[];
+    /** The timeout of targets that set none. */
+    readonly timeoutMs: number;
+  },
+  kind: TargetKind<Entry, Target>,
+  problems: string[],
+): Target[] {
+  const { urls, entries, timeoutMs } = sources;
+  const targets = urls.length
+    ? urls.flatMap(({ source, value }) => {
+        const target = targetFromUrlFlag(value);
+        if (typeof target === "string") {
+          problems.push(`${source}: ${target}`);
+          return [];
+        }
+        return [kind.fromUrl({ ...target, headers: {}, timeoutMs })];
+      })
+    : entries.map((entry, index) =>
+        kind.fromEntry(
+          {
+            name: entry.name ?? defaultTargetName(entry.url),
+            url: new TargetUrl(entry.url, entry.show_path),
+            headers: secretValues(entry.headers ?? {}),
+            timeoutMs: entry.timeout ? (parseDuration(entry.timeout) ?? timeoutMs) : timeoutMs,
+          },
+          entry,
+          index,
+        ),
+      );
+  const seen = new Set<string>();
+  for (const target of targets) {
+    if (seen.has(target.name)) problems.push(`${kind.label} name "${target.name}" is used twice; names must be unique`);
+    seen.add(target.name);
+  }
+  return targets;
+}
+
+/**
+ * `URL` or `NAME=URL`; a name cannot contain `/`, `?` or `:`, so a URL's own `=` is never mistaken
+ * for one. A flag has no `show_path`: the path is shown only when it cannot hold a token.
+ */
+function targetFromUrlFlag(value: string): { name: string; url: TargetUrl } | string {
+  const named = /^([^=/?:]+)=(.+)$/.exec(value);
+  const url = named?.[2] ?? value;
+  if (!horizonUrl.safeParse(url).success) return `${describeInvalidUrl(url)} is not an http:// or https:// URL`;
+  return { name: named?.[1] ?? defaultTargetName(url), url: new TargetUrl(url) };
+}
+
+function defaultTargetName(url: string): string {
+  return new URL(url).host;
+}
