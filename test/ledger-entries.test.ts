@@ -1,7 +1,7 @@
 import { xdr } from "@stellar/stellar-base";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PollError } from "../src/client/errors.js";
-import { ledgerEntriesCalls, MAX_KEYS_PER_CALL, readLedgerEntries } from "../src/client/ledger-entries.js";
+import { ledgerEntriesCalls, MAX_KEYS_PER_CALL, readLedgerEntries, type KeepEntry } from "../src/client/ledger-entries.js";
 import { RpcClient } from "../src/client/rpc-client.js";
 import { ledgerEntriesSchema } from "../src/client/rpc-schemas.js";
 import { FakeRpc } from "./support/fake-rpc.js";
@@ -29,6 +29,9 @@ function serve(name: string): Served["result"] {
   return result;
 }
 
+/** Keeps each entry whole, with its response's latestLedger. */
+const whole: KeepEntry<object> = (entry, latestLedger) => ({ ...entry, latestLedger });
+
 /** A distinct, valid contract-code key per index. */
 function codeKey(index: number): string {
   const hash = Buffer.alloc(32);
@@ -46,7 +49,7 @@ describe("getLedgerEntries captures parse with exact values", () => {
   ])("%s", async (name, lastModified, liveUntil, latestLedger) => {
     const served = serve(name);
     const key = served.entries[0]!.key;
-    const read = await readLedgerEntries(client, "status", [key]);
+    const read = await readLedgerEntries(client, "status", [key], undefined, whole);
     expect(read.calls).toBe(1);
     expect(read.latestLedger).toBe(latestLedger);
     expect(read.entries.get(key)).toEqual({
@@ -80,7 +83,7 @@ describe("readLedgerEntries", () => {
       if (index % 3 === 0) rpc.ledgerEntries.set(key, { xdr: "AAAABw==", lastModifiedLedgerSeq: 100 + index, liveUntilLedgerSeq: 5_000 + index });
     }
     rpc.ledgerEntriesLatestLedger = 4_000;
-    const read = await readLedgerEntries(client, "status", [...keys, keys[7]!, keys[0]!]);
+    const read = await readLedgerEntries(client, "status", [...keys, keys[7]!, keys[0]!], undefined, whole);
     const calls = rpc.ledgerEntriesCalls();
     expect(read.calls).toBe(3);
     expect(ledgerEntriesCalls(450)).toBe(3);
@@ -119,7 +122,7 @@ describe("readLedgerEntries", () => {
   });
 
   it("no keys, no call", async () => {
-    expect(await readLedgerEntries(client, "status", [])).toEqual({ entries: new Map(), latestLedger: undefined, calls: 0 });
+    expect(await readLedgerEntries(client, "status", [], undefined, whole)).toEqual({ entries: new Map(), latestLedger: undefined, calls: 0 });
     expect(rpc.requests).toHaveLength(0);
   });
 
@@ -129,7 +132,7 @@ describe("readLedgerEntries", () => {
     ["getLedgerEntries-error-ttl-key-stellar-rpc-src.json", "ledger ttl entries cannot be queried directly"],
   ])("a JSON-RPC error (%s) fails the read as rpc_error", async (name, message) => {
     rpc.answers.set("getLedgerEntries", { error: rpcFixtureJson<{ error: { code: number; message: string } }>(name).error });
-    const error = await readLedgerEntries(client, "status", [codeKey(1)]).catch((caught: unknown) => caught);
+    const error = await readLedgerEntries(client, "status", [codeKey(1)], undefined, whole).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(PollError);
     expect((error as PollError).reason).toBe("rpc_error");
     expect((error as PollError).message).toBe(`getLedgerEntries answered JSON-RPC error -32602: ${message}`);
@@ -138,7 +141,7 @@ describe("readLedgerEntries", () => {
   it("a result that breaks the schema fails the read as schema, whichever call it is", async () => {
     const keys = Array.from({ length: 201 }, (_, index) => codeKey(index));
     rpc.answers.set("getLedgerEntries", { result: { entries: null, latestLedger: 5 } });
-    const error = await readLedgerEntries(client, "status", keys).catch((caught: unknown) => caught);
+    const error = await readLedgerEntries(client, "status", keys, undefined, whole).catch((caught: unknown) => caught);
     expect((error as PollError).reason).toBe("schema");
   });
 });

@@ -20,13 +20,7 @@ export const MAX_KEYS_PER_CALL = 200;
  */
 const CALLS_IN_FLIGHT = 4;
 
-/** One entry as the RPC returned it, with the `latestLedger` of the response it came in. */
-export interface LedgerEntry extends RpcLedgerEntry {
-  /** The response's latestLedger: a TTL is `liveUntilLedgerSeq − latestLedger` of the same response. */
-  readonly latestLedger: number;
-}
-
-export interface LedgerEntriesRead<Kept = LedgerEntry> {
+export interface LedgerEntriesRead<Kept> {
   /**
    * What was kept of each entry found, by its key as requested (the same canonical XDR the RPC
    * returns). A key left out was not found: never created, deleted, or a temporary entry that
@@ -40,13 +34,12 @@ export interface LedgerEntriesRead<Kept = LedgerEntry> {
 }
 
 /**
- * What a read keeps of one entry, called as its response arrives with the key as requested. A
+ * What a read keeps of one entry, called as its response arrives with the response's latestLedger
+ * (a TTL is `liveUntilLedgerSeq − latestLedger` of the same response) and the key as requested. A
  * read of tens of thousands of entries that keeps only what it needs (or the previous poll's
  * equal value) lets the rest of each response go at once, while it is young and cheap to collect.
  */
 export type KeepEntry<Kept> = (entry: RpcLedgerEntry, latestLedger: number, key: string) => Kept;
-
-const wholeEntry: KeepEntry<LedgerEntry> = (entry, latestLedger) => ({ ...entry, latestLedger });
 
 /** Requests a read of this many keys sends, for the request plan. */
 export function ledgerEntriesCalls(keyCount: number): number {
@@ -65,29 +58,16 @@ function requestedKeys(keys: readonly string[]): ReadonlyMap<string, string> {
 
 /**
  * Reads every key (base64 `LedgerKey` XDR; duplicates are read once) in calls of at most 200,
- * keeping each entry whole, or what `keep` makes of it. An entry under a key not asked for is
+ * keeping what `keep` makes of each entry. An entry under a key not asked for is
  * ignored. Any failed call fails the read with its PollError (a JSON-RPC error is `rpc_error`, a
  * bad response `schema`), so a poll never publishes a partial picture as if it were whole.
  */
-export function readLedgerEntries(
-  client: Pick<RpcClient, "call">,
-  endpoint: RpcEndpoint,
-  keys: readonly string[],
-  signal?: AbortSignal,
-): Promise<LedgerEntriesRead>;
-export function readLedgerEntries<Kept>(
+export async function readLedgerEntries<Kept>(
   client: Pick<RpcClient, "call">,
   endpoint: RpcEndpoint,
   keys: readonly string[],
   signal: AbortSignal | undefined,
   keep: KeepEntry<Kept>,
-): Promise<LedgerEntriesRead<Kept>>;
-export async function readLedgerEntries<Kept>(
-  client: Pick<RpcClient, "call">,
-  endpoint: RpcEndpoint,
-  keys: readonly string[],
-  signal?: AbortSignal,
-  keep: KeepEntry<Kept> = wholeEntry as KeepEntry<never>,
 ): Promise<LedgerEntriesRead<Kept>> {
   const requested = requestedKeys(keys);
   const distinct = [...requested.keys()];
