@@ -50,6 +50,7 @@ const DEMO_WASM = Buffer.concat([
   Buffer.from([0x00, 0x11, 0x10]),
   Buffer.from("stellar-exporter", "ascii"),
 ]);
+const DEMO_WASM_HASH = hash(DEMO_WASM);
 
 export interface DemoContract {
   /** The `contract` label the demo gives it. */
@@ -142,15 +143,14 @@ export class SimulatedContracts {
    */
   addWasmContract(name: string, storage: readonly string[], at: LedgerPoint, ttls: { readonly instance: number; readonly code: number; readonly storage: number }): DemoContract {
     const id = deployedContractId(this.networkPassphrase, HOT_WALLET, `stellar-horizon-exporter demo ${name}`);
-    const wasmHash = hash(DEMO_WASM);
     this.#add(instanceKey(id), dataEntry(id, xdr.ScVal.scvLedgerKeyContractInstance(), xdr.ScVal.scvContractInstance(
-      new xdr.ScContractInstance({ executable: xdr.ContractExecutable.contractExecutableWasm(wasmHash), storage: null }),
+      new xdr.ScContractInstance({ executable: xdr.ContractExecutable.contractExecutableWasm(DEMO_WASM_HASH), storage: null }),
     )), at, ttls.instance);
-    const codeKey = ledgerKeyBase64(xdr.LedgerKey.contractCode(new xdr.LedgerKeyContractCode({ hash: wasmHash })));
-    if (!this.#entries.has(codeKey)) {
+    const codeKey = xdr.LedgerKey.contractCode(new xdr.LedgerKeyContractCode({ hash: DEMO_WASM_HASH }));
+    if (!this.#entries.has(ledgerKeyBase64(codeKey))) {
       this.#add(
-        xdr.LedgerKey.contractCode(new xdr.LedgerKeyContractCode({ hash: wasmHash })),
-        xdr.LedgerEntryData.contractCode(new xdr.ContractCodeEntry({ ext: new xdr.ContractCodeEntryExt(0), hash: wasmHash, code: DEMO_WASM })).toXDR("base64"),
+        codeKey,
+        xdr.LedgerEntryData.contractCode(new xdr.ContractCodeEntry({ ext: new xdr.ContractCodeEntryExt(0), hash: DEMO_WASM_HASH, code: DEMO_WASM })).toXDR("base64"),
         at,
         ttls.code,
       );
@@ -162,7 +162,6 @@ export class SimulatedContracts {
     });
     return { name, id, keys };
   }
-
 
   /** The entry under a base64 LedgerKey, if the ledger holds one (archived or not). */
   get(key: string): SorobanEntry | undefined {
