@@ -43,7 +43,8 @@ export function rpcAccountsRequestsPerPoll(accounts: readonly RpcWatchedAccount[
  */
 export class RpcAccountsCollector implements Collector<"accounts"> {
   readonly endpoint = "accounts";
-  private readonly keys: ReadonlyMap<string, AccountKeys>;
+  /** Each watched account with its ledger keys, encoded once. */
+  private readonly accounts: readonly { readonly watched: RpcWatchedAccount; readonly keys: AccountKeys }[];
   /** Every ledger key a poll reads, in the order of the watch list. */
   private readonly allKeys: readonly string[];
   private observations: Map<string, AccountObservation> | undefined;
@@ -65,13 +66,11 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
     /** The target's network view, told the base reserve read. */
     private readonly network: NetworkView,
   ) {
-    this.keys = new Map(
-      watched.map((account) => [
-        account.name,
-        { account: accountLedgerKey(account.id), trustlines: new Map(account.assets.map((asset) => [asset, trustlineLedgerKey(account.id, asset)])) },
-      ]),
-    );
-    this.allKeys = [...this.keys.values()].flatMap(({ account, trustlines }) => [account, ...trustlines.values()]);
+    this.accounts = watched.map((account) => ({
+      watched: account,
+      keys: { account: accountLedgerKey(account.id), trustlines: new Map(account.assets.map((asset) => [asset, trustlineLedgerKey(account.id, asset)])) },
+    }));
+    this.allKeys = this.accounts.flatMap(({ keys }) => [keys.account, ...keys.trustlines.values()]);
   }
 
   async poll({ signal, invalidRecords }: PollContext): Promise<void> {
@@ -84,8 +83,8 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
     const baseReserve = await this.baseReserve(read.latestLedger, signal);
     const observations = new Map<string, AccountObservation>();
     const decoded = new Map<string, DecodedAccount>();
-    for (const watched of this.watched) {
-      const observation = this.observe(watched, read.entries, decoded);
+    for (const { watched, keys } of this.accounts) {
+      const observation = this.observe(watched, keys, read.entries, decoded);
       if (observation === undefined) invalidRecords(1);
       else observations.set(watched.name, observation);
     }
@@ -105,8 +104,12 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
    * accounts stand). Entries the same as the last poll's give the last poll's observation, noted
    * again in `decoded`.
    */
-  private observe(watched: RpcWatchedAccount, entries: ReadonlyMap<string, string>, decoded: Map<string, DecodedAccount>): AccountObservation | undefined {
-    const keys = this.keys.get(watched.name) as AccountKeys;
+  private observe(
+    watched: RpcWatchedAccount,
+    keys: AccountKeys,
+    entries: ReadonlyMap<string, string>,
+    decoded: Map<string, DecodedAccount>,
+  ): AccountObservation | undefined {
     const accountXdr = entries.get(keys.account);
     if (accountXdr === undefined) return { exists: false };
     const previous = this.decoded.get(watched.name);
