@@ -12,7 +12,7 @@ import { request as httpsRequest } from "node:https";
 import { join, resolve } from "node:path";
 import { loadConfig } from "../config/config.js";
 import { urlHost } from "../server/listen.js";
-import { versionLine } from "./usage.js";
+import { COMMANDS, versionLine } from "./usage.js";
 
 export interface HealthcheckIo {
   stdout?: { write(text: string): unknown };
@@ -23,7 +23,6 @@ export interface HealthcheckIo {
 
 /** Longer than Docker's --timeout would let it run, in case it runs elsewhere. */
 const PROBE_TIMEOUT_MS = 4_000;
-const SUBCOMMANDS = new Set(["healthcheck", "simulate", "demo", "help"]);
 
 const USAGE = `Usage: stellar-horizon-exporter healthcheck [FLAGS]
 
@@ -66,7 +65,7 @@ export function runningExporterArguments(bin: string, procRoot = "/proc", self =
     } catch {
       continue; // gone, or another user's
     }
-    if (args !== undefined && !SUBCOMMANDS.has(args[0] ?? "")) return args;
+    if (args !== undefined && !COMMANDS.includes(args[0] ?? "")) return args;
   }
   return undefined;
 }

@@ -5,7 +5,7 @@ import { scrubSecrets } from "../config/secret.js";
 import { startExporter } from "../exporter.js";
 import { applyRuntimeV8Flags } from "./node-flags.js";
 import { waitForShutdownSignal } from "./signals.js";
-import { reportProblems, versionLine } from "./usage.js";
+import { COMMANDS, reportProblems, versionLine } from "./usage.js";
 
 function usage(): string {
   const lines = [
@@ -70,8 +70,6 @@ async function runExporter(argv: string[]): Promise<number> {
   await exporter.close();
   return 0;
 }
-
-const COMMANDS = ["simulate", "demo", "healthcheck", "help"];
 
 async function main(argv: string[]): Promise<number> {
   // A first word that is no flag names a command: one that does not exist is a typo, not a target.

@@ -1,5 +1,8 @@
 import { VERSION } from "../version.js";
 
+/** The commands, each named by the first word of a command line; the exporter itself has none. */
+export const COMMANDS: readonly string[] = ["simulate", "demo", "healthcheck", "help"];
+
 /** What `--version` prints, for the exporter and each subcommand alike. */
 export function versionLine(): string {
   return `stellar-horizon-exporter ${VERSION} (node ${process.version})\n`;
