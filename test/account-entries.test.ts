@@ -37,7 +37,7 @@ describe("accountFromEntries", () => {
     expect(account.signers).toEqual([{ key: ACCOUNT_ID, type: "ed25519_public_key", weight: 1 }]);
     expect(account.flags).toEqual({ auth_required: false, auth_revocable: false, auth_immutable: false, auth_clawback_enabled: false });
     expect(account.homeDomain).toBe("");
-    expect(trustlines.size).toBe(0);
+    expect(trustlines).toEqual([]);
   });
 
   it("reads a trustline entry and says which configured trustlines exist", () => {

@@ -5,7 +5,7 @@ import { gunzipSync } from "node:zlib";
 import bcrypt from "bcryptjs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { METRICS, type PublishedSource } from "../src/catalog/metrics.js";
-import { HistogramData, SAMPLES_PER_PIECE, type CollectorSamples, type Sample } from "../src/exposition/samples.js";
+import { HistogramData, SOURCES_PER_PIECE, type CollectorSamples, type Sample } from "../src/exposition/samples.js";
 import { MetricStore, gzipMember, type ContentCoding } from "../src/exposition/store.js";
 import { loadConfig } from "../src/config/config.js";
 import { Secret } from "../src/config/secret.js";
@@ -118,7 +118,7 @@ describe("gzip members in the metric store", () => {
     expect(pieces).toHaveLength(2);
     for (const piece of pieces) {
       expect(piece).toContain(`pool_id="${(700).toString(16).padStart(64, "0")}"} 1001\n`);
-      expect(piece.split("\n").length - 1).toBeLessThanOrEqual(SAMPLES_PER_PIECE);
+      expect(piece.split("\n").length - 1).toBeLessThanOrEqual(SOURCES_PER_PIECE);
     }
     expect(gunzipSync(before).toString()).toContain(`pool_id="${(700).toString(16).padStart(64, "0")}"} 1000\n`);
     const after = body(store, 0, "gzip");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { HORIZON_ACCOUNT_METRICS, METRICS, RPC_ACCOUNT_METRICS, RPC_METRICS, type PublishedSource } from "../src/catalog/metrics.js";
-import { HistogramData, SAMPLES_PER_PIECE, escapeLabelValue, renderSamples, type CollectorSamples, type Sample } from "../src/exposition/samples.js";
+import { HistogramData, SOURCES_PER_PIECE, escapeLabelValue, renderSamples, type CollectorSamples, type Sample } from "../src/exposition/samples.js";
 import { MetricStore, type SampleTap, type TappedSamples } from "../src/exposition/store.js";
 
 /** One publication under a lease of its own, as a runtime's first one. */
@@ -19,7 +19,7 @@ describe("metric store", () => {
     };
     const store = new MetricStore(tap);
     const pool = (index: number) => ({ pool_id: String(index).padStart(64, "0") });
-    const shares = Array.from({ length: 2 * SAMPLES_PER_PIECE + 3 }, (_, index) => ({ metric: METRICS.liquidityPoolShares, labels: pool(index), value: index }));
+    const shares = Array.from({ length: 2 * SOURCES_PER_PIECE + 3 }, (_, index) => ({ metric: METRICS.liquidityPoolShares, labels: pool(index), value: index }));
     const samples: Sample[] = [{ metric: METRICS.liquidityPools, value: shares.length }];
     for (const share of shares) samples.push({ metric: METRICS.liquidityPoolTrustlines, labels: share.labels, value: 1 }, share);
     const persistent: Sample[] = [{ metric: METRICS.ledgersTotal, value: 9 }];
@@ -108,11 +108,11 @@ describe("metric store", () => {
     expect(text(store, 0)).toBe('# HELP stellar_rpc_up ' + RPC_METRICS.up.help + '\n# TYPE stellar_rpc_up gauge\nstellar_rpc_up{rpc="sdf"} 1\n');
   });
 
-  it("renders many samples in pieces of SAMPLES_PER_PIECE, byte for byte, with non-ASCII text and a line longer than the scratch buffer", async () => {
-    const ids = Array.from({ length: 2 * SAMPLES_PER_PIECE + 88 }, (_, index) => (index === 300 ? "x".repeat(200_000) : `pool-${index}-☃`));
+  it("renders many samples in pieces of SOURCES_PER_PIECE, byte for byte, with non-ASCII text and a line longer than the scratch buffer", async () => {
+    const ids = Array.from({ length: 2 * SOURCES_PER_PIECE + 88 }, (_, index) => (index === 300 ? "x".repeat(200_000) : `pool-${index}-☃`));
     const rendered = await renderSamples("zürich", ids.map((pool_id, index) => ({ metric: METRICS.liquidityPoolShares, labels: { pool_id }, value: index / 8 })));
     const { pieces } = rendered.get("stellar_horizon_liquidity_pool_shares")!;
-    expect(pieces.map((piece) => piece.toString().split("\n").length - 1)).toEqual([SAMPLES_PER_PIECE, SAMPLES_PER_PIECE, 88]);
+    expect(pieces.map((piece) => piece.toString().split("\n").length - 1)).toEqual([SOURCES_PER_PIECE, SOURCES_PER_PIECE, 88]);
     expect(Buffer.concat(pieces).toString()).toBe(
       ids.map((pool_id, index) => `stellar_horizon_liquidity_pool_shares{horizon="zürich",pool_id="${pool_id}"} ${index / 8}\n`).join(""),
     );
@@ -122,7 +122,7 @@ describe("metric store", () => {
     const shares = (pool_id: string, value: number): Sample => ({ metric: METRICS.liquidityPoolShares, labels: { pool_id }, value });
     const histogram = new HistogramData([1, 5]);
     histogram.observe(2);
-    const first: Sample[] = Array.from({ length: 3 * SAMPLES_PER_PIECE + 5 }, (_, index) => shares(`pool-${index}-☃`, index / 8));
+    const first: Sample[] = Array.from({ length: 3 * SOURCES_PER_PIECE + 5 }, (_, index) => shares(`pool-${index}-☃`, index / 8));
     first.splice(10, 0, { metric: METRICS.ledgerCloseInterval, histogram });
     const before = await renderSamples("zürich", first);
     const second = [...first];
@@ -130,9 +130,9 @@ describe("metric store", () => {
     histogram.observe(9);
     // A new object with the same values renders to the same bytes: piece 0 stays the same buffer.
     second[5] = shares("pool-5-☃", 5 / 8);
-    second[SAMPLES_PER_PIECE + 3] = shares("pool-changed", 1.5);
-    second[2 * SAMPLES_PER_PIECE - 1] = shares("pool-last-of-piece", 2.5);
-    second[2 * SAMPLES_PER_PIECE + 7] = shares("pool-" + "x".repeat(9000), 3);
+    second[SOURCES_PER_PIECE + 3] = shares("pool-changed", 1.5);
+    second[2 * SOURCES_PER_PIECE - 1] = shares("pool-last-of-piece", 2.5);
+    second[2 * SOURCES_PER_PIECE + 7] = shares("pool-" + "x".repeat(9000), 3);
     const after = await renderSamples("zürich", second, before);
     const fresh = await renderSamples("zürich", second);
     for (const name of ["stellar_horizon_liquidity_pool_shares", "stellar_horizon_ledger_close_interval_seconds"]) {

@@ -1,4 +1,4 @@
-import { HORIZON_ACCOUNT_METRICS, type AccountMetricSet } from "../catalog/metrics.js";
+import { HORIZON_ACCOUNT_METRICS, type AccountMetricSet, type MetricDefinition } from "../catalog/metrics.js";
 import { amountStroops, stroopsToUnits, type Account } from "../client/account-schemas.js";
 import type { AccountLookup, AccountsClient } from "../client/accounts.js";
 import { PollError } from "../client/errors.js";
@@ -6,7 +6,7 @@ import type { WatchedAccount } from "../config/accounts.js";
 import type { NetworkView } from "../runtime/network.js";
 import type { Collector, PollContext } from "./collector.js";
 import { LABEL_TEXT_BOUNDS, labelText } from "./label-text.js";
-import type { CollectorSamples, Sample } from "../exposition/samples.js";
+import type { CollectorSamples, Sample, SeriesGroup } from "../exposition/samples.js";
 
 /** Open offers and claimable balances counted per account at most (five pages). */
 export const ACCOUNT_LIST_CAP = 1000;
@@ -26,8 +26,8 @@ export type AccountObservation =
   | {
       readonly exists: true;
       readonly account: AccountFacts;
-      /** Whether each configured trustline exists, where they are asked for one by one (Stellar RPC). */
-      readonly trustlines?: ReadonlyMap<string, boolean>;
+      /** Whether each configured trustline exists, where they are asked for one by one (Stellar RPC), by asset. */
+      readonly trustlines?: readonly (readonly [asset: string, exists: boolean])[];
       /** Open offers, when watched. */
       readonly offers?: number;
       /** Claimable balances: how many, and the exact sum per asset in stroops. */
@@ -71,103 +71,145 @@ export class SignerChanges {
   }
 }
 
-/** Appends the samples of an account that exists to `samples`. */
-function addExistingAccountSamples(
-  samples: Sample[],
-  metrics: AccountMetricSet,
-  watched: SampledAccount,
-  observation: Extract<AccountObservation, { exists: true }>,
-  baseReserveStroops: number | undefined,
-): void {
-  const { account } = observation;
-  // One labels object per label set, shared by the families that carry it: with ten thousand
-  // accounts, their samples are most of what the exporter holds.
-  const accountOnly = { account: watched.name };
-  const perAsset = new Map<string, { account: string; asset: string }>();
-  const ofAsset = (asset: string) => {
-    let labels = perAsset.get(asset);
-    if (labels === undefined) perAsset.set(asset, (labels = { account: watched.name, asset }));
-    return labels;
-  };
-  samples.push({
-    metric: metrics.accountInfo,
-    labels: { account: watched.name, account_id: account.id, home_domain: labelText(account.homeDomain, LABEL_TEXT_BOUNDS.homeDomain), cold: String(watched.cold) },
-    value: 1,
-  });
-  for (const balance of account.balances) {
-    const labels = ofAsset(balance.asset);
-    samples.push({ metric: metrics.accountBalance, labels, value: balance.balance });
-    if (balance.buyingLiabilities !== undefined) samples.push({ metric: metrics.accountBuyingLiabilities, labels, value: balance.buyingLiabilities });
-    if (balance.sellingLiabilities !== undefined) samples.push({ metric: metrics.accountSellingLiabilities, labels, value: balance.sellingLiabilities });
-    if (balance.limit !== undefined) samples.push({ metric: metrics.accountTrustlineLimit, labels, value: balance.limit });
-    if (balance.authorized !== undefined) samples.push({ metric: metrics.accountTrustlineAuthorized, labels, value: balance.authorized ? 1 : 0 });
-  }
-  if (baseReserveStroops !== undefined) {
-    samples.push({ metric: metrics.accountMinimumBalance, labels: accountOnly, value: minimumBalance(account, baseReserveStroops) });
-  }
-  samples.push({ metric: metrics.accountSubentries, labels: accountOnly, value: account.subentryCount });
-  samples.push({ metric: metrics.accountSponsoring, labels: accountOnly, value: account.numSponsoring });
-  samples.push({ metric: metrics.accountSponsored, labels: accountOnly, value: account.numSponsored });
-  if ("accountDataEntries" in metrics && account.dataEntries !== undefined) {
-    samples.push({ metric: metrics.accountDataEntries, labels: accountOnly, value: account.dataEntries });
-  }
-  for (const [level, value] of Object.entries(account.thresholds)) {
-    samples.push({ metric: metrics.accountThreshold, labels: { account: watched.name, level }, value });
-  }
-  for (const signer of account.signers) {
-    samples.push({ metric: metrics.accountSignerWeight, labels: { account: watched.name, signer: signer.key, type: signer.type }, value: signer.weight });
-  }
-  for (const [flag, set] of Object.entries(account.flags)) {
-    samples.push({ metric: metrics.accountFlag, labels: { account: watched.name, flag }, value: set ? 1 : 0 });
-  }
-  if (account.sequenceLedger !== undefined) {
-    samples.push({ metric: metrics.accountSequenceLedger, labels: accountOnly, value: account.sequenceLedger });
-  }
-  if (account.sequenceTime !== undefined) {
-    samples.push({ metric: metrics.accountSequenceTimestamp, labels: accountOnly, value: account.sequenceTime });
-  }
-  for (const [asset, value] of Object.entries(watched.lowBalance)) {
-    samples.push({ metric: metrics.accountBalanceLowWatermark, labels: ofAsset(asset), value });
-  }
-  if ("accountTrustlineExists" in metrics) {
-    for (const [asset, exists] of observation.trustlines ?? []) {
-      samples.push({ metric: metrics.accountTrustlineExists, labels: ofAsset(asset), value: exists ? 1 : 0 });
-    }
-  }
-  if (!("accountOffers" in metrics)) return;
-  if (observation.offers !== undefined) samples.push({ metric: metrics.accountOffers, labels: accountOnly, value: observation.offers });
-  if (observation.claimable !== undefined) {
-    samples.push({ metric: metrics.accountClaimableBalances, labels: accountOnly, value: observation.claimable.count });
-    for (const [asset, stroops] of observation.claimable.stroopsByAsset) {
-      samples.push({ metric: metrics.accountClaimableAmount, labels: ofAsset(asset), value: stroopsToUnits(stroops) });
-    }
-  }
-}
+/** The families a group of each kind's account series has (the signer change counter is apart: it persists). */
+const groupFamilies = new WeakMap<AccountMetricSet, readonly MetricDefinition[]>();
 
-/** One account's live samples: `exists`, and when it exists, everything its observation says. */
-function samplesOfAccount(metrics: AccountMetricSet, watched: SampledAccount, observation: AccountObservation, baseReserveStroops: number | undefined): Sample[] {
-  const samples: Sample[] = [{ metric: metrics.accountExists, labels: { account: watched.name }, value: observation.exists ? 1 : 0 }];
-  if (observation.exists) addExistingAccountSamples(samples, metrics, watched, observation, baseReserveStroops);
-  return samples;
-}
-
-/** An account's samples, and what they were built from. */
-interface BuiltSamples {
-  readonly observation: AccountObservation;
-  readonly baseReserveStroops: number | undefined;
-  readonly samples: readonly Sample[];
+function familiesOf(metrics: AccountMetricSet): readonly MetricDefinition[] {
+  let families = groupFamilies.get(metrics);
+  if (families === undefined) {
+    families = Object.values(metrics).filter((metric) => metric !== metrics.accountSignerChangesTotal);
+    groupFamilies.set(metrics, families);
+  }
+  return families;
 }
 
 /**
- * The samples of a target's watched accounts. An account whose observation is the very object of
- * the last publication (a Stellar RPC poll keeps it while the account's entries are unchanged),
- * under the same base reserve, gives the same sample objects again, which the store renders by
- * copying their bytes: ten thousand unchanged accounts cost neither new samples nor formatting.
- * A missing account shows only `exists` 0; the signer change counters persist through failed
- * polls and missing accounts.
+ * One watched account's live series, as a group the store holds instead of a sample per series:
+ * `exists`, and when the account exists, everything its observation says. Each family's samples
+ * are made only when asked for.
+ */
+class AccountGroup implements SeriesGroup {
+  readonly families: readonly MetricDefinition[];
+
+  constructor(
+    private readonly metrics: AccountMetricSet,
+    private readonly watched: SampledAccount,
+    readonly observation: AccountObservation,
+    readonly baseReserveStroops: number | undefined,
+  ) {
+    this.families = familiesOf(metrics);
+  }
+
+  samplesOf(metric: MetricDefinition): Sample[] {
+    const { metrics, watched, observation } = this;
+    const account = { account: watched.name };
+    if (metric === metrics.accountExists) return [{ metric: metrics.accountExists, labels: account, value: observation.exists ? 1 : 0 }];
+    if (!observation.exists) return [];
+    const facts = observation.account;
+    const ofAsset = (asset: string) => ({ account: watched.name, asset });
+    const samples: Sample[] = [];
+    switch (metric) {
+      case metrics.accountInfo: {
+        const homeDomain = labelText(facts.homeDomain, LABEL_TEXT_BOUNDS.homeDomain);
+        samples.push({ metric: metrics.accountInfo, labels: { account: watched.name, account_id: facts.id, home_domain: homeDomain, cold: String(watched.cold) }, value: 1 });
+        break;
+      }
+      case metrics.accountBalance:
+        for (const balance of facts.balances) samples.push({ metric: metrics.accountBalance, labels: ofAsset(balance.asset), value: balance.balance });
+        break;
+      case metrics.accountBuyingLiabilities:
+        for (const { asset, buyingLiabilities } of facts.balances) {
+          if (buyingLiabilities !== undefined) samples.push({ metric: metrics.accountBuyingLiabilities, labels: ofAsset(asset), value: buyingLiabilities });
+        }
+        break;
+      case metrics.accountSellingLiabilities:
+        for (const { asset, sellingLiabilities } of facts.balances) {
+          if (sellingLiabilities !== undefined) samples.push({ metric: metrics.accountSellingLiabilities, labels: ofAsset(asset), value: sellingLiabilities });
+        }
+        break;
+      case metrics.accountTrustlineLimit:
+        for (const { asset, limit } of facts.balances) if (limit !== undefined) samples.push({ metric: metrics.accountTrustlineLimit, labels: ofAsset(asset), value: limit });
+        break;
+      case metrics.accountTrustlineAuthorized:
+        for (const { asset, authorized } of facts.balances) {
+          if (authorized !== undefined) samples.push({ metric: metrics.accountTrustlineAuthorized, labels: ofAsset(asset), value: authorized ? 1 : 0 });
+        }
+        break;
+      case metrics.accountMinimumBalance:
+        if (this.baseReserveStroops !== undefined) {
+          samples.push({ metric: metrics.accountMinimumBalance, labels: account, value: minimumBalance(facts, this.baseReserveStroops) });
+        }
+        break;
+      case metrics.accountSubentries:
+        samples.push({ metric: metrics.accountSubentries, labels: account, value: facts.subentryCount });
+        break;
+      case metrics.accountSponsoring:
+        samples.push({ metric: metrics.accountSponsoring, labels: account, value: facts.numSponsoring });
+        break;
+      case metrics.accountSponsored:
+        samples.push({ metric: metrics.accountSponsored, labels: account, value: facts.numSponsored });
+        break;
+      case metrics.accountThreshold:
+        for (const [level, value] of Object.entries(facts.thresholds)) samples.push({ metric: metrics.accountThreshold, labels: { account: watched.name, level }, value });
+        break;
+      case metrics.accountSignerWeight:
+        for (const signer of facts.signers) {
+          samples.push({ metric: metrics.accountSignerWeight, labels: { account: watched.name, signer: signer.key, type: signer.type }, value: signer.weight });
+        }
+        break;
+      case metrics.accountFlag:
+        for (const [flag, set] of Object.entries(facts.flags)) samples.push({ metric: metrics.accountFlag, labels: { account: watched.name, flag }, value: set ? 1 : 0 });
+        break;
+      case metrics.accountSequenceLedger:
+        if (facts.sequenceLedger !== undefined) samples.push({ metric: metrics.accountSequenceLedger, labels: account, value: facts.sequenceLedger });
+        break;
+      case metrics.accountSequenceTimestamp:
+        if (facts.sequenceTime !== undefined) samples.push({ metric: metrics.accountSequenceTimestamp, labels: account, value: facts.sequenceTime });
+        break;
+      case metrics.accountBalanceLowWatermark:
+        for (const [asset, value] of Object.entries(watched.lowBalance)) samples.push({ metric: metrics.accountBalanceLowWatermark, labels: ofAsset(asset), value });
+        break;
+      default:
+        this.addKindSamples(samples, metric, observation);
+    }
+    return samples;
+  }
+
+  /** The families only one kind has: Horizon's data entries, offers and claimable balances; Stellar RPC's trustline existence. */
+  private addKindSamples(samples: Sample[], metric: MetricDefinition, observation: Extract<AccountObservation, { exists: true }>): void {
+    const { metrics, watched } = this;
+    const account = { account: watched.name };
+    if ("accountTrustlineExists" in metrics) {
+      if (metric !== metrics.accountTrustlineExists) return;
+      for (const [asset, exists] of observation.trustlines ?? []) {
+        samples.push({ metric: metrics.accountTrustlineExists, labels: { account: watched.name, asset }, value: exists ? 1 : 0 });
+      }
+      return;
+    }
+    if (metric === metrics.accountDataEntries && observation.account.dataEntries !== undefined) {
+      samples.push({ metric: metrics.accountDataEntries, labels: account, value: observation.account.dataEntries });
+    } else if (metric === metrics.accountOffers && observation.offers !== undefined) {
+      samples.push({ metric: metrics.accountOffers, labels: account, value: observation.offers });
+    } else if (metric === metrics.accountClaimableBalances && observation.claimable !== undefined) {
+      samples.push({ metric: metrics.accountClaimableBalances, labels: account, value: observation.claimable.count });
+    } else if (metric === metrics.accountClaimableAmount && observation.claimable !== undefined) {
+      for (const [asset, stroops] of observation.claimable.stroopsByAsset) {
+        samples.push({ metric: metrics.accountClaimableAmount, labels: { account: watched.name, asset }, value: stroopsToUnits(stroops) });
+      }
+    }
+  }
+}
+
+/**
+ * The series of a target's watched accounts: a group per account, whose samples the store makes
+ * only to render it. An account whose observation is the very object of the last publication (a
+ * Stellar RPC poll keeps it while the account's entries are unchanged), under the same base
+ * reserve, gives the same group again, which the store renders by copying its bytes: ten thousand
+ * unchanged accounts cost neither new objects nor formatting. A missing account shows only
+ * `exists` 0; the signer change counters persist through failed polls and missing accounts.
  */
 export class AccountSamples {
-  private built = new Map<string, BuiltSamples>();
+  private built = new Map<string, AccountGroup>();
   /** Each account's signer change counter, and its sample. */
   private counters = new Map<string, { readonly value: number; readonly sample: Sample }>();
 
@@ -188,17 +230,17 @@ export class AccountSamples {
       return counter.sample;
     });
     this.counters = counters;
-    const built = new Map<string, BuiltSamples>();
-    const live: Sample[] = [];
+    const built = new Map<string, AccountGroup>();
+    const live: AccountGroup[] = [];
     for (const account of watched) {
       const observation = observations?.get(account.name);
       if (observation === undefined) continue;
-      let entry = this.built.get(account.name);
-      if (entry === undefined || entry.observation !== observation || entry.baseReserveStroops !== baseReserveStroops) {
-        entry = { observation, baseReserveStroops, samples: samplesOfAccount(this.metrics, account, observation, baseReserveStroops) };
+      let group = this.built.get(account.name);
+      if (group === undefined || group.observation !== observation || group.baseReserveStroops !== baseReserveStroops) {
+        group = new AccountGroup(this.metrics, account, observation, baseReserveStroops);
       }
-      built.set(account.name, entry);
-      for (const sample of entry.samples) live.push(sample);
+      built.set(account.name, group);
+      live.push(group);
     }
     this.built = built;
     return { live, persistent };

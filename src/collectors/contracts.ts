@@ -170,7 +170,7 @@ export class ContractsCollector implements Collector<"contracts"> {
     this.latest = this.judged(first, second);
   }
 
-  samples(lastPollSucceeded: boolean): CollectorSamples {
+  samples(lastPollSucceeded: boolean): CollectorSamples<Sample> {
     const poll = this.latest;
     if (poll === undefined || !lastPollSucceeded) return { live: [], persistent: [] };
     const live: Sample[] = [];

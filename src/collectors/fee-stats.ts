@@ -5,7 +5,7 @@ import type { NetworkView } from "../runtime/network.js";
 import { LatestDocumentCollector } from "./collector.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 
-export function feeStatsSamples(stats: FeeStats | undefined): CollectorSamples {
+export function feeStatsSamples(stats: FeeStats | undefined): CollectorSamples<Sample> {
   if (stats === undefined) return { live: [], persistent: [] };
   const live: Sample[] = [
     { metric: METRICS.feeStatsLastLedger, value: stats.last_ledger },

@@ -29,7 +29,7 @@ export class LedgerTotals {
   readonly txSetCapacity = new HistogramData(METRICS.ledgerTxSetCapacity.buckets);
 }
 
-export function ledgerSamples(totals: LedgerTotals, latest: Ledger | undefined): CollectorSamples {
+export function ledgerSamples(totals: LedgerTotals, latest: Ledger | undefined): CollectorSamples<Sample> {
   const persistent: Sample[] = [
     { metric: METRICS.ledgersTotal, value: totals.ledgers },
     { metric: METRICS.transactionsTotal, labels: { result: "successful" }, value: totals.successfulTransactions },
@@ -122,7 +122,7 @@ export class LedgersCollector implements Collector {
     }
   }
 
-  samples(): CollectorSamples {
+  samples(): CollectorSamples<Sample> {
     return ledgerSamples(this.totals, this.latest);
   }
 

@@ -85,7 +85,7 @@ function allPoolSamples(pools: PoolSeries): Sample[] {
   return all;
 }
 
-export function liquidityPoolSamples(pools: readonly LiquidityPool[]): CollectorSamples {
+export function liquidityPoolSamples(pools: readonly LiquidityPool[]): CollectorSamples<Sample> {
   const labelValues = new LabelValues(LABEL_VALUES_PER_POOL * pools.length);
   return { live: allPoolSamples(pools.map((pool) => ({ samples: poolSamples(pool, labelValues) }))), persistent: [] };
 }
@@ -218,7 +218,7 @@ export class LiquidityPoolsCollector implements Collector {
     this.scans.complete();
   }
 
-  samples(): CollectorSamples {
+  samples(): CollectorSamples<Sample> {
     return { live: this.series, persistent: [] };
   }
 

@@ -17,15 +17,16 @@ import type { Collector, PollContext } from "./collector.js";
 const latestWithHeaderSchema = latestLedgerSchema.extend({ headerXdr: z.string().min(1).optional() });
 const ledgersPageSchema = z.object({ ledgers: z.array(z.object({ sequence: z.number().int(), headerXdr: z.string().min(1) })).min(1) });
 
-/** The ledger keys of one watched account: its account entry and a trustline entry per configured asset. */
+/** The ledger keys of one watched account: its account entry and a trustline entry per configured asset, in the order of its assets. */
 interface AccountKeys {
   readonly account: string;
-  readonly trustlines: ReadonlyMap<string, string>;
+  readonly trustlines: readonly string[];
 }
 
-/** An account's entries as a poll read them (its account entry's xdr, then its trustlines'), and what they said. */
+/** An account's entries as a poll read them (its account entry's xdr, and its trustlines' in the order of its assets), and what they said. */
 interface DecodedAccount {
-  readonly xdrs: readonly (string | undefined)[];
+  readonly accountXdr: string;
+  readonly trustlineXdrs: readonly (string | undefined)[];
   readonly observation: AccountObservation | undefined;
 }
 
@@ -68,9 +69,9 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
   ) {
     this.accounts = watched.map((account) => ({
       watched: account,
-      keys: { account: accountLedgerKey(account.id), trustlines: new Map(account.assets.map((asset) => [asset, trustlineLedgerKey(account.id, asset)])) },
+      keys: { account: accountLedgerKey(account.id), trustlines: account.assets.map((asset) => trustlineLedgerKey(account.id, asset)) },
     }));
-    this.allKeys = this.accounts.flatMap(({ keys }) => [keys.account, ...keys.trustlines.values()]);
+    this.allKeys = this.accounts.flatMap(({ keys }) => [keys.account, ...keys.trustlines]);
   }
 
   async poll({ signal, invalidRecords }: PollContext): Promise<void> {
@@ -113,25 +114,20 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
     const accountXdr = entries.get(keys.account);
     if (accountXdr === undefined) return { exists: false };
     const previous = this.decoded.get(watched.name);
-    if (previous !== undefined && previous.xdrs[0] === accountXdr && this.sameTrustlines(keys, entries, previous)) {
+    if (previous !== undefined && previous.accountXdr === accountXdr && keys.trustlines.every((key, index) => entries.get(key) === previous.trustlineXdrs[index])) {
       decoded.set(watched.name, previous);
       return previous.observation;
     }
-    const trustlines = new Map([...keys.trustlines].map(([asset, key]) => [asset, entries.get(key)]));
-    const observation = this.decode(watched, accountXdr, trustlines);
-    decoded.set(watched.name, { xdrs: [accountXdr, ...trustlines.values()], observation });
+    const trustlineXdrs = keys.trustlines.map((key) => entries.get(key));
+    const observation = this.decode(watched, accountXdr, trustlineXdrs);
+    decoded.set(watched.name, { accountXdr, trustlineXdrs, observation });
     return observation;
   }
 
-  private sameTrustlines(keys: AccountKeys, entries: ReadonlyMap<string, string>, previous: DecodedAccount): boolean {
-    let index = 1;
-    for (const key of keys.trustlines.values()) if (entries.get(key) !== previous.xdrs[index++]) return false;
-    return true;
-  }
-
-  private decode(watched: RpcWatchedAccount, accountXdr: string, trustlines: ReadonlyMap<string, string | undefined>): AccountObservation | undefined {
+  /** `trustlineXdrs` in the order of the account's assets. */
+  private decode(watched: RpcWatchedAccount, accountXdr: string, trustlineXdrs: readonly (string | undefined)[]): AccountObservation | undefined {
     try {
-      return { exists: true, ...accountFromEntries(watched.id, accountXdr, trustlines) };
+      return { exists: true, ...accountFromEntries(watched.id, accountXdr, watched.assets.map((asset, index) => [asset, trustlineXdrs[index]] as const)) };
     } catch (error) {
       if (error instanceof PollError && error.reason === "schema") return undefined;
       throw error;

@@ -43,14 +43,36 @@ type CatalogSample<Catalog extends Record<string, MetricDefinition>> = {
  */
 export type Sample = CatalogSample<typeof METRICS> | CatalogSample<typeof RPC_METRICS>;
 
-/** What a piece was rendered from: its samples, and where each sample's lines end in the piece. */
+/**
+ * The series of several families that change together (one watched account's), held as what they
+ * are computed from rather than as a sample per series: with ten thousand accounts, a JS object
+ * per series was most of the exporter's heap. Its samples of a family are made only to render a
+ * group the store has not rendered before (an unchanged group's lines are copied as bytes) and
+ * when the landing page reads them. Like a sample, a group never changes once published, and it
+ * holds no histogram.
+ */
+export interface SeriesGroup {
+  /** Every family the group may have series in; groups of one kind share one list. */
+  readonly families: readonly MetricDefinition[];
+  /** Its samples of one of those families, possibly none, made anew at each call. */
+  samplesOf(metric: MetricDefinition): readonly Sample[];
+}
+
+/** What the store renders lines from: one series, or a group of series. */
+export type SeriesSource = Sample | SeriesGroup;
+
+export function isSeriesGroup(source: SeriesSource): source is SeriesGroup {
+  return "families" in source;
+}
+
+/** What a piece was rendered from: its sources, and where each source's lines end in the piece. */
 export interface PieceSource {
-  readonly samples: readonly Sample[];
+  readonly sources: readonly SeriesSource[];
   readonly ends: Uint32Array;
 }
 
 /**
- * One metric's lines, without HELP/TYPE, as pieces of SAMPLES_PER_PIECE samples, each in a buffer
+ * One metric's lines, without HELP/TYPE, as pieces of SOURCES_PER_PIECE sources, each in a buffer
  * of its exact size, sent one after the other at scrape time, with what each was rendered from.
  */
 export interface RenderedFamily {
@@ -61,16 +83,16 @@ export interface RenderedFamily {
 export type RenderedMetrics = ReadonlyMap<string, RenderedFamily>;
 
 /**
- * Pieces end at sample counts, not byte counts, so a changed value moves no later piece's
- * boundary: a piece whose samples did not change renders to the same bytes as last time, and its
+ * Pieces end at source counts, not byte counts, so a changed value moves no later piece's
+ * boundary: a piece whose sources did not change renders to the same bytes as last time, and its
  * compressed form can be kept. Each piece is compressed apart from the others, so larger pieces
  * compress better (docs/performance.md, "Measurements") while a changed pool costs the
  * compression of a larger piece.
  */
-export const SAMPLES_PER_PIECE = 1024;
+export const SOURCES_PER_PIECE = 1024;
 
 /** Rendering hands the event loop back this often, so a large poll never stalls a scrape. */
-const SAMPLES_BETWEEN_YIELDS = 1024;
+const SOURCES_BETWEEN_YIELDS = 1024;
 
 const NEEDS_ESCAPE = /[\\\n"]/;
 
@@ -117,56 +139,68 @@ function sampleLines(targetLabels: Readonly<Record<TargetLabel, string>>, sample
 /** What a piece is written into at first: small, for the many families of a few series; it doubles as needed. */
 const PIECE_SCRATCH_BYTES = 4 * 1024;
 
-/**
- * A sample object published again renders to the same bytes, as samples are not changed once
- * published; a histogram is the exception (it accumulates in place).
- */
-function renderedAs(before: PieceSource | undefined, samples: readonly Sample[], index: number): boolean {
-  const sample = samples[index]!;
-  return before !== undefined && before.samples[index] === sample && !("histogram" in sample);
+/** The lines of one source in one family: a sample's, or a group's samples of that family. */
+function sourceLines(targetLabels: Readonly<Record<TargetLabel, string>>, metric: MetricDefinition, source: SeriesSource): string {
+  if (!isSeriesGroup(source)) return sampleLines(targetLabels, source);
+  let lines = "";
+  for (const sample of source.samplesOf(metric)) lines += sampleLines(targetLabels, sample);
+  return lines;
 }
 
 /**
- * One metric's samples while rendering, gathered a piece at a time. Where a piece's samples are
+ * A source published again renders to the same bytes, as samples and groups are not changed once
+ * published; a histogram is the exception (it accumulates in place).
+ */
+function renderedAs(before: PieceSource | undefined, sources: readonly SeriesSource[], index: number): boolean {
+  const source = sources[index]!;
+  return before !== undefined && before.sources[index] === source && !("histogram" in source);
+}
+
+/**
+ * One metric's sources while rendering, gathered a piece at a time. Where a piece's sources are
  * those at the same places of the last rendering's piece, their bytes are copied from it: a poll
  * that changed a few pools formats only their lines, and a piece with none changed is the last
- * one again. Other samples are written line by line, each line as bytes the moment it is
- * formatted (so its string dies young instead of living, with tens of thousands of others, until
- * the family is complete); the piece is copied out at its exact size.
+ * one again. Other sources are written line by line, each source's lines as bytes the moment they
+ * are formatted (so the string dies young instead of living, with tens of thousands of others,
+ * until the family is complete); the piece is copied out at its exact size.
  */
 class FamilyWriter {
   readonly pieces: Buffer[] = [];
   readonly sources: PieceSource[] = [];
   /**
-   * The piece's samples so far, made only once one differs from the last rendering's at its place:
+   * The piece's sources so far, made only once one differs from the last rendering's at its place:
    * until then they are that rendering's, and a piece with none changed allocates nothing.
    */
-  private pending: Sample[] | undefined;
+  private pending: SeriesSource[] | undefined;
   private count = 0;
   /** Made at the first piece that needs rendering: a family whose pieces are all kept needs none. */
   private scratch: Buffer | undefined;
   private used = 0;
+  /** Bytes in all pieces so far: a family whose groups have no series of it is left out. */
+  private bytes = 0;
 
   constructor(
+    private readonly metric: MetricDefinition,
     private readonly targetLabels: Readonly<Record<TargetLabel, string>>,
     private readonly previous: RenderedFamily | undefined,
   ) {}
 
-  /** `remaining` bounds the samples still to come, so a piece's list is made at its size, not grown. */
-  add(sample: Sample, remaining: number): void {
+  /** `remaining` bounds the sources still to come, so a piece's list is made at its size, not grown. */
+  add(source: SeriesSource, remaining: number): void {
     const index = this.count++;
-    if (this.pending === undefined && this.previous?.sources[this.pieces.length]?.samples[index] !== sample) {
-      this.pending = new Array<Sample>(index + Math.min(SAMPLES_PER_PIECE - index, remaining));
-      const before = this.previous?.sources[this.pieces.length]?.samples;
+    if (this.pending === undefined && this.previous?.sources[this.pieces.length]?.sources[index] !== source) {
+      this.pending = new Array<SeriesSource>(index + Math.min(SOURCES_PER_PIECE - index, remaining));
+      const before = this.previous?.sources[this.pieces.length]?.sources;
       for (let at = 0; at < index; at += 1) this.pending[at] = before![at]!;
     }
-    if (this.pending !== undefined) this.pending[index] = sample;
-    if (this.count === SAMPLES_PER_PIECE) this.endPiece();
+    if (this.pending !== undefined) this.pending[index] = source;
+    if (this.count === SOURCES_PER_PIECE) this.endPiece();
   }
 
-  finish(): RenderedFamily {
+  /** The family's pieces, or undefined when they hold no line. */
+  finish(): RenderedFamily | undefined {
     this.endPiece();
-    return { pieces: this.pieces, sources: this.sources };
+    return this.bytes === 0 ? undefined : { pieces: this.pieces, sources: this.sources };
   }
 
   private endPiece(): void {
@@ -174,39 +208,41 @@ class FamilyWriter {
     const index = this.pieces.length;
     const before = this.previous?.sources[index];
     const beforePiece = this.previous?.pieces[index];
-    // No sample differed: the piece is the last rendering's first `count` samples.
+    // No source differed: the piece is the last rendering's first `count` sources.
     const pending = this.pending;
     if (pending !== undefined) pending.length = this.count;
-    const samples: readonly Sample[] = pending ?? (this.count === before!.samples.length ? before!.samples : before!.samples.slice(0, this.count));
+    const sources: readonly SeriesSource[] = pending ?? (this.count === before!.sources.length ? before!.sources : before!.sources.slice(0, this.count));
     this.pending = undefined;
     this.count = 0;
     let same = 0;
-    while (same < samples.length && renderedAs(before, samples, same)) same += 1;
-    if (same === samples.length && same === before!.samples.length) {
+    while (same < sources.length && renderedAs(before, sources, same)) same += 1;
+    if (same === sources.length && same === before!.sources.length) {
       this.pieces.push(beforePiece!);
       this.sources.push(before!);
+      this.bytes += beforePiece!.length;
       return;
     }
-    const ends = new Uint32Array(samples.length);
+    const ends = new Uint32Array(sources.length);
     this.used = 0;
-    for (let first = 0; first < samples.length; ) {
+    for (let first = 0; first < sources.length; ) {
       let last = first;
-      while (last < samples.length && renderedAs(before, samples, last)) last += 1;
+      while (last < sources.length && renderedAs(before, sources, last)) last += 1;
       if (last > first) {
-        // A run of samples rendered last time: their bytes, copied at once.
+        // A run of sources rendered last time: their bytes, copied at once.
         const from = first === 0 ? 0 : before!.ends[first - 1]!;
         const shift = this.used - from;
         this.write(beforePiece!, from, before!.ends[last - 1]!);
         for (let at = first; at < last; at += 1) ends[at] = before!.ends[at]! + shift;
         first = last;
       } else {
-        this.writeText(sampleLines(this.targetLabels, samples[first]!));
+        this.writeText(sourceLines(this.targetLabels, this.metric, sources[first]!));
         ends[first] = this.used;
         first += 1;
       }
     }
     this.pieces.push(this.unlessUnchanged(beforePiece));
-    this.sources.push({ samples, ends });
+    this.sources.push({ sources, ends });
+    this.bytes += this.used;
   }
 
   /**
@@ -215,6 +251,7 @@ class FamilyWriter {
    * since then stays and no new one is made; else a copy at its exact size.
    */
   private unlessUnchanged(beforePiece: Buffer | undefined): Buffer {
+    if (this.used === 0) return beforePiece?.length === 0 ? beforePiece : Buffer.alloc(0);
     const scratch = this.scratch!;
     if (beforePiece?.length === this.used && scratch.compare(beforePiece, 0, this.used, 0, this.used) === 0) return beforePiece;
     const piece = Buffer.allocUnsafeSlow(this.used);
@@ -223,6 +260,7 @@ class FamilyWriter {
   }
 
   private writeText(text: string): void {
+    if (text.length === 0) return;
     // UTF-8 takes at most three bytes per UTF-16 unit.
     this.reserve(3 * text.length);
     this.used += this.scratch!.write(text, this.used);
@@ -243,23 +281,33 @@ class FamilyWriter {
 }
 
 /**
- * Renders one target's samples; the target label (`horizon`, or `rpc` for a Stellar RPC) comes
- * first so every series of a target lines up. `previous`, the same target's last rendering, lends
- * the pieces whose samples did not change.
+ * Renders one target's sources; the target label (`horizon`, or `rpc` for a Stellar RPC) comes
+ * first so every series of a target lines up. A group's lines go to each of its families, in the
+ * order of the sources. `previous`, the same target's last rendering, lends the pieces whose
+ * sources did not change. A family with no line (every group without series of it) is left out.
  */
-export async function renderSamples(target: string, samples: readonly Sample[], previous?: RenderedMetrics): Promise<RenderedMetrics> {
+export async function renderSamples(target: string, sources: readonly SeriesSource[], previous?: RenderedMetrics): Promise<RenderedMetrics> {
   const escaped = escapeLabelValue(target);
   const targetLabels = { horizon: `horizon="${escaped}"`, rpc: `rpc="${escaped}"` };
   const families = new Map<string, FamilyWriter>();
-  for (let index = 0; index < samples.length; index += 1) {
-    if ((index + 1) % SAMPLES_BETWEEN_YIELDS === 0) await yieldToEventLoop();
-    const sample = samples[index]!;
-    const name = sample.metric.name;
-    let family = families.get(name);
-    if (family === undefined) families.set(name, (family = new FamilyWriter(targetLabels, previous?.get(name))));
-    family.add(sample, samples.length - index);
+  const familyOf = (metric: MetricDefinition) => {
+    let family = families.get(metric.name);
+    if (family === undefined) families.set(metric.name, (family = new FamilyWriter(metric, targetLabels, previous?.get(metric.name))));
+    return family;
+  };
+  for (let index = 0; index < sources.length; index += 1) {
+    if ((index + 1) % SOURCES_BETWEEN_YIELDS === 0) await yieldToEventLoop();
+    const source = sources[index]!;
+    const remaining = sources.length - index;
+    if (isSeriesGroup(source)) for (const metric of source.families) familyOf(metric).add(source, remaining);
+    else familyOf(source.metric).add(source, remaining);
   }
-  return new Map([...families].map(([name, family]) => [name, family.finish()]));
+  const rendered = new Map<string, RenderedFamily>();
+  for (const [name, family] of families) {
+    const lines = family.finish();
+    if (lines !== undefined) rendered.set(name, lines);
+  }
+  return rendered;
 }
 
 /**
@@ -267,7 +315,7 @@ export async function renderSamples(target: string, samples: readonly Sample[], 
  * Arrays, not generators: a generator of tens of thousands of pool samples allocates an iterator
  * result per sample, megabytes of garbage per poll.
  */
-export interface CollectorSamples {
-  readonly live: readonly Sample[];
-  readonly persistent: readonly Sample[];
+export interface CollectorSamples<Source extends SeriesSource = SeriesSource> {
+  readonly live: readonly Source[];
+  readonly persistent: readonly Source[];
 }

@@ -1,7 +1,7 @@
 import { promisify } from "node:util";
 import { constants, gzip as gzipCallback } from "node:zlib";
 import { ALL_METRICS, targetLabelOfSource, type MetricDefinition, type PublishedSource, type TargetLabel } from "../catalog/metrics.js";
-import { renderSamples, type CollectorSamples, type RenderedFamily, type Sample } from "./samples.js";
+import { isSeriesGroup, renderSamples, type CollectorSamples, type RenderedFamily, type SeriesSource } from "./samples.js";
 
 /**
  * Sees the samples of the metrics it wants as the store publishes them, so a second view (the
@@ -9,7 +9,7 @@ import { renderSamples, type CollectorSamples, type RenderedFamily, type Sample 
  */
 export interface SampleTap {
   wants(metric: MetricDefinition): boolean;
-  /** Called once the endpoint's series are in the store, with the wanted samples only. */
+  /** Called once the endpoint's series are in the store, with the wanted sources only (a group when any of its families is). */
   published(target: StoreTarget, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void;
   /** The target's series of that source left the store. */
   removed(target: StoreTarget, source: PublishedSource): void;
@@ -32,8 +32,8 @@ export interface StoreLease {
 }
 
 export interface TappedSamples {
-  readonly live: readonly Sample[];
-  readonly persistent: readonly Sample[];
+  readonly live: readonly SeriesSource[];
+  readonly persistent: readonly SeriesSource[];
 }
 
 /** How a scrape wants the exposition: as it is, or gzip-compressed. */
@@ -115,7 +115,7 @@ function headerText(metric: MetricDefinition): string {
  * piece, keeping the compressed form of a piece the rendering kept (it hands back the previous
  * publication's piece itself when the bytes are the same): unchanged pools cost no compression.
  */
-async function renderEncoded(target: string, samples: readonly Sample[], previous: EncodedMetrics | undefined): Promise<EncodedMetrics> {
+async function renderEncoded(target: string, samples: readonly SeriesSource[], previous: EncodedMetrics | undefined): Promise<EncodedMetrics> {
   const encoded = new Map<string, EncodedLines>();
   for (const [name, family] of await renderSamples(target, samples, previous)) {
     const before = previous?.get(name);
@@ -129,16 +129,27 @@ async function renderEncoded(target: string, samples: readonly Sample[], previou
 }
 
 /**
- * The samples of the families the tap wants, in their order, taken from the rendering that
- * grouped them by family: asking the tap once per family, not once per sample, spares a poll of
- * 10 000 pools 50 000 questions.
+ * The sources of the families the tap wants, in their order. The tap is asked once per family
+ * and once per list of a group's families, not once per source: that spares a poll of 10 000
+ * pools 50 000 questions.
  */
-function tapped(tap: SampleTap, rendered: EncodedMetrics): Sample[] {
-  const wanted: Sample[] = [];
-  for (const { sources } of rendered.values()) {
-    const metric = sources[0]?.samples[0]?.metric;
-    if (metric === undefined || !tap.wants(metric)) continue;
-    for (const { samples } of sources) for (const sample of samples) wanted.push(sample);
+function tapped(tap: SampleTap, sources: readonly SeriesSource[]): SeriesSource[] {
+  const wantedMetric = new Map<MetricDefinition, boolean>();
+  const wants = (metric: MetricDefinition) => {
+    let wanted = wantedMetric.get(metric);
+    if (wanted === undefined) wantedMetric.set(metric, (wanted = tap.wants(metric)));
+    return wanted;
+  };
+  const wantedFamilies = new Map<readonly MetricDefinition[], boolean>();
+  const wanted: SeriesSource[] = [];
+  for (const source of sources) {
+    if (!isSeriesGroup(source)) {
+      if (wants(source.metric)) wanted.push(source);
+      continue;
+    }
+    let any = wantedFamilies.get(source.families);
+    if (any === undefined) wantedFamilies.set(source.families, (any = source.families.some(wants)));
+    if (any) wanted.push(source);
   }
   return wanted;
 }
@@ -202,7 +213,7 @@ export class MetricStore {
     byTarget.set(key, { live, persistent, freshUntilMs });
     this.forget(source);
     const tap = this.tap;
-    if (tap !== undefined) tap.published(target, source, { live: tapped(tap, live), persistent: tapped(tap, persistent) }, freshUntilMs);
+    if (tap !== undefined) tap.published(target, source, { live: tapped(tap, samples.live), persistent: tapped(tap, samples.persistent) }, freshUntilMs);
     return true;
   }
 

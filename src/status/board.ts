@@ -1,6 +1,6 @@
 import type { MetricDefinition, PublishedSource } from "../catalog/metrics.js";
 import type { SampleTap, StoreTarget, TappedSamples } from "../exposition/store.js";
-import type { Labels, Sample } from "../exposition/samples.js";
+import { isSeriesGroup, type Labels, type Sample, type SeriesGroup, type SeriesSource } from "../exposition/samples.js";
 import { PointRing, type Point } from "./ring.js";
 
 /** One series as /metrics shows it; histograms appear as their `_sum` and `_count` series. */
@@ -26,7 +26,33 @@ export const HISTORY_WINDOW_MS = 30 * 60_000;
  */
 export const HISTORY_CAPACITY = 1800;
 
-type SeriesByName = ReadonlyMap<string, readonly StatusSeries[]>;
+/**
+ * A family's series in a publication: its samples as published, and the groups whose series of
+ * the family are made only when read (once), so 10 000 watched accounts cost the board no object
+ * per series until a page asks for them.
+ */
+class FamilySeries {
+  private readonly parts: (StatusSeries | SeriesGroup)[] = [];
+  private made: readonly StatusSeries[] | undefined;
+
+  constructor(private readonly metric: MetricDefinition) {}
+
+  add(part: StatusSeries | SeriesGroup): void {
+    this.parts.push(part);
+  }
+
+  get series(): readonly StatusSeries[] {
+    if (this.made !== undefined) return this.made;
+    const series: StatusSeries[] = [];
+    for (const part of this.parts) {
+      if (!("families" in part)) series.push(part);
+      else for (const sample of part.samplesOf(this.metric)) if (!("histogram" in sample)) series.push(asSeries(sample));
+    }
+    return (this.made = series);
+  }
+}
+
+type SeriesByName = ReadonlyMap<string, FamilySeries>;
 
 /**
  * A family the board keeps only the series of that another family of the same target refers
@@ -72,28 +98,13 @@ export interface LastKnown {
   readonly atMs: number;
 }
 
-function snapshot(samples: readonly Sample[], keep: (sample: Sample) => boolean): Map<string, StatusSeries[]> {
-  const byName = new Map<string, StatusSeries[]>();
-  const add = (name: string, series: StatusSeries) => {
-    const list = byName.get(name);
-    if (list === undefined) byName.set(name, [series]);
-    else list.push(series);
-  };
-  for (const sample of samples) {
-    if (!keep(sample)) continue;
-    const labels = sample.labels ?? {};
-    if ("histogram" in sample) {
-      // Copied now: the collector keeps adding observations to the same object.
-      add(`${sample.metric.name}_sum`, { labels, value: sample.histogram.sum });
-      add(`${sample.metric.name}_count`, { labels, value: sample.histogram.count });
-    } else {
-      // A labelled gauge or counter sample is a series as it is: collectors never change a published
-      // sample (the store copies an unchanged one's bytes), and 10 000 watched accounts' samples are
-      // not copied again here every poll.
-      add(sample.metric.name, sample.labels === undefined ? { labels, value: sample.value } : sample);
-    }
-  }
-  return byName;
+/**
+ * A labelled gauge or counter sample is a series as it is: collectors never change a published
+ * sample (the store copies an unchanged one's bytes), and 10 000 watched accounts' samples are not
+ * copied again here every poll.
+ */
+function asSeries(sample: Exclude<Sample, { histogram: unknown }>): StatusSeries {
+  return sample.labels === undefined ? { labels: {}, value: sample.value } : sample;
 }
 
 /** A target as its series name it: its label (`horizon`, `rpc`) and the label's value. */
@@ -143,8 +154,7 @@ export class StatusBoard implements SampleTap {
       this.targets.set(key, target);
     }
     this.updateReferences(target, samples);
-    const keep = this.keeper(target);
-    const next = { live: snapshot(samples.live, keep), persistent: snapshot(samples.persistent, keep), freshUntilMs };
+    const next = { live: this.snapshot(target, samples.live), persistent: this.snapshot(target, samples.persistent), freshUntilMs };
     target.endpoints.set(endpoint, next);
     if (next.live.size > 0) target.lastKnown.set(endpoint, { live: next.live, atMs: this.now() });
     // A failed poll publishes no live samples and grows no histogram, so it adds no points.
@@ -171,10 +181,10 @@ export class StatusBoard implements SampleTap {
   series(target: BoardTarget, name: string, nowMs: number): readonly StatusSeries[] {
     for (const entry of this.targets.get(boardKey(target))?.endpoints.values() ?? []) {
       const persistent = entry.persistent.get(name);
-      if (persistent !== undefined) return persistent;
+      if (persistent !== undefined) return persistent.series;
       if (nowMs < entry.freshUntilMs) {
         const live = entry.live.get(name);
-        if (live !== undefined) return live;
+        if (live !== undefined) return live.series;
       }
     }
     return [];
@@ -183,8 +193,8 @@ export class StatusBoard implements SampleTap {
   /** A family's series as last published, even once stale: what an operator needs while a target is down. */
   lastKnown(target: BoardTarget, name: string): LastKnown | undefined {
     for (const { live, atMs } of this.targets.get(boardKey(target))?.lastKnown.values() ?? []) {
-      const series = live.get(name);
-      if (series !== undefined) return { series, atMs };
+      const family = live.get(name);
+      if (family !== undefined) return { series: family.series, atMs };
     }
     return undefined;
   }
@@ -202,16 +212,52 @@ export class StatusBoard implements SampleTap {
     for (const referenced of this.referenced.values()) {
       let published = false;
       const references = new Set<string>();
+      const refer = (sample: Sample) => {
+        if (sample.metric.name !== referenced.referrer) return;
+        published = true;
+        const reference = referenced.referenceOf(sample.labels ?? {});
+        if (reference !== undefined) references.add(reference);
+      };
       for (const list of [samples.live, samples.persistent]) {
-        for (const sample of list) {
-          if (sample.metric.name !== referenced.referrer) continue;
-          published = true;
-          const reference = referenced.referenceOf(sample.labels ?? {});
-          if (reference !== undefined) references.add(reference);
+        for (const source of list) {
+          if (!isSeriesGroup(source)) refer(source);
+          else for (const metric of source.families) if (metric.name === referenced.referrer) source.samplesOf(metric).forEach(refer);
         }
       }
       if (published) target.references.set(referenced.family, references);
     }
+  }
+
+  /**
+   * The wanted sources by family. A group's series of a plain family are made only when read; of
+   * a referenced family, at once, kept or not as the references stand now.
+   */
+  private snapshot(target: TargetState, sources: readonly SeriesSource[]): Map<string, FamilySeries> {
+    const keep = this.keeper(target);
+    const byName = new Map<string, FamilySeries>();
+    const add = (metric: MetricDefinition, name: string, part: StatusSeries | SeriesGroup) => {
+      let family = byName.get(name);
+      if (family === undefined) byName.set(name, (family = new FamilySeries(metric)));
+      family.add(part);
+    };
+    const addSample = (sample: Sample) => {
+      if (!keep(sample)) return;
+      // Copied now: the collector keeps adding observations to the same object.
+      if ("histogram" in sample) {
+        add(sample.metric, `${sample.metric.name}_sum`, { labels: sample.labels ?? {}, value: sample.histogram.sum });
+        add(sample.metric, `${sample.metric.name}_count`, { labels: sample.labels ?? {}, value: sample.histogram.count });
+      } else add(sample.metric, sample.metric.name, asSeries(sample));
+    };
+    for (const source of sources) {
+      if (!isSeriesGroup(source)) addSample(source);
+      else {
+        for (const metric of source.families) {
+          if (this.referenced.has(metric.name)) source.samplesOf(metric).forEach(addSample);
+          else if (this.families.has(metric.name)) add(metric, metric.name, source);
+        }
+      }
+    }
+    return byName;
   }
 
   /** Keeps every series of the plain families, and those of a referenced family that are referred to. */
@@ -232,8 +278,8 @@ export class StatusBoard implements SampleTap {
       for (const [name, sums] of byName) {
         if (!name.endsWith("_sum")) continue;
         const family = name.slice(0, -"_sum".length);
-        const sum = sums[0]?.value;
-        const count = byName.get(`${family}_count`)?.[0]?.value;
+        const sum = sums.series[0]?.value;
+        const count = byName.get(`${family}_count`)?.series[0]?.value;
         if (sum === undefined || count === undefined) continue;
         const previous = target.histogramTotals.get(family) ?? { sum: 0, count: 0 };
         if (count > previous.count) {
@@ -253,7 +299,7 @@ export class StatusBoard implements SampleTap {
         ? grown.has(source.family)
           ? target.latestMeans.get(source.family)
           : undefined
-        : published.live.get(source.family)?.find((series) => labelsMatch(series.labels, source.labels))?.value;
+        : published.live.get(source.family)?.series.find((series) => labelsMatch(series.labels, source.labels))?.value;
       if (value === undefined) continue;
       let ring = target.rings.get(source.id);
       if (ring === undefined) target.rings.set(source.id, (ring = new PointRing(HISTORY_CAPACITY)));
