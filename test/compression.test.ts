@@ -6,7 +6,7 @@ import bcrypt from "bcryptjs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { METRICS, type PublishedSource } from "../src/catalog/metrics.js";
 import { HistogramData, SOURCES_PER_PIECE, type CollectorSamples, type Sample } from "../src/exposition/samples.js";
-import { MetricStore, gzipMember, type ContentCoding } from "../src/exposition/store.js";
+import { MetricStore, PLAIN_KEPT_MS, gzipMember, type ContentCoding } from "../src/exposition/store.js";
 import { loadConfig } from "../src/config/config.js";
 import { Secret } from "../src/config/secret.js";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
@@ -19,10 +19,11 @@ import { parseExposition } from "./support/exposition.js";
 import { pino } from "pino";
 import { createStatusBoard, statusReport } from "../src/status/model.js";
 
-// Counts the store's compressions: an unchanged piece must keep its member, not be compressed again.
+// Counts the store's compressions (an unchanged piece must keep its member, not be compressed
+// again) and decompressions (plain lines made again from members).
 vi.mock("node:zlib", async (importOriginal) => {
   const original = await importOriginal<typeof import("node:zlib")>();
-  return { ...original, gzip: vi.fn(original.gzip) };
+  return { ...original, gzip: vi.fn(original.gzip), gunzipSync: vi.fn(original.gunzipSync) };
 });
 
 /** One publication under a lease of its own, as a runtime's first one. */
@@ -105,6 +106,48 @@ describe("gzip members in the metric store", () => {
     // Live series leave both codings when stale; persistent ones stay.
     expect(gunzipSync(body(store, 10_000, "gzip")).toString()).toContain("stellar_horizon_ledger_close_interval_seconds_count{horizon=\"a\"} 3");
     expect(gunzipSync(body(store, 10_000, "gzip")).toString()).not.toContain("stellar_horizon_ledger_sequence");
+  });
+
+  it("keeps only the gzip members until a plain scrape, which gets its lines made again from them; then keeps plain lines PLAIN_KEPT_MS", async () => {
+    let clockMs = 0;
+    const store = new MetricStore(undefined, () => clockMs);
+    const expected: string[] = [];
+    for (let version = 0; version < 4; version += 1) {
+      const reference = new MetricStore();
+      await fill(reference, version);
+      expected.push(body(reference, 0, "identity").toString());
+    }
+    const decompressions = () => vi.mocked(zlib.gunzipSync).mock.calls.length;
+    await fill(store);
+    // A gzip scrape keeps nothing plain; the first plain scrape makes every piece's lines again.
+    const gzipBody = body(store, 0, "gzip");
+    let before = decompressions();
+    const plain = body(store, 0, "identity").toString();
+    expect(decompressions() - before).toBeGreaterThan(4);
+    expect(plain).toBe(expected[0]);
+    expect(gunzipSync(gzipBody).toString()).toBe(plain);
+    before = decompressions();
+    expect(body(store, 0, "identity").toString()).toBe(plain);
+    expect(decompressions()).toBe(before);
+
+    // Within PLAIN_KEPT_MS of that scrape, a publication (pool 700 changed) keeps its plain lines.
+    clockMs = PLAIN_KEPT_MS - 1;
+    await fill(store, 1);
+    before = decompressions();
+    expect(body(store, 0, "identity").toString()).toBe(expected[1]);
+    expect(decompressions()).toBe(before);
+
+    // Later, with no plain scrape since, only the members are kept again; a changed piece is
+    // rendered from the lines of the last, made again from its member.
+    clockMs = PLAIN_KEPT_MS;
+    await fill(store, 2);
+    expect(gunzipSync(body(store, 0, "gzip")).toString()).toBe(expected[2]);
+    clockMs = 2 * PLAIN_KEPT_MS;
+    await fill(store, 3);
+    before = decompressions();
+    expect(body(store, 0, "identity").toString()).toBe(expected[3]);
+    expect(decompressions()).toBeGreaterThan(before);
+    expect(gunzipSync(body(store, 0, "gzip")).toString()).toBe(expected[3]);
   });
 
   it("compresses again only the pieces whose bytes changed", async () => {

@@ -58,7 +58,7 @@ function collector(contracts = CONTRACTS, closes: (LedgerClose | undefined)[] = 
 async function series(job: ContractsCollector, succeeded = true) {
   const samples = job.samples(succeeded);
   const rendered = await renderSamples("rpc", [...samples.persistent, ...samples.live]);
-  return parseExposition(Buffer.concat([...rendered.values()].flatMap((family) => family.pieces)).toString());
+  return parseExposition(Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString());
 }
 
 const poll = (job: ContractsCollector) => job.poll({ signal: new AbortController().signal, invalidRecords: () => {} });

@@ -24,7 +24,7 @@ import { fixtureJson, fixtureNames, fixtureText } from "./support/fixtures.js";
 
 async function series(samples: CollectorSamples) {
   const rendered = await renderSamples("h", [...samples.persistent, ...samples.live]);
-  return parseExposition(Buffer.concat([...rendered.values()].flatMap((family) => family.pieces)).toString());
+  return parseExposition(Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString());
 }
 
 describe("every fixture in test/fixtures/horizon parses", () => {

@@ -16,7 +16,7 @@ import { rpcFixtureJson } from "./support/fixtures.js";
 
 async function series(samples: CollectorSamples) {
   const rendered = await renderSamples("soroban-1", [...samples.persistent, ...samples.live]);
-  return parseExposition(Buffer.concat([...rendered.values()].flatMap((family) => family.pieces)).toString());
+  return parseExposition(Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString());
 }
 
 const envelopeResult = (name: string) => rpcFixtureJson<{ result: unknown }>(name).result;

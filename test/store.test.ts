@@ -111,7 +111,7 @@ describe("metric store", () => {
   it("renders many samples in pieces of SOURCES_PER_PIECE, byte for byte, with non-ASCII text and a line longer than the scratch buffer", async () => {
     const ids = Array.from({ length: 2 * SOURCES_PER_PIECE + 88 }, (_, index) => (index === 300 ? "x".repeat(200_000) : `pool-${index}-☃`));
     const rendered = await renderSamples("zürich", ids.map((pool_id, index) => ({ metric: METRICS.liquidityPoolShares, labels: { pool_id }, value: index / 8 })));
-    const { pieces } = rendered.get("stellar_horizon_liquidity_pool_shares")!;
+    const pieces = rendered.get("stellar_horizon_liquidity_pool_shares")!.pieces as Buffer[];
     expect(pieces.map((piece) => piece.toString().split("\n").length - 1)).toEqual([SOURCES_PER_PIECE, SOURCES_PER_PIECE, 88]);
     expect(Buffer.concat(pieces).toString()).toBe(
       ids.map((pool_id, index) => `stellar_horizon_liquidity_pool_shares{horizon="zürich",pool_id="${pool_id}"} ${index / 8}\n`).join(""),
@@ -150,7 +150,7 @@ describe("metric store", () => {
     const histogram = new HistogramData([1, 5]);
     for (const value of [0.5, 3, 3, 9]) histogram.observe(value);
     const rendered = await renderSamples('q"\\\n', [{ metric: METRICS.ledgerCloseInterval, histogram }]);
-    const lines = Buffer.concat(rendered.get("stellar_horizon_ledger_close_interval_seconds")?.pieces ?? []).toString();
+    const lines = Buffer.concat((rendered.get("stellar_horizon_ledger_close_interval_seconds")?.pieces ?? []) as Buffer[]).toString();
     expect(lines).toBe(
       [
         'stellar_horizon_ledger_close_interval_seconds_bucket{horizon="q\\"\\\\\\n",le="1"} 1',

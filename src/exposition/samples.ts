@@ -76,8 +76,25 @@ export interface PieceSource {
  * of its exact size, sent one after the other at scrape time, with what each was rendered from.
  */
 export interface RenderedFamily {
-  readonly pieces: readonly Buffer[];
+  /**
+   * Each piece's lines; undefined for a piece with the same lines as the lent rendering's at its
+   * place, when that rendering no longer held them (the store keeps a piece's gzip member, and
+   * its lines only while plain scrapes ask for them).
+   */
+  readonly pieces: readonly (Buffer | undefined)[];
   readonly sources: readonly PieceSource[];
+}
+
+/** How a rendering is made (see renderSamples). */
+export interface RenderOptions {
+  /** The lines of the lent rendering's piece `index` of family `name`, where its `pieces` holds them no longer. */
+  readonly recover?: (name: string, index: number) => Buffer;
+  /**
+   * The pieces will be compressed and dropped: they are written into shared slabs, each freed with
+   * its last piece, so the lines a poll makes and drops go back to the system whole rather than
+   * staying with malloc in fragments.
+   */
+  readonly transient?: boolean;
 }
 
 export type RenderedMetrics = ReadonlyMap<string, RenderedFamily>;
@@ -139,6 +156,28 @@ function sampleLines(targetLabels: Readonly<Record<TargetLabel, string>>, sample
 /** What a piece is written into at first: small, for the many families of a few series; it doubles as needed. */
 const PIECE_SCRATCH_BYTES = 4 * 1024;
 
+/**
+ * Above glibc's mapping threshold as the exporter sets it (MALLOC_MMAP_THRESHOLD_, 1 MiB), so a
+ * slab is a mapping of its own, unmapped when freed; and musl maps allocations this large too.
+ */
+const SLAB_BYTES = 4 * 1024 * 1024;
+
+/** Transient pieces, packed one after the other into slabs (RenderOptions.transient). */
+class Slabs {
+  private slab: Buffer | undefined;
+  private used = 0;
+
+  take(bytes: number): Buffer {
+    if (this.slab === undefined || this.used + bytes > this.slab.length) {
+      this.slab = Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, bytes));
+      this.used = 0;
+    }
+    const piece = this.slab.subarray(this.used, this.used + bytes);
+    this.used += bytes;
+    return piece;
+  }
+}
+
 /** The lines of one source in one family: a sample's, or a group's samples of that family. */
 function sourceLines(targetLabels: Readonly<Record<TargetLabel, string>>, metric: MetricDefinition, source: SeriesSource): string {
   if (!isSeriesGroup(source)) return sampleLines(targetLabels, source);
@@ -165,7 +204,7 @@ function renderedAs(before: PieceSource | undefined, sources: readonly SeriesSou
  * until the family is complete); the piece is copied out at its exact size.
  */
 class FamilyWriter {
-  readonly pieces: Buffer[] = [];
+  readonly pieces: (Buffer | undefined)[] = [];
   readonly sources: PieceSource[] = [];
   /**
    * The piece's sources so far, made only once one differs from the last rendering's at its place:
@@ -183,6 +222,9 @@ class FamilyWriter {
     private readonly metric: MetricDefinition,
     private readonly targetLabels: Readonly<Record<TargetLabel, string>>,
     private readonly previous: RenderedFamily | undefined,
+    private readonly options: RenderOptions,
+    /** Where a transient rendering's pieces go. */
+    private readonly slabs: Slabs | undefined,
   ) {}
 
   /** `remaining` bounds the sources still to come, so a piece's list is made at its size, not grown. */
@@ -207,7 +249,7 @@ class FamilyWriter {
     if (this.count === 0) return;
     const index = this.pieces.length;
     const before = this.previous?.sources[index];
-    const beforePiece = this.previous?.pieces[index];
+    let beforePiece = this.previous?.pieces[index];
     // No source differed: the piece is the last rendering's first `count` sources.
     const pending = this.pending;
     if (pending !== undefined) pending.length = this.count;
@@ -217,11 +259,14 @@ class FamilyWriter {
     let same = 0;
     while (same < sources.length && renderedAs(before, sources, same)) same += 1;
     if (same === sources.length && same === before!.sources.length) {
-      this.pieces.push(beforePiece!);
+      this.pieces.push(beforePiece);
       this.sources.push(before!);
-      this.bytes += beforePiece!.length;
+      // A piece held without its lines has some (the store keeps an empty piece's, which cost nothing).
+      this.bytes += beforePiece?.length ?? 1;
       return;
     }
+    // The lent piece's lines, to copy its sources' bytes from, or to find the new piece the same.
+    if (before !== undefined) beforePiece ??= this.options.recover?.(this.metric.name, index);
     const ends = new Uint32Array(sources.length);
     this.used = 0;
     for (let first = 0; first < sources.length; ) {
@@ -240,21 +285,24 @@ class FamilyWriter {
         first += 1;
       }
     }
-    this.pieces.push(this.unlessUnchanged(beforePiece));
+    const lent = this.previous?.pieces[index];
+    this.pieces.push(this.unlessUnchanged(beforePiece, lent));
     this.sources.push({ sources, ends });
     this.bytes += this.used;
   }
 
   /**
-   * The piece just written: the last rendering's when the bytes are the same (new sample objects
-   * of the same values, as the info series of a pool whose reserves moved), so the buffer held
-   * since then stays and no new one is made; else a copy at its exact size.
+   * The piece just written: when its bytes are the last rendering's (new sample objects of the
+   * same values, as the info series of a pool whose reserves moved), that rendering's buffer, so
+   * the one held since then stays and no new one is made (or undefined, as that rendering's, when
+   * it held its lines no longer); else a copy at its exact size. `beforePiece` is the last
+   * rendering's lines, recovered if need be; `lent`, what that rendering held.
    */
-  private unlessUnchanged(beforePiece: Buffer | undefined): Buffer {
-    if (this.used === 0) return beforePiece?.length === 0 ? beforePiece : Buffer.alloc(0);
+  private unlessUnchanged(beforePiece: Buffer | undefined, lent: Buffer | undefined): Buffer | undefined {
+    if (this.used === 0) return beforePiece?.length === 0 ? lent : Buffer.alloc(0);
     const scratch = this.scratch!;
-    if (beforePiece?.length === this.used && scratch.compare(beforePiece, 0, this.used, 0, this.used) === 0) return beforePiece;
-    const piece = Buffer.allocUnsafeSlow(this.used);
+    if (beforePiece?.length === this.used && scratch.compare(beforePiece, 0, this.used, 0, this.used) === 0) return lent;
+    const piece = this.slabs?.take(this.used) ?? Buffer.allocUnsafeSlow(this.used);
     scratch.copy(piece, 0, 0, this.used);
     return piece;
   }
@@ -286,13 +334,19 @@ class FamilyWriter {
  * order of the sources. `previous`, the same target's last rendering, lends the pieces whose
  * sources did not change. A family with no line (every group without series of it) is left out.
  */
-export async function renderSamples(target: string, sources: readonly SeriesSource[], previous?: RenderedMetrics): Promise<RenderedMetrics> {
+export async function renderSamples(
+  target: string,
+  sources: readonly SeriesSource[],
+  previous?: RenderedMetrics,
+  options: RenderOptions = {},
+): Promise<RenderedMetrics> {
   const escaped = escapeLabelValue(target);
   const targetLabels = { horizon: `horizon="${escaped}"`, rpc: `rpc="${escaped}"` };
+  const slabs = options.transient ? new Slabs() : undefined;
   const families = new Map<string, FamilyWriter>();
   const familyOf = (metric: MetricDefinition) => {
     let family = families.get(metric.name);
-    if (family === undefined) families.set(metric.name, (family = new FamilyWriter(metric, targetLabels, previous?.get(metric.name))));
+    if (family === undefined) families.set(metric.name, (family = new FamilyWriter(metric, targetLabels, previous?.get(metric.name), options, slabs)));
     return family;
   };
   for (let index = 0; index < sources.length; index += 1) {

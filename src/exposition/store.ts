@@ -1,5 +1,5 @@
 import { promisify } from "node:util";
-import { constants, gzip as gzipCallback } from "node:zlib";
+import { constants, gunzipSync, gzip as gzipCallback } from "node:zlib";
 import { ALL_METRICS, targetLabelOfSource, type MetricDefinition, type PublishedSource, type TargetLabel } from "../catalog/metrics.js";
 import { isSeriesGroup, renderSamples, type CollectorSamples, type RenderedFamily, type SeriesSource } from "./samples.js";
 
@@ -72,11 +72,27 @@ export function gzipMember(bytes: Uint8Array): Promise<Buffer> {
 }
 
 /**
- * A target's lines of one metric in pieces, plain and each piece as one gzip member, so a scrape
- * writes the buffers as they are and an unchanged piece keeps its compressed form.
+ * How long after a plain scrape the store keeps the plain lines of what it publishes. Prometheus
+ * asks for gzip; with nobody asking for plain text, only the gzip members are kept (the plain
+ * lines of 10 000 accounts are 40 MB, their gzip members 2 MB), and a plain scrape makes the plain
+ * lines again from them, which are then kept while plain scrapes keep coming.
+ */
+export const PLAIN_KEPT_MS = 10 * 60_000;
+
+/**
+ * A target's lines of one metric in pieces, each piece as one gzip member, so a scrape writes the
+ * buffers as they are and an unchanged piece keeps its compressed form; and the plain pieces,
+ * while plain scrapes ask for them (PLAIN_KEPT_MS). A piece's plain lines not held are made again
+ * from its gzip member when needed, and held from then on.
  */
 interface EncodedLines extends RenderedFamily {
+  readonly pieces: (Buffer | undefined)[];
   readonly gzip: readonly Buffer[];
+}
+
+/** Piece `index`'s plain lines, made again from its gzip member (and held) if need be. */
+function plainPiece(lines: EncodedLines, index: number): Buffer {
+  return (lines.pieces[index] ??= gunzipSync(lines.gzip[index]!));
 }
 
 type EncodedMetrics = ReadonlyMap<string, EncodedLines>;
@@ -90,7 +106,10 @@ interface Published {
 
 /** One metric family's parts (HELP and TYPE, then each target's lines), as last assembled. */
 interface Family {
-  readonly identity: readonly Buffer[];
+  /** Each target's lines of the family, in order. */
+  readonly lines: readonly EncodedLines[];
+  /** The plain parts, made at the family's first plain scrape. */
+  identity: readonly Buffer[] | undefined;
   /** The gzip members, in the order of the plain parts. */
   readonly members: readonly Buffer[];
   /**
@@ -113,17 +132,23 @@ function headerText(metric: MetricDefinition): string {
 /**
  * Renders a target's samples with the lines of its previous publication lent, then compresses each
  * piece, keeping the compressed form of a piece the rendering kept (it hands back the previous
- * publication's piece itself when the bytes are the same): unchanged pools cost no compression.
+ * publication's piece itself, or undefined where that held no plain lines, when the bytes are the
+ * same): unchanged pools cost no compression. Without `keepPlain`, only the gzip members are kept
+ * (and the plain lines of an empty piece, which cost nothing).
  */
-async function renderEncoded(target: string, samples: readonly SeriesSource[], previous: EncodedMetrics | undefined): Promise<EncodedMetrics> {
+async function renderEncoded(target: string, samples: readonly SeriesSource[], previous: EncodedMetrics | undefined, keepPlain: boolean): Promise<EncodedMetrics> {
   const encoded = new Map<string, EncodedLines>();
-  for (const [name, family] of await renderSamples(target, samples, previous)) {
+  const options = { recover: (name: string, index: number) => plainPiece(previous!.get(name)!, index), transient: !keepPlain };
+  for (const [name, family] of await renderSamples(target, samples, previous, options)) {
     const before = previous?.get(name);
     const gzip: Buffer[] = [];
+    const pieces: (Buffer | undefined)[] = [];
     for (const [index, piece] of family.pieces.entries()) {
-      gzip.push(before?.pieces[index] === piece ? before.gzip[index]! : await gzipMember(piece));
+      const kept = piece === undefined || before?.pieces[index] === piece;
+      gzip.push(kept ? before!.gzip[index]! : await gzipMember(piece));
+      pieces.push(keepPlain || piece?.length === 0 ? piece : undefined);
     }
-    encoded.set(name, { ...family, gzip });
+    encoded.set(name, { sources: family.sources, pieces, gzip });
   }
   return encoded;
 }
@@ -171,7 +196,14 @@ export class MetricStore {
   private readonly generations = new Map<PublishedSource, Map<string, number>>();
   private generation = 0;
 
-  constructor(private readonly tap?: SampleTap) {}
+  /** Until when publications keep their plain lines: PLAIN_KEPT_MS after the last plain scrape. */
+  private plainWantedUntilMs = -Infinity;
+
+  constructor(
+    private readonly tap?: SampleTap,
+    /** The clock `render` is given the time of. */
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /**
    * The right to write one target's series of one source. A newer lease of the same target and
@@ -203,8 +235,9 @@ export class MetricStore {
   ): Promise<boolean> {
     if (!this.current(key, source, generation)) return false;
     const previous = this.published.get(source)?.get(key);
-    const live = await renderEncoded(target.name, samples.live, previous?.live);
-    const persistent = await renderEncoded(target.name, samples.persistent, previous?.persistent);
+    const keepPlain = this.now() < this.plainWantedUntilMs;
+    const live = await renderEncoded(target.name, samples.live, previous?.live, keepPlain);
+    const persistent = await renderEncoded(target.name, samples.persistent, previous?.persistent, keepPlain);
     for (const name of [...live.keys(), ...persistent.keys()]) await this.ensureHeader(name);
     // Rendering took turns of the event loop, in which the lease may have been retired or superseded.
     if (!this.current(key, source, generation)) return false;
@@ -229,8 +262,12 @@ export class MetricStore {
     this.tap?.removed(target, source);
   }
 
-  /** The exposition of every Horizon series, as buffers to be sent one after the other. */
+  /**
+   * The exposition of every target's series, as buffers to be sent one after the other. A plain
+   * one makes the plain lines no longer held again from their gzip members, and has them kept.
+   */
   render(nowMs: number, coding: ContentCoding = "identity"): Buffer[] {
+    if (coding === "identity") this.plainWantedUntilMs = nowMs + PLAIN_KEPT_MS;
     const chunks: Buffer[] = [];
     for (const metric of TARGET_METRICS) {
       let family = this.families.get(metric.name);
@@ -238,10 +275,17 @@ export class MetricStore {
         family = this.assemble(metric, nowMs, family);
         this.families.set(metric.name, family);
       }
-      if (coding === "identity") for (const part of family.identity) chunks.push(part);
+      if (coding === "identity") for (const part of (family.identity ??= this.identityOf(metric, family))) chunks.push(part);
       else if (family.members.length > 0) chunks.push((family.gzip ??= Buffer.concat(family.members)));
     }
     return chunks;
+  }
+
+  private identityOf(metric: MetricDefinition, family: Family): Buffer[] {
+    if (family.lines.length === 0) return [];
+    const parts = [this.headers.get(metric.name)!.identity];
+    for (const lines of family.lines) for (let index = 0; index < lines.gzip.length; index += 1) parts.push(plainPiece(lines, index));
+    return parts;
   }
 
   /** The source's families are assembled again at the next scrape; the last ones stay, so their gzip buffers can be kept. */
@@ -267,11 +311,11 @@ export class MetricStore {
       lines.push(live);
       validUntilMs = Math.min(validUntilMs, entry.freshUntilMs);
     }
-    if (lines.length === 0) return { identity: [], members: [], gzip: undefined, validUntilMs };
+    if (lines.length === 0) return { lines, identity: undefined, members: [], gzip: undefined, validUntilMs };
     const header = this.headers.get(metric.name)!;
     const members = [header.gzip, ...lines.flatMap((part) => part.gzip)];
     const same = previous !== undefined && previous.members.length === members.length && members.every((member, index) => member === previous.members[index]);
-    return { identity: [header.identity, ...lines.flatMap((part) => part.pieces)], members, gzip: same ? previous.gzip : undefined, validUntilMs };
+    return { lines, identity: undefined, members, gzip: same ? previous.gzip : undefined, validUntilMs };
   }
 
   private async ensureHeader(name: string): Promise<void> {
