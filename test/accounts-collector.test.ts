@@ -34,7 +34,7 @@ describe("AccountSamples", () => {
   const treasury = watched("treasury", mainnet.id, { lowBalance: { native: 5000, "AQUA:GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA": 100 }, cold: true });
 
   it("gives exact values for a mainnet account", async () => {
-    const observations = new Map<string, AccountObservation>([["treasury", { exists: true, account: mainnet }]]);
+    const observations = [{ exists: true, account: mainnet }];
     const values = await series(new AccountSamples(HORIZON_ACCOUNT_METRICS).of([treasury], observations, new Map(), BASE_RESERVE_STROOPS));
     const at = (labels: Record<string, string> = {}) => ({ horizon: "h", account: "treasury", ...labels });
     expect(valueOf(values, "stellar_horizon_account_exists", at())).toBe(1);
@@ -73,7 +73,7 @@ describe("AccountSamples", () => {
 
   it("an old Horizon's account: no sequence ledger or time, the clawback flag 0", async () => {
     const old = accountSchema.parse(fixtureJson("account-ruby-vcr-2020.json"));
-    const values = await series(new AccountSamples(HORIZON_ACCOUNT_METRICS).of([watched("old", old.id)], new Map([["old", { exists: true, account: old }]]), new Map(), BASE_RESERVE_STROOPS));
+    const values = await series(new AccountSamples(HORIZON_ACCOUNT_METRICS).of([watched("old", old.id)], [{ exists: true, account: old }], new Map(), BASE_RESERVE_STROOPS));
     expect(valueOf(values, "stellar_horizon_account_sequence_ledger", { horizon: "h", account: "old" })).toBeUndefined();
     expect(valueOf(values, "stellar_horizon_account_sequence_timestamp_seconds", { horizon: "h", account: "old" })).toBeUndefined();
     expect(valueOf(values, "stellar_horizon_account_flag", { horizon: "h", account: "old", flag: "auth_clawback_enabled" })).toBe(0);
@@ -81,7 +81,7 @@ describe("AccountSamples", () => {
   });
 
   it("a missing account shows only exists 0 (and its counter)", async () => {
-    const values = await series(new AccountSamples(HORIZON_ACCOUNT_METRICS).of([treasury], new Map([["treasury", { exists: false }]]), new Map([["treasury", 2]]), BASE_RESERVE_STROOPS));
+    const values = await series(new AccountSamples(HORIZON_ACCOUNT_METRICS).of([treasury], [{ exists: false }], new Map([["treasury", 2]]), BASE_RESERVE_STROOPS));
     expect([...values.entries()]).toEqual([
       ['stellar_horizon_account_signer_changes_total{account="treasury",horizon="h"}', 2],
       ['stellar_horizon_account_exists{account="treasury",horizon="h"}', 0],
@@ -91,23 +91,23 @@ describe("AccountSamples", () => {
   it("gives the same sample objects for the same observation and base reserve, new ones where either changed", async () => {
     const accountSamples = new AccountSamples(HORIZON_ACCOUNT_METRICS);
     const observation: AccountObservation = { exists: true, account: mainnet };
-    const first = accountSamples.of([treasury], new Map([["treasury", observation]]), new Map(), BASE_RESERVE_STROOPS);
-    const again = accountSamples.of([treasury], new Map([["treasury", observation]]), new Map(), BASE_RESERVE_STROOPS);
+    const first = accountSamples.of([treasury], [observation], new Map(), BASE_RESERVE_STROOPS);
+    const again = accountSamples.of([treasury], [observation], new Map(), BASE_RESERVE_STROOPS);
     expect(again.live.length).toBe(first.live.length);
     again.live.forEach((sample, index) => expect(sample).toBe(first.live[index]));
     expect(again.persistent[0]).toBe(first.persistent[0]);
     // A new base reserve changes the minimum balance; a signer change moves the counter.
-    const doubled = await series(accountSamples.of([treasury], new Map([["treasury", observation]]), new Map([["treasury", 1]]), 2 * BASE_RESERVE_STROOPS));
+    const doubled = await series(accountSamples.of([treasury], [observation], new Map([["treasury", 1]]), 2 * BASE_RESERVE_STROOPS));
     expect(valueOf(doubled, "stellar_horizon_account_minimum_balance", { horizon: "h", account: "treasury" })).toBe(13);
     expect(valueOf(doubled, "stellar_horizon_account_signer_changes_total", { horizon: "h", account: "treasury" })).toBe(1);
     // A new observation object of the same account is built afresh, to the same values.
-    const copy = accountSamples.of([treasury], new Map([["treasury", { exists: true, account: { ...mainnet } }]]), new Map([["treasury", 1]]), 2 * BASE_RESERVE_STROOPS);
+    const copy = accountSamples.of([treasury], [{ exists: true, account: { ...mainnet } }], new Map([["treasury", 1]]), 2 * BASE_RESERVE_STROOPS);
     expect(copy.live[0]).not.toBe(first.live[0]);
-    expect(await exposition(copy)).toBe(await exposition(accountSamples.of([treasury], new Map([["treasury", observation]]), new Map([["treasury", 1]]), 2 * BASE_RESERVE_STROOPS)));
+    expect(await exposition(copy)).toBe(await exposition(accountSamples.of([treasury], [observation], new Map([["treasury", 1]]), 2 * BASE_RESERVE_STROOPS)));
   });
 
   it("no minimum balance before a ledger has been read", async () => {
-    const values = await series(new AccountSamples(HORIZON_ACCOUNT_METRICS).of([treasury], new Map([["treasury", { exists: true, account: mainnet }]]), new Map(), undefined));
+    const values = await series(new AccountSamples(HORIZON_ACCOUNT_METRICS).of([treasury], [{ exists: true, account: mainnet }], new Map(), undefined));
     expect(valueOf(values, "stellar_horizon_account_minimum_balance", { horizon: "h", account: "treasury" })).toBeUndefined();
     expect(valueOf(values, "stellar_horizon_account_balance", { horizon: "h", account: "treasury", asset: "native" })).toBe(10025.7670792);
   });

@@ -34,6 +34,12 @@ export type AccountObservation =
       readonly claimable?: { readonly count: number; readonly stroopsByAsset: ReadonlyMap<string, bigint> };
     };
 
+/**
+ * What a poll learnt of each watched account, in the order of the watch list: undefined for one
+ * whose answer was invalid (left out). A list, not a map by name: one is made every poll.
+ */
+export type AccountObservations = readonly (AccountObservation | undefined)[];
+
 /** The account's lumens reserve in XLM, from the latest ledger's base reserve (one rounding). */
 export function minimumBalance(account: AccountFacts, baseReserveStroops: number): number {
   const entries = 2 + account.subentryCount + account.numSponsoring - account.numSponsored;
@@ -58,9 +64,10 @@ export class SignerChanges {
   }
 
   /** Compares each existing account with its previous successful read; the first read only remembers. */
-  note(observations: ReadonlyMap<string, AccountObservation>): void {
-    for (const [name, observation] of observations) {
-      if (!observation.exists) continue;
+  note(watched: readonly SampledAccount[], observations: AccountObservations): void {
+    for (const [index, { name }] of watched.entries()) {
+      const observation = observations[index];
+      if (observation?.exists !== true) continue;
       const previous = this.signatures.get(name);
       // The same facts as last time (a Stellar RPC poll keeps them while the entries are unchanged) have the same signers.
       if (previous?.account === observation.account) continue;
@@ -93,7 +100,7 @@ class AccountGroup implements SeriesGroup {
 
   constructor(
     private readonly metrics: AccountMetricSet,
-    private readonly watched: SampledAccount,
+    readonly watched: SampledAccount,
     readonly observation: AccountObservation,
     readonly baseReserveStroops: number | undefined,
   ) {
@@ -209,40 +216,37 @@ class AccountGroup implements SeriesGroup {
  * `exists` 0; the signer change counters persist through failed polls and missing accounts.
  */
 export class AccountSamples {
-  private built = new Map<string, AccountGroup>();
-  /** Each account's signer change counter, and its sample. */
-  private counters = new Map<string, { readonly value: number; readonly sample: Sample }>();
+  /** Each account's group as last published, in the order of the watch list. */
+  private readonly built: (AccountGroup | undefined)[] = [];
+  /** Each account's signer change counter, and its sample, in the order of the watch list. */
+  private readonly counters: ({ readonly account: SampledAccount; readonly value: number; readonly sample: Sample } | undefined)[] = [];
 
   constructor(private readonly metrics: AccountMetricSet) {}
 
   of(
     watched: readonly SampledAccount[],
-    observations: ReadonlyMap<string, AccountObservation> | undefined,
+    observations: AccountObservations | undefined,
     signerChanges: ReadonlyMap<string, number>,
     baseReserveStroops: number | undefined,
   ): CollectorSamples {
-    const counters = new Map<string, { readonly value: number; readonly sample: Sample }>();
-    const persistent: Sample[] = watched.map((account) => {
-      const value = signerChanges.get(account.name) ?? 0;
-      let counter = this.counters.get(account.name);
-      if (counter?.value !== value) counter = { value, sample: { metric: this.metrics.accountSignerChangesTotal, labels: { account: account.name }, value } };
-      counters.set(account.name, counter);
-      return counter.sample;
-    });
-    this.counters = counters;
-    const built = new Map<string, AccountGroup>();
+    this.built.length = this.counters.length = watched.length;
+    const persistent = new Array<Sample>(watched.length);
     const live: AccountGroup[] = [];
-    for (const account of watched) {
-      const observation = observations?.get(account.name);
-      if (observation === undefined) continue;
-      let group = this.built.get(account.name);
-      if (group === undefined || group.observation !== observation || group.baseReserveStroops !== baseReserveStroops) {
+    for (const [index, account] of watched.entries()) {
+      const value = signerChanges.get(account.name) ?? 0;
+      let counter = this.counters[index];
+      if (counter?.account !== account || counter.value !== value) {
+        this.counters[index] = counter = { account, value, sample: { metric: this.metrics.accountSignerChangesTotal, labels: { account: account.name }, value } };
+      }
+      persistent[index] = counter.sample;
+      const observation = observations?.[index];
+      let group = this.built[index];
+      if (observation !== undefined && (group?.watched !== account || group.observation !== observation || group.baseReserveStroops !== baseReserveStroops)) {
         group = new AccountGroup(this.metrics, account, observation, baseReserveStroops);
       }
-      built.set(account.name, group);
-      live.push(group);
+      this.built[index] = observation === undefined ? undefined : group;
+      if (observation !== undefined) live.push(group!);
     }
-    this.built = built;
     return { live, persistent };
   }
 }
@@ -250,7 +254,7 @@ export class AccountSamples {
 /** Polls every watched account of a target; one failed request fails the poll, so no account is shown half-read. */
 export class AccountsCollector implements Collector {
   readonly endpoint = "accounts";
-  private observations: Map<string, AccountObservation> | undefined;
+  private observations: AccountObservations | undefined;
   private readonly signerChanges = new SignerChanges();
   private readonly accountSamples = new AccountSamples(HORIZON_ACCOUNT_METRICS);
 
@@ -265,12 +269,9 @@ export class AccountsCollector implements Collector {
 
   async poll(context: PollContext): Promise<void> {
     if (this.readsBaseReserve) this.network.learn({ baseReserveStroops: await this.client.latestBaseReserve(context.signal) });
-    const observations = new Map<string, AccountObservation>();
-    for (const watched of this.watched) {
-      const observation = await this.observe(watched, context);
-      if (observation !== undefined) observations.set(watched.name, observation);
-    }
-    this.signerChanges.note(observations);
+    const observations: (AccountObservation | undefined)[] = [];
+    for (const watched of this.watched) observations.push(await this.observe(watched, context));
+    this.signerChanges.note(this.watched, observations);
     this.observations = observations;
   }
 

@@ -10,7 +10,7 @@ import { latestLedgerSchema } from "../client/rpc-schemas.js";
 import type { RpcWatchedAccount } from "../config/accounts.js";
 import type { NetworkView } from "../runtime/network.js";
 import type { CollectorSamples } from "../exposition/samples.js";
-import { AccountSamples, SignerChanges, type AccountObservation } from "./accounts.js";
+import { AccountSamples, SignerChanges, type AccountObservation, type AccountObservations } from "./accounts.js";
 import type { Collector, PollContext } from "./collector.js";
 
 /** getLatestLedger with the header stellar-rpc 25 added beside it. */
@@ -48,12 +48,13 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
   private readonly accounts: readonly { readonly watched: RpcWatchedAccount; readonly keys: AccountKeys }[];
   /** Every ledger key a poll reads, in the order of the watch list. */
   private readonly allKeys: readonly string[];
-  private observations: Map<string, AccountObservation> | undefined;
+  private observations: AccountObservations | undefined;
   /**
-   * Each existing account's entries as the last poll read them, and what they said: decoding the
-   * XDR is most of a poll's CPU, and most accounts' entries are the same from one poll to the next.
+   * Each existing account's entries as the last poll read them, and what they said, in the order
+   * of the watch list: decoding the XDR is most of a poll's CPU, and most accounts' entries are the
+   * same from one poll to the next.
    */
-  private decoded = new Map<string, DecodedAccount>();
+  private decoded: readonly (DecodedAccount | undefined)[] = [];
   /** Each entry's xdr as the last poll kept it, by ledger key. */
   private xdrs: ReadonlyMap<string, string> = new Map();
   private readonly signerChanges = new SignerChanges();
@@ -82,16 +83,16 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
       return previous === xdr ? previous : xdr;
     });
     const baseReserve = await this.baseReserve(read.latestLedger, signal);
-    const observations = new Map<string, AccountObservation>();
-    const decoded = new Map<string, DecodedAccount>();
-    for (const { watched, keys } of this.accounts) {
-      const observation = this.observe(watched, keys, read.entries, decoded);
+    const observations: (AccountObservation | undefined)[] = [];
+    const decoded: (DecodedAccount | undefined)[] = [];
+    for (const [index, { watched, keys }] of this.accounts.entries()) {
+      const observation = this.observe(watched, keys, read.entries, this.decoded[index], decoded);
       if (observation === undefined) invalidRecords(1);
-      else observations.set(watched.name, observation);
+      observations.push(observation);
     }
     this.xdrs = read.entries;
     this.decoded = decoded;
-    this.signerChanges.note(observations);
+    this.signerChanges.note(this.watched, observations);
     this.observations = observations;
     this.network.learn({ baseReserveStroops: baseReserve });
   }
@@ -102,25 +103,28 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
 
   /**
    * The account as its entries say; undefined when an entry does not decode (counted; the other
-   * accounts stand). Entries the same as the last poll's give the last poll's observation, noted
-   * again in `decoded`.
+   * accounts stand). Entries the same as the last poll's (`previous`) give the last poll's
+   * observation. What was decoded is appended to `decoded`, in the order of the watch list.
    */
   private observe(
     watched: RpcWatchedAccount,
     keys: AccountKeys,
     entries: ReadonlyMap<string, string>,
-    decoded: Map<string, DecodedAccount>,
+    previous: DecodedAccount | undefined,
+    decoded: (DecodedAccount | undefined)[],
   ): AccountObservation | undefined {
     const accountXdr = entries.get(keys.account);
-    if (accountXdr === undefined) return { exists: false };
-    const previous = this.decoded.get(watched.name);
+    if (accountXdr === undefined) {
+      decoded.push(undefined);
+      return { exists: false };
+    }
     if (previous !== undefined && previous.accountXdr === accountXdr && keys.trustlines.every((key, index) => entries.get(key) === previous.trustlineXdrs[index])) {
-      decoded.set(watched.name, previous);
+      decoded.push(previous);
       return previous.observation;
     }
     const trustlineXdrs = keys.trustlines.map((key) => entries.get(key));
     const observation = this.decode(watched, accountXdr, trustlineXdrs);
-    decoded.set(watched.name, { accountXdr, trustlineXdrs, observation });
+    decoded.push({ accountXdr, trustlineXdrs, observation });
     return observation;
   }
 
