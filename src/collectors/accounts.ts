@@ -56,8 +56,12 @@ export function signerSignature(account: AccountFacts): string {
 /** Per account, the polls at which its signers, their weights or its thresholds differed from its previous successful read. */
 export class SignerChanges {
   private readonly changes = new Map<string, number>();
-  /** Each account's signers and thresholds at its previous successful read, and the facts they were read from. */
-  private readonly signatures = new Map<string, { readonly account: AccountFacts; readonly signature: string }>();
+  /**
+   * Each account's facts at its previous successful read, whose signers and thresholds the next
+   * read's are compared with: the facts, not their signature, which would be one more string per
+   * account held between polls (the facts are held anyway, as the account's observation).
+   */
+  private readonly previous = new Map<string, AccountFacts>();
 
   get counts(): ReadonlyMap<string, number> {
     return this.changes;
@@ -68,12 +72,11 @@ export class SignerChanges {
     for (const [index, { name }] of watched.entries()) {
       const observation = observations[index];
       if (observation?.exists !== true) continue;
-      const previous = this.signatures.get(name);
+      const previous = this.previous.get(name);
       // The same facts as last time (a Stellar RPC poll keeps them while the entries are unchanged) have the same signers.
-      if (previous?.account === observation.account) continue;
-      const signature = signerSignature(observation.account);
-      if (previous !== undefined && previous.signature !== signature) this.changes.set(name, (this.changes.get(name) ?? 0) + 1);
-      this.signatures.set(name, { account: observation.account, signature });
+      if (previous === observation.account) continue;
+      if (previous !== undefined && signerSignature(previous) !== signerSignature(observation.account)) this.changes.set(name, (this.changes.get(name) ?? 0) + 1);
+      this.previous.set(name, observation.account);
     }
   }
 }
