@@ -201,7 +201,7 @@ function renderedAs(before: PieceSource | undefined, sources: readonly SeriesSou
  * that changed a few pools formats only their lines, and a piece with none changed is the last
  * one again. Other sources are written line by line, each source's lines as bytes the moment they
  * are formatted (so the string dies young instead of living, with tens of thousands of others,
- * until the family is complete); the piece is copied out at its exact size.
+ * until the family is complete); the piece is copied out at its exact size, or into a slab.
  */
 class FamilyWriter {
   readonly pieces: (Buffer | undefined)[] = [];
@@ -295,7 +295,7 @@ class FamilyWriter {
    * The piece just written: when its bytes are the last rendering's (new sample objects of the
    * same values, as the info series of a pool whose reserves moved), that rendering's buffer, so
    * the one held since then stays and no new one is made (or undefined, as that rendering's, when
-   * it held its lines no longer); else a copy at its exact size. `beforePiece` is the last
+   * it held its lines no longer); else a copy at its exact size, or in a slab. `beforePiece` is the last
    * rendering's lines, recovered if need be; `lent`, what that rendering held.
    */
   private unlessUnchanged(beforePiece: Buffer | undefined, lent: Buffer | undefined): Buffer | undefined {
