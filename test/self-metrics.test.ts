@@ -90,6 +90,19 @@ describe("the own registry", () => {
     expect(Buffer.concat((await rendered(registry)).plain).toString()).toContain("own_queue 4\n");
   });
 
+  it("hands out the same list while nothing changed, and a new one after a change or a new metric", async () => {
+    const { registry, queue } = filled();
+    const first = await registry.render();
+    expect(await registry.render()).toBe(first);
+    queue.set(6);
+    const afterChange = await registry.render();
+    expect(afterChange).not.toBe(first);
+    expect(Buffer.concat(afterChange.map((text) => text.in("identity"))).toString()).toContain("own_queue 6\n");
+    registry.gauge({ ...QUEUE, name: "own_other" });
+    const afterNew = await registry.render();
+    expect(afterNew).toHaveLength(afterChange.length + 1);
+  });
+
   it("hands scrapes that overlap the same rendering", async () => {
     const { registry, queue } = filled();
     queue.set(5);

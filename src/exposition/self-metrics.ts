@@ -75,6 +75,9 @@ export class OwnRegistry {
   private readonly registry = new Registry();
   private readonly changed = new Set<string>();
   private readonly texts = new Map<string, Promise<EncodedText>>();
+  /** Counts changes and registrations, so a scrape after none gets the last list without asking each family. */
+  private revision = 0;
+  private last: { readonly revision: number; readonly texts: Promise<readonly EncodedText[]> } | undefined;
 
   gauge(metric: MetricDefinition): Gauge {
     return this.tracked(metric, new Gauge(this.configuration(metric)));
@@ -88,8 +91,13 @@ export class OwnRegistry {
     return this.tracked(metric, new Histogram({ ...this.configuration(metric), buckets: [...(metric.buckets ?? [])] }));
   }
 
-  /** Every family's text, in the order the metrics were made. */
-  render(): Promise<EncodedText[]> {
+  /** Every family's text, in the order the metrics were made; the same list while nothing changed. */
+  render(): Promise<readonly EncodedText[]> {
+    if (this.last?.revision !== this.revision) this.last = { revision: this.revision, texts: this.renderFamilies() };
+    return this.last.texts;
+  }
+
+  private renderFamilies(): Promise<EncodedText[]> {
     return Promise.all(
       this.registry.getMetricsAsArray().map(({ name }) => {
         let text = this.texts.get(name);
@@ -113,13 +121,17 @@ export class OwnRegistry {
    * tracked metric as `this`, so what they hand out bound to it (labels(), timers) is tracked too.
    */
   private tracked<M extends OwnMetric>(definition: MetricDefinition, metric: M): M {
-    const changed = this.changed;
+    const noteChange = () => {
+      this.changed.add(definition.name);
+      this.revision += 1;
+    };
+    noteChange();
     return new Proxy(metric, {
       get(target, key, receiver) {
         const value: unknown = Reflect.get(target, key, receiver);
         if (typeof value !== "function") return value;
         return (...args: unknown[]) => {
-          changed.add(definition.name);
+          noteChange();
           return value.apply(receiver, args);
         };
       },
@@ -308,6 +320,11 @@ export class ExporterMetrics {
    */
   private readonly processRegistry = new Registry();
   private processText: { readonly text: Promise<EncodedText>; readonly atMs: number } | undefined;
+  /**
+   * The own series and the process metrics joined into one buffer per coding, kept while neither
+   * changed: a scrape then writes one buffer rather than one per family.
+   */
+  private joined: { readonly own: readonly EncodedText[]; readonly process: EncodedText; readonly bytes: Partial<Record<ContentCoding, Buffer>> } | undefined;
   readonly horizon = new TargetMetrics(this.registry, HORIZON_SELF_METRICS, ENDPOINTS);
   private readonly configReloadSuccessful = this.registry.gauge(METRICS.configLastReloadSuccessful);
   private readonly configReloadTimestamp = this.registry.gauge(METRICS.configLastReloadSuccessTimestamp);
@@ -338,6 +355,8 @@ export class ExporterMetrics {
       this.processText = { text, atMs: nowMs };
     }
     const [own, process] = await Promise.all([this.registry.render(), this.processText.text]);
-    return [...own, process].map((text) => text.in(coding));
+    if (this.joined?.own !== own || this.joined.process !== process) this.joined = { own, process, bytes: {} };
+    // gzip: the families' members one after another, one valid gzip stream (RFC 1952 §2.2).
+    return [(this.joined.bytes[coding] ??= Buffer.concat([...own, process].map((text) => text.in(coding))))];
   }
 }
