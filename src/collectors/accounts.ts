@@ -81,34 +81,20 @@ export class SignerChanges {
   }
 }
 
-/** The families a group of each kind's account series has (the signer change counter is apart: it persists). */
-const groupFamilies = new WeakMap<AccountMetricSet, readonly MetricDefinition[]>();
-
-function familiesOf(metrics: AccountMetricSet): readonly MetricDefinition[] {
-  let families = groupFamilies.get(metrics);
-  if (families === undefined) {
-    families = Object.values(metrics).filter((metric) => metric !== metrics.accountSignerChangesTotal);
-    groupFamilies.set(metrics, families);
-  }
-  return families;
-}
-
 /**
  * One watched account's live series, as a group the store holds instead of a sample per series:
  * `exists`, and when the account exists, everything its observation says. Each family's samples
  * are made only when asked for.
  */
 class AccountGroup implements SeriesGroup {
-  readonly families: readonly MetricDefinition[];
-
   constructor(
     private readonly metrics: AccountMetricSet,
+    /** The kind's families, one list shared by its groups. */
+    readonly families: readonly MetricDefinition[],
     readonly watched: SampledAccount,
     readonly observation: AccountObservation,
     readonly baseReserveStroops: number | undefined,
-  ) {
-    this.families = familiesOf(metrics);
-  }
+  ) {}
 
   samplesOf(metric: MetricDefinition): Sample[] {
     const { metrics, watched, observation } = this;
@@ -224,7 +210,12 @@ export class AccountSamples {
   /** Each account's signer change counter, and its sample, in the order of the watch list. */
   private readonly counters: ({ readonly account: SampledAccount; readonly value: number; readonly sample: Sample } | undefined)[] = [];
 
-  constructor(private readonly metrics: AccountMetricSet) {}
+  /** The families a group has: every account family of the kind but the signer change counter, which persists apart. */
+  private readonly families: readonly MetricDefinition[];
+
+  constructor(private readonly metrics: AccountMetricSet) {
+    this.families = Object.values(metrics).filter((metric) => metric !== metrics.accountSignerChangesTotal);
+  }
 
   of(
     watched: readonly SampledAccount[],
@@ -245,7 +236,7 @@ export class AccountSamples {
       const observation = observations?.[index];
       let group = this.built[index];
       if (observation !== undefined && (group?.watched !== account || group.observation !== observation || group.baseReserveStroops !== baseReserveStroops)) {
-        group = new AccountGroup(this.metrics, account, observation, baseReserveStroops);
+        group = new AccountGroup(this.metrics, this.families, account, observation, baseReserveStroops);
       }
       this.built[index] = observation === undefined ? undefined : group;
       if (observation !== undefined) live.push(group!);

@@ -72,8 +72,8 @@ export interface PieceSource {
 }
 
 /**
- * One metric's lines, without HELP/TYPE, as pieces of SOURCES_PER_PIECE sources, each in a buffer
- * of its exact size, sent one after the other at scrape time, with what each was rendered from.
+ * One metric's lines, without HELP/TYPE, as pieces of SOURCES_PER_PIECE sources (each in a buffer
+ * of its exact size, or in a slab when transient), with what each was rendered from.
  */
 export interface RenderedFamily {
   /**
