@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type YAMLError } from "yaml";
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type YAMLError } from "yaml";
 import type { z } from "zod";
 import { closestName, operatorMessage } from "./messages.js";
 import { maskYamlLine } from "./yaml-mask.js";
@@ -104,12 +104,21 @@ function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   return [];
 }
 
-/** Where the first alias that names no earlier anchor starts (the YAML library reports none as an error). */
+/**
+ * Where the first alias that names no earlier anchor starts (the YAML library reports none as an
+ * error). One pass noting anchors in document order: resolving each alias walks the document
+ * again, seconds for a small file of thousands of aliases, before toJS's alias cap can refuse it.
+ */
 function unresolvedAlias(document: Document): number | undefined {
   let offset: number | undefined;
+  const anchors = new Set<string>();
   visit(document, {
-    Alias(_key, node) {
-      if (node.resolve(document) !== undefined) return undefined;
+    Node(_key, node) {
+      if (!isAlias(node)) {
+        if (node.anchor) anchors.add(node.anchor);
+        return undefined;
+      }
+      if (anchors.has(node.source)) return undefined;
       offset = node.range?.[0] ?? 0;
       return visit.BREAK;
     },
