@@ -75,9 +75,8 @@ export class OwnRegistry {
   private readonly registry = new Registry();
   private readonly changed = new Set<string>();
   private readonly texts = new Map<string, Promise<EncodedText>>();
-  /** Counts changes and registrations, so a scrape after none gets the last list without asking each family. */
-  private revision = 0;
-  private last: { readonly revision: number; readonly texts: Promise<readonly EncodedText[]> } | undefined;
+  /** The last list of texts: a scrape after no change or registration gets it without asking each family. */
+  private last: Promise<readonly EncodedText[]> | undefined;
 
   gauge(metric: MetricDefinition): Gauge {
     return this.tracked(metric, new Gauge(this.configuration(metric)));
@@ -93,8 +92,8 @@ export class OwnRegistry {
 
   /** Every family's text, in the order the metrics were made; the same list while nothing changed. */
   render(): Promise<readonly EncodedText[]> {
-    if (this.last?.revision !== this.revision) this.last = { revision: this.revision, texts: this.renderFamilies() };
-    return this.last.texts;
+    if (this.last === undefined || this.changed.size > 0) this.last = this.renderFamilies();
+    return this.last;
   }
 
   private renderFamilies(): Promise<EncodedText[]> {
@@ -121,17 +120,14 @@ export class OwnRegistry {
    * tracked metric as `this`, so what they hand out bound to it (labels(), timers) is tracked too.
    */
   private tracked<M extends OwnMetric>(definition: MetricDefinition, metric: M): M {
-    const noteChange = () => {
-      this.changed.add(definition.name);
-      this.revision += 1;
-    };
-    noteChange();
+    const changed = this.changed;
+    changed.add(definition.name);
     return new Proxy(metric, {
       get(target, key, receiver) {
         const value: unknown = Reflect.get(target, key, receiver);
         if (typeof value !== "function") return value;
         return (...args: unknown[]) => {
-          noteChange();
+          changed.add(definition.name);
           return value.apply(receiver, args);
         };
       },
