@@ -1,14 +1,13 @@
 import type { RpcEndpoint } from "../catalog/metrics.js";
 import { rpcWatchedAccounts, withAssets, type RpcWatchedAccount } from "./accounts.js";
-import type { TargetConfig } from "./config.js";
 import type { RpcTargetEntry } from "./file-schema.js";
 import { watchedContracts, type WatchedContract } from "./contracts.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 import type { WatchedAccount } from "./accounts.js";
-import { targetsOf } from "./targets.js";
+import { targetsOf, type TargetBasics } from "./targets.js";
 
 /** Named, reached and timed like a Horizon target; its `url` is POSTed to exactly as given, path included. */
-export interface RpcTargetConfig extends Pick<TargetConfig, "name" | "url" | "headers" | "timeoutMs"> {
+export interface RpcTargetConfig extends TargetBasics {
   readonly schedules: Readonly<Record<RpcEndpoint, Schedule>>;
   /** Accounts read as ledger entries, each with the trustlines to read. */
   readonly accounts: readonly RpcWatchedAccount[];

@@ -17,7 +17,7 @@ interface TargetEntryBasics {
 }
 
 /** What one kind of target (Horizon, Stellar RPC) adds to the basics every target shares. */
-export interface TargetKind<Entry extends TargetEntryBasics, Target extends TargetBasics> {
+interface TargetSource<Entry extends TargetEntryBasics, Target extends TargetBasics> {
   /** How a problem names a target of this kind: `target`, `Stellar RPC target`. */
   readonly label: string;
   /** A target given as `[NAME=]URL` on the command line. */
@@ -38,7 +38,7 @@ export function targetsOf<Entry extends TargetEntryBasics, Target extends Target
     /** The timeout of targets that set none. */
     readonly timeoutMs: number;
   },
-  kind: TargetKind<Entry, Target>,
+  kind: TargetSource<Entry, Target>,
   problems: string[],
 ): Target[] {
   const { urls, entries, timeoutMs } = sources;
