@@ -23,13 +23,6 @@ interface AccountKeys {
   readonly trustlines: readonly string[];
 }
 
-/** An account's entries as a poll read them (its account entry's xdr, and its trustlines' in the order of its assets), and what they said. */
-interface DecodedAccount {
-  readonly accountXdr: string;
-  readonly trustlineXdrs: readonly (string | undefined)[];
-  readonly observation: AccountObservation | undefined;
-}
-
 /** Requests one poll of these accounts sends: their entries in calls of 200 keys, and one for the ledger header. */
 export function rpcAccountsRequestsPerPoll(accounts: readonly RpcWatchedAccount[]): number {
   if (accounts.length === 0) return 0;
@@ -48,14 +41,12 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
   private readonly accounts: readonly { readonly watched: RpcWatchedAccount; readonly keys: AccountKeys }[];
   /** Every ledger key a poll reads, in the order of the watch list. */
   private readonly allKeys: readonly string[];
+  /** What the last poll learnt of each account, in the order of the watch list. */
   private observations: AccountObservations | undefined;
   /**
-   * Each existing account's entries as the last poll read them, and what they said, in the order
-   * of the watch list: decoding the XDR is most of a poll's CPU, and most accounts' entries are the
-   * same from one poll to the next.
+   * Each entry's xdr as the last poll kept it, by ledger key: an account whose entries are all
+   * the same keeps the last poll's observation, as decoding the XDR is most of a poll's CPU.
    */
-  private decoded: readonly (DecodedAccount | undefined)[] = [];
-  /** Each entry's xdr as the last poll kept it, by ledger key. */
   private xdrs: ReadonlyMap<string, string> = new Map();
   private readonly signerChanges = new SignerChanges();
   private readonly accountSamples = new AccountSamples(RPC_ACCOUNT_METRICS);
@@ -84,14 +75,12 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
     });
     const baseReserve = await this.baseReserve(read.latestLedger, signal);
     const observations: (AccountObservation | undefined)[] = [];
-    const decoded: (DecodedAccount | undefined)[] = [];
     for (const [index, { watched, keys }] of this.accounts.entries()) {
-      const observation = this.observe(watched, keys, read.entries, this.decoded[index], decoded);
+      const observation = this.observe(watched, keys, read.entries, before, this.observations?.[index]);
       if (observation === undefined) invalidRecords(1);
       observations.push(observation);
     }
     this.xdrs = read.entries;
-    this.decoded = decoded;
     this.signerChanges.note(this.watched, observations);
     this.observations = observations;
     this.network.learn({ baseReserveStroops: baseReserve });
@@ -103,29 +92,20 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
 
   /**
    * The account as its entries say; undefined when an entry does not decode (counted; the other
-   * accounts stand). Entries the same as the last poll's (`previous`) give the last poll's
-   * observation. What was decoded is appended to `decoded`, in the order of the watch list.
+   * accounts stand). Entries the same as the last poll's (`before`) give the last poll's
+   * observation (`previous`): the account existed then, so that is what they decoded to.
    */
   private observe(
     watched: RpcWatchedAccount,
     keys: AccountKeys,
     entries: ReadonlyMap<string, string>,
-    previous: DecodedAccount | undefined,
-    decoded: (DecodedAccount | undefined)[],
+    before: ReadonlyMap<string, string>,
+    previous: AccountObservation | undefined,
   ): AccountObservation | undefined {
     const accountXdr = entries.get(keys.account);
-    if (accountXdr === undefined) {
-      decoded.push(undefined);
-      return { exists: false };
-    }
-    if (previous !== undefined && previous.accountXdr === accountXdr && keys.trustlines.every((key, index) => entries.get(key) === previous.trustlineXdrs[index])) {
-      decoded.push(previous);
-      return previous.observation;
-    }
-    const trustlineXdrs = keys.trustlines.map((key) => entries.get(key));
-    const observation = this.decode(watched, accountXdr, trustlineXdrs);
-    decoded.push({ accountXdr, trustlineXdrs, observation });
-    return observation;
+    if (accountXdr === undefined) return { exists: false };
+    if (before.get(keys.account) === accountXdr && keys.trustlines.every((key) => entries.get(key) === before.get(key))) return previous;
+    return this.decode(watched, accountXdr, keys.trustlines.map((key) => entries.get(key)));
   }
 
   /** `trustlineXdrs` in the order of the account's assets. */
