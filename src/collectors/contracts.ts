@@ -29,12 +29,6 @@ interface EntryLabels {
   readonly durability: Durability;
 }
 
-interface WatchedEntry extends EntryLabels {
-  readonly key: string;
-  /** The entry's labels, one object for every poll's samples. */
-  readonly labels: EntryLabels;
-}
-
 /**
  * An entry's samples of the series that change only when its entry does (exists, archived,
  * live-until), kept from poll to poll: a sample of the same value is the same object, whose
@@ -44,6 +38,13 @@ interface SteadySamples {
   exists?: Sample;
   archived?: Sample;
   liveUntil?: Sample;
+}
+
+interface WatchedEntry {
+  readonly key: string;
+  /** The entry's labels, one object for every poll's samples. */
+  readonly labels: EntryLabels;
+  readonly kept: SteadySamples;
 }
 
 /** What a poll keeps of a returned entry: its TTL, and the XDR of the entries it decodes (instances, the setting). */
@@ -57,7 +58,8 @@ interface JudgedEntry extends WatchedEntry {
 
 interface ContractsPoll {
   readonly entries: readonly JudgedEntry[];
-  readonly contracts: readonly { readonly name: string; readonly id: string; readonly executable: Executable }[];
+  /** Each contract's info sample, of those whose instance was returned. */
+  readonly contracts: readonly Sample[];
   readonly stateArchival: { readonly maxEntryTtl: number; readonly minPersistentTtl: number; readonly minTemporaryTtl: number } | undefined;
   readonly closeIntervalSeconds: number;
   readonly nowSeconds: number;
@@ -90,7 +92,7 @@ function watchedKeys(contract: WatchedContract): WatchedKeys {
 }
 
 function watchedEntry(contract: string, entry: string, durability: Durability, key: string): WatchedEntry {
-  return { contract, entry, durability, key, labels: { contract, entry, durability } };
+  return { key, labels: { contract, entry, durability }, kept: {} };
 }
 
 /** The previous sample of a steady series when its value is the same, else a new one noted in its place. */
@@ -115,16 +117,16 @@ export class ContractsCollector implements Collector<"contracts"> {
   /** The first round's keys but the code: the setting (where read), every instance and configured key. */
   private readonly ownKeys: readonly string[];
   private readonly configKey = stateArchivalKey();
-  private readonly judge: ArchivalJudge<WatchedEntry>;
+  private readonly judge: ArchivalJudge<EntryLabels>;
   private readonly closes = new LedgerCloseWindow();
-  /** Each instance's executable (by instance key), with the XDR it came from: decoded again only when that changes. */
-  private readonly executables = new Map<string, { readonly xdr: string; readonly executable: Executable }>();
+  /**
+   * Each instance's executable (by instance key), with the XDR it came from and the contract's
+   * info sample: decoded and made again only when that changes.
+   */
+  private readonly executables = new Map<string, { readonly xdr: string; readonly executable: Executable; readonly info: Sample }>();
   private readonly codeKeys = new Map<string, string>();
   /** Each wasm contract's code entry, by contract, for the wasm hash its instance names now. */
   private readonly codeEntries = new Map<string, { readonly wasmHash: string; readonly entry: WatchedEntry }>();
-  private readonly steadySamples = new WeakMap<EntryLabels, SteadySamples>();
-  /** Each contract's info sample, by contract: the same object while its executable is the same. */
-  private infoSamples = new Map<string, { readonly executable: Executable; readonly sample: Sample }>();
   private latest: ContractsPoll | undefined;
   private lastFirstRound: readonly string[] | undefined;
   /** The keys whose XDR a poll decodes: every instance, and the state-archival setting. */
@@ -174,9 +176,7 @@ export class ContractsCollector implements Collector<"contracts"> {
     const poll = this.latest;
     if (poll === undefined || !lastPollSucceeded) return { live: [], persistent: [] };
     const live: Sample[] = [];
-    for (const { labels, state } of poll.entries) {
-      let kept = this.steadySamples.get(labels);
-      if (kept === undefined) this.steadySamples.set(labels, (kept = {}));
+    for (const { labels, kept, state } of poll.entries) {
       const exists = state.kind === "missing" ? 0 : 1;
       live.push(steady(kept, "exists", () => ({ metric: RPC_METRICS.contractEntryExists, labels, value: exists }), exists));
       if (state.kind === "archived") live.push(steady(kept, "archived", () => ({ metric: RPC_METRICS.contractEntryArchived, labels, value: 1 }), 1));
@@ -189,17 +189,7 @@ export class ContractsCollector implements Collector<"contracts"> {
         { metric: RPC_METRICS.contractEntryExpiry, labels, value: Math.round(poll.nowSeconds + ttlLedgers * poll.closeIntervalSeconds) },
       );
     }
-    const infoSamples = new Map<string, { readonly executable: Executable; readonly sample: Sample }>();
-    for (const { name, id, executable } of poll.contracts) {
-      let info = this.infoSamples.get(name);
-      if (info?.executable !== executable) {
-        const wasmHash = executable.kind === "wasm" ? executable.wasmHash : "";
-        info = { executable, sample: { metric: RPC_METRICS.contractInfo, labels: { contract: name, contract_id: id, executable: executable.kind, wasm_hash: wasmHash }, value: 1 } };
-      }
-      infoSamples.set(name, info);
-      live.push(info.sample);
-    }
-    this.infoSamples = infoSamples;
+    for (const info of poll.contracts) live.push(info);
     if (poll.stateArchival !== undefined) {
       live.push(
         { metric: RPC_METRICS.stateArchivalMaxEntryTtl, value: poll.stateArchival.maxEntryTtl },
@@ -215,13 +205,17 @@ export class ContractsCollector implements Collector<"contracts"> {
    * Asset Contract, nor while the instance is not returned: its code is then unknown), the keys.
    */
   private judged(first: LedgerEntriesRead<ReadEntry>, second: LedgerEntriesRead<ReadEntry> | undefined): ContractsPoll {
-    const judge = (entry: WatchedEntry): JudgedEntry => ({ ...entry, state: this.judge.judge(entry.key, first.entries.get(entry.key) ?? second?.entries.get(entry.key), entry) });
+    const judge = (entry: WatchedEntry): JudgedEntry => ({
+      ...entry,
+      state: this.judge.judge(entry.key, first.entries.get(entry.key) ?? second?.entries.get(entry.key), entry.labels),
+    });
     const entries: JudgedEntry[] = [];
-    const contracts: ContractsPoll["contracts"][number][] = [];
+    const contracts: Sample[] = [];
     for (const { contract, instance, keys } of this.watched) {
       entries.push(judge(instance));
-      const executable = this.executables.get(instance.key)?.executable;
-      if (executable !== undefined) contracts.push({ name: contract.name, id: contract.id, executable });
+      const known = this.executables.get(instance.key);
+      if (known !== undefined) contracts.push(known.info);
+      const executable = known?.executable;
       if (executable?.kind === "wasm") entries.push(judge(this.codeEntryOf(contract.name, executable.wasmHash)));
       for (const key of keys) entries.push(judge(key));
     }
@@ -244,7 +238,9 @@ export class ContractsCollector implements Collector<"contracts"> {
     const cached = this.executables.get(instance.key);
     if (cached?.xdr === entryXdr) return cached.executable;
     const executable = decodeExecutable(entryXdr, contract.name);
-    this.executables.set(instance.key, { xdr: entryXdr, executable });
+    const wasmHash = executable.kind === "wasm" ? executable.wasmHash : "";
+    const info: Sample = { metric: RPC_METRICS.contractInfo, labels: { contract: contract.name, contract_id: contract.id, executable: executable.kind, wasm_hash: wasmHash }, value: 1 };
+    this.executables.set(instance.key, { xdr: entryXdr, executable, info });
     return executable;
   }
 
