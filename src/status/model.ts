@@ -439,28 +439,36 @@ function grouped(series: SeriesReader, metric: string, keyOf: (labels: Labels) =
   return groups;
 }
 
+/** A family's series by a key of their labels that names one series each, so a report of 10 000 accounts or entries reads each family once. */
+function byKey(series: SeriesReader, metric: string, keyOf: (labels: Labels) => string): Map<string, StatusSeries> {
+  return new Map(series.all(metric).map((found) => [keyOf(found.labels), found]));
+}
+
+/** A report's figure of a series, when there is one. */
+function figure(metric: string, labels: Labels, found: StatusSeries | undefined): Figure | undefined {
+  return found === undefined ? undefined : { metric, labels, value: found.value };
+}
+
 const byAccount = ({ account }: Labels) => account ?? "";
 const byAccountAsset = ({ account, asset }: Labels) => `${account}\u0000${asset}`;
 
 /** Watched accounts from one kind's account families (a Horizon's or a Stellar RPC's), in the order the poll published them. */
 function accounts(series: SeriesReader, metrics: AccountMetricSet): AccountReport[] | undefined {
-  const exists = grouped(series, metrics.accountExists.name, byAccount);
+  const exists = byKey(series, metrics.accountExists.name, byAccount);
   const balances = grouped(series, metrics.accountBalance.name, byAccount);
   const names = new Set([...exists.keys(), ...balances.keys()]);
   names.delete("");
   if (names.size === 0) return undefined;
-  const lowWatermarks = grouped(series, metrics.accountBalanceLowWatermark.name, byAccountAsset);
-  const signerChanges = grouped(series, metrics.accountSignerChangesTotal.name, byAccount);
-  const figure = (metric: string, labels: Labels, found: StatusSeries | undefined): Figure | undefined =>
-    found === undefined ? undefined : { metric, labels, value: found.value };
+  const lowWatermarks = byKey(series, metrics.accountBalanceLowWatermark.name, byAccountAsset);
+  const signerChanges = byKey(series, metrics.accountSignerChangesTotal.name, byAccount);
   return [...names].map((account) => ({
     account,
-    ...optional("exists", figure(metrics.accountExists.name, { account }, exists.get(account)?.[0])),
+    ...optional("exists", figure(metrics.accountExists.name, { account }, exists.get(account))),
     balances: (balances.get(account) ?? [])
       .filter(({ labels }) => labels.asset !== undefined)
       .map(({ labels, value }): BalanceReport => {
         const asset = labels.asset!;
-        const lowWatermark = figure(metrics.accountBalanceLowWatermark.name, { account, asset }, lowWatermarks.get(byAccountAsset({ account, asset }))?.[0]);
+        const lowWatermark = figure(metrics.accountBalanceLowWatermark.name, { account, asset }, lowWatermarks.get(byAccountAsset({ account, asset })));
         return {
           asset,
           balance: { metric: metrics.accountBalance.name, labels: { account, asset }, value },
@@ -469,7 +477,7 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet): AccountRepor
           ...optional("pool", poolShare(series, asset)),
         };
       }),
-    ...optional("signerChanges", figure(metrics.accountSignerChangesTotal.name, { account }, signerChanges.get(account)?.[0])),
+    ...optional("signerChanges", figure(metrics.accountSignerChangesTotal.name, { account }, signerChanges.get(account))),
   }));
 }
 
@@ -488,11 +496,6 @@ function archivalOrder(report: ContractEntryReport): number {
   return report.daysLeft ?? Infinity;
 }
 
-/** A family's series by contract entry, so a report of 10 000 entries reads each family once. */
-function byContractEntry(series: SeriesReader, metric: string): Map<string, StatusSeries> {
-  return new Map(series.all(metric).map((found) => [contractEntryKey(found.labels), found]));
-}
-
 function contractEntryKey({ contract, entry, durability }: Labels): string {
   return `${contract}\u0000${entry}\u0000${durability}`;
 }
@@ -501,17 +504,16 @@ function contracts(series: SeriesReader, nowMs: number): ContractEntryReport[] |
   const entries = series.all(RPC_METRICS.contractEntryExists.name);
   if (entries.length === 0) return undefined;
   const contractIds = new Map(series.all(RPC_METRICS.contractInfo.name).map(({ labels }) => [labels.contract, labels.contract_id]));
-  const archivedSeries = byContractEntry(series, RPC_METRICS.contractEntryArchived.name);
-  const ttlSeries = byContractEntry(series, RPC_METRICS.contractEntryTtl.name);
-  const expirySeries = byContractEntry(series, RPC_METRICS.contractEntryExpiry.name);
+  const archivedSeries = byKey(series, RPC_METRICS.contractEntryArchived.name, contractEntryKey);
+  const ttlSeries = byKey(series, RPC_METRICS.contractEntryTtl.name, contractEntryKey);
+  const expirySeries = byKey(series, RPC_METRICS.contractEntryExpiry.name, contractEntryKey);
   const reports = entries.map(({ labels, value: exists }): ContractEntryReport => {
     const { contract = "", entry = "", durability = "" } = labels;
     const of = { contract, entry, durability };
     const key = contractEntryKey(of);
-    const figure = (metric: string, found: StatusSeries | undefined): Figure | undefined => (found === undefined ? undefined : { metric, labels: of, value: found.value });
-    const archived = figure(RPC_METRICS.contractEntryArchived.name, archivedSeries.get(key));
-    const ttlLedgers = figure(RPC_METRICS.contractEntryTtl.name, ttlSeries.get(key));
-    const expiry = figure(RPC_METRICS.contractEntryExpiry.name, expirySeries.get(key));
+    const archived = figure(RPC_METRICS.contractEntryArchived.name, of, archivedSeries.get(key));
+    const ttlLedgers = figure(RPC_METRICS.contractEntryTtl.name, of, ttlSeries.get(key));
+    const expiry = figure(RPC_METRICS.contractEntryExpiry.name, of, expirySeries.get(key));
     const secondsLeft = expiry === undefined ? undefined : Math.max(0, expiry.value - nowMs / 1000);
     const contractId = contractIds.get(contract);
     // Assigned, not spread from optional(): a report may hold 10 000 entries.
