@@ -3,7 +3,7 @@
  * 10 000 keys, 50 getLedgerEntries calls, measured from outside its process as the pools poll is.
  * Run as a script (`node --import tsx scripts/bench-contracts.ts serve`), this file is the upstream:
  * a simulator whose RPC serves the contracts, counting getLedgerEntries calls, printing one JSON
- * line with its URL; /_bench/contracts lists the contracts to watch, /_bench/calls the calls served.
+ * line with its URL; /_bench/contracts lists the contracts to watch, /_bench/polls the calls of each poll.
  */
 import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -47,16 +47,14 @@ async function serve(): Promise<void> {
     const count = Math.floor(STORAGE_KEYS / CONTRACTS) + (index < STORAGE_KEYS % CONTRACTS ? 1 : 0);
     contracts.push(simulator.contracts.addWasmContract(`bench${index}`, Array.from({ length: count }, (_, key) => `K${key}`), at, TTLS));
   }
-  let calls = 0;
   /** getLedgerEntries calls per poll: a poll's calls follow each other closely, and polls start POLL_SECONDS apart. */
   const polls: number[] = [];
   let lastCallMs = -Infinity;
   const app = new Hono();
-  app.get("/_bench/calls", (c) => c.json({ calls, polls }));
+  app.get("/_bench/polls", (c) => c.json(polls));
   app.get("/_bench/contracts", (c) => c.json(contracts));
   app.use(RPC_PATH, async (c, next) => {
     if ((await c.req.raw.clone().text()).includes('"getLedgerEntries"')) {
-      calls += 1;
       if (Date.now() - lastCallMs > (POLL_SECONDS * 1000) / 2) polls.push(0);
       polls[polls.length - 1]! += 1;
       lastCallMs = Date.now();
@@ -68,19 +66,18 @@ async function serve(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ url })}\n`);
 }
 
-/** getLedgerEntries calls served so far. */
-async function callsServed(url: string): Promise<number> {
-  return ((await (await fetch(`${url}/_bench/calls`)).json()) as { calls: number }).calls;
+/** The getLedgerEntries calls of each poll the upstream has seen. */
+async function pollsSeen(url: string): Promise<number[]> {
+  return (await (await fetch(`${url}/_bench/polls`)).json()) as number[];
 }
 
-/** Waits until poll `poll` (from 0) has sent its first call; the first poll sends one more, for the code. */
+/** Waits until poll `poll` (from 0) has sent its first call. */
 async function pollStarts(url: string, poll: number): Promise<void> {
-  const before = poll === 0 ? 0 : CALLS_PER_POLL + 1 + (poll - 1) * CALLS_PER_POLL;
   const deadline = Date.now() + 120_000;
   for (;;) {
-    const served = await callsServed(url);
-    if (served > before) return;
-    if (Date.now() > deadline) throw new Error(`contracts poll ${poll} did not start within 2 minutes (${served} calls served)`);
+    const seen = (await pollsSeen(url)).length;
+    if (seen > poll) return;
+    if (Date.now() > deadline) throw new Error(`contracts poll ${poll} did not start within 2 minutes (${seen} polls seen)`);
     await new Promise((done) => setTimeout(done, 2));
   }
 }
@@ -102,7 +99,7 @@ export async function contractsPollCost(tools: BenchTools) {
   const metrics = await (await fetch(`${exporter.url}/metrics`)).text();
   tools.stop(exporter.child);
   // The calls of every measured poll, counted at the upstream: exactly 50 each.
-  const { polls } = (await (await fetch(`${source.url}/_bench/calls`)).json()) as { polls: number[] };
+  const polls = await pollsSeen(source.url);
   tools.stop(source.child);
   const measured = polls.slice(WARM_UP_POLLS, WARM_UP_POLLS + MEASURED_POLLS);
   if (measured.some((count) => count !== CALLS_PER_POLL)) throw new Error(`contracts polls sent ${measured.join(", ")} getLedgerEntries calls, not ${CALLS_PER_POLL}`);

@@ -18,7 +18,7 @@ import { deterministicAccountId } from "../src/simulator/accounts.js";
 import { createSimulator, RPC_PATH } from "../src/simulator/index.js";
 import type { BenchTools as ContractsBenchTools } from "./bench-contracts.js";
 import type { RpcAccountsResults } from "./bench-table.js";
-import { seriesIn, valueOf } from "./exposition-text.js";
+import { seriesIn, valueOf, valuesSum } from "./exposition-text.js";
 
 const ACCOUNTS = 10_000;
 const ASSETS = ["USDC", "EURC", "BENCH"].map((code) => `${code}:${deterministicAccountId(`bench issuer of ${code}`)}`);
@@ -116,11 +116,7 @@ async function metricsText(exporterUrl: string): Promise<string> {
 
 /** The exporter's failed accounts polls so far. */
 function accountsPollErrors(text: string): number {
-  let errors = 0;
-  for (const line of text.split("\n")) {
-    if (line.startsWith('stellar_horizon_exporter_rpc_poll_errors_total{rpc="big",endpoint="accounts"')) errors += Number(line.slice(line.lastIndexOf(" ") + 1));
-  }
-  return errors;
+  return valuesSum(text, 'stellar_horizon_exporter_rpc_poll_errors_total{rpc="big",endpoint="accounts"');
 }
 
 /**

@@ -26,7 +26,7 @@ import { SIMULATOR_REQUESTS_PER_HOUR } from "../src/simulator/http-faults.js";
 import { contractsPollCost } from "./bench-contracts.js";
 import { rpcAccountsFigures } from "./bench-rpc-accounts.js";
 import { updateReadme, type BenchResults } from "./bench-table.js";
-import { seriesIn, valueOf } from "./exposition-text.js";
+import { seriesIn, valueOf, valuesSum } from "./exposition-text.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const TSX = resolve(ROOT, "node_modules/tsx/dist/esm/index.mjs");
@@ -255,12 +255,6 @@ async function pollStarts(sourceUrl: string, pagesPerPoll: number, poll: number)
 }
 
 /** The sum of the values of the series whose lines begin with `prefix` in an exposition; 0 when none do. */
-function valuesSum(text: string, prefix: string): number {
-  let sum = 0;
-  for (const line of text.split("\n")) if (line.startsWith(prefix)) sum += Number(line.slice(line.lastIndexOf(" ") + 1));
-  return sum;
-}
-
 /**
  * The exporter's CPU for one pools poll (fetch, validate, sample, render, compress, publish),
  * measured from outside: the exporter polls the simulated Horizon's pools as a daemon does, and
