@@ -11,7 +11,8 @@ import { loadConfig } from "../src/config/config.js";
 import { Secret } from "../src/config/secret.js";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
 import type { WebConfig } from "../src/config/web-config.js";
-import { createServerApp, METRICS_CONTENT_TYPE } from "../src/server/app.js";
+import { createServerApp } from "../src/server/app.js";
+import { METRICS_CONTENT_TYPE, type DirectHandler } from "../src/server/metrics-endpoint.js";
 import { listen, type Listening } from "../src/server/listen.js";
 import { negotiateContentCoding } from "../src/server/content-coding.js";
 import { startSimulator, type RunningSimulator } from "../src/simulator/index.js";
@@ -218,6 +219,9 @@ describe("/metrics content coding", () => {
   const scrape = (acceptEncoding?: string, init: { method?: string; headers?: Record<string, string> } = {}) =>
     rawRequest(`${server.url}/metrics`, { ...init, headers: { ...accepting(acceptEncoding), ...init.headers } });
 
+  /** Scrapes answered by the direct handler, without Hono. */
+  let directAnswers = 0;
+
   beforeAll(async () => {
     await fill(store);
     const app = createServerApp({
@@ -227,7 +231,12 @@ describe("/metrics content coding", () => {
       status: () => statusReport("test", [], createStatusBoard(), 0),
       isReady: () => true,
     });
-    server = await listen(app, "127.0.0.1", 0);
+    const direct: DirectHandler = (request, response) => {
+      const taken = app.direct(request, response);
+      if (taken) directAnswers += 1;
+      return taken;
+    };
+    server = await listen({ ...app, direct }, "127.0.0.1", 0);
   });
   afterAll(() => server?.close());
 
@@ -271,6 +280,25 @@ describe("/metrics content coding", () => {
     }
   });
 
+  it("answers the same directly and through Hono, which takes what the direct handler leaves", async () => {
+    const headersOf = (answer: RawAnswer) => {
+      const { date: _date, connection: _connection, "keep-alive": _keepAlive, ...rest } = answer.headers;
+      return rest;
+    };
+    for (const acceptEncoding of [undefined, "gzip", "gzip;q=0, identity;q=0"]) {
+      const before = directAnswers;
+      const direct = await scrape(acceptEncoding);
+      expect(directAnswers).toBe(before + 1);
+      // A query string is another spelling of the path: Hono routes it.
+      const throughHono = await rawRequest(`${server.url}/metrics?from=test`, { headers: accepting(acceptEncoding) });
+      expect(directAnswers).toBe(before + 1);
+      expect(throughHono.status).toBe(direct.status);
+      expect(headersOf(throughHono)).toEqual(headersOf(direct));
+      expect(throughHono.bytes.equals(direct.bytes)).toBe(true);
+    }
+    expect((await scrape(undefined, { method: "POST" })).status).toBe(404);
+  });
+
   it("keeps the web config's security headers and basic auth in front", async () => {
     const hash = bcrypt.hashSync("right password", 4);
     web = { basicAuthUsers: { alice: new Secret(hash) }, headers: { "Strict-Transport-Security": "max-age=60" } };
@@ -278,12 +306,22 @@ describe("/metrics content coding", () => {
       const denied = await scrape("gzip");
       expect(denied.status).toBe(401);
       expect(denied.headers["x-frame-options"]).toBe("DENY");
-      const allowed = await scrape("gzip", { headers: { Authorization: `Basic ${Buffer.from("alice:right password").toString("base64")}` } });
-      expect(allowed.status).toBe(200);
-      expect(allowed.headers["strict-transport-security"]).toBe("max-age=60");
-      expect(allowed.headers["x-content-type-options"]).toBe("nosniff");
-      expect(allowed.headers["content-security-policy"]).toBe("default-src 'none'; style-src 'unsafe-inline'");
-      expect(gunzipSync(allowed.bytes).toString()).toMatch(/own_metric 1\n$/);
+      const asAlice = (password: string) => ({ headers: { Authorization: `Basic ${Buffer.from(`alice:${password}`).toString("base64")}` } });
+      // The first scrape with these credentials runs bcrypt, through Hono; the next ones are answered directly.
+      for (const expectedDirect of [0, 1, 2]) {
+        const before = directAnswers;
+        const allowed = await scrape("gzip", asAlice("right password"));
+        expect(directAnswers - before).toBe(expectedDirect === 0 ? 0 : 1);
+        expect(allowed.status).toBe(200);
+        expect(allowed.headers["strict-transport-security"]).toBe("max-age=60");
+        expect(allowed.headers["x-content-type-options"]).toBe("nosniff");
+        expect(allowed.headers["content-security-policy"]).toBe("default-src 'none'; style-src 'unsafe-inline'");
+        expect(gunzipSync(allowed.bytes).toString()).toMatch(/own_metric 1\n$/);
+      }
+      const before = directAnswers;
+      expect((await scrape("gzip", asAlice("wrong password"))).status).toBe(401);
+      expect((await scrape("gzip")).status).toBe(401);
+      expect(directAnswers).toBe(before);
     } finally {
       web = undefined;
     }

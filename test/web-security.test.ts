@@ -11,7 +11,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config/config.js";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
-import { basicAuth, type PasswordCompare } from "../src/server/protection.js";
+import { basicAuth, protection, type PasswordCompare } from "../src/server/protection.js";
 import { configFrom } from "./support/exporter-harness.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
 
@@ -102,7 +102,8 @@ describe("basic auth", () => {
       return bcrypt.compare(password, against);
     };
     const app = new Hono();
-    app.use(basicAuth({ alice: hash }, compare));
+    const gate = basicAuth({ alice: hash }, compare);
+    app.use(protection(() => ({ headers: {}, gate })));
     app.get("*", (c) => c.text("data\n"));
     return { app, compared };
   }

@@ -12,18 +12,6 @@ const DEFAULT_HEADERS: Readonly<Record<string, string>> = {
   "Referrer-Policy": "no-referrer",
 };
 
-/**
- * Set before the handler runs, so every response the context builds carries them, /metrics'
- * head included, which is written to Node's response directly (server/app.ts).
- */
-function securityHeaders(web: WebConfig | undefined): MiddlewareHandler {
-  const headers = Object.entries({ ...DEFAULT_HEADERS, ...web?.headers });
-  return async (c, next) => {
-    for (const [name, value] of headers) c.header(name, value);
-    await next();
-  };
-}
-
 /** bcrypt is slow on purpose; a verified user:password is remembered so scrapes stay cheap. */
 const VERIFIED_CACHE_SIZE = 64;
 
@@ -32,60 +20,97 @@ export const UNAUTHENTICATED_PATHS: ReadonlySet<string> = new Set(["/healthz", "
 
 export type PasswordCompare = (password: string, hash: string) => Promise<boolean>;
 
+/** Who may be answered, by the request's path and Authorization header. */
+export interface Gate {
+  /** The full check, bcrypt included when the credentials were not verified before. */
+  admits(path: string, authorization: string | undefined): Promise<boolean>;
+  /** Whether the request is admitted without running bcrypt: false means "ask `admits`", not "denied". */
+  admitsAtOnce(path: string, authorization: string | undefined): boolean;
+}
+
+const OPEN: Gate = { admits: async () => true, admitsAtOnce: () => true };
+
 /**
  * HTTP basic auth against bcrypt hashes. An unknown user is checked against a dummy hash of the
  * same cost, so response time does not reveal which user names exist. `compare` is replaceable so
  * tests can see which hashes are checked.
  */
-export function basicAuth(users: Readonly<Record<string, string>>, compare: PasswordCompare = bcrypt.compare): MiddlewareHandler {
+export function basicAuth(users: Readonly<Record<string, string>>, compare: PasswordCompare = bcrypt.compare): Gate {
   const costs = Object.values(users).map((hash) => bcrypt.getRounds(hash));
   const dummyHash = bcrypt.hashSync("not a password", Math.max(4, ...costs));
   const verified = new Map<string, Buffer>();
-  const fingerprint = (user: string, password: string, hash: string) =>
-    createHash("sha256").update(`${user}\u0000${password}\u0000${hash}`).digest();
 
-  const check = async (header: string | undefined): Promise<boolean> => {
+  const credentials = (header: string | undefined) => {
     const match = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header ?? "");
     const decoded = match ? Buffer.from(match[1]!, "base64").toString("utf8") : "";
     const separator = decoded.indexOf(":");
     const user = separator >= 0 ? decoded.slice(0, separator) : "";
     const password = separator >= 0 ? decoded.slice(separator + 1) : "";
     const hash = Object.hasOwn(users, user) ? users[user]! : undefined;
-    const key = fingerprint(user, password, hash ?? dummyHash);
+    const key = createHash("sha256").update(`${user}\u0000${password}\u0000${hash ?? dummyHash}`).digest();
+    return { user, password, hash, key };
+  };
+  const remembered = ({ user, hash, key }: ReturnType<typeof credentials>) => {
     const cached = verified.get(user);
-    if (hash !== undefined && cached !== undefined && timingSafeEqual(cached, key)) return true;
-    const matches = await compare(password, hash ?? dummyHash);
-    if (!matches || hash === undefined) return false;
-    if (verified.size >= VERIFIED_CACHE_SIZE) verified.clear();
-    verified.set(user, key);
-    return true;
+    return hash !== undefined && cached !== undefined && timingSafeEqual(cached, key);
   };
 
-  return async (c, next) => {
-    if (UNAUTHENTICATED_PATHS.has(c.req.path) || (await check(c.req.header("Authorization")))) return next();
-    return c.text("Unauthorized\n", 401, { "WWW-Authenticate": 'Basic realm="stellar-horizon-exporter", charset="UTF-8"' });
+  return {
+    admitsAtOnce: (path, header) => UNAUTHENTICATED_PATHS.has(path) || remembered(credentials(header)),
+    admits: async (path, header) => {
+      if (UNAUTHENTICATED_PATHS.has(path)) return true;
+      const given = credentials(header);
+      if (remembered(given)) return true;
+      const matches = await compare(given.password, given.hash ?? dummyHash);
+      if (!matches || given.hash === undefined) return false;
+      if (verified.size >= VERIFIED_CACHE_SIZE) verified.clear();
+      verified.set(given.user, given.key);
+      return true;
+    },
   };
 }
 
+/** What a web config asks of every answer: its headers, and whom to admit. */
+export interface Protection {
+  /** The security headers, the defaults overridden by the web config's. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly gate: Gate;
+}
+
+/** The answer to a request the gate does not admit. */
+export const UNAUTHORIZED = {
+  status: 401,
+  body: "Unauthorized\n",
+  headers: { "WWW-Authenticate": 'Basic realm="stellar-horizon-exporter", charset="UTF-8"' },
+} as const;
+
 /**
- * Security headers and, when the web config names users, basic auth; rebuilt whenever `web`
- * returns another config (a reload), so the swap needs no restart.
+ * The protection of the web config `web` returns, made again whenever it returns another config
+ * (a reload), so the swap needs no restart.
  */
-export function protection(web: () => WebConfig | undefined): MiddlewareHandler {
+export function currentProtection(web: () => WebConfig | undefined): () => Protection {
   let builtFor: WebConfig | undefined | null = null;
-  let handlers: MiddlewareHandler[] = [];
-  return async (c, next) => {
+  let built: Protection = { headers: DEFAULT_HEADERS, gate: OPEN };
+  return () => {
     const current = web();
     if (current !== builtFor) {
       builtFor = current;
       const users = revealedValues(current?.basicAuthUsers ?? {});
-      handlers = [securityHeaders(current), ...(Object.keys(users).length > 0 ? [basicAuth(users)] : [])];
+      built = { headers: { ...DEFAULT_HEADERS, ...current?.headers }, gate: Object.keys(users).length > 0 ? basicAuth(users) : OPEN };
     }
-    const [headers, auth] = handlers;
-    await headers!(c, async () => {
-      if (auth === undefined) return next();
-      const denied = await auth(c, next);
-      if (denied instanceof Response) c.res = denied;
-    });
+    return built;
+  };
+}
+
+/**
+ * The protection as Hono middleware: the headers are set before the handler runs, so every
+ * response the context builds carries them; a request the gate does not admit is answered 401.
+ */
+export function protection(current: () => Protection): MiddlewareHandler {
+  return async (c, next) => {
+    const { headers, gate } = current();
+    for (const [name, value] of Object.entries(headers)) c.header(name, value);
+    if (await gate.admits(c.req.path, c.req.header("Authorization"))) return next();
+    return c.text(UNAUTHORIZED.body, UNAUTHORIZED.status, UNAUTHORIZED.headers);
   };
 }
