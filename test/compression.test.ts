@@ -151,14 +151,21 @@ describe("gzip members in the metric store", () => {
     expect(gunzipSync(body(store, 0, "gzip")).toString()).toBe(expected[3]);
   });
 
-  it("compresses again only the pieces whose bytes changed", async () => {
+  it("compresses again only the pieces whose bytes changed, at the fastest level, having compressed them first for size", async () => {
     const store = new MetricStore();
+    const compressedSince = (start: number) =>
+      vi.mocked(zlib.gzip).mock.calls.slice(start).map(([bytes, options]) => ({ text: Buffer.from(bytes as Uint8Array).toString(), level: (options as zlib.ZlibOptions).level }));
+    const first = vi.mocked(zlib.gzip).mock.calls.length;
     await fill(store);
+    const firstPoolPieces = compressedSince(first).filter(({ text }) => text.includes("pool_id="));
+    expect(firstPoolPieces.length).toBeGreaterThan(2);
+    expect(new Set(firstPoolPieces.map(({ level }) => level))).toEqual(new Set([5]));
     const before = body(store, 0, "gzip");
     const compressions = vi.mocked(zlib.gzip).mock.calls.length;
     await fill(store, 1);
     // Pool 700 sits in one piece of each target's pool block: those two pieces alone are compressed again.
-    const pieces = vi.mocked(zlib.gzip).mock.calls.slice(compressions).map(([bytes]) => Buffer.from(bytes as Uint8Array).toString());
+    const pieces = compressedSince(compressions).map(({ text }) => text);
+    expect(compressedSince(compressions).map(({ level }) => level)).toEqual([zlib.constants.Z_BEST_SPEED, zlib.constants.Z_BEST_SPEED]);
     expect(pieces).toHaveLength(2);
     for (const piece of pieces) {
       expect(piece).toContain(`pool_id="${(700).toString(16).padStart(64, "0")}"} 1001\n`);

@@ -42,11 +42,19 @@ export type ContentCoding = "identity" | "gzip";
 const gzipAsync = promisify(gzipCallback);
 
 /**
- * The fastest level: exposition text is dominated by random pool ids and issuers, which higher
- * levels barely shrink for much more CPU. The most memory zlib allows for its match table and
- * symbol buffer, which costs less CPU than the default (docs/performance.md, "Measurements").
+ * For text that changes from one publication to the next, the fastest level: churning pool
+ * reserves and ids shrink little more at higher levels, for much more CPU. The most memory zlib
+ * allows for its match table and symbol buffer, which costs less CPU than the default
+ * (docs/performance.md, "Measurements").
  */
 export const GZIP_OPTIONS = { level: constants.Z_BEST_SPEED, memLevel: 9 } as const;
+
+/**
+ * For a piece published for the first time: most of a watch list stays as it is for hours, and its
+ * repeated label sets shrink markedly more with lazy matching, which every scrape then sends fewer
+ * bytes of. A piece that changed is compressed again at the fastest level: it will likely change again.
+ */
+const FIRST_PUBLICATION_LEVEL = 5;
 
 /**
  * zlib's output buffer for a member: the size the member is expected to take, so zlib hands it
@@ -67,8 +75,8 @@ const MIN_MEMBER_CHUNK_BYTES = 1024;
  * each piece is compressed once, when it changes, and a scrape sends the members one after another.
  * It runs on libuv's thread pool, off the event loop.
  */
-export function gzipMember(bytes: Uint8Array): Promise<Buffer> {
-  return gzipAsync(bytes, { ...GZIP_OPTIONS, chunkSize: memberChunkBytes(bytes.length) });
+export function gzipMember(bytes: Uint8Array, level: number = GZIP_OPTIONS.level): Promise<Buffer> {
+  return gzipAsync(bytes, { ...GZIP_OPTIONS, level, chunkSize: memberChunkBytes(bytes.length) });
 }
 
 /**
@@ -145,7 +153,8 @@ async function renderEncoded(target: string, samples: readonly SeriesSource[], p
     const pieces: (Buffer | undefined)[] = [];
     for (const [index, piece] of family.pieces.entries()) {
       const kept = piece === undefined || before?.pieces[index] === piece;
-      gzip.push(kept ? before!.gzip[index]! : await gzipMember(piece));
+      const replaced = before?.gzip[index];
+      gzip.push(kept ? replaced! : await gzipMember(piece, replaced === undefined ? FIRST_PUBLICATION_LEVEL : GZIP_OPTIONS.level));
       pieces.push(keepPlain || piece?.length === 0 ? piece : undefined);
     }
     encoded.set(name, { sources: family.sources, pieces, gzip });
