@@ -7,7 +7,9 @@ const TYPICAL_LEDGER_CLOSE_MS = 6_000;
 
 /**
  * Requests one poll of an endpoint sends in steady state: the least the API allows for what is
- * tracked. Ledger polls faster than ledgers close add a probe for resets on each empty page.
+ * tracked. Ledger polls faster than ledgers close add a probe for resets on each empty page. On a
+ * shard other than 0, which polls no ledgers, an accounts poll reads the latest ledger's base
+ * reserve itself.
  */
 export function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config: ExporterConfig): number {
   switch (endpoint) {
@@ -21,12 +23,11 @@ export function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config
       // A full last page needs one more request to learn that it was the last.
       return ids.length > 0 ? Math.min(ids.length, max) : Math.floor(max / PAGE_LIMIT) + 1;
     }
-    case "accounts":
+    case "accounts": {
       // The account, plus one page of offers and one of claimable balances where asked for.
-      return target.accounts.reduce(
-        (total, account) => total + 1 + (account.offers ? 1 : 0) + (account.claimableBalances ? 1 : 0),
-        0,
-      );
+      const accounts = target.accounts.reduce((total, account) => total + 1 + (account.offers ? 1 : 0) + (account.claimableBalances ? 1 : 0), 0);
+      return accounts > 0 && config.shard.index !== 0 ? accounts + 1 : accounts;
+    }
   }
 }
 
@@ -36,11 +37,9 @@ export const REQUESTS_PER_PROBE_RUN = 2;
 /** Requests per hour a target's schedules (its transaction probe's included) plan to send, retries excluded. */
 export function plannedRequestsPerHour(target: TargetConfig, config: ExporterConfig): number {
   let total = 0;
-  // A shard other than 0 polls its accounts only, and reads the latest ledger's base reserve for them.
-  const networkLevel = config.shard.index === 0;
-  for (const endpoint of networkLevel ? ENDPOINTS : (["accounts"] as const)) {
-    const extra = !networkLevel && target.accounts.length > 0 ? 1 : 0;
-    total += (3_600_000 / target.schedules[endpoint].periodMs) * (requestsPerPoll(endpoint, target, config) + extra);
+  // A shard other than 0 polls its accounts only.
+  for (const endpoint of config.shard.index === 0 ? ENDPOINTS : (["accounts"] as const)) {
+    total += (3_600_000 / target.schedules[endpoint].periodMs) * requestsPerPoll(endpoint, target, config);
   }
   if (target.txProbe) total += (3_600_000 / target.txProbe.schedule.periodMs) * REQUESTS_PER_PROBE_RUN;
   return Math.round(total);
