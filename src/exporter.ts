@@ -75,7 +75,10 @@ export async function startExporter(
   const app = createServerApp({
     version: VERSION,
     web: () => web,
-    renderMetrics: async (coding) => [...store.render(clock.now(), coding), ...(await metrics.render(coding))],
+    renderMetrics: async (coding) => {
+      if (coding === "identity") await store.holdPlain(clock.now());
+      return [...store.render(clock.now(), coding), ...(await metrics.render(coding))];
+    },
     status: () =>
       statusReport(
         VERSION,

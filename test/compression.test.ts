@@ -151,6 +151,23 @@ describe("gzip members in the metric store", () => {
     expect(gunzipSync(body(store, 0, "gzip")).toString()).toBe(expected[3]);
   });
 
+  it("makes the plain lines again off the event loop when asked to hold them, so the plain scrape after that decompresses nothing", async () => {
+    const reference = new MetricStore();
+    await fill(reference);
+    const expected = body(reference, 0, "identity");
+    const store = new MetricStore(undefined, () => 0);
+    await fill(store);
+    const decompressions = () => vi.mocked(zlib.gunzipSync).mock.calls.length;
+    const before = decompressions();
+    await store.holdPlain(0);
+    expect(body(store, 0, "identity").equals(expected)).toBe(true);
+    expect(decompressions()).toBe(before);
+    // Held from then on: a publication keeps its plain lines.
+    await fill(store, 1);
+    expect(body(store, 0, "identity").toString()).toContain(`pool_id="${(700).toString(16).padStart(64, "0")}"} 1001\n`);
+    expect(decompressions()).toBe(before);
+  });
+
   it("compresses again only the pieces whose bytes changed, at the fastest level, having compressed them first for size", async () => {
     const store = new MetricStore();
     const compressedSince = (start: number) =>

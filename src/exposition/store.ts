@@ -1,5 +1,5 @@
 import { promisify } from "node:util";
-import { constants, gunzipSync, gzip as gzipCallback } from "node:zlib";
+import { constants, gunzip as gunzipCallback, gunzipSync, gzip as gzipCallback } from "node:zlib";
 import { ALL_METRICS, targetLabelOfSource, type MetricDefinition, type PublishedSource, type TargetLabel } from "../catalog/metrics.js";
 import { isSeriesGroup, renderSamples, type CollectorSamples, type RenderedFamily, type SeriesSource } from "./samples.js";
 
@@ -40,6 +40,7 @@ export interface TappedSamples {
 export type ContentCoding = "identity" | "gzip";
 
 const gzipAsync = promisify(gzipCallback);
+const gunzipAsync = promisify(gunzipCallback);
 
 /**
  * For text that changes from one publication to the next, the fastest level: churning pool
@@ -272,8 +273,29 @@ export class MetricStore {
   }
 
   /**
+   * Makes the plain lines that only their gzip members hold again, on libuv's thread pool, and has
+   * publications keep their plain lines from now on (PLAIN_KEPT_MS): a plain scrape that awaits
+   * this first renders from held lines, instead of decompressing tens of megabytes on the event loop.
+   */
+  async holdPlain(nowMs: number): Promise<void> {
+    this.plainWantedUntilMs = nowMs + PLAIN_KEPT_MS;
+    const recovered: Promise<void>[] = [];
+    for (const byTarget of this.published.values()) {
+      for (const { live, persistent } of byTarget.values()) {
+        for (const lines of [...live.values(), ...persistent.values()]) {
+          for (const [index, piece] of lines.pieces.entries()) {
+            if (piece === undefined) recovered.push(gunzipAsync(lines.gzip[index]!).then((plain) => void (lines.pieces[index] ??= plain)));
+          }
+        }
+      }
+    }
+    await Promise.all(recovered);
+  }
+
+  /**
    * The exposition of every target's series, as buffers to be sent one after the other. A plain
-   * one makes the plain lines no longer held again from their gzip members, and has them kept.
+   * one makes the plain lines no longer held again from their gzip members (see holdPlain), and
+   * has them kept.
    */
   render(nowMs: number, coding: ContentCoding = "identity"): Buffer[] {
     if (coding === "identity") this.plainWantedUntilMs = nowMs + PLAIN_KEPT_MS;
