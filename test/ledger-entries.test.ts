@@ -30,7 +30,13 @@ function serve(name: string): Served["result"] {
 }
 
 /** Keeps each entry whole, with its response's latestLedger. */
-const whole: KeepEntry<object> = (entry, latestLedger) => ({ ...entry, latestLedger });
+const whole: KeepEntry<object> = (entry, latestLedger) => ({
+  key: entry.key,
+  xdr: entry.xdr(),
+  lastModifiedLedgerSeq: entry.lastModifiedLedgerSeq,
+  ...(entry.liveUntilLedgerSeq === undefined ? {} : { liveUntilLedgerSeq: entry.liveUntilLedgerSeq }),
+  latestLedger,
+});
 
 /** A distinct, valid contract-code key per index. */
 function codeKey(index: number): string {
@@ -101,7 +107,7 @@ describe("readLedgerEntries", () => {
     rpc.answers.set("getLedgerEntries", { result: { entries, latestLedger: 77 } });
     const seen: [string, number, string][] = [];
     const read = await readLedgerEntries(client, "status", keys, undefined, (entry, latestLedger, key) => {
-      seen.push([entry.xdr, latestLedger, key]);
+      seen.push([entry.xdr(), latestLedger, key]);
       return `${entry.lastModifiedLedgerSeq}@${latestLedger}`;
     });
     expect([...read.entries]).toEqual([

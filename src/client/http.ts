@@ -70,8 +70,8 @@ export function maxHoldMsOf({ schedules, staleAfterIntervals }: Freshness): numb
   return Math.max(MAX_HOLD_MS, staleAfterIntervals * Math.max(0, ...periods));
 }
 
-/** A POST body, JSON or a form; requests without one are GETs. */
-export type RequestBody = { readonly json: string } | { readonly form: URLSearchParams };
+/** A POST body, JSON (as text, or as its UTF-8 bytes) or a form; requests without one are GETs. */
+export type RequestBody = { readonly json: string | Buffer } | { readonly form: URLSearchParams };
 
 /** What one HTTP attempt sends besides the URL. */
 interface AttemptRequest {
@@ -283,7 +283,7 @@ function basicAuthorization(url: URL): Record<string, string> {
 }
 
 /** A body parsed as JSON; one that is not is an `invalid_json` failure showing its start. */
-function parseJson(bytes: Buffer): unknown {
+export function parseJson(bytes: Buffer): unknown {
   const text = bytes.toString("utf8");
   try {
     return JSON.parse(text);

@@ -4,10 +4,13 @@
  * Every job that reads ledger state over RPC (contracts, watched accounts) builds on this: encode
  * the keys once with @stellar/stellar-base (`xdr.LedgerKey…toXDR("base64")`), plan
  * `ledgerEntriesCalls(keys)` requests per poll, then look each key up in what `readLedgerEntries`
- * returns and decode its `xdr` (an `xdr.LedgerEntryData`) only when needed.
+ * returns and decode its `xdr` (an `xdr.LedgerEntryData`) only when needed. Responses are read
+ * by a scanner (ledger-entries-scan.ts) where they have stellar-rpc's plain shape, else parsed and
+ * validated with zod; both give the same entries and the same errors.
  */
 import type { RpcEndpoint } from "../catalog/metrics.js";
 import { validated } from "./http.js";
+import { RequestedKeys, scanLedgerEntries, ScannedEntryView } from "./ledger-entries-scan.js";
 import type { RpcClient } from "./rpc-client.js";
 import { ledgerEntriesSchema, type RpcLedgerEntry } from "./rpc-schemas.js";
 
@@ -34,25 +37,41 @@ export interface LedgerEntriesRead<Kept> {
 }
 
 /**
+ * One entry of a response as `keep` sees it, only during that call: the view of a scanned
+ * response shows each of its entries in turn.
+ */
+export interface LedgerEntryView {
+  /** The key as requested. */
+  readonly key: string;
+  readonly lastModifiedLedgerSeq: number;
+  /** Present only on entries that have a TTL (contract data and code); 0 on an archived entry since v23. */
+  readonly liveUntilLedgerSeq: number | undefined;
+  /**
+   * The entry's base64 `xdr`: `previous` itself when the entry's is the same text, so a read that
+   * keeps last poll's string for an unchanged entry makes no new one.
+   */
+  xdr(previous?: string): string;
+}
+
+/**
  * What a read keeps of one entry, called as its response arrives with the response's latestLedger
  * (a TTL is `liveUntilLedgerSeq − latestLedger` of the same response) and the key as requested. A
  * read of tens of thousands of entries that keeps only what it needs (or the previous poll's
- * equal value) lets the rest of each response go at once, while it is young and cheap to collect.
+ * equal value) lets the rest of each response go at once.
  */
-export type KeepEntry<Kept> = (entry: RpcLedgerEntry, latestLedger: number, key: string) => Kept;
+export type KeepEntry<Kept> = (entry: LedgerEntryView, latestLedger: number, key: string) => Kept;
 
 /** Requests a read of this many keys sends, for the request plan. */
 export function ledgerEntriesCalls(keyCount: number): number {
   return Math.ceil(keyCount / MAX_KEYS_PER_CALL);
 }
 
-/** Each key list's keys by their text, kept while the list lives: a poll that reads the same list every time builds it once. */
-const requestedByList = new WeakMap<readonly string[], ReadonlyMap<string, string>>();
+/** Each key list's distinct keys, kept while the list lives: a poll that reads the same list every time prepares it once. */
+const requestedByList = new WeakMap<readonly string[], RequestedKeys>();
 
-/** Each key as requested, by its text: the entries are held under these strings, not the responses'. */
-function requestedKeys(keys: readonly string[]): ReadonlyMap<string, string> {
+function requestedKeys(keys: readonly string[]): RequestedKeys {
   let requested = requestedByList.get(keys);
-  if (requested === undefined) requestedByList.set(keys, (requested = new Map(keys.map((key) => [key, key]))));
+  if (requested === undefined) requestedByList.set(keys, (requested = new RequestedKeys(keys, MAX_KEYS_PER_CALL)));
   return requested;
 }
 
@@ -63,38 +82,53 @@ function requestedKeys(keys: readonly string[]): ReadonlyMap<string, string> {
  * bad response `schema`), so a poll never publishes a partial picture as if it were whole.
  */
 export async function readLedgerEntries<Kept>(
-  client: Pick<RpcClient, "call">,
+  client: Pick<RpcClient, "scannedCall">,
   endpoint: RpcEndpoint,
   keys: readonly string[],
   signal: AbortSignal | undefined,
   keep: KeepEntry<Kept>,
 ): Promise<LedgerEntriesRead<Kept>> {
   const requested = requestedKeys(keys);
-  const distinct = [...requested.keys()];
-  const chunks: string[][] = [];
-  for (let start = 0; start < distinct.length; start += MAX_KEYS_PER_CALL) chunks.push(distinct.slice(start, start + MAX_KEYS_PER_CALL));
+  const calls = requested.calls;
   const entries = new Map<string, Kept>();
   let latestLedger: number | undefined;
   let next = 0;
+  const scan = (body: Buffer) => scanLedgerEntries(body, requested);
   // The first failure stops the other workers taking new chunks; the calls in flight end first.
   let failure: { readonly error: unknown } | undefined;
   const worker = async (): Promise<void> => {
-    while (failure === undefined && next < chunks.length) {
-      const chunk = chunks[next++] as string[];
+    const view = new ScannedEntryView();
+    while (failure === undefined && next < calls.length) {
+      const call = calls[next++]!;
       try {
-        const result = await client.call(endpoint, "getLedgerEntries", { keys: chunk }, signal);
-        const read = validated(ledgerEntriesSchema, result, "Stellar RPC's getLedgerEntries");
-        latestLedger = Math.max(latestLedger ?? 0, read.latestLedger);
-        for (const entry of read.entries) {
-          const key = requested.get(entry.key);
-          if (key !== undefined) entries.set(key, keep(entry, read.latestLedger, key));
+        const answer = await client.scannedCall(endpoint, call, signal, scan);
+        if ("scanned" in answer) {
+          const scanned = answer.scanned;
+          latestLedger = Math.max(latestLedger ?? 0, scanned.latestLedger);
+          for (let entry = 0; entry < scanned.count; entry += 1) {
+            const { key } = scanned.show(entry, view);
+            entries.set(key, keep(view, scanned.latestLedger, key));
+          }
+        } else {
+          const read = validated(ledgerEntriesSchema, answer.result, "Stellar RPC's getLedgerEntries");
+          latestLedger = Math.max(latestLedger ?? 0, read.latestLedger);
+          for (const entry of read.entries) {
+            const key = requested.keys[requested.indexOfText(entry.key)];
+            if (key !== undefined) entries.set(key, keep(parsedView(key, entry), read.latestLedger, key));
+          }
         }
       } catch (error) {
         failure ??= { error };
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(CALLS_IN_FLIGHT, chunks.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(CALLS_IN_FLIGHT, calls.length) }, worker));
   if (failure !== undefined) throw failure.error;
-  return { entries, latestLedger, calls: chunks.length };
+  return { entries, latestLedger, calls: calls.length };
+}
+
+/** An entry parsed and validated with zod, as `keep` sees it. */
+function parsedView(key: string, entry: RpcLedgerEntry): LedgerEntryView {
+  const { lastModifiedLedgerSeq, liveUntilLedgerSeq, xdr } = entry;
+  return { key, lastModifiedLedgerSeq, liveUntilLedgerSeq, xdr: (previous) => (previous === xdr ? previous : xdr) };
 }

@@ -1,4 +1,5 @@
 import { excerpt, PollError } from "./errors.js";
+import { BACKSLASH, CARRIAGE_RETURN, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, ESCAPABLE, FALSE, hashBytes, HEX_DIGITS, keyIs, LINE_FEED, LOWER_U, NULL, OPEN_BRACE, OPEN_BRACKET, QUOTE, SPACE, TAB, TRUE } from "./json-bytes.js";
 
 /**
  * Reads a HAL page's records without parsing them: a single pass over the bytes checks the JSON
@@ -9,27 +10,10 @@ import { excerpt, PollError } from "./errors.js";
  * parsed.
  */
 
-const SPACE = 0x20;
-const TAB = 0x09;
-const LINE_FEED = 0x0a;
-const CARRIAGE_RETURN = 0x0d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const LOWER_U = 0x75;
 
 /** Nesting deeper than this is refused rather than followed (Horizon's records nest a few levels). */
 const MAX_DEPTH = 64;
 
-const HEX_DIGITS = /^[0-9a-fA-F]{4}$/;
-const TRUE = Buffer.from("true");
-const FALSE = Buffer.from("false");
-const NULL = Buffer.from("null");
 
 /** Digits, signs, the decimal point and exponent marks. */
 function isNumberByte(byte: number): boolean {
@@ -169,10 +153,6 @@ const EMBEDDED = Buffer.from("_embedded");
 const RECORDS = Buffer.from("records");
 const OBJECT = 1;
 const ARRAY = 2;
-
-/** Bytes allowed after a backslash in a string. */
-const ESCAPABLE = new Uint8Array(256);
-for (const character of '"\\/bfnrtu') ESCAPABLE[character.charCodeAt(0)] = 1;
 
 /**
  * One pass over the bytes: a state machine over JSON's grammar with a stack of containers, kept
@@ -504,40 +484,4 @@ export class ScanMemo<Name extends string = string> {
     }
     return this.positions.get(key);
   }
-}
-
-/**
- * cyrb53 (bryc, public domain), fed eight bytes a step: two 32-bit multiply-xor lanes, each
- * taking every other little-endian word, mixed into 53 bits, the integers a double holds exactly.
- * Each step is a bijection of its lane, so spans of the same length that differ in one word never
- * share both lanes before the final mix. Words are read at any offset (a DataView reads unaligned
- * words in one load), so a record hashes the same wherever it sits in its page. In JavaScript,
- * because a native hash costs more in its call than a few hundred bytes cost here: eight bytes a
- * step take 0.3 µs for a pool's 1.2 KB record, four bytes read one by one took 1 µs.
- */
-function hashBytes(view: DataView, start: number, end: number): number {
-  let first = 0xdeadbeef ^ (end - start);
-  let second = 0x41c6ce57 ^ (end - start);
-  let position = start;
-  for (const lastPair = end - 7; position < lastPair; position += 8) {
-    first = Math.imul(first ^ view.getInt32(position, true), 2654435761);
-    second = Math.imul(second ^ view.getInt32(position + 4, true), 1597334677);
-  }
-  for (; position < end; position += 1) {
-    const byte = view.getUint8(position);
-    first = Math.imul(first ^ byte, 2654435761);
-    second = Math.imul(second ^ byte, 1597334677);
-  }
-  first = Math.imul(first ^ (first >>> 16), 2246822507);
-  first ^= Math.imul(second ^ (second >>> 13), 3266489909);
-  second = Math.imul(second ^ (second >>> 16), 2246822507);
-  second ^= Math.imul(first ^ (first >>> 13), 3266489909);
-  return 4294967296 * (2097151 & second) + (first >>> 0);
-}
-
-/** Compared in JavaScript: keys are a few bytes, shorter than the cost of a call into native compare. */
-function keyIs(bytes: Buffer, start: number, end: number, name: Buffer): boolean {
-  if (end - start !== name.length) return false;
-  for (let offset = 0; offset < name.length; offset += 1) if (bytes[start + offset] !== name[offset]) return false;
-  return true;
 }

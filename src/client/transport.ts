@@ -50,7 +50,8 @@ interface Exchange {
 export async function transportFetch(input: string | URL, init: TransportInit): Promise<DecodedResponse> {
   let url = new URL(String(input));
   let method = (init.method ?? "GET").toUpperCase();
-  let body = typeof init.body === "string" ? init.body : undefined;
+  // A body sent again and again (a JSON-RPC call of the same keys every poll) comes as bytes made once.
+  let body = typeof init.body === "string" || init.body instanceof Uint8Array ? init.body : undefined;
   const headers = requestHeaders(init.headers);
   for (let redirects = 0; ; redirects += 1) {
     const { message, bytes } = await exchange(url, method, headers, body, init);
@@ -82,7 +83,7 @@ function requestHeaders(given: RequestInit["headers"]): Record<string, string> {
   return headers;
 }
 
-function exchange(url: URL, method: string, headers: OutgoingHttpHeaders, body: string | undefined, init: TransportInit): Promise<Exchange> {
+function exchange(url: URL, method: string, headers: OutgoingHttpHeaders, body: string | Uint8Array | undefined, init: TransportInit): Promise<Exchange> {
   const { maxBodyBytes, signal } = init;
   return new Promise((resolve, reject) => {
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;

@@ -66,7 +66,7 @@ interface ContractsPoll {
 }
 
 export interface ContractsDependencies {
-  readonly client: Pick<RpcClient, "call">;
+  readonly client: Pick<RpcClient, "call" | "scannedCall">;
   /** Where the status poll notes the latest ledger and its close time (`latestLedgerClose`). */
   readonly network: Pick<NetworkView, "current">;
   readonly clock: Pick<Clock, "now">;
@@ -132,8 +132,10 @@ export class ContractsCollector implements Collector<"contracts"> {
   /** The keys whose XDR a poll decodes: every instance, and the state-archival setting. */
   private readonly decodedKeys: ReadonlySet<string>;
   /** A storage or code entry's XDR is dropped as its response arrives: only its TTL is read. */
-  private readonly keep: KeepEntry<ReadEntry> = ({ xdr, liveUntilLedgerSeq }, latestLedger, key) =>
-    this.decodedKeys.has(key) ? { xdr, liveUntilLedgerSeq, latestLedger } : { liveUntilLedgerSeq, latestLedger };
+  private readonly keep: KeepEntry<ReadEntry> = (entry, latestLedger, key) =>
+    this.decodedKeys.has(key)
+      ? { xdr: entry.xdr(), liveUntilLedgerSeq: entry.liveUntilLedgerSeq, latestLedger }
+      : { liveUntilLedgerSeq: entry.liveUntilLedgerSeq, latestLedger };
 
   constructor(
     contracts: readonly WatchedContract[],

@@ -54,7 +54,7 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
   private latestHasHeader = true;
 
   constructor(
-    private readonly client: Pick<RpcClient, "call">,
+    private readonly client: Pick<RpcClient, "call" | "scannedCall">,
     private readonly watched: readonly RpcWatchedAccount[],
     /** The target's network view, told the base reserve read. */
     private readonly network: NetworkView,
@@ -68,11 +68,8 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
 
   async poll({ signal, invalidRecords }: PollContext): Promise<void> {
     const before = this.xdrs;
-    // An entry the same as last poll's is kept as last poll's string, so the response's copy dies young.
-    const read = await readLedgerEntries(this.client, "accounts", this.allKeys, signal, ({ xdr }, _latestLedger, key) => {
-      const previous = before.get(key);
-      return previous === xdr ? previous : xdr;
-    });
+    // An entry the same as last poll's is kept as last poll's string: an unchanged entry makes no new one.
+    const read = await readLedgerEntries(this.client, "accounts", this.allKeys, signal, (entry, _latestLedger, key) => entry.xdr(before.get(key)));
     const baseReserve = await this.baseReserve(read.latestLedger, signal);
     const observations: (AccountObservation | undefined)[] = [];
     for (const [index, { watched, keys }] of this.accounts.entries()) {
