@@ -53,6 +53,8 @@ export class RequestedKeys {
   readonly keys: readonly string[];
   /** The getLedgerEntries calls that ask for them, MAX_KEYS_PER_CALL keys apiece, made once. */
   readonly calls: readonly PreparedCall[];
+  /** What the last scan of each call's response saw, by call. */
+  readonly memos: readonly CallMemo[];
   /** Each key's index by the hash of its bytes; undefined when two keys share a hash or a key is not ASCII, and no response is scanned. */
   private readonly byHash: ReadonlyMap<number, number> | undefined;
   private byText: ReadonlyMap<string, number> | undefined;
@@ -64,6 +66,7 @@ export class RequestedKeys {
       calls.push(new PreparedCall("getLedgerEntries", { keys: this.keys.slice(start, start + keysPerCall) }));
     }
     this.calls = calls;
+    this.memos = calls.map(() => new CallMemo());
     const byHash = new Map<number, number>();
     for (const [index, key] of this.keys.entries()) {
       const bytes = Buffer.from(key, "latin1");
@@ -91,33 +94,105 @@ export class RequestedKeys {
   }
 }
 
-/** Per entry in ScannedLedgerEntries' rows: its key's index, the start and end of its xdr, lastModifiedLedgerSeq, liveUntilLedgerSeq (-1 when absent). */
-const ROW = 5;
+/** Per entry in EntryMemo's layout: its length, its key's index (-1: not asked for), and its xdr's start and end, from the entry's start. */
+const LAYOUT = 4;
+
+/** Entries of one response as a scan saw them, in the order sent. */
+class EntryMemo {
+  count = 0;
+  /** Per entry, the hash of its bytes: 53 bits, so doubles. */
+  hashes: Float64Array;
+  layout: Int32Array;
+  /** Per entry, lastModifiedLedgerSeq and liveUntilLedgerSeq (-1 when absent); beyond 32 bits, so doubles. */
+  ledgers: Float64Array;
+  /** Per entry, its xdr as last given to a keep, once asked for: an unchanged entry gives the same string again. */
+  texts: (string | undefined)[] = [];
+  /** Per entry, where it starts in the body scanned last. */
+  starts: Int32Array;
+
+  constructor(capacity: number) {
+    this.hashes = new Float64Array(capacity);
+    this.layout = new Int32Array(capacity * LAYOUT);
+    this.ledgers = new Float64Array(capacity * 2);
+    this.starts = new Int32Array(capacity);
+  }
+
+  /** The index of a new entry at the end, the room doubled when full. */
+  add(): number {
+    if (this.count === this.hashes.length) {
+      const larger = new EntryMemo(Math.max(64, 2 * this.count));
+      larger.hashes.set(this.hashes);
+      larger.layout.set(this.layout);
+      larger.ledgers.set(this.ledgers);
+      larger.starts.set(this.starts);
+      ({ hashes: this.hashes, layout: this.layout, ledgers: this.ledgers, starts: this.starts } = larger);
+    }
+    return this.count++;
+  }
+}
 
 /**
- * A scanned response's entries under keys asked for, in the order sent; entries under other keys
- * were checked as strictly and left out.
+ * What the last complete scan of one call's response saw, and room for the next scan's, which
+ * replaces it once complete. An entry sent again byte for byte (the hash of its bytes the same) is
+ * recognised without being read again, and its xdr, once made, given as the same string: in a
+ * steady poll most entries are. Two different spans of the same length share a hash with a chance
+ * of about 2^-53 per changed entry, the bet page-scan.ts's memo makes on Horizon's records.
+ */
+class CallMemo {
+  last = new EntryMemo(0);
+  next = new EntryMemo(256);
+  /** Complete scans so far: a scan's entries are read before the next scan of the call replaces them. */
+  scans = 0;
+
+  commit(): void {
+    const { last, next } = this;
+    // Strings no entry holds any more are let go.
+    next.texts.length = next.count;
+    this.last = next;
+    this.next = last;
+    this.next.count = 0;
+    this.scans += 1;
+  }
+}
+
+/**
+ * A scanned response's entries, in the order sent: those under keys asked for are shown to a read's
+ * keep; the others were checked as strictly. Read at once: the next scan of the same call
+ * replaces them.
  */
 export class ScannedLedgerEntries {
+  readonly count: number;
+  private readonly scan: number;
+  private readonly entries: EntryMemo;
+
   constructor(
     private readonly bytes: Buffer,
     private readonly keys: RequestedKeys,
-    private readonly rows: Float64Array,
-    readonly count: number,
+    private readonly memo: CallMemo,
     readonly latestLedger: number,
-  ) {}
+  ) {
+    this.entries = memo.last;
+    this.count = this.entries.count;
+    this.scan = memo.scans;
+  }
 
-  /** `view` made to show entry `entry` (from 0, below `count`). */
-  show(entry: number, view: ScannedEntryView): ScannedEntryView {
-    const at = entry * ROW;
-    view.key = this.keys.keys[this.rows[at]!]!;
-    const liveUntil = this.rows[at + 4]!;
-    view.lastModifiedLedgerSeq = this.rows[at + 3]!;
+  /** Whether entry `entry` (from 0, below `count`) is under a key asked for; if so `view` shows it. */
+  show(entry: number, view: ScannedEntryView): boolean {
+    if (this.memo.scans !== this.scan) throw new Error("a scanned response was read after the next scan of the same call");
+    const { layout, ledgers, starts } = this.entries;
+    const index = layout[entry * LAYOUT + 1]!;
+    if (index < 0) return false;
+    const start = starts[entry]!;
+    const liveUntil = ledgers[2 * entry + 1]!;
+    view.key = this.keys.keys[index]!;
+    view.lastModifiedLedgerSeq = ledgers[2 * entry]!;
     view.liveUntilLedgerSeq = liveUntil < 0 ? undefined : liveUntil;
     view.bytes = this.bytes;
-    view.start = this.rows[at + 1]!;
-    view.end = this.rows[at + 2]!;
-    return view;
+    view.start = start + layout[entry * LAYOUT + 2]!;
+    view.end = start + layout[entry * LAYOUT + 3]!;
+    view.texts = this.entries.texts;
+    view.entry = entry;
+    return true;
   }
 }
 
@@ -131,12 +206,18 @@ export class ScannedEntryView {
   bytes: Buffer = EMPTY;
   start = 0;
   end = 0;
+  texts: (string | undefined)[] = [];
+  entry = 0;
 
-  /** The entry's base64 XDR: `previous` itself when the entry's is the same text, else a new string. */
+  /** The entry's base64 XDR: `previous` itself when the entry's is the same text, else the entry's own string. */
   xdr(previous?: string): string {
-    if (previous !== undefined && bytesAre(this.bytes, this.start, this.end, previous)) return previous;
+    const known = this.texts[this.entry];
+    if (known !== undefined) return previous === known ? previous : known;
+    let text = previous;
     // Printable ASCII only (the scan declines anything else), so latin1 reads it as UTF-8 would.
-    return this.bytes.toString("latin1", this.start, this.end);
+    if (text === undefined || !bytesAre(this.bytes, this.start, this.end, text)) text = this.bytes.toString("latin1", this.start, this.end);
+    this.texts[this.entry] = text;
+    return text;
   }
 }
 
@@ -144,10 +225,11 @@ export class ScannedEntryView {
  * The entries of a getLedgerEntries response body under `keys`, or undefined when the body is not
  * the plain shape this scanner reads (then JSON.parse and the schemas decide what it is).
  */
-export function scanLedgerEntries(body: Buffer, keys: RequestedKeys): ScannedLedgerEntries | undefined {
-  if (!keys.scannable) return undefined;
+export function scanLedgerEntries(body: Buffer, keys: RequestedKeys, call: number): ScannedLedgerEntries | undefined {
+  const memo = keys.memos[call];
+  if (!keys.scannable || memo === undefined) return undefined;
   try {
-    return new LedgerEntriesScan(body, keys).response();
+    return new LedgerEntriesScan(body, keys, memo).response();
   } catch (error) {
     if (error === DECLINED) return undefined;
     throw error;
@@ -158,8 +240,11 @@ export function scanLedgerEntries(body: Buffer, keys: RequestedKeys): ScannedLed
 class LedgerEntriesScan {
   private position = 0;
   private readonly view: DataView;
-  private rows = new Float64Array(ROW * 256);
-  private count = 0;
+  /** What this scan notes, and what the last one did. */
+  private readonly noted: EntryMemo;
+  private readonly last: EntryMemo;
+  /** The last scan's entry that the next entry most likely is: the one after the last recognised or of the same key. */
+  private expected = 0;
   /** The key index after the last key found: the next entry's key, when the RPC answers in the order asked. */
   private guess = 0;
   /** Where the contents of the last plain string read start. */
@@ -172,8 +257,12 @@ class LedgerEntriesScan {
   constructor(
     private readonly bytes: Buffer,
     private readonly keys: RequestedKeys,
+    private readonly memo: CallMemo,
   ) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+    this.noted = memo.next;
+    this.noted.count = 0;
+    this.last = memo.last;
   }
 
   response(): ScannedLedgerEntries {
@@ -201,7 +290,8 @@ class LedgerEntriesScan {
     }
     if (seen !== 7) throw DECLINED;
     this.end();
-    return new ScannedLedgerEntries(this.bytes, this.keys, this.rows, this.count, latestLedger);
+    this.memo.commit();
+    return new ScannedLedgerEntries(this.bytes, this.keys, this.memo, latestLedger);
   }
 
   /** getLedgerEntries' result; its latestLedger. */
@@ -230,7 +320,8 @@ class LedgerEntriesScan {
       return;
     }
     for (;;) {
-      this.entry();
+      if (this.next() !== OPEN_BRACE) throw DECLINED;
+      if (!this.recall()) this.entry();
       const byte = this.next();
       this.position += 1;
       if (byte === CLOSE_BRACKET) return;
@@ -238,7 +329,36 @@ class LedgerEntriesScan {
     }
   }
 
+  /**
+   * When the entry from the position on is one of the last scan's, byte for byte: notes it as that
+   * one, without reading it, and passes it.
+   */
+  private recall(): boolean {
+    const { bytes, last } = this;
+    const start = this.position;
+    for (let candidate = this.expected; candidate < Math.min(this.expected + 2, last.count); candidate += 1) {
+      const end = start + last.layout[candidate * LAYOUT]!;
+      if (end > bytes.length || bytes[end - 1] !== CLOSE_BRACE || hashBytes(this.view, start, end) !== last.hashes[candidate]) continue;
+      const { noted } = this;
+      const entry = noted.add();
+      noted.hashes[entry] = last.hashes[candidate]!;
+      for (let field = 0; field < LAYOUT; field += 1) noted.layout[entry * LAYOUT + field] = last.layout[candidate * LAYOUT + field]!;
+      noted.ledgers[2 * entry] = last.ledgers[2 * candidate]!;
+      noted.ledgers[2 * entry + 1] = last.ledgers[2 * candidate + 1]!;
+      noted.texts[entry] = last.texts[candidate];
+      noted.starts[entry] = start;
+      const index = last.layout[candidate * LAYOUT + 1]!;
+      if (index >= 0) this.guess = index + 1;
+      this.expected = candidate + 1;
+      this.position = end;
+      return true;
+    }
+    return false;
+  }
+
+  /** An entry read in full, and noted. */
   private entry(): void {
+    const start = this.position;
     let seen = 0;
     let keyStart = 0, keyEnd = 0, xdrStart = 0, xdrEnd = 0;
     let lastModified = 0, liveUntil = -1;
@@ -265,20 +385,18 @@ class LedgerEntriesScan {
     // key, xdr and lastModifiedLedgerSeq are required, and the strings are not empty.
     if ((seen & 7) !== 7 || keyEnd === keyStart || xdrEnd === xdrStart) throw DECLINED;
     const index = this.keys.indexOfBytes(this.bytes, this.view, keyStart, keyEnd, this.guess);
-    if (index < 0) return;
-    this.guess = index + 1;
-    if ((this.count + 1) * ROW > this.rows.length) {
-      const larger = new Float64Array(2 * this.rows.length);
-      larger.set(this.rows);
-      this.rows = larger;
-    }
-    const at = this.count * ROW;
-    this.rows[at] = index;
-    this.rows[at + 1] = xdrStart;
-    this.rows[at + 2] = xdrEnd;
-    this.rows[at + 3] = lastModified;
-    this.rows[at + 4] = liveUntil;
-    this.count += 1;
+    if (index >= 0) this.guess = index + 1;
+    const { noted, last } = this;
+    const entry = noted.add();
+    const end = this.position;
+    noted.hashes[entry] = hashBytes(this.view, start, end);
+    noted.layout.set([end - start, index, xdrStart - start, xdrEnd - start], entry * LAYOUT);
+    noted.ledgers[2 * entry] = lastModified;
+    noted.ledgers[2 * entry + 1] = liveUntil;
+    noted.texts[entry] = undefined;
+    noted.starts[entry] = start;
+    // A changed entry: the next is most likely the one after the last scan's entry of the same key.
+    if (this.expected < last.count && last.layout[this.expected * LAYOUT + 1] === index) this.expected += 1;
   }
 
   /** The next byte that is not whitespace, without passing it; declined at the end of the body. */

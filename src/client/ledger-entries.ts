@@ -93,21 +93,20 @@ export async function readLedgerEntries<Kept>(
   const entries = new Map<string, Kept>();
   let latestLedger: number | undefined;
   let next = 0;
-  const scan = (body: Buffer) => scanLedgerEntries(body, requested);
   // The first failure stops the other workers taking new chunks; the calls in flight end first.
   let failure: { readonly error: unknown } | undefined;
   const worker = async (): Promise<void> => {
     const view = new ScannedEntryView();
     while (failure === undefined && next < calls.length) {
-      const call = calls[next++]!;
+      const index = next++;
+      const call = calls[index]!;
       try {
-        const answer = await client.scannedCall(endpoint, call, signal, scan);
+        const answer = await client.scannedCall(endpoint, call, signal, (body) => scanLedgerEntries(body, requested, index));
         if ("scanned" in answer) {
           const scanned = answer.scanned;
           latestLedger = Math.max(latestLedger ?? 0, scanned.latestLedger);
           for (let entry = 0; entry < scanned.count; entry += 1) {
-            const { key } = scanned.show(entry, view);
-            entries.set(key, keep(view, scanned.latestLedger, key));
+            if (scanned.show(entry, view)) entries.set(view.key, keep(view, scanned.latestLedger, view.key));
           }
         } else {
           const read = validated(ledgerEntriesSchema, answer.result, "Stellar RPC's getLedgerEntries");
