@@ -29,7 +29,7 @@ afterEach(async () => {
   exporter = simulator = fakeRpc = undefined;
 });
 
-async function start(scenario = "healthy"): Promise<{ simulator: RunningSimulator; exporter: RunningExporter }> {
+async function start(scenario = "healthy", extraArgs: readonly string[] = []): Promise<{ simulator: RunningSimulator; exporter: RunningExporter }> {
   const clock = Date.UTC(2026, 0, 1);
   simulator = await startSimulator({ scenario, ledgerIntervalMs: LEDGER_MS, pools: 3, seed: 5, now: () => clock });
   const [counter, usdc] = simulator.simulator.contracts.demo;
@@ -45,6 +45,7 @@ async function start(scenario = "healthy"): Promise<{ simulator: RunningSimulato
     `--account=nobody=${NOBODY}`,
     `--account.asset=${USDC}`,
     `--account.asset=${EURC}`,
+    ...extraArgs,
   ]);
   exporter = await startExporter({ ...config, retries: 0 }, { logger: pino({ level: "silent" }) });
   await exporter.firstPolls;
@@ -205,6 +206,22 @@ describe("Stellar RPC targets against the simulator", () => {
     expect(balance(after, "hot", "native")).toBe(valueOf(after, "stellar_horizon_account_balance", { ...HORIZON, account: "hot", asset: "native" }));
     expect(balance(after, "cold", "native")).toBe(balance(before, "cold", "native"));
     expect(balance(after, "cold", "native")).toBe(valueOf(after, "stellar_horizon_account_balance", { ...HORIZON, account: "cold", asset: "native" }));
+  });
+
+  it("watched accounts: an account watched under two names has every series under each, a change included", async () => {
+    const { simulator: running } = await start("healthy", [`--account=hot-again=${HOT_WALLET}`]);
+    await ledgersPass(1);
+    running.simulator.accounts.setBalance(HOT_WALLET, USDC, 4_321_0000000n, running.simulator.latestLedgerPoint());
+    const values = await ledgersPass(1);
+    const seriesOf = (account: string) =>
+      new Map(
+        [...values]
+          .filter(([key]) => key.startsWith("stellar_rpc_account_") && key.includes(`account="${account}"`))
+          .map(([key, value]) => [key.replace(`account="${account}"`, "account=?"), value]),
+      );
+    expect(seriesOf("hot-again").size).toBeGreaterThan(20);
+    expect(seriesOf("hot-again")).toEqual(seriesOf("hot"));
+    expect(rpc(values, "stellar_rpc_account_balance", { account: "hot-again", asset: USDC })).toBe(4321);
   });
 
   it("rpc_unhealthy: stellar_rpc_healthy 0 while everything else keeps working", async () => {

@@ -55,12 +55,23 @@ export class RequestedKeys {
   readonly calls: readonly PreparedCall[];
   /** What the last scan of each call's response saw, by call. */
   readonly memos: readonly CallMemo[];
+  /** Where each key stands first in the list read. */
+  readonly positions: readonly number[];
   /** Each key's index by the hash of its bytes; undefined when two keys share a hash or a key is not ASCII, and no response is scanned. */
   private readonly byHash: ReadonlyMap<number, number> | undefined;
-  private byText: ReadonlyMap<string, number> | undefined;
+  private readonly byText: ReadonlyMap<string, number>;
 
   constructor(keys: readonly string[], keysPerCall: number) {
-    this.keys = [...new Set(keys)];
+    const byText = new Map<string, number>();
+    const positions: number[] = [];
+    for (const [position, key] of keys.entries()) {
+      if (byText.has(key)) continue;
+      byText.set(key, byText.size);
+      positions.push(position);
+    }
+    this.byText = byText;
+    this.positions = positions;
+    this.keys = [...byText.keys()];
     const calls: PreparedCall[] = [];
     for (let start = 0; start < this.keys.length; start += keysPerCall) {
       calls.push(new PreparedCall("getLedgerEntries", { keys: this.keys.slice(start, start + keysPerCall) }));
@@ -82,7 +93,6 @@ export class RequestedKeys {
 
   /** The index of the key whose text is `key`, or -1 when it was not asked for. */
   indexOfText(key: string): number {
-    this.byText ??= new Map(this.keys.map((each, index) => [each, index]));
     return this.byText.get(key) ?? -1;
   }
 
@@ -176,12 +186,12 @@ export class ScannedLedgerEntries {
     this.scan = memo.scans;
   }
 
-  /** Whether entry `entry` (from 0, below `count`) is under a key asked for; if so `view` shows it. */
-  show(entry: number, view: ScannedEntryView): boolean {
+  /** The index of entry `entry`'s key (from 0, below `count`), shown by `view`; -1, and not shown, when its key was not asked for. */
+  show(entry: number, view: ScannedEntryView): number {
     if (this.memo.scans !== this.scan) throw new Error("a scanned response was read after the next scan of the same call");
     const { layout, ledgers, starts } = this.entries;
     const index = layout[entry * LAYOUT + 1]!;
-    if (index < 0) return false;
+    if (index < 0) return index;
     const start = starts[entry]!;
     const liveUntil = ledgers[2 * entry + 1]!;
     view.key = this.keys.keys[index]!;
@@ -192,7 +202,7 @@ export class ScannedLedgerEntries {
     view.end = start + layout[entry * LAYOUT + 3]!;
     view.texts = this.entries.texts;
     view.entry = entry;
-    return true;
+    return index;
   }
 }
 

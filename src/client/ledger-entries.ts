@@ -88,32 +88,55 @@ export async function readLedgerEntries<Kept>(
   signal: AbortSignal | undefined,
   keep: KeepEntry<Kept>,
 ): Promise<LedgerEntriesRead<Kept>> {
-  const requested = requestedKeys(keys);
-  const calls = requested.calls;
   const entries = new Map<string, Kept>();
+  const { latestLedger, calls } = await visitLedgerEntries(client, endpoint, keys, signal, (entry, latestLedger) => {
+    entries.set(entry.key, keep(entry, latestLedger, entry.key));
+  });
+  return { entries, latestLedger, calls };
+}
+
+/**
+ * Called with each entry found, as its response arrives, with the response's latestLedger and
+ * where its key stands in the list read (its first place, when listed twice).
+ */
+export type VisitEntry = (entry: LedgerEntryView, latestLedger: number, position: number) => void;
+
+/**
+ * readLedgerEntries for a read that holds what it keeps by the keys' places in its list: a poll
+ * of 40 000 keys that would otherwise build a map of them every poll, and look each up twice.
+ */
+export async function visitLedgerEntries(
+  client: Pick<RpcClient, "scannedCall">,
+  endpoint: RpcEndpoint,
+  keys: readonly string[],
+  signal: AbortSignal | undefined,
+  visit: VisitEntry,
+): Promise<Omit<LedgerEntriesRead<never>, "entries">> {
+  const requested = requestedKeys(keys);
+  const { calls, positions } = requested;
   let latestLedger: number | undefined;
   let next = 0;
-  // The first failure stops the other workers taking new chunks; the calls in flight end first.
+  // The first failure stops the other workers taking new calls; the calls in flight end first.
   let failure: { readonly error: unknown } | undefined;
   const worker = async (): Promise<void> => {
     const view = new ScannedEntryView();
     while (failure === undefined && next < calls.length) {
-      const index = next++;
-      const call = calls[index]!;
+      const call = next++;
       try {
-        const answer = await client.scannedCall(endpoint, call, signal, (body) => scanLedgerEntries(body, requested, index));
+        const answer = await client.scannedCall(endpoint, calls[call]!, signal, (body) => scanLedgerEntries(body, requested, call));
         if ("scanned" in answer) {
           const scanned = answer.scanned;
           latestLedger = Math.max(latestLedger ?? 0, scanned.latestLedger);
           for (let entry = 0; entry < scanned.count; entry += 1) {
-            if (scanned.show(entry, view)) entries.set(view.key, keep(view, scanned.latestLedger, view.key));
+            const index = scanned.show(entry, view);
+            if (index >= 0) visit(view, scanned.latestLedger, positions[index]!);
           }
         } else {
           const read = validated(ledgerEntriesSchema, answer.result, "Stellar RPC's getLedgerEntries");
           latestLedger = Math.max(latestLedger ?? 0, read.latestLedger);
           for (const entry of read.entries) {
-            const key = requested.keys[requested.indexOfText(entry.key)];
-            if (key !== undefined) entries.set(key, keep(parsedView(key, entry), read.latestLedger, key));
+            const index = requested.indexOfText(entry.key);
+            if (index >= 0) visit(parsedView(requested.keys[index]!, entry), read.latestLedger, positions[index]!);
           }
         }
       } catch (error) {
@@ -123,7 +146,7 @@ export async function readLedgerEntries<Kept>(
   };
   await Promise.all(Array.from({ length: Math.min(CALLS_IN_FLIGHT, calls.length) }, worker));
   if (failure !== undefined) throw failure.error;
-  return { entries, latestLedger, calls: calls.length };
+  return { latestLedger, calls: calls.length };
 }
 
 /** An entry parsed and validated with zod, as `keep` sees it. */

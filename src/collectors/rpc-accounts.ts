@@ -3,7 +3,7 @@ import { RPC_ACCOUNT_METRICS } from "../catalog/metrics.js";
 import { accountFromEntries, baseReserveFromHeader, baseReserveFromHistoryEntry } from "../client/account-entries.js";
 import { PollError } from "../client/errors.js";
 import { validated } from "../client/http.js";
-import { ledgerEntriesCalls, readLedgerEntries } from "../client/ledger-entries.js";
+import { ledgerEntriesCalls, visitLedgerEntries } from "../client/ledger-entries.js";
 import { accountLedgerKey, trustlineLedgerKey } from "../client/ledger-keys.js";
 import type { RpcClient } from "../client/rpc-client.js";
 import { latestLedgerSchema } from "../client/rpc-schemas.js";
@@ -17,10 +17,13 @@ import type { Collector, PollContext } from "./collector.js";
 const latestWithHeaderSchema = latestLedgerSchema.extend({ headerXdr: z.string().min(1).optional() });
 const ledgersPageSchema = z.object({ ledgers: z.array(z.object({ sequence: z.number().int(), headerXdr: z.string().min(1) })).min(1) });
 
-/** The ledger keys of one watched account: its account entry and a trustline entry per configured asset, in the order of its assets. */
+/**
+ * Where the ledger keys of one watched account stand in a poll's key list (each key's first
+ * place): its account entry and a trustline entry per configured asset, in the order of its assets.
+ */
 interface AccountKeys {
-  readonly account: string;
-  readonly trustlines: readonly string[];
+  readonly account: number;
+  readonly trustlines: readonly number[];
 }
 
 /** Requests one poll of these accounts sends: their entries in calls of 200 keys, and one for the ledger header. */
@@ -44,10 +47,11 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
   /** What the last poll learnt of each account, in the order of the watch list. */
   private observations: AccountObservations | undefined;
   /**
-   * Each entry's xdr as the last poll kept it, by ledger key: an account whose entries are all
-   * the same keeps the last poll's observation, as decoding the XDR is most of a poll's CPU.
+   * Each entry's xdr as the last poll kept it, by its key's place in `allKeys` (undefined: not
+   * found): an account whose entries are all the same keeps the last poll's observation, as
+   * decoding the XDR is most of a poll's CPU.
    */
-  private xdrs: ReadonlyMap<string, string> = new Map();
+  private xdrs: readonly (string | undefined)[] = [];
   private readonly signerChanges = new SignerChanges();
   private readonly accountSamples = new AccountSamples(RPC_ACCOUNT_METRICS);
   /** False once getLatestLedger has shown no header (stellar-rpc before 25): getLedgers gives it then. */
@@ -59,25 +63,32 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
     /** The target's network view, told the base reserve read. */
     private readonly network: NetworkView,
   ) {
-    this.accounts = watched.map((account) => ({
-      watched: account,
-      keys: { account: accountLedgerKey(account.id), trustlines: account.assets.map((asset) => trustlineLedgerKey(account.id, asset)) },
-    }));
-    this.allKeys = this.accounts.flatMap(({ keys }) => [keys.account, ...keys.trustlines]);
+    const keys = watched.map((account) => [accountLedgerKey(account.id), ...account.assets.map((asset) => trustlineLedgerKey(account.id, asset))]);
+    this.allKeys = keys.flat();
+    // An account watched under two names lists its keys twice; a read gives each key at its first place.
+    const firstPlaces = new Map<string, number>();
+    for (const [place, key] of this.allKeys.entries()) if (!firstPlaces.has(key)) firstPlaces.set(key, place);
+    this.accounts = watched.map((account, index) => {
+      const [accountPlace, ...trustlinePlaces] = keys[index]!.map((key) => firstPlaces.get(key)!);
+      return { watched: account, keys: { account: accountPlace!, trustlines: trustlinePlaces } };
+    });
   }
 
   async poll({ signal, invalidRecords }: PollContext): Promise<void> {
     const before = this.xdrs;
+    const xdrs = new Array<string | undefined>(this.allKeys.length).fill(undefined);
     // An entry the same as last poll's is kept as last poll's string: an unchanged entry makes no new one.
-    const read = await readLedgerEntries(this.client, "accounts", this.allKeys, signal, (entry, _latestLedger, key) => entry.xdr(before.get(key)));
+    const read = await visitLedgerEntries(this.client, "accounts", this.allKeys, signal, (entry, _latestLedger, place) => {
+      xdrs[place] = entry.xdr(before[place]);
+    });
     const baseReserve = await this.baseReserve(read.latestLedger, signal);
     const observations: (AccountObservation | undefined)[] = [];
     for (const [index, { watched, keys }] of this.accounts.entries()) {
-      const observation = this.observe(watched, keys, read.entries, before, this.observations?.[index]);
+      const observation = this.observe(watched, keys, xdrs, before, this.observations?.[index]);
       if (observation === undefined) invalidRecords(1);
       observations.push(observation);
     }
-    this.xdrs = read.entries;
+    this.xdrs = xdrs;
     this.signerChanges.note(this.watched, observations);
     this.observations = observations;
     this.network.learn({ baseReserveStroops: baseReserve });
@@ -95,14 +106,14 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
   private observe(
     watched: RpcWatchedAccount,
     keys: AccountKeys,
-    entries: ReadonlyMap<string, string>,
-    before: ReadonlyMap<string, string>,
+    xdrs: readonly (string | undefined)[],
+    before: readonly (string | undefined)[],
     previous: AccountObservation | undefined,
   ): AccountObservation | undefined {
-    const accountXdr = entries.get(keys.account);
+    const accountXdr = xdrs[keys.account];
     if (accountXdr === undefined) return { exists: false };
-    if (before.get(keys.account) === accountXdr && keys.trustlines.every((key) => entries.get(key) === before.get(key))) return previous;
-    return this.decode(watched, accountXdr, keys.trustlines.map((key) => entries.get(key)));
+    if (before[keys.account] === accountXdr && keys.trustlines.every((place) => xdrs[place] === before[place])) return previous;
+    return this.decode(watched, accountXdr, keys.trustlines.map((place) => xdrs[place]));
   }
 
   /** `trustlineXdrs` in the order of the account's assets. */
