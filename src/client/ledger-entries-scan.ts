@@ -37,16 +37,16 @@ const LAST_MODIFIED = Buffer.from("lastModifiedLedgerSeq");
 const LIVE_UNTIL = Buffer.from("liveUntilLedgerSeq");
 
 /** True when bytes[start, end) are the characters of `text` (printable ASCII, as keys and xdr are). */
-export function bytesAre(bytes: Buffer, start: number, end: number, text: string): boolean {
+function bytesAre(bytes: Buffer, start: number, end: number, text: string): boolean {
   if (end - start !== text.length) return false;
   for (let index = 0; index < text.length; index += 1) if (bytes[start + index] !== text.charCodeAt(index)) return false;
   return true;
 }
 
 /**
- * The distinct keys of a read, each found from its bytes in a response: by its place after the
- * last key found (stellar-rpc answers in the order asked), else by a hash of its bytes, and always
- * compared byte for byte before it counts.
+ * The distinct keys of a read, with the calls that ask for them and what the last scan of each
+ * call's response saw. A key in a response is found by its place after the last key found
+ * (stellar-rpc answers in the order asked), compared byte for byte, else by its text.
  */
 export class RequestedKeys {
   /** The keys in the order first asked for, duplicates left out. */
@@ -57,8 +57,6 @@ export class RequestedKeys {
   readonly memos: readonly CallMemo[];
   /** Where each key stands first in the list read. */
   readonly positions: readonly number[];
-  /** Each key's index by the hash of its bytes; undefined when two keys share a hash or a key is not ASCII, and no response is scanned. */
-  private readonly byHash: ReadonlyMap<number, number> | undefined;
   private readonly byText: ReadonlyMap<string, number>;
 
   constructor(keys: readonly string[], keysPerCall: number) {
@@ -78,17 +76,6 @@ export class RequestedKeys {
     }
     this.calls = calls;
     this.memos = calls.map(() => new CallMemo());
-    const byHash = new Map<number, number>();
-    for (const [index, key] of this.keys.entries()) {
-      const bytes = Buffer.from(key, "latin1");
-      if (bytes.toString("latin1") !== key || bytes.some((byte) => byte < SPACE || byte >= 0x7f)) break;
-      byHash.set(hashBytes(new DataView(bytes.buffer, bytes.byteOffset, bytes.length), 0, bytes.length), index);
-    }
-    this.byHash = byHash.size === this.keys.length ? byHash : undefined;
-  }
-
-  get scannable(): boolean {
-    return this.byHash !== undefined;
   }
 
   /** The index of the key whose text is `key`, or -1 when it was not asked for. */
@@ -96,11 +83,13 @@ export class RequestedKeys {
     return this.byText.get(key) ?? -1;
   }
 
-  /** The index of the key written in bytes[start, end), or -1 when it was not asked for; `guess` is tried first. */
-  indexOfBytes(bytes: Buffer, view: DataView, start: number, end: number, guess: number): number {
+  /**
+   * The index of the key written in bytes[start, end) (printable ASCII, as a scan reads a key), or
+   * -1 when it was not asked for; `guess` is tried first, without making a string.
+   */
+  indexOfBytes(bytes: Buffer, start: number, end: number, guess: number): number {
     if (guess < this.keys.length && bytesAre(bytes, start, end, this.keys[guess]!)) return guess;
-    const index = this.byHash?.get(hashBytes(view, start, end));
-    return index !== undefined && bytesAre(bytes, start, end, this.keys[index]!) ? index : -1;
+    return this.indexOfText(bytes.toString("latin1", start, end));
   }
 }
 
@@ -237,7 +226,7 @@ export class ScannedEntryView {
  */
 export function scanLedgerEntries(body: Buffer, keys: RequestedKeys, call: number): ScannedLedgerEntries | undefined {
   const memo = keys.memos[call];
-  if (!keys.scannable || memo === undefined) return undefined;
+  if (memo === undefined) return undefined;
   try {
     return new LedgerEntriesScan(body, keys, memo).response();
   } catch (error) {
@@ -394,7 +383,7 @@ class LedgerEntriesScan {
     }
     // key, xdr and lastModifiedLedgerSeq are required, and the strings are not empty.
     if ((seen & 7) !== 7 || keyEnd === keyStart || xdrEnd === xdrStart) throw DECLINED;
-    const index = this.keys.indexOfBytes(this.bytes, this.view, keyStart, keyEnd, this.guess);
+    const index = this.keys.indexOfBytes(this.bytes, keyStart, keyEnd, this.guess);
     if (index >= 0) this.guess = index + 1;
     const { noted, last } = this;
     const entry = noted.add();
