@@ -177,6 +177,8 @@ describe("the getLedgerEntries scanner", () => {
     ["liveUntilLedgerSeq null", entry(`${plain},"liveUntilLedgerSeq":null`), false],
     ["a repeated xdr (the last wins)", entry(`${plain},"xdr":"AAAABw=="`), false],
     ["a repeated result (the last wins)", `{"jsonrpc":"2.0","id":1,"result":{"entries":[],"latestLedger":1},"result":{"entries":[{${plain}}],"latestLedger":900}}`, false],
+    ["an entry sent more often than keys were asked for (the last wins)", envelope(`{"entries":[${Array.from({ length: KEYS.length + 1 }, () => `{${plain}}`).join(",")}],"latestLedger":900}`), false],
+    ["an entry sent twice, within the keys asked for (the last wins)", envelope(`{"entries":[{${plain}},{${plain.replace("91769", "91770")}}],"latestLedger":900}`), true],
     ["a repeated entries", envelope(`{"entries":[{${plain}}],"latestLedger":900,"entries":[]}`), false],
     ["a unicode escape in a member name", entry(`"\\u006bey":"${ACCOUNT.key}","xdr":"${ACCOUNT.xdr}","lastModifiedLedgerSeq":91769`), false],
     ["an escape in a key", entry(`"key":"${ACCOUNT.key.replace("+", "\\u002b")}","xdr":"${ACCOUNT.xdr}","lastModifiedLedgerSeq":91769`), false],

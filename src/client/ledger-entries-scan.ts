@@ -71,11 +71,14 @@ export class RequestedKeys {
     this.positions = positions;
     this.keys = [...byText.keys()];
     const calls: PreparedCall[] = [];
+    const memos: CallMemo[] = [];
     for (let start = 0; start < this.keys.length; start += keysPerCall) {
-      calls.push(new PreparedCall("getLedgerEntries", { keys: this.keys.slice(start, start + keysPerCall) }));
+      const chunk = this.keys.slice(start, start + keysPerCall);
+      calls.push(new PreparedCall("getLedgerEntries", { keys: chunk }));
+      memos.push(new CallMemo(chunk.length));
     }
     this.calls = calls;
-    this.memos = calls.map(() => new CallMemo());
+    this.memos = memos;
   }
 
   /** The index of the key whose text is `key`, or -1 when it was not asked for. */
@@ -93,7 +96,7 @@ export class RequestedKeys {
   }
 }
 
-/** Per entry in EntryMemo's layout: its length, its key's index (-1: not asked for), and its xdr's start and end, from the entry's start. */
+/** Per entry in EntryMemo's layout: its length, its key's index, and its xdr's start and end, from the entry's start. */
 const LAYOUT = 4;
 
 /** Entries of one response as a scan saw them, in the order sent. */
@@ -139,9 +142,20 @@ class EntryMemo {
  */
 class CallMemo {
   last = new EntryMemo(0);
-  next = new EntryMemo(256);
+  next: EntryMemo;
   /** Complete scans so far: a scan's entries are read before the next scan of the call replaces them. */
   scans = 0;
+
+  constructor(
+    /**
+     * Keys the call asks for: the most entries of asked-for keys a response holds. One with more
+     * (an entry repeated) is not scanned but parsed, so a response cannot grow a memo held
+     * between polls beyond the keys.
+     */
+    readonly keys: number,
+  ) {
+    this.next = new EntryMemo(Math.min(keys, 256));
+  }
 
   commit(): void {
     const { last, next } = this;
@@ -155,9 +169,8 @@ class CallMemo {
 }
 
 /**
- * A scanned response's entries, in the order sent: those under keys asked for are shown to a read's
- * keep; the others were checked as strictly. Read at once: the next scan of the same call
- * replaces them.
+ * A scanned response's entries under keys asked for, in the order sent (the others were checked
+ * as strictly and left out). Read at once: the next scan of the same call replaces them.
  */
 export class ScannedLedgerEntries {
   readonly count: number;
@@ -175,12 +188,11 @@ export class ScannedLedgerEntries {
     this.scan = memo.scans;
   }
 
-  /** The index of entry `entry`'s key (from 0, below `count`), shown by `view`; -1, and not shown, when its key was not asked for. */
+  /** The index of entry `entry`'s key (from 0, below `count`), shown by `view`. */
   show(entry: number, view: ScannedEntryView): number {
     if (this.memo.scans !== this.scan) throw new Error("a scanned response was read after the next scan of the same call");
     const { layout, ledgers, starts } = this.entries;
     const index = layout[entry * LAYOUT + 1]!;
-    if (index < 0) return index;
     const start = starts[entry]!;
     const liveUntil = ledgers[2 * entry + 1]!;
     view.key = this.keys.keys[index]!;
@@ -338,7 +350,7 @@ class LedgerEntriesScan {
     for (let candidate = this.expected; candidate < Math.min(this.expected + 2, last.count); candidate += 1) {
       const end = start + last.layout[candidate * LAYOUT]!;
       if (end > bytes.length || bytes[end - 1] !== CLOSE_BRACE || hashBytes(this.view, start, end) !== last.hashes[candidate]) continue;
-      const { noted } = this;
+      const noted = this.room();
       const entry = noted.add();
       noted.hashes[entry] = last.hashes[candidate]!;
       for (let field = 0; field < LAYOUT; field += 1) noted.layout[entry * LAYOUT + field] = last.layout[candidate * LAYOUT + field]!;
@@ -346,8 +358,7 @@ class LedgerEntriesScan {
       noted.ledgers[2 * entry + 1] = last.ledgers[2 * candidate + 1]!;
       noted.texts[entry] = last.texts[candidate];
       noted.starts[entry] = start;
-      const index = last.layout[candidate * LAYOUT + 1]!;
-      if (index >= 0) this.guess = index + 1;
+      this.guess = last.layout[candidate * LAYOUT + 1]! + 1;
       this.expected = candidate + 1;
       this.position = end;
       return true;
@@ -355,7 +366,7 @@ class LedgerEntriesScan {
     return false;
   }
 
-  /** An entry read in full, and noted. */
+  /** An entry read in full, and noted when its key was asked for (the others are only checked). */
   private entry(): void {
     const start = this.position;
     let seen = 0;
@@ -384,8 +395,10 @@ class LedgerEntriesScan {
     // key, xdr and lastModifiedLedgerSeq are required, and the strings are not empty.
     if ((seen & 7) !== 7 || keyEnd === keyStart || xdrEnd === xdrStart) throw DECLINED;
     const index = this.keys.indexOfBytes(this.bytes, keyStart, keyEnd, this.guess);
-    if (index >= 0) this.guess = index + 1;
-    const { noted, last } = this;
+    if (index < 0) return;
+    this.guess = index + 1;
+    const noted = this.room();
+    const { last } = this;
     const entry = noted.add();
     const end = this.position;
     noted.hashes[entry] = hashBytes(this.view, start, end);
@@ -396,6 +409,12 @@ class LedgerEntriesScan {
     noted.starts[entry] = start;
     // A changed entry: the next is most likely the one after the last scan's entry of the same key.
     if (this.expected < last.count && last.layout[this.expected * LAYOUT + 1] === index) this.expected += 1;
+  }
+
+  /** Where the next entry is noted: declined beyond the call's keys. */
+  private room(): EntryMemo {
+    if (this.noted.count === this.memo.keys) throw DECLINED;
+    return this.noted;
   }
 
   /** The next byte that is not whitespace, without passing it; declined at the end of the body. */

@@ -127,10 +127,7 @@ export async function visitLedgerEntries(
         if ("scanned" in answer) {
           const scanned = answer.scanned;
           latestLedger = Math.max(latestLedger ?? 0, scanned.latestLedger);
-          for (let entry = 0; entry < scanned.count; entry += 1) {
-            const index = scanned.show(entry, view);
-            if (index >= 0) visit(view, scanned.latestLedger, positions[index]!);
-          }
+          for (let entry = 0; entry < scanned.count; entry += 1) visit(view, scanned.latestLedger, positions[scanned.show(entry, view)]!);
         } else {
           const read = validated(ledgerEntriesSchema, answer.result, "Stellar RPC's getLedgerEntries");
           latestLedger = Math.max(latestLedger ?? 0, read.latestLedger);
