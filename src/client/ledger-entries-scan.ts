@@ -9,9 +9,10 @@
  * and integer ledger numbers written as plain digits) and `latestLedger`. Anything else, however
  * slight (an `error`, a repeated field, an escape in a name, a number written `1e3`, invalid JSON),
  * it declines, and the response is parsed and validated with zod as any other: a scan never gives a
- * result, or an error, that JSON.parse and the schemas would not.
+ * result, or an error, that JSON.parse and the schemas would not. Every entry is read: an entry is
+ * never taken for the last poll's by a hash of its bytes, which a changed entry may share.
  */
-import { BACKSLASH, CARRIAGE_RETURN, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, ESCAPABLE, FALSE, hashBytes, HEX_DIGITS, keyIs, LINE_FEED, LOWER_U, NULL, OPEN_BRACE, OPEN_BRACKET, QUOTE, SPACE, TAB, TRUE } from "./json-bytes.js";
+import { BACKSLASH, CARRIAGE_RETURN, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, ESCAPABLE, FALSE, HEX_DIGITS, keyIs, LINE_FEED, LOWER_U, NULL, OPEN_BRACE, OPEN_BRACKET, QUOTE, SPACE, TAB, TRUE } from "./json-bytes.js";
 import { PreparedCall } from "./rpc-client.js";
 
 /** What a scan throws inside itself when it declines a body; caught where the scan starts, never further. */
@@ -96,24 +97,21 @@ export class RequestedKeys {
   }
 }
 
-/** Per entry in EntryMemo's layout: its length, its key's index, and its xdr's start and end, from the entry's start. */
-const LAYOUT = 4;
+/** Per entry in EntryMemo's layout: its key's index, and its xdr's start and end, from the entry's start. */
+const LAYOUT = 3;
 
 /** Entries of one response as a scan saw them, in the order sent. */
 class EntryMemo {
   count = 0;
-  /** Per entry, the hash of its bytes: 53 bits, so doubles. */
-  hashes: Float64Array;
   layout: Int32Array;
   /** Per entry, lastModifiedLedgerSeq and liveUntilLedgerSeq (-1 when absent); beyond 32 bits, so doubles. */
   ledgers: Float64Array;
-  /** Per entry, its xdr as last given to a keep, once asked for: an unchanged entry gives the same string again. */
+  /** Per entry, its xdr once a keep asked for it: a second ask makes no second string. */
   texts: (string | undefined)[] = [];
   /** Per entry, where it starts in the body scanned last. */
   starts: Int32Array;
 
   constructor(capacity: number) {
-    this.hashes = new Float64Array(capacity);
     this.layout = new Int32Array(capacity * LAYOUT);
     this.ledgers = new Float64Array(capacity * 2);
     this.starts = new Int32Array(capacity);
@@ -121,13 +119,12 @@ class EntryMemo {
 
   /** The index of a new entry at the end, the room doubled when full. */
   add(): number {
-    if (this.count === this.hashes.length) {
+    if (this.count === this.starts.length) {
       const larger = new EntryMemo(Math.max(64, 2 * this.count));
-      larger.hashes.set(this.hashes);
       larger.layout.set(this.layout);
       larger.ledgers.set(this.ledgers);
       larger.starts.set(this.starts);
-      ({ hashes: this.hashes, layout: this.layout, ledgers: this.ledgers, starts: this.starts } = larger);
+      ({ layout: this.layout, ledgers: this.ledgers, starts: this.starts } = larger);
     }
     return this.count++;
   }
@@ -135,10 +132,7 @@ class EntryMemo {
 
 /**
  * What the last complete scan of one call's response saw, and room for the next scan's, which
- * replaces it once complete. An entry sent again byte for byte (the hash of its bytes the same) is
- * recognised without being read again, and its xdr, once made, given as the same string: in a
- * steady poll most entries are. Two different spans of the same length share a hash with a chance
- * of about 2^-53 per changed entry, the bet page-scan.ts's memo makes on Horizon's records.
+ * replaces it once complete: the room is made once per call, not per response.
  */
 class CallMemo {
   last = new EntryMemo(0);
@@ -192,15 +186,15 @@ export class ScannedLedgerEntries {
   show(entry: number, view: ScannedEntryView): number {
     if (this.memo.scans !== this.scan) throw new Error("a scanned response was read after the next scan of the same call");
     const { layout, ledgers, starts } = this.entries;
-    const index = layout[entry * LAYOUT + 1]!;
+    const index = layout[entry * LAYOUT]!;
     const start = starts[entry]!;
     const liveUntil = ledgers[2 * entry + 1]!;
     view.key = this.keys.keys[index]!;
     view.lastModifiedLedgerSeq = ledgers[2 * entry]!;
     view.liveUntilLedgerSeq = liveUntil < 0 ? undefined : liveUntil;
     view.bytes = this.bytes;
-    view.start = start + layout[entry * LAYOUT + 2]!;
-    view.end = start + layout[entry * LAYOUT + 3]!;
+    view.start = start + layout[entry * LAYOUT + 1]!;
+    view.end = start + layout[entry * LAYOUT + 2]!;
     view.texts = this.entries.texts;
     view.entry = entry;
     return index;
@@ -250,12 +244,8 @@ export function scanLedgerEntries(body: Buffer, keys: RequestedKeys, call: numbe
 /** One scan of one body: a reader of JSON from bytes, declining at the first thing outside the plain shape. */
 class LedgerEntriesScan {
   private position = 0;
-  private readonly view: DataView;
-  /** What this scan notes, and what the last one did. */
+  /** What this scan notes. */
   private readonly noted: EntryMemo;
-  private readonly last: EntryMemo;
-  /** The last scan's entry that the next entry most likely is: the one after the last recognised or of the same key. */
-  private expected = 0;
   /** The key index after the last key found: the next entry's key, when the RPC answers in the order asked. */
   private guess = 0;
   /** Where the contents of the last plain string read start. */
@@ -270,10 +260,8 @@ class LedgerEntriesScan {
     private readonly keys: RequestedKeys,
     private readonly memo: CallMemo,
   ) {
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
     this.noted = memo.next;
     this.noted.count = 0;
-    this.last = memo.last;
   }
 
   response(): ScannedLedgerEntries {
@@ -332,38 +320,12 @@ class LedgerEntriesScan {
     }
     for (;;) {
       if (this.next() !== OPEN_BRACE) throw DECLINED;
-      if (!this.recall()) this.entry();
+      this.entry();
       const byte = this.next();
       this.position += 1;
       if (byte === CLOSE_BRACKET) return;
       if (byte !== COMMA) throw DECLINED;
     }
-  }
-
-  /**
-   * When the entry from the position on is one of the last scan's, byte for byte: notes it as that
-   * one, without reading it, and passes it.
-   */
-  private recall(): boolean {
-    const { bytes, last } = this;
-    const start = this.position;
-    for (let candidate = this.expected; candidate < Math.min(this.expected + 2, last.count); candidate += 1) {
-      const end = start + last.layout[candidate * LAYOUT]!;
-      if (end > bytes.length || bytes[end - 1] !== CLOSE_BRACE || hashBytes(this.view, start, end) !== last.hashes[candidate]) continue;
-      const noted = this.room();
-      const entry = noted.add();
-      noted.hashes[entry] = last.hashes[candidate]!;
-      for (let field = 0; field < LAYOUT; field += 1) noted.layout[entry * LAYOUT + field] = last.layout[candidate * LAYOUT + field]!;
-      noted.ledgers[2 * entry] = last.ledgers[2 * candidate]!;
-      noted.ledgers[2 * entry + 1] = last.ledgers[2 * candidate + 1]!;
-      noted.texts[entry] = last.texts[candidate];
-      noted.starts[entry] = start;
-      this.guess = last.layout[candidate * LAYOUT + 1]! + 1;
-      this.expected = candidate + 1;
-      this.position = end;
-      return true;
-    }
-    return false;
   }
 
   /** An entry read in full, and noted when its key was asked for (the others are only checked). */
@@ -398,17 +360,12 @@ class LedgerEntriesScan {
     if (index < 0) return;
     this.guess = index + 1;
     const noted = this.room();
-    const { last } = this;
     const entry = noted.add();
-    const end = this.position;
-    noted.hashes[entry] = hashBytes(this.view, start, end);
-    noted.layout.set([end - start, index, xdrStart - start, xdrEnd - start], entry * LAYOUT);
+    noted.layout.set([index, xdrStart - start, xdrEnd - start], entry * LAYOUT);
     noted.ledgers[2 * entry] = lastModified;
     noted.ledgers[2 * entry + 1] = liveUntil;
     noted.texts[entry] = undefined;
     noted.starts[entry] = start;
-    // A changed entry: the next is most likely the one after the last scan's entry of the same key.
-    if (this.expected < last.count && last.layout[this.expected * LAYOUT + 1] === index) this.expected += 1;
   }
 
   /** Where the next entry is noted: declined beyond the call's keys. */
