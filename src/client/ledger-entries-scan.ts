@@ -1,7 +1,7 @@
 /**
  * Reads a getLedgerEntries response straight from its bytes. Parsed, a response of 200 entries is
- * 200 objects and 400 strings, copied again by zod, that are garbage a moment later; a poll of
- * 40 000 keys made a fifth of its CPU that way. Scanned, an entry is a few numbers until what keeps
+ * 200 objects and 400 strings, copied again by zod, that are garbage a moment later, most of a
+ * large watch's poll (docs/performance.md). Scanned, an entry is a few numbers until what keeps
  * it asks for its `xdr`, and an `xdr` the same as the last poll's is compared, not copied.
  *
  * The scanner reads only the plain shape stellar-rpc sends: a JSON-RPC 2.0 response with a

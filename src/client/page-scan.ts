@@ -10,10 +10,8 @@ import { BACKSLASH, CARRIAGE_RETURN, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, E
  * parsed.
  */
 
-
 /** Nesting deeper than this is refused rather than followed (Horizon's records nest a few levels). */
 const MAX_DEPTH = 64;
-
 
 /** Digits, signs, the decimal point and exponent marks. */
 function isNumberByte(byte: number): boolean {
