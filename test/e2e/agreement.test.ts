@@ -146,8 +146,17 @@ describe("targets checked against each other, against a real Prometheus", () => 
     );
     expect(firing.map((alert) => alert.metric.target)).toEqual(["forked"]);
     expect(firing[0]!.metric).toMatchObject({ network: "testnet", kind: "horizon", severity: "critical" });
-    // At no evaluation since the start was the expression true for another target.
-    const everTrue = await running().seriesSince(`increase(stellar_network_ledger_hash_disagreements_total[5m]) > 0`, startedAt, 1);
+    // At no evaluation since the start was the expression true for another target. The range's
+    // steps fall up to a step before the rule's evaluation that fired, so it is read until a step
+    // has seen what the rule saw.
+    const everTrue = await until(
+      () => "a step of the range query seeing a disagreement",
+      async () => {
+        const series = await running().seriesSince(`increase(stellar_network_ledger_hash_disagreements_total[5m]) > 0`, startedAt, 1);
+        return series.length > 0 ? series : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 500 },
+    );
     expect(everTrue.map((labels) => labels.target)).toEqual(["forked"]);
 
     const disagreements = await byTarget("stellar_network_ledger_hash_disagreements_total");
