@@ -97,68 +97,51 @@ export class RequestedKeys {
   }
 }
 
-/** Per entry in EntryMemo's layout: its key's index, and its xdr's start and end, from the entry's start. */
+/** Per entry in a CallMemo's layout: its key's index, and its xdr's start and end in the body. */
 const LAYOUT = 3;
 
-/** Entries of one response as a scan saw them, in the order sent. */
-class EntryMemo {
+/**
+ * The entries of one call's response as its last scan noted them, in the order sent: room made
+ * once per call and used again by each scan, not made per response.
+ */
+class CallMemo {
   count = 0;
   layout: Int32Array;
   /** Per entry, lastModifiedLedgerSeq and liveUntilLedgerSeq (-1 when absent); beyond 32 bits, so doubles. */
   ledgers: Float64Array;
-  /** Per entry, its xdr once a keep asked for it: a second ask makes no second string. */
-  texts: (string | undefined)[] = [];
-  /** Per entry, where it starts in the body scanned last. */
-  starts: Int32Array;
-
-  constructor(capacity: number) {
-    this.layout = new Int32Array(capacity * LAYOUT);
-    this.ledgers = new Float64Array(capacity * 2);
-    this.starts = new Int32Array(capacity);
-  }
-
-  /** The index of a new entry at the end, the room doubled when full. */
-  add(): number {
-    if (this.count === this.starts.length) {
-      const larger = new EntryMemo(Math.max(64, 2 * this.count));
-      larger.layout.set(this.layout);
-      larger.ledgers.set(this.ledgers);
-      larger.starts.set(this.starts);
-      ({ layout: this.layout, ledgers: this.ledgers, starts: this.starts } = larger);
-    }
-    return this.count++;
-  }
-}
-
-/**
- * What the last complete scan of one call's response saw, and room for the next scan's, which
- * replaces it once complete: the room is made once per call, not per response.
- */
-class CallMemo {
-  last = new EntryMemo(0);
-  next: EntryMemo;
-  /** Complete scans so far: a scan's entries are read before the next scan of the call replaces them. */
+  /** Scans begun so far: a scan's entries are read before the next scan of the call overwrites them. */
   scans = 0;
 
   constructor(
     /**
      * Keys the call asks for: the most entries of asked-for keys a response holds. One with more
-     * (an entry repeated) is not scanned but parsed, so a response cannot grow a memo held
+     * (an entry repeated) is not scanned but parsed, so a response cannot grow the room held
      * between polls beyond the keys.
      */
     readonly keys: number,
   ) {
-    this.next = new EntryMemo(Math.min(keys, 256));
+    const capacity = Math.min(keys, 256);
+    this.layout = new Int32Array(capacity * LAYOUT);
+    this.ledgers = new Float64Array(capacity * 2);
   }
 
-  commit(): void {
-    const { last, next } = this;
-    // Strings no entry holds any more are let go.
-    next.texts.length = next.count;
-    this.last = next;
-    this.next = last;
-    this.next.count = 0;
+  /** Empties the room for a new scan. */
+  begin(): void {
+    this.count = 0;
     this.scans += 1;
+  }
+
+  /** The index of a new entry at the end, the room doubled when full. */
+  add(): number {
+    if (this.count * LAYOUT === this.layout.length) {
+      const capacity = Math.max(64, 2 * this.count);
+      const layout = new Int32Array(capacity * LAYOUT);
+      const ledgers = new Float64Array(capacity * 2);
+      layout.set(this.layout);
+      ledgers.set(this.ledgers);
+      [this.layout, this.ledgers] = [layout, ledgers];
+    }
+    return this.count++;
   }
 }
 
@@ -169,7 +152,6 @@ class CallMemo {
 export class ScannedLedgerEntries {
   readonly count: number;
   private readonly scan: number;
-  private readonly entries: EntryMemo;
 
   constructor(
     private readonly bytes: Buffer,
@@ -177,26 +159,22 @@ export class ScannedLedgerEntries {
     private readonly memo: CallMemo,
     readonly latestLedger: number,
   ) {
-    this.entries = memo.last;
-    this.count = this.entries.count;
+    this.count = memo.count;
     this.scan = memo.scans;
   }
 
   /** The index of entry `entry`'s key (from 0, below `count`), shown by `view`. */
   show(entry: number, view: ScannedEntryView): number {
     if (this.memo.scans !== this.scan) throw new Error("a scanned response was read after the next scan of the same call");
-    const { layout, ledgers, starts } = this.entries;
+    const { layout, ledgers } = this.memo;
     const index = layout[entry * LAYOUT]!;
-    const start = starts[entry]!;
     const liveUntil = ledgers[2 * entry + 1]!;
     view.key = this.keys.keys[index]!;
     view.lastModifiedLedgerSeq = ledgers[2 * entry]!;
     view.liveUntilLedgerSeq = liveUntil < 0 ? undefined : liveUntil;
     view.bytes = this.bytes;
-    view.start = start + layout[entry * LAYOUT + 1]!;
-    view.end = start + layout[entry * LAYOUT + 2]!;
-    view.texts = this.entries.texts;
-    view.entry = entry;
+    view.start = layout[entry * LAYOUT + 1]!;
+    view.end = layout[entry * LAYOUT + 2]!;
     return index;
   }
 }
@@ -211,18 +189,12 @@ export class ScannedEntryView {
   bytes: Buffer = EMPTY;
   start = 0;
   end = 0;
-  texts: (string | undefined)[] = [];
-  entry = 0;
 
   /** The entry's base64 XDR: `previous` itself when the entry's is the same text, else the entry's own string. */
   xdr(previous?: string): string {
-    const known = this.texts[this.entry];
-    if (known !== undefined) return previous === known ? previous : known;
-    let text = previous;
+    if (previous !== undefined && bytesAre(this.bytes, this.start, this.end, previous)) return previous;
     // Printable ASCII only (the scan declines anything else), so latin1 reads it as UTF-8 would.
-    if (text === undefined || !bytesAre(this.bytes, this.start, this.end, text)) text = this.bytes.toString("latin1", this.start, this.end);
-    this.texts[this.entry] = text;
-    return text;
+    return this.bytes.toString("latin1", this.start, this.end);
   }
 }
 
@@ -244,8 +216,6 @@ export function scanLedgerEntries(body: Buffer, keys: RequestedKeys, call: numbe
 /** One scan of one body: a reader of JSON from bytes, declining at the first thing outside the plain shape. */
 class LedgerEntriesScan {
   private position = 0;
-  /** What this scan notes. */
-  private readonly noted: EntryMemo;
   /** The key index after the last key found: the next entry's key, when the RPC answers in the order asked. */
   private guess = 0;
   /** Where the contents of the last plain string read start. */
@@ -260,8 +230,7 @@ class LedgerEntriesScan {
     private readonly keys: RequestedKeys,
     private readonly memo: CallMemo,
   ) {
-    this.noted = memo.next;
-    this.noted.count = 0;
+    memo.begin();
   }
 
   response(): ScannedLedgerEntries {
@@ -289,7 +258,6 @@ class LedgerEntriesScan {
     }
     if (seen !== 7) throw DECLINED;
     this.end();
-    this.memo.commit();
     return new ScannedLedgerEntries(this.bytes, this.keys, this.memo, latestLedger);
   }
 
@@ -330,7 +298,6 @@ class LedgerEntriesScan {
 
   /** An entry read in full, and noted when its key was asked for (the others are only checked). */
   private entry(): void {
-    const start = this.position;
     let seen = 0;
     let keyStart = 0, keyEnd = 0, xdrStart = 0, xdrEnd = 0;
     let lastModified = 0, liveUntil = -1;
@@ -359,19 +326,13 @@ class LedgerEntriesScan {
     const index = this.keys.indexOfBytes(this.bytes, keyStart, keyEnd, this.guess);
     if (index < 0) return;
     this.guess = index + 1;
-    const noted = this.room();
-    const entry = noted.add();
-    noted.layout.set([index, xdrStart - start, xdrEnd - start], entry * LAYOUT);
-    noted.ledgers[2 * entry] = lastModified;
-    noted.ledgers[2 * entry + 1] = liveUntil;
-    noted.texts[entry] = undefined;
-    noted.starts[entry] = start;
-  }
-
-  /** Where the next entry is noted: declined beyond the call's keys. */
-  private room(): EntryMemo {
-    if (this.noted.count === this.memo.keys) throw DECLINED;
-    return this.noted;
+    const { memo } = this;
+    // Declined beyond the call's keys.
+    if (memo.count === memo.keys) throw DECLINED;
+    const entry = memo.add();
+    memo.layout.set([index, xdrStart, xdrEnd], entry * LAYOUT);
+    memo.ledgers[2 * entry] = lastModified;
+    memo.ledgers[2 * entry + 1] = liveUntil;
   }
 
   /** The next byte that is not whitespace, without passing it; declined at the end of the body. */
