@@ -75,10 +75,7 @@ export async function startExporter(
   const app = createServerApp({
     version: VERSION,
     web: () => web,
-    renderMetrics: async (coding) => {
-      if (coding === "identity") await store.holdPlain(clock.now());
-      return [...store.render(clock.now(), coding), ...(await metrics.render(coding))];
-    },
+    renderMetrics: async (coding) => [...(await store.scrape(clock.now(), coding)), ...(await metrics.render(coding))],
     status: () =>
       statusReport(
         VERSION,

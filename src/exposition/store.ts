@@ -293,9 +293,18 @@ export class MetricStore {
   }
 
   /**
+   * What a scrape sends: `render`, with a plain one's lines made again off the event loop first
+   * (holdPlain), so a scrape never decompresses on it.
+   */
+  async scrape(nowMs: number, coding: ContentCoding): Promise<Buffer[]> {
+    if (coding === "identity") await this.holdPlain(nowMs);
+    return this.render(nowMs, coding);
+  }
+
+  /**
    * The exposition of every target's series, as buffers to be sent one after the other. A plain
-   * one makes the plain lines no longer held again from their gzip members (see holdPlain), and
-   * has them kept.
+   * one makes the plain lines no longer held again from their gzip members (on the event loop;
+   * `scrape` does that first off it), and has them kept.
    */
   render(nowMs: number, coding: ContentCoding = "identity"): Buffer[] {
     if (coding === "identity") this.plainWantedUntilMs = nowMs + PLAIN_KEPT_MS;
