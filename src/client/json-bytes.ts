@@ -10,14 +10,25 @@ export const SPACE = 0x20, TAB = 0x09, LINE_FEED = 0x0a, CARRIAGE_RETURN = 0x0d;
 export const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c, COLON = 0x3a, LOWER_U = 0x75;
 export const OPEN_BRACE = 0x7b, CLOSE_BRACE = 0x7d, OPEN_BRACKET = 0x5b, CLOSE_BRACKET = 0x5d;
 
-export const HEX_DIGITS = /^[0-9a-fA-F]{4}$/;
 export const TRUE = Buffer.from("true");
 export const FALSE = Buffer.from("false");
 export const NULL = Buffer.from("null");
 
 /** Bytes allowed after a backslash in a string. */
-export const ESCAPABLE = new Uint8Array(256);
+const ESCAPABLE = new Uint8Array(256);
 for (const character of '"\\/bfnrtu') ESCAPABLE[character.charCodeAt(0)] = 1;
+const HEX_DIGITS = /^[0-9a-fA-F]{4}$/;
+
+/** Nesting deeper than this in what a scanner skips is not followed (Horizon's records and RPC's responses nest a few levels). */
+export const MAX_DEPTH = 64;
+
+/** The length of the escape whose backslash is at `at` (2, or 6 for `\uXXXX`), or 0 when it is not a valid one. */
+export function escapeLength(bytes: Buffer, at: number): number {
+  const escaped = at + 1 < bytes.length ? bytes[at + 1]! : 0;
+  if (ESCAPABLE[escaped] !== 1) return 0;
+  if (escaped !== LOWER_U) return 2;
+  return at + 6 <= bytes.length && HEX_DIGITS.test(bytes.toString("latin1", at + 2, at + 6)) ? 6 : 0;
+}
 
 /**
  * cyrb53 (bryc, public domain), fed four bytes a step: two 32-bit multiply-xor lanes, each taking

@@ -12,14 +12,12 @@
  * result, or an error, that JSON.parse and the schemas would not. Every entry is read: an entry is
  * never taken for the last poll's by a hash of its bytes, which a changed entry may share.
  */
-import { BACKSLASH, CARRIAGE_RETURN, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, ESCAPABLE, FALSE, HEX_DIGITS, keyIs, LINE_FEED, LOWER_U, NULL, OPEN_BRACE, OPEN_BRACKET, QUOTE, SPACE, TAB, TRUE } from "./json-bytes.js";
+import { BACKSLASH, CARRIAGE_RETURN, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, escapeLength, FALSE, keyIs, LINE_FEED, MAX_DEPTH, NULL, OPEN_BRACE, OPEN_BRACKET, QUOTE, SPACE, TAB, TRUE } from "./json-bytes.js";
 import { PreparedCall } from "./rpc-client.js";
 
 /** What a scan throws inside itself when it declines a body; caught where the scan starts, never further. */
 const DECLINED = new Error("not the plain getLedgerEntries shape");
 
-/** Nesting deeper than this in a field the scan skips is declined (JSON.parse then decides). */
-const MAX_DEPTH = 64;
 /** Integers of up to 15 digits are exact in a double and within zod's safe-integer check; longer ones are declined. */
 const MAX_DIGITS = 15;
 /** The bytes of JSON's numbers. */
@@ -403,10 +401,9 @@ class LedgerEntriesScan {
       }
       if (plain || byte < SPACE) throw DECLINED;
       if (byte === BACKSLASH) {
-        const escaped = position + 1 < length ? bytes[position + 1]! : 0;
-        if (ESCAPABLE[escaped] !== 1) throw DECLINED;
-        if (escaped === LOWER_U && !(position + 6 <= length && HEX_DIGITS.test(bytes.toString("latin1", position + 2, position + 6)))) throw DECLINED;
-        position += escaped === LOWER_U ? 6 : 2;
+        const step = escapeLength(bytes, position);
+        if (step === 0) throw DECLINED;
+        position += step;
       } else {
         // UTF-8 beyond ASCII: JSON.parse reads the body decoded, and no such byte ends a string.
         position += 1;

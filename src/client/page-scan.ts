@@ -1,5 +1,5 @@
 import { excerpt, PollError } from "./errors.js";
-import { BACKSLASH, CARRIAGE_RETURN, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, ESCAPABLE, FALSE, hashBytes, HEX_DIGITS, keyIs, LINE_FEED, LOWER_U, NULL, OPEN_BRACE, OPEN_BRACKET, QUOTE, SPACE, TAB, TRUE } from "./json-bytes.js";
+import { BACKSLASH, CARRIAGE_RETURN, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, escapeLength, FALSE, hashBytes, keyIs, LINE_FEED, MAX_DEPTH, NULL, OPEN_BRACE, OPEN_BRACKET, QUOTE, SPACE, TAB, TRUE } from "./json-bytes.js";
 
 /**
  * Reads a HAL page's records without parsing them: a single pass over the bytes checks the JSON
@@ -9,9 +9,6 @@ import { BACKSLASH, CARRIAGE_RETURN, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, E
  * poll costs a hash of its used fields' bytes, and only the used fields of a changed one are ever
  * parsed.
  */
-
-/** Nesting deeper than this is refused rather than followed (Horizon's records nest a few levels). */
-const MAX_DEPTH = 64;
 
 /** Digits, signs, the decimal point and exponent marks. */
 function isNumberByte(byte: number): boolean {
@@ -234,12 +231,9 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
         if (end >= length) throw invalid("unterminated string", start);
         if (inner === QUOTE) break;
         if (inner === BACKSLASH) {
-          const escaped = end + 1 < length ? bytes[end + 1]! : 0;
-          if (ESCAPABLE[escaped] !== 1) throw invalid("invalid escape", end);
-          if (escaped === LOWER_U && !(end + 6 <= length && HEX_DIGITS.test(bytes.toString("latin1", end + 2, end + 6)))) {
-            throw invalid("invalid escape", end);
-          }
-          end += escaped === LOWER_U ? 6 : 2;
+          const step = escapeLength(bytes, end);
+          if (step === 0) throw invalid("invalid escape", end);
+          end += step;
           escapes = true;
         } else {
           throw invalid("control character in a string", end);
