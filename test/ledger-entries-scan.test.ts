@@ -59,9 +59,8 @@ type Served = { result: { entries: { key: string }[] } };
 const KEYS = [...new Set(CAPTURES.flatMap((name) => (JSON.parse(captureText(name)) as Served).result.entries.map(({ key }) => key))), "AAAABgAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"];
 
 /** Keeps each entry whole, its xdr made anew, with the response's latestLedger. */
-const whole: KeepEntry<object> = (entry, latestLedger, key) => ({
-  key,
-  viewKey: entry.key,
+const whole: KeepEntry<object> = (entry, latestLedger) => ({
+  key: entry.key,
   xdr: entry.xdr(),
   lastModifiedLedgerSeq: entry.lastModifiedLedgerSeq,
   liveUntilLedgerSeq: entry.liveUntilLedgerSeq,
@@ -114,7 +113,7 @@ describe("the getLedgerEntries scanner", () => {
   it("gives a kept xdr back as the same string when the entry's is equal, and a new one when not", async () => {
     rpc.fault = { status: 200, body: COMPACT, headers: { "content-type": "application/json" } };
     const first = await readLedgerEntries(client, "status", KEYS, undefined, (entry) => entry.xdr());
-    const second = await readLedgerEntries(client, "status", KEYS, undefined, (entry, _latestLedger, key) => entry.xdr(first.entries.get(key)));
+    const second = await readLedgerEntries(client, "status", KEYS, undefined, (entry) => entry.xdr(first.entries.get(entry.key)));
     for (const [key, xdr] of second.entries) expect(Object.is(xdr, first.entries.get(key))).toBe(true);
     const other = await readLedgerEntries(client, "status", KEYS, undefined, (entry) => entry.xdr("AAAA"));
     expect([...other.entries.values()]).toEqual([...first.entries.values()]);
@@ -164,7 +163,7 @@ describe("the getLedgerEntries scanner", () => {
     const first = await readLedgerEntries(client, "status", keys, undefined, (entry) => entry.xdr());
     expect(first.entries.size).toBeGreaterThan(0);
     rpc.fault = { status: 200, body: JSON.stringify({ jsonrpc: "2.0", id: 1, result: { entries: swapped, latestLedger: 2000 } }), headers: { "content-type": "application/json" } };
-    const second = await readLedgerEntries(client, "status", keys, undefined, (entry, _latestLedger, key) => entry.xdr(first.entries.get(key)));
+    const second = await readLedgerEntries(client, "status", keys, undefined, (entry) => entry.xdr(first.entries.get(entry.key)));
     expect(second.entries.get(swapped[target]!.key)).toBe(swapped[target]!.xdr);
     expect(second.entries.get(swapped[target]!.key)).not.toBe(entries[target]!.xdr);
   });

@@ -106,8 +106,8 @@ describe("readLedgerEntries", () => {
     const entries = [...keys, codeKey(9)].map((key, index) => ({ key, xdr: `AAAAB${index}==`, lastModifiedLedgerSeq: 10 + index }));
     rpc.answers.set("getLedgerEntries", { result: { entries, latestLedger: 77 } });
     const seen: [string, number, string][] = [];
-    const read = await readLedgerEntries(client, "status", keys, undefined, (entry, latestLedger, key) => {
-      seen.push([entry.xdr(), latestLedger, key]);
+    const read = await readLedgerEntries(client, "status", keys, undefined, (entry, latestLedger) => {
+      seen.push([entry.xdr(), latestLedger, entry.key]);
       return `${entry.lastModifiedLedgerSeq}@${latestLedger}`;
     });
     expect([...read.entries]).toEqual([

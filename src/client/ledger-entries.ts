@@ -55,11 +55,11 @@ export interface LedgerEntryView {
 
 /**
  * What a read keeps of one entry, called as its response arrives with the response's latestLedger
- * (a TTL is `liveUntilLedgerSeq − latestLedger` of the same response) and the key as requested. A
+ * (a TTL is `liveUntilLedgerSeq − latestLedger` of the same response). A
  * read of tens of thousands of entries that keeps only what it needs (or the previous poll's
  * equal value) lets the rest of each response go at once.
  */
-export type KeepEntry<Kept> = (entry: LedgerEntryView, latestLedger: number, key: string) => Kept;
+export type KeepEntry<Kept> = (entry: LedgerEntryView, latestLedger: number) => Kept;
 
 /** Requests a read of this many keys sends, for the request plan. */
 export function ledgerEntriesCalls(keyCount: number): number {
@@ -90,7 +90,7 @@ export async function readLedgerEntries<Kept>(
 ): Promise<LedgerEntriesRead<Kept>> {
   const entries = new Map<string, Kept>();
   const { latestLedger, calls } = await visitLedgerEntries(client, endpoint, keys, signal, (entry, latestLedger) => {
-    entries.set(entry.key, keep(entry, latestLedger, entry.key));
+    entries.set(entry.key, keep(entry, latestLedger));
   });
   return { entries, latestLedger, calls };
 }

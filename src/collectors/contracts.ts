@@ -132,8 +132,8 @@ export class ContractsCollector implements Collector<"contracts"> {
   /** The keys whose XDR a poll decodes: every instance, and the state-archival setting. */
   private readonly decodedKeys: ReadonlySet<string>;
   /** A storage or code entry's XDR is dropped as its response arrives: only its TTL is read. */
-  private readonly keep: KeepEntry<ReadEntry> = (entry, latestLedger, key) =>
-    this.decodedKeys.has(key)
+  private readonly keep: KeepEntry<ReadEntry> = (entry, latestLedger) =>
+    this.decodedKeys.has(entry.key)
       ? { xdr: entry.xdr(), liveUntilLedgerSeq: entry.liveUntilLedgerSeq, latestLedger }
       : { liveUntilLedgerSeq: entry.liveUntilLedgerSeq, latestLedger };
 
