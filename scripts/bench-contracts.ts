@@ -45,7 +45,14 @@ async function serve(): Promise<void> {
   const contracts: DemoContract[] = [];
   for (let index = 0; index < CONTRACTS; index += 1) {
     const count = Math.floor(STORAGE_KEYS / CONTRACTS) + (index < STORAGE_KEYS % CONTRACTS ? 1 : 0);
-    contracts.push(simulator.contracts.addWasmContract(`bench${index}`, Array.from({ length: count }, (_, key) => `K${key}`), at, TTLS));
+    contracts.push(
+      simulator.contracts.addWasmContract(
+        `bench${index}`,
+        Array.from({ length: count }, (_, key) => `K${key}`),
+        at,
+        TTLS,
+      ),
+    );
   }
   /** getLedgerEntries calls per poll: a poll's calls follow each other closely, and polls start POLL_SECONDS apart. */
   const polls: number[] = [];
@@ -77,7 +84,8 @@ async function pollStarts(url: string, poll: number): Promise<void> {
   for (;;) {
     const seen = (await pollsSeen(url)).length;
     if (seen > poll) return;
-    if (Date.now() > deadline) throw new Error(`contracts poll ${poll} did not start within 2 minutes (${seen} polls seen)`);
+    if (Date.now() > deadline)
+      throw new Error(`contracts poll ${poll} did not start within 2 minutes (${seen} polls seen)`);
     await new Promise((done) => setTimeout(done, 2));
   }
 }
@@ -90,8 +98,17 @@ export async function contractsPollCost(tools: BenchTools) {
   process.stdout.write(`bench: contracts poll cost, ${KEYS} keys, ${MEASURED_POLLS} polls of the exporter's\n`);
   const source = await tools.startChild(["--import", tools.tsx, "scripts/bench-contracts.ts", "serve"]);
   const contracts = (await (await fetch(`${source.url}/_bench/contracts`)).json()) as DemoContract[];
-  const target = { name: "big", url: `${source.url}${RPC_PATH}`, timeout: "60s", contracts: contracts.map(({ name, id, keys }) => ({ name, id, keys })) };
-  const exporter = await tools.startExporter({ rpc_targets: [target], poll_interval: "1h", schedules: { contracts: `${POLL_SECONDS}s` } });
+  const target = {
+    name: "big",
+    url: `${source.url}${RPC_PATH}`,
+    timeout: "60s",
+    contracts: contracts.map(({ name, id, keys }) => ({ name, id, keys })),
+  };
+  const exporter = await tools.startExporter({
+    rpc_targets: [target],
+    poll_interval: "1h",
+    schedules: { contracts: `${POLL_SECONDS}s` },
+  });
   await pollStarts(source.url, WARM_UP_POLLS);
   const cpuBefore = tools.cpuMsOf(exporter.child);
   await pollStarts(source.url, WARM_UP_POLLS + MEASURED_POLLS);
@@ -102,8 +119,12 @@ export async function contractsPollCost(tools: BenchTools) {
   const polls = await pollsSeen(source.url);
   tools.stop(source.child);
   const measured = polls.slice(WARM_UP_POLLS, WARM_UP_POLLS + MEASURED_POLLS);
-  if (measured.some((count) => count !== CALLS_PER_POLL)) throw new Error(`contracts polls sent ${measured.join(", ")} getLedgerEntries calls, not ${CALLS_PER_POLL}`);
-  const failed = /^stellar_horizon_exporter_rpc_poll_errors_total\{rpc="big",endpoint="contracts",reason="[^"]+"\} ([1-9]\d*)$/m.exec(metrics);
+  if (measured.some((count) => count !== CALLS_PER_POLL))
+    throw new Error(`contracts polls sent ${measured.join(", ")} getLedgerEntries calls, not ${CALLS_PER_POLL}`);
+  const failed =
+    /^stellar_horizon_exporter_rpc_poll_errors_total\{rpc="big",endpoint="contracts",reason="[^"]+"\} ([1-9]\d*)$/m.exec(
+      metrics,
+    );
   if (failed) throw new Error(`contracts polls failed while measured: ${failed[0]}`);
   return {
     keys: KEYS,

@@ -52,7 +52,14 @@ async function serve(): Promise<void> {
   for (let index = 0; index < ACCOUNTS; index += 1) {
     const id = deterministicAccountId(`bench account ${index}`);
     const stroops = BigInt(1000 + index) * STROOPS;
-    simulator.accounts.add({ id, balance: stroops, trustlines: ASSETS.map((asset, line) => ({ asset, balance: stroops * BigInt(line + 1) })) }, at);
+    simulator.accounts.add(
+      {
+        id,
+        balance: stroops,
+        trustlines: ASSETS.map((asset, line) => ({ asset, balance: stroops * BigInt(line + 1) })),
+      },
+      at,
+    );
     ids.push(id);
   }
   const polls: PollSeen[] = [];
@@ -94,10 +101,24 @@ async function pollStarts(url: string, poll: number): Promise<void> {
 
 /** An exporter watching every account of the upstream on one RPC target, its jobs on `schedule`. */
 async function startExporter(tools: BenchTools, upstreamUrl: string, schedule: string) {
-  const { ids, assets } = (await (await fetch(`${upstreamUrl}/_bench/accounts`)).json()) as { ids: string[]; assets: string[] };
-  const target = { name: "big", url: `${upstreamUrl}${RPC_PATH}`, timeout: "60s", account_assets: assets, accounts: ids.map((id, index) => ({ name: `a${index}`, id })) };
+  const { ids, assets } = (await (await fetch(`${upstreamUrl}/_bench/accounts`)).json()) as {
+    ids: string[];
+    assets: string[];
+  };
+  const target = {
+    name: "big",
+    url: `${upstreamUrl}${RPC_PATH}`,
+    timeout: "60s",
+    account_assets: assets,
+    accounts: ids.map((id, index) => ({ name: `a${index}`, id })),
+  };
   // Staleness far off: the bench measures cost, and a slow poll on a loaded machine must not drop series.
-  return tools.startExporter({ rpc_targets: [target], poll_interval: schedule, schedules: { accounts: schedule }, freshness: { stale_after_intervals: 60 } });
+  return tools.startExporter({
+    rpc_targets: [target],
+    poll_interval: schedule,
+    schedules: { accounts: schedule },
+    freshness: { stale_after_intervals: 60 },
+  });
 }
 
 /**
@@ -127,7 +148,9 @@ function accountsPollErrors(text: string): number {
  * Prometheus does from the end of the measured polls on.
  */
 async function pollCostAndRss(tools: BenchTools, upstreamUrl: string) {
-  process.stdout.write(`bench: RPC accounts, ${ACCOUNTS} accounts x ${ASSETS.length} assets, ${POLL_SECONDS} s polls, CPU of ${MEASURED_POLLS} polls, RSS after ${tools.steadyMs / 1000} s\n`);
+  process.stdout.write(
+    `bench: RPC accounts, ${ACCOUNTS} accounts x ${ASSETS.length} assets, ${POLL_SECONDS} s polls, CPU of ${MEASURED_POLLS} polls, RSS after ${tools.steadyMs / 1000} s\n`,
+  );
   const exporter = await startExporter(tools, upstreamUrl, `${POLL_SECONDS}s`);
   const startedMs = Date.now();
   await pollStarts(upstreamUrl, WARM_UP_POLLS);
@@ -136,10 +159,18 @@ async function pollCostAndRss(tools: BenchTools, upstreamUrl: string) {
   const cpuMs = tools.cpuMsOf(exporter.child) - cpuBefore;
   const measured = (await pollsSeen(upstreamUrl)).slice(WARM_UP_POLLS, WARM_UP_POLLS + MEASURED_POLLS);
   const wrong = measured.filter((poll) => poll.entriesCalls !== CALLS_PER_POLL);
-  if (wrong.length > 0) throw new Error(`accounts polls sent ${wrong.map((poll) => poll.entriesCalls).join(", ")} getLedgerEntries calls, not ${CALLS_PER_POLL}`);
+  if (wrong.length > 0)
+    throw new Error(
+      `accounts polls sent ${wrong.map((poll) => poll.entriesCalls).join(", ")} getLedgerEntries calls, not ${CALLS_PER_POLL}`,
+    );
   while (Date.now() - startedMs < tools.steadyMs) {
-    await fetch(`${exporter.url}/metrics`, { headers: { "Accept-Encoding": "gzip" } }).then((response) => response.arrayBuffer(), () => undefined);
-    await new Promise((done) => setTimeout(done, Math.min(15_000, Math.max(0, tools.steadyMs - (Date.now() - startedMs)))));
+    await fetch(`${exporter.url}/metrics`, { headers: { "Accept-Encoding": "gzip" } }).then(
+      (response) => response.arrayBuffer(),
+      () => undefined,
+    );
+    await new Promise((done) =>
+      setTimeout(done, Math.min(15_000, Math.max(0, tools.steadyMs - (Date.now() - startedMs)))),
+    );
   }
   const text = await metricsText(exporter.url);
   tools.stop(exporter.child);
@@ -153,12 +184,22 @@ async function pollCostAndRss(tools: BenchTools, upstreamUrl: string) {
       keys: KEYS,
       ledgerEntriesCallsPerPoll: CALLS_PER_POLL,
       /** Header reads of the first poll, then of each measured one. */
-      headerReads: { firstPoll: polls[0]!.headerReads, measuredPolls: [...new Set(measured.map((poll) => poll.headerReads))] },
+      headerReads: {
+        firstPoll: polls[0]!.headerReads,
+        measuredPolls: [...new Set(measured.map((poll) => poll.headerReads))],
+      },
       cpuMsPerPoll: cpuMs / MEASURED_POLLS,
       cpuMsPer1000Keys: cpuMs / MEASURED_POLLS / (KEYS / 1000),
-      wallMsPerPoll: (1000 * valueOf(text, 'stellar_horizon_exporter_rpc_poll_duration_seconds_sum{rpc="big",endpoint="accounts"}')) / valueOf(text, 'stellar_horizon_exporter_rpc_poll_duration_seconds_count{rpc="big",endpoint="accounts"}'),
+      wallMsPerPoll:
+        (1000 *
+          valueOf(text, 'stellar_horizon_exporter_rpc_poll_duration_seconds_sum{rpc="big",endpoint="accounts"}')) /
+        valueOf(text, 'stellar_horizon_exporter_rpc_poll_duration_seconds_count{rpc="big",endpoint="accounts"}'),
     },
-    rss: { afterMiB: valueOf(text, "process_resident_memory_bytes") / 2 ** 20, steadySeconds: tools.steadyMs / 1000, polls: polls.length },
+    rss: {
+      afterMiB: valueOf(text, "process_resident_memory_bytes") / 2 ** 20,
+      steadySeconds: tools.steadyMs / 1000,
+      polls: polls.length,
+    },
   };
 }
 

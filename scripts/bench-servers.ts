@@ -28,7 +28,11 @@ const { positionals, values } = parseArgs({
 });
 
 async function upstream(): Promise<string> {
-  const simulator = createSimulator({ pools: Number(values.pools), ledgerIntervalMs: Number(values["ledger-interval"]), seed: 42 });
+  const simulator = createSimulator({
+    pools: Number(values.pools),
+    ledgerIntervalMs: Number(values["ledger-interval"]),
+    seed: 42,
+  });
   const requests: Record<string, number> = {};
   const bytes: Record<string, number> = {};
   const poolPageStartsMs: number[] = [];

@@ -35,7 +35,12 @@ export interface RpcAccountsResults {
     readonly wallMsPerPoll: number;
   };
   readonly rss: { readonly afterMiB: number; readonly steadySeconds: number; readonly polls: number };
-  readonly scrapes: { readonly series: number; readonly plainBytes: number; readonly plain: ScrapeComparison; readonly gzip: ScrapeComparison };
+  readonly scrapes: {
+    readonly series: number;
+    readonly plainBytes: number;
+    readonly plain: ScrapeComparison;
+    readonly gzip: ScrapeComparison;
+  };
 }
 
 export interface BenchResults {
@@ -57,9 +62,20 @@ export interface BenchResults {
     readonly plain: ScrapeComparison;
     readonly gzip: ScrapeComparison;
   };
-  readonly poll: { readonly pools: number; readonly cpuMsPer1000Pools: number; readonly wallMsPer1000Pools: number; readonly requestsPerPoll: number; readonly minimumRequests: number };
+  readonly poll: {
+    readonly pools: number;
+    readonly cpuMsPer1000Pools: number;
+    readonly wallMsPer1000Pools: number;
+    readonly requestsPerPoll: number;
+    readonly minimumRequests: number;
+  };
   /** A contracts poll of 10 000 keys (absent from runs before issue 33). */
-  readonly contracts?: { readonly keys: number; readonly callsPerPoll: number; readonly cpuMsPerPoll: number; readonly cpuMsPer1000Keys: number };
+  readonly contracts?: {
+    readonly keys: number;
+    readonly callsPerPoll: number;
+    readonly cpuMsPerPoll: number;
+    readonly cpuMsPer1000Keys: number;
+  };
   readonly rss: { readonly afterMiB: number; readonly steadySeconds: number };
   /** 10 000 accounts watched over Stellar RPC (absent from runs before issue 34's bench). */
   readonly rpcAccounts?: RpcAccountsResults;
@@ -86,7 +102,9 @@ export function renderTable(results: BenchResults): string {
   const bytesShare = scrapes.gzipBytes / scrapes.plainBytes;
   return [
     `${conditions.pools} pools (${scrapes.series} series, ${mib(scrapes.plainBytes)} of text), ${machine.cpus} cores (${machine.cpuModel}), Node ${machine.node}` +
-      (machine.loadAverage ? `, load average ${f(machine.loadAverage.start)} at the start and ${f(machine.loadAverage.end)} at the end` : "") +
+      (machine.loadAverage
+        ? `, load average ${f(machine.loadAverage.start)} at the start and ${f(machine.loadAverage.end)} at the end`
+        : "") +
       `; scrape medians over ${conditions.scrapeRounds} alternating requests.`,
     "",
     "| Figure | Measured | Goal | |",
@@ -110,7 +128,8 @@ export function renderTable(results: BenchResults): string {
 /** The rows of 10 000 accounts watched over Stellar RPC (issue 34). */
 function rpcAccountsRows({ poll, rss, scrapes }: RpcAccountsResults): string[] {
   const watch = `${poll.accounts} accounts × ${poll.assets} assets over Stellar RPC`;
-  const ratio = (comparison: ScrapeComparison) => `${f(comparison.ratio, 2)} (${f(comparison.exporterMedianMs)} ms vs ${f(comparison.ceilingMedianMs)} ms)`;
+  const ratio = (comparison: ScrapeComparison) =>
+    `${f(comparison.ratio, 2)} (${f(comparison.exporterMedianMs)} ms vs ${f(comparison.ceilingMedianMs)} ms)`;
   return [
     `| getLedgerEntries calls a poll, ${watch} | ${poll.ledgerEntriesCallsPerPoll} (${poll.keys} keys; header reads a poll: ${poll.headerReads.measuredPolls.join(", ")}, the first poll ${poll.headerReads.firstPoll}) | ${Math.ceil(poll.keys / 200)} | ${verdict(poll.ledgerEntriesCallsPerPoll === Math.ceil(poll.keys / 200))} |`,
     `| Poll CPU per 1 000 ledger keys, ${watch} | ${f(poll.cpuMsPer1000Keys, 2)} ms (${f(poll.cpuMsPerPoll)} ms a poll, wall ${f(poll.wallMsPerPoll)} ms) | ≤ 20 ms | ${verdict(poll.cpuMsPer1000Keys <= 20)} |`,

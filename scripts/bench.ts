@@ -44,7 +44,10 @@ const scrapeRounds = Number(flags.scrapes);
 const children: ChildProcess[] = [];
 
 /** Starts a child that prints a JSON line (or a pino line) holding its URL. */
-function startChild(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ url: string; child: ChildProcess }> {
+function startChild(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "inherit"] });
   children.push(child);
   return new Promise((done, fail) => {
@@ -66,7 +69,16 @@ function stop(child: ChildProcess): void {
 /** The simulated network closes a ledger this often; each close changes about 6% of the pools. */
 const LEDGER_INTERVAL_MS = 1000;
 const upstream = (count: number) =>
-  startChild(["--import", TSX, "scripts/bench-servers.ts", "upstream", "--pools", String(count), "--ledger-interval", String(LEDGER_INTERVAL_MS)]);
+  startChild([
+    "--import",
+    TSX,
+    "scripts/bench-servers.ts",
+    "upstream",
+    "--pools",
+    String(count),
+    "--ledger-interval",
+    String(LEDGER_INTERVAL_MS),
+  ]);
 
 /**
  * An exporter reading `config` as its config file, started with the V8 flags and environment
@@ -75,11 +87,24 @@ const upstream = (count: number) =>
 function startConfiguredExporter(config: Record<string, unknown>): Promise<{ url: string; child: ChildProcess }> {
   const path = join(mkdtempSync(join(tmpdir(), "she-bench-")), "config.yml");
   writeFileSync(path, stringify(config));
-  return startChild([...NODE_FLAGS, "dist/cli/main.js", `--config.file=${path}`, "--web.listen-address=127.0.0.1:0", "--log.level=info"], withNodeEnvironment(process.env));
+  return startChild(
+    [
+      ...NODE_FLAGS,
+      "dist/cli/main.js",
+      `--config.file=${path}`,
+      "--web.listen-address=127.0.0.1:0",
+      "--log.level=info",
+    ],
+    withNodeEnvironment(process.env),
+  );
 }
 
 /** An exporter polling the upstream's pools on `poolsSchedule`, its other endpoints on `schedule`. */
-function startExporter(upstreamUrl: string, schedule: string, poolsSchedule = schedule): Promise<{ url: string; child: ChildProcess }> {
+function startExporter(
+  upstreamUrl: string,
+  schedule: string,
+  poolsSchedule = schedule,
+): Promise<{ url: string; child: ChildProcess }> {
   // Staleness far off: on a loaded machine a page can take longer than three poll periods, and a
   // poll failed for that would back off and stall the measurement (the bench measures cost, not freshness).
   return startConfiguredExporter({
@@ -126,7 +151,10 @@ const bodyOf = async (url: string, acceptEncoding?: string) => (await scrape(url
 async function waitForSeries(url: string, minimum: number): Promise<string> {
   const deadline = Date.now() + 300_000;
   for (;;) {
-    const text = await bodyOf(url).then((body) => body.toString(), () => "");
+    const text = await bodyOf(url).then(
+      (body) => body.toString(),
+      () => "",
+    );
     if (seriesIn(text) >= minimum) return text;
     if (Date.now() > deadline) throw new Error(`only ${seriesIn(text)} series after 5 minutes`);
     await new Promise((done) => setTimeout(done, 500));
@@ -159,7 +187,13 @@ async function compareScrapes(exporterUrl: string, ceilingUrl: string, acceptEnc
   }
   const exporterMedianMs = quantile(exporterMs, 0.5);
   const ceilingMedianMs = quantile(ceilingMs, 0.5);
-  return { exporterMedianMs, ceilingMedianMs, ratio: exporterMedianMs / ceilingMedianMs, bytes, encoding: encoding ?? "identity" };
+  return {
+    exporterMedianMs,
+    ceilingMedianMs,
+    ratio: exporterMedianMs / ceilingMedianMs,
+    bytes,
+    encoding: encoding ?? "identity",
+  };
 }
 
 /** The exporter's plain and gzip scrape medians against a static server answering `plainBody`. */
@@ -168,7 +202,16 @@ async function againstCeiling(exporterUrl: string, plainBody: Buffer) {
   writeFileSync(join(directory, "plain"), plainBody);
   // A static server's best: the whole body compressed once, at zlib's default level.
   writeFileSync(join(directory, "gzip"), gzipSync(plainBody));
-  const ceiling = await startChild(["--import", TSX, "scripts/bench-servers.ts", "ceiling", "--plain", join(directory, "plain"), "--gzip", join(directory, "gzip")]);
+  const ceiling = await startChild([
+    "--import",
+    TSX,
+    "scripts/bench-servers.ts",
+    "ceiling",
+    "--plain",
+    join(directory, "plain"),
+    "--gzip",
+    join(directory, "gzip"),
+  ]);
   const plain = await compareScrapes(exporterUrl, ceiling.url);
   // Prometheus' own header.
   const gzip = await compareScrapes(exporterUrl, ceiling.url, "gzip");
@@ -185,9 +228,13 @@ async function scrapeFigures() {
   if (gzipResponse.encoding !== "gzip") throw new Error(`asked for gzip, got ${gzipResponse.encoding ?? "identity"}`);
   const plainBody = await bodyOf(exporter.url);
   const horizonLines = (text: string) =>
-    text.split("\n").filter((line) => line.startsWith("stellar_horizon_") && !line.startsWith("stellar_horizon_exporter_"));
+    text
+      .split("\n")
+      .filter((line) => line.startsWith("stellar_horizon_") && !line.startsWith("stellar_horizon_exporter_"));
   // Two scrapes of unchanged data: only the exporter's own process metrics may differ.
-  const gzipDecodesToPlain = horizonLines(gunzipSync(gzipResponse.body!).toString()).join("\n") === horizonLines(plainBody.toString()).join("\n");
+  const gzipDecodesToPlain =
+    horizonLines(gunzipSync(gzipResponse.body!).toString()).join("\n") ===
+    horizonLines(plainBody.toString()).join("\n");
   const { plain, gzip } = await againstCeiling(exporter.url, plainBody);
   for (const child of [exporter.child, source.child]) stop(child);
   return {
@@ -213,7 +260,9 @@ const MEASURED_POLLS = 20;
  * or, for more pools than 10 000, far enough apart that its pages stay at half the simulated
  * Horizon's quota. In whole seconds, as the exporter's schedules are.
  */
-const POLL_SPACING_SECONDS = Math.ceil(Math.max(LEDGER_INTERVAL_MS, (2 * Math.ceil(pools / PAGE_LIMIT) * 3_600_000) / SIMULATOR_REQUESTS_PER_HOUR) / 1000);
+const POLL_SPACING_SECONDS = Math.ceil(
+  Math.max(LEDGER_INTERVAL_MS, (2 * Math.ceil(pools / PAGE_LIMIT) * 3_600_000) / SIMULATOR_REQUESTS_PER_HOUR) / 1000,
+);
 
 /** The kernel's clock ticks a second, the unit of a process's CPU times in /proc (proc(5)). */
 const CLOCK_TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"]).toString());
@@ -228,7 +277,10 @@ function cpuMsOf(child: ChildProcess): number {
 
 /** What the simulated Horizon counted: requests by path, and when each pool page was asked for. */
 async function simulatorCounts(sourceUrl: string) {
-  return (await (await fetch(`${sourceUrl}/_bench/counts`)).json()) as { requests: Record<string, number>; poolPageStartsMs: number[] };
+  return (await (await fetch(`${sourceUrl}/_bench/counts`)).json()) as {
+    requests: Record<string, number>;
+    poolPageStartsMs: number[];
+  };
 }
 
 /** Pool pages the simulated Horizon has served so far. */
@@ -249,7 +301,8 @@ async function pollStarts(sourceUrl: string, pagesPerPoll: number, poll: number)
     const served = await poolPagesServed(sourceUrl);
     if (served > poll * pagesPerPoll) return served;
     if (served > servedBefore) [servedBefore, deadline] = [served, Date.now() + 120_000];
-    if (Date.now() > deadline) throw new Error(`poll ${poll} did not start: no page served for 2 minutes (${served} pages served)`);
+    if (Date.now() > deadline)
+      throw new Error(`poll ${poll} did not start: no page served for 2 minutes (${served} pages served)`);
     await new Promise((done) => setTimeout(done, 2));
   }
 }
@@ -272,8 +325,13 @@ async function pollCost() {
   /** The exporter's own account of its pools polls so far. */
   const poolPolls = async () => {
     const text = gunzipSync((await scrape(exporter.url, "gzip", true)).body!).toString();
-    const ofPools = (name: string, labelsEnd: string) => valuesSum(text, `stellar_horizon_exporter_${name}{horizon="big",endpoint="liquidity_pools"${labelsEnd}`);
-    return { seconds: ofPools("poll_duration_seconds_sum", "} "), count: ofPools("poll_duration_seconds_count", "} "), errors: ofPools("poll_errors_total", ",") };
+    const ofPools = (name: string, labelsEnd: string) =>
+      valuesSum(text, `stellar_horizon_exporter_${name}{horizon="big",endpoint="liquidity_pools"${labelsEnd}`);
+    return {
+      seconds: ofPools("poll_duration_seconds_sum", "} "),
+      count: ofPools("poll_duration_seconds_count", "} "),
+      errors: ofPools("poll_errors_total", ","),
+    };
   };
   await pollStarts(source.url, pagesPerPoll, WARM_UP_POLLS - 1);
   // Read while the last warm-up poll runs, so the scrape's own CPU falls before the measured polls.
@@ -340,18 +398,34 @@ async function steadyFigures() {
   };
 }
 
-const contractsCost = () => contractsPollCost({ startChild, startExporter: startConfiguredExporter, stop, cpuMsOf, tsx: TSX });
+const contractsCost = () =>
+  contractsPollCost({ startChild, startExporter: startConfiguredExporter, stop, cpuMsOf, tsx: TSX });
 
 const rpcAccounts = () =>
-  rpcAccountsFigures({ startChild, startExporter: startConfiguredExporter, stop, cpuMsOf, tsx: TSX, steadyMs, againstCeiling: async (url) => againstCeiling(url, await bodyOf(url)) });
+  rpcAccountsFigures({
+    startChild,
+    startExporter: startConfiguredExporter,
+    stop,
+    cpuMsOf,
+    tsx: TSX,
+    steadyMs,
+    againstCeiling: async (url) => againstCeiling(url, await bodyOf(url)),
+  });
 
-const PHASES = { poll: pollCost, contracts: contractsCost, scrapes: scrapeFigures, steady: steadyFigures, "rpc-accounts": rpcAccounts } as const;
+const PHASES = {
+  poll: pollCost,
+  contracts: contractsCost,
+  scrapes: scrapeFigures,
+  steady: steadyFigures,
+  "rpc-accounts": rpcAccounts,
+} as const;
 
 try {
   if (flags.only !== undefined) {
     const names = flags.only.split(",") as (keyof typeof PHASES)[];
     const unknown = names.filter((name) => !Object.hasOwn(PHASES, name));
-    if (unknown.length > 0) throw new Error(`unknown phase ${unknown.join(", ")}; phases: ${Object.keys(PHASES).join(", ")}`);
+    if (unknown.length > 0)
+      throw new Error(`unknown phase ${unknown.join(", ")}; phases: ${Object.keys(PHASES).join(", ")}`);
     // A partial run's figures are printed only: the results file and the README hold whole runs.
     for (const name of names) process.stdout.write(`${JSON.stringify({ [name]: await PHASES[name]() }, null, 2)}\n`);
   } else {
@@ -363,7 +437,12 @@ try {
     const steady = await steadyFigures();
     const rpcAccountsResults = await rpcAccounts();
     const results: BenchResults = {
-      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? "unknown", node: process.version, loadAverage: { start: loadAtStart, end: loadavg()[0]! } },
+      machine: {
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model ?? "unknown",
+        node: process.version,
+        loadAverage: { start: loadAtStart, end: loadavg()[0]! },
+      },
       conditions: { pools, scrapeRounds, steadySeconds: steadyMs / 1000 },
       scrapes,
       poll,

@@ -14,7 +14,14 @@ import { demoContracts, withDemoProbe } from "../src/cli/demo.js";
 import { systemClock, type Clock } from "../src/clock.js";
 import { loadConfig } from "../src/config/config.js";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
-import { DEMO_RPC_WATCHED_ACCOUNTS, DEMO_WATCHED_ACCOUNTS, RPC_PATH, startSimulator, type RunningSimulator, type ScenarioName } from "../src/simulator/index.js";
+import {
+  DEMO_RPC_WATCHED_ACCOUNTS,
+  DEMO_WATCHED_ACCOUNTS,
+  RPC_PATH,
+  startSimulator,
+  type RunningSimulator,
+  type ScenarioName,
+} from "../src/simulator/index.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -68,7 +75,13 @@ export async function startLandingDemo(options: LandingDemoOptions): Promise<Lan
   const now = () => startMs + elapsedMs;
   // Simulated time for every reading of the clock; timers stay real, so nothing waits forever.
   const clock: Clock = { ...systemClock, now };
-  const simulator = await startSimulator({ host: "127.0.0.1", port: 0, seed: 7, now, networkPassphrase: Networks.TESTNET });
+  const simulator = await startSimulator({
+    host: "127.0.0.1",
+    port: 0,
+    seed: 7,
+    now,
+    networkPassphrase: Networks.TESTNET,
+  });
   const command = await loadConfig(
     [
       `--horizon.url=simulator=${simulator.url}`,
@@ -87,7 +100,11 @@ export async function startLandingDemo(options: LandingDemoOptions): Promise<Lan
     {
       ...command.config,
       targets: command.config.targets.map((target) => ({ ...target, accounts: DEMO_WATCHED_ACCOUNTS })),
-      rpcTargets: command.config.rpcTargets.map((target) => ({ ...target, accounts: DEMO_RPC_WATCHED_ACCOUNTS, contracts: demoContracts(simulator.simulator) })),
+      rpcTargets: command.config.rpcTargets.map((target) => ({
+        ...target,
+        accounts: DEMO_RPC_WATCHED_ACCOUNTS,
+        contracts: demoContracts(simulator.simulator),
+      })),
     },
     [simulator.simulator],
   );
@@ -105,7 +122,8 @@ export async function startLandingDemo(options: LandingDemoOptions): Promise<Lan
   const step = async () => {
     probe ??= exporter.probeAll().finally(() => (probe = undefined));
     const submittedOrDone = Date.now() + 5_000;
-    while (probe !== undefined && !held() && Date.now() < submittedOrDone) await new Promise((done) => setTimeout(done, 5));
+    while (probe !== undefined && !held() && Date.now() < submittedOrDone)
+      await new Promise((done) => setTimeout(done, 5));
     await advance();
   };
   const scenarios = [...(options.scenarios ?? [])];

@@ -15,12 +15,25 @@ import { startExporter } from "../src/exporter.js";
 import { listen } from "../src/server/listen.js";
 import { createSimulator } from "../src/simulator/index.js";
 
-const FAULT_SCENARIOS = ["flapping", "rate_limited", "ingest_lag", "fee_spike", "network_reset", "pool_drain", "old_horizon", "network_halt"];
+const FAULT_SCENARIOS = [
+  "flapping",
+  "rate_limited",
+  "ingest_lag",
+  "fee_spike",
+  "network_reset",
+  "pool_drain",
+  "old_horizon",
+  "network_halt",
+];
 const SCENARIO_HOLD_MS = 15_000;
 const MAX_RSS_GROWTH = 0.2;
 
 const { values: flags } = parseArgs({
-  options: { duration: { type: "string", default: "10m" }, "ledger-interval": { type: "string", default: "200ms" }, seed: { type: "string", default: "7" } },
+  options: {
+    duration: { type: "string", default: "10m" },
+    "ledger-interval": { type: "string", default: "200ms" },
+    seed: { type: "string", default: "7" },
+  },
 });
 const durationMs = parseDuration(flags.duration) ?? Number.NaN;
 const ledgerIntervalMs = parseDuration(flags["ledger-interval"]) ?? Number.NaN;
@@ -59,7 +72,10 @@ const command = await loadConfig(
   {},
 );
 if (command.kind !== "run") throw new Error(`soak: bad exporter config: ${JSON.stringify(command)}`);
-const exporter = await startExporter({ ...command.config, targets: command.config.targets.map((t) => ({ ...t, timeoutMs: 2_000 })) }, { logger: pino({ level: "silent" }) });
+const exporter = await startExporter(
+  { ...command.config, targets: command.config.targets.map((t) => ({ ...t, timeoutMs: 2_000 })) },
+  { logger: pino({ level: "silent" }) },
+);
 
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 let scrapes = 0;
@@ -78,13 +94,16 @@ const scraper = setInterval(() => {
 let scenarioIndex = 0;
 const faults = setInterval(() => {
   // Every other period is healthy, so recovery is exercised as often as failure.
-  const next = scenarioIndex % 2 === 0 ? FAULT_SCENARIOS[Math.floor(Math.random() * FAULT_SCENARIOS.length)]! : "healthy";
+  const next =
+    scenarioIndex % 2 === 0 ? FAULT_SCENARIOS[Math.floor(Math.random() * FAULT_SCENARIOS.length)]! : "healthy";
   scenarioIndex += 1;
   simulator.setScenario(next);
 }, SCENARIO_HOLD_MS);
 
 const started = Date.now();
-process.stdout.write(`soak: ${flags.duration}, ledgers every ${flags["ledger-interval"]}, scenarios switch every ${SCENARIO_HOLD_MS / 1000}s\n`);
+process.stdout.write(
+  `soak: ${flags.duration}, ledgers every ${flags["ledger-interval"]}, scenarios switch every ${SCENARIO_HOLD_MS / 1000}s\n`,
+);
 await new Promise((done) => setTimeout(done, warmUpMs));
 const rssAfterWarmUp = rssMiB();
 loopDelay.enable();
@@ -120,7 +139,9 @@ await exporter.close();
 simulator.releaseHangingRequests();
 await horizon.close();
 const failures = [
-  ...(growth > MAX_RSS_GROWTH ? [`RSS grew ${report.rssGrowthPercent}% after warm-up (limit ${MAX_RSS_GROWTH * 100}%)`] : []),
+  ...(growth > MAX_RSS_GROWTH
+    ? [`RSS grew ${report.rssGrowthPercent}% after warm-up (limit ${MAX_RSS_GROWTH * 100}%)`]
+    : []),
   ...(overlaps > 0 ? [`${overlaps} requests overlapped another on the same path`] : []),
   ...(scrapeFailures > 0 ? [`${scrapeFailures} scrapes failed`] : []),
 ];

@@ -104,7 +104,8 @@ export async function startExporter(
   let reloading = Promise.resolve();
   const applyConfig = async (next: ReloadedConfig): Promise<void> => {
     if ("problems" in next) {
-      for (const problem of next.problems) logger.error({ problem }, "configuration reload rejected; keeping the running configuration");
+      for (const problem of next.problems)
+        logger.error({ problem }, "configuration reload rejected; keeping the running configuration");
       metrics.configLoaded(false);
       return;
     }
@@ -113,7 +114,8 @@ export async function startExporter(
     }
     logger.level = next.logLevel;
     web = next.web;
-    if (!server.setTls(next.web?.tls)) logger.warn("turning TLS on or off takes a restart; the web config's other settings apply now");
+    if (!server.setTls(next.web?.tls))
+      logger.warn("turning TLS on or off takes a restart; the web config's other settings apply now");
     // Every runtime is built before any is stopped: a build that throws leaves the running ones as they were.
     const byKey = new Map(runtimes.map((runtime) => [runtime.key, runtime]));
     const built = runtimesOf(next, services);
@@ -124,14 +126,18 @@ export async function startExporter(
     await Promise.all(leaving.map((runtime) => runtime.stop()));
     // A target removed leaves the agreement check; one that changed stays, its successor's facts replacing its own.
     const staying = new Set(nextRuntimes.map(({ label, name }) => `${label}:${name}`));
-    for (const { label, name } of leaving) if (!staying.has(`${label}:${name}`)) agreement.remove({ kind: label, target: name });
+    for (const { label, name } of leaving)
+      if (!staying.has(`${label}:${name}`)) agreement.remove({ kind: label, target: name });
     runtimes = nextRuntimes;
     for (const runtime of runtimes) {
       if (kept.has(runtime)) await runtime.reconfigure(next);
       else void runtime.start();
     }
     metrics.configLoaded(true);
-    logger.info({ kept: kept.size, started: runtimes.length - kept.size, stopped: leaving.length }, "configuration reloaded");
+    logger.info(
+      { kept: kept.size, started: runtimes.length - kept.size, stopped: leaving.length },
+      "configuration reloaded",
+    );
   };
 
   return {
@@ -143,7 +149,11 @@ export async function startExporter(
     },
     idle,
     probeAll: async () => {
-      await Promise.all(allRunners().filter((runner) => runner.job.role === "probe").map((runner) => runner.run()));
+      await Promise.all(
+        allRunners()
+          .filter((runner) => runner.job.role === "probe")
+          .map((runner) => runner.run()),
+      );
     },
     reload: (load) => {
       const request = ++reloadRequests;

@@ -1,6 +1,10 @@
 import { Asset, Keypair, StrKey, xdr } from "@stellar/stellar-base";
 import { describe, expect, it } from "vitest";
-import { accountFromEntries, baseReserveFromHeader, baseReserveFromHistoryEntry } from "../src/client/account-entries.js";
+import {
+  accountFromEntries,
+  baseReserveFromHeader,
+  baseReserveFromHistoryEntry,
+} from "../src/client/account-entries.js";
 import { accountLedgerKey, trustlineLedgerKey } from "../src/client/ledger-keys.js";
 import { PollError } from "../src/client/errors.js";
 import { rpcFixtureJson } from "./support/fixtures.js";
@@ -27,7 +31,9 @@ describe("accountFromEntries", () => {
     const { account, trustlines } = accountFromEntries(ACCOUNT_ID, ACCOUNT.xdr, new Map());
     expect(account.id).toBe(ACCOUNT_ID);
     // 97 503 546 946 stroops (0x16b3aa0e42 in the entry); no liabilities in its v1 extension.
-    expect(account.balances).toEqual([{ asset: "native", balance: 9750.3546946, buyingLiabilities: 0, sellingLiabilities: 0 }]);
+    expect(account.balances).toEqual([
+      { asset: "native", balance: 9750.3546946, buyingLiabilities: 0, sellingLiabilities: 0 },
+    ]);
     expect(account.subentryCount).toBe(0);
     expect(account.numSponsoring).toBe(0);
     expect(account.numSponsored).toBe(0);
@@ -35,14 +41,26 @@ describe("accountFromEntries", () => {
     expect(account.sequenceTime).toBe(1718621480);
     expect(account.thresholds).toEqual({ low: 0, medium: 0, high: 0 });
     expect(account.signers).toEqual([{ key: ACCOUNT_ID, type: "ed25519_public_key", weight: 1 }]);
-    expect(account.flags).toEqual({ auth_required: false, auth_revocable: false, auth_immutable: false, auth_clawback_enabled: false });
+    expect(account.flags).toEqual({
+      auth_required: false,
+      auth_revocable: false,
+      auth_immutable: false,
+      auth_clawback_enabled: false,
+    });
     expect(account.homeDomain).toBe("");
     expect(trustlines).toEqual([]);
   });
 
   it("reads a trustline entry and says which configured trustlines exist", () => {
     const absent = "USDC:GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
-    const { account, trustlines } = accountFromEntries(TRUSTLINE_ACCOUNT, ACCOUNT.xdr, new Map([[EURC, TRUSTLINE.xdr], [absent, undefined]]));
+    const { account, trustlines } = accountFromEntries(
+      TRUSTLINE_ACCOUNT,
+      ACCOUNT.xdr,
+      new Map([
+        [EURC, TRUSTLINE.xdr],
+        [absent, undefined],
+      ]),
+    );
     expect(account.balances).toContainEqual({
       asset: EURC,
       balance: 995,
@@ -52,7 +70,10 @@ describe("accountFromEntries", () => {
       authorized: true,
     });
     expect(account.balances.map((balance) => balance.asset)).toEqual([EURC, "native"]);
-    expect([...trustlines]).toEqual([[EURC, true], [absent, false]]);
+    expect([...trustlines]).toEqual([
+      [EURC, true],
+      [absent, false],
+    ]);
   });
 
   it("takes liabilities, sponsorship, every signer kind and flags from the entry; a master key of weight 0 is no signer", () => {
@@ -77,7 +98,10 @@ describe("accountFromEntries", () => {
       ext: new xdr.AccountEntryExt(
         1,
         new xdr.AccountEntryExtensionV1({
-          liabilities: new xdr.Liabilities({ buying: xdr.Int64.fromString("25000000"), selling: xdr.Int64.fromString("1") }),
+          liabilities: new xdr.Liabilities({
+            buying: xdr.Int64.fromString("25000000"),
+            selling: xdr.Int64.fromString("1"),
+          }),
           ext: new xdr.AccountEntryExtensionV1Ext(
             2,
             new xdr.AccountEntryExtensionV2({
@@ -91,14 +115,21 @@ describe("accountFromEntries", () => {
       ),
     });
     const { account } = accountFromEntries(id, xdr.LedgerEntryData.account(entry).toXDR("base64"), new Map());
-    expect(account.balances).toEqual([{ asset: "native", balance: 12345678.9012345, buyingLiabilities: 2.5, sellingLiabilities: 0.0000001 }]);
+    expect(account.balances).toEqual([
+      { asset: "native", balance: 12345678.9012345, buyingLiabilities: 2.5, sellingLiabilities: 0.0000001 },
+    ]);
     expect(account.numSponsoring).toBe(3);
     expect(account.numSponsored).toBe(1);
     expect(account.sequenceLedger).toBeUndefined();
     expect(account.sequenceTime).toBeUndefined();
     expect(account.homeDomain).toBe("example.com");
     expect(account.thresholds).toEqual({ low: 1, medium: 2, high: 3 });
-    expect(account.flags).toEqual({ auth_required: true, auth_revocable: false, auth_immutable: false, auth_clawback_enabled: true });
+    expect(account.flags).toEqual({
+      auth_required: true,
+      auth_revocable: false,
+      auth_immutable: false,
+      auth_clawback_enabled: true,
+    });
     expect(account.signers).toEqual([
       { key: other, type: "ed25519_public_key", weight: 10 },
       { key: StrKey.encodePreAuthTx(preAuth), type: "preauth_tx", weight: 1 },
@@ -120,7 +151,10 @@ describe("accountFromEntries", () => {
     expect(schema(() => accountFromEntries(ACCOUNT_ID, ACCOUNT.xdr, new Map([[EURC, ACCOUNT.xdr]])))).toBe("schema");
     // An entry listing a signer twice, or the master key again beside its weight, would make duplicate series.
     const id = Keypair.random().publicKey();
-    const signer = new xdr.Signer({ key: xdr.SignerKey.signerKeyTypeEd25519(StrKey.decodeEd25519PublicKey(id)), weight: 5 });
+    const signer = new xdr.Signer({
+      key: xdr.SignerKey.signerKeyTypeEd25519(StrKey.decodeEd25519PublicKey(id)),
+      weight: 5,
+    });
     const listing = (signers: xdr.Signer[]) =>
       xdr.LedgerEntryData.account(
         new xdr.AccountEntry({

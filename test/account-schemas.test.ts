@@ -32,7 +32,10 @@ function capturedAccounts(): [string, Json][] {
   return [
     ...ACCOUNT_FIXTURES.map((name): [string, Json] => [name, unfiltered(name)]),
     ...ACCOUNT_PAGE_FIXTURES.flatMap((name) =>
-      (pageSchema.parse(fixtureJson(name))._embedded.records as Json[]).map((record, index): [string, Json] => [`${name}#${index}`, record]),
+      (pageSchema.parse(fixtureJson(name))._embedded.records as Json[]).map((record, index): [string, Json] => [
+        `${name}#${index}`,
+        record,
+      ]),
     ),
   ];
 }
@@ -106,8 +109,17 @@ describe("every captured account parses with exact values", () => {
     expect(account.homeDomain).toBe("example.com");
     expect(account.dataEntries).toBe(2);
     expect(account.thresholds).toEqual({ low: 1, medium: 20, high: 30 });
-    expect(account.flags).toEqual({ auth_required: true, auth_revocable: true, auth_immutable: false, auth_clawback_enabled: true });
-    expect(account.signers[1]).toEqual({ key: "GASAK3DMPMVB4G4447P32EA4PT5UCDLVEHFY2NRS32QXDVPIBUVXUWF4", type: "ed25519_public_key", weight: 1 });
+    expect(account.flags).toEqual({
+      auth_required: true,
+      auth_revocable: true,
+      auth_immutable: false,
+      auth_clawback_enabled: true,
+    });
+    expect(account.signers[1]).toEqual({
+      key: "GASAK3DMPMVB4G4447P32EA4PT5UCDLVEHFY2NRS32QXDVPIBUVXUWF4",
+      type: "ed25519_public_key",
+      weight: 1,
+    });
     expect(account.balances[0]).toEqual({
       asset: "pool:59fa1dc57433dcfbd2db7319d26cb3da1f28f2d8095a3ec36ad4ef9cadb0013e",
       balance: 2816.6567089,
@@ -122,7 +134,12 @@ describe("every captured account parses with exact values", () => {
       limit: 922337203685.4775807,
       authorized: true,
     });
-    expect(account.balances.at(-1)).toEqual({ asset: "native", balance: 10025.7670792, buyingLiabilities: 10000, sellingLiabilities: 25.1 });
+    expect(account.balances.at(-1)).toEqual({
+      asset: "native",
+      balance: 10025.7670792,
+      buyingLiabilities: 10000,
+      sellingLiabilities: 25.1,
+    });
   });
 
   it("Horizon 1.x account: no sequence ledger, no sponsorship, three flags", () => {
@@ -137,7 +154,9 @@ describe("every captured account parses with exact values", () => {
 
   it("2017 account: credit_alphanum12, no liabilities, no is_authorized, no auth_immutable", () => {
     const account = accountSchema.parse(unfiltered("account-ruby-vcr-2017.json"));
-    const twelve = account.balances.find((balance) => balance.asset.length > 0 && /^[A-Za-z0-9]{5,12}:/.test(balance.asset));
+    const twelve = account.balances.find(
+      (balance) => balance.asset.length > 0 && /^[A-Za-z0-9]{5,12}:/.test(balance.asset),
+    );
     expect(twelve).toBeDefined();
     expect(twelve!.authorized).toBeUndefined();
     expect(twelve!.sellingLiabilities).toBeUndefined();
@@ -148,7 +167,9 @@ describe("every captured account parses with exact values", () => {
     const raw = fixtureJson<Json>("account-java-sdk.json");
     expect(accountSchema.safeParse({ ...raw, sequence: 160470889244710503 }).success).toBe(false);
     expect(accountSchema.safeParse({ ...raw, balances: [{ asset_type: "native", balance: 1.5 }] }).success).toBe(false);
-    expect(accountSchema.safeParse({ ...raw, balances: [{ asset_type: "native", balance: "1.12345678" }] }).success).toBe(false);
+    expect(
+      accountSchema.safeParse({ ...raw, balances: [{ asset_type: "native", balance: "1.12345678" }] }).success,
+    ).toBe(false);
   });
 });
 

@@ -37,8 +37,12 @@ describe("AccountsClient against the simulator", () => {
   });
 
   it("any other 4xx is an error", async () => {
-    const muxed = StrKey.encodeMed25519PublicKey(Buffer.concat([StrKey.decodeEd25519PublicKey(HOT_WALLET), Buffer.alloc(8)]));
-    await expect(client.account(muxed)).rejects.toSatisfy((error) => error instanceof PollError && error.reason === "http_4xx");
+    const muxed = StrKey.encodeMed25519PublicKey(
+      Buffer.concat([StrKey.decodeEd25519PublicKey(HOT_WALLET), Buffer.alloc(8)]),
+    );
+    await expect(client.account(muxed)).rejects.toSatisfy(
+      (error) => error instanceof PollError && error.reason === "http_4xx",
+    );
   });
 
   it("counts offers up to a cap, paging as needed", async () => {

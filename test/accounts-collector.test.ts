@@ -20,7 +20,10 @@ function watched(name: string, id: string, options: Partial<WatchedAccount> = {}
 
 async function exposition(samples: CollectorSamples): Promise<string> {
   const rendered = await renderSamples("h", [...samples.persistent, ...samples.live]);
-  return [...rendered.values()].flatMap((family) => family.pieces).map(String).join("");
+  return [...rendered.values()]
+    .flatMap((family) => family.pieces)
+    .map(String)
+    .join("");
 }
 
 async function series(samples: CollectorSamples) {
@@ -31,14 +34,25 @@ const ACCOUNT_METRICS = Object.values(HORIZON_ACCOUNT_METRICS);
 
 describe("AccountSamples", () => {
   const mainnet = accountSchema.parse(fixtureJson("account-java-sdk.json"));
-  const treasury = watched("treasury", mainnet.id, { lowBalance: { native: 5000, "AQUA:GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA": 100 }, cold: true });
+  const treasury = watched("treasury", mainnet.id, {
+    lowBalance: { native: 5000, "AQUA:GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA": 100 },
+    cold: true,
+  });
 
   it("gives exact values for a mainnet account", async () => {
     const observations = [{ exists: true, account: mainnet }];
-    const values = await series(new AccountSamples(HORIZON_ACCOUNT_METRICS).of([treasury], observations, new Map(), BASE_RESERVE_STROOPS));
+    const values = await series(
+      new AccountSamples(HORIZON_ACCOUNT_METRICS).of([treasury], observations, new Map(), BASE_RESERVE_STROOPS),
+    );
     const at = (labels: Record<string, string> = {}) => ({ horizon: "h", account: "treasury", ...labels });
     expect(valueOf(values, "stellar_horizon_account_exists", at())).toBe(1);
-    expect(valueOf(values, "stellar_horizon_account_info", at({ account_id: mainnet.id, home_domain: "example.com", cold: "true" }))).toBe(1);
+    expect(
+      valueOf(
+        values,
+        "stellar_horizon_account_info",
+        at({ account_id: mainnet.id, home_domain: "example.com", cold: "true" }),
+      ),
+    ).toBe(1);
     expect(valueOf(values, "stellar_horizon_account_balance", at({ asset: "native" }))).toBe(10025.7670792);
     expect(valueOf(values, "stellar_horizon_account_selling_liabilities", at({ asset: "native" }))).toBe(25.1);
     expect(valueOf(values, "stellar_horizon_account_buying_liabilities", at({ asset: "native" }))).toBe(10000);
@@ -61,27 +75,53 @@ describe("AccountSamples", () => {
     expect(valueOf(values, "stellar_horizon_account_threshold", at({ level: "low" }))).toBe(1);
     expect(valueOf(values, "stellar_horizon_account_threshold", at({ level: "medium" }))).toBe(20);
     expect(valueOf(values, "stellar_horizon_account_threshold", at({ level: "high" }))).toBe(30);
-    expect(valueOf(values, "stellar_horizon_account_signer_weight", at({ signer: mainnet.id, type: "ed25519_public_key" }))).toBe(255);
+    expect(
+      valueOf(values, "stellar_horizon_account_signer_weight", at({ signer: mainnet.id, type: "ed25519_public_key" })),
+    ).toBe(255);
     expect(valueOf(values, "stellar_horizon_account_flag", at({ flag: "auth_clawback_enabled" }))).toBe(1);
     expect(valueOf(values, "stellar_horizon_account_flag", at({ flag: "auth_immutable" }))).toBe(0);
     expect(valueOf(values, "stellar_horizon_account_sequence_ledger", at())).toBe(52222212);
     expect(valueOf(values, "stellar_horizon_account_sequence_timestamp_seconds", at())).toBe(1718974099);
     expect(valueOf(values, "stellar_horizon_account_signer_changes_total", at())).toBe(0);
     for (const [key, value] of values) expect(Math.abs(value), key).toBeLessThanOrEqual(2 ** 53);
-    expect([...values.keys()].some((key) => key.includes("sequence{") || key.startsWith("stellar_horizon_account_sequence{"))).toBe(false);
+    expect(
+      [...values.keys()].some(
+        (key) => key.includes("sequence{") || key.startsWith("stellar_horizon_account_sequence{"),
+      ),
+    ).toBe(false);
   });
 
   it("an old Horizon's account: no sequence ledger or time, the clawback flag 0", async () => {
     const old = accountSchema.parse(fixtureJson("account-ruby-vcr-2020.json"));
-    const values = await series(new AccountSamples(HORIZON_ACCOUNT_METRICS).of([watched("old", old.id)], [{ exists: true, account: old }], new Map(), BASE_RESERVE_STROOPS));
-    expect(valueOf(values, "stellar_horizon_account_sequence_ledger", { horizon: "h", account: "old" })).toBeUndefined();
-    expect(valueOf(values, "stellar_horizon_account_sequence_timestamp_seconds", { horizon: "h", account: "old" })).toBeUndefined();
-    expect(valueOf(values, "stellar_horizon_account_flag", { horizon: "h", account: "old", flag: "auth_clawback_enabled" })).toBe(0);
+    const values = await series(
+      new AccountSamples(HORIZON_ACCOUNT_METRICS).of(
+        [watched("old", old.id)],
+        [{ exists: true, account: old }],
+        new Map(),
+        BASE_RESERVE_STROOPS,
+      ),
+    );
+    expect(
+      valueOf(values, "stellar_horizon_account_sequence_ledger", { horizon: "h", account: "old" }),
+    ).toBeUndefined();
+    expect(
+      valueOf(values, "stellar_horizon_account_sequence_timestamp_seconds", { horizon: "h", account: "old" }),
+    ).toBeUndefined();
+    expect(
+      valueOf(values, "stellar_horizon_account_flag", { horizon: "h", account: "old", flag: "auth_clawback_enabled" }),
+    ).toBe(0);
     expect(valueOf(values, "stellar_horizon_account_sponsoring", { horizon: "h", account: "old" })).toBe(0);
   });
 
   it("a missing account shows only exists 0 (and its counter)", async () => {
-    const values = await series(new AccountSamples(HORIZON_ACCOUNT_METRICS).of([treasury], [{ exists: false }], new Map([["treasury", 2]]), BASE_RESERVE_STROOPS));
+    const values = await series(
+      new AccountSamples(HORIZON_ACCOUNT_METRICS).of(
+        [treasury],
+        [{ exists: false }],
+        new Map([["treasury", 2]]),
+        BASE_RESERVE_STROOPS,
+      ),
+    );
     expect([...values.entries()]).toEqual([
       ['stellar_horizon_account_signer_changes_total{account="treasury",horizon="h"}', 2],
       ['stellar_horizon_account_exists{account="treasury",horizon="h"}', 0],
@@ -97,19 +137,43 @@ describe("AccountSamples", () => {
     again.live.forEach((sample, index) => expect(sample).toBe(first.live[index]));
     expect(again.persistent[0]).toBe(first.persistent[0]);
     // A new base reserve changes the minimum balance; a signer change moves the counter.
-    const doubled = await series(accountSamples.of([treasury], [observation], new Map([["treasury", 1]]), 2 * BASE_RESERVE_STROOPS));
+    const doubled = await series(
+      accountSamples.of([treasury], [observation], new Map([["treasury", 1]]), 2 * BASE_RESERVE_STROOPS),
+    );
     expect(valueOf(doubled, "stellar_horizon_account_minimum_balance", { horizon: "h", account: "treasury" })).toBe(13);
-    expect(valueOf(doubled, "stellar_horizon_account_signer_changes_total", { horizon: "h", account: "treasury" })).toBe(1);
+    expect(
+      valueOf(doubled, "stellar_horizon_account_signer_changes_total", { horizon: "h", account: "treasury" }),
+    ).toBe(1);
     // A new observation object of the same account is built afresh, to the same values.
-    const copy = accountSamples.of([treasury], [{ exists: true, account: { ...mainnet } }], new Map([["treasury", 1]]), 2 * BASE_RESERVE_STROOPS);
+    const copy = accountSamples.of(
+      [treasury],
+      [{ exists: true, account: { ...mainnet } }],
+      new Map([["treasury", 1]]),
+      2 * BASE_RESERVE_STROOPS,
+    );
     expect(copy.live[0]).not.toBe(first.live[0]);
-    expect(await exposition(copy)).toBe(await exposition(accountSamples.of([treasury], [observation], new Map([["treasury", 1]]), 2 * BASE_RESERVE_STROOPS)));
+    expect(await exposition(copy)).toBe(
+      await exposition(
+        accountSamples.of([treasury], [observation], new Map([["treasury", 1]]), 2 * BASE_RESERVE_STROOPS),
+      ),
+    );
   });
 
   it("no minimum balance before a ledger has been read", async () => {
-    const values = await series(new AccountSamples(HORIZON_ACCOUNT_METRICS).of([treasury], [{ exists: true, account: mainnet }], new Map(), undefined));
-    expect(valueOf(values, "stellar_horizon_account_minimum_balance", { horizon: "h", account: "treasury" })).toBeUndefined();
-    expect(valueOf(values, "stellar_horizon_account_balance", { horizon: "h", account: "treasury", asset: "native" })).toBe(10025.7670792);
+    const values = await series(
+      new AccountSamples(HORIZON_ACCOUNT_METRICS).of(
+        [treasury],
+        [{ exists: true, account: mainnet }],
+        new Map(),
+        undefined,
+      ),
+    );
+    expect(
+      valueOf(values, "stellar_horizon_account_minimum_balance", { horizon: "h", account: "treasury" }),
+    ).toBeUndefined();
+    expect(
+      valueOf(values, "stellar_horizon_account_balance", { horizon: "h", account: "treasury", asset: "native" }),
+    ).toBe(10025.7670792);
   });
 });
 
@@ -119,7 +183,9 @@ describe("AccountsCollector against the simulator", () => {
 
   beforeAll(async () => {
     running = await startSimulator({ ledgerIntervalMs: 60_000 });
-    client = new AccountsClient(new HorizonClient({ url: running.url, timeoutMs: 5000, retries: 0, maxBodyBytes: 1 << 20 }));
+    client = new AccountsClient(
+      new HorizonClient({ url: running.url, timeoutMs: 5000, retries: 0, maxBodyBytes: 1 << 20 }),
+    );
   });
   afterAll(() => running.close());
 
@@ -133,16 +199,28 @@ describe("AccountsCollector against the simulator", () => {
     network.learn({ baseReserveStroops: BASE_RESERVE_STROOPS });
     const collector = new AccountsCollector(client, accounts, network);
     const invalidCounts: number[] = [];
-    const context = { signal: new AbortController().signal, invalidRecords: (count: number) => count > 0 && invalidCounts.push(count) };
+    const context = {
+      signal: new AbortController().signal,
+      invalidRecords: (count: number) => count > 0 && invalidCounts.push(count),
+    };
     const hot = (labels: Record<string, string> = {}) => ({ horizon: "h", account: "hot", ...labels });
     const cold = (labels: Record<string, string> = {}) => ({ horizon: "h", account: "cold", ...labels });
     await collector.poll(context);
     expect(invalidCounts).toEqual([]);
     const text = await exposition(collector.samples());
-    const headers = ACCOUNT_METRICS.map((metric) => `# HELP ${metric.name} ${metric.help}\n# TYPE ${metric.name} ${metric.type}\n`);
+    const headers = ACCOUNT_METRICS.map(
+      (metric) => `# HELP ${metric.name} ${metric.help}\n# TYPE ${metric.name} ${metric.type}\n`,
+    );
     const families = text.split("\n").filter(Boolean);
-    for (const metric of ACCOUNT_METRICS) expect(families.some((line) => line.startsWith(`${metric.name}{`)), metric.name).toBe(true);
-    const withHeaders = ACCOUNT_METRICS.map((metric, index) => headers[index] + families.filter((line) => line.startsWith(`${metric.name}{`)).join("\n") + "\n").join("");
+    for (const metric of ACCOUNT_METRICS)
+      expect(
+        families.some((line) => line.startsWith(`${metric.name}{`)),
+        metric.name,
+      ).toBe(true);
+    const withHeaders = ACCOUNT_METRICS.map(
+      (metric, index) =>
+        `${headers[index] + families.filter((line) => line.startsWith(`${metric.name}{`)).join("\n")}\n`,
+    ).join("");
     expect(execFileSync("promtool", ["check", "metrics"], { input: withHeaders, encoding: "utf8" }).trim()).toBe("");
 
     let values = parseExposition(text);
@@ -150,7 +228,13 @@ describe("AccountsCollector against the simulator", () => {
     expect(valueOf(values, "stellar_horizon_account_claimable_balances", cold())).toBe(2);
     expect(valueOf(values, "stellar_horizon_account_claimable_amount", cold({ asset: USDC }))).toBe(1250);
     expect(valueOf(values, "stellar_horizon_account_claimable_amount", hot({ asset: "native" }))).toBe(40);
-    expect(valueOf(values, "stellar_horizon_account_info", cold({ account_id: COLD_WALLET, home_domain: "cold.example.com", cold: "true" }))).toBe(1);
+    expect(
+      valueOf(
+        values,
+        "stellar_horizon_account_info",
+        cold({ account_id: COLD_WALLET, home_domain: "cold.example.com", cold: "true" }),
+      ),
+    ).toBe(1);
 
     running.simulator.setScenario("signer_change");
     await collector.poll(context);

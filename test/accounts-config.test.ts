@@ -8,11 +8,15 @@ const USDC = "USDC:GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
 const POOL = "pool:59fa1dc57433dcfbd2db7319d26cb3da1f28f2d8095a3ec36ad4ef9cadb0013e";
 /** TREASURY with its last character changed: right shape, wrong checksum. */
 const BAD_CHECKSUM = `${TREASURY.slice(0, -1)}7`;
-const MUXED = StrKey.encodeMed25519PublicKey(Buffer.concat([StrKey.decodeEd25519PublicKey(TREASURY), Buffer.alloc(8, 7)]));
+const MUXED = StrKey.encodeMed25519PublicKey(
+  Buffer.concat([StrKey.decodeEd25519PublicKey(TREASURY), Buffer.alloc(8, 7)]),
+);
 
 /** A config file with one target, `pubnet`, watching the given `accounts:` entries (YAML, indented six). */
 function pubnetWatching(accounts: string, rest = ""): string {
-  return writeConfig(`targets:\n  - name: pubnet\n    url: https://horizon.stellar.org\n    accounts:\n${accounts}\n${rest}`);
+  return writeConfig(
+    `targets:\n  - name: pubnet\n    url: https://horizon.stellar.org\n    accounts:\n${accounts}\n${rest}`,
+  );
 }
 
 describe("accounts in the config file", () => {
@@ -48,8 +52,12 @@ describe("accounts in the config file", () => {
   });
 
   it("the request plan counts the transaction probe's account read and submission per run", async () => {
-    const file = writeConfig(`targets:\n  - url: http://127.0.0.1:2\n    tx_probe:\n      secret_env: PROBE_SEED\n      interval: 30s\n`);
-    const loaded = await config([`--config.file=${file}`], { PROBE_SEED: Keypair.fromRawEd25519Seed(Buffer.alloc(32, 2)).secret() });
+    const file = writeConfig(
+      `targets:\n  - url: http://127.0.0.1:2\n    tx_probe:\n      secret_env: PROBE_SEED\n      interval: 30s\n`,
+    );
+    const loaded = await config([`--config.file=${file}`], {
+      PROBE_SEED: Keypair.fromRawEd25519Seed(Buffer.alloc(32, 2)).secret(),
+    });
     const [target] = loaded.targets;
     // Root, fee_stats, ledgers and two pool pages every 15 s; the probe's account every 15 s as a
     // watched account; and two probe requests every 30 s.
@@ -92,18 +100,33 @@ describe("--account and ACCOUNTS", () => {
       `--account=${Keypair.fromRawEd25519Seed(Buffer.alloc(32, 2)).publicKey()}`,
     ]);
     for (const target of loaded.targets) {
-      expect(target.accounts.map((account) => account.name)).toEqual(["treasury", Keypair.fromRawEd25519Seed(Buffer.alloc(32, 2)).publicKey()]);
+      expect(target.accounts.map((account) => account.name)).toEqual([
+        "treasury",
+        Keypair.fromRawEd25519Seed(Buffer.alloc(32, 2)).publicKey(),
+      ]);
     }
   });
 
   it("ACCOUNTS is a comma-separated list; flags win over it", async () => {
-    const env = { HORIZON_URL: "http://127.0.0.1:2", ACCOUNTS: `hot=${TREASURY}, cold=${Keypair.fromRawEd25519Seed(Buffer.alloc(32, 3)).publicKey()}` };
+    const env = {
+      HORIZON_URL: "http://127.0.0.1:2",
+      ACCOUNTS: `hot=${TREASURY}, cold=${Keypair.fromRawEd25519Seed(Buffer.alloc(32, 3)).publicKey()}`,
+    };
     expect((await config([], env)).targets[0]!.accounts.map((account) => account.name)).toEqual(["hot", "cold"]);
-    expect((await config([`--account=x=${TREASURY}`], env)).targets[0]!.accounts.map((account) => account.name)).toEqual(["x"]);
+    expect(
+      (await config([`--account=x=${TREASURY}`], env)).targets[0]!.accounts.map((account) => account.name),
+    ).toEqual(["x"]);
   });
 
   it("bad ids and duplicates exit with one line each", async () => {
-    expect(await problems(["--horizon.url=http://127.0.0.1:2", `--account=${MUXED}`, `--account=t=${TREASURY}`, `--account=t=${TREASURY}`])).toEqual([
+    expect(
+      await problems([
+        "--horizon.url=http://127.0.0.1:2",
+        `--account=${MUXED}`,
+        `--account=t=${TREASURY}`,
+        `--account=t=${TREASURY}`,
+      ]),
+    ).toEqual([
       `--account: account "${MUXED}": ${MUXED} is a muxed (M...) account; Horizon's accounts endpoint takes the G... account it belongs to: ${TREASURY}`,
       `--account: account name "t" is used twice; names must be unique per target`,
     ]);

@@ -12,7 +12,13 @@ describe("the exporter watching accounts on the simulator", () => {
   beforeAll(async () => {
     running = await startSimulator({ ledgerIntervalMs: 60_000 });
     harness = await startHarness(
-      await configFrom([`--horizon.url=sim=${running.url}`, "--poll.interval=1h", `--account=hot=${HOT_WALLET}`, `--account=cold=${COLD_WALLET}`, `--account=nobody=${nobody}`]),
+      await configFrom([
+        `--horizon.url=sim=${running.url}`,
+        "--poll.interval=1h",
+        `--account=hot=${HOT_WALLET}`,
+        `--account=cold=${COLD_WALLET}`,
+        `--account=nobody=${nobody}`,
+      ]),
     );
   });
   afterAll(async () => {
@@ -22,7 +28,9 @@ describe("the exporter watching accounts on the simulator", () => {
 
   const at = (account: string, labels: Record<string, string> = {}) => ({ horizon: "sim", account, ...labels });
   const errors = (values: Map<string, number>) =>
-    [...values.entries()].filter(([key, value]) => key.startsWith("stellar_horizon_exporter_poll_errors_total") && value > 0);
+    [...values.entries()].filter(
+      ([key, value]) => key.startsWith("stellar_horizon_exporter_poll_errors_total") && value > 0,
+    );
 
   it("a missing account is data: exists 0, no poll error, up unaffected", async () => {
     await harness.exporter.pollAll();

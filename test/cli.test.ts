@@ -1,6 +1,12 @@
 import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyRuntimeV8Flags, NODE_ENVIRONMENT, NODE_FLAGS, relaunchCommand, RUNTIME_V8_FLAGS } from "../src/cli/node-flags.js";
+import {
+  applyRuntimeV8Flags,
+  NODE_ENVIRONMENT,
+  NODE_FLAGS,
+  relaunchCommand,
+  RUNTIME_V8_FLAGS,
+} from "../src/cli/node-flags.js";
 import { VERSION } from "../src/version.js";
 import { runCli, spawnCli, startedUrl } from "./support/cli-process.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
@@ -10,7 +16,15 @@ describe("command line", () => {
   it("prints help listing every flag and its environment variable", () => {
     const result = runCli(["--help"]);
     expect(result.status).toBe(0);
-    for (const flag of ["--horizon.url", "--config.file", "--web.listen-address", "--poll.interval", "--pools.max", "--log.level", "--version"]) {
+    for (const flag of [
+      "--horizon.url",
+      "--config.file",
+      "--web.listen-address",
+      "--poll.interval",
+      "--pools.max",
+      "--log.level",
+      "--version",
+    ]) {
       expect(result.stdout).toContain(flag);
     }
     expect(result.stdout).toContain("[HORIZON_URL]");
@@ -60,14 +74,46 @@ describe("help, version and bad input, for every command", () => {
   });
 
   it.each([
-    [["demo"], { DEMO_SIMULATOR_PORT: "abc" }, ['stellar-horizon-exporter demo: DEMO_SIMULATOR_PORT: "abc" is not a port number from 0 to 65535']],
-    [["demo", "--pools.max=lots"], {}, ['stellar-horizon-exporter demo: --pools.max: "lots" is not a whole number from 0 to 20000 (more pools per Horizon need a second exporter)']],
-    [["simulate", "--pools=-1"], {}, ['stellar-horizon-exporter simulate: --pools: "-1" is not a whole number from 0 to 100000']],
+    [
+      ["demo"],
+      { DEMO_SIMULATOR_PORT: "abc" },
+      ['stellar-horizon-exporter demo: DEMO_SIMULATOR_PORT: "abc" is not a port number from 0 to 65535'],
+    ],
+    [
+      ["demo", "--pools.max=lots"],
+      {},
+      [
+        'stellar-horizon-exporter demo: --pools.max: "lots" is not a whole number from 0 to 20000 (more pools per Horizon need a second exporter)',
+      ],
+    ],
+    [
+      ["simulate", "--pools=-1"],
+      {},
+      ['stellar-horizon-exporter simulate: --pools: "-1" is not a whole number from 0 to 100000'],
+    ],
     [["demo", "--bogus"], {}, ["stellar-horizon-exporter demo: unknown flag --bogus", "Run with --help for usage."]],
-    [["--poll.intervall=15s"], {}, ["stellar-horizon-exporter: unknown flag --poll.intervall (did you mean --poll.interval?)", "Run with --help for usage."]],
+    [
+      ["--poll.intervall=15s"],
+      {},
+      [
+        "stellar-horizon-exporter: unknown flag --poll.intervall (did you mean --poll.interval?)",
+        "Run with --help for usage.",
+      ],
+    ],
     [["help", "bogus"], {}, ['stellar-horizon-exporter: unknown command "bogus"', "Run with --help for usage."]],
-    [["simulte"], {}, ['stellar-horizon-exporter: unknown command "simulte" (did you mean simulate?)', "Run with --help for usage."]],
-    [[], {}, [expect.stringMatching(/^stellar-horizon-exporter: no Horizon or Stellar RPC to poll: /), "Run with --help for usage."]],
+    [
+      ["simulte"],
+      {},
+      ['stellar-horizon-exporter: unknown command "simulte" (did you mean simulate?)', "Run with --help for usage."],
+    ],
+    [
+      [],
+      {},
+      [
+        expect.stringMatching(/^stellar-horizon-exporter: no Horizon or Stellar RPC to poll: /),
+        "Run with --help for usage.",
+      ],
+    ],
   ])("%j exits 2 with one line naming the problem, and points at --help only where it helps", (args, env, lines) => {
     const result = runCli(args, env);
     expect(result.status).toBe(2);
@@ -89,7 +135,9 @@ describe("a taken port", () => {
   it("the exporter exits 1 with one plain line on stderr", () => {
     const result = runCli(["--horizon.url=http://127.0.0.1:2", `--web.listen-address=127.0.0.1:${port}`]);
     expect(result.status).toBe(1);
-    expect(result.stderr).toBe(`stellar-horizon-exporter: cannot listen on 127.0.0.1:${port}: address already in use\n`);
+    expect(result.stderr).toBe(
+      `stellar-horizon-exporter: cannot listen on 127.0.0.1:${port}: address already in use\n`,
+    );
     expect(result.stdout).toContain('"msg":"cannot start"');
   });
 
@@ -97,7 +145,9 @@ describe("a taken port", () => {
     expect(runCli(["demo", "--help"], { DEMO_SIMULATOR_PORT: String(port) }).status).toBe(0);
     const result = runCli(["demo"], { DEMO_SIMULATOR_PORT: String(port) });
     expect(result.status).toBe(1);
-    expect(result.stderr).toBe(`stellar-horizon-exporter demo: simulator: cannot listen on 127.0.0.1:${port}: address already in use (set DEMO_SIMULATOR_PORT)\n`);
+    expect(result.stderr).toBe(
+      `stellar-horizon-exporter demo: simulator: cannot listen on 127.0.0.1:${port}: address already in use (set DEMO_SIMULATOR_PORT)\n`,
+    );
   });
 });
 
@@ -110,7 +160,9 @@ describe("node flags", () => {
     });
     const chosen = { MALLOC_ARENA_MAX: "4", MALLOC_MMAP_THRESHOLD_: "65536" };
     expect(relaunchCommand("/usr/bin/node", ["--max-semi-space-size=4"], bin, chosen)).toBeUndefined();
-    expect(relaunchCommand("/usr/bin/node", [], bin, { ...chosen, NODE_OPTIONS: "--max-semi-space-size=16" })).toBeUndefined();
+    expect(
+      relaunchCommand("/usr/bin/node", [], bin, { ...chosen, NODE_OPTIONS: "--max-semi-space-size=16" }),
+    ).toBeUndefined();
     expect(relaunchCommand("/usr/bin/node", ["--max_semi_space_size=8"], bin, chosen)).toBeUndefined();
     // Flags chosen, the environment not: malloc's settings alone are reason enough.
     expect(relaunchCommand("/usr/bin/node", ["--max-semi-space-size=8"], bin, {})).toEqual({
@@ -140,7 +192,11 @@ describe("lifecycle", () => {
   afterAll(() => horizon.stop());
 
   it.each(["SIGTERM", "SIGINT"] as const)("serves metrics, then exits 0 promptly on %s", async (signal) => {
-    const { child, output, exited } = spawnCli([`--horizon.url=t=${url}`, "--web.listen-address=127.0.0.1:0", "--log.level=info"]);
+    const { child, output, exited } = spawnCli([
+      `--horizon.url=t=${url}`,
+      "--web.listen-address=127.0.0.1:0",
+      "--log.level=info",
+    ]);
     const listening = await until("the start line", () => startedUrl(output()), { timeoutMs: 20_000 });
     // The first root poll publishes the series; the server listens before it ends.
     const metrics = await until(

@@ -28,15 +28,24 @@ vi.mock("node:zlib", async (importOriginal) => {
 });
 
 /** One publication under a lease of its own, as a runtime's first one. */
-const publish = (store: MetricStore, target: string, source: PublishedSource, samples: CollectorSamples, freshUntilMs: number) =>
-  store.lease(target, source).publish(samples, freshUntilMs);
+const publish = (
+  store: MetricStore,
+  target: string,
+  source: PublishedSource,
+  samples: CollectorSamples,
+  freshUntilMs: number,
+) => store.lease(target, source).publish(samples, freshUntilMs);
 
 /** Python's gzip module, which reads every member of a multi-member stream. */
 function pythonGunzip(bytes: Buffer): Buffer {
-  const result = spawnSync("python3", ["-c", "import gzip, sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))"], {
-    input: bytes,
-    maxBuffer: 1 << 28,
-  });
+  const result = spawnSync(
+    "python3",
+    ["-c", "import gzip, sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))"],
+    {
+      input: bytes,
+      maxBuffer: 1 << 28,
+    },
+  );
   if (result.status !== 0) throw new Error(`python3 gzip failed: ${result.stderr.toString()}`);
   return result.stdout;
 }
@@ -55,10 +64,14 @@ async function fill(store: MetricStore, version = 0): Promise<void> {
   for (const value of [0.5, 3, 9]) histogram.observe(value);
   for (const horizon of ["a", 'quoted "b"']) {
     await publish(store, horizon, "liquidity_pools", { live: poolSamples(1500, version), persistent: [] }, 10_000);
-    await publish(store, 
+    await publish(
+      store,
       horizon,
       "ledgers",
-      { live: [{ metric: METRICS.ledgerSequence, value: 7 }], persistent: [{ metric: METRICS.ledgerCloseInterval, histogram }] },
+      {
+        live: [{ metric: METRICS.ledgerSequence, value: 7 }],
+        persistent: [{ metric: METRICS.ledgerCloseInterval, histogram }],
+      },
       5_000,
     );
   }
@@ -100,12 +113,19 @@ describe("gzip members in the metric store", () => {
       const plain = body(store, nowMs, "identity");
       const compressed = store.render(nowMs, "gzip");
       // One buffer per family: its HELP and TYPE, then every target's members.
-      expect(compressed.length).toBe(plain.toString().split("\n").filter((line) => line.startsWith("# TYPE ")).length);
+      expect(compressed.length).toBe(
+        plain
+          .toString()
+          .split("\n")
+          .filter((line) => line.startsWith("# TYPE ")).length,
+      );
       expect(gunzipSync(Buffer.concat(compressed)).equals(plain)).toBe(true);
       expect(pythonGunzip(Buffer.concat(compressed)).equals(plain)).toBe(true);
     }
     // Live series leave both codings when stale; persistent ones stay.
-    expect(gunzipSync(body(store, 10_000, "gzip")).toString()).toContain("stellar_horizon_ledger_close_interval_seconds_count{horizon=\"a\"} 3");
+    expect(gunzipSync(body(store, 10_000, "gzip")).toString()).toContain(
+      'stellar_horizon_ledger_close_interval_seconds_count{horizon="a"} 3',
+    );
     expect(gunzipSync(body(store, 10_000, "gzip")).toString()).not.toContain("stellar_horizon_ledger_sequence");
   });
 
@@ -164,14 +184,22 @@ describe("gzip members in the metric store", () => {
     expect(decompressions()).toBe(before);
     // Held from then on: a publication keeps its plain lines.
     await fill(store, 1);
-    expect(body(store, 0, "identity").toString()).toContain(`pool_id="${(700).toString(16).padStart(64, "0")}"} 1001\n`);
+    expect(body(store, 0, "identity").toString()).toContain(
+      `pool_id="${(700).toString(16).padStart(64, "0")}"} 1001\n`,
+    );
     expect(decompressions()).toBe(before);
   });
 
   it("compresses again only the pieces whose bytes changed, at the fastest level, having compressed them first for size", async () => {
     const store = new MetricStore();
     const compressedSince = (start: number) =>
-      vi.mocked(zlib.gzip).mock.calls.slice(start).map(([bytes, options]) => ({ text: Buffer.from(bytes as Uint8Array).toString(), level: (options as zlib.ZlibOptions).level }));
+      vi
+        .mocked(zlib.gzip)
+        .mock.calls.slice(start)
+        .map(([bytes, options]) => ({
+          text: Buffer.from(bytes as Uint8Array).toString(),
+          level: (options as zlib.ZlibOptions).level,
+        }));
     const first = vi.mocked(zlib.gzip).mock.calls.length;
     await fill(store);
     const firstPoolPieces = compressedSince(first).filter(({ text }) => text.includes("pool_id="));
@@ -182,7 +210,10 @@ describe("gzip members in the metric store", () => {
     await fill(store, 1);
     // Pool 700 sits in one piece of each target's pool block: those two pieces alone are compressed again.
     const pieces = compressedSince(compressions).map(({ text }) => text);
-    expect(compressedSince(compressions).map(({ level }) => level)).toEqual([zlib.constants.Z_BEST_SPEED, zlib.constants.Z_BEST_SPEED]);
+    expect(compressedSince(compressions).map(({ level }) => level)).toEqual([
+      zlib.constants.Z_BEST_SPEED,
+      zlib.constants.Z_BEST_SPEED,
+    ]);
     expect(pieces).toHaveLength(2);
     for (const piece of pieces) {
       expect(piece).toContain(`pool_id="${(700).toString(16).padStart(64, "0")}"} 1001\n`);
@@ -195,16 +226,23 @@ describe("gzip members in the metric store", () => {
   });
 
   it("makes one member of any bytes, whether they compress as expected or not at all", async () => {
-    const text = Buffer.from(Array.from({ length: 3_000 }, (_, index) => `stellar_horizon_liquidity_pool_shares{horizon="a",pool_id="${index}"} ${index * 7}\n`).join(""));
+    const text = Buffer.from(
+      Array.from(
+        { length: 3_000 },
+        (_, index) => `stellar_horizon_liquidity_pool_shares{horizon="a",pool_id="${index}"} ${index * 7}\n`,
+      ).join(""),
+    );
     // Random bytes do not compress: the member outgrows the buffer zlib was given for it.
     let state = 0x2545f491;
-    const random = Buffer.from(Array.from({ length: 200_000 }, () => {
-      // xorshift32: the same bytes every run
-      state ^= state << 13;
-      state ^= state >>> 17;
-      state ^= state << 5;
-      return state & 0xff;
-    }));
+    const random = Buffer.from(
+      Array.from({ length: 200_000 }, () => {
+        // xorshift32: the same bytes every run
+        state ^= state << 13;
+        state ^= state >>> 17;
+        state ^= state << 5;
+        return state & 0xff;
+      }),
+    );
     for (const plain of [text, random, Buffer.alloc(0), Buffer.from("x")]) {
       const member = await gzipMember(plain);
       expect(gunzipSync(member).equals(plain)).toBe(true);
@@ -221,19 +259,25 @@ interface RawAnswer {
 }
 
 /** The raw bytes and headers, undecoded (fetch would decode them). */
-function rawRequest(url: string, { method = "GET", headers = {} }: { method?: string; headers?: Record<string, string> } = {}): Promise<RawAnswer> {
+function rawRequest(
+  url: string,
+  { method = "GET", headers = {} }: { method?: string; headers?: Record<string, string> } = {},
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     request(url, { method, headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, bytes: Buffer.concat(chunks) }));
+      response.on("end", () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, bytes: Buffer.concat(chunks) }),
+      );
     })
       .on("error", reject)
       .end();
   });
 }
 
-const accepting = (acceptEncoding?: string): Record<string, string> => (acceptEncoding === undefined ? {} : { "Accept-Encoding": acceptEncoding });
+const accepting = (acceptEncoding?: string): Record<string, string> =>
+  acceptEncoding === undefined ? {} : { "Accept-Encoding": acceptEncoding };
 
 describe("/metrics content coding", () => {
   const store = new MetricStore();
@@ -251,7 +295,10 @@ describe("/metrics content coding", () => {
     const app = createServerApp({
       version: "test",
       web: () => web,
-      renderMetrics: async (coding) => [...store.render(0, coding), coding === "gzip" ? await gzipMember(Buffer.from(ownText)) : Buffer.from(ownText)],
+      renderMetrics: async (coding) => [
+        ...store.render(0, coding),
+        coding === "gzip" ? await gzipMember(Buffer.from(ownText)) : Buffer.from(ownText),
+      ],
       status: () => statusReport("test", [], createStatusBoard(), 0),
       isReady: () => true,
     });
@@ -330,7 +377,9 @@ describe("/metrics content coding", () => {
       const denied = await scrape("gzip");
       expect(denied.status).toBe(401);
       expect(denied.headers["x-frame-options"]).toBe("DENY");
-      const asAlice = (password: string) => ({ headers: { Authorization: `Basic ${Buffer.from(`alice:${password}`).toString("base64")}` } });
+      const asAlice = (password: string) => ({
+        headers: { Authorization: `Basic ${Buffer.from(`alice:${password}`).toString("base64")}` },
+      });
       // The first scrape with these credentials runs bcrypt, through Hono; the next ones are answered directly.
       for (const expectedDirect of [0, 1, 2]) {
         const before = directAnswers;
@@ -403,7 +452,9 @@ describe("/metrics to a client that leaves", () => {
 
   it("serves the next scrape whole after a client hung up while its body was being rendered", async () => {
     let release!: () => void;
-    const rendering = new Promise<void>((started) => (held = { started, release: new Promise((done) => (release = done)) }));
+    const rendering = new Promise<void>(
+      (started) => (held = { started, release: new Promise((done) => (release = done)) }),
+    );
     const leaving = request(`${server.url}/metrics`).on("error", () => {});
     leaving.end();
     await rendering;
@@ -419,12 +470,18 @@ describe("the exporter's /metrics with Accept-Encoding: gzip", () => {
   let simulator: RunningSimulator;
   let exporter: RunningExporter;
 
-  const rawScrape = (acceptEncoding?: string) => rawRequest(new URL("/metrics", exporter.url).href, { headers: accepting(acceptEncoding) });
+  const rawScrape = (acceptEncoding?: string) =>
+    rawRequest(new URL("/metrics", exporter.url).href, { headers: accepting(acceptEncoding) });
 
   beforeAll(async () => {
     simulator = await startSimulator({ host: "127.0.0.1", port: 0, ledgerIntervalMs: 1000, pools: 600, seed: 3 });
     const command = await loadConfig(
-      [`--horizon.url=a=${simulator.url}`, `--horizon.url=b=${simulator.url}`, "--poll.interval=1h", "--web.listen-address=127.0.0.1:0"],
+      [
+        `--horizon.url=a=${simulator.url}`,
+        `--horizon.url=b=${simulator.url}`,
+        "--poll.interval=1h",
+        "--web.listen-address=127.0.0.1:0",
+      ],
       {},
     );
     if (command.kind !== "run") throw new Error(`config rejected: ${JSON.stringify(command)}`);
@@ -448,7 +505,9 @@ describe("the exporter's /metrics with Accept-Encoding: gzip", () => {
     const plainSeries = parseExposition(plain.bytes.toString());
     // The same series; the values of the exporter's own process metrics move between two scrapes.
     expect([...compressedSeries.keys()].sort()).toEqual([...plainSeries.keys()].sort());
-    const horizonSeries = [...plainSeries].filter(([key]) => key.startsWith("stellar_horizon_") && !key.startsWith("stellar_horizon_exporter_"));
+    const horizonSeries = [...plainSeries].filter(
+      ([key]) => key.startsWith("stellar_horizon_") && !key.startsWith("stellar_horizon_exporter_"),
+    );
     expect(horizonSeries.length).toBeGreaterThan(2000);
     for (const [key, value] of horizonSeries) expect(compressedSeries.get(key), key).toBe(value);
     expect(gzip.bytes.length).toBeLessThan(plain.bytes.length / 3);

@@ -16,7 +16,10 @@ afterEach(async () => {
 
 async function load(probe: string, env: NodeJS.ProcessEnv = {}, url = "http://127.0.0.1:8000") {
   const configFile = join(directory, "config.yml");
-  await writeFile(configFile, `targets:\n  - name: t\n    url: ${url}\n    tx_probe:\n${probe.replace(/^/gm, "      ")}\n`);
+  await writeFile(
+    configFile,
+    `targets:\n  - name: t\n    url: ${url}\n    tx_probe:\n${probe.replace(/^/gm, "      ")}\n`,
+  );
   return loadConfig([`--config.file=${configFile}`], env);
 }
 
@@ -26,7 +29,12 @@ describe("tx_probe configuration", () => {
     const command = await load("secret_env: PROBE_SEED", { PROBE_SEED: signer.secret() });
     if (command.kind !== "run") throw new Error(JSON.stringify(command));
     const { txProbe, accounts } = command.config.targets[0]!;
-    expect(txProbe).toMatchObject({ maxFee: 1000, allowPubnet: false, accountId: signer.publicKey(), schedule: { text: "1m", periodMs: 60_000 } });
+    expect(txProbe).toMatchObject({
+      maxFee: 1000,
+      allowPubnet: false,
+      accountId: signer.publicKey(),
+      schedule: { text: "1m", periodMs: 60_000 },
+    });
     expect(txProbe!.signer.reveal().secret()).toBe(signer.secret());
     expect(accounts).toEqual([expect.objectContaining({ name: TX_PROBE_ACCOUNT_NAME, id: signer.publicKey() })]);
     // Nothing serialised from the configuration (as reload keys are) holds the seed.
@@ -34,9 +42,17 @@ describe("tx_probe configuration", () => {
   });
 
   it("takes a croner pattern, max_fee and allow_pubnet", async () => {
-    const command = await load(`secret_env: S\ninterval: "*/30 * * * * *"\nmax_fee: 5000\nallow_pubnet: true`, { S: Keypair.random().secret() }, "https://horizon.stellar.org");
+    const command = await load(
+      `secret_env: S\ninterval: "*/30 * * * * *"\nmax_fee: 5000\nallow_pubnet: true`,
+      { S: Keypair.random().secret() },
+      "https://horizon.stellar.org",
+    );
     if (command.kind !== "run") throw new Error(JSON.stringify(command));
-    expect(command.config.targets[0]!.txProbe).toMatchObject({ maxFee: 5000, allowPubnet: true, schedule: { periodMs: 30_000 } });
+    expect(command.config.targets[0]!.txProbe).toMatchObject({
+      maxFee: 5000,
+      allowPubnet: true,
+      schedule: { periodMs: 30_000 },
+    });
   });
 
   it.each([
@@ -46,8 +62,16 @@ describe("tx_probe configuration", () => {
     ["a bad interval", "secret_env: A\ninterval: soon", /interval: "soon" is neither/],
     ["an unset variable", "secret_env: MISSING", /tx_probe.secret_env MISSING: the environment variable is not set$/],
     ["an empty variable", "secret_env: EMPTY", /tx_probe.secret_env EMPTY: the environment variable is empty$/],
-    ["a variable without a seed", "secret_env: NOT_A_SEED", /tx_probe.secret_env NOT_A_SEED: does not hold a valid Stellar secret seed \(S...\)$/],
-    ["a missing file", "secret_file: /nonexistent/probe.secret", /tx_probe.secret_file \/nonexistent\/probe.secret: cannot be read \(ENOENT\)/],
+    [
+      "a variable without a seed",
+      "secret_env: NOT_A_SEED",
+      /tx_probe.secret_env NOT_A_SEED: does not hold a valid Stellar secret seed \(S...\)$/,
+    ],
+    [
+      "a missing file",
+      "secret_file: /nonexistent/probe.secret",
+      /tx_probe.secret_file \/nonexistent\/probe.secret: cannot be read \(ENOENT\)/,
+    ],
   ])("refuses %s with one line", async (_, probe, message) => {
     const command = await load(probe, { A: Keypair.random().secret(), EMPTY: "", NOT_A_SEED: "hunter2" });
     expect(command.kind).toBe("invalid");
@@ -59,7 +83,9 @@ describe("tx_probe configuration", () => {
     const file = join(directory, "probe.secret");
     await writeFile(file, Keypair.random().secret());
     await chmod(file, 0o640);
-    expect(await secretFileWarning(file)).toBe(`tx_probe secret file ${file} is readable by group or others (mode 640); chmod 600 it`);
+    expect(await secretFileWarning(file)).toBe(
+      `tx_probe secret file ${file} is readable by group or others (mode 640); chmod 600 it`,
+    );
     await chmod(file, 0o600);
     expect(await secretFileWarning(file)).toBeUndefined();
   });

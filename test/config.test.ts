@@ -27,7 +27,10 @@ describe("durations and schedules", () => {
 
 describe("flags, environment and file", () => {
   it("names targets by host:port unless named, with defaults everywhere else", async () => {
-    const config = await runConfig(["--horizon.url=https://horizon.stellar.org", "--horizon.url=test=http://127.0.0.1:8000/"]);
+    const config = await runConfig([
+      "--horizon.url=https://horizon.stellar.org",
+      "--horizon.url=test=http://127.0.0.1:8000/",
+    ]);
     expect(config.targets.map((target) => target.name)).toEqual(["horizon.stellar.org", "test"]);
     expect(config.listen).toEqual({ host: "0.0.0.0", port: 9619 });
     expect(config.liquidityPools.max).toBe(200);
@@ -113,51 +116,122 @@ liquidity_pools: { reserves: [USD] }
       `${path}:4: targets[0].timeout: expected a duration such as 10s, 500ms or 1m, got "soon"`,
       `${path}:6: targets[1].colour: unknown key`,
       `${path}:7: poll_interval: "500ms" must be a whole number of seconds, at least 1s`,
-      expect.stringMatching(new RegExp(`^${path}:8: liquidity_pools\\.reserves\\[0\\]: expected \`native\` or CODE:ISSUER`)),
+      expect.stringMatching(
+        new RegExp(`^${path}:8: liquidity_pools\\.reserves\\[0\\]: expected \`native\` or CODE:ISSUER`),
+      ),
     ]);
     for (const line of lines) expect(line).not.toMatch(/\n|at .*\.ts:/);
   });
 
   it("rejects bad flags, unreadable files, bad YAML and duplicate names", async () => {
-    expect(await problems(["--horizon.url=nope"])).toEqual(["--horizon.url: the value (not shown: it may hold a secret) is not an http:// or https:// URL"]);
+    expect(await problems(["--horizon.url=nope"])).toEqual([
+      "--horizon.url: the value (not shown: it may hold a secret) is not an http:// or https:// URL",
+    ]);
     expect(await problems(["--bogus"])).toEqual(["unknown flag --bogus"]);
-    expect(await problems(["--poll.intervall=15s"])).toEqual(["unknown flag --poll.intervall (did you mean --poll.interval?)"]);
+    expect(await problems(["--poll.intervall=15s"])).toEqual([
+      "unknown flag --poll.intervall (did you mean --poll.interval?)",
+    ]);
     expect(await problems(["--horizon.url"])).toEqual(["--horizon.url needs a value"]);
-    expect(await problems(["--config.file=/does/not/exist.yml"])).toEqual([expect.stringMatching(/cannot be read \(ENOENT\)/)]);
-    expect(await problems([`--config.file=${writeConfig("targets: [\n")}`])).toEqual([expect.stringMatching(/not valid YAML/)]);
-    expect(await problems(["--horizon.url=a=http://x:2", "--horizon.url=a=http://y:2"])).toEqual([expect.stringMatching(/used twice/)]);
+    expect(await problems(["--config.file=/does/not/exist.yml"])).toEqual([
+      expect.stringMatching(/cannot be read \(ENOENT\)/),
+    ]);
+    expect(await problems([`--config.file=${writeConfig("targets: [\n")}`])).toEqual([
+      expect.stringMatching(/not valid YAML/),
+    ]);
+    expect(await problems(["--horizon.url=a=http://x:2", "--horizon.url=a=http://y:2"])).toEqual([
+      expect.stringMatching(/used twice/),
+    ]);
     expect(await problems([])).toEqual([expect.stringMatching(/^no Horizon or Stellar RPC to poll: /)]);
-    expect(await problems(["--horizon.url=http://x:2", "--web.listen-address=nowhere"])).toEqual([expect.stringMatching(/not HOST:PORT/)]);
-    expect(await problems(["--horizon.url=http://x:2", "--pools.max=-1", "--log.level=loud", "--poll.interval=x"])).toHaveLength(3);
+    expect(await problems(["--horizon.url=http://x:2", "--web.listen-address=nowhere"])).toEqual([
+      expect.stringMatching(/not HOST:PORT/),
+    ]);
+    expect(
+      await problems(["--horizon.url=http://x:2", "--pools.max=-1", "--log.level=loud", "--poll.interval=x"]),
+    ).toHaveLength(3);
   });
 
   it.each([
-    ["a misaligned key", "targets:\n  - url: http://127.0.0.1:8000\n bad: 1\n", "3:2: not valid YAML: All mapping items must start at the same column\n     bad: ***\n     ^"],
-    ["an unclosed bracket", "targets:\n  - url: http://x:1\n    name: [a\nlog: {}\n", "3:11: not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]\n        name: [***\n              ^"],
-    ["an unclosed quote", "http:\n  timeout: \"10s\nlog:\n  level: info\n", '2:12: not valid YAML: Missing closing "quote\n      timeout: ***\n               ^'],
-    ["a sequence item without its dash", "targets:\n  - url: http://x:1\n   name: x\n", "3:4: not valid YAML: Sequence item without - indicator\n       name: ***\n       ^"],
-  ])("shows a YAML syntax error (%s) with its values masked and a caret under the offending token", async (_what, yaml, problem) => {
-    const path = writeConfig(yaml);
-    expect(await problems([`--config.file=${path}`])).toEqual([`${path}:${problem}`]);
-  });
+    [
+      "a misaligned key",
+      "targets:\n  - url: http://127.0.0.1:8000\n bad: 1\n",
+      "3:2: not valid YAML: All mapping items must start at the same column\n     bad: ***\n     ^",
+    ],
+    [
+      "an unclosed bracket",
+      "targets:\n  - url: http://x:1\n    name: [a\nlog: {}\n",
+      "3:11: not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]\n        name: [***\n              ^",
+    ],
+    [
+      "an unclosed quote",
+      'http:\n  timeout: "10s\nlog:\n  level: info\n',
+      '2:12: not valid YAML: Missing closing "quote\n      timeout: ***\n               ^',
+    ],
+    [
+      "a sequence item without its dash",
+      "targets:\n  - url: http://x:1\n   name: x\n",
+      "3:4: not valid YAML: Sequence item without - indicator\n       name: ***\n       ^",
+    ],
+  ])(
+    "shows a YAML syntax error (%s) with its values masked and a caret under the offending token",
+    async (_what, yaml, problem) => {
+      const path = writeConfig(yaml);
+      expect(await problems([`--config.file=${path}`])).toEqual([`${path}:${problem}`]);
+    },
+  );
 
   // A rotation: the new token pasted into the file, with a mistake on its line or next to it.
   const TOKEN = "NEWTOKEN-s3cr3t-2026";
   it.each([
-    ["an unclosed quote", `targets:\n  - url: http://x:1\n    headers: { Authorization: "Bearer ${TOKEN} }\n`, '3:31: not valid YAML: Missing closing "quote\n        headers: { Authorization: ***\n                                  ^'],
-    ["a misaligned key", `targets:\n  - url: http://x:1\n    headers:\n      Authorization: Bearer OLD\n     Authorization: Bearer ${TOKEN}\n`, "5:6: not valid YAML: All mapping items must start at the same column\n         Authorization: ***\n         ^"],
-    ["a colon in the value", `targets:\n  - url: http://x:1\n    headers:\n      Authorization: Bearer ${TOKEN}: more\n`, "4:22: not valid YAML: Nested mappings are not allowed in compact mappings\n          Authorization: ***\n                         ^"],
-    ["a tab", `targets:\n  - name: a\n\turl: https://user:${TOKEN}@host/\n`, "3:1: not valid YAML: Tabs are not allowed as indentation\n     url: ***\n    ^"],
-    ["a bad escape", `targets:\n  - url: http://x:1\n    headers: { Authorization: "Bearer \\q${TOKEN}" }\n`, "3:39: not valid YAML: Invalid escape sequence\n        headers: { Authorization: *** }\n                                  ^"],
-    ["a block scalar header", `targets:\n  - url: http://x:1\n    headers:\n      Authorization: |${TOKEN}\n`, "4:23: not valid YAML: Block scalar header includes extra characters\n          Authorization: ***\n                         ^"],
-    ["a commented token", `targets:\n  - url: http://x:1\n bad: 1 # ${TOKEN}\n`, "3:2: not valid YAML: All mapping items must start at the same column\n     bad: ***\n     ^"],
+    [
+      "an unclosed quote",
+      `targets:\n  - url: http://x:1\n    headers: { Authorization: "Bearer ${TOKEN} }\n`,
+      '3:31: not valid YAML: Missing closing "quote\n        headers: { Authorization: ***\n                                  ^',
+    ],
+    [
+      "a misaligned key",
+      `targets:\n  - url: http://x:1\n    headers:\n      Authorization: Bearer OLD\n     Authorization: Bearer ${TOKEN}\n`,
+      "5:6: not valid YAML: All mapping items must start at the same column\n         Authorization: ***\n         ^",
+    ],
+    [
+      "a colon in the value",
+      `targets:\n  - url: http://x:1\n    headers:\n      Authorization: Bearer ${TOKEN}: more\n`,
+      "4:22: not valid YAML: Nested mappings are not allowed in compact mappings\n          Authorization: ***\n                         ^",
+    ],
+    [
+      "a tab",
+      `targets:\n  - name: a\n\turl: https://user:${TOKEN}@host/\n`,
+      "3:1: not valid YAML: Tabs are not allowed as indentation\n     url: ***\n    ^",
+    ],
+    [
+      "a bad escape",
+      `targets:\n  - url: http://x:1\n    headers: { Authorization: "Bearer \\q${TOKEN}" }\n`,
+      "3:39: not valid YAML: Invalid escape sequence\n        headers: { Authorization: *** }\n                                  ^",
+    ],
+    [
+      "a block scalar header",
+      `targets:\n  - url: http://x:1\n    headers:\n      Authorization: |${TOKEN}\n`,
+      "4:23: not valid YAML: Block scalar header includes extra characters\n          Authorization: ***\n                         ^",
+    ],
+    [
+      "a commented token",
+      `targets:\n  - url: http://x:1\n bad: 1 # ${TOKEN}\n`,
+      "3:2: not valid YAML: All mapping items must start at the same column\n     bad: ***\n     ^",
+    ],
     [
       "a token read as an alias",
       `targets:\n  - url: http://x:1\n    headers:\n      Authorization: *${TOKEN}\n`,
       "4:22: not valid YAML: a value starting with * is an alias, and no anchor (&) before it has that name: quote the value if it is text\n          Authorization: ***\n                         ^",
     ],
-    ["a token as the YAML version", `%YAML ${TOKEN}\n---\ntargets: [{ url: http://x:1 }]\n`, "1:7: not valid YAML: Unsupported YAML version\n    ***\n    ^"],
-    ["a token where a mapping belongs", `targets:\n  - url: http://x:1\n    headers: "Bearer ${TOKEN}"\n`, "3: targets[0].headers: expected a mapping (key: value), got text"],
+    [
+      "a token as the YAML version",
+      `%YAML ${TOKEN}\n---\ntargets: [{ url: http://x:1 }]\n`,
+      "1:7: not valid YAML: Unsupported YAML version\n    ***\n    ^",
+    ],
+    [
+      "a token where a mapping belongs",
+      `targets:\n  - url: http://x:1\n    headers: "Bearer ${TOKEN}"\n`,
+      "3: targets[0].headers: expected a mapping (key: value), got text",
+    ],
   ])("never shows the secret on a broken line (%s)", async (_what, yaml, problem) => {
     const path = writeConfig(yaml);
     const found = await problems([`--config.file=${path}`]);
@@ -166,7 +240,9 @@ liquidity_pools: { reserves: [USD] }
   });
 
   it("aliases expanded a hundred times over are refused, without the file's text", async () => {
-    const path = writeConfig(`a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\ntargets: [{ url: http://x:1 }]\n`);
+    const path = writeConfig(
+      `a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\ntargets: [{ url: http://x:1 }]\n`,
+    );
     expect(await problems([`--config.file=${path}`])).toEqual([`${path}: not valid YAML: too many aliases`]);
   });
 
@@ -182,7 +258,9 @@ liquidity_pools: { reserves: [USD] }
     const path = writeConfig(`targets:\n  - url: http://x:1\n    headers: { Authorization: "Bearer ${TOKEN} }\n`);
     const result = runCli([`--config.file=${path}`]);
     expect([result.status, result.stdout]).toEqual([2, ""]);
-    expect(result.stderr).toBe(`stellar-horizon-exporter: ${path}:3:31: not valid YAML: Missing closing "quote\n        headers: { Authorization: ***\n                                  ^\n`);
+    expect(result.stderr).toBe(
+      `stellar-horizon-exporter: ${path}:3:31: not valid YAML: Missing closing "quote\n        headers: { Authorization: ***\n                                  ^\n`,
+    );
     expect(result.stderr).not.toContain(TOKEN);
   });
 
@@ -211,12 +289,16 @@ log:
   });
 
   it("suggests the unit a bare --poll.interval number lacks", async () => {
-    expect(await problems(["--horizon.url=http://x:2", "--poll.interval=15"])).toEqual(['--poll.interval: "15" is a number without a unit (did you mean 15s?)']);
+    expect(await problems(["--horizon.url=http://x:2", "--poll.interval=15"])).toEqual([
+      '--poll.interval: "15" is a number without a unit (did you mean 15s?)',
+    ]);
   });
 
   it("says which schedules --poll.interval accepts instead of the cron parser's message", async () => {
     const [line] = await problems(["--horizon.url=http://x:2", "--poll.interval=abc"]);
-    expect(line).toBe('--poll.interval: "abc" is neither a duration (whole seconds: 15s, 1m30s) nor a cron pattern ("*/30 * * * *", or with seconds first "*/30 * * * * *")');
+    expect(line).toBe(
+      '--poll.interval: "abc" is neither a duration (whole seconds: 15s, 1m30s) nor a cron pattern ("*/30 * * * *", or with seconds first "*/30 * * * * *")',
+    );
     const config = await runConfig(["--horizon.url=http://x:2", "--poll.interval=*/20 * * * * *"]);
     expect(config.targets[0]!.schedules.ledgers).toMatchObject({ pattern: "*/20 * * * * *", periodMs: 20_000 });
   });

@@ -4,15 +4,25 @@ import { DEFAULT_CLOSE_INTERVAL_SECONDS, LedgerCloseWindow } from "../src/collec
 
 function judgeWithWarnings() {
   const warnings: { about: string; lastKnownLiveUntil: number; latestLedger: number }[] = [];
-  const judge = new ArchivalJudge<string>((about, state, latestLedger) => warnings.push({ about, lastKnownLiveUntil: state.lastKnownLiveUntil, latestLedger }));
+  const judge = new ArchivalJudge<string>((about, state, latestLedger) =>
+    warnings.push({ about, lastKnownLiveUntil: state.lastKnownLiveUntil, latestLedger }),
+  );
   return { judge, warnings };
 }
 
 describe("ArchivalJudge", () => {
   it("live: ttl is live-until minus latestLedger of the same response, 0 on the last live ledger", () => {
     const { judge } = judgeWithWarnings();
-    expect(judge.judge("k", { liveUntilLedgerSeq: 2531884, latestLedger: 458386 }, "k")).toEqual({ kind: "live", liveUntilLedger: 2531884, ttlLedgers: 2073498 });
-    expect(judge.judge("k", { liveUntilLedgerSeq: 1000, latestLedger: 1000 }, "k")).toEqual({ kind: "live", liveUntilLedger: 1000, ttlLedgers: 0 });
+    expect(judge.judge("k", { liveUntilLedgerSeq: 2531884, latestLedger: 458386 }, "k")).toEqual({
+      kind: "live",
+      liveUntilLedger: 2531884,
+      ttlLedgers: 2073498,
+    });
+    expect(judge.judge("k", { liveUntilLedgerSeq: 1000, latestLedger: 1000 }, "k")).toEqual({
+      kind: "live",
+      liveUntilLedger: 1000,
+      ttlLedgers: 0,
+    });
   });
 
   it("not returned: missing", () => {
@@ -39,13 +49,18 @@ describe("ArchivalJudge", () => {
   it("stellar-rpc#990: 0 for an entry last seen live beyond the latest ledger is unknown, with one warning per entry", () => {
     const { judge, warnings } = judgeWithWarnings();
     judge.judge("k", { liveUntilLedgerSeq: 9000, latestLedger: 4000 }, "counter/instance");
-    expect(judge.judge("k", { liveUntilLedgerSeq: 0, latestLedger: 4001 }, "counter/instance")).toEqual({ kind: "unknown", lastKnownLiveUntil: 9000 });
+    expect(judge.judge("k", { liveUntilLedgerSeq: 0, latestLedger: 4001 }, "counter/instance")).toEqual({
+      kind: "unknown",
+      lastKnownLiveUntil: 9000,
+    });
     expect(judge.judge("k", { liveUntilLedgerSeq: 0, latestLedger: 4002 }, "counter/instance").kind).toBe("unknown");
     // A live-until below the latest ledger while the last one seen is ahead: also unknown.
     expect(judge.judge("k", { liveUntilLedgerSeq: 3000, latestLedger: 4003 }, "counter/instance").kind).toBe("unknown");
     expect(warnings).toEqual([{ about: "counter/instance", lastKnownLiveUntil: 9000, latestLedger: 4001 }]);
     // Past the last known live-until, a 0 is archival again.
-    expect(judge.judge("k", { liveUntilLedgerSeq: 0, latestLedger: 9001 }, "counter/instance")).toEqual({ kind: "archived" });
+    expect(judge.judge("k", { liveUntilLedgerSeq: 0, latestLedger: 9001 }, "counter/instance")).toEqual({
+      kind: "archived",
+    });
     // Live again: the RPC reports it, and so do we.
     expect(judge.judge("k", { liveUntilLedgerSeq: 20000, latestLedger: 9002 }, "counter/instance").kind).toBe("live");
     expect(warnings).toHaveLength(1);

@@ -2,7 +2,7 @@ import { xdr } from "@stellar/stellar-base";
 import { pino } from "pino";
 import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PollError } from "../src/client/errors.js";
+import type { PollError } from "../src/client/errors.js";
 import { RpcClient } from "../src/client/rpc-client.js";
 import { ContractsCollector, contractsRequestsPerPoll } from "../src/collectors/contracts.js";
 import type { LedgerClose } from "../src/collectors/ledger-close-window.js";
@@ -12,7 +12,12 @@ import { parseExposition, valueOf } from "./support/exposition.js";
 import { FakeRpc } from "./support/fake-rpc.js";
 import { rpcFixtureJson } from "./support/fixtures.js";
 
-type Capture = { result: { entries: { key: string; xdr: string; lastModifiedLedgerSeq: number; liveUntilLedgerSeq?: number }[]; latestLedger: number } };
+type Capture = {
+  result: {
+    entries: { key: string; xdr: string; lastModifiedLedgerSeq: number; liveUntilLedgerSeq?: number }[];
+    latestLedger: number;
+  };
+};
 
 const capture = (name: string) => rpcFixtureJson<Capture>(name).result.entries;
 const INSTANCE = capture("getLedgerEntries-contract-instance-dotnet-sdk.json")[0]!;
@@ -49,16 +54,30 @@ const CONTRACTS: WatchedContract[] = [
   { name: "xlm", id: XLM_CONTRACT, keys: [{ name: "balance", key: BALANCE_SCVAL, durability: "persistent" }] },
 ];
 
-function collector(contracts = CONTRACTS, closes: (LedgerClose | undefined)[] = [], stateArchival = true): ContractsCollector {
-  const log = pino({ level: "warn" }, new Writable({ write: (chunk, _encoding, done) => (logged.push(JSON.parse(String(chunk))), done()) }));
-  const network = { get current() { const latestLedgerClose = closes.shift(); return latestLedgerClose === undefined ? {} : { latestLedgerClose }; } };
+function collector(
+  contracts = CONTRACTS,
+  closes: (LedgerClose | undefined)[] = [],
+  stateArchival = true,
+): ContractsCollector {
+  const log = pino(
+    { level: "warn" },
+    new Writable({ write: (chunk, _encoding, done) => (logged.push(JSON.parse(String(chunk))), done()) }),
+  );
+  const network = {
+    get current() {
+      const latestLedgerClose = closes.shift();
+      return latestLedgerClose === undefined ? {} : { latestLedgerClose };
+    },
+  };
   return new ContractsCollector(contracts, { client, network, clock: { now: () => NOW_MS }, log, stateArchival });
 }
 
 async function series(job: ContractsCollector, succeeded = true) {
   const samples = job.samples(succeeded);
   const rendered = await renderSamples("rpc", [...samples.persistent, ...samples.live]);
-  return parseExposition(Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString());
+  return parseExposition(
+    Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString(),
+  );
 }
 
 const poll = (job: ContractsCollector) => job.poll({ signal: new AbortController().signal, invalidRecords: () => {} });
@@ -77,10 +96,20 @@ describe("ContractsCollector", () => {
     expect(valueOf(values, "stellar_rpc_contract_entry_live_until_ledger", hello)).toBe(2531884);
     expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", hello)).toBe(2531884 - LATEST);
     // No close seen yet: 5 s a ledger.
-    expect(valueOf(values, "stellar_rpc_contract_entry_expiry_timestamp_seconds", hello)).toBe(NOW_MS / 1000 + (2531884 - LATEST) * 5);
+    expect(valueOf(values, "stellar_rpc_contract_entry_expiry_timestamp_seconds", hello)).toBe(
+      NOW_MS / 1000 + (2531884 - LATEST) * 5,
+    );
     const code = entry("hello", "code");
     expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", code)).toBe(2348425 - LATEST);
-    expect(valueOf(values, "stellar_rpc_contract_info", { rpc: "rpc", contract: "hello", contract_id: WASM_CONTRACT, executable: "wasm", wasm_hash: WASM_HASH })).toBe(1);
+    expect(
+      valueOf(values, "stellar_rpc_contract_info", {
+        rpc: "rpc",
+        contract: "hello",
+        contract_id: WASM_CONTRACT,
+        executable: "wasm",
+        wasm_hash: WASM_HASH,
+      }),
+    ).toBe(1);
     // The asset contract's instance is not served: it is missing, and its code is not asked for.
     expect(valueOf(values, "stellar_rpc_contract_entry_exists", entry("xlm", "instance"))).toBe(0);
     expect(valueOf(values, "stellar_rpc_contract_entry_archived", entry("xlm", "instance"))).toBeUndefined();
@@ -98,7 +127,9 @@ describe("ContractsCollector", () => {
     expect(rpc.ledgerEntriesCalls().map((keys) => keys.length)).toEqual([3, 1, 4]);
     expect(rpc.ledgerEntriesCalls().flat()).not.toContain(STATE_ARCHIVAL.key);
     const values = await series(job);
-    expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", entry("hello", "instance"))).toBe(2531884 - LATEST);
+    expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", entry("hello", "instance"))).toBe(
+      2531884 - LATEST,
+    );
     expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", entry("hello", "code"))).toBe(2348425 - LATEST);
     expect(valueOf(values, "stellar_rpc_contract_entry_exists", entry("xlm", "instance"))).toBe(0);
     expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", entry("xlm", "balance"))).toBe(3163876 - LATEST);
@@ -120,19 +151,31 @@ describe("ContractsCollector", () => {
     await poll(job);
     const second = job.samples(true).live;
     expect(second.map((sample) => sample.metric.name)).toEqual(first.map((sample) => sample.metric.name));
-    const steadyFamilies = ["exists", "archived", "live_until_ledger"].map((suffix) => `stellar_rpc_contract_entry_${suffix}`).concat("stellar_rpc_contract_info");
+    const steadyFamilies = ["exists", "archived", "live_until_ledger"]
+      .map((suffix) => `stellar_rpc_contract_entry_${suffix}`)
+      .concat("stellar_rpc_contract_info");
     second.forEach((sample, index) => {
       if (steadyFamilies.includes(sample.metric.name)) expect(sample, sample.metric.name).toBe(first[index]);
     });
     const values = await series(job);
-    expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", entry("hello", "instance"))).toBe(2531884 - LATEST - 7);
+    expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", entry("hello", "instance"))).toBe(
+      2531884 - LATEST - 7,
+    );
     expect(valueOf(values, "stellar_rpc_contract_entry_live_until_ledger", entry("hello", "instance"))).toBe(2531884);
     // An entry extended gets a new live-until sample.
-    rpc.ledgerEntries.set(INSTANCE.key, { xdr: INSTANCE.xdr, lastModifiedLedgerSeq: INSTANCE.lastModifiedLedgerSeq, liveUntilLedgerSeq: 2531884 + 100 });
+    rpc.ledgerEntries.set(INSTANCE.key, {
+      xdr: INSTANCE.xdr,
+      lastModifiedLedgerSeq: INSTANCE.lastModifiedLedgerSeq,
+      liveUntilLedgerSeq: 2531884 + 100,
+    });
     await poll(job);
     const extended = await series(job);
-    expect(valueOf(extended, "stellar_rpc_contract_entry_live_until_ledger", entry("hello", "instance"))).toBe(2531884 + 100);
-    expect(valueOf(extended, "stellar_rpc_contract_entry_ttl_ledgers", entry("hello", "instance"))).toBe(2531884 + 100 - LATEST - 7);
+    expect(valueOf(extended, "stellar_rpc_contract_entry_live_until_ledger", entry("hello", "instance"))).toBe(
+      2531884 + 100,
+    );
+    expect(valueOf(extended, "stellar_rpc_contract_entry_ttl_ledgers", entry("hello", "instance"))).toBe(
+      2531884 + 100 - LATEST - 7,
+    );
   });
 
   it("a Stellar Asset Contract has no code entry", async () => {
@@ -141,18 +184,41 @@ describe("ContractsCollector", () => {
       contract: xdr.LedgerKey.fromXDR(BALANCE.key, "base64").contractData().contract(),
       key: xdr.ScVal.scvLedgerKeyContractInstance(),
       durability: xdr.ContractDataDurability.persistent(),
-      val: xdr.ScVal.scvContractInstance(new xdr.ScContractInstance({ executable: xdr.ContractExecutable.contractExecutableStellarAsset(), storage: null })),
+      val: xdr.ScVal.scvContractInstance(
+        new xdr.ScContractInstance({
+          executable: xdr.ContractExecutable.contractExecutableStellarAsset(),
+          storage: null,
+        }),
+      ),
     });
     const instanceKey = xdr.LedgerKey.contractData(
-      new xdr.LedgerKeyContractData({ contract: sacInstance.contract(), key: sacInstance.key(), durability: sacInstance.durability() }),
+      new xdr.LedgerKeyContractData({
+        contract: sacInstance.contract(),
+        key: sacInstance.key(),
+        durability: sacInstance.durability(),
+      }),
     ).toXDR("base64");
-    rpc.ledgerEntries.set(instanceKey, { xdr: xdr.LedgerEntryData.contractData(sacInstance).toXDR("base64"), lastModifiedLedgerSeq: 5, liveUntilLedgerSeq: LATEST + 10 });
+    rpc.ledgerEntries.set(instanceKey, {
+      xdr: xdr.LedgerEntryData.contractData(sacInstance).toXDR("base64"),
+      lastModifiedLedgerSeq: 5,
+      liveUntilLedgerSeq: LATEST + 10,
+    });
     const job = collector();
     await poll(job);
     const values = await series(job);
     expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", entry("xlm", "instance"))).toBe(10);
-    expect(valueOf(values, "stellar_rpc_contract_info", { rpc: "rpc", contract: "xlm", contract_id: XLM_CONTRACT, executable: "stellar_asset", wasm_hash: "" })).toBe(1);
-    expect([...values.keys()].filter((key) => key.includes('contract="xlm"') && key.includes('entry="code"'))).toEqual([]);
+    expect(
+      valueOf(values, "stellar_rpc_contract_info", {
+        rpc: "rpc",
+        contract: "xlm",
+        contract_id: XLM_CONTRACT,
+        executable: "stellar_asset",
+        wasm_hash: "",
+      }),
+    ).toBe(1);
+    expect([...values.keys()].filter((key) => key.includes('contract="xlm"') && key.includes('entry="code"'))).toEqual(
+      [],
+    );
     expect(rpc.ledgerEntriesCalls()).toHaveLength(2);
   });
 
@@ -208,13 +274,17 @@ describe("ContractsCollector", () => {
     await poll(job);
     await poll(job);
     const ttl = 2531884 - LATEST;
-    expect(valueOf(await series(job), "stellar_rpc_contract_entry_expiry_timestamp_seconds", entry("hello", "instance"))).toBe(Math.round(NOW_MS / 1000 + ttl * 5.5));
+    expect(
+      valueOf(await series(job), "stellar_rpc_contract_entry_expiry_timestamp_seconds", entry("hello", "instance")),
+    ).toBe(Math.round(NOW_MS / 1000 + ttl * 5.5));
   });
 
   it("a failed poll publishes nothing, and fails with the reader's reason", async () => {
     const job = collector();
     await poll(job);
-    rpc.answers.set("getLedgerEntries", { error: { code: -32602, message: "key count (201) exceeds maximum supported (200)" } });
+    rpc.answers.set("getLedgerEntries", {
+      error: { code: -32602, message: "key count (201) exceeds maximum supported (200)" },
+    });
     const error = await poll(job).catch((caught: unknown) => caught);
     expect((error as PollError).reason).toBe("rpc_error");
     expect((await series(job, false)).size).toBe(0);
@@ -225,12 +295,26 @@ describe("ContractsCollector", () => {
     const many: WatchedContract[] = Array.from({ length: 99 }, (_, index) => ({
       name: `c${index}`,
       id: WASM_CONTRACT,
-      keys: Array.from({ length: 99 }, (_, key) => ({ name: `k${key}`, key: BALANCE_SCVAL, durability: "persistent" as const })),
+      keys: Array.from({ length: 99 }, (_, key) => ({
+        name: `k${key}`,
+        key: BALANCE_SCVAL,
+        durability: "persistent" as const,
+      })),
     }));
     expect(contractsRequestsPerPoll(many, true)).toBe(50);
     expect(contractsRequestsPerPoll(CONTRACTS, true)).toBe(1);
     // 200 keys of contracts: the setting is the 201st, a second call.
-    const twoHundred: WatchedContract[] = [{ name: "c", id: WASM_CONTRACT, keys: Array.from({ length: 198 }, (_, key) => ({ name: `k${key}`, key: BALANCE_SCVAL, durability: "persistent" as const })) }];
+    const twoHundred: WatchedContract[] = [
+      {
+        name: "c",
+        id: WASM_CONTRACT,
+        keys: Array.from({ length: 198 }, (_, key) => ({
+          name: `k${key}`,
+          key: BALANCE_SCVAL,
+          durability: "persistent" as const,
+        })),
+      },
+    ];
     expect([contractsRequestsPerPoll(twoHundred, true), contractsRequestsPerPoll(twoHundred, false)]).toEqual([2, 1]);
   });
 });

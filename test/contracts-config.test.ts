@@ -29,7 +29,14 @@ describe("contracts configuration", () => {
     ]);
     const [target] = config.rpcTargets;
     expect(target!.contracts).toEqual([
-      { name: "counter", id: COUNTER, keys: [{ name: "count", key: KEY, durability: "persistent" }, { name: "nonce", key: KEY, durability: "temporary" }] },
+      {
+        name: "counter",
+        id: COUNTER,
+        keys: [
+          { name: "count", key: KEY, durability: "persistent" },
+          { name: "nonce", key: KEY, durability: "temporary" },
+        ],
+      },
       { name: XLM, id: XLM, keys: [] },
     ]);
     expect(target!.schedules.contracts.text).toBe("1m");
@@ -38,11 +45,18 @@ describe("contracts configuration", () => {
   it("schedules.contracts sets the contracts poll; --poll.interval beats it", async () => {
     const path = file(`      - id: ${COUNTER}\n`, "schedules:\n  contracts: 5m\n");
     expect((await runConfig([`--config.file=${path}`])).rpcTargets[0]!.schedules.contracts.text).toBe("5m");
-    expect((await runConfig([`--config.file=${path}`, "--poll.interval=30s"])).rpcTargets[0]!.schedules.contracts.text).toBe("30s");
+    expect(
+      (await runConfig([`--config.file=${path}`, "--poll.interval=30s"])).rpcTargets[0]!.schedules.contracts.text,
+    ).toBe("30s");
   });
 
   it("--contract (repeatable) and CONTRACTS watch instance and code on every --rpc.url target", async () => {
-    const fromFlags = await runConfig([RPC, "--rpc.url=b=http://b.example", `--contract=counter=${COUNTER}`, `--contract=${XLM}`]);
+    const fromFlags = await runConfig([
+      RPC,
+      "--rpc.url=b=http://b.example",
+      `--contract=counter=${COUNTER}`,
+      `--contract=${XLM}`,
+    ]);
     for (const target of fromFlags.rpcTargets) {
       expect(target.contracts).toEqual([
         { name: "counter", id: COUNTER, keys: [] },
@@ -54,9 +68,18 @@ describe("contracts configuration", () => {
   });
 
   it.each([
-    [[RPC, "--contract=GDAT5HWTGIU4TSSZ4752OUC4SABDLTLZFRPZUJ3D6LKBNEPA7V2CIG54"], '--contract: contract "GDAT5HWTGIU4TSSZ4752OUC4SABDLTLZFRPZUJ3D6LKBNEPA7V2CIG54": "GDAT5HWTGIU4TSSZ4752OUC4SABDLTLZFRPZUJ3D6LKBNEPA7V2CIG54" is not a contract id (C followed by 55 base32 characters, with a valid checksum)'],
-    [[RPC, `--contract=a=${COUNTER}`, `--contract=a=${XLM}`], '--contract: contract name "a" is used twice; names must be unique per target'],
-    [[`--contract=${COUNTER}`, "--horizon.url=http://h.example"], "--contract: applies to targets given with --rpc.url; with --config.file, list contracts under each target's `contracts:`"],
+    [
+      [RPC, "--contract=GDAT5HWTGIU4TSSZ4752OUC4SABDLTLZFRPZUJ3D6LKBNEPA7V2CIG54"],
+      '--contract: contract "GDAT5HWTGIU4TSSZ4752OUC4SABDLTLZFRPZUJ3D6LKBNEPA7V2CIG54": "GDAT5HWTGIU4TSSZ4752OUC4SABDLTLZFRPZUJ3D6LKBNEPA7V2CIG54" is not a contract id (C followed by 55 base32 characters, with a valid checksum)',
+    ],
+    [
+      [RPC, `--contract=a=${COUNTER}`, `--contract=a=${XLM}`],
+      '--contract: contract name "a" is used twice; names must be unique per target',
+    ],
+    [
+      [`--contract=${COUNTER}`, "--horizon.url=http://h.example"],
+      "--contract: applies to targets given with --rpc.url; with --config.file, list contracts under each target's `contracts:`",
+    ],
   ])("%j is one problem line", async (argv, line) => {
     expect(await problems(argv)).toEqual([line]);
   });
@@ -65,7 +88,9 @@ describe("contracts configuration", () => {
     ["key: not-base64!", 'Stellar RPC target "rpc": contract "c": key "k": "not-base64!" is not a base64 XDR SCVal'],
     [`key: "${KEY}AAAA"`, `Stellar RPC target "rpc": contract "c": key "k": "${KEY}AAAA" is not a base64 XDR SCVal`],
   ])("an undecodable key (%s) fails the configuration, not a poll", async (key, line) => {
-    const path = file(`      - name: c\n        id: ${COUNTER}\n        keys:\n          - name: k\n            ${key}\n`);
+    const path = file(
+      `      - name: c\n        id: ${COUNTER}\n        keys:\n          - name: k\n            ${key}\n`,
+    );
     expect(await problems([`--config.file=${path}`])).toEqual([line]);
   });
 
@@ -79,13 +104,17 @@ describe("contracts configuration", () => {
 `);
     const found = await problems([`--config.file=${path}`]);
     expect(found).toHaveLength(2);
-    expect(found[0]).toMatch(/^Stellar RPC target "rpc": contract "c": key name "code" is used twice or is reserved \(instance, code\)/);
+    expect(found[0]).toMatch(
+      /^Stellar RPC target "rpc": contract "c": key name "code" is used twice or is reserved \(instance, code\)/,
+    );
     expect(found[1]).toMatch(/key name "k" is used twice/);
   });
 
   it("the CLI exits 2 with one line for a bad contract id", () => {
     const result = runCli([RPC, "--contract=Cnope"]);
     expect(result.status).toBe(2);
-    expect(result.stderr.trim().split("\n")[0]).toBe('stellar-horizon-exporter: --contract: contract "Cnope": "Cnope" is not a contract id (C followed by 55 base32 characters, with a valid checksum)');
+    expect(result.stderr.trim().split("\n")[0]).toBe(
+      'stellar-horizon-exporter: --contract: contract "Cnope": "Cnope" is not a contract id (C followed by 55 base32 characters, with a valid checksum)',
+    );
   });
 });

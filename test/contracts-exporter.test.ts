@@ -56,7 +56,12 @@ rpc_targets:
   let values = await pass(2);
   const after = Date.now() / 1000;
   const latest = sim.state().historyLatestLedger;
-  for (const [contract, name, ttl] of [["counter", "instance", DEMO_TTLS.wasmInstance], ["counter", "code", DEMO_TTLS.wasmCode], ["counter", "counter", DEMO_TTLS.storage], ["usdc", "instance", DEMO_TTLS.assetInstance]] as const) {
+  for (const [contract, name, ttl] of [
+    ["counter", "instance", DEMO_TTLS.wasmInstance],
+    ["counter", "code", DEMO_TTLS.wasmCode],
+    ["counter", "counter", DEMO_TTLS.storage],
+    ["usdc", "instance", DEMO_TTLS.assetInstance],
+  ] as const) {
     const labels = entry(contract, name);
     // The simulator made each entry with this TTL two ledgers before.
     expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", labels), `${contract} ${name}`).toBe(ttl - 2);
@@ -69,13 +74,29 @@ rpc_targets:
     expect(expiry).toBeLessThanOrEqual(Math.round(after + (ttl - 2) * 5));
   }
   expect(valueOf(values, "stellar_rpc_contract_entry_exists", entry("usdc", "code"))).toBeUndefined();
-  expect(valueOf(values, "stellar_rpc_contract_info", { rpc: "sim-rpc", contract: "usdc", contract_id: usdc!.id, executable: "stellar_asset", wasm_hash: "" })).toBe(1);
+  expect(
+    valueOf(values, "stellar_rpc_contract_info", {
+      rpc: "sim-rpc",
+      contract: "usdc",
+      contract_id: usdc!.id,
+      executable: "stellar_asset",
+      wasm_hash: "",
+    }),
+  ).toBe(1);
   expect(valueOf(values, "stellar_rpc_state_archival_max_entry_ttl_ledgers", { rpc: "sim-rpc" })).toBe(3_110_400);
-  expect(valueOf(values, "stellar_horizon_exporter_rpc_requests_total", { rpc: "sim-rpc", endpoint: "contracts", code: "200" })).toBe(3);
+  expect(
+    valueOf(values, "stellar_horizon_exporter_rpc_requests_total", {
+      rpc: "sim-rpc",
+      endpoint: "contracts",
+      code: "200",
+    }),
+  ).toBe(3);
 
   sim.setScenario("contract_expiring");
   values = await pass(1);
-  expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", entry("counter", "counter"))).toBe(EXPIRING_TTL_LEDGERS - 1);
+  expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", entry("counter", "counter"))).toBe(
+    EXPIRING_TTL_LEDGERS - 1,
+  );
   values = await pass(EXPIRING_TTL_LEDGERS + 1);
   const counterEntry = entry("counter", "counter");
   expect(valueOf(values, "stellar_rpc_contract_entry_archived", counterEntry)).toBe(1);

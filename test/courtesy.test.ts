@@ -42,7 +42,13 @@ it("sends nothing before X-Ratelimit-Reset once no request is left in the window
   await exporter.pollAll();
   expect(horizon.requests.length).toBe(sent);
   const values = parseExposition(await (await fetch(`${exporter.url}/metrics`)).text());
-  expect(valueOf(values, "stellar_horizon_exporter_poll_errors_total", { horizon: "t", endpoint: "root", reason: "rate_limited" })).toBe(1);
+  expect(
+    valueOf(values, "stellar_horizon_exporter_poll_errors_total", {
+      horizon: "t",
+      endpoint: "root",
+      reason: "rate_limited",
+    }),
+  ).toBe(1);
   expect(valueOf(values, "stellar_horizon_rate_limit_remaining", { horizon: "t" })).toBe(0);
   // The reset has passed once a poll gets through again.
   await until("a request after the reset", async () => {
@@ -56,13 +62,20 @@ it("sends nothing before X-Ratelimit-Reset once no request is left in the window
  * `periodMs` on the injectable clock; the returned tick moves the clock one period and waits for
  * that tick's polls.
  */
-async function failingFeeStats(fault: { status: number; body: string }, periodMs: number): Promise<() => Promise<void>> {
+async function failingFeeStats(
+  fault: { status: number; body: string },
+  periodMs: number,
+): Promise<() => Promise<void>> {
   const fake = (horizon = new FakeHorizon());
   fake.faults.set("/fee_stats", fault);
   const file = join(mkdtempSync(join(tmpdir(), "she-backoff-")), "config.yml");
   writeFileSync(file, "http: { retries: 0 }\n");
   const clock = new ManualClock();
-  const config = await configFrom([`--horizon.url=t=${await fake.start()}`, `--poll.interval=${periodMs / 1000}s`, `--config.file=${file}`]);
+  const config = await configFrom([
+    `--horizon.url=t=${await fake.start()}`,
+    `--poll.interval=${periodMs / 1000}s`,
+    `--config.file=${file}`,
+  ]);
   const running = (exporter = await startExporter(config, { logger: pino({ level: "silent" }), clock }));
   await running.firstPolls;
   return async () => {

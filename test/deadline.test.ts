@@ -15,12 +15,18 @@ import { until } from "./support/wait.js";
 const H = { horizon: "hung" };
 /** The target watches no accounts, so every other endpoint is polled. */
 const POLLED = ENDPOINTS.filter((endpoint) => endpoint !== "accounts");
-const LIVE_GAUGES = ["stellar_horizon_core_latest_ledger", "stellar_horizon_fee_stats_last_ledger", "stellar_horizon_ledger_sequence", "stellar_horizon_liquidity_pools"];
+const LIVE_GAUGES = [
+  "stellar_horizon_core_latest_ledger",
+  "stellar_horizon_fee_stats_last_ledger",
+  "stellar_horizon_ledger_sequence",
+  "stellar_horizon_liquidity_pools",
+];
 
 class LogSink extends Writable {
   lines: Record<string, unknown>[] = [];
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
-    for (const line of chunk.toString().split("\n")) if (line.trim()) this.lines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of chunk.toString().split("\n"))
+      if (line.trim()) this.lines.push(JSON.parse(line) as Record<string, unknown>);
     done();
   }
 }
@@ -33,7 +39,10 @@ afterEach(async () => {
   exporter = undefined;
 });
 
-async function start(args: string[], clock?: ManualClock): Promise<{ logs: LogSink; scrape: () => Promise<Map<string, number>> }> {
+async function start(
+  args: string[],
+  clock?: ManualClock,
+): Promise<{ logs: LogSink; scrape: () => Promise<Map<string, number>> }> {
   horizon = new HostileHorizon();
   horizon.healthy.addLedgers(5);
   const url = await horizon.start();
@@ -55,19 +64,27 @@ function hangReported(series: Map<string, number>): boolean {
 
 function expectEachTimeoutLoggedOnce(series: Map<string, number>, logs: LogSink): void {
   for (const endpoint of POLLED) {
-    const lines = logs.lines.filter((line) => line.msg === "poll failed" && line.endpoint === endpoint && line.reason === "timeout");
+    const lines = logs.lines.filter(
+      (line) => line.msg === "poll failed" && line.endpoint === endpoint && line.reason === "timeout",
+    );
     expect(lines.length, endpoint).toBe(timeouts(series, endpoint));
   }
 }
 
 /** The next good polls restore everything, and every ledger is counted exactly once. */
-async function expectExactRecovery(scrape: () => Promise<Map<string, number>>, poll: () => Promise<void>): Promise<void> {
+async function expectExactRecovery(
+  scrape: () => Promise<Map<string, number>>,
+  poll: () => Promise<void>,
+): Promise<void> {
   horizon.misbehaviour = undefined;
   horizon.healthy.addLedgers(3);
   const after = await until("recovery", async () => {
     await poll();
     const series = await scrape();
-    return valueOf(series, "stellar_horizon_up", H) === 1 && LIVE_GAUGES.every((gauge) => valueOf(series, gauge, H) !== undefined) ? series : undefined;
+    return valueOf(series, "stellar_horizon_up", H) === 1 &&
+      LIVE_GAUGES.every((gauge) => valueOf(series, gauge, H) !== undefined)
+      ? series
+      : undefined;
   });
   expect(valueOf(after, "stellar_horizon_ledger_sequence", H)).toBe(8);
   expect(valueOf(after, "stellar_horizon_ledgers_total", H)).toBe(4);
@@ -80,10 +97,14 @@ describe("a Horizon that accepts connections and never answers", () => {
     expect(valueOf(await scrape(), "stellar_horizon_up", H)).toBe(1);
     horizon.misbehaviour = hang;
     const hungAt = performance.now();
-    const during = await until("up 0 and a timeout on every endpoint", async () => {
-      const series = await scrape();
-      return hangReported(series) ? series : undefined;
-    }, { timeoutMs: 5_000 });
+    const during = await until(
+      "up 0 and a timeout on every endpoint",
+      async () => {
+        const series = await scrape();
+        return hangReported(series) ? series : undefined;
+      },
+      { timeoutMs: 5_000 },
+    );
     expect(performance.now() - hungAt).toBeLessThan(5_000);
     for (const gauge of LIVE_GAUGES) expect(valueOf(during, gauge, H), gauge).toBeUndefined();
     expectEachTimeoutLoggedOnce(during, logs);
@@ -103,7 +124,9 @@ describe("a Horizon that accepts connections and never answers", () => {
     const requestsBefore = horizon.requestCount;
 
     await clock.advance(15_000);
-    await until("the scheduled polls to reach the hung Horizon", () => (horizon.requestCount >= requestsBefore + POLLED.length ? true : undefined));
+    await until("the scheduled polls to reach the hung Horizon", () =>
+      horizon.requestCount >= requestsBefore + POLLED.length ? true : undefined,
+    );
     // 44 s after the last good poll the data is still fresh and the polls still running.
     await clock.advance(29_000);
     let series = await scrape();
@@ -113,10 +136,14 @@ describe("a Horizon that accepts connections and never answers", () => {
     expect(page).toMatch(/running for \d+ s/);
 
     await clock.advance(1_000);
-    series = await until("up 0 and a timeout on every endpoint at 45 s", async () => {
-      const values = await scrape();
-      return hangReported(values) ? values : undefined;
-    }, { timeoutMs: 5_000 });
+    series = await until(
+      "up 0 and a timeout on every endpoint at 45 s",
+      async () => {
+        const values = await scrape();
+        return hangReported(values) ? values : undefined;
+      },
+      { timeoutMs: 5_000 },
+    );
     expect(POLLED.map((endpoint) => timeouts(series, endpoint))).toEqual(POLLED.map(() => 1));
     for (const gauge of LIVE_GAUGES) expect(valueOf(series, gauge, H), gauge).toBeUndefined();
     expectEachTimeoutLoggedOnce(series, logs);
@@ -133,22 +160,32 @@ describe("a Horizon that accepts connections and never answers", () => {
     horizon.misbehaviour = hang;
     const requestsBefore = horizon.requestCount;
     await clock.advance(15_000);
-    await until("the scheduled polls to reach the hung Horizon", () => (horizon.requestCount >= requestsBefore + POLLED.length ? true : undefined));
+    await until("the scheduled polls to reach the hung Horizon", () =>
+      horizon.requestCount >= requestsBefore + POLLED.length ? true : undefined,
+    );
     await clock.advance(29_999);
     expect(valueOf(await scrape(), "stellar_horizon_up", H)).toBe(1);
     await clock.advance(1);
     // Publishing (rendering, compressing) takes real time after the stale timer fires.
-    let series = await until("up 0 at 45 s", async () => {
-      const values = await scrape();
-      return valueOf(values, "stellar_horizon_up", H) === 0 ? values : undefined;
-    }, { timeoutMs: 5_000 });
+    let series = await until(
+      "up 0 at 45 s",
+      async () => {
+        const values = await scrape();
+        return valueOf(values, "stellar_horizon_up", H) === 0 ? values : undefined;
+      },
+      { timeoutMs: 5_000 },
+    );
     expect(timeouts(series, "root")).toBe(0);
 
     await clock.advance(15_000);
-    series = await until("the deadline at 60 s", async () => {
-      const values = await scrape();
-      return POLLED.every((endpoint) => timeouts(values, endpoint) === 1) ? values : undefined;
-    }, { timeoutMs: 5_000 });
+    series = await until(
+      "the deadline at 60 s",
+      async () => {
+        const values = await scrape();
+        return POLLED.every((endpoint) => timeouts(values, endpoint) === 1) ? values : undefined;
+      },
+      { timeoutMs: 5_000 },
+    );
     expect(valueOf(series, "stellar_horizon_up", H)).toBe(0);
   }, 30_000);
 });

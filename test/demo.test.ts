@@ -5,15 +5,21 @@ import { until } from "./support/wait.js";
 import { USDC } from "../src/simulator/index.js";
 
 it("the demo serves live, moving metrics within 15 s", async () => {
-  const { child, output, exited } = spawnCli(["demo", "--web.listen-address=127.0.0.1:0"], { DEMO_SIMULATOR_PORT: "0" });
+  const { child, output, exited } = spawnCli(["demo", "--web.listen-address=127.0.0.1:0"], {
+    DEMO_SIMULATOR_PORT: "0",
+  });
   try {
-    const metricsUrl = await until("the demo's URLs", () => /metrics:\s+(\S+)/.exec(output())?.[1], { timeoutMs: 20_000 });
+    const metricsUrl = await until("the demo's URLs", () => /metrics:\s+(\S+)/.exec(output())?.[1], {
+      timeoutMs: 20_000,
+    });
     expect(output()).toMatch(/simulator:\s+http:\/\/127\.0\.0\.1:\d+\//);
     // A shipped example starts clean: no warning (such as the request budget's) in its log.
     expect(output()).not.toMatch(/"level":40/);
     const started = Date.now();
     const scrape = async () => parseExposition(await (await fetch(metricsUrl)).text());
-    const first = await until("the first ledger", async () => valueOf(await scrape(), "stellar_horizon_ledger_sequence", { horizon: "simulator" }));
+    const first = await until("the first ledger", async () =>
+      valueOf(await scrape(), "stellar_horizon_ledger_sequence", { horizon: "simulator" }),
+    );
     const later = await until("a newer ledger", async () => {
       const sequence = valueOf(await scrape(), "stellar_horizon_ledger_sequence", { horizon: "simulator" });
       return sequence !== undefined && sequence > first ? sequence : undefined;
@@ -24,7 +30,13 @@ it("the demo serves live, moving metrics within 15 s", async () => {
     expect(valueOf(values, "stellar_horizon_up", { horizon: "simulator" })).toBe(1);
     // The two simulated wallets are watched out of the box, with their low-water marks.
     expect(valueOf(values, "stellar_horizon_account_exists", { horizon: "simulator", account: "hot" })).toBe(1);
-    expect(valueOf(values, "stellar_horizon_account_balance_low_watermark", { horizon: "simulator", account: "cold", asset: "native" })).toBe(100_000);
+    expect(
+      valueOf(values, "stellar_horizon_account_balance_low_watermark", {
+        horizon: "simulator",
+        account: "cold",
+        asset: "native",
+      }),
+    ).toBe(100_000);
     expect(output()).toMatch(/stellar rpc:\s+http:\/\/127\.0\.0\.1:\d+\/rpc/);
     expect(valueOf(values, "stellar_rpc_up", { rpc: "simulator" })).toBe(1);
     expect(valueOf(values, "stellar_rpc_healthy", { rpc: "simulator" })).toBe(1);
@@ -33,26 +45,55 @@ it("the demo serves live, moving metrics within 15 s", async () => {
       const now = await scrape();
       return valueOf(now, "stellar_rpc_account_exists", { rpc: "simulator", account: "hot" }) === 1 ? now : undefined;
     });
-    expect(valueOf(rpcAccounts, "stellar_rpc_account_balance_low_watermark", { rpc: "simulator", account: "cold", asset: "native" })).toBe(100_000);
-    expect(valueOf(rpcAccounts, "stellar_rpc_account_trustline_exists", { rpc: "simulator", account: "hot", asset: USDC })).toBe(1);
+    expect(
+      valueOf(rpcAccounts, "stellar_rpc_account_balance_low_watermark", {
+        rpc: "simulator",
+        account: "cold",
+        asset: "native",
+      }),
+    ).toBe(100_000);
+    expect(
+      valueOf(rpcAccounts, "stellar_rpc_account_trustline_exists", { rpc: "simulator", account: "hot", asset: USDC }),
+    ).toBe(1);
     // The demo contracts are watched out of the box: the wasm contract's instance, code and storage entry, the asset contract's instance.
-    for (const [contract, entry] of [["counter", "instance"], ["counter", "code"], ["counter", "counter"], ["usdc", "instance"]]) {
-      expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", { rpc: "simulator", contract: contract!, entry: entry!, durability: "persistent" })).toBeGreaterThan(0);
+    for (const [contract, entry] of [
+      ["counter", "instance"],
+      ["counter", "code"],
+      ["counter", "counter"],
+      ["usdc", "instance"],
+    ]) {
+      expect(
+        valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", {
+          rpc: "simulator",
+          contract: contract!,
+          entry: entry!,
+          durability: "persistent",
+        }),
+      ).toBeGreaterThan(0);
     }
     expect(output()).toMatch(/\/_sim\/scenario\/contract_expiring/);
     // The demo's probe submits from a generated key every 15 s; the simulator includes it in a ledger.
     const probeSuccess = await until(
       "a successful probe",
-      async () => valueOf(await scrape(), "stellar_horizon_tx_probe_last_success_timestamp_seconds", { horizon: "simulator" }),
+      async () =>
+        valueOf(await scrape(), "stellar_horizon_tx_probe_last_success_timestamp_seconds", { horizon: "simulator" }),
       { timeoutMs: 30_000 },
     );
     expect(probeSuccess).toBeGreaterThan(started / 1000 - 1);
-    expect(valueOf(await scrape(), "stellar_horizon_tx_probe_submissions_total", { horizon: "simulator" })).toBeGreaterThanOrEqual(1);
+    expect(
+      valueOf(await scrape(), "stellar_horizon_tx_probe_submissions_total", { horizon: "simulator" }),
+    ).toBeGreaterThanOrEqual(1);
     // A second simulator of the same testnet, which forks later: three targets, compared with each other.
-    expect(output()).toMatch(/fork:\s+http:\/\/127\.0\.0\.1:\d+\/ +\(the same network, other hashes from ledger \d+ on/);
+    expect(output()).toMatch(
+      /fork:\s+http:\/\/127\.0\.0\.1:\d+\/ +\(the same network, other hashes from ledger \d+ on/,
+    );
     const compared = await until("the fork compared with the others", async () => {
       const series = await scrape();
-      const comparisons = valueOf(series, "stellar_network_ledger_hash_comparisons_total", { network: "testnet", kind: "horizon", target: "fork" });
+      const comparisons = valueOf(series, "stellar_network_ledger_hash_comparisons_total", {
+        network: "testnet",
+        kind: "horizon",
+        target: "fork",
+      });
       return comparisons !== undefined && comparisons > 0 ? series : undefined;
     });
     expect(valueOf(compared, "stellar_network_targets", { network: "testnet" })).toBe(3);

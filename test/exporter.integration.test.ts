@@ -36,7 +36,12 @@ afterEach(async () => {
 describe("ledgers", () => {
   it("starts at the latest ledger, then reads every new ledger across pages exactly once", async () => {
     horizon = new FakeHorizon();
-    horizon.addLedgers(10, { successful_transaction_count: 7, failed_transaction_count: 3, operation_count: 20, tx_set_operation_count: 25 });
+    horizon.addLedgers(10, {
+      successful_transaction_count: 7,
+      failed_transaction_count: 3,
+      operation_count: 20,
+      tx_set_operation_count: 25,
+    });
     const { exporter, scrape } = await start();
 
     let values = await scrape();
@@ -69,8 +74,12 @@ describe("ledgers", () => {
     };
     values = await scrape();
     expect(valueOf(values, "stellar_horizon_ledgers_total", H)).toBe(451);
-    expect(valueOf(values, "stellar_horizon_transactions_total", { ...H, result: "successful" })).toBe(7 + sum((s) => s % 5));
-    expect(valueOf(values, "stellar_horizon_transactions_total", { ...H, result: "failed" })).toBe(3 + sum((s) => s % 3));
+    expect(valueOf(values, "stellar_horizon_transactions_total", { ...H, result: "successful" })).toBe(
+      7 + sum((s) => s % 5),
+    );
+    expect(valueOf(values, "stellar_horizon_transactions_total", { ...H, result: "failed" })).toBe(
+      3 + sum((s) => s % 3),
+    );
     expect(valueOf(values, "stellar_horizon_operations_total", H)).toBe(20 + sum((s) => s % 11));
     expect(valueOf(values, "stellar_horizon_tx_set_operations_total", H)).toBe(25 + sum((s) => (s % 11) + 2));
     expect(valueOf(values, "stellar_horizon_ledgers_skipped_total", H)).toBe(0);
@@ -143,7 +152,9 @@ describe("liquidity pools", () => {
     let values = await scrape();
     expect(valueOf(values, "stellar_horizon_liquidity_pools", H)).toBe(420);
     const pool7 = makePool(7).id as string;
-    expect(valueOf(values, "stellar_horizon_liquidity_pool_reserve", { ...H, pool_id: pool7, asset: "native" })).toBe(70);
+    expect(valueOf(values, "stellar_horizon_liquidity_pool_reserve", { ...H, pool_id: pool7, asset: "native" })).toBe(
+      70,
+    );
     expect(valueOf(values, "stellar_horizon_liquidity_pool_shares", { ...H, pool_id: pool7 })).toBe(1007.5);
     expect(valueOf(values, "stellar_horizon_liquidity_pool_trustlines", { ...H, pool_id: pool7 })).toBe(8);
 
@@ -178,10 +189,20 @@ describe("liquidity pools", () => {
     for (let index = 1; index <= 200; index += 1) horizon.pools.push(makePool(index));
     const records = horizon.pools;
     const stuckPage = JSON.stringify({ _links: {}, _embedded: { records } });
-    horizon.faults.set("/liquidity_pools", { status: 200, body: stuckPage, headers: { "Content-Type": "application/hal+json" } });
+    horizon.faults.set("/liquidity_pools", {
+      status: 200,
+      body: stuckPage,
+      headers: { "Content-Type": "application/hal+json" },
+    });
     const { scrape } = await start(["--pools.max=1000"]);
     const values = await scrape();
-    expect(valueOf(values, "stellar_horizon_exporter_poll_errors_total", { ...H, endpoint: "liquidity_pools", reason: "paging" })).toBe(1);
+    expect(
+      valueOf(values, "stellar_horizon_exporter_poll_errors_total", {
+        ...H,
+        endpoint: "liquidity_pools",
+        reason: "paging",
+      }),
+    ).toBe(1);
     expect(valueOf(values, "stellar_horizon_liquidity_pools", H)).toBeUndefined();
     expect(horizon.requestsTo("/liquidity_pools")).toHaveLength(2);
   });
@@ -196,8 +217,16 @@ describe("freshness, readiness and self-metrics", () => {
     expect(valueOf(values, "stellar_horizon_up", H)).toBe(1);
     expect(valueOf(values, "stellar_horizon_core_latest_ledger", H)).toBe(52426478);
 
-    horizon.faults.set("/", { status: 503, body: "Server capacity exceeded.", headers: { "Content-Type": "text/plain" } });
-    horizon.faults.set("/ledgers", { status: 502, body: "<html><head><title>502 Bad Gateway</title></head></html>", headers: { "Content-Type": "text/html" } });
+    horizon.faults.set("/", {
+      status: 503,
+      body: "Server capacity exceeded.",
+      headers: { "Content-Type": "text/plain" },
+    });
+    horizon.faults.set("/ledgers", {
+      status: 502,
+      body: "<html><head><title>502 Bad Gateway</title></head></html>",
+      headers: { "Content-Type": "text/html" },
+    });
     await exporter.pollAll();
     values = await scrape();
     expect(valueOf(values, "stellar_horizon_up", H)).toBe(0);
@@ -205,8 +234,12 @@ describe("freshness, readiness and self-metrics", () => {
     expect(valueOf(values, "stellar_horizon_ledger_sequence", H)).toBeUndefined();
     expect(valueOf(values, "stellar_horizon_ledgers_total", H)).toBe(1);
     expect(valueOf(values, "stellar_horizon_fee_charged_stroops", { ...H, stat: "max" })).toBe(500);
-    expect(valueOf(values, "stellar_horizon_exporter_poll_errors_total", { ...H, endpoint: "root", reason: "http_5xx" })).toBe(1);
-    expect(valueOf(values, "stellar_horizon_exporter_poll_errors_total", { ...H, endpoint: "ledgers", reason: "http_5xx" })).toBe(1);
+    expect(
+      valueOf(values, "stellar_horizon_exporter_poll_errors_total", { ...H, endpoint: "root", reason: "http_5xx" }),
+    ).toBe(1);
+    expect(
+      valueOf(values, "stellar_horizon_exporter_poll_errors_total", { ...H, endpoint: "ledgers", reason: "http_5xx" }),
+    ).toBe(1);
     // Two retries per failed request: three attempts each.
     expect(valueOf(values, "stellar_horizon_exporter_requests_total", { ...H, endpoint: "root", code: "503" })).toBe(3);
 
@@ -225,25 +258,43 @@ describe("freshness, readiness and self-metrics", () => {
   it("counts schema violations and invalid JSON under their reasons", async () => {
     horizon = new FakeHorizon();
     horizon.feeStats = { ...horizon.feeStats, last_ledger: 12 };
-    horizon.faults.set("/", { status: 200, body: '{"horizon_version": "2.', headers: { "Content-Type": "application/hal+json" } });
+    horizon.faults.set("/", {
+      status: 200,
+      body: '{"horizon_version": "2.',
+      headers: { "Content-Type": "application/hal+json" },
+    });
     const { scrape } = await start();
     const values = await scrape();
-    expect(valueOf(values, "stellar_horizon_exporter_poll_errors_total", { ...H, endpoint: "fee_stats", reason: "schema" })).toBe(1);
-    expect(valueOf(values, "stellar_horizon_exporter_poll_errors_total", { ...H, endpoint: "root", reason: "invalid_json" })).toBe(1);
+    expect(
+      valueOf(values, "stellar_horizon_exporter_poll_errors_total", { ...H, endpoint: "fee_stats", reason: "schema" }),
+    ).toBe(1);
+    expect(
+      valueOf(values, "stellar_horizon_exporter_poll_errors_total", { ...H, endpoint: "root", reason: "invalid_json" }),
+    ).toBe(1);
     expect(valueOf(values, "stellar_horizon_fee_stats_last_ledger", H)).toBeUndefined();
   });
 
   it("exports rate-limit headers and self-metrics", async () => {
     horizon = new FakeHorizon();
-    horizon.rateLimitHeaders = { "X-RateLimit-Limit": "3600", "x-ratelimit-remaining": "3000", "X-Ratelimit-Reset": "42" };
+    horizon.rateLimitHeaders = {
+      "X-RateLimit-Limit": "3600",
+      "x-ratelimit-remaining": "3000",
+      "X-Ratelimit-Reset": "42",
+    };
     const { scrape } = await start();
     const values = await scrape();
     expect(valueOf(values, "stellar_horizon_rate_limit_limit", H)).toBe(3600);
     expect(valueOf(values, "stellar_horizon_rate_limit_remaining", H)).toBe(3000);
     expect(valueOf(values, "stellar_horizon_rate_limit_reset_seconds", H)).toBe(42);
-    expect(valueOf(values, "stellar_horizon_exporter_requests_total", { ...H, endpoint: "fee_stats", code: "200" })).toBe(1);
-    expect(valueOf(values, "stellar_horizon_exporter_request_duration_seconds_count", { ...H, endpoint: "fee_stats" })).toBe(1);
-    expect(valueOf(values, "stellar_horizon_exporter_last_success_timestamp_seconds", { ...H, endpoint: "root" })).toBeGreaterThan(Date.now() / 1000 - 60);
+    expect(
+      valueOf(values, "stellar_horizon_exporter_requests_total", { ...H, endpoint: "fee_stats", code: "200" }),
+    ).toBe(1);
+    expect(
+      valueOf(values, "stellar_horizon_exporter_request_duration_seconds_count", { ...H, endpoint: "fee_stats" }),
+    ).toBe(1);
+    expect(
+      valueOf(values, "stellar_horizon_exporter_last_success_timestamp_seconds", { ...H, endpoint: "root" }),
+    ).toBeGreaterThan(Date.now() / 1000 - 60);
     const buildInfo = [...values.keys()].find((key) => key.startsWith("stellar_horizon_exporter_build_info"));
     expect(buildInfo).toContain(`node_version="${process.version}"`);
   });
@@ -260,18 +311,28 @@ describe("freshness, readiness and self-metrics", () => {
     };
     const { startExporter } = await import("../src/exporter.js");
     const { pino } = await import("pino");
-    const config = await configFrom([`--horizon.url=a=${await horizon.start()}`, `--horizon.url=b=${await slow.start()}`, "--poll.interval=1h"]);
+    const config = await configFrom([
+      `--horizon.url=a=${await horizon.start()}`,
+      `--horizon.url=b=${await slow.start()}`,
+      "--poll.interval=1h",
+    ]);
     const exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
     try {
       // Accounts are polled only where some are watched: b watches none.
       const polled = ENDPOINTS.filter((endpoint) => endpoint !== "accounts");
       await until("every first request of b to be held", () => (held >= polled.length ? true : undefined));
-      await until("a's first polls", async () => ((await fetch(`${exporter.url}/metrics`)).text().then((text) => text.includes('stellar_horizon_up{horizon="a"} 1') || undefined)));
+      await until("a's first polls", async () =>
+        (await fetch(`${exporter.url}/metrics`))
+          .text()
+          .then((text) => text.includes('stellar_horizon_up{horizon="a"} 1') || undefined),
+      );
       expect((await fetch(`${exporter.url}/healthz`)).status).toBe(200);
       expect((await fetch(`${exporter.url}/readyz`)).status).toBe(503);
       // A target whose first poll has not ended publishes nothing, not `up 0`.
       const early = await (await fetch(`${exporter.url}/metrics`)).text();
-      const horizonSeries = early.split("\n").filter((line) => line.includes('horizon="b"') && !line.startsWith("stellar_horizon_exporter_"));
+      const horizonSeries = early
+        .split("\n")
+        .filter((line) => line.includes('horizon="b"') && !line.startsWith("stellar_horizon_exporter_"));
       expect(horizonSeries).toEqual([]);
       release();
       await exporter.firstPolls;
@@ -287,13 +348,25 @@ describe("freshness, readiness and self-metrics", () => {
     horizon = new FakeHorizon();
     horizon.addLedgers(5);
     horizon.pools.push(makePool(1), makePool(2));
-    horizon.rateLimitHeaders = { "X-Ratelimit-Limit": "3600", "X-Ratelimit-Remaining": "3599", "X-Ratelimit-Reset": "10" };
+    horizon.rateLimitHeaders = {
+      "X-Ratelimit-Limit": "3600",
+      "X-Ratelimit-Remaining": "3599",
+      "X-Ratelimit-Reset": "10",
+    };
     const account = fixtureJson<Record<string, unknown>>("account-java-sdk.json");
     const accountId = account.account_id as string;
     horizon.accounts.set(accountId, account);
-    horizon.offers.set(accountId, fixtureJson<{ _embedded: { records: Record<string, unknown>[] } }>("account_offers-go-sdk.json")._embedded.records);
-    const claimable = fixtureJson<{ _embedded: { records: Record<string, any>[] } }>("claimable_balances-java-sdk.json")._embedded.records;
-    horizon.claimableBalances = claimable.map((balance) => ({ ...balance, claimants: [{ destination: accountId, predicate: { unconditional: true } }] }));
+    horizon.offers.set(
+      accountId,
+      fixtureJson<{ _embedded: { records: Record<string, unknown>[] } }>("account_offers-go-sdk.json")._embedded
+        .records,
+    );
+    const claimable = fixtureJson<{ _embedded: { records: Record<string, any>[] } }>("claimable_balances-java-sdk.json")
+      ._embedded.records;
+    horizon.claimableBalances = claimable.map((balance) => ({
+      ...balance,
+      claimants: [{ destination: accountId, predicate: { unconditional: true } }],
+    }));
     const url = await horizon.start();
     const dir = mkdtempSync(join(tmpdir(), "she-config-"));
     writeFileSync(
@@ -316,7 +389,9 @@ describe("freshness, readiness and self-metrics", () => {
     const names = namesIn(series);
     // The transaction probe's families need a tx_probe target (test/probers covers them); this
     // exporter polls no Stellar RPC (test/rpc-exporter.test.ts checks the rpc-labelled families).
-    for (const metric of ALL_METRICS.filter((candidate) => candidate.source !== "tx_probe" && targetLabelOf(candidate) === "horizon")) {
+    for (const metric of ALL_METRICS.filter(
+      (candidate) => candidate.source !== "tx_probe" && targetLabelOf(candidate) === "horizon",
+    )) {
       const exposed = metric.type === "histogram" ? `${metric.name}_count` : metric.name;
       expect(names.has(exposed), metric.name).toBe(true);
     }

@@ -28,7 +28,9 @@ function failInvalidNames(): void {
   (dns as { lookup: unknown }).lookup = (host: string, options: unknown, callback?: unknown) => {
     const done = (typeof options === "function" ? options : callback) as (error: Error) => void;
     if (!host.endsWith(".invalid")) return (realLookup as (...args: unknown[]) => void)(host, options, callback);
-    process.nextTick(() => done(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND", hostname: host })));
+    process.nextTick(() =>
+      done(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND", hostname: host })),
+    );
   };
 }
 
@@ -43,7 +45,8 @@ const LIVE_GAUGES = [
 class LogSink extends Writable {
   lines: Record<string, unknown>[] = [];
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
-    for (const line of chunk.toString().split("\n")) if (line.trim()) this.lines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of chunk.toString().split("\n"))
+      if (line.trim()) this.lines.push(JSON.parse(line) as Record<string, unknown>);
     done();
   }
 }
@@ -86,7 +89,11 @@ beforeEach(async () => {
     join(dir, "config.yml"),
     `targets:\n  - name: hostile\n    url: ${url}\n    timeout: 500ms\nhttp: { retries: 0, max_body_size: 1MiB }\nlog: { level: warn }\n`,
   );
-  const config = await configFrom([`--config.file=${join(dir, "config.yml")}`, "--poll.interval=1h", "--log.level=warn"]);
+  const config = await configFrom([
+    `--config.file=${join(dir, "config.yml")}`,
+    "--poll.interval=1h",
+    "--log.level=warn",
+  ]);
   exporter = await startExporter(config, { logger: pino({ level: "warn" }, logs) });
   await exporter.firstPolls;
 });
@@ -103,18 +110,46 @@ const GZIPPED_HAL = { "Content-Type": "application/hal+json", "Content-Encoding"
 
 const MATRIX: [string, string, Misbehaviour][] = [
   ["a response that never comes", "timeout", hang],
-  ["429 with Retry-After", "rate_limited", reply(429, fixtureText("error-rate_limit_exceeded-horizon-src.json"), { "Retry-After": "1", "X-Ratelimit-Remaining": "0", "X-Ratelimit-Reset": "1" })],
+  [
+    "429 with Retry-After",
+    "rate_limited",
+    reply(429, fixtureText("error-rate_limit_exceeded-horizon-src.json"), {
+      "Retry-After": "1",
+      "X-Ratelimit-Remaining": "0",
+      "X-Ratelimit-Reset": "1",
+    }),
+  ],
   ["problem+json 500", "http_5xx", problem("error-server_error-horizon-src.json", 500)],
   ["problem+json 503", "http_5xx", problem("error-stale_history-horizon-src.json", 503)],
   ["problem+json 504", "http_5xx", problem("error-timeout-horizon-src.json", 504)],
   ["plain-text 503", "http_5xx", reply(503, "Server capacity exceeded.", { "Content-Type": "text/plain" })],
-  ["HTML 502 from a proxy", "http_5xx", reply(502, "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>", { "Content-Type": "text/html" })],
+  [
+    "HTML 502 from a proxy",
+    "http_5xx",
+    reply(502, "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>", {
+      "Content-Type": "text/html",
+    }),
+  ],
   ["empty 504", "http_5xx", reply(504, "")],
-  ["truncated JSON", "invalid_json", reply(200, '{"_embedded": {"records": [{"id": "00', { "Content-Type": "application/hal+json" })],
-  ["valid JSON violating the schema", "schema", reply(200, JSON.stringify({ hello: "world", _embedded: { records: "nope" } }), { "Content-Type": "application/json" })],
+  [
+    "truncated JSON",
+    "invalid_json",
+    reply(200, '{"_embedded": {"records": [{"id": "00', { "Content-Type": "application/hal+json" }),
+  ],
+  [
+    "valid JSON violating the schema",
+    "schema",
+    reply(200, JSON.stringify({ hello: "world", _embedded: { records: "nope" } }), {
+      "Content-Type": "application/json",
+    }),
+  ],
   ["a 64 MiB body", "body_too_large", hugeBody(64 * 1024 * 1024)],
   // Horizon gzips HAL bodies; the cap counts the bytes after decoding.
-  ["a gzip bomb: 64 MiB in 64 KiB", "body_too_large", reply(200, gzipSync(Buffer.alloc(64 * 1024 * 1024, " ")), GZIPPED_HAL)],
+  [
+    "a gzip bomb: 64 MiB in 64 KiB",
+    "body_too_large",
+    reply(200, gzipSync(Buffer.alloc(64 * 1024 * 1024, " ")), GZIPPED_HAL),
+  ],
   ["a body that is not the gzip it claims", "network", reply(200, "{}", GZIPPED_HAL)],
   ["a redirect loop", "network", redirectLoop],
   ["a connection reset", "network", (request) => request.socket.destroy()],
@@ -157,14 +192,17 @@ describe("fault matrix: the whole Horizon misbehaves, then recovers", () => {
     const after = await until("recovery", async () => {
       await exporter.pollAll();
       const series = await scrape();
-      return LIVE_GAUGES.every((gauge) => valueOf(series, gauge, H) !== undefined) && valueOf(series, "stellar_horizon_up", H) === 1
+      return LIVE_GAUGES.every((gauge) => valueOf(series, gauge, H) !== undefined) &&
+        valueOf(series, "stellar_horizon_up", H) === 1
         ? series
         : undefined;
     });
     expect(valueOf(after, "stellar_horizon_ledgers_total", H)).toBe(ledgersBefore! + 1);
     if (reason === "rate_limited") {
       // Held back for Retry-After: the polls during the hold sent nothing.
-      expect(valueOf(after, "stellar_horizon_exporter_requests_total", { ...H, endpoint: "root", code: "429" })).toBe(1);
+      expect(valueOf(after, "stellar_horizon_exporter_requests_total", { ...H, endpoint: "root", code: "429" })).toBe(
+        1,
+      );
     }
     expect(hostile.requestCount).toBeGreaterThan(requestsBeforeRecovery);
   });
@@ -213,7 +251,13 @@ describe("unreachable Horizons", () => {
       const values = parseExposition(await (await fetch(`${unreachable.url}/metrics`)).text());
       expect(valueOf(values, "stellar_horizon_up", { horizon: "gone" })).toBe(0);
       for (const endpoint of ENDPOINTS) {
-        expect(valueOf(values, "stellar_horizon_exporter_poll_errors_total", { horizon: "gone", endpoint, reason: "network" })).toBe(1);
+        expect(
+          valueOf(values, "stellar_horizon_exporter_poll_errors_total", {
+            horizon: "gone",
+            endpoint,
+            reason: "network",
+          }),
+        ).toBe(1);
       }
       expect(sink.lines.filter((line) => line.msg === "poll failed").map((line) => String(line.error))).toEqual(
         ENDPOINTS.map(() => expect.stringMatching(message)),

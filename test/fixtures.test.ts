@@ -24,7 +24,9 @@ import { fixtureJson, fixtureNames, fixtureText } from "./support/fixtures.js";
 
 async function series(samples: CollectorSamples) {
   const rendered = await renderSamples("h", [...samples.persistent, ...samples.live]);
-  return parseExposition(Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString());
+  return parseExposition(
+    Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString(),
+  );
 }
 
 describe("every fixture in test/fixtures/horizon parses", () => {
@@ -77,11 +79,6 @@ describe("every fixture in test/fixtures/horizon parses", () => {
           if (headers.has("x-ratelimit-limit")) expect(parsed.limit).toBeGreaterThan(0);
         }
         break;
-      case "tx_async":
-        // POST /transactions_async answers a bare status document, not HAL.
-        expect(body.tx_status).toMatch(/^(PENDING|DUPLICATE|ERROR|TRY_AGAIN_LATER)$/);
-        expect(body.hash).toMatch(/^[0-9a-f]{64}$/);
-        break;
       default: {
         // Resources the exporter does not read (offers, operations, ...): still valid HAL.
         expect(body._links).toBeTypeOf("object");
@@ -109,7 +106,9 @@ describe("fixtures yield exact metric values", () => {
     expect(valueOf(values, "stellar_horizon_history_elder_ledger", { horizon: "h" })).toBe(2);
     expect(valueOf(values, "stellar_horizon_core_latest_ledger", { horizon: "h" })).toBe(52426478);
     expect(valueOf(values, "stellar_horizon_ingest_lag_ledgers", { horizon: "h" })).toBe(1);
-    expect(valueOf(values, "stellar_horizon_history_latest_ledger_closed_timestamp_seconds", { horizon: "h" })).toBe(1720143821);
+    expect(valueOf(values, "stellar_horizon_history_latest_ledger_closed_timestamp_seconds", { horizon: "h" })).toBe(
+      1720143821,
+    );
     expect(valueOf(values, "stellar_horizon_current_protocol_version", { horizon: "h" })).toBe(21);
     expect(valueOf(values, "stellar_horizon_supported_protocol_version", { horizon: "h" })).toBe(21);
     expect(valueOf(values, "stellar_horizon_core_supported_protocol_version", { horizon: "h" })).toBe(21);
@@ -135,7 +134,9 @@ describe("fixtures yield exact metric values", () => {
     });
     const values = await series(rootSamples(parsed, true));
     expect(parsed.horizon_version).toBe("22.0.1-dd8a9b473a303cfcdd383d1db45dace93ea0861c");
-    expect(valueOf(values, "stellar_horizon_history_latest_ledger_closed_timestamp_seconds", { horizon: "h" })).toBeUndefined();
+    expect(
+      valueOf(values, "stellar_horizon_history_latest_ledger_closed_timestamp_seconds", { horizon: "h" }),
+    ).toBeUndefined();
     expect(
       valueOf(values, "stellar_horizon_info", {
         horizon: "h",
@@ -152,16 +153,24 @@ describe("fixtures yield exact metric values", () => {
     expect(valueOf(values, "stellar_horizon_fee_stats_last_ledger", { horizon: "h" })).toBe(43277313);
     expect(valueOf(values, "stellar_horizon_fee_stats_base_fee_stroops", { horizon: "h" })).toBe(100);
     expect(valueOf(values, "stellar_horizon_ledger_capacity_usage_ratio", { horizon: "h" })).toBe(1);
-    const raw = fixtureJson<{ fee_charged: Record<string, string>; max_fee: Record<string, string> }>("fee_stats-stellar-docs.json");
+    const raw = fixtureJson<{ fee_charged: Record<string, string>; max_fee: Record<string, string> }>(
+      "fee_stats-stellar-docs.json",
+    );
     for (const stat of FEE_STATS) {
-      expect(valueOf(values, "stellar_horizon_fee_charged_stroops", { horizon: "h", stat })).toBe(Number(raw.fee_charged[stat]));
-      expect(valueOf(values, "stellar_horizon_max_fee_stroops", { horizon: "h", stat })).toBe(Number(raw.max_fee[stat]));
+      expect(valueOf(values, "stellar_horizon_fee_charged_stroops", { horizon: "h", stat })).toBe(
+        Number(raw.fee_charged[stat]),
+      );
+      expect(valueOf(values, "stellar_horizon_max_fee_stroops", { horizon: "h", stat })).toBe(
+        Number(raw.max_fee[stat]),
+      );
     }
     expect(valueOf(values, "stellar_horizon_max_fee_stroops", { horizon: "h", stat: "max" })).toBe(616065406);
   });
 
   it("latest-ledger gauges from a mainnet ledger", async () => {
-    const values = await series(ledgerSamples(new LedgerTotals(), ledgerSchema.parse(fixtureJson("ledger-java-sdk.json"))));
+    const values = await series(
+      ledgerSamples(new LedgerTotals(), ledgerSchema.parse(fixtureJson("ledger-java-sdk.json"))),
+    );
     expect(valueOf(values, "stellar_horizon_ledger_sequence", { horizon: "h" })).toBe(52425760);
     expect(valueOf(values, "stellar_horizon_ledger_closed_timestamp_seconds", { horizon: "h" })).toBe(1720139604);
     expect(valueOf(values, "stellar_horizon_ledger_base_fee_stroops", { horizon: "h" })).toBe(100);
@@ -171,8 +180,12 @@ describe("fixtures yield exact metric values", () => {
     // Compared with the capture's decimal strings exactly, not with a double literal of the same digits.
     const raw = fixtureJson<{ total_coins: string; fee_pool: string }>("ledger-java-sdk.json");
     expect(raw.total_coins).toBe("105443902087.3472865");
-    expect(isNearestFloat(valueOf(values, "stellar_horizon_ledger_total_coins", { horizon: "h" })!, raw.total_coins)).toBe(true);
-    expect(isNearestFloat(valueOf(values, "stellar_horizon_ledger_fee_pool", { horizon: "h" })!, raw.fee_pool)).toBe(true);
+    expect(
+      isNearestFloat(valueOf(values, "stellar_horizon_ledger_total_coins", { horizon: "h" })!, raw.total_coins),
+    ).toBe(true);
+    expect(isNearestFloat(valueOf(values, "stellar_horizon_ledger_fee_pool", { horizon: "h" })!, raw.fee_pool)).toBe(
+      true,
+    );
   });
 
   it("the exact-decimal check can fail: one ulp off is not the nearest double", () => {
@@ -189,7 +202,13 @@ describe("fixtures yield exact metric values", () => {
   it("an old ledger without tx_set_operation_count", async () => {
     const ledger = ledgerSchema.parse(fixtureJson("ledger-go-sdk.json"));
     expect(ledger.tx_set_operation_count).toBeUndefined();
-    expect(ledgerSchema.parse({ ...fixtureJson<Record<string, unknown>>("ledger-go-sdk.json"), failed_transaction_count: null, tx_set_operation_count: null }).failed_transaction_count).toBeNull();
+    expect(
+      ledgerSchema.parse({
+        ...fixtureJson<Record<string, unknown>>("ledger-go-sdk.json"),
+        failed_transaction_count: null,
+        tx_set_operation_count: null,
+      }).failed_transaction_count,
+    ).toBeNull();
   });
 
   it("paging tokens stay exact beyond 2^53", async () => {
@@ -199,7 +218,9 @@ describe("fixtures yield exact metric values", () => {
   });
 
   it("liquidity pools", async () => {
-    const records = pageSchema.parse(fixtureJson("liquidity_pools-java-sdk.json"))._embedded.records.map((r) => liquidityPoolSchema.parse(r));
+    const records = pageSchema
+      .parse(fixtureJson("liquidity_pools-java-sdk.json"))
+      ._embedded.records.map((r) => liquidityPoolSchema.parse(r));
     const values = await series(liquidityPoolSamples(records));
     const id = "0000a8198b5e25994c1ca5b0556faeb27325ac746296944144e0a7406d501e8a";
     expect(valueOf(values, "stellar_horizon_liquidity_pools", { horizon: "h" })).toBe(3);
@@ -213,7 +234,9 @@ describe("fixtures yield exact metric values", () => {
         asset_b: "GOLDBANK001:GDEUQ2MX3YXMITFOTC3CO3GW5V3XE3IVG7JKLZZAOZ7WFYIN256INDUS",
       }),
     ).toBe(1);
-    expect(valueOf(values, "stellar_horizon_liquidity_pool_reserve", { horizon: "h", pool_id: id, asset: "native" })).toBe(2.649445);
+    expect(
+      valueOf(values, "stellar_horizon_liquidity_pool_reserve", { horizon: "h", pool_id: id, asset: "native" }),
+    ).toBe(2.649445);
     expect(
       valueOf(values, "stellar_horizon_liquidity_pool_reserve", {
         horizon: "h",
@@ -226,7 +249,12 @@ describe("fixtures yield exact metric values", () => {
   });
 
   it("a pool with a null last_modified_time", async () => {
-    expect(liquidityPoolSchema.safeParse({ ...fixtureJson<Record<string, unknown>>("liquidity_pool-java-sdk.json"), last_modified_time: null }).success).toBe(true);
+    expect(
+      liquidityPoolSchema.safeParse({
+        ...fixtureJson<Record<string, unknown>>("liquidity_pool-java-sdk.json"),
+        last_modified_time: null,
+      }).success,
+    ).toBe(true);
   });
 });
 

@@ -31,7 +31,13 @@ describe("the flags of the running exporter, read from a /proc-like folder", () 
     symlinkSync(cwd, join(proc, String(pid), "cwd"));
   };
   processEntry(1, "/", ["/sbin/docker-init", "--", "sh"]);
-  processEntry(7, app, ["node", "--max-semi-space-size=4", "dist/cli/bin.js", "--web.listen-address=:9700", "--horizon.url=http://h"]);
+  processEntry(7, app, [
+    "node",
+    "--max-semi-space-size=4",
+    "dist/cli/bin.js",
+    "--web.listen-address=:9700",
+    "--horizon.url=http://h",
+  ]);
   processEntry(9, app, ["node", "dist/cli/bin.js", "healthcheck"]);
   processEntry(12, "/", ["node", "/elsewhere/cli/bin.js", "--web.listen-address=:9800"]);
   mkdirSync(join(proc, "self"));
@@ -66,8 +72,14 @@ describe("stellar-horizon-exporter healthcheck", () => {
       `tls_server_config:\n  cert_file: ${join(TLS_FIXTURES, "localhost-cert.pem")}\n  key_file: ${join(TLS_FIXTURES, "localhost-key.pem")}\n` +
         `basic_auth_users:\n  alice: "${bcrypt.hashSync("right password", 4)}"\n`,
     );
-    flags = [`--horizon.url=t=${await horizon.start()}`, `--web.listen-address=127.0.0.1:${port}`, "--poll.interval=1h"];
-    exporter = await startExporter(await configFrom([...flags, `--web.config.file=${join(dir, "web.yml")}`]), { logger: pino({ level: "silent" }) });
+    flags = [
+      `--horizon.url=t=${await horizon.start()}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      "--poll.interval=1h",
+    ];
+    exporter = await startExporter(await configFrom([...flags, `--web.config.file=${join(dir, "web.yml")}`]), {
+      logger: pino({ level: "silent" }),
+    });
   });
   afterAll(async () => {
     await exporter.close();
@@ -85,7 +97,9 @@ describe("stellar-horizon-exporter healthcheck", () => {
     const port = await freePort();
     const stderr = capture();
     expect(await runHealthcheckCommand([flags[0]!, `--web.listen-address=127.0.0.1:${port}`], {}, { stderr })).toBe(1);
-    expect(stderr.text()).toMatch(new RegExp(`^healthcheck: http://127\\.0\\.0\\.1:${port}/healthz: .*ECONNREFUSED.*\\n$`));
+    expect(stderr.text()).toMatch(
+      new RegExp(`^healthcheck: http://127\\.0\\.0\\.1:${port}/healthz: .*ECONNREFUSED.*\\n$`),
+    );
 
     // Plain HTTP to the TLS port: no 200.
     const plain = capture();
@@ -96,7 +110,9 @@ describe("stellar-horizon-exporter healthcheck", () => {
   it("exits 1 with one line when the configuration is unusable, and answers --help", async () => {
     const stderr = capture();
     expect(await runHealthcheckCommand(["--web.listen-address=nowhere"], {}, { stderr })).toBe(1);
-    expect(stderr.text()).toMatch(/^healthcheck: the exporter's configuration is unusable: .*--web.listen-address: "nowhere" is not HOST:PORT.*\n$/);
+    expect(stderr.text()).toMatch(
+      /^healthcheck: the exporter's configuration is unusable: .*--web.listen-address: "nowhere" is not HOST:PORT.*\n$/,
+    );
     const stdout = capture();
     expect(await runHealthcheckCommand(["--help"], {}, { stdout })).toBe(0);
     expect(stdout.text()).toMatch(/^Usage: stellar-horizon-exporter healthcheck \[FLAGS\]/);

@@ -23,7 +23,10 @@ beforeAll(async () => {
   app.use(async (c, next) => {
     await next();
     if (c.req.path === "/liquidity_pools") {
-      pages.push({ accepted: c.req.header("Accept-Encoding") ?? "", encoding: c.res.headers.get("Content-Encoding") ?? "identity" });
+      pages.push({
+        accepted: c.req.header("Accept-Encoding") ?? "",
+        encoding: c.res.headers.get("Content-Encoding") ?? "identity",
+      });
     }
   });
   app.route("/", simulator.app);
@@ -33,7 +36,9 @@ beforeAll(async () => {
     join(dir, "config.yml"),
     `targets:\n  - { name: gzip, url: "${horizon.url}" }\n  - { name: plain, url: "${horizon.url}", headers: { Accept-Encoding: identity } }\nliquidity_pools: { max: 1000 }\n`,
   );
-  exporter = await startExporter(await configFrom([`--config.file=${join(dir, "config.yml")}`, "--poll.interval=1h"]), { logger: pino({ level: "silent" }) });
+  exporter = await startExporter(await configFrom([`--config.file=${join(dir, "config.yml")}`, "--poll.interval=1h"]), {
+    logger: pino({ level: "silent" }),
+  });
   await exporter.firstPolls;
 }, 60_000);
 
@@ -54,7 +59,9 @@ it("takes Horizon's gzip-compressed pages by default, plain ones when the target
   expect(valueOf(series, "stellar_horizon_liquidity_pools", { horizon: "gzip" })).toBe(POOLS);
   expect(valueOf(series, "stellar_horizon_liquidity_pools", { horizon: "plain" })).toBe(POOLS);
   const poolLines = (target: string) =>
-    [...series].filter(([key]) => key.startsWith("stellar_horizon_liquidity_pool_") && key.includes(`horizon="${target}"`)).map(([key, value]) => [key.replace(`horizon="${target}"`, ""), value]);
+    [...series]
+      .filter(([key]) => key.startsWith("stellar_horizon_liquidity_pool_") && key.includes(`horizon="${target}"`))
+      .map(([key, value]) => [key.replace(`horizon="${target}"`, ""), value]);
   expect(poolLines("gzip").length).toBeGreaterThan(POOLS);
   expect(poolLines("gzip")).toEqual(poolLines("plain"));
 });

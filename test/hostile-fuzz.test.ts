@@ -46,7 +46,9 @@ interface ScrapeRecord {
 }
 
 function rssOf(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((entry) => entry.startsWith("VmRSS:"));
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((entry) => entry.startsWith("VmRSS:"));
   return Number(/(\d+)/.exec(line ?? "")?.[1] ?? Number.NaN) * 1024;
 }
 
@@ -56,7 +58,10 @@ function percentile(values: readonly number[], fraction: number): number {
 }
 
 /** Runs the fuzz with one seed; returns what each scrape took. */
-async function fuzz(seed: number, hostileSeconds: number): Promise<{ scrapes: ScrapeRecord[]; applied: Map<string, number>; recoveryMs: number }> {
+async function fuzz(
+  seed: number,
+  hostileSeconds: number,
+): Promise<{ scrapes: ScrapeRecord[]; applied: Map<string, number>; recoveryMs: number }> {
   const rng = createRng(seed);
   const horizons = HORIZONS.map(() => {
     const fake = new FakeHorizon();
@@ -118,19 +123,33 @@ async function fuzz(seed: number, hostileSeconds: number): Promise<{ scrapes: Sc
     // Fresh: every endpoint of every target polled successfully after the answers turned clean.
     // Stellar RPC's versions batch is polled every 10 minutes whatever the interval: its own period.
     const stale = (values: Map<string, number>): string[] => [
-      ...HORIZONS.filter((horizon) => valueOf(values, "stellar_horizon_up", { horizon }) !== 1).map((horizon) => `${horizon} not up`),
+      ...HORIZONS.filter((horizon) => valueOf(values, "stellar_horizon_up", { horizon }) !== 1).map(
+        (horizon) => `${horizon} not up`,
+      ),
       ...RPCS.filter((rpc) => valueOf(values, "stellar_rpc_up", { rpc }) !== 1).map((rpc) => `${rpc} not up`),
       ...HORIZONS.flatMap((horizon) =>
         HORIZON_ENDPOINTS.filter(
-          (endpoint) => !(valueOf(values, "stellar_horizon_exporter_last_success_timestamp_seconds", { horizon, endpoint })! >= cleanSinceSeconds),
+          (endpoint) =>
+            !(
+              valueOf(values, "stellar_horizon_exporter_last_success_timestamp_seconds", { horizon, endpoint })! >=
+              cleanSinceSeconds
+            ),
         ).map((endpoint) => `${horizon} ${endpoint} not fresh`),
       ),
       ...RPCS.filter(
-        (rpc) => !(valueOf(values, "stellar_horizon_exporter_rpc_last_success_timestamp_seconds", { rpc, endpoint: "status" })! >= cleanSinceSeconds),
+        (rpc) =>
+          !(
+            valueOf(values, "stellar_horizon_exporter_rpc_last_success_timestamp_seconds", {
+              rpc,
+              endpoint: "status",
+            })! >= cleanSinceSeconds
+          ),
       ).map((rpc) => `${rpc} status not fresh`),
-      ...HORIZONS.filter((horizon) => valueOf(values, "stellar_horizon_account_balance", { horizon, account: "watched", asset: "native" }) !== 10025.7670792).map(
-        (horizon) => `${horizon} account balance not exported`,
-      ),
+      ...HORIZONS.filter(
+        (horizon) =>
+          valueOf(values, "stellar_horizon_account_balance", { horizon, account: "watched", asset: "native" }) !==
+          10025.7670792,
+      ).map((horizon) => `${horizon} account balance not exported`),
     ];
     let last: string[] = [];
     const deadline = Date.now() + RECOVERY_MS;
@@ -150,23 +169,35 @@ async function fuzz(seed: number, hostileSeconds: number): Promise<{ scrapes: Sc
     await Promise.all(upstreams.map((upstream) => upstream.stop()));
   }
   const applied = new Map<string, number>();
-  for (const upstream of upstreams) for (const [name, count] of upstream.applied) applied.set(name, (applied.get(name) ?? 0) + count);
+  for (const upstream of upstreams)
+    for (const [name, count] of upstream.applied) applied.set(name, (applied.get(name) ?? 0) + count);
   return { scrapes, applied, recoveryMs };
 }
 
-function report(seed: number, seconds: number, { scrapes, applied, recoveryMs }: Awaited<ReturnType<typeof fuzz>>): void {
+function report(
+  seed: number,
+  seconds: number,
+  { scrapes, applied, recoveryMs }: Awaited<ReturnType<typeof fuzz>>,
+): void {
   const mib = Math.max(...scrapes.map((scrape) => scrape.rssBytes)) / 1024 / 1024;
   const times = scrapes.map((scrape) => scrape.ms);
   const p50 = percentile(times, 0.5);
   const p99 = percentile(times, 0.99);
-  const classes = [...applied].sort(([a], [b]) => a.localeCompare(b)).map(([name, count]) => `${name}=${count}`).join(" ");
-  console.log(`hostile fuzz: seed ${seed}, ${seconds} s hostile, ${scrapes.length} scrapes, p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms, max RSS ${mib.toFixed(1)} MiB, fresh ${(recoveryMs / 1000).toFixed(1)} s after clean answers (poll period ${POLL_PERIOD_MS / 1000} s); mutations: ${classes}`);
+  const classes = [...applied]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, count]) => `${name}=${count}`)
+    .join(" ");
+  console.log(
+    `hostile fuzz: seed ${seed}, ${seconds} s hostile, ${scrapes.length} scrapes, p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms, max RSS ${mib.toFixed(1)} MiB, fresh ${(recoveryMs / 1000).toFixed(1)} s after clean answers (poll period ${POLL_PERIOD_MS / 1000} s); mutations: ${classes}`,
+  );
 }
 
 describe("hostile fuzz", () => {
   beforeAll(() => console.log(`hostile fuzz seed: ${SEED} (repeat with FUZZ_SEED=${SEED})`));
 
-  it(`survives ${FUZZ_SECONDS} s of mutated answers and recovers once they are clean`, { timeout: (FUZZ_SECONDS + 120) * 1000 }, async () => {
+  it(`survives ${FUZZ_SECONDS} s of mutated answers and recovers once they are clean`, {
+    timeout: (FUZZ_SECONDS + 120) * 1000,
+  }, async () => {
     const result = await fuzz(SEED, FUZZ_SECONDS);
     report(SEED, FUZZ_SECONDS, result);
     expect(result.applied.size, "mutation classes exercised").toBeGreaterThan(10);

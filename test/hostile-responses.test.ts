@@ -39,7 +39,12 @@ beforeEach(async () => {
   let rpcUrl: string;
   [horizonUrl, rpcUrl] = await Promise.all([horizon.start(), rpc.start()]);
   clock = new ManualClock();
-  const config = await configFrom([`--horizon.url=h=${horizonUrl}`, `--rpc.url=r=${rpcUrl}`, "--poll.interval=1h", `--account=watched=${ACCOUNT_ID}`]);
+  const config = await configFrom([
+    `--horizon.url=h=${horizonUrl}`,
+    `--rpc.url=r=${rpcUrl}`,
+    "--poll.interval=1h",
+    `--account=watched=${ACCOUNT_ID}`,
+  ]);
   exporter = await startExporter({ ...config, retries: 0 }, { logger: pino({ level: "silent" }), clock });
   await exporter.firstPolls;
 });
@@ -102,12 +107,21 @@ describe("1. a hold-off the server asks for is capped", () => {
   const farFuture = (nowMs: number) => String(Math.floor(nowMs / 1000) + 365 * 86_400);
   const cases: [string, number, (nowMs: number) => Record<string, string>][] = [
     ["Retry-After: 1e12 on a 429", 429, () => ({ "Retry-After": "1e12" })],
-    ["Retry-After: an HTTP date in the year 9999 on a 503", 503, () => ({ "Retry-After": "Fri, 31 Dec 9999 23:59:59 GMT" })],
-    ["an exhausted rate limit whose reset is a Unix epoch a year out, on a 200", 200, (nowMs) => ({ "X-Ratelimit-Remaining": "0", "X-Ratelimit-Reset": farFuture(nowMs) })],
+    [
+      "Retry-After: an HTTP date in the year 9999 on a 503",
+      503,
+      () => ({ "Retry-After": "Fri, 31 Dec 9999 23:59:59 GMT" }),
+    ],
+    [
+      "an exhausted rate limit whose reset is a Unix epoch a year out, on a 200",
+      200,
+      (nowMs) => ({ "X-Ratelimit-Remaining": "0", "X-Ratelimit-Reset": farFuture(nowMs) }),
+    ],
   ];
 
   it.each(cases)("Horizon: %s", async (_name, status, headers) => {
-    const body = status === 200 ? JSON.stringify(horizon.healthy.root) : fixtureText("error-rate_limit_exceeded-horizon-src.json");
+    const body =
+      status === 200 ? JSON.stringify(horizon.healthy.root) : fixtureText("error-rate_limit_exceeded-horizon-src.json");
     horizon.healthy.faults.set("/", { status, body, headers: headers(clock.now()) });
     await exporter.pollAll();
     let values = await scrape();
@@ -128,16 +142,24 @@ describe("1. a hold-off the server asks for is capped", () => {
 
   it("Horizon: a hold cut to the cap is counted for every answer that asked, and logged once", async () => {
     const lines: { msg?: string; askedSeconds?: number; heldSeconds?: number }[] = [];
-    const logger = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line) as (typeof lines)[number]) });
+    const logger = pino(
+      { level: "warn" },
+      { write: (line: string) => void lines.push(JSON.parse(line) as (typeof lines)[number]) },
+    );
     const config = await configFrom([`--horizon.url=logged=${horizonUrl}`, "--poll.interval=1h"]);
     const logged = await startExporter({ ...config, retries: 0 }, { logger, clock });
     try {
       await logged.firstPolls;
       // Every endpoint's answer says the window is exhausted until a year from now.
-      horizon.healthy.rateLimitHeaders = { "X-Ratelimit-Remaining": "0", "X-Ratelimit-Reset": String(Math.floor(clock.now() / 1000) + 365 * 86_400) };
+      horizon.healthy.rateLimitHeaders = {
+        "X-Ratelimit-Remaining": "0",
+        "X-Ratelimit-Reset": String(Math.floor(clock.now() / 1000) + 365 * 86_400),
+      };
       await logged.pollAll();
       const text = await (await fetch(`${logged.url}/metrics`)).text();
-      const capped = valueOf(parseExposition(text), "stellar_horizon_exporter_rate_limit_holds_capped_total", { horizon: "logged" })!;
+      const capped = valueOf(parseExposition(text), "stellar_horizon_exporter_rate_limit_holds_capped_total", {
+        horizon: "logged",
+      })!;
       expect(capped).toBeGreaterThan(0);
       const capLines = lines.filter((line) => line.msg?.includes("longer than the cap"));
       expect(capLines).toHaveLength(1);
@@ -148,7 +170,11 @@ describe("1. a hold-off the server asks for is capped", () => {
   });
 
   it("Horizon: Retry-After on a 200 asks for nothing, and the reset epoch is shown as seconds from now", async () => {
-    horizon.healthy.rateLimitHeaders = { "Retry-After": "86400", "X-Ratelimit-Remaining": "5", "X-Ratelimit-Reset": String(Math.floor(clock.now() / 1000) + 42) };
+    horizon.healthy.rateLimitHeaders = {
+      "Retry-After": "86400",
+      "X-Ratelimit-Remaining": "5",
+      "X-Ratelimit-Reset": String(Math.floor(clock.now() / 1000) + 42),
+    };
     await exporter.pollAll();
     const sent = horizon.requestCount;
     await exporter.pollAll();
@@ -183,30 +209,37 @@ describe("1. a hold-off the server asks for is capped", () => {
 });
 
 describe("2. a paging token cannot poison the ledger cursor", () => {
-  it.each(["abc", "%7F", "..%2F..%2F", String(2n ** 64n - 1n)])("a last ledger whose paging token is %s is invalid and never the cursor", async (token) => {
-    let values = await scrape();
-    const ledgersBefore = valueOf(values, "stellar_horizon_ledgers_total", H)!;
-    horizon.healthy.addLedgers(2);
-    horizon.misbehaviour = mutating("/ledgers", (page) => {
-      const last = recordsOf(page).at(-1);
-      if (last?.sequence === 5) last.paging_token = token;
-    });
-    await exporter.pollAll();
-    values = await scrape();
-    expect(invalidRecords(values, "ledgers")).toBe(1);
-    expect(valueOf(values, "stellar_horizon_ledgers_total", H)).toBe(ledgersBefore + 1);
-    expect(valueOf(values, "stellar_horizon_ledger_sequence", H)).toBe(4);
-    expect(valueOf(values, "stellar_horizon_exporter_poll_errors_total", { ...H, endpoint: "ledgers", reason: "paging" })).toBe(0);
+  it.each(["abc", "%7F", "..%2F..%2F", String(2n ** 64n - 1n)])(
+    "a last ledger whose paging token is %s is invalid and never the cursor",
+    async (token) => {
+      let values = await scrape();
+      const ledgersBefore = valueOf(values, "stellar_horizon_ledgers_total", H)!;
+      horizon.healthy.addLedgers(2);
+      horizon.misbehaviour = mutating("/ledgers", (page) => {
+        const last = recordsOf(page).at(-1);
+        if (last?.sequence === 5) last.paging_token = token;
+      });
+      await exporter.pollAll();
+      values = await scrape();
+      expect(invalidRecords(values, "ledgers")).toBe(1);
+      expect(valueOf(values, "stellar_horizon_ledgers_total", H)).toBe(ledgersBefore + 1);
+      expect(valueOf(values, "stellar_horizon_ledger_sequence", H)).toBe(4);
+      expect(
+        valueOf(values, "stellar_horizon_exporter_poll_errors_total", { ...H, endpoint: "ledgers", reason: "paging" }),
+      ).toBe(0);
 
-    horizon.misbehaviour = undefined;
-    horizon.healthy.addLedgers(1);
-    await exporter.pollAll();
-    values = await scrape();
-    expectAllFresh(values);
-    expect(valueOf(values, "stellar_horizon_ledger_sequence", H)).toBe(6);
-    expect(valueOf(values, "stellar_horizon_ledgers_total", H)).toBe(ledgersBefore + 3);
-    expect(horizon.healthy.requestsTo("/ledgers").every((url) => /^\d*$/.test(url.searchParams.get("cursor") ?? ""))).toBe(true);
-  });
+      horizon.misbehaviour = undefined;
+      horizon.healthy.addLedgers(1);
+      await exporter.pollAll();
+      values = await scrape();
+      expectAllFresh(values);
+      expect(valueOf(values, "stellar_horizon_ledger_sequence", H)).toBe(6);
+      expect(valueOf(values, "stellar_horizon_ledgers_total", H)).toBe(ledgersBefore + 3);
+      expect(
+        horizon.healthy.requestsTo("/ledgers").every((url) => /^\d*$/.test(url.searchParams.get("cursor") ?? "")),
+      ).toBe(true);
+    },
+  );
 
   it("a cursor Horizon refuses (400) is dropped: the stream resynchronises from the latest ledger, counted", async () => {
     horizon.healthy.addLedgers(3);
@@ -224,7 +257,9 @@ describe("2. a paging token cannot poison the ledger cursor", () => {
     expect(valueOf(values, "stellar_horizon_ledger_resyncs_total", H)).toBe(1);
     expect(valueOf(values, "stellar_horizon_ledger_sequence", H)).toBe(6);
     expect(valueOf(values, "stellar_horizon_ledgers_skipped_total", H)).toBe(2);
-    expect(valueOf(values, "stellar_horizon_exporter_poll_errors_total", { ...H, endpoint: "ledgers", reason: "http_4xx" })).toBe(0);
+    expect(
+      valueOf(values, "stellar_horizon_exporter_poll_errors_total", { ...H, endpoint: "ledgers", reason: "http_4xx" }),
+    ).toBe(0);
 
     horizon.misbehaviour = undefined;
     horizon.healthy.addLedgers(1);
@@ -275,15 +310,21 @@ function accountLeftOut(values: Map<string, number>): void {
   expect(valueOf(values, "stellar_horizon_account_exists", account())).toBeUndefined();
   expect(valueOf(values, "stellar_horizon_account_balance", account({ asset: "native" }))).toBeUndefined();
   expect(valueOf(values, "stellar_horizon_up", H)).toBe(1);
-  expect(valueOf(values, "stellar_horizon_exporter_poll_errors_total", { ...H, endpoint: "accounts", reason: "schema" })).toBe(0);
+  expect(
+    valueOf(values, "stellar_horizon_exporter_poll_errors_total", { ...H, endpoint: "accounts", reason: "schema" }),
+  ).toBe(0);
 }
 
 /** The second pool left out, counted once; the first still exported. */
 function secondPoolLeftOut(values: Map<string, number>): void {
   expect(invalidRecords(values, "liquidity_pools")).toBe(1);
   expect(valueOf(values, "stellar_horizon_liquidity_pools", H)).toBe(1);
-  expect(valueOf(values, "stellar_horizon_liquidity_pool_shares", { ...H, pool_id: makePool(1).id as string })).toBe(1001.5);
-  expect(valueOf(values, "stellar_horizon_liquidity_pool_shares", { ...H, pool_id: makePool(2).id as string })).toBeUndefined();
+  expect(valueOf(values, "stellar_horizon_liquidity_pool_shares", { ...H, pool_id: makePool(1).id as string })).toBe(
+    1001.5,
+  );
+  expect(
+    valueOf(values, "stellar_horizon_liquidity_pool_shares", { ...H, pool_id: makePool(2).id as string }),
+  ).toBeUndefined();
 }
 
 const INFINITE_VALUES: HostileCase[] = [
@@ -315,7 +356,10 @@ const INFINITE_VALUES: HostileCase[] = [
   },
   {
     name: "a pool reserve of 400 digits",
-    apply: () => (horizon.healthy.pools[1] = makePool(2, { reserves: [{ asset: "native", amount: HUGE_NUMBER }, (makePool(2).reserves as JsonRecord[])[1]] })),
+    apply: () =>
+      (horizon.healthy.pools[1] = makePool(2, {
+        reserves: [{ asset: "native", amount: HUGE_NUMBER }, (makePool(2).reserves as JsonRecord[])[1]],
+      })),
     undo: restorePools,
     expectWhileHostile: secondPoolLeftOut,
   },
@@ -347,18 +391,25 @@ const INFINITE_VALUES: HostileCase[] = [
     name: "Stellar RPC: getFeeStats p99 of 400 digits",
     apply: () => {
       const result = rpcResult("getFeeStats-result-stellar-docs.json");
-      rpc.answers.set("getFeeStats", { result: { ...result, inclusionFee: { ...(result.inclusionFee as JsonRecord), p99: HUGE_NUMBER } } });
+      rpc.answers.set("getFeeStats", {
+        result: { ...result, inclusionFee: { ...(result.inclusionFee as JsonRecord), p99: HUGE_NUMBER } },
+      });
     },
     undo: () => rpc.answers.set("getFeeStats", { result: rpcResult("getFeeStats-result-stellar-docs.json") }),
     expectWhileHostile: (values) => {
       expect(rpcInvalidRecords(values, "status")).toBe(1);
-      expect(valueOf(values, "stellar_rpc_inclusion_fee_stroops", { ...R, kind: "classic", stat: "p99" })).toBeUndefined();
+      expect(
+        valueOf(values, "stellar_rpc_inclusion_fee_stroops", { ...R, kind: "classic", stat: "p99" }),
+      ).toBeUndefined();
       expect(valueOf(values, "stellar_horizon_up", H)).toBe(1);
     },
   },
   {
     name: "Stellar RPC: getHealth's latestLedgerCloseTime of 400 digits",
-    apply: () => rpc.answers.set("getHealth", { result: { ...rpcResult("getHealth-result-stellar-docs.json"), latestLedgerCloseTime: HUGE_NUMBER } }),
+    apply: () =>
+      rpc.answers.set("getHealth", {
+        result: { ...rpcResult("getHealth-result-stellar-docs.json"), latestLedgerCloseTime: HUGE_NUMBER },
+      }),
     undo: () => rpc.answers.set("getHealth", { result: rpcResult("getHealth-result-stellar-docs.json") }),
     expectWhileHostile: (values) => expect(rpcInvalidRecords(values, "status")).toBe(1),
   },
@@ -367,7 +418,13 @@ const INFINITE_VALUES: HostileCase[] = [
 const DUPLICATES: HostileCase[] = [
   {
     name: "a pool whose two reserves are one asset",
-    apply: () => (horizon.healthy.pools[1] = makePool(2, { reserves: [{ asset: "native", amount: "1.0000000" }, { asset: "native", amount: "2.0000000" }] })),
+    apply: () =>
+      (horizon.healthy.pools[1] = makePool(2, {
+        reserves: [
+          { asset: "native", amount: "1.0000000" },
+          { asset: "native", amount: "2.0000000" },
+        ],
+      })),
     undo: restorePools,
     expectWhileHostile: secondPoolLeftOut,
   },
@@ -388,7 +445,13 @@ const DUPLICATES: HostileCase[] = [
 const LONG_STRINGS: HostileCase[] = [
   {
     name: "a pool asset code of 200 000 characters",
-    apply: () => (horizon.healthy.pools[1] = makePool(2, { reserves: [{ asset: "native", amount: "1.0000000" }, { asset: `${LONG_TEXT}:${ACCOUNT_ID}`, amount: "1.0000000" }] })),
+    apply: () =>
+      (horizon.healthy.pools[1] = makePool(2, {
+        reserves: [
+          { asset: "native", amount: "1.0000000" },
+          { asset: `${LONG_TEXT}:${ACCOUNT_ID}`, amount: "1.0000000" },
+        ],
+      })),
     undo: restorePools,
     expectWhileHostile: secondPoolLeftOut,
   },
@@ -423,7 +486,10 @@ const LONG_STRINGS: HostileCase[] = [
   },
   {
     name: "Stellar RPC's version of 200 000 characters is cut to 128 with the marker",
-    apply: () => rpc.answers.set("getVersionInfo", { result: { ...rpcResult("getVersionInfo-result-stellar-docs.json"), version: LONG_TEXT } }),
+    apply: () =>
+      rpc.answers.set("getVersionInfo", {
+        result: { ...rpcResult("getVersionInfo-result-stellar-docs.json"), version: LONG_TEXT },
+      }),
     undo: () => rpc.answers.set("getVersionInfo", { result: rpcResult("getVersionInfo-result-stellar-docs.json") }),
     expectWhileHostile: (_values, text) => {
       expect(text).toContain(`version="${"A".repeat(127)}…"`);
@@ -437,7 +503,11 @@ const CONTROL_CHARACTERS: HostileCase[] = [
     apply: accountWith((raw) => (raw.home_domain = "ev\u0000il\u001b[31m\u2028x\u202e")),
     undo: restoreAccount,
     expectWhileHostile: (values) => {
-      const labels = account({ account_id: ACCOUNT_ID, home_domain: "ev\uFFFDil\uFFFD[31m\uFFFDx\uFFFD", cold: "false" });
+      const labels = account({
+        account_id: ACCOUNT_ID,
+        home_domain: "ev\uFFFDil\uFFFD[31m\uFFFDx\uFFFD",
+        cold: "false",
+      });
       expect(valueOf(values, "stellar_horizon_account_info", labels)).toBe(1);
     },
   },
@@ -462,17 +532,25 @@ async function hostileThenGood({ apply, undo, expectWhileHostile }: HostileCase)
 }
 
 describe("3. a value outside its field's range is an invalid record, never ±Inf", () => {
-  it.each(INFINITE_VALUES.map((hostile) => [hostile.name, hostile] as const))("%s", (_name, hostile) => hostileThenGood(hostile));
+  it.each(INFINITE_VALUES.map((hostile) => [hostile.name, hostile] as const))("%s", (_name, hostile) =>
+    hostileThenGood(hostile),
+  );
 });
 
 describe("4. a record naming an asset, a balance or a signer twice is invalid: no duplicate series", () => {
-  it.each(DUPLICATES.map((hostile) => [hostile.name, hostile] as const))("%s", (_name, hostile) => hostileThenGood(hostile));
+  it.each(DUPLICATES.map((hostile) => [hostile.name, hostile] as const))("%s", (_name, hostile) =>
+    hostileThenGood(hostile),
+  );
 });
 
 describe("6. label values have real bounds", () => {
-  it.each(LONG_STRINGS.map((hostile) => [hostile.name, hostile] as const))("%s", (_name, hostile) => hostileThenGood(hostile));
+  it.each(LONG_STRINGS.map((hostile) => [hostile.name, hostile] as const))("%s", (_name, hostile) =>
+    hostileThenGood(hostile),
+  );
 });
 
 describe("7. control characters in label values are replaced", () => {
-  it.each(CONTROL_CHARACTERS.map((hostile) => [hostile.name, hostile] as const))("%s", (_name, hostile) => hostileThenGood(hostile));
+  it.each(CONTROL_CHARACTERS.map((hostile) => [hostile.name, hostile] as const))("%s", (_name, hostile) =>
+    hostileThenGood(hostile),
+  );
 });

@@ -3,7 +3,9 @@ import { labelText, REPLACEMENT_CHARACTER, TRUNCATION_MARKER } from "../src/coll
 
 describe("labelText", () => {
   it("keeps readable text as it is", () => {
-    expect(labelText("stellar-core 21.1.0 (b3aeb14c) ; ünïcødé ✓", 128)).toBe("stellar-core 21.1.0 (b3aeb14c) ; ünïcødé ✓");
+    expect(labelText("stellar-core 21.1.0 (b3aeb14c) ; ünïcødé ✓", 128)).toBe(
+      "stellar-core 21.1.0 (b3aeb14c) ; ünïcødé ✓",
+    );
   });
 
   it.each([

@@ -19,7 +19,10 @@ import { RPC_FIXTURES_DIR } from "./support/fixtures.js";
 
 // Every span of bytes hashes alike here: were an entry ever taken for the last poll's by the hash of
 // its bytes, a changed entry would read as unchanged, and the tests below would see it.
-vi.mock("../src/client/json-bytes.js", async (importOriginal) => ({ ...(await importOriginal<typeof import("../src/client/json-bytes.js")>()), hashBytes: () => 0 }));
+vi.mock("../src/client/json-bytes.js", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("../src/client/json-bytes.js")>()),
+  hashBytes: () => 0,
+}));
 
 let rpc: FakeRpc;
 let client: RpcClient;
@@ -56,7 +59,12 @@ function captureText(name: string): string {
 type Served = { result: { entries: { key: string }[] } };
 
 /** Every key of the captures, plus one no capture has: what the reads ask for. */
-const KEYS = [...new Set(CAPTURES.flatMap((name) => (JSON.parse(captureText(name)) as Served).result.entries.map(({ key }) => key))), "AAAABgAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"];
+const KEYS = [
+  ...new Set(
+    CAPTURES.flatMap((name) => (JSON.parse(captureText(name)) as Served).result.entries.map(({ key }) => key)),
+  ),
+  "AAAABgAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+];
 
 /** Keeps each entry whole, its xdr made anew, with the response's latestLedger. */
 const whole: KeepEntry<object> = (entry, latestLedger) => ({
@@ -88,7 +96,10 @@ function scans(body: string): boolean {
 const COMPACT = JSON.stringify({
   jsonrpc: "2.0",
   id: 1,
-  result: { entries: CAPTURES.flatMap((name) => (JSON.parse(captureText(name)) as Served).result.entries), latestLedger: 1172233 },
+  result: {
+    entries: CAPTURES.flatMap((name) => (JSON.parse(captureText(name)) as Served).result.entries),
+    latestLedger: 1172233,
+  },
 });
 
 describe("the getLedgerEntries scanner", () => {
@@ -113,7 +124,9 @@ describe("the getLedgerEntries scanner", () => {
   it("gives a kept xdr back as the same string when the entry's is equal, and a new one when not", async () => {
     rpc.fault = { status: 200, body: COMPACT, headers: { "content-type": "application/json" } };
     const first = await readLedgerEntries(client, "status", KEYS, undefined, (entry) => entry.xdr());
-    const second = await readLedgerEntries(client, "status", KEYS, undefined, (entry) => entry.xdr(first.entries.get(entry.key)));
+    const second = await readLedgerEntries(client, "status", KEYS, undefined, (entry) =>
+      entry.xdr(first.entries.get(entry.key)),
+    );
     for (const [key, xdr] of second.entries) expect(Object.is(xdr, first.entries.get(key))).toBe(true);
     const other = await readLedgerEntries(client, "status", KEYS, undefined, (entry) => entry.xdr("AAAA"));
     expect([...other.entries.values()]).toEqual([...first.entries.values()]);
@@ -122,9 +135,14 @@ describe("the getLedgerEntries scanner", () => {
   it("a response sent again, its entries changed, removed, added, repeated and reordered, reads as parsed each time", async () => {
     type Entry = { key: string; xdr: string; lastModifiedLedgerSeq: number; liveUntilLedgerSeq?: number };
     const entries = (JSON.parse(COMPACT) as { result: { entries: Entry[] } }).result.entries;
-    const body = (list: readonly Entry[], latestLedger: number) => JSON.stringify({ jsonrpc: "2.0", id: 1, result: { entries: list, latestLedger } });
+    const body = (list: readonly Entry[], latestLedger: number) =>
+      JSON.stringify({ jsonrpc: "2.0", id: 1, result: { entries: list, latestLedger } });
     const changed = entries.map((each, index) =>
-      index === 2 ? { ...each, xdr: `${each.xdr.slice(0, -4)}AAA=` } : index === 4 ? { ...each, lastModifiedLedgerSeq: each.lastModifiedLedgerSeq + 1 } : each,
+      index === 2
+        ? { ...each, xdr: `${each.xdr.slice(0, -4)}AAA=` }
+        : index === 4
+          ? { ...each, lastModifiedLedgerSeq: each.lastModifiedLedgerSeq + 1 }
+          : each,
     );
     const stranger = { key: "AAAAAAAAAAA=", xdr: "AAAA", lastModifiedLedgerSeq: 5 };
     const polls = [
@@ -162,13 +180,20 @@ describe("the getLedgerEntries scanner", () => {
     rpc.fault = { status: 200, body: COMPACT, headers: { "content-type": "application/json" } };
     const first = await readLedgerEntries(client, "status", keys, undefined, (entry) => entry.xdr());
     expect(first.entries.size).toBeGreaterThan(0);
-    rpc.fault = { status: 200, body: JSON.stringify({ jsonrpc: "2.0", id: 1, result: { entries: swapped, latestLedger: 2000 } }), headers: { "content-type": "application/json" } };
-    const second = await readLedgerEntries(client, "status", keys, undefined, (entry) => entry.xdr(first.entries.get(entry.key)));
+    rpc.fault = {
+      status: 200,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, result: { entries: swapped, latestLedger: 2000 } }),
+      headers: { "content-type": "application/json" },
+    };
+    const second = await readLedgerEntries(client, "status", keys, undefined, (entry) =>
+      entry.xdr(first.entries.get(entry.key)),
+    );
     expect(second.entries.get(swapped[target]!.key)).toBe(swapped[target]!.xdr);
     expect(second.entries.get(swapped[target]!.key)).not.toBe(entries[target]!.xdr);
   });
 
-  const ACCOUNT = (JSON.parse(captureText(CAPTURES[0]!)) as { result: { entries: { key: string; xdr: string }[] } }).result.entries[0]!;
+  const ACCOUNT = (JSON.parse(captureText(CAPTURES[0]!)) as { result: { entries: { key: string; xdr: string }[] } })
+    .result.entries[0]!;
   const envelope = (result: string, head = '"jsonrpc":"2.0","id":7') => `{${head},"result":${result}}`;
   const entry = (fields: string) => envelope(`{"entries":[{${fields}}],"latestLedger":900}`);
   const plain = `"key":"${ACCOUNT.key}","xdr":"${ACCOUNT.xdr}","lastModifiedLedgerSeq":91769`;
@@ -176,9 +201,21 @@ describe("the getLedgerEntries scanner", () => {
   it.each([
     ["a plain entry", entry(plain), true],
     ["liveUntilLedgerSeq 0 (unknown, kept as 0)", entry(`${plain},"liveUntilLedgerSeq":0`), true],
-    ["an extXdr and other fields of any JSON", entry(`${plain},"extXdr":"AAAA","x":[{"\\u0041":[1.5e-3,-0,true,null],"é":"ü\\n"}]`), true],
-    ["an id that is a string, or null", envelope(`{"entries":[{${plain}}],"latestLedger":900}`, '"jsonrpc":"2.0","id":null'), true],
-    ["whitespace everywhere", ` \n{ "jsonrpc" : "2.0" ,\t"id" : 1 , "result" : { "entries" : [ { ${plain} } ] , "latestLedger" : 900 } }\r\n`, true],
+    [
+      "an extXdr and other fields of any JSON",
+      entry(`${plain},"extXdr":"AAAA","x":[{"\\u0041":[1.5e-3,-0,true,null],"é":"ü\\n"}]`),
+      true,
+    ],
+    [
+      "an id that is a string, or null",
+      envelope(`{"entries":[{${plain}}],"latestLedger":900}`, '"jsonrpc":"2.0","id":null'),
+      true,
+    ],
+    [
+      "whitespace everywhere",
+      ` \n{ "jsonrpc" : "2.0" ,\t"id" : 1 , "result" : { "entries" : [ { ${plain} } ] , "latestLedger" : 900 } }\r\n`,
+      true,
+    ],
     ["a truncated body", entry(plain).slice(0, -3), false],
     ["trailing bytes", `${entry(plain)}x`, false],
     ["a UTF-8 byte order mark", `\uFEFF${entry(plain)}`, false],
@@ -200,17 +237,47 @@ describe("the getLedgerEntries scanner", () => {
     ["a number with a leading zero", entry(`${plain},"liveUntilLedgerSeq":0123`), false],
     ["liveUntilLedgerSeq null", entry(`${plain},"liveUntilLedgerSeq":null`), false],
     ["a repeated xdr (the last wins)", entry(`${plain},"xdr":"AAAABw=="`), false],
-    ["a repeated result (the last wins)", `{"jsonrpc":"2.0","id":1,"result":{"entries":[],"latestLedger":1},"result":{"entries":[{${plain}}],"latestLedger":900}}`, false],
-    ["an entry sent more often than keys were asked for (the last wins)", envelope(`{"entries":[${Array.from({ length: KEYS.length + 1 }, () => `{${plain}}`).join(",")}],"latestLedger":900}`), false],
-    ["an entry sent twice, within the keys asked for (the last wins)", envelope(`{"entries":[{${plain}},{${plain.replace("91769", "91770")}}],"latestLedger":900}`), true],
+    [
+      "a repeated result (the last wins)",
+      `{"jsonrpc":"2.0","id":1,"result":{"entries":[],"latestLedger":1},"result":{"entries":[{${plain}}],"latestLedger":900}}`,
+      false,
+    ],
+    [
+      "an entry sent more often than keys were asked for (the last wins)",
+      envelope(
+        `{"entries":[${Array.from({ length: KEYS.length + 1 }, () => `{${plain}}`).join(",")}],"latestLedger":900}`,
+      ),
+      false,
+    ],
+    [
+      "an entry sent twice, within the keys asked for (the last wins)",
+      envelope(`{"entries":[{${plain}},{${plain.replace("91769", "91770")}}],"latestLedger":900}`),
+      true,
+    ],
     ["a repeated entries", envelope(`{"entries":[{${plain}}],"latestLedger":900,"entries":[]}`), false],
-    ["a unicode escape in a member name", entry(`"\\u006bey":"${ACCOUNT.key}","xdr":"${ACCOUNT.xdr}","lastModifiedLedgerSeq":91769`), false],
-    ["an escape in a key", entry(`"key":"${ACCOUNT.key.replace("+", "\\u002b")}","xdr":"${ACCOUNT.xdr}","lastModifiedLedgerSeq":91769`), false],
-    ["an escaped slash in an xdr", entry(`"key":"${ACCOUNT.key}","xdr":"${ACCOUNT.xdr.replace("+", "\\/")}","lastModifiedLedgerSeq":91769`), false],
+    [
+      "a unicode escape in a member name",
+      entry(`"\\u006bey":"${ACCOUNT.key}","xdr":"${ACCOUNT.xdr}","lastModifiedLedgerSeq":91769`),
+      false,
+    ],
+    [
+      "an escape in a key",
+      entry(`"key":"${ACCOUNT.key.replace("+", "\\u002b")}","xdr":"${ACCOUNT.xdr}","lastModifiedLedgerSeq":91769`),
+      false,
+    ],
+    [
+      "an escaped slash in an xdr",
+      entry(`"key":"${ACCOUNT.key}","xdr":"${ACCOUNT.xdr.replace("+", "\\/")}","lastModifiedLedgerSeq":91769`),
+      false,
+    ],
     ["a control character in a string", entry(`${plain},"x":"a\tb"`), false],
     ["an invalid escape", entry(`${plain},"x":"\\x"`), false],
     ["a JSON-RPC error", '{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid"}}', false],
-    ["an error beside a result", `{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"no"},"result":{"entries":[{${plain}}],"latestLedger":900}}`, false],
+    [
+      "an error beside a result",
+      `{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"no"},"result":{"entries":[{${plain}}],"latestLedger":900}}`,
+      false,
+    ],
     ["an error that breaks the schema", '{"jsonrpc":"2.0","id":1,"error":{"code":"x"}}', false],
     ["no id", `{"jsonrpc":"2.0","result":{"entries":[],"latestLedger":1}}`, false],
     ["an id that is an object", envelope('{"entries":[],"latestLedger":1}', '"jsonrpc":"2.0","id":{}'), false],
@@ -227,7 +294,9 @@ describe("the getLedgerEntries scanner", () => {
 
   it("bodies mutated at random end as the reference's do", async () => {
     const rng = createRng(20261126);
-    const bytes = [0x22, 0x5c, 0x7b, 0x7d, 0x5b, 0x5d, 0x2c, 0x3a, 0x30, 0x39, 0x2d, 0x65, 0x2e, 0x20, 0x78, 0x00, 0xff, 0x75];
+    const bytes = [
+      0x22, 0x5c, 0x7b, 0x7d, 0x5b, 0x5d, 0x2c, 0x3a, 0x30, 0x39, 0x2d, 0x65, 0x2e, 0x20, 0x78, 0x00, 0xff, 0x75,
+    ];
     let scannedMutants = 0;
     for (let round = 0; round < 300; round += 1) {
       const body = Buffer.from(COMPACT);

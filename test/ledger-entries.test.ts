@@ -1,7 +1,12 @@
 import { xdr } from "@stellar/stellar-base";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PollError } from "../src/client/errors.js";
-import { ledgerEntriesCalls, MAX_KEYS_PER_CALL, readLedgerEntries, type KeepEntry } from "../src/client/ledger-entries.js";
+import {
+  ledgerEntriesCalls,
+  MAX_KEYS_PER_CALL,
+  readLedgerEntries,
+  type KeepEntry,
+} from "../src/client/ledger-entries.js";
 import { RpcClient } from "../src/client/rpc-client.js";
 import { ledgerEntriesSchema } from "../src/client/rpc-schemas.js";
 import { FakeRpc } from "./support/fake-rpc.js";
@@ -19,7 +24,12 @@ afterEach(async () => {
   await rpc.stop();
 });
 
-type Served = { result: { entries: { key: string; xdr: string; lastModifiedLedgerSeq: number; liveUntilLedgerSeq?: number }[]; latestLedger: number } };
+type Served = {
+  result: {
+    entries: { key: string; xdr: string; lastModifiedLedgerSeq: number; liveUntilLedgerSeq?: number }[];
+    latestLedger: number;
+  };
+};
 
 /** Serves a capture's entries, and returns them with its latestLedger. */
 function serve(name: string): Served["result"] {
@@ -72,7 +82,9 @@ describe("getLedgerEntries captures parse with exact values", () => {
   });
 
   it("the 17 config settings, and an empty answer", () => {
-    const settings = ledgerEntriesSchema.parse(rpcFixtureJson<Served>("getLedgerEntries-config-settings-dotnet-sdk.json").result);
+    const settings = ledgerEntriesSchema.parse(
+      rpcFixtureJson<Served>("getLedgerEntries-config-settings-dotnet-sdk.json").result,
+    );
     expect(settings.entries).toHaveLength(17);
     expect(settings.latestLedger).toBe(1172233);
     expect(ledgerEntriesSchema.parse(rpcFixtureJson<Served>("getLedgerEntries-empty-dotnet-sdk.json").result)).toEqual({
@@ -86,7 +98,12 @@ describe("readLedgerEntries", () => {
   it("sends ceil(n / 200) calls of at most 200 keys, each key once, and leaves out keys not found", async () => {
     const keys = Array.from({ length: 450 }, (_, index) => codeKey(index));
     for (const [index, key] of keys.entries()) {
-      if (index % 3 === 0) rpc.ledgerEntries.set(key, { xdr: "AAAABw==", lastModifiedLedgerSeq: 100 + index, liveUntilLedgerSeq: 5_000 + index });
+      if (index % 3 === 0)
+        rpc.ledgerEntries.set(key, {
+          xdr: "AAAABw==",
+          lastModifiedLedgerSeq: 100 + index,
+          liveUntilLedgerSeq: 5_000 + index,
+        });
     }
     rpc.ledgerEntriesLatestLedger = 4_000;
     const read = await readLedgerEntries(client, "status", [...keys, keys[7]!, keys[0]!], undefined, whole);
@@ -96,14 +113,22 @@ describe("readLedgerEntries", () => {
     expect(calls.map((call) => call.length)).toEqual([200, 200, 50]);
     expect(calls.flat().sort()).toEqual([...keys].sort());
     expect(read.entries.size).toBe(150);
-    expect(read.entries.get(keys[3]!)).toMatchObject({ lastModifiedLedgerSeq: 103, liveUntilLedgerSeq: 5_003, latestLedger: 4_000 });
+    expect(read.entries.get(keys[3]!)).toMatchObject({
+      lastModifiedLedgerSeq: 103,
+      liveUntilLedgerSeq: 5_003,
+      latestLedger: 4_000,
+    });
     expect(read.entries.has(keys[4]!)).toBe(false);
     expect(read.latestLedger).toBe(4_000);
   });
 
   it("keeps what `keep` makes of each entry, under its key, and ignores entries under keys not asked for", async () => {
     const keys = [codeKey(0), codeKey(1)];
-    const entries = [...keys, codeKey(9)].map((key, index) => ({ key, xdr: `AAAAB${index}==`, lastModifiedLedgerSeq: 10 + index }));
+    const entries = [...keys, codeKey(9)].map((key, index) => ({
+      key,
+      xdr: `AAAAB${index}==`,
+      lastModifiedLedgerSeq: 10 + index,
+    }));
     rpc.answers.set("getLedgerEntries", { result: { entries, latestLedger: 77 } });
     const seen: [string, number, string][] = [];
     const read = await readLedgerEntries(client, "status", keys, undefined, (entry, latestLedger) => {
@@ -128,7 +153,11 @@ describe("readLedgerEntries", () => {
   });
 
   it("no keys, no call", async () => {
-    expect(await readLedgerEntries(client, "status", [], undefined, whole)).toEqual({ entries: new Map(), latestLedger: undefined, calls: 0 });
+    expect(await readLedgerEntries(client, "status", [], undefined, whole)).toEqual({
+      entries: new Map(),
+      latestLedger: undefined,
+      calls: 0,
+    });
     expect(rpc.requests).toHaveLength(0);
   });
 
@@ -137,8 +166,12 @@ describe("readLedgerEntries", () => {
     ["getLedgerEntries-error-malformed-key-stellar-rpc-src.json", "cannot unmarshal key value <>@@#$ at index 0"],
     ["getLedgerEntries-error-ttl-key-stellar-rpc-src.json", "ledger ttl entries cannot be queried directly"],
   ])("a JSON-RPC error (%s) fails the read as rpc_error", async (name, message) => {
-    rpc.answers.set("getLedgerEntries", { error: rpcFixtureJson<{ error: { code: number; message: string } }>(name).error });
-    const error = await readLedgerEntries(client, "status", [codeKey(1)], undefined, whole).catch((caught: unknown) => caught);
+    rpc.answers.set("getLedgerEntries", {
+      error: rpcFixtureJson<{ error: { code: number; message: string } }>(name).error,
+    });
+    const error = await readLedgerEntries(client, "status", [codeKey(1)], undefined, whole).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(PollError);
     expect((error as PollError).reason).toBe("rpc_error");
     expect((error as PollError).message).toBe(`getLedgerEntries answered JSON-RPC error -32602: ${message}`);

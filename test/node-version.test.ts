@@ -27,7 +27,10 @@ describe("the supported Node.js range", () => {
   });
   it.runIf(systemNode !== undefined)("the built command exits 2 with that one line on an older Node.js", () => {
     const version = spawnSync(systemNode!, ["-p", "process.versions.node"], { encoding: "utf8" }).stdout.trim();
-    const run = spawnSync(systemNode!, [resolve("dist/cli/bin.js"), "--version"], { encoding: "utf8", timeout: 30_000 });
+    const run = spawnSync(systemNode!, [resolve("dist/cli/bin.js"), "--version"], {
+      encoding: "utf8",
+      timeout: 30_000,
+    });
     expect(run.status).toBe(2);
     expect(run.stdout).toBe("");
     expect(run.stderr).toBe(`node ${version} is not supported: use Node.js 22.12 or newer\n`);

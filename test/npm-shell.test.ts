@@ -6,7 +6,12 @@ import { describe, expect, it } from "vitest";
 import { isDeferringShell, sampleShell, ShellSignalJudge, type ShellSample } from "../src/cli/npm-shell.js";
 
 const INTERVAL_MS = 500;
-const look = (sleeps: number, atMs: number, onlyChild = true): ShellSample => ({ sleeps, onlyChild, monotonicMs: atMs, wallMs: 1_800_000_000_000 + atMs });
+const look = (sleeps: number, atMs: number, onlyChild = true): ShellSample => ({
+  sleeps,
+  onlyChild,
+  monotonicMs: atMs,
+  wallMs: 1_800_000_000_000 + atMs,
+});
 
 /** A /proc holding `files`; any other path is missing, as on a system without /proc. */
 const proc = (files: Record<string, string>) => (path: string) => {
@@ -15,11 +20,15 @@ const proc = (files: Record<string, string>) => (path: string) => {
   return text;
 };
 
-const status = (sigCgt: string, switches = 2) => `Name:\tsh\nSigCgt:\t${sigCgt}\nvoluntary_ctxt_switches:\t${switches}\nnonvoluntary_ctxt_switches:\t1\n`;
+const status = (sigCgt: string, switches = 2) =>
+  `Name:\tsh\nSigCgt:\t${sigCgt}\nvoluntary_ctxt_switches:\t${switches}\nnonvoluntary_ctxt_switches:\t1\n`;
 
 describe("isDeferringShell", () => {
   it("is true for a `sh -c` that catches SIGINT and SIGCHLD (dash's 0000000000010002)", () => {
-    const read = proc({ "/proc/7/cmdline": "sh\0-c\0'stellar-horizon-exporter' simulate\0", "/proc/7/status": status("0000000000010002") });
+    const read = proc({
+      "/proc/7/cmdline": "sh\0-c\0'stellar-horizon-exporter' simulate\0",
+      "/proc/7/status": status("0000000000010002"),
+    });
     expect(isDeferringShell(7, read)).toBe(true);
   });
 
@@ -47,7 +56,10 @@ describe("sampleShell", () => {
   });
 
   it("takes this process as the only child where the kernel lists no children, and sees nothing without /proc", () => {
-    expect(sampleShell(7, 42, proc({ "/proc/7/status": status("2", 3) }))).toMatchObject({ sleeps: 3, onlyChild: true });
+    expect(sampleShell(7, 42, proc({ "/proc/7/status": status("2", 3) }))).toMatchObject({
+      sleeps: 3,
+      onlyChild: true,
+    });
     expect(sampleShell(7, 42, proc({}))).toBeUndefined();
   });
 });
@@ -55,7 +67,11 @@ describe("sampleShell", () => {
 describe("ShellSignalJudge", () => {
   it("confirms a wake of the shell at the next look", () => {
     const judge = new ShellSignalJudge(look(2, 0), INTERVAL_MS);
-    expect([judge.observe(look(2, 500)), judge.observe(look(3, 1_000)), judge.observe(look(3, 1_500))]).toEqual([false, false, true]);
+    expect([judge.observe(look(2, 500)), judge.observe(look(3, 1_000)), judge.observe(look(3, 1_500))]).toEqual([
+      false,
+      false,
+      true,
+    ]);
   });
 
   it("does not count a wake when this process was continued since the wake's interval began, even after the look that saw it", () => {
@@ -73,7 +89,10 @@ describe("ShellSignalJudge", () => {
     const suspended = new ShellSignalJudge(look(2, 0), INTERVAL_MS);
     // The monotonic clock stands still in suspend; the wall clock moves on.
     const resumed: ShellSample = { sleeps: 3, onlyChild: true, monotonicMs: 500, wallMs: 1_800_000_000_000 + 60_000 };
-    expect([suspended.observe(resumed), suspended.observe({ ...resumed, monotonicMs: 1_000, wallMs: resumed.wallMs + 500 })]).toEqual([false, false]);
+    expect([
+      suspended.observe(resumed),
+      suspended.observe({ ...resumed, monotonicMs: 1_000, wallMs: resumed.wallMs + 500 }),
+    ]).toEqual([false, false]);
   });
 
   it("does not count two wakes in one interval: a stop and continue of the shell alone (a freeze, a checkpoint) wakes it twice", () => {
@@ -84,6 +103,10 @@ describe("ShellSignalJudge", () => {
 
   it("does not count a wake while the shell has other children: their exits wake it", () => {
     const judge = new ShellSignalJudge(look(2, 0, false), INTERVAL_MS);
-    expect([judge.observe(look(3, 500, false)), judge.observe(look(3, 1_000, false)), judge.observe(look(3, 1_500, true))]).toEqual([false, false, false]);
+    expect([
+      judge.observe(look(3, 500, false)),
+      judge.observe(look(3, 1_000, false)),
+      judge.observe(look(3, 1_500, true)),
+    ]).toEqual([false, false, false]);
   });
 });

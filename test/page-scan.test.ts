@@ -17,7 +17,8 @@ const pages = fixtureNames()
 /** Every top-level key any record of the page has, so the scan must locate all of them. */
 function allKeys(records: readonly unknown[]): RecordFields {
   const keys = new Set<string>();
-  for (const record of records) if (typeof record === "object" && record !== null) for (const key of Object.keys(record)) keys.add(key);
+  for (const record of records)
+    if (typeof record === "object" && record !== null) for (const key of Object.keys(record)) keys.add(key);
   return new RecordFields([...keys, "no_such_field"]);
 }
 
@@ -33,7 +34,9 @@ function failure(body: string | Buffer): PollError {
 
 describe("scanning a HAL page", () => {
   it("finds pages among the captures", () => {
-    expect(pages.map(({ name }) => name)).toEqual(expect.arrayContaining(["liquidity_pools-java-sdk.json", "ledgers-desc-java-sdk.json"]));
+    expect(pages.map(({ name }) => name)).toEqual(
+      expect.arrayContaining(["liquidity_pools-java-sdk.json", "ledgers-desc-java-sdk.json"]),
+    );
   });
 
   it.each(pages)("reads every record of $name exactly as JSON.parse does", ({ text }) => {
@@ -49,7 +52,8 @@ describe("scanning a HAL page", () => {
   });
 
   it("keeps each used field's bytes as sent, escapes and non-ASCII included", () => {
-    const body = '{"_embedded":{"records":[ {"id" : "a\\"b\\\\", "type":"é☃","fee_bp":30,"reserves":[{"asset":"native"}],"_links":{"x":"}"}} ]}}';
+    const body =
+      '{"_embedded":{"records":[ {"id" : "a\\"b\\\\", "type":"é☃","fee_bp":30,"reserves":[{"asset":"native"}],"_links":{"x":"}"}} ]}}';
     const [record] = scanPage(Buffer.from(body), LIQUIDITY_POOL_FIELDS);
     expect(record!.raw("id")!.toString()).toBe('"a\\"b\\\\"');
     expect(record!.string("id")).toBe('a"b\\');
@@ -60,19 +64,28 @@ describe("scanning a HAL page", () => {
   });
 
   it("marks records that are not objects, so they are counted invalid", () => {
-    const records = scanPage(Buffer.from('{"_embedded":{"records":[1,null,"x",[],{"id":"p"},true]}}'), LIQUIDITY_POOL_FIELDS);
+    const records = scanPage(
+      Buffer.from('{"_embedded":{"records":[1,null,"x",[],{"id":"p"},true]}}'),
+      LIQUIDITY_POOL_FIELDS,
+    );
     expect(records.map((record) => record.isObject)).toEqual([false, false, false, false, true, false]);
     expect(records[4]!.string("id")).toBe("p");
   });
 
   it("takes the last of repeated keys, as JSON.parse does", () => {
-    const [record] = scanPage(Buffer.from('{"_embedded":{"records":[{"id":"first","id":"last"}]}}'), LIQUIDITY_POOL_FIELDS);
+    const [record] = scanPage(
+      Buffer.from('{"_embedded":{"records":[{"id":"first","id":"last"}]}}'),
+      LIQUIDITY_POOL_FIELDS,
+    );
     expect(record!.string("id")).toBe("last");
   });
 
   it("changes a record's fingerprint when a used field changes, not when its links do", () => {
     const fingerprint = (pool: JsonObject) =>
-      scanPage(Buffer.from(JSON.stringify({ _embedded: { records: [pool] } })), LIQUIDITY_POOL_FIELDS)[0]!.fingerprint();
+      scanPage(
+        Buffer.from(JSON.stringify({ _embedded: { records: [pool] } })),
+        LIQUIDITY_POOL_FIELDS,
+      )[0]!.fingerprint();
     const pool = makePool(1);
     expect(fingerprint({ ...pool, _links: { self: { href: "https://elsewhere/" } } })).toBe(fingerprint(pool));
     // Links one to three bytes longer move the record's bytes off their four-byte words.
@@ -82,13 +95,21 @@ describe("scanning a HAL page", () => {
     expect(fingerprint({ ...pool, last_modified_ledger: 1 })).not.toBe(fingerprint(pool));
     expect(fingerprint({ ...pool, total_shares: "1.0000001" })).not.toBe(fingerprint(pool));
     // A field moving into another's place is a change too.
-    expect(fingerprint({ ...pool, total_shares: undefined, total_trustlines: pool.total_shares })).not.toBe(fingerprint(pool));
+    expect(fingerprint({ ...pool, total_shares: undefined, total_trustlines: pool.total_shares })).not.toBe(
+      fingerprint(pool),
+    );
   });
 
   it("gives ten thousand pools, and each with one amount a stroop higher, distinct fingerprints", () => {
     const pools = Array.from({ length: 10_000 }, (_, index) => makePool(index));
-    const nudged = pools.map((pool) => ({ ...pool, total_shares: (BigInt(String(pool.total_shares).replace(".", "")) + 1n).toString().replace(/(\d{7})$/, ".$1") }));
-    const records = scanPage(Buffer.from(JSON.stringify({ _embedded: { records: [...pools, ...nudged] } })), LIQUIDITY_POOL_FIELDS);
+    const nudged = pools.map((pool) => ({
+      ...pool,
+      total_shares: (BigInt(String(pool.total_shares).replace(".", "")) + 1n).toString().replace(/(\d{7})$/, ".$1"),
+    }));
+    const records = scanPage(
+      Buffer.from(JSON.stringify({ _embedded: { records: [...pools, ...nudged] } })),
+      LIQUIDITY_POOL_FIELDS,
+    );
     expect(new Set(records.map((record) => record.fingerprint())).size).toBe(20_000);
   });
 
@@ -110,7 +131,10 @@ describe("scanning a HAL page", () => {
   });
 
   it("reads keys written with escapes as JSON.parse does", () => {
-    const [record] = scanPage(Buffer.from('{"_embedde\\u0064":{"records":[{"\\u0069d":"x","type":"a","typ\\u0065":"b"}]}}'), LIQUIDITY_POOL_FIELDS);
+    const [record] = scanPage(
+      Buffer.from('{"_embedde\\u0064":{"records":[{"\\u0069d":"x","type":"a","typ\\u0065":"b"}]}}'),
+      LIQUIDITY_POOL_FIELDS,
+    );
     expect(record!.toObject()).toEqual({ id: "x", type: "b" });
   });
 
@@ -138,23 +162,31 @@ describe("scanning a HAL page", () => {
 
   it("refuses every truncation of a real page", () => {
     const body = Buffer.from(fixtureText("liquidity_pools-java-sdk.json").trimEnd());
-    for (let length = 0; length < body.length; length += 7) expect(failure(body.subarray(0, length)).reason).toBe("invalid_json");
+    for (let length = 0; length < body.length; length += 7)
+      expect(failure(body.subarray(0, length)).reason).toBe("invalid_json");
   });
 
   it("agrees with JSON.parse on generated documents", () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const value = (depth: number): unknown => {
       const kind = Math.floor(random() * (depth > 3 ? 4 : 6));
       if (kind === 0) return Math.floor(random() * 1e6) / (random() < 0.5 ? 1 : 1000) - 500;
       if (kind === 1) return [true, false, null][Math.floor(random() * 3)];
-      if (kind === 2) return ['plain', 'q"uote', "back\\slash", "tab\t", "ü€𝄞", "}]", ""][Math.floor(random() * 7)];
+      if (kind === 2) return ["plain", 'q"uote', "back\\slash", "tab\t", "ü€𝄞", "}]", ""][Math.floor(random() * 7)];
       if (kind === 3) return 1e21 * random();
       if (kind === 4) return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
-      return Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, (_, index) => [`k${index}`, value(depth + 1)]));
+      return Object.fromEntries(
+        Array.from({ length: Math.floor(random() * 4) }, (_, index) => [`k${index}`, value(depth + 1)]),
+      );
     };
     for (let round = 0; round < 200; round += 1) {
-      const records = Array.from({ length: 3 }, () => ({ id: value(2), type: value(2), reserves: value(2), _links: value(2) }));
+      const records = Array.from({ length: 3 }, () => ({
+        id: value(2),
+        type: value(2),
+        reserves: value(2),
+        _links: value(2),
+      }));
       const document = { _links: value(1), _embedded: { records, extra: value(2) } };
       const body = JSON.stringify(document, null, round % 2 === 0 ? undefined : 2);
       const scanned = scanPage(Buffer.from(body), LIQUIDITY_POOL_FIELDS);
@@ -175,7 +207,7 @@ describe("a scan memo", () => {
 
   it("gives every record what a fresh scan gives, through changes, additions, removals and moves", () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     let next = 400;
     let pools: JsonObject[] = Array.from({ length: 400 }, (_, index) => makePool(index));
     const memo = new ScanMemo(LIQUIDITY_POOL_FIELDS, "id");
@@ -183,7 +215,8 @@ describe("a scan memo", () => {
       if (round > 0) {
         pools = pools.flatMap((pool): JsonObject[] => {
           const roll = random();
-          if (roll < 0.03) return [{ ...pool, total_shares: `${Math.floor(random() * 1e9)}.0000001`, last_modified_ledger: round }];
+          if (roll < 0.03)
+            return [{ ...pool, total_shares: `${Math.floor(random() * 1e9)}.0000001`, last_modified_ledger: round }];
           if (roll < 0.04) return [];
           if (roll < 0.05) return [pool, makePool(next++)];
           if (roll < 0.055) return [{ ...pool, _links: { self: { href: `https://elsewhere/${"x".repeat(round)}` } } }];
@@ -195,7 +228,9 @@ describe("a scan memo", () => {
       for (let start = 0; start < pools.length; start += 50) {
         const records = [...pools.slice(start, start + 50), ...(round % 5 === 0 ? [null] : [])];
         const body = pageOf(records);
-        expect(scanPage(body, LIQUIDITY_POOL_FIELDS, memo).map(view), `round ${round}`).toEqual(scanPage(body, LIQUIDITY_POOL_FIELDS).map(view));
+        expect(scanPage(body, LIQUIDITY_POOL_FIELDS, memo).map(view), `round ${round}`).toEqual(
+          scanPage(body, LIQUIDITY_POOL_FIELDS).map(view),
+        );
       }
       memo.complete();
     }
@@ -213,7 +248,8 @@ describe("a scan memo", () => {
     const poll = (pools: readonly JsonObject[]) => {
       const before = recalled();
       memo.begin();
-      for (let start = 0; start < pools.length; start += 100) scanPage(pageOf(pools.slice(start, start + 100)), LIQUIDITY_POOL_FIELDS, memo);
+      for (let start = 0; start < pools.length; start += 100)
+        scanPage(pageOf(pools.slice(start, start + 100)), LIQUIDITY_POOL_FIELDS, memo);
       memo.complete();
       return recalled() - before;
     };
@@ -222,7 +258,9 @@ describe("a scan memo", () => {
     expect(poll(pools)).toBe(300);
     // Five changed, three added, four removed, each apart from the others.
     const changed = pools.map((pool, index) => (index % 60 === 5 ? { ...pool, total_trustlines: "0" } : pool));
-    const edited = changed.flatMap((pool, index) => (index % 70 === 30 ? [] : index % 90 === 40 ? [pool, makePool(1000 + index)] : [pool]));
+    const edited = changed.flatMap((pool, index) =>
+      index % 70 === 30 ? [] : index % 90 === 40 ? [pool, makePool(1000 + index)] : [pool],
+    );
     expect(edited).toHaveLength(300 - 4 + 3);
     expect(poll(edited)).toBe(edited.length - 5 - 3);
     expect(poll(edited)).toBe(edited.length);

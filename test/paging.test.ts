@@ -53,7 +53,10 @@ describe("ledger paging accounts for every ledger exactly once", () => {
       const read = last - 10;
       const bad = Math.floor(last / 7) - 1;
       expect(valueOf(values, "stellar_horizon_ledgers_total", H), `up to ${last}`).toBe(1 + read - bad);
-      expect(valueOf(values, "stellar_horizon_exporter_invalid_records_total", { ...H, endpoint: "ledgers" }), `up to ${last}`).toBe(bad);
+      expect(
+        valueOf(values, "stellar_horizon_exporter_invalid_records_total", { ...H, endpoint: "ledgers" }),
+        `up to ${last}`,
+      ).toBe(bad);
       expect(valueOf(values, "stellar_horizon_ledgers_skipped_total", H), `up to ${last}`).toBe(bad);
       const lastGood = last % 7 === 0 ? last - 1 : last;
       expect(valueOf(values, "stellar_horizon_ledger_sequence", H), `up to ${last}`).toBe(lastGood);
@@ -96,7 +99,9 @@ describe("ledger paging accounts for every ledger exactly once", () => {
     });
     await exporter.pollAll();
     const values = await scrape();
-    expect(valueOf(values, "stellar_horizon_exporter_poll_errors_total", { ...H, endpoint: "ledgers", reason: "paging" })).toBe(1);
+    expect(
+      valueOf(values, "stellar_horizon_exporter_poll_errors_total", { ...H, endpoint: "ledgers", reason: "paging" }),
+    ).toBe(1);
     expect(valueOf(values, "stellar_horizon_exporter_invalid_records_total", { ...H, endpoint: "ledgers" })).toBe(0);
     expect(valueOf(values, "stellar_horizon_ledger_sequence", H)).toBeUndefined();
   });
@@ -113,8 +118,12 @@ describe("pool paging", () => {
     const { scrape } = await start(["--pools.max=1000"]);
     const values = await scrape();
     expect(valueOf(values, "stellar_horizon_liquidity_pools", H)).toBe(399);
-    expect(valueOf(values, "stellar_horizon_exporter_invalid_records_total", { ...H, endpoint: "liquidity_pools" })).toBe(201);
-    expect(valueOf(values, "stellar_horizon_liquidity_pool_shares", { ...H, pool_id: makePool(600).id as string })).toBe(1600.5);
+    expect(
+      valueOf(values, "stellar_horizon_exporter_invalid_records_total", { ...H, endpoint: "liquidity_pools" }),
+    ).toBe(201);
+    expect(
+      valueOf(values, "stellar_horizon_liquidity_pool_shares", { ...H, pool_id: makePool(600).id as string }),
+    ).toBe(1600.5);
     const cursors = horizon.requestsTo("/liquidity_pools").map((url) => url.searchParams.get("cursor"));
     expect(cursors).toEqual([null, makePool(200).id, makePool(400).id, makePool(600).id]);
   });

@@ -34,7 +34,10 @@ describe("the poll deadline", () => {
     expect(poller.snapshot().lastError).toBeUndefined();
     await clock.advance(1);
     await until("the timeout to be reported", () => poller.snapshot().lastError);
-    expect(poller.snapshot().lastError).toMatchObject({ reason: "timeout", message: "run did not finish within its 3 s deadline (1 requests planned)" });
+    expect(poller.snapshot().lastError).toMatchObject({
+      reason: "timeout",
+      message: "run did not finish within its 3 s deadline (1 requests planned)",
+    });
     expect(Buffer.concat(store.render(clock.now())).toString()).toContain('stellar_horizon_up{horizon="h"} 0');
     // The stuck poll still holds the collector: another run joins it instead of starting a second one.
     void poller.run();
@@ -94,10 +97,24 @@ describe("a deadline that follows the request plan", () => {
 
   it("lets a 20 000-pool poll of 101 pages at 400 ms a page finish, and still fails one whose upstream stops answering", async () => {
     // The request plan of 20 000 pools: 100 full pages, and one to learn the last was the last.
-    expect(requestsPerPoll("liquidity_pools", { schedules: {}, accounts: [] } as unknown as TargetConfig, { liquidityPools: { ids: [], max: 20_000 } } as unknown as ExporterConfig)).toBe(101);
+    expect(
+      requestsPerPoll(
+        "liquidity_pools",
+        { schedules: {}, accounts: [] } as unknown as TargetConfig,
+        { liquidityPools: { ids: [], max: 20_000 } } as unknown as ExporterConfig,
+      ),
+    ).toBe(101);
     const clock = new ManualClock(0);
     let runner: JobRunner | undefined;
-    const slow = runnerFor(pagedJob(clock, 101, () => 400, () => runner!.progressed()), { clock });
+    const slow = runnerFor(
+      pagedJob(
+        clock,
+        101,
+        () => 400,
+        () => runner!.progressed(),
+      ),
+      { clock },
+    );
     runner = slow.runner;
     const running = runner.run();
     // 40.4 s in all: past the 30 s a single request may take (10 s timeout, 3 attempts).
@@ -105,12 +122,26 @@ describe("a deadline that follows the request plan", () => {
     await running;
     expect(runner.snapshot()).toMatchObject({ polls: 1, lastSuccessMs: 40_400 });
     expect(runner.snapshot().lastError).toBeUndefined();
-    expect(valueOf(parseExposition(Buffer.concat(slow.store.render(clock.now())).toString()), "stellar_horizon_liquidity_pools", { horizon: "h" })).toBe(101);
+    expect(
+      valueOf(
+        parseExposition(Buffer.concat(slow.store.render(clock.now())).toString()),
+        "stellar_horizon_liquidity_pools",
+        { horizon: "h" },
+      ),
+    ).toBe(101);
 
     // The same poll on an upstream that stops answering after 3 pages fails one budget (30 s) after the last answer.
     const clock2 = new ManualClock(0);
     let stalled: JobRunner | undefined;
-    const hung = runnerFor(pagedJob(clock2, 101, (page) => (page < 3 ? 400 : 3_600_000), () => stalled!.progressed()), { clock: clock2 });
+    const hung = runnerFor(
+      pagedJob(
+        clock2,
+        101,
+        (page) => (page < 3 ? 400 : 3_600_000),
+        () => stalled!.progressed(),
+      ),
+      { clock: clock2 },
+    );
     stalled = hung.runner;
     const stalling = stalled.run();
     await clock2.advance(1_200);

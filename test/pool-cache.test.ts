@@ -12,7 +12,8 @@ afterEach(() => {
 
 /** A client serving `pools` as one page, scanned from the bytes of a fresh page on every request, like the wire. */
 function clientServing(pools: () => JsonRecord[]): HorizonClient {
-  const page = (records: JsonRecord[]) => scanPage(Buffer.from(JSON.stringify({ _embedded: { records } })), LIQUIDITY_POOL_FIELDS);
+  const page = (records: JsonRecord[]) =>
+    scanPage(Buffer.from(JSON.stringify({ _embedded: { records } })), LIQUIDITY_POOL_FIELDS);
   return {
     liquidityPools: async (query: Query) => page(query.cursor === undefined ? pools() : []),
   } as unknown as HorizonClient;
@@ -20,12 +21,17 @@ function clientServing(pools: () => JsonRecord[]): HorizonClient {
 
 it("validates a pool again only when its raw values changed", async () => {
   let pools = [1, 2, 3].map((index) => makePool(index));
-  const collector = new LiquidityPoolsCollector(clientServing(() => pools), { max: 10, reserves: [], ids: [] });
+  const collector = new LiquidityPoolsCollector(
+    clientServing(() => pools),
+    { max: 10, reserves: [], ids: [] },
+  );
   const parse = vi.spyOn(liquidityPoolSchema, "safeParse");
   let invalid = 0;
   const context: PollContext = { signal: new AbortController().signal, invalidRecords: (count) => (invalid += count) };
   const shares = () =>
-    [...collector.samples().live].filter((sample) => sample.metric.name === "stellar_horizon_liquidity_pool_shares").map((sample) => ("value" in sample ? sample.value : NaN));
+    [...collector.samples().live]
+      .filter((sample) => sample.metric.name === "stellar_horizon_liquidity_pool_shares")
+      .map((sample) => ("value" in sample ? sample.value : NaN));
 
   await collector.poll(context);
   expect(parse).toHaveBeenCalledTimes(3);
@@ -40,7 +46,11 @@ it("validates a pool again only when its raw values changed", async () => {
   // Unchanged pools keep their very sample objects (so rendering can copy their lines); pool 2's are new.
   const after = [...collector.samples().live];
   const kept = after.map((sample, index) => sample === before[index]);
-  const ofPool = (index: number) => after.map((sample) => sample.labels !== undefined && "pool_id" in sample.labels && sample.labels.pool_id === makePool(index).id);
+  const ofPool = (index: number) =>
+    after.map(
+      (sample) =>
+        sample.labels !== undefined && "pool_id" in sample.labels && sample.labels.pool_id === makePool(index).id,
+    );
   expect(kept.filter((_, index) => ofPool(1)[index] || ofPool(3)[index])).toEqual(new Array(10).fill(true));
   expect(kept.filter((_, index) => ofPool(2)[index])).toEqual([false, false, false, false, false]);
 
@@ -54,11 +64,16 @@ it("validates a pool again only when its raw values changed", async () => {
 
 it("recognises unchanged pools wherever they move: added, removed and reordered pools", async () => {
   let pools = [1, 2, 3].map((index) => makePool(index));
-  const collector = new LiquidityPoolsCollector(clientServing(() => pools), { max: 10, reserves: [], ids: [] });
+  const collector = new LiquidityPoolsCollector(
+    clientServing(() => pools),
+    { max: 10, reserves: [], ids: [] },
+  );
   const parse = vi.spyOn(liquidityPoolSchema, "safeParse");
   const context: PollContext = { signal: new AbortController().signal, invalidRecords: () => undefined };
   const trustlines = () =>
-    [...collector.samples().live].filter((sample) => sample.metric.name === "stellar_horizon_liquidity_pool_trustlines").map((sample) => ("value" in sample ? sample.value : NaN));
+    [...collector.samples().live]
+      .filter((sample) => sample.metric.name === "stellar_horizon_liquidity_pool_trustlines")
+      .map((sample) => ("value" in sample ? sample.value : NaN));
 
   await collector.poll(context);
   expect(parse).toHaveBeenCalledTimes(3);
@@ -86,7 +101,10 @@ it("keeps each pool once, whether its duplicate arrives in id order or out of it
     [1, 2, 2, 3],
     [3, 1, 2, 1, 4],
   ]) {
-    const collector = new LiquidityPoolsCollector(clientServing(() => order.map((index) => makePool(index))), { max: 10, reserves: [], ids: [] });
+    const collector = new LiquidityPoolsCollector(
+      clientServing(() => order.map((index) => makePool(index))),
+      { max: 10, reserves: [], ids: [] },
+    );
     await collector.poll(context);
     expect(ids(collector), String(order)).toEqual([...new Set(order)].map((index) => makePool(index).id));
   }

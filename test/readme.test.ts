@@ -18,7 +18,12 @@ function tableRows(text: string, firstHeader: string): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith("|")) break;
-    rows.push(line.split(/(?<!\\)\|/).slice(1, -1).map((cell) => cell.trim()));
+    rows.push(
+      line
+        .split(/(?<!\\)\|/)
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
   }
   return rows;
 }
@@ -34,10 +39,15 @@ describe("README", () => {
   });
 
   it("documents every flag, and docs/metrics.md every poll error reason", () => {
-    expect(tableRows(METRICS_DOC, "Reason").map(([reason]) => reason!.replace(/`/g, ""))).toEqual(Object.keys(POLL_ERROR_REASONS));
+    expect(tableRows(METRICS_DOC, "Reason").map(([reason]) => reason!.replace(/`/g, ""))).toEqual(
+      Object.keys(POLL_ERROR_REASONS),
+    );
     const flagColumn = tableRows(README, "Flag").map(([flag]) => flag!);
     for (const [name, flag] of Object.entries(FLAGS)) {
-      expect(flagColumn.some((cell) => cell.startsWith(`\`--${name}`)), name).toBe(true);
+      expect(
+        flagColumn.some((cell) => cell.startsWith(`\`--${name}`)),
+        name,
+      ).toBe(true);
       if (flag.env) expect(README).toContain(`\`${flag.env}\``);
     }
   });
@@ -46,7 +56,11 @@ describe("README", () => {
 describe("docs/metrics.md", () => {
   it("lists exactly the catalog's metrics, with their types and labels", () => {
     const rows = tableRows(METRICS_DOC, "Metric");
-    const documented = rows.map(([name, type, labels]) => ({ name: name!.replace(/`/g, ""), type, labels: labels!.replace(/`/g, "") }));
+    const documented = rows.map(([name, type, labels]) => ({
+      name: name!.replace(/`/g, ""),
+      type,
+      labels: labels!.replace(/`/g, ""),
+    }));
     const expected = ALL_METRICS.map((metric) => ({
       name: metric.name,
       type: metric.type,
@@ -65,7 +79,9 @@ describe("config file examples", () => {
   );
 
   it("exist in the README and docs/configuration.md", () => {
-    expect(examples.map(([name]) => name.split(" ")[0])).toEqual(expect.arrayContaining(["README.md", "docs/configuration.md"]));
+    expect(examples.map(([name]) => name.split(" ")[0])).toEqual(
+      expect.arrayContaining(["README.md", "docs/configuration.md"]),
+    );
   });
 
   it.each(examples)("%s is a valid config file", (_name, yaml) => {
@@ -75,11 +91,25 @@ describe("config file examples", () => {
 });
 
 describe("README and docs/*.md links", () => {
-  const documents = ["README.md", ...readdirSync(resolve(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+  const documents = [
+    "README.md",
+    ...readdirSync(resolve(ROOT, "docs"))
+      .filter((name) => name.endsWith(".md"))
+      .map((name) => `docs/${name}`),
+  ];
   const anchorOf = (heading: string) =>
-    heading.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, "").trim().replace(/ /g, "-");
+    heading
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N} _-]/gu, "")
+      .trim()
+      .replace(/ /g, "-");
   const anchors = (path: string) =>
-    new Set(readFileSync(resolve(ROOT, path), "utf8").split("\n").filter((line) => /^#+ /.test(line)).map((line) => anchorOf(line.replace(/^#+ /, ""))));
+    new Set(
+      readFileSync(resolve(ROOT, path), "utf8")
+        .split("\n")
+        .filter((line) => /^#+ /.test(line))
+        .map((line) => anchorOf(line.replace(/^#+ /, ""))),
+    );
 
   it.each(documents)("%s links only to files and sections that exist", (path) => {
     const text = readFileSync(resolve(ROOT, path), "utf8").replace(/```[\s\S]*?```/g, "");
@@ -88,7 +118,8 @@ describe("README and docs/*.md links", () => {
       const [file, anchor] = target!.split("#");
       const linked = file ? resolve(ROOT, dirname(path), file) : resolve(ROOT, path);
       expect(existsSync(linked), `${path} → ${target}`).toBe(true);
-      if (anchor && linked.endsWith(".md")) expect(anchors(linked.slice(ROOT.length + 1)), `${path} → ${target}`).toContain(anchor);
+      if (anchor && linked.endsWith(".md"))
+        expect(anchors(linked.slice(ROOT.length + 1)), `${path} → ${target}`).toContain(anchor);
     }
   });
 });

@@ -5,11 +5,21 @@ import { deterministicAccountId } from "../src/simulator/accounts.js";
 import { configFrom } from "./support/exporter-harness.js";
 
 /** One account on each of two shards. */
-const ACCOUNTS = [0, 1].map((index) => Array.from({ length: 16 }, (_, n) => deterministicAccountId(`plan ${n}`)).find((id) => inShard({ index, total: 2 }, id))!);
+const ACCOUNTS = [0, 1].map(
+  (index) =>
+    Array.from({ length: 16 }, (_, n) => deterministicAccountId(`plan ${n}`)).find((id) =>
+      inShard({ index, total: 2 }, id),
+    )!,
+);
 
 /** A Horizon target watching both accounts, polled every 15 s, on the given shard. */
 async function target(shard: string) {
-  const config = await configFrom(["--horizon.url=t=http://127.0.0.1:9", "--poll.interval=15s", ...ACCOUNTS.map((id, index) => `--account=a${index}=${id}`), `--shard=${shard}`]);
+  const config = await configFrom([
+    "--horizon.url=t=http://127.0.0.1:9",
+    "--poll.interval=15s",
+    ...ACCOUNTS.map((id, index) => `--account=a${index}=${id}`),
+    `--shard=${shard}`,
+  ]);
   return { config, target: config.targets[0]! };
 }
 

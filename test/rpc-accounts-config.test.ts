@@ -55,10 +55,21 @@ schedules:
       `--account.asset=${EURC}`,
     ]);
     expect(loaded.targets[0]!.accounts.map((account) => account.id)).toEqual([TREASURY]);
-    expect(loaded.rpcTargets[0]!.accounts).toEqual([{ name: "treasury", id: TREASURY, lowBalance: {}, cold: false, assets: [USDC, EURC] }]);
-    const fromEnv = await config([], { RPC_URL: "http://127.0.0.1:8000/rpc", ACCOUNTS: `${TREASURY},cold=${COLD}`, ACCOUNT_ASSETS: USDC });
-    expect(fromEnv.rpcTargets[0]!.accounts.map((account) => [account.name, account.assets])).toEqual([[TREASURY, [USDC]], ["cold", [USDC]]]);
-    expect(await problems(["--rpc.url=http://127.0.0.1:8000/rpc", `--account=${TREASURY}`, "--account.asset=native"])).toEqual([
+    expect(loaded.rpcTargets[0]!.accounts).toEqual([
+      { name: "treasury", id: TREASURY, lowBalance: {}, cold: false, assets: [USDC, EURC] },
+    ]);
+    const fromEnv = await config([], {
+      RPC_URL: "http://127.0.0.1:8000/rpc",
+      ACCOUNTS: `${TREASURY},cold=${COLD}`,
+      ACCOUNT_ASSETS: USDC,
+    });
+    expect(fromEnv.rpcTargets[0]!.accounts.map((account) => [account.name, account.assets])).toEqual([
+      [TREASURY, [USDC]],
+      ["cold", [USDC]],
+    ]);
+    expect(
+      await problems(["--rpc.url=http://127.0.0.1:8000/rpc", `--account=${TREASURY}`, "--account.asset=native"]),
+    ).toEqual([
       '--account.asset: "native" is not a trustline asset: expected CODE:ISSUER (a 1-12 character code and a G... issuer)',
     ]);
   });
@@ -78,8 +89,14 @@ describe("--shard=INDEX/TOTAL", () => {
   });
 
   it("splits the watched accounts of every target between the shards, each exactly once", async () => {
-    const ids = Array.from({ length: 40 }, (_, index) => Keypair.fromRawEd25519Seed(Buffer.alloc(32, index + 1)).publicKey());
-    const args = ["--horizon.url=h=https://horizon.stellar.org", "--rpc.url=r=http://127.0.0.1:8000/rpc", ...ids.map((id) => `--account=${id}`)];
+    const ids = Array.from({ length: 40 }, (_, index) =>
+      Keypair.fromRawEd25519Seed(Buffer.alloc(32, index + 1)).publicKey(),
+    );
+    const args = [
+      "--horizon.url=h=https://horizon.stellar.org",
+      "--rpc.url=r=http://127.0.0.1:8000/rpc",
+      ...ids.map((id) => `--account=${id}`),
+    ];
     expect((await config(args)).shard).toEqual({ index: 0, total: 1 });
     const shards = await Promise.all([0, 1, 2].map((index) => config([...args, `--shard=${index}/3`])));
     for (const kind of ["targets", "rpcTargets"] as const) {
@@ -88,6 +105,8 @@ describe("--shard=INDEX/TOTAL", () => {
       for (const shard of shards) expect(shard[kind][0]!.accounts.length).toBeGreaterThan(0);
     }
     expect((await config([...args.slice(0, 2)], { SHARD: "1/2" })).shard).toEqual({ index: 1, total: 2 });
-    expect(await problems([...args, "--shard=3/3"])).toEqual(['--shard: "3/3" is not INDEX/TOTAL with 0 <= INDEX < TOTAL (e.g. 0/1, 1/3)']);
+    expect(await problems([...args, "--shard=3/3"])).toEqual([
+      '--shard: "3/3" is not INDEX/TOTAL with 0 <= INDEX < TOTAL (e.g. 0/1, 1/3)',
+    ]);
   });
 });

@@ -20,7 +20,10 @@ function client(url: string, options: Partial<RpcClientOptions> = {}): RpcClient
 }
 
 async function failure(promise: Promise<unknown>): Promise<PollError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(PollError);
   return error as PollError;
 }
@@ -51,11 +54,15 @@ it("reads getNetwork and getVersionInfo in a batch of their own", async () => {
   const versions = await client(base).versions();
   expect(rpc.methodsCalled()).toEqual(["getNetwork", "getVersionInfo"]);
   expect(versions.network.passphrase).toBe("Test SDF Network ; September 2015");
-  expect(versions.versionInfo.captiveCoreVersion).toBe("stellar-core 27.1.0 (3589a696b0d4ef5a2cf2124e349c671d71886d9c)");
+  expect(versions.versionInfo.captiveCoreVersion).toBe(
+    "stellar-core 27.1.0 (3589a696b0d4ef5a2cf2124e349c671d71886d9c)",
+  );
 });
 
 it("a getHealth error means unhealthy, not a failed poll", async () => {
-  rpc.answers.set("getHealth", { error: { code: -32603, message: "latency (41s) since last known ledger closed is too high (>30s)" } });
+  rpc.answers.set("getHealth", {
+    error: { code: -32603, message: "latency (41s) since last known ledger closed is too high (>30s)" },
+  });
   const status = await client(base).status();
   expect(status.healthy).toBe(false);
   expect(status.health).toBeUndefined();
@@ -63,7 +70,9 @@ it("a getHealth error means unhealthy, not a failed poll", async () => {
 });
 
 it("a getHealth status other than healthy is unhealthy too", async () => {
-  rpc.answers.set("getHealth", { result: { status: "catching_up", latestLedger: 5, oldestLedger: 1, ledgerRetentionWindow: 10 } });
+  rpc.answers.set("getHealth", {
+    result: { status: "catching_up", latestLedger: 5, oldestLedger: 1, ledgerRetentionWindow: 10 },
+  });
   const status = await client(base).status();
   expect(status.healthy).toBe(false);
   expect(status.health?.latestLedger).toBe(5);
@@ -77,7 +86,10 @@ it("any other JSON-RPC error is an rpc_error naming the method", async () => {
 });
 
 it("a batch rejected as a whole is an rpc_error", async () => {
-  rpc.fault = { status: 200, body: JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "batch requests are disabled" } }) };
+  rpc.fault = {
+    status: 200,
+    body: JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "batch requests are disabled" } }),
+  };
   const error = await failure(client(base).versions());
   expect(error.reason).toBe("rpc_error");
   expect(error.message).toContain("getNetwork, getVersionInfo");
@@ -86,7 +98,11 @@ it("a batch rejected as a whole is an rpc_error", async () => {
 it("matches responses by id, string or number, in any order; a missing one is a schema error", async () => {
   const reversed = [
     { jsonrpc: "2.0", id: "2", result: { version: "23.0.0", captiveCoreVersion: "core", protocolVersion: 23 } },
-    { jsonrpc: "2.0", id: 1, result: { passphrase: "Public Global Stellar Network ; September 2015", protocolVersion: 23 } },
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { passphrase: "Public Global Stellar Network ; September 2015", protocolVersion: 23 },
+    },
   ];
   rpc.fault = { status: 200, body: JSON.stringify(reversed) };
   const versions = await client(base).versions();

@@ -16,7 +16,9 @@ import { rpcFixtureJson } from "./support/fixtures.js";
 
 async function series(samples: CollectorSamples) {
   const rendered = await renderSamples("soroban-1", [...samples.persistent, ...samples.live]);
-  return parseExposition(Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString());
+  return parseExposition(
+    Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString(),
+  );
 }
 
 const envelopeResult = (name: string) => rpcFixtureJson<{ result: unknown }>(name).result;
@@ -72,7 +74,9 @@ describe("rpcStatusSamples", () => {
     const noCloseTime = { id: "ab", sequence: 3730763, protocolVersion: 23 };
     const same = await series(rpcStatusSamples(status({ health, latestLedger: noCloseTime }), true));
     expect(valueOf(same, "stellar_rpc_latest_ledger_closed_timestamp_seconds", { rpc })).toBe(1784671485);
-    const other = await series(rpcStatusSamples(status({ health, latestLedger: { ...noCloseTime, sequence: 3730764 } }), true));
+    const other = await series(
+      rpcStatusSamples(status({ health, latestLedger: { ...noCloseTime, sequence: 3730764 } }), true),
+    );
     expect(valueOf(other, "stellar_rpc_latest_ledger_closed_timestamp_seconds", { rpc })).toBeUndefined();
   });
 

@@ -21,7 +21,10 @@ async function runConfig(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<E
 }
 
 it("--rpc.url is repeatable, keeps the path, names by host:port unless named; an RPC alone is enough", async () => {
-  const config = await runConfig(["--rpc.url=http://127.0.0.1:8000/rpc", "--rpc.url=testnet=https://soroban-testnet.stellar.org"]);
+  const config = await runConfig([
+    "--rpc.url=http://127.0.0.1:8000/rpc",
+    "--rpc.url=testnet=https://soroban-testnet.stellar.org",
+  ]);
   expect(config.targets).toEqual([]);
   expect(config.rpcTargets.map(({ name, url, timeoutMs }) => ({ name, url: url.href.reveal(), timeoutMs }))).toEqual([
     { name: "127.0.0.1:8000", url: "http://127.0.0.1:8000/rpc", timeoutMs: 10_000 },

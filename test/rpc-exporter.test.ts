@@ -29,7 +29,10 @@ afterEach(async () => {
   exporter = simulator = fakeRpc = undefined;
 });
 
-async function start(scenario = "healthy", extraArgs: readonly string[] = []): Promise<{ simulator: RunningSimulator; exporter: RunningExporter }> {
+async function start(
+  scenario = "healthy",
+  extraArgs: readonly string[] = [],
+): Promise<{ simulator: RunningSimulator; exporter: RunningExporter }> {
   const clock = Date.UTC(2026, 0, 1);
   simulator = await startSimulator({ scenario, ledgerIntervalMs: LEDGER_MS, pools: 3, seed: 5, now: () => clock });
   const [counter, usdc] = simulator.simulator.contracts.demo;
@@ -72,7 +75,8 @@ async function directFeeStats(url: string) {
   return feeStatsSchema.parse(jsonRpcResponseSchema.parse(await response.json()).result);
 }
 
-const rpc = (values: Map<string, number>, name: string, labels: Record<string, string> = {}) => valueOf(values, name, { ...RPC, ...labels });
+const rpc = (values: Map<string, number>, name: string, labels: Record<string, string> = {}) =>
+  valueOf(values, name, { ...RPC, ...labels });
 const horizon = (values: Map<string, number>, name: string) => valueOf(values, name, HORIZON);
 
 describe("Stellar RPC targets against the simulator", () => {
@@ -99,8 +103,14 @@ describe("Stellar RPC targets against the simulator", () => {
       }),
     ).toBe(1);
     const fees = await directFeeStats(sim.url);
-    for (const [kind, distribution] of [["soroban", fees.sorobanInclusionFee], ["classic", fees.inclusionFee]] as const) {
-      for (const stat of FEE_STATS) expect(rpc(values, "stellar_rpc_inclusion_fee_stroops", { kind, stat }), `${kind} ${stat}`).toBe(distribution[stat]);
+    for (const [kind, distribution] of [
+      ["soroban", fees.sorobanInclusionFee],
+      ["classic", fees.inclusionFee],
+    ] as const) {
+      for (const stat of FEE_STATS)
+        expect(rpc(values, "stellar_rpc_inclusion_fee_stroops", { kind, stat }), `${kind} ${stat}`).toBe(
+          distribution[stat],
+        );
       expect(rpc(values, "stellar_rpc_fee_stats_transactions", { kind })).toBe(distribution.transactionCount);
       expect(rpc(values, "stellar_rpc_fee_stats_ledgers", { kind })).toBe(distribution.ledgerCount);
     }
@@ -109,25 +119,35 @@ describe("Stellar RPC targets against the simulator", () => {
     // Self-metrics: two polls of each endpoint (the first, then pollAll), one batch request each;
     // the first contracts poll reads the new wasm's code in a request of its own.
     for (const endpoint of ["status", "versions", "contracts"]) {
-      expect(rpc(values, "stellar_horizon_exporter_rpc_requests_total", { endpoint, code: "200" })).toBe(endpoint === "contracts" ? 3 : 2);
+      expect(rpc(values, "stellar_horizon_exporter_rpc_requests_total", { endpoint, code: "200" })).toBe(
+        endpoint === "contracts" ? 3 : 2,
+      );
       expect(rpc(values, "stellar_horizon_exporter_rpc_poll_duration_seconds_count", { endpoint })).toBe(2);
       expect(rpc(values, "stellar_horizon_exporter_rpc_poll_errors_total", { endpoint, reason: "rpc_error" })).toBe(0);
-      expect(rpc(values, "stellar_horizon_exporter_rpc_last_success_timestamp_seconds", { endpoint })).toBeGreaterThan(0);
+      expect(rpc(values, "stellar_horizon_exporter_rpc_last_success_timestamp_seconds", { endpoint })).toBeGreaterThan(
+        0,
+      );
     }
 
     const text = await scrapeText(running);
     expect(execFileSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" }).trim()).toBe("");
     const names = namesIn(parseExposition(text));
     // Low-water marks come from a config file's accounts; flags set none.
-    for (const metric of ALL_METRICS.filter((candidate) => targetLabelOf(candidate) === "rpc" && !candidate.name.endsWith("_low_watermark"))) {
+    for (const metric of ALL_METRICS.filter(
+      (candidate) => targetLabelOf(candidate) === "rpc" && !candidate.name.endsWith("_low_watermark"),
+    )) {
       expect(names.has(metric.type === "histogram" ? `${metric.name}_count` : metric.name), metric.name).toBe(true);
     }
     const page = await (await fetch(`${running.url}/`)).text();
     expect(page).toContain("sim-rpc (Stellar RPC)");
-    expect(page).toContain(`data-series="stellar_rpc_latest_ledger{rpc=&quot;sim-rpc&quot;}" data-value="${state.historyLatestLedger}"`);
+    expect(page).toContain(
+      `data-series="stellar_rpc_latest_ledger{rpc=&quot;sim-rpc&quot;}" data-value="${state.historyLatestLedger}"`,
+    );
 
     // The RPC's own card: up, with the figures /metrics shows, none of a Horizon's.
-    const status = (await (await fetch(`${running.url}/status.json`)).json()) as { targets: Array<Record<string, unknown>> };
+    const status = (await (await fetch(`${running.url}/status.json`)).json()) as {
+      targets: Array<Record<string, unknown>>;
+    };
     const card = status.targets.find((target) => target.kind === "rpc")!;
     expect(card).toMatchObject({
       name: "sim-rpc",
@@ -146,16 +166,27 @@ describe("Stellar RPC targets against the simulator", () => {
     });
     expect(card.latestLedgerAgeSeconds).toBeTypeOf("number");
     expect(card.horizonVersion).toBeUndefined();
-    expect(card.endpoints).toEqual(["status", "versions", "accounts", "contracts"].map((endpoint) => expect.objectContaining({ endpoint, state: "ok" })));
+    expect(card.endpoints).toEqual(
+      ["status", "versions", "accounts", "contracts"].map((endpoint) =>
+        expect.objectContaining({ endpoint, state: "ok" }),
+      ),
+    );
     expect((card.history as Record<string, unknown[]>).rpc_soroban_fee_p90).toHaveLength(2);
   });
 
   it("a Horizon and a Stellar RPC of the same name keep their own cards", async () => {
     simulator = await startSimulator({ ledgerIntervalMs: LEDGER_MS, pools: 3, seed: 5 });
-    const config = await configFrom([`--horizon.url=sdf=${simulator.url}`, `--rpc.url=sdf=${simulator.url}/rpc`, "--poll.interval=1h", "--pools.max=3"]);
+    const config = await configFrom([
+      `--horizon.url=sdf=${simulator.url}`,
+      `--rpc.url=sdf=${simulator.url}/rpc`,
+      "--poll.interval=1h",
+      "--pools.max=3",
+    ]);
     exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
     await exporter.firstPolls;
-    const status = (await (await fetch(`${exporter.url}/status.json`)).json()) as { targets: Array<Record<string, unknown>> };
+    const status = (await (await fetch(`${exporter.url}/status.json`)).json()) as {
+      targets: Array<Record<string, unknown>>;
+    };
     expect(status.targets.map(({ kind, name, state }) => ({ kind, name, state }))).toEqual([
       { kind: "horizon", name: "sdf", state: "up" },
       { kind: "rpc", name: "sdf", state: "up" },
@@ -171,7 +202,9 @@ describe("Stellar RPC targets against the simulator", () => {
     for (const [key, value] of values) {
       const name = key.slice(0, key.indexOf("{"));
       if (!name.startsWith("stellar_horizon_account_")) continue;
-      const labels = Object.fromEntries([...key.matchAll(/([a-z_]+)="([^"]*)"/g)].map(([, label, text]) => [label!, text!]));
+      const labels = Object.fromEntries(
+        [...key.matchAll(/([a-z_]+)="([^"]*)"/g)].map(([, label, text]) => [label!, text!]),
+      );
       // Over RPC only the configured trustlines are read; offers, claimable balances and data entries are Horizon's.
       if (labels.asset !== undefined && labels.asset !== "native" && labels.asset !== USDC) continue;
       if (/_(offers|claimable_balances|claimable_amount|data_entries)$/.test(name)) continue;
@@ -183,14 +216,27 @@ describe("Stellar RPC targets against the simulator", () => {
     expect(compared).toBeGreaterThan(40);
     expect(rpc(values, "stellar_rpc_account_exists", { account: "nobody" })).toBe(0);
     // An account that does not exist: exists 0 and its signer-change counter, nothing else, and no poll error.
-    const nobody = [...values.keys()].filter((key) => key.includes('account="nobody"') && key.includes('rpc="sim-rpc"'));
-    expect(nobody.map((key) => key.slice(0, key.indexOf("{"))).sort()).toEqual(["stellar_rpc_account_exists", "stellar_rpc_account_signer_changes_total"]);
+    const nobody = [...values.keys()].filter(
+      (key) => key.includes('account="nobody"') && key.includes('rpc="sim-rpc"'),
+    );
+    expect(nobody.map((key) => key.slice(0, key.indexOf("{"))).sort()).toEqual([
+      "stellar_rpc_account_exists",
+      "stellar_rpc_account_signer_changes_total",
+    ]);
     expect(rpc(values, "stellar_rpc_account_trustline_exists", { account: "hot", asset: USDC })).toBe(1);
     expect(rpc(values, "stellar_rpc_account_trustline_exists", { account: "hot", asset: EURC })).toBe(0);
-    expect([...values.keys()].filter((key) => key.includes(`asset="${EURC}"`) && !key.startsWith("stellar_rpc_account_trustline_exists"))).toEqual([]);
+    expect(
+      [...values.keys()].filter(
+        (key) => key.includes(`asset="${EURC}"`) && !key.startsWith("stellar_rpc_account_trustline_exists"),
+      ),
+    ).toEqual([]);
     // Eight keys in one call a poll; the header from getLatestLedger, then (v22 sends none) getLedgers.
-    expect(rpc(values, "stellar_horizon_exporter_rpc_requests_total", { endpoint: "accounts", code: "200" })).toBe(2 + 2 + 1);
-    expect(rpc(values, "stellar_horizon_exporter_rpc_poll_errors_total", { endpoint: "accounts", reason: "rpc_error" })).toBe(0);
+    expect(rpc(values, "stellar_horizon_exporter_rpc_requests_total", { endpoint: "accounts", code: "200" })).toBe(
+      2 + 2 + 1,
+    );
+    expect(
+      rpc(values, "stellar_horizon_exporter_rpc_poll_errors_total", { endpoint: "accounts", reason: "rpc_error" }),
+    ).toBe(0);
   });
 
   it("watched accounts: an entry that changed between polls is read anew, an unchanged one keeps its values", async () => {
@@ -200,12 +246,17 @@ describe("Stellar RPC targets against the simulator", () => {
     running.simulator.accounts.setBalance(HOT_WALLET, "native", 12_345_6789012n, at);
     running.simulator.accounts.setBalance(HOT_WALLET, USDC, 4_321_0000000n, at);
     const after = await ledgersPass(1);
-    const balance = (values: Map<string, number>, account: string, asset: string) => rpc(values, "stellar_rpc_account_balance", { account, asset });
+    const balance = (values: Map<string, number>, account: string, asset: string) =>
+      rpc(values, "stellar_rpc_account_balance", { account, asset });
     expect(balance(after, "hot", "native")).toBe(12345.6789012);
     expect(balance(after, "hot", USDC)).toBe(4321);
-    expect(balance(after, "hot", "native")).toBe(valueOf(after, "stellar_horizon_account_balance", { ...HORIZON, account: "hot", asset: "native" }));
+    expect(balance(after, "hot", "native")).toBe(
+      valueOf(after, "stellar_horizon_account_balance", { ...HORIZON, account: "hot", asset: "native" }),
+    );
     expect(balance(after, "cold", "native")).toBe(balance(before, "cold", "native"));
-    expect(balance(after, "cold", "native")).toBe(valueOf(after, "stellar_horizon_account_balance", { ...HORIZON, account: "cold", asset: "native" }));
+    expect(balance(after, "cold", "native")).toBe(
+      valueOf(after, "stellar_horizon_account_balance", { ...HORIZON, account: "cold", asset: "native" }),
+    );
   });
 
   it("watched accounts: an account watched under two names has every series under each, a change included", async () => {
@@ -233,7 +284,9 @@ describe("Stellar RPC targets against the simulator", () => {
     expect(rpc(values, "stellar_rpc_latest_ledger")).toBe(simulator!.simulator.state().historyLatestLedger);
     expect(rpc(values, "stellar_rpc_inclusion_fee_stroops", { kind: "classic", stat: "p50" })).toBe(100);
     // getHealth's error is data: no failed poll, and no getHealth-only series to go stale on.
-    expect(rpc(values, "stellar_horizon_exporter_rpc_poll_errors_total", { endpoint: "status", reason: "rpc_error" })).toBe(0);
+    expect(
+      rpc(values, "stellar_horizon_exporter_rpc_poll_errors_total", { endpoint: "status", reason: "rpc_error" }),
+    ).toBe(0);
     expect(rpc(values, "stellar_rpc_oldest_ledger")).toBeUndefined();
     expect(horizon(values, "stellar_horizon_up")).toBe(1);
   });
@@ -256,8 +309,22 @@ describe("Stellar RPC targets against the simulator", () => {
     const values = parseExposition(await scrapeText(exporter));
     const labels = { rpc: "fake" };
     expect(valueOf(values, "stellar_rpc_up", labels)).toBe(0);
-    expect(valueOf(values, "stellar_horizon_exporter_rpc_poll_errors_total", { ...labels, endpoint: "status", reason: "rpc_error" })).toBe(1);
-    expect(valueOf(values, "stellar_rpc_info", { ...labels, version: "27.1.1-7e712815319140618b9be8cf0846701a6f9a2cbe", captive_core_version: "stellar-core 27.1.0 (3589a696b0d4ef5a2cf2124e349c671d71886d9c)", network: "testnet", network_passphrase: "Test SDF Network ; September 2015" })).toBe(1);
+    expect(
+      valueOf(values, "stellar_horizon_exporter_rpc_poll_errors_total", {
+        ...labels,
+        endpoint: "status",
+        reason: "rpc_error",
+      }),
+    ).toBe(1);
+    expect(
+      valueOf(values, "stellar_rpc_info", {
+        ...labels,
+        version: "27.1.1-7e712815319140618b9be8cf0846701a6f9a2cbe",
+        captive_core_version: "stellar-core 27.1.0 (3589a696b0d4ef5a2cf2124e349c671d71886d9c)",
+        network: "testnet",
+        network_passphrase: "Test SDF Network ; September 2015",
+      }),
+    ).toBe(1);
     expect(fakeRpc.requests.every((request) => request.url.pathname === "/soroban/rpc")).toBe(true);
   });
 
@@ -279,7 +346,13 @@ describe("Stellar RPC targets against the simulator", () => {
       await exporter.reload(async () => ({ ...both, rpcTargets: [] }));
       const without = await scrape();
       expect(valueOf(without, "stellar_rpc_up", { rpc: "sdf" })).toBeUndefined();
-      expect(valueOf(without, "stellar_horizon_exporter_rpc_poll_errors_total", { rpc: "sdf", endpoint: "status", reason: "timeout" })).toBeUndefined();
+      expect(
+        valueOf(without, "stellar_horizon_exporter_rpc_poll_errors_total", {
+          rpc: "sdf",
+          endpoint: "status",
+          reason: "timeout",
+        }),
+      ).toBeUndefined();
       expect(valueOf(without, "stellar_horizon_up", { horizon: "sdf" })).toBe(1);
 
       await exporter.reload(async () => both);

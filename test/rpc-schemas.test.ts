@@ -47,7 +47,9 @@ describe("Stellar RPC captures parse with exact values", () => {
   });
 
   it("keeps the JSON-RPC id as sent: a string or a number", () => {
-    expect(jsonRpcResponseSchema.parse(rpcFixtureJson("getHealth-java-sdk.json")).id).toBe("198cb1a8-9104-4446-a269-88bf000c2721");
+    expect(jsonRpcResponseSchema.parse(rpcFixtureJson("getHealth-java-sdk.json")).id).toBe(
+      "198cb1a8-9104-4446-a269-88bf000c2721",
+    );
     expect(jsonRpcResponseSchema.parse(rpcFixtureJson("getFeeStats-java-sdk.json")).id).toBe(8675309);
   });
 
@@ -81,16 +83,50 @@ describe("Stellar RPC captures parse with exact values", () => {
     const java = feeStatsSchema.parse(resultOf("getFeeStats-java-sdk.json"));
     expect(java.latestLedger).toBe(4519945);
     expect(java.sorobanInclusionFee).toEqual({
-      max: 210, min: 100, mode: 100, p10: 100, p20: 100, p30: 100, p40: 100, p50: 100,
-      p60: 100, p70: 100, p80: 100, p90: 120, p95: 190, p99: 200, transactionCount: 10, ledgerCount: 50,
+      max: 210,
+      min: 100,
+      mode: 100,
+      p10: 100,
+      p20: 100,
+      p30: 100,
+      p40: 100,
+      p50: 100,
+      p60: 100,
+      p70: 100,
+      p80: 100,
+      p90: 120,
+      p95: 190,
+      p99: 200,
+      transactionCount: 10,
+      ledgerCount: 50,
     });
     expect(java.inclusionFee).toEqual({
-      max: 200, min: 100, mode: 125, p10: 100, p20: 100, p30: 100, p40: 100, p50: 100,
-      p60: 100, p70: 100, p80: 100, p90: 100, p95: 100, p99: 100, transactionCount: 7, ledgerCount: 10,
+      max: 200,
+      min: 100,
+      mode: 125,
+      p10: 100,
+      p20: 100,
+      p30: 100,
+      p40: 100,
+      p50: 100,
+      p60: 100,
+      p70: 100,
+      p80: 100,
+      p90: 100,
+      p95: 100,
+      p99: 100,
+      transactionCount: 7,
+      ledgerCount: 10,
     });
     const docs = feeStatsSchema.parse(resultOf("getFeeStats-result-stellar-docs.json"));
     expect(docs.latestLedger).toBe(3730870);
-    expect(docs.sorobanInclusionFee).toMatchObject({ max: 200, p90: 200, p99: 200, transactionCount: 371, ledgerCount: 50 });
+    expect(docs.sorobanInclusionFee).toMatchObject({
+      max: 200,
+      p90: 200,
+      p99: 200,
+      transactionCount: 371,
+      ledgerCount: 50,
+    });
     expect(docs.inclusionFee).toMatchObject({ max: 133, min: 100, p99: 133, transactionCount: 28, ledgerCount: 10 });
   });
 
@@ -149,11 +185,18 @@ describe("Stellar RPC captures parse with exact values", () => {
     });
     expect(error.error).toEqual({ code: -32601, message: "method not found" });
     expect(jsonRpcResponseSchema.safeParse({ jsonrpc: "2.0", id: 1 }).success).toBe(false);
-    expect(jsonRpcResponseSchema.safeParse({ jsonrpc: "2.0", id: 1, error: { message: "no code" } }).success).toBe(false);
+    expect(jsonRpcResponseSchema.safeParse({ jsonrpc: "2.0", id: 1, error: { message: "no code" } }).success).toBe(
+      false,
+    );
   });
 
   it("rejects wrong wire types instead of coercing them", () => {
-    const health = healthSchema.safeParse({ status: "healthy", latestLedger: "5", oldestLedger: 1, ledgerRetentionWindow: 1 });
+    const health = healthSchema.safeParse({
+      status: "healthy",
+      latestLedger: "5",
+      oldestLedger: 1,
+      ledgerRetentionWindow: 1,
+    });
     expect(health.success).toBe(false);
     const fees = resultOf("getFeeStats-result-stellar-docs.json") as { inclusionFee: Record<string, unknown> };
     expect(feeStatsSchema.safeParse({ ...fees, inclusionFee: { ...fees.inclusionFee, p50: 100 } }).success).toBe(false);

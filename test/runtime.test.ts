@@ -43,7 +43,8 @@ describe("reloads", () => {
     horizon.addLedgers(3);
     const url = await horizon.start();
     const clock = new ManualClock();
-    const target = (timeout: string) => file(`targets-${timeout}.yml`, `targets:\n  - name: one\n    url: ${url}\n    timeout: ${timeout}\n`);
+    const target = (timeout: string) =>
+      file(`targets-${timeout}.yml`, `targets:\n  - name: one\n    url: ${url}\n    timeout: ${timeout}\n`);
     const initial = await configFrom([`--config.file=${target("5s")}`, "--poll.interval=1s"]);
     exporter = await startExporter(initial, { logger: pino({ level: "silent" }), clock });
     await exporter.firstPolls;
@@ -84,12 +85,18 @@ describe("reloads", () => {
     const clock = new ManualClock();
     const initial = await configFrom([`--horizon.url=a=${url}`, "--poll.interval=10s"]);
     const lines: string[] = [];
-    exporter = await startExporter(initial, { logger: pino({ level: "info" }, { write: (line: string) => void lines.push(line) }), clock });
+    exporter = await startExporter(initial, {
+      logger: pino({ level: "info" }, { write: (line: string) => void lines.push(line) }),
+      clock,
+    });
     await exporter.firstPolls;
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));
     let loading = false;
-    const withB = { ...(await configFrom([`--horizon.url=a=${url}`, `--horizon.url=b=${url}`, "--poll.interval=10s"])), logLevel: "info" as const };
+    const withB = {
+      ...(await configFrom([`--horizon.url=a=${url}`, `--horizon.url=b=${url}`, "--poll.interval=10s"])),
+      logLevel: "info" as const,
+    };
     const slowReload = exporter.reload(async () => {
       loading = true;
       await gate;
@@ -105,7 +112,9 @@ describe("reloads", () => {
     await Promise.all([slowReload, closing]);
     exporter = undefined;
     // The reload applied (b started) before close stopped everything, b included.
-    expect(lines.filter((line) => line.includes('"configuration reloaded"'))).toEqual([expect.stringContaining('"started":1')]);
+    expect(lines.filter((line) => line.includes('"configuration reloaded"'))).toEqual([
+      expect.stringContaining('"started":1'),
+    ]);
     const requestsAtClose = horizon.requests.length;
     expect(clock.pendingTimers).toBe(0);
     await clock.advance(60_000);
@@ -114,10 +123,27 @@ describe("reloads", () => {
 
   it("applies the web config (users, headers, certificate) and the log level", async () => {
     const cert = (name: string) => {
-      execFileSync("openssl", [
-        "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, `${name}.key`), "-out", join(dir, `${name}.crt`),
-        "-days", "1", "-subj", `/CN=${name}`, "-addext", "subjectAltName=IP:127.0.0.1",
-      ], { stdio: "ignore" });
+      execFileSync(
+        "openssl",
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "rsa:2048",
+          "-nodes",
+          "-keyout",
+          join(dir, `${name}.key`),
+          "-out",
+          join(dir, `${name}.crt`),
+          "-days",
+          "1",
+          "-subj",
+          `/CN=${name}`,
+          "-addext",
+          "subjectAltName=IP:127.0.0.1",
+        ],
+        { stdio: "ignore" },
+      );
       return { cert: `${name}.crt`, key: `${name}.key` };
     };
     const webConfig = (name: string, user: string, frame: string) => {
@@ -130,17 +156,25 @@ describe("reloads", () => {
     horizon = new FakeHorizon();
     const url = await horizon.start();
     const logger = pino({ level: "warn" });
-    const before = await configFrom([`--horizon.url=t=${url}`, "--poll.interval=1h", `--web.config.file=${webConfig("before", "alice", "DENY")}`]);
+    const before = await configFrom([
+      `--horizon.url=t=${url}`,
+      "--poll.interval=1h",
+      `--web.config.file=${webConfig("before", "alice", "DENY")}`,
+    ]);
     exporter = await startExporter(before, { logger });
     await exporter.firstPolls;
     const port = Number(new URL(exporter.url).port);
     const get = (user: string) =>
       new Promise<{ status: number; frame: unknown }>((resolve, reject) => {
         const auth = Buffer.from(`${user}:secret`).toString("base64");
-        const req = request(`${exporter!.url}/metrics`, { headers: { Authorization: `Basic ${auth}` }, agent: false, rejectUnauthorized: false }, (res) => {
-          res.resume();
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, frame: res.headers["x-frame-options"] }));
-        });
+        const req = request(
+          `${exporter!.url}/metrics`,
+          { headers: { Authorization: `Basic ${auth}` }, agent: false, rejectUnauthorized: false },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, frame: res.headers["x-frame-options"] }));
+          },
+        );
         req.on("error", reject);
         req.end();
       });
@@ -156,7 +190,10 @@ describe("reloads", () => {
     expect(await servedCertificate()).toBe("CN=before");
 
     const after = await configFrom([
-      `--horizon.url=t=${url}`, "--poll.interval=1h", `--web.config.file=${webConfig("after", "bob", "SAMEORIGIN")}`, "--log.level=debug",
+      `--horizon.url=t=${url}`,
+      "--poll.interval=1h",
+      `--web.config.file=${webConfig("after", "bob", "SAMEORIGIN")}`,
+      "--log.level=debug",
     ]);
     await exporter.reload(loaded(after));
     expect(await get("alice")).toMatchObject({ status: 401 });
@@ -199,8 +236,12 @@ describe("reloads with polls in flight, changed and removed targets", () => {
       leaving.misbehaviour = hang;
       const requestsBefore = leaving.requestCount;
       const polling = exporter.pollAll();
-      await until("the removed target's polls to hang", () => (leaving.requestCount >= requestsBefore + 4 ? true : undefined));
-      await exporter.reload(loaded(await configFrom([`--config.file=${targets("6s", false)}`, "--poll.interval=1h", "--log.level=warn"])));
+      await until("the removed target's polls to hang", () =>
+        leaving.requestCount >= requestsBefore + 4 ? true : undefined,
+      );
+      await exporter.reload(
+        loaded(await configFrom([`--config.file=${targets("6s", false)}`, "--poll.interval=1h", "--log.level=warn"])),
+      );
       await polling;
 
       values = await scrape();
@@ -234,7 +275,11 @@ describe("schedules and backfill", () => {
     horizon.addLedgers(30);
     const url = await horizon.start();
     exporter = await startExporter(
-      await configFrom([`--horizon.url=t=${url}`, "--poll.interval=1h", `--config.file=${file("backfill.yml", "ledgers: { backfill: 10 }\n")}`]),
+      await configFrom([
+        `--horizon.url=t=${url}`,
+        "--poll.interval=1h",
+        `--config.file=${file("backfill.yml", "ledgers: { backfill: 10 }\n")}`,
+      ]),
       { logger: pino({ level: "silent" }) },
     );
     await exporter.firstPolls;
@@ -258,9 +303,13 @@ describe("schedules and backfill", () => {
     });
     await exporter.firstPolls;
     // Every second on the pattern; root, on its 1 h interval, is not polled again meanwhile.
-    await until("two more fee_stats polls on the pattern", () => (horizon.requestsTo("/fee_stats").length >= 3 ? true : undefined), {
-      timeoutMs: 5_000,
-    });
+    await until(
+      "two more fee_stats polls on the pattern",
+      () => (horizon.requestsTo("/fee_stats").length >= 3 ? true : undefined),
+      {
+        timeoutMs: 5_000,
+      },
+    );
     expect(horizon.requestsTo("/")).toHaveLength(1);
     const page = await (await fetch(`${exporter.url}/`)).text();
     expect(page).toContain("* * * * * *");
@@ -271,11 +320,22 @@ describe("a runtime's lifetime bounds everything it started", () => {
   const FUNDS = 10_000n * 10_000_000n;
 
   /** A simulator with a funded probe account, and a config file probing it every 10 s. */
-  async function probeSetup(clock: ManualClock): Promise<{ simulator: RunningSimulator; config: (timeout: string) => Promise<ExporterConfig>; sequence: () => bigint }> {
+  async function probeSetup(clock: ManualClock): Promise<{
+    simulator: RunningSimulator;
+    config: (timeout: string) => Promise<ExporterConfig>;
+    sequence: () => bigint;
+  }> {
     // The simulator's ledgers close on the test's clock, so the probe's time bounds match them.
-    const simulator = await startSimulator({ networkPassphrase: Networks.TESTNET, ledgerIntervalMs: 100, now: () => clock.now() });
+    const simulator = await startSimulator({
+      networkPassphrase: Networks.TESTNET,
+      ledgerIntervalMs: 100,
+      now: () => clock.now(),
+    });
     const signer = Keypair.random();
-    simulator.simulator.accounts.add({ id: signer.publicKey(), balance: FUNDS }, simulator.simulator.latestLedgerPoint());
+    simulator.simulator.accounts.add(
+      { id: signer.publicKey(), balance: FUNDS },
+      simulator.simulator.latestLedgerPoint(),
+    );
     const secret = file("probe.secret", `${signer.secret()}\n`);
     chmodSync(secret, 0o600);
     const config = (timeout: string) =>
@@ -313,7 +373,11 @@ describe("a runtime's lifetime bounds everything it started", () => {
       await exporter.idle();
       const start = sequence();
       const submissions = async () =>
-        valueOf(parseExposition(await (await fetch(`${exporter!.url}/metrics`)).text()), "stellar_horizon_tx_probe_submissions_total", { horizon: "sim" });
+        valueOf(
+          parseExposition(await (await fetch(`${exporter!.url}/metrics`)).text()),
+          "stellar_horizon_tx_probe_submissions_total",
+          { horizon: "sim" },
+        );
       expect(await submissions()).toBe(0);
       for (const period of [1, 2, 3]) {
         // The tick alone runs the probe: a leaked second probe would move the sequence twice.
@@ -327,7 +391,9 @@ describe("a runtime's lifetime bounds everything it started", () => {
         await until(`submission ${period} counted`, async () => ((await submissions()) === period ? true : undefined));
       }
       const values = parseExposition(await (await fetch(`${exporter.url}/metrics`)).text());
-      expect(valueOf(values, "stellar_horizon_tx_probe_failures_total", { horizon: "sim", reason: "tx_bad_seq" })).toBe(0);
+      expect(valueOf(values, "stellar_horizon_tx_probe_failures_total", { horizon: "sim", reason: "tx_bad_seq" })).toBe(
+        0,
+      );
     } finally {
       await exporter?.close();
       exporter = undefined;
@@ -339,14 +405,23 @@ describe("a runtime's lifetime bounds everything it started", () => {
     horizon = new FakeHorizon();
     horizon.addLedgers(3);
     const url = await horizon.start();
-    exporter = await startExporter(await configFrom([`--horizon.url=a=${url}`, "--poll.interval=1h"]), { logger: pino({ level: "silent" }) });
+    exporter = await startExporter(await configFrom([`--horizon.url=a=${url}`, "--poll.interval=1h"]), {
+      logger: pino({ level: "silent" }),
+    });
     await exporter.firstPolls;
-    const good = await configFrom([`--horizon.url=a=${url}`, `--horizon.url=b=${url}`, "--poll.interval=1h", "--pools.max=5"]);
+    const good = await configFrom([
+      `--horizon.url=a=${url}`,
+      `--horizon.url=b=${url}`,
+      "--poll.interval=1h",
+      "--pools.max=5",
+    ]);
     // A target no loader would let through: building its client throws, after `a` (changed) would have stopped.
     const unusable = { ...good.targets[1]!.url, href: new Secret("not a url") } as TargetUrl;
     const broken: ExporterConfig = { ...good, targets: [good.targets[0]!, { ...good.targets[1]!, url: unusable }] };
     await exporter.reload(loaded(broken));
-    const status = (await (await fetch(`${exporter.url}/status.json`)).json()) as { targets: Array<{ name: string; state: string }> };
+    const status = (await (await fetch(`${exporter.url}/status.json`)).json()) as {
+      targets: Array<{ name: string; state: string }>;
+    };
     expect(status.targets.map(({ name, state }) => ({ name, state }))).toEqual([{ name: "a", state: "up" }]);
     horizon.addLedgers(2);
     await exporter.pollAll();
@@ -360,7 +435,10 @@ describe("a runtime's lifetime bounds everything it started", () => {
     horizon.addLedgers(3);
     for (let index = 1; index <= 8; index += 1) horizon.pools.push(makePool(index));
     const url = await horizon.start();
-    exporter = await startExporter(await configFrom([`--horizon.url=a=${url}`, "--poll.interval=1h", "--pools.max=5"]), { logger: pino({ level: "silent" }) });
+    exporter = await startExporter(
+      await configFrom([`--horizon.url=a=${url}`, "--poll.interval=1h", "--pools.max=5"]),
+      { logger: pino({ level: "silent" }) },
+    );
     await exporter.firstPolls;
     horizon.addLedgers(2);
     await exporter.pollAll();
@@ -391,13 +469,18 @@ describe("recovery after an outage", () => {
       const clock = new ManualClock();
       // No retries: each poll is one answered request, so a tick's polls end without the clock moving.
       const noRetries = file("no-retries.yml", "http: { retries: 0 }\n");
-      exporter = await startExporter(await configFrom([`--horizon.url=h=${url}`, "--poll.interval=5s", `--config.file=${noRetries}`]), {
-        logger: pino({ level: "silent" }),
-        clock,
-      });
+      exporter = await startExporter(
+        await configFrom([`--horizon.url=h=${url}`, "--poll.interval=5s", `--config.file=${noRetries}`]),
+        {
+          logger: pino({ level: "silent" }),
+          clock,
+        },
+      );
       await exporter.firstPolls;
       const polls = async () =>
-        (await (await fetch(`${exporter!.url}/status.json`)).json()) as { targets: Array<{ endpoints: Array<{ endpoint: string; state: string; lastSuccessAt?: string }> }> };
+        (await (await fetch(`${exporter!.url}/status.json`)).json()) as {
+          targets: Array<{ endpoints: Array<{ endpoint: string; state: string; lastSuccessAt?: string }> }>;
+        };
       // 40 s of 5xx: the endpoints other than root back off, further and further.
       hostile.misbehaviour = reply(503, "unavailable");
       const pass = async (seconds: number) => {
@@ -407,12 +490,16 @@ describe("recovery after an outage", () => {
         }
       };
       await pass(40);
-      await until("every endpoint failing", async () => ((await polls()).targets[0]!.endpoints.every(({ state }) => state === "failing") ? true : undefined));
+      await until("every endpoint failing", async () =>
+        (await polls()).targets[0]!.endpoints.every(({ state }) => state === "failing") ? true : undefined,
+      );
       hostile.misbehaviour = undefined;
       const healedMs = clock.now();
       const fresh = async () => {
         const { endpoints } = (await polls()).targets[0]!;
-        return endpoints.every(({ state, lastSuccessAt }) => state === "ok" && Date.parse(lastSuccessAt!) > healedMs) ? true : undefined;
+        return endpoints.every(({ state, lastSuccessAt }) => state === "ok" && Date.parse(lastSuccessAt!) > healedMs)
+          ? true
+          : undefined;
       };
       // Within one period root polls, finds Horizon healthy, and the others retry at once.
       await pass(5);

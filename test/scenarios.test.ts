@@ -30,7 +30,8 @@ async function ledgersPass(count: number): Promise<Map<string, number>> {
   return parseExposition(await (await fetch(`${exporter.url}/metrics`)).text());
 }
 
-const get = (values: Map<string, number>, name: string, labels: Record<string, string> = {}) => valueOf(values, name, { ...H, ...labels });
+const get = (values: Map<string, number>, name: string, labels: Record<string, string> = {}) =>
+  valueOf(values, name, { ...H, ...labels });
 
 function sumOverEndpoints(values: Map<string, number>, name: string, labels: Record<string, string>): number {
   return ENDPOINTS.reduce((sum, endpoint) => sum + (get(values, name, { endpoint, ...labels }) ?? 0), 0);
@@ -50,7 +51,10 @@ describe("the exporter follows every simulator scenario", () => {
     expect(get(after, "stellar_horizon_ingest_lag_ledgers")).toBe(0);
     expect(get(after, "stellar_horizon_ledgers_total")! - get(before, "stellar_horizon_ledgers_total")!).toBe(10);
     expect(get(after, "stellar_horizon_ledger_sequence")! - get(before, "stellar_horizon_ledger_sequence")!).toBe(10);
-    expect(get(after, "stellar_horizon_ledger_close_interval_seconds_sum")! / get(after, "stellar_horizon_ledger_close_interval_seconds_count")!).toBe(5);
+    expect(
+      get(after, "stellar_horizon_ledger_close_interval_seconds_sum")! /
+        get(after, "stellar_horizon_ledger_close_interval_seconds_count")!,
+    ).toBe(5);
     expect(get(after, "stellar_horizon_ledgers_skipped_total")).toBe(0);
   });
 
@@ -59,7 +63,9 @@ describe("the exporter follows every simulator scenario", () => {
     simulator.simulator.setScenario("ingest_lag");
     const values = await ledgersPass(100);
     expect(get(values, "stellar_horizon_ingest_lag_ledgers")).toBe(50);
-    expect(get(values, "stellar_horizon_core_latest_ledger")! - get(values, "stellar_horizon_ingest_latest_ledger")!).toBe(50);
+    expect(
+      get(values, "stellar_horizon_core_latest_ledger")! - get(values, "stellar_horizon_ingest_latest_ledger")!,
+    ).toBe(50);
   });
 
   it("ingestion_stalled: core advances, ingestion and the ledger stream stop", async () => {
@@ -67,8 +73,12 @@ describe("the exporter follows every simulator scenario", () => {
     const before = await ledgersPass(0);
     simulator.simulator.setScenario("ingestion_stalled");
     const after = await ledgersPass(20);
-    expect(get(after, "stellar_horizon_core_latest_ledger")! - get(before, "stellar_horizon_core_latest_ledger")!).toBe(20);
-    expect(get(after, "stellar_horizon_ingest_latest_ledger")).toBe(get(before, "stellar_horizon_ingest_latest_ledger"));
+    expect(get(after, "stellar_horizon_core_latest_ledger")! - get(before, "stellar_horizon_core_latest_ledger")!).toBe(
+      20,
+    );
+    expect(get(after, "stellar_horizon_ingest_latest_ledger")).toBe(
+      get(before, "stellar_horizon_ingest_latest_ledger"),
+    );
     expect(get(after, "stellar_horizon_ledger_sequence")).toBe(get(before, "stellar_horizon_ledger_sequence"));
     expect(get(after, "stellar_horizon_ingest_lag_ledgers")).toBe(20);
   });
@@ -78,7 +88,11 @@ describe("the exporter follows every simulator scenario", () => {
     const before = await ledgersPass(0);
     simulator.simulator.setScenario("network_halt");
     const after = await ledgersPass(20);
-    for (const name of ["stellar_horizon_core_latest_ledger", "stellar_horizon_ledger_sequence", "stellar_horizon_history_latest_ledger_closed_timestamp_seconds"]) {
+    for (const name of [
+      "stellar_horizon_core_latest_ledger",
+      "stellar_horizon_ledger_sequence",
+      "stellar_horizon_history_latest_ledger_closed_timestamp_seconds",
+    ]) {
       expect(get(after, name), name).toBe(get(before, name));
     }
     expect(get(after, "stellar_horizon_ledgers_total")).toBe(get(before, "stellar_horizon_ledgers_total"));
@@ -90,19 +104,25 @@ describe("the exporter follows every simulator scenario", () => {
     simulator.simulator.setScenario("fee_spike");
     const after = await ledgersPass(6);
     expect(get(after, "stellar_horizon_ledger_capacity_usage_ratio")).toBeGreaterThanOrEqual(0.99);
-    expect(get(after, "stellar_horizon_fee_charged_stroops", { stat: "p50" })).toBe(50 * get(before, "stellar_horizon_fee_charged_stroops", { stat: "p50" })!);
+    expect(get(after, "stellar_horizon_fee_charged_stroops", { stat: "p50" })).toBe(
+      50 * get(before, "stellar_horizon_fee_charged_stroops", { stat: "p50" })!,
+    );
   });
 
   it("protocol_upgrade_pending: core supports the next protocol", async () => {
     await start("protocol_upgrade_pending");
     const values = await ledgersPass(1);
-    expect(get(values, "stellar_horizon_core_supported_protocol_version")).toBe(get(values, "stellar_horizon_current_protocol_version")! + 1);
+    expect(get(values, "stellar_horizon_core_supported_protocol_version")).toBe(
+      get(values, "stellar_horizon_current_protocol_version")! + 1,
+    );
   });
 
   it("unsupported_protocol: the network runs a protocol Horizon does not support", async () => {
     await start("unsupported_protocol");
     const values = await ledgersPass(1);
-    expect(get(values, "stellar_horizon_current_protocol_version")).toBeGreaterThan(get(values, "stellar_horizon_supported_protocol_version")!);
+    expect(get(values, "stellar_horizon_current_protocol_version")).toBeGreaterThan(
+      get(values, "stellar_horizon_supported_protocol_version")!,
+    );
   });
 
   it("rate_limited: up goes 0, errors count as rate_limited, and the exporter holds back", async () => {
@@ -111,10 +131,14 @@ describe("the exporter follows every simulator scenario", () => {
     const values = await ledgersPass(1);
     expect(get(values, "stellar_horizon_up")).toBe(0);
     expect(get(values, "stellar_horizon_core_latest_ledger")).toBeUndefined();
-    expect(get(values, "stellar_horizon_exporter_poll_errors_total", { endpoint: "root", reason: "rate_limited" })).toBe(1);
+    expect(
+      get(values, "stellar_horizon_exporter_poll_errors_total", { endpoint: "root", reason: "rate_limited" }),
+    ).toBe(1);
     expect(get(values, "stellar_horizon_exporter_requests_total", { endpoint: "root", code: "429" })).toBe(1);
     const again = await ledgersPass(0);
-    expect(get(again, "stellar_horizon_exporter_poll_errors_total", { endpoint: "root", reason: "rate_limited" })).toBe(2);
+    expect(get(again, "stellar_horizon_exporter_poll_errors_total", { endpoint: "root", reason: "rate_limited" })).toBe(
+      2,
+    );
     // One 429 per endpoint (their first polls run side by side); the second round was held back.
     const rateLimitedRequests = (series: Map<string, number>) =>
       sumOverEndpoints(series, "stellar_horizon_exporter_requests_total", { code: "429" });
@@ -128,10 +152,13 @@ describe("the exporter follows every simulator scenario", () => {
     simulator.simulator.setScenario("flapping");
     let values = new Map<string, number>();
     for (let round = 0; round < 8; round += 1) values = await ledgersPass(1);
-    const errors = (reason: string) => sumOverEndpoints(values, "stellar_horizon_exporter_poll_errors_total", { reason });
+    const errors = (reason: string) =>
+      sumOverEndpoints(values, "stellar_horizon_exporter_poll_errors_total", { reason });
     expect(errors("http_5xx")).toBeGreaterThan(0);
     expect(errors("timeout")).toBeGreaterThan(0);
-    expect(get(values, "stellar_horizon_exporter_requests_total", { endpoint: "root", code: "200" })).toBeGreaterThan(1);
+    expect(get(values, "stellar_horizon_exporter_requests_total", { endpoint: "root", code: "200" })).toBeGreaterThan(
+      1,
+    );
   });
 
   it("old_horizon: older shapes parse, with the version from service_version", async () => {
@@ -139,7 +166,9 @@ describe("the exporter follows every simulator scenario", () => {
     const values = await ledgersPass(3);
     expect(get(values, "stellar_horizon_up")).toBe(1);
     expect(get(values, "stellar_horizon_supported_protocol_version")).toBeUndefined();
-    expect([...values.keys()].find((key) => key.startsWith("stellar_horizon_info"))).toMatch(/horizon_version="2\.11\.0-/);
+    expect([...values.keys()].find((key) => key.startsWith("stellar_horizon_info"))).toMatch(
+      /horizon_version="2\.11\.0-/,
+    );
     expect(get(values, "stellar_horizon_ledgers_total")).toBe(4);
     expect(get(values, "stellar_horizon_ledger_tx_set_capacity_ratio_count")).toBe(0);
     expect(get(values, "stellar_horizon_liquidity_pools")).toBe(10);
@@ -164,7 +193,8 @@ describe("the exporter follows every simulator scenario", () => {
     simulator.simulator.setScenario("failed_transactions");
     const after = await ledgersPass(20);
     const delta = (result: string) =>
-      get(after, "stellar_horizon_transactions_total", { result })! - get(before, "stellar_horizon_transactions_total", { result })!;
+      get(after, "stellar_horizon_transactions_total", { result })! -
+      get(before, "stellar_horizon_transactions_total", { result })!;
     const failedShare = delta("failed") / (delta("failed") + delta("successful"));
     expect(failedShare).toBeGreaterThan(0.8);
     expect(failedShare).toBeLessThan(0.96);
@@ -175,7 +205,9 @@ describe("the exporter follows every simulator scenario", () => {
     const before = await ledgersPass(1);
     const firstPool = simulator.simulator.pools.pools[0]!.id;
     const reserves = (values: Map<string, number>) =>
-      [...values].filter(([key]) => key.startsWith("stellar_horizon_liquidity_pool_reserve{") && key.includes(firstPool)).map(([, value]) => value);
+      [...values]
+        .filter(([key]) => key.startsWith("stellar_horizon_liquidity_pool_reserve{") && key.includes(firstPool))
+        .map(([, value]) => value);
     simulator.simulator.setScenario("pool_drain");
     const after = await ledgersPass(1);
     const [a0, b0] = reserves(before);

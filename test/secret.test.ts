@@ -10,15 +10,27 @@ describe("Secret", () => {
   it("prints <secret> as a string, in JSON, through util.inspect and in a pino line; reveal() gives the value", () => {
     const secret = new Secret("s3cr3t-value");
     const lines: string[] = [];
-    pino({}, { write: (line: string) => lines.push(line) }).info({ secret, nested: { headers: { "X-Api-Key": secret } } }, `got ${secret}`);
-    const shown = [String(secret), `${secret}`, JSON.stringify({ secret }), inspect({ deep: { secret } }, { depth: 5 }), ...lines].join("\n");
+    pino({}, { write: (line: string) => lines.push(line) }).info(
+      { secret, nested: { headers: { "X-Api-Key": secret } } },
+      `got ${secret}`,
+    );
+    const shown = [
+      String(secret),
+      `${secret}`,
+      JSON.stringify({ secret }),
+      inspect({ deep: { secret } }, { depth: 5 }),
+      ...lines,
+    ].join("\n");
     expect(shown).not.toContain("s3cr3t-value");
     expect(shown.match(/<secret>/g)).toHaveLength(7);
     expect(secret.reveal()).toBe("s3cr3t-value");
   });
 
   it("compares by a fingerprint that tells nothing: equal values match, a rotated one does not", () => {
-    const key = (token: string) => comparisonKey({ target: { url: new TargetUrl(`https://h.example/${token}/`), headers: { A: new Secret(token) } } });
+    const key = (token: string) =>
+      comparisonKey({
+        target: { url: new TargetUrl(`https://h.example/${token}/`), headers: { A: new Secret(token) } },
+      });
     const before = key("aaaaaaaaaaaaaaaaaaaa");
     expect(key("aaaaaaaaaaaaaaaaaaaa")).toBe(before);
     expect(key("bbbbbbbbbbbbbbbbbbbb")).not.toBe(before);
@@ -28,7 +40,8 @@ describe("Secret", () => {
   it("masks what a server echoes: the URL's token, query value and password, a header's token", () => {
     new TargetUrl("https://user:pa55word-x@h.example/0123456789abcdefghij/?apikey=query-key-123");
     new Secret("Bearer header-token-456");
-    const echoed = "Cannot GET /0123456789abcdefghij/ledgers?apikey=query-key-123 (pa55word-x, header-token-456) on h.example";
+    const echoed =
+      "Cannot GET /0123456789abcdefghij/ledgers?apikey=query-key-123 (pa55word-x, header-token-456) on h.example";
     expect(scrubSecrets(echoed)).toBe("Cannot GET /<secret>/ledgers?apikey=<secret> (<secret>, <secret>) on h.example");
   });
 });
@@ -49,7 +62,9 @@ describe("a target URL's display form", () => {
   });
 
   it("shows a token path when the target marks it public, never the query or userinfo", () => {
-    expect(new TargetUrl("https://u:p@h.example/0123456789abcdef0/?k=v", true).display).toBe("https://h.example/0123456789abcdef0/");
+    expect(new TargetUrl("https://u:p@h.example/0123456789abcdef0/?k=v", true).display).toBe(
+      "https://h.example/0123456789abcdef0/",
+    );
     expect(new TargetUrl("https://u:p@h.example:444/x").host).toBe("h.example:444");
   });
 });
@@ -61,8 +76,14 @@ describe("a secret seed where an account id belongs", () => {
   it("is refused on the command line and in the environment without echoing it", async () => {
     expect(await problems(["--horizon.url=http://h:1", `--account=hot=${seed}`])).toEqual([`--account: ${message}`]);
     expect(await problems(["--horizon.url=http://h:1", `--account=${seed}`])).toEqual([`--account: ${message}`]);
-    expect(await problems([], { HORIZON_URL: "http://h:1", ACCOUNTS: `hot=${seed}` })).toEqual([`ACCOUNTS: ${message}`]);
-    const asAsset = await problems(["--rpc.url=http://h:1", `--account=${Keypair.random().publicKey()}`, `--account.asset=USDC:${seed}`]);
+    expect(await problems([], { HORIZON_URL: "http://h:1", ACCOUNTS: `hot=${seed}` })).toEqual([
+      `ACCOUNTS: ${message}`,
+    ]);
+    const asAsset = await problems([
+      "--rpc.url=http://h:1",
+      `--account=${Keypair.random().publicKey()}`,
+      `--account.asset=USDC:${seed}`,
+    ]);
     expect(asAsset).toEqual([expect.stringMatching(new RegExp(`: the issuer: ${message.replace(/[().]/g, "\\$&")}$`))]);
     expect(asAsset.join("")).not.toContain(seed);
     // Mistyped (a bad checksum), it is still not shown.
@@ -85,13 +106,19 @@ describe("a secret seed where an account id belongs", () => {
       - { name: ok, id: ${issuer} }
       - { name: hot, id: ${issuer}, low_balance: { "USDC:${seed}": 1 } }
 `);
-    expect(await problems([`--config.file=${asIssuer}`])).toEqual([`${asIssuer}: targets[0].accounts[1].low_balance: the issuer: ${message}`]);
+    expect(await problems([`--config.file=${asIssuer}`])).toEqual([
+      `${asIssuer}: targets[0].accounts[1].low_balance: the issuer: ${message}`,
+    ]);
   });
 
   it("is never shown in a problem with a header value or a web config hash", async () => {
     const path = writeConfig(`targets:\n  - url: http://h:1\n    headers: { X-Api-Key: 98765432109876 }\n`);
-    expect(await problems([`--config.file=${path}`])).toEqual([`${path}:3: targets[0].headers.X-Api-Key: expected text (quote it)`]);
+    expect(await problems([`--config.file=${path}`])).toEqual([
+      `${path}:3: targets[0].headers.X-Api-Key: expected text (quote it)`,
+    ]);
     const web = writeConfig(`basic_auth_users: { prometheus: 98765432109876 }\n`);
-    expect(await problems(["--horizon.url=http://h:1", `--web.config.file=${web}`])).toEqual([`${web}:1: basic_auth_users.prometheus: expected a bcrypt hash ($2y$10$...)`]);
+    expect(await problems(["--horizon.url=http://h:1", `--web.config.file=${web}`])).toEqual([
+      `${web}:1: basic_auth_users.prometheus: expected a bcrypt hash ($2y$10$...)`,
+    ]);
   });
 });

@@ -76,7 +76,9 @@ function received(handler: (seen: Seen, response: ServerResponse) => void): Serv
   return createServer((incoming, response) => {
     let body = "";
     incoming.on("data", (chunk: Buffer) => (body += chunk.toString()));
-    incoming.on("end", () => handler({ method: incoming.method!, url: incoming.url!, headers: incoming.headers, body }, response));
+    incoming.on("end", () =>
+      handler({ method: incoming.method!, url: incoming.url!, headers: incoming.headers, body }, response),
+    );
   });
 }
 
@@ -132,7 +134,11 @@ class Gateway {
     if (this.mode === "redirect" && !url.pathname.includes("/moved/")) {
       const sameOrigin = horizon ? path === "/fee_stats" : this.rpcRedirects++ % 2 === 0;
       const crossOrigin = horizon ? path === "/" : !sameOrigin;
-      const location = sameOrigin ? `/${credentials.token}/moved${path}${url.search}` : crossOrigin ? `${this.elsewhere()}/moved` : undefined;
+      const location = sameOrigin
+        ? `/${credentials.token}/moved${path}${url.search}`
+        : crossOrigin
+          ? `${this.elsewhere()}/moved`
+          : undefined;
       if (location !== undefined) {
         response.writeHead(307, { Location: location }).end();
         return;
@@ -157,7 +163,10 @@ const elsewhere = received((seen, response) => {
   response.writeHead(401, { "Content-Type": "text/plain" }).end("this origin wants a key of its own");
 });
 let elsewhereUrl = "";
-const gateway = new Gateway(() => simulator.url, () => elsewhereUrl);
+const gateway = new Gateway(
+  () => simulator.url,
+  () => elsewhereUrl,
+);
 const directory = mkdtempSync(join(tmpdir(), "she-secrets-"));
 const configFile = join(directory, "config.yml");
 const webConfigFile = join(directory, "web.yml");
@@ -193,7 +202,10 @@ function webConfig(hash: string): string {
 
 beforeAll(async () => {
   simulator = await startSimulator({ networkPassphrase: Networks.TESTNET, ledgerIntervalMs: 1_000 });
-  simulator.simulator.accounts.add({ id: PROBE.publicKey(), balance: 10_000n * 10_000_000n }, simulator.simulator.latestLedgerPoint());
+  simulator.simulator.accounts.add(
+    { id: PROBE.publicKey(), balance: 10_000n * 10_000_000n },
+    simulator.simulator.latestLedgerPoint(),
+  );
   elsewhereUrl = await listening(elsewhere);
   await gateway.start();
 });
@@ -207,7 +219,9 @@ afterAll(async () => {
 function pages(cli: CliProcess, password: () => string) {
   const base = () => startedUrl(cli.output())!;
   const get = async (path: string, secret = password()) => {
-    const response = await fetch(`${base()}${path}`, { headers: { Authorization: `Basic ${basic(WEB.user, secret)}` } });
+    const response = await fetch(`${base()}${path}`, {
+      headers: { Authorization: `Basic ${basic(WEB.user, secret)}` },
+    });
     const text = await response.text();
     collected.push([`GET ${path}`, text]);
     return { status: response.status, text };
@@ -244,44 +258,62 @@ it("no secret reaches logs at trace level, pages, metrics, error exits or anothe
   writeFileSync(configFile, config(HORIZON.header));
   writeFileSync(webConfigFile, webConfig(WEB_HASH));
   const env = { PROBE_SEED: PROBE.secret() };
-  const exporter = started([`--config.file=${configFile}`, `--web.config.file=${webConfigFile}`, "--web.listen-address=127.0.0.1:0"], env);
+  const exporter = started(
+    [`--config.file=${configFile}`, `--web.config.file=${webConfigFile}`, "--web.listen-address=127.0.0.1:0"],
+    env,
+  );
   const { get, metrics } = pages(exporter, () => WEB.password);
   try {
     await until("the start line", () => startedUrl(exporter.output()), { timeoutMs: 30_000 });
 
     // Polls and the probe, every credential in place.
-    await until("both targets up and a probe submission", async () => {
-      const series = await metrics();
-      return valueOf(series, "stellar_horizon_up", { horizon: "hz" }) === 1 &&
-        valueOf(series, "stellar_rpc_up", { rpc: "rpc" }) === 1 &&
-        total(series, "stellar_horizon_tx_probe_submissions_total") > 0
-        ? true
-        : undefined;
-    }, { timeoutMs: 45_000 });
+    await until(
+      "both targets up and a probe submission",
+      async () => {
+        const series = await metrics();
+        return valueOf(series, "stellar_horizon_up", { horizon: "hz" }) === 1 &&
+          valueOf(series, "stellar_rpc_up", { rpc: "rpc" }) === 1 &&
+          total(series, "stellar_horizon_tx_probe_submissions_total") > 0
+          ? true
+          : undefined;
+      },
+      { timeoutMs: 45_000 },
+    );
     expect(gateway.refused).toEqual([]);
     expect((await get("/")).text).toContain(`${gateway.url}/…`);
-    expect(JSON.parse((await get("/status.json")).text).targets.map((target: { url: string }) => target.url)).toEqual([`${gateway.url}/…`, `${gateway.url}/…`]);
+    expect(JSON.parse((await get("/status.json")).text).targets.map((target: { url: string }) => target.url)).toEqual([
+      `${gateway.url}/…`,
+      `${gateway.url}/…`,
+    ]);
 
     // Failures whose error pages echo the URL and the headers.
     gateway.mode = "fail";
-    await until("failed polls of both targets", async () => {
-      const series = await metrics();
-      return total(series, "stellar_horizon_exporter_poll_errors_total", { reason: "http_5xx" }) > 0 &&
-        total(series, "stellar_horizon_exporter_rpc_poll_errors_total", { reason: "http_5xx" }) > 0
-        ? true
-        : undefined;
-    }, { timeoutMs: 30_000 });
+    await until(
+      "failed polls of both targets",
+      async () => {
+        const series = await metrics();
+        return total(series, "stellar_horizon_exporter_poll_errors_total", { reason: "http_5xx" }) > 0 &&
+          total(series, "stellar_horizon_exporter_rpc_poll_errors_total", { reason: "http_5xx" }) > 0
+          ? true
+          : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
     expect((await get("/status.json")).text).toContain("cannot GET /<secret>/");
 
     // Redirects: to the same origin with every credential, to another origin with none.
     gateway.mode = "redirect";
     const redirectsFrom = gateway.seen.length;
-    await until("redirects followed to both origins by both targets", () => {
-      const moved = gateway.seen.slice(redirectsFrom).filter((seen) => seen.url.includes("/moved/"));
-      const hosts = new Set(moved.map((seen) => (seen.url.startsWith(`/${HORIZON.token}/`) ? "hz" : "rpc")));
-      const methods = new Set(elsewhereSeen.map((seen) => seen.method));
-      return hosts.size === 2 && methods.has("GET") && methods.has("POST") ? true : undefined;
-    }, { timeoutMs: 30_000 });
+    await until(
+      "redirects followed to both origins by both targets",
+      () => {
+        const moved = gateway.seen.slice(redirectsFrom).filter((seen) => seen.url.includes("/moved/"));
+        const hosts = new Set(moved.map((seen) => (seen.url.startsWith(`/${HORIZON.token}/`) ? "hz" : "rpc")));
+        const methods = new Set(elsewhereSeen.map((seen) => seen.method));
+        return hosts.size === 2 && methods.has("GET") && methods.has("POST") ? true : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
     expect(gateway.refused).toEqual([]);
     expect(elsewhereSeen.find((seen) => seen.method === "POST")!.body).toContain('"jsonrpc":"2.0"');
     gateway.mode = "pass";
@@ -292,27 +324,35 @@ it("no secret reaches logs at trace level, pages, metrics, error exits or anothe
     const rotatedFrom = gateway.seen.length;
     exporter.child.kill("SIGHUP");
     await until("the rotated header in use", () =>
-      gateway.seen.slice(rotatedFrom).some((seen) => seen.headers["x-api-key"] === HORIZON.rotatedHeader) ? true : undefined,
+      gateway.seen.slice(rotatedFrom).some((seen) => seen.headers["x-api-key"] === HORIZON.rotatedHeader)
+        ? true
+        : undefined,
     );
     gateway.horizonHeaders.delete(HORIZON.header);
     writeFileSync(configFile, config(HORIZON.rotatedHeader, `    accounts: [{ id: ${PROBE.secret()} }]\n`));
     exporter.child.kill("SIGHUP");
     await until("the rejected reload", async () =>
       valueOf(await metrics(), "stellar_horizon_exporter_config_last_reload_successful") === 0 &&
-      exporter.output().includes("targets[0].accounts[0].id: that is a secret seed, not an account id: give its public key (G...)")
+      exporter
+        .output()
+        .includes("targets[0].accounts[0].id: that is a secret seed, not an account id: give its public key (G...)")
         ? true
         : undefined,
     );
     writeFileSync(configFile, config(HORIZON.rotatedHeader));
     exporter.child.kill("SIGHUP");
-    await until("a good reload again, both targets up", async () => {
-      const series = await metrics();
-      return valueOf(series, "stellar_horizon_exporter_config_last_reload_successful") === 1 &&
-        valueOf(series, "stellar_horizon_up", { horizon: "hz" }) === 1 &&
-        valueOf(series, "stellar_rpc_up", { rpc: "rpc" }) === 1
-        ? true
-        : undefined;
-    }, { timeoutMs: 30_000 });
+    await until(
+      "a good reload again, both targets up",
+      async () => {
+        const series = await metrics();
+        return valueOf(series, "stellar_horizon_exporter_config_last_reload_successful") === 1 &&
+          valueOf(series, "stellar_horizon_up", { horizon: "hz" }) === 1 &&
+          valueOf(series, "stellar_rpc_up", { rpc: "rpc" }) === 1
+          ? true
+          : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
     await get("/");
     await get("/status.json");
     // Logging at trace: the probe's debug lines are there too.
@@ -324,7 +364,13 @@ it("no secret reaches logs at trace level, pages, metrics, error exits or anothe
   // Flags only: the web config is re-read on SIGHUP all the same, and a bad one is refused.
   let password = WEB.password;
   const flagsOnly = started(
-    [`--horizon.url=hz=${horizonUrl()}`, `--rpc.url=rpc=${rpcUrl()}`, `--web.config.file=${webConfigFile}`, "--web.listen-address=127.0.0.1:0", "--log.level=trace"],
+    [
+      `--horizon.url=hz=${horizonUrl()}`,
+      `--rpc.url=rpc=${rpcUrl()}`,
+      `--web.config.file=${webConfigFile}`,
+      "--web.listen-address=127.0.0.1:0",
+      "--log.level=trace",
+    ],
     env,
   );
   const flagPages = pages(flagsOnly, () => password);
@@ -334,13 +380,17 @@ it("no secret reaches logs at trace level, pages, metrics, error exits or anothe
     await until("the landing page", async () => ((await flagPages.get("/")).status === 200 ? true : undefined));
     writeFileSync(webConfigFile, webConfig(WEB_ROTATED_HASH));
     flagsOnly.child.kill("SIGHUP");
-    await until("the rotated password", async () => ((await flagPages.get("/metrics", WEB.rotated)).status === 200 ? true : undefined));
+    await until("the rotated password", async () =>
+      (await flagPages.get("/metrics", WEB.rotated)).status === 200 ? true : undefined,
+    );
     expect((await flagPages.get("/metrics", WEB.password)).status).toBe(401);
     password = WEB.rotated;
     writeFileSync(webConfigFile, `basic_auth_users:\n  ${WEB.user}: ${WEB.password}\n`);
     flagsOnly.child.kill("SIGHUP");
     await until("the rejected web config", async () =>
-      valueOf(await flagPages.metrics(), "stellar_horizon_exporter_config_last_reload_successful") === 0 ? true : undefined,
+      valueOf(await flagPages.metrics(), "stellar_horizon_exporter_config_last_reload_successful") === 0
+        ? true
+        : undefined,
     );
     expect((await flagPages.get("/metrics")).status).toBe(200);
     await flagPages.get("/status.json");
@@ -350,21 +400,45 @@ it("no secret reaches logs at trace level, pages, metrics, error exits or anothe
 
   // Error exits, each with every secret it can hold.
   const seedConfig = join(directory, "seed.yml");
-  writeFileSync(seedConfig, `targets:\n  - url: ${horizonUrl()}\n    accounts: [{ name: hot, id: ${PROBE.secret()} }]\n`);
+  writeFileSync(
+    seedConfig,
+    `targets:\n  - url: ${horizonUrl()}\n    accounts: [{ name: hot, id: ${PROBE.secret()} }]\n`,
+  );
   const unsetConfig = join(directory, "unset.yml");
-  writeFileSync(unsetConfig, `targets:\n  - url: ${horizonUrl()}\n    headers: { X-Api-Key: ${HORIZON.header} }\n    tx_probe: { secret_env: UNSET_PLANTED_VAR }\n`);
+  writeFileSync(
+    unsetConfig,
+    `targets:\n  - url: ${horizonUrl()}\n    headers: { X-Api-Key: ${HORIZON.header} }\n    tx_probe: { secret_env: UNSET_PLANTED_VAR }\n`,
+  );
   const badWeb = join(directory, "bad-web.yml");
   writeFileSync(badWeb, `basic_auth_users:\n  ${WEB.user}: ${WEB.password}\n`);
   const taken = await listening(createServer());
   const exits: [string[], number, string[]][] = [
-    [[`--horizon.url=ftp://${HORIZON.user}:${HORIZON.password}@example.com/${HORIZON.token}/?apikey=${HORIZON.queryKey}`], 2, []],
+    [
+      [
+        `--horizon.url=ftp://${HORIZON.user}:${HORIZON.password}@example.com/${HORIZON.token}/?apikey=${HORIZON.queryKey}`,
+      ],
+      2,
+      [],
+    ],
     [[`--rpc.url=${RPC.user}:${RPC.password}@example.com/${RPC.token}?key=${RPC.queryKey}`], 2, []],
-    [[`--horizon.url=${horizonUrl()}`, `--account=hot=${PROBE.secret()}`], 2, ["stellar-horizon-exporter: --account: that is a secret seed, not an account id: give its public key (G...)"]],
-    [[`--config.file=${seedConfig}`], 2, [`stellar-horizon-exporter: ${seedConfig}:3: targets[0].accounts[0].id: that is a secret seed, not an account id: give its public key (G...)`]],
+    [
+      [`--horizon.url=${horizonUrl()}`, `--account=hot=${PROBE.secret()}`],
+      2,
+      ["stellar-horizon-exporter: --account: that is a secret seed, not an account id: give its public key (G...)"],
+    ],
+    [
+      [`--config.file=${seedConfig}`],
+      2,
+      [
+        `stellar-horizon-exporter: ${seedConfig}:3: targets[0].accounts[0].id: that is a secret seed, not an account id: give its public key (G...)`,
+      ],
+    ],
     [
       [`--config.file=${unsetConfig}`],
       2,
-      [`stellar-horizon-exporter: target "${gateway.url.slice("http://".length)}": tx_probe.secret_env UNSET_PLANTED_VAR: the environment variable is not set`],
+      [
+        `stellar-horizon-exporter: target "${gateway.url.slice("http://".length)}": tx_probe.secret_env UNSET_PLANTED_VAR: the environment variable is not set`,
+      ],
     ],
     [[`--horizon.url=${horizonUrl()}`, `--web.config.file=${badWeb}`], 2, []],
     [[`--config.file=${configFile}`, `--web.listen-address=${taken.slice("http://".length)}`], 1, []],
@@ -378,7 +452,15 @@ it("no secret reaches logs at trace level, pages, metrics, error exits or anothe
 
   // The secrets were in use: the gateway saw each where it belongs.
   const sent = JSON.stringify(gateway.seen);
-  for (const secret of [HORIZON.token, HORIZON.queryKey, HORIZON.header, HORIZON.rotatedHeader, RPC.token, RPC.queryKey, RPC.header]) {
+  for (const secret of [
+    HORIZON.token,
+    HORIZON.queryKey,
+    HORIZON.header,
+    HORIZON.rotatedHeader,
+    RPC.token,
+    RPC.queryKey,
+    RPC.header,
+  ]) {
     expect(sent).toContain(secret);
   }
   const leaks = [

@@ -4,8 +4,21 @@ import { METRICS, RPC_METRICS, type MetricDefinition } from "../src/catalog/metr
 import { ExporterMetrics, OwnRegistry } from "../src/exposition/self-metrics.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 
-const REQUESTS: MetricDefinition = { name: "own_requests_total", type: "counter", help: "Requests.", labels: ["code"], source: "exporter" };
-const QUEUE: MetricDefinition = { name: "own_queue", type: "gauge", help: "Queue.", labels: [], perTarget: false, source: "exporter" };
+const REQUESTS: MetricDefinition = {
+  name: "own_requests_total",
+  type: "counter",
+  help: "Requests.",
+  labels: ["code"],
+  source: "exporter",
+};
+const QUEUE: MetricDefinition = {
+  name: "own_queue",
+  type: "gauge",
+  help: "Queue.",
+  labels: [],
+  perTarget: false,
+  source: "exporter",
+};
 const DURATION: MetricDefinition = {
   name: "own_duration_seconds",
   type: "histogram",
@@ -64,17 +77,27 @@ describe("the own registry", () => {
     const { registry, requests, queue, duration } = filled();
     const changes: [string, () => void, string][] = [
       ["inc", () => requests.inc({ horizon: "a", code: "200" }), 'own_requests_total{horizon="a",code="200"} 4'],
-      ["labels().inc", () => requests.labels({ horizon: "a", code: "500" }).inc(), 'own_requests_total{horizon="a",code="500"} 1'],
+      [
+        "labels().inc",
+        () => requests.labels({ horizon: "a", code: "500" }).inc(),
+        'own_requests_total{horizon="a",code="500"} 1',
+      ],
       ["set", () => queue.set(7), "own_queue 7"],
       ["a gauge's timer", () => queue.startTimer()(), "own_queue 0"],
       ["a histogram's timer", () => duration.startTimer()(), "own_duration_seconds_count 2"],
-      ["remove", () => requests.remove({ horizon: "a", code: "500" }), 'own_requests_total{horizon="a",code="200"} 4\n'],
+      [
+        "remove",
+        () => requests.remove({ horizon: "a", code: "500" }),
+        'own_requests_total{horizon="a",code="200"} 4\n',
+      ],
     ];
     for (const [how, change, line] of changes) {
       const before = await rendered(registry);
       change();
       const after = await rendered(registry);
-      const changed = after.plain.flatMap((buffer, index) => (buffer === before.plain[index] ? [] : [buffer.toString()]));
+      const changed = after.plain.flatMap((buffer, index) =>
+        buffer === before.plain[index] ? [] : [buffer.toString()],
+      );
       expect(changed, how).toHaveLength(1);
       expect(changed[0], how).toContain(line);
       expect(gunzipSync(Buffer.concat(after.gzip)).equals(Buffer.concat(after.plain)), how).toBe(true);
@@ -117,7 +140,9 @@ describe("the exporter's own metrics", () => {
     metrics.horizon.addTarget("a");
     metrics.horizon.requestPlan("a", 120, 3600);
     const before = parseExposition(Buffer.concat(await metrics.render("identity")).toString());
-    expect(valueOf(before, METRICS.pollDuration.name + "_count", { horizon: "a", endpoint: "ledgers" })).toBeUndefined();
+    expect(
+      valueOf(before, `${METRICS.pollDuration.name}_count`, { horizon: "a", endpoint: "ledgers" }),
+    ).toBeUndefined();
     metrics.horizon.pollSucceeded("a", "ledgers", 0.25);
     metrics.horizon.observerFor("a").onRequest("ledgers", "200", 0.1);
     metrics.rpc.pollSucceeded("a", "status", 0.5);
@@ -126,12 +151,12 @@ describe("the exporter's own metrics", () => {
     const gzip = Buffer.concat(await metrics.render("gzip"));
     expect(gunzipSync(gzip).equals(plain)).toBe(true);
     const series = parseExposition(plain.toString());
-    expect(valueOf(series, METRICS.pollDuration.name + "_count", { horizon: "a", endpoint: "ledgers" })).toBe(1);
+    expect(valueOf(series, `${METRICS.pollDuration.name}_count`, { horizon: "a", endpoint: "ledgers" })).toBe(1);
     expect(valueOf(series, METRICS.requestsTotal.name, { horizon: "a", endpoint: "ledgers", code: "200" })).toBe(1);
     expect(valueOf(series, METRICS.plannedRequestsPerHour.name, { horizon: "a" })).toBe(120);
     // One implementation for both kinds: a Stellar RPC's polls land in its own series, under its own label.
-    expect(valueOf(series, RPC_METRICS.pollDuration.name + "_count", { rpc: "a", endpoint: "status" })).toBe(1);
-    expect(valueOf(series, METRICS.pollDuration.name + "_count", { horizon: "a", endpoint: "status" })).toBeUndefined();
+    expect(valueOf(series, `${RPC_METRICS.pollDuration.name}_count`, { rpc: "a", endpoint: "status" })).toBe(1);
+    expect(valueOf(series, `${METRICS.pollDuration.name}_count`, { horizon: "a", endpoint: "status" })).toBeUndefined();
     expect(valueOf(series, METRICS.publishFailuresTotal.name)).toBe(0);
     expect(valueOf(series, METRICS.buildInfo.name, { version: "1.2.3", node_version: process.version })).toBe(1);
     expect(valueOf(series, "process_cpu_user_seconds_total")).toBeGreaterThan(0);

@@ -19,13 +19,23 @@ afterEach(async () => {
 });
 
 /** The demo's two accounts and ten that were never created. */
-const ACCOUNTS = [HOT_WALLET, COLD_WALLET, ...Array.from({ length: 10 }, (_, index) => Keypair.fromRawEd25519Seed(Buffer.alloc(32, index + 1)).publicKey())];
+const ACCOUNTS = [
+  HOT_WALLET,
+  COLD_WALLET,
+  ...Array.from({ length: 10 }, (_, index) => Keypair.fromRawEd25519Seed(Buffer.alloc(32, index + 1)).publicKey()),
+];
 
 /** The demo's contracts (a wasm one with a storage key, USDC's asset contract) and six more wasm contracts with two storage keys each. */
 function deployContracts(): DemoContract[] {
   const contracts = simulator!.simulator.contracts;
   const at = simulator!.simulator.latestLedgerPoint();
-  const more = Array.from({ length: 6 }, (_, index) => contracts.addWasmContract(`extra${index}`, ["Counter", "Owner"], at, { instance: 3_000_000, code: 2_500_000, storage: 300_000 }));
+  const more = Array.from({ length: 6 }, (_, index) =>
+    contracts.addWasmContract(`extra${index}`, ["Counter", "Owner"], at, {
+      instance: 3_000_000,
+      code: 2_500_000,
+      storage: 300_000,
+    }),
+  );
   return [...contracts.demo, ...more];
 }
 
@@ -51,10 +61,13 @@ async function replica(file: string, shard: string): Promise<Map<string, number>
 }
 
 const watched = (values: Map<string, number>, family: string, label: "horizon" | "rpc") =>
-  [...values.keys()].filter((key) => key.startsWith(`${family}{`) && key.includes(`${label}=`)).map((key) => /account="([^"]*)"/.exec(key)![1]!);
+  [...values.keys()]
+    .filter((key) => key.startsWith(`${family}{`) && key.includes(`${label}=`))
+    .map((key) => /account="([^"]*)"/.exec(key)![1]!);
 
 /** Every series of the contract families, as `contract/entry` where it has an entry. */
-const contractSeries = (values: Map<string, number>) => [...values.keys()].filter((key) => key.startsWith("stellar_rpc_contract_"));
+const contractSeries = (values: Map<string, number>) =>
+  [...values.keys()].filter((key) => key.startsWith("stellar_rpc_contract_"));
 const contractEntries = (values: Map<string, number>) =>
   contractSeries(values)
     .filter((key) => key.startsWith("stellar_rpc_contract_entry_exists{"))
@@ -65,7 +78,10 @@ const STATE_ARCHIVAL_SERIES = {
   stellar_rpc_state_archival_min_persistent_ttl_ledgers: STATE_ARCHIVAL.minPersistentTtl,
   stellar_rpc_state_archival_min_temporary_ttl_ledgers: STATE_ARCHIVAL.minTemporaryTtl,
 };
-const stateArchival = (values: Map<string, number>) => Object.fromEntries(Object.keys(STATE_ARCHIVAL_SERIES).map((name) => [name, valueOf(values, name, { rpc: "sim-rpc" })]));
+const stateArchival = (values: Map<string, number>) =>
+  Object.fromEntries(
+    Object.keys(STATE_ARCHIVAL_SERIES).map((name) => [name, valueOf(values, name, { rpc: "sim-rpc" })]),
+  );
 
 describe("--shard=INDEX/TOTAL", () => {
   it("two replicas export every account and every contract entry exactly once, on both kinds of target; network-level series only on shard 0", async () => {
@@ -75,7 +91,10 @@ describe("--shard=INDEX/TOTAL", () => {
     const file = configFile(contracts);
     const [zero, one] = [await replica(file, "0/2"), await replica(file, "1/2")];
     const names = ACCOUNTS.map((_, index) => `a${index}`).sort();
-    for (const [family, label] of [["stellar_horizon_account_exists", "horizon"], ["stellar_rpc_account_exists", "rpc"]] as const) {
+    for (const [family, label] of [
+      ["stellar_horizon_account_exists", "horizon"],
+      ["stellar_rpc_account_exists", "rpc"],
+    ] as const) {
       const both = [...watched(zero, family, label), ...watched(one, family, label)].sort();
       expect(both, family).toEqual(names);
       expect(watched(one, family, label).length, family).toBeGreaterThan(0);
@@ -88,7 +107,11 @@ describe("--shard=INDEX/TOTAL", () => {
       ...(contract.name === "usdc" ? [] : [`${contract.name}/code`]),
       ...contract.keys.map((key) => `${contract.name}/${key.name}`),
     ];
-    const expected = (index: number) => contracts.filter((contract) => inShard({ index, total: 2 }, contract.id)).flatMap(entriesOf).sort();
+    const expected = (index: number) =>
+      contracts
+        .filter((contract) => inShard({ index, total: 2 }, contract.id))
+        .flatMap(entriesOf)
+        .sort();
     expect(expected(0).length).toBeGreaterThan(0);
     expect(expected(1).length).toBeGreaterThan(0);
     expect(contractEntries(zero).sort()).toEqual(expected(0));
@@ -99,7 +122,15 @@ describe("--shard=INDEX/TOTAL", () => {
     // With the clock frozen no ledger closes: each extra storage key has the 300 000 ledgers it was given, on its shard.
     for (const contract of contracts.filter(({ name }) => name.startsWith("extra"))) {
       const owner = contractEntries(zero).includes(`${contract.name}/owner`) ? zero : one;
-      expect(valueOf(owner, "stellar_rpc_contract_entry_ttl_ledgers", { rpc: "sim-rpc", contract: contract.name, entry: "owner", durability: "persistent" }), contract.name).toBe(300_000);
+      expect(
+        valueOf(owner, "stellar_rpc_contract_entry_ttl_ledgers", {
+          rpc: "sim-rpc",
+          contract: contract.name,
+          entry: "owner",
+          durability: "persistent",
+        }),
+        contract.name,
+      ).toBe(300_000);
     }
 
     // The state-archival settings are the network's: shard 0 alone exports them, with the served values.
@@ -110,7 +141,8 @@ describe("--shard=INDEX/TOTAL", () => {
     expect(valueOf(one, "stellar_horizon_exporter_shard_info", { index: "1", total: "2" })).toBe(1);
     expect(valueOf(zero, "stellar_horizon_up", { horizon: "sim" })).toBe(1);
     expect(valueOf(zero, "stellar_rpc_up", { rpc: "sim-rpc" })).toBe(1);
-    const networkLevel = /^stellar_(horizon_(up|info|ledger|fee|liquidity|ingest|history|core|current)|rpc_(up|healthy|info|latest|inclusion|fee|state_archival))/;
+    const networkLevel =
+      /^stellar_(horizon_(up|info|ledger|fee|liquidity|ingest|history|core|current)|rpc_(up|healthy|info|latest|inclusion|fee|state_archival))/;
     expect([...one.keys()].filter((key) => networkLevel.test(key))).toEqual([]);
 
     // Every shard reads the base reserve its accounts need: the same minimum balances as the Horizon path of shard 0 would show.
@@ -118,7 +150,9 @@ describe("--shard=INDEX/TOTAL", () => {
     const owner = watched(zero, "stellar_horizon_account_exists", "horizon").includes(hot) ? zero : one;
     const expectedMinimum = valueOf(owner, "stellar_horizon_account_minimum_balance", { horizon: "sim", account: hot });
     expect(expectedMinimum).toBeGreaterThan(1);
-    expect(valueOf(owner, "stellar_rpc_account_minimum_balance", { rpc: "sim-rpc", account: hot })).toBe(expectedMinimum);
+    expect(valueOf(owner, "stellar_rpc_account_minimum_balance", { rpc: "sim-rpc", account: hot })).toBe(
+      expectedMinimum,
+    );
   });
 
   it("shard 0 exports the state-archival settings even when every watched contract is another shard's", async () => {

@@ -25,8 +25,10 @@ describe("scripts/dist-is-current.mjs", () => {
     mkdirSync(join(tree, "scripts"));
     cpSync(CHECK, join(tree, "scripts/dist-is-current.mjs"));
     mkdirSync(join(tree, "src/cli"), { recursive: true });
-    for (const file of ["src/cli/bin.ts", "src/exporter.ts", "tsconfig.json", "tsconfig.build.json"]) writeFileSync(join(tree, file), "");
-    for (const path of ["src/cli/bin.ts", "src/exporter.ts", "src/cli", "src", "tsconfig.json", "tsconfig.build.json"]) at(path, 1_000);
+    for (const file of ["src/cli/bin.ts", "src/exporter.ts", "tsconfig.json", "tsconfig.build.json"])
+      writeFileSync(join(tree, file), "");
+    for (const path of ["src/cli/bin.ts", "src/exporter.ts", "src/cli", "src", "tsconfig.json", "tsconfig.build.json"])
+      at(path, 1_000);
   });
   afterAll(() => rmSync(tree, { recursive: true, force: true }));
 
@@ -43,13 +45,19 @@ describe("scripts/dist-is-current.mjs", () => {
     expect([result.status, result.stdout, result.stderr]).toEqual([0, "", ""]);
   });
 
-  it.each(["src/exporter.ts", "src/cli/bin.ts", "tsconfig.build.json", "src/cli"])("asks for a build once %s changed", (path) => {
-    at(path, 3_000);
-    const result = check();
-    expect([result.status, result.stderr]).toEqual([1, "Building dist/ (the sources changed since the last build)...\n"]);
-    at(path, 1_000);
-    expect(check().status).toBe(0);
-  });
+  it.each(["src/exporter.ts", "src/cli/bin.ts", "tsconfig.build.json", "src/cli"])(
+    "asks for a build once %s changed",
+    (path) => {
+      at(path, 3_000);
+      const result = check();
+      expect([result.status, result.stderr]).toEqual([
+        1,
+        "Building dist/ (the sources changed since the last build)...\n",
+      ]);
+      at(path, 1_000);
+      expect(check().status).toBe(0);
+    },
+  );
 });
 
 /** A command started as a user starts it, in a process group of its own so that its descendants can be counted. */
@@ -103,7 +111,9 @@ interface UserCommand {
 
 /** The demo prints its exporter's, its simulator's and its fork's URLs. */
 const demoUrls = (started: Started) => {
-  const urls = ["metrics", "simulator", "fork"].map((what) => new RegExp(`${what}:\\s+(http://\\S+?)/`).exec(started.stdout())?.[1]);
+  const urls = ["metrics", "simulator", "fork"].map(
+    (what) => new RegExp(`${what}:\\s+(http://\\S+?)/`).exec(started.stdout())?.[1],
+  );
   return urls.every((url) => url !== undefined) ? (urls as string[]) : undefined;
 };
 
@@ -112,7 +122,8 @@ describe("start and stop", () => {
 
   beforeAll(() => {
     // The commands must find dist/ built, as a checkout is after `npm ci`.
-    if (spawnSync(process.execPath, [CHECK]).status !== 0) expect(spawnSync("npm", ["run", "build", "--silent"], { cwd: ROOT }).status).toBe(0);
+    if (spawnSync(process.execPath, [CHECK]).status !== 0)
+      expect(spawnSync("npm", ["run", "build", "--silent"], { cwd: ROOT }).status).toBe(0);
     configDirectory = mkdtempSync(join(tmpdir(), "start-stop-"));
     // A target that refuses connections: the exporter runs and serves all the same.
     writeFileSync(join(configDirectory, "config.yml"), "targets:\n  - name: nowhere\n    url: http://127.0.0.1:9/\n");
@@ -127,17 +138,26 @@ describe("start and stop", () => {
     },
     {
       name: "npx stellar-horizon-exporter demo",
-      start: () => startAsUser("npx", ["stellar-horizon-exporter", "demo", "--web.listen-address=127.0.0.1:0"], { DEMO_SIMULATOR_PORT: "0" }),
+      start: () =>
+        startAsUser("npx", ["stellar-horizon-exporter", "demo", "--web.listen-address=127.0.0.1:0"], {
+          DEMO_SIMULATOR_PORT: "0",
+        }),
       listening: demoUrls,
     },
     {
       name: "npm run demo",
-      start: () => startAsUser("npm", ["run", "demo", "--", "--web.listen-address=127.0.0.1:0"], { DEMO_SIMULATOR_PORT: "0" }),
+      start: () =>
+        startAsUser("npm", ["run", "demo", "--", "--web.listen-address=127.0.0.1:0"], { DEMO_SIMULATOR_PORT: "0" }),
       listening: demoUrls,
     },
     {
       name: "npm start with a config file",
-      start: () => startAsUser("npm", ["start", "--", `--config.file=${join(configDirectory, "config.yml")}`, "--web.listen-address=127.0.0.1:0"], {}),
+      start: () =>
+        startAsUser(
+          "npm",
+          ["start", "--", `--config.file=${join(configDirectory, "config.yml")}`, "--web.listen-address=127.0.0.1:0"],
+          {},
+        ),
       listening: (started) => /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(started.stdout())?.slice(1),
     },
   ];
@@ -145,26 +165,44 @@ describe("start and stop", () => {
   // The signal goes to the process the user started alone, as a supervisor sends it, not to its
   // process group as a terminal's Ctrl+C does: npm and npx run the bin through `sh -c`.
   describe.each(commands)("$name", ({ start, listening }) => {
-    it.each(["SIGTERM", "SIGINT"] as const)("%s to the top process alone closes every port and ends every process within 5 s", async (signal) => {
-      const started = start();
-      try {
-        const urls = await until(() => `the URLs it listens on (${started.stdout()} ${started.stderr()})`, () => listening(started), { timeoutMs: 30_000 });
-        for (const url of urls) expect(await refused(url)).toBe(false);
-        started.child.kill(signal);
-        await until(() => `every process to end after ${signal} (${started.stderr()})`, () => (started.groupAlive() ? undefined : true), { timeoutMs: 5_000 });
-        expect(await Promise.all(urls.map(refused))).toEqual(urls.map(() => true));
-      } finally {
-        started.cleanUp();
-      }
-    }, 60_000);
+    it.each(["SIGTERM", "SIGINT"] as const)(
+      "%s to the top process alone closes every port and ends every process within 5 s",
+      async (signal) => {
+        const started = start();
+        try {
+          const urls = await until(
+            () => `the URLs it listens on (${started.stdout()} ${started.stderr()})`,
+            () => listening(started),
+            { timeoutMs: 30_000 },
+          );
+          for (const url of urls) expect(await refused(url)).toBe(false);
+          started.child.kill(signal);
+          await until(
+            () => `every process to end after ${signal} (${started.stderr()})`,
+            () => (started.groupAlive() ? undefined : true),
+            { timeoutMs: 5_000 },
+          );
+          expect(await Promise.all(urls.map(refused))).toEqual(urls.map(() => true));
+        } finally {
+          started.cleanUp();
+        }
+      },
+      60_000,
+    );
   });
 
   it("npm run demo starts without building and reaches stellar_horizon_up 1", async () => {
-    const demo = startAsUser("npm", ["run", "demo", "--", "--web.listen-address=127.0.0.1:0"], { DEMO_SIMULATOR_PORT: "0" });
+    const demo = startAsUser("npm", ["run", "demo", "--", "--web.listen-address=127.0.0.1:0"], {
+      DEMO_SIMULATOR_PORT: "0",
+    });
     try {
-      const metricsUrl = await until("the demo's URLs", () => /metrics:\s+(\S+)/.exec(demo.stdout())?.[1], { timeoutMs: 30_000 });
+      const metricsUrl = await until("the demo's URLs", () => /metrics:\s+(\S+)/.exec(demo.stdout())?.[1], {
+        timeoutMs: 30_000,
+      });
       const up = await until("stellar_horizon_up 1", async () => {
-        const value = valueOf(parseExposition(await (await fetch(metricsUrl)).text()), "stellar_horizon_up", { horizon: "simulator" });
+        const value = valueOf(parseExposition(await (await fetch(metricsUrl)).text()), "stellar_horizon_up", {
+          horizon: "simulator",
+        });
         return value === 1 ? value : undefined;
       });
       expect(up).toBe(1);

@@ -10,7 +10,11 @@ const ACCOUNT = "GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7";
 
 /** A fresh process running an exporter with these flags (test/support/stellar-base-loaded.ts). */
 const runFresh = (flags: string[]) =>
-  spawnSync(process.execPath, ["--import", TSX, "test/support/stellar-base-loaded.ts", ...flags], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+  spawnSync(process.execPath, ["--import", TSX, "test/support/stellar-base-loaded.ts", ...flags], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
 
 /** What a fresh exporter process with these flags served, and whether it loaded the Stellar SDK. */
 function freshExporter(flags: string[]): { series: number; loaded: boolean } {

@@ -17,7 +17,13 @@ type Handler = (request: IncomingMessage, response: ServerResponse, body: string
 /** A loopback server whose answer each test sets, noting what it was asked and on which connection. */
 class Upstream {
   handler: Handler = (_request, response) => response.end("{}");
-  readonly seen: { method: string; url: string; headers: IncomingMessage["headers"]; body: string; connection: number }[] = [];
+  readonly seen: {
+    method: string;
+    url: string;
+    headers: IncomingMessage["headers"];
+    body: string;
+    connection: number;
+  }[] = [];
   private connections = 0;
   private readonly sockets = new Set<Socket>();
   private readonly server: Server = createServer((request, response) => {
@@ -54,14 +60,25 @@ class Upstream {
 const upstream = new Upstream();
 const other = new Upstream();
 const CAP = 1024 * 1024;
-const PAGE = JSON.stringify({ _embedded: { records: Array.from({ length: 200 }, (_, index) => ({ id: index.toString(16).padStart(64, "0"), amount: "12.3456789" })) } });
+const PAGE = JSON.stringify({
+  _embedded: {
+    records: Array.from({ length: 200 }, (_, index) => ({
+      id: index.toString(16).padStart(64, "0"),
+      amount: "12.3456789",
+    })),
+  },
+});
 
 const fetchBody = async (path: string, init: Partial<Parameters<typeof transportFetch>[1]> = {}) => {
   const response = await transportFetch(`${upstream.url}${path}`, { maxBodyBytes: CAP, ...init });
   return { response, body: bodyOf(response).toString() };
 };
 
-const failureOf = (promise: Promise<unknown>) => promise.then(() => undefined, (error: Error) => error);
+const failureOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: Error) => error,
+  );
 
 beforeAll(async () => {
   await upstream.start();
@@ -135,11 +152,15 @@ describe("the transport under ofetch", () => {
 
   describe("the body cap", () => {
     it.each([
-      ["a declared length over the cap", (response: ServerResponse) => response.writeHead(200, { "Content-Length": CAP + 1 }).write("{")],
+      [
+        "a declared length over the cap",
+        (response: ServerResponse) => response.writeHead(200, { "Content-Length": CAP + 1 }).write("{"),
+      ],
       ["a body streamed past the cap", (response: ServerResponse) => response.end(Buffer.alloc(CAP + 1, " "))],
       [
         "a gzip bomb",
-        (response: ServerResponse) => response.writeHead(200, { "Content-Encoding": "gzip" }).end(gzipSync(Buffer.alloc(64 * CAP, " "))),
+        (response: ServerResponse) =>
+          response.writeHead(200, { "Content-Encoding": "gzip" }).end(gzipSync(Buffer.alloc(64 * CAP, " "))),
       ],
     ])("%s fails as body_too_large", async (_name, answer) => {
       upstream.handler = (_request, response) => answer(response);
@@ -150,7 +171,8 @@ describe("the transport under ofetch", () => {
     });
 
     it("takes a body exactly at the cap, decoded", async () => {
-      upstream.handler = (_request, response) => response.writeHead(200, { "Content-Encoding": "gzip" }).end(gzipSync(Buffer.alloc(CAP, "x")));
+      upstream.handler = (_request, response) =>
+        response.writeHead(200, { "Content-Encoding": "gzip" }).end(gzipSync(Buffer.alloc(CAP, "x")));
       expect((await fetchBody("/")).body).toHaveLength(CAP);
     });
   });
@@ -164,7 +186,8 @@ describe("the transport under ofetch", () => {
   it("has no body for a 204 and a status for a 4xx", async () => {
     upstream.handler = (_request, response) => response.writeHead(204).end();
     expect((await fetchBody("/")).body).toBe("");
-    upstream.handler = (_request, response) => response.writeHead(404, { "Content-Type": "application/problem+json" }).end('{"status":404}');
+    upstream.handler = (_request, response) =>
+      response.writeHead(404, { "Content-Type": "application/problem+json" }).end('{"status":404}');
     const { response, body } = await fetchBody("/");
     expect(response.status).toBe(404);
     expect(body).toBe('{"status":404}');
@@ -185,12 +208,17 @@ describe("the transport under ofetch", () => {
 
     it("drops every configured header when the redirect leaves the origin, and never sends a Location's userinfo", async () => {
       other.handler = (_request, response) => response.end("elsewhere");
-      upstream.handler = (_request, response) => response.writeHead(302, { Location: `${other.url.replace("//", "//them:theirs@")}/there` }).end();
+      upstream.handler = (_request, response) =>
+        response.writeHead(302, { Location: `${other.url.replace("//", "//them:theirs@")}/there` }).end();
       const headers = { Authorization: "Basic c2VjcmV0", "X-Api-Key": "k3y", Accept: "application/json" };
       expect((await fetchBody("/", { headers })).body).toBe("elsewhere");
       expect(upstream.seen[0]!.headers).toMatchObject({ authorization: "Basic c2VjcmV0", "x-api-key": "k3y" });
       const { host, connection, ...sent } = other.seen[0]!.headers;
-      expect(sent).toEqual({ accept: "application/json", "accept-encoding": "gzip, deflate, br", "user-agent": `stellar-horizon-exporter/${VERSION}` });
+      expect(sent).toEqual({
+        accept: "application/json",
+        "accept-encoding": "gzip, deflate, br",
+        "user-agent": `stellar-horizon-exporter/${VERSION}`,
+      });
     });
 
     it("turns a POST into a GET on 303 and keeps it on 307", async () => {
@@ -199,7 +227,11 @@ describe("the transport under ofetch", () => {
         else if (request.url === "/temporary") response.writeHead(307, { Location: "/result" }).end();
         else response.end(`${request.method} ${body}`);
       };
-      const post = { method: "POST", body: "tx=AAAA", headers: { "Content-Type": "application/x-www-form-urlencoded" } };
+      const post = {
+        method: "POST",
+        body: "tx=AAAA",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      };
       expect((await fetchBody("/see-other", post)).body).toBe("GET ");
       expect(upstream.seen[1]!.headers["content-type"]).toBeUndefined();
       expect((await fetchBody("/temporary", post)).body).toBe("POST tx=AAAA");
@@ -243,10 +275,13 @@ describe("the transport over HTTPS", () => {
   };
 
   it("verifies the server's certificate and decodes what it sends", async () => {
-    const server = createHttpsServer({ key: readFileSync(resolve(tls, "localhost-key.pem")), cert: readFileSync(resolve(tls, "localhost-cert.pem")) }, (request, response) => {
-      if (request.url === "/old") return void response.writeHead(301, { Location: "/new" }).end();
-      response.writeHead(200, { "Content-Encoding": "gzip" }).end(gzipSync(`over TLS at ${request.url}`));
-    });
+    const server = createHttpsServer(
+      { key: readFileSync(resolve(tls, "localhost-key.pem")), cert: readFileSync(resolve(tls, "localhost-cert.pem")) },
+      (request, response) => {
+        if (request.url === "/old") return void response.writeHead(301, { Location: "/new" }).end();
+        response.writeHead(200, { "Content-Encoding": "gzip" }).end(gzipSync(`over TLS at ${request.url}`));
+      },
+    );
     await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
     try {
       const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/old`;

@@ -16,10 +16,27 @@ import { configFrom } from "./support/exporter-harness.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
 
 const dir = mkdtempSync(join(tmpdir(), "she-web-"));
-execFileSync("openssl", [
-  "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
-  "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1",
-], { stdio: "ignore" });
+execFileSync(
+  "openssl",
+  [
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    join(dir, "key.pem"),
+    "-out",
+    join(dir, "cert.pem"),
+    "-days",
+    "1",
+    "-subj",
+    "/CN=localhost",
+    "-addext",
+    "subjectAltName=IP:127.0.0.1",
+  ],
+  { stdio: "ignore" },
+);
 const CA = execFileSync("cat", [join(dir, "cert.pem")]);
 
 function writeWebConfig(name: string, text: string): string {
@@ -27,15 +44,23 @@ function writeWebConfig(name: string, text: string): string {
   return join(dir, name);
 }
 
-interface Answer { status: number; headers: Record<string, string | string[] | undefined>; body: string }
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
 
 function get(url: string, auth?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { ca: CA, headers: auth ? { Authorization: `Basic ${Buffer.from(auth).toString("base64")}` } : {} }, (res) => {
-      let body = "";
-      res.on("data", (chunk: Buffer) => (body += chunk.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = request(
+      url,
+      { ca: CA, headers: auth ? { Authorization: `Basic ${Buffer.from(auth).toString("base64")}` } : {} },
+      (res) => {
+        let body = "";
+        res.on("data", (chunk: Buffer) => (body += chunk.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on("error", reject);
     req.end();
   });
@@ -51,7 +76,11 @@ describe("TLS and basic auth from a web config file", () => {
       "web.yml",
       `tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n  min_version: TLS12\nhttp_server_config:\n  headers:\n    Strict-Transport-Security: max-age=31536000\nbasic_auth_users:\n  alice: "${hash}"\n`,
     );
-    const config = await configFrom([`--horizon.url=t=${await horizon.start()}`, `--web.config.file=${path}`, "--poll.interval=1h"]);
+    const config = await configFrom([
+      `--horizon.url=t=${await horizon.start()}`,
+      `--web.config.file=${path}`,
+      "--poll.interval=1h",
+    ]);
     exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
     await exporter.firstPolls;
   });
@@ -81,7 +110,13 @@ describe("TLS and basic auth from a web config file", () => {
     const port = new URL(exporter.url).port;
     await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
     const handshake = await new Promise<string>((resolve) => {
-      const socket = connect({ host: "127.0.0.1", port: Number(port), ca: CA, maxVersion: "TLSv1.1", minVersion: "TLSv1" });
+      const socket = connect({
+        host: "127.0.0.1",
+        port: Number(port),
+        ca: CA,
+        maxVersion: "TLSv1.1",
+        minVersion: "TLSv1",
+      });
       socket.on("secureConnect", () => {
         socket.destroy();
         resolve("connected");
@@ -94,7 +129,9 @@ describe("TLS and basic auth from a web config file", () => {
 
 describe("basic auth", () => {
   const hash = bcrypt.hashSync("right password", 6);
-  const authorization = (credentials: string) => ({ Authorization: `Basic ${Buffer.from(credentials).toString("base64")}` });
+  const authorization = (credentials: string) => ({
+    Authorization: `Basic ${Buffer.from(credentials).toString("base64")}`,
+  });
   function protectedApp() {
     const compared: string[] = [];
     const compare: PasswordCompare = (password, against) => {
@@ -121,7 +158,8 @@ describe("basic auth", () => {
 
   it("runs bcrypt once per user and password, then answers from its cache", async () => {
     const { app, compared } = protectedApp();
-    for (let i = 0; i < 3; i += 1) expect((await app.request("/metrics", { headers: authorization("alice:right password") })).status).toBe(200);
+    for (let i = 0; i < 3; i += 1)
+      expect((await app.request("/metrics", { headers: authorization("alice:right password") })).status).toBe(200);
     expect(compared).toEqual([hash]);
   });
 
@@ -136,8 +174,16 @@ describe("invalid web config files", () => {
   it.each([
     ["missing", undefined, /cannot be read \(ENOENT\)/],
     ["bad-hash.yml", "basic_auth_users:\n  bob: plaintext\n", /basic_auth_users\.bob: expected a bcrypt hash/],
-    ["unknown-key.yml", "tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n  client_ca_file: ca.pem\n", /unknown-key\.yml:4: tls_server_config\.client_ca_file: unknown key$/],
-    ["no-cert.yml", "tls_server_config:\n  cert_file: nope.pem\n  key_file: key.pem\n", /cert_file: cannot read nope.pem \(ENOENT\)/],
+    [
+      "unknown-key.yml",
+      "tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n  client_ca_file: ca.pem\n",
+      /unknown-key\.yml:4: tls_server_config\.client_ca_file: unknown key$/,
+    ],
+    [
+      "no-cert.yml",
+      "tls_server_config:\n  cert_file: nope.pem\n  key_file: key.pem\n",
+      /cert_file: cannot read nope.pem \(ENOENT\)/,
+    ],
     ["mismatch.yml", "tls_server_config:\n  cert_file: cert.pem\n  key_file: cert.pem\n", /do not work together/],
   ])("%s", async (name, text, problem) => {
     const path = text === undefined ? join(dir, name) : writeWebConfig(name, text);

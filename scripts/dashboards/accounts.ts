@@ -32,8 +32,16 @@ export function accountsDashboard(): Dashboard {
       "Watched accounts, read through a Horizon or a Stellar RPC: balances against low-water marks, spendable XLM, trustline usage, signer changes and last activity.",
     extraVariables: [
       // Every replica exports its accounts, network-level `up` series only shard 0: list the RPCs from the accounts.
-      multiValueVariable("rpc", "Stellar RPC", `label_values(${RPC_ACCOUNT_METRICS.accountExists.name}{job=~"$job"}, rpc)`),
-      multiValueVariable("account", "Account", `label_values({__name__=~"stellar_(horizon|rpc)_account_exists", job=~"$job"}, account)`),
+      multiValueVariable(
+        "rpc",
+        "Stellar RPC",
+        `label_values(${RPC_ACCOUNT_METRICS.accountExists.name}{job=~"$job"}, rpc)`,
+      ),
+      multiValueVariable(
+        "account",
+        "Account",
+        `label_values({__name__=~"stellar_(horizon|rpc)_account_exists", job=~"$job"}, account)`,
+      ),
     ],
     rows: [
       {
@@ -41,14 +49,21 @@ export function accountsDashboard(): Dashboard {
         panels: [
           statPanel({
             title: "Accounts found",
-            description: "1 when the account exists (Horizon: not a 404; Stellar RPC: its ledger entry is returned), 0 when merged away or never funded.",
+            description:
+              "1 when the account exists (Horizon: not a 404; Stellar RPC: its ledger entry is returned), 0 when merged away or never funded.",
             unit: units.NoUnit,
             width: 6,
-            queries: [{ expr: either((metrics) => select(metrics.accountExists, { matchers: SELECTED })), legend: `${TARGET} {{account}}` }],
+            queries: [
+              {
+                expr: either((metrics) => select(metrics.accountExists, { matchers: SELECTED })),
+                legend: `${TARGET} {{account}}`,
+              },
+            ],
           }),
           timeseriesPanel({
             title: "Balance against low-water mark",
-            description: "Balances that have a low_balance mark, with the mark; below it StellarAccountBalanceLow fires.",
+            description:
+              "Balances that have a low_balance mark, with the mark; below it StellarAccountBalanceLow fires.",
             unit: units.Short,
             width: 18,
             queries: [
@@ -68,14 +83,16 @@ export function accountsDashboard(): Dashboard {
           }),
           timeseriesPanel({
             title: "Spendable XLM",
-            description: "Balance minus minimum balance (reserve) minus lumens offered for sale; below 10 StellarAccountNativeNearMinimumBalance fires.",
+            description:
+              "Balance minus minimum balance (reserve) minus lumens offered for sale; below 10 StellarAccountNativeNearMinimumBalance fires.",
             unit: units.Short,
             width: 12,
             queries: [{ expr: SPENDABLE_XLM, legend: `${TARGET} {{account}}` }],
           }),
           timeseriesPanel({
             title: "Trustline usage",
-            description: "Balance of each trustline and pool share holding as a share of its limit; at 90% StellarAccountTrustlineNearLimit fires.",
+            description:
+              "Balance of each trustline and pool share holding as a share of its limit; at 90% StellarAccountTrustlineNearLimit fires.",
             unit: units.PercentUnit,
             width: 12,
             min: 0,
@@ -97,37 +114,54 @@ export function accountsDashboard(): Dashboard {
         panels: [
           timeseriesPanel({
             title: "Signer changes",
-            description: "Changes of signers, signer weights or thresholds seen between polls; any is a StellarAccountSignersChanged page.",
+            description:
+              "Changes of signers, signer weights or thresholds seen between polls; any is a StellarAccountSignersChanged page.",
             unit: units.NoUnit,
             width: 8,
             min: 0,
             queries: [
               {
-                expr: either((metrics) => `increase(${select(metrics.accountSignerChangesTotal, { matchers: SELECTED })}[$__rate_interval])`),
+                expr: either(
+                  (metrics) =>
+                    `increase(${select(metrics.accountSignerChangesTotal, { matchers: SELECTED })}[$__rate_interval])`,
+                ),
                 legend: `${TARGET} {{account}}`,
               },
             ],
           }),
           timeseriesPanel({
             title: "Last activity",
-            description: "Time since each account's last transaction (sequence_time); a cold account's should only grow.",
+            description:
+              "Time since each account's last transaction (sequence_time); a cold account's should only grow.",
             unit: units.Seconds,
             width: 8,
             min: 0,
             queries: [
               {
-                expr: either((metrics) => `time() - ${select(metrics.accountSequenceTimestamp, { matchers: SELECTED })}`),
+                expr: either(
+                  (metrics) => `time() - ${select(metrics.accountSequenceTimestamp, { matchers: SELECTED })}`,
+                ),
                 legend: `${TARGET} {{account}}`,
               },
             ],
           }),
           tablePanel({
             title: "Signers",
-            description: "Each signer's weight, and the account's thresholds per level (what an operation of that level needs).",
+            description:
+              "Each signer's weight, and the account's thresholds per level (what an operation of that level needs).",
             unit: units.NoUnit,
             width: 8,
             queries: [{ expr: either((metrics) => select(metrics.accountSignerWeight, { matchers: SELECTED })) }],
-            transformations: [columns({ horizon: "Horizon", rpc: "Stellar RPC", account: "Account", signer: "Signer", type: "Type", Value: "Weight" })],
+            transformations: [
+              columns({
+                horizon: "Horizon",
+                rpc: "Stellar RPC",
+                account: "Account",
+                signer: "Signer",
+                type: "Type",
+                Value: "Weight",
+              }),
+            ],
           }),
           timeseriesPanel({
             title: "Reserve",
@@ -135,17 +169,29 @@ export function accountsDashboard(): Dashboard {
             unit: units.Short,
             width: 12,
             min: 0,
-            queries: [{ expr: either((metrics) => select(metrics.accountMinimumBalance, { matchers: SELECTED })), legend: `${TARGET} {{account}}` }],
+            queries: [
+              {
+                expr: either((metrics) => select(metrics.accountMinimumBalance, { matchers: SELECTED })),
+                legend: `${TARGET} {{account}}`,
+              },
+            ],
           }),
           timeseriesPanel({
             title: "Open offers and claimable balances",
-            description: "Open offers (offers: true) and balances the account can claim (claimable_balances: true), each counted up to 1000; Horizon targets only.",
+            description:
+              "Open offers (offers: true) and balances the account can claim (claimable_balances: true), each counted up to 1000; Horizon targets only.",
             unit: units.NoUnit,
             width: 12,
             min: 0,
             queries: [
-              { expr: select(HORIZON_ACCOUNT_METRICS.accountOffers, { matchers: SELECTED }), legend: "{{horizon}} {{account}} offers" },
-              { expr: select(HORIZON_ACCOUNT_METRICS.accountClaimableBalances, { matchers: SELECTED }), legend: "{{horizon}} {{account}} claimable balances" },
+              {
+                expr: select(HORIZON_ACCOUNT_METRICS.accountOffers, { matchers: SELECTED }),
+                legend: "{{horizon}} {{account}} offers",
+              },
+              {
+                expr: select(HORIZON_ACCOUNT_METRICS.accountClaimableBalances, { matchers: SELECTED }),
+                legend: "{{horizon}} {{account}} claimable balances",
+              },
             ],
           }),
         ],

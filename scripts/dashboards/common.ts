@@ -1,4 +1,9 @@
-import { BigValueGraphMode, ReduceDataOptionsBuilder, VisibilityMode, type DataSourceRef } from "@grafana/grafana-foundation-sdk/common";
+import {
+  BigValueGraphMode,
+  ReduceDataOptionsBuilder,
+  VisibilityMode,
+  type DataSourceRef,
+} from "@grafana/grafana-foundation-sdk/common";
 import {
   DashboardBuilder,
   DashboardCursorSync,
@@ -18,7 +23,13 @@ import { DataqueryBuilder, PromQueryFormat } from "@grafana/grafana-foundation-s
 import * as stat from "@grafana/grafana-foundation-sdk/stat";
 import * as table from "@grafana/grafana-foundation-sdk/table";
 import * as timeseries from "@grafana/grafana-foundation-sdk/timeseries";
-import { METRICS, RPC_METRICS, targetLabelOf, type MetricDefinition, type TargetLabel } from "../../src/catalog/metrics.js";
+import {
+  METRICS,
+  RPC_METRICS,
+  targetLabelOf,
+  type MetricDefinition,
+  type TargetLabel,
+} from "../../src/catalog/metrics.js";
 
 /** Every panel, query and variable reads from the dashboard's `datasource` variable. */
 export const DATASOURCE: DataSourceRef = { type: "prometheus", uid: "${datasource}" };
@@ -49,7 +60,10 @@ type HistogramSeries = "_bucket" | "_sum" | "_count";
  * (`horizon`, or `rpc` for Stellar RPC series). Exporter-wide series have no target label, so only
  * `job` applies to them.
  */
-export function select(metric: MetricDefinition, options: { series?: HistogramSeries; matchers?: string } = {}): string {
+export function select(
+  metric: MetricDefinition,
+  options: { series?: HistogramSeries; matchers?: string } = {},
+): string {
   const matchers = ['job=~"$job"'];
   if (metric.perTarget !== false) matchers.push(`${targetLabelOf(metric)}=~"$${targetLabelOf(metric)}"`);
   if (options.matchers) matchers.push(options.matchers);
@@ -57,7 +71,11 @@ export function select(metric: MetricDefinition, options: { series?: HistogramSe
 }
 
 /** Per-second rate over Grafana's `$__rate_interval`, summed by the given labels. */
-export function sumRate(metric: MetricDefinition, by: readonly string[], options: { series?: HistogramSeries; matchers?: string } = {}): string {
+export function sumRate(
+  metric: MetricDefinition,
+  by: readonly string[],
+  options: { series?: HistogramSeries; matchers?: string } = {},
+): string {
   return `sum by (${by.join(", ")}) (rate(${select(metric, options)}[$__rate_interval]))`;
 }
 
@@ -90,8 +108,12 @@ function describe<B extends KindBuilder>(builder: B, spec: PanelSpec, format: "r
   return builder;
 }
 
-export function timeseriesPanel(spec: PanelSpec & { readonly min?: number; readonly max?: number }): timeseries.PanelBuilder {
-  const builder = describe(new timeseries.PanelBuilder(), spec, "range").fillOpacity(10).showPoints(VisibilityMode.Never);
+export function timeseriesPanel(
+  spec: PanelSpec & { readonly min?: number; readonly max?: number },
+): timeseries.PanelBuilder {
+  const builder = describe(new timeseries.PanelBuilder(), spec, "range")
+    .fillOpacity(10)
+    .showPoints(VisibilityMode.Never);
   if (spec.min !== undefined) builder.min(spec.min);
   if (spec.max !== undefined) builder.max(spec.max);
   return builder;
@@ -105,7 +127,9 @@ export function statPanel(spec: PanelSpec & { readonly mappings?: ValueMapping[]
   return builder;
 }
 
-export function tablePanel(spec: PanelSpec & { readonly transformations: DataTransformerConfig[] }): table.PanelBuilder {
+export function tablePanel(
+  spec: PanelSpec & { readonly transformations: DataTransformerConfig[] },
+): table.PanelBuilder {
   return describe(new table.PanelBuilder(), spec, "table").transformations(spec.transformations);
 }
 
@@ -186,7 +210,11 @@ export function dashboard(spec: DashboardSpec): Dashboard {
     .withVariable(new DatasourceVariableBuilder("datasource").label("Data source").type("prometheus"))
     .withVariable(multiValueVariable("job", "Job", `label_values(${TARGET_VARIABLES[target].up.name}, job)`))
     .withVariable(
-      multiValueVariable(target, TARGET_VARIABLES[target].label, `label_values(${TARGET_VARIABLES[target].up.name}{job=~"$job"}, ${target})`),
+      multiValueVariable(
+        target,
+        TARGET_VARIABLES[target].label,
+        `label_values(${TARGET_VARIABLES[target].up.name}{job=~"$job"}, ${target})`,
+      ),
     );
   for (const variable of spec.extraVariables ?? []) builder.withVariable(variable);
   for (const row of spec.rows) {

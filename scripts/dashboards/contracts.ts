@@ -18,10 +18,17 @@ export function contractsDashboard(): Dashboard {
   return dashboard({
     uid: "stellar-rpc-contracts",
     title: "Stellar RPC / Contracts",
-    description: "Time to archival of every watched Soroban contract's instance, code and storage entries, archived and missing entries, and the network's state-archival limits.",
+    description:
+      "Time to archival of every watched Soroban contract's instance, code and storage entries, archived and missing entries, and the network's state-archival limits.",
     targetLabel: "rpc",
     time: { from: "now-7d", to: "now" },
-    extraVariables: [multiValueVariable("contract", "Contract", `label_values(${RPC_METRICS.contractInfo.name}{job=~"$job", rpc=~"$rpc"}, contract)`)],
+    extraVariables: [
+      multiValueVariable(
+        "contract",
+        "Contract",
+        `label_values(${RPC_METRICS.contractInfo.name}{job=~"$job", rpc=~"$rpc"}, contract)`,
+      ),
+    ],
     rows: [
       {
         title: "Time to archival",
@@ -34,11 +41,20 @@ export function contractsDashboard(): Dashboard {
             width: 16,
             height: 10,
             queries: [{ expr: `sort(${DAYS_LEFT})` }],
-            transformations: [columns({ rpc: "RPC", contract: "Contract", entry: "Entry", durability: "Durability", Value: "Days left" })],
+            transformations: [
+              columns({
+                rpc: "RPC",
+                contract: "Contract",
+                entry: "Entry",
+                durability: "Durability",
+                Value: "Days left",
+              }),
+            ],
           }).sortBy([new TableSortByFieldStateBuilder().displayName("Days left").desc(false)]),
           statPanel({
             title: "Archived entries",
-            description: "Watched entries the RPC reports archived (stellar_rpc_contract_entry_archived). Calls that touch them fail until they are restored.",
+            description:
+              "Watched entries the RPC reports archived (stellar_rpc_contract_entry_archived). Calls that touch them fail until they are restored.",
             unit: units.NoUnit,
             width: 4,
             height: 5,
@@ -46,11 +62,16 @@ export function contractsDashboard(): Dashboard {
           }),
           statPanel({
             title: "Missing instances or code",
-            description: "Watched contracts whose instance or wasm code entry the RPC does not return (stellar_rpc_contract_entry_exists 0): the contract or its wasm is gone, or the id is wrong.",
+            description:
+              "Watched contracts whose instance or wasm code entry the RPC does not return (stellar_rpc_contract_entry_exists 0): the contract or its wasm is gone, or the id is wrong.",
             unit: units.NoUnit,
             width: 4,
             height: 5,
-            queries: [{ expr: `count(${selectContract(RPC_METRICS.contractEntryExists, 'entry=~"instance|code"')} == 0) or vector(0)` }],
+            queries: [
+              {
+                expr: `count(${selectContract(RPC_METRICS.contractEntryExists, 'entry=~"instance|code"')} == 0) or vector(0)`,
+              },
+            ],
           }),
         ],
       },
@@ -67,11 +88,14 @@ export function contractsDashboard(): Dashboard {
           }),
           timeseriesPanel({
             title: "TTL (ledgers)",
-            description: "liveUntilLedgerSeq minus the response's latestLedger, per live entry (stellar_rpc_contract_entry_ttl_ledgers).",
+            description:
+              "liveUntilLedgerSeq minus the response's latestLedger, per live entry (stellar_rpc_contract_entry_ttl_ledgers).",
             unit: units.NoUnit,
             width: 12,
             min: 0,
-            queries: [{ expr: selectContract(RPC_METRICS.contractEntryTtl), legend: "{{contract}} {{entry}} ({{rpc}})" }],
+            queries: [
+              { expr: selectContract(RPC_METRICS.contractEntryTtl), legend: "{{contract}} {{entry}} ({{rpc}})" },
+            ],
           }),
         ],
       },
@@ -80,16 +104,26 @@ export function contractsDashboard(): Dashboard {
         panels: [
           tablePanel({
             title: "Contracts",
-            description: "Each watched contract's id, executable (wasm, or stellar_asset for a Stellar Asset Contract, which has no code entry) and wasm hash.",
+            description:
+              "Each watched contract's id, executable (wasm, or stellar_asset for a Stellar Asset Contract, which has no code entry) and wasm hash.",
             unit: units.String,
             width: 16,
             height: 6,
             queries: [{ expr: selectContract(RPC_METRICS.contractInfo) }],
-            transformations: [columns({ rpc: "RPC", contract: "Contract", contract_id: "Contract id", executable: "Executable", wasm_hash: "Wasm hash" })],
+            transformations: [
+              columns({
+                rpc: "RPC",
+                contract: "Contract",
+                contract_id: "Contract id",
+                executable: "Executable",
+                wasm_hash: "Wasm hash",
+              }),
+            ],
           }),
           tablePanel({
             title: "State-archival limits (ledgers)",
-            description: "The network's CONFIG_SETTING_STATE_ARCHIVAL: the longest TTL an extension can reach, and the TTL of new or restored persistent and new temporary entries.",
+            description:
+              "The network's CONFIG_SETTING_STATE_ARCHIVAL: the longest TTL an extension can reach, and the TTL of new or restored persistent and new temporary entries.",
             unit: units.NoUnit,
             width: 8,
             height: 6,
@@ -98,7 +132,15 @@ export function contractsDashboard(): Dashboard {
               { expr: select(RPC_METRICS.stateArchivalMinPersistentTtl), legend: "min persistent TTL" },
               { expr: select(RPC_METRICS.stateArchivalMinTemporaryTtl), legend: "min temporary TTL" },
             ],
-            transformations: [{ id: "merge", options: {} }, columns({ rpc: "RPC", "Value #A": "Max entry TTL", "Value #B": "Min persistent TTL", "Value #C": "Min temporary TTL" })],
+            transformations: [
+              { id: "merge", options: {} },
+              columns({
+                rpc: "RPC",
+                "Value #A": "Max entry TTL",
+                "Value #B": "Min persistent TTL",
+                "Value #C": "Min temporary TTL",
+              }),
+            ],
           }),
         ],
       },

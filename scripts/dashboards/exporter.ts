@@ -1,14 +1,25 @@
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import * as units from "@grafana/grafana-foundation-sdk/units";
 import { METRICS } from "../../src/catalog/metrics.js";
-import { UP_DOWN_MAPPINGS, columns, dashboard, histogramQuantile, select, statPanel, sumRate, tablePanel, timeseriesPanel } from "./common.js";
+import {
+  UP_DOWN_MAPPINGS,
+  columns,
+  dashboard,
+  histogramQuantile,
+  select,
+  statPanel,
+  sumRate,
+  tablePanel,
+  timeseriesPanel,
+} from "./common.js";
 
 /** The exporter's own health: is it scraped, what it asks Horizon, what fails and how much rate limit is left. */
 export function exporterDashboard(): Dashboard {
   return dashboard({
     uid: "stellar-horizon-exporter",
     title: "Stellar Horizon / Exporter",
-    description: "The exporter itself: scrape health, requests to Horizon, poll errors by reason, poll durations and rate-limit headroom.",
+    description:
+      "The exporter itself: scrape health, requests to Horizon, poll errors by reason, poll durations and rate-limit headroom.",
     time: { from: "now-1h", to: "now" },
     rows: [
       {
@@ -44,7 +55,9 @@ export function exporterDashboard(): Dashboard {
             unit: units.PercentUnit,
             width: 6,
             min: 0,
-            queries: [{ expr: 'rate(process_cpu_seconds_total{job=~"$job"}[$__rate_interval])', legend: "{{instance}}" }],
+            queries: [
+              { expr: 'rate(process_cpu_seconds_total{job=~"$job"}[$__rate_interval])', legend: "{{instance}}" },
+            ],
           }),
         ],
       },
@@ -53,11 +66,17 @@ export function exporterDashboard(): Dashboard {
         panels: [
           timeseriesPanel({
             title: "Requests by status code",
-            description: 'HTTP requests the exporter sends to Horizon, by endpoint and status code; code "429" is rate limiting, "error" means no response arrived.',
+            description:
+              'HTTP requests the exporter sends to Horizon, by endpoint and status code; code "429" is rate limiting, "error" means no response arrived.',
             unit: units.RequestsPerSecond,
             width: 12,
             min: 0,
-            queries: [{ expr: sumRate(METRICS.requestsTotal, ["horizon", "endpoint", "code"]), legend: "{{horizon}} {{endpoint}} {{code}}" }],
+            queries: [
+              {
+                expr: sumRate(METRICS.requestsTotal, ["horizon", "endpoint", "code"]),
+                legend: "{{horizon}} {{endpoint}} {{code}}",
+              },
+            ],
           }),
           timeseriesPanel({
             title: "Request duration p90",
@@ -65,7 +84,12 @@ export function exporterDashboard(): Dashboard {
             unit: units.Seconds,
             width: 12,
             min: 0,
-            queries: [{ expr: histogramQuantile(0.9, METRICS.requestDuration, ["horizon", "endpoint"]), legend: "{{horizon}} {{endpoint}}" }],
+            queries: [
+              {
+                expr: histogramQuantile(0.9, METRICS.requestDuration, ["horizon", "endpoint"]),
+                legend: "{{horizon}} {{endpoint}}",
+              },
+            ],
           }),
         ],
       },
@@ -74,21 +98,31 @@ export function exporterDashboard(): Dashboard {
         panels: [
           timeseriesPanel({
             title: "Poll errors by reason",
-            description: "Failed polls per second by reason (timeout, network, rate_limited, http_4xx, http_5xx, invalid_json, schema, ...). See the runbook for each reason.",
+            description:
+              "Failed polls per second by reason (timeout, network, rate_limited, http_4xx, http_5xx, invalid_json, schema, ...). See the runbook for each reason.",
             unit: units.OpsPerSecond,
             width: 12,
             min: 0,
-            queries: [{ expr: sumRate(METRICS.pollErrorsTotal, ["horizon", "reason"]), legend: "{{horizon}} {{reason}}" }],
+            queries: [
+              { expr: sumRate(METRICS.pollErrorsTotal, ["horizon", "reason"]), legend: "{{horizon}} {{reason}}" },
+            ],
           }),
           timeseriesPanel({
             title: "Poll duration",
-            description: "Median and 99th percentile duration of a whole poll of an endpoint, retries and paging included.",
+            description:
+              "Median and 99th percentile duration of a whole poll of an endpoint, retries and paging included.",
             unit: units.Seconds,
             width: 12,
             min: 0,
             queries: [
-              { expr: histogramQuantile(0.5, METRICS.pollDuration, ["horizon", "endpoint"]), legend: "{{horizon}} {{endpoint}} p50" },
-              { expr: histogramQuantile(0.99, METRICS.pollDuration, ["horizon", "endpoint"]), legend: "{{horizon}} {{endpoint}} p99" },
+              {
+                expr: histogramQuantile(0.5, METRICS.pollDuration, ["horizon", "endpoint"]),
+                legend: "{{horizon}} {{endpoint}} p50",
+              },
+              {
+                expr: histogramQuantile(0.99, METRICS.pollDuration, ["horizon", "endpoint"]),
+                legend: "{{horizon}} {{endpoint}} p99",
+              },
             ],
           }),
           timeseriesPanel({
@@ -101,11 +135,17 @@ export function exporterDashboard(): Dashboard {
           }),
           timeseriesPanel({
             title: "Invalid records",
-            description: "Records per second left out because they failed schema validation; any at all means Horizon's API changed.",
+            description:
+              "Records per second left out because they failed schema validation; any at all means Horizon's API changed.",
             unit: units.OpsPerSecond,
             width: 12,
             min: 0,
-            queries: [{ expr: sumRate(METRICS.invalidRecordsTotal, ["horizon", "endpoint"]), legend: "{{horizon}} {{endpoint}}" }],
+            queries: [
+              {
+                expr: sumRate(METRICS.invalidRecordsTotal, ["horizon", "endpoint"]),
+                legend: "{{horizon}} {{endpoint}}",
+              },
+            ],
           }),
         ],
       },
@@ -114,12 +154,18 @@ export function exporterDashboard(): Dashboard {
         panels: [
           timeseriesPanel({
             title: "Rate-limit headroom",
-            description: "Share of Horizon's rate-limit window still available (X-Ratelimit-Remaining / X-Ratelimit-Limit).",
+            description:
+              "Share of Horizon's rate-limit window still available (X-Ratelimit-Remaining / X-Ratelimit-Limit).",
             unit: units.PercentUnit,
             width: 12,
             min: 0,
             max: 1,
-            queries: [{ expr: `${select(METRICS.rateLimitRemaining)} / ${select(METRICS.rateLimitLimit)}`, legend: "{{horizon}}" }],
+            queries: [
+              {
+                expr: `${select(METRICS.rateLimitRemaining)} / ${select(METRICS.rateLimitLimit)}`,
+                legend: "{{horizon}}",
+              },
+            ],
           }),
           timeseriesPanel({
             title: "Rate-limit window reset",

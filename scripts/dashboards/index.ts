@@ -33,7 +33,8 @@ export function generatedFiles(runbookUrlPattern: string = DEFAULT_RUNBOOK_URL_P
     const dashboard = build();
     files.set(path.join(DASHBOARDS_DIR, `${dashboard.uid}.json`), `${JSON.stringify(dashboard, null, 2)}\n`);
   }
-  const rewrite = (file: string) => files.set(file, withRunbookUrls(readFileSync(file, "utf8"), runbookUrlPattern, file));
+  const rewrite = (file: string) =>
+    files.set(file, withRunbookUrls(readFileSync(file, "utf8"), runbookUrlPattern, file));
   ruleFiles().forEach(rewrite);
   alertTestFiles().forEach(rewrite);
   const groups = ruleFiles().flatMap((file) => parseRuleGroups(files.get(file) ?? ""));

@@ -29,7 +29,11 @@ export function liquidityPoolsDashboard(): Dashboard {
     title: "Stellar Horizon / Liquidity pools",
     description: "Tracked liquidity pools: largest reserves, implied prices, pool shares and trustlines.",
     extraVariables: [
-      multiValueVariable("pool", "Pool", `label_values(${METRICS.liquidityPoolInfo.name}{job=~"$job", horizon=~"$horizon"}, pool_id)`),
+      multiValueVariable(
+        "pool",
+        "Pool",
+        `label_values(${METRICS.liquidityPoolInfo.name}{job=~"$job", horizon=~"$horizon"}, pool_id)`,
+      ),
     ],
     rows: [
       {
@@ -44,7 +48,8 @@ export function liquidityPoolsDashboard(): Dashboard {
           }),
           tablePanel({
             title: `Top ${TOP_POOLS} reserves`,
-            description: "The largest reserves among the selected pools, each in units of its own asset, with the pool's assets and fee.",
+            description:
+              "The largest reserves among the selected pools, each in units of its own asset, with the pool's assets and fee.",
             unit: units.Short,
             width: 18,
             queries: [
@@ -81,7 +86,8 @@ export function liquidityPoolsDashboard(): Dashboard {
           }),
           timeseriesPanel({
             title: `Reserves of the top ${TOP_POOLS}`,
-            description: "Reserves over time of the largest reserves among the selected pools; a sudden fall is what the reserve-drop alert catches.",
+            description:
+              "Reserves over time of the largest reserves among the selected pools; a sudden fall is what the reserve-drop alert catches.",
             unit: units.Short,
             width: 8,
             min: 0,

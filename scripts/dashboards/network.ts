@@ -10,14 +10,16 @@ export function networkDashboard(): Dashboard {
   return dashboard({
     uid: "stellar-network-fees",
     title: "Stellar Horizon / Network and fees",
-    description: "Fee percentiles, ledger capacity, transactions and operations per second, failed share and ledger close interval.",
+    description:
+      "Fee percentiles, ledger capacity, transactions and operations per second, failed share and ledger close interval.",
     rows: [
       {
         title: "Fees",
         panels: [
           timeseriesPanel({
             title: "Fee charged per operation (stroops)",
-            description: "Percentiles of the fee charged per operation over Horizon's recent ledger window, with the base fee. The surge alert fires when p50 or p90 exceeds 10 times the base fee.",
+            description:
+              "Percentiles of the fee charged per operation over Horizon's recent ledger window, with the base fee. The surge alert fires when p50 or p90 exceeds 10 times the base fee.",
             unit: units.NoUnit,
             width: 12,
             queries: [
@@ -27,7 +29,8 @@ export function networkDashboard(): Dashboard {
           }),
           timeseriesPanel({
             title: "Maximum fee bid per operation (stroops)",
-            description: "Percentiles of the maximum fee transactions offered per operation: how much senders are willing to pay.",
+            description:
+              "Percentiles of the maximum fee transactions offered per operation: how much senders are willing to pay.",
             unit: units.NoUnit,
             width: 12,
             queries: [{ expr: select(METRICS.maxFee, { matchers: FEE_PERCENTILES }), legend: "{{horizon}} {{stat}}" }],
@@ -39,7 +42,8 @@ export function networkDashboard(): Dashboard {
         panels: [
           timeseriesPanel({
             title: "Ledger capacity usage",
-            description: "Share of ledger capacity used over Horizon's recent ledger window. Sustained 90% or more means transactions compete on fees.",
+            description:
+              "Share of ledger capacity used over Horizon's recent ledger window. Sustained 90% or more means transactions compete on fees.",
             unit: units.PercentUnit,
             width: 12,
             min: 0,
@@ -48,7 +52,8 @@ export function networkDashboard(): Dashboard {
           }),
           timeseriesPanel({
             title: "Transaction set fill",
-            description: "Median and 90th percentile share of each ledger's transaction set capacity used, from the ledgers read.",
+            description:
+              "Median and 90th percentile share of each ledger's transaction set capacity used, from the ledgers read.",
             unit: units.PercentUnit,
             width: 12,
             min: 0,
@@ -69,11 +74,14 @@ export function networkDashboard(): Dashboard {
             unit: units.OpsPerSecond,
             width: 8,
             min: 0,
-            queries: [{ expr: sumRate(METRICS.transactionsTotal, ["horizon", "result"]), legend: "{{horizon}} {{result}}" }],
+            queries: [
+              { expr: sumRate(METRICS.transactionsTotal, ["horizon", "result"]), legend: "{{horizon}} {{result}}" },
+            ],
           }),
           timeseriesPanel({
             title: "Operations per second",
-            description: "Operations in successful transactions, and all operations in the transaction sets (failed ones included).",
+            description:
+              "Operations in successful transactions, and all operations in the transaction sets (failed ones included).",
             unit: units.OpsPerSecond,
             width: 8,
             min: 0,
@@ -84,7 +92,8 @@ export function networkDashboard(): Dashboard {
           }),
           timeseriesPanel({
             title: "Failed transaction share",
-            description: "Share of the transactions in the ledgers read that failed. The alert fires above 75% over 15 minutes.",
+            description:
+              "Share of the transactions in the ledgers read that failed. The alert fires above 75% over 15 minutes.",
             unit: units.PercentUnit,
             width: 8,
             min: 0,
@@ -103,7 +112,8 @@ export function networkDashboard(): Dashboard {
         panels: [
           timeseriesPanel({
             title: "Ledger close interval",
-            description: "Percentiles of the time between consecutive ledger closes; normally 5 to 7 seconds. The slow-close alert fires when p90 exceeds 7 s.",
+            description:
+              "Percentiles of the time between consecutive ledger closes; normally 5 to 7 seconds. The slow-close alert fires when p90 exceeds 7 s.",
             unit: units.Seconds,
             width: 12,
             min: 0,
@@ -115,7 +125,8 @@ export function networkDashboard(): Dashboard {
           }),
           timeseriesPanel({
             title: "Ledgers read per second",
-            description: "Ledgers the exporter read from Horizon; a flat line means no ledger closed or Horizon stopped serving new ones.",
+            description:
+              "Ledgers the exporter read from Horizon; a flat line means no ledger closed or Horizon stopped serving new ones.",
             unit: units.OpsPerSecond,
             width: 12,
             min: 0,

@@ -1,7 +1,17 @@
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import * as units from "@grafana/grafana-foundation-sdk/units";
 import { AGREEMENT_METRICS, METRICS, type MetricDefinition } from "../../src/catalog/metrics.js";
-import { UP_DOWN_MAPPINGS, columns, dashboard, histogramQuantile, select, statPanel, sumRate, tablePanel, timeseriesPanel } from "./common.js";
+import {
+  UP_DOWN_MAPPINGS,
+  columns,
+  dashboard,
+  histogramQuantile,
+  select,
+  statPanel,
+  sumRate,
+  tablePanel,
+  timeseriesPanel,
+} from "./common.js";
 
 /**
  * The probe runs about once a minute: a panel interval of at least 5 minutes makes
@@ -32,7 +42,8 @@ export function overviewDashboard(): Dashboard {
   return dashboard({
     uid: "stellar-horizon-overview",
     title: "Stellar Horizon / Overview",
-    description: "Health of every Horizon the exporter polls: reachability, ingestion lag, ledger age, versions and protocol.",
+    description:
+      "Health of every Horizon the exporter polls: reachability, ingestion lag, ledger age, versions and protocol.",
     rows: [
       {
         title: "Targets",
@@ -61,7 +72,8 @@ export function overviewDashboard(): Dashboard {
         panels: [
           timeseriesPanel({
             title: "Ingestion lag",
-            description: "Ledgers stellar-core is ahead of Horizon's ingestion. Alerts: above 10 (warning) and 30 (critical) for 5 minutes.",
+            description:
+              "Ledgers stellar-core is ahead of Horizon's ingestion. Alerts: above 10 (warning) and 30 (critical) for 5 minutes.",
             unit: units.NoUnit,
             width: 8,
             min: 0,
@@ -69,11 +81,14 @@ export function overviewDashboard(): Dashboard {
           }),
           timeseriesPanel({
             title: "Latest ledger age",
-            description: "Time since the latest ledger in Horizon's history closed. Normally under 20 s; the stale alert fires above 120 s.",
+            description:
+              "Time since the latest ledger in Horizon's history closed. Normally under 20 s; the stale alert fires above 120 s.",
             unit: units.Seconds,
             width: 8,
             min: 0,
-            queries: [{ expr: `time() - ${select(METRICS.historyLatestLedgerClosedTimestamp)}`, legend: "{{horizon}}" }],
+            queries: [
+              { expr: `time() - ${select(METRICS.historyLatestLedgerClosedTimestamp)}`, legend: "{{horizon}}" },
+            ],
           }),
           timeseriesPanel({
             title: "History retained",
@@ -108,7 +123,9 @@ export function overviewDashboard(): Dashboard {
             unit: units.EventsPerSecond,
             width: 8,
             min: 0,
-            queries: [{ expr: sumRate(AGREEMENT_METRICS.ledgerHashDisagreements, AGREEMENT_LABELS), legend: AGREEMENT_LEGEND }],
+            queries: [
+              { expr: sumRate(AGREEMENT_METRICS.ledgerHashDisagreements, AGREEMENT_LABELS), legend: AGREEMENT_LEGEND },
+            ],
           }),
           timeseriesPanel({
             title: "Ledger hash comparisons",
@@ -117,7 +134,9 @@ export function overviewDashboard(): Dashboard {
             unit: units.EventsPerSecond,
             width: 6,
             min: 0,
-            queries: [{ expr: sumRate(AGREEMENT_METRICS.ledgerHashComparisons, AGREEMENT_LABELS), legend: AGREEMENT_LEGEND }],
+            queries: [
+              { expr: sumRate(AGREEMENT_METRICS.ledgerHashComparisons, AGREEMENT_LABELS), legend: AGREEMENT_LEGEND },
+            ],
           }),
           timeseriesPanel({
             title: "Protocol behind",
@@ -172,7 +191,12 @@ export function overviewDashboard(): Dashboard {
             width: 14,
             queries: [{ expr: select(METRICS.info) }],
             transformations: [
-              columns({ horizon: "Horizon", network: "Network", horizon_version: "Horizon version", core_version: "Core version" }),
+              columns({
+                horizon: "Horizon",
+                network: "Network",
+                horizon_version: "Horizon version",
+                core_version: "Core version",
+              }),
             ],
           }),
           tablePanel({

@@ -2,7 +2,17 @@ import type { Dashboard, ValueMapping } from "@grafana/grafana-foundation-sdk/da
 import { MappingType } from "@grafana/grafana-foundation-sdk/dashboard";
 import * as units from "@grafana/grafana-foundation-sdk/units";
 import { RPC_METRICS } from "../../src/catalog/metrics.js";
-import { UP_DOWN_MAPPINGS, columns, dashboard, histogramQuantile, select, statPanel, sumRate, tablePanel, timeseriesPanel } from "./common.js";
+import {
+  UP_DOWN_MAPPINGS,
+  columns,
+  dashboard,
+  histogramQuantile,
+  select,
+  statPanel,
+  sumRate,
+  tablePanel,
+  timeseriesPanel,
+} from "./common.js";
 
 const FEE_PERCENTILES = 'stat=~"p10|p50|p90|p99"';
 
@@ -22,7 +32,8 @@ export function rpcDashboard(): Dashboard {
   return dashboard({
     uid: "stellar-rpc",
     title: "Stellar RPC",
-    description: "Health, latest ledger, lag behind the network, retention and inclusion fees of every Stellar RPC the exporter polls.",
+    description:
+      "Health, latest ledger, lag behind the network, retention and inclusion fees of every Stellar RPC the exporter polls.",
     targetLabel: "rpc",
     rows: [
       {
@@ -30,7 +41,8 @@ export function rpcDashboard(): Dashboard {
         panels: [
           statPanel({
             title: "RPC up",
-            description: "Whether the last status poll (getHealth, getLatestLedger, getFeeStats) of each RPC succeeded (stellar_rpc_up).",
+            description:
+              "Whether the last status poll (getHealth, getLatestLedger, getFeeStats) of each RPC succeeded (stellar_rpc_up).",
             unit: units.NoUnit,
             width: 8,
             height: 5,
@@ -39,7 +51,8 @@ export function rpcDashboard(): Dashboard {
           }),
           statPanel({
             title: "Healthy",
-            description: "Whether getHealth said healthy (stellar_rpc_healthy). An unhealthy RPC still answers; load balancers that check getHealth take it out.",
+            description:
+              "Whether getHealth said healthy (stellar_rpc_healthy). An unhealthy RPC still answers; load balancers that check getHealth take it out.",
             unit: units.NoUnit,
             width: 8,
             height: 5,
@@ -48,12 +61,20 @@ export function rpcDashboard(): Dashboard {
           }),
           tablePanel({
             title: "Versions",
-            description: "Stellar RPC and captive stellar-core versions and the network each RPC serves (getVersionInfo, getNetwork).",
+            description:
+              "Stellar RPC and captive stellar-core versions and the network each RPC serves (getVersionInfo, getNetwork).",
             unit: units.String,
             width: 8,
             height: 5,
             queries: [{ expr: select(RPC_METRICS.info) }],
-            transformations: [columns({ rpc: "RPC", network: "Network", version: "RPC version", captive_core_version: "Captive core version" })],
+            transformations: [
+              columns({
+                rpc: "RPC",
+                network: "Network",
+                version: "RPC version",
+                captive_core_version: "Captive core version",
+              }),
+            ],
           }),
         ],
       },
@@ -67,11 +88,17 @@ export function rpcDashboard(): Dashboard {
             unit: units.NoUnit,
             width: 8,
             min: 0,
-            queries: [{ expr: 'rpc:stellar_rpc_latest_ledger:behind_network{job=~"$job", rpc=~"$rpc"}', legend: "{{rpc}} ({{network}})" }],
+            queries: [
+              {
+                expr: 'rpc:stellar_rpc_latest_ledger:behind_network{job=~"$job", rpc=~"$rpc"}',
+                legend: "{{rpc}} ({{network}})",
+              },
+            ],
           }),
           timeseriesPanel({
             title: "Latest ledger age",
-            description: "Time since each RPC's latest ledger closed. Normally under 20 s; the stale alert fires above 120 s.",
+            description:
+              "Time since each RPC's latest ledger closed. Normally under 20 s; the stale alert fires above 120 s.",
             unit: units.Seconds,
             width: 8,
             min: 0,
@@ -86,13 +113,17 @@ export function rpcDashboard(): Dashboard {
           }),
           timeseriesPanel({
             title: "Retention window",
-            description: "Ledgers each RPC is configured to keep (getHealth's ledgerRetentionWindow) and those it holds now (latest - oldest + 1). The alert fires below stellar-rpc's default of 120960.",
+            description:
+              "Ledgers each RPC is configured to keep (getHealth's ledgerRetentionWindow) and those it holds now (latest - oldest + 1). The alert fires below stellar-rpc's default of 120960.",
             unit: units.NoUnit,
             width: 12,
             min: 0,
             queries: [
               { expr: select(RPC_METRICS.retentionWindow), legend: "{{rpc}} window" },
-              { expr: `${select(RPC_METRICS.latestLedger)} - ${select(RPC_METRICS.oldestLedger)} + 1`, legend: "{{rpc}} held" },
+              {
+                expr: `${select(RPC_METRICS.latestLedger)} - ${select(RPC_METRICS.oldestLedger)} + 1`,
+                legend: "{{rpc}} held",
+              },
             ],
           }),
           timeseriesPanel({
@@ -109,17 +140,29 @@ export function rpcDashboard(): Dashboard {
         panels: [
           timeseriesPanel({
             title: "Soroban inclusion fee (stroops)",
-            description: "Percentiles of the Soroban inclusion fee over the RPC's fee window (getFeeStats). The surge alert fires when p50 or p90 exceeds 1000 stroops.",
+            description:
+              "Percentiles of the Soroban inclusion fee over the RPC's fee window (getFeeStats). The surge alert fires when p50 or p90 exceeds 1000 stroops.",
             unit: units.NoUnit,
             width: 8,
-            queries: [{ expr: select(RPC_METRICS.inclusionFee, { matchers: `kind="soroban", ${FEE_PERCENTILES}` }), legend: "{{rpc}} {{stat}}" }],
+            queries: [
+              {
+                expr: select(RPC_METRICS.inclusionFee, { matchers: `kind="soroban", ${FEE_PERCENTILES}` }),
+                legend: "{{rpc}} {{stat}}",
+              },
+            ],
           }),
           timeseriesPanel({
             title: "Classic inclusion fee (stroops)",
-            description: "Percentiles of the inclusion fee of classic transactions over the RPC's fee window (getFeeStats).",
+            description:
+              "Percentiles of the inclusion fee of classic transactions over the RPC's fee window (getFeeStats).",
             unit: units.NoUnit,
             width: 8,
-            queries: [{ expr: select(RPC_METRICS.inclusionFee, { matchers: `kind="classic", ${FEE_PERCENTILES}` }), legend: "{{rpc}} {{stat}}" }],
+            queries: [
+              {
+                expr: select(RPC_METRICS.inclusionFee, { matchers: `kind="classic", ${FEE_PERCENTILES}` }),
+                legend: "{{rpc}} {{stat}}",
+              },
+            ],
           }),
           timeseriesPanel({
             title: "Fee statistics window",
@@ -139,11 +182,17 @@ export function rpcDashboard(): Dashboard {
         panels: [
           timeseriesPanel({
             title: "Poll errors by reason",
-            description: "Failed polls per second by endpoint (status, versions) and reason; rpc_error is a JSON-RPC error from a method other than getHealth.",
+            description:
+              "Failed polls per second by endpoint (status, versions) and reason; rpc_error is a JSON-RPC error from a method other than getHealth.",
             unit: units.OpsPerSecond,
             width: 12,
             min: 0,
-            queries: [{ expr: sumRate(RPC_METRICS.pollErrorsTotal, ["rpc", "endpoint", "reason"]), legend: "{{rpc}} {{endpoint}} {{reason}}" }],
+            queries: [
+              {
+                expr: sumRate(RPC_METRICS.pollErrorsTotal, ["rpc", "endpoint", "reason"]),
+                legend: "{{rpc}} {{endpoint}} {{reason}}",
+              },
+            ],
           }),
           timeseriesPanel({
             title: "Request duration (p90)",
@@ -151,7 +200,12 @@ export function rpcDashboard(): Dashboard {
             unit: units.Seconds,
             width: 12,
             min: 0,
-            queries: [{ expr: histogramQuantile(0.9, RPC_METRICS.requestDuration, ["rpc", "endpoint"]), legend: "{{rpc}} {{endpoint}}" }],
+            queries: [
+              {
+                expr: histogramQuantile(0.9, RPC_METRICS.requestDuration, ["rpc", "endpoint"]),
+                legend: "{{rpc}} {{endpoint}}",
+              },
+            ],
           }),
         ],
       },

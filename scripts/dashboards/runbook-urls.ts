@@ -13,7 +13,9 @@ export const RUNBOOK_URL_PATTERN_ENV = "RUNBOOK_URL_PATTERN";
 export function runbookUrlPatternFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   const pattern = env[RUNBOOK_URL_PATTERN_ENV] ?? DEFAULT_RUNBOOK_URL_PATTERN;
   if (pattern.split("%s").length !== 2) {
-    throw new Error(`${RUNBOOK_URL_PATTERN_ENV} must contain %s exactly once (where the alert's anchor goes), got "${pattern}"`);
+    throw new Error(
+      `${RUNBOOK_URL_PATTERN_ENV} must contain %s exactly once (where the alert's anchor goes), got "${pattern}"`,
+    );
   }
   return pattern;
 }

@@ -1,7 +1,13 @@
 import { AGREEMENT_METRICS } from "../catalog/metrics.js";
 import type { OwnRegistry } from "../exposition/self-metrics.js";
 import type { NetworkObserver } from "../runtime/network.js";
-import { AgreementEngine, type AgreementOptions, type ShownLedger, type TargetAgreement, type TargetId } from "./engine.js";
+import {
+  AgreementEngine,
+  type AgreementOptions,
+  type ShownLedger,
+  type TargetAgreement,
+  type TargetId,
+} from "./engine.js";
 import { networkOf } from "./network.js";
 
 /**

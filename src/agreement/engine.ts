@@ -117,7 +117,8 @@ export class AgreementEngine {
     this.leave(state);
     state.network = network;
     let joined = this.networks.get(network);
-    if (joined === undefined) this.networks.set(network, (joined = { members: new Set(), sequences: new Map(), unjudged: new Set() }));
+    if (joined === undefined)
+      this.networks.set(network, (joined = { members: new Set(), sequences: new Map(), unjudged: new Set() }));
     joined.members.add(state.key);
   }
 
@@ -158,7 +159,8 @@ export class AgreementEngine {
   standings(): TargetAgreement[] {
     const highest = new Map<string, number>();
     for (const { network, protocol } of this.targets.values()) {
-      if (network !== undefined && protocol !== undefined) highest.set(network, Math.max(highest.get(network) ?? protocol, protocol));
+      if (network !== undefined && protocol !== undefined)
+        highest.set(network, Math.max(highest.get(network) ?? protocol, protocol));
     }
     const standings: TargetAgreement[] = [];
     for (const state of this.targets.values()) {
@@ -188,7 +190,16 @@ export class AgreementEngine {
     const key = keyOf(id);
     let state = this.targets.get(key);
     if (state === undefined) {
-      state = { id: { kind: id.kind, target: id.target }, key, network: undefined, latest: undefined, protocol: undefined, comparisons: 0, disagreements: 0, lastDisagreement: undefined };
+      state = {
+        id: { kind: id.kind, target: id.target },
+        key,
+        network: undefined,
+        latest: undefined,
+        protocol: undefined,
+        comparisons: 0,
+        disagreements: 0,
+        lastDisagreement: undefined,
+      };
       this.targets.set(key, state);
     }
     return state;
@@ -198,7 +209,13 @@ export class AgreementEngine {
   private leave(state: TargetState): void {
     const name = state.network;
     const network = name === undefined ? undefined : this.networks.get(name);
-    Object.assign(state, { network: undefined, latest: undefined, comparisons: 0, disagreements: 0, lastDisagreement: undefined });
+    Object.assign(state, {
+      network: undefined,
+      latest: undefined,
+      comparisons: 0,
+      disagreements: 0,
+      lastDisagreement: undefined,
+    });
     if (name === undefined || network === undefined) return;
     network.members.delete(state.key);
     for (const record of network.sequences.values()) {

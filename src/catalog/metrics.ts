@@ -56,7 +56,20 @@ function define<const T extends MetricDefinition>(definition: T): T {
 }
 
 export const FEE_STATS = [
-  "min", "mode", "p10", "p20", "p30", "p40", "p50", "p60", "p70", "p80", "p90", "p95", "p99", "max",
+  "min",
+  "mode",
+  "p10",
+  "p20",
+  "p30",
+  "p40",
+  "p50",
+  "p60",
+  "p70",
+  "p80",
+  "p90",
+  "p95",
+  "p99",
+  "max",
 ] as const;
 export type FeeStat = (typeof FEE_STATS)[number];
 
@@ -609,7 +622,7 @@ export const METRICS = {
   requestsTotal: define({
     name: "stellar_horizon_exporter_requests_total",
     type: "counter",
-    help: "HTTP requests sent to Horizon, by endpoint and status code (code=\"error\" when no response arrived).",
+    help: 'HTTP requests sent to Horizon, by endpoint and status code (code="error" when no response arrived).',
     labels: ["endpoint", "code"],
     source: "exporter",
   }),
@@ -732,7 +745,8 @@ export const POLL_ERROR_REASONS = {
   schema: "A 2xx JSON response that does not have the shape of Horizon's API.",
   body_too_large: "The response body exceeded the configured size cap and was abandoned.",
   paging: "Paging made no progress: the cursor did not advance.",
-  rpc_error: "Stellar RPC answered a call with a JSON-RPC error object (except getHealth, whose error means unhealthy).",
+  rpc_error:
+    "Stellar RPC answered a call with a JSON-RPC error object (except getHealth, whose error means unhealthy).",
   internal: "An unexpected error inside the exporter: a bug, please report it with the log line.",
 } as const;
 export type PollErrorReason = keyof typeof POLL_ERROR_REASONS;
@@ -908,7 +922,7 @@ export const RPC_METRICS = {
   requestsTotal: define({
     name: "stellar_horizon_exporter_rpc_requests_total",
     type: "counter",
-    help: "HTTP requests sent to a Stellar RPC, by endpoint and status code (code=\"error\" when no response arrived).",
+    help: 'HTTP requests sent to a Stellar RPC, by endpoint and status code (code="error" when no response arrived).',
     labels: ["endpoint", "code"],
     source: "exporter",
     targetLabel: "rpc",

@@ -3,7 +3,14 @@ import { pino } from "pino";
 import { loadConfig, type ExporterConfig } from "../config/config.js";
 import type { WatchedContract } from "../config/contracts.js";
 import { startExporter } from "../exporter.js";
-import { DEMO_RPC_WATCHED_ACCOUNTS, DEMO_WATCHED_ACCOUNTS, RPC_PATH, SIMULATOR_REQUESTS_PER_HOUR, startSimulator, type Simulator } from "../simulator/index.js";
+import {
+  DEMO_RPC_WATCHED_ACCOUNTS,
+  DEMO_WATCHED_ACCOUNTS,
+  RPC_PATH,
+  SIMULATOR_REQUESTS_PER_HOUR,
+  startSimulator,
+  type Simulator,
+} from "../simulator/index.js";
 import { TargetUrl } from "../config/target-url.js";
 import { withProbeAccount, txProbeWith, TX_PROBE_DEFAULTS } from "../config/tx-probe.js";
 import { waitForShutdownSignal } from "./signals.js";
@@ -66,14 +73,17 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
     process.stdout.write(versionLine());
     return 0;
   }
-  const problems = [...(typeof port === "string" ? [port] : []), ...(command.kind === "invalid" ? command.problems : [])];
+  const problems = [
+    ...(typeof port === "string" ? [port] : []),
+    ...(command.kind === "invalid" ? command.problems : []),
+  ];
   if (command.kind === "invalid" || typeof port === "string") {
     reportProblems(process.stderr, "demo", problems, command.kind === "invalid" && command.usage);
     return 2;
   }
 
-  let simulator;
-  let fork;
+  let simulator: Awaited<ReturnType<typeof startSimulator>>;
+  let fork: Awaited<ReturnType<typeof startSimulator>>;
   const network = { networkPassphrase: Networks.TESTNET, networkStartMs: Date.now() };
   try {
     simulator = await startSimulator({ host: "127.0.0.1", port, ...network });
@@ -122,12 +132,17 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
     },
     [simulator.simulator, fork.simulator],
   );
-  let exporter;
+  let exporter: Awaited<ReturnType<typeof startExporter>>;
   try {
     exporter = await startExporter(config, { logger: pino({ level: config.logLevel }) });
   } catch (error) {
     await Promise.all([simulator.close(), fork.close()]);
-    reportProblems(process.stderr, "demo", [`exporter: ${(error as Error).message} (pass --web.listen-address=HOST:PORT)`], false);
+    reportProblems(
+      process.stderr,
+      "demo",
+      [`exporter: ${(error as Error).message} (pass --web.listen-address=HOST:PORT)`],
+      false,
+    );
     return 1;
   }
   process.stdout.write(
@@ -152,7 +167,11 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
 
 /** The simulator's demo contracts as the demo watches them: instance, code, and the wasm contract's storage entry. */
 export function demoContracts(simulator: Simulator): WatchedContract[] {
-  return simulator.contracts.demo.map(({ name, id, keys }) => ({ name, id, keys: keys.map((key) => ({ ...key, durability: "persistent" as const })) }));
+  return simulator.contracts.demo.map(({ name, id, keys }) => ({
+    name,
+    id,
+    keys: keys.map((key) => ({ ...key, durability: "persistent" as const })),
+  }));
 }
 
 /** Lumens the simulator gives the demo probe's freshly generated account. */
@@ -165,11 +184,18 @@ const DEMO_PROBE_FUNDS_STROOPS = 10_000n * 10_000_000n;
 export function withDemoProbe(config: ExporterConfig, simulators: readonly Simulator[]): ExporterConfig {
   const signer = Keypair.random();
   for (const simulator of simulators) {
-    simulator.accounts.add({ id: signer.publicKey(), balance: DEMO_PROBE_FUNDS_STROOPS }, simulator.latestLedgerPoint());
+    simulator.accounts.add(
+      { id: signer.publicKey(), balance: DEMO_PROBE_FUNDS_STROOPS },
+      simulator.latestLedgerPoint(),
+    );
   }
   const txProbe = txProbeWith(signer, { interval: "15s", maxFee: TX_PROBE_DEFAULTS.maxFee, allowPubnet: false });
   return {
     ...config,
-    targets: config.targets.map((target) => ({ ...target, txProbe, accounts: withProbeAccount(target.accounts, txProbe.accountId) })),
+    targets: config.targets.map((target) => ({
+      ...target,
+      txProbe,
+      accounts: withProbeAccount(target.accounts, txProbe.accountId),
+    })),
   };
 }

@@ -84,7 +84,11 @@ function probe(url: string): Promise<number> {
   });
 }
 
-export async function runHealthcheckCommand(argv: string[], env: NodeJS.ProcessEnv = process.env, io: HealthcheckIo = {}): Promise<number> {
+export async function runHealthcheckCommand(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  io: HealthcheckIo = {},
+): Promise<number> {
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
   const bin = process.argv[1] ?? "";

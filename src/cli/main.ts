@@ -41,7 +41,7 @@ async function runExporter(argv: string[]): Promise<number> {
   }
   // Every line passes the scrubber: no secret the process holds reaches a log, whatever carried it.
   const logger = pino({ level: command.config.logLevel, hooks: { streamWrite: scrubSecrets } });
-  let exporter;
+  let exporter: Awaited<ReturnType<typeof startExporter>>;
   try {
     exporter = await startExporter(command.config, { logger });
   } catch (error) {
@@ -60,7 +60,9 @@ async function runExporter(argv: string[]): Promise<number> {
     logger.info({ configFile, webConfigFile }, "SIGHUP: reloading the configuration");
     void exporter.reload(async () => {
       const reloaded = await loadConfig(argv, process.env);
-      return reloaded.kind === "run" ? reloaded.config : { problems: reloaded.kind === "invalid" ? reloaded.problems : [] };
+      return reloaded.kind === "run"
+        ? reloaded.config
+        : { problems: reloaded.kind === "invalid" ? reloaded.problems : [] };
     });
   };
   process.on("SIGHUP", onReloadSignal);
@@ -76,7 +78,12 @@ async function main(argv: string[]): Promise<number> {
   const command = argv[0] === "help" ? argv[1] : argv[0];
   if (command !== undefined && !command.startsWith("-") && !COMMANDS.includes(command)) {
     const meant = closestName(command, COMMANDS);
-    reportProblems(process.stderr, undefined, [`unknown command "${command}"${meant ? ` (did you mean ${meant}?)` : ""}`], true);
+    reportProblems(
+      process.stderr,
+      undefined,
+      [`unknown command "${command}"${meant ? ` (did you mean ${meant}?)` : ""}`],
+      true,
+    );
     return 2;
   }
   // `help` and `help COMMAND` are `--help` and `COMMAND --help`.

@@ -57,7 +57,12 @@ export interface Relaunch {
  * The command line and environment that restart this process with NODE_FLAGS and
  * NODE_ENVIRONMENT, or undefined when the operator already chose them.
  */
-export function relaunchCommand(execPath: string, execArgv: readonly string[], argv: readonly string[], env: NodeJS.ProcessEnv): Relaunch | undefined {
+export function relaunchCommand(
+  execPath: string,
+  execArgv: readonly string[],
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Relaunch | undefined {
   const missing = unset(NODE_FLAGS, execArgv, env.NODE_OPTIONS);
   const environmentChosen = Object.keys(NODE_ENVIRONMENT).every((name) => env[name] !== undefined);
   if (missing.length === 0 && environmentChosen) return undefined;
@@ -84,7 +89,10 @@ export function relaunchWithNodeFlags(): void {
 }
 
 /** Sets those of RUNTIME_V8_FLAGS the operator has not set; returns the ones it set. */
-export function applyRuntimeV8Flags(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS): string[] {
+export function applyRuntimeV8Flags(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions = process.env.NODE_OPTIONS,
+): string[] {
   const missing = unset(RUNTIME_V8_FLAGS, execArgv, nodeOptions);
   for (const flag of missing) setFlagsFromString(flag);
   return missing;

@@ -44,7 +44,16 @@ Flags (--flag=value or --flag value):
 Control endpoints: POST /_sim/scenario/NAME switches scenario, GET /_sim/state shows the model.
 `;
 
-const VALUE_FLAGS = ["web.listen-address", "scenario", "ledger-interval", "pools", "seed", "network-passphrase", "network-start", "fork-at"] as const;
+const VALUE_FLAGS = [
+  "web.listen-address",
+  "scenario",
+  "ledger-interval",
+  "pools",
+  "seed",
+  "network-passphrase",
+  "network-start",
+  "fork-at",
+] as const;
 type ValueFlag = (typeof VALUE_FLAGS)[number];
 
 interface ParsedArguments {
@@ -115,7 +124,8 @@ function toStartOptions(values: ParsedArguments["values"], problems: string[]): 
   const interval = values["ledger-interval"];
   if (interval !== undefined) {
     const intervalMs = parseDuration(interval);
-    if (intervalMs === undefined || intervalMs < 1) problems.push(`--ledger-interval: "${interval}" is not a duration of at least 1ms (e.g. 6s, 250ms)`);
+    if (intervalMs === undefined || intervalMs < 1)
+      problems.push(`--ledger-interval: "${interval}" is not a duration of at least 1ms (e.g. 6s, 250ms)`);
     else options.ledgerIntervalMs = intervalMs;
   }
 
@@ -143,15 +153,18 @@ function toStartOptions(values: ParsedArguments["values"], problems: string[]): 
   if (networkStart !== undefined) {
     const startMs = RFC_3339.test(networkStart) ? Date.parse(networkStart) : Number.NaN;
     const ageMs = Date.now() - startMs;
-    if (Number.isNaN(startMs)) problems.push(`--network-start: "${networkStart}" is not an RFC 3339 time (e.g. 2026-01-02T03:04:05Z)`);
-    else if (!(ageMs >= 0 && ageMs <= MAX_NETWORK_START_AGE_MS)) problems.push(`--network-start: ${networkStart} is not within the last day`);
+    if (Number.isNaN(startMs))
+      problems.push(`--network-start: "${networkStart}" is not an RFC 3339 time (e.g. 2026-01-02T03:04:05Z)`);
+    else if (!(ageMs >= 0 && ageMs <= MAX_NETWORK_START_AGE_MS))
+      problems.push(`--network-start: ${networkStart} is not within the last day`);
     else options.networkStartMs = startMs;
   }
 
   const forkAt = values["fork-at"];
   if (forkAt !== undefined) {
     const sequence = parseCount(forkAt, MAX_LEDGER_SEQUENCE);
-    if (sequence === undefined || sequence < 1) problems.push(`--fork-at: "${forkAt}" is not a ledger sequence from 1 to ${MAX_LEDGER_SEQUENCE}`);
+    if (sequence === undefined || sequence < 1)
+      problems.push(`--fork-at: "${forkAt}" is not a ledger sequence from 1 to ${MAX_LEDGER_SEQUENCE}`);
     else options.forkAt = sequence;
   }
   return options;
@@ -176,7 +189,7 @@ export async function runSimulateCommand(argv: string[], io: SimulateCommandIo =
     return 2;
   }
 
-  let running;
+  let running: Awaited<ReturnType<typeof startSimulator>>;
   try {
     running = await startSimulator(options);
   } catch (error) {
@@ -185,8 +198,12 @@ export async function runSimulateCommand(argv: string[], io: SimulateCommandIo =
   }
   const { scenario, pools, seed, networkStart, forkAt, historyLatestLedger } = running.simulator.state();
   const forked = forkAt === null ? "" : `, forked from ledger ${forkAt}`;
-  stdout.write(`Horizon simulator listening on ${running.url} (scenario ${scenario}, ${pools} pools, seed ${seed}${forked})\n`);
-  stdout.write(`  network: ledger ${historyLatestLedger} now; another simulator with --seed=${seed} --network-start=${networkStart} serves the same ledgers\n`);
+  stdout.write(
+    `Horizon simulator listening on ${running.url} (scenario ${scenario}, ${pools} pools, seed ${seed}${forked})\n`,
+  );
+  stdout.write(
+    `  network: ledger ${historyLatestLedger} now; another simulator with --seed=${seed} --network-start=${networkStart} serves the same ledgers\n`,
+  );
   stdout.write(`  state: GET ${running.url}/_sim/state   switch scenario: POST ${running.url}/_sim/scenario/NAME\n`);
   await waitForShutdownSignal(io.stop);
   await running.close();

@@ -4,7 +4,13 @@
  * Horizon's AccountResponse gives, computed as Horizon computes them (amounts from int64 stroops,
  * liabilities 0 without the liabilities extension, a master key of weight 0 left out of the signers).
  */
-import { ACCOUNT_FLAGS, stroopsToUnits, type AccountBalance, type AccountFlag, type AccountSigner } from "./account-schemas.js";
+import {
+  ACCOUNT_FLAGS,
+  stroopsToUnits,
+  type AccountBalance,
+  type AccountFlag,
+  type AccountSigner,
+} from "./account-schemas.js";
 import { PollError } from "./errors.js";
 import type { AccountFacts } from "../collectors/accounts.js";
 import { stellarBase } from "../stellar-base.js";
@@ -15,7 +21,12 @@ type AccountEntry = InstanceType<Xdr["AccountEntry"]>;
 type TrustLineEntry = InstanceType<Xdr["TrustLineEntry"]>;
 
 /** Account flags by their bit in AccountEntry.flags (AUTH_REQUIRED_FLAG … AUTH_CLAWBACK_ENABLED_FLAG). */
-const FLAG_BITS: Readonly<Record<AccountFlag, number>> = { auth_required: 1, auth_revocable: 2, auth_immutable: 4, auth_clawback_enabled: 8 };
+const FLAG_BITS: Readonly<Record<AccountFlag, number>> = {
+  auth_required: 1,
+  auth_revocable: 2,
+  auth_immutable: 4,
+  auth_clawback_enabled: 8,
+};
 /** TrustLineEntry's AUTHORIZED_FLAG: Horizon's is_authorized. */
 const TRUSTLINE_AUTHORIZED = 1;
 
@@ -23,7 +34,10 @@ function decodeEntry(base64: string, what: string) {
   try {
     return stellarBase().xdr.LedgerEntryData.fromXDR(base64, "base64");
   } catch (error) {
-    throw new PollError("schema", `Stellar RPC's getLedgerEntries sent ${what} whose xdr does not decode: ${(error as Error).message}`);
+    throw new PollError(
+      "schema",
+      `Stellar RPC's getLedgerEntries sent ${what} whose xdr does not decode: ${(error as Error).message}`,
+    );
   }
 }
 
@@ -42,7 +56,11 @@ function signerOf(signer: InstanceType<Xdr["Signer"]>): AccountSigner {
     case xdr.SignerKeyType.signerKeyTypeHashX():
       return { key: StrKey.encodeSha256Hash(key.hashX()), type: "sha256_hash", weight };
     default:
-      return { key: StrKey.encodeSignedPayload(key.ed25519SignedPayload().toXDR()), type: "ed25519_signed_payload", weight };
+      return {
+        key: StrKey.encodeSignedPayload(key.ed25519SignedPayload().toXDR()),
+        type: "ed25519_signed_payload",
+        weight,
+      };
   }
 }
 
@@ -51,9 +69,13 @@ function accountFacts(id: string, entry: AccountEntry, balances: AccountBalance[
   const masterWeight = thresholds[0] ?? 0;
   const listed = entry.signers().map(signerOf);
   // Lists made at their size (concat, not unshift or a spread): ten thousand accounts' facts are held between polls.
-  const signers = masterWeight > 0 ? [{ key: id, type: "ed25519_public_key", weight: masterWeight } as AccountSigner].concat(listed) : listed;
+  const signers =
+    masterWeight > 0
+      ? [{ key: id, type: "ed25519_public_key", weight: masterWeight } as AccountSigner].concat(listed)
+      : listed;
   // A signer listed twice (or the master key listed again) would be two series with one label set.
-  if (!distinct(signers, (signer) => signer.key)) throw new PollError("schema", `Stellar RPC's account entry of ${id} lists a signer twice`);
+  if (!distinct(signers, (signer) => signer.key))
+    throw new PollError("schema", `Stellar RPC's account entry of ${id} lists a signer twice`);
   const v1 = entry.ext().switch() === 1 ? entry.ext().v1() : undefined;
   const v2 = v1 !== undefined && v1.ext().switch() === 2 ? v1.ext().v2() : undefined;
   const v3 = v2 !== undefined && v2.ext().switch() === 3 ? v2.ext().v3() : undefined;
@@ -75,7 +97,10 @@ function accountFacts(id: string, entry: AccountEntry, balances: AccountBalance[
     sponsor: undefined,
     homeDomain: entry.homeDomain().toString(),
     thresholds: { low: thresholds[1] ?? 0, medium: thresholds[2] ?? 0, high: thresholds[3] ?? 0 },
-    flags: Object.fromEntries(ACCOUNT_FLAGS.map((flag) => [flag, (flags & FLAG_BITS[flag]) !== 0])) as Record<AccountFlag, boolean>,
+    flags: Object.fromEntries(ACCOUNT_FLAGS.map((flag) => [flag, (flags & FLAG_BITS[flag]) !== 0])) as Record<
+      AccountFlag,
+      boolean
+    >,
     balances: balances.concat(native),
     signers,
   };
@@ -111,7 +136,8 @@ export function accountFromEntries(
 ): AccountFromEntries {
   const { xdr } = stellarBase();
   const data = decodeEntry(accountXdr, `the account entry of ${id}`);
-  if (data.switch() !== xdr.LedgerEntryType.account()) throw new PollError("schema", `Stellar RPC's getLedgerEntries sent another kind of entry for the account ${id}`);
+  if (data.switch() !== xdr.LedgerEntryType.account())
+    throw new PollError("schema", `Stellar RPC's getLedgerEntries sent another kind of entry for the account ${id}`);
   const balances: AccountBalance[] = [];
   const trustlines: (readonly [string, boolean])[] = [];
   for (const [asset, lineXdr] of trustlineXdrs) {
@@ -119,7 +145,10 @@ export function accountFromEntries(
     if (lineXdr === undefined) continue;
     const line = decodeEntry(lineXdr, `the ${asset} trustline of ${id}`);
     if (line.switch() !== xdr.LedgerEntryType.trustline()) {
-      throw new PollError("schema", `Stellar RPC's getLedgerEntries sent another kind of entry for the ${asset} trustline of ${id}`);
+      throw new PollError(
+        "schema",
+        `Stellar RPC's getLedgerEntries sent another kind of entry for the ${asset} trustline of ${id}`,
+      );
     }
     balances.push(trustlineBalance(asset, line.trustLine()));
   }
@@ -132,7 +161,10 @@ export function baseReserveFromHeader(headerXdr: string): number {
   try {
     return stellarBase().xdr.LedgerHeader.fromXDR(headerXdr, "base64").baseReserve();
   } catch (error) {
-    throw new PollError("schema", `Stellar RPC's getLatestLedger headerXdr does not decode: ${(error as Error).message}`);
+    throw new PollError(
+      "schema",
+      `Stellar RPC's getLatestLedger headerXdr does not decode: ${(error as Error).message}`,
+    );
   }
 }
 

@@ -5,7 +5,19 @@
  * sponsorship counts, `sequence_ledger` and `auth_clawback_enabled` are absent on older versions.
  */
 import { z } from "zod";
-import { accountKey, amount, amountText, assetCode, assetName, distinct, poolId, signerKey, snakeCaseWord, uint64String, uint64Text } from "./wire-values.js";
+import {
+  accountKey,
+  amount,
+  amountText,
+  assetCode,
+  assetName,
+  distinct,
+  poolId,
+  signerKey,
+  snakeCaseWord,
+  uint64String,
+  uint64Text,
+} from "./wire-values.js";
 
 export { amountStroops, stroopsToUnits } from "./wire-values.js";
 
@@ -61,7 +73,9 @@ export interface AccountBalance {
 /** The `asset` label of a balance. */
 function balanceAsset(raw: z.output<typeof balanceSchema>): string {
   if (raw.asset_type === "native") return "native";
-  return raw.asset_type === "liquidity_pool_shares" ? `pool:${raw.liquidity_pool_id}` : `${raw.asset_code}:${raw.asset_issuer}`;
+  return raw.asset_type === "liquidity_pool_shares"
+    ? `pool:${raw.liquidity_pool_id}`
+    : `${raw.asset_code}:${raw.asset_issuer}`;
 }
 
 function accountBalance(raw: z.output<typeof balanceSchema>): AccountBalance {
@@ -97,7 +111,11 @@ export const accountSchema = z
     subentry_count: nonNegativeInt,
     home_domain: z.string().optional(),
     last_modified_ledger: nonNegativeInt.optional(),
-    thresholds: z.object({ low_threshold: nonNegativeInt, med_threshold: nonNegativeInt, high_threshold: nonNegativeInt }),
+    thresholds: z.object({
+      low_threshold: nonNegativeInt,
+      med_threshold: nonNegativeInt,
+      high_threshold: nonNegativeInt,
+    }),
     flags: z.object({
       auth_required: z.boolean(),
       auth_revocable: z.boolean(),
@@ -105,7 +123,9 @@ export const accountSchema = z
       auth_clawback_enabled: z.boolean().optional(),
     }),
     // A balance or a signer listed twice would be two series with one label set.
-    balances: z.array(balanceSchema).refine((balances) => distinct(balances, balanceAsset), "the account lists a balance twice"),
+    balances: z
+      .array(balanceSchema)
+      .refine((balances) => distinct(balances, balanceAsset), "the account lists a balance twice"),
     signers: z
       .array(z.object({ key: signerKey, type: snakeCaseWord, weight: nonNegativeInt }))
       .refine((signers) => distinct(signers, (signer) => signer.key), "the account lists a signer twice"),
@@ -125,9 +145,16 @@ export const accountSchema = z
     numSponsored: raw.num_sponsored ?? 0,
     sponsor: raw.sponsor,
     homeDomain: raw.home_domain ?? "",
-    thresholds: { low: raw.thresholds.low_threshold, medium: raw.thresholds.med_threshold, high: raw.thresholds.high_threshold },
+    thresholds: {
+      low: raw.thresholds.low_threshold,
+      medium: raw.thresholds.med_threshold,
+      high: raw.thresholds.high_threshold,
+    },
     // A flag an older Horizon does not send is off: the ledger had no such flag then.
-    flags: Object.fromEntries(ACCOUNT_FLAGS.map((flag) => [flag, raw.flags[flag] ?? false])) as Record<AccountFlag, boolean>,
+    flags: Object.fromEntries(ACCOUNT_FLAGS.map((flag) => [flag, raw.flags[flag] ?? false])) as Record<
+      AccountFlag,
+      boolean
+    >,
     balances: raw.balances.map(accountBalance),
     signers: raw.signers.map(({ key, type, weight }): AccountSigner => ({ key, type, weight })),
     dataEntries: Object.keys(raw.data).length,

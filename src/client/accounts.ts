@@ -4,7 +4,13 @@
  */
 import type { z } from "zod";
 import type { Endpoint } from "../catalog/metrics.js";
-import { accountSchema, claimableBalanceSchema, offerSchema, type Account, type ClaimableBalance } from "./account-schemas.js";
+import {
+  accountSchema,
+  claimableBalanceSchema,
+  offerSchema,
+  type Account,
+  type ClaimableBalance,
+} from "./account-schemas.js";
 import { PollError } from "./errors.js";
 import type { HorizonClient, Query } from "./horizon-client.js";
 import { cursorAfter, PAGE_LIMIT, validRecord } from "../collectors/paging.js";
@@ -30,7 +36,13 @@ export class AccountsClient {
 
   async account(id: string, signal?: AbortSignal): Promise<AccountLookup> {
     try {
-      const account = await this.reader.getValidated(ENDPOINT, `accounts/${encodeURIComponent(id)}`, {}, accountSchema, signal);
+      const account = await this.reader.getValidated(
+        ENDPOINT,
+        `accounts/${encodeURIComponent(id)}`,
+        {},
+        accountSchema,
+        signal,
+      );
       return { status: "found", account };
     } catch (error) {
       if (error instanceof PollError && error.details.status === 404) return { status: "missing" };
@@ -45,7 +57,8 @@ export class AccountsClient {
   async latestBaseReserve(signal?: AbortSignal): Promise<number> {
     const page = await this.reader.getValidated(ENDPOINT, "ledgers", { order: "desc", limit: 1 }, pageSchema, signal);
     const latest = validRecord(ledgerSchema, page._embedded.records[0]);
-    if (latest === undefined) throw new PollError("schema", "Horizon's latest ledger record is missing or does not match its schema");
+    if (latest === undefined)
+      throw new PollError("schema", "Horizon's latest ledger record is missing or does not match its schema");
     return latest.base_reserve_in_stroops;
   }
 
@@ -75,7 +88,13 @@ export class AccountsClient {
     let cursor: string | undefined;
     for (;;) {
       const limit = Math.min(PAGE_LIMIT, cap - records.length + 1);
-      const page = await this.reader.getValidated(ENDPOINT, path, { ...filter, order: "asc", limit, cursor }, pageSchema, signal);
+      const page = await this.reader.getValidated(
+        ENDPOINT,
+        path,
+        { ...filter, order: "asc", limit, cursor },
+        pageSchema,
+        signal,
+      );
       const raw = page._embedded.records;
       for (const record of raw) {
         const valid = validRecord(schema, record);

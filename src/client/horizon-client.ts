@@ -66,13 +66,25 @@ export class HorizonClient {
    * A page of pools, scanned rather than parsed: tens of thousands of pools are read every poll.
    * With `memo`, a pool sent as the last poll's scan saw it is recognised rather than scanned.
    */
-  liquidityPools(query: Query, signal?: AbortSignal, memo?: ScanMemo<LiquidityPoolField>): Promise<ScannedRecord<LiquidityPoolField>[]> {
+  liquidityPools(
+    query: Query,
+    signal?: AbortSignal,
+    memo?: ScanMemo<LiquidityPoolField>,
+  ): Promise<ScannedRecord<LiquidityPoolField>[]> {
     const url = this.urlFor("liquidity_pools", query);
-    return this.http.decoded("liquidity_pools", url, undefined, signal, (body) => scanPage(body, LIQUIDITY_POOL_FIELDS, memo));
+    return this.http.decoded("liquidity_pools", url, undefined, signal, (body) =>
+      scanPage(body, LIQUIDITY_POOL_FIELDS, memo),
+    );
   }
 
   liquidityPool(id: string, signal?: AbortSignal): Promise<LiquidityPool> {
-    return this.getValidated("liquidity_pools", `liquidity_pools/${encodeURIComponent(id)}`, {}, liquidityPoolSchema, signal);
+    return this.getValidated(
+      "liquidity_pools",
+      `liquidity_pools/${encodeURIComponent(id)}`,
+      {},
+      liquidityPoolSchema,
+      signal,
+    );
   }
 
   /**
@@ -99,7 +111,11 @@ export class HorizonClient {
     schema: S,
     signal: AbortSignal | undefined,
   ): Promise<z.output<S>> {
-    return validated(schema, await this.http.json(endpoint, this.urlFor(path, query), undefined, signal), `Horizon's ${endpoint}`);
+    return validated(
+      schema,
+      await this.http.json(endpoint, this.urlFor(path, query), undefined, signal),
+      `Horizon's ${endpoint}`,
+    );
   }
 
   private urlFor(path: string, query: Query): string {

@@ -53,7 +53,11 @@ interface Freshness {
  * stops it with.
  */
 export function targetHttpOptions<E extends string>(
-  target: { readonly url: TargetUrl; readonly headers: Readonly<Record<string, Secret>>; readonly timeoutMs: number } & Pick<Freshness, "schedules">,
+  target: {
+    readonly url: TargetUrl;
+    readonly headers: Readonly<Record<string, Secret>>;
+    readonly timeoutMs: number;
+  } & Pick<Freshness, "schedules">,
   config: Pick<HttpOptions<E>, "retries" | "maxBodyBytes"> & Pick<Freshness, "staleAfterIntervals">,
   runtime: Pick<HttpOptions<E>, "observer" | "signal" | "clock" | "log">,
 ): HttpOptions<E> {
@@ -61,7 +65,15 @@ export function targetHttpOptions<E extends string>(
   const url = target.url.href.reveal();
   const headers = revealedValues(target.headers);
   const maxHoldMs = maxHoldMsOf({ schedules: target.schedules, staleAfterIntervals: config.staleAfterIntervals });
-  return { url, headers, timeoutMs: target.timeoutMs, retries: config.retries, maxBodyBytes: config.maxBodyBytes, maxHoldMs, ...runtime };
+  return {
+    url,
+    headers,
+    timeoutMs: target.timeoutMs,
+    retries: config.retries,
+    maxBodyBytes: config.maxBodyBytes,
+    maxHoldMs,
+    ...runtime,
+  };
 }
 
 /** One hour, or the target's longest freshness window if longer. */
@@ -125,7 +137,13 @@ export class CourteousHttp<E extends string> {
    * A 2xx response's body as `decode` reads it, after retries; a body `decode` rejects with an
    * `invalid_json` PollError is retried like any transient failure.
    */
-  async decoded<T>(purpose: E, url: string, body: RequestBody | undefined, poll: AbortSignal | undefined, decode: (bytes: Buffer) => T): Promise<T> {
+  async decoded<T>(
+    purpose: E,
+    url: string,
+    body: RequestBody | undefined,
+    poll: AbortSignal | undefined,
+    decode: (bytes: Buffer) => T,
+  ): Promise<T> {
     const signals = this.signalsWith(poll);
     const request = { url, ...(body ? { body } : {}), timeoutMs: this.options.timeoutMs, signals };
     for (let attempt = 0; ; attempt += 1) {
@@ -142,7 +160,13 @@ export class CourteousHttp<E extends string> {
   }
 
   /** One attempt, never retried, with its own timeout: for requests whose repetition the caller decides. */
-  once(purpose: E, url: string, body: RequestBody, timeoutMs: number, signal: AbortSignal | undefined): Promise<unknown> {
+  once(
+    purpose: E,
+    url: string,
+    body: RequestBody,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<unknown> {
     return this.attempt(purpose, { url, body, timeoutMs, signals: this.signalsWith(signal) }, parseJson);
   }
 
@@ -217,7 +241,10 @@ export class CourteousHttp<E extends string> {
    * next), aborted by the timeout, by shutdown or by the poll's deadline; `release` drops its
    * timer and listeners.
    */
-  private attemptSignal(timeoutMs: number, outer: readonly AbortSignal[]): { signal: AbortSignal; timedOut: () => boolean; release: () => void } {
+  private attemptSignal(
+    timeoutMs: number,
+    outer: readonly AbortSignal[],
+  ): { signal: AbortSignal; timedOut: () => boolean; release: () => void } {
     const controller = new AbortController();
     let expired = false;
     const timer = this.clock.setTimeout(() => {
@@ -272,8 +299,13 @@ export function validated<S extends z.ZodType>(schema: S, body: unknown, what: s
 /** The method, body and headers of a request: a GET, or a POST of JSON or of a form. */
 function postOf(body: RequestBody | undefined, headers: Readonly<Record<string, string>>) {
   if (body === undefined) return { headers };
-  if ("json" in body) return { method: "POST", body: body.json, headers: { ...headers, "Content-Type": "application/json" } };
-  return { method: "POST", body: body.form.toString(), headers: { ...headers, "Content-Type": "application/x-www-form-urlencoded" } };
+  if ("json" in body)
+    return { method: "POST", body: body.json, headers: { ...headers, "Content-Type": "application/json" } };
+  return {
+    method: "POST",
+    body: body.form.toString(),
+    headers: { ...headers, "Content-Type": "application/x-www-form-urlencoded" },
+  };
 }
 
 function basicAuthorization(url: URL): Record<string, string> {
@@ -295,7 +327,9 @@ export function parseJson(bytes: Buffer): unknown {
 function httpError(status: number, text: string): PollError {
   const reason = status === 429 ? "rate_limited" : status >= 500 ? "http_5xx" : "http_4xx";
   const problem = parseProblem(text);
-  const description = problem ? excerpt(`${problem.title}${problem.detail ? `: ${problem.detail}` : ""}`) : excerpt(text);
+  const description = problem
+    ? excerpt(`${problem.title}${problem.detail ? `: ${problem.detail}` : ""}`)
+    : excerpt(text);
   return new PollError(reason, `HTTP ${status}: ${description}`, problem ? { status, problem } : { status });
 }
 

@@ -5,10 +5,20 @@
  */
 
 /** JSON's whitespace. */
-export const SPACE = 0x20, TAB = 0x09, LINE_FEED = 0x0a, CARRIAGE_RETURN = 0x0d;
+export const SPACE = 0x20,
+  TAB = 0x09,
+  LINE_FEED = 0x0a,
+  CARRIAGE_RETURN = 0x0d;
 /** JSON's structure, and the escape of a code unit. */
-export const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c, COLON = 0x3a, LOWER_U = 0x75;
-export const OPEN_BRACE = 0x7b, CLOSE_BRACE = 0x7d, OPEN_BRACKET = 0x5b, CLOSE_BRACKET = 0x5d;
+export const QUOTE = 0x22,
+  BACKSLASH = 0x5c,
+  COMMA = 0x2c,
+  COLON = 0x3a,
+  LOWER_U = 0x75;
+export const OPEN_BRACE = 0x7b,
+  CLOSE_BRACE = 0x7d,
+  OPEN_BRACKET = 0x5b,
+  CLOSE_BRACKET = 0x5d;
 
 export const TRUE = Buffer.from("true");
 export const FALSE = Buffer.from("false");

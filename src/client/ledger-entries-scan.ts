@@ -12,7 +12,26 @@
  * result, or an error, that JSON.parse and the schemas would not. Every entry is read: an entry is
  * never taken for the last poll's by a hash of its bytes, which a changed entry may share.
  */
-import { BACKSLASH, CARRIAGE_RETURN, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, escapeLength, FALSE, keyIs, LINE_FEED, MAX_DEPTH, NULL, OPEN_BRACE, OPEN_BRACKET, QUOTE, SPACE, TAB, TRUE } from "./json-bytes.js";
+import {
+  BACKSLASH,
+  CARRIAGE_RETURN,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  escapeLength,
+  FALSE,
+  keyIs,
+  LINE_FEED,
+  MAX_DEPTH,
+  NULL,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  SPACE,
+  TAB,
+  TRUE,
+} from "./json-bytes.js";
 import { PreparedCall } from "./rpc-client.js";
 
 /** What a scan throws inside itself when it declines a body; caught where the scan starts, never further. */
@@ -21,7 +40,13 @@ const DECLINED = new Error("not the plain getLedgerEntries shape");
 /** Integers of up to 15 digits are exact in a double and within zod's safe-integer check; longer ones are declined. */
 const MAX_DIGITS = 15;
 /** The bytes of JSON's numbers. */
-const ZERO = 0x30, NINE = 0x39, MINUS = 0x2d, PLUS = 0x2b, DOT = 0x2e, LOWER_E = 0x65, UPPER_E = 0x45;
+const ZERO = 0x30,
+  NINE = 0x39,
+  MINUS = 0x2d,
+  PLUS = 0x2b,
+  DOT = 0x2e,
+  LOWER_E = 0x65,
+  UPPER_E = 0x45;
 
 const JSONRPC = Buffer.from("jsonrpc");
 const VERSION = Buffer.from("2.0");
@@ -38,7 +63,8 @@ const LIVE_UNTIL = Buffer.from("liveUntilLedgerSeq");
 /** True when bytes[start, end) are the characters of `text` (printable ASCII, as keys and xdr are). */
 function bytesAre(bytes: Buffer, start: number, end: number, text: string): boolean {
   if (end - start !== text.length) return false;
-  for (let index = 0; index < text.length; index += 1) if (bytes[start + index] !== text.charCodeAt(index)) return false;
+  for (let index = 0; index < text.length; index += 1)
+    if (bytes[start + index] !== text.charCodeAt(index)) return false;
   return true;
 }
 
@@ -163,7 +189,8 @@ export class ScannedLedgerEntries {
 
   /** The index of entry `entry`'s key (from 0, below `count`), shown by `view`. */
   show(entry: number, view: ScannedEntryView): number {
-    if (this.memo.scans !== this.scan) throw new Error("a scanned response was read after the next scan of the same call");
+    if (this.memo.scans !== this.scan)
+      throw new Error("a scanned response was read after the next scan of the same call");
     const { layout, ledgers } = this.memo;
     const index = layout[entry * LAYOUT]!;
     const liveUntil = ledgers[2 * entry + 1]!;
@@ -232,7 +259,8 @@ class LedgerEntriesScan {
   }
 
   response(): ScannedLedgerEntries {
-    let seen = 0, latestLedger = -1;
+    let seen = 0,
+      latestLedger = -1;
     this.open(OPEN_BRACE);
     for (let first = true; this.member(first); first = false) {
       if (this.nameIs(JSONRPC)) {
@@ -261,7 +289,8 @@ class LedgerEntriesScan {
 
   /** getLedgerEntries' result; its latestLedger. */
   private result(): number {
-    let seen = 0, latestLedger = -1;
+    let seen = 0,
+      latestLedger = -1;
     this.open(OPEN_BRACE);
     for (let first = true; this.member(first); first = false) {
       if (this.nameIs(ENTRIES)) {
@@ -297,8 +326,12 @@ class LedgerEntriesScan {
   /** An entry read in full, and noted when its key was asked for (the others are only checked). */
   private entry(): void {
     let seen = 0;
-    let keyStart = 0, keyEnd = 0, xdrStart = 0, xdrEnd = 0;
-    let lastModified = 0, liveUntil = -1;
+    let keyStart = 0,
+      keyEnd = 0,
+      xdrStart = 0,
+      xdrEnd = 0;
+    let lastModified = 0,
+      liveUntil = -1;
     this.open(OPEN_BRACE);
     for (let first = true; this.member(first); first = false) {
       if (this.nameIs(KEY)) {
@@ -393,7 +426,14 @@ class LedgerEntriesScan {
     let position = this.position + 1;
     for (;;) {
       let byte = 0;
-      while (position < length && (byte = bytes[position]!) >= SPACE && byte < 0x80 && byte !== QUOTE && byte !== BACKSLASH) position += 1;
+      while (
+        position < length &&
+        (byte = bytes[position]!) >= SPACE &&
+        byte < 0x80 &&
+        byte !== QUOTE &&
+        byte !== BACKSLASH
+      )
+        position += 1;
       if (position >= length) throw DECLINED;
       if (byte === QUOTE) {
         this.position = position + 1;

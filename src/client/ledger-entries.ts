@@ -123,11 +123,14 @@ export async function visitLedgerEntries(
     while (failure === undefined && next < calls.length) {
       const call = next++;
       try {
-        const answer = await client.scannedCall(endpoint, calls[call]!, signal, (body) => scanLedgerEntries(body, requested, call));
+        const answer = await client.scannedCall(endpoint, calls[call]!, signal, (body) =>
+          scanLedgerEntries(body, requested, call),
+        );
         if ("scanned" in answer) {
           const scanned = answer.scanned;
           latestLedger = Math.max(latestLedger ?? 0, scanned.latestLedger);
-          for (let entry = 0; entry < scanned.count; entry += 1) visit(view, scanned.latestLedger, positions[scanned.show(entry, view)]!);
+          for (let entry = 0; entry < scanned.count; entry += 1)
+            visit(view, scanned.latestLedger, positions[scanned.show(entry, view)]!);
         } else {
           const read = validated(ledgerEntriesSchema, answer.result, "Stellar RPC's getLedgerEntries");
           latestLedger = Math.max(latestLedger ?? 0, read.latestLedger);

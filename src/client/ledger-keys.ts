@@ -9,7 +9,9 @@ import { stellarBase } from "../stellar-base.js";
 /** An account's entry. */
 export function accountLedgerKey(accountId: string): string {
   const { xdr, Keypair } = stellarBase();
-  return xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(accountId).xdrAccountId() })).toXDR("base64");
+  return xdr.LedgerKey.account(
+    new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(accountId).xdrAccountId() }),
+  ).toXDR("base64");
 }
 
 /** An account's trustline to `asset` (`CODE:ISSUER`). */
@@ -30,20 +32,27 @@ export function contractDataKey(contractId: string, scValKey: string, durability
     new xdr.LedgerKeyContractData({
       contract: Address.fromString(contractId).toScAddress(),
       key: xdr.ScVal.fromXDR(scValKey, "base64"),
-      durability: durability === "persistent" ? xdr.ContractDataDurability.persistent() : xdr.ContractDataDurability.temporary(),
+      durability:
+        durability === "persistent" ? xdr.ContractDataDurability.persistent() : xdr.ContractDataDurability.temporary(),
     }),
   ).toXDR("base64");
 }
 
 /** A contract's instance: persistent contract data under SCV_LEDGER_KEY_CONTRACT_INSTANCE. */
 export function contractInstanceKey(contractId: string): string {
-  return contractDataKey(contractId, stellarBase().xdr.ScVal.scvLedgerKeyContractInstance().toXDR("base64"), "persistent");
+  return contractDataKey(
+    contractId,
+    stellarBase().xdr.ScVal.scvLedgerKeyContractInstance().toXDR("base64"),
+    "persistent",
+  );
 }
 
 /** The wasm code entry of a hash (hex). */
 export function contractCodeKey(wasmHashHex: string): string {
   const { xdr } = stellarBase();
-  return xdr.LedgerKey.contractCode(new xdr.LedgerKeyContractCode({ hash: Buffer.from(wasmHashHex, "hex") })).toXDR("base64");
+  return xdr.LedgerKey.contractCode(new xdr.LedgerKeyContractCode({ hash: Buffer.from(wasmHashHex, "hex") })).toXDR(
+    "base64",
+  );
 }
 
 /** The network's state-archival settings (CONFIG_SETTING_STATE_ARCHIVAL). */

@@ -1,5 +1,25 @@
 import { excerpt, PollError } from "./errors.js";
-import { BACKSLASH, CARRIAGE_RETURN, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, escapeLength, FALSE, hashBytes, keyIs, LINE_FEED, MAX_DEPTH, NULL, OPEN_BRACE, OPEN_BRACKET, QUOTE, SPACE, TAB, TRUE } from "./json-bytes.js";
+import {
+  BACKSLASH,
+  CARRIAGE_RETURN,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  escapeLength,
+  FALSE,
+  hashBytes,
+  keyIs,
+  LINE_FEED,
+  MAX_DEPTH,
+  NULL,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  SPACE,
+  TAB,
+  TRUE,
+} from "./json-bytes.js";
 
 /**
  * Reads a HAL page's records without parsing them: a single pass over the bytes checks the JSON
@@ -12,7 +32,9 @@ import { BACKSLASH, CARRIAGE_RETURN, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, e
 
 /** Digits, signs, the decimal point and exponent marks. */
 function isNumberByte(byte: number): boolean {
-  return (byte >= 0x30 && byte <= 0x39) || byte === 0x2b || byte === 0x2d || byte === 0x2e || byte === 0x45 || byte === 0x65;
+  return (
+    (byte >= 0x30 && byte <= 0x39) || byte === 0x2b || byte === 0x2d || byte === 0x2e || byte === 0x45 || byte === 0x65
+  );
 }
 
 function invalid(what: string, at: number): PollError {
@@ -31,7 +53,8 @@ export class RecordFields<Name extends string = string> {
 
   /** The index of the key in bytes[start, end), or -1 when it is not one of the fields. */
   indexOf(bytes: Buffer, start: number, end: number): number {
-    for (let index = 0; index < this.keys.length; index += 1) if (keyIs(bytes, start, end, this.keys[index]!)) return index;
+    for (let index = 0; index < this.keys.length; index += 1)
+      if (keyIs(bytes, start, end, this.keys[index]!)) return index;
     return -1;
   }
 }
@@ -111,7 +134,11 @@ export class ScannedRecord<Name extends string = string> {
  * `invalid_json` when the body is not JSON, `schema` when it is JSON but no page (not an object,
  * no `_embedded.records` array, or nested deeper than the scan follows).
  */
-export function scanPage<Name extends string>(body: Buffer, fields: RecordFields<Name>, memo?: ScanMemo<Name>): ScannedRecord<Name>[] {
+export function scanPage<Name extends string>(
+  body: Buffer,
+  fields: RecordFields<Name>,
+  memo?: ScanMemo<Name>,
+): ScannedRecord<Name>[] {
   const mark = memo?.mark();
   try {
     return scanRecords(body, fields, memo);
@@ -125,7 +152,7 @@ export function scanPage<Name extends string>(body: Buffer, fields: RecordFields
 }
 
 /** What the scan expects next, besides whitespace. */
-const enum Expect {
+enum Expect {
   Value,
   ValueOrClose,
   Key,
@@ -136,7 +163,7 @@ const enum Expect {
 }
 
 /** Where a container sits in the page, as far as the scan cares. */
-const enum Role {
+enum Role {
   Other,
   Page,
   Embedded,
@@ -155,7 +182,11 @@ const ARRAY = 2;
  * control characters and escapes, scalars loosely (a used field is parsed, and so fully checked,
  * when it is read).
  */
-function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Name>, memo: ScanMemo<Name> | undefined): ScannedRecord<Name>[] {
+function scanRecords<Name extends string>(
+  bytes: Buffer,
+  fields: RecordFields<Name>,
+  memo: ScanMemo<Name> | undefined,
+): ScannedRecord<Name>[] {
   const length = bytes.length;
   const view = new DataView(bytes.buffer, bytes.byteOffset, length);
   const kinds = new Uint8Array(MAX_DEPTH + 1);
@@ -182,7 +213,8 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
   while (position < length) {
     let byte = bytes[position]!;
     // Indentation in a tight loop of its own: a pretty-printed page is about a third whitespace.
-    while ((byte === SPACE || byte === LINE_FEED || byte === CARRIAGE_RETURN || byte === TAB) && ++position < length) byte = bytes[position]!;
+    while ((byte === SPACE || byte === LINE_FEED || byte === CARRIAGE_RETURN || byte === TAB) && ++position < length)
+      byte = bytes[position]!;
     if (position === length) break;
     if (expect === Expect.Nothing) throw invalid("trailing bytes after the document", position);
     if (expect === Expect.Colon) {
@@ -198,7 +230,8 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
     }
     if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
       // After `{` only `}` can close, after `[` only `]`: the container's kind tells.
-      if (expect === Expect.Key || expect === Expect.Value) throw invalid(expect === Expect.Key ? "expected a key" : "expected a value", position);
+      if (expect === Expect.Key || expect === Expect.Value)
+        throw invalid(expect === Expect.Key ? "expected a key" : "expected a value", position);
       if (kinds[depth] !== (byte === CLOSE_BRACE ? OBJECT : ARRAY)) throw invalid("mismatched close", position);
       if (roles[depth] === Role.Record) {
         const fingerprint = spanStart < 0 ? 0 : hashBytes(view, spanStart, spanEnd);
@@ -258,7 +291,8 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
     } else if (readingKey) {
       throw invalid("expected a key", position);
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
-      if (depth === MAX_DEPTH) throw new PollError("schema", `page nests deeper than ${MAX_DEPTH} levels at byte ${position}`);
+      if (depth === MAX_DEPTH)
+        throw new PollError("schema", `page nests deeper than ${MAX_DEPTH} levels at byte ${position}`);
       const kind = byte === OPEN_BRACE ? OBJECT : ARRAY;
       let role = Role.Other;
       if (depth === 0 && kind === OBJECT) role = Role.Page;
@@ -301,7 +335,8 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
       const literal = byte === 0x74 ? TRUE : byte === 0x66 ? FALSE : byte === 0x6e ? NULL : undefined;
       if (literal !== undefined) {
         const end = position + literal.length;
-        if (end > length || bytes.compare(literal, 0, literal.length, position, end) !== 0) throw invalid("unexpected byte", position);
+        if (end > length || bytes.compare(literal, 0, literal.length, position, end) !== 0)
+          throw invalid("unexpected byte", position);
         position += literal.length;
       } else {
         while (position < length && isNumberByte(bytes[position]!)) position += 1;
@@ -326,7 +361,12 @@ function scanRecords<Name extends string>(bytes: Buffer, fields: RecordFields<Na
 }
 
 /** The scan's verdict once the bytes ran out; apart from the loop so the loop's optimised code never meets it. */
-function pageRecords<Name extends string>(expect: Expect, outermost: Role, records: ScannedRecord<Name>[] | undefined, end: number): ScannedRecord<Name>[] {
+function pageRecords<Name extends string>(
+  expect: Expect,
+  outermost: Role,
+  records: ScannedRecord<Name>[] | undefined,
+  end: number,
+): ScannedRecord<Name>[] {
   if (expect !== Expect.Nothing) throw invalid("unexpected end of the document", end);
   if (outermost !== Role.Page) throw new PollError("schema", "page is not a JSON object");
   if (records === undefined) throw new PollError("schema", "page has no _embedded.records array");
@@ -429,13 +469,30 @@ export class ScanMemo<Name extends string = string> {
     const last = Math.min(this.expected + 2, this.previousCount);
     for (let candidate = this.expected; candidate < last; candidate += 1) {
       const end = start + layout[candidate * stride]!;
-      if (end > bytes.length || bytes[end - 1] !== CLOSE_BRACE || hashBytes(view, start, end) !== hashes[candidate * HASHES]) continue;
-      into.push(new ScannedRecord(bytes, start, layout, candidate * stride + 1, this.fields, true, hashes[candidate * HASHES + 2]!));
+      if (
+        end > bytes.length ||
+        bytes[end - 1] !== CLOSE_BRACE ||
+        hashBytes(view, start, end) !== hashes[candidate * HASHES]
+      )
+        continue;
+      into.push(
+        new ScannedRecord(
+          bytes,
+          start,
+          layout,
+          candidate * stride + 1,
+          this.fields,
+          true,
+          hashes[candidate * HASHES + 2]!,
+        ),
+      );
       // Copied by hand, as below: a typed array's subarray per record would be ten thousand objects a poll.
       const to = this.nextEntry();
       const target = this.current!;
-      for (let index = 0; index < HASHES; index += 1) target.hashes[to * HASHES + index] = hashes[candidate * HASHES + index]!;
-      for (let index = 0; index < stride; index += 1) target.layout[to * stride + index] = layout[candidate * stride + index]!;
+      for (let index = 0; index < HASHES; index += 1)
+        target.hashes[to * HASHES + index] = hashes[candidate * HASHES + index]!;
+      for (let index = 0; index < stride; index += 1)
+        target.layout[to * stride + index] = layout[candidate * stride + index]!;
       this.expected = candidate + 1;
       return end;
     }
@@ -472,7 +529,8 @@ export class ScanMemo<Name extends string = string> {
   private positionOf(key: number): number | undefined {
     if (this.positions === undefined) {
       this.positions = new Map();
-      for (let index = this.previousCount - 1; index >= 0; index -= 1) this.positions.set(this.previous.hashes[index * HASHES + 1]!, index);
+      for (let index = this.previousCount - 1; index >= 0; index -= 1)
+        this.positions.set(this.previous.hashes[index * HASHES + 1]!, index);
     }
     return this.positions.get(key);
   }

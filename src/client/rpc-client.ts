@@ -52,12 +52,21 @@ export class RpcClient {
 
   /** `signal` aborts the request and its retries when the poll reaches its deadline. */
   async status(signal?: AbortSignal): Promise<RpcStatus> {
-    const [health, latestLedger, feeStats] = await this.batch("status", ["getHealth", "getLatestLedger", "getFeeStats"], signal);
-    const healthResult = health.error === undefined ? validated(healthSchema, health.result, "Stellar RPC's getHealth") : undefined;
+    const [health, latestLedger, feeStats] = await this.batch(
+      "status",
+      ["getHealth", "getLatestLedger", "getFeeStats"],
+      signal,
+    );
+    const healthResult =
+      health.error === undefined ? validated(healthSchema, health.result, "Stellar RPC's getHealth") : undefined;
     return {
       health: healthResult,
       healthy: healthResult?.status === "healthy",
-      latestLedger: validated(latestLedgerSchema, resultOf("getLatestLedger", latestLedger), "Stellar RPC's getLatestLedger"),
+      latestLedger: validated(
+        latestLedgerSchema,
+        resultOf("getLatestLedger", latestLedger),
+        "Stellar RPC's getLatestLedger",
+      ),
       feeStats: validated(feeStatsSchema, resultOf("getFeeStats", feeStats), "Stellar RPC's getFeeStats"),
     };
   }
@@ -66,7 +75,11 @@ export class RpcClient {
     const [network, versionInfo] = await this.batch("versions", ["getNetwork", "getVersionInfo"], signal);
     return {
       network: validated(networkSchema, resultOf("getNetwork", network), "Stellar RPC's getNetwork"),
-      versionInfo: validated(versionInfoSchema, resultOf("getVersionInfo", versionInfo), "Stellar RPC's getVersionInfo"),
+      versionInfo: validated(
+        versionInfoSchema,
+        resultOf("getVersionInfo", versionInfo),
+        "Stellar RPC's getVersionInfo",
+      ),
     };
   }
 
@@ -75,7 +88,10 @@ export class RpcClient {
    * knows the method's schema); a JSON-RPC error object fails it with reason `rpc_error`.
    */
   async call(endpoint: RpcEndpoint, method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
-    return resultOfBody(method, await this.http.json(endpoint, this.http.url.href, { json: callRequest(method, params) }, signal));
+    return resultOfBody(
+      method,
+      await this.http.json(endpoint, this.http.url.href, { json: callRequest(method, params) }, signal),
+    );
   }
 
   /**

@@ -6,7 +6,17 @@
 import { z } from "zod";
 import { RecordFields } from "./page-scan.js";
 import { FEE_STATS } from "../catalog/metrics.js";
-import { amount, assetName, distinct, int64String, isUint64Text, poolId, ratioString, snakeCaseWord, uint64Text } from "./wire-values.js";
+import {
+  amount,
+  assetName,
+  distinct,
+  int64String,
+  isUint64Text,
+  poolId,
+  ratioString,
+  snakeCaseWord,
+  uint64Text,
+} from "./wire-values.js";
 
 const nonNegativeInt = z.number().int().nonnegative();
 

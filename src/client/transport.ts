@@ -56,10 +56,12 @@ export async function transportFetch(input: string | URL, init: TransportInit): 
   for (let redirects = 0; ; redirects += 1) {
     const { message, bytes } = await exchange(url, method, headers, body, init);
     const location = message.headers.location;
-    if (!REDIRECTS.has(message.statusCode!) || location === undefined) return responseOf(message, bytes, init.maxBodyBytes, method);
+    if (!REDIRECTS.has(message.statusCode!) || location === undefined)
+      return responseOf(message, bytes, init.maxBodyBytes, method);
     if (redirects >= MAX_REDIRECTS) throw new TypeError(`more than ${MAX_REDIRECTS} redirects`);
     const next = new URL(location, url);
-    if (next.protocol !== "http:" && next.protocol !== "https:") throw new TypeError(`redirected to a ${next.protocol} URL`);
+    if (next.protocol !== "http:" && next.protocol !== "https:")
+      throw new TypeError(`redirected to a ${next.protocol} URL`);
     // Credentials stay with their origin. fetch drops only Authorization; an API key may be in any
     // configured header, so another origin gets none of them. Node would send a Location's
     // userinfo as Basic auth: the server does not choose our credentials.
@@ -83,7 +85,13 @@ function requestHeaders(given: RequestInit["headers"]): Record<string, string> {
   return headers;
 }
 
-function exchange(url: URL, method: string, headers: OutgoingHttpHeaders, body: string | Uint8Array | undefined, init: TransportInit): Promise<Exchange> {
+function exchange(
+  url: URL,
+  method: string,
+  headers: OutgoingHttpHeaders,
+  body: string | Uint8Array | undefined,
+  init: TransportInit,
+): Promise<Exchange> {
   const { maxBodyBytes, signal } = init;
   return new Promise((resolve, reject) => {
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
@@ -94,7 +102,12 @@ function exchange(url: URL, method: string, headers: OutgoingHttpHeaders, body: 
         reject(error);
       };
       if (Number(message.headers["content-length"]) > maxBodyBytes) {
-        return fail(new PollError("body_too_large", `body of ${message.headers["content-length"]} bytes exceeds the ${maxBodyBytes}-byte cap`));
+        return fail(
+          new PollError(
+            "body_too_large",
+            `body of ${message.headers["content-length"]} bytes exceeds the ${maxBodyBytes}-byte cap`,
+          ),
+        );
       }
       const chunks: Buffer[] = [];
       let total = 0;
@@ -105,7 +118,8 @@ function exchange(url: URL, method: string, headers: OutgoingHttpHeaders, body: 
       });
       message.on("error", reject);
       message.on("close", () => {
-        if (message.complete) resolve({ message, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total) });
+        if (message.complete)
+          resolve({ message, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total) });
         else reject(new Error("the connection closed before the body ended"));
       });
     });
@@ -143,7 +157,9 @@ const DECODERS: Readonly<Record<string, Decoder>> = {
 
 /** A gzip member ends with its decoded size (mod 2^32): one buffer of that size takes it whole. */
 function decodedSizeHint(bytes: Buffer, coding: string): number | undefined {
-  return (coding === "gzip" || coding === "x-gzip") && bytes.length >= 18 ? bytes.readUInt32LE(bytes.length - 4) : undefined;
+  return (coding === "gzip" || coding === "x-gzip") && bytes.length >= 18
+    ? bytes.readUInt32LE(bytes.length - 4)
+    : undefined;
 }
 
 /**
@@ -154,7 +170,10 @@ function decodedSizeHint(bytes: Buffer, coding: string): number | undefined {
  */
 function decoded(bytes: Buffer, contentEncoding: string | undefined, maxBodyBytes: number): Buffer {
   if (contentEncoding === undefined) return bytes;
-  const codings = contentEncoding.toLowerCase().split(",").map((coding) => coding.trim());
+  const codings = contentEncoding
+    .toLowerCase()
+    .split(",")
+    .map((coding) => coding.trim());
   let body = bytes;
   for (const coding of codings.reverse()) {
     const decode = DECODERS[coding];

@@ -38,7 +38,10 @@ export const amountText = z
   .string()
   .regex(AMOUNT, "expected an amount with at most 7 decimals as a string")
   // Checks all run, even after a failed one: this one tests the shape again before reading it.
-  .refine((text) => AMOUNT.test(text) && text.length <= 40 && amountStroops(text) <= INT64_MAX, "amount exceeds int64 stroops");
+  .refine(
+    (text) => AMOUNT.test(text) && text.length <= 40 && amountStroops(text) <= INT64_MAX,
+    "amount exceeds int64 stroops",
+  );
 
 /**
  * The float64 nearest to an amount: `Number` of the decimal text is correctly rounded (one rounding,
@@ -50,7 +53,10 @@ function integerWithin(pattern: RegExp, min: bigint, max: bigint, what: string) 
   return z
     .string()
     .regex(pattern, `expected ${what} as a string`)
-    .refine((text) => pattern.test(text) && text.length <= 21 && BigInt(text) >= min && BigInt(text) <= max, `${what} out of range`);
+    .refine(
+      (text) => pattern.test(text) && text.length <= 21 && BigInt(text) >= min && BigInt(text) <= max,
+      `${what} out of range`,
+    );
 }
 
 /** A signed 64-bit integer sent as a string (fees in stroops, fee_stats' "100"), as a number. */
@@ -83,13 +89,17 @@ export const poolId = z.string().regex(/^[0-9a-f]{64}$/, "expected a liquidity p
 export const assetCode = z.string().regex(/^[A-Za-z0-9]{1,12}$/, "expected an asset code of 1-12 letters and digits");
 
 /** An asset as Horizon names it in pools and claimable balances: `native` or `CODE:ISSUER`. */
-export const assetName = z.string().regex(/^(native|[A-Za-z0-9]{1,12}:G[A-Z2-7]{55})$/, "expected native or CODE:ISSUER");
+export const assetName = z
+  .string()
+  .regex(/^(native|[A-Za-z0-9]{1,12}:G[A-Z2-7]{55})$/, "expected native or CODE:ISSUER");
 
 /**
  * A signer key: the shape of a StrKey of an account (G), a pre-authorised transaction (T), a hash
  * (X) or a signed payload (P, up to 64 bytes of payload).
  */
-export const signerKey = z.string().regex(/^[GTXP][A-Z2-7]{55,169}$/, "expected a signer key (G..., T..., X... or P...)");
+export const signerKey = z
+  .string()
+  .regex(/^[GTXP][A-Z2-7]{55,169}$/, "expected a signer key (G..., T..., X... or P...)");
 
 /** A word from a fixed vocabulary that Horizon spells in snake case: a pool type, a signer type. */
 export const snakeCaseWord = z.string().regex(/^[a-z0-9_]{1,32}$/, "expected a lowercase word");

@@ -75,7 +75,8 @@ export class SignerChanges {
       const previous = this.previous.get(name);
       // The same facts as last time (a Stellar RPC poll keeps them while the entries are unchanged) have the same signers.
       if (previous === observation.account) continue;
-      if (previous !== undefined && signerSignature(previous) !== signerSignature(observation.account)) this.changes.set(name, (this.changes.get(name) ?? 0) + 1);
+      if (previous !== undefined && signerSignature(previous) !== signerSignature(observation.account))
+        this.changes.set(name, (this.changes.get(name) ?? 0) + 1);
       this.previous.set(name, observation.account);
     }
   }
@@ -99,7 +100,8 @@ class AccountGroup implements SeriesGroup {
   samplesOf(metric: MetricDefinition): Sample[] {
     const { metrics, watched, observation } = this;
     const account = { account: watched.name };
-    if (metric === metrics.accountExists) return [{ metric: metrics.accountExists, labels: account, value: observation.exists ? 1 : 0 }];
+    if (metric === metrics.accountExists)
+      return [{ metric: metrics.accountExists, labels: account, value: observation.exists ? 1 : 0 }];
     if (!observation.exists) return [];
     const facts = observation.account;
     const ofAsset = (asset: string) => ({ account: watched.name, asset });
@@ -107,33 +109,59 @@ class AccountGroup implements SeriesGroup {
     switch (metric) {
       case metrics.accountInfo: {
         const homeDomain = labelText(facts.homeDomain, LABEL_TEXT_BOUNDS.homeDomain);
-        samples.push({ metric: metrics.accountInfo, labels: { account: watched.name, account_id: facts.id, home_domain: homeDomain, cold: String(watched.cold) }, value: 1 });
+        samples.push({
+          metric: metrics.accountInfo,
+          labels: { account: watched.name, account_id: facts.id, home_domain: homeDomain, cold: String(watched.cold) },
+          value: 1,
+        });
         break;
       }
       case metrics.accountBalance:
-        for (const balance of facts.balances) samples.push({ metric: metrics.accountBalance, labels: ofAsset(balance.asset), value: balance.balance });
+        for (const balance of facts.balances)
+          samples.push({ metric: metrics.accountBalance, labels: ofAsset(balance.asset), value: balance.balance });
         break;
       case metrics.accountBuyingLiabilities:
         for (const { asset, buyingLiabilities } of facts.balances) {
-          if (buyingLiabilities !== undefined) samples.push({ metric: metrics.accountBuyingLiabilities, labels: ofAsset(asset), value: buyingLiabilities });
+          if (buyingLiabilities !== undefined)
+            samples.push({
+              metric: metrics.accountBuyingLiabilities,
+              labels: ofAsset(asset),
+              value: buyingLiabilities,
+            });
         }
         break;
       case metrics.accountSellingLiabilities:
         for (const { asset, sellingLiabilities } of facts.balances) {
-          if (sellingLiabilities !== undefined) samples.push({ metric: metrics.accountSellingLiabilities, labels: ofAsset(asset), value: sellingLiabilities });
+          if (sellingLiabilities !== undefined)
+            samples.push({
+              metric: metrics.accountSellingLiabilities,
+              labels: ofAsset(asset),
+              value: sellingLiabilities,
+            });
         }
         break;
       case metrics.accountTrustlineLimit:
-        for (const { asset, limit } of facts.balances) if (limit !== undefined) samples.push({ metric: metrics.accountTrustlineLimit, labels: ofAsset(asset), value: limit });
+        for (const { asset, limit } of facts.balances)
+          if (limit !== undefined)
+            samples.push({ metric: metrics.accountTrustlineLimit, labels: ofAsset(asset), value: limit });
         break;
       case metrics.accountTrustlineAuthorized:
         for (const { asset, authorized } of facts.balances) {
-          if (authorized !== undefined) samples.push({ metric: metrics.accountTrustlineAuthorized, labels: ofAsset(asset), value: authorized ? 1 : 0 });
+          if (authorized !== undefined)
+            samples.push({
+              metric: metrics.accountTrustlineAuthorized,
+              labels: ofAsset(asset),
+              value: authorized ? 1 : 0,
+            });
         }
         break;
       case metrics.accountMinimumBalance:
         if (this.baseReserveStroops !== undefined) {
-          samples.push({ metric: metrics.accountMinimumBalance, labels: account, value: minimumBalance(facts, this.baseReserveStroops) });
+          samples.push({
+            metric: metrics.accountMinimumBalance,
+            labels: account,
+            value: minimumBalance(facts, this.baseReserveStroops),
+          });
         }
         break;
       case metrics.accountSubentries:
@@ -146,24 +174,33 @@ class AccountGroup implements SeriesGroup {
         samples.push({ metric: metrics.accountSponsored, labels: account, value: facts.numSponsored });
         break;
       case metrics.accountThreshold:
-        for (const [level, value] of Object.entries(facts.thresholds)) samples.push({ metric: metrics.accountThreshold, labels: { account: watched.name, level }, value });
+        for (const [level, value] of Object.entries(facts.thresholds))
+          samples.push({ metric: metrics.accountThreshold, labels: { account: watched.name, level }, value });
         break;
       case metrics.accountSignerWeight:
         for (const signer of facts.signers) {
-          samples.push({ metric: metrics.accountSignerWeight, labels: { account: watched.name, signer: signer.key, type: signer.type }, value: signer.weight });
+          samples.push({
+            metric: metrics.accountSignerWeight,
+            labels: { account: watched.name, signer: signer.key, type: signer.type },
+            value: signer.weight,
+          });
         }
         break;
       case metrics.accountFlag:
-        for (const [flag, set] of Object.entries(facts.flags)) samples.push({ metric: metrics.accountFlag, labels: { account: watched.name, flag }, value: set ? 1 : 0 });
+        for (const [flag, set] of Object.entries(facts.flags))
+          samples.push({ metric: metrics.accountFlag, labels: { account: watched.name, flag }, value: set ? 1 : 0 });
         break;
       case metrics.accountSequenceLedger:
-        if (facts.sequenceLedger !== undefined) samples.push({ metric: metrics.accountSequenceLedger, labels: account, value: facts.sequenceLedger });
+        if (facts.sequenceLedger !== undefined)
+          samples.push({ metric: metrics.accountSequenceLedger, labels: account, value: facts.sequenceLedger });
         break;
       case metrics.accountSequenceTimestamp:
-        if (facts.sequenceTime !== undefined) samples.push({ metric: metrics.accountSequenceTimestamp, labels: account, value: facts.sequenceTime });
+        if (facts.sequenceTime !== undefined)
+          samples.push({ metric: metrics.accountSequenceTimestamp, labels: account, value: facts.sequenceTime });
         break;
       case metrics.accountBalanceLowWatermark:
-        for (const [asset, value] of Object.entries(watched.lowBalance)) samples.push({ metric: metrics.accountBalanceLowWatermark, labels: ofAsset(asset), value });
+        for (const [asset, value] of Object.entries(watched.lowBalance))
+          samples.push({ metric: metrics.accountBalanceLowWatermark, labels: ofAsset(asset), value });
         break;
       default:
         this.addKindSamples(samples, metric, observation);
@@ -172,13 +209,21 @@ class AccountGroup implements SeriesGroup {
   }
 
   /** The families only one kind has: Horizon's data entries, offers and claimable balances; Stellar RPC's trustline existence. */
-  private addKindSamples(samples: Sample[], metric: MetricDefinition, observation: Extract<AccountObservation, { exists: true }>): void {
+  private addKindSamples(
+    samples: Sample[],
+    metric: MetricDefinition,
+    observation: Extract<AccountObservation, { exists: true }>,
+  ): void {
     const { metrics, watched } = this;
     const account = { account: watched.name };
     if ("accountTrustlineExists" in metrics) {
       if (metric !== metrics.accountTrustlineExists) return;
       for (const [asset, exists] of observation.trustlines ?? []) {
-        samples.push({ metric: metrics.accountTrustlineExists, labels: { account: watched.name, asset }, value: exists ? 1 : 0 });
+        samples.push({
+          metric: metrics.accountTrustlineExists,
+          labels: { account: watched.name, asset },
+          value: exists ? 1 : 0,
+        });
       }
       return;
     }
@@ -190,7 +235,11 @@ class AccountGroup implements SeriesGroup {
       samples.push({ metric: metrics.accountClaimableBalances, labels: account, value: observation.claimable.count });
     } else if (metric === metrics.accountClaimableAmount && observation.claimable !== undefined) {
       for (const [asset, stroops] of observation.claimable.stroopsByAsset) {
-        samples.push({ metric: metrics.accountClaimableAmount, labels: { account: watched.name, asset }, value: stroopsToUnits(stroops) });
+        samples.push({
+          metric: metrics.accountClaimableAmount,
+          labels: { account: watched.name, asset },
+          value: stroopsToUnits(stroops),
+        });
       }
     }
   }
@@ -208,7 +257,10 @@ export class AccountSamples {
   /** Each account's group as last published, in the order of the watch list. */
   private readonly built: (AccountGroup | undefined)[] = [];
   /** Each account's signer change counter, and its sample, in the order of the watch list. */
-  private readonly counters: ({ readonly account: SampledAccount; readonly value: number; readonly sample: Sample } | undefined)[] = [];
+  private readonly counters: (
+    | { readonly account: SampledAccount; readonly value: number; readonly sample: Sample }
+    | undefined
+  )[] = [];
 
   /** The families a group has: every account family of the kind but the signer change counter, which persists apart. */
   private readonly families: readonly MetricDefinition[];
@@ -230,12 +282,21 @@ export class AccountSamples {
       const value = signerChanges.get(account.name) ?? 0;
       let counter = this.counters[index];
       if (counter?.account !== account || counter.value !== value) {
-        this.counters[index] = counter = { account, value, sample: { metric: this.metrics.accountSignerChangesTotal, labels: { account: account.name }, value } };
+        this.counters[index] = counter = {
+          account,
+          value,
+          sample: { metric: this.metrics.accountSignerChangesTotal, labels: { account: account.name }, value },
+        };
       }
       persistent[index] = counter.sample;
       const observation = observations?.[index];
       let group = this.built[index];
-      if (observation !== undefined && (group?.watched !== account || group.observation !== observation || group.baseReserveStroops !== baseReserveStroops)) {
+      if (
+        observation !== undefined &&
+        (group?.watched !== account ||
+          group.observation !== observation ||
+          group.baseReserveStroops !== baseReserveStroops)
+      ) {
         group = new AccountGroup(this.metrics, this.families, account, observation, baseReserveStroops);
       }
       this.built[index] = observation === undefined ? undefined : group;
@@ -262,7 +323,8 @@ export class AccountsCollector implements Collector {
   ) {}
 
   async poll(context: PollContext): Promise<void> {
-    if (this.readsBaseReserve) this.network.learn({ baseReserveStroops: await this.client.latestBaseReserve(context.signal) });
+    if (this.readsBaseReserve)
+      this.network.learn({ baseReserveStroops: await this.client.latestBaseReserve(context.signal) });
     const observations: (AccountObservation | undefined)[] = [];
     for (const watched of this.watched) observations.push(await this.observe(watched, context));
     this.signerChanges.note(this.watched, observations);
@@ -270,11 +332,19 @@ export class AccountsCollector implements Collector {
   }
 
   samples(): CollectorSamples {
-    return this.accountSamples.of(this.watched, this.observations, this.signerChanges.counts, this.network.current.baseReserveStroops);
+    return this.accountSamples.of(
+      this.watched,
+      this.observations,
+      this.signerChanges.counts,
+      this.network.current.baseReserveStroops,
+    );
   }
 
   /** What one poll learnt of the account; undefined when Horizon's answer was invalid (counted, and the account left out). */
-  private async observe(watched: WatchedAccount, { signal, invalidRecords }: PollContext): Promise<AccountObservation | undefined> {
+  private async observe(
+    watched: WatchedAccount,
+    { signal, invalidRecords }: PollContext,
+  ): Promise<AccountObservation | undefined> {
     const lookup = await this.lookUp(watched, signal);
     if (lookup === undefined) {
       invalidRecords(1);

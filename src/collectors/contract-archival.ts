@@ -31,7 +31,13 @@ export class ArchivalJudge<About> {
   private readonly warned = new Set<string>();
 
   /** `warn` is called once per entry, the first time its state is unknown. */
-  constructor(private readonly warn: (about: About, state: Extract<EntryState, { kind: "unknown" }>, latestLedger: number) => void) {}
+  constructor(
+    private readonly warn: (
+      about: About,
+      state: Extract<EntryState, { kind: "unknown" }>,
+      latestLedger: number,
+    ) => void,
+  ) {}
 
   judge(entry: string, returned: ReturnedEntry | undefined, about: About): EntryState {
     if (returned === undefined) {

@@ -7,7 +7,12 @@
 import type { Logger } from "pino";
 import { RPC_METRICS } from "../catalog/metrics.js";
 import { PollError } from "../client/errors.js";
-import { ledgerEntriesCalls, readLedgerEntries, type KeepEntry, type LedgerEntriesRead } from "../client/ledger-entries.js";
+import {
+  ledgerEntriesCalls,
+  readLedgerEntries,
+  type KeepEntry,
+  type LedgerEntriesRead,
+} from "../client/ledger-entries.js";
 import { contractCodeKey, contractDataKey, contractInstanceKey, stateArchivalKey } from "../client/ledger-keys.js";
 import type { RpcClient } from "../client/rpc-client.js";
 import type { Durability, WatchedContract } from "../config/contracts.js";
@@ -60,7 +65,9 @@ interface ContractsPoll {
   readonly entries: readonly JudgedEntry[];
   /** Each contract's info sample, of those whose instance was returned. */
   readonly contracts: readonly Sample[];
-  readonly stateArchival: { readonly maxEntryTtl: number; readonly minPersistentTtl: number; readonly minTemporaryTtl: number } | undefined;
+  readonly stateArchival:
+    | { readonly maxEntryTtl: number; readonly minPersistentTtl: number; readonly minTemporaryTtl: number }
+    | undefined;
   readonly closeIntervalSeconds: number;
   readonly nowSeconds: number;
 }
@@ -83,11 +90,14 @@ interface WatchedKeys {
 }
 
 function watchedKeys(contract: WatchedContract): WatchedKeys {
-  const entry = (name: string, durability: Durability, key: string) => watchedEntry(contract.name, name, durability, key);
+  const entry = (name: string, durability: Durability, key: string) =>
+    watchedEntry(contract.name, name, durability, key);
   return {
     contract,
     instance: entry("instance", "persistent", contractInstanceKey(contract.id)),
-    keys: contract.keys.map((key) => entry(key.name, key.durability, contractDataKey(contract.id, key.key, key.durability))),
+    keys: contract.keys.map((key) =>
+      entry(key.name, key.durability, contractDataKey(contract.id, key.key, key.durability)),
+    ),
   };
 }
 
@@ -108,7 +118,9 @@ function steady(kept: SteadySamples, slot: keyof SteadySamples, make: () => Samp
  * contract: at most) and configured keys.
  */
 export function contractsRequestsPerPoll(contracts: readonly WatchedContract[], stateArchival: boolean): number {
-  return ledgerEntriesCalls(contracts.reduce((total, contract) => total + 2 + contract.keys.length, stateArchival ? 1 : 0));
+  return ledgerEntriesCalls(
+    contracts.reduce((total, contract) => total + 2 + contract.keys.length, stateArchival ? 1 : 0),
+  );
 }
 
 export class ContractsCollector implements Collector<"contracts"> {
@@ -123,7 +135,10 @@ export class ContractsCollector implements Collector<"contracts"> {
    * Each instance's executable (by instance key), with the XDR it came from and the contract's
    * info sample: decoded and made again only when that changes.
    */
-  private readonly executables = new Map<string, { readonly xdr: string; readonly executable: Executable; readonly info: Sample }>();
+  private readonly executables = new Map<
+    string,
+    { readonly xdr: string; readonly executable: Executable; readonly info: Sample }
+  >();
   private readonly codeKeys = new Map<string, string>();
   /** Each wasm contract's code entry, by contract, for the wasm hash its instance names now. */
   private readonly codeEntries = new Map<string, { readonly wasmHash: string; readonly entry: WatchedEntry }>();
@@ -147,7 +162,12 @@ export class ContractsCollector implements Collector<"contracts"> {
     this.decodedKeys = new Set([this.configKey, ...this.watched.map(({ instance }) => instance.key)]);
     this.judge = new ArchivalJudge((about, state, latestLedger) => {
       dependencies.log.warn(
-        { contract: about.contract, entry: about.entry, lastKnownLiveUntilLedger: state.lastKnownLiveUntil, latestLedger },
+        {
+          contract: about.contract,
+          entry: about.entry,
+          lastKnownLiveUntilLedger: state.lastKnownLiveUntil,
+          latestLedger,
+        },
         "the RPC reports as expired a contract entry this exporter saw live beyond its latest ledger (stellar-rpc#990): its archival state is unknown until the RPC reports it live again",
       );
     });
@@ -162,8 +182,10 @@ export class ContractsCollector implements Collector<"contracts"> {
     const close = this.dependencies.network.current.latestLedgerClose;
     if (close !== undefined) this.closes.observe(close);
     const known = new Set<string>();
-    for (const { executable } of this.executables.values()) if (executable.kind === "wasm") known.add(executable.wasmHash);
-    const read = (keys: readonly string[]) => readLedgerEntries(this.dependencies.client, "contracts", keys, signal, this.keep);
+    for (const { executable } of this.executables.values())
+      if (executable.kind === "wasm") known.add(executable.wasmHash);
+    const read = (keys: readonly string[]) =>
+      readLedgerEntries(this.dependencies.client, "contracts", keys, signal, this.keep);
     const first = await read(this.firstRoundKeys([...known].map((hash) => this.codeKeyOf(hash))));
     const fresh = new Set<string>();
     for (const watched of this.watched) {
@@ -180,15 +202,27 @@ export class ContractsCollector implements Collector<"contracts"> {
     const live: Sample[] = [];
     for (const { labels, kept, state } of poll.entries) {
       const exists = state.kind === "missing" ? 0 : 1;
-      live.push(steady(kept, "exists", () => ({ metric: RPC_METRICS.contractEntryExists, labels, value: exists }), exists));
-      if (state.kind === "archived") live.push(steady(kept, "archived", () => ({ metric: RPC_METRICS.contractEntryArchived, labels, value: 1 }), 1));
+      live.push(
+        steady(kept, "exists", () => ({ metric: RPC_METRICS.contractEntryExists, labels, value: exists }), exists),
+      );
+      if (state.kind === "archived")
+        live.push(steady(kept, "archived", () => ({ metric: RPC_METRICS.contractEntryArchived, labels, value: 1 }), 1));
       if (state.kind !== "live") continue;
       const { liveUntilLedger, ttlLedgers } = state;
       live.push(
         steady(kept, "archived", () => ({ metric: RPC_METRICS.contractEntryArchived, labels, value: 0 }), 0),
-        steady(kept, "liveUntil", () => ({ metric: RPC_METRICS.contractEntryLiveUntil, labels, value: liveUntilLedger }), liveUntilLedger),
+        steady(
+          kept,
+          "liveUntil",
+          () => ({ metric: RPC_METRICS.contractEntryLiveUntil, labels, value: liveUntilLedger }),
+          liveUntilLedger,
+        ),
         { metric: RPC_METRICS.contractEntryTtl, labels, value: ttlLedgers },
-        { metric: RPC_METRICS.contractEntryExpiry, labels, value: Math.round(poll.nowSeconds + ttlLedgers * poll.closeIntervalSeconds) },
+        {
+          metric: RPC_METRICS.contractEntryExpiry,
+          labels,
+          value: Math.round(poll.nowSeconds + ttlLedgers * poll.closeIntervalSeconds),
+        },
       );
     }
     for (const info of poll.contracts) live.push(info);
@@ -241,7 +275,11 @@ export class ContractsCollector implements Collector<"contracts"> {
     if (cached?.xdr === entryXdr) return cached.executable;
     const executable = decodeExecutable(entryXdr, contract.name);
     const wasmHash = executable.kind === "wasm" ? executable.wasmHash : "";
-    const info: Sample = { metric: RPC_METRICS.contractInfo, labels: { contract: contract.name, contract_id: contract.id, executable: executable.kind, wasm_hash: wasmHash }, value: 1 };
+    const info: Sample = {
+      metric: RPC_METRICS.contractInfo,
+      labels: { contract: contract.name, contract_id: contract.id, executable: executable.kind, wasm_hash: wasmHash },
+      value: 1,
+    };
     this.executables.set(instance.key, { xdr: entryXdr, executable, info });
     return executable;
   }
@@ -253,7 +291,12 @@ export class ContractsCollector implements Collector<"contracts"> {
   private firstRoundKeys(codeKeys: readonly string[]): readonly string[] {
     const last = this.lastFirstRound;
     const own = this.ownKeys.length;
-    if (last !== undefined && last.length === own + codeKeys.length && codeKeys.every((key, index) => last[own + index] === key)) return last;
+    if (
+      last !== undefined &&
+      last.length === own + codeKeys.length &&
+      codeKeys.every((key, index) => last[own + index] === key)
+    )
+      return last;
     return (this.lastFirstRound = [...this.ownKeys, ...codeKeys]);
   }
 
@@ -281,10 +324,14 @@ function decodeExecutable(entryXdr: string, contract: string): Executable {
   const { xdr } = stellarBase();
   try {
     const executable = xdr.LedgerEntryData.fromXDR(entryXdr, "base64").contractData().val().instance().executable();
-    if (executable.switch() === xdr.ContractExecutableType.contractExecutableStellarAsset()) return { kind: "stellar_asset" };
+    if (executable.switch() === xdr.ContractExecutableType.contractExecutableStellarAsset())
+      return { kind: "stellar_asset" };
     return { kind: "wasm", wasmHash: executable.wasmHash().toString("hex") };
   } catch (error) {
-    throw new PollError("schema", `getLedgerEntries returned contract ${JSON.stringify(contract)}'s instance as something other than a contract instance: ${String(error)}`);
+    throw new PollError(
+      "schema",
+      `getLedgerEntries returned contract ${JSON.stringify(contract)}'s instance as something other than a contract instance: ${String(error)}`,
+    );
   }
 }
 
@@ -292,9 +339,18 @@ function stateArchivalOf(entry: ReadEntry | undefined): ContractsPoll["stateArch
   if (entry === undefined) return undefined;
   const { xdr } = stellarBase();
   try {
-    const settings = xdr.LedgerEntryData.fromXDR(entry.xdr ?? "", "base64").configSetting().stateArchivalSettings();
-    return { maxEntryTtl: settings.maxEntryTtl(), minPersistentTtl: settings.minPersistentTtl(), minTemporaryTtl: settings.minTemporaryTtl() };
+    const settings = xdr.LedgerEntryData.fromXDR(entry.xdr ?? "", "base64")
+      .configSetting()
+      .stateArchivalSettings();
+    return {
+      maxEntryTtl: settings.maxEntryTtl(),
+      minPersistentTtl: settings.minPersistentTtl(),
+      minTemporaryTtl: settings.minTemporaryTtl(),
+    };
   } catch (error) {
-    throw new PollError("schema", `getLedgerEntries returned the state-archival setting in another shape: ${String(error)}`);
+    throw new PollError(
+      "schema",
+      `getLedgerEntries returned the state-archival setting in another shape: ${String(error)}`,
+    );
   }
 }

@@ -12,13 +12,17 @@ export function feeStatsSamples(stats: FeeStats | undefined): CollectorSamples<S
     { metric: METRICS.feeStatsBaseFee, value: stats.last_ledger_base_fee },
     { metric: METRICS.ledgerCapacityUsage, value: stats.ledger_capacity_usage },
   ];
-  for (const stat of FEE_STATS) live.push({ metric: METRICS.feeCharged, labels: { stat }, value: stats.fee_charged[stat] });
+  for (const stat of FEE_STATS)
+    live.push({ metric: METRICS.feeCharged, labels: { stat }, value: stats.fee_charged[stat] });
   for (const stat of FEE_STATS) live.push({ metric: METRICS.maxFee, labels: { stat }, value: stats.max_fee[stat] });
   return { live, persistent: [] };
 }
 
 export function feeStatsCollector(client: HorizonClient, network: NetworkView): LatestDocumentCollector<FeeStats> {
-  return new LatestDocumentCollector("fee_stats", (signal) => client.feeStats(signal), feeStatsSamples, (stats) =>
-    network.learn({ baseFeeStroops: stats.last_ledger_base_fee, feeP90Stroops: stats.fee_charged.p90 }),
+  return new LatestDocumentCollector(
+    "fee_stats",
+    (signal) => client.feeStats(signal),
+    feeStatsSamples,
+    (stats) => network.learn({ baseFeeStroops: stats.last_ledger_base_fee, feeP90Stroops: stats.fee_charged.p90 }),
   );
 }

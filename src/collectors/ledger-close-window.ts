@@ -24,14 +24,16 @@ export class LedgerCloseWindow {
       this.points = [];
     }
     this.points.push(close);
-    while (this.points.length > 1 && (this.points[0] as LedgerClose).closeTime < close.closeTime - WINDOW_SECONDS) this.points.shift();
+    while (this.points.length > 1 && (this.points[0] as LedgerClose).closeTime < close.closeTime - WINDOW_SECONDS)
+      this.points.shift();
   }
 
   /** Seconds per ledger between the oldest and newest ledger seen within the hour. */
   meanIntervalSeconds(): number {
     const oldest = this.points[0];
     const newest = this.points.at(-1);
-    if (oldest === undefined || newest === undefined || newest.sequence === oldest.sequence) return DEFAULT_CLOSE_INTERVAL_SECONDS;
+    if (oldest === undefined || newest === undefined || newest.sequence === oldest.sequence)
+      return DEFAULT_CLOSE_INTERVAL_SECONDS;
     return (newest.closeTime - oldest.closeTime) / (newest.sequence - oldest.sequence);
   }
 }

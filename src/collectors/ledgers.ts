@@ -64,7 +64,14 @@ export function ledgerSamples(totals: LedgerTotals, latest: Ledger | undefined):
 function ledgerCursorOf(raw: unknown): bigint | undefined {
   const token = rawPagingToken(raw);
   const sequence = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>).sequence : undefined;
-  if (token === undefined || !isUint64Text(token) || typeof sequence !== "number" || !Number.isSafeInteger(sequence) || sequence < 0) return undefined;
+  if (
+    token === undefined ||
+    !isUint64Text(token) ||
+    typeof sequence !== "number" ||
+    !Number.isSafeInteger(sequence) ||
+    sequence < 0
+  )
+    return undefined;
   const cursor = BigInt(token);
   return cursor === ledgerPagingToken(sequence) ? cursor : undefined;
 }
@@ -173,7 +180,13 @@ export class LedgersCollector implements Collector {
     const records = await this.client.ledgers({ order: "desc", limit: 1 }, context.signal);
     const newest = validRecord(ledgerSchema, records[0]);
     const behind = newest !== undefined && this.latest !== undefined && newest.sequence <= this.latest.sequence;
-    if (records.length === 0 || behind || rawPagingToken(records[0]) === this.cursor || ledgerCursorOf(records[0]) === undefined) return;
+    if (
+      records.length === 0 ||
+      behind ||
+      rawPagingToken(records[0]) === this.cursor ||
+      ledgerCursorOf(records[0]) === undefined
+    )
+      return;
     this.log.warn(
       { from: this.latest?.sequence, to: newest?.sequence, maxPagesPerPoll: this.options.maxPagesPerPoll },
       "ledger catch-up hit its page cap; skipping ahead",
@@ -221,7 +234,8 @@ export class LedgersCollector implements Collector {
     totals.operations += ledger.operation_count;
     if (ledger.tx_set_operation_count != null) {
       totals.txSetOperations += ledger.tx_set_operation_count;
-      if (ledger.max_tx_set_size > 0) totals.txSetCapacity.observe(ledger.tx_set_operation_count / ledger.max_tx_set_size);
+      if (ledger.max_tx_set_size > 0)
+        totals.txSetCapacity.observe(ledger.tx_set_operation_count / ledger.max_tx_set_size);
     }
     this.latest = ledger;
     this.network?.ledgerHash(ledger.sequence, ledger.hash);

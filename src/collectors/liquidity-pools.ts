@@ -3,7 +3,12 @@ import { PollError } from "../client/errors.js";
 import type { HorizonClient } from "../client/horizon-client.js";
 import { ScanMemo, type ScannedRecord } from "../client/page-scan.js";
 import { yieldToEventLoop } from "../event-loop.js";
-import { LIQUIDITY_POOL_FIELDS, liquidityPoolSchema, type LiquidityPool, type LiquidityPoolField } from "../client/schemas.js";
+import {
+  LIQUIDITY_POOL_FIELDS,
+  liquidityPoolSchema,
+  type LiquidityPool,
+  type LiquidityPoolField,
+} from "../client/schemas.js";
 import type { Collector, PollContext } from "./collector.js";
 import { cursorPast, PAGE_LIMIT, validRecord } from "./paging.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
@@ -176,7 +181,8 @@ class DistinctPools {
 
   add(pool: ValidatedPool): void {
     const last = this.pools.at(-1);
-    if (this.set === undefined && last !== undefined && pool.key <= last.key) this.set = new Set(this.pools.map(({ key }) => key));
+    if (this.set === undefined && last !== undefined && pool.key <= last.key)
+      this.set = new Set(this.pools.map(({ key }) => key));
     if (this.set !== undefined) {
       if (this.set.has(pool.key)) return;
       this.set.add(pool.key);
@@ -246,12 +252,17 @@ export class LiquidityPoolsCollector implements Collector {
     let cursor: string | undefined;
     while (kept.size < this.selection.max) {
       const limit = Math.min(PAGE_LIMIT, this.selection.max - kept.size);
-      const records = await this.client.liquidityPools({ order: "asc", limit, cursor, reserves }, context.signal, this.scans);
+      const records = await this.client.liquidityPools(
+        { order: "asc", limit, cursor, reserves },
+        context.signal,
+        this.scans,
+      );
       // The page was scanned in the turn it arrived in; its records wait for the next, so a scrape
       // arriving meanwhile waits for one of the two, not both.
       await yieldToEventLoop();
       // Checked before reading, so a page served twice is not counted twice.
-      const next = records.length < limit ? undefined : cursorPast(records.at(-1)?.string("paging_token"), cursor, this.endpoint);
+      const next =
+        records.length < limit ? undefined : cursorPast(records.at(-1)?.string("paging_token"), cursor, this.endpoint);
       let invalid = 0;
       for (const raw of records) {
         const pool = this.validate(raw);

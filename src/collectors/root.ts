@@ -47,7 +47,15 @@ export function rootSamples(root: HorizonRoot | undefined, lastPollSucceeded: bo
 }
 
 export function rootCollector(client: HorizonClient, network: NetworkView): LatestDocumentCollector<HorizonRoot> {
-  return new LatestDocumentCollector("root", (signal) => client.root(signal), rootSamples, (root) =>
-    network.learn({ passphrase: root.network_passphrase, latestLedger: root.history_latest_ledger, protocolVersion: root.current_protocol_version }),
+  return new LatestDocumentCollector(
+    "root",
+    (signal) => client.root(signal),
+    rootSamples,
+    (root) =>
+      network.learn({
+        passphrase: root.network_passphrase,
+        latestLedger: root.history_latest_ledger,
+        protocolVersion: root.current_protocol_version,
+      }),
   );
 }

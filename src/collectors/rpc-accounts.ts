@@ -15,7 +15,9 @@ import type { Collector, PollContext } from "./collector.js";
 
 /** getLatestLedger with the header stellar-rpc 25 added beside it. */
 const latestWithHeaderSchema = latestLedgerSchema.extend({ headerXdr: z.string().min(1).optional() });
-const ledgersPageSchema = z.object({ ledgers: z.array(z.object({ sequence: z.number().int(), headerXdr: z.string().min(1) })).min(1) });
+const ledgersPageSchema = z.object({
+  ledgers: z.array(z.object({ sequence: z.number().int(), headerXdr: z.string().min(1) })).min(1),
+});
 
 /**
  * Where the ledger keys of one watched account stand in a poll's key list (each key's first
@@ -63,7 +65,10 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
     /** The target's network view, told the base reserve read. */
     private readonly network: NetworkView,
   ) {
-    const keys = watched.map((account) => [accountLedgerKey(account.id), ...account.assets.map((asset) => trustlineLedgerKey(account.id, asset))]);
+    const keys = watched.map((account) => [
+      accountLedgerKey(account.id),
+      ...account.assets.map((asset) => trustlineLedgerKey(account.id, asset)),
+    ]);
     this.allKeys = keys.flat();
     // An account watched under two names lists its keys twice; a read gives each key at its first place.
     const firstPlaces = new Map<string, number>();
@@ -78,9 +83,15 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
     const before = this.xdrs;
     const xdrs = new Array<string | undefined>(this.allKeys.length).fill(undefined);
     // An entry the same as last poll's is kept as last poll's string: an unchanged entry makes no new one.
-    const read = await visitLedgerEntries(this.client, "accounts", this.allKeys, signal, (entry, _latestLedger, place) => {
-      xdrs[place] = entry.xdr(before[place]);
-    });
+    const read = await visitLedgerEntries(
+      this.client,
+      "accounts",
+      this.allKeys,
+      signal,
+      (entry, _latestLedger, place) => {
+        xdrs[place] = entry.xdr(before[place]);
+      },
+    );
     const baseReserve = await this.baseReserve(read.latestLedger, signal);
     const observations: (AccountObservation | undefined)[] = [];
     for (const [index, { watched, keys }] of this.accounts.entries()) {
@@ -95,7 +106,12 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
   }
 
   samples(): CollectorSamples {
-    return this.accountSamples.of(this.watched, this.observations, this.signerChanges.counts, this.network.current.baseReserveStroops);
+    return this.accountSamples.of(
+      this.watched,
+      this.observations,
+      this.signerChanges.counts,
+      this.network.current.baseReserveStroops,
+    );
   }
 
   /**
@@ -112,14 +128,30 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
   ): AccountObservation | undefined {
     const accountXdr = xdrs[keys.account];
     if (accountXdr === undefined) return { exists: false };
-    if (before[keys.account] === accountXdr && keys.trustlines.every((place) => xdrs[place] === before[place])) return previous;
-    return this.decode(watched, accountXdr, keys.trustlines.map((place) => xdrs[place]));
+    if (before[keys.account] === accountXdr && keys.trustlines.every((place) => xdrs[place] === before[place]))
+      return previous;
+    return this.decode(
+      watched,
+      accountXdr,
+      keys.trustlines.map((place) => xdrs[place]),
+    );
   }
 
   /** `trustlineXdrs` in the order of the account's assets. */
-  private decode(watched: RpcWatchedAccount, accountXdr: string, trustlineXdrs: readonly (string | undefined)[]): AccountObservation | undefined {
+  private decode(
+    watched: RpcWatchedAccount,
+    accountXdr: string,
+    trustlineXdrs: readonly (string | undefined)[],
+  ): AccountObservation | undefined {
     try {
-      return { exists: true, ...accountFromEntries(watched.id, accountXdr, watched.assets.map((asset, index) => [asset, trustlineXdrs[index]] as const)) };
+      return {
+        exists: true,
+        ...accountFromEntries(
+          watched.id,
+          accountXdr,
+          watched.assets.map((asset, index) => [asset, trustlineXdrs[index]] as const),
+        ),
+      };
     } catch (error) {
       if (error instanceof PollError && error.reason === "schema") return undefined;
       throw error;
@@ -129,7 +161,11 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
   /** The base reserve of the latest ledger header: getLatestLedger's (stellar-rpc 25+), else getLedgers' for that ledger. */
   private async baseReserve(latestLedger: number | undefined, signal: AbortSignal): Promise<number> {
     if (this.latestHasHeader || latestLedger === undefined) {
-      const latest = validated(latestWithHeaderSchema, await this.client.call("accounts", "getLatestLedger", undefined, signal), "Stellar RPC's getLatestLedger");
+      const latest = validated(
+        latestWithHeaderSchema,
+        await this.client.call("accounts", "getLatestLedger", undefined, signal),
+        "Stellar RPC's getLatestLedger",
+      );
       if (latest.headerXdr !== undefined) return baseReserveFromHeader(latest.headerXdr);
       this.latestHasHeader = false;
       latestLedger = latest.sequence;

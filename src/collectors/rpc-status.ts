@@ -36,19 +36,29 @@ export function rpcStatusSamples(status: RpcStatus | undefined, lastPollSucceede
   }
   const closeTime = latestCloseTime(status);
   if (closeTime !== undefined) live.push({ metric: RPC_METRICS.latestLedgerClosedTimestamp, value: closeTime });
-  live.push(...feeSamples("soroban", status.feeStats.sorobanInclusionFee), ...feeSamples("classic", status.feeStats.inclusionFee));
+  live.push(
+    ...feeSamples("soroban", status.feeStats.sorobanInclusionFee),
+    ...feeSamples("classic", status.feeStats.inclusionFee),
+  );
   return { live, persistent };
 }
 
 export function rpcStatusCollector(client: RpcClient, network: NetworkView): Collector<"status"> {
-  return new LatestDocumentCollector("status", (signal) => client.status(signal), rpcStatusSamples, (status) => {
-    // getLatestLedger's `id` is the ledger's hash.
-    network.ledgerHash(status.latestLedger.sequence, status.latestLedger.id);
-    const closeTime = latestCloseTime(status);
-    network.learn({
-      feeP90Stroops: status.feeStats.inclusionFee.p90,
-      protocolVersion: status.latestLedger.protocolVersion,
-      ...(closeTime === undefined ? {} : { latestLedgerClose: { sequence: status.latestLedger.sequence, closeTime } }),
-    });
-  });
+  return new LatestDocumentCollector(
+    "status",
+    (signal) => client.status(signal),
+    rpcStatusSamples,
+    (status) => {
+      // getLatestLedger's `id` is the ledger's hash.
+      network.ledgerHash(status.latestLedger.sequence, status.latestLedger.id);
+      const closeTime = latestCloseTime(status);
+      network.learn({
+        feeP90Stroops: status.feeStats.inclusionFee.p90,
+        protocolVersion: status.latestLedger.protocolVersion,
+        ...(closeTime === undefined
+          ? {}
+          : { latestLedgerClose: { sequence: status.latestLedger.sequence, closeTime } }),
+      });
+    },
+  );
 }

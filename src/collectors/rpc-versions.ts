@@ -19,7 +19,10 @@ export function rpcVersionsSamples(versions: RpcVersions | undefined): Collector
 }
 
 export function rpcVersionsCollector(client: RpcClient, network: NetworkView): Collector<"versions"> {
-  return new LatestDocumentCollector("versions", (signal) => client.versions(signal), rpcVersionsSamples, ({ network: served }) =>
-    network.learn({ passphrase: served.passphrase }),
+  return new LatestDocumentCollector(
+    "versions",
+    (signal) => client.versions(signal),
+    rpcVersionsSamples,
+    ({ network: served }) => network.learn({ passphrase: served.passphrase }),
   );
 }

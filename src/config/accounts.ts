@@ -59,7 +59,8 @@ function assetProblem(asset: string): string | undefined {
   if (asset === "native" || POOL_ID.test(asset)) return undefined;
   const [code = "", issuer = "", ...rest] = asset.split(":");
   if (looksLikeSeed(issuer)) return `the issuer: ${SEED_NOT_ACCOUNT}`;
-  if (rest.length === 0 && ASSET_CODE.test(code) && stellarBase().StrKey.isValidEd25519PublicKey(issuer)) return undefined;
+  if (rest.length === 0 && ASSET_CODE.test(code) && stellarBase().StrKey.isValidEd25519PublicKey(issuer))
+    return undefined;
   return `"${asset}" is not native, CODE:ISSUER (a 1-12 character code and a G... issuer) or pool:<64-hex liquidity pool id>`;
 }
 
@@ -90,13 +91,18 @@ export function watchedAccounts(
       // Without a name, the seed would be the name every other problem of the entry shows.
       if (entry.name === undefined) continue;
     } else if (idProblem !== undefined) problems.push(`${where}: account ${JSON.stringify(name)}: ${idProblem}`);
-    if (names.has(name)) problems.push(`${where}: account name ${JSON.stringify(name)} is used twice; names must be unique per target`);
+    if (names.has(name))
+      problems.push(`${where}: account name ${JSON.stringify(name)} is used twice; names must be unique per target`);
     names.add(name);
     for (const asset of Object.keys(entry.low_balance ?? {})) {
       const problem = assetProblem(asset);
       if (problem === undefined) continue;
       const seedIssuer = looksLikeSeed(asset.split(":")[1] ?? "");
-      problems.push(seedIssuer ? `${keyPath(index, "low_balance")}: ${problem}` : `${where}: account ${JSON.stringify(name)}: low_balance: ${problem}`);
+      problems.push(
+        seedIssuer
+          ? `${keyPath(index, "low_balance")}: ${problem}`
+          : `${where}: account ${JSON.stringify(name)}: low_balance: ${problem}`,
+      );
     }
     accounts.push({
       name,
@@ -147,19 +153,31 @@ export function rpcWatchedAccounts(
 }
 
 /** Checked accounts read over Stellar RPC, each reading the trustlines of `assets`, which are checked here. */
-export function withAssets(accounts: readonly WatchedAccount[], assets: readonly string[], where: string, problems: string[]): RpcWatchedAccount[] {
+export function withAssets(
+  accounts: readonly WatchedAccount[],
+  assets: readonly string[],
+  where: string,
+  problems: string[],
+): RpcWatchedAccount[] {
   for (const asset of assets) {
     if (looksLikeSeed(asset.split(":")[1] ?? "")) problems.push(`${where}: the issuer: ${SEED_NOT_ACCOUNT}`);
     else if (!creditAssetText.safeParse(asset).success) {
-      problems.push(`${where}: "${asset}" is not a trustline asset: expected CODE:ISSUER (a 1-12 character code and a G... issuer)`);
+      problems.push(
+        `${where}: "${asset}" is not a trustline asset: expected CODE:ISSUER (a 1-12 character code and a G... issuer)`,
+      );
     }
   }
   const distinct = [...new Set(assets)];
-  return accounts.map(({ offers: _offers, claimableBalances: _claimable, ...account }) => ({ ...account, assets: distinct }));
+  return accounts.map(({ offers: _offers, claimableBalances: _claimable, ...account }) => ({
+    ...account,
+    assets: distinct,
+  }));
 }
 
 /** `ID` or `NAME=ID`, as --account and ACCOUNTS (and --contract and CONTRACTS) take them. */
 export function namedIdFromFlag(value: string): { name?: string; id: string } {
   const separator = value.indexOf("=");
-  return separator < 0 ? { id: value.trim() } : { name: value.slice(0, separator).trim(), id: value.slice(separator + 1).trim() };
+  return separator < 0
+    ? { id: value.trim() }
+    : { name: value.slice(0, separator).trim(), id: value.slice(separator + 1).trim() };
 }

@@ -47,7 +47,11 @@ export interface ExporterConfig {
   readonly retries: number;
   readonly maxBodyBytes: number;
   readonly ledgers: { readonly maxPagesPerPoll: number; readonly backfill: number };
-  readonly liquidityPools: { readonly max: number; readonly reserves: readonly string[]; readonly ids: readonly string[] };
+  readonly liquidityPools: {
+    readonly max: number;
+    readonly reserves: readonly string[];
+    readonly ids: readonly string[];
+  };
   /** An endpoint's gauges leave /metrics when its data is older than this many poll periods. */
   readonly staleAfterIntervals: number;
   /** Which accounts and contracts this replica watches, and whether it exports network-level series (shard 0). */
@@ -79,22 +83,66 @@ export const DEFAULTS = {
 
 /** Every flag, its environment variable and its help line; --help is printed from this list. */
 export const FLAGS = {
-  "horizon.url": { env: "HORIZON_URL", value: "[NAME=]URL", help: "Horizon to poll; repeatable. NAME (default host[:port]) becomes the `horizon` label. The env var takes a comma-separated list." },
-  account: { env: "ACCOUNTS", value: "[NAME=]ACCOUNT_ID", help: "Account to watch on every --horizon.url and --rpc.url target; repeatable. NAME (default the id) becomes the `account` label. The env var takes a comma-separated list." },
-  "account.asset": { env: "ACCOUNT_ASSETS", value: "CODE:ISSUER", help: "Trustline to read of every --account on the --rpc.url targets (Stellar RPC cannot list them); repeatable. The env var takes a comma-separated list." },
-  contract: { env: "CONTRACTS", value: "[NAME=]CONTRACT_ID", help: "Soroban contract whose instance and code to watch on every --rpc.url target; repeatable. NAME (default the id) becomes the `contract` label. The env var takes a comma-separated list." },
-  "rpc.url": { env: "RPC_URL", value: "[NAME=]URL", help: "Stellar RPC to poll (JSON-RPC POSTed to URL as given); repeatable. NAME (default host[:port]) becomes the `rpc` label. The env var takes a comma-separated list." },
-  "config.file": { env: "CONFIG_FILE", value: "PATH", help: "YAML configuration file (targets, headers, timeouts, schedules, pools, freshness). Flags override it." },
-  "web.config.file": { env: "WEB_CONFIG_FILE", value: "PATH", help: "exporter-toolkit style web config: TLS, basic auth (bcrypt), response headers." },
-  "web.listen-address": { env: "WEB_LISTEN_ADDRESS", value: "HOST:PORT", help: `Address to serve /metrics on (default ${DEFAULTS.listenAddress}).` },
+  "horizon.url": {
+    env: "HORIZON_URL",
+    value: "[NAME=]URL",
+    help: "Horizon to poll; repeatable. NAME (default host[:port]) becomes the `horizon` label. The env var takes a comma-separated list.",
+  },
+  account: {
+    env: "ACCOUNTS",
+    value: "[NAME=]ACCOUNT_ID",
+    help: "Account to watch on every --horizon.url and --rpc.url target; repeatable. NAME (default the id) becomes the `account` label. The env var takes a comma-separated list.",
+  },
+  "account.asset": {
+    env: "ACCOUNT_ASSETS",
+    value: "CODE:ISSUER",
+    help: "Trustline to read of every --account on the --rpc.url targets (Stellar RPC cannot list them); repeatable. The env var takes a comma-separated list.",
+  },
+  contract: {
+    env: "CONTRACTS",
+    value: "[NAME=]CONTRACT_ID",
+    help: "Soroban contract whose instance and code to watch on every --rpc.url target; repeatable. NAME (default the id) becomes the `contract` label. The env var takes a comma-separated list.",
+  },
+  "rpc.url": {
+    env: "RPC_URL",
+    value: "[NAME=]URL",
+    help: "Stellar RPC to poll (JSON-RPC POSTed to URL as given); repeatable. NAME (default host[:port]) becomes the `rpc` label. The env var takes a comma-separated list.",
+  },
+  "config.file": {
+    env: "CONFIG_FILE",
+    value: "PATH",
+    help: "YAML configuration file (targets, headers, timeouts, schedules, pools, freshness). Flags override it.",
+  },
+  "web.config.file": {
+    env: "WEB_CONFIG_FILE",
+    value: "PATH",
+    help: "exporter-toolkit style web config: TLS, basic auth (bcrypt), response headers.",
+  },
+  "web.listen-address": {
+    env: "WEB_LISTEN_ADDRESS",
+    value: "HOST:PORT",
+    help: `Address to serve /metrics on (default ${DEFAULTS.listenAddress}).`,
+  },
   "poll.interval": {
     env: "POLL_INTERVAL",
     value: "SCHEDULE",
     help: `Schedule of every endpoint: a duration (15s, 1m30s) or a cron pattern ("*/30 * * * * *"); overrides every schedule in the config file (default ${DEFAULTS.pollInterval}).`,
   },
-  "pools.max": { env: "POOLS_MAX", value: "N", help: `Liquidity pools to track per Horizon, at most ${MAX_POOLS} (default ${DEFAULTS.poolsMax}).` },
-  shard: { env: "SHARD", value: "INDEX/TOTAL", help: "Watch only the accounts and contracts whose StrKey's FNV-1a hash is INDEX modulo TOTAL; network-level series only on shard 0 (default 0/1)." },
-  "log.level": { env: "LOG_LEVEL", value: "LEVEL", help: `One of ${LOG_LEVELS.join(", ")} (default ${DEFAULTS.logLevel}).` },
+  "pools.max": {
+    env: "POOLS_MAX",
+    value: "N",
+    help: `Liquidity pools to track per Horizon, at most ${MAX_POOLS} (default ${DEFAULTS.poolsMax}).`,
+  },
+  shard: {
+    env: "SHARD",
+    value: "INDEX/TOTAL",
+    help: "Watch only the accounts and contracts whose StrKey's FNV-1a hash is INDEX modulo TOTAL; network-level series only on shard 0 (default 0/1).",
+  },
+  "log.level": {
+    env: "LOG_LEVEL",
+    value: "LEVEL",
+    help: `One of ${LOG_LEVELS.join(", ")} (default ${DEFAULTS.logLevel}).`,
+  },
   help: { env: undefined, value: undefined, help: "Show this help and exit (also -h)." },
   version: { env: undefined, value: undefined, help: "Show the version and exit." },
 } as const;
@@ -135,7 +183,14 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const rpcUrls = urlSettings("rpc.url", flags, env);
   const flagAccounts = flagAccountsOf(flags, env, urls.length + rpcUrls.length, problems);
   const schedulesFor = scheduleResolver(pollInterval, file, problems);
-  const targets = buildTargets(urls, flagAccounts, { file, path: configFile?.value ?? "" }, schedulesFor, timeoutMs, problems);
+  const targets = buildTargets(
+    urls,
+    flagAccounts,
+    { file, path: configFile?.value ?? "" },
+    schedulesFor,
+    timeoutMs,
+    problems,
+  );
   if (urls.length === 0) await attachTxProbes(targets, file.targets ?? [], env, problems);
   const rpc = rpcTargets(
     {
@@ -162,7 +217,8 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const poolsMax = poolsMaxOf(setting("pools.max"), file, problems);
   const logLevel = logLevelOf(setting("log.level"), file, problems);
   const shard = shardOf(setting("shard"), problems);
-  if (problems.length > 0 || listen === undefined) return { kind: "invalid", problems, ...(noTarget ? { usage: true as const } : {}) };
+  if (problems.length > 0 || listen === undefined)
+    return { kind: "invalid", problems, ...(noTarget ? { usage: true as const } : {}) };
   return {
     kind: "run",
     config: {
@@ -175,7 +231,11 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
         maxPagesPerPoll: file.ledgers?.max_pages_per_poll ?? DEFAULTS.maxPagesPerPoll,
         backfill: file.ledgers?.backfill ?? DEFAULTS.backfill,
       },
-      liquidityPools: { max: poolsMax, reserves: file.liquidity_pools?.reserves ?? [], ids: file.liquidity_pools?.ids ?? [] },
+      liquidityPools: {
+        max: poolsMax,
+        reserves: file.liquidity_pools?.reserves ?? [],
+        ids: file.liquidity_pools?.ids ?? [],
+      },
       staleAfterIntervals: file.freshness?.stale_after_intervals ?? DEFAULTS.staleAfterIntervals,
       shard,
       ...(configFile ? { configFile: configFile.value } : {}),
@@ -195,7 +255,15 @@ function parseFlags(argv: readonly string[]): FlagValues | string {
       options: Object.fromEntries(
         Object.entries(FLAGS).map(([name, flag]) => [
           name,
-          { type: flag.value === undefined ? "boolean" : "string", multiple: name === "horizon.url" || name === "rpc.url" || name === "account" || name === "account.asset" || name === "contract" },
+          {
+            type: flag.value === undefined ? "boolean" : "string",
+            multiple:
+              name === "horizon.url" ||
+              name === "rpc.url" ||
+              name === "account" ||
+              name === "account.asset" ||
+              name === "contract",
+          },
         ]),
       ),
     }).values as FlagValues;
@@ -217,7 +285,11 @@ function urlSettings(name: UrlFlag, flags: FlagValues, env: NodeJS.ProcessEnv): 
   const urlFlags = flags[name] as string[] | undefined;
   if (urlFlags?.length) return urlFlags.map((value) => ({ source: `--${name}`, value }));
   const envName = FLAGS[name].env;
-  return (env[envName] ?? "").split(",").map((value) => value.trim()).filter(Boolean).map((value) => ({ source: envName, value }));
+  return (env[envName] ?? "")
+    .split(",")
+    .map((value) => value.trim())
+    .filter(Boolean)
+    .map((value) => ({ source: envName, value }));
 }
 
 /**
@@ -235,32 +307,57 @@ function rpcSchedules(
   const contracts = parseSchedule(file.schedules?.contracts ?? DEFAULTS.contractsInterval);
   return {
     defaultSchedule: typeof fromFile === "string" ? fallback : fromFile,
-    contractsSchedule: typeof contracts === "string" ? (parseSchedule(DEFAULTS.contractsInterval) as Schedule) : contracts,
+    contractsSchedule:
+      typeof contracts === "string" ? (parseSchedule(DEFAULTS.contractsInterval) as Schedule) : contracts,
   };
 }
 
 /** Every value of a repeatable flag, or else its environment variable's comma-separated list, with where they came from. */
-function listSetting(name: ListFlag, flags: FlagValues, env: NodeJS.ProcessEnv): { readonly source: string; readonly values: string[] } {
+function listSetting(
+  name: ListFlag,
+  flags: FlagValues,
+  env: NodeJS.ProcessEnv,
+): { readonly source: string; readonly values: string[] } {
   const values = flags[name] as string[] | undefined;
   if (values?.length) return { source: `--${name}`, values };
   const envName = FLAGS[name].env;
-  return { source: envName, values: (env[envName] ?? "").split(",").map((value) => value.trim()).filter(Boolean) };
+  return {
+    source: envName,
+    values: (env[envName] ?? "")
+      .split(",")
+      .map((value) => value.trim())
+      .filter(Boolean),
+  };
 }
 
 /** Every --account, or else ACCOUNTS' list; they apply to the targets given with --horizon.url and --rpc.url. */
-function flagAccountsOf(flags: FlagValues, env: NodeJS.ProcessEnv, urlCount: number, problems: string[]): WatchedAccount[] {
+function flagAccountsOf(
+  flags: FlagValues,
+  env: NodeJS.ProcessEnv,
+  urlCount: number,
+  problems: string[],
+): WatchedAccount[] {
   const specs = listSetting("account", flags, env);
   if (specs.values.length > 0 && urlCount === 0) {
-    problems.push(`${specs.source}: applies to targets given with --horizon.url or --rpc.url; with --config.file, list accounts under each target's \`accounts:\``);
+    problems.push(
+      `${specs.source}: applies to targets given with --horizon.url or --rpc.url; with --config.file, list accounts under each target's \`accounts:\``,
+    );
   }
   return watchedAccounts(specs.values.map(namedIdFromFlag), specs.source, problems, () => specs.source);
 }
 
 /** Every --contract, or else CONTRACTS' list; they apply to the targets given with --rpc.url. */
-function flagContractsOf(flags: FlagValues, env: NodeJS.ProcessEnv, urlCount: number, problems: string[]): WatchedContract[] {
+function flagContractsOf(
+  flags: FlagValues,
+  env: NodeJS.ProcessEnv,
+  urlCount: number,
+  problems: string[],
+): WatchedContract[] {
   const specs = listSetting("contract", flags, env);
   if (specs.values.length > 0 && urlCount === 0) {
-    problems.push(`${specs.source}: applies to targets given with --rpc.url; with --config.file, list contracts under each target's \`contracts:\``);
+    problems.push(
+      `${specs.source}: applies to targets given with --rpc.url; with --config.file, list contracts under each target's \`contracts:\``,
+    );
   }
   return watchedContracts(specs.values.map(namedIdFromFlag), specs.source, problems);
 }
@@ -304,7 +401,12 @@ function buildTargets(
     { urls, entries: file.targets ?? [], timeoutMs },
     {
       label: "target",
-      fromUrl: (basics) => ({ ...basics, schedules: schedulesFor(undefined), requestBudgetPerHour: DEFAULTS.requestBudgetPerHour, accounts: flagAccounts }),
+      fromUrl: (basics) => ({
+        ...basics,
+        schedules: schedulesFor(undefined),
+        requestBudgetPerHour: DEFAULTS.requestBudgetPerHour,
+        accounts: flagAccounts,
+      }),
       fromEntry: (basics, entry, targetIndex) => ({
         ...basics,
         schedules: schedulesFor(entry.schedules),
@@ -329,7 +431,11 @@ async function webConfigOf(webConfigFile: Setting | undefined, problems: string[
   return undefined;
 }
 
-function listenAddressOf(listenAddress: Setting | undefined, file: ConfigFile, problems: string[]): ExporterConfig["listen"] | undefined {
+function listenAddressOf(
+  listenAddress: Setting | undefined,
+  file: ConfigFile,
+  problems: string[],
+): ExporterConfig["listen"] | undefined {
   const listen = parseListenAddress(listenAddress?.value ?? file.web?.listen_address ?? DEFAULTS.listenAddress);
   if (typeof listen !== "string") return listen;
   problems.push(`${listenAddress?.source ?? "web.listen_address"}: ${listen}`);
@@ -365,16 +471,26 @@ async function readConfigFile(path: string, problems: string[]): Promise<ConfigF
  * (shard 0 reads the state-archival settings wherever any shard watches contracts), and the
  * transaction probe on shard 0 alone (two replicas probing one account would race for its sequence).
  */
-function watchedBy(shard: Shard, targets: readonly TargetConfig[], rpc: readonly RpcTargetConfig[]): Pick<ExporterConfig, "targets" | "rpcTargets"> {
+function watchedBy(
+  shard: Shard,
+  targets: readonly TargetConfig[],
+  rpc: readonly RpcTargetConfig[],
+): Pick<ExporterConfig, "targets" | "rpcTargets"> {
   if (shard.total === 1) return { targets, rpcTargets: rpc };
-  const mine = <A extends { readonly id: string }>(accounts: readonly A[]) => accounts.filter((account) => inShard(shard, account.id));
+  const mine = <A extends { readonly id: string }>(accounts: readonly A[]) =>
+    accounts.filter((account) => inShard(shard, account.id));
   return {
     targets: targets.map(({ txProbe, ...target }) => ({
       ...target,
       accounts: mine(target.accounts),
       ...(txProbe !== undefined && shard.index === 0 ? { txProbe } : {}),
     })),
-    rpcTargets: rpc.map((target) => ({ ...target, accounts: mine(target.accounts), contracts: mine(target.contracts), contractsWatched: target.contracts.length > 0 })),
+    rpcTargets: rpc.map((target) => ({
+      ...target,
+      accounts: mine(target.accounts),
+      contracts: mine(target.contracts),
+      contractsWatched: target.contracts.length > 0,
+    })),
   };
 }
 
@@ -382,7 +498,8 @@ function watchedBy(shard: Shard, targets: readonly TargetConfig[], rpc: readonly
 export function parseListenAddress(text: string): { host: string; port: number } | string {
   const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text.trim());
   const port = Number(match?.[3]);
-  if (!match || port > 65_535) return `"${text}" is not HOST:PORT (e.g. :${DEFAULT_PORT}, 127.0.0.1:${DEFAULT_PORT}, [::1]:${DEFAULT_PORT})`;
+  if (!match || port > 65_535)
+    return `"${text}" is not HOST:PORT (e.g. :${DEFAULT_PORT}, 127.0.0.1:${DEFAULT_PORT}, [::1]:${DEFAULT_PORT})`;
   return { host: match[1] ?? (match[2] || "0.0.0.0"), port };
 }
 

@@ -66,19 +66,26 @@ function scValProblem(key: string): string | undefined {
  * Checks a target's contracts; `where` names the target in each problem (one line per problem).
  * A contract without a name is labelled with its id.
  */
-export function watchedContracts(entries: readonly ContractEntry[], where: string, problems: string[]): WatchedContract[] {
+export function watchedContracts(
+  entries: readonly ContractEntry[],
+  where: string,
+  problems: string[],
+): WatchedContract[] {
   const names = new Set<string>();
   return entries.map((entry) => {
     const name = entry.name ?? entry.id;
     const what = `${where}: contract ${JSON.stringify(name)}`;
     const idProblem = contractIdProblem(entry.id);
     if (idProblem !== undefined) problems.push(`${what}: ${idProblem}`);
-    if (names.has(name)) problems.push(`${where}: contract name ${JSON.stringify(name)} is used twice; names must be unique per target`);
+    if (names.has(name))
+      problems.push(`${where}: contract name ${JSON.stringify(name)} is used twice; names must be unique per target`);
     names.add(name);
     const keyNames = new Set<string>(CONTRACT_ENTRIES);
     const keys = (entry.keys ?? []).map((key) => {
       if (keyNames.has(key.name)) {
-        problems.push(`${what}: key name ${JSON.stringify(key.name)} is used twice or is reserved (${CONTRACT_ENTRIES.join(", ")}); names must be unique per contract`);
+        problems.push(
+          `${what}: key name ${JSON.stringify(key.name)} is used twice or is reserved (${CONTRACT_ENTRIES.join(", ")}); names must be unique per contract`,
+        );
       }
       keyNames.add(key.name);
       const keyProblem = scValProblem(key.key);

@@ -11,7 +11,16 @@ export function parseDuration(text: string): number | undefined {
   return total;
 }
 
-const SIZE_UNITS: Record<string, number> = { "": 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+const SIZE_UNITS: Record<string, number> = {
+  "": 1,
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+};
 
 /** Parses byte sizes: `8MiB`, `512kB`, `1048576`. Undefined when malformed. */
 export function parseByteSize(text: string): number | undefined {

@@ -8,19 +8,28 @@ import { parseSchedule } from "./schedule.js";
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-const durationProblem = (issue: { input?: unknown }) => `expected a duration such as 10s, 500ms or 1m, got ${shown(issue.input)}${unitSuggestion(issue.input)}`;
+const durationProblem = (issue: { input?: unknown }) =>
+  `expected a duration such as 10s, 500ms or 1m, got ${shown(issue.input)}${unitSuggestion(issue.input)}`;
 
-export const durationText = z.string({ error: durationProblem }).refine((text) => (parseDuration(text) ?? 0) > 0, { error: durationProblem });
+export const durationText = z
+  .string({ error: durationProblem })
+  .refine((text) => (parseDuration(text) ?? 0) > 0, { error: durationProblem });
 
-export const scheduleText = z.string({ error: (issue) => `expected a duration such as 15s or a cron pattern, got ${shown(issue.input)}${unitSuggestion(issue.input)}` }).check((ctx) => {
-  const schedule = parseSchedule(ctx.value);
-  if (typeof schedule === "string") ctx.issues.push({ code: "custom", message: schedule, input: ctx.value });
-});
+export const scheduleText = z
+  .string({
+    error: (issue) =>
+      `expected a duration such as 15s or a cron pattern, got ${shown(issue.input)}${unitSuggestion(issue.input)}`,
+  })
+  .check((ctx) => {
+    const schedule = parseSchedule(ctx.value);
+    if (typeof schedule === "string") ctx.issues.push({ code: "custom", message: schedule, input: ctx.value });
+  });
 
-const byteSize = z.union([z.number().int().positive(), z.string()]).refine(
-  (value) => (typeof value === "number" ? value : (parseByteSize(value) ?? 0)) > 0,
-  { error: "expected a size such as 8MiB, 512kB or a number of bytes" },
-);
+const byteSize = z
+  .union([z.number().int().positive(), z.string()])
+  .refine((value) => (typeof value === "number" ? value : (parseByteSize(value) ?? 0)) > 0, {
+    error: "expected a size such as 8MiB, 512kB or a number of bytes",
+  });
 
 /**
  * The most liquidity pools one exporter tracks per Horizon: each pool is a handful of series and
@@ -29,7 +38,10 @@ const byteSize = z.union([z.number().int().positive(), z.string()]).refine(
 export const MAX_POOLS = 20_000;
 export const POOLS_MAX_RANGE = `a whole number from 0 to ${MAX_POOLS} (more pools per Horizon need a second exporter)`;
 
-export const horizonUrl = z.url({ protocol: /^https?$/, error: (issue) => (issue.input === undefined ? "required" : "expected an http:// or https:// URL") });
+export const horizonUrl = z.url({
+  protocol: /^https?$/,
+  error: (issue) => (issue.input === undefined ? "required" : "expected an http:// or https:// URL"),
+});
 
 /** `native` or `CODE:ISSUER`, as Horizon's `reserves` parameter takes them. */
 const assetText = z
@@ -48,9 +60,17 @@ const endpointSchedules = z.strictObject({
 const txProbeEntry = z
   .strictObject({
     secret_file: z.string().min(1).optional(),
-    secret_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name").optional(),
+    secret_env: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name")
+      .optional(),
     interval: scheduleText.optional(),
-    max_fee: z.number().int().min(100, "expected at least the network's base fee of 100 stroops").max(0xffffffff).optional(),
+    max_fee: z
+      .number()
+      .int()
+      .min(100, "expected at least the network's base fee of 100 stroops")
+      .max(0xffffffff)
+      .optional(),
     allow_pubnet: z.boolean().optional(),
   })
   .refine((entry) => (entry.secret_file === undefined) !== (entry.secret_env === undefined), {
@@ -64,7 +84,12 @@ const targetEntry = z.strictObject({
   /** The URL's path holds no secret: show it on pages and in logs. */
   show_path: z.boolean().optional(),
   // A header value may be a key: its problem never shows it (an unquoted number is not text).
-  headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "invalid header name"), z.string({ error: "expected text (quote it)" })).optional(),
+  headers: z
+    .record(
+      z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "invalid header name"),
+      z.string({ error: "expected text (quote it)" }),
+    )
+    .optional(),
   timeout: durationText.optional(),
   schedules: endpointSchedules.optional(),
   request_budget_per_hour: z.number().int().positive().optional(),
@@ -105,7 +130,11 @@ export const configFileSchema = z.strictObject({
     .optional(),
   liquidity_pools: z
     .strictObject({
-      max: z.int({ error: `expected ${POOLS_MAX_RANGE}` }).min(0, `expected ${POOLS_MAX_RANGE}`).max(MAX_POOLS, `expected ${POOLS_MAX_RANGE}`).optional(),
+      max: z
+        .int({ error: `expected ${POOLS_MAX_RANGE}` })
+        .min(0, `expected ${POOLS_MAX_RANGE}`)
+        .max(MAX_POOLS, `expected ${POOLS_MAX_RANGE}`)
+        .optional(),
       reserves: z.array(assetText).min(1).max(2).optional(),
       ids: z.array(z.string().regex(/^[0-9a-f]{64}$/, "expected a 64-character hex pool id")).optional(),
     })

@@ -25,7 +25,8 @@ export function shown(input: unknown): string {
   if (input === null) return "nothing";
   if (Array.isArray(input)) return "a list";
   if (typeof input === "object") return "a mapping";
-  if (typeof input === "string") return SHOWABLE_TEXT.test(input) ? JSON.stringify(input) : `text of ${input.length} characters`;
+  if (typeof input === "string")
+    return SHOWABLE_TEXT.test(input) ? JSON.stringify(input) : `text of ${input.length} characters`;
   const text = String(input);
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
@@ -38,7 +39,8 @@ export function operatorMessage(issue: z.core.$ZodRawIssue): string | undefined 
       // Text where something else belongs (a header value where a mapping belongs) is never quoted.
       return `expected ${EXPECTED[issue.expected] ?? issue.expected}, got ${typeof issue.input === "string" ? "text" : shown(issue.input)}`;
     case "too_small":
-      if (issue.origin === "array") return `expected at least ${issue.minimum} ${Number(issue.minimum) === 1 ? "entry" : "entries"}`;
+      if (issue.origin === "array")
+        return `expected at least ${issue.minimum} ${Number(issue.minimum) === 1 ? "entry" : "entries"}`;
       if (issue.origin === "string") return "must not be empty";
       return `expected ${issue.inclusive ? "at least" : "more than"} ${issue.minimum}, got ${shown(issue.input)}`;
     case "too_big":
@@ -53,12 +55,15 @@ export function operatorMessage(issue: z.core.$ZodRawIssue): string | undefined 
 
 /** Edits that turn `a` into `b`, an adjacent swap counting as one (`nmae` is one from `name`). */
 function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
       rows[i]![j] = best;
     }
   }
@@ -78,7 +83,12 @@ export function closestName(name: string, known: readonly string[]): string | un
 
 /** ` (did you mean 15s?)` for a bare number where a duration belongs, else nothing. */
 export function unitSuggestion(input: unknown): string {
-  const number = typeof input === "number" ? input : typeof input === "string" && /^\s*\d+\s*$/.test(input) ? Number(input) : undefined;
+  const number =
+    typeof input === "number"
+      ? input
+      : typeof input === "string" && /^\s*\d+\s*$/.test(input)
+        ? Number(input)
+        : undefined;
   return number === undefined || !Number.isInteger(number) || number <= 0 ? "" : ` (did you mean ${number}s?)`;
 }
 

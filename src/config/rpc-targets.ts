@@ -50,19 +50,36 @@ export function rpcTargets(sources: RpcTargetSources, problems: string[]): RpcTa
   const schedulesFor = (text: string | undefined): Record<RpcEndpoint, Schedule> => {
     const fromFile = text === undefined ? undefined : parseSchedule(text);
     const status = sources.forcedSchedule ?? (typeof fromFile === "object" ? fromFile : sources.defaultSchedule);
-    return { status, versions: status.periodMs > versions.periodMs ? status : versions, accounts: sources.accountsSchedule, contracts: sources.contractsSchedule };
+    return {
+      status,
+      versions: status.periodMs > versions.periodMs ? status : versions,
+      accounts: sources.accountsSchedule,
+      contracts: sources.contractsSchedule,
+    };
   };
   // The flag accounts were checked with the Horizon targets': only their assets are new here.
-  const flagAccounts = sources.urlSpecs.length ? withAssets(sources.flagAccounts, sources.flagAssets.values, sources.flagAssets.source, problems) : [];
+  const flagAccounts = sources.urlSpecs.length
+    ? withAssets(sources.flagAccounts, sources.flagAssets.values, sources.flagAssets.source, problems)
+    : [];
   return targetsOf(
     { urls: sources.urlSpecs, entries: sources.fileEntries, timeoutMs: sources.timeoutMs },
     {
       label: "Stellar RPC target",
-      fromUrl: (basics) => ({ ...basics, schedules: schedulesFor(undefined), accounts: flagAccounts, contracts: sources.flagContracts }),
+      fromUrl: (basics) => ({
+        ...basics,
+        schedules: schedulesFor(undefined),
+        accounts: flagAccounts,
+        contracts: sources.flagContracts,
+      }),
       fromEntry: (basics, entry) => ({
         ...basics,
         schedules: schedulesFor(entry.schedule),
-        accounts: rpcWatchedAccounts(entry.accounts ?? [], entry.account_assets ?? [], `Stellar RPC target "${basics.name}"`, problems),
+        accounts: rpcWatchedAccounts(
+          entry.accounts ?? [],
+          entry.account_assets ?? [],
+          `Stellar RPC target "${basics.name}"`,
+          problems,
+        ),
         contracts: watchedContracts(entry.contracts ?? [], `Stellar RPC target "${basics.name}"`, problems),
       }),
     },

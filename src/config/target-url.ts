@@ -69,7 +69,9 @@ export function describeInvalidUrl(text: string): string {
   if (scheme === undefined) return "the value (not shown: it may hold a secret)";
   try {
     const url = new URL(text);
-    return url.host ? `"${url.protocol}//${url.host}${pathIsPublic(url.pathname) ? url.pathname : HIDDEN_PATH}"` : `a ${scheme}:// URL`;
+    return url.host
+      ? `"${url.protocol}//${url.host}${pathIsPublic(url.pathname) ? url.pathname : HIDDEN_PATH}"`
+      : `a ${scheme}:// URL`;
   } catch {
     return `a ${scheme}:// value`;
   }

@@ -57,12 +57,15 @@ export async function loadTxProbe(
       return `${where}.secret_file ${entry.secret_file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`;
     }
     keypair = seedFrom(text);
-    if (keypair === undefined) return `${where}.secret_file ${entry.secret_file}: does not hold a valid Stellar secret seed (S...)`;
+    if (keypair === undefined)
+      return `${where}.secret_file ${entry.secret_file}: does not hold a valid Stellar secret seed (S...)`;
   } else {
     const value = env[entry.secret_env ?? ""];
-    if (value === undefined || value === "") return `${where}.secret_env ${entry.secret_env}: the environment variable is ${value === undefined ? "not set" : "empty"}`;
+    if (value === undefined || value === "")
+      return `${where}.secret_env ${entry.secret_env}: the environment variable is ${value === undefined ? "not set" : "empty"}`;
     keypair = seedFrom(value);
-    if (keypair === undefined) return `${where}.secret_env ${entry.secret_env}: does not hold a valid Stellar secret seed (S...)`;
+    if (keypair === undefined)
+      return `${where}.secret_env ${entry.secret_env}: does not hold a valid Stellar secret seed (S...)`;
   }
   const allowPubnet = entry.allow_pubnet ?? TX_PROBE_DEFAULTS.allowPubnet;
   if (!allowPubnet && PUBNET_HOSTS.has(target.url.hostname)) {
@@ -94,14 +97,26 @@ export function txProbeWith(
 /** The probe's account joins the watched accounts (its balance running out is alerted on). */
 export function withProbeAccount(accounts: readonly WatchedAccount[], accountId: string): WatchedAccount[] {
   if (accounts.some((account) => account.id === accountId)) return [...accounts];
-  return [...accounts, { name: TX_PROBE_ACCOUNT_NAME, id: accountId, lowBalance: {}, offers: false, claimableBalances: false, cold: false }];
+  return [
+    ...accounts,
+    {
+      name: TX_PROBE_ACCOUNT_NAME,
+      id: accountId,
+      lowBalance: {},
+      offers: false,
+      claimableBalances: false,
+      cold: false,
+    },
+  ];
 }
 
 /** A warning when the seed file can be read by anyone but its owner; undefined when it cannot. */
 export async function secretFileWarning(path: string): Promise<string | undefined> {
   try {
     const mode = (await stat(path)).mode;
-    return (mode & 0o077) === 0 ? undefined : `tx_probe secret file ${path} is readable by group or others (mode ${(mode & 0o777).toString(8)}); chmod 600 it`;
+    return (mode & 0o077) === 0
+      ? undefined
+      : `tx_probe secret file ${path} is readable by group or others (mode ${(mode & 0o777).toString(8)}); chmod 600 it`;
   } catch {
     return undefined;
   }

@@ -7,7 +7,12 @@ import { readYamlDocument } from "./yaml-file.js";
 
 /** The endpoint's protection, from a prometheus/exporter-toolkit style web config file. */
 export interface WebConfig {
-  readonly tls?: { readonly cert: Buffer; readonly key: Secret<Buffer>; readonly minVersion: TlsVersion; readonly maxVersion?: TlsVersion };
+  readonly tls?: {
+    readonly cert: Buffer;
+    readonly key: Secret<Buffer>;
+    readonly minVersion: TlsVersion;
+    readonly maxVersion?: TlsVersion;
+  };
   /** User name → bcrypt hash (a hash can be attacked offline, so it is a secret too). Empty: no authentication. */
   readonly basicAuthUsers: Readonly<Record<string, Secret>>;
   /** Response headers set on every answer, on top of the exporter's safe defaults. */
@@ -15,13 +20,26 @@ export interface WebConfig {
 }
 
 type TlsVersion = "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3";
-const TLS_VERSIONS: Record<string, TlsVersion> = { TLS10: "TLSv1", TLS11: "TLSv1.1", TLS12: "TLSv1.2", TLS13: "TLSv1.3" };
+const TLS_VERSIONS: Record<string, TlsVersion> = {
+  TLS10: "TLSv1",
+  TLS11: "TLSv1.1",
+  TLS12: "TLSv1.2",
+  TLS13: "TLSv1.3",
+};
 const tlsVersion = z.enum(Object.keys(TLS_VERSIONS) as [string, ...string[]]);
 
 /** The headers exporter-toolkit lets operators set. */
-const SETTABLE_HEADERS = ["Strict-Transport-Security", "X-Frame-Options", "X-Content-Type-Options", "X-XSS-Protection", "Content-Security-Policy"] as const;
+const SETTABLE_HEADERS = [
+  "Strict-Transport-Security",
+  "X-Frame-Options",
+  "X-Content-Type-Options",
+  "X-XSS-Protection",
+  "Content-Security-Policy",
+] as const;
 
-const bcryptHash = z.string({ error: "expected a bcrypt hash ($2y$10$...)" }).regex(/^\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}$/, "expected a bcrypt hash ($2y$10$...)");
+const bcryptHash = z
+  .string({ error: "expected a bcrypt hash ($2y$10$...)" })
+  .regex(/^\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}$/, "expected a bcrypt hash ($2y$10$...)");
 
 const webConfigSchema = z.strictObject({
   tls_server_config: z
@@ -55,7 +73,9 @@ export async function loadWebConfig(path: string): Promise<WebConfig | string[]>
     try {
       return readFileSync(resolve(base, file));
     } catch (error) {
-      problems.push(`web config file ${path}: tls_server_config.${what}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+      problems.push(
+        `web config file ${path}: tls_server_config.${what}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+      );
       return Buffer.alloc(0);
     }
   };
@@ -65,7 +85,9 @@ export async function loadWebConfig(path: string): Promise<WebConfig | string[]>
   try {
     createSecureContext({ cert, key });
   } catch (error) {
-    return [`web config file ${path}: tls_server_config: certificate and key do not work together: ${(error as Error).message}`];
+    return [
+      `web config file ${path}: tls_server_config: certificate and key do not work together: ${(error as Error).message}`,
+    ];
   }
   return {
     ...config,

@@ -1,5 +1,15 @@
 import { readFile } from "node:fs/promises";
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type YAMLError } from "yaml";
+import {
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  visit,
+  type Document,
+  type YAMLError,
+} from "yaml";
 import type { z } from "zod";
 import { closestName, operatorMessage } from "./messages.js";
 import { maskYamlLine } from "./yaml-mask.js";
@@ -18,7 +28,11 @@ export async function readYamlDocument<T extends z.ZodType>(
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    return { problems: [`${what} ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`] };
+    return {
+      problems: [
+        `${what} ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      ],
+    };
   }
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines });
@@ -26,7 +40,17 @@ export async function readYamlDocument<T extends z.ZodType>(
   if (syntaxError !== undefined) return { problems: [syntaxProblem(path, text, syntaxError, lines)] };
   const alias = unresolvedAlias(document);
   if (alias !== undefined) {
-    return { problems: [problemAt(path, text, alias, "a value starting with * is an alias, and no anchor (&) before it has that name: quote the value if it is text", lines)] };
+    return {
+      problems: [
+        problemAt(
+          path,
+          text,
+          alias,
+          "a value starting with * is an alias, and no anchor (&) before it has that name: quote the value if it is text",
+          lines,
+        ),
+      ],
+    };
   }
   let content: unknown;
   try {
@@ -34,18 +58,23 @@ export async function readYamlDocument<T extends z.ZodType>(
   } catch (error) {
     // The library's messages may quote the file: only their kind is said. Its alias cap (100) stops a
     // file of kilobytes from expanding to gigabytes.
-    return { problems: [`${path}: not valid YAML: ${error instanceof ReferenceError ? "too many aliases" : "it cannot be read as data"}`] };
+    return {
+      problems: [
+        `${path}: not valid YAML: ${error instanceof ReferenceError ? "too many aliases" : "it cannot be read as data"}`,
+      ],
+    };
   }
   const parsed = schema.safeParse(content ?? {}, { error: operatorMessage });
   if (parsed.success) return { value: parsed.data };
-  const lineOf = (keyPath: readonly PropertyKey[], key?: true) => `${path}:${lines.linePos(offsetOf(document, keyPath, key)).line}`;
+  const lineOf = (keyPath: readonly PropertyKey[], key?: true) =>
+    `${path}:${lines.linePos(offsetOf(document, keyPath, key)).line}`;
   const located = parsed.error.issues.flatMap((issue) =>
-      issue.code === "unrecognized_keys"
-        ? issue.keys.map((key) => {
-            const meant = closestName(key, knownKeys(schema, issue.path));
-            return `${lineOf([...issue.path, key], true)}: ${keyPathText([...issue.path, key])}: unknown key${meant ? ` (did you mean ${meant}?)` : ""}`;
-          })
-        : [`${lineOf(issue.path)}: ${keyPathText(issue.path)}: ${issue.message}`],
+    issue.code === "unrecognized_keys"
+      ? issue.keys.map((key) => {
+          const meant = closestName(key, knownKeys(schema, issue.path));
+          return `${lineOf([...issue.path, key], true)}: ${keyPathText([...issue.path, key])}: unknown key${meant ? ` (did you mean ${meant}?)` : ""}`;
+        })
+      : [`${lineOf(issue.path)}: ${keyPathText(issue.path)}: ${issue.message}`],
   );
   const lineNumber = (problem: string) => Number(problem.slice(path.length + 1, problem.indexOf(":", path.length + 1)));
   return { problems: located.sort((a, b) => lineNumber(a) - lineNumber(b)) };
@@ -54,7 +83,9 @@ export async function readYamlDocument<T extends z.ZodType>(
 /** `targets[0].timeout`, as the operator finds it in the file. */
 function keyPathText(path: readonly PropertyKey[]): string {
   if (path.length === 0) return "(top level)";
-  return path.map((part, index) => (typeof part === "number" ? `[${part}]` : `${index === 0 ? "" : "."}${String(part)}`)).join("");
+  return path
+    .map((part, index) => (typeof part === "number" ? `[${part}]` : `${index === 0 ? "" : "."}${String(part)}`))
+    .join("");
 }
 
 /** Where a key (or its value) starts; a missing one points at its nearest parent that is there. */

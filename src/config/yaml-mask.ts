@@ -38,7 +38,8 @@ export function maskYamlLine(line: string): MaskedLine {
   const isSpace = (index: number) => line[index] === " " || line[index] === "\t";
   /** Whether a `:` at `index` is a mapping indicator: followed by a space, the line's end or (in a flow collection) a bracket or comma. */
   const isIndicatorColon = (index: number, flow: boolean) =>
-    line[index] === ":" && (index + 1 >= line.length || isSpace(index + 1) || (flow && ",]}".includes(line[index + 1]!)));
+    line[index] === ":" &&
+    (index + 1 >= line.length || isSpace(index + 1) || (flow && ",]}".includes(line[index + 1]!)));
   /** The end of a token starting at `index`: a quoted string (closed or not), or a plain run. */
   const tokenEnd = (index: number, flow: boolean): number => {
     const quote = line[index];
@@ -53,14 +54,21 @@ export function maskYamlLine(line: string): MaskedLine {
       return line.length;
     }
     let end = index;
-    while (end < line.length && !isSpace(end) && !(flow && ",[]{}".includes(line[end]!)) && !isIndicatorColon(end, flow)) end++;
+    while (
+      end < line.length &&
+      !isSpace(end) &&
+      !(flow && ",[]{}".includes(line[end]!)) &&
+      !isIndicatorColon(end, flow)
+    )
+      end++;
     return end;
   };
   /** A value up to the line's end (block) or to the flow collection's next comma or closing bracket, quoted strings whole. */
   const valueEnd = (index: number, flow: boolean): number => {
     if (!flow) return line.length;
     let end = index;
-    while (end < line.length && !",]}".includes(line[end]!)) end = line[end] === '"' || line[end] === "'" ? tokenEnd(end, true) : end + 1;
+    while (end < line.length && !",]}".includes(line[end]!))
+      end = line[end] === '"' || line[end] === "'" ? tokenEnd(end, true) : end + 1;
     // The spaces before a comma or bracket are kept.
     while (end > index && isSpace(end - 1)) end--;
     return end;
@@ -82,7 +90,12 @@ export function maskYamlLine(line: string): MaskedLine {
       keep(index, comment);
       if (comment < line.length) mask(comment, line.length);
       index = line.length;
-    } else if ((char === "-" || char === "?") && !flow && keyAllowed && (index + 1 >= line.length || isSpace(index + 1))) {
+    } else if (
+      (char === "-" || char === "?") &&
+      !flow &&
+      keyAllowed &&
+      (index + 1 >= line.length || isSpace(index + 1))
+    ) {
       keep(index, index + 1);
       index++;
     } else if (char === "{" || char === "[") {

@@ -1,4 +1,10 @@
-import { targetLabelOf, type METRICS, type MetricDefinition, type RPC_METRICS, type TargetLabel } from "../catalog/metrics.js";
+import {
+  targetLabelOf,
+  type METRICS,
+  type MetricDefinition,
+  type RPC_METRICS,
+  type TargetLabel,
+} from "../catalog/metrics.js";
 import { yieldToEventLoop } from "../event-loop.js";
 
 export type Labels = Readonly<Record<string, string>>;
@@ -179,7 +185,11 @@ class Slabs {
 }
 
 /** The lines of one source in one family: a sample's, or a group's samples of that family. */
-function sourceLines(targetLabels: Readonly<Record<TargetLabel, string>>, metric: MetricDefinition, source: SeriesSource): string {
+function sourceLines(
+  targetLabels: Readonly<Record<TargetLabel, string>>,
+  metric: MetricDefinition,
+  source: SeriesSource,
+): string {
   if (!isSeriesGroup(source)) return sampleLines(targetLabels, source);
   let lines = "";
   for (const sample of source.samplesOf(metric)) lines += sampleLines(targetLabels, sample);
@@ -253,7 +263,8 @@ class FamilyWriter {
     // No source differed: the piece is the last rendering's first `count` sources.
     const pending = this.pending;
     if (pending !== undefined) pending.length = this.count;
-    const sources: readonly SeriesSource[] = pending ?? (this.count === before!.sources.length ? before!.sources : before!.sources.slice(0, this.count));
+    const sources: readonly SeriesSource[] =
+      pending ?? (this.count === before!.sources.length ? before!.sources : before!.sources.slice(0, this.count));
     this.pending = undefined;
     this.count = 0;
     let same = 0;
@@ -301,7 +312,8 @@ class FamilyWriter {
   private unlessUnchanged(beforePiece: Buffer | undefined, lent: Buffer | undefined): Buffer | undefined {
     if (this.used === 0) return beforePiece?.length === 0 ? lent : Buffer.alloc(0);
     const scratch = this.scratch!;
-    if (beforePiece?.length === this.used && scratch.compare(beforePiece, 0, this.used, 0, this.used) === 0) return lent;
+    if (beforePiece?.length === this.used && scratch.compare(beforePiece, 0, this.used, 0, this.used) === 0)
+      return lent;
     const piece = this.slabs?.take(this.used) ?? Buffer.allocUnsafeSlow(this.used);
     scratch.copy(piece, 0, 0, this.used);
     return piece;
@@ -346,7 +358,11 @@ export async function renderSamples(
   const families = new Map<string, FamilyWriter>();
   const familyOf = (metric: MetricDefinition) => {
     let family = families.get(metric.name);
-    if (family === undefined) families.set(metric.name, (family = new FamilyWriter(metric, targetLabels, previous?.get(metric.name), options, slabs)));
+    if (family === undefined)
+      families.set(
+        metric.name,
+        (family = new FamilyWriter(metric, targetLabels, previous?.get(metric.name), options, slabs)),
+      );
     return family;
   };
   for (let index = 0; index < sources.length; index += 1) {

@@ -144,7 +144,9 @@ export async function removeSeries(metrics: readonly OwnMetric[], label: string,
       if (labels[label] !== value) continue;
       // Histogram buckets share their series' labels but for `le`.
       const series = Object.fromEntries(
-        Object.entries(labels).filter((entry): entry is [string, string | number] => entry[0] !== "le" && entry[1] !== undefined),
+        Object.entries(labels).filter(
+          (entry): entry is [string, string | number] => entry[0] !== "le" && entry[1] !== undefined,
+        ),
       );
       labelSets.set(JSON.stringify(series), series);
     }
@@ -170,7 +172,11 @@ interface TargetMetricSet {
   readonly invalidRecordsTotal?: MetricDefinition;
   readonly plannedRequestsPerHour?: MetricDefinition;
   readonly requestBudgetPerHour?: MetricDefinition;
-  readonly rateLimit?: { readonly limit: MetricDefinition; readonly remaining: MetricDefinition; readonly resetSeconds: MetricDefinition };
+  readonly rateLimit?: {
+    readonly limit: MetricDefinition;
+    readonly remaining: MetricDefinition;
+    readonly resetSeconds: MetricDefinition;
+  };
   /** Rate-limit holds cut to the cap. */
   readonly holdsCappedTotal: MetricDefinition;
 }
@@ -185,7 +191,11 @@ const HORIZON_SELF_METRICS: TargetMetricSet = {
   invalidRecordsTotal: METRICS.invalidRecordsTotal,
   plannedRequestsPerHour: METRICS.plannedRequestsPerHour,
   requestBudgetPerHour: METRICS.requestBudgetPerHour,
-  rateLimit: { limit: METRICS.rateLimitLimit, remaining: METRICS.rateLimitRemaining, resetSeconds: METRICS.rateLimitReset },
+  rateLimit: {
+    limit: METRICS.rateLimitLimit,
+    remaining: METRICS.rateLimitRemaining,
+    resetSeconds: METRICS.rateLimitReset,
+  },
   holdsCappedTotal: METRICS.rateLimitHoldsCappedTotal,
 };
 
@@ -215,7 +225,9 @@ export class TargetMetrics implements PollMetrics {
   private readonly invalidRecords: Counter | undefined;
   private readonly plannedRequests: Gauge | undefined;
   private readonly requestBudget: Gauge | undefined;
-  private readonly rateLimit: { readonly limit: Gauge; readonly remaining: Gauge; readonly resetSeconds: Gauge } | undefined;
+  private readonly rateLimit:
+    | { readonly limit: Gauge; readonly remaining: Gauge; readonly resetSeconds: Gauge }
+    | undefined;
   private readonly holdsCapped: Counter;
   private readonly all: OwnMetric[];
 
@@ -257,7 +269,8 @@ export class TargetMetrics implements PollMetrics {
     this.holdsCapped.inc({ [this.label]: target }, 0);
     for (const endpoint of this.endpoints) {
       this.invalidRecords?.inc({ [this.label]: target, endpoint }, 0);
-      for (const reason of Object.keys(POLL_ERROR_REASONS)) this.pollErrors.inc({ [this.label]: target, endpoint, reason }, 0);
+      for (const reason of Object.keys(POLL_ERROR_REASONS))
+        this.pollErrors.inc({ [this.label]: target, endpoint, reason }, 0);
     }
   }
 
@@ -320,7 +333,13 @@ export class ExporterMetrics {
    * The own series and the process metrics joined into one buffer per coding, kept while neither
    * changed: a scrape then writes one buffer rather than one per family.
    */
-  private joined: { readonly own: readonly EncodedText[]; readonly process: EncodedText; readonly bytes: Partial<Record<ContentCoding, Buffer>> } | undefined;
+  private joined:
+    | {
+        readonly own: readonly EncodedText[];
+        readonly process: EncodedText;
+        readonly bytes: Partial<Record<ContentCoding, Buffer>>;
+      }
+    | undefined;
   readonly horizon = new TargetMetrics(this.registry, HORIZON_SELF_METRICS, ENDPOINTS);
   private readonly configReloadSuccessful = this.registry.gauge(METRICS.configLastReloadSuccessful);
   private readonly configReloadTimestamp = this.registry.gauge(METRICS.configLastReloadSuccessTimestamp);
@@ -347,7 +366,9 @@ export class ExporterMetrics {
   async render(coding: ContentCoding): Promise<Buffer[]> {
     const nowMs = performance.now();
     if (this.processText === undefined || nowMs - this.processText.atMs >= PROCESS_METRICS_REUSE_MS) {
-      const text = this.processRegistry.metrics().then((all) => new EncodedText(withoutFamilies(all, PROMTOOL_FLAGGED_DEFAULTS)));
+      const text = this.processRegistry
+        .metrics()
+        .then((all) => new EncodedText(withoutFamilies(all, PROMTOOL_FLAGGED_DEFAULTS)));
       this.processText = { text, atMs: nowMs };
     }
     const [own, process] = await Promise.all([this.registry.render(), this.processText.text]);

@@ -1,7 +1,19 @@
 import { promisify } from "node:util";
 import { constants, gunzip as gunzipCallback, gunzipSync, gzip as gzipCallback } from "node:zlib";
-import { ALL_METRICS, targetLabelOfSource, type MetricDefinition, type PublishedSource, type TargetLabel } from "../catalog/metrics.js";
-import { isSeriesGroup, renderSamples, type CollectorSamples, type RenderedFamily, type SeriesSource } from "./samples.js";
+import {
+  ALL_METRICS,
+  targetLabelOfSource,
+  type MetricDefinition,
+  type PublishedSource,
+  type TargetLabel,
+} from "../catalog/metrics.js";
+import {
+  isSeriesGroup,
+  renderSamples,
+  type CollectorSamples,
+  type RenderedFamily,
+  type SeriesSource,
+} from "./samples.js";
 
 /**
  * Sees the samples of the metrics it wants as the store publishes them, so a second view (the
@@ -145,9 +157,17 @@ function headerText(metric: MetricDefinition): string {
  * same): unchanged pools cost no compression. Without `keepPlain`, only the gzip members are kept
  * (and the plain lines of an empty piece, which cost nothing).
  */
-async function renderEncoded(target: string, samples: readonly SeriesSource[], previous: EncodedMetrics | undefined, keepPlain: boolean): Promise<EncodedMetrics> {
+async function renderEncoded(
+  target: string,
+  samples: readonly SeriesSource[],
+  previous: EncodedMetrics | undefined,
+  keepPlain: boolean,
+): Promise<EncodedMetrics> {
   const encoded = new Map<string, EncodedLines>();
-  const options = { recover: (name: string, index: number) => plainPiece(previous!.get(name)!, index), transient: !keepPlain };
+  const options = {
+    recover: (name: string, index: number) => plainPiece(previous!.get(name)!, index),
+    transient: !keepPlain,
+  };
   for (const [name, family] of await renderSamples(target, samples, previous, options)) {
     const before = previous?.get(name);
     const gzip: Buffer[] = [];
@@ -155,7 +175,11 @@ async function renderEncoded(target: string, samples: readonly SeriesSource[], p
     for (const [index, piece] of family.pieces.entries()) {
       const kept = piece === undefined || before?.pieces[index] === piece;
       const replaced = before?.gzip[index];
-      gzip.push(kept ? replaced! : await gzipMember(piece, replaced === undefined ? FIRST_PUBLICATION_LEVEL : GZIP_OPTIONS.level));
+      gzip.push(
+        kept
+          ? replaced!
+          : await gzipMember(piece, replaced === undefined ? FIRST_PUBLICATION_LEVEL : GZIP_OPTIONS.level),
+      );
       pieces.push(keepPlain || piece?.length === 0 ? piece : undefined);
     }
     encoded.set(name, { sources: family.sources, pieces, gzip });
@@ -256,7 +280,13 @@ export class MetricStore {
     byTarget.set(key, { live, persistent, freshUntilMs });
     this.forget(source);
     const tap = this.tap;
-    if (tap !== undefined) tap.published(target, source, { live: tapped(tap, samples.live), persistent: tapped(tap, samples.persistent) }, freshUntilMs);
+    if (tap !== undefined)
+      tap.published(
+        target,
+        source,
+        { live: tapped(tap, samples.live), persistent: tapped(tap, samples.persistent) },
+        freshUntilMs,
+      );
     return true;
   }
 
@@ -284,7 +314,8 @@ export class MetricStore {
       for (const { live, persistent } of byTarget.values()) {
         for (const lines of [...live.values(), ...persistent.values()]) {
           for (const [index, piece] of lines.pieces.entries()) {
-            if (piece === undefined) recovered.push(gunzipAsync(lines.gzip[index]!).then((plain) => void (lines.pieces[index] ??= plain)));
+            if (piece === undefined)
+              recovered.push(gunzipAsync(lines.gzip[index]!).then((plain) => void (lines.pieces[index] ??= plain)));
           }
         }
       }
@@ -315,7 +346,8 @@ export class MetricStore {
         family = this.assemble(metric, nowMs, family);
         this.families.set(metric.name, family);
       }
-      if (coding === "identity") for (const part of (family.identity ??= this.identityOf(metric, family))) chunks.push(part);
+      if (coding === "identity")
+        for (const part of (family.identity ??= this.identityOf(metric, family))) chunks.push(part);
       else if (family.members.length > 0) chunks.push((family.gzip ??= Buffer.concat(family.members)));
     }
     return chunks;
@@ -324,7 +356,8 @@ export class MetricStore {
   private identityOf(metric: MetricDefinition, family: Family): Buffer[] {
     if (family.lines.length === 0) return [];
     const parts = [this.headers.get(metric.name)!.identity];
-    for (const lines of family.lines) for (let index = 0; index < lines.gzip.length; index += 1) parts.push(plainPiece(lines, index));
+    for (const lines of family.lines)
+      for (let index = 0; index < lines.gzip.length; index += 1) parts.push(plainPiece(lines, index));
     return parts;
   }
 
@@ -354,7 +387,10 @@ export class MetricStore {
     if (lines.length === 0) return { lines, identity: undefined, members: [], gzip: undefined, validUntilMs };
     const header = this.headers.get(metric.name)!;
     const members = [header.gzip, ...lines.flatMap((part) => part.gzip)];
-    const same = previous !== undefined && previous.members.length === members.length && members.every((member, index) => member === previous.members[index]);
+    const same =
+      previous !== undefined &&
+      previous.members.length === members.length &&
+      members.every((member, index) => member === previous.members[index]);
     return { lines, identity: undefined, members, gzip: same ? previous.gzip : undefined, validUntilMs };
   }
 

@@ -5,7 +5,12 @@
  */
 import type { Keypair } from "@stellar/stellar-base";
 import type { Logger } from "pino";
-import { METRICS, TX_PROBE_COMMON_FAILURE_REASONS, TX_PROBE_REFUSAL_REASONS, type TxProbeRefusal } from "../catalog/metrics.js";
+import {
+  METRICS,
+  TX_PROBE_COMMON_FAILURE_REASONS,
+  TX_PROBE_REFUSAL_REASONS,
+  type TxProbeRefusal,
+} from "../catalog/metrics.js";
 import type { Account } from "../client/account-schemas.js";
 import { AccountsClient } from "../client/accounts.js";
 import { PollError } from "../client/errors.js";
@@ -86,7 +91,10 @@ export function keySigns(account: Pick<Account, "signers" | "thresholds">, key: 
 }
 
 /** The p90 fee charged lately, at least the base fee, at most what the operator allows. */
-export function probeFee(fees: { readonly baseFeeStroops: number; readonly feeP90Stroops: number }, maxFee: number): number {
+export function probeFee(
+  fees: { readonly baseFeeStroops: number; readonly feeP90Stroops: number },
+  maxFee: number,
+): number {
   return Math.min(maxFee, Math.max(fees.baseFeeStroops, fees.feeP90Stroops));
 }
 
@@ -107,7 +115,10 @@ export function failureReason(error: unknown): string {
 
 /** Horizon 1.x did not send fee_charged; the result XDR always holds it. */
 function feeCharged(response: TransactionResponse): number {
-  return response.fee_charged ?? Number(stellarBase().xdr.TransactionResult.fromXDR(response.result_xdr, "base64").feeCharged().toString());
+  return (
+    response.fee_charged ??
+    Number(stellarBase().xdr.TransactionResult.fromXDR(response.result_xdr, "base64").feeCharged().toString())
+  );
 }
 
 class ProbeTotals {
@@ -123,13 +134,19 @@ class ProbeTotals {
   samples(): CollectorSamples {
     const persistent: Sample[] = [
       { metric: METRICS.txProbeSubmissions, value: this.submissions },
-      ...TX_PROBE_REFUSAL_REASONS.map((reason) => ({ metric: METRICS.txProbeRefused, labels: { reason }, value: this.refusal === reason ? 1 : 0 })),
+      ...TX_PROBE_REFUSAL_REASONS.map((reason) => ({
+        metric: METRICS.txProbeRefused,
+        labels: { reason },
+        value: this.refusal === reason ? 1 : 0,
+      })),
       ...[...this.failures].map(([reason, value]) => ({ metric: METRICS.txProbeFailures, labels: { reason }, value })),
       { metric: METRICS.txProbeDuration, histogram: this.durations },
       { metric: METRICS.txProbeInclusionLedgers, histogram: this.inclusionLedgers },
     ];
-    if (this.lastFeeCharged !== undefined) persistent.push({ metric: METRICS.txProbeFeeCharged, value: this.lastFeeCharged });
-    if (this.lastSuccessSeconds !== undefined) persistent.push({ metric: METRICS.txProbeLastSuccess, value: this.lastSuccessSeconds });
+    if (this.lastFeeCharged !== undefined)
+      persistent.push({ metric: METRICS.txProbeFeeCharged, value: this.lastFeeCharged });
+    if (this.lastSuccessSeconds !== undefined)
+      persistent.push({ metric: METRICS.txProbeLastSuccess, value: this.lastSuccessSeconds });
     return { live: [], persistent };
   }
 }
@@ -174,7 +191,10 @@ export class TxProbe implements ProbeJob {
     }
     const { Account, Memo, Networks, Operation, TransactionBuilder } = stellarBase();
     if (passphrase === Networks.PUBLIC && !settings.allowPubnet) {
-      return this.refuse("pubnet", "this Horizon serves pubnet, where the transaction probe spends real lumens: it will not submit unless tx_probe.allow_pubnet is true");
+      return this.refuse(
+        "pubnet",
+        "this Horizon serves pubnet, where the transaction probe spends real lumens: it will not submit unless tx_probe.allow_pubnet is true",
+      );
     }
     if (client.holdingBack()) {
       log.debug("transaction probe skips a run: Horizon asked us to hold back");
@@ -186,11 +206,19 @@ export class TxProbe implements ProbeJob {
       // Read afresh every run: after tx_bad_seq, a 504 or a lost answer the local guess may be wrong.
       account = await client.probeAccount(accountId, signal);
     } catch (error) {
-      log.warn({ account: accountId, error: error instanceof Error ? error.message : String(error) }, "transaction probe cannot read its account's sequence; not submitting");
+      log.warn(
+        { account: accountId, error: error instanceof Error ? error.message : String(error) },
+        "transaction probe cannot read its account's sequence; not submitting",
+      );
       return;
     }
-    if (account === undefined) return this.refuse("unfunded", `the transaction probe's account ${accountId} does not exist: fund it`);
-    if (!account.keySigns) return this.refuse("no_key", `the transaction probe's key no longer signs for its account ${accountId} (master key removed or below the low threshold)`);
+    if (account === undefined)
+      return this.refuse("unfunded", `the transaction probe's account ${accountId} does not exist: fund it`);
+    if (!account.keySigns)
+      return this.refuse(
+        "no_key",
+        `the transaction probe's key no longer signs for its account ${accountId} (master key removed or below the low threshold)`,
+      );
     this.refuse(undefined);
     const sequence = account.sequence;
     const nowSeconds = Math.floor(this.now() / 1000);
@@ -219,7 +247,10 @@ export class TxProbe implements ProbeJob {
       detail = error instanceof Error ? error.message : String(error);
     }
     this.totals.failures.set(reason, (this.totals.failures.get(reason) ?? 0) + 1);
-    log.warn({ reason, hash: transaction.hash().toString("hex"), error: detail }, "transaction probe submission failed");
+    log.warn(
+      { reason, hash: transaction.hash().toString("hex"), error: detail },
+      "transaction probe submission failed",
+    );
   }
 
   /** Records why the probe does not submit, logging once when that changes rather than every run. */
@@ -250,7 +281,10 @@ export function txProbeFor(
   if (config.secretFile !== undefined) {
     void secretFileWarning(config.secretFile).then((warning) => warning && log.warn(warning));
   }
-  log.info({ account: config.accountId, schedule: config.schedule.text, maxFee: config.maxFee }, "transaction probe configured");
+  log.info(
+    { account: config.accountId, schedule: config.schedule.text, maxFee: config.maxFee },
+    "transaction probe configured",
+  );
   return new TxProbe({
     settings: config,
     signer: config.signer.reveal(),

@@ -19,7 +19,8 @@ import type { JobParts, TargetKind } from "./runtime.js";
  * freshness every job's deadline and staleness follow, and the global settings of its endpoint.
  */
 function jobKey(endpoint: Endpoint | "tx_probe", config: ExporterConfig): string {
-  const own = endpoint === "ledgers" ? config.ledgers : endpoint === "liquidity_pools" ? config.liquidityPools : undefined;
+  const own =
+    endpoint === "ledgers" ? config.ledgers : endpoint === "liquidity_pools" ? config.liquidityPools : undefined;
   return JSON.stringify({ endpoint, staleAfterIntervals: config.staleAfterIntervals, own });
 }
 
@@ -33,14 +34,18 @@ export const HORIZON: TargetKind<TargetConfig, HorizonClient> = {
   title: (target) => target.name,
   metrics: (metrics) => metrics.horizon,
   client: (target, config, parts) => new HorizonClient(targetHttpOptions(target, config, parts)),
-  requestPlan: (target, config) => ({ planned: plannedRequestsPerHour(target, config), budget: target.requestBudgetPerHour }),
+  requestPlan: (target, config) => ({
+    planned: plannedRequestsPerHour(target, config),
+    budget: target.requestBudgetPerHour,
+  }),
   // The probe's submissions are requests to `transactions`.
   requestSources: { transactions: "tx_probe" },
   jobs(target, config, { client, network, log, clock }: JobParts<HorizonClient>): JobPlan[] {
     const poll = (endpoint: Endpoint, collector: () => Collector, heartbeat = false): JobPlan => ({
       source: endpoint,
       key: jobKey(endpoint, config),
-      create: () => pollJob(collector(), target.schedules[endpoint], requestsPerPoll(endpoint, target, config), heartbeat),
+      create: () =>
+        pollJob(collector(), target.schedules[endpoint], requestsPerPoll(endpoint, target, config), heartbeat),
     });
     // Network-level series come from shard 0 alone; another shard polls its accounts only, and
     // reads the base reserve their minimum balances need itself.
@@ -49,16 +54,28 @@ export const HORIZON: TargetKind<TargetConfig, HorizonClient> = {
       ? [
           poll("root", () => rootCollector(client, network), true),
           poll("fee_stats", () => feeStatsCollector(client, network)),
-          poll("ledgers", () => new LedgersCollector(client, config.ledgers, log.child({ endpoint: "ledgers" }), network)),
+          poll(
+            "ledgers",
+            () => new LedgersCollector(client, config.ledgers, log.child({ endpoint: "ledgers" }), network),
+          ),
           poll("liquidity_pools", () => new LiquidityPoolsCollector(client, config.liquidityPools)),
         ]
       : [];
     if (target.accounts.length > 0) {
-      plans.push(poll("accounts", () => new AccountsCollector(new AccountsClient(client), target.accounts, network, !networkLevel)));
+      plans.push(
+        poll(
+          "accounts",
+          () => new AccountsCollector(new AccountsClient(client), target.accounts, network, !networkLevel),
+        ),
+      );
     }
     const probe = target.txProbe;
     if (probe !== undefined) {
-      plans.push({ source: "tx_probe", key: jobKey("tx_probe", config), create: () => txProbeFor(probe, { client, network, log, now: () => clock.now() }) });
+      plans.push({
+        source: "tx_probe",
+        key: jobKey("tx_probe", config),
+        create: () => txProbeFor(probe, { client, network, log, now: () => clock.now() }),
+      });
     }
     return plans;
   },

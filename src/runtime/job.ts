@@ -60,7 +60,12 @@ export interface JobPlan {
 }
 
 /** A collector run as a poll job. */
-export function pollJob(collector: Collector<PollEndpoint>, schedule: Schedule, requestsPerRun: number, heartbeat = false): PollJob {
+export function pollJob(
+  collector: Collector<PollEndpoint>,
+  schedule: Schedule,
+  requestsPerRun: number,
+  heartbeat = false,
+): PollJob {
   return {
     role: "poll",
     source: collector.endpoint,

@@ -25,8 +25,16 @@ export const STELLAR_RPC: TargetKind<RpcTargetConfig, RpcClient> = {
     const networkLevel = config.shard.index === 0;
     const plans: JobPlan[] = networkLevel
       ? [
-          { source: "status", key: key("status"), create: () => pollJob(rpcStatusCollector(client, network), target.schedules.status, 1, true) },
-          { source: "versions", key: key("versions"), create: () => pollJob(rpcVersionsCollector(client, network), target.schedules.versions, 1) },
+          {
+            source: "status",
+            key: key("status"),
+            create: () => pollJob(rpcStatusCollector(client, network), target.schedules.status, 1, true),
+          },
+          {
+            source: "versions",
+            key: key("versions"),
+            create: () => pollJob(rpcVersionsCollector(client, network), target.schedules.versions, 1),
+          },
         ]
       : [];
     if (target.accounts.length > 0) {
@@ -34,7 +42,8 @@ export const STELLAR_RPC: TargetKind<RpcTargetConfig, RpcClient> = {
       plans.push({
         source: "accounts",
         key: key("accounts"),
-        create: () => pollJob(new RpcAccountsCollector(client, target.accounts, network), target.schedules.accounts, requests),
+        create: () =>
+          pollJob(new RpcAccountsCollector(client, target.accounts, network), target.schedules.accounts, requests),
       });
     }
     // Contracts are polled only where some are watched, the state-archival settings with them on
@@ -47,7 +56,13 @@ export const STELLAR_RPC: TargetKind<RpcTargetConfig, RpcClient> = {
         key: key("contracts"),
         create: () =>
           pollJob(
-            new ContractsCollector(target.contracts, { client, network, clock, log: log.child({ endpoint: "contracts" }), stateArchival }),
+            new ContractsCollector(target.contracts, {
+              client,
+              network,
+              clock,
+              log: log.child({ endpoint: "contracts" }),
+              stateArchival,
+            }),
             target.schedules.contracts,
             contractsRequestsPerPoll(target.contracts, stateArchival),
           ),

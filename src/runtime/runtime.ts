@@ -142,7 +142,8 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
       observer: {
         onRequest: (endpoint, code, durationSeconds) => {
           observer.onRequest(endpoint, code, durationSeconds);
-          if (code !== "error") this.jobs.get(kind.requestSources?.[endpoint] ?? (endpoint as Job["source"]))?.runner.progressed();
+          if (code !== "error")
+            this.jobs.get(kind.requestSources?.[endpoint] ?? (endpoint as Job["source"]))?.runner.progressed();
         },
         onRateLimitHeaders: (headers) => observer.onRateLimitHeaders(headers),
         onHoldCapped: () => observer.onHoldCapped?.(),
@@ -177,11 +178,16 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
     const plans = this.plans(config);
     const wanted = new Set(plans.map((plan) => plan.source));
     const changed = plans.filter((plan) => this.jobs.get(plan.source)?.key !== plan.key);
-    const leaving = [...this.jobs.values()].filter((job) => !wanted.has(job.runner.job.source) || changed.some((plan) => plan.source === job.runner.job.source));
+    const leaving = [...this.jobs.values()].filter(
+      (job) => !wanted.has(job.runner.job.source) || changed.some((plan) => plan.source === job.runner.job.source),
+    );
     await Promise.all(leaving.map((job) => this.stopJob(job)));
     for (const plan of changed) void this.startJob(plan);
     if (changed.length > 0 || leaving.length > 0) {
-      this.log.info({ restarted: changed.map((plan) => plan.source), stopped: leaving.length - changed.length }, "jobs reconfigured");
+      this.log.info(
+        { restarted: changed.map((plan) => plan.source), stopped: leaving.length - changed.length },
+        "jobs reconfigured",
+      );
     }
   }
 
@@ -195,7 +201,12 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
   }
 
   private plans(config: ExporterConfig): JobPlan[] {
-    return this.kind.jobs(this.target, config, { client: this.client, network: this.network, log: this.log, clock: this.services.clock });
+    return this.kind.jobs(this.target, config, {
+      client: this.client,
+      network: this.network,
+      log: this.log,
+      clock: this.services.clock,
+    });
   }
 
   private planRequests(config: ExporterConfig): void {

@@ -31,7 +31,12 @@ export const MAX_BACKOFF_MS = 15_000;
  * window, and never more than every attempt timing out, so a hanging upstream is reported before
  * its data goes stale, not half a minute after.
  */
-export function requestBudgetMs(schedule: Schedule, staleAfterIntervals: number, timeoutMs: number, retries: number): number {
+export function requestBudgetMs(
+  schedule: Schedule,
+  staleAfterIntervals: number,
+  timeoutMs: number,
+  retries: number,
+): number {
   return Math.min(staleAfterIntervals * schedule.periodMs, timeoutMs * (retries + 1));
 }
 
@@ -80,7 +85,12 @@ export class JobRunner {
   private answered: (() => void) | undefined;
 
   constructor(private readonly options: JobRunnerOptions) {
-    this.status = { target: options.target, endpoint: options.job.source, schedule: options.job.schedule.text, polls: 0 };
+    this.status = {
+      target: options.target,
+      endpoint: options.job.source,
+      schedule: options.job.schedule.text,
+      polls: 0,
+    };
   }
 
   get job(): Job {
@@ -161,7 +171,11 @@ export class JobRunner {
         clock.clearTimeout(timer);
         const remainingMs = Math.max(0, startedMs + capMs - clock.now());
         if (remainingMs <= budgetMs) {
-          timer = clock.setTimeout(() => fail(`run did not finish within its ${capMs / 1000} s deadline (${job.requestsPerRun} requests planned)`), remainingMs);
+          timer = clock.setTimeout(
+            () =>
+              fail(`run did not finish within its ${capMs / 1000} s deadline (${job.requestsPerRun} requests planned)`),
+            remainingMs,
+          );
         } else {
           timer = clock.setTimeout(() => fail(`no answer within ${budgetMs / 1000} s`), budgetMs);
         }
@@ -204,10 +218,16 @@ export class JobRunner {
 
   private async failed(error: unknown, durationSeconds: number): Promise<void> {
     const { target, job, metrics, publisher, log, clock } = this.options;
-    const failure = error instanceof PollError ? error : new PollError("internal", error instanceof Error ? error.message : String(error));
+    const failure =
+      error instanceof PollError
+        ? error
+        : new PollError("internal", error instanceof Error ? error.message : String(error));
     if (job.role === "poll") {
       metrics.pollFailed(target, job.source, durationSeconds, failure.reason);
-      log.warn({ endpoint: job.source, reason: failure.reason, status: failure.details.status, error: failure.message }, "poll failed");
+      log.warn(
+        { endpoint: job.source, reason: failure.reason, status: failure.details.status, error: failure.message },
+        "poll failed",
+      );
       this.lastFailureTransient = isTransient(failure);
       this.failedLast = true;
       if (!job.heartbeat) this.backOff();
@@ -217,7 +237,11 @@ export class JobRunner {
       await publisher.succeeded();
     }
     const { runningSinceMs: _, ...rest } = this.status;
-    this.status = { ...rest, polls: this.status.polls + 1, lastError: { reason: failure.reason, message: failure.message, atMs: clock.now() } };
+    this.status = {
+      ...rest,
+      polls: this.status.polls + 1,
+      lastError: { reason: failure.reason, message: failure.message, atMs: clock.now() },
+    };
   }
 
   /**

@@ -66,7 +66,11 @@ export class JobPublisher {
         this.failing = false;
       } catch (error) {
         this.publishFailed();
-        if (!this.failing) this.log.error({ source: this.job.source, error: String(error) }, "publishing to the metric store failed; the next run publishes again");
+        if (!this.failing)
+          this.log.error(
+            { source: this.job.source, error: String(error) },
+            "publishing to the metric store failed; the next run publishes again",
+          );
         this.failing = true;
       }
     });

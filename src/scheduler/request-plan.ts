@@ -25,7 +25,10 @@ export function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config
     }
     case "accounts": {
       // The account, plus one page of offers and one of claimable balances where asked for.
-      const accounts = target.accounts.reduce((total, account) => total + 1 + (account.offers ? 1 : 0) + (account.claimableBalances ? 1 : 0), 0);
+      const accounts = target.accounts.reduce(
+        (total, account) => total + 1 + (account.offers ? 1 : 0) + (account.claimableBalances ? 1 : 0),
+        0,
+      );
       return accounts > 0 && config.shard.index !== 0 ? accounts + 1 : accounts;
     }
   }

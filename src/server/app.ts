@@ -4,7 +4,14 @@ import { Hono } from "hono";
 import type { WebConfig } from "../config/web-config.js";
 import type { StatusReport } from "../status/model.js";
 import { landingPage } from "./landing.js";
-import { directMetrics, metricsAnswer, METRICS_PATH, writeAnswer, type DirectHandler, type RenderMetrics } from "./metrics-endpoint.js";
+import {
+  directMetrics,
+  metricsAnswer,
+  METRICS_PATH,
+  writeAnswer,
+  type DirectHandler,
+  type RenderMetrics,
+} from "./metrics-endpoint.js";
 import { currentProtection, protection } from "./protection.js";
 
 export interface ServerSources {
@@ -41,7 +48,9 @@ export function createServerApp(sources: ServerSources): ServerApp {
   app.get("/", (c) => c.html(landingPage(sources.status())));
   app.get("/status.json", (c) => c.json(sources.status()));
   app.get("/healthz", (c) => c.text("ok\n"));
-  app.get("/readyz", (c) => (sources.isReady() ? c.text("ready\n") : c.text("not ready: first polls still running\n", 503)));
+  app.get("/readyz", (c) =>
+    sources.isReady() ? c.text("ready\n") : c.text("not ready: first polls still running\n", 503),
+  );
   app.notFound((c) => c.text("not found\n", 404));
   return { fetch: app.fetch, request: app.request, direct: directMetrics(sources.renderMetrics, current) };
 }

@@ -76,7 +76,10 @@ interface SeriesOwner {
 
 /** A section's caption note: how old a kept section is, then what else to say. */
 function sectionNote(owner: SeriesOwner, notes: readonly string[]) {
-  const all = owner.keptAgeSeconds === undefined ? notes : [`as of ${relative(owner.keptAgeSeconds * 1000)}: no fresh data since`, ...notes];
+  const all =
+    owner.keptAgeSeconds === undefined
+      ? notes
+      : [`as of ${relative(owner.keptAgeSeconds * 1000)}: no fresh data since`, ...notes];
   return all.length === 0 ? "" : html` <span class="note">(${all.join("; ")})</span>`;
 }
 
@@ -97,7 +100,8 @@ const NO_DATA = html`<span class="note">no data</span>`;
  */
 function figureValue(owner: SeriesOwner, figure: Figure | undefined, format: (value: number) => string = String) {
   if (figure === undefined) return NO_DATA;
-  if (owner.keptAgeSeconds !== undefined) return html`<span class="kept" data-value="${String(figure.value)}">${format(figure.value)}</span>`;
+  if (owner.keptAgeSeconds !== undefined)
+    return html`<span class="kept" data-value="${String(figure.value)}">${format(figure.value)}</span>`;
   return html`<span class="figure" data-series="${seriesKey(owner, figure)}" data-value="${String(figure.value)}">${format(figure.value)}</span>`;
 }
 
@@ -225,7 +229,10 @@ function needsAttention(account: AccountReport): boolean {
 
 function accountsTable(owner: SeriesOwner, accounts: readonly AccountReport[]) {
   // Those that need a look first: of 10 000 watched accounts, the page shows SECTION_ROWS.
-  const shown = [...accounts.filter(needsAttention), ...accounts.filter((account) => !needsAttention(account))].slice(0, SECTION_ROWS);
+  const shown = [...accounts.filter(needsAttention), ...accounts.filter((account) => !needsAttention(account))].slice(
+    0,
+    SECTION_ROWS,
+  );
   const hidden = accounts.length - shown.length;
   return html`<table${owner.keptAgeSeconds === undefined ? "" : raw(' class="stale"')}>
 <caption>Watched accounts${sectionNote(owner, hidden > 0 ? [`missing and low first; ${hidden} more in /status.json`] : [])}</caption>
@@ -236,10 +243,13 @@ ${shown.flatMap((account) => {
   const rows = Math.max(1, missing ? 1 : account.balances.length);
   const head = html`<td rowspan="${rows}">${account.account}</td><td class="num" rowspan="${rows}">${figureValue(owner, account.signerChanges)}</td>`;
   if (missing || account.balances.length === 0) {
-    return [html`<tr>${head}<td colspan="3">${missing ? "account does not exist" : "no balances"}</td><td><span class="badge ${missing ? "failing" : "waiting"}">${missing ? "missing" : "no data"}</span></td></tr>`];
+    return [
+      html`<tr>${head}<td colspan="3">${missing ? "account does not exist" : "no balances"}</td><td><span class="badge ${missing ? "failing" : "waiting"}">${missing ? "missing" : "no data"}</span></td></tr>`,
+    ];
   }
   return account.balances.map(
-    (balance, index) => html`<tr>${index === 0 ? head : ""}<td>${assetName(balance)}</td><td class="num">${figureValue(owner, balance.balance)}</td><td class="num">${balance.lowWatermark ? figureValue(owner, balance.lowWatermark) : "none"}</td><td><span class="badge ${balance.low ? "low" : "ok"}">${balance.low ? "low" : "ok"}</span></td></tr>`,
+    (balance, index) =>
+      html`<tr>${index === 0 ? head : ""}<td>${assetName(balance)}</td><td class="num">${figureValue(owner, balance.balance)}</td><td class="num">${balance.lowWatermark ? figureValue(owner, balance.lowWatermark) : "none"}</td><td><span class="badge ${balance.low ? "low" : "ok"}">${balance.low ? "low" : "ok"}</span></td></tr>`,
   );
 })}
 </table>`;
@@ -258,7 +268,8 @@ function assetName(balance: BalanceReport) {
     if (issuer === undefined) return balance.asset;
     return html`<span title="${balance.asset}">${code} <span class="unit">${issuer.slice(0, 4)}…${issuer.slice(-4)}</span></span>`;
   }
-  if (pool.assets === undefined) return html`<span title="liquidity pool ${pool.poolId}">pool ${pool.poolId.slice(0, 8)}… shares</span>`;
+  if (pool.assets === undefined)
+    return html`<span title="liquidity pool ${pool.poolId}">pool ${pool.poolId.slice(0, 8)}… shares</span>`;
   const [a, b] = pool.assets;
   return html`<span title="liquidity pool ${pool.poolId}: ${a} / ${b}">${assetCode(a)}/${assetCode(b)} pool shares</span>`;
 }
@@ -286,8 +297,14 @@ const CONTRACT_STATES: Readonly<Record<ContractEntryState, { readonly word: stri
   live: { word: "live", why: "archival expected in 14 days or more" },
   expiring_soon: { word: "expiring soon", why: "archival expected within 14 days (StellarContractEntryExpiringSoon)" },
   expiring: { word: "expiring", why: "archival expected within 3 days (StellarContractEntryExpiring)" },
-  archived: { word: "archived", why: "archived: calls that touch it fail until it is restored (StellarContractEntryArchived)" },
-  missing: { word: "missing", why: "not on the ledger: the contract or its wasm is gone (StellarContractEntryMissing)" },
+  archived: {
+    word: "archived",
+    why: "archived: calls that touch it fail until it is restored (StellarContractEntryArchived)",
+  },
+  missing: {
+    word: "missing",
+    why: "not on the ledger: the contract or its wasm is gone (StellarContractEntryMissing)",
+  },
   absent: { word: "absent", why: "not returned: never created, deleted, or an expired temporary entry" },
   unknown: { word: "unknown", why: "the RPC reports no live-until the exporter can trust (stellar-rpc#990)" },
 };
@@ -304,7 +321,8 @@ function utcMinute(seconds: number): string {
 
 function contractRow(rpc: SeriesOwner, entry: ContractEntryReport) {
   const state = CONTRACT_STATES[entry.state];
-  const contract = entry.contractId === undefined ? entry.contract : html`<span title="${entry.contractId}">${entry.contract}</span>`;
+  const contract =
+    entry.contractId === undefined ? entry.contract : html`<span title="${entry.contractId}">${entry.contract}</span>`;
   return html`<tr><td>${contract}</td><td>${entry.entry}</td><td>${entry.durability}</td><td class="num">${entry.ttlLedgers ? figureValue(rpc, entry.ttlLedgers) : ""}</td><td class="num">${daysLeft(entry.daysLeft)}</td><td>${
     entry.expiryTimestampSeconds ? figureValue(rpc, entry.expiryTimestampSeconds, utcMinute) : ""
   }</td><td><span class="badge ${entry.state.replace("_", "-")}" title="${state.why}">${state.word}</span></td></tr>`;
@@ -351,23 +369,35 @@ function endpointsTable(endpoints: readonly EndpointReport[], nowMs: number) {
 <caption>Polls</caption>
 <tr><th>Endpoint</th><th>State</th><th>Schedule</th><th class="num">Polls</th><th>Last success</th><th>Last error</th></tr>
 ${endpoints.map(
-  (endpoint) => html`<tr><td>${endpoint.endpoint}</td><td>${pollState(endpoint)}</td><td>${endpoint.schedule}</td><td class="num">${endpoint.polls}</td><td>${endpoint.lastSuccessAt ? ago(endpoint.lastSuccessAt, nowMs) : "never"}</td><td>${
-    endpoint.lastError ? html`${endpoint.lastError.reason}: ${endpoint.lastError.message} (${ago(endpoint.lastError.at, nowMs)})` : "none"
-  }</td></tr>`,
+  (endpoint) =>
+    html`<tr><td>${endpoint.endpoint}</td><td>${pollState(endpoint)}</td><td>${endpoint.schedule}</td><td class="num">${endpoint.polls}</td><td>${endpoint.lastSuccessAt ? ago(endpoint.lastSuccessAt, nowMs) : "never"}</td><td>${
+      endpoint.lastError
+        ? html`${endpoint.lastError.reason}: ${endpoint.lastError.message} (${ago(endpoint.lastError.at, nowMs)})`
+        : "none"
+    }</td></tr>`,
 )}
 </table>`;
 }
 
 /** A section from its series now, or, while they are gone, as kept from before, greyed with its age; none without either. */
-function section<Entries>(target: TargetReport, now: Entries | undefined, kept: KnownBefore<Entries> | undefined, table: (owner: SeriesOwner, entries: Entries) => unknown) {
+function section<Entries>(
+  target: TargetReport,
+  now: Entries | undefined,
+  kept: KnownBefore<Entries> | undefined,
+  table: (owner: SeriesOwner, entries: Entries) => unknown,
+) {
   if (now !== undefined) return table(target, now);
-  return kept === undefined ? "" : table({ kind: target.kind, name: target.name, keptAgeSeconds: kept.ageSeconds }, kept.value);
+  return kept === undefined
+    ? ""
+    : table({ kind: target.kind, name: target.name, keptAgeSeconds: kept.ageSeconds }, kept.value);
 }
 
 function card(target: TargetReport, index: number, nowMs: number) {
   return html`<section class="card ${target.state}" aria-labelledby="target-${index}">
 <h2 id="target-${index}"><span class="badge ${target.state}">${target.state.toUpperCase()}</span>${
-    target.agreement?.disagreeing ? html` <span class="badge disagrees" title="serves ledger hashes the other targets of its network do not">DISAGREES</span>` : ""
+    target.agreement?.disagreeing
+      ? html` <span class="badge disagrees" title="serves ledger hashes the other targets of its network do not">DISAGREES</span>`
+      : ""
   } ${target.title}</h2>
 <p class="url"><code>${target.url}</code></p>
 ${target.rpc ? rpcFigures(target, target.rpc) : horizonFigures(target)}

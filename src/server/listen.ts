@@ -57,26 +57,32 @@ export function listen(app: NodeApp, host: string, port: number, tls?: WebConfig
     const direct = app.direct;
     // @hono/node-server hands its listener to the server it creates; a direct handler goes first.
     const createServer = (options: object, honoListener: RequestListener) => {
-      const listener: RequestListener = direct === undefined ? honoListener : (request, response) => direct(request, response) || honoListener(request, response);
+      const listener: RequestListener =
+        direct === undefined
+          ? honoListener
+          : (request, response) => direct(request, response) || honoListener(request, response);
       return tls ? createHttpsServer(options, listener) : createHttpServer(options, listener);
     };
     const serverOptions = tls ? tlsOptions(tls) : {};
-    server = serve({ fetch: app.fetch, hostname: host, port, createServer: createServer as typeof createHttpServer, serverOptions }, (info: AddressInfo) => {
-      server.off("error", onError);
-      resolve({
-        url: `${tls ? "https" : "http"}://${urlHost(host)}:${info.port}`,
-        setTls: (next) => {
-          if (next === undefined || tls === undefined) return next === tls;
-          (server as HttpsServer).setSecureContext(tlsOptions(next));
-          return true;
-        },
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => done());
-            (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-          }),
-      });
-    });
+    server = serve(
+      { fetch: app.fetch, hostname: host, port, createServer: createServer as typeof createHttpServer, serverOptions },
+      (info: AddressInfo) => {
+        server.off("error", onError);
+        resolve({
+          url: `${tls ? "https" : "http"}://${urlHost(host)}:${info.port}`,
+          setTls: (next) => {
+            if (next === undefined || tls === undefined) return next === tls;
+            (server as HttpsServer).setSecureContext(tlsOptions(next));
+            return true;
+          },
+          close: () =>
+            new Promise<void>((done) => {
+              server.close(() => done());
+              (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+            }),
+        });
+      },
+    );
     server.once("error", onError);
   });
 }

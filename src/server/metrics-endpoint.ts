@@ -27,22 +27,38 @@ export interface MetricsAnswer {
 const PLAIN_TEXT = "text/plain; charset=UTF-8";
 
 /** The answer to a request for /metrics with this Accept-Encoding, under the security headers. */
-export async function metricsAnswer(acceptEncoding: string | undefined, render: RenderMetrics, securityHeaders: Readonly<Record<string, string>>): Promise<MetricsAnswer> {
+export async function metricsAnswer(
+  acceptEncoding: string | undefined,
+  render: RenderMetrics,
+  securityHeaders: Readonly<Record<string, string>>,
+): Promise<MetricsAnswer> {
   const coding = negotiateContentCoding(acceptEncoding);
   const headers = { ...securityHeaders, Vary: "Accept-Encoding" };
   if (coding === undefined) {
-    return { status: 406, headers: { ...headers, "Content-Type": PLAIN_TEXT }, body: [Buffer.from("not acceptable: this server sends gzip or identity\n")] };
+    return {
+      status: 406,
+      headers: { ...headers, "Content-Type": PLAIN_TEXT },
+      body: [Buffer.from("not acceptable: this server sends gzip or identity\n")],
+    };
   }
   let body: readonly Uint8Array[];
   try {
     body = await render(coding);
   } catch {
     // What went wrong stays out of the answer: an error's text may quote a target's URL.
-    return { status: 500, headers: { ...headers, "Content-Type": PLAIN_TEXT }, body: [Buffer.from("the exposition could not be rendered\n")] };
+    return {
+      status: 500,
+      headers: { ...headers, "Content-Type": PLAIN_TEXT },
+      body: [Buffer.from("the exposition could not be rendered\n")],
+    };
   }
   let length = 0;
   for (const chunk of body) length += chunk.byteLength;
-  const content = { "Content-Type": METRICS_CONTENT_TYPE, "Content-Length": String(length), ...(coding === "gzip" ? { "Content-Encoding": "gzip" } : {}) };
+  const content = {
+    "Content-Type": METRICS_CONTENT_TYPE,
+    "Content-Length": String(length),
+    ...(coding === "gzip" ? { "Content-Encoding": "gzip" } : {}),
+  };
   return { status: 200, headers: { ...headers, ...content }, body };
 }
 

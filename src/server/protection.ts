@@ -47,7 +47,9 @@ export function basicAuth(users: Readonly<Record<string, string>>, compare: Pass
     const user = separator >= 0 ? decoded.slice(0, separator) : "";
     const password = separator >= 0 ? decoded.slice(separator + 1) : "";
     const hash = Object.hasOwn(users, user) ? users[user]! : undefined;
-    const key = createHash("sha256").update(`${user}\u0000${password}\u0000${hash ?? dummyHash}`).digest();
+    const key = createHash("sha256")
+      .update(`${user}\u0000${password}\u0000${hash ?? dummyHash}`)
+      .digest();
     return { user, password, hash, key };
   };
   const remembered = ({ user, hash, key }: ReturnType<typeof credentials>) => {
@@ -96,7 +98,10 @@ export function currentProtection(web: () => WebConfig | undefined): () => Prote
     if (current !== builtFor) {
       builtFor = current;
       const users = revealedValues(current?.basicAuthUsers ?? {});
-      built = { headers: { ...DEFAULT_HEADERS, ...current?.headers }, gate: Object.keys(users).length > 0 ? basicAuth(users) : OPEN };
+      built = {
+        headers: { ...DEFAULT_HEADERS, ...current?.headers },
+        gate: Object.keys(users).length > 0 ? basicAuth(users) : OPEN,
+      };
     }
     return built;
   };

@@ -18,7 +18,11 @@ function link(href: string): Link {
 function assetFields(asset: string): Record<string, string> {
   if (asset === "native") return { asset_type: "native" };
   const [code = "", issuer = ""] = asset.split(":");
-  return { asset_type: code.length <= 4 ? "credit_alphanum4" : "credit_alphanum12", asset_code: code, asset_issuer: issuer };
+  return {
+    asset_type: code.length <= 4 ? "credit_alphanum4" : "credit_alphanum12",
+    asset_code: code,
+    asset_issuer: issuer,
+  };
 }
 
 function trustlineBalance(line: Trustline): Record<string, unknown> {
@@ -53,7 +57,12 @@ function unixSeconds(epochMs: number): string {
   return String(Math.floor(epochMs / 1000));
 }
 
-export function accountResource(base: string, account: SimulatedAccount, accounts: SimulatedAccounts, legacy: boolean): PagedRecord {
+export function accountResource(
+  base: string,
+  account: SimulatedAccount,
+  accounts: SimulatedAccounts,
+  legacy: boolean,
+): PagedRecord {
   const self = `${base}/accounts/${account.id}`;
   const paged = (name: string) => link(`${self}/${name}{?cursor,limit,order}`);
   const sequencePoint = legacy ? undefined : account.sequencePoint;

@@ -155,7 +155,12 @@ export interface SimulatedAccount {
 export const MAX_TRUSTLINE_LIMIT = (1n << 63n) - 1n;
 const MASTER_KEY_TYPE = "ed25519_public_key";
 const DEFAULT_THRESHOLDS: Thresholds = { low: 0, medium: 0, high: 0 };
-const NO_FLAGS: AccountFlags = { authRequired: false, authRevocable: false, authImmutable: false, authClawbackEnabled: false };
+const NO_FLAGS: AccountFlags = {
+  authRequired: false,
+  authRevocable: false,
+  authImmutable: false,
+  authClawbackEnabled: false,
+};
 
 export class AccountError extends Error {
   override readonly name = "AccountError";
@@ -193,7 +198,11 @@ export class SimulatedAccounts {
     if (this.#accounts.has(id)) throw new AccountError(`account ${id} already exists`);
     const signers: Signer[] = [
       { key: id, type: MASTER_KEY_TYPE, weight: spec.masterWeight ?? 1 },
-      ...(spec.signers ?? []).map((signer) => ({ key: signer.key, type: signer.type ?? MASTER_KEY_TYPE, weight: signer.weight })),
+      ...(spec.signers ?? []).map((signer) => ({
+        key: signer.key,
+        type: signer.type ?? MASTER_KEY_TYPE,
+        weight: signer.weight,
+      })),
     ];
     const account: SimulatedAccount = {
       id,
@@ -303,7 +312,8 @@ export class SimulatedAccounts {
     const index = account.signers.findIndex((candidate) => candidate.key === signer.key);
     if (index >= 0 && signer.weight === 0 && signer.key !== id) account.signers.splice(index, 1);
     else if (index >= 0) account.signers[index]!.weight = signer.weight;
-    else if (signer.weight > 0) account.signers.push({ key: signer.key, type: signer.type ?? MASTER_KEY_TYPE, weight: signer.weight });
+    else if (signer.weight > 0)
+      account.signers.push({ key: signer.key, type: signer.type ?? MASTER_KEY_TYPE, weight: signer.weight });
     // Horizon lists the master key first, then the other signers by key.
     const [master, ...others] = account.signers;
     sortedByKey(others);

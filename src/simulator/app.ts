@@ -54,7 +54,10 @@ const HAL_JSON = "application/hal+json; charset=utf-8";
 const PROBLEM_JSON = "application/problem+json; charset=utf-8";
 const CONTROL_PATH_PREFIX = "/_sim/";
 const MAX_LEDGER_SEQUENCE = 0xffffffff;
-const RESERVES_INVALID = invalidField("reserves", "Invalid reserves, should be comma-separated list of assets in canonical form");
+const RESERVES_INVALID = invalidField(
+  "reserves",
+  "Invalid reserves, should be comma-separated list of assets in canonical form",
+);
 
 function halResponse(body: unknown, extraHeaders: Record<string, string> = {}): Response {
   return new Response(goJson(body), {
@@ -101,7 +104,12 @@ function queryParams(c: Context): Map<string, string[]> {
   return params;
 }
 
-function pageOf(c: Context, query: PageQuery, records: readonly PagedRecord[], extraHeaders?: Record<string, string>): Response {
+function pageOf(
+  c: Context,
+  query: PageQuery,
+  records: readonly PagedRecord[],
+  extraHeaders?: Record<string, string>,
+): Response {
   const links = { url: baseUrl(c) + c.req.path, params: queryParams(c), query };
   return halResponse(pageResource(links, records), extraHeaders);
 }
@@ -142,7 +150,9 @@ function registerHorizonRoutes(app: Hono, backend: HorizonBackend): void {
     });
     const range = ledgerRange(query, status.historyElderLedger, status.historyLatestLedger);
     const legacy = status.behaviour.legacyShapes;
-    const records = model.ledgers(range.from, range.step, query.limit).map((record) => ledgerResource(baseUrl(c), record, legacy));
+    const records = model
+      .ledgers(range.from, range.step, query.limit)
+      .map((record) => ledgerResource(baseUrl(c), record, legacy));
     return pageOf(c, query, records);
   });
 
@@ -211,9 +221,17 @@ function parseAccountId(raw: string | undefined, field: string): string {
 }
 
 /** Records after (asc) or before (desc) the cursor, by paging token, at most `limit`. */
-function pageAfterCursor<T>(records: readonly T[], query: PageQuery, token: (record: T) => string, compare: (a: string, b: string) => number): T[] {
+function pageAfterCursor<T>(
+  records: readonly T[],
+  query: PageQuery,
+  token: (record: T) => string,
+  compare: (a: string, b: string) => number,
+): T[] {
   const ordered = query.order === "asc" ? [...records] : [...records].reverse();
-  const after = query.cursor === "" ? ordered : ordered.filter((record) => (query.order === "asc" ? 1 : -1) * compare(token(record), query.cursor) > 0);
+  const after =
+    query.cursor === ""
+      ? ordered
+      : ordered.filter((record) => (query.order === "asc" ? 1 : -1) * compare(token(record), query.cursor) > 0);
   return after.slice(0, query.limit);
 }
 
@@ -223,7 +241,11 @@ const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 function registerAccountRoutes(app: Hono, backend: HorizonBackend): void {
   const { model, accounts } = backend;
   const pageQuery = (c: Context, numericCursor: boolean) =>
-    parsePageQuery({ param: (name) => c.req.query(name), historyLatestLedger: model.status().historyLatestLedger, numericCursor });
+    parsePageQuery({
+      param: (name) => c.req.query(name),
+      historyLatestLedger: model.status().historyLatestLedger,
+      numericCursor,
+    });
 
   app.get("/accounts/:id", (c) => {
     const account = accounts.get(parseAccountId(c.req.param("id"), "account_id"));
@@ -234,15 +256,28 @@ function registerAccountRoutes(app: Hono, backend: HorizonBackend): void {
   app.get("/accounts/:id/offers", (c) => {
     const seller = parseAccountId(c.req.param("id"), "account_id");
     const query = pageQuery(c, true);
-    const offers = pageAfterCursor(accounts.offersOf(seller), query, (offer) => offer.id.toString(), compareNumericTokens);
-    return pageOf(c, query, offers.map((offer) => offerResource(baseUrl(c), offer)));
+    const offers = pageAfterCursor(
+      accounts.offersOf(seller),
+      query,
+      (offer) => offer.id.toString(),
+      compareNumericTokens,
+    );
+    return pageOf(
+      c,
+      query,
+      offers.map((offer) => offerResource(baseUrl(c), offer)),
+    );
   });
 
   app.get("/claimable_balances", (c) => {
     const claimant = parseAccountId(c.req.query("claimant"), "claimant");
     const query = pageQuery(c, false);
     const records = accounts.claimableBy(claimant).map((balance) => claimableBalanceResource(baseUrl(c), balance));
-    return pageOf(c, query, pageAfterCursor(records, query, (record) => record.paging_token, compareClaimableTokens));
+    return pageOf(
+      c,
+      query,
+      pageAfterCursor(records, query, (record) => record.paging_token, compareClaimableTokens),
+    );
   });
 }
 
@@ -277,7 +312,8 @@ function horizonBehaviour(backend: HorizonBackend) {
     if (c.req.path.startsWith(CONTROL_PATH_PREFIX) || c.req.path === RPC_PATH) return next();
     const nowMs = backend.sync();
     const http = backend.model.status().behaviour.http;
-    if (http === "rate_limited") return withRateLimitHeaders(problemResponse(RATE_LIMIT_EXCEEDED), exhaustedQuota(nowMs));
+    if (http === "rate_limited")
+      return withRateLimitHeaders(problemResponse(RATE_LIMIT_EXCEEDED), exhaustedQuota(nowMs));
     const fault = http === "flapping" ? backend.drawFault() : undefined;
     if (fault === "over_capacity") return withCacheHeaders(overCapacityResponse());
     const rate = backend.consumeRateLimit(nowMs);

@@ -3,7 +3,9 @@
  * StrKey account encoding and the XDR needed to derive real liquidity pool ids.
  */
 
-export type Asset = { readonly kind: "native" } | { readonly kind: "credit"; readonly code: string; readonly issuer: Uint8Array };
+export type Asset =
+  | { readonly kind: "native" }
+  | { readonly kind: "credit"; readonly code: string; readonly issuer: Uint8Array };
 
 export const NATIVE: Asset = { kind: "native" };
 

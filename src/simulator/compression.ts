@@ -24,5 +24,8 @@ export async function compressedLikeHorizon(acceptEncoding: string | undefined, 
 }
 
 function acceptsGzip(header: string | undefined): boolean {
-  return (header ?? "").toLowerCase().split(",").some((coding) => coding.includes("gzip"));
+  return (header ?? "")
+    .toLowerCase()
+    .split(",")
+    .some((coding) => coding.includes("gzip"));
 }

@@ -42,7 +42,12 @@ export const EXPIRING_TTL_LEDGERS = 40;
  * about half a year (weeks even with 1 s ledgers), the asset contract the TTL a new persistent
  * entry gets (minPersistentTtl), the storage key 20 days (past the 14-day warning).
  */
-export const DEMO_TTLS = { wasmInstance: 3_000_000, wasmCode: 2_500_000, storage: 290_000, assetInstance: STATE_ARCHIVAL.minPersistentTtl } as const;
+export const DEMO_TTLS = {
+  wasmInstance: 3_000_000,
+  wasmCode: 2_500_000,
+  storage: 290_000,
+  assetInstance: STATE_ARCHIVAL.minPersistentTtl,
+} as const;
 
 /** A minimal valid wasm module (header and a custom section naming it): only its hash matters here. */
 const DEMO_WASM = Buffer.concat([
@@ -70,7 +75,9 @@ function instanceKey(contractId: string): xdr.LedgerKey {
 }
 
 function dataKey(contractId: string, key: xdr.ScVal, durability: xdr.ContractDataDurability): xdr.LedgerKey {
-  return xdr.LedgerKey.contractData(new xdr.LedgerKeyContractData({ contract: Address.fromString(contractId).toScAddress(), key, durability }));
+  return xdr.LedgerKey.contractData(
+    new xdr.LedgerKeyContractData({ contract: Address.fromString(contractId).toScAddress(), key, durability }),
+  );
 }
 
 function dataEntry(contractId: string, key: xdr.ScVal, val: xdr.ScVal): string {
@@ -90,7 +97,10 @@ function deployedContractId(networkPassphrase: string, deployer: string, salt: s
     new xdr.HashIdPreimageContractId({
       networkId: hash(Buffer.from(networkPassphrase)),
       contractIdPreimage: xdr.ContractIdPreimage.contractIdPreimageFromAddress(
-        new xdr.ContractIdPreimageFromAddress({ address: Address.fromString(deployer).toScAddress(), salt: hash(Buffer.from(salt)) }),
+        new xdr.ContractIdPreimageFromAddress({
+          address: Address.fromString(deployer).toScAddress(),
+          salt: hash(Buffer.from(salt)),
+        }),
       ),
     }),
   );
@@ -101,7 +111,11 @@ export class SimulatedContracts {
   /** The demo's wasm contract (instance, code, one storage key) and USDC's Stellar Asset Contract. */
   readonly demo: readonly DemoContract[];
   readonly #entries = new Map<string, SorobanEntry>();
-  readonly #stateArchivalKey = ledgerKeyBase64(xdr.LedgerKey.configSetting(new xdr.LedgerKeyConfigSetting({ configSettingId: xdr.ConfigSettingId.configSettingStateArchival() })));
+  readonly #stateArchivalKey = ledgerKeyBase64(
+    xdr.LedgerKey.configSetting(
+      new xdr.LedgerKeyConfigSetting({ configSettingId: xdr.ConfigSettingId.configSettingStateArchival() }),
+    ),
+  );
   readonly #stateArchival = xdr.LedgerEntryData.configSetting(
     xdr.ConfigSettingEntry.configSettingStateArchival(
       new xdr.StateArchivalSettings({
@@ -117,9 +131,15 @@ export class SimulatedContracts {
     private readonly networkPassphrase: string,
     at: LedgerPoint,
   ) {
-    const counter = this.addWasmContract("counter", ["Counter"], at, { instance: DEMO_TTLS.wasmInstance, code: DEMO_TTLS.wasmCode, storage: DEMO_TTLS.storage });
+    const counter = this.addWasmContract("counter", ["Counter"], at, {
+      instance: DEMO_TTLS.wasmInstance,
+      code: DEMO_TTLS.wasmCode,
+      storage: DEMO_TTLS.storage,
+    });
     // `contract_expiring` lets the counter's storage entry run out.
-    this.#expiringKey = ledgerKeyBase64(dataKey(counter.id, xdr.ScVal.fromXDR(counter.keys[0]!.key, "base64"), xdr.ContractDataDurability.persistent()));
+    this.#expiringKey = ledgerKeyBase64(
+      dataKey(counter.id, xdr.ScVal.fromXDR(counter.keys[0]!.key, "base64"), xdr.ContractDataDurability.persistent()),
+    );
 
     const assetId = new Asset("USDC", USDC_ISSUER).contractId(networkPassphrase);
     const metadata = xdr.ScVal.scvMap([
@@ -127,12 +147,21 @@ export class SimulatedContracts {
       new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("name"), val: xdr.ScVal.scvString(`USDC:${USDC_ISSUER}`) }),
       new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("symbol"), val: xdr.ScVal.scvString("USDC") }),
     ]);
-    this.#add(instanceKey(assetId), dataEntry(assetId, xdr.ScVal.scvLedgerKeyContractInstance(), xdr.ScVal.scvContractInstance(
-      new xdr.ScContractInstance({
-        executable: xdr.ContractExecutable.contractExecutableStellarAsset(),
-        storage: [new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("METADATA"), val: metadata })],
-      }),
-    )), at, DEMO_TTLS.assetInstance);
+    this.#add(
+      instanceKey(assetId),
+      dataEntry(
+        assetId,
+        xdr.ScVal.scvLedgerKeyContractInstance(),
+        xdr.ScVal.scvContractInstance(
+          new xdr.ScContractInstance({
+            executable: xdr.ContractExecutable.contractExecutableStellarAsset(),
+            storage: [new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol("METADATA"), val: metadata })],
+          }),
+        ),
+      ),
+      at,
+      DEMO_TTLS.assetInstance,
+    );
 
     this.demo = [counter, { name: "usdc", id: assetId, keys: [] }];
   }
@@ -141,23 +170,47 @@ export class SimulatedContracts {
    * Deploys a contract of the demo wasm from the hot wallet (its id derived from `name`), with a
    * persistent u32 entry under each symbol of `storage`; every contract shares the one code entry.
    */
-  addWasmContract(name: string, storage: readonly string[], at: LedgerPoint, ttls: { readonly instance: number; readonly code: number; readonly storage: number }): DemoContract {
+  addWasmContract(
+    name: string,
+    storage: readonly string[],
+    at: LedgerPoint,
+    ttls: { readonly instance: number; readonly code: number; readonly storage: number },
+  ): DemoContract {
     const id = deployedContractId(this.networkPassphrase, HOT_WALLET, `stellar-horizon-exporter demo ${name}`);
-    this.#add(instanceKey(id), dataEntry(id, xdr.ScVal.scvLedgerKeyContractInstance(), xdr.ScVal.scvContractInstance(
-      new xdr.ScContractInstance({ executable: xdr.ContractExecutable.contractExecutableWasm(DEMO_WASM_HASH), storage: null }),
-    )), at, ttls.instance);
+    this.#add(
+      instanceKey(id),
+      dataEntry(
+        id,
+        xdr.ScVal.scvLedgerKeyContractInstance(),
+        xdr.ScVal.scvContractInstance(
+          new xdr.ScContractInstance({
+            executable: xdr.ContractExecutable.contractExecutableWasm(DEMO_WASM_HASH),
+            storage: null,
+          }),
+        ),
+      ),
+      at,
+      ttls.instance,
+    );
     const codeKey = xdr.LedgerKey.contractCode(new xdr.LedgerKeyContractCode({ hash: DEMO_WASM_HASH }));
     if (!this.#entries.has(ledgerKeyBase64(codeKey))) {
       this.#add(
         codeKey,
-        xdr.LedgerEntryData.contractCode(new xdr.ContractCodeEntry({ ext: new xdr.ContractCodeEntryExt(0), hash: DEMO_WASM_HASH, code: DEMO_WASM })).toXDR("base64"),
+        xdr.LedgerEntryData.contractCode(
+          new xdr.ContractCodeEntry({ ext: new xdr.ContractCodeEntryExt(0), hash: DEMO_WASM_HASH, code: DEMO_WASM }),
+        ).toXDR("base64"),
         at,
         ttls.code,
       );
     }
     const keys = storage.map((symbol, index) => {
       const key = xdr.ScVal.scvSymbol(symbol);
-      this.#add(dataKey(id, key, xdr.ContractDataDurability.persistent()), dataEntry(id, key, xdr.ScVal.scvU32(42 + index)), at, ttls.storage);
+      this.#add(
+        dataKey(id, key, xdr.ContractDataDurability.persistent()),
+        dataEntry(id, key, xdr.ScVal.scvU32(42 + index)),
+        at,
+        ttls.storage,
+      );
       return { name: symbol.toLowerCase(), key: key.toXDR("base64") };
     });
     return { name, id, keys };
@@ -182,6 +235,12 @@ export class SimulatedContracts {
 
   #add(key: xdr.LedgerKey, entryXdr: string, at: LedgerPoint, ttl: number): void {
     const encoded = ledgerKeyBase64(key);
-    this.#entries.set(encoded, { key: encoded, xdr: entryXdr, durability: "persistent", lastModifiedLedgerSeq: at.ledger, liveUntilLedgerSeq: at.ledger + ttl });
+    this.#entries.set(encoded, {
+      key: encoded,
+      xdr: entryXdr,
+      durability: "persistent",
+      lastModifiedLedgerSeq: at.ledger,
+      liveUntilLedgerSeq: at.ledger + ttl,
+    });
   }
 }

@@ -34,8 +34,22 @@ const DRAINED_USDC = (USDC_LIMIT * 97n) / 100n;
 
 /** How the demo (and the end-to-end test) watch the two wallets, so every account alert has data. */
 export const DEMO_WATCHED_ACCOUNTS: readonly WatchedAccount[] = [
-  { name: "hot", id: HOT_WALLET, lowBalance: { native: 5000, [USDC]: 100 }, offers: true, claimableBalances: true, cold: false },
-  { name: "cold", id: COLD_WALLET, lowBalance: { native: 100_000 }, offers: false, claimableBalances: true, cold: true },
+  {
+    name: "hot",
+    id: HOT_WALLET,
+    lowBalance: { native: 5000, [USDC]: 100 },
+    offers: true,
+    claimableBalances: true,
+    cold: false,
+  },
+  {
+    name: "cold",
+    id: COLD_WALLET,
+    lowBalance: { native: 100_000 },
+    offers: false,
+    claimableBalances: true,
+    cold: true,
+  },
 ];
 
 /** The same wallets watched over the simulator's Stellar RPC, reading their USDC trustlines. */
@@ -44,7 +58,11 @@ export const DEMO_RPC_WATCHED_ACCOUNTS: readonly RpcWatchedAccount[] = DEMO_WATC
 );
 
 /** `heldPool` is the pool the hot wallet holds shares of: one the simulator serves, so its pair is known. */
-export function addDemoAccounts(accounts: SimulatedAccounts, at: LedgerPoint, heldPool: string = HOT_WALLET_POOL): void {
+export function addDemoAccounts(
+  accounts: SimulatedAccounts,
+  at: LedgerPoint,
+  heldPool: string = HOT_WALLET_POOL,
+): void {
   accounts.add(
     {
       id: HOT_WALLET,
@@ -80,9 +98,24 @@ export function addDemoAccounts(accounts: SimulatedAccounts, at: LedgerPoint, he
   );
   // Their last transactions: the cold wallet's long ago.
   accounts.bumpSequence(HOT_WALLET, at);
-  accounts.bumpSequence(COLD_WALLET, { ledger: at.ledger - COLD_WALLET_IDLE_LEDGERS, closedAtMs: at.closedAtMs - COLD_WALLET_IDLE_LEDGERS * 5_500 });
-  accounts.addClaimableBalance({ asset: USDC, amount: 1_250n * STROOPS, sponsor: HOT_WALLET, claimants: [COLD_WALLET], lastModified: at });
-  accounts.addClaimableBalance({ asset: "native", amount: 40n * STROOPS, sponsor: HOT_WALLET, claimants: [COLD_WALLET, HOT_WALLET], lastModified: at });
+  accounts.bumpSequence(COLD_WALLET, {
+    ledger: at.ledger - COLD_WALLET_IDLE_LEDGERS,
+    closedAtMs: at.closedAtMs - COLD_WALLET_IDLE_LEDGERS * 5_500,
+  });
+  accounts.addClaimableBalance({
+    asset: USDC,
+    amount: 1_250n * STROOPS,
+    sponsor: HOT_WALLET,
+    claimants: [COLD_WALLET],
+    lastModified: at,
+  });
+  accounts.addClaimableBalance({
+    asset: "native",
+    amount: 40n * STROOPS,
+    sponsor: HOT_WALLET,
+    claimants: [COLD_WALLET, HOT_WALLET],
+    lastModified: at,
+  });
 }
 
 /** The hot wallet's everyday traffic: a transaction (and its fee) every HOT_WALLET_EVERY_LEDGERS. */
@@ -107,7 +140,9 @@ export function applyAccountEvent(accounts: SimulatedAccounts, event: AccountEve
     case "drain_account": {
       // The hot wallet's lumens are sold into USDC down to just above its reserve.
       if (hot === undefined) return;
-      const minimum = BigInt(2 + accounts.subentries(HOT_WALLET) + hot.numSponsoring - hot.numSponsored) * BigInt(BASE_RESERVE_STROOPS);
+      const minimum =
+        BigInt(2 + accounts.subentries(HOT_WALLET) + hot.numSponsoring - hot.numSponsored) *
+        BigInt(BASE_RESERVE_STROOPS);
       accounts.bumpSequence(HOT_WALLET, at);
       accounts.setBalance(HOT_WALLET, "native", minimum + hot.nativeSellingLiabilities + DRAINED_SPENDABLE, at);
       accounts.setBalance(HOT_WALLET, USDC, DRAINED_USDC, at);

@@ -139,7 +139,11 @@ function distribution(values: ReadonlyMap<number, number>, emptyValue: number): 
   };
 }
 
-function mergeLevels(samples: readonly LedgerFeeSample[], levels: FeeLevels, pick: (sample: LedgerFeeSample) => Uint16Array): Map<number, number> {
+function mergeLevels(
+  samples: readonly LedgerFeeSample[],
+  levels: FeeLevels,
+  pick: (sample: LedgerFeeSample) => Uint16Array,
+): Map<number, number> {
   const merged = new Map<number, number>();
   for (const sample of samples) {
     pick(sample).forEach((count, index) => {
@@ -151,7 +155,9 @@ function mergeLevels(samples: readonly LedgerFeeSample[], levels: FeeLevels, pic
 }
 
 /** Stellar RPC's getFeeStats distribution: inclusion fees per operation over a window of ledgers, newest last. */
-export function inclusionFeeStats(window: readonly LedgerFeeSample[]): FeeDistribution & { transactionCount: string; ledgerCount: number } {
+export function inclusionFeeStats(
+  window: readonly LedgerFeeSample[],
+): FeeDistribution & { transactionCount: string; ledgerCount: number } {
   const charged = mergeLevels(window, FEE_CHARGED_LEVELS, (sample) => sample.feeChargedCounts);
   const transactions = [...charged.values()].reduce((sum, count) => sum + count, 0);
   return {
@@ -175,7 +181,13 @@ export function computeFeeStats(lastLedger: number, window: readonly LedgerFeeSa
     last_ledger: String(lastLedger),
     last_ledger_base_fee: String(baseFee),
     ledger_capacity_usage: String(usage),
-    fee_charged: distribution(mergeLevels(window, FEE_CHARGED_LEVELS, (sample) => sample.feeChargedCounts), baseFee),
-    max_fee: distribution(mergeLevels(window, MAX_FEE_LEVELS, (sample) => sample.maxFeeCounts), baseFee),
+    fee_charged: distribution(
+      mergeLevels(window, FEE_CHARGED_LEVELS, (sample) => sample.feeChargedCounts),
+      baseFee,
+    ),
+    max_fee: distribution(
+      mergeLevels(window, MAX_FEE_LEVELS, (sample) => sample.maxFeeCounts),
+      baseFee,
+    ),
   };
 }

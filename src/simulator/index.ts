@@ -5,8 +5,20 @@
 
 export { RPC_PATH } from "./rpc.js";
 export { SCENARIOS, type ScenarioName } from "./scenarios.js";
-export { createSimulator, MAX_NETWORK_START_AGE_MS, Simulator, type SimulatorOptions, type SimulatorState } from "./simulator.js";
+export {
+  createSimulator,
+  MAX_NETWORK_START_AGE_MS,
+  Simulator,
+  type SimulatorOptions,
+  type SimulatorState,
+} from "./simulator.js";
 export { startSimulator, type RunningSimulator, type StartOptions } from "./server.js";
-export { AccountError, SimulatedAccounts, type AccountSpec, type LedgerPoint, type SimulatedAccount } from "./accounts.js";
+export {
+  AccountError,
+  SimulatedAccounts,
+  type AccountSpec,
+  type LedgerPoint,
+  type SimulatedAccount,
+} from "./accounts.js";
 export { COLD_WALLET, DEMO_RPC_WATCHED_ACCOUNTS, DEMO_WATCHED_ACCOUNTS, HOT_WALLET, USDC } from "./demo-accounts.js";
 export { SIMULATOR_REQUESTS_PER_HOUR } from "./http-faults.js";

@@ -43,7 +43,8 @@ function invalidParams(message: string): InvalidParams {
 export function ledgerEntries(params: unknown, state: LedgerEntriesState): { result: unknown } | InvalidParams {
   const keys = (params as { keys?: unknown } | null | undefined)?.keys;
   if (!Array.isArray(keys)) return invalidParams("invalid parameters");
-  if (keys.length > MAX_KEYS) return invalidParams(`key count (${keys.length}) exceeds maximum supported (${MAX_KEYS})`);
+  if (keys.length > MAX_KEYS)
+    return invalidParams(`key count (${keys.length}) exceeds maximum supported (${MAX_KEYS})`);
   const decoded: { text: string; key: xdr.LedgerKey }[] = [];
   for (const [index, text] of keys.entries()) {
     let key: xdr.LedgerKey;
@@ -53,7 +54,8 @@ export function ledgerEntries(params: unknown, state: LedgerEntriesState): { res
     } catch {
       return invalidParams(`cannot unmarshal key value ${String(text)} at index ${index}`);
     }
-    if (key.switch() === xdr.LedgerEntryType.ttl()) return invalidParams("ledger ttl entries cannot be queried directly");
+    if (key.switch() === xdr.LedgerEntryType.ttl())
+      return invalidParams("ledger ttl entries cannot be queried directly");
     decoded.push({ text, key });
   }
   const entries = decoded.flatMap(({ text, key }) => {
@@ -68,13 +70,22 @@ function entryFor(text: string, key: xdr.LedgerKey, state: LedgerEntriesState): 
   switch (key.switch()) {
     case xdr.LedgerEntryType.account(): {
       const account = state.accounts.get(StrKey.encodeEd25519PublicKey(key.account().accountId().ed25519()));
-      return account && { key: text, xdr: accountEntry(account, state.accounts.subentries(account.id)), lastModifiedLedgerSeq: account.lastModified.ledger };
+      return (
+        account && {
+          key: text,
+          xdr: accountEntry(account, state.accounts.subentries(account.id)),
+          lastModifiedLedgerSeq: account.lastModified.ledger,
+        }
+      );
     }
     case xdr.LedgerEntryType.trustline(): {
       const account = state.accounts.get(StrKey.encodeEd25519PublicKey(key.trustLine().accountId().ed25519()));
       const wanted = key.trustLine().asset().toXDR("base64");
       const line = account?.trustlines.find((candidate) => trustLineAsset(candidate.asset).toXDR("base64") === wanted);
-      return account && line && { key: text, xdr: trustlineEntry(account, line), lastModifiedLedgerSeq: line.lastModified.ledger };
+      return (
+        account &&
+        line && { key: text, xdr: trustlineEntry(account, line), lastModifiedLedgerSeq: line.lastModified.ledger }
+      );
     }
     case xdr.LedgerEntryType.contractData():
     case xdr.LedgerEntryType.contractCode(): {
@@ -112,7 +123,9 @@ function int64(value: bigint): xdr.Int64 {
 
 /** Liabilities as the version-1 extensions of accounts and trustlines carry them; none when both are zero. */
 function liabilitiesOf(buying: bigint, selling: bigint): xdr.Liabilities | undefined {
-  return buying === 0n && selling === 0n ? undefined : new xdr.Liabilities({ buying: int64(buying), selling: int64(selling) });
+  return buying === 0n && selling === 0n
+    ? undefined
+    : new xdr.Liabilities({ buying: int64(buying), selling: int64(selling) });
 }
 
 /**
@@ -120,7 +133,11 @@ function liabilitiesOf(buying: bigint, selling: bigint): xdr.Liabilities | undef
  * (protocol 14), v3 the ledger and time of the last transaction (protocol 19); each needs the ones
  * before it, and core adds v1 with zero liabilities when a later one is needed.
  */
-function accountEntryExt(account: SimulatedAccount, signerCount: number, liabilities: xdr.Liabilities | undefined): xdr.AccountEntryExt {
+function accountEntryExt(
+  account: SimulatedAccount,
+  signerCount: number,
+  liabilities: xdr.Liabilities | undefined,
+): xdr.AccountEntryExt {
   const point = account.sequencePoint;
   const v3 =
     point === undefined
@@ -152,9 +169,18 @@ function accountEntryExt(account: SimulatedAccount, signerCount: number, liabili
 function accountEntry(account: SimulatedAccount, numSubEntries: number): string {
   const signers = account.signers
     .filter((signer) => signer.key !== account.id && StrKey.isValidEd25519PublicKey(signer.key))
-    .map((signer) => new xdr.Signer({ key: xdr.SignerKey.signerKeyTypeEd25519(StrKey.decodeEd25519PublicKey(signer.key)), weight: signer.weight }));
+    .map(
+      (signer) =>
+        new xdr.Signer({
+          key: xdr.SignerKey.signerKeyTypeEd25519(StrKey.decodeEd25519PublicKey(signer.key)),
+          weight: signer.weight,
+        }),
+    );
   const master = account.signers.find((signer) => signer.key === account.id)?.weight ?? 0;
-  const flags = Object.entries(ACCOUNT_FLAGS).reduce((total, [name, bit]) => (account.flags[name as keyof typeof ACCOUNT_FLAGS] ? total | bit : total), 0);
+  const flags = Object.entries(ACCOUNT_FLAGS).reduce(
+    (total, [name, bit]) => (account.flags[name as keyof typeof ACCOUNT_FLAGS] ? total | bit : total),
+    0,
+  );
   const liabilities = liabilitiesOf(account.nativeBuyingLiabilities, account.nativeSellingLiabilities);
   const entry = new xdr.AccountEntry({
     accountId: Keypair.fromPublicKey(account.id).xdrAccountId(),

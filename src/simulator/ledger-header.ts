@@ -29,7 +29,21 @@ const HASH_BYTES = 32;
 const SIGNATURE_BYTES = 64;
 const STELLAR_VALUE_SIGNED = 1;
 // Mainnet headers carry a signed StellarValue: 428 bytes, 572 characters of base64.
-const HEADER_BYTES = 4 + HASH_BYTES + (HASH_BYTES + 8 + 4 + 4 + 4 + HASH_BYTES + 4 + SIGNATURE_BYTES) + 2 * HASH_BYTES + 4 + 8 + 8 + 4 + 8 + 4 + 4 + 4 + 4 * HASH_BYTES + 4;
+const HEADER_BYTES =
+  4 +
+  HASH_BYTES +
+  (HASH_BYTES + 8 + 4 + 4 + 4 + HASH_BYTES + 4 + SIGNATURE_BYTES) +
+  2 * HASH_BYTES +
+  4 +
+  8 +
+  8 +
+  4 +
+  8 +
+  4 +
+  4 +
+  4 +
+  4 * HASH_BYTES +
+  4;
 
 export interface EncodedLedgerHeader {
   xdr: Buffer;

@@ -172,7 +172,10 @@ export class HorizonModel {
   feeStats(): FeeStats {
     const window = this.#history.latest(FEE_STATS_WINDOW);
     const last = this.#requireLedger(window[window.length - 1]);
-    return computeFeeStats(last.sequence, window.map((record) => record.fees));
+    return computeFeeStats(
+      last.sequence,
+      window.map((record) => record.fees),
+    );
   }
 
   #requireLedger(record: LedgerRecord | undefined): LedgerRecord {
@@ -182,7 +185,9 @@ export class HorizonModel {
   }
 
   #drawIntervalMs(): number {
-    return this.#fixedIntervalMs ?? this.#intervalRng.int(DEFAULT_LEDGER_INTERVAL_MS.min, DEFAULT_LEDGER_INTERVAL_MS.max);
+    return (
+      this.#fixedIntervalMs ?? this.#intervalRng.int(DEFAULT_LEDGER_INTERVAL_MS.min, DEFAULT_LEDGER_INTERVAL_MS.max)
+    );
   }
 
   #closeConditions(closedAtMs: number, submittedTransactions = 0): CloseConditions {

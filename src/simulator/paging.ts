@@ -44,7 +44,9 @@ function parseLimit(raw: string): number {
   if (value === undefined) throw new ProblemError(invalidField("limit", "unparseable value"));
   if (value <= 0n) throw new ProblemError(invalidField("limit", "invalid limit: non-positive value provided"));
   if (value > BigInt(MAX_PAGE_LIMIT)) {
-    throw new ProblemError(invalidField("limit", `invalid limit: value provided that is over limit max of ${MAX_PAGE_LIMIT}`));
+    throw new ProblemError(
+      invalidField("limit", `invalid limit: value provided that is over limit max of ${MAX_PAGE_LIMIT}`),
+    );
   }
   return Number(value);
 }

@@ -17,10 +17,54 @@ const DRAINED_SHARE = 0.1;
 
 /** Codes seen on mainnet; issuers are generated, so the same code appears under several issuers, as it does there. */
 const ASSET_CODES = [
-  "USDC", "EURC", "AQUA", "yXLM", "yUSDC", "yBTC", "SHX", "VELO", "MOBI", "SLT", "RMT", "LSP", "ARST", "BRL",
-  "NGNC", "TFT", "XRP", "BTC", "ETH", "LTC", "USDT", "EURT", "GBP", "IXT", "KBT", "SSLX", "WXT", "NRI", "OPAL",
-  "MXN", "ZAR", "KES", "GOLD", "BENJI", "FRED", "ICE", "XCN", "LOBSTR", "GOLDBANK001", "STELLARTERM", "PALTA",
-  "SCOP", "AFR", "XSTAR", "BLND", "CETES", "TZS", "EURV",
+  "USDC",
+  "EURC",
+  "AQUA",
+  "yXLM",
+  "yUSDC",
+  "yBTC",
+  "SHX",
+  "VELO",
+  "MOBI",
+  "SLT",
+  "RMT",
+  "LSP",
+  "ARST",
+  "BRL",
+  "NGNC",
+  "TFT",
+  "XRP",
+  "BTC",
+  "ETH",
+  "LTC",
+  "USDT",
+  "EURT",
+  "GBP",
+  "IXT",
+  "KBT",
+  "SSLX",
+  "WXT",
+  "NRI",
+  "OPAL",
+  "MXN",
+  "ZAR",
+  "KES",
+  "GOLD",
+  "BENJI",
+  "FRED",
+  "ICE",
+  "XCN",
+  "LOBSTR",
+  "GOLDBANK001",
+  "STELLARTERM",
+  "PALTA",
+  "SCOP",
+  "AFR",
+  "XSTAR",
+  "BLND",
+  "CETES",
+  "TZS",
+  "EURV",
 ] as const;
 
 const MAX_RESERVE_UNITS = 3e8;
@@ -88,7 +132,11 @@ function named(asset: Asset): NamedAsset {
 
 function assetUniverse(size: number, rng: Rng): NamedAsset[] {
   return Array.from({ length: size }, (_, index) =>
-    named({ kind: "credit", code: ASSET_CODES[index % ASSET_CODES.length] ?? "USDC", issuer: rng.fill(new Uint8Array(32)) }),
+    named({
+      kind: "credit",
+      code: ASSET_CODES[index % ASSET_CODES.length] ?? "USDC",
+      issuer: rng.fill(new Uint8Array(32)),
+    }),
   );
 }
 
@@ -220,7 +268,8 @@ export class PoolUniverse {
   /** The pool's most recent modification at or before `ledger`: one per window of `modificationPeriod` ledgers. */
   #lastModification(pool: PoolDefinition, ledger: number): { ledger: number; index: number } {
     const period = pool.modificationPeriod;
-    const offsetIn = (window: number): number => Math.floor(hashToUnit(this.#seed, pool.ordinal, WALK_STREAM.touch, window) * period);
+    const offsetIn = (window: number): number =>
+      Math.floor(hashToUnit(this.#seed, pool.ordinal, WALK_STREAM.touch, window) * period);
     let window = Math.floor(ledger / period);
     if (window * period + offsetIn(window) > ledger) window -= 1;
     return { ledger: window * period + offsetIn(window), index: window };

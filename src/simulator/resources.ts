@@ -37,9 +37,13 @@ const TRADE_PARAMS =
 
 function rootLinks(base: string, networkPassphrase: string, legacy: boolean): Record<string, Link> {
   // Horizon 2.11 had these three templates wrong, `/ledger/{sequence}` included.
-  const claimableBalances = legacy ? "/claimable_balances?{asset,claimant,sponsor}" : "/claimable_balances{?asset,sponsor,claimant,cursor,limit,order}";
+  const claimableBalances = legacy
+    ? "/claimable_balances?{asset,claimant,sponsor}"
+    : "/claimable_balances{?asset,sponsor,claimant,cursor,limit,order}";
   const ledger = legacy ? "/ledger/{sequence}" : "/ledgers/{sequence}";
-  const liquidityPools = legacy ? "/liquidity_pools?{?reserves,account}" : "/liquidity_pools{?reserves,account,cursor,limit,order}";
+  const liquidityPools = legacy
+    ? "/liquidity_pools?{?reserves,account}"
+    : "/liquidity_pools{?reserves,account,cursor,limit,order}";
   const links: Record<string, Link> = {
     account: link(`${base}/accounts/{account_id}`),
     accounts: link(`${base}/accounts{?signer,sponsor,asset,liquidity_pool,cursor,limit,order}`),
@@ -50,7 +54,7 @@ function rootLinks(base: string, networkPassphrase: string, legacy: boolean): Re
     fee_stats: link(`${base}/fee_stats`),
   };
   // Only deployments configured with a friendbot (SDF's testnet) advertise it.
-  if (networkPassphrase === TESTNET_PASSPHRASE) links["friendbot"] = link(`${TESTNET_FRIENDBOT}/{?addr}`);
+  if (networkPassphrase === TESTNET_PASSPHRASE) links.friendbot = link(`${TESTNET_FRIENDBOT}/{?addr}`);
   return {
     ...links,
     ledger: link(base + ledger),
@@ -85,7 +89,9 @@ export function rootResource(base: string, status: ModelStatus, networkPassphras
     _links: rootLinks(base, networkPassphrase, legacy),
     // The API specification's name for the version; our issue asks the legacy shape to use it, so
     // clients that only know the spec are exercised too.
-    ...(legacy ? { service_version: LEGACY_HORIZON_VERSION } : { horizon_version: releaseFor(versions.horizonSupported).horizonVersion }),
+    ...(legacy
+      ? { service_version: LEGACY_HORIZON_VERSION }
+      : { horizon_version: releaseFor(versions.horizonSupported).horizonVersion }),
     core_version: releaseFor(versions.coreSupported).coreVersion,
     ingest_latest_ledger: status.ingestLatestLedger,
     history_latest_ledger: status.historyLatestLedger,

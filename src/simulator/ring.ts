@@ -5,7 +5,8 @@ export class Ring<T> {
   #size = 0;
 
   constructor(readonly capacity: number) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`ring capacity must be a positive integer, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError(`ring capacity must be a positive integer, got ${capacity}`);
     this.#slots = new Array<T | undefined>(capacity);
   }
 

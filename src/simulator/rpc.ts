@@ -116,7 +116,8 @@ class RpcView {
       return { error: { code: -32602, message } };
     }
     const limit = pagination?.limit === undefined ? 5 : Number(pagination.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 200) return { error: { code: -32602, message: "limit must not exceed 200" } };
+    if (!Number.isInteger(limit) || limit < 1 || limit > 200)
+      return { error: { code: -32602, message: "limit must not exceed 200" } };
     const records = this.backend.model.ledgers(startLedger, 1, Math.min(limit, this.latest.sequence - startLedger + 1));
     const oldestRecord = this.backend.model.ledger(oldest) ?? this.fail();
     return {
@@ -153,9 +154,10 @@ class RpcView {
       const message = `latency (${Math.round(latencyMs / 1000)}s) since last known ledger closed is too high (>${MAX_HEALTHY_LATENCY_MS / 1000}s)`;
       return { error: { code: -32603, message } };
     }
-    const oldest = this.backend.model.ledger(
-      Math.max(this.status.historyElderLedger, this.latest.sequence - RETENTION_WINDOW_LEDGERS + 1),
-    ) ?? this.fail();
+    const oldest =
+      this.backend.model.ledger(
+        Math.max(this.status.historyElderLedger, this.latest.sequence - RETENTION_WINDOW_LEDGERS + 1),
+      ) ?? this.fail();
     return {
       result: {
         status: "healthy",
@@ -192,7 +194,10 @@ class RpcView {
 
   /** The fee samples of up to `count` ledgers ending at the RPC's latest, oldest first. */
   private window(count: number) {
-    return this.backend.model.ledgers(this.latest.sequence, -1, count).reverse().map((record) => record.fees);
+    return this.backend.model
+      .ledgers(this.latest.sequence, -1, count)
+      .reverse()
+      .map((record) => record.fees);
   }
 
   private fail(): never {
@@ -217,7 +222,8 @@ function unixSeconds(epochMs: number): string {
 function respond(view: RpcView, call: unknown): Record<string, unknown> {
   const request = typeof call === "object" && call !== null ? (call as Record<string, unknown>) : undefined;
   const id: JsonRpcId = typeof request?.id === "string" || typeof request?.id === "number" ? request.id : null;
-  if (request?.jsonrpc !== "2.0" || typeof request.method !== "string") return { jsonrpc: "2.0", id, error: INVALID_REQUEST };
+  if (request?.jsonrpc !== "2.0" || typeof request.method !== "string")
+    return { jsonrpc: "2.0", id, error: INVALID_REQUEST };
   return { jsonrpc: "2.0", id, ...view.answer(request.method, request.params) };
 }
 

@@ -92,7 +92,12 @@ interface Settings {
 function validated(options: SimulatorOptions): Settings {
   const scenario = options.scenario ?? "healthy";
   if (!isScenarioName(scenario)) throw new UnknownScenarioError(scenario);
-  const { ledgerIntervalMs, pools = DEFAULT_POOLS, seed = DEFAULT_SEED, networkPassphrase = PUBNET_PASSPHRASE } = options;
+  const {
+    ledgerIntervalMs,
+    pools = DEFAULT_POOLS,
+    seed = DEFAULT_SEED,
+    networkPassphrase = PUBNET_PASSPHRASE,
+  } = options;
   if (ledgerIntervalMs !== undefined && !(Number.isFinite(ledgerIntervalMs) && ledgerIntervalMs >= 1)) {
     throw new RangeError(`ledgerIntervalMs must be a number of milliseconds >= 1, got ${ledgerIntervalMs}`);
   }
@@ -104,8 +109,12 @@ function validated(options: SimulatorOptions): Settings {
   const now = options.now ?? Date.now;
   const nowMs = now();
   const { networkStartMs = nowMs, forkAt } = options;
-  if (!(Number.isFinite(networkStartMs) && networkStartMs <= nowMs && nowMs - networkStartMs <= MAX_NETWORK_START_AGE_MS)) {
-    throw new RangeError(`networkStartMs must be a time within the day before the clock's ${formatTimestamp(nowMs)}, got ${networkStartMs}`);
+  if (
+    !(Number.isFinite(networkStartMs) && networkStartMs <= nowMs && nowMs - networkStartMs <= MAX_NETWORK_START_AGE_MS)
+  ) {
+    throw new RangeError(
+      `networkStartMs must be a time within the day before the clock's ${formatTimestamp(nowMs)}, got ${networkStartMs}`,
+    );
   }
   if (forkAt !== undefined && !(Number.isInteger(forkAt) && forkAt >= 1 && forkAt <= 0xffff_ffff)) {
     throw new RangeError(`forkAt must be a ledger sequence from 1 to ${0xffff_ffff}, got ${forkAt}`);
@@ -194,7 +203,8 @@ export class Simulator {
 
   /** Moves simulated time forward, closing (and ingesting) every ledger due by then. */
   advance(ms: number): void {
-    if (!(Number.isFinite(ms) && ms >= 0)) throw new RangeError(`advance() needs a non-negative number of milliseconds, got ${ms}`);
+    if (!(Number.isFinite(ms) && ms >= 0))
+      throw new RangeError(`advance() needs a non-negative number of milliseconds, got ${ms}`);
     this.#advancedMs += ms;
     this.#sync();
   }
@@ -249,7 +259,11 @@ export class Simulator {
 
   #submit(envelopeXdr: string, baseUrl: string): Promise<SubmissionAnswer> {
     const nowMs = this.#sync();
-    const answer = this.#submissions.submit(envelopeXdr, { nowMs, minimumFeePerOperation: this.#model.minimumFeePerOperation, baseUrl });
+    const answer = this.#submissions.submit(envelopeXdr, {
+      nowMs,
+      minimumFeePerOperation: this.#model.minimumFeePerOperation,
+      baseUrl,
+    });
     this.#scheduleSubmissionWake();
     return answer;
   }

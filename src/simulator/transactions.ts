@@ -11,7 +11,9 @@ import { BASE_RESERVE_STROOPS } from "./ledgers.js";
 import type { Problem } from "./problems.js";
 import { formatTimestamp } from "./wire.js";
 
-export type SubmissionAnswer = { readonly status: 200; readonly body: Record<string, unknown> } | { readonly problem: Problem };
+export type SubmissionAnswer =
+  | { readonly status: 200; readonly body: Record<string, unknown> }
+  | { readonly problem: Problem };
 
 /** Horizon gives up waiting for a submitted transaction after this long and answers 504 (the default). */
 export const SUBMISSION_TIMEOUT_MS = 30_000;
@@ -38,7 +40,11 @@ function resultCodeName(code: string): string {
 }
 
 function transactionResult(fee: bigint, result: xdr.TransactionResultResult): string {
-  return new xdr.TransactionResult({ feeCharged: xdr.Int64.fromString(fee.toString()), result, ext: new xdr.TransactionResultExt(0) }).toXDR("base64");
+  return new xdr.TransactionResult({
+    feeCharged: xdr.Int64.fromString(fee.toString()),
+    result,
+    ext: new xdr.TransactionResultExt(0),
+  }).toXDR("base64");
 }
 
 function transactionFailed(envelopeXdr: string, fee: bigint, result: xdr.TransactionResultResult): SubmissionAnswer {
@@ -117,7 +123,10 @@ export class TransactionSubmissions {
   }
 
   /** Validates and queues a submission; the promise settles once it is answered. */
-  submit(envelopeXdr: string, request: { nowMs: number; minimumFeePerOperation: number; baseUrl: string }): Promise<SubmissionAnswer> {
+  submit(
+    envelopeXdr: string,
+    request: { nowMs: number; minimumFeePerOperation: number; baseUrl: string },
+  ): Promise<SubmissionAnswer> {
     const { nowMs, minimumFeePerOperation, baseUrl } = request;
     let transaction: Transaction | FeeBumpTransaction;
     try {
@@ -146,7 +155,9 @@ export class TransactionSubmissions {
     for (const pending of this.#pending) {
       if (pending.included !== undefined || pending.submittedAtMs > closedAtMs) continue;
       const { source, sequence, operations } = pending.transaction;
-      const bumpedTo = operations.map((operation) => (operation.type === "bumpSequence" ? BigInt(operation.bumpTo) : 0n));
+      const bumpedTo = operations.map((operation) =>
+        operation.type === "bumpSequence" ? BigInt(operation.bumpTo) : 0n,
+      );
       const highestBump = bumpedTo.reduce((highest, bumpTo) => (bumpTo > highest ? bumpTo : highest), 0n);
       const at = { ledger, closedAtMs };
       this.options.accounts.bumpSequence(source, at, highestBump > BigInt(sequence) ? highestBump : undefined);
@@ -163,8 +174,10 @@ export class TransactionSubmissions {
       const pending = this.#pending[i]!;
       const hash = pending.transaction.hash().toString("hex");
       let answer: SubmissionAnswer | undefined;
-      if (pending.included !== undefined && pending.included.ledger <= ingestedLedger) answer = { status: 200, body: this.#response(pending) };
-      else if (pending.included === undefined && nowMs - pending.submittedAtMs >= this.options.timeoutMs) answer = submissionTimeout(hash, pending.envelopeXdr);
+      if (pending.included !== undefined && pending.included.ledger <= ingestedLedger)
+        answer = { status: 200, body: this.#response(pending) };
+      else if (pending.included === undefined && nowMs - pending.submittedAtMs >= this.options.timeoutMs)
+        answer = submissionTimeout(hash, pending.envelopeXdr);
       if (answer === undefined) continue;
       this.#pending.splice(i, 1);
       pending.answer(answer);
@@ -174,27 +187,37 @@ export class TransactionSubmissions {
   /** When the oldest waiting transaction times out, if any waits. */
   nextDeadlineMs(): number | undefined {
     const waiting = this.#pending.filter((pending) => pending.included === undefined);
-    return waiting.length === 0 ? undefined : Math.min(...waiting.map((pending) => pending.submittedAtMs)) + this.options.timeoutMs;
+    return waiting.length === 0
+      ? undefined
+      : Math.min(...waiting.map((pending) => pending.submittedAtMs)) + this.options.timeoutMs;
   }
 
   /** Core's checks before a transaction may enter the queue; undefined when it may. */
-  #rejection(transaction: Transaction, fee: bigint, nowMs: number, minimumFeePerOperation: number): xdr.TransactionResultResult | undefined {
+  #rejection(
+    transaction: Transaction,
+    fee: bigint,
+    nowMs: number,
+    minimumFeePerOperation: number,
+  ): xdr.TransactionResultResult | undefined {
     const results = xdr.TransactionResultResult;
     const nowSeconds = BigInt(Math.floor(nowMs / 1000));
     const bounds = transaction.timeBounds;
     if (bounds !== undefined && BigInt(bounds.minTime) > nowSeconds) return results.txTooEarly();
-    if (bounds !== undefined && bounds.maxTime !== "0" && BigInt(bounds.maxTime) < nowSeconds) return results.txTooLate();
+    if (bounds !== undefined && bounds.maxTime !== "0" && BigInt(bounds.maxTime) < nowSeconds)
+      return results.txTooLate();
     if (transaction.operations.length === 0) return results.txMissingOperation();
     // The simulated ledger applies bump-sequence operations only (what the probe sends).
     if (transaction.operations.some((operation) => operation.type !== "bumpSequence")) return results.txNotSupported();
-    if (fee < BigInt(minimumFeePerOperation) * BigInt(transaction.operations.length)) return results.txInsufficientFee();
+    if (fee < BigInt(minimumFeePerOperation) * BigInt(transaction.operations.length))
+      return results.txInsufficientFee();
     if (!StrKey.isValidEd25519PublicKey(transaction.source)) return results.txNoAccount();
     const account = this.options.accounts.get(transaction.source);
     if (account === undefined) return results.txNoAccount();
     if (BigInt(transaction.sequence) !== this.#nextSequence(transaction.source, account)) return results.txBadSeq();
     // A wrong network passphrase changes the hash, so its signatures fail here too, as in core.
     if (signatureWeight(transaction, account) < Math.max(1, account.thresholds.low)) return results.txBadAuth();
-    if (account.balance - account.nativeSellingLiabilities - fee < this.#minimumBalance(account)) return results.txInsufficientBalance();
+    if (account.balance - account.nativeSellingLiabilities - fee < this.#minimumBalance(account))
+      return results.txInsufficientBalance();
     return undefined;
   }
 
@@ -224,7 +247,8 @@ export class TransactionSubmissions {
     const hash = transaction.hash().toString("hex");
     // A TOID: ledger in the high 32 bits, the transaction's 1-based index in the next 20.
     const pagingToken = ((BigInt(included.ledger) << 32n) | (BigInt(included.index) << 12n)).toString();
-    const memoValue = transaction.memo.type === "text" ? Buffer.from(transaction.memo.value as Buffer | string) : undefined;
+    const memoValue =
+      transaction.memo.type === "text" ? Buffer.from(transaction.memo.value as Buffer | string) : undefined;
     const self = `${base}/transactions/${hash}`;
     const operationResults = transaction.operations.map(() =>
       xdr.OperationResult.opInner(xdr.OperationResultTr.bumpSequence(xdr.BumpSequenceResult.bumpSequenceSuccess())),

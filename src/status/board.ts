@@ -46,7 +46,8 @@ class FamilySeries {
     const series: StatusSeries[] = [];
     for (const part of this.parts) {
       if (!("families" in part)) series.push(part);
-      else for (const sample of part.samplesOf(this.metric)) if (!("histogram" in sample)) series.push(asSeries(sample));
+      else
+        for (const sample of part.samplesOf(this.metric)) if (!("histogram" in sample)) series.push(asSeries(sample));
     }
     return (this.made = series);
   }
@@ -150,11 +151,22 @@ export class StatusBoard implements SampleTap {
     const key = boardKey(on);
     let target = this.targets.get(key);
     if (target === undefined) {
-      target = { endpoints: new Map(), rings: new Map(), histogramTotals: new Map(), latestMeans: new Map(), lastKnown: new Map(), references: new Map() };
+      target = {
+        endpoints: new Map(),
+        rings: new Map(),
+        histogramTotals: new Map(),
+        latestMeans: new Map(),
+        lastKnown: new Map(),
+        references: new Map(),
+      };
       this.targets.set(key, target);
     }
     this.updateReferences(target, samples);
-    const next = { live: this.snapshot(target, samples.live), persistent: this.snapshot(target, samples.persistent), freshUntilMs };
+    const next = {
+      live: this.snapshot(target, samples.live),
+      persistent: this.snapshot(target, samples.persistent),
+      freshUntilMs,
+    };
     target.endpoints.set(endpoint, next);
     if (next.live.size > 0) target.lastKnown.set(endpoint, { live: next.live, atMs: this.now() });
     // A failed poll publishes no live samples and grows no histogram, so it adds no points.
@@ -204,7 +216,12 @@ export class StatusBoard implements SampleTap {
   }
 
   history(target: BoardTarget, id: string, nowMs: number): Point[] {
-    return this.targets.get(boardKey(target))?.rings.get(id)?.since(nowMs - HISTORY_WINDOW_MS) ?? [];
+    return (
+      this.targets
+        .get(boardKey(target))
+        ?.rings.get(id)
+        ?.since(nowMs - HISTORY_WINDOW_MS) ?? []
+    );
   }
 
   /** What a publication of a referrer family refers to replaces what it referred to before. */
@@ -221,7 +238,9 @@ export class StatusBoard implements SampleTap {
       for (const list of [samples.live, samples.persistent]) {
         for (const source of list) {
           if (!isSeriesGroup(source)) refer(source);
-          else for (const metric of source.families) if (metric.name === referenced.referrer) source.samplesOf(metric).forEach(refer);
+          else
+            for (const metric of source.families)
+              if (metric.name === referenced.referrer) source.samplesOf(metric).forEach(refer);
         }
       }
       if (published) target.references.set(referenced.family, references);
@@ -245,7 +264,10 @@ export class StatusBoard implements SampleTap {
       // Copied now: the collector keeps adding observations to the same object.
       if ("histogram" in sample) {
         add(sample.metric, `${sample.metric.name}_sum`, { labels: sample.labels ?? {}, value: sample.histogram.sum });
-        add(sample.metric, `${sample.metric.name}_count`, { labels: sample.labels ?? {}, value: sample.histogram.count });
+        add(sample.metric, `${sample.metric.name}_count`, {
+          labels: sample.labels ?? {},
+          value: sample.histogram.count,
+        });
       } else add(sample.metric, sample.metric.name, asSeries(sample));
     };
     for (const source of sources) {

@@ -1,8 +1,23 @@
 import type { TargetAgreement } from "../agreement/engine.js";
-import { HORIZON_ACCOUNT_METRICS, METRICS, RPC_ACCOUNT_METRICS, RPC_METRICS, type AccountMetricSet, type TargetLabel } from "../catalog/metrics.js";
+import {
+  HORIZON_ACCOUNT_METRICS,
+  METRICS,
+  RPC_ACCOUNT_METRICS,
+  RPC_METRICS,
+  type AccountMetricSet,
+  type TargetLabel,
+} from "../catalog/metrics.js";
 import type { Labels } from "../exposition/samples.js";
 import type { EndpointStatus } from "../scheduler/job-runner.js";
-import { HISTORY_WINDOW_MS, StatusBoard, labelsMatch, type BoardTarget, type ReferencedFamily, type SparklineSource, type StatusSeries } from "./board.js";
+import {
+  HISTORY_WINDOW_MS,
+  StatusBoard,
+  labelsMatch,
+  type BoardTarget,
+  type ReferencedFamily,
+  type SparklineSource,
+  type StatusSeries,
+} from "./board.js";
 
 export interface SparklineDefinition extends SparklineSource {
   readonly title: string;
@@ -15,22 +30,75 @@ export interface SparklineDefinition extends SparklineSource {
 export const SPARKLINES: Readonly<Record<TargetLabel, readonly SparklineDefinition[]>> = {
   horizon: [
     { id: "ingest_lag", title: "Ingest lag", unit: "ledgers", family: METRICS.ingestLagLedgers.name },
-    { id: "ledger_close_interval", title: "Ledger close interval", unit: "s", family: METRICS.ledgerCloseInterval.name, histogramMean: true },
-    { id: "fee_p50", title: "Fee charged p50", unit: "stroops", family: METRICS.feeCharged.name, labels: { stat: "p50" } },
-    { id: "fee_p90", title: "Fee charged p90", unit: "stroops", family: METRICS.feeCharged.name, labels: { stat: "p90" } },
-    { id: "capacity", title: "Ledger capacity used", unit: "%", family: METRICS.ledgerCapacityUsage.name, percent: true },
+    {
+      id: "ledger_close_interval",
+      title: "Ledger close interval",
+      unit: "s",
+      family: METRICS.ledgerCloseInterval.name,
+      histogramMean: true,
+    },
+    {
+      id: "fee_p50",
+      title: "Fee charged p50",
+      unit: "stroops",
+      family: METRICS.feeCharged.name,
+      labels: { stat: "p50" },
+    },
+    {
+      id: "fee_p90",
+      title: "Fee charged p90",
+      unit: "stroops",
+      family: METRICS.feeCharged.name,
+      labels: { stat: "p90" },
+    },
+    {
+      id: "capacity",
+      title: "Ledger capacity used",
+      unit: "%",
+      family: METRICS.ledgerCapacityUsage.name,
+      percent: true,
+    },
   ],
   rpc: [
-    { id: "rpc_soroban_fee_p50", title: "Soroban inclusion fee p50", unit: "stroops", family: RPC_METRICS.inclusionFee.name, labels: { kind: "soroban", stat: "p50" } },
-    { id: "rpc_soroban_fee_p90", title: "Soroban inclusion fee p90", unit: "stroops", family: RPC_METRICS.inclusionFee.name, labels: { kind: "soroban", stat: "p90" } },
-    { id: "rpc_classic_fee_p90", title: "Classic inclusion fee p90", unit: "stroops", family: RPC_METRICS.inclusionFee.name, labels: { kind: "classic", stat: "p90" } },
-    { id: "rpc_soroban_transactions", title: "Soroban transactions in the fee window", unit: "tx", family: RPC_METRICS.feeStatsTransactions.name, labels: { kind: "soroban" } },
+    {
+      id: "rpc_soroban_fee_p50",
+      title: "Soroban inclusion fee p50",
+      unit: "stroops",
+      family: RPC_METRICS.inclusionFee.name,
+      labels: { kind: "soroban", stat: "p50" },
+    },
+    {
+      id: "rpc_soroban_fee_p90",
+      title: "Soroban inclusion fee p90",
+      unit: "stroops",
+      family: RPC_METRICS.inclusionFee.name,
+      labels: { kind: "soroban", stat: "p90" },
+    },
+    {
+      id: "rpc_classic_fee_p90",
+      title: "Classic inclusion fee p90",
+      unit: "stroops",
+      family: RPC_METRICS.inclusionFee.name,
+      labels: { kind: "classic", stat: "p90" },
+    },
+    {
+      id: "rpc_soroban_transactions",
+      title: "Soroban transactions in the fee window",
+      unit: "tx",
+      family: RPC_METRICS.feeStatsTransactions.name,
+      labels: { kind: "soroban" },
+    },
   ],
 };
 
 /** The families a watched-accounts section reads, of either kind's account metrics. */
 function accountSectionFamilies(metrics: AccountMetricSet) {
-  return [metrics.accountExists, metrics.accountBalance, metrics.accountBalanceLowWatermark, metrics.accountSignerChangesTotal];
+  return [
+    metrics.accountExists,
+    metrics.accountBalance,
+    metrics.accountBalanceLowWatermark,
+    metrics.accountSignerChangesTotal,
+  ];
 }
 
 /** Every family the status reads; the board keeps nothing else (no per-pool series). */
@@ -82,7 +150,8 @@ const POOL_SHARE_PREFIX = "pool:";
 const HELD_POOLS: ReferencedFamily = {
   family: METRICS.liquidityPoolInfo.name,
   referrer: METRICS.accountBalance.name,
-  referenceOf: ({ asset }) => (asset?.startsWith(POOL_SHARE_PREFIX) ? asset.slice(POOL_SHARE_PREFIX.length) : undefined),
+  referenceOf: ({ asset }) =>
+    asset?.startsWith(POOL_SHARE_PREFIX) ? asset.slice(POOL_SHARE_PREFIX.length) : undefined,
   keyOf: ({ pool_id }) => pool_id,
 };
 
@@ -201,7 +270,16 @@ export interface KnownBefore<Value = string | number> {
  * its watched accounts and contract entries as their poll last published them.
  */
 export type LastKnownReport = Partial<
-  Record<"network" | "horizonVersion" | "coreVersion" | "version" | "captiveCoreVersion" | "protocolVersion" | "latestLedger", KnownBefore> & {
+  Record<
+    | "network"
+    | "horizonVersion"
+    | "coreVersion"
+    | "version"
+    | "captiveCoreVersion"
+    | "protocolVersion"
+    | "latestLedger",
+    KnownBefore
+  > & {
     readonly accounts: KnownBefore<readonly AccountReport[]>;
     readonly contracts: KnownBefore<readonly ContractEntryReport[]>;
   }
@@ -279,16 +357,30 @@ function iso(ms: number): string {
 function endpointReport(status: EndpointStatus, nowMs: number): EndpointReport {
   const failing = status.lastError !== undefined && (status.lastSuccessMs ?? 0) < status.lastError.atMs;
   const state: EndpointState =
-    status.runningSinceMs !== undefined ? "running" : failing ? "failing" : status.lastSuccessMs !== undefined ? "ok" : "waiting";
+    status.runningSinceMs !== undefined
+      ? "running"
+      : failing
+        ? "failing"
+        : status.lastSuccessMs !== undefined
+          ? "ok"
+          : "waiting";
   return {
     endpoint: status.endpoint,
     schedule: status.schedule,
     state,
     polls: status.polls,
     ...(status.lastSuccessMs !== undefined ? { lastSuccessAt: iso(status.lastSuccessMs) } : {}),
-    ...(status.runningSinceMs !== undefined ? { runningForSeconds: Math.max(0, Math.floor((nowMs - status.runningSinceMs) / 1000)) } : {}),
+    ...(status.runningSinceMs !== undefined
+      ? { runningForSeconds: Math.max(0, Math.floor((nowMs - status.runningSinceMs) / 1000)) }
+      : {}),
     ...(status.lastError !== undefined
-      ? { lastError: { reason: status.lastError.reason, message: status.lastError.message, at: iso(status.lastError.atMs) } }
+      ? {
+          lastError: {
+            reason: status.lastError.reason,
+            message: status.lastError.message,
+            at: iso(status.lastError.atMs),
+          },
+        }
       : {}),
   };
 }
@@ -304,7 +396,9 @@ class TargetSeries implements SeriesReader {
    * The series as their polls last published them, even once stale; a family the last
    * publication did not carry (a persistent counter) as /metrics shows it now.
    */
-  private readonly known: SeriesReader = { all: (metric) => this.board.lastKnown(this.target, metric)?.series ?? this.all(metric) };
+  private readonly known: SeriesReader = {
+    all: (metric) => this.board.lastKnown(this.target, metric)?.series ?? this.all(metric),
+  };
 
   constructor(
     private readonly board: StatusBoard,
@@ -328,7 +422,10 @@ class TargetSeries implements SeriesReader {
    * A section built from the series its poll last published, with their age, as the identity
    * figures are kept: `metric` is the family whose last publication dates it.
    */
-  knownSection<Section>(metric: string, build: (read: SeriesReader) => Section | undefined): KnownBefore<Section> | undefined {
+  knownSection<Section>(
+    metric: string,
+    build: (read: SeriesReader) => Section | undefined,
+  ): KnownBefore<Section> | undefined {
     const last = this.board.lastKnown(this.target, metric);
     const value = last === undefined ? undefined : build(this.known);
     if (last === undefined || value === undefined) return undefined;
@@ -348,7 +445,9 @@ class TargetSeries implements SeriesReader {
 }
 
 type IdentityKey = Exclude<keyof LastKnownReport, "accounts" | "contracts">;
-type KnownSources = Partial<Record<IdentityKey, readonly [metric: string, value: (series: StatusSeries) => string | number | undefined]>>;
+type KnownSources = Partial<
+  Record<IdentityKey, readonly [metric: string, value: (series: StatusSeries) => string | number | undefined]>
+>;
 
 /**
  * The last known values of the identity figures that are absent now, beside the sections kept
@@ -374,7 +473,11 @@ function lastKnown(
  * A section (watched accounts, contract entries) from the series /metrics shows now, or, once
  * they have gone (its poll failing, the target down), as its poll last published it, with its age.
  */
-function section<Section>(series: TargetSeries, dating: string, build: (read: SeriesReader) => Section | undefined): { now?: Section; known?: KnownBefore<Section> } {
+function section<Section>(
+  series: TargetSeries,
+  dating: string,
+  build: (read: SeriesReader) => Section | undefined,
+): { now?: Section; known?: KnownBefore<Section> } {
   const now = build(series);
   if (now !== undefined) return { now };
   const known = series.knownSection(dating, build);
@@ -385,7 +488,12 @@ const labelOf = (name: string) => (series: StatusSeries) => series.labels[name];
 const valueOf = (series: StatusSeries) => series.value;
 
 /** Where a kind's identity figures come from: its info series' labels, its protocol and its latest ledger. */
-function identitySources(info: string, versionLabels: Partial<Record<keyof LastKnownReport, string>>, protocolVersion: string, latestLedger: string): KnownSources {
+function identitySources(
+  info: string,
+  versionLabels: Partial<Record<keyof LastKnownReport, string>>,
+  protocolVersion: string,
+  latestLedger: string,
+): KnownSources {
   return {
     network: [info, labelOf("network")],
     ...Object.fromEntries(Object.entries(versionLabels).map(([key, label]) => [key, [info, labelOf(label)]])),
@@ -468,7 +576,11 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet): AccountRepor
       .filter(({ labels }) => labels.asset !== undefined)
       .map(({ labels, value }): BalanceReport => {
         const asset = labels.asset!;
-        const lowWatermark = figure(metrics.accountBalanceLowWatermark.name, { account, asset }, lowWatermarks.get(byAccountAsset({ account, asset })));
+        const lowWatermark = figure(
+          metrics.accountBalanceLowWatermark.name,
+          { account, asset },
+          lowWatermarks.get(byAccountAsset({ account, asset })),
+        );
         return {
           asset,
           balance: { metric: metrics.accountBalance.name, labels: { account, asset }, value },
@@ -477,12 +589,20 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet): AccountRepor
           ...optional("pool", poolShare(series, asset)),
         };
       }),
-    ...optional("signerChanges", figure(metrics.accountSignerChangesTotal.name, { account }, signerChanges.get(account))),
+    ...optional(
+      "signerChanges",
+      figure(metrics.accountSignerChangesTotal.name, { account }, signerChanges.get(account)),
+    ),
   }));
 }
 
 /** An entry's state from its series; `secondsLeft` is to its expected archival. */
-export function contractEntryState(entry: string, exists: number, archived: number | undefined, secondsLeft: number | undefined): ContractEntryState {
+export function contractEntryState(
+  entry: string,
+  exists: number,
+  archived: number | undefined,
+  secondsLeft: number | undefined,
+): ContractEntryState {
   if (exists === 0) return entry === "instance" || entry === "code" ? "missing" : "absent";
   if (archived === 1) return "archived";
   if (archived === undefined || secondsLeft === undefined) return "unknown";
@@ -503,7 +623,9 @@ function contractEntryKey({ contract, entry, durability }: Labels): string {
 function contracts(series: SeriesReader, nowMs: number): ContractEntryReport[] | undefined {
   const entries = series.all(RPC_METRICS.contractEntryExists.name);
   if (entries.length === 0) return undefined;
-  const contractIds = new Map(series.all(RPC_METRICS.contractInfo.name).map(({ labels }) => [labels.contract, labels.contract_id]));
+  const contractIds = new Map(
+    series.all(RPC_METRICS.contractInfo.name).map(({ labels }) => [labels.contract, labels.contract_id]),
+  );
   const archivedSeries = byKey(series, RPC_METRICS.contractEntryArchived.name, contractEntryKey);
   const ttlSeries = byKey(series, RPC_METRICS.contractEntryTtl.name, contractEntryKey);
   const expirySeries = byKey(series, RPC_METRICS.contractEntryExpiry.name, contractEntryKey);
@@ -537,13 +659,18 @@ function contracts(series: SeriesReader, nowMs: number): ContractEntryReport[] |
   // Code-unit order for ties: localeCompare would take most of a 10 000-entry report's time.
   const byName = (left: string, right: string) => (left < right ? -1 : left > right ? 1 : 0);
   return reports.sort(
-    (left, right) => archivalOrder(left) - archivalOrder(right) || byName(left.contract, right.contract) || byName(left.entry, right.entry),
+    (left, right) =>
+      archivalOrder(left) - archivalOrder(right) ||
+      byName(left.contract, right.contract) ||
+      byName(left.entry, right.entry),
   );
 }
 
 function refusal(series: TargetSeries): Figure | undefined {
   const refused = series.all(METRICS.txProbeRefused.name).find(({ value }) => value === 1);
-  return refused === undefined ? undefined : { metric: METRICS.txProbeRefused.name, labels: refused.labels, value: refused.value };
+  return refused === undefined
+    ? undefined
+    : { metric: METRICS.txProbeRefused.name, labels: refused.labels, value: refused.value };
 }
 
 function txProbe(series: TargetSeries): ProbeReport | undefined {
@@ -578,7 +705,13 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
   const closedAt = series.figure(METRICS.historyLatestLedgerClosedTimestamp.name);
   const protocolVersion = series.figure(METRICS.currentProtocolVersion.name);
   const latestLedger = series.figure(METRICS.ingestLatestLedger.name);
-  const present = { network: info?.network, horizonVersion: info?.horizon_version, coreVersion: info?.core_version, protocolVersion, latestLedger };
+  const present = {
+    network: info?.network,
+    horizonVersion: info?.horizon_version,
+    coreVersion: info?.core_version,
+    protocolVersion,
+    latestLedger,
+  };
   const watched = section(series, METRICS.accountExists.name, (read) => accounts(read, HORIZON_ACCOUNT_METRICS));
   return {
     state: targetState("root", series.figure(METRICS.up.name), endpoints),
@@ -620,8 +753,16 @@ function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], 
   };
   const protocolVersion = series.figure(RPC_METRICS.protocolVersion.name);
   const latestLedger = series.figure(RPC_METRICS.latestLedger.name);
-  const present = { network: info?.network, version: rpc.version, captiveCoreVersion: rpc.captiveCoreVersion, protocolVersion, latestLedger };
-  const watched = section(series, RPC_ACCOUNT_METRICS.accountExists.name, (read) => accounts(read, RPC_ACCOUNT_METRICS));
+  const present = {
+    network: info?.network,
+    version: rpc.version,
+    captiveCoreVersion: rpc.captiveCoreVersion,
+    protocolVersion,
+    latestLedger,
+  };
+  const watched = section(series, RPC_ACCOUNT_METRICS.accountExists.name, (read) =>
+    accounts(read, RPC_ACCOUNT_METRICS),
+  );
   // Kept entries' days left count down from their kept expected archival to now: the network
   // archives an entry on time whether or not this RPC answers, and that is what matters at 3 a.m.
   const entries = section(series, RPC_METRICS.contractEntryExists.name, (read) => contracts(read, nowMs));
@@ -635,7 +776,13 @@ function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], 
     rpc,
     ...optional("accounts", watched.now),
     ...optional("contracts", entries.now),
-    ...optional("lastKnown", lastKnown(series, present, RPC_IDENTITY, { ...optional("accounts", watched.known), ...optional("contracts", entries.known) })),
+    ...optional(
+      "lastKnown",
+      lastKnown(series, present, RPC_IDENTITY, {
+        ...optional("accounts", watched.known),
+        ...optional("contracts", entries.known),
+      }),
+    ),
   };
 }
 
@@ -657,13 +804,29 @@ export function targetReport(target: TargetView, board: StatusBoard, nowMs: numb
   const series = new TargetSeries(board, on, nowMs);
   const endpoints = target.endpoints.map((status) => endpointReport(status, nowMs));
   const history: Record<string, Array<[number, number]>> = {};
-  for (const { id } of SPARKLINES[target.label]) history[id] = board.history(on, id, nowMs).map(({ atMs, value }) => [atMs, value]);
-  const figures = target.label === "rpc" ? rpcFigures(series, endpoints, nowMs) : horizonFigures(series, endpoints, nowMs);
+  for (const { id } of SPARKLINES[target.label])
+    history[id] = board.history(on, id, nowMs).map(({ atMs, value }) => [atMs, value]);
+  const figures =
+    target.label === "rpc" ? rpcFigures(series, endpoints, nowMs) : horizonFigures(series, endpoints, nowMs);
   const agreement = agreementReport(target.agreement);
-  return { kind: target.label, name: target.name, title: target.title, url: target.url, ...figures, ...optional("agreement", agreement), endpoints, history };
+  return {
+    kind: target.label,
+    name: target.name,
+    title: target.title,
+    url: target.url,
+    ...figures,
+    ...optional("agreement", agreement),
+    endpoints,
+    history,
+  };
 }
 
-export function statusReport(version: string, targets: readonly TargetView[], board: StatusBoard, nowMs: number): StatusReport {
+export function statusReport(
+  version: string,
+  targets: readonly TargetView[],
+  board: StatusBoard,
+  nowMs: number,
+): StatusReport {
   return {
     version,
     generatedAt: iso(nowMs),

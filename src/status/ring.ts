@@ -16,7 +16,8 @@ export class PointRing {
   private size = 0;
 
   constructor(readonly capacity: number) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`ring capacity must be a positive integer, not ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError(`ring capacity must be a positive integer, not ${capacity}`);
     this.times = new Float64Array(capacity);
     this.values = new Float64Array(capacity);
   }

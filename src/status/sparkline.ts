@@ -50,7 +50,11 @@ function valueRange(points: readonly Point[]): { lower: number; upper: number } 
   return upper === lower ? { lower, upper: lower + 1 } : { lower, upper };
 }
 
-export function sparklineCoordinates(points: readonly Point[], windowMs: number, nowMs: number): Array<{ x: number; y: number }> {
+export function sparklineCoordinates(
+  points: readonly Point[],
+  windowMs: number,
+  nowMs: number,
+): Array<{ x: number; y: number }> {
   const { lower, upper } = valueRange(points);
   const startMs = nowMs - windowMs;
   return points.map(({ atMs, value }) => ({
@@ -72,7 +76,9 @@ export function sparkline(points: readonly Point[], options: SparklineOptions): 
     latest === undefined
       ? `${options.title} (${options.unit}), last ${minutes} min: no data yet`
       : `${options.title} (${options.unit}), last ${minutes} min: latest ${format(latest.value)}, axis ${format(lower)} to ${format(upper)}`;
-  const coordinates = sparklineCoordinates(points, options.windowMs, options.nowMs).map(({ x, y }) => `${coordinate(x)},${coordinate(y)}`);
+  const coordinates = sparklineCoordinates(points, options.windowMs, options.nowMs).map(
+    ({ x, y }) => `${coordinate(x)},${coordinate(y)}`,
+  );
   const last = coordinates.at(-1)?.split(",");
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" class="spark" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeMarkup(description)}">`,
@@ -84,7 +90,9 @@ export function sparkline(points: readonly Point[], options: SparklineOptions): 
     `<text class="axis" x="${plotLeft + plotWidth}" y="${height - 6}" text-anchor="end">now</text>`,
   ];
   if (coordinates.length === 0) {
-    parts.push(`<text class="empty" x="${plotLeft + plotWidth / 2}" y="${plotTop + plotHeight / 2 + 4}" text-anchor="middle">no data yet</text>`);
+    parts.push(
+      `<text class="empty" x="${plotLeft + plotWidth / 2}" y="${plotTop + plotHeight / 2 + 4}" text-anchor="middle">no data yet</text>`,
+    );
   } else {
     if (coordinates.length > 1) parts.push(`<polyline class="line" points="${coordinates.join(" ")}"/>`);
     parts.push(`<circle class="last" cx="${last![0]}" cy="${last![1]}" r="2.5"/>`);

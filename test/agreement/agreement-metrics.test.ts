@@ -25,8 +25,14 @@ describe("the agreement series", () => {
     agreement.protocol(sdf, 23);
     agreement.protocol(own, 23);
     agreement.protocol(forked, 22);
-    agreement.ledgers(sdf, [{ sequence: 10, hash: "aa" }, { sequence: 11, hash: "bb" }]);
-    agreement.ledgers(forked, [{ sequence: 10, hash: "aa" }, { sequence: 11, hash: "ff" }]);
+    agreement.ledgers(sdf, [
+      { sequence: 10, hash: "aa" },
+      { sequence: 11, hash: "bb" },
+    ]);
+    agreement.ledgers(forked, [
+      { sequence: 10, hash: "aa" },
+      { sequence: 11, hash: "ff" },
+    ]);
     agreement.ledgers(own, [{ sequence: 11, hash: "bb" }]);
     agreement.ledgers(lab, [{ sequence: 11, hash: "cc" }]);
 
@@ -46,7 +52,9 @@ describe("the agreement series", () => {
     expect(valueOf(series, "stellar_network_target_protocol_behind", labels("pubnet", sdf))).toBe(0);
     expect(valueOf(series, "stellar_network_target_protocol_behind", labels("baefd734", lab))).toBeUndefined();
     expect(agreement.standing(forked)).toMatchObject({ disagreements: 1, lastDisagreement: 11 });
-    expect(execFileSync(requireBinary("promtool"), ["check", "metrics"], { input: text, encoding: "utf8" }).trim()).toBe("");
+    expect(
+      execFileSync(requireBinary("promtool"), ["check", "metrics"], { input: text, encoding: "utf8" }).trim(),
+    ).toBe("");
   });
 
   it("drop a removed target's series, and a network left without targets", async () => {

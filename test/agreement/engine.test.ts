@@ -77,7 +77,12 @@ describe("the agreement engine", () => {
     expect(counts(engine, B)).toEqual([20, 0]);
     expect(counts(engine, D)).toEqual([0, 0]);
     expect(standing(engine, D)?.network).toBe("3a1f0c2b");
-    expect(engine.networkSizes()).toEqual(new Map([["pubnet", 2], ["3a1f0c2b", 1]]));
+    expect(engine.networkSizes()).toEqual(
+      new Map([
+        ["pubnet", 2],
+        ["3a1f0c2b", 1],
+      ]),
+    );
   });
 
   it("places no ledger of a target whose network is not known yet", () => {
@@ -113,7 +118,10 @@ describe("the agreement engine", () => {
     onNetwork(engine, "pubnet", A, B, C);
     engine.ledgers(A, range(1, 3));
     engine.ledgers(B, range(1, 3, forked));
-    engine.ledgers(C, range(1, 3, (sequence) => `x${sequence}`));
+    engine.ledgers(
+      C,
+      range(1, 3, (sequence) => `x${sequence}`),
+    );
     for (const id of [A, B, C]) expect(counts(engine, id)).toEqual([3, 0]);
   });
 
@@ -230,7 +238,12 @@ describe("the agreement engine", () => {
     expect(counts(engine, B)).toEqual([5, 5]);
     engine.network(B, "testnet");
     expect(standing(engine, B)).toMatchObject({ network: "testnet", comparisons: 0, disagreements: 0 });
-    expect(engine.networkSizes()).toEqual(new Map([["pubnet", 1], ["testnet", 1]]));
+    expect(engine.networkSizes()).toEqual(
+      new Map([
+        ["pubnet", 1],
+        ["testnet", 1],
+      ]),
+    );
     const third: TargetId = { kind: "rpc", target: "third" };
     engine.network(third, "pubnet");
     engine.ledgers(third, range(3, 3));

@@ -104,7 +104,9 @@ function namesSelected(selector: Selector): string[] {
 /** Counter and histogram series in range functions other than rate/irate/increase, or bare. */
 export function counterMisuses(selectors: readonly Selector[]): string[] {
   const cumulative = new Set(
-    ALL_METRICS.filter((metric) => metric.type !== "gauge").flatMap(exposedSeriesNames).concat(["process_cpu_seconds_total"]),
+    ALL_METRICS.filter((metric) => metric.type !== "gauge")
+      .flatMap(exposedSeriesNames)
+      .concat(["process_cpu_seconds_total"]),
   );
   return selectors
     .filter((selector) => cumulative.has(selector.metric))

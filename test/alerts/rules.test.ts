@@ -4,7 +4,13 @@ import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { ALERT_TESTS_DIR, REPO_ROOT, RUNBOOK_FILE, alertTestFiles, ruleFiles } from "../../scripts/dashboards/paths.js";
 import { allRules, isAlertingRule, loadRuleFile, type AlertingRule } from "../../scripts/dashboards/prometheus-rule.js";
-import { DEFAULT_RUNBOOK_URL_PATTERN, runbookAnchor, runbookUrl, runbookUrlPatternFromEnv, withRunbookUrls } from "../../scripts/dashboards/runbook-urls.js";
+import {
+  DEFAULT_RUNBOOK_URL_PATTERN,
+  runbookAnchor,
+  runbookUrl,
+  runbookUrlPatternFromEnv,
+  withRunbookUrls,
+} from "../../scripts/dashboards/runbook-urls.js";
 import { mixinLintProblems } from "./mixin-lint.js";
 import { counterMisuses, parsePromQL, unknownMetricNames } from "./promql.js";
 import { requireBinary, run } from "./tools.js";
@@ -57,7 +63,11 @@ const testFiles = alertTestFiles();
 
 /** GitHub's anchor for a Markdown heading. */
 function headingAnchor(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\w\- ]/g, "").replaceAll(" ", "-");
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\w\- ]/g, "")
+    .replaceAll(" ", "-");
 }
 
 describe("promtool", () => {
@@ -93,11 +103,14 @@ describe("unit test coverage", () => {
     return document.tests.flatMap((test) => test.alert_rule_test ?? []);
   });
 
-  it.each(alertsByFile.map(([name]) => name))("%s has a case where it fires and a near miss where it does not", (name) => {
-    const cases = ruleTests.filter((test) => test.alertname === name);
-    expect(cases.some((test) => (test.exp_alerts ?? []).length > 0)).toBe(true);
-    expect(cases.some((test) => (test.exp_alerts ?? []).length === 0)).toBe(true);
-  });
+  it.each(alertsByFile.map(([name]) => name))(
+    "%s has a case where it fires and a near miss where it does not",
+    (name) => {
+      const cases = ruleTests.filter((test) => test.alertname === name);
+      expect(cases.some((test) => (test.exp_alerts ?? []).length > 0)).toBe(true);
+      expect(cases.some((test) => (test.exp_alerts ?? []).length === 0)).toBe(true);
+    },
+  );
 });
 
 describe("mixtool's alert lint", () => {
@@ -117,8 +130,18 @@ describe("mixtool's alert lint", () => {
       "alert-runbook-url-missing",
     ]);
     expect(
-      mixinLintProblems({ ...broken, alert: "StellarHorizonDown", labels: {}, annotations: { description: "Horizon is down." } }),
-    ).toEqual(["alert-severity-rule", "alert-description-templating", "alert-summary-missing-rule", "alert-runbook-url-missing"]);
+      mixinLintProblems({
+        ...broken,
+        alert: "StellarHorizonDown",
+        labels: {},
+        annotations: { description: "Horizon is down." },
+      }),
+    ).toEqual([
+      "alert-severity-rule",
+      "alert-description-templating",
+      "alert-summary-missing-rule",
+      "alert-runbook-url-missing",
+    ]);
   });
 
   it.each(alertsByFile.map(([name, alert, file]) => [name, path.relative(REPO_ROOT, file), alert] as const))(
@@ -148,13 +171,19 @@ describe("runbook links", () => {
 
   it("RUNBOOK_URL_PATTERN rewrites the links of rules and of their promtool tests alike", () => {
     const pattern = runbookUrlPatternFromEnv({ RUNBOOK_URL_PATTERN: "https://wiki.example.com/ops/stellar#%s" });
-    const rulesText = "  - alert: StellarHorizonDown\n    annotations:\n      runbook_url: docs/runbook.md#stellarhorizondown\n";
-    const testText = "  - alertname: StellarHorizonDown\n    exp_alerts:\n      - exp_annotations:\n          runbook_url: old\n";
+    const rulesText =
+      "  - alert: StellarHorizonDown\n    annotations:\n      runbook_url: docs/runbook.md#stellarhorizondown\n";
+    const testText =
+      "  - alertname: StellarHorizonDown\n    exp_alerts:\n      - exp_annotations:\n          runbook_url: old\n";
     expect(withRunbookUrls(rulesText, pattern, "rules.yml")).toBe(
       "  - alert: StellarHorizonDown\n    annotations:\n      runbook_url: https://wiki.example.com/ops/stellar#stellarhorizondown\n",
     );
-    expect(withRunbookUrls(testText, pattern, "test.yml")).toContain("          runbook_url: https://wiki.example.com/ops/stellar#stellarhorizondown\n");
-    expect(() => withRunbookUrls("runbook_url: x\n", pattern, "stray.yml")).toThrow("stray.yml:1: runbook_url before any alert name");
+    expect(withRunbookUrls(testText, pattern, "test.yml")).toContain(
+      "          runbook_url: https://wiki.example.com/ops/stellar#stellarhorizondown\n",
+    );
+    expect(() => withRunbookUrls("runbook_url: x\n", pattern, "stray.yml")).toThrow(
+      "stray.yml:1: runbook_url before any alert name",
+    );
   });
 
   it("RUNBOOK_URL_PATTERN must say where the anchor goes", () => {
@@ -172,15 +201,22 @@ describe("project conventions", () => {
     expect(new Set(names).size).toBe(names.length);
   });
 
-  it.each(alertsByFile)("%s is named Stellar…, describes its value and target, and is in its file's threshold table", (name, alert, file) => {
-    expect(name).toMatch(/^Stellar[A-Z][A-Za-z]+$/);
-    expect(alert.annotations.description).toContain("$value");
-    // The agreement series name a target of either kind in `target`.
-    const targetLabel = alert.expr.includes("stellar_rpc_") ? "$labels.rpc" : alert.expr.includes("stellar_network_") ? "$labels.target" : "$labels.horizon";
-    expect(alert.annotations.description).toContain(EXPORTER_WIDE_ALERTS.has(name) ? "$labels.job" : targetLabel);
-    const fileHeader = readFileSync(file, "utf8").split("\ngroups:")[0] ?? "";
-    expect(fileHeader).toContain(`#   ${name} `);
-  });
+  it.each(alertsByFile)(
+    "%s is named Stellar…, describes its value and target, and is in its file's threshold table",
+    (name, alert, file) => {
+      expect(name).toMatch(/^Stellar[A-Z][A-Za-z]+$/);
+      expect(alert.annotations.description).toContain("$value");
+      // The agreement series name a target of either kind in `target`.
+      const targetLabel = alert.expr.includes("stellar_rpc_")
+        ? "$labels.rpc"
+        : alert.expr.includes("stellar_network_")
+          ? "$labels.target"
+          : "$labels.horizon";
+      expect(alert.annotations.description).toContain(EXPORTER_WIDE_ALERTS.has(name) ? "$labels.job" : targetLabel);
+      const fileHeader = readFileSync(file, "utf8").split("\ngroups:")[0] ?? "";
+      expect(fileHeader).toContain(`#   ${name} `);
+    },
+  );
 
   it("names recording rules level:metric:operations", () => {
     for (const name of recordingRuleNames) expect(name).toMatch(/^[a-z_]+:[a-z_]+:[a-z0-9_]+$/);

@@ -8,7 +8,9 @@ export function requireBinary(name: "promtool" | "prometheus"): string {
   try {
     return execFileSync("which", [name], { encoding: "utf8" }).trim();
   } catch {
-    throw new Error(`${name} is not on PATH: install it with \`apt-get install prometheus\` (Debian package, 2.42 or later).`);
+    throw new Error(
+      `${name} is not on PATH: install it with \`apt-get install prometheus\` (Debian package, 2.42 or later).`,
+    );
   }
 }
 
@@ -20,7 +22,10 @@ export interface CommandResult {
 /** Runs a command to completion, capturing stdout and stderr together. */
 export function run(binary: string, args: readonly string[], cwd: string): CommandResult {
   try {
-    return { code: 0, output: execFileSync(binary, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }) };
+    return {
+      code: 0,
+      output: execFileSync(binary, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),
+    };
   } catch (error) {
     const failure = error as { status?: number; stdout?: string; stderr?: string };
     return { code: failure.status ?? 1, output: `${failure.stdout ?? ""}${failure.stderr ?? ""}` };

@@ -19,7 +19,8 @@ import { until } from "../support/wait.js";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const IMAGE = process.env.CONTAINER_IMAGE;
 const BASE_IMAGE = process.env.BASE_IMAGE;
-if (!IMAGE || !BASE_IMAGE) throw new Error("run by `npm run test:container`, which starts the engine and builds the image");
+if (!IMAGE || !BASE_IMAGE)
+  throw new Error("run by `npm run test:container`, which starts the engine and builds the image");
 const MiB = 1024 * 1024;
 const TLS_FIXTURES = join(ROOT, "test/fixtures/tls");
 /** The Deployment of deploy/kubernetes: its security contexts and probes are what this test runs and asks. */
@@ -50,7 +51,8 @@ async function dockerOk(...args: string[]): Promise<string> {
 function get(url: string, auth?: string): Promise<{ status: number; body: string }> {
   const ca = readFileSync(join(TLS_FIXTURES, "localhost-cert.pem"));
   const headers = auth ? { Authorization: `Basic ${Buffer.from(auth).toString("base64")}` } : {};
-  if (url.startsWith("http:")) return fetch(url, { headers }).then(async (res) => ({ status: res.status, body: await res.text() }));
+  if (url.startsWith("http:"))
+    return fetch(url, { headers }).then(async (res) => ({ status: res.status, body: await res.text() }));
   return new Promise((done, fail) => {
     const req = request(url, { ca, headers, servername: "localhost" }, (res) => {
       let body = "";
@@ -65,13 +67,27 @@ function get(url: string, auth?: string): Promise<{ status: number; body: string
 const health = (container: string) => dockerOk("inspect", "--format", "{{.State.Health.Status}}", container);
 /** The HEALTHCHECK runs so far: each one's exit code, how long it took, and the first line it printed. */
 async function healthLog(container: string): Promise<string> {
-  const log = JSON.parse(await dockerOk("inspect", "--format", "{{json .State.Health.Log}}", container)) as { ExitCode: number; Start: string; End: string; Output: string }[];
-  return log.map((check) => `exit ${check.ExitCode} in ${seconds(Date.parse(check.End) - Date.parse(check.Start))}${check.Output ? `: ${check.Output.split("\n")[0]}` : ""}`).join("; ");
+  const log = JSON.parse(await dockerOk("inspect", "--format", "{{json .State.Health.Log}}", container)) as {
+    ExitCode: number;
+    Start: string;
+    End: string;
+    Output: string;
+  }[];
+  return log
+    .map(
+      (check) =>
+        `exit ${check.ExitCode} in ${seconds(Date.parse(check.End) - Date.parse(check.Start))}${check.Output ? `: ${check.Output.split("\n")[0]}` : ""}`,
+    )
+    .join("; ");
 }
 /** Waits for HEALTHCHECK to report healthy; Docker 20.10 runs the first check one interval (30 s) after the start. */
 async function healthy(container: string): Promise<string> {
   try {
-    await until("the container to turn healthy", async () => ((await health(container)) === "healthy" ? true : undefined), { timeoutMs: 100_000, intervalMs: 500 });
+    await until(
+      "the container to turn healthy",
+      async () => ((await health(container)) === "healthy" ? true : undefined),
+      { timeoutMs: 100_000, intervalMs: 500 },
+    );
   } catch (error) {
     throw new Error(`${(error as Error).message}; checks: ${await healthLog(container)}`);
   }
@@ -116,7 +132,9 @@ describe.concurrent(`the image ${IMAGE}`, () => {
     expect(help.stdout).toContain("--web.listen-address=HOST:PORT");
     const versionRun = await docker("run", "--rm", IMAGE, "--version");
     expect(versionRun.code).toBe(0);
-    expect(versionRun.stdout).toBe(`stellar-horizon-exporter ${version} (node ${versionRun.stdout.match(/\(node (v24\.[\d.]+)\)/)?.[1]})\n`);
+    expect(versionRun.stdout).toBe(
+      `stellar-horizon-exporter ${version} (node ${versionRun.stdout.match(/\(node (v24\.[\d.]+)\)/)?.[1]})\n`,
+    );
     const bad = await docker("run", "--rm", IMAGE, "--no-such-flag");
     expect(bad.code).toBe(2);
     expect(bad.stderr.split("\n")[0]).toMatch(/^stellar-horizon-exporter: .*no-such-flag/);
@@ -126,21 +144,38 @@ describe.concurrent(`the image ${IMAGE}`, () => {
   it("holds the built bin and production dependencies only, within 250 MiB", async () => {
     const size = Number(await dockerOk("image", "inspect", "--format", "{{.Size}}", IMAGE));
     const baseSize = Number(await dockerOk("image", "inspect", "--format", "{{.Size}}", BASE_IMAGE));
-    figures.push(`image ${(size / MiB).toFixed(1)} MiB = base ${(baseSize / MiB).toFixed(1)} MiB + ${((size - baseSize) / MiB).toFixed(1)} MiB of the exporter`);
+    figures.push(
+      `image ${(size / MiB).toFixed(1)} MiB = base ${(baseSize / MiB).toFixed(1)} MiB + ${((size - baseSize) / MiB).toFixed(1)} MiB of the exporter`,
+    );
     expect(size).toBeLessThanOrEqual(250 * MiB);
     // The legacy builder's build stage was removed after the build.
     expect(await dockerOk("images", "--filter", "dangling=true", "--quiet")).toBe("");
 
-    const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+      devDependencies: Record<string, string>;
+    };
     const listing = await dockerOk(
-      "run", "--rm", "--user", "0", "--entrypoint", "sh", IMAGE, "-c",
+      "run",
+      "--rm",
+      "--user",
+      "0",
+      "--entrypoint",
+      "sh",
+      IMAGE,
+      "-c",
       'ls -A /app; echo --; ls -A /app/node_modules /app/node_modules/@* | tr -d ":"; echo --; find /app/dist -name "*.ts" | head -n 3; echo --; ls -A /root/.npm /home/node/.npm 2>/dev/null | grep -v "^/" || true',
     );
-    const [app, modules, typescriptFiles, npmCache] = listing.split(/^--$/m).map((part) => part.trim().split("\n").filter(Boolean));
+    const [app, modules, typescriptFiles, npmCache] = listing
+      .split(/^--$/m)
+      .map((part) => part.trim().split("\n").filter(Boolean));
     expect(app!.sort()).toEqual(["dist", "node_modules", "package-lock.json", "package.json"]);
     const installed = new Set(modules!.map((line) => line.replace(/^\/app\/node_modules\//, "")));
     expect(installed.has("hono")).toBe(true);
-    expect(Object.keys(manifest.devDependencies).filter((name) => installed.has(name) || installed.has(name.split("/")[1] ?? name))).toEqual([]);
+    expect(
+      Object.keys(manifest.devDependencies).filter(
+        (name) => installed.has(name) || installed.has(name.split("/")[1] ?? name),
+      ),
+    ).toEqual([]);
     expect(typescriptFiles).toEqual([]);
     expect(npmCache).toEqual([]);
   });
@@ -149,8 +184,13 @@ describe.concurrent(`the image ${IMAGE}`, () => {
     const port = await freePort();
     const started = Date.now();
     const container = await dockerOk(
-      "run", "--detach", "--network=host", IMAGE,
-      `--horizon.url=sim=${simulator.url}`, `--web.listen-address=127.0.0.1:${port}`, "--poll.interval=5s",
+      "run",
+      "--detach",
+      "--network=host",
+      IMAGE,
+      `--horizon.url=sim=${simulator.url}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      "--poll.interval=5s",
     );
     containers.push(container);
     const metrics = await until(
@@ -168,7 +208,10 @@ describe.concurrent(`the image ${IMAGE}`, () => {
     expect((await get(`http://127.0.0.1:${port}${POD.container.livenessProbe.httpGet.path}`)).status).toBe(200);
     await until(
       "the readiness probe to answer 200",
-      async () => ((await get(`http://127.0.0.1:${port}${POD.container.readinessProbe.httpGet.path}`)).status === 200 ? true : undefined),
+      async () =>
+        (await get(`http://127.0.0.1:${port}${POD.container.readinessProbe.httpGet.path}`)).status === 200
+          ? true
+          : undefined,
       { timeoutMs: 30_000, intervalMs: 250 },
     );
 
@@ -197,23 +240,39 @@ describe.concurrent(`the image ${IMAGE}`, () => {
       copyFileSync(join(TLS_FIXTURES, file), join(dir, file));
       chmodSync(join(dir, file), 0o644);
     }
-    write("config.yml", `targets:\n  - name: file-sim\n    url: ${simulator.url}\npoll_interval: 5s\nweb:\n  listen_address: 127.0.0.1:${port}\n`);
-    write("web.yml", `tls_server_config:\n  cert_file: localhost-cert.pem\n  key_file: localhost-key.pem\nbasic_auth_users:\n  prometheus: "${bcrypt.hashSync("scrape secret", 8)}"\n`);
+    write(
+      "config.yml",
+      `targets:\n  - name: file-sim\n    url: ${simulator.url}\npoll_interval: 5s\nweb:\n  listen_address: 127.0.0.1:${port}\n`,
+    );
+    write(
+      "web.yml",
+      `tls_server_config:\n  cert_file: localhost-cert.pem\n  key_file: localhost-key.pem\nbasic_auth_users:\n  prometheus: "${bcrypt.hashSync("scrape secret", 8)}"\n`,
+    );
     const started = Date.now();
     const container = await dockerOk(
-      "run", "--detach", "--network=host",
+      "run",
+      "--detach",
+      "--network=host",
       ...dockerSecurityFlags(POD.securityContext, POD.container.securityContext),
       `--volume=${dir}:/etc/stellar-horizon-exporter:ro`,
       "--env=WEB_CONFIG_FILE=/etc/stellar-horizon-exporter/web.yml",
-      IMAGE, "--config.file=/etc/stellar-horizon-exporter/config.yml",
+      IMAGE,
+      "--config.file=/etc/stellar-horizon-exporter/config.yml",
     );
     containers.push(container);
-    expect(await dockerOk("inspect", "--format", "{{.HostConfig.ReadonlyRootfs}} {{.HostConfig.CapDrop}}", container)).toBe("true [ALL]");
+    expect(
+      await dockerOk("inspect", "--format", "{{.HostConfig.ReadonlyRootfs}} {{.HostConfig.CapDrop}}", container),
+    ).toBe("true [ALL]");
 
     const url = `https://127.0.0.1:${port}`;
     await until(
       "stellar_horizon_up 1 over TLS with basic auth",
-      async () => (/^stellar_horizon_up\{horizon="file-sim"\} 1$/m.test((await get(`${url}/metrics`, "prometheus:scrape secret")).body) ? true : undefined),
+      async () =>
+        /^stellar_horizon_up\{horizon="file-sim"\} 1$/m.test(
+          (await get(`${url}/metrics`, "prometheus:scrape secret")).body,
+        )
+          ? true
+          : undefined,
       { timeoutMs: 30_000, intervalMs: 250 },
     );
     expect((await get(`${url}/metrics`)).status).toBe(401);
@@ -223,7 +282,9 @@ describe.concurrent(`the image ${IMAGE}`, () => {
     expect((await docker("exec", container, "touch", "/app/written")).code).not.toBe(0);
 
     const checks = await healthy(container);
-    figures.push(`healthy ${seconds(Date.now() - started)} after docker run (read-only, TLS, basic auth, config file; checks: ${checks})`);
+    figures.push(
+      `healthy ${seconds(Date.now() - started)} after docker run (read-only, TLS, basic auth, config file; checks: ${checks})`,
+    );
     const stopped = await stop(container);
     expect(stopped.exitCode).toBe(0);
     expect(stopped.ms).toBeLessThan(5_000);
@@ -232,10 +293,20 @@ describe.concurrent(`the image ${IMAGE}`, () => {
   it("has a healthcheck that fails, in one line, where no exporter answers", async () => {
     const port = await freePort();
     const run = await docker(
-      "run", "--rm", "--network=host", "--entrypoint", "node", IMAGE,
-      "dist/cli/bin.js", "healthcheck", `--horizon.url=${simulator.url}`, `--web.listen-address=127.0.0.1:${port}`,
+      "run",
+      "--rm",
+      "--network=host",
+      "--entrypoint",
+      "node",
+      IMAGE,
+      "dist/cli/bin.js",
+      "healthcheck",
+      `--horizon.url=${simulator.url}`,
+      `--web.listen-address=127.0.0.1:${port}`,
     );
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(new RegExp(`^healthcheck: http://127\\.0\\.0\\.1:${port}/healthz: .*ECONNREFUSED.*\\n$`));
+    expect(run.stderr).toMatch(
+      new RegExp(`^healthcheck: http://127\\.0\\.0\\.1:${port}/healthz: .*ECONNREFUSED.*\\n$`),
+    );
   });
 });

@@ -48,7 +48,10 @@ export function loadDashboards(): DashboardFile[] {
   return readdirSync(DASHBOARDS_DIR)
     .filter((file) => file.endsWith(".json"))
     .sort()
-    .map((file) => ({ file, json: JSON.parse(readFileSync(path.join(DASHBOARDS_DIR, file), "utf8")) as DashboardFile["json"] }));
+    .map((file) => ({
+      file,
+      json: JSON.parse(readFileSync(path.join(DASHBOARDS_DIR, file), "utf8")) as DashboardFile["json"],
+    }));
 }
 
 /** Panels that show data, i.e. everything but rows. */

@@ -13,7 +13,15 @@ import { dataPanels, labelValuesSelector, loadDashboards } from "./dashboard-fil
 /** Grafana's dashboard and panel JSON Schemas, copied into the repository with their PROVENANCE.md. */
 const SCHEMAS_DIR = path.resolve(REPO_ROOT, "test/fixtures/grafana-schemas");
 const TEMPLATED_DATASOURCE = "${datasource}";
-const EXPECTED_UIDS = ["stellar-accounts", "stellar-horizon-exporter", "stellar-horizon-overview", "stellar-liquidity-pools", "stellar-network-fees", "stellar-rpc", "stellar-rpc-contracts"];
+const EXPECTED_UIDS = [
+  "stellar-accounts",
+  "stellar-horizon-exporter",
+  "stellar-horizon-overview",
+  "stellar-liquidity-pools",
+  "stellar-network-fees",
+  "stellar-rpc",
+  "stellar-rpc-contracts",
+];
 const VALID_UNITS = new Set(Object.values(units as Record<string, unknown>));
 /** The target label (`horizon` or `rpc`) each per-target series name carries. */
 const TARGET_LABEL_BY_SERIES = new Map(
@@ -25,7 +33,10 @@ const recordingRuleNames = allRules().flatMap((rule) => ("record" in rule ? [rul
 
 const dashboards = loadDashboards();
 const panels = dashboards.flatMap((dashboard) =>
-  dataPanels(dashboard).map((panel): [string, typeof panel] => [`${dashboard.json.title} / ${panel.title ?? panel.id}`, panel]),
+  dataPanels(dashboard).map((panel): [string, typeof panel] => [
+    `${dashboard.json.title} / ${panel.title ?? panel.id}`,
+    panel,
+  ]),
 );
 const targets = panels.flatMap(([name, panel]) =>
   (panel.targets ?? []).map((target): [string, typeof target] => [`${name} / ${target.refId}`, target]),
@@ -34,20 +45,26 @@ const targets = panels.flatMap(([name, panel]) =>
 describe("generated files", () => {
   const files = generatedFiles();
 
-  it.each([...files.keys()].map((file) => path.relative(REPO_ROOT, file)))("%s is up to date (npm run dashboards:generate)", (file) => {
-    const committed = path.join(REPO_ROOT, file);
-    expect(existsSync(committed)).toBe(true);
-    expect(readFileSync(committed, "utf8")).toBe(files.get(committed));
-  });
+  it.each([...files.keys()].map((file) => path.relative(REPO_ROOT, file)))(
+    "%s is up to date (npm run dashboards:generate)",
+    (file) => {
+      const committed = path.join(REPO_ROOT, file);
+      expect(existsSync(committed)).toBe(true);
+      expect(readFileSync(committed, "utf8")).toBe(files.get(committed));
+    },
+  );
 
   it("dashboards/ holds no dashboard the generator does not write", () => {
-    const generated = [...files.keys()].filter((file) => path.dirname(file) === DASHBOARDS_DIR).map((file) => path.basename(file));
+    const generated = [...files.keys()]
+      .filter((file) => path.dirname(file) === DASHBOARDS_DIR)
+      .map((file) => path.basename(file));
     expect(readdirSync(DASHBOARDS_DIR).sort()).toEqual(generated.sort());
   });
 });
 
 describe("JSON schemas", () => {
-  if (!existsSync(SCHEMAS_DIR)) throw new Error(`Grafana schemas not found at ${SCHEMAS_DIR}: they belong in the repository`);
+  if (!existsSync(SCHEMAS_DIR))
+    throw new Error(`Grafana schemas not found at ${SCHEMAS_DIR}: they belong in the repository`);
   const ajv = new Ajv({ allErrors: true });
   ajv.addKeyword("x-deprecation-message");
   // Grafana's schemas use date-time only for metadata we never write; a strict RFC 3339 check suffices.
@@ -65,9 +82,12 @@ describe("JSON schemas", () => {
     expect(validate.errors ?? []).toEqual([]);
   };
 
-  it.each(dashboards.map((dashboard) => [dashboard.file, dashboard.json]))("%s validates against dashboard.jsonschema.json", (_file, json) => {
-    expectValid(schema("dashboard.jsonschema.json"), json);
-  });
+  it.each(dashboards.map((dashboard) => [dashboard.file, dashboard.json]))(
+    "%s validates against dashboard.jsonschema.json",
+    (_file, json) => {
+      expectValid(schema("dashboard.jsonschema.json"), json);
+    },
+  );
 
   it.each(panels)("%s: options and field config validate against the panel kind's schema", (_name, panel) => {
     const file = `${panel.type}.jsonschema.json`;
@@ -88,32 +108,37 @@ describe("dashboard-linter conventions", () => {
     for (const dashboard of dashboards) expect(dashboard.file).toBe(`${dashboard.json.uid}.json`);
   });
 
-  it.each(dashboards.map((dashboard) => [dashboard.json.title, dashboard]))("%s has datasource, job and target (horizon or rpc) variables", (_title, dashboard) => {
-    expect(dashboard.json.editable).toBe(false);
-    const variables = dashboard.json.templating.list;
-    const datasource = variables.find((variable) => variable.type === "datasource");
-    expect(datasource).toMatchObject({ name: "datasource", label: "Data source", query: "prometheus" });
-    const target = dashboard.json.uid.startsWith("stellar-rpc") ? (["rpc", "Stellar RPC"] as const) : (["horizon", "Horizon"] as const);
-    for (const [name, label] of [["job", "Job"], target] as const) {
-      expect(variables.find((variable) => variable.name === name)).toMatchObject({
-        type: "query",
-        label,
-        datasource: { uid: TEMPLATED_DATASOURCE },
-        multi: true,
-        includeAll: true,
-        allValue: ".+",
-        refresh: 2,
-      });
-    }
-    for (const variable of variables.filter((variable) => variable.type === "query")) {
-      expect(variable.refresh).toBe(2);
-      const selector = labelValuesSelector(variable.query ?? "");
-      expect(selector).toBeDefined();
-      const { errors, selectors } = parsePromQL(selector ?? "");
-      expect(errors).toEqual([]);
-      expect(unknownMetricNames(selectors, [])).toEqual([]);
-    }
-  });
+  it.each(dashboards.map((dashboard) => [dashboard.json.title, dashboard]))(
+    "%s has datasource, job and target (horizon or rpc) variables",
+    (_title, dashboard) => {
+      expect(dashboard.json.editable).toBe(false);
+      const variables = dashboard.json.templating.list;
+      const datasource = variables.find((variable) => variable.type === "datasource");
+      expect(datasource).toMatchObject({ name: "datasource", label: "Data source", query: "prometheus" });
+      const target = dashboard.json.uid.startsWith("stellar-rpc")
+        ? (["rpc", "Stellar RPC"] as const)
+        : (["horizon", "Horizon"] as const);
+      for (const [name, label] of [["job", "Job"], target] as const) {
+        expect(variables.find((variable) => variable.name === name)).toMatchObject({
+          type: "query",
+          label,
+          datasource: { uid: TEMPLATED_DATASOURCE },
+          multi: true,
+          includeAll: true,
+          allValue: ".+",
+          refresh: 2,
+        });
+      }
+      for (const variable of variables.filter((variable) => variable.type === "query")) {
+        expect(variable.refresh).toBe(2);
+        const selector = labelValuesSelector(variable.query ?? "");
+        expect(selector).toBeDefined();
+        const { errors, selectors } = parsePromQL(selector ?? "");
+        expect(errors).toEqual([]);
+        expect(unknownMetricNames(selectors, [])).toEqual([]);
+      }
+    },
+  );
 
   it.each(panels)("%s has the templated datasource, a title, a description and a valid unit", (_name, panel) => {
     expect(panel.datasource).toEqual({ type: "prometheus", uid: TEMPLATED_DATASOURCE });
@@ -123,19 +148,22 @@ describe("dashboard-linter conventions", () => {
     expect(panel.targets?.length).toBeGreaterThan(0);
   });
 
-  it.each(targets)("%s parses, uses exported metrics, $job and $horizon (or $rpc) matchers and $__rate_interval", (_name, target) => {
-    expect(target.datasource).toEqual({ type: "prometheus", uid: TEMPLATED_DATASOURCE });
-    for (const range of target.expr.match(/\[[^\]]*\]/g) ?? []) expect(range).toBe("[$__rate_interval]");
+  it.each(targets)(
+    "%s parses, uses exported metrics, $job and $horizon (or $rpc) matchers and $__rate_interval",
+    (_name, target) => {
+      expect(target.datasource).toEqual({ type: "prometheus", uid: TEMPLATED_DATASOURCE });
+      for (const range of target.expr.match(/\[[^\]]*\]/g) ?? []) expect(range).toBe("[$__rate_interval]");
 
-    const { errors, selectors } = parsePromQL(substituteGrafanaIntervals(target.expr));
-    expect(errors).toEqual([]);
-    expect(unknownMetricNames(selectors, recordingRuleNames)).toEqual([]);
-    expect(counterMisuses(selectors)).toEqual([]);
-    for (const selector of selectors) {
-      const labels = selector.matchers.map((matcher) => `${matcher.label}${matcher.op}${matcher.value}`);
-      expect(labels).toContain("job=~$job");
-      const targetLabel = TARGET_LABEL_BY_SERIES.get(selector.metric);
-      if (targetLabel !== undefined) expect(labels).toContain(`${targetLabel}=~$${targetLabel}`);
-    }
-  });
+      const { errors, selectors } = parsePromQL(substituteGrafanaIntervals(target.expr));
+      expect(errors).toEqual([]);
+      expect(unknownMetricNames(selectors, recordingRuleNames)).toEqual([]);
+      expect(counterMisuses(selectors)).toEqual([]);
+      for (const selector of selectors) {
+        const labels = selector.matchers.map((matcher) => `${matcher.label}${matcher.op}${matcher.value}`);
+        expect(labels).toContain("job=~$job");
+        const targetLabel = TARGET_LABEL_BY_SERIES.get(selector.metric);
+        if (targetLabel !== undefined) expect(labels).toContain(`${targetLabel}=~$${targetLabel}`);
+      }
+    },
+  );
 });

@@ -13,7 +13,14 @@ import { createServerApp } from "../../src/server/app.js";
 import { plannedRequestsPerHour } from "../../src/scheduler/request-plan.js";
 import { requireBinary, run } from "../alerts/tools.js";
 import { createStatusBoard, statusReport } from "../../src/status/model.js";
-import { dockerSecurityFlags, exporterPod, KUBERNETES_DIR, kustomize, type ExporterDeployment, type Resource } from "../support/kubernetes.js";
+import {
+  dockerSecurityFlags,
+  exporterPod,
+  KUBERNETES_DIR,
+  kustomize,
+  type ExporterDeployment,
+  type Resource,
+} from "../support/kubernetes.js";
 
 const DEPLOY_DIR = path.join(REPO_ROOT, "deploy");
 /** An alternative to deployment.yaml, not part of the kustomization. */
@@ -21,8 +28,14 @@ const SHARDED_MANIFEST = "statefulset-sharded.yaml";
 /** The job name StellarHorizonExporterDown selects on. */
 const EXPORTER_JOB = "stellar-horizon-exporter";
 const EXPORTER_PORT = 9619;
-const PACKAGE_BIN = (JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["stellar-horizon-exporter"]!;
-const BUILD = (JSON.parse(readFileSync(path.join(REPO_ROOT, "tsconfig.build.json"), "utf8")) as { compilerOptions: { outDir: string; rootDir: string } }).compilerOptions;
+const PACKAGE_BIN = (
+  JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }
+).bin["stellar-horizon-exporter"]!;
+const BUILD = (
+  JSON.parse(readFileSync(path.join(REPO_ROOT, "tsconfig.build.json"), "utf8")) as {
+    compilerOptions: { outDir: string; rootDir: string };
+  }
+).compilerOptions;
 /** The TypeScript file the build compiles into the package's bin. */
 const BIN_SOURCE = path.join(BUILD.rootDir, path.relative(BUILD.outDir, PACKAGE_BIN)).replace(/\.js$/, ".ts");
 
@@ -44,10 +57,16 @@ interface PrometheusConfig {
 
 describe("deploy/prometheus.yml", () => {
   it("passes promtool check config, rules included", () => {
-    const result = run(requireBinary("promtool"), ["check", "config", path.join(DEPLOY_DIR, "prometheus.yml")], REPO_ROOT);
+    const result = run(
+      requireBinary("promtool"),
+      ["check", "config", path.join(DEPLOY_DIR, "prometheus.yml")],
+      REPO_ROOT,
+    );
     expect(result.output).toContain(`SUCCESS: ${ruleFiles().length} rule files found`);
     for (const file of ruleFiles()) {
-      expect(result.output).toMatch(new RegExp(`Checking .*alerts/${path.basename(file)}\\s+SUCCESS: \\d+ rules found`));
+      expect(result.output).toMatch(
+        new RegExp(`Checking .*alerts/${path.basename(file)}\\s+SUCCESS: \\d+ rules found`),
+      );
     }
     expect(result.code).toBe(0);
   });
@@ -84,7 +103,8 @@ describe("deploy/docker-compose.yml", () => {
   /** Where a host path appears inside a service's container, through its bind mounts. */
   const containerPath = (name: string, hostPath: string): string | undefined => {
     for (const [target, source] of bindMounts(name)) {
-      if (hostPath === source || hostPath.startsWith(source + path.sep)) return path.posix.join(target, path.relative(source, hostPath));
+      if (hostPath === source || hostPath.startsWith(source + path.sep))
+        return path.posix.join(target, path.relative(source, hostPath));
     }
     return undefined;
   };
@@ -122,14 +142,17 @@ describe("deploy/docker-compose.yml", () => {
   it("points the exporter at the simulator with flags the exporter accepts", async () => {
     const simulatorAddress = flag(service("simulator").command ?? [], "web.listen-address");
     const config = await exporterConfig(service("exporter").command ?? []);
-    expect(config.targets.map((target) => target.url.href.reveal())).toEqual([`http://simulator:${simulatorAddress?.split(":")[1]}`]);
+    expect(config.targets.map((target) => target.url.href.reveal())).toEqual([
+      `http://simulator:${simulatorAddress?.split(":")[1]}`,
+    ]);
     expect(config.listen.port).toBe(EXPORTER_PORT);
     expect(service("exporter").ports).toEqual([`127.0.0.1:${EXPORTER_PORT}:${EXPORTER_PORT}`]);
   });
 
   it("plans no more requests per hour than each target's budget, so it starts without a warning", async () => {
     const config = await exporterConfig(service("exporter").command ?? []);
-    for (const target of config.targets) expect(plannedRequestsPerHour(target, config)).toBeLessThanOrEqual(target.requestBudgetPerHour);
+    for (const target of config.targets)
+      expect(plannedRequestsPerHour(target, config)).toBeLessThanOrEqual(target.requestBudgetPerHour);
   });
 
   it("gives the simulator only flags its --help lists", async () => {
@@ -158,7 +181,9 @@ describe("deploy/docker-compose.yml", () => {
     const datasources = readYaml<{ datasources: { type: string; url: string; isDefault: boolean }[] }>(
       path.join(provisioning, "datasources", "prometheus.yml"),
     ).datasources;
-    expect(datasources).toEqual([expect.objectContaining({ type: "prometheus", url: "http://prometheus:9090", isDefault: true })]);
+    expect(datasources).toEqual([
+      expect.objectContaining({ type: "prometheus", url: "http://prometheus:9090", isDefault: true }),
+    ]);
 
     const providers = readYaml<{ providers: { options: { path: string } }[] }>(
       path.join(provisioning, "dashboards", "stellar-horizon.yml"),
@@ -166,7 +191,9 @@ describe("deploy/docker-compose.yml", () => {
     const dashboardsInContainer = containerPath("grafana", path.join(REPO_ROOT, "dashboards"));
     expect(providers.map((provider) => provider.options.path)).toEqual([dashboardsInContainer]);
     const home = service("grafana").environment?.GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH ?? "";
-    expect(existsSync(path.join(REPO_ROOT, "dashboards", path.posix.relative(dashboardsInContainer ?? "", home)))).toBe(true);
+    expect(existsSync(path.join(REPO_ROOT, "dashboards", path.posix.relative(dashboardsInContainer ?? "", home)))).toBe(
+      true,
+    );
   });
 
   it("pins a Grafana that reads the generated dashboards' schema version", () => {
@@ -177,18 +204,29 @@ describe("deploy/docker-compose.yml", () => {
     const versions = new Set(
       readdirSync(DASHBOARDS_DIR)
         .filter((file) => file.endsWith(".json"))
-        .map((file) => (JSON.parse(readFileSync(path.join(DASHBOARDS_DIR, file), "utf8")) as { schemaVersion: number }).schemaVersion),
+        .map(
+          (file) =>
+            (JSON.parse(readFileSync(path.join(DASHBOARDS_DIR, file), "utf8")) as { schemaVersion: number })
+              .schemaVersion,
+        ),
     );
-    const [major, minor] = (/^grafana\/grafana:(\d+)\.(\d+)\.\d+$/.exec(service("grafana").image ?? "") ?? []).slice(1).map(Number);
+    const [major, minor] = (/^grafana\/grafana:(\d+)\.(\d+)\.\d+$/.exec(service("grafana").image ?? "") ?? [])
+      .slice(1)
+      .map(Number);
     for (const version of versions) {
       const [needMajor, needMinor] = firstGrafana[version] ?? [Infinity, 0];
-      expect(major! > needMajor || (major === needMajor && minor! >= needMinor), `schemaVersion ${version} on Grafana ${major}.${minor}`).toBe(true);
+      expect(
+        major! > needMajor || (major === needMajor && minor! >= needMinor),
+        `schemaVersion ${version} on Grafana ${major}.${minor}`,
+      ).toBe(true);
     }
   });
 });
 
 describe("package.json", () => {
-  const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as {
+    scripts: Record<string, string>;
+  };
 
   it("builds on npm ci (prepare), so the bin exists right after install", () => {
     expect(manifest.scripts.prepare).toBe("npm run build --silent");
@@ -198,7 +236,9 @@ describe("package.json", () => {
 
   it("starts the exporter and the demo with the bin's node flags and environment", () => {
     // A variable the operator set is kept: the shell's default applies only when it is unset.
-    const environment = Object.entries(NODE_ENVIRONMENT).map(([name, value]) => `${name}=\${${name}:-${value}}`).join(" ");
+    const environment = Object.entries(NODE_ENVIRONMENT)
+      .map(([name, value]) => `${name}=\${${name}:-${value}}`)
+      .join(" ");
     // Built only when the sources changed; `exec`, so the signals npm forwards reach node, not a shell.
     const node = `node scripts/dist-is-current.mjs || npm run build --silent && ${environment} exec node ${NODE_FLAGS.join(" ")}`;
     expect(manifest.scripts.start).toBe(`${node} ${PACKAGE_BIN}`);
@@ -220,12 +260,15 @@ describe("Dockerfile", () => {
     return all;
   }, []);
   const runtime = stages.at(-1) ?? [];
-  const argsOf = (keyword: string) => runtime.filter((instruction) => instruction.keyword === keyword).map((instruction) => instruction.args);
+  const argsOf = (keyword: string) =>
+    runtime.filter((instruction) => instruction.keyword === keyword).map((instruction) => instruction.args);
 
   it("builds in one stage and runs production dependencies only in another", () => {
     expect(stages.length).toBe(2);
     expect(dockerfile).toMatch(/ARG NODE_IMAGE=node:24-bookworm-slim/);
-    expect(stages[0]?.map((instruction) => instruction.args)).toEqual(expect.arrayContaining([expect.stringMatching(/^npm ci\b/), "npm run build"]));
+    expect(stages[0]?.map((instruction) => instruction.args)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^npm ci\b/), "npm run build"]),
+    );
     expect(argsOf("RUN").join(" ")).toMatch(/npm ci --omit=dev/);
     expect(argsOf("COPY")).toContain("--from=build /app/dist ./dist");
   });
@@ -237,9 +280,17 @@ describe("Dockerfile", () => {
 
   it("checks /healthz with the bin's healthcheck and starts the CLI the package declares", () => {
     const [healthcheck] = argsOf("HEALTHCHECK");
-    expect(healthcheck?.endsWith(`CMD ${JSON.stringify(["node", ...NODE_FLAGS, PACKAGE_BIN, "healthcheck"]).replaceAll(",", ", ")}`)).toBe(true);
+    expect(
+      healthcheck?.endsWith(
+        `CMD ${JSON.stringify(["node", ...NODE_FLAGS, PACKAGE_BIN, "healthcheck"]).replaceAll(",", ", ")}`,
+      ),
+    ).toBe(true);
     expect(argsOf("ENTRYPOINT")).toEqual([JSON.stringify(["node", ...NODE_FLAGS, PACKAGE_BIN]).replaceAll(",", ", ")]);
-    expect(argsOf("ENV")).toContain(Object.entries(NODE_ENVIRONMENT).map(([name, value]) => `${name}=${value}`).join(" "));
+    expect(argsOf("ENV")).toContain(
+      Object.entries(NODE_ENVIRONMENT)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(" "),
+    );
   });
 
   it("gives the bin a shebang busybox's env understands (no -S)", () => {
@@ -270,8 +321,14 @@ describe("deploy/kubernetes", () => {
     return found[0] as Resource & { spec: T };
   };
   const deployment = resource<ExporterDeployment>("Deployment");
-  const service = resource<{ selector: Record<string, string>; ports: { name: string; port: number; targetPort: string }[] }>("Service");
-  const serviceMonitor = resource<{ selector: { matchLabels: Record<string, string> }; endpoints: { port: string; path: string }[] }>("ServiceMonitor");
+  const service = resource<{
+    selector: Record<string, string>;
+    ports: { name: string; port: number; targetPort: string }[];
+  }>("Service");
+  const serviceMonitor = resource<{
+    selector: { matchLabels: Record<string, string> };
+    endpoints: { port: string; path: string }[];
+  }>("ServiceMonitor");
   const { container, securityContext } = exporterPod(resources);
 
   it("builds as kubectl kustomize builds it: every listed file, each resource once", () => {
@@ -285,13 +342,19 @@ describe("deploy/kubernetes", () => {
 
   it("kustomization.yaml lists every manifest", () => {
     const kustomization = readYaml<{ resources: string[] }>(path.join(KUBERNETES_DIR, "kustomization.yaml"));
-    const manifests = readdirSync(KUBERNETES_DIR).filter((file) => file !== "kustomization.yaml" && file !== SHARDED_MANIFEST);
+    const manifests = readdirSync(KUBERNETES_DIR).filter(
+      (file) => file !== "kustomization.yaml" && file !== SHARDED_MANIFEST,
+    );
     expect(kustomization.resources.sort()).toEqual(manifests.sort());
   });
 
   it("runs the exporter non-root on the port its arguments listen on", async () => {
     expect(securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000 });
-    expect(container?.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } });
+    expect(container?.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ["ALL"] },
+    });
     const config = await exporterConfig(container?.args ?? []);
     expect(container?.ports).toEqual([{ name: "metrics", containerPort: config.listen.port }]);
     expect(config.listen.port).toBe(EXPORTER_PORT);

@@ -41,7 +41,11 @@ describe("deploy/systemd/stellar-horizon-exporter.service", () => {
 
   it("runs unprivileged with the bin's malloc environment, reloads with SIGHUP and does not restart on a config error", () => {
     expect(service.get("User")).toEqual(["stellar-horizon-exporter"]);
-    expect(service.get("Environment")).toEqual([Object.entries(NODE_ENVIRONMENT).map(([name, value]) => `${name}=${value}`).join(" ")]);
+    expect(service.get("Environment")).toEqual([
+      Object.entries(NODE_ENVIRONMENT)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(" "),
+    ]);
     expect(service.get("ExecReload")).toEqual(["/bin/kill -HUP $MAINPID"]);
     expect(service.get("Restart")).toEqual(["on-failure"]);
     // Exit code 2 is the exporter's "invalid configuration".

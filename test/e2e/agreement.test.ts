@@ -95,18 +95,35 @@ describe("targets checked against each other, against a real Prometheus", () => 
   /** Each series' value by `kind/target`, for one agreement family. */
   async function byTarget(name: string): Promise<Map<string, number>> {
     const samples = await running().query(`${name}{job="${JOB}"}`);
-    return new Map(samples.map((sample) => [`${sample.metric.network}/${sample.metric.kind}/${sample.metric.target}`, sample.value]));
+    return new Map(
+      samples.map((sample) => [`${sample.metric.network}/${sample.metric.kind}/${sample.metric.target}`, sample.value]),
+    );
   }
 
   beforeAll(async () => {
     const networkStartMs = Date.now();
-    const network = { seed: 5, ledgerIntervalMs: LEDGER_INTERVAL_MS, networkStartMs, networkPassphrase: Networks.TESTNET, pools: 3 };
+    const network = {
+      seed: 5,
+      ledgerIntervalMs: LEDGER_INTERVAL_MS,
+      networkStartMs,
+      networkPassphrase: Networks.TESTNET,
+      pools: 3,
+    };
     const honest = await startSimulator(network);
     forkAt = honest.simulator.state().historyLatestLedger + LEDGERS_BEFORE_FORK;
     const forked = await startSimulator({ ...network, forkAt });
-    const elsewhere = await startSimulator({ seed: 6, ledgerIntervalMs: LEDGER_INTERVAL_MS, networkPassphrase: OTHER_PASSPHRASE, pools: 3 });
+    const elsewhere = await startSimulator({
+      seed: 6,
+      ledgerIntervalMs: LEDGER_INTERVAL_MS,
+      networkPassphrase: OTHER_PASSPHRASE,
+      pools: 3,
+    });
     simulators.push(honest, forked, elsewhere);
-    for (const [name, simulator] of [["honest", honest], ["forked", forked], ["elsewhere", elsewhere]] as const) {
+    for (const [name, simulator] of [
+      ["honest", honest],
+      ["forked", forked],
+      ["elsewhere", elsewhere],
+    ] as const) {
       proxies.set(name, await startCountingProxy(simulator.url));
     }
     const url = (name: string) => proxies.get(name)!.url;
@@ -125,7 +142,12 @@ describe("targets checked against each other, against a real Prometheus", () => 
     const config: ExporterConfig = { ...command.config, retries: 0 };
     startedAt = Date.now() / 1000;
     exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
-    prometheus = await startPrometheus({ jobName: JOB, target: new URL(exporter.url).host, ruleFiles: ruleFiles(), intervalSeconds: 1 });
+    prometheus = await startPrometheus({
+      jobName: JOB,
+      target: new URL(exporter.url).host,
+      ruleFiles: ruleFiles(),
+      intervalSeconds: 1,
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -152,7 +174,11 @@ describe("targets checked against each other, against a real Prometheus", () => 
     const everTrue = await until(
       () => "a step of the range query seeing a disagreement",
       async () => {
-        const series = await running().seriesSince(`increase(stellar_network_ledger_hash_disagreements_total[5m]) > 0`, startedAt, 1);
+        const series = await running().seriesSince(
+          `increase(stellar_network_ledger_hash_disagreements_total[5m]) > 0`,
+          startedAt,
+          1,
+        );
         return series.length > 0 ? series : undefined;
       },
       { timeoutMs: 10_000, intervalMs: 500 },
@@ -164,13 +190,18 @@ describe("targets checked against each other, against a real Prometheus", () => 
     expect(disagreements.get("testnet/horizon/forked")).toBeGreaterThan(0);
     expect(disagreements.get("testnet/horizon/honest")).toBe(0);
     expect(disagreements.get("testnet/rpc/honest")).toBe(0);
-    for (const target of ["testnet/horizon/honest", "testnet/rpc/honest", "testnet/horizon/forked"]) expect(comparisons.get(target), target).toBeGreaterThan(0);
+    for (const target of ["testnet/horizon/honest", "testnet/rpc/honest", "testnet/horizon/forked"])
+      expect(comparisons.get(target), target).toBeGreaterThan(0);
     // The forked target agreed with the others before its fork.
     expect(comparisons.get("testnet/horizon/forked")).toBeGreaterThan(disagreements.get("testnet/horizon/forked")!);
 
     // The landing page (and /status.json, which it is drawn from) marks the forked target alone.
-    const status = (await (await fetch(`${exporter!.url}/status.json`)).json()) as { targets: { name: string; kind: string; agreement?: { disagreeing: boolean } }[] };
-    expect(status.targets.filter((target) => target.agreement?.disagreeing).map((target) => `${target.kind}/${target.name}`)).toEqual(["horizon/forked"]);
+    const status = (await (await fetch(`${exporter!.url}/status.json`)).json()) as {
+      targets: { name: string; kind: string; agreement?: { disagreeing: boolean } }[];
+    };
+    expect(
+      status.targets.filter((target) => target.agreement?.disagreeing).map((target) => `${target.kind}/${target.name}`),
+    ).toEqual(["horizon/forked"]);
     const page = await (await fetch(`${exporter!.url}/`)).text();
     expect(page.match(/badge disagrees/g)).toHaveLength(1);
     expect(page).toMatch(/badge disagrees[^<]*>DISAGREES<\/span> forked<\/h2>/);
@@ -178,21 +209,32 @@ describe("targets checked against each other, against a real Prometheus", () => 
 
   it("never compares a target on another network", async () => {
     const targets = await byTarget("stellar_network_targets");
-    expect(await running().query(`stellar_network_targets{job="${JOB}", network="testnet"}`)).toMatchObject([{ value: 3 }]);
-    expect(await running().query(`stellar_network_targets{job="${JOB}", network="${OTHER_NETWORK}"}`)).toMatchObject([{ value: 1 }]);
+    expect(await running().query(`stellar_network_targets{job="${JOB}", network="testnet"}`)).toMatchObject([
+      { value: 3 },
+    ]);
+    expect(await running().query(`stellar_network_targets{job="${JOB}", network="${OTHER_NETWORK}"}`)).toMatchObject([
+      { value: 1 },
+    ]);
     expect(targets.size).toBe(2);
     const comparisons = await byTarget("stellar_network_ledger_hash_comparisons_total");
     const disagreements = await byTarget("stellar_network_ledger_hash_disagreements_total");
     expect(comparisons.get(`${OTHER_NETWORK}/horizon/elsewhere`)).toBe(0);
     expect(disagreements.get(`${OTHER_NETWORK}/horizon/elsewhere`)).toBe(0);
-    expect([...comparisons.keys()].filter((key) => key.endsWith("/elsewhere"))).toEqual([`${OTHER_NETWORK}/horizon/elsewhere`]);
+    expect([...comparisons.keys()].filter((key) => key.endsWith("/elsewhere"))).toEqual([
+      `${OTHER_NETWORK}/horizon/elsewhere`,
+    ]);
   });
 
   it("makes no request of its own: every request a simulator received is one of the polls', counted by them", async () => {
     const scrape = async () => parseExposition(await (await fetch(`${exporter!.url}/metrics`)).text());
     const polled = (series: Map<string, number>, family: string, label: string, target: string, endpoint: string) =>
       [...series]
-        .filter(([key]) => key.startsWith(`${family}{`) && key.includes(`${label}="${target}"`) && key.includes(`endpoint="${endpoint}"`))
+        .filter(
+          ([key]) =>
+            key.startsWith(`${family}{`) &&
+            key.includes(`${label}="${target}"`) &&
+            key.includes(`endpoint="${endpoint}"`),
+        )
         .reduce((sum, [, value]) => sum + value, 0);
     const before = await scrape();
     const received = new Map([...proxies].map(([name, proxy]) => [name, new Map(proxy.counts)]));
@@ -203,15 +245,23 @@ describe("targets checked against each other, against a real Prometheus", () => 
         const isRpc = request.startsWith("rpc:");
         const endpoint = (isRpc ? RPC_ENDPOINTS : HORIZON_ENDPOINTS)[request];
         expect(endpoint, `${name} received ${request}`).toBeDefined();
-        const [family, label] = isRpc ? ["stellar_horizon_exporter_rpc_requests_total", "rpc"] : ["stellar_horizon_exporter_requests_total", "horizon"];
+        const [family, label] = isRpc
+          ? ["stellar_horizon_exporter_rpc_requests_total", "rpc"]
+          : ["stellar_horizon_exporter_requests_total", "horizon"];
         // A request is counted by the exporter when its answer arrives: at most one per endpoint is in flight.
         expect(count, `${name} ${request}`).toBeGreaterThanOrEqual(polled(before, family, label, name, endpoint!));
         expect(count, `${name} ${request}`).toBeLessThanOrEqual(polled(after, family, label, name, endpoint!) + 1);
         if (endpoint === "ledgers" || endpoint === "liquidity_pools") continue;
         // The other polls send one request each: as many requests as polls.
-        const polls = isRpc ? "stellar_horizon_exporter_rpc_poll_duration_seconds_count" : "stellar_horizon_exporter_poll_duration_seconds_count";
-        expect(count, `${name} ${request} against its polls`).toBeGreaterThanOrEqual(polled(before, polls, label, name, endpoint!));
-        expect(count, `${name} ${request} against its polls`).toBeLessThanOrEqual(polled(after, polls, label, name, endpoint!) + 1);
+        const polls = isRpc
+          ? "stellar_horizon_exporter_rpc_poll_duration_seconds_count"
+          : "stellar_horizon_exporter_poll_duration_seconds_count";
+        expect(count, `${name} ${request} against its polls`).toBeGreaterThanOrEqual(
+          polled(before, polls, label, name, endpoint!),
+        );
+        expect(count, `${name} ${request} against its polls`).toBeLessThanOrEqual(
+          polled(after, polls, label, name, endpoint!) + 1,
+        );
       }
     }
     expect(received.get("honest")?.get("rpc:getHealth,getLatestLedger,getFeeStats")).toBeGreaterThan(3);

@@ -15,7 +15,13 @@ import { stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { startExporter, type RunningExporter } from "../../src/exporter.js";
-import { DEMO_WATCHED_ACCOUNTS, SCENARIOS, startSimulator, type RunningSimulator, type ScenarioName } from "../../src/simulator/index.js";
+import {
+  DEMO_WATCHED_ACCOUNTS,
+  SCENARIOS,
+  startSimulator,
+  type RunningSimulator,
+  type ScenarioName,
+} from "../../src/simulator/index.js";
 import { ruleFiles } from "../../scripts/dashboards/paths.js";
 import { allRules, isAlertingRule } from "../../scripts/dashboards/prometheus-rule.js";
 import { Keypair } from "@stellar/stellar-sdk";
@@ -51,12 +57,23 @@ interface FaultCase {
 const RPC_SCENARIOS: readonly ScenarioName[] = ["rpc_unhealthy", "rpc_lagging", "contract_expiring"];
 
 /** Every Horizon scenario but healthy, by the alerts meant for it; old_horizon is meant to raise none. */
-const SCENARIO_ALERTS: Readonly<Record<Exclude<ScenarioName, "healthy" | "rpc_unhealthy" | "rpc_lagging" | "contract_expiring">, Omit<FaultCase, "horizon">>> = {
-  ingest_lag: { fires: ["StellarHorizonIngestionLagging", "StellarHorizonIngestionLagCritical"], staysQuiet: ["StellarHorizonIngestionStalled"] },
+const SCENARIO_ALERTS: Readonly<
+  Record<
+    Exclude<ScenarioName, "healthy" | "rpc_unhealthy" | "rpc_lagging" | "contract_expiring">,
+    Omit<FaultCase, "horizon">
+  >
+> = {
+  ingest_lag: {
+    fires: ["StellarHorizonIngestionLagging", "StellarHorizonIngestionLagCritical"],
+    staysQuiet: ["StellarHorizonIngestionStalled"],
+  },
   ingestion_stalled: { fires: ["StellarHorizonIngestionStalled", "StellarHorizonLatestLedgerStale"] },
   network_halt: { fires: ["StellarHorizonLatestLedgerStale"], staysQuiet: ["StellarHorizonIngestionStalled"] },
   fee_spike: { fires: ["StellarNetworkFeeSurge", "StellarNetworkCapacityHigh", "StellarTransactionProbeFeeCapped"] },
-  protocol_upgrade_pending: { fires: ["StellarHorizonProtocolUpgradePending"], staysQuiet: ["StellarHorizonUnsupportedProtocol"] },
+  protocol_upgrade_pending: {
+    fires: ["StellarHorizonProtocolUpgradePending"],
+    staysQuiet: ["StellarHorizonUnsupportedProtocol"],
+  },
   unsupported_protocol: { fires: ["StellarHorizonUnsupportedProtocol"] },
   rate_limited: { fires: ["StellarHorizonRateLimited"] },
   flapping: { fires: ["StellarHorizonExporterPollErrors"] },
@@ -64,13 +81,19 @@ const SCENARIO_ALERTS: Readonly<Record<Exclude<ScenarioName, "healthy" | "rpc_un
   network_reset: { fires: ["StellarNetworkReset"] },
   pool_drain: { fires: ["StellarLiquidityPoolReserveDrop"] },
   failed_transactions: { fires: ["StellarNetworkFailedTransactionsHigh"] },
-  signer_change: { fires: ["StellarAccountSignersChanged", "StellarAccountUnexpectedActivity"], staysQuiet: ["StellarAccountMissing"] },
+  signer_change: {
+    fires: ["StellarAccountSignersChanged", "StellarAccountUnexpectedActivity"],
+    staysQuiet: ["StellarAccountMissing"],
+  },
   account_drain: {
     fires: ["StellarAccountBalanceLow", "StellarAccountNativeNearMinimumBalance", "StellarAccountTrustlineNearLimit"],
     staysQuiet: ["StellarAccountSignersChanged", "StellarAccountUnexpectedActivity"],
   },
   account_merged: { fires: ["StellarAccountMissing"], staysQuiet: ["StellarHorizonExporterPollErrors"] },
-  trustline_deauthorized: { fires: ["StellarAccountTrustlineUnauthorized"], staysQuiet: ["StellarAccountTrustlineNearLimit"] },
+  trustline_deauthorized: {
+    fires: ["StellarAccountTrustlineUnauthorized"],
+    staysQuiet: ["StellarAccountTrustlineNearLimit"],
+  },
   // Probe failures need minutes without a success; promtool and test/probers cover them.
   txsub_timeout: { fires: [] },
 };
@@ -115,11 +138,17 @@ const EXPORTER_DOWN = "StellarHorizonExporterDown";
 /** Targets on which no alert expression may ever be true. */
 const QUIET_TARGETS = ["healthy", "old_horizon"];
 
-const FAULT_CASES: FaultCase[] = [...Object.entries(SCENARIO_ALERTS), ...Object.entries(EXTRA_CASES)].map(([horizon, expectation]) => ({
-  horizon,
-  ...expectation,
-}));
-const ALERT_EXPRESSIONS = new Map(allRules().filter(isAlertingRule).map((rule) => [rule.alert, rule.expr]));
+const FAULT_CASES: FaultCase[] = [...Object.entries(SCENARIO_ALERTS), ...Object.entries(EXTRA_CASES)].map(
+  ([horizon, expectation]) => ({
+    horizon,
+    ...expectation,
+  }),
+);
+const ALERT_EXPRESSIONS = new Map(
+  allRules()
+    .filter(isAlertingRule)
+    .map((rule) => [rule.alert, rule.expr]),
+);
 
 /** Dashboard queries as Grafana would send them with job, horizon=healthy, rpc=healthy and every pool selected. */
 const DASHBOARD_QUERIES = loadDashboards().flatMap((dashboard) =>
@@ -141,7 +170,9 @@ const DASHBOARD_QUERIES = loadDashboards().flatMap((dashboard) =>
 /** A server that answers every request with JSON that is not Horizon's: an API changed under us. */
 async function startForeignApi(): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((_request, response) => {
-    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ service: "not-horizon", items: [1, 2, 3] }));
+    response
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ service: "not-horizon", items: [1, 2, 3] }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
@@ -185,7 +216,9 @@ describe("alerts and dashboards against a real Prometheus", () => {
     const expr = ALERT_EXPRESSIONS.get(alert);
     if (expr === undefined) throw new Error(`no alert ${alert} in the rules file`);
     // A Stellar RPC alert names its target in `rpc`, an agreement alert in `target`; the healthy simulator's RPC is called "healthy" too.
-    return (await running().seriesSince(expr, sinceSeconds, SCRAPE_INTERVAL_SECONDS)).map((labels) => labels.horizon ?? labels.rpc ?? labels.target ?? "");
+    return (await running().seriesSince(expr, sinceSeconds, SCRAPE_INTERVAL_SECONDS)).map(
+      (labels) => labels.horizon ?? labels.rpc ?? labels.target ?? "",
+    );
   }
 
   /** Alert expressions true since `sinceSeconds` for one of the given horizons or for the exporter as a whole. */
@@ -205,7 +238,9 @@ describe("alerts and dashboards against a real Prometheus", () => {
 
   /** What Prometheus has for the series an alert reads and for the target's failed polls, to explain a timeout. */
   async function diagnose(alert: AlertName, horizon: string): Promise<string> {
-    const names = [...new Set(parsePromQL(ALERT_EXPRESSIONS.get(alert) ?? "").selectors.map((selector) => selector.metric))];
+    const names = [
+      ...new Set(parsePromQL(ALERT_EXPRESSIONS.get(alert) ?? "").selectors.map((selector) => selector.metric)),
+    ];
     const lines: string[] = [];
     for (const expr of [
       `{__name__=~"${names.join("|")}", horizon="${horizon}"}`,
@@ -247,7 +282,9 @@ describe("alerts and dashboards against a real Prometheus", () => {
             name,
             url: simulator.url,
             accounts: DEMO_WATCHED_ACCOUNTS.map(accountEntry),
-            ...(PROBED_TARGETS.has(name) ? { tx_probe: { secret_env: `PROBE_SEED_${name.toUpperCase()}`, interval: "1s" } } : {}),
+            ...(PROBED_TARGETS.has(name)
+              ? { tx_probe: { secret_env: `PROBE_SEED_${name.toUpperCase()}`, interval: "1s" } }
+              : {}),
           })),
           { name: "api_changed", url: foreignApi.url },
         ],
@@ -271,7 +308,9 @@ describe("alerts and dashboards against a real Prometheus", () => {
       const simulator = simulators.get(name)!.simulator;
       simulator.accounts.add({ id: signer.publicKey(), balance: 10_000n * 10_000_000n }, simulator.latestLedgerPoint());
     }
-    const seeds = Object.fromEntries([...PROBED_TARGETS].map(([name, signer]) => [`PROBE_SEED_${name.toUpperCase()}`, signer.secret()]));
+    const seeds = Object.fromEntries(
+      [...PROBED_TARGETS].map(([name, signer]) => [`PROBE_SEED_${name.toUpperCase()}`, signer.secret()]),
+    );
     const command = await loadConfig([`--config.file=${configFile}`], seeds);
     if (command.kind !== "run") throw new Error(`exporter config rejected: ${JSON.stringify(command)}`);
     exporter = await startExporter(command.config, { logger: pino({ level: "silent" }) });
@@ -297,7 +336,9 @@ describe("alerts and dashboards against a real Prometheus", () => {
   it("every rule's alert is exercised by a fault, or listed as not simulated", () => {
     const exercised = new Set([...FAULT_CASES.flatMap((fault) => fault.fires), ...NOT_SIMULATED, EXPORTER_DOWN]);
     expect([...ALERT_EXPRESSIONS.keys()].filter((alert) => !exercised.has(alert))).toEqual([]);
-    expect(Object.keys(SCENARIO_ALERTS).sort()).toEqual(SCENARIOS.filter((scenario) => scenario !== "healthy" && !RPC_SCENARIOS.includes(scenario)).sort());
+    expect(Object.keys(SCENARIO_ALERTS).sort()).toEqual(
+      SCENARIOS.filter((scenario) => scenario !== "healthy" && !RPC_SCENARIOS.includes(scenario)).sort(),
+    );
   });
 
   it("in healthy, every dashboard query returns data", async () => {
@@ -306,7 +347,8 @@ describe("alerts and dashboards against a real Prometheus", () => {
       () => `panels without data:\n  ${empty.join("\n  ")}`,
       async () => {
         empty = [];
-        for (const query of DASHBOARD_QUERIES) if (!hasFiniteValue(await running().query(query.expr))) empty.push(query.panel);
+        for (const query of DASHBOARD_QUERIES)
+          if (!hasFiniteValue(await running().query(query.expr))) empty.push(query.panel);
         return empty.length === 0 ? true : undefined;
       },
       { timeoutMs: 90_000, intervalMs: 2000 },
@@ -321,7 +363,8 @@ describe("alerts and dashboards against a real Prometheus", () => {
     const nearest = (atMs: number) => scrapes.find((candidate) => Math.abs(candidate.atMs - atMs) < 500);
     let ingested: Awaited<ReturnType<RunningPrometheus["rawSamples"]>> = [];
     const matched = await until(
-      () => `scrapes the proxy saw matching what Prometheus stored: proxy ${JSON.stringify(scrapes.slice(-10))}, Prometheus ${JSON.stringify(ingested)}`,
+      () =>
+        `scrapes the proxy saw matching what Prometheus stored: proxy ${JSON.stringify(scrapes.slice(-10))}, Prometheus ${JSON.stringify(ingested)}`,
       async () => {
         ingested = await running().rawSamples(`scrape_samples_scraped{job="${JOB}"}`, 30);
         const pairs = ingested.flatMap((sample) => {
@@ -344,38 +387,44 @@ describe("alerts and dashboards against a real Prometheus", () => {
     expect(await alertsTrueFor(QUIET_TARGETS, nowSeconds())).toEqual([]);
   }, 30_000);
 
-  it("in each fault, the alert expressions meant for it become true, and its near misses stay false", async () => {
-    const faultsStartedAt = nowSeconds();
-    for (const [horizon, simulator] of simulators) {
-      if (horizon in SCENARIO_ALERTS) simulator.simulator.setScenario(horizon);
-    }
-    await simulators.get("stopped")?.close();
-
-    const pending = FAULT_CASES.flatMap((fault) => fault.fires.map((alert) => ({ alert, horizon: fault.horizon })));
-    try {
-      await until(
-        "alert expressions still false",
-        async () => {
-          for (const expectation of [...pending]) {
-            const firing = await firingSince(expectation.alert, faultsStartedAt);
-            if (firing.includes(expectation.horizon)) pending.splice(pending.indexOf(expectation), 1);
-          }
-          return pending.length === 0 ? true : undefined;
-        },
-        { timeoutMs: FAULT_TIMEOUT_MS, intervalMs: 2000 },
-      );
-    } catch (error) {
-      const diagnoses = await Promise.all(pending.map(({ alert, horizon }) => diagnose(alert, horizon)));
-      throw new Error(`${(error as Error).message}\n${diagnoses.join("\n")}`);
-    }
-
-    for (const fault of FAULT_CASES) {
-      for (const alert of fault.staysQuiet ?? []) {
-        expect(await firingSince(alert, faultsStartedAt), `${alert} for ${fault.horizon}`).not.toContain(fault.horizon);
+  it(
+    "in each fault, the alert expressions meant for it become true, and its near misses stay false",
+    async () => {
+      const faultsStartedAt = nowSeconds();
+      for (const [horizon, simulator] of simulators) {
+        if (horizon in SCENARIO_ALERTS) simulator.simulator.setScenario(horizon);
       }
-    }
-    expect(await alertsTrueFor(QUIET_TARGETS, warmedUpAt)).toEqual([]);
-  }, FAULT_TIMEOUT_MS + 30_000);
+      await simulators.get("stopped")?.close();
+
+      const pending = FAULT_CASES.flatMap((fault) => fault.fires.map((alert) => ({ alert, horizon: fault.horizon })));
+      try {
+        await until(
+          "alert expressions still false",
+          async () => {
+            for (const expectation of [...pending]) {
+              const firing = await firingSince(expectation.alert, faultsStartedAt);
+              if (firing.includes(expectation.horizon)) pending.splice(pending.indexOf(expectation), 1);
+            }
+            return pending.length === 0 ? true : undefined;
+          },
+          { timeoutMs: FAULT_TIMEOUT_MS, intervalMs: 2000 },
+        );
+      } catch (error) {
+        const diagnoses = await Promise.all(pending.map(({ alert, horizon }) => diagnose(alert, horizon)));
+        throw new Error(`${(error as Error).message}\n${diagnoses.join("\n")}`);
+      }
+
+      for (const fault of FAULT_CASES) {
+        for (const alert of fault.staysQuiet ?? []) {
+          expect(await firingSince(alert, faultsStartedAt), `${alert} for ${fault.horizon}`).not.toContain(
+            fault.horizon,
+          );
+        }
+      }
+      expect(await alertsTrueFor(QUIET_TARGETS, warmedUpAt)).toEqual([]);
+    },
+    FAULT_TIMEOUT_MS + 30_000,
+  );
 
   it("with the exporter stopped, StellarHorizonExporterDown's expression becomes true", async () => {
     expect(await firingSince(EXPORTER_DOWN, warmedUpAt)).toEqual([]);

@@ -19,7 +19,10 @@ export interface RunningPrometheus {
   /** Label sets of the series `expr` returned at any evaluation step from `startSeconds` until now. */
   seriesSince(expr: string, startSeconds: number, stepSeconds: number): Promise<Readonly<Record<string, string>>[]>;
   /** Every stored sample of `selector` in the last `seconds`, with its timestamp in milliseconds. */
-  rawSamples(selector: string, seconds: number): Promise<{ metric: Readonly<Record<string, string>>; atMs: number; value: number }[]>;
+  rawSamples(
+    selector: string,
+    seconds: number,
+  ): Promise<{ metric: Readonly<Record<string, string>>; atMs: number; value: number }[]>;
   /** What Prometheus printed, for failure messages. */
   log(): string;
   close(): Promise<void>;
@@ -43,12 +46,23 @@ async function freeLoopbackPort(): Promise<number> {
 }
 
 function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("exit", () => resolve()));
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once("exit", () => resolve()));
 }
 
-async function api<T>(url: string, endpoint: string, parameters: Record<string, string>, resultType: string): Promise<T[]> {
+async function api<T>(
+  url: string,
+  endpoint: string,
+  parameters: Record<string, string>,
+  resultType: string,
+): Promise<T[]> {
   const response = await fetch(`${url}/api/v1/${endpoint}?${new URLSearchParams(parameters)}`);
-  const body = (await response.json()) as { status: string; error?: string; data?: { resultType: string; result: T[] } };
+  const body = (await response.json()) as {
+    status: string;
+    error?: string;
+    data?: { resultType: string; result: T[] };
+  };
   if (body.status !== "success" || body.data?.resultType !== resultType) {
     throw new Error(`${endpoint} failed: ${parameters.query}: ${body.error ?? JSON.stringify(body.data?.resultType)}`);
   }
@@ -95,7 +109,10 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
       () => `prometheus ready at ${url}:\n${output}`,
       async () => {
         if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}:\n${output}`);
-        const ready = await fetch(`${url}/-/ready`).then((response) => response.ok, () => false);
+        const ready = await fetch(`${url}/-/ready`).then(
+          (response) => response.ok,
+          () => false,
+        );
         return ready ? true : undefined;
       },
       { timeoutMs: 30_000, intervalMs: 200 },
@@ -110,18 +127,39 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
     log: () => output,
     close,
     async query(expr) {
-      const result = await api<{ metric: Record<string, string>; value: [number, string] }>(url, "query", { query: expr }, "vector");
+      const result = await api<{ metric: Record<string, string>; value: [number, string] }>(
+        url,
+        "query",
+        { query: expr },
+        "vector",
+      );
       return result.map((sample) => ({ metric: sample.metric, value: Number(sample.value[1]) }));
     },
     async rawSamples(selector, seconds) {
-      const result = await api<{ metric: Record<string, string>; values: [number, string][] }>(url, "query", { query: `${selector}[${seconds}s]` }, "matrix");
+      const result = await api<{ metric: Record<string, string>; values: [number, string][] }>(
+        url,
+        "query",
+        { query: `${selector}[${seconds}s]` },
+        "matrix",
+      );
       return result.flatMap((series) =>
-        series.values.map(([atSeconds, value]) => ({ metric: series.metric, atMs: Math.round(atSeconds * 1000), value: Number(value) })),
+        series.values.map(([atSeconds, value]) => ({
+          metric: series.metric,
+          atMs: Math.round(atSeconds * 1000),
+          value: Number(value),
+        })),
       );
     },
     async seriesSince(expr, startSeconds, stepSeconds) {
-      const parameters = { query: expr, start: String(startSeconds), end: String(Date.now() / 1000), step: String(stepSeconds) };
-      return (await api<{ metric: Record<string, string> }>(url, "query_range", parameters, "matrix")).map((series) => series.metric);
+      const parameters = {
+        query: expr,
+        start: String(startSeconds),
+        end: String(Date.now() / 1000),
+        step: String(stepSeconds),
+      };
+      return (await api<{ metric: Record<string, string> }>(url, "query_range", parameters, "matrix")).map(
+        (series) => series.metric,
+      );
     },
   };
 }

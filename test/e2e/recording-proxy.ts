@@ -32,17 +32,26 @@ export async function startRecordingProxy(target: () => string | undefined): Pro
       outgoing.writeHead(502).end();
       return;
     }
-    const upstream = request(new URL(incoming.url ?? "/", base), { method: incoming.method, headers: incoming.headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => {
-        const bytes = Buffer.concat(chunks);
-        const contentEncoding = response.headers["content-encoding"];
-        const text = (contentEncoding === "gzip" ? gunzipSync(bytes) : bytes).toString();
-        scrapes.push({ atMs, acceptEncoding: incoming.headers["accept-encoding"], contentEncoding, samples: countSamples(text) });
-        outgoing.writeHead(response.statusCode ?? 502, response.headers).end(bytes);
-      });
-    });
+    const upstream = request(
+      new URL(incoming.url ?? "/", base),
+      { method: incoming.method, headers: incoming.headers },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => {
+          const bytes = Buffer.concat(chunks);
+          const contentEncoding = response.headers["content-encoding"];
+          const text = (contentEncoding === "gzip" ? gunzipSync(bytes) : bytes).toString();
+          scrapes.push({
+            atMs,
+            acceptEncoding: incoming.headers["accept-encoding"],
+            contentEncoding,
+            samples: countSamples(text),
+          });
+          outgoing.writeHead(response.statusCode ?? 502, response.headers).end(bytes);
+        });
+      },
+    );
     upstream.on("error", () => outgoing.writeHead(502).end());
     incoming.pipe(upstream);
   });

@@ -37,7 +37,9 @@ afterEach(async () => {
   running = undefined;
 });
 
-async function start(options: { passphrase?: string; allowPubnet?: boolean; submissionTimeoutMs?: number } = {}): Promise<Running> {
+async function start(
+  options: { passphrase?: string; allowPubnet?: boolean; submissionTimeoutMs?: number } = {},
+): Promise<Running> {
   const { passphrase = Networks.TESTNET } = options;
   const simulator = await startSimulator({
     networkPassphrase: passphrase,
@@ -66,7 +68,9 @@ async function start(options: { passphrase?: string; allowPubnet?: boolean; subm
   const command = await loadConfig(["--web.listen-address=127.0.0.1:0", `--config.file=${configFile}`], {});
   if (command.kind !== "run") throw new Error(`config rejected: ${JSON.stringify(command)}`);
   const logs: string[] = [];
-  const exporter = await startExporter(command.config, { logger: pino({ level: "trace" }, { write: (line: string) => logs.push(line) }) });
+  const exporter = await startExporter(command.config, {
+    logger: pino({ level: "trace" }, { write: (line: string) => logs.push(line) }),
+  });
   await exporter.firstPolls;
   const metrics = async () => parseExposition(await (await fetch(`${exporter.url}/metrics`)).text());
   running = {
@@ -97,7 +101,10 @@ async function submitElsewhere(run: Running): Promise<{ answer: Promise<Response
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({ tx: transaction.toXdr() }).toString(),
   });
-  await until("the other transaction to be held", () => run.simulator.simulator.state().heldSubmissions > 0 || undefined);
+  await until(
+    "the other transaction to be held",
+    () => run.simulator.simulator.state().heldSubmissions > 0 || undefined,
+  );
   return { answer };
 }
 
@@ -117,7 +124,9 @@ describe("the transaction probe against the simulator over loopback", () => {
     expect(await run.value("stellar_horizon_tx_probe_duration_seconds_count")).toBe(3);
     expect(await run.value("stellar_horizon_tx_probe_inclusion_ledgers_count")).toBe(3);
     expect(await run.value("stellar_horizon_tx_probe_fee_charged_stroops")).toBeGreaterThanOrEqual(100);
-    expect(await run.value("stellar_horizon_tx_probe_last_success_timestamp_seconds")).toBeGreaterThan(Date.now() / 1000 - 60);
+    expect(await run.value("stellar_horizon_tx_probe_last_success_timestamp_seconds")).toBeGreaterThan(
+      Date.now() / 1000 - 60,
+    );
     const text = await (await fetch(`${run.exporter.url}/metrics`)).text();
     expect(execFileSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" }).trim()).toBe("");
     const families = namesIn(parseExposition(text));
@@ -197,11 +206,19 @@ describe("a bad secret", () => {
       const content = "SNOTAVALIDSEEDBUTSECRETLOOKING";
       await writeFile(secretFile, content);
       const configFile = join(directory, "config.yml");
-      await writeFile(configFile, `targets:\n  - url: http://127.0.0.1:2\n    tx_probe:\n      secret_file: ${secretFile}\n`);
+      await writeFile(
+        configFile,
+        `targets:\n  - url: http://127.0.0.1:2\n    tx_probe:\n      secret_file: ${secretFile}\n`,
+      );
       const result = runCli([`--config.file=${configFile}`]);
       expect(result.status).toBe(2);
-      const problems = result.stderr.trim().split("\n").filter((line) => !line.startsWith("Run with"));
-      expect(problems).toEqual([expect.stringContaining(`tx_probe.secret_file ${secretFile}: does not hold a valid Stellar secret seed`)]);
+      const problems = result.stderr
+        .trim()
+        .split("\n")
+        .filter((line) => !line.startsWith("Run with"));
+      expect(problems).toEqual([
+        expect.stringContaining(`tx_probe.secret_file ${secretFile}: does not hold a valid Stellar secret seed`),
+      ]);
       expect(result.stderr + result.stdout).not.toContain(content);
     } finally {
       await rm(directory, { recursive: true, force: true });
@@ -215,7 +232,10 @@ describe("a bad secret", () => {
     const directory = await mkdtemp(join(tmpdir(), "tx-probe-"));
     try {
       const configFile = join(directory, "config.yml");
-      await writeFile(configFile, "targets:\n  - url: https://horizon.stellar.org\n    tx_probe:\n      secret_env: PROBE_SEED\n");
+      await writeFile(
+        configFile,
+        "targets:\n  - url: https://horizon.stellar.org\n    tx_probe:\n      secret_env: PROBE_SEED\n",
+      );
       const refused = runCli([`--config.file=${configFile}`], env);
       expect(refused.status).toBe(2);
       expect(refused.stderr).toMatch(/horizon\.stellar\.org serves pubnet.*allow_pubnet: true/);

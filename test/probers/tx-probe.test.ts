@@ -2,10 +2,23 @@ import { Keypair, Networks, TransactionBuilder, xdr, type Transaction } from "@s
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { PollError } from "../../src/client/errors.js";
-import { feeStatsSchema, problemSchema, transactionResponseSchema, type TransactionResponse } from "../../src/client/schemas.js";
+import {
+  feeStatsSchema,
+  problemSchema,
+  transactionResponseSchema,
+  type TransactionResponse,
+} from "../../src/client/schemas.js";
 import { MetricStore } from "../../src/exposition/store.js";
 import { parseSchedule, type Schedule } from "../../src/config/schedule.js";
-import { failureReason, keySigns, probeFee, PROBE_MEMO, TxProbe, type ProbeAccount, type ProbeHorizon } from "../../src/probers/tx-probe.js";
+import {
+  failureReason,
+  keySigns,
+  probeFee,
+  PROBE_MEMO,
+  TxProbe,
+  type ProbeAccount,
+  type ProbeHorizon,
+} from "../../src/probers/tx-probe.js";
 import { stellarBase } from "../../src/stellar-base.js";
 import { NetworkView } from "../../src/runtime/network.js";
 import { runnerFor } from "../support/job-harness.js";
@@ -21,7 +34,10 @@ function problemError(name: string, reason: "http_4xx" | "http_5xx"): PollError 
 }
 
 describe("the probe's key", () => {
-  const account = (signers: { key: string; weight: number }[], low: number) => ({ signers: signers.map((signer) => ({ ...signer, type: "ed25519_public_key" })), thresholds: { low, medium: low, high: low } });
+  const account = (signers: { key: string; weight: number }[], low: number) => ({
+    signers: signers.map((signer) => ({ ...signer, type: "ed25519_public_key" })),
+    thresholds: { low, medium: low, high: low },
+  });
   const key = "GA6JGJCXPUD3TPCRR7W3UV76BHU7G76M3OGNFUVMFBVBTLU6HKJONH43";
 
   it("signs when its weight meets the low threshold, and never with weight 0", () => {
@@ -29,7 +45,9 @@ describe("the probe's key", () => {
     expect(keySigns(account([{ key, weight: 5 }], 5), key)).toBe(true);
     expect(keySigns(account([{ key, weight: 4 }], 5), key)).toBe(false);
     expect(keySigns(account([{ key, weight: 0 }], 0), key)).toBe(false);
-    expect(keySigns(account([{ key: "GBHK76WVNFS4TV2UWC4I4EL4DKDKCU6WP46Z7UKDFLOXQNBITBUPJ5IU", weight: 10 }], 1), key)).toBe(false);
+    expect(
+      keySigns(account([{ key: "GBHK76WVNFS4TV2UWC4I4EL4DKDKCU6WP46Z7UKDFLOXQNBITBUPJ5IU", weight: 10 }], 1), key),
+    ).toBe(false);
   });
 });
 
@@ -56,7 +74,12 @@ describe("failure reasons", () => {
     const failed = (code: string) =>
       new PollError("http_4xx", "x", {
         status: 400,
-        problem: { type: "https://stellar.org/horizon-errors/transaction_failed", title: "Transaction Failed", status: 400, extras: { result_codes: { transaction: code }, result_xdr: "AAAA" } },
+        problem: {
+          type: "https://stellar.org/horizon-errors/transaction_failed",
+          title: "Transaction Failed",
+          status: 400,
+          extras: { result_codes: { transaction: code }, result_xdr: "AAAA" },
+        },
       });
     expect(failureReason(failed("tx_bad_minseq_age_or_gap"))).toBe("tx_bad_minseq_age_or_gap");
     expect(failureReason(failed(`tx_${"a".repeat(100_000)}`))).toBe("tx_other");
@@ -65,7 +88,11 @@ describe("failure reasons", () => {
 
   it("Horizon's 504s count as timeout", () => {
     expect(failureReason(problemError("error-timeout-horizon-src.json", "http_5xx"))).toBe("timeout");
-    const submissionTimeout = { type: "transaction_submission_timeout", title: "Transaction Submission Timeout", status: 504 };
+    const submissionTimeout = {
+      type: "transaction_submission_timeout",
+      title: "Transaction Submission Timeout",
+      status: 504,
+    };
     expect(failureReason(new PollError("http_5xx", "x", { status: 504, problem: submissionTimeout }))).toBe("timeout");
   });
 
@@ -104,7 +131,11 @@ class ScriptedHorizon implements ProbeHorizon {
   }
 
   success(ledger: number): TransactionResponse {
-    return transactionResponseSchema.parse({ ...fixtureJson<Record<string, unknown>>("tx_submit_success-stellar-docs.json"), ledger, fee_charged: "123" });
+    return transactionResponseSchema.parse({
+      ...fixtureJson<Record<string, unknown>>("tx_submit_success-stellar-docs.json"),
+      ledger,
+      fee_charged: "123",
+    });
   }
 }
 
@@ -117,7 +148,12 @@ function probeFixture(passphrase: string = Networks.TESTNET, allowPubnet = false
   const log = pino({ level: "trace" }, { write: (line: string) => lines.push(line) });
   let clock = 1_700_000_000_000;
   const network = new NetworkView();
-  network.learn({ passphrase, baseFeeStroops: stats.last_ledger_base_fee, feeP90Stroops: stats.fee_charged.p90, latestLedger: 10 });
+  network.learn({
+    passphrase,
+    baseFeeStroops: stats.last_ledger_base_fee,
+    feeP90Stroops: stats.fee_charged.p90,
+    latestLedger: 10,
+  });
   const job = new TxProbe({
     settings: { schedule, maxFee: 1000, allowPubnet },
     signer,
@@ -143,8 +179,12 @@ describe("a probe run", () => {
     expect(transaction!.operations).toEqual([expect.objectContaining({ type: "bumpSequence", bumpTo: "0" })]);
     expect(Buffer.from(transaction!.memo.value as Uint8Array).toString()).toBe(PROBE_MEMO);
     expect(Number(transaction!.timeBounds!.maxTime) - Number(transaction!.timeBounds!.minTime)).toBe(30);
-    expect(transaction!.fee).toBe(String(probeFee({ baseFeeStroops: stats.last_ledger_base_fee, feeP90Stroops: stats.fee_charged.p90 }, 1000)));
-    expect(Keypair.fromPublicKey(signer.publicKey()).verify(transaction!.hash(), transaction!.signatures[0]!.signature)).toBe(true);
+    expect(transaction!.fee).toBe(
+      String(probeFee({ baseFeeStroops: stats.last_ledger_base_fee, feeP90Stroops: stats.fee_charged.p90 }, 1000)),
+    );
+    expect(
+      Keypair.fromPublicKey(signer.publicKey()).verify(transaction!.hash(), transaction!.signatures[0]!.signature),
+    ).toBe(true);
     const series = metrics();
     expect(valueOf(series, "stellar_horizon_tx_probe_submissions_total", { horizon: "h" })).toBe(1);
     expect(valueOf(series, "stellar_horizon_tx_probe_failures_total", { horizon: "h", reason: "tx_bad_seq" })).toBe(0);
@@ -152,7 +192,9 @@ describe("a probe run", () => {
     expect(valueOf(series, "stellar_horizon_tx_probe_inclusion_ledgers_bucket", { horizon: "h", le: "2" })).toBe(1);
     expect(valueOf(series, "stellar_horizon_tx_probe_inclusion_ledgers_bucket", { horizon: "h", le: "1" })).toBe(0);
     expect(valueOf(series, "stellar_horizon_tx_probe_fee_charged_stroops", { horizon: "h" })).toBe(123);
-    expect(valueOf(series, "stellar_horizon_tx_probe_last_success_timestamp_seconds", { horizon: "h" })).toBe(1_700_000_007.5);
+    expect(valueOf(series, "stellar_horizon_tx_probe_last_success_timestamp_seconds", { horizon: "h" })).toBe(
+      1_700_000_007.5,
+    );
   });
 
   it("counts a transaction_failed answer under its result code and leaves the success series alone", async () => {
@@ -162,13 +204,22 @@ describe("a probe run", () => {
     await probe.run();
     const series = metrics();
     expect(valueOf(series, "stellar_horizon_tx_probe_submissions_total", { horizon: "h" })).toBe(2);
-    expect(valueOf(series, "stellar_horizon_tx_probe_failures_total", { horizon: "h", reason: "tx_insufficient_fee" })).toBe(2);
-    expect(valueOf(series, "stellar_horizon_tx_probe_last_success_timestamp_seconds", { horizon: "h" })).toBeUndefined();
+    expect(
+      valueOf(series, "stellar_horizon_tx_probe_failures_total", { horizon: "h", reason: "tx_insufficient_fee" }),
+    ).toBe(2);
+    expect(
+      valueOf(series, "stellar_horizon_tx_probe_last_success_timestamp_seconds", { horizon: "h" }),
+    ).toBeUndefined();
     expect(valueOf(series, "stellar_horizon_tx_probe_duration_seconds_count", { horizon: "h" })).toBe(0);
   });
 
   const refused = (series: ReturnType<ReturnType<typeof probeFixture>["metrics"]>) =>
-    Object.fromEntries(["pubnet", "unfunded", "no_key"].map((reason) => [reason, valueOf(series, "stellar_horizon_tx_probe_refused", { horizon: "h", reason })]));
+    Object.fromEntries(
+      ["pubnet", "unfunded", "no_key"].map((reason) => [
+        reason,
+        valueOf(series, "stellar_horizon_tx_probe_refused", { horizon: "h", reason }),
+      ]),
+    );
 
   it("exports every refusal reason at 0 while it submits", async () => {
     const { probe, metrics } = probeFixture();
@@ -188,25 +239,31 @@ describe("a probe run", () => {
   it.each([
     ["unfunded", (horizon: ScriptedHorizon): void => void (horizon.funded = false), "does not exist: fund it"],
     ["no_key", (horizon: ScriptedHorizon): void => void (horizon.keySigns = false), "no longer signs for its account"],
-  ] as const)("refuses while %s, logging once when it starts and once when it ends", async (reason, breakIt, message) => {
-    const { horizon, probe, lines, metrics } = probeFixture();
-    breakIt(horizon);
-    await probe.run();
-    await probe.run();
-    await probe.run();
-    expect(horizon.received).toHaveLength(0);
-    expect(refused(metrics())).toEqual({ pubnet: 0, unfunded: 0, no_key: 0, [reason]: 1 });
-    expect(lines.filter((line) => line.includes("refuses to submit"))).toEqual([expect.stringContaining(message)]);
-    expect(JSON.parse(lines.find((line) => line.includes("refuses to submit"))!)).toMatchObject({ level: 40, reason });
+  ] as const)(
+    "refuses while %s, logging once when it starts and once when it ends",
+    async (reason, breakIt, message) => {
+      const { horizon, probe, lines, metrics } = probeFixture();
+      breakIt(horizon);
+      await probe.run();
+      await probe.run();
+      await probe.run();
+      expect(horizon.received).toHaveLength(0);
+      expect(refused(metrics())).toEqual({ pubnet: 0, unfunded: 0, no_key: 0, [reason]: 1 });
+      expect(lines.filter((line) => line.includes("refuses to submit"))).toEqual([expect.stringContaining(message)]);
+      expect(JSON.parse(lines.find((line) => line.includes("refuses to submit"))!)).toMatchObject({
+        level: 40,
+        reason,
+      });
 
-    horizon.funded = true;
-    horizon.keySigns = true;
-    await probe.run();
-    await probe.run();
-    expect(horizon.received).toHaveLength(2);
-    expect(refused(metrics())).toEqual({ pubnet: 0, unfunded: 0, no_key: 0 });
-    expect(lines.filter((line) => line.includes("submits again"))).toHaveLength(1);
-  });
+      horizon.funded = true;
+      horizon.keySigns = true;
+      await probe.run();
+      await probe.run();
+      expect(horizon.received).toHaveLength(2);
+      expect(refused(metrics())).toEqual({ pubnet: 0, unfunded: 0, no_key: 0 });
+      expect(lines.filter((line) => line.includes("submits again"))).toHaveLength(1);
+    },
+  );
 
   it("submits on pubnet when allowed", async () => {
     const { horizon, probe } = probeFixture(Networks.PUBLIC, true);
@@ -243,6 +300,11 @@ it("fee_charged falls back to the result XDR for Horizon 1.x answers", async () 
   horizon.answer = () => transactionResponseSchema.parse(fixtureJson("tx_submit_success-ruby-vcr-2020.json"));
   await probe.run();
   expect(valueOf(metrics(), "stellar_horizon_tx_probe_fee_charged_stroops", { horizon: "h" })).toBe(
-    Number(xdr.TransactionResult.fromXdr(fixtureJson<{ result_xdr: string }>("tx_submit_success-ruby-vcr-2020.json").result_xdr, "base64").feeCharged),
+    Number(
+      xdr.TransactionResult.fromXdr(
+        fixtureJson<{ result_xdr: string }>("tx_submit_success-ruby-vcr-2020.json").result_xdr,
+        "base64",
+      ).feeCharged,
+    ),
   );
 });

@@ -34,7 +34,11 @@ describe("GET /accounts/:id", () => {
       buyingLiabilities: 0,
       sellingLiabilities: 300,
     });
-    expect(account.balances.find((balance) => balance.asset === USDC)).toMatchObject({ balance: 30000, limit: 50000, authorized: true });
+    expect(account.balances.find((balance) => balance.asset === USDC)).toMatchObject({
+      balance: 30000,
+      limit: 50000,
+      authorized: true,
+    });
     // 2 trustline entries for the pool share, 1 for USDC, 3 offers, 1 extra signer, 1 data entry.
     expect(account.subentryCount).toBe(8);
     expect(body.sequence).toMatch(/^\d{17,}$/);
@@ -54,7 +58,9 @@ describe("GET /accounts/:id", () => {
     const unknown = await getJson(simulator, `/accounts/${Keypair.random().publicKey()}`);
     expect(unknown.status).toBe(404);
     expect(unknown.body.type).toBe("https://stellar.org/horizon-errors/not_found");
-    const muxed = StrKey.encodeMed25519PublicKey(Buffer.concat([StrKey.decodeEd25519PublicKey(HOT_WALLET), Buffer.alloc(8, 1)]));
+    const muxed = StrKey.encodeMed25519PublicKey(
+      Buffer.concat([StrKey.decodeEd25519PublicKey(HOT_WALLET), Buffer.alloc(8, 1)]),
+    );
     for (const id of [muxed, HOT_WALLET.slice(0, -1) + (HOT_WALLET.endsWith("A") ? "B" : "A")]) {
       const bad = await getJson(simulator, `/accounts/${id}`);
       expect(bad.status).toBe(400);
@@ -103,7 +109,7 @@ describe("offers and claimable balances", () => {
       [USDC, "1250.0000000"],
       ["native", "40.0000000"],
     ]);
-    expect(keysOf(body._embedded.records[0])).toEqual(keysOf((fixture("claimable_balance-java-sdk.json") as any)));
+    expect(keysOf(body._embedded.records[0])).toEqual(keysOf(fixture("claimable_balance-java-sdk.json") as any));
     const hot = await getJson(simulator, `/claimable_balances?claimant=${HOT_WALLET}&limit=1`);
     expect(hot.body._embedded.records).toHaveLength(1);
     expect((await getJson(simulator, "/claimable_balances?claimant=nope")).status).toBe(400);

@@ -42,7 +42,10 @@ describe("simulate command", () => {
     [["--network-start=yesterday"], /--network-start: "yesterday" is not an RFC 3339 time/],
     [["--network-start=2000-01-01T00:00:00Z"], /--network-start: 2000-01-01T00:00:00Z is not within the last day/],
     [["--verbose"], /unknown flag --verbose/],
-    [["--seeed=1"], /^stellar-horizon-exporter simulate: unknown flag --seeed \(did you mean --seed\?\)\nRun with --help for usage\.\n$/],
+    [
+      ["--seeed=1"],
+      /^stellar-horizon-exporter simulate: unknown flag --seeed \(did you mean --seed\?\)\nRun with --help for usage\.\n$/,
+    ],
     [["extra"], /unexpected argument "extra"/],
   ])("rejects %j with exit code 2 and a clear message", async (argv, message) => {
     const { code, stdout, stderr } = await run(argv);
@@ -56,7 +59,9 @@ describe("simulate command", () => {
     const { code, stderr } = await run(["--pools=x", "--seed=y", "--scenario=z"]);
     expect(code).toBe(2);
     // Bad values say what is expected; --help applies to an unknown flag, not to these.
-    expect(stderr.split("\n").filter((line) => line.startsWith("stellar-horizon-exporter simulate: --"))).toHaveLength(3);
+    expect(stderr.split("\n").filter((line) => line.startsWith("stellar-horizon-exporter simulate: --"))).toHaveLength(
+      3,
+    );
     expect(stderr).not.toContain("--help");
   });
 
@@ -72,14 +77,28 @@ describe("simulate command", () => {
     const stdout = new Capture();
     stops.push(stop);
     const exit = runSimulateCommand(
-      ["--web.listen-address", "127.0.0.1:0", "--scenario=fee_spike", "--ledger-interval", "250ms", "--pools=12", "--seed", "42"],
+      [
+        "--web.listen-address",
+        "127.0.0.1:0",
+        "--scenario=fee_spike",
+        "--ledger-interval",
+        "250ms",
+        "--pools=12",
+        "--seed",
+        "42",
+      ],
       { stdout, stderr: new Capture(), stop: stop.signal },
     );
     runs.push(exit);
     await until("the listening line", () => stdout.text.includes("listening on") || undefined, { intervalMs: 5 });
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout.text)?.[1];
     const state = (await (await fetch(`${url}/_sim/state`)).json()) as Record<string, unknown>;
-    expect(state).toMatchObject({ scenario: "fee_spike", pools: 12, seed: 42, ledgerIntervalMs: { min: 250, max: 250 } });
+    expect(state).toMatchObject({
+      scenario: "fee_spike",
+      pools: 12,
+      seed: 42,
+      ledgerIntervalMs: { min: 250, max: 250 },
+    });
     stop.abort();
     expect(await exit).toBe(0);
     await expect(fetch(`${url}/`)).rejects.toThrow();
@@ -97,7 +116,9 @@ describe("simulate command", () => {
     runs.push(exit);
     await until("the network line", () => stdout.text.includes("network:") || undefined, { intervalMs: 5 });
     expect(stdout.text).toContain(", forked from ledger 59000000)");
-    expect(stdout.text).toContain(`another simulator with --seed=3 --network-start=${networkStart} serves the same ledgers`);
+    expect(stdout.text).toContain(
+      `another simulator with --seed=3 --network-start=${networkStart} serves the same ledgers`,
+    );
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout.text)?.[1];
     const state = (await (await fetch(`${url}/_sim/state`)).json()) as Record<string, unknown>;
     expect(state).toMatchObject({ seed: 3, networkStart, forkAt: 59_000_000 });

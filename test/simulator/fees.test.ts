@@ -22,14 +22,36 @@ describe("fee stats as Horizon computes them", () => {
       last_ledger_base_fee: "100",
       ledger_capacity_usage: "0.5",
       fee_charged: {
-        max: "500", min: "100", mode: "100",
-        p10: "100", p20: "100", p30: "100", p40: "100", p50: "100", p60: "100", p70: "100", p80: "100", p90: "100",
-        p95: "101", p99: "500",
+        max: "500",
+        min: "100",
+        mode: "100",
+        p10: "100",
+        p20: "100",
+        p30: "100",
+        p40: "100",
+        p50: "100",
+        p60: "100",
+        p70: "100",
+        p80: "100",
+        p90: "100",
+        p95: "101",
+        p99: "500",
       },
       max_fee: {
-        max: "1000", min: "1000", mode: "1000",
-        p10: "1000", p20: "1000", p30: "1000", p40: "1000", p50: "1000", p60: "1000", p70: "1000", p80: "1000", p90: "1000",
-        p95: "1000", p99: "1000",
+        max: "1000",
+        min: "1000",
+        mode: "1000",
+        p10: "1000",
+        p20: "1000",
+        p30: "1000",
+        p40: "1000",
+        p50: "1000",
+        p60: "1000",
+        p70: "1000",
+        p80: "1000",
+        p90: "1000",
+        p95: "1000",
+        p99: "1000",
       },
     });
   });
@@ -44,7 +66,9 @@ describe("fee stats as Horizon computes them", () => {
   });
 
   it("a window without transactions reports the base fee everywhere; mode ties go to the smaller fee", () => {
-    const empty = computeFeeStats(9, [sample([0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0], { txSetOperationCount: 0 })]);
+    const empty = computeFeeStats(9, [
+      sample([0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0], { txSetOperationCount: 0 }),
+    ]);
     expect(empty.ledger_capacity_usage).toBe("0");
     expect(new Set([...Object.values(empty.fee_charged), ...Object.values(empty.max_fee)])).toEqual(new Set(["100"]));
     const tied = computeFeeStats(9, [sample([3, 0, 0, 3, 0], [0, 0, 0, 0, 0, 0, 0, 0, 1])]);

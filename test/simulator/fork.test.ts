@@ -14,7 +14,10 @@ interface LedgerRecord {
 
 /** The newest 200 ledgers the simulated Horizon serves, by sequence. */
 async function ledgers(simulator: Simulator): Promise<Map<number, LedgerRecord>> {
-  const { body } = await getJson<{ _embedded: { records: LedgerRecord[] } }>(simulator, "/ledgers?order=desc&limit=200");
+  const { body } = await getJson<{ _embedded: { records: LedgerRecord[] } }>(
+    simulator,
+    "/ledgers?order=desc&limit=200",
+  );
   return new Map(body._embedded.records.map((record) => [record.sequence, record]));
 }
 
@@ -30,7 +33,12 @@ async function rpcLatestLedger(simulator: Simulator): Promise<{ id: string; sequ
 /** A simulator whose clock started `lateMs` after the network's start. */
 function simulatorJoining(lateMs: number, forkAt?: number): { simulator: Simulator; clock: ManualClock } {
   const clock = new ManualClock(START_MS + lateMs);
-  const simulator = createSimulator({ seed: 7, now: clock.now, networkStartMs: START_MS, ...(forkAt === undefined ? {} : { forkAt }) });
+  const simulator = createSimulator({
+    seed: 7,
+    now: clock.now,
+    networkStartMs: START_MS,
+    ...(forkAt === undefined ? {} : { forkAt }),
+  });
   return { simulator, clock };
 }
 
@@ -75,9 +83,13 @@ describe("simulators of one network", () => {
 
   it("refuse a network start after the clock or more than a day before it, and a fork at no ledger", () => {
     const now = () => START_MS;
-    expect(() => createSimulator({ now, networkStartMs: START_MS + 1 })).toThrow(/networkStartMs must be a time within the day before the clock's/);
+    expect(() => createSimulator({ now, networkStartMs: START_MS + 1 })).toThrow(
+      /networkStartMs must be a time within the day before the clock's/,
+    );
     expect(() => createSimulator({ now, networkStartMs: START_MS - 24 * 3600_000 - 1 })).toThrow(RangeError);
-    expect(() => createSimulator({ now, forkAt: 0 })).toThrow(/forkAt must be a ledger sequence from 1 to 4294967295, got 0/);
+    expect(() => createSimulator({ now, forkAt: 0 })).toThrow(
+      /forkAt must be a ledger sequence from 1 to 4294967295, got 0/,
+    );
     expect(() => createSimulator({ now, forkAt: 1.5 })).toThrow(RangeError);
   });
 });

@@ -50,7 +50,11 @@ export interface JsonResponse<T = Record<string, unknown>> {
   body: T;
 }
 
-export async function getJson<T = Record<string, any>>(simulator: Simulator, path: string, init?: RequestInit): Promise<JsonResponse<T>> {
+export async function getJson<T = Record<string, any>>(
+  simulator: Simulator,
+  path: string,
+  init?: RequestInit,
+): Promise<JsonResponse<T>> {
   const response = await simulator.app.request(path, init);
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, body: JSON.parse(text) as T };
@@ -73,7 +77,9 @@ export async function rpcCall(simulator: Simulator, method: string, params?: unk
 export function typeSignature(value: unknown): unknown {
   if (value === null) return "null";
   if (Array.isArray(value)) {
-    const distinct = [...new Map(value.map((item) => [JSON.stringify(typeSignature(item)), typeSignature(item)])).values()];
+    const distinct = [
+      ...new Map(value.map((item) => [JSON.stringify(typeSignature(item)), typeSignature(item)])).values(),
+    ];
     return { array: distinct };
   }
   if (typeof value === "object") return Object.entries(value).map(([key, item]) => [key, typeSignature(item)]);

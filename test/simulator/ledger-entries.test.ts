@@ -34,7 +34,6 @@ const STATE_ARCHIVAL_KEY = xdr.LedgerKey.configSetting(
   new xdr.LedgerKeyConfigSetting({ configSettingId: xdr.ConfigSettingId.configSettingStateArchival() }),
 ).toXDR("base64");
 
-
 describe("the simulated RPC's getLedgerEntries", () => {
   it("serves the demo contracts' instance, code and storage entries and the state-archival setting, in the captures' wire types", async () => {
     const { simulator } = simulatorAt();
@@ -42,7 +41,13 @@ describe("the simulated RPC's getLedgerEntries", () => {
     expect(usdc!.id).toBe(new Asset("USDC", USDC_ISSUER).contractId("Public Global Stellar Network ; September 2015"));
     expect(StrKey.isValidContract(counter!.id)).toBe(true);
     const missing = storageKey(counter!.id, xdr.ScVal.scvSymbol("Nothing").toXDR("base64"));
-    const keys = [instanceKey(counter!.id), storageKey(counter!.id, counter!.keys[0]!.key), instanceKey(usdc!.id), missing, STATE_ARCHIVAL_KEY];
+    const keys = [
+      instanceKey(counter!.id),
+      storageKey(counter!.id, counter!.keys[0]!.key),
+      instanceKey(usdc!.id),
+      missing,
+      STATE_ARCHIVAL_KEY,
+    ];
     const response = await getLedgerEntries(simulator, keys);
     const result = ledgerEntriesSchema.parse(response.result);
     const latest = simulator.state().historyLatestLedger;
@@ -51,7 +56,9 @@ describe("the simulated RPC's getLedgerEntries", () => {
 
     const instance = xdr.LedgerEntryData.fromXDR(result.entries[0]!.xdr, "base64").contractData().val().instance();
     const wasmHash = instance.executable().wasmHash();
-    const code = await getLedgerEntries(simulator, [xdr.LedgerKey.contractCode(new xdr.LedgerKeyContractCode({ hash: wasmHash })).toXDR("base64")]);
+    const code = await getLedgerEntries(simulator, [
+      xdr.LedgerKey.contractCode(new xdr.LedgerKeyContractCode({ hash: wasmHash })).toXDR("base64"),
+    ]);
     const codeEntry = ledgerEntriesSchema.parse(code.result).entries[0]!;
     expect(hash(xdr.LedgerEntryData.fromXDR(codeEntry.xdr, "base64").contractCode().code())).toEqual(wasmHash);
     expect(codeEntry.liveUntilLedgerSeq! - latest).toBe(DEMO_TTLS.wasmCode);
@@ -59,8 +66,15 @@ describe("the simulated RPC's getLedgerEntries", () => {
     const assetInstance = xdr.LedgerEntryData.fromXDR(result.entries[2]!.xdr, "base64").contractData().val().instance();
     expect(assetInstance.executable().switch().name).toBe("contractExecutableStellarAsset");
 
-    expect(result.entries.map((entry) => (entry.liveUntilLedgerSeq ?? 0) - latest)).toEqual([DEMO_TTLS.wasmInstance, DEMO_TTLS.storage, DEMO_TTLS.assetInstance, -latest]);
-    const settings = xdr.LedgerEntryData.fromXDR(result.entries[3]!.xdr, "base64").configSetting().stateArchivalSettings();
+    expect(result.entries.map((entry) => (entry.liveUntilLedgerSeq ?? 0) - latest)).toEqual([
+      DEMO_TTLS.wasmInstance,
+      DEMO_TTLS.storage,
+      DEMO_TTLS.assetInstance,
+      -latest,
+    ]);
+    const settings = xdr.LedgerEntryData.fromXDR(result.entries[3]!.xdr, "base64")
+      .configSetting()
+      .stateArchivalSettings();
     expect([settings.maxEntryTtl(), settings.minPersistentTtl(), settings.minTemporaryTtl()]).toEqual([
       STATE_ARCHIVAL.maxEntryTtl,
       STATE_ARCHIVAL.minPersistentTtl,
@@ -68,10 +82,16 @@ describe("the simulated RPC's getLedgerEntries", () => {
     ]);
     // The same fields and types as the captures: config settings carry no liveUntilLedgerSeq; v22 no extXdr.
     expect(typeSignature(response.result.entries[0])).toEqual(
-      typeSignature(rpcFixtureJson<{ result: { entries: unknown[] } }>("getLedgerEntries-contract-instance-dotnet-sdk.json").result.entries[0]),
+      typeSignature(
+        rpcFixtureJson<{ result: { entries: unknown[] } }>("getLedgerEntries-contract-instance-dotnet-sdk.json").result
+          .entries[0],
+      ),
     );
     expect(typeSignature(response.result.entries[3])).toEqual(
-      typeSignature(rpcFixtureJson<{ result: { entries: unknown[] } }>("getLedgerEntries-config-settings-dotnet-sdk.json").result.entries[10]),
+      typeSignature(
+        rpcFixtureJson<{ result: { entries: unknown[] } }>("getLedgerEntries-config-settings-dotnet-sdk.json").result
+          .entries[10],
+      ),
     );
   });
 
@@ -97,12 +117,21 @@ describe("the simulated RPC's getLedgerEntries", () => {
   it("answers stellar-rpc's errors: more than 200 keys, a malformed key, a TTL key", async () => {
     const { simulator } = simulatorAt();
     const errorOf = (name: string) => rpcFixtureJson<{ error: unknown }>(name).error;
-    expect((await getLedgerEntries(simulator, Array.from({ length: 201 }, () => STATE_ARCHIVAL_KEY))).error).toEqual(
-      errorOf("getLedgerEntries-error-too-many-keys-stellar-rpc-src.json"),
+    expect(
+      (
+        await getLedgerEntries(
+          simulator,
+          Array.from({ length: 201 }, () => STATE_ARCHIVAL_KEY),
+        )
+      ).error,
+    ).toEqual(errorOf("getLedgerEntries-error-too-many-keys-stellar-rpc-src.json"));
+    expect((await getLedgerEntries(simulator, ["<>@@#$"])).error).toEqual(
+      errorOf("getLedgerEntries-error-malformed-key-stellar-rpc-src.json"),
     );
-    expect((await getLedgerEntries(simulator, ["<>@@#$"])).error).toEqual(errorOf("getLedgerEntries-error-malformed-key-stellar-rpc-src.json"));
     const ttlKey = xdr.LedgerKey.ttl(new xdr.LedgerKeyTtl({ keyHash: Buffer.alloc(32) })).toXDR("base64");
-    expect((await getLedgerEntries(simulator, [ttlKey])).error).toEqual(errorOf("getLedgerEntries-error-ttl-key-stellar-rpc-src.json"));
+    expect((await getLedgerEntries(simulator, [ttlKey])).error).toEqual(
+      errorOf("getLedgerEntries-error-ttl-key-stellar-rpc-src.json"),
+    );
   });
 
   it("works with the SDK's rpc.Server: getLedgerEntries, getAccount, getTrustline", async () => {
@@ -110,17 +139,29 @@ describe("the simulated RPC's getLedgerEntries", () => {
     const sdk = await sdkRpcServer(simulator);
     const [counter] = simulator.contracts.demo;
     // The SDK's client takes and returns its own XDR classes (17's: fields are properties, arms are .type).
-    const { entries, latestLedger } = await sdk.getLedgerEntries(sdkXdr.LedgerKey.fromXdr(instanceKey(counter!.id), "base64"));
+    const { entries, latestLedger } = await sdk.getLedgerEntries(
+      sdkXdr.LedgerKey.fromXdr(instanceKey(counter!.id), "base64"),
+    );
     expect(latestLedger).toBe(simulator.state().historyLatestLedger);
     const instance = entries[0]!.val;
-    expect(instance.type === "contractData" && instance.contractData.contract.type === "scAddressTypeContract" && Buffer.from(instance.contractData.contract.contractId.value)).toEqual(StrKey.decodeContract(counter!.id));
+    expect(
+      instance.type === "contractData" &&
+        instance.contractData.contract.type === "scAddressTypeContract" &&
+        Buffer.from(instance.contractData.contract.contractId.value),
+    ).toEqual(StrKey.decodeContract(counter!.id));
     expect(entries[0]!.liveUntilLedgerSeq).toBe(latestLedger + DEMO_TTLS.wasmInstance);
 
     const hot = simulator.accounts.get(HOT_WALLET)!;
     const account = await sdk.getAccount(HOT_WALLET);
     expect(account.accountId()).toBe(HOT_WALLET);
     expect(account.sequenceNumber()).toBe(hot.sequence.toString());
-    const [entry] = (await sdk.getLedgerEntries(sdkXdr.LedgerKey.account(new sdkXdr.LedgerKeyAccount({ accountId: SdkKeypair.fromPublicKey(HOT_WALLET).xdrAccountId() })))).entries;
+    const [entry] = (
+      await sdk.getLedgerEntries(
+        sdkXdr.LedgerKey.account(
+          new sdkXdr.LedgerKeyAccount({ accountId: SdkKeypair.fromPublicKey(HOT_WALLET).xdrAccountId() }),
+        ),
+      )
+    ).entries;
     if (entry?.val.type !== "account") throw new Error(`not an account entry: ${entry?.val.type}`);
     const decoded = entry.val.account;
     expect(decoded.balance).toBe(hot.balance);

@@ -32,15 +32,27 @@ describe("/ledgers paging", () => {
     const body = await page(simulator, "/ledgers");
     expect(sequences(body)).toEqual(Array.from({ length: 10 }, (_, i) => historyElderLedger + i));
     expect(body._links.self.href).toBe("http://localhost/ledgers?cursor=&limit=10&order=asc");
-    expect(body._links.next.href).toBe(`http://localhost/ledgers?cursor=${token(historyElderLedger + 9)}&limit=10&order=asc`);
-    expect(body._links.prev.href).toBe(`http://localhost/ledgers?cursor=${token(historyElderLedger)}&limit=10&order=desc`);
+    expect(body._links.next.href).toBe(
+      `http://localhost/ledgers?cursor=${token(historyElderLedger + 9)}&limit=10&order=asc`,
+    );
+    expect(body._links.prev.href).toBe(
+      `http://localhost/ledgers?cursor=${token(historyElderLedger)}&limit=10&order=desc`,
+    );
   });
 
   it("asc returns ledgers strictly after the cursor, desc strictly before", async () => {
     const { simulator } = simulatorAt();
     const middle = simulator.state().historyLatestLedger - 100;
-    expect(sequences(await page(simulator, `/ledgers?cursor=${token(middle)}&limit=3`))).toEqual([middle + 1, middle + 2, middle + 3]);
-    expect(sequences(await page(simulator, `/ledgers?cursor=${token(middle)}&limit=3&order=desc`))).toEqual([middle - 1, middle - 2, middle - 3]);
+    expect(sequences(await page(simulator, `/ledgers?cursor=${token(middle)}&limit=3`))).toEqual([
+      middle + 1,
+      middle + 2,
+      middle + 3,
+    ]);
+    expect(sequences(await page(simulator, `/ledgers?cursor=${token(middle)}&limit=3&order=desc`))).toEqual([
+      middle - 1,
+      middle - 2,
+      middle - 3,
+    ]);
     // A token inside a ledger (an operation's id) pages from the next ledger up, or that ledger down.
     const inside = (BigInt(middle) << 32n) + 5n;
     expect(sequences(await page(simulator, `/ledgers?cursor=${inside}&limit=1`))).toEqual([middle + 1]);
@@ -82,7 +94,10 @@ describe("/ledgers paging", () => {
     const empty = await page(simulator, "/ledgers?cursor=now");
     expect(empty._embedded.records).toEqual([]);
     expect(empty._links.next.href).toBe(`http://localhost/ledgers?cursor=${nowToken}&limit=10&order=asc`);
-    expect(sequences(await page(simulator, "/ledgers?cursor=now&order=desc&limit=2"))).toEqual([historyLatestLedger, historyLatestLedger - 1]);
+    expect(sequences(await page(simulator, "/ledgers?cursor=now&order=desc&limit=2"))).toEqual([
+      historyLatestLedger,
+      historyLatestLedger - 1,
+    ]);
     clock.tick(5000);
     expect(sequences(await page(simulator, `/ledgers?cursor=${nowToken}`))).toEqual([historyLatestLedger + 1]);
   });
@@ -105,13 +120,28 @@ describe("/ledgers paging", () => {
       expect(response.status).toBe(400);
       return response.body.extras;
     };
-    expect(await reason("limit=0")).toEqual({ invalid_field: "limit", reason: "invalid limit: non-positive value provided" });
-    expect(await reason("limit=-3")).toEqual({ invalid_field: "limit", reason: "invalid limit: non-positive value provided" });
+    expect(await reason("limit=0")).toEqual({
+      invalid_field: "limit",
+      reason: "invalid limit: non-positive value provided",
+    });
+    expect(await reason("limit=-3")).toEqual({
+      invalid_field: "limit",
+      reason: "invalid limit: non-positive value provided",
+    });
     expect(await reason("limit=99999999999999999999")).toEqual({ invalid_field: "limit", reason: "unparseable value" });
-    expect(await reason("cursor=-5")).toEqual({ invalid_field: "cursor", reason: "the cursor -5 is a negative number: " });
-    expect(await reason("cursor=99999999999999999999")).toEqual({ invalid_field: "cursor", reason: "cursor: invalid value" });
+    expect(await reason("cursor=-5")).toEqual({
+      invalid_field: "cursor",
+      reason: "the cursor -5 is a negative number: ",
+    });
+    expect(await reason("cursor=99999999999999999999")).toEqual({
+      invalid_field: "cursor",
+      reason: "cursor: invalid value",
+    });
     // Horizon reads the limit before validating order and cursor.
-    expect(await reason("limit=abc&order=up&cursor=x")).toEqual({ invalid_field: "limit", reason: "unparseable value" });
+    expect(await reason("limit=abc&order=up&cursor=x")).toEqual({
+      invalid_field: "limit",
+      reason: "unparseable value",
+    });
     expect(await reason("order=up&cursor=x")).toEqual({ invalid_field: "order", reason: "order: invalid value" });
   });
 
@@ -123,9 +153,14 @@ describe("/ledgers paging", () => {
     expect((await getJson(simulator, `/ledgers/${historyLatestLedger}/`)).status).toBe(200);
     const bad = await getJson(simulator, "/ledgers/abc");
     expect(bad.status).toBe(400);
-    expect(bad.body.extras).toEqual({ invalid_field: "ledger_id", reason: "Ledger ID must be an integer higher than 0" });
+    expect(bad.body.extras).toEqual({
+      invalid_field: "ledger_id",
+      reason: "Ledger ID must be an integer higher than 0",
+    });
     expect((await getJson(simulator, `/ledgers/${historyElderLedger - 1}`)).status).toBe(410);
-    expect((await getJson(simulator, `/ledgers/${historyLatestLedger + 1}`)).text).toBe(fixtureText("error-not_found-horizon-src.json"));
+    expect((await getJson(simulator, `/ledgers/${historyLatestLedger + 1}`)).text).toBe(
+      fixtureText("error-not_found-horizon-src.json"),
+    );
   });
 });
 
@@ -178,22 +213,30 @@ describe("/liquidity_pools paging and filters", () => {
     expect(single).toEqual(everything.filter((pool) => pool.assets.includes(assetB)).map((pool) => pool.id));
 
     const third = everything.flatMap((pool) => pool.assets).find((asset) => asset !== assetA && asset !== assetB);
-    expect((await page(simulator, `/liquidity_pools?reserves=${assetA},${assetB},${third}`))._embedded.records).toEqual([]);
+    expect((await page(simulator, `/liquidity_pools?reserves=${assetA},${assetB},${third}`))._embedded.records).toEqual(
+      [],
+    );
   });
 
-  it.each(["XLM", "USDC", "USDC:GABC", "USDC:GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVM", "TOOLONGASSETCODE:GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN"])(
-    "reserves=%s is rejected with Horizon's reserves_invalid body",
-    async (reserves) => {
-      const { simulator } = simulatorAt();
-      const response = await getJson(simulator, `/liquidity_pools?reserves=${reserves}`);
-      expect(response.status).toBe(400);
-      expect(response.text).toBe(fixtureText("error-bad_request-reserves_invalid-horizon-src.json"));
-    },
-  );
+  it.each([
+    "XLM",
+    "USDC",
+    "USDC:GABC",
+    "USDC:GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVM",
+    "TOOLONGASSETCODE:GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN",
+  ])("reserves=%s is rejected with Horizon's reserves_invalid body", async (reserves) => {
+    const { simulator } = simulatorAt();
+    const response = await getJson(simulator, `/liquidity_pools?reserves=${reserves}`);
+    expect(response.status).toBe(400);
+    expect(response.text).toBe(fixtureText("error-bad_request-reserves_invalid-horizon-src.json"));
+  });
 
   it("a real issuer is accepted even when no pool holds it", async () => {
     const { simulator } = simulatorAt();
-    const body = await page(simulator, "/liquidity_pools?reserves=USDC:GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN");
+    const body = await page(
+      simulator,
+      "/liquidity_pools?reserves=USDC:GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN",
+    );
     expect(body._embedded.records).toEqual([]);
   });
 

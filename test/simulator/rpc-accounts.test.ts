@@ -6,7 +6,6 @@ import { ledgerEntriesSchema } from "../../src/client/rpc-schemas.js";
 import { COLD_WALLET, HOT_WALLET } from "../../src/simulator/demo-accounts.js";
 import { getJson, rpcCall, sdkRpcServer, simulatorAt } from "./helpers.js";
 
-
 describe("watched accounts through the simulated Stellar RPC", () => {
   it("give the facts the simulated Horizon gives for the same accounts, field by field", async () => {
     const { simulator, clock } = simulatorAt();
@@ -15,17 +14,32 @@ describe("watched accounts through the simulated Stellar RPC", () => {
     simulator.state();
     for (const id of [HOT_WALLET, COLD_WALLET]) {
       const horizon = accountSchema.parse((await getJson(simulator, `/accounts/${id}`)).body);
-      const credit = horizon.balances.map((balance) => balance.asset).filter((asset) => asset !== "native" && !asset.startsWith("pool:"));
+      const credit = horizon.balances
+        .map((balance) => balance.asset)
+        .filter((asset) => asset !== "native" && !asset.startsWith("pool:"));
       const keys = [accountLedgerKey(id), ...credit.map((asset) => trustlineLedgerKey(id, asset))];
       const read = ledgerEntriesSchema.parse((await rpcCall(simulator, "getLedgerEntries", { keys })).result);
       const xdrOf = new Map(read.entries.map((entry) => [entry.key, entry.xdr]));
-      const { account } = accountFromEntries(id, xdrOf.get(keys[0]!)!, new Map(credit.map((asset) => [asset, xdrOf.get(trustlineLedgerKey(id, asset))])));
-      const { sequence: _sequence, dataEntries: _dataEntries, sponsor: _sponsor, balances, signers, ...shared } = horizon;
+      const { account } = accountFromEntries(
+        id,
+        xdrOf.get(keys[0]!)!,
+        new Map(credit.map((asset) => [asset, xdrOf.get(trustlineLedgerKey(id, asset))])),
+      );
+      const {
+        sequence: _sequence,
+        dataEntries: _dataEntries,
+        sponsor: _sponsor,
+        balances,
+        signers,
+        ...shared
+      } = horizon;
       const { balances: rpcBalances, signers: rpcSigners, sponsor: _rpcSponsor, ...rpcShared } = account;
       expect(rpcShared).toEqual(shared);
-      const byAsset = <T extends { asset: string }>(list: readonly T[]) => [...list].sort((a, b) => a.asset.localeCompare(b.asset));
+      const byAsset = <T extends { asset: string }>(list: readonly T[]) =>
+        [...list].sort((a, b) => a.asset.localeCompare(b.asset));
       expect(byAsset(rpcBalances)).toEqual(byAsset(balances.filter((balance) => !balance.asset.startsWith("pool:"))));
-      const bySigner = <T extends { key: string }>(list: readonly T[]) => [...list].sort((a, b) => a.key.localeCompare(b.key));
+      const bySigner = <T extends { key: string }>(list: readonly T[]) =>
+        [...list].sort((a, b) => a.key.localeCompare(b.key));
       expect(bySigner(rpcSigners)).toEqual(bySigner(signers));
     }
   });

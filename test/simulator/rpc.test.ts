@@ -62,8 +62,12 @@ describe("the simulated Stellar RPC at /rpc", () => {
     expect(version.captiveCoreVersion).toBe("stellar-core 22.1.0 (fdd833d57c86cfe0c5057da5b2319953ab841de0)");
     // Protocol 22's RPC sends both spellings, as v22 did.
     expect(answers.getVersionInfo.result.captive_core_version).toBe(version.captiveCoreVersion);
-    expect(typeSignature(answers.getHealth.result)).toEqual(typeSignature(rpcFixtureJson("getHealth-result-stellar-docs.json")));
-    expect(typeSignature(answers.getFeeStats.result)).toEqual(typeSignature(rpcFixtureJson("getFeeStats-result-stellar-docs.json")));
+    expect(typeSignature(answers.getHealth.result)).toEqual(
+      typeSignature(rpcFixtureJson("getHealth-result-stellar-docs.json")),
+    );
+    expect(typeSignature(answers.getFeeStats.result)).toEqual(
+      typeSignature(rpcFixtureJson("getFeeStats-result-stellar-docs.json")),
+    );
   });
 
   it("is not subject to Horizon's rate limit or faults", async () => {
@@ -89,7 +93,9 @@ describe("the simulated Stellar RPC at /rpc", () => {
     const closedAt = (await getJson(simulator, `/ledgers/${latest.sequence}`)).body.closed_at as string;
     const latencySeconds = Math.round((clock.nowMs - Date.parse(closedAt)) / 1000);
     expect(latencySeconds).toBeGreaterThan(30);
-    expect(answers.getHealth.error.message).toMatch(/^latency \(\d+s\) since last known ledger closed is too high \(>30s\)$/);
+    expect(answers.getHealth.error.message).toMatch(
+      /^latency \(\d+s\) since last known ledger closed is too high \(>30s\)$/,
+    );
   });
 
   it("fee_spike: Soroban inclusion fees surge with the rest", async () => {
@@ -111,11 +117,26 @@ describe("the simulated Stellar RPC at /rpc", () => {
 
   it("answers JSON-RPC errors for unknown methods, bad requests and unparseable bodies", async () => {
     const { simulator } = simulatorAt();
-    expect((await call(simulator, ["getEvents2"])).getEvents2.error).toEqual({ code: -32601, message: "method not found" });
+    expect((await call(simulator, ["getEvents2"])).getEvents2.error).toEqual({
+      code: -32601,
+      message: "method not found",
+    });
     const post = (body: string) => getJson(simulator, "/rpc", { method: "POST", body });
-    expect((await post("{")).body).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error" } });
-    expect((await post("[]")).body).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "invalid request" } });
-    expect((await post('{"id":7,"method":"getHealth"}')).body).toEqual({ jsonrpc: "2.0", id: 7, error: { code: -32600, message: "invalid request" } });
+    expect((await post("{")).body).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32700, message: "parse error" },
+    });
+    expect((await post("[]")).body).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: "invalid request" },
+    });
+    expect((await post('{"id":7,"method":"getHealth"}')).body).toEqual({
+      jsonrpc: "2.0",
+      id: 7,
+      error: { code: -32600, message: "invalid request" },
+    });
     const single = await post('{"jsonrpc":"2.0","id":8,"method":"getNetwork"}');
     expect(single.body.id).toBe(8);
     expect(single.body.result.passphrase).toBe("Public Global Stellar Network ; September 2015");

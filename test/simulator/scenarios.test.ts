@@ -134,7 +134,12 @@ describe("scenarios", () => {
     let previous: { sequence: number; closed_at: string; hash: string } | undefined;
     for (let pages = 0; pages < 100; pages++) {
       const { body } = await getJson(simulator, path);
-      for (const record of body._embedded.records as { sequence: number; closed_at: string; prev_hash: string; hash: string }[]) {
+      for (const record of body._embedded.records as {
+        sequence: number;
+        closed_at: string;
+        prev_hash: string;
+        hash: string;
+      }[]) {
         if (previous !== undefined) {
           expect(record.sequence).toBe(previous.sequence + 1);
           expect(record.prev_hash).toBe(previous.hash);
@@ -239,7 +244,9 @@ describe("scenarios", () => {
     const ledger = (await getJson(simulator, "/ledgers?order=desc&limit=1")).body._embedded.records[0];
     expect(ledger.failed_transaction_count).toBeNull();
     expect(ledger).not.toHaveProperty("tx_set_operation_count");
-    expect((await getJson(simulator, "/liquidity_pools?limit=1")).body._embedded.records[0].last_modified_time).toBeNull();
+    expect(
+      (await getJson(simulator, "/liquidity_pools?limit=1")).body._embedded.records[0].last_modified_time,
+    ).toBeNull();
     simulator.setScenario("healthy");
     expect((await getJson(simulator, "/")).body).toHaveProperty("supported_protocol_version");
   });
@@ -249,12 +256,21 @@ describe("scenarios", () => {
     const oldLatest = (await getJson(simulator, "/ledgers?order=desc&limit=1")).body._embedded.records[0];
     simulator.setScenario("network_reset");
     const root = (await getJson(simulator, "/")).body;
-    expect(root).toMatchObject({ core_latest_ledger: 4, history_latest_ledger: 4, ingest_latest_ledger: 4, history_elder_ledger: 2 });
+    expect(root).toMatchObject({
+      core_latest_ledger: 4,
+      history_latest_ledger: 4,
+      ingest_latest_ledger: 4,
+      history_elder_ledger: 2,
+    });
     const first = (await getJson(simulator, "/ledgers?limit=1")).body._embedded.records[0];
     expect(first).toMatchObject({ sequence: 2, paging_token: "8589934592", total_coins: "100000000000.0000000" });
     expect(first.hash).not.toBe(oldLatest.hash);
     simulator.advance(INTERVAL_MS * 3);
-    const ledgers = (await getJson(simulator, "/ledgers")).body._embedded.records as { sequence: number; hash: string; prev_hash: string }[];
+    const ledgers = (await getJson(simulator, "/ledgers")).body._embedded.records as {
+      sequence: number;
+      hash: string;
+      prev_hash: string;
+    }[];
     expect(ledgers.map((ledger) => ledger.sequence)).toEqual([2, 3, 4, 5, 6, 7]);
     ledgers.slice(1).forEach((ledger, index) => expect(ledger.prev_hash).toBe(ledgers[index]?.hash));
     expect(simulator.scenario).toBe("network_reset");
@@ -282,14 +298,22 @@ describe("scenarios", () => {
     const undrained = (await getJson(twin, `/liquidity_pools/${firstId}`)).body;
     expect(stroops(later.reserves[0].amount)).toBe(tenth(undrained.reserves[0].amount));
     const secondId = simulator.pools.pools[1]?.id;
-    expect((await getJson(simulator, `/liquidity_pools/${secondId}`)).body).toEqual((await getJson(twin, `/liquidity_pools/${secondId}`)).body);
+    expect((await getJson(simulator, `/liquidity_pools/${secondId}`)).body).toEqual(
+      (await getJson(twin, `/liquidity_pools/${secondId}`)).body,
+    );
   });
 
   it("pools random-walk lazily as ledgers close: reserves and last_modified_ledger change over an hour", async () => {
     const { simulator } = simulatorAt();
-    const before = (await getJson(simulator, "/liquidity_pools?limit=50")).body._embedded.records as Record<string, any>[];
+    const before = (await getJson(simulator, "/liquidity_pools?limit=50")).body._embedded.records as Record<
+      string,
+      any
+    >[];
     simulator.advance(60 * 60 * 1000);
-    const after = (await getJson(simulator, "/liquidity_pools?limit=50")).body._embedded.records as Record<string, any>[];
+    const after = (await getJson(simulator, "/liquidity_pools?limit=50")).body._embedded.records as Record<
+      string,
+      any
+    >[];
     const changed = after.filter((pool, index) => pool.reserves[0].amount !== before[index]?.reserves[0].amount);
     expect(changed.length).toBeGreaterThan(25);
     for (const [index, pool] of after.entries()) {
@@ -301,7 +325,11 @@ describe("scenarios", () => {
     const { simulator } = simulatorAt();
     const switched = await getJson(simulator, "/_sim/scenario/ingestion_stalled", { method: "POST" });
     expect(switched.status).toBe(200);
-    expect(switched.body).toMatchObject({ scenario: "ingestion_stalled", pools: 50, ledgerIntervalMs: { min: 5000, max: 5000 } });
+    expect(switched.body).toMatchObject({
+      scenario: "ingestion_stalled",
+      pools: 50,
+      ledgerIntervalMs: { min: 5000, max: 5000 },
+    });
     const unknown = await getJson(simulator, "/_sim/scenario/meltdown", { method: "POST" });
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get("Content-Type")).toBe("application/problem+json; charset=utf-8");

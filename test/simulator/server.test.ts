@@ -13,7 +13,9 @@ async function settledOrHanging<T>(request: Promise<T>, simulator: Simulator): P
     settled = true;
   };
   request.then(markSettled, markSettled);
-  await until("a hanging request", () => settled || simulator.state().hangingRequests > 0 || undefined, { intervalMs: 5 });
+  await until("a hanging request", () => settled || simulator.state().hangingRequests > 0 || undefined, {
+    intervalMs: 5,
+  });
   return settled ? request : "hang";
 }
 
@@ -43,7 +45,10 @@ describe("startSimulator", () => {
     // Requests are independent: hang detection must not block the others.
     const requests: Promise<unknown>[] = [];
     while (simulator.state().hangingRequests === 0 && requests.length < 100) {
-      const request = fetch(`${url}/fee_stats`).then((response) => response.text(), (error: unknown) => error);
+      const request = fetch(`${url}/fee_stats`).then(
+        (response) => response.text(),
+        (error: unknown) => error,
+      );
       requests.push(request);
       await settledOrHanging(request, simulator);
     }
@@ -74,7 +79,9 @@ describe("flapping over HTTP", () => {
         abort.abort();
         await request.catch(() => undefined);
         // The simulator notices the client leaving and stops holding the request.
-        await until("no hanging request", () => simulator.state().hangingRequests === 0 || undefined, { intervalMs: 5 });
+        await until("no hanging request", () => simulator.state().hangingRequests === 0 || undefined, {
+          intervalMs: 5,
+        });
         continue;
       }
       if (outcome.status === 200) count("ok");
@@ -118,7 +125,10 @@ describe("a real Horizon client reads the simulator", () => {
     sequences.forEach((sequence, index) => expect(sequence).toBe(root.history_elder_ledger + index));
 
     // The SDK types a single ledger as a page; at runtime it is the ledger record.
-    const latest = (await server.ledgers().ledger(root.history_latest_ledger).call()) as unknown as Horizon.ServerApi.LedgerRecord;
+    const latest = (await server
+      .ledgers()
+      .ledger(root.history_latest_ledger)
+      .call()) as unknown as Horizon.ServerApi.LedgerRecord;
     expect(latest.sequence).toBe(root.history_latest_ledger);
 
     clock.tick(5000);
@@ -138,7 +148,10 @@ describe("a real Horizon client reads the simulator", () => {
     expect(nativePools.records.length).toBeGreaterThan(0);
     for (const pool of nativePools.records) expect(pool.reserves.map((reserve) => reserve.asset)).toContain("native");
 
-    const single = await server.liquidityPools().liquidityPoolId(ids[0] ?? "").call();
+    const single = await server
+      .liquidityPools()
+      .liquidityPoolId(ids[0] ?? "")
+      .call();
     expect(single.id).toBe(ids[0]);
   });
 });

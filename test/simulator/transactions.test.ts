@@ -12,7 +12,10 @@ function funded(): { simulator: Simulator; clock: { tick(ms: number): void; nowM
   return { simulator, clock };
 }
 
-function envelope(simulator: Simulator, options: { fee?: number; key?: Keypair; passphrase?: string; sequence?: bigint } = {}): string {
+function envelope(
+  simulator: Simulator,
+  options: { fee?: number; key?: Keypair; passphrase?: string; sequence?: bigint } = {},
+): string {
   const sequence = options.sequence ?? simulator.accounts.get(signer.publicKey())!.sequence;
   const nowSeconds = Math.floor(simulator.now() / 1000);
   const transaction = new TransactionBuilder(new Account(signer.publicKey(), sequence.toString()), {
@@ -71,22 +74,28 @@ describe("POST /transactions", () => {
     ["a signature by another key", "tx_bad_auth", "txBadAuth", { key: Keypair.random() }, undefined],
     ["another network's passphrase", "tx_bad_auth", "txBadAuth", { passphrase: Networks.PUBLIC }, undefined],
     ["a sequence already used", "tx_bad_seq", "txBadSeq", { sequence: 5n }, undefined],
-  ] as const)("%s is a transaction_failed problem %s with a real result XDR", async (_, code, resultName, options, scenario) => {
-    const { simulator } = funded();
-    if (scenario) simulator.setScenario(scenario);
-    const { status, body } = await post(simulator, envelope(simulator, options));
-    expect(status).toBe(400);
-    expect(body.type).toBe("https://stellar.org/horizon-errors/transaction_failed");
-    const extras = transactionFailedExtrasSchema.parse(body.extras);
-    expect(extras.result_codes).toEqual({ transaction: code });
-    expect(xdr.TransactionResult.fromXdr(extras.result_xdr, "base64").result.type).toBe(resultName);
-    expect(simulator.state().heldSubmissions).toBe(0);
-  });
+  ] as const)(
+    "%s is a transaction_failed problem %s with a real result XDR",
+    async (_, code, resultName, options, scenario) => {
+      const { simulator } = funded();
+      if (scenario) simulator.setScenario(scenario);
+      const { status, body } = await post(simulator, envelope(simulator, options));
+      expect(status).toBe(400);
+      expect(body.type).toBe("https://stellar.org/horizon-errors/transaction_failed");
+      const extras = transactionFailedExtrasSchema.parse(body.extras);
+      expect(extras.result_codes).toEqual({ transaction: code });
+      expect(xdr.TransactionResult.fromXdr(extras.result_xdr, "base64").result.type).toBe(resultName);
+      expect(simulator.state().heldSubmissions).toBe(0);
+    },
+  );
 
   it("an account that does not exist is tx_no_account; a missing tx field is a bad request", async () => {
     const { simulator } = simulatorAt({ networkPassphrase: Networks.TESTNET });
     const { status, body } = await post(simulator, envelope(simulator, { sequence: 1n }));
-    expect([status, (body.extras as { result_codes: unknown }).result_codes]).toEqual([400, { transaction: "tx_no_account" }]);
+    expect([status, (body.extras as { result_codes: unknown }).result_codes]).toEqual([
+      400,
+      { transaction: "tx_no_account" },
+    ]);
     const empty = await simulator.app.request("/transactions", { method: "POST" });
     expect(empty.status).toBe(400);
   });
@@ -103,7 +112,11 @@ describe("POST /transactions", () => {
     clock.tick(1_000);
     simulator.advance(0);
     const { status, body } = await answer;
-    expect([status, body.type, body.title]).toEqual([504, "https://stellar.org/horizon-errors/transaction_submission_timeout", "Transaction Submission Timeout"]);
+    expect([status, body.type, body.title]).toEqual([
+      504,
+      "https://stellar.org/horizon-errors/transaction_submission_timeout",
+      "Transaction Submission Timeout",
+    ]);
     expect(simulator.accounts.get(signer.publicKey())!.sequence).toBe(before);
   });
 });

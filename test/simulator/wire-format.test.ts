@@ -8,7 +8,10 @@ const TESTNET = "Test SDF Network ; September 2015";
 
 /** Re-encodes JSON exactly as Go's json.MarshalIndent(v, "", "  ") does. */
 function goMarshalIndent(text: string): string {
-  return JSON.stringify(JSON.parse(text), null, 2).replace(/[<>&]/g, (char) => `\\u00${char.charCodeAt(0).toString(16)}`);
+  return JSON.stringify(JSON.parse(text), null, 2).replace(
+    /[<>&]/g,
+    (char) => `\\u00${char.charCodeAt(0).toString(16)}`,
+  );
 }
 
 function toAsset(canonical: string): Asset {
@@ -50,7 +53,10 @@ describe("simulated responses have the type signature of real Horizon captures",
     const { body } = await getJson(simulator, "/");
     // The capture says horizon_version; the API specification, which this shape follows, says service_version.
     const capture = Object.fromEntries(
-      Object.entries(fixture("root-ruby-vcr-2021.json") as Record<string, unknown>).map(([key, value]) => [key === "horizon_version" ? "service_version" : key, value]),
+      Object.entries(fixture("root-ruby-vcr-2021.json") as Record<string, unknown>).map(([key, value]) => [
+        key === "horizon_version" ? "service_version" : key,
+        value,
+      ]),
     );
     expect(typeSignature(body)).toEqual(typeSignature(capture));
     expect(body).not.toHaveProperty("supported_protocol_version");
@@ -75,7 +81,9 @@ describe("simulated responses have the type signature of real Horizon captures",
     const records = body._embedded.records as Record<string, unknown>[];
     expect(records).toHaveLength(5);
     for (const record of records) expect(record.last_modified_time).toBeNull();
-    expect(typeSignature({ ...records[0], last_modified_time: "" })).toEqual(typeSignature(fixture("liquidity_pool-java-sdk.json")));
+    expect(typeSignature({ ...records[0], last_modified_time: "" })).toEqual(
+      typeSignature(fixture("liquidity_pool-java-sdk.json")),
+    );
   });
 });
 
@@ -93,7 +101,8 @@ describe("bytes and headers are Horizon's", () => {
 
   it("200s carry the headers of the captured responses", async () => {
     const { simulator } = simulatorAt();
-    const captured = (fixture("http-headers-ruby-vcr.json") as { headers: Record<string, string[]> }[])[1]?.headers ?? {};
+    const captured =
+      (fixture("http-headers-ruby-vcr.json") as { headers: Record<string, string[]> }[])[1]?.headers ?? {};
     const { headers } = await getJson(simulator, "/liquidity_pools?limit=1");
     for (const name of ["Content-Type", "Cache-Control", "Content-Disposition", "Vary"]) {
       expect(headers.get(name)).toBe(captured[name]?.[0]);
@@ -167,7 +176,9 @@ describe("ledgers are internally consistent like real ones", () => {
       expect(header.ledgerSeq).toBe(record.sequence);
       expect(Buffer.from(header.previousLedgerHash.value).toString("hex")).toBe(record.prev_hash);
       expect(header.ledgerVersion).toBe(record.protocol_version);
-      expect(new Date(Number(header.scpValue.closeTime) * 1000).toISOString().replace(".000Z", "Z")).toBe(record.closed_at);
+      expect(new Date(Number(header.scpValue.closeTime) * 1000).toISOString().replace(".000Z", "Z")).toBe(
+        record.closed_at,
+      );
       expect(header.totalCoins.toString()).toBe(record.total_coins.replace(".", ""));
       expect(header.feePool.toString()).toBe(record.fee_pool.replace(".", "").replace(/^0+/, ""));
       expect(record.paging_token).toBe((BigInt(record.sequence) << 32n).toString());
@@ -196,7 +207,9 @@ describe("ledgers are internally consistent like real ones", () => {
   it("the fee pool grows with the fees of each ledger", async () => {
     const { simulator } = simulatorAt();
     const { body } = await getJson(simulator, "/ledgers?limit=30");
-    const feePools = (body._embedded.records as { fee_pool: string }[]).map((record) => BigInt(record.fee_pool.replace(".", "")));
+    const feePools = (body._embedded.records as { fee_pool: string }[]).map((record) =>
+      BigInt(record.fee_pool.replace(".", "")),
+    );
     feePools.slice(1).forEach((feePool, index) => expect(feePool).toBeGreaterThan(feePools[index] ?? 0n));
   });
 });
@@ -209,7 +222,9 @@ describe("liquidity pools are real-looking", () => {
     expect(records).toHaveLength(50);
     for (const record of records) {
       const [assetA, assetB] = (record.reserves as { asset: string }[]).map((reserve) => toAsset(reserve.asset));
-      const id = Buffer.from(getLiquidityPoolId("constant_product", { assetA: assetA as Asset, assetB: assetB as Asset, fee: 30 })).toString("hex");
+      const id = Buffer.from(
+        getLiquidityPoolId("constant_product", { assetA: assetA as Asset, assetB: assetB as Asset, fee: 30 }),
+      ).toString("hex");
       expect(record.id).toBe(id);
       expect(record.paging_token).toBe(id);
       expect(record.total_shares).toMatch(/^\d+\.\d{7}$/);
@@ -227,6 +242,8 @@ describe("liquidity pools are real-looking", () => {
     for (const path of ["/", "/fee_stats", "/ledgers?order=desc&limit=5", "/liquidity_pools?limit=5"]) {
       expect((await getJson(first, path)).text).toBe((await getJson(second, path)).text);
     }
-    expect((await getJson(other, "/ledgers?order=desc&limit=1")).text).not.toBe((await getJson(first, "/ledgers?order=desc&limit=1")).text);
+    expect((await getJson(other, "/ledgers?order=desc&limit=1")).text).not.toBe(
+      (await getJson(first, "/ledgers?order=desc&limit=1")).text,
+    );
   });
 });

@@ -23,7 +23,8 @@ describe("StatusBoard", () => {
 
   it("shows live series while fresh and persistent ones always, as /metrics does", () => {
     const board = createStatusBoard();
-    board.published(A,
+    board.published(
+      A,
       "root",
       { live: [{ metric: METRICS.ingestLagLedgers, value: 3 }], persistent: [{ metric: METRICS.up, value: 1 }] },
       10_000,
@@ -77,7 +78,13 @@ describe("StatusBoard", () => {
     const { time, now } = clock(0);
     const board = createStatusBoard(now);
     const intervals = new HistogramData(METRICS.ledgerCloseInterval.buckets);
-    const publish = () => board.published(A, "ledgers", { live: [], persistent: [{ metric: METRICS.ledgerCloseInterval, histogram: intervals }] }, 0);
+    const publish = () =>
+      board.published(
+        A,
+        "ledgers",
+        { live: [], persistent: [{ metric: METRICS.ledgerCloseInterval, histogram: intervals }] },
+        0,
+      );
     publish();
     intervals.observe(5);
     intervals.observe(6);
@@ -103,7 +110,12 @@ describe("StatusBoard", () => {
     const board = createStatusBoard(now);
     for (let second = 0; second < HISTORY_CAPACITY + 50; second++) {
       time.nowMs = second * 1000;
-      board.published(A, "root", { live: [{ metric: METRICS.ingestLagLedgers, value: second }], persistent: [] }, Infinity);
+      board.published(
+        A,
+        "root",
+        { live: [{ metric: METRICS.ingestLagLedgers, value: second }], persistent: [] },
+        Infinity,
+      );
     }
     const points = board.history(A, "ingest_lag", time.nowMs);
     expect(points).toHaveLength(HISTORY_CAPACITY);
@@ -112,7 +124,13 @@ describe("StatusBoard", () => {
 
   it("ignores families it does not want", () => {
     const board = createStatusBoard();
-    const unknown: MetricDefinition = { name: "stellar_horizon_something_else", type: "gauge", help: "x", labels: [], source: "root" };
+    const unknown: MetricDefinition = {
+      name: "stellar_horizon_something_else",
+      type: "gauge",
+      help: "x",
+      labels: [],
+      source: "root",
+    };
     expect(board.wants(unknown)).toBe(false);
   });
 });

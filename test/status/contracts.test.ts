@@ -34,21 +34,30 @@ const entrySeries = {
       { metric: RPC_METRICS.contractEntryArchived, labels, value: 0 },
       { metric: RPC_METRICS.contractEntryLiveUntil, labels, value: 1_000_000 + ttlLedgers },
       { metric: RPC_METRICS.contractEntryTtl, labels, value: ttlLedgers },
-      { metric: RPC_METRICS.contractEntryExpiry, labels, value: Math.round(NOW_SECONDS + ttlLedgers * CLOSE_INTERVAL_SECONDS) },
+      {
+        metric: RPC_METRICS.contractEntryExpiry,
+        labels,
+        value: Math.round(NOW_SECONDS + ttlLedgers * CLOSE_INTERVAL_SECONDS),
+      },
     ];
   },
   archived: (of: Entry): Sample[] => [
     { metric: RPC_METRICS.contractEntryExists, labels: { durability: "persistent", ...of }, value: 1 },
     { metric: RPC_METRICS.contractEntryArchived, labels: { durability: "persistent", ...of }, value: 1 },
   ],
-  notReturned: (of: Entry): Sample[] => [{ metric: RPC_METRICS.contractEntryExists, labels: { durability: "persistent", ...of }, value: 0 }],
-  unknown: (of: Entry): Sample[] => [{ metric: RPC_METRICS.contractEntryExists, labels: { durability: "persistent", ...of }, value: 1 }],
+  notReturned: (of: Entry): Sample[] => [
+    { metric: RPC_METRICS.contractEntryExists, labels: { durability: "persistent", ...of }, value: 0 },
+  ],
+  unknown: (of: Entry): Sample[] => [
+    { metric: RPC_METRICS.contractEntryExists, labels: { durability: "persistent", ...of }, value: 1 },
+  ],
 };
 
 function reportOf(contractSamples: readonly Sample[]) {
   const board = createStatusBoard(() => NOW_MS);
   board.published(TESTNET, "status", { live: [], persistent: [{ metric: RPC_METRICS.up, value: 1 }] }, NOW_MS + 60_000);
-  if (contractSamples.length > 0) board.published(TESTNET, "contracts", { live: [...contractSamples], persistent: [] }, NOW_MS + 60_000);
+  if (contractSamples.length > 0)
+    board.published(TESTNET, "contracts", { live: [...contractSamples], persistent: [] }, NOW_MS + 60_000);
   return statusReport("1", [VIEW], board, NOW_MS);
 }
 
@@ -94,7 +103,11 @@ describe("the contracts report", () => {
     // 17 280 ledgers at 5 s: exactly 1 day.
     ...entrySeries.live({ contract: "vault", entry: "instance" }, 17_280),
     ...entrySeries.unknown({ contract: "vault", entry: "code" }),
-    { metric: RPC_METRICS.contractInfo, labels: { contract: "counter", contract_id: "CCOUNTER", executable: "wasm", wasm_hash: "ab" }, value: 1 },
+    {
+      metric: RPC_METRICS.contractInfo,
+      labels: { contract: "counter", contract_id: "CCOUNTER", executable: "wasm", wasm_hash: "ab" },
+      value: 1,
+    },
   ];
   const report = reportOf(samples);
   const contracts = report.targets[0]!.contracts!;
@@ -106,9 +119,21 @@ describe("the contracts report", () => {
       entry: "balance",
       durability: "persistent",
       state: "expiring_soon",
-      exists: { metric: "stellar_rpc_contract_entry_exists", labels: { contract: "counter", entry: "balance", durability: "persistent" }, value: 1 },
-      archived: { metric: "stellar_rpc_contract_entry_archived", labels: { contract: "counter", entry: "balance", durability: "persistent" }, value: 0 },
-      ttlLedgers: { metric: "stellar_rpc_contract_entry_ttl_ledgers", labels: { contract: "counter", entry: "balance", durability: "persistent" }, value: 120_960 },
+      exists: {
+        metric: "stellar_rpc_contract_entry_exists",
+        labels: { contract: "counter", entry: "balance", durability: "persistent" },
+        value: 1,
+      },
+      archived: {
+        metric: "stellar_rpc_contract_entry_archived",
+        labels: { contract: "counter", entry: "balance", durability: "persistent" },
+        value: 0,
+      },
+      ttlLedgers: {
+        metric: "stellar_rpc_contract_entry_ttl_ledgers",
+        labels: { contract: "counter", entry: "balance", durability: "persistent" },
+        value: 120_960,
+      },
       expiryTimestampSeconds: {
         metric: "stellar_rpc_contract_entry_expiry_timestamp_seconds",
         labels: { contract: "counter", entry: "balance", durability: "persistent" },
@@ -117,7 +142,9 @@ describe("the contracts report", () => {
       expiresAt: "2026-03-08T12:00:00.000Z",
       daysLeft: 7,
     });
-    expect(contracts.find(({ contract, entry }) => contract === "counter" && entry === "instance")!.daysLeft).toBe((3_000_000 * 5) / DAY_SECONDS);
+    expect(contracts.find(({ contract, entry }) => contract === "counter" && entry === "instance")!.daysLeft).toBe(
+      (3_000_000 * 5) / DAY_SECONDS,
+    );
     expect(contracts.find(({ contract }) => contract === "vault")!.daysLeft).toBe(1);
   });
 
@@ -134,7 +161,9 @@ describe("the contracts report", () => {
   });
 
   const page = String(landingPage(report));
-  const rows = [...page.matchAll(/<tr><td>(?:<span title="[^"]*">)?([^<]+)(?:<\/span>)?<\/td><td>([^<]+)<\/td>.*?<\/tr>/g)];
+  const rows = [
+    ...page.matchAll(/<tr><td>(?:<span title="[^"]*">)?([^<]+)(?:<\/span>)?<\/td><td>([^<]+)<\/td>.*?<\/tr>/g),
+  ];
 
   it("shows one row per entry in the same order, days left right-aligned, a word in a coloured badge", () => {
     expect(rows.map(([, contract, entry]) => `${contract}/${entry}`)).toEqual([
@@ -149,9 +178,12 @@ describe("the contracts report", () => {
     const rowOf = (contract: string, entry: string) => rows.find(([, c, e]) => c === contract && e === entry)![0];
     expect(rowOf("counter", "balance")).toContain('<td class="num">7.0</td>');
     expect(rowOf("counter", "balance")).toContain('data-value="120960">120960</span>');
-    expect(rowOf("counter", "balance")).toContain(`data-value="${NOW_SECONDS + 7 * DAY_SECONDS}">2026-03-08 12:00 UTC</span>`);
+    expect(rowOf("counter", "balance")).toContain(
+      `data-value="${NOW_SECONDS + 7 * DAY_SECONDS}">2026-03-08 12:00 UTC</span>`,
+    );
     expect(rowOf("counter", "instance")).toContain('<td class="num">173.6</td>');
-    const badge = (contract: string, entry: string) => /<span class="badge ([^"]+)" title="[^"]+">([^<]+)<\/span>/.exec(rowOf(contract, entry))!.slice(1);
+    const badge = (contract: string, entry: string) =>
+      /<span class="badge ([^"]+)" title="[^"]+">([^<]+)<\/span>/.exec(rowOf(contract, entry))!.slice(1);
     expect(badge("counter", "instance")).toEqual(["live", "live"]);
     expect(badge("counter", "balance")).toEqual(["expiring-soon", "expiring soon"]);
     expect(badge("vault", "instance")).toEqual(["expiring", "expiring"]);
@@ -175,7 +207,9 @@ describe("the contracts report", () => {
   });
 
   it("shows the first 100 entries and says where the rest are", () => {
-    const many = Array.from({ length: 130 }, (_, index) => entrySeries.live({ contract: `c${String(index).padStart(3, "0")}`, entry: "instance" }, 1_000 + index)).flat();
+    const many = Array.from({ length: 130 }, (_, index) =>
+      entrySeries.live({ contract: `c${String(index).padStart(3, "0")}`, entry: "instance" }, 1_000 + index),
+    ).flat();
     const manyReport = reportOf(many);
     expect(manyReport.targets[0]!.contracts).toHaveLength(130);
     const manyPage = String(landingPage(manyReport));
@@ -195,7 +229,12 @@ describe("an RPC that goes down", () => {
   function boardGoingDown(contractSamples: readonly Sample[]) {
     const time = { nowMs: NOW_MS };
     const board = createStatusBoard(() => time.nowMs);
-    board.published(TESTNET, "status", { live: [], persistent: [{ metric: RPC_METRICS.up, value: 1 }] }, NOW_MS + 60_000);
+    board.published(
+      TESTNET,
+      "status",
+      { live: [], persistent: [{ metric: RPC_METRICS.up, value: 1 }] },
+      NOW_MS + 60_000,
+    );
     board.published(TESTNET, "contracts", { live: [...contractSamples], persistent: [] }, NOW_MS + 60_000);
     time.nowMs = DOWN_MS;
     board.published(TESTNET, "status", { live: [], persistent: [{ metric: RPC_METRICS.up, value: 0 }] }, 0);
@@ -205,7 +244,10 @@ describe("an RPC that goes down", () => {
 
   it("keeps its contract entries as last published, with their age, days left counting down to now", () => {
     // 7 days, and 20 ledgers (100 s) at the last poll.
-    const board = boardGoingDown([...entrySeries.live(balance, 120_960), ...entrySeries.live({ contract: "vault", entry: "instance" }, 20)]);
+    const board = boardGoingDown([
+      ...entrySeries.live(balance, 120_960),
+      ...entrySeries.live({ contract: "vault", entry: "instance" }, 20),
+    ]);
     const [target] = statusReport("1", [VIEW], board, LATER_MS).targets;
     expect(target!.state).toBe("down");
     expect(target!.contracts).toBeUndefined();
@@ -220,7 +262,11 @@ describe("an RPC that goes down", () => {
       exists: { metric: "stellar_rpc_contract_entry_exists", labels, value: 1 },
       archived: { metric: "stellar_rpc_contract_entry_archived", labels, value: 0 },
       ttlLedgers: { metric: "stellar_rpc_contract_entry_ttl_ledgers", labels, value: 120_960 },
-      expiryTimestampSeconds: { metric: "stellar_rpc_contract_entry_expiry_timestamp_seconds", labels, value: NOW_SECONDS + 7 * DAY_SECONDS },
+      expiryTimestampSeconds: {
+        metric: "stellar_rpc_contract_entry_expiry_timestamp_seconds",
+        labels,
+        value: NOW_SECONDS + 7 * DAY_SECONDS,
+      },
       expiresAt: "2026-03-08T12:00:00.000Z",
       // Three minutes less than at the last poll: the network archives on time whether the RPC answers or not.
       daysLeft: (7 * DAY_SECONDS - 180) / DAY_SECONDS,
@@ -233,7 +279,9 @@ describe("an RPC that goes down", () => {
       '<table class="stale">\n<caption>Watched contracts <span class="note">(as of 3 min ago: no fresh data since; soonest archival first; days left counted to now)</span></caption>',
     );
     // Its values are no longer series of /metrics: shown, greyed, without claiming one.
-    expect(page).toContain('<td class="num"><span class="kept" data-value="120960">120960</span></td><td class="num">7.0</td>');
+    expect(page).toContain(
+      '<td class="num"><span class="kept" data-value="120960">120960</span></td><td class="num">7.0</td>',
+    );
     expect(page).not.toContain("stellar_rpc_contract_entry");
     expect(wellFormedProblems(page)).toEqual([]);
   });

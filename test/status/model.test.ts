@@ -9,7 +9,9 @@ const NOW_MS = Date.parse("2026-01-01T00:00:30Z");
 const PUBNET = { label: "horizon", name: "pubnet <1>" } as const;
 
 /** Families of the accounts and probe features, as their issues name them; not yet in every catalog. */
-function endpoints(overrides: Partial<Record<string, Partial<TargetView["endpoints"][number]>>> = {}): TargetView["endpoints"] {
+function endpoints(
+  overrides: Partial<Record<string, Partial<TargetView["endpoints"][number]>>> = {},
+): TargetView["endpoints"] {
   return (["root", "fee_stats", "ledgers", "liquidity_pools"] as const).map((endpoint) => ({
     target: "x",
     endpoint,
@@ -23,13 +25,19 @@ function endpoints(overrides: Partial<Record<string, Partial<TargetView["endpoin
 function publishedBoard(extraRoot: Sample[] = []) {
   const board = createStatusBoard(() => NOW_MS - 1_000);
   const fresh = NOW_MS + 60_000;
-  board.published(PUBNET,
+  board.published(
+    PUBNET,
     "root",
     {
       live: [
         {
           metric: METRICS.info,
-          labels: { horizon_version: "2.32.0", core_version: "stellar-core 22.1.0", network: "pubnet", network_passphrase: "Public Global Stellar Network ; September 2015" },
+          labels: {
+            horizon_version: "2.32.0",
+            core_version: "stellar-core 22.1.0",
+            network: "pubnet",
+            network_passphrase: "Public Global Stellar Network ; September 2015",
+          },
           value: 1,
         },
         { metric: METRICS.ingestLatestLedger, value: 59_000_123 },
@@ -42,7 +50,8 @@ function publishedBoard(extraRoot: Sample[] = []) {
     },
     fresh,
   );
-  board.published(PUBNET,
+  board.published(
+    PUBNET,
     "fee_stats",
     {
       live: [
@@ -55,7 +64,8 @@ function publishedBoard(extraRoot: Sample[] = []) {
     },
     fresh,
   );
-  board.published(PUBNET,
+  board.published(
+    PUBNET,
     "ledgers",
     {
       live: [],
@@ -66,13 +76,31 @@ function publishedBoard(extraRoot: Sample[] = []) {
     },
     fresh,
   );
-  board.published(PUBNET, "liquidity_pools", { live: [{ metric: METRICS.liquidityPools, value: 42 }], persistent: [] }, fresh);
+  board.published(
+    PUBNET,
+    "liquidity_pools",
+    { live: [{ metric: METRICS.liquidityPools, value: 42 }], persistent: [] },
+    fresh,
+  );
   return board;
 }
 
 describe("status report", () => {
   it("carries every figure with the series it comes from", () => {
-    const report = statusReport("1.2.3", [{ label: "horizon", name: "pubnet <1>", title: "pubnet <1>", url: "https://horizon.example/", endpoints: endpoints() }], publishedBoard(), NOW_MS);
+    const report = statusReport(
+      "1.2.3",
+      [
+        {
+          label: "horizon",
+          name: "pubnet <1>",
+          title: "pubnet <1>",
+          url: "https://horizon.example/",
+          endpoints: endpoints(),
+        },
+      ],
+      publishedBoard(),
+      NOW_MS,
+    );
     const [target] = report.targets;
     expect(report.generatedAt).toBe("2026-01-01T00:00:30.000Z");
     expect(report.historyWindowSeconds).toBe(1800);
@@ -120,7 +148,10 @@ describe("status report", () => {
     );
     const [root, fees, ledgers, pools] = report.targets[0]!.endpoints;
     expect(root).toMatchObject({ state: "ok", lastSuccessAt: "2026-01-01T00:00:25.000Z" });
-    expect(fees).toMatchObject({ state: "failing", lastError: { reason: "http_5xx", message: "HTTP 503", at: "2026-01-01T00:00:29.000Z" } });
+    expect(fees).toMatchObject({
+      state: "failing",
+      lastError: { reason: "http_5xx", message: "HTTP 503", at: "2026-01-01T00:00:29.000Z" },
+    });
     expect(ledgers).toMatchObject({ state: "running", runningForSeconds: 12 });
     expect(pools).toMatchObject({ state: "waiting", polls: 0 });
     expect(report.targets[0]!.state).toBe("degraded");
@@ -141,18 +172,39 @@ describe("status report", () => {
       { metric: failures, labels: { reason: "tx_bad_seq" }, value: 1 },
       { metric: failures, labels: { reason: "timeout" }, value: 4 },
     ]);
-    const [target] = statusReport("1", [{ label: "horizon", name: "pubnet <1>", title: "pubnet <1>", url: "u", endpoints: endpoints() }], board, NOW_MS).targets;
+    const [target] = statusReport(
+      "1",
+      [{ label: "horizon", name: "pubnet <1>", title: "pubnet <1>", url: "u", endpoints: endpoints() }],
+      board,
+      NOW_MS,
+    ).targets;
     expect(target!.accounts).toEqual([
       {
         account: "hot",
         balances: [
           {
             asset: "native",
-            balance: { metric: "stellar_horizon_account_balance", labels: { account: "hot", asset: "native" }, value: 40 },
-            lowWatermark: { metric: "stellar_horizon_account_balance_low_watermark", labels: { account: "hot", asset: "native" }, value: 50 },
+            balance: {
+              metric: "stellar_horizon_account_balance",
+              labels: { account: "hot", asset: "native" },
+              value: 40,
+            },
+            lowWatermark: {
+              metric: "stellar_horizon_account_balance_low_watermark",
+              labels: { account: "hot", asset: "native" },
+              value: 50,
+            },
             low: true,
           },
-          { asset: "USDC:GA5Z", balance: { metric: "stellar_horizon_account_balance", labels: { account: "hot", asset: "USDC:GA5Z" }, value: 900 }, low: false },
+          {
+            asset: "USDC:GA5Z",
+            balance: {
+              metric: "stellar_horizon_account_balance",
+              labels: { account: "hot", asset: "USDC:GA5Z" },
+              value: 900,
+            },
+            low: false,
+          },
         ],
         signerChanges: { metric: "stellar_horizon_account_signer_changes_total", labels: { account: "hot" }, value: 1 },
       },
@@ -162,7 +214,16 @@ describe("status report", () => {
       failures: 5,
       successRatio: 0.75,
     });
-    const page = String(landingPage(statusReport("1", [{ label: "horizon", name: "pubnet <1>", title: "pubnet <1>", url: "u", endpoints: endpoints() }], board, NOW_MS)));
+    const page = String(
+      landingPage(
+        statusReport(
+          "1",
+          [{ label: "horizon", name: "pubnet <1>", title: "pubnet <1>", url: "u", endpoints: endpoints() }],
+          board,
+          NOW_MS,
+        ),
+      ),
+    );
     expect(page).toContain("<caption>Watched accounts</caption>");
     expect(page).toContain('<span class="badge low">low</span>');
     expect(page).toContain("75.0 %");
@@ -178,7 +239,13 @@ describe("a target that goes down", () => {
     // The root poll fails 40 s later: no live samples, up 0.
     board.published(PUBNET, "root", { live: [], persistent: [{ metric: METRICS.up, value: 0 }] }, NOW_MS + 60_000);
     const later = NOW_MS + 40_000;
-    const view = { label: "horizon" as const, name: "pubnet <1>", title: "pubnet <1>", url: "u", endpoints: endpoints() };
+    const view = {
+      label: "horizon" as const,
+      name: "pubnet <1>",
+      title: "pubnet <1>",
+      url: "u",
+      endpoints: endpoints(),
+    };
     const [target] = statusReport("1", [view], board, later).targets;
     expect(target!.state).toBe("down");
     expect(target!.latestLedger).toBeUndefined();
@@ -190,13 +257,22 @@ describe("a target that goes down", () => {
       latestLedger: { value: 59_000_123, ageSeconds: 41 },
     });
     const page = String(landingPage(statusReport("1", [view], board, later)));
-    expect(page).toContain('<dt>Latest ledger</dt><dd><span class="stale" title="last known value; no fresh data since">59000123 <span class="unit">(41 s ago)</span></span></dd>');
-    expect(page).toContain('<dt>Network</dt><dd><span class="stale" title="last known value; no fresh data since">pubnet <span class="unit">(41 s ago)</span></span></dd>');
+    expect(page).toContain(
+      '<dt>Latest ledger</dt><dd><span class="stale" title="last known value; no fresh data since">59000123 <span class="unit">(41 s ago)</span></span></dd>',
+    );
+    expect(page).toContain(
+      '<dt>Network</dt><dd><span class="stale" title="last known value; no fresh data since">pubnet <span class="unit">(41 s ago)</span></span></dd>',
+    );
     expect(wellFormedProblems(page)).toEqual([]);
   });
 
   it("has no last known values while its figures are fresh", () => {
-    const [target] = statusReport("1", [{ label: "horizon", name: "pubnet <1>", title: "pubnet <1>", url: "u", endpoints: endpoints() }], publishedBoard(), NOW_MS).targets;
+    const [target] = statusReport(
+      "1",
+      [{ label: "horizon", name: "pubnet <1>", title: "pubnet <1>", url: "u", endpoints: endpoints() }],
+      publishedBoard(),
+      NOW_MS,
+    ).targets;
     expect(target!.lastKnown).toBeUndefined();
   });
 });
@@ -215,26 +291,36 @@ describe("the page's tables", () => {
     name: "pubnet <1>",
     title: "pubnet <1>",
     url: "u",
-    endpoints: endpoints({ fee_stats: { lastError: { reason: "http_5xx", message: "HTTP 503", atMs: NOW_MS - 200_000 } } }),
+    endpoints: endpoints({
+      fee_stats: { lastError: { reason: "http_5xx", message: "HTTP 503", atMs: NOW_MS - 200_000 } },
+    }),
   };
   const page = String(landingPage(statusReport("1", [view], board, NOW_MS)));
 
   it("shows times as their age, the exact time on hover", () => {
     expect(page).toContain('<time datetime="2026-01-01T00:00:25.000Z" title="2026-01-01T00:00:25.000Z">5 s ago</time>');
-    expect(page).toContain('http_5xx: HTTP 503 (<time datetime="2025-12-31T23:57:10.000Z" title="2025-12-31T23:57:10.000Z">3 min ago</time>)');
+    expect(page).toContain(
+      'http_5xx: HTTP 503 (<time datetime="2025-12-31T23:57:10.000Z" title="2025-12-31T23:57:10.000Z">3 min ago</time>)',
+    );
   });
 
   it("names each account and its signer changes once, beside all of its balances, numbers right-aligned", () => {
     expect(page.match(/>hot</g)).toHaveLength(1);
     expect(page.match(/data-series="stellar_horizon_account_signer_changes_total/g)).toHaveLength(1);
     expect(page).toContain('<td rowspan="2">hot</td><td class="num" rowspan="2">');
-    expect(page).toMatch(/<td class="num"><span class="figure" data-series="stellar_horizon_account_balance\{[^"]*asset=&quot;native&quot;[^"]*" data-value="40">40<\/span><\/td>/);
+    expect(page).toMatch(
+      /<td class="num"><span class="figure" data-series="stellar_horizon_account_balance\{[^"]*asset=&quot;native&quot;[^"]*" data-value="40">40<\/span><\/td>/,
+    );
     expect(wellFormedProblems(page)).toEqual([]);
   });
 
   it("says why the probe refuses to submit", () => {
     const [target] = statusReport("1", [view], board, NOW_MS).targets;
-    expect(target!.txProbe?.refused).toEqual({ metric: "stellar_horizon_tx_probe_refused", labels: { reason: "unfunded" }, value: 1 });
+    expect(target!.txProbe?.refused).toEqual({
+      metric: "stellar_horizon_tx_probe_refused",
+      labels: { reason: "unfunded" },
+      value: 1,
+    });
     expect(page).toContain('<span class="badge failing">refused: unfunded</span>');
   });
 });
@@ -248,9 +334,19 @@ describe("landing page markup", () => {
         name: "pubnet <1>",
         title: "pubnet <1>",
         url: "https://horizon.example/",
-        endpoints: endpoints({ fee_stats: { lastError: { reason: "http_5xx", message: "HTTP 503: <b>busy</b> & more", atMs: NOW_MS - 1_000 } } }),
+        endpoints: endpoints({
+          fee_stats: {
+            lastError: { reason: "http_5xx", message: "HTTP 503: <b>busy</b> & more", atMs: NOW_MS - 1_000 },
+          },
+        }),
       },
-      { label: "horizon", name: "waiting & \"quoted\"", title: "waiting & \"quoted\"", url: "http://other/", endpoints: endpoints({ root: { polls: 0, lastSuccessMs: undefined } }) },
+      {
+        label: "horizon",
+        name: 'waiting & "quoted"',
+        title: 'waiting & "quoted"',
+        url: "http://other/",
+        endpoints: endpoints({ root: { polls: 0, lastSuccessMs: undefined } }),
+      },
     ],
     publishedBoard(),
     NOW_MS,
@@ -296,8 +392,12 @@ describe("landing page markup", () => {
       '<span class="figure" data-series="stellar_horizon_fee_charged_stroops{horizon=&quot;pubnet &lt;1&gt;&quot;,stat=&quot;p90&quot;}" data-value="5000">5000</span>',
     );
     expect(page).toContain('data-value="0.97">97.0 %</span>');
-    expect(page).toContain('closed <time datetime="2026-01-01T00:00:26.000Z" title="2026-01-01T00:00:26.000Z">4 s ago</time>');
-    expect(page).toContain('as of <time datetime="2026-01-01T00:00:30.000Z" title="2026-01-01T00:00:30.000Z">00:00:30 UTC</time>');
+    expect(page).toContain(
+      'closed <time datetime="2026-01-01T00:00:26.000Z" title="2026-01-01T00:00:26.000Z">4 s ago</time>',
+    );
+    expect(page).toContain(
+      'as of <time datetime="2026-01-01T00:00:30.000Z" title="2026-01-01T00:00:30.000Z">00:00:30 UTC</time>',
+    );
     expect(page).toContain('data-value="120">120</span> <span class="unit">stroops, 1.2× the base fee</span>');
     expect(page).toContain('data-value="5000">5000</span> <span class="unit">stroops, 50× the base fee</span>');
   });
@@ -310,8 +410,14 @@ describe("the well-formedness check itself", () => {
       "offset 67: </html> closes <head>",
       "unclosed elements: html",
     ]);
-    expect(wellFormedProblems("<p>a & b < c</p>")).toEqual(['offset 5: stray "&" (not markup, not an entity)', 'offset 9: stray "<" (not markup, not an entity)']);
-    expect(wellFormedProblems('<p a="1" a="2"></p><p></p>')).toEqual(["offset 0: <p> repeats the attribute a", "2 root elements instead of one"]);
-    expect(wellFormedProblems('<p class=x></p>')).toContain('offset 0: stray "<" (not markup, not an entity)');
+    expect(wellFormedProblems("<p>a & b < c</p>")).toEqual([
+      'offset 5: stray "&" (not markup, not an entity)',
+      'offset 9: stray "<" (not markup, not an entity)',
+    ]);
+    expect(wellFormedProblems('<p a="1" a="2"></p><p></p>')).toEqual([
+      "offset 0: <p> repeats the attribute a",
+      "2 root elements instead of one",
+    ]);
+    expect(wellFormedProblems("<p class=x></p>")).toContain('offset 0: stray "<" (not markup, not an entity)');
   });
 });

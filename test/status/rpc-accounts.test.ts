@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { HORIZON_ACCOUNT_METRICS, RPC_ACCOUNT_METRICS, RPC_METRICS, type AccountMetricSet } from "../../src/catalog/metrics.js";
+import {
+  HORIZON_ACCOUNT_METRICS,
+  RPC_ACCOUNT_METRICS,
+  RPC_METRICS,
+  type AccountMetricSet,
+} from "../../src/catalog/metrics.js";
 import type { Sample } from "../../src/exposition/samples.js";
 import { landingPage } from "../../src/server/landing.js";
 import { createStatusBoard, statusReport } from "../../src/status/model.js";
@@ -14,13 +19,24 @@ const RPC_VIEW = polledTarget("rpc", "testnet", NOW_MS);
 const HORIZON_VIEW = polledTarget("horizon", "testnet", NOW_MS);
 
 /** One watched account's series as either kind's accounts collector publishes them. */
-function account(metrics: AccountMetricSet, name: string, balances: ReadonlyArray<[asset: string, balance: number, lowWatermark?: number]>) {
-  const live: Sample[] = [{ metric: metrics.accountExists, labels: { account: name }, value: 1 }, { metric: metrics.accountSubentries, labels: { account: name }, value: 2 }];
+function account(
+  metrics: AccountMetricSet,
+  name: string,
+  balances: ReadonlyArray<[asset: string, balance: number, lowWatermark?: number]>,
+) {
+  const live: Sample[] = [
+    { metric: metrics.accountExists, labels: { account: name }, value: 1 },
+    { metric: metrics.accountSubentries, labels: { account: name }, value: 2 },
+  ];
   for (const [asset, balance, lowWatermark] of balances) {
     live.push({ metric: metrics.accountBalance, labels: { account: name, asset }, value: balance });
-    if (lowWatermark !== undefined) live.push({ metric: metrics.accountBalanceLowWatermark, labels: { account: name, asset }, value: lowWatermark });
+    if (lowWatermark !== undefined)
+      live.push({ metric: metrics.accountBalanceLowWatermark, labels: { account: name, asset }, value: lowWatermark });
   }
-  return { live, persistent: [{ metric: metrics.accountSignerChangesTotal, labels: { account: name }, value: 1 }] as Sample[] };
+  return {
+    live,
+    persistent: [{ metric: metrics.accountSignerChangesTotal, labels: { account: name }, value: 1 }] as Sample[],
+  };
 }
 
 function rpcBoard(now: () => number = () => NOW_MS) {
@@ -32,22 +48,53 @@ function rpcBoard(now: () => number = () => NOW_MS) {
 describe("accounts watched over Stellar RPC", () => {
   it("the board keeps the RPC account families the page reads, and no other", () => {
     const board = createStatusBoard();
-    for (const metric of [RPC_ACCOUNT_METRICS.accountExists, RPC_ACCOUNT_METRICS.accountBalance, RPC_ACCOUNT_METRICS.accountBalanceLowWatermark, RPC_ACCOUNT_METRICS.accountSignerChangesTotal]) {
+    for (const metric of [
+      RPC_ACCOUNT_METRICS.accountExists,
+      RPC_ACCOUNT_METRICS.accountBalance,
+      RPC_ACCOUNT_METRICS.accountBalanceLowWatermark,
+      RPC_ACCOUNT_METRICS.accountSignerChangesTotal,
+    ]) {
       expect(board.wants(metric), metric.name).toBe(true);
     }
-    for (const metric of [RPC_ACCOUNT_METRICS.accountSubentries, RPC_ACCOUNT_METRICS.accountTrustlineLimit, RPC_ACCOUNT_METRICS.accountSignerWeight, RPC_ACCOUNT_METRICS.accountInfo]) {
+    for (const metric of [
+      RPC_ACCOUNT_METRICS.accountSubentries,
+      RPC_ACCOUNT_METRICS.accountTrustlineLimit,
+      RPC_ACCOUNT_METRICS.accountSignerWeight,
+      RPC_ACCOUNT_METRICS.accountInfo,
+    ]) {
       expect(board.wants(metric), metric.name).toBe(false);
     }
   });
 
   it("appear on the RPC card as Horizon-watched accounts do on the Horizon card, from the stellar_rpc_account families", () => {
     const board = rpcBoard();
-    const hot = account(RPC_ACCOUNT_METRICS, "hot", [["native", 40, 50], [USDC, 900], [`pool:${POOL}`, 28.1]]);
+    const hot = account(RPC_ACCOUNT_METRICS, "hot", [
+      ["native", 40, 50],
+      [USDC, 900],
+      [`pool:${POOL}`, 28.1],
+    ]);
     const cold = account(RPC_ACCOUNT_METRICS, "cold", [["native", 1_000_000]]);
-    board.published(RPC, "accounts", { live: [...hot.live, ...cold.live, { metric: RPC_ACCOUNT_METRICS.accountExists, labels: { account: "gone" }, value: 0 }], persistent: [...hot.persistent, ...cold.persistent] }, NOW_MS + 60_000);
+    board.published(
+      RPC,
+      "accounts",
+      {
+        live: [
+          ...hot.live,
+          ...cold.live,
+          { metric: RPC_ACCOUNT_METRICS.accountExists, labels: { account: "gone" }, value: 0 },
+        ],
+        persistent: [...hot.persistent, ...cold.persistent],
+      },
+      NOW_MS + 60_000,
+    );
     // A Horizon of the same name watching its own account: neither card shows the other's.
     const horizon = { label: "horizon", name: "testnet" } as const;
-    board.published(horizon, "accounts", account(HORIZON_ACCOUNT_METRICS, "horizon-only", [["native", 7]]), NOW_MS + 60_000);
+    board.published(
+      horizon,
+      "accounts",
+      account(HORIZON_ACCOUNT_METRICS, "horizon-only", [["native", 7]]),
+      NOW_MS + 60_000,
+    );
 
     const report = statusReport("1", [RPC_VIEW, HORIZON_VIEW], board, NOW_MS);
     const [rpc, onHorizon] = report.targets;
@@ -60,15 +107,36 @@ describe("accounts watched over Stellar RPC", () => {
         {
           asset: "native",
           balance: { metric: "stellar_rpc_account_balance", labels: { account: "hot", asset: "native" }, value: 40 },
-          lowWatermark: { metric: "stellar_rpc_account_balance_low_watermark", labels: { account: "hot", asset: "native" }, value: 50 },
+          lowWatermark: {
+            metric: "stellar_rpc_account_balance_low_watermark",
+            labels: { account: "hot", asset: "native" },
+            value: 50,
+          },
           low: true,
         },
-        { asset: USDC, balance: { metric: "stellar_rpc_account_balance", labels: { account: "hot", asset: USDC }, value: 900 }, low: false },
-        { asset: `pool:${POOL}`, balance: { metric: "stellar_rpc_account_balance", labels: { account: "hot", asset: `pool:${POOL}` }, value: 28.1 }, low: false, pool: { poolId: POOL } },
+        {
+          asset: USDC,
+          balance: { metric: "stellar_rpc_account_balance", labels: { account: "hot", asset: USDC }, value: 900 },
+          low: false,
+        },
+        {
+          asset: `pool:${POOL}`,
+          balance: {
+            metric: "stellar_rpc_account_balance",
+            labels: { account: "hot", asset: `pool:${POOL}` },
+            value: 28.1,
+          },
+          low: false,
+          pool: { poolId: POOL },
+        },
       ],
       signerChanges: { metric: "stellar_rpc_account_signer_changes_total", labels: { account: "hot" }, value: 1 },
     });
-    expect(rpc!.accounts![2]).toEqual({ account: "gone", exists: { metric: "stellar_rpc_account_exists", labels: { account: "gone" }, value: 0 }, balances: [] });
+    expect(rpc!.accounts![2]).toEqual({
+      account: "gone",
+      exists: { metric: "stellar_rpc_account_exists", labels: { account: "gone" }, value: 0 },
+      balances: [],
+    });
 
     const page = String(landingPage(report));
     const rpcCard = page.slice(0, page.indexOf('aria-labelledby="target-1"'));
@@ -93,7 +161,11 @@ describe("accounts watched over Stellar RPC", () => {
     const persistent: Sample[] = [];
     for (let index = 0; index < 10_000; index++) {
       // Every 1 000th account is below its low-water mark.
-      const watched = account(RPC_ACCOUNT_METRICS, `a${String(index).padStart(5, "0")}`, [["native", index % 1_000 === 999 ? 1 : 100, 10], [USDC, index], [`EURC:GB${index}`, 5]]);
+      const watched = account(RPC_ACCOUNT_METRICS, `a${String(index).padStart(5, "0")}`, [
+        ["native", index % 1_000 === 999 ? 1 : 100, 10],
+        [USDC, index],
+        [`EURC:GB${index}`, 5],
+      ]);
       live.push(...watched.live);
       persistent.push(...watched.persistent);
     }
@@ -103,10 +175,24 @@ describe("accounts watched over Stellar RPC", () => {
     expect(accounts).toHaveLength(10_000);
     expect(accounts[1234]!.balances.map(({ balance }) => balance.value)).toEqual([100, 1234, 5]);
     const page = String(landingPage(report));
-    expect(page).toContain('<caption>Watched accounts <span class="note">(missing and low first; 9900 more in /status.json)</span></caption>');
+    expect(page).toContain(
+      '<caption>Watched accounts <span class="note">(missing and low first; 9900 more in /status.json)</span></caption>',
+    );
     const shown = [...page.matchAll(/<td rowspan="3">(a\d+)<\/td>/g)].map(([, name]) => name);
     expect(shown).toHaveLength(100);
-    expect(shown.slice(0, 11)).toEqual(["a00999", "a01999", "a02999", "a03999", "a04999", "a05999", "a06999", "a07999", "a08999", "a09999", "a00000"]);
+    expect(shown.slice(0, 11)).toEqual([
+      "a00999",
+      "a01999",
+      "a02999",
+      "a03999",
+      "a04999",
+      "a05999",
+      "a06999",
+      "a07999",
+      "a08999",
+      "a09999",
+      "a00000",
+    ]);
     expect(shown.at(-1)).toBe("a00089");
   });
 
@@ -121,10 +207,18 @@ describe("accounts watched over Stellar RPC", () => {
     const target = report.targets[0]!;
     expect(target.accounts).toBeUndefined();
     expect(target.lastKnown!.accounts!.ageSeconds).toBe(90);
-    expect(target.lastKnown!.accounts!.value[0]!.balances[0]).toMatchObject({ balance: { value: 40 }, lowWatermark: { value: 50 }, low: true });
+    expect(target.lastKnown!.accounts!.value[0]!.balances[0]).toMatchObject({
+      balance: { value: 40 },
+      lowWatermark: { value: 50 },
+      low: true,
+    });
     const page = String(landingPage(report));
-    expect(page).toContain('<table class="stale">\n<caption>Watched accounts <span class="note">(as of 90 s ago: no fresh data since)</span></caption>');
-    expect(page).toContain('<td class="num"><span class="kept" data-value="40">40</span></td><td class="num"><span class="kept" data-value="50">50</span></td>');
+    expect(page).toContain(
+      '<table class="stale">\n<caption>Watched accounts <span class="note">(as of 90 s ago: no fresh data since)</span></caption>',
+    );
+    expect(page).toContain(
+      '<td class="num"><span class="kept" data-value="40">40</span></td><td class="num"><span class="kept" data-value="50">50</span></td>',
+    );
     expect(page).not.toContain("stellar_rpc_account_balance");
   });
 });

@@ -23,7 +23,9 @@ it("/status.json reports the values /metrics serves, follows their freshness, sh
   horizon.addLedgers(4);
   horizon.pools.push(makePool(1), makePool(2), makePool(3));
   const url = new URL(await horizon.start());
-  harness = await startHarness(await configFrom([`--horizon.url=fake=http://ops:url-s3cret@${url.host}/`, "--poll.interval=1h"]));
+  harness = await startHarness(
+    await configFrom([`--horizon.url=fake=http://ops:url-s3cret@${url.host}/`, "--poll.interval=1h"]),
+  );
   const metrics = await harness.scrape();
   const [target] = (await status()).targets;
   const onMetrics = (name: string, labels = "") => metrics.get(`${name}{horizon="fake"${labels}}`);
@@ -55,7 +57,11 @@ it("/status.json reports the values /metrics serves, follows their freshness, sh
   expect(after.get('stellar_horizon_ingest_latest_ledger{horizon="fake"}')).toBeUndefined();
   expect(failing!.latestLedger).toBeUndefined();
   expect(failing!.state).toBe("down");
-  expect(failing!.endpoints[0]).toMatchObject({ endpoint: "root", state: "failing", lastError: { reason: "http_5xx" } });
+  expect(failing!.endpoints[0]).toMatchObject({
+    endpoint: "root",
+    state: "failing",
+    lastError: { reason: "http_5xx" },
+  });
   expect(failing!.feeChargedP90Stroops!.value).toBe(onMetrics("stellar_horizon_fee_charged_stroops", ',stat="p90"'));
 
   // While a poll is in flight its endpoint says so, on the page in words.
@@ -67,7 +73,9 @@ it("/status.json reports the values /metrics serves, follows their freshness, sh
     return target!.endpoints[0]!.state === "running" ? target! : undefined;
   });
   expect(running.endpoints[0]!.runningForSeconds).toBeGreaterThanOrEqual(0);
-  expect(await (await fetch(`${harness.exporter.url}/`)).text()).toMatch(/<span class="badge running">running for \d+ s<\/span>/);
+  expect(await (await fetch(`${harness.exporter.url}/`)).text()).toMatch(
+    /<span class="badge running">running for \d+ s<\/span>/,
+  );
   await polling;
   expect((await status()).targets[0]!.endpoints.map((endpoint) => endpoint.state)).toEqual(["ok", "ok", "ok", "ok"]);
 

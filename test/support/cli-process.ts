@@ -11,7 +11,12 @@ const cliArguments = (args: readonly string[]) => ["--import", TSX, MAIN, ...arg
 const cliEnvironment = (env: NodeJS.ProcessEnv) => ({ PATH: process.env.PATH, ...env });
 
 export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
-  return spawnSync(process.execPath, cliArguments(args), { cwd: ROOT, encoding: "utf8", env: cliEnvironment(env), timeout: 30_000 });
+  return spawnSync(process.execPath, cliArguments(args), {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: cliEnvironment(env),
+    timeout: 30_000,
+  });
 }
 
 export interface CliProcess {

@@ -29,7 +29,10 @@ export async function startHarness(config: ExporterConfig): Promise<Harness> {
 }
 
 /** Stops what a test started: the exporter first, so nothing polls a Horizon that is going away. */
-export async function stopStarted(exporter: RunningExporter | undefined, ...horizons: ({ stop(): Promise<void> } | undefined)[]): Promise<void> {
+export async function stopStarted(
+  exporter: RunningExporter | undefined,
+  ...horizons: ({ stop(): Promise<void> } | undefined)[]
+): Promise<void> {
   await exporter?.close();
   await Promise.all(horizons.map((horizon) => horizon?.stop()));
 }

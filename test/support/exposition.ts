@@ -5,8 +5,9 @@ export function parseExposition(text: string): Map<string, number> {
     if (line === "" || line.startsWith("#")) continue;
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$/.exec(line);
     if (!match) throw new Error(`unparseable exposition line: ${line}`);
-    const labels = [...(match[3] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)]
-      .map(([, name, value]) => [name!, value!.replace(/\\n/g, "\n").replace(/\\"/g, '"').replace(/\\\\/g, "\\")] as const);
+    const labels = [...(match[3] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map(
+      ([, name, value]) => [name!, value!.replace(/\\n/g, "\n").replace(/\\"/g, '"').replace(/\\\\/g, "\\")] as const,
+    );
     series.set(seriesKey(match[1]!, Object.fromEntries(labels)), Number(match[4]));
   }
   return series;
@@ -19,7 +20,11 @@ export function seriesKey(name: string, labels: Record<string, string> = {}): st
   return `${name}{${pairs.join(",")}}`;
 }
 
-export function valueOf(series: Map<string, number>, name: string, labels: Record<string, string> = {}): number | undefined {
+export function valueOf(
+  series: Map<string, number>,
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
   return series.get(seriesKey(name, labels));
 }
 

@@ -12,7 +12,8 @@ export interface Fault {
 }
 
 const LEDGER_TEMPLATE = fixtureJson("ledger-java-sdk.json");
-const POOL_TEMPLATE = (fixtureJson<{ _embedded: { records: JsonRecord[] } }>("liquidity_pools-java-sdk.json"))._embedded.records[0]!;
+const POOL_TEMPLATE = fixtureJson<{ _embedded: { records: JsonRecord[] } }>("liquidity_pools-java-sdk.json")._embedded
+  .records[0]!;
 
 export function pagingToken(sequence: number): string {
   return (BigInt(sequence) << 32n).toString();
@@ -46,7 +47,10 @@ export function makePool(index: number, overrides: JsonRecord = {}): JsonRecord 
     total_shares: `${1000 + index}.5000000`,
     reserves: [
       { asset: "native", amount: `${index * 10}.0000000` },
-      { asset: `TOK${index}:GDEUQ2MX3YXMITFOTC3CO3GW5V3XE3IVG7JKLZZAOZ7WFYIN256INDUS`, amount: `${index * 20}.2500000` },
+      {
+        asset: `TOK${index}:GDEUQ2MX3YXMITFOTC3CO3GW5V3XE3IVG7JKLZZAOZ7WFYIN256INDUS`,
+        amount: `${index * 20}.2500000`,
+      },
     ],
     ...overrides,
   };
@@ -129,7 +133,10 @@ export class FakeHorizon {
       const descending = url.searchParams.get("order") === "desc";
       const token = (ledger: JsonRecord) => BigInt(ledger.paging_token as string);
       let records = descending ? [...this.ledgers].reverse() : this.ledgers;
-      if (cursor) records = records.filter((ledger) => (descending ? token(ledger) < BigInt(cursor) : token(ledger) > BigInt(cursor)));
+      if (cursor)
+        records = records.filter((ledger) =>
+          descending ? token(ledger) < BigInt(cursor) : token(ledger) > BigInt(cursor),
+        );
       return page(c, "/ledgers", records.slice(0, limit), (ledger) => ledger.paging_token as string);
     })
     .get("/liquidity_pools", (c) => {
@@ -139,7 +146,9 @@ export class FakeHorizon {
       const reserves = url.searchParams.get("reserves")?.split(",") ?? [];
       const records = this.pools
         .filter((pool) => (pool.id as string) > cursor)
-        .filter((pool) => reserves.every((asset) => (pool.reserves as { asset: string }[]).some((r) => r.asset === asset)));
+        .filter((pool) =>
+          reserves.every((asset) => (pool.reserves as { asset: string }[]).some((r) => r.asset === asset)),
+        );
       return page(c, "/liquidity_pools", records.slice(0, limit), (pool) => pool.paging_token as string);
     })
     .get("/accounts/:id", (c) => {
@@ -150,8 +159,15 @@ export class FakeHorizon {
       const url = new URL(c.req.url);
       const limit = Number(url.searchParams.get("limit") ?? 10);
       const cursor = BigInt(url.searchParams.get("cursor") || "0");
-      const records = (this.offers.get(c.req.param("id")) ?? []).filter((offer) => BigInt(offer.paging_token as string) > cursor);
-      return page(c, `/accounts/${c.req.param("id")}/offers`, records.slice(0, limit), (offer) => offer.paging_token as string);
+      const records = (this.offers.get(c.req.param("id")) ?? []).filter(
+        (offer) => BigInt(offer.paging_token as string) > cursor,
+      );
+      return page(
+        c,
+        `/accounts/${c.req.param("id")}/offers`,
+        records.slice(0, limit),
+        (offer) => offer.paging_token as string,
+      );
     })
     .get("/claimable_balances", (c) => {
       const url = new URL(c.req.url);
@@ -160,7 +176,9 @@ export class FakeHorizon {
       const claimant = url.searchParams.get("claimant");
       const records = this.claimableBalances
         .filter((balance) => (balance.paging_token as string) > cursor)
-        .filter((balance) => (balance.claimants as { destination: string }[]).some((entry) => entry.destination === claimant));
+        .filter((balance) =>
+          (balance.claimants as { destination: string }[]).some((entry) => entry.destination === claimant),
+        );
       return page(c, "/claimable_balances", records.slice(0, limit), (balance) => balance.paging_token as string);
     })
     .get("/liquidity_pools/:id", (c) => {

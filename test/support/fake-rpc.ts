@@ -48,7 +48,9 @@ export class FakeRpc {
       jsonrpc: "2.0",
       id: call.id,
       ...(this.answers.get(call.method as string) ??
-        (call.method === "getLedgerEntries" ? this.servedLedgerEntries(call.params) : { error: { code: -32601, message: "method not found" } })),
+        (call.method === "getLedgerEntries"
+          ? this.servedLedgerEntries(call.params)
+          : { error: { code: -32601, message: "method not found" } })),
     }));
     return c.json(Array.isArray(body) ? responses : responses[0]);
   });
@@ -56,7 +58,8 @@ export class FakeRpc {
   private servedLedgerEntries(params: unknown): MethodAnswer {
     const keys = (params as { keys?: unknown } | undefined)?.keys;
     if (!Array.isArray(keys)) return { error: { code: -32602, message: "invalid parameters" } };
-    if (keys.length > 200) return { error: { code: -32602, message: `key count (${keys.length}) exceeds maximum supported (200)` } };
+    if (keys.length > 200)
+      return { error: { code: -32602, message: `key count (${keys.length}) exceeds maximum supported (200)` } };
     const entries = keys.flatMap((key: string) => {
       const served = this.ledgerEntries.get(key);
       return served === undefined ? [] : [{ key, ...served }];
@@ -67,7 +70,9 @@ export class FakeRpc {
   /** The keys of every getLedgerEntries call, one array per call. */
   ledgerEntriesCalls(): string[][] {
     return this.requests.flatMap((request) =>
-      request.body.filter((call) => call.method === "getLedgerEntries").map((call) => (call.params as { keys: string[] }).keys),
+      request.body
+        .filter((call) => call.method === "getLedgerEntries")
+        .map((call) => (call.params as { keys: string[] }).keys),
     );
   }
 

@@ -14,7 +14,9 @@ export function fixtureJson<T = Record<string, unknown>>(name: string): T {
 }
 
 export function fixtureNames(): string[] {
-  return readdirSync(FIXTURES_DIR).filter((name) => name.endsWith(".json")).sort();
+  return readdirSync(FIXTURES_DIR)
+    .filter((name) => name.endsWith(".json"))
+    .sort();
 }
 
 /** Stellar RPC captures, with their own PROVENANCE.md. */
@@ -25,5 +27,7 @@ export function rpcFixtureJson<T = Record<string, unknown>>(name: string): T {
 }
 
 export function rpcFixtureNames(): string[] {
-  return readdirSync(RPC_FIXTURES_DIR).filter((name) => name.endsWith(".json")).sort();
+  return readdirSync(RPC_FIXTURES_DIR)
+    .filter((name) => name.endsWith(".json"))
+    .sort();
 }

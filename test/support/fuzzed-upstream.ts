@@ -60,7 +60,8 @@ function withJson(answer: Answer, json: Json, raw?: string): Answer {
 /** Every path to a leaf (string, number, boolean, null) of a JSON value. */
 function leaves(json: Json, path: Path = [], into: Path[] = []): Path[] {
   if (Array.isArray(json)) json.forEach((item, index) => leaves(item, [...path, index], into));
-  else if (json !== null && typeof json === "object") for (const [key, value] of Object.entries(json)) leaves(value, [...path, key], into);
+  else if (json !== null && typeof json === "object")
+    for (const [key, value] of Object.entries(json)) leaves(value, [...path, key], into);
   else into.push(path);
   return into;
 }
@@ -158,15 +159,30 @@ const COMMON: Record<string, Mutation> = {
     const depth = rng.pick([100, 5_000, 50_000]);
     return { value: RAW_PLACEHOLDER, raw: `${"[".repeat(depth)}${"]".repeat(depth)}` };
   }),
-  truncation: (answer, _request, rng) => ({ ...answer, body: answer.body.subarray(0, rng.int(0, Math.max(0, answer.body.length - 1))) }),
+  truncation: (answer, _request, rng) => ({
+    ...answer,
+    body: answer.body.subarray(0, rng.int(0, Math.max(0, answer.body.length - 1))),
+  }),
   bad_encoding: (answer, _request, rng) => {
     if (rng.chance(0.5)) return { ...answer, headers: { ...answer.headers, "Content-Encoding": "gzip" } };
     const at = rng.int(0, answer.body.length);
-    return { ...answer, body: Buffer.concat([answer.body.subarray(0, at), Buffer.from([0xff, 0xfe, 0xc3]), answer.body.subarray(at)]) };
+    return {
+      ...answer,
+      body: Buffer.concat([answer.body.subarray(0, at), Buffer.from([0xff, 0xfe, 0xc3]), answer.body.subarray(at)]),
+    };
   },
-  gzip_bomb: (answer) => ({ status: 200, headers: { "Content-Type": answer.headers["Content-Type"] ?? "application/json", "Content-Encoding": "gzip" }, body: GZIP_BOMB }),
-  status_code: (_answer, _request, rng) => replyWith(rng.pick([400, 403, 404, 410, 500, 502, 503, 504]), rng.pick(PROBLEMS)),
-  redirect_loop: (_answer, request) => ({ status: 302, headers: { Location: request.url.pathname + request.url.search }, body: Buffer.alloc(0) }),
+  gzip_bomb: (answer) => ({
+    status: 200,
+    headers: { "Content-Type": answer.headers["Content-Type"] ?? "application/json", "Content-Encoding": "gzip" },
+    body: GZIP_BOMB,
+  }),
+  status_code: (_answer, _request, rng) =>
+    replyWith(rng.pick([400, 403, 404, 410, 500, 502, 503, 504]), rng.pick(PROBLEMS)),
+  redirect_loop: (_answer, request) => ({
+    status: 302,
+    headers: { Location: request.url.pathname + request.url.search },
+    body: Buffer.alloc(0),
+  }),
   // Holds a real server could ask for: a few seconds, as seconds, a Unix epoch or an HTTP date.
   // Absurd holds are capped at an hour, which would end the fuzz for that target: the hostile
   // response tests drive those on an injected clock.
@@ -174,8 +190,16 @@ const COMMON: Record<string, Mutation> = {
     const seconds = rng.int(1, 2);
     const choice = rng.int(0, 2);
     if (choice === 0) return replyWith(429, PROBLEMS[2]!, { "Retry-After": String(seconds) });
-    if (choice === 1) return replyWith(503, PROBLEMS[6]!, { "Retry-After": new Date(Date.now() + seconds * 1000).toUTCString() });
-    return { ...answer, headers: { ...answer.headers, "X-Ratelimit-Remaining": "0", "X-Ratelimit-Reset": String(Math.ceil(Date.now() / 1000) + seconds) } };
+    if (choice === 1)
+      return replyWith(503, PROBLEMS[6]!, { "Retry-After": new Date(Date.now() + seconds * 1000).toUTCString() });
+    return {
+      ...answer,
+      headers: {
+        ...answer.headers,
+        "X-Ratelimit-Remaining": "0",
+        "X-Ratelimit-Reset": String(Math.ceil(Date.now() / 1000) + seconds),
+      },
+    };
   },
 };
 
@@ -192,7 +216,17 @@ const HORIZON_ONLY: Record<string, Mutation> = {
     if (choice === 1) records.reverse();
     else if (choice === 2) records.push(structuredClone(records[0]!));
     else if (choice === 3) records.splice(rng.int(0, records.length - 1), 1);
-    else rng.pick(records).paging_token = rng.pick(["abc", "%7F", "..%2F..%2F", "-1", "", "18446744073709551616", "1e5", 7]);
+    else
+      rng.pick(records).paging_token = rng.pick([
+        "abc",
+        "%7F",
+        "..%2F..%2F",
+        "-1",
+        "",
+        "18446744073709551616",
+        "1e5",
+        7,
+      ]);
     return withJson(answer, json);
   },
   duplicates: (answer, _request, rng) => {
@@ -243,7 +277,8 @@ const RPC_ONLY: Record<string, Mutation> = {
     if (choice === 1) responses.pop();
     else if (choice === 2) responses.forEach((response) => (response.id = 99));
     else if (choice === 3) rng.pick(responses).jsonrpc = "1.0";
-    else if (choice === 4) rng.pick(responses).error = { code: rng.pick([-32600, -32601, -32603, 1]), message: "broken" };
+    else if (choice === 4)
+      rng.pick(responses).error = { code: rng.pick([-32600, -32601, -32603, 1]), message: "broken" };
     else if (choice === 5) delete rng.pick(responses).result;
     else rng.pick(responses).result = null;
     return withJson(answer, json);
@@ -281,7 +316,11 @@ export class FuzzedUpstream {
     const url = new URL(request.url ?? "/", "http://upstream");
     const method = request.method ?? "GET";
     const healthy = await this.fake.app.fetch(
-      new globalThis.Request(url, { method, headers: { "Content-Type": "application/json" }, ...(method === "POST" ? { body: Buffer.concat(chunks) } : {}) }),
+      new globalThis.Request(url, {
+        method,
+        headers: { "Content-Type": "application/json" },
+        ...(method === "POST" ? { body: Buffer.concat(chunks) } : {}),
+      }),
     );
     let answer: Answer = {
       status: healthy.status,

@@ -12,7 +12,13 @@ import { JobPublisher } from "../../src/scheduler/publisher.js";
  */
 export function runnerFor(
   job: Job,
-  { store = new MetricStore(), clock = systemClock, log = pino({ level: "silent" }), metrics = new ExporterMetrics("test"), signal = new AbortController().signal }: {
+  {
+    store = new MetricStore(),
+    clock = systemClock,
+    log = pino({ level: "silent" }),
+    metrics = new ExporterMetrics("test"),
+    signal = new AbortController().signal,
+  }: {
     store?: MetricStore;
     clock?: Clock;
     log?: Logger;
@@ -21,7 +27,9 @@ export function runnerFor(
   } = {},
 ): { runner: JobRunner; publisher: JobPublisher; store: MetricStore; metrics: ExporterMetrics } {
   const freshnessMs = job.role === "poll" ? 3 * job.schedule.periodMs : Infinity;
-  const publisher = new JobPublisher(job, store.lease("h", job.source), freshnessMs, clock, log, () => metrics.publishFailed());
+  const publisher = new JobPublisher(job, store.lease("h", job.source), freshnessMs, clock, log, () =>
+    metrics.publishFailed(),
+  );
   const runner = new JobRunner({
     target: "h",
     job,

@@ -29,7 +29,8 @@ const KUSTOMIZATION_FIELDS = new Set(["apiVersion", "kind", "resources"]);
 export function kustomize(dir = KUBERNETES_DIR): Resource[] {
   const kustomization = parse(readFileSync(path.join(dir, "kustomization.yaml"), "utf8")) as Record<string, unknown>;
   const unsupported = Object.keys(kustomization).filter((field) => !KUSTOMIZATION_FIELDS.has(field));
-  if (unsupported.length > 0) throw new Error(`kustomization.yaml: ${unsupported.join(", ")} would need kubectl kustomize itself`);
+  if (unsupported.length > 0)
+    throw new Error(`kustomization.yaml: ${unsupported.join(", ")} would need kubectl kustomize itself`);
   if (kustomization.apiVersion !== "kustomize.config.k8s.io/v1beta1" || kustomization.kind !== "Kustomization") {
     throw new Error("kustomization.yaml: not a kustomize.config.k8s.io/v1beta1 Kustomization");
   }
@@ -38,7 +39,8 @@ export function kustomize(dir = KUBERNETES_DIR): Resource[] {
     parseAllDocuments(readFileSync(path.join(dir, file), "utf8")).map((document) => {
       if (document.errors.length > 0) throw new Error(`${file}: ${document.errors[0]!.message}`);
       const resource = document.toJS() as Resource;
-      if (!resource?.apiVersion || !resource.kind || !resource.metadata?.name) throw new Error(`${file}: a resource needs apiVersion, kind and metadata.name`);
+      if (!resource?.apiVersion || !resource.kind || !resource.metadata?.name)
+        throw new Error(`${file}: a resource needs apiVersion, kind and metadata.name`);
       const id = `${resource.apiVersion} ${resource.kind} ${resource.metadata.name}`;
       if (seen.has(id)) throw new Error(`${file}: ${id} is defined twice`);
       seen.add(id);
@@ -70,12 +72,20 @@ export interface ExporterContainer {
 }
 export interface ExporterDeployment {
   selector: { matchLabels: Record<string, string> };
-  template: { metadata: { labels: Record<string, string> }; spec: { securityContext: PodSecurityContext; containers: ExporterContainer[] } };
+  template: {
+    metadata: { labels: Record<string, string> };
+    spec: { securityContext: PodSecurityContext; containers: ExporterContainer[] };
+  };
 }
 
 /** The Deployment's pod security context and its (only) container. */
-export function exporterPod(resources: readonly Resource[] = kustomize()): { securityContext: PodSecurityContext; container: ExporterContainer } {
-  const deployment = resources.find((resource) => resource.kind === "Deployment") as (Resource & { spec: ExporterDeployment }) | undefined;
+export function exporterPod(resources: readonly Resource[] = kustomize()): {
+  securityContext: PodSecurityContext;
+  container: ExporterContainer;
+} {
+  const deployment = resources.find((resource) => resource.kind === "Deployment") as
+    | (Resource & { spec: ExporterDeployment })
+    | undefined;
   const pod = deployment?.spec.template.spec;
   if (pod?.containers.length !== 1) throw new Error("deploy/kubernetes: expected one Deployment with one container");
   return { securityContext: pod.securityContext, container: pod.containers[0]! };

@@ -15,7 +15,12 @@ export function duplicateSeries(text: string): string[] {
   for (const line of sampleLines(text)) {
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? \S+$/.exec(line);
     if (!match) continue;
-    const labels = Object.fromEntries([...(match[2] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map(([, name, value]) => [name!, value!]));
+    const labels = Object.fromEntries(
+      [...(match[2] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map(([, name, value]) => [
+        name!,
+        value!,
+      ]),
+    );
     const key = seriesKey(match[1]!, labels);
     if (seen.has(key)) duplicates.push(key);
     seen.add(key);

@@ -10,9 +10,13 @@ import { FakeHorizon } from "./fake-horizon.js";
 const horizon = new FakeHorizon();
 horizon.addLedgers(3);
 const url = await horizon.start();
-const harness = await startHarness(await configFrom([`--horizon.url=t=${url}`, "--poll.interval=1h", ...process.argv.slice(2)]));
+const harness = await startHarness(
+  await configFrom([`--horizon.url=t=${url}`, "--poll.interval=1h", ...process.argv.slice(2)]),
+);
 await harness.exporter.pollAll();
 const series = (await harness.scrape()).size;
 await stopStarted(harness.exporter, horizon);
-const loaded = Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes("/@stellar/stellar-base/"));
+const loaded = Object.keys(createRequire(import.meta.url).cache).some((path) =>
+  path.includes("/@stellar/stellar-base/"),
+);
 process.stdout.write(JSON.stringify({ series, loaded }));

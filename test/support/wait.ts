@@ -19,7 +19,9 @@ export async function until<T>(
     }
     if (Date.now() > deadline) {
       const description = typeof what === "string" ? what : what();
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${description}${lastError ? ` (last error: ${String(lastError)})` : ""}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${description}${lastError ? ` (last error: ${String(lastError)})` : ""}`,
+      );
     }
     await new Promise((done) => setTimeout(done, intervalMs));
   }

@@ -8,7 +8,8 @@ export function wellFormedProblems(markup: string): string[] {
   const open: string[] = [];
   let roots = 0;
   const body = markup.replace(/^<!DOCTYPE html>\s*/i, "");
-  const token = /<!--[\s\S]*?-->|<(\/?)([A-Za-z][A-Za-z0-9-]*)((?:\s+[^\s=/>]+="[^"<]*")*)\s*(\/?)>|<|&(?!(?:amp|lt|gt|quot|#\d+|#x[0-9a-fA-F]+);)/g;
+  const token =
+    /<!--[\s\S]*?-->|<(\/?)([A-Za-z][A-Za-z0-9-]*)((?:\s+[^\s=/>]+="[^"<]*")*)\s*(\/?)>|<|&(?!(?:amp|lt|gt|quot|#\d+|#x[0-9a-fA-F]+);)/g;
   for (const match of body.matchAll(token)) {
     const [whole, closing, name, attributes, selfClosing] = match;
     const at = `offset ${match.index}`;
