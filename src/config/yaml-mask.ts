@@ -2,8 +2,9 @@
  * A line of a YAML file as an error message may show it: its structure (indentation, indicators,
  * brackets) and its keys kept, every value and comment replaced by `***`. A syntax error's line
  * can hold a secret (a token pasted during a rotation, a password in a URL), and the message
- * reaches terminals and logs.
+ * reaches terminals and logs. The line is cut into tokens by the yaml package's own Lexer.
  */
+import { CST, Lexer } from "yaml";
 
 /** The mask in place of a value or a comment. */
 export const MASK = "***";
@@ -11,10 +12,32 @@ export const MASK = "***";
 /** A key shown as it is: config keys and header names. Anything else in key position may be a value mistyped. */
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
+/** Tokens the Lexer adds that are not text of the line. */
+const SYNTHETIC = new Set<string | undefined>(["doc-mode", "scalar", "flow-error-end", "newline"]);
+/** Indicators and brackets, kept as they are. */
+const STRUCTURE = new Set<string | undefined>([
+  "seq-item-ind",
+  "explicit-key-ind",
+  "map-value-ind",
+  "flow-map-start",
+  "flow-seq-start",
+  "flow-map-end",
+  "flow-seq-end",
+  "comma",
+]);
+const FLOW_START = new Set<string | undefined>(["flow-map-start", "flow-seq-start"]);
+const FLOW_END = new Set<string | undefined>(["flow-map-end", "flow-seq-end", "comma"]);
+
 export interface MaskedLine {
   readonly text: string;
   /** Where the character at `index` of the original line is in `text` (a masked value's: the mask's start). */
   columnOf(index: number): number;
+}
+
+interface Token {
+  readonly type: string | undefined;
+  readonly from: number;
+  readonly to: number;
 }
 
 interface Segment {
@@ -22,6 +45,40 @@ interface Segment {
   readonly to: number;
   readonly at: number;
   readonly kept: boolean;
+}
+
+/** The line's own tokens, with where each stands in it; a plain scalar's type is undefined. */
+function tokensOf(line: string): Token[] {
+  const tokens: Token[] = [];
+  let at = 0;
+  for (const source of new Lexer().lex(line)) {
+    const type = CST.tokenType(source) ?? undefined;
+    if (SYNTHETIC.has(type) || source.length === 0) continue;
+    tokens.push({ type, from: at, to: at + source.length });
+    at += source.length;
+  }
+  return tokens;
+}
+
+/** Whether the token at `index` is a key: the next token but spaces is a `:`, and it is one word. */
+function isKey(line: string, tokens: readonly Token[], index: number): boolean {
+  let next = index + 1;
+  while (tokens[next]?.type === "space") next += 1;
+  if (tokens[next]?.type !== "map-value-ind") return false;
+  const { type, from, to } = tokens[index]!;
+  return type !== undefined || !/\s/.test(line.slice(from, to));
+}
+
+/**
+ * Where a value starting at token `index` ends: the line's end in block context; in a flow
+ * collection, the next comma or closing bracket, without the spaces before it.
+ */
+function valueEnd(tokens: readonly Token[], index: number, depth: number): number {
+  if (depth === 0) return tokens.length;
+  let end = index;
+  while (end < tokens.length && !FLOW_END.has(tokens[end]!.type)) end += 1;
+  while (end > index + 1 && tokens[end - 1]!.type === "space") end -= 1;
+  return end;
 }
 
 export function maskYamlLine(line: string): MaskedLine {
@@ -35,98 +92,29 @@ export function maskYamlLine(line: string): MaskedLine {
     segments.push({ from, to, at: text.length, kept: false });
     text += MASK;
   };
-  const isSpace = (index: number) => line[index] === " " || line[index] === "\t";
-  /** Whether a `:` at `index` is a mapping indicator: followed by a space, the line's end or (in a flow collection) a bracket or comma. */
-  const isIndicatorColon = (index: number, flow: boolean) =>
-    line[index] === ":" &&
-    (index + 1 >= line.length || isSpace(index + 1) || (flow && ",]}".includes(line[index + 1]!)));
-  /** The end of a token starting at `index`: a quoted string (closed or not), or a plain run. */
-  const tokenEnd = (index: number, flow: boolean): number => {
-    const quote = line[index];
-    if (quote === '"' || quote === "'") {
-      let end = index + 1;
-      while (end < line.length) {
-        if (quote === '"' && line[end] === "\\") end += 2;
-        else if (line[end] === quote && quote === "'" && line[end + 1] === "'") end += 2;
-        else if (line[end] === quote) return end + 1;
-        else end++;
-      }
-      return line.length;
-    }
-    let end = index;
-    while (
-      end < line.length &&
-      !isSpace(end) &&
-      !(flow && ",[]{}".includes(line[end]!)) &&
-      !isIndicatorColon(end, flow)
-    )
-      end++;
-    return end;
-  };
-  /** A value up to the line's end (block) or to the flow collection's next comma or closing bracket, quoted strings whole. */
-  const valueEnd = (index: number, flow: boolean): number => {
-    if (!flow) return line.length;
-    let end = index;
-    while (end < line.length && !",]}".includes(line[end]!))
-      end = line[end] === '"' || line[end] === "'" ? tokenEnd(end, true) : end + 1;
-    // The spaces before a comma or bracket are kept.
-    while (end > index && isSpace(end - 1)) end--;
-    return end;
-  };
-
-  /** Brackets open: `{` and `[`; a key may start after `{` or a comma in a mapping, and at the line's start. */
-  const open: string[] = [];
-  let keyAllowed = true;
-  let index = 0;
-  while (index < line.length) {
-    const char = line[index]!;
-    const flow = open.length > 0;
-    if (isSpace(index)) {
-      keep(index, index + 1);
-      index++;
-    } else if (char === "#" && (index === 0 || isSpace(index - 1))) {
-      let comment = index + 1;
-      while (isSpace(comment)) comment++;
-      keep(index, comment);
-      if (comment < line.length) mask(comment, line.length);
-      index = line.length;
-    } else if (
-      (char === "-" || char === "?") &&
-      !flow &&
-      keyAllowed &&
-      (index + 1 >= line.length || isSpace(index + 1))
-    ) {
-      keep(index, index + 1);
-      index++;
-    } else if (char === "{" || char === "[") {
-      open.push(char);
-      keyAllowed = char === "{";
-      keep(index, index + 1);
-      index++;
-    } else if (char === "}" || char === "]" || (char === "," && flow)) {
-      if (char !== ",") open.pop();
-      keyAllowed = char === "," && open.at(-1) === "{";
-      keep(index, index + 1);
-      index++;
-    } else if (isIndicatorColon(index, flow)) {
-      keep(index, index + 1);
-      keyAllowed = false;
-      index++;
+  const tokens = tokensOf(line);
+  let depth = 0;
+  for (let index = 0; index < tokens.length; ) {
+    const token = tokens[index]!;
+    if (token.type === "space" || STRUCTURE.has(token.type)) {
+      if (FLOW_START.has(token.type)) depth += 1;
+      else if (token.type === "flow-map-end" || token.type === "flow-seq-end") depth = Math.max(0, depth - 1);
+      keep(token.from, token.to);
+      index += 1;
+    } else if (token.type === "comment") {
+      const marker = /^#\s*/.exec(line.slice(token.from, token.to))![0].length;
+      keep(token.from, token.from + marker);
+      if (token.from + marker < token.to) mask(token.from + marker, token.to);
+      index += 1;
+    } else if (isKey(line, tokens, index)) {
+      const key = line.slice(token.from, token.to).replace(/^(["'])(.*)\1$/, "$2");
+      if (PLAIN_KEY.test(key)) keep(token.from, token.to);
+      else mask(token.from, token.to);
+      index += 1;
     } else {
-      const end = tokenEnd(index, flow);
-      let after = end;
-      while (isSpace(after)) after++;
-      if (keyAllowed && isIndicatorColon(after, flow)) {
-        const key = line.slice(index, end).replace(/^(["'])(.*)\1$/, "$2");
-        if (PLAIN_KEY.test(key)) keep(index, end);
-        else mask(index, end);
-        index = end;
-      } else {
-        const to = valueEnd(index, flow);
-        mask(index, to);
-        index = to;
-        keyAllowed = false;
-      }
+      const end = valueEnd(tokens, index, depth);
+      mask(token.from, tokens[end - 1]!.to);
+      index = end;
     }
   }
   return {
