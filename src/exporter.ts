@@ -10,6 +10,7 @@ import { createServerApp } from "./server/app.js";
 import { listen } from "./server/listen.js";
 import { createStatusBoard, statusReport } from "./status/model.js";
 import { VERSION } from "./version.js";
+import { retainSecretsOf } from "./config/secret.js";
 import { systemClock, type Clock } from "./clock.js";
 
 export interface RunningExporter {
@@ -99,6 +100,7 @@ export async function startExporter(
     "stellar-horizon-exporter started",
   );
 
+  let running = config;
   let closed = false;
   let reloadRequests = 0;
   let reloading = Promise.resolve();
@@ -107,6 +109,7 @@ export async function startExporter(
       for (const problem of next.problems)
         logger.error({ problem }, "configuration reload rejected; keeping the running configuration");
       metrics.configLoaded(false);
+      retainSecretsOf(running);
       return;
     }
     if (next.listen.host !== config.listen.host || next.listen.port !== config.listen.port) {
@@ -133,6 +136,8 @@ export async function startExporter(
       if (kept.has(runtime)) await runtime.reconfigure(next);
       else void runtime.start();
     }
+    running = next;
+    retainSecretsOf(running);
     metrics.configLoaded(true);
     logger.info(
       { kept: kept.size, started: runtimes.length - kept.size, stopped: leaving.length },

@@ -2,7 +2,7 @@ import { inspect } from "node:util";
 import { Keypair } from "@stellar/stellar-base";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { comparisonKey, scrubSecrets, Secret } from "../src/config/secret.js";
+import { comparisonKey, retainSecretsOf, scrubSecrets, Secret } from "../src/config/secret.js";
 import { TargetUrl } from "../src/config/target-url.js";
 import { problems, writeConfig } from "./support/config-files.js";
 
@@ -120,5 +120,23 @@ describe("a secret seed where an account id belongs", () => {
     expect(await problems(["--horizon.url=http://h:1", `--web.config.file=${web}`])).toEqual([
       `${web}:1: basic_auth_users.prometheus: expected a bcrypt hash ($2y$10$...)`,
     ]);
+  });
+});
+
+describe("the secrets scrubbed across reloads", () => {
+  it("are those of the configuration in use: a token rotated out a hundred times ago is no longer held", () => {
+    const configurations = Array.from({ length: 100 }, (_, index) => ({
+      targets: [{ headers: { Authorization: new Secret(`Bearer rotated-token-${index}`) } }],
+      web: { basicAuthUsers: { admin: new Secret(`$2b$10$hash-of-password-${index}`) } },
+    }));
+    for (const configuration of configurations) retainSecretsOf(configuration);
+    expect(scrubSecrets("rotated-token-99 $2b$10$hash-of-password-99")).toBe("<secret> <secret>");
+    expect(scrubSecrets("rotated-token-0 and rotated-token-98")).toBe("rotated-token-0 and rotated-token-98");
+  });
+
+  it("keeps the parts of a target URL, which a server may echo on their own", () => {
+    const url = new TargetUrl("https://user:pass-word-1@rpc.example/0123456789abcdef0123/?apikey=key-in-query");
+    retainSecretsOf({ rpcTargets: [{ url }] });
+    expect(scrubSecrets("pass-word-1 0123456789abcdef0123 key-in-query")).toBe("<secret> <secret> <secret>");
   });
 });

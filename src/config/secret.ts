@@ -15,7 +15,9 @@ export const SECRET_PLACEHOLDER = "<secret>";
 const SHORTEST_SCRUBBED = 6;
 /** Every secret the process holds, longest first, so a secret containing another is masked whole. */
 let known: string[] = [];
-const knownSet = new Set<string>();
+let knownSet = new Set<string>();
+/** Each secret's text, for `retainSecretsOf` to know which texts the configuration in use still holds. */
+const textOf = new WeakMap<Secret<unknown>, string>();
 
 /** Per process: fingerprints compare secrets within one run and mean nothing outside it. */
 const FINGERPRINT_KEY = randomBytes(32);
@@ -28,6 +30,7 @@ export class Secret<T = string> {
   constructor(value: T, text: string = String(value)) {
     this.#value = value;
     this.#text = text;
+    textOf.set(this, text);
     treatAsSecret(text);
   }
 
@@ -91,14 +94,37 @@ export function scrubSecrets(text: string): string {
   return scrubbed;
 }
 
+/** The forms of a secret's text that `scrubSecrets` masks: as it is, URL-encoded, and each word. */
+function formsOf(text: string): string[] {
+  return [text, encodeURIComponent(text), ...text.split(/\s+/)].filter((form) => form.length >= SHORTEST_SCRUBBED);
+}
+
 /** Text `scrubSecrets` masks from now on: a part of a secret that may be echoed on its own. */
 export function treatAsSecret(text: string): void {
-  const forms = [text, encodeURIComponent(text), ...text.split(/\s+/)];
   let added = false;
-  for (const form of forms) {
-    if (form.length < SHORTEST_SCRUBBED || knownSet.has(form)) continue;
+  for (const form of formsOf(text)) {
+    if (knownSet.has(form)) continue;
     knownSet.add(form);
     added = true;
   }
   if (added) known = [...knownSet].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * From now on, masks only the secrets held by `configuration` (every Secret reachable from it):
+ * a process reloaded for every token rotation must not hold every token it ever had.
+ */
+export function retainSecretsOf(configuration: unknown): void {
+  const texts = new Set<string>();
+  const seen = new Set<object>();
+  const visit = (value: unknown): void => {
+    if (typeof value !== "object" || value === null || seen.has(value)) return;
+    seen.add(value);
+    const text = value instanceof Secret ? textOf.get(value) : undefined;
+    if (text !== undefined) texts.add(text);
+    else for (const child of Object.values(value)) visit(child);
+  };
+  visit(configuration);
+  knownSet = new Set([...texts].flatMap(formsOf));
+  known = [...knownSet].sort((a, b) => b.length - a.length);
 }

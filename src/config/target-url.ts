@@ -3,7 +3,7 @@
  * providers put their API keys in the userinfo, the path (`/<token>/`) or the query (`?apikey=`),
  * so only the origin is public; the path is shown when it cannot hold a token.
  */
-import { Secret, treatAsSecret } from "./secret.js";
+import { Secret } from "./secret.js";
 
 /** A path segment with more letters and digits than this is taken for a token (API keys are 20 and up). */
 const LONGEST_PUBLIC_SEGMENT = 16;
@@ -20,6 +20,8 @@ export class TargetUrl {
   readonly display: string;
   /** The URL as given, userinfo, path and query included: only for sending requests. */
   readonly href: Secret;
+  /** Userinfo, token path segments and query values: secrets on their own too, as a server may echo any of them. */
+  readonly parts: readonly Secret[];
 
   /** `text` must be an absolute URL (the config schema checks it); `showPath` is the target's `show_path`. */
   constructor(text: string, showPath = false) {
@@ -29,10 +31,11 @@ export class TargetUrl {
     this.hostname = url.hostname;
     this.display = `${url.origin}${showPath || pathIsPublic(url.pathname) ? url.pathname : HIDDEN_PATH}`;
     this.href = new Secret(text);
-    // Its parts are secrets on their own too: a server may echo any of them back.
-    for (const part of [url.username, url.password]) treatAsSecret(decoded(part));
-    for (const segment of url.pathname.split("/")) if (isToken(segment)) treatAsSecret(decoded(segment));
-    for (const value of url.searchParams.values()) treatAsSecret(value);
+    this.parts = [
+      ...[url.username, url.password].filter((part) => part !== "").map(decoded),
+      ...url.pathname.split("/").filter(isToken).map(decoded),
+      ...url.searchParams.values(),
+    ].map((part) => new Secret(part));
   }
 
   toString(): string {
