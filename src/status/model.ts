@@ -690,8 +690,10 @@ function txProbe(series: TargetSeries): ProbeReport | undefined {
 /** The state of a target from its heartbeat poll (root, status) and its up series. */
 function targetState(heartbeat: string, up: Figure | undefined, endpoints: readonly EndpointReport[]): TargetState {
   const first = endpoints.find((endpoint) => endpoint.endpoint === heartbeat);
+  // A target never reached is down once its heartbeat has failed, whatever its up series says yet.
+  const neverUp = first?.lastSuccessAt === undefined && first?.lastError !== undefined;
+  if (neverUp || up?.value === 0) return "down";
   if (first === undefined || first.polls === 0 || up === undefined) return "waiting";
-  if (up.value === 0) return "down";
   return endpoints.some((endpoint) => endpoint.state === "failing") ? "degraded" : "up";
 }
 

@@ -421,3 +421,28 @@ describe("the well-formedness check itself", () => {
     expect(wellFormedProblems("<p class=x></p>")).toContain('offset 0: stray "<" (not markup, not an entity)');
   });
 });
+
+describe("a target never reached", () => {
+  it("is down once its heartbeat poll has failed, before any up series reached the board", () => {
+    const board = createStatusBoard(() => NOW_MS);
+    const view = {
+      label: "horizon" as const,
+      name: "unreachable",
+      title: "unreachable",
+      url: "u",
+      endpoints: [
+        {
+          target: "unreachable",
+          endpoint: "root",
+          schedule: "15s",
+          polls: 1,
+          runningSinceMs: NOW_MS - 1_000,
+          lastError: { reason: "http_5xx" as const, message: "503", atMs: NOW_MS - 2_000 },
+        },
+      ],
+    };
+    expect(statusReport("1", [view], board, NOW_MS).targets[0]!.state).toBe("down");
+    const waiting = { ...view, endpoints: [{ target: "unreachable", endpoint: "root", schedule: "15s", polls: 0 }] };
+    expect(statusReport("1", [waiting], board, NOW_MS).targets[0]!.state).toBe("waiting");
+  });
+});

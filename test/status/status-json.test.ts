@@ -83,3 +83,22 @@ it("/status.json reports the values /metrics serves, follows their freshness, sh
   expect(text).not.toContain("url-s3cret");
   expect(text).not.toContain("ops:");
 });
+
+it("/status.json says down, not waiting, for a Horizon whose every poll has failed since the start", async () => {
+  horizon = new FakeHorizon();
+  for (const path of ["/", "/fee_stats", "/ledgers", "/liquidity_pools"]) {
+    horizon.faults.set(path, {
+      status: 503,
+      body: JSON.stringify({ type: "https://stellar.org/horizon-errors/service_unavailable", status: 503 }),
+    });
+  }
+  const url = new URL(await horizon.start());
+  harness = await startHarness(await configFrom([`--horizon.url=fake=http://${url.host}/`]));
+  await until("the first root poll", async () =>
+    (await status()).targets[0]!.endpoints[0]!.polls > 0 ? true : undefined,
+  );
+  const [target] = (await status()).targets;
+  expect(target!.endpoints[0]).toMatchObject({ endpoint: "root", state: "failing" });
+  expect(target!.state).toBe("down");
+  expect((await harness.scrape()).get('stellar_horizon_up{horizon="fake"}')).toBe(0);
+});
