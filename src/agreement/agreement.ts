@@ -20,6 +20,8 @@ export class NetworkAgreement {
   private readonly comparisons;
   private readonly disagreements;
   private readonly protocolBehind;
+  /** The engine's counts at the last publication, per series, to add only what they rose by. */
+  private readonly lastCounts = new Map<string, Counts & { readonly labels: SeriesLabels }>();
 
   constructor(registry: OwnRegistry, options: AgreementOptions = {}) {
     this.engine = new AgreementEngine(options);
@@ -47,7 +49,14 @@ export class NetworkAgreement {
     this.publish();
   }
 
+  /** A target removed from the configuration: its series leave with it. */
   remove(id: TargetId): void {
+    for (const [key, { labels }] of this.lastCounts) {
+      if (labels.kind !== id.kind || labels.target !== id.target) continue;
+      this.comparisons.remove(labels);
+      this.disagreements.remove(labels);
+      this.lastCounts.delete(key);
+    }
     this.engine.remove(id);
     this.publish();
   }
@@ -69,13 +78,29 @@ export class NetworkAgreement {
   }
 
   private publish(): void {
-    for (const metric of [this.targets, this.comparisons, this.disagreements, this.protocolBehind]) metric.reset();
+    for (const metric of [this.targets, this.protocolBehind]) metric.reset();
     for (const [network, count] of this.engine.networkSizes()) this.targets.set({ network }, count);
     for (const standing of this.engine.standings()) {
       const labels = { network: standing.network, kind: standing.kind, target: standing.target };
-      this.comparisons.inc(labels, standing.comparisons);
-      this.disagreements.inc(labels, standing.disagreements);
+      const key = JSON.stringify(labels);
+      const last = this.lastCounts.get(key) ?? { labels, comparisons: 0, disagreements: 0 };
+      // The engine starts a target's counts again when it moves it (a new network, a reset chain);
+      // the counters only rise, so a count lower than the last one is all new.
+      this.comparisons.inc(labels, risenBy(last.comparisons, standing.comparisons));
+      this.disagreements.inc(labels, risenBy(last.disagreements, standing.disagreements));
+      this.lastCounts.set(key, { labels, comparisons: standing.comparisons, disagreements: standing.disagreements });
       if (standing.protocolBehind !== undefined) this.protocolBehind.set(labels, standing.protocolBehind);
     }
   }
+}
+
+interface Counts {
+  readonly comparisons: number;
+  readonly disagreements: number;
+}
+
+type SeriesLabels = { readonly network: string; readonly kind: string; readonly target: string };
+
+function risenBy(last: number, now: number): number {
+  return now >= last ? now - last : now;
 }

@@ -57,6 +57,31 @@ describe("the agreement series", () => {
     ).toBe("");
   });
 
+  it("only rise while the process runs, when the engine starts a target's counts again", async () => {
+    const registry = new OwnRegistry();
+    const agreement = new NetworkAgreement(registry);
+    const sdf = { kind: "horizon", target: "sdf" } as const;
+    const own = { kind: "rpc", target: "own" } as const;
+    const labels = { network: "pubnet", ...own };
+    const comparisons = async () =>
+      valueOf(parseExposition(await exposition(registry)), "stellar_network_ledger_hash_comparisons_total", labels);
+    for (const id of [sdf, own]) agreement.passphrase(id, PUBNET);
+    agreement.ledgers(
+      sdf,
+      [10, 11, 12].map((sequence) => ({ sequence, hash: `h${sequence}` })),
+    );
+    agreement.ledgers(
+      own,
+      [10, 11].map((sequence) => ({ sequence, hash: `h${sequence}` })),
+    );
+    expect(await comparisons()).toBe(2);
+    // A fuzzed answer names another network for a moment: the engine moves the target and starts again.
+    agreement.passphrase(own, STANDALONE);
+    agreement.passphrase(own, PUBNET);
+    agreement.ledgers(own, [{ sequence: 12, hash: "h12" }]);
+    expect(await comparisons()).toBe(3);
+  });
+
   it("drop a removed target's series, and a network left without targets", async () => {
     const registry = new OwnRegistry();
     const agreement = new NetworkAgreement(registry);

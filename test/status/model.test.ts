@@ -433,7 +433,7 @@ describe("a target never reached", () => {
       endpoints: [
         {
           target: "unreachable",
-          endpoint: "root",
+          endpoint: "root" as const,
           schedule: "15s",
           polls: 1,
           runningSinceMs: NOW_MS - 1_000,
@@ -442,7 +442,10 @@ describe("a target never reached", () => {
       ],
     };
     expect(statusReport("1", [view], board, NOW_MS).targets[0]!.state).toBe("down");
-    const waiting = { ...view, endpoints: [{ target: "unreachable", endpoint: "root", schedule: "15s", polls: 0 }] };
+    const waiting = {
+      ...view,
+      endpoints: [{ target: "unreachable", endpoint: "root" as const, schedule: "15s", polls: 0 }],
+    };
     expect(statusReport("1", [waiting], board, NOW_MS).targets[0]!.state).toBe("waiting");
   });
 });
