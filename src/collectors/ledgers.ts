@@ -218,7 +218,10 @@ export class LedgersCollector implements Collector {
     const consecutive = previous !== undefined && ledger.sequence === previous.sequence + 1;
     if (consecutive && ledger.prev_hash !== previous.hash) {
       this.totals.resyncs += 1;
-      this.log.warn({ sequence: ledger.sequence }, "ledger hash chain broken (network reset?); resynchronising");
+      this.log.warn(
+        { sequence: ledger.sequence },
+        "ledger hash chain broken (network reset?); counted as a resync, reading on from this ledger",
+      );
     } else if (consecutive) {
       const intervalSeconds = (Date.parse(ledger.closed_at) - Date.parse(previous.closed_at)) / 1000;
       if (intervalSeconds >= 0) this.totals.closeIntervals.observe(intervalSeconds);
