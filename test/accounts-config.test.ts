@@ -139,3 +139,72 @@ describe("--account and ACCOUNTS", () => {
     ]);
   });
 });
+
+describe("a watched account's flow (activity)", () => {
+  it("reads the issue's example: activity, operations, expect_payment_within and max_outflow_per_hour", async () => {
+    const file = pubnetWatching(
+      `      - name: deposits
+        id: ${TREASURY}
+        activity: true
+        operations: true
+        expect_payment_within: 2h
+        max_outflow_per_hour:
+          native: 50000
+          "${USDC}": 100000`,
+    );
+    const loaded = await config([`--config.file=${file}`]);
+    const [target] = loaded.targets;
+    expect(target!.accounts[0]).toMatchObject({
+      activity: true,
+      operations: true,
+      expectPaymentWithinSeconds: 7200,
+      maxOutflowPerHour: { native: 50000, [USDC]: 100000 },
+    });
+    expect(target!.schedules.activity.periodMs).toBe(30_000);
+    // Five network polls every 15 s, one account read every 15 s, three streams every 30 s.
+    expect(plannedRequestsPerHour(target!, loaded)).toBe(5 * 240 + 240 + 3 * 120);
+  });
+
+  it("schedules.activity sets its schedule; --poll.interval overrides it", async () => {
+    const file = pubnetWatching(`      - id: ${TREASURY}\n        activity: true`, "schedules:\n  activity: 1m\n");
+    expect((await config([`--config.file=${file}`])).targets[0]!.schedules.activity.periodMs).toBe(60_000);
+    const forced = await config([`--config.file=${file}`, "--poll.interval=20s"]);
+    expect(forced.targets[0]!.schedules.activity.periodMs).toBe(20_000);
+  });
+
+  it("refuses a malformed duration and a pool or unknown asset as an outflow limit", async () => {
+    const bad = pubnetWatching(`      - id: ${TREASURY}\n        expect_payment_within: soon`);
+    expect((await problems([`--config.file=${bad}`])).join("\n")).toMatch(/expect_payment_within/);
+    const pool = pubnetWatching(`      - id: ${TREASURY}\n        max_outflow_per_hour:\n          "${POOL}": 1`);
+    expect(await problems([`--config.file=${pool}`])).toEqual([
+      `target "pubnet": account "${TREASURY}": max_outflow_per_hour: "${POOL}" is a pool share, which is never paid`,
+    ]);
+  });
+
+  it("--account.activity and ACCOUNT_ACTIVITY=true turn activity on for every --account, operations off", async () => {
+    const flags = ["--horizon.url=https://horizon.stellar.org", `--account=${TREASURY}`];
+    const on = await config([...flags, "--account.activity"]);
+    expect(on.targets[0]!.accounts[0]).toMatchObject({ activity: true });
+    expect(on.targets[0]!.accounts[0]!.operations).toBeUndefined();
+    const env = await config(flags, { ACCOUNT_ACTIVITY: "true" });
+    expect(env.targets[0]!.accounts[0]).toMatchObject({ activity: true });
+    expect((await config(flags)).targets[0]!.accounts[0]!.activity).toBeUndefined();
+    expect(await problems(flags, { ACCOUNT_ACTIVITY: "yes" })).toEqual([
+      'ACCOUNT_ACTIVITY: expected true or false, got "yes"',
+    ]);
+  });
+
+  it("under --shard, only the shard watching the account reads its flow", async () => {
+    const { HORIZON } = await import("../src/runtime/horizon.js");
+    const flags = ["--horizon.url=https://horizon.stellar.org", `--account=${TREASURY}`, "--account.activity"];
+    const sources: boolean[] = [];
+    for (const index of [0, 1, 2]) {
+      const loaded = await config([...flags, `--shard=${index}/3`]);
+      const target = loaded.targets[0]!;
+      const parts = { client: undefined, network: undefined, log: undefined, clock: undefined } as never;
+      const plans = HORIZON.jobs(target, loaded, parts).map((plan) => plan.source);
+      sources.push(plans.includes("activity"));
+    }
+    expect(sources.filter(Boolean)).toHaveLength(1);
+  });
+});

@@ -319,7 +319,7 @@ describe("freshness, readiness and self-metrics", () => {
     const exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
     try {
       // Accounts are polled only where some are watched: b watches none.
-      const polled = ENDPOINTS.filter((endpoint) => endpoint !== "accounts");
+      const polled = ENDPOINTS.filter((endpoint) => endpoint !== "accounts" && endpoint !== "activity");
       await until("every first request of b to be held", () => (held >= polled.length ? true : undefined));
       await until("a's first polls", async () =>
         (await fetch(`${exporter.url}/metrics`))
@@ -367,11 +367,23 @@ describe("freshness, readiness and self-metrics", () => {
       ...balance,
       claimants: [{ destination: accountId, predicate: { unconditional: true } }],
     }));
+    // The account's flow: its newest payment, transaction and operation, as the first activity poll reads them.
+    for (const stream of ["payments", "transactions", "operations"]) {
+      const page = fixtureJson<{ _embedded: { records: Record<string, unknown>[] } }>(
+        `account_${stream}-stellar-docs.json`,
+      );
+      // Payments to the captured account are this account's.
+      const records = page._embedded.records.map((record) =>
+        record.to === undefined ? record : { ...record, to: accountId },
+      );
+      horizon.accountStreams.set(`${accountId}/${stream}`, records);
+    }
     const url = await horizon.start();
     const dir = mkdtempSync(join(tmpdir(), "she-config-"));
+    const flow = "activity: true, operations: true, expect_payment_within: 1h, max_outflow_per_hour: { native: 10 }";
     writeFileSync(
       join(dir, "config.yml"),
-      `targets:\n  - name: test\n    url: ${url}\n    accounts:\n      - { name: t, id: ${accountId}, low_balance: { native: 1 }, offers: true, claimable_balances: true }\n`,
+      `targets:\n  - name: test\n    url: ${url}\n    accounts:\n      - { name: t, id: ${accountId}, low_balance: { native: 1 }, offers: true, claimable_balances: true, ${flow} }\n`,
     );
     harness = await startHarness(await configFrom([`--config.file=${join(dir, "config.yml")}`, "--poll.interval=1h"]));
     const { exporter, scrapeText } = harness;
@@ -389,8 +401,13 @@ describe("freshness, readiness and self-metrics", () => {
     const names = namesIn(series);
     // The transaction probe's families need a tx_probe target (test/probers covers them); this
     // exporter polls no Stellar RPC (test/rpc-exporter.test.ts checks the rpc-labelled families).
+    // A failure code is known only once a failed transaction comes after the first poll
+    // (test/account-activity.test.ts covers it).
     for (const metric of ALL_METRICS.filter(
-      (candidate) => candidate.source !== "tx_probe" && targetLabelOf(candidate) === "horizon",
+      (candidate) =>
+        candidate.source !== "tx_probe" &&
+        targetLabelOf(candidate) === "horizon" &&
+        candidate.name !== "stellar_horizon_account_transaction_failures_total",
     )) {
       const exposed = metric.type === "histogram" ? `${metric.name}_count` : metric.name;
       expect(names.has(exposed), metric.name).toBe(true);

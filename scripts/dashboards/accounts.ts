@@ -1,6 +1,11 @@
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import * as units from "@grafana/grafana-foundation-sdk/units";
-import { HORIZON_ACCOUNT_METRICS, RPC_ACCOUNT_METRICS, type AccountMetricSet } from "../../src/catalog/metrics.js";
+import {
+  HORIZON_ACCOUNT_METRICS,
+  METRICS as HORIZON_ACCOUNT_METRICS_FLOW,
+  RPC_ACCOUNT_METRICS,
+  type AccountMetricSet,
+} from "../../src/catalog/metrics.js";
 import { columns, dashboard, multiValueVariable, select, statPanel, tablePanel, timeseriesPanel } from "./common.js";
 
 const SELECTED = 'account=~"$account"';
@@ -196,6 +201,79 @@ export function accountsDashboard(): Dashboard {
           }),
         ],
       },
+      flowRow(),
     ],
   });
+}
+
+/** The Horizon catalog, whose flow families the activity job exports. */
+const FLOW = HORIZON_ACCOUNT_METRICS_FLOW;
+
+/** What accounts with `activity: true` do (Horizon targets): payments per asset, outflow against its limit, failures. */
+function flowRow() {
+  const amount = (direction: string) =>
+    select(FLOW.accountPaymentAmountTotal, { matchers: `${SELECTED}, direction="${direction}"` });
+  return {
+    title: "Flow (activity: true)",
+    panels: [
+      timeseriesPanel({
+        title: "Payments received",
+        description:
+          "Amount received per asset (payments, path payments' destination side, account creations, Soroban transfers and mints); a deposit account going flat for longer than expect_payment_within fires StellarAccountNoPayments.",
+        unit: units.Short,
+        width: 6,
+        min: 0,
+        queries: [
+          { expr: `increase(${amount("received")}[$__rate_interval])`, legend: "{{horizon}} {{account}} {{asset}}" },
+        ],
+      }),
+      timeseriesPanel({
+        title: "Payments sent, per hour",
+        description:
+          "Amount sent per asset at an hourly rate (path payments' source side included), against max_outflow_per_hour; once an hour's outflow exceeds it StellarAccountOutflowHigh fires.",
+        unit: units.Short,
+        width: 6,
+        min: 0,
+        queries: [
+          { expr: `rate(${amount("sent")}[$__rate_interval]) * 3600`, legend: "{{horizon}} {{account}} {{asset}}" },
+          {
+            expr: select(FLOW.accountOutflowLimitPerHour, { matchers: SELECTED }),
+            legend: "{{horizon}} {{account}} {{asset}} limit",
+          },
+        ],
+      }),
+      timeseriesPanel({
+        title: "Time since last payment",
+        description:
+          "Time since the newest payment received and sent, against expect_payment_within; known from the first poll's newest payment.",
+        unit: units.Seconds,
+        width: 6,
+        min: 0,
+        queries: [
+          {
+            expr: `time() - ${select(FLOW.accountLastPaymentTimestamp, { matchers: SELECTED })}`,
+            legend: "{{horizon}} {{account}} {{direction}}",
+          },
+          {
+            expr: select(FLOW.accountPaymentExpectedWithin, { matchers: SELECTED }),
+            legend: "{{horizon}} {{account}} expected within",
+          },
+        ],
+      }),
+      timeseriesPanel({
+        title: "Transaction failures by code",
+        description:
+          "The account's own failed transactions by the code in their result (tx_bad_seq, tx_insufficient_fee, or the first failing operation's, e.g. op_underfunded); StellarAccountTransactionsFailing fires above 10% of its transactions.",
+        unit: units.NoUnit,
+        width: 6,
+        min: 0,
+        queries: [
+          {
+            expr: `increase(${select(FLOW.accountTransactionFailuresTotal, { matchers: SELECTED })}[$__rate_interval])`,
+            legend: "{{horizon}} {{account}} {{code}}",
+          },
+        ],
+      }),
+    ],
+  };
 }

@@ -7,7 +7,7 @@
 export type MetricType = "gauge" | "counter" | "histogram";
 
 /** The Horizon endpoints the exporter polls; also the `endpoint` label's values. */
-export const ENDPOINTS = ["root", "fee_stats", "ledgers", "liquidity_pools", "accounts"] as const;
+export const ENDPOINTS = ["root", "fee_stats", "ledgers", "liquidity_pools", "accounts", "activity"] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
 /**
@@ -601,6 +601,71 @@ export const METRICS = {
 
   // `/accounts/:id` (and its offers and claimable balances), per watched account: ACCOUNT_FAMILIES.
   ...HORIZON_ACCOUNT_METRICS,
+
+  // A watched account's flow with `activity: true`: its payments, transactions and operations streams.
+  accountPaymentsTotal: define({
+    name: "stellar_horizon_account_payments_total",
+    type: "counter",
+    help: "Successful payments of a watched account (payment, path payments, create_account, account_merge, and transfer, mint and clawback balance changes of invoke_host_function), by direction (received, sent) and asset.",
+    labels: ["account", "direction", "asset"],
+    source: "activity",
+  }),
+  accountPaymentAmountTotal: define({
+    name: "stellar_horizon_account_payment_amount_total",
+    type: "counter",
+    help: "Amount of a watched account's successful payments, by direction and asset, in units of the asset (exact stroop sums; an account merge counts no amount).",
+    labels: ["account", "direction", "asset"],
+    source: "activity",
+  }),
+  accountLastPaymentTimestamp: define({
+    name: "stellar_horizon_account_last_payment_timestamp_seconds",
+    type: "gauge",
+    help: "created_at of the newest payment counted in a direction (received, sent), as a Unix timestamp; the first poll's newest payment sets it.",
+    labels: ["account", "direction"],
+    source: "activity",
+  }),
+  accountPaymentExpectedWithin: define({
+    name: "stellar_horizon_account_payment_expected_within_seconds",
+    type: "gauge",
+    help: "The account's configured expect_payment_within, in seconds; only with one.",
+    labels: ["account"],
+    source: "activity",
+  }),
+  accountOutflowLimitPerHour: define({
+    name: "stellar_horizon_account_outflow_limit_per_hour",
+    type: "gauge",
+    help: "The account's configured max_outflow_per_hour of an asset, in units of the asset; only with one.",
+    labels: ["account", "asset"],
+    source: "activity",
+  }),
+  accountTransactionsTotal: define({
+    name: "stellar_horizon_account_transactions_total",
+    type: "counter",
+    help: "Transactions whose source account is the watched account, by result (successful, failed).",
+    labels: ["account", "result"],
+    source: "activity",
+  }),
+  accountFeeChargedStroopsTotal: define({
+    name: "stellar_horizon_account_fee_charged_stroops_total",
+    type: "counter",
+    help: "fee_charged of the transactions whose fee account is the watched account, failed ones included, in stroops.",
+    labels: ["account"],
+    source: "activity",
+  }),
+  accountTransactionFailuresTotal: define({
+    name: "stellar_horizon_account_transaction_failures_total",
+    type: "counter",
+    help: "Failed transactions of the watched account by result code decoded from result_xdr: the transaction's (tx_bad_seq, ...), or for tx_failed the first failing operation's (op_underfunded, ...).",
+    labels: ["account", "code"],
+    source: "activity",
+  }),
+  accountOperationsTotal: define({
+    name: "stellar_horizon_account_operations_total",
+    type: "counter",
+    help: "Successful operations of the watched account by Horizon's type name (payment, set_options, ...), with operations: true.",
+    labels: ["account", "type"],
+    source: "activity",
+  }),
 
   // The exporter itself.
   buildInfo: define({

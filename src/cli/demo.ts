@@ -153,7 +153,7 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
       `  simulator:    ${simulator.url}/  (state: ${simulator.url}/_sim/state)`,
       `  stellar rpc:  ${simulator.url}${RPC_PATH}  (JSON-RPC, same ledgers)`,
       `  fork:         ${fork.url}/  (the same network, other hashes from ledger ${forkAt} on: the "${FORK_TARGET}" target disagrees)`,
-      `  change scenario: curl -X POST ${simulator.url}/_sim/scenario/fee_spike  (or account_drain, signer_change, rpc_lagging, ...)`,
+      `  change scenario: curl -X POST ${simulator.url}/_sim/scenario/fee_spike  (or account_drain, deposits_stopped, signer_change, rpc_lagging, ...)`,
       `  contracts:    counter (wasm, with its storage entry) and usdc (Stellar Asset Contract); archival in about 4 minutes:`,
       `                curl -X POST ${simulator.url}/_sim/scenario/contract_expiring`,
       "Press Ctrl+C to stop.",

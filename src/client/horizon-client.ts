@@ -88,6 +88,20 @@ export class HorizonClient {
   }
 
   /**
+   * A page of a watched account's stream (`payments`, `transactions` or `operations`): raw records,
+   * which the activity job validates one by one.
+   */
+  async accountStream(
+    id: string,
+    stream: "payments" | "transactions" | "operations",
+    query: Query,
+    signal?: AbortSignal,
+  ): Promise<RawRecords> {
+    const path = `accounts/${encodeURIComponent(id)}/${stream}`;
+    return (await this.getValidated("activity", path, query, pageSchema, signal))._embedded.records;
+  }
+
+  /**
    * Submits a signed transaction envelope and waits for Horizon's verdict. Never retried: the
    * caller decides, after reading the account's sequence again, whether to submit anew.
    */

@@ -1,6 +1,7 @@
 /** Watched accounts: what the `accounts:` config key, `--account` and ACCOUNTS describe, checked. */
 import { z } from "zod";
 import { stellarBase } from "../stellar-base.js";
+import { parseDuration } from "./duration.js";
 
 export interface WatchedAccount {
   /** The `account` label. */
@@ -15,6 +16,14 @@ export interface WatchedAccount {
   readonly claimableBalances: boolean;
   /** A cold wallet: any transaction from it is unexpected. */
   readonly cold: boolean;
+  /** Also read its payments and own transactions (the `activity` job); absent: false. */
+  readonly activity?: boolean;
+  /** With `activity`, also count its operations by type; absent: false. */
+  readonly operations?: boolean;
+  /** How often a deposit account normally receives, in seconds. */
+  readonly expectPaymentWithinSeconds?: number;
+  /** Most an account should send per hour, by asset (`native`, `CODE:ISSUER`), in units of the asset. */
+  readonly maxOutflowPerHour?: Readonly<Record<string, number>>;
 }
 
 /** Said of a secret seed given where an account id belongs; the seed itself is never repeated. */
@@ -28,6 +37,13 @@ export const accountEntrySchema = z.strictObject({
   offers: z.boolean().optional(),
   claimable_balances: z.boolean().optional(),
   cold: z.boolean().optional(),
+  activity: z.boolean().optional(),
+  operations: z.boolean().optional(),
+  expect_payment_within: z
+    .string()
+    .refine((text) => (parseDuration(text) ?? 0) >= 1_000, "expected a duration of at least 1s, such as 30m or 2h")
+    .optional(),
+  max_outflow_per_hour: z.record(z.string(), z.number().nonnegative()).optional(),
 });
 export type AccountEntry = z.output<typeof accountEntrySchema>;
 
@@ -104,6 +120,13 @@ export function watchedAccounts(
           : `${where}: account ${JSON.stringify(name)}: low_balance: ${problem}`,
       );
     }
+    for (const asset of Object.keys(entry.max_outflow_per_hour ?? {})) {
+      const problem = asset.startsWith("pool:")
+        ? `"${asset}" is a pool share, which is never paid`
+        : assetProblem(asset);
+      if (problem !== undefined)
+        problems.push(`${where}: account ${JSON.stringify(name)}: max_outflow_per_hour: ${problem}`);
+    }
     accounts.push({
       name,
       id: entry.id,
@@ -111,9 +134,21 @@ export function watchedAccounts(
       offers: entry.offers ?? false,
       claimableBalances: entry.claimable_balances ?? false,
       cold: entry.cold ?? false,
+      ...activitySettings(entry),
     });
   }
   return accounts;
+}
+
+/** An entry's flow settings (the activity job's), present only where set. */
+function activitySettings(entry: AccountEntry): Partial<WatchedAccount> {
+  const within = entry.expect_payment_within === undefined ? undefined : parseDuration(entry.expect_payment_within);
+  return {
+    ...(entry.activity === undefined ? {} : { activity: entry.activity }),
+    ...(entry.operations === undefined ? {} : { operations: entry.operations }),
+    ...(within === undefined ? {} : { expectPaymentWithinSeconds: within / 1_000 }),
+    ...(entry.max_outflow_per_hour === undefined ? {} : { maxOutflowPerHour: entry.max_outflow_per_hour }),
+  };
 }
 
 /** A watched account read over Stellar RPC: no offers or claimable balances, and the trustlines to read, named. */
@@ -131,7 +166,14 @@ export const creditAssetText = z
 
 /** One entry of a Stellar RPC target's `accounts:` list: a Horizon entry without offers and claimable balances, with `assets`. */
 export const rpcAccountEntrySchema = accountEntrySchema
-  .omit({ offers: true, claimable_balances: true })
+  .omit({
+    offers: true,
+    claimable_balances: true,
+    activity: true,
+    operations: true,
+    expect_payment_within: true,
+    max_outflow_per_hour: true,
+  })
   .extend({ assets: z.array(creditAssetText).optional() });
 export type RpcAccountEntry = z.output<typeof rpcAccountEntrySchema>;
 

@@ -67,6 +67,8 @@ export const DEFAULT_PORT = 9619;
 export const DEFAULTS = {
   listenAddress: `:${DEFAULT_PORT}`,
   pollInterval: "15s",
+  /** A watched account's flow: three requests an account, and payments are counted whatever the delay. */
+  activityInterval: "30s",
   /** Contract TTLs move by a ledger every 5 to 7 s and matter over days: a minute is plenty. */
   contractsInterval: "1m",
   timeout: "10s",
@@ -97,6 +99,11 @@ export const FLAGS = {
     env: "ACCOUNT_ASSETS",
     value: "CODE:ISSUER",
     help: "Trustline to read of every --account on the --rpc.url targets (Stellar RPC cannot list them); repeatable. The env var takes a comma-separated list.",
+  },
+  "account.activity": {
+    env: "ACCOUNT_ACTIVITY",
+    value: undefined,
+    help: "Read the payments and own transactions of every --account on the --horizon.url targets (activity: true; operations stay off). The env var takes true.",
   },
   contract: {
     env: "CONTRACTS",
@@ -157,7 +164,7 @@ export type CommandLine =
 type FlagValues = { [K in keyof typeof FLAGS]?: string | string[] | boolean };
 type UrlFlag = "horizon.url" | "rpc.url";
 type ListFlag = "account" | "account.asset" | "contract";
-type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | UrlFlag | ListFlag>;
+type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | "account.activity" | UrlFlag | ListFlag>;
 /** A value and where it came from (`--flag` or `ENV_VAR`), so a problem names its source. */
 interface Setting {
   readonly source: string;
@@ -343,7 +350,19 @@ function flagAccountsOf(
       `${specs.source}: applies to targets given with --horizon.url or --rpc.url; with --config.file, list accounts under each target's \`accounts:\``,
     );
   }
-  return watchedAccounts(specs.values.map(namedIdFromFlag), specs.source, problems, () => specs.source);
+  const accounts = watchedAccounts(specs.values.map(namedIdFromFlag), specs.source, problems, () => specs.source);
+  return accountActivityOf(flags, env, problems)
+    ? accounts.map((account) => ({ ...account, activity: true }))
+    : accounts;
+}
+
+/** --account.activity, or ACCOUNT_ACTIVITY=true: read every --account's flow. */
+function accountActivityOf(flags: FlagValues, env: NodeJS.ProcessEnv, problems: string[]): boolean {
+  if (flags["account.activity"] === true) return true;
+  const value = env.ACCOUNT_ACTIVITY;
+  if (value === undefined || value === "" || value === "false") return false;
+  if (value !== "true") problems.push(`ACCOUNT_ACTIVITY: expected true or false, got ${JSON.stringify(value)}`);
+  return value === "true";
 }
 
 /** Every --contract, or else CONTRACTS' list; they apply to the targets given with --rpc.url. */
@@ -381,7 +400,8 @@ function scheduleResolver(pollInterval: Setting | undefined, file: ConfigFile, p
   return (overrides) =>
     Object.fromEntries(
       ENDPOINTS.map((endpoint) => {
-        const text = (pollInterval ? undefined : overrides?.[endpoint]) ?? fileSchedules[endpoint] ?? defaultText;
+        const fallback = endpoint === "activity" && !pollInterval ? DEFAULTS.activityInterval : defaultText;
+        const text = (pollInterval ? undefined : overrides?.[endpoint]) ?? fileSchedules[endpoint] ?? fallback;
         const schedule = parseSchedule(text);
         return [endpoint, typeof schedule === "string" ? parseSchedule(DEFAULTS.pollInterval) : schedule];
       }),

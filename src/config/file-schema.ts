@@ -54,6 +54,7 @@ const endpointSchedules = z.strictObject({
   ledgers: scheduleText.optional(),
   liquidity_pools: scheduleText.optional(),
   accounts: scheduleText.optional(),
+  activity: scheduleText.optional(),
 });
 
 /** A target's `tx_probe:`; the seed comes from a file or an environment variable, never inline. */

@@ -2,6 +2,7 @@ import type { Endpoint } from "../catalog/metrics.js";
 import { AccountsClient } from "../client/accounts.js";
 import { HorizonClient } from "../client/horizon-client.js";
 import { targetHttpOptions } from "../client/http.js";
+import { AccountActivityJob } from "../collectors/account-activity.js";
 import { AccountsCollector } from "../collectors/accounts.js";
 import type { Collector } from "../collectors/collector.js";
 import { feeStatsCollector } from "../collectors/fee-stats.js";
@@ -68,6 +69,14 @@ export const HORIZON: TargetKind<TargetConfig, HorizonClient> = {
           () => new AccountsCollector(new AccountsClient(client), target.accounts, network, !networkLevel),
         ),
       );
+    }
+    // The flow of the accounts this shard watches (the config keeps only its share of them).
+    if (target.accounts.some((account) => account.activity === true || account.operations === true)) {
+      plans.push({
+        source: "activity",
+        key: jobKey("activity", config),
+        create: () => new AccountActivityJob(client, target.accounts, target.schedules.activity),
+      });
     }
     const probe = target.txProbe;
     if (probe !== undefined) {

@@ -1,6 +1,7 @@
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
 import { PAGE_LIMIT } from "../collectors/paging.js";
 import type { ExporterConfig, TargetConfig } from "../config/config.js";
+import { activityRequestsPerPoll } from "../collectors/payment-records.js";
 
 /** Stellar closes a ledger every 5 to 7 s; polling faster finds empty pages half the time. */
 const TYPICAL_LEDGER_CLOSE_MS = 6_000;
@@ -31,6 +32,8 @@ export function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config
       );
       return accounts > 0 && config.shard.index !== 0 ? accounts + 1 : accounts;
     }
+    case "activity":
+      return activityRequestsPerPoll(target.accounts);
   }
 }
 
@@ -41,7 +44,7 @@ export const REQUESTS_PER_PROBE_RUN = 2;
 export function plannedRequestsPerHour(target: TargetConfig, config: ExporterConfig): number {
   let total = 0;
   // A shard other than 0 polls its accounts only.
-  for (const endpoint of config.shard.index === 0 ? ENDPOINTS : (["accounts"] as const)) {
+  for (const endpoint of config.shard.index === 0 ? ENDPOINTS : (["accounts", "activity"] as const)) {
     total += (3_600_000 / target.schedules[endpoint].periodMs) * requestsPerPoll(endpoint, target, config);
   }
   if (target.txProbe) total += (3_600_000 / target.txProbe.schedule.periodMs) * REQUESTS_PER_PROBE_RUN;

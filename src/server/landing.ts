@@ -236,12 +236,12 @@ function accountsTable(owner: SeriesOwner, accounts: readonly AccountReport[]) {
   const hidden = accounts.length - shown.length;
   return html`<table${owner.keptAgeSeconds === undefined ? "" : raw(' class="stale"')}>
 <caption>Watched accounts${sectionNote(owner, hidden > 0 ? [`missing and low first; ${hidden} more in /status.json`] : [])}</caption>
-<tr><th>Account</th><th class="num">Signer changes</th><th>Asset</th><th class="num">Balance</th><th class="num">Low-water mark</th><th>State</th></tr>
+<tr><th>Account</th><th class="num">Signer changes</th><th>Last payment</th><th>Asset</th><th class="num">Balance</th><th class="num">Low-water mark</th><th>State</th></tr>
 ${shown.flatMap((account) => {
   const missing = account.exists?.value === 0;
   // The account and its signer changes once, beside all of its balances.
   const rows = Math.max(1, missing ? 1 : account.balances.length);
-  const head = html`<td rowspan="${rows}">${account.account}</td><td class="num" rowspan="${rows}">${figureValue(owner, account.signerChanges)}</td>`;
+  const head = html`<td rowspan="${rows}">${account.account}</td><td class="num" rowspan="${rows}">${figureValue(owner, account.signerChanges)}</td><td rowspan="${rows}">${lastPayment(account)}</td>`;
   if (missing || account.balances.length === 0) {
     return [
       html`<tr>${head}<td colspan="3">${missing ? "account does not exist" : "no balances"}</td><td><span class="badge ${missing ? "failing" : "waiting"}">${missing ? "missing" : "no data"}</span></td></tr>`,
@@ -253,6 +253,13 @@ ${shown.flatMap((account) => {
   );
 })}
 </table>`;
+}
+
+/** When the account last received and sent a payment (accounts with `activity: true`), as ages. */
+function lastPayment({ lastPaymentAgeSeconds: ages }: AccountReport): string {
+  if (ages === undefined) return "";
+  const age = (seconds: number | undefined) => (seconds === undefined ? "never seen" : relative(seconds * 1000));
+  return `received ${age(ages.received)}, sent ${age(ages.sent)}`;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 
 import { hash, Keypair, StrKey } from "@stellar/stellar-base";
+import { AccountHistory } from "./account-history.js";
 
 /** Where and when a change happened: the ledger that carried it. */
 export interface LedgerPoint {
@@ -187,6 +188,8 @@ function sortedByKey(signers: Signer[]): void {
 
 /** The accounts of the simulated ledger, keyed by G... id. */
 export class SimulatedAccounts {
+  /** What the accounts did: the per-account streams Horizon serves (payments, transactions, operations). */
+  readonly history = new AccountHistory();
   readonly #accounts = new Map<string, SimulatedAccount>();
   readonly #offers: Offer[] = [];
   readonly #claimableBalances: ClaimableBalance[] = [];

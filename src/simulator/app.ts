@@ -6,6 +6,7 @@
 
 import { StrKey } from "@stellar/stellar-base";
 import { Hono, type Context } from "hono";
+import { historyRecordWithLinks, type HistoryRecord } from "./account-history.js";
 import { accountResource, claimableBalanceResource, offerResource } from "./account-resources.js";
 import type { SimulatedAccounts } from "./accounts.js";
 import type { SimulatedContracts } from "./contracts.js";
@@ -268,6 +269,30 @@ function registerAccountRoutes(app: Hono, backend: HorizonBackend): void {
       offers.map((offer) => offerResource(baseUrl(c), offer)),
     );
   });
+
+  for (const stream of ["payments", "transactions", "operations"] as const) {
+    app.get(`/accounts/:id/${stream}`, (c) => {
+      const id = parseAccountId(c.req.param("id"), "account_id");
+      const includeFailed = c.req.query("include_failed") ?? "";
+      if (!["", "true", "false"].includes(includeFailed)) {
+        throw new ProblemError(invalidField("include_failed", "Filter should be true or false"));
+      }
+      const query = pageQuery(c, true);
+      // Horizon answers 404 for an account its history has never seen.
+      if (!accounts.history.knows(id) && accounts.get(id) === undefined) throw new ProblemError(NOT_FOUND);
+      const successful = (record: HistoryRecord) =>
+        (stream === "transactions" ? record.successful : record.transaction_successful) !== false;
+      const records = accounts.history
+        .records(id, stream)
+        .filter((record) => includeFailed === "true" || successful(record)) as HistoryRecord[];
+      const page = pageAfterCursor(records, query, (record) => record.paging_token, compareNumericTokens);
+      return pageOf(
+        c,
+        query,
+        page.map((record) => historyRecordWithLinks(baseUrl(c), stream, record)),
+      );
+    });
+  }
 
   app.get("/claimable_balances", (c) => {
     const claimant = parseAccountId(c.req.query("claimant"), "claimant");

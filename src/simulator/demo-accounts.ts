@@ -5,13 +5,20 @@
 
 import type { RpcWatchedAccount, WatchedAccount } from "../config/accounts.js";
 import { deterministicAccountId, type LedgerPoint, type SimulatedAccounts } from "./accounts.js";
+import type { SimulatedOperation, SimulatedTransaction } from "./account-history.js";
 import { BASE_RESERVE_STROOPS } from "./ledgers.js";
+import type { ScenarioBehaviour } from "./scenarios.js";
 
 /** Circle's USDC issuer on pubnet. */
 export const USDC_ISSUER = "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
 export const USDC = `USDC:${USDC_ISSUER}`;
 export const HOT_WALLET = deterministicAccountId("stellar-horizon-exporter simulator: hot wallet");
 export const COLD_WALLET = deterministicAccountId("stellar-horizon-exporter simulator: cold wallet");
+/** The exchange's customers: one deposits USDC into the hot wallet, one is paid lumens from it. */
+export const DEPOSITOR = deterministicAccountId("stellar-horizon-exporter simulator: depositor");
+export const CUSTOMER = deterministicAccountId("stellar-horizon-exporter simulator: customer");
+/** Where `account_drain` sends the hot wallet's lumens. */
+export const THIEF = deterministicAccountId("stellar-horizon-exporter simulator: thief");
 /** The signer `signer_change` adds to the cold wallet. */
 export const INTRUDER_SIGNER = deterministicAccountId("stellar-horizon-exporter simulator: new signer");
 /** The pool the hot wallet holds shares of when the simulator has none: one from a real capture. */
@@ -32,6 +39,12 @@ const DRAINED_SPENDABLE = 25_000_000n;
 /** What `account_drain` pushes the USDC trustline to: 97 % of its limit. */
 const DRAINED_USDC = (USDC_LIMIT * 97n) / 100n;
 
+/** A payout to a customer, a deposit from one: well under the demo's outflow limit of 5000 XLM an hour. */
+const PAYOUT = 40n * STROOPS;
+const DEPOSIT = 25n * STROOPS;
+/** Every this many payouts, one is a path payment (lumens sent, USDC received). */
+const PATH_PAYMENT_EVERY = 3;
+
 /** How the demo (and the end-to-end test) watch the two wallets, so every account alert has data. */
 export const DEMO_WATCHED_ACCOUNTS: readonly WatchedAccount[] = [
   {
@@ -41,6 +54,9 @@ export const DEMO_WATCHED_ACCOUNTS: readonly WatchedAccount[] = [
     offers: true,
     claimableBalances: true,
     cold: false,
+    activity: true,
+    expectPaymentWithinSeconds: 600,
+    maxOutflowPerHour: { native: 5000 },
   },
   {
     name: "cold",
@@ -49,6 +65,8 @@ export const DEMO_WATCHED_ACCOUNTS: readonly WatchedAccount[] = [
     offers: false,
     claimableBalances: true,
     cold: true,
+    activity: true,
+    operations: true,
   },
 ];
 
@@ -118,11 +136,52 @@ export function addDemoAccounts(
   });
 }
 
-/** The hot wallet's everyday traffic: a transaction (and its fee) every HOT_WALLET_EVERY_LEDGERS. */
-export function runDemoActivity(accounts: SimulatedAccounts, ledger: LedgerPoint): void {
-  if (ledger.ledger % HOT_WALLET_EVERY_LEDGERS !== 0 || accounts.get(HOT_WALLET) === undefined) return;
-  accounts.bumpSequence(HOT_WALLET, ledger);
+/**
+ * The hot wallet's everyday traffic: a payout (a transaction and its fee) every
+ * HOT_WALLET_EVERY_LEDGERS, and half-way between two, a customer's USDC deposit unless the scenario
+ * stops them. While transactions fail network-wide, every other payout fails underfunded.
+ */
+export function runDemoActivity(
+  accounts: SimulatedAccounts,
+  ledger: LedgerPoint,
+  behaviour?: Pick<ScenarioBehaviour, "deposits" | "failedShare">,
+): void {
+  if (accounts.get(HOT_WALLET) === undefined) return;
+  const slot = ledger.ledger % HOT_WALLET_EVERY_LEDGERS;
+  if (slot === HOT_WALLET_EVERY_LEDGERS / 2 && behaviour?.deposits !== "stopped") {
+    const deposit: SimulatedOperation = { type: "payment", to: HOT_WALLET, asset: USDC, amount: DEPOSIT };
+    const sequence = BigInt(ledger.ledger) << 8n;
+    accounts.history.record({ source: DEPOSITOR, sequence, fee: HOT_WALLET_FEE, operations: [deposit] }, ledger);
+  }
+  if (slot !== 0) return;
+  const sequence = accounts.bumpSequence(HOT_WALLET, ledger);
   accounts.chargeFee(HOT_WALLET, HOT_WALLET_FEE, ledger);
+  const payout = ledger.ledger / HOT_WALLET_EVERY_LEDGERS;
+  const failing = (behaviour?.failedShare[0] ?? 0) > 0.5 && payout % 2 === 0;
+  const operation: SimulatedOperation =
+    payout % PATH_PAYMENT_EVERY === 0
+      ? {
+          type: "path_payment_strict_send",
+          to: CUSTOMER,
+          sourceAsset: "native",
+          sourceAmount: PAYOUT,
+          asset: USDC,
+          amount: PAYOUT / 10n,
+        }
+      : { type: "payment", to: CUSTOMER, asset: "native", amount: PAYOUT };
+  const transaction: SimulatedTransaction = {
+    source: HOT_WALLET,
+    sequence,
+    fee: HOT_WALLET_FEE,
+    operations: [operation],
+  };
+  accounts.history.record(failing ? { ...transaction, failure: "op_underfunded" } : transaction, ledger);
+}
+
+/** Records a demo wallet's own one-operation transaction, sent at `at` (its sequence already bumped). */
+function recordOwn(accounts: SimulatedAccounts, source: string, operation: SimulatedOperation, at: LedgerPoint): void {
+  const sequence = accounts.get(source)?.sequence ?? 0n;
+  accounts.history.record({ source, sequence, fee: HOT_WALLET_FEE, operations: [operation] }, at);
 }
 
 export type AccountEvent = "change_signer" | "drain_account" | "merge_account" | "deauthorize_trustline";
@@ -136,6 +195,7 @@ export function applyAccountEvent(accounts: SimulatedAccounts, event: AccountEve
       if (accounts.get(COLD_WALLET) === undefined) return;
       accounts.bumpSequence(COLD_WALLET, at);
       accounts.setSigner(COLD_WALLET, { key: INTRUDER_SIGNER, weight: 2 }, at);
+      recordOwn(accounts, COLD_WALLET, { type: "set_options" }, at);
       return;
     case "drain_account": {
       // The hot wallet's lumens are sold into USDC down to just above its reserve.
@@ -144,12 +204,17 @@ export function applyAccountEvent(accounts: SimulatedAccounts, event: AccountEve
         BigInt(2 + accounts.subentries(HOT_WALLET) + hot.numSponsoring - hot.numSponsored) *
         BigInt(BASE_RESERVE_STROOPS);
       accounts.bumpSequence(HOT_WALLET, at);
+      const drained = hot.balance - (minimum + hot.nativeSellingLiabilities + DRAINED_SPENDABLE);
       accounts.setBalance(HOT_WALLET, "native", minimum + hot.nativeSellingLiabilities + DRAINED_SPENDABLE, at);
       accounts.setBalance(HOT_WALLET, USDC, DRAINED_USDC, at);
+      // The lumens leave in one payment to an unknown account: the outflow a drain alert sees.
+      if (drained > 0n)
+        recordOwn(accounts, HOT_WALLET, { type: "payment", to: THIEF, asset: "native", amount: drained }, at);
       return;
     }
     case "merge_account":
       if (hot === undefined || accounts.get(COLD_WALLET) === undefined) return;
+      recordOwn(accounts, HOT_WALLET, { type: "account_merge", into: COLD_WALLET }, at);
       accounts.merge(HOT_WALLET, COLD_WALLET, at);
       return;
     case "deauthorize_trustline":

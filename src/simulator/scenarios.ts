@@ -23,6 +23,7 @@ export const SCENARIOS = [
   "txsub_timeout",
   "signer_change",
   "account_drain",
+  "deposits_stopped",
   "account_merged",
   "trustline_deauthorized",
   "rpc_unhealthy",
@@ -53,6 +54,8 @@ export interface ScenarioBehaviour {
   readonly onEnter?: "reset_network" | "drain_pool";
   /** One-off change to the simulated accounts applied when the scenario is entered. */
   readonly accounts?: AccountEvent;
+  /** Whether the hot wallet's customers keep depositing; absent: they do. */
+  readonly deposits?: "stopped";
   /** One-off change to the simulated contracts: the demo storage key is left minutes to live. */
   readonly contracts?: "expire_soon";
 }
@@ -92,6 +95,7 @@ export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviou
   txsub_timeout: { ...HEALTHY, submissions: "timing_out" },
   signer_change: { ...HEALTHY, accounts: "change_signer" },
   account_drain: { ...HEALTHY, accounts: "drain_account" },
+  deposits_stopped: { ...HEALTHY, deposits: "stopped" },
   account_merged: { ...HEALTHY, accounts: "merge_account" },
   trustline_deauthorized: { ...HEALTHY, accounts: "deauthorize_trustline" },
   rpc_unhealthy: { ...HEALTHY, rpc: "unhealthy" },

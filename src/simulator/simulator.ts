@@ -166,6 +166,7 @@ export class Simulator {
       ...(settings.forkAt === undefined ? {} : { forkAt: settings.forkAt }),
       onClose: (sequence, closedAtMs, including) => this.#submissions.closeLedger(sequence, closedAtMs, including),
     });
+    this.accounts.history.networkPassphrase = settings.networkPassphrase;
     this.#model.catchUp(this.now());
     const start = this.latestLedgerPoint();
     // The hot wallet's shares are in a lumens pool the simulator serves (any pool without one), as on a real network.
@@ -301,7 +302,8 @@ export class Simulator {
     const from = latest < this.#activityThroughLedger ? latest + 1 : this.#activityThroughLedger + 1;
     for (let ledger = from; ledger <= latest; ledger += 1) {
       const record = this.#model.ledger(ledger);
-      if (record !== undefined) runDemoActivity(this.accounts, { ledger, closedAtMs: record.closedAtMs });
+      if (record !== undefined)
+        runDemoActivity(this.accounts, { ledger, closedAtMs: record.closedAtMs }, SCENARIO_BEHAVIOURS[this.scenario]);
     }
     this.#activityThroughLedger = latest;
   }

@@ -117,6 +117,7 @@ export const STATUS_FAMILIES: ReadonlySet<string> = new Set(
     METRICS.ledgerCloseInterval,
     METRICS.liquidityPools,
     ...accountSectionFamilies(HORIZON_ACCOUNT_METRICS),
+    METRICS.accountLastPaymentTimestamp,
     METRICS.txProbeSubmissions,
     METRICS.txProbeFailures,
     METRICS.txProbeDuration,
@@ -199,6 +200,8 @@ export interface AccountReport {
   readonly exists?: Figure;
   readonly balances: readonly BalanceReport[];
   readonly signerChanges?: Figure;
+  /** With `activity: true` (Horizon): seconds since the newest payment received and sent, once known. */
+  readonly lastPaymentAgeSeconds?: { readonly received?: number; readonly sent?: number };
 }
 
 /**
@@ -561,7 +564,7 @@ const byAccount = ({ account }: Labels) => account ?? "";
 const byAccountAsset = ({ account, asset }: Labels) => `${account}\u0000${asset}`;
 
 /** Watched accounts from one kind's account families (a Horizon's or a Stellar RPC's), in the order the poll published them. */
-function accounts(series: SeriesReader, metrics: AccountMetricSet): AccountReport[] | undefined {
+function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs?: number): AccountReport[] | undefined {
   const exists = byKey(series, metrics.accountExists.name, byAccount);
   const balances = grouped(series, metrics.accountBalance.name, byAccount);
   const names = new Set([...exists.keys(), ...balances.keys()]);
@@ -569,6 +572,7 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet): AccountRepor
   if (names.size === 0) return undefined;
   const lowWatermarks = byKey(series, metrics.accountBalanceLowWatermark.name, byAccountAsset);
   const signerChanges = byKey(series, metrics.accountSignerChangesTotal.name, byAccount);
+  const lastPayments = nowMs === undefined ? undefined : lastPaymentAges(series, nowMs);
   return [...names].map((account) => ({
     account,
     ...optional("exists", figure(metrics.accountExists.name, { account }, exists.get(account))),
@@ -593,7 +597,19 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet): AccountRepor
       "signerChanges",
       figure(metrics.accountSignerChangesTotal.name, { account }, signerChanges.get(account)),
     ),
+    ...optional("lastPaymentAgeSeconds", lastPayments?.get(account)),
   }));
+}
+
+/** Per account, seconds since its newest payment in each direction (the activity job's gauge). */
+function lastPaymentAges(series: SeriesReader, nowMs: number): Map<string, { received?: number; sent?: number }> {
+  const ages = new Map<string, { received?: number; sent?: number }>();
+  for (const { labels, value } of series.all(METRICS.accountLastPaymentTimestamp.name)) {
+    const { account, direction } = labels;
+    if (account === undefined || (direction !== "received" && direction !== "sent")) continue;
+    ages.set(account, { ...ages.get(account), [direction]: Math.max(0, Math.round(nowMs / 1000 - value)) });
+  }
+  return ages;
 }
 
 /** An entry's state from its series; `secondsLeft` is to its expected archival. */
@@ -714,7 +730,7 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
     protocolVersion,
     latestLedger,
   };
-  const watched = section(series, METRICS.accountExists.name, (read) => accounts(read, HORIZON_ACCOUNT_METRICS));
+  const watched = section(series, METRICS.accountExists.name, (read) => accounts(read, HORIZON_ACCOUNT_METRICS, nowMs));
   return {
     state: targetState("root", series.figure(METRICS.up.name), endpoints),
     ...optional("network", present.network),

@@ -96,6 +96,8 @@ const SCENARIO_ALERTS: Readonly<
   },
   // Probe failures need minutes without a success; promtool and test/probers cover them.
   txsub_timeout: { fires: [] },
+  // No deposit for the demo's expect_payment_within (10 minutes): promtool and test/simulator cover it.
+  deposits_stopped: { fires: [] },
 };
 
 /** Faults no scenario simulates, each given a target of its own. */
@@ -130,6 +132,12 @@ const NOT_SIMULATED: readonly AlertName[] = [
   // test/e2e/agreement.test.ts forks a simulator for this one; a protocol behind needs 30 minutes.
   "StellarTargetLedgerHashDisagrees",
   "StellarTargetProtocolBehind",
+  // Account flow: an hour's outflow, 15 minutes of failures, 10 minutes without deposits; promtool
+  // (alerts/tests/account-activity.test.yml) and test/simulator/account-history.test.ts cover them.
+  "StellarAccountNoPayments",
+  "StellarAccountOutflowHigh",
+  "StellarAccountTransactionsFailing",
+  "StellarAccountUnexpectedOperation",
 ];
 /** Targets that run the transaction probe. */
 const PROBED_TARGETS = new Map(["healthy", "fee_spike"].map((name) => [name, Keypair.random()]));

@@ -449,3 +449,28 @@ describe("a target never reached", () => {
     expect(statusReport("1", [waiting], board, NOW_MS).targets[0]!.state).toBe("waiting");
   });
 });
+
+describe("an account with activity: true", () => {
+  it("shows the last payment received and sent as ages, in the report and on the page", () => {
+    const board = publishedBoard([
+      { metric: METRICS.accountBalance, labels: { account: "deposits", asset: "native" }, value: 40 },
+      {
+        metric: METRICS.accountLastPaymentTimestamp,
+        labels: { account: "deposits", direction: "received" },
+        value: NOW_MS / 1000 - 180,
+      },
+    ]);
+    const view = {
+      label: "horizon" as const,
+      name: "pubnet <1>",
+      title: "pubnet <1>",
+      url: "u",
+      endpoints: endpoints(),
+    };
+    const report = statusReport("1", [view], board, NOW_MS);
+    expect(report.targets[0]!.accounts?.[0]?.lastPaymentAgeSeconds).toEqual({ received: 180 });
+    const page = String(landingPage(report));
+    expect(page).toContain('<td rowspan="1">received 3 min ago, sent never seen</td>');
+    expect(wellFormedProblems(page)).toEqual([]);
+  });
+});

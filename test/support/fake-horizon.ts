@@ -94,6 +94,8 @@ export class FakeHorizon {
   offers = new Map<string, JsonRecord[]>();
   /** Claimable balances, ascending by paging token. */
   claimableBalances: JsonRecord[] = [];
+  /** Records of an account's `payments`, `transactions` and `operations` streams, by `ID/stream`, ascending. */
+  accountStreams = new Map<string, JsonRecord[]>();
   faults = new Map<string, Fault>();
   rateLimitHeaders: Record<string, string> = {};
   /** Every answer waits this long: a Horizon slower than the exporter's schedule. */
@@ -168,6 +170,21 @@ export class FakeHorizon {
         records.slice(0, limit),
         (offer) => offer.paging_token as string,
       );
+    })
+    .get("/accounts/:id/:stream{payments|transactions|operations}", (c) => {
+      const url = new URL(c.req.url);
+      const limit = Number(url.searchParams.get("limit") ?? 10);
+      const cursor = url.searchParams.get("cursor");
+      const descending = url.searchParams.get("order") === "desc";
+      const all = this.accountStreams.get(`${c.req.param("id")}/${c.req.param("stream")}`);
+      if (all === undefined) return c.json(fixtureJson("error-not_found-horizon-src.json"), 404);
+      const ordered = descending ? [...all].reverse() : all;
+      const records = ordered.filter((record) => {
+        if (cursor === null) return true;
+        const token = BigInt(record.paging_token as string);
+        return descending ? token < BigInt(cursor) : token > BigInt(cursor);
+      });
+      return page(c, url.pathname, records.slice(0, limit), (record) => record.paging_token as string);
     })
     .get("/claimable_balances", (c) => {
       const url = new URL(c.req.url);

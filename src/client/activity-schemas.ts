@@ -1,0 +1,126 @@
+/**
+ * The records of a watched account's streams (`/accounts/{id}/payments`, `/transactions` and
+ * `/operations`) as Horizon sends them: only the fields the activity job counts. A record of a
+ * known payment kind missing one of its fields fails its schema, and is counted invalid.
+ */
+import { z } from "zod";
+import { amountText, assetCode, snakeCaseWord, uint64Text } from "./wire-values.js";
+
+const timestamp = z.iso.datetime({ offset: true });
+
+/** What every record of the three streams carries. */
+const recordFields = {
+  paging_token: uint64Text,
+  created_at: timestamp,
+  /** Absent from Horizons before include_failed existed: their streams held successful records only. */
+  transaction_successful: z.boolean().optional(),
+};
+
+/** An account on a payment: G..., or a contract (C...) in a balance change. */
+const address = z.string().regex(/^[GCM][A-Z2-7]{55,68}$/, "expected a G..., C... or M... address");
+
+const assetType = z.enum(["native", "credit_alphanum4", "credit_alphanum12"]);
+const issuer = z.string().regex(/^G[A-Z2-7]{55}$/, "expected an issuer (G...)");
+
+/** An asset as Horizon spells it in a record; the source asset of a path payment has these under `source_`. */
+const assetShape = { asset_type: assetType, asset_code: assetCode.optional(), asset_issuer: issuer.optional() };
+const sourceAssetShape = {
+  source_asset_type: assetType,
+  source_asset_code: assetCode.optional(),
+  source_asset_issuer: issuer.optional(),
+};
+
+const payment = z.object({
+  ...recordFields,
+  type: z.literal("payment"),
+  from: address,
+  to: address,
+  amount: amountText,
+  ...assetShape,
+});
+
+const pathPayment = z.object({
+  ...recordFields,
+  type: z.enum(["path_payment_strict_receive", "path_payment_strict_send"]),
+  from: address,
+  to: address,
+  amount: amountText,
+  source_amount: amountText,
+  ...assetShape,
+  ...sourceAssetShape,
+});
+
+const createAccount = z.object({
+  ...recordFields,
+  type: z.literal("create_account"),
+  funder: address,
+  account: address,
+  starting_balance: amountText,
+});
+
+const accountMerge = z.object({
+  ...recordFields,
+  type: z.literal("account_merge"),
+  account: address,
+  into: address,
+});
+
+const balanceChange = z.object({
+  ...assetShape,
+  type: snakeCaseWord,
+  from: address.or(z.literal("")).optional(),
+  to: address.or(z.literal("")).optional(),
+  amount: amountText,
+});
+
+const invokeHostFunction = z.object({
+  ...recordFields,
+  type: z.literal("invoke_host_function"),
+  asset_balance_changes: z.array(balanceChange).nullish(),
+});
+
+export const PAYMENT_TYPES = [
+  "payment",
+  "path_payment_strict_receive",
+  "path_payment_strict_send",
+  "create_account",
+  "account_merge",
+  "invoke_host_function",
+] as const;
+
+/** A record of a kind the payments stream does not count (none today): kept only to move the cursor. */
+const otherPayment = z
+  .object({
+    ...recordFields,
+    type: snakeCaseWord.refine((type) => !(PAYMENT_TYPES as readonly string[]).includes(type)),
+  })
+  .transform((record) => ({ ...record, type: "other" as const }));
+
+export const paymentRecordSchema = z.union([
+  payment,
+  pathPayment,
+  createAccount,
+  accountMerge,
+  invokeHostFunction,
+  otherPayment,
+]);
+export type PaymentRecord = z.output<typeof paymentRecordSchema>;
+export type BalanceChange = z.output<typeof balanceChange>;
+
+/** A transaction of `/accounts/{id}/transactions?include_failed=true`. */
+export const transactionRecordSchema = z.object({
+  paging_token: uint64Text,
+  created_at: timestamp,
+  successful: z.boolean(),
+  source_account: address,
+  /** The fee-bump's fee source, or the source account; Horizons before fee bumps omit it. */
+  fee_account: address.optional(),
+  /** A string since Horizon 1.0, a number before. */
+  fee_charged: z.union([uint64Text, z.number().int().nonnegative()]).transform((fee) => BigInt(fee)),
+  result_xdr: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, "expected base64"),
+});
+export type TransactionRecord = z.output<typeof transactionRecordSchema>;
+
+/** An operation of `/accounts/{id}/operations`: its type, Horizon's name for it. */
+export const operationRecordSchema = z.object({ ...recordFields, type: snakeCaseWord });
+export type OperationRecord = z.output<typeof operationRecordSchema>;

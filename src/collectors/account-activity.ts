@@ -1,0 +1,286 @@
+/**
+ * What watched accounts do: their payments in and out, their own transactions (failed ones by
+ * code) and, where asked, their operations by type, each read from the account's stream with a
+ * cursor of its own, and counted exactly once. The first poll of a stream starts after its newest
+ * record and counts nothing.
+ */
+import { METRICS } from "../catalog/metrics.js";
+import { operationRecordSchema, paymentRecordSchema, transactionRecordSchema } from "../client/activity-schemas.js";
+import { PollError } from "../client/errors.js";
+import type { HorizonClient, Query, RawRecords } from "../client/horizon-client.js";
+import { isUint64Text, stroopsToUnits } from "../client/wire-values.js";
+import type { WatchedAccount } from "../config/accounts.js";
+import type { Schedule } from "../config/schedule.js";
+import type { CollectorSamples, Sample } from "../exposition/samples.js";
+import type { PollJob } from "../runtime/job.js";
+import type { PollContext } from "./collector.js";
+import { cursorPast, PAGE_LIMIT, rawPagingToken, validRecord } from "./paging.js";
+import {
+  activityRequestsPerPoll,
+  createdAtSeconds,
+  failureCode,
+  paymentMoves,
+  streamsOf,
+  type Direction,
+  type Stream,
+} from "./payment-records.js";
+
+/** Pages of one stream read in one poll at most; a longer backlog continues at the next poll. */
+export const MAX_PAGES_PER_STREAM = 5;
+
+/** Operations the StellarAccountUnexpectedOperation alert watches: their series exist from the start, at 0. */
+const WATCHED_OPERATION_TYPES = ["set_options", "set_trust_line_flags", "clawback", "account_merge"] as const;
+
+/** What each stream asks for: failed transactions too, successful payments and operations only. */
+const STREAM_FILTERS: Readonly<Record<Stream, Query>> = {
+  payments: { include_failed: "false" },
+  transactions: { include_failed: "true" },
+  operations: { include_failed: "false" },
+};
+
+export type ActivityReader = Pick<HorizonClient, "accountStream">;
+
+/** One stream's place: read once (the first poll), the last paging token counted, and whether it ever had a record. */
+interface StreamState {
+  started: boolean;
+  cursor?: string;
+  sawRecords: boolean;
+}
+
+/** Counts by a key, created at 0 where the series should exist before anything happens. */
+class Tally<T> {
+  readonly values = new Map<string, T>();
+  constructor(
+    private readonly zero: T,
+    private readonly plus: (a: T, b: T) => T,
+  ) {}
+
+  add(key: string, value: T): void {
+    this.values.set(key, this.plus(this.values.get(key) ?? this.zero, value));
+  }
+}
+
+const counts = () => new Tally(0, (a, b) => a + b);
+
+/** One watched account's streams and sums. */
+class AccountFlow {
+  readonly streams = new Map<Stream, StreamState>();
+  /** By `direction asset`. */
+  readonly payments = counts();
+  readonly stroops = new Tally(0n, (a, b) => a + b);
+  readonly lastPayment = new Map<Direction, number>();
+  readonly transactions = counts();
+  feeStroops = 0n;
+  readonly failures = counts();
+  readonly operations = counts();
+
+  constructor(readonly account: WatchedAccount) {
+    for (const stream of streamsOf(account)) this.streams.set(stream, { started: false, sawRecords: false });
+    if (account.activity === true) {
+      this.transactions.add("successful", 0);
+      this.transactions.add("failed", 0);
+      for (const asset of Object.keys(account.maxOutflowPerHour ?? {})) {
+        this.payments.add(`sent ${asset}`, 0);
+        this.stroops.add(`sent ${asset}`, 0n);
+      }
+    }
+    if (account.operations === true) for (const type of WATCHED_OPERATION_TYPES) this.operations.add(type, 0);
+  }
+
+  notePayment(direction: Direction, createdAt: number): void {
+    if (createdAt > (this.lastPayment.get(direction) ?? -Infinity)) this.lastPayment.set(direction, createdAt);
+  }
+}
+
+/** The greater of two paging tokens (unsigned 64-bit integers as text). */
+function later(a: string | undefined, b: string): string {
+  return a === undefined || BigInt(b) > BigInt(a) ? b : a;
+}
+
+/**
+ * The `activity` poll of a Horizon: every stream of every watched account with `activity` or
+ * `operations`, in ascending order from its cursor, up to MAX_PAGES_PER_STREAM pages of 200 a poll.
+ */
+export class AccountActivityJob implements PollJob {
+  readonly role = "poll";
+  readonly source = "activity";
+  readonly requestsPerRun: number;
+  private readonly flows: AccountFlow[];
+
+  constructor(
+    private readonly client: ActivityReader,
+    accounts: readonly WatchedAccount[],
+    readonly schedule: Schedule,
+  ) {
+    const reading = accounts.filter((account) => streamsOf(account).length > 0);
+    this.flows = reading.map((account) => new AccountFlow(account));
+    this.requestsPerRun = activityRequestsPerPoll(reading);
+  }
+
+  async run(context: PollContext): Promise<void> {
+    for (const flow of this.flows) {
+      for (const [stream, state] of flow.streams) await this.read(flow, stream, state, context);
+    }
+  }
+
+  /** One stream's poll: its newest record the first time, else its pages since the cursor. */
+  private async read(flow: AccountFlow, stream: Stream, state: StreamState, context: PollContext): Promise<void> {
+    if (!state.started) {
+      const records = await this.page(flow, stream, state, { order: "desc", limit: 1 }, context.signal);
+      const newest = records[0];
+      if (newest !== undefined) {
+        state.sawRecords = true;
+        state.cursor = cursorPast(rawPagingToken(newest), undefined, "activity");
+        if (stream === "payments") this.noteNewestPayment(flow, newest);
+      }
+      state.started = true;
+      return;
+    }
+    for (let page = 0; page < MAX_PAGES_PER_STREAM; page++) {
+      const query = { order: "asc", limit: PAGE_LIMIT, cursor: state.cursor };
+      const records = await this.page(flow, stream, state, query, context.signal);
+      if (records.length === 0) return;
+      state.sawRecords = true;
+      // Counted and the cursor moved in one step: an abort between two pages leaves both consistent.
+      const cursor = this.fold(flow, stream, records, state.cursor, context);
+      // A page of records already counted (one repeated at the cursor) says the stream has nothing newer.
+      if (cursor === state.cursor) return;
+      state.cursor = cursor;
+      if (records.length < PAGE_LIMIT) return;
+    }
+  }
+
+  /** A page of the stream; a 404 is an empty page for an account Horizon has not seen, else a poll error. */
+  private async page(
+    flow: AccountFlow,
+    stream: Stream,
+    state: StreamState,
+    query: Query,
+    signal: AbortSignal,
+  ): Promise<RawRecords> {
+    try {
+      return await this.client.accountStream(flow.account.id, stream, { ...query, ...STREAM_FILTERS[stream] }, signal);
+    } catch (error) {
+      if (error instanceof PollError && error.details.status === 404 && !state.sawRecords) return [];
+      throw error;
+    }
+  }
+
+  /** Counts a page's records after `cursor`, each once; returns the newest paging token seen, or `cursor`. */
+  private fold(
+    flow: AccountFlow,
+    stream: Stream,
+    records: RawRecords,
+    cursor: string | undefined,
+    { invalidRecords }: PollContext,
+  ): string {
+    let after = cursor;
+    let invalid = 0;
+    for (const raw of records) {
+      const token = rawPagingToken(raw);
+      if (token === undefined || !isUint64Text(token)) {
+        invalid += 1;
+        continue;
+      }
+      if (after !== undefined && BigInt(token) <= BigInt(after)) continue;
+      after = later(after, token);
+      if (!this.count(flow, stream, raw)) invalid += 1;
+    }
+    if (invalid > 0) invalidRecords(invalid);
+    return after ?? cursorPast(undefined, cursor, "activity");
+  }
+
+  /** Counts one new record; false when it is invalid (left out). */
+  private count(flow: AccountFlow, stream: Stream, raw: unknown): boolean {
+    switch (stream) {
+      case "payments":
+        return this.countPayment(flow, raw);
+      case "transactions":
+        return this.countTransaction(flow, raw);
+      case "operations": {
+        const record = validRecord(operationRecordSchema, raw);
+        if (record === undefined) return false;
+        if (record.transaction_successful !== false) flow.operations.add(record.type, 1);
+        return true;
+      }
+    }
+  }
+
+  private countPayment(flow: AccountFlow, raw: unknown): boolean {
+    const record = validRecord(paymentRecordSchema, raw);
+    const moves = record === undefined ? undefined : paymentMoves(record, flow.account.id);
+    if (record === undefined || moves === undefined) return false;
+    if (record.transaction_successful === false) return true;
+    for (const { direction, asset, stroops } of moves) {
+      flow.payments.add(`${direction} ${asset}`, 1);
+      if (stroops !== undefined) flow.stroops.add(`${direction} ${asset}`, stroops);
+      flow.notePayment(direction, createdAtSeconds(record));
+    }
+    return true;
+  }
+
+  private countTransaction(flow: AccountFlow, raw: unknown): boolean {
+    const record = validRecord(transactionRecordSchema, raw);
+    if (record === undefined) return false;
+    const code = record.successful ? undefined : failureCode(record);
+    if (!record.successful && code === undefined) return false;
+    const id = flow.account.id;
+    if (record.source_account === id) {
+      flow.transactions.add(record.successful ? "successful" : "failed", 1);
+      if (code !== undefined) flow.failures.add(code, 1);
+    }
+    if ((record.fee_account ?? record.source_account) === id) flow.feeStroops += record.fee_charged;
+    return true;
+  }
+
+  /** The first poll's newest payment: when the account last received or sent, not counted. */
+  private noteNewestPayment(flow: AccountFlow, raw: unknown): void {
+    const record = validRecord(paymentRecordSchema, raw);
+    if (record === undefined || record.transaction_successful === false) return;
+    for (const { direction } of paymentMoves(record, flow.account.id) ?? [])
+      flow.notePayment(direction, createdAtSeconds(record));
+  }
+
+  samples(): CollectorSamples {
+    const persistent: Sample[] = [];
+    const live: Sample[] = [];
+    for (const flow of this.flows) {
+      const account = flow.account.name;
+      for (const [key, value] of flow.payments.values) {
+        const [direction = "", asset = ""] = key.split(" ");
+        persistent.push({ metric: METRICS.accountPaymentsTotal, labels: { account, direction, asset }, value });
+      }
+      for (const [key, stroops] of flow.stroops.values) {
+        const [direction = "", asset = ""] = key.split(" ");
+        const labels = { account, direction, asset };
+        persistent.push({ metric: METRICS.accountPaymentAmountTotal, labels, value: stroopsToUnits(stroops) });
+      }
+      for (const [result, value] of flow.transactions.values)
+        persistent.push({ metric: METRICS.accountTransactionsTotal, labels: { account, result }, value });
+      if (flow.account.activity === true) {
+        const value = Number(flow.feeStroops);
+        persistent.push({ metric: METRICS.accountFeeChargedStroopsTotal, labels: { account }, value });
+      }
+      for (const [code, value] of flow.failures.values)
+        persistent.push({ metric: METRICS.accountTransactionFailuresTotal, labels: { account, code }, value });
+      for (const [type, value] of flow.operations.values)
+        persistent.push({ metric: METRICS.accountOperationsTotal, labels: { account, type }, value });
+      live.push(...this.gauges(flow));
+    }
+    return { live, persistent };
+  }
+
+  private gauges(flow: AccountFlow): Sample[] {
+    const { name: account, expectPaymentWithinSeconds, maxOutflowPerHour } = flow.account;
+    const gauges: Sample[] = [];
+    for (const [direction, value] of flow.lastPayment)
+      gauges.push({ metric: METRICS.accountLastPaymentTimestamp, labels: { account, direction }, value });
+    if (expectPaymentWithinSeconds !== undefined) {
+      const value = expectPaymentWithinSeconds;
+      gauges.push({ metric: METRICS.accountPaymentExpectedWithin, labels: { account }, value });
+    }
+    for (const [asset, value] of Object.entries(maxOutflowPerHour ?? {}))
+      gauges.push({ metric: METRICS.accountOutflowLimitPerHour, labels: { account, asset }, value });
+    return gauges;
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * What one record of a watched account's streams counts, as pure functions of the record: the
+ * directions, assets and stroops of a payment, the result and failure code of a transaction. The
+ * activity job (account-activity.ts) reads the streams and keeps the sums.
+ */
+import type { xdr } from "@stellar/stellar-base";
+import type { BalanceChange, PaymentRecord, TransactionRecord } from "../client/activity-schemas.js";
+import { amountStroops } from "../client/wire-values.js";
+import type { WatchedAccount } from "../config/accounts.js";
+import { stellarBase } from "../stellar-base.js";
+
+/** A watched account's streams, each with its own cursor. */
+export const STREAMS = ["payments", "transactions", "operations"] as const;
+export type Stream = (typeof STREAMS)[number];
+
+export type Direction = "received" | "sent";
+
+/** One payment counted in one direction: an account merge moves no stated amount. */
+export interface PaymentMove {
+  readonly direction: Direction;
+  readonly asset: string;
+  readonly stroops?: bigint;
+}
+
+/** The streams the activity job reads of an account: payments and transactions with `activity`, operations with `operations`. */
+export function streamsOf(account: Pick<WatchedAccount, "activity" | "operations">): Stream[] {
+  return STREAMS.filter((stream) => (stream === "operations" ? account.operations : account.activity) === true);
+}
+
+/** Requests one activity poll sends in steady state: a page of each stream of each account. */
+export function activityRequestsPerPoll(accounts: readonly WatchedAccount[]): number {
+  return accounts.reduce((total, account) => total + streamsOf(account).length, 0);
+}
+
+/** `native` or `CODE:ISSUER`; undefined for a credit asset missing its code or issuer. */
+function assetLabel(type: string, code: string | undefined, issuer: string | undefined): string | undefined {
+  if (type === "native") return "native";
+  return code === undefined || issuer === undefined ? undefined : `${code}:${issuer}`;
+}
+
+/** One side of a movement: who, and what in which asset. */
+interface Side {
+  readonly account: string | undefined;
+  readonly asset: string | undefined;
+  readonly stroops?: bigint;
+}
+
+/** The sides of each movement a payment record makes: what its source sent and its destination received. */
+function movements(record: PaymentRecord): { from: Side; to: Side }[] | undefined {
+  switch (record.type) {
+    case "payment": {
+      const asset = assetLabel(record.asset_type, record.asset_code, record.asset_issuer);
+      const stroops = amountStroops(record.amount);
+      return [{ from: { account: record.from, asset, stroops }, to: { account: record.to, asset, stroops } }];
+    }
+    case "path_payment_strict_receive":
+    case "path_payment_strict_send": {
+      const sent = assetLabel(record.source_asset_type, record.source_asset_code, record.source_asset_issuer);
+      const received = assetLabel(record.asset_type, record.asset_code, record.asset_issuer);
+      return [
+        {
+          from: { account: record.from, asset: sent, stroops: amountStroops(record.source_amount) },
+          to: { account: record.to, asset: received, stroops: amountStroops(record.amount) },
+        },
+      ];
+    }
+    case "create_account": {
+      const stroops = amountStroops(record.starting_balance);
+      return [
+        {
+          from: { account: record.funder, asset: "native", stroops },
+          to: { account: record.account, asset: "native", stroops },
+        },
+      ];
+    }
+    case "account_merge":
+      return [{ from: { account: record.account, asset: "native" }, to: { account: record.into, asset: "native" } }];
+    case "invoke_host_function":
+      return (record.asset_balance_changes ?? []).filter(isTransfer).map(balanceChangeMovement);
+    default:
+      return [];
+  }
+}
+
+/** Balance changes that move an asset between two holders, or into or out of one: a burn moves it nowhere. */
+function isTransfer(change: BalanceChange): boolean {
+  return change.type === "transfer" || change.type === "mint" || change.type === "clawback";
+}
+
+function balanceChangeMovement(change: BalanceChange): { from: Side; to: Side } {
+  const asset = assetLabel(change.asset_type, change.asset_code, change.asset_issuer);
+  const stroops = amountStroops(change.amount);
+  return { from: { account: change.from, asset, stroops }, to: { account: change.to, asset, stroops } };
+}
+
+/**
+ * The payments a record counts for `account`: received where it is the destination, sent where it
+ * is the source, both for a payment to itself. Undefined when a side it touches names a credit
+ * asset without its code or issuer: the record is invalid.
+ */
+export function paymentMoves(record: PaymentRecord, account: string): PaymentMove[] | undefined {
+  const moves: PaymentMove[] = [];
+  for (const { from, to } of movements(record) ?? []) {
+    for (const [direction, side] of [
+      ["received", to],
+      ["sent", from],
+    ] as const) {
+      if (side.account !== account) continue;
+      if (side.asset === undefined) return undefined;
+      moves.push({ direction, asset: side.asset, ...(side.stroops === undefined ? {} : { stroops: side.stroops }) });
+    }
+  }
+  return moves;
+}
+
+/** `created_at` as a Unix timestamp in seconds. */
+export function createdAtSeconds(record: { readonly created_at: string }): number {
+  return Date.parse(record.created_at) / 1_000;
+}
+
+/** Horizon's spelling of operation codes whose XDR name does not follow the general rule. */
+const HORIZON_OPERATION_CODES: Readonly<Record<string, string>> = {
+  opNoAccount: "op_no_source_account",
+  createAccountAlreadyExist: "op_already_exists",
+  pathPaymentStrictReceiveOfferCrossSelf: "op_cross_self",
+  pathPaymentStrictSendOfferCrossSelf: "op_cross_self",
+  pathPaymentStrictReceiveOverSendmax: "op_over_source_max",
+  pathPaymentStrictSendUnderDestmin: "op_under_dest_min",
+  manageSellOfferNotFound: "op_offer_not_found",
+  manageBuyOfferNotFound: "op_offer_not_found",
+  allowTrustNoTrustLine: "op_no_trust",
+  allowTrustTrustNotRequired: "op_not_required",
+  accountMergeSeqnumTooFar: "op_seq_num_too_far",
+};
+
+/** `txBadSeq` → `tx_bad_seq`. */
+function snakeCase(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+/** The code of a failed operation in Horizon's spelling (`op_underfunded`), or undefined for a successful one. */
+function operationCode(result: xdr.OperationResult): string | undefined {
+  const outer = result.switch().name;
+  if (outer !== "opInner") return HORIZON_OPERATION_CODES[outer] ?? snakeCase(outer);
+  const tr = result.tr();
+  const code = (tr.value() as { switch(): { name: string; value: number } }).switch();
+  if (code.value === 0) return undefined;
+  const known = HORIZON_OPERATION_CODES[code.name];
+  if (known !== undefined) return known;
+  // A code's name starts with its result's operation (`paymentUnderfunded`); a passive offer's codes are manageSellOffer's.
+  const type = tr.switch().name;
+  const prefix = type === "createPassiveSellOffer" ? "manageSellOffer" : type;
+  return `op${snakeCase(code.name.startsWith(prefix) ? code.name.slice(prefix.length) : `_${code.name}`)}`;
+}
+
+/** A result's code: the transaction's, or for tx_failed the first failing operation's; a fee bump's inner one's. */
+function resultCode(result: xdr.TransactionResultResult | xdr.InnerTransactionResultResult): string | undefined {
+  const name = result.switch().name;
+  if (name === "txFeeBumpInnerFailed" || name === "txFeeBumpInnerSuccess") {
+    return resultCode((result as xdr.TransactionResultResult).innerResultPair().result().result());
+  }
+  if (name !== "txFailed") return snakeCase(name);
+  for (const operation of result.results()) {
+    const code = operationCode(operation);
+    if (code !== undefined) return code;
+  }
+  return undefined;
+}
+
+/**
+ * A failed transaction's code, decoded from its `result_xdr` with the SDK: Horizon's transaction
+ * code, or for tx_failed its first failing operation's. Undefined when the XDR does not decode or
+ * names no failure: the record is invalid.
+ */
+export function failureCode(record: Pick<TransactionRecord, "result_xdr">): string | undefined {
+  try {
+    const code = resultCode(stellarBase().xdr.TransactionResult.fromXDR(record.result_xdr, "base64").result());
+    return code === "tx_success" || code === "tx_fee_bump_inner_success" ? undefined : code;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,499 @@
+import { Keypair, xdr } from "@stellar/stellar-base";
+import { describe, expect, it } from "vitest";
+import { PollError } from "../src/client/errors.js";
+import type { Query, RawRecords } from "../src/client/horizon-client.js";
+import { AccountActivityJob, type ActivityReader } from "../src/collectors/account-activity.js";
+import { failureCode } from "../src/collectors/payment-records.js";
+import type { WatchedAccount } from "../src/config/accounts.js";
+import { parseSchedule, type Schedule } from "../src/config/schedule.js";
+import { renderSamples } from "../src/exposition/samples.js";
+import { parseExposition, valueOf } from "./support/exposition.js";
+import { fixtureJson } from "./support/fixtures.js";
+
+type JsonRecord = Record<string, unknown>;
+type StreamName = "payments" | "transactions" | "operations";
+
+const SCHEDULE = parseSchedule("30s") as Schedule;
+const ME = Keypair.random().publicKey();
+const OTHER = Keypair.random().publicKey();
+const USDC = `USDC:${Keypair.random().publicKey()}`;
+
+/**
+ * An independent Horizon's three streams of one account, in memory: it serves them as Horizon
+ * does (ascending or descending from a cursor, `limit`, `include_failed`), and a 404 while the
+ * account is unknown. `repeat` makes each ascending page start again at the cursor's own record.
+ */
+class Streams implements ActivityReader {
+  readonly records: Record<StreamName, JsonRecord[]> = { payments: [], transactions: [], operations: [] };
+  known = true;
+  repeat = false;
+  requests: { stream: StreamName; query: Query }[] = [];
+  failWith?: PollError;
+
+  async accountStream(id: string, stream: StreamName, query: Query): Promise<RawRecords> {
+    this.requests.push({ stream, query });
+    if (this.failWith) throw this.failWith;
+    if (!this.known || id !== ME) throw new PollError("http_4xx", "HTTP 404: not found", { status: 404 });
+    const all = this.records[stream].filter(
+      (record) => query.include_failed === "true" || record.transaction_successful !== false,
+    );
+    const token = (record: JsonRecord) => BigInt(record.paging_token as string);
+    const cursor = query.cursor === undefined ? undefined : BigInt(query.cursor);
+    const limit = Number(query.limit);
+    if (query.order === "desc")
+      return all
+        .filter((r) => cursor === undefined || token(r) < cursor)
+        .reverse()
+        .slice(0, limit);
+    const after = all.filter((record) => cursor === undefined || token(record) > cursor);
+    const repeated = this.repeat ? all.filter((record) => token(record) === cursor) : [];
+    return [...repeated, ...after].slice(0, limit);
+  }
+}
+
+let nextToken = 1n << 32n;
+function token(): string {
+  nextToken += 1n;
+  return nextToken.toString();
+}
+
+function payment(from: string, to: string, amount: string, asset = "native", extra: JsonRecord = {}): JsonRecord {
+  const [code, issuer] = asset.split(":");
+  return {
+    paging_token: token(),
+    type: "payment",
+    type_i: 1,
+    created_at: "2026-11-27T12:00:00Z",
+    transaction_successful: true,
+    from,
+    to,
+    amount,
+    ...(asset === "native"
+      ? { asset_type: "native" }
+      : { asset_type: "credit_alphanum4", asset_code: code, asset_issuer: issuer }),
+    ...extra,
+  };
+}
+
+function resultXdr(result: xdr.TransactionResultResult, fee = 100): string {
+  return new xdr.TransactionResult({
+    feeCharged: xdr.Int64.fromString(String(fee)),
+    result,
+    ext: new xdr.TransactionResultExt(0),
+  }).toXDR("base64");
+}
+
+const SUCCESS_XDR = resultXdr(xdr.TransactionResultResult.txSuccess([]));
+const BAD_SEQ_XDR = resultXdr(xdr.TransactionResultResult.txBadSeq());
+const UNDERFUNDED_XDR = resultXdr(
+  xdr.TransactionResultResult.txFailed([
+    xdr.OperationResult.opInner(xdr.OperationResultTr.payment(xdr.PaymentResult.paymentSuccess())),
+    xdr.OperationResult.opInner(xdr.OperationResultTr.payment(xdr.PaymentResult.paymentUnderfunded())),
+  ]),
+);
+
+function transaction(
+  source: string,
+  successful: boolean,
+  result: string,
+  fee = "100",
+  feeAccount = source,
+): JsonRecord {
+  return {
+    paging_token: token(),
+    created_at: "2026-11-27T12:00:00Z",
+    successful,
+    source_account: source,
+    fee_account: feeAccount,
+    fee_charged: fee,
+    result_xdr: result,
+  };
+}
+
+function operation(type: string, successful = true): JsonRecord {
+  return { paging_token: token(), type, created_at: "2026-11-27T12:00:00Z", transaction_successful: successful };
+}
+
+function account(options: Partial<WatchedAccount> = {}): WatchedAccount {
+  return {
+    name: "deposits",
+    id: ME,
+    lowBalance: {},
+    offers: false,
+    claimableBalances: false,
+    cold: false,
+    activity: true,
+    ...options,
+  };
+}
+
+async function series(job: AccountActivityJob): Promise<Map<string, number>> {
+  const samples = job.samples();
+  const rendered = await renderSamples("h", [...samples.persistent, ...samples.live]);
+  return parseExposition(
+    Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString(),
+  );
+}
+
+function context() {
+  let invalid = 0;
+  return {
+    signal: new AbortController().signal,
+    invalidRecords: (count: number) => {
+      invalid += count;
+    },
+    get invalid() {
+      return invalid;
+    },
+  };
+}
+
+const at = (labels: Record<string, string> = {}) => ({ horizon: "h", account: "deposits", ...labels });
+
+describe("AccountActivityJob", () => {
+  it("counts nothing at the first poll, which reads the newest record of each stream, and sets the last payment time", async () => {
+    const horizon = new Streams();
+    horizon.records.payments.push(payment(OTHER, ME, "5.0000000"), payment(OTHER, ME, "7.0000000"));
+    horizon.records.transactions.push(transaction(ME, true, SUCCESS_XDR));
+    const job = new AccountActivityJob(horizon, [account()], SCHEDULE);
+    await job.run(context());
+    expect(
+      horizon.requests.map(({ stream, query }) => [stream, query.order, query.limit, query.include_failed]),
+    ).toEqual([
+      ["payments", "desc", 1, "false"],
+      ["transactions", "desc", 1, "true"],
+    ]);
+    const values = await series(job);
+    expect(
+      valueOf(values, "stellar_horizon_account_payments_total", at({ direction: "received", asset: "native" })),
+    ).toBe(undefined);
+    expect(valueOf(values, "stellar_horizon_account_transactions_total", at({ result: "successful" }))).toBe(0);
+    expect(valueOf(values, "stellar_horizon_account_transactions_total", at({ result: "failed" }))).toBe(0);
+    expect(valueOf(values, "stellar_horizon_account_fee_charged_stroops_total", at())).toBe(0);
+    expect(
+      valueOf(values, "stellar_horizon_account_last_payment_timestamp_seconds", at({ direction: "received" })),
+    ).toBe(Date.parse("2026-11-27T12:00:00Z") / 1000);
+    expect(valueOf(values, "stellar_horizon_account_last_payment_timestamp_seconds", at({ direction: "sent" }))).toBe(
+      undefined,
+    );
+  });
+
+  it("counts every payment served after the first poll exactly once, across pages, polls and repeated records", async () => {
+    const horizon = new Streams();
+    horizon.records.payments.push(payment(OTHER, ME, "1.0000000"));
+    const job = new AccountActivityJob(horizon, [account()], SCHEDULE);
+    const ctx = context();
+    await job.run(ctx);
+    // 450 received (three pages in one poll), then 3 more, with every ascending page repeating its cursor record.
+    let expected = 0n;
+    for (let i = 0; i < 450; i++) {
+      const stroops = BigInt(i * 1_234_567 + 1);
+      expected += stroops;
+      horizon.records.payments.push(
+        payment(OTHER, ME, `${stroops / 10_000_000n}.${(stroops % 10_000_000n).toString().padStart(7, "0")}`),
+      );
+    }
+    horizon.repeat = true;
+    await job.run(ctx);
+    horizon.records.payments.push(payment(OTHER, ME, "0.1000000"), payment(OTHER, ME, "0.2000000"));
+    horizon.records.payments.push(payment(OTHER, ME, "0.3000000"));
+    await job.run(ctx);
+    await job.run(ctx);
+    const values = await series(job);
+    const received = at({ direction: "received", asset: "native" });
+    expect(valueOf(values, "stellar_horizon_account_payments_total", received)).toBe(453);
+    const exact = expected + 6_000_000n;
+    expect(valueOf(values, "stellar_horizon_account_payment_amount_total", received)).toBe(
+      Number(`${exact / 10_000_000n}.${(exact % 10_000_000n).toString().padStart(7, "0")}`),
+    );
+    expect(ctx.invalid).toBe(0);
+  });
+
+  it("reads at most 5 pages of 200 a stream and poll, and continues the backlog at the next poll", async () => {
+    const horizon = new Streams();
+    const job = new AccountActivityJob(horizon, [account({ activity: false, operations: true })], SCHEDULE);
+    await job.run(context());
+    for (let i = 0; i < 1_300; i++) horizon.records.operations.push(operation("payment"));
+    horizon.requests = [];
+    await job.run(context());
+    expect(horizon.requests).toHaveLength(5);
+    expect(valueOf(await series(job), "stellar_horizon_account_operations_total", at({ type: "payment" }))).toBe(1000);
+    await job.run(context());
+    expect(valueOf(await series(job), "stellar_horizon_account_operations_total", at({ type: "payment" }))).toBe(1300);
+  });
+
+  it("counts path payments on both sides, merges without an amount, self-payments both ways and balance changes", async () => {
+    const horizon = new Streams();
+    const job = new AccountActivityJob(horizon, [account()], SCHEDULE);
+    await job.run(context());
+    const [code, issuer] = USDC.split(":");
+    horizon.records.payments.push(
+      {
+        ...payment(ME, OTHER, "10.0000000", USDC),
+        type: "path_payment_strict_send",
+        type_i: 13,
+        source_asset_type: "native",
+        source_amount: "123.4567890",
+      },
+      {
+        ...payment(OTHER, ME, "2.5000000", "native"),
+        type: "path_payment_strict_receive",
+        type_i: 2,
+        source_asset_type: "credit_alphanum4",
+        source_asset_code: code,
+        source_asset_issuer: issuer,
+        source_amount: "2.0000000",
+      },
+      {
+        paging_token: token(),
+        type: "account_merge",
+        type_i: 8,
+        created_at: "2026-11-27T12:01:00Z",
+        account: OTHER,
+        into: ME,
+      },
+      payment(ME, ME, "3.0000000", USDC),
+      {
+        paging_token: token(),
+        type: "create_account",
+        created_at: "2026-11-27T12:02:00Z",
+        funder: ME,
+        account: OTHER,
+        starting_balance: "1.5000000",
+      },
+      {
+        paging_token: token(),
+        type: "invoke_host_function",
+        created_at: "2026-11-27T12:03:00Z",
+        transaction_successful: true,
+        asset_balance_changes: [
+          {
+            asset_type: "credit_alphanum4",
+            asset_code: code,
+            asset_issuer: issuer,
+            type: "transfer",
+            from: OTHER,
+            to: ME,
+            amount: "4.0000000",
+          },
+          {
+            asset_type: "credit_alphanum4",
+            asset_code: code,
+            asset_issuer: issuer,
+            type: "mint",
+            from: issuer,
+            to: ME,
+            amount: "1.0000000",
+          },
+          {
+            asset_type: "credit_alphanum4",
+            asset_code: code,
+            asset_issuer: issuer,
+            type: "clawback",
+            from: ME,
+            to: issuer,
+            amount: "0.5000000",
+          },
+          {
+            asset_type: "credit_alphanum4",
+            asset_code: code,
+            asset_issuer: issuer,
+            type: "burn",
+            from: ME,
+            amount: "9.0000000",
+          },
+        ],
+      },
+      payment(OTHER, ME, "1000.0000000", "native", { transaction_successful: false }),
+    );
+    horizon.records.payments.at(-1)!.transaction_successful = false;
+    await job.run(context());
+    const values = await series(job);
+    const count = (direction: string, asset: string) =>
+      valueOf(values, "stellar_horizon_account_payments_total", at({ direction, asset }));
+    const amount = (direction: string, asset: string) =>
+      valueOf(values, "stellar_horizon_account_payment_amount_total", at({ direction, asset }));
+    // Sent: the path payment's native source amount, the self-payment, the create_account, the clawback.
+    expect([count("sent", "native"), amount("sent", "native")]).toEqual([2, 124.956789]);
+    expect([count("sent", USDC), amount("sent", USDC)]).toEqual([2, 3.5]);
+    // Received: the path payment's destination amount, the merge (no amount), self-payment, transfer and mint.
+    expect([count("received", "native"), amount("received", "native")]).toEqual([2, 2.5]);
+    expect([count("received", USDC), amount("received", USDC)]).toEqual([3, 8]);
+    expect(valueOf(values, "stellar_horizon_account_last_payment_timestamp_seconds", at({ direction: "sent" }))).toBe(
+      Date.parse("2026-11-27T12:03:00Z") / 1000,
+    );
+  });
+
+  it("counts own transactions by result, fees it paid, and failures by the code in result_xdr", async () => {
+    const horizon = new Streams();
+    const job = new AccountActivityJob(horizon, [account()], SCHEDULE);
+    await job.run(context());
+    horizon.records.transactions.push(
+      transaction(ME, true, SUCCESS_XDR, "100"),
+      transaction(ME, false, BAD_SEQ_XDR, "200"),
+      transaction(ME, false, UNDERFUNDED_XDR, "300"),
+      // Received: not its transaction; a fee bump it paid for another source.
+      transaction(OTHER, true, SUCCESS_XDR, "400"),
+      transaction(OTHER, false, BAD_SEQ_XDR, "500", ME),
+    );
+    await job.run(context());
+    const values = await series(job);
+    expect(valueOf(values, "stellar_horizon_account_transactions_total", at({ result: "successful" }))).toBe(1);
+    expect(valueOf(values, "stellar_horizon_account_transactions_total", at({ result: "failed" }))).toBe(2);
+    expect(valueOf(values, "stellar_horizon_account_fee_charged_stroops_total", at())).toBe(1100);
+    expect(valueOf(values, "stellar_horizon_account_transaction_failures_total", at({ code: "tx_bad_seq" }))).toBe(1);
+    expect(valueOf(values, "stellar_horizon_account_transaction_failures_total", at({ code: "op_underfunded" }))).toBe(
+      1,
+    );
+    expect(valueOf(values, "stellar_horizon_account_transaction_failures_total", at({ code: "tx_failed" }))).toBe(
+      undefined,
+    );
+  });
+
+  it("counts successful operations by type, the unexpected ones from 0", async () => {
+    const horizon = new Streams();
+    const job = new AccountActivityJob(horizon, [account({ operations: true })], SCHEDULE);
+    await job.run(context());
+    expect(valueOf(await series(job), "stellar_horizon_account_operations_total", at({ type: "set_options" }))).toBe(0);
+    horizon.records.operations.push(operation("set_options"), operation("payment"), operation("change_trust", false));
+    await job.run(context());
+    const values = await series(job);
+    expect(valueOf(values, "stellar_horizon_account_operations_total", at({ type: "set_options" }))).toBe(1);
+    expect(valueOf(values, "stellar_horizon_account_operations_total", at({ type: "payment" }))).toBe(1);
+    expect(valueOf(values, "stellar_horizon_account_operations_total", at({ type: "change_trust" }))).toBe(undefined);
+  });
+
+  it("takes a 404 for an account Horizon never saw as no records, and a 404 after records as a poll error", async () => {
+    const horizon = new Streams();
+    horizon.known = false;
+    const job = new AccountActivityJob(horizon, [account()], SCHEDULE);
+    await job.run(context());
+    await job.run(context());
+    horizon.known = true;
+    horizon.records.payments.push(payment(OTHER, ME, "2.0000000"));
+    await job.run(context());
+    // Created after the exporter started: its first payment is counted.
+    expect(
+      valueOf(
+        await series(job),
+        "stellar_horizon_account_payments_total",
+        at({ direction: "received", asset: "native" }),
+      ),
+    ).toBe(1);
+    horizon.known = false;
+    await expect(job.run(context())).rejects.toMatchObject({ details: { status: 404 } });
+  });
+
+  it("counts a record failing its schema as invalid, and moves past it", async () => {
+    const horizon = new Streams();
+    const job = new AccountActivityJob(horizon, [account()], SCHEDULE);
+    await job.run(context());
+    horizon.records.payments.push(
+      { ...payment(OTHER, ME, "1.0000000"), amount: "lots" },
+      payment(OTHER, ME, "2.0000000"),
+    );
+    const ctx = context();
+    await job.run(ctx);
+    await job.run(ctx);
+    expect(ctx.invalid).toBe(1);
+    expect(
+      valueOf(
+        await series(job),
+        "stellar_horizon_account_payment_amount_total",
+        at({ direction: "received", asset: "native" }),
+      ),
+    ).toBe(2);
+  });
+
+  it("shows the configured expectation and outflow limits, with the limited assets' sent counters from 0", async () => {
+    const horizon = new Streams();
+    const job = new AccountActivityJob(
+      horizon,
+      [account({ expectPaymentWithinSeconds: 7200, maxOutflowPerHour: { native: 50_000, [USDC]: 100_000 } })],
+      SCHEDULE,
+    );
+    await job.run(context());
+    const values = await series(job);
+    expect(valueOf(values, "stellar_horizon_account_payment_expected_within_seconds", at())).toBe(7200);
+    expect(valueOf(values, "stellar_horizon_account_outflow_limit_per_hour", at({ asset: USDC }))).toBe(100_000);
+    expect(
+      valueOf(values, "stellar_horizon_account_payment_amount_total", at({ direction: "sent", asset: "native" })),
+    ).toBe(0);
+  });
+});
+
+describe("the mainnet captures", () => {
+  it("count the account's payments after the first exactly", async () => {
+    const page = fixtureJson<{ _embedded: { records: JsonRecord[] } }>("account_payments-stellar-docs.json");
+    const records = page._embedded.records;
+    const id = records[0]!.account as string;
+    const horizon: ActivityReader = {
+      accountStream: async (_id, stream, query) => {
+        if (stream !== "payments") return [];
+        const served = query.order === "desc" ? [records[0]!] : records;
+        return served.filter(
+          (r) => query.cursor === undefined || BigInt(r.paging_token as string) > BigInt(query.cursor),
+        );
+      },
+    };
+    const job = new AccountActivityJob(horizon, [account({ id, name: "deposits" })], SCHEDULE);
+    await job.run(context());
+    await job.run(context());
+    const values = await series(job);
+    const issuer = records.find((r) => r.asset_code === "USD")!.asset_issuer as string;
+    const received = at({ direction: "received", asset: "native" });
+    // The merge (no amount) and seven lumen payments; the create_account came with the first poll.
+    expect(valueOf(values, "stellar_horizon_account_payments_total", received)).toBe(8);
+    expect(valueOf(values, "stellar_horizon_account_payment_amount_total", received)).toBe(1043.7953057);
+    expect(
+      valueOf(
+        values,
+        "stellar_horizon_account_payment_amount_total",
+        at({ direction: "sent", asset: `USD:${issuer}` }),
+      ),
+    ).toBe(84.9410878);
+    expect(
+      valueOf(values, "stellar_horizon_account_last_payment_timestamp_seconds", at({ direction: "received" })),
+    ).toBe(Date.parse("2021-03-20T13:42:07Z") / 1000);
+  });
+
+  it("decode every transaction's result_xdr as a success", () => {
+    const page = fixtureJson<{ _embedded: { records: JsonRecord[] } }>("account_transactions-stellar-docs.json");
+    for (const record of page._embedded.records)
+      expect(failureCode({ result_xdr: record.result_xdr as string })).toBe(undefined);
+  });
+});
+
+describe("failureCode", () => {
+  it.each([
+    [BAD_SEQ_XDR, "tx_bad_seq"],
+    [resultXdr(xdr.TransactionResultResult.txInsufficientFee()), "tx_insufficient_fee"],
+    [UNDERFUNDED_XDR, "op_underfunded"],
+    [
+      resultXdr(
+        xdr.TransactionResultResult.txFailed([
+          xdr.OperationResult.opInner(
+            xdr.OperationResultTr.createAccount(xdr.CreateAccountResult.createAccountAlreadyExist()),
+          ),
+        ]),
+      ),
+      "op_already_exists",
+    ],
+    [
+      resultXdr(
+        xdr.TransactionResultResult.txFailed([
+          xdr.OperationResult.opInner(
+            xdr.OperationResultTr.pathPaymentStrictReceive(
+              xdr.PathPaymentStrictReceiveResult.pathPaymentStrictReceiveNoDestination(),
+            ),
+          ),
+        ]),
+      ),
+      "op_no_destination",
+    ],
+    [resultXdr(xdr.TransactionResultResult.txFailed([xdr.OperationResult.opBadAuth()])), "op_bad_auth"],
+    ["not xdr", undefined],
+  ])("%s is %s", (result, code) => {
+    expect(failureCode({ result_xdr: result })).toBe(code);
+  });
+});
