@@ -87,6 +87,12 @@ export class HorizonClient {
     );
   }
 
+  /** The `/assets` record of one asset (none when Horizon knows no such asset), left for the caller to validate. */
+  async asset(code: string, issuer: string, signal?: AbortSignal): Promise<RawRecords> {
+    const query = { asset_code: code, asset_issuer: issuer, limit: 1 };
+    return (await this.getValidated("assets", "assets", query, pageSchema, signal))._embedded.records;
+  }
+
   /**
    * Submits a signed transaction envelope and waits for Horizon's verdict. Never retried: the
    * caller decides, after reading the account's sequence again, whether to submit anew.

@@ -3,6 +3,7 @@ import { AccountsClient } from "../client/accounts.js";
 import { HorizonClient } from "../client/horizon-client.js";
 import { targetHttpOptions } from "../client/http.js";
 import { AccountsCollector } from "../collectors/accounts.js";
+import { AssetsJob } from "../collectors/assets.js";
 import type { Collector } from "../collectors/collector.js";
 import { feeStatsCollector } from "../collectors/fee-stats.js";
 import { LedgersCollector } from "../collectors/ledgers.js";
@@ -68,6 +69,14 @@ export const HORIZON: TargetKind<TargetConfig, HorizonClient> = {
           () => new AccountsCollector(new AccountsClient(client), target.accounts, network, !networkLevel),
         ),
       );
+    }
+    // Assets are network-level: shard 0 alone polls them.
+    if (networkLevel && target.assets.length > 0) {
+      plans.push({
+        source: "assets",
+        key: jobKey("assets", config),
+        create: () => new AssetsJob(client, target.assets, target.schedules.assets),
+      });
     }
     const probe = target.txProbe;
     if (probe !== undefined) {

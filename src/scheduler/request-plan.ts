@@ -31,6 +31,9 @@ export function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config
       );
       return accounts > 0 && config.shard.index !== 0 ? accounts + 1 : accounts;
     }
+    case "assets":
+      // One `/assets?asset_code=&asset_issuer=&limit=1` per watched asset.
+      return target.assets.length;
   }
 }
 
