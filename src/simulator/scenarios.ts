@@ -28,6 +28,7 @@ export const SCENARIOS = [
   "rpc_unhealthy",
   "rpc_lagging",
   "contract_expiring",
+  "asset_mint",
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -55,6 +56,8 @@ export interface ScenarioBehaviour {
   readonly accounts?: AccountEvent;
   /** One-off change to the simulated contracts: the demo storage key is left minutes to live. */
   readonly contracts?: "expire_soon";
+  /** One-off change to the demo assets: DEMO is minted and its issuer's flags change. */
+  readonly assets?: "mint";
 }
 
 const FEE_SPIKE_MULTIPLIER = 50;
@@ -97,6 +100,7 @@ export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviou
   rpc_unhealthy: { ...HEALTHY, rpc: "unhealthy" },
   rpc_lagging: { ...HEALTHY, rpc: "lagging" },
   contract_expiring: { ...HEALTHY, contracts: "expire_soon" },
+  asset_mint: { ...HEALTHY, assets: "mint" },
 };
 
 export function isScenarioName(name: string): name is ScenarioName {

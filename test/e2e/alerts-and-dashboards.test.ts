@@ -96,6 +96,8 @@ const SCENARIO_ALERTS: Readonly<
   },
   // Probe failures need minutes without a success; promtool and test/probers cover them.
   txsub_timeout: { fires: [] },
+  // This suite watches no assets: see NOT_SIMULATED.
+  asset_mint: { fires: [] },
 };
 
 /** Faults no scenario simulates, each given a target of its own. */
@@ -130,6 +132,11 @@ const NOT_SIMULATED: readonly AlertName[] = [
   // test/e2e/agreement.test.ts forks a simulator for this one; a protocol behind needs 30 minutes.
   "StellarTargetLedgerHashDisagrees",
   "StellarTargetProtocolBehind",
+  // The asset ones: this suite watches no assets; promtool and test/assets-simulator.test.ts cover them.
+  "StellarAssetSupplyChanged",
+  "StellarAssetFlagsChanged",
+  "StellarAssetMissing",
+  "StellarAssetHoldersFrozen",
 ];
 /** Targets that run the transaction probe. */
 const PROBED_TARGETS = new Map(["healthy", "fee_spike"].map((name) => [name, Keypair.random()]));
