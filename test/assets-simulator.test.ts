@@ -12,6 +12,7 @@ import {
 } from "../src/simulator/index.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { fixtureJson } from "./support/fixtures.js";
+import { configFrom, startHarness, type Harness } from "./support/exporter-harness.js";
 import { runnerFor } from "./support/job-harness.js";
 
 const [USDC_CODE, USDC_ISSUER] = USDC.split(":") as [string, string];
@@ -130,5 +131,41 @@ describe("the assets job against the simulator", () => {
     values = await poll();
     expect(valueOf(values, "stellar_horizon_asset_holders", usdc({ held_by: "unauthorized" }))).toBe(1);
     expect(valueOf(values, "stellar_horizon_asset_amount", usdc({ held_by: "unauthorized" }))).toBe(30_000);
+  });
+});
+
+describe("the exporter watching the simulator's assets", () => {
+  let running: RunningSimulator;
+  let harness: Harness | undefined;
+  beforeAll(async () => {
+    running = await startSimulator({ ledgerIntervalMs: 60_000, networkPassphrase: Networks.TESTNET });
+  });
+  afterAll(async () => {
+    await harness?.exporter.close();
+    await running.close();
+  });
+
+  it("exports them, counts their requests, and shows them on the Horizon card and in /status.json", async () => {
+    harness = await startHarness(
+      await configFrom([`--horizon.url=sim=${running.url}`, `--asset=${USDC}`, `--asset=${DEMO_ASSET}`]),
+    );
+    const values = await harness.scrape();
+    expect(valueOf(values, "stellar_horizon_asset_supply", { horizon: "sim", asset: DEMO_ASSET })).toBe(5_040_250);
+    expect(
+      valueOf(values, "stellar_horizon_exporter_requests_total", { horizon: "sim", endpoint: "assets", code: "200" }),
+    ).toBe(2);
+    const status = (await (await fetch(`${harness.exporter.url}/status.json`)).json()) as {
+      targets: { assets?: { asset: string; supply?: { value: number }; flags: string[] }[] }[];
+    };
+    const assets = status.targets[0]!.assets!;
+    expect(assets.map(({ asset, supply, flags }) => [asset, supply?.value, flags])).toEqual([
+      [USDC, 130436639.5829031, ["auth_revocable"]],
+      [DEMO_ASSET, 5_040_250, []],
+    ]);
+    const page = await (await fetch(`${harness.exporter.url}/`)).text();
+    expect(page).toContain("<caption>Watched assets</caption>");
+    expect(page).toContain(
+      `data-series="stellar_horizon_asset_supply{asset=&quot;${DEMO_ASSET}&quot;,horizon=&quot;sim&quot;}" data-value="5040250"`,
+    );
   });
 });
