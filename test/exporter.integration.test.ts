@@ -319,7 +319,7 @@ describe("freshness, readiness and self-metrics", () => {
     const exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
     try {
       // Accounts are polled only where some are watched: b watches none.
-      const polled = ENDPOINTS.filter((endpoint) => endpoint !== "accounts");
+      const polled = ENDPOINTS.filter((endpoint) => endpoint !== "accounts" && endpoint !== "assets");
       await until("every first request of b to be held", () => (held >= polled.length ? true : undefined));
       await until("a's first polls", async () =>
         (await fetch(`${exporter.url}/metrics`))
@@ -367,11 +367,16 @@ describe("freshness, readiness and self-metrics", () => {
       ...balance,
       claimants: [{ destination: accountId, predicate: { unconditional: true } }],
     }));
+    const asset = fixtureJson<{ _embedded: { records: Record<string, unknown>[] } }>(
+      "assets-usdc-pubnet-stellar-docs.json",
+    )._embedded.records[0]!;
+    const usdc = `${asset.asset_code}:${asset.asset_issuer}`;
+    horizon.assets.set(usdc, asset);
     const url = await horizon.start();
     const dir = mkdtempSync(join(tmpdir(), "she-config-"));
     writeFileSync(
       join(dir, "config.yml"),
-      `targets:\n  - name: test\n    url: ${url}\n    accounts:\n      - { name: t, id: ${accountId}, low_balance: { native: 1 }, offers: true, claimable_balances: true }\n`,
+      `targets:\n  - name: test\n    url: ${url}\n    assets: ["${usdc}"]\n    accounts:\n      - { name: t, id: ${accountId}, low_balance: { native: 1 }, offers: true, claimable_balances: true }\n`,
     );
     harness = await startHarness(await configFrom([`--config.file=${join(dir, "config.yml")}`, "--poll.interval=1h"]));
     const { exporter, scrapeText } = harness;
