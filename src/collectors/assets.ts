@@ -115,13 +115,12 @@ export class AssetsJob implements PollJob {
   }
 
   samples(): CollectorSamples<Sample> {
-    const persistent = this.assets.map(
-      (asset, index): Sample => ({
-        metric: METRICS.assetFlagChanges,
-        labels: { asset: asset.name },
-        value: this.states[index]!.flagChanges,
-      }),
-    );
+    // An asset whose last record was invalid has none of its series, its counter included.
+    const persistent = this.assets.flatMap((asset, index): Sample[] => {
+      const state = this.states[index]!;
+      if (state.observation?.kind === "invalid") return [];
+      return [{ metric: METRICS.assetFlagChanges, labels: { asset: asset.name }, value: state.flagChanges }];
+    });
     return { live: this.live, persistent };
   }
 
