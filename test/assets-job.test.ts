@@ -33,6 +33,8 @@ const SUPPLY_PARTS = [
 class AssetsHorizon {
   records = new Map<string, unknown>();
   status: number | undefined;
+  /** Replaces every answer's body with this JSON (status 200) when set. */
+  body: unknown;
   requests: URL[] = [];
   private readonly server = new LoopbackServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://x");
@@ -40,6 +42,11 @@ class AssetsHorizon {
     if (this.status !== undefined) {
       response.writeHead(this.status, { "content-type": "application/problem+json" });
       response.end(JSON.stringify({ type: "x", title: "Broken", status: this.status }));
+      return;
+    }
+    if (this.body !== undefined) {
+      response.writeHead(200, { "content-type": "application/hal+json; charset=utf-8" });
+      response.end(JSON.stringify(this.body));
       return;
     }
     const key = `${url.searchParams.get("asset_code")}:${url.searchParams.get("asset_issuer")}`;
@@ -64,6 +71,7 @@ afterAll(() => horizon.stop());
 beforeEach(() => {
   horizon.records.clear();
   horizon.status = undefined;
+  horizon.body = undefined;
   horizon.requests = [];
 });
 
@@ -225,6 +233,19 @@ describe("the assets job", () => {
     ]);
   });
 
+  it("fails the poll (reason schema) on an answer that is no page, counting it invalid, never as exists 0", async () => {
+    horizon.records.set(USDC, USDC_RECORD);
+    const { poll, own } = await scrape(jobFor([USDC]));
+    await poll();
+    horizon.body = { type: "not a page" };
+    const values = await poll();
+    expect(valueOf(values, "stellar_horizon_asset_exists", at(USDC))).not.toBe(0);
+    const self = await own();
+    const of = { horizon: "h", endpoint: "assets" };
+    expect(valueOf(self, "stellar_horizon_exporter_poll_errors_total", { ...of, reason: "schema" })).toBe(1);
+    expect(valueOf(self, "stellar_horizon_exporter_invalid_records_total", of)).toBe(1);
+  });
+
   it("counts a flag change once, and never at the first poll", async () => {
     horizon.records.set(USDC, USDC_RECORD);
     const { poll } = await scrape(jobFor([USDC]));
@@ -263,7 +284,7 @@ describe("the assets job", () => {
       { ...USDC_RECORD, balances: { authorized: "-1.0000000" } },
       { ...USDC_RECORD, num_contracts: 1.5 },
       { ...USDC_RECORD, asset_code: "EURC" },
-      { ...USDC_RECORD, liquidity_pools_amount: "9".repeat(50) + ".0000000" },
+      { ...USDC_RECORD, liquidity_pools_amount: `${"9".repeat(50)}.0000000` },
     ]) {
       horizon.records.set(USDC, bad);
       await poll();

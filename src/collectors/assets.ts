@@ -11,10 +11,7 @@ import type { PollContext } from "./collector.js";
 import { validRecord } from "./paging.js";
 
 /** What the last poll learnt of one asset: its record, none (`/assets` does not know it), or an invalid one. */
-export type AssetObservation =
-  | { readonly kind: "found"; readonly record: AssetRecord }
-  | { readonly kind: "unknown" }
-  | { readonly kind: "invalid" };
+type AssetObservation = "found" | "unknown" | "invalid";
 
 /** The record, when it is valid and of the asset asked for; a Horizon ignoring the filter sends another. */
 function validAssetRecord(raw: unknown, asset: WatchedAsset): AssetRecord | undefined {
@@ -86,19 +83,19 @@ export class AssetsJob implements PollJob {
       const records = await this.fetch(asset, signal, invalidRecords);
       const state = this.states[index]!;
       if (records.length === 0) {
-        state.observation = { kind: "unknown" };
+        state.observation = "unknown";
         live.push({ metric: METRICS.assetExists, labels: { asset: asset.name }, value: 0 });
         continue;
       }
       const record = validAssetRecord(records[0], asset);
       if (record === undefined) {
         invalidRecords(1);
-        state.observation = { kind: "invalid" };
+        state.observation = "invalid";
         continue;
       }
       if (state.flags !== undefined && flagsDiffer(state.flags, record.flags)) state.flagChanges += 1;
       state.flags = record.flags;
-      state.observation = { kind: "found", record };
+      state.observation = "found";
       live.push(...assetSamples(asset.name, record));
     }
     this.live = live;
@@ -118,14 +115,9 @@ export class AssetsJob implements PollJob {
     // An asset whose last record was invalid has none of its series, its counter included.
     const persistent = this.assets.flatMap((asset, index): Sample[] => {
       const state = this.states[index]!;
-      if (state.observation?.kind === "invalid") return [];
+      if (state.observation === "invalid") return [];
       return [{ metric: METRICS.assetFlagChanges, labels: { asset: asset.name }, value: state.flagChanges }];
     });
     return { live: this.live, persistent };
-  }
-
-  /** Each watched asset and what its last poll read (undefined before its first answer). */
-  views(): { readonly asset: WatchedAsset; readonly observation: AssetObservation | undefined }[] {
-    return this.assets.map((asset, index) => ({ asset, observation: this.states[index]!.observation }));
   }
 }
