@@ -14,7 +14,7 @@ import { until } from "./support/wait.js";
 
 const H = { horizon: "hung" };
 /** The target watches no accounts, so every other endpoint is polled. */
-const POLLED = ENDPOINTS.filter((endpoint) => endpoint !== "accounts" && endpoint !== "activity");
+const POLLED = ENDPOINTS.filter((endpoint) => !["accounts", "activity", "assets"].includes(endpoint));
 const LIVE_GAUGES = [
   "stellar_horizon_core_latest_ledger",
   "stellar_horizon_fee_stats_last_ledger",

@@ -319,7 +319,7 @@ describe("freshness, readiness and self-metrics", () => {
     const exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
     try {
       // Accounts are polled only where some are watched: b watches none.
-      const polled = ENDPOINTS.filter((endpoint) => endpoint !== "accounts" && endpoint !== "activity");
+      const polled = ENDPOINTS.filter((endpoint) => !["accounts", "activity", "assets"].includes(endpoint));
       await until("every first request of b to be held", () => (held >= polled.length ? true : undefined));
       await until("a's first polls", async () =>
         (await fetch(`${exporter.url}/metrics`))
@@ -378,12 +378,17 @@ describe("freshness, readiness and self-metrics", () => {
       );
       horizon.accountStreams.set(`${accountId}/${stream}`, records);
     }
+    const asset = fixtureJson<{ _embedded: { records: Record<string, unknown>[] } }>(
+      "assets-usdc-pubnet-stellar-docs.json",
+    )._embedded.records[0]!;
+    const usdc = `${asset.asset_code}:${asset.asset_issuer}`;
+    horizon.assets.set(usdc, asset);
     const url = await horizon.start();
     const dir = mkdtempSync(join(tmpdir(), "she-config-"));
     const flow = "activity: true, operations: true, expect_payment_within: 1h, max_outflow_per_hour: { native: 10 }";
     writeFileSync(
       join(dir, "config.yml"),
-      `targets:\n  - name: test\n    url: ${url}\n    accounts:\n      - { name: t, id: ${accountId}, low_balance: { native: 1 }, offers: true, claimable_balances: true, ${flow} }\n`,
+      `targets:\n  - name: test\n    url: ${url}\n    assets: ["${usdc}"]\n    accounts:\n      - { name: t, id: ${accountId}, low_balance: { native: 1 }, offers: true, claimable_balances: true, ${flow} }\n`,
     );
     harness = await startHarness(await configFrom([`--config.file=${join(dir, "config.yml")}`, "--poll.interval=1h"]));
     const { exporter, scrapeText } = harness;

@@ -12,6 +12,7 @@ import {
   rootSchema,
   transactionResponseSchema,
 } from "../src/client/schemas.js";
+import { assetRecordSchema } from "../src/client/asset-schemas.js";
 import { feeStatsSamples } from "../src/collectors/fee-stats.js";
 import { LedgerTotals, ledgerSamples } from "../src/collectors/ledgers.js";
 import { liquidityPoolSamples } from "../src/collectors/liquidity-pools.js";
@@ -58,6 +59,12 @@ describe("every fixture in test/fixtures/horizon parses", () => {
         const schema = kind === "ledgers" ? ledgerSchema : liquidityPoolSchema;
         expect(records.length).toBeGreaterThan(0);
         for (const record of records) expect(schema.safeParse(record).success).toBe(true);
+        break;
+      }
+      case "assets": {
+        const records = pageSchema.parse(body)._embedded.records;
+        expect(records.length).toBeGreaterThan(0);
+        for (const record of records) expect(assetRecordSchema.safeParse(record).success).toBe(true);
         break;
       }
       case "error":

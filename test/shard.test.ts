@@ -44,7 +44,7 @@ function configFile(contracts: readonly DemoContract[]): string {
   const accounts = ACCOUNTS.map((id, index) => ({ name: `a${index}`, id }));
   return writeConfig(
     JSON.stringify({
-      targets: [{ name: "sim", url: simulator!.url, accounts }],
+      targets: [{ name: "sim", url: simulator!.url, accounts, assets: [USDC] }],
       rpc_targets: [{ name: "sim-rpc", url: `${simulator!.url}/rpc`, account_assets: [USDC], accounts, contracts }],
       poll_interval: "1h",
       liquidity_pools: { max: 3 },
@@ -142,8 +142,10 @@ describe("--shard=INDEX/TOTAL", () => {
     expect(valueOf(zero, "stellar_horizon_up", { horizon: "sim" })).toBe(1);
     expect(valueOf(zero, "stellar_rpc_up", { rpc: "sim-rpc" })).toBe(1);
     const networkLevel =
-      /^stellar_(horizon_(up|info|ledger|fee|liquidity|ingest|history|core|current)|rpc_(up|healthy|info|latest|inclusion|fee|state_archival))/;
+      /^stellar_(horizon_(up|info|ledger|fee|liquidity|ingest|history|core|current|asset)|rpc_(up|healthy|info|latest|inclusion|fee|state_archival))/;
     expect([...one.keys()].filter((key) => networkLevel.test(key))).toEqual([]);
+    // Assets are network-level: shard 0 alone polls them.
+    expect(valueOf(zero, "stellar_horizon_asset_exists", { horizon: "sim", asset: USDC })).toBe(1);
 
     // Every shard reads the base reserve its accounts need: the same minimum balances as the Horizon path of shard 0 would show.
     const hot = `a0`;

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import { accountsDashboard } from "./accounts.js";
+import { assetsDashboard } from "./assets.js";
 import { contractsDashboard } from "./contracts.js";
 import { exporterDashboard } from "./exporter.js";
 import { liquidityPoolsDashboard } from "./liquidity-pools.js";
@@ -20,6 +21,7 @@ export const DASHBOARDS: readonly (() => Dashboard)[] = [
   exporterDashboard,
   rpcDashboard,
   contractsDashboard,
+  assetsDashboard,
 ];
 
 /**

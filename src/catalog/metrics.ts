@@ -7,7 +7,7 @@
 export type MetricType = "gauge" | "counter" | "histogram";
 
 /** The Horizon endpoints the exporter polls; also the `endpoint` label's values. */
-export const ENDPOINTS = ["root", "fee_stats", "ledgers", "liquidity_pools", "accounts", "activity"] as const;
+export const ENDPOINTS = ["root", "fee_stats", "ledgers", "liquidity_pools", "accounts", "activity", "assets"] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
 /**
@@ -665,6 +665,56 @@ export const METRICS = {
     help: "Successful operations of the watched account by Horizon's type name (payment, set_options, ...), with operations: true.",
     labels: ["account", "type"],
     source: "activity",
+  }),
+  // `/assets?asset_code=&asset_issuer=`, per watched asset (`asset` is CODE:ISSUER).
+  assetExists: define({
+    name: "stellar_horizon_asset_exists",
+    type: "gauge",
+    help: "1 when Horizon's /assets returns the watched asset's record, 0 when it returns none.",
+    labels: ["asset"],
+    source: "assets",
+  }),
+  assetSupply: define({
+    name: "stellar_horizon_asset_supply",
+    type: "gauge",
+    help: "An asset's supply, in units of the asset: its balances (authorized, authorized to maintain liabilities, unauthorized) plus the amounts in claimable balances, liquidity pools and contracts, summed exactly.",
+    labels: ["asset"],
+    source: "assets",
+  }),
+  assetAmount: define({
+    name: "stellar_horizon_asset_amount",
+    type: "gauge",
+    help: "Part of an asset's supply by holder kind (authorized, authorized_to_maintain_liabilities, unauthorized, claimable_balances, liquidity_pools, contracts), in units of the asset; absent when Horizon does not send it.",
+    labels: ["asset", "held_by"],
+    source: "assets",
+  }),
+  assetHolders: define({
+    name: "stellar_horizon_asset_holders",
+    type: "gauge",
+    help: "Accounts, claimable balances, liquidity pools and contracts holding an asset, by holder kind; absent when Horizon does not send it.",
+    labels: ["asset", "held_by"],
+    source: "assets",
+  }),
+  assetFlag: define({
+    name: "stellar_horizon_asset_flag",
+    type: "gauge",
+    help: "1 when the asset's issuer has the flag set (auth_required, auth_revocable, auth_immutable, auth_clawback_enabled), else 0.",
+    labels: ["asset", "flag"],
+    source: "assets",
+  }),
+  assetFlagChanges: define({
+    name: "stellar_horizon_asset_flag_changes_total",
+    type: "counter",
+    help: "Polls at which any of the asset's flags differed from the last poll that returned a valid record.",
+    labels: ["asset"],
+    source: "assets",
+  }),
+  assetInfo: define({
+    name: "stellar_horizon_asset_info",
+    type: "gauge",
+    help: "A watched asset's Stellar Asset Contract id (empty when none is deployed, or Horizon is older than 2.27); always 1.",
+    labels: ["asset", "contract_id"],
+    source: "assets",
   }),
 
   // The exporter itself.

@@ -5,6 +5,7 @@ import type { WatchedContract } from "../config/contracts.js";
 import { startExporter } from "../exporter.js";
 import {
   DEMO_RPC_WATCHED_ACCOUNTS,
+  DEMO_WATCHED_ASSETS,
   DEMO_WATCHED_ACCOUNTS,
   RPC_PATH,
   SIMULATOR_REQUESTS_PER_HOUR,
@@ -113,6 +114,7 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
               // The simulator allows a private deployment's quota, not the public Horizon's 3600 an hour.
               requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR,
               accounts: target.accounts.length > 0 ? target.accounts : DEMO_WATCHED_ACCOUNTS,
+              assets: target.assets.length > 0 ? target.assets : DEMO_WATCHED_ASSETS,
             }
           : target.name === FORK_TARGET
             ? { ...target, url: new TargetUrl(fork.url), requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR }
@@ -156,6 +158,8 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
       `  change scenario: curl -X POST ${simulator.url}/_sim/scenario/fee_spike  (or account_drain, deposits_stopped, signer_change, rpc_lagging, ...)`,
       `  contracts:    counter (wasm, with its storage entry) and usdc (Stellar Asset Contract); archival in about 4 minutes:`,
       `                curl -X POST ${simulator.url}/_sim/scenario/contract_expiring`,
+      `  assets:       USDC and DEMO; DEMO is minted and its flags change with:`,
+      `                curl -X POST ${simulator.url}/_sim/scenario/asset_mint`,
       "Press Ctrl+C to stop.",
       "",
     ].join("\n"),

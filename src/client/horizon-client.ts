@@ -87,6 +87,12 @@ export class HorizonClient {
     );
   }
 
+  /** The `/assets` record of one asset (none when Horizon knows no such asset), left for the caller to validate. */
+  async asset(code: string, issuer: string, signal?: AbortSignal): Promise<RawRecords> {
+    const query = { asset_code: code, asset_issuer: issuer, limit: 1 };
+    return (await this.getValidated("assets", "assets", query, pageSchema, signal))._embedded.records;
+  }
+
   /**
    * A page of a watched account's stream (`payments`, `transactions` or `operations`): raw records,
    * which the activity job validates one by one.

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
 import { namedIdFromFlag, watchedAccounts, type WatchedAccount } from "./accounts.js";
+import { watchedAssets, type WatchedAsset } from "./assets.js";
 import { watchedContracts, type WatchedContract } from "./contracts.js";
 import { loadTxProbe, withProbeAccount, type TxProbeConfig } from "./tx-probe.js";
 import { parseByteSize, parseDuration } from "./duration.js";
@@ -35,6 +36,8 @@ export interface TargetConfig {
   /** Requests per hour this Horizon allows; planning above it logs a warning at start. */
   readonly requestBudgetPerHour: number;
   readonly accounts: readonly WatchedAccount[];
+  /** Assets whose supply, holders and flags `/assets` is asked for. */
+  readonly assets: readonly WatchedAsset[];
   /** The transaction-submission probe, when configured. */
   readonly txProbe?: TxProbeConfig;
 }
@@ -71,6 +74,8 @@ export const DEFAULTS = {
   activityInterval: "30s",
   /** Contract TTLs move by a ledger every 5 to 7 s and matter over days: a minute is plenty. */
   contractsInterval: "1m",
+  /** An asset's supply and flags change with its issuer's operations, rarely: a minute is plenty. */
+  assetsInterval: "1m",
   timeout: "10s",
   retries: 2,
   maxBodySize: "8MiB",
@@ -82,6 +87,12 @@ export const DEFAULTS = {
   staleAfterIntervals: 3,
   logLevel: "info" as LogLevel,
 } as const;
+
+/** Endpoints polled at a period of their own unless --poll.interval sets every one. */
+const OWN_DEFAULT_SCHEDULES: Partial<Record<Endpoint, string>> = {
+  activity: DEFAULTS.activityInterval,
+  assets: DEFAULTS.assetsInterval,
+};
 
 /** Every flag, its environment variable and its help line; --help is printed from this list. */
 export const FLAGS = {
@@ -104,6 +115,11 @@ export const FLAGS = {
     env: "ACCOUNT_ACTIVITY",
     value: undefined,
     help: "Read the payments and own transactions of every --account on the --horizon.url targets (activity: true; operations stay off). The env var takes true.",
+  },
+  asset: {
+    env: "ASSETS",
+    value: "CODE:ISSUER",
+    help: "Asset whose supply, holders and flags to watch (Horizon's /assets) on every --horizon.url target; repeatable. The env var takes a comma-separated list.",
   },
   contract: {
     env: "CONTRACTS",
@@ -163,7 +179,7 @@ export type CommandLine =
 
 type FlagValues = { [K in keyof typeof FLAGS]?: string | string[] | boolean };
 type UrlFlag = "horizon.url" | "rpc.url";
-type ListFlag = "account" | "account.asset" | "contract";
+type ListFlag = "account" | "account.asset" | "asset" | "contract";
 type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | "account.activity" | UrlFlag | ListFlag>;
 /** A value and where it came from (`--flag` or `ENV_VAR`), so a problem names its source. */
 interface Setting {
@@ -192,7 +208,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const schedulesFor = scheduleResolver(pollInterval, file, problems);
   const targets = buildTargets(
     urls,
-    flagAccounts,
+    { accounts: flagAccounts, assets: flagAssetsOf(flags, env, urls.length, problems) },
     { file, path: configFile?.value ?? "" },
     schedulesFor,
     timeoutMs,
@@ -269,6 +285,7 @@ function parseFlags(argv: readonly string[]): FlagValues | string {
               name === "rpc.url" ||
               name === "account" ||
               name === "account.asset" ||
+              name === "asset" ||
               name === "contract",
           },
         ]),
@@ -365,6 +382,17 @@ function accountActivityOf(flags: FlagValues, env: NodeJS.ProcessEnv, problems: 
   return value === "true";
 }
 
+/** Every --asset, or else ASSETS' list; they apply to the targets given with --horizon.url. */
+function flagAssetsOf(flags: FlagValues, env: NodeJS.ProcessEnv, urlCount: number, problems: string[]): WatchedAsset[] {
+  const specs = listSetting("asset", flags, env);
+  if (specs.values.length > 0 && urlCount === 0) {
+    problems.push(
+      `${specs.source}: applies to targets given with --horizon.url; with --config.file, list assets under each target's \`assets:\``,
+    );
+  }
+  return watchedAssets(specs.values, specs.source, problems);
+}
+
 /** Every --contract, or else CONTRACTS' list; they apply to the targets given with --rpc.url. */
 function flagContractsOf(
   flags: FlagValues,
@@ -400,7 +428,9 @@ function scheduleResolver(pollInterval: Setting | undefined, file: ConfigFile, p
   return (overrides) =>
     Object.fromEntries(
       ENDPOINTS.map((endpoint) => {
-        const fallback = endpoint === "activity" && !pollInterval ? DEFAULTS.activityInterval : defaultText;
+        // Some endpoints have a period of their own unless --poll.interval says otherwise; the file's
+        // poll_interval is for the rest.
+        const fallback = (pollInterval ? undefined : OWN_DEFAULT_SCHEDULES[endpoint]) ?? defaultText;
         const text = (pollInterval ? undefined : overrides?.[endpoint]) ?? fileSchedules[endpoint] ?? fallback;
         const schedule = parseSchedule(text);
         return [endpoint, typeof schedule === "string" ? parseSchedule(DEFAULTS.pollInterval) : schedule];
@@ -411,7 +441,10 @@ function scheduleResolver(pollInterval: Setting | undefined, file: ConfigFile, p
 /** Horizon targets from --horizon.url when given (they replace the file's), else from the file; names unique. */
 function buildTargets(
   urls: readonly Setting[],
-  flagAccounts: readonly WatchedAccount[],
+  {
+    accounts: flagAccounts,
+    assets: flagAssets,
+  }: { accounts: readonly WatchedAccount[]; assets: readonly WatchedAsset[] },
   { file, path }: { file: ConfigFile; path: string },
   schedulesFor: SchedulesFor,
   timeoutMs: number,
@@ -426,6 +459,7 @@ function buildTargets(
         schedules: schedulesFor(undefined),
         requestBudgetPerHour: DEFAULTS.requestBudgetPerHour,
         accounts: flagAccounts,
+        assets: flagAssets,
       }),
       fromEntry: (basics, entry, targetIndex) => ({
         ...basics,
@@ -437,6 +471,7 @@ function buildTargets(
           problems,
           (index, key) => `${path}: targets[${targetIndex}].accounts[${index}].${key}`,
         ),
+        assets: watchedAssets(entry.assets ?? [], `${path}: targets[${targetIndex}].assets`, problems),
       }),
     },
     problems,

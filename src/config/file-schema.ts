@@ -55,6 +55,7 @@ const endpointSchedules = z.strictObject({
   liquidity_pools: scheduleText.optional(),
   accounts: scheduleText.optional(),
   activity: scheduleText.optional(),
+  assets: scheduleText.optional(),
 });
 
 /** A target's `tx_probe:`; the seed comes from a file or an environment variable, never inline. */
@@ -95,6 +96,8 @@ const targetEntry = z.strictObject({
   schedules: endpointSchedules.optional(),
   request_budget_per_hour: z.number().int().positive().optional(),
   accounts: z.array(accountEntrySchema).optional(),
+  /** `CODE:ISSUER` texts, checked in assets.ts so that a problem quotes the entry. */
+  assets: z.array(z.string()).optional(),
   tx_probe: txProbeEntry.optional(),
 });
 

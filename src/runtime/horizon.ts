@@ -4,6 +4,7 @@ import { HorizonClient } from "../client/horizon-client.js";
 import { targetHttpOptions } from "../client/http.js";
 import { AccountActivityJob } from "../collectors/account-activity.js";
 import { AccountsCollector } from "../collectors/accounts.js";
+import { AssetsJob } from "../collectors/assets.js";
 import type { Collector } from "../collectors/collector.js";
 import { feeStatsCollector } from "../collectors/fee-stats.js";
 import { LedgersCollector } from "../collectors/ledgers.js";
@@ -76,6 +77,14 @@ export const HORIZON: TargetKind<TargetConfig, HorizonClient> = {
         source: "activity",
         key: jobKey("activity", config),
         create: () => new AccountActivityJob(client, target.accounts, target.schedules.activity),
+      });
+    }
+    // Assets are network-level: shard 0 alone polls them.
+    if (networkLevel && target.assets.length > 0) {
+      plans.push({
+        source: "assets",
+        key: jobKey("assets", config),
+        create: () => new AssetsJob(client, target.assets, target.schedules.assets),
       });
     }
     const probe = target.txProbe;

@@ -34,6 +34,9 @@ export function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config
     }
     case "activity":
       return activityRequestsPerPoll(target.accounts);
+    case "assets":
+      // One `/assets?asset_code=&asset_issuer=&limit=1` per watched asset.
+      return target.assets.length;
   }
 }
 

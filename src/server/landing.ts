@@ -17,6 +17,7 @@ import {
   type TargetReport,
 } from "../status/model.js";
 import { sparkline } from "../status/sparkline.js";
+import { assetsTable } from "./landing-assets.js";
 
 /** The page reloads itself this often; matches the demo's poll interval. */
 const REFRESH_SECONDS = 10;
@@ -411,6 +412,7 @@ ${target.rpc ? rpcFigures(target, target.rpc) : horizonFigures(target)}
 ${target.agreement ? html`<dl class="figures">${agreementItem(target.agreement)}</dl>` : ""}
 ${sparklines(target, nowMs)}
 ${section(target, target.accounts, target.lastKnown?.accounts, accountsTable)}
+${target.assets ? assetsTable(target.assets, (figure) => figureValue(target, figure)) : ""}
 ${section(target, target.contracts, target.lastKnown?.contracts, contractsTable)}
 ${target.txProbe ? probeList(target, target.txProbe) : ""}
 ${endpointsTable(target.endpoints, nowMs)}

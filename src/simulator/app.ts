@@ -9,6 +9,7 @@ import { Hono, type Context } from "hono";
 import { historyRecordWithLinks, type HistoryRecord } from "./account-history.js";
 import { accountResource, claimableBalanceResource, offerResource } from "./account-resources.js";
 import type { SimulatedAccounts } from "./accounts.js";
+import type { SimulatedAssets } from "./asset-stats.js";
 import type { SimulatedContracts } from "./contracts.js";
 import { canonicalAsset, parseCanonicalAsset } from "./assets.js";
 import { exhaustedQuota, type Fault, type HangingRequests, type RateLimitHeaders } from "./http-faults.js";
@@ -38,6 +39,7 @@ export interface HorizonBackend {
   readonly model: HorizonModel;
   readonly pools: PoolUniverse;
   readonly accounts: SimulatedAccounts;
+  readonly assets: SimulatedAssets;
   readonly contracts: SimulatedContracts;
   readonly networkPassphrase: string;
   readonly hangingRequests: HangingRequests;
@@ -213,6 +215,24 @@ function registerHorizonRoutes(app: Hono, backend: HorizonBackend): void {
   });
 }
 
+/** `/assets`, the asset stats: the demo assets (see asset-stats.ts). */
+function registerAssetRoutes(app: Hono, backend: HorizonBackend): void {
+  app.get("/assets", (c) => {
+    const query = parsePageQuery({
+      param: (name) => c.req.query(name),
+      historyLatestLedger: backend.model.status().historyLatestLedger,
+      numericCursor: false,
+    });
+    // An empty filter is no filter, as in Horizon.
+    const records = backend.assets.page(
+      c.req.query("asset_code") || undefined,
+      c.req.query("asset_issuer") || undefined,
+      query,
+    );
+    return pageOf(c, query, records);
+  });
+}
+
 /** Horizon's check of an account id in a path or filter (muxed M... ids are refused too). */
 function parseAccountId(raw: string | undefined, field: string): string {
   if (raw === undefined || !StrKey.isValidEd25519PublicKey(raw)) {
@@ -371,6 +391,7 @@ export function createHorizonApp(backend: HorizonBackend): Hono {
   registerControlRoutes(app, backend);
   registerHorizonRoutes(app, backend);
   registerAccountRoutes(app, backend);
+  registerAssetRoutes(app, backend);
   registerRpcRoutes(app, backend);
   app.notFound(() => problemResponse(NOT_FOUND));
   app.onError((error) => {

@@ -29,6 +29,7 @@ export const SCENARIOS = [
   "rpc_unhealthy",
   "rpc_lagging",
   "contract_expiring",
+  "asset_mint",
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -58,6 +59,8 @@ export interface ScenarioBehaviour {
   readonly deposits?: "stopped";
   /** One-off change to the simulated contracts: the demo storage key is left minutes to live. */
   readonly contracts?: "expire_soon";
+  /** One-off change to the demo assets: DEMO is minted and its issuer's flags change. */
+  readonly assets?: "mint";
 }
 
 const FEE_SPIKE_MULTIPLIER = 50;
@@ -101,6 +104,7 @@ export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviou
   rpc_unhealthy: { ...HEALTHY, rpc: "unhealthy" },
   rpc_lagging: { ...HEALTHY, rpc: "lagging" },
   contract_expiring: { ...HEALTHY, contracts: "expire_soon" },
+  asset_mint: { ...HEALTHY, assets: "mint" },
 };
 
 export function isScenarioName(name: string): name is ScenarioName {

@@ -5,6 +5,7 @@
 
 import type { Hono } from "hono";
 import { SimulatedAccounts, type LedgerPoint } from "./accounts.js";
+import { SimulatedAssets } from "./asset-stats.js";
 import { createHorizonApp } from "./app.js";
 import { SimulatedContracts } from "./contracts.js";
 import { addDemoAccounts, applyAccountEvent, runDemoActivity } from "./demo-accounts.js";
@@ -128,6 +129,8 @@ export class Simulator {
   readonly pools: PoolUniverse;
   /** The ledger's accounts: the demo's hot and cold wallets, and any a test or probe adds. */
   readonly accounts = new SimulatedAccounts();
+  /** `/assets`: the demo assets, USDC's parts following the accounts. */
+  readonly assets: SimulatedAssets;
   /** Soroban state the RPC serves: the demo contracts and the state-archival settings. */
   readonly contracts: SimulatedContracts;
   readonly #model: HorizonModel;
@@ -152,6 +155,7 @@ export class Simulator {
     this.#forkAt = settings.forkAt;
     this.#clock = settings.now;
     this.pools = new PoolUniverse(settings.pools, settings.seed);
+    this.assets = new SimulatedAssets(this.accounts, settings.networkPassphrase);
     this.#submissions = new TransactionSubmissions({
       networkPassphrase: settings.networkPassphrase,
       accounts: this.accounts,
@@ -181,6 +185,7 @@ export class Simulator {
       model: this.#model,
       pools: this.pools,
       accounts: this.accounts,
+      assets: this.assets,
       contracts: this.contracts,
       networkPassphrase: settings.networkPassphrase,
       hangingRequests: this.#hangingRequests,
@@ -290,7 +295,8 @@ export class Simulator {
   }
 
   #enterScenarioEvents(name: ScenarioName): void {
-    const { accounts, contracts } = SCENARIO_BEHAVIOURS[name];
+    const { accounts, contracts, assets } = SCENARIO_BEHAVIOURS[name];
+    if (assets === "mint") this.assets.mint();
     if (accounts !== undefined) applyAccountEvent(this.accounts, accounts, this.latestLedgerPoint());
     if (contracts === "expire_soon") this.contracts.expireSoon(this.latestLedgerPoint());
   }

@@ -1,4 +1,5 @@
 import type { TargetAgreement } from "../agreement/engine.js";
+import { assetReports, ASSET_STATUS_FAMILIES, type AssetReport } from "./assets.js";
 import {
   HORIZON_ACCOUNT_METRICS,
   METRICS,
@@ -139,7 +140,9 @@ export const STATUS_FAMILIES: ReadonlySet<string> = new Set(
     RPC_METRICS.contractEntryExpiry,
     RPC_METRICS.contractInfo,
     ...accountSectionFamilies(RPC_ACCOUNT_METRICS),
-  ].map((metric) => metric.name),
+  ]
+    .map((metric) => metric.name)
+    .concat(ASSET_STATUS_FAMILIES),
 );
 
 const POOL_SHARE_PREFIX = "pool:";
@@ -323,6 +326,8 @@ export interface TargetReport {
   readonly liquidityPools?: Figure;
   /** Watched accounts, a Horizon's or a Stellar RPC's (their series are the kind's account families). */
   readonly accounts?: readonly AccountReport[];
+  /** A Horizon's watched assets. */
+  readonly assets?: readonly AssetReport[];
   /** A Stellar RPC's watched contract entries, soonest archival first. */
   readonly contracts?: readonly ContractEntryReport[];
   readonly txProbe?: ProbeReport;
@@ -748,6 +753,10 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
     ...optional("transactions", transactions(series)),
     ...optional("liquidityPools", series.figure(METRICS.liquidityPools.name)),
     ...optional("accounts", watched.now),
+    ...optional(
+      "assets",
+      assetReports(series, endpoints.find(({ endpoint }) => endpoint === "assets")?.lastSuccessAt, nowMs),
+    ),
     ...optional("txProbe", txProbe(series)),
     ...optional("lastKnown", lastKnown(series, present, HORIZON_IDENTITY, { ...optional("accounts", watched.known) })),
   };

@@ -45,6 +45,10 @@ const REQUIRED_ALERTS = [
   "StellarContractEntryMissing",
   "StellarTargetLedgerHashDisagrees",
   "StellarTargetProtocolBehind",
+  "StellarAssetSupplyChanged",
+  "StellarAssetFlagsChanged",
+  "StellarAssetMissing",
+  "StellarAssetHoldersFrozen",
 ];
 
 /** Alerts about the exporter as a whole, whose series carry no `horizon` label. */

@@ -15,6 +15,7 @@ const SCHEMAS_DIR = path.resolve(REPO_ROOT, "test/fixtures/grafana-schemas");
 const TEMPLATED_DATASOURCE = "${datasource}";
 const EXPECTED_UIDS = [
   "stellar-accounts",
+  "stellar-assets",
   "stellar-horizon-exporter",
   "stellar-horizon-overview",
   "stellar-liquidity-pools",

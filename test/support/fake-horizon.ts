@@ -96,6 +96,8 @@ export class FakeHorizon {
   claimableBalances: JsonRecord[] = [];
   /** Records of an account's `payments`, `transactions` and `operations` streams, by `ID/stream`, ascending. */
   accountStreams = new Map<string, JsonRecord[]>();
+  /** `/assets` records by CODE:ISSUER; any other asset gets a page with no records. */
+  assets = new Map<string, JsonRecord>();
   faults = new Map<string, Fault>();
   rateLimitHeaders: Record<string, string> = {};
   /** Every answer waits this long: a Horizon slower than the exporter's schedule. */
@@ -197,6 +199,11 @@ export class FakeHorizon {
           (balance.claimants as { destination: string }[]).some((entry) => entry.destination === claimant),
         );
       return page(c, "/claimable_balances", records.slice(0, limit), (balance) => balance.paging_token as string);
+    })
+    .get("/assets", (c) => {
+      const url = new URL(c.req.url);
+      const record = this.assets.get(`${url.searchParams.get("asset_code")}:${url.searchParams.get("asset_issuer")}`);
+      return page(c, "/assets", record ? [record] : [], (asset) => asset.paging_token as string);
     })
     .get("/liquidity_pools/:id", (c) => {
       const pool = this.pools.find((candidate) => candidate.id === c.req.param("id"));

@@ -1,0 +1,92 @@
+/**
+ * A record of Horizon's `/assets` (the asset stats), as Horizon 23+ sends it and as older versions
+ * did: each part of the supply and each holder count is optional, since a Horizon that predates it
+ * does not send it. The pre-22 `amount` and `num_accounts` and 22.x's archived-contract pair are
+ * not read: unknown fields are ignored.
+ */
+import { z } from "zod";
+import { accountKey, amountStroops, assetCode } from "./wire-values.js";
+
+/**
+ * A part of an asset's supply: a sum over all its holders, so it may exceed int64 stroops. Exactly
+ * seven decimals, as Horizon formats amounts; the length bound keeps a megabyte of digits from
+ * becoming a BigInt.
+ */
+const assetAmount = z
+  .string()
+  .max(40, "amount too long")
+  .regex(/^\d+\.\d{7}$/, "expected an amount with exactly 7 decimals as a string")
+  .transform((text) => amountStroops(text));
+
+const count = z.number().int().nonnegative();
+
+/** The kinds of holder `/assets` splits a supply and its holder counts into: the `held_by` label. */
+export const HELD_BY = [
+  "authorized",
+  "authorized_to_maintain_liabilities",
+  "unauthorized",
+  "claimable_balances",
+  "liquidity_pools",
+  "contracts",
+] as const;
+export type HeldBy = (typeof HELD_BY)[number];
+
+export const ASSET_FLAGS = ["auth_required", "auth_revocable", "auth_immutable", "auth_clawback_enabled"] as const;
+export type AssetFlag = (typeof ASSET_FLAGS)[number];
+
+const byAuthorization = <T extends z.ZodType>(value: T) =>
+  z.object({
+    authorized: value.optional(),
+    authorized_to_maintain_liabilities: value.optional(),
+    unauthorized: value.optional(),
+  });
+
+export const assetRecordSchema = z
+  .object({
+    asset_code: assetCode,
+    asset_issuer: accountKey,
+    /** The asset's Stellar Asset Contract, only where one is deployed (Horizon 2.27+). */
+    contract_id: z
+      .string()
+      .regex(/^C[A-Z2-7]{55}$/, "expected a contract id (C...)")
+      .optional(),
+    accounts: byAuthorization(count).optional(),
+    balances: byAuthorization(assetAmount).optional(),
+    claimable_balances_amount: assetAmount.optional(),
+    liquidity_pools_amount: assetAmount.optional(),
+    contracts_amount: assetAmount.optional(),
+    num_claimable_balances: count.optional(),
+    num_liquidity_pools: count.optional(),
+    num_contracts: count.optional(),
+    flags: z.object({
+      auth_required: z.boolean(),
+      auth_revocable: z.boolean(),
+      auth_immutable: z.boolean(),
+      // Protocol 17 (Horizon 2.1) added clawback; an older Horizon does not send it.
+      auth_clawback_enabled: z.boolean().optional(),
+    }),
+  })
+  .transform((record) => ({
+    code: record.asset_code,
+    issuer: record.asset_issuer,
+    contractId: record.contract_id ?? "",
+    /** Each part of the supply Horizon sent, in stroops. */
+    amounts: {
+      authorized: record.balances?.authorized,
+      authorized_to_maintain_liabilities: record.balances?.authorized_to_maintain_liabilities,
+      unauthorized: record.balances?.unauthorized,
+      claimable_balances: record.claimable_balances_amount,
+      liquidity_pools: record.liquidity_pools_amount,
+      contracts: record.contracts_amount,
+    } satisfies Record<HeldBy, bigint | undefined>,
+    holders: {
+      authorized: record.accounts?.authorized,
+      authorized_to_maintain_liabilities: record.accounts?.authorized_to_maintain_liabilities,
+      unauthorized: record.accounts?.unauthorized,
+      claimable_balances: record.num_claimable_balances,
+      liquidity_pools: record.num_liquidity_pools,
+      contracts: record.num_contracts,
+    } satisfies Record<HeldBy, number | undefined>,
+    flags: record.flags as { readonly [Flag in AssetFlag]?: boolean },
+  }));
+export type AssetRecord = z.output<typeof assetRecordSchema>;

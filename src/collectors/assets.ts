@@ -1,0 +1,123 @@
+import { METRICS } from "../catalog/metrics.js";
+import { ASSET_FLAGS, assetRecordSchema, HELD_BY, type AssetRecord } from "../client/asset-schemas.js";
+import { PollError } from "../client/errors.js";
+import type { HorizonClient } from "../client/horizon-client.js";
+import { stroopsToUnits } from "../client/wire-values.js";
+import type { WatchedAsset } from "../config/assets.js";
+import type { Schedule } from "../config/schedule.js";
+import type { CollectorSamples, Sample } from "../exposition/samples.js";
+import type { PollJob } from "../runtime/job.js";
+import type { PollContext } from "./collector.js";
+import { validRecord } from "./paging.js";
+
+/** What the last poll learnt of one asset: its record, none (`/assets` does not know it), or an invalid one. */
+type AssetObservation = "found" | "unknown" | "invalid";
+
+/** The record, when it is valid and of the asset asked for; a Horizon ignoring the filter sends another. */
+function validAssetRecord(raw: unknown, asset: WatchedAsset): AssetRecord | undefined {
+  const record = validRecord(assetRecordSchema, raw);
+  return record?.code === asset.code && record.issuer === asset.issuer ? record : undefined;
+}
+
+function flagsDiffer(before: AssetRecord["flags"], after: AssetRecord["flags"]): boolean {
+  return ASSET_FLAGS.some((flag) => before[flag] !== after[flag]);
+}
+
+/** The series of one asset `/assets` returned; every part Horizon did not send is absent. */
+export function assetSamples(asset: string, record: AssetRecord): Sample[] {
+  const samples: Sample[] = [{ metric: METRICS.assetExists, labels: { asset }, value: 1 }];
+  let supply = 0n;
+  for (const held_by of HELD_BY) {
+    const stroops = record.amounts[held_by];
+    if (stroops !== undefined) {
+      supply += stroops;
+      samples.push({ metric: METRICS.assetAmount, labels: { asset, held_by }, value: stroopsToUnits(stroops) });
+    }
+    const holders = record.holders[held_by];
+    if (holders !== undefined)
+      samples.push({ metric: METRICS.assetHolders, labels: { asset, held_by }, value: holders });
+  }
+  // Summed exactly and converted once: the float64 nearest the exact supply.
+  samples.push({ metric: METRICS.assetSupply, labels: { asset }, value: stroopsToUnits(supply) });
+  for (const flag of ASSET_FLAGS) {
+    const set = record.flags[flag];
+    if (set !== undefined) samples.push({ metric: METRICS.assetFlag, labels: { asset, flag }, value: set ? 1 : 0 });
+  }
+  samples.push({ metric: METRICS.assetInfo, labels: { asset, contract_id: record.contractId }, value: 1 });
+  return samples;
+}
+
+/** Per watched asset, what flag changes are counted against. */
+interface AssetState {
+  /** The flags of the last valid record; undefined until one arrives. */
+  flags: AssetRecord["flags"] | undefined;
+  flagChanges: number;
+  observation: AssetObservation | undefined;
+}
+
+/**
+ * Watched assets, one `/assets?asset_code=&asset_issuer=&limit=1` request each per poll. An asset
+ * Horizon does not know is `exists 0`, not a failure; an invalid record is counted and leaves the
+ * asset's gauges out. Each asset's flag baseline and counter change together once its answer is
+ * read, so a poll aborted between two requests counts no change twice.
+ */
+export class AssetsJob implements PollJob {
+  readonly role = "poll";
+  readonly source = "assets";
+  readonly requestsPerRun: number;
+  private readonly states: AssetState[];
+  private live: readonly Sample[] = [];
+
+  constructor(
+    private readonly client: HorizonClient,
+    private readonly assets: readonly WatchedAsset[],
+    readonly schedule: Schedule,
+  ) {
+    this.requestsPerRun = assets.length;
+    this.states = assets.map(() => ({ flags: undefined, flagChanges: 0, observation: undefined }));
+  }
+
+  async run({ signal, invalidRecords }: PollContext): Promise<void> {
+    const live: Sample[] = [];
+    for (const [index, asset] of this.assets.entries()) {
+      const records = await this.fetch(asset, signal, invalidRecords);
+      const state = this.states[index]!;
+      if (records.length === 0) {
+        state.observation = "unknown";
+        live.push({ metric: METRICS.assetExists, labels: { asset: asset.name }, value: 0 });
+        continue;
+      }
+      const record = validAssetRecord(records[0], asset);
+      if (record === undefined) {
+        invalidRecords(1);
+        state.observation = "invalid";
+        continue;
+      }
+      if (state.flags !== undefined && flagsDiffer(state.flags, record.flags)) state.flagChanges += 1;
+      state.flags = record.flags;
+      state.observation = "found";
+      live.push(...assetSamples(asset.name, record));
+    }
+    this.live = live;
+  }
+
+  /** The asset's records; an answer that is no page at all fails the poll and counts as one invalid record. */
+  private async fetch(asset: WatchedAsset, signal: AbortSignal, invalidRecords: (count: number) => void) {
+    try {
+      return await this.client.asset(asset.code, asset.issuer, signal);
+    } catch (error) {
+      if (error instanceof PollError && error.reason === "schema") invalidRecords(1);
+      throw error;
+    }
+  }
+
+  samples(): CollectorSamples<Sample> {
+    // An asset whose last record was invalid has none of its series, its counter included.
+    const persistent = this.assets.flatMap((asset, index): Sample[] => {
+      const state = this.states[index]!;
+      if (state.observation === "invalid") return [];
+      return [{ metric: METRICS.assetFlagChanges, labels: { asset: asset.name }, value: state.flagChanges }];
+    });
+    return { live: this.live, persistent };
+  }
+}

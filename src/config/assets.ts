@@ -1,0 +1,53 @@
+/** Watched assets: what a target's `assets:` key, `--asset` and ASSETS describe, checked. */
+import { looksLikeSeed, SEED_NOT_ACCOUNT } from "./accounts.js";
+import { stellarBase } from "../stellar-base.js";
+
+export interface WatchedAsset {
+  /** `CODE:ISSUER`, the `asset` label. */
+  readonly name: string;
+  readonly code: string;
+  /** A G... account id. */
+  readonly issuer: string;
+}
+
+const ASSET_CODE = /^[A-Za-z0-9]{1,12}$/;
+
+/** Why `text` is not a credit asset `CODE:ISSUER` that `/assets` can be asked for, or undefined. */
+function assetProblem(text: string): string | undefined {
+  if (text === "native") return "native is not watched here: lumens are in /ledgers (total_coins)";
+  const [code = "", issuer = "", ...rest] = text.split(":");
+  if (rest.length > 0 || !text.includes(":")) return "expected CODE:ISSUER";
+  if (!ASSET_CODE.test(code)) return "the code must be 1-12 letters and digits";
+  if (!stellarBase().StrKey.isValidEd25519PublicKey(issuer))
+    return "the issuer is not a Stellar account id (G followed by 55 base32 characters, with a valid checksum)";
+  return undefined;
+}
+
+/**
+ * Checks one target's (or the flags') asset list; `where` names it in each problem, one line per
+ * bad or repeated entry, quoting the entry. An issuer that is a secret seed is refused without
+ * quoting it.
+ */
+export function watchedAssets(entries: readonly string[], where: string, problems: string[]): WatchedAsset[] {
+  const seen = new Set<string>();
+  const assets: WatchedAsset[] = [];
+  for (const entry of entries) {
+    if (looksLikeSeed(entry.split(":")[1] ?? "")) {
+      problems.push(`${where}: an asset's issuer: ${SEED_NOT_ACCOUNT}`);
+      continue;
+    }
+    const problem = assetProblem(entry);
+    if (problem !== undefined) {
+      problems.push(`${where}: asset ${JSON.stringify(entry)}: ${problem}`);
+      continue;
+    }
+    if (seen.has(entry)) {
+      problems.push(`${where}: asset ${JSON.stringify(entry)} is listed twice`);
+      continue;
+    }
+    seen.add(entry);
+    const [code = "", issuer = ""] = entry.split(":");
+    assets.push({ name: entry, code, issuer });
+  }
+  return assets;
+}
