@@ -69,6 +69,8 @@ export const DEFAULTS = {
   pollInterval: "15s",
   /** Contract TTLs move by a ledger every 5 to 7 s and matter over days: a minute is plenty. */
   contractsInterval: "1m",
+  /** A contract's events are read at most 25 contracts a call: twice a minute keeps the backlog short. */
+  eventsInterval: "30s",
   timeout: "10s",
   retries: 2,
   maxBodySize: "8MiB",
@@ -102,6 +104,11 @@ export const FLAGS = {
     env: "CONTRACTS",
     value: "[NAME=]CONTRACT_ID",
     help: "Soroban contract whose instance and code to watch on every --rpc.url target; repeatable. NAME (default the id) becomes the `contract` label. The env var takes a comma-separated list.",
+  },
+  "contract.events": {
+    env: "CONTRACT_EVENTS",
+    value: undefined,
+    help: "Count the events of every --contract (as `events: true` does in the config file); the env var takes true.",
   },
   "rpc.url": {
     env: "RPC_URL",
@@ -157,7 +164,7 @@ export type CommandLine =
 type FlagValues = { [K in keyof typeof FLAGS]?: string | string[] | boolean };
 type UrlFlag = "horizon.url" | "rpc.url";
 type ListFlag = "account" | "account.asset" | "contract";
-type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | UrlFlag | ListFlag>;
+type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | "contract.events" | UrlFlag | ListFlag>;
 /** A value and where it came from (`--flag` or `ENV_VAR`), so a problem names its source. */
 interface Setting {
   readonly source: string;
@@ -200,7 +207,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
       accountsSchedule: schedulesFor(undefined).accounts,
       flagAccounts,
       flagAssets: listSetting("account.asset", flags, env),
-      flagContracts: flagContractsOf(flags, env, rpcUrls.length, problems),
+      flagContracts: withFlagEvents(flagContractsOf(flags, env, rpcUrls.length, problems), flags, env, problems),
       timeoutMs,
     },
     problems,
@@ -299,17 +306,35 @@ function urlSettings(name: UrlFlag, flags: FlagValues, env: NodeJS.ProcessEnv): 
 function rpcSchedules(
   pollInterval: Setting | undefined,
   file: ConfigFile,
-): { defaultSchedule: Schedule; forcedSchedule?: Schedule; contractsSchedule: Schedule } {
+): { defaultSchedule: Schedule; forcedSchedule?: Schedule; contractsSchedule: Schedule; eventsSchedule: Schedule } {
   const fallback = parseSchedule(DEFAULTS.pollInterval) as Schedule;
   const forced = pollInterval ? parseSchedule(pollInterval.value) : undefined;
-  if (typeof forced === "object") return { defaultSchedule: forced, forcedSchedule: forced, contractsSchedule: forced };
+  if (typeof forced === "object")
+    return { defaultSchedule: forced, forcedSchedule: forced, contractsSchedule: forced, eventsSchedule: forced };
   const fromFile = parseSchedule(file.poll_interval ?? DEFAULTS.pollInterval);
   const contracts = parseSchedule(file.schedules?.contracts ?? DEFAULTS.contractsInterval);
+  const events = parseSchedule(file.schedules?.events ?? DEFAULTS.eventsInterval);
   return {
     defaultSchedule: typeof fromFile === "string" ? fallback : fromFile,
     contractsSchedule:
       typeof contracts === "string" ? (parseSchedule(DEFAULTS.contractsInterval) as Schedule) : contracts,
+    eventsSchedule: typeof events === "string" ? (parseSchedule(DEFAULTS.eventsInterval) as Schedule) : events,
   };
+}
+
+/** --contract.events (or CONTRACT_EVENTS=true) turns `events` on for every --contract. */
+function withFlagEvents(
+  contracts: WatchedContract[],
+  flags: FlagValues,
+  env: NodeJS.ProcessEnv,
+  problems: string[],
+): WatchedContract[] {
+  const text = env[FLAGS["contract.events"].env];
+  const fromEnv = text === undefined || text === "" ? false : text.trim().toLowerCase();
+  if (fromEnv !== false && fromEnv !== "true" && fromEnv !== "false")
+    problems.push(`${FLAGS["contract.events"].env}: expected true or false, got ${JSON.stringify(text)}`);
+  const on = flags["contract.events"] === true || fromEnv === "true";
+  return on ? contracts.map((contract) => ({ ...contract, events: true })) : contracts;
 }
 
 /** Every value of a repeatable flag, or else its environment variable's comma-separated list, with where they came from. */

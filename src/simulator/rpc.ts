@@ -75,6 +75,12 @@ class RpcView {
         });
       case "getLedgers":
         return this.ledgers(params);
+      case "getEvents":
+        return this.backend.contracts.events.answer(params, {
+          oldest: this.oldestLedger(),
+          latest: this.latest.sequence,
+          closedAt: (ledger) => rfc3339(this.backend.model.ledger(ledger)?.closedAtMs ?? this.latest.closedAtMs),
+        });
       case "getFeeStats":
         return {
           result: {
@@ -147,6 +153,11 @@ class RpcView {
     };
   }
 
+  /** The oldest ledger the RPC still holds: its retention window back from the latest. */
+  private oldestLedger(): number {
+    return Math.max(this.status.historyElderLedger, this.latest.sequence - RETENTION_WINDOW_LEDGERS + 1);
+  }
+
   private health(): Answer {
     if (this.status.behaviour.rpc === "unhealthy") return { error: NOT_INITIALIZED };
     const latencyMs = this.nowMs - this.latest.closedAtMs;
@@ -213,6 +224,11 @@ function historyEntry(record: LedgerRecord): xdr.LedgerHeaderHistoryEntry {
     header: xdr.LedgerHeader.fromXDR(record.headerXdr, "base64"),
     ext: new xdr.LedgerHeaderHistoryEntryExt(0),
   });
+}
+
+/** A close time as getEvents' `ledgerClosedAt`: RFC3339 in UTC, whole seconds. */
+function rfc3339(epochMs: number): string {
+  return new Date(Math.floor(epochMs / 1000) * 1000).toISOString().replace(".000Z", "Z");
 }
 
 function unixSeconds(epochMs: number): string {

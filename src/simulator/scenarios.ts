@@ -28,6 +28,7 @@ export const SCENARIOS = [
   "rpc_unhealthy",
   "rpc_lagging",
   "contract_expiring",
+  "contract_silent",
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -54,7 +55,7 @@ export interface ScenarioBehaviour {
   /** One-off change to the simulated accounts applied when the scenario is entered. */
   readonly accounts?: AccountEvent;
   /** One-off change to the simulated contracts: the demo storage key is left minutes to live. */
-  readonly contracts?: "expire_soon";
+  readonly contracts?: "expire_soon" | "fall_silent";
 }
 
 const FEE_SPIKE_MULTIPLIER = 50;
@@ -97,6 +98,7 @@ export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviou
   rpc_unhealthy: { ...HEALTHY, rpc: "unhealthy" },
   rpc_lagging: { ...HEALTHY, rpc: "lagging" },
   contract_expiring: { ...HEALTHY, contracts: "expire_soon" },
+  contract_silent: { ...HEALTHY, contracts: "fall_silent" },
 };
 
 export function isScenarioName(name: string): name is ScenarioName {

@@ -54,12 +54,12 @@ interface FaultCase {
 }
 
 /** The Stellar RPC scenarios: this suite polls no RPC yet; promtool unit tests cover their alerts. */
-const RPC_SCENARIOS: readonly ScenarioName[] = ["rpc_unhealthy", "rpc_lagging", "contract_expiring"];
+const RPC_SCENARIOS: readonly ScenarioName[] = ["rpc_unhealthy", "rpc_lagging", "contract_expiring", "contract_silent"];
 
 /** Every Horizon scenario but healthy, by the alerts meant for it; old_horizon is meant to raise none. */
 const SCENARIO_ALERTS: Readonly<
   Record<
-    Exclude<ScenarioName, "healthy" | "rpc_unhealthy" | "rpc_lagging" | "contract_expiring">,
+    Exclude<ScenarioName, "healthy" | "rpc_unhealthy" | "rpc_lagging" | "contract_expiring" | "contract_silent">,
     Omit<FaultCase, "horizon">
   >
 > = {
