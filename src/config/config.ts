@@ -207,7 +207,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
       accountsSchedule: schedulesFor(undefined).accounts,
       flagAccounts,
       flagAssets: listSetting("account.asset", flags, env),
-      flagContracts: withFlagEvents(flagContractsOf(flags, env, rpcUrls.length, problems), flags, env, problems),
+      flagContracts: flagContractsOf(flags, env, rpcUrls.length, problems),
       timeoutMs,
     },
     problems,
@@ -384,7 +384,12 @@ function flagContractsOf(
       `${specs.source}: applies to targets given with --rpc.url; with --config.file, list contracts under each target's \`contracts:\``,
     );
   }
-  return watchedContracts(specs.values.map(namedIdFromFlag), specs.source, problems);
+  return withFlagEvents(
+    watchedContracts(specs.values.map(namedIdFromFlag), specs.source, problems),
+    flags,
+    env,
+    problems,
+  );
 }
 
 function shardOf(shard: Setting | undefined, problems: string[]): Shard {
