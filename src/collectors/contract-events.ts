@@ -137,7 +137,7 @@ export class ContractEventsJob implements PollJob {
     for (const group of this.groups) await this.readGroup(group, context);
   }
 
-  samples(lastRunSucceeded: boolean): CollectorSamples {
+  samples(lastRunSucceeded: boolean): CollectorSamples<Sample> {
     const persistent: Sample[] = [{ metric: RPC_METRICS.contractEventsSkippedLedgers, value: this.skippedLedgers }];
     const live: Sample[] = [];
     for (const { contract, byTopic, failedCalls, upgrades, lastEventSeconds } of this.counts.values()) {

@@ -96,6 +96,7 @@ const SCENARIO_ALERTS: Readonly<
   },
   // Probe failures need minutes without a success; promtool and test/probers cover them.
   txsub_timeout: { fires: [] },
+  old_versions: { fires: [] },
 };
 
 /** Faults no scenario simulates, each given a target of its own. */
