@@ -43,6 +43,9 @@ const REQUIRED_ALERTS = [
   "StellarContractEntryExpiring",
   "StellarContractEntryArchived",
   "StellarContractEntryMissing",
+  "StellarContractSilent",
+  "StellarContractUpgraded",
+  "StellarContractEventsGap",
   "StellarTargetLedgerHashDisagrees",
   "StellarTargetProtocolBehind",
 ];
