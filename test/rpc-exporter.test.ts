@@ -154,6 +154,7 @@ describe("Stellar RPC targets against the simulator", () => {
     }
     const page = await (await fetch(`${running.url}/`)).text();
     expect(page).toContain("sim-rpc (Stellar RPC)");
+    expect(page).toContain('<th class="num">Last event</th><th class="num">Events/min</th>');
     expect(page).toContain(
       `data-series="stellar_rpc_latest_ledger{rpc=&quot;sim-rpc&quot;}" data-value="${state.historyLatestLedger}"`,
     );
@@ -179,6 +180,12 @@ describe("Stellar RPC targets against the simulator", () => {
       },
     });
     expect(card.latestLedgerAgeSeconds).toBeTypeOf("number");
+    // The watched-contracts table's instance rows carry the last event's age and the event rate (two polls in).
+    const usdcInstance = (card.contracts as Record<string, unknown>[]).find(
+      (row) => row.contract === "usdc" && row.entry === "instance",
+    );
+    expect(usdcInstance?.lastEventAgeSeconds).toBeTypeOf("number");
+    expect(usdcInstance?.eventsPerSecond).toBeGreaterThan(0);
     expect(card.horizonVersion).toBeUndefined();
     expect(card.endpoints).toEqual(
       ["status", "versions", "accounts", "contracts", "events"].map((endpoint) =>
