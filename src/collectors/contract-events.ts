@@ -15,6 +15,7 @@ import type { CollectorSamples, Sample } from "../exposition/samples.js";
 import type { PollJob } from "../runtime/job.js";
 import { stellarBase } from "../stellar-base.js";
 import type { PollContext } from "./collector.js";
+import { labelText } from "./label-text.js";
 
 /** getEvents takes at most 5 filters of at most 5 contract ids each. */
 export const CONTRACTS_PER_CALL = 25;
@@ -28,7 +29,7 @@ export const TOPICS_PER_CONTRACT = 50;
 export const OTHER_TOPIC = "other";
 /** The first topic of the system event a contract's upgrade emits. */
 export const UPGRADE_TOPIC = "executable_update";
-/** Symbols are at most 32 characters; a string topic is cut to this many. */
+/** Symbols are at most 32 characters; a string topic is cut to this many, unreadable characters replaced. */
 const TOPIC_CHARACTERS = 64;
 
 /** Requests an events poll sends in steady state: one call per group of 25 contracts. */
@@ -46,10 +47,7 @@ export function topicLabel(topics: readonly string[]): string {
   const value = stellarBase().xdr.ScVal.fromXDR(first, "base64");
   const arm = value.switch().name;
   if (arm === "scvSymbol") return value.sym().toString();
-  if (arm === "scvString") {
-    const text = value.str().toString();
-    return text.length > TOPIC_CHARACTERS ? `${text.slice(0, TOPIC_CHARACTERS - 1)}…` : text;
-  }
+  if (arm === "scvString") return labelText(value.str().toString(), TOPIC_CHARACTERS);
   const name = arm.startsWith("scv") ? arm.slice(3) : arm;
   return name.charAt(0).toLowerCase() + name.slice(1);
 }
