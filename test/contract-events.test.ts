@@ -230,6 +230,14 @@ describe("the contract events job", () => {
     expect(invalid()).toBe(1);
   });
 
+  it("counts a contract watched under two names under each, reading its id once", async () => {
+    const { rpc, job, run } = setup([...watched(1), { name: "again", id: contractId(0), keys: [], events: true }]);
+    rpc.add({ ledger: 100, contract: 0 });
+    await run();
+    expect(rpc.calls[0]?.filters).toEqual([{ contractIds: [contractId(0)] }]);
+    expect([total(job, "c0"), total(job, "again")]).toEqual([1, 1]);
+  });
+
   it("counts an upgrade once, failed-call events, and exports expect_events_within", async () => {
     const { rpc, job, run } = setup([
       ...watched(1, { expectEventsWithinSeconds: 3600 }),

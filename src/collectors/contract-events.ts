@@ -32,9 +32,9 @@ export const UPGRADE_TOPIC = "executable_update";
 /** Symbols are at most 32 characters; a string topic is cut to this many, unreadable characters replaced. */
 const TOPIC_CHARACTERS = 64;
 
-/** Requests an events poll sends in steady state: one call per group of 25 contracts. */
+/** Requests an events poll sends in steady state: one call per group of 25 contracts (distinct ids). */
 export function eventsRequestsPerPoll(contracts: readonly WatchedContract[]): number {
-  return Math.ceil(contracts.length / CONTRACTS_PER_CALL);
+  return Math.ceil(new Set(contracts.map(({ id }) => id)).size / CONTRACTS_PER_CALL);
 }
 
 /**
@@ -99,7 +99,8 @@ export class ContractEventsJob implements PollJob {
   readonly source = "events";
   readonly requestsPerRun: number;
   private readonly groups: readonly Group[];
-  private readonly counts = new Map<string, ContractCounts>();
+  /** By contract id: a contract watched under two names is counted under each. */
+  private readonly counts = new Map<string, ContractCounts[]>();
   private skippedLedgers = 0;
   /** The last ledger already counted as skipped, so groups restarting together add the gap once. */
   private skippedThrough = 0;
@@ -109,17 +110,19 @@ export class ContractEventsJob implements PollJob {
     readonly schedule: Schedule,
     private readonly dependencies: ContractEventsDependencies,
   ) {
-    this.requestsPerRun = eventsRequestsPerPoll(contracts);
-    for (const contract of contracts) this.counts.set(contract.id, new ContractCounts(contract));
+    for (const contract of contracts)
+      this.counts.set(contract.id, [...(this.counts.get(contract.id) ?? []), new ContractCounts(contract)]);
+    const allIds = [...this.counts.keys()];
     const groups: Group[] = [];
-    for (let start = 0; start < contracts.length; start += CONTRACTS_PER_CALL) {
-      const ids = contracts.slice(start, start + CONTRACTS_PER_CALL).map(({ id }) => id);
+    for (let start = 0; start < allIds.length; start += CONTRACTS_PER_CALL) {
+      const ids = allIds.slice(start, start + CONTRACTS_PER_CALL);
       const filters = [];
       for (let at = 0; at < ids.length; at += IDS_PER_FILTER)
         filters.push({ contractIds: ids.slice(at, at + IDS_PER_FILTER) });
       groups.push({ filters });
     }
     this.groups = groups;
+    this.requestsPerRun = eventsRequestsPerPoll(contracts);
   }
 
   async run(context: PollContext): Promise<void> {
@@ -138,7 +141,7 @@ export class ContractEventsJob implements PollJob {
   samples(lastRunSucceeded: boolean): CollectorSamples<Sample> {
     const persistent: Sample[] = [{ metric: RPC_METRICS.contractEventsSkippedLedgers, value: this.skippedLedgers }];
     const live: Sample[] = [];
-    for (const { contract, byTopic, failedCalls, upgrades, lastEventSeconds } of this.counts.values()) {
+    for (const { contract, byTopic, failedCalls, upgrades, lastEventSeconds } of [...this.counts.values()].flat()) {
       const labels = { contract: contract.name };
       for (const { type, topic, count } of byTopic.values())
         persistent.push({ metric: RPC_METRICS.contractEvents, labels: { ...labels, type, topic }, value: count });
@@ -198,7 +201,7 @@ export class ContractEventsJob implements PollJob {
         invalid += 1;
         continue;
       }
-      counts.count(event, topic);
+      for (const contract of counts) contract.count(event, topic);
       group.counted = event.id;
     }
     return invalid;
