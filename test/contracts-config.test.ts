@@ -110,6 +110,43 @@ describe("contracts configuration", () => {
     expect(found[1]).toMatch(/key name "k" is used twice/);
   });
 
+  it("events and expect_events_within on a contract; schedules.events defaults to 30s", async () => {
+    const path = file(`      - name: pool
+        id: ${COUNTER}
+        events: true
+        expect_events_within: 1h
+      - name: xlm
+        id: ${XLM}
+`);
+    const [target] = (await runConfig([`--config.file=${path}`])).rpcTargets;
+    expect(target!.contracts).toEqual([
+      { name: "pool", id: COUNTER, keys: [], events: true, expectEventsWithinSeconds: 3600 },
+      { name: "xlm", id: XLM, keys: [] },
+    ]);
+    expect(target!.schedules.events.text).toBe("30s");
+    const scheduled = file(`      - id: ${COUNTER}\n        events: true\n`, "schedules:\n  events: 2m\n");
+    expect((await runConfig([`--config.file=${scheduled}`])).rpcTargets[0]!.schedules.events.text).toBe("2m");
+    const badWithin = file(`      - id: ${COUNTER}\n        expect_events_within: soon\n`);
+    expect((await problems([`--config.file=${badWithin}`]))[0]).toMatch(/expect_events_within.*expected a duration/);
+  });
+
+  it("--contract.events and CONTRACT_EVENTS=true turn events on for every --contract", async () => {
+    const argv = [RPC, `--contract=counter=${COUNTER}`, `--contract=${XLM}`];
+    expect((await runConfig(argv)).rpcTargets[0]!.contracts.map((contract) => contract.events)).toEqual([
+      undefined,
+      undefined,
+    ]);
+    for (const config of [
+      await runConfig([...argv, "--contract.events"]),
+      await runConfig(argv, { CONTRACT_EVENTS: "true" }),
+    ]) {
+      expect(config.rpcTargets[0]!.contracts.map((contract) => contract.events)).toEqual([true, true]);
+    }
+    expect(await problems(argv, { CONTRACT_EVENTS: "yes" })).toEqual([
+      'CONTRACT_EVENTS: expected true or false, got "yes"',
+    ]);
+  });
+
   it("the CLI exits 2 with one line for a bad contract id", () => {
     const result = runCli([RPC, "--contract=Cnope"]);
     expect(result.status).toBe(2);

@@ -72,6 +72,23 @@ it("the demo serves live, moving metrics within 15 s", async () => {
       ).toBeGreaterThan(0);
     }
     expect(output()).toMatch(/\/_sim\/scenario\/contract_expiring/);
+    // Their events are counted out of the box: the asset contract's transfers and mints, the counter's.
+    const eventsOf = (series: Map<string, number>, contract: string) =>
+      [...series]
+        .filter(
+          ([key]) => key.startsWith("stellar_rpc_contract_events_total{") && key.includes(`contract="${contract}"`),
+        )
+        .reduce((sum, [, value]) => sum + value, 0);
+    await until("the demo contracts' events", async () => {
+      const series = await scrape();
+      return eventsOf(series, "usdc") > 0 && eventsOf(series, "counter") > 0 ? series : undefined;
+    });
+    expect(
+      valueOf(await scrape(), "stellar_rpc_contract_events_expected_within_seconds", {
+        rpc: "simulator",
+        contract: "counter",
+      }),
+    ).toBe(60);
     // The demo's probe submits from a generated key every 15 s; the simulator includes it in a ledger.
     const probeSuccess = await until(
       "a successful probe",

@@ -44,7 +44,8 @@ describe("rpcStatusSamples", () => {
     expect(valueOf(values, "stellar_rpc_latest_ledger", { rpc })).toBe(1283415);
     expect(valueOf(values, "stellar_rpc_oldest_ledger", { rpc })).toBe(3609804);
     expect(valueOf(values, "stellar_rpc_ledger_retention_window_ledgers", { rpc })).toBe(120960);
-    expect(valueOf(values, "stellar_rpc_latest_ledger_closed_timestamp_seconds", { rpc })).toBe(1772416629);
+    // getHealth carries a close time (27.1+): the ledger age is read from it.
+    expect(valueOf(values, "stellar_rpc_latest_ledger_closed_timestamp_seconds", { rpc })).toBe(1784671485);
     expect(valueOf(values, "stellar_rpc_protocol_version", { rpc })).toBe(25);
     // FEE_STATS order: min, mode, p10 … p90, p95, p99, max.
     const soroban = [100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 120, 190, 200, 210];
@@ -69,7 +70,7 @@ describe("rpcStatusSamples", () => {
     expect(valueOf(values, "stellar_rpc_latest_ledger_closed_timestamp_seconds", { rpc })).toBe(1772416629);
   });
 
-  it("takes getHealth's close time only for the same ledger", async () => {
+  it("reads the ledger age from getHealth's close time where it carries one, else from getLatestLedger's", async () => {
     const health = healthSchema.parse(rpcFixtureJson("getHealth-result-stellar-docs.json"));
     const noCloseTime = { id: "ab", sequence: 3730763, protocolVersion: 23 };
     const same = await series(rpcStatusSamples(status({ health, latestLedger: noCloseTime }), true));
@@ -77,7 +78,18 @@ describe("rpcStatusSamples", () => {
     const other = await series(
       rpcStatusSamples(status({ health, latestLedger: { ...noCloseTime, sequence: 3730764 } }), true),
     );
-    expect(valueOf(other, "stellar_rpc_latest_ledger_closed_timestamp_seconds", { rpc })).toBeUndefined();
+    expect(valueOf(other, "stellar_rpc_latest_ledger_closed_timestamp_seconds", { rpc })).toBe(1784671485);
+    const both = await series(
+      rpcStatusSamples(status({ health, latestLedger: { ...noCloseTime, closeTime: 1784671490 } }), true),
+    );
+    expect(valueOf(both, "stellar_rpc_latest_ledger_closed_timestamp_seconds", { rpc })).toBe(1784671485);
+    const { latestLedgerCloseTime: _, ...olderHealth } = health;
+    const older = await series(
+      rpcStatusSamples(status({ health: olderHealth, latestLedger: { ...noCloseTime, closeTime: 1784671490 } }), true),
+    );
+    expect(valueOf(older, "stellar_rpc_latest_ledger_closed_timestamp_seconds", { rpc })).toBe(1784671490);
+    const neither = await series(rpcStatusSamples(status({ health: olderHealth, latestLedger: noCloseTime }), true));
+    expect(valueOf(neither, "stellar_rpc_latest_ledger_closed_timestamp_seconds", { rpc })).toBeUndefined();
   });
 
   it("before any successful poll: only stellar_rpc_up 0", async () => {

@@ -41,6 +41,7 @@ async function start(
     `--rpc.url=sim-rpc=${simulator.url}/rpc`,
     `--contract=counter=${counter!.id}`,
     `--contract=usdc=${usdc!.id}`,
+    "--contract.events",
     "--poll.interval=1h",
     "--pools.max=3",
     `--account=hot=${HOT_WALLET}`,
@@ -93,11 +94,11 @@ describe("Stellar RPC targets against the simulator", () => {
     );
     expect(rpc(values, "stellar_rpc_oldest_ledger")).toBe(state.historyElderLedger);
     expect(rpc(values, "stellar_rpc_ledger_retention_window_ledgers")).toBe(120960);
-    expect(rpc(values, "stellar_rpc_protocol_version")).toBe(22);
+    expect(rpc(values, "stellar_rpc_protocol_version")).toBe(28);
     expect(
       rpc(values, "stellar_rpc_info", {
-        version: "22.1.2-7f8e3b5a1c9d2e4f6a8b0c1d3e5f7a9b2c4d6e8f",
-        captive_core_version: "stellar-core 22.1.0 (fdd833d57c86cfe0c5057da5b2319953ab841de0)",
+        version: "28.0.1-c3e7a1f5b9d2e6a0c4f8b2d6e0a4c8f2b6d0e4a8",
+        captive_core_version: "stellar-core 28.0.0 (4f2a9c1e7b3d5a8f0e6c2b9d1a7f3e5c8b0d4a62)",
         network: "pubnet",
         network_passphrase: "Public Global Stellar Network ; September 2015",
       }),
@@ -116,6 +117,16 @@ describe("Stellar RPC targets against the simulator", () => {
     }
     expect(fees.inclusionFee.ledgerCount).toBe(10);
 
+    // The events poll counted every event of the demo contracts from the first poll's latest ledger on.
+    let served = 0;
+    for (let ledger = state.historyLatestLedger - 3; ledger <= state.historyLatestLedger; ledger += 1)
+      served += sim.simulator.contracts.events.ledgerEvents(ledger).length;
+    const counted = [...values]
+      .filter(([key]) => key.startsWith("stellar_rpc_contract_events_total{"))
+      .reduce((sum, [, value]) => sum + value, 0);
+    expect(counted).toBe(served);
+    expect(served).toBeGreaterThan(0);
+
     // Self-metrics: two polls of each endpoint (the first, then pollAll), one batch request each;
     // the first contracts poll reads the new wasm's code in a request of its own.
     for (const endpoint of ["status", "versions", "contracts"]) {
@@ -132,14 +143,18 @@ describe("Stellar RPC targets against the simulator", () => {
     const text = await scrapeText(running);
     expect(execFileSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" }).trim()).toBe("");
     const names = namesIn(parseExposition(text));
-    // Low-water marks come from a config file's accounts; flags set none.
+    // Low-water marks and expect_events_within come from a config file's accounts and contracts; flags set none.
     for (const metric of ALL_METRICS.filter(
-      (candidate) => targetLabelOf(candidate) === "rpc" && !candidate.name.endsWith("_low_watermark"),
+      (candidate) =>
+        targetLabelOf(candidate) === "rpc" &&
+        !candidate.name.endsWith("_low_watermark") &&
+        candidate.name !== "stellar_rpc_contract_events_expected_within_seconds",
     )) {
       expect(names.has(metric.type === "histogram" ? `${metric.name}_count` : metric.name), metric.name).toBe(true);
     }
     const page = await (await fetch(`${running.url}/`)).text();
     expect(page).toContain("sim-rpc (Stellar RPC)");
+    expect(page).toContain('<th class="num">Last event</th><th class="num">Events/min</th>');
     expect(page).toContain(
       `data-series="stellar_rpc_latest_ledger{rpc=&quot;sim-rpc&quot;}" data-value="${state.historyLatestLedger}"`,
     );
@@ -154,7 +169,7 @@ describe("Stellar RPC targets against the simulator", () => {
       title: "sim-rpc (Stellar RPC)",
       state: "up",
       network: "pubnet",
-      protocolVersion: { metric: "stellar_rpc_protocol_version", value: 22 },
+      protocolVersion: { metric: "stellar_rpc_protocol_version", value: 28 },
       latestLedger: { metric: "stellar_rpc_latest_ledger", value: state.historyLatestLedger },
       rpc: {
         healthy: { value: 1 },
@@ -165,9 +180,15 @@ describe("Stellar RPC targets against the simulator", () => {
       },
     });
     expect(card.latestLedgerAgeSeconds).toBeTypeOf("number");
+    // The watched-contracts table's instance rows carry the last event's age and the event rate (two polls in).
+    const usdcInstance = (card.contracts as Record<string, unknown>[]).find(
+      (row) => row.contract === "usdc" && row.entry === "instance",
+    );
+    expect(usdcInstance?.lastEventAgeSeconds).toBeTypeOf("number");
+    expect(usdcInstance?.eventsPerSecond).toBeGreaterThan(0);
     expect(card.horizonVersion).toBeUndefined();
     expect(card.endpoints).toEqual(
-      ["status", "versions", "accounts", "contracts"].map((endpoint) =>
+      ["status", "versions", "accounts", "contracts", "events"].map((endpoint) =>
         expect.objectContaining({ endpoint, state: "ok" }),
       ),
     );
@@ -230,9 +251,9 @@ describe("Stellar RPC targets against the simulator", () => {
         (key) => key.includes(`asset="${EURC}"`) && !key.startsWith("stellar_rpc_account_trustline_exists"),
       ),
     ).toEqual([]);
-    // Eight keys in one call a poll; the header from getLatestLedger, then (v22 sends none) getLedgers.
+    // Eight keys in one call a poll, and the header from getLatestLedger (v25+ sends it): no getLedgers.
     expect(rpc(values, "stellar_horizon_exporter_rpc_requests_total", { endpoint: "accounts", code: "200" })).toBe(
-      2 + 2 + 1,
+      2 + 2,
     );
     expect(
       rpc(values, "stellar_horizon_exporter_rpc_poll_errors_total", { endpoint: "accounts", reason: "rpc_error" }),

@@ -1,3 +1,7 @@
+import { contractEventSchema, eventsResultSchema, ledgerOfEventId } from "../src/client/event-schemas.js";
+import { RpcClient } from "../src/client/rpc-client.js";
+import { topicLabel } from "../src/collectors/contract-events.js";
+import { FakeRpc } from "./support/fake-rpc.js";
 import { describe, expect, it } from "vitest";
 import {
   feeStatsSchema,
@@ -21,6 +25,10 @@ function resultOf(name: string): unknown {
 describe("Stellar RPC captures parse with exact values", () => {
   it("covers every capture in test/fixtures/stellar-rpc", () => {
     expect(rpcFixtureNames()).toEqual([
+      "getEvents-error-cursor-and-startLedger-stellar-rpc-src.json",
+      "getEvents-error-startLedger-out-of-range-stellar-rpc-src.json",
+      "getEvents-result-fee-events-stellar-docs.json",
+      "getEvents-result-stellar-docs.json",
       "getFeeStats-java-sdk.json",
       "getFeeStats-result-stellar-docs.json",
       "getHealth-java-sdk.json",
@@ -200,5 +208,58 @@ describe("Stellar RPC captures parse with exact values", () => {
     expect(health.success).toBe(false);
     const fees = resultOf("getFeeStats-result-stellar-docs.json") as { inclusionFee: Record<string, unknown> };
     expect(feeStatsSchema.safeParse({ ...fees, inclusionFee: { ...fees.inclusionFee, p50: 100 } }).success).toBe(false);
+  });
+});
+
+describe("getEvents captures", () => {
+  it("parse with exact values, and their first topics decode as the events job labels them", async () => {
+    const result = eventsResultSchema.parse(rpcFixtureJson("getEvents-result-stellar-docs.json"));
+    expect(result.cursor).toBe("0016010972359577600-0000000008");
+    expect(result.latestLedger).toBe(3730843);
+    const events = (result.events ?? []).map((event) => contractEventSchema.parse(event));
+    expect(
+      events.map((event) => [event.type, event.ledger, topicLabel(event.topic), event.inSuccessfulContractCall]),
+    ).toEqual([
+      ["contract", 3727845, "transfer", true],
+      ["contract", 3727845, "transfer", true],
+    ]);
+    expect(ledgerOfEventId(events[0]!.id)).toBe(3727845);
+    const fees = eventsResultSchema.parse(rpcFixtureJson("getEvents-result-fee-events-stellar-docs.json"));
+    const feeEvents = (fees.events ?? []).map((event) => contractEventSchema.parse(event));
+    expect(feeEvents.map((event) => [topicLabel(event.topic), event.inSuccessfulContractCall])).toEqual([
+      ["fee", false],
+      ["fee", true],
+    ]);
+  });
+
+  it("the client returns the out-of-range window of -32600 and fails on -32602", async () => {
+    const rpc = new FakeRpc();
+    const client = new RpcClient({ url: await rpc.start(), timeoutMs: 2_000, retries: 0, maxBodyBytes: 1 << 22 });
+    try {
+      const params = { startLedger: 199616, filters: [], pagination: { limit: 1000 } };
+      const error = (name: string) => rpcFixtureJson<{ error: { code: number; message: string } }>(name).error;
+      rpc.answers.set("getEvents", { error: error("getEvents-error-startLedger-out-of-range-stellar-rpc-src.json") });
+      expect(await client.getEvents(params)).toEqual({
+        kind: "out_of_range",
+        oldestLedger: 3609884,
+        latestLedger: 3730843,
+      });
+      rpc.answers.set("getEvents", { error: error("getEvents-error-cursor-and-startLedger-stellar-rpc-src.json") });
+      await expect(client.getEvents(params)).rejects.toMatchObject({
+        reason: "rpc_error",
+        message: "getEvents answered JSON-RPC error -32602: ledger ranges and cursor cannot both be set",
+      });
+      const served = rpcFixtureJson<Record<string, unknown[]>>("getEvents-result-stellar-docs.json");
+      rpc.answers.set("getEvents", { result: { ...served, events: [...served.events!, { id: "bad" }] } });
+      const answer = await client.getEvents(params);
+      expect(answer.kind === "events" && [answer.events.length, answer.invalid, answer.cursor]).toEqual([
+        2,
+        1,
+        "0016010972359577600-0000000008",
+      ]);
+      expect(rpc.requests.at(-1)?.body[0]).toMatchObject({ method: "getEvents", params });
+    } finally {
+      await rpc.stop();
+    }
   });
 });

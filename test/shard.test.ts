@@ -45,7 +45,15 @@ function configFile(contracts: readonly DemoContract[]): string {
   return writeConfig(
     JSON.stringify({
       targets: [{ name: "sim", url: simulator!.url, accounts, assets: [USDC] }],
-      rpc_targets: [{ name: "sim-rpc", url: `${simulator!.url}/rpc`, account_assets: [USDC], accounts, contracts }],
+      rpc_targets: [
+        {
+          name: "sim-rpc",
+          url: `${simulator!.url}/rpc`,
+          account_assets: [USDC],
+          accounts,
+          contracts: contracts.map((contract) => ({ ...contract, events: true })),
+        },
+      ],
       poll_interval: "1h",
       liquidity_pools: { max: 3 },
     }),
@@ -117,8 +125,26 @@ describe("--shard=INDEX/TOTAL", () => {
     expect(contractEntries(zero).sort()).toEqual(expected(0));
     expect(contractEntries(one).sort()).toEqual(expected(1));
     expect([...contractEntries(zero), ...contractEntries(one)].sort()).toEqual(contracts.flatMap(entriesOf).sort());
-    // Not one series of the contract families is on both.
-    expect(contractSeries(zero).filter((key) => one.has(key))).toEqual([]);
+    // Not one series of the contract families is on both (each shard reads its own contracts' events, and
+    // counts the ledgers its own cursors skipped).
+    expect(
+      contractSeries(zero).filter(
+        (key) => one.has(key) && !key.startsWith("stellar_rpc_contract_events_skipped_ledgers_total"),
+      ),
+    ).toEqual([]);
+    // A contract's events are counted by the shard that watches it, and by no other.
+    const upgradesOf = (values: Map<string, number>) =>
+      contractSeries(values)
+        .filter((key) => key.startsWith("stellar_rpc_contract_upgrades_total{"))
+        .map((key) => /contract="([^"]*)"/.exec(key)![1]!)
+        .sort();
+    const namesOn = (index: number) =>
+      contracts
+        .filter((contract) => inShard({ index, total: 2 }, contract.id))
+        .map(({ name }) => name)
+        .sort();
+    expect(upgradesOf(zero)).toEqual(namesOn(0));
+    expect(upgradesOf(one)).toEqual(namesOn(1));
     // With the clock frozen no ledger closes: each extra storage key has the 300 000 ledgers it was given, on its shard.
     for (const contract of contracts.filter(({ name }) => name.startsWith("extra"))) {
       const owner = contractEntries(zero).includes(`${contract.name}/owner`) ? zero : one;

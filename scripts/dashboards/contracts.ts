@@ -2,7 +2,16 @@ import { TableSortByFieldStateBuilder } from "@grafana/grafana-foundation-sdk/co
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import * as units from "@grafana/grafana-foundation-sdk/units";
 import { RPC_METRICS, type MetricDefinition } from "../../src/catalog/metrics.js";
-import { columns, dashboard, multiValueVariable, select, statPanel, tablePanel, timeseriesPanel } from "./common.js";
+import {
+  columns,
+  dashboard,
+  multiValueVariable,
+  select,
+  statPanel,
+  sumRate,
+  tablePanel,
+  timeseriesPanel,
+} from "./common.js";
 
 const SECONDS_PER_DAY = 86_400;
 
@@ -12,6 +21,79 @@ function selectContract(metric: MetricDefinition, matchers?: string): string {
 }
 
 const DAYS_LEFT = `(${selectContract(RPC_METRICS.contractEntryExpiry)} - time()) / ${SECONDS_PER_DAY}`;
+const CONTRACT_MATCHER = 'contract=~"$contract"';
+
+/** The events row: what each contract emits, how long since its last event, and its upgrades. */
+function eventsRow() {
+  return {
+    title: "Events",
+    panels: [
+      timeseriesPanel({
+        title: "Events by topic",
+        description:
+          "Events per second of each contract with events: true, by type (contract, system) and first topic: a symbol or string as its text, else its ScVal type; a contract's first 50 topics, later ones as other.",
+        unit: units.OpsPerSecond,
+        width: 12,
+        min: 0,
+        queries: [
+          {
+            expr: sumRate(RPC_METRICS.contractEvents, ["rpc", "contract", "type", "topic"], {
+              matchers: CONTRACT_MATCHER,
+            }),
+            legend: "{{contract}} {{topic}} ({{type}}, {{rpc}})",
+          },
+        ],
+      }),
+      timeseriesPanel({
+        title: "Last event age",
+        description:
+          "Time since the ledger of each contract's newest event closed, with its expect_events_within where configured: StellarContractSilent fires once the age stays above it for 5 minutes.",
+        unit: units.Seconds,
+        width: 12,
+        min: 0,
+        queries: [
+          { expr: `time() - ${selectContract(RPC_METRICS.contractLastEvent)}`, legend: "{{contract}} ({{rpc}})" },
+          {
+            expr: selectContract(RPC_METRICS.contractEventsExpectedWithin),
+            legend: "{{contract}} expected within ({{rpc}})",
+          },
+        ],
+      }),
+      timeseriesPanel({
+        title: "Upgrades",
+        description:
+          "executable_update system events of each watched contract: its code was replaced. StellarContractUpgraded fires for an hour after each.",
+        unit: units.NoUnit,
+        width: 12,
+        min: 0,
+        queries: [
+          {
+            expr: `sum by (rpc, contract) (increase(${selectContract(RPC_METRICS.contractUpgrades)}[$__rate_interval]))`,
+            legend: "{{contract}} ({{rpc}})",
+          },
+        ],
+      }),
+      timeseriesPanel({
+        title: "Failed-call events and skipped ledgers",
+        description:
+          "Events the RPC returned from contract calls that failed (inSuccessfulContractCall false), and ledgers of events never read because the exporter's cursor left the RPC's retention window (StellarContractEventsGap).",
+        unit: units.NoUnit,
+        width: 12,
+        min: 0,
+        queries: [
+          {
+            expr: `sum by (rpc, contract) (increase(${selectContract(RPC_METRICS.contractFailedCallEvents)}[$__rate_interval]))`,
+            legend: "{{contract}} failed-call events ({{rpc}})",
+          },
+          {
+            expr: `sum by (rpc) (increase(${select(RPC_METRICS.contractEventsSkippedLedgers)}[$__rate_interval]))`,
+            legend: "skipped ledgers ({{rpc}})",
+          },
+        ],
+      }),
+    ],
+  };
+}
 
 /** Watched Soroban contracts: how long each entry has until archival, what is archived or gone, and the network's limits. */
 export function contractsDashboard(): Dashboard {
@@ -19,7 +101,7 @@ export function contractsDashboard(): Dashboard {
     uid: "stellar-rpc-contracts",
     title: "Stellar RPC / Contracts",
     description:
-      "Time to archival of every watched Soroban contract's instance, code and storage entries, archived and missing entries, and the network's state-archival limits.",
+      "Time to archival of every watched Soroban contract's instance, code and storage entries, archived and missing entries, the network's state-archival limits, and the events of contracts with events: true.",
     targetLabel: "rpc",
     time: { from: "now-7d", to: "now" },
     extraVariables: [
@@ -144,6 +226,7 @@ export function contractsDashboard(): Dashboard {
           }),
         ],
       },
+      eventsRow(),
     ],
   });
 }

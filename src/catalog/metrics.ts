@@ -14,9 +14,10 @@ export type Endpoint = (typeof ENDPOINTS)[number];
  * What a Stellar RPC poll reads, also its `endpoint` label: `status` batches getHealth,
  * getLatestLedger and getFeeStats; `versions` batches getNetwork and getVersionInfo, which change
  * only on upgrades and so are polled rarely; `accounts` reads the watched accounts' ledger entries,
- * `contracts` the watched contracts' (getLedgerEntries, 200 keys a call).
+ * `contracts` the watched contracts' (getLedgerEntries, 200 keys a call), `events` the watched
+ * contracts' events (getEvents, 25 contracts a call).
  */
-export const RPC_ENDPOINTS = ["status", "versions", "accounts", "contracts"] as const;
+export const RPC_ENDPOINTS = ["status", "versions", "accounts", "contracts", "events"] as const;
 export type RpcEndpoint = (typeof RPC_ENDPOINTS)[number];
 
 /** What a collector polls: a Horizon endpoint or a Stellar RPC batch. */
@@ -1030,6 +1031,56 @@ export const RPC_METRICS = {
     help: "The network's TTL of a new temporary entry, in ledgers (CONFIG_SETTING_STATE_ARCHIVAL minTemporaryTTL).",
     labels: [],
     source: "contracts",
+    targetLabel: "rpc",
+  }),
+
+  // Watched contracts' events (getEvents, src/collectors/contract-events.ts).
+  contractEvents: define({
+    name: "stellar_rpc_contract_events_total",
+    type: "counter",
+    help: "Events of a watched contract (failed calls' included), by type (contract, system) and first topic: a symbol or string as its text, else its ScVal type; a contract's first 50 distinct topics, later ones as other.",
+    labels: ["contract", "type", "topic"],
+    source: "events",
+    targetLabel: "rpc",
+  }),
+  contractFailedCallEvents: define({
+    name: "stellar_rpc_contract_failed_call_events_total",
+    type: "counter",
+    help: "Events of a watched contract emitted in a contract call that failed (inSuccessfulContractCall false).",
+    labels: ["contract"],
+    source: "events",
+    targetLabel: "rpc",
+  }),
+  contractLastEvent: define({
+    name: "stellar_rpc_contract_last_event_timestamp_seconds",
+    type: "gauge",
+    help: "Close time (ledgerClosedAt) of the ledger of the newest event counted of a watched contract, as a Unix timestamp.",
+    labels: ["contract"],
+    source: "events",
+    targetLabel: "rpc",
+  }),
+  contractEventsExpectedWithin: define({
+    name: "stellar_rpc_contract_events_expected_within_seconds",
+    type: "gauge",
+    help: "The configured expect_events_within of a watched contract: it normally emits an event at least this often.",
+    labels: ["contract"],
+    source: "events",
+    targetLabel: "rpc",
+  }),
+  contractUpgrades: define({
+    name: "stellar_rpc_contract_upgrades_total",
+    type: "counter",
+    help: "Upgrades of a watched contract: system events whose first topic is executable_update (its code was replaced).",
+    labels: ["contract"],
+    source: "events",
+    targetLabel: "rpc",
+  }),
+  contractEventsSkippedLedgers: define({
+    name: "stellar_rpc_contract_events_skipped_ledgers_total",
+    type: "counter",
+    help: "Ledgers whose events were never read: the event cursor fell out of the RPC's retention window and the poll restarted at its oldest ledger.",
+    labels: [],
+    source: "events",
     targetLabel: "rpc",
   }),
 

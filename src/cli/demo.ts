@@ -158,6 +158,7 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
       `  change scenario: curl -X POST ${simulator.url}/_sim/scenario/fee_spike  (or account_drain, deposits_stopped, signer_change, rpc_lagging, ...)`,
       `  contracts:    counter (wasm, with its storage entry) and usdc (Stellar Asset Contract); archival in about 4 minutes:`,
       `                curl -X POST ${simulator.url}/_sim/scenario/contract_expiring`,
+      `                events (transfer, mint, one upgrade); the counter falls silent with contract_silent`,
       `  assets:       USDC and DEMO; DEMO is minted and its flags change with:`,
       `                curl -X POST ${simulator.url}/_sim/scenario/asset_mint`,
       "Press Ctrl+C to stop.",
@@ -169,14 +170,22 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
   return 0;
 }
 
-/** The simulator's demo contracts as the demo watches them: instance, code, and the wasm contract's storage entry. */
+/**
+ * The simulator's demo contracts as the demo watches them: instance, code, the wasm contract's
+ * storage entry, and their events; the counter, which emits every other ledger, is expected to
+ * emit within a minute, so `contract_silent` fires StellarContractSilent.
+ */
 export function demoContracts(simulator: Simulator): WatchedContract[] {
   return simulator.contracts.demo.map(({ name, id, keys }) => ({
     name,
     id,
     keys: keys.map((key) => ({ ...key, durability: "persistent" as const })),
+    events: true,
+    ...(name === "counter" ? { expectEventsWithinSeconds: DEMO_EXPECT_EVENTS_WITHIN_SECONDS } : {}),
   }));
 }
+
+const DEMO_EXPECT_EVENTS_WITHIN_SECONDS = 60;
 
 /** Lumens the simulator gives the demo probe's freshly generated account. */
 const DEMO_PROBE_FUNDS_STROOPS = 10_000n * 10_000_000n;

@@ -1,6 +1,14 @@
 import { z } from "zod";
 import type { RpcEndpoint } from "../catalog/metrics.js";
 import { excerpt, PollError } from "./errors.js";
+import {
+  contractEventSchema,
+  eventsResultSchema,
+  outOfRangeWindow,
+  type GetEventsAnswer,
+  type GetEventsParams,
+  type RpcContractEvent,
+} from "./event-schemas.js";
 import { CourteousHttp, parseJson, validated, type HttpOptions } from "./http.js";
 import {
   feeStatsSchema,
@@ -111,6 +119,33 @@ export class RpcClient {
     };
     const answer = await this.http.decoded(endpoint, this.http.url.href, { json: prepared.request }, signal, read);
     return "scanned" in answer ? answer : { result: resultOfBody(prepared.method, answer.parsed) };
+  }
+
+  /**
+   * One getEvents call. The -32600 an RPC answers for a start outside its retention window comes
+   * back as that window; any other JSON-RPC error fails the call with reason `rpc_error`.
+   */
+  async getEvents(params: GetEventsParams, signal?: AbortSignal): Promise<GetEventsAnswer> {
+    const body = await this.http.json("events", this.http.url.href, { json: callRequest("getEvents", params) }, signal);
+    const response = validated(jsonRpcResponseSchema, body, "a JSON-RPC response");
+    if (response.error !== undefined) {
+      const window = outOfRangeWindow(response.error.code, response.error.message);
+      if (window !== undefined) return { kind: "out_of_range", ...window };
+      throw rpcError("getEvents", response.error);
+    }
+    const result = validated(eventsResultSchema, response.result, "Stellar RPC's getEvents");
+    const events: RpcContractEvent[] = [];
+    for (const event of result.events ?? []) {
+      const parsed = contractEventSchema.safeParse(event);
+      if (parsed.success) events.push(parsed.data);
+    }
+    return {
+      kind: "events",
+      events,
+      invalid: (result.events?.length ?? 0) - events.length,
+      latestLedger: result.latestLedger,
+      cursor: result.cursor,
+    };
   }
 
   /** One HTTP request for all the calls; the responses in the order of `methods`, matched by id. */

@@ -12,12 +12,16 @@ function* feeSamples(kind: "soroban" | "classic", fees: RpcFeeDistribution): Gen
 }
 
 /**
- * The latest ledger's close time: getLatestLedger's own, else getHealth's when both speak of the
- * same ledger (older RPCs put it in one place or the other; never pair a time with another ledger).
+ * The RPC's latest ledger and its close time, whose age is the RPC's ledger age: getHealth's pair
+ * where it carries one (stellar-rpc 27.1+), else getLatestLedger's (25+); a time is never paired
+ * with another ledger's sequence.
  */
-function latestCloseTime({ latestLedger, health }: RpcStatus): number | undefined {
-  if (latestLedger.closeTime !== undefined) return latestLedger.closeTime;
-  return health?.latestLedger === latestLedger.sequence ? health.latestLedgerCloseTime : undefined;
+function latestClose({ latestLedger, health }: RpcStatus): { sequence: number; closeTime: number } | undefined {
+  if (health?.latestLedgerCloseTime !== undefined)
+    return { sequence: health.latestLedger, closeTime: health.latestLedgerCloseTime };
+  if (latestLedger.closeTime !== undefined)
+    return { sequence: latestLedger.sequence, closeTime: latestLedger.closeTime };
+  return undefined;
 }
 
 export function rpcStatusSamples(status: RpcStatus | undefined, lastPollSucceeded: boolean): CollectorSamples {
@@ -34,8 +38,8 @@ export function rpcStatusSamples(status: RpcStatus | undefined, lastPollSucceede
       { metric: RPC_METRICS.retentionWindow, value: status.health.ledgerRetentionWindow },
     );
   }
-  const closeTime = latestCloseTime(status);
-  if (closeTime !== undefined) live.push({ metric: RPC_METRICS.latestLedgerClosedTimestamp, value: closeTime });
+  const close = latestClose(status);
+  if (close !== undefined) live.push({ metric: RPC_METRICS.latestLedgerClosedTimestamp, value: close.closeTime });
   live.push(
     ...feeSamples("soroban", status.feeStats.sorobanInclusionFee),
     ...feeSamples("classic", status.feeStats.inclusionFee),
@@ -51,13 +55,11 @@ export function rpcStatusCollector(client: RpcClient, network: NetworkView): Col
     (status) => {
       // getLatestLedger's `id` is the ledger's hash.
       network.ledgerHash(status.latestLedger.sequence, status.latestLedger.id);
-      const closeTime = latestCloseTime(status);
+      const close = latestClose(status);
       network.learn({
         feeP90Stroops: status.feeStats.inclusionFee.p90,
         protocolVersion: status.latestLedger.protocolVersion,
-        ...(closeTime === undefined
-          ? {}
-          : { latestLedgerClose: { sequence: status.latestLedger.sequence, closeTime } }),
+        ...(close === undefined ? {} : { latestLedgerClose: close }),
       });
     },
   );

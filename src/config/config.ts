@@ -76,6 +76,8 @@ export const DEFAULTS = {
   contractsInterval: "1m",
   /** An asset's supply and flags change with its issuer's operations, rarely: a minute is plenty. */
   assetsInterval: "1m",
+  /** A contract's events are read at most 25 contracts a call: twice a minute keeps the backlog short. */
+  eventsInterval: "30s",
   timeout: "10s",
   retries: 2,
   maxBodySize: "8MiB",
@@ -125,6 +127,11 @@ export const FLAGS = {
     env: "CONTRACTS",
     value: "[NAME=]CONTRACT_ID",
     help: "Soroban contract whose instance and code to watch on every --rpc.url target; repeatable. NAME (default the id) becomes the `contract` label. The env var takes a comma-separated list.",
+  },
+  "contract.events": {
+    env: "CONTRACT_EVENTS",
+    value: undefined,
+    help: "Count the events of every --contract (as `events: true` does in the config file); the env var takes true.",
   },
   "rpc.url": {
     env: "RPC_URL",
@@ -180,7 +187,10 @@ export type CommandLine =
 type FlagValues = { [K in keyof typeof FLAGS]?: string | string[] | boolean };
 type UrlFlag = "horizon.url" | "rpc.url";
 type ListFlag = "account" | "account.asset" | "asset" | "contract";
-type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | "account.activity" | UrlFlag | ListFlag>;
+type ValueFlag = Exclude<
+  keyof typeof FLAGS,
+  "help" | "version" | "account.activity" | "contract.events" | UrlFlag | ListFlag
+>;
 /** A value and where it came from (`--flag` or `ENV_VAR`), so a problem names its source. */
 interface Setting {
   readonly source: string;
@@ -323,17 +333,35 @@ function urlSettings(name: UrlFlag, flags: FlagValues, env: NodeJS.ProcessEnv): 
 function rpcSchedules(
   pollInterval: Setting | undefined,
   file: ConfigFile,
-): { defaultSchedule: Schedule; forcedSchedule?: Schedule; contractsSchedule: Schedule } {
+): { defaultSchedule: Schedule; forcedSchedule?: Schedule; contractsSchedule: Schedule; eventsSchedule: Schedule } {
   const fallback = parseSchedule(DEFAULTS.pollInterval) as Schedule;
   const forced = pollInterval ? parseSchedule(pollInterval.value) : undefined;
-  if (typeof forced === "object") return { defaultSchedule: forced, forcedSchedule: forced, contractsSchedule: forced };
+  if (typeof forced === "object")
+    return { defaultSchedule: forced, forcedSchedule: forced, contractsSchedule: forced, eventsSchedule: forced };
   const fromFile = parseSchedule(file.poll_interval ?? DEFAULTS.pollInterval);
   const contracts = parseSchedule(file.schedules?.contracts ?? DEFAULTS.contractsInterval);
+  const events = parseSchedule(file.schedules?.events ?? DEFAULTS.eventsInterval);
   return {
     defaultSchedule: typeof fromFile === "string" ? fallback : fromFile,
     contractsSchedule:
       typeof contracts === "string" ? (parseSchedule(DEFAULTS.contractsInterval) as Schedule) : contracts,
+    eventsSchedule: typeof events === "string" ? (parseSchedule(DEFAULTS.eventsInterval) as Schedule) : events,
   };
+}
+
+/** --contract.events (or CONTRACT_EVENTS=true) turns `events` on for every --contract. */
+function withFlagEvents(
+  contracts: WatchedContract[],
+  flags: FlagValues,
+  env: NodeJS.ProcessEnv,
+  problems: string[],
+): WatchedContract[] {
+  const text = env[FLAGS["contract.events"].env];
+  const fromEnv = text === undefined || text === "" ? false : text.trim().toLowerCase();
+  if (fromEnv !== false && fromEnv !== "true" && fromEnv !== "false")
+    problems.push(`${FLAGS["contract.events"].env}: expected true or false, got ${JSON.stringify(text)}`);
+  const on = flags["contract.events"] === true || fromEnv === "true";
+  return on ? contracts.map((contract) => ({ ...contract, events: true })) : contracts;
 }
 
 /** Every value of a repeatable flag, or else its environment variable's comma-separated list, with where they came from. */
@@ -406,7 +434,12 @@ function flagContractsOf(
       `${specs.source}: applies to targets given with --rpc.url; with --config.file, list contracts under each target's \`contracts:\``,
     );
   }
-  return watchedContracts(specs.values.map(namedIdFromFlag), specs.source, problems);
+  return withFlagEvents(
+    watchedContracts(specs.values.map(namedIdFromFlag), specs.source, problems),
+    flags,
+    env,
+    problems,
+  );
 }
 
 function shardOf(shard: Setting | undefined, problems: string[]): Shard {

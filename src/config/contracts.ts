@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { stellarBase } from "../stellar-base.js";
+import { parseDuration } from "./duration.js";
 
 export const DURABILITIES = ["persistent", "temporary"] as const;
 export type Durability = (typeof DURABILITIES)[number];
@@ -27,6 +28,10 @@ export interface WatchedContract {
   /** A C... contract StrKey. */
   readonly id: string;
   readonly keys: readonly WatchedContractKey[];
+  /** Whether the events job counts its events (`events: true`, or --contract.events). */
+  readonly events?: boolean;
+  /** `expect_events_within` in seconds: it normally emits an event at least this often. */
+  readonly expectEventsWithinSeconds?: number;
 }
 
 /** One entry of an RPC target's `contracts:` list, before its id and keys are checked. */
@@ -41,6 +46,11 @@ export const contractEntrySchema = z.strictObject({
         durability: z.enum(DURABILITIES).optional(),
       }),
     )
+    .optional(),
+  events: z.boolean().optional(),
+  expect_events_within: z
+    .string()
+    .refine((text) => (parseDuration(text) ?? 0) >= 1000, "expected a duration of 1s or more, such as 30m or 1h")
     .optional(),
 });
 export type ContractEntry = z.output<typeof contractEntrySchema>;
@@ -92,6 +102,13 @@ export function watchedContracts(
       if (keyProblem !== undefined) problems.push(`${what}: key ${JSON.stringify(key.name)}: ${keyProblem}`);
       return { name: key.name, key: key.key, durability: key.durability ?? "persistent" };
     });
-    return { name, id: entry.id, keys };
+    const within = entry.expect_events_within === undefined ? undefined : parseDuration(entry.expect_events_within);
+    return {
+      name,
+      id: entry.id,
+      keys,
+      ...(entry.events === undefined ? {} : { events: entry.events }),
+      ...(within === undefined ? {} : { expectEventsWithinSeconds: within / 1000 }),
+    };
   });
 }

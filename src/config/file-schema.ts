@@ -118,7 +118,9 @@ export const configFileSchema = z.strictObject({
   rpc_targets: z.array(rpcTargetEntry).optional(),
   poll_interval: scheduleText.optional(),
   /** Horizon endpoints' schedules, and the contracts poll's of every Stellar RPC. */
-  schedules: endpointSchedules.extend({ contracts: scheduleText.optional() }).optional(),
+  schedules: endpointSchedules
+    .extend({ contracts: scheduleText.optional(), events: scheduleText.optional() })
+    .optional(),
   http: z
     .strictObject({
       timeout: durationText.optional(),

@@ -39,6 +39,8 @@ export interface RpcTargetSources {
   readonly flagAssets: { readonly source: string; readonly values: readonly string[] };
   /** The contracts poll's schedule (schedules.contracts, or --poll.interval when given). */
   readonly contractsSchedule: Schedule;
+  /** The events poll's schedule (schedules.events, or --poll.interval when given). */
+  readonly eventsSchedule: Schedule;
   /** --contract/CONTRACTS, already checked: watched on every --rpc.url target. */
   readonly flagContracts: readonly WatchedContract[];
   readonly timeoutMs: number;
@@ -55,6 +57,7 @@ export function rpcTargets(sources: RpcTargetSources, problems: string[]): RpcTa
       versions: status.periodMs > versions.periodMs ? status : versions,
       accounts: sources.accountsSchedule,
       contracts: sources.contractsSchedule,
+      events: sources.eventsSchedule,
     };
   };
   // The flag accounts were checked with the Horizon targets': only their assets are new here.

@@ -2,6 +2,7 @@ import { targetHttpOptions } from "../client/http.js";
 import { RpcClient } from "../client/rpc-client.js";
 import { RpcAccountsCollector, rpcAccountsRequestsPerPoll } from "../collectors/rpc-accounts.js";
 import { ContractsCollector, contractsRequestsPerPoll } from "../collectors/contracts.js";
+import { ContractEventsJob } from "../collectors/contract-events.js";
 import { rpcStatusCollector } from "../collectors/rpc-status.js";
 import { rpcVersionsCollector } from "../collectors/rpc-versions.js";
 import type { RpcTargetConfig } from "../config/rpc-targets.js";
@@ -66,6 +67,19 @@ export const STELLAR_RPC: TargetKind<RpcTargetConfig, RpcClient> = {
             target.schedules.contracts,
             contractsRequestsPerPoll(target.contracts, stateArchival),
           ),
+      });
+    }
+    // Events are read where some contract of this shard has `events: true`.
+    const eventContracts = target.contracts.filter((contract) => contract.events === true);
+    if (eventContracts.length > 0) {
+      plans.push({
+        source: "events",
+        key: JSON.stringify({ source: "events", staleAfterIntervals: config.staleAfterIntervals, eventContracts }),
+        create: () =>
+          new ContractEventsJob(eventContracts, target.schedules.events, {
+            client,
+            log: log.child({ endpoint: "events" }),
+          }),
       });
     }
     return plans;

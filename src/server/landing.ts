@@ -333,7 +333,14 @@ function contractRow(rpc: SeriesOwner, entry: ContractEntryReport) {
     entry.contractId === undefined ? entry.contract : html`<span title="${entry.contractId}">${entry.contract}</span>`;
   return html`<tr><td>${contract}</td><td>${entry.entry}</td><td>${entry.durability}</td><td class="num">${entry.ttlLedgers ? figureValue(rpc, entry.ttlLedgers) : ""}</td><td class="num">${daysLeft(entry.daysLeft)}</td><td>${
     entry.expiryTimestampSeconds ? figureValue(rpc, entry.expiryTimestampSeconds, utcMinute) : ""
-  }</td><td><span class="badge ${entry.state.replace("_", "-")}" title="${state.why}">${state.word}</span></td></tr>`;
+  }</td><td><span class="badge ${entry.state.replace("_", "-")}" title="${state.why}">${state.word}</span></td>${eventCells(entry)}</tr>`;
+}
+
+/** A contract's last event age and event rate, on its instance row; empty where its events are not counted. */
+function eventCells(entry: ContractEntryReport) {
+  const age = entry.lastEventAgeSeconds === undefined ? "" : `${Math.round(entry.lastEventAgeSeconds)} s`;
+  const rate = entry.eventsPerSecond === undefined ? "" : (entry.eventsPerSecond * 60).toFixed(1);
+  return html`<td class="num">${age}</td><td class="num">${rate}</td>`;
 }
 
 function contractsTable(rpc: SeriesOwner, entries: readonly ContractEntryReport[]) {
@@ -345,7 +352,7 @@ function contractsTable(rpc: SeriesOwner, entries: readonly ContractEntryReport[
   ];
   return html`<table${rpc.keptAgeSeconds === undefined ? "" : raw(' class="stale"')}>
 <caption>Watched contracts${sectionNote(rpc, notes)}</caption>
-<tr><th>Contract</th><th>Entry</th><th>Durability</th><th class="num">TTL (ledgers)</th><th class="num">Days left</th><th>Expected archival</th><th>State</th></tr>
+<tr><th>Contract</th><th>Entry</th><th>Durability</th><th class="num">TTL (ledgers)</th><th class="num">Days left</th><th>Expected archival</th><th>State</th><th class="num">Last event</th><th class="num">Events/min</th></tr>
 ${entries.slice(0, SECTION_ROWS).map((entry) => contractRow(rpc, entry))}
 </table>`;
 }

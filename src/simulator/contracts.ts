@@ -7,6 +7,7 @@
 import { Address, Asset, hash, StrKey, xdr } from "@stellar/stellar-base";
 import type { LedgerPoint } from "./accounts.js";
 import { HOT_WALLET, USDC_ISSUER } from "./demo-accounts.js";
+import { SimulatedEvents } from "./events.js";
 
 /** A Soroban entry as the ledger holds it: its XDR and its TTL entry's live-until ledger. */
 export interface SorobanEntry {
@@ -110,6 +111,8 @@ function deployedContractId(networkPassphrase: string, deployer: string, salt: s
 export class SimulatedContracts {
   /** The demo's wasm contract (instance, code, one storage key) and USDC's Stellar Asset Contract. */
   readonly demo: readonly DemoContract[];
+  /** The demo contracts' events, served by getEvents. */
+  readonly events: SimulatedEvents;
   readonly #entries = new Map<string, SorobanEntry>();
   readonly #stateArchivalKey = ledgerKeyBase64(
     xdr.LedgerKey.configSetting(
@@ -164,6 +167,7 @@ export class SimulatedContracts {
     );
 
     this.demo = [counter, { name: "usdc", id: assetId, keys: [] }];
+    this.events = new SimulatedEvents(this.demo, at.ledger);
   }
 
   /**

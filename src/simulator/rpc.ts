@@ -75,6 +75,12 @@ class RpcView {
         });
       case "getLedgers":
         return this.ledgers(params);
+      case "getEvents":
+        return this.backend.contracts.events.answer(params, {
+          oldest: this.oldestLedger(),
+          latest: this.latest.sequence,
+          closedAt: (ledger) => rfc3339(this.backend.model.ledger(ledger)?.closedAtMs ?? this.latest.closedAtMs),
+        });
       case "getFeeStats":
         return {
           result: {
@@ -95,11 +101,22 @@ class RpcView {
   }
 
   /**
-   * The fields of the advertised releases (v22, v23): id, protocol and sequence. stellar-rpc v25
-   * added closeTime, headerXdr and metadataXdr together; before it the close time is in getHealth.
+   * id, protocol and sequence; stellar-rpc v25 added closeTime, headerXdr (a LedgerHeader) and
+   * metadataXdr (a LedgerCloseMeta) together, which the SDK's getLatestLedger requires.
    */
   private latestLedger(): Record<string, unknown> {
-    return { id: this.latest.hash, protocolVersion: this.latest.protocolVersion, sequence: this.latest.sequence };
+    const basics = {
+      id: this.latest.hash,
+      protocolVersion: this.latest.protocolVersion,
+      sequence: this.latest.sequence,
+    };
+    if (this.rpcMajorVersion < 25) return basics;
+    return {
+      ...basics,
+      closeTime: unixSeconds(this.latest.closedAtMs),
+      headerXdr: this.latest.headerXdr,
+      metadataXdr: closeMeta(this.latest),
+    };
   }
 
   /**
@@ -127,16 +144,7 @@ class RpcView {
           sequence: record.sequence,
           ledgerCloseTime: unixSeconds(record.closedAtMs),
           headerXdr: historyEntry(record).toXDR("base64"),
-          metadataXdr: new xdr.LedgerCloseMeta(
-            0,
-            new xdr.LedgerCloseMetaV0({
-              ledgerHeader: historyEntry(record),
-              txSet: new xdr.TransactionSet({ previousLedgerHash: Buffer.from(record.prevHash, "hex"), txes: [] }),
-              txProcessing: [],
-              upgradesProcessing: [],
-              scpInfo: [],
-            }),
-          ).toXDR("base64"),
+          metadataXdr: closeMeta(record),
         })),
         latestLedger: this.latest.sequence,
         latestLedgerCloseTime: Number(unixSeconds(this.latest.closedAtMs)),
@@ -147,6 +155,11 @@ class RpcView {
     };
   }
 
+  /** The oldest ledger the RPC still holds: its retention window back from the latest. */
+  private oldestLedger(): number {
+    return Math.max(this.status.historyElderLedger, this.latest.sequence - RETENTION_WINDOW_LEDGERS + 1);
+  }
+
   private health(): Answer {
     if (this.status.behaviour.rpc === "unhealthy") return { error: NOT_INITIALIZED };
     const latencyMs = this.nowMs - this.latest.closedAtMs;
@@ -154,17 +167,16 @@ class RpcView {
       const message = `latency (${Math.round(latencyMs / 1000)}s) since last known ledger closed is too high (>${MAX_HEALTHY_LATENCY_MS / 1000}s)`;
       return { error: { code: -32603, message } };
     }
-    const oldest =
-      this.backend.model.ledger(
-        Math.max(this.status.historyElderLedger, this.latest.sequence - RETENTION_WINDOW_LEDGERS + 1),
-      ) ?? this.fail();
+    const oldest = this.backend.model.ledger(this.oldestLedger()) ?? this.fail();
+    // The close times came with stellar-rpc 27.1; the advertised releases are 22, 23 and 28 on.
+    const withTimes = this.rpcMajorVersion >= 27;
     return {
       result: {
         status: "healthy",
         latestLedger: this.latest.sequence,
-        latestLedgerCloseTime: unixSeconds(this.latest.closedAtMs),
+        ...(withTimes ? { latestLedgerCloseTime: unixSeconds(this.latest.closedAtMs) } : {}),
         oldestLedger: oldest.sequence,
-        oldestLedgerCloseTime: unixSeconds(oldest.closedAtMs),
+        ...(withTimes ? { oldestLedgerCloseTime: unixSeconds(oldest.closedAtMs) } : {}),
         ledgerRetentionWindow: RETENTION_WINDOW_LEDGERS,
       },
     };
@@ -206,6 +218,20 @@ class RpcView {
   }
 }
 
+/** A LedgerCloseMeta v0 of a ledger without transactions (the simulated ledgers carry none as XDR). */
+function closeMeta(record: LedgerRecord): string {
+  return new xdr.LedgerCloseMeta(
+    0,
+    new xdr.LedgerCloseMetaV0({
+      ledgerHeader: historyEntry(record),
+      txSet: new xdr.TransactionSet({ previousLedgerHash: Buffer.from(record.prevHash, "hex"), txes: [] }),
+      txProcessing: [],
+      upgradesProcessing: [],
+      scpInfo: [],
+    }),
+  ).toXDR("base64");
+}
+
 /** A ledger as getLedgers' headerXdr carries it: its hash, its header, no extension. */
 function historyEntry(record: LedgerRecord): xdr.LedgerHeaderHistoryEntry {
   return new xdr.LedgerHeaderHistoryEntry({
@@ -213,6 +239,11 @@ function historyEntry(record: LedgerRecord): xdr.LedgerHeaderHistoryEntry {
     header: xdr.LedgerHeader.fromXDR(record.headerXdr, "base64"),
     ext: new xdr.LedgerHeaderHistoryEntryExt(0),
   });
+}
+
+/** A close time as getEvents' `ledgerClosedAt`: RFC3339 in UTC, whole seconds. */
+function rfc3339(epochMs: number): string {
+  return new Date(Math.floor(epochMs / 1000) * 1000).toISOString().replace(".000Z", "Z");
 }
 
 function unixSeconds(epochMs: number): string {

@@ -30,6 +30,8 @@ export const SCENARIOS = [
   "rpc_lagging",
   "contract_expiring",
   "asset_mint",
+  "contract_silent",
+  "old_versions",
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -43,7 +45,8 @@ export interface ScenarioBehaviour {
   readonly feeMultiplier: number;
   /** Range of the share of each ledger's transactions that fail. */
   readonly failedShare: readonly [number, number];
-  readonly protocol: "current" | "upgrade_pending" | "unsupported";
+  /** `previous`: the network, Horizon and RPC of protocol 22 (Horizon 22.0.1, stellar-rpc 22.1.2). */
+  readonly protocol: "current" | "upgrade_pending" | "unsupported" | "previous";
   readonly http: "normal" | "rate_limited" | "flapping";
   /** Render the response shapes of an older Horizon. */
   readonly legacyShapes: boolean;
@@ -58,9 +61,9 @@ export interface ScenarioBehaviour {
   /** Whether the hot wallet's customers keep depositing; absent: they do. */
   readonly deposits?: "stopped";
   /** One-off change to the simulated contracts: the demo storage key is left minutes to live. */
-  readonly contracts?: "expire_soon";
   /** One-off change to the demo assets: DEMO is minted and its issuer's flags change. */
   readonly assets?: "mint";
+  readonly contracts?: "expire_soon" | "fall_silent";
 }
 
 const FEE_SPIKE_MULTIPLIER = 50;
@@ -105,6 +108,8 @@ export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviou
   rpc_lagging: { ...HEALTHY, rpc: "lagging" },
   contract_expiring: { ...HEALTHY, contracts: "expire_soon" },
   asset_mint: { ...HEALTHY, assets: "mint" },
+  contract_silent: { ...HEALTHY, contracts: "fall_silent" },
+  old_versions: { ...HEALTHY, protocol: "previous" },
 };
 
 export function isScenarioName(name: string): name is ScenarioName {
@@ -120,7 +125,8 @@ export class UnknownScenarioError extends Error {
 
 /**
  * The software versions a Horizon deployment reports, by the protocol it was built for.
- * Protocol 22's Horizon and core strings are a real mainnet capture; RPC commits and protocol 23's are placeholders.
+ * Protocol 22's Horizon and core strings are a real mainnet capture; commits of the other releases
+ * are placeholders. Protocol 28 (Horizon 28.0.0, stellar-rpc 28) is the default; 29 the next one.
  */
 export interface Release {
   readonly horizonVersion: string;
@@ -129,7 +135,9 @@ export interface Release {
   readonly rpcVersion: string;
 }
 
-const CURRENT_PROTOCOL = 22;
+const CURRENT_PROTOCOL = 28;
+/** The protocol of `old_versions`: the simulator's default before protocol 28. */
+const PREVIOUS_PROTOCOL = 22;
 
 const RELEASES: Readonly<Record<number, Release>> = {
   22: {
@@ -141,6 +149,16 @@ const RELEASES: Readonly<Record<number, Release>> = {
     horizonVersion: "23.0.0-3c2fd1b7e5e8a0d4b1f6c9a27e4d8b05f1a6c3e9",
     coreVersion: "stellar-core 23.0.1 (9e5b2a41c7d03f86e1a4b9c2d57f0e3a8b6c1d24)",
     rpcVersion: "23.0.0-5d1c8e2f4a6b9c0d3e7f1a2b4c6d8e0f1a3b5c7d",
+  },
+  28: {
+    horizonVersion: "28.0.0-8b1e4c7d2a5f9e3b6c0d1a4f7e2b5c8d9a3f6e1b",
+    coreVersion: "stellar-core 28.0.0 (4f2a9c1e7b3d5a8f0e6c2b9d1a7f3e5c8b0d4a62)",
+    rpcVersion: "28.0.1-c3e7a1f5b9d2e6a0c4f8b2d6e0a4c8f2b6d0e4a8",
+  },
+  29: {
+    horizonVersion: "29.0.0-1d5f9b3e7a2c6e0b4d8f2a6c0e4b8d2f6a0c4e8b",
+    coreVersion: "stellar-core 29.0.0 (7a3e9d1f5c2b8e4a0d6f2c8b4e0a6d2f8c4b0e6a)",
+    rpcVersion: "29.0.0-e5b1d7f3a9c5e1b7d3f9a5c1e7b3d9f5a1c7e3b9",
   },
 };
 
@@ -172,5 +190,7 @@ export function protocolVersions(behaviour: ScenarioBehaviour): ProtocolVersions
     case "unsupported":
       // The network voted an upgrade this Horizon build does not know.
       return { current: CURRENT_PROTOCOL + 1, horizonSupported: CURRENT_PROTOCOL, coreSupported: CURRENT_PROTOCOL + 1 };
+    case "previous":
+      return { current: PREVIOUS_PROTOCOL, horizonSupported: PREVIOUS_PROTOCOL, coreSupported: PREVIOUS_PROTOCOL };
   }
 }

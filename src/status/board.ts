@@ -27,6 +27,14 @@ export const HISTORY_WINDOW_MS = 30 * 60_000;
 export const HISTORY_CAPACITY = 1800;
 
 /**
+ * Counters whose per-second rate the page shows, by the label their series are summed by (a
+ * contract's events): family → label. Each value of the label keeps RATE_POINTS points, enough
+ * for the history window at the events schedule's default.
+ */
+export const RATE_FAMILIES: Readonly<Record<string, string>> = { stellar_rpc_contract_events_total: "contract" };
+const RATE_POINTS = 64;
+
+/**
  * A family's series in a publication: its samples as published, and the groups whose series of
  * the family are made only when read (once), so 10 000 watched accounts cost the board no object
  * per series until a page asks for them.
@@ -171,6 +179,7 @@ export class StatusBoard implements SampleTap {
     if (next.live.size > 0) target.lastKnown.set(endpoint, { live: next.live, atMs: this.now() });
     // A failed poll publishes no live samples and grows no histogram, so it adds no points.
     this.record(target, next, this.updateMeans(target, next));
+    this.recordRates(target, next);
   }
 
   /**
@@ -222,6 +231,36 @@ export class StatusBoard implements SampleTap {
         ?.rings.get(id)
         ?.since(nowMs - HISTORY_WINDOW_MS) ?? []
     );
+  }
+
+  /**
+   * The per-second increase of a RATE_FAMILIES counter, summed over the series whose label is
+   * `value`, across the points of the history window; undefined before two points.
+   */
+  rate(target: BoardTarget, family: string, value: string, nowMs: number): number | undefined {
+    const points = this.history(target, `rate:${family}:${value}`, nowMs);
+    const first = points[0];
+    const last = points.at(-1);
+    if (first === undefined || last === undefined || last.atMs <= first.atMs) return undefined;
+    return Math.max(0, last.value - first.value) / ((last.atMs - first.atMs) / 1000);
+  }
+
+  private recordRates(target: TargetState, published: EndpointSnapshot): void {
+    const atMs = this.now();
+    for (const family in RATE_FAMILIES) {
+      const label = RATE_FAMILIES[family] ?? "";
+      const sums = new Map<string, number>();
+      for (const { labels, value } of published.persistent.get(family)?.series ?? []) {
+        const key = labels[label] ?? "";
+        sums.set(key, (sums.get(key) ?? 0) + value);
+      }
+      for (const [key, sum] of sums) {
+        const id = `rate:${family}:${key}`;
+        let ring = target.rings.get(id);
+        if (ring === undefined) target.rings.set(id, (ring = new PointRing(RATE_POINTS)));
+        ring.push(atMs, sum);
+      }
+    }
   }
 
   /** What a publication of a referrer family refers to replaces what it referred to before. */

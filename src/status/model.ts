@@ -139,6 +139,8 @@ export const STATUS_FAMILIES: ReadonlySet<string> = new Set(
     RPC_METRICS.contractEntryTtl,
     RPC_METRICS.contractEntryExpiry,
     RPC_METRICS.contractInfo,
+    RPC_METRICS.contractEvents,
+    RPC_METRICS.contractLastEvent,
     ...accountSectionFamilies(RPC_ACCOUNT_METRICS),
   ]
     .map((metric) => metric.name)
@@ -237,6 +239,10 @@ export interface ContractEntryReport {
   readonly expiresAt?: string;
   /** Days until the expected archival at the report's time; never below 0. */
   readonly daysLeft?: number;
+  /** On the instance row of a contract whose events are counted: seconds since its newest event's ledger closed. */
+  readonly lastEventAgeSeconds?: number;
+  /** On the same row: its events per second over the history window, once two polls are in. */
+  readonly eventsPerSecond?: number;
 }
 
 export interface ProbeReport {
@@ -641,9 +647,16 @@ function contractEntryKey({ contract, entry, durability }: Labels): string {
   return `${contract}\u0000${entry}\u0000${durability}`;
 }
 
-function contracts(series: SeriesReader, nowMs: number): ContractEntryReport[] | undefined {
+function contracts(
+  series: SeriesReader,
+  nowMs: number,
+  eventsPerSecond: (contract: string) => number | undefined = () => undefined,
+): ContractEntryReport[] | undefined {
   const entries = series.all(RPC_METRICS.contractEntryExists.name);
   if (entries.length === 0) return undefined;
+  const lastEvents = new Map(
+    series.all(RPC_METRICS.contractLastEvent.name).map(({ labels, value }) => [labels.contract, value]),
+  );
   const contractIds = new Map(
     series.all(RPC_METRICS.contractInfo.name).map(({ labels }) => [labels.contract, labels.contract_id]),
   );
@@ -668,6 +681,12 @@ function contracts(series: SeriesReader, nowMs: number): ContractEntryReport[] |
       exists: { metric: RPC_METRICS.contractEntryExists.name, labels: of, value: exists },
     };
     if (contractId !== undefined) report.contractId = contractId;
+    if (entry === "instance") {
+      const lastEvent = lastEvents.get(contract);
+      if (lastEvent !== undefined) report.lastEventAgeSeconds = Math.max(0, nowMs / 1000 - lastEvent);
+      const rate = eventsPerSecond(contract);
+      if (rate !== undefined) report.eventsPerSecond = rate;
+    }
     if (archived !== undefined) report.archived = archived;
     if (ttlLedgers !== undefined) report.ttlLedgers = ttlLedgers;
     if (expiry !== undefined && secondsLeft !== undefined) {
@@ -763,7 +782,12 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
 }
 
 /** A Stellar RPC's figures: its ledger, health, retention and inclusion fees. */
-function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], nowMs: number) {
+function rpcFigures(
+  series: TargetSeries,
+  endpoints: readonly EndpointReport[],
+  nowMs: number,
+  eventsPerSecond?: (contract: string) => number | undefined,
+) {
   const info = series.all(RPC_METRICS.info.name)[0]?.labels;
   const closedAt = series.figure(RPC_METRICS.latestLedgerClosedTimestamp.name);
   const fee = (kind: string, stat: string) => series.figure(RPC_METRICS.inclusionFee.name, { kind, stat });
@@ -792,7 +816,9 @@ function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], 
   );
   // Kept entries' days left count down from their kept expected archival to now: the network
   // archives an entry on time whether or not this RPC answers, and that is what matters at 3 a.m.
-  const entries = section(series, RPC_METRICS.contractEntryExists.name, (read) => contracts(read, nowMs));
+  const entries = section(series, RPC_METRICS.contractEntryExists.name, (read) =>
+    contracts(read, nowMs, eventsPerSecond),
+  );
   return {
     state: targetState("status", series.figure(RPC_METRICS.up.name), endpoints),
     ...optional("network", present.network),
@@ -834,7 +860,11 @@ export function targetReport(target: TargetView, board: StatusBoard, nowMs: numb
   for (const { id } of SPARKLINES[target.label])
     history[id] = board.history(on, id, nowMs).map(({ atMs, value }) => [atMs, value]);
   const figures =
-    target.label === "rpc" ? rpcFigures(series, endpoints, nowMs) : horizonFigures(series, endpoints, nowMs);
+    target.label === "rpc"
+      ? rpcFigures(series, endpoints, nowMs, (contract) =>
+          board.rate(on, RPC_METRICS.contractEvents.name, contract, nowMs),
+        )
+      : horizonFigures(series, endpoints, nowMs);
   const agreement = agreementReport(target.agreement);
   return {
     kind: target.label,

@@ -80,36 +80,43 @@ describe("the simulated RPC's getLedgerEntries", () => {
       STATE_ARCHIVAL.minPersistentTtl,
       STATE_ARCHIVAL.minTemporaryTtl,
     ]);
-    // The same fields and types as the captures: config settings carry no liveUntilLedgerSeq; v22 no extXdr.
+    // The same fields and types as the captures: config settings carry no liveUntilLedgerSeq; the
+    // default (v28) RPC adds extXdr, which the pre-v23 captures lack.
+    const withExt = (entry: unknown) => ({ ...(entry as object), extXdr: "AAAAAA==" });
     expect(typeSignature(response.result.entries[0])).toEqual(
       typeSignature(
-        rpcFixtureJson<{ result: { entries: unknown[] } }>("getLedgerEntries-contract-instance-dotnet-sdk.json").result
-          .entries[0],
+        withExt(
+          rpcFixtureJson<{ result: { entries: unknown[] } }>("getLedgerEntries-contract-instance-dotnet-sdk.json")
+            .result.entries[0],
+        ),
       ),
     );
     expect(typeSignature(response.result.entries[3])).toEqual(
       typeSignature(
-        rpcFixtureJson<{ result: { entries: unknown[] } }>("getLedgerEntries-config-settings-dotnet-sdk.json").result
-          .entries[10],
+        withExt(
+          rpcFixtureJson<{ result: { entries: unknown[] } }>("getLedgerEntries-config-settings-dotnet-sdk.json").result
+            .entries[10],
+        ),
       ),
     );
   });
 
   it("contract_expiring: the storage entry runs down to archival, reported as v22 and as v23+ RPCs do", async () => {
-    const { simulator, clock } = simulatorAt();
+    const { simulator, clock } = simulatorAt({ scenario: "old_versions" });
     const [counter] = simulator.contracts.demo;
     const key = storageKey(counter!.id, counter!.keys[0]!.key);
     simulator.setScenario("contract_expiring");
+    simulator.setScenario("old_versions");
     const entered = simulator.state().historyLatestLedger;
     const before = ledgerEntriesSchema.parse((await getLedgerEntries(simulator, [key])).result).entries[0]!;
     expect(before.liveUntilLedgerSeq).toBe(entered + EXPIRING_TTL_LEDGERS);
     clock.tick((EXPIRING_TTL_LEDGERS + 2) * 5_000);
     const after = ledgerEntriesSchema.parse((await getLedgerEntries(simulator, [key])).result);
-    // v22 (the simulated release of protocol 22) returns the expired entry with its past live-until.
+    // v22 (old_versions: the simulated release of protocol 22) returns the expired entry with its past live-until.
     expect(after.entries[0]!.liveUntilLedgerSeq).toBe(entered + EXPIRING_TTL_LEDGERS);
     expect(after.latestLedger).toBeGreaterThan(entered + EXPIRING_TTL_LEDGERS);
-    // v23 (protocol_upgrade_pending advertises it) returns 0, and extXdr on every entry.
-    simulator.setScenario("protocol_upgrade_pending");
+    // v23 and later (the default, v28) return 0, and extXdr on every entry.
+    simulator.setScenario("healthy");
     const v23 = (await getLedgerEntries(simulator, [key])).result.entries[0];
     expect(v23).toMatchObject({ key, liveUntilLedgerSeq: 0, extXdr: "AAAAAA==" });
   });

@@ -8,7 +8,7 @@ import {
   versionInfoSchema,
 } from "../../src/client/rpc-schemas.js";
 import type { Simulator } from "../../src/simulator/index.js";
-import { getJson, simulatorAt, START_MS, typeSignature } from "./helpers.js";
+import { getJson, sdkRpcServer, simulatorAt, START_MS, typeSignature } from "./helpers.js";
 import { rpcFixtureJson } from "../support/fixtures.js";
 
 const BATCH = ["getHealth", "getLatestLedger", "getFeeStats", "getNetwork", "getVersionInfo"];
@@ -43,9 +43,12 @@ describe("the simulated Stellar RPC at /rpc", () => {
     const horizon = (await getJson(simulator, "/ledgers?order=desc&limit=1")).body._embedded.records[0];
     expect(latest.sequence).toBe(horizon.sequence);
     expect(latest.id).toBe(horizon.hash);
-    expect(latest.protocolVersion).toBe(22);
-    // v22 and v23 send these three only: closeTime, headerXdr and metadataXdr came with v25 (stellar-rpc#554).
-    expect(Object.keys(answers.getLatestLedger.result)).toEqual(["id", "protocolVersion", "sequence"]);
+    expect(latest.protocolVersion).toBe(28);
+    // closeTime, headerXdr and metadataXdr came with v25 (stellar-rpc#554), as the Java SDK's capture has them.
+    expect(typeSignature(answers.getLatestLedger.result)).toEqual(
+      typeSignature((rpcFixtureJson("getLatestLedger-java-sdk.json") as { result: unknown }).result),
+    );
+    expect(latest.closeTime).toBe(Date.parse(horizon.closed_at) / 1000);
     const state = simulator.state();
     expect(health).toMatchObject({
       status: "healthy",
@@ -58,16 +61,50 @@ describe("the simulated Stellar RPC at /rpc", () => {
     expect(fees.sorobanInclusionFee.ledgerCount).toBe(50);
     expect(fees.inclusionFee.ledgerCount).toBe(10);
     expect(fees.inclusionFee.p50).toBe(100);
-    expect(network).toEqual({ passphrase: "Public Global Stellar Network ; September 2015", protocolVersion: 22 });
-    expect(version.captiveCoreVersion).toBe("stellar-core 22.1.0 (fdd833d57c86cfe0c5057da5b2319953ab841de0)");
-    // Protocol 22's RPC sends both spellings, as v22 did.
-    expect(answers.getVersionInfo.result.captive_core_version).toBe(version.captiveCoreVersion);
+    expect(network).toEqual({ passphrase: "Public Global Stellar Network ; September 2015", protocolVersion: 28 });
+    expect(version.version).toMatch(/^28\.0\.1-/);
+    expect(version.captiveCoreVersion).toMatch(/^stellar-core 28\./);
+    // Since v23 the snake_case spellings are gone.
+    expect(answers.getVersionInfo.result.captive_core_version).toBeUndefined();
     expect(typeSignature(answers.getHealth.result)).toEqual(
       typeSignature(rpcFixtureJson("getHealth-result-stellar-docs.json")),
     );
     expect(typeSignature(answers.getFeeStats.result)).toEqual(
       typeSignature(rpcFixtureJson("getFeeStats-result-stellar-docs.json")),
     );
+  });
+
+  it("old_versions: protocol 22's stellar-rpc 22.1.2, without v25's and v27.1's fields", async () => {
+    const { simulator } = simulatorAt({ scenario: "old_versions" });
+    const answers = await call(simulator, BATCH);
+    expect(Object.keys(answers.getLatestLedger.result)).toEqual(["id", "protocolVersion", "sequence"]);
+    expect(Object.keys(answers.getHealth.result)).toEqual([
+      "status",
+      "latestLedger",
+      "oldestLedger",
+      "ledgerRetentionWindow",
+    ]);
+    const version = versionInfoSchema.parse(answers.getVersionInfo.result);
+    expect(version.version).toBe("22.1.2-7f8e3b5a1c9d2e4f6a8b0c1d3e5f7a9b2c4d6e8f");
+    expect(version.captiveCoreVersion).toBe("stellar-core 22.1.0 (fdd833d57c86cfe0c5057da5b2319953ab841de0)");
+    // Protocol 22's RPC sends both spellings, as v22 did.
+    expect(answers.getVersionInfo.result.captive_core_version).toBe(version.captiveCoreVersion);
+    const root = (await getJson(simulator, "/")).body;
+    expect(root.horizon_version).toBe("22.0.1-dd8a9b473a303cfcdd383d1db45dace93ea0861c");
+  });
+
+  it("the official SDK 17's getLatestLedger and getHealth accept the default (v28) answers", async () => {
+    const { simulator } = simulatorAt();
+    const server = await sdkRpcServer(simulator);
+    const latest = await server.getLatestLedger();
+    const horizon = (await getJson(simulator, "/ledgers?order=desc&limit=1")).body._embedded.records[0];
+    expect(latest.sequence).toBe(horizon.sequence);
+    expect(Number(latest.closeTime)).toBe(Date.parse(horizon.closed_at) / 1000);
+    expect(latest.headerXdr.ledgerSeq).toBe(horizon.sequence);
+    const health = await server.getHealth();
+    expect(health.status).toBe("healthy");
+    const root = (await getJson(simulator, "/")).body;
+    expect(root.horizon_version).toMatch(/^28\.0\.0-/);
   });
 
   it("is not subject to Horizon's rate limit or faults", async () => {

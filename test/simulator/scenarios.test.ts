@@ -82,7 +82,7 @@ describe("scenarios", () => {
   it("exports every scenario name and rejects unknown ones", () => {
     const { simulator } = simulatorAt();
     expect(SCENARIOS).toContain("healthy");
-    expect(SCENARIOS).toHaveLength(23);
+    expect(SCENARIOS).toHaveLength(25);
     for (const name of SCENARIOS) {
       simulator.setScenario(name);
       expect(simulator.scenario).toBe(name);
@@ -190,10 +190,10 @@ describe("scenarios", () => {
     const { simulator } = simulatorAt();
     simulator.setScenario("protocol_upgrade_pending");
     const root = (await getJson(simulator, "/")).body;
-    expect(root.current_protocol_version).toBe(22);
-    expect(root.core_supported_protocol_version).toBe(23);
-    expect(root.supported_protocol_version).toBe(23);
-    expect(root.core_version).toMatch(/^stellar-core 23\./);
+    expect(root.current_protocol_version).toBe(28);
+    expect(root.core_supported_protocol_version).toBe(29);
+    expect(root.supported_protocol_version).toBe(29);
+    expect(root.core_version).toMatch(/^stellar-core 29\./);
   });
 
   it("unsupported_protocol: the network runs a protocol above what Horizon supports", async () => {
@@ -202,9 +202,9 @@ describe("scenarios", () => {
     simulator.advance(INTERVAL_MS);
     const root = (await getJson(simulator, "/")).body;
     expect(root.current_protocol_version).toBeGreaterThan(root.supported_protocol_version);
-    expect(root.current_protocol_version).toBe(23);
+    expect(root.current_protocol_version).toBe(29);
     const ledger = (await getJson(simulator, `/ledgers/${root.history_latest_ledger}`)).body;
-    expect(ledger.protocol_version).toBe(23);
+    expect(ledger.protocol_version).toBe(29);
   });
 
   it("rate_limited: every request gets 429 with Retry-After and an empty quota; control endpoints still work", async () => {
@@ -340,9 +340,9 @@ describe("scenarios", () => {
       scenario: "ingestion_stalled",
       seed: 1,
       networkPassphrase: "Public Global Stellar Network ; September 2015",
-      currentProtocolVersion: 22,
-      supportedProtocolVersion: 22,
-      coreSupportedProtocolVersion: 22,
+      currentProtocolVersion: 28,
+      supportedProtocolVersion: 28,
+      coreSupportedProtocolVersion: 28,
       hangingRequests: 0,
       heldSubmissions: 0,
       drainedPoolId: null,

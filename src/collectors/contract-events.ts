@@ -1,0 +1,234 @@
+/**
+ * The events poll of a Stellar RPC target: the watched contracts' events (contract and system
+ * alike) read with getEvents, 25 contracts a call (5 filters of 5 contractIds), from the RPC's
+ * latest ledger at the first poll on, each counted exactly once by its first topic.
+ */
+import type { Logger } from "pino";
+import { RPC_METRICS } from "../catalog/metrics.js";
+import { ledgerOfEventId, type EventType, type RpcContractEvent } from "../client/event-schemas.js";
+import { validated } from "../client/http.js";
+import type { RpcClient } from "../client/rpc-client.js";
+import { latestLedgerSchema } from "../client/rpc-schemas.js";
+import type { WatchedContract } from "../config/contracts.js";
+import type { Schedule } from "../config/schedule.js";
+import type { CollectorSamples, Sample } from "../exposition/samples.js";
+import type { PollJob } from "../runtime/job.js";
+import { stellarBase } from "../stellar-base.js";
+import type { PollContext } from "./collector.js";
+import { labelText } from "./label-text.js";
+
+/** getEvents takes at most 5 filters of at most 5 contract ids each. */
+export const CONTRACTS_PER_CALL = 25;
+const IDS_PER_FILTER = 5;
+/** Events asked for per call. */
+export const EVENTS_PER_CALL = 1000;
+/** Calls per group of contracts a poll, at most: a longer backlog continues at the next poll. */
+export const CALLS_PER_GROUP = 10;
+/** Distinct first topics a contract gets series for; later ones count under `other`. */
+export const TOPICS_PER_CONTRACT = 50;
+export const OTHER_TOPIC = "other";
+/** The first topic of the system event a contract's upgrade emits. */
+export const UPGRADE_TOPIC = "executable_update";
+/** Symbols are at most 32 characters; a string topic is cut to this many, unreadable characters replaced. */
+const TOPIC_CHARACTERS = 64;
+
+/** Requests an events poll sends in steady state: one call per group of 25 contracts (distinct ids). */
+export function eventsRequestsPerPoll(contracts: readonly WatchedContract[]): number {
+  return Math.ceil(new Set(contracts.map(({ id }) => id)).size / CONTRACTS_PER_CALL);
+}
+
+/**
+ * A first topic as a label: a symbol or a string as its text, anything else as its ScVal arm's
+ * name without `scv`, first letter lower-cased (`scvAddress` → `address`); `none` without a topic.
+ */
+export function topicLabel(topics: readonly string[]): string {
+  const first = topics[0];
+  if (first === undefined) return "none";
+  const value = stellarBase().xdr.ScVal.fromXDR(first, "base64");
+  const arm = value.switch().name;
+  if (arm === "scvSymbol") return value.sym().toString();
+  if (arm === "scvString") return labelText(value.str().toString(), TOPIC_CHARACTERS);
+  const name = arm.startsWith("scv") ? arm.slice(3) : arm;
+  return name.charAt(0).toLowerCase() + name.slice(1);
+}
+
+/** One watched contract's counts, kept for the life of the job. */
+class ContractCounts {
+  /** Counts by type and topic; a topic is one of the first TOPICS_PER_CONTRACT distinct ones, or `other`. */
+  readonly byTopic = new Map<string, { readonly type: EventType; readonly topic: string; count: number }>();
+  readonly topics = new Set<string>();
+  failedCalls = 0;
+  upgrades = 0;
+  lastEventSeconds: number | undefined;
+
+  constructor(readonly contract: WatchedContract) {}
+
+  count(event: RpcContractEvent, topic: string): void {
+    if (!this.topics.has(topic) && this.topics.size < TOPICS_PER_CONTRACT) this.topics.add(topic);
+    const label = this.topics.has(topic) ? topic : OTHER_TOPIC;
+    const key = `${event.type}\u0000${label}`;
+    const entry = this.byTopic.get(key) ?? { type: event.type, topic: label, count: 0 };
+    entry.count += 1;
+    this.byTopic.set(key, entry);
+    if (event.inSuccessfulContractCall === false) this.failedCalls += 1;
+    if (event.type === "system" && topic === UPGRADE_TOPIC) this.upgrades += 1;
+    const closed = Math.floor(Date.parse(event.ledgerClosedAt) / 1000);
+    if (this.lastEventSeconds === undefined || closed > this.lastEventSeconds) this.lastEventSeconds = closed;
+  }
+}
+
+/**
+ * One call's worth of contracts and where its reading stands: a cursor once a call answered,
+ * before that the ledger to start at.
+ */
+interface Group {
+  readonly filters: readonly { readonly contractIds: readonly string[] }[];
+  cursor?: string;
+  startLedger?: number;
+  /** The highest event id counted: an id at or below it was counted already. */
+  counted?: string;
+}
+
+export interface ContractEventsDependencies {
+  readonly client: Pick<RpcClient, "getEvents" | "call">;
+  readonly log: Logger;
+}
+
+export class ContractEventsJob implements PollJob {
+  readonly role = "poll";
+  readonly source = "events";
+  readonly requestsPerRun: number;
+  private readonly groups: readonly Group[];
+  /** By contract id: a contract watched under two names is counted under each. */
+  private readonly counts = new Map<string, ContractCounts[]>();
+  private skippedLedgers = 0;
+  /** The last ledger already counted as skipped, so groups restarting together add the gap once. */
+  private skippedThrough = 0;
+
+  constructor(
+    contracts: readonly WatchedContract[],
+    readonly schedule: Schedule,
+    private readonly dependencies: ContractEventsDependencies,
+  ) {
+    for (const contract of contracts)
+      this.counts.set(contract.id, [...(this.counts.get(contract.id) ?? []), new ContractCounts(contract)]);
+    const allIds = [...this.counts.keys()];
+    const groups: Group[] = [];
+    for (let start = 0; start < allIds.length; start += CONTRACTS_PER_CALL) {
+      const ids = allIds.slice(start, start + CONTRACTS_PER_CALL);
+      const filters = [];
+      for (let at = 0; at < ids.length; at += IDS_PER_FILTER)
+        filters.push({ contractIds: ids.slice(at, at + IDS_PER_FILTER) });
+      groups.push({ filters });
+    }
+    this.groups = groups;
+    this.requestsPerRun = eventsRequestsPerPoll(contracts);
+  }
+
+  async run(context: PollContext): Promise<void> {
+    if (this.groups.some((group) => group.cursor === undefined && group.startLedger === undefined)) {
+      const latest = validated(
+        latestLedgerSchema,
+        await this.dependencies.client.call("events", "getLatestLedger", undefined, context.signal),
+        "Stellar RPC's getLatestLedger",
+      );
+      for (const group of this.groups)
+        if (group.cursor === undefined && group.startLedger === undefined) group.startLedger = latest.sequence;
+    }
+    for (const group of this.groups) await this.readGroup(group, context);
+  }
+
+  samples(lastRunSucceeded: boolean): CollectorSamples<Sample> {
+    const persistent: Sample[] = [{ metric: RPC_METRICS.contractEventsSkippedLedgers, value: this.skippedLedgers }];
+    const live: Sample[] = [];
+    for (const { contract, byTopic, failedCalls, upgrades, lastEventSeconds } of [...this.counts.values()].flat()) {
+      const labels = { contract: contract.name };
+      for (const { type, topic, count } of byTopic.values())
+        persistent.push({ metric: RPC_METRICS.contractEvents, labels: { ...labels, type, topic }, value: count });
+      persistent.push(
+        { metric: RPC_METRICS.contractFailedCallEvents, labels, value: failedCalls },
+        { metric: RPC_METRICS.contractUpgrades, labels, value: upgrades },
+      );
+      if (!lastRunSucceeded) continue;
+      if (lastEventSeconds !== undefined)
+        live.push({ metric: RPC_METRICS.contractLastEvent, labels, value: lastEventSeconds });
+      if (contract.expectEventsWithinSeconds !== undefined)
+        live.push({
+          metric: RPC_METRICS.contractEventsExpectedWithin,
+          labels,
+          value: contract.expectEventsWithinSeconds,
+        });
+    }
+    return { live, persistent };
+  }
+
+  /** Up to CALLS_PER_GROUP calls, while each comes back full; each answer is folded in as it arrives. */
+  private async readGroup(group: Group, { signal, invalidRecords }: PollContext): Promise<void> {
+    for (let call = 0; call < CALLS_PER_GROUP; call += 1) {
+      const pagination =
+        group.cursor === undefined ? { limit: EVENTS_PER_CALL } : { limit: EVENTS_PER_CALL, cursor: group.cursor };
+      const answer = await this.dependencies.client.getEvents(
+        {
+          ...(group.cursor === undefined ? { startLedger: group.startLedger ?? 0 } : {}),
+          filters: group.filters,
+          pagination,
+        },
+        signal,
+      );
+      if (answer.kind === "out_of_range") {
+        this.restart(group, answer.oldestLedger, answer.latestLedger);
+        continue;
+      }
+      if (answer.invalid > 0) invalidRecords(answer.invalid);
+      invalidRecords(this.fold(group, answer.events));
+      group.cursor = answer.cursor;
+      group.startLedger = undefined;
+      if (answer.events.length + answer.invalid < EVENTS_PER_CALL) return;
+    }
+  }
+
+  /** Counts the events not counted before; returns how many failed to decode. */
+  private fold(group: Group, events: readonly RpcContractEvent[]): number {
+    let invalid = 0;
+    for (const event of events) {
+      if (group.counted !== undefined && event.id <= group.counted) continue;
+      const counts = this.counts.get(event.contractId);
+      if (counts === undefined) continue;
+      let topic: string;
+      try {
+        topic = topicLabel(event.topic);
+      } catch {
+        invalid += 1;
+        continue;
+      }
+      for (const contract of counts) contract.count(event, topic);
+      group.counted = event.id;
+    }
+    return invalid;
+  }
+
+  /**
+   * The start fell outside the RPC's window [oldest, latest]. Behind it, the ledgers in between
+   * are lost: counted as skipped (once per target) and reading resumes at `oldest`. Ahead of it
+   * (an RPC that fell behind or was replaced), reading resumes at its latest ledger; events
+   * already counted are then recognised by their ids.
+   */
+  private restart(group: Group, oldest: number, latest: number): void {
+    const before = group.cursor === undefined ? (group.startLedger ?? 1) - 1 : ledgerOfEventId(group.cursor);
+    group.cursor = undefined;
+    if (before + 1 > latest) {
+      group.startLedger = Math.max(oldest, latest);
+      return;
+    }
+    const from = Math.max(before, this.skippedThrough);
+    if (oldest - 1 > from) {
+      this.skippedLedgers += oldest - 1 - from;
+      this.skippedThrough = oldest - 1;
+      this.dependencies.log.warn(
+        { resumedAt: oldest, lastRead: before },
+        "the event cursor fell out of the RPC's retention window: events of the ledgers in between were never read",
+      );
+    }
+    group.startLedger = oldest;
+  }
+}
