@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
 import { namedIdFromFlag, watchedAccounts, type WatchedAccount } from "./accounts.js";
 import { watchedContracts, type WatchedContract } from "./contracts.js";
+import { marketEntryFromFlag, watchedMarkets, type MarketEntry, type WatchedMarket } from "./markets.js";
 import { loadTxProbe, withProbeAccount, type TxProbeConfig } from "./tx-probe.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import { flagProblem } from "./messages.js";
@@ -35,6 +36,8 @@ export interface TargetConfig {
   /** Requests per hour this Horizon allows; planning above it logs a warning at start. */
   readonly requestBudgetPerHour: number;
   readonly accounts: readonly WatchedAccount[];
+  /** DEX markets whose price, trades and makers' offers are read (shard 0 only). */
+  readonly markets: readonly WatchedMarket[];
   /** The transaction-submission probe, when configured. */
   readonly txProbe?: TxProbeConfig;
 }
@@ -69,6 +72,8 @@ export const DEFAULTS = {
   pollInterval: "15s",
   /** Contract TTLs move by a ledger every 5 to 7 s and matter over days: a minute is plenty. */
   contractsInterval: "1m",
+  /** A market's price moves by trade aggregation buckets of a minute or more. */
+  marketsInterval: "1m",
   timeout: "10s",
   retries: 2,
   maxBodySize: "8MiB",
@@ -102,6 +107,11 @@ export const FLAGS = {
     env: "CONTRACTS",
     value: "[NAME=]CONTRACT_ID",
     help: "Soroban contract whose instance and code to watch on every --rpc.url target; repeatable. NAME (default the id) becomes the `contract` label. The env var takes a comma-separated list.",
+  },
+  market: {
+    env: "MARKETS",
+    value: "[NAME=]BASE/COUNTER",
+    help: "DEX market to watch on every --horizon.url target (BASE and COUNTER: native or CODE:ISSUER); repeatable. NAME (default BASECODE/COUNTERCODE) becomes the `market` label. The env var takes a comma-separated list.",
   },
   "rpc.url": {
     env: "RPC_URL",
@@ -156,7 +166,7 @@ export type CommandLine =
 
 type FlagValues = { [K in keyof typeof FLAGS]?: string | string[] | boolean };
 type UrlFlag = "horizon.url" | "rpc.url";
-type ListFlag = "account" | "account.asset" | "contract";
+type ListFlag = "account" | "account.asset" | "contract" | "market";
 type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | UrlFlag | ListFlag>;
 /** A value and where it came from (`--flag` or `ENV_VAR`), so a problem names its source. */
 interface Setting {
@@ -185,7 +195,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const schedulesFor = scheduleResolver(pollInterval, file, problems);
   const targets = buildTargets(
     urls,
-    flagAccounts,
+    { accounts: flagAccounts, markets: flagMarketsOf(flags, env, urls.length, problems) },
     { file, path: configFile?.value ?? "" },
     schedulesFor,
     timeoutMs,
@@ -262,7 +272,8 @@ function parseFlags(argv: readonly string[]): FlagValues | string {
               name === "rpc.url" ||
               name === "account" ||
               name === "account.asset" ||
-              name === "contract",
+              name === "contract" ||
+              name === "market",
           },
         ]),
       ),
@@ -362,6 +373,28 @@ function flagContractsOf(
   return watchedContracts(specs.values.map(namedIdFromFlag), specs.source, problems);
 }
 
+/** Every --market, or else MARKETS' list; they apply to the targets given with --horizon.url. */
+function flagMarketsOf(
+  flags: FlagValues,
+  env: NodeJS.ProcessEnv,
+  urlCount: number,
+  problems: string[],
+): WatchedMarket[] {
+  const specs = listSetting("market", flags, env);
+  if (specs.values.length > 0 && urlCount === 0) {
+    problems.push(
+      `${specs.source}: applies to targets given with --horizon.url; with --config.file, list markets under each target's \`markets:\``,
+    );
+  }
+  const entries: MarketEntry[] = [];
+  for (const value of specs.values) {
+    const entry = marketEntryFromFlag(value);
+    if (typeof entry === "string") problems.push(`${specs.source}: ${entry}`);
+    else entries.push(entry);
+  }
+  return watchedMarkets(entries, specs.source, problems);
+}
+
 function shardOf(shard: Setting | undefined, problems: string[]): Shard {
   if (!shard) return WHOLE;
   const parsed = parseShard(shard.value);
@@ -376,12 +409,16 @@ function scheduleResolver(pollInterval: Setting | undefined, file: ConfigFile, p
     if (typeof schedule === "string") problems.push(`${pollInterval.source}: ${schedule}`);
   }
   const defaultText = pollInterval?.value ?? file.poll_interval ?? DEFAULTS.pollInterval;
+  // Markets move by buckets of a minute or more: only --poll.interval or their own schedule changes theirs.
+  const defaultFor = (endpoint: Endpoint) =>
+    endpoint === "markets" ? (pollInterval?.value ?? DEFAULTS.marketsInterval) : defaultText;
   // An explicit --poll.interval is the operator's latest word, so it beats per-endpoint file schedules.
   const fileSchedules: EndpointScheduleTexts = pollInterval ? {} : (file.schedules ?? {});
   return (overrides) =>
     Object.fromEntries(
       ENDPOINTS.map((endpoint) => {
-        const text = (pollInterval ? undefined : overrides?.[endpoint]) ?? fileSchedules[endpoint] ?? defaultText;
+        const text =
+          (pollInterval ? undefined : overrides?.[endpoint]) ?? fileSchedules[endpoint] ?? defaultFor(endpoint);
         const schedule = parseSchedule(text);
         return [endpoint, typeof schedule === "string" ? parseSchedule(DEFAULTS.pollInterval) : schedule];
       }),
@@ -391,7 +428,7 @@ function scheduleResolver(pollInterval: Setting | undefined, file: ConfigFile, p
 /** Horizon targets from --horizon.url when given (they replace the file's), else from the file; names unique. */
 function buildTargets(
   urls: readonly Setting[],
-  flagAccounts: readonly WatchedAccount[],
+  flagWatched: { readonly accounts: readonly WatchedAccount[]; readonly markets: readonly WatchedMarket[] },
   { file, path }: { file: ConfigFile; path: string },
   schedulesFor: SchedulesFor,
   timeoutMs: number,
@@ -405,7 +442,8 @@ function buildTargets(
         ...basics,
         schedules: schedulesFor(undefined),
         requestBudgetPerHour: DEFAULTS.requestBudgetPerHour,
-        accounts: flagAccounts,
+        accounts: flagWatched.accounts,
+        markets: flagWatched.markets,
       }),
       fromEntry: (basics, entry, targetIndex) => ({
         ...basics,
@@ -417,6 +455,7 @@ function buildTargets(
           problems,
           (index, key) => `${path}: targets[${targetIndex}].accounts[${index}].${key}`,
         ),
+        markets: watchedMarkets(entry.markets ?? [], `target "${basics.name}"`, problems),
       }),
     },
     problems,

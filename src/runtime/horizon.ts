@@ -7,6 +7,7 @@ import type { Collector } from "../collectors/collector.js";
 import { feeStatsCollector } from "../collectors/fee-stats.js";
 import { LedgersCollector } from "../collectors/ledgers.js";
 import { LiquidityPoolsCollector } from "../collectors/liquidity-pools.js";
+import { MarketsJob } from "../collectors/markets.js";
 import { rootCollector } from "../collectors/root.js";
 import type { ExporterConfig, TargetConfig } from "../config/config.js";
 import { txProbeFor } from "../probers/tx-probe.js";
@@ -68,6 +69,14 @@ export const HORIZON: TargetKind<TargetConfig, HorizonClient> = {
           () => new AccountsCollector(new AccountsClient(client), target.accounts, network, !networkLevel),
         ),
       );
+    }
+    // Markets are network-level: shard 0 alone reads them.
+    if (networkLevel && target.markets.length > 0) {
+      plans.push({
+        source: "markets",
+        key: jobKey("markets", config),
+        create: () => new MarketsJob(client, target.markets, target.schedules.markets, () => clock.now()),
+      });
     }
     const probe = target.txProbe;
     if (probe !== undefined) {

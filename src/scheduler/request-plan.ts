@@ -1,4 +1,5 @@
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
+import { marketRequestsPerPoll } from "../collectors/markets.js";
 import { PAGE_LIMIT } from "../collectors/paging.js";
 import type { ExporterConfig, TargetConfig } from "../config/config.js";
 
@@ -31,6 +32,9 @@ export function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config
       );
       return accounts > 0 && config.shard.index !== 0 ? accounts + 1 : accounts;
     }
+    case "markets":
+      // A bucket and a page of trades per market, a page of offers per maker and side.
+      return marketRequestsPerPoll(target.markets);
   }
 }
 
