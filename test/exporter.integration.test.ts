@@ -318,8 +318,8 @@ describe("freshness, readiness and self-metrics", () => {
     ]);
     const exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
     try {
-      // Accounts are polled only where some are watched: b watches none.
-      const polled = ENDPOINTS.filter((endpoint) => endpoint !== "accounts");
+      // Accounts and markets are polled only where some are watched: b watches none.
+      const polled = ENDPOINTS.filter((endpoint) => endpoint !== "accounts" && endpoint !== "markets");
       await until("every first request of b to be held", () => (held >= polled.length ? true : undefined));
       await until("a's first polls", async () =>
         (await fetch(`${exporter.url}/metrics`))
