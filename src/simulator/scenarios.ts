@@ -28,6 +28,8 @@ export const SCENARIOS = [
   "rpc_unhealthy",
   "rpc_lagging",
   "contract_expiring",
+  "stablecoin_depeg",
+  "maker_stops_quoting",
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -55,6 +57,8 @@ export interface ScenarioBehaviour {
   readonly accounts?: AccountEvent;
   /** One-off change to the simulated contracts: the demo storage key is left minutes to live. */
   readonly contracts?: "expire_soon";
+  /** The DEX while the scenario lasts: USDX trades off its peg, or the maker's asks are gone. */
+  readonly market?: "depeg" | "maker_gone";
 }
 
 const FEE_SPIKE_MULTIPLIER = 50;
@@ -97,6 +101,8 @@ export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviou
   rpc_unhealthy: { ...HEALTHY, rpc: "unhealthy" },
   rpc_lagging: { ...HEALTHY, rpc: "lagging" },
   contract_expiring: { ...HEALTHY, contracts: "expire_soon" },
+  stablecoin_depeg: { ...HEALTHY, market: "depeg" },
+  maker_stops_quoting: { ...HEALTHY, market: "maker_gone" },
 };
 
 export function isScenarioName(name: string): name is ScenarioName {

@@ -10,6 +10,7 @@ import { SimulatedContracts } from "./contracts.js";
 import { addDemoAccounts, applyAccountEvent, runDemoActivity } from "./demo-accounts.js";
 import { drawFault, HangingRequests, RateLimitBucket } from "./http-faults.js";
 import { HorizonModel } from "./model.js";
+import { OrderBook } from "./order-book.js";
 import { PoolUniverse } from "./pools.js";
 import { createRng, deriveSeed } from "./rng.js";
 import { isScenarioName, SCENARIO_BEHAVIOURS, UnknownScenarioError, type ScenarioName } from "./scenarios.js";
@@ -130,6 +131,8 @@ export class Simulator {
   readonly accounts = new SimulatedAccounts();
   /** Soroban state the RPC serves: the demo contracts and the state-archival settings. */
   readonly contracts: SimulatedContracts;
+  /** The DEX the simulated ledgers trade against: offers, trades and their aggregations. */
+  readonly orderBook: OrderBook;
   readonly #model: HorizonModel;
   /** The latest ledger whose account activity has been applied. */
   #activityThroughLedger: number;
@@ -172,6 +175,7 @@ export class Simulator {
     const heldPool = this.pools.pools.find((pool) => pool.assets.includes("native")) ?? this.pools.pools[0];
     addDemoAccounts(this.accounts, start, heldPool?.id);
     this.contracts = new SimulatedContracts(settings.networkPassphrase, start);
+    this.orderBook = new OrderBook(settings.seed, start);
     this.#activityThroughLedger = start.ledger;
     this.#enterScenarioEvents(settings.scenario);
     const faultRng = createRng(deriveSeed(settings.seed, 4));
@@ -180,6 +184,7 @@ export class Simulator {
       model: this.#model,
       pools: this.pools,
       accounts: this.accounts,
+      orderBook: this.orderBook,
       contracts: this.contracts,
       networkPassphrase: settings.networkPassphrase,
       hangingRequests: this.#hangingRequests,
@@ -301,7 +306,9 @@ export class Simulator {
     const from = latest < this.#activityThroughLedger ? latest + 1 : this.#activityThroughLedger + 1;
     for (let ledger = from; ledger <= latest; ledger += 1) {
       const record = this.#model.ledger(ledger);
-      if (record !== undefined) runDemoActivity(this.accounts, { ledger, closedAtMs: record.closedAtMs });
+      if (record === undefined) continue;
+      runDemoActivity(this.accounts, { ledger, closedAtMs: record.closedAtMs });
+      this.orderBook.closeLedger({ ledger, closedAtMs: record.closedAtMs }, this.#model.status().behaviour);
     }
     this.#activityThroughLedger = latest;
   }

@@ -96,6 +96,9 @@ const SCENARIO_ALERTS: Readonly<
   },
   // Probe failures need minutes without a success; promtool and test/probers cover them.
   txsub_timeout: { fires: [] },
+  // This suite watches no markets: promtool and test/markets-simulator.test.ts cover these.
+  stablecoin_depeg: { fires: [] },
+  maker_stops_quoting: { fires: [] },
 };
 
 /** Faults no scenario simulates, each given a target of its own. */
@@ -130,6 +133,11 @@ const NOT_SIMULATED: readonly AlertName[] = [
   // test/e2e/agreement.test.ts forks a simulator for this one; a protocol behind needs 30 minutes.
   "StellarTargetLedgerHashDisagrees",
   "StellarTargetProtocolBehind",
+  // The market ones: this suite watches no markets; promtool and test/markets-simulator.test.ts cover them.
+  "StellarMarketOffPeg",
+  "StellarMarketMakerNotQuoting",
+  "StellarMarketMakerStale",
+  "StellarMarketQuiet",
 ];
 /** Targets that run the transaction probe. */
 const PROBED_TARGETS = new Map(["healthy", "fee_spike"].map((name) => [name, Keypair.random()]));
