@@ -5,6 +5,7 @@ import { accountsDashboard } from "./accounts.js";
 import { contractsDashboard } from "./contracts.js";
 import { exporterDashboard } from "./exporter.js";
 import { liquidityPoolsDashboard } from "./liquidity-pools.js";
+import { marketsDashboard } from "./markets.js";
 import { networkDashboard } from "./network.js";
 import { overviewDashboard } from "./overview.js";
 import { alertTestFiles, DASHBOARDS_DIR, PROMETHEUS_RULE_FILE, ruleFiles } from "./paths.js";
@@ -20,6 +21,7 @@ export const DASHBOARDS: readonly (() => Dashboard)[] = [
   exporterDashboard,
   rpcDashboard,
   contractsDashboard,
+  marketsDashboard,
 ];
 
 /**
