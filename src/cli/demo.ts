@@ -6,6 +6,7 @@ import { startExporter } from "../exporter.js";
 import {
   DEMO_RPC_WATCHED_ACCOUNTS,
   DEMO_WATCHED_ACCOUNTS,
+  DEMO_WATCHED_MARKETS,
   RPC_PATH,
   SIMULATOR_REQUESTS_PER_HOUR,
   startSimulator,
@@ -113,6 +114,8 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
               // The simulator allows a private deployment's quota, not the public Horizon's 3600 an hour.
               requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR,
               accounts: target.accounts.length > 0 ? target.accounts : DEMO_WATCHED_ACCOUNTS,
+              // USDX against its peg and lumens against USDC, with the simulator's maker, unless --market says otherwise.
+              markets: target.markets.length > 0 ? target.markets : DEMO_WATCHED_MARKETS,
             }
           : target.name === FORK_TARGET
             ? { ...target, url: new TargetUrl(fork.url), requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR }
@@ -154,6 +157,8 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
       `  stellar rpc:  ${simulator.url}${RPC_PATH}  (JSON-RPC, same ledgers)`,
       `  fork:         ${fork.url}/  (the same network, other hashes from ledger ${forkAt} on: the "${FORK_TARGET}" target disagrees)`,
       `  change scenario: curl -X POST ${simulator.url}/_sim/scenario/fee_spike  (or account_drain, signer_change, rpc_lagging, ...)`,
+      `  markets:      usdx-usdc (peg 1) and xlm-usdc, with their maker; a depeg, then a maker that stops quoting:`,
+      `                curl -X POST ${simulator.url}/_sim/scenario/stablecoin_depeg  (then maker_stops_quoting)`,
       `  contracts:    counter (wasm, with its storage entry) and usdc (Stellar Asset Contract); archival in about 4 minutes:`,
       `                curl -X POST ${simulator.url}/_sim/scenario/contract_expiring`,
       "Press Ctrl+C to stop.",

@@ -6,6 +6,7 @@
  * network trade alike.
  */
 
+import type { WatchedMarket } from "../config/markets.js";
 import type { LedgerPoint } from "./accounts.js";
 import { deterministicAccountId } from "./accounts.js";
 import { USDC } from "./demo-accounts.js";
@@ -37,6 +38,12 @@ export interface BookMarket {
 export const BOOK_MARKETS: readonly BookMarket[] = [
   { base: "native", counter: USDC, mid: 1_000, depegMid: 1_000 },
   { base: USDX, counter: USDC, mid: 10_000, depegMid: 9_600 },
+];
+
+/** How the demo watches the simulated markets: USDX against its peg, lumens without one, the maker on both. */
+export const DEMO_WATCHED_MARKETS: readonly WatchedMarket[] = [
+  { name: "usdx-usdc", base: USDX, counter: USDC, resolutionMs: 60_000, referencePrice: 1, makers: [DEMO_MAKER] },
+  { name: "xlm-usdc", base: "native", counter: USDC, resolutionMs: 60_000, makers: [DEMO_MAKER] },
 ];
 
 /** An offer on the book, in the shape of the simulated accounts' offers. */
