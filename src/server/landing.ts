@@ -17,6 +17,7 @@ import {
   type TargetReport,
 } from "../status/model.js";
 import { sparkline } from "../status/sparkline.js";
+import { marketsTable } from "./landing-markets.js";
 
 /** The page reloads itself this often; matches the demo's poll interval. */
 const REFRESH_SECONDS = 10;
@@ -405,6 +406,7 @@ ${target.agreement ? html`<dl class="figures">${agreementItem(target.agreement)}
 ${sparklines(target, nowMs)}
 ${section(target, target.accounts, target.lastKnown?.accounts, accountsTable)}
 ${section(target, target.contracts, target.lastKnown?.contracts, contractsTable)}
+${target.markets ? marketsTable(target.markets) : ""}
 ${target.txProbe ? probeList(target, target.txProbe) : ""}
 ${endpointsTable(target.endpoints, nowMs)}
 </section>`;

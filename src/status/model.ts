@@ -9,6 +9,7 @@ import {
 } from "../catalog/metrics.js";
 import type { Labels } from "../exposition/samples.js";
 import type { EndpointStatus } from "../scheduler/job-runner.js";
+import { MARKET_FAMILIES, marketReports, type MarketReport } from "./markets.js";
 import {
   HISTORY_WINDOW_MS,
   StatusBoard,
@@ -138,7 +139,9 @@ export const STATUS_FAMILIES: ReadonlySet<string> = new Set(
     RPC_METRICS.contractEntryExpiry,
     RPC_METRICS.contractInfo,
     ...accountSectionFamilies(RPC_ACCOUNT_METRICS),
-  ].map((metric) => metric.name),
+  ]
+    .map((metric) => metric.name)
+    .concat(MARKET_FAMILIES),
 );
 
 const POOL_SHARE_PREFIX = "pool:";
@@ -323,6 +326,8 @@ export interface TargetReport {
   /** A Stellar RPC's watched contract entries, soonest archival first. */
   readonly contracts?: readonly ContractEntryReport[];
   readonly txProbe?: ProbeReport;
+  /** A Horizon's watched DEX markets. */
+  readonly markets?: readonly MarketReport[];
   readonly rpc?: RpcReport;
   /** For each identity figure or section absent now but published before: its last value and age. */
   readonly lastKnown?: LastKnownReport;
@@ -731,6 +736,10 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
     ...optional("liquidityPools", series.figure(METRICS.liquidityPools.name)),
     ...optional("accounts", watched.now),
     ...optional("txProbe", txProbe(series)),
+    ...optional(
+      "markets",
+      marketReports((metric) => series.all(metric)),
+    ),
     ...optional("lastKnown", lastKnown(series, present, HORIZON_IDENTITY, { ...optional("accounts", watched.known) })),
   };
 }
