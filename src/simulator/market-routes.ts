@@ -5,7 +5,7 @@
  */
 
 import type { Context, Hono } from "hono";
-import { offerResource } from "./account-resources.js";
+import { assetFields, offerResource } from "./account-resources.js";
 import type { Offer } from "./accounts.js";
 import { canonicalAsset, parseCanonicalAsset } from "./assets.js";
 import type { BookTrade, OrderBook } from "./order-book.js";
@@ -48,16 +48,6 @@ function assetParam(c: Context, prefix: string): string | undefined {
     throw new ProblemError(invalidField(`${prefix}_asset_type`, "Invalid asset"));
   }
   return canonicalAsset(asset);
-}
-
-function assetFields(prefix: string, asset: string): Record<string, string> {
-  if (asset === "native") return { [`${prefix}_asset_type`]: "native" };
-  const [code = "", issuer = ""] = asset.split(":");
-  return {
-    [`${prefix}_asset_type`]: code.length <= 4 ? "credit_alphanum4" : "credit_alphanum12",
-    [`${prefix}_asset_code`]: code,
-    [`${prefix}_asset_issuer`]: issuer,
-  };
 }
 
 function gcd(a: bigint, b: bigint): bigint {
@@ -115,10 +105,10 @@ function tradeResource(base: string, trade: BookTrade): PagedRecord {
     ...(trade.type === "liquidity_pool" ? { liquidity_pool_fee_bp: 30 } : {}),
     ...party("base", trade.baseAccount, trade.baseOfferId),
     base_amount: formatAmount(trade.baseAmount),
-    ...assetFields("base", trade.base),
+    ...assetFields(trade.base, "base_"),
     ...party("counter", trade.counterAccount, trade.counterOfferId),
     counter_amount: formatAmount(trade.counterAmount),
-    ...assetFields("counter", trade.counter),
+    ...assetFields(trade.counter, "counter_"),
     base_is_seller: trade.baseIsSeller,
     price: rational(trade.counterAmount, trade.baseAmount),
   };

@@ -1,3 +1,4 @@
+import { assetQuery } from "../../src/client/market-schemas.js";
 import { fixtureJson } from "./fixtures.js";
 import { LoopbackServer } from "./loopback-server.js";
 
@@ -7,17 +8,6 @@ const TRADE_TEMPLATE = fixtureJson<{ _embedded: { records: JsonRecord[] } }>("tr
   .records[0]!;
 const NOT_FOUND = fixtureJson("error-not_found-horizon-src.json");
 const NOT_FOUND_BASE_ASSET = fixtureJson("error-not_found-base_asset-horizon-src.json");
-
-/** `native` or `CODE:ISSUER` as a trade's `<prefix>_asset_*` fields. */
-export function tradeAssetFields(prefix: string, asset: string): JsonRecord {
-  if (asset === "native") return { [`${prefix}_asset_type`]: "native" };
-  const [code = "", issuer = ""] = asset.split(":");
-  return {
-    [`${prefix}_asset_type`]: code.length <= 4 ? "credit_alphanum4" : "credit_alphanum12",
-    [`${prefix}_asset_code`]: code,
-    [`${prefix}_asset_issuer`]: issuer,
-  };
-}
 
 /** A trade in Horizon's wire format, built on a real capture. */
 export function makeTrade(
@@ -54,9 +44,9 @@ export function makeTrade(
     ledger_close_time: closedAt,
     trade_type: tradeType,
     base_amount: baseAmount,
-    ...tradeAssetFields("base", base),
+    ...assetQuery("base", base),
     counter_amount: counterAmount,
-    ...tradeAssetFields("counter", counter),
+    ...assetQuery("counter", counter),
   };
 }
 
