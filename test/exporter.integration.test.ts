@@ -388,9 +388,11 @@ describe("freshness, readiness and self-metrics", () => {
     expect(namesIn(series).has("nodejs_active_handles_total")).toBe(false);
     const names = namesIn(series);
     // The transaction probe's families need a tx_probe target (test/probers covers them); this
-    // exporter polls no Stellar RPC (test/rpc-exporter.test.ts checks the rpc-labelled families).
+    // exporter polls no Stellar RPC (test/rpc-exporter.test.ts checks the rpc-labelled families)
+    // and watches no market (test/markets.test.ts checks theirs).
     for (const metric of ALL_METRICS.filter(
-      (candidate) => candidate.source !== "tx_probe" && targetLabelOf(candidate) === "horizon",
+      (candidate) =>
+        candidate.source !== "tx_probe" && candidate.source !== "markets" && targetLabelOf(candidate) === "horizon",
     )) {
       const exposed = metric.type === "histogram" ? `${metric.name}_count` : metric.name;
       expect(names.has(exposed), metric.name).toBe(true);

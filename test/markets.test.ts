@@ -1,4 +1,6 @@
+import { execFileSync } from "node:child_process";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ALL_METRICS } from "../src/catalog/metrics.js";
 import { HorizonClient } from "../src/client/horizon-client.js";
 import { tradeAggregationSchema } from "../src/client/market-schemas.js";
 import { MarketsJob } from "../src/collectors/markets.js";
@@ -126,6 +128,51 @@ describe("MarketsJob against an independent Horizon", () => {
     expect(valueOf(values, "stellar_horizon_market_last_trade_timestamp_seconds", at())).toBe(
       Date.UTC(2024, 6, 8, 9, 40) / 1000,
     );
+  });
+});
+
+describe("MarketsJob's output", () => {
+  const horizon = new FakeMarkets();
+  let client: HorizonClient;
+
+  beforeAll(async () => {
+    client = new HorizonClient({ url: await horizon.start(), timeoutMs: 5_000, retries: 0, maxBodyBytes: 1 << 20 });
+  });
+  afterAll(() => horizon.stop());
+
+  it("has every market family, and promtool accepts it", async () => {
+    const offers = fixtureJson<{ _embedded: { records: JsonRecord[] } }>("offers-java-sdk.json")._embedded.records;
+    horizon.buckets = BUCKETS;
+    const trade = (token: string) =>
+      makeTrade(token, { base: "native", counter: USDC, baseAmount: "1.0000000", counterAmount: "0.1000000" });
+    horizon.trades = [trade("1-0")];
+    horizon.offers = [
+      {
+        ...offers[0]!,
+        seller: MAKER,
+        selling: { asset_type: "native" },
+        buying: { asset_type: "credit_alphanum4", asset_code: "USDC", asset_issuer: USDC.split(":")[1] },
+      },
+    ];
+    const marketsJob = new MarketsJob(client, [market({ referencePrice: 0.09, makers: [MAKER] })], SCHEDULE, () => NOW);
+    await marketsJob.run({ signal: new AbortController().signal, invalidRecords: () => {} });
+    horizon.trades.push(trade("2-0"));
+    await marketsJob.run({ signal: new AbortController().signal, invalidRecords: () => {} });
+    const samples = marketsJob.samples();
+    const rendered = await renderSamples("h", [...samples.persistent, ...samples.live]);
+    const lines = Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[]))
+      .toString()
+      .split("\n")
+      .filter(Boolean);
+    const families = ALL_METRICS.filter((candidate) => candidate.source === "markets");
+    const text = families
+      .map((metric) => {
+        const series = lines.filter((line) => line.startsWith(`${metric.name}{`));
+        expect(series.length, metric.name).toBeGreaterThan(0);
+        return `# HELP ${metric.name} ${metric.help}\n# TYPE ${metric.name} ${metric.type}\n${series.join("\n")}\n`;
+      })
+      .join("");
+    expect(execFileSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" }).trim()).toBe("");
   });
 });
 
