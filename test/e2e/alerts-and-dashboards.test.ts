@@ -17,6 +17,7 @@ import { loadConfig } from "../../src/config/config.js";
 import { startExporter, type RunningExporter } from "../../src/exporter.js";
 import {
   DEMO_WATCHED_ACCOUNTS,
+  DEMO_WATCHED_MARKETS,
   SCENARIOS,
   startSimulator,
   type RunningSimulator,
@@ -96,9 +97,8 @@ const SCENARIO_ALERTS: Readonly<
   },
   // Probe failures need minutes without a success; promtool and test/probers cover them.
   txsub_timeout: { fires: [] },
-  // This suite watches no markets: promtool and test/markets-simulator.test.ts cover these.
-  stablecoin_depeg: { fires: [] },
-  maker_stops_quoting: { fires: [] },
+  stablecoin_depeg: { fires: ["StellarMarketOffPeg"], staysQuiet: ["StellarMarketMakerNotQuoting"] },
+  maker_stops_quoting: { fires: ["StellarMarketMakerNotQuoting"], staysQuiet: ["StellarMarketOffPeg"] },
 };
 
 /** Faults no scenario simulates, each given a target of its own. */
@@ -133,9 +133,7 @@ const NOT_SIMULATED: readonly AlertName[] = [
   // test/e2e/agreement.test.ts forks a simulator for this one; a protocol behind needs 30 minutes.
   "StellarTargetLedgerHashDisagrees",
   "StellarTargetProtocolBehind",
-  // The market ones: this suite watches no markets; promtool and test/markets-simulator.test.ts cover them.
-  "StellarMarketOffPeg",
-  "StellarMarketMakerNotQuoting",
+  // Offers an hour old, and six quiet hours: promtool covers them.
   "StellarMarketMakerStale",
   "StellarMarketQuiet",
 ];
@@ -170,7 +168,8 @@ const DASHBOARD_QUERIES = loadDashboards().flatMap((dashboard) =>
         .replaceAll("$rpc", "healthy")
         .replaceAll("$pool", ".+")
         .replaceAll("$account", ".+")
-        .replaceAll("$contract", ".+"),
+        .replaceAll("$contract", ".+")
+        .replaceAll("$market", ".+"),
     })),
   ),
 );
@@ -200,6 +199,17 @@ function accountEntry(account: (typeof DEMO_WATCHED_ACCOUNTS)[number]) {
     cold: account.cold,
   };
 }
+
+/** The simulator's markets as a target's `markets:` entries; a scenario of their own, or healthy, watches them. */
+const MARKET_TARGETS = new Set(["healthy", "stablecoin_depeg", "maker_stops_quoting"]);
+const MARKET_ENTRIES = DEMO_WATCHED_MARKETS.map((market) => ({
+  name: market.name,
+  base: market.base,
+  counter: market.counter,
+  resolution: "1m",
+  ...(market.referencePrice === undefined ? {} : { reference_price: market.referencePrice }),
+  makers: [...market.makers],
+}));
 
 const hasFiniteValue = (samples: readonly Sample[]) => samples.some((sample) => Number.isFinite(sample.value));
 
@@ -290,6 +300,7 @@ describe("alerts and dashboards against a real Prometheus", () => {
             name,
             url: simulator.url,
             accounts: DEMO_WATCHED_ACCOUNTS.map(accountEntry),
+            ...(MARKET_TARGETS.has(name) ? { markets: MARKET_ENTRIES } : {}),
             ...(PROBED_TARGETS.has(name)
               ? { tx_probe: { secret_env: `PROBE_SEED_${name.toUpperCase()}`, interval: "1s" } }
               : {}),
@@ -307,7 +318,8 @@ describe("alerts and dashboards against a real Prometheus", () => {
         ],
         poll_interval: "1s",
         // Five requests a poll per target: every 2 s keeps the 17 simulators' load moderate.
-        schedules: { accounts: "2s" },
+        // Markets move by minute buckets: every 5 s is plenty.
+        schedules: { accounts: "2s", markets: "5s" },
         http: { timeout: "2s", retries: 0 },
         web: { listen_address: "127.0.0.1:0" },
       }),
@@ -359,11 +371,12 @@ describe("alerts and dashboards against a real Prometheus", () => {
           if (!hasFiniteValue(await running().query(query.expr))) empty.push(query.panel);
         return empty.length === 0 ? true : undefined;
       },
-      { timeoutMs: 90_000, intervalMs: 2000 },
+      // The markets' price panels wait for the first completed minute bucket with trades.
+      { timeoutMs: 120_000, intervalMs: 2000 },
     );
     warmedUpAt = nowSeconds();
     expect(DASHBOARD_QUERIES.length).toBeGreaterThan(30);
-  }, 120_000);
+  }, 150_000);
 
   it("Prometheus scrapes gzip-compressed and ingests every sample of each scrape", async () => {
     const scrapes = proxy?.scrapes ?? [];
