@@ -114,6 +114,13 @@ export class OrderBook {
       .sort((a, b) => a.price.n * b.price.d - b.price.n * a.price.d || Number(a.id - b.id));
   }
 
+  /** Every pair some offer sells and buys, `[selling, buying]`, each once: the book's edges for path finding. */
+  pairs(): [selling: string, buying: string][] {
+    const seen = new Map<string, [string, string]>();
+    for (const offer of this.#offers) seen.set(`${offer.selling} ${offer.buying}`, [offer.selling, offer.buying]);
+    return [...seen.values()];
+  }
+
   /** Every trade kept, oldest first. */
   get trades(): readonly BookTrade[] {
     return this.#trades;

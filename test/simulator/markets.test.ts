@@ -98,6 +98,13 @@ describe("the simulator's DEX", () => {
       expect(offer.selling.asset_type).toBe("native");
       expect(offer.buying.asset_code).toBe("USDC");
     }
+    // The book by pair, best first, for whatever routes through it.
+    const book = running.simulator.orderBook;
+    expect(book.pairs()).toHaveLength(4);
+    const best = book.offersFor("native", USDC);
+    expect(best.map((offer) => offer.price.n / offer.price.d)).toEqual(
+      best.map((offer) => offer.price.n / offer.price.d).sort((a, b) => a - b),
+    );
     const asksOfUsdx = await server.offers().seller(DEMO_MAKER).selling(usdx).buying(usdc).call();
     expect(asksOfUsdx.records.length).toBeGreaterThan(0);
     const both = await fetch(`${running.url}/offers?selling=native&selling_asset_type=native`);
