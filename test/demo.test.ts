@@ -2,7 +2,7 @@ import { expect, it } from "vitest";
 import { spawnCli } from "./support/cli-process.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { until } from "./support/wait.js";
-import { USDC } from "../src/simulator/index.js";
+import { DEMO_MAKER, USDC } from "../src/simulator/index.js";
 
 it("the demo serves live, moving metrics within 15 s", async () => {
   const { child, output, exited } = spawnCli(["demo", "--web.listen-address=127.0.0.1:0"], {
@@ -89,6 +89,13 @@ it("the demo serves live, moving metrics within 15 s", async () => {
         contract: "counter",
       }),
     ).toBe(60);
+    // The simulated markets are watched out of the box: USDX against its peg, with the maker quoting both sides.
+    const markets = { horizon: "simulator", market: "usdx-usdc" };
+    expect(valueOf(values, "stellar_horizon_market_reference_price", markets)).toBe(1);
+    expect(valueOf(values, "stellar_horizon_market_maker_offers", { ...markets, maker: DEMO_MAKER, side: "ask" })).toBe(
+      3,
+    );
+    expect(output()).toMatch(/\/_sim\/scenario\/stablecoin_depeg/);
     // The demo's probe submits from a generated key every 15 s; the simulator includes it in a ledger.
     const probeSuccess = await until(
       "a successful probe",

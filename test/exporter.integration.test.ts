@@ -318,8 +318,8 @@ describe("freshness, readiness and self-metrics", () => {
     ]);
     const exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
     try {
-      // Accounts are polled only where some are watched: b watches none.
-      const polled = ENDPOINTS.filter((endpoint) => !["accounts", "activity", "assets"].includes(endpoint));
+      // Accounts, assets and markets are polled only where some are watched: b watches none.
+      const polled = ENDPOINTS.filter((endpoint) => !["accounts", "activity", "assets", "markets"].includes(endpoint));
       await until("every first request of b to be held", () => (held >= polled.length ? true : undefined));
       await until("a's first polls", async () =>
         (await fetch(`${exporter.url}/metrics`))
@@ -405,12 +405,14 @@ describe("freshness, readiness and self-metrics", () => {
     expect(namesIn(series).has("nodejs_active_handles_total")).toBe(false);
     const names = namesIn(series);
     // The transaction probe's families need a tx_probe target (test/probers covers them); this
-    // exporter polls no Stellar RPC (test/rpc-exporter.test.ts checks the rpc-labelled families).
+    // exporter polls no Stellar RPC (test/rpc-exporter.test.ts checks the rpc-labelled families)
+    // and watches no market (test/markets.test.ts checks theirs).
     // A failure code is known only once a failed transaction comes after the first poll
     // (test/account-activity.test.ts covers it).
     for (const metric of ALL_METRICS.filter(
       (candidate) =>
         candidate.source !== "tx_probe" &&
+        candidate.source !== "markets" &&
         targetLabelOf(candidate) === "horizon" &&
         candidate.name !== "stellar_horizon_account_transaction_failures_total",
     )) {

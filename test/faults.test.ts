@@ -15,8 +15,8 @@ import { fixtureText } from "./support/fixtures.js";
 import { until } from "./support/wait.js";
 import { HostileHorizon, hang, hugeBody, redirectLoop, reply, type Misbehaviour } from "./support/hostile-horizon.js";
 
-/** Accounts, their flow and assets are polled only where some are watched, and these targets watch none. */
-const ENDPOINTS = ALL_ENDPOINTS.filter((endpoint) => !["accounts", "activity", "assets"].includes(endpoint));
+/** Accounts, their flow, assets and markets are polled only where some are watched, and these targets watch none. */
+const ENDPOINTS = ALL_ENDPOINTS.filter((endpoint) => !["accounts", "activity", "assets", "markets"].includes(endpoint));
 
 /** Every unhandled rejection or exception during the whole matrix, which must stay empty. */
 const unhandled: unknown[] = [];

@@ -6,6 +6,7 @@ import { assetsDashboard } from "./assets.js";
 import { contractsDashboard } from "./contracts.js";
 import { exporterDashboard } from "./exporter.js";
 import { liquidityPoolsDashboard } from "./liquidity-pools.js";
+import { marketsDashboard } from "./markets.js";
 import { networkDashboard } from "./network.js";
 import { overviewDashboard } from "./overview.js";
 import { alertTestFiles, DASHBOARDS_DIR, PROMETHEUS_RULE_FILE, ruleFiles } from "./paths.js";
@@ -22,6 +23,7 @@ export const DASHBOARDS: readonly (() => Dashboard)[] = [
   rpcDashboard,
   contractsDashboard,
   assetsDashboard,
+  marketsDashboard,
 ];
 
 /**

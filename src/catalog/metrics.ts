@@ -7,7 +7,16 @@
 export type MetricType = "gauge" | "counter" | "histogram";
 
 /** The Horizon endpoints the exporter polls; also the `endpoint` label's values. */
-export const ENDPOINTS = ["root", "fee_stats", "ledgers", "liquidity_pools", "accounts", "activity", "assets"] as const;
+export const ENDPOINTS = [
+  "root",
+  "fee_stats",
+  "ledgers",
+  "liquidity_pools",
+  "accounts",
+  "activity",
+  "assets",
+  "markets",
+] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
 /**
@@ -716,6 +725,105 @@ export const METRICS = {
     help: "A watched asset's Stellar Asset Contract id (empty when none is deployed, or Horizon is older than 2.27); always 1.",
     labels: ["asset", "contract_id"],
     source: "assets",
+  }),
+  // Watched DEX markets (`markets:`): `/trade_aggregations`, `/trades` and the makers' `/offers`.
+  marketPrice: define({
+    name: "stellar_horizon_market_price",
+    type: "gauge",
+    help: "Price of the last completed trade aggregation bucket with trades, in counter per base, by stat (open, high, low, close, avg).",
+    labels: ["market", "stat"],
+    source: "markets",
+  }),
+  marketBucketVolume: define({
+    name: "stellar_horizon_market_bucket_volume",
+    type: "gauge",
+    help: "Volume traded in that bucket, by asset (base, counter), in units of that asset.",
+    labels: ["market", "asset"],
+    source: "markets",
+  }),
+  marketBucketTrades: define({
+    name: "stellar_horizon_market_bucket_trades",
+    type: "gauge",
+    help: "Trades in that bucket (its trade_count).",
+    labels: ["market"],
+    source: "markets",
+  }),
+  marketBucketTimestamp: define({
+    name: "stellar_horizon_market_bucket_timestamp_seconds",
+    type: "gauge",
+    help: "Unix time of the start of that bucket.",
+    labels: ["market"],
+    source: "markets",
+  }),
+  marketPriceDeviation: define({
+    name: "stellar_horizon_market_price_deviation_ratio",
+    type: "gauge",
+    help: "(close - reference_price) / reference_price, for a market configured with a reference price.",
+    labels: ["market"],
+    source: "markets",
+  }),
+  marketReferencePrice: define({
+    name: "stellar_horizon_market_reference_price",
+    type: "gauge",
+    help: "The configured reference price (a peg), in counter per base.",
+    labels: ["market"],
+    source: "markets",
+  }),
+  marketTraded: define({
+    name: "stellar_horizon_market_traded",
+    type: "gauge",
+    help: "1 once /trade_aggregations returned a record for the pair, else 0 (a pair that never traded).",
+    labels: ["market"],
+    source: "markets",
+  }),
+  marketTrades: define({
+    name: "stellar_horizon_market_trades_total",
+    type: "counter",
+    help: "Trades of the pair counted since the exporter started, each once, by trade_type (orderbook, liquidity_pool).",
+    labels: ["market", "trade_type"],
+    source: "markets",
+  }),
+  marketTradedAmount: define({
+    name: "stellar_horizon_market_traded_amount_total",
+    type: "counter",
+    help: "Sum of the amounts of the trades counted, by asset (base, counter), in units of that asset.",
+    labels: ["market", "asset"],
+    source: "markets",
+  }),
+  marketLastTrade: define({
+    name: "stellar_horizon_market_last_trade_timestamp_seconds",
+    type: "gauge",
+    help: "Unix time of the ledger close of the newest trade counted.",
+    labels: ["market"],
+    source: "markets",
+  }),
+  marketMakerOffers: define({
+    name: "stellar_horizon_market_maker_offers",
+    type: "gauge",
+    help: "A maker's open offers on a side of the market (ask: sells base for counter; bid: sells counter for base).",
+    labels: ["market", "maker", "side"],
+    source: "markets",
+  }),
+  marketMakerOfferAmount: define({
+    name: "stellar_horizon_market_maker_offer_amount",
+    type: "gauge",
+    help: "Sum of a maker's offer amounts on a side, in units of the asset that side sells.",
+    labels: ["market", "maker", "side"],
+    source: "markets",
+  }),
+  marketMakerBestPrice: define({
+    name: "stellar_horizon_market_maker_best_price",
+    type: "gauge",
+    help: "A maker's best price on a side, in counter per base: an ask's lowest price, a bid's highest 1 / price (d / n of price_r).",
+    labels: ["market", "maker", "side"],
+    source: "markets",
+  }),
+  marketMakerOfferAge: define({
+    name: "stellar_horizon_market_maker_offer_age_seconds",
+    type: "gauge",
+    help: "Seconds since the oldest last_modified_time of a maker's offers on a side.",
+    labels: ["market", "maker", "side"],
+    source: "markets",
   }),
 
   // The exporter itself.

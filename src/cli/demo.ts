@@ -7,6 +7,7 @@ import {
   DEMO_RPC_WATCHED_ACCOUNTS,
   DEMO_WATCHED_ASSETS,
   DEMO_WATCHED_ACCOUNTS,
+  DEMO_WATCHED_MARKETS,
   RPC_PATH,
   SIMULATOR_REQUESTS_PER_HOUR,
   startSimulator,
@@ -115,6 +116,8 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
               requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR,
               accounts: target.accounts.length > 0 ? target.accounts : DEMO_WATCHED_ACCOUNTS,
               assets: target.assets.length > 0 ? target.assets : DEMO_WATCHED_ASSETS,
+              // USDX against its peg and lumens against USDC, with the simulator's maker, unless --market says otherwise.
+              markets: target.markets.length > 0 ? target.markets : DEMO_WATCHED_MARKETS,
             }
           : target.name === FORK_TARGET
             ? { ...target, url: new TargetUrl(fork.url), requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR }
@@ -156,6 +159,8 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
       `  stellar rpc:  ${simulator.url}${RPC_PATH}  (JSON-RPC, same ledgers)`,
       `  fork:         ${fork.url}/  (the same network, other hashes from ledger ${forkAt} on: the "${FORK_TARGET}" target disagrees)`,
       `  change scenario: curl -X POST ${simulator.url}/_sim/scenario/fee_spike  (or account_drain, deposits_stopped, signer_change, rpc_lagging, ...)`,
+      `  markets:      usdx-usdc (peg 1) and xlm-usdc, with their maker; a depeg, then a maker that stops quoting:`,
+      `                curl -X POST ${simulator.url}/_sim/scenario/stablecoin_depeg  (then maker_stops_quoting)`,
       `  contracts:    counter (wasm, with its storage entry) and usdc (Stellar Asset Contract); archival in about 4 minutes:`,
       `                curl -X POST ${simulator.url}/_sim/scenario/contract_expiring`,
       `                events (transfer, mint, one upgrade); the counter falls silent with contract_silent`,

@@ -107,6 +107,15 @@ export class HorizonClient {
     return (await this.getValidated("activity", path, query, pageSchema, signal))._embedded.records;
   }
 
+  /** A page of a watched market's `/trade_aggregations`, `/trades` or `/offers`, its records unvalidated. */
+  async marketPage(
+    path: "trade_aggregations" | "trades" | "offers",
+    query: Query,
+    signal?: AbortSignal,
+  ): Promise<RawRecords> {
+    return (await this.getValidated("markets", path, query, pageSchema, signal))._embedded.records;
+  }
+
   /**
    * Submits a signed transaction envelope and waits for Horizon's verdict. Never retried: the
    * caller decides, after reading the account's sequence again, whether to submit anew.

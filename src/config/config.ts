@@ -4,6 +4,7 @@ import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
 import { namedIdFromFlag, watchedAccounts, type WatchedAccount } from "./accounts.js";
 import { watchedAssets, type WatchedAsset } from "./assets.js";
 import { watchedContracts, type WatchedContract } from "./contracts.js";
+import { marketEntryFromFlag, watchedMarkets, type MarketEntry, type WatchedMarket } from "./markets.js";
 import { loadTxProbe, withProbeAccount, type TxProbeConfig } from "./tx-probe.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import { flagProblem } from "./messages.js";
@@ -38,6 +39,8 @@ export interface TargetConfig {
   readonly accounts: readonly WatchedAccount[];
   /** Assets whose supply, holders and flags `/assets` is asked for. */
   readonly assets: readonly WatchedAsset[];
+  /** DEX markets whose price, trades and makers' offers are read (shard 0 only). */
+  readonly markets: readonly WatchedMarket[];
   /** The transaction-submission probe, when configured. */
   readonly txProbe?: TxProbeConfig;
 }
@@ -78,6 +81,8 @@ export const DEFAULTS = {
   assetsInterval: "1m",
   /** A contract's events are read at most 25 contracts a call: twice a minute keeps the backlog short. */
   eventsInterval: "30s",
+  /** A market's price moves by trade aggregation buckets of a minute or more. */
+  marketsInterval: "1m",
   timeout: "10s",
   retries: 2,
   maxBodySize: "8MiB",
@@ -94,6 +99,7 @@ export const DEFAULTS = {
 const OWN_DEFAULT_SCHEDULES: Partial<Record<Endpoint, string>> = {
   activity: DEFAULTS.activityInterval,
   assets: DEFAULTS.assetsInterval,
+  markets: DEFAULTS.marketsInterval,
 };
 
 /** Every flag, its environment variable and its help line; --help is printed from this list. */
@@ -132,6 +138,11 @@ export const FLAGS = {
     env: "CONTRACT_EVENTS",
     value: undefined,
     help: "Count the events of every --contract (as `events: true` does in the config file); the env var takes true.",
+  },
+  market: {
+    env: "MARKETS",
+    value: "[NAME=]BASE/COUNTER",
+    help: "DEX market to watch on every --horizon.url target (BASE and COUNTER: native or CODE:ISSUER); repeatable. NAME (default BASECODE/COUNTERCODE) becomes the `market` label. The env var takes a comma-separated list.",
   },
   "rpc.url": {
     env: "RPC_URL",
@@ -186,7 +197,7 @@ export type CommandLine =
 
 type FlagValues = { [K in keyof typeof FLAGS]?: string | string[] | boolean };
 type UrlFlag = "horizon.url" | "rpc.url";
-type ListFlag = "account" | "account.asset" | "asset" | "contract";
+type ListFlag = "account" | "account.asset" | "asset" | "contract" | "market";
 type ValueFlag = Exclude<
   keyof typeof FLAGS,
   "help" | "version" | "account.activity" | "contract.events" | UrlFlag | ListFlag
@@ -218,7 +229,11 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const schedulesFor = scheduleResolver(pollInterval, file, problems);
   const targets = buildTargets(
     urls,
-    { accounts: flagAccounts, assets: flagAssetsOf(flags, env, urls.length, problems) },
+    {
+      accounts: flagAccounts,
+      assets: flagAssetsOf(flags, env, urls.length, problems),
+      markets: flagMarketsOf(flags, env, urls.length, problems),
+    },
     { file, path: configFile?.value ?? "" },
     schedulesFor,
     timeoutMs,
@@ -296,7 +311,8 @@ function parseFlags(argv: readonly string[]): FlagValues | string {
               name === "account" ||
               name === "account.asset" ||
               name === "asset" ||
-              name === "contract",
+              name === "contract" ||
+              name === "market",
           },
         ]),
       ),
@@ -442,6 +458,28 @@ function flagContractsOf(
   );
 }
 
+/** Every --market, or else MARKETS' list; they apply to the targets given with --horizon.url. */
+function flagMarketsOf(
+  flags: FlagValues,
+  env: NodeJS.ProcessEnv,
+  urlCount: number,
+  problems: string[],
+): WatchedMarket[] {
+  const specs = listSetting("market", flags, env);
+  if (specs.values.length > 0 && urlCount === 0) {
+    problems.push(
+      `${specs.source}: applies to targets given with --horizon.url; with --config.file, list markets under each target's \`markets:\``,
+    );
+  }
+  const entries: MarketEntry[] = [];
+  for (const value of specs.values) {
+    const entry = marketEntryFromFlag(value);
+    if (typeof entry === "string") problems.push(`${specs.source}: ${entry}`);
+    else entries.push(entry);
+  }
+  return watchedMarkets(entries, specs.source, problems);
+}
+
 function shardOf(shard: Setting | undefined, problems: string[]): Shard {
   if (!shard) return WHOLE;
   const parsed = parseShard(shard.value);
@@ -474,10 +512,11 @@ function scheduleResolver(pollInterval: Setting | undefined, file: ConfigFile, p
 /** Horizon targets from --horizon.url when given (they replace the file's), else from the file; names unique. */
 function buildTargets(
   urls: readonly Setting[],
-  {
-    accounts: flagAccounts,
-    assets: flagAssets,
-  }: { accounts: readonly WatchedAccount[]; assets: readonly WatchedAsset[] },
+  flagWatched: {
+    readonly accounts: readonly WatchedAccount[];
+    readonly assets: readonly WatchedAsset[];
+    readonly markets: readonly WatchedMarket[];
+  },
   { file, path }: { file: ConfigFile; path: string },
   schedulesFor: SchedulesFor,
   timeoutMs: number,
@@ -491,8 +530,9 @@ function buildTargets(
         ...basics,
         schedules: schedulesFor(undefined),
         requestBudgetPerHour: DEFAULTS.requestBudgetPerHour,
-        accounts: flagAccounts,
-        assets: flagAssets,
+        accounts: flagWatched.accounts,
+        assets: flagWatched.assets,
+        markets: flagWatched.markets,
       }),
       fromEntry: (basics, entry, targetIndex) => ({
         ...basics,
@@ -505,6 +545,7 @@ function buildTargets(
           (index, key) => `${path}: targets[${targetIndex}].accounts[${index}].${key}`,
         ),
         assets: watchedAssets(entry.assets ?? [], `${path}: targets[${targetIndex}].assets`, problems),
+        markets: watchedMarkets(entry.markets ?? [], `target "${basics.name}"`, problems),
       }),
     },
     problems,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { accountEntrySchema, creditAssetText, rpcAccountEntrySchema } from "./accounts.js";
 import { contractEntrySchema } from "./contracts.js";
+import { marketEntrySchema } from "./markets.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import { shown, unitSuggestion } from "./messages.js";
 import { parseSchedule } from "./schedule.js";
@@ -56,6 +57,7 @@ const endpointSchedules = z.strictObject({
   accounts: scheduleText.optional(),
   activity: scheduleText.optional(),
   assets: scheduleText.optional(),
+  markets: scheduleText.optional(),
 });
 
 /** A target's `tx_probe:`; the seed comes from a file or an environment variable, never inline. */
@@ -99,6 +101,7 @@ const targetEntry = z.strictObject({
   /** `CODE:ISSUER` texts, checked in assets.ts so that a problem quotes the entry. */
   assets: z.array(z.string()).optional(),
   tx_probe: txProbeEntry.optional(),
+  markets: z.array(marketEntrySchema).optional(),
 });
 
 /** A Stellar RPC target; `schedule` is its status poll's (getHealth, getLatestLedger, getFeeStats). */

@@ -9,6 +9,7 @@ import type { Collector } from "../collectors/collector.js";
 import { feeStatsCollector } from "../collectors/fee-stats.js";
 import { LedgersCollector } from "../collectors/ledgers.js";
 import { LiquidityPoolsCollector } from "../collectors/liquidity-pools.js";
+import { MarketsJob } from "../collectors/markets.js";
 import { rootCollector } from "../collectors/root.js";
 import type { ExporterConfig, TargetConfig } from "../config/config.js";
 import { txProbeFor } from "../probers/tx-probe.js";
@@ -85,6 +86,14 @@ export const HORIZON: TargetKind<TargetConfig, HorizonClient> = {
         source: "assets",
         key: jobKey("assets", config),
         create: () => new AssetsJob(client, target.assets, target.schedules.assets),
+      });
+    }
+    // Markets are network-level: shard 0 alone reads them.
+    if (networkLevel && target.markets.length > 0) {
+      plans.push({
+        source: "markets",
+        key: jobKey("markets", config),
+        create: () => new MarketsJob(client, target.markets, target.schedules.markets, () => clock.now()),
       });
     }
     const probe = target.txProbe;

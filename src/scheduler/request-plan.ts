@@ -1,4 +1,5 @@
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
+import { marketRequestsPerPoll } from "../collectors/markets.js";
 import { PAGE_LIMIT } from "../collectors/paging.js";
 import type { ExporterConfig, TargetConfig } from "../config/config.js";
 import { activityRequestsPerPoll } from "../collectors/payment-records.js";
@@ -37,6 +38,9 @@ export function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config
     case "assets":
       // One `/assets?asset_code=&asset_issuer=&limit=1` per watched asset.
       return target.assets.length;
+    case "markets":
+      // A bucket and a page of trades per market, a page of offers per maker and side.
+      return marketRequestsPerPoll(target.markets);
   }
 }
 

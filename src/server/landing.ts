@@ -18,6 +18,7 @@ import {
 } from "../status/model.js";
 import { sparkline } from "../status/sparkline.js";
 import { assetsTable } from "./landing-assets.js";
+import { marketsTable } from "./landing-markets.js";
 
 /** The page reloads itself this often; matches the demo's poll interval. */
 const REFRESH_SECONDS = 10;
@@ -421,6 +422,7 @@ ${sparklines(target, nowMs)}
 ${section(target, target.accounts, target.lastKnown?.accounts, accountsTable)}
 ${target.assets ? assetsTable(target.assets, (figure) => figureValue(target, figure)) : ""}
 ${section(target, target.contracts, target.lastKnown?.contracts, contractsTable)}
+${target.markets ? marketsTable(target.markets) : ""}
 ${target.txProbe ? probeList(target, target.txProbe) : ""}
 ${endpointsTable(target.endpoints, nowMs)}
 </section>`;

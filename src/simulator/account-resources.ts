@@ -14,14 +14,14 @@ function link(href: string): Link {
   return href.includes("{") ? { href, templated: true } : { href };
 }
 
-/** `native` or `CODE:ISSUER` as Horizon's asset fields. */
-function assetFields(asset: string): Record<string, string> {
-  if (asset === "native") return { asset_type: "native" };
+/** `native` or `CODE:ISSUER` as Horizon's asset fields, their names after `prefix` (a trade's `base_`). */
+export function assetFields(asset: string, prefix = ""): Record<string, string> {
+  if (asset === "native") return { [`${prefix}asset_type`]: "native" };
   const [code = "", issuer = ""] = asset.split(":");
   return {
-    asset_type: code.length <= 4 ? "credit_alphanum4" : "credit_alphanum12",
-    asset_code: code,
-    asset_issuer: issuer,
+    [`${prefix}asset_type`]: code.length <= 4 ? "credit_alphanum4" : "credit_alphanum12",
+    [`${prefix}asset_code`]: code,
+    [`${prefix}asset_issuer`]: issuer,
   };
 }
 

@@ -337,6 +337,11 @@ export class SimulatedAccounts {
     return offer;
   }
 
+  /** Every open offer of every account, by id. */
+  get offers(): readonly Offer[] {
+    return this.#offers;
+  }
+
   /** The account's open offers, by id. */
   offersOf(seller: string): Offer[] {
     return this.#offers.filter((offer) => offer.seller === seller);

@@ -13,7 +13,9 @@ import type { SimulatedAssets } from "./asset-stats.js";
 import type { SimulatedContracts } from "./contracts.js";
 import { canonicalAsset, parseCanonicalAsset } from "./assets.js";
 import { exhaustedQuota, type Fault, type HangingRequests, type RateLimitHeaders } from "./http-faults.js";
+import { registerMarketRoutes } from "./market-routes.js";
 import type { HorizonModel, ModelStatus } from "./model.js";
+import type { OrderBook } from "./order-book.js";
 import { ledgerRange, parsePageQuery, type PageQuery } from "./paging.js";
 import type { PoolDefinition, PoolUniverse } from "./pools.js";
 import {
@@ -40,6 +42,8 @@ export interface HorizonBackend {
   readonly pools: PoolUniverse;
   readonly accounts: SimulatedAccounts;
   readonly assets: SimulatedAssets;
+  /** The DEX's offers and trades. */
+  readonly orderBook: OrderBook;
   readonly contracts: SimulatedContracts;
   readonly networkPassphrase: string;
   readonly hangingRequests: HangingRequests;
@@ -392,6 +396,14 @@ export function createHorizonApp(backend: HorizonBackend): Hono {
   registerHorizonRoutes(app, backend);
   registerAccountRoutes(app, backend);
   registerAssetRoutes(app, backend);
+  registerMarketRoutes(app, {
+    book: backend.orderBook,
+    accountOffers: () => backend.accounts.offers,
+    latestLedger: () => backend.model.status().historyLatestLedger,
+    now: () => backend.sync(),
+    hal: halResponse,
+    page: pageOf,
+  });
   registerRpcRoutes(app, backend);
   app.notFound(() => problemResponse(NOT_FOUND));
   app.onError((error) => {

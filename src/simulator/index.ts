@@ -23,3 +23,4 @@ export {
 export { COLD_WALLET, DEMO_RPC_WATCHED_ACCOUNTS, DEMO_WATCHED_ACCOUNTS, HOT_WALLET, USDC } from "./demo-accounts.js";
 export { SIMULATOR_REQUESTS_PER_HOUR } from "./http-faults.js";
 export { DEMO_ASSET, DEMO_MINT, DEMO_WATCHED_ASSETS } from "./asset-stats.js";
+export { DEMO_MAKER, DEMO_WATCHED_MARKETS, OrderBook, USDX } from "./order-book.js";

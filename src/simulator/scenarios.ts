@@ -32,6 +32,8 @@ export const SCENARIOS = [
   "asset_mint",
   "contract_silent",
   "old_versions",
+  "stablecoin_depeg",
+  "maker_stops_quoting",
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -64,6 +66,8 @@ export interface ScenarioBehaviour {
   /** One-off change to the demo assets: DEMO is minted and its issuer's flags change. */
   readonly assets?: "mint";
   readonly contracts?: "expire_soon" | "fall_silent";
+  /** The DEX while the scenario lasts: USDX trades off its peg, or the maker's asks are gone. */
+  readonly market?: "depeg" | "maker_gone";
 }
 
 const FEE_SPIKE_MULTIPLIER = 50;
@@ -110,6 +114,8 @@ export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviou
   asset_mint: { ...HEALTHY, assets: "mint" },
   contract_silent: { ...HEALTHY, contracts: "fall_silent" },
   old_versions: { ...HEALTHY, protocol: "previous" },
+  stablecoin_depeg: { ...HEALTHY, market: "depeg" },
+  maker_stops_quoting: { ...HEALTHY, market: "maker_gone" },
 };
 
 export function isScenarioName(name: string): name is ScenarioName {

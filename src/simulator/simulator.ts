@@ -11,6 +11,7 @@ import { SimulatedContracts } from "./contracts.js";
 import { addDemoAccounts, applyAccountEvent, runDemoActivity } from "./demo-accounts.js";
 import { drawFault, HangingRequests, RateLimitBucket } from "./http-faults.js";
 import { HorizonModel } from "./model.js";
+import { OrderBook } from "./order-book.js";
 import { PoolUniverse } from "./pools.js";
 import { createRng, deriveSeed } from "./rng.js";
 import { isScenarioName, SCENARIO_BEHAVIOURS, UnknownScenarioError, type ScenarioName } from "./scenarios.js";
@@ -133,6 +134,8 @@ export class Simulator {
   readonly assets: SimulatedAssets;
   /** Soroban state the RPC serves: the demo contracts and the state-archival settings. */
   readonly contracts: SimulatedContracts;
+  /** The DEX the simulated ledgers trade against: offers, trades and their aggregations. */
+  readonly orderBook: OrderBook;
   readonly #model: HorizonModel;
   /** The latest ledger whose account activity has been applied. */
   #activityThroughLedger: number;
@@ -177,6 +180,7 @@ export class Simulator {
     const heldPool = this.pools.pools.find((pool) => pool.assets.includes("native")) ?? this.pools.pools[0];
     addDemoAccounts(this.accounts, start, heldPool?.id);
     this.contracts = new SimulatedContracts(settings.networkPassphrase, start);
+    this.orderBook = new OrderBook(settings.seed, start);
     this.#activityThroughLedger = start.ledger;
     this.#enterScenarioEvents(settings.scenario);
     const faultRng = createRng(deriveSeed(settings.seed, 4));
@@ -186,6 +190,7 @@ export class Simulator {
       pools: this.pools,
       accounts: this.accounts,
       assets: this.assets,
+      orderBook: this.orderBook,
       contracts: this.contracts,
       networkPassphrase: settings.networkPassphrase,
       hangingRequests: this.#hangingRequests,
@@ -309,8 +314,9 @@ export class Simulator {
     const from = latest < this.#activityThroughLedger ? latest + 1 : this.#activityThroughLedger + 1;
     for (let ledger = from; ledger <= latest; ledger += 1) {
       const record = this.#model.ledger(ledger);
-      if (record !== undefined)
-        runDemoActivity(this.accounts, { ledger, closedAtMs: record.closedAtMs }, SCENARIO_BEHAVIOURS[this.scenario]);
+      if (record === undefined) continue;
+      runDemoActivity(this.accounts, { ledger, closedAtMs: record.closedAtMs }, SCENARIO_BEHAVIOURS[this.scenario]);
+      this.orderBook.closeLedger({ ledger, closedAtMs: record.closedAtMs }, this.#model.status().behaviour);
     }
     this.#activityThroughLedger = latest;
   }

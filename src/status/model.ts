@@ -10,6 +10,7 @@ import {
 } from "../catalog/metrics.js";
 import type { Labels } from "../exposition/samples.js";
 import type { EndpointStatus } from "../scheduler/job-runner.js";
+import { MARKET_FAMILIES, marketReports, type MarketReport } from "./markets.js";
 import {
   HISTORY_WINDOW_MS,
   StatusBoard,
@@ -144,7 +145,8 @@ export const STATUS_FAMILIES: ReadonlySet<string> = new Set(
     ...accountSectionFamilies(RPC_ACCOUNT_METRICS),
   ]
     .map((metric) => metric.name)
-    .concat(ASSET_STATUS_FAMILIES),
+    .concat(ASSET_STATUS_FAMILIES)
+    .concat(MARKET_FAMILIES),
 );
 
 const POOL_SHARE_PREFIX = "pool:";
@@ -337,6 +339,8 @@ export interface TargetReport {
   /** A Stellar RPC's watched contract entries, soonest archival first. */
   readonly contracts?: readonly ContractEntryReport[];
   readonly txProbe?: ProbeReport;
+  /** A Horizon's watched DEX markets. */
+  readonly markets?: readonly MarketReport[];
   readonly rpc?: RpcReport;
   /** For each identity figure or section absent now but published before: its last value and age. */
   readonly lastKnown?: LastKnownReport;
@@ -777,6 +781,10 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
       assetReports(series, endpoints.find(({ endpoint }) => endpoint === "assets")?.lastSuccessAt, nowMs),
     ),
     ...optional("txProbe", txProbe(series)),
+    ...optional(
+      "markets",
+      marketReports((metric) => series.all(metric)),
+    ),
     ...optional("lastKnown", lastKnown(series, present, HORIZON_IDENTITY, { ...optional("accounts", watched.known) })),
   };
 }

@@ -19,6 +19,7 @@ const EXPECTED_UIDS = [
   "stellar-horizon-exporter",
   "stellar-horizon-overview",
   "stellar-liquidity-pools",
+  "stellar-markets",
   "stellar-network-fees",
   "stellar-rpc",
   "stellar-rpc-contracts",

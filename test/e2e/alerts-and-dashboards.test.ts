@@ -18,6 +18,7 @@ import { startExporter, type RunningExporter } from "../../src/exporter.js";
 import {
   DEMO_WATCHED_ACCOUNTS,
   DEMO_WATCHED_ASSETS,
+  DEMO_WATCHED_MARKETS,
   SCENARIOS,
   startSimulator,
   type RunningSimulator,
@@ -102,6 +103,8 @@ const SCENARIO_ALERTS: Readonly<
   // A simulator started in it is minted before the first poll: no change to see. See NOT_SIMULATED.
   asset_mint: { fires: [] },
   old_versions: { fires: [] },
+  stablecoin_depeg: { fires: ["StellarMarketOffPeg"], staysQuiet: ["StellarMarketMakerNotQuoting"] },
+  maker_stops_quoting: { fires: ["StellarMarketMakerNotQuoting"], staysQuiet: ["StellarMarketOffPeg"] },
 };
 
 /** Faults no scenario simulates, each given a target of its own. */
@@ -153,6 +156,9 @@ const NOT_SIMULATED: readonly AlertName[] = [
   "StellarAssetFlagsChanged",
   "StellarAssetMissing",
   "StellarAssetHoldersFrozen",
+  // Offers an hour old, and six quiet hours: promtool covers them.
+  "StellarMarketMakerStale",
+  "StellarMarketQuiet",
 ];
 /** Targets that run the transaction probe. */
 const PROBED_TARGETS = new Map(["healthy", "fee_spike"].map((name) => [name, Keypair.random()]));
@@ -186,7 +192,8 @@ const DASHBOARD_QUERIES = loadDashboards().flatMap((dashboard) =>
         .replaceAll("$pool", ".+")
         .replaceAll("$account", ".+")
         .replaceAll("$asset", ".+")
-        .replaceAll("$contract", ".+"),
+        .replaceAll("$contract", ".+")
+        .replaceAll("$market", ".+"),
     })),
   ),
 );
@@ -216,6 +223,17 @@ function accountEntry(account: (typeof DEMO_WATCHED_ACCOUNTS)[number]) {
     cold: account.cold,
   };
 }
+
+/** The simulator's markets as a target's `markets:` entries; a scenario of their own, or healthy, watches them. */
+const MARKET_TARGETS = new Set(["healthy", "stablecoin_depeg", "maker_stops_quoting"]);
+const MARKET_ENTRIES = DEMO_WATCHED_MARKETS.map((market) => ({
+  name: market.name,
+  base: market.base,
+  counter: market.counter,
+  resolution: "1m",
+  ...(market.referencePrice === undefined ? {} : { reference_price: market.referencePrice }),
+  makers: [...market.makers],
+}));
 
 const hasFiniteValue = (samples: readonly Sample[]) => samples.some((sample) => Number.isFinite(sample.value));
 
@@ -307,6 +325,7 @@ describe("alerts and dashboards against a real Prometheus", () => {
             url: simulator.url,
             accounts: DEMO_WATCHED_ACCOUNTS.map(accountEntry),
             assets: DEMO_WATCHED_ASSETS.map((asset) => asset.name),
+            ...(MARKET_TARGETS.has(name) ? { markets: MARKET_ENTRIES } : {}),
             ...(PROBED_TARGETS.has(name)
               ? { tx_probe: { secret_env: `PROBE_SEED_${name.toUpperCase()}`, interval: "1s" } }
               : {}),
@@ -330,7 +349,8 @@ describe("alerts and dashboards against a real Prometheus", () => {
         ],
         poll_interval: "1s",
         // Five requests a poll per target: every 2 s keeps the 17 simulators' load moderate.
-        schedules: { accounts: "2s" },
+        // Markets move by minute buckets: every 5 s is plenty.
+        schedules: { accounts: "2s", markets: "5s" },
         http: { timeout: "2s", retries: 0 },
         web: { listen_address: "127.0.0.1:0" },
       }),
@@ -382,11 +402,12 @@ describe("alerts and dashboards against a real Prometheus", () => {
           if (!hasFiniteValue(await running().query(query.expr))) empty.push(query.panel);
         return empty.length === 0 ? true : undefined;
       },
-      { timeoutMs: 90_000, intervalMs: 2000 },
+      // The markets' price panels wait for the first completed minute bucket with trades.
+      { timeoutMs: 120_000, intervalMs: 2000 },
     );
     warmedUpAt = nowSeconds();
     expect(DASHBOARD_QUERIES.length).toBeGreaterThan(30);
-  }, 120_000);
+  }, 150_000);
 
   it("Prometheus scrapes gzip-compressed and ingests every sample of each scrape", async () => {
     const scrapes = proxy?.scrapes ?? [];

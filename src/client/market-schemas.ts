@@ -1,0 +1,129 @@
+/**
+ * Horizon's `/trade_aggregations`, `/trades` and `/offers` records, as current Horizons send them
+ * and as the pre-1.0 ones did (numbers where strings are sent now; see the trade_aggregations-*,
+ * trades-* and offers-* captures). Pages are read with `pageSchema`; each record is validated
+ * on its own so a bad one is counted and left out.
+ */
+import { z } from "zod";
+import { accountKey, amountText, assetCode, int64String } from "./wire-values.js";
+
+/** A price as Horizon renders it: a decimal string (seven decimals today). */
+const priceText = z
+  .string()
+  .regex(/^\d{1,20}(\.\d{1,20})?$/, "expected a price as a decimal string")
+  .transform(Number);
+
+/** A whole number sent as a string since Horizon 1.0, as a number before it. */
+const wholeNumber = z.union([int64String, z.number().int().nonnegative()]).refine((value) => value >= 0, "negative");
+
+/** One side of a rational price: an int32 (`price_r`), or an int64 string (`TradePrice`, since Horizon 2.9). */
+const rationalPart = z
+  .union([z.number().int().positive(), z.string().regex(/^[1-9]\d{0,18}$/, "expected a positive integer")])
+  .transform((value) => BigInt(value));
+
+/** `{n, d}`: lower-case since Horizon 2.9; capitals on older Horizons. */
+const rational = z.union([
+  z.object({ n: rationalPart, d: rationalPart }),
+  z.object({ N: rationalPart, D: rationalPart }).transform(({ N, D }) => ({ n: N, d: D })),
+]);
+export type Rational = z.output<typeof rational>;
+
+/** One bucket of `/trade_aggregations`. */
+export const tradeAggregationSchema = z.object({
+  timestamp: wholeNumber,
+  trade_count: wholeNumber,
+  base_volume: amountText,
+  counter_volume: amountText,
+  avg: priceText,
+  high: priceText,
+  low: priceText,
+  open: priceText,
+  close: priceText,
+});
+export type TradeAggregation = z.output<typeof tradeAggregationSchema>;
+
+/** An asset's fields under `prefix` (`base_`, `counter_`, or none in an offer's `selling`), as `native` or `CODE:ISSUER`. */
+function assetName(fields: {
+  type: string;
+  code?: string | undefined;
+  issuer?: string | undefined;
+}): string | undefined {
+  if (fields.type === "native") return fields.code === undefined && fields.issuer === undefined ? "native" : undefined;
+  if (fields.type !== "credit_alphanum4" && fields.type !== "credit_alphanum12") return undefined;
+  return fields.code === undefined || fields.issuer === undefined ? undefined : `${fields.code}:${fields.issuer}`;
+}
+
+const assetTypeText = z.string().max(32);
+
+/** An offer's `selling` or `buying`. */
+const offerAsset = z
+  .object({ asset_type: assetTypeText, asset_code: assetCode.optional(), asset_issuer: accountKey.optional() })
+  .transform((raw, ctx) => {
+    const name = assetName({ type: raw.asset_type, code: raw.asset_code, issuer: raw.asset_issuer });
+    if (name === undefined) ctx.issues.push({ code: "custom", message: "not an asset", input: raw });
+    return name ?? "";
+  });
+
+/** Horizon's trade types: the `trade_type` label's values. */
+export const TRADE_TYPES = ["orderbook", "liquidity_pool"] as const;
+
+/** One record of `/trades`, with its assets named. */
+export const tradeSchema = z
+  .object({
+    paging_token: z.string().min(1),
+    ledger_close_time: z.iso.datetime({ offset: true }),
+    trade_type: z.enum(TRADE_TYPES),
+    base_amount: amountText,
+    counter_amount: amountText,
+    base_asset_type: assetTypeText,
+    base_asset_code: assetCode.optional(),
+    base_asset_issuer: accountKey.optional(),
+    counter_asset_type: assetTypeText,
+    counter_asset_code: assetCode.optional(),
+    counter_asset_issuer: accountKey.optional(),
+  })
+  .transform((raw, ctx) => {
+    const base = assetName({ type: raw.base_asset_type, code: raw.base_asset_code, issuer: raw.base_asset_issuer });
+    const counter = assetName({
+      type: raw.counter_asset_type,
+      code: raw.counter_asset_code,
+      issuer: raw.counter_asset_issuer,
+    });
+    if (base === undefined || counter === undefined) {
+      ctx.issues.push({ code: "custom", message: "not an asset pair", input: raw });
+    }
+    return {
+      pagingToken: raw.paging_token,
+      closedAtMs: Date.parse(raw.ledger_close_time),
+      tradeType: raw.trade_type,
+      baseAmount: raw.base_amount,
+      counterAmount: raw.counter_amount,
+      base: base ?? "",
+      counter: counter ?? "",
+    };
+  });
+export type Trade = z.output<typeof tradeSchema>;
+
+/** One record of `/offers`: `price` is buying per selling, `price_r` the same as an exact fraction. */
+export const marketOfferSchema = z.object({
+  paging_token: z.string().min(1),
+  seller: accountKey,
+  selling: offerAsset,
+  buying: offerAsset,
+  amount: amountText,
+  price_r: rational,
+  price: priceText,
+  last_modified_time: z.iso.datetime({ offset: true }).nullish(),
+});
+export type MarketOffer = z.output<typeof marketOfferSchema>;
+
+/** Horizon's query parameters naming `asset` under `prefix` (`base`, `counter`). */
+export function assetQuery(prefix: string, asset: string): Record<string, string> {
+  if (asset === "native") return { [`${prefix}_asset_type`]: "native" };
+  const [code = "", issuer = ""] = asset.split(":");
+  return {
+    [`${prefix}_asset_type`]: code.length <= 4 ? "credit_alphanum4" : "credit_alphanum12",
+    [`${prefix}_asset_code`]: code,
+    [`${prefix}_asset_issuer`]: issuer,
+  };
+}

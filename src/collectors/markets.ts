@@ -1,0 +1,228 @@
+import { PollError } from "../client/errors.js";
+import type { HorizonClient, Query, RawRecords } from "../client/horizon-client.js";
+import {
+  assetQuery,
+  marketOfferSchema,
+  tradeAggregationSchema,
+  tradeSchema,
+  type MarketOffer,
+} from "../client/market-schemas.js";
+import { amountStroops } from "../client/wire-values.js";
+import type { WatchedMarket } from "../config/markets.js";
+import type { Schedule } from "../config/schedule.js";
+import type { CollectorSamples, Sample } from "../exposition/samples.js";
+import type { PollJob } from "../runtime/job.js";
+import type { PollContext } from "./collector.js";
+import {
+  MAKER_SIDES,
+  marketCounterSamples,
+  marketLiveSamples,
+  newMarketState,
+  sideFigures,
+  tradeAfter,
+  tradeTokenKey,
+  type MakerSide,
+  type MarketState,
+  type SideFigures,
+} from "./market-figures.js";
+import { cursorAfter, cursorPast, PAGE_LIMIT, rawPagingToken, validRecord } from "./paging.js";
+
+/** Pages of trades, and of a maker's offers on a side, one poll reads at most; the rest waits for the next poll. */
+export const MAX_MARKET_PAGES = 5;
+
+/** Requests one poll of these markets sends in steady state: a bucket, a page of trades, a page per maker and side. */
+export function marketRequestsPerPoll(markets: readonly WatchedMarket[]): number {
+  return markets.reduce((total, market) => total + 2 + MAKER_SIDES.length * market.makers.length, 0);
+}
+
+/** A 404 that says the pair never traded: Horizon never saw one of its assets. That is data, not a failure. */
+function neverTraded(error: unknown, path: "trade_aggregations" | "trades"): boolean {
+  if (!(error instanceof PollError) || error.details.status !== 404) return false;
+  if (path === "trades") return true;
+  const field = error.details.problem?.extras?.invalid_field;
+  return field === "base_asset" || field === "counter_asset";
+}
+
+/**
+ * Watched DEX markets of one Horizon: each poll reads, per market, the last completed trade
+ * aggregation bucket, the trades since the last poll (each counted once, from a cursor), and each
+ * maker's offers on both sides. Markets are read one after another; every answer is folded into
+ * the market's state as soon as it arrives, so an aborted poll leaves it consistent.
+ */
+export class MarketsJob implements PollJob {
+  readonly role = "poll";
+  readonly source = "markets";
+  private readonly states = new Map<string, MarketState>();
+
+  constructor(
+    private readonly client: HorizonClient,
+    private readonly markets: readonly WatchedMarket[],
+    readonly schedule: Schedule,
+    private readonly now: () => number,
+    readonly requestsPerRun = marketRequestsPerPoll(markets),
+  ) {
+    for (const market of markets) this.states.set(market.name, newMarketState());
+  }
+
+  async run(context: PollContext): Promise<void> {
+    for (const market of this.markets) {
+      const state = this.states.get(market.name)!;
+      await this.readPrice(market, state, context);
+      await this.readTrades(market, state, context);
+      for (const maker of market.makers) await this.readMaker(market, maker, state, context);
+    }
+  }
+
+  samples(): CollectorSamples<Sample> {
+    const live: Sample[] = [];
+    const persistent: Sample[] = [];
+    for (const market of this.markets) {
+      const state = this.states.get(market.name)!;
+      live.push(...marketLiveSamples(market, state));
+      persistent.push(...marketCounterSamples(market, state));
+    }
+    return { live, persistent };
+  }
+
+  private pair(market: WatchedMarket): Query {
+    return { ...assetQuery("base", market.base), ...assetQuery("counter", market.counter) };
+  }
+
+  /** The last completed bucket with trades: the newest before the current bucket's start. */
+  private async readPrice(market: WatchedMarket, state: MarketState, { signal, invalidRecords }: PollContext) {
+    const resolution = market.resolutionMs;
+    const query = {
+      ...this.pair(market),
+      resolution,
+      end_time: Math.floor(this.now() / resolution) * resolution,
+      order: "desc",
+      limit: 1,
+    };
+    let records: RawRecords;
+    try {
+      records = await this.client.marketPage("trade_aggregations", query, signal);
+    } catch (error) {
+      if (!neverTraded(error, "trade_aggregations")) throw error;
+      state.price = undefined;
+      return;
+    }
+    if (records.length === 0) {
+      state.price = undefined;
+      return;
+    }
+    const bucket = validRecord(tradeAggregationSchema, records[0]);
+    if (bucket === undefined) {
+      invalidRecords(1);
+      return;
+    }
+    state.price = bucket;
+    state.traded = true;
+  }
+
+  /**
+   * The first poll reads the newest trade and starts after it, counting nothing; later polls read
+   * ascending pages from the newest trade seen, while they come back full, up to the page cap.
+   */
+  private async readTrades(market: WatchedMarket, state: MarketState, context: PollContext): Promise<void> {
+    if (!state.started) {
+      const records = await this.tradesPage(market, { order: "desc", limit: 1 }, context.signal);
+      if (records === undefined) return;
+      const token = rawPagingToken(records[0]);
+      const key = tradeTokenKey(token);
+      if (records.length > 0 && key === undefined) {
+        throw new PollError("paging", `markets: the newest trade of ${market.name} has no usable paging token`);
+      }
+      state.cursor = key;
+      state.cursorText = token;
+      state.started = true;
+      return;
+    }
+    for (let page = 0; page < MAX_MARKET_PAGES; page += 1) {
+      const records = await this.tradesPage(
+        market,
+        { order: "asc", limit: PAGE_LIMIT, cursor: state.cursorText },
+        context.signal,
+      );
+      if (records === undefined) return;
+      const before = state.cursorText;
+      this.countTrades(market, state, records, context);
+      if (records.length < PAGE_LIMIT) return;
+      // A full page that counted nothing new would be asked for again and again.
+      cursorPast(state.cursorText, before, "markets");
+    }
+  }
+
+  private async tradesPage(market: WatchedMarket, query: Query, signal: AbortSignal): Promise<RawRecords | undefined> {
+    try {
+      return await this.client.marketPage("trades", { ...this.pair(market), ...query }, signal);
+    } catch (error) {
+      if (neverTraded(error, "trades")) return undefined;
+      throw error;
+    }
+  }
+
+  /** Counts each trade after the cursor once, its amounts swapped when the record names the pair the other way round. */
+  private countTrades(market: WatchedMarket, state: MarketState, records: RawRecords, context: PollContext): void {
+    let invalid = 0;
+    for (const raw of records) {
+      const token = rawPagingToken(raw);
+      const key = tradeTokenKey(token);
+      if (key === undefined) {
+        invalid += 1;
+        continue;
+      }
+      // A record at or before the cursor (a page boundary served twice) was counted already.
+      if (!tradeAfter(key, state.cursor)) continue;
+      state.cursor = key;
+      state.cursorText = token;
+      const trade = validRecord(tradeSchema, raw);
+      const straight = trade?.base === market.base && trade.counter === market.counter;
+      const reversed = trade?.base === market.counter && trade.counter === market.base;
+      if (trade === undefined || !(straight || reversed)) {
+        invalid += 1;
+        continue;
+      }
+      state.trades[trade.tradeType] += 1;
+      state.baseStroops += amountStroops(reversed ? trade.counterAmount : trade.baseAmount);
+      state.counterStroops += amountStroops(reversed ? trade.baseAmount : trade.counterAmount);
+      if (state.lastTradeMs === undefined || trade.closedAtMs > state.lastTradeMs) state.lastTradeMs = trade.closedAtMs;
+    }
+    if (invalid > 0) context.invalidRecords(invalid);
+  }
+
+  /** A maker's offers on both sides; its figures change only once both sides are read. */
+  private async readMaker(market: WatchedMarket, maker: string, state: MarketState, context: PollContext) {
+    const sides = {} as Record<MakerSide, SideFigures>;
+    for (const side of MAKER_SIDES) {
+      const [selling, buying] = side === "ask" ? [market.base, market.counter] : [market.counter, market.base];
+      const offers = await this.makerOffers(maker, selling, buying, context);
+      sides[side] = sideFigures(side, offers, this.now());
+    }
+    state.makers.set(maker, sides);
+  }
+
+  private async makerOffers(
+    seller: string,
+    selling: string,
+    buying: string,
+    { signal, invalidRecords }: PollContext,
+  ): Promise<MarketOffer[]> {
+    const offers: MarketOffer[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_MARKET_PAGES; page += 1) {
+      const query = { seller, selling, buying, order: "asc", limit: PAGE_LIMIT, cursor };
+      const records = await this.client.marketPage("offers", query, signal);
+      let invalid = 0;
+      for (const raw of records) {
+        const offer = validRecord(marketOfferSchema, raw);
+        const matches = offer?.seller === seller && offer.selling === selling && offer.buying === buying;
+        if (offer === undefined || !matches) invalid += 1;
+        else offers.push(offer);
+      }
+      if (invalid > 0) invalidRecords(invalid);
+      if (records.length < PAGE_LIMIT) break;
+      cursor = cursorAfter(records, cursor, "markets");
+    }
+    return offers;
+  }
+}

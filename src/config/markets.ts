@@ -1,0 +1,100 @@
+/** Watched DEX markets: what a target's `markets:` key, `--market` and MARKETS describe, checked. */
+import { z } from "zod";
+import { accountIdProblem, creditAssetText } from "./accounts.js";
+
+/** Horizon's trade aggregation resolutions, by the name the configuration uses. */
+export const MARKET_RESOLUTIONS = {
+  "1m": 60_000,
+  "5m": 300_000,
+  "15m": 900_000,
+  "1h": 3_600_000,
+  "1d": 86_400_000,
+  "1w": 604_800_000,
+} as const;
+export type MarketResolution = keyof typeof MARKET_RESOLUTIONS;
+const RESOLUTION_NAMES = Object.keys(MARKET_RESOLUTIONS) as MarketResolution[];
+
+export interface WatchedMarket {
+  /** The `market` label. */
+  readonly name: string;
+  /** `native` or `CODE:ISSUER`. */
+  readonly base: string;
+  readonly counter: string;
+  /** The trade aggregation bucket, in milliseconds. */
+  readonly resolutionMs: number;
+  /** Counter per base the price should hold (a peg), when configured. */
+  readonly referencePrice?: number;
+  /** Seller accounts whose offers on the pair are read. */
+  readonly makers: readonly string[];
+}
+
+/** One entry of a target's `markets:` list, before its assets and makers are checked. */
+export const marketEntrySchema = z.strictObject({
+  name: z.string().min(1).optional(),
+  base: z.string(),
+  counter: z.string(),
+  resolution: z.enum(RESOLUTION_NAMES, { error: `expected one of ${RESOLUTION_NAMES.join(", ")}` }).optional(),
+  reference_price: z.number().positive("expected a price above 0").optional(),
+  makers: z.array(z.string()).optional(),
+});
+export type MarketEntry = z.output<typeof marketEntrySchema>;
+
+/** The `market` label a market gets without a name: BASECODE/COUNTERCODE, XLM for native. */
+function defaultMarketName(base: string, counter: string): string {
+  const code = (asset: string) => (asset === "native" ? "XLM" : (asset.split(":")[0] ?? asset));
+  return `${code(base)}/${code(counter)}`;
+}
+
+function assetProblem(asset: string): string | undefined {
+  if (asset === "native" || creditAssetText.safeParse(asset).success) return undefined;
+  return `${JSON.stringify(asset)} is not native or CODE:ISSUER (a 1-12 character code and a G... issuer)`;
+}
+
+/**
+ * Checks a target's markets; `where` names the target in each problem (one line per problem). Two
+ * markets with the same name, given or default, are a problem: their series would collide.
+ */
+export function watchedMarkets(entries: readonly MarketEntry[], where: string, problems: string[]): WatchedMarket[] {
+  const names = new Set<string>();
+  const markets: WatchedMarket[] = [];
+  for (const entry of entries) {
+    const name = entry.name ?? defaultMarketName(entry.base, entry.counter);
+    const at = `${where}: market ${JSON.stringify(name)}`;
+    const before = problems.length;
+    for (const [key, asset] of [
+      ["base", entry.base],
+      ["counter", entry.counter],
+    ] as const) {
+      const problem = assetProblem(asset);
+      if (problem !== undefined) problems.push(`${at}: ${key}: ${problem}`);
+    }
+    if (entry.base === entry.counter) problems.push(`${at}: base and counter are the same asset`);
+    for (const maker of entry.makers ?? []) {
+      const problem = accountIdProblem(maker);
+      // The problem never repeats a seed given where a maker belongs.
+      if (problem !== undefined) problems.push(`${at}: makers: ${problem}`);
+    }
+    if (names.has(name)) {
+      problems.push(`${where}: market name ${JSON.stringify(name)} is used twice; give each market its own \`name\``);
+    }
+    names.add(name);
+    if (problems.length > before) continue;
+    markets.push({
+      name,
+      base: entry.base,
+      counter: entry.counter,
+      resolutionMs: MARKET_RESOLUTIONS[entry.resolution ?? "1m"],
+      ...(entry.reference_price === undefined ? {} : { referencePrice: entry.reference_price }),
+      makers: [...new Set(entry.makers ?? [])],
+    });
+  }
+  return markets;
+}
+
+/** `BASE/COUNTER` or `NAME=BASE/COUNTER`, as --market and MARKETS take them; an entry, or why it is not one. */
+export function marketEntryFromFlag(value: string): MarketEntry | string {
+  const match = /^(?:([^=/]+)=)?([^=/]+)\/([^=/]+)$/.exec(value.trim());
+  if (match === null) return `${JSON.stringify(value)} is not [NAME=]BASE/COUNTER (e.g. XLM-USDC=native/USDC:G...)`;
+  const [, name, base = "", counter = ""] = match;
+  return { ...(name === undefined ? {} : { name: name.trim() }), base: base.trim(), counter: counter.trim() };
+}

@@ -1,0 +1,401 @@
+import { execFileSync } from "node:child_process";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ALL_METRICS } from "../src/catalog/metrics.js";
+import { HorizonClient } from "../src/client/horizon-client.js";
+import { tradeAggregationSchema } from "../src/client/market-schemas.js";
+import { MarketsJob } from "../src/collectors/markets.js";
+import { parseSchedule, type Schedule } from "../src/config/schedule.js";
+import type { WatchedMarket } from "../src/config/markets.js";
+import { renderSamples } from "../src/exposition/samples.js";
+import { parseExposition, valueOf } from "./support/exposition.js";
+import { FakeMarkets, makeTrade, type JsonRecord } from "./support/fake-markets.js";
+import { fixtureJson } from "./support/fixtures.js";
+
+const USDC = "USDC:GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
+const MAKER = "GBJPWEIFX6KO4H52BF3QJDYRCLXB2P3Z3QTKWUGFOOFH5MSRZV4WLRZ7";
+const OTHER = "GAKC3P3LQKBRCPOQ3ACI6NHKDNHKTIPGTX7EPOC3SGCMLQK4K3WYICWK";
+const SCHEDULE = parseSchedule("1m") as Schedule;
+/** 2024-07-08 09:47:30Z: the current 5-minute bucket started 09:45, so the last completed one is 09:40. */
+const NOW = Date.UTC(2024, 6, 8, 9, 47, 30);
+const BUCKETS = fixtureJson<{ _embedded: { records: JsonRecord[] } }>("trade_aggregations-usdc-desc-java-sdk.json")
+  ._embedded.records;
+
+const market = (overrides: Partial<WatchedMarket> = {}): WatchedMarket => ({
+  name: "xlm-usdc",
+  base: "native",
+  counter: USDC,
+  resolutionMs: 300_000,
+  makers: [],
+  ...overrides,
+});
+
+describe("MarketsJob against an independent Horizon", () => {
+  const horizon = new FakeMarkets();
+  let client: HorizonClient;
+  let invalid = 0;
+  const context = () => ({
+    signal: new AbortController().signal,
+    invalidRecords: (count: number) => {
+      invalid += count;
+    },
+  });
+  const job = (watched: WatchedMarket, now = () => NOW) => new MarketsJob(client, [watched], SCHEDULE, now);
+  const series = async (marketsJob: MarketsJob) => {
+    const samples = marketsJob.samples();
+    const rendered = await renderSamples("h", [...samples.persistent, ...samples.live]);
+    return parseExposition(
+      Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString(),
+    );
+  };
+  const at = (labels: Record<string, string> = {}) => ({ horizon: "h", market: "xlm-usdc", ...labels });
+
+  beforeAll(async () => {
+    client = new HorizonClient({ url: await horizon.start(), timeoutMs: 5_000, retries: 0, maxBodyBytes: 1 << 20 });
+  });
+  afterAll(() => horizon.stop());
+  beforeEach(() => {
+    horizon.buckets = [];
+    horizon.trades = [];
+    horizon.offers = [];
+    horizon.repeatCursorTrade = false;
+    horizon.requests.length = 0;
+    invalid = 0;
+  });
+  afterEach(() => expect(invalid).toBe(0));
+
+  it("price, volume, count and bucket time are the last completed bucket's, as served", async () => {
+    // The bucket of 09:45 is still open: the job asks for buckets before it.
+    horizon.buckets = BUCKETS;
+    const marketsJob = job(market({ referencePrice: 0.09 }));
+    await marketsJob.run(context());
+    const [request] = horizon.requestsTo("/trade_aggregations");
+    expect(Object.fromEntries(request!.searchParams)).toEqual({
+      base_asset_type: "native",
+      counter_asset_type: "credit_alphanum4",
+      counter_asset_code: "USDC",
+      counter_asset_issuer: "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN",
+      resolution: "300000",
+      end_time: String(Date.UTC(2024, 6, 8, 9, 45)),
+      order: "desc",
+      limit: "1",
+    });
+    const values = await series(marketsJob);
+    // Record 0 of the capture is the bucket of 09:45 (1720431900000); the one served here, of 09:40, is record 1.
+    const bucket = BUCKETS[1]!;
+    expect(bucket.timestamp).toBe("1720431600000");
+    expect(valueOf(values, "stellar_horizon_market_price", at({ stat: "open" }))).toBe(0.0864528);
+    expect(valueOf(values, "stellar_horizon_market_price", at({ stat: "high" }))).toBe(0.0864528);
+    expect(valueOf(values, "stellar_horizon_market_price", at({ stat: "low" }))).toBe(0.0862999);
+    expect(valueOf(values, "stellar_horizon_market_price", at({ stat: "close" }))).toBe(0.0862999);
+    expect(valueOf(values, "stellar_horizon_market_price", at({ stat: "avg" }))).toBe(0.0863634);
+    expect(valueOf(values, "stellar_horizon_market_bucket_volume", at({ asset: "base" }))).toBe(33616.8908143);
+    expect(valueOf(values, "stellar_horizon_market_bucket_volume", at({ asset: "counter" }))).toBe(2903.2698207);
+    expect(valueOf(values, "stellar_horizon_market_bucket_trades", at())).toBe(154);
+    expect(valueOf(values, "stellar_horizon_market_bucket_timestamp_seconds", at())).toBe(1720431600);
+    expect(valueOf(values, "stellar_horizon_market_traded", at())).toBe(1);
+    expect(valueOf(values, "stellar_horizon_market_reference_price", at())).toBe(0.09);
+    expect(valueOf(values, "stellar_horizon_market_price_deviation_ratio", at())).toBe((0.0862999 - 0.09) / 0.09);
+  });
+
+  it("reads Horizon's pre-1.0 bucket shape: numbers for timestamp and trade_count, capital N and D", () => {
+    const old = fixtureJson<{ _embedded: { records: JsonRecord[] } }>("trade_aggregations-stellar-docs.json");
+    const bucket = tradeAggregationSchema.parse(old._embedded.records[0]);
+    expect(bucket.timestamp).toBe(old._embedded.records[0]!.timestamp);
+  });
+
+  it("a pair Horizon never saw is no poll error: traded 0, no price, no trades", async () => {
+    horizon.buckets = undefined;
+    horizon.trades = undefined;
+    const marketsJob = job(market());
+    await marketsJob.run(context());
+    await marketsJob.run(context());
+    const values = await series(marketsJob);
+    expect(valueOf(values, "stellar_horizon_market_traded", at())).toBe(0);
+    expect(valueOf(values, "stellar_horizon_market_price", at({ stat: "close" }))).toBeUndefined();
+    expect(valueOf(values, "stellar_horizon_market_trades_total", at({ trade_type: "orderbook" }))).toBe(0);
+  });
+
+  it("known assets that never traded each other: 200 without records, traded 0, and the first trade counts", async () => {
+    const marketsJob = job(market());
+    await marketsJob.run(context());
+    expect(valueOf(await series(marketsJob), "stellar_horizon_market_traded", at())).toBe(0);
+    horizon.trades = [
+      makeTrade("100-0", { base: "native", counter: USDC, baseAmount: "1.0000000", counterAmount: "0.1000000" }),
+    ];
+    await marketsJob.run(context());
+    const values = await series(marketsJob);
+    expect(valueOf(values, "stellar_horizon_market_trades_total", at({ trade_type: "orderbook" }))).toBe(1);
+    expect(valueOf(values, "stellar_horizon_market_last_trade_timestamp_seconds", at())).toBe(
+      Date.UTC(2024, 6, 8, 9, 40) / 1000,
+    );
+  });
+});
+
+describe("MarketsJob's output", () => {
+  const horizon = new FakeMarkets();
+  let client: HorizonClient;
+
+  beforeAll(async () => {
+    client = new HorizonClient({ url: await horizon.start(), timeoutMs: 5_000, retries: 0, maxBodyBytes: 1 << 20 });
+  });
+  afterAll(() => horizon.stop());
+
+  it("has every market family, and promtool accepts it", async () => {
+    const offers = fixtureJson<{ _embedded: { records: JsonRecord[] } }>("offers-java-sdk.json")._embedded.records;
+    horizon.buckets = BUCKETS;
+    const trade = (token: string) =>
+      makeTrade(token, { base: "native", counter: USDC, baseAmount: "1.0000000", counterAmount: "0.1000000" });
+    horizon.trades = [trade("1-0")];
+    horizon.offers = [
+      {
+        ...offers[0]!,
+        seller: MAKER,
+        selling: { asset_type: "native" },
+        buying: { asset_type: "credit_alphanum4", asset_code: "USDC", asset_issuer: USDC.split(":")[1] },
+      },
+    ];
+    const marketsJob = new MarketsJob(client, [market({ referencePrice: 0.09, makers: [MAKER] })], SCHEDULE, () => NOW);
+    await marketsJob.run({ signal: new AbortController().signal, invalidRecords: () => {} });
+    horizon.trades.push(trade("2-0"));
+    await marketsJob.run({ signal: new AbortController().signal, invalidRecords: () => {} });
+    const samples = marketsJob.samples();
+    const rendered = await renderSamples("h", [...samples.persistent, ...samples.live]);
+    const lines = Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[]))
+      .toString()
+      .split("\n")
+      .filter(Boolean);
+    const families = ALL_METRICS.filter((candidate) => candidate.source === "markets");
+    const text = families
+      .map((metric) => {
+        const series = lines.filter((line) => line.startsWith(`${metric.name}{`));
+        expect(series.length, metric.name).toBeGreaterThan(0);
+        return `# HELP ${metric.name} ${metric.help}\n# TYPE ${metric.name} ${metric.type}\n${series.join("\n")}\n`;
+      })
+      .join("");
+    expect(execFileSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" }).trim()).toBe("");
+  });
+});
+
+describe("MarketsJob counts every trade exactly once", () => {
+  const horizon = new FakeMarkets();
+  let client: HorizonClient;
+  const context = { signal: new AbortController().signal, invalidRecords: () => {} };
+
+  beforeAll(async () => {
+    client = new HorizonClient({ url: await horizon.start(), timeoutMs: 5_000, retries: 0, maxBodyBytes: 1 << 20 });
+  });
+  afterAll(() => horizon.stop());
+  beforeEach(() => {
+    horizon.trades = [];
+    horizon.repeatCursorTrade = false;
+    horizon.requests.length = 0;
+  });
+
+  /** Trades `from`..`to` (operation ids), each of 1.0000001 base for 0.1000002 counter. */
+  const tradesBetween = (from: number, to: number, reversed = false) =>
+    Array.from({ length: to - from + 1 }, (_, index) =>
+      reversed
+        ? makeTrade(`${from + index}-1`, {
+            base: USDC,
+            counter: "native",
+            baseAmount: "0.1000002",
+            counterAmount: "1.0000001",
+          })
+        : makeTrade(`${from + index}-1`, {
+            base: "native",
+            counter: USDC,
+            baseAmount: "1.0000001",
+            counterAmount: "0.1000002",
+            tradeType: index % 2 === 0 ? "orderbook" : "liquidity_pool",
+          }),
+    );
+
+  const counted = async (marketsJob: MarketsJob) => {
+    const samples = marketsJob.samples();
+    const rendered = await renderSamples("h", samples.persistent);
+    const values = parseExposition(
+      Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString(),
+    );
+    const at = (labels: Record<string, string>) => ({ horizon: "h", market: "m", ...labels });
+    return {
+      orderbook: valueOf(values, "stellar_horizon_market_trades_total", at({ trade_type: "orderbook" })),
+      pool: valueOf(values, "stellar_horizon_market_trades_total", at({ trade_type: "liquidity_pool" })),
+      base: valueOf(values, "stellar_horizon_market_traded_amount_total", at({ asset: "base" })),
+      counter: valueOf(values, "stellar_horizon_market_traded_amount_total", at({ asset: "counter" })),
+    };
+  };
+  const watched: WatchedMarket = { name: "m", base: "native", counter: USDC, resolutionMs: 60_000, makers: [] };
+
+  it("the first poll starts at the newest trade and counts nothing; later polls count each new trade once", async () => {
+    horizon.trades = tradesBetween(1, 50);
+    const marketsJob = new MarketsJob(client, [watched], SCHEDULE, () => NOW);
+    await marketsJob.run(context);
+    const [first] = horizon.requestsTo("/trades");
+    expect(first!.searchParams.get("order")).toBe("desc");
+    expect(first!.searchParams.get("limit")).toBe("1");
+    expect(await counted(marketsJob)).toEqual({ orderbook: 0, pool: 0, base: 0, counter: 0 });
+
+    horizon.trades.push(...tradesBetween(51, 53));
+    await marketsJob.run(context);
+    const second = horizon.requestsTo("/trades")[1]!;
+    expect(Object.fromEntries(second.searchParams)).toMatchObject({ order: "asc", limit: "200", cursor: "50-1" });
+    // 51 and 53 are orderbook trades (even offsets), 52 a pool trade.
+    expect(await counted(marketsJob)).toEqual({ orderbook: 2, pool: 1, base: 3.0000003, counter: 0.3000006 });
+
+    await marketsJob.run(context);
+    expect(await counted(marketsJob)).toEqual({ orderbook: 2, pool: 1, base: 3.0000003, counter: 0.3000006 });
+  });
+
+  it("full pages are followed, a record served again on a page boundary counts once, and five pages is the cap", async () => {
+    horizon.trades = tradesBetween(1, 1);
+    horizon.repeatCursorTrade = true;
+    const marketsJob = new MarketsJob(client, [watched], SCHEDULE, () => NOW);
+    await marketsJob.run(context);
+    // 1 200 new trades: with the cursor's trade repeated, each page brings 199 new ones.
+    horizon.trades.push(...tradesBetween(2, 1201));
+    await marketsJob.run(context);
+    const afterCap = await counted(marketsJob);
+    expect(horizon.requestsTo("/trades")).toHaveLength(1 + 5);
+    expect(afterCap.orderbook! + afterCap.pool!).toBe(5 * 199);
+    await marketsJob.run(context);
+    const all = await counted(marketsJob);
+    expect(horizon.requestsTo("/trades")).toHaveLength(1 + 5 + 2);
+    expect(all).toEqual({ orderbook: 600, pool: 600, base: 1200.00012, counter: 120.00024 });
+  });
+
+  it("a record naming the pair the other way round is counted with its amounts swapped", async () => {
+    horizon.trades = tradesBetween(1, 1);
+    const marketsJob = new MarketsJob(client, [watched], SCHEDULE, () => NOW);
+    await marketsJob.run(context);
+    horizon.trades.push(...tradesBetween(2, 3, true));
+    await marketsJob.run(context);
+    expect(await counted(marketsJob)).toEqual({ orderbook: 2, pool: 0, base: 2.0000002, counter: 0.2000004 });
+  });
+});
+
+describe("MarketsJob reads each maker's offers on both sides", () => {
+  const horizon = new FakeMarkets();
+  let client: HorizonClient;
+  const context = { signal: new AbortController().signal, invalidRecords: () => {} };
+  const offersPage = fixtureJson<{ _embedded: { records: JsonRecord[] } }>("offers-java-sdk.json");
+  const template = offersPage._embedded.records[0]!;
+  const native = { asset_type: "native" };
+  const usdc = {
+    asset_type: "credit_alphanum4",
+    asset_code: "USDC",
+    asset_issuer: "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN",
+  };
+  const offer = (id: number, fields: JsonRecord): JsonRecord => ({
+    ...template,
+    id: String(id),
+    paging_token: String(id),
+    seller: MAKER,
+    ...fields,
+  });
+
+  beforeAll(async () => {
+    client = new HorizonClient({ url: await horizon.start(), timeoutMs: 5_000, retries: 0, maxBodyBytes: 1 << 20 });
+  });
+  afterAll(() => horizon.stop());
+
+  it("counts, sums and prices them as served; the best bid is d / n of price_r", async () => {
+    horizon.offers = [
+      // Asks: selling XLM for USDC, price in USDC per XLM.
+      offer(1, {
+        selling: native,
+        buying: usdc,
+        amount: "100.0000000",
+        price_r: { n: 1001, d: 10000 },
+        price: "0.1001000",
+        last_modified_time: "2024-07-08T09:00:00Z",
+      }),
+      offer(2, {
+        selling: native,
+        buying: usdc,
+        amount: "50.5000001",
+        price_r: { n: 999, d: 10000 },
+        price: "0.0999000",
+        last_modified_time: "2024-07-08T09:30:00Z",
+      }),
+      // Bids: selling USDC for XLM, price in XLM per USDC; 1/price is USDC per XLM.
+      offer(3, {
+        selling: usdc,
+        buying: native,
+        amount: "10.0000000",
+        price_r: { n: 11, d: 1 },
+        price: "11.0000000",
+        last_modified_time: null,
+      }),
+      offer(4, {
+        selling: usdc,
+        buying: native,
+        amount: "20.0000000",
+        price_r: { n: 1000, d: 97 },
+        price: "10.3092783",
+        last_modified_time: null,
+      }),
+    ];
+    const watched: WatchedMarket = {
+      name: "m",
+      base: "native",
+      counter: USDC,
+      resolutionMs: 60_000,
+      makers: [MAKER, OTHER],
+    };
+    const marketsJob = new MarketsJob(client, [watched], SCHEDULE, () => NOW);
+    expect(marketsJob.requestsPerRun).toBe(2 + 2 * 2);
+    await marketsJob.run(context);
+    const offerRequests = horizon.requestsTo("/offers");
+    expect(offerRequests).toHaveLength(4);
+    expect(Object.fromEntries(offerRequests[0]!.searchParams)).toEqual({
+      seller: MAKER,
+      selling: "native",
+      buying: USDC,
+      order: "asc",
+      limit: "200",
+    });
+    const samples = marketsJob.samples();
+    const rendered = await renderSamples("h", samples.live);
+    const values = parseExposition(
+      Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString(),
+    );
+    const at = (side: string, maker = MAKER) => ({ horizon: "h", market: "m", maker, side });
+    expect(valueOf(values, "stellar_horizon_market_maker_offers", at("ask"))).toBe(2);
+    expect(valueOf(values, "stellar_horizon_market_maker_offer_amount", at("ask"))).toBe(150.5000001);
+    expect(valueOf(values, "stellar_horizon_market_maker_best_price", at("ask"))).toBe(0.0999);
+    expect(valueOf(values, "stellar_horizon_market_maker_offer_age_seconds", at("ask"))).toBe(47.5 * 60);
+    expect(valueOf(values, "stellar_horizon_market_maker_offers", at("bid"))).toBe(2);
+    expect(valueOf(values, "stellar_horizon_market_maker_offer_amount", at("bid"))).toBe(30);
+    expect(valueOf(values, "stellar_horizon_market_maker_best_price", at("bid"))).toBe(97 / 1000);
+    expect(valueOf(values, "stellar_horizon_market_maker_offer_age_seconds", at("bid"))).toBeUndefined();
+    // A maker without offers: zero, and neither a best price nor an age.
+    expect(valueOf(values, "stellar_horizon_market_maker_offers", at("ask", OTHER))).toBe(0);
+    expect(valueOf(values, "stellar_horizon_market_maker_offer_amount", at("bid", OTHER))).toBe(0);
+    expect(valueOf(values, "stellar_horizon_market_maker_best_price", at("ask", OTHER))).toBeUndefined();
+    expect(valueOf(values, "stellar_horizon_market_maker_offer_age_seconds", at("ask", OTHER))).toBeUndefined();
+  });
+
+  it("follows full pages of offers, five at most", async () => {
+    horizon.requests.length = 0;
+    horizon.offers = Array.from({ length: 1100 }, (_, index) =>
+      offer(index + 1, {
+        selling: native,
+        buying: usdc,
+        amount: "1.0000000",
+        price_r: { n: 1, d: 10 },
+        price: "0.1000000",
+      }),
+    );
+    const watched: WatchedMarket = { name: "m", base: "native", counter: USDC, resolutionMs: 60_000, makers: [MAKER] };
+    const marketsJob = new MarketsJob(client, [watched], SCHEDULE, () => NOW);
+    await marketsJob.run(context);
+    expect(horizon.requestsTo("/offers")).toHaveLength(5 + 1);
+    const rendered = await renderSamples("h", marketsJob.samples().live);
+    const values = parseExposition(
+      Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString(),
+    );
+    expect(
+      valueOf(values, "stellar_horizon_market_maker_offers", { horizon: "h", market: "m", maker: MAKER, side: "ask" }),
+    ).toBe(1000);
+  });
+});
