@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
 import { namedIdFromFlag, watchedAccounts, type WatchedAccount } from "./accounts.js";
 import { watchedContracts, type WatchedContract } from "./contracts.js";
+import { corridorsOf, corridorsSchedule, type CorridorConfig } from "./corridors.js";
 import { loadTxProbe, withProbeAccount, type TxProbeConfig } from "./tx-probe.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import { flagProblem } from "./messages.js";
@@ -37,6 +38,10 @@ export interface TargetConfig {
   readonly accounts: readonly WatchedAccount[];
   /** The transaction-submission probe, when configured. */
   readonly txProbe?: TxProbeConfig;
+  /** Payment corridors to probe with path finding (config file only). */
+  readonly corridors?: readonly CorridorConfig[];
+  /** The --poll.interval the corridors' schedule was raised from, to 15 s. */
+  readonly corridorsRaisedFrom?: string;
 }
 
 export interface ExporterConfig {
@@ -164,7 +169,10 @@ interface Setting {
   readonly value: string;
 }
 /** Per-endpoint schedules of a target, from its own overrides, the file's and the default. */
-type SchedulesFor = (overrides: EndpointScheduleTexts | undefined) => Record<Endpoint, Schedule>;
+type SchedulesFor = ((overrides: EndpointScheduleTexts | undefined) => Record<Endpoint, Schedule>) & {
+  /** The --poll.interval the corridors' schedule was raised from, to its 15 s floor. */
+  readonly corridorsRaisedFrom?: string;
+};
 
 /** Flags, then environment variables, then the config file, then defaults. */
 export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<CommandLine> {
@@ -378,14 +386,21 @@ function scheduleResolver(pollInterval: Setting | undefined, file: ConfigFile, p
   const defaultText = pollInterval?.value ?? file.poll_interval ?? DEFAULTS.pollInterval;
   // An explicit --poll.interval is the operator's latest word, so it beats per-endpoint file schedules.
   const fileSchedules: EndpointScheduleTexts = pollInterval ? {} : (file.schedules ?? {});
-  return (overrides) =>
+  const { raisedFrom } = corridorsSchedule(undefined, pollInterval?.value);
+  const resolve = (overrides: EndpointScheduleTexts | undefined) =>
     Object.fromEntries(
       ENDPOINTS.map((endpoint) => {
+        if (endpoint === "corridors")
+          return [
+            endpoint,
+            corridorsSchedule(overrides?.corridors ?? fileSchedules.corridors, pollInterval?.value).schedule,
+          ];
         const text = (pollInterval ? undefined : overrides?.[endpoint]) ?? fileSchedules[endpoint] ?? defaultText;
         const schedule = parseSchedule(text);
         return [endpoint, typeof schedule === "string" ? parseSchedule(DEFAULTS.pollInterval) : schedule];
       }),
     ) as Record<Endpoint, Schedule>;
+  return raisedFrom === undefined ? resolve : Object.assign(resolve, { corridorsRaisedFrom: raisedFrom });
 }
 
 /** Horizon targets from --horizon.url when given (they replace the file's), else from the file; names unique. */
@@ -417,10 +432,24 @@ function buildTargets(
           problems,
           (index, key) => `${path}: targets[${targetIndex}].accounts[${index}].${key}`,
         ),
+        ...corridorSettings(entry, `${path}: targets[${targetIndex}].corridors`, schedulesFor, problems),
       }),
     },
     problems,
   );
+}
+
+/** A file target's corridors, and whether --poll.interval was raised to their 15 s floor. */
+function corridorSettings(
+  entry: NonNullable<ConfigFile["targets"]>[number],
+  where: string,
+  schedulesFor: SchedulesFor,
+  problems: string[],
+): Pick<TargetConfig, "corridors" | "corridorsRaisedFrom"> {
+  if (entry.corridors === undefined || entry.corridors.length === 0) return {};
+  const corridors = corridorsOf(entry.corridors, where, problems);
+  const raised = schedulesFor.corridorsRaisedFrom;
+  return { corridors, ...(raised !== undefined ? { corridorsRaisedFrom: raised } : {}) };
 }
 
 async function webConfigOf(webConfigFile: Setting | undefined, problems: string[]): Promise<WebConfig | undefined> {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { accountEntrySchema, creditAssetText, rpcAccountEntrySchema } from "./accounts.js";
 import { contractEntrySchema } from "./contracts.js";
+import { corridorEntrySchema, corridorsScheduleText } from "./corridors.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import { shown, unitSuggestion } from "./messages.js";
 import { parseSchedule } from "./schedule.js";
@@ -54,6 +55,7 @@ const endpointSchedules = z.strictObject({
   ledgers: scheduleText.optional(),
   liquidity_pools: scheduleText.optional(),
   accounts: scheduleText.optional(),
+  corridors: corridorsScheduleText.optional(),
 });
 
 /** A target's `tx_probe:`; the seed comes from a file or an environment variable, never inline. */
@@ -95,6 +97,7 @@ const targetEntry = z.strictObject({
   request_budget_per_hour: z.number().int().positive().optional(),
   accounts: z.array(accountEntrySchema).optional(),
   tx_probe: txProbeEntry.optional(),
+  corridors: z.array(corridorEntrySchema).optional(),
 });
 
 /** A Stellar RPC target; `schedule` is its status poll's (getHealth, getLatestLedger, getFeeStats). */

@@ -31,6 +31,9 @@ export function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config
       );
       return accounts > 0 && config.shard.index !== 0 ? accounts + 1 : accounts;
     }
+    case "corridors":
+      // One path-finding request per corridor, never retried.
+      return target.corridors?.length ?? 0;
   }
 }
 
