@@ -28,6 +28,7 @@ export const SCENARIOS = [
   "rpc_unhealthy",
   "rpc_lagging",
   "contract_expiring",
+  "corridor_drain",
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -55,6 +56,8 @@ export interface ScenarioBehaviour {
   readonly accounts?: AccountEvent;
   /** One-off change to the simulated contracts: the demo storage key is left minutes to live. */
   readonly contracts?: "expire_soon";
+  /** The USDC markets empty (no path), then thin liquidity returns at a worse rate (src/simulator/paths.ts). */
+  readonly liquidity?: "leaving";
 }
 
 const FEE_SPIKE_MULTIPLIER = 50;
@@ -97,6 +100,7 @@ export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviou
   rpc_unhealthy: { ...HEALTHY, rpc: "unhealthy" },
   rpc_lagging: { ...HEALTHY, rpc: "lagging" },
   contract_expiring: { ...HEALTHY, contracts: "expire_soon" },
+  corridor_drain: { ...HEALTHY, liquidity: "leaving" },
 };
 
 export function isScenarioName(name: string): name is ScenarioName {

@@ -15,6 +15,7 @@ import { createRng, deriveSeed } from "./rng.js";
 import { isScenarioName, SCENARIO_BEHAVIOURS, UnknownScenarioError, type ScenarioName } from "./scenarios.js";
 import { SUBMISSION_TIMEOUT_MS, TransactionSubmissions, type SubmissionAnswer } from "./transactions.js";
 import { formatTimestamp } from "./wire.js";
+import { DemoLiquidity } from "./paths.js";
 
 export interface SimulatorOptions {
   /** Scenario at start (default `healthy`). */
@@ -39,6 +40,8 @@ export interface SimulatorOptions {
   networkStartMs?: number;
   /** From this ledger sequence on, serve hashes of a fork: another history than the network's. */
   forkAt?: number;
+  /** Serve no path-finding routes, as Horizon started with --disable-path-finding (they answer 404). */
+  disablePathFinding?: boolean;
 }
 
 export interface SimulatorState {
@@ -130,6 +133,8 @@ export class Simulator {
   readonly accounts = new SimulatedAccounts();
   /** Soroban state the RPC serves: the demo contracts and the state-archival settings. */
   readonly contracts: SimulatedContracts;
+  /** The demo order book path finding reads. */
+  readonly liquidity = new DemoLiquidity(() => this.now());
   readonly #model: HorizonModel;
   /** The latest ledger whose account activity has been applied. */
   #activityThroughLedger: number;
@@ -183,6 +188,7 @@ export class Simulator {
       contracts: this.contracts,
       networkPassphrase: settings.networkPassphrase,
       hangingRequests: this.#hangingRequests,
+      ...(options.disablePathFinding ? {} : { pathFinding: this.liquidity }),
       sync: () => this.#sync(),
       consumeRateLimit: (nowMs) => rateLimit.consume(nowMs),
       drawFault: () => drawFault(faultRng),
@@ -289,7 +295,8 @@ export class Simulator {
   }
 
   #enterScenarioEvents(name: ScenarioName): void {
-    const { accounts, contracts } = SCENARIO_BEHAVIOURS[name];
+    const { accounts, contracts, liquidity } = SCENARIO_BEHAVIOURS[name];
+    this.liquidity.scenarioEntered(liquidity === "leaving");
     if (accounts !== undefined) applyAccountEvent(this.accounts, accounts, this.latestLedgerPoint());
     if (contracts === "expire_soon") this.contracts.expireSoon(this.latestLedgerPoint());
   }

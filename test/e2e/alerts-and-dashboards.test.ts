@@ -96,6 +96,8 @@ const SCENARIO_ALERTS: Readonly<
   },
   // Probe failures need minutes without a success; promtool and test/probers cover them.
   txsub_timeout: { fires: [] },
+  // No target here configures corridors; test/corridors*.test.ts and promtool cover the corridor alerts.
+  corridor_drain: { fires: [] },
 };
 
 /** Faults no scenario simulates, each given a target of its own. */
@@ -130,6 +132,11 @@ const NOT_SIMULATED: readonly AlertName[] = [
   // test/e2e/agreement.test.ts forks a simulator for this one; a protocol behind needs 30 minutes.
   "StellarTargetLedgerHashDisagrees",
   "StellarTargetProtocolBehind",
+  // Corridors need 10 to 75 minutes of runs; promtool and test/corridors-exporter.test.ts cover them.
+  "StellarCorridorNoPath",
+  "StellarCorridorRateDegraded",
+  "StellarCorridorSlow",
+  "StellarPathFindingDisabled",
 ];
 /** Targets that run the transaction probe. */
 const PROBED_TARGETS = new Map(["healthy", "fee_spike"].map((name) => [name, Keypair.random()]));
