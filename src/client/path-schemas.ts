@@ -14,10 +14,20 @@ const pathAsset = z.object({
   asset_issuer: accountKey.optional(),
 });
 
+/** `native` or `CODE:ISSUER`, as the config names assets; undefined for a credit asset missing its code or issuer. */
+export function assetOf(type: string, code: string | undefined, issuer: string | undefined): string | undefined {
+  if (type === "native") return "native";
+  return code === undefined || issuer === undefined ? undefined : `${code}:${issuer}`;
+}
+
 export const pathRecordSchema = z.object({
   source_asset_type: assetType,
+  source_asset_code: assetCode.optional(),
+  source_asset_issuer: accountKey.optional(),
   source_amount: amount,
   destination_asset_type: assetType,
+  destination_asset_code: assetCode.optional(),
+  destination_asset_issuer: accountKey.optional(),
   destination_amount: amount,
   // A path holds at most 5 intermediate assets (the protocol's limit for path payments).
   path: z.array(pathAsset).max(5),

@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { CORRIDOR_RESULTS, METRICS, type CorridorResult } from "../catalog/metrics.js";
 import { PollError } from "../client/errors.js";
 import type { HorizonClient, Query } from "../client/horizon-client.js";
-import { pathRecordSchema, type PathRecord } from "../client/path-schemas.js";
+import { assetOf, pathRecordSchema, type PathRecord } from "../client/path-schemas.js";
 import type { CorridorConfig } from "../config/corridors.js";
 import type { Schedule } from "../config/schedule.js";
 import { HistogramData, type CollectorSamples, type Sample } from "../exposition/samples.js";
@@ -72,6 +72,16 @@ export function bestPath(mode: CorridorConfig["mode"], records: readonly PathRec
       best = record;
   }
   return best;
+}
+
+/** A record from the corridor's source to its destination: Horizon also answers other pairs (an asset to itself). */
+function joins(record: PathRecord, corridor: CorridorConfig): boolean {
+  const { source_asset_type, source_asset_code, source_asset_issuer } = record;
+  const { destination_asset_type, destination_asset_code, destination_asset_issuer } = record;
+  return (
+    assetOf(source_asset_type, source_asset_code, source_asset_issuer) === corridor.source &&
+    assetOf(destination_asset_type, destination_asset_code, destination_asset_issuer) === corridor.destination
+  );
 }
 
 /** The outcome a failed corridor request is counted under. */
@@ -145,13 +155,15 @@ export class CorridorsJob implements PollJob {
   /** Folds a 200 answer in: its valid records (invalid ones counted and left out) and the best of them. */
   private answered(state: CorridorState, raw: readonly unknown[], context: PollContext): CorridorResult {
     const records: PathRecord[] = [];
+    let invalid = 0;
     for (const record of raw) {
       const parsed = pathRecordSchema.safeParse(record);
-      if (parsed.success) records.push(parsed.data);
+      if (!parsed.success) invalid += 1;
+      else if (joins(parsed.data, state.corridor)) records.push(parsed.data);
     }
-    if (records.length < raw.length) context.invalidRecords(raw.length - records.length);
+    if (invalid > 0) context.invalidRecords(invalid);
     // Records that all failed their schema say nothing about the corridor.
-    if (raw.length > 0 && records.length === 0) return "error";
+    if (raw.length > 0 && invalid === raw.length) return "error";
     const nowMs = this.parts.now();
     const best = bestPath(state.corridor.mode, records);
     if (best === undefined) {
