@@ -30,9 +30,10 @@ export const CORRIDORS_MIN_PERIOD_MS = 15_000;
 const AMOUNT_PROBLEM = 'expected a positive amount with at most 7 decimals, such as 100 or "0.5"';
 const STELLAR_AMOUNT = /^\d{1,12}(\.\d{1,7})?$/;
 
-const assetOf = z.union([z.literal("native"), creditAssetText], {
-  error: "expected `native` or CODE:ISSUER (a 1-12 character code and a G... issuer)",
-});
+const ASSET_PROBLEM = "expected `native` or CODE:ISSUER (a 1-12 character code and a G... issuer)";
+const assetOf = z
+  .string({ error: ASSET_PROBLEM })
+  .refine((text) => text === "native" || creditAssetText.safeParse(text).success, { error: ASSET_PROBLEM });
 
 export const corridorEntrySchema = z
   .strictObject({

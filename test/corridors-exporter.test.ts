@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSimulator, USDC, type RunningSimulator } from "../src/simulator/index.js";
+import { writeConfig } from "./support/config-files.js";
+import { valueOf } from "./support/exposition.js";
+import { configFrom, startHarness, stopStarted, type Harness } from "./support/exporter-harness.js";
+
+describe("the exporter probing corridors on the simulator", () => {
+  let open: RunningSimulator;
+  let disabled: RunningSimulator;
+  let harness: Harness | undefined;
+
+  beforeAll(async () => {
+    open = await startSimulator({ ledgerIntervalMs: 5000 });
+    disabled = await startSimulator({ ledgerIntervalMs: 5000, disablePathFinding: true });
+    const corridors = `    corridors:
+      - { name: usdc-to-xlm, mode: strict_send, source: "${USDC}", destination: native, amount: 100, min_rate: 8 }
+      - { name: xlm-for-usdc, mode: strict_receive, source: native, destination: "${USDC}", amount: 10 }
+`;
+    const path = writeConfig(
+      `targets:\n  - name: open\n    url: ${open.url}\n${corridors}  - name: disabled\n    url: ${disabled.url}\n${corridors}`,
+    );
+    harness = await startHarness(await configFrom([`--config.file=${path}`]));
+  });
+  afterAll(() =>
+    stopStarted(harness?.exporter, open && { stop: () => open.close() }, disabled && { stop: () => disabled.close() }),
+  );
+
+  it("finds paths on one Horizon; path finding switched off on the other leaves it up, with no poll error", async () => {
+    const series = await harness!.scrape();
+    const runs = (horizon: string, corridor: string, result: string) =>
+      valueOf(series, "stellar_horizon_corridor_runs_total", { horizon, corridor, result });
+    expect(runs("open", "usdc-to-xlm", "found")).toBe(1);
+    expect(runs("open", "xlm-for-usdc", "found")).toBe(1);
+    expect(
+      valueOf(series, "stellar_horizon_corridor_best_rate", { horizon: "open", corridor: "usdc-to-xlm" }),
+    ).toBeGreaterThan(9.9);
+    expect(valueOf(series, "stellar_horizon_corridor_min_rate", { horizon: "open", corridor: "usdc-to-xlm" })).toBe(8);
+    expect(runs("disabled", "usdc-to-xlm", "disabled")).toBe(1);
+    // The first 404 stands for the Horizon: the other corridor is not asked, and nothing is counted for it.
+    expect(runs("disabled", "xlm-for-usdc", "disabled")).toBe(0);
+    expect(
+      valueOf(series, "stellar_horizon_corridor_paths", { horizon: "disabled", corridor: "usdc-to-xlm" }),
+    ).toBeUndefined();
+    for (const horizon of ["open", "disabled"]) {
+      expect(valueOf(series, "stellar_horizon_up", { horizon })).toBe(1);
+      const errors = [...series].filter(
+        ([key, value]) =>
+          key.startsWith("stellar_horizon_exporter_poll_errors_total") &&
+          key.includes(`horizon="${horizon}"`) &&
+          value > 0,
+      );
+      expect(errors).toEqual([]);
+    }
+    expect(
+      valueOf(series, "stellar_horizon_exporter_requests_total", {
+        horizon: "disabled",
+        endpoint: "corridors",
+        code: "404",
+      }),
+    ).toBe(1);
+  });
+});
