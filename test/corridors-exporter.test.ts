@@ -1,4 +1,6 @@
+import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ALL_METRICS } from "../src/catalog/metrics.js";
 import { startSimulator, USDC, type RunningSimulator } from "../src/simulator/index.js";
 import { writeConfig } from "./support/config-files.js";
 import { valueOf } from "./support/exposition.js";
@@ -50,6 +52,13 @@ describe("the exporter probing corridors on the simulator", () => {
           value > 0,
       );
       expect(errors).toEqual([]);
+    }
+    // Every corridor family is served, in a form promtool accepts.
+    const text = await harness!.scrapeText();
+    expect(execFileSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" }).trim()).toBe("");
+    for (const metric of ALL_METRICS.filter((candidate) => candidate.source === "corridors")) {
+      const exposed = metric.type === "histogram" ? `${metric.name}_count` : metric.name;
+      expect(text, metric.name).toContain(`${exposed}{`);
     }
     expect(
       valueOf(series, "stellar_horizon_exporter_requests_total", {

@@ -13,8 +13,8 @@ import { ManualClock } from "./support/manual-clock.js";
 import { until } from "./support/wait.js";
 
 const H = { horizon: "hung" };
-/** The target watches no accounts, so every other endpoint is polled. */
-const POLLED = ENDPOINTS.filter((endpoint) => endpoint !== "accounts");
+/** The target watches no accounts and probes no corridor, so every other endpoint is polled. */
+const POLLED = ENDPOINTS.filter((endpoint) => endpoint !== "accounts" && endpoint !== "corridors");
 const LIVE_GAUGES = [
   "stellar_horizon_core_latest_ledger",
   "stellar_horizon_fee_stats_last_ledger",

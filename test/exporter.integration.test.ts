@@ -318,8 +318,8 @@ describe("freshness, readiness and self-metrics", () => {
     ]);
     const exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
     try {
-      // Accounts are polled only where some are watched: b watches none.
-      const polled = ENDPOINTS.filter((endpoint) => endpoint !== "accounts");
+      // Accounts are polled only where some are watched, corridors where configured: b has neither.
+      const polled = ENDPOINTS.filter((endpoint) => endpoint !== "accounts" && endpoint !== "corridors");
       await until("every first request of b to be held", () => (held >= polled.length ? true : undefined));
       await until("a's first polls", async () =>
         (await fetch(`${exporter.url}/metrics`))
@@ -388,9 +388,11 @@ describe("freshness, readiness and self-metrics", () => {
     expect(namesIn(series).has("nodejs_active_handles_total")).toBe(false);
     const names = namesIn(series);
     // The transaction probe's families need a tx_probe target (test/probers covers them); this
-    // exporter polls no Stellar RPC (test/rpc-exporter.test.ts checks the rpc-labelled families).
+    // exporter polls no Stellar RPC (test/rpc-exporter.test.ts checks the rpc-labelled families), and
+    // probes no corridor (test/corridors-exporter.test.ts checks theirs with promtool).
     for (const metric of ALL_METRICS.filter(
-      (candidate) => candidate.source !== "tx_probe" && targetLabelOf(candidate) === "horizon",
+      (candidate) =>
+        candidate.source !== "tx_probe" && candidate.source !== "corridors" && targetLabelOf(candidate) === "horizon",
     )) {
       const exposed = metric.type === "histogram" ? `${metric.name}_count` : metric.name;
       expect(names.has(exposed), metric.name).toBe(true);
