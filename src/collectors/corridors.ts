@@ -104,6 +104,7 @@ export function failureResult(error: PollError): CorridorResult {
 export class CorridorsJob implements PollJob {
   readonly role = "poll";
   readonly source = "corridors";
+  readonly countersAtStart = true;
   readonly requestsPerRun: number;
   private readonly states: CorridorState[];
   /** Path finding answered 404: nothing is asked before this instant. */
