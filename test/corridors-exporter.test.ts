@@ -68,4 +68,29 @@ describe("the exporter probing corridors on the simulator", () => {
       }),
     ).toBe(1);
   });
+
+  it("shows each corridor on the Horizon's card: found or not, rate, hops, p90 latency", async () => {
+    const status = (await (await fetch(`${harness!.exporter.url}/status.json`)).json()) as any;
+    const open = status.targets.find((target: any) => target.name === "open");
+    expect(open.corridors.map((corridor: any) => [corridor.corridor, corridor.state])).toEqual([
+      ["usdc-to-xlm", "found"],
+      ["xlm-for-usdc", "found"],
+    ]);
+    const sent = open.corridors[0];
+    expect(sent.bestRate).toBeGreaterThan(9.9);
+    expect(sent.minRate).toBe(8);
+    // Through EURC, whose book sells lumens a little cheaper than the direct market.
+    expect(sent.bestHops).toBe(1);
+    expect(sent.p90Seconds).toBeGreaterThan(0);
+    expect(sent.p90Seconds).toBeLessThanOrEqual(30);
+    expect(sent.runs).toEqual({ found: 1 });
+    const shut = status.targets.find((target: any) => target.name === "disabled");
+    expect(shut.corridors.map((corridor: any) => [corridor.corridor, corridor.state, corridor.runs])).toEqual([
+      ["usdc-to-xlm", "unknown", { disabled: 1 }],
+      ["xlm-for-usdc", "unknown", {}],
+    ]);
+    const page = await (await fetch(`${harness!.exporter.url}/`)).text();
+    expect(page).toContain("<caption>Payment corridors</caption>");
+    expect(page).toMatch(/<td>usdc-to-xlm<\/td><td><span class="badge ok">found<\/span>/);
+  });
 });

@@ -17,6 +17,7 @@ import {
   type TargetReport,
 } from "../status/model.js";
 import { sparkline } from "../status/sparkline.js";
+import { corridorsTable } from "./landing-corridors.js";
 
 /** The page reloads itself this often; matches the demo's poll interval. */
 const REFRESH_SECONDS = 10;
@@ -406,6 +407,7 @@ ${sparklines(target, nowMs)}
 ${section(target, target.accounts, target.lastKnown?.accounts, accountsTable)}
 ${section(target, target.contracts, target.lastKnown?.contracts, contractsTable)}
 ${target.txProbe ? probeList(target, target.txProbe) : ""}
+${corridorsTable(target.corridors)}
 ${endpointsTable(target.endpoints, nowMs)}
 </section>`;
 }

@@ -9,6 +9,7 @@ import {
 } from "../catalog/metrics.js";
 import type { Labels } from "../exposition/samples.js";
 import type { EndpointStatus } from "../scheduler/job-runner.js";
+import { CORRIDOR_STATUS_FAMILIES, corridorReports, type CorridorReport } from "./corridors.js";
 import {
   HISTORY_WINDOW_MS,
   StatusBoard,
@@ -122,6 +123,7 @@ export const STATUS_FAMILIES: ReadonlySet<string> = new Set(
     METRICS.txProbeDuration,
     METRICS.txProbeLastSuccess,
     METRICS.txProbeRefused,
+    ...CORRIDOR_STATUS_FAMILIES,
     RPC_METRICS.up,
     RPC_METRICS.healthy,
     RPC_METRICS.info,
@@ -323,6 +325,8 @@ export interface TargetReport {
   /** A Stellar RPC's watched contract entries, soonest archival first. */
   readonly contracts?: readonly ContractEntryReport[];
   readonly txProbe?: ProbeReport;
+  /** A Horizon's payment corridors (src/status/corridors.ts). */
+  readonly corridors?: readonly CorridorReport[];
   readonly rpc?: RpcReport;
   /** For each identity figure or section absent now but published before: its last value and age. */
   readonly lastKnown?: LastKnownReport;
@@ -731,6 +735,7 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
     ...optional("liquidityPools", series.figure(METRICS.liquidityPools.name)),
     ...optional("accounts", watched.now),
     ...optional("txProbe", txProbe(series)),
+    ...optional("corridors", corridorReports(series)),
     ...optional("lastKnown", lastKnown(series, present, HORIZON_IDENTITY, { ...optional("accounts", watched.known) })),
   };
 }
