@@ -4,6 +4,7 @@ import { loadConfig, type ExporterConfig } from "../config/config.js";
 import type { WatchedContract } from "../config/contracts.js";
 import { startExporter } from "../exporter.js";
 import {
+  DEMO_CORRIDORS,
   DEMO_RPC_WATCHED_ACCOUNTS,
   DEMO_WATCHED_ACCOUNTS,
   RPC_PATH,
@@ -113,6 +114,8 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
               // The simulator allows a private deployment's quota, not the public Horizon's 3600 an hour.
               requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR,
               accounts: target.accounts.length > 0 ? target.accounts : DEMO_WATCHED_ACCOUNTS,
+              // Two payment corridors through the simulator's order book, every 15 s.
+              corridors: DEMO_CORRIDORS,
             }
           : target.name === FORK_TARGET
             ? { ...target, url: new TargetUrl(fork.url), requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR }
@@ -156,6 +159,8 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
       `  change scenario: curl -X POST ${simulator.url}/_sim/scenario/fee_spike  (or account_drain, signer_change, rpc_lagging, ...)`,
       `  contracts:    counter (wasm, with its storage entry) and usdc (Stellar Asset Contract); archival in about 4 minutes:`,
       `                curl -X POST ${simulator.url}/_sim/scenario/contract_expiring`,
+      "  corridors:    usdc-to-xlm and xlm-for-eurc; usdc-to-xlm loses its path for 2 minutes, then comes back dearer:",
+      `                curl -X POST ${simulator.url}/_sim/scenario/corridor_drain`,
       "Press Ctrl+C to stop.",
       "",
     ].join("\n"),

@@ -22,4 +22,4 @@ export {
 } from "./accounts.js";
 export { COLD_WALLET, DEMO_RPC_WATCHED_ACCOUNTS, DEMO_WATCHED_ACCOUNTS, HOT_WALLET, USDC } from "./demo-accounts.js";
 export { SIMULATOR_REQUESTS_PER_HOUR } from "./http-faults.js";
-export { DEMO_BRL, DEMO_EURC, DEMO_NGNT, LIQUIDITY_GONE_MS } from "./paths.js";
+export { DEMO_BRL, DEMO_CORRIDORS, DEMO_EURC, DEMO_NGNT, LIQUIDITY_GONE_MS } from "./paths.js";

@@ -5,6 +5,7 @@
  * the demo assets stands in for the order book here; the markets' book can replace it.
  */
 
+import type { CorridorConfig } from "../config/corridors.js";
 import { canonicalAsset, parseCanonicalAsset } from "./assets.js";
 import { USDC } from "./demo-accounts.js";
 import { formatAmount } from "./wire.js";
@@ -270,3 +271,19 @@ export class DemoLiquidity implements LiquiditySource {
     }
   }
 }
+
+/**
+ * The demo's corridors: USDC to lumens loses its path in `corridor_drain` and comes back below its
+ * min_rate; lumens to EURC keeps its direct market throughout.
+ */
+export const DEMO_CORRIDORS: readonly CorridorConfig[] = [
+  { name: "usdc-to-xlm", mode: "strict_send", source: USDC, destination: "native", amount: "100", minRate: 9 },
+  {
+    name: "xlm-for-eurc",
+    mode: "strict_receive",
+    source: "native",
+    destination: DEMO_EURC,
+    amount: "50",
+    minRate: 0.09,
+  },
+];
