@@ -606,7 +606,7 @@ export const METRICS = {
   corridorPaths: define({
     name: "stellar_horizon_corridor_paths",
     type: "gauge",
-    help: "Paths the corridor's last path-finding request returned (0 when none); absent while the last run failed otherwise and its data is stale.",
+    help: "Paths the corridor's last answered request returned (0 when none); kept through failed runs until its freshness ends.",
     labels: ["corridor"],
     source: "corridors",
   }),
