@@ -45,7 +45,9 @@ describe("corridors in the config file", () => {
       `${tooOften}:15: schedules.corridors: "10s" runs corridors more often than every 15s; path finding is expensive for the Horizon`,
     ]);
     const targetTooOften = file("", "    schedules: { corridors: 5s }\n");
-    expect((await problems([`--config.file=${targetTooOften}`]))[0]).toContain("targets[0].schedules.corridors: \"5s\" runs corridors more often than every 15s");
+    expect((await problems([`--config.file=${targetTooOften}`]))[0]).toContain(
+      'targets[0].schedules.corridors: "5s" runs corridors more often than every 15s',
+    );
   });
 
   it("leaves corridors at 15s under a shorter --poll.interval, and follows a longer one", async () => {
@@ -63,7 +65,7 @@ describe("corridors in the config file", () => {
     ["an amount of eight decimals", 'amount: "0.00000001"', "at most 7 decimals"],
     ["a negative amount", "amount: -5", "positive amount"],
     ["a rate of zero", "min_rate: 0", "expected a rate above 0"],
-    ["an unknown key", "rate: 1", 'corridors[0].rate: unknown key'],
+    ["an unknown key", "rate: 1", "corridors[0].rate: unknown key"],
   ])("refuses %s with one clear line", async (_what, line, message) => {
     const entry = `      - name: bad\n        mode: strict_send\n        source: native\n        destination: "${USDC}"\n        amount: 1\n`;
     const [key] = line.split(":");
