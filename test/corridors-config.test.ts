@@ -1,4 +1,9 @@
+import { pino } from "pino";
 import { describe, expect, it } from "vitest";
+import { HorizonClient } from "../src/client/horizon-client.js";
+import { systemClock } from "../src/clock.js";
+import { HORIZON } from "../src/runtime/horizon.js";
+import { NetworkView } from "../src/runtime/network.js";
 import { plannedRequestsPerHour } from "../src/scheduler/request-plan.js";
 import { USDC } from "../src/simulator/index.js";
 import { problems, runConfig, writeConfig } from "./support/config-files.js";
@@ -88,5 +93,31 @@ describe("corridors in the config file", () => {
       `targets:\n  - url: http://x:1\n    corridors:\n      - { name: a, mode: strict_send, source: native, destination: native, amount: 1 }\n`,
     );
     expect((await problems([`--config.file=${itself}`]))[0]).toContain("source and destination are the same asset");
+  });
+
+  it("says once, when the job is made, that --poll.interval was raised to 15s; shard 0 alone probes", async () => {
+    const config = await runConfig([`--config.file=${file()}`, "--poll.interval=5s"]);
+    const target = config.targets[0]!;
+    const lines: { msg: string; pollInterval?: string }[] = [];
+    const log = pino({ level: "warn" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const parts = {
+      client: new HorizonClient({ url: "http://x:1", timeoutMs: 1000, retries: 0, maxBodyBytes: 1024 }),
+      network: new NetworkView(),
+      log,
+      clock: systemClock,
+    };
+    const plans = HORIZON.jobs(target, config, parts);
+    const corridors = plans.find((plan) => plan.source === "corridors");
+    expect(lines).toEqual([]);
+    const job = corridors!.create();
+    expect(job).toMatchObject({ role: "poll", source: "corridors", requestsPerRun: 2 });
+    expect(job.schedule.periodMs).toBe(15_000);
+    expect(lines).toEqual([expect.objectContaining({ pollInterval: "5s" })]);
+    expect(lines[0]?.msg).toContain("corridors run every 15s");
+    // A reload that keeps the job makes none: nothing more is said.
+    HORIZON.jobs(target, config, parts);
+    expect(lines).toHaveLength(1);
+    const shard1 = await runConfig([`--config.file=${file()}`, "--shard=1/2"]);
+    expect(HORIZON.jobs(shard1.targets[0]!, shard1, parts).some((plan) => plan.source === "corridors")).toBe(false);
   });
 });
