@@ -146,6 +146,8 @@ export class CorridorsJob implements PollJob {
       if (context.signal.aborted) throw context.signal.reason ?? error;
       const failure = error instanceof PollError ? error : new PollError("internal", String(error));
       result = failureResult(failure);
+      // A page failing its schema is a record left out too, as for every other document.
+      if (failure.reason === "schema") context.invalidRecords(1);
       if (failure.details.status === 400) this.logRefusal(state.corridor, failure);
     }
     state.durations.observe(Math.max(0, now() - startedMs) / 1000);
