@@ -15,7 +15,9 @@ import { stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { startExporter, type RunningExporter } from "../../src/exporter.js";
+import type { CorridorConfig } from "../../src/config/corridors.js";
 import {
+  DEMO_CORRIDORS,
   DEMO_WATCHED_ACCOUNTS,
   SCENARIOS,
   startSimulator,
@@ -140,6 +142,8 @@ const NOT_SIMULATED: readonly AlertName[] = [
 ];
 /** Targets that run the transaction probe. */
 const PROBED_TARGETS = new Map(["healthy", "fee_spike"].map((name) => [name, Keypair.random()]));
+/** Targets that probe the demo's payment corridors. */
+const CORRIDOR_TARGETS = ["healthy", "corridor_drain"];
 /** Checked last, by stopping the exporter. */
 const EXPORTER_DOWN = "StellarHorizonExporterDown";
 /** Targets on which no alert expression may ever be true. */
@@ -186,6 +190,11 @@ async function startForeignApi(): Promise<{ url: string; close(): Promise<void> 
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A corridor as the config file's `corridors:` entry that describes it. */
+function corridorEntry({ minRate, ...corridor }: CorridorConfig) {
+  return { ...corridor, ...(minRate === undefined ? {} : { min_rate: minRate }) };
 }
 
 /** A watched account as the config file's `accounts:` entry that describes it. */
@@ -292,6 +301,8 @@ describe("alerts and dashboards against a real Prometheus", () => {
             ...(PROBED_TARGETS.has(name)
               ? { tx_probe: { secret_env: `PROBE_SEED_${name.toUpperCase()}`, interval: "1s" } }
               : {}),
+            // The demo's corridors, at their shortest schedule, give the corridor panels data.
+            ...(CORRIDOR_TARGETS.includes(name) ? { corridors: DEMO_CORRIDORS.map(corridorEntry) } : {}),
           })),
           { name: "api_changed", url: foreignApi.url },
         ],
@@ -306,7 +317,7 @@ describe("alerts and dashboards against a real Prometheus", () => {
         ],
         poll_interval: "1s",
         // Five requests a poll per target: every 2 s keeps the 17 simulators' load moderate.
-        schedules: { accounts: "2s" },
+        schedules: { accounts: "2s", corridors: "15s" },
         http: { timeout: "2s", retries: 0 },
         web: { listen_address: "127.0.0.1:0" },
       }),
