@@ -13,8 +13,10 @@ import { ManualClock } from "./support/manual-clock.js";
 import { until } from "./support/wait.js";
 
 const H = { horizon: "hung" };
-/** The target watches no accounts, assets or markets, so every other endpoint is polled. */
-const POLLED = ENDPOINTS.filter((endpoint) => !["accounts", "activity", "assets", "markets"].includes(endpoint));
+/** The target watches no accounts, assets or markets and probes no corridor, so every other endpoint is polled. */
+const POLLED = ENDPOINTS.filter(
+  (endpoint) => !["accounts", "activity", "assets", "markets", "corridors"].includes(endpoint),
+);
 const LIVE_GAUGES = [
   "stellar_horizon_core_latest_ledger",
   "stellar_horizon_fee_stats_last_ledger",

@@ -121,8 +121,27 @@ it("the demo serves live, moving metrics within 15 s", async () => {
       return comparisons !== undefined && comparisons > 0 ? series : undefined;
     });
     expect(valueOf(compared, "stellar_network_targets", { network: "testnet" })).toBe(3);
+    // Two payment corridors find paths; corridor_drain takes usdc-to-xlm's away.
+    const corridor = (series: Map<string, number>, name: string, metric = "stellar_horizon_corridor_paths") =>
+      valueOf(series, metric, { horizon: "simulator", corridor: name });
+    const found = await scrape();
+    expect(corridor(found, "usdc-to-xlm")).toBeGreaterThan(0);
+    expect(corridor(found, "xlm-for-eurc")).toBeGreaterThan(0);
+    expect(output()).toMatch(/\/_sim\/scenario\/corridor_drain/);
+    const simulatorUrl = /simulator:\s+(http:\/\/\S+?)\/\s/.exec(output())?.[1];
+    await fetch(`${simulatorUrl}/_sim/scenario/corridor_drain`, { method: "POST" });
+    const drained = await until(
+      "usdc-to-xlm losing its path",
+      async () => {
+        const series = await scrape();
+        return corridor(series, "usdc-to-xlm") === 0 ? series : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
+    expect(corridor(drained, "usdc-to-xlm", "stellar_horizon_corridor_best_rate")).toBeUndefined();
+    expect(corridor(drained, "xlm-for-eurc")).toBeGreaterThan(0);
   } finally {
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
   }
-}, 60_000);
+}, 90_000);

@@ -318,8 +318,10 @@ describe("freshness, readiness and self-metrics", () => {
     ]);
     const exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
     try {
-      // Accounts, assets and markets are polled only where some are watched: b watches none.
-      const polled = ENDPOINTS.filter((endpoint) => !["accounts", "activity", "assets", "markets"].includes(endpoint));
+      // Accounts, assets, markets and corridors are polled only where some are watched: b has none.
+      const polled = ENDPOINTS.filter(
+        (endpoint) => !["accounts", "activity", "assets", "markets", "corridors"].includes(endpoint),
+      );
       await until("every first request of b to be held", () => (held >= polled.length ? true : undefined));
       await until("a's first polls", async () =>
         (await fetch(`${exporter.url}/metrics`))
@@ -406,13 +408,14 @@ describe("freshness, readiness and self-metrics", () => {
     const names = namesIn(series);
     // The transaction probe's families need a tx_probe target (test/probers covers them); this
     // exporter polls no Stellar RPC (test/rpc-exporter.test.ts checks the rpc-labelled families)
-    // and watches no market (test/markets.test.ts checks theirs).
+    // and watches no market nor corridor (test/markets.test.ts, test/corridors-exporter.test.ts check theirs).
     // A failure code is known only once a failed transaction comes after the first poll
     // (test/account-activity.test.ts covers it).
     for (const metric of ALL_METRICS.filter(
       (candidate) =>
         candidate.source !== "tx_probe" &&
         candidate.source !== "markets" &&
+        candidate.source !== "corridors" &&
         targetLabelOf(candidate) === "horizon" &&
         candidate.name !== "stellar_horizon_account_transaction_failures_total",
     )) {

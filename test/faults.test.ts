@@ -15,8 +15,10 @@ import { fixtureText } from "./support/fixtures.js";
 import { until } from "./support/wait.js";
 import { HostileHorizon, hang, hugeBody, redirectLoop, reply, type Misbehaviour } from "./support/hostile-horizon.js";
 
-/** Accounts, their flow, assets and markets are polled only where some are watched, and these targets watch none. */
-const ENDPOINTS = ALL_ENDPOINTS.filter((endpoint) => !["accounts", "activity", "assets", "markets"].includes(endpoint));
+/** Accounts, their flow, assets, markets and corridors are polled only where some are watched; these targets have none. */
+const ENDPOINTS = ALL_ENDPOINTS.filter(
+  (endpoint) => !["accounts", "activity", "assets", "markets", "corridors"].includes(endpoint),
+);
 
 /** Every unhandled rejection or exception during the whole matrix, which must stay empty. */
 const unhandled: unknown[] = [];

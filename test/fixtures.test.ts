@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FEE_STATS } from "../src/catalog/metrics.js";
 import { PollError } from "../src/client/errors.js";
 import { HorizonClient } from "../src/client/horizon-client.js";
+import { pathRecordSchema } from "../src/client/path-schemas.js";
 import { parseRateLimitHeaders } from "../src/client/rate-limit.js";
 import {
   feeStatsSchema,
@@ -79,6 +80,15 @@ describe("every fixture in test/fixtures/horizon parses", () => {
         // Answers of POST /transactions_async, which the probe does not use: status and hash only.
         expect(body).toMatchObject({ tx_status: expect.any(String), hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
         break;
+      case "paths_strict_send":
+      case "paths_strict_receive": {
+        // Path finding answers a page without links, each record a path of the corridors' schema.
+        expect(body._links).toBeUndefined();
+        const records = pageSchema.parse(body)._embedded.records;
+        expect(records.length).toBeGreaterThan(0);
+        for (const record of records) expect(pathRecordSchema.safeParse(record).success).toBe(true);
+        break;
+      }
       case "http":
         for (const entry of body as unknown as { headers: Record<string, string[]> }[]) {
           const headers = new Headers(Object.entries(entry.headers).map(([key, values]) => [key, values.join(", ")]));

@@ -16,6 +16,7 @@ export const ENDPOINTS = [
   "activity",
   "assets",
   "markets",
+  "corridors",
 ] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
@@ -825,6 +826,64 @@ export const METRICS = {
     labels: ["market", "maker", "side"],
     source: "markets",
   }),
+  // `/paths/strict-send` and `/paths/strict-receive`, per configured corridor (src/collectors/corridors.ts).
+  corridorPaths: define({
+    name: "stellar_horizon_corridor_paths",
+    type: "gauge",
+    help: "Paths the corridor's last answered request returned (0 when none); kept through failed runs until its freshness ends.",
+    labels: ["corridor"],
+    source: "corridors",
+  }),
+  corridorBestAmount: define({
+    name: "stellar_horizon_corridor_best_amount",
+    type: "gauge",
+    help: "Best path's amount: strict_send, the highest destination_amount; strict_receive, the lowest source_amount; in units of that asset.",
+    labels: ["corridor"],
+    source: "corridors",
+  }),
+  corridorBestRate: define({
+    name: "stellar_horizon_corridor_best_rate",
+    type: "gauge",
+    help: "Destination units per source unit of the best path.",
+    labels: ["corridor"],
+    source: "corridors",
+  }),
+  corridorBestHops: define({
+    name: "stellar_horizon_corridor_best_hops",
+    type: "gauge",
+    help: "Intermediate assets of the best path (its `path` length; 0 for a direct market).",
+    labels: ["corridor"],
+    source: "corridors",
+  }),
+  corridorMinRate: define({
+    name: "stellar_horizon_corridor_min_rate",
+    type: "gauge",
+    help: "The corridor's configured min_rate (destination per source), only when configured.",
+    labels: ["corridor"],
+    source: "corridors",
+  }),
+  corridorDuration: define({
+    name: "stellar_horizon_corridor_duration_seconds",
+    type: "histogram",
+    help: "Request time of each corridor run, answered or not.",
+    labels: ["corridor"],
+    source: "corridors",
+    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  }),
+  corridorRuns: define({
+    name: "stellar_horizon_corridor_runs_total",
+    type: "counter",
+    help: "Corridor runs by outcome: found, none, disabled (404), over_capacity, still_ingesting, timeout, error; runs skipped while path finding is disabled are not counted.",
+    labels: ["corridor", "result"],
+    source: "corridors",
+  }),
+  corridorLastFound: define({
+    name: "stellar_horizon_corridor_last_found_timestamp_seconds",
+    type: "gauge",
+    help: "Unix time at the end of the corridor's last run that found a path.",
+    labels: ["corridor"],
+    source: "corridors",
+  }),
 
   // The exporter itself.
   buildInfo: define({
@@ -1321,6 +1380,18 @@ export const TX_PROBE_COMMON_FAILURE_REASONS = [
 /** Why the transaction probe refuses to submit: every reason is exported, 1 for the current one. */
 export const TX_PROBE_REFUSAL_REASONS = ["pubnet", "unfunded", "no_key"] as const;
 export type TxProbeRefusal = (typeof TX_PROBE_REFUSAL_REASONS)[number];
+
+/** How a corridor run ends, the `result` label of stellar_horizon_corridor_runs_total. */
+export const CORRIDOR_RESULTS = [
+  "found",
+  "none",
+  "disabled",
+  "over_capacity",
+  "still_ingesting",
+  "timeout",
+  "error",
+] as const;
+export type CorridorResult = (typeof CORRIDOR_RESULTS)[number];
 
 export const ALL_METRICS: readonly MetricDefinition[] = [
   ...Object.values(METRICS),

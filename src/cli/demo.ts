@@ -4,6 +4,7 @@ import { loadConfig, type ExporterConfig } from "../config/config.js";
 import type { WatchedContract } from "../config/contracts.js";
 import { startExporter } from "../exporter.js";
 import {
+  DEMO_CORRIDORS,
   DEMO_RPC_WATCHED_ACCOUNTS,
   DEMO_WATCHED_ASSETS,
   DEMO_WATCHED_ACCOUNTS,
@@ -118,6 +119,8 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
               assets: target.assets.length > 0 ? target.assets : DEMO_WATCHED_ASSETS,
               // USDX against its peg and lumens against USDC, with the simulator's maker, unless --market says otherwise.
               markets: target.markets.length > 0 ? target.markets : DEMO_WATCHED_MARKETS,
+              // Two payment corridors through the simulator's order book, every 15 s.
+              corridors: DEMO_CORRIDORS,
             }
           : target.name === FORK_TARGET
             ? { ...target, url: new TargetUrl(fork.url), requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR }
@@ -166,6 +169,8 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
       `                events (transfer, mint, one upgrade); the counter falls silent with contract_silent`,
       `  assets:       USDC and DEMO; DEMO is minted and its flags change with:`,
       `                curl -X POST ${simulator.url}/_sim/scenario/asset_mint`,
+      "  corridors:    usdc-to-xlm and xlm-for-eurc; usdc-to-xlm loses its path for 2 minutes, then comes back dearer:",
+      `                curl -X POST ${simulator.url}/_sim/scenario/corridor_drain`,
       "Press Ctrl+C to stop.",
       "",
     ].join("\n"),

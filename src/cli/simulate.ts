@@ -38,6 +38,7 @@ Flags (--flag=value or --flag value):
                                   last day (default: now); simulators with the same seed, scenario,
                                   ledger interval and network start serve the same ledgers
   --fork-at=SEQ                   serve a fork from ledger SEQ on: other hashes than the network's
+  --disable-path-finding          serve no /paths routes (they answer 404), as Horizon started with it
   --help, -h                      show this help
   --version                       show the version
 
@@ -58,6 +59,7 @@ type ValueFlag = (typeof VALUE_FLAGS)[number];
 
 interface ParsedArguments {
   values: Partial<Record<ValueFlag, string>>;
+  disablePathFinding: boolean;
   help: boolean;
   version: boolean;
   problems: string[];
@@ -68,7 +70,7 @@ function isValueFlag(name: string): name is ValueFlag {
 }
 
 function splitArguments(argv: readonly string[]): ParsedArguments {
-  const parsed: ParsedArguments = { values: {}, help: false, version: false, problems: [] };
+  const parsed: ParsedArguments = { values: {}, disablePathFinding: false, help: false, version: false, problems: [] };
   for (let i = 0; i < argv.length; i++) {
     const argument = argv[i] ?? "";
     if (argument === "--help" || argument === "-h") {
@@ -79,6 +81,10 @@ function splitArguments(argv: readonly string[]): ParsedArguments {
       parsed.version = true;
       continue;
     }
+    if (argument === "--disable-path-finding") {
+      parsed.disablePathFinding = true;
+      continue;
+    }
     if (!argument.startsWith("--")) {
       parsed.problems.push(`unexpected argument "${argument}"`);
       continue;
@@ -86,7 +92,7 @@ function splitArguments(argv: readonly string[]): ParsedArguments {
     const equals = argument.indexOf("=");
     const name = argument.slice(2, equals < 0 ? undefined : equals);
     if (!isValueFlag(name)) {
-      const meant = closestName(name, [...VALUE_FLAGS, "help", "version"]);
+      const meant = closestName(name, [...VALUE_FLAGS, "disable-path-finding", "help", "version"]);
       parsed.problems.push(`unknown flag --${name}${meant ? ` (did you mean --${meant}?)` : ""}`);
       continue;
     }
@@ -184,6 +190,7 @@ export async function runSimulateCommand(argv: string[], io: SimulateCommandIo =
   }
   const problems = [...parsed.problems];
   const options = toStartOptions(parsed.values, problems);
+  if (parsed.disablePathFinding) options.disablePathFinding = true;
   if (problems.length > 0) {
     reportProblems(stderr, "simulate", problems, parsed.problems.length > 0);
     return 2;

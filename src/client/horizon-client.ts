@@ -127,6 +127,17 @@ export class HorizonClient {
     return validated(transactionResponseSchema, response, "Horizon's transactions");
   }
 
+  /**
+   * One page of payment paths from `/paths/strict-send` or `/paths/strict-receive`, its records
+   * unvalidated. Sent once, never retried: path finding is Horizon's most expensive request, and a
+   * corridor's timeout is an outcome of its own.
+   */
+  async paths(mode: "strict_send" | "strict_receive", query: Query, signal?: AbortSignal): Promise<RawRecords> {
+    const url = this.urlFor(mode === "strict_send" ? "paths/strict-send" : "paths/strict-receive", query);
+    const page = await this.http.once("corridors", url, undefined, this.options.timeoutMs, signal);
+    return validated(pageSchema, page, "Horizon's paths")._embedded.records;
+  }
+
   /** True while Horizon asked us to send nothing (Retry-After, exhausted rate limit). */
   holdingBack(): boolean {
     return this.http.holdingBack();

@@ -163,11 +163,12 @@ export class CourteousHttp<E extends string> {
   once(
     purpose: E,
     url: string,
-    body: RequestBody,
+    body: RequestBody | undefined,
     timeoutMs: number,
     signal: AbortSignal | undefined,
   ): Promise<unknown> {
-    return this.attempt(purpose, { url, body, timeoutMs, signals: this.signalsWith(signal) }, parseJson);
+    const request = { url, ...(body ? { body } : {}), timeoutMs, signals: this.signalsWith(signal) };
+    return this.attempt(purpose, request, parseJson);
   }
 
   /** True while the server asked us to send nothing (Retry-After, exhausted rate limit). */

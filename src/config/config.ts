@@ -5,6 +5,7 @@ import { namedIdFromFlag, watchedAccounts, type WatchedAccount } from "./account
 import { watchedAssets, type WatchedAsset } from "./assets.js";
 import { watchedContracts, type WatchedContract } from "./contracts.js";
 import { marketEntryFromFlag, watchedMarkets, type MarketEntry, type WatchedMarket } from "./markets.js";
+import { corridorsOf, corridorsSchedule, type CorridorConfig } from "./corridors.js";
 import { loadTxProbe, withProbeAccount, type TxProbeConfig } from "./tx-probe.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import { flagProblem } from "./messages.js";
@@ -43,6 +44,10 @@ export interface TargetConfig {
   readonly markets: readonly WatchedMarket[];
   /** The transaction-submission probe, when configured. */
   readonly txProbe?: TxProbeConfig;
+  /** Payment corridors to probe with path finding (config file only). */
+  readonly corridors?: readonly CorridorConfig[];
+  /** The --poll.interval the corridors' schedule was raised from, to 15 s. */
+  readonly corridorsRaisedFrom?: string;
 }
 
 export interface ExporterConfig {
@@ -208,7 +213,10 @@ interface Setting {
   readonly value: string;
 }
 /** Per-endpoint schedules of a target, from its own overrides, the file's and the default. */
-type SchedulesFor = (overrides: EndpointScheduleTexts | undefined) => Record<Endpoint, Schedule>;
+type SchedulesFor = ((overrides: EndpointScheduleTexts | undefined) => Record<Endpoint, Schedule>) & {
+  /** The --poll.interval the corridors' schedule was raised from, to its 15 s floor. */
+  readonly corridorsRaisedFrom?: string;
+};
 
 /** Flags, then environment variables, then the config file, then defaults. */
 export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<CommandLine> {
@@ -496,9 +504,15 @@ function scheduleResolver(pollInterval: Setting | undefined, file: ConfigFile, p
   const defaultText = pollInterval?.value ?? file.poll_interval ?? DEFAULTS.pollInterval;
   // An explicit --poll.interval is the operator's latest word, so it beats per-endpoint file schedules.
   const fileSchedules: EndpointScheduleTexts = pollInterval ? {} : (file.schedules ?? {});
-  return (overrides) =>
+  const { raisedFrom } = corridorsSchedule(undefined, pollInterval?.value);
+  const resolve = (overrides: EndpointScheduleTexts | undefined) =>
     Object.fromEntries(
       ENDPOINTS.map((endpoint) => {
+        if (endpoint === "corridors")
+          return [
+            endpoint,
+            corridorsSchedule(overrides?.corridors ?? fileSchedules.corridors, pollInterval?.value).schedule,
+          ];
         // Some endpoints have a period of their own unless --poll.interval says otherwise; the file's
         // poll_interval is for the rest.
         const fallback = (pollInterval ? undefined : OWN_DEFAULT_SCHEDULES[endpoint]) ?? defaultText;
@@ -507,6 +521,7 @@ function scheduleResolver(pollInterval: Setting | undefined, file: ConfigFile, p
         return [endpoint, typeof schedule === "string" ? parseSchedule(DEFAULTS.pollInterval) : schedule];
       }),
     ) as Record<Endpoint, Schedule>;
+  return raisedFrom === undefined ? resolve : Object.assign(resolve, { corridorsRaisedFrom: raisedFrom });
 }
 
 /** Horizon targets from --horizon.url when given (they replace the file's), else from the file; names unique. */
@@ -546,10 +561,24 @@ function buildTargets(
         ),
         assets: watchedAssets(entry.assets ?? [], `${path}: targets[${targetIndex}].assets`, problems),
         markets: watchedMarkets(entry.markets ?? [], `target "${basics.name}"`, problems),
+        ...corridorSettings(entry, `${path}: targets[${targetIndex}].corridors`, schedulesFor, problems),
       }),
     },
     problems,
   );
+}
+
+/** A file target's corridors, and whether --poll.interval was raised to their 15 s floor. */
+function corridorSettings(
+  entry: NonNullable<ConfigFile["targets"]>[number],
+  where: string,
+  schedulesFor: SchedulesFor,
+  problems: string[],
+): Pick<TargetConfig, "corridors" | "corridorsRaisedFrom"> {
+  if (entry.corridors === undefined || entry.corridors.length === 0) return {};
+  const corridors = corridorsOf(entry.corridors, where, problems);
+  const raised = schedulesFor.corridorsRaisedFrom;
+  return { corridors, ...(raised !== undefined ? { corridorsRaisedFrom: raised } : {}) };
 }
 
 async function webConfigOf(webConfigFile: Setting | undefined, problems: string[]): Promise<WebConfig | undefined> {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { accountEntrySchema, creditAssetText, rpcAccountEntrySchema } from "./accounts.js";
 import { contractEntrySchema } from "./contracts.js";
 import { marketEntrySchema } from "./markets.js";
+import { corridorEntrySchema, corridorsScheduleText } from "./corridors.js";
 import { parseByteSize, parseDuration } from "./duration.js";
 import { shown, unitSuggestion } from "./messages.js";
 import { parseSchedule } from "./schedule.js";
@@ -58,6 +59,7 @@ const endpointSchedules = z.strictObject({
   activity: scheduleText.optional(),
   assets: scheduleText.optional(),
   markets: scheduleText.optional(),
+  corridors: corridorsScheduleText.optional(),
 });
 
 /** A target's `tx_probe:`; the seed comes from a file or an environment variable, never inline. */
@@ -102,6 +104,7 @@ const targetEntry = z.strictObject({
   assets: z.array(z.string()).optional(),
   tx_probe: txProbeEntry.optional(),
   markets: z.array(marketEntrySchema).optional(),
+  corridors: z.array(corridorEntrySchema).optional(),
 });
 
 /** A Stellar RPC target; `schedule` is its status poll's (getHealth, getLatestLedger, getFeeStats). */

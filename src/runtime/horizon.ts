@@ -6,6 +6,7 @@ import { AccountActivityJob } from "../collectors/account-activity.js";
 import { AccountsCollector } from "../collectors/accounts.js";
 import { AssetsJob } from "../collectors/assets.js";
 import type { Collector } from "../collectors/collector.js";
+import { CorridorsJob } from "../collectors/corridors.js";
 import { feeStatsCollector } from "../collectors/fee-stats.js";
 import { LedgersCollector } from "../collectors/ledgers.js";
 import { LiquidityPoolsCollector } from "../collectors/liquidity-pools.js";
@@ -94,6 +95,30 @@ export const HORIZON: TargetKind<TargetConfig, HorizonClient> = {
         source: "markets",
         key: jobKey("markets", config),
         create: () => new MarketsJob(client, target.markets, target.schedules.markets, () => clock.now()),
+      });
+    }
+    // Corridors: a poll whose run counts each corridor's outcome and never fails for them.
+    const corridors = target.corridors ?? [];
+    if (networkLevel && corridors.length > 0) {
+      const schedule = target.schedules.corridors;
+      plans.push({
+        source: "corridors",
+        key: jobKey("corridors", config),
+        create: () => {
+          const corridorLog = log.child({ endpoint: "corridors" });
+          if (target.corridorsRaisedFrom !== undefined)
+            corridorLog.warn(
+              { pollInterval: target.corridorsRaisedFrom, schedule: schedule.text },
+              "--poll.interval is shorter than corridors may run: corridors run every 15s",
+            );
+          const freshnessMs = config.staleAfterIntervals * schedule.periodMs;
+          return new CorridorsJob(corridors, schedule, {
+            client,
+            log: corridorLog,
+            now: () => clock.now(),
+            freshnessMs,
+          });
+        },
       });
     }
     const probe = target.txProbe;

@@ -37,6 +37,11 @@ export interface PollJob extends JobBase {
    * moment the upstream heals, and its success lets them retry at once.
    */
   readonly heartbeat?: true;
+  /**
+   * Its series hold counters only until its first run (corridors): published at zero at start, so
+   * the first run's outcome is an increase Prometheus sees, as a probe's is.
+   */
+  readonly countersAtStart?: true;
 }
 
 /**

@@ -249,7 +249,7 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
     const detach = () => this.abort.signal.removeEventListener("abort", stopped);
     this.jobs.set(job.source, { key: plan.key, runner, publisher, lease, abort, detach });
     // A probe shows its counters from the start, at zero.
-    if (job.role === "probe") void publisher.succeeded();
+    if (job.role === "probe" || job.countersAtStart) void publisher.succeeded();
     return this.scheduler.add(runner);
   }
 

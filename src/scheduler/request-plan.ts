@@ -41,6 +41,9 @@ export function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config
     case "markets":
       // A bucket and a page of trades per market, a page of offers per maker and side.
       return marketRequestsPerPoll(target.markets);
+    case "corridors":
+      // One path-finding request per corridor, never retried.
+      return target.corridors?.length ?? 0;
   }
 }
 

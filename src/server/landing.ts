@@ -19,6 +19,7 @@ import {
 import { sparkline } from "../status/sparkline.js";
 import { assetsTable } from "./landing-assets.js";
 import { marketsTable } from "./landing-markets.js";
+import { corridorsTable } from "./landing-corridors.js";
 
 /** The page reloads itself this often; matches the demo's poll interval. */
 const REFRESH_SECONDS = 10;
@@ -424,6 +425,7 @@ ${target.assets ? assetsTable(target.assets, (figure) => figureValue(target, fig
 ${section(target, target.contracts, target.lastKnown?.contracts, contractsTable)}
 ${target.markets ? marketsTable(target.markets) : ""}
 ${target.txProbe ? probeList(target, target.txProbe) : ""}
+${corridorsTable(target.corridors)}
 ${endpointsTable(target.endpoints, nowMs)}
 </section>`;
 }

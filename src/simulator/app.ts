@@ -30,6 +30,8 @@ import {
 } from "./problems.js";
 import { ledgerResource, pageResource, poolResource, rootResource, type PagedRecord } from "./resources.js";
 import { registerRpcRoutes, RPC_PATH } from "./rpc.js";
+import { registerPathRoutes } from "./path-routes.js";
+import type { LiquiditySource } from "./paths.js";
 import { UnknownScenarioError } from "./scenarios.js";
 import { compressedLikeHorizon } from "./compression.js";
 import type { SimulatorState } from "./simulator.js";
@@ -47,6 +49,8 @@ export interface HorizonBackend {
   readonly contracts: SimulatedContracts;
   readonly networkPassphrase: string;
   readonly hangingRequests: HangingRequests;
+  /** The order book path finding reads; absent when path finding is disabled (its routes answer 404). */
+  readonly pathFinding?: LiquiditySource;
   /** Brings the model up to the current time; returns that time. */
   sync(): number;
   consumeRateLimit(nowMs: number): RateLimitHeaders;
@@ -404,6 +408,7 @@ export function createHorizonApp(backend: HorizonBackend): Hono {
     hal: halResponse,
     page: pageOf,
   });
+  if (backend.pathFinding) registerPathRoutes(app, backend.pathFinding, backend.accounts, (body) => halResponse(body));
   registerRpcRoutes(app, backend);
   app.notFound(() => problemResponse(NOT_FOUND));
   app.onError((error) => {

@@ -24,3 +24,4 @@ export { COLD_WALLET, DEMO_RPC_WATCHED_ACCOUNTS, DEMO_WATCHED_ACCOUNTS, HOT_WALL
 export { SIMULATOR_REQUESTS_PER_HOUR } from "./http-faults.js";
 export { DEMO_ASSET, DEMO_MINT, DEMO_WATCHED_ASSETS } from "./asset-stats.js";
 export { DEMO_MAKER, DEMO_WATCHED_MARKETS, OrderBook, USDX } from "./order-book.js";
+export { DEMO_BRL, DEMO_CORRIDORS, DEMO_EURC, DEMO_NGNT, LIQUIDITY_GONE_MS } from "./paths.js";

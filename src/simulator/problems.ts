@@ -55,6 +55,11 @@ export const TIMEOUT = problem(
   "Your request timed out before completing.  Please try your request again. If you are submitting a transaction make sure you are sending exactly the same transaction (with the same sequence number).",
 );
 
+/** A bad request with a detail of its own and no extras (path finding's "assets or account" problems). */
+export function badRequest(detail: string): Problem {
+  return { ...BAD_REQUEST, detail };
+}
+
 /** Go's `problem.MakeInvalidFieldProblem(field, reason)`. */
 export function invalidField(field: string, reason: string): Problem {
   return { ...BAD_REQUEST, extras: { invalid_field: field, reason } };

@@ -34,6 +34,7 @@ export const SCENARIOS = [
   "old_versions",
   "stablecoin_depeg",
   "maker_stops_quoting",
+  "corridor_drain",
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -68,6 +69,8 @@ export interface ScenarioBehaviour {
   readonly contracts?: "expire_soon" | "fall_silent";
   /** The DEX while the scenario lasts: USDX trades off its peg, or the maker's asks are gone. */
   readonly market?: "depeg" | "maker_gone";
+  /** The USDC markets empty (no path), then thin liquidity returns at a worse rate (src/simulator/paths.ts). */
+  readonly liquidity?: "leaving";
 }
 
 const FEE_SPIKE_MULTIPLIER = 50;
@@ -116,6 +119,7 @@ export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviou
   old_versions: { ...HEALTHY, protocol: "previous" },
   stablecoin_depeg: { ...HEALTHY, market: "depeg" },
   maker_stops_quoting: { ...HEALTHY, market: "maker_gone" },
+  corridor_drain: { ...HEALTHY, liquidity: "leaving" },
 };
 
 export function isScenarioName(name: string): name is ScenarioName {

@@ -17,6 +17,7 @@ import { createRng, deriveSeed } from "./rng.js";
 import { isScenarioName, SCENARIO_BEHAVIOURS, UnknownScenarioError, type ScenarioName } from "./scenarios.js";
 import { SUBMISSION_TIMEOUT_MS, TransactionSubmissions, type SubmissionAnswer } from "./transactions.js";
 import { formatTimestamp } from "./wire.js";
+import { DemoLiquidity } from "./paths.js";
 
 export interface SimulatorOptions {
   /** Scenario at start (default `healthy`). */
@@ -41,6 +42,8 @@ export interface SimulatorOptions {
   networkStartMs?: number;
   /** From this ledger sequence on, serve hashes of a fork: another history than the network's. */
   forkAt?: number;
+  /** Serve no path-finding routes, as Horizon started with --disable-path-finding (they answer 404). */
+  disablePathFinding?: boolean;
 }
 
 export interface SimulatorState {
@@ -136,6 +139,8 @@ export class Simulator {
   readonly contracts: SimulatedContracts;
   /** The DEX the simulated ledgers trade against: offers, trades and their aggregations. */
   readonly orderBook: OrderBook;
+  /** The demo order book path finding reads. */
+  readonly liquidity = new DemoLiquidity(() => this.now());
   readonly #model: HorizonModel;
   /** The latest ledger whose account activity has been applied. */
   #activityThroughLedger: number;
@@ -194,6 +199,7 @@ export class Simulator {
       contracts: this.contracts,
       networkPassphrase: settings.networkPassphrase,
       hangingRequests: this.#hangingRequests,
+      ...(options.disablePathFinding ? {} : { pathFinding: this.liquidity }),
       sync: () => this.#sync(),
       consumeRateLimit: (nowMs) => rateLimit.consume(nowMs),
       drawFault: () => drawFault(faultRng),
@@ -300,8 +306,9 @@ export class Simulator {
   }
 
   #enterScenarioEvents(name: ScenarioName): void {
-    const { accounts, contracts, assets } = SCENARIO_BEHAVIOURS[name];
+    const { accounts, contracts, assets, liquidity } = SCENARIO_BEHAVIOURS[name];
     if (assets === "mint") this.assets.mint();
+    this.liquidity.scenarioEntered(liquidity === "leaving");
     if (accounts !== undefined) applyAccountEvent(this.accounts, accounts, this.latestLedgerPoint());
     if (contracts === "expire_soon") this.contracts.expireSoon(this.latestLedgerPoint());
     if (contracts === "fall_silent") this.contracts.events.silence(this.latestLedgerPoint().ledger + 1);

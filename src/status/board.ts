@@ -1,6 +1,13 @@
 import type { MetricDefinition, PublishedSource } from "../catalog/metrics.js";
 import type { SampleTap, StoreTarget, TappedSamples } from "../exposition/store.js";
-import { isSeriesGroup, type Labels, type Sample, type SeriesGroup, type SeriesSource } from "../exposition/samples.js";
+import {
+  isSeriesGroup,
+  type HistogramData,
+  type Labels,
+  type Sample,
+  type SeriesGroup,
+  type SeriesSource,
+} from "../exposition/samples.js";
 import { PointRing, type Point } from "./ring.js";
 
 /** One series as /metrics shows it; histograms appear as their `_sum` and `_count` series. */
@@ -112,6 +119,24 @@ export interface LastKnown {
  * sample (the store copies an unchanged one's bytes), and 10 000 watched accounts' samples are not
  * copied again here every poll.
  */
+/** A histogram's cumulative `_bucket` series, as /metrics shows them: a quantile needs them. */
+function addBuckets(
+  metric: MetricDefinition,
+  labels: Labels,
+  histogram: HistogramData,
+  add: (metric: MetricDefinition, name: string, part: StatusSeries) => void,
+): void {
+  let cumulative = 0;
+  histogram.counts.forEach((count, index) => {
+    cumulative += count;
+    const bound = histogram.upperBounds[index];
+    add(metric, `${metric.name}_bucket`, {
+      labels: { ...labels, le: bound === undefined ? "+Inf" : String(bound) },
+      value: cumulative,
+    });
+  });
+}
+
 function asSeries(sample: Exclude<Sample, { histogram: unknown }>): StatusSeries {
   return sample.labels === undefined ? { labels: {}, value: sample.value } : sample;
 }
@@ -307,6 +332,7 @@ export class StatusBoard implements SampleTap {
           labels: sample.labels ?? {},
           value: sample.histogram.count,
         });
+        addBuckets(sample.metric, sample.labels ?? {}, sample.histogram, add);
       } else add(sample.metric, sample.metric.name, asSeries(sample));
     };
     for (const source of sources) {

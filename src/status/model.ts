@@ -11,6 +11,7 @@ import {
 import type { Labels } from "../exposition/samples.js";
 import type { EndpointStatus } from "../scheduler/job-runner.js";
 import { MARKET_FAMILIES, marketReports, type MarketReport } from "./markets.js";
+import { CORRIDOR_STATUS_FAMILIES, corridorReports, type CorridorReport } from "./corridors.js";
 import {
   HISTORY_WINDOW_MS,
   StatusBoard,
@@ -125,6 +126,7 @@ export const STATUS_FAMILIES: ReadonlySet<string> = new Set(
     METRICS.txProbeDuration,
     METRICS.txProbeLastSuccess,
     METRICS.txProbeRefused,
+    ...CORRIDOR_STATUS_FAMILIES,
     RPC_METRICS.up,
     RPC_METRICS.healthy,
     RPC_METRICS.info,
@@ -341,6 +343,8 @@ export interface TargetReport {
   readonly txProbe?: ProbeReport;
   /** A Horizon's watched DEX markets. */
   readonly markets?: readonly MarketReport[];
+  /** A Horizon's payment corridors (src/status/corridors.ts). */
+  readonly corridors?: readonly CorridorReport[];
   readonly rpc?: RpcReport;
   /** For each identity figure or section absent now but published before: its last value and age. */
   readonly lastKnown?: LastKnownReport;
@@ -785,6 +789,7 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
       "markets",
       marketReports((metric) => series.all(metric)),
     ),
+    ...optional("corridors", corridorReports(series)),
     ...optional("lastKnown", lastKnown(series, present, HORIZON_IDENTITY, { ...optional("accounts", watched.known) })),
   };
 }

@@ -15,7 +15,9 @@ import { stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { startExporter, type RunningExporter } from "../../src/exporter.js";
+import type { CorridorConfig } from "../../src/config/corridors.js";
 import {
+  DEMO_CORRIDORS,
   DEMO_WATCHED_ACCOUNTS,
   DEMO_WATCHED_ASSETS,
   DEMO_WATCHED_MARKETS,
@@ -105,6 +107,8 @@ const SCENARIO_ALERTS: Readonly<
   old_versions: { fires: [] },
   stablecoin_depeg: { fires: ["StellarMarketOffPeg"], staysQuiet: ["StellarMarketMakerNotQuoting"] },
   maker_stops_quoting: { fires: ["StellarMarketMakerNotQuoting"], staysQuiet: ["StellarMarketOffPeg"] },
+  // No target here configures corridors; test/corridors*.test.ts and promtool cover the corridor alerts.
+  corridor_drain: { fires: [] },
 };
 
 /** Faults no scenario simulates, each given a target of its own. */
@@ -159,9 +163,16 @@ const NOT_SIMULATED: readonly AlertName[] = [
   // Offers an hour old, and six quiet hours: promtool covers them.
   "StellarMarketMakerStale",
   "StellarMarketQuiet",
+  // Corridors need 10 to 75 minutes of runs; promtool and test/corridors-exporter.test.ts cover them.
+  "StellarCorridorNoPath",
+  "StellarCorridorRateDegraded",
+  "StellarCorridorSlow",
+  "StellarPathFindingDisabled",
 ];
 /** Targets that run the transaction probe. */
 const PROBED_TARGETS = new Map(["healthy", "fee_spike"].map((name) => [name, Keypair.random()]));
+/** Targets that probe the demo's payment corridors. */
+const CORRIDOR_TARGETS = ["healthy", "corridor_drain"];
 /** Checked last, by stopping the exporter. */
 const EXPORTER_DOWN = "StellarHorizonExporterDown";
 /** Targets on which no alert expression may ever be true. */
@@ -210,6 +221,11 @@ async function startForeignApi(): Promise<{ url: string; close(): Promise<void> 
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A corridor as the config file's `corridors:` entry that describes it. */
+function corridorEntry({ minRate, ...corridor }: CorridorConfig) {
+  return { ...corridor, ...(minRate === undefined ? {} : { min_rate: minRate }) };
 }
 
 /** A watched account as the config file's `accounts:` entry that describes it. */
@@ -329,6 +345,8 @@ describe("alerts and dashboards against a real Prometheus", () => {
             ...(PROBED_TARGETS.has(name)
               ? { tx_probe: { secret_env: `PROBE_SEED_${name.toUpperCase()}`, interval: "1s" } }
               : {}),
+            // The demo's corridors, at their shortest schedule, give the corridor panels data.
+            ...(CORRIDOR_TARGETS.includes(name) ? { corridors: DEMO_CORRIDORS.map(corridorEntry) } : {}),
           })),
           { name: "api_changed", url: foreignApi.url },
         ],
@@ -350,7 +368,7 @@ describe("alerts and dashboards against a real Prometheus", () => {
         poll_interval: "1s",
         // Five requests a poll per target: every 2 s keeps the 17 simulators' load moderate.
         // Markets move by minute buckets: every 5 s is plenty.
-        schedules: { accounts: "2s", markets: "5s" },
+        schedules: { accounts: "2s", markets: "5s", corridors: "15s" },
         http: { timeout: "2s", retries: 0 },
         web: { listen_address: "127.0.0.1:0" },
       }),

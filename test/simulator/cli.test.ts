@@ -125,4 +125,26 @@ describe("simulate command", () => {
     stop.abort();
     expect(await exit).toBe(0);
   });
+
+  it("answers the path-finding routes 404 with --disable-path-finding", async () => {
+    const stop = new AbortController();
+    const stdout = new Capture();
+    stops.push(stop);
+    const exit = runSimulateCommand(["--web.listen-address=127.0.0.1:0", "--disable-path-finding"], {
+      stdout,
+      stderr: new Capture(),
+      stop: stop.signal,
+    });
+    runs.push(exit);
+    const url = await until("the URL", () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout.text)?.[1], {
+      intervalMs: 5,
+    });
+    const response = await fetch(
+      `${url}/paths/strict-send?source_asset_type=native&source_amount=1&destination_assets=native`,
+    );
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as { type: string }).type).toBe("https://stellar.org/horizon-errors/not_found");
+    stop.abort();
+    expect(await exit).toBe(0);
+  });
 });

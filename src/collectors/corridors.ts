@@ -1,0 +1,227 @@
+import type { Logger } from "pino";
+import { CORRIDOR_RESULTS, METRICS, type CorridorResult } from "../catalog/metrics.js";
+import { PollError } from "../client/errors.js";
+import type { HorizonClient, Query } from "../client/horizon-client.js";
+import { assetOf, pathRecordSchema, type PathRecord } from "../client/path-schemas.js";
+import type { CorridorConfig } from "../config/corridors.js";
+import type { Schedule } from "../config/schedule.js";
+import { HistogramData, type CollectorSamples, type Sample } from "../exposition/samples.js";
+import type { PollJob } from "../runtime/job.js";
+import type { PollContext } from "./collector.js";
+
+/** After a 404 (path finding switched off), the target's corridors are asked again only this much later. */
+export const DISABLED_RETRY_MS = 3_600_000;
+
+export interface CorridorsJobParts {
+  readonly client: HorizonClient;
+  readonly log: Logger;
+  readonly now: () => number;
+  /** How long a corridor's last found values stay on /metrics when later runs fail. */
+  readonly freshnessMs: number;
+}
+
+/** What the corridor's last answered run (found or none) saw. */
+interface Answer {
+  readonly paths: number;
+  readonly best?: { readonly amount: number; readonly rate: number; readonly hops: number };
+  readonly atMs: number;
+}
+
+class CorridorState {
+  readonly runs = new Map<CorridorResult, number>(CORRIDOR_RESULTS.map((result) => [result, 0]));
+  readonly durations = new HistogramData(METRICS.corridorDuration.buckets);
+  answer: Answer | undefined;
+  lastFoundSeconds: number | undefined;
+
+  constructor(readonly corridor: CorridorConfig) {}
+
+  count(result: CorridorResult): void {
+    this.runs.set(result, (this.runs.get(result) ?? 0) + 1);
+  }
+}
+
+/** Horizon's query for one corridor: the fixed side's asset and amount, and the one asset on the other side. */
+export function corridorQuery(corridor: CorridorConfig): Query {
+  const send = corridor.mode === "strict_send";
+  const fixed = send ? "source" : "destination";
+  const asset = send ? corridor.source : corridor.destination;
+  const [code, issuer] = asset === "native" ? [] : asset.split(":");
+  return {
+    [`${fixed}_asset_type`]:
+      code === undefined ? "native" : code.length <= 4 ? "credit_alphanum4" : "credit_alphanum12",
+    [`${fixed}_asset_code`]: code,
+    [`${fixed}_asset_issuer`]: issuer,
+    [`${fixed}_amount`]: corridor.amount,
+    ...(send ? { destination_assets: corridor.destination } : { source_assets: corridor.source }),
+  };
+}
+
+/**
+ * The best record: strict_send, the most received (highest destination_amount); strict_receive,
+ * the least spent (lowest source_amount). The first of equal records wins, as Horizon orders them.
+ */
+export function bestPath(mode: CorridorConfig["mode"], records: readonly PathRecord[]): PathRecord | undefined {
+  let best: PathRecord | undefined;
+  for (const record of records) {
+    if (best === undefined) best = record;
+    else if (
+      mode === "strict_send"
+        ? record.destination_amount > best.destination_amount
+        : record.source_amount < best.source_amount
+    )
+      best = record;
+  }
+  return best;
+}
+
+/** A record from the corridor's source to its destination: Horizon also answers other pairs (an asset to itself). */
+function joins(record: PathRecord, corridor: CorridorConfig): boolean {
+  const { source_asset_type, source_asset_code, source_asset_issuer } = record;
+  const { destination_asset_type, destination_asset_code, destination_asset_issuer } = record;
+  return (
+    assetOf(source_asset_type, source_asset_code, source_asset_issuer) === corridor.source &&
+    assetOf(destination_asset_type, destination_asset_code, destination_asset_issuer) === corridor.destination
+  );
+}
+
+/** The outcome a failed corridor request is counted under. */
+export function failureResult(error: PollError): CorridorResult {
+  const status = error.details.status;
+  if (status === 404) return "disabled";
+  const type = error.details.problem?.type.split("/").pop();
+  if (status === 503 && type === "server_over_capacity") return "over_capacity";
+  if (status === 503 && type === "still_ingesting") return "still_ingesting";
+  if (error.reason === "timeout") return "timeout";
+  return "error";
+}
+
+/**
+ * Payment corridors of one Horizon: each run asks path finding once per corridor and counts how
+ * each ended. A poll whose run succeeds even when corridors fail: their outcomes are the corridor
+ * series, so a failing corridor never backs off the other polls, never marks the target down and
+ * never counts as a poll error. Only the run's own deadline (or the exporter stopping) fails it.
+ */
+export class CorridorsJob implements PollJob {
+  readonly role = "poll";
+  readonly source = "corridors";
+  readonly countersAtStart = true;
+  readonly requestsPerRun: number;
+  private readonly states: CorridorState[];
+  /** Path finding answered 404: nothing is asked before this instant. */
+  private disabledUntilMs = 0;
+  /** Corridor and reason of each 400 already logged. */
+  private readonly refusalsLogged = new Set<string>();
+
+  constructor(
+    corridors: readonly CorridorConfig[],
+    readonly schedule: Schedule,
+    private readonly parts: CorridorsJobParts,
+  ) {
+    this.states = corridors.map((corridor) => new CorridorState(corridor));
+    this.requestsPerRun = corridors.length;
+  }
+
+  async run(context: PollContext): Promise<void> {
+    // Runs skipped while path finding is off are not runs: nothing is counted.
+    if (this.parts.now() < this.disabledUntilMs) return;
+    for (const state of this.states) {
+      const result = await this.ask(state, context);
+      if (result === "disabled") {
+        // Path finding is off for the whole Horizon: asking the other corridors would only 404 too.
+        this.disabledUntilMs = this.parts.now() + DISABLED_RETRY_MS;
+        return;
+      }
+    }
+  }
+
+  private async ask(state: CorridorState, context: PollContext): Promise<CorridorResult> {
+    const { client, now } = this.parts;
+    const startedMs = now();
+    let result: CorridorResult;
+    try {
+      const raw = await client.paths(state.corridor.mode, corridorQuery(state.corridor), context.signal);
+      result = this.answered(state, raw, context);
+    } catch (error) {
+      // A run cut short by its deadline or the exporter stopping ends here, counting nothing.
+      if (context.signal.aborted) throw context.signal.reason ?? error;
+      const failure = error instanceof PollError ? error : new PollError("internal", String(error));
+      result = failureResult(failure);
+      // A page failing its schema is a record left out too, as for every other document.
+      if (failure.reason === "schema") context.invalidRecords(1);
+      if (failure.details.status === 400) this.logRefusal(state.corridor, failure);
+    }
+    state.durations.observe(Math.max(0, now() - startedMs) / 1000);
+    state.count(result);
+    return result;
+  }
+
+  /** Folds a 200 answer in: its valid records (invalid ones counted and left out) and the best of them. */
+  private answered(state: CorridorState, raw: readonly unknown[], context: PollContext): CorridorResult {
+    const records: PathRecord[] = [];
+    let invalid = 0;
+    for (const record of raw) {
+      const parsed = pathRecordSchema.safeParse(record);
+      if (!parsed.success) invalid += 1;
+      else if (joins(parsed.data, state.corridor)) records.push(parsed.data);
+    }
+    if (invalid > 0) context.invalidRecords(invalid);
+    // Records that all failed their schema say nothing about the corridor.
+    if (raw.length > 0 && invalid === raw.length) return "error";
+    const nowMs = this.parts.now();
+    const best = bestPath(state.corridor.mode, records);
+    if (best === undefined) {
+      state.answer = { paths: 0, atMs: nowMs };
+      return "none";
+    }
+    state.answer = {
+      paths: records.length,
+      best: {
+        amount: state.corridor.mode === "strict_send" ? best.destination_amount : best.source_amount,
+        rate: best.source_amount > 0 ? best.destination_amount / best.source_amount : 0,
+        hops: best.path.length,
+      },
+      atMs: nowMs,
+    };
+    state.lastFoundSeconds = nowMs / 1000;
+    return "found";
+  }
+
+  /** A 400 means our request is wrong: said once per corridor and reason, with Horizon's own reason. */
+  private logRefusal(corridor: CorridorConfig, failure: PollError): void {
+    const extras = failure.details.problem?.extras;
+    const reason =
+      typeof extras?.reason === "string" ? extras.reason : (failure.details.problem?.detail ?? failure.message);
+    const key = `${corridor.name}\n${reason}`;
+    if (this.refusalsLogged.has(key)) return;
+    this.refusalsLogged.add(key);
+    this.parts.log.warn(
+      { corridor: corridor.name, status: 400, reason, invalidField: extras?.invalid_field },
+      "Horizon refused a corridor's path-finding request as invalid; check the corridor's assets and amount",
+    );
+  }
+
+  samples(_lastRunSucceeded: boolean): CollectorSamples {
+    const live: Sample[] = [];
+    const persistent: Sample[] = [];
+    const nowMs = this.parts.now();
+    for (const state of this.states) {
+      const labels = { corridor: state.corridor.name };
+      for (const [result, value] of state.runs)
+        persistent.push({ metric: METRICS.corridorRuns, labels: { ...labels, result }, value });
+      persistent.push({ metric: METRICS.corridorDuration, labels, histogram: state.durations });
+      if (state.corridor.minRate !== undefined)
+        persistent.push({ metric: METRICS.corridorMinRate, labels, value: state.corridor.minRate });
+      if (state.lastFoundSeconds !== undefined)
+        persistent.push({ metric: METRICS.corridorLastFound, labels, value: state.lastFoundSeconds });
+      const answer = state.answer;
+      // The last answer stays through failed runs, until it is older than the freshness window.
+      if (answer === undefined || nowMs - answer.atMs > this.parts.freshnessMs) continue;
+      live.push({ metric: METRICS.corridorPaths, labels, value: answer.paths });
+      if (answer.best === undefined) continue;
+      live.push({ metric: METRICS.corridorBestAmount, labels, value: answer.best.amount });
+      live.push({ metric: METRICS.corridorBestRate, labels, value: answer.best.rate });
+      live.push({ metric: METRICS.corridorBestHops, labels, value: answer.best.hops });
+    }
+    return { live, persistent };
+  }
+}

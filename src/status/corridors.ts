@@ -1,0 +1,102 @@
+/**
+ * The corridors section of a Horizon's status: per corridor, whether its last answer found a path,
+ * the best rate and hops, and the p90 request time since the exporter started.
+ */
+import { METRICS } from "../catalog/metrics.js";
+import type { StatusSeries } from "./board.js";
+
+/** The corridor families the status board keeps. */
+export const CORRIDOR_STATUS_FAMILIES = [
+  METRICS.corridorPaths,
+  METRICS.corridorBestRate,
+  METRICS.corridorBestHops,
+  METRICS.corridorMinRate,
+  METRICS.corridorRuns,
+  METRICS.corridorDuration,
+  METRICS.corridorLastFound,
+] as const;
+
+/** `found`: the last answer had a path; `none`: it had none; `unknown`: no answer recently (or path finding is off). */
+export type CorridorState = "found" | "none" | "unknown";
+
+export interface CorridorReport {
+  readonly corridor: string;
+  readonly state: CorridorState;
+  readonly paths?: number;
+  readonly bestRate?: number;
+  readonly minRate?: number;
+  readonly bestHops?: number;
+  /** p90 of every request time since start, interpolated in its bucket as histogram_quantile does. */
+  readonly p90Seconds?: number;
+  readonly lastFoundTimestampSeconds?: number;
+  /** Runs by result, only those counted at least once. */
+  readonly runs: Readonly<Record<string, number>>;
+}
+
+interface Reader {
+  all(metric: string): readonly StatusSeries[];
+}
+
+/** The quantile `q` of cumulative buckets (`le` → count), as PromQL's histogram_quantile computes it. */
+export function bucketQuantile(q: number, buckets: ReadonlyMap<number, number>): number | undefined {
+  const bounds = [...buckets.keys()].sort((a, b) => a - b);
+  const total = buckets.get(Infinity) ?? 0;
+  if (total === 0) return undefined;
+  const rank = q * total;
+  let lower = 0;
+  let below = 0;
+  for (const bound of bounds) {
+    const count = buckets.get(bound) ?? 0;
+    if (count >= rank) {
+      if (bound === Infinity) return lower;
+      return lower + ((bound - lower) * (rank - below)) / Math.max(count - below, 1e-12);
+    }
+    lower = bound;
+    below = count;
+  }
+  return lower;
+}
+
+function byCorridor(read: Reader, metric: string): Map<string, number> {
+  return new Map(read.all(metric).map(({ labels, value }) => [labels.corridor ?? "", value]));
+}
+
+/** The target's corridors, by name; undefined for a target without any. */
+export function corridorReports(read: Reader): CorridorReport[] | undefined {
+  const runs = read.all(METRICS.corridorRuns.name);
+  if (runs.length === 0) return undefined;
+  const paths = byCorridor(read, METRICS.corridorPaths.name);
+  const rates = byCorridor(read, METRICS.corridorBestRate.name);
+  const hops = byCorridor(read, METRICS.corridorBestHops.name);
+  const minRates = byCorridor(read, METRICS.corridorMinRate.name);
+  const lastFound = byCorridor(read, METRICS.corridorLastFound.name);
+  const buckets = new Map<string, Map<number, number>>();
+  for (const { labels, value } of read.all(`${METRICS.corridorDuration.name}_bucket`)) {
+    const corridor = labels.corridor ?? "";
+    const of = buckets.get(corridor) ?? new Map<number, number>();
+    of.set(labels.le === "+Inf" ? Infinity : Number(labels.le), value);
+    buckets.set(corridor, of);
+  }
+  const counts = new Map<string, Record<string, number>>();
+  for (const { labels, value } of runs) {
+    const of = counts.get(labels.corridor ?? "") ?? {};
+    if (value > 0) of[labels.result ?? ""] = value;
+    counts.set(labels.corridor ?? "", of);
+  }
+  return [...counts.keys()].sort().map((corridor) => {
+    const found = paths.get(corridor);
+    const p90 = bucketQuantile(0.9, buckets.get(corridor) ?? new Map());
+    const report: { -readonly [K in keyof CorridorReport]: CorridorReport[K] } = {
+      corridor,
+      state: found === undefined ? "unknown" : found > 0 ? "found" : "none",
+      runs: counts.get(corridor) ?? {},
+    };
+    if (found !== undefined) report.paths = found;
+    if (rates.has(corridor)) report.bestRate = rates.get(corridor);
+    if (minRates.has(corridor)) report.minRate = minRates.get(corridor);
+    if (hops.has(corridor)) report.bestHops = hops.get(corridor);
+    if (p90 !== undefined) report.p90Seconds = p90;
+    if (lastFound.has(corridor)) report.lastFoundTimestampSeconds = lastFound.get(corridor);
+    return report;
+  });
+}

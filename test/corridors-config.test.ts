@@ -1,0 +1,123 @@
+import { pino } from "pino";
+import { describe, expect, it } from "vitest";
+import { HorizonClient } from "../src/client/horizon-client.js";
+import { systemClock } from "../src/clock.js";
+import { HORIZON } from "../src/runtime/horizon.js";
+import { NetworkView } from "../src/runtime/network.js";
+import { plannedRequestsPerHour } from "../src/scheduler/request-plan.js";
+import { USDC } from "../src/simulator/index.js";
+import { problems, runConfig, writeConfig } from "./support/config-files.js";
+
+const CORRIDORS = `    corridors:
+      - name: usdc-to-xlm
+        mode: strict_send
+        source: "${USDC}"
+        destination: native
+        amount: 100
+        min_rate: 8.5
+      - name: xlm-for-usdc
+        mode: strict_receive
+        source: native
+        destination: "${USDC}"
+        amount: "0.5"
+`;
+
+function file(extra = "", targetExtra = ""): string {
+  return writeConfig(`targets:\n  - url: http://x:1\n${targetExtra}${CORRIDORS}${extra}`);
+}
+
+describe("corridors in the config file", () => {
+  it("reads each corridor, runs them every minute by default, and plans one request per corridor per run", async () => {
+    const config = await runConfig([`--config.file=${file()}`]);
+    const [target] = config.targets;
+    expect(target?.corridors).toEqual([
+      { name: "usdc-to-xlm", mode: "strict_send", source: USDC, destination: "native", amount: "100", minRate: 8.5 },
+      { name: "xlm-for-usdc", mode: "strict_receive", source: "native", destination: USDC, amount: "0.5" },
+    ]);
+    expect(target?.schedules.corridors.periodMs).toBe(60_000);
+    const without = await runConfig(["--horizon.url=http://x:1"]);
+    // Two corridors, 60 runs an hour: 120 more requests than the same target without them.
+    expect(plannedRequestsPerHour(target!, config) - plannedRequestsPerHour(without.targets[0]!, without)).toBe(120);
+  });
+
+  it("takes schedules.corridors from the file or the target, at least 15s", async () => {
+    const fromFile = await runConfig([`--config.file=${file("schedules: { corridors: 30s }\n")}`]);
+    expect(fromFile.targets[0]?.schedules.corridors.periodMs).toBe(30_000);
+    const fromTarget = await runConfig([`--config.file=${file("", "    schedules: { corridors: 2m }\n")}`]);
+    expect(fromTarget.targets[0]?.schedules.corridors.periodMs).toBe(120_000);
+    const tooOften = file("schedules: { corridors: 10s }\n");
+    expect(await problems([`--config.file=${tooOften}`])).toEqual([
+      `${tooOften}:15: schedules.corridors: "10s" runs corridors more often than every 15s; path finding is expensive for the Horizon`,
+    ]);
+    const targetTooOften = file("", "    schedules: { corridors: 5s }\n");
+    expect((await problems([`--config.file=${targetTooOften}`]))[0]).toContain(
+      'targets[0].schedules.corridors: "5s" runs corridors more often than every 15s',
+    );
+  });
+
+  it("leaves corridors at 15s under a shorter --poll.interval, and follows a longer one", async () => {
+    const short = await runConfig([`--config.file=${file()}`, "--poll.interval=5s"]);
+    expect(short.targets[0]?.schedules.corridors.periodMs).toBe(15_000);
+    expect(short.targets[0]?.corridorsRaisedFrom).toBe("5s");
+    const long = await runConfig([`--config.file=${file()}`, "--poll.interval=2m"]);
+    expect(long.targets[0]?.schedules.corridors.periodMs).toBe(120_000);
+    expect(long.targets[0]?.corridorsRaisedFrom).toBeUndefined();
+  });
+
+  it.each([
+    ["a mode of its own", "mode: fast", "expected strict_send or strict_receive"],
+    ["an asset that is no asset", 'source: "USDC"', "expected `native` or CODE:ISSUER"],
+    ["an amount of eight decimals", 'amount: "0.00000001"', "at most 7 decimals"],
+    ["a negative amount", "amount: -5", "positive amount"],
+    ["a rate of zero", "min_rate: 0", "expected a rate above 0"],
+    ["an unknown key", "rate: 1", "corridors[0].rate: unknown key"],
+  ])("refuses %s with one clear line", async (_what, line, message) => {
+    const entry = `      - name: bad\n        mode: strict_send\n        source: native\n        destination: "${USDC}"\n        amount: 1\n`;
+    const [key] = line.split(":");
+    const lines = entry.split("\n").filter((each) => !each.trim().startsWith(`${key}:`) || key === "rate");
+    const path = writeConfig(`targets:\n  - url: http://x:1\n    corridors:\n${lines.join("\n")}        ${line}\n`);
+    const found = await problems([`--config.file=${path}`]);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toContain(message);
+  });
+
+  it("refuses a name used twice, and a corridor from an asset to itself", async () => {
+    const twice = writeConfig(
+      `targets:\n  - url: http://x:1\n${CORRIDORS}${CORRIDORS.split("\n").slice(1, 7).join("\n")}\n`,
+    );
+    const found = await problems([`--config.file=${twice}`]);
+    expect(found).toEqual([
+      `${twice}: targets[0].corridors: corridor name "usdc-to-xlm" is used twice (each is a \`corridor\` label)`,
+    ]);
+    const itself = writeConfig(
+      `targets:\n  - url: http://x:1\n    corridors:\n      - { name: a, mode: strict_send, source: native, destination: native, amount: 1 }\n`,
+    );
+    expect((await problems([`--config.file=${itself}`]))[0]).toContain("source and destination are the same asset");
+  });
+
+  it("says once, when the job is made, that --poll.interval was raised to 15s; shard 0 alone probes", async () => {
+    const config = await runConfig([`--config.file=${file()}`, "--poll.interval=5s"]);
+    const target = config.targets[0]!;
+    const lines: { msg: string; pollInterval?: string }[] = [];
+    const log = pino({ level: "warn" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const parts = {
+      client: new HorizonClient({ url: "http://x:1", timeoutMs: 1000, retries: 0, maxBodyBytes: 1024 }),
+      network: new NetworkView(),
+      log,
+      clock: systemClock,
+    };
+    const plans = HORIZON.jobs(target, config, parts);
+    const corridors = plans.find((plan) => plan.source === "corridors");
+    expect(lines).toEqual([]);
+    const job = corridors!.create();
+    expect(job).toMatchObject({ role: "poll", source: "corridors", requestsPerRun: 2 });
+    expect(job.schedule.periodMs).toBe(15_000);
+    expect(lines).toEqual([expect.objectContaining({ pollInterval: "5s" })]);
+    expect(lines[0]?.msg).toContain("corridors run every 15s");
+    // A reload that keeps the job makes none: nothing more is said.
+    HORIZON.jobs(target, config, parts);
+    expect(lines).toHaveLength(1);
+    const shard1 = await runConfig([`--config.file=${file()}`, "--shard=1/2"]);
+    expect(HORIZON.jobs(shard1.targets[0]!, shard1, parts).some((plan) => plan.source === "corridors")).toBe(false);
+  });
+});

@@ -1,0 +1,277 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HorizonClient } from "../src/client/horizon-client.js";
+import { CorridorsJob, DISABLED_RETRY_MS } from "../src/collectors/corridors.js";
+import type { CorridorConfig } from "../src/config/corridors.js";
+import { parseSchedule, type Schedule } from "../src/config/schedule.js";
+import { startSimulator, USDC, type RunningSimulator } from "../src/simulator/index.js";
+import { parseExposition, valueOf } from "./support/exposition.js";
+import { fixtureJson } from "./support/fixtures.js";
+import { runnerFor } from "./support/job-harness.js";
+import { LoopbackServer } from "./support/loopback-server.js";
+import { ManualClock } from "./support/manual-clock.js";
+
+const schedule = parseSchedule("1m") as Schedule;
+const SEND: CorridorConfig = {
+  name: "usdc-to-xlm",
+  mode: "strict_send",
+  source: USDC,
+  destination: "native",
+  amount: "100",
+};
+/** The corridor of the java-sdk capture: 0.1 XLM to USDC. */
+const CAPTURED: CorridorConfig = {
+  name: "xlm-to-usdc",
+  mode: "strict_send",
+  source: "native",
+  destination: USDC,
+  amount: "0.1",
+};
+const RECEIVE: CorridorConfig = {
+  name: "xlm-for-usdc",
+  mode: "strict_receive",
+  source: "native",
+  destination: USDC,
+  amount: "50",
+  minRate: 0.09,
+};
+const context = { signal: new AbortController().signal, invalidRecords: () => {} };
+
+function client(url: string, timeoutMs = 5000): HorizonClient {
+  // Retries set high on purpose: a corridor request must still be sent once.
+  return new HorizonClient({ url, timeoutMs, retries: 3, retryBaseDelayMs: 1, maxBodyBytes: 1 << 20 });
+}
+
+function jobOn(url: string, corridors: CorridorConfig[], clock = new ManualClock(), lines: object[] = []) {
+  const log = pino({ level: "warn" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  return new CorridorsJob(corridors, schedule, {
+    client: client(url, 300),
+    log,
+    now: () => clock.now(),
+    freshnessMs: 3 * schedule.periodMs,
+  });
+}
+
+function series(job: CorridorsJob, ok = true): Map<string, number> {
+  const { live, persistent } = job.samples(ok);
+  const values = new Map<string, number>();
+  for (const sample of [...live, ...persistent]) {
+    if ("value" in sample) values.set(`${sample.metric.name}${JSON.stringify(sample.labels ?? {})}`, sample.value);
+  }
+  return values;
+}
+const key = (name: string, labels: Record<string, string>) => `${name}${JSON.stringify(labels)}`;
+
+describe("corridors against the simulator", () => {
+  let running: RunningSimulator;
+  beforeAll(async () => {
+    running = await startSimulator({ ledgerIntervalMs: 5000 });
+  });
+  afterAll(() => running.close());
+
+  it("best amount, rate and hops equal the served records, in both modes", async () => {
+    const job = jobOn(running.url, [SEND, RECEIVE]);
+    await job.run(context);
+    const values = series(job);
+
+    const raw = async (path: string) =>
+      ((await (await fetch(`${running.url}${path}`)).json()) as any)._embedded.records as any[];
+    const [code, issuer] = USDC.split(":");
+    const sent = await raw(
+      `/paths/strict-send?source_asset_type=credit_alphanum4&source_asset_code=${code}&source_asset_issuer=${issuer}` +
+        "&source_amount=100&destination_assets=native",
+    );
+    /** The served record the corridor's series must equal, each figure computed from the wire's text. */
+    const expectBest = (corridor: string, records: any[], best: any, amount: string) => {
+      const labels = { corridor };
+      expect(values.get(key("stellar_horizon_corridor_paths", labels))).toBe(records.length);
+      expect(values.get(key("stellar_horizon_corridor_best_amount", labels))).toBe(Number(best[amount]));
+      expect(values.get(key("stellar_horizon_corridor_best_rate", labels))).toBe(
+        Number(best.destination_amount) / Number(best.source_amount),
+      );
+      expect(values.get(key("stellar_horizon_corridor_best_hops", labels))).toBe(best.path.length);
+    };
+    const most = sent.reduce((a, b) => (Number(b.destination_amount) > Number(a.destination_amount) ? b : a));
+    expectBest(SEND.name, sent, most, "destination_amount");
+
+    const received = await raw(
+      `/paths/strict-receive?destination_asset_type=credit_alphanum4&destination_asset_code=${code}` +
+        `&destination_asset_issuer=${issuer}&destination_amount=50&source_assets=native`,
+    );
+    const least = received.reduce((a, b) => (Number(b.source_amount) < Number(a.source_amount) ? b : a));
+    expectBest(RECEIVE.name, received, least, "source_amount");
+    const send = { corridor: SEND.name };
+    const receive = { corridor: RECEIVE.name };
+    expect(values.get(key("stellar_horizon_corridor_min_rate", receive))).toBe(0.09);
+    expect(values.has(key("stellar_horizon_corridor_min_rate", send))).toBe(false);
+    expect(values.get(key("stellar_horizon_corridor_runs_total", { ...send, result: "found" }))).toBe(1);
+    expect(values.get(key("stellar_horizon_corridor_runs_total", { ...receive, result: "found" }))).toBe(1);
+  });
+});
+
+/** A Horizon answering each request with the next scripted answer; `hang` never answers. */
+class ScriptedHorizon {
+  readonly requests: string[] = [];
+  answers: (readonly [number, unknown] | "hang")[] = [];
+  private readonly server = new LoopbackServer((request: IncomingMessage, response: ServerResponse) => {
+    this.requests.push(request.url ?? "");
+    const answer = this.answers.shift() ?? [200, { _embedded: { records: [] } }];
+    if (answer === "hang") return;
+    const [status, body] = answer;
+    const type = status === 200 ? "application/hal+json" : "application/problem+json";
+    response.writeHead(status, { "Content-Type": type }).end(JSON.stringify(body));
+  });
+  url = "";
+  async start(): Promise<void> {
+    this.url = await this.server.start();
+  }
+  stop(): Promise<void> {
+    return this.server.stop();
+  }
+}
+
+describe("corridor outcomes", () => {
+  const horizon = new ScriptedHorizon();
+  beforeAll(() => horizon.start());
+  afterAll(() => horizon.stop());
+  const found = fixtureJson("paths_strict_send-java-sdk.json");
+  const runs = (job: CorridorsJob, result: string) =>
+    series(job).get(key("stellar_horizon_corridor_runs_total", { corridor: CAPTURED.name, result }));
+
+  it("counts each outcome under its result, one request per run, never retried", async () => {
+    const job = jobOn(horizon.url, [CAPTURED]);
+    horizon.requests.length = 0;
+    horizon.answers = [
+      [200, found],
+      [200, { _embedded: { records: [] } }],
+      [503, fixtureJson("error-server_over_capacity-horizon-src.json")],
+      [503, fixtureJson("error-still_ingesting-horizon-src.json")],
+      "hang",
+      [500, fixtureJson("error-server_error-horizon-src.json")],
+      [400, fixtureJson("error-bad_request-destination_assets_over_max-horizon-src.json")],
+      [404, fixtureJson("error-not_found-horizon-src.json")],
+    ];
+    for (let run = 0; run < 8; run += 1) await job.run(context);
+    expect(horizon.requests).toHaveLength(8);
+    for (const result of ["found", "none", "over_capacity", "still_ingesting", "timeout", "disabled"])
+      expect(runs(job, result), result).toBe(1);
+    expect(runs(job, "error")).toBe(2);
+    // The request names the one destination asset, never an account.
+    expect(horizon.requests[0]).toMatch(/^\/paths\/strict-send\?/);
+    const query = new URL(horizon.requests[0] ?? "", horizon.url).searchParams;
+    expect(Object.fromEntries(query)).toEqual({
+      source_asset_type: "native",
+      source_amount: "0.1",
+      destination_assets: USDC,
+    });
+  });
+
+  it("logs a 400 once per corridor and reason, with Horizon's extras.reason", async () => {
+    const lines: any[] = [];
+    const job = jobOn(horizon.url, [CAPTURED], new ManualClock(), lines);
+    const refused = [400, fixtureJson("error-bad_request-destination_assets_over_max-horizon-src.json")] as const;
+    horizon.answers = [refused, refused, refused];
+    for (let run = 0; run < 3; run += 1) await job.run(context);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      corridor: CAPTURED.name,
+      status: 400,
+      reason: "list of assets exceeds maximum length of 15",
+    });
+    expect(runs(job, "error")).toBe(3);
+  });
+
+  it("asks a disabled Horizon at most once an hour, and does not count the runs skipped", async () => {
+    const clock = new ManualClock();
+    const job = jobOn(horizon.url, [CAPTURED, RECEIVE], clock);
+    horizon.requests.length = 0;
+    const notFound = [404, fixtureJson("error-not_found-horizon-src.json")] as const;
+    horizon.answers = [notFound, notFound, notFound];
+    await job.run(context);
+    for (let minute = 1; minute < 60; minute += 1) {
+      await clock.advance(60_000);
+      await job.run(context);
+    }
+    // The first corridor's 404 stands for the whole Horizon: the second is not asked.
+    expect(horizon.requests).toHaveLength(1);
+    expect(runs(job, "disabled")).toBe(1);
+    expect(
+      series(job).get(key("stellar_horizon_corridor_runs_total", { corridor: RECEIVE.name, result: "disabled" })),
+    ).toBe(0);
+    await clock.advance(DISABLED_RETRY_MS - 59 * 60_000);
+    await job.run(context);
+    expect(horizon.requests).toHaveLength(2);
+    expect(runs(job, "disabled")).toBe(2);
+  });
+
+  it("best-record series leave on none, and outlive other failures until their freshness ends", async () => {
+    const clock = new ManualClock();
+    const job = jobOn(horizon.url, [CAPTURED], clock);
+    const labels = { corridor: CAPTURED.name };
+    horizon.answers = [
+      [200, found],
+      [500, fixtureJson("error-server_error-horizon-src.json")],
+    ];
+    await job.run(context);
+    const best = series(job).get(key("stellar_horizon_corridor_best_amount", labels));
+    // The java-sdk capture: the best of five 2-hop paths from 0.1 XLM to USDC; its XLM-to-XLM record is no path of the corridor.
+    expect(best).toBe(0.0100343);
+    expect(series(job).get(key("stellar_horizon_corridor_best_hops", labels))).toBe(2);
+    await clock.advance(60_000);
+    await job.run(context);
+    expect(series(job).get(key("stellar_horizon_corridor_best_amount", labels))).toBe(best);
+    expect(series(job).get(key("stellar_horizon_corridor_paths", labels))).toBe(5);
+    await clock.advance(3 * 60_000);
+    expect(series(job).has(key("stellar_horizon_corridor_best_amount", labels))).toBe(false);
+    expect(series(job).has(key("stellar_horizon_corridor_paths", labels))).toBe(false);
+    // Found again, then none: the best-record series leave at once, and paths says 0.
+    horizon.answers = [
+      [200, found],
+      [200, { _embedded: { records: [] } }],
+    ];
+    await job.run(context);
+    expect(series(job).has(key("stellar_horizon_corridor_best_rate", labels))).toBe(true);
+    await job.run(context);
+    const after = series(job);
+    expect(after.get(key("stellar_horizon_corridor_paths", labels))).toBe(0);
+    for (const name of ["best_amount", "best_rate", "best_hops"])
+      expect(after.has(key(`stellar_horizon_corridor_${name}`, labels))).toBe(false);
+    expect(after.get(key("stellar_horizon_corridor_last_found_timestamp_seconds", labels))).toBe(clock.now() / 1000);
+  });
+
+  it("a failing corridor run succeeds as a poll: no poll error, no backoff, nothing healed", async () => {
+    const clock = new ManualClock();
+    const job = jobOn(horizon.url, [CAPTURED], clock);
+    const { runner, store, metrics } = runnerFor(job, { clock });
+    horizon.answers = [[503, fixtureJson("error-server_over_capacity-horizon-src.json")]];
+    await runner.run();
+    expect(runner.snapshot().lastError).toBeUndefined();
+    const self = parseExposition(Buffer.concat(await metrics.render("identity")).toString());
+    expect(
+      valueOf(self, "stellar_horizon_exporter_poll_errors_total", {
+        horizon: "h",
+        endpoint: "corridors",
+        reason: "http_5xx",
+      }) ?? 0,
+    ).toBe(0);
+    const text = Buffer.concat(store.render(clock.now())).toString();
+    expect(
+      valueOf(parseExposition(text), "stellar_horizon_corridor_runs_total", {
+        horizon: "h",
+        corridor: CAPTURED.name,
+        result: "over_capacity",
+      }),
+    ).toBe(1);
+    // Not backing off: the next scheduled tick runs at once.
+    horizon.answers = [[200, found]];
+    await runner.runOnSchedule();
+    expect(
+      valueOf(
+        parseExposition(Buffer.concat(store.render(clock.now())).toString()),
+        "stellar_horizon_corridor_runs_total",
+        { horizon: "h", corridor: CAPTURED.name, result: "found" },
+      ),
+    ).toBe(1);
+  });
+});
