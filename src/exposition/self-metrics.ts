@@ -1,4 +1,5 @@
 import { WHOLE, type Shard } from "../config/shard.js";
+import { gzipSync } from "node:zlib";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import {
   ENDPOINTS,
@@ -14,7 +15,7 @@ import {
 import type { RequestObserver } from "../client/http.js";
 import type { RateLimitHeaders } from "../client/rate-limit.js";
 import type { PollMetrics } from "../scheduler/job-runner.js";
-import { gzipMember, type ContentCoding } from "./store.js";
+import { GZIP_OPTIONS, type ContentCoding } from "./store.js";
 
 /**
  * The only default process metrics that `promtool check metrics` rejects: gauges named like
@@ -283,6 +284,7 @@ export class ExporterMetrics {
   /** The own series, then the process metrics, as they are now, in the coding. */
   async render(coding: ContentCoding): Promise<Buffer> {
     const text = Buffer.from(withoutFamilies(await this.registry.metrics(), PROMTOOL_FLAGGED_DEFAULTS));
-    return coding === "gzip" ? gzipMember(text) : text;
+    // A few kilobytes: compressed at once, rather than waiting on a busy machine for a thread-pool round trip.
+    return coding === "gzip" ? gzipSync(text, GZIP_OPTIONS) : text;
   }
 }

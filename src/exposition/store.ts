@@ -57,19 +57,28 @@ export const GZIP_OPTIONS = { level: constants.Z_BEST_SPEED, memLevel: 9 } as co
 /**
  * One complete gzip member, compressed on libuv's thread pool. Members concatenated are one valid
  * gzip stream (RFC 1952 §2.2), so each family of each target is compressed once per publication
- * and a scrape sends the members one after another.
+ * and a scrape sends the members one after another. zlib's output chunk is sized to hold the whole
+ * member (text compresses to well under 3/8), so it comes back in one round trip between the
+ * thread pool and the event loop, not one per 16 KiB: on a busy machine each round trip waits for
+ * a core. The member is then copied out of the chunk, which it would otherwise keep alive.
  */
 export async function gzipMember(bytes: Uint8Array): Promise<Buffer> {
-  const member = await gzipAsync(bytes, GZIP_OPTIONS);
-  // zlib hands a small output back as a slice of its output chunk, which the slice would keep alive.
+  const chunkSize = Math.max(1024, Math.ceil((3 * bytes.byteLength) / 8));
+  const member = await gzipAsync(bytes, { ...GZIP_OPTIONS, chunkSize });
   if (member.byteLength === member.buffer.byteLength) return member;
   const exact = Buffer.allocUnsafeSlow(member.byteLength);
   member.copy(exact);
   return exact;
 }
 
-/** Each family's lines of one target, as one gzip member, by family name. */
-type Members = ReadonlyMap<string, Buffer>;
+/** A target's lines of one family as one gzip member, and how long they are plain. */
+interface Member {
+  readonly gzip: Buffer;
+  readonly plainBytes: number;
+}
+
+/** A target's families by name. */
+type Members = ReadonlyMap<string, Member>;
 
 interface Published {
   readonly live: Members;
@@ -86,19 +95,23 @@ function headerText(metric: MetricDefinition): string {
 }
 
 /** Each family's HELP and TYPE lines as one gzip member (copied out of zlib's larger output chunk). */
-const HEADERS: ReadonlyMap<string, Buffer> = new Map(
-  TARGET_METRICS.map((metric) => [metric.name, Buffer.from(gzipSync(headerText(metric), GZIP_OPTIONS))]),
+const HEADERS: ReadonlyMap<string, Member> = new Map(
+  TARGET_METRICS.map((metric) => {
+    const text = Buffer.from(headerText(metric));
+    return [metric.name, { gzip: Buffer.from(gzipSync(text, GZIP_OPTIONS)), plainBytes: text.byteLength }];
+  }),
 );
 
 /** A target's sources rendered family by family, each family's lines compressed into one member. */
 async function compress(target: string, sources: readonly SeriesSource[]): Promise<Members> {
-  const members = new Map<string, Buffer>();
+  const members = new Map<string, Member>();
   for (const [metric, list] of sourcesByFamily(sources)) {
     // A name outside the catalog has no header and is never scraped.
     if (!HEADERS.has(metric.name)) continue;
     const lines = await familyLines(target, metric, list);
     if (lines.length === 0) continue;
-    members.set(metric.name, await gzipMember(Buffer.from(lines)));
+    const plain = Buffer.from(lines);
+    members.set(metric.name, { gzip: await gzipMember(plain), plainBytes: plain.byteLength });
   }
   return members;
 }
@@ -198,14 +211,16 @@ export class MetricStore {
   /** The exposition of every target's series in the coding, as one buffer. */
   async scrape(nowMs: number, coding: ContentCoding): Promise<Buffer> {
     const members = this.members(nowMs);
-    if (coding === "gzip" || members.length === 0) return Buffer.concat(members);
-    // A large chunk, so tens of megabytes come back in a few turns of the event loop rather than thousands.
-    return gunzipAsync(Buffer.concat(members), { chunkSize: 1 << 20 });
+    const gzip = Buffer.concat(members.map((member) => member.gzip));
+    if (coding === "gzip" || members.length === 0) return gzip;
+    // One output chunk a byte longer than the text, so it comes back in one round trip from the thread pool.
+    const plainBytes = members.reduce((total, member) => total + member.plainBytes, 0);
+    return gunzipAsync(gzip, { chunkSize: Math.max(1024, plainBytes + 1) });
   }
 
   /** Each family's header member then every target's member of it: persistent ones, and live ones still fresh. */
-  private members(nowMs: number): Buffer[] {
-    const members: Buffer[] = [];
+  private members(nowMs: number): Member[] {
+    const members: Member[] = [];
     for (const metric of TARGET_METRICS) {
       const first = members.length;
       for (const entry of this.published.get(metric.source as PublishedSource)?.values() ?? []) {
