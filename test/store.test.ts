@@ -206,6 +206,29 @@ describe("metric store", () => {
     expect(replaced).not.toContain("ledger_close_interval");
   });
 
+  it("keeps the last rendering for a publication of the same version, and renders a new version", async () => {
+    const sequence = { metric: METRICS.ledgerSequence, value: 1 };
+    const store = new MetricStore();
+    const writer = store.lease("a", "ledgers");
+    await writer.publish({ live: [sequence], persistent: [], version: 1 }, 1_000);
+    // The job says nothing changed: the bytes stay, and only the freshness moves.
+    sequence.value = 2;
+    await writer.publish({ live: [sequence], persistent: [], version: 1 }, 2_000);
+    expect(await text(store, 1_500)).toContain('stellar_horizon_ledger_sequence{horizon="a"} 1\n');
+    expect(await text(store, 2_000)).not.toContain("stellar_horizon_ledger_sequence");
+    await writer.publish({ live: [sequence], persistent: [], version: 2 }, 3_000);
+    expect(await text(store, 2_500)).toContain('stellar_horizon_ledger_sequence{horizon="a"} 2\n');
+    // Without a version, every publication is rendered.
+    sequence.value = 3;
+    await writer.publish({ live: [sequence], persistent: [] }, 3_000);
+    expect(await text(store, 0)).toContain('stellar_horizon_ledger_sequence{horizon="a"} 3\n');
+    await writer.publish({ live: [sequence], persistent: [], version: 2 }, 3_000);
+    // A new lease (a reload's new job) counts its versions afresh.
+    sequence.value = 4;
+    await store.lease("a", "ledgers").publish({ live: [sequence], persistent: [], version: 2 }, 3_000);
+    expect(await text(store, 0)).toContain('stellar_horizon_ledger_sequence{horizon="a"} 4\n');
+  });
+
   it("renders histograms cumulatively and escapes label values", async () => {
     const histogram = new HistogramData([1, 5]);
     for (const value of [0.5, 3, 3, 9]) histogram.observe(value);

@@ -152,4 +152,10 @@ export async function familyLines(
 export interface CollectorSamples<Source extends SeriesSource = SeriesSource> {
   readonly live: readonly Source[];
   readonly persistent: readonly Source[];
+  /**
+   * Optional: a number the job changes whenever what these samples show changes. A publication
+   * with the version of the one before it under the same lease is not rendered or compressed
+   * again (only its freshness moves): 10 000 unchanged accounts cost no rendering.
+   */
+  readonly version?: number;
 }

@@ -85,6 +85,9 @@ interface Published {
   readonly persistent: Members;
   /** After this instant the live series are stale and leave the output. */
   readonly freshUntilMs: number;
+  /** The job's version of what it published, and the lease that published it: a version counts only within a lease. */
+  readonly version: number | undefined;
+  readonly generation: number;
 }
 
 const TARGET_METRICS = ALL_METRICS.filter((metric) => metric.source !== "exporter" && metric.source !== "agreement");
@@ -181,13 +184,16 @@ export class MetricStore {
     freshUntilMs: number,
   ): Promise<boolean> {
     if (!this.current(key, source, generation)) return false;
-    const live = await compress(target.name, samples.live);
-    const persistent = await compress(target.name, samples.persistent);
+    const { version } = samples;
+    const previous = this.published.get(source)?.get(key);
+    const same = version !== undefined && previous?.version === version && previous.generation === generation;
+    const live = same ? previous.live : await compress(target.name, samples.live);
+    const persistent = same ? previous.persistent : await compress(target.name, samples.persistent);
     // Rendering took turns of the event loop, in which the lease may have been retired or superseded.
     if (!this.current(key, source, generation)) return false;
     let byTarget = this.published.get(source);
     if (byTarget === undefined) this.published.set(source, (byTarget = new Map()));
-    byTarget.set(key, { live, persistent, freshUntilMs });
+    byTarget.set(key, { live, persistent, freshUntilMs, version, generation });
     const tap = this.tap;
     if (tap !== undefined) {
       const wanted = { live: tapped(tap, samples.live), persistent: tapped(tap, samples.persistent) };
