@@ -12,7 +12,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { Hono } from "hono";
-import { METRICS_CONTENT_TYPE } from "../src/server/metrics-endpoint.js";
+import { METRICS_CONTENT_TYPE } from "../src/server/app.js";
 import { negotiateContentCoding } from "../src/server/content-coding.js";
 import { listen } from "../src/server/listen.js";
 import { createSimulator } from "../src/simulator/index.js";

@@ -76,7 +76,8 @@ export async function startExporter(
   const app = createServerApp({
     version: VERSION,
     web: () => web,
-    renderMetrics: async (coding) => [...(await store.scrape(clock.now(), coding)), ...(await metrics.render(coding))],
+    renderMetrics: async (coding) =>
+      Buffer.concat(await Promise.all([store.scrape(clock.now(), coding), metrics.render(coding)])),
     status: () =>
       statusReport(
         VERSION,

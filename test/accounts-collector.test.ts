@@ -6,7 +6,8 @@ import { accountSchema } from "../src/client/account-schemas.js";
 import { AccountsClient } from "../src/client/accounts.js";
 import { HorizonClient } from "../src/client/horizon-client.js";
 import { AccountSamples, AccountsCollector, type AccountObservation } from "../src/collectors/accounts.js";
-import { renderSamples, type CollectorSamples } from "../src/exposition/samples.js";
+import type { CollectorSamples } from "../src/exposition/samples.js";
+import { renderSamples } from "./support/render-samples.js";
 import type { WatchedAccount } from "../src/config/accounts.js";
 import { COLD_WALLET, HOT_WALLET, startSimulator, USDC, type RunningSimulator } from "../src/simulator/index.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
@@ -19,11 +20,7 @@ function watched(name: string, id: string, options: Partial<WatchedAccount> = {}
 }
 
 async function exposition(samples: CollectorSamples): Promise<string> {
-  const rendered = await renderSamples("h", [...samples.persistent, ...samples.live]);
-  return [...rendered.values()]
-    .flatMap((family) => family.pieces)
-    .map(String)
-    .join("");
+  return renderSamples("h", [...samples.persistent, ...samples.live]);
 }
 
 async function series(samples: CollectorSamples) {

@@ -7,7 +7,7 @@ import { RpcClient } from "../src/client/rpc-client.js";
 import { ContractsCollector, contractsRequestsPerPoll } from "../src/collectors/contracts.js";
 import type { LedgerClose } from "../src/collectors/ledger-close-window.js";
 import type { WatchedContract } from "../src/config/contracts.js";
-import { renderSamples } from "../src/exposition/samples.js";
+import { renderSamples } from "./support/render-samples.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { FakeRpc } from "./support/fake-rpc.js";
 import { rpcFixtureJson } from "./support/fixtures.js";
@@ -74,10 +74,7 @@ function collector(
 
 async function series(job: ContractsCollector, succeeded = true) {
   const samples = job.samples(succeeded);
-  const rendered = await renderSamples("rpc", [...samples.persistent, ...samples.live]);
-  return parseExposition(
-    Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString(),
-  );
+  return parseExposition(await renderSamples("rpc", [...samples.persistent, ...samples.live]));
 }
 
 const poll = (job: ContractsCollector) => job.poll({ signal: new AbortController().signal, invalidRecords: () => {} });

@@ -18,17 +18,15 @@ import { feeStatsSamples } from "../src/collectors/fee-stats.js";
 import { LedgerTotals, ledgerSamples } from "../src/collectors/ledgers.js";
 import { liquidityPoolSamples } from "../src/collectors/liquidity-pools.js";
 import { rootSamples } from "../src/collectors/root.js";
-import { renderSamples, type CollectorSamples } from "../src/exposition/samples.js";
+import type { CollectorSamples } from "../src/exposition/samples.js";
+import { renderSamples } from "./support/render-samples.js";
 import { isNearestFloat } from "./support/exact-decimal.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
 import { fixtureJson, fixtureNames, fixtureText } from "./support/fixtures.js";
 
 async function series(samples: CollectorSamples) {
-  const rendered = await renderSamples("h", [...samples.persistent, ...samples.live]);
-  return parseExposition(
-    Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString(),
-  );
+  return parseExposition(await renderSamples("h", [...samples.persistent, ...samples.live]));
 }
 
 describe("every fixture in test/fixtures/horizon parses", () => {

@@ -38,7 +38,7 @@ describe("the poll deadline", () => {
       reason: "timeout",
       message: "run did not finish within its 3 s deadline (1 requests planned)",
     });
-    expect(Buffer.concat(store.render(clock.now())).toString()).toContain('stellar_horizon_up{horizon="h"} 0');
+    expect((await store.scrape(clock.now(), "identity")).toString()).toContain('stellar_horizon_up{horizon="h"} 0');
     // The stuck poll still holds the collector: another run joins it instead of starting a second one.
     void poller.run();
     expect(polls).toBe(1);
@@ -124,7 +124,7 @@ describe("a deadline that follows the request plan", () => {
     expect(runner.snapshot().lastError).toBeUndefined();
     expect(
       valueOf(
-        parseExposition(Buffer.concat(slow.store.render(clock.now())).toString()),
+        parseExposition((await slow.store.scrape(clock.now(), "identity")).toString()),
         "stellar_horizon_liquidity_pools",
         { horizon: "h" },
       ),
@@ -172,11 +172,11 @@ describe("a publication that fails", () => {
     const { runner, store, metrics } = runnerFor(job, { log });
     await runner.run();
     await runner.run();
-    const own = async () => parseExposition(Buffer.concat(await metrics.render("identity")).toString());
+    const own = async () => parseExposition((await metrics.render("identity")).toString());
     expect(valueOf(await own(), "stellar_horizon_exporter_publish_failures_total")).toBe(2);
     expect(lines.filter((line) => line.includes("publishing to the metric store failed"))).toHaveLength(1);
     await runner.run();
-    expect(Buffer.concat(store.render(Date.now())).toString()).toContain('stellar_horizon_up{horizon="h"} 1');
+    expect((await store.scrape(Date.now(), "identity")).toString()).toContain('stellar_horizon_up{horizon="h"} 1');
     expect(runner.snapshot().polls).toBe(3);
   });
 });

@@ -10,15 +10,13 @@ import {
 } from "../src/client/rpc-schemas.js";
 import { rpcStatusSamples } from "../src/collectors/rpc-status.js";
 import { rpcVersionsSamples } from "../src/collectors/rpc-versions.js";
-import { renderSamples, type CollectorSamples } from "../src/exposition/samples.js";
+import type { CollectorSamples } from "../src/exposition/samples.js";
+import { renderSamples } from "./support/render-samples.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { rpcFixtureJson } from "./support/fixtures.js";
 
 async function series(samples: CollectorSamples) {
-  const rendered = await renderSamples("soroban-1", [...samples.persistent, ...samples.live]);
-  return parseExposition(
-    Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString(),
-  );
+  return parseExposition(await renderSamples("soroban-1", [...samples.persistent, ...samples.live]));
 }
 
 const envelopeResult = (name: string) => rpcFixtureJson<{ result: unknown }>(name).result;

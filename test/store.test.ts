@@ -1,3 +1,5 @@
+import { request } from "node:http";
+import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import {
   HORIZON_ACCOUNT_METRICS,
@@ -8,13 +10,16 @@ import {
 } from "../src/catalog/metrics.js";
 import {
   HistogramData,
-  SOURCES_PER_PIECE,
   escapeLabelValue,
-  renderSamples,
   type CollectorSamples,
   type Sample,
+  type SeriesGroup,
 } from "../src/exposition/samples.js";
 import { MetricStore, type SampleTap, type TappedSamples } from "../src/exposition/store.js";
+import { createServerApp } from "../src/server/app.js";
+import { listen } from "../src/server/listen.js";
+import { createStatusBoard, statusReport } from "../src/status/model.js";
+import { renderSamples } from "./support/render-samples.js";
 
 /** One publication under a lease of its own, as a runtime's first one. */
 const publish = (
@@ -25,10 +30,10 @@ const publish = (
   freshUntilMs: number,
 ) => store.lease(target, source).publish(samples, freshUntilMs);
 
-const text = (store: MetricStore, nowMs: number) => Buffer.concat(store.render(nowMs)).toString();
+const text = async (store: MetricStore, nowMs: number) => (await store.scrape(nowMs, "identity")).toString();
 
 describe("metric store", () => {
-  it("hands its tap the samples of the families it wants, in order, also when their pieces are kept", async () => {
+  it("hands its tap the samples of the families it wants, in order, at every publication", async () => {
     const seen: TappedSamples[] = [];
     const tap: SampleTap = {
       wants: (metric) => metric === METRICS.liquidityPoolShares || metric === METRICS.ledgersTotal,
@@ -37,7 +42,7 @@ describe("metric store", () => {
     };
     const store = new MetricStore(tap);
     const pool = (index: number) => ({ pool_id: String(index).padStart(64, "0") });
-    const shares = Array.from({ length: 2 * SOURCES_PER_PIECE + 3 }, (_, index) => ({
+    const shares = Array.from({ length: 2051 }, (_, index) => ({
       metric: METRICS.liquidityPoolShares,
       labels: pool(index),
       value: index,
@@ -46,7 +51,6 @@ describe("metric store", () => {
     for (const share of shares)
       samples.push({ metric: METRICS.liquidityPoolTrustlines, labels: share.labels, value: 1 }, share);
     const persistent: Sample[] = [{ metric: METRICS.ledgersTotal, value: 9 }];
-    // The same sample objects again: every piece is the last one, kept.
     for (let publication = 0; publication < 2; publication += 1)
       await publish(store, "a", "liquidity_pools", { live: samples, persistent }, Infinity);
     expect(seen).toHaveLength(2);
@@ -69,8 +73,8 @@ describe("metric store", () => {
       },
       1_000,
     );
-    expect(text(store, 999)).toContain('stellar_horizon_ledger_sequence{horizon="a"} 7');
-    const stale = text(store, 1_000);
+    expect(await text(store, 999)).toContain('stellar_horizon_ledger_sequence{horizon="a"} 7');
+    const stale = await text(store, 1_000);
     expect(stale).not.toContain("stellar_horizon_ledger_sequence");
     expect(stale).toContain('stellar_horizon_ledgers_total{horizon="a"} 3');
   });
@@ -84,13 +88,13 @@ describe("metric store", () => {
         Infinity,
       );
     }
-    const body = text(store, 0);
+    const body = await text(store, 0);
     expect(body.match(/# TYPE stellar_horizon_up gauge/g)).toHaveLength(1);
     expect(body).toContain(
       '# TYPE stellar_horizon_up gauge\nstellar_horizon_up{horizon="a"} 1\nstellar_horizon_up{horizon="b"} 1\n',
     );
     leases[0]!.retire();
-    expect(text(store, 0)).not.toContain('horizon="a"');
+    expect(await text(store, 0)).not.toContain('horizon="a"');
   });
 
   it("drops the writes of a retired lease, even one in flight when it retired, and of a superseded one", async () => {
@@ -103,17 +107,17 @@ describe("metric store", () => {
     gone.retire();
     expect(await inFlight).toBe(false);
     expect(await gone.publish(up(0), Infinity)).toBe(false);
-    expect(text(store, 0)).not.toContain('horizon="gone"');
+    expect(await text(store, 0)).not.toContain('horizon="gone"');
 
     const old = store.lease("kept", "root");
     await old.publish(up(1), Infinity);
     const successor = store.lease("kept", "root");
     expect(await old.publish(up(0), Infinity)).toBe(false);
-    expect(text(store, 0)).toContain('stellar_horizon_up{horizon="kept"} 1');
+    expect(await text(store, 0)).toContain('stellar_horizon_up{horizon="kept"} 1');
     // The old lease retiring late does not take the successor's series with it.
     old.retire();
     expect(await successor.publish(up(1), Infinity)).toBe(true);
-    expect(text(store, 0)).toContain('stellar_horizon_up{horizon="kept"} 1');
+    expect(await text(store, 0)).toContain('stellar_horizon_up{horizon="kept"} 1');
   });
 
   it("keeps a Horizon's and a Stellar RPC's accounts apart when they share a name and a source", async () => {
@@ -130,11 +134,11 @@ describe("metric store", () => {
         Infinity,
       ),
     ).toBe(true);
-    expect(text(store, 0)).toContain('stellar_horizon_account_exists{horizon="x",account="a"} 1');
-    expect(text(store, 0)).toContain('stellar_rpc_account_exists{rpc="x",account="a"} 0');
+    expect(await text(store, 0)).toContain('stellar_horizon_account_exists{horizon="x",account="a"} 1');
+    expect(await text(store, 0)).toContain('stellar_rpc_account_exists{rpc="x",account="a"} 0');
     horizon.retire();
-    expect(text(store, 0)).not.toContain("stellar_horizon_account_exists");
-    expect(text(store, 0)).toContain('stellar_rpc_account_exists{rpc="x",account="a"} 0');
+    expect(await text(store, 0)).not.toContain("stellar_horizon_account_exists");
+    expect(await text(store, 0)).toContain('stellar_rpc_account_exists{rpc="x",account="a"} 0');
   });
 
   it("keeps a Stellar RPC's series when a Horizon of the same name leaves", async () => {
@@ -143,84 +147,92 @@ describe("metric store", () => {
     await horizon.publish({ live: [], persistent: [{ metric: METRICS.up, value: 1 }] }, Infinity);
     await publish(store, "sdf", "status", { live: [], persistent: [{ metric: RPC_METRICS.up, value: 1 }] }, Infinity);
     horizon.retire();
-    expect(text(store, 0)).toBe(
+    expect(await text(store, 0)).toBe(
       `# HELP stellar_rpc_up ${RPC_METRICS.up.help}\n# TYPE stellar_rpc_up gauge\nstellar_rpc_up{rpc="sdf"} 1\n`,
     );
   });
 
-  it("renders many samples in pieces of SOURCES_PER_PIECE, byte for byte, with non-ASCII text and a line longer than the scratch buffer", async () => {
-    const ids = Array.from({ length: 2 * SOURCES_PER_PIECE + 88 }, (_, index) =>
-      index === 300 ? "x".repeat(200_000) : `pool-${index}-☃`,
-    );
-    const rendered = await renderSamples(
+  it("renders many samples byte for byte, with non-ASCII text and a line of 200 000 characters", async () => {
+    const ids = Array.from({ length: 2136 }, (_, index) => (index === 300 ? "x".repeat(200_000) : `pool-${index}-☃`));
+    const store = new MetricStore();
+    await publish(
+      store,
       "zürich",
-      ids.map((pool_id, index) => ({ metric: METRICS.liquidityPoolShares, labels: { pool_id }, value: index / 8 })),
+      "liquidity_pools",
+      {
+        live: ids.map((pool_id, index) => ({
+          metric: METRICS.liquidityPoolShares,
+          labels: { pool_id },
+          value: index / 8,
+        })),
+        persistent: [],
+      },
+      Infinity,
     );
-    const pieces = rendered.get("stellar_horizon_liquidity_pool_shares")!.pieces as Buffer[];
-    expect(pieces.map((piece) => piece.toString().split("\n").length - 1)).toEqual([
-      SOURCES_PER_PIECE,
-      SOURCES_PER_PIECE,
-      88,
-    ]);
-    expect(Buffer.concat(pieces).toString()).toBe(
-      ids
-        .map(
-          (pool_id, index) =>
-            `stellar_horizon_liquidity_pool_shares{horizon="zürich",pool_id="${pool_id}"} ${index / 8}\n`,
-        )
-        .join(""),
+    const lines = ids.map(
+      (pool_id, index) => `stellar_horizon_liquidity_pool_shares{horizon="zürich",pool_id="${pool_id}"} ${index / 8}\n`,
+    );
+    const shares = METRICS.liquidityPoolShares;
+    expect(await text(store, 0)).toBe(
+      `# HELP ${shares.name} ${shares.help}\n# TYPE ${shares.name} gauge\n${lines.join("")}`,
     );
   });
 
-  it("reuses the bytes of samples rendered last time: unchanged pieces are the same buffers, changed ones equal a fresh rendering", async () => {
-    const shares = (pool_id: string, value: number): Sample => ({
-      metric: METRICS.liquidityPoolShares,
-      labels: { pool_id },
-      value,
-    });
+  it("shows what each publication held, whether a collector published new objects or changed its own in place", async () => {
     const histogram = new HistogramData([1, 5]);
     histogram.observe(2);
-    const first: Sample[] = Array.from({ length: 3 * SOURCES_PER_PIECE + 5 }, (_, index) =>
-      shares(`pool-${index}-☃`, index / 8),
-    );
-    first.splice(10, 0, { metric: METRICS.ledgerCloseInterval, histogram });
-    const before = await renderSamples("zürich", first);
-    const second = [...first];
-    // The histogram changed in place; of the shares, pieces 1 (two pools changed) and 2 (one pool, to a longer line) changed.
+    const sequence = { metric: METRICS.ledgerSequence, value: 1 };
+    const samples: CollectorSamples = {
+      live: [sequence],
+      persistent: [{ metric: METRICS.ledgerCloseInterval, histogram }],
+    };
+    const store = new MetricStore();
+    const writer = store.lease("a", "ledgers");
+    await writer.publish(samples, Infinity);
+    // Changed in place after publishing: the store shows the published state until the next publication.
+    sequence.value = 2;
     histogram.observe(9);
-    // A new object with the same values renders to the same bytes: piece 0 stays the same buffer.
-    second[5] = shares("pool-5-☃", 5 / 8);
-    second[SOURCES_PER_PIECE + 3] = shares("pool-changed", 1.5);
-    second[2 * SOURCES_PER_PIECE - 1] = shares("pool-last-of-piece", 2.5);
-    second[2 * SOURCES_PER_PIECE + 7] = shares(`pool-${"x".repeat(9000)}`, 3);
-    const after = await renderSamples("zürich", second, before);
-    const fresh = await renderSamples("zürich", second);
-    for (const name of ["stellar_horizon_liquidity_pool_shares", "stellar_horizon_ledger_close_interval_seconds"]) {
-      expect(after.get(name)!.pieces.map(String)).toEqual(fresh.get(name)!.pieces.map(String));
-    }
-    const kept = after
-      .get("stellar_horizon_liquidity_pool_shares")!
-      .pieces.map((piece, index) => piece === before.get("stellar_horizon_liquidity_pool_shares")!.pieces[index]);
-    expect(kept).toEqual([true, false, false, true]);
-    expect(after.get("stellar_horizon_ledger_close_interval_seconds")!.pieces[0]!.toString()).toContain(
-      '_count{horizon="zürich"} 2\n',
-    );
-    // A piece that lost its last sample is not the longer piece of last time.
-    const shorter = await renderSamples("zürich", second.slice(0, -1), after);
-    expect(shorter.get("stellar_horizon_liquidity_pool_shares")!.pieces.map(String)).toEqual(
-      (await renderSamples("zürich", second.slice(0, -1)))
-        .get("stellar_horizon_liquidity_pool_shares")!
-        .pieces.map(String),
-    );
+    const published = await text(store, 0);
+    expect(published).toContain('stellar_horizon_ledger_sequence{horizon="a"} 1\n');
+    expect(published).toContain('stellar_horizon_ledger_close_interval_seconds_count{horizon="a"} 1\n');
+    await writer.publish(samples, Infinity);
+    const republished = await text(store, 0);
+    expect(republished).toContain('stellar_horizon_ledger_sequence{horizon="a"} 2\n');
+    expect(republished).toContain('stellar_horizon_ledger_close_interval_seconds_count{horizon="a"} 2\n');
+    // A new array of new objects: a series no longer published leaves.
+    await writer.publish({ live: [{ metric: METRICS.ledgerSequence, value: 3 }], persistent: [] }, Infinity);
+    const replaced = await text(store, 0);
+    expect(replaced).toContain('stellar_horizon_ledger_sequence{horizon="a"} 3\n');
+    expect(replaced).not.toContain("ledger_close_interval");
+  });
+
+  it("keeps the last rendering for a publication of the same version, and renders a new version", async () => {
+    const sequence = { metric: METRICS.ledgerSequence, value: 1 };
+    const store = new MetricStore();
+    const writer = store.lease("a", "ledgers");
+    await writer.publish({ live: [sequence], persistent: [], version: 1 }, 1_000);
+    // The job says nothing changed: the bytes stay, and only the freshness moves.
+    sequence.value = 2;
+    await writer.publish({ live: [sequence], persistent: [], version: 1 }, 2_000);
+    expect(await text(store, 1_500)).toContain('stellar_horizon_ledger_sequence{horizon="a"} 1\n');
+    expect(await text(store, 2_000)).not.toContain("stellar_horizon_ledger_sequence");
+    await writer.publish({ live: [sequence], persistent: [], version: 2 }, 3_000);
+    expect(await text(store, 2_500)).toContain('stellar_horizon_ledger_sequence{horizon="a"} 2\n');
+    // Without a version, every publication is rendered.
+    sequence.value = 3;
+    await writer.publish({ live: [sequence], persistent: [] }, 3_000);
+    expect(await text(store, 0)).toContain('stellar_horizon_ledger_sequence{horizon="a"} 3\n');
+    await writer.publish({ live: [sequence], persistent: [], version: 2 }, 3_000);
+    // A new lease (a reload's new job) counts its versions afresh.
+    sequence.value = 4;
+    await store.lease("a", "ledgers").publish({ live: [sequence], persistent: [], version: 2 }, 3_000);
+    expect(await text(store, 0)).toContain('stellar_horizon_ledger_sequence{horizon="a"} 4\n');
   });
 
   it("renders histograms cumulatively and escapes label values", async () => {
     const histogram = new HistogramData([1, 5]);
     for (const value of [0.5, 3, 3, 9]) histogram.observe(value);
-    const rendered = await renderSamples('q"\\\n', [{ metric: METRICS.ledgerCloseInterval, histogram }]);
-    const lines = Buffer.concat(
-      (rendered.get("stellar_horizon_ledger_close_interval_seconds")?.pieces ?? []) as Buffer[],
-    ).toString();
+    const lines = await renderSamples('q"\\\n', [{ metric: METRICS.ledgerCloseInterval, histogram }]);
     expect(lines).toBe(
       [
         'stellar_horizon_ledger_close_interval_seconds_bucket{horizon="q\\"\\\\\\n",le="1"} 1',
@@ -232,5 +244,67 @@ describe("metric store", () => {
       ].join("\n"),
     );
     expect(escapeLabelValue('a"b')).toBe('a\\"b');
+  });
+
+  it("answers /metrics while a publication of 10 000 accounts' series renders, with what was published before", async () => {
+    const store = new MetricStore();
+    const writer = store.lease("big", "accounts", "rpc");
+    const { accountExists, accountSubentries, accountTrustlineExists } = RPC_ACCOUNT_METRICS;
+    const families = [accountExists, accountSubentries, accountTrustlineExists];
+    const account = (index: number) => `G${String(index).padStart(55, "A")}`;
+    let made = 0;
+    const group = (index: number, value: number): SeriesGroup => ({
+      families,
+      samplesOf: (metric): Sample[] => {
+        made += 1;
+        if (metric === accountExists) return [{ metric: accountExists, labels: { account: account(index) }, value }];
+        if (metric === accountSubentries)
+          return [{ metric: accountSubentries, labels: { account: account(index) }, value }];
+        return [{ metric: accountTrustlineExists, labels: { account: account(index), asset: "X" }, value }];
+      },
+    });
+    const groups = (value: number) => Array.from({ length: 10_000 }, (_, index) => group(index, value));
+    await writer.publish({ live: groups(1), persistent: [] }, Infinity);
+    const app = createServerApp({
+      version: "test",
+      web: () => undefined,
+      renderMetrics: (coding) => store.scrape(0, coding),
+      status: () => statusReport("test", [], createStatusBoard(), 0),
+      isReady: () => true,
+    });
+    const server = await listen(app, "127.0.0.1", 0);
+    try {
+      made = 0;
+      let published = false;
+      const publishing = writer.publish({ live: groups(0), persistent: [] }, Infinity).then((written) => {
+        published = written;
+      });
+      // Prometheus' coding, which the event loop answers without a round trip through the thread pool.
+      const answer = await new Promise<{ status: number; body: string; madeThen: number; publishedThen: boolean }>(
+        (resolve, reject) =>
+          request(`${server.url}/metrics`, { headers: { "Accept-Encoding": "gzip" } }, (response) => {
+            const chunks: Buffer[] = [];
+            response.on("data", (chunk: Buffer) => chunks.push(chunk));
+            response.on("end", () => {
+              const body = gunzipSync(Buffer.concat(chunks)).toString();
+              resolve({ status: response.statusCode ?? 0, body, madeThen: made, publishedThen: published });
+            });
+          })
+            .on("error", reject)
+            .end(),
+      );
+      // The scrape was answered in the middle of the publication, from the one before it.
+      expect(answer.status).toBe(200);
+      expect(answer.publishedThen).toBe(false);
+      expect(answer.madeThen).toBeGreaterThan(0);
+      expect(answer.madeThen).toBeLessThan(30_000);
+      expect(answer.body.match(/^stellar_rpc_account_exists\{.*\} 1$/gm)).toHaveLength(10_000);
+      await publishing;
+      expect(published).toBe(true);
+      const after = (await store.scrape(0, "identity")).toString();
+      expect(after.match(/^stellar_rpc_account_trustline_exists\{.*\} 0$/gm)).toHaveLength(10_000);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -163,6 +163,37 @@ describe("basic auth", () => {
     expect(compared).toEqual([hash]);
   });
 
+  it("runs one bcrypt check at a time, however many requests with unverified credentials arrive together", async () => {
+    let running = 0;
+    let mostAtOnce = 0;
+    const compared: string[] = [];
+    const compare: PasswordCompare = async (password, against) => {
+      compared.push(password);
+      running += 1;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      try {
+        return await bcrypt.compare(password, against);
+      } finally {
+        running -= 1;
+      }
+    };
+    const app = new Hono();
+    const gate = basicAuth({ alice: hash }, compare);
+    app.use(protection(() => ({ headers: {}, gate })));
+    app.get("*", (c) => c.text("data\n"));
+    const passwords = Array.from({ length: 8 }, (_, index) => (index % 2 === 0 ? `wrong ${index}` : "right password"));
+    const statuses = await Promise.all(
+      passwords.map(async (password) => {
+        const answer = await app.request("/metrics", { headers: authorization(`alice:${password}`) });
+        return answer.status;
+      }),
+    );
+    expect(statuses).toEqual(passwords.map((password) => (password === "right password" ? 200 : 401)));
+    expect(mostAtOnce).toBe(1);
+    // The right password waited in line behind its first check, and then found it verified.
+    expect(compared).toEqual(["wrong 0", "right password", "wrong 2", "wrong 4", "wrong 6"]);
+  });
+
   it.each(["/healthz", "/readyz"])("serves the probe path %s without credentials", async (path) => {
     const { app, compared } = protectedApp();
     expect((await app.request(path)).status).toBe(200);

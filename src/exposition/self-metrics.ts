@@ -28,9 +28,6 @@ const PROMTOOL_FLAGGED_DEFAULTS = new Set([
   "nodejs_active_requests_total",
 ]);
 
-/** How long one collection of the default process metrics is served. */
-const PROCESS_METRICS_REUSE_MS = 1000;
-
 /** The exposition text without the named families (their HELP, TYPE and sample lines). */
 function withoutFamilies(text: string, names: ReadonlySet<string>): string {
   let skipping = false;
@@ -47,91 +44,31 @@ function labelNames(metric: MetricDefinition): string[] {
   return metric.perTarget === false ? [...metric.labels] : [targetLabelOf(metric), ...metric.labels];
 }
 
-/** Exposition text, and its gzip member once a scrape asked for one. */
-class EncodedText {
-  private readonly plain: Buffer;
-  private gzip: Buffer | undefined;
-
-  constructor(text: string) {
-    this.plain = Buffer.from(text);
-  }
-
-  in(coding: ContentCoding): Buffer {
-    // A few kilobytes, compressed at once rather than by a round trip through the thread pool.
-    return coding === "identity" ? this.plain : (this.gzip ??= gzipSync(this.plain, GZIP_OPTIONS));
-  }
-}
-
 type OwnMetric = Gauge | Counter | Histogram;
 
-/**
- * A prom-client registry that keeps each family's text from one scrape to the next and renders a
- * family again only after a call on one of its metrics: rendering and compressing all the own
- * series is what every scrape used to pay; a poll changes a few families, so a scrape now pays
- * for those, and still shows current values. Every call counts as a change, reads included: the exporter calls its metrics to record,
- * and a needless render costs only time.
- */
+/** The exporter's own metrics, made from their catalog entries, in one prom-client registry. */
 export class OwnRegistry {
-  private readonly registry = new Registry();
-  private readonly changed = new Set<string>();
-  private readonly texts = new Map<string, Promise<EncodedText>>();
-  /** The last list of texts: a scrape after no change or registration gets it without asking each family. */
-  private last: Promise<readonly EncodedText[]> | undefined;
+  readonly registry = new Registry();
 
   gauge(metric: MetricDefinition): Gauge {
-    return this.tracked(metric, new Gauge(this.configuration(metric)));
+    return new Gauge(this.configuration(metric));
   }
 
   counter(metric: MetricDefinition): Counter {
-    return this.tracked(metric, new Counter(this.configuration(metric)));
+    return new Counter(this.configuration(metric));
   }
 
   histogram(metric: MetricDefinition): Histogram {
-    return this.tracked(metric, new Histogram({ ...this.configuration(metric), buckets: [...(metric.buckets ?? [])] }));
+    return new Histogram({ ...this.configuration(metric), buckets: [...(metric.buckets ?? [])] });
   }
 
-  /** Every family's text, in the order the metrics were made; the same list while nothing changed. */
-  render(): Promise<readonly EncodedText[]> {
-    if (this.last === undefined || this.changed.size > 0) this.last = this.renderFamilies();
-    return this.last;
-  }
-
-  private renderFamilies(): Promise<EncodedText[]> {
-    return Promise.all(
-      this.registry.getMetricsAsArray().map(({ name }) => {
-        let text = this.texts.get(name);
-        if (text === undefined || this.changed.has(name)) {
-          // Noted before rendering, so a change made while the family renders shows at the next scrape.
-          this.changed.delete(name);
-          text = this.registry.getSingleMetricAsString(name).then((family) => new EncodedText(`${family}\n`));
-          this.texts.set(name, text);
-        }
-        return text;
-      }),
-    );
+  /** Every family's text as prom-client renders it now, in the order the metrics were made. */
+  metrics(): Promise<string> {
+    return this.registry.metrics();
   }
 
   private configuration(metric: MetricDefinition) {
     return { name: metric.name, help: metric.help, labelNames: labelNames(metric), registers: [this.registry] };
-  }
-
-  /**
-   * The metric, noting each method call on it as a change of its family. The methods run with the
-   * tracked metric as `this`, so what they hand out bound to it (labels(), timers) is tracked too.
-   */
-  private tracked<M extends OwnMetric>(definition: MetricDefinition, metric: M): M {
-    const changed = this.changed;
-    changed.add(definition.name);
-    return new Proxy(metric, {
-      get(target, key, receiver) {
-        const value: unknown = Reflect.get(target, key, receiver);
-        if (typeof value !== "function") return value;
-        return (...args: unknown[]) => {
-          changed.add(definition.name);
-          return value.apply(receiver, args);
-        };
-      },
-    });
   }
 }
 
@@ -322,24 +259,6 @@ export class TargetMetrics implements PollMetrics {
 /** The exporter's own health: build, configuration reloads, publications, and each kind's target metrics. */
 export class ExporterMetrics {
   readonly registry = new OwnRegistry();
-  /**
-   * prom-client's default process and Node.js metrics, apart: collecting them (event-loop delay
-   * percentiles, memory, handles) costs about a millisecond, so scrapes within a second of each
-   * other share one collection, while the exporter's own series are always current.
-   */
-  private readonly processRegistry = new Registry();
-  private processText: { readonly text: Promise<EncodedText>; readonly atMs: number } | undefined;
-  /**
-   * The own series and the process metrics joined into one buffer per coding, kept while neither
-   * changed: a scrape then writes one buffer rather than one per family.
-   */
-  private joined:
-    | {
-        readonly own: readonly EncodedText[];
-        readonly process: EncodedText;
-        readonly bytes: Partial<Record<ContentCoding, Buffer>>;
-      }
-    | undefined;
   readonly horizon = new TargetMetrics(this.registry, HORIZON_SELF_METRICS, ENDPOINTS);
   private readonly configReloadSuccessful = this.registry.gauge(METRICS.configLastReloadSuccessful);
   private readonly configReloadTimestamp = this.registry.gauge(METRICS.configLastReloadSuccessTimestamp);
@@ -350,7 +269,7 @@ export class ExporterMetrics {
     this.registry.gauge(METRICS.buildInfo).set({ version, node_version: process.version }, 1);
     this.registry.gauge(METRICS.shardInfo).set({ index: String(shard.index), total: String(shard.total) }, 1);
     this.publishFailures.inc(0);
-    collectDefaultMetrics({ register: this.processRegistry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+    collectDefaultMetrics({ register: this.registry.registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   }
 
   configLoaded(successful: boolean): void {
@@ -362,18 +281,10 @@ export class ExporterMetrics {
     this.publishFailures.inc();
   }
 
-  /** The own series, then the process metrics, in the coding. */
-  async render(coding: ContentCoding): Promise<Buffer[]> {
-    const nowMs = performance.now();
-    if (this.processText === undefined || nowMs - this.processText.atMs >= PROCESS_METRICS_REUSE_MS) {
-      const text = this.processRegistry
-        .metrics()
-        .then((all) => new EncodedText(withoutFamilies(all, PROMTOOL_FLAGGED_DEFAULTS)));
-      this.processText = { text, atMs: nowMs };
-    }
-    const [own, process] = await Promise.all([this.registry.render(), this.processText.text]);
-    if (this.joined?.own !== own || this.joined.process !== process) this.joined = { own, process, bytes: {} };
-    // gzip: the families' members one after another, one valid gzip stream (RFC 1952 §2.2).
-    return [(this.joined.bytes[coding] ??= Buffer.concat([...own, process].map((text) => text.in(coding))))];
+  /** The own series, then the process metrics, as they are now, in the coding. */
+  async render(coding: ContentCoding): Promise<Buffer> {
+    const text = Buffer.from(withoutFamilies(await this.registry.metrics(), PROMTOOL_FLAGGED_DEFAULTS));
+    // A few kilobytes: compressed at once, rather than waiting on a busy machine for a thread-pool round trip.
+    return coding === "gzip" ? gzipSync(text, GZIP_OPTIONS) : text;
   }
 }

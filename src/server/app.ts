@@ -1,18 +1,17 @@
 import type { HttpBindings } from "@hono/node-server";
-import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { Hono } from "hono";
 import type { WebConfig } from "../config/web-config.js";
+import type { ContentCoding } from "../exposition/store.js";
 import type { StatusReport } from "../status/model.js";
+import { negotiateContentCoding } from "./content-coding.js";
 import { landingPage } from "./landing.js";
-import {
-  directMetrics,
-  metricsAnswer,
-  METRICS_PATH,
-  writeAnswer,
-  type DirectHandler,
-  type RenderMetrics,
-} from "./metrics-endpoint.js";
 import { currentProtection, protection } from "./protection.js";
+
+/** The Prometheus text format 0.0.4, exactly as prom-client names it. */
+export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+/** The whole exposition body in the given coding (gzip: whole gzip members one after another). */
+export type RenderMetrics = (coding: ContentCoding) => Promise<Uint8Array>;
 
 export interface ServerSources {
   readonly version: string;
@@ -27,23 +26,27 @@ export interface ServerSources {
 
 type ServerHono = Hono<{ Bindings: HttpBindings }>;
 
-/** The app `listen` serves: Hono's, with /metrics taken off Node's server first when it can be. */
-export interface ServerApp extends Pick<ServerHono, "fetch" | "request"> {
-  readonly direct: DirectHandler;
-}
+/** The app `listen` serves through @hono/node-server. */
+export type ServerApp = Pick<ServerHono, "fetch" | "request">;
 
-/** Serves the app through @hono/node-server (see listen), whose bindings hold Node's request and response. */
 export function createServerApp(sources: ServerSources): ServerApp {
   const app: ServerHono = new Hono();
-  const current = currentProtection(sources.web);
   // Probe paths (UNAUTHENTICATED_PATHS) reveal nothing and must work for probes that carry no credentials.
-  app.use(protection(current));
-  app.get(METRICS_PATH, async (c) => {
-    const answer = await metricsAnswer(c.req.header("Accept-Encoding"), sources.renderMetrics, current().headers);
-    // Hono answers HEAD with the Response of GET stripped of its body, so HEAD needs that Response.
-    if (c.req.method === "HEAD") return c.body(null, answer.status, answer.headers);
-    writeAnswer(c.env.outgoing, answer);
-    return RESPONSE_ALREADY_SENT;
+  app.use(protection(currentProtection(sources.web)));
+  app.get("/metrics", async (c) => {
+    c.header("Vary", "Accept-Encoding");
+    const coding = negotiateContentCoding(c.req.header("Accept-Encoding"));
+    if (coding === undefined) return c.text("not acceptable: this server sends gzip or identity\n", 406);
+    let body: Uint8Array;
+    try {
+      body = await sources.renderMetrics(coding);
+    } catch {
+      // What went wrong stays out of the answer: an error's text may quote a target's URL.
+      return c.text("the exposition could not be rendered\n", 500);
+    }
+    if (coding === "gzip") c.header("Content-Encoding", "gzip");
+    c.header("Content-Length", String(body.byteLength));
+    return c.body(body as Uint8Array<ArrayBuffer>, 200, { "Content-Type": METRICS_CONTENT_TYPE });
   });
   app.get("/", (c) => c.html(landingPage(sources.status())));
   app.get("/status.json", (c) => c.json(sources.status()));
@@ -52,5 +55,5 @@ export function createServerApp(sources: ServerSources): ServerApp {
     sources.isReady() ? c.text("ready\n") : c.text("not ready: first polls still running\n", 503),
   );
   app.notFound((c) => c.text("not found\n", 404));
-  return { fetch: app.fetch, request: app.request, direct: directMetrics(sources.renderMetrics, current) };
+  return app;
 }

@@ -1,10 +1,9 @@
-import { createServer as createHttpServer, type RequestListener } from "node:http";
+import { createServer as createHttpServer } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { serve, type HttpBindings, type ServerType } from "@hono/node-server";
 import type { Hono } from "hono";
 import type { WebConfig } from "../config/web-config.js";
-import type { DirectHandler } from "./metrics-endpoint.js";
 
 export interface Listening {
   /** Base URL that reaches the server, e.g. http://127.0.0.1:9619 */
@@ -40,11 +39,8 @@ function listenFailure(host: string, port: number, error: unknown): string {
   return `cannot listen on ${where}: ${LISTEN_ERRORS[code] ?? (error as Error).message}`;
 }
 
-/**
- * An app served here: Hono's, reading Node's request and response from its bindings, and
- * optionally a handler that takes some requests before Hono does (server/metrics-endpoint.ts).
- */
-type NodeApp = Pick<Hono<{ Bindings: HttpBindings }>, "fetch"> & { readonly direct?: DirectHandler };
+/** An app served here: Hono's, reading Node's request and response from its bindings. */
+type NodeApp = Pick<Hono<{ Bindings: HttpBindings }>, "fetch">;
 
 /**
  * Listens on host:port (port 0: any free port), over TLS when given; rejects with a `listenFailure`
@@ -54,15 +50,7 @@ export function listen(app: NodeApp, host: string, port: number, tls?: WebConfig
   return new Promise((resolve, reject) => {
     let server: ServerType;
     const onError = (error: Error) => reject(new Error(listenFailure(host, port, error), { cause: error }));
-    const direct = app.direct;
-    // @hono/node-server hands its listener to the server it creates; a direct handler goes first.
-    const createServer = (options: object, honoListener: RequestListener) => {
-      const listener: RequestListener =
-        direct === undefined
-          ? honoListener
-          : (request, response) => direct(request, response) || honoListener(request, response);
-      return tls ? createHttpsServer(options, listener) : createHttpServer(options, listener);
-    };
+    const createServer = tls ? createHttpsServer : createHttpServer;
     const serverOptions = tls ? tlsOptions(tls) : {};
     server = serve(
       { fetch: app.fetch, hostname: host, port, createServer: createServer as typeof createHttpServer, serverOptions },

@@ -22,18 +22,17 @@ export type PasswordCompare = (password: string, hash: string) => Promise<boolea
 
 /** Who may be answered, by the request's path and Authorization header. */
 export interface Gate {
-  /** The full check, bcrypt included when the credentials were not verified before. */
   admits(path: string, authorization: string | undefined): Promise<boolean>;
-  /** Whether the request is admitted without running bcrypt: false means "ask `admits`", not "denied". */
-  admitsAtOnce(path: string, authorization: string | undefined): boolean;
 }
 
-const OPEN: Gate = { admits: async () => true, admitsAtOnce: () => true };
+const OPEN: Gate = { admits: async () => true };
 
 /**
  * HTTP basic auth against bcrypt hashes. An unknown user is checked against a dummy hash of the
- * same cost, so response time does not reveal which user names exist. `compare` is replaceable so
- * tests can see which hashes are checked.
+ * same cost, so response time does not reveal which user names exist. bcrypt runs for one request
+ * at a time (as in Prometheus' exporter-toolkit): a burst of requests with unverified credentials
+ * waits in line instead of each taking a core. `compare` is replaceable so tests can see which
+ * hashes are checked, and when.
  */
 export function basicAuth(users: Readonly<Record<string, string>>, compare: PasswordCompare = bcrypt.compare): Gate {
   const costs = Object.values(users).map((hash) => bcrypt.getRounds(hash));
@@ -52,22 +51,31 @@ export function basicAuth(users: Readonly<Record<string, string>>, compare: Pass
       .digest();
     return { user, password, hash, key };
   };
-  const remembered = ({ user, hash, key }: ReturnType<typeof credentials>) => {
+  type Credentials = ReturnType<typeof credentials>;
+  const remembered = ({ user, hash, key }: Credentials) => {
     const cached = verified.get(user);
     return hash !== undefined && cached !== undefined && timingSafeEqual(cached, key);
   };
+  const verify = async (given: Credentials) => {
+    // A request that waited behind one with the same credentials finds them verified.
+    if (remembered(given)) return true;
+    const matches = await compare(given.password, given.hash ?? dummyHash);
+    if (!matches || given.hash === undefined) return false;
+    if (verified.size >= VERIFIED_CACHE_SIZE) verified.clear();
+    verified.set(given.user, given.key);
+    return true;
+  };
+  /** The last check in line; the next one starts when it has settled. */
+  let line: Promise<unknown> = Promise.resolve();
 
   return {
-    admitsAtOnce: (path, header) => UNAUTHENTICATED_PATHS.has(path) || remembered(credentials(header)),
-    admits: async (path, header) => {
-      if (UNAUTHENTICATED_PATHS.has(path)) return true;
+    admits: (path, header) => {
+      if (UNAUTHENTICATED_PATHS.has(path)) return Promise.resolve(true);
       const given = credentials(header);
-      if (remembered(given)) return true;
-      const matches = await compare(given.password, given.hash ?? dummyHash);
-      if (!matches || given.hash === undefined) return false;
-      if (verified.size >= VERIFIED_CACHE_SIZE) verified.clear();
-      verified.set(given.user, given.key);
-      return true;
+      if (remembered(given)) return Promise.resolve(true);
+      const checked = line.then(() => verify(given));
+      line = checked.catch(() => {});
+      return checked;
     },
   };
 }

@@ -164,7 +164,7 @@ function probeFixture(passphrase: string = Networks.TESTNET, allowPubnet = false
   });
   // Run as its runtime runs it: one run at a time, published after each.
   const { runner: probe } = runnerFor(job, { store, log });
-  const metrics = () => parseExposition(Buffer.concat(store.render(Date.now())).toString());
+  const metrics = async () => parseExposition((await store.scrape(Date.now(), "identity")).toString());
   return { horizon, probe, signer, lines, metrics };
 }
 
@@ -185,7 +185,7 @@ describe("a probe run", () => {
     expect(
       Keypair.fromPublicKey(signer.publicKey()).verify(transaction!.hash(), transaction!.signatures[0]!.signature),
     ).toBe(true);
-    const series = metrics();
+    const series = await metrics();
     expect(valueOf(series, "stellar_horizon_tx_probe_submissions_total", { horizon: "h" })).toBe(1);
     expect(valueOf(series, "stellar_horizon_tx_probe_failures_total", { horizon: "h", reason: "tx_bad_seq" })).toBe(0);
     expect(valueOf(series, "stellar_horizon_tx_probe_duration_seconds_sum", { horizon: "h" })).toBe(2.5);
@@ -202,7 +202,7 @@ describe("a probe run", () => {
     horizon.answer = () => problemError("error-transaction_failed-tx_insufficient_fee-stellar-docs.json", "http_4xx");
     await probe.run();
     await probe.run();
-    const series = metrics();
+    const series = await metrics();
     expect(valueOf(series, "stellar_horizon_tx_probe_submissions_total", { horizon: "h" })).toBe(2);
     expect(
       valueOf(series, "stellar_horizon_tx_probe_failures_total", { horizon: "h", reason: "tx_insufficient_fee" }),
@@ -213,7 +213,7 @@ describe("a probe run", () => {
     expect(valueOf(series, "stellar_horizon_tx_probe_duration_seconds_count", { horizon: "h" })).toBe(0);
   });
 
-  const refused = (series: ReturnType<ReturnType<typeof probeFixture>["metrics"]>) =>
+  const refused = (series: Awaited<ReturnType<ReturnType<typeof probeFixture>["metrics"]>>) =>
     Object.fromEntries(
       ["pubnet", "unfunded", "no_key"].map((reason) => [
         reason,
@@ -224,7 +224,7 @@ describe("a probe run", () => {
   it("exports every refusal reason at 0 while it submits", async () => {
     const { probe, metrics } = probeFixture();
     await probe.run();
-    expect(refused(metrics())).toEqual({ pubnet: 0, unfunded: 0, no_key: 0 });
+    expect(refused(await metrics())).toEqual({ pubnet: 0, unfunded: 0, no_key: 0 });
   });
 
   it("refuses pubnet without allow_pubnet: one warning, nothing submitted, ever, refused{reason=pubnet} 1", async () => {
@@ -233,7 +233,7 @@ describe("a probe run", () => {
     await probe.run();
     expect(horizon.received).toHaveLength(0);
     expect(lines.filter((line) => line.includes("allow_pubnet"))).toHaveLength(1);
-    expect(refused(metrics())).toEqual({ pubnet: 1, unfunded: 0, no_key: 0 });
+    expect(refused(await metrics())).toEqual({ pubnet: 1, unfunded: 0, no_key: 0 });
   });
 
   it.each([
@@ -248,7 +248,7 @@ describe("a probe run", () => {
       await probe.run();
       await probe.run();
       expect(horizon.received).toHaveLength(0);
-      expect(refused(metrics())).toEqual({ pubnet: 0, unfunded: 0, no_key: 0, [reason]: 1 });
+      expect(refused(await metrics())).toEqual({ pubnet: 0, unfunded: 0, no_key: 0, [reason]: 1 });
       expect(lines.filter((line) => line.includes("refuses to submit"))).toEqual([expect.stringContaining(message)]);
       expect(JSON.parse(lines.find((line) => line.includes("refuses to submit"))!)).toMatchObject({
         level: 40,
@@ -260,7 +260,7 @@ describe("a probe run", () => {
       await probe.run();
       await probe.run();
       expect(horizon.received).toHaveLength(2);
-      expect(refused(metrics())).toEqual({ pubnet: 0, unfunded: 0, no_key: 0 });
+      expect(refused(await metrics())).toEqual({ pubnet: 0, unfunded: 0, no_key: 0 });
       expect(lines.filter((line) => line.includes("submits again"))).toHaveLength(1);
     },
   );
@@ -277,7 +277,7 @@ describe("a probe run", () => {
     horizon.holding = true;
     await probe.run();
     expect(horizon.received).toHaveLength(0);
-    expect(valueOf(metrics(), "stellar_horizon_tx_probe_submissions_total", { horizon: "h" })).toBe(0);
+    expect(valueOf(await metrics(), "stellar_horizon_tx_probe_submissions_total", { horizon: "h" })).toBe(0);
   });
 
   it("joins a run in flight instead of starting a second one", async () => {
@@ -299,7 +299,7 @@ it("fee_charged falls back to the result XDR for Horizon 1.x answers", async () 
   const { horizon, probe, metrics } = probeFixture();
   horizon.answer = () => transactionResponseSchema.parse(fixtureJson("tx_submit_success-ruby-vcr-2020.json"));
   await probe.run();
-  expect(valueOf(metrics(), "stellar_horizon_tx_probe_fee_charged_stroops", { horizon: "h" })).toBe(
+  expect(valueOf(await metrics(), "stellar_horizon_tx_probe_fee_charged_stroops", { horizon: "h" })).toBe(
     Number(
       xdr.TransactionResult.fromXdr(
         fixtureJson<{ result_xdr: string }>("tx_submit_success-ruby-vcr-2020.json").result_xdr,
