@@ -6,7 +6,7 @@ import { AccountActivityJob, type ActivityReader } from "../src/collectors/accou
 import { failureCode } from "../src/collectors/payment-records.js";
 import type { WatchedAccount } from "../src/config/accounts.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
-import { renderSamples } from "../src/exposition/samples.js";
+import { renderSamples } from "./support/render-samples.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { fixtureJson } from "./support/fixtures.js";
 
@@ -130,9 +130,7 @@ function account(options: Partial<WatchedAccount> = {}): WatchedAccount {
 async function series(job: AccountActivityJob): Promise<Map<string, number>> {
   const samples = job.samples();
   const rendered = await renderSamples("h", [...samples.persistent, ...samples.live]);
-  return parseExposition(
-    Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString(),
-  );
+  return parseExposition(rendered);
 }
 
 function context() {

@@ -88,9 +88,9 @@ async function scrape(job: AssetsJob) {
   return {
     poll: async () => {
       await runner.run();
-      return parseExposition(Buffer.concat(store.render(Date.now())).toString());
+      return parseExposition((await store.scrape(Date.now(), "identity")).toString());
     },
-    own: async () => parseExposition(Buffer.concat(await metrics.render("identity")).toString()),
+    own: async () => parseExposition((await metrics.render("identity")).toString()),
   };
 }
 

@@ -106,7 +106,7 @@ describe("the assets job against the simulator", () => {
     const { runner, store } = runnerFor(job);
     const poll = async () => {
       await runner.run();
-      return parseExposition(Buffer.concat(store.render(Date.now())).toString());
+      return parseExposition((await store.scrape(Date.now(), "identity")).toString());
     };
     const demo = (labels: Record<string, string> = {}) => ({ horizon: "h", asset: DEMO_ASSET, ...labels });
     const usdc = (labels: Record<string, string> = {}) => ({ horizon: "h", asset: USDC, ...labels });

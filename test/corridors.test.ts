@@ -247,7 +247,7 @@ describe("corridor outcomes", () => {
     horizon.answers = [[503, fixtureJson("error-server_over_capacity-horizon-src.json")]];
     await runner.run();
     expect(runner.snapshot().lastError).toBeUndefined();
-    const self = parseExposition(Buffer.concat(await metrics.render("identity")).toString());
+    const self = parseExposition((await metrics.render("identity")).toString());
     expect(
       valueOf(self, "stellar_horizon_exporter_poll_errors_total", {
         horizon: "h",
@@ -255,7 +255,7 @@ describe("corridor outcomes", () => {
         reason: "http_5xx",
       }) ?? 0,
     ).toBe(0);
-    const text = Buffer.concat(store.render(clock.now())).toString();
+    const text = (await store.scrape(clock.now(), "identity")).toString();
     expect(
       valueOf(parseExposition(text), "stellar_horizon_corridor_runs_total", {
         horizon: "h",
@@ -268,7 +268,7 @@ describe("corridor outcomes", () => {
     await runner.runOnSchedule();
     expect(
       valueOf(
-        parseExposition(Buffer.concat(store.render(clock.now())).toString()),
+        parseExposition((await store.scrape(clock.now(), "identity")).toString()),
         "stellar_horizon_corridor_runs_total",
         { horizon: "h", corridor: CAPTURED.name, result: "found" },
       ),

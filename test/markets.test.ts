@@ -6,7 +6,7 @@ import { tradeAggregationSchema } from "../src/client/market-schemas.js";
 import { MarketsJob } from "../src/collectors/markets.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
 import type { WatchedMarket } from "../src/config/markets.js";
-import { renderSamples } from "../src/exposition/samples.js";
+import { renderSamples } from "./support/render-samples.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { FakeMarkets, makeTrade, type JsonRecord } from "./support/fake-markets.js";
 import { fixtureJson } from "./support/fixtures.js";
@@ -43,9 +43,7 @@ describe("MarketsJob against an independent Horizon", () => {
   const series = async (marketsJob: MarketsJob) => {
     const samples = marketsJob.samples();
     const rendered = await renderSamples("h", [...samples.persistent, ...samples.live]);
-    return parseExposition(
-      Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString(),
-    );
+    return parseExposition(rendered);
   };
   const at = (labels: Record<string, string> = {}) => ({ horizon: "h", market: "xlm-usdc", ...labels });
 
@@ -160,10 +158,7 @@ describe("MarketsJob's output", () => {
     await marketsJob.run({ signal: new AbortController().signal, invalidRecords: () => {} });
     const samples = marketsJob.samples();
     const rendered = await renderSamples("h", [...samples.persistent, ...samples.live]);
-    const lines = Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[]))
-      .toString()
-      .split("\n")
-      .filter(Boolean);
+    const lines = rendered.toString().split("\n").filter(Boolean);
     const families = ALL_METRICS.filter((candidate) => candidate.source === "markets");
     const text = families
       .map((metric) => {
@@ -213,9 +208,7 @@ describe("MarketsJob counts every trade exactly once", () => {
   const counted = async (marketsJob: MarketsJob) => {
     const samples = marketsJob.samples();
     const rendered = await renderSamples("h", samples.persistent);
-    const values = parseExposition(
-      Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString(),
-    );
+    const values = parseExposition(rendered);
     const at = (labels: Record<string, string>) => ({ horizon: "h", market: "m", ...labels });
     return {
       orderbook: valueOf(values, "stellar_horizon_market_trades_total", at({ trade_type: "orderbook" })),
@@ -356,9 +349,7 @@ describe("MarketsJob reads each maker's offers on both sides", () => {
     });
     const samples = marketsJob.samples();
     const rendered = await renderSamples("h", samples.live);
-    const values = parseExposition(
-      Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString(),
-    );
+    const values = parseExposition(rendered);
     const at = (side: string, maker = MAKER) => ({ horizon: "h", market: "m", maker, side });
     expect(valueOf(values, "stellar_horizon_market_maker_offers", at("ask"))).toBe(2);
     expect(valueOf(values, "stellar_horizon_market_maker_offer_amount", at("ask"))).toBe(150.5000001);
@@ -391,9 +382,7 @@ describe("MarketsJob reads each maker's offers on both sides", () => {
     await marketsJob.run(context);
     expect(horizon.requestsTo("/offers")).toHaveLength(5 + 1);
     const rendered = await renderSamples("h", marketsJob.samples().live);
-    const values = parseExposition(
-      Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString(),
-    );
+    const values = parseExposition(rendered);
     expect(
       valueOf(values, "stellar_horizon_market_maker_offers", { horizon: "h", market: "m", maker: MAKER, side: "ask" }),
     ).toBe(1000);

@@ -5,7 +5,7 @@ import { AccountActivityJob } from "../../src/collectors/account-activity.js";
 import { failureCode } from "../../src/collectors/payment-records.js";
 import type { WatchedAccount } from "../../src/config/accounts.js";
 import { parseSchedule, type Schedule } from "../../src/config/schedule.js";
-import { renderSamples } from "../../src/exposition/samples.js";
+import { renderSamples } from "../support/render-samples.js";
 import {
   COLD_WALLET,
   HOT_WALLET,
@@ -52,9 +52,7 @@ const poll = (job: AccountActivityJob) => job.run({ signal: new AbortController(
 async function series(job: AccountActivityJob): Promise<Map<string, number>> {
   const samples = job.samples();
   const rendered = await renderSamples("h", [...samples.persistent, ...samples.live]);
-  return parseExposition(
-    Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString(),
-  );
+  return parseExposition(rendered);
 }
 
 /** Every record of an account's stream through the SDK, following `next()`. */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HorizonClient } from "../../src/client/horizon-client.js";
 import { MarketsJob } from "../../src/collectors/markets.js";
 import { parseSchedule, type Schedule } from "../../src/config/schedule.js";
-import { renderSamples } from "../../src/exposition/samples.js";
+import { renderSamples } from "../support/render-samples.js";
 import { startSimulator, USDC, type RunningSimulator } from "../../src/simulator/index.js";
 import { DEMO_MAKER, USDX } from "../../src/simulator/order-book.js";
 import { parseExposition, valueOf } from "../support/exposition.js";
@@ -121,9 +121,7 @@ describe("MarketsJob against the simulator", () => {
   const values = async (job: MarketsJob) => {
     const samples = job.samples();
     const rendered = await renderSamples("sim", [...samples.persistent, ...samples.live]);
-    return parseExposition(
-      Buffer.concat([...rendered.values()].flatMap((family) => family.pieces as Buffer[])).toString(),
-    );
+    return parseExposition(rendered);
   };
 
   beforeAll(async () => {
