@@ -42,7 +42,7 @@ function serve(name: string): Served["result"] {
 /** Keeps each entry whole, with its response's latestLedger. */
 const whole: KeepEntry<object> = (entry, latestLedger) => ({
   key: entry.key,
-  xdr: entry.xdr(),
+  xdr: entry.xdr,
   lastModifiedLedgerSeq: entry.lastModifiedLedgerSeq,
   ...(entry.liveUntilLedgerSeq === undefined ? {} : { liveUntilLedgerSeq: entry.liveUntilLedgerSeq }),
   latestLedger,
@@ -132,7 +132,7 @@ describe("readLedgerEntries", () => {
     rpc.answers.set("getLedgerEntries", { result: { entries, latestLedger: 77 } });
     const seen: [string, number, string][] = [];
     const read = await readLedgerEntries(client, "status", keys, undefined, (entry, latestLedger) => {
-      seen.push([entry.xdr(), latestLedger, entry.key]);
+      seen.push([entry.xdr, latestLedger, entry.key]);
       return `${entry.lastModifiedLedgerSeq}@${latestLedger}`;
     });
     expect([...read.entries]).toEqual([

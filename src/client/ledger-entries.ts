@@ -1,18 +1,16 @@
 /**
  * Stellar RPC's getLedgerEntries, batched: any number of ledger keys, read in calls of at most
- * 200 keys (stellar-rpc refuses a larger call as a whole), each response validated with zod.
- * Every job that reads ledger state over RPC (contracts, watched accounts) builds on this: encode
- * the keys once with @stellar/stellar-base (`xdr.LedgerKey…toXDR("base64")`), plan
- * `ledgerEntriesCalls(keys)` requests per poll, then look each key up in what `readLedgerEntries`
- * returns and decode its `xdr` (an `xdr.LedgerEntryData`) only when needed. Responses are read
- * by a scanner (ledger-entries-scan.ts) where they have stellar-rpc's plain shape, else parsed and
- * validated with zod; both give the same entries and the same errors.
+ * 200 keys (stellar-rpc refuses a larger call as a whole), each response parsed with JSON.parse and
+ * validated with zod. Every job that reads ledger state over RPC (contracts, watched accounts)
+ * builds on this: encode the keys once with @stellar/stellar-base
+ * (`xdr.LedgerKey…toXDR("base64")`), plan `ledgerEntriesCalls(keys)` requests per poll, then look
+ * each key up in what `readLedgerEntries` returns and decode its `xdr` (an `xdr.LedgerEntryData`)
+ * only when needed.
  */
 import type { RpcEndpoint } from "../catalog/metrics.js";
 import { validated } from "./http.js";
-import { RequestedKeys, scanLedgerEntries, ScannedEntryView } from "./ledger-entries-scan.js";
 import type { RpcClient } from "./rpc-client.js";
-import { ledgerEntriesSchema, type RpcLedgerEntry } from "./rpc-schemas.js";
+import { ledgerEntriesSchema } from "./rpc-schemas.js";
 
 /** stellar-rpc's getLedgerEntriesMaxKeys, unchanged since v20. */
 export const MAX_KEYS_PER_CALL = 200;
@@ -36,43 +34,26 @@ export interface LedgerEntriesRead<Kept> {
   readonly calls: number;
 }
 
-/**
- * One entry of a response as `keep` sees it, only during that call: the view of a scanned
- * response shows each of its entries in turn.
- */
+/** One entry of a response, validated. */
 export interface LedgerEntryView {
   /** The key as requested. */
   readonly key: string;
   readonly lastModifiedLedgerSeq: number;
   /** Present only on entries that have a TTL (contract data and code); 0 on an archived entry since v23. */
   readonly liveUntilLedgerSeq: number | undefined;
-  /**
-   * The entry's base64 `xdr`: `previous` itself when the entry's is the same text, so a read that
-   * keeps last poll's string for an unchanged entry makes no new one.
-   */
-  xdr(previous?: string): string;
+  /** The entry's base64 `xdr` (an `xdr.LedgerEntryData`). */
+  readonly xdr: string;
 }
 
 /**
  * What a read keeps of one entry, called as its response arrives with the response's latestLedger
- * (a TTL is `liveUntilLedgerSeq − latestLedger` of the same response). A
- * read of tens of thousands of entries that keeps only what it needs (or the previous poll's
- * equal value) lets the rest of each response go at once.
+ * (a TTL is `liveUntilLedgerSeq − latestLedger` of the same response).
  */
 export type KeepEntry<Kept> = (entry: LedgerEntryView, latestLedger: number) => Kept;
 
 /** Requests a read of this many keys sends, for the request plan. */
 export function ledgerEntriesCalls(keyCount: number): number {
   return Math.ceil(keyCount / MAX_KEYS_PER_CALL);
-}
-
-/** Each key list's distinct keys, kept while the list lives: a poll that reads the same list every time prepares it once. */
-const requestedByList = new WeakMap<readonly string[], RequestedKeys>();
-
-function requestedKeys(keys: readonly string[]): RequestedKeys {
-  let requested = requestedByList.get(keys);
-  if (requested === undefined) requestedByList.set(keys, (requested = new RequestedKeys(keys, MAX_KEYS_PER_CALL)));
-  return requested;
 }
 
 /**
@@ -82,7 +63,7 @@ function requestedKeys(keys: readonly string[]): RequestedKeys {
  * bad response `schema`), so a poll never publishes a partial picture as if it were whole.
  */
 export async function readLedgerEntries<Kept>(
-  client: Pick<RpcClient, "scannedCall">,
+  client: Pick<RpcClient, "call">,
   endpoint: RpcEndpoint,
   keys: readonly string[],
   signal: AbortSignal | undefined,
@@ -101,43 +82,36 @@ export async function readLedgerEntries<Kept>(
  */
 export type VisitEntry = (entry: LedgerEntryView, latestLedger: number, position: number) => void;
 
-/**
- * readLedgerEntries for a read that holds what it keeps by the keys' places in its list: a poll
- * of 40 000 keys that would otherwise build a map of them every poll, and look each up twice.
- */
+/** readLedgerEntries for a read that holds what it keeps by the keys' places in its list. */
 export async function visitLedgerEntries(
-  client: Pick<RpcClient, "scannedCall">,
+  client: Pick<RpcClient, "call">,
   endpoint: RpcEndpoint,
   keys: readonly string[],
   signal: AbortSignal | undefined,
   visit: VisitEntry,
 ): Promise<Omit<LedgerEntriesRead<never>, "entries">> {
-  const requested = requestedKeys(keys);
-  const { calls, positions } = requested;
+  // Each distinct key's first place in the list.
+  const positions = new Map<string, number>();
+  for (const [position, key] of keys.entries()) if (!positions.has(key)) positions.set(key, position);
+  const distinct = [...positions.keys()];
+  const calls: string[][] = [];
+  for (let start = 0; start < distinct.length; start += MAX_KEYS_PER_CALL)
+    calls.push(distinct.slice(start, start + MAX_KEYS_PER_CALL));
   let latestLedger: number | undefined;
   let next = 0;
   // The first failure stops the other workers taking new calls; the calls in flight end first.
   let failure: { readonly error: unknown } | undefined;
   const worker = async (): Promise<void> => {
-    const view = new ScannedEntryView();
     while (failure === undefined && next < calls.length) {
-      const call = next++;
+      const call = calls[next++]!;
       try {
-        const answer = await client.scannedCall(endpoint, calls[call]!, signal, (body) =>
-          scanLedgerEntries(body, requested, call),
-        );
-        if ("scanned" in answer) {
-          const scanned = answer.scanned;
-          latestLedger = Math.max(latestLedger ?? 0, scanned.latestLedger);
-          for (let entry = 0; entry < scanned.count; entry += 1)
-            visit(view, scanned.latestLedger, positions[scanned.show(entry, view)]!);
-        } else {
-          const read = validated(ledgerEntriesSchema, answer.result, "Stellar RPC's getLedgerEntries");
-          latestLedger = Math.max(latestLedger ?? 0, read.latestLedger);
-          for (const entry of read.entries) {
-            const index = requested.indexOfText(entry.key);
-            if (index >= 0) visit(parsedView(requested.keys[index]!, entry), read.latestLedger, positions[index]!);
-          }
+        const result = await client.call(endpoint, "getLedgerEntries", { keys: call }, signal);
+        const read = validated(ledgerEntriesSchema, result, "Stellar RPC's getLedgerEntries");
+        latestLedger = Math.max(latestLedger ?? 0, read.latestLedger);
+        for (const { key, xdr, lastModifiedLedgerSeq, liveUntilLedgerSeq } of read.entries) {
+          const position = positions.get(key);
+          if (position !== undefined)
+            visit({ key, xdr, lastModifiedLedgerSeq, liveUntilLedgerSeq }, read.latestLedger, position);
         }
       } catch (error) {
         failure ??= { error };
@@ -147,10 +121,4 @@ export async function visitLedgerEntries(
   await Promise.all(Array.from({ length: Math.min(CALLS_IN_FLIGHT, calls.length) }, worker));
   if (failure !== undefined) throw failure.error;
   return { latestLedger, calls: calls.length };
-}
-
-/** An entry parsed and validated with zod, as `keep` sees it. */
-function parsedView(key: string, entry: RpcLedgerEntry): LedgerEntryView {
-  const { lastModifiedLedgerSeq, liveUntilLedgerSeq, xdr } = entry;
-  return { key, lastModifiedLedgerSeq, liveUntilLedgerSeq, xdr: (previous) => (previous === xdr ? previous : xdr) };
 }

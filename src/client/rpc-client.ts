@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { RpcEndpoint } from "../catalog/metrics.js";
 import { excerpt, PollError } from "./errors.js";
-import { CourteousHttp, parseJson, validated, type HttpOptions } from "./http.js";
+import { CourteousHttp, validated, type HttpOptions } from "./http.js";
 import {
   feeStatsSchema,
   healthSchema,
@@ -94,25 +94,6 @@ export class RpcClient {
     );
   }
 
-  /**
-   * One prepared call, whose response `scan` reads straight from the body's bytes: what `scan`
-   * makes of it, or, for a body `scan` declines (undefined), the result as `call` gives it, with
-   * `call`'s errors.
-   */
-  async scannedCall<Scanned>(
-    endpoint: RpcEndpoint,
-    prepared: PreparedCall,
-    signal: AbortSignal | undefined,
-    scan: (body: Buffer) => Scanned | undefined,
-  ): Promise<{ readonly scanned: Scanned } | { readonly result: unknown }> {
-    const read = (bytes: Buffer): { readonly scanned: Scanned } | { readonly parsed: unknown } => {
-      const scanned = scan(bytes);
-      return scanned === undefined ? { parsed: parseJson(bytes) } : { scanned };
-    };
-    const answer = await this.http.decoded(endpoint, this.http.url.href, { json: prepared.request }, signal, read);
-    return "scanned" in answer ? answer : { result: resultOfBody(prepared.method, answer.parsed) };
-  }
-
   /** One HTTP request for all the calls; the responses in the order of `methods`, matched by id. */
   private async batch<const M extends readonly string[]>(
     endpoint: RpcEndpoint,
@@ -138,21 +119,6 @@ export class RpcClient {
 
 function callRequest(method: string, params: unknown): string {
   return JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
-}
-
-/**
- * A call's request made once, as the bytes sent, for a call sent with the same parameters poll
- * after poll (a getLedgerEntries call of the same 200 keys): no JSON text made and encoded again.
- */
-export class PreparedCall {
-  readonly request: Buffer;
-
-  constructor(
-    readonly method: string,
-    params: unknown,
-  ) {
-    this.request = Buffer.from(callRequest(method, params));
-  }
 }
 
 /** A single call's result from its parsed response body; a JSON-RPC error object fails it with reason `rpc_error`. */

@@ -73,7 +73,7 @@ interface ContractsPoll {
 }
 
 export interface ContractsDependencies {
-  readonly client: Pick<RpcClient, "call" | "scannedCall">;
+  readonly client: Pick<RpcClient, "call">;
   /** Where the status poll notes the latest ledger and its close time (`latestLedgerClose`). */
   readonly network: Pick<NetworkView, "current">;
   readonly clock: Pick<Clock, "now">;
@@ -149,7 +149,7 @@ export class ContractsCollector implements Collector<"contracts"> {
   /** A storage or code entry's XDR is dropped as its response arrives: only its TTL is read. */
   private readonly keep: KeepEntry<ReadEntry> = (entry, latestLedger) =>
     this.decodedKeys.has(entry.key)
-      ? { xdr: entry.xdr(), liveUntilLedgerSeq: entry.liveUntilLedgerSeq, latestLedger }
+      ? { xdr: entry.xdr, liveUntilLedgerSeq: entry.liveUntilLedgerSeq, latestLedger }
       : { liveUntilLedgerSeq: entry.liveUntilLedgerSeq, latestLedger };
 
   constructor(
