@@ -21,12 +21,15 @@ function poll(job: LiquidityPoolsCollector, signal = new AbortController().signa
   return job.poll({ signal, invalidRecords: (count) => invalid.push(count) }).then(() => invalid);
 }
 
-const valueOf = (samples: readonly Sample[], metric: string, poolId?: string) =>
-  samples.find(
+/** A sample's value, by metric name and pool. */
+function valueOf(samples: readonly Sample[], metric: string, poolId?: string): unknown {
+  const found = samples.find(
     (sample) =>
       sample.metric.name === metric &&
-      (poolId === undefined || (sample.labels as { pool_id?: string }).pool_id === poolId),
-  )?.value;
+      (poolId === undefined || (sample as { labels?: { pool_id?: string } }).labels?.pool_id === poolId),
+  );
+  return found === undefined ? undefined : (found as { value?: unknown }).value;
+}
 
 describe("LiquidityPoolsCollector", () => {
   it("leaves an invalid record out, counted once, and still moves the cursor past it", async () => {
