@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { PollError } from "../src/client/errors.js";
 import type { HorizonClient, Query, RawRecords } from "../src/client/horizon-client.js";
 import { LiquidityPoolsCollector } from "../src/collectors/liquidity-pools.js";
 import type { Sample } from "../src/exposition/samples.js";
@@ -48,42 +49,30 @@ describe("LiquidityPoolsCollector", () => {
   });
 
   it("keeps each pool once, the first record of it, and at most max", async () => {
-    const { client } = pagesClient([
-      [makePool(1), makePool(1, { total_shares: "9.0000000" }), makePool(2), makePool(3)],
+    const { client, queries } = pagesClient([
+      [makePool(1), makePool(1, { total_shares: "9.0000000" }), makePool(2)],
+      [makePool(3)],
+      [makePool(4)],
     ]);
-    const job = new LiquidityPoolsCollector(client, { max: 2, reserves: [], ids: [] });
+    const job = new LiquidityPoolsCollector(client, { max: 3, reserves: [], ids: [] });
     expect(await poll(job)).toEqual([]);
+    // The second page asks for the one pool left to the maximum.
+    expect(queries.map((query) => query.limit)).toEqual([3, 1]);
     const { live } = job.samples();
-    expect(valueOf(live, "stellar_horizon_liquidity_pools")).toBe(2);
+    expect(valueOf(live, "stellar_horizon_liquidity_pools")).toBe(3);
     expect(valueOf(live, "stellar_horizon_liquidity_pool_shares", makePool(1).id as string)).toBe(1001.5);
   });
 
-  it("a page of a hundred thousand records with nothing but a paging token lets the event loop turn while they are validated", async () => {
-    const { client } = pagesClient([Array.from({ length: 100_000 }, (_, index) => ({ paging_token: `p${index}` }))]);
-    const job = new LiquidityPoolsCollector(client, { max: 10, reserves: [], ids: [] });
-    let turns = 0;
-    let turning = true;
-    const turn = () => {
-      turns += 1;
-      if (turning) setImmediate(turn);
-    };
-    setImmediate(turn);
-    expect(await poll(job)).toEqual([100_000]);
-    turning = false;
-    // One turn at least per slice of records.
-    expect(turns).toBeGreaterThanOrEqual(100_000 / 200);
-    expect(valueOf(job.samples().live, "stellar_horizon_liquidity_pools")).toBe(0);
-  });
-
-  it("stops validating a page once the poll is aborted, counting what it read", async () => {
-    const { client } = pagesClient([Array.from({ length: 100_000 }, (_, index) => ({ paging_token: `p${index}` }))]);
-    const job = new LiquidityPoolsCollector(client, { max: 10, reserves: [], ids: [] });
-    const controller = new AbortController();
-    setImmediate(() => setImmediate(() => controller.abort(new Error("deadline"))));
+  it("a page of more records than asked for fails the poll as schema, before any record is read", async () => {
+    const { client } = pagesClient([Array.from({ length: 100_000 }, () => ({}))]);
+    const job = new LiquidityPoolsCollector(client, { max: 1_000, reserves: [], ids: [] });
     const invalid: number[] = [];
-    const polled = job.poll({ signal: controller.signal, invalidRecords: (count) => invalid.push(count) });
-    await expect(polled).rejects.toThrow("deadline");
-    expect(invalid).toHaveLength(1);
-    expect(invalid[0]).toBeLessThan(100_000);
+    const error = await job
+      .poll({ signal: new AbortController().signal, invalidRecords: (count) => invalid.push(count) })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(PollError);
+    expect((error as PollError).reason).toBe("schema");
+    expect((error as PollError).message).toBe("liquidity_pools page holds 100000 records, 200 were asked for");
+    expect(invalid).toEqual([]);
   });
 });

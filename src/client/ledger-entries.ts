@@ -1,7 +1,8 @@
 /**
  * Stellar RPC's getLedgerEntries, batched: any number of ledger keys, read in calls of at most
  * 200 keys (stellar-rpc refuses a larger call as a whole), each response parsed with JSON.parse and
- * validated with zod. Every job that reads ledger state over RPC (contracts, watched accounts)
+ * validated (by a type guard that accepts only what zod's schema accepts; zod says what is wrong
+ * with a response the guard refuses). Every job that reads ledger state over RPC (contracts, watched accounts)
  * builds on this: encode the keys once with @stellar/stellar-base
  * (`xdr.LedgerKey…toXDR("base64")`), plan `ledgerEntriesCalls(keys)` requests per poll, then look
  * each key up in what `readLedgerEntries` returns and decode its `xdr` (an `xdr.LedgerEntryData`)
@@ -10,7 +11,7 @@
 import type { RpcEndpoint } from "../catalog/metrics.js";
 import { validated } from "./http.js";
 import type { RpcClient } from "./rpc-client.js";
-import { ledgerEntriesSchema } from "./rpc-schemas.js";
+import { ledgerEntriesSchema, type RpcLedgerEntries, type RpcLedgerEntry } from "./rpc-schemas.js";
 
 /** stellar-rpc's getLedgerEntriesMaxKeys, unchanged since v20. */
 export const MAX_KEYS_PER_CALL = 200;
@@ -34,16 +35,11 @@ export interface LedgerEntriesRead<Kept> {
   readonly calls: number;
 }
 
-/** One entry of a response, validated. */
-export interface LedgerEntryView {
-  /** The key as requested. */
-  readonly key: string;
-  readonly lastModifiedLedgerSeq: number;
-  /** Present only on entries that have a TTL (contract data and code); 0 on an archived entry since v23. */
-  readonly liveUntilLedgerSeq: number | undefined;
-  /** The entry's base64 `xdr` (an `xdr.LedgerEntryData`). */
-  readonly xdr: string;
-}
+/**
+ * One entry of a response, validated: its key is the key as requested. `liveUntilLedgerSeq` is
+ * present only on entries that have a TTL (contract data and code); 0 on an archived entry since v23.
+ */
+export type LedgerEntryView = Readonly<RpcLedgerEntry>;
 
 /**
  * What a read keeps of one entry, called as its response arrives with the response's latestLedger
@@ -105,13 +101,11 @@ export async function visitLedgerEntries(
     while (failure === undefined && next < calls.length) {
       const call = calls[next++]!;
       try {
-        const result = await client.call(endpoint, "getLedgerEntries", { keys: call }, signal);
-        const read = validated(ledgerEntriesSchema, result, "Stellar RPC's getLedgerEntries");
+        const read = ledgerEntriesOf(await client.call(endpoint, "getLedgerEntries", { keys: call }, signal));
         latestLedger = Math.max(latestLedger ?? 0, read.latestLedger);
-        for (const { key, xdr, lastModifiedLedgerSeq, liveUntilLedgerSeq } of read.entries) {
-          const position = positions.get(key);
-          if (position !== undefined)
-            visit({ key, xdr, lastModifiedLedgerSeq, liveUntilLedgerSeq }, read.latestLedger, position);
+        for (const entry of read.entries) {
+          const position = positions.get(entry.key);
+          if (position !== undefined) visit(entry, read.latestLedger, position);
         }
       } catch (error) {
         failure ??= { error };
@@ -121,4 +115,36 @@ export async function visitLedgerEntries(
   await Promise.all(Array.from({ length: Math.min(CALLS_IN_FLIGHT, calls.length) }, worker));
   if (failure !== undefined) throw failure.error;
   return { latestLedger, calls: calls.length };
+}
+
+/**
+ * getLedgerEntries' result, validated. A hand-written guard checks what ledgerEntriesSchema checks:
+ * zod costs several times JSON.parse over tens of thousands of entries a poll (docs/performance.md).
+ * A result the guard refuses goes to zod, which accepts it or says where it breaks.
+ */
+export function ledgerEntriesOf(result: unknown): RpcLedgerEntries {
+  if (typeof result === "object" && result !== null) {
+    const { entries, latestLedger } = result as Record<string, unknown>;
+    if (Array.isArray(entries) && isLedgerSequence(latestLedger) && entries.every(isLedgerEntry))
+      return result as RpcLedgerEntries;
+  }
+  return validated(ledgerEntriesSchema, result, "Stellar RPC's getLedgerEntries");
+}
+
+/** What ledgerEntrySchema accepts (unknown fields are left as they are rather than stripped). */
+function isLedgerEntry(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const { key, xdr, lastModifiedLedgerSeq, liveUntilLedgerSeq } = value as Record<string, unknown>;
+  return (
+    typeof key === "string" &&
+    key !== "" &&
+    typeof xdr === "string" &&
+    xdr !== "" &&
+    isLedgerSequence(lastModifiedLedgerSeq) &&
+    (liveUntilLedgerSeq === undefined || isLedgerSequence(liveUntilLedgerSeq))
+  );
+}
+
+function isLedgerSequence(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 }

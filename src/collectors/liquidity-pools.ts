@@ -48,9 +48,6 @@ export function liquidityPoolSamples(pools: readonly LiquidityPool[]): Collector
   };
 }
 
-/** Records validated between two turns of the event loop: a page of a million tiny records must not hold it. */
-const RECORDS_BETWEEN_YIELDS = PAGE_LIMIT;
-
 /**
  * Tracks a bounded set of pools; each poll replaces the set, so a pool gone upstream leaves too.
  * Every page is parsed and every record validated afresh: a pool's series cost less to make again
@@ -100,9 +97,16 @@ export class LiquidityPoolsCollector implements Collector {
     while (pools.size < this.selection.max) {
       const limit = Math.min(PAGE_LIMIT, this.selection.max - pools.size);
       const records = await this.client.liquidityPools({ order: "asc", limit, cursor, reserves }, context.signal);
+      // Horizon never sends more than asked: a page that does is no page, and validating its records
+      // one by one could hold the process for as long as the body cap allows.
+      if (records.length > limit)
+        throw new PollError("schema", `liquidity_pools page holds ${records.length} records, ${limit} were asked for`);
       // Checked before reading, so a page served twice is not counted twice.
       const next = records.length < limit ? undefined : cursorAfter(records, cursor, this.endpoint);
-      await this.keepValid(records, pools, context);
+      // The page was parsed in the turn it arrived in; its records wait for the next, so a scrape
+      // arriving meanwhile waits for one of the two, not both.
+      await yieldToEventLoop();
+      this.keepValid(records, pools, context);
       if (next === undefined) break;
       cursor = next;
     }
@@ -110,16 +114,13 @@ export class LiquidityPoolsCollector implements Collector {
   }
 
   /** Adds the page's valid pools to `pools` (up to `max`), and counts the invalid records. */
-  private async keepValid(records: RawRecords, pools: Map<string, LiquidityPool>, context: PollContext): Promise<void> {
+  private keepValid(records: RawRecords, pools: Map<string, LiquidityPool>, context: PollContext): void {
     let invalid = 0;
-    for (let index = 0; index < records.length && !context.signal.aborted; index += 1) {
-      // The page arrived in the turn it was parsed in; its records wait for the next ones.
-      if (index % RECORDS_BETWEEN_YIELDS === 0) await yieldToEventLoop();
-      const pool = validRecord(liquidityPoolSchema, records[index]);
+    for (const record of records) {
+      const pool = validRecord(liquidityPoolSchema, record);
       if (pool === undefined) invalid += 1;
       else if (pools.size < this.selection.max && !pools.has(pool.id)) pools.set(pool.id, pool);
     }
     if (invalid > 0) context.invalidRecords(invalid);
-    context.signal.throwIfAborted();
   }
 }
