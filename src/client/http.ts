@@ -7,7 +7,7 @@ import type { TargetUrl } from "../config/target-url.js";
 import { excerpt, PollError, isTransient } from "./errors.js";
 import { holdOffSeconds, MAX_HOLD_MS, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
 import { problemSchema } from "./schemas.js";
-import { transportFetch } from "./transport.js";
+import { textOf, transportFetch } from "./transport.js";
 
 /** Receives what every HTTP attempt did, for the exporter's self-metrics. */
 export interface RequestObserver<E extends string> {
@@ -197,15 +197,14 @@ export class CourteousHttp<E extends string> {
     const started = performance.now();
     let code = "error";
     try {
-      let response: FetchResponse<string>;
+      let response: FetchResponse<unknown>;
       try {
         // ofetch's own retry and status errors stay off: retries here must share the poll's deadline
         // and Retry-After hold, and every failure must map to one of our poll-error reasons.
-        response = await this.fetch.raw<string, "text">(url, {
+        response = await this.fetch.raw(url, {
           ...postOf(body, this.headers),
           signal,
           retry: false,
-          responseType: "text",
           ignoreResponseError: true,
         });
       } catch (error) {
@@ -214,7 +213,7 @@ export class CourteousHttp<E extends string> {
       }
       code = String(response.status);
       // Past this point nothing travels: a failure is the answer's (a PollError) or a bug (internal).
-      return this.answered(response.status, response.headers, response._data ?? "");
+      return this.answered(response.status, response.headers, textOf(response));
     } catch (error) {
       throw error instanceof PollError
         ? error

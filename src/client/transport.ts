@@ -125,8 +125,28 @@ function responseOf(message: IncomingMessage, bytes: Buffer, maxBodyBytes: numbe
   const raw = message.rawHeaders;
   for (let index = 0; index + 1 < raw.length; index += 2) headers.append(raw[index]!, raw[index + 1]!);
   const status = message.statusCode!;
-  if (NULL_BODY.has(status) || method === "HEAD") return new Response(null, { status, headers });
-  return new Response(decoded(bytes, message.headers["content-encoding"], maxBodyBytes), { status, headers });
+  const response = new Response(null, { status, headers });
+  const bodiless = NULL_BODY.has(status) || method === "HEAD";
+  BODIES.set(
+    response,
+    bodiless ? "" : decoded(bytes, message.headers["content-encoding"], maxBodyBytes).toString("utf8"),
+  );
+  return response;
+}
+
+/**
+ * Each response's decoded text, beside it rather than in it: a web Response body costs a copy, a
+ * stream and a decoding per answer, which made a poll of 200 getLedgerEntries calls markedly
+ * dearer (docs/performance.md). ofetch.raw gives back the Response its fetch made, this one.
+ */
+const BODIES = new WeakMap<Response, string>();
+
+/** The decoded text of a response this transport made ("" for a status or method without a body). */
+export function textOf(response: Response): string {
+  const text = BODIES.get(response);
+  // Only if a new ofetch handed back another Response than its fetch's: said at once, never a silent empty body.
+  if (text === undefined) throw new Error("the response is not one the node:http transport made");
+  return text;
 }
 
 type Decoder = (bytes: Buffer, options: ZlibOptions) => Buffer;
