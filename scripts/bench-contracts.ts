@@ -3,15 +3,18 @@
  * 10 000 keys, 50 getLedgerEntries calls, measured from outside its process as the pools poll is.
  * Run as a script (`node --import tsx scripts/bench-contracts.ts serve`), this file is the upstream:
  * a simulator whose RPC serves the contracts, counting getLedgerEntries calls, printing one JSON
- * line with its URL; /_bench/contracts lists the contracts to watch, /_bench/polls the calls of each poll.
+ * line with its URL; /_bench/contracts lists the contracts to watch, /_bench/polls the calls of each poll,
+ * /_bench/bodies the last poll's getLedgerEntries answers.
  */
 import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Hono } from "hono";
 import { MAX_KEYS_PER_CALL } from "../src/client/ledger-entries.js";
+import { stateArchivalKey } from "../src/client/ledger-keys.js";
 import { listen } from "../src/server/listen.js";
 import { createSimulator, RPC_PATH } from "../src/simulator/index.js";
 import type { DemoContract } from "../src/simulator/contracts.js";
+import { LastBodies, parseFloorMs } from "./bench-floor.js";
 
 /**
  * 10 000 keys: the state-archival setting, 99 contracts' instances, their one shared code entry,
@@ -54,19 +57,26 @@ async function serve(): Promise<void> {
       ),
     );
   }
-  /** getLedgerEntries calls per poll: a poll's calls follow each other closely, and polls start POLL_SECONDS apart. */
+  /**
+   * getLedgerEntries calls per poll. A poll starts with the call holding the state-archival setting's
+   * key, the first of its keys: on a loaded machine one poll may follow the last without a pause.
+   */
   const polls: number[] = [];
-  let lastCallMs = -Infinity;
+  const firstKey = JSON.stringify(stateArchivalKey());
+  const answers = new LastBodies(CALLS_PER_POLL);
   const app = new Hono();
   app.get("/_bench/polls", (c) => c.json(polls));
+  app.get("/_bench/bodies", (c) => c.json(answers.list()));
   app.get("/_bench/contracts", (c) => c.json(contracts));
   app.use(RPC_PATH, async (c, next) => {
-    if ((await c.req.raw.clone().text()).includes('"getLedgerEntries"')) {
-      if (Date.now() - lastCallMs > (POLL_SECONDS * 1000) / 2) polls.push(0);
+    const request = await c.req.raw.clone().text();
+    const entries = request.includes('"getLedgerEntries"');
+    if (entries) {
+      if (request.includes(firstKey) || polls.length === 0) polls.push(0);
       polls[polls.length - 1]! += 1;
-      lastCallMs = Date.now();
     }
     await next();
+    if (entries) await answers.note(c.res);
   });
   app.route("/", simulator.app);
   const { url } = await listen(app, "127.0.0.1", 0);
@@ -115,6 +125,7 @@ export async function contractsPollCost(tools: BenchTools) {
   const cpuMs = tools.cpuMsOf(exporter.child) - cpuBefore;
   const metrics = await (await fetch(`${exporter.url}/metrics`)).text();
   tools.stop(exporter.child);
+  const floor = await parseFloorMs(`${source.url}/_bench/bodies`);
   // The calls of every measured poll, counted at the upstream: exactly 50 each.
   const polls = await pollsSeen(source.url);
   tools.stop(source.child);
@@ -131,6 +142,7 @@ export async function contractsPollCost(tools: BenchTools) {
     callsPerPoll: CALLS_PER_POLL,
     cpuMsPerPoll: cpuMs / MEASURED_POLLS,
     cpuMsPer1000Keys: cpuMs / MEASURED_POLLS / (KEYS / 1000),
+    parseFloorMsPer1000Keys: floor.cpuMs / (KEYS / 1000),
   };
 }
 

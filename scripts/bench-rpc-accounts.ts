@@ -7,7 +7,7 @@
  * Run as a script (`node --import tsx scripts/bench-rpc-accounts.ts serve`), this file is the
  * upstream: a simulator whose ledger holds the 10 000 accounts, logging the RPC calls it serves,
  * printing one JSON line with its URL; /_bench/accounts lists the accounts, /_bench/polls the
- * accounts polls it has seen.
+ * accounts polls it has seen, /_bench/bodies the answers to the last poll's calls.
  */
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -17,6 +17,7 @@ import { listen } from "../src/server/listen.js";
 import { deterministicAccountId } from "../src/simulator/accounts.js";
 import { createSimulator, RPC_PATH } from "../src/simulator/index.js";
 import type { BenchTools as ContractsBenchTools } from "./bench-contracts.js";
+import { LastBodies, parseFloorMs } from "./bench-floor.js";
 import type { RpcAccountsResults } from "./bench-table.js";
 import { seriesIn, valueOf, valuesSum } from "./exposition-text.js";
 
@@ -63,8 +64,11 @@ async function serve(): Promise<void> {
     ids.push(id);
   }
   const polls: PollSeen[] = [];
+  // A poll's getLedgerEntries calls and its header read.
+  const answers = new LastBodies(CALLS_PER_POLL + 1);
   const app = new Hono();
   app.get("/_bench/accounts", (c) => c.json({ ids, assets: ASSETS }));
+  app.get("/_bench/bodies", (c) => c.json(answers.list()));
   app.get("/_bench/polls", (c) => c.json(polls));
   app.use(RPC_PATH, async (c, next) => {
     const request = JSON.parse(await c.req.raw.clone().text()) as { method?: string } | unknown[];
@@ -77,6 +81,7 @@ async function serve(): Promise<void> {
       last.headerReads += 1;
     }
     await next();
+    if (method !== "batch") await answers.note(c.res);
   });
   app.route("/", simulator.app);
   const { url } = await listen(app, "127.0.0.1", 0);
@@ -174,6 +179,7 @@ async function pollCostAndRss(tools: BenchTools, upstreamUrl: string) {
   }
   const text = await metricsText(exporter.url);
   tools.stop(exporter.child);
+  const floor = await parseFloorMs(`${upstreamUrl}/_bench/bodies`);
   const errors = accountsPollErrors(text);
   if (errors > 0) throw new Error(`${errors} accounts polls failed`);
   const polls = await pollsSeen(upstreamUrl);
@@ -190,6 +196,7 @@ async function pollCostAndRss(tools: BenchTools, upstreamUrl: string) {
       },
       cpuMsPerPoll: cpuMs / MEASURED_POLLS,
       cpuMsPer1000Keys: cpuMs / MEASURED_POLLS / (KEYS / 1000),
+      parseFloorMsPer1000Keys: floor.cpuMs / (KEYS / 1000),
       wallMsPerPoll:
         (1000 *
           valueOf(text, 'stellar_horizon_exporter_rpc_poll_duration_seconds_sum{rpc="big",endpoint="accounts"}')) /

@@ -1,7 +1,8 @@
 /**
  * The benchmark's helper processes, kept out of the measured exporter's process:
- *   upstream --pools N --ledger-interval MS   the simulator, counting requests and bytes per path
- *                                             and noting when each pool page was asked for
+ *   upstream --pools N --ledger-interval MS   the simulator, counting requests and bytes per path,
+ *                                             noting when each pool page was asked for, and keeping
+ *                                             the last poll's pool pages (/_bench/bodies)
  *   ceiling --plain FILE --gzip FILE          a bare node:http server answering /metrics with the
  *                                             bytes of FILE, or the pre-compressed ones when the
  *                                             request accepts gzip
@@ -15,7 +16,9 @@ import { Hono } from "hono";
 import { METRICS_CONTENT_TYPE } from "../src/server/app.js";
 import { negotiateContentCoding } from "../src/server/content-coding.js";
 import { listen } from "../src/server/listen.js";
+import { PAGE_LIMIT } from "../src/collectors/paging.js";
 import { createSimulator } from "../src/simulator/index.js";
+import { LastBodies } from "./bench-floor.js";
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -36,8 +39,10 @@ async function upstream(): Promise<string> {
   const requests: Record<string, number> = {};
   const bytes: Record<string, number> = {};
   const poolPageStartsMs: number[] = [];
+  const poolPages = new LastBodies(Math.ceil(Number(values.pools) / PAGE_LIMIT));
   const app = new Hono();
   app.get("/_bench/counts", (c) => c.json({ requests, bytes, poolPageStartsMs }));
+  app.get("/_bench/bodies", (c) => c.json(poolPages.list()));
   app.use(async (c, next) => {
     const pools = c.req.path.startsWith("/liquidity_pools");
     if (pools) poolPageStartsMs.push(Date.now());
@@ -45,6 +50,7 @@ async function upstream(): Promise<string> {
     const path = pools ? "/liquidity_pools" : c.req.path;
     requests[path] = (requests[path] ?? 0) + 1;
     bytes[path] = (bytes[path] ?? 0) + (await c.res.clone().arrayBuffer()).byteLength;
+    if (pools) await poolPages.note(c.res);
   });
   app.route("/", simulator.app);
   return (await listen(app, "127.0.0.1", 0)).url;

@@ -32,6 +32,8 @@ export interface RpcAccountsResults {
     readonly headerReads: { readonly firstPoll: number; readonly measuredPolls: readonly number[] };
     readonly cpuMsPerPoll: number;
     readonly cpuMsPer1000Keys: number;
+    /** The CPU of JSON.parse alone over the same poll's answers (absent from runs before issue 42). */
+    readonly parseFloorMsPer1000Keys?: number;
     readonly wallMsPerPoll: number;
   };
   readonly rss: { readonly afterMiB: number; readonly steadySeconds: number; readonly polls: number };
@@ -65,6 +67,8 @@ export interface BenchResults {
   readonly poll: {
     readonly pools: number;
     readonly cpuMsPer1000Pools: number;
+    /** The CPU of JSON.parse alone over the same poll's pages (absent from runs before issue 42). */
+    readonly parseFloorMsPer1000Pools?: number;
     readonly wallMsPer1000Pools: number;
     readonly requestsPerPoll: number;
     readonly minimumRequests: number;
@@ -75,6 +79,8 @@ export interface BenchResults {
     readonly callsPerPoll: number;
     readonly cpuMsPerPoll: number;
     readonly cpuMsPer1000Keys: number;
+    /** The CPU of JSON.parse alone over the same poll's answers (absent from runs before issue 42). */
+    readonly parseFloorMsPer1000Keys?: number;
   };
   readonly rss: { readonly afterMiB: number; readonly steadySeconds: number };
   /** 10 000 accounts watched over Stellar RPC (absent from runs before issue 34's bench). */
@@ -92,6 +98,11 @@ export interface BenchResults {
 const f = (value: number, digits = 1) => value.toFixed(digits);
 const mib = (bytes: number) => `${f(bytes / 2 ** 20, 2)} MiB`;
 const verdict = (met: boolean) => (met ? "met" : "**not met**");
+
+/** A poll figure's floor, beside it: the CPU of JSON.parse alone over the same bodies, and the figure's multiple of it. */
+function floor(cpuMs: number, floorMs: number | undefined): string {
+  return floorMs === undefined ? "" : `JSON.parse alone ${f(floorMs, 2)} ms, ${f(cpuMs / floorMs)}× it; `;
+}
 
 function duration(seconds: number): string {
   return seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`;
@@ -113,11 +124,11 @@ export function renderTable(results: BenchResults): string {
     `| Scrape with \`Accept-Encoding: gzip\`, median, exporter ÷ static gzip | ${f(scrapes.gzip.ratio, 2)} (${f(scrapes.gzip.exporterMedianMs)} ms vs ${f(scrapes.gzip.ceilingMedianMs)} ms) | ≤ 1.25 | ${verdict(scrapes.gzip.ratio <= 1.25)} |`,
     `| gzip bytes ÷ plain bytes | ${f(bytesShare * 100)}% (${mib(scrapes.gzipBytes)}; the static server's, compressed whole: ${f((scrapes.ceilingGzipBytes / scrapes.plainBytes) * 100)}%; zlib's best level, compressed whole: ${f((scrapes.bestGzipBytes / scrapes.plainBytes) * 100)}%) | ≤ 20% | ${verdict(bytesShare <= 0.2)} |`,
     `| gzip decodes to the plain output | ${scrapes.gzipDecodesToPlain ? "yes" : "no"} | yes | ${verdict(scrapes.gzipDecodesToPlain)} |`,
-    `| Poll CPU per 1 000 pools | ${f(poll.cpuMsPer1000Pools, 2)} ms (wall ${f(poll.wallMsPer1000Pools)} ms, ${poll.requestsPerPoll} requests, minimum ${poll.minimumRequests}) | ≤ 15 ms | ${verdict(poll.cpuMsPer1000Pools <= 15)} |`,
+    `| Poll CPU per 1 000 pools | ${f(poll.cpuMsPer1000Pools, 2)} ms (${floor(poll.cpuMsPer1000Pools, poll.parseFloorMsPer1000Pools)}wall ${f(poll.wallMsPer1000Pools)} ms, ${poll.requestsPerPoll} requests, minimum ${poll.minimumRequests}) | ≤ 15 ms | ${verdict(poll.cpuMsPer1000Pools <= 15)} |`,
     ...(results.contracts === undefined
       ? []
       : [
-          `| Contracts poll CPU per 1 000 keys | ${f(results.contracts.cpuMsPer1000Keys, 2)} ms (${results.contracts.keys} keys, ${f(results.contracts.callsPerPoll)} getLedgerEntries calls a poll, ${f(results.contracts.cpuMsPerPoll)} ms a poll) | ≤ 20 ms | ${verdict(results.contracts.cpuMsPer1000Keys <= 20)} |`,
+          `| Contracts poll CPU per 1 000 keys | ${f(results.contracts.cpuMsPer1000Keys, 2)} ms (${floor(results.contracts.cpuMsPer1000Keys, results.contracts.parseFloorMsPer1000Keys)}${results.contracts.keys} keys, ${f(results.contracts.callsPerPoll)} getLedgerEntries calls a poll, ${f(results.contracts.cpuMsPerPoll)} ms a poll) | ≤ 20 ms | ${verdict(results.contracts.cpuMsPer1000Keys <= 20)} |`,
         ]),
     `| RSS after ${duration(rss.steadySeconds)} of 5 s polls | ${f(rss.afterMiB)} MiB | < 150 MiB | ${verdict(rss.afterMiB < 150)} |`,
     ...(results.rpcAccounts === undefined ? [] : rpcAccountsRows(results.rpcAccounts)),
@@ -132,7 +143,7 @@ function rpcAccountsRows({ poll, rss, scrapes }: RpcAccountsResults): string[] {
     `${f(comparison.ratio, 2)} (${f(comparison.exporterMedianMs)} ms vs ${f(comparison.ceilingMedianMs)} ms)`;
   return [
     `| getLedgerEntries calls a poll, ${watch} | ${poll.ledgerEntriesCallsPerPoll} (${poll.keys} keys; header reads a poll: ${poll.headerReads.measuredPolls.join(", ")}, the first poll ${poll.headerReads.firstPoll}) | ${Math.ceil(poll.keys / 200)} | ${verdict(poll.ledgerEntriesCallsPerPoll === Math.ceil(poll.keys / 200))} |`,
-    `| Poll CPU per 1 000 ledger keys, ${watch} | ${f(poll.cpuMsPer1000Keys, 2)} ms (${f(poll.cpuMsPerPoll)} ms a poll, wall ${f(poll.wallMsPerPoll)} ms) | ≤ 20 ms | ${verdict(poll.cpuMsPer1000Keys <= 20)} |`,
+    `| Poll CPU per 1 000 ledger keys, ${watch} | ${f(poll.cpuMsPer1000Keys, 2)} ms (${floor(poll.cpuMsPer1000Keys, poll.parseFloorMsPer1000Keys)}${f(poll.cpuMsPerPoll)} ms a poll, wall ${f(poll.wallMsPerPoll)} ms) | ≤ 20 ms | ${verdict(poll.cpuMsPer1000Keys <= 20)} |`,
     `| RSS after ${duration(rss.steadySeconds)} of 5 s polls, ${watch} | ${f(rss.afterMiB)} MiB (${rss.polls} polls) | < 200 MiB | ${verdict(rss.afterMiB < 200)} |`,
     `| Plain scrape ÷ static, ${watch} (${scrapes.series} series, ${mib(scrapes.plainBytes)}) | ${ratio(scrapes.plain)} | ≤ 1.25 | ${verdict(scrapes.plain.ratio <= 1.25)} |`,
     `| gzip scrape ÷ static gzip, ${watch} | ${ratio(scrapes.gzip)} | ≤ 1.25 | ${verdict(scrapes.gzip.ratio <= 1.25)} |`,

@@ -2,7 +2,8 @@
  * Benchmark of issue 12's figures, measured from outside the exporter's process:
  *   - plain and gzip scrapes against a static node:http server answering the same bytes
  *     (pre-compressed for gzip), alternating requests, medians compared;
- *   - poll CPU per 1 000 pools, and per 1 000 keys of a contracts poll (scripts/bench-contracts.ts);
+ *   - poll CPU per 1 000 pools, and per 1 000 keys of a contracts poll (scripts/bench-contracts.ts),
+ *     each beside the CPU of JSON.parse alone over the same poll's bodies (scripts/bench-floor.ts);
  *   - RSS after a period of 5 s polls of every endpoint, pools included;
  *   - /metrics p95 while a pools poll runs against its p95 while none does;
  *   - 10 000 accounts watched over Stellar RPC (scripts/bench-rpc-accounts.ts).
@@ -24,6 +25,7 @@ import { PAGE_LIMIT } from "../src/collectors/paging.js";
 import { parseDuration } from "../src/config/duration.js";
 import { SIMULATOR_REQUESTS_PER_HOUR } from "../src/simulator/http-faults.js";
 import { contractsPollCost } from "./bench-contracts.js";
+import { parseFloorMs } from "./bench-floor.js";
 import { rpcAccountsFigures } from "./bench-rpc-accounts.js";
 import { updateReadme, type BenchResults } from "./bench-table.js";
 import { seriesIn, valueOf, valuesSum } from "./exposition-text.js";
@@ -342,12 +344,15 @@ async function pollCost() {
   const cpuMs = cpuMsOf(exporter.child) - cpuBefore;
   const after = await poolPolls();
   stop(exporter.child);
+  // The pages of the last poll, parsed here alone: the floor of the same poll.
+  const floor = await parseFloorMs(`${source.url}/_bench/bodies`);
   stop(source.child);
   if (after.errors > before.errors) throw new Error(`${after.errors - before.errors} pool polls failed while measured`);
   const perThousand = 1000 / pools;
   return {
     pools,
     cpuMsPer1000Pools: (cpuMs / MEASURED_POLLS) * perThousand,
+    parseFloorMsPer1000Pools: floor.cpuMs * perThousand,
     wallMsPer1000Pools: ((1000 * (after.seconds - before.seconds)) / (after.count - before.count)) * perThousand,
     requestsPerPoll: (servedAfter - servedBefore) / MEASURED_POLLS,
     minimumRequests: pagesPerPoll,

@@ -8,3 +8,37 @@ describe("README performance table", () => {
     expect(readmeTable(readFileSync(README_FILE, "utf8"))).toBe(renderTable(results));
   });
 });
+
+describe("the JSON.parse floor", () => {
+  const stored = JSON.parse(readFileSync(RESULTS_FILE, "utf8")) as BenchResults;
+
+  it("stands beside each poll figure, with the figure's multiple of it", () => {
+    const results: BenchResults = {
+      ...stored,
+      poll: { ...stored.poll, cpuMsPer1000Pools: 12, parseFloorMsPer1000Pools: 3 },
+      contracts: {
+        keys: 10_000,
+        callsPerPoll: 50,
+        cpuMsPerPoll: 100,
+        cpuMsPer1000Keys: 10,
+        parseFloorMsPer1000Keys: 2.5,
+      },
+      rpcAccounts: {
+        ...stored.rpcAccounts!,
+        poll: { ...stored.rpcAccounts!.poll, cpuMsPer1000Keys: 8, parseFloorMsPer1000Keys: 1 },
+      },
+    };
+    const rows = renderTable(results).split("\n");
+    const row = (start: string) => rows.find((line) => line.startsWith(start)) ?? "";
+    expect(row("| Poll CPU per 1 000 pools |")).toContain("| 12.00 ms (JSON.parse alone 3.00 ms, 4.0× it; wall ");
+    expect(row("| Contracts poll CPU per 1 000 keys |")).toContain(
+      "| 10.00 ms (JSON.parse alone 2.50 ms, 4.0× it; 10000 keys,",
+    );
+    expect(row("| Poll CPU per 1 000 ledger keys,")).toContain("| 8.00 ms (JSON.parse alone 1.00 ms, 8.0× it; ");
+  });
+
+  it("is left out of runs that did not measure it", () => {
+    const { parseFloorMsPer1000Pools: _floor, ...poll } = { ...stored.poll, parseFloorMsPer1000Pools: 1 };
+    expect(renderTable({ ...stored, poll })).not.toContain("JSON.parse alone");
+  });
+});

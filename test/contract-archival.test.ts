@@ -25,6 +25,34 @@ describe("ArchivalJudge", () => {
     });
   });
 
+  it("forgets an entry not judged in a round: watched again, a 0 is archived and warned about anew", () => {
+    const { judge, warnings } = judgeWithWarnings();
+    judge.judge("k", { liveUntilLedgerSeq: 9000, latestLedger: 4000 }, "k");
+    judge.judge("j", { liveUntilLedgerSeq: 9000, latestLedger: 4000 }, "j");
+    expect(judge.judge("j", { liveUntilLedgerSeq: 0, latestLedger: 4001 }, "j").kind).toBe("unknown");
+    judge.forgetUnjudged();
+    // "k" and "j" retired: a round that judges neither.
+    judge.judge("other", { liveUntilLedgerSeq: 9000, latestLedger: 4001 }, "other");
+    judge.forgetUnjudged();
+    expect(judge.judge("k", { liveUntilLedgerSeq: 0, latestLedger: 4002 }, "k")).toEqual({ kind: "archived" });
+    expect(judge.judge("j", { liveUntilLedgerSeq: 9000, latestLedger: 4002 }, "j").kind).toBe("live");
+    expect(judge.judge("j", { liveUntilLedgerSeq: 0, latestLedger: 4003 }, "j").kind).toBe("unknown");
+    expect(warnings.map(({ about, latestLedger }) => [about, latestLedger])).toEqual([
+      ["j", 4001],
+      ["j", 4003],
+    ]);
+  });
+
+  it("a missing entry is a new one when it comes back: its old warning is forgotten", () => {
+    const { judge, warnings } = judgeWithWarnings();
+    judge.judge("k", { liveUntilLedgerSeq: 9000, latestLedger: 4000 }, "k");
+    judge.judge("k", { liveUntilLedgerSeq: 0, latestLedger: 4001 }, "k");
+    judge.judge("k", undefined, "k");
+    judge.judge("k", { liveUntilLedgerSeq: 9500, latestLedger: 4002 }, "k");
+    judge.judge("k", { liveUntilLedgerSeq: 0, latestLedger: 4003 }, "k");
+    expect(warnings.map(({ latestLedger }) => latestLedger)).toEqual([4001, 4003]);
+  });
+
   it("not returned: missing", () => {
     const { judge } = judgeWithWarnings();
     expect(judge.judge("k", undefined, "k")).toEqual({ kind: "missing" });

@@ -175,6 +175,28 @@ describe("ContractsCollector", () => {
     );
   });
 
+  it("after an upgrade, the old wasm's code is asked for no more", async () => {
+    const upgraded = xdr.LedgerEntryData.fromXDR(INSTANCE.xdr, "base64");
+    const newHash = Buffer.alloc(32, 7);
+    upgraded.contractData().val().instance().executable(xdr.ContractExecutable.contractExecutableWasm(newHash));
+    const newCodeKey = xdr.LedgerKey.contractCode(new xdr.LedgerKeyContractCode({ hash: newHash })).toXDR("base64");
+    const job = collector();
+    await poll(job);
+    rpc.ledgerEntries.set(INSTANCE.key, { ...INSTANCE, xdr: upgraded.toXDR("base64") });
+    const { key: _oldKey, ...code } = CODE;
+    rpc.ledgerEntries.set(newCodeKey, { ...code, liveUntilLedgerSeq: LATEST + 5 });
+    await poll(job);
+    await poll(job);
+    const calls = rpc.ledgerEntriesCalls();
+    // The second poll still asks for the old code with the instance, then for the new code alone.
+    expect(calls.map((keys) => keys.length)).toEqual([4, 1, 5, 1, 5]);
+    expect(calls[3]).toEqual([newCodeKey]);
+    expect(calls[4]).toContain(newCodeKey);
+    expect(calls[4]).not.toContain(CODE.key);
+    const values = await series(job);
+    expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", entry("hello", "code"))).toBe(5);
+  });
+
   it("a Stellar Asset Contract has no code entry", async () => {
     const sacInstance = new xdr.ContractDataEntry({
       ext: new xdr.ExtensionPoint(0),

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PollError } from "../src/client/errors.js";
 import {
   ledgerEntriesCalls,
+  ledgerEntriesOf,
   MAX_KEYS_PER_CALL,
   readLedgerEntries,
   type KeepEntry,
@@ -42,7 +43,7 @@ function serve(name: string): Served["result"] {
 /** Keeps each entry whole, with its response's latestLedger. */
 const whole: KeepEntry<object> = (entry, latestLedger) => ({
   key: entry.key,
-  xdr: entry.xdr(),
+  xdr: entry.xdr,
   lastModifiedLedgerSeq: entry.lastModifiedLedgerSeq,
   ...(entry.liveUntilLedgerSeq === undefined ? {} : { liveUntilLedgerSeq: entry.liveUntilLedgerSeq }),
   latestLedger,
@@ -132,7 +133,7 @@ describe("readLedgerEntries", () => {
     rpc.answers.set("getLedgerEntries", { result: { entries, latestLedger: 77 } });
     const seen: [string, number, string][] = [];
     const read = await readLedgerEntries(client, "status", keys, undefined, (entry, latestLedger) => {
-      seen.push([entry.xdr(), latestLedger, entry.key]);
+      seen.push([entry.xdr, latestLedger, entry.key]);
       return `${entry.lastModifiedLedgerSeq}@${latestLedger}`;
     });
     expect([...read.entries]).toEqual([
@@ -182,5 +183,63 @@ describe("readLedgerEntries", () => {
     rpc.answers.set("getLedgerEntries", { result: { entries: null, latestLedger: 5 } });
     const error = await readLedgerEntries(client, "status", keys, undefined, whole).catch((caught: unknown) => caught);
     expect((error as PollError).reason).toBe("schema");
+  });
+});
+
+describe("the guard of getLedgerEntries' result accepts what zod accepts, and fails as zod does", () => {
+  const HOSTILE: unknown[] = [
+    undefined,
+    null,
+    "",
+    "AAAA",
+    0,
+    -1,
+    -0,
+    1.5,
+    2 ** 53,
+    2 ** 53 - 1,
+    1e300,
+    "5",
+    [],
+    {},
+    true,
+  ];
+  const entry = { key: codeKey(1), xdr: "AAAABw==", lastModifiedLedgerSeq: 10, liveUntilLedgerSeq: 20 };
+  const results: unknown[] = [
+    null,
+    [],
+    "entries",
+    { entries: [entry], latestLedger: 30 },
+    { entries: [], latestLedger: 30 },
+    { entries: [entry, { ...entry, extXdr: "AAAA" }], latestLedger: 30 },
+    ...HOSTILE.map((value) => ({ entries: value, latestLedger: 30 })),
+    ...HOSTILE.map((value) => ({ entries: [entry], latestLedger: value })),
+    ...HOSTILE.map((value) => ({ entries: [entry, value], latestLedger: 30 })),
+    ...(["key", "xdr", "lastModifiedLedgerSeq", "liveUntilLedgerSeq"] as const).flatMap((field) =>
+      HOSTILE.map((value) => ({ entries: [entry, { ...entry, [field]: value }], latestLedger: 30 })),
+    ),
+  ];
+  const kept = (read: { entries: readonly object[]; latestLedger: number }) => ({
+    latestLedger: read.latestLedger,
+    entries: read.entries.map((each) => {
+      const { key, xdr, lastModifiedLedgerSeq, liveUntilLedgerSeq } = each as typeof entry;
+      return { key, xdr, lastModifiedLedgerSeq, liveUntilLedgerSeq };
+    }),
+  });
+
+  it.each(results.map((result) => [JSON.stringify(result) ?? "undefined", result]))("%s", (_name, result) => {
+    const zod = ledgerEntriesSchema.safeParse(result);
+    let guarded: ReturnType<typeof ledgerEntriesOf> | PollError;
+    try {
+      guarded = ledgerEntriesOf(result);
+    } catch (error) {
+      guarded = error as PollError;
+    }
+    if (zod.success) expect(kept(guarded as ReturnType<typeof ledgerEntriesOf>)).toEqual(kept(zod.data));
+    else {
+      expect(guarded).toBeInstanceOf(PollError);
+      expect((guarded as PollError).reason).toBe("schema");
+      expect((guarded as PollError).message).toMatch(/^response does not match Stellar RPC's getLedgerEntries schema/);
+    }
   });
 });

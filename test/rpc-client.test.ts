@@ -144,3 +144,24 @@ it("shares the Horizon client's courtesy: 429 holds back, 5xx retried, body capp
   rpc.fault = undefined;
   expect((await failure(client(base, { maxBodyBytes: 64 }).status())).reason).toBe("body_too_large");
 });
+
+it("a failure while reading an answer that is no PollError is internal, never network, and not retried", async () => {
+  const observer = {
+    onRequest: () => undefined,
+    onRateLimitHeaders: () => {
+      throw new TypeError("a bug while reading the answer");
+    },
+  };
+  const error = await failure(client(base, { retries: 2, observer }).status());
+  expect(error.reason).toBe("internal");
+  expect(error.message).toContain("a bug while reading the answer");
+  expect(rpc.requests).toHaveLength(1);
+});
+
+it("a body that is not JSON is invalid_json, retried like any transient failure", async () => {
+  rpc.fault = { status: 200, body: "<html><title>Bad gateway</title></html>" };
+  const error = await failure(client(base, { retries: 1 }).status());
+  expect(error.reason).toBe("invalid_json");
+  expect(error.message).toBe("body is not JSON: Bad gateway");
+  expect(rpc.requests).toHaveLength(2);
+});

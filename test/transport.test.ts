@@ -9,7 +9,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PollError } from "../src/client/errors.js";
-import { bodyOf, transportFetch } from "../src/client/transport.js";
+import { textOf, transportFetch } from "../src/client/transport.js";
 import { VERSION } from "../src/version.js";
 
 type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void;
@@ -71,7 +71,7 @@ const PAGE = JSON.stringify({
 
 const fetchBody = async (path: string, init: Partial<Parameters<typeof transportFetch>[1]> = {}) => {
   const response = await transportFetch(`${upstream.url}${path}`, { maxBodyBytes: CAP, ...init });
-  return { response, body: bodyOf(response).toString() };
+  return { response, body: textOf(response) };
 };
 
 const failureOf = (promise: Promise<unknown>) =>
@@ -266,8 +266,8 @@ describe("the transport over HTTPS", () => {
   const transport = resolve(dirname(fileURLToPath(import.meta.url)), "../dist/client/transport.js");
   /** Fetches `url` in a fresh Node that trusts the fixture certificate when told to, printing the body or the error's code. */
   const fetchIn = async (url: string, trusted: boolean) => {
-    const script = `import(${JSON.stringify(transport)}).then(async ({ transportFetch, bodyOf }) => {
-      try { process.stdout.write(bodyOf(await transportFetch(${JSON.stringify(url)}, { maxBodyBytes: 1 << 20 })).toString()); }
+    const script = `import(${JSON.stringify(transport)}).then(async ({ transportFetch, textOf }) => {
+      try { process.stdout.write(textOf(await transportFetch(${JSON.stringify(url)}, { maxBodyBytes: 1 << 20 }))); }
       catch (error) { process.stdout.write("failed: " + (error.code ?? error.message)); }
     })`;
     const env = { ...process.env, NODE_EXTRA_CA_CERTS: trusted ? resolve(tls, "localhost-cert.pem") : "" };
@@ -291,4 +291,8 @@ describe("the transport over HTTPS", () => {
       server.close();
     }
   });
+});
+
+it("the text of a response the transport did not make is an error, never an empty body", () => {
+  expect(() => textOf(new Response("{}"))).toThrow("the response is not one the node:http transport made");
 });

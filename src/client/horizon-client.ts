@@ -1,10 +1,8 @@
 import type { z } from "zod";
 import type { Endpoint, RequestPurpose } from "../catalog/metrics.js";
-import { scanPage, type ScanMemo, type ScannedRecord } from "./page-scan.js";
 import { CourteousHttp, validated, type HttpOptions, type RequestObserver as HttpRequestObserver } from "./http.js";
 import {
   feeStatsSchema,
-  LIQUIDITY_POOL_FIELDS,
   liquidityPoolSchema,
   pageSchema,
   rootSchema,
@@ -12,7 +10,6 @@ import {
   type FeeStats,
   type HorizonRoot,
   type LiquidityPool,
-  type LiquidityPoolField,
   type TransactionResponse,
 } from "./schemas.js";
 
@@ -62,19 +59,8 @@ export class HorizonClient {
     return (await this.getValidated("ledgers", "ledgers", query, pageSchema, signal))._embedded.records;
   }
 
-  /**
-   * A page of pools, scanned rather than parsed: tens of thousands of pools are read every poll.
-   * With `memo`, a pool sent as the last poll's scan saw it is recognised rather than scanned.
-   */
-  liquidityPools(
-    query: Query,
-    signal?: AbortSignal,
-    memo?: ScanMemo<LiquidityPoolField>,
-  ): Promise<ScannedRecord<LiquidityPoolField>[]> {
-    const url = this.urlFor("liquidity_pools", query);
-    return this.http.decoded("liquidity_pools", url, undefined, signal, (body) =>
-      scanPage(body, LIQUIDITY_POOL_FIELDS, memo),
-    );
+  async liquidityPools(query: Query, signal?: AbortSignal): Promise<RawRecords> {
+    return (await this.getValidated("liquidity_pools", "liquidity_pools", query, pageSchema, signal))._embedded.records;
   }
 
   liquidityPool(id: string, signal?: AbortSignal): Promise<LiquidityPool> {

@@ -1,4 +1,4 @@
-import { FetchError, ofetch, type FetchOptions } from "ofetch";
+import { createFetch, FetchError, type $Fetch, type FetchResponse } from "ofetch";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { systemClock, type Clock } from "../clock.js";
@@ -7,7 +7,7 @@ import type { TargetUrl } from "../config/target-url.js";
 import { excerpt, PollError, isTransient } from "./errors.js";
 import { holdOffSeconds, MAX_HOLD_MS, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
 import { problemSchema } from "./schemas.js";
-import { bodyOf, transportFetch, type TransportOptions } from "./transport.js";
+import { textOf, transportFetch } from "./transport.js";
 
 /** Receives what every HTTP attempt did, for the exporter's self-metrics. */
 export interface RequestObserver<E extends string> {
@@ -82,8 +82,8 @@ export function maxHoldMsOf({ schedules, staleAfterIntervals }: Freshness): numb
   return Math.max(MAX_HOLD_MS, staleAfterIntervals * Math.max(0, ...periods));
 }
 
-/** A POST body, JSON (as text, or as its UTF-8 bytes) or a form; requests without one are GETs. */
-export type RequestBody = { readonly json: string | Buffer } | { readonly form: URLSearchParams };
+/** A POST body, JSON or a form; requests without one are GETs. */
+export type RequestBody = { readonly json: string } | { readonly form: URLSearchParams };
 
 /** What one HTTP attempt sends besides the URL. */
 interface AttemptRequest {
@@ -95,8 +95,6 @@ interface AttemptRequest {
 }
 
 const MAX_RETRY_DELAY_MS = 5_000;
-
-const client = ofetch.create({}, { fetch: transportFetch as typeof fetch });
 
 /**
  * The courtesy every upstream gets, Horizon or Stellar RPC: timeouts per attempt, bounded retries
@@ -110,6 +108,8 @@ export class CourteousHttp<E extends string> {
   private readonly clock: Clock;
   /** Nothing is sent to this server before this time (Retry-After, exhausted rate limit). */
   private holdUntilMs = 0;
+  /** ofetch over the node:http transport, which caps each body at this target's limit as it arrives. */
+  private readonly fetch: $Fetch;
 
   constructor(
     private readonly options: HttpOptions<E>,
@@ -123,34 +123,24 @@ export class CourteousHttp<E extends string> {
     this.url = url;
     this.headers = { ...credentials, ...options.headers, Accept: accept };
     this.clock = options.clock ?? systemClock;
+    const { maxBodyBytes } = options;
+    this.fetch = createFetch({
+      fetch: ((input: string, init: RequestInit) => transportFetch(input, { ...init, maxBodyBytes })) as typeof fetch,
+    });
   }
 
   /**
    * The parsed JSON of a 2xx response, after retries; throws a PollError. A `body` makes it a
    * POST. `poll` aborts the request and any retry wait when the poll that sent it reaches its deadline.
    */
-  json(purpose: E, url: string, body: RequestBody | undefined, poll: AbortSignal | undefined): Promise<unknown> {
-    return this.decoded(purpose, url, body, poll, parseJson);
-  }
-
-  /**
-   * A 2xx response's body as `decode` reads it, after retries; a body `decode` rejects with an
-   * `invalid_json` PollError is retried like any transient failure.
-   */
-  async decoded<T>(
-    purpose: E,
-    url: string,
-    body: RequestBody | undefined,
-    poll: AbortSignal | undefined,
-    decode: (bytes: Buffer) => T,
-  ): Promise<T> {
+  async json(purpose: E, url: string, body: RequestBody | undefined, poll: AbortSignal | undefined): Promise<unknown> {
     const signals = this.signalsWith(poll);
     const request = { url, ...(body ? { body } : {}), timeoutMs: this.options.timeoutMs, signals };
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await this.attempt(purpose, request, decode);
+        return await this.attempt(purpose, request);
       } catch (error) {
-        const failure = error instanceof PollError ? error : new PollError("network", String(error));
+        const failure = error instanceof PollError ? error : new PollError("internal", String(error));
         if (!isTransient(failure) || attempt >= this.options.retries) throw failure;
         await this.sleep(this.retryDelayMs(attempt), signals);
         const aborted = signals.find((signal) => signal.aborted);
@@ -168,7 +158,7 @@ export class CourteousHttp<E extends string> {
     signal: AbortSignal | undefined,
   ): Promise<unknown> {
     const request = { url, ...(body ? { body } : {}), timeoutMs, signals: this.signalsWith(signal) };
-    return this.attempt(purpose, request, parseJson);
+    return this.attempt(purpose, request);
   }
 
   /** True while the server asked us to send nothing (Retry-After, exhausted rate limit). */
@@ -198,7 +188,7 @@ export class CourteousHttp<E extends string> {
     return [this.options.signal, signal].filter((each): each is AbortSignal => each !== undefined);
   }
 
-  private async attempt<T>(purpose: E, request: AttemptRequest, decode: (bytes: Buffer) => T): Promise<T> {
+  private async attempt(purpose: E, request: AttemptRequest): Promise<unknown> {
     const { url, body, signals } = request;
     const waitMs = this.holdUntilMs - this.clock.now();
     if (waitMs > 0) {
@@ -208,33 +198,41 @@ export class CourteousHttp<E extends string> {
     const started = performance.now();
     let code = "error";
     try {
-      // ofetch's own retry, timeout and body parsing stay off: retries here must share the poll's
-      // deadline and Retry-After hold, the transport caps the body as it arrives, and every
-      // failure must map to one of our poll-error reasons.
-      const options: FetchOptions<"stream"> & TransportOptions = {
-        ...postOf(body, this.headers),
-        signal,
-        retry: false,
-        responseType: "stream",
-        ignoreResponseError: true,
-        maxBodyBytes: this.options.maxBodyBytes,
-      };
-      const response = await client.raw(url, options);
+      let response: FetchResponse<unknown>;
+      try {
+        // ofetch's own retry and status errors stay off: retries here must share the poll's deadline
+        // and Retry-After hold, and every failure must map to one of our poll-error reasons.
+        response = await this.fetch.raw(url, {
+          ...postOf(body, this.headers),
+          signal,
+          retry: false,
+          ignoreResponseError: true,
+        });
+      } catch (error) {
+        const aborted = signals.find((outer) => outer.aborted);
+        throw aborted ? abortReason(aborted, error) : classify(error, timedOut(), request.timeoutMs);
+      }
       code = String(response.status);
-      const rateLimit = parseRateLimitHeaders(response.headers, this.clock.now());
-      this.options.observer?.onRateLimitHeaders(rateLimit);
-      const holdOff = holdOffSeconds(rateLimit, response.status);
-      if (holdOff !== undefined) this.holdBack(holdOff);
-      const bytes = bodyOf(response);
-      if (response.status < 200 || response.status >= 300) throw httpError(response.status, bytes.toString("utf8"));
-      return decode(bytes);
+      // Past this point nothing travels: a failure is the answer's (a PollError) or a bug (internal).
+      return this.answered(response.status, response.headers, textOf(response));
     } catch (error) {
-      const aborted = signals.find((outer) => outer.aborted);
-      throw aborted ? abortReason(aborted, error) : classify(error, timedOut(), request.timeoutMs);
+      throw error instanceof PollError
+        ? error
+        : new PollError("internal", `reading the answer failed: ${String(error)}`);
     } finally {
       release();
       this.options.observer?.onRequest(purpose, code, (performance.now() - started) / 1000);
     }
+  }
+
+  /** What an answer says: rate-limit headers noted and obeyed, then the body's JSON or the status's PollError. */
+  private answered(status: number, headers: Headers, text: string): unknown {
+    const rateLimit = parseRateLimitHeaders(headers, this.clock.now());
+    this.options.observer?.onRateLimitHeaders(rateLimit);
+    const holdOff = holdOffSeconds(rateLimit, status);
+    if (holdOff !== undefined) this.holdBack(holdOff);
+    if (status < 200 || status >= 300) throw httpError(status, text);
+    return parseJson(text);
   }
 
   /**
@@ -316,8 +314,7 @@ function basicAuthorization(url: URL): Record<string, string> {
 }
 
 /** A body parsed as JSON; one that is not is an `invalid_json` failure showing its start. */
-export function parseJson(bytes: Buffer): unknown {
-  const text = bytes.toString("utf8");
+function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

@@ -1,18 +1,17 @@
 /**
  * Stellar RPC's getLedgerEntries, batched: any number of ledger keys, read in calls of at most
- * 200 keys (stellar-rpc refuses a larger call as a whole), each response validated with zod.
- * Every job that reads ledger state over RPC (contracts, watched accounts) builds on this: encode
- * the keys once with @stellar/stellar-base (`xdr.LedgerKey…toXDR("base64")`), plan
- * `ledgerEntriesCalls(keys)` requests per poll, then look each key up in what `readLedgerEntries`
- * returns and decode its `xdr` (an `xdr.LedgerEntryData`) only when needed. Responses are read
- * by a scanner (ledger-entries-scan.ts) where they have stellar-rpc's plain shape, else parsed and
- * validated with zod; both give the same entries and the same errors.
+ * 200 keys (stellar-rpc refuses a larger call as a whole), each response parsed with JSON.parse and
+ * validated (by a type guard that accepts only what zod's schema accepts; zod says what is wrong
+ * with a response the guard refuses). Every job that reads ledger state over RPC (contracts, watched accounts)
+ * builds on this: encode the keys once with @stellar/stellar-base
+ * (`xdr.LedgerKey…toXDR("base64")`), plan `ledgerEntriesCalls(keys)` requests per poll, then look
+ * each key up in what `readLedgerEntries` returns and decode its `xdr` (an `xdr.LedgerEntryData`)
+ * only when needed.
  */
 import type { RpcEndpoint } from "../catalog/metrics.js";
 import { validated } from "./http.js";
-import { RequestedKeys, scanLedgerEntries, ScannedEntryView } from "./ledger-entries-scan.js";
 import type { RpcClient } from "./rpc-client.js";
-import { ledgerEntriesSchema, type RpcLedgerEntry } from "./rpc-schemas.js";
+import { ledgerEntriesSchema, type RpcLedgerEntries, type RpcLedgerEntry } from "./rpc-schemas.js";
 
 /** stellar-rpc's getLedgerEntriesMaxKeys, unchanged since v20. */
 export const MAX_KEYS_PER_CALL = 200;
@@ -37,42 +36,20 @@ export interface LedgerEntriesRead<Kept> {
 }
 
 /**
- * One entry of a response as `keep` sees it, only during that call: the view of a scanned
- * response shows each of its entries in turn.
+ * One entry of a response, validated: its key is the key as requested. `liveUntilLedgerSeq` is
+ * present only on entries that have a TTL (contract data and code); 0 on an archived entry since v23.
  */
-export interface LedgerEntryView {
-  /** The key as requested. */
-  readonly key: string;
-  readonly lastModifiedLedgerSeq: number;
-  /** Present only on entries that have a TTL (contract data and code); 0 on an archived entry since v23. */
-  readonly liveUntilLedgerSeq: number | undefined;
-  /**
-   * The entry's base64 `xdr`: `previous` itself when the entry's is the same text, so a read that
-   * keeps last poll's string for an unchanged entry makes no new one.
-   */
-  xdr(previous?: string): string;
-}
+export type LedgerEntryView = Readonly<RpcLedgerEntry>;
 
 /**
  * What a read keeps of one entry, called as its response arrives with the response's latestLedger
- * (a TTL is `liveUntilLedgerSeq − latestLedger` of the same response). A
- * read of tens of thousands of entries that keeps only what it needs (or the previous poll's
- * equal value) lets the rest of each response go at once.
+ * (a TTL is `liveUntilLedgerSeq − latestLedger` of the same response).
  */
 export type KeepEntry<Kept> = (entry: LedgerEntryView, latestLedger: number) => Kept;
 
 /** Requests a read of this many keys sends, for the request plan. */
 export function ledgerEntriesCalls(keyCount: number): number {
   return Math.ceil(keyCount / MAX_KEYS_PER_CALL);
-}
-
-/** Each key list's distinct keys, kept while the list lives: a poll that reads the same list every time prepares it once. */
-const requestedByList = new WeakMap<readonly string[], RequestedKeys>();
-
-function requestedKeys(keys: readonly string[]): RequestedKeys {
-  let requested = requestedByList.get(keys);
-  if (requested === undefined) requestedByList.set(keys, (requested = new RequestedKeys(keys, MAX_KEYS_PER_CALL)));
-  return requested;
 }
 
 /**
@@ -82,7 +59,7 @@ function requestedKeys(keys: readonly string[]): RequestedKeys {
  * bad response `schema`), so a poll never publishes a partial picture as if it were whole.
  */
 export async function readLedgerEntries<Kept>(
-  client: Pick<RpcClient, "scannedCall">,
+  client: Pick<RpcClient, "call">,
   endpoint: RpcEndpoint,
   keys: readonly string[],
   signal: AbortSignal | undefined,
@@ -101,43 +78,34 @@ export async function readLedgerEntries<Kept>(
  */
 export type VisitEntry = (entry: LedgerEntryView, latestLedger: number, position: number) => void;
 
-/**
- * readLedgerEntries for a read that holds what it keeps by the keys' places in its list: a poll
- * of 40 000 keys that would otherwise build a map of them every poll, and look each up twice.
- */
+/** readLedgerEntries for a read that holds what it keeps by the keys' places in its list. */
 export async function visitLedgerEntries(
-  client: Pick<RpcClient, "scannedCall">,
+  client: Pick<RpcClient, "call">,
   endpoint: RpcEndpoint,
   keys: readonly string[],
   signal: AbortSignal | undefined,
   visit: VisitEntry,
 ): Promise<Omit<LedgerEntriesRead<never>, "entries">> {
-  const requested = requestedKeys(keys);
-  const { calls, positions } = requested;
+  // Each distinct key's first place in the list.
+  const positions = new Map<string, number>();
+  for (const [position, key] of keys.entries()) if (!positions.has(key)) positions.set(key, position);
+  const distinct = [...positions.keys()];
+  const calls: string[][] = [];
+  for (let start = 0; start < distinct.length; start += MAX_KEYS_PER_CALL)
+    calls.push(distinct.slice(start, start + MAX_KEYS_PER_CALL));
   let latestLedger: number | undefined;
   let next = 0;
   // The first failure stops the other workers taking new calls; the calls in flight end first.
   let failure: { readonly error: unknown } | undefined;
   const worker = async (): Promise<void> => {
-    const view = new ScannedEntryView();
     while (failure === undefined && next < calls.length) {
-      const call = next++;
+      const call = calls[next++]!;
       try {
-        const answer = await client.scannedCall(endpoint, calls[call]!, signal, (body) =>
-          scanLedgerEntries(body, requested, call),
-        );
-        if ("scanned" in answer) {
-          const scanned = answer.scanned;
-          latestLedger = Math.max(latestLedger ?? 0, scanned.latestLedger);
-          for (let entry = 0; entry < scanned.count; entry += 1)
-            visit(view, scanned.latestLedger, positions[scanned.show(entry, view)]!);
-        } else {
-          const read = validated(ledgerEntriesSchema, answer.result, "Stellar RPC's getLedgerEntries");
-          latestLedger = Math.max(latestLedger ?? 0, read.latestLedger);
-          for (const entry of read.entries) {
-            const index = requested.indexOfText(entry.key);
-            if (index >= 0) visit(parsedView(requested.keys[index]!, entry), read.latestLedger, positions[index]!);
-          }
+        const read = ledgerEntriesOf(await client.call(endpoint, "getLedgerEntries", { keys: call }, signal));
+        latestLedger = Math.max(latestLedger ?? 0, read.latestLedger);
+        for (const entry of read.entries) {
+          const position = positions.get(entry.key);
+          if (position !== undefined) visit(entry, read.latestLedger, position);
         }
       } catch (error) {
         failure ??= { error };
@@ -149,8 +117,34 @@ export async function visitLedgerEntries(
   return { latestLedger, calls: calls.length };
 }
 
-/** An entry parsed and validated with zod, as `keep` sees it. */
-function parsedView(key: string, entry: RpcLedgerEntry): LedgerEntryView {
-  const { lastModifiedLedgerSeq, liveUntilLedgerSeq, xdr } = entry;
-  return { key, lastModifiedLedgerSeq, liveUntilLedgerSeq, xdr: (previous) => (previous === xdr ? previous : xdr) };
+/**
+ * getLedgerEntries' result, validated. A hand-written guard checks what ledgerEntriesSchema checks:
+ * zod costs several times JSON.parse over tens of thousands of entries a poll (docs/performance.md).
+ * A result the guard refuses goes to zod, which accepts it or says where it breaks.
+ */
+export function ledgerEntriesOf(result: unknown): RpcLedgerEntries {
+  if (typeof result === "object" && result !== null) {
+    const { entries, latestLedger } = result as Record<string, unknown>;
+    if (Array.isArray(entries) && isLedgerSequence(latestLedger) && entries.every(isLedgerEntry))
+      return result as RpcLedgerEntries;
+  }
+  return validated(ledgerEntriesSchema, result, "Stellar RPC's getLedgerEntries");
+}
+
+/** What ledgerEntrySchema accepts (unknown fields are left as they are rather than stripped). */
+function isLedgerEntry(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const { key, xdr, lastModifiedLedgerSeq, liveUntilLedgerSeq } = value as Record<string, unknown>;
+  return (
+    typeof key === "string" &&
+    key !== "" &&
+    typeof xdr === "string" &&
+    xdr !== "" &&
+    isLedgerSequence(lastModifiedLedgerSeq) &&
+    (liveUntilLedgerSeq === undefined || isLedgerSequence(liveUntilLedgerSeq))
+  );
+}
+
+function isLedgerSequence(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 }

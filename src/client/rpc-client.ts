@@ -9,7 +9,7 @@ import {
   type GetEventsParams,
   type RpcContractEvent,
 } from "./event-schemas.js";
-import { CourteousHttp, parseJson, validated, type HttpOptions } from "./http.js";
+import { CourteousHttp, validated, type HttpOptions } from "./http.js";
 import {
   feeStatsSchema,
   healthSchema,
@@ -103,25 +103,6 @@ export class RpcClient {
   }
 
   /**
-   * One prepared call, whose response `scan` reads straight from the body's bytes: what `scan`
-   * makes of it, or, for a body `scan` declines (undefined), the result as `call` gives it, with
-   * `call`'s errors.
-   */
-  async scannedCall<Scanned>(
-    endpoint: RpcEndpoint,
-    prepared: PreparedCall,
-    signal: AbortSignal | undefined,
-    scan: (body: Buffer) => Scanned | undefined,
-  ): Promise<{ readonly scanned: Scanned } | { readonly result: unknown }> {
-    const read = (bytes: Buffer): { readonly scanned: Scanned } | { readonly parsed: unknown } => {
-      const scanned = scan(bytes);
-      return scanned === undefined ? { parsed: parseJson(bytes) } : { scanned };
-    };
-    const answer = await this.http.decoded(endpoint, this.http.url.href, { json: prepared.request }, signal, read);
-    return "scanned" in answer ? answer : { result: resultOfBody(prepared.method, answer.parsed) };
-  }
-
-  /**
    * One getEvents call. The -32600 an RPC answers for a start outside its retention window comes
    * back as that window; any other JSON-RPC error fails the call with reason `rpc_error`.
    */
@@ -173,21 +154,6 @@ export class RpcClient {
 
 function callRequest(method: string, params: unknown): string {
   return JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
-}
-
-/**
- * A call's request made once, as the bytes sent, for a call sent with the same parameters poll
- * after poll (a getLedgerEntries call of the same 200 keys): no JSON text made and encoded again.
- */
-export class PreparedCall {
-  readonly request: Buffer;
-
-  constructor(
-    readonly method: string,
-    params: unknown,
-  ) {
-    this.request = Buffer.from(callRequest(method, params));
-  }
 }
 
 /** A single call's result from its parsed response body; a JSON-RPC error object fails it with reason `rpc_error`. */

@@ -4,7 +4,6 @@
  * null depending on the Horizon version. Unknown fields are ignored so a newer Horizon parses.
  */
 import { z } from "zod";
-import { RecordFields } from "./page-scan.js";
 import { FEE_STATS } from "../catalog/metrics.js";
 import {
   amount,
@@ -118,16 +117,6 @@ export const liquidityPoolSchema = z.object({
   // last_modified_ledger and last_modified_time (null on older Horizons) are not needed, so not kept.
 });
 export type LiquidityPool = z.output<typeof liquidityPoolSchema>;
-
-/**
- * What a pools page is scanned for: the schema's fields, and last_modified_ledger, which Horizon
- * bumps whenever a pool changes.
- */
-export const LIQUIDITY_POOL_FIELDS = new RecordFields([
-  ...(Object.keys(liquidityPoolSchema.shape) as (keyof typeof liquidityPoolSchema.shape)[]),
-  "last_modified_ledger",
-]);
-export type LiquidityPoolField = (typeof LIQUIDITY_POOL_FIELDS.names)[number];
 
 /**
  * A HAL page. Records are validated one by one afterwards, so one bad record is counted and left

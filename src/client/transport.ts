@@ -5,16 +5,11 @@ import { VERSION } from "../version.js";
 import { PollError } from "./errors.js";
 
 /**
- * The fetch that ofetch sends with, on node:http. Node's own fetch costs about 17 ms of CPU per
- * 1 000 pools only to hand over a poll's 50 gzip pages (web streams, a streaming inflate in 16 KiB
- * steps); this one reads a body whole and inflates it in one step, into a buffer the size the gzip
- * trailer gives, for about 6 ms (measured on the bench's pages, scripts/bench.ts). What fetch does
+ * The fetch ofetch sends with (createFetch's `fetch`), on node:http: it reads a body whole, capped
+ * as it arrives, and inflates it in one step, where Node's own fetch goes through web streams and
+ * inflates in small steps, at a higher CPU cost per poll (docs/performance.md). What fetch does
  * that an exporter relies on is kept: redirects (credentials dropped across origins), the
  * Accept-Encoding it offers and the decoding of what comes back, keep-alive, aborting by signal.
- *
- * The body is handed to ofetch whole, as the Response's `_bodyInit`, which ofetch returns as the
- * raw body for `responseType: "stream"`: wrapping it in a web stream would cost more than the
- * whole transfer.
  */
 
 /** What the transport takes besides fetch's options: the most bytes a body may have, decoded. */
@@ -23,9 +18,6 @@ export interface TransportOptions {
 }
 
 type TransportInit = Pick<RequestInit, "method" | "headers" | "body" | "signal"> & TransportOptions;
-
-/** A Response that carries its whole decoded body for ofetch. */
-type DecodedResponse = Response & { readonly _bodyInit?: Buffer };
 
 /** Free sockets are closed sooner than servers commonly close idle ones (5 s and up), as undici does. */
 const IDLE_SOCKET_MS = 4_000;
@@ -47,7 +39,7 @@ interface Exchange {
   readonly bytes: Buffer;
 }
 
-export async function transportFetch(input: string | URL, init: TransportInit): Promise<DecodedResponse> {
+export async function transportFetch(input: string | URL, init: TransportInit): Promise<Response> {
   let url = new URL(String(input));
   let method = (init.method ?? "GET").toUpperCase();
   // A body sent again and again (a JSON-RPC call of the same keys every poll) comes as bytes made once.
@@ -128,22 +120,33 @@ function exchange(
   });
 }
 
-function responseOf(message: IncomingMessage, bytes: Buffer, maxBodyBytes: number, method: string): DecodedResponse {
+function responseOf(message: IncomingMessage, bytes: Buffer, maxBodyBytes: number, method: string): Response {
   const headers = new Headers();
   const raw = message.rawHeaders;
   for (let index = 0; index + 1 < raw.length; index += 2) headers.append(raw[index]!, raw[index + 1]!);
   const status = message.statusCode!;
   const response = new Response(null, { status, headers });
-  if (NULL_BODY.has(status) || method === "HEAD") return response;
-  const body = decoded(bytes, message.headers["content-encoding"], maxBodyBytes);
-  return Object.defineProperty(response, "_bodyInit", { value: body }) as DecodedResponse;
+  const bodiless = NULL_BODY.has(status) || method === "HEAD";
+  BODIES.set(
+    response,
+    bodiless ? "" : decoded(bytes, message.headers["content-encoding"], maxBodyBytes).toString("utf8"),
+  );
+  return response;
 }
 
-const NO_BODY = Buffer.alloc(0);
+/**
+ * Each response's decoded text, beside it rather than in it: a web Response body costs a copy, a
+ * stream and a decoding per answer, which made a poll of 200 getLedgerEntries calls markedly
+ * dearer (docs/performance.md). ofetch.raw gives back the Response its fetch made, this one.
+ */
+const BODIES = new WeakMap<Response, string>();
 
-/** A response's decoded body; none for a status or method that has none. */
-export function bodyOf(response: Response): Buffer {
-  return (response as DecodedResponse)._bodyInit ?? NO_BODY;
+/** The decoded text of a response this transport made ("" for a status or method without a body). */
+export function textOf(response: Response): string {
+  const text = BODIES.get(response);
+  // Only if a new ofetch handed back another Response than its fetch's: said at once, never a silent empty body.
+  if (text === undefined) throw new Error("the response is not one the node:http transport made");
+  return text;
 }
 
 type Decoder = (bytes: Buffer, options: ZlibOptions) => Buffer;

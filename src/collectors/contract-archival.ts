@@ -29,6 +29,8 @@ export interface ReturnedEntry {
 export class ArchivalJudge<About> {
   private readonly lastLiveUntil = new Map<string, number>();
   private readonly warned = new Set<string>();
+  /** The entries judged since forgetUnjudged last ran. */
+  private readonly judged = new Set<string>();
 
   /** `warn` is called once per entry, the first time its state is unknown. */
   constructor(
@@ -40,9 +42,11 @@ export class ArchivalJudge<About> {
   ) {}
 
   judge(entry: string, returned: ReturnedEntry | undefined, about: About): EntryState {
+    this.judged.add(entry);
     if (returned === undefined) {
       // Deleted or never created: a later entry under the key is a new one.
       this.lastLiveUntil.delete(entry);
+      this.warned.delete(entry);
       return { kind: "missing" };
     }
     const { liveUntilLedgerSeq: liveUntil, latestLedger } = returned;
@@ -61,5 +65,16 @@ export class ArchivalJudge<About> {
       return state;
     }
     return { kind: "archived" };
+  }
+
+  /**
+   * Forgets every entry not judged since the last call: called after each poll's judgements, so
+   * a key no longer watched (a contract's code before an upgrade, a key dropped by a reload)
+   * leaves nothing behind, and comes back as a new entry if it is watched again.
+   */
+  forgetUnjudged(): void {
+    for (const entry of this.lastLiveUntil.keys()) if (!this.judged.has(entry)) this.lastLiveUntil.delete(entry);
+    for (const entry of this.warned) if (!this.judged.has(entry)) this.warned.delete(entry);
+    this.judged.clear();
   }
 }

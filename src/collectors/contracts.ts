@@ -73,7 +73,7 @@ interface ContractsPoll {
 }
 
 export interface ContractsDependencies {
-  readonly client: Pick<RpcClient, "call" | "scannedCall">;
+  readonly client: Pick<RpcClient, "call">;
   /** Where the status poll notes the latest ledger and its close time (`latestLedgerClose`). */
   readonly network: Pick<NetworkView, "current">;
   readonly clock: Pick<Clock, "now">;
@@ -139,17 +139,18 @@ export class ContractsCollector implements Collector<"contracts"> {
     string,
     { readonly xdr: string; readonly executable: Executable; readonly info: Sample }
   >();
-  private readonly codeKeys = new Map<string, string>();
-  /** Each wasm contract's code entry, by contract, for the wasm hash its instance names now. */
+  /**
+   * Each wasm contract's code entry, by contract, for the wasm hash its instance names now: only
+   * contracts whose instance was last returned running a wasm, so code no contract uses is forgotten.
+   */
   private readonly codeEntries = new Map<string, { readonly wasmHash: string; readonly entry: WatchedEntry }>();
   private latest: ContractsPoll | undefined;
-  private lastFirstRound: readonly string[] | undefined;
   /** The keys whose XDR a poll decodes: every instance, and the state-archival setting. */
   private readonly decodedKeys: ReadonlySet<string>;
   /** A storage or code entry's XDR is dropped as its response arrives: only its TTL is read. */
   private readonly keep: KeepEntry<ReadEntry> = (entry, latestLedger) =>
     this.decodedKeys.has(entry.key)
-      ? { xdr: entry.xdr(), liveUntilLedgerSeq: entry.liveUntilLedgerSeq, latestLedger }
+      ? { xdr: entry.xdr, liveUntilLedgerSeq: entry.liveUntilLedgerSeq, latestLedger }
       : { liveUntilLedgerSeq: entry.liveUntilLedgerSeq, latestLedger };
 
   constructor(
@@ -181,19 +182,23 @@ export class ContractsCollector implements Collector<"contracts"> {
   async poll({ signal }: PollContext): Promise<void> {
     const close = this.dependencies.network.current.latestLedgerClose;
     if (close !== undefined) this.closes.observe(close);
-    const known = new Set<string>();
-    for (const { executable } of this.executables.values())
-      if (executable.kind === "wasm") known.add(executable.wasmHash);
+    // The code keys of the wasm hashes the last poll saw, by hash.
+    const codeKeys = new Map<string, string>();
+    for (const { wasmHash, entry } of this.codeEntries.values()) codeKeys.set(wasmHash, entry.key);
     const read = (keys: readonly string[]) =>
       readLedgerEntries(this.dependencies.client, "contracts", keys, signal, this.keep);
-    const first = await read(this.firstRoundKeys([...known].map((hash) => this.codeKeyOf(hash))));
-    const fresh = new Set<string>();
+    const first = await read([...this.ownKeys, ...new Set(codeKeys.values())]);
+    const fresh: string[] = [];
     for (const watched of this.watched) {
       const executable = this.executableOf(watched, first.entries.get(watched.instance.key));
-      if (executable?.kind === "wasm" && !known.has(executable.wasmHash)) fresh.add(executable.wasmHash);
+      if (executable?.kind === "wasm" && !codeKeys.has(executable.wasmHash)) {
+        const key = contractCodeKey(executable.wasmHash);
+        codeKeys.set(executable.wasmHash, key);
+        fresh.push(key);
+      }
     }
-    const second = fresh.size > 0 ? await read([...fresh].map((hash) => this.codeKeyOf(hash))) : undefined;
-    this.latest = this.judged(first, second);
+    const second = fresh.length > 0 ? await read(fresh) : undefined;
+    this.latest = this.judged(first, second, codeKeys);
   }
 
   samples(lastPollSucceeded: boolean): CollectorSamples<Sample> {
@@ -240,7 +245,11 @@ export class ContractsCollector implements Collector<"contracts"> {
    * Every watched entry's state: the instance, the code of a wasm instance (none for a Stellar
    * Asset Contract, nor while the instance is not returned: its code is then unknown), the keys.
    */
-  private judged(first: LedgerEntriesRead<ReadEntry>, second: LedgerEntriesRead<ReadEntry> | undefined): ContractsPoll {
+  private judged(
+    first: LedgerEntriesRead<ReadEntry>,
+    second: LedgerEntriesRead<ReadEntry> | undefined,
+    codeKeys: ReadonlyMap<string, string>,
+  ): ContractsPoll {
     const judge = (entry: WatchedEntry): JudgedEntry => ({
       ...entry,
       state: this.judge.judge(entry.key, first.entries.get(entry.key) ?? second?.entries.get(entry.key), entry.labels),
@@ -252,9 +261,14 @@ export class ContractsCollector implements Collector<"contracts"> {
       const known = this.executables.get(instance.key);
       if (known !== undefined) contracts.push(known.info);
       const executable = known?.executable;
-      if (executable?.kind === "wasm") entries.push(judge(this.codeEntryOf(contract.name, executable.wasmHash)));
+      if (executable?.kind === "wasm") {
+        const key = codeKeys.get(executable.wasmHash) ?? contractCodeKey(executable.wasmHash);
+        entries.push(judge(this.codeEntryOf(contract.name, executable.wasmHash, key)));
+      } else this.codeEntries.delete(contract.name);
       for (const key of keys) entries.push(judge(key));
     }
+    // What the judge remembers of entries no longer watched (a contract's code before an upgrade) goes.
+    this.judge.forgetUnjudged();
     return {
       entries,
       contracts,
@@ -284,39 +298,14 @@ export class ContractsCollector implements Collector<"contracts"> {
     return executable;
   }
 
-  /**
-   * The first round's keys: the own keys, then these code keys. The same list while the known
-   * code is the same, so the reader's index of it is built once, not every poll.
-   */
-  private firstRoundKeys(codeKeys: readonly string[]): readonly string[] {
-    const last = this.lastFirstRound;
-    const own = this.ownKeys.length;
-    if (
-      last !== undefined &&
-      last.length === own + codeKeys.length &&
-      codeKeys.every((key, index) => last[own + index] === key)
-    )
-      return last;
-    return (this.lastFirstRound = [...this.ownKeys, ...codeKeys]);
-  }
-
   /** The contract's code entry for this wasm hash: the same object, and labels, poll after poll. */
-  private codeEntryOf(contract: string, wasmHash: string): WatchedEntry {
+  private codeEntryOf(contract: string, wasmHash: string, key: string): WatchedEntry {
     let code = this.codeEntries.get(contract);
     if (code?.wasmHash !== wasmHash) {
-      code = { wasmHash, entry: watchedEntry(contract, "code", "persistent", this.codeKeyOf(wasmHash)) };
+      code = { wasmHash, entry: watchedEntry(contract, "code", "persistent", key) };
       this.codeEntries.set(contract, code);
     }
     return code.entry;
-  }
-
-  private codeKeyOf(wasmHash: string): string {
-    let key = this.codeKeys.get(wasmHash);
-    if (key === undefined) {
-      key = contractCodeKey(wasmHash);
-      this.codeKeys.set(wasmHash, key);
-    }
-    return key;
   }
 }
 

@@ -60,7 +60,7 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
   private latestHasHeader = true;
 
   constructor(
-    private readonly client: Pick<RpcClient, "call" | "scannedCall">,
+    private readonly client: Pick<RpcClient, "call">,
     private readonly watched: readonly RpcWatchedAccount[],
     /** The target's network view, told the base reserve read. */
     private readonly network: NetworkView,
@@ -82,14 +82,13 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
   async poll({ signal, invalidRecords }: PollContext): Promise<void> {
     const before = this.xdrs;
     const xdrs = new Array<string | undefined>(this.allKeys.length).fill(undefined);
-    // An entry the same as last poll's is kept as last poll's string: an unchanged entry makes no new one.
     const read = await visitLedgerEntries(
       this.client,
       "accounts",
       this.allKeys,
       signal,
       (entry, _latestLedger, place) => {
-        xdrs[place] = entry.xdr(before[place]);
+        xdrs[place] = entry.xdr;
       },
     );
     const baseReserve = await this.baseReserve(read.latestLedger, signal);
