@@ -1,7 +1,6 @@
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import * as units from "@grafana/grafana-foundation-sdk/units";
 import { METRICS } from "../../src/catalog/metrics.js";
-import { corridorRows } from "./corridors.js";
 import { columns, dashboard, multiValueVariable, select, statPanel, tablePanel, timeseriesPanel } from "./common.js";
 
 const SELECTED_POOLS = 'pool_id=~"$pool"';
@@ -127,8 +126,6 @@ export function liquidityPoolsDashboard(): Dashboard {
           }),
         ],
       },
-      // Until the Markets dashboard (scripts/dashboards/markets.ts) includes them.
-      ...corridorRows(),
     ],
   });
 }
