@@ -20,7 +20,7 @@ import { parseArgs } from "node:util";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { stringify } from "yaml";
 import { NODE_FLAGS, withNodeEnvironment } from "../src/cli/node-flags.js";
-import { PAGE_LIMIT } from "../src/collectors/paging.js";
+import { PAGE_LIMIT } from "../src/client/paging.js";
 import { parseDuration } from "../src/config/duration.js";
 import { SIMULATOR_REQUESTS_PER_HOUR } from "../src/simulator/http-faults.js";
 import { contractsPollCost } from "./bench-contracts.js";

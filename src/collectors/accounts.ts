@@ -1,21 +1,17 @@
 import { HORIZON_ACCOUNT_METRICS, type AccountMetricSet, type MetricDefinition } from "../catalog/metrics.js";
-import { amountStroops, stroopsToUnits, type Account } from "../client/account-schemas.js";
-import type { AccountLookup, AccountsClient } from "../client/accounts.js";
+import { amountStroops, stroopsToUnits, type AccountFacts } from "../client/account-schemas.js";
+import type { AccountLookup } from "../client/accounts.js";
 import { PollError } from "../client/errors.js";
 import type { WatchedAccount } from "../config/accounts.js";
-import type { NetworkView } from "../runtime/network.js";
-import type { Collector, PollContext } from "./collector.js";
+import type { NetworkView } from "../job/network.js";
+import type { HorizonJobParts, JobTiming, PollContext, PollJob } from "../job/job.js";
+import { AccountsClient } from "../client/accounts.js";
+import { requestsPerPoll } from "../scheduler/request-plan.js";
 import { LABEL_TEXT_BOUNDS, labelText } from "./label-text.js";
 import type { CollectorSamples, Sample, SeriesGroup } from "../exposition/samples.js";
 
 /** Open offers and claimable balances counted per account at most (five pages). */
 export const ACCOUNT_LIST_CAP = 1000;
-
-/**
- * What the samples read of an account: Horizon's AccountResponse, or the account's ledger entries
- * read over Stellar RPC, which carry no count of data entries.
- */
-export type AccountFacts = Omit<Account, "sequence" | "dataEntries"> & { readonly dataEntries?: number };
 
 /** What the samples show of a watched account's configuration, on either kind of target. */
 type SampledAccount = Pick<WatchedAccount, "name" | "id" | "lowBalance" | "cold">;
@@ -307,8 +303,11 @@ export class AccountSamples {
 }
 
 /** Polls every watched account of a target; one failed request fails the poll, so no account is shown half-read. */
-export class AccountsCollector implements Collector {
-  readonly endpoint = "accounts";
+export class AccountsCollector implements PollJob {
+  readonly role = "poll";
+  readonly source = "accounts";
+  readonly schedule: JobTiming["schedule"];
+  readonly requestsPerRun: number;
   private observations: AccountObservations | undefined;
   private readonly signerChanges = new SignerChanges();
   private readonly accountSamples = new AccountSamples(HORIZON_ACCOUNT_METRICS);
@@ -318,15 +317,24 @@ export class AccountsCollector implements Collector {
     private readonly watched: readonly WatchedAccount[],
     /** The target's network view: minimum balances follow the latest ledger's base reserve. */
     private readonly network: NetworkView,
+    timing: JobTiming,
     /** Where no ledgers poll runs (a shard other than 0): read the latest ledger's base reserve each poll. */
     private readonly readsBaseReserve = false,
-  ) {}
+  ) {
+    this.schedule = timing.schedule;
+    this.requestsPerRun = timing.requestsPerRun;
+  }
 
-  async poll(context: PollContext): Promise<void> {
-    if (this.readsBaseReserve)
+  async run(context: PollContext): Promise<void> {
+    if (this.readsBaseReserve) {
       this.network.learn({ baseReserveStroops: await this.client.latestBaseReserve(context.signal) });
+      context.progressed();
+    }
     const observations: (AccountObservation | undefined)[] = [];
-    for (const watched of this.watched) observations.push(await this.observe(watched, context));
+    for (const watched of this.watched) {
+      observations.push(await this.observe(watched, context));
+      context.progressed();
+    }
     this.signerChanges.note(this.watched, observations);
     this.observations = observations;
   }
@@ -387,4 +395,13 @@ export class AccountsCollector implements Collector {
       throw error;
     }
   }
+}
+
+/**
+ * A Horizon's accounts poll, as its job table builds it. On a shard other than 0, which polls no
+ * ledgers, it reads the base reserve its minimum balances need itself.
+ */
+export function accountsJob({ client, config, target, network }: HorizonJobParts): AccountsCollector {
+  const timing = { schedule: target.schedules.accounts, requestsPerRun: requestsPerPoll("accounts", target, config) };
+  return new AccountsCollector(new AccountsClient(client), target.accounts, network, timing, config.shard.index !== 0);
 }

@@ -9,8 +9,9 @@ import {
   type LiquidityPool,
   type LiquidityPoolField,
 } from "../client/schemas.js";
-import type { Collector, PollContext } from "./collector.js";
-import { cursorPast, PAGE_LIMIT, validRecord } from "./paging.js";
+import type { HorizonJobParts, JobTiming, PollContext, PollJob } from "../job/job.js";
+import { requestsPerPoll } from "../scheduler/request-plan.js";
+import { cursorPast, PAGE_LIMIT, validRecord } from "../client/paging.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 
 export interface PoolSelection {
@@ -198,8 +199,11 @@ class DistinctPools {
  * last_modified_ledger whenever a pool changes, and the values themselves are hashed too, to be
  * safe against a Horizon that does not.
  */
-export class LiquidityPoolsCollector implements Collector {
-  readonly endpoint = "liquidity_pools";
+export class LiquidityPoolsCollector implements PollJob {
+  readonly role = "poll";
+  readonly source = "liquidity_pools";
+  readonly schedule: JobTiming["schedule"];
+  readonly requestsPerRun: number;
   private series: readonly Sample[] = [];
   private readonly validated = new ValidatedPools();
   private readonly scans = new ScanMemo(LIQUIDITY_POOL_FIELDS, "id");
@@ -208,11 +212,14 @@ export class LiquidityPoolsCollector implements Collector {
   constructor(
     private readonly client: HorizonClient,
     private readonly selection: PoolSelection,
+    timing: JobTiming,
   ) {
     this.labelValues = new LabelValues(LABEL_VALUES_PER_POOL * selection.max);
+    this.schedule = timing.schedule;
+    this.requestsPerRun = timing.requestsPerRun;
   }
 
-  async poll(context: PollContext): Promise<void> {
+  async run(context: PollContext): Promise<void> {
     if (this.selection.ids.length > 0) {
       this.series = liquidityPoolSamples(await this.fetchByIds(context)).live;
       return;
@@ -228,11 +235,12 @@ export class LiquidityPoolsCollector implements Collector {
     return { live: this.series, persistent: [] };
   }
 
-  private async fetchByIds({ signal, invalidRecords }: PollContext): Promise<LiquidityPool[]> {
+  private async fetchByIds({ signal, invalidRecords, progressed }: PollContext): Promise<LiquidityPool[]> {
     const pools: LiquidityPool[] = [];
     for (const id of this.selection.ids.slice(0, this.selection.max)) {
       try {
         pools.push(await this.client.liquidityPool(id, signal));
+        progressed();
       } catch (error) {
         // A pool that no longer exists simply stops being tracked; an invalid one is left out, as in a page.
         if (error instanceof PollError && error.details.status === 404) continue;
@@ -257,12 +265,13 @@ export class LiquidityPoolsCollector implements Collector {
         context.signal,
         this.scans,
       );
+      context.progressed();
       // The page was scanned in the turn it arrived in; its records wait for the next, so a scrape
       // arriving meanwhile waits for one of the two, not both.
       await yieldToEventLoop();
       // Checked before reading, so a page served twice is not counted twice.
       const next =
-        records.length < limit ? undefined : cursorPast(records.at(-1)?.string("paging_token"), cursor, this.endpoint);
+        records.length < limit ? undefined : cursorPast(records.at(-1)?.string("paging_token"), cursor, this.source);
       let invalid = 0;
       for (const raw of records) {
         const pool = this.validate(raw);
@@ -290,4 +299,13 @@ export class LiquidityPoolsCollector implements Collector {
     this.validated.keep(pool);
     return pool;
   }
+}
+
+/** A Horizon's liquidity pools poll, as its job table builds it. */
+export function liquidityPoolsJob({ client, config, target }: HorizonJobParts): LiquidityPoolsCollector {
+  const requestsPerRun = requestsPerPoll("liquidity_pools", target, config);
+  return new LiquidityPoolsCollector(client, config.liquidityPools, {
+    schedule: target.schedules.liquidity_pools,
+    requestsPerRun,
+  });
 }

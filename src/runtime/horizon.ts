@@ -1,34 +1,35 @@
-import type { Endpoint } from "../catalog/metrics.js";
-import { AccountsClient } from "../client/accounts.js";
 import { HorizonClient } from "../client/horizon-client.js";
 import { targetHttpOptions } from "../client/http.js";
-import { AccountsCollector } from "../collectors/accounts.js";
-import type { Collector } from "../collectors/collector.js";
-import { feeStatsCollector } from "../collectors/fee-stats.js";
-import { LedgersCollector } from "../collectors/ledgers.js";
-import { LiquidityPoolsCollector } from "../collectors/liquidity-pools.js";
-import { rootCollector } from "../collectors/root.js";
-import type { ExporterConfig, TargetConfig } from "../config/config.js";
-import { txProbeFor } from "../probers/tx-probe.js";
-import { plannedRequestsPerHour, requestsPerPoll } from "../scheduler/request-plan.js";
-import { pollJob, type JobPlan } from "./job.js";
-import type { JobParts, TargetKind } from "./runtime.js";
+import { accountsJob } from "../collectors/accounts.js";
+import { feeStatsJob } from "../collectors/fee-stats.js";
+import { ledgersJob } from "../collectors/ledgers.js";
+import { liquidityPoolsJob } from "../collectors/liquidity-pools.js";
+import { rootJob } from "../collectors/root.js";
+import type { TargetConfig } from "../config/config.js";
+import { txProbeJob } from "../probers/tx-probe.js";
+import { plannedRequestsPerHour } from "../scheduler/request-plan.js";
+import type { JobEntry, TargetKind } from "./runtime.js";
 
 /**
- * What a job is built from beyond the target's own settings (which are in the runtime's key): the
- * freshness every job's deadline and staleness follow, and the global settings of its endpoint.
+ * A Horizon's jobs, one line each: a new Horizon surface is a job in a file of its own and one
+ * line here. `networkLevel` jobs run on shard 0 alone; `settings` are the global settings a job is
+ * built from, whose change on reload restarts it.
  */
-function jobKey(endpoint: Endpoint | "tx_probe", config: ExporterConfig): string {
-  const own =
-    endpoint === "ledgers" ? config.ledgers : endpoint === "liquidity_pools" ? config.liquidityPools : undefined;
-  return JSON.stringify({ endpoint, staleAfterIntervals: config.staleAfterIntervals, own });
-}
+export const HORIZON_JOBS: readonly JobEntry<TargetConfig, HorizonClient>[] = [
+  { source: "root", networkLevel: true, create: rootJob },
+  { source: "fee_stats", networkLevel: true, create: feeStatsJob },
+  { source: "ledgers", networkLevel: true, settings: (config) => config.ledgers, create: ledgersJob },
+  {
+    source: "liquidity_pools",
+    networkLevel: true,
+    settings: (config) => config.liquidityPools,
+    create: liquidityPoolsJob,
+  },
+  { source: "accounts", enabled: (target) => target.accounts.length > 0, create: accountsJob },
+  { source: "tx_probe", enabled: (target) => target.txProbe !== undefined, create: txProbeJob },
+];
 
-/**
- * A Horizon: root, fee_stats, ledgers and liquidity_pools polls, accounts where some are watched,
- * and the transaction probe where configured. A new Horizon surface is one more plan here, with
- * its job in a file of its own.
- */
+/** A Horizon: its client, its job table, and the request budget its schedules are checked against. */
 export const HORIZON: TargetKind<TargetConfig, HorizonClient> = {
   label: "horizon",
   title: (target) => target.name,
@@ -38,45 +39,5 @@ export const HORIZON: TargetKind<TargetConfig, HorizonClient> = {
     planned: plannedRequestsPerHour(target, config),
     budget: target.requestBudgetPerHour,
   }),
-  // The probe's submissions are requests to `transactions`.
-  requestSources: { transactions: "tx_probe" },
-  jobs(target, config, { client, network, log, clock }: JobParts<HorizonClient>): JobPlan[] {
-    const poll = (endpoint: Endpoint, collector: () => Collector, heartbeat = false): JobPlan => ({
-      source: endpoint,
-      key: jobKey(endpoint, config),
-      create: () =>
-        pollJob(collector(), target.schedules[endpoint], requestsPerPoll(endpoint, target, config), heartbeat),
-    });
-    // Network-level series come from shard 0 alone; another shard polls its accounts only, and
-    // reads the base reserve their minimum balances need itself.
-    const networkLevel = config.shard.index === 0;
-    const plans = networkLevel
-      ? [
-          poll("root", () => rootCollector(client, network), true),
-          poll("fee_stats", () => feeStatsCollector(client, network)),
-          poll(
-            "ledgers",
-            () => new LedgersCollector(client, config.ledgers, log.child({ endpoint: "ledgers" }), network),
-          ),
-          poll("liquidity_pools", () => new LiquidityPoolsCollector(client, config.liquidityPools)),
-        ]
-      : [];
-    if (target.accounts.length > 0) {
-      plans.push(
-        poll(
-          "accounts",
-          () => new AccountsCollector(new AccountsClient(client), target.accounts, network, !networkLevel),
-        ),
-      );
-    }
-    const probe = target.txProbe;
-    if (probe !== undefined) {
-      plans.push({
-        source: "tx_probe",
-        key: jobKey("tx_probe", config),
-        create: () => txProbeFor(probe, { client, network, log, now: () => clock.now() }),
-      });
-    }
-    return plans;
-  },
+  jobs: HORIZON_JOBS,
 };

@@ -1,5 +1,5 @@
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
-import { PAGE_LIMIT } from "../collectors/paging.js";
+import { PAGE_LIMIT } from "../client/paging.js";
 import type { ExporterConfig, TargetConfig } from "../config/config.js";
 
 /** Stellar closes a ledger every 5 to 7 s; polling faster finds empty pages half the time. */

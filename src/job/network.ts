@@ -1,4 +1,9 @@
-import type { LedgerClose } from "../collectors/ledger-close-window.js";
+/** A ledger with its close time, as a job read both. */
+export interface LedgerClose {
+  readonly sequence: number;
+  /** Unix seconds. */
+  readonly closeTime: number;
+}
 
 /**
  * What one target's jobs learn about its network and share: each job notes what its answers
