@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { stringify } from "yaml";
-import { NODE_FLAGS, withNodeEnvironment } from "../src/cli/node-flags.js";
+import { NODE_FLAGS, withNodeEnvironment } from "./node-memory.js";
 import { PAGE_LIMIT } from "../src/client/paging.js";
 import { parseDuration } from "../src/config/duration.js";
 import { SIMULATOR_REQUESTS_PER_HOUR } from "../src/simulator/http-faults.js";

@@ -28,7 +28,6 @@ import { ledgerResource, pageResource, poolResource, rootResource, type PagedRec
 import { registerRpcRoutes, RPC_PATH } from "./rpc.js";
 import { UnknownScenarioError } from "./scenarios.js";
 import { compressedLikeHorizon } from "./compression.js";
-import type { SimulatorState } from "./simulator.js";
 import type { SubmissionAnswer } from "./transactions.js";
 import { goJson } from "./wire.js";
 
@@ -45,7 +44,8 @@ export interface HorizonBackend {
   consumeRateLimit(nowMs: number): RateLimitHeaders;
   drawFault(): Fault | undefined;
   setScenario(name: string): void;
-  state(): SimulatorState;
+  /** The simulator's state (simulator.ts, SimulatorState), served as JSON. */
+  state(): object;
   /** Resolves with Horizon's answer once the transaction is in an ingested ledger, or failed, or timed out. */
   submitTransaction(envelopeXdr: string, baseUrl: string): Promise<SubmissionAnswer>;
 }
