@@ -303,9 +303,9 @@ export class TargetMetrics {
     };
   }
 
-  pollSucceeded(target: string, endpoint: PollEndpoint, durationSeconds: number): void {
+  pollSucceeded(target: string, endpoint: PollEndpoint, durationSeconds: number, atMs: number): void {
     this.pollDuration.observe({ [this.label]: target, endpoint }, durationSeconds);
-    this.lastSuccess.set({ [this.label]: target, endpoint }, Date.now() / 1000);
+    this.lastSuccess.set({ [this.label]: target, endpoint }, atMs / 1000);
   }
 
   invalidRecordsRead(target: string, endpoint: PollEndpoint, count: number): void {

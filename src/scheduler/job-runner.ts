@@ -41,7 +41,8 @@ export function requestBudgetMs(
 
 /** Where a runner counts its polls: the self-metrics of the target's kind. */
 export interface PollMetrics {
-  pollSucceeded(target: string, endpoint: PollEndpoint, durationSeconds: number): void;
+  /** `atMs`: when, on the runner's clock. */
+  pollSucceeded(target: string, endpoint: PollEndpoint, durationSeconds: number, atMs: number): void;
   pollFailed(target: string, endpoint: PollEndpoint, durationSeconds: number, reason: PollErrorReason): void;
   invalidRecordsRead(target: string, endpoint: PollEndpoint, count: number): void;
 }
@@ -209,7 +210,7 @@ export class JobRunner {
 
   private async succeeded(durationSeconds: number): Promise<void> {
     const { target, job, metrics, publisher, clock } = this.options;
-    if (job.role === "poll") metrics.pollSucceeded(target, job.source, durationSeconds);
+    if (job.role === "poll") metrics.pollSucceeded(target, job.source, durationSeconds, clock.now());
     this.consecutiveFailures = 0;
     this.notBeforeMs = 0;
     this.owesTick = false;
