@@ -130,7 +130,10 @@ async function startSimulators(
   }
 }
 
-/** The demo's configuration with the simulators' real URLs, and their demo accounts and contracts where none are given. */
+/**
+ * The demo's configuration with the simulators' real URLs, and their demo accounts and contracts where
+ * none are given.
+ */
 function demoConfig(config: ExporterConfig, simulator: RunningSimulator, fork: RunningSimulator): ExporterConfig {
   const simulatorUrl = simulator.url;
   return {
@@ -172,9 +175,12 @@ function demoBanner(exporterUrl: string, simulatorUrl: string, forkUrl: string, 
     `  landing page: ${exporterUrl}/`,
     `  simulator:    ${simulatorUrl}/  (state: ${simulatorUrl}/_sim/state)`,
     `  stellar rpc:  ${simulatorUrl}${RPC_PATH}  (JSON-RPC, same ledgers)`,
-    `  fork:         ${forkUrl}/  (the same network, other hashes from ledger ${forkAt} on: the "${FORK_TARGET}" target disagrees)`,
-    `  change scenario: curl -X POST ${simulatorUrl}/_sim/scenario/fee_spike  (or account_drain, signer_change, rpc_lagging, ...)`,
-    `  contracts:    counter (wasm, with its storage entry) and usdc (Stellar Asset Contract); archival in about 4 minutes:`,
+    `  fork:         ${forkUrl}/  (the same network, other hashes from ledger ${forkAt} on: ` +
+      `the "${FORK_TARGET}" target disagrees)`,
+    `  change scenario: curl -X POST ${simulatorUrl}/_sim/scenario/fee_spike  ` +
+      "(or account_drain, signer_change, rpc_lagging, ...)",
+    "  contracts:    counter (wasm, with its storage entry) and usdc (Stellar Asset Contract); " +
+      "archival in about 4 minutes:",
     `                curl -X POST ${simulatorUrl}/_sim/scenario/contract_expiring`,
     "Press Ctrl+C to stop.",
     "",

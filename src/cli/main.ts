@@ -12,7 +12,8 @@ function usage(): string {
     "Usage: stellar-horizon-exporter [FLAGS]",
     "       stellar-horizon-exporter simulate [FLAGS]   (a Horizon simulator; see simulate --help)",
     "       stellar-horizon-exporter demo [FLAGS]       (the simulator plus an exporter polling it; see demo --help)",
-    "       stellar-horizon-exporter healthcheck [FLAGS] (exit 0 when the exporter answers /healthz; see healthcheck --help)",
+    "       stellar-horizon-exporter healthcheck [FLAGS] " +
+      "(exit 0 when the exporter answers /healthz; see healthcheck --help)",
     "       stellar-horizon-exporter help [COMMAND]     (this help, or a command's)",
     "",
     "Prometheus exporter for Stellar's Horizon API.",

@@ -49,7 +49,10 @@ export function signerSignature(account: AccountFacts): string {
   return JSON.stringify([signers, low, medium, high]);
 }
 
-/** Per account, the polls at which its signers, their weights or its thresholds differed from its previous successful read. */
+/**
+ * Per account, the polls at which its signers, their weights or its thresholds differed from its
+ * previous successful read.
+ */
 export class SignerChanges {
   private readonly changes = new Map<string, number>();
   /**
@@ -69,7 +72,8 @@ export class SignerChanges {
       const observation = observations[index];
       if (observation?.exists !== true) continue;
       const previous = this.previous.get(name);
-      // The same facts as last time (a Stellar RPC poll keeps them while the entries are unchanged) have the same signers.
+      // The same facts as last time (a Stellar RPC poll keeps them while the entries are unchanged)
+      // have the same signers.
       if (previous === observation.account) continue;
       if (previous !== undefined && signerSignature(previous) !== signerSignature(observation.account))
         this.changes.set(name, (this.changes.get(name) ?? 0) + 1);
@@ -204,7 +208,10 @@ class AccountGroup implements SeriesGroup {
     return samples;
   }
 
-  /** The families only one kind has: Horizon's data entries, offers and claimable balances; Stellar RPC's trustline existence. */
+  /**
+   * The families only one kind has: Horizon's data entries, offers and claimable balances; Stellar
+   * RPC's trustline existence.
+   */
   private addKindSamples(
     samples: Sample[],
     metric: MetricDefinition,
@@ -348,7 +355,10 @@ export class AccountsCollector implements PollJob {
     );
   }
 
-  /** What one poll learnt of the account; undefined when Horizon's answer was invalid (counted, and the account left out). */
+  /**
+   * What one poll learnt of the account; undefined when Horizon's answer was invalid (counted, and the
+   * account left out).
+   */
   private async observe(
     watched: WatchedAccount,
     { signal, invalidRecords }: PollContext,

@@ -152,7 +152,10 @@ export class LedgersCollector implements PollJob {
     }
   }
 
-  /** A cursor Horizon refuses would be refused at every poll: it is dropped and reading restarts from the latest ledger. */
+  /**
+   * A cursor Horizon refuses would be refused at every poll: it is dropped and reading restarts from
+   * the latest ledger.
+   */
   private async resynchroniseRefusedCursor(context: PollContext): Promise<void> {
     this.totals.resyncs += 1;
     this.log.warn({ cursor: this.cursor }, "Horizon refused the ledger cursor; resynchronising from the latest ledger");

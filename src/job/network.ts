@@ -52,7 +52,10 @@ export class NetworkView {
     this.observer?.learnt(facts);
   }
 
-  /** Notes a closed ledger's hash for the observer (the agreement check keeps the hashes), and that it is the latest. */
+  /**
+   * Notes a closed ledger's hash for the observer (the agreement check keeps the hashes), and that it
+   * is the latest.
+   */
   ledgerHash(sequence: number, hash: string): void {
     this.observer?.ledgerHash(sequence, hash);
     this.learn({ latestLedger: sequence });

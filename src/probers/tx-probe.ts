@@ -192,7 +192,8 @@ export class TxProbe implements ProbeJob {
     if (passphrase === Networks.PUBLIC && !settings.allowPubnet) {
       return this.refuse(
         "pubnet",
-        "this Horizon serves pubnet, where the transaction probe spends real lumens: it will not submit unless tx_probe.allow_pubnet is true",
+        "this Horizon serves pubnet, where the transaction probe spends real lumens: " +
+          "it will not submit unless tx_probe.allow_pubnet is true",
       );
     }
     if (client.holdingBack()) {
@@ -217,7 +218,8 @@ export class TxProbe implements ProbeJob {
     if (!account.keySigns)
       return this.refuse(
         "no_key",
-        `the transaction probe's key no longer signs for its account ${accountId} (master key removed or below the low threshold)`,
+        `the transaction probe's key no longer signs for its account ${accountId} ` +
+          "(master key removed or below the low threshold)",
       );
     this.refuse(undefined);
     const sequence = account.sequence;
@@ -272,7 +274,10 @@ export class TxProbe implements ProbeJob {
   }
 }
 
-/** A Horizon's transaction probe, as its job table builds it, with a warning when its seed file is open to group or others. */
+/**
+ * A Horizon's transaction probe, as its job table builds it, with a warning when its seed file is open
+ * to group or others.
+ */
 export function txProbeJob({ target, client, network, log: targetLog, clock }: HorizonJobParts): TxProbe {
   const config = target.txProbe;
   if (config === undefined) throw new Error(`${target.name} has no transaction probe configured`);

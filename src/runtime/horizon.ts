@@ -12,19 +12,14 @@ import type { JobEntry, TargetKind } from "./runtime.js";
 
 /**
  * A Horizon's jobs, one line each: a new Horizon surface is a job in a file of its own and one
- * line here. `networkLevel` jobs run on shard 0 alone; `settings` are the global settings a job is
- * built from, whose change on reload restarts it.
+ * line here. `networkLevel` jobs run on shard 0 alone; `settings` are the global settings (of the
+ * configuration `c`) a job is built from, whose change on reload restarts it.
  */
 export const HORIZON_JOBS: readonly JobEntry<TargetConfig, HorizonClient>[] = [
   { source: "root", networkLevel: true, create: rootJob },
   { source: "fee_stats", networkLevel: true, create: feeStatsJob },
-  { source: "ledgers", networkLevel: true, settings: (config) => config.ledgers, create: ledgersJob },
-  {
-    source: "liquidity_pools",
-    networkLevel: true,
-    settings: (config) => config.liquidityPools,
-    create: liquidityPoolsJob,
-  },
+  { source: "ledgers", networkLevel: true, settings: (c) => c.ledgers, create: ledgersJob },
+  { source: "liquidity_pools", networkLevel: true, settings: (c) => c.liquidityPools, create: liquidityPoolsJob },
   { source: "accounts", enabled: (target) => target.accounts.length > 0, create: accountsJob },
   { source: "tx_probe", enabled: (target) => target.txProbe !== undefined, create: txProbeJob },
 ];

@@ -219,7 +219,8 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
     if (plan.planned > plan.budget) {
       this.log.warn(
         { plannedRequestsPerHour: plan.planned, requestBudgetPerHour: plan.budget },
-        "schedules plan more requests per hour than this target's budget: lengthen the poll intervals, track fewer pools or watch fewer accounts",
+        "schedules plan more requests per hour than this target's budget: " +
+          "lengthen the poll intervals, track fewer pools or watch fewer accounts",
       );
     }
   }
