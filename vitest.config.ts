@@ -5,7 +5,7 @@ import { configDefaults, defineConfig } from "vitest/config";
  * Chromium nor a long fuzz. Those run in `npm run test:slow` (vitest.slow.config.ts) and
  * `npm run test:container` (vitest.container.config.ts).
  */
-export const SLOW_TESTS = ["test/e2e/**", "test/browser/**", "test/hostile-fuzz.test.ts"];
+export const SLOW_TESTS = ["test/e2e/**/*.test.ts", "test/browser/**/*.test.ts", "test/hostile-fuzz.test.ts"];
 
 export default defineConfig({
   test: {
