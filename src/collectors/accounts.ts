@@ -104,7 +104,6 @@ class AccountGroup implements SeriesGroup {
       return [{ metric: metrics.accountExists, labels: account, value: observation.exists ? 1 : 0 }];
     if (!observation.exists) return [];
     const facts = observation.account;
-    const ofAsset = (asset: string) => ({ account: watched.name, asset });
     const samples: Sample[] = [];
     switch (metric) {
       case metrics.accountInfo: {
@@ -116,45 +115,6 @@ class AccountGroup implements SeriesGroup {
         });
         break;
       }
-      case metrics.accountBalance:
-        for (const balance of facts.balances)
-          samples.push({ metric: metrics.accountBalance, labels: ofAsset(balance.asset), value: balance.balance });
-        break;
-      case metrics.accountBuyingLiabilities:
-        for (const { asset, buyingLiabilities } of facts.balances) {
-          if (buyingLiabilities !== undefined)
-            samples.push({
-              metric: metrics.accountBuyingLiabilities,
-              labels: ofAsset(asset),
-              value: buyingLiabilities,
-            });
-        }
-        break;
-      case metrics.accountSellingLiabilities:
-        for (const { asset, sellingLiabilities } of facts.balances) {
-          if (sellingLiabilities !== undefined)
-            samples.push({
-              metric: metrics.accountSellingLiabilities,
-              labels: ofAsset(asset),
-              value: sellingLiabilities,
-            });
-        }
-        break;
-      case metrics.accountTrustlineLimit:
-        for (const { asset, limit } of facts.balances)
-          if (limit !== undefined)
-            samples.push({ metric: metrics.accountTrustlineLimit, labels: ofAsset(asset), value: limit });
-        break;
-      case metrics.accountTrustlineAuthorized:
-        for (const { asset, authorized } of facts.balances) {
-          if (authorized !== undefined)
-            samples.push({
-              metric: metrics.accountTrustlineAuthorized,
-              labels: ofAsset(asset),
-              value: authorized ? 1 : 0,
-            });
-        }
-        break;
       case metrics.accountMinimumBalance:
         if (this.baseReserveStroops !== undefined) {
           samples.push({
@@ -198,14 +158,63 @@ class AccountGroup implements SeriesGroup {
         if (facts.sequenceTime !== undefined)
           samples.push({ metric: metrics.accountSequenceTimestamp, labels: account, value: facts.sequenceTime });
         break;
+      default:
+        if (!this.addBalanceSamples(samples, metric, facts)) this.addKindSamples(samples, metric, observation);
+    }
+    return samples;
+  }
+
+  /** The families with a series per asset; false when `metric` is none of them. */
+  private addBalanceSamples(samples: Sample[], metric: MetricDefinition, facts: AccountFacts): boolean {
+    const { metrics, watched } = this;
+    const ofAsset = (asset: string) => ({ account: watched.name, asset });
+    switch (metric) {
+      case metrics.accountBalance:
+        for (const balance of facts.balances)
+          samples.push({ metric: metrics.accountBalance, labels: ofAsset(balance.asset), value: balance.balance });
+        return true;
+      case metrics.accountBuyingLiabilities:
+        for (const { asset, buyingLiabilities } of facts.balances) {
+          if (buyingLiabilities !== undefined)
+            samples.push({
+              metric: metrics.accountBuyingLiabilities,
+              labels: ofAsset(asset),
+              value: buyingLiabilities,
+            });
+        }
+        return true;
+      case metrics.accountSellingLiabilities:
+        for (const { asset, sellingLiabilities } of facts.balances) {
+          if (sellingLiabilities !== undefined)
+            samples.push({
+              metric: metrics.accountSellingLiabilities,
+              labels: ofAsset(asset),
+              value: sellingLiabilities,
+            });
+        }
+        return true;
+      case metrics.accountTrustlineLimit:
+        for (const { asset, limit } of facts.balances)
+          if (limit !== undefined)
+            samples.push({ metric: metrics.accountTrustlineLimit, labels: ofAsset(asset), value: limit });
+        return true;
+      case metrics.accountTrustlineAuthorized:
+        for (const { asset, authorized } of facts.balances) {
+          if (authorized !== undefined)
+            samples.push({
+              metric: metrics.accountTrustlineAuthorized,
+              labels: ofAsset(asset),
+              value: authorized ? 1 : 0,
+            });
+        }
+        return true;
       case metrics.accountBalanceLowWatermark:
         for (const [asset, value] of Object.entries(watched.lowBalance))
           samples.push({ metric: metrics.accountBalanceLowWatermark, labels: ofAsset(asset), value });
-        break;
+        return true;
       default:
-        this.addKindSamples(samples, metric, observation);
+        return false;
     }
-    return samples;
   }
 
   /**
