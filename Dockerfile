@@ -16,7 +16,8 @@ RUN npm run build
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
-# The environment of src/cli/node-flags.ts (NODE_ENVIRONMENT): glibc malloc tuned for buffers replaced every poll.
+# Node's memory settings (docs/performance.md): glibc malloc tuned for buffers replaced every poll,
+# and a small young generation (the node flag in HEALTHCHECK and ENTRYPOINT).
 ENV MALLOC_ARENA_MAX=1 MALLOC_MMAP_THRESHOLD_=1048576
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -29,9 +30,7 @@ USER node
 EXPOSE 9619
 # The bin's healthcheck reads the container's command and environment as the exporter does, so it
 # probes the address the exporter listens on, over HTTPS when the web config turns TLS on. Node
-# itself takes a second or more to start on a busy machine: hence 10 s, and the flags that spare
-# the bin its relaunch (see ENTRYPOINT).
+# itself takes a second or more to start on a busy machine: hence 10 s.
 HEALTHCHECK --interval=30s --timeout=10s --start-period=15s --retries=3 \
   CMD ["node", "--max-semi-space-size=4", "dist/cli/bin.js", "healthcheck"]
-# The flags of src/cli/node-flags.ts, given here, with the environment above, so the bin has no reason to relaunch itself.
 ENTRYPOINT ["node", "--max-semi-space-size=4", "dist/cli/bin.js"]

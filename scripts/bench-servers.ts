@@ -16,7 +16,7 @@ import { Hono } from "hono";
 import { METRICS_CONTENT_TYPE } from "../src/server/app.js";
 import { negotiateContentCoding } from "../src/server/content-coding.js";
 import { listen } from "../src/server/listen.js";
-import { PAGE_LIMIT } from "../src/collectors/paging.js";
+import { PAGE_LIMIT } from "../src/client/paging.js";
 import { createSimulator } from "../src/simulator/index.js";
 import { LastBodies } from "./bench-floor.js";
 

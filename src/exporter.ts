@@ -45,6 +45,19 @@ function runtimesOf(config: ExporterConfig, services: RuntimeServices): Runtime[
   ];
 }
 
+/** What the exporter runs and serves, and what a reload replaces. */
+interface ExporterState {
+  /** The configuration in use: the first one, then the last reload applied. */
+  config: ExporterConfig;
+  readonly services: RuntimeServices;
+  readonly agreement: NetworkAgreement;
+  readonly metrics: ExporterMetrics;
+  readonly logger: Logger;
+  readonly server: Awaited<ReturnType<typeof listen>>;
+  runtimes: Runtime[];
+  web: ExporterConfig["web"];
+}
+
 export async function startExporter(
   config: ExporterConfig,
   options: { logger?: Logger; clock?: Clock } = {},
@@ -64,102 +77,74 @@ export async function startExporter(
     clock,
     networkObserver: (label, name) => agreement.observerFor({ kind: label, target: name }),
   };
-  let runtimes = runtimesOf(config, services);
-  let web = config.web;
-  const allRunners = () => runtimes.flatMap((runtime) => runtime.runners);
-  const pollRunners = () => allRunners().filter((runner) => runner.job.role === "poll");
-  // Polls only: a probe run may wait on a ledger that only a later poll's time brings.
-  const idle = async () => {
-    await Promise.all(pollRunners().map((runner) => runner.idle()));
-  };
-
+  let state: ExporterState | undefined;
+  const runtimes = () => state?.runtimes ?? [];
   const app = createServerApp({
     version: VERSION,
-    web: () => web,
+    web: () => state?.web ?? config.web,
     renderMetrics: async (coding) =>
       Buffer.concat(await Promise.all([store.scrape(clock.now(), coding), metrics.render(coding)])),
-    status: () =>
-      statusReport(
-        VERSION,
-        runtimes.map(({ label, name, title, url, runners }) => ({
-          label,
-          name,
-          title,
-          url,
-          endpoints: runners.filter((runner) => runner.job.role === "poll").map((runner) => runner.snapshot()),
-          agreement: agreement.standing({ kind: label, target: name }),
-        })),
-        board,
-        clock.now(),
-      ),
-    isReady: () => pollRunners().every((runner) => runner.snapshot().polls > 0),
+    status: () => statusReport(VERSION, runtimes().map(statusOf(agreement)), board, clock.now()),
+    isReady: () => pollRunners(runtimes()).every((runner) => runner.snapshot().polls > 0),
   });
   const server = await listen(app, config.listen.host, config.listen.port, config.web?.tls);
-  const firstPolls = Promise.all(runtimes.map((runtime) => runtime.start())).then(() => undefined);
+  state = {
+    config,
+    services,
+    agreement,
+    metrics,
+    logger,
+    server,
+    runtimes: runtimesOf(config, services),
+    web: config.web,
+  };
+  const firstPolls = Promise.all(state.runtimes.map((runtime) => runtime.start())).then(() => undefined);
   logger.info(
-    { version: VERSION, url: server.url, targets: runtimes.map(({ title, url }) => ({ name: title, url })) },
+    { version: VERSION, url: server.url, targets: state.runtimes.map(({ title, url }) => ({ name: title, url })) },
     "stellar-horizon-exporter started",
   );
+  return running(state, firstPolls);
+}
 
-  let running = config;
+/** The runners of every poll: a probe run may wait on a ledger that only a later poll's time brings. */
+function pollRunners(runtimes: readonly Runtime[]) {
+  return runtimes.flatMap((runtime) => runtime.runners).filter((runner) => runner.job.role === "poll");
+}
+
+/** A runtime as the landing page and /status.json show it. */
+function statusOf(agreement: NetworkAgreement) {
+  return ({ label, name, title, url, runners }: Runtime) => ({
+    label,
+    name,
+    title,
+    url,
+    endpoints: runners.filter((runner) => runner.job.role === "poll").map((runner) => runner.snapshot()),
+    agreement: agreement.standing({ kind: label, target: name }),
+  });
+}
+
+/** The running exporter's handle: polls on demand, reloads one at a time, and closes. */
+function running(state: ExporterState, firstPolls: Promise<void>): RunningExporter {
+  const { logger, metrics, server } = state;
   let closed = false;
   let reloadRequests = 0;
   let reloading = Promise.resolve();
-  const applyConfig = async (next: ReloadedConfig): Promise<void> => {
-    if ("problems" in next) {
-      for (const problem of next.problems)
-        logger.error({ problem }, "configuration reload rejected; keeping the running configuration");
-      metrics.configLoaded(false);
-      retainSecretsOf(running);
-      return;
-    }
-    if (next.listen.host !== config.listen.host || next.listen.port !== config.listen.port) {
-      logger.warn("the listen address changes only on restart");
-    }
-    logger.level = next.logLevel;
-    web = next.web;
-    if (!server.setTls(next.web?.tls))
-      logger.warn("turning TLS on or off takes a restart; the web config's other settings apply now");
-    // Every runtime is built before any is stopped: a build that throws leaves the running ones as they were.
-    const byKey = new Map(runtimes.map((runtime) => [runtime.key, runtime]));
-    const built = runtimesOf(next, services);
-    const nextRuntimes = built.map((runtime) => byKey.get(runtime.key) ?? runtime);
-    const kept = new Set(nextRuntimes.filter((runtime) => runtimes.includes(runtime)));
-    const leaving = runtimes.filter((runtime) => !kept.has(runtime));
-    // Stopped before their successors start, so a target that changed never publishes twice.
-    await Promise.all(leaving.map((runtime) => runtime.stop()));
-    // A target removed leaves the agreement check; one that changed stays, its successor's facts replacing its own.
-    const staying = new Set(nextRuntimes.map(({ label, name }) => `${label}:${name}`));
-    for (const { label, name } of leaving)
-      if (!staying.has(`${label}:${name}`)) agreement.remove({ kind: label, target: name });
-    runtimes = nextRuntimes;
-    for (const runtime of runtimes) {
-      if (kept.has(runtime)) await runtime.reconfigure(next);
-      else void runtime.start();
-    }
-    running = next;
-    retainSecretsOf(running);
-    metrics.configLoaded(true);
-    logger.info(
-      { kept: kept.size, started: runtimes.length - kept.size, stopped: leaving.length },
-      "configuration reloaded",
-    );
+  const idle = async () => {
+    await Promise.all(pollRunners(state.runtimes).map((runner) => runner.idle()));
   };
-
   return {
     url: server.url,
     firstPolls,
     pollAll: async () => {
       await idle();
-      await Promise.all(pollRunners().map((runner) => runner.run()));
+      await Promise.all(pollRunners(state.runtimes).map((runner) => runner.run()));
     },
     idle,
     probeAll: async () => {
-      await Promise.all(
-        allRunners()
-          .filter((runner) => runner.job.role === "probe")
-          .map((runner) => runner.run()),
-      );
+      const probes = state.runtimes
+        .flatMap((runtime) => runtime.runners)
+        .filter((runner) => runner.job.role === "probe");
+      await Promise.all(probes.map((runner) => runner.run()));
     },
     reload: (load) => {
       const request = ++reloadRequests;
@@ -167,7 +152,7 @@ export async function startExporter(
         // A newer request runs after this one and reads the file itself: the latest file wins.
         if (request !== reloadRequests || closed) return;
         try {
-          await applyConfig(await load());
+          await applyConfig(state, await load());
         } catch (error) {
           logger.error({ error: String(error) }, "configuration reload failed");
           metrics.configLoaded(false);
@@ -178,7 +163,53 @@ export async function startExporter(
     close: async () => {
       closed = true;
       await reloading;
-      await Promise.all([...runtimes.map((runtime) => runtime.stop()), server.close()]);
+      await Promise.all([...state.runtimes.map((runtime) => runtime.stop()), server.close()]);
     },
   };
+}
+
+/**
+ * Applies a reloaded configuration: unchanged targets keep their runtime (reconfigured: only jobs
+ * whose keys changed restart), changed ones restart, removed ones leave.
+ */
+async function applyConfig(state: ExporterState, next: ReloadedConfig): Promise<void> {
+  const { config, logger, metrics, server, agreement, services } = state;
+  if ("problems" in next) {
+    for (const problem of next.problems)
+      logger.error({ problem }, "configuration reload rejected; keeping the running configuration");
+    metrics.configLoaded(false);
+    retainSecretsOf(config);
+    return;
+  }
+  if (next.listen.host !== config.listen.host || next.listen.port !== config.listen.port) {
+    logger.warn("the listen address changes only on restart");
+  }
+  logger.level = next.logLevel;
+  state.web = next.web;
+  if (!server.setTls(next.web?.tls))
+    logger.warn("turning TLS on or off takes a restart; the web config's other settings apply now");
+  // Every runtime is built before any is stopped: a build that throws leaves the running ones as they were.
+  const runtimes = state.runtimes;
+  const byKey = new Map(runtimes.map((runtime) => [runtime.key, runtime]));
+  const nextRuntimes = runtimesOf(next, services).map((runtime) => byKey.get(runtime.key) ?? runtime);
+  const kept = new Set(nextRuntimes.filter((runtime) => runtimes.includes(runtime)));
+  const leaving = runtimes.filter((runtime) => !kept.has(runtime));
+  // Stopped before their successors start, so a target that changed never publishes twice.
+  await Promise.all(leaving.map((runtime) => runtime.stop()));
+  // A target removed leaves the agreement check; one that changed stays, its successor's facts replacing its own.
+  const staying = new Set(nextRuntimes.map(({ label, name }) => `${label}:${name}`));
+  for (const { label, name } of leaving)
+    if (!staying.has(`${label}:${name}`)) agreement.remove({ kind: label, target: name });
+  state.runtimes = nextRuntimes;
+  state.config = next;
+  retainSecretsOf(next);
+  for (const runtime of nextRuntimes) {
+    if (kept.has(runtime)) await runtime.reconfigure(next);
+    else void runtime.start();
+  }
+  metrics.configLoaded(true);
+  logger.info(
+    { kept: kept.size, started: nextRuntimes.length - kept.size, stopped: leaving.length },
+    "configuration reloaded",
+  );
 }

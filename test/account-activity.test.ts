@@ -140,6 +140,7 @@ function context() {
     invalidRecords: (count: number) => {
       invalid += count;
     },
+    progressed: () => {},
     get invalid() {
       return invalid;
     },

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HORIZON_ACCOUNT_METRICS } from "../src/catalog/metrics.js";
-import { NetworkView } from "../src/runtime/network.js";
+import { NetworkView } from "../src/job/network.js";
 import { accountSchema } from "../src/client/account-schemas.js";
 import { AccountsClient } from "../src/client/accounts.js";
 import { HorizonClient } from "../src/client/horizon-client.js";
@@ -9,6 +9,7 @@ import { AccountSamples, AccountsCollector, type AccountObservation } from "../s
 import type { CollectorSamples } from "../src/exposition/samples.js";
 import { renderSamples } from "./support/render-samples.js";
 import type { WatchedAccount } from "../src/config/accounts.js";
+import { parseSchedule, type Schedule } from "../src/config/schedule.js";
 import { COLD_WALLET, HOT_WALLET, startSimulator, USDC, type RunningSimulator } from "../src/simulator/index.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { fixtureJson } from "./support/fixtures.js";
@@ -194,15 +195,19 @@ describe("AccountsCollector against the simulator", () => {
   it("every account family, output promtool accepts; a signer change counts once; a merged account leaves", async () => {
     const network = new NetworkView();
     network.learn({ baseReserveStroops: BASE_RESERVE_STROOPS });
-    const collector = new AccountsCollector(client, accounts, network);
+    const collector = new AccountsCollector(client, accounts, network, {
+      schedule: parseSchedule("1m") as Schedule,
+      requestsPerRun: 1,
+    });
     const invalidCounts: number[] = [];
     const context = {
       signal: new AbortController().signal,
       invalidRecords: (count: number) => count > 0 && invalidCounts.push(count),
+      progressed: () => {},
     };
     const hot = (labels: Record<string, string> = {}) => ({ horizon: "h", account: "hot", ...labels });
     const cold = (labels: Record<string, string> = {}) => ({ horizon: "h", account: "cold", ...labels });
-    await collector.poll(context);
+    await collector.run(context);
     expect(invalidCounts).toEqual([]);
     const text = await exposition(collector.samples());
     const headers = ACCOUNT_METRICS.map(
@@ -234,14 +239,14 @@ describe("AccountsCollector against the simulator", () => {
     ).toBe(1);
 
     running.simulator.setScenario("signer_change");
-    await collector.poll(context);
-    await collector.poll(context);
+    await collector.run(context);
+    await collector.run(context);
     values = parseExposition(await exposition(collector.samples()));
     expect(valueOf(values, "stellar_horizon_account_signer_changes_total", cold())).toBe(1);
     expect(valueOf(values, "stellar_horizon_account_signer_changes_total", hot())).toBe(0);
 
     running.simulator.setScenario("account_merged");
-    await collector.poll(context);
+    await collector.run(context);
     expect(invalidCounts).toEqual([]);
     values = parseExposition(await exposition(collector.samples()));
     expect(valueOf(values, "stellar_horizon_account_exists", hot())).toBe(0);

@@ -195,14 +195,14 @@ describe("a watched account's flow (activity)", () => {
   });
 
   it("under --shard, only the shard watching the account reads its flow", async () => {
-    const { HORIZON } = await import("../src/runtime/horizon.js");
+    const { HORIZON_JOBS } = await import("../src/runtime/horizon.js");
+    const { jobsOf } = await import("../src/runtime/runtime.js");
     const flags = ["--horizon.url=https://horizon.stellar.org", `--account=${TREASURY}`, "--account.activity"];
     const sources: boolean[] = [];
     for (const index of [0, 1, 2]) {
       const loaded = await config([...flags, `--shard=${index}/3`]);
       const target = loaded.targets[0]!;
-      const parts = { client: undefined, network: undefined, log: undefined, clock: undefined } as never;
-      const plans = HORIZON.jobs(target, loaded, parts).map((plan) => plan.source);
+      const plans = jobsOf(HORIZON_JOBS, target, loaded).map(({ entry }) => entry.source);
       sources.push(plans.includes("activity"));
     }
     expect(sources.filter(Boolean)).toHaveLength(1);

@@ -1,12 +1,7 @@
 import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  applyRuntimeV8Flags,
-  NODE_ENVIRONMENT,
-  NODE_FLAGS,
-  relaunchCommand,
-  RUNTIME_V8_FLAGS,
-} from "../src/cli/node-flags.js";
+import { describeRejection } from "../src/cli/rejection.js";
+import { treatAsSecret } from "../src/config/secret.js";
 import { VERSION } from "../src/version.js";
 import { runCli, spawnCli, startedUrl } from "./support/cli-process.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
@@ -151,35 +146,17 @@ describe("a taken port", () => {
   });
 });
 
-describe("node flags", () => {
-  it("relaunches with the small young generation and the malloc settings unless the operator chose them", () => {
-    const bin = ["/usr/bin/node", "bin.js"];
-    expect(relaunchCommand("/usr/bin/node", ["--import", "tsx"], [...bin, "--version"], { PATH: "/bin" })).toEqual({
-      args: ["/usr/bin/node", ...NODE_FLAGS, "--import", "tsx", "bin.js", "--version"],
-      env: { PATH: "/bin", ...NODE_ENVIRONMENT },
-    });
-    const chosen = { MALLOC_ARENA_MAX: "4", MALLOC_MMAP_THRESHOLD_: "65536" };
-    expect(relaunchCommand("/usr/bin/node", ["--max-semi-space-size=4"], bin, chosen)).toBeUndefined();
-    expect(
-      relaunchCommand("/usr/bin/node", [], bin, { ...chosen, NODE_OPTIONS: "--max-semi-space-size=16" }),
-    ).toBeUndefined();
-    expect(relaunchCommand("/usr/bin/node", ["--max_semi_space_size=8"], bin, chosen)).toBeUndefined();
-    // Flags chosen, the environment not: malloc's settings alone are reason enough.
-    expect(relaunchCommand("/usr/bin/node", ["--max-semi-space-size=8"], bin, {})).toEqual({
-      args: ["/usr/bin/node", "--max-semi-space-size=8", "bin.js"],
-      env: NODE_ENVIRONMENT,
-    });
-    expect(relaunchCommand("/usr/bin/node", ["--max-semi-space-size=8"], bin, { MALLOC_ARENA_MAX: "4" })?.env).toEqual({
-      ...NODE_ENVIRONMENT,
-      MALLOC_ARENA_MAX: "4",
-    });
-  });
-
-  it("sets the heap growing factor once running, unless the operator set one", () => {
-    expect(RUNTIME_V8_FLAGS).toEqual(["--heap-growing-percent=80"]);
-    expect(applyRuntimeV8Flags(["--heap-growing-percent=20"], undefined)).toEqual([]);
-    expect(applyRuntimeV8Flags([], "--max-semi-space-size=4 --heap_growing_percent=50")).toEqual([]);
-    expect(applyRuntimeV8Flags(["--import", "tsx"], "--max-semi-space-size=4")).toEqual(["--heap-growing-percent=80"]);
+describe("an unhandled rejection", () => {
+  it("is written with its stack and its cause's, secrets masked", () => {
+    treatAsSecret("hunter2-rejection");
+    const cause = new Error("socket hang up");
+    const text = describeRejection(new Error("poll of https://x:hunter2-rejection@h failed", { cause }));
+    const lines = text.split("\n");
+    expect(lines[0]).toBe("Error: poll of https://x:<secret>@h failed");
+    expect(lines[1]).toMatch(/^\s+at .*cli\.test\.ts:\d+:\d+/);
+    expect(lines).toContain("Caused by: Error: socket hang up");
+    expect(text).not.toContain("hunter2-rejection");
+    expect(describeRejection("plain text")).toBe("plain text");
   });
 });
 

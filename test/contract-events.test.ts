@@ -105,7 +105,12 @@ function setup(contracts: readonly WatchedContract[]) {
   const rpc = new FakeRpc();
   const job = new ContractEventsJob(contracts, SCHEDULE, { client: rpc.client, log: pino({ level: "silent" }) });
   let invalid = 0;
-  const run = () => job.run({ signal: new AbortController().signal, invalidRecords: (count) => (invalid += count) });
+  const run = () =>
+    job.run({
+      signal: new AbortController().signal,
+      invalidRecords: (count) => (invalid += count),
+      progressed: () => {},
+    });
   return { rpc, job, run, invalid: () => invalid };
 }
 

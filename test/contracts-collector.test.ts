@@ -8,6 +8,7 @@ import { ContractsCollector, contractsRequestsPerPoll } from "../src/collectors/
 import type { LedgerClose } from "../src/collectors/ledger-close-window.js";
 import type { WatchedContract } from "../src/config/contracts.js";
 import { renderSamples } from "./support/render-samples.js";
+import { parseSchedule, type Schedule } from "../src/config/schedule.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { FakeRpc } from "./support/fake-rpc.js";
 import { rpcFixtureJson } from "./support/fixtures.js";
@@ -69,7 +70,11 @@ function collector(
       return latestLedgerClose === undefined ? {} : { latestLedgerClose };
     },
   };
-  return new ContractsCollector(contracts, { client, network, clock: { now: () => NOW_MS }, log, stateArchival });
+  return new ContractsCollector(
+    contracts,
+    { client, network, clock: { now: () => NOW_MS }, log, stateArchival },
+    { schedule: parseSchedule("1m") as Schedule, requestsPerRun: 1 },
+  );
 }
 
 async function series(job: ContractsCollector, succeeded = true) {
@@ -77,7 +82,8 @@ async function series(job: ContractsCollector, succeeded = true) {
   return parseExposition(await renderSamples("rpc", [...samples.persistent, ...samples.live]));
 }
 
-const poll = (job: ContractsCollector) => job.poll({ signal: new AbortController().signal, invalidRecords: () => {} });
+const poll = (job: ContractsCollector) =>
+  job.run({ signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} });
 const entry = (contract: string, name: string) => ({ rpc: "rpc", contract, entry: name, durability: "persistent" });
 
 describe("ContractsCollector", () => {

@@ -2,8 +2,9 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { HorizonClient } from "../src/client/horizon-client.js";
 import { systemClock } from "../src/clock.js";
-import { HORIZON } from "../src/runtime/horizon.js";
-import { NetworkView } from "../src/runtime/network.js";
+import { HORIZON_JOBS } from "../src/runtime/horizon.js";
+import { jobsOf } from "../src/runtime/runtime.js";
+import { NetworkView } from "../src/job/network.js";
 import { plannedRequestsPerHour } from "../src/scheduler/request-plan.js";
 import { USDC } from "../src/simulator/index.js";
 import { problems, runConfig, writeConfig } from "./support/config-files.js";
@@ -101,23 +102,26 @@ describe("corridors in the config file", () => {
     const lines: { msg: string; pollInterval?: string }[] = [];
     const log = pino({ level: "warn" }, { write: (line: string) => lines.push(JSON.parse(line)) });
     const parts = {
+      target,
+      config,
       client: new HorizonClient({ url: "http://x:1", timeoutMs: 1000, retries: 0, maxBodyBytes: 1024 }),
       network: new NetworkView(),
       log,
       clock: systemClock,
     };
-    const plans = HORIZON.jobs(target, config, parts);
-    const corridors = plans.find((plan) => plan.source === "corridors");
+    const corridors = jobsOf(HORIZON_JOBS, target, config).find(({ entry }) => entry.source === "corridors");
     expect(lines).toEqual([]);
-    const job = corridors!.create();
+    const job = corridors!.entry.create(parts);
     expect(job).toMatchObject({ role: "poll", source: "corridors", requestsPerRun: 2 });
     expect(job.schedule.periodMs).toBe(15_000);
     expect(lines).toEqual([expect.objectContaining({ pollInterval: "5s" })]);
     expect(lines[0]?.msg).toContain("corridors run every 15s");
-    // A reload that keeps the job makes none: nothing more is said.
-    HORIZON.jobs(target, config, parts);
+    // Listing the jobs again (a reload that keeps the job) builds none: nothing more is said.
+    jobsOf(HORIZON_JOBS, target, config);
     expect(lines).toHaveLength(1);
     const shard1 = await runConfig([`--config.file=${file()}`, "--shard=1/2"]);
-    expect(HORIZON.jobs(shard1.targets[0]!, shard1, parts).some((plan) => plan.source === "corridors")).toBe(false);
+    expect(jobsOf(HORIZON_JOBS, shard1.targets[0]!, shard1).some(({ entry }) => entry.source === "corridors")).toBe(
+      false,
+    );
   });
 });

@@ -36,7 +36,7 @@ const RECEIVE: CorridorConfig = {
   amount: "50",
   minRate: 0.09,
 };
-const context = { signal: new AbortController().signal, invalidRecords: () => {} };
+const context = { signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} };
 
 function client(url: string, timeoutMs = 5000): HorizonClient {
   // Retries set high on purpose: a corridor request must still be sent once.

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { PollError } from "../src/client/errors.js";
 import type { HorizonClient, Query, RawRecords } from "../src/client/horizon-client.js";
 import { LiquidityPoolsCollector } from "../src/collectors/liquidity-pools.js";
+import { parseSchedule, type Schedule } from "../src/config/schedule.js";
 import type { Sample } from "../src/exposition/samples.js";
 import { makePool } from "./support/fake-horizon.js";
 
@@ -19,7 +20,7 @@ function pagesClient(pages: unknown[][]) {
 
 function poll(job: LiquidityPoolsCollector, signal = new AbortController().signal) {
   const invalid: number[] = [];
-  return job.poll({ signal, invalidRecords: (count) => invalid.push(count) }).then(() => invalid);
+  return job.run({ signal, invalidRecords: (count) => invalid.push(count), progressed: () => {} }).then(() => invalid);
 }
 
 /** A sample's value, by metric name and pool. */
@@ -32,13 +33,15 @@ function valueOf(samples: readonly Sample[], metric: string, poolId?: string): u
   return found === undefined ? undefined : (found as { value?: unknown }).value;
 }
 
+const TIMING = { schedule: parseSchedule("15s") as Schedule, requestsPerRun: 1 };
+
 describe("LiquidityPoolsCollector", () => {
   it("leaves an invalid record out, counted once, and still moves the cursor past it", async () => {
     const first = Array.from({ length: 200 }, (_, index) => makePool(index + 1));
     // The page's last record is invalid: its paging token is still the next cursor.
     first[199] = { ...first[199], total_shares: "not an amount" };
     const { client, queries } = pagesClient([first, [makePool(500)]]);
-    const job = new LiquidityPoolsCollector(client, { max: 1_000, reserves: [], ids: [] });
+    const job = new LiquidityPoolsCollector(client, { max: 1_000, reserves: [], ids: [] }, TIMING);
     expect(await poll(job)).toEqual([1]);
     expect(queries.map((query) => query.cursor)).toEqual([undefined, makePool(200).paging_token]);
     const { live } = job.samples();
@@ -54,7 +57,7 @@ describe("LiquidityPoolsCollector", () => {
       [makePool(3)],
       [makePool(4)],
     ]);
-    const job = new LiquidityPoolsCollector(client, { max: 3, reserves: [], ids: [] });
+    const job = new LiquidityPoolsCollector(client, { max: 3, reserves: [], ids: [] }, TIMING);
     expect(await poll(job)).toEqual([]);
     // The second page asks for the one pool left to the maximum.
     expect(queries.map((query) => query.limit)).toEqual([3, 1]);
@@ -65,10 +68,14 @@ describe("LiquidityPoolsCollector", () => {
 
   it("a page of more records than asked for fails the poll as schema, before any record is read", async () => {
     const { client } = pagesClient([Array.from({ length: 100_000 }, () => ({}))]);
-    const job = new LiquidityPoolsCollector(client, { max: 1_000, reserves: [], ids: [] });
+    const job = new LiquidityPoolsCollector(client, { max: 1_000, reserves: [], ids: [] }, TIMING);
     const invalid: number[] = [];
     const error = await job
-      .poll({ signal: new AbortController().signal, invalidRecords: (count) => invalid.push(count) })
+      .run({
+        signal: new AbortController().signal,
+        invalidRecords: (count) => invalid.push(count),
+        progressed: () => {},
+      })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(PollError);
     expect((error as PollError).reason).toBe("schema");

@@ -38,6 +38,7 @@ describe("MarketsJob against an independent Horizon", () => {
     invalidRecords: (count: number) => {
       invalid += count;
     },
+    progressed: () => {},
   });
   const job = (watched: WatchedMarket, now = () => NOW) => new MarketsJob(client, [watched], SCHEDULE, now);
   const series = async (marketsJob: MarketsJob) => {
@@ -153,9 +154,9 @@ describe("MarketsJob's output", () => {
       },
     ];
     const marketsJob = new MarketsJob(client, [market({ referencePrice: 0.09, makers: [MAKER] })], SCHEDULE, () => NOW);
-    await marketsJob.run({ signal: new AbortController().signal, invalidRecords: () => {} });
+    await marketsJob.run({ signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} });
     horizon.trades.push(trade("2-0"));
-    await marketsJob.run({ signal: new AbortController().signal, invalidRecords: () => {} });
+    await marketsJob.run({ signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} });
     const samples = marketsJob.samples();
     const rendered = await renderSamples("h", [...samples.persistent, ...samples.live]);
     const lines = rendered.toString().split("\n").filter(Boolean);
@@ -174,7 +175,7 @@ describe("MarketsJob's output", () => {
 describe("MarketsJob counts every trade exactly once", () => {
   const horizon = new FakeMarkets();
   let client: HorizonClient;
-  const context = { signal: new AbortController().signal, invalidRecords: () => {} };
+  const context = { signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} };
 
   beforeAll(async () => {
     client = new HorizonClient({ url: await horizon.start(), timeoutMs: 5_000, retries: 0, maxBodyBytes: 1 << 20 });
@@ -269,7 +270,7 @@ describe("MarketsJob counts every trade exactly once", () => {
 describe("MarketsJob reads each maker's offers on both sides", () => {
   const horizon = new FakeMarkets();
   let client: HorizonClient;
-  const context = { signal: new AbortController().signal, invalidRecords: () => {} };
+  const context = { signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} };
   const offersPage = fixtureJson<{ _embedded: { records: JsonRecord[] } }>("offers-java-sdk.json");
   const template = offersPage._embedded.records[0]!;
   const native = { asset_type: "native" };

@@ -1,11 +1,10 @@
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import type { Collector } from "../src/collectors/collector.js";
 import { rootSamples } from "../src/collectors/root.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
 import { METRICS } from "../src/catalog/metrics.js";
 import type { ExporterConfig, TargetConfig } from "../src/config/config.js";
-import { pollJob, type Job } from "../src/runtime/job.js";
+import type { Job } from "../src/job/job.js";
 import { requestsPerPoll } from "../src/scheduler/request-plan.js";
 import type { JobRunner } from "../src/scheduler/job-runner.js";
 import { Scheduler } from "../src/scheduler/scheduler.js";
@@ -19,16 +18,19 @@ describe("the poll deadline", () => {
     const clock = new ManualClock();
     let release: () => void = () => {};
     let polls = 0;
-    const stuck: Collector = {
-      endpoint: "root",
-      poll: () => {
+    const schedule = parseSchedule("1s") as Schedule;
+    const stuck: Job = {
+      role: "poll",
+      source: "root",
+      schedule,
+      requestsPerRun: 1,
+      run: () => {
         polls += 1;
         return new Promise<void>((resolve) => (release = resolve));
       },
       samples: (succeeded) => rootSamples(undefined, succeeded),
     };
-    const schedule = parseSchedule("1s") as Schedule;
-    const { runner: poller, store } = runnerFor(pollJob(stuck, schedule, 1), { clock });
+    const { runner: poller, store } = runnerFor(stuck, { clock });
     const running = poller.run();
     await clock.advance(2_999);
     expect(poller.snapshot().lastError).toBeUndefined();
@@ -75,20 +77,20 @@ describe("interval schedules", () => {
 
 describe("a deadline that follows the request plan", () => {
   /** A pools poll of `pages` pages, page `n` answered `pageMs(n)` after it was asked for, on the clock. */
-  function pagedJob(clock: ManualClock, pages: number, pageMs: (page: number) => number, answered: () => void): Job {
+  function pagedJob(clock: ManualClock, pages: number, pageMs: (page: number) => number): Job {
     let done = 0;
     return {
       role: "poll",
       source: "liquidity_pools",
       schedule: parseSchedule("15s") as Schedule,
       requestsPerRun: pages,
-      run: async ({ signal }) => {
+      run: async ({ signal, progressed }) => {
         for (done = 0; done < pages; done += 1) {
           await new Promise<void>((resolve, reject) => {
             const timer = clock.setTimeout(resolve, pageMs(done));
             signal.addEventListener("abort", () => (clock.clearTimeout(timer), reject(signal.reason)), { once: true });
           });
-          answered();
+          progressed();
         }
       },
       samples: () => ({ live: [{ metric: METRICS.liquidityPools, value: done }], persistent: [] }),
@@ -105,17 +107,11 @@ describe("a deadline that follows the request plan", () => {
       ),
     ).toBe(101);
     const clock = new ManualClock(0);
-    let runner: JobRunner | undefined;
     const slow = runnerFor(
-      pagedJob(
-        clock,
-        101,
-        () => 400,
-        () => runner!.progressed(),
-      ),
+      pagedJob(clock, 101, () => 400),
       { clock },
     );
-    runner = slow.runner;
+    const runner = slow.runner;
     const running = runner.run();
     // 40.4 s in all: past the 30 s a single request may take (10 s timeout, 3 attempts).
     for (let page = 0; page < 101; page += 1) await clock.advance(400);
@@ -132,17 +128,11 @@ describe("a deadline that follows the request plan", () => {
 
     // The same poll on an upstream that stops answering after 3 pages fails one budget (30 s) after the last answer.
     const clock2 = new ManualClock(0);
-    let stalled: JobRunner | undefined;
     const hung = runnerFor(
-      pagedJob(
-        clock2,
-        101,
-        (page) => (page < 3 ? 400 : 3_600_000),
-        () => stalled!.progressed(),
-      ),
+      pagedJob(clock2, 101, (page) => (page < 3 ? 400 : 3_600_000)),
       { clock: clock2 },
     );
-    stalled = hung.runner;
+    const stalled = hung.runner;
     const stalling = stalled.run();
     await clock2.advance(1_200);
     await clock2.advance(30_000 - 1);

@@ -82,9 +82,9 @@ describe("the exporter's own metrics", () => {
     expect(
       valueOf(before, `${METRICS.pollDuration.name}_count`, { horizon: "a", endpoint: "ledgers" }),
     ).toBeUndefined();
-    metrics.horizon.pollSucceeded("a", "ledgers", 0.25);
+    metrics.horizon.pollSucceeded("a", "ledgers", 0.25, Date.now());
     metrics.horizon.observerFor("a").onRequest("ledgers", "200", 0.1);
-    metrics.rpc.pollSucceeded("a", "status", 0.5);
+    metrics.rpc.pollSucceeded("a", "status", 0.5, Date.now());
 
     const plain = await metrics.render("identity");
     const decoded = gunzipSync(await metrics.render("gzip")).toString();

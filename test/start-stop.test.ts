@@ -1,6 +1,7 @@
 /**
  * What a newcomer does first: `npm run demo` on a built checkout starts without building, and a
- * signal to the process they started (npm's, or npx's) ends every process it started.
+ * SIGTERM to the process they started (npm's, or npx's), or Ctrl+C at the terminal, ends every
+ * process it started.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
@@ -162,12 +163,17 @@ describe("start and stop", () => {
     },
   ];
 
-  // The signal goes to the process the user started alone, as a supervisor sends it, not to its
-  // process group as a terminal's Ctrl+C does: npm and npx run the bin through `sh -c`.
+  // SIGTERM goes to the process the user started alone, as a supervisor sends it; SIGINT to its
+  // whole process group, as a terminal's Ctrl+C does. npx runs the bin through `sh -c`; npm's
+  // scripts `exec` node.
+  const deliveries = [
+    { signal: "SIGTERM", to: "the top process alone" },
+    { signal: "SIGINT", to: "the process group (Ctrl+C)" },
+  ] as const;
   describe.each(commands)("$name", ({ start, listening }) => {
-    it.each(["SIGTERM", "SIGINT"] as const)(
-      "%s to the top process alone closes every port and ends every process within 5 s",
-      async (signal) => {
+    it.each(deliveries)(
+      "$signal to $to closes every port and ends every process within 5 s",
+      async ({ signal }) => {
         const started = start();
         try {
           const urls = await until(
@@ -176,7 +182,8 @@ describe("start and stop", () => {
             { timeoutMs: 30_000 },
           );
           for (const url of urls) expect(await refused(url)).toBe(false);
-          started.child.kill(signal);
+          if (signal === "SIGINT") process.kill(-started.child.pid!, signal);
+          else started.child.kill(signal);
           await until(
             () => `every process to end after ${signal} (${started.stderr()})`,
             () => (started.groupAlive() ? undefined : true),

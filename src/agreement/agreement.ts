@@ -1,6 +1,6 @@
 import { AGREEMENT_METRICS } from "../catalog/metrics.js";
 import type { OwnRegistry } from "../exposition/self-metrics.js";
-import type { NetworkObserver } from "../runtime/network.js";
+import type { NetworkObserver } from "../job/network.js";
 import {
   AgreementEngine,
   type AgreementOptions,

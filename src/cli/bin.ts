@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The installed command: a plain shebang that busybox's env understands, then node's flags (see node-flags.ts).
+// The installed command. Node's memory flags are the operator's to set (README, "Memory").
 import { unsupportedNodeMessage } from "./node-version.js";
 
 // Checked before anything else loads, so an old Node.js gets one line, not a stack trace.
@@ -8,6 +8,4 @@ if (refusal !== undefined) {
   process.stderr.write(`${refusal}\n`);
   process.exit(2);
 }
-const { relaunchWithNodeFlags } = await import("./node-flags.js");
-relaunchWithNodeFlags();
 await import("./main.js");

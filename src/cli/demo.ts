@@ -85,61 +85,10 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
     return 2;
   }
 
-  let simulator: Awaited<ReturnType<typeof startSimulator>>;
-  let fork: Awaited<ReturnType<typeof startSimulator>>;
-  const network = { networkPassphrase: Networks.TESTNET, networkStartMs: Date.now() };
-  try {
-    simulator = await startSimulator({ host: "127.0.0.1", port, ...network });
-  } catch (error) {
-    reportProblems(process.stderr, "demo", [`simulator: ${(error as Error).message} (set DEMO_SIMULATOR_PORT)`], false);
-    return 1;
-  }
-  const forkAt = simulator.simulator.state().historyLatestLedger + FORK_AFTER_LEDGERS;
-  try {
-    fork = await startSimulator({ host: "127.0.0.1", port: 0, ...network, forkAt });
-  } catch (error) {
-    await simulator.close();
-    reportProblems(process.stderr, "demo", [`forked simulator: ${(error as Error).message}`], false);
-    return 1;
-  }
-  const simulatorUrl = simulator.url;
-  const config: ExporterConfig = withDemoProbe(
-    {
-      ...command.config,
-      // The simulator's hot and cold wallets, with low-water marks and `cold`, through its Horizon and
-      // its Stellar RPC, unless --account says otherwise.
-      targets: command.config.targets.map((target) =>
-        target.name === SIMULATOR_TARGET
-          ? {
-              ...target,
-              url: new TargetUrl(simulatorUrl),
-              // The simulator allows a private deployment's quota, not the public Horizon's 3600 an hour.
-              requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR,
-              accounts: target.accounts.length > 0 ? target.accounts : DEMO_WATCHED_ACCOUNTS,
-              assets: target.assets.length > 0 ? target.assets : DEMO_WATCHED_ASSETS,
-              // USDX against its peg and lumens against USDC, with the simulator's maker, unless --market says otherwise.
-              markets: target.markets.length > 0 ? target.markets : DEMO_WATCHED_MARKETS,
-              // Two payment corridors through the simulator's order book, every 15 s.
-              corridors: DEMO_CORRIDORS,
-            }
-          : target.name === FORK_TARGET
-            ? { ...target, url: new TargetUrl(fork.url), requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR }
-            : target,
-      ),
-      // The simulator's demo contracts, the wasm one with its storage key, unless --contract says otherwise.
-      rpcTargets: command.config.rpcTargets.map((target) =>
-        target.name === SIMULATOR_TARGET
-          ? {
-              ...target,
-              url: new TargetUrl(`${simulatorUrl}${RPC_PATH}`),
-              accounts: target.accounts.length > 0 ? target.accounts : DEMO_RPC_WATCHED_ACCOUNTS,
-              contracts: target.contracts.length > 0 ? target.contracts : demoContracts(simulator.simulator),
-            }
-          : target,
-      ),
-    },
-    [simulator.simulator, fork.simulator],
-  );
+  const simulators = await startSimulators(port);
+  if (simulators === undefined) return 1;
+  const { simulator, fork, forkAt } = simulators;
+  const config = withDemoProbe(demoConfig(command.config, simulator, fork), [simulator.simulator, fork.simulator]);
   let exporter: Awaited<ReturnType<typeof startExporter>>;
   try {
     exporter = await startExporter(config, { logger: pino({ level: config.logLevel }) });
@@ -153,31 +102,104 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
     );
     return 1;
   }
-  process.stdout.write(
-    [
-      "stellar-horizon-exporter demo: exporter polling the built-in Horizon simulator (offline).",
-      `  metrics:      ${exporter.url}/metrics`,
-      `  landing page: ${exporter.url}/`,
-      `  simulator:    ${simulator.url}/  (state: ${simulator.url}/_sim/state)`,
-      `  stellar rpc:  ${simulator.url}${RPC_PATH}  (JSON-RPC, same ledgers)`,
-      `  fork:         ${fork.url}/  (the same network, other hashes from ledger ${forkAt} on: the "${FORK_TARGET}" target disagrees)`,
-      `  change scenario: curl -X POST ${simulator.url}/_sim/scenario/fee_spike  (or account_drain, deposits_stopped, signer_change, rpc_lagging, ...)`,
-      `  markets:      usdx-usdc (peg 1) and xlm-usdc, with their maker; a depeg, then a maker that stops quoting:`,
-      `                curl -X POST ${simulator.url}/_sim/scenario/stablecoin_depeg  (then maker_stops_quoting)`,
-      `  contracts:    counter (wasm, with its storage entry) and usdc (Stellar Asset Contract); archival in about 4 minutes:`,
-      `                curl -X POST ${simulator.url}/_sim/scenario/contract_expiring`,
-      `                events (transfer, mint, one upgrade); the counter falls silent with contract_silent`,
-      `  assets:       USDC and DEMO; DEMO is minted and its flags change with:`,
-      `                curl -X POST ${simulator.url}/_sim/scenario/asset_mint`,
-      "  corridors:    usdc-to-xlm and xlm-for-eurc; usdc-to-xlm loses its path for 2 minutes, then comes back dearer:",
-      `                curl -X POST ${simulator.url}/_sim/scenario/corridor_drain`,
-      "Press Ctrl+C to stop.",
-      "",
-    ].join("\n"),
-  );
+  process.stdout.write(demoBanner(exporter.url, simulator.url, fork.url, forkAt));
   await waitForShutdownSignal();
   await Promise.all([exporter.close(), simulator.close(), fork.close()]);
   return 0;
+}
+
+type RunningSimulator = Awaited<ReturnType<typeof startSimulator>>;
+
+/** The simulator and its fork, listening; undefined, with the problem reported, when one cannot start. */
+async function startSimulators(
+  port: number,
+): Promise<{ simulator: RunningSimulator; fork: RunningSimulator; forkAt: number } | undefined> {
+  const network = { networkPassphrase: Networks.TESTNET, networkStartMs: Date.now() };
+  let simulator: RunningSimulator;
+  try {
+    simulator = await startSimulator({ host: "127.0.0.1", port, ...network });
+  } catch (error) {
+    reportProblems(process.stderr, "demo", [`simulator: ${(error as Error).message} (set DEMO_SIMULATOR_PORT)`], false);
+    return undefined;
+  }
+  const forkAt = simulator.simulator.state().historyLatestLedger + FORK_AFTER_LEDGERS;
+  try {
+    const fork = await startSimulator({ host: "127.0.0.1", port: 0, ...network, forkAt });
+    return { simulator, fork, forkAt };
+  } catch (error) {
+    await simulator.close();
+    reportProblems(process.stderr, "demo", [`forked simulator: ${(error as Error).message}`], false);
+    return undefined;
+  }
+}
+
+/**
+ * The demo's configuration with the simulators' real URLs, and their demo accounts and contracts where
+ * none are given.
+ */
+function demoConfig(config: ExporterConfig, simulator: RunningSimulator, fork: RunningSimulator): ExporterConfig {
+  const simulatorUrl = simulator.url;
+  return {
+    ...config,
+    // The simulator's hot and cold wallets, with low-water marks and `cold`, through its Horizon and
+    // its Stellar RPC, unless --account says otherwise.
+    targets: config.targets.map((target) =>
+      target.name === SIMULATOR_TARGET
+        ? {
+            ...target,
+            url: new TargetUrl(simulatorUrl),
+            // The simulator allows a private deployment's quota, not the public Horizon's 3600 an hour.
+            requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR,
+            accounts: target.accounts.length > 0 ? target.accounts : DEMO_WATCHED_ACCOUNTS,
+            assets: target.assets.length > 0 ? target.assets : DEMO_WATCHED_ASSETS,
+            // USDX against its peg and lumens against USDC, with the simulator's maker, unless --market says otherwise.
+            markets: target.markets.length > 0 ? target.markets : DEMO_WATCHED_MARKETS,
+            // Two payment corridors through the simulator's order book, every 15 s.
+            corridors: DEMO_CORRIDORS,
+          }
+        : target.name === FORK_TARGET
+          ? { ...target, url: new TargetUrl(fork.url), requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR }
+          : target,
+    ),
+    // The simulator's demo contracts, the wasm one with its storage key, unless --contract says otherwise.
+    rpcTargets: config.rpcTargets.map((target) =>
+      target.name === SIMULATOR_TARGET
+        ? {
+            ...target,
+            url: new TargetUrl(`${simulatorUrl}${RPC_PATH}`),
+            accounts: target.accounts.length > 0 ? target.accounts : DEMO_RPC_WATCHED_ACCOUNTS,
+            contracts: target.contracts.length > 0 ? target.contracts : demoContracts(simulator.simulator),
+          }
+        : target,
+    ),
+  };
+}
+
+/** What the demo prints once everything listens. */
+function demoBanner(exporterUrl: string, simulatorUrl: string, forkUrl: string, forkAt: number): string {
+  return [
+    "stellar-horizon-exporter demo: exporter polling the built-in Horizon simulator (offline).",
+    `  metrics:      ${exporterUrl}/metrics`,
+    `  landing page: ${exporterUrl}/`,
+    `  simulator:    ${simulatorUrl}/  (state: ${simulatorUrl}/_sim/state)`,
+    `  stellar rpc:  ${simulatorUrl}${RPC_PATH}  (JSON-RPC, same ledgers)`,
+    `  fork:         ${forkUrl}/  (the same network, other hashes from ledger ${forkAt} on: ` +
+      `the "${FORK_TARGET}" target disagrees)`,
+    `  change scenario: curl -X POST ${simulatorUrl}/_sim/scenario/fee_spike  ` +
+      "(or account_drain, deposits_stopped, signer_change, rpc_lagging, ...)",
+    "  markets:      usdx-usdc (peg 1) and xlm-usdc, with their maker; a depeg, then a maker that stops quoting:",
+    `                curl -X POST ${simulatorUrl}/_sim/scenario/stablecoin_depeg  (then maker_stops_quoting)`,
+    "  contracts:    counter (wasm, with its storage entry) and usdc (Stellar Asset Contract); " +
+      "archival in about 4 minutes:",
+    `                curl -X POST ${simulatorUrl}/_sim/scenario/contract_expiring`,
+    "                events (transfer, mint, one upgrade); the counter falls silent with contract_silent",
+    "  assets:       USDC and DEMO; DEMO is minted and its flags change with:",
+    `                curl -X POST ${simulatorUrl}/_sim/scenario/asset_mint`,
+    "  corridors:    usdc-to-xlm and xlm-for-eurc; usdc-to-xlm loses its path for 2 minutes, then comes back dearer:",
+    `                curl -X POST ${simulatorUrl}/_sim/scenario/corridor_drain`,
+    "Press Ctrl+C to stop.",
+    "",
+  ].join("\n");
 }
 
 /**

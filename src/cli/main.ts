@@ -3,7 +3,7 @@ import { FLAGS, loadConfig } from "../config/config.js";
 import { closestName } from "../config/messages.js";
 import { scrubSecrets } from "../config/secret.js";
 import { startExporter } from "../exporter.js";
-import { applyRuntimeV8Flags } from "./node-flags.js";
+import { describeRejection } from "./rejection.js";
 import { waitForShutdownSignal } from "./signals.js";
 import { COMMANDS, reportProblems, versionLine } from "./usage.js";
 
@@ -12,7 +12,8 @@ function usage(): string {
     "Usage: stellar-horizon-exporter [FLAGS]",
     "       stellar-horizon-exporter simulate [FLAGS]   (a Horizon simulator; see simulate --help)",
     "       stellar-horizon-exporter demo [FLAGS]       (the simulator plus an exporter polling it; see demo --help)",
-    "       stellar-horizon-exporter healthcheck [FLAGS] (exit 0 when the exporter answers /healthz; see healthcheck --help)",
+    "       stellar-horizon-exporter healthcheck [FLAGS] " +
+      "(exit 0 when the exporter answers /healthz; see healthcheck --help)",
     "       stellar-horizon-exporter help [COMMAND]     (this help, or a command's)",
     "",
     "Prometheus exporter for Stellar's Horizon API.",
@@ -104,10 +105,9 @@ async function main(argv: string[]): Promise<number> {
 }
 
 process.on("unhandledRejection", (reason) => {
-  process.stderr.write(`stellar-horizon-exporter: unhandled rejection: ${String(reason)}\n`);
+  process.stderr.write(`stellar-horizon-exporter: unhandled rejection: ${describeRejection(reason)}\n`);
 });
 
-applyRuntimeV8Flags();
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {

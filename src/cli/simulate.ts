@@ -209,7 +209,8 @@ export async function runSimulateCommand(argv: string[], io: SimulateCommandIo =
     `Horizon simulator listening on ${running.url} (scenario ${scenario}, ${pools} pools, seed ${seed}${forked})\n`,
   );
   stdout.write(
-    `  network: ledger ${historyLatestLedger} now; another simulator with --seed=${seed} --network-start=${networkStart} serves the same ledgers\n`,
+    `  network: ledger ${historyLatestLedger} now; another simulator with --seed=${seed} ` +
+      `--network-start=${networkStart} serves the same ledgers\n`,
   );
   stdout.write(`  state: GET ${running.url}/_sim/state   switch scenario: POST ${running.url}/_sim/scenario/NAME\n`);
   await waitForShutdownSignal(io.stop);

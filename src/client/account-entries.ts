@@ -8,11 +8,11 @@ import {
   ACCOUNT_FLAGS,
   stroopsToUnits,
   type AccountBalance,
+  type AccountFacts,
   type AccountFlag,
   type AccountSigner,
 } from "./account-schemas.js";
 import { PollError } from "./errors.js";
-import type { AccountFacts } from "../collectors/accounts.js";
 import { stellarBase } from "../stellar-base.js";
 import { distinct } from "./wire-values.js";
 

@@ -161,6 +161,12 @@ export const accountSchema = z
   }));
 export type Account = z.output<typeof accountSchema>;
 
+/**
+ * What the samples read of an account: Horizon's AccountResponse, or the account's ledger entries
+ * read over Stellar RPC, which carry no count of data entries.
+ */
+export type AccountFacts = Omit<Account, "sequence" | "dataEntries"> & { readonly dataEntries?: number };
+
 /** Offers are only counted, so only what paging needs is read. */
 export const offerSchema = z.object({ id: z.string().min(1), paging_token: z.string().min(1) });
 export type Offer = z.output<typeof offerSchema>;

@@ -13,7 +13,7 @@ import {
 } from "./account-schemas.js";
 import { PollError } from "./errors.js";
 import type { HorizonClient, Query } from "./horizon-client.js";
-import { cursorAfter, PAGE_LIMIT, validRecord } from "../collectors/paging.js";
+import { cursorAfter, PAGE_LIMIT, validRecord } from "../client/paging.js";
 import { ledgerSchema, pageSchema } from "./schemas.js";
 
 /** The part of HorizonClient this reader needs. */

@@ -12,9 +12,9 @@ import { isUint64Text, stroopsToUnits } from "../client/wire-values.js";
 import type { WatchedAccount } from "../config/accounts.js";
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
-import type { PollJob } from "../runtime/job.js";
+import type { HorizonJobParts, PollJob } from "../job/job.js";
 import type { PollContext } from "./collector.js";
-import { cursorPast, PAGE_LIMIT, rawPagingToken, validRecord } from "./paging.js";
+import { cursorPast, PAGE_LIMIT, rawPagingToken, validRecord } from "../client/paging.js";
 import {
   activityRequestsPerPoll,
   createdAtSeconds,
@@ -283,4 +283,14 @@ export class AccountActivityJob implements PollJob {
       gauges.push({ metric: METRICS.accountOutflowLimitPerHour, labels: { account, asset }, value });
     return gauges;
   }
+}
+
+/** Whether a Horizon target reads any watched account's flow. */
+export function activityWatched(target: { readonly accounts: readonly WatchedAccount[] }): boolean {
+  return target.accounts.some((account) => account.activity === true || account.operations === true);
+}
+
+/** The activity poll of a Horizon's job table: the flow of the accounts this shard watches. */
+export function activityJob({ client, target }: HorizonJobParts): AccountActivityJob {
+  return new AccountActivityJob(client, target.accounts, target.schedules.activity);
 }

@@ -1,21 +1,17 @@
 import { HORIZON_ACCOUNT_METRICS, type AccountMetricSet, type MetricDefinition } from "../catalog/metrics.js";
-import { amountStroops, stroopsToUnits, type Account } from "../client/account-schemas.js";
-import type { AccountLookup, AccountsClient } from "../client/accounts.js";
+import { amountStroops, stroopsToUnits, type AccountFacts } from "../client/account-schemas.js";
+import type { AccountLookup } from "../client/accounts.js";
 import { PollError } from "../client/errors.js";
 import type { WatchedAccount } from "../config/accounts.js";
-import type { NetworkView } from "../runtime/network.js";
-import type { Collector, PollContext } from "./collector.js";
+import type { NetworkView } from "../job/network.js";
+import type { HorizonJobParts, JobTiming, PollContext, PollJob } from "../job/job.js";
+import { AccountsClient } from "../client/accounts.js";
+import { requestsPerPoll } from "../scheduler/request-plan.js";
 import { LABEL_TEXT_BOUNDS, labelText } from "./label-text.js";
 import type { CollectorSamples, Sample, SeriesGroup } from "../exposition/samples.js";
 
 /** Open offers and claimable balances counted per account at most (five pages). */
 export const ACCOUNT_LIST_CAP = 1000;
-
-/**
- * What the samples read of an account: Horizon's AccountResponse, or the account's ledger entries
- * read over Stellar RPC, which carry no count of data entries.
- */
-export type AccountFacts = Omit<Account, "sequence" | "dataEntries"> & { readonly dataEntries?: number };
 
 /** What the samples show of a watched account's configuration, on either kind of target. */
 type SampledAccount = Pick<WatchedAccount, "name" | "id" | "lowBalance" | "cold">;
@@ -53,7 +49,10 @@ export function signerSignature(account: AccountFacts): string {
   return JSON.stringify([signers, low, medium, high]);
 }
 
-/** Per account, the polls at which its signers, their weights or its thresholds differed from its previous successful read. */
+/**
+ * Per account, the polls at which its signers, their weights or its thresholds differed from its
+ * previous successful read.
+ */
 export class SignerChanges {
   private readonly changes = new Map<string, number>();
   /**
@@ -73,7 +72,8 @@ export class SignerChanges {
       const observation = observations[index];
       if (observation?.exists !== true) continue;
       const previous = this.previous.get(name);
-      // The same facts as last time (a Stellar RPC poll keeps them while the entries are unchanged) have the same signers.
+      // The same facts as last time (a Stellar RPC poll keeps them while the entries are unchanged)
+      // have the same signers.
       if (previous === observation.account) continue;
       if (previous !== undefined && signerSignature(previous) !== signerSignature(observation.account))
         this.changes.set(name, (this.changes.get(name) ?? 0) + 1);
@@ -104,7 +104,6 @@ class AccountGroup implements SeriesGroup {
       return [{ metric: metrics.accountExists, labels: account, value: observation.exists ? 1 : 0 }];
     if (!observation.exists) return [];
     const facts = observation.account;
-    const ofAsset = (asset: string) => ({ account: watched.name, asset });
     const samples: Sample[] = [];
     switch (metric) {
       case metrics.accountInfo: {
@@ -116,45 +115,6 @@ class AccountGroup implements SeriesGroup {
         });
         break;
       }
-      case metrics.accountBalance:
-        for (const balance of facts.balances)
-          samples.push({ metric: metrics.accountBalance, labels: ofAsset(balance.asset), value: balance.balance });
-        break;
-      case metrics.accountBuyingLiabilities:
-        for (const { asset, buyingLiabilities } of facts.balances) {
-          if (buyingLiabilities !== undefined)
-            samples.push({
-              metric: metrics.accountBuyingLiabilities,
-              labels: ofAsset(asset),
-              value: buyingLiabilities,
-            });
-        }
-        break;
-      case metrics.accountSellingLiabilities:
-        for (const { asset, sellingLiabilities } of facts.balances) {
-          if (sellingLiabilities !== undefined)
-            samples.push({
-              metric: metrics.accountSellingLiabilities,
-              labels: ofAsset(asset),
-              value: sellingLiabilities,
-            });
-        }
-        break;
-      case metrics.accountTrustlineLimit:
-        for (const { asset, limit } of facts.balances)
-          if (limit !== undefined)
-            samples.push({ metric: metrics.accountTrustlineLimit, labels: ofAsset(asset), value: limit });
-        break;
-      case metrics.accountTrustlineAuthorized:
-        for (const { asset, authorized } of facts.balances) {
-          if (authorized !== undefined)
-            samples.push({
-              metric: metrics.accountTrustlineAuthorized,
-              labels: ofAsset(asset),
-              value: authorized ? 1 : 0,
-            });
-        }
-        break;
       case metrics.accountMinimumBalance:
         if (this.baseReserveStroops !== undefined) {
           samples.push({
@@ -198,17 +158,69 @@ class AccountGroup implements SeriesGroup {
         if (facts.sequenceTime !== undefined)
           samples.push({ metric: metrics.accountSequenceTimestamp, labels: account, value: facts.sequenceTime });
         break;
-      case metrics.accountBalanceLowWatermark:
-        for (const [asset, value] of Object.entries(watched.lowBalance))
-          samples.push({ metric: metrics.accountBalanceLowWatermark, labels: ofAsset(asset), value });
-        break;
       default:
-        this.addKindSamples(samples, metric, observation);
+        if (!this.addBalanceSamples(samples, metric, facts)) this.addKindSamples(samples, metric, observation);
     }
     return samples;
   }
 
-  /** The families only one kind has: Horizon's data entries, offers and claimable balances; Stellar RPC's trustline existence. */
+  /** The families with a series per asset; false when `metric` is none of them. */
+  private addBalanceSamples(samples: Sample[], metric: MetricDefinition, facts: AccountFacts): boolean {
+    const { metrics, watched } = this;
+    const ofAsset = (asset: string) => ({ account: watched.name, asset });
+    switch (metric) {
+      case metrics.accountBalance:
+        for (const balance of facts.balances)
+          samples.push({ metric: metrics.accountBalance, labels: ofAsset(balance.asset), value: balance.balance });
+        return true;
+      case metrics.accountBuyingLiabilities:
+        for (const { asset, buyingLiabilities } of facts.balances) {
+          if (buyingLiabilities !== undefined)
+            samples.push({
+              metric: metrics.accountBuyingLiabilities,
+              labels: ofAsset(asset),
+              value: buyingLiabilities,
+            });
+        }
+        return true;
+      case metrics.accountSellingLiabilities:
+        for (const { asset, sellingLiabilities } of facts.balances) {
+          if (sellingLiabilities !== undefined)
+            samples.push({
+              metric: metrics.accountSellingLiabilities,
+              labels: ofAsset(asset),
+              value: sellingLiabilities,
+            });
+        }
+        return true;
+      case metrics.accountTrustlineLimit:
+        for (const { asset, limit } of facts.balances)
+          if (limit !== undefined)
+            samples.push({ metric: metrics.accountTrustlineLimit, labels: ofAsset(asset), value: limit });
+        return true;
+      case metrics.accountTrustlineAuthorized:
+        for (const { asset, authorized } of facts.balances) {
+          if (authorized !== undefined)
+            samples.push({
+              metric: metrics.accountTrustlineAuthorized,
+              labels: ofAsset(asset),
+              value: authorized ? 1 : 0,
+            });
+        }
+        return true;
+      case metrics.accountBalanceLowWatermark:
+        for (const [asset, value] of Object.entries(watched.lowBalance))
+          samples.push({ metric: metrics.accountBalanceLowWatermark, labels: ofAsset(asset), value });
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /**
+   * The families only one kind has: Horizon's data entries, offers and claimable balances; Stellar
+   * RPC's trustline existence.
+   */
   private addKindSamples(
     samples: Sample[],
     metric: MetricDefinition,
@@ -307,8 +319,11 @@ export class AccountSamples {
 }
 
 /** Polls every watched account of a target; one failed request fails the poll, so no account is shown half-read. */
-export class AccountsCollector implements Collector {
-  readonly endpoint = "accounts";
+export class AccountsCollector implements PollJob {
+  readonly role = "poll";
+  readonly source = "accounts";
+  readonly schedule: JobTiming["schedule"];
+  readonly requestsPerRun: number;
   private observations: AccountObservations | undefined;
   private readonly signerChanges = new SignerChanges();
   private readonly accountSamples = new AccountSamples(HORIZON_ACCOUNT_METRICS);
@@ -318,15 +333,24 @@ export class AccountsCollector implements Collector {
     private readonly watched: readonly WatchedAccount[],
     /** The target's network view: minimum balances follow the latest ledger's base reserve. */
     private readonly network: NetworkView,
+    timing: JobTiming,
     /** Where no ledgers poll runs (a shard other than 0): read the latest ledger's base reserve each poll. */
     private readonly readsBaseReserve = false,
-  ) {}
+  ) {
+    this.schedule = timing.schedule;
+    this.requestsPerRun = timing.requestsPerRun;
+  }
 
-  async poll(context: PollContext): Promise<void> {
-    if (this.readsBaseReserve)
+  async run(context: PollContext): Promise<void> {
+    if (this.readsBaseReserve) {
       this.network.learn({ baseReserveStroops: await this.client.latestBaseReserve(context.signal) });
+      context.progressed();
+    }
     const observations: (AccountObservation | undefined)[] = [];
-    for (const watched of this.watched) observations.push(await this.observe(watched, context));
+    for (const watched of this.watched) {
+      observations.push(await this.observe(watched, context));
+      context.progressed();
+    }
     this.signerChanges.note(this.watched, observations);
     this.observations = observations;
   }
@@ -340,7 +364,10 @@ export class AccountsCollector implements Collector {
     );
   }
 
-  /** What one poll learnt of the account; undefined when Horizon's answer was invalid (counted, and the account left out). */
+  /**
+   * What one poll learnt of the account; undefined when Horizon's answer was invalid (counted, and the
+   * account left out).
+   */
   private async observe(
     watched: WatchedAccount,
     { signal, invalidRecords }: PollContext,
@@ -387,4 +414,13 @@ export class AccountsCollector implements Collector {
       throw error;
     }
   }
+}
+
+/**
+ * A Horizon's accounts poll, as its job table builds it. On a shard other than 0, which polls no
+ * ledgers, it reads the base reserve its minimum balances need itself.
+ */
+export function accountsJob({ client, config, target, network }: HorizonJobParts): AccountsCollector {
+  const timing = { schedule: target.schedules.accounts, requestsPerRun: requestsPerPoll("accounts", target, config) };
+  return new AccountsCollector(new AccountsClient(client), target.accounts, network, timing, config.shard.index !== 0);
 }

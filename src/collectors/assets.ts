@@ -6,9 +6,9 @@ import { stroopsToUnits } from "../client/wire-values.js";
 import type { WatchedAsset } from "../config/assets.js";
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
-import type { PollJob } from "../runtime/job.js";
+import type { HorizonJobParts, PollJob } from "../job/job.js";
 import type { PollContext } from "./collector.js";
-import { validRecord } from "./paging.js";
+import { validRecord } from "../client/paging.js";
 
 /** What the last poll learnt of one asset: its record, none (`/assets` does not know it), or an invalid one. */
 type AssetObservation = "found" | "unknown" | "invalid";
@@ -120,4 +120,9 @@ export class AssetsJob implements PollJob {
     });
     return { live: this.live, persistent };
   }
+}
+
+/** The assets poll of a Horizon's job table. */
+export function assetsJob({ client, target }: HorizonJobParts): AssetsJob {
+  return new AssetsJob(client, target.assets, target.schedules.assets);
 }

@@ -1,58 +1,50 @@
-import type { Endpoint, PollEndpoint } from "../catalog/metrics.js";
+import type { PollEndpoint } from "../catalog/metrics.js";
 import { PollError } from "../client/errors.js";
+import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples } from "../exposition/samples.js";
+import type { PollContext, PollJob } from "../job/job.js";
 
-/** What the poller hands each poll. */
-export interface PollContext {
-  /** Aborted when the poll reaches its deadline or the exporter stops; pass it to every client call. */
-  readonly signal: AbortSignal;
-  /**
-   * Reports records that failed the schema and were left out, as soon as they are read, so they
-   * are counted exactly once even when a later page fails the poll.
-   */
-  invalidRecords(count: number): void;
-}
+export type { PollContext } from "../job/job.js";
 
-/**
- * One endpoint of one target (a Horizon, or a Stellar RPC): fetches into its own state, and turns that state into samples.
- * The poller (src/scheduler) runs `poll` on the endpoint's schedule, one at a time, within a
- * deadline; the publisher renders `samples` into the store after every poll. A new surface is a
- * new Collector in its own file; it never talks to the store or the scheduler itself.
- */
-export interface Collector<E extends PollEndpoint = Endpoint> {
-  readonly endpoint: E;
-  /**
-   * Fetches, validates and folds the response into state; throws a PollError on failure. State
-   * must stay consistent when the poll is aborted between two requests.
-   */
-  poll(context: PollContext): Promise<void>;
-  samples(lastPollSucceeded: boolean): CollectorSamples;
+/** How a single-document poll reads its document and shows it. */
+export interface LatestDocumentOptions<T, E extends PollEndpoint> {
+  readonly source: E;
+  readonly schedule: Schedule;
+  /** See PollJob.heartbeat. */
+  readonly heartbeat?: boolean;
+  fetch(signal: AbortSignal): Promise<T>;
+  samples(latest: T | undefined, lastPollSucceeded: boolean): CollectorSamples;
+  /** Tells the target's network view what the document says. */
+  learn?(latest: T): void;
 }
 
 /** An endpoint that answers with a single document (root, fee_stats): the latest one is the state. */
-export class LatestDocumentCollector<T, E extends PollEndpoint = Endpoint> implements Collector<E> {
+export class LatestDocumentCollector<T, E extends PollEndpoint = PollEndpoint> implements PollJob {
+  readonly role = "poll";
+  readonly source: E;
+  readonly schedule: Schedule;
+  readonly heartbeat: boolean;
+  readonly requestsPerRun = 1;
   private latest: T | undefined;
 
-  constructor(
-    readonly endpoint: E,
-    private readonly fetch: (signal: AbortSignal) => Promise<T>,
-    private readonly toSamples: (latest: T | undefined, lastPollSucceeded: boolean) => CollectorSamples,
-    /** Tells the target's network view what the document says. */
-    private readonly learn?: (latest: T) => void,
-  ) {}
+  constructor(private readonly options: LatestDocumentOptions<T, E>) {
+    this.source = options.source;
+    this.schedule = options.schedule;
+    this.heartbeat = options.heartbeat ?? false;
+  }
 
-  async poll({ signal, invalidRecords }: PollContext): Promise<void> {
+  async run({ signal, invalidRecords }: PollContext): Promise<void> {
     try {
-      this.latest = await this.fetch(signal);
+      this.latest = await this.options.fetch(signal);
     } catch (error) {
       // A document failing its schema is a record left out too: counted with the invalid records.
       if (error instanceof PollError && error.reason === "schema") invalidRecords(1);
       throw error;
     }
-    this.learn?.(this.latest);
+    this.options.learn?.(this.latest);
   }
 
   samples(lastPollSucceeded: boolean): CollectorSamples {
-    return this.toSamples(this.latest, lastPollSucceeded);
+    return this.options.samples(this.latest, lastPollSucceeded);
   }
 }

@@ -12,7 +12,7 @@ import { latestLedgerSchema } from "../client/rpc-schemas.js";
 import type { WatchedContract } from "../config/contracts.js";
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
-import type { PollJob } from "../runtime/job.js";
+import type { PollJob, RpcJobParts } from "../job/job.js";
 import { stellarBase } from "../stellar-base.js";
 import type { PollContext } from "./collector.js";
 import { labelText } from "./label-text.js";
@@ -231,4 +231,15 @@ export class ContractEventsJob implements PollJob {
     }
     group.startLedger = oldest;
   }
+}
+
+/** Whether a Stellar RPC target counts any watched contract's events (of this shard's contracts). */
+export function eventsWatched(target: { readonly contracts: readonly WatchedContract[] }): boolean {
+  return target.contracts.some((contract) => contract.events === true);
+}
+
+/** The events poll of a Stellar RPC's job table. */
+export function contractEventsJob({ client, target, log }: RpcJobParts): ContractEventsJob {
+  const contracts = target.contracts.filter((contract) => contract.events === true);
+  return new ContractEventsJob(contracts, target.schedules.events, { client, log: log.child({ endpoint: "events" }) });
 }

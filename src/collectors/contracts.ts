@@ -18,10 +18,10 @@ import type { RpcClient } from "../client/rpc-client.js";
 import type { Durability, WatchedContract } from "../config/contracts.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 import { stellarBase } from "../stellar-base.js";
-import type { Collector, PollContext } from "./collector.js";
+import type { JobTiming, PollContext, PollJob, RpcJobParts } from "../job/job.js";
 import { ArchivalJudge, type EntryState, type ReturnedEntry } from "./contract-archival.js";
 import type { Clock } from "../clock.js";
-import type { NetworkView } from "../runtime/network.js";
+import type { NetworkView } from "../job/network.js";
 import { LedgerCloseWindow } from "./ledger-close-window.js";
 
 /** What a contract's instance says it runs: a wasm (by hash, hex) or the Stellar Asset Contract. */
@@ -123,8 +123,11 @@ export function contractsRequestsPerPoll(contracts: readonly WatchedContract[], 
   );
 }
 
-export class ContractsCollector implements Collector<"contracts"> {
-  readonly endpoint = "contracts";
+export class ContractsCollector implements PollJob {
+  readonly role = "poll";
+  readonly source = "contracts";
+  readonly schedule: JobTiming["schedule"];
+  readonly requestsPerRun: number;
   private readonly watched: readonly WatchedKeys[];
   /** The first round's keys but the code: the setting (where read), every instance and configured key. */
   private readonly ownKeys: readonly string[];
@@ -156,7 +159,10 @@ export class ContractsCollector implements Collector<"contracts"> {
   constructor(
     contracts: readonly WatchedContract[],
     private readonly dependencies: ContractsDependencies,
+    timing: JobTiming,
   ) {
+    this.schedule = timing.schedule;
+    this.requestsPerRun = timing.requestsPerRun;
     this.watched = contracts.map(watchedKeys);
     const ownEntries = this.watched.flatMap(({ instance, keys }) => [instance.key, ...keys.map(({ key }) => key)]);
     this.ownKeys = dependencies.stateArchival ? [this.configKey, ...ownEntries] : ownEntries;
@@ -179,14 +185,17 @@ export class ContractsCollector implements Collector<"contracts"> {
    * wasm hashes in one round, then the code of wasm hashes seen for the first time (on the first
    * poll, or after an upgrade) in a second.
    */
-  async poll({ signal }: PollContext): Promise<void> {
+  async run({ signal, progressed }: PollContext): Promise<void> {
     const close = this.dependencies.network.current.latestLedgerClose;
     if (close !== undefined) this.closes.observe(close);
     // The code keys of the wasm hashes the last poll saw, by hash.
     const codeKeys = new Map<string, string>();
     for (const { wasmHash, entry } of this.codeEntries.values()) codeKeys.set(wasmHash, entry.key);
     const read = (keys: readonly string[]) =>
-      readLedgerEntries(this.dependencies.client, "contracts", keys, signal, this.keep);
+      readLedgerEntries(this.dependencies.client, "contracts", keys, signal, (entry, latestLedger) => {
+        progressed();
+        return this.keep(entry, latestLedger);
+      });
     const first = await read([...this.ownKeys, ...new Set(codeKeys.values())]);
     const fresh: string[] = [];
     for (const watched of this.watched) {
@@ -342,4 +351,19 @@ function stateArchivalOf(entry: ReadEntry | undefined): ContractsPoll["stateArch
       `getLedgerEntries returned the state-archival setting in another shape: ${String(error)}`,
     );
   }
+}
+
+/**
+ * A Stellar RPC's contracts poll, as its job table builds it: where contracts are watched, with the
+ * state-archival settings on shard 0 (even when every contract is another shard's). Their expiry
+ * dates follow the status poll's ledger closes.
+ */
+export function contractsJob({ client, config, target, network, clock, log }: RpcJobParts): ContractsCollector {
+  const stateArchival = config.shard.index === 0 && (target.contractsWatched ?? target.contracts.length > 0);
+  const requestsPerRun = contractsRequestsPerPoll(target.contracts, stateArchival);
+  const dependencies = { client, network, clock, log: log.child({ endpoint: "contracts" }), stateArchival };
+  return new ContractsCollector(target.contracts, dependencies, {
+    schedule: target.schedules.contracts,
+    requestsPerRun,
+  });
 }

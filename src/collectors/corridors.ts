@@ -6,7 +6,7 @@ import { assetOf, pathRecordSchema, type PathRecord } from "../client/path-schem
 import type { CorridorConfig } from "../config/corridors.js";
 import type { Schedule } from "../config/schedule.js";
 import { HistogramData, type CollectorSamples, type Sample } from "../exposition/samples.js";
-import type { PollJob } from "../runtime/job.js";
+import type { HorizonJobParts, PollJob } from "../job/job.js";
 import type { PollContext } from "./collector.js";
 
 /** After a 404 (path finding switched off), the target's corridors are asked again only this much later. */
@@ -224,4 +224,22 @@ export class CorridorsJob implements PollJob {
     }
     return { live, persistent };
   }
+}
+
+/** The corridors poll of a Horizon's job table: it counts each corridor's outcome and never fails for them. */
+export function corridorsJob({ client, config, target, log, clock }: HorizonJobParts): CorridorsJob {
+  const schedule = target.schedules.corridors;
+  const corridorLog = log.child({ endpoint: "corridors" });
+  if (target.corridorsRaisedFrom !== undefined)
+    corridorLog.warn(
+      { pollInterval: target.corridorsRaisedFrom, schedule: schedule.text },
+      "--poll.interval is shorter than corridors may run: corridors run every 15s",
+    );
+  const freshnessMs = config.staleAfterIntervals * schedule.periodMs;
+  return new CorridorsJob(target.corridors ?? [], schedule, {
+    client,
+    log: corridorLog,
+    now: () => clock.now(),
+    freshnessMs,
+  });
 }

@@ -1,7 +1,6 @@
 import { FEE_STATS, METRICS } from "../catalog/metrics.js";
-import type { HorizonClient } from "../client/horizon-client.js";
 import type { FeeStats } from "../client/schemas.js";
-import type { NetworkView } from "../runtime/network.js";
+import type { HorizonJobParts } from "../job/job.js";
 import { LatestDocumentCollector } from "./collector.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 
@@ -18,11 +17,13 @@ export function feeStatsSamples(stats: FeeStats | undefined): CollectorSamples<S
   return { live, persistent: [] };
 }
 
-export function feeStatsCollector(client: HorizonClient, network: NetworkView): LatestDocumentCollector<FeeStats> {
-  return new LatestDocumentCollector(
-    "fee_stats",
-    (signal) => client.feeStats(signal),
-    feeStatsSamples,
-    (stats) => network.learn({ baseFeeStroops: stats.last_ledger_base_fee, feeP90Stroops: stats.fee_charged.p90 }),
-  );
+export function feeStatsJob({ client, network, target }: HorizonJobParts): LatestDocumentCollector<FeeStats> {
+  return new LatestDocumentCollector({
+    source: "fee_stats",
+    schedule: target.schedules.fee_stats,
+    fetch: (signal) => client.feeStats(signal),
+    samples: feeStatsSamples,
+    learn: (stats) =>
+      network.learn({ baseFeeStroops: stats.last_ledger_base_fee, feeP90Stroops: stats.fee_charged.p90 }),
+  });
 }

@@ -1,3 +1,4 @@
+import type { LedgerClose } from "../job/network.js";
 /**
  * The mean ledger close interval a target showed over the last hour, from the (sequence, close
  * time) pairs of its latest ledger as its polls saw them: what turns a TTL in ledgers into a date.
@@ -7,11 +8,7 @@
 export const DEFAULT_CLOSE_INTERVAL_SECONDS = 5;
 const WINDOW_SECONDS = 3_600;
 
-export interface LedgerClose {
-  readonly sequence: number;
-  /** Unix seconds. */
-  readonly closeTime: number;
-}
+export type { LedgerClose } from "../job/network.js";
 
 export class LedgerCloseWindow {
   private points: LedgerClose[] = [];

@@ -4,9 +4,10 @@ import { PollError } from "../client/errors.js";
 import type { HorizonClient, RawRecords } from "../client/horizon-client.js";
 import { ledgerPagingToken, ledgerSchema, type Ledger } from "../client/schemas.js";
 import { isUint64Text } from "../client/wire-values.js";
-import type { NetworkView } from "../runtime/network.js";
-import type { Collector, PollContext } from "./collector.js";
-import { cursorPast, PAGE_LIMIT, rawPagingToken, validRecord } from "./paging.js";
+import type { HorizonJobParts, JobTiming, PollContext, PollJob } from "../job/job.js";
+import type { NetworkView } from "../job/network.js";
+import { requestsPerPoll } from "../scheduler/request-plan.js";
+import { cursorPast, PAGE_LIMIT, rawPagingToken, validRecord } from "../client/paging.js";
 import { HistogramData, type CollectorSamples, type Sample } from "../exposition/samples.js";
 
 export interface LedgerCatchUpOptions {
@@ -97,8 +98,11 @@ function ledgerCursorAfter(ascending: RawRecords, cursor: string | undefined): s
  * never guessed at; a sequence that goes backwards or a broken hash chain (a network reset)
  * restarts from the latest, and so does a cursor Horizon refuses (400).
  */
-export class LedgersCollector implements Collector {
-  readonly endpoint = "ledgers";
+export class LedgersCollector implements PollJob {
+  readonly role = "poll";
+  readonly source = "ledgers";
+  readonly schedule: JobTiming["schedule"];
+  readonly requestsPerRun: number;
   readonly totals = new LedgerTotals();
   /** The paging token of the last record read, valid or not; undefined before the first poll. */
   private cursor: string | undefined;
@@ -112,13 +116,18 @@ export class LedgersCollector implements Collector {
     private readonly options: LedgerCatchUpOptions,
     private readonly log: Logger,
     /** Learns each ledger read: its hash, the latest sequence and base reserve. */
-    private readonly network?: NetworkView,
-  ) {}
+    private readonly network: NetworkView | undefined,
+    timing: JobTiming,
+  ) {
+    this.schedule = timing.schedule;
+    this.requestsPerRun = timing.requestsPerRun;
+  }
 
-  async poll(context: PollContext): Promise<void> {
+  async run(context: PollContext): Promise<void> {
     if (this.cursor === undefined) return this.startFromLatest(context);
     for (let pages = 1; ; pages += 1) {
       const records = await this.pageAfterCursor(context);
+      context.progressed();
       if (records === undefined) return this.resynchroniseRefusedCursor(context);
       if (records.length === 0) return this.checkForReset(context);
       const next = ledgerCursorAfter(records, this.cursor);
@@ -143,7 +152,10 @@ export class LedgersCollector implements Collector {
     }
   }
 
-  /** A cursor Horizon refuses would be refused at every poll: it is dropped and reading restarts from the latest ledger. */
+  /**
+   * A cursor Horizon refuses would be refused at every poll: it is dropped and reading restarts from
+   * the latest ledger.
+   */
   private async resynchroniseRefusedCursor(context: PollContext): Promise<void> {
     this.totals.resyncs += 1;
     this.log.warn({ cursor: this.cursor }, "Horizon refused the ledger cursor; resynchronising from the latest ledger");
@@ -244,4 +256,10 @@ export class LedgersCollector implements Collector {
     this.network?.ledgerHash(ledger.sequence, ledger.hash);
     this.network?.learn({ baseReserveStroops: ledger.base_reserve_in_stroops });
   }
+}
+
+/** A Horizon's ledgers poll, as its job table builds it. */
+export function ledgersJob({ client, config, target, log, network }: HorizonJobParts): LedgersCollector {
+  const timing = { schedule: target.schedules.ledgers, requestsPerRun: requestsPerPoll("ledgers", target, config) };
+  return new LedgersCollector(client, config.ledgers, log.child({ endpoint: "ledgers" }), network, timing);
 }

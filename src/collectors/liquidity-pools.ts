@@ -4,8 +4,9 @@ import type { HorizonClient, RawRecords } from "../client/horizon-client.js";
 import { liquidityPoolSchema, type LiquidityPool } from "../client/schemas.js";
 import { yieldToEventLoop } from "../event-loop.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
-import type { Collector, PollContext } from "./collector.js";
-import { cursorAfter, PAGE_LIMIT, validRecord } from "./paging.js";
+import type { HorizonJobParts, JobTiming, PollContext, PollJob } from "../job/job.js";
+import { requestsPerPoll } from "../scheduler/request-plan.js";
+import { cursorAfter, PAGE_LIMIT, validRecord } from "../client/paging.js";
 
 export interface PoolSelection {
   /** Pools tracked at most: the bound on this collector's cardinality. */
@@ -53,16 +54,23 @@ export function liquidityPoolSamples(pools: readonly LiquidityPool[]): Collector
  * Every page is parsed and every record validated afresh: a pool's series cost less to make again
  * than a cache of them costs to keep right.
  */
-export class LiquidityPoolsCollector implements Collector {
-  readonly endpoint = "liquidity_pools";
+export class LiquidityPoolsCollector implements PollJob {
+  readonly role = "poll";
+  readonly source = "liquidity_pools";
+  readonly schedule: JobTiming["schedule"];
+  readonly requestsPerRun: number;
   private series: readonly Sample[] = [];
 
   constructor(
     private readonly client: HorizonClient,
     private readonly selection: PoolSelection,
-  ) {}
+    timing: JobTiming,
+  ) {
+    this.schedule = timing.schedule;
+    this.requestsPerRun = timing.requestsPerRun;
+  }
 
-  async poll(context: PollContext): Promise<void> {
+  async run(context: PollContext): Promise<void> {
     const pools = this.selection.ids.length > 0 ? await this.fetchByIds(context) : await this.fetchPages(context);
     this.series = liquidityPoolSamples(pools).live;
   }
@@ -71,11 +79,12 @@ export class LiquidityPoolsCollector implements Collector {
     return { live: this.series, persistent: [] };
   }
 
-  private async fetchByIds({ signal, invalidRecords }: PollContext): Promise<LiquidityPool[]> {
+  private async fetchByIds({ signal, invalidRecords, progressed }: PollContext): Promise<LiquidityPool[]> {
     const pools: LiquidityPool[] = [];
     for (const id of this.selection.ids.slice(0, this.selection.max)) {
       try {
         pools.push(await this.client.liquidityPool(id, signal));
+        progressed();
       } catch (error) {
         // A pool that no longer exists simply stops being tracked; an invalid one is left out, as in a page.
         if (error instanceof PollError && error.details.status === 404) continue;
@@ -97,12 +106,13 @@ export class LiquidityPoolsCollector implements Collector {
     while (pools.size < this.selection.max) {
       const limit = Math.min(PAGE_LIMIT, this.selection.max - pools.size);
       const records = await this.client.liquidityPools({ order: "asc", limit, cursor, reserves }, context.signal);
+      context.progressed();
       // Horizon never sends more than asked: a page that does is no page, and validating its records
       // one by one could hold the process for as long as the body cap allows.
       if (records.length > limit)
         throw new PollError("schema", `liquidity_pools page holds ${records.length} records, ${limit} were asked for`);
       // Checked before reading, so a page served twice is not counted twice.
-      const next = records.length < limit ? undefined : cursorAfter(records, cursor, this.endpoint);
+      const next = records.length < limit ? undefined : cursorAfter(records, cursor, this.source);
       // The page was parsed in the turn it arrived in; its records wait for the next, so a scrape
       // arriving meanwhile waits for one of the two, not both.
       await yieldToEventLoop();
@@ -123,4 +133,13 @@ export class LiquidityPoolsCollector implements Collector {
     }
     if (invalid > 0) context.invalidRecords(invalid);
   }
+}
+
+/** A Horizon's liquidity pools poll, as its job table builds it. */
+export function liquidityPoolsJob({ client, config, target }: HorizonJobParts): LiquidityPoolsCollector {
+  const requestsPerRun = requestsPerPoll("liquidity_pools", target, config);
+  return new LiquidityPoolsCollector(client, config.liquidityPools, {
+    schedule: target.schedules.liquidity_pools,
+    requestsPerRun,
+  });
 }

@@ -11,7 +11,7 @@ import { amountStroops } from "../client/wire-values.js";
 import type { WatchedMarket } from "../config/markets.js";
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
-import type { PollJob } from "../runtime/job.js";
+import type { HorizonJobParts, PollJob } from "../job/job.js";
 import type { PollContext } from "./collector.js";
 import {
   MAKER_SIDES,
@@ -25,7 +25,7 @@ import {
   type MarketState,
   type SideFigures,
 } from "./market-figures.js";
-import { cursorAfter, cursorPast, PAGE_LIMIT, rawPagingToken, validRecord } from "./paging.js";
+import { cursorAfter, cursorPast, PAGE_LIMIT, rawPagingToken, validRecord } from "../client/paging.js";
 
 /** Pages of trades, and of a maker's offers on a side, one poll reads at most; the rest waits for the next poll. */
 export const MAX_MARKET_PAGES = 5;
@@ -225,4 +225,9 @@ export class MarketsJob implements PollJob {
     }
     return offers;
   }
+}
+
+/** The markets poll of a Horizon's job table. */
+export function marketsJob({ client, target, clock }: HorizonJobParts): MarketsJob {
+  return new MarketsJob(client, target.markets, target.schedules.markets, () => clock.now());
 }

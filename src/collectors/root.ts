@@ -1,8 +1,7 @@
 import { KNOWN_NETWORKS } from "../agreement/network.js";
 import { METRICS } from "../catalog/metrics.js";
-import type { HorizonClient } from "../client/horizon-client.js";
 import type { HorizonRoot } from "../client/schemas.js";
-import type { NetworkView } from "../runtime/network.js";
+import type { HorizonJobParts } from "../job/job.js";
 import { LatestDocumentCollector } from "./collector.js";
 import { LABEL_TEXT_BOUNDS, labelText } from "./label-text.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
@@ -46,16 +45,19 @@ export function rootSamples(root: HorizonRoot | undefined, lastPollSucceeded: bo
   return { live, persistent };
 }
 
-export function rootCollector(client: HorizonClient, network: NetworkView): LatestDocumentCollector<HorizonRoot> {
-  return new LatestDocumentCollector(
-    "root",
-    (signal) => client.root(signal),
-    rootSamples,
-    (root) =>
+/** A Horizon's root poll: its cheapest, so the heartbeat that notices the upstream heal. */
+export function rootJob({ client, network, target }: HorizonJobParts): LatestDocumentCollector<HorizonRoot> {
+  return new LatestDocumentCollector({
+    source: "root",
+    schedule: target.schedules.root,
+    heartbeat: true,
+    fetch: (signal) => client.root(signal),
+    samples: rootSamples,
+    learn: (root) =>
       network.learn({
         passphrase: root.network_passphrase,
         latestLedger: root.history_latest_ledger,
         protocolVersion: root.current_protocol_version,
       }),
-  );
+  });
 }

@@ -8,10 +8,10 @@ import { accountLedgerKey, trustlineLedgerKey } from "../client/ledger-keys.js";
 import type { RpcClient } from "../client/rpc-client.js";
 import { latestLedgerSchema } from "../client/rpc-schemas.js";
 import type { RpcWatchedAccount } from "../config/accounts.js";
-import type { NetworkView } from "../runtime/network.js";
+import type { JobTiming, PollContext, PollJob, RpcJobParts } from "../job/job.js";
+import type { NetworkView } from "../job/network.js";
 import type { CollectorSamples } from "../exposition/samples.js";
 import { AccountSamples, SignerChanges, type AccountObservation, type AccountObservations } from "./accounts.js";
-import type { Collector, PollContext } from "./collector.js";
 
 /** getLatestLedger with the header stellar-rpc 25 added beside it. */
 const latestWithHeaderSchema = latestLedgerSchema.extend({ headerXdr: z.string().min(1).optional() });
@@ -40,8 +40,11 @@ export function rpcAccountsRequestsPerPoll(accounts: readonly RpcWatchedAccount[
  * trustline in getLedgerEntries calls of 200 keys, and the latest ledger header for the base
  * reserve. An account whose entry is absent does not exist (`exists` 0), which is no poll error.
  */
-export class RpcAccountsCollector implements Collector<"accounts"> {
-  readonly endpoint = "accounts";
+export class RpcAccountsCollector implements PollJob {
+  readonly role = "poll";
+  readonly source = "accounts";
+  readonly schedule: JobTiming["schedule"];
+  readonly requestsPerRun: number;
   /** Each watched account with its ledger keys, encoded once. */
   private readonly accounts: readonly { readonly watched: RpcWatchedAccount; readonly keys: AccountKeys }[];
   /** Every ledger key a poll reads, in the order of the watch list. */
@@ -64,7 +67,10 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
     private readonly watched: readonly RpcWatchedAccount[],
     /** The target's network view, told the base reserve read. */
     private readonly network: NetworkView,
+    timing: JobTiming,
   ) {
+    this.schedule = timing.schedule;
+    this.requestsPerRun = timing.requestsPerRun;
     const keys = watched.map((account) => [
       accountLedgerKey(account.id),
       ...account.assets.map((asset) => trustlineLedgerKey(account.id, asset)),
@@ -79,7 +85,7 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
     });
   }
 
-  async poll({ signal, invalidRecords }: PollContext): Promise<void> {
+  async run({ signal, invalidRecords, progressed }: PollContext): Promise<void> {
     const before = this.xdrs;
     const xdrs = new Array<string | undefined>(this.allKeys.length).fill(undefined);
     const read = await visitLedgerEntries(
@@ -89,6 +95,7 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
       signal,
       (entry, _latestLedger, place) => {
         xdrs[place] = entry.xdr;
+        progressed();
       },
     );
     const baseReserve = await this.baseReserve(read.latestLedger, signal);
@@ -176,4 +183,10 @@ export class RpcAccountsCollector implements Collector<"accounts"> {
     );
     return baseReserveFromHistoryEntry(page.ledgers[0]!.headerXdr);
   }
+}
+
+/** A Stellar RPC's accounts poll, as its job table builds it. */
+export function rpcAccountsJob({ client, target, network }: RpcJobParts): RpcAccountsCollector {
+  const timing = { schedule: target.schedules.accounts, requestsPerRun: rpcAccountsRequestsPerPoll(target.accounts) };
+  return new RpcAccountsCollector(client, target.accounts, network, timing);
 }

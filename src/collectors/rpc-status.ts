@@ -1,8 +1,8 @@
 import { FEE_STATS, RPC_METRICS } from "../catalog/metrics.js";
-import type { RpcClient, RpcStatus } from "../client/rpc-client.js";
+import type { RpcStatus } from "../client/rpc-client.js";
 import type { RpcFeeDistribution } from "../client/rpc-schemas.js";
-import type { NetworkView } from "../runtime/network.js";
-import { LatestDocumentCollector, type Collector } from "./collector.js";
+import type { RpcJobParts } from "../job/job.js";
+import { LatestDocumentCollector } from "./collector.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 
 function* feeSamples(kind: "soroban" | "classic", fees: RpcFeeDistribution): Generator<Sample> {
@@ -47,12 +47,15 @@ export function rpcStatusSamples(status: RpcStatus | undefined, lastPollSucceede
   return { live, persistent };
 }
 
-export function rpcStatusCollector(client: RpcClient, network: NetworkView): Collector<"status"> {
-  return new LatestDocumentCollector(
-    "status",
-    (signal) => client.status(signal),
-    rpcStatusSamples,
-    (status) => {
+/** A Stellar RPC's status batch (getHealth, getLatestLedger, getFeeStats): its heartbeat. */
+export function rpcStatusJob({ client, network, target }: RpcJobParts): LatestDocumentCollector<RpcStatus, "status"> {
+  return new LatestDocumentCollector({
+    source: "status",
+    schedule: target.schedules.status,
+    heartbeat: true,
+    fetch: (signal) => client.status(signal),
+    samples: rpcStatusSamples,
+    learn: (status) => {
       // getLatestLedger's `id` is the ledger's hash.
       network.ledgerHash(status.latestLedger.sequence, status.latestLedger.id);
       const close = latestClose(status);
@@ -62,5 +65,5 @@ export function rpcStatusCollector(client: RpcClient, network: NetworkView): Col
         ...(close === undefined ? {} : { latestLedgerClose: close }),
       });
     },
-  );
+  });
 }

@@ -1,7 +1,7 @@
 import { RPC_METRICS } from "../catalog/metrics.js";
-import type { RpcClient, RpcVersions } from "../client/rpc-client.js";
-import type { NetworkView } from "../runtime/network.js";
-import { LatestDocumentCollector, type Collector } from "./collector.js";
+import type { RpcVersions } from "../client/rpc-client.js";
+import type { RpcJobParts } from "../job/job.js";
+import { LatestDocumentCollector } from "./collector.js";
 import { LABEL_TEXT_BOUNDS, labelText } from "./label-text.js";
 import { networkName } from "./root.js";
 import type { CollectorSamples } from "../exposition/samples.js";
@@ -18,11 +18,17 @@ export function rpcVersionsSamples(versions: RpcVersions | undefined): Collector
   return { live: [{ metric: RPC_METRICS.info, labels, value: 1 }], persistent: [] };
 }
 
-export function rpcVersionsCollector(client: RpcClient, network: NetworkView): Collector<"versions"> {
-  return new LatestDocumentCollector(
-    "versions",
-    (signal) => client.versions(signal),
-    rpcVersionsSamples,
-    ({ network: served }) => network.learn({ passphrase: served.passphrase }),
-  );
+/** A Stellar RPC's rare versions batch (getNetwork, getVersionInfo). */
+export function rpcVersionsJob({
+  client,
+  network,
+  target,
+}: RpcJobParts): LatestDocumentCollector<RpcVersions, "versions"> {
+  return new LatestDocumentCollector({
+    source: "versions",
+    schedule: target.schedules.versions,
+    fetch: (signal) => client.versions(signal),
+    samples: rpcVersionsSamples,
+    learn: ({ network: served }) => network.learn({ passphrase: served.passphrase }),
+  });
 }

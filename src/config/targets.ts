@@ -1,11 +1,15 @@
-import type { TargetConfig } from "./config.js";
 import { parseDuration } from "./duration.js";
 import { horizonUrl } from "./file-schema.js";
-import { secretValues } from "./secret.js";
+import { secretValues, type Secret } from "./secret.js";
 import { describeInvalidUrl, TargetUrl } from "./target-url.js";
 
 /** How every kind of target is named, reached and timed. */
-export type TargetBasics = Pick<TargetConfig, "name" | "url" | "headers" | "timeoutMs">;
+export interface TargetBasics {
+  readonly name: string;
+  readonly url: TargetUrl;
+  readonly headers: Readonly<Record<string, Secret>>;
+  readonly timeoutMs: number;
+}
 
 /** The keys every kind of target's file entry shares. */
 interface TargetEntryBasics {

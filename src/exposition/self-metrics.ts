@@ -14,7 +14,6 @@ import {
 } from "../catalog/metrics.js";
 import type { RequestObserver } from "../client/http.js";
 import type { RateLimitHeaders } from "../client/rate-limit.js";
-import type { PollMetrics } from "../scheduler/job-runner.js";
 import { GZIP_OPTIONS, type ContentCoding } from "./store.js";
 
 /**
@@ -152,7 +151,7 @@ const RPC_SELF_METRICS: TargetMetricSet = {
  * the kind has them, invalid records, the request plan and the rate-limit headroom. Series carry
  * the kind's target label (`horizon` or `rpc`).
  */
-export class TargetMetrics implements PollMetrics {
+export class TargetMetrics {
   private readonly label: string;
   private readonly requests: Counter;
   private readonly requestDuration: Histogram;
@@ -241,9 +240,9 @@ export class TargetMetrics implements PollMetrics {
     };
   }
 
-  pollSucceeded(target: string, endpoint: PollEndpoint, durationSeconds: number): void {
+  pollSucceeded(target: string, endpoint: PollEndpoint, durationSeconds: number, atMs: number): void {
     this.pollDuration.observe({ [this.label]: target, endpoint }, durationSeconds);
-    this.lastSuccess.set({ [this.label]: target, endpoint }, Date.now() / 1000);
+    this.lastSuccess.set({ [this.label]: target, endpoint }, atMs / 1000);
   }
 
   invalidRecordsRead(target: string, endpoint: PollEndpoint, count: number): void {

@@ -16,12 +16,11 @@ import { AccountsClient } from "../client/accounts.js";
 import { PollError } from "../client/errors.js";
 import type { HorizonClient } from "../client/horizon-client.js";
 import { transactionFailedExtrasSchema, type TransactionResponse } from "../client/schemas.js";
-import type { PollContext } from "../collectors/collector.js";
 import { HistogramData, type CollectorSamples, type Sample } from "../exposition/samples.js";
-import type { ProbeJob } from "../runtime/job.js";
-import type { NetworkView } from "../runtime/network.js";
+import type { HorizonJobParts, PollContext, ProbeJob } from "../job/job.js";
+import type { NetworkView } from "../job/network.js";
 import type { Schedule } from "../config/schedule.js";
-import { secretFileWarning, type TxProbeConfig } from "../config/tx-probe.js";
+import { secretFileWarning } from "../config/tx-probe.js";
 import { stellarBase } from "../stellar-base.js";
 import { REQUESTS_PER_PROBE_RUN } from "../scheduler/request-plan.js";
 
@@ -169,9 +168,9 @@ export class TxProbe implements ProbeJob {
   }
 
   /** Never rejects: each outcome is counted in the probe's own series. */
-  async run({ signal }: PollContext): Promise<void> {
+  async run({ signal, progressed }: PollContext): Promise<void> {
     try {
-      await this.runOnce(signal);
+      await this.runOnce(signal, progressed);
     } catch (error) {
       this.options.log.error({ error: String(error) }, "transaction probe run failed unexpectedly");
     }
@@ -181,7 +180,7 @@ export class TxProbe implements ProbeJob {
     return this.totals.samples();
   }
 
-  private async runOnce(signal: AbortSignal): Promise<void> {
+  private async runOnce(signal: AbortSignal, progressed: () => void): Promise<void> {
     const { settings, signer, client, network, log } = this.options;
     const { passphrase, baseFeeStroops, feeP90Stroops } = network.current;
     if (this.totals.refusal === "pubnet") return;
@@ -193,7 +192,8 @@ export class TxProbe implements ProbeJob {
     if (passphrase === Networks.PUBLIC && !settings.allowPubnet) {
       return this.refuse(
         "pubnet",
-        "this Horizon serves pubnet, where the transaction probe spends real lumens: it will not submit unless tx_probe.allow_pubnet is true",
+        "this Horizon serves pubnet, where the transaction probe spends real lumens: " +
+          "it will not submit unless tx_probe.allow_pubnet is true",
       );
     }
     if (client.holdingBack()) {
@@ -205,6 +205,7 @@ export class TxProbe implements ProbeJob {
     try {
       // Read afresh every run: after tx_bad_seq, a 504 or a lost answer the local guess may be wrong.
       account = await client.probeAccount(accountId, signal);
+      progressed();
     } catch (error) {
       log.warn(
         { account: accountId, error: error instanceof Error ? error.message : String(error) },
@@ -217,7 +218,8 @@ export class TxProbe implements ProbeJob {
     if (!account.keySigns)
       return this.refuse(
         "no_key",
-        `the transaction probe's key no longer signs for its account ${accountId} (master key removed or below the low threshold)`,
+        `the transaction probe's key no longer signs for its account ${accountId} ` +
+          "(master key removed or below the low threshold)",
       );
     this.refuse(undefined);
     const sequence = account.sequence;
@@ -272,12 +274,14 @@ export class TxProbe implements ProbeJob {
   }
 }
 
-/** A target's probe, with a warning when its seed file is open to group or others. */
-export function txProbeFor(
-  config: TxProbeConfig,
-  parts: { client: HorizonClient; network: NetworkView; log: Logger; now?: () => number },
-): TxProbe {
-  const log = parts.log.child({ prober: "tx_probe" });
+/**
+ * A Horizon's transaction probe, as its job table builds it, with a warning when its seed file is open
+ * to group or others.
+ */
+export function txProbeJob({ target, client, network, log: targetLog, clock }: HorizonJobParts): TxProbe {
+  const config = target.txProbe;
+  if (config === undefined) throw new Error(`${target.name} has no transaction probe configured`);
+  const log = targetLog.child({ prober: "tx_probe" });
   if (config.secretFile !== undefined) {
     void secretFileWarning(config.secretFile).then((warning) => warning && log.warn(warning));
   }
@@ -288,9 +292,9 @@ export function txProbeFor(
   return new TxProbe({
     settings: config,
     signer: config.signer.reveal(),
-    client: probeHorizon(parts.client),
-    network: parts.network,
+    client: probeHorizon(client),
+    network,
     log,
-    ...(parts.now ? { now: parts.now } : {}),
+    now: () => clock.now(),
   });
 }

@@ -11,8 +11,8 @@ import type { MetricStore, StoreLease } from "../exposition/store.js";
 import { JobRunner, requestBudgetMs } from "../scheduler/job-runner.js";
 import { JobPublisher } from "../scheduler/publisher.js";
 import { Scheduler } from "../scheduler/scheduler.js";
-import type { Job, JobPlan } from "./job.js";
-import { NetworkView, type NetworkObserver } from "./network.js";
+import type { Job, JobParts } from "../job/job.js";
+import { NetworkView, type NetworkObserver } from "../job/network.js";
 
 /** What every target of every kind is named, reached and timed by. */
 export interface KindTarget {
@@ -29,12 +29,35 @@ export interface ClientParts {
   readonly log: Logger;
 }
 
-/** What a kind's jobs are built with: the target's one client and network view. */
-export interface JobParts<Client> {
-  readonly client: Client;
-  readonly network: NetworkView;
-  readonly log: Logger;
-  readonly clock: Clock;
+/**
+ * One line of a kind's job table, as node_exporter's registerCollector: the job's source, whether a
+ * target runs it, and how it is built. A new surface is a job in a file of its own and one line.
+ */
+export interface JobEntry<Target, Client> {
+  readonly source: Job["source"];
+  /** Network-level series come from shard 0 alone: on another shard the job does not run. */
+  readonly networkLevel?: true;
+  /** Whether a target runs the job (always, when absent). */
+  enabled?(target: Target, config: ExporterConfig): boolean;
+  /**
+   * The global settings the job is built from beyond its target's (which rebuild the whole runtime
+   * when they change): a reload that changes them restarts this job alone.
+   */
+  settings?(config: ExporterConfig): unknown;
+  create(parts: JobParts<Target, Client>): Job;
+}
+
+/** The entries of `table` a target runs under a configuration, each with the key a reload compares. */
+export function jobsOf<Target, Client>(
+  table: readonly JobEntry<Target, Client>[],
+  target: Target,
+  config: ExporterConfig,
+): { readonly entry: JobEntry<Target, Client>; readonly key: string }[] {
+  return table
+    .filter(
+      (entry) => (entry.networkLevel !== true || config.shard.index === 0) && (entry.enabled?.(target, config) ?? true),
+    )
+    .map((entry) => ({ entry, key: JSON.stringify(entry.settings?.(config) ?? null) }));
 }
 
 /**
@@ -48,12 +71,10 @@ export interface TargetKind<Target extends KindTarget, Client> {
   title(target: Target): string;
   metrics(metrics: ExporterMetrics): TargetMetrics;
   client(target: Target, config: ExporterConfig, parts: ClientParts): Client;
-  /** The target's jobs under a configuration; a reload keeps each job whose key is unchanged. */
-  jobs(target: Target, config: ExporterConfig, parts: JobParts<Client>): JobPlan[];
+  /** The kind's job table; a reload keeps each job whose key is unchanged. */
+  readonly jobs: readonly JobEntry<Target, Client>[];
   /** Requests per hour the plan sends and the target allows, where the kind has a budget. */
   requestPlan?(target: Target, config: ExporterConfig): { readonly planned: number; readonly budget: number };
-  /** The client's request `endpoint` label of a job's answers, when it is not the job's source. */
-  readonly requestSources?: Readonly<Record<string, Job["source"]>>;
 }
 
 export interface RuntimeServices {
@@ -127,8 +148,10 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
     private readonly services: RuntimeServices,
   ) {
     this.config = config;
-    // What rebuilds the runtime and its client when it changes: the target's own settings, and the HTTP settings.
-    this.key = `${kind.label}:${comparisonKey({ target, retries: config.retries, maxBodyBytes: config.maxBodyBytes })}`;
+    // What rebuilds the runtime and its client when it changes: the target's own settings, and the
+    // HTTP settings, the rate-limit hold cap's freshness among them.
+    const { retries, maxBodyBytes, staleAfterIntervals } = config;
+    this.key = `${kind.label}:${comparisonKey({ target, retries, maxBodyBytes, staleAfterIntervals })}`;
     this.label = kind.label;
     this.name = target.name;
     this.title = kind.title(target);
@@ -137,17 +160,8 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
     this.metrics = kind.metrics(services.metrics);
     this.scheduler = new Scheduler(services.clock);
     this.network = new NetworkView(services.networkObserver?.(kind.label, target.name));
-    const observer = this.metrics.observerFor(target.name);
     this.client = kind.client(target, config, {
-      observer: {
-        onRequest: (endpoint, code, durationSeconds) => {
-          observer.onRequest(endpoint, code, durationSeconds);
-          if (code !== "error")
-            this.jobs.get(kind.requestSources?.[endpoint] ?? (endpoint as Job["source"]))?.runner.progressed();
-        },
-        onRateLimitHeaders: (headers) => observer.onRateLimitHeaders(headers),
-        onHoldCapped: () => observer.onHoldCapped?.(),
-      },
+      observer: this.metrics.observerFor(target.name),
       signal: this.abort.signal,
       clock: services.clock,
       log: this.log,
@@ -163,8 +177,8 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
     if (this.abort.signal.aborted) return;
     this.metrics.addTarget(this.name);
     this.planRequests(this.config);
-    const plans = this.plans(this.config);
-    await Promise.all(plans.map((plan) => this.startJob(plan)));
+    const plans = jobsOf(this.kind.jobs, this.target, this.config);
+    await Promise.all(plans.map((plan) => this.startJob(plan.entry, plan.key)));
   }
 
   /**
@@ -175,19 +189,17 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
     if (this.abort.signal.aborted) return;
     this.config = config;
     this.planRequests(config);
-    const plans = this.plans(config);
-    const wanted = new Set(plans.map((plan) => plan.source));
-    const changed = plans.filter((plan) => this.jobs.get(plan.source)?.key !== plan.key);
+    const plans = jobsOf(this.kind.jobs, this.target, config);
+    const wanted = new Set(plans.map((plan) => plan.entry.source));
+    const changed = plans.filter((plan) => this.jobs.get(plan.entry.source)?.key !== plan.key);
+    const restarting = new Set(changed.map((plan) => plan.entry.source));
     const leaving = [...this.jobs.values()].filter(
-      (job) => !wanted.has(job.runner.job.source) || changed.some((plan) => plan.source === job.runner.job.source),
+      (job) => !wanted.has(job.runner.job.source) || restarting.has(job.runner.job.source),
     );
     await Promise.all(leaving.map((job) => this.stopJob(job)));
-    for (const plan of changed) void this.startJob(plan);
+    for (const plan of changed) void this.startJob(plan.entry, plan.key);
     if (changed.length > 0 || leaving.length > 0) {
-      this.log.info(
-        { restarted: changed.map((plan) => plan.source), stopped: leaving.length - changed.length },
-        "jobs reconfigured",
-      );
+      this.log.info({ restarted: [...restarting], stopped: leaving.length - changed.length }, "jobs reconfigured");
     }
   }
 
@@ -200,15 +212,6 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
     await this.metrics.removeTarget(this.name);
   }
 
-  private plans(config: ExporterConfig): JobPlan[] {
-    return this.kind.jobs(this.target, config, {
-      client: this.client,
-      network: this.network,
-      log: this.log,
-      clock: this.services.clock,
-    });
-  }
-
   private planRequests(config: ExporterConfig): void {
     const plan = this.kind.requestPlan?.(this.target, config);
     if (plan === undefined) return;
@@ -216,16 +219,18 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
     if (plan.planned > plan.budget) {
       this.log.warn(
         { plannedRequestsPerHour: plan.planned, requestBudgetPerHour: plan.budget },
-        "schedules plan more requests per hour than this target's budget: lengthen the poll intervals, track fewer pools or watch fewer accounts",
+        "schedules plan more requests per hour than this target's budget: " +
+          "lengthen the poll intervals, track fewer pools or watch fewer accounts",
       );
     }
   }
 
-  private startJob(plan: JobPlan): Promise<void> {
+  private startJob(entry: JobEntry<Target, Client>, key: string): Promise<void> {
     if (this.abort.signal.aborted) return Promise.resolve();
     const { store, clock, metrics } = this.services;
     const { retries, staleAfterIntervals } = this.config;
-    const job = plan.create();
+    const { target, config, client, network, log } = this;
+    const job = entry.create({ target, config, client, network, log, clock });
     const abort = targetAbortController();
     const stopped = () => abort.abort(this.abort.signal.reason);
     this.abort.signal.addEventListener("abort", stopped, { once: true });
@@ -247,7 +252,7 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
       },
     });
     const detach = () => this.abort.signal.removeEventListener("abort", stopped);
-    this.jobs.set(job.source, { key: plan.key, runner, publisher, lease, abort, detach });
+    this.jobs.set(job.source, { key, runner, publisher, lease, abort, detach });
     // A probe shows its counters from the start, at zero.
     if (job.role === "probe" || job.countersAtStart) void publisher.succeeded();
     return this.scheduler.add(runner);

@@ -1,10 +1,9 @@
 import type { Logger } from "pino";
 import type { PollEndpoint, PollErrorReason, PublishedSource } from "../catalog/metrics.js";
 import { isTransient, PollError } from "../client/errors.js";
-import type { PollContext } from "../collectors/collector.js";
 import type { Schedule } from "../config/schedule.js";
 import type { Clock } from "../clock.js";
-import type { Job } from "../runtime/job.js";
+import type { Job, PollContext } from "../job/job.js";
 import type { JobPublisher } from "./publisher.js";
 
 /** What the landing page and /readyz show about one job of one target. */
@@ -42,7 +41,8 @@ export function requestBudgetMs(
 
 /** Where a runner counts its polls: the self-metrics of the target's kind. */
 export interface PollMetrics {
-  pollSucceeded(target: string, endpoint: PollEndpoint, durationSeconds: number): void;
+  /** `atMs`: when, on the runner's clock. */
+  pollSucceeded(target: string, endpoint: PollEndpoint, durationSeconds: number, atMs: number): void;
   pollFailed(target: string, endpoint: PollEndpoint, durationSeconds: number, reason: PollErrorReason): void;
   invalidRecordsRead(target: string, endpoint: PollEndpoint, count: number): void;
 }
@@ -81,8 +81,6 @@ export class JobRunner {
   private lastFailureTransient = false;
   /** The last run failed: a success now means the upstream healed. */
   private failedLast = false;
-  /** Moves the running run's no-answer deadline on; undefined between runs. */
-  private answered: (() => void) | undefined;
 
   constructor(private readonly options: JobRunnerOptions) {
     this.status = {
@@ -128,11 +126,6 @@ export class JobRunner {
     await this.inFlight;
   }
 
-  /** An answer to one of this job's requests arrived. */
-  progressed(): void {
-    this.answered?.();
-  }
-
   /**
    * Another job of the target succeeded after failing: the upstream is back. A poll that backed off because the
    * upstream was unwell (timeouts, network, 5xx) stops waiting, and runs now if it skipped a tick.
@@ -147,45 +140,26 @@ export class JobRunner {
   }
 
   private async runOnce(): Promise<void> {
-    const { job, clock, requestBudgetMs: budgetMs } = this.options;
+    const { job, clock } = this.options;
     const startedMs = clock.now();
     this.status = { ...this.status, runningSinceMs: startedMs };
     const controller = new AbortController();
     const onStop = () => controller.abort(this.options.signal.reason);
     this.options.signal.addEventListener("abort", onStop, { once: true });
+    let lastAnswerMs = startedMs;
     const context: PollContext = {
       signal: controller.signal,
       invalidRecords: (count) => {
         if (job.role === "poll") this.options.metrics.invalidRecordsRead(this.options.target, job.source, count);
       },
+      progressed: () => {
+        lastAnswerMs = clock.now();
+      },
     };
-    const capMs = Math.max(1, job.requestsPerRun) * budgetMs;
-    let timer: unknown;
-    const deadline = new Promise<never>((_resolve, reject) => {
-      const fail = (message: string) => {
-        const failure = new PollError("timeout", message);
-        controller.abort(failure);
-        reject(failure);
-      };
-      const arm = () => {
-        clock.clearTimeout(timer);
-        const remainingMs = Math.max(0, startedMs + capMs - clock.now());
-        if (remainingMs <= budgetMs) {
-          timer = clock.setTimeout(
-            () =>
-              fail(`run did not finish within its ${capMs / 1000} s deadline (${job.requestsPerRun} requests planned)`),
-            remainingMs,
-          );
-        } else {
-          timer = clock.setTimeout(() => fail(`no answer within ${budgetMs / 1000} s`), budgetMs);
-        }
-      };
-      this.answered = arm;
-      arm();
-    });
+    const deadline = this.deadline(startedMs, () => lastAnswerMs, controller);
     const running = job.run(context);
     try {
-      await Promise.race([running, deadline]);
+      await Promise.race([running, deadline.reached]);
       await this.succeeded((clock.now() - startedMs) / 1000);
     } catch (error) {
       // A run cut short because its target stops says nothing about the upstream: nothing to count or log.
@@ -194,15 +168,49 @@ export class JobRunner {
       // An aborted run settles promptly; waiting for it keeps the job to one run at a time.
       await running.catch(() => undefined);
     } finally {
-      this.answered = undefined;
-      clock.clearTimeout(timer);
+      deadline.cancel();
       this.options.signal.removeEventListener("abort", onStop);
     }
   }
 
+  /**
+   * Rejects, and aborts the run, when `requestsPerRun` request budgets have passed since the start,
+   * or one whole budget since the last answer the run reported (`context.progressed()`).
+   */
+  private deadline(
+    startedMs: number,
+    lastAnswerMs: () => number,
+    controller: AbortController,
+  ): { reached: Promise<never>; cancel: () => void } {
+    const { job, clock, requestBudgetMs: budgetMs } = this.options;
+    const capMs = Math.max(1, job.requestsPerRun) * budgetMs;
+    let timer: unknown;
+    const reached = new Promise<never>((_resolve, reject) => {
+      const fail = (message: string) => {
+        const failure = new PollError("timeout", message);
+        controller.abort(failure);
+        reject(failure);
+      };
+      const check = () => {
+        const nowMs = clock.now();
+        const remainingMs = startedMs + capMs - nowMs;
+        const quietMs = lastAnswerMs() + budgetMs - nowMs;
+        if (remainingMs <= 0)
+          return fail(
+            `run did not finish within its ${capMs / 1000} s deadline (${job.requestsPerRun} requests planned)`,
+          );
+        if (quietMs <= 0) return fail(`no answer within ${budgetMs / 1000} s`);
+        timer = clock.setTimeout(check, Math.min(remainingMs, quietMs));
+      };
+      check();
+    });
+    reached.catch(() => undefined);
+    return { reached, cancel: () => clock.clearTimeout(timer) };
+  }
+
   private async succeeded(durationSeconds: number): Promise<void> {
     const { target, job, metrics, publisher, clock } = this.options;
-    if (job.role === "poll") metrics.pollSucceeded(target, job.source, durationSeconds);
+    if (job.role === "poll") metrics.pollSucceeded(target, job.source, durationSeconds, clock.now());
     this.consecutiveFailures = 0;
     this.notBeforeMs = 0;
     this.owesTick = false;

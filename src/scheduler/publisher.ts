@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import type { Clock } from "../clock.js";
 import type { CollectorSamples } from "../exposition/samples.js";
 import type { StoreLease } from "../exposition/store.js";
-import type { Job } from "../runtime/job.js";
+import type { Job } from "../job/job.js";
 
 /**
  * The one writer of a job's series to the store, through the runtime's lease. Publications land in

@@ -1,6 +1,6 @@
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
 import { marketRequestsPerPoll } from "../collectors/markets.js";
-import { PAGE_LIMIT } from "../collectors/paging.js";
+import { PAGE_LIMIT } from "../client/paging.js";
 import type { ExporterConfig, TargetConfig } from "../config/config.js";
 import { activityRequestsPerPoll } from "../collectors/payment-records.js";
 

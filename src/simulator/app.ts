@@ -34,7 +34,6 @@ import { registerPathRoutes } from "./path-routes.js";
 import type { LiquiditySource } from "./paths.js";
 import { UnknownScenarioError } from "./scenarios.js";
 import { compressedLikeHorizon } from "./compression.js";
-import type { SimulatorState } from "./simulator.js";
 import type { SubmissionAnswer } from "./transactions.js";
 import { goJson } from "./wire.js";
 
@@ -56,7 +55,8 @@ export interface HorizonBackend {
   consumeRateLimit(nowMs: number): RateLimitHeaders;
   drawFault(): Fault | undefined;
   setScenario(name: string): void;
-  state(): SimulatorState;
+  /** The simulator's state (simulator.ts, SimulatorState), served as JSON. */
+  state(): object;
   /** Resolves with Horizon's answer once the transaction is in an ingested ledger, or failed, or timed out. */
   submitTransaction(envelopeXdr: string, baseUrl: string): Promise<SubmissionAnswer>;
 }

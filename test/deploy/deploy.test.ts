@@ -8,7 +8,7 @@ import { loadConfig, type ExporterConfig } from "../../src/config/config.js";
 import { Secret } from "../../src/config/secret.js";
 import { DASHBOARDS_DIR, PROMETHEUS_RULE_FILE, REPO_ROOT, ruleFiles } from "../../scripts/dashboards/paths.js";
 import { loadRuleGroups } from "../../scripts/dashboards/prometheus-rule.js";
-import { NODE_ENVIRONMENT, NODE_FLAGS } from "../../src/cli/node-flags.js";
+import { NODE_ENVIRONMENT, NODE_FLAGS } from "../../scripts/node-memory.js";
 import { createServerApp } from "../../src/server/app.js";
 import { plannedRequestsPerHour } from "../../src/scheduler/request-plan.js";
 import { requireBinary, run } from "../alerts/tools.js";
@@ -234,7 +234,7 @@ describe("package.json", () => {
     expect(existsSync(path.join(REPO_ROOT, BIN_SOURCE))).toBe(true);
   });
 
-  it("starts the exporter and the demo with the bin's node flags and environment", () => {
+  it("starts the exporter and the demo with node's memory flags and environment", () => {
     // A variable the operator set is kept: the shell's default applies only when it is unset.
     const environment = Object.entries(NODE_ENVIRONMENT)
       .map(([name, value]) => `${name}=\${${name}:-${value}}`)

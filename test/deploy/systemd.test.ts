@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { NODE_ENVIRONMENT } from "../../src/cli/node-flags.js";
+import { NODE_ENVIRONMENT, NODE_FLAGS } from "../../scripts/node-memory.js";
 import { loadConfig } from "../../src/config/config.js";
 import { REPO_ROOT } from "../../scripts/dashboards/paths.js";
 
@@ -39,10 +39,10 @@ describe("deploy/systemd/stellar-horizon-exporter.service", () => {
     expect(command.kind).toBe("run");
   });
 
-  it("runs unprivileged with the bin's malloc environment, reloads with SIGHUP and does not restart on a config error", () => {
+  it("runs unprivileged with node's memory settings, reloads with SIGHUP and does not restart on a config error", () => {
     expect(service.get("User")).toEqual(["stellar-horizon-exporter"]);
     expect(service.get("Environment")).toEqual([
-      Object.entries(NODE_ENVIRONMENT)
+      [...Object.entries(NODE_ENVIRONMENT), ["NODE_OPTIONS", NODE_FLAGS.join(" ")]]
         .map(([name, value]) => `${name}=${value}`)
         .join(" "),
     ]);

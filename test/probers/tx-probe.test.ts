@@ -20,7 +20,7 @@ import {
   type ProbeHorizon,
 } from "../../src/probers/tx-probe.js";
 import { stellarBase } from "../../src/stellar-base.js";
-import { NetworkView } from "../../src/runtime/network.js";
+import { NetworkView } from "../../src/job/network.js";
 import { runnerFor } from "../support/job-harness.js";
 import { parseExposition, valueOf } from "../support/exposition.js";
 import { fixtureJson } from "../support/fixtures.js";

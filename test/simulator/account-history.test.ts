@@ -47,7 +47,8 @@ function activityJob(url: string, accounts: WatchedAccount[]): AccountActivityJo
   return new AccountActivityJob(client, accounts, SCHEDULE);
 }
 
-const poll = (job: AccountActivityJob) => job.run({ signal: new AbortController().signal, invalidRecords: () => {} });
+const poll = (job: AccountActivityJob) =>
+  job.run({ signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} });
 
 async function series(job: AccountActivityJob): Promise<Map<string, number>> {
   const samples = job.samples();

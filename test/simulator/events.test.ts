@@ -175,7 +175,7 @@ describe("the simulated Stellar RPC's getEvents", () => {
       client,
       log: pino({ level: "silent" }),
     });
-    const run = () => job.run({ signal: new AbortController().signal, invalidRecords: () => {} });
+    const run = () => job.run({ signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} });
     const start = await latestLedger(simulator);
     await run();
     for (let poll = 0; poll < 5; poll += 1) {

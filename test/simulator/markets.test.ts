@@ -117,7 +117,7 @@ describe("MarketsJob against the simulator", () => {
   const clock = new ManualClock();
   let running: RunningSimulator;
   let client: HorizonClient;
-  const context = { signal: new AbortController().signal, invalidRecords: () => {} };
+  const context = { signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} };
   const values = async (job: MarketsJob) => {
     const samples = job.samples();
     const rendered = await renderSamples("sim", [...samples.persistent, ...samples.live]);

@@ -1,13 +1,12 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const TSX = createRequire(import.meta.url).resolve("tsx");
-const MAIN = resolve(ROOT, "src/cli/bin.ts");
-/** The CLI from source, as `stellar-horizon-exporter ARGS` would run it, with only PATH inherited. */
-const cliArguments = (args: readonly string[]) => ["--import", TSX, MAIN, ...args];
+/** Built from the sources by vitest's global setup (test/support/build-dist.ts) when they changed. */
+const BIN = resolve(ROOT, "dist/cli/bin.js");
+/** The CLI as `stellar-horizon-exporter ARGS` runs it, with only PATH inherited. */
+const cliArguments = (args: readonly string[]) => [BIN, ...args];
 const cliEnvironment = (env: NodeJS.ProcessEnv) => ({ PATH: process.env.PATH, ...env });
 
 export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}) {

@@ -2,7 +2,7 @@ import { pino, type Logger } from "pino";
 import { systemClock, type Clock } from "../../src/clock.js";
 import { ExporterMetrics } from "../../src/exposition/self-metrics.js";
 import { MetricStore } from "../../src/exposition/store.js";
-import type { Job } from "../../src/runtime/job.js";
+import type { Job } from "../../src/job/job.js";
 import { JobRunner, requestBudgetMs } from "../../src/scheduler/job-runner.js";
 import { JobPublisher } from "../../src/scheduler/publisher.js";
 

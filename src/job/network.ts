@@ -1,4 +1,9 @@
-import type { LedgerClose } from "../collectors/ledger-close-window.js";
+/** A ledger with its close time, as a job read both. */
+export interface LedgerClose {
+  readonly sequence: number;
+  /** Unix seconds. */
+  readonly closeTime: number;
+}
 
 /**
  * What one target's jobs learn about its network and share: each job notes what its answers
@@ -47,7 +52,10 @@ export class NetworkView {
     this.observer?.learnt(facts);
   }
 
-  /** Notes a closed ledger's hash for the observer (the agreement check keeps the hashes), and that it is the latest. */
+  /**
+   * Notes a closed ledger's hash for the observer (the agreement check keeps the hashes), and that it
+   * is the latest.
+   */
   ledgerHash(sequence: number, hash: string): void {
     this.observer?.ledgerHash(sequence, hash);
     this.learn({ latestLedger: sequence });
