@@ -8,9 +8,9 @@ import { amountStroops, stroopsToUnits } from "../client/wire-values.js";
 import type { WatchedMarket } from "../config/markets.js";
 import type { Sample } from "../exposition/samples.js";
 
-/** `ask` sells base for counter; `bid` sells counter for base. */
-export const MAKER_SIDES = ["ask", "bid"] as const;
-export type MakerSide = (typeof MAKER_SIDES)[number];
+import { MAKER_SIDES, type MakerSide } from "../config/markets.js";
+
+export { MAKER_SIDES, type MakerSide };
 
 /**
  * A trade's paging token, `OPERATION-INDEX`, as a pair that orders like Horizon's pages; undefined

@@ -8,7 +8,7 @@ import {
   type MarketOffer,
 } from "../client/market-schemas.js";
 import { amountStroops } from "../client/wire-values.js";
-import type { WatchedMarket } from "../config/markets.js";
+import { marketRequestsPerPoll, type WatchedMarket } from "../config/markets.js";
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 import type { HorizonJobParts, PollJob } from "../job/job.js";
@@ -29,11 +29,6 @@ import { cursorAfter, cursorPast, PAGE_LIMIT, rawPagingToken, validRecord } from
 
 /** Pages of trades, and of a maker's offers on a side, one poll reads at most; the rest waits for the next poll. */
 export const MAX_MARKET_PAGES = 5;
-
-/** Requests one poll of these markets sends in steady state: a bucket, a page of trades, a page per maker and side. */
-export function marketRequestsPerPoll(markets: readonly WatchedMarket[]): number {
-  return markets.reduce((total, market) => total + 2 + MAKER_SIDES.length * market.makers.length, 0);
-}
 
 /** A 404 that says the pair never traded: Horizon never saw one of its assets. That is data, not a failure. */
 function neverTraded(error: unknown, path: "trade_aggregations" | "trades"): boolean {

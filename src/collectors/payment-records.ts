@@ -6,12 +6,8 @@
 import type { xdr } from "@stellar/stellar-base";
 import type { BalanceChange, PaymentRecord, TransactionRecord } from "../client/activity-schemas.js";
 import { amountStroops } from "../client/wire-values.js";
-import type { WatchedAccount } from "../config/accounts.js";
+export { activityRequestsPerPoll, STREAMS, streamsOf, type Stream } from "../config/account-streams.js";
 import { stellarBase } from "../stellar-base.js";
-
-/** A watched account's streams, each with its own cursor. */
-export const STREAMS = ["payments", "transactions", "operations"] as const;
-export type Stream = (typeof STREAMS)[number];
 
 export type Direction = "received" | "sent";
 
@@ -20,16 +16,6 @@ export interface PaymentMove {
   readonly direction: Direction;
   readonly asset: string;
   readonly stroops?: bigint;
-}
-
-/** The streams the activity job reads of an account: payments and transactions with `activity`, operations with `operations`. */
-export function streamsOf(account: Pick<WatchedAccount, "activity" | "operations">): Stream[] {
-  return STREAMS.filter((stream) => (stream === "operations" ? account.operations : account.activity) === true);
-}
-
-/** Requests one activity poll sends in steady state: a page of each stream of each account. */
-export function activityRequestsPerPoll(accounts: readonly WatchedAccount[]): number {
-  return accounts.reduce((total, account) => total + streamsOf(account).length, 0);
 }
 
 /** `native` or `CODE:ISSUER`; undefined for a credit asset missing its code or issuer. */

@@ -98,3 +98,12 @@ export function marketEntryFromFlag(value: string): MarketEntry | string {
   const [, name, base = "", counter = ""] = match;
   return { ...(name === undefined ? {} : { name: name.trim() }), base: base.trim(), counter: counter.trim() };
 }
+
+/** `ask` sells base for counter; `bid` sells counter for base. */
+export const MAKER_SIDES = ["ask", "bid"] as const;
+export type MakerSide = (typeof MAKER_SIDES)[number];
+
+/** Requests one poll of these markets sends in steady state: a bucket, a page of trades, a page per maker and side. */
+export function marketRequestsPerPoll(markets: readonly WatchedMarket[]): number {
+  return markets.reduce((total, market) => total + 2 + MAKER_SIDES.length * market.makers.length, 0);
+}

@@ -1,8 +1,8 @@
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
-import { marketRequestsPerPoll } from "../collectors/markets.js";
+import { marketRequestsPerPoll } from "../config/markets.js";
 import { PAGE_LIMIT } from "../client/paging.js";
 import type { ExporterConfig, TargetConfig } from "../config/config.js";
-import { activityRequestsPerPoll } from "../collectors/payment-records.js";
+import { activityRequestsPerPoll } from "../config/account-streams.js";
 
 /** Stellar closes a ledger every 5 to 7 s; polling faster finds empty pages half the time. */
 const TYPICAL_LEDGER_CLOSE_MS = 6_000;

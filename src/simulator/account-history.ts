@@ -5,9 +5,14 @@
  * operation). A bounded ring per account and stream keeps the newest records.
  */
 import { Account, Asset, Operation, TransactionBuilder, xdr } from "@stellar/stellar-base";
-import type { LedgerPoint } from "./accounts.js";
 import { Ring } from "./ring.js";
 import { formatTimestamp } from "./wire.js";
+
+/** A ledger and when it closed. */
+export interface LedgerPoint {
+  readonly ledger: number;
+  readonly closedAtMs: number;
+}
 
 /** Records kept per account and stream: far more than a poll reads between two. */
 const HISTORY_CAPACITY = 2_000;

@@ -6,13 +6,10 @@
  */
 
 import { hash, Keypair, StrKey } from "@stellar/stellar-base";
-import { AccountHistory } from "./account-history.js";
+import { AccountHistory, type LedgerPoint } from "./account-history.js";
 
 /** Where and when a change happened: the ledger that carried it. */
-export interface LedgerPoint {
-  readonly ledger: number;
-  readonly closedAtMs: number;
-}
+export type { LedgerPoint };
 
 export interface TrustlineSpec {
   /** `CODE:ISSUER`. */

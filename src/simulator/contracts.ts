@@ -7,7 +7,9 @@
 import { Address, Asset, hash, StrKey, xdr } from "@stellar/stellar-base";
 import type { LedgerPoint } from "./accounts.js";
 import { HOT_WALLET, USDC_ISSUER } from "./demo-accounts.js";
-import { SimulatedEvents } from "./events.js";
+import { SimulatedEvents, type DemoContract } from "./events.js";
+
+export type { DemoContract };
 
 /** A Soroban entry as the ledger holds it: its XDR and its TTL entry's live-until ledger. */
 export interface SorobanEntry {
@@ -57,14 +59,6 @@ const DEMO_WASM = Buffer.concat([
   Buffer.from("stellar-exporter", "ascii"),
 ]);
 const DEMO_WASM_HASH = hash(DEMO_WASM);
-
-export interface DemoContract {
-  /** The `contract` label the demo gives it. */
-  readonly name: string;
-  readonly id: string;
-  /** Configured storage keys: name and base64 SCVal. */
-  readonly keys: readonly { readonly name: string; readonly key: string }[];
-}
 
 export function ledgerKeyBase64(key: xdr.LedgerKey): string {
   return key.toXDR("base64");

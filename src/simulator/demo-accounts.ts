@@ -7,7 +7,7 @@ import type { RpcWatchedAccount, WatchedAccount } from "../config/accounts.js";
 import { deterministicAccountId, type LedgerPoint, type SimulatedAccounts } from "./accounts.js";
 import type { SimulatedOperation, SimulatedTransaction } from "./account-history.js";
 import { BASE_RESERVE_STROOPS } from "./ledgers.js";
-import type { ScenarioBehaviour } from "./scenarios.js";
+import type { AccountEvent, ScenarioBehaviour } from "./scenarios.js";
 
 /** Circle's USDC issuer on pubnet. */
 export const USDC_ISSUER = "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
@@ -183,8 +183,6 @@ function recordOwn(accounts: SimulatedAccounts, source: string, operation: Simul
   const sequence = accounts.get(source)?.sequence ?? 0n;
   accounts.history.record({ source, sequence, fee: HOT_WALLET_FEE, operations: [operation] }, at);
 }
-
-export type AccountEvent = "change_signer" | "drain_account" | "merge_account" | "deauthorize_trustline";
 
 /** A scenario's one-off change to the demo accounts; each leaves them changed, as on a real ledger. */
 export function applyAccountEvent(accounts: SimulatedAccounts, event: AccountEvent, at: LedgerPoint): void {

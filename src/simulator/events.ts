@@ -7,8 +7,15 @@
 
 import { createHash } from "node:crypto";
 import { Address, xdr } from "@stellar/stellar-base";
-import type { DemoContract } from "./contracts.js";
 import { HOT_WALLET, USDC_ISSUER } from "./demo-accounts.js";
+
+export interface DemoContract {
+  /** The `contract` label the demo gives it. */
+  readonly name: string;
+  readonly id: string;
+  /** Configured storage keys: name and base64 SCVal. */
+  readonly keys: readonly { readonly name: string; readonly key: string }[];
+}
 
 /** getEvents' limits: the default and largest `pagination.limit`, filters and ids per filter. */
 export const EVENTS_DEFAULT_LIMIT = 100;

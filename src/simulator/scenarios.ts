@@ -4,7 +4,8 @@
  * response shapes behave while it is active.
  */
 
-import type { AccountEvent } from "./demo-accounts.js";
+/** A scenario's one-off change to the demo accounts. */
+export type AccountEvent = "change_signer" | "drain_account" | "merge_account" | "deauthorize_trustline";
 
 export const SCENARIOS = [
   "healthy",
