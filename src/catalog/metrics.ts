@@ -84,7 +84,10 @@ export const FEE_STATS = [
 ] as const;
 export type FeeStat = (typeof FEE_STATS)[number];
 
-/** Where a watched account's family exists: a ledger entry read over Stellar RPC has no offer count, claimable balance or data entry count. */
+/**
+ * Where a watched account's family exists: a ledger entry read over Stellar RPC has no offer count, claimable balance
+ * or data entry count.
+ */
 type AccountFamilyKind = "horizon" | "rpc";
 
 interface AccountFamily {
@@ -112,13 +115,17 @@ const ACCOUNT_FAMILIES = {
   accountExists: {
     suffix: "exists",
     type: "gauge",
-    help: "1 when the account exists (Horizon: not a 404; Stellar RPC: getLedgerEntries returns its entry), 0 when it does not (never created, or merged away).",
+    help:
+      "1 when the account exists (Horizon: not a 404; Stellar RPC: getLedgerEntries returns its entry), 0 when " +
+      "it does not (never created, or merged away).",
     labels: ["account"],
   },
   accountBalance: {
     suffix: "balance",
     type: "gauge",
-    help: "Balance of an account in an asset (native, CODE:ISSUER, or pool:<id> for pool shares), in units of that asset.",
+    help:
+      "Balance of an account in an asset (native, CODE:ISSUER, or pool:<id> for pool shares), in units of that " +
+      "asset.",
     labels: ["account", "asset"],
   },
   accountBuyingLiabilities: {
@@ -142,20 +149,26 @@ const ACCOUNT_FAMILIES = {
   accountTrustlineAuthorized: {
     suffix: "trustline_authorized",
     type: "gauge",
-    help: "1 when the issuer authorises the trustline (the trustline's AUTHORIZED flag, Horizon's is_authorized), else 0.",
+    help:
+      "1 when the issuer authorises the trustline (the trustline's AUTHORIZED flag, Horizon's is_authorized), " +
+      "else 0.",
     labels: ["account", "asset"],
   },
   accountTrustlineExists: {
     suffix: "trustline_exists",
     type: "gauge",
-    help: "1 when the account holds a trustline to a configured asset (Stellar RPC targets' `assets:`), 0 when it does not.",
+    help:
+      "1 when the account holds a trustline to a configured asset (Stellar RPC targets' `assets:`), 0 when it " +
+      "does not.",
     labels: ["account", "asset"],
     kinds: ["rpc"],
   },
   accountMinimumBalance: {
     suffix: "minimum_balance",
     type: "gauge",
-    help: "Lumens the account must keep: (2 + subentries + sponsoring - sponsored) x the latest ledger's base reserve, in XLM; absent until a ledger has been read.",
+    help:
+      "Lumens the account must keep: (2 + subentries + sponsoring - sponsored) x the latest ledger's base " +
+      "reserve, in XLM; absent until a ledger has been read.",
     labels: ["account"],
   },
   accountSubentries: {
@@ -192,31 +205,41 @@ const ACCOUNT_FAMILIES = {
   accountSignerWeight: {
     suffix: "signer_weight",
     type: "gauge",
-    help: "Weight of each signer of the account, by signer key (G..., T..., X..., P...) and Horizon's signer type; a master key of weight 0 is not a signer.",
+    help:
+      "Weight of each signer of the account, by signer key (G..., T..., X..., P...) and Horizon's signer type; a " +
+      "master key of weight 0 is not a signer.",
     labels: ["account", "signer", "type"],
   },
   accountFlag: {
     suffix: "flag",
     type: "gauge",
-    help: "1 when an account flag (auth_required, auth_revocable, auth_immutable, auth_clawback_enabled) is set, else 0.",
+    help:
+      "1 when an account flag (auth_required, auth_revocable, auth_immutable, auth_clawback_enabled) is set, " +
+      "else 0.",
     labels: ["account", "flag"],
   },
   accountSignerChangesTotal: {
     suffix: "signer_changes_total",
     type: "counter",
-    help: "Polls at which the account's signers, their weights or its thresholds differed from the previous successful poll.",
+    help:
+      "Polls at which the account's signers, their weights or its thresholds differed from the previous " +
+      "successful poll.",
     labels: ["account"],
   },
   accountSequenceLedger: {
     suffix: "sequence_ledger",
     type: "gauge",
-    help: "Ledger of the account's last transaction (sequence_ledger, seqLedger); absent when the source does not carry it.",
+    help:
+      "Ledger of the account's last transaction (sequence_ledger, seqLedger); absent when the source does not " +
+      "carry it.",
     labels: ["account"],
   },
   accountSequenceTimestamp: {
     suffix: "sequence_timestamp_seconds",
     type: "gauge",
-    help: "Close time of the account's last transaction (sequence_time, seqTime), as a Unix timestamp; absent when the source does not carry it.",
+    help:
+      "Close time of the account's last transaction (sequence_time, seqTime), as a Unix timestamp; absent when " +
+      "the source does not carry it.",
     labels: ["account"],
   },
   accountBalanceLowWatermark: {
@@ -341,7 +364,9 @@ export const METRICS = {
   historyLatestLedgerClosedTimestamp: define({
     name: "stellar_horizon_history_latest_ledger_closed_timestamp_seconds",
     type: "gauge",
-    help: "Close time of the latest ledger in Horizon's history database, as a Unix timestamp; absent on a node that has ingested nothing.",
+    help:
+      "Close time of the latest ledger in Horizon's history database, as a Unix timestamp; absent on a node that " +
+      "has ingested nothing.",
     labels: [],
     source: "root",
   }),
@@ -443,7 +468,9 @@ export const METRICS = {
   ledgerResyncsTotal: define({
     name: "stellar_horizon_ledger_resyncs_total",
     type: "counter",
-    help: "Times the ledger sequence went backwards, the chain changed (e.g. a testnet reset) or Horizon refused the paging cursor, and the exporter resynchronised from the latest ledger.",
+    help:
+      "Times the ledger sequence went backwards, the chain changed (e.g. a testnet reset) or Horizon refused the " +
+      "paging cursor, and the exporter resynchronised from the latest ledger.",
     labels: [],
     source: "ledgers",
   }),
@@ -568,7 +595,10 @@ export const METRICS = {
   txProbeFailures: define({
     name: "stellar_horizon_tx_probe_failures_total",
     type: "counter",
-    help: "Probe submissions that did not succeed, by reason: Horizon's transaction result code (tx_bad_seq, tx_insufficient_fee, ...; tx_other when unrecognised) or a request failure reason (timeout, network, http_5xx, ...).",
+    help:
+      "Probe submissions that did not succeed, by reason: Horizon's transaction result code (tx_bad_seq, " +
+      "tx_insufficient_fee, ...; tx_other when unrecognised) or a request failure reason (timeout, network, " +
+      "http_5xx, ...).",
     labels: ["reason"],
     source: "tx_probe",
   }),
@@ -605,7 +635,9 @@ export const METRICS = {
   txProbeRefused: define({
     name: "stellar_horizon_tx_probe_refused",
     type: "gauge",
-    help: "1 while the probe refuses to submit, by reason: pubnet (the Horizon serves pubnet and allow_pubnet is false), unfunded (its account does not exist), no_key (its key cannot sign for the account); else 0.",
+    help:
+      "1 while the probe refuses to submit, by reason: pubnet (the Horizon serves pubnet and allow_pubnet is " +
+      "false), unfunded (its account does not exist), no_key (its key cannot sign for the account); else 0.",
     labels: ["reason"],
     source: "tx_probe",
   }),
@@ -617,21 +649,28 @@ export const METRICS = {
   accountPaymentsTotal: define({
     name: "stellar_horizon_account_payments_total",
     type: "counter",
-    help: "Successful payments of a watched account (payment, path payments, create_account, account_merge, and transfer, mint and clawback balance changes of invoke_host_function), by direction (received, sent) and asset.",
+    help:
+      "Successful payments of a watched account (payment, path payments, create_account, account_merge, and " +
+      "transfer, mint and clawback balance changes of invoke_host_function), by direction (received, sent) and " +
+      "asset.",
     labels: ["account", "direction", "asset"],
     source: "activity",
   }),
   accountPaymentAmountTotal: define({
     name: "stellar_horizon_account_payment_amount_total",
     type: "counter",
-    help: "Amount of a watched account's successful payments, by direction and asset, in units of the asset (exact stroop sums; an account merge counts no amount).",
+    help:
+      "Amount of a watched account's successful payments, by direction and asset, in units of the asset (exact " +
+      "stroop sums; an account merge counts no amount).",
     labels: ["account", "direction", "asset"],
     source: "activity",
   }),
   accountLastPaymentTimestamp: define({
     name: "stellar_horizon_account_last_payment_timestamp_seconds",
     type: "gauge",
-    help: "created_at of the newest payment counted in a direction (received, sent), as a Unix timestamp; the first poll's newest payment sets it.",
+    help:
+      "created_at of the newest payment counted in a direction (received, sent), as a Unix timestamp; the first " +
+      "poll's newest payment sets it.",
     labels: ["account", "direction"],
     source: "activity",
   }),
@@ -666,14 +705,18 @@ export const METRICS = {
   accountTransactionFailuresTotal: define({
     name: "stellar_horizon_account_transaction_failures_total",
     type: "counter",
-    help: "Failed transactions of the watched account by result code decoded from result_xdr: the transaction's (tx_bad_seq, ...), or for tx_failed the first failing operation's (op_underfunded, ...).",
+    help:
+      "Failed transactions of the watched account by result code decoded from result_xdr: the transaction's " +
+      "(tx_bad_seq, ...), or for tx_failed the first failing operation's (op_underfunded, ...).",
     labels: ["account", "code"],
     source: "activity",
   }),
   accountOperationsTotal: define({
     name: "stellar_horizon_account_operations_total",
     type: "counter",
-    help: "Successful operations of the watched account by Horizon's type name (payment, set_options, ...), with operations: true.",
+    help:
+      "Successful operations of the watched account by Horizon's type name (payment, set_options, ...), with " +
+      "operations: true.",
     labels: ["account", "type"],
     source: "activity",
   }),
@@ -688,28 +731,37 @@ export const METRICS = {
   assetSupply: define({
     name: "stellar_horizon_asset_supply",
     type: "gauge",
-    help: "An asset's supply, in units of the asset: its balances (authorized, authorized to maintain liabilities, unauthorized) plus the amounts in claimable balances, liquidity pools and contracts, summed exactly.",
+    help:
+      "An asset's supply, in units of the asset: its balances (authorized, authorized to maintain liabilities, " +
+      "unauthorized) plus the amounts in claimable balances, liquidity pools and contracts, summed exactly.",
     labels: ["asset"],
     source: "assets",
   }),
   assetAmount: define({
     name: "stellar_horizon_asset_amount",
     type: "gauge",
-    help: "Part of an asset's supply by holder kind (authorized, authorized_to_maintain_liabilities, unauthorized, claimable_balances, liquidity_pools, contracts), in units of the asset; absent when Horizon does not send it.",
+    help:
+      "Part of an asset's supply by holder kind (authorized, authorized_to_maintain_liabilities, unauthorized, " +
+      "claimable_balances, liquidity_pools, contracts), in units of the asset; absent when Horizon does not send " +
+      "it.",
     labels: ["asset", "held_by"],
     source: "assets",
   }),
   assetHolders: define({
     name: "stellar_horizon_asset_holders",
     type: "gauge",
-    help: "Accounts, claimable balances, liquidity pools and contracts holding an asset, by holder kind; absent when Horizon does not send it.",
+    help:
+      "Accounts, claimable balances, liquidity pools and contracts holding an asset, by holder kind; absent when " +
+      "Horizon does not send it.",
     labels: ["asset", "held_by"],
     source: "assets",
   }),
   assetFlag: define({
     name: "stellar_horizon_asset_flag",
     type: "gauge",
-    help: "1 when the asset's issuer has the flag set (auth_required, auth_revocable, auth_immutable, auth_clawback_enabled), else 0.",
+    help:
+      "1 when the asset's issuer has the flag set (auth_required, auth_revocable, auth_immutable, " +
+      "auth_clawback_enabled), else 0.",
     labels: ["asset", "flag"],
     source: "assets",
   }),
@@ -723,7 +775,9 @@ export const METRICS = {
   assetInfo: define({
     name: "stellar_horizon_asset_info",
     type: "gauge",
-    help: "A watched asset's Stellar Asset Contract id (empty when none is deployed, or Horizon is older than 2.27); always 1.",
+    help:
+      "A watched asset's Stellar Asset Contract id (empty when none is deployed, or Horizon is older than 2.27); " +
+      "always 1.",
     labels: ["asset", "contract_id"],
     source: "assets",
   }),
@@ -731,7 +785,9 @@ export const METRICS = {
   marketPrice: define({
     name: "stellar_horizon_market_price",
     type: "gauge",
-    help: "Price of the last completed trade aggregation bucket with trades, in counter per base, by stat (open, high, low, close, avg).",
+    help:
+      "Price of the last completed trade aggregation bucket with trades, in counter per base, by stat (open, " +
+      "high, low, close, avg).",
     labels: ["market", "stat"],
     source: "markets",
   }),
@@ -780,7 +836,9 @@ export const METRICS = {
   marketTrades: define({
     name: "stellar_horizon_market_trades_total",
     type: "counter",
-    help: "Trades of the pair counted since the exporter started, each once, by trade_type (orderbook, liquidity_pool).",
+    help:
+      "Trades of the pair counted since the exporter started, each once, by trade_type (orderbook, " +
+      "liquidity_pool).",
     labels: ["market", "trade_type"],
     source: "markets",
   }),
@@ -815,7 +873,9 @@ export const METRICS = {
   marketMakerBestPrice: define({
     name: "stellar_horizon_market_maker_best_price",
     type: "gauge",
-    help: "A maker's best price on a side, in counter per base: an ask's lowest price, a bid's highest 1 / price (d / n of price_r).",
+    help:
+      "A maker's best price on a side, in counter per base: an ask's lowest price, a bid's highest 1 / price (d " +
+      "/ n of price_r).",
     labels: ["market", "maker", "side"],
     source: "markets",
   }),
@@ -830,14 +890,18 @@ export const METRICS = {
   corridorPaths: define({
     name: "stellar_horizon_corridor_paths",
     type: "gauge",
-    help: "Paths the corridor's last answered request returned (0 when none); kept through failed runs until its freshness ends.",
+    help:
+      "Paths the corridor's last answered request returned (0 when none); kept through failed runs until its " +
+      "freshness ends.",
     labels: ["corridor"],
     source: "corridors",
   }),
   corridorBestAmount: define({
     name: "stellar_horizon_corridor_best_amount",
     type: "gauge",
-    help: "Best path's amount: strict_send, the highest destination_amount; strict_receive, the lowest source_amount; in units of that asset.",
+    help:
+      "Best path's amount: strict_send, the highest destination_amount; strict_receive, the lowest " +
+      "source_amount; in units of that asset.",
     labels: ["corridor"],
     source: "corridors",
   }),
@@ -873,7 +937,9 @@ export const METRICS = {
   corridorRuns: define({
     name: "stellar_horizon_corridor_runs_total",
     type: "counter",
-    help: "Corridor runs by outcome: found, none, disabled (404), over_capacity, still_ingesting, timeout, error; runs skipped while path finding is disabled are not counted.",
+    help:
+      "Corridor runs by outcome: found, none, disabled (404), over_capacity, still_ingesting, timeout, error; " +
+      "runs skipped while path finding is disabled are not counted.",
     labels: ["corridor", "result"],
     source: "corridors",
   }),
@@ -935,7 +1001,9 @@ export const METRICS = {
   invalidRecordsTotal: define({
     name: "stellar_horizon_exporter_invalid_records_total",
     type: "counter",
-    help: "Records of a Horizon answer (a page's records, or a whole document such as an account or the fee stats) that failed validation and were left out.",
+    help:
+      "Records of a Horizon answer (a page's records, or a whole document such as an account or the fee stats) " +
+      "that failed validation and were left out.",
     labels: ["endpoint"],
     source: "exporter",
   }),
@@ -956,14 +1024,18 @@ export const METRICS = {
   requestBudgetPerHour: define({
     name: "stellar_horizon_exporter_request_budget_per_hour",
     type: "gauge",
-    help: "Requests per hour this Horizon allows the exporter (request_budget_per_hour; 3600 is the public Horizon's limit).",
+    help:
+      "Requests per hour this Horizon allows the exporter (request_budget_per_hour; 3600 is the public Horizon's " +
+      "limit).",
     labels: [],
     source: "exporter",
   }),
   publishFailuresTotal: define({
     name: "stellar_horizon_exporter_publish_failures_total",
     type: "counter",
-    help: "Publications of a target's series to the metric store that failed (a bug: the log says why); the next run publishes again.",
+    help:
+      "Publications of a target's series to the metric store that failed (a bug: the log says why); the next run " +
+      "publishes again.",
     labels: [],
     source: "exporter",
     perTarget: false,
@@ -1001,14 +1073,19 @@ export const METRICS = {
   rateLimitReset: define({
     name: "stellar_horizon_rate_limit_reset_seconds",
     type: "gauge",
-    help: "Seconds until Horizon's rate-limit window resets, from its X-Ratelimit-Reset header (seconds, a Unix epoch or an HTTP date).",
+    help:
+      "Seconds until Horizon's rate-limit window resets, from its X-Ratelimit-Reset header (seconds, a Unix " +
+      "epoch or an HTTP date).",
     labels: [],
     source: "exporter",
   }),
   rateLimitHoldsCappedTotal: define({
     name: "stellar_horizon_exporter_rate_limit_holds_capped_total",
     type: "counter",
-    help: "Times Horizon asked the exporter to hold back (Retry-After, or an exhausted rate limit until X-Ratelimit-Reset) for longer than one hour, or the target's longest freshness window if longer, and the hold was cut to that.",
+    help:
+      "Times Horizon asked the exporter to hold back (Retry-After, or an exhausted rate limit until " +
+      "X-Ratelimit-Reset) for longer than one hour, or the target's longest freshness window if longer, and the " +
+      "hold was cut to that.",
     labels: [],
     source: "exporter",
   }),
@@ -1097,7 +1174,9 @@ export const RPC_METRICS = {
   inclusionFee: define({
     name: "stellar_rpc_inclusion_fee_stroops",
     type: "gauge",
-    help: "Inclusion fee over the Stellar RPC's recent ledger window, in stroops, by transaction kind (soroban, classic) and statistic.",
+    help:
+      "Inclusion fee over the Stellar RPC's recent ledger window, in stroops, by transaction kind (soroban, " +
+      "classic) and statistic.",
     labels: ["kind", "stat"],
     source: "status",
     targetLabel: "rpc",
@@ -1131,7 +1210,9 @@ export const RPC_METRICS = {
   contractEntryExists: define({
     name: "stellar_rpc_contract_entry_exists",
     type: "gauge",
-    help: "1 when getLedgerEntries returned the contract entry (live or archived), 0 when it did not: never created, deleted, or an expired temporary entry.",
+    help:
+      "1 when getLedgerEntries returned the contract entry (live or archived), 0 when it did not: never created, " +
+      "deleted, or an expired temporary entry.",
     labels: ENTRY_LABELS,
     source: "contracts",
     targetLabel: "rpc",
@@ -1139,7 +1220,9 @@ export const RPC_METRICS = {
   contractEntryArchived: define({
     name: "stellar_rpc_contract_entry_archived",
     type: "gauge",
-    help: "1 when the contract entry is archived (live-until 0 or behind the latest ledger), 0 while live; absent while unknown (a 0 the exporter saw live ahead, stellar-rpc#990).",
+    help:
+      "1 when the contract entry is archived (live-until 0 or behind the latest ledger), 0 while live; absent " +
+      "while unknown (a 0 the exporter saw live ahead, stellar-rpc#990).",
     labels: ENTRY_LABELS,
     source: "contracts",
     targetLabel: "rpc",
@@ -1155,7 +1238,9 @@ export const RPC_METRICS = {
   contractEntryTtl: define({
     name: "stellar_rpc_contract_entry_ttl_ledgers",
     type: "gauge",
-    help: "Ledgers the live contract entry has left: liveUntilLedgerSeq minus latestLedger of the same response; live entries only.",
+    help:
+      "Ledgers the live contract entry has left: liveUntilLedgerSeq minus latestLedger of the same response; " +
+      "live entries only.",
     labels: ENTRY_LABELS,
     source: "contracts",
     targetLabel: "rpc",
@@ -1163,7 +1248,9 @@ export const RPC_METRICS = {
   contractEntryExpiry: define({
     name: "stellar_rpc_contract_entry_expiry_timestamp_seconds",
     type: "gauge",
-    help: "When the live contract entry is expected to be archived, as a Unix timestamp: now plus its TTL times the RPC's mean ledger close interval over the last hour (5 s until it has shown one); live entries only.",
+    help:
+      "When the live contract entry is expected to be archived, as a Unix timestamp: now plus its TTL times the " +
+      "RPC's mean ledger close interval over the last hour (5 s until it has shown one); live entries only.",
     labels: ENTRY_LABELS,
     source: "contracts",
     targetLabel: "rpc",
@@ -1171,7 +1258,9 @@ export const RPC_METRICS = {
   contractInfo: define({
     name: "stellar_rpc_contract_info",
     type: "gauge",
-    help: "A watched contract: its id, executable (wasm or stellar_asset) and wasm hash (hex, empty for a Stellar Asset Contract); always 1.",
+    help:
+      "A watched contract: its id, executable (wasm or stellar_asset) and wasm hash (hex, empty for a Stellar " +
+      "Asset Contract); always 1.",
     labels: ["contract", "contract_id", "executable", "wasm_hash"],
     source: "contracts",
     targetLabel: "rpc",
@@ -1179,7 +1268,9 @@ export const RPC_METRICS = {
   stateArchivalMaxEntryTtl: define({
     name: "stellar_rpc_state_archival_max_entry_ttl_ledgers",
     type: "gauge",
-    help: "The network's longest TTL an entry can be extended to, in ledgers (CONFIG_SETTING_STATE_ARCHIVAL maxEntryTTL).",
+    help:
+      "The network's longest TTL an entry can be extended to, in ledgers (CONFIG_SETTING_STATE_ARCHIVAL " +
+      "maxEntryTTL).",
     labels: [],
     source: "contracts",
     targetLabel: "rpc",
@@ -1187,7 +1278,9 @@ export const RPC_METRICS = {
   stateArchivalMinPersistentTtl: define({
     name: "stellar_rpc_state_archival_min_persistent_ttl_ledgers",
     type: "gauge",
-    help: "The network's TTL of a new or restored persistent entry, in ledgers (CONFIG_SETTING_STATE_ARCHIVAL minPersistentTTL).",
+    help:
+      "The network's TTL of a new or restored persistent entry, in ledgers (CONFIG_SETTING_STATE_ARCHIVAL " +
+      "minPersistentTTL).",
     labels: [],
     source: "contracts",
     targetLabel: "rpc",
@@ -1205,7 +1298,10 @@ export const RPC_METRICS = {
   contractEvents: define({
     name: "stellar_rpc_contract_events_total",
     type: "counter",
-    help: "Events of a watched contract (failed calls' included), by type (contract, system) and first topic: a symbol or string as its text, else its ScVal type; a contract's first 50 distinct topics, later ones as other.",
+    help:
+      "Events of a watched contract (failed calls' included), by type (contract, system) and first topic: a " +
+      "symbol or string as its text, else its ScVal type; a contract's first 50 distinct topics, later ones as " +
+      "other.",
     labels: ["contract", "type", "topic"],
     source: "events",
     targetLabel: "rpc",
@@ -1221,7 +1317,9 @@ export const RPC_METRICS = {
   contractLastEvent: define({
     name: "stellar_rpc_contract_last_event_timestamp_seconds",
     type: "gauge",
-    help: "Close time (ledgerClosedAt) of the ledger of the newest event counted of a watched contract, as a Unix timestamp.",
+    help:
+      "Close time (ledgerClosedAt) of the ledger of the newest event counted of a watched contract, as a Unix " +
+      "timestamp.",
     labels: ["contract"],
     source: "events",
     targetLabel: "rpc",
@@ -1237,7 +1335,9 @@ export const RPC_METRICS = {
   contractUpgrades: define({
     name: "stellar_rpc_contract_upgrades_total",
     type: "counter",
-    help: "Upgrades of a watched contract: system events whose first topic is executable_update (its code was replaced).",
+    help:
+      "Upgrades of a watched contract: system events whose first topic is executable_update (its code was " +
+      "replaced).",
     labels: ["contract"],
     source: "events",
     targetLabel: "rpc",
@@ -1245,7 +1345,9 @@ export const RPC_METRICS = {
   contractEventsSkippedLedgers: define({
     name: "stellar_rpc_contract_events_skipped_ledgers_total",
     type: "counter",
-    help: "Ledgers whose events were never read: the event cursor fell out of the RPC's retention window and the poll restarted at its oldest ledger.",
+    help:
+      "Ledgers whose events were never read: the event cursor fell out of the RPC's retention window and the " +
+      "poll restarted at its oldest ledger.",
     labels: [],
     source: "events",
     targetLabel: "rpc",
@@ -1297,7 +1399,9 @@ export const RPC_METRICS = {
   invalidRecordsTotal: define({
     name: "stellar_horizon_exporter_rpc_invalid_records_total",
     type: "counter",
-    help: "Results of a Stellar RPC (getHealth, getFeeStats, getVersionInfo, ...) that failed validation and were left out.",
+    help:
+      "Results of a Stellar RPC (getHealth, getFeeStats, getVersionInfo, ...) that failed validation and were " +
+      "left out.",
     labels: ["endpoint"],
     source: "exporter",
     targetLabel: "rpc",
@@ -1305,7 +1409,10 @@ export const RPC_METRICS = {
   rateLimitHoldsCappedTotal: define({
     name: "stellar_horizon_exporter_rpc_rate_limit_holds_capped_total",
     type: "counter",
-    help: "Times a Stellar RPC asked the exporter to hold back (Retry-After, or an exhausted rate limit until X-Ratelimit-Reset) for longer than one hour, or the target's longest freshness window if longer, and the hold was cut to that.",
+    help:
+      "Times a Stellar RPC asked the exporter to hold back (Retry-After, or an exhausted rate limit until " +
+      "X-Ratelimit-Reset) for longer than one hour, or the target's longest freshness window if longer, and the " +
+      "hold was cut to that.",
     labels: [],
     source: "exporter",
     targetLabel: "rpc",
@@ -1333,7 +1440,9 @@ export const AGREEMENT_METRICS = {
   ledgerHashComparisons: define({
     name: "stellar_network_ledger_hash_comparisons_total",
     type: "counter",
-    help: "Ledgers at which the hash this target showed was compared with the hash other targets of its network showed.",
+    help:
+      "Ledgers at which the hash this target showed was compared with the hash other targets of its network " +
+      "showed.",
     labels: ["network", "kind", "target"],
     source: "agreement",
     perTarget: false,
@@ -1341,7 +1450,9 @@ export const AGREEMENT_METRICS = {
   ledgerHashDisagreements: define({
     name: "stellar_network_ledger_hash_disagreements_total",
     type: "counter",
-    help: "Ledgers at which this target's hash was judged wrong: against the majority of three or more targets, or differing from the only other target's.",
+    help:
+      "Ledgers at which this target's hash was judged wrong: against the majority of three or more targets, or " +
+      "differing from the only other target's.",
     labels: ["network", "kind", "target"],
     source: "agreement",
     perTarget: false,

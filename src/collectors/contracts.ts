@@ -175,7 +175,9 @@ export class ContractsCollector implements PollJob {
           lastKnownLiveUntilLedger: state.lastKnownLiveUntil,
           latestLedger,
         },
-        "the RPC reports as expired a contract entry this exporter saw live beyond its latest ledger (stellar-rpc#990): its archival state is unknown until the RPC reports it live again",
+
+        "the RPC reports as expired a contract entry this exporter saw live beyond its latest ledger " +
+          "(stellar-rpc#990): its archival state is unknown until the RPC reports it live again",
       );
     });
   }
@@ -328,7 +330,9 @@ function decodeExecutable(entryXdr: string, contract: string): Executable {
   } catch (error) {
     throw new PollError(
       "schema",
-      `getLedgerEntries returned contract ${JSON.stringify(contract)}'s instance as something other than a contract instance: ${String(error)}`,
+
+      `getLedgerEntries returned contract ${JSON.stringify(contract)}'s instance as something other than a ` +
+        `contract instance: ${String(error)}`,
     );
   }
 }

@@ -156,7 +156,9 @@ export class MarketsJob implements PollJob {
     }
   }
 
-  /** Counts each trade after the cursor once, its amounts swapped when the record names the pair the other way round. */
+  /**
+   * Counts each trade after the cursor once, its amounts swapped when the record names the pair the other way round.
+   */
   private countTrades(market: WatchedMarket, state: MarketState, records: RawRecords, context: PollContext): void {
     let invalid = 0;
     for (const raw of records) {

@@ -164,7 +164,10 @@ export class RpcAccountsCollector implements PollJob {
     }
   }
 
-  /** The base reserve of the latest ledger header: getLatestLedger's (stellar-rpc 25+), else getLedgers' for that ledger. */
+  /**
+   * The base reserve of the latest ledger header: getLatestLedger's (stellar-rpc 25+), else getLedgers' for that
+   * ledger.
+   */
   private async baseReserve(latestLedger: number | undefined, signal: AbortSignal): Promise<number> {
     if (this.latestHasHeader || latestLedger === undefined) {
       const latest = validated(

@@ -29,7 +29,9 @@ export interface WatchedAccount {
 /** Said of a secret seed given where an account id belongs; the seed itself is never repeated. */
 export const SEED_NOT_ACCOUNT = "that is a secret seed, not an account id: give its public key (G...)";
 
-/** One entry of a target's `accounts:` list, before its id and assets are checked (a seed is refused here, at its line). */
+/**
+ * One entry of a target's `accounts:` list, before its id and assets are checked (a seed is refused here, at its line).
+ */
 export const accountEntrySchema = z.strictObject({
   name: z.string().min(1).optional(),
   id: z.string().refine((id) => !looksLikeSeed(id), SEED_NOT_ACCOUNT),
@@ -77,7 +79,10 @@ function assetProblem(asset: string): string | undefined {
   if (looksLikeSeed(issuer)) return `the issuer: ${SEED_NOT_ACCOUNT}`;
   if (rest.length === 0 && ASSET_CODE.test(code) && stellarBase().StrKey.isValidEd25519PublicKey(issuer))
     return undefined;
-  return `"${asset}" is not native, CODE:ISSUER (a 1-12 character code and a G... issuer) or pool:<64-hex liquidity pool id>`;
+  return (
+    `"${asset}" is not native, CODE:ISSUER (a 1-12 character code and a G... issuer) or pool:<64-hex liquidity ` +
+    "pool id>"
+  );
 }
 
 /**
@@ -164,7 +169,10 @@ export const creditAssetText = z
     error: "expected CODE:ISSUER (a 1-12 character code and a G... issuer)",
   });
 
-/** One entry of a Stellar RPC target's `accounts:` list: a Horizon entry without offers and claimable balances, with `assets`. */
+/**
+ * One entry of a Stellar RPC target's `accounts:` list: a Horizon entry without offers and claimable balances, with
+ * `assets`.
+ */
 export const rpcAccountEntrySchema = accountEntrySchema
   .omit({
     offers: true,

@@ -112,32 +112,44 @@ export const FLAGS = {
   "horizon.url": {
     env: "HORIZON_URL",
     value: "[NAME=]URL",
-    help: "Horizon to poll; repeatable. NAME (default host[:port]) becomes the `horizon` label. The env var takes a comma-separated list.",
+    help:
+      "Horizon to poll; repeatable. NAME (default host[:port]) becomes the `horizon` label. The env var takes a " +
+      "comma-separated list.",
   },
   account: {
     env: "ACCOUNTS",
     value: "[NAME=]ACCOUNT_ID",
-    help: "Account to watch on every --horizon.url and --rpc.url target; repeatable. NAME (default the id) becomes the `account` label. The env var takes a comma-separated list.",
+    help:
+      "Account to watch on every --horizon.url and --rpc.url target; repeatable. NAME (default the id) becomes " +
+      "the `account` label. The env var takes a comma-separated list.",
   },
   "account.asset": {
     env: "ACCOUNT_ASSETS",
     value: "CODE:ISSUER",
-    help: "Trustline to read of every --account on the --rpc.url targets (Stellar RPC cannot list them); repeatable. The env var takes a comma-separated list.",
+    help:
+      "Trustline to read of every --account on the --rpc.url targets (Stellar RPC cannot list them); repeatable. " +
+      "The env var takes a comma-separated list.",
   },
   "account.activity": {
     env: "ACCOUNT_ACTIVITY",
     value: undefined,
-    help: "Read the payments and own transactions of every --account on the --horizon.url targets (activity: true; operations stay off). The env var takes true.",
+    help:
+      "Read the payments and own transactions of every --account on the --horizon.url targets (activity: true; " +
+      "operations stay off). The env var takes true.",
   },
   asset: {
     env: "ASSETS",
     value: "CODE:ISSUER",
-    help: "Asset whose supply, holders and flags to watch (Horizon's /assets) on every --horizon.url target; repeatable. The env var takes a comma-separated list.",
+    help:
+      "Asset whose supply, holders and flags to watch (Horizon's /assets) on every --horizon.url target; " +
+      "repeatable. The env var takes a comma-separated list.",
   },
   contract: {
     env: "CONTRACTS",
     value: "[NAME=]CONTRACT_ID",
-    help: "Soroban contract whose instance and code to watch on every --rpc.url target; repeatable. NAME (default the id) becomes the `contract` label. The env var takes a comma-separated list.",
+    help:
+      "Soroban contract whose instance and code to watch on every --rpc.url target; repeatable. NAME (default " +
+      "the id) becomes the `contract` label. The env var takes a comma-separated list.",
   },
   "contract.events": {
     env: "CONTRACT_EVENTS",
@@ -147,12 +159,16 @@ export const FLAGS = {
   market: {
     env: "MARKETS",
     value: "[NAME=]BASE/COUNTER",
-    help: "DEX market to watch on every --horizon.url target (BASE and COUNTER: native or CODE:ISSUER); repeatable. NAME (default BASECODE/COUNTERCODE) becomes the `market` label. The env var takes a comma-separated list.",
+    help:
+      "DEX market to watch on every --horizon.url target (BASE and COUNTER: native or CODE:ISSUER); repeatable. " +
+      "NAME (default BASECODE/COUNTERCODE) becomes the `market` label. The env var takes a comma-separated list.",
   },
   "rpc.url": {
     env: "RPC_URL",
     value: "[NAME=]URL",
-    help: "Stellar RPC to poll (JSON-RPC POSTed to URL as given); repeatable. NAME (default host[:port]) becomes the `rpc` label. The env var takes a comma-separated list.",
+    help:
+      "Stellar RPC to poll (JSON-RPC POSTed to URL as given); repeatable. NAME (default host[:port]) becomes the " +
+      "`rpc` label. The env var takes a comma-separated list.",
   },
   "config.file": {
     env: "CONFIG_FILE",
@@ -172,7 +188,9 @@ export const FLAGS = {
   "poll.interval": {
     env: "POLL_INTERVAL",
     value: "SCHEDULE",
-    help: `Schedule of every endpoint: a duration (15s, 1m30s) or a cron pattern ("*/30 * * * * *"); overrides every schedule in the config file (default ${DEFAULTS.pollInterval}).`,
+    help:
+      `Schedule of every endpoint: a duration (15s, 1m30s) or a cron pattern ("*/30 * * * * *"); overrides every ` +
+      `schedule in the config file (default ${DEFAULTS.pollInterval}).`,
   },
   "pools.max": {
     env: "POOLS_MAX",
@@ -182,7 +200,9 @@ export const FLAGS = {
   shard: {
     env: "SHARD",
     value: "INDEX/TOTAL",
-    help: "Watch only the accounts and contracts whose StrKey's FNV-1a hash is INDEX modulo TOTAL; network-level series only on shard 0 (default 0/1).",
+    help:
+      "Watch only the accounts and contracts whose StrKey's FNV-1a hash is INDEX modulo TOTAL; network-level " +
+      "series only on shard 0 (default 0/1).",
   },
   "log.level": {
     env: "LOG_LEVEL",
@@ -264,7 +284,8 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const noTarget = targets.length === 0 && rpc.length === 0 && problems.length === 0;
   if (noTarget) {
     problems.push(
-      "no Horizon or Stellar RPC to poll: give --horizon.url=URL (or HORIZON_URL) or --rpc.url=URL (or RPC_URL), or `targets`/`rpc_targets` in --config.file",
+      "no Horizon or Stellar RPC to poll: give --horizon.url=URL (or HORIZON_URL) or --rpc.url=URL (or " +
+        "RPC_URL), or `targets`/`rpc_targets` in --config.file",
     );
   }
   const webConfigFile = setting("web.config.file");
@@ -388,7 +409,9 @@ function withFlagEvents(
   return on ? contracts.map((contract) => ({ ...contract, events: true })) : contracts;
 }
 
-/** Every value of a repeatable flag, or else its environment variable's comma-separated list, with where they came from. */
+/**
+ * Every value of a repeatable flag, or else its environment variable's comma-separated list, with where they came from.
+ */
 function listSetting(
   name: ListFlag,
   flags: FlagValues,
@@ -416,7 +439,8 @@ function flagAccountsOf(
   const specs = listSetting("account", flags, env);
   if (specs.values.length > 0 && urlCount === 0) {
     problems.push(
-      `${specs.source}: applies to targets given with --horizon.url or --rpc.url; with --config.file, list accounts under each target's \`accounts:\``,
+      `${specs.source}: applies to targets given with --horizon.url or --rpc.url; with --config.file, list ` +
+        `accounts under each target's \`accounts:\``,
     );
   }
   const accounts = watchedAccounts(specs.values.map(namedIdFromFlag), specs.source, problems, () => specs.source);
@@ -439,7 +463,8 @@ function flagAssetsOf(flags: FlagValues, env: NodeJS.ProcessEnv, urlCount: numbe
   const specs = listSetting("asset", flags, env);
   if (specs.values.length > 0 && urlCount === 0) {
     problems.push(
-      `${specs.source}: applies to targets given with --horizon.url; with --config.file, list assets under each target's \`assets:\``,
+      `${specs.source}: applies to targets given with --horizon.url; with --config.file, list assets under ` +
+        `each target's \`assets:\``,
     );
   }
   return watchedAssets(specs.values, specs.source, problems);
@@ -455,7 +480,8 @@ function flagContractsOf(
   const specs = listSetting("contract", flags, env);
   if (specs.values.length > 0 && urlCount === 0) {
     problems.push(
-      `${specs.source}: applies to targets given with --rpc.url; with --config.file, list contracts under each target's \`contracts:\``,
+      `${specs.source}: applies to targets given with --rpc.url; with --config.file, list contracts under each ` +
+        `target's \`contracts:\``,
     );
   }
   return withFlagEvents(
@@ -476,7 +502,8 @@ function flagMarketsOf(
   const specs = listSetting("market", flags, env);
   if (specs.values.length > 0 && urlCount === 0) {
     problems.push(
-      `${specs.source}: applies to targets given with --horizon.url; with --config.file, list markets under each target's \`markets:\``,
+      `${specs.source}: applies to targets given with --horizon.url; with --config.file, list markets under ` +
+        `each target's \`markets:\``,
     );
   }
   const entries: MarketEntry[] = [];

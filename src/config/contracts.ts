@@ -94,7 +94,8 @@ export function watchedContracts(
     const keys = (entry.keys ?? []).map((key) => {
       if (keyNames.has(key.name)) {
         problems.push(
-          `${what}: key name ${JSON.stringify(key.name)} is used twice or is reserved (${CONTRACT_ENTRIES.join(", ")}); names must be unique per contract`,
+          `${what}: key name ${JSON.stringify(key.name)} is used twice or is reserved ` +
+            `(${CONTRACT_ENTRIES.join(", ")}); names must be unique per contract`,
         );
       }
       keyNames.add(key.name);

@@ -37,7 +37,10 @@ export function operatorMessage(issue: z.core.$ZodRawIssue): string | undefined 
     case "invalid_type":
       if (issue.input === undefined) return "required";
       // Text where something else belongs (a header value where a mapping belongs) is never quoted.
-      return `expected ${EXPECTED[issue.expected] ?? issue.expected}, got ${typeof issue.input === "string" ? "text" : shown(issue.input)}`;
+      return (
+        `expected ${EXPECTED[issue.expected] ?? issue.expected}, got ` +
+        `${typeof issue.input === "string" ? "text" : shown(issue.input)}`
+      );
     case "too_small":
       if (issue.origin === "array")
         return `expected at least ${issue.minimum} ${Number(issue.minimum) === 1 ? "entry" : "entries"}`;

@@ -35,6 +35,9 @@ export function parseSchedule(text: string): Schedule | string {
     if (!first || !second) return `croner pattern "${text}" never runs twice`;
     return { text, pattern: text, periodMs: second.getTime() - first.getTime() };
   } catch {
-    return `"${text}" is neither a duration (whole seconds: 15s, 1m30s) nor a cron pattern ("*/30 * * * *", or with seconds first "*/30 * * * * *")`;
+    return (
+      `"${text}" is neither a duration (whole seconds: 15s, 1m30s) nor a cron pattern ("*/30 * * * *", or with ` +
+      `seconds first "*/30 * * * * *")`
+    );
   }
 }

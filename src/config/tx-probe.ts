@@ -54,7 +54,10 @@ export async function loadTxProbe(
     try {
       text = await readFile(entry.secret_file, "utf8");
     } catch (error) {
-      return `${where}.secret_file ${entry.secret_file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`;
+      return (
+        `${where}.secret_file ${entry.secret_file}: cannot be read ` +
+        `(${(error as NodeJS.ErrnoException).code ?? "error"})`
+      );
     }
     keypair = seedFrom(text);
     if (keypair === undefined)
@@ -62,14 +65,20 @@ export async function loadTxProbe(
   } else {
     const value = env[entry.secret_env ?? ""];
     if (value === undefined || value === "")
-      return `${where}.secret_env ${entry.secret_env}: the environment variable is ${value === undefined ? "not set" : "empty"}`;
+      return (
+        `${where}.secret_env ${entry.secret_env}: the environment variable is ` +
+        `${value === undefined ? "not set" : "empty"}`
+      );
     keypair = seedFrom(value);
     if (keypair === undefined)
       return `${where}.secret_env ${entry.secret_env}: does not hold a valid Stellar secret seed (S...)`;
   }
   const allowPubnet = entry.allow_pubnet ?? TX_PROBE_DEFAULTS.allowPubnet;
   if (!allowPubnet && PUBNET_HOSTS.has(target.url.hostname)) {
-    return `${where}: ${target.url.hostname} serves pubnet, where every probe spends real lumens; set tx_probe.allow_pubnet: true to allow it`;
+    return (
+      `${where}: ${target.url.hostname} serves pubnet, where every probe spends real lumens; set ` +
+      "tx_probe.allow_pubnet: true to allow it"
+    );
   }
   return txProbeWith(keypair, {
     interval: entry.interval ?? TX_PROBE_DEFAULTS.interval,
@@ -116,7 +125,8 @@ export async function secretFileWarning(path: string): Promise<string | undefine
     const mode = (await stat(path)).mode;
     return (mode & 0o077) === 0
       ? undefined
-      : `tx_probe secret file ${path} is readable by group or others (mode ${(mode & 0o777).toString(8)}); chmod 600 it`;
+      : `tx_probe secret file ${path} is readable by group or others (mode ${(mode & 0o777).toString(8)}); chmod ` +
+          "600 it";
   } catch {
     return undefined;
   }

@@ -74,7 +74,8 @@ export async function loadWebConfig(path: string): Promise<WebConfig | string[]>
       return readFileSync(resolve(base, file));
     } catch (error) {
       problems.push(
-        `web config file ${path}: tls_server_config.${what}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+        `web config file ${path}: tls_server_config.${what}: cannot read ${file} ` +
+          `(${(error as NodeJS.ErrnoException).code ?? "error"})`,
       );
       return Buffer.alloc(0);
     }
@@ -86,7 +87,8 @@ export async function loadWebConfig(path: string): Promise<WebConfig | string[]>
     createSecureContext({ cert, key });
   } catch (error) {
     return [
-      `web config file ${path}: tls_server_config: certificate and key do not work together: ${(error as Error).message}`,
+      `web config file ${path}: tls_server_config: certificate and key do not work together: ` +
+        `${(error as Error).message}`,
     ];
   }
   return {

@@ -46,7 +46,9 @@ export async function readYamlDocument<T extends z.ZodType>(
           path,
           text,
           alias,
-          "a value starting with * is an alias, and no anchor (&) before it has that name: quote the value if it is text",
+
+          "a value starting with * is an alias, and no anchor (&) before it has that name: quote the value if " +
+            "it is text",
           lines,
         ),
       ],
@@ -60,7 +62,8 @@ export async function readYamlDocument<T extends z.ZodType>(
     // file of kilobytes from expanding to gigabytes.
     return {
       problems: [
-        `${path}: not valid YAML: ${error instanceof ReferenceError ? "too many aliases" : "it cannot be read as data"}`,
+        `${path}: not valid YAML: ` +
+          `${error instanceof ReferenceError ? "too many aliases" : "it cannot be read as data"}`,
       ],
     };
   }
@@ -72,7 +75,10 @@ export async function readYamlDocument<T extends z.ZodType>(
     issue.code === "unrecognized_keys"
       ? issue.keys.map((key) => {
           const meant = closestName(key, knownKeys(schema, issue.path));
-          return `${lineOf([...issue.path, key], true)}: ${keyPathText([...issue.path, key])}: unknown key${meant ? ` (did you mean ${meant}?)` : ""}`;
+          return (
+            `${lineOf([...issue.path, key], true)}: ${keyPathText([...issue.path, key])}: unknown ` +
+            `key${meant ? ` (did you mean ${meant}?)` : ""}`
+          );
         })
       : [`${lineOf(issue.path)}: ${keyPathText(issue.path)}: ${issue.message}`],
   );
@@ -171,7 +177,10 @@ function problemAt(path: string, text: string, offset: number, reason: string, l
   const { line, col } = lines.linePos(offset);
   const masked = maskYamlLine(text.split(/\r?\n/)[line - 1] ?? "");
   const caret = masked.columnOf(col - 1);
-  return `${path}:${line}:${col}: not valid YAML: ${reason}\n    ${masked.text.replace(/\t/g, " ")}\n    ${" ".repeat(caret)}^`;
+  return (
+    `${path}:${line}:${col}: not valid YAML: ${reason}\n    ${masked.text.replace(/\t/g, " ")}\n    ` +
+    `${" ".repeat(caret)}^`
+  );
 }
 
 /**
@@ -179,7 +188,10 @@ function problemAt(path: string, text: string, offset: number, reason: string, l
  * header, a duplicate key), said without the quote: what they quote may be part of a secret.
  */
 const QUOTING_MESSAGES = [
-  /^(Unresolved tag|Not a valid tag|Could not resolve tag|Block scalar header includes extra characters|Ordered maps must not include duplicate keys|Unresolved plain scalar): [\s\S]*$/,
+  new RegExp(
+    "^(Unresolved tag|Not a valid tag|Could not resolve tag|Block scalar header includes extra characters|" +
+      "Ordered maps must not include duplicate keys|Unresolved plain scalar): [\\s\\S]*$",
+  ),
   /^(Unsupported YAML version) [\s\S]*$/,
   /^(Invalid escape sequence) [\s\S]*$/,
   /^(Verbatim tags aren't resolved), so [\s\S]*$/,

@@ -345,7 +345,8 @@ export class SimulatedAccounts {
   }
 
   addClaimableBalance(balance: Omit<ClaimableBalance, "id">): ClaimableBalance {
-    const id = `00000000${Buffer.from(hash(Buffer.from(`claimable ${this.#claimableBalances.length} ${balance.sponsor}`))).toString("hex")}`;
+    const seed = `claimable ${this.#claimableBalances.length} ${balance.sponsor}`;
+    const id = `00000000${Buffer.from(hash(Buffer.from(seed))).toString("hex")}`;
     const created = { id, ...balance };
     this.#claimableBalances.push(created);
     return created;

@@ -27,7 +27,9 @@ export interface MarketBackend {
 const RESOLUTIONS = [60_000, 300_000, 900_000, 3_600_000, 86_400_000, 604_800_000];
 const RESOLUTION_INVALID = invalidField(
   "resolution",
-  "illegal or missing resolution. allowed resolutions are: 1 minute (60000), 5 minutes (300000), 15 minutes (900000), 1 hour (3600000), 1 day (86400000) and 1 week (604800000)",
+
+  "illegal or missing resolution. allowed resolutions are: 1 minute (60000), 5 minutes (300000), 15 minutes " +
+    "(900000), 1 hour (3600000), 1 day (86400000) and 1 week (604800000)",
 );
 const ONE_ASSET = invalidField(
   "base_asset_type,counter_asset_type",
@@ -83,7 +85,10 @@ function oriented(trade: BookTrade, base: string | undefined): BookTrade {
   };
 }
 
-/** A trade in Horizon's key order (trades-liquidity_pool-keel-backend.json): the pool on whichever side holds no account. */
+/**
+ * A trade in Horizon's key order (trades-liquidity_pool-keel-backend.json): the pool on whichever side holds no
+ * account.
+ */
 function tradeResource(base: string, trade: BookTrade): PagedRecord {
   const partyLink = (account: string | undefined) =>
     account === undefined ? `${base}/liquidity_pools/${trade.poolId}` : `${base}/accounts/${account}`;
@@ -252,7 +257,9 @@ function offerAsset(c: Context, name: "selling" | "buying"): string | undefined 
     throw new ProblemError(
       invalidField(
         `${name}_asset_type`,
-        `Ambiguous parameter, you can't include both \`${name}\` and \`${name}_asset_type\`. Remove all parameters of the form \`${name}_\``,
+
+        `Ambiguous parameter, you can't include both \`${name}\` and \`${name}_asset_type\`. Remove all ` +
+          `parameters of the form \`${name}_\``,
       ),
     );
   }

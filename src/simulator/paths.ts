@@ -40,7 +40,9 @@ export interface FoundPath {
   readonly path: readonly string[];
 }
 
-/** Units of `to` that `amount` of `from` buys, crossing the offers that sell `to` for `from`; undefined when too few. */
+/**
+ * Units of `to` that `amount` of `from` buys, crossing the offers that sell `to` for `from`; undefined when too few.
+ */
 function sendThrough(book: LiquiditySource, from: string, to: string, amount: number): number | undefined {
   let left = amount;
   let received = 0;

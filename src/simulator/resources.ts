@@ -33,7 +33,8 @@ function recordLinks(self: string, collections: readonly string[]): Record<strin
 
 const TRADE_PARAMS =
   "base_asset_type={base_asset_type}&base_asset_code={base_asset_code}&base_asset_issuer={base_asset_issuer}" +
-  "&counter_asset_type={counter_asset_type}&counter_asset_code={counter_asset_code}&counter_asset_issuer={counter_asset_issuer}";
+  "&counter_asset_type={counter_asset_type}&counter_asset_code={counter_asset_code}" +
+  "&counter_asset_issuer={counter_asset_issuer}";
 
 function rootLinks(base: string, networkPassphrase: string, legacy: boolean): Record<string, Link> {
   // Horizon 2.11 had these three templates wrong, `/ledger/{sequence}` included.
@@ -65,15 +66,18 @@ function rootLinks(base: string, networkPassphrase: string, legacy: boolean): Re
     operation: link(`${base}/operations/{id}`),
     operations: link(`${base}/operations{?cursor,limit,order,include_failed}`),
     order_book: link(
-      `${base}/order_book{?selling_asset_type,selling_asset_code,selling_asset_issuer,buying_asset_type,buying_asset_code,buying_asset_issuer,limit}`,
+      `${base}/order_book{?selling_asset_type,selling_asset_code,selling_asset_issuer,` +
+        "buying_asset_type,buying_asset_code,buying_asset_issuer,limit}",
     ),
     payments: link(`${base}/payments{?cursor,limit,order,include_failed}`),
     self: link(`${base}/`),
     strict_receive_paths: link(
-      `${base}/paths/strict-receive{?source_assets,source_account,destination_account,destination_asset_type,destination_asset_issuer,destination_asset_code,destination_amount}`,
+      `${base}/paths/strict-receive{?source_assets,source_account,destination_account,destination_asset_type,` +
+        "destination_asset_issuer,destination_asset_code,destination_amount}",
     ),
     strict_send_paths: link(
-      `${base}/paths/strict-send{?destination_account,destination_assets,source_asset_type,source_asset_issuer,source_asset_code,source_amount}`,
+      `${base}/paths/strict-send{?destination_account,destination_assets,source_asset_type,source_asset_issuer,` +
+        "source_asset_code,source_amount}",
     ),
     trade_aggregations: link(`${base}/trade_aggregations?${TRADE_PARAMS}`),
     trades: link(`${base}/trades?${TRADE_PARAMS}`),

@@ -129,7 +129,9 @@ class RpcView {
     const { startLedger, pagination } = (params ?? {}) as { startLedger?: unknown; pagination?: { limit?: unknown } };
     const oldest = Math.max(this.status.historyElderLedger, this.latest.sequence - RETENTION_WINDOW_LEDGERS + 1);
     if (typeof startLedger !== "number" || startLedger < oldest || startLedger > this.latest.sequence) {
-      const message = `start ledger must be between the oldest ledger: ${oldest} and the latest ledger: ${this.latest.sequence} for this rpc instance.`;
+      const message =
+        `start ledger must be between the oldest ledger: ${oldest} and the latest ledger: ` +
+        `${this.latest.sequence} for this rpc instance.`;
       return { error: { code: -32602, message } };
     }
     const limit = pagination?.limit === undefined ? 5 : Number(pagination.limit);
@@ -164,7 +166,9 @@ class RpcView {
     if (this.status.behaviour.rpc === "unhealthy") return { error: NOT_INITIALIZED };
     const latencyMs = this.nowMs - this.latest.closedAtMs;
     if (latencyMs > MAX_HEALTHY_LATENCY_MS) {
-      const message = `latency (${Math.round(latencyMs / 1000)}s) since last known ledger closed is too high (>${MAX_HEALTHY_LATENCY_MS / 1000}s)`;
+      const message =
+        `latency (${Math.round(latencyMs / 1000)}s) since last known ledger closed is too high ` +
+        `(>${MAX_HEALTHY_LATENCY_MS / 1000}s)`;
       return { error: { code: -32603, message } };
     }
     const oldest = this.backend.model.ledger(this.oldestLedger()) ?? this.fail();

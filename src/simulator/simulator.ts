@@ -118,7 +118,8 @@ function validated(options: SimulatorOptions): Settings {
     !(Number.isFinite(networkStartMs) && networkStartMs <= nowMs && nowMs - networkStartMs <= MAX_NETWORK_START_AGE_MS)
   ) {
     throw new RangeError(
-      `networkStartMs must be a time within the day before the clock's ${formatTimestamp(nowMs)}, got ${networkStartMs}`,
+      `networkStartMs must be a time within the day before the clock's ${formatTimestamp(nowMs)}, got ` +
+        `${networkStartMs}`,
     );
   }
   if (forkAt !== undefined && !(Number.isInteger(forkAt) && forkAt >= 1 && forkAt <= 0xffff_ffff)) {

@@ -20,7 +20,9 @@ export const SUBMISSION_TIMEOUT_MS = 30_000;
 
 const PROBLEM_TYPE_PREFIX = "https://stellar.org/horizon-errors/";
 const TRANSACTION_FAILED_DETAIL =
-  "The transaction failed when submitted to the stellar network. The `extras.result_codes` field on this response contains further details.  Descriptions of each code can be found at: https://www.stellar.org/developers/guides/concepts/list-of-operations.html";
+  "The transaction failed when submitted to the stellar network. The `extras.result_codes` field on this " +
+  "response contains further details.  Descriptions of each code can be found at: " +
+  "https://www.stellar.org/developers/guides/concepts/list-of-operations.html";
 
 interface Pending {
   readonly transaction: Transaction;
@@ -70,7 +72,9 @@ function malformed(envelopeXdr: string): SubmissionAnswer {
       title: "Transaction Malformed",
       status: 400,
       detail:
-        "Horizon could not decode the transaction envelope in this request. A transaction should be an XDR TransactionEnvelope struct encoded using base64.  The envelope read from this request is echoed in the `extras.envelope_xdr` field of this response for your convenience.",
+        "Horizon could not decode the transaction envelope in this request. A transaction should be an XDR " +
+        "TransactionEnvelope struct encoded using base64.  The envelope read from this request is echoed in " +
+        "the `extras.envelope_xdr` field of this response for your convenience.",
       extras: { envelope_xdr: envelopeXdr },
     },
   };
@@ -83,7 +87,8 @@ function submissionTimeout(hash: string, envelopeXdr: string): SubmissionAnswer 
       title: "Transaction Submission Timeout",
       status: 504,
       detail:
-        "Timeout. Please resubmit your transaction to receive submission status. More info: https://developers.stellar.org/api/errors/http-status-codes/horizon-specific/timeout",
+        "Timeout. Please resubmit your transaction to receive submission status. More info: " +
+        "https://developers.stellar.org/api/errors/http-status-codes/horizon-specific/timeout",
       extras: { envelope_xdr: envelopeXdr, hash },
     },
   };

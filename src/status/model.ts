@@ -557,7 +557,9 @@ function poolShare(series: SeriesReader, asset: string): PoolShareReport | undef
   return { poolId, ...optional("assets", assets) };
 }
 
-/** A family's series grouped by a key of their labels, so a report of 10 000 accounts or entries reads each family once. */
+/**
+ * A family's series grouped by a key of their labels, so a report of 10 000 accounts or entries reads each family once.
+ */
 function grouped(series: SeriesReader, metric: string, keyOf: (labels: Labels) => string): Map<string, StatusSeries[]> {
   const groups = new Map<string, StatusSeries[]>();
   for (const found of series.all(metric)) {
@@ -569,7 +571,10 @@ function grouped(series: SeriesReader, metric: string, keyOf: (labels: Labels) =
   return groups;
 }
 
-/** A family's series by a key of their labels that names one series each, so a report of 10 000 accounts or entries reads each family once. */
+/**
+ * A family's series by a key of their labels that names one series each, so a report of 10 000 accounts or entries
+ * reads each family once.
+ */
 function byKey(series: SeriesReader, metric: string, keyOf: (labels: Labels) => string): Map<string, StatusSeries> {
   return new Map(series.all(metric).map((found) => [keyOf(found.labels), found]));
 }
@@ -582,7 +587,10 @@ function figure(metric: string, labels: Labels, found: StatusSeries | undefined)
 const byAccount = ({ account }: Labels) => account ?? "";
 const byAccountAsset = ({ account, asset }: Labels) => `${account}\u0000${asset}`;
 
-/** Watched accounts from one kind's account families (a Horizon's or a Stellar RPC's), in the order the poll published them. */
+/**
+ * Watched accounts from one kind's account families (a Horizon's or a Stellar RPC's), in the order the poll published
+ * them.
+ */
 function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs?: number): AccountReport[] | undefined {
   const exists = byKey(series, metrics.accountExists.name, byAccount);
   const balances = grouped(series, metrics.accountBalance.name, byAccount);

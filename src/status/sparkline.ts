@@ -75,13 +75,15 @@ export function sparkline(points: readonly Point[], options: SparklineOptions): 
   const description =
     latest === undefined
       ? `${options.title} (${options.unit}), last ${minutes} min: no data yet`
-      : `${options.title} (${options.unit}), last ${minutes} min: latest ${format(latest.value)}, axis ${format(lower)} to ${format(upper)}`;
+      : `${options.title} (${options.unit}), last ${minutes} min: latest ${format(latest.value)}, axis ` +
+        `${format(lower)} to ${format(upper)}`;
   const coordinates = sparklineCoordinates(points, options.windowMs, options.nowMs).map(
     ({ x, y }) => `${coordinate(x)},${coordinate(y)}`,
   );
   const last = coordinates.at(-1)?.split(",");
   const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" class="spark" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeMarkup(description)}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" class="spark" width="${width}" height="${height}" viewBox="0 0 ` +
+      `${width} ${height}" role="img" aria-label="${escapeMarkup(description)}">`,
     `<title>${escapeMarkup(description)}</title>`,
     `<rect class="frame" x="${plotLeft}" y="${plotTop}" width="${plotWidth}" height="${plotHeight}"/>`,
     `<text class="axis" x="${plotLeft - 4}" y="${plotTop + 8}" text-anchor="end">${escapeMarkup(format(upper))}</text>`,
@@ -91,7 +93,8 @@ export function sparkline(points: readonly Point[], options: SparklineOptions): 
   ];
   if (coordinates.length === 0) {
     parts.push(
-      `<text class="empty" x="${plotLeft + plotWidth / 2}" y="${plotTop + plotHeight / 2 + 4}" text-anchor="middle">no data yet</text>`,
+      `<text class="empty" x="${plotLeft + plotWidth / 2}" y="${plotTop + plotHeight / 2 + 4}" ` +
+        `text-anchor="middle">no data yet</text>`,
     );
   } else {
     if (coordinates.length > 1) parts.push(`<polyline class="line" points="${coordinates.join(" ")}"/>`);
