@@ -94,6 +94,18 @@ describe("parseJson", () => {
     expect(error.message).toBe(`body is not JSON: ${"<title".repeat(26)}<tit…`);
   });
 
+  it("answers `schema` to arrays nested too deeply for a structured clone, and keeps its worker", async () => {
+    const depth = 99_000;
+    const text = JSON.stringify({ padding: PADDING, deep: "here" }).replace(
+      '"here"',
+      `${"[".repeat(depth)}${"]".repeat(depth)}`,
+    );
+    const error = await pollErrorOf(parseJson(text));
+    expect(error.reason).toBe("schema");
+    expect(error.message).toBe("answer too complex: nested too deeply to send back");
+    await expect(parseJson(JSON.stringify({ padding: PADDING }))).resolves.toEqual({ padding: PADDING });
+  });
+
   it("fails the parses of a worker that stopped, and starts another for the next body", async () => {
     const parsing = parseJson(hostilePage);
     await stopJsonThread();

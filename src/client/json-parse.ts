@@ -28,7 +28,7 @@ export async function parseJson(text: string): Promise<unknown> {
   const reply = await jsonThread().parse(text);
   if (reply.outcome === "parsed") return reply.value;
   if (reply.outcome === "invalid_json") throw notJson(text);
-  throw new PollError("schema", `answer too complex: more than ${reply.limit} JSON values`);
+  throw new PollError("schema", `answer too complex: ${reply.why}`);
 }
 
 function notJson(text: string): PollError {

@@ -16,7 +16,7 @@ export interface ParseRequest {
 export type ParseReply =
   | { readonly id: number; readonly outcome: "parsed"; readonly value: unknown }
   | { readonly id: number; readonly outcome: "invalid_json" }
-  | { readonly id: number; readonly outcome: "too_complex"; readonly limit: number };
+  | { readonly id: number; readonly outcome: "too_complex"; readonly why: string };
 
 /** Whether `value` holds more than `limit` JSON values (itself included); stops counting past the limit. */
 export function exceedsValues(value: unknown, limit: number): boolean {
@@ -41,7 +41,9 @@ function answer(request: ParseRequest, maxValues: number): ParseReply {
   } catch {
     return { id: request.id, outcome: "invalid_json" };
   }
-  if (exceedsValues(value, maxValues)) return { id: request.id, outcome: "too_complex", limit: maxValues };
+  if (exceedsValues(value, maxValues)) {
+    return { id: request.id, outcome: "too_complex", why: `more than ${maxValues} JSON values` };
+  }
   return { id: request.id, outcome: "parsed", value };
 }
 
@@ -55,5 +57,12 @@ const data = workerData as Partial<JsonWorkerData> | null;
 if (parentPort && data?.jsonWorker === true && data.maxValues !== undefined) {
   const port = parentPort;
   const maxValues = data.maxValues;
-  port.on("message", (request: ParseRequest) => port.postMessage(answer(request, maxValues)));
+  port.on("message", (request: ParseRequest) => {
+    try {
+      port.postMessage(answer(request, maxValues));
+    } catch {
+      // The structured clone recurses: arrays nested tens of thousands deep overflow its stack.
+      port.postMessage({ id: request.id, outcome: "too_complex", why: "nested too deeply to send back" });
+    }
+  });
 }
