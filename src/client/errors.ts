@@ -26,10 +26,15 @@ export function isTransient(error: PollError): boolean {
   );
 }
 
+/** How much of a body an excerpt looks at: an HTML page's title comes near its start. */
+const EXCERPT_SEARCH_CHARS = 4096;
+
 /** A short, single-line view of a non-JSON body: the <title> of an HTML page, else its start. */
 export function excerpt(text: string): string {
-  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
-  const flat = (title ?? text).replace(/\s+/g, " ").trim();
+  // Only the start is searched: the title regex backtracks quadratically over a body of repeated `<title`.
+  const start = text.trimStart().slice(0, EXCERPT_SEARCH_CHARS);
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(start)?.[1];
+  const flat = (title ?? start).replace(/\s+/g, " ").trim();
   if (flat === "") return "empty body";
   return flat.length > 160 ? `${flat.slice(0, 160)}…` : flat;
 }

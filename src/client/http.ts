@@ -5,6 +5,7 @@ import { systemClock, type Clock } from "../clock.js";
 import { revealedValues, type Secret } from "../config/secret.js";
 import type { TargetUrl } from "../config/target-url.js";
 import { excerpt, PollError, isTransient } from "./errors.js";
+import { MAIN_THREAD_MAX_CHARS, parseJson } from "./json-parse.js";
 import { holdOffSeconds, MAX_HOLD_MS, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
 import { problemSchema } from "./schemas.js";
 import { textOf, transportFetch } from "./transport.js";
@@ -188,7 +189,13 @@ export class CourteousHttp<E extends string> {
     return [this.options.signal, signal].filter((each): each is AbortSignal => each !== undefined);
   }
 
+  /** One attempt's answer, parsed: off the event loop when large (src/client/json-parse.ts). */
   private async attempt(purpose: E, request: AttemptRequest): Promise<unknown> {
+    return parseJson(await this.answerText(purpose, request));
+  }
+
+  /** The body text of one attempt's 2xx answer; any other outcome is thrown as a PollError. */
+  private async answerText(purpose: E, request: AttemptRequest): Promise<string> {
     const { url, body, signals } = request;
     const waitMs = this.holdUntilMs - this.clock.now();
     if (waitMs > 0) {
@@ -225,14 +232,14 @@ export class CourteousHttp<E extends string> {
     }
   }
 
-  /** What an answer says: rate-limit headers noted and obeyed, then the body's JSON or the status's PollError. */
-  private answered(status: number, headers: Headers, text: string): unknown {
+  /** What an answer says: rate-limit headers noted and obeyed, then the body or the status's PollError. */
+  private answered(status: number, headers: Headers, text: string): string {
     const rateLimit = parseRateLimitHeaders(headers, this.clock.now());
     this.options.observer?.onRateLimitHeaders(rateLimit);
     const holdOff = holdOffSeconds(rateLimit, status);
     if (holdOff !== undefined) this.holdBack(holdOff);
     if (status < 200 || status >= 300) throw httpError(status, text);
-    return parseJson(text);
+    return text;
   }
 
   /**
@@ -313,15 +320,6 @@ function basicAuthorization(url: URL): Record<string, string> {
   return { Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}` };
 }
 
-/** A body parsed as JSON; one that is not is an `invalid_json` failure showing its start. */
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new PollError("invalid_json", `body is not JSON: ${excerpt(text)}`);
-  }
-}
-
 function httpError(status: number, text: string): PollError {
   const reason = status === 429 ? "rate_limited" : status >= 500 ? "http_5xx" : "http_4xx";
   const problem = parseProblem(text);
@@ -331,7 +329,9 @@ function httpError(status: number, text: string): PollError {
   return new PollError(reason, `HTTP ${status}: ${description}`, problem ? { status, problem } : { status });
 }
 
+/** A problem document is small: a larger error body is shown, never parsed on the event loop. */
 function parseProblem(text: string) {
+  if (text.length > MAIN_THREAD_MAX_CHARS) return undefined;
   try {
     const parsed = problemSchema.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : undefined;
