@@ -76,8 +76,7 @@ export async function startExporter(
   const app = createServerApp({
     version: VERSION,
     web: () => web,
-    renderMetrics: async (coding) =>
-      Buffer.concat(await Promise.all([store.scrape(clock.now(), coding), metrics.render(coding)])),
+    renderMetrics: (coding) => Promise.all([store.scrape(clock.now(), coding), metrics.render(coding)]),
     status: () =>
       statusReport(
         VERSION,
