@@ -82,8 +82,7 @@ export async function startExporter(
   const app = createServerApp({
     version: VERSION,
     web: () => state?.web ?? config.web,
-    renderMetrics: async (coding) =>
-      Buffer.concat(await Promise.all([store.scrape(clock.now(), coding), metrics.render(coding)])),
+    renderMetrics: (coding) => Promise.all([store.scrape(clock.now(), coding), metrics.render(coding)]),
     status: () => statusReport(VERSION, runtimes().map(statusOf(agreement)), board, clock.now()),
     isReady: () => pollRunners(runtimes()).every((runner) => runner.snapshot().polls > 0),
   });

@@ -193,11 +193,11 @@ describe("/metrics content coding", () => {
     const app = createServerApp({
       version: "test",
       web: () => web,
-      renderMetrics: async (coding) =>
-        Buffer.concat([
-          await store.scrape(0, coding),
-          coding === "gzip" ? await gzipMember(Buffer.from(ownText)) : Buffer.from(ownText),
-        ]),
+      // In parts, as the exporter sends the store's body and its own metrics.
+      renderMetrics: async (coding) => [
+        await store.scrape(0, coding),
+        coding === "gzip" ? await gzipMember(Buffer.from(ownText)) : Buffer.from(ownText),
+      ],
       status: () => statusReport("test", [], createStatusBoard(), 0),
       isReady: () => true,
     });
@@ -289,7 +289,7 @@ describe("/metrics content coding", () => {
 describe("/metrics to a client that leaves", () => {
   /** Far more than loopback's socket buffers hold, so the server is still writing when the client leaves. */
   const piece = Buffer.alloc(1 << 20, "x 1\n");
-  const whole = Buffer.concat(Array.from({ length: 64 }, () => piece));
+  const half = Buffer.concat(Array.from({ length: 32 }, () => piece));
   /** When set, the next render waits for it, having called `started`. */
   let held: { readonly started: () => void; readonly release: Promise<void> } | undefined;
   let server: Listening;
@@ -305,7 +305,8 @@ describe("/metrics to a client that leaves", () => {
           hold.started();
           await hold.release;
         }
-        return whole;
+        // Two parts, as the exporter's store body and own metrics: written one after the other, each as the socket drains.
+        return [half, Buffer.alloc(0), half];
       },
       status: () => statusReport("test", [], createStatusBoard(), 0),
       isReady: () => true,

@@ -16,6 +16,9 @@ import {
   type SeriesGroup,
 } from "../src/exposition/samples.js";
 import { MetricStore, type SampleTap, type TappedSamples } from "../src/exposition/store.js";
+import { accountSchema } from "../src/client/account-schemas.js";
+import { AccountSamples, type AccountObservation } from "../src/collectors/accounts.js";
+import { fixtureJson } from "./support/fixtures.js";
 import { createServerApp } from "../src/server/app.js";
 import { listen } from "../src/server/listen.js";
 import { createStatusBoard, statusReport } from "../src/status/model.js";
@@ -227,6 +230,89 @@ describe("metric store", () => {
     sequence.value = 4;
     await store.lease("a", "ledgers").publish({ live: [sequence], persistent: [], version: 2 }, 3_000);
     expect(await text(store, 0)).toContain('stellar_horizon_ledger_sequence{horizon="a"} 4\n');
+  });
+
+  it("serves every change at the next scrape in both codings, though it keeps the body between changes", async () => {
+    const store = new MetricStore();
+    const [a, b] = ["a", "b"].map((target) => store.lease(target, "ledgers"));
+    const sequence = (value: number): CollectorSamples => ({
+      live: [{ metric: METRICS.ledgerSequence, value }],
+      persistent: [],
+    });
+    const line = (target: string, value: number) => `stellar_horizon_ledger_sequence{horizon="${target}"} ${value}\n`;
+    /** The plain body, checked against the gzip one of the same instant. */
+    const both = async (nowMs: number) => {
+      const [plain, gzip] = await Promise.all([store.scrape(nowMs, "identity"), store.scrape(nowMs, "gzip")]);
+      expect(gzip.byteLength === 0 ? "" : gunzipSync(gzip).toString()).toBe(plain.toString());
+      return plain.toString();
+    };
+    await a!.publish(sequence(1), 1_000);
+    await b!.publish(sequence(5), 2_000);
+    for (const nowMs of [0, 999, 0]) {
+      expect(await both(nowMs)).toContain(line("a", 1));
+      expect(await both(nowMs)).toContain(line("b", 5));
+    }
+    // Each live series leaves at its own deadline, though nothing was published in between.
+    expect(await both(1_000)).not.toContain('horizon="a"');
+    expect(await both(1_999)).toContain(line("b", 5));
+    expect(await both(2_000)).toBe("");
+    // A clock set back shows what is fresh at that instant again.
+    expect(await both(500)).toContain(line("a", 1));
+    await a!.publish(sequence(2), 3_000);
+    expect(await both(500)).toContain(line("a", 2));
+    expect(await both(2_500)).toBe(`# HELP ${METRICS.ledgerSequence.name} ${METRICS.ledgerSequence.help}
+# TYPE ${METRICS.ledgerSequence.name} gauge
+${line("a", 2)}`);
+    // A plain scrape still decompressing when a publication lands answers what it began with; the next shows the new.
+    const inFlight = store.scrape(2_500, "identity");
+    await a!.publish(sequence(3), 3_000);
+    expect((await inFlight).toString()).toContain(line("a", 2));
+    expect(await both(2_500)).toContain(line("a", 3));
+    b!.retire();
+    a!.retire();
+    expect(await both(0)).toBe("");
+  });
+
+  it("shows a watched account's every change at the next scrape, though unchanged accounts keep their version", async () => {
+    const account = accountSchema.parse(fixtureJson("account-java-sdk.json"));
+    const watched = [{ name: "treasury", id: account.id, lowBalance: {}, cold: false }];
+    const accountSamples = new AccountSamples(RPC_ACCOUNT_METRICS);
+    const store = new MetricStore();
+    const writer = store.lease("r", "accounts", "rpc");
+    /** Publishes the samples of this state, and expects the store to show what a store seeing them anew shows. */
+    const step = async (observation: AccountObservation | undefined, signerChanges: number, baseReserve: number) => {
+      const samples = accountSamples.of(watched, [observation], new Map([["treasury", signerChanges]]), baseReserve);
+      await writer.publish(samples, Infinity);
+      const reference = new MetricStore();
+      await reference.lease("r", "accounts", "rpc").publish({ live: samples.live, persistent: samples.persistent }, 0);
+      const shown = await text(store, 0);
+      expect(shown).toBe(await text(reference, -1));
+      return { version: samples.version, shown };
+    };
+    const first = { exists: true, account } as const;
+    const start = await step(first, 0, 5_000_000);
+    expect(start.shown).toContain(
+      `stellar_rpc_account_subentries{rpc="r",account="treasury"} ${account.subentryCount}\n`,
+    );
+    // The same observation (a poll that found the entries unchanged) keeps the version.
+    expect((await step(first, 0, 5_000_000)).version).toBe(start.version);
+    const changed = { exists: true, account: { ...account, subentryCount: account.subentryCount + 1 } } as const;
+    const versions = new Set([start.version]);
+    for (const [observation, signerChanges, baseReserve] of [
+      [changed, 0, 5_000_000],
+      [changed, 1, 5_000_000],
+      [changed, 1, 1_000_000],
+      [{ exists: false }, 1, 1_000_000],
+      [undefined, 1, 1_000_000],
+      [first, 1, 1_000_000],
+    ] as const) {
+      const { version } = await step(observation, signerChanges, baseReserve);
+      expect(versions.has(version)).toBe(false);
+      versions.add(version);
+    }
+    expect(await text(store, 0)).toContain(
+      `stellar_rpc_account_subentries{rpc="r",account="treasury"} ${account.subentryCount}\n`,
+    );
   });
 
   it("renders histograms cumulatively and escapes label values", async () => {

@@ -276,6 +276,8 @@ export class AccountSamples {
 
   /** The families a group has: every account family of the kind but the signer change counter, which persists apart. */
   private readonly families: readonly MetricDefinition[];
+  /** Bumped whenever a counter, a group or the list of groups differs from the last call's (CollectorSamples.version). */
+  private version = 0;
 
   constructor(private readonly metrics: AccountMetricSet) {
     this.families = Object.values(metrics).filter((metric) => metric !== metrics.accountSignerChangesTotal);
@@ -287,6 +289,7 @@ export class AccountSamples {
     signerChanges: ReadonlyMap<string, number>,
     baseReserveStroops: number | undefined,
   ): CollectorSamples {
+    let changed = this.built.length !== watched.length;
     this.built.length = this.counters.length = watched.length;
     const persistent = new Array<Sample>(watched.length);
     const live: AccountGroup[] = [];
@@ -299,6 +302,7 @@ export class AccountSamples {
           value,
           sample: { metric: this.metrics.accountSignerChangesTotal, labels: { account: account.name }, value },
         };
+        changed = true;
       }
       persistent[index] = counter.sample;
       const observation = observations?.[index];
@@ -311,10 +315,13 @@ export class AccountSamples {
       ) {
         group = new AccountGroup(this.metrics, this.families, account, observation, baseReserveStroops);
       }
-      this.built[index] = observation === undefined ? undefined : group;
-      if (observation !== undefined) live.push(group!);
+      const shown = observation === undefined ? undefined : group;
+      if (this.built[index] !== shown) changed = true;
+      this.built[index] = shown;
+      if (shown !== undefined) live.push(shown);
     }
-    return { live, persistent };
+    if (changed) this.version += 1;
+    return { live, persistent, version: this.version };
   }
 }
 

@@ -90,6 +90,19 @@ interface Published {
   readonly generation: number;
 }
 
+/**
+ * The exposition as scraped, held while it is exact: from `fromMs` (the last live series left) to
+ * `untilMs` (the next one leaves), and until anything is published or retired.
+ */
+interface Body {
+  readonly gzip: Buffer;
+  readonly plainBytes: number;
+  /** Decompressed at the first plain scrape, shared by the ones that follow. */
+  plain: Promise<Buffer> | undefined;
+  readonly fromMs: number;
+  readonly untilMs: number;
+}
+
 const TARGET_METRICS = ALL_METRICS.filter((metric) => metric.source !== "exporter" && metric.source !== "agreement");
 
 function headerText(metric: MetricDefinition): string {
@@ -152,6 +165,8 @@ export class MetricStore {
   /** Per source, per target, the generation of the lease that may write. */
   private readonly generations = new Map<PublishedSource, Map<string, number>>();
   private generation = 0;
+  /** The last scrape's body, dropped at every change of what is published. */
+  private assembled: Body | undefined;
 
   constructor(private readonly tap?: SampleTap) {}
 
@@ -194,6 +209,7 @@ export class MetricStore {
     let byTarget = this.published.get(source);
     if (byTarget === undefined) this.published.set(source, (byTarget = new Map()));
     byTarget.set(key, { live, persistent, freshUntilMs, version, generation });
+    this.assembled = undefined;
     const tap = this.tap;
     if (tap !== undefined) {
       const wanted = { live: tapped(tap, samples.live), persistent: tapped(tap, samples.persistent) };
@@ -211,17 +227,54 @@ export class MetricStore {
     if (!this.current(key, source, generation)) return;
     this.generations.get(source)!.delete(key);
     this.published.get(source)?.delete(key);
+    this.assembled = undefined;
     this.tap?.removed(target, source);
   }
 
-  /** The exposition of every target's series in the coding, as one buffer. */
+  /**
+   * The exposition of every target's series in the coding, as one buffer. Both codings are kept
+   * until the store changes (a publication, a retired lease) or a live series' freshness runs out,
+   * so scrapes between publications cost a lookup, not a copy of megabytes and the collection of
+   * that garbage. The plain text is decompressed on the thread pool at the first plain scrape.
+   */
   async scrape(nowMs: number, coding: ContentCoding): Promise<Buffer> {
+    const body = this.body(nowMs);
+    if (coding === "gzip" || body.plainBytes === 0) return body.gzip;
+    if (body.plain === undefined) {
+      // One output chunk a byte longer than the text, so it comes back in one round trip from the thread pool.
+      body.plain = gunzipAsync(body.gzip, { chunkSize: Math.max(1024, body.plainBytes + 1) });
+      // A failure is not kept: the next plain scrape tries again.
+      body.plain.catch(() => {
+        if (this.assembled === body) body.plain = undefined;
+      });
+    }
+    return body.plain;
+  }
+
+  /** The assembled body if it still holds at `nowMs`, else a new one. */
+  private body(nowMs: number): Body {
+    const held = this.assembled;
+    if (held !== undefined && held.fromMs <= nowMs && nowMs < held.untilMs) return held;
     const members = this.members(nowMs);
-    const gzip = Buffer.concat(members.map((member) => member.gzip));
-    if (coding === "gzip" || members.length === 0) return gzip;
-    // One output chunk a byte longer than the text, so it comes back in one round trip from the thread pool.
-    const plainBytes = members.reduce((total, member) => total + member.plainBytes, 0);
-    return gunzipAsync(gzip, { chunkSize: Math.max(1024, plainBytes + 1) });
+    let fromMs = -Infinity;
+    let untilMs = Infinity;
+    // Each live entry's series are in until their freshness runs out: the body holds while no entry changes sides.
+    for (const byTarget of this.published.values()) {
+      for (const { live, freshUntilMs } of byTarget.values()) {
+        if (live.size === 0) continue;
+        if (nowMs < freshUntilMs) untilMs = Math.min(untilMs, freshUntilMs);
+        else fromMs = Math.max(fromMs, freshUntilMs);
+      }
+    }
+    const body: Body = {
+      gzip: Buffer.concat(members.map((member) => member.gzip)),
+      plainBytes: members.reduce((total, member) => total + member.plainBytes, 0),
+      plain: undefined,
+      fromMs,
+      untilMs,
+    };
+    this.assembled = body;
+    return body;
   }
 
   /** Each family's header member then every target's member of it: persistent ones, and live ones still fresh. */

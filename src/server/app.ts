@@ -10,8 +10,24 @@ import { currentProtection, protection } from "./protection.js";
 /** The Prometheus text format 0.0.4, exactly as prom-client names it. */
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
-/** The whole exposition body in the given coding (gzip: whole gzip members one after another). */
-export type RenderMetrics = (coding: ContentCoding) => Promise<Uint8Array>;
+/**
+ * The whole exposition body in the given coding (gzip: whole gzip members one after another), as
+ * one buffer or as parts sent one after another.
+ */
+export type RenderMetrics = (coding: ContentCoding) => Promise<Uint8Array | readonly Uint8Array[]>;
+
+/**
+ * The parts as one body, without joining them: the store's part is megabytes held between
+ * publications, so a copy per scrape would cost its allocation and its collection every time.
+ */
+function bodyOf(parts: readonly Uint8Array[]): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      for (const part of parts) if (part.byteLength > 0) controller.enqueue(part);
+      controller.close();
+    },
+  });
+}
 
 export interface ServerSources {
   readonly version: string;
@@ -37,16 +53,18 @@ export function createServerApp(sources: ServerSources): ServerApp {
     c.header("Vary", "Accept-Encoding");
     const coding = negotiateContentCoding(c.req.header("Accept-Encoding"));
     if (coding === undefined) return c.text("not acceptable: this server sends gzip or identity\n", 406);
-    let body: Uint8Array;
+    let parts: readonly Uint8Array[];
     try {
-      body = await sources.renderMetrics(coding);
+      const body = await sources.renderMetrics(coding);
+      parts = body instanceof Uint8Array ? [body] : body;
     } catch {
       // What went wrong stays out of the answer: an error's text may quote a target's URL.
       return c.text("the exposition could not be rendered\n", 500);
     }
     if (coding === "gzip") c.header("Content-Encoding", "gzip");
-    c.header("Content-Length", String(body.byteLength));
-    return c.body(body as Uint8Array<ArrayBuffer>, 200, { "Content-Type": METRICS_CONTENT_TYPE });
+    c.header("Content-Length", String(parts.reduce((total, part) => total + part.byteLength, 0)));
+    const body = parts.length === 1 ? (parts[0] as Uint8Array<ArrayBuffer>) : bodyOf(parts);
+    return c.body(body, 200, { "Content-Type": METRICS_CONTENT_TYPE });
   });
   app.get("/", (c) => c.html(landingPage(sources.status())));
   app.get("/status.json", (c) => c.json(sources.status()));
