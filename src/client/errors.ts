@@ -2,7 +2,10 @@ import type { PollErrorReason } from "../catalog/metrics.js";
 import { scrubSecrets } from "../config/secret.js";
 import type { Problem } from "./schemas.js";
 
-/** Why a request to a target (a Horizon or a Stellar RPC), or a poll or probe run built from requests, failed; `reason` is the metric label. */
+/**
+ * Why a request to a target (a Horizon or a Stellar RPC), or a poll or probe run built from requests, failed; `reason`
+ * is the metric label.
+ */
 export class PollError extends Error {
   override readonly name = "PollError";
 

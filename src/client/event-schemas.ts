@@ -43,7 +43,9 @@ export interface GetEventsParams {
   readonly pagination: { readonly limit: number; readonly cursor?: string };
 }
 
-/** A getEvents call's answer: its events (the valid ones), or the RPC's retention window when the start fell outside it. */
+/**
+ * A getEvents call's answer: its events (the valid ones), or the RPC's retention window when the start fell outside it.
+ */
 export type GetEventsAnswer =
   | {
       readonly kind: "events";

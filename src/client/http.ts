@@ -103,7 +103,10 @@ const MAX_RETRY_DELAY_MS = 5_000;
  * an exhausted rate limit). Header values are sent, never logged or put in error messages.
  */
 export class CourteousHttp<E extends string> {
-  /** The target URL without userinfo, to send requests to: its path and query may still hold a key, so it is never shown. */
+  /**
+   * The target URL without userinfo, to send requests to: its path and query may still hold a key, so it is never
+   * shown.
+   */
   readonly url: URL;
   private readonly headers: Readonly<Record<string, string>>;
   private readonly clock: Clock;

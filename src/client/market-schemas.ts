@@ -42,7 +42,10 @@ export const tradeAggregationSchema = z.object({
 });
 export type TradeAggregation = z.output<typeof tradeAggregationSchema>;
 
-/** An asset's fields under `prefix` (`base_`, `counter_`, or none in an offer's `selling`), as `native` or `CODE:ISSUER`. */
+/**
+ * An asset's fields under `prefix` (`base_`, `counter_`, or none in an offer's `selling`), as `native` or
+ * `CODE:ISSUER`.
+ */
 function assetName(fields: {
   type: string;
   code?: string | undefined;

@@ -276,7 +276,9 @@ export class AccountSamples {
 
   /** The families a group has: every account family of the kind but the signer change counter, which persists apart. */
   private readonly families: readonly MetricDefinition[];
-  /** Bumped whenever a counter, a group or the list of groups differs from the last call's (CollectorSamples.version). */
+  /**
+   * Bumped whenever a counter, a group or the list of groups differs from the last call's (CollectorSamples.version).
+   */
   private version = 0;
 
   constructor(private readonly metrics: AccountMetricSet) {

@@ -101,7 +101,10 @@ function histogramLines(name: string, labels: string, histogram: HistogramData):
   return lines;
 }
 
-/** `targetLabel` is the target's label pair, e.g. `horizon="sdf"`, which comes first so every series of a target lines up. */
+/**
+ * `targetLabel` is the target's label pair, e.g. `horizon="sdf"`, which comes first so every series of a target lines
+ * up.
+ */
 function sampleLines(targetLabel: string, sample: Sample): string {
   const labels = targetLabel + labelPairs(sample.labels);
   const name = sample.metric.name;
@@ -109,7 +112,9 @@ function sampleLines(targetLabel: string, sample: Sample): string {
   return `${name}{${labels}} ${formatValue(sample.value)}\n`;
 }
 
-/** Each family's sources, in the order of the sources: a sample under its metric, a group under each of its families. */
+/**
+ * Each family's sources, in the order of the sources: a sample under its metric, a group under each of its families.
+ */
 export function sourcesByFamily(sources: readonly SeriesSource[]): Map<MetricDefinition, SeriesSource[]> {
   const families = new Map<MetricDefinition, SeriesSource[]>();
   const add = (metric: MetricDefinition, source: SeriesSource) => {

@@ -15,7 +15,10 @@ import { familyLines, isSeriesGroup, sourcesByFamily, type CollectorSamples, typ
  */
 export interface SampleTap {
   wants(metric: MetricDefinition): boolean;
-  /** Called once the endpoint's series are in the store, with the wanted sources only (a group when any of its families is). */
+  /**
+   * Called once the endpoint's series are in the store, with the wanted sources only (a group when any of its families
+   * is).
+   */
   published(target: StoreTarget, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void;
   /** The target's series of that source left the store. */
   removed(target: StoreTarget, source: PublishedSource): void;
@@ -189,7 +192,10 @@ export class MetricStore {
     };
   }
 
-  /** Renders and compresses the samples, then replaces the target's series of that source in one step, if the lease is current. */
+  /**
+   * Renders and compresses the samples, then replaces the target's series of that source in one step, if the lease is
+   * current.
+   */
   private async publish(
     target: StoreTarget,
     key: string,

@@ -145,7 +145,10 @@ function ago(isoTime: string, nowMs: number) {
   return moment(isoTime, nowMs - Date.parse(isoTime));
 }
 
-/** A figure; while it is absent, its last known value, greyed, with its age: what an operator needs while a target is down. */
+/**
+ * A figure; while it is absent, its last known value, greyed, with its age: what an operator needs while a target is
+ * down.
+ */
 function orKnown(current: unknown, known: KnownBefore | undefined) {
   if (current !== NO_DATA || known === undefined) return current;
   return html`<span class="stale" title="last known value; no fresh data since">${String(known.value)} <span class="unit">(${relative(known.ageSeconds * 1000)})</span></span>`;
@@ -396,7 +399,10 @@ ${endpoints.map(
 </table>`;
 }
 
-/** A section from its series now, or, while they are gone, as kept from before, greyed with its age; none without either. */
+/**
+ * A section from its series now, or, while they are gone, as kept from before, greyed with its age; none without
+ * either.
+ */
 function section<Entries>(
   target: TargetReport,
   now: Entries | undefined,

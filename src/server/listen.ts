@@ -32,7 +32,10 @@ const LISTEN_ERRORS: Readonly<Record<string, string>> = {
   EADDRNOTAVAIL: "no such address on this machine",
 };
 
-/** One plain line saying why host:port cannot be listened on, e.g. `cannot listen on 127.0.0.1:9619: address already in use`. */
+/**
+ * One plain line saying why host:port cannot be listened on, e.g. `cannot listen on 127.0.0.1:9619: address already in
+ * use`.
+ */
 function listenFailure(host: string, port: number, error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code ?? "";
   const where = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
