@@ -1,6 +1,7 @@
 /** The markets section of a Horizon's card on the landing page. */
 import { html } from "hono/html";
 import type { MarketReport } from "../status/markets.js";
+import { badge, headerRow, note, num, row, shortened, td } from "./landing-html.js";
 
 /** The deviation the peg alert tolerates (StellarMarketOffPeg). */
 const PEG_TOLERANCE = 0.01;
@@ -10,27 +11,37 @@ function price(value: number | undefined): string {
 }
 
 function pegBadge(market: MarketReport) {
-  if (market.deviationRatio === undefined) return html`<span class="note">no reference</span>`;
+  if (market.deviationRatio === undefined) return note("no reference");
   const off = Math.abs(market.deviationRatio) > PEG_TOLERANCE;
-  return html`<span class="badge ${off ? "failing" : "ok"}">${off ? "off peg" : "on peg"}</span> ${(market.deviationRatio * 100).toFixed(2)}%`;
+  const deviation = (market.deviationRatio * 100).toFixed(2);
+  return html`${badge(off ? "failing" : "ok", off ? "off peg" : "on peg")} ${deviation}%`;
 }
 
 function makersCell(market: MarketReport) {
-  if (market.makers.length === 0) return html`<span class="note">none watched</span>`;
+  if (market.makers.length === 0) return note("none watched");
   return market.makers.map(({ maker, asks, bids }) => {
     const quiet = asks === 0 || bids === 0;
-    return html`<span title="${maker}">${maker.slice(0, 4)}…${maker.slice(-4)}</span> <span class="badge ${quiet ? "failing" : "ok"}">${asks ?? "?"} asks / ${bids ?? "?"} bids</span> `;
+    const offers = badge(quiet ? "failing" : "ok", `${asks ?? "?"} asks / ${bids ?? "?"} bids`);
+    return html`<span title="${maker}">${shortened(maker)}</span> ${offers} `;
   });
 }
+
+const HEADER = headerRow("Market", { num: "Close" }, { num: "Reference" }, "Peg", { num: "Trades counted" }, "Makers");
 
 /** A row per watched market: its close, its peg, trades counted and its makers' offers per side. */
 export function marketsTable(markets: readonly MarketReport[]) {
   return html`<table>
 <caption>Watched markets</caption>
-<tr><th>Market</th><th class="num">Close</th><th class="num">Reference</th><th>Peg</th><th class="num">Trades counted</th><th>Makers</th></tr>
-${markets.map(
-  (market) =>
-    html`<tr><td>${market.market}</td><td class="num">${market.traded ? price(market.close) : html`<span class="note">never traded</span>`}</td><td class="num">${price(market.referencePrice)}</td><td>${pegBadge(market)}</td><td class="num">${market.trades}</td><td>${makersCell(market)}</td></tr>`,
+${HEADER}
+${markets.map((market) =>
+  row(
+    td(market.market),
+    num(market.traded ? price(market.close) : note("never traded")),
+    num(price(market.referencePrice)),
+    td(pegBadge(market)),
+    num(market.trades),
+    td(makersCell(market)),
+  ),
 )}
 </table>`;
 }

@@ -20,9 +20,54 @@ import { sparkline } from "../status/sparkline.js";
 import { assetsTable } from "./landing-assets.js";
 import { marketsTable } from "./landing-markets.js";
 import { corridorsTable } from "./landing-corridors.js";
+import { badge, headerRow, note, num, row, shortAsset, td, unit } from "./landing-html.js";
 
 /** The page reloads itself this often; matches the demo's poll interval. */
 const REFRESH_SECONDS = 10;
+
+/** A CSS rule, one declaration after another on its line. */
+function rule(selector: string, ...declarations: readonly string[]): string {
+  return `${selector} { ${declarations.join(" ")} }`;
+}
+
+const CARD_RULE = rule(
+  ".card",
+  "background: #fff;",
+  "border: 1px solid #ccd;",
+  "border-left: 8px solid #57606a;",
+  "border-radius: 6px;",
+  "padding: 0.8rem 1rem;",
+);
+
+const BADGE_RULE = rule(
+  ".badge",
+  "display: inline-block;",
+  "white-space: nowrap;",
+  "padding: 0.05rem 0.45rem;",
+  "border-radius: 4px;",
+  "color: #fff;",
+  "font-size: 0.75rem;",
+  "font-weight: 700;",
+  "letter-spacing: 0.04em;",
+  "vertical-align: middle;",
+  "background: #57606a;",
+);
+
+const FIGURES_RULE = rule(
+  "dl.figures",
+  "display: grid;",
+  "grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr));",
+  "gap: 0.4rem 1rem;",
+  "margin: 0 0 0.8rem;",
+);
+
+const SPARKS_RULE = rule(
+  ".sparks",
+  "display: grid;",
+  "grid-template-columns: repeat(auto-fit, minmax(13rem, 1fr));",
+  "gap: 0.5rem 1rem;",
+  "margin-bottom: 0.8rem;",
+);
 
 const STYLESHEET = `
 body { font-family: system-ui, sans-serif; margin: 0; color: #1d2330; background: #f3f4f8; }
@@ -32,20 +77,20 @@ header p { margin: 0.3rem 0 0; font-size: 0.85rem; }
 header a { color: #bcd3ff; }
 header code { background: #33405a; color: #fff; }
 main { padding: 1rem 1.5rem; display: grid; gap: 1rem; }
-.card { background: #fff; border: 1px solid #ccd; border-left: 8px solid #57606a; border-radius: 6px; padding: 0.8rem 1rem; }
+${CARD_RULE}
 .card.up { border-left-color: #1a7f37; }
 .card.degraded { border-left-color: #bf8700; }
 .card.down { border-left-color: #cf222e; }
 .card h2 { margin: 0 0 0.3rem; font-size: 1.15rem; }
 .url { margin: 0 0 0.6rem; font-size: 0.8rem; color: #57606a; }
-.badge { display: inline-block; white-space: nowrap; padding: 0.05rem 0.45rem; border-radius: 4px; color: #fff; font-size: 0.75rem; font-weight: 700; letter-spacing: 0.04em; vertical-align: middle; background: #57606a; }
+${BADGE_RULE}
 .badge.up, .badge.ok { background: #1a7f37; }
 .badge.degraded, .badge.running, .badge.low { background: #9a6700; }
 .badge.down, .badge.failing, .badge.disagrees { background: #cf222e; }
 .badge.live { background: #1a7f37; }
 .badge.expiring-soon { background: #9a6700; }
 .badge.expiring, .badge.archived, .badge.missing { background: #cf222e; }
-dl.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: 0.4rem 1rem; margin: 0 0 0.8rem; }
+${FIGURES_RULE}
 dl.figures div { border-bottom: 1px solid #eef; padding-bottom: 0.2rem; }
 dl.figures div.wide { grid-column: span 2; }
 dl.figures div.wide dd { font-size: 0.85rem; }
@@ -53,7 +98,7 @@ dt { font-size: 0.75rem; color: #57606a; }
 dd { margin: 0; font-size: 1.05rem; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
 .stale { color: #8c959f; }
 .unit, .note { font-size: 0.8rem; color: #57606a; }
-.sparks { display: grid; grid-template-columns: repeat(auto-fit, minmax(13rem, 1fr)); gap: 0.5rem 1rem; margin-bottom: 0.8rem; }
+${SPARKS_RULE}
 figure { margin: 0; }
 .spark { width: 100%; height: auto; }
 figcaption { font-size: 0.8rem; color: #1d2330; }
@@ -103,9 +148,10 @@ const NO_DATA = html`<span class="note">no data</span>`;
  */
 function figureValue(owner: SeriesOwner, figure: Figure | undefined, format: (value: number) => string = String) {
   if (figure === undefined) return NO_DATA;
-  if (owner.keptAgeSeconds !== undefined)
-    return html`<span class="kept" data-value="${String(figure.value)}">${format(figure.value)}</span>`;
-  return html`<span class="figure" data-series="${seriesKey(owner, figure)}" data-value="${String(figure.value)}">${format(figure.value)}</span>`;
+  const value = String(figure.value);
+  const shown = format(figure.value);
+  if (owner.keptAgeSeconds !== undefined) return html`<span class="kept" data-value="${value}">${shown}</span>`;
+  return html`<span class="figure" data-series="${seriesKey(owner, figure)}" data-value="${value}">${shown}</span>`;
 }
 
 function percent(ratio: number): string {
@@ -118,9 +164,9 @@ function againstBaseFee(fee: Figure | undefined, baseFee: Figure | undefined): s
   return `stroops, ${Number((fee.value / baseFee.value).toFixed(1))}× the base fee`;
 }
 
-function item(term: string, value: unknown, unit = "", wide = false) {
-  const showUnit = unit !== "" && value !== NO_DATA;
-  return html`<div${wide ? raw(' class="wide"') : ""}><dt>${term}</dt><dd>${value}${showUnit ? html` <span class="unit">${unit}</span>` : ""}</dd></div>`;
+function item(term: string, value: unknown, units = "", wide = false) {
+  const after = units !== "" && value !== NO_DATA ? html` ${unit(units)}` : "";
+  return html`<div${wide ? raw(' class="wide"') : ""}><dt>${term}</dt><dd>${value}${after}</dd></div>`;
 }
 
 function text(value: string | undefined) {
@@ -151,7 +197,8 @@ function ago(isoTime: string, nowMs: number) {
  */
 function orKnown(current: unknown, known: KnownBefore | undefined) {
   if (current !== NO_DATA || known === undefined) return current;
-  return html`<span class="stale" title="last known value; no fresh data since">${String(known.value)} <span class="unit">(${relative(known.ageSeconds * 1000)})</span></span>`;
+  const age = unit(`(${relative(known.ageSeconds * 1000)})`);
+  return html`<span class="stale" title="last known value; no fresh data since">${String(known.value)} ${age}</span>`;
 }
 
 function latestLedger(target: TargetReport) {
@@ -159,12 +206,26 @@ function latestLedger(target: TargetReport) {
   const age = target.latestLedgerAgeSeconds;
   const closedAt = target.latestLedgerClosedTimestampSeconds;
   if (age === undefined || closedAt === undefined) return figureValue(target, target.latestLedger);
-  return html`${figureValue(target, target.latestLedger)} <span class="unit">closed ${moment(new Date(closedAt.value * 1000).toISOString(), age * 1000)}</span>`;
+  const closed = moment(new Date(closedAt.value * 1000).toISOString(), age * 1000);
+  return html`${figureValue(target, target.latestLedger)} ${unit(html`closed ${closed}`)}`;
+}
+
+/** A fee, and how many times the base fee it is. */
+function feeItem(target: TargetReport, term: string, fee: Figure | undefined) {
+  return item(term, figureValue(target, fee), againstBaseFee(fee, target.baseFeeStroops));
+}
+
+/** The share of failed transactions, and how many of how many since the exporter started. */
+function failedTransactions(target: TargetReport) {
+  const transactions = target.transactions;
+  if (transactions === undefined || transactions.failedShare === null) return NO_DATA;
+  const total = String(transactions.failed.value + transactions.successful.value);
+  const counts = unit(html`(${figureValue(target, transactions.failed)} of ${total} since start)`);
+  return html`${percent(transactions.failedShare)} ${counts}`;
 }
 
 /** A Horizon's figures: its ledger, ingestion, fees, capacity, transactions and pools. */
 function horizonFigures(target: TargetReport) {
-  const transactions = target.transactions;
   return html`<dl class="figures">
 ${item("Network", orKnown(text(target.network), target.lastKnown?.network))}
 ${item("Horizon version", orKnown(text(target.horizonVersion), target.lastKnown?.horizonVersion), "", true)}
@@ -172,16 +233,11 @@ ${item("Core version", orKnown(text(target.coreVersion), target.lastKnown?.coreV
 ${item("Protocol", orKnown(figureValue(target, target.protocolVersion), target.lastKnown?.protocolVersion))}
 ${item("Latest ledger", latestLedger(target))}
 ${item("Ingest lag", figureValue(target, target.ingestLagLedgers), "ledgers")}
-${item("Fee charged p50", figureValue(target, target.feeChargedP50Stroops), againstBaseFee(target.feeChargedP50Stroops, target.baseFeeStroops))}
-${item("Fee charged p90", figureValue(target, target.feeChargedP90Stroops), againstBaseFee(target.feeChargedP90Stroops, target.baseFeeStroops))}
+${feeItem(target, "Fee charged p50", target.feeChargedP50Stroops)}
+${feeItem(target, "Fee charged p90", target.feeChargedP90Stroops)}
 ${item("Base fee", figureValue(target, target.baseFeeStroops), "stroops")}
 ${item("Ledger capacity used", figureValue(target, target.ledgerCapacityUsageRatio, percent))}
-${item(
-  "Failed transactions",
-  transactions === undefined || transactions.failedShare === null
-    ? NO_DATA
-    : html`${percent(transactions.failedShare)} <span class="unit">(${figureValue(target, transactions.failed)} of ${String(transactions.failed.value + transactions.successful.value)} since start)</span>`,
-)}
+${item("Failed transactions", failedTransactions(target))}
 ${item("Pools tracked", figureValue(target, target.liquidityPools))}
 </dl>`;
 }
@@ -192,8 +248,12 @@ function rpcFigures(target: TargetReport, rpc: RpcReport) {
   const health =
     healthy === undefined
       ? NO_DATA
-      : html`<span class="badge ${healthy.value === 1 ? "ok" : "failing"}">${figureValue(target, healthy, (value) => (value === 1 ? "healthy" : "unhealthy"))}</span>`;
+      : badge(
+          healthy.value === 1 ? "ok" : "failing",
+          figureValue(target, healthy, (value) => (value === 1 ? "healthy" : "unhealthy")),
+        );
   const oldest = rpc.oldestLedger;
+  const from = oldest === undefined ? "" : html` ${unit(html`ledgers, from ${figureValue(target, oldest)}`)}`;
   return html`<dl class="figures">
 ${item("Network", orKnown(text(target.network), target.lastKnown?.network))}
 ${item("RPC version", orKnown(text(rpc.version), target.lastKnown?.version), "", true)}
@@ -201,10 +261,7 @@ ${item("Captive core version", orKnown(text(rpc.captiveCoreVersion), target.last
 ${item("Protocol", orKnown(figureValue(target, target.protocolVersion), target.lastKnown?.protocolVersion))}
 ${item("Latest ledger", latestLedger(target))}
 ${item("Health", health)}
-${item(
-  "Retention window",
-  html`${figureValue(target, rpc.retentionWindowLedgers)}${oldest !== undefined ? html` <span class="unit">ledgers, from ${figureValue(target, oldest)}</span>` : ""}`,
-)}
+${item("Retention window", html`${figureValue(target, rpc.retentionWindowLedgers)}${from}`)}
 ${item("Soroban inclusion fee p50", figureValue(target, rpc.sorobanInclusionFeeP50Stroops), "stroops")}
 ${item("Soroban inclusion fee p90", figureValue(target, rpc.sorobanInclusionFeeP90Stroops), "stroops")}
 ${item("Classic inclusion fee p50", figureValue(target, rpc.classicInclusionFeeP50Stroops), "stroops")}
@@ -240,25 +297,48 @@ function accountsTable(owner: SeriesOwner, accounts: readonly AccountReport[]) {
     SECTION_ROWS,
   );
   const hidden = accounts.length - shown.length;
+  const notes = hidden > 0 ? [`missing and low first; ${hidden} more in /status.json`] : [];
   return html`<table${owner.keptAgeSeconds === undefined ? "" : raw(' class="stale"')}>
-<caption>Watched accounts${sectionNote(owner, hidden > 0 ? [`missing and low first; ${hidden} more in /status.json`] : [])}</caption>
-<tr><th>Account</th><th class="num">Signer changes</th><th>Last payment</th><th>Asset</th><th class="num">Balance</th><th class="num">Low-water mark</th><th>State</th></tr>
-${shown.flatMap((account) => {
+<caption>Watched accounts${sectionNote(owner, notes)}</caption>
+${ACCOUNTS_HEADER}
+${shown.flatMap((account) => accountRows(owner, account))}
+</table>`;
+}
+
+const ACCOUNTS_HEADER = headerRow(
+  "Account",
+  { num: "Signer changes" },
+  "Last payment",
+  "Asset",
+  { num: "Balance" },
+  { num: "Low-water mark" },
+  "State",
+);
+
+/** An account's rows: one per balance, or one saying why it has none. */
+function accountRows(owner: SeriesOwner, account: AccountReport) {
   const missing = account.exists?.value === 0;
   // The account and its signer changes once, beside all of its balances.
   const rows = Math.max(1, missing ? 1 : account.balances.length);
-  const head = html`<td rowspan="${rows}">${account.account}</td><td class="num" rowspan="${rows}">${figureValue(owner, account.signerChanges)}</td><td rowspan="${rows}">${lastPayment(account)}</td>`;
+  const signers = figureValue(owner, account.signerChanges);
+  const head = [
+    html`<td rowspan="${rows}">${account.account}</td>`,
+    html`<td class="num" rowspan="${rows}">${signers}</td>`,
+    html`<td rowspan="${rows}">${lastPayment(account)}</td>`,
+  ];
   if (missing || account.balances.length === 0) {
-    return [
-      html`<tr>${head}<td colspan="3">${missing ? "account does not exist" : "no balances"}</td><td><span class="badge ${missing ? "failing" : "waiting"}">${missing ? "missing" : "no data"}</span></td></tr>`,
-    ];
+    const why = html`<td colspan="3">${missing ? "account does not exist" : "no balances"}</td>`;
+    return [row(head, why, td(badge(missing ? "failing" : "waiting", missing ? "missing" : "no data")))];
   }
-  return account.balances.map(
-    (balance, index) =>
-      html`<tr>${index === 0 ? head : ""}<td>${assetName(balance)}</td><td class="num">${figureValue(owner, balance.balance)}</td><td class="num">${balance.lowWatermark ? figureValue(owner, balance.lowWatermark) : "none"}</td><td><span class="badge ${balance.low ? "low" : "ok"}">${balance.low ? "low" : "ok"}</span></td></tr>`,
+  return account.balances.map((balance, index) =>
+    row(
+      index === 0 ? head : "",
+      td(assetName(balance)),
+      num(figureValue(owner, balance.balance)),
+      num(balance.lowWatermark ? figureValue(owner, balance.lowWatermark) : "none"),
+      td(badge(balance.low ? "low" : "ok", balance.low ? "low" : "ok")),
+    ),
   );
-})}
-</table>`;
 }
 
 /** When the account last received and sent a payment (accounts with `activity: true`), as ages. */
@@ -277,14 +357,13 @@ function assetName(balance: BalanceReport) {
   const pool = balance.pool;
   if (pool === undefined) {
     if (balance.asset === "native") return "XLM";
-    const [code, issuer] = balance.asset.split(":");
-    if (issuer === undefined) return balance.asset;
-    return html`<span title="${balance.asset}">${code} <span class="unit">${issuer.slice(0, 4)}…${issuer.slice(-4)}</span></span>`;
+    return balance.asset.includes(":") ? shortAsset(balance.asset) : balance.asset;
   }
   if (pool.assets === undefined)
     return html`<span title="liquidity pool ${pool.poolId}">pool ${pool.poolId.slice(0, 8)}… shares</span>`;
   const [a, b] = pool.assets;
-  return html`<span title="liquidity pool ${pool.poolId}: ${a} / ${b}">${assetCode(a)}/${assetCode(b)} pool shares</span>`;
+  const title = `liquidity pool ${pool.poolId}: ${a} / ${b}`;
+  return html`<span title="${title}">${assetCode(a)}/${assetCode(b)} pool shares</span>`;
 }
 
 /** `native` as XLM, CODE:ISSUER as its code. */
@@ -294,11 +373,17 @@ function assetCode(asset: string): string {
 
 function probeList(horizon: SeriesOwner, probe: ProbeReport) {
   const refused = probe.refused;
+  const state =
+    refused === undefined
+      ? badge("ok", "submitting")
+      : html`${badge("failing", `refused: ${refused.labels?.reason ?? "unknown"}`)} ${figureValue(horizon, refused)}`;
+  const ratio = probe.successRatio === null ? note("no submissions yet") : percent(probe.successRatio);
+  const duration = probe.lastDurationSeconds === undefined ? NO_DATA : probe.lastDurationSeconds.toFixed(2);
   return html`<dl class="figures">
-${item("Probe", refused === undefined ? html`<span class="badge ok">submitting</span>` : html`<span class="badge failing">refused: ${refused.labels?.reason ?? "unknown"}</span> ${figureValue(horizon, refused)}`)}
+${item("Probe", state)}
 ${item("Probe submissions", figureValue(horizon, probe.submissions))}
-${item("Probe success ratio", probe.successRatio === null ? html`<span class="note">no submissions yet</span>` : percent(probe.successRatio))}
-${item("Probe last duration", probe.lastDurationSeconds === undefined ? NO_DATA : probe.lastDurationSeconds.toFixed(2), "s")}
+${item("Probe success ratio", ratio)}
+${item("Probe last duration", duration, "s")}
 </dl>`;
 }
 
@@ -336,9 +421,16 @@ function contractRow(rpc: SeriesOwner, entry: ContractEntryReport) {
   const state = CONTRACT_STATES[entry.state];
   const contract =
     entry.contractId === undefined ? entry.contract : html`<span title="${entry.contractId}">${entry.contract}</span>`;
-  return html`<tr><td>${contract}</td><td>${entry.entry}</td><td>${entry.durability}</td><td class="num">${entry.ttlLedgers ? figureValue(rpc, entry.ttlLedgers) : ""}</td><td class="num">${daysLeft(entry.daysLeft)}</td><td>${
-    entry.expiryTimestampSeconds ? figureValue(rpc, entry.expiryTimestampSeconds, utcMinute) : ""
-  }</td><td><span class="badge ${entry.state.replace("_", "-")}" title="${state.why}">${state.word}</span></td>${eventCells(entry)}</tr>`;
+  return row(
+    td(contract),
+    td(entry.entry),
+    td(entry.durability),
+    num(entry.ttlLedgers ? figureValue(rpc, entry.ttlLedgers) : ""),
+    num(daysLeft(entry.daysLeft)),
+    td(entry.expiryTimestampSeconds ? figureValue(rpc, entry.expiryTimestampSeconds, utcMinute) : ""),
+    td(html`<span class="badge ${entry.state.replace("_", "-")}" title="${state.why}">${state.word}</span>`),
+    eventCells(entry),
+  );
 }
 
 /** A contract's last event age and event rate, on its instance row; empty where its events are not counted. */
@@ -347,6 +439,18 @@ function eventCells(entry: ContractEntryReport) {
   const rate = entry.eventsPerSecond === undefined ? "" : (entry.eventsPerSecond * 60).toFixed(1);
   return html`<td class="num">${age}</td><td class="num">${rate}</td>`;
 }
+
+const CONTRACTS_HEADER = headerRow(
+  "Contract",
+  "Entry",
+  "Durability",
+  { num: "TTL (ledgers)" },
+  { num: "Days left" },
+  "Expected archival",
+  "State",
+  { num: "Last event" },
+  { num: "Events/min" },
+);
 
 function contractsTable(rpc: SeriesOwner, entries: readonly ContractEntryReport[]) {
   const hidden = entries.length - SECTION_ROWS;
@@ -357,7 +461,7 @@ function contractsTable(rpc: SeriesOwner, entries: readonly ContractEntryReport[
   ];
   return html`<table${rpc.keptAgeSeconds === undefined ? "" : raw(' class="stale"')}>
 <caption>Watched contracts${sectionNote(rpc, notes)}</caption>
-<tr><th>Contract</th><th>Entry</th><th>Durability</th><th class="num">TTL (ledgers)</th><th class="num">Days left</th><th>Expected archival</th><th>State</th><th class="num">Last event</th><th class="num">Events/min</th></tr>
+${CONTRACTS_HEADER}
 ${entries.slice(0, SECTION_ROWS).map((entry) => contractRow(rpc, entry))}
 </table>`;
 }
@@ -365,13 +469,11 @@ ${entries.slice(0, SECTION_ROWS).map((entry) => contractRow(rpc, entry))}
 /** Ledgers compared with the other targets of the network, and how many this target got wrong. */
 function agreementItem(agreement: AgreementReport) {
   const { network, comparisons, disagreements, lastDisagreementLedger } = agreement;
-  const value =
-    comparisons === 0
-      ? html`<span class="note">no other target of ${network} compared yet</span>`
-      : disagreements === 0
-        ? html`agrees <span class="unit">(${comparisons} ledgers compared on ${network})</span>`
-        : html`${disagreements} of ${comparisons} ledgers disagreed <span class="unit">(on ${network}, last at ledger ${String(lastDisagreementLedger)})</span>`;
-  return item("Agreement", value, "", true);
+  if (comparisons === 0) return item("Agreement", note(html`no other target of ${network} compared yet`), "", true);
+  if (disagreements === 0)
+    return item("Agreement", html`agrees ${unit(html`(${comparisons} ledgers compared on ${network})`)}`, "", true);
+  const where = unit(html`(on ${network}, last at ledger ${String(lastDisagreementLedger)})`);
+  return item("Agreement", html`${disagreements} of ${comparisons} ledgers disagreed ${where}`, "", true);
 }
 
 function pollState(endpoint: EndpointReport) {
@@ -384,18 +486,25 @@ function pollState(endpoint: EndpointReport) {
   return html`<span class="badge ${endpoint.state}">${word}</span>`;
 }
 
+const ENDPOINTS_HEADER = headerRow("Endpoint", "State", "Schedule", { num: "Polls" }, "Last success", "Last error");
+
+function endpointRow(endpoint: EndpointReport, nowMs: number) {
+  const error = endpoint.lastError;
+  return row(
+    td(endpoint.endpoint),
+    td(pollState(endpoint)),
+    td(endpoint.schedule),
+    num(endpoint.polls),
+    td(endpoint.lastSuccessAt ? ago(endpoint.lastSuccessAt, nowMs) : "never"),
+    td(error ? html`${error.reason}: ${error.message} (${ago(error.at, nowMs)})` : "none"),
+  );
+}
+
 function endpointsTable(endpoints: readonly EndpointReport[], nowMs: number) {
   return html`<table>
 <caption>Polls</caption>
-<tr><th>Endpoint</th><th>State</th><th>Schedule</th><th class="num">Polls</th><th>Last success</th><th>Last error</th></tr>
-${endpoints.map(
-  (endpoint) =>
-    html`<tr><td>${endpoint.endpoint}</td><td>${pollState(endpoint)}</td><td>${endpoint.schedule}</td><td class="num">${endpoint.polls}</td><td>${endpoint.lastSuccessAt ? ago(endpoint.lastSuccessAt, nowMs) : "never"}</td><td>${
-      endpoint.lastError
-        ? html`${endpoint.lastError.reason}: ${endpoint.lastError.message} (${ago(endpoint.lastError.at, nowMs)})`
-        : "none"
-    }</td></tr>`,
-)}
+${ENDPOINTS_HEADER}
+${endpoints.map((endpoint) => endpointRow(endpoint, nowMs))}
 </table>`;
 }
 
@@ -415,12 +524,13 @@ function section<Entries>(
     : table({ kind: target.kind, name: target.name, keptAgeSeconds: kept.ageSeconds }, kept.value);
 }
 
+const DISAGREES_WHY = "serves ledger hashes the other targets of its network do not";
+const DISAGREES = html` <span class="badge disagrees" title="${DISAGREES_WHY}">DISAGREES</span>`;
+
 function card(target: TargetReport, index: number, nowMs: number) {
   return html`<section class="card ${target.state}" aria-labelledby="target-${index}">
 <h2 id="target-${index}"><span class="badge ${target.state}">${target.state.toUpperCase()}</span>${
-    target.agreement?.disagreeing
-      ? html` <span class="badge disagrees" title="serves ledger hashes the other targets of its network do not">DISAGREES</span>`
-      : ""
+    target.agreement?.disagreeing ? DISAGREES : ""
   } ${target.title}</h2>
 <p class="url"><code>${target.url}</code></p>
 ${target.rpc ? rpcFigures(target, target.rpc) : horizonFigures(target)}
@@ -436,6 +546,11 @@ ${endpointsTable(target.endpoints, nowMs)}
 </section>`;
 }
 
+/** The header's links to the exporter's other pages. */
+const LINKS = raw(
+  ["metrics", "status.json", "healthz", "readyz"].map((page) => `<a href="${page}">/${page}</a>`).join(" · "),
+);
+
 /**
  * Everything interpolated goes through hono's html tag, which escapes it (target names are
  * operator input); sparklines escape their own text. The markup is XHTML-compatible, so an XML
@@ -443,6 +558,8 @@ ${endpointsTable(target.endpoints, nowMs)}
  */
 export function landingPage(report: StatusReport) {
   const nowMs = Date.parse(report.generatedAt);
+  const at = report.generatedAt;
+  const asOf = html`<time datetime="${at}" title="${at}">${at.slice(11, 19)} UTC</time>`;
   return html`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -455,7 +572,7 @@ export function landingPage(report: StatusReport) {
 <body>
 <header>
 <h1>Stellar Horizon Exporter</h1>
-<p>Version <code>${report.version}</code> · <a href="metrics">/metrics</a> · <a href="status.json">/status.json</a> · <a href="healthz">/healthz</a> · <a href="readyz">/readyz</a> · refreshes every ${REFRESH_SECONDS} s · as of <time datetime="${report.generatedAt}" title="${report.generatedAt}">${report.generatedAt.slice(11, 19)} UTC</time></p>
+<p>Version <code>${report.version}</code> · ${LINKS} · refreshes every ${REFRESH_SECONDS} s · as of ${asOf}</p>
 </header>
 <main>
 ${report.targets.map((target, index) => card(target, index, nowMs))}

@@ -1,0 +1,50 @@
+/** Small builders for the landing page's tables, so no template grows past a line. */
+import { html } from "hono/html";
+
+/** A header cell; `{ num }` heads a column of figures, right-aligned. */
+export type HeaderCell = string | { readonly num: string };
+
+/** A table's header row, one cell per column. */
+export function headerRow(...cells: readonly HeaderCell[]) {
+  const th = (cell: HeaderCell) =>
+    typeof cell === "string" ? html`<th>${cell}</th>` : html`<th class="num">${cell.num}</th>`;
+  return html`<tr>${cells.map(th)}</tr>`;
+}
+
+/** A table row; its cells side by side, nothing between them. */
+export function row(...cells: readonly unknown[]) {
+  return html`<tr>${cells}</tr>`;
+}
+
+export function td(value: unknown) {
+  return html`<td>${value}</td>`;
+}
+
+/** A cell holding a figure, right-aligned. */
+export function num(value: unknown) {
+  return html`<td class="num">${value}</td>`;
+}
+
+/** A coloured word: its class gives the colour, the word says it. */
+export function badge(kind: string, word: unknown) {
+  return html`<span class="badge ${kind}">${word}</span>`;
+}
+
+export function unit(value: unknown) {
+  return html`<span class="unit">${value}</span>`;
+}
+
+export function note(value: unknown) {
+  return html`<span class="note">${value}</span>`;
+}
+
+/** A long key (issuer, account) by its first and last four characters. */
+export function shortened(key: string): string {
+  return `${key.slice(0, 4)}…${key.slice(-4)}`;
+}
+
+/** CODE:ISSUER as its code and shortened issuer, the full asset on hover. */
+export function shortAsset(asset: string) {
+  const [code, issuer = ""] = asset.split(":");
+  return html`<span title="${asset}">${code} ${unit(shortened(issuer))}</span>`;
+}
