@@ -52,9 +52,9 @@ export const DEMO_NGNT = demoAsset("NGNT", 13);
 
 /**
  * Markets only the demo's payment corridors route through: the maker quotes them once, and no
- * taker trades them. Lumens buy EURC a little cheaper through USDC's cross than directly.
+ * taker trades them. USDC buys lumens a little cheaper through EURC than directly.
  */
-export const CORRIDOR_MARKETS: readonly BookMarket[] = [
+const CORRIDOR_MARKETS: readonly BookMarket[] = [
   { base: USDC, counter: DEMO_EURC, mid: 9_400, depegMid: 9_400 },
   { base: "native", counter: DEMO_EURC, mid: 915, depegMid: 915 },
   { base: "native", counter: DEMO_BRL, mid: 5_500, depegMid: 5_500 },
@@ -65,11 +65,11 @@ export const CORRIDOR_MARKETS: readonly BookMarket[] = [
  * How the book's USDC liquidity looks: `normal`; `gone` while it has left (`corridor_drain`: no
  * USDC market towards lumens or EURC); `thin` once it came back (lumens against USDC only, dearer).
  */
-export type LiquidityPhase = "normal" | "gone" | "thin";
+type LiquidityPhase = "normal" | "gone" | "thin";
 
 /** How long `corridor_drain` leaves USDC without a market before thin liquidity returns. */
 export const LIQUIDITY_GONE_MS = 120_000;
-/** The lumens mid the thin liquidity quotes: about 30 % dearer than the usual one. */
+/** The lumens mid the thin liquidity quotes: well above the usual one, so a corridor's rate drops. */
 const THIN_MID = 1_300;
 /** The markets `corridor_drain` empties: every route from USDC to lumens; USDX's peg market stays. */
 const drains = (market: BookMarket) => (market.counter === USDC ? market.base === "native" : market.base === USDC);
@@ -170,11 +170,6 @@ export class OrderBook {
       this.#phase = "normal";
       for (const market of drained) this.#quote(market, at, { mid: market.mid, asks: true });
     }
-  }
-
-  /** The USDC liquidity's phase as of the latest ledger closed. */
-  get phase(): LiquidityPhase {
-    return this.#phase;
   }
 
   /** Every open offer, by id. */
