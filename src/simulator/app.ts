@@ -31,7 +31,7 @@ import {
 import { ledgerResource, pageResource, poolResource, rootResource, type PagedRecord } from "./resources.js";
 import { registerRpcRoutes, RPC_PATH } from "./rpc.js";
 import { registerPathRoutes } from "./path-routes.js";
-import type { LiquiditySource } from "./paths.js";
+import { dexLiquidity } from "./paths.js";
 import { UnknownScenarioError } from "./scenarios.js";
 import { compressedLikeHorizon } from "./compression.js";
 import type { SubmissionAnswer } from "./transactions.js";
@@ -48,8 +48,8 @@ export interface HorizonBackend {
   readonly contracts: SimulatedContracts;
   readonly networkPassphrase: string;
   readonly hangingRequests: HangingRequests;
-  /** The order book path finding reads; absent when path finding is disabled (its routes answer 404). */
-  readonly pathFinding?: LiquiditySource;
+  /** Whether `/paths` routes read the order book; when disabled they are not registered (404). */
+  readonly pathFinding: boolean;
   /** Brings the model up to the current time; returns that time. */
   sync(): number;
   consumeRateLimit(nowMs: number): RateLimitHeaders;
@@ -408,7 +408,13 @@ export function createHorizonApp(backend: HorizonBackend): Hono {
     hal: halResponse,
     page: pageOf,
   });
-  if (backend.pathFinding) registerPathRoutes(app, backend.pathFinding, backend.accounts, (body) => halResponse(body));
+  if (backend.pathFinding)
+    registerPathRoutes(
+      app,
+      dexLiquidity(backend.orderBook, () => backend.accounts.offers),
+      backend.accounts,
+      (body) => halResponse(body),
+    );
   registerRpcRoutes(app, backend);
   app.notFound(() => problemResponse(NOT_FOUND));
   app.onError((error) => {

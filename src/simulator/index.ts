@@ -23,5 +23,14 @@ export {
 export { COLD_WALLET, DEMO_RPC_WATCHED_ACCOUNTS, DEMO_WATCHED_ACCOUNTS, HOT_WALLET, USDC } from "./demo-accounts.js";
 export { SIMULATOR_REQUESTS_PER_HOUR } from "./http-faults.js";
 export { DEMO_ASSET, DEMO_MINT, DEMO_WATCHED_ASSETS } from "./asset-stats.js";
-export { DEMO_MAKER, DEMO_WATCHED_MARKETS, OrderBook, USDX } from "./order-book.js";
-export { DEMO_BRL, DEMO_CORRIDORS, DEMO_EURC, DEMO_NGNT, LIQUIDITY_GONE_MS } from "./paths.js";
+export {
+  DEMO_BRL,
+  DEMO_EURC,
+  DEMO_MAKER,
+  DEMO_NGNT,
+  DEMO_WATCHED_MARKETS,
+  LIQUIDITY_GONE_MS,
+  OrderBook,
+  USDX,
+} from "./order-book.js";
+export { DEMO_CORRIDORS } from "./paths.js";

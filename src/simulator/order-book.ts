@@ -1,14 +1,15 @@
 /**
  * The simulated DEX: one order book of makers' offers that every simulated ledger trades against,
  * and the trades that result. It serves `/offers`, `/trades` and `/trade_aggregations` (see
- * market-routes.ts) and, through `offersFor`, whatever else needs the book by pair (path finding).
- * Every choice comes from the simulator's seeded stream, ledger by ledger, so simulators of one
- * network trade alike.
+ * market-routes.ts) and, through `pairs` and `offersFor`, path finding (paths.ts): an offer taken or
+ * withdrawn here changes both answers. Every choice comes from the simulator's seeded stream, ledger
+ * by ledger, so simulators of one network trade alike.
  */
 
 import type { WatchedMarket } from "../config/markets.js";
 import type { LedgerPoint } from "./accounts.js";
 import { deterministicAccountId } from "./accounts.js";
+import { canonicalAsset } from "./assets.js";
 import { USDC } from "./demo-accounts.js";
 import { createRng, deriveSeed, type Rng } from "./rng.js";
 import type { ScenarioBehaviour } from "./scenarios.js";
@@ -39,6 +40,39 @@ export const BOOK_MARKETS: readonly BookMarket[] = [
   { base: "native", counter: USDC, mid: 1_000, depegMid: 1_000 },
   { base: USDX, counter: USDC, mid: 10_000, depegMid: 9_600 },
 ];
+
+/** A demo asset with a made-up issuer: fixed bytes, a valid account id. */
+function demoAsset(code: string, fill: number): string {
+  return canonicalAsset({ kind: "credit", code, issuer: new Uint8Array(32).fill(fill) });
+}
+
+export const DEMO_EURC = demoAsset("EURC", 11);
+export const DEMO_BRL = demoAsset("BRL", 12);
+export const DEMO_NGNT = demoAsset("NGNT", 13);
+
+/**
+ * Markets only the demo's payment corridors route through: the maker quotes them once, and no
+ * taker trades them. USDC buys lumens a little cheaper through EURC than directly.
+ */
+const CORRIDOR_MARKETS: readonly BookMarket[] = [
+  { base: USDC, counter: DEMO_EURC, mid: 9_400, depegMid: 9_400 },
+  { base: "native", counter: DEMO_EURC, mid: 915, depegMid: 915 },
+  { base: "native", counter: DEMO_BRL, mid: 5_500, depegMid: 5_500 },
+  { base: DEMO_BRL, counter: DEMO_NGNT, mid: 2_800_000, depegMid: 2_800_000 },
+];
+
+/**
+ * How the book's USDC liquidity looks: `normal`; `gone` while it has left (`corridor_drain`: no
+ * USDC market towards lumens or EURC); `thin` once it came back (lumens against USDC only, dearer).
+ */
+type LiquidityPhase = "normal" | "gone" | "thin";
+
+/** How long `corridor_drain` leaves USDC without a market before thin liquidity returns. */
+export const LIQUIDITY_GONE_MS = 120_000;
+/** The lumens mid the thin liquidity quotes: well above the usual one, so a corridor's rate drops. */
+const THIN_MID = 1_300;
+/** The markets `corridor_drain` empties: every route from USDC to lumens; USDX's peg market stays. */
+const drains = (market: BookMarket) => (market.counter === USDC ? market.base === "native" : market.base === USDC);
 
 /** How the demo watches the simulated markets: USDX against its peg, lumens without one, the maker on both. */
 export const DEMO_WATCHED_MARKETS: readonly WatchedMarket[] = [
@@ -90,16 +124,52 @@ const SPREAD_STEPS = [5, 10, 20];
 /** Horizon's synthetic offer id of a taker's offer filled at once: 2^62 + the operation id. */
 const SYNTHETIC_OFFER = 1n << 62n;
 
+/** What ranks an offer in its pair's book. */
+export type PricedOffer = Pick<BookOffer, "id" | "selling" | "buying" | "price">;
+
+/** The offers selling `selling` for `buying`, best (lowest price) first, the older first at one price. */
+export function bestFirst<T extends PricedOffer>(offers: readonly T[], selling: string, buying: string): T[] {
+  return offers
+    .filter((offer) => offer.selling === selling && offer.buying === buying)
+    .sort((a, b) => a.price.n * b.price.d - b.price.n * a.price.d || Number(a.id - b.id));
+}
+
+/** Every pair some offer sells and buys, `[selling, buying]`, each once. */
+export function pairsOf(offers: readonly PricedOffer[]): [selling: string, buying: string][] {
+  const seen = new Map<string, [string, string]>();
+  for (const offer of offers) seen.set(`${offer.selling} ${offer.buying}`, [offer.selling, offer.buying]);
+  return [...seen.values()];
+}
+
 export class OrderBook {
   readonly #rng: Rng;
   readonly #offers: BookOffer[] = [];
   readonly #trades: BookTrade[] = [];
   #nextOfferId = 5_000_000n;
   #ledgers = 0;
+  /** When `corridor_drain` took the USDC liquidity away; undefined outside it. */
+  #drainedSinceMs: number | undefined;
+  #phase: LiquidityPhase = "normal";
 
   constructor(seed: number, start: LedgerPoint) {
     this.#rng = createRng(deriveSeed(seed, 7));
-    for (const market of BOOK_MARKETS) this.#quote(market, start, { mid: market.mid, asks: true });
+    for (const market of [...BOOK_MARKETS, ...CORRIDOR_MARKETS]) {
+      this.#quote(market, start, { mid: market.mid, asks: true });
+    }
+  }
+
+  /** A scenario entered: the USDC liquidity leaves now (its offers are cancelled), or comes back. */
+  scenarioEntered(leaving: boolean, at: LedgerPoint, nowMs: number): void {
+    const drained = [...BOOK_MARKETS, ...CORRIDOR_MARKETS].filter(drains);
+    if (leaving) {
+      this.#drainedSinceMs = nowMs;
+      this.#phase = "gone";
+      for (const market of drained) this.#cancel(market);
+    } else if (this.#drainedSinceMs !== undefined) {
+      this.#drainedSinceMs = undefined;
+      this.#phase = "normal";
+      for (const market of drained) this.#quote(market, at, { mid: market.mid, asks: true });
+    }
   }
 
   /** Every open offer, by id. */
@@ -109,16 +179,12 @@ export class OrderBook {
 
   /** The offers selling `selling` for `buying`, best (lowest price) first: the book of one pair. */
   offersFor(selling: string, buying: string): BookOffer[] {
-    return this.#offers
-      .filter((offer) => offer.selling === selling && offer.buying === buying)
-      .sort((a, b) => a.price.n * b.price.d - b.price.n * a.price.d || Number(a.id - b.id));
+    return bestFirst(this.#offers, selling, buying);
   }
 
   /** Every pair some offer sells and buys, `[selling, buying]`, each once: the book's edges for path finding. */
   pairs(): [selling: string, buying: string][] {
-    const seen = new Map<string, [string, string]>();
-    for (const offer of this.#offers) seen.set(`${offer.selling} ${offer.buying}`, [offer.selling, offer.buying]);
-    return [...seen.values()];
+    return pairsOf(this.#offers);
   }
 
   /** Every trade kept, oldest first. */
@@ -128,7 +194,7 @@ export class OrderBook {
 
   /** Horizon knows an asset once it has traded, or is offered. */
   knows(asset: string): boolean {
-    return BOOK_MARKETS.some((market) => market.base === asset || market.counter === asset);
+    return [...BOOK_MARKETS, ...CORRIDOR_MARKETS].some((market) => market.base === asset || market.counter === asset);
   }
 
   /** A ledger closes: takers trade against the book; the maker quotes again now and then. */
@@ -139,24 +205,32 @@ export class OrderBook {
     this.#ledgers += 1;
     const asks = behaviour.market !== "maker_gone";
     if (!asks) this.#withdrawAsks();
+    // Thin liquidity returns at the first ledger closed once the drain has lasted long enough.
+    const returns =
+      this.#phase === "gone" && at.closedAtMs - (this.#drainedSinceMs ?? at.closedAtMs) >= LIQUIDITY_GONE_MS;
+    if (returns) this.#phase = "thin";
     for (const [index, market] of BOOK_MARKETS.entries()) {
       const mid = behaviour.market === "depeg" ? market.depegMid : market.mid;
-      if (this.#ledgers % REQUOTE_EVERY_LEDGERS === 0) this.#quote(market, at, { mid, asks });
-      if (this.#rng.chance(0.6)) this.#trade(market, index, at, mid);
+      const drained = this.#phase !== "normal" && drains(market);
+      const quoted = drained ? (this.#phase === "thin" ? THIN_MID : undefined) : mid;
+      const requote = this.#ledgers % REQUOTE_EVERY_LEDGERS === 0 || (returns && drained);
+      if (requote && quoted !== undefined) this.#quote(market, at, { mid: quoted, asks });
+      if (this.#rng.chance(0.6)) this.#trade(market, index, at, quoted ?? mid);
     }
   }
 
   /** The maker's asks leave the book (its bot stopped quoting them); its bids stay. */
   #withdrawAsks(): void {
     const ask = (offer: BookOffer) =>
-      offer.seller === DEMO_MAKER && BOOK_MARKETS.some((market) => market.base === offer.selling);
+      offer.seller === DEMO_MAKER &&
+      BOOK_MARKETS.some((market) => market.base === offer.selling && market.counter === offer.buying);
     for (let index = this.#offers.length - 1; index >= 0; index -= 1) {
       if (ask(this.#offers[index]!)) this.#offers.splice(index, 1);
     }
   }
 
-  /** The maker cancels its offers on the market and places fresh ones around `mid`, asks only when `asks`. */
-  #quote(market: BookMarket, at: LedgerPoint, { mid, asks }: { mid: number; asks: boolean }): void {
+  /** The maker cancels its offers on the market. */
+  #cancel(market: BookMarket): void {
     const assets = [market.base, market.counter];
     for (let index = this.#offers.length - 1; index >= 0; index -= 1) {
       const offer = this.#offers[index]!;
@@ -164,6 +238,11 @@ export class OrderBook {
         this.#offers.splice(index, 1);
       }
     }
+  }
+
+  /** The maker cancels its offers on the market and places fresh ones around `mid`, asks only when `asks`. */
+  #quote(market: BookMarket, at: LedgerPoint, { mid, asks }: { mid: number; asks: boolean }): void {
+    this.#cancel(market);
     for (const step of SPREAD_STEPS) {
       const spread = Math.max(1, Math.round((mid * step) / PRICE_SCALE));
       // An ask sells base: its price is counter per base.

@@ -1,26 +1,29 @@
 /**
- * Path finding as Horizon's /paths/strict-send and /paths/strict-receive do it, over any order
- * book that answers `offersFor(selling, buying)`: every route of at most three intermediate assets,
- * each hop crossing offers best price first, amounts in whole stroops. A small liquidity model of
- * the demo assets stands in for the order book here; the markets' book can replace it.
+ * Path finding as Horizon's /paths/strict-send and /paths/strict-receive do it, over the simulated
+ * DEX's order book (order-book.ts), the one /offers and /trades serve: every route of at most three
+ * intermediate assets, each hop crossing offers best price first, amounts in whole stroops.
  */
 
 import type { CorridorConfig } from "../config/corridors.js";
 import { canonicalAsset, parseCanonicalAsset } from "./assets.js";
 import { USDC } from "./demo-accounts.js";
+import type { Offer } from "./accounts.js";
+import { bestFirst, DEMO_EURC, type OrderBook, pairsOf } from "./order-book.js";
 import { formatAmount } from "./wire.js";
 
-/** An offer on the book: it sells `amount` of its selling asset at `price` units of the buying asset each. */
-export interface BookOffer {
-  readonly price: number;
-  readonly amount: number;
+/** An offer as path finding reads it: its price (buying per selling) and amount of selling, in stroops. */
+type LiquidOffer = Pick<Offer, "price" | "amount">;
+
+/** What path finding reads of the book: its pairs, and each pair's offers best (lowest) price first. */
+export interface LiquiditySource {
+  pairs(): [selling: string, buying: string][];
+  offersFor(selling: string, buying: string): readonly LiquidOffer[];
 }
 
-/** What path finding reads: the offers selling one asset for another, best (lowest) price first. */
-export interface LiquiditySource {
-  /** Canonical assets (`native`, `CODE:ISSUER`) that have any market: the nodes a path may go through. */
-  assets(): readonly string[];
-  offersFor(selling: string, buying: string): readonly BookOffer[];
+/** The DEX as `/offers` serves it: the makers' order book and the simulated accounts' own offers. */
+export function dexLiquidity(book: OrderBook, accountOffers: () => readonly Offer[]): LiquiditySource {
+  const all = () => [...book.offers, ...accountOffers()];
+  return { pairs: () => pairsOf(all()), offersFor: (selling, buying) => bestFirst(all(), selling, buying) };
 }
 
 /** Horizon's `maxPathLength`: a path has at most this many intermediate assets. */
@@ -30,6 +33,10 @@ export const MAX_ASSETS_PER_REQUEST = 15;
 /** Records Horizon returns at most per request. */
 const MAX_RECORDS = 20;
 const STROOPS_PER_UNIT = 1e7;
+
+/** An offer's price (buying per selling) and amount (of selling, in units) as numbers. */
+const priceOf = (offer: LiquidOffer) => offer.price.n / offer.price.d;
+const unitsOf = (offer: LiquidOffer) => Number(offer.amount) / STROOPS_PER_UNIT;
 
 export interface FoundPath {
   readonly source: string;
@@ -47,9 +54,9 @@ function sendThrough(book: LiquiditySource, from: string, to: string, amount: nu
   let left = amount;
   let received = 0;
   for (const offer of book.offersFor(to, from)) {
-    const taken = Math.min(offer.amount, left / offer.price);
+    const taken = Math.min(unitsOf(offer), left / priceOf(offer));
     received += taken;
-    left -= taken * offer.price;
+    left -= taken * priceOf(offer);
     if (left <= 1e-9) return received;
   }
   return undefined;
@@ -60,8 +67,8 @@ function receiveThrough(book: LiquiditySource, from: string, to: string, amount:
   let left = amount;
   let paid = 0;
   for (const offer of book.offersFor(to, from)) {
-    const taken = Math.min(offer.amount, left);
-    paid += taken * offer.price;
+    const taken = Math.min(unitsOf(offer), left);
+    paid += taken * priceOf(offer);
     left -= taken;
     if (left <= 1e-9) return paid;
   }
@@ -70,7 +77,7 @@ function receiveThrough(book: LiquiditySource, from: string, to: string, amount:
 
 /** Every simple route from `from` to `to` with at most MAX_PATH_HOPS assets between, as the assets between. */
 function routes(book: LiquiditySource, from: string, to: string): string[][] {
-  const nodes = book.assets();
+  const pairs = book.pairs();
   const found: string[][] = [];
   const walk = (at: string, between: string[]) => {
     if (at !== from && at === to) {
@@ -78,9 +85,9 @@ function routes(book: LiquiditySource, from: string, to: string): string[][] {
       return;
     }
     if (between.length > MAX_PATH_HOPS) return;
-    for (const next of nodes) {
+    // The assets some offer sells for the one at hand: each a step further.
+    for (const [next] of pairs.filter(([, buying]) => buying === at)) {
       if (next === from || between.includes(next)) continue;
-      if (book.offersFor(next, at).length === 0) continue;
       walk(next, [...between, next]);
     }
   };
@@ -181,97 +188,6 @@ export function pathsPage(paths: readonly FoundPath[]): unknown {
       })),
     },
   };
-}
-
-/** A demo asset with a made-up issuer: fixed bytes, a valid account id. */
-function demoAsset(code: string, fill: number): string {
-  return canonicalAsset({ kind: "credit", code, issuer: new Uint8Array(32).fill(fill) });
-}
-
-export const DEMO_EURC = demoAsset("EURC", 11);
-export const DEMO_BRL = demoAsset("BRL", 12);
-export const DEMO_NGNT = demoAsset("NGNT", 13);
-
-/** A two-sided market: `price` counter units per base unit, `depth` base units each side. */
-interface Market {
-  readonly base: string;
-  readonly counter: string;
-  readonly price: number;
-  readonly depth: number;
-}
-
-const DEMO_MARKETS: readonly Market[] = [
-  { base: "native", counter: USDC, price: 0.1, depth: 200_000 },
-  { base: USDC, counter: DEMO_EURC, price: 0.92, depth: 100_000 },
-  { base: "native", counter: DEMO_EURC, price: 0.0915, depth: 50_000 },
-  { base: "native", counter: DEMO_BRL, price: 0.55, depth: 100_000 },
-  { base: DEMO_BRL, counter: DEMO_NGNT, price: 280, depth: 20_000 },
-];
-
-/** Each side's offers: this many levels, each this much further from the price. */
-const LEVELS = 4;
-const LEVEL_SPREAD = 0.002;
-
-/**
- * How the demo book looks: `normal`; `gone` while a corridor's liquidity has left (every USDC
- * market empty); `thin` once it came back (USDC against lumens only, thin and 30 % dearer).
- */
-export type LiquidityPhase = "normal" | "gone" | "thin";
-
-/** How long the `corridor_drain` scenario leaves USDC without any market before thin liquidity returns. */
-export const LIQUIDITY_GONE_MS = 120_000;
-
-/** The simulator's order book of the demo assets. */
-export class DemoLiquidity implements LiquiditySource {
-  #leavingSinceMs: number | undefined;
-
-  constructor(private readonly now: () => number) {}
-
-  /** The scenario entered: liquidity starts leaving now, or stays where it is. */
-  scenarioEntered(leaving: boolean): void {
-    this.#leavingSinceMs = leaving ? this.now() : undefined;
-  }
-
-  phase(): LiquidityPhase {
-    if (this.#leavingSinceMs === undefined) return "normal";
-    return this.now() - this.#leavingSinceMs < LIQUIDITY_GONE_MS ? "gone" : "thin";
-  }
-
-  assets(): readonly string[] {
-    return [...new Set(this.#markets().flatMap((market) => [market.base, market.counter]))];
-  }
-
-  offersFor(selling: string, buying: string): readonly BookOffer[] {
-    const offers: BookOffer[] = [];
-    for (const market of this.#markets()) {
-      const sellsBase = market.base === selling && market.counter === buying;
-      const sellsCounter = market.counter === selling && market.base === buying;
-      if (!sellsBase && !sellsCounter) continue;
-      for (let level = 1; level <= LEVELS; level += 1) {
-        const markup = 1 + LEVEL_SPREAD * level;
-        offers.push(
-          sellsBase
-            ? { price: market.price * markup, amount: market.depth / LEVELS }
-            : { price: markup / market.price, amount: (market.depth * market.price) / LEVELS },
-        );
-      }
-    }
-    return offers.sort((a, b) => a.price - b.price);
-  }
-
-  #markets(): readonly Market[] {
-    switch (this.phase()) {
-      case "normal":
-        return DEMO_MARKETS;
-      case "gone":
-        return DEMO_MARKETS.filter((market) => market.base !== USDC && market.counter !== USDC);
-      case "thin":
-        return [
-          ...DEMO_MARKETS.filter((market) => market.base !== USDC && market.counter !== USDC),
-          { base: "native", counter: USDC, price: 0.13, depth: 5_000 },
-        ];
-    }
-  }
 }
 
 /**

@@ -17,7 +17,6 @@ import { createRng, deriveSeed } from "./rng.js";
 import { isScenarioName, SCENARIO_BEHAVIOURS, UnknownScenarioError, type ScenarioName } from "./scenarios.js";
 import { SUBMISSION_TIMEOUT_MS, TransactionSubmissions, type SubmissionAnswer } from "./transactions.js";
 import { formatTimestamp } from "./wire.js";
-import { DemoLiquidity } from "./paths.js";
 
 export interface SimulatorOptions {
   /** Scenario at start (default `healthy`). */
@@ -140,8 +139,6 @@ export class Simulator {
   readonly contracts: SimulatedContracts;
   /** The DEX the simulated ledgers trade against: offers, trades and their aggregations. */
   readonly orderBook: OrderBook;
-  /** The demo order book path finding reads. */
-  readonly liquidity = new DemoLiquidity(() => this.now());
   readonly #model: HorizonModel;
   /** The latest ledger whose account activity has been applied. */
   #activityThroughLedger: number;
@@ -200,7 +197,7 @@ export class Simulator {
       contracts: this.contracts,
       networkPassphrase: settings.networkPassphrase,
       hangingRequests: this.#hangingRequests,
-      ...(options.disablePathFinding ? {} : { pathFinding: this.liquidity }),
+      pathFinding: !options.disablePathFinding,
       sync: () => this.#sync(),
       consumeRateLimit: (nowMs) => rateLimit.consume(nowMs),
       drawFault: () => drawFault(faultRng),
@@ -309,7 +306,7 @@ export class Simulator {
   #enterScenarioEvents(name: ScenarioName): void {
     const { accounts, contracts, assets, liquidity } = SCENARIO_BEHAVIOURS[name];
     if (assets === "mint") this.assets.mint();
-    this.liquidity.scenarioEntered(liquidity === "leaving");
+    this.orderBook.scenarioEntered(liquidity === "leaving", this.latestLedgerPoint(), this.now());
     if (accounts !== undefined) applyAccountEvent(this.accounts, accounts, this.latestLedgerPoint());
     if (contracts === "expire_soon") this.contracts.expireSoon(this.latestLedgerPoint());
     if (contracts === "fall_silent") this.contracts.events.silence(this.latestLedgerPoint().ledger + 1);

@@ -100,7 +100,8 @@ describe("the simulator's DEX", () => {
     }
     // The book by pair, best first, for whatever routes through it.
     const book = running.simulator.orderBook;
-    expect(book.pairs()).toHaveLength(4);
+    // Both sides of the two traded markets and of the four the demo's corridors route through.
+    expect(book.pairs()).toHaveLength(12);
     const best = book.offersFor("native", USDC);
     expect(best.map((offer) => offer.price.n / offer.price.d)).toEqual(
       best.map((offer) => offer.price.n / offer.price.d).sort((a, b) => a - b),
