@@ -70,7 +70,7 @@ export interface ScenarioBehaviour {
   readonly contracts?: "expire_soon" | "fall_silent";
   /** The DEX while the scenario lasts: USDX trades off its peg, or the maker's asks are gone. */
   readonly market?: "depeg" | "maker_gone";
-  /** The USDC markets empty (no path), then thin liquidity returns at a worse rate (src/simulator/paths.ts). */
+  /** The USDC markets empty (no path), then thin liquidity returns at a worse rate (src/simulator/order-book.ts). */
   readonly liquidity?: "leaving";
 }
 
