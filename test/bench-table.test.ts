@@ -38,7 +38,13 @@ describe("the JSON.parse floor", () => {
   });
 
   it("is left out of runs that did not measure it", () => {
-    const { parseFloorMsPer1000Pools: _floor, ...poll } = { ...stored.poll, parseFloorMsPer1000Pools: 1 };
-    expect(renderTable({ ...stored, poll })).not.toContain("JSON.parse alone");
+    const { parseFloorMsPer1000Pools: _pools, ...poll } = { ...stored.poll, parseFloorMsPer1000Pools: 1 };
+    const { parseFloorMsPer1000Keys: _keys, ...contracts } = { ...stored.contracts!, parseFloorMsPer1000Keys: 1 };
+    const { parseFloorMsPer1000Keys: _entries, ...accountsPoll } = {
+      ...stored.rpcAccounts!.poll,
+      parseFloorMsPer1000Keys: 1,
+    };
+    const rpcAccounts = { ...stored.rpcAccounts!, poll: accountsPoll };
+    expect(renderTable({ ...stored, poll, contracts, rpcAccounts })).not.toContain("JSON.parse alone");
   });
 });
