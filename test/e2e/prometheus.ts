@@ -69,6 +69,17 @@ async function api<T>(
   return body.data.result;
 }
 
+/** Prometheus refuses a range query of more than 11,000 points per series. */
+const MAX_RANGE_POINTS = 11_000;
+
+/**
+ * The step of a range query from `start` to `end`: `step`, or the finest that keeps within
+ * Prometheus's points limit (a coarser step can miss a briefly true expression: keep ranges short).
+ */
+export function rangeStep(start: number, end: number, step: number): number {
+  return Math.max(step, Math.ceil((end - start) / (MAX_RANGE_POINTS - 1)));
+}
+
 /** Debian's Prometheus on a free loopback port, with a temporary config and data directory. */
 export async function startPrometheus(options: PrometheusOptions): Promise<RunningPrometheus> {
   const binary = requireBinary("prometheus");
@@ -151,11 +162,12 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
       );
     },
     async seriesSince(expr, startSeconds, stepSeconds) {
+      const end = Date.now() / 1000;
       const parameters = {
         query: expr,
         start: String(startSeconds),
-        end: String(Date.now() / 1000),
-        step: String(stepSeconds),
+        end: String(end),
+        step: String(rangeStep(startSeconds, end, stepSeconds)),
       };
       return (await api<{ metric: Record<string, string> }>(url, "query_range", parameters, "matrix")).map(
         (series) => series.metric,
