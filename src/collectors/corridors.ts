@@ -226,6 +226,11 @@ export class CorridorsJob implements PollJob {
   }
 }
 
+/** Whether a Horizon target probes any corridor. */
+export function corridorsWatched(target: { readonly corridors?: readonly CorridorConfig[] | undefined }): boolean {
+  return (target.corridors ?? []).length > 0;
+}
+
 /** The corridors poll of a Horizon's job table: it counts each corridor's outcome and never fails for them. */
 export function corridorsJob({ client, config, target, log, clock }: HorizonJobParts): CorridorsJob {
   const schedule = target.schedules.corridors;

@@ -11,7 +11,7 @@ import { plannedRequestsPerHour } from "../scheduler/request-plan.js";
 import type { JobEntry, TargetKind } from "./runtime.js";
 import { activityJob, activityWatched } from "../collectors/account-activity.js";
 import { assetsJob } from "../collectors/assets.js";
-import { corridorsJob } from "../collectors/corridors.js";
+import { corridorsJob, corridorsWatched } from "../collectors/corridors.js";
 import { marketsJob } from "../collectors/markets.js";
 
 /**
@@ -28,12 +28,7 @@ export const HORIZON_JOBS: readonly JobEntry<TargetConfig, HorizonClient>[] = [
   { source: "activity", enabled: activityWatched, create: activityJob },
   { source: "assets", networkLevel: true, enabled: (target) => target.assets.length > 0, create: assetsJob },
   { source: "markets", networkLevel: true, enabled: (target) => target.markets.length > 0, create: marketsJob },
-  {
-    source: "corridors",
-    networkLevel: true,
-    enabled: (target) => (target.corridors ?? []).length > 0,
-    create: corridorsJob,
-  },
+  { source: "corridors", networkLevel: true, enabled: corridorsWatched, create: corridorsJob },
   { source: "tx_probe", enabled: (target) => target.txProbe !== undefined, create: txProbeJob },
 ];
 
