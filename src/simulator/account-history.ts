@@ -5,6 +5,7 @@
  * operation). A bounded ring per account and stream keeps the newest records.
  */
 import { Account, Asset, Operation, TransactionBuilder, xdr } from "@stellar/stellar-base";
+import { assetFields } from "./wire.js";
 import { Ring } from "./ring.js";
 import { formatTimestamp } from "./wire.js";
 
@@ -68,17 +69,6 @@ function sdkAsset(asset: string): Asset {
 
 function amountText(stroops: bigint): string {
   return `${stroops / STROOPS}.${(stroops % STROOPS).toString().padStart(7, "0")}`;
-}
-
-/** The asset fields of a record: `asset_type`, `asset_code`, `asset_issuer`, under `prefix`. */
-function assetFields(asset: string, prefix = ""): Json {
-  if (asset === "native") return { [`${prefix}asset_type`]: "native" };
-  const [code = "", issuer = ""] = asset.split(":");
-  return {
-    [`${prefix}asset_type`]: code.length <= 4 ? "credit_alphanum4" : "credit_alphanum12",
-    [`${prefix}asset_code`]: code,
-    [`${prefix}asset_issuer`]: issuer,
-  };
 }
 
 function sdkOperation(operation: SimulatedOperation): xdr.Operation {

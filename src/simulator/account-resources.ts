@@ -9,20 +9,10 @@ import type { ClaimableBalance, Offer, SimulatedAccount, SimulatedAccounts, Trus
 import type { Link } from "./paging.js";
 import type { PagedRecord } from "./resources.js";
 import { formatAmount, formatTimestamp } from "./wire.js";
+import { assetFields } from "./wire.js";
 
 function link(href: string): Link {
   return href.includes("{") ? { href, templated: true } : { href };
-}
-
-/** `native` or `CODE:ISSUER` as Horizon's asset fields, their names after `prefix` (a trade's `base_`). */
-export function assetFields(asset: string, prefix = ""): Record<string, string> {
-  if (asset === "native") return { [`${prefix}asset_type`]: "native" };
-  const [code = "", issuer = ""] = asset.split(":");
-  return {
-    [`${prefix}asset_type`]: code.length <= 4 ? "credit_alphanum4" : "credit_alphanum12",
-    [`${prefix}asset_code`]: code,
-    [`${prefix}asset_issuer`]: issuer,
-  };
 }
 
 function trustlineBalance(line: Trustline): Record<string, unknown> {

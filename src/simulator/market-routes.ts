@@ -5,7 +5,8 @@
  */
 
 import type { Context, Hono } from "hono";
-import { assetFields, offerResource } from "./account-resources.js";
+import { offerResource } from "./account-resources.js";
+import { assetFields } from "./wire.js";
 import type { Offer } from "./accounts.js";
 import { canonicalAsset, parseCanonicalAsset } from "./assets.js";
 import type { BookTrade, OrderBook } from "./order-book.js";

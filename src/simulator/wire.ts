@@ -51,3 +51,14 @@ export function goEncodeQuery(params: ReadonlyMap<string, readonly string[]>): s
     .flatMap((key) => (params.get(key) ?? []).map((value) => `${goQueryEscape(key)}=${goQueryEscape(value)}`))
     .join("&");
 }
+
+/** `native` or `CODE:ISSUER` as Horizon's asset fields, their names after `prefix` (a trade's `base_`). */
+export function assetFields(asset: string, prefix = ""): Record<string, string> {
+  if (asset === "native") return { [`${prefix}asset_type`]: "native" };
+  const [code = "", issuer = ""] = asset.split(":");
+  return {
+    [`${prefix}asset_type`]: code.length <= 4 ? "credit_alphanum4" : "credit_alphanum12",
+    [`${prefix}asset_code`]: code,
+    [`${prefix}asset_issuer`]: issuer,
+  };
+}
