@@ -9,6 +9,8 @@ import { namesIn, parseExposition, valueOf } from "./support/exposition.js";
 import { configFrom } from "./support/exporter-harness.js";
 import { FakeHorizon } from "./support/fake-horizon.js";
 import { FakeRpc } from "./support/fake-rpc.js";
+import { ManualClock } from "./support/manual-clock.js";
+import { until } from "./support/wait.js";
 
 /** The exporter polling the simulator's Horizon and its Stellar RPC, as a new user would; simulated time moves only when told. */
 const LEDGER_MS = 5_000;
@@ -347,6 +349,24 @@ describe("Stellar RPC targets against the simulator", () => {
       }),
     ).toBe(1);
     expect(fakeRpc.requests.every((request) => request.url.pathname === "/soroban/rpc")).toBe(true);
+  });
+
+  it("a versions poll whose first run failed runs again as soon as the RPC heals, not a period later", async () => {
+    fakeRpc = new FakeRpc();
+    fakeRpc.fault = { status: 503, body: "unavailable" };
+    const clock = new ManualClock();
+    const config = await configFrom([`--rpc.url=fake=${await fakeRpc.start()}`, "--poll.interval=5s"]);
+    exporter = await startExporter({ ...config, retries: 0 }, { logger: pino({ level: "silent" }), clock });
+    await exporter.firstPolls;
+    const versionCalls = () => fakeRpc!.methodsCalled().filter((method) => method === "getVersionInfo").length;
+    expect(versionCalls()).toBe(1);
+    fakeRpc.fault = undefined;
+    // The status poll (every 5 s) succeeds after failing; versions (every 10 min) runs at once.
+    await clock.advance(5_000);
+    await until("versions polled again", async () => (versionCalls() === 2 ? true : undefined), { timeoutMs: 5_000 });
+    await exporter.idle();
+    const values = parseExposition(await scrapeText(exporter));
+    expect([...values.keys()].filter((key) => key.startsWith("stellar_rpc_info{"))).toHaveLength(1);
   });
 
   it("reload: an RPC leaves and returns without touching the Horizon of the same name", async () => {

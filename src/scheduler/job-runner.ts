@@ -128,12 +128,14 @@ export class JobRunner {
 
   /**
    * Another job of the target succeeded after failing: the upstream is back. A poll that backed off because the
-   * upstream was unwell (timeouts, network, 5xx) stops waiting, and runs now if it skipped a tick.
+   * upstream was unwell (timeouts, network, 5xx) stops waiting, and runs now if it skipped a tick, or if it has
+   * never succeeded: a rare poll (a Stellar RPC's versions) would otherwise wait a whole period for its first data.
    */
   upstreamRecovered(): void {
-    if (!this.lastFailureTransient || this.notBeforeMs === 0) return;
+    const neverSucceeded = this.status.lastSuccessMs === undefined;
+    if (!this.lastFailureTransient || (this.notBeforeMs === 0 && !neverSucceeded)) return;
     this.notBeforeMs = 0;
-    if (this.owesTick) {
+    if (this.owesTick || neverSucceeded) {
       this.owesTick = false;
       void this.run();
     }

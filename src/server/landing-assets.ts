@@ -1,4 +1,4 @@
-import { html } from "hono/html";
+import { html, raw } from "hono/html";
 import type { AssetReport } from "../status/assets.js";
 import { badge, headerRow, num, row, shortAsset, td } from "./landing-html.js";
 
@@ -15,7 +15,7 @@ const HEADER = headerRow(
   "State",
 );
 
-function assetRow(asset: AssetReport, value: (figure: Figure | undefined) => unknown) {
+function assetRow(asset: AssetReport, value: (figure: Figure | undefined) => unknown, stale: boolean) {
   const name = shortAsset(asset.asset);
   const age = asset.ageSeconds === undefined ? "" : `${asset.ageSeconds} s`;
   if (asset.exists.value === 0)
@@ -33,15 +33,23 @@ function assetRow(asset: AssetReport, value: (figure: Figure | undefined) => unk
     td(asset.flags.length === 0 ? "none" : asset.flags.join(", ")),
     num(value(asset.flagChanges)),
     num(age),
-    td(badge("ok", "ok")),
+    td(stale ? badge("degraded", "stale") : badge("ok", "ok")),
   );
 }
 
-/** The assets section of a Horizon's card: one row per watched asset. */
-export function assetsTable(assets: readonly AssetReport[], value: (figure: Figure | undefined) => unknown) {
-  return html`<table>
-<caption>Watched assets</caption>
+/**
+ * The assets section of a Horizon's card: one row per watched asset. `staleNote` is set when the figures
+ * are kept from the poll's last publication (no longer on /metrics): the table stays, greyed, with that note.
+ */
+export function assetsTable(
+  assets: readonly AssetReport[],
+  value: (figure: Figure | undefined) => unknown,
+  staleNote?: unknown,
+) {
+  const stale = staleNote !== undefined;
+  return html`<table${stale ? raw(' class="stale"') : ""}>
+<caption>Watched assets${staleNote ?? ""}</caption>
 ${HEADER}
-${assets.map((asset) => assetRow(asset, value))}
+${assets.map((asset) => assetRow(asset, value, stale))}
 </table>`;
 }

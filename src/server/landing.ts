@@ -17,6 +17,7 @@ import {
   type TargetReport,
 } from "../status/model.js";
 import { sparkline } from "../status/sparkline.js";
+import type { AssetReport } from "../status/assets.js";
 import { assetsTable } from "./landing-assets.js";
 import { marketsTable } from "./landing-markets.js";
 import { corridorsTable } from "./landing-corridors.js";
@@ -524,6 +525,11 @@ function section<Entries>(
     : table({ kind: target.kind, name: target.name, keptAgeSeconds: kept.ageSeconds }, kept.value);
 }
 
+function assetsSection(owner: SeriesOwner, assets: readonly AssetReport[]) {
+  const note = owner.keptAgeSeconds === undefined ? undefined : sectionNote(owner, []);
+  return assetsTable(assets, (figure) => figureValue(owner, figure), note);
+}
+
 const DISAGREES_WHY = "serves ledger hashes the other targets of its network do not";
 const DISAGREES = html` <span class="badge disagrees" title="${DISAGREES_WHY}">DISAGREES</span>`;
 
@@ -537,7 +543,7 @@ ${target.rpc ? rpcFigures(target, target.rpc) : horizonFigures(target)}
 ${target.agreement ? html`<dl class="figures">${agreementItem(target.agreement)}</dl>` : ""}
 ${sparklines(target, nowMs)}
 ${section(target, target.accounts, target.lastKnown?.accounts, accountsTable)}
-${target.assets ? assetsTable(target.assets, (figure) => figureValue(target, figure)) : ""}
+${section(target, target.assets, target.lastKnown?.assets, assetsSection)}
 ${section(target, target.contracts, target.lastKnown?.contracts, contractsTable)}
 ${target.markets ? marketsTable(target.markets) : ""}
 ${target.txProbe ? probeList(target, target.txProbe) : ""}

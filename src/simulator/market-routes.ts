@@ -36,7 +36,6 @@ const ONE_ASSET = invalidField(
   "base_asset_type,counter_asset_type",
   "this endpoint supports asset pairs but only one asset supplied",
 );
-const MAX_LIMIT = 200;
 
 /** The asset named by `<prefix>_asset_type`, `_code` and `_issuer`, or undefined when no type is given. */
 function assetParam(c: Context, prefix: string): string | undefined {
@@ -172,6 +171,12 @@ function pairOf(c: Context): { base: string | undefined; counter: string | undef
 }
 
 function tradeAggregations(c: Context, backend: MarketBackend): Response {
+  // Horizon reads the paging parameters first, as for every list: a limit over 200 is its 400, not a cut.
+  const { order, limit } = parsePageQuery({
+    param: (name) => c.req.query(name),
+    historyLatestLedger: backend.latestLedger(),
+    numericCursor: true,
+  });
   const { base, counter } = pairOf(c);
   if (base === undefined) throw new ProblemError(invalidField("base_asset_type", "Missing required field"));
   if (counter === undefined) throw new ProblemError(invalidField("counter_asset_type", "Missing required field"));
@@ -189,8 +194,6 @@ function tradeAggregations(c: Context, backend: MarketBackend): Response {
   // Horizon rounds the window to whole buckets: the start up, the end down.
   const start = Math.ceil(millis(c, "start_time", 0) / resolution) * resolution;
   const end = Math.floor(millis(c, "end_time", backend.now()) / resolution) * resolution;
-  const order = c.req.query("order") === "desc" ? "desc" : "asc";
-  const limit = Math.min(MAX_LIMIT, millis(c, "limit", MAX_LIMIT)) || MAX_LIMIT;
   const buckets = new Map<number, BookTrade[]>();
   for (const trade of backend.book.trades) {
     const ofPair =

@@ -298,6 +298,7 @@ export type LastKnownReport = Partial<
   > & {
     readonly accounts: KnownBefore<readonly AccountReport[]>;
     readonly contracts: KnownBefore<readonly ContractEntryReport[]>;
+    readonly assets: KnownBefore<readonly AssetReport[]>;
   }
 >;
 
@@ -466,7 +467,7 @@ class TargetSeries implements SeriesReader {
   }
 }
 
-type IdentityKey = Exclude<keyof LastKnownReport, "accounts" | "contracts">;
+type IdentityKey = Exclude<keyof LastKnownReport, "accounts" | "contracts" | "assets">;
 type KnownSources = Partial<
   Record<IdentityKey, readonly [metric: string, value: (series: StatusSeries) => string | number | undefined]>
 >;
@@ -479,7 +480,7 @@ function lastKnown(
   series: TargetSeries,
   present: Partial<Record<IdentityKey, unknown>>,
   sources: KnownSources,
-  sections: Pick<LastKnownReport, "accounts" | "contracts">,
+  sections: Pick<LastKnownReport, "accounts" | "contracts" | "assets">,
 ): LastKnownReport | undefined {
   const known: Record<string, KnownBefore<unknown>> = {};
   for (const [key, source] of Object.entries(sources)) {
@@ -771,6 +772,8 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
     latestLedger,
   };
   const watched = section(series, METRICS.accountExists.name, (read) => accounts(read, HORIZON_ACCOUNT_METRICS, nowMs));
+  const assetsPolled = endpoints.find(({ endpoint }) => endpoint === "assets")?.lastSuccessAt;
+  const assets = section(series, METRICS.assetExists.name, (read) => assetReports(read, assetsPolled, nowMs));
   return {
     state: targetState("root", series.figure(METRICS.up.name), endpoints),
     ...optional("network", present.network),
@@ -788,17 +791,20 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
     ...optional("transactions", transactions(series)),
     ...optional("liquidityPools", series.figure(METRICS.liquidityPools.name)),
     ...optional("accounts", watched.now),
-    ...optional(
-      "assets",
-      assetReports(series, endpoints.find(({ endpoint }) => endpoint === "assets")?.lastSuccessAt, nowMs),
-    ),
+    ...optional("assets", assets.now),
     ...optional("txProbe", txProbe(series)),
     ...optional(
       "markets",
       marketReports((metric) => series.all(metric)),
     ),
     ...optional("corridors", corridorReports(series)),
-    ...optional("lastKnown", lastKnown(series, present, HORIZON_IDENTITY, { ...optional("accounts", watched.known) })),
+    ...optional(
+      "lastKnown",
+      lastKnown(series, present, HORIZON_IDENTITY, {
+        ...optional("accounts", watched.known),
+        ...optional("assets", assets.known),
+      }),
+    ),
   };
 }
 

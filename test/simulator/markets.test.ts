@@ -90,6 +90,20 @@ describe("the simulator's DEX", () => {
     });
   });
 
+  it("answers a limit over 200 with Horizon's 400, as for every list, and 10 buckets at most by default", async () => {
+    const base = `${running.url}/trade_aggregations?base_asset_type=native&counter_asset_type=credit_alphanum4&counter_asset_code=USDC&counter_asset_issuer=${USDC_ISSUER}&resolution=60000`;
+    const over = await fetch(`${base}&limit=201`);
+    expect(over.status).toBe(400);
+    expect(await over.text()).toBe(fixtureText("error-bad_request-limit_over_max-horizon-src.json"));
+    const bad = await fetch(`${base}&limit=ten`);
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toBe(fixtureText("error-bad_request-limit_unparseable-horizon-src.json"));
+    expect((await fetch(`${base}&limit=200`)).status).toBe(200);
+    const page = (await (await fetch(base)).json()) as { _embedded: { records: unknown[] } };
+    const all = (await (await fetch(`${base}&limit=200`)).json()) as { _embedded: { records: unknown[] } };
+    expect(page._embedded.records).toHaveLength(Math.min(10, all._embedded.records.length));
+  });
+
   it("the SDK's offers builder filters by seller, selling and buying", async () => {
     const asks = await server.offers().seller(DEMO_MAKER).selling(Asset.native()).buying(usdc).limit(200).call();
     expect(asks.records).toHaveLength(3);
