@@ -1,4 +1,5 @@
 import { html } from "hono/html";
+import { QUANTILE_WINDOW_MS } from "../status/board.js";
 import type { CorridorReport } from "../status/corridors.js";
 import { badge, headerRow, num, row, td } from "./landing-html.js";
 
@@ -13,7 +14,7 @@ const HEADER = headerRow(
   { num: "Best rate" },
   { num: "Min rate" },
   { num: "Hops" },
-  { num: "p90 latency" },
+  { num: `p90 latency, last ${QUANTILE_WINDOW_MS / 60_000} min` },
   "Runs",
 );
 

@@ -161,7 +161,7 @@ export class SimulatedContracts {
     );
 
     this.demo = [counter, { name: "usdc", id: assetId, keys: [] }];
-    this.events = new SimulatedEvents(this.demo, at.ledger);
+    this.events = new SimulatedEvents(this.demo);
   }
 
   /**

@@ -1,7 +1,8 @@
 /**
  * The demo contracts' events as getEvents serves them (stellar-rpc v23+ wire format): the USDC
- * asset contract emits `transfer` and `mint`, the counter `transfer` (some in failed calls) and,
- * once, the `executable_update` system event of an upgrade; `contract_silent` silences the counter.
+ * asset contract emits `transfer` and `mint`, the counter `transfer` (some in failed calls);
+ * `contract_upgrade` has the counter emit, once, the `executable_update` system event of an upgrade;
+ * `contract_silent` silences the counter.
  * Events are a pure function of the ledger, so any window asked for is the same every time.
  */
 
@@ -24,8 +25,6 @@ const MAX_FILTERS = 5;
 const MAX_CONTRACT_IDS = 5;
 /** Ledgers one call scans at most; the cursor then points at the end of the scanned window. */
 export const EVENTS_LEDGER_SCAN_LIMIT = 10_000;
-/** The counter's upgrade lands this many ledgers after the simulator starts. */
-export const UPGRADE_AFTER_LEDGERS = 12;
 
 const TOID_LEDGER_SHIFT = 32n;
 const TOID_TX_SHIFT = 12n;
@@ -89,7 +88,8 @@ export type EventsAnswer = { result: unknown } | { error: { code: number; messag
 export class SimulatedEvents {
   readonly #usdc: string;
   readonly #counter: string;
-  readonly #upgradeLedger: number;
+  /** The ledger of the counter's one upgrade (`contract_upgrade`); none until the scenario asks. */
+  #upgradeLedger = Infinity;
   /** From this ledger on the counter emits nothing (`contract_silent`). */
   #silentFrom = Infinity;
   readonly #topics: {
@@ -99,13 +99,12 @@ export class SimulatedEvents {
     readonly upgrade: readonly string[];
   };
 
-  constructor(demo: readonly DemoContract[], startLedger: number) {
+  constructor(demo: readonly DemoContract[]) {
     const counter = demo.find(({ name }) => name === "counter") ?? demo[0];
     const usdc = demo.find(({ name }) => name === "usdc") ?? demo[0];
     if (counter === undefined || usdc === undefined) throw new Error("the demo has no contract to emit events");
     this.#counter = counter.id;
     this.#usdc = usdc.id;
-    this.#upgradeLedger = startLedger + UPGRADE_AFTER_LEDGERS;
     const asset = base64(xdr.ScVal.scvString(`USDC:${USDC_ISSUER}`));
     const wasm = (seed: string) => base64(xdr.ScVal.scvBytes(createHash("sha256").update(seed).digest()));
     this.#topics = {
@@ -116,8 +115,9 @@ export class SimulatedEvents {
     };
   }
 
-  get upgradeLedger(): number {
-    return this.#upgradeLedger;
+  /** `contract_upgrade`: the counter's code is replaced in `ledger`, once; a later call changes nothing. */
+  upgrade(ledger: number): void {
+    if (this.#upgradeLedger === Infinity) this.#upgradeLedger = ledger;
   }
 
   /** `contract_silent`: the counter emits no event from `ledger` on. */

@@ -32,6 +32,7 @@ export const SCENARIOS = [
   "contract_expiring",
   "asset_mint",
   "contract_silent",
+  "contract_upgrade",
   "old_versions",
   "stablecoin_depeg",
   "maker_stops_quoting",
@@ -67,7 +68,7 @@ export interface ScenarioBehaviour {
   /** One-off change to the simulated contracts: the demo storage key is left minutes to live. */
   /** One-off change to the demo assets: DEMO is minted and its issuer's flags change. */
   readonly assets?: "mint";
-  readonly contracts?: "expire_soon" | "fall_silent";
+  readonly contracts?: "expire_soon" | "fall_silent" | "upgrade";
   /** The DEX while the scenario lasts: USDX trades off its peg, or the maker's asks are gone. */
   readonly market?: "depeg" | "maker_gone";
   /** The USDC markets empty (no path), then thin liquidity returns at a worse rate (src/simulator/order-book.ts). */
@@ -117,6 +118,7 @@ export const SCENARIO_BEHAVIOURS: Readonly<Record<ScenarioName, ScenarioBehaviou
   contract_expiring: { ...HEALTHY, contracts: "expire_soon" },
   asset_mint: { ...HEALTHY, assets: "mint" },
   contract_silent: { ...HEALTHY, contracts: "fall_silent" },
+  contract_upgrade: { ...HEALTHY, contracts: "upgrade" },
   old_versions: { ...HEALTHY, protocol: "previous" },
   stablecoin_depeg: { ...HEALTHY, market: "depeg" },
   maker_stops_quoting: { ...HEALTHY, market: "maker_gone" },

@@ -310,6 +310,7 @@ export class Simulator {
     if (accounts !== undefined) applyAccountEvent(this.accounts, accounts, this.latestLedgerPoint());
     if (contracts === "expire_soon") this.contracts.expireSoon(this.latestLedgerPoint());
     if (contracts === "fall_silent") this.contracts.events.silence(this.latestLedgerPoint().ledger + 1);
+    if (contracts === "upgrade") this.contracts.events.upgrade(this.latestLedgerPoint().ledger + 1);
   }
 
   /** Applies the accounts' everyday traffic to each ledger ingested since the last sync. */

@@ -42,6 +42,13 @@ export const RATE_FAMILIES: Readonly<Record<string, string>> = { stellar_rpc_con
 const RATE_POINTS = 64;
 
 /**
+ * Histograms whose quantiles the page shows over a recent window only (a corridor's p90 request
+ * time), so an old slow spell does not weigh on them for the life of the process.
+ */
+export const QUANTILE_WINDOW_MS = 15 * 60_000;
+export const WINDOWED_HISTOGRAMS: readonly string[] = ["stellar_horizon_corridor_duration_seconds"];
+
+/**
  * A family's series in a publication: its samples as published, and the groups whose series of
  * the family are made only when read (once), so 10 000 watched accounts cost the board no object
  * per series until a page asks for them.
@@ -106,6 +113,11 @@ interface TargetState {
   readonly lastKnown: Map<PublishedSource, { readonly live: SeriesByName; readonly atMs: number }>;
   /** Per referenced family, what the target's referrer series last named. */
   readonly references: Map<string, ReadonlySet<string>>;
+  /**
+   * Per WINDOWED_HISTOGRAMS family, its cumulative `_bucket` series at each publication of the
+   * window, and the last one before it (the baseline the window's increase is taken from).
+   */
+  readonly bucketHistory: Map<string, { readonly atMs: number; readonly series: readonly StatusSeries[] }[]>;
 }
 
 /** A family's series as a poll last published them, and when. */
@@ -191,6 +203,7 @@ export class StatusBoard implements SampleTap {
         latestMeans: new Map(),
         lastKnown: new Map(),
         references: new Map(),
+        bucketHistory: new Map(),
       };
       this.targets.set(key, target);
     }
@@ -205,6 +218,7 @@ export class StatusBoard implements SampleTap {
     // A failed poll publishes no live samples and grows no histogram, so it adds no points.
     this.record(target, next, this.updateMeans(target, next));
     this.recordRates(target, next);
+    this.recordBuckets(target, next);
   }
 
   /**
@@ -268,6 +282,35 @@ export class StatusBoard implements SampleTap {
     const last = points.at(-1);
     if (first === undefined || last === undefined || last.atMs <= first.atMs) return undefined;
     return Math.max(0, last.value - first.value) / ((last.atMs - first.atMs) / 1000);
+  }
+
+  /**
+   * A WINDOWED_HISTOGRAMS family's `_bucket` series counting only the observations of the last
+   * QUANTILE_WINDOW_MS (as PromQL's increase over that range); a series reset since counts from zero.
+   */
+  windowBuckets(target: BoardTarget, family: string, nowMs: number): StatusSeries[] {
+    const history = this.targets.get(boardKey(target))?.bucketHistory.get(family) ?? [];
+    const latest = history.at(-1);
+    if (latest === undefined) return [];
+    const baseline = history.findLast(({ atMs }) => atMs <= nowMs - QUANTILE_WINDOW_MS);
+    const before = new Map(baseline?.series.map(({ labels, value }) => [JSON.stringify(labels), value]));
+    return latest.series.map(({ labels, value }) => {
+      const base = before.get(JSON.stringify(labels)) ?? 0;
+      return { labels, value: value >= base ? value - base : value };
+    });
+  }
+
+  private recordBuckets(target: TargetState, published: EndpointSnapshot): void {
+    const atMs = this.now();
+    for (const family of WINDOWED_HISTOGRAMS) {
+      const buckets = (published.persistent.get(`${family}_bucket`) ?? published.live.get(`${family}_bucket`))?.series;
+      if (buckets === undefined) continue;
+      const history = target.bucketHistory.get(family) ?? [];
+      history.push({ atMs, series: buckets });
+      // One publication at or before the window's start stays, as the baseline.
+      while ((history[1]?.atMs ?? Infinity) <= atMs - QUANTILE_WINDOW_MS) history.shift();
+      target.bucketHistory.set(family, history);
+    }
   }
 
   private recordRates(target: TargetState, published: EndpointSnapshot): void {

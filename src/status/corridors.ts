@@ -1,6 +1,6 @@
 /**
  * The corridors section of a Horizon's status: per corridor, whether its last answer found a path,
- * the best rate and hops, and the p90 request time since the exporter started.
+ * the best rate and hops, and the p90 request time over the last QUANTILE_WINDOW_MS (src/status/board.ts).
  */
 import { METRICS } from "../catalog/metrics.js";
 import type { StatusSeries } from "./board.js";
@@ -26,7 +26,7 @@ export interface CorridorReport {
   readonly bestRate?: number;
   readonly minRate?: number;
   readonly bestHops?: number;
-  /** p90 of every request time since start, interpolated in its bucket as histogram_quantile does. */
+  /** p90 of the request times of the recent window, interpolated in its bucket as histogram_quantile does. */
   readonly p90Seconds?: number;
   readonly lastFoundTimestampSeconds?: number;
   /** Runs by result, only those counted at least once. */

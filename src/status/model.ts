@@ -16,6 +16,7 @@ import {
   HISTORY_WINDOW_MS,
   StatusBoard,
   labelsMatch,
+  WINDOWED_HISTOGRAMS,
   type BoardTarget,
   type ReferencedFamily,
   type SparklineSource,
@@ -455,6 +456,16 @@ class TargetSeries implements SeriesReader {
     return { value, ageSeconds: Math.max(0, Math.round((this.nowMs - last.atMs) / 1000)) };
   }
 
+  /** The series as /metrics shows them, but a WINDOWED_HISTOGRAMS family's buckets over the recent window. */
+  windowed(): SeriesReader {
+    return {
+      all: (metric) =>
+        metric.endsWith("_bucket") && WINDOWED_HISTOGRAMS.includes(metric.slice(0, -"_bucket".length))
+          ? this.board.windowBuckets(this.target, metric.slice(0, -"_bucket".length), this.nowMs)
+          : this.all(metric),
+    };
+  }
+
   /** The mean of the observations a histogram's latest poll added. */
   latestMean(family: string): number | undefined {
     return this.board.latestMean(this.target, family);
@@ -797,7 +808,7 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
       "markets",
       marketReports((metric) => series.all(metric)),
     ),
-    ...optional("corridors", corridorReports(series)),
+    ...optional("corridors", corridorReports(series.windowed())),
     ...optional(
       "lastKnown",
       lastKnown(series, present, HORIZON_IDENTITY, {

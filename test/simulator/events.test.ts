@@ -7,7 +7,7 @@ import { parseSchedule, type Schedule } from "../../src/config/schedule.js";
 import type { Simulator } from "../../src/simulator/index.js";
 import { listen } from "../../src/server/listen.js";
 import { RPC_PATH } from "../../src/simulator/index.js";
-import { UPGRADE_AFTER_LEDGERS, type WireEvent } from "../../src/simulator/events.js";
+import type { WireEvent } from "../../src/simulator/events.js";
 import { rpcFixtureJson } from "../support/fixtures.js";
 import { getJson, sdkRpcServer, simulatorAt, typeSignature } from "./helpers.js";
 import { onTestFinished } from "vitest";
@@ -134,10 +134,18 @@ describe("the simulated Stellar RPC's getEvents", () => {
     expect(next.latestLedger).toBe(latest.sequence);
   });
 
-  it("the demo contracts emit transfer and mint, one upgrade, and the counter falls silent in contract_silent", async () => {
+  it("the demo contracts emit transfer and mint, no upgrade until contract_upgrade asks, then exactly one", async () => {
     const { simulator, clock } = simulatorAt();
     const start = await latestLedger(simulator);
-    clock.tick((UPGRADE_AFTER_LEDGERS + 10) * 5000);
+    // An hour of the demo: no upgrade, so StellarContractUpgraded stays quiet.
+    clock.tick(720 * 5000);
+    const quiet = await eventsBetween(simulator, start, await latestLedger(simulator));
+    expect(quiet.filter((event) => event.type === "system")).toEqual([]);
+    simulator.setScenario("contract_upgrade");
+    clock.tick(10 * 5000);
+    simulator.setScenario("healthy");
+    simulator.setScenario("contract_upgrade");
+    clock.tick(10 * 5000);
     const latest = await latestLedger(simulator);
     const events = await eventsBetween(simulator, start, latest);
     const [counter, usdc] = simulator.contracts.demo;
@@ -151,7 +159,11 @@ describe("the simulated Stellar RPC's getEvents", () => {
     expect(kinds(counter!.id)).toEqual(new Set(["contract:transfer", "system:executable_update"]));
     expect(events.filter((event) => event.type === "system").length).toBe(1);
     expect(events.some((event) => !event.inSuccessfulContractCall)).toBe(true);
+  });
 
+  it("the counter falls silent in contract_silent", async () => {
+    const { simulator, clock } = simulatorAt();
+    const [counter, usdc] = simulator.contracts.demo;
     simulator.setScenario("contract_silent");
     const silentFrom = (await latestLedger(simulator)) + 1;
     clock.tick(20 * 5000);
@@ -179,6 +191,7 @@ describe("the simulated Stellar RPC's getEvents", () => {
     const start = await latestLedger(simulator);
     await run();
     for (let poll = 0; poll < 5; poll += 1) {
+      if (poll === 2) simulator.setScenario("contract_upgrade");
       clock.tick(7 * 5000);
       await run();
     }

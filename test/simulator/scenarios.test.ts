@@ -82,7 +82,7 @@ describe("scenarios", () => {
   it("exports every scenario name and rejects unknown ones", () => {
     const { simulator } = simulatorAt();
     expect(SCENARIOS).toContain("healthy");
-    expect(SCENARIOS).toHaveLength(28);
+    expect(SCENARIOS).toHaveLength(29);
     for (const name of SCENARIOS) {
       simulator.setScenario(name);
       expect(simulator.scenario).toBe(name);
