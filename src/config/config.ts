@@ -222,11 +222,28 @@ export type CommandLine =
 
 type FlagValues = { [K in keyof typeof FLAGS]?: string | string[] | boolean };
 type UrlFlag = "horizon.url" | "rpc.url";
-type ListFlag = "account" | "account.asset" | "asset" | "contract" | "market";
+type WatchFlag = "account" | "asset" | "contract" | "market";
+type ListFlag = WatchFlag | "account.asset";
+const REPEATABLE: ReadonlySet<string> = new Set<UrlFlag | ListFlag>([
+  "horizon.url",
+  "rpc.url",
+  "account",
+  "account.asset",
+  "asset",
+  "contract",
+  "market",
+]);
 type ValueFlag = Exclude<
   keyof typeof FLAGS,
   "help" | "version" | "account.activity" | "contract.events" | UrlFlag | ListFlag
 >;
+/** What reading a flag needs: the flags, the environment, and the problems found so far. */
+interface FlagContext {
+  readonly flags: FlagValues;
+  readonly env: NodeJS.ProcessEnv;
+  readonly problems: string[];
+}
+
 /** A value and where it came from (`--flag` or `ENV_VAR`), so a problem names its source. */
 interface Setting {
   readonly source: string;
@@ -246,41 +263,11 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   if (flags.version) return { kind: "version" };
 
   const problems: string[] = [];
+  const context: FlagContext = { flags, env, problems };
   const setting = (name: ValueFlag): Setting | undefined => settingOf(name, flags, env);
   const configFile = setting("config.file");
   const file = configFile ? await readConfigFile(configFile.value, problems) : {};
-  const timeoutMs = parseDuration(file.http?.timeout ?? DEFAULTS.timeout) ?? 0;
-  const pollInterval = setting("poll.interval");
-  const urls = urlSettings("horizon.url", flags, env);
-  const rpcUrls = urlSettings("rpc.url", flags, env);
-  const flagAccounts = flagAccountsOf(flags, env, urls.length + rpcUrls.length, problems);
-  const schedulesFor = scheduleResolver(pollInterval, file, problems);
-  const targets = buildTargets(
-    urls,
-    {
-      accounts: flagAccounts,
-      assets: flagAssetsOf(flags, env, urls.length, problems),
-      markets: flagMarketsOf(flags, env, urls.length, problems),
-    },
-    { file, path: configFile?.value ?? "" },
-    schedulesFor,
-    timeoutMs,
-    problems,
-  );
-  if (urls.length === 0) await attachTxProbes(targets, file.targets ?? [], env, problems);
-  const rpc = rpcTargets(
-    {
-      urlSpecs: rpcUrls,
-      fileEntries: file.rpc_targets ?? [],
-      ...rpcSchedules(pollInterval, file),
-      accountsSchedule: schedulesFor(undefined).accounts,
-      flagAccounts,
-      flagAssets: listSetting("account.asset", flags, env),
-      flagContracts: flagContractsOf(flags, env, rpcUrls.length, problems),
-      timeoutMs,
-    },
-    problems,
-  );
+  const { targets, rpc } = await allTargets(context, { file, path: configFile?.value ?? "" }, setting("poll.interval"));
   const noTarget = targets.length === 0 && rpc.length === 0 && problems.length === 0;
   if (noTarget) {
     problems.push(
@@ -300,25 +287,76 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     kind: "run",
     config: {
       ...watchedBy(shard, targets, rpc),
+      ...fileSettings(file, poolsMax),
       listen,
       logLevel,
-      retries: file.http?.retries ?? DEFAULTS.retries,
-      maxBodyBytes: byteCount(file.http?.max_body_size ?? DEFAULTS.maxBodySize),
-      ledgers: {
-        maxPagesPerPoll: file.ledgers?.max_pages_per_poll ?? DEFAULTS.maxPagesPerPoll,
-        backfill: file.ledgers?.backfill ?? DEFAULTS.backfill,
-      },
-      liquidityPools: {
-        max: poolsMax,
-        reserves: file.liquidity_pools?.reserves ?? [],
-        ids: file.liquidity_pools?.ids ?? [],
-      },
-      staleAfterIntervals: file.freshness?.stale_after_intervals ?? DEFAULTS.staleAfterIntervals,
       shard,
       ...(configFile ? { configFile: configFile.value } : {}),
       ...(webConfigFile ? { webConfigFile: webConfigFile.value } : {}),
       ...(web ? { web } : {}),
     },
+  };
+}
+
+/** The Horizon and Stellar RPC targets, from the URL flags (and the watches flags give them) or the file. */
+async function allTargets(
+  context: FlagContext,
+  { file, path }: { file: ConfigFile; path: string },
+  pollInterval: Setting | undefined,
+): Promise<{ targets: TargetConfig[]; rpc: RpcTargetConfig[] }> {
+  const { flags, env, problems } = context;
+  const timeoutMs = parseDuration(file.http?.timeout ?? DEFAULTS.timeout) ?? 0;
+  const urls = urlSettings("horizon.url", flags, env);
+  const rpcUrls = urlSettings("rpc.url", flags, env);
+  const flagAccounts = flagAccountsOf(context, urls.length + rpcUrls.length);
+  const schedulesFor = scheduleResolver(pollInterval, file, problems);
+  const targets = buildTargets(
+    urls,
+    {
+      accounts: flagAccounts,
+      assets: flagAssetsOf(context, urls.length),
+      markets: flagMarketsOf(context, urls.length),
+    },
+    { file, path },
+    schedulesFor,
+    timeoutMs,
+    problems,
+  );
+  if (urls.length === 0) await attachTxProbes(targets, file.targets ?? [], env, problems);
+  const rpc = rpcTargets(
+    {
+      urlSpecs: rpcUrls,
+      fileEntries: file.rpc_targets ?? [],
+      ...rpcSchedules(pollInterval, file),
+      accountsSchedule: schedulesFor(undefined).accounts,
+      flagAccounts,
+      flagAssets: listSetting("account.asset", flags, env),
+      flagContracts: flagContractsOf(context, rpcUrls.length),
+      timeoutMs,
+    },
+    problems,
+  );
+  return { targets, rpc };
+}
+
+/** The settings the config file alone gives, or their defaults. */
+function fileSettings(
+  file: ConfigFile,
+  poolsMax: number,
+): Pick<ExporterConfig, "retries" | "maxBodyBytes" | "ledgers" | "liquidityPools" | "staleAfterIntervals"> {
+  return {
+    retries: file.http?.retries ?? DEFAULTS.retries,
+    maxBodyBytes: byteCount(file.http?.max_body_size ?? DEFAULTS.maxBodySize),
+    ledgers: {
+      maxPagesPerPoll: file.ledgers?.max_pages_per_poll ?? DEFAULTS.maxPagesPerPoll,
+      backfill: file.ledgers?.backfill ?? DEFAULTS.backfill,
+    },
+    liquidityPools: {
+      max: poolsMax,
+      reserves: file.liquidity_pools?.reserves ?? [],
+      ids: file.liquidity_pools?.ids ?? [],
+    },
+    staleAfterIntervals: file.freshness?.stale_after_intervals ?? DEFAULTS.staleAfterIntervals,
   };
 }
 
@@ -334,14 +372,7 @@ function parseFlags(argv: readonly string[]): FlagValues | string {
           name,
           {
             type: flag.value === undefined ? "boolean" : "string",
-            multiple:
-              name === "horizon.url" ||
-              name === "rpc.url" ||
-              name === "account" ||
-              name === "account.asset" ||
-              name === "asset" ||
-              name === "contract" ||
-              name === "market",
+            multiple: REPEATABLE.has(name),
           },
         ]),
       ),
@@ -361,14 +392,8 @@ function settingOf(name: ValueFlag, flags: FlagValues, env: NodeJS.ProcessEnv): 
 
 /** Every --horizon.url (--rpc.url), or else HORIZON_URL's (RPC_URL's) comma-separated list. */
 function urlSettings(name: UrlFlag, flags: FlagValues, env: NodeJS.ProcessEnv): Setting[] {
-  const urlFlags = flags[name] as string[] | undefined;
-  if (urlFlags?.length) return urlFlags.map((value) => ({ source: `--${name}`, value }));
-  const envName = FLAGS[name].env;
-  return (env[envName] ?? "")
-    .split(",")
-    .map((value) => value.trim())
-    .filter(Boolean)
-    .map((value) => ({ source: envName, value }));
+  const { source, values } = listSetting(name, flags, env);
+  return values.map((value) => ({ source, value }));
 }
 
 /**
@@ -394,26 +419,26 @@ function rpcSchedules(
   };
 }
 
-/** --contract.events (or CONTRACT_EVENTS=true) turns `events` on for every --contract. */
-function withFlagEvents(
-  contracts: WatchedContract[],
+/** A switch (--account.activity, --contract.events): its flag, or its environment variable's true or false. */
+function switchOf(
+  name: "account.activity" | "contract.events",
   flags: FlagValues,
   env: NodeJS.ProcessEnv,
   problems: string[],
-): WatchedContract[] {
-  const text = env[FLAGS["contract.events"].env];
-  const fromEnv = text === undefined || text === "" ? false : text.trim().toLowerCase();
-  if (fromEnv !== false && fromEnv !== "true" && fromEnv !== "false")
-    problems.push(`${FLAGS["contract.events"].env}: expected true or false, got ${JSON.stringify(text)}`);
-  const on = flags["contract.events"] === true || fromEnv === "true";
-  return on ? contracts.map((contract) => ({ ...contract, events: true })) : contracts;
+): boolean {
+  const envName = FLAGS[name].env;
+  const text = env[envName];
+  const fromEnv = text === undefined || text === "" ? "false" : text.trim().toLowerCase();
+  if (fromEnv !== "true" && fromEnv !== "false")
+    problems.push(`${envName}: expected true or false, got ${JSON.stringify(text)}`);
+  return flags[name] === true || fromEnv === "true";
 }
 
 /**
  * Every value of a repeatable flag, or else its environment variable's comma-separated list, with where they came from.
  */
 function listSetting(
-  name: ListFlag,
+  name: UrlFlag | ListFlag,
   flags: FlagValues,
   env: NodeJS.ProcessEnv,
 ): { readonly source: string; readonly values: string[] } {
@@ -429,90 +454,58 @@ function listSetting(
   };
 }
 
-/** Every --account, or else ACCOUNTS' list; they apply to the targets given with --horizon.url and --rpc.url. */
-function flagAccountsOf(
-  flags: FlagValues,
-  env: NodeJS.ProcessEnv,
+/**
+ * A watch flag's values (or its environment variable's list), with a problem when no URL flag
+ * (`appliesTo`) names a target for them.
+ */
+function watchList(
+  name: WatchFlag,
+  appliesTo: string,
   urlCount: number,
-  problems: string[],
-): WatchedAccount[] {
-  const specs = listSetting("account", flags, env);
+  { flags, env, problems }: FlagContext,
+): { readonly source: string; readonly values: string[] } {
+  const specs = listSetting(name, flags, env);
   if (specs.values.length > 0 && urlCount === 0) {
     problems.push(
-      `${specs.source}: applies to targets given with --horizon.url or --rpc.url; with --config.file, list ` +
-        `accounts under each target's \`accounts:\``,
+      `${specs.source}: applies to targets given with ${appliesTo}; with --config.file, list ${name}s under ` +
+        `each target's \`${name}s:\``,
     );
   }
-  const accounts = watchedAccounts(specs.values.map(namedIdFromFlag), specs.source, problems, () => specs.source);
-  return accountActivityOf(flags, env, problems)
-    ? accounts.map((account) => ({ ...account, activity: true }))
-    : accounts;
+  return specs;
 }
 
-/** --account.activity, or ACCOUNT_ACTIVITY=true: read every --account's flow. */
-function accountActivityOf(flags: FlagValues, env: NodeJS.ProcessEnv, problems: string[]): boolean {
-  if (flags["account.activity"] === true) return true;
-  const value = env.ACCOUNT_ACTIVITY;
-  if (value === undefined || value === "" || value === "false") return false;
-  if (value !== "true") problems.push(`ACCOUNT_ACTIVITY: expected true or false, got ${JSON.stringify(value)}`);
-  return value === "true";
+/** Every --account, or else ACCOUNTS' list; --account.activity reads their flow. */
+function flagAccountsOf(context: FlagContext, urlCount: number): WatchedAccount[] {
+  const { source, values } = watchList("account", "--horizon.url or --rpc.url", urlCount, context);
+  const accounts = watchedAccounts(values.map(namedIdFromFlag), source, context.problems, () => source);
+  const activity = switchOf("account.activity", context.flags, context.env, context.problems);
+  return activity ? accounts.map((account) => ({ ...account, activity: true })) : accounts;
 }
 
-/** Every --asset, or else ASSETS' list; they apply to the targets given with --horizon.url. */
-function flagAssetsOf(flags: FlagValues, env: NodeJS.ProcessEnv, urlCount: number, problems: string[]): WatchedAsset[] {
-  const specs = listSetting("asset", flags, env);
-  if (specs.values.length > 0 && urlCount === 0) {
-    problems.push(
-      `${specs.source}: applies to targets given with --horizon.url; with --config.file, list assets under ` +
-        `each target's \`assets:\``,
-    );
-  }
-  return watchedAssets(specs.values, specs.source, problems);
+/** Every --contract, or else CONTRACTS' list; --contract.events counts their events. */
+function flagContractsOf(context: FlagContext, urlCount: number): WatchedContract[] {
+  const { source, values } = watchList("contract", "--rpc.url", urlCount, context);
+  const contracts = watchedContracts(values.map(namedIdFromFlag), source, context.problems);
+  const events = switchOf("contract.events", context.flags, context.env, context.problems);
+  return events ? contracts.map((contract) => ({ ...contract, events: true })) : contracts;
 }
 
-/** Every --contract, or else CONTRACTS' list; they apply to the targets given with --rpc.url. */
-function flagContractsOf(
-  flags: FlagValues,
-  env: NodeJS.ProcessEnv,
-  urlCount: number,
-  problems: string[],
-): WatchedContract[] {
-  const specs = listSetting("contract", flags, env);
-  if (specs.values.length > 0 && urlCount === 0) {
-    problems.push(
-      `${specs.source}: applies to targets given with --rpc.url; with --config.file, list contracts under each ` +
-        `target's \`contracts:\``,
-    );
-  }
-  return withFlagEvents(
-    watchedContracts(specs.values.map(namedIdFromFlag), specs.source, problems),
-    flags,
-    env,
-    problems,
-  );
+/** Every --asset, or else ASSETS' list. */
+function flagAssetsOf(context: FlagContext, urlCount: number): WatchedAsset[] {
+  const { source, values } = watchList("asset", "--horizon.url", urlCount, context);
+  return watchedAssets(values, source, context.problems);
 }
 
-/** Every --market, or else MARKETS' list; they apply to the targets given with --horizon.url. */
-function flagMarketsOf(
-  flags: FlagValues,
-  env: NodeJS.ProcessEnv,
-  urlCount: number,
-  problems: string[],
-): WatchedMarket[] {
-  const specs = listSetting("market", flags, env);
-  if (specs.values.length > 0 && urlCount === 0) {
-    problems.push(
-      `${specs.source}: applies to targets given with --horizon.url; with --config.file, list markets under ` +
-        `each target's \`markets:\``,
-    );
-  }
+/** Every --market, or else MARKETS' list. */
+function flagMarketsOf(context: FlagContext, urlCount: number): WatchedMarket[] {
+  const { source, values } = watchList("market", "--horizon.url", urlCount, context);
   const entries: MarketEntry[] = [];
-  for (const value of specs.values) {
+  for (const value of values) {
     const entry = marketEntryFromFlag(value);
-    if (typeof entry === "string") problems.push(`${specs.source}: ${entry}`);
+    if (typeof entry === "string") context.problems.push(`${source}: ${entry}`);
     else entries.push(entry);
   }
-  return watchedMarkets(entries, specs.source, problems);
+  return watchedMarkets(entries, source, context.problems);
 }
 
 function shardOf(shard: Setting | undefined, problems: string[]): Shard {
