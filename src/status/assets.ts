@@ -1,7 +1,7 @@
 /** The watched assets' part of a Horizon's status: supply, holders, flags and how old they are. */
 import { METRICS } from "../catalog/metrics.js";
 import { ASSET_FLAGS } from "../client/asset-schemas.js";
-import type { StatusSeries } from "./board.js";
+import { optional, type StatusSeries } from "./board.js";
 
 interface Figure {
   readonly metric: string;
@@ -56,20 +56,15 @@ export function assetReports(
     lastSuccessAt === undefined ? undefined : Math.max(0, Math.round((nowMs - Date.parse(lastSuccessAt)) / 1000));
   return exists.map(({ labels, value }) => {
     const asset = labels.asset ?? "";
-    const report: { -readonly [K in keyof AssetReport]: AssetReport[K] } = {
+    return {
       asset,
       exists: { metric: METRICS.assetExists.name, labels: { asset }, value },
       flags: ASSET_FLAGS.filter((flag) => of(METRICS.assetFlag.name, asset, { flag })?.value === 1),
+      ...optional("supply", of(METRICS.assetSupply.name, asset)),
+      ...optional("holders", of(METRICS.assetHolders.name, asset, { held_by: "authorized" })),
+      ...optional("frozenHolders", of(METRICS.assetHolders.name, asset, { held_by: "unauthorized" })),
+      ...optional("flagChanges", of(METRICS.assetFlagChanges.name, asset)),
+      ...optional("ageSeconds", age),
     };
-    const supply = of(METRICS.assetSupply.name, asset);
-    const holders = of(METRICS.assetHolders.name, asset, { held_by: "authorized" });
-    const frozen = of(METRICS.assetHolders.name, asset, { held_by: "unauthorized" });
-    const changes = of(METRICS.assetFlagChanges.name, asset);
-    if (supply !== undefined) report.supply = supply;
-    if (holders !== undefined) report.holders = holders;
-    if (frozen !== undefined) report.frozenHolders = frozen;
-    if (changes !== undefined) report.flagChanges = changes;
-    if (age !== undefined) report.ageSeconds = age;
-    return report;
   });
 }

@@ -161,6 +161,11 @@ function boardKey({ label, name }: BoardTarget): string {
   return `${label}=${name}`;
 }
 
+/** `{ key: value }`, or nothing when the value is undefined: an optional field spread into a report. */
+export function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+}
+
 export function labelsMatch(labels: Labels, wanted: Labels | undefined): boolean {
   for (const name in wanted) if (labels[name] !== wanted[name]) return false;
   return true;

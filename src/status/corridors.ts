@@ -3,7 +3,7 @@
  * the best rate and hops, and the p90 request time over the last QUANTILE_WINDOW_MS (src/status/board.ts).
  */
 import { METRICS } from "../catalog/metrics.js";
-import type { StatusSeries } from "./board.js";
+import { optional, type StatusSeries } from "./board.js";
 
 /** The corridor families the status board keeps. */
 export const CORRIDOR_STATUS_FAMILIES = [
@@ -86,17 +86,16 @@ export function corridorReports(read: Reader): CorridorReport[] | undefined {
   return [...counts.keys()].sort().map((corridor) => {
     const found = paths.get(corridor);
     const p90 = bucketQuantile(0.9, buckets.get(corridor) ?? new Map());
-    const report: { -readonly [K in keyof CorridorReport]: CorridorReport[K] } = {
+    return {
       corridor,
       state: found === undefined ? "unknown" : found > 0 ? "found" : "none",
       runs: counts.get(corridor) ?? {},
+      ...optional("paths", found),
+      ...optional("bestRate", rates.get(corridor)),
+      ...optional("minRate", minRates.get(corridor)),
+      ...optional("bestHops", hops.get(corridor)),
+      ...optional("p90Seconds", p90),
+      ...optional("lastFoundTimestampSeconds", lastFound.get(corridor)),
     };
-    if (found !== undefined) report.paths = found;
-    if (rates.has(corridor)) report.bestRate = rates.get(corridor);
-    if (minRates.has(corridor)) report.minRate = minRates.get(corridor);
-    if (hops.has(corridor)) report.bestHops = hops.get(corridor);
-    if (p90 !== undefined) report.p90Seconds = p90;
-    if (lastFound.has(corridor)) report.lastFoundTimestampSeconds = lastFound.get(corridor);
-    return report;
   });
 }

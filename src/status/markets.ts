@@ -1,6 +1,6 @@
 /** The markets section of a Horizon's card: each watched market's close, peg and makers, from its series. */
 import { METRICS } from "../catalog/metrics.js";
-import type { StatusSeries } from "./board.js";
+import { optional, type StatusSeries } from "./board.js";
 
 /** The families the section reads. */
 export const MARKET_FAMILIES: readonly string[] = [
@@ -55,7 +55,6 @@ export function marketReports(all: (metric: string) => readonly StatusSeries[]):
       else sides.bids = series.value;
       makers.set(maker, sides);
     }
-    const optional = (key: string, figure: number | undefined) => (figure === undefined ? {} : { [key]: figure });
     return {
       market,
       traded: value === 1,

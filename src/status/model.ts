@@ -16,6 +16,7 @@ import {
   HISTORY_WINDOW_MS,
   StatusBoard,
   labelsMatch,
+  optional,
   WINDOWED_HISTOGRAMS,
   type BoardTarget,
   type ReferencedFamily,
@@ -30,68 +31,48 @@ export interface SparklineDefinition extends SparklineSource {
   readonly percent?: true;
 }
 
+function sparkline(
+  id: string,
+  title: string,
+  unit: string,
+  family: string,
+  extra: Pick<SparklineDefinition, "labels" | "histogramMean" | "percent"> = {},
+): SparklineDefinition {
+  return { id, title, unit, family, ...extra };
+}
+
+const inclusionFee = RPC_METRICS.inclusionFee.name;
+
 /** Each kind's sparklines, drawn from its own series. */
 export const SPARKLINES: Readonly<Record<TargetLabel, readonly SparklineDefinition[]>> = {
   horizon: [
-    { id: "ingest_lag", title: "Ingest lag", unit: "ledgers", family: METRICS.ingestLagLedgers.name },
-    {
-      id: "ledger_close_interval",
-      title: "Ledger close interval",
-      unit: "s",
-      family: METRICS.ledgerCloseInterval.name,
+    sparkline("ingest_lag", "Ingest lag", "ledgers", METRICS.ingestLagLedgers.name),
+    sparkline("ledger_close_interval", "Ledger close interval", "s", METRICS.ledgerCloseInterval.name, {
       histogramMean: true,
-    },
-    {
-      id: "fee_p50",
-      title: "Fee charged p50",
-      unit: "stroops",
-      family: METRICS.feeCharged.name,
-      labels: { stat: "p50" },
-    },
-    {
-      id: "fee_p90",
-      title: "Fee charged p90",
-      unit: "stroops",
-      family: METRICS.feeCharged.name,
-      labels: { stat: "p90" },
-    },
-    {
-      id: "capacity",
-      title: "Ledger capacity used",
-      unit: "%",
-      family: METRICS.ledgerCapacityUsage.name,
-      percent: true,
-    },
+    }),
+    sparkline("fee_p50", "Fee charged p50", "stroops", METRICS.feeCharged.name, { labels: { stat: "p50" } }),
+    sparkline("fee_p90", "Fee charged p90", "stroops", METRICS.feeCharged.name, { labels: { stat: "p90" } }),
+    sparkline("capacity", "Ledger capacity used", "%", METRICS.ledgerCapacityUsage.name, { percent: true }),
   ],
   rpc: [
-    {
-      id: "rpc_soroban_fee_p50",
-      title: "Soroban inclusion fee p50",
-      unit: "stroops",
-      family: RPC_METRICS.inclusionFee.name,
+    sparkline("rpc_soroban_fee_p50", "Soroban inclusion fee p50", "stroops", inclusionFee, {
       labels: { kind: "soroban", stat: "p50" },
-    },
-    {
-      id: "rpc_soroban_fee_p90",
-      title: "Soroban inclusion fee p90",
-      unit: "stroops",
-      family: RPC_METRICS.inclusionFee.name,
+    }),
+    sparkline("rpc_soroban_fee_p90", "Soroban inclusion fee p90", "stroops", inclusionFee, {
       labels: { kind: "soroban", stat: "p90" },
-    },
-    {
-      id: "rpc_classic_fee_p90",
-      title: "Classic inclusion fee p90",
-      unit: "stroops",
-      family: RPC_METRICS.inclusionFee.name,
+    }),
+    sparkline("rpc_classic_fee_p90", "Classic inclusion fee p90", "stroops", inclusionFee, {
       labels: { kind: "classic", stat: "p90" },
-    },
-    {
-      id: "rpc_soroban_transactions",
-      title: "Soroban transactions in the fee window",
-      unit: "tx",
-      family: RPC_METRICS.feeStatsTransactions.name,
-      labels: { kind: "soroban" },
-    },
+    }),
+    sparkline(
+      "rpc_soroban_transactions",
+      "Soroban transactions in the fee window",
+      "tx",
+      RPC_METRICS.feeStatsTransactions.name,
+      {
+        labels: { kind: "soroban" },
+      },
+    ),
   ],
 };
 
@@ -547,10 +528,6 @@ const RPC_IDENTITY = identitySources(
   RPC_METRICS.protocolVersion.name,
   RPC_METRICS.latestLedger.name,
 );
-
-function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
-  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
-}
 
 function transactions(series: TargetSeries): TargetReport["transactions"] {
   const successful = series.figure(METRICS.transactionsTotal.name, { result: "successful" });
