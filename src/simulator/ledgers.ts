@@ -147,10 +147,36 @@ export class LedgerFactory {
     const idPool = this.#tip.idPool + BigInt(transactions + rng.int(0, transactions));
 
     const previousHash = this.#tip.hash;
-    const txSetHash = rng.fill(new Uint8Array(32));
-    const header = encodeLedgerHeader({
+    const header = this.#header(sequence, conditions, feePool, idPool);
+    this.#tip = { ...this.#tip, hash: header.hash, feePool, idPool };
+
+    return {
+      sequence,
+      hash: header.hash.toString("hex"),
+      prevHash: previousHash.toString("hex"),
+      closedAtMs: conditions.closedAtMs,
+      successfulTransactionCount,
+      failedTransactionCount,
+      operationCount: txSetOperationCount - failedOperations + conditions.submittedTransactions,
+      txSetOperationCount: txSetOperationCount + conditions.submittedTransactions,
+      totalCoins: this.#tip.totalCoins,
+      feePool,
+      baseFee: BASE_FEE_STROOPS,
+      baseReserve: BASE_RESERVE_STROOPS,
+      maxTxSetSize: MAX_TX_SET_SIZE,
       protocolVersion: conditions.protocolVersion,
-      previousLedgerHash: previousHash,
+      headerXdr: header.xdr.toString("base64"),
+      fees,
+    };
+  }
+
+  /** The header of the ledger closing on the tip; its random fields drawn in the one order the seed fixes. */
+  #header(sequence: number, conditions: CloseConditions, feePool: bigint, idPool: bigint) {
+    const rng = this.#rng;
+    const txSetHash = rng.fill(new Uint8Array(32));
+    return encodeLedgerHeader({
+      protocolVersion: conditions.protocolVersion,
+      previousLedgerHash: this.#tip.hash,
       txSetHash: sequence >= this.#forkAt ? forkedTxSetHash(txSetHash) : txSetHash,
       closeTimeSeconds: Math.floor(conditions.closedAtMs / 1000),
       validatorKey: rng.pick(this.#validators),
@@ -172,26 +198,6 @@ export class LedgerFactory {
         this.#skipListEntry(3, sequence),
       ],
     });
-    this.#tip = { ...this.#tip, hash: header.hash, feePool, idPool };
-
-    return {
-      sequence,
-      hash: header.hash.toString("hex"),
-      prevHash: previousHash.toString("hex"),
-      closedAtMs: conditions.closedAtMs,
-      successfulTransactionCount,
-      failedTransactionCount,
-      operationCount: txSetOperationCount - failedOperations + conditions.submittedTransactions,
-      txSetOperationCount: txSetOperationCount + conditions.submittedTransactions,
-      totalCoins: this.#tip.totalCoins,
-      feePool,
-      baseFee: BASE_FEE_STROOPS,
-      baseReserve: BASE_RESERVE_STROOPS,
-      maxTxSetSize: MAX_TX_SET_SIZE,
-      protocolVersion: conditions.protocolVersion,
-      headerXdr: header.xdr.toString("base64"),
-      fees,
-    };
   }
 
   /** Stand-in for the hash of an older ledger; stable for a whole skip-list interval. */
