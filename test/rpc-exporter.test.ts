@@ -369,6 +369,29 @@ describe("Stellar RPC targets against the simulator", () => {
     expect([...values.keys()].filter((key) => key.startsWith("stellar_rpc_info{"))).toHaveLength(1);
   });
 
+  it("a versions poll whose first run failed alone tries again after the next status poll", async () => {
+    fakeRpc = new FakeRpc();
+    fakeRpc.batchFaults.set("getVersionInfo", { status: 503, body: "unavailable" });
+    const clock = new ManualClock();
+    const config = await configFrom([`--rpc.url=fake=${await fakeRpc.start()}`, "--poll.interval=5s"]);
+    exporter = await startExporter({ ...config, retries: 0 }, { logger: pino({ level: "silent" }), clock });
+    await exporter.firstPolls;
+    const calls = (method: string) => fakeRpc!.methodsCalled().filter((called) => called === method).length;
+    expect([calls("getHealth"), calls("getVersionInfo")]).toEqual([1, 1]);
+    fakeRpc.batchFaults.clear();
+    await clock.advance(5_000);
+    await until("versions polled again", async () => (calls("getVersionInfo") === 2 ? true : undefined), {
+      timeoutMs: 5_000,
+    });
+    await exporter.idle();
+    const values = parseExposition(await scrapeText(exporter));
+    expect([...values.keys()].filter((key) => key.startsWith("stellar_rpc_info{"))).toHaveLength(1);
+    // Once it has data, the versions poll keeps its 10-minute period: more status polls, no more versions.
+    await clock.advance(5_000);
+    await exporter.idle();
+    expect(calls("getVersionInfo")).toBe(2);
+  });
+
   it("reload: an RPC leaves and returns without touching the Horizon of the same name", async () => {
     fakeRpc = new FakeRpc();
     const horizonServer = new FakeHorizon();

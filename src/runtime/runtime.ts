@@ -247,8 +247,12 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
       clock,
       signal: abort.signal,
       // A poll that failed and now succeeds: the upstream healed, the others need not wait.
-      succeeded: (by) => {
-        for (const other of this.jobs.values()) if (other.runner !== by) other.runner.upstreamRecovered();
+      succeeded: (by, healed) => {
+        for (const { runner } of this.jobs.values()) {
+          if (runner === by) continue;
+          if (healed) runner.upstreamRecovered();
+          runner.peerSucceeded();
+        }
       },
     });
     const detach = () => this.abort.signal.removeEventListener("abort", stopped);

@@ -58,8 +58,8 @@ export interface JobRunnerOptions {
   readonly clock: Clock;
   /** Aborted when the job or its runtime stops. */
   readonly signal: AbortSignal;
-  /** Called when a poll succeeds after a failed one: the upstream has healed. */
-  readonly succeeded?: (runner: JobRunner) => void;
+  /** Called when a poll succeeds; `healed` when it failed before: the upstream has healed. */
+  readonly succeeded?: (runner: JobRunner, healed: boolean) => void;
 }
 
 /**
@@ -141,6 +141,15 @@ export class JobRunner {
     }
   }
 
+  /**
+   * Another poll of the target succeeded. A poll that has never succeeded, and failed on a passing
+   * hiccup (timeout, network, 5xx), tries again once its backoff allows, not a whole period later.
+   */
+  peerSucceeded(): void {
+    if (this.status.lastSuccessMs !== undefined || !this.lastFailureTransient) return;
+    if (this.options.clock.now() >= this.notBeforeMs) void this.run();
+  }
+
   private async runOnce(): Promise<void> {
     const { job, clock } = this.options;
     const startedMs = clock.now();
@@ -219,7 +228,7 @@ export class JobRunner {
     this.lastFailureTransient = false;
     const healed = this.failedLast;
     this.failedLast = false;
-    if (job.role === "poll" && healed) this.options.succeeded?.(this);
+    if (job.role === "poll") this.options.succeeded?.(this, healed);
     await publisher.succeeded();
     // Counted once its data is in the store, so /readyz never runs ahead of /metrics.
     const { runningSinceMs: _, ...rest } = this.status;

@@ -36,6 +36,8 @@ export class FakeRpc {
   ledgerEntriesLatestLedger = 458386;
   /** Replaces every answer, whatever the path. */
   fault: Fault | undefined;
+  /** Replaces the answer to every batch that calls one of these methods. */
+  readonly batchFaults = new Map<string, Fault>();
   readonly requests: { url: URL; headers: Headers; body: JsonRecord[] }[] = [];
   private server: Listening | undefined;
 
@@ -43,7 +45,8 @@ export class FakeRpc {
     const body = (await c.req.json()) as JsonRecord[] | JsonRecord;
     const calls = Array.isArray(body) ? body : [body];
     this.requests.push({ url: new URL(c.req.url), headers: new Headers(c.req.raw.headers), body: calls });
-    if (this.fault) return c.body(this.fault.body, this.fault.status as 200, this.fault.headers ?? {});
+    const fault = this.fault ?? calls.map((call) => this.batchFaults.get(call.method as string)).find(Boolean);
+    if (fault) return c.body(fault.body, fault.status as 200, fault.headers ?? {});
     const responses = calls.map((call) => ({
       jsonrpc: "2.0",
       id: call.id,
