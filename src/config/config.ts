@@ -19,21 +19,13 @@ import {
   type LogLevel,
 } from "./file-schema.js";
 import { rpcTargets, type RpcTargetConfig } from "./rpc-targets.js";
-import { targetsOf } from "./targets.js";
+import { targetsOf, type TargetBasics } from "./targets.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
-import type { Secret } from "./secret.js";
-import type { TargetUrl } from "./target-url.js";
 import { loadWebConfig, type WebConfig } from "./web-config.js";
 import { inShard, parseShard, WHOLE, type Shard } from "./shard.js";
 import { readYamlDocument } from "./yaml-file.js";
 
-export interface TargetConfig {
-  readonly name: string;
-  /** Shown as its `display` form only: userinfo, path and query may hold credentials. */
-  readonly url: TargetUrl;
-  /** Extra request headers; any value may be a credential. */
-  readonly headers: Readonly<Record<string, Secret>>;
-  readonly timeoutMs: number;
+export interface TargetConfig extends TargetBasics {
   readonly schedules: Readonly<Record<Endpoint, Schedule>>;
   /** Requests per hour this Horizon allows; planning above it logs a warning at start. */
   readonly requestBudgetPerHour: number;

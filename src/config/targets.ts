@@ -6,7 +6,9 @@ import { describeInvalidUrl, TargetUrl } from "./target-url.js";
 /** How every kind of target is named, reached and timed. */
 export interface TargetBasics {
   readonly name: string;
+  /** Shown as its `display` form only: userinfo, path and query may hold credentials. */
   readonly url: TargetUrl;
+  /** Extra request headers; any value may be a credential. */
   readonly headers: Readonly<Record<string, Secret>>;
   readonly timeoutMs: number;
 }
