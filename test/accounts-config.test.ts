@@ -192,6 +192,11 @@ describe("a watched account's flow (activity)", () => {
     expect(await problems(flags, { ACCOUNT_ACTIVITY: "yes" })).toEqual([
       'ACCOUNT_ACTIVITY: expected true or false, got "yes"',
     ]);
+    // Read as CONTRACT_EVENTS is: case and surrounding spaces do not matter.
+    expect((await config(flags, { ACCOUNT_ACTIVITY: " TRUE " })).targets[0]!.accounts[0]).toMatchObject({
+      activity: true,
+    });
+    expect((await config(flags, { ACCOUNT_ACTIVITY: "False" })).targets[0]!.accounts[0]!.activity).toBeUndefined();
   });
 
   it("under --shard, only the shard watching the account reads its flow", async () => {
