@@ -165,9 +165,13 @@ describe("an exporter beside a Horizon serving hostile pools pages", () => {
       `--horizon.url=bad=${await bad.start()}`,
       "--poll.interval=1s",
     ]);
-    // Parsing a hostile page takes seconds of CPU on a loaded machine: the answer is `schema`, not a timeout.
+    // Parsing a hostile page takes seconds of CPU on a loaded machine: the answer is `schema`, not a
+    // timeout, so a run's deadline (the lesser of the timeout and the stale-after intervals) is long.
     const targets = config.targets.map((target) => (target.name === "bad" ? { ...target, timeoutMs: 60_000 } : target));
-    exporter = await startExporter({ ...config, targets }, { logger: pino({ level: "silent" }) });
+    exporter = await startExporter(
+      { ...config, staleAfterIntervals: 60, targets },
+      { logger: pino({ level: "silent" }) },
+    );
     await exporter.firstPolls;
     const running = exporter;
     const scrape = async () => {
