@@ -22,9 +22,11 @@ export default defineConfig({
     // Most files wait on servers and child processes rather than compute, so three run at once on
     // two cores (vitest's default there is one). A worker runs file after file in the same
     // process, which spares a process start and the shared imports per file; every file starts
-    // its own servers and restores what it patches.
+    // its own servers and restores what it patches, and test/support/file-setup.ts empties what
+    // the modules hold for the whole process.
     maxWorkers: 3,
     isolate: false,
     globalSetup: ["test/support/build-dist.ts"],
+    setupFiles: ["test/support/file-setup.ts"],
   },
 });
