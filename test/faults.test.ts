@@ -89,7 +89,7 @@ beforeEach(async () => {
   const dir = mkdtempSync(join(tmpdir(), "she-faults-"));
   writeFileSync(
     join(dir, "config.yml"),
-    `targets:\n  - name: hostile\n    url: ${url}\n    timeout: 500ms\nhttp: { retries: 0, max_body_size: 1MiB }\nlog: { level: warn }\n`,
+    `targets:\n  - name: hostile\n    url: ${url}\n    timeout: 2s\nhttp: { retries: 0, max_body_size: 1MiB }\nlog: { level: warn }\n`,
   );
   const config = await configFrom([
     `--config.file=${join(dir, "config.yml")}`,

@@ -165,7 +165,13 @@ describe("an exporter beside a Horizon serving hostile pools pages", () => {
       `--horizon.url=bad=${await bad.start()}`,
       "--poll.interval=1s",
     ]);
-    exporter = await startExporter(config, { logger: pino({ level: "silent" }) });
+    // Parsing a hostile page takes seconds of CPU on a loaded machine: the answer is `schema`, not a
+    // timeout, so a run's deadline (the lesser of the timeout and the stale-after intervals) is long.
+    const targets = config.targets.map((target) => (target.name === "bad" ? { ...target, timeoutMs: 60_000 } : target));
+    exporter = await startExporter(
+      { ...config, staleAfterIntervals: 60, targets },
+      { logger: pino({ level: "silent" }) },
+    );
     await exporter.firstPolls;
     const running = exporter;
     const scrape = async () => {
@@ -194,7 +200,8 @@ describe("an exporter beside a Horizon serving hostile pools pages", () => {
         return total === counted + round || undefined;
       });
     }
-    // The hostile pages kept coming while the healthy target was polled.
+    // The hostile pages kept coming while the healthy target was polled (every pools poll is one).
+    await until("another hostile pools page", () => poolPolls > hostilePagesBefore || undefined);
     expect(poolPolls).toBeGreaterThan(hostilePagesBefore);
     expect(valueOf(await scrape(), "stellar_horizon_up", { horizon: "good" })).toBe(1);
   });
