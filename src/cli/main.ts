@@ -2,7 +2,7 @@ import { pino } from "pino";
 import { FLAGS, loadConfig } from "../config/config.js";
 import { closestName } from "../config/messages.js";
 import { scrubSecrets } from "../config/secret.js";
-import { startExporter } from "../exporter.js";
+import type { startExporter } from "../exporter.js";
 import { describeRejection } from "./rejection.js";
 import { waitForShutdownSignal } from "./signals.js";
 import { COMMANDS, reportProblems, versionLine } from "./usage.js";
@@ -44,6 +44,8 @@ async function runExporter(argv: string[]): Promise<number> {
   const logger = pino({ level: command.config.logLevel, hooks: { streamWrite: scrubSecrets } });
   let exporter: Awaited<ReturnType<typeof startExporter>>;
   try {
+    // Loaded only to run: --help, --version and a mistyped flag answer without loading the exporter.
+    const { startExporter } = await import("../exporter.js");
     exporter = await startExporter(command.config, { logger });
   } catch (error) {
     logger.fatal({ error: (error as Error).message }, "cannot start");
