@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PollError } from "../src/client/errors.js";
 import type { HorizonClient, Query, RawRecords } from "../src/client/horizon-client.js";
+import { liquidityPoolSchema } from "../src/client/schemas.js";
 import { LiquidityPoolsCollector } from "../src/collectors/liquidity-pools.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
 import type { Sample } from "../src/exposition/samples.js";
@@ -145,6 +146,12 @@ const CHANGES: ((pool: JsonRecord, index: number) => void)[] = [
 const onePage = (records: unknown[]) => [records];
 
 describe("LiquidityPoolsCollector across polls", () => {
+  it("compares every field the pool schema reads (a new one must be compared too)", () => {
+    const compared = ["fee_bp", "id", "paging_token", "reserves", "total_shares", "total_trustlines", "type"];
+    expect(Object.keys(liquidityPoolSchema.shape).sort()).toEqual(compared);
+    expect(Object.keys(liquidityPoolSchema.shape.reserves.element.shape).sort()).toEqual(["amount", "asset"]);
+  });
+
   it("gives every poll the values a fresh collector gives, whatever changed since the last", async () => {
     const next = random(42);
     const { poll: pollAgain } = pollsOf();
