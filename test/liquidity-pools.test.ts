@@ -161,8 +161,9 @@ describe("LiquidityPoolsCollector across polls", () => {
         if (next() > 0.3) return pool;
         // Now and then a pool goes back to how it was first sent.
         if (next() < 0.2) return makePool(index + 1);
-        const changed = makePool(index + 1, { total_shares: `${round}.5000000` });
-        CHANGES[Math.floor(next() * CHANGES.length)]!(changed, index);
+        // One change to the pool as first sent, so each compared field alone tells the two apart.
+        const changed = makePool(index + 1);
+        CHANGES[Math.floor(next() * CHANGES.length)]!(changed, index + round);
         return changed;
       });
       // Duplicates and records that are no pool at all, here and there.
