@@ -102,6 +102,10 @@ export const ledgerSchema = z
   );
 export type Ledger = z.output<typeof ledgerSchema>;
 
+/**
+ * The pools collector keeps a pool whose record is sent as at the last poll without validating it
+ * again (sentAsBefore in src/collectors/liquidity-pools.ts): a field read here is compared there too.
+ */
 export const liquidityPoolSchema = z.object({
   id: poolId,
   paging_token: pagingToken,

@@ -49,10 +49,89 @@ export function liquidityPoolSamples(pools: readonly LiquidityPool[]): Collector
   };
 }
 
+/** A reserve as Horizon sent it. */
+interface SentReserve {
+  readonly asset: string;
+  readonly amount: string;
+}
+
+/**
+ * A pool kept by the last poll: its series, and every field of its record that the schema reads
+ * (paging_token apart: see sentAsBefore), as sent, with its last_modified_ledger.
+ */
+interface KnownPool {
+  readonly id: string;
+  readonly ledger: number;
+  readonly fee_bp: number;
+  readonly type: string;
+  readonly total_trustlines: string;
+  readonly total_shares: string;
+  readonly reserves: readonly SentReserve[];
+  readonly samples: readonly Sample[];
+}
+
+type SentRecord = Readonly<Record<string, unknown>>;
+
+/**
+ * A pool that passed the schema, as the next poll compares it. Only the fields compared are copied,
+ * all bounded by the schema, so a valid record padded with unknown fields holds nothing beyond its
+ * poll. Without a numeric last_modified_ledger, NaN stands in: it equals nothing, so such a record
+ * is validated at every poll.
+ */
+function knownPool(record: SentRecord, pool: LiquidityPool): KnownPool {
+  const ledger = typeof record.last_modified_ledger === "number" ? record.last_modified_ledger : Number.NaN;
+  const reserves = (record.reserves as readonly SentRecord[]).map(({ asset, amount }) => ({ asset, amount }));
+  return {
+    id: pool.id,
+    ledger,
+    fee_bp: pool.fee_bp,
+    type: pool.type,
+    total_trustlines: record.total_trustlines as string,
+    total_shares: record.total_shares as string,
+    reserves: reserves as SentReserve[],
+    samples: poolSamples(pool),
+  };
+}
+
+/**
+ * True when `record` holds exactly what `known` was validated from, compared as sent (strings to
+ * strings, never a hash): then the schema would accept it and make the same pool. The paging
+ * token is not kept; the schema asks only that it be a non-empty string, checked here.
+ */
+function sentAsBefore(record: SentRecord, known: KnownPool): boolean {
+  if (
+    record.last_modified_ledger !== known.ledger ||
+    record.total_shares !== known.total_shares ||
+    record.total_trustlines !== known.total_trustlines ||
+    record.fee_bp !== known.fee_bp ||
+    record.type !== known.type ||
+    typeof record.paging_token !== "string" ||
+    record.paging_token === ""
+  )
+    return false;
+  const reserves = record.reserves;
+  if (!Array.isArray(reserves) || reserves.length !== known.reserves.length) return false;
+  for (let index = 0; index < reserves.length; index += 1) {
+    const sent: unknown = reserves[index];
+    const before = known.reserves[index]!;
+    if (typeof sent !== "object" || sent === null) return false;
+    if ((sent as SentRecord).asset !== before.asset || (sent as SentRecord).amount !== before.amount) return false;
+  }
+  return true;
+}
+
+/** The pool count, then every pool's series. */
+function allPoolSamples(pools: readonly KnownPool[]): Sample[] {
+  const all: Sample[] = [{ metric: METRICS.liquidityPools, value: pools.length }];
+  for (const pool of pools) for (const sample of pool.samples) all.push(sample);
+  return all;
+}
+
 /**
  * Tracks a bounded set of pools; each poll replaces the set, so a pool gone upstream leaves too.
- * Every page is parsed and every record validated afresh: a pool's series cost less to make again
- * than a cache of them costs to keep right.
+ * A pool whose record is sent exactly as at the last poll (compared field by field) keeps its
+ * series; any other record is validated by the schema. Horizon changes a few percent of the pools
+ * between two polls, and validating the rest again was most of a poll's work beyond JSON.parse.
  */
 export class LiquidityPoolsCollector implements PollJob {
   readonly role = "poll";
@@ -60,6 +139,8 @@ export class LiquidityPoolsCollector implements PollJob {
   readonly schedule: JobTiming["schedule"];
   readonly requestsPerRun: number;
   private series: readonly Sample[] = [];
+  /** The pools the last complete poll of pages kept, by id. */
+  private known: ReadonlyMap<string, KnownPool> = new Map();
 
   constructor(
     private readonly client: HorizonClient,
@@ -71,8 +152,13 @@ export class LiquidityPoolsCollector implements PollJob {
   }
 
   async run(context: PollContext): Promise<void> {
-    const pools = this.selection.ids.length > 0 ? await this.fetchByIds(context) : await this.fetchPages(context);
-    this.series = liquidityPoolSamples(pools).live;
+    if (this.selection.ids.length > 0) {
+      this.series = liquidityPoolSamples(await this.fetchByIds(context)).live;
+      return;
+    }
+    const pools = await this.fetchPages(context);
+    this.series = allPoolSamples([...pools.values()]);
+    this.known = pools;
   }
 
   samples(): CollectorSamples<Sample> {
@@ -99,8 +185,8 @@ export class LiquidityPoolsCollector implements PollJob {
   }
 
   /** Pages in ascending id order; each pool once (its first record wins), at most `max`. */
-  private async fetchPages(context: PollContext): Promise<LiquidityPool[]> {
-    const pools = new Map<string, LiquidityPool>();
+  private async fetchPages(context: PollContext): Promise<Map<string, KnownPool>> {
+    const pools = new Map<string, KnownPool>();
     const reserves = this.selection.reserves.length > 0 ? this.selection.reserves.join(",") : undefined;
     let cursor: string | undefined;
     while (pools.size < this.selection.max) {
@@ -120,18 +206,31 @@ export class LiquidityPoolsCollector implements PollJob {
       if (next === undefined) break;
       cursor = next;
     }
-    return [...pools.values()];
+    return pools;
   }
 
   /** Adds the page's valid pools to `pools` (up to `max`), and counts the invalid records. */
-  private keepValid(records: RawRecords, pools: Map<string, LiquidityPool>, context: PollContext): void {
+  private keepValid(records: RawRecords, pools: Map<string, KnownPool>, context: PollContext): void {
     let invalid = 0;
     for (const record of records) {
-      const pool = validRecord(liquidityPoolSchema, record);
+      const pool = this.recognised(record) ?? this.validated(record);
       if (pool === undefined) invalid += 1;
       else if (pools.size < this.selection.max && !pools.has(pool.id)) pools.set(pool.id, pool);
     }
     if (invalid > 0) context.invalidRecords(invalid);
+  }
+
+  /** The last poll's pool when `record` is sent exactly as its record was. */
+  private recognised(record: unknown): KnownPool | undefined {
+    if (typeof record !== "object" || record === null) return undefined;
+    const known = this.known.get((record as SentRecord).id as string);
+    return known !== undefined && sentAsBefore(record as SentRecord, known) ? known : undefined;
+  }
+
+  /** The pool of a record the schema accepts, remembered when it can be; undefined when invalid. */
+  private validated(record: unknown): KnownPool | undefined {
+    const pool = validRecord(liquidityPoolSchema, record);
+    return pool === undefined ? undefined : knownPool(record as SentRecord, pool);
   }
 }
 
