@@ -15,7 +15,7 @@ import {
   type Sample,
   type SeriesGroup,
 } from "../src/exposition/samples.js";
-import { MetricStore, type SampleTap, type TappedSamples } from "../src/exposition/store.js";
+import { MetricStore, PLAIN_HOLD_MS, type SampleTap, type TappedSamples } from "../src/exposition/store.js";
 import { accountSchema } from "../src/client/account-schemas.js";
 import { AccountSamples, type AccountObservation } from "../src/collectors/accounts.js";
 import { fixtureJson } from "./support/fixtures.js";
@@ -271,6 +271,22 @@ ${line("a", 2)}`);
     b!.retire();
     a!.retire();
     expect(await both(0)).toBe("");
+  });
+
+  it("keeps a plain scrape's text for the plain scrapes of the next PLAIN_HOLD_MS only", async () => {
+    const store = new MetricStore();
+    await publish(store, "a", "ledgers", { live: [], persistent: [{ metric: METRICS.ledgerSequence, value: 7 }] }, 0);
+    const first = await store.scrape(1_000, "identity");
+    expect(first.toString()).toContain('stellar_horizon_ledger_sequence{horizon="a"} 7\n');
+    // Within the window the same text is served, not decompressed again.
+    expect(await store.scrape(1_000 + PLAIN_HOLD_MS - 1, "identity")).toBe(first);
+    // A gzip scrape past the window lets it go; the next plain scrape decompresses the same text anew.
+    const gzip = await store.scrape(1_000 + PLAIN_HOLD_MS, "gzip");
+    const again = await store.scrape(1_000 + PLAIN_HOLD_MS, "identity");
+    expect(again).not.toBe(first);
+    expect(again.equals(first)).toBe(true);
+    expect(gunzipSync(gzip).equals(first)).toBe(true);
+    expect(await store.scrape(1_000 + PLAIN_HOLD_MS + 1, "identity")).toBe(again);
   });
 
   it("shows a watched account's every change at the next scrape, though unchanged accounts keep their version", async () => {

@@ -94,14 +94,22 @@ interface Published {
 }
 
 /**
+ * How long a plain scrape's text is kept for the plain scrapes that follow (a person's curl, a
+ * script's loop): decompressing it again for each costs several times what sending it does, and
+ * holding it longer keeps megabytes that Prometheus, which scrapes gzip, never reads.
+ */
+export const PLAIN_HOLD_MS = 10_000;
+
+/**
  * The exposition as scraped, held while it is exact: from `fromMs` (the last live series left) to
  * `untilMs` (the next one leaves), and until anything is published or retired.
  */
 interface Body {
   readonly gzip: Buffer;
   readonly plainBytes: number;
-  /** Decompressed at the first plain scrape, shared by the ones that follow. */
+  /** Decompressed at a plain scrape, shared by the ones that follow until `plainUntilMs`. */
   plain: Promise<Buffer> | undefined;
+  plainUntilMs: number;
   readonly fromMs: number;
   readonly untilMs: number;
 }
@@ -238,20 +246,26 @@ export class MetricStore {
   }
 
   /**
-   * The exposition of every target's series in the coding, as one buffer. Both codings are kept
+   * The exposition of every target's series in the coding, as one buffer. The gzip body is kept
    * until the store changes (a publication, a retired lease) or a live series' freshness runs out,
    * so scrapes between publications cost a lookup, not a copy of megabytes and the collection of
-   * that garbage. The plain text is decompressed on the thread pool at the first plain scrape.
+   * that garbage. The plain text is decompressed on the thread pool at a plain scrape and kept as
+   * long as the gzip body, at most PLAIN_HOLD_MS.
    */
   async scrape(nowMs: number, coding: ContentCoding): Promise<Buffer> {
     const body = this.body(nowMs);
+    // Any scrape lets go of a plain text held past its window, so a human's curl does not keep megabytes
+    // until the next publication while Prometheus scrapes gzip.
+    if (body.plain !== undefined && nowMs >= body.plainUntilMs) body.plain = undefined;
     if (coding === "gzip" || body.plainBytes === 0) return body.gzip;
     if (body.plain === undefined) {
       // One output chunk a byte longer than the text, so it comes back in one round trip from the thread pool.
-      body.plain = gunzipAsync(body.gzip, { chunkSize: Math.max(1024, body.plainBytes + 1) });
+      const plain = gunzipAsync(body.gzip, { chunkSize: Math.max(1024, body.plainBytes + 1) });
+      body.plain = plain;
+      body.plainUntilMs = nowMs + PLAIN_HOLD_MS;
       // A failure is not kept: the next plain scrape tries again.
-      body.plain.catch(() => {
-        if (this.assembled === body) body.plain = undefined;
+      plain.catch(() => {
+        if (body.plain === plain) body.plain = undefined;
       });
     }
     return body.plain;
@@ -276,6 +290,7 @@ export class MetricStore {
       gzip: Buffer.concat(members.map((member) => member.gzip)),
       plainBytes: members.reduce((total, member) => total + member.plainBytes, 0),
       plain: undefined,
+      plainUntilMs: -Infinity,
       fromMs,
       untilMs,
     };

@@ -1,4 +1,5 @@
 import type { HttpBindings } from "@hono/node-server";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { Hono } from "hono";
 import type { WebConfig } from "../config/web-config.js";
 import type { ContentCoding } from "../exposition/store.js";
@@ -15,19 +16,6 @@ export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
  * one buffer or as parts sent one after another.
  */
 export type RenderMetrics = (coding: ContentCoding) => Promise<Uint8Array | readonly Uint8Array[]>;
-
-/**
- * The parts as one body, without joining them: the store's part is megabytes held between
- * publications, so a copy per scrape would cost its allocation and its collection every time.
- */
-function bodyOf(parts: readonly Uint8Array[]): ReadableStream<Uint8Array> {
-  return new ReadableStream({
-    start(controller) {
-      for (const part of parts) if (part.byteLength > 0) controller.enqueue(part);
-      controller.close();
-    },
-  });
-}
 
 export interface ServerSources {
   readonly version: string;
@@ -62,9 +50,19 @@ export function createServerApp(sources: ServerSources): ServerApp {
       return c.text("the exposition could not be rendered\n", 500);
     }
     if (coding === "gzip") c.header("Content-Encoding", "gzip");
-    c.header("Content-Length", String(parts.reduce((total, part) => total + part.byteLength, 0)));
-    const body = parts.length === 1 ? (parts[0] as Uint8Array<ArrayBuffer>) : bodyOf(parts);
-    return c.body(body, 200, { "Content-Type": METRICS_CONTENT_TYPE });
+    const length = parts.reduce((total, part) => total + part.byteLength, 0);
+    const head = { "Content-Type": METRICS_CONTENT_TYPE, "Content-Length": String(length) };
+    // Hono answers HEAD with the headers of the GET handler's Response, so that one has no body.
+    if (c.req.method === "HEAD") return c.body(null, 200, head);
+    const outgoing = c.env?.outgoing;
+    // Outside a Node server (Hono's app.request in tests) the parts are joined into one body.
+    if (outgoing === undefined) return c.body(Buffer.concat(parts), 200, head);
+    // Written to Node's response as they are: the store's part is megabytes held between
+    // publications, and a web stream or a joined copy per scrape costs more than the write itself.
+    outgoing.writeHead(200, Object.fromEntries(c.body(null, 200, head).headers));
+    for (const part of parts) if (part.byteLength > 0) outgoing.write(part);
+    outgoing.end();
+    return RESPONSE_ALREADY_SENT;
   });
   app.get("/", (c) => c.html(landingPage(sources.status())));
   app.get("/status.json", (c) => c.json(sources.status()));
