@@ -9,6 +9,6 @@ describe("limitHeapGrowth", () => {
 
   it("sets the exporter's factor otherwise", () => {
     expect(limitHeapGrowth(["--max-semi-space-size=4"])).toBe(true);
-    expect(HEAP_GROWING_PERCENT).toBe(25);
+    expect(HEAP_GROWING_PERCENT).toBe(80);
   });
 });

@@ -8,7 +8,7 @@ import { setFlagsFromString } from "node:v8";
  * first poll of thousands of accounts took it far above what the exporter holds
  * (docs/performance.md, "RSS at 10 000 RPC accounts").
  */
-export const HEAP_GROWING_PERCENT = 25;
+export const HEAP_GROWING_PERCENT = 80;
 
 /**
  * Sets the factor unless the operator chose one on the command line (`node --heap-growing-percent=…`;
