@@ -1,7 +1,7 @@
 import { setFlagsFromString } from "node:v8";
 
 /**
- * V8's heap growing factor for the exporter: an old generation that grows by a quarter past what
+ * V8's heap growing factor for the exporter: an old generation that grows to 1.8 times what
  * survived the last full collection, not by V8's own factor (up to four times). V8 keeps the pages
  * it frees in a pool that stays resident until a memory-reducing collection, which a process polling
  * every few seconds rarely gets, so the resident size follows the largest heap ever reached; a
