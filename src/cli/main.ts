@@ -3,7 +3,6 @@ import { FLAGS, loadConfig } from "../config/config.js";
 import { closestName } from "../config/messages.js";
 import { scrubSecrets } from "../config/secret.js";
 import { startExporter } from "../exporter.js";
-import { limitHeapGrowth } from "./heap-growth.js";
 import { describeRejection } from "./rejection.js";
 import { waitForShutdownSignal } from "./signals.js";
 import { COMMANDS, reportProblems, versionLine } from "./usage.js";
@@ -29,7 +28,6 @@ function usage(): string {
 }
 
 async function runExporter(argv: string[]): Promise<number> {
-  limitHeapGrowth();
   const command = await loadConfig(argv, process.env);
   switch (command.kind) {
     case "help":
