@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { NODE_ENVIRONMENT, NODE_FLAGS } from "../../scripts/node-memory.js";
+import { COMMAND_LINE_FLAGS, NODE_ENVIRONMENT, NODE_OPTIONS_FLAGS } from "../../scripts/node-memory.js";
 import { loadConfig } from "../../src/config/config.js";
 import { REPO_ROOT } from "../../scripts/dashboards/paths.js";
 
@@ -31,8 +31,17 @@ const execStart = service.get("ExecStart")?.[0]?.split(/\s+/) ?? [];
 
 describe("deploy/systemd/stellar-horizon-exporter.service", () => {
   it("starts the installed bin with flags the exporter accepts, reading the shipped example config", async () => {
-    expect(execStart[0]).toBe("/usr/local/bin/stellar-horizon-exporter");
-    const args = execStart.slice(1).map((arg) => arg.replace(INSTALLED_CONFIG, path.join(UNIT_DIR, "config.yml")));
+    // NODE_OPTIONS refuses the command-line flags: node is started with them, running the bin.
+    const bin = 2 + COMMAND_LINE_FLAGS.length;
+    expect(execStart.slice(0, bin + 1)).toEqual([
+      "/usr/bin/env",
+      "node",
+      ...COMMAND_LINE_FLAGS,
+      "/usr/local/bin/stellar-horizon-exporter",
+    ]);
+    const args = execStart
+      .slice(bin + 1)
+      .map((arg) => arg.replace(INSTALLED_CONFIG, path.join(UNIT_DIR, "config.yml")));
     expect(args).toContain(`--config.file=${path.join(UNIT_DIR, "config.yml")}`);
     const command = await loadConfig(args, {});
     expect(command.kind === "invalid" ? command.problems : []).toEqual([]);
@@ -42,7 +51,7 @@ describe("deploy/systemd/stellar-horizon-exporter.service", () => {
   it("runs unprivileged with node's memory settings, reloads with SIGHUP and does not restart on a config error", () => {
     expect(service.get("User")).toEqual(["stellar-horizon-exporter"]);
     expect(service.get("Environment")).toEqual([
-      [...Object.entries(NODE_ENVIRONMENT), ["NODE_OPTIONS", NODE_FLAGS.join(" ")]]
+      [...Object.entries(NODE_ENVIRONMENT), ["NODE_OPTIONS", NODE_OPTIONS_FLAGS.join(" ")]]
         .map(([name, value]) => `${name}=${value}`)
         .join(" "),
     ]);
