@@ -5,15 +5,20 @@ import { until } from "./support/wait.js";
 import { DEMO_MAKER, USDC } from "../src/simulator/index.js";
 
 it("the demo serves live, moving metrics within 15 s", async () => {
-  const { child, output, exited } = spawnCli(["demo", "--web.listen-address=127.0.0.1:0"], {
+  const { child, output, errors, exited } = spawnCli(["demo", "--web.listen-address=127.0.0.1:0"], {
     DEMO_SIMULATOR_PORT: "0",
   });
   let exitCode: number | null | undefined;
   try {
     // Its start (two simulators with their history) shares the cores with other test files.
-    const metricsUrl = await until("the demo's URLs", () => /metrics:\s+(\S+)/.exec(output())?.[1], {
-      timeoutMs: 45_000,
-    });
+    const metricsUrl = await until(
+      () => `the demo's URLs (exit code ${child.exitCode}, stderr: ${JSON.stringify(errors().slice(-2000))})`,
+      () => {
+        if (child.exitCode !== null) throw new Error(`the demo exited ${child.exitCode}`);
+        return /metrics:\s+(\S+)/.exec(output())?.[1];
+      },
+      { timeoutMs: 45_000 },
+    );
     expect(output()).toMatch(/simulator:\s+http:\/\/127\.0\.0\.1:\d+\//);
     // A shipped example starts clean: no warning (such as the request budget's) in its log.
     expect(output()).not.toMatch(/"level":40/);

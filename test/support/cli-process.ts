@@ -22,6 +22,8 @@ export interface CliProcess {
   readonly child: ChildProcess;
   /** Everything written to stdout so far. */
   output(): string;
+  /** Everything written to stderr so far: what a failed start said. */
+  errors(): string;
   /** The exit code, once the process has ended. */
   readonly exited: Promise<number | null>;
 }
@@ -29,8 +31,11 @@ export interface CliProcess {
 export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): CliProcess {
   const child = spawn(process.execPath, cliArguments(args), { cwd: ROOT, env: cliEnvironment(env) });
   let output = "";
+  let errors = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  return { child, output: () => output, exited: new Promise((done) => child.on("exit", done)) };
+  child.stderr.on("data", (chunk: Buffer) => (errors += chunk.toString()));
+  const exited = new Promise<number | null>((done) => child.on("exit", done));
+  return { child, output: () => output, errors: () => errors, exited };
 }
 
 /** The base URL from the exporter's "started" log line. */
