@@ -246,13 +246,9 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
       log: this.log,
       clock,
       signal: abort.signal,
-      // A poll that failed and now succeeds: the upstream healed, the others need not wait.
+      // A poll succeeded: the others of the target that failed on a passing hiccup need not wait their period.
       succeeded: (by, healed) => {
-        for (const { runner } of this.jobs.values()) {
-          if (runner === by) continue;
-          if (healed) runner.upstreamRecovered();
-          runner.peerSucceeded();
-        }
+        for (const { runner } of this.jobs.values()) if (runner !== by) runner.peerSucceeded(healed);
       },
     });
     const detach = () => this.abort.signal.removeEventListener("abort", stopped);

@@ -127,27 +127,23 @@ export class JobRunner {
   }
 
   /**
-   * Another job of the target succeeded after failing: the upstream is back. A poll that backed off because the
-   * upstream was unwell (timeouts, network, 5xx) stops waiting, and runs now if it skipped a tick, or if it has
-   * never succeeded: a rare poll (a Stellar RPC's versions) would otherwise wait a whole period for its first data.
+   * Another poll of the target succeeded; `healed` when it had failed before: the upstream is back. A poll that backed
+   * off because the upstream was unwell (timeouts, network, 5xx) then stops waiting, and runs now if it skipped a tick.
+   * A poll that has never succeeded runs as soon as its backoff allows: a rare poll (a Stellar RPC's versions) would
+   * otherwise wait a whole period for its first data.
    */
-  upstreamRecovered(): void {
+  peerSucceeded(healed: boolean): void {
+    if (!this.lastFailureTransient) return;
     const neverSucceeded = this.status.lastSuccessMs === undefined;
-    if (!this.lastFailureTransient || (this.notBeforeMs === 0 && !neverSucceeded)) return;
-    this.notBeforeMs = 0;
-    if (this.owesTick || neverSucceeded) {
-      this.owesTick = false;
-      void this.run();
+    if (healed && (this.notBeforeMs !== 0 || neverSucceeded)) {
+      this.notBeforeMs = 0;
+      if (this.owesTick || neverSucceeded) {
+        this.owesTick = false;
+        void this.run();
+        return;
+      }
     }
-  }
-
-  /**
-   * Another poll of the target succeeded. A poll that has never succeeded, and failed on a passing
-   * hiccup (timeout, network, 5xx), tries again once its backoff allows, not a whole period later.
-   */
-  peerSucceeded(): void {
-    if (this.status.lastSuccessMs !== undefined || !this.lastFailureTransient) return;
-    if (this.options.clock.now() >= this.notBeforeMs) void this.run();
+    if (neverSucceeded && this.options.clock.now() >= this.notBeforeMs) void this.run();
   }
 
   private async runOnce(): Promise<void> {
