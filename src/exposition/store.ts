@@ -1,5 +1,7 @@
+import { once } from "node:events";
+import { finished } from "node:stream/promises";
 import { promisify } from "node:util";
-import { constants, gunzip as gunzipCallback, gzip as gzipCallback, gzipSync } from "node:zlib";
+import { constants, createGzip, gunzip as gunzipCallback, gzipSync } from "node:zlib";
 import {
   ALL_METRICS,
   targetLabelOfSource,
@@ -48,7 +50,6 @@ export interface TappedSamples {
 /** How a scrape wants the exposition: as it is, or gzip-compressed. */
 export type ContentCoding = "identity" | "gzip";
 
-const gzipAsync = promisify(gzipCallback);
 const gunzipAsync = promisify(gunzipCallback);
 
 /**
@@ -56,23 +57,6 @@ const gunzipAsync = promisify(gunzipCallback);
  * zlib allows for its match table, which costs less CPU than the default.
  */
 export const GZIP_OPTIONS = { level: constants.Z_BEST_SPEED, memLevel: 9 } as const;
-
-/**
- * One complete gzip member, compressed on libuv's thread pool. Members concatenated are one valid
- * gzip stream (RFC 1952 §2.2), so each family of each target is compressed once per publication
- * and a scrape sends the members one after another. zlib's output chunk is sized to hold the whole
- * member (text compresses to well under 3/8), so it comes back in one round trip between the
- * thread pool and the event loop, not one per 16 KiB: on a busy machine each round trip waits for
- * a core. The member is then copied out of the chunk, which it would otherwise keep alive.
- */
-export async function gzipMember(bytes: Uint8Array): Promise<Buffer> {
-  const chunkSize = Math.max(1024, Math.ceil((3 * bytes.byteLength) / 8));
-  const member = await gzipAsync(bytes, { ...GZIP_OPTIONS, chunkSize });
-  if (member.byteLength === member.buffer.byteLength) return member;
-  const exact = Buffer.allocUnsafeSlow(member.byteLength);
-  member.copy(exact);
-  return exact;
-}
 
 /** A target's lines of one family as one gzip member, and how long they are plain. */
 interface Member {
@@ -129,16 +113,44 @@ const HEADERS: ReadonlyMap<string, Member> = new Map(
   }),
 );
 
+/**
+ * One target's lines of one family as one complete gzip member, compressed on libuv's thread pool
+ * slice by slice as they are rendered; undefined when the family has no line. Members concatenated
+ * are one valid gzip stream (RFC 1952 §2.2), so each family of each target is compressed once per
+ * publication and a scrape sends the members one after another.
+ */
+async function familyMember(
+  target: string,
+  metric: MetricDefinition,
+  sources: readonly SeriesSource[],
+): Promise<Member | undefined> {
+  const gzip = createGzip(GZIP_OPTIONS);
+  const chunks: Buffer[] = [];
+  gzip.on("data", (chunk: Buffer) => chunks.push(chunk));
+  let plainBytes = 0;
+  try {
+    for await (const lines of familyLines(target, metric, sources)) {
+      const bytes = Buffer.from(lines);
+      plainBytes += bytes.byteLength;
+      if (!gzip.write(bytes)) await once(gzip, "drain");
+    }
+    gzip.end();
+    await finished(gzip);
+  } finally {
+    gzip.destroy();
+  }
+  // Joined, so zlib's 16 KiB output chunks are not kept alive behind a member of a few hundred bytes.
+  return plainBytes === 0 ? undefined : { gzip: Buffer.concat(chunks), plainBytes };
+}
+
 /** A target's sources rendered family by family, each family's lines compressed into one member. */
 async function compress(target: string, sources: readonly SeriesSource[]): Promise<Members> {
   const members = new Map<string, Member>();
   for (const [metric, list] of sourcesByFamily(sources)) {
     // A name outside the catalog has no header and is never scraped.
     if (!HEADERS.has(metric.name)) continue;
-    const lines = await familyLines(target, metric, list);
-    if (lines.length === 0) continue;
-    const plain = Buffer.from(lines);
-    members.set(metric.name, { gzip: await gzipMember(plain), plainBytes: plain.byteLength });
+    const member = await familyMember(target, metric, list);
+    if (member !== undefined) members.set(metric.name, member);
   }
   return members;
 }
