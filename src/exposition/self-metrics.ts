@@ -18,26 +18,14 @@ import { GZIP_OPTIONS, type ContentCoding } from "./store.js";
 
 /**
  * The only default process metrics that `promtool check metrics` rejects: gauges named like
- * counters (`_total`, checked with promtool 2.x against prom-client 15). They are left out of the
- * output rather than unregistered, since prom-client collects them together with other gauges.
+ * counters (`_total`, checked with promtool 2.x against prom-client 15). Each has a collector of its
+ * own, so removing them from the registry leaves their untotalled siblings (by type) as they are.
  */
-const PROMTOOL_FLAGGED_DEFAULTS = new Set([
+const PROMTOOL_FLAGGED_DEFAULTS = [
   "nodejs_active_resources_total",
   "nodejs_active_handles_total",
   "nodejs_active_requests_total",
-]);
-
-/** The exposition text without the named families (their HELP, TYPE and sample lines). */
-function withoutFamilies(text: string, names: ReadonlySet<string>): string {
-  let skipping = false;
-  return text
-    .split("\n")
-    .filter((line) => {
-      if (line.startsWith("# HELP ")) skipping = names.has(line.slice(7, line.indexOf(" ", 7)));
-      return !skipping;
-    })
-    .join("\n");
-}
+];
 
 function labelNames(metric: MetricDefinition): string[] {
   return metric.perTarget === false ? [...metric.labels] : [targetLabelOf(metric), ...metric.labels];
@@ -269,6 +257,7 @@ export class ExporterMetrics {
     this.registry.gauge(METRICS.shardInfo).set({ index: String(shard.index), total: String(shard.total) }, 1);
     this.publishFailures.inc(0);
     collectDefaultMetrics({ register: this.registry.registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+    for (const name of PROMTOOL_FLAGGED_DEFAULTS) this.registry.registry.removeSingleMetric(name);
   }
 
   configLoaded(successful: boolean): void {
@@ -282,7 +271,7 @@ export class ExporterMetrics {
 
   /** The own series, then the process metrics, as they are now, in the coding. */
   async render(coding: ContentCoding): Promise<Buffer> {
-    const text = Buffer.from(withoutFamilies(await this.registry.metrics(), PROMTOOL_FLAGGED_DEFAULTS));
+    const text = Buffer.from(await this.registry.metrics());
     // A few kilobytes: compressed at once, rather than waiting on a busy machine for a thread-pool round trip,
     // and with zlib's default memory level, whose smaller tables cost a fraction of the store's to set up.
     return coding === "gzip" ? gzipSync(text, { level: GZIP_OPTIONS.level }) : text;
