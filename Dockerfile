@@ -32,5 +32,5 @@ EXPOSE 9619
 # probes the address the exporter listens on, over HTTPS when the web config turns TLS on. Node
 # itself takes a second or more to start on a busy machine: hence 10 s.
 HEALTHCHECK --interval=30s --timeout=10s --start-period=15s --retries=3 \
-  CMD ["node", "--max-semi-space-size=4", "--heap-growing-percent=25", "dist/cli/bin.js", "healthcheck"]
-ENTRYPOINT ["node", "--max-semi-space-size=4", "--heap-growing-percent=25", "dist/cli/bin.js"]
+  CMD ["node", "--max-semi-space-size=4", "--heap-growing-percent=50", "dist/cli/bin.js", "healthcheck"]
+ENTRYPOINT ["node", "--max-semi-space-size=4", "--heap-growing-percent=50", "dist/cli/bin.js"]

@@ -7,11 +7,12 @@
 export const NODE_OPTIONS_FLAGS = ["--max-semi-space-size=4"] as const;
 
 /**
- * V8 flags NODE_OPTIONS refuses, given on node's command line only. A heap growing factor of 1.25:
+ * V8 flags NODE_OPTIONS refuses, given on node's command line only. A heap growing factor of 1.5:
  * V8's page pool keeps the largest heap ever reached resident, and its own factor let a first poll
- * of 10 000 accounts reach three times what survives (docs/performance.md, "RSS at 10 000 RPC accounts").
+ * of 10 000 accounts reach three times what survives; 2 let RSS pass 200 MiB there, 1.25 cost the
+ * pools poll half again its CPU (docs/performance.md, "Rendering in slices").
  */
-export const COMMAND_LINE_FLAGS = ["--heap-growing-percent=25"] as const;
+export const COMMAND_LINE_FLAGS = ["--heap-growing-percent=50"] as const;
 
 export const NODE_FLAGS = [...NODE_OPTIONS_FLAGS, ...COMMAND_LINE_FLAGS] as const;
 
