@@ -370,7 +370,7 @@ ${line("a", 2)}`);
     const app = createServerApp({
       version: "test",
       web: () => undefined,
-      renderMetrics: (coding) => store.scrape(0, coding),
+      renderMetrics: async (coding) => [await store.scrape(0, coding)],
       status: () => statusReport("test", [], createStatusBoard(), 0),
       isReady: () => true,
     });

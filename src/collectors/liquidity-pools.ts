@@ -42,11 +42,15 @@ function poolSamples(pool: LiquidityPool): Sample[] {
   ];
 }
 
+/** The pool count, then every pool's series. */
+function allPoolSamples(pools: readonly { readonly samples: readonly Sample[] }[]): Sample[] {
+  const all: Sample[] = [{ metric: METRICS.liquidityPools, value: pools.length }];
+  for (const pool of pools) for (const sample of pool.samples) all.push(sample);
+  return all;
+}
+
 export function liquidityPoolSamples(pools: readonly LiquidityPool[]): CollectorSamples<Sample> {
-  return {
-    live: [{ metric: METRICS.liquidityPools, value: pools.length }, ...pools.flatMap(poolSamples)],
-    persistent: [],
-  };
+  return { live: allPoolSamples(pools.map((pool) => ({ samples: poolSamples(pool) }))), persistent: [] };
 }
 
 /** A reserve as Horizon sent it. */
@@ -118,13 +122,6 @@ function sentAsBefore(record: SentRecord, known: KnownPool): boolean {
     if ((sent as SentRecord).asset !== before.asset || (sent as SentRecord).amount !== before.amount) return false;
   }
   return true;
-}
-
-/** The pool count, then every pool's series. */
-function allPoolSamples(pools: readonly KnownPool[]): Sample[] {
-  const all: Sample[] = [{ metric: METRICS.liquidityPools, value: pools.length }];
-  for (const pool of pools) for (const sample of pool.samples) all.push(sample);
-  return all;
 }
 
 /**

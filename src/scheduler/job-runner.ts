@@ -134,16 +134,15 @@ export class JobRunner {
    */
   peerSucceeded(healed: boolean): void {
     if (!this.lastFailureTransient) return;
-    const neverSucceeded = this.status.lastSuccessMs === undefined;
-    if (healed && (this.notBeforeMs !== 0 || neverSucceeded)) {
+    if (healed) {
       this.notBeforeMs = 0;
-      if (this.owesTick || neverSucceeded) {
+      if (this.owesTick) {
         this.owesTick = false;
         void this.run();
         return;
       }
     }
-    if (neverSucceeded && this.options.clock.now() >= this.notBeforeMs) void this.run();
+    if (this.status.lastSuccessMs === undefined && this.options.clock.now() >= this.notBeforeMs) void this.run();
   }
 
   private async runOnce(): Promise<void> {

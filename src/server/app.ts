@@ -13,9 +13,9 @@ export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 /**
  * The whole exposition body in the given coding (gzip: whole gzip members one after another), as
- * one buffer or as parts sent one after another.
+ * parts sent one after another.
  */
-export type RenderMetrics = (coding: ContentCoding) => Promise<Uint8Array | readonly Uint8Array[]>;
+export type RenderMetrics = (coding: ContentCoding) => Promise<readonly Uint8Array[]>;
 
 export interface ServerSources {
   readonly version: string;
@@ -43,8 +43,7 @@ export function createServerApp(sources: ServerSources): ServerApp {
     if (coding === undefined) return c.text("not acceptable: this server sends gzip or identity\n", 406);
     let parts: readonly Uint8Array[];
     try {
-      const body = await sources.renderMetrics(coding);
-      parts = body instanceof Uint8Array ? [body] : body;
+      parts = await sources.renderMetrics(coding);
     } catch {
       // What went wrong stays out of the answer: an error's text may quote a target's URL.
       return c.text("the exposition could not be rendered\n", 500);

@@ -378,7 +378,7 @@ describe("deploy/kubernetes", () => {
     const app = createServerApp({
       version: "test",
       web: () => ({ basicAuthUsers: { alice: new Secret(bcrypt.hashSync("secret", 4)) }, headers: {} }),
-      renderMetrics: async () => Buffer.alloc(0),
+      renderMetrics: async () => [],
       status: () => statusReport("test", [], createStatusBoard(), 0),
       isReady: () => true,
     });
