@@ -6,6 +6,7 @@ import type { ExporterConfig } from "./config/config.js";
 import { HORIZON } from "./runtime/horizon.js";
 import { STELLAR_RPC } from "./runtime/rpc.js";
 import { TargetRuntime, type Runtime, type RuntimeServices } from "./runtime/runtime.js";
+import type { Job } from "./job/job.js";
 import { createServerApp } from "./server/app.js";
 import { listen } from "./server/listen.js";
 import { createStatusBoard, statusReport } from "./status/model.js";
@@ -25,10 +26,8 @@ export interface RunningExporter {
   /** Runs every target's transaction probe once, now; for tests and tools. */
   probeAll(): Promise<void>;
   /**
-   * Loads and applies a configuration: unchanged targets keep their state and counters, changed
-   * ones restart, removed ones leave; the web config and log level apply at once. Problems
-   * instead of a configuration keep the old one. Reloads run one at a time, and a reload asked
-   * for while another runs loads only once that one is done, so the latest file wins.
+   * Loads and applies a configuration (see applyConfig); problems instead of one keep the old. Reloads run one at a
+   * time, and one asked for while another runs loads only once that one is done, so the latest file wins.
    */
   reload(load: () => Promise<ReloadedConfig>): Promise<void>;
   /** Stops polling, aborts requests in flight and closes the server. */
@@ -51,8 +50,6 @@ interface ExporterState {
   config: ExporterConfig;
   readonly services: RuntimeServices;
   readonly agreement: NetworkAgreement;
-  readonly metrics: ExporterMetrics;
-  readonly logger: Logger;
   readonly server: Awaited<ReturnType<typeof listen>>;
   runtimes: Runtime[];
   web: ExporterConfig["web"];
@@ -84,19 +81,10 @@ export async function startExporter(
     web: () => state?.web ?? config.web,
     renderMetrics: (coding) => Promise.all([store.scrape(clock.now(), coding), metrics.render(coding)]),
     status: () => statusReport(VERSION, runtimes().map(statusOf(agreement)), board, clock.now()),
-    isReady: () => pollRunners(runtimes()).every((runner) => runner.snapshot().polls > 0),
+    isReady: () => runnersOf(runtimes(), "poll").every((runner) => runner.snapshot().polls > 0),
   });
   const server = await listen(app, config.listen.host, config.listen.port, config.web?.tls);
-  state = {
-    config,
-    services,
-    agreement,
-    metrics,
-    logger,
-    server,
-    runtimes: runtimesOf(config, services),
-    web: config.web,
-  };
+  state = { config, services, agreement, server, runtimes: runtimesOf(config, services), web: config.web };
   const firstPolls = Promise.all(state.runtimes.map((runtime) => runtime.start())).then(() => undefined);
   logger.info(
     { version: VERSION, url: server.url, targets: state.runtimes.map(({ title, url }) => ({ name: title, url })) },
@@ -105,9 +93,9 @@ export async function startExporter(
   return running(state, firstPolls);
 }
 
-/** The runners of every poll: a probe run may wait on a ledger that only a later poll's time brings. */
-function pollRunners(runtimes: readonly Runtime[]) {
-  return runtimes.flatMap((runtime) => runtime.runners).filter((runner) => runner.job.role === "poll");
+/** Polls and probe runs apart: a probe run may wait on a ledger that only a later poll's time brings. */
+function runnersOf(runtimes: readonly Runtime[], role: Job["role"]) {
+  return runtimes.flatMap((runtime) => runtime.runners).filter((runner) => runner.job.role === role);
 }
 
 /** A runtime as the landing page and /status.json show it. */
@@ -124,26 +112,24 @@ function statusOf(agreement: NetworkAgreement) {
 
 /** The running exporter's handle: polls on demand, reloads one at a time, and closes. */
 function running(state: ExporterState, firstPolls: Promise<void>): RunningExporter {
-  const { logger, metrics, server } = state;
+  const { server } = state;
+  const { logger, metrics } = state.services;
   let closed = false;
   let reloadRequests = 0;
   let reloading = Promise.resolve();
   const idle = async () => {
-    await Promise.all(pollRunners(state.runtimes).map((runner) => runner.idle()));
+    await Promise.all(runnersOf(state.runtimes, "poll").map((runner) => runner.idle()));
   };
   return {
     url: server.url,
     firstPolls,
     pollAll: async () => {
       await idle();
-      await Promise.all(pollRunners(state.runtimes).map((runner) => runner.run()));
+      await Promise.all(runnersOf(state.runtimes, "poll").map((runner) => runner.run()));
     },
     idle,
     probeAll: async () => {
-      const probes = state.runtimes
-        .flatMap((runtime) => runtime.runners)
-        .filter((runner) => runner.job.role === "probe");
-      await Promise.all(probes.map((runner) => runner.run()));
+      await Promise.all(runnersOf(state.runtimes, "probe").map((runner) => runner.run()));
     },
     reload: (load) => {
       const request = ++reloadRequests;
@@ -168,11 +154,12 @@ function running(state: ExporterState, firstPolls: Promise<void>): RunningExport
 }
 
 /**
- * Applies a reloaded configuration: unchanged targets keep their runtime (reconfigured: only jobs
- * whose keys changed restart), changed ones restart, removed ones leave.
+ * Applies a reloaded configuration: unchanged targets keep their runtime, state and counters (only jobs whose keys
+ * changed restart), changed ones restart, removed ones leave; the web config and log level apply at once.
  */
 async function applyConfig(state: ExporterState, next: ReloadedConfig): Promise<void> {
-  const { config, logger, metrics, server, agreement, services } = state;
+  const { config, server, agreement, services } = state;
+  const { logger, metrics } = services;
   if ("problems" in next) {
     for (const problem of next.problems)
       logger.error({ problem }, "configuration reload rejected; keeping the running configuration");

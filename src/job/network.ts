@@ -6,30 +6,24 @@ export interface LedgerClose {
 }
 
 /**
- * What one target's jobs learn about its network and share: each job notes what its answers
- * told, and any job reads it, so no job reaches into another. Kind-neutral: a Horizon learns the
- * passphrase from its root, a Stellar RPC from getNetwork.
+ * What one target's jobs learn about its network and share, so no job reaches into another.
+ * Kind-neutral: a Horizon learns the passphrase from its root, a Stellar RPC from getNetwork.
  */
-export interface NetworkFacts {
+interface NetworkFacts {
   readonly passphrase?: string;
   /** The highest ledger sequence any job has seen. */
   readonly latestLedger?: number;
-  /** Base reserve of the latest ledger read, in stroops. */
+  /** Base reserve and base fee of the latest ledger read, in stroops. */
   readonly baseReserveStroops?: number;
-  /** Base fee of the latest ledger, in stroops. */
   readonly baseFeeStroops?: number;
   /** The 90th percentile of recent inclusion fees, in stroops. */
   readonly feeP90Stroops?: number;
-  /** The latest ledger with its close time (Unix seconds), when a job read both. */
   readonly latestLedgerClose?: LedgerClose;
   /** The protocol version the target reports its network running. */
   readonly protocolVersion?: number;
 }
 
-/**
- * Told what a target's jobs learn, for views across targets (the agreement check compares the
- * targets of a network): they see the facts as the jobs note them, and never ask for more.
- */
+/** Told what a target's jobs learn, for views across targets (the agreement check), which never ask for more. */
 export interface NetworkObserver {
   learnt(facts: NetworkFacts): void;
   ledgerHash(sequence: number, hash: string): void;
@@ -52,10 +46,7 @@ export class NetworkView {
     this.observer?.learnt(facts);
   }
 
-  /**
-   * Notes a closed ledger's hash for the observer (the agreement check keeps the hashes), and that it
-   * is the latest.
-   */
+  /** Notes a closed ledger's hash for the observer, and that it is the latest. */
   ledgerHash(sequence: number, hash: string): void {
     this.observer?.ledgerHash(sequence, hash);
     this.learn({ latestLedger: sequence });

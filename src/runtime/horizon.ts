@@ -14,11 +14,7 @@ import { assetsJob } from "../collectors/assets.js";
 import { corridorsJob, corridorsWatched } from "../collectors/corridors.js";
 import { marketsJob } from "../collectors/markets.js";
 
-/**
- * A Horizon's jobs, one line each: a new Horizon surface is a job in a file of its own and one
- * line here. `networkLevel` jobs run on shard 0 alone; `settings` are the global settings (of the
- * configuration `c`) a job is built from, whose change on reload restarts it.
- */
+/** A Horizon's jobs, one line each (see JobEntry). */
 export const HORIZON_JOBS: readonly JobEntry<TargetConfig, HorizonClient>[] = [
   { source: "root", networkLevel: true, create: rootJob },
   { source: "fee_stats", networkLevel: true, create: feeStatsJob },

@@ -8,11 +8,7 @@ import { contractEventsJob, eventsWatched } from "../collectors/contract-events.
 import type { RpcTargetConfig } from "../config/rpc-targets.js";
 import type { JobEntry, TargetKind } from "./runtime.js";
 
-/**
- * A Stellar RPC's jobs, one line each: a new RPC surface is a job in a file of its own and one line
- * here. `networkLevel` jobs run on shard 0 alone. The contracts poll runs where contracts are
- * watched, and on shard 0 for the state-archival settings even when every contract is another shard's.
- */
+/** A Stellar RPC's jobs, one line each (see JobEntry). */
 export const RPC_JOBS: readonly JobEntry<RpcTargetConfig, RpcClient>[] = [
   { source: "status", networkLevel: true, create: rpcStatusJob },
   { source: "versions", networkLevel: true, create: rpcVersionsJob },
@@ -21,6 +17,7 @@ export const RPC_JOBS: readonly JobEntry<RpcTargetConfig, RpcClient>[] = [
   { source: "events", enabled: eventsWatched, create: contractEventsJob },
 ];
 
+/** Where contracts are watched, and on shard 0 for the state-archival settings even when all are another shard's. */
 function contractsPolled(target: RpcTargetConfig, config: { readonly shard: { readonly index: number } }): boolean {
   return target.contracts.length > 0 || (config.shard.index === 0 && (target.contractsWatched ?? false));
 }

@@ -14,35 +14,28 @@ import { Scheduler } from "../scheduler/scheduler.js";
 import type { Job, JobParts } from "../job/job.js";
 import { NetworkView, type NetworkObserver } from "../job/network.js";
 
-/** What every target of every kind is named, reached and timed by. */
-export interface KindTarget {
+interface KindTarget {
   readonly name: string;
   readonly url: TargetUrl;
   readonly timeoutMs: number;
 }
 
 /** How a kind's client is observed and stopped: the runtime's, for every request it sends. */
-export interface ClientParts {
+interface ClientParts {
   readonly observer: RequestObserver<string>;
   readonly signal: AbortSignal;
   readonly clock: Clock;
   readonly log: Logger;
 }
 
-/**
- * One line of a kind's job table, as node_exporter's registerCollector: the job's source, whether a
- * target runs it, and how it is built. A new surface is a job in a file of its own and one line.
- */
+/** One line of a kind's job table, as node_exporter's registerCollector: a new surface is a job file and one line. */
 export interface JobEntry<Target, Client> {
   readonly source: Job["source"];
   /** Network-level series come from shard 0 alone: on another shard the job does not run. */
   readonly networkLevel?: true;
   /** Whether a target runs the job (always, when absent). */
   enabled?(target: Target, config: ExporterConfig): boolean;
-  /**
-   * The global settings the job is built from beyond its target's (which rebuild the whole runtime
-   * when they change): a reload that changes them restarts this job alone.
-   */
+  /** Global settings the job is built from beyond its target's: a reload that changes them restarts this job alone. */
   settings?(config: ExporterConfig): unknown;
   create(parts: JobParts<Target, Client>): Job;
 }
@@ -60,12 +53,9 @@ export function jobsOf<Target, Client>(
     .map((entry) => ({ entry, key: JSON.stringify(entry.settings?.(config) ?? null) }));
 }
 
-/**
- * A kind of target (Horizon, Stellar RPC): its client, its jobs and its self-metrics. Everything
- * else (scheduling, deadlines, publishing, reloads, stopping) is the runtime's, the same for all.
- */
+/** A kind of target (Horizon, Stellar RPC); scheduling, publishing, reloads and stopping are the runtime's. */
 export interface TargetKind<Target extends KindTarget, Client> {
-  /** The label naming the kind's targets on their series; also how the status board tells kinds apart. */
+  /** Names the kind's targets on their series; also how the status board tells kinds apart. */
   readonly label: TargetLabel;
   /** What the landing page calls a target of this kind. */
   title(target: Target): string;
@@ -82,7 +72,6 @@ export interface RuntimeServices {
   readonly metrics: ExporterMetrics;
   readonly logger: Logger;
   readonly clock: Clock;
-  /** Told what each target's network view learns (the agreement between targets). */
   readonly networkObserver?: (label: TargetLabel, name: string) => NetworkObserver;
 }
 
@@ -96,7 +85,6 @@ function targetAbortController(): AbortController {
   return controller;
 }
 
-/** One running job: its runner, publisher, lease on the store, and what stops it alone. */
 interface RunningJob {
   readonly key: string;
   readonly runner: JobRunner;
@@ -107,26 +95,14 @@ interface RunningJob {
   readonly detach: () => void;
 }
 
-/** The parts of a runtime the exporter and the status pages see, whatever its kind. */
-export interface Runtime {
-  readonly key: string;
-  readonly label: TargetLabel;
-  readonly name: string;
-  readonly title: string;
-  readonly url: string;
-  readonly runners: readonly JobRunner[];
-  start(): Promise<void>;
-  reconfigure(config: ExporterConfig): Promise<void>;
-  stop(): Promise<void>;
-}
+/** A runtime of any kind, as the exporter and the status pages see it. */
+export type Runtime = TargetRuntime<KindTarget, unknown>;
 
 /**
- * Everything one target does: its client, network view, and a runner per job on one scheduler.
- * Built without side effects, so a reload can build every runtime before it stops any; started,
- * it owns everything it began, and once stopped nothing it owns starts, schedules or publishes
- * again: its AbortController stops the runs and requests, its leases on the store are retired.
+ * Everything one target does: its client, network view, and a runner per job on one scheduler. Built without side
+ * effects, so a reload can build every runtime before it stops any; once stopped, nothing it owns runs or publishes.
  */
-export class TargetRuntime<Target extends KindTarget, Client> implements Runtime {
+export class TargetRuntime<Target extends KindTarget, Client> {
   readonly key: string;
   readonly label: TargetLabel;
   readonly name: string;
@@ -139,15 +115,13 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
   private readonly log: Logger;
   private readonly metrics: TargetMetrics;
   private jobs = new Map<Job["source"], RunningJob>();
-  private config: ExporterConfig;
 
   constructor(
     private readonly kind: TargetKind<Target, Client>,
     private readonly target: Target,
-    config: ExporterConfig,
+    private config: ExporterConfig,
     private readonly services: RuntimeServices,
   ) {
-    this.config = config;
     // What rebuilds the runtime and its client when it changes: the target's own settings, and the
     // HTTP settings, the rate-limit hold cap's freshness among them.
     const { retries, maxBodyBytes, staleAfterIntervals } = config;
@@ -181,10 +155,7 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
     await Promise.all(plans.map((plan) => this.startJob(plan.entry, plan.key)));
   }
 
-  /**
-   * Applies a configuration whose runtime key is this one's: only the jobs whose keys changed
-   * restart (a new `pools.max` restarts the pools poll, and nothing else), jobs gone stop.
-   */
+  /** Applies a configuration of the same runtime key: only jobs whose keys changed restart, jobs gone stop. */
   async reconfigure(config: ExporterConfig): Promise<void> {
     if (this.abort.signal.aborted) return;
     this.config = config;
@@ -206,8 +177,7 @@ export class TargetRuntime<Target extends KindTarget, Client> implements Runtime
   /** Aborts the runs in flight and stops scheduling and publishing, for good. */
   async stop(): Promise<void> {
     this.abort.abort();
-    const jobs = [...this.jobs.values()];
-    await Promise.all(jobs.map((job) => this.stopJob(job)));
+    await Promise.all([...this.jobs.values()].map((job) => this.stopJob(job)));
     await this.scheduler.stop();
     await this.metrics.removeTarget(this.name);
   }

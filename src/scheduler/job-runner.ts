@@ -19,35 +19,27 @@ export interface EndpointStatus {
 }
 
 /**
- * The longest a failing poll waits beyond its schedule between polls. Short, so that an endpoint
- * that failed alone (a schema or 4xx answer, which no other poll's recovery cuts short) has fresh
- * data again within a period and 15 s of its upstream healing: 30 s at the default 15 s period.
+ * The longest a failing poll waits beyond its schedule. Short, so an endpoint that failed alone (a schema or 4xx
+ * answer, which no other poll's recovery cuts short) has fresh data within a period and 15 s of its upstream healing.
  */
 export const MAX_BACKOFF_MS = 15_000;
 
 /**
- * The time one request of a run may take, every attempt and retry wait included: the freshness
- * window, and never more than every attempt timing out, so a hanging upstream is reported before
- * its data goes stale, not half a minute after.
+ * The time one request of a run may take, retries included: the freshness window, and never more than every attempt
+ * timing out, so a hanging upstream is reported before its data goes stale.
  */
-export function requestBudgetMs(
-  schedule: Schedule,
-  staleAfterIntervals: number,
-  timeoutMs: number,
-  retries: number,
-): number {
+export function requestBudgetMs(schedule: Schedule, staleAfterIntervals: number, timeoutMs: number, retries: number) {
   return Math.min(staleAfterIntervals * schedule.periodMs, timeoutMs * (retries + 1));
 }
 
 /** Where a runner counts its polls: the self-metrics of the target's kind. */
-export interface PollMetrics {
-  /** `atMs`: when, on the runner's clock. */
+interface PollMetrics {
   pollSucceeded(target: string, endpoint: PollEndpoint, durationSeconds: number, atMs: number): void;
   pollFailed(target: string, endpoint: PollEndpoint, durationSeconds: number, reason: PollErrorReason): void;
   invalidRecordsRead(target: string, endpoint: PollEndpoint, count: number): void;
 }
 
-export interface JobRunnerOptions {
+interface JobRunnerOptions {
   readonly target: string;
   readonly job: Job;
   readonly publisher: JobPublisher;
@@ -63,12 +55,10 @@ export interface JobRunnerOptions {
 }
 
 /**
- * Runs one job one run at a time, each within its deadline; counts and logs a poll's failures,
- * backs off after repeated ones, and tells the publisher how each run ended.
- *
- * The deadline follows the request plan: a run may take `requestsPerRun` request budgets in all,
- * and fails sooner only when no answer came for one whole budget, so a 100-page pools poll on a
- * slow upstream finishes, while a hung one is reported as soon as a one-request poll would be.
+ * Runs one job one run at a time, each within its deadline; counts and logs a poll's failures, backs off after
+ * repeated ones, and tells the publisher how each run ended. A run may take `requestsPerRun` request budgets, and
+ * fails sooner only when no answer came for one whole budget: a 100-page pools poll on a slow upstream finishes, while
+ * a hung one is reported as soon as a one-request poll would be.
  */
 export class JobRunner {
   private inFlight: Promise<void> | undefined;
@@ -127,10 +117,9 @@ export class JobRunner {
   }
 
   /**
-   * Another poll of the target succeeded; `healed` when it had failed before: the upstream is back. A poll that backed
-   * off because the upstream was unwell (timeouts, network, 5xx) then stops waiting, and runs now if it skipped a tick.
-   * A poll that has never succeeded runs as soon as its backoff allows: a rare poll (a Stellar RPC's versions) would
-   * otherwise wait a whole period for its first data.
+   * Another poll of the target succeeded (`healed`: after failing). A poll backed off for an unwell upstream (timeouts,
+   * network, 5xx) stops waiting on a heal, and runs now if it skipped a tick. One that never succeeded runs as soon as
+   * its backoff allows: a rare poll (a Stellar RPC's versions) would otherwise wait a whole period for its first data.
    */
   peerSucceeded(healed: boolean): void {
     if (!this.lastFailureTransient) return;
@@ -183,11 +172,7 @@ export class JobRunner {
    * Rejects, and aborts the run, when `requestsPerRun` request budgets have passed since the start,
    * or one whole budget since the last answer the run reported (`context.progressed()`).
    */
-  private deadline(
-    startedMs: number,
-    lastAnswerMs: () => number,
-    controller: AbortController,
-  ): { reached: Promise<never>; cancel: () => void } {
+  private deadline(startedMs: number, lastAnswerMs: () => number, controller: AbortController) {
     const { job, clock, requestBudgetMs: budgetMs } = this.options;
     const capMs = Math.max(1, job.requestsPerRun) * budgetMs;
     let timer: unknown;
@@ -226,8 +211,7 @@ export class JobRunner {
     if (job.role === "poll") this.options.succeeded?.(this, healed);
     await publisher.succeeded();
     // Counted once its data is in the store, so /readyz never runs ahead of /metrics.
-    const { runningSinceMs: _, ...rest } = this.status;
-    this.status = { ...rest, polls: this.status.polls + 1, lastSuccessMs: clock.now() };
+    this.ended({ lastSuccessMs: clock.now() });
   }
 
   private async failed(error: unknown, durationSeconds: number): Promise<void> {
@@ -250,12 +234,12 @@ export class JobRunner {
       log.error({ source: job.source, reason: failure.reason, error: failure.message }, "run failed");
       await publisher.succeeded();
     }
+    this.ended({ lastError: { reason: failure.reason, message: failure.message, atMs: clock.now() } });
+  }
+
+  private ended(outcome: Pick<EndpointStatus, "lastSuccessMs" | "lastError">): void {
     const { runningSinceMs: _, ...rest } = this.status;
-    this.status = {
-      ...rest,
-      polls: this.status.polls + 1,
-      lastError: { reason: failure.reason, message: failure.message, atMs: clock.now() },
-    };
+    this.status = { ...rest, polls: this.status.polls + 1, ...outcome };
   }
 
   /**

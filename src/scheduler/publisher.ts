@@ -5,11 +5,9 @@ import type { StoreLease } from "../exposition/store.js";
 import type { Job } from "../job/job.js";
 
 /**
- * The one writer of a job's series to the store, through the runtime's lease. Publications land in
- * order (an older one never overwrites a newer one), live series leave when stale, and when the
- * data goes stale before another run succeeds the job is republished as failed at that moment, so
- * `stellar_horizon_up` turns 0 while a root poll still hangs. A publication that fails is counted
- * and logged (once until one succeeds again); the next one is tried all the same.
+ * The one writer of a job's series to the store, in order. When the data goes stale before another run succeeds, the
+ * job is republished as failed at once, so `stellar_horizon_up` turns 0 while a root poll still hangs. A failed
+ * publication is counted and logged (once until one succeeds again); the next one is tried all the same.
  */
 export class JobPublisher {
   private publishing: Promise<void> = Promise.resolve();

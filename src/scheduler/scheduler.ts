@@ -8,10 +8,8 @@ interface Scheduled {
 }
 
 /**
- * Runs each job of one target on its schedule, polls and probe runs alike: a poll's first run is
- * at once, a probe's one period later. A fixed interval runs on the injectable clock, so tests
- * can drive it; a croner pattern runs on croner's wall clock. Once stopped, it schedules nothing
- * again, whatever asks.
+ * Runs each job of one target on its schedule: a poll's first run at once, a probe's one period later. A fixed
+ * interval runs on the injectable clock, so tests can drive it; a croner pattern on croner's wall clock.
  */
 export class Scheduler {
   private readonly scheduled = new Map<JobRunner, Scheduled>();
@@ -23,7 +21,6 @@ export class Scheduler {
   add(runner: JobRunner): Promise<void> {
     if (this.stopped || this.scheduled.has(runner)) return Promise.resolve();
     const { pattern, intervalSeconds } = runner.schedule;
-    const runsAtOnce = runner.job.role === "poll";
     if (intervalSeconds !== undefined) {
       const entry: Scheduled = {};
       this.scheduled.set(runner, entry);
@@ -34,7 +31,7 @@ export class Scheduler {
       });
       this.scheduled.set(runner, { cron });
     }
-    return runsAtOnce ? runner.run() : Promise.resolve();
+    return runner.job.role === "poll" ? runner.run() : Promise.resolve();
   }
 
   /** Unschedules a runner; resolves once its run in flight has settled. */
