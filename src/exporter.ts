@@ -67,13 +67,7 @@ export async function startExporter(
   metrics.configLoaded(true);
 
   const agreement = new NetworkAgreement(metrics.registry);
-  const services: RuntimeServices = {
-    store,
-    metrics,
-    logger,
-    clock,
-    networkObserver: (label, name) => agreement.observerFor({ kind: label, target: name }),
-  };
+  const services: RuntimeServices = { store, metrics, logger, clock, agreement };
   let state: ExporterState | undefined;
   const runtimes = () => state?.runtimes ?? [];
   const app = createServerApp({
@@ -158,7 +152,7 @@ function running(state: ExporterState, firstPolls: Promise<void>): RunningExport
  * changed restart), changed ones restart, removed ones leave; the web config and log level apply at once.
  */
 async function applyConfig(state: ExporterState, next: ReloadedConfig): Promise<void> {
-  const { config, server, agreement, services } = state;
+  const { config, server, agreement, services, runtimes } = state;
   const { logger, metrics } = services;
   if ("problems" in next) {
     for (const problem of next.problems)
@@ -175,7 +169,6 @@ async function applyConfig(state: ExporterState, next: ReloadedConfig): Promise<
   if (!server.setTls(next.web?.tls))
     logger.warn("turning TLS on or off takes a restart; the web config's other settings apply now");
   // Every runtime is built before any is stopped: a build that throws leaves the running ones as they were.
-  const runtimes = state.runtimes;
   const byKey = new Map(runtimes.map((runtime) => [runtime.key, runtime]));
   const nextRuntimes = runtimesOf(next, services).map((runtime) => byKey.get(runtime.key) ?? runtime);
   const kept = new Set(nextRuntimes.filter((runtime) => runtimes.includes(runtime)));

@@ -33,10 +33,7 @@ export type RpcEndpoint = (typeof RPC_ENDPOINTS)[number];
 /** What a collector polls: a Horizon endpoint or a Stellar RPC batch. */
 export type PollEndpoint = Endpoint | RpcEndpoint;
 
-/**
- * Which poll produces the series; `exporter` series describe the exporter itself, `agreement`
- * series compare the targets of a network with each other (src/agreement).
- */
+/** Which poll produces the series; `exporter` series describe the exporter, `agreement` ones compare targets. */
 type MetricSource = PollEndpoint | "tx_probe" | "exporter" | "agreement";
 
 /** Sources whose series a target publishes to the metric store. */
@@ -119,10 +116,7 @@ export const FEE_STATS = [
   "max",
 ] as const;
 
-/**
- * Where a watched account's family exists: a ledger entry read over Stellar RPC has no offer count, claimable balance
- * or data entry count.
- */
+/** Where an account family exists: a ledger entry read over Stellar RPC has no offer, claimable or data count. */
 type AccountFamilyKind = "horizon" | "rpc";
 
 /** Constructors of account families (`stellar_<kind>_account_<suffix>`) that exist for the given kinds. */

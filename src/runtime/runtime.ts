@@ -2,7 +2,7 @@ import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
 import type { TargetLabel } from "../catalog/metrics.js";
 import type { Clock } from "../clock.js";
-import type { RequestObserver } from "../client/http.js";
+import type { HttpOptions } from "../client/http.js";
 import type { ExporterConfig } from "../config/config.js";
 import { comparisonKey } from "../config/secret.js";
 import type { TargetUrl } from "../config/target-url.js";
@@ -12,7 +12,8 @@ import { JobRunner, requestBudgetMs } from "../scheduler/job-runner.js";
 import { JobPublisher } from "../scheduler/publisher.js";
 import { Scheduler } from "../scheduler/scheduler.js";
 import type { Job, JobParts } from "../job/job.js";
-import { NetworkView, type NetworkObserver } from "../job/network.js";
+import { NetworkView } from "../job/network.js";
+import type { NetworkAgreement } from "../agreement/agreement.js";
 
 interface KindTarget {
   readonly name: string;
@@ -21,12 +22,7 @@ interface KindTarget {
 }
 
 /** How a kind's client is observed and stopped: the runtime's, for every request it sends. */
-interface ClientParts {
-  readonly observer: RequestObserver<string>;
-  readonly signal: AbortSignal;
-  readonly clock: Clock;
-  readonly log: Logger;
-}
+type ClientParts = Required<Pick<HttpOptions<string>, "observer" | "signal" | "clock" | "log">>;
 
 /** One line of a kind's job table, as node_exporter's registerCollector: a new surface is a job file and one line. */
 export interface JobEntry<Target, Client> {
@@ -72,7 +68,8 @@ export interface RuntimeServices {
   readonly metrics: ExporterMetrics;
   readonly logger: Logger;
   readonly clock: Clock;
-  readonly networkObserver?: (label: TargetLabel, name: string) => NetworkObserver;
+  /** Told what each target's network view learns. */
+  readonly agreement?: Pick<NetworkAgreement, "observerFor">;
 }
 
 /**
@@ -133,7 +130,7 @@ export class TargetRuntime<Target extends KindTarget, Client> {
     this.log = services.logger.child({ [kind.label]: target.name });
     this.metrics = kind.metrics(services.metrics);
     this.scheduler = new Scheduler(services.clock);
-    this.network = new NetworkView(services.networkObserver?.(kind.label, target.name));
+    this.network = new NetworkView(services.agreement?.observerFor({ kind: kind.label, target: target.name }));
     this.client = kind.client(target, config, {
       observer: this.metrics.observerFor(target.name),
       signal: this.abort.signal,
