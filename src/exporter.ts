@@ -14,25 +14,8 @@ import { VERSION } from "./version.js";
 import { retainSecretsOf } from "./config/secret.js";
 import { systemClock, type Clock } from "./clock.js";
 
-export interface RunningExporter {
-  /** Base URL of the HTTP server. */
-  readonly url: string;
-  /** Resolves when every target's endpoints have been polled once. */
-  readonly firstPolls: Promise<void>;
-  /** Polls every endpoint of every target once more, now; for tests and tools. */
-  pollAll(): Promise<void>;
-  /** Resolves when no poll is running; starts none. For tests that drive the clock. */
-  idle(): Promise<void>;
-  /** Runs every target's transaction probe once, now; for tests and tools. */
-  probeAll(): Promise<void>;
-  /**
-   * Loads and applies a configuration (see applyConfig); problems instead of one keep the old. Reloads run one at a
-   * time, and one asked for while another runs loads only once that one is done, so the latest file wins.
-   */
-  reload(load: () => Promise<ReloadedConfig>): Promise<void>;
-  /** Stops polling, aborts requests in flight and closes the server. */
-  close(): Promise<void>;
-}
+/** The running exporter's handle: polls on demand, reloads one at a time, and closes. */
+export type RunningExporter = ReturnType<typeof running>;
 
 export type ReloadedConfig = ExporterConfig | { readonly problems: readonly string[] };
 
@@ -104,28 +87,36 @@ function statusOf(agreement: NetworkAgreement) {
   });
 }
 
-/** The running exporter's handle: polls on demand, reloads one at a time, and closes. */
-function running(state: ExporterState, firstPolls: Promise<void>): RunningExporter {
+function running(state: ExporterState, firstPolls: Promise<void>) {
   const { server } = state;
   const { logger, metrics } = state.services;
   let closed = false;
   let reloadRequests = 0;
   let reloading = Promise.resolve();
+  /** Resolves when no poll is running; starts none. For tests that drive the clock. */
   const idle = async () => {
     await Promise.all(runnersOf(state.runtimes, "poll").map((runner) => runner.idle()));
   };
   return {
+    /** Base URL of the HTTP server. */
     url: server.url,
+    /** Resolves when every target's endpoints have been polled once. */
     firstPolls,
+    /** Polls every endpoint of every target once more, now; for tests and tools. */
     pollAll: async () => {
       await idle();
       await Promise.all(runnersOf(state.runtimes, "poll").map((runner) => runner.run()));
     },
     idle,
+    /** Runs every target's transaction probe once, now; for tests and tools. */
     probeAll: async () => {
       await Promise.all(runnersOf(state.runtimes, "probe").map((runner) => runner.run()));
     },
-    reload: (load) => {
+    /**
+     * Loads and applies a configuration (see applyConfig); problems instead of one keep the old. Reloads run one at a
+     * time, and one asked for while another runs loads only once that one is done, so the latest file wins.
+     */
+    reload: (load: () => Promise<ReloadedConfig>) => {
       const request = ++reloadRequests;
       reloading = reloading.then(async () => {
         // A newer request runs after this one and reads the file itself: the latest file wins.
@@ -139,6 +130,7 @@ function running(state: ExporterState, firstPolls: Promise<void>): RunningExport
       });
       return reloading;
     },
+    /** Stops polling, aborts requests in flight and closes the server. */
     close: async () => {
       closed = true;
       await reloading;

@@ -74,15 +74,17 @@ interface Define<S extends MetricSource, T extends MetricType, E extends Scope> 
 }
 
 function metricsOf<const S extends MetricSource, const E extends Scope = Record<never, never>>(source: S, scope?: E) {
-  const of = <T extends MetricType>(type: T) =>
-    ((name: string, help: string, labels: readonly string[] = []) => ({
+  function of<T extends MetricType>(type: T) {
+    const define = (name: string, help: string, labels: readonly string[] = []) => ({
       name,
       type,
       help,
       labels,
       source,
       ...scope,
-    })) as Define<S, T, E>;
+    });
+    return define as Define<S, T, E>;
+  }
   const histogram = of("histogram");
   return {
     gauge: of("gauge"),
@@ -92,10 +94,7 @@ function metricsOf<const S extends MetricSource, const E extends Scope = Record<
       help: string,
       labels: L,
       buckets: readonly number[],
-    ) => ({
-      ...histogram(name, help, labels),
-      buckets,
-    }),
+    ) => ({ ...histogram(name, help, labels), buckets }),
   };
 }
 
