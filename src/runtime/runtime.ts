@@ -158,16 +158,14 @@ export class TargetRuntime<Target extends KindTarget, Client> {
     this.config = config;
     this.planRequests(config);
     const plans = jobsOf(this.kind.jobs, this.target, config);
-    const wanted = new Set(plans.map((plan) => plan.entry.source));
+    const keys = new Map(plans.map((plan) => [plan.entry.source, plan.key]));
     const changed = plans.filter((plan) => this.jobs.get(plan.entry.source)?.key !== plan.key);
-    const restarting = new Set(changed.map((plan) => plan.entry.source));
-    const leaving = [...this.jobs.values()].filter(
-      (job) => !wanted.has(job.runner.job.source) || restarting.has(job.runner.job.source),
-    );
+    const leaving = [...this.jobs.values()].filter((job) => keys.get(job.runner.job.source) !== job.key);
     await Promise.all(leaving.map((job) => this.stopJob(job)));
     for (const plan of changed) void this.startJob(plan.entry, plan.key);
     if (changed.length > 0 || leaving.length > 0) {
-      this.log.info({ restarted: [...restarting], stopped: leaving.length - changed.length }, "jobs reconfigured");
+      const restarted = changed.map((plan) => plan.entry.source);
+      this.log.info({ restarted, stopped: leaving.length - changed.length }, "jobs reconfigured");
     }
   }
 
