@@ -50,7 +50,13 @@ export async function startExporter(
   metrics.configLoaded(true);
 
   const agreement = new NetworkAgreement(metrics.registry);
-  const services: RuntimeServices = { store, metrics, logger, clock, agreement };
+  const services: RuntimeServices = {
+    store,
+    metrics,
+    logger,
+    clock,
+    networkObserver: (label, name) => agreement.observerFor({ kind: label, target: name }),
+  };
   let state: ExporterState | undefined;
   const runtimes = () => state?.runtimes ?? [];
   const app = createServerApp({

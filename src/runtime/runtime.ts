@@ -12,8 +12,7 @@ import { JobRunner, requestBudgetMs } from "../scheduler/job-runner.js";
 import { JobPublisher } from "../scheduler/publisher.js";
 import { Scheduler } from "../scheduler/scheduler.js";
 import type { Job, JobParts } from "../job/job.js";
-import { NetworkView } from "../job/network.js";
-import type { NetworkAgreement } from "../agreement/agreement.js";
+import { NetworkView, type NetworkObserver } from "../job/network.js";
 
 interface KindTarget {
   readonly name: string;
@@ -68,8 +67,8 @@ export interface RuntimeServices {
   readonly metrics: ExporterMetrics;
   readonly logger: Logger;
   readonly clock: Clock;
-  /** Told what each target's network view learns. */
-  readonly agreement?: Pick<NetworkAgreement, "observerFor">;
+  /** Told what each target's network view learns (the agreement between targets). */
+  readonly networkObserver?: (label: TargetLabel, name: string) => NetworkObserver;
 }
 
 /**
@@ -130,7 +129,7 @@ export class TargetRuntime<Target extends KindTarget, Client> {
     this.log = services.logger.child({ [kind.label]: target.name });
     this.metrics = kind.metrics(services.metrics);
     this.scheduler = new Scheduler(services.clock);
-    this.network = new NetworkView(services.agreement?.observerFor({ kind: kind.label, target: target.name }));
+    this.network = new NetworkView(services.networkObserver?.(kind.label, target.name));
     this.client = kind.client(target, config, {
       observer: this.metrics.observerFor(target.name),
       signal: this.abort.signal,
