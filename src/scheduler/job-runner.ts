@@ -1,9 +1,10 @@
 import type { Logger } from "pino";
-import type { PollEndpoint, PollErrorReason, PublishedSource } from "../catalog/metrics.js";
+import type { PollErrorReason, PublishedSource } from "../catalog/metrics.js";
 import { isTransient, PollError } from "../client/errors.js";
 import type { Schedule } from "../config/schedule.js";
 import type { Clock } from "../clock.js";
 import type { Job, PollContext } from "../job/job.js";
+import type { TargetMetrics } from "../exposition/self-metrics.js";
 import type { JobPublisher } from "./publisher.js";
 
 /** What the landing page and /readyz show about one job of one target. */
@@ -32,20 +33,14 @@ export function requestBudgetMs(schedule: Schedule, staleAfterIntervals: number,
   return Math.min(staleAfterIntervals * schedule.periodMs, timeoutMs * (retries + 1));
 }
 
-/** Where a runner counts its polls: the self-metrics of the target's kind. */
-interface PollMetrics {
-  pollSucceeded(target: string, endpoint: PollEndpoint, durationSeconds: number, atMs: number): void;
-  pollFailed(target: string, endpoint: PollEndpoint, durationSeconds: number, reason: PollErrorReason): void;
-  invalidRecordsRead(target: string, endpoint: PollEndpoint, count: number): void;
-}
-
 interface JobRunnerOptions {
   readonly target: string;
   readonly job: Job;
   readonly publisher: JobPublisher;
   /** See requestBudgetMs; a run may take `requestsPerRun` of them, and one without an answer. */
   readonly requestBudgetMs: number;
-  readonly metrics: PollMetrics;
+  /** Where a runner counts its polls: the self-metrics of the target's kind. */
+  readonly metrics: Pick<TargetMetrics, "pollSucceeded" | "pollFailed" | "invalidRecordsRead">;
   readonly log: Logger;
   readonly clock: Clock;
   /** Aborted when the job or its runtime stops. */
