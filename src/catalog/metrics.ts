@@ -73,6 +73,7 @@ interface Define<S extends MetricSource, T extends MetricType, E extends Scope> 
   <const L extends readonly string[]>(name: string, help: string, labels: L): Defined<S, T, L> & E;
 }
 
+/** One source's metric constructors; `scope` adds the `rpc` target label or marks the series exporter-wide. */
 function metricsOf<const S extends MetricSource, const E extends Scope = Record<never, never>>(source: S, scope?: E) {
   function of<T extends MetricType>(type: T) {
     const define = (name: string, help: string, labels: readonly string[] = []) => ({
