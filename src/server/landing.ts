@@ -1,6 +1,6 @@
 import { html, raw } from "hono/html";
 import type { Labels } from "../exposition/samples.js";
-import { HISTORY_WINDOW_MS } from "../status/board.js";
+import { HISTORY_WINDOW_MS, type Figure } from "../status/board.js";
 import {
   SPARKLINES,
   type AccountReport,
@@ -9,7 +9,6 @@ import {
   type ContractEntryReport,
   type ContractEntryState,
   type EndpointReport,
-  type Figure,
   type KnownBefore,
   type ProbeReport,
   type RpcReport,
