@@ -25,50 +25,7 @@ import { badge, headerRow, note, num, row, shortAsset, td, unit } from "./landin
 /** The page reloads itself this often; matches the demo's poll interval. */
 const REFRESH_SECONDS = 10;
 
-/** A CSS rule, one declaration after another on its line. */
-function rule(selector: string, ...declarations: readonly string[]): string {
-  return `${selector} { ${declarations.join(" ")} }`;
-}
-
-const CARD_RULE = rule(
-  ".card",
-  "background: #fff;",
-  "border: 1px solid #ccd;",
-  "border-left: 8px solid #57606a;",
-  "border-radius: 6px;",
-  "padding: 0.8rem 1rem;",
-);
-
-const BADGE_RULE = rule(
-  ".badge",
-  "display: inline-block;",
-  "white-space: nowrap;",
-  "padding: 0.05rem 0.45rem;",
-  "border-radius: 4px;",
-  "color: #fff;",
-  "font-size: 0.75rem;",
-  "font-weight: 700;",
-  "letter-spacing: 0.04em;",
-  "vertical-align: middle;",
-  "background: #57606a;",
-);
-
-const FIGURES_RULE = rule(
-  "dl.figures",
-  "display: grid;",
-  "grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr));",
-  "gap: 0.4rem 1rem;",
-  "margin: 0 0 0.8rem;",
-);
-
-const SPARKS_RULE = rule(
-  ".sparks",
-  "display: grid;",
-  "grid-template-columns: repeat(auto-fit, minmax(13rem, 1fr));",
-  "gap: 0.5rem 1rem;",
-  "margin-bottom: 0.8rem;",
-);
-
+/** A backslash at a line's end continues the rule on the next line: each rule is one line of the page. */
 const STYLESHEET = `
 body { font-family: system-ui, sans-serif; margin: 0; color: #1d2330; background: #f3f4f8; }
 header { background: #1d2330; color: #fff; padding: 0.8rem 1.5rem; }
@@ -77,20 +34,23 @@ header p { margin: 0.3rem 0 0; font-size: 0.85rem; }
 header a { color: #bcd3ff; }
 header code { background: #33405a; color: #fff; }
 main { padding: 1rem 1.5rem; display: grid; gap: 1rem; }
-${CARD_RULE}
+.card { background: #fff; border: 1px solid #ccd; border-left: 8px solid #57606a; border-radius: 6px; \
+padding: 0.8rem 1rem; }
 .card.up { border-left-color: #1a7f37; }
 .card.degraded { border-left-color: #bf8700; }
 .card.down { border-left-color: #cf222e; }
 .card h2 { margin: 0 0 0.3rem; font-size: 1.15rem; }
 .url { margin: 0 0 0.6rem; font-size: 0.8rem; color: #57606a; }
-${BADGE_RULE}
+.badge { display: inline-block; white-space: nowrap; padding: 0.05rem 0.45rem; border-radius: 4px; color: #fff; \
+font-size: 0.75rem; font-weight: 700; letter-spacing: 0.04em; vertical-align: middle; background: #57606a; }
 .badge.up, .badge.ok { background: #1a7f37; }
 .badge.degraded, .badge.running, .badge.low { background: #9a6700; }
 .badge.down, .badge.failing, .badge.disagrees { background: #cf222e; }
 .badge.live { background: #1a7f37; }
 .badge.expiring-soon { background: #9a6700; }
 .badge.expiring, .badge.archived, .badge.missing { background: #cf222e; }
-${FIGURES_RULE}
+dl.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: 0.4rem 1rem; \
+margin: 0 0 0.8rem; }
 dl.figures div { border-bottom: 1px solid #eef; padding-bottom: 0.2rem; }
 dl.figures div.wide { grid-column: span 2; }
 dl.figures div.wide dd { font-size: 0.85rem; }
@@ -98,7 +58,8 @@ dt { font-size: 0.75rem; color: #57606a; }
 dd { margin: 0; font-size: 1.05rem; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
 .stale { color: #8c959f; }
 .unit, .note { font-size: 0.8rem; color: #57606a; }
-${SPARKS_RULE}
+.sparks { display: grid; grid-template-columns: repeat(auto-fit, minmax(13rem, 1fr)); gap: 0.5rem 1rem; \
+margin-bottom: 0.8rem; }
 figure { margin: 0; }
 .spark { width: 100%; height: auto; }
 figcaption { font-size: 0.8rem; color: #1d2330; }
@@ -142,10 +103,7 @@ function seriesKey(owner: SeriesOwner, figure: Figure): string {
 /** What a figure without a series reads; a unit after it would say nothing. */
 const NO_DATA = html`<span class="note">no data</span>`;
 
-/**
- * A figure's text, carrying the series it comes from and its exact value for scripts and tests; a
- * kept figure carries its value alone, as /metrics no longer has its series.
- */
+/** A figure's text with its series and exact value for scripts and tests; a kept one's value alone. */
 function figureValue(owner: SeriesOwner, figure: Figure | undefined, format: (value: number) => string = String) {
   if (figure === undefined) return NO_DATA;
   const value = String(figure.value);
@@ -191,10 +149,7 @@ function ago(isoTime: string, nowMs: number) {
   return moment(isoTime, nowMs - Date.parse(isoTime));
 }
 
-/**
- * A figure; while it is absent, its last known value, greyed, with its age: what an operator needs while a target is
- * down.
- */
+/** A figure; while it is absent, its last known value, greyed, with its age: what an operator needs while down. */
 function orKnown(current: unknown, known: KnownBefore | undefined) {
   if (current !== NO_DATA || known === undefined) return current;
   const age = unit(`(${relative(known.ageSeconds * 1000)})`);
@@ -292,10 +247,8 @@ function needsAttention(account: AccountReport): boolean {
 
 function accountsTable(owner: SeriesOwner, accounts: readonly AccountReport[]) {
   // Those that need a look first: of 10 000 watched accounts, the page shows SECTION_ROWS.
-  const shown = [...accounts.filter(needsAttention), ...accounts.filter((account) => !needsAttention(account))].slice(
-    0,
-    SECTION_ROWS,
-  );
+  const others = accounts.filter((account) => !needsAttention(account));
+  const shown = [...accounts.filter(needsAttention), ...others].slice(0, SECTION_ROWS);
   const hidden = accounts.length - shown.length;
   const notes = hidden > 0 ? [`missing and low first; ${hidden} more in /status.json`] : [];
   return html`<table${owner.keptAgeSeconds === undefined ? "" : raw(' class="stale"')}>
@@ -349,9 +302,8 @@ function lastPayment({ lastPaymentAgeSeconds: ages }: AccountReport): string {
 }
 
 /**
- * What a balance is in, short enough not to wrap: lumens as XLM, a credit asset as its code and
- * shortened issuer, pool shares by their pool's asset pair when known, else by their pool's
- * shortened id; the full asset or pool id on hover.
+ * What a balance is in, short enough not to wrap: lumens as XLM, a credit asset as its code and shortened issuer,
+ * pool shares by their pool's asset pair when known, else by their pool's shortened id; the full id on hover.
  */
 function assetName(balance: BalanceReport) {
   const pool = balance.pool;
@@ -390,21 +342,15 @@ ${item("Probe last duration", duration, "s")}
 /** Entries (contract entries, accounts) a section shows at most; /status.json has every one. */
 const SECTION_ROWS = 100;
 
-/** What each state reads on the page, and why on hover: the word, never the colour alone, says it. */
-const CONTRACT_STATES: Readonly<Record<ContractEntryState, { readonly word: string; readonly why: string }>> = {
-  live: { word: "live", why: "archival expected in 14 days or more" },
-  expiring_soon: { word: "expiring soon", why: "archival expected within 14 days (StellarContractEntryExpiringSoon)" },
-  expiring: { word: "expiring", why: "archival expected within 3 days (StellarContractEntryExpiring)" },
-  archived: {
-    word: "archived",
-    why: "archived: calls that touch it fail until it is restored (StellarContractEntryArchived)",
-  },
-  missing: {
-    word: "missing",
-    why: "not on the ledger: the contract or its wasm is gone (StellarContractEntryMissing)",
-  },
-  absent: { word: "absent", why: "not returned: never created, deleted, or an expired temporary entry" },
-  unknown: { word: "unknown", why: "the RPC reports no live-until the exporter can trust (stellar-rpc#990)" },
+/** Why each state, on hover; the state's word, never the colour alone, says it. */
+const CONTRACT_STATE_WHY: Readonly<Record<ContractEntryState, string>> = {
+  live: "archival expected in 14 days or more",
+  expiring_soon: "archival expected within 14 days (StellarContractEntryExpiringSoon)",
+  expiring: "archival expected within 3 days (StellarContractEntryExpiring)",
+  archived: "archived: calls that touch it fail until it is restored (StellarContractEntryArchived)",
+  missing: "not on the ledger: the contract or its wasm is gone (StellarContractEntryMissing)",
+  absent: "not returned: never created, deleted, or an expired temporary entry",
+  unknown: "the RPC reports no live-until the exporter can trust (stellar-rpc#990)",
 };
 
 function daysLeft(days: number | undefined): string {
@@ -418,7 +364,8 @@ function utcMinute(seconds: number): string {
 }
 
 function contractRow(rpc: SeriesOwner, entry: ContractEntryReport) {
-  const state = CONTRACT_STATES[entry.state];
+  const kind = entry.state.replace("_", "-");
+  const word = entry.state.replace("_", " ");
   const contract =
     entry.contractId === undefined ? entry.contract : html`<span title="${entry.contractId}">${entry.contract}</span>`;
   return row(
@@ -428,7 +375,7 @@ function contractRow(rpc: SeriesOwner, entry: ContractEntryReport) {
     num(entry.ttlLedgers ? figureValue(rpc, entry.ttlLedgers) : ""),
     num(daysLeft(entry.daysLeft)),
     td(entry.expiryTimestampSeconds ? figureValue(rpc, entry.expiryTimestampSeconds, utcMinute) : ""),
-    td(html`<span class="badge ${entry.state.replace("_", "-")}" title="${state.why}">${state.word}</span>`),
+    td(html`<span class="badge ${kind}" title="${CONTRACT_STATE_WHY[entry.state]}">${word}</span>`),
     eventCells(entry),
   );
 }
@@ -508,10 +455,7 @@ ${endpoints.map((endpoint) => endpointRow(endpoint, nowMs))}
 </table>`;
 }
 
-/**
- * A section from its series now, or, while they are gone, as kept from before, greyed with its age; none without
- * either.
- */
+/** A section from its series now, or, while they are gone, as kept from before, greyed with its age. */
 function section<Entries>(
   target: TargetReport,
   now: Entries | undefined,
@@ -557,9 +501,8 @@ const LINKS = raw(
 );
 
 /**
- * Everything interpolated goes through hono's html tag, which escapes it (target names are
- * operator input); sparklines escape their own text. The markup is XHTML-compatible, so an XML
- * parser can check it is well formed.
+ * Everything interpolated goes through hono's html tag, which escapes it (target names are operator input);
+ * sparklines escape their own text. The markup is XHTML-compatible, so an XML parser can check it is well formed.
  */
 export function landingPage(report: StatusReport) {
   const nowMs = Date.parse(report.generatedAt);
