@@ -18,13 +18,8 @@ const HEADER = headerRow(
 function assetRow(asset: AssetReport, value: (figure: Figure | undefined) => unknown, stale: boolean) {
   const name = shortAsset(asset.asset);
   const age = asset.ageSeconds === undefined ? "" : `${asset.ageSeconds} s`;
-  if (asset.exists.value === 0)
-    return row(
-      td(name),
-      html`<td colspan="5">not known to this Horizon</td>`,
-      num(age),
-      td(badge("failing", "missing")),
-    );
+  const unknown = html`<td colspan="5">not known to this Horizon</td>`;
+  if (asset.exists.value === 0) return row(td(name), unknown, num(age), td(badge("failing", "missing")));
   return row(
     td(name),
     num(value(asset.supply)),
@@ -38,8 +33,8 @@ function assetRow(asset: AssetReport, value: (figure: Figure | undefined) => unk
 }
 
 /**
- * The assets section of a Horizon's card: one row per watched asset. `staleNote` is set when the figures
- * are kept from the poll's last publication (no longer on /metrics): the table stays, greyed, with that note.
+ * The assets section of a Horizon's card: one row per watched asset. `staleNote` is set when the figures are kept
+ * from the poll's last publication (no longer on /metrics): the table stays, greyed, with that note.
  */
 export function assetsTable(
   assets: readonly AssetReport[],

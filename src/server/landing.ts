@@ -1,6 +1,6 @@
 import { html, raw } from "hono/html";
 import type { Labels } from "../exposition/samples.js";
-import { HISTORY_WINDOW_MS, type Figure } from "../status/board.js";
+import { HISTORY_WINDOW_MS, optional, type Figure } from "../status/board.js";
 import {
   SPARKLINES,
   type AccountReport,
@@ -200,13 +200,8 @@ ${item("Pools tracked", figureValue(target, target.liquidityPools))}
 /** A Stellar RPC's figures: its own ledger, health, retention window and inclusion fees. */
 function rpcFigures(target: TargetReport, rpc: RpcReport) {
   const healthy = rpc.healthy;
-  const health =
-    healthy === undefined
-      ? NO_DATA
-      : badge(
-          healthy.value === 1 ? "ok" : "failing",
-          figureValue(target, healthy, (value) => (value === 1 ? "healthy" : "unhealthy")),
-        );
+  const word = (value: number) => (value === 1 ? "healthy" : "unhealthy");
+  const health = healthy && badge(healthy.value === 1 ? "ok" : "failing", figureValue(target, healthy, word));
   const oldest = rpc.oldestLedger;
   const from = oldest === undefined ? "" : html` ${unit(html`ledgers, from ${figureValue(target, oldest)}`)}`;
   return html`<dl class="figures">
@@ -215,7 +210,7 @@ ${item("RPC version", orKnown(text(rpc.version), target.lastKnown?.version), "",
 ${item("Captive core version", orKnown(text(rpc.captiveCoreVersion), target.lastKnown?.captiveCoreVersion), "", true)}
 ${item("Protocol", orKnown(figureValue(target, target.protocolVersion), target.lastKnown?.protocolVersion))}
 ${item("Latest ledger", latestLedger(target))}
-${item("Health", health)}
+${item("Health", health ?? NO_DATA)}
 ${item("Retention window", html`${figureValue(target, rpc.retentionWindowLedgers)}${from}`)}
 ${item("Soroban inclusion fee p50", figureValue(target, rpc.sorobanInclusionFeeP50Stroops), "stroops")}
 ${item("Soroban inclusion fee p90", figureValue(target, rpc.sorobanInclusionFeeP90Stroops), "stroops")}
@@ -226,16 +221,17 @@ ${item("Classic inclusion fee p90", figureValue(target, rpc.classicInclusionFeeP
 
 function sparklines(target: TargetReport, nowMs: number) {
   return html`<div class="sparks">
-${SPARKLINES[target.kind].map((definition) => {
-  const points = (target.history[definition.id] ?? []).map(([atMs, value]) => ({ atMs, value }));
+${SPARKLINES[target.kind].map(({ id, title, unit: units, percent: ratio }) => {
+  const points = (target.history[id] ?? []).map(([atMs, value]) => ({ atMs, value }));
+  const format = ratio ? (value: number) => (value * 100).toFixed(1) : undefined;
   const svg = sparkline(points, {
-    title: definition.title,
-    unit: definition.unit,
+    title,
+    unit: units,
     windowMs: HISTORY_WINDOW_MS,
     nowMs,
-    ...(definition.percent ? { format: (value: number) => (value * 100).toFixed(1) } : {}),
+    ...optional("format", format),
   });
-  return html`<figure>${raw(svg)}<figcaption>${definition.title} (${definition.unit})</figcaption></figure>`;
+  return html`<figure>${raw(svg)}<figcaption>${title} (${units})</figcaption></figure>`;
 })}
 </div>`;
 }

@@ -1,13 +1,6 @@
 import type { MetricDefinition, PublishedSource } from "../catalog/metrics.js";
 import type { SampleTap, StoreTarget, TappedSamples } from "../exposition/store.js";
-import {
-  isSeriesGroup,
-  type HistogramData,
-  type Labels,
-  type Sample,
-  type SeriesGroup,
-  type SeriesSource,
-} from "../exposition/samples.js";
+import { isSeriesGroup, type Labels, type Sample, type SeriesGroup, type SeriesSource } from "../exposition/samples.js";
 import { PointRing, type Point } from "./ring.js";
 
 /** One series as /metrics shows it; histograms appear as their `_sum` and `_count` series. */
@@ -119,34 +112,13 @@ interface TargetState {
   readonly bucketHistory: Map<string, { readonly atMs: number; readonly series: readonly StatusSeries[] }[]>;
 }
 
-/** A histogram's cumulative `_bucket` series, as /metrics shows them: a quantile needs them. */
-function addBuckets(
-  metric: MetricDefinition,
-  labels: Labels,
-  histogram: HistogramData,
-  add: (metric: MetricDefinition, name: string, part: StatusSeries) => void,
-): void {
-  let cumulative = 0;
-  histogram.counts.forEach((count, index) => {
-    cumulative += count;
-    const bound = histogram.upperBounds[index];
-    add(metric, `${metric.name}_bucket`, {
-      labels: { ...labels, le: bound === undefined ? "+Inf" : String(bound) },
-      value: cumulative,
-    });
-  });
-}
-
 /** A labelled sample is a series as it is: collectors never change a published sample, so it is not copied. */
 function asSeries(sample: Exclude<Sample, { histogram: unknown }>): StatusSeries {
   return sample.labels === undefined ? { labels: {}, value: sample.value } : sample;
 }
 
-/** A target as its series name it: its label (`horizon`, `rpc`) and the label's value. */
-export type BoardTarget = StoreTarget;
-
 /** A Horizon and a Stellar RPC may share a name; their entries may not. */
-function boardKey({ label, name }: BoardTarget): string {
+function boardKey({ label, name }: StoreTarget): string {
   return `${label}=${name}`;
 }
 
@@ -185,7 +157,7 @@ export class StatusBoard implements SampleTap {
     return false;
   }
 
-  published(on: BoardTarget, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void {
+  published(on: StoreTarget, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void {
     const key = boardKey(on);
     let target = this.targets.get(key);
     if (target === undefined) {
@@ -218,7 +190,7 @@ export class StatusBoard implements SampleTap {
    * A target leaves with its last source; a job restarted alone keeps the target's history (its new lease takes
    * over). A job that leaves takes its last known series along: what is no longer watched is not shown.
    */
-  removed(on: BoardTarget, endpoint: PublishedSource): void {
+  removed(on: StoreTarget, endpoint: PublishedSource): void {
     const key = boardKey(on);
     const target = this.targets.get(key);
     target?.endpoints.delete(endpoint);
@@ -227,7 +199,7 @@ export class StatusBoard implements SampleTap {
   }
 
   /** A family's series as /metrics shows them at `nowMs`: persistent ones always, live ones while fresh. */
-  series(target: BoardTarget, name: string, nowMs: number): readonly StatusSeries[] {
+  series(target: StoreTarget, name: string, nowMs: number): readonly StatusSeries[] {
     for (const entry of this.targets.get(boardKey(target))?.endpoints.values() ?? []) {
       const persistent = entry.persistent.get(name);
       if (persistent !== undefined) return persistent.series;
@@ -240,7 +212,7 @@ export class StatusBoard implements SampleTap {
   }
 
   /** A family's series as last published, even once stale: what an operator needs while a target is down. */
-  lastKnown(target: BoardTarget, name: string): { readonly series: readonly StatusSeries[]; atMs: number } | undefined {
+  lastKnown(target: StoreTarget, name: string): { readonly series: readonly StatusSeries[]; atMs: number } | undefined {
     for (const { live, atMs } of this.targets.get(boardKey(target))?.lastKnown.values() ?? []) {
       const family = live.get(name);
       if (family !== undefined) return { series: family.series, atMs };
@@ -248,11 +220,11 @@ export class StatusBoard implements SampleTap {
     return undefined;
   }
 
-  latestMean(target: BoardTarget, family: string): number | undefined {
+  latestMean(target: StoreTarget, family: string): number | undefined {
     return this.targets.get(boardKey(target))?.latestMeans.get(family);
   }
 
-  history(target: BoardTarget, id: string, nowMs: number): Point[] {
+  history(target: StoreTarget, id: string, nowMs: number): Point[] {
     return (
       this.targets
         .get(boardKey(target))
@@ -262,7 +234,7 @@ export class StatusBoard implements SampleTap {
   }
 
   /** The per-second increase of a RATE_FAMILIES counter's series labelled `value`; undefined before two points. */
-  rate(target: BoardTarget, family: string, value: string, nowMs: number): number | undefined {
+  rate(target: StoreTarget, family: string, value: string, nowMs: number): number | undefined {
     const points = this.history(target, `rate:${family}:${value}`, nowMs);
     const first = points[0];
     const last = points.at(-1);
@@ -274,7 +246,7 @@ export class StatusBoard implements SampleTap {
    * A WINDOWED_HISTOGRAMS family's `_bucket` series counting only the last QUANTILE_WINDOW_MS (as PromQL's
    * increase over that range); a series reset since counts from zero.
    */
-  windowBuckets(target: BoardTarget, family: string, nowMs: number): StatusSeries[] {
+  windowBuckets(target: StoreTarget, family: string, nowMs: number): StatusSeries[] {
     const history = this.targets.get(boardKey(target))?.bucketHistory.get(family) ?? [];
     const latest = history.at(-1);
     if (latest === undefined) return [];
@@ -356,7 +328,13 @@ export class StatusBoard implements SampleTap {
         const { metric, labels = {}, histogram } = sample;
         add(metric, `${metric.name}_sum`, { labels, value: histogram.sum });
         add(metric, `${metric.name}_count`, { labels, value: histogram.count });
-        addBuckets(metric, labels, histogram, add);
+        // The cumulative `_bucket` series, as /metrics shows them: a quantile needs them.
+        let cumulative = 0;
+        histogram.counts.forEach((count, index) => {
+          cumulative += count;
+          const le = histogram.upperBounds[index]?.toString() ?? "+Inf";
+          add(metric, `${metric.name}_bucket`, { labels: { ...labels, le }, value: cumulative });
+        });
       } else add(sample.metric, sample.metric.name, asSeries(sample));
     };
     for (const source of sources) {

@@ -6,14 +6,15 @@ import {
   RPC_ACCOUNT_METRICS,
   RPC_METRICS,
   type AccountMetricSet,
+  type TargetLabel,
 } from "../catalog/metrics.js";
-import type { TargetLabel } from "../catalog/metrics.js";
 import type { Labels } from "../exposition/samples.js";
 import type { EndpointStatus } from "../scheduler/job-runner.js";
 import { MARKET_FAMILIES, marketReports, type MarketReport } from "./markets.js";
 import { CORRIDOR_STATUS_FAMILIES, corridorReports, type CorridorReport } from "./corridors.js";
 import { HISTORY_WINDOW_MS, StatusBoard, labelsMatch, optional, WINDOWED_HISTOGRAMS } from "./board.js";
-import type { BoardTarget, Figure, ReferencedFamily, SeriesReader, SparklineSource, StatusSeries } from "./board.js";
+import type { StoreTarget } from "../exposition/store.js";
+import type { Figure, ReferencedFamily, SeriesReader, SparklineSource, StatusSeries } from "./board.js";
 
 export interface SparklineDefinition extends SparklineSource {
   readonly title: string;
@@ -193,7 +194,6 @@ export interface ContractEntryReport {
   readonly archived?: Figure;
   readonly ttlLedgers?: Figure;
   readonly expiryTimestampSeconds?: Figure;
-  /** The expected archival time, from expiryTimestampSeconds. */
   readonly expiresAt?: string;
   /** Days until the expected archival at the report's time; never below 0. */
   readonly daysLeft?: number;
@@ -259,7 +259,6 @@ export interface TargetReport {
   /** The target's label and its value on /metrics: `horizon` or `rpc`. */
   readonly kind: TargetLabel;
   readonly name: string;
-  /** What the page calls it. */
   readonly title: string;
   readonly url: string;
   readonly state: TargetState;
@@ -279,12 +278,10 @@ export interface TargetReport {
   readonly liquidityPools?: Figure;
   /** Watched accounts, a Horizon's or a Stellar RPC's (their series are the kind's account families). */
   readonly accounts?: readonly AccountReport[];
-  /** A Horizon's watched assets. */
   readonly assets?: readonly AssetReport[];
   /** A Stellar RPC's watched contract entries, soonest archival first. */
   readonly contracts?: readonly ContractEntryReport[];
   readonly txProbe?: ProbeReport;
-  /** A Horizon's watched DEX markets. */
   readonly markets?: readonly MarketReport[];
   readonly corridors?: readonly CorridorReport[];
   readonly rpc?: RpcReport;
@@ -355,7 +352,7 @@ class TargetSeries implements SeriesReader {
 
   constructor(
     private readonly board: StatusBoard,
-    private readonly target: BoardTarget,
+    private readonly target: StoreTarget,
     private readonly nowMs: number,
   ) {}
 
@@ -756,7 +753,7 @@ function agreementReport(agreement: TargetAgreement | undefined): AgreementRepor
 }
 
 function targetReport(target: TargetView, board: StatusBoard, nowMs: number): TargetReport {
-  const on: BoardTarget = { label: target.label, name: target.name };
+  const on: StoreTarget = { label: target.label, name: target.name };
   const series = new TargetSeries(board, on, nowMs);
   const endpoints = target.endpoints.map((status) => endpointReport(status, nowMs));
   const history: Record<string, Array<[number, number]>> = {};
