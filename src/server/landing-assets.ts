@@ -1,6 +1,6 @@
-import { html, raw } from "hono/html";
+import { html } from "hono/html";
 import type { AssetReport } from "../status/assets.js";
-import { badge, headerRow, num, row, shortAsset, td } from "./landing-html.js";
+import { badge, headerRow, num, row, shortAsset, table, td } from "./landing-html.js";
 
 type Figure = NonNullable<AssetReport["supply"]>;
 
@@ -42,9 +42,10 @@ export function assetsTable(
   staleNote?: unknown,
 ) {
   const stale = staleNote !== undefined;
-  return html`<table${stale ? raw(' class="stale"') : ""}>
-<caption>Watched assets${staleNote ?? ""}</caption>
-${HEADER}
-${assets.map((asset) => assetRow(asset, value, stale))}
-</table>`;
+  return table(
+    html`Watched assets${staleNote ?? ""}`,
+    HEADER,
+    assets.map((asset) => assetRow(asset, value, stale)),
+    stale,
+  );
 }

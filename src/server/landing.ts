@@ -20,7 +20,7 @@ import type { AssetReport } from "../status/assets.js";
 import { assetsTable } from "./landing-assets.js";
 import { marketsTable } from "./landing-markets.js";
 import { corridorsTable } from "./landing-corridors.js";
-import { badge, headerRow, note, num, row, shortAsset, td, unit } from "./landing-html.js";
+import { badge, headerRow, note, num, row, shortAsset, table, td, unit } from "./landing-html.js";
 
 /** The page reloads itself this often; matches the demo's poll interval. */
 const REFRESH_SECONDS = 10;
@@ -247,11 +247,13 @@ function accountsTable(owner: SeriesOwner, accounts: readonly AccountReport[]) {
   const shown = [...accounts.filter(needsAttention), ...others].slice(0, SECTION_ROWS);
   const hidden = accounts.length - shown.length;
   const notes = hidden > 0 ? [`missing and low first; ${hidden} more in /status.json`] : [];
-  return html`<table${owner.keptAgeSeconds === undefined ? "" : raw(' class="stale"')}>
-<caption>Watched accounts${sectionNote(owner, notes)}</caption>
-${ACCOUNTS_HEADER}
-${shown.flatMap((account) => accountRows(owner, account))}
-</table>`;
+  const rows = shown.flatMap((account) => accountRows(owner, account));
+  return table(
+    html`Watched accounts${sectionNote(owner, notes)}`,
+    ACCOUNTS_HEADER,
+    rows,
+    owner.keptAgeSeconds !== undefined,
+  );
 }
 
 const ACCOUNTS_HEADER = headerRow(
@@ -402,11 +404,13 @@ function contractsTable(rpc: SeriesOwner, entries: readonly ContractEntryReport[
     ...(rpc.keptAgeSeconds === undefined ? [] : ["days left counted to now"]),
     ...(hidden > 0 ? [`${hidden} more in /status.json`] : []),
   ];
-  return html`<table${rpc.keptAgeSeconds === undefined ? "" : raw(' class="stale"')}>
-<caption>Watched contracts${sectionNote(rpc, notes)}</caption>
-${CONTRACTS_HEADER}
-${entries.slice(0, SECTION_ROWS).map((entry) => contractRow(rpc, entry))}
-</table>`;
+  const rows = entries.slice(0, SECTION_ROWS).map((entry) => contractRow(rpc, entry));
+  return table(
+    html`Watched contracts${sectionNote(rpc, notes)}`,
+    CONTRACTS_HEADER,
+    rows,
+    rpc.keptAgeSeconds !== undefined,
+  );
 }
 
 /** Ledgers compared with the other targets of the network, and how many this target got wrong. */
@@ -444,11 +448,11 @@ function endpointRow(endpoint: EndpointReport, nowMs: number) {
 }
 
 function endpointsTable(endpoints: readonly EndpointReport[], nowMs: number) {
-  return html`<table>
-<caption>Polls</caption>
-${ENDPOINTS_HEADER}
-${endpoints.map((endpoint) => endpointRow(endpoint, nowMs))}
-</table>`;
+  return table(
+    "Polls",
+    ENDPOINTS_HEADER,
+    endpoints.map((endpoint) => endpointRow(endpoint, nowMs)),
+  );
 }
 
 /** A section from its series now, or, while they are gone, as kept from before, greyed with its age. */
@@ -456,12 +460,11 @@ function section<Entries>(
   target: TargetReport,
   now: Entries | undefined,
   kept: KnownBefore<Entries> | undefined,
-  table: (owner: SeriesOwner, entries: Entries) => unknown,
+  build: (owner: SeriesOwner, entries: Entries) => unknown,
 ) {
-  if (now !== undefined) return table(target, now);
-  return kept === undefined
-    ? ""
-    : table({ kind: target.kind, name: target.name, keptAgeSeconds: kept.ageSeconds }, kept.value);
+  if (now !== undefined) return build(target, now);
+  if (kept === undefined) return "";
+  return build({ kind: target.kind, name: target.name, keptAgeSeconds: kept.ageSeconds }, kept.value);
 }
 
 function assetsSection(owner: SeriesOwner, assets: readonly AssetReport[]) {
