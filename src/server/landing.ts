@@ -17,7 +17,7 @@ import {
 } from "../status/model.js";
 import { sparkline } from "../status/sparkline.js";
 import type { AssetReport } from "../status/assets.js";
-import { assetsTable } from "./landing-assets.js";
+import { ASSETS_HEADER, assetRow } from "./landing-assets.js";
 import { marketsTable } from "./landing-markets.js";
 import { corridorsTable } from "./landing-corridors.js";
 import { badge, headerRow, note, num, row, shortAsset, table, td, unit } from "./landing-html.js";
@@ -90,6 +90,11 @@ function sectionNote(owner: SeriesOwner, notes: readonly string[]) {
       ? notes
       : [`as of ${relative(owner.keptAgeSeconds * 1000)}: no fresh data since`, ...notes];
   return all.length === 0 ? "" : html` <span class="note">(${all.join("; ")})</span>`;
+}
+
+/** A section's table: a kept one greyed, its age in the caption. */
+function sectionTable(owner: SeriesOwner, title: string, notes: readonly string[], header: unknown, rows: unknown) {
+  return table(html`${title}${sectionNote(owner, notes)}`, header, rows, owner.keptAgeSeconds !== undefined);
 }
 
 function seriesKey(owner: SeriesOwner, figure: Figure): string {
@@ -248,12 +253,7 @@ function accountsTable(owner: SeriesOwner, accounts: readonly AccountReport[]) {
   const hidden = accounts.length - shown.length;
   const notes = hidden > 0 ? [`missing and low first; ${hidden} more in /status.json`] : [];
   const rows = shown.flatMap((account) => accountRows(owner, account));
-  return table(
-    html`Watched accounts${sectionNote(owner, notes)}`,
-    ACCOUNTS_HEADER,
-    rows,
-    owner.keptAgeSeconds !== undefined,
-  );
+  return sectionTable(owner, "Watched accounts", notes, ACCOUNTS_HEADER, rows);
 }
 
 const ACCOUNTS_HEADER = headerRow(
@@ -405,12 +405,7 @@ function contractsTable(rpc: SeriesOwner, entries: readonly ContractEntryReport[
     ...(hidden > 0 ? [`${hidden} more in /status.json`] : []),
   ];
   const rows = entries.slice(0, SECTION_ROWS).map((entry) => contractRow(rpc, entry));
-  return table(
-    html`Watched contracts${sectionNote(rpc, notes)}`,
-    CONTRACTS_HEADER,
-    rows,
-    rpc.keptAgeSeconds !== undefined,
-  );
+  return sectionTable(rpc, "Watched contracts", notes, CONTRACTS_HEADER, rows);
 }
 
 /** Ledgers compared with the other targets of the network, and how many this target got wrong. */
@@ -467,9 +462,12 @@ function section<Entries>(
   return build({ kind: target.kind, name: target.name, keptAgeSeconds: kept.ageSeconds }, kept.value);
 }
 
-function assetsSection(owner: SeriesOwner, assets: readonly AssetReport[]) {
-  const note = owner.keptAgeSeconds === undefined ? undefined : sectionNote(owner, []);
-  return assetsTable(assets, (figure) => figureValue(owner, figure), note);
+/** One row per watched asset of a Horizon. */
+function assetsTable(owner: SeriesOwner, assets: readonly AssetReport[]) {
+  const rows = assets.map((asset) =>
+    assetRow(asset, (figure) => figureValue(owner, figure), owner.keptAgeSeconds !== undefined),
+  );
+  return sectionTable(owner, "Watched assets", [], ASSETS_HEADER, rows);
 }
 
 const DISAGREES_WHY = "serves ledger hashes the other targets of its network do not";
@@ -485,7 +483,7 @@ ${target.rpc ? rpcFigures(target, target.rpc) : horizonFigures(target)}
 ${target.agreement ? html`<dl class="figures">${agreementItem(target.agreement)}</dl>` : ""}
 ${sparklines(target, nowMs)}
 ${section(target, target.accounts, target.lastKnown?.accounts, accountsTable)}
-${section(target, target.assets, target.lastKnown?.assets, assetsSection)}
+${section(target, target.assets, target.lastKnown?.assets, assetsTable)}
 ${section(target, target.contracts, target.lastKnown?.contracts, contractsTable)}
 ${target.markets ? marketsTable(target.markets) : ""}
 ${target.txProbe ? probeList(target, target.txProbe) : ""}
