@@ -136,21 +136,8 @@ export function createStatusBoard(now?: () => number): StatusBoard {
 export type TargetState = "up" | "degraded" | "down" | "waiting";
 export type EndpointState = "ok" | "failing" | "running" | "waiting";
 
-export interface EndpointReport {
-  readonly endpoint: string;
-  readonly schedule: string;
-  readonly state: EndpointState;
-  readonly polls: number;
-  readonly lastSuccessAt?: string;
-  readonly runningForSeconds?: number;
-  readonly lastError?: { readonly reason: string; readonly message: string; readonly at: string };
-}
-
-/** The liquidity pool a pool-share balance is in: its id, and its two assets when the pools poll tracks it. */
-export interface PoolShareReport {
-  readonly poolId: string;
-  readonly assets?: readonly [string, string];
-}
+export type EndpointReport = ReturnType<typeof endpointReport>;
+export type PoolShareReport = NonNullable<ReturnType<typeof poolShare>>;
 
 export interface BalanceReport {
   readonly asset: string;
@@ -203,31 +190,8 @@ export interface ContractEntryReport {
   readonly eventsPerSecond?: number;
 }
 
-export interface ProbeReport {
-  readonly submissions: Figure;
-  /** Failures summed over every reason. */
-  readonly failures: number;
-  /** (submissions − failures) / submissions; null before the first submission. */
-  readonly successRatio: number | null;
-  /** Mean duration of the runs the latest publication added, from the histogram's `_sum` and `_count`. */
-  readonly lastDurationSeconds?: number;
-  readonly lastSuccessTimestampSeconds?: Figure;
-  /** Why the probe does not submit now (stellar_horizon_tx_probe_refused at 1), if it does not. */
-  readonly refused?: Figure;
-}
-
-/** A Stellar RPC's own figures. */
-export interface RpcReport {
-  readonly healthy?: Figure;
-  readonly version?: string;
-  readonly captiveCoreVersion?: string;
-  readonly oldestLedger?: Figure;
-  readonly retentionWindowLedgers?: Figure;
-  readonly sorobanInclusionFeeP50Stroops?: Figure;
-  readonly sorobanInclusionFeeP90Stroops?: Figure;
-  readonly classicInclusionFeeP50Stroops?: Figure;
-  readonly classicInclusionFeeP90Stroops?: Figure;
-}
+export type ProbeReport = NonNullable<ReturnType<typeof txProbe>>;
+export type RpcReport = ReturnType<typeof rpcReport>;
 
 /** A value no longer on /metrics (its poll failed or went stale), as last published, and how long ago. */
 export interface KnownBefore<Value = string | number> {
@@ -244,16 +208,7 @@ export type LastKnownReport = Partial<
   }
 >;
 
-/** How the target's ledger hashes compare with the other targets' of its network. */
-export interface AgreementReport {
-  readonly network: string;
-  readonly comparisons: number;
-  readonly disagreements: number;
-  /** A ledger still in the network's window (its last 1 000) was judged wrong: the page marks the target. */
-  readonly disagreeing: boolean;
-  readonly lastDisagreementLedger?: number;
-  readonly protocolBehind?: number;
-}
+export type AgreementReport = NonNullable<ReturnType<typeof agreementReport>>;
 
 export interface TargetReport {
   /** The target's label and its value on /metrics: `horizon` or `rpc`. */
@@ -325,7 +280,7 @@ function endpointState({ lastSuccessMs, runningSinceMs, lastError }: EndpointSta
   return lastSuccessMs === undefined ? "waiting" : "ok";
 }
 
-function endpointReport(status: EndpointStatus, nowMs: number): EndpointReport {
+function endpointReport(status: EndpointStatus, nowMs: number) {
   const { lastSuccessMs, runningSinceMs, lastError } = status;
   const runningFor =
     runningSinceMs === undefined ? undefined : Math.max(0, Math.floor((nowMs - runningSinceMs) / 1000));
@@ -467,8 +422,8 @@ function transactions(series: TargetSeries): TargetReport["transactions"] {
   return { successful, failed, failedShare: total === 0 ? null : failed.value / total };
 }
 
-/** The pool of a pool-share balance, with its assets when the pools poll tracks it. */
-function poolShare(series: SeriesReader, asset: string): PoolShareReport | undefined {
+/** The liquidity pool of a pool-share balance (asset `pool:<id>`), with its assets when the pools poll tracks it. */
+function poolShare(series: SeriesReader, asset: string) {
   if (!asset.startsWith(POOL_SHARE_PREFIX)) return undefined;
   const poolId = asset.slice(POOL_SHARE_PREFIX.length);
   const info = series.all(METRICS.liquidityPoolInfo.name).find(({ labels }) => labels.pool_id === poolId)?.labels;
@@ -628,7 +583,7 @@ function contracts(
   );
 }
 
-function txProbe(series: TargetSeries): ProbeReport | undefined {
+function txProbe(series: TargetSeries) {
   const submissions = series.figure(METRICS.txProbeSubmissions.name);
   if (submissions === undefined) return undefined;
   const failures = series.all(METRICS.txProbeFailures.name).reduce((total, { value }) => total + value, 0);
@@ -637,6 +592,7 @@ function txProbe(series: TargetSeries): ProbeReport | undefined {
     submissions,
     failures,
     successRatio: submissions.value === 0 ? null : (submissions.value - failures) / submissions.value,
+    // The mean duration of the runs the latest publication added.
     ...optional("lastDurationSeconds", series.latestMean(METRICS.txProbeDuration.name)),
     ...optional("lastSuccessTimestampSeconds", series.figure(METRICS.txProbeLastSuccess.name)),
     ...optional(
@@ -698,16 +654,10 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
   };
 }
 
-/** A Stellar RPC's figures: its ledger, health, retention and inclusion fees. */
-function rpcFigures(
-  series: TargetSeries,
-  endpoints: readonly EndpointReport[],
-  nowMs: number,
-  eventsPerSecond: (contract: string) => number | undefined,
-) {
-  const info = series.all(RPC_METRICS.info.name)[0]?.labels;
+/** A Stellar RPC's own figures: health, versions, retention and inclusion fees. */
+function rpcReport(series: TargetSeries, info: Labels | undefined) {
   const fee = (kind: string, stat: string) => series.figure(RPC_METRICS.inclusionFee.name, { kind, stat });
-  const rpc: RpcReport = {
+  return {
     ...optional("healthy", series.figure(RPC_METRICS.healthy.name)),
     ...optional("version", info?.version),
     ...optional("captiveCoreVersion", info?.captive_core_version),
@@ -718,6 +668,17 @@ function rpcFigures(
     ...optional("classicInclusionFeeP50Stroops", fee("classic", "p50")),
     ...optional("classicInclusionFeeP90Stroops", fee("classic", "p90")),
   };
+}
+
+/** A Stellar RPC's figures: its ledger, its own figures and its watched accounts and contracts. */
+function rpcFigures(
+  series: TargetSeries,
+  endpoints: readonly EndpointReport[],
+  nowMs: number,
+  eventsPerSecond: (contract: string) => number | undefined,
+) {
+  const info = series.all(RPC_METRICS.info.name)[0]?.labels;
+  const rpc = rpcReport(series, info);
   const identity = {
     ...optional("network", info?.network),
     ...optional("protocolVersion", series.figure(RPC_METRICS.protocolVersion.name)),
@@ -739,7 +700,8 @@ function rpcFigures(
   };
 }
 
-function agreementReport(agreement: TargetAgreement | undefined): AgreementReport | undefined {
+/** How the target's ledger hashes compare with the other targets' of its network (`disagreeing`: lately). */
+function agreementReport(agreement: TargetAgreement | undefined) {
   if (agreement === undefined) return undefined;
   const { network, comparisons, disagreements, disagreeing, lastDisagreement, protocolBehind } = agreement;
   return {
