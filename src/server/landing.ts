@@ -75,13 +75,8 @@ th { background: #eef; }
 code { background: #f4f4f8; padding: 0 0.2rem; }
 `;
 
-/** Whose series a figure is: the target's label (`horizon`, `rpc`) and its value. */
-interface SeriesOwner {
-  readonly kind: TargetReport["kind"];
-  readonly name: string;
-  /** Set for a section kept from its poll's last publication: its figures are no longer on /metrics. */
-  readonly keptAgeSeconds?: number;
-}
+/** Whose series a figure is; `keptAgeSeconds` for a section kept from its poll's last publication (not on /metrics). */
+type SeriesOwner = Pick<TargetReport, "kind" | "name"> & { readonly keptAgeSeconds?: number };
 
 /** A section's caption note: how old a kept section is, then what else to say. */
 function sectionNote(owner: SeriesOwner, notes: readonly string[]) {

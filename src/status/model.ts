@@ -137,25 +137,9 @@ export type TargetState = "up" | "degraded" | "down" | "waiting";
 export type EndpointState = "ok" | "failing" | "running" | "waiting";
 
 export type EndpointReport = ReturnType<typeof endpointReport>;
-export type PoolShareReport = NonNullable<ReturnType<typeof poolShare>>;
 
-export interface BalanceReport {
-  readonly asset: string;
-  readonly balance: Figure;
-  readonly lowWatermark?: Figure;
-  readonly low: boolean;
-  /** For a pool-share balance (asset `pool:<id>`). */
-  readonly pool?: PoolShareReport;
-}
-
-export interface AccountReport {
-  readonly account: string;
-  readonly exists?: Figure;
-  readonly balances: readonly BalanceReport[];
-  readonly signerChanges?: Figure;
-  /** With `activity: true` (Horizon): seconds since the newest payment received and sent, once known. */
-  readonly lastPaymentAgeSeconds?: { readonly received?: number; readonly sent?: number };
-}
+export type AccountReport = NonNullable<ReturnType<typeof accounts>>[number];
+export type BalanceReport = AccountReport["balances"][number];
 
 /**
  * Where a watched contract entry stands, by the alert rules' thresholds (alerts/stellar-contracts.rules.yml):
@@ -456,7 +440,7 @@ const byAccount = ({ account }: Labels) => account ?? "";
 const byAccountAsset = ({ account, asset }: Labels) => `${account}\u0000${asset}`;
 
 /** Watched accounts from one kind's account families, in the order the poll published them. */
-function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs?: number): AccountReport[] | undefined {
+function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs?: number) {
   const exists = byKey(series, metrics.accountExists.name, byAccount);
   const balances = grouped(series, metrics.accountBalance.name, byAccount);
   const names = new Set([...exists.keys(), ...balances.keys()]);
@@ -470,7 +454,7 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs?: numbe
     ...optional("exists", figure(metrics.accountExists.name, { account }, exists.get(account))),
     balances: (balances.get(account) ?? [])
       .filter(({ labels }) => labels.asset !== undefined)
-      .map(({ labels, value }): BalanceReport => {
+      .map(({ labels, value }) => {
         const of = { account, asset: labels.asset! };
         const lowWatermark = figure(metrics.accountBalanceLowWatermark.name, of, lowWatermarks.get(byAccountAsset(of)));
         return {
@@ -485,6 +469,7 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs?: numbe
       "signerChanges",
       figure(metrics.accountSignerChangesTotal.name, { account }, signerChanges.get(account)),
     ),
+    // With `activity: true` (Horizon): seconds since the newest payment received and sent, once known.
     ...optional("lastPaymentAgeSeconds", lastPayments?.get(account)),
   }));
 }
