@@ -18,19 +18,7 @@ export const CORRIDOR_STATUS_FAMILIES = [
 /** `found`: the last answer had a path; `none`: it had none; `unknown`: no answer recently (or path finding is off). */
 export type CorridorState = "found" | "none" | "unknown";
 
-export interface CorridorReport {
-  readonly corridor: string;
-  readonly state: CorridorState;
-  readonly paths?: number;
-  readonly bestRate?: number;
-  readonly minRate?: number;
-  readonly bestHops?: number;
-  /** p90 of the request times of the recent window, interpolated in its bucket as histogram_quantile does. */
-  readonly p90Seconds?: number;
-  readonly lastFoundTimestampSeconds?: number;
-  /** Runs by result, only those counted at least once. */
-  readonly runs: Readonly<Record<string, number>>;
-}
+export type CorridorReport = NonNullable<ReturnType<typeof corridorReports>>[number];
 
 /** The quantile `q` of cumulative buckets (`le` → count), as PromQL's histogram_quantile computes it. */
 export function bucketQuantile(q: number, buckets: ReadonlyMap<number, number>): number | undefined {
@@ -57,7 +45,7 @@ function byCorridor(read: SeriesReader, metric: string): Map<string, number> {
 }
 
 /** The target's corridors, by name; undefined for a target without any. */
-export function corridorReports(read: SeriesReader): CorridorReport[] | undefined {
+export function corridorReports(read: SeriesReader) {
   const runs = read.all(METRICS.corridorRuns.name);
   if (runs.length === 0) return undefined;
   const paths = byCorridor(read, METRICS.corridorPaths.name);
@@ -80,10 +68,13 @@ export function corridorReports(read: SeriesReader): CorridorReport[] | undefine
   }
   return [...counts.keys()].sort().map((corridor) => {
     const found = paths.get(corridor);
+    // Over the recent window, interpolated in its bucket as histogram_quantile does.
     const p90 = bucketQuantile(0.9, buckets.get(corridor) ?? new Map());
+    const state: CorridorState = found === undefined ? "unknown" : found > 0 ? "found" : "none";
     return {
       corridor,
-      state: found === undefined ? "unknown" : found > 0 ? "found" : "none",
+      state,
+      // By result, only those counted at least once.
       runs: counts.get(corridor) ?? {},
       ...optional("paths", found),
       ...optional("bestRate", rates.get(corridor)),

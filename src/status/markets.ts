@@ -12,28 +12,10 @@ export const MARKET_FAMILIES: readonly string[] = [
   METRICS.marketMakerOffers,
 ].map((metric) => metric.name);
 
-export interface MarketMakerReport {
-  readonly maker: string;
-  readonly asks?: number;
-  readonly bids?: number;
-}
-
-export interface MarketReport {
-  readonly market: string;
-  /** A trade aggregation record came back for the pair. */
-  readonly traded: boolean;
-  /** The last completed bucket's close, in counter per base. */
-  readonly close?: number;
-  readonly bucketTimestampSeconds?: number;
-  readonly referencePrice?: number;
-  readonly deviationRatio?: number;
-  /** Trades counted since the exporter started, both trade types. */
-  readonly trades: number;
-  readonly makers: readonly MarketMakerReport[];
-}
+export type MarketReport = NonNullable<ReturnType<typeof marketReports>>[number];
 
 /** Every watched market of a Horizon, in the order its poll published them; undefined when it watches none. */
-export function marketReports(series: SeriesReader): MarketReport[] | undefined {
+export function marketReports(series: SeriesReader) {
   const traded = series.all(METRICS.marketTraded.name);
   if (traded.length === 0) return undefined;
   const of = (metric: string, market: string, labels: Record<string, string> = {}) =>
@@ -52,11 +34,13 @@ export function marketReports(series: SeriesReader): MarketReport[] | undefined 
     }
     return {
       market,
+      // A trade aggregation record came back for the pair; `close` is its last completed bucket's, counter per base.
       traded: value === 1,
       ...optional("close", first(METRICS.marketPrice.name, market, { stat: "close" })),
       ...optional("bucketTimestampSeconds", first(METRICS.marketBucketTimestamp.name, market)),
       ...optional("referencePrice", first(METRICS.marketReferencePrice.name, market)),
       ...optional("deviationRatio", first(METRICS.marketPriceDeviation.name, market)),
+      // Counted since the exporter started, both trade types.
       trades: of(METRICS.marketTrades.name, market).reduce((sum, trades) => sum + trades.value, 0),
       makers: [...makers].map(([maker, sides]) => ({ maker, ...sides })),
     };
