@@ -10,8 +10,8 @@ import {
 } from "../catalog/metrics.js";
 import type { Labels } from "../exposition/samples.js";
 import type { EndpointStatus } from "../scheduler/job-runner.js";
-import { MARKET_FAMILIES, marketReports, type MarketReport } from "./markets.js";
-import { CORRIDOR_STATUS_FAMILIES, corridorReports, type CorridorReport } from "./corridors.js";
+import { MARKET_FAMILIES, marketReports } from "./markets.js";
+import { CORRIDOR_STATUS_FAMILIES, corridorReports } from "./corridors.js";
 import { HISTORY_WINDOW_MS, StatusBoard, labelsMatch, optional, WINDOWED_HISTOGRAMS } from "./board.js";
 import type { StoreTarget } from "../exposition/store.js";
 import type { Figure, ReferencedFamily, SeriesReader, SparklineSource, StatusSeries } from "./board.js";
@@ -194,43 +194,22 @@ export type LastKnownReport = Partial<
 
 export type AgreementReport = NonNullable<ReturnType<typeof agreementReport>>;
 
-export interface TargetReport {
-  /** The target's label and its value on /metrics: `horizon` or `rpc`. */
-  readonly kind: TargetLabel;
-  readonly name: string;
-  readonly title: string;
-  readonly url: string;
-  readonly state: TargetState;
-  readonly network?: string;
-  readonly horizonVersion?: string;
-  readonly coreVersion?: string;
-  readonly protocolVersion?: Figure;
-  readonly latestLedger?: Figure;
-  readonly latestLedgerClosedTimestampSeconds?: Figure;
-  readonly latestLedgerAgeSeconds?: number;
-  readonly ingestLagLedgers?: Figure;
-  readonly baseFeeStroops?: Figure;
-  readonly feeChargedP50Stroops?: Figure;
-  readonly feeChargedP90Stroops?: Figure;
-  readonly ledgerCapacityUsageRatio?: Figure;
-  readonly transactions?: { readonly successful: Figure; readonly failed: Figure; readonly failedShare: number | null };
-  readonly liquidityPools?: Figure;
-  /** Watched accounts, a Horizon's or a Stellar RPC's (their series are the kind's account families). */
-  readonly accounts?: readonly AccountReport[];
-  readonly assets?: readonly AssetReport[];
-  /** A Stellar RPC's watched contract entries, soonest archival first. */
-  readonly contracts?: readonly ContractEntryReport[];
-  readonly txProbe?: ProbeReport;
-  readonly markets?: readonly MarketReport[];
-  readonly corridors?: readonly CorridorReport[];
-  readonly rpc?: RpcReport;
-  /** For each identity figure or section absent now but published before: its last value and age. */
-  readonly lastKnown?: LastKnownReport;
-  readonly agreement?: AgreementReport;
-  readonly endpoints: readonly EndpointReport[];
-  /** Per sparkline, [Unix ms, value] pairs of the last 30 minutes, oldest first. */
-  readonly history: Readonly<Record<string, ReadonlyArray<readonly [number, number]>>>;
-}
+type HorizonFigures = ReturnType<typeof horizonFigures>;
+type RpcFigures = ReturnType<typeof rpcFigures>;
+
+/** A target's figures (of its kind: all optional but `state`), its polls and its sparklines' points. */
+export type TargetReport = Pick<HorizonFigures, "state"> &
+  Partial<HorizonFigures & RpcFigures> & {
+    /** The target's label and its value on /metrics: `horizon` or `rpc`. */
+    readonly kind: TargetLabel;
+    readonly name: string;
+    readonly title: string;
+    readonly url: string;
+    readonly agreement?: AgreementReport;
+    readonly endpoints: readonly EndpointReport[];
+    /** Per sparkline, [Unix ms, value] pairs of the last 30 minutes, oldest first. */
+    readonly history: Readonly<Record<string, ReadonlyArray<readonly [number, number]>>>;
+  };
 
 export interface StatusReport {
   readonly version: string;
@@ -398,7 +377,7 @@ function sections<Sections>(series: TargetSeries, builders: SectionBuilders<Sect
   return { now, known };
 }
 
-function transactions(series: TargetSeries): TargetReport["transactions"] {
+function transactions(series: TargetSeries) {
   const successful = series.figure(METRICS.transactionsTotal.name, { result: "successful" });
   const failed = series.figure(METRICS.transactionsTotal.name, { result: "failed" });
   if (successful === undefined || failed === undefined) return undefined;
@@ -509,6 +488,7 @@ function contractEntryKey({ contract, entry, durability }: Labels): string {
   return `${contract}\u0000${entry}\u0000${durability}`;
 }
 
+/** A Stellar RPC's watched contract entries, soonest archival first. */
 function contracts(
   series: SeriesReader,
   nowMs: number,
