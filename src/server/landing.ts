@@ -127,10 +127,6 @@ function item(term: string, value: unknown, units = "", wide = false) {
   return html`<div${wide ? raw(' class="wide"') : ""}><dt>${term}</dt><dd>${value}${after}</dd></div>`;
 }
 
-function text(value: string | undefined) {
-  return value ?? NO_DATA;
-}
-
 /** "8 s ago", "3 min ago", "2 h ago". */
 function relative(ageMs: number): string {
   const seconds = Math.max(0, Math.round(ageMs / 1000));
@@ -151,7 +147,8 @@ function ago(isoTime: string, nowMs: number) {
 
 /** A figure; while it is absent, its last known value, greyed, with its age: what an operator needs while down. */
 function orKnown(current: unknown, known: KnownBefore | undefined) {
-  if (current !== NO_DATA || known === undefined) return current;
+  if (current !== undefined && current !== NO_DATA) return current;
+  if (known === undefined) return NO_DATA;
   const age = unit(`(${relative(known.ageSeconds * 1000)})`);
   return html`<span class="stale" title="last known value; no fresh data since">${String(known.value)} ${age}</span>`;
 }
@@ -182,9 +179,9 @@ function failedTransactions(target: TargetReport) {
 /** A Horizon's figures: its ledger, ingestion, fees, capacity, transactions and pools. */
 function horizonFigures(target: TargetReport) {
   return html`<dl class="figures">
-${item("Network", orKnown(text(target.network), target.lastKnown?.network))}
-${item("Horizon version", orKnown(text(target.horizonVersion), target.lastKnown?.horizonVersion), "", true)}
-${item("Core version", orKnown(text(target.coreVersion), target.lastKnown?.coreVersion), "", true)}
+${item("Network", orKnown(target.network, target.lastKnown?.network))}
+${item("Horizon version", orKnown(target.horizonVersion, target.lastKnown?.horizonVersion), "", true)}
+${item("Core version", orKnown(target.coreVersion, target.lastKnown?.coreVersion), "", true)}
 ${item("Protocol", orKnown(figureValue(target, target.protocolVersion), target.lastKnown?.protocolVersion))}
 ${item("Latest ledger", latestLedger(target))}
 ${item("Ingest lag", figureValue(target, target.ingestLagLedgers), "ledgers")}
@@ -205,9 +202,9 @@ function rpcFigures(target: TargetReport, rpc: RpcReport) {
   const oldest = rpc.oldestLedger;
   const from = oldest === undefined ? "" : html` ${unit(html`ledgers, from ${figureValue(target, oldest)}`)}`;
   return html`<dl class="figures">
-${item("Network", orKnown(text(target.network), target.lastKnown?.network))}
-${item("RPC version", orKnown(text(rpc.version), target.lastKnown?.version), "", true)}
-${item("Captive core version", orKnown(text(rpc.captiveCoreVersion), target.lastKnown?.captiveCoreVersion), "", true)}
+${item("Network", orKnown(target.network, target.lastKnown?.network))}
+${item("RPC version", orKnown(rpc.version, target.lastKnown?.version), "", true)}
+${item("Captive core version", orKnown(rpc.captiveCoreVersion, target.lastKnown?.captiveCoreVersion), "", true)}
 ${item("Protocol", orKnown(figureValue(target, target.protocolVersion), target.lastKnown?.protocolVersion))}
 ${item("Latest ledger", latestLedger(target))}
 ${item("Health", health ?? NO_DATA)}
