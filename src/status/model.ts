@@ -136,10 +136,15 @@ export function createStatusBoard(now?: () => number): StatusBoard {
 export type TargetState = "up" | "degraded" | "down" | "waiting";
 export type EndpointState = "ok" | "failing" | "running" | "waiting";
 
+// The report's parts, as their builders make them.
 export type EndpointReport = ReturnType<typeof endpointReport>;
-
 export type AccountReport = NonNullable<ReturnType<typeof accounts>>[number];
 export type BalanceReport = AccountReport["balances"][number];
+export type ProbeReport = NonNullable<ReturnType<typeof txProbe>>;
+export type RpcReport = ReturnType<typeof rpcReport>;
+export type AgreementReport = NonNullable<ReturnType<typeof agreementReport>>;
+type HorizonFigures = ReturnType<typeof horizonFigures>;
+type RpcFigures = ReturnType<typeof rpcFigures>;
 
 /**
  * Where a watched contract entry stands, by the alert rules' thresholds (alerts/stellar-contracts.rules.yml):
@@ -174,9 +179,6 @@ export interface ContractEntryReport {
   readonly eventsPerSecond?: number;
 }
 
-export type ProbeReport = NonNullable<ReturnType<typeof txProbe>>;
-export type RpcReport = ReturnType<typeof rpcReport>;
-
 /** A value no longer on /metrics (its poll failed or went stale), as last published, and how long ago. */
 export interface KnownBefore<Value = string | number> {
   readonly value: Value;
@@ -191,11 +193,6 @@ export type LastKnownReport = Partial<
     readonly assets: KnownBefore<readonly AssetReport[]>;
   }
 >;
-
-export type AgreementReport = NonNullable<ReturnType<typeof agreementReport>>;
-
-type HorizonFigures = ReturnType<typeof horizonFigures>;
-type RpcFigures = ReturnType<typeof rpcFigures>;
 
 /** A target's figures (of its kind: all optional but `state`), its polls and its sparklines' points. */
 export type TargetReport = Pick<HorizonFigures, "state"> &
