@@ -411,12 +411,9 @@ function agreementItem(agreement: AgreementReport) {
 }
 
 function pollState(endpoint: EndpointReport) {
-  const word =
-    endpoint.state === "running"
-      ? `running for ${endpoint.runningForSeconds ?? 0} s`
-      : endpoint.state === "failing"
-        ? `failing: ${endpoint.lastError?.reason ?? "unknown"}`
-        : endpoint.state;
+  let word: string = endpoint.state;
+  if (endpoint.state === "running") word = `running for ${endpoint.runningForSeconds ?? 0} s`;
+  if (endpoint.state === "failing") word = `failing: ${endpoint.lastError?.reason ?? "unknown"}`;
   return html`<span class="badge ${endpoint.state}">${word}</span>`;
 }
 
