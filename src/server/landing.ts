@@ -78,18 +78,12 @@ code { background: #f4f4f8; padding: 0 0.2rem; }
 /** Whose series a figure is; `keptAgeSeconds` for a section kept from its poll's last publication (not on /metrics). */
 type SeriesOwner = Pick<TargetReport, "kind" | "name"> & { readonly keptAgeSeconds?: number };
 
-/** A section's caption note: how old a kept section is, then what else to say. */
-function sectionNote(owner: SeriesOwner, notes: readonly string[]) {
-  const all =
-    owner.keptAgeSeconds === undefined
-      ? notes
-      : [`as of ${relative(owner.keptAgeSeconds * 1000)}: no fresh data since`, ...notes];
-  return all.length === 0 ? "" : html` <span class="note">(${all.join("; ")})</span>`;
-}
-
-/** A section's table: a kept one greyed, its age in the caption. */
+/** A section's table: a kept one greyed, how old it is first among its caption's notes. */
 function sectionTable(owner: SeriesOwner, title: string, notes: readonly string[], header: unknown, rows: unknown) {
-  return table(html`${title}${sectionNote(owner, notes)}`, header, rows, owner.keptAgeSeconds !== undefined);
+  const kept = owner.keptAgeSeconds;
+  const all = kept === undefined ? notes : [`as of ${relative(kept * 1000)}: no fresh data since`, ...notes];
+  const caption = all.length === 0 ? title : html`${title} <span class="note">(${all.join("; ")})</span>`;
+  return table(caption, header, rows, kept !== undefined);
 }
 
 function seriesKey(owner: SeriesOwner, figure: Figure): string {
