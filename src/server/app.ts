@@ -11,18 +11,12 @@ import { currentProtection, protection } from "./protection.js";
 /** The Prometheus text format 0.0.4, exactly as prom-client names it. */
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
-/**
- * The whole exposition body in the given coding (gzip: whole gzip members one after another), as
- * parts sent one after another.
- */
-export type RenderMetrics = (coding: ContentCoding) => Promise<readonly Uint8Array[]>;
-
 export interface ServerSources {
   readonly version: string;
   /** Read per request, so a reload swaps users and headers at once. */
   web(): WebConfig | undefined;
-  /** The exposition; the server only serves it. */
-  renderMetrics: RenderMetrics;
+  /** The whole exposition in the given coding (gzip: whole gzip members), as parts sent one after another. */
+  renderMetrics(coding: ContentCoding): Promise<readonly Uint8Array[]>;
   /** Every target's figures, as the store publishes them to /metrics, now. */
   status(): StatusReport;
   isReady(): boolean;

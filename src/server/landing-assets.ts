@@ -1,10 +1,9 @@
-import { html, raw } from "hono/html";
+import { html } from "hono/html";
 import type { AssetReport } from "../status/assets.js";
+import type { Figure } from "../status/board.js";
 import { badge, headerRow, num, row, shortAsset, td } from "./landing-html.js";
 
-type Figure = NonNullable<AssetReport["supply"]>;
-
-const HEADER = headerRow(
+export const ASSETS_HEADER = headerRow(
   "Asset",
   { num: "Supply" },
   { num: "Holders" },
@@ -15,16 +14,12 @@ const HEADER = headerRow(
   "State",
 );
 
-function assetRow(asset: AssetReport, value: (figure: Figure | undefined) => unknown, stale: boolean) {
+/** A watched asset's row; `stale` when its figures are kept from the poll's last publication. */
+export function assetRow(asset: AssetReport, value: (figure: Figure | undefined) => unknown, stale: boolean) {
   const name = shortAsset(asset.asset);
   const age = asset.ageSeconds === undefined ? "" : `${asset.ageSeconds} s`;
-  if (asset.exists.value === 0)
-    return row(
-      td(name),
-      html`<td colspan="5">not known to this Horizon</td>`,
-      num(age),
-      td(badge("failing", "missing")),
-    );
+  const unknown = html`<td colspan="5">not known to this Horizon</td>`;
+  if (asset.exists.value === 0) return row(td(name), unknown, num(age), td(badge("failing", "missing")));
   return row(
     td(name),
     num(value(asset.supply)),
@@ -35,21 +30,4 @@ function assetRow(asset: AssetReport, value: (figure: Figure | undefined) => unk
     num(age),
     td(stale ? badge("degraded", "stale") : badge("ok", "ok")),
   );
-}
-
-/**
- * The assets section of a Horizon's card: one row per watched asset. `staleNote` is set when the figures
- * are kept from the poll's last publication (no longer on /metrics): the table stays, greyed, with that note.
- */
-export function assetsTable(
-  assets: readonly AssetReport[],
-  value: (figure: Figure | undefined) => unknown,
-  staleNote?: unknown,
-) {
-  const stale = staleNote !== undefined;
-  return html`<table${stale ? raw(' class="stale"') : ""}>
-<caption>Watched assets${staleNote ?? ""}</caption>
-${HEADER}
-${assets.map((asset) => assetRow(asset, value, stale))}
-</table>`;
 }

@@ -1,7 +1,7 @@
 import { html } from "hono/html";
 import { QUANTILE_WINDOW_MS } from "../status/board.js";
 import type { CorridorReport } from "../status/corridors.js";
-import { badge, headerRow, num, row, td } from "./landing-html.js";
+import { badge, headerRow, num, row, table, td } from "./landing-html.js";
 
 function number(value: number | undefined, digits: number): string {
   return value === undefined ? "–" : Number(value.toFixed(digits)).toString();
@@ -42,9 +42,5 @@ function corridorRow(corridor: CorridorReport) {
 /** The corridors section of a Horizon's card: found or not, best rate (against min_rate), hops, p90 latency. */
 export function corridorsTable(corridors: readonly CorridorReport[] | undefined) {
   if (corridors === undefined || corridors.length === 0) return "";
-  return html`<table>
-<caption>Payment corridors</caption>
-${HEADER}
-${corridors.map(corridorRow)}
-</table>`;
+  return table("Payment corridors", HEADER, corridors.map(corridorRow));
 }

@@ -1,5 +1,5 @@
 /** Small builders for the landing page's tables, so no template grows past a line. */
-import { html } from "hono/html";
+import { html, raw } from "hono/html";
 
 /** A header cell; `{ num }` heads a column of figures, right-aligned. */
 export type HeaderCell = string | { readonly num: string };
@@ -9,6 +9,15 @@ export function headerRow(...cells: readonly HeaderCell[]) {
   const th = (cell: HeaderCell) =>
     typeof cell === "string" ? html`<th>${cell}</th>` : html`<th class="num">${cell.num}</th>`;
   return html`<tr>${cells.map(th)}</tr>`;
+}
+
+/** A table under its caption, greyed (`stale`) when its figures are kept from a poll's last publication. */
+export function table(caption: unknown, header: unknown, rows: unknown, stale = false) {
+  return html`<table${stale ? raw(' class="stale"') : ""}>
+<caption>${caption}</caption>
+${header}
+${rows}
+</table>`;
 }
 
 /** A table row; its cells side by side, nothing between them. */

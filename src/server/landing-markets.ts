@@ -1,7 +1,7 @@
 /** The markets section of a Horizon's card on the landing page. */
 import { html } from "hono/html";
 import type { MarketReport } from "../status/markets.js";
-import { badge, headerRow, note, num, row, shortened, td } from "./landing-html.js";
+import { badge, headerRow, note, num, row, shortened, table, td } from "./landing-html.js";
 
 /** The deviation the peg alert tolerates (StellarMarketOffPeg). */
 const PEG_TOLERANCE = 0.01;
@@ -28,20 +28,18 @@ function makersCell(market: MarketReport) {
 
 const HEADER = headerRow("Market", { num: "Close" }, { num: "Reference" }, "Peg", { num: "Trades counted" }, "Makers");
 
-/** A row per watched market: its close, its peg, trades counted and its makers' offers per side. */
-export function marketsTable(markets: readonly MarketReport[]) {
-  return html`<table>
-<caption>Watched markets</caption>
-${HEADER}
-${markets.map((market) =>
-  row(
+/** A watched market's row: its close, its peg, trades counted and its makers' offers per side. */
+function marketRow(market: MarketReport) {
+  return row(
     td(market.market),
     num(market.traded ? price(market.close) : note("never traded")),
     num(price(market.referencePrice)),
     td(pegBadge(market)),
     num(market.trades),
     td(makersCell(market)),
-  ),
-)}
-</table>`;
+  );
+}
+
+export function marketsTable(markets: readonly MarketReport[]) {
+  return table("Watched markets", HEADER, markets.map(marketRow));
 }

@@ -1,6 +1,6 @@
 import { html, raw } from "hono/html";
 import type { Labels } from "../exposition/samples.js";
-import { HISTORY_WINDOW_MS } from "../status/board.js";
+import { HISTORY_WINDOW_MS, optional, type Figure } from "../status/board.js";
 import {
   SPARKLINES,
   type AccountReport,
@@ -9,7 +9,6 @@ import {
   type ContractEntryReport,
   type ContractEntryState,
   type EndpointReport,
-  type Figure,
   type KnownBefore,
   type ProbeReport,
   type RpcReport,
@@ -18,58 +17,15 @@ import {
 } from "../status/model.js";
 import { sparkline } from "../status/sparkline.js";
 import type { AssetReport } from "../status/assets.js";
-import { assetsTable } from "./landing-assets.js";
+import { ASSETS_HEADER, assetRow } from "./landing-assets.js";
 import { marketsTable } from "./landing-markets.js";
 import { corridorsTable } from "./landing-corridors.js";
-import { badge, headerRow, note, num, row, shortAsset, td, unit } from "./landing-html.js";
+import { badge, headerRow, note, num, row, shortAsset, table, td, unit } from "./landing-html.js";
 
 /** The page reloads itself this often; matches the demo's poll interval. */
 const REFRESH_SECONDS = 10;
 
-/** A CSS rule, one declaration after another on its line. */
-function rule(selector: string, ...declarations: readonly string[]): string {
-  return `${selector} { ${declarations.join(" ")} }`;
-}
-
-const CARD_RULE = rule(
-  ".card",
-  "background: #fff;",
-  "border: 1px solid #ccd;",
-  "border-left: 8px solid #57606a;",
-  "border-radius: 6px;",
-  "padding: 0.8rem 1rem;",
-);
-
-const BADGE_RULE = rule(
-  ".badge",
-  "display: inline-block;",
-  "white-space: nowrap;",
-  "padding: 0.05rem 0.45rem;",
-  "border-radius: 4px;",
-  "color: #fff;",
-  "font-size: 0.75rem;",
-  "font-weight: 700;",
-  "letter-spacing: 0.04em;",
-  "vertical-align: middle;",
-  "background: #57606a;",
-);
-
-const FIGURES_RULE = rule(
-  "dl.figures",
-  "display: grid;",
-  "grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr));",
-  "gap: 0.4rem 1rem;",
-  "margin: 0 0 0.8rem;",
-);
-
-const SPARKS_RULE = rule(
-  ".sparks",
-  "display: grid;",
-  "grid-template-columns: repeat(auto-fit, minmax(13rem, 1fr));",
-  "gap: 0.5rem 1rem;",
-  "margin-bottom: 0.8rem;",
-);
-
+/** A backslash at a line's end continues the rule on the next line: each rule is one line of the page. */
 const STYLESHEET = `
 body { font-family: system-ui, sans-serif; margin: 0; color: #1d2330; background: #f3f4f8; }
 header { background: #1d2330; color: #fff; padding: 0.8rem 1.5rem; }
@@ -78,20 +34,23 @@ header p { margin: 0.3rem 0 0; font-size: 0.85rem; }
 header a { color: #bcd3ff; }
 header code { background: #33405a; color: #fff; }
 main { padding: 1rem 1.5rem; display: grid; gap: 1rem; }
-${CARD_RULE}
+.card { background: #fff; border: 1px solid #ccd; border-left: 8px solid #57606a; border-radius: 6px; \
+padding: 0.8rem 1rem; }
 .card.up { border-left-color: #1a7f37; }
 .card.degraded { border-left-color: #bf8700; }
 .card.down { border-left-color: #cf222e; }
 .card h2 { margin: 0 0 0.3rem; font-size: 1.15rem; }
 .url { margin: 0 0 0.6rem; font-size: 0.8rem; color: #57606a; }
-${BADGE_RULE}
+.badge { display: inline-block; white-space: nowrap; padding: 0.05rem 0.45rem; border-radius: 4px; color: #fff; \
+font-size: 0.75rem; font-weight: 700; letter-spacing: 0.04em; vertical-align: middle; background: #57606a; }
 .badge.up, .badge.ok { background: #1a7f37; }
 .badge.degraded, .badge.running, .badge.low { background: #9a6700; }
 .badge.down, .badge.failing, .badge.disagrees { background: #cf222e; }
 .badge.live { background: #1a7f37; }
 .badge.expiring-soon { background: #9a6700; }
 .badge.expiring, .badge.archived, .badge.missing { background: #cf222e; }
-${FIGURES_RULE}
+dl.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: 0.4rem 1rem; \
+margin: 0 0 0.8rem; }
 dl.figures div { border-bottom: 1px solid #eef; padding-bottom: 0.2rem; }
 dl.figures div.wide { grid-column: span 2; }
 dl.figures div.wide dd { font-size: 0.85rem; }
@@ -99,7 +58,8 @@ dt { font-size: 0.75rem; color: #57606a; }
 dd { margin: 0; font-size: 1.05rem; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
 .stale { color: #8c959f; }
 .unit, .note { font-size: 0.8rem; color: #57606a; }
-${SPARKS_RULE}
+.sparks { display: grid; grid-template-columns: repeat(auto-fit, minmax(13rem, 1fr)); gap: 0.5rem 1rem; \
+margin-bottom: 0.8rem; }
 figure { margin: 0; }
 .spark { width: 100%; height: auto; }
 figcaption { font-size: 0.8rem; color: #1d2330; }
@@ -115,21 +75,15 @@ th { background: #eef; }
 code { background: #f4f4f8; padding: 0 0.2rem; }
 `;
 
-/** Whose series a figure is: the target's label (`horizon`, `rpc`) and its value. */
-interface SeriesOwner {
-  readonly kind: TargetReport["kind"];
-  readonly name: string;
-  /** Set for a section kept from its poll's last publication: its figures are no longer on /metrics. */
-  readonly keptAgeSeconds?: number;
-}
+/** Whose series a figure is; `keptAgeSeconds` for a section kept from its poll's last publication (not on /metrics). */
+type SeriesOwner = Pick<TargetReport, "kind" | "name"> & { readonly keptAgeSeconds?: number };
 
-/** A section's caption note: how old a kept section is, then what else to say. */
-function sectionNote(owner: SeriesOwner, notes: readonly string[]) {
-  const all =
-    owner.keptAgeSeconds === undefined
-      ? notes
-      : [`as of ${relative(owner.keptAgeSeconds * 1000)}: no fresh data since`, ...notes];
-  return all.length === 0 ? "" : html` <span class="note">(${all.join("; ")})</span>`;
+/** A section's table: a kept one greyed, how old it is first among its caption's notes. */
+function sectionTable(owner: SeriesOwner, title: string, notes: readonly string[], header: unknown, rows: unknown) {
+  const kept = owner.keptAgeSeconds;
+  const all = kept === undefined ? notes : [`as of ${relative(kept * 1000)}: no fresh data since`, ...notes];
+  const caption = all.length === 0 ? title : html`${title} <span class="note">(${all.join("; ")})</span>`;
+  return table(caption, header, rows, kept !== undefined);
 }
 
 function seriesKey(owner: SeriesOwner, figure: Figure): string {
@@ -143,10 +97,7 @@ function seriesKey(owner: SeriesOwner, figure: Figure): string {
 /** What a figure without a series reads; a unit after it would say nothing. */
 const NO_DATA = html`<span class="note">no data</span>`;
 
-/**
- * A figure's text, carrying the series it comes from and its exact value for scripts and tests; a
- * kept figure carries its value alone, as /metrics no longer has its series.
- */
+/** A figure's text with its series and exact value for scripts and tests; a kept one's value alone. */
 function figureValue(owner: SeriesOwner, figure: Figure | undefined, format: (value: number) => string = String) {
   if (figure === undefined) return NO_DATA;
   const value = String(figure.value);
@@ -170,10 +121,6 @@ function item(term: string, value: unknown, units = "", wide = false) {
   return html`<div${wide ? raw(' class="wide"') : ""}><dt>${term}</dt><dd>${value}${after}</dd></div>`;
 }
 
-function text(value: string | undefined) {
-  return value ?? NO_DATA;
-}
-
 /** "8 s ago", "3 min ago", "2 h ago". */
 function relative(ageMs: number): string {
   const seconds = Math.max(0, Math.round(ageMs / 1000));
@@ -192,12 +139,10 @@ function ago(isoTime: string, nowMs: number) {
   return moment(isoTime, nowMs - Date.parse(isoTime));
 }
 
-/**
- * A figure; while it is absent, its last known value, greyed, with its age: what an operator needs while a target is
- * down.
- */
+/** A figure; while it is absent, its last known value, greyed, with its age: what an operator needs while down. */
 function orKnown(current: unknown, known: KnownBefore | undefined) {
-  if (current !== NO_DATA || known === undefined) return current;
+  if (current !== undefined && current !== NO_DATA) return current;
+  if (known === undefined) return NO_DATA;
   const age = unit(`(${relative(known.ageSeconds * 1000)})`);
   return html`<span class="stale" title="last known value; no fresh data since">${String(known.value)} ${age}</span>`;
 }
@@ -228,9 +173,9 @@ function failedTransactions(target: TargetReport) {
 /** A Horizon's figures: its ledger, ingestion, fees, capacity, transactions and pools. */
 function horizonFigures(target: TargetReport) {
   return html`<dl class="figures">
-${item("Network", orKnown(text(target.network), target.lastKnown?.network))}
-${item("Horizon version", orKnown(text(target.horizonVersion), target.lastKnown?.horizonVersion), "", true)}
-${item("Core version", orKnown(text(target.coreVersion), target.lastKnown?.coreVersion), "", true)}
+${item("Network", orKnown(target.network, target.lastKnown?.network))}
+${item("Horizon version", orKnown(target.horizonVersion, target.lastKnown?.horizonVersion), "", true)}
+${item("Core version", orKnown(target.coreVersion, target.lastKnown?.coreVersion), "", true)}
 ${item("Protocol", orKnown(figureValue(target, target.protocolVersion), target.lastKnown?.protocolVersion))}
 ${item("Latest ledger", latestLedger(target))}
 ${item("Ingest lag", figureValue(target, target.ingestLagLedgers), "ledgers")}
@@ -246,22 +191,17 @@ ${item("Pools tracked", figureValue(target, target.liquidityPools))}
 /** A Stellar RPC's figures: its own ledger, health, retention window and inclusion fees. */
 function rpcFigures(target: TargetReport, rpc: RpcReport) {
   const healthy = rpc.healthy;
-  const health =
-    healthy === undefined
-      ? NO_DATA
-      : badge(
-          healthy.value === 1 ? "ok" : "failing",
-          figureValue(target, healthy, (value) => (value === 1 ? "healthy" : "unhealthy")),
-        );
+  const word = (value: number) => (value === 1 ? "healthy" : "unhealthy");
+  const health = healthy && badge(healthy.value === 1 ? "ok" : "failing", figureValue(target, healthy, word));
   const oldest = rpc.oldestLedger;
   const from = oldest === undefined ? "" : html` ${unit(html`ledgers, from ${figureValue(target, oldest)}`)}`;
   return html`<dl class="figures">
-${item("Network", orKnown(text(target.network), target.lastKnown?.network))}
-${item("RPC version", orKnown(text(rpc.version), target.lastKnown?.version), "", true)}
-${item("Captive core version", orKnown(text(rpc.captiveCoreVersion), target.lastKnown?.captiveCoreVersion), "", true)}
+${item("Network", orKnown(target.network, target.lastKnown?.network))}
+${item("RPC version", orKnown(rpc.version, target.lastKnown?.version), "", true)}
+${item("Captive core version", orKnown(rpc.captiveCoreVersion, target.lastKnown?.captiveCoreVersion), "", true)}
 ${item("Protocol", orKnown(figureValue(target, target.protocolVersion), target.lastKnown?.protocolVersion))}
 ${item("Latest ledger", latestLedger(target))}
-${item("Health", health)}
+${item("Health", health ?? NO_DATA)}
 ${item("Retention window", html`${figureValue(target, rpc.retentionWindowLedgers)}${from}`)}
 ${item("Soroban inclusion fee p50", figureValue(target, rpc.sorobanInclusionFeeP50Stroops), "stroops")}
 ${item("Soroban inclusion fee p90", figureValue(target, rpc.sorobanInclusionFeeP90Stroops), "stroops")}
@@ -272,16 +212,17 @@ ${item("Classic inclusion fee p90", figureValue(target, rpc.classicInclusionFeeP
 
 function sparklines(target: TargetReport, nowMs: number) {
   return html`<div class="sparks">
-${SPARKLINES[target.kind].map((definition) => {
-  const points = (target.history[definition.id] ?? []).map(([atMs, value]) => ({ atMs, value }));
+${SPARKLINES[target.kind].map(({ id, title, unit: units, percent: ratio }) => {
+  const points = (target.history[id] ?? []).map(([atMs, value]) => ({ atMs, value }));
+  const format = ratio ? (value: number) => (value * 100).toFixed(1) : undefined;
   const svg = sparkline(points, {
-    title: definition.title,
-    unit: definition.unit,
+    title,
+    unit: units,
     windowMs: HISTORY_WINDOW_MS,
     nowMs,
-    ...(definition.percent ? { format: (value: number) => (value * 100).toFixed(1) } : {}),
+    ...optional("format", format),
   });
-  return html`<figure>${raw(svg)}<figcaption>${definition.title} (${definition.unit})</figcaption></figure>`;
+  return html`<figure>${raw(svg)}<figcaption>${title} (${units})</figcaption></figure>`;
 })}
 </div>`;
 }
@@ -293,17 +234,12 @@ function needsAttention(account: AccountReport): boolean {
 
 function accountsTable(owner: SeriesOwner, accounts: readonly AccountReport[]) {
   // Those that need a look first: of 10 000 watched accounts, the page shows SECTION_ROWS.
-  const shown = [...accounts.filter(needsAttention), ...accounts.filter((account) => !needsAttention(account))].slice(
-    0,
-    SECTION_ROWS,
-  );
+  const others = accounts.filter((account) => !needsAttention(account));
+  const shown = [...accounts.filter(needsAttention), ...others].slice(0, SECTION_ROWS);
   const hidden = accounts.length - shown.length;
   const notes = hidden > 0 ? [`missing and low first; ${hidden} more in /status.json`] : [];
-  return html`<table${owner.keptAgeSeconds === undefined ? "" : raw(' class="stale"')}>
-<caption>Watched accounts${sectionNote(owner, notes)}</caption>
-${ACCOUNTS_HEADER}
-${shown.flatMap((account) => accountRows(owner, account))}
-</table>`;
+  const rows = shown.flatMap((account) => accountRows(owner, account));
+  return sectionTable(owner, "Watched accounts", notes, ACCOUNTS_HEADER, rows);
 }
 
 const ACCOUNTS_HEADER = headerRow(
@@ -350,9 +286,8 @@ function lastPayment({ lastPaymentAgeSeconds: ages }: AccountReport): string {
 }
 
 /**
- * What a balance is in, short enough not to wrap: lumens as XLM, a credit asset as its code and
- * shortened issuer, pool shares by their pool's asset pair when known, else by their pool's
- * shortened id; the full asset or pool id on hover.
+ * What a balance is in, short enough not to wrap: lumens as XLM, a credit asset as its code and shortened issuer,
+ * pool shares by their pool's asset pair when known, else by their pool's shortened id; the full id on hover.
  */
 function assetName(balance: BalanceReport) {
   const pool = balance.pool;
@@ -391,21 +326,15 @@ ${item("Probe last duration", duration, "s")}
 /** Entries (contract entries, accounts) a section shows at most; /status.json has every one. */
 const SECTION_ROWS = 100;
 
-/** What each state reads on the page, and why on hover: the word, never the colour alone, says it. */
-const CONTRACT_STATES: Readonly<Record<ContractEntryState, { readonly word: string; readonly why: string }>> = {
-  live: { word: "live", why: "archival expected in 14 days or more" },
-  expiring_soon: { word: "expiring soon", why: "archival expected within 14 days (StellarContractEntryExpiringSoon)" },
-  expiring: { word: "expiring", why: "archival expected within 3 days (StellarContractEntryExpiring)" },
-  archived: {
-    word: "archived",
-    why: "archived: calls that touch it fail until it is restored (StellarContractEntryArchived)",
-  },
-  missing: {
-    word: "missing",
-    why: "not on the ledger: the contract or its wasm is gone (StellarContractEntryMissing)",
-  },
-  absent: { word: "absent", why: "not returned: never created, deleted, or an expired temporary entry" },
-  unknown: { word: "unknown", why: "the RPC reports no live-until the exporter can trust (stellar-rpc#990)" },
+/** Why each state, on hover; the state's word, never the colour alone, says it. */
+const CONTRACT_STATE_WHY: Readonly<Record<ContractEntryState, string>> = {
+  live: "archival expected in 14 days or more",
+  expiring_soon: "archival expected within 14 days (StellarContractEntryExpiringSoon)",
+  expiring: "archival expected within 3 days (StellarContractEntryExpiring)",
+  archived: "archived: calls that touch it fail until it is restored (StellarContractEntryArchived)",
+  missing: "not on the ledger: the contract or its wasm is gone (StellarContractEntryMissing)",
+  absent: "not returned: never created, deleted, or an expired temporary entry",
+  unknown: "the RPC reports no live-until the exporter can trust (stellar-rpc#990)",
 };
 
 function daysLeft(days: number | undefined): string {
@@ -419,7 +348,8 @@ function utcMinute(seconds: number): string {
 }
 
 function contractRow(rpc: SeriesOwner, entry: ContractEntryReport) {
-  const state = CONTRACT_STATES[entry.state];
+  const kind = entry.state.replace("_", "-");
+  const word = entry.state.replace("_", " ");
   const contract =
     entry.contractId === undefined ? entry.contract : html`<span title="${entry.contractId}">${entry.contract}</span>`;
   return row(
@@ -429,7 +359,7 @@ function contractRow(rpc: SeriesOwner, entry: ContractEntryReport) {
     num(entry.ttlLedgers ? figureValue(rpc, entry.ttlLedgers) : ""),
     num(daysLeft(entry.daysLeft)),
     td(entry.expiryTimestampSeconds ? figureValue(rpc, entry.expiryTimestampSeconds, utcMinute) : ""),
-    td(html`<span class="badge ${entry.state.replace("_", "-")}" title="${state.why}">${state.word}</span>`),
+    td(html`<span class="badge ${kind}" title="${CONTRACT_STATE_WHY[entry.state]}">${word}</span>`),
     eventCells(entry),
   );
 }
@@ -460,11 +390,8 @@ function contractsTable(rpc: SeriesOwner, entries: readonly ContractEntryReport[
     ...(rpc.keptAgeSeconds === undefined ? [] : ["days left counted to now"]),
     ...(hidden > 0 ? [`${hidden} more in /status.json`] : []),
   ];
-  return html`<table${rpc.keptAgeSeconds === undefined ? "" : raw(' class="stale"')}>
-<caption>Watched contracts${sectionNote(rpc, notes)}</caption>
-${CONTRACTS_HEADER}
-${entries.slice(0, SECTION_ROWS).map((entry) => contractRow(rpc, entry))}
-</table>`;
+  const rows = entries.slice(0, SECTION_ROWS).map((entry) => contractRow(rpc, entry));
+  return sectionTable(rpc, "Watched contracts", notes, CONTRACTS_HEADER, rows);
 }
 
 /** Ledgers compared with the other targets of the network, and how many this target got wrong. */
@@ -478,12 +405,9 @@ function agreementItem(agreement: AgreementReport) {
 }
 
 function pollState(endpoint: EndpointReport) {
-  const word =
-    endpoint.state === "running"
-      ? `running for ${endpoint.runningForSeconds ?? 0} s`
-      : endpoint.state === "failing"
-        ? `failing: ${endpoint.lastError?.reason ?? "unknown"}`
-        : endpoint.state;
+  let word: string = endpoint.state;
+  if (endpoint.state === "running") word = `running for ${endpoint.runningForSeconds ?? 0} s`;
+  if (endpoint.state === "failing") word = `failing: ${endpoint.lastError?.reason ?? "unknown"}`;
   return html`<span class="badge ${endpoint.state}">${word}</span>`;
 }
 
@@ -502,32 +426,31 @@ function endpointRow(endpoint: EndpointReport, nowMs: number) {
 }
 
 function endpointsTable(endpoints: readonly EndpointReport[], nowMs: number) {
-  return html`<table>
-<caption>Polls</caption>
-${ENDPOINTS_HEADER}
-${endpoints.map((endpoint) => endpointRow(endpoint, nowMs))}
-</table>`;
+  return table(
+    "Polls",
+    ENDPOINTS_HEADER,
+    endpoints.map((endpoint) => endpointRow(endpoint, nowMs)),
+  );
 }
 
-/**
- * A section from its series now, or, while they are gone, as kept from before, greyed with its age; none without
- * either.
- */
+/** A section from its series now, or, while they are gone, as kept from before, greyed with its age. */
 function section<Entries>(
   target: TargetReport,
   now: Entries | undefined,
   kept: KnownBefore<Entries> | undefined,
-  table: (owner: SeriesOwner, entries: Entries) => unknown,
+  build: (owner: SeriesOwner, entries: Entries) => unknown,
 ) {
-  if (now !== undefined) return table(target, now);
-  return kept === undefined
-    ? ""
-    : table({ kind: target.kind, name: target.name, keptAgeSeconds: kept.ageSeconds }, kept.value);
+  if (now !== undefined) return build(target, now);
+  if (kept === undefined) return "";
+  return build({ kind: target.kind, name: target.name, keptAgeSeconds: kept.ageSeconds }, kept.value);
 }
 
-function assetsSection(owner: SeriesOwner, assets: readonly AssetReport[]) {
-  const note = owner.keptAgeSeconds === undefined ? undefined : sectionNote(owner, []);
-  return assetsTable(assets, (figure) => figureValue(owner, figure), note);
+/** One row per watched asset of a Horizon. */
+function assetsTable(owner: SeriesOwner, assets: readonly AssetReport[]) {
+  const rows = assets.map((asset) =>
+    assetRow(asset, (figure) => figureValue(owner, figure), owner.keptAgeSeconds !== undefined),
+  );
+  return sectionTable(owner, "Watched assets", [], ASSETS_HEADER, rows);
 }
 
 const DISAGREES_WHY = "serves ledger hashes the other targets of its network do not";
@@ -543,7 +466,7 @@ ${target.rpc ? rpcFigures(target, target.rpc) : horizonFigures(target)}
 ${target.agreement ? html`<dl class="figures">${agreementItem(target.agreement)}</dl>` : ""}
 ${sparklines(target, nowMs)}
 ${section(target, target.accounts, target.lastKnown?.accounts, accountsTable)}
-${section(target, target.assets, target.lastKnown?.assets, assetsSection)}
+${section(target, target.assets, target.lastKnown?.assets, assetsTable)}
 ${section(target, target.contracts, target.lastKnown?.contracts, contractsTable)}
 ${target.markets ? marketsTable(target.markets) : ""}
 ${target.txProbe ? probeList(target, target.txProbe) : ""}
@@ -558,9 +481,8 @@ const LINKS = raw(
 );
 
 /**
- * Everything interpolated goes through hono's html tag, which escapes it (target names are
- * operator input); sparklines escape their own text. The markup is XHTML-compatible, so an XML
- * parser can check it is well formed.
+ * Everything interpolated goes through hono's html tag, which escapes it (target names are operator input);
+ * sparklines escape their own text. The markup is XHTML-compatible, so an XML parser can check it is well formed.
  */
 export function landingPage(report: StatusReport) {
   const nowMs = Date.parse(report.generatedAt);

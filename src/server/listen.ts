@@ -8,10 +8,7 @@ import type { WebConfig } from "../config/web-config.js";
 export interface Listening {
   /** Base URL that reaches the server, e.g. http://127.0.0.1:9619 */
   readonly url: string;
-  /**
-   * Swaps the certificate and key for new connections. False when TLS would have to be turned on
-   * or off, which takes a restart.
-   */
+  /** Swaps the certificate and key for new connections; false when TLS would have to be turned on or off. */
   setTls(tls: WebConfig["tls"]): boolean;
   close(): Promise<void>;
 }
@@ -32,10 +29,7 @@ const LISTEN_ERRORS: Readonly<Record<string, string>> = {
   EADDRNOTAVAIL: "no such address on this machine",
 };
 
-/**
- * One plain line saying why host:port cannot be listened on, e.g. `cannot listen on 127.0.0.1:9619: address already in
- * use`.
- */
+/** Why host:port cannot be listened on, in one line: `cannot listen on 127.0.0.1:9619: address already in use`. */
 function listenFailure(host: string, port: number, error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code ?? "";
   const where = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
@@ -45,10 +39,7 @@ function listenFailure(host: string, port: number, error: unknown): string {
 /** An app served here: Hono's, reading Node's request and response from its bindings. */
 type NodeApp = Pick<Hono<{ Bindings: HttpBindings }>, "fetch">;
 
-/**
- * Listens on host:port (port 0: any free port), over TLS when given; rejects with a `listenFailure`
- * message when the address is taken or not available.
- */
+/** Listens on host:port (port 0: any free port), over TLS when given; rejects with a `listenFailure` message. */
 export function listen(app: NodeApp, host: string, port: number, tls?: WebConfig["tls"]): Promise<Listening> {
   return new Promise((resolve, reject) => {
     let server: ServerType;

@@ -16,7 +16,7 @@ const DEFAULT_HEADERS: Readonly<Record<string, string>> = {
 const VERIFIED_CACHE_SIZE = 64;
 
 /** Probe paths: they carry no data, and Kubernetes or Docker probes send no credentials. */
-export const UNAUTHENTICATED_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
+const UNAUTHENTICATED_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
 
 export type PasswordCompare = (password: string, hash: string) => Promise<boolean>;
 
@@ -28,11 +28,10 @@ export interface Gate {
 const OPEN: Gate = { admits: async () => true };
 
 /**
- * HTTP basic auth against bcrypt hashes. An unknown user is checked against a dummy hash of the
- * same cost, so response time does not reveal which user names exist. bcrypt runs for one request
- * at a time (as in Prometheus' exporter-toolkit): a burst of requests with unverified credentials
- * waits in line instead of each taking a core. `compare` is replaceable so tests can see which
- * hashes are checked, and when.
+ * HTTP basic auth against bcrypt hashes. An unknown user is checked against a dummy hash of the same cost, so
+ * response time does not reveal which user names exist. bcrypt runs for one request at a time (as in Prometheus'
+ * exporter-toolkit): a burst of unverified credentials waits in line instead of each taking a core. `compare` is
+ * replaceable so tests can see which hashes are checked, and when.
  */
 export function basicAuth(users: Readonly<Record<string, string>>, compare: PasswordCompare = bcrypt.compare): Gate {
   const costs = Object.values(users).map((hash) => bcrypt.getRounds(hash));
@@ -87,17 +86,7 @@ export interface Protection {
   readonly gate: Gate;
 }
 
-/** The answer to a request the gate does not admit. */
-export const UNAUTHORIZED = {
-  status: 401,
-  body: "Unauthorized\n",
-  headers: { "WWW-Authenticate": 'Basic realm="stellar-horizon-exporter", charset="UTF-8"' },
-} as const;
-
-/**
- * The protection of the web config `web` returns, made again whenever it returns another config
- * (a reload), so the swap needs no restart.
- */
+/** The protection of the web config `web` returns, made again whenever it returns another one (a reload). */
 export function currentProtection(web: () => WebConfig | undefined): () => Protection {
   let builtFor: WebConfig | undefined | null = null;
   let built: Protection = { headers: DEFAULT_HEADERS, gate: OPEN };
@@ -115,15 +104,14 @@ export function currentProtection(web: () => WebConfig | undefined): () => Prote
   };
 }
 
-/**
- * The protection as Hono middleware: the headers are set before the handler runs, so every
- * response the context builds carries them; a request the gate does not admit is answered 401.
- */
+/** The protection as Hono middleware: headers set before the handler runs, so every response carries them. */
 export function protection(current: () => Protection): MiddlewareHandler {
   return async (c, next) => {
     const { headers, gate } = current();
     for (const [name, value] of Object.entries(headers)) c.header(name, value);
     if (await gate.admits(c.req.path, c.req.header("Authorization"))) return next();
-    return c.text(UNAUTHORIZED.body, UNAUTHORIZED.status, UNAUTHORIZED.headers);
+    return c.text("Unauthorized\n", 401, {
+      "WWW-Authenticate": 'Basic realm="stellar-horizon-exporter", charset="UTF-8"',
+    });
   };
 }

@@ -1,13 +1,7 @@
 /** The watched assets' part of a Horizon's status: supply, holders, flags and how old they are. */
 import { METRICS } from "../catalog/metrics.js";
 import { ASSET_FLAGS } from "../client/asset-schemas.js";
-import { optional, type StatusSeries } from "./board.js";
-
-interface Figure {
-  readonly metric: string;
-  readonly labels?: Readonly<Record<string, string>>;
-  readonly value: number;
-}
+import { labelsMatch, optional, type Figure, type SeriesReader } from "./board.js";
 
 export interface AssetReport {
   /** `CODE:ISSUER`. */
@@ -25,7 +19,6 @@ export interface AssetReport {
   readonly ageSeconds?: number;
 }
 
-/** The families the assets section reads. */
 export const ASSET_STATUS_FAMILIES = [
   METRICS.assetExists,
   METRICS.assetSupply,
@@ -34,23 +27,18 @@ export const ASSET_STATUS_FAMILIES = [
   METRICS.assetFlagChanges,
 ].map((metric) => metric.name);
 
-interface Reader {
-  all(metric: string): readonly StatusSeries[];
-}
-
 /** Each watched asset's figures, in the order the poll published them; undefined when none is watched. */
 export function assetReports(
-  series: Reader,
+  series: SeriesReader,
   lastSuccessAt: string | undefined,
   nowMs: number,
 ): AssetReport[] | undefined {
   const exists = series.all(METRICS.assetExists.name);
   if (exists.length === 0) return undefined;
   const of = (metric: string, asset: string, extra: Record<string, string> = {}): Figure | undefined => {
-    const found = series
-      .all(metric)
-      .find(({ labels }) => labels.asset === asset && Object.entries(extra).every(([key, v]) => labels[key] === v));
-    return found === undefined ? undefined : { metric, labels: { asset, ...extra }, value: found.value };
+    const labels = { asset, ...extra };
+    const found = series.all(metric).find((candidate) => labelsMatch(candidate.labels, labels));
+    return found === undefined ? undefined : { metric, labels, value: found.value };
   };
   const age =
     lastSuccessAt === undefined ? undefined : Math.max(0, Math.round((nowMs - Date.parse(lastSuccessAt)) / 1000));

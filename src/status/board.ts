@@ -1,18 +1,23 @@
 import type { MetricDefinition, PublishedSource } from "../catalog/metrics.js";
 import type { SampleTap, StoreTarget, TappedSamples } from "../exposition/store.js";
-import {
-  isSeriesGroup,
-  type HistogramData,
-  type Labels,
-  type Sample,
-  type SeriesGroup,
-  type SeriesSource,
-} from "../exposition/samples.js";
+import { isSeriesGroup, type Labels, type Sample, type SeriesGroup, type SeriesSource } from "../exposition/samples.js";
 import { PointRing, type Point } from "./ring.js";
 
 /** One series as /metrics shows it; histograms appear as their `_sum` and `_count` series. */
 export interface StatusSeries {
   readonly labels: Labels;
+  readonly value: number;
+}
+
+/** A target's series as a section reads them: as /metrics shows them now, or as their polls last published them. */
+export interface SeriesReader {
+  all(metric: string): readonly StatusSeries[];
+}
+
+/** A value exactly as on /metrics, with the series it comes from (the `horizon` label aside). */
+export interface Figure {
+  readonly metric: string;
+  readonly labels?: Labels;
   readonly value: number;
 }
 
@@ -27,31 +32,23 @@ export interface SparklineSource {
 /** Sparklines span this long. */
 export const HISTORY_WINDOW_MS = 30 * 60_000;
 
-/**
- * Points kept per sparkline and target: 30 minutes at one poll a second, the fastest schedule
- * there is. Two Float64Arrays of this length (16 bytes a point) per sparkline, allocated once.
- */
+/** Points per sparkline and target: 30 minutes at one poll a second, the fastest schedule; 16 bytes a point. */
 export const HISTORY_CAPACITY = 1800;
 
 /**
- * Counters whose per-second rate the page shows, by the label their series are summed by (a
- * contract's events): family → label. Each value of the label keeps RATE_POINTS points, enough
- * for the history window at the events schedule's default.
+ * Counters whose per-second rate the page shows, family → the label their series are summed by; each
+ * value of the label keeps RATE_POINTS points, enough for the history window at the events schedule's default.
  */
-export const RATE_FAMILIES: Readonly<Record<string, string>> = { stellar_rpc_contract_events_total: "contract" };
+const RATE_FAMILIES: Readonly<Record<string, string>> = { stellar_rpc_contract_events_total: "contract" };
 const RATE_POINTS = 64;
 
-/**
- * Histograms whose quantiles the page shows over a recent window only (a corridor's p90 request
- * time), so an old slow spell does not weigh on them for the life of the process.
- */
+/** Histograms whose quantiles the page shows over a recent window only, so an old slow spell does not weigh forever. */
 export const QUANTILE_WINDOW_MS = 15 * 60_000;
 export const WINDOWED_HISTOGRAMS: readonly string[] = ["stellar_horizon_corridor_duration_seconds"];
 
 /**
- * A family's series in a publication: its samples as published, and the groups whose series of
- * the family are made only when read (once), so 10 000 watched accounts cost the board no object
- * per series until a page asks for them.
+ * A family's series in a publication: its samples, and the groups whose series are made only when read (once),
+ * so 10 000 watched accounts cost the board no object per series until a page asks for them.
  */
 class FamilySeries {
   private readonly parts: (StatusSeries | SeriesGroup)[] = [];
@@ -78,9 +75,8 @@ class FamilySeries {
 type SeriesByName = ReadonlyMap<string, FamilySeries>;
 
 /**
- * A family the board keeps only the series of that another family of the same target refers
- * to (the liquidity pools a watched account holds shares of, among every pool tracked), so its
- * cost follows what the page shows, not how many series the family has.
+ * A family of which the board keeps only the series another family of the same target refers to (the pools a
+ * watched account holds shares of), so its cost follows what the page shows, not how many series the family has.
  */
 export interface ReferencedFamily {
   readonly family: string;
@@ -101,63 +97,28 @@ interface EndpointSnapshot {
 interface TargetState {
   readonly endpoints: Map<PublishedSource, EndpointSnapshot>;
   readonly rings: Map<string, PointRing>;
-  /** A histogram's `_sum` and `_count` at its previous publication, to take the mean of what is new. */
+  /** A histogram's `_sum` and `_count` at its previous publication, for the mean of what is new. */
   readonly histogramTotals: Map<string, { readonly sum: number; readonly count: number }>;
   /** Per histogram family, the mean of the observations its latest poll added. */
   readonly latestMeans: Map<string, number>;
   /**
-   * Per endpoint, the live series of its last publication that had any (a failed poll publishes
-   * none), and when: kept after they go stale, each family as that one poll left it, so what a
-   * section reads of them never mixes two polls.
+   * Per endpoint, the live series of its last publication that had any (a failed poll has none), and when: kept
+   * once stale, each family as that one poll left it, so a section never mixes two polls.
    */
   readonly lastKnown: Map<PublishedSource, { readonly live: SeriesByName; readonly atMs: number }>;
   /** Per referenced family, what the target's referrer series last named. */
   readonly references: Map<string, ReadonlySet<string>>;
-  /**
-   * Per WINDOWED_HISTOGRAMS family, its cumulative `_bucket` series at each publication of the
-   * window, and the last one before it (the baseline the window's increase is taken from).
-   */
+  /** Per WINDOWED_HISTOGRAMS family, its `_bucket` series at each publication of the window and the one before. */
   readonly bucketHistory: Map<string, { readonly atMs: number; readonly series: readonly StatusSeries[] }[]>;
 }
 
-/** A family's series as a poll last published them, and when. */
-export interface LastKnown {
-  readonly series: readonly StatusSeries[];
-  readonly atMs: number;
-}
-
-/**
- * A labelled gauge or counter sample is a series as it is: collectors never change a published
- * sample (the store copies an unchanged one's bytes), and 10 000 watched accounts' samples are not
- * copied again here every poll.
- */
-/** A histogram's cumulative `_bucket` series, as /metrics shows them: a quantile needs them. */
-function addBuckets(
-  metric: MetricDefinition,
-  labels: Labels,
-  histogram: HistogramData,
-  add: (metric: MetricDefinition, name: string, part: StatusSeries) => void,
-): void {
-  let cumulative = 0;
-  histogram.counts.forEach((count, index) => {
-    cumulative += count;
-    const bound = histogram.upperBounds[index];
-    add(metric, `${metric.name}_bucket`, {
-      labels: { ...labels, le: bound === undefined ? "+Inf" : String(bound) },
-      value: cumulative,
-    });
-  });
-}
-
+/** A labelled sample is a series as it is: collectors never change a published sample, so it is not copied. */
 function asSeries(sample: Exclude<Sample, { histogram: unknown }>): StatusSeries {
   return sample.labels === undefined ? { labels: {}, value: sample.value } : sample;
 }
 
-/** A target as its series name it: its label (`horizon`, `rpc`) and the label's value. */
-export type BoardTarget = StoreTarget;
-
-/** A Horizon and a Stellar RPC may share a name; their series never share a label, nor their entries. */
-function boardKey({ label, name }: BoardTarget): string {
+/** A Horizon and a Stellar RPC may share a name; their entries may not. */
+function boardKey({ label, name }: StoreTarget): string {
   return `${label}=${name}`;
 }
 
@@ -172,9 +133,8 @@ export function labelsMatch(labels: Labels, wanted: Labels | undefined): boolean
 }
 
 /**
- * The landing page's view of the store: the latest samples of the few families it shows (never
- * per-pool series, so its cost does not grow with pools), under the store's freshness rule,
- * plus a fixed-size history per sparkline.
+ * The landing page's view of the store: the latest samples of the few families it shows (never per-pool
+ * series), under the store's freshness rule, plus a fixed-size history per sparkline.
  */
 export class StatusBoard implements SampleTap {
   private readonly targets = new Map<string, TargetState>();
@@ -197,7 +157,7 @@ export class StatusBoard implements SampleTap {
     return false;
   }
 
-  published(on: BoardTarget, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void {
+  published(on: StoreTarget, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void {
     const key = boardKey(on);
     let target = this.targets.get(key);
     if (target === undefined) {
@@ -227,11 +187,10 @@ export class StatusBoard implements SampleTap {
   }
 
   /**
-   * A target leaves with its last source; a job restarted alone keeps the target's history (its
-   * new lease takes over, with no removal). A job that leaves takes its last known series along:
-   * what is no longer watched is not shown as if it were.
+   * A target leaves with its last source; a job restarted alone keeps the target's history (its new lease takes
+   * over). A job that leaves takes its last known series along: what is no longer watched is not shown.
    */
-  removed(on: BoardTarget, endpoint: PublishedSource): void {
+  removed(on: StoreTarget, endpoint: PublishedSource): void {
     const key = boardKey(on);
     const target = this.targets.get(key);
     target?.endpoints.delete(endpoint);
@@ -239,11 +198,8 @@ export class StatusBoard implements SampleTap {
     if (target?.endpoints.size === 0) this.targets.delete(key);
   }
 
-  /**
-   * A family's series as /metrics shows them at `nowMs`: persistent series always, live ones while
-   * fresh, exactly as MetricStore assembles its output.
-   */
-  series(target: BoardTarget, name: string, nowMs: number): readonly StatusSeries[] {
+  /** A family's series as /metrics shows them at `nowMs`: persistent ones always, live ones while fresh. */
+  series(target: StoreTarget, name: string, nowMs: number): readonly StatusSeries[] {
     for (const entry of this.targets.get(boardKey(target))?.endpoints.values() ?? []) {
       const persistent = entry.persistent.get(name);
       if (persistent !== undefined) return persistent.series;
@@ -256,7 +212,7 @@ export class StatusBoard implements SampleTap {
   }
 
   /** A family's series as last published, even once stale: what an operator needs while a target is down. */
-  lastKnown(target: BoardTarget, name: string): LastKnown | undefined {
+  lastKnown(target: StoreTarget, name: string): { readonly series: readonly StatusSeries[]; atMs: number } | undefined {
     for (const { live, atMs } of this.targets.get(boardKey(target))?.lastKnown.values() ?? []) {
       const family = live.get(name);
       if (family !== undefined) return { series: family.series, atMs };
@@ -264,11 +220,11 @@ export class StatusBoard implements SampleTap {
     return undefined;
   }
 
-  latestMean(target: BoardTarget, family: string): number | undefined {
+  latestMean(target: StoreTarget, family: string): number | undefined {
     return this.targets.get(boardKey(target))?.latestMeans.get(family);
   }
 
-  history(target: BoardTarget, id: string, nowMs: number): Point[] {
+  history(target: StoreTarget, id: string, nowMs: number): Point[] {
     return (
       this.targets
         .get(boardKey(target))
@@ -277,11 +233,8 @@ export class StatusBoard implements SampleTap {
     );
   }
 
-  /**
-   * The per-second increase of a RATE_FAMILIES counter, summed over the series whose label is
-   * `value`, across the points of the history window; undefined before two points.
-   */
-  rate(target: BoardTarget, family: string, value: string, nowMs: number): number | undefined {
+  /** The per-second increase of a RATE_FAMILIES counter's series labelled `value`; undefined before two points. */
+  rate(target: StoreTarget, family: string, value: string, nowMs: number): number | undefined {
     const points = this.history(target, `rate:${family}:${value}`, nowMs);
     const first = points[0];
     const last = points.at(-1);
@@ -290,10 +243,10 @@ export class StatusBoard implements SampleTap {
   }
 
   /**
-   * A WINDOWED_HISTOGRAMS family's `_bucket` series counting only the observations of the last
-   * QUANTILE_WINDOW_MS (as PromQL's increase over that range); a series reset since counts from zero.
+   * A WINDOWED_HISTOGRAMS family's `_bucket` series counting only the last QUANTILE_WINDOW_MS (as PromQL's
+   * increase over that range); a series reset since counts from zero.
    */
-  windowBuckets(target: BoardTarget, family: string, nowMs: number): StatusSeries[] {
+  windowBuckets(target: StoreTarget, family: string, nowMs: number): StatusSeries[] {
     const history = this.targets.get(boardKey(target))?.bucketHistory.get(family) ?? [];
     const latest = history.at(-1);
     if (latest === undefined) return [];
@@ -359,10 +312,7 @@ export class StatusBoard implements SampleTap {
     }
   }
 
-  /**
-   * The wanted sources by family. A group's series of a plain family are made only when read; of
-   * a referenced family, at once, kept or not as the references stand now.
-   */
+  /** The wanted sources by family: a group's series made when read, or at once for a referenced family. */
   private snapshot(target: TargetState, sources: readonly SeriesSource[]): Map<string, FamilySeries> {
     const keep = this.keeper(target);
     const byName = new Map<string, FamilySeries>();
@@ -375,12 +325,16 @@ export class StatusBoard implements SampleTap {
       if (!keep(sample)) return;
       // Copied now: the collector keeps adding observations to the same object.
       if ("histogram" in sample) {
-        add(sample.metric, `${sample.metric.name}_sum`, { labels: sample.labels ?? {}, value: sample.histogram.sum });
-        add(sample.metric, `${sample.metric.name}_count`, {
-          labels: sample.labels ?? {},
-          value: sample.histogram.count,
+        const { metric, labels = {}, histogram } = sample;
+        add(metric, `${metric.name}_sum`, { labels, value: histogram.sum });
+        add(metric, `${metric.name}_count`, { labels, value: histogram.count });
+        // The cumulative `_bucket` series, as /metrics shows them: a quantile needs them.
+        let cumulative = 0;
+        histogram.counts.forEach((count, index) => {
+          cumulative += count;
+          const le = histogram.upperBounds[index]?.toString() ?? "+Inf";
+          add(metric, `${metric.name}_bucket`, { labels: { ...labels, le }, value: cumulative });
         });
-        addBuckets(sample.metric, sample.labels ?? {}, sample.histogram, add);
       } else add(sample.metric, sample.metric.name, asSeries(sample));
     };
     for (const source of sources) {

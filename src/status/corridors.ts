@@ -3,9 +3,8 @@
  * the best rate and hops, and the p90 request time over the last QUANTILE_WINDOW_MS (src/status/board.ts).
  */
 import { METRICS } from "../catalog/metrics.js";
-import { optional, type StatusSeries } from "./board.js";
+import { optional, type SeriesReader } from "./board.js";
 
-/** The corridor families the status board keeps. */
 export const CORRIDOR_STATUS_FAMILIES = [
   METRICS.corridorPaths,
   METRICS.corridorBestRate,
@@ -14,28 +13,12 @@ export const CORRIDOR_STATUS_FAMILIES = [
   METRICS.corridorRuns,
   METRICS.corridorDuration,
   METRICS.corridorLastFound,
-] as const;
+].map((metric) => metric.name);
 
 /** `found`: the last answer had a path; `none`: it had none; `unknown`: no answer recently (or path finding is off). */
 export type CorridorState = "found" | "none" | "unknown";
 
-export interface CorridorReport {
-  readonly corridor: string;
-  readonly state: CorridorState;
-  readonly paths?: number;
-  readonly bestRate?: number;
-  readonly minRate?: number;
-  readonly bestHops?: number;
-  /** p90 of the request times of the recent window, interpolated in its bucket as histogram_quantile does. */
-  readonly p90Seconds?: number;
-  readonly lastFoundTimestampSeconds?: number;
-  /** Runs by result, only those counted at least once. */
-  readonly runs: Readonly<Record<string, number>>;
-}
-
-interface Reader {
-  all(metric: string): readonly StatusSeries[];
-}
+export type CorridorReport = NonNullable<ReturnType<typeof corridorReports>>[number];
 
 /** The quantile `q` of cumulative buckets (`le` → count), as PromQL's histogram_quantile computes it. */
 export function bucketQuantile(q: number, buckets: ReadonlyMap<number, number>): number | undefined {
@@ -57,12 +40,12 @@ export function bucketQuantile(q: number, buckets: ReadonlyMap<number, number>):
   return lower;
 }
 
-function byCorridor(read: Reader, metric: string): Map<string, number> {
+function byCorridor(read: SeriesReader, metric: string): Map<string, number> {
   return new Map(read.all(metric).map(({ labels, value }) => [labels.corridor ?? "", value]));
 }
 
 /** The target's corridors, by name; undefined for a target without any. */
-export function corridorReports(read: Reader): CorridorReport[] | undefined {
+export function corridorReports(read: SeriesReader) {
   const runs = read.all(METRICS.corridorRuns.name);
   if (runs.length === 0) return undefined;
   const paths = byCorridor(read, METRICS.corridorPaths.name);
@@ -85,10 +68,13 @@ export function corridorReports(read: Reader): CorridorReport[] | undefined {
   }
   return [...counts.keys()].sort().map((corridor) => {
     const found = paths.get(corridor);
+    // Over the recent window, interpolated in its bucket as histogram_quantile does.
     const p90 = bucketQuantile(0.9, buckets.get(corridor) ?? new Map());
+    const state: CorridorState = found === undefined ? "unknown" : found > 0 ? "found" : "none";
     return {
       corridor,
-      state: found === undefined ? "unknown" : found > 0 ? "found" : "none",
+      state,
+      // By result, only those counted at least once.
       runs: counts.get(corridor) ?? {},
       ...optional("paths", found),
       ...optional("bestRate", rates.get(corridor)),

@@ -1,8 +1,7 @@
 /** The markets section of a Horizon's card: each watched market's close, peg and makers, from its series. */
 import { METRICS } from "../catalog/metrics.js";
-import { optional, type StatusSeries } from "./board.js";
+import { labelsMatch, optional, type SeriesReader } from "./board.js";
 
-/** The families the section reads. */
 export const MARKET_FAMILIES: readonly string[] = [
   METRICS.marketTraded,
   METRICS.marketPrice,
@@ -13,56 +12,36 @@ export const MARKET_FAMILIES: readonly string[] = [
   METRICS.marketMakerOffers,
 ].map((metric) => metric.name);
 
-export interface MarketMakerReport {
-  readonly maker: string;
-  readonly asks?: number;
-  readonly bids?: number;
-}
-
-export interface MarketReport {
-  readonly market: string;
-  /** A trade aggregation record came back for the pair. */
-  readonly traded: boolean;
-  /** The last completed bucket's close, in counter per base. */
-  readonly close?: number;
-  readonly bucketTimestampSeconds?: number;
-  readonly referencePrice?: number;
-  readonly deviationRatio?: number;
-  /** Trades counted since the exporter started, both trade types. */
-  readonly trades: number;
-  readonly makers: readonly MarketMakerReport[];
-}
+export type MarketReport = NonNullable<ReturnType<typeof marketReports>>[number];
 
 /** Every watched market of a Horizon, in the order its poll published them; undefined when it watches none. */
-export function marketReports(all: (metric: string) => readonly StatusSeries[]): MarketReport[] | undefined {
-  const traded = all(METRICS.marketTraded.name);
+export function marketReports(series: SeriesReader) {
+  const traded = series.all(METRICS.marketTraded.name);
   if (traded.length === 0) return undefined;
   const of = (metric: string, market: string, labels: Record<string, string> = {}) =>
-    all(metric).filter(
-      (series) =>
-        series.labels.market === market &&
-        Object.entries(labels).every(([name, value]) => series.labels[name] === value),
-    );
+    series.all(metric).filter((found) => labelsMatch(found.labels, { market, ...labels }));
   const first = (metric: string, market: string, labels?: Record<string, string>) =>
     of(metric, market, labels)[0]?.value;
   return traded.map(({ labels, value }) => {
     const market = labels.market ?? "";
     const makers = new Map<string, { asks?: number; bids?: number }>();
-    for (const series of of(METRICS.marketMakerOffers.name, market)) {
-      const maker = series.labels.maker ?? "";
+    for (const offers of of(METRICS.marketMakerOffers.name, market)) {
+      const maker = offers.labels.maker ?? "";
       const sides = makers.get(maker) ?? {};
-      if (series.labels.side === "ask") sides.asks = series.value;
-      else sides.bids = series.value;
+      if (offers.labels.side === "ask") sides.asks = offers.value;
+      else sides.bids = offers.value;
       makers.set(maker, sides);
     }
     return {
       market,
+      // A trade aggregation record came back for the pair; `close` is its last completed bucket's, counter per base.
       traded: value === 1,
       ...optional("close", first(METRICS.marketPrice.name, market, { stat: "close" })),
       ...optional("bucketTimestampSeconds", first(METRICS.marketBucketTimestamp.name, market)),
       ...optional("referencePrice", first(METRICS.marketReferencePrice.name, market)),
       ...optional("deviationRatio", first(METRICS.marketPriceDeviation.name, market)),
-      trades: of(METRICS.marketTrades.name, market).reduce((sum, series) => sum + series.value, 0),
+      // Counted since the exporter started, both trade types.
+      trades: of(METRICS.marketTrades.name, market).reduce((sum, trades) => sum + trades.value, 0),
       makers: [...makers].map(([maker, sides]) => ({ maker, ...sides })),
     };
   });

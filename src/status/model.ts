@@ -10,19 +10,11 @@ import {
 } from "../catalog/metrics.js";
 import type { Labels } from "../exposition/samples.js";
 import type { EndpointStatus } from "../scheduler/job-runner.js";
-import { MARKET_FAMILIES, marketReports, type MarketReport } from "./markets.js";
-import { CORRIDOR_STATUS_FAMILIES, corridorReports, type CorridorReport } from "./corridors.js";
-import {
-  HISTORY_WINDOW_MS,
-  StatusBoard,
-  labelsMatch,
-  optional,
-  WINDOWED_HISTOGRAMS,
-  type BoardTarget,
-  type ReferencedFamily,
-  type SparklineSource,
-  type StatusSeries,
-} from "./board.js";
+import { MARKET_FAMILIES, marketReports } from "./markets.js";
+import { CORRIDOR_STATUS_FAMILIES, corridorReports } from "./corridors.js";
+import { HISTORY_WINDOW_MS, StatusBoard, labelsMatch, optional, WINDOWED_HISTOGRAMS } from "./board.js";
+import type { StoreTarget } from "../exposition/store.js";
+import type { Figure, ReferencedFamily, SeriesReader, SparklineSource, StatusSeries } from "./board.js";
 
 export interface SparklineDefinition extends SparklineSource {
   readonly title: string;
@@ -41,7 +33,13 @@ function sparkline(
   return { id, title, unit, family, ...extra };
 }
 
-const inclusionFee = RPC_METRICS.inclusionFee.name;
+function inclusionFee(kind: string, title: string, stat: string): SparklineDefinition {
+  const family = RPC_METRICS.inclusionFee.name;
+  return sparkline(`rpc_${kind}_fee_${stat}`, `${title} inclusion fee ${stat}`, "stroops", family, {
+    labels: { kind, stat },
+  });
+}
+const feeWindowTransactions = RPC_METRICS.feeStatsTransactions.name;
 
 /** Each kind's sparklines, drawn from its own series. */
 export const SPARKLINES: Readonly<Record<TargetLabel, readonly SparklineDefinition[]>> = {
@@ -55,24 +53,12 @@ export const SPARKLINES: Readonly<Record<TargetLabel, readonly SparklineDefiniti
     sparkline("capacity", "Ledger capacity used", "%", METRICS.ledgerCapacityUsage.name, { percent: true }),
   ],
   rpc: [
-    sparkline("rpc_soroban_fee_p50", "Soroban inclusion fee p50", "stroops", inclusionFee, {
-      labels: { kind: "soroban", stat: "p50" },
+    inclusionFee("soroban", "Soroban", "p50"),
+    inclusionFee("soroban", "Soroban", "p90"),
+    inclusionFee("classic", "Classic", "p90"),
+    sparkline("rpc_soroban_transactions", "Soroban transactions in the fee window", "tx", feeWindowTransactions, {
+      labels: { kind: "soroban" },
     }),
-    sparkline("rpc_soroban_fee_p90", "Soroban inclusion fee p90", "stroops", inclusionFee, {
-      labels: { kind: "soroban", stat: "p90" },
-    }),
-    sparkline("rpc_classic_fee_p90", "Classic inclusion fee p90", "stroops", inclusionFee, {
-      labels: { kind: "classic", stat: "p90" },
-    }),
-    sparkline(
-      "rpc_soroban_transactions",
-      "Soroban transactions in the fee window",
-      "tx",
-      RPC_METRICS.feeStatsTransactions.name,
-      {
-        labels: { kind: "soroban" },
-      },
-    ),
   ],
 };
 
@@ -87,7 +73,7 @@ function accountSectionFamilies(metrics: AccountMetricSet) {
 }
 
 /** Every family the status reads; the board keeps nothing else (no per-pool series). */
-export const STATUS_FAMILIES: ReadonlySet<string> = new Set(
+const STATUS_FAMILIES: ReadonlySet<string> = new Set(
   [
     METRICS.up,
     METRICS.info,
@@ -108,7 +94,7 @@ export const STATUS_FAMILIES: ReadonlySet<string> = new Set(
     METRICS.txProbeDuration,
     METRICS.txProbeLastSuccess,
     METRICS.txProbeRefused,
-    ...CORRIDOR_STATUS_FAMILIES,
+
     RPC_METRICS.up,
     RPC_METRICS.healthy,
     RPC_METRICS.info,
@@ -129,16 +115,12 @@ export const STATUS_FAMILIES: ReadonlySet<string> = new Set(
     ...accountSectionFamilies(RPC_ACCOUNT_METRICS),
   ]
     .map((metric) => metric.name)
-    .concat(ASSET_STATUS_FAMILIES)
-    .concat(MARKET_FAMILIES),
+    .concat(ASSET_STATUS_FAMILIES, MARKET_FAMILIES, CORRIDOR_STATUS_FAMILIES),
 );
 
 const POOL_SHARE_PREFIX = "pool:";
 
-/**
- * The pools' info series (their asset pairs), kept only for the pools a watched account holds
- * shares of (balance asset `pool:<id>`), so the page can name those shares by their pair.
- */
+/** The pools' info series (asset pairs), kept only for pools a watched account holds shares of (asset `pool:<id>`). */
 const HELD_POOLS: ReferencedFamily = {
   family: METRICS.liquidityPoolInfo.name,
   referrer: METRICS.accountBalance.name,
@@ -151,57 +133,24 @@ export function createStatusBoard(now?: () => number): StatusBoard {
   return new StatusBoard(STATUS_FAMILIES, [...SPARKLINES.horizon, ...SPARKLINES.rpc], now, [HELD_POOLS]);
 }
 
-/** A value exactly as on /metrics, with the series it comes from (the `horizon` label aside). */
-export interface Figure {
-  readonly metric: string;
-  readonly labels?: Labels;
-  readonly value: number;
-}
-
 export type TargetState = "up" | "degraded" | "down" | "waiting";
 export type EndpointState = "ok" | "failing" | "running" | "waiting";
 
-export interface EndpointReport {
-  readonly endpoint: string;
-  readonly schedule: string;
-  readonly state: EndpointState;
-  readonly polls: number;
-  readonly lastSuccessAt?: string;
-  readonly runningForSeconds?: number;
-  readonly lastError?: { readonly reason: string; readonly message: string; readonly at: string };
-}
-
-/** The liquidity pool a pool-share balance is in: its id, and its two assets when the pools poll tracks it. */
-export interface PoolShareReport {
-  readonly poolId: string;
-  readonly assets?: readonly [string, string];
-}
-
-export interface BalanceReport {
-  readonly asset: string;
-  readonly balance: Figure;
-  readonly lowWatermark?: Figure;
-  readonly low: boolean;
-  /** For a pool-share balance (asset `pool:<id>`). */
-  readonly pool?: PoolShareReport;
-}
-
-export interface AccountReport {
-  readonly account: string;
-  readonly exists?: Figure;
-  readonly balances: readonly BalanceReport[];
-  readonly signerChanges?: Figure;
-  /** With `activity: true` (Horizon): seconds since the newest payment received and sent, once known. */
-  readonly lastPaymentAgeSeconds?: { readonly received?: number; readonly sent?: number };
-}
+// The report's parts, as their builders make them.
+export type EndpointReport = ReturnType<typeof endpointReport>;
+export type AccountReport = NonNullable<ReturnType<typeof accounts>>[number];
+export type BalanceReport = AccountReport["balances"][number];
+export type ProbeReport = NonNullable<ReturnType<typeof txProbe>>;
+export type RpcReport = ReturnType<typeof rpcReport>;
+export type AgreementReport = NonNullable<ReturnType<typeof agreementReport>>;
+type HorizonFigures = ReturnType<typeof horizonFigures>;
+type RpcFigures = ReturnType<typeof rpcFigures>;
 
 /**
  * Where a watched contract entry stands, by the alert rules' thresholds (alerts/stellar-contracts.rules.yml):
- * `expiring_soon` below 14 days to archival (StellarContractEntryExpiringSoon), `expiring` below 3
- * (StellarContractEntryExpiring), `archived` (StellarContractEntryArchived), `missing` for an instance
- * or code entry not returned (StellarContractEntryMissing); `absent` for a configured key not returned
- * (no alert: an expired temporary entry is not returned either), `unknown` while the exporter
- * publishes neither TTL nor archival for it (a live-until of 0 it saw live ahead, stellar-rpc#990).
+ * `expiring_soon`, `expiring`, `archived` and `missing` (an instance or code entry not returned) as their alerts
+ * fire; `absent` for a configured key not returned (no alert: an expired temporary entry is not returned either),
+ * `unknown` while the exporter publishes neither TTL nor archival for it (a live-until of 0, stellar-rpc#990).
  */
 export type ContractEntryState = "live" | "expiring_soon" | "expiring" | "archived" | "missing" | "absent" | "unknown";
 
@@ -221,7 +170,6 @@ export interface ContractEntryReport {
   readonly archived?: Figure;
   readonly ttlLedgers?: Figure;
   readonly expiryTimestampSeconds?: Figure;
-  /** The expected archival time, from expiryTimestampSeconds. */
   readonly expiresAt?: string;
   /** Days until the expected archival at the report's time; never below 0. */
   readonly daysLeft?: number;
@@ -231,111 +179,34 @@ export interface ContractEntryReport {
   readonly eventsPerSecond?: number;
 }
 
-export interface ProbeReport {
-  readonly submissions: Figure;
-  /** Failures summed over every reason. */
-  readonly failures: number;
-  /** (submissions − failures) / submissions; null before the first submission. */
-  readonly successRatio: number | null;
-  /** Mean duration of the runs the latest publication added, from the histogram's `_sum` and `_count`. */
-  readonly lastDurationSeconds?: number;
-  readonly lastSuccessTimestampSeconds?: Figure;
-  /** Why the probe does not submit now (stellar_horizon_tx_probe_refused at 1), if it does not. */
-  readonly refused?: Figure;
-}
-
-/** A Stellar RPC's own figures. */
-export interface RpcReport {
-  readonly healthy?: Figure;
-  readonly version?: string;
-  readonly captiveCoreVersion?: string;
-  readonly oldestLedger?: Figure;
-  readonly retentionWindowLedgers?: Figure;
-  readonly sorobanInclusionFeeP50Stroops?: Figure;
-  readonly sorobanInclusionFeeP90Stroops?: Figure;
-  readonly classicInclusionFeeP50Stroops?: Figure;
-  readonly classicInclusionFeeP90Stroops?: Figure;
-}
-
 /** A value no longer on /metrics (its poll failed or went stale), as last published, and how long ago. */
 export interface KnownBefore<Value = string | number> {
   readonly value: Value;
   readonly ageSeconds: number;
 }
 
-/**
- * What a target keeps showing, greyed with its age, while it is down: its identity figures, and
- * its watched accounts and contract entries as their poll last published them.
- */
+/** What a down target keeps showing, greyed with its age: its identity figures and sections as last published. */
 export type LastKnownReport = Partial<
-  Record<
-    | "network"
-    | "horizonVersion"
-    | "coreVersion"
-    | "version"
-    | "captiveCoreVersion"
-    | "protocolVersion"
-    | "latestLedger",
-    KnownBefore
-  > & {
+  Record<keyof typeof HORIZON_IDENTITY | keyof typeof RPC_IDENTITY, KnownBefore> & {
     readonly accounts: KnownBefore<readonly AccountReport[]>;
     readonly contracts: KnownBefore<readonly ContractEntryReport[]>;
     readonly assets: KnownBefore<readonly AssetReport[]>;
   }
 >;
 
-/** How the target's ledger hashes compare with the other targets' of its network. */
-export interface AgreementReport {
-  readonly network: string;
-  readonly comparisons: number;
-  readonly disagreements: number;
-  /** A ledger still in the network's window (its last 1 000) was judged wrong: the page marks the target. */
-  readonly disagreeing: boolean;
-  readonly lastDisagreementLedger?: number;
-  readonly protocolBehind?: number;
-}
-
-export interface TargetReport {
-  /** The target's label and its value on /metrics: `horizon` or `rpc`. */
-  readonly kind: TargetLabel;
-  readonly name: string;
-  /** What the page calls it. */
-  readonly title: string;
-  readonly url: string;
-  readonly state: TargetState;
-  readonly network?: string;
-  readonly horizonVersion?: string;
-  readonly coreVersion?: string;
-  readonly protocolVersion?: Figure;
-  readonly latestLedger?: Figure;
-  readonly latestLedgerClosedTimestampSeconds?: Figure;
-  readonly latestLedgerAgeSeconds?: number;
-  readonly ingestLagLedgers?: Figure;
-  readonly baseFeeStroops?: Figure;
-  readonly feeChargedP50Stroops?: Figure;
-  readonly feeChargedP90Stroops?: Figure;
-  readonly ledgerCapacityUsageRatio?: Figure;
-  readonly transactions?: { readonly successful: Figure; readonly failed: Figure; readonly failedShare: number | null };
-  readonly liquidityPools?: Figure;
-  /** Watched accounts, a Horizon's or a Stellar RPC's (their series are the kind's account families). */
-  readonly accounts?: readonly AccountReport[];
-  /** A Horizon's watched assets. */
-  readonly assets?: readonly AssetReport[];
-  /** A Stellar RPC's watched contract entries, soonest archival first. */
-  readonly contracts?: readonly ContractEntryReport[];
-  readonly txProbe?: ProbeReport;
-  /** A Horizon's watched DEX markets. */
-  readonly markets?: readonly MarketReport[];
-  /** A Horizon's payment corridors (src/status/corridors.ts). */
-  readonly corridors?: readonly CorridorReport[];
-  readonly rpc?: RpcReport;
-  /** For each identity figure or section absent now but published before: its last value and age. */
-  readonly lastKnown?: LastKnownReport;
-  readonly agreement?: AgreementReport;
-  readonly endpoints: readonly EndpointReport[];
-  /** Per sparkline, [Unix ms, value] pairs of the last 30 minutes, oldest first. */
-  readonly history: Readonly<Record<string, ReadonlyArray<readonly [number, number]>>>;
-}
+/** A target's figures (of its kind: all optional but `state`), its polls and its sparklines' points. */
+export type TargetReport = Pick<HorizonFigures, "state"> &
+  Partial<HorizonFigures & RpcFigures> & {
+    /** The target's label and its value on /metrics: `horizon` or `rpc`. */
+    readonly kind: TargetLabel;
+    readonly name: string;
+    readonly title: string;
+    readonly url: string;
+    readonly agreement?: AgreementReport;
+    readonly endpoints: readonly EndpointReport[];
+    /** Per sparkline, [Unix ms, value] pairs of the last 30 minutes, oldest first. */
+    readonly history: Readonly<Record<string, ReadonlyArray<readonly [number, number]>>>;
+  };
 
 export interface StatusReport {
   readonly version: string;
@@ -359,55 +230,44 @@ function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-function endpointReport(status: EndpointStatus, nowMs: number): EndpointReport {
-  const failing = status.lastError !== undefined && (status.lastSuccessMs ?? 0) < status.lastError.atMs;
-  const state: EndpointState =
-    status.runningSinceMs !== undefined
-      ? "running"
-      : failing
-        ? "failing"
-        : status.lastSuccessMs !== undefined
-          ? "ok"
-          : "waiting";
+function secondsSince(atSeconds: number, nowMs: number): number {
+  return Math.max(0, Math.round(nowMs / 1000 - atSeconds));
+}
+
+function endpointState({ lastSuccessMs, runningSinceMs, lastError }: EndpointStatus): EndpointState {
+  if (runningSinceMs !== undefined) return "running";
+  if (lastError !== undefined && (lastSuccessMs ?? 0) < lastError.atMs) return "failing";
+  return lastSuccessMs === undefined ? "waiting" : "ok";
+}
+
+function endpointReport(status: EndpointStatus, nowMs: number) {
+  const { lastSuccessMs, runningSinceMs, lastError } = status;
+  const runningFor =
+    runningSinceMs === undefined ? undefined : Math.max(0, Math.floor((nowMs - runningSinceMs) / 1000));
   return {
     endpoint: status.endpoint,
     schedule: status.schedule,
-    state,
+    state: endpointState(status),
     polls: status.polls,
-    ...(status.lastSuccessMs !== undefined ? { lastSuccessAt: iso(status.lastSuccessMs) } : {}),
-    ...(status.runningSinceMs !== undefined
-      ? { runningForSeconds: Math.max(0, Math.floor((nowMs - status.runningSinceMs) / 1000)) }
-      : {}),
-    ...(status.lastError !== undefined
-      ? {
-          lastError: {
-            reason: status.lastError.reason,
-            message: status.lastError.message,
-            at: iso(status.lastError.atMs),
-          },
-        }
-      : {}),
+    ...optional("lastSuccessAt", lastSuccessMs === undefined ? undefined : iso(lastSuccessMs)),
+    ...optional("runningForSeconds", runningFor),
+    ...optional(
+      "lastError",
+      lastError && { reason: lastError.reason, message: lastError.message, at: iso(lastError.atMs) },
+    ),
   };
-}
-
-/** A target's series as a section reads them: as /metrics shows them now, or as their polls last published them. */
-interface SeriesReader {
-  all(metric: string): readonly StatusSeries[];
 }
 
 /** Reads one target's series from the board at one instant. */
 class TargetSeries implements SeriesReader {
-  /**
-   * The series as their polls last published them, even once stale; a family the last
-   * publication did not carry (a persistent counter) as /metrics shows it now.
-   */
+  /** The series as their polls last published them, even once stale; a family they lack (a persistent counter) now. */
   private readonly known: SeriesReader = {
     all: (metric) => this.board.lastKnown(this.target, metric)?.series ?? this.all(metric),
   };
 
   constructor(
     private readonly board: StatusBoard,
-    private readonly target: BoardTarget,
+    private readonly target: StoreTarget,
     private readonly nowMs: number,
   ) {}
 
@@ -415,18 +275,7 @@ class TargetSeries implements SeriesReader {
     return this.board.series(this.target, metric, this.nowMs);
   }
 
-  /** A family's first series as last published, picked by `value`, with its age. */
-  knownBefore(metric: string, value: (series: StatusSeries) => string | number | undefined): KnownBefore | undefined {
-    return this.knownSection(metric, (read) => {
-      const first = read.all(metric)[0];
-      return first === undefined ? undefined : value(first);
-    });
-  }
-
-  /**
-   * A section built from the series its poll last published, with their age, as the identity
-   * figures are kept: `metric` is the family whose last publication dates it.
-   */
+  /** A section built from the series its poll last published, with their age; `metric`'s publication dates it. */
   knownSection<Section>(
     metric: string,
     build: (read: SeriesReader) => Section | undefined,
@@ -459,77 +308,73 @@ class TargetSeries implements SeriesReader {
   }
 }
 
-type IdentityKey = Exclude<keyof LastKnownReport, "accounts" | "contracts" | "assets">;
-type KnownSources = Partial<
-  Record<IdentityKey, readonly [metric: string, value: (series: StatusSeries) => string | number | undefined]>
->;
-
-/**
- * The last known values of the identity figures that are absent now, beside the sections kept
- * from their last publication; undefined when nothing is kept.
- */
-function lastKnown(
-  series: TargetSeries,
-  present: Partial<Record<IdentityKey, unknown>>,
-  sources: KnownSources,
-  sections: Pick<LastKnownReport, "accounts" | "contracts" | "assets">,
-): LastKnownReport | undefined {
-  const known: Record<string, KnownBefore<unknown>> = {};
-  for (const [key, source] of Object.entries(sources)) {
-    if (present[key as IdentityKey] !== undefined || source === undefined) continue;
-    const before = series.knownBefore(source[0], source[1]);
-    if (before !== undefined) known[key] = before;
-  }
-  for (const [key, section] of Object.entries(sections)) if (section !== undefined) known[key] = section;
-  return Object.keys(known).length === 0 ? undefined : known;
-}
-
-/**
- * A section (watched accounts, contract entries) from the series /metrics shows now, or, once
- * they have gone (its poll failing, the target down), as its poll last published it, with its age.
- */
-function section<Section>(
-  series: TargetSeries,
-  dating: string,
-  build: (read: SeriesReader) => Section | undefined,
-): { now?: Section; known?: KnownBefore<Section> } {
-  const now = build(series);
-  if (now !== undefined) return { now };
-  const known = series.knownSection(dating, build);
-  return known === undefined ? {} : { known };
-}
+/** Where an identity figure comes from: a family, and what of its first series it is. */
+type KnownSource = readonly [metric: string, value: (series: StatusSeries) => string | number | undefined];
 
 const labelOf = (name: string) => (series: StatusSeries) => series.labels[name];
 const valueOf = (series: StatusSeries) => series.value;
 
-/** Where a kind's identity figures come from: its info series' labels, its protocol and its latest ledger. */
-function identitySources(
-  info: string,
-  versionLabels: Partial<Record<keyof LastKnownReport, string>>,
-  protocolVersion: string,
-  latestLedger: string,
-): KnownSources {
-  return {
-    network: [info, labelOf("network")],
-    ...Object.fromEntries(Object.entries(versionLabels).map(([key, label]) => [key, [info, labelOf(label)]])),
-    protocolVersion: [protocolVersion, valueOf],
-    latestLedger: [latestLedger, valueOf],
-  };
-}
-const HORIZON_IDENTITY = identitySources(
-  METRICS.info.name,
-  { horizonVersion: "horizon_version", coreVersion: "core_version" },
-  METRICS.currentProtocolVersion.name,
-  METRICS.ingestLatestLedger.name,
-);
-const RPC_IDENTITY = identitySources(
-  RPC_METRICS.info.name,
-  { version: "version", captiveCoreVersion: "captive_core_version" },
-  RPC_METRICS.protocolVersion.name,
-  RPC_METRICS.latestLedger.name,
-);
+const HORIZON_IDENTITY = {
+  network: [METRICS.info.name, labelOf("network")],
+  horizonVersion: [METRICS.info.name, labelOf("horizon_version")],
+  coreVersion: [METRICS.info.name, labelOf("core_version")],
+  protocolVersion: [METRICS.currentProtocolVersion.name, valueOf],
+  latestLedger: [METRICS.ingestLatestLedger.name, valueOf],
+} as const satisfies Record<string, KnownSource>;
+const RPC_IDENTITY = {
+  network: [RPC_METRICS.info.name, labelOf("network")],
+  version: [RPC_METRICS.info.name, labelOf("version")],
+  captiveCoreVersion: [RPC_METRICS.info.name, labelOf("captive_core_version")],
+  protocolVersion: [RPC_METRICS.protocolVersion.name, valueOf],
+  latestLedger: [RPC_METRICS.latestLedger.name, valueOf],
+} as const satisfies Record<string, KnownSource>;
 
-function transactions(series: TargetSeries): TargetReport["transactions"] {
+/**
+ * The last known values of the identity figures absent from `present`, beside the sections kept from their last
+ * publication; undefined when nothing is kept.
+ */
+function lastKnown(
+  series: TargetSeries,
+  present: Readonly<Record<string, unknown>>,
+  sources: Readonly<Record<string, KnownSource>>,
+  sections: Readonly<Record<string, KnownBefore<unknown>>>,
+): LastKnownReport | undefined {
+  const known: Record<string, KnownBefore<unknown>> = {};
+  for (const [key, [metric, value]] of Object.entries(sources)) {
+    if (present[key] !== undefined) continue;
+    const before = series.knownSection(metric, (read) => {
+      const first = read.all(metric)[0];
+      return first === undefined ? undefined : value(first);
+    });
+    if (before !== undefined) known[key] = before;
+  }
+  Object.assign(known, sections);
+  return Object.keys(known).length === 0 ? undefined : known;
+}
+
+/** Per section, the family whose last publication dates it and how it is built from series. */
+type SectionBuilders<Sections> = {
+  readonly [Key in keyof Sections]: readonly [dating: string, build: (read: SeriesReader) => Sections[Key] | undefined];
+};
+
+/**
+ * Sections (watched accounts, assets, contract entries) from the series /metrics shows now, or, once they have
+ * gone (their poll failing, the target down), as their poll last published them, with their age.
+ */
+function sections<Sections>(series: TargetSeries, builders: SectionBuilders<Sections>) {
+  const now: Partial<Sections> = {};
+  const known: { [Key in keyof Sections]?: KnownBefore<Sections[Key]> } = {};
+  for (const key in builders) {
+    const [dating, build] = builders[key];
+    const value = build(series);
+    const kept = value === undefined ? series.knownSection(dating, build) : undefined;
+    if (value !== undefined) now[key] = value;
+    else if (kept !== undefined) known[key] = kept;
+  }
+  return { now, known };
+}
+
+function transactions(series: TargetSeries) {
   const successful = series.figure(METRICS.transactionsTotal.name, { result: "successful" });
   const failed = series.figure(METRICS.transactionsTotal.name, { result: "failed" });
   if (successful === undefined || failed === undefined) return undefined;
@@ -537,8 +382,8 @@ function transactions(series: TargetSeries): TargetReport["transactions"] {
   return { successful, failed, failedShare: total === 0 ? null : failed.value / total };
 }
 
-/** The pool of a pool-share balance, with its assets when the pools poll tracks it. */
-function poolShare(series: SeriesReader, asset: string): PoolShareReport | undefined {
+/** The liquidity pool of a pool-share balance (asset `pool:<id>`), with its assets when the pools poll tracks it. */
+function poolShare(series: SeriesReader, asset: string) {
   if (!asset.startsWith(POOL_SHARE_PREFIX)) return undefined;
   const poolId = asset.slice(POOL_SHARE_PREFIX.length);
   const info = series.all(METRICS.liquidityPoolInfo.name).find(({ labels }) => labels.pool_id === poolId)?.labels;
@@ -546,9 +391,7 @@ function poolShare(series: SeriesReader, asset: string): PoolShareReport | undef
   return { poolId, ...optional("assets", assets) };
 }
 
-/**
- * A family's series grouped by a key of their labels, so a report of 10 000 accounts or entries reads each family once.
- */
+/** A family's series grouped by a key of their labels, so a report of 10 000 accounts reads each family once. */
 function grouped(series: SeriesReader, metric: string, keyOf: (labels: Labels) => string): Map<string, StatusSeries[]> {
   const groups = new Map<string, StatusSeries[]>();
   for (const found of series.all(metric)) {
@@ -560,15 +403,11 @@ function grouped(series: SeriesReader, metric: string, keyOf: (labels: Labels) =
   return groups;
 }
 
-/**
- * A family's series by a key of their labels that names one series each, so a report of 10 000 accounts or entries
- * reads each family once.
- */
+/** A family's series by a key naming one series each, so a report of 10 000 entries reads each family once. */
 function byKey(series: SeriesReader, metric: string, keyOf: (labels: Labels) => string): Map<string, StatusSeries> {
   return new Map(series.all(metric).map((found) => [keyOf(found.labels), found]));
 }
 
-/** A report's figure of a series, when there is one. */
 function figure(metric: string, labels: Labels, found: StatusSeries | undefined): Figure | undefined {
   return found === undefined ? undefined : { metric, labels, value: found.value };
 }
@@ -576,11 +415,8 @@ function figure(metric: string, labels: Labels, found: StatusSeries | undefined)
 const byAccount = ({ account }: Labels) => account ?? "";
 const byAccountAsset = ({ account, asset }: Labels) => `${account}\u0000${asset}`;
 
-/**
- * Watched accounts from one kind's account families (a Horizon's or a Stellar RPC's), in the order the poll published
- * them.
- */
-function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs?: number): AccountReport[] | undefined {
+/** Watched accounts from one kind's account families, in the order the poll published them. */
+function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs?: number) {
   const exists = byKey(series, metrics.accountExists.name, byAccount);
   const balances = grouped(series, metrics.accountBalance.name, byAccount);
   const names = new Set([...exists.keys(), ...balances.keys()]);
@@ -594,25 +430,22 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs?: numbe
     ...optional("exists", figure(metrics.accountExists.name, { account }, exists.get(account))),
     balances: (balances.get(account) ?? [])
       .filter(({ labels }) => labels.asset !== undefined)
-      .map(({ labels, value }): BalanceReport => {
-        const asset = labels.asset!;
-        const lowWatermark = figure(
-          metrics.accountBalanceLowWatermark.name,
-          { account, asset },
-          lowWatermarks.get(byAccountAsset({ account, asset })),
-        );
+      .map(({ labels, value }) => {
+        const of = { account, asset: labels.asset! };
+        const lowWatermark = figure(metrics.accountBalanceLowWatermark.name, of, lowWatermarks.get(byAccountAsset(of)));
         return {
-          asset,
-          balance: { metric: metrics.accountBalance.name, labels: { account, asset }, value },
+          asset: of.asset,
+          balance: { metric: metrics.accountBalance.name, labels: of, value },
           ...optional("lowWatermark", lowWatermark),
           low: lowWatermark !== undefined && value < lowWatermark.value,
-          ...optional("pool", poolShare(series, asset)),
+          ...optional("pool", poolShare(series, of.asset)),
         };
       }),
     ...optional(
       "signerChanges",
       figure(metrics.accountSignerChangesTotal.name, { account }, signerChanges.get(account)),
     ),
+    // With `activity: true` (Horizon): seconds since the newest payment received and sent, once known.
     ...optional("lastPaymentAgeSeconds", lastPayments?.get(account)),
   }));
 }
@@ -623,7 +456,7 @@ function lastPaymentAges(series: SeriesReader, nowMs: number): Map<string, { rec
   for (const { labels, value } of series.all(METRICS.accountLastPaymentTimestamp.name)) {
     const { account, direction } = labels;
     if (account === undefined || (direction !== "received" && direction !== "sent")) continue;
-    ages.set(account, { ...ages.get(account), [direction]: Math.max(0, Math.round(nowMs / 1000 - value)) });
+    ages.set(account, { ...ages.get(account), [direction]: secondsSince(value, nowMs) });
   }
   return ages;
 }
@@ -652,10 +485,11 @@ function contractEntryKey({ contract, entry, durability }: Labels): string {
   return `${contract}\u0000${entry}\u0000${durability}`;
 }
 
+/** A Stellar RPC's watched contract entries, soonest archival first. */
 function contracts(
   series: SeriesReader,
   nowMs: number,
-  eventsPerSecond: (contract: string) => number | undefined = () => undefined,
+  eventsPerSecond: (contract: string) => number | undefined,
 ): ContractEntryReport[] | undefined {
   const entries = series.all(RPC_METRICS.contractEntryExists.name);
   if (entries.length === 0) return undefined;
@@ -711,24 +545,22 @@ function contracts(
   );
 }
 
-function refusal(series: TargetSeries): Figure | undefined {
-  const refused = series.all(METRICS.txProbeRefused.name).find(({ value }) => value === 1);
-  return refused === undefined
-    ? undefined
-    : { metric: METRICS.txProbeRefused.name, labels: refused.labels, value: refused.value };
-}
-
-function txProbe(series: TargetSeries): ProbeReport | undefined {
+function txProbe(series: TargetSeries) {
   const submissions = series.figure(METRICS.txProbeSubmissions.name);
   if (submissions === undefined) return undefined;
   const failures = series.all(METRICS.txProbeFailures.name).reduce((total, { value }) => total + value, 0);
+  const refused = series.all(METRICS.txProbeRefused.name).find(({ value }) => value === 1);
   return {
     submissions,
     failures,
     successRatio: submissions.value === 0 ? null : (submissions.value - failures) / submissions.value,
+    // The mean duration of the runs the latest publication added.
     ...optional("lastDurationSeconds", series.latestMean(METRICS.txProbeDuration.name)),
     ...optional("lastSuccessTimestampSeconds", series.figure(METRICS.txProbeLastSuccess.name)),
-    ...optional("refused", refusal(series)),
+    ...optional(
+      "refused",
+      refused && { metric: METRICS.txProbeRefused.name, labels: refused.labels, value: refused.value },
+    ),
   };
 }
 
@@ -742,35 +574,33 @@ function targetState(heartbeat: string, up: Figure | undefined, endpoints: reado
   return endpoints.some((endpoint) => endpoint.state === "failing") ? "degraded" : "up";
 }
 
-function ageSeconds(closedAt: Figure | undefined, nowMs: number): number | undefined {
-  return closedAt === undefined ? undefined : Math.max(0, Math.round(nowMs / 1000 - closedAt.value));
+/** Either kind's latest ledger close time and its age. */
+function closedAtFigures(closedAt: Figure | undefined, nowMs: number) {
+  return {
+    ...optional("latestLedgerClosedTimestampSeconds", closedAt),
+    ...optional("latestLedgerAgeSeconds", closedAt && secondsSince(closedAt.value, nowMs)),
+  };
 }
 
 /** A Horizon's figures. */
 function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport[], nowMs: number) {
   const info = series.all(METRICS.info.name)[0]?.labels;
-  const closedAt = series.figure(METRICS.historyLatestLedgerClosedTimestamp.name);
-  const protocolVersion = series.figure(METRICS.currentProtocolVersion.name);
-  const latestLedger = series.figure(METRICS.ingestLatestLedger.name);
-  const present = {
-    network: info?.network,
-    horizonVersion: info?.horizon_version,
-    coreVersion: info?.core_version,
-    protocolVersion,
-    latestLedger,
+  const identity = {
+    ...optional("network", info?.network),
+    ...optional("horizonVersion", info?.horizon_version),
+    ...optional("coreVersion", info?.core_version),
+    ...optional("protocolVersion", series.figure(METRICS.currentProtocolVersion.name)),
+    ...optional("latestLedger", series.figure(METRICS.ingestLatestLedger.name)),
   };
-  const watched = section(series, METRICS.accountExists.name, (read) => accounts(read, HORIZON_ACCOUNT_METRICS, nowMs));
   const assetsPolled = endpoints.find(({ endpoint }) => endpoint === "assets")?.lastSuccessAt;
-  const assets = section(series, METRICS.assetExists.name, (read) => assetReports(read, assetsPolled, nowMs));
+  const kept = sections(series, {
+    accounts: [METRICS.accountExists.name, (read) => accounts(read, HORIZON_ACCOUNT_METRICS, nowMs)],
+    assets: [METRICS.assetExists.name, (read) => assetReports(read, assetsPolled, nowMs)],
+  });
   return {
     state: targetState("root", series.figure(METRICS.up.name), endpoints),
-    ...optional("network", present.network),
-    ...optional("horizonVersion", present.horizonVersion),
-    ...optional("coreVersion", present.coreVersion),
-    ...optional("protocolVersion", protocolVersion),
-    ...optional("latestLedger", latestLedger),
-    ...optional("latestLedgerClosedTimestampSeconds", closedAt),
-    ...optional("latestLedgerAgeSeconds", ageSeconds(closedAt, nowMs)),
+    ...identity,
+    ...closedAtFigures(series.figure(METRICS.historyLatestLedgerClosedTimestamp.name), nowMs),
     ...optional("ingestLagLedgers", series.figure(METRICS.ingestLagLedgers.name)),
     ...optional("baseFeeStroops", series.figure(METRICS.feeStatsBaseFee.name)),
     ...optional("feeChargedP50Stroops", series.figure(METRICS.feeCharged.name, { stat: "p50" })),
@@ -778,35 +608,18 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
     ...optional("ledgerCapacityUsageRatio", series.figure(METRICS.ledgerCapacityUsage.name)),
     ...optional("transactions", transactions(series)),
     ...optional("liquidityPools", series.figure(METRICS.liquidityPools.name)),
-    ...optional("accounts", watched.now),
-    ...optional("assets", assets.now),
+    ...kept.now,
     ...optional("txProbe", txProbe(series)),
-    ...optional(
-      "markets",
-      marketReports((metric) => series.all(metric)),
-    ),
+    ...optional("markets", marketReports(series)),
     ...optional("corridors", corridorReports(series.windowed())),
-    ...optional(
-      "lastKnown",
-      lastKnown(series, present, HORIZON_IDENTITY, {
-        ...optional("accounts", watched.known),
-        ...optional("assets", assets.known),
-      }),
-    ),
+    ...optional("lastKnown", lastKnown(series, identity, HORIZON_IDENTITY, kept.known)),
   };
 }
 
-/** A Stellar RPC's figures: its ledger, health, retention and inclusion fees. */
-function rpcFigures(
-  series: TargetSeries,
-  endpoints: readonly EndpointReport[],
-  nowMs: number,
-  eventsPerSecond?: (contract: string) => number | undefined,
-) {
-  const info = series.all(RPC_METRICS.info.name)[0]?.labels;
-  const closedAt = series.figure(RPC_METRICS.latestLedgerClosedTimestamp.name);
+/** A Stellar RPC's own figures: health, versions, retention and inclusion fees. */
+function rpcReport(series: TargetSeries, info: Labels | undefined) {
   const fee = (kind: string, stat: string) => series.figure(RPC_METRICS.inclusionFee.name, { kind, stat });
-  const rpc: RpcReport = {
+  return {
     ...optional("healthy", series.figure(RPC_METRICS.healthy.name)),
     ...optional("version", info?.version),
     ...optional("captiveCoreVersion", info?.captive_core_version),
@@ -817,44 +630,40 @@ function rpcFigures(
     ...optional("classicInclusionFeeP50Stroops", fee("classic", "p50")),
     ...optional("classicInclusionFeeP90Stroops", fee("classic", "p90")),
   };
-  const protocolVersion = series.figure(RPC_METRICS.protocolVersion.name);
-  const latestLedger = series.figure(RPC_METRICS.latestLedger.name);
-  const present = {
-    network: info?.network,
-    version: rpc.version,
-    captiveCoreVersion: rpc.captiveCoreVersion,
-    protocolVersion,
-    latestLedger,
+}
+
+/** A Stellar RPC's figures: its ledger, its own figures and its watched accounts and contracts. */
+function rpcFigures(
+  series: TargetSeries,
+  endpoints: readonly EndpointReport[],
+  nowMs: number,
+  eventsPerSecond: (contract: string) => number | undefined,
+) {
+  const info = series.all(RPC_METRICS.info.name)[0]?.labels;
+  const rpc = rpcReport(series, info);
+  const identity = {
+    ...optional("network", info?.network),
+    ...optional("protocolVersion", series.figure(RPC_METRICS.protocolVersion.name)),
+    ...optional("latestLedger", series.figure(RPC_METRICS.latestLedger.name)),
   };
-  const watched = section(series, RPC_ACCOUNT_METRICS.accountExists.name, (read) =>
-    accounts(read, RPC_ACCOUNT_METRICS),
-  );
-  // Kept entries' days left count down from their kept expected archival to now: the network
-  // archives an entry on time whether or not this RPC answers, and that is what matters at 3 a.m.
-  const entries = section(series, RPC_METRICS.contractEntryExists.name, (read) =>
-    contracts(read, nowMs, eventsPerSecond),
-  );
+  const kept = sections(series, {
+    accounts: [RPC_ACCOUNT_METRICS.accountExists.name, (read) => accounts(read, RPC_ACCOUNT_METRICS)],
+    // Kept entries' days left count down from their kept expected archival to now: the network
+    // archives an entry on time whether or not this RPC answers, and that is what matters at 3 a.m.
+    contracts: [RPC_METRICS.contractEntryExists.name, (read) => contracts(read, nowMs, eventsPerSecond)],
+  });
   return {
     state: targetState("status", series.figure(RPC_METRICS.up.name), endpoints),
-    ...optional("network", present.network),
-    ...optional("protocolVersion", protocolVersion),
-    ...optional("latestLedger", latestLedger),
-    ...optional("latestLedgerClosedTimestampSeconds", closedAt),
-    ...optional("latestLedgerAgeSeconds", ageSeconds(closedAt, nowMs)),
+    ...identity,
+    ...closedAtFigures(series.figure(RPC_METRICS.latestLedgerClosedTimestamp.name), nowMs),
     rpc,
-    ...optional("accounts", watched.now),
-    ...optional("contracts", entries.now),
-    ...optional(
-      "lastKnown",
-      lastKnown(series, present, RPC_IDENTITY, {
-        ...optional("accounts", watched.known),
-        ...optional("contracts", entries.known),
-      }),
-    ),
+    ...kept.now,
+    ...optional("lastKnown", lastKnown(series, { ...identity, ...rpc }, RPC_IDENTITY, kept.known)),
   };
 }
 
-function agreementReport(agreement: TargetAgreement | undefined): AgreementReport | undefined {
+/** How the target's ledger hashes compare with the other targets' of its network (`disagreeing`: lately). */
+function agreementReport(agreement: TargetAgreement | undefined) {
   if (agreement === undefined) return undefined;
   const { network, comparisons, disagreements, disagreeing, lastDisagreement, protocolBehind } = agreement;
   return {
@@ -867,8 +676,8 @@ function agreementReport(agreement: TargetAgreement | undefined): AgreementRepor
   };
 }
 
-export function targetReport(target: TargetView, board: StatusBoard, nowMs: number): TargetReport {
-  const on: BoardTarget = { label: target.label, name: target.name };
+function targetReport(target: TargetView, board: StatusBoard, nowMs: number): TargetReport {
+  const on: StoreTarget = { label: target.label, name: target.name };
   const series = new TargetSeries(board, on, nowMs);
   const endpoints = target.endpoints.map((status) => endpointReport(status, nowMs));
   const history: Record<string, Array<[number, number]>> = {};
@@ -880,14 +689,13 @@ export function targetReport(target: TargetView, board: StatusBoard, nowMs: numb
           board.rate(on, RPC_METRICS.contractEvents.name, contract, nowMs),
         )
       : horizonFigures(series, endpoints, nowMs);
-  const agreement = agreementReport(target.agreement);
   return {
     kind: target.label,
     name: target.name,
     title: target.title,
     url: target.url,
     ...figures,
-    ...optional("agreement", agreement),
+    ...optional("agreement", agreementReport(target.agreement)),
     endpoints,
     history,
   };

@@ -1,4 +1,3 @@
-import { escapeMarkup } from "./escape.js";
 import type { Point } from "./ring.js";
 
 export interface SparklineOptions {
@@ -14,14 +13,7 @@ export interface SparklineOptions {
 }
 
 /** The drawing's geometry, in SVG user units. */
-export const SPARKLINE_GEOMETRY = {
-  width: 248,
-  height: 80,
-  plotLeft: 40,
-  plotTop: 8,
-  plotWidth: 200,
-  plotHeight: 50,
-} as const;
+export const SPARKLINE_GEOMETRY = { width: 248, height: 80, plotLeft: 40, plotTop: 8, plotWidth: 200, plotHeight: 50 };
 
 const { width, height, plotLeft, plotTop, plotWidth, plotHeight } = SPARKLINE_GEOMETRY;
 const plotBottom = plotTop + plotHeight;
@@ -37,8 +29,8 @@ function coordinate(value: number): string {
 }
 
 /**
- * The y axis starts at zero for series that never go negative (lag, fees, capacity), so a
- * small wobble does not look like a cliff; a flat series gets a range of one unit.
+ * The y axis starts at zero for series that never go negative (lag, fees, capacity), so a small wobble does not
+ * look like a cliff; a flat series gets a range of one unit.
  */
 function valueRange(points: readonly Point[]): { lower: number; upper: number } {
   let lower = 0;
@@ -63,10 +55,7 @@ export function sparklineCoordinates(
   }));
 }
 
-/**
- * A server-side inline SVG of one series over a time window, with its axis labels and units.
- * Empty and single-point series draw without NaN: a note, or a single dot.
- */
+/** An inline SVG of one series over a time window, with axis labels and units; empty series draw a note, not NaN. */
 export function sparkline(points: readonly Point[], options: SparklineOptions): string {
   const format = options.format ?? axisNumber;
   const minutes = Math.round(options.windowMs / 60_000);
@@ -102,4 +91,11 @@ export function sparkline(points: readonly Point[], options: SparklineOptions): 
   }
   parts.push("</svg>");
   return parts.join("");
+}
+
+const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+/** Text safe inside an element or a quoted attribute of SVG. */
+function escapeMarkup(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => ENTITIES[character]!);
 }
