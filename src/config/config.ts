@@ -17,6 +17,7 @@ import {
   type ConfigFile,
   type EndpointScheduleTexts,
   type LogLevel,
+  type TargetEntry,
 } from "./file-schema.js";
 import { rpcTargets, type RpcTargetConfig } from "./rpc-targets.js";
 import { targetsOf, type TargetBasics } from "./targets.js";
@@ -30,13 +31,11 @@ export interface TargetConfig extends TargetBasics {
   /** Requests per hour this Horizon allows; planning above it logs a warning at start. */
   readonly requestBudgetPerHour: number;
   readonly accounts: readonly WatchedAccount[];
-  /** Assets whose supply, holders and flags `/assets` is asked for. */
   readonly assets: readonly WatchedAsset[];
-  /** DEX markets whose price, trades and makers' offers are read (shard 0 only). */
+  /** Read on shard 0 only. */
   readonly markets: readonly WatchedMarket[];
-  /** The transaction-submission probe, when configured. */
   readonly txProbe?: TxProbeConfig;
-  /** Payment corridors to probe with path finding (config file only). */
+  /** Config file only. */
   readonly corridors?: readonly CorridorConfig[];
   /** The --poll.interval the corridors' schedule was raised from, to 15 s. */
   readonly corridorsRaisedFrom?: string;
@@ -62,12 +61,12 @@ export interface ExporterConfig {
   readonly configFile?: string;
   /** Re-read on SIGHUP like the config file. */
   readonly webConfigFile?: string;
-  /** TLS, basic auth and headers of the HTTP endpoint; absent: plain HTTP, no auth. */
+  /** Absent: plain HTTP, no auth. */
   readonly web?: WebConfig;
 }
 
-export const DEFAULT_PORT = 9619;
-export const DEFAULTS = {
+const DEFAULT_PORT = 9619;
+const DEFAULTS = {
   listenAddress: `:${DEFAULT_PORT}`,
   pollInterval: "15s",
   /** A watched account's flow: three requests an account, and payments are counted whatever the delay. */
@@ -213,22 +212,12 @@ export type CommandLine =
   | { kind: "invalid"; problems: string[]; usage?: true };
 
 type FlagValues = { [K in keyof typeof FLAGS]?: string | string[] | boolean };
-type UrlFlag = "horizon.url" | "rpc.url";
+const LIST_FLAGS = ["horizon.url", "rpc.url", "account", "account.asset", "asset", "contract", "market"] as const;
+type ListFlag = (typeof LIST_FLAGS)[number];
 type WatchFlag = "account" | "asset" | "contract" | "market";
-type ListFlag = WatchFlag | "account.asset";
-const REPEATABLE: ReadonlySet<string> = new Set<UrlFlag | ListFlag>([
-  "horizon.url",
-  "rpc.url",
-  "account",
-  "account.asset",
-  "asset",
-  "contract",
-  "market",
-]);
-type ValueFlag = Exclude<
-  keyof typeof FLAGS,
-  "help" | "version" | "account.activity" | "contract.events" | UrlFlag | ListFlag
->;
+type SwitchFlag = "account.activity" | "contract.events";
+type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | SwitchFlag | ListFlag>;
+
 /** What reading a flag needs: the flags, the environment, and the problems found so far. */
 interface FlagContext {
   readonly flags: FlagValues;
@@ -241,11 +230,12 @@ interface Setting {
   readonly source: string;
   readonly value: string;
 }
-/** Per-endpoint schedules of a target, from its own overrides, the file's and the default. */
-type SchedulesFor = ((overrides: EndpointScheduleTexts | undefined) => Record<Endpoint, Schedule>) & {
-  /** The --poll.interval the corridors' schedule was raised from, to its 15 s floor. */
-  readonly corridorsRaisedFrom?: string;
-};
+
+/** A list flag's values, or its environment variable's, and which of the two it was. */
+interface ListSetting {
+  readonly source: string;
+  readonly values: string[];
+}
 
 /** Flags, then environment variables, then the config file, then defaults. */
 export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<CommandLine> {
@@ -256,10 +246,10 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
 
   const problems: string[] = [];
   const context: FlagContext = { flags, env, problems };
-  const setting = (name: ValueFlag): Setting | undefined => settingOf(name, flags, env);
+  const setting = (name: ValueFlag): Setting | undefined => settingOf(name, context);
   const configFile = setting("config.file");
   const file = configFile ? await readConfigFile(configFile.value, problems) : {};
-  const { targets, rpc } = await allTargets(context, { file, path: configFile?.value ?? "" }, setting("poll.interval"));
+  const { targets, rpc } = await allTargets(context, file, configFile?.value ?? "", setting("poll.interval"));
   const noTarget = targets.length === 0 && rpc.length === 0 && problems.length === 0;
   if (noTarget) {
     problems.push(
@@ -269,10 +259,14 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   }
   const webConfigFile = setting("web.config.file");
   const web = await webConfigOf(webConfigFile, problems);
-  const listen = listenAddressOf(setting("web.listen-address"), file, problems);
-  const poolsMax = poolsMaxOf(setting("pools.max"), file, problems);
+  const listenAddress = setting("web.listen-address") ?? {
+    source: "web.listen_address",
+    value: file.web?.listen_address ?? DEFAULTS.listenAddress,
+  };
+  const listen = parsed(listenAddress, parseListenAddress, problems);
+  const poolsMax = parsed(setting("pools.max"), poolsMaxOf, problems) ?? file.liquidity_pools?.max ?? DEFAULTS.poolsMax;
   const logLevel = logLevelOf(setting("log.level"), file, problems);
-  const shard = shardOf(setting("shard"), problems);
+  const shard = parsed(setting("shard"), parseShard, problems) ?? WHOLE;
   if (problems.length > 0 || listen === undefined)
     return { kind: "invalid", problems, ...(noTarget ? { usage: true as const } : {}) };
   return {
@@ -293,38 +287,41 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
 /** The Horizon and Stellar RPC targets, from the URL flags (and the watches flags give them) or the file. */
 async function allTargets(
   context: FlagContext,
-  { file, path }: { file: ConfigFile; path: string },
+  file: ConfigFile,
+  path: string,
   pollInterval: Setting | undefined,
 ): Promise<{ targets: TargetConfig[]; rpc: RpcTargetConfig[] }> {
-  const { flags, env, problems } = context;
+  const { env, problems } = context;
   const timeoutMs = parseDuration(file.http?.timeout ?? DEFAULTS.timeout) ?? 0;
-  const urls = urlSettings("horizon.url", flags, env);
-  const rpcUrls = urlSettings("rpc.url", flags, env);
+  const urls = urlSettings("horizon.url", context);
+  const rpcUrls = urlSettings("rpc.url", context);
   const flagAccounts = flagAccountsOf(context, urls.length + rpcUrls.length);
-  const schedulesFor = scheduleResolver(pollInterval, file, problems);
-  const targets = buildTargets(
-    urls,
-    {
-      accounts: flagAccounts,
-      assets: flagAssetsOf(context, urls.length),
-      markets: flagMarketsOf(context, urls.length),
-    },
-    { file, path },
-    schedulesFor,
-    timeoutMs,
-    problems,
-  );
+  const forced = parsed(pollInterval, parseSchedule, problems);
+  const flagAssets = watchList("asset", "--horizon.url", urls.length, context);
+  const flagWatched = {
+    accounts: flagAccounts,
+    assets: watchedAssets(flagAssets.values, flagAssets.source, problems),
+    markets: flagMarketsOf(context, urls.length),
+  };
+  const targets = buildTargets(urls, flagWatched, { file, path, forced, timeoutMs }, problems);
   if (urls.length === 0) await attachTxProbes(targets, file.targets ?? [], env, problems);
+  // An explicit --poll.interval is the operator's latest word, so it beats every schedule of the file.
+  const fileSchedule = (text: string) => forced ?? (parseSchedule(text) as Schedule);
   const rpc = rpcTargets(
     {
-      urlSpecs: rpcUrls,
-      fileEntries: file.rpc_targets ?? [],
-      ...rpcSchedules(pollInterval, file),
-      accountsSchedule: schedulesFor(undefined).accounts,
-      flagAccounts,
-      flagAssets: listSetting("account.asset", flags, env),
-      flagContracts: flagContractsOf(context, rpcUrls.length),
+      urls: rpcUrls,
+      entries: file.rpc_targets ?? [],
       timeoutMs,
+      forced,
+      schedules: {
+        status: fileSchedule(file.poll_interval ?? DEFAULTS.pollInterval),
+        accounts: schedulesOf(forced, file, undefined).accounts,
+        contracts: fileSchedule(file.schedules?.contracts ?? DEFAULTS.contractsInterval),
+        events: fileSchedule(file.schedules?.events ?? DEFAULTS.eventsInterval),
+      },
+      flagAccounts,
+      flagAssets: listSetting("account.asset", context),
+      flagContracts: flagContractsOf(context, rpcUrls.length),
     },
     problems,
   );
@@ -338,7 +335,7 @@ function fileSettings(
 ): Pick<ExporterConfig, "retries" | "maxBodyBytes" | "ledgers" | "liquidityPools" | "staleAfterIntervals"> {
   return {
     retries: file.http?.retries ?? DEFAULTS.retries,
-    maxBodyBytes: byteCount(file.http?.max_body_size ?? DEFAULTS.maxBodySize),
+    maxBodyBytes: file.http?.max_body_size ?? (parseByteSize(DEFAULTS.maxBodySize) as number),
     ledgers: {
       maxPagesPerPoll: file.ledgers?.max_pages_per_poll ?? DEFAULTS.maxPagesPerPoll,
       backfill: file.ledgers?.backfill ?? DEFAULTS.backfill,
@@ -354,6 +351,7 @@ function fileSettings(
 
 /** `-h` is `--help`; an unknown or malformed flag is a one-line problem. */
 function parseFlags(argv: readonly string[]): FlagValues | string {
+  const list: readonly string[] = LIST_FLAGS;
   try {
     return parseArgs({
       args: argv.map((argument) => (argument === "-h" ? "--help" : argument)),
@@ -362,10 +360,7 @@ function parseFlags(argv: readonly string[]): FlagValues | string {
       options: Object.fromEntries(
         Object.entries(FLAGS).map(([name, flag]) => [
           name,
-          {
-            type: flag.value === undefined ? "boolean" : "string",
-            multiple: REPEATABLE.has(name),
-          },
+          { type: flag.value === undefined ? "boolean" : "string", multiple: list.includes(name) },
         ]),
       ),
     }).values as FlagValues;
@@ -374,7 +369,7 @@ function parseFlags(argv: readonly string[]): FlagValues | string {
   }
 }
 
-function settingOf(name: ValueFlag, flags: FlagValues, env: NodeJS.ProcessEnv): Setting | undefined {
+function settingOf(name: ValueFlag, { flags, env }: FlagContext): Setting | undefined {
   const flag = flags[name];
   if (typeof flag === "string") return { source: `--${name}`, value: flag };
   const envName = FLAGS[name].env;
@@ -382,42 +377,27 @@ function settingOf(name: ValueFlag, flags: FlagValues, env: NodeJS.ProcessEnv): 
   return fromEnv !== undefined && fromEnv !== "" ? { source: envName, value: fromEnv } : undefined;
 }
 
+/** A setting parsed; undefined when it is unset, or when it does not parse, with a problem naming its source. */
+function parsed<T extends object | number>(
+  setting: Setting | undefined,
+  parse: (text: string) => T | string,
+  problems: string[],
+): T | undefined {
+  if (!setting) return undefined;
+  const value = parse(setting.value);
+  if (typeof value !== "string") return value;
+  problems.push(`${setting.source}: ${value}`);
+  return undefined;
+}
+
 /** Every --horizon.url (--rpc.url), or else HORIZON_URL's (RPC_URL's) comma-separated list. */
-function urlSettings(name: UrlFlag, flags: FlagValues, env: NodeJS.ProcessEnv): Setting[] {
-  const { source, values } = listSetting(name, flags, env);
+function urlSettings(name: "horizon.url" | "rpc.url", context: FlagContext): Setting[] {
+  const { source, values } = listSetting(name, context);
   return values.map((value) => ({ source, value }));
 }
 
-/**
- * A Stellar RPC's status schedule: --poll.interval beats the file's, else the file's default, else
- * ours. Its contracts poll: --poll.interval, else the file's `schedules.contracts`, else 1m.
- */
-function rpcSchedules(
-  pollInterval: Setting | undefined,
-  file: ConfigFile,
-): { defaultSchedule: Schedule; forcedSchedule?: Schedule; contractsSchedule: Schedule; eventsSchedule: Schedule } {
-  const fallback = parseSchedule(DEFAULTS.pollInterval) as Schedule;
-  const forced = pollInterval ? parseSchedule(pollInterval.value) : undefined;
-  if (typeof forced === "object")
-    return { defaultSchedule: forced, forcedSchedule: forced, contractsSchedule: forced, eventsSchedule: forced };
-  const fromFile = parseSchedule(file.poll_interval ?? DEFAULTS.pollInterval);
-  const contracts = parseSchedule(file.schedules?.contracts ?? DEFAULTS.contractsInterval);
-  const events = parseSchedule(file.schedules?.events ?? DEFAULTS.eventsInterval);
-  return {
-    defaultSchedule: typeof fromFile === "string" ? fallback : fromFile,
-    contractsSchedule:
-      typeof contracts === "string" ? (parseSchedule(DEFAULTS.contractsInterval) as Schedule) : contracts,
-    eventsSchedule: typeof events === "string" ? (parseSchedule(DEFAULTS.eventsInterval) as Schedule) : events,
-  };
-}
-
 /** A switch (--account.activity, --contract.events): its flag, or its environment variable's true or false. */
-function switchOf(
-  name: "account.activity" | "contract.events",
-  flags: FlagValues,
-  env: NodeJS.ProcessEnv,
-  problems: string[],
-): boolean {
+function switchOf(name: SwitchFlag, { flags, env, problems }: FlagContext): boolean {
   const envName = FLAGS[name].env;
   const text = env[envName];
   const fromEnv = text === undefined || text === "" ? "false" : text.trim().toLowerCase();
@@ -426,39 +406,20 @@ function switchOf(
   return flags[name] === true || fromEnv === "true";
 }
 
-/**
- * Every value of a repeatable flag, or else its environment variable's comma-separated list, with where they came from.
- */
-function listSetting(
-  name: UrlFlag | ListFlag,
-  flags: FlagValues,
-  env: NodeJS.ProcessEnv,
-): { readonly source: string; readonly values: string[] } {
+/** Every value of a repeatable flag, or else its environment variable's comma-separated list. */
+function listSetting(name: ListFlag, { flags, env }: FlagContext): ListSetting {
   const values = flags[name] as string[] | undefined;
   if (values?.length) return { source: `--${name}`, values };
   const envName = FLAGS[name].env;
-  return {
-    source: envName,
-    values: (env[envName] ?? "")
-      .split(",")
-      .map((value) => value.trim())
-      .filter(Boolean),
-  };
+  const list = (env[envName] ?? "").split(",").map((value) => value.trim());
+  return { source: envName, values: list.filter(Boolean) };
 }
 
-/**
- * A watch flag's values (or its environment variable's list), with a problem when no URL flag
- * (`appliesTo`) names a target for them.
- */
-function watchList(
-  name: WatchFlag,
-  appliesTo: string,
-  urlCount: number,
-  { flags, env, problems }: FlagContext,
-): { readonly source: string; readonly values: string[] } {
-  const specs = listSetting(name, flags, env);
+/** A watch flag's values, with a problem when no URL flag (`appliesTo`) names a target for them. */
+function watchList(name: WatchFlag, appliesTo: string, urlCount: number, context: FlagContext): ListSetting {
+  const specs = listSetting(name, context);
   if (specs.values.length > 0 && urlCount === 0) {
-    problems.push(
+    context.problems.push(
       `${specs.source}: applies to targets given with ${appliesTo}; with --config.file, list ${name}s under ` +
         `each target's \`${name}s:\``,
     );
@@ -470,22 +431,16 @@ function watchList(
 function flagAccountsOf(context: FlagContext, urlCount: number): WatchedAccount[] {
   const { source, values } = watchList("account", "--horizon.url or --rpc.url", urlCount, context);
   const accounts = watchedAccounts(values.map(namedIdFromFlag), source, context.problems, () => source);
-  const activity = switchOf("account.activity", context.flags, context.env, context.problems);
-  return activity ? accounts.map((account) => ({ ...account, activity: true })) : accounts;
+  return switchOf("account.activity", context) ? accounts.map((account) => ({ ...account, activity: true })) : accounts;
 }
 
 /** Every --contract, or else CONTRACTS' list; --contract.events counts their events. */
 function flagContractsOf(context: FlagContext, urlCount: number): WatchedContract[] {
   const { source, values } = watchList("contract", "--rpc.url", urlCount, context);
   const contracts = watchedContracts(values.map(namedIdFromFlag), source, context.problems);
-  const events = switchOf("contract.events", context.flags, context.env, context.problems);
-  return events ? contracts.map((contract) => ({ ...contract, events: true })) : contracts;
-}
-
-/** Every --asset, or else ASSETS' list. */
-function flagAssetsOf(context: FlagContext, urlCount: number): WatchedAsset[] {
-  const { source, values } = watchList("asset", "--horizon.url", urlCount, context);
-  return watchedAssets(values, source, context.problems);
+  return switchOf("contract.events", context)
+    ? contracts.map((contract) => ({ ...contract, events: true }))
+    : contracts;
 }
 
 /** Every --market, or else MARKETS' list. */
@@ -500,133 +455,84 @@ function flagMarketsOf(context: FlagContext, urlCount: number): WatchedMarket[] 
   return watchedMarkets(entries, source, context.problems);
 }
 
-function shardOf(shard: Setting | undefined, problems: string[]): Shard {
-  if (!shard) return WHOLE;
-  const parsed = parseShard(shard.value);
-  if (typeof parsed === "object") return parsed;
-  problems.push(`${shard.source}: ${parsed}`);
-  return WHOLE;
-}
-
-function scheduleResolver(pollInterval: Setting | undefined, file: ConfigFile, problems: string[]): SchedulesFor {
-  if (pollInterval) {
-    const schedule = parseSchedule(pollInterval.value);
-    if (typeof schedule === "string") problems.push(`${pollInterval.source}: ${schedule}`);
-  }
-  const defaultText = pollInterval?.value ?? file.poll_interval ?? DEFAULTS.pollInterval;
-  // An explicit --poll.interval is the operator's latest word, so it beats per-endpoint file schedules.
-  const fileSchedules: EndpointScheduleTexts = pollInterval ? {} : (file.schedules ?? {});
-  const { raisedFrom } = corridorsSchedule(undefined, pollInterval?.value);
-  const resolve = (overrides: EndpointScheduleTexts | undefined) =>
-    Object.fromEntries(
-      ENDPOINTS.map((endpoint) => {
-        if (endpoint === "corridors")
-          return [
-            endpoint,
-            corridorsSchedule(overrides?.corridors ?? fileSchedules.corridors, pollInterval?.value).schedule,
-          ];
-        // Some endpoints have a period of their own unless --poll.interval says otherwise; the file's
-        // poll_interval is for the rest.
-        const fallback = (pollInterval ? undefined : OWN_DEFAULT_SCHEDULES[endpoint]) ?? defaultText;
-        const text = (pollInterval ? undefined : overrides?.[endpoint]) ?? fileSchedules[endpoint] ?? fallback;
-        const schedule = parseSchedule(text);
-        return [endpoint, typeof schedule === "string" ? parseSchedule(DEFAULTS.pollInterval) : schedule];
-      }),
-    ) as Record<Endpoint, Schedule>;
-  return raisedFrom === undefined ? resolve : Object.assign(resolve, { corridorsRaisedFrom: raisedFrom });
+/**
+ * A Horizon target's schedules: --poll.interval (`forced`) beats every other; else the target's own, the file's,
+ * the endpoint's default period, the file's poll_interval, ours. The file's texts are checked by its schema.
+ */
+function schedulesOf(
+  forced: Schedule | undefined,
+  file: ConfigFile,
+  overrides: EndpointScheduleTexts | undefined,
+): Record<Endpoint, Schedule> {
+  const schedules = ENDPOINTS.map((endpoint) => {
+    const written = overrides?.[endpoint] ?? file.schedules?.[endpoint];
+    if (endpoint === "corridors") return [endpoint, corridorsSchedule(written, forced).schedule];
+    const text = written ?? OWN_DEFAULT_SCHEDULES[endpoint] ?? file.poll_interval ?? DEFAULTS.pollInterval;
+    return [endpoint, forced ?? (parseSchedule(text) as Schedule)];
+  });
+  return Object.fromEntries(schedules) as Record<Endpoint, Schedule>;
 }
 
 /** Horizon targets from --horizon.url when given (they replace the file's), else from the file; names unique. */
 function buildTargets(
   urls: readonly Setting[],
-  flagWatched: {
-    readonly accounts: readonly WatchedAccount[];
-    readonly assets: readonly WatchedAsset[];
-    readonly markets: readonly WatchedMarket[];
-  },
-  { file, path }: { file: ConfigFile; path: string },
-  schedulesFor: SchedulesFor,
-  timeoutMs: number,
+  flagWatched: Pick<TargetConfig, "accounts" | "assets" | "markets">,
+  options: { file: ConfigFile; path: string; forced: Schedule | undefined; timeoutMs: number },
   problems: string[],
 ): TargetConfig[] {
-  return targetsOf<NonNullable<ConfigFile["targets"]>[number], TargetConfig>(
+  const { file, path, forced, timeoutMs } = options;
+  const corridorsRaisedFrom = corridorsSchedule(undefined, forced).raisedFrom;
+  return targetsOf<TargetEntry, TargetConfig>(
     { urls, entries: file.targets ?? [], timeoutMs },
     {
       label: "target",
       fromUrl: (basics) => ({
         ...basics,
-        schedules: schedulesFor(undefined),
+        ...flagWatched,
+        schedules: schedulesOf(forced, file, undefined),
         requestBudgetPerHour: DEFAULTS.requestBudgetPerHour,
-        accounts: flagWatched.accounts,
-        assets: flagWatched.assets,
-        markets: flagWatched.markets,
       }),
-      fromEntry: (basics, entry, targetIndex) => ({
-        ...basics,
-        schedules: schedulesFor(entry.schedules),
-        requestBudgetPerHour: entry.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour,
-        accounts: watchedAccounts(
-          entry.accounts ?? [],
-          `target "${basics.name}"`,
-          problems,
-          (index, key) => `${path}: targets[${targetIndex}].accounts[${index}].${key}`,
-        ),
-        assets: watchedAssets(entry.assets ?? [], `${path}: targets[${targetIndex}].assets`, problems),
-        markets: watchedMarkets(entry.markets ?? [], `target "${basics.name}"`, problems),
-        ...corridorSettings(entry, `${path}: targets[${targetIndex}].corridors`, schedulesFor, problems),
-      }),
+      fromEntry: (basics, entry, targetIndex) => {
+        const where = `${path}: targets[${targetIndex}]`;
+        return {
+          ...basics,
+          schedules: schedulesOf(forced, file, entry.schedules),
+          requestBudgetPerHour: entry.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour,
+          accounts: watchedAccounts(
+            entry.accounts ?? [],
+            `target "${basics.name}"`,
+            problems,
+            (index, key) => `${where}.accounts[${index}].${key}`,
+          ),
+          assets: watchedAssets(entry.assets ?? [], `${where}.assets`, problems),
+          markets: watchedMarkets(entry.markets ?? [], `target "${basics.name}"`, problems),
+          ...(entry.corridors?.length
+            ? { corridors: corridorsOf(entry.corridors, `${where}.corridors`, problems), corridorsRaisedFrom }
+            : {}),
+        };
+      },
     },
     problems,
   );
 }
 
-/** A file target's corridors, and whether --poll.interval was raised to their 15 s floor. */
-function corridorSettings(
-  entry: NonNullable<ConfigFile["targets"]>[number],
-  where: string,
-  schedulesFor: SchedulesFor,
-  problems: string[],
-): Pick<TargetConfig, "corridors" | "corridorsRaisedFrom"> {
-  if (entry.corridors === undefined || entry.corridors.length === 0) return {};
-  const corridors = corridorsOf(entry.corridors, where, problems);
-  const raised = schedulesFor.corridorsRaisedFrom;
-  return { corridors, ...(raised !== undefined ? { corridorsRaisedFrom: raised } : {}) };
-}
-
 async function webConfigOf(webConfigFile: Setting | undefined, problems: string[]): Promise<WebConfig | undefined> {
-  if (!webConfigFile) return undefined;
-  const loaded = await loadWebConfig(webConfigFile.value);
+  const loaded = webConfigFile ? await loadWebConfig(webConfigFile.value) : undefined;
   if (!Array.isArray(loaded)) return loaded;
   problems.push(...loaded);
   return undefined;
 }
 
-function listenAddressOf(
-  listenAddress: Setting | undefined,
-  file: ConfigFile,
-  problems: string[],
-): ExporterConfig["listen"] | undefined {
-  const listen = parseListenAddress(listenAddress?.value ?? file.web?.listen_address ?? DEFAULTS.listenAddress);
-  if (typeof listen !== "string") return listen;
-  problems.push(`${listenAddress?.source ?? "web.listen_address"}: ${listen}`);
-  return undefined;
-}
-
-function poolsMaxOf(poolsMax: Setting | undefined, file: ConfigFile, problems: string[]): number {
-  const fromFile = file.liquidity_pools?.max ?? DEFAULTS.poolsMax;
-  if (!poolsMax) return fromFile;
-  const parsed = z.coerce.number().int().min(0).max(MAX_POOLS).safeParse(poolsMax.value);
-  if (parsed.success) return parsed.data;
-  problems.push(`${poolsMax.source}: "${poolsMax.value}" is not ${POOLS_MAX_RANGE}`);
-  return fromFile;
+function poolsMaxOf(text: string): number | string {
+  const max = z.coerce.number().int().min(0).max(MAX_POOLS).safeParse(text);
+  return max.success ? max.data : `"${text}" is not ${POOLS_MAX_RANGE}`;
 }
 
 function logLevelOf(logLevel: Setting | undefined, file: ConfigFile, problems: string[]): LogLevel {
-  const fromFile = file.log?.level ?? DEFAULTS.logLevel;
-  if (!logLevel) return fromFile;
-  if ((LOG_LEVELS as readonly string[]).includes(logLevel.value)) return logLevel.value as LogLevel;
-  problems.push(`${logLevel.source}: expected one of ${LOG_LEVELS.join(", ")}, got "${logLevel.value}"`);
-  return fromFile;
+  const level = LOG_LEVELS.find((name) => name === logLevel?.value);
+  if (logLevel && !level)
+    problems.push(`${logLevel.source}: expected one of ${LOG_LEVELS.join(", ")}, got "${logLevel.value}"`);
+  return level ?? file.log?.level ?? DEFAULTS.logLevel;
 }
 
 async function readConfigFile(path: string, problems: string[]): Promise<ConfigFile> {
@@ -673,14 +579,10 @@ export function parseListenAddress(text: string): { host: string; port: number }
   return { host: match[1] ?? (match[2] || "0.0.0.0"), port };
 }
 
-function byteCount(value: number | string): number {
-  return typeof value === "number" ? value : (parseByteSize(value) ?? 0);
-}
-
 /** Each file target's `tx_probe:`, its seed read now; its account joins the watched ones. */
 async function attachTxProbes(
   targets: TargetConfig[],
-  entries: NonNullable<ConfigFile["targets"]>,
+  entries: readonly TargetEntry[],
   env: NodeJS.ProcessEnv,
   problems: string[],
 ): Promise<void> {

@@ -28,10 +28,8 @@ export const scheduleText = z
   });
 
 const byteSize = z
-  .union([z.number().int().positive(), z.string()])
-  .refine((value) => (typeof value === "number" ? value : (parseByteSize(value) ?? 0)) > 0, {
-    error: "expected a size such as 8MiB, 512kB or a number of bytes",
-  });
+  .union([z.number().int().positive(), z.string().transform((text) => parseByteSize(text) ?? 0)])
+  .refine((bytes) => bytes > 0, { error: "expected a size such as 8MiB, 512kB or a number of bytes" });
 
 /**
  * The most liquidity pools one exporter tracks per Horizon: each pool is a handful of series and
@@ -106,6 +104,7 @@ const targetEntry = z.strictObject({
   markets: z.array(marketEntrySchema).optional(),
   corridors: z.array(corridorEntrySchema).optional(),
 });
+export type TargetEntry = z.output<typeof targetEntry>;
 
 /** A Stellar RPC target; `schedule` is its status poll's (getHealth, getLatestLedger, getFeeStats). */
 const rpcTargetEntry = targetEntry

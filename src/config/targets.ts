@@ -1,5 +1,5 @@
 import { parseDuration } from "./duration.js";
-import { horizonUrl } from "./file-schema.js";
+import { horizonUrl, type TargetEntry } from "./file-schema.js";
 import { secretValues, type Secret } from "./secret.js";
 import { describeInvalidUrl, TargetUrl } from "./target-url.js";
 
@@ -14,13 +14,7 @@ export interface TargetBasics {
 }
 
 /** The keys every kind of target's file entry shares. */
-interface TargetEntryBasics {
-  readonly name?: string | undefined;
-  readonly url: string;
-  readonly show_path?: boolean | undefined;
-  readonly headers?: Readonly<Record<string, string>> | undefined;
-  readonly timeout?: string | undefined;
-}
+type TargetEntryBasics = Pick<TargetEntry, "name" | "url" | "show_path" | "headers" | "timeout">;
 
 /** What one kind of target (Horizon, Stellar RPC) adds to the basics every target shares. */
 interface TargetSource<Entry extends TargetEntryBasics, Target extends TargetBasics> {
@@ -32,10 +26,7 @@ interface TargetSource<Entry extends TargetEntryBasics, Target extends TargetBas
   readonly fromEntry: (basics: TargetBasics, entry: Entry, index: number) => Target;
 }
 
-/**
- * One kind's targets: from its URL flags when given (they replace the file's), else from the
- * file's entries; problems appended, one line each, and a name used twice is one.
- */
+/** One kind's targets: from its URL flags when given (they replace the file's), else from the file's entries. */
 export function targetsOf<Entry extends TargetEntryBasics, Target extends TargetBasics>(
   sources: {
     /** `[NAME=]URL` values, with where each came from. */
