@@ -1,5 +1,5 @@
 /** Watched assets: what a target's `assets:` key, `--asset` and ASSETS describe, checked. */
-import { looksLikeSeed, SEED_NOT_ACCOUNT } from "./accounts.js";
+import { ASSET_CODE, looksLikeSeed, SEED_NOT_ACCOUNT } from "./accounts.js";
 import { stellarBase } from "../stellar-base.js";
 
 export interface WatchedAsset {
@@ -9,8 +9,6 @@ export interface WatchedAsset {
   /** A G... account id. */
   readonly issuer: string;
 }
-
-const ASSET_CODE = /^[A-Za-z0-9]{1,12}$/;
 
 /** Why `text` is not a credit asset `CODE:ISSUER` that `/assets` can be asked for, or undefined. */
 function assetProblem(text: string): string | undefined {

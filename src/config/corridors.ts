@@ -3,7 +3,7 @@
  * path-finding request per run to Horizon's /paths/strict-send or /paths/strict-receive.
  */
 import { z } from "zod";
-import { creditAssetText } from "./accounts.js";
+import { CODE_ISSUER, creditAssetText } from "./accounts.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 
 const CORRIDOR_MODES = ["strict_send", "strict_receive"] as const;
@@ -16,7 +16,7 @@ const CORRIDORS_MIN_PERIOD_MS = 15_000;
 const AMOUNT_PROBLEM = 'expected a positive amount with at most 7 decimals, such as 100 or "0.5"';
 const STELLAR_AMOUNT = /^\d{1,12}(\.\d{1,7})?$/;
 
-const ASSET_PROBLEM = "expected `native` or CODE:ISSUER (a 1-12 character code and a G... issuer)";
+const ASSET_PROBLEM = `expected \`native\` or ${CODE_ISSUER}`;
 const assetOf = z
   .string({ error: ASSET_PROBLEM })
   .refine((text) => text === "native" || creditAssetText.safeParse(text).success, { error: ASSET_PROBLEM });
