@@ -14,11 +14,7 @@ import type { z } from "zod";
 import { closestName, operatorMessage } from "./messages.js";
 import { maskYamlLine } from "./yaml-mask.js";
 
-/**
- * Reads, parses and validates a YAML file; one line per problem, `FILE:LINE: key.path: what is
- * wrong`, the line being the offending key's or value's (a syntax error adds the line, its values
- * masked, and a caret).
- */
+/** Reads, parses and validates a YAML file; one line per problem, `FILE:LINE: key.path: what is wrong`. */
 export async function readYamlDocument<T extends z.ZodType>(
   path: string,
   what: string,
@@ -28,44 +24,26 @@ export async function readYamlDocument<T extends z.ZodType>(
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    return {
-      problems: [
-        `${what} ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-      ],
-    };
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    return { problems: [`${what} ${path}: cannot be read (${reason})`] };
   }
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines });
   const syntaxError = document.errors[0];
-  if (syntaxError !== undefined) return { problems: [syntaxProblem(path, text, syntaxError, lines)] };
-  const alias = unresolvedAlias(document);
-  if (alias !== undefined) {
-    return {
-      problems: [
-        problemAt(
-          path,
-          text,
-          alias,
-
-          "a value starting with * is an alias, and no anchor (&) before it has that name: quote the value if " +
-            "it is text",
-          lines,
-        ),
-      ],
-    };
+  if (syntaxError !== undefined) {
+    const offset = offendingOffset(text, syntaxError);
+    return { problems: [problemAt(path, text, offset, syntaxReason(syntaxError), lines)] };
   }
+  const alias = unresolvedAlias(document);
+  if (alias !== undefined) return { problems: [problemAt(path, text, alias, UNRESOLVED_ALIAS, lines)] };
   let content: unknown;
   try {
     content = document.toJS();
   } catch (error) {
     // The library's messages may quote the file: only their kind is said. Its alias cap (100) stops a
     // file of kilobytes from expanding to gigabytes.
-    return {
-      problems: [
-        `${path}: not valid YAML: ` +
-          `${error instanceof ReferenceError ? "too many aliases" : "it cannot be read as data"}`,
-      ],
-    };
+    const reason = error instanceof ReferenceError ? "too many aliases" : "it cannot be read as data";
+    return { problems: [`${path}: not valid YAML: ${reason}`] };
   }
   const parsed = schema.safeParse(content ?? {}, { error: operatorMessage });
   if (parsed.success) return { value: parsed.data };
@@ -142,9 +120,9 @@ function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
 }
 
 /**
- * Where the first alias that names no earlier anchor starts (the YAML library reports none as an
- * error). One pass noting anchors in document order: resolving each alias walks the document
- * again, seconds for a small file of thousands of aliases, before toJS's alias cap can refuse it.
+ * Where the first alias that names no earlier anchor starts (the YAML library reports none as an error). One pass
+ * noting anchors in document order: resolving each alias walks the document again, seconds for a small file of
+ * thousands of aliases, before toJS's alias cap can refuse it.
  */
 function unresolvedAlias(document: Document): number | undefined {
   let offset: number | undefined;
@@ -163,30 +141,21 @@ function unresolvedAlias(document: Document): number | undefined {
   return offset;
 }
 
-/**
- * Where the syntax error is, and the offending line, its values masked (yaml-mask.ts: the line
- * may hold a secret), with a caret under the offending token: the YAML library reports some
- * errors where it noticed them (the start of a line, the line after an unclosed bracket).
- */
-function syntaxProblem(path: string, text: string, error: YAMLError, lines: LineCounter): string {
-  return problemAt(path, text, offendingOffset(text, error), syntaxReason(error), lines);
-}
+const UNRESOLVED_ALIAS =
+  "a value starting with * is an alias, and no anchor (&) before it has that name: quote the value if it is text";
 
-/** `FILE:LINE:COL: not valid YAML: reason`, then the line at `offset`, its values masked, and a caret under it. */
+/**
+ * `FILE:LINE:COL: not valid YAML: reason`, then the line at `offset`, its values masked (it may hold a secret), and
+ * a caret under it.
+ */
 function problemAt(path: string, text: string, offset: number, reason: string, lines: LineCounter): string {
   const { line, col } = lines.linePos(offset);
   const masked = maskYamlLine(text.split(/\r?\n/)[line - 1] ?? "");
-  const caret = masked.columnOf(col - 1);
-  return (
-    `${path}:${line}:${col}: not valid YAML: ${reason}\n    ${masked.text.replace(/\t/g, " ")}\n    ` +
-    `${" ".repeat(caret)}^`
-  );
+  const caret = " ".repeat(masked.columnOf(col - 1));
+  return `${path}:${line}:${col}: not valid YAML: ${reason}\n    ${masked.text.replace(/\t/g, " ")}\n    ${caret}^`;
 }
 
-/**
- * Messages of the YAML library that quote the file (a tag, an escape sequence, a block scalar's
- * header, a duplicate key), said without the quote: what they quote may be part of a secret.
- */
+/** Messages of the YAML library that quote the file, said without the quote: it may be part of a secret. */
 const QUOTING_MESSAGES = [
   new RegExp(
     "^(Unresolved tag|Not a valid tag|Could not resolve tag|Block scalar header includes extra characters|" +
@@ -206,6 +175,10 @@ function syntaxReason(error: YAMLError): string {
 
 const OPENERS: Record<string, string> = { "]": "[", "}": "{" };
 
+/**
+ * Where the offending token is: the YAML library reports some errors where it noticed them (the start of a line,
+ * the line after an unclosed bracket).
+ */
 function offendingOffset(text: string, error: YAMLError): number {
   const at = error.pos[0];
   const closer = /end with a ([\]}])$/.exec(error.message.replace(/ at line[\s\S]*$/, ""))?.[1];
