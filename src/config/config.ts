@@ -219,23 +219,11 @@ type SwitchFlag = "account.activity" | "contract.events";
 type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | SwitchFlag | ListFlag>;
 
 /** What reading a flag needs: the flags, the environment, and the problems found so far. */
-interface FlagContext {
-  readonly flags: FlagValues;
-  readonly env: NodeJS.ProcessEnv;
-  readonly problems: string[];
-}
-
+type FlagContext = { readonly flags: FlagValues; readonly env: NodeJS.ProcessEnv; readonly problems: string[] };
 /** A value and where it came from (`--flag` or `ENV_VAR`), so a problem names its source. */
-interface Setting {
-  readonly source: string;
-  readonly value: string;
-}
-
+type Setting = { readonly source: string; readonly value: string };
 /** A list flag's values, or its environment variable's, and which of the two it was. */
-interface ListSetting {
-  readonly source: string;
-  readonly values: string[];
-}
+type ListSetting = { readonly source: string; readonly values: string[] };
 
 /** Flags, then environment variables, then the config file, then defaults. */
 export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<CommandLine> {
@@ -333,6 +321,7 @@ function fileSettings(
   file: ConfigFile,
   poolsMax: number,
 ): Pick<ExporterConfig, "retries" | "maxBodyBytes" | "ledgers" | "liquidityPools" | "staleAfterIntervals"> {
+  const pools = file.liquidity_pools;
   return {
     retries: file.http?.retries ?? DEFAULTS.retries,
     maxBodyBytes: file.http?.max_body_size ?? (parseByteSize(DEFAULTS.maxBodySize) as number),
@@ -340,11 +329,7 @@ function fileSettings(
       maxPagesPerPoll: file.ledgers?.max_pages_per_poll ?? DEFAULTS.maxPagesPerPoll,
       backfill: file.ledgers?.backfill ?? DEFAULTS.backfill,
     },
-    liquidityPools: {
-      max: poolsMax,
-      reserves: file.liquidity_pools?.reserves ?? [],
-      ids: file.liquidity_pools?.ids ?? [],
-    },
+    liquidityPools: { max: poolsMax, reserves: pools?.reserves ?? [], ids: pools?.ids ?? [] },
     staleAfterIntervals: file.freshness?.stale_after_intervals ?? DEFAULTS.staleAfterIntervals,
   };
 }

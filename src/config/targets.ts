@@ -48,18 +48,12 @@ export function targetsOf<Entry extends TargetEntryBasics, Target extends Target
         }
         return [kind.fromUrl({ ...target, headers: {}, timeoutMs })];
       })
-    : entries.map((entry, index) =>
-        kind.fromEntry(
-          {
-            name: entry.name ?? defaultTargetName(entry.url),
-            url: new TargetUrl(entry.url, entry.show_path),
-            headers: secretValues(entry.headers ?? {}),
-            timeoutMs: entry.timeout ? (parseDuration(entry.timeout) ?? timeoutMs) : timeoutMs,
-          },
-          entry,
-          index,
-        ),
-      );
+    : entries.map((entry, index) => {
+        const url = new TargetUrl(entry.url, entry.show_path);
+        const headers = secretValues(entry.headers ?? {});
+        const timeout = entry.timeout ? (parseDuration(entry.timeout) ?? timeoutMs) : timeoutMs;
+        return kind.fromEntry({ name: entry.name ?? url.host, url, headers, timeoutMs: timeout }, entry, index);
+      });
   const seen = new Set<string>();
   for (const target of targets) {
     if (seen.has(target.name)) problems.push(`${kind.label} name "${target.name}" is used twice; names must be unique`);
@@ -74,11 +68,8 @@ export function targetsOf<Entry extends TargetEntryBasics, Target extends Target
  */
 function targetFromUrlFlag(value: string): { name: string; url: TargetUrl } | string {
   const named = /^([^=/?:]+)=(.+)$/.exec(value);
-  const url = named?.[2] ?? value;
-  if (!horizonUrl.safeParse(url).success) return `${describeInvalidUrl(url)} is not an http:// or https:// URL`;
-  return { name: named?.[1] ?? defaultTargetName(url), url: new TargetUrl(url) };
-}
-
-function defaultTargetName(url: string): string {
-  return new URL(url).host;
+  const text = named?.[2] ?? value;
+  if (!horizonUrl.safeParse(text).success) return `${describeInvalidUrl(text)} is not an http:// or https:// URL`;
+  const url = new TargetUrl(text);
+  return { name: named?.[1] ?? url.host, url };
 }
