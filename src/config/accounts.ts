@@ -43,7 +43,7 @@ export const accountEntrySchema = z.strictObject({
     .optional(),
   max_outflow_per_hour: z.record(z.string(), z.number().nonnegative()).optional(),
 });
-export type AccountEntry = z.output<typeof accountEntrySchema>;
+type AccountEntry = z.output<typeof accountEntrySchema>;
 
 /** An S... seed (S and 55 base32 characters), valid or mistyped: shown nowhere, even to say it is wrong. */
 export function looksLikeSeed(value: string): boolean {
@@ -153,7 +153,7 @@ export const creditAssetText = z
 export const rpcAccountEntrySchema = accountEntrySchema
   .pick({ name: true, id: true, low_balance: true, cold: true })
   .extend({ assets: z.array(creditAssetText).optional() });
-export type RpcAccountEntry = z.output<typeof rpcAccountEntrySchema>;
+type RpcAccountEntry = z.output<typeof rpcAccountEntrySchema>;
 
 /** Checks a Stellar RPC target's accounts; one without `assets` reads `defaultAssets` (`account_assets`). */
 export function rpcWatchedAccounts(
@@ -178,9 +178,8 @@ export function withAssets(
 ): RpcWatchedAccount[] {
   for (const asset of assets) {
     if (looksLikeSeed(asset.split(":")[1] ?? "")) problems.push(`${where}: the issuer: ${SEED_NOT_ACCOUNT}`);
-    else if (!creditAssetText.safeParse(asset).success) {
+    else if (!creditAssetText.safeParse(asset).success)
       problems.push(`${where}: "${asset}" is not a trustline asset: expected ${CODE_ISSUER}`);
-    }
   }
   const distinct = [...new Set(assets)];
   return accounts.map(({ offers: _offers, claimableBalances: _claimable, ...account }) => ({

@@ -13,11 +13,11 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 const durationProblem = (issue: { input?: unknown }) =>
   `expected a duration such as 10s, 500ms or 1m, got ${shown(issue.input)}${unitSuggestion(issue.input)}`;
 
-export const durationText = z
+const durationText = z
   .string({ error: durationProblem })
   .refine((text) => (parseDuration(text) ?? 0) > 0, { error: durationProblem });
 
-export const scheduleText = z
+const scheduleText = z
   .string({
     error: (issue) =>
       `expected a duration such as 15s or a cron pattern, got ${shown(issue.input)}${unitSuggestion(issue.input)}`,
