@@ -12,13 +12,13 @@ export type Durability = (typeof DURABILITIES)[number];
 /** The `entry` label values of a contract's own entries; a configured key may not take them. */
 const CONTRACT_ENTRIES = ["instance", "code"] as const;
 
-export interface WatchedContractKey {
-  /** The `entry` label. */
-  readonly name: string;
-  /** The contract-data key: a base64 XDR SCVal, as configured (checked to decode). */
-  readonly key: string;
-  readonly durability: Durability;
-}
+/** `name` is the `entry` label; `key` the contract-data key, a base64 XDR SCVal (checked to decode). */
+const contractKeySchema = z.strictObject({
+  name: z.string().min(1),
+  key: z.string(),
+  durability: z.enum(DURABILITIES).default("persistent"),
+});
+type WatchedContractKey = z.output<typeof contractKeySchema>;
 
 export interface WatchedContract {
   /** The `contract` label. */
@@ -36,9 +36,7 @@ export interface WatchedContract {
 export const contractEntrySchema = z.strictObject({
   name: z.string().min(1).optional(),
   id: z.string(),
-  keys: z
-    .array(z.strictObject({ name: z.string().min(1), key: z.string(), durability: z.enum(DURABILITIES).optional() }))
-    .optional(),
+  keys: z.array(contractKeySchema).optional(),
   events: z.boolean().optional(),
   expect_events_within: z
     .string()
@@ -76,7 +74,8 @@ export function watchedContracts(
       problems.push(`${where}: contract name ${JSON.stringify(name)} is used twice; names must be unique per target`);
     names.add(name);
     const keyNames = new Set<string>(CONTRACT_ENTRIES);
-    const keys = (entry.keys ?? []).map((key) => {
+    const keys = entry.keys ?? [];
+    for (const key of keys) {
       if (keyNames.has(key.name)) {
         problems.push(
           `${what}: key name ${JSON.stringify(key.name)} is used twice or is reserved ` +
@@ -86,8 +85,7 @@ export function watchedContracts(
       keyNames.add(key.name);
       const keyProblem = scValProblem(key.key);
       if (keyProblem !== undefined) problems.push(`${what}: key ${JSON.stringify(key.name)}: ${keyProblem}`);
-      return { name: key.name, key: key.key, durability: key.durability ?? "persistent" };
-    });
+    }
     const within = entry.expect_events_within === undefined ? undefined : parseDuration(entry.expect_events_within);
     return {
       name,
