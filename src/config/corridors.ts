@@ -47,12 +47,10 @@ export function corridorsOf(entries: readonly CorridorEntry[], where: string, pr
   const seen = new Set<string>();
   const corridors: CorridorConfig[] = [];
   for (const { min_rate: minRate, ...entry } of entries) {
-    if (seen.has(entry.name)) {
+    if (seen.has(entry.name))
       problems.push(`${where}: corridor name "${entry.name}" is used twice (each is a \`corridor\` label)`);
-      continue;
-    }
+    else corridors.push({ ...entry, ...(minRate !== undefined ? { minRate } : {}) });
     seen.add(entry.name);
-    corridors.push({ ...entry, ...(minRate !== undefined ? { minRate } : {}) });
   }
   return corridors;
 }

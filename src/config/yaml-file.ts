@@ -47,18 +47,15 @@ export async function readYamlDocument<T extends z.ZodType>(
   }
   const parsed = schema.safeParse(content ?? {}, { error: operatorMessage });
   if (parsed.success) return { value: parsed.data };
-  const lineOf = (keyPath: readonly PropertyKey[], key?: true) =>
-    `${path}:${lines.linePos(offsetOf(document, keyPath, key)).line}`;
+  const at = (keyPath: readonly PropertyKey[], key?: true) =>
+    `${path}:${lines.linePos(offsetOf(document, keyPath, key)).line}: ${keyPathText(keyPath)}`;
   const located = parsed.error.issues.flatMap((issue) =>
     issue.code === "unrecognized_keys"
       ? issue.keys.map((key) => {
           const meant = closestName(key, knownKeys(schema, issue.path));
-          return (
-            `${lineOf([...issue.path, key], true)}: ${keyPathText([...issue.path, key])}: unknown ` +
-            `key${meant ? ` (did you mean ${meant}?)` : ""}`
-          );
+          return `${at([...issue.path, key], true)}: unknown key${meant ? ` (did you mean ${meant}?)` : ""}`;
         })
-      : [`${lineOf(issue.path)}: ${keyPathText(issue.path)}: ${issue.message}`],
+      : [`${at(issue.path)}: ${issue.message}`],
   );
   const lineNumber = (problem: string) => Number(problem.slice(path.length + 1, problem.indexOf(":", path.length + 1)));
   return { problems: located.sort((a, b) => lineNumber(a) - lineNumber(b)) };
