@@ -69,16 +69,6 @@ const DEFAULT_PORT = 9619;
 const DEFAULTS = {
   listenAddress: `:${DEFAULT_PORT}`,
   pollInterval: "15s",
-  /** A watched account's flow: three requests an account, and payments are counted whatever the delay. */
-  activityInterval: "30s",
-  /** Contract TTLs move by a ledger every 5 to 7 s and matter over days: a minute is plenty. */
-  contractsInterval: "1m",
-  /** An asset's supply and flags change with its issuer's operations, rarely: a minute is plenty. */
-  assetsInterval: "1m",
-  /** A contract's events are read at most 25 contracts a call: twice a minute keeps the backlog short. */
-  eventsInterval: "30s",
-  /** A market's price moves by trade aggregation buckets of a minute or more. */
-  marketsInterval: "1m",
   timeout: "10s",
   retries: 2,
   maxBodySize: "8MiB",
@@ -91,12 +81,20 @@ const DEFAULTS = {
   logLevel: "info" as LogLevel,
 } as const;
 
-/** Endpoints polled at a period of their own unless --poll.interval sets every one. */
-const OWN_DEFAULT_SCHEDULES: Partial<Record<Endpoint, string>> = {
-  activity: DEFAULTS.activityInterval,
-  assets: DEFAULTS.assetsInterval,
-  markets: DEFAULTS.marketsInterval,
+/** Endpoints (Horizon's and Stellar RPC's) polled at a period of their own unless --poll.interval sets every one. */
+const OWN_SCHEDULES = {
+  /** A watched account's flow: three requests an account, and payments are counted whatever the delay. */
+  activity: "30s",
+  /** An asset's supply and flags change with its issuer's operations, rarely: a minute is plenty. */
+  assets: "1m",
+  /** A market's price moves by trade aggregation buckets of a minute or more. */
+  markets: "1m",
+  /** Contract TTLs move by a ledger every 5 to 7 s and matter over days: a minute is plenty. */
+  contracts: "1m",
+  /** A contract's events are read at most 25 contracts a call: twice a minute keeps the backlog short. */
+  events: "30s",
 };
+const OWN_DEFAULT_SCHEDULES: Partial<Record<Endpoint, string>> = OWN_SCHEDULES;
 
 /** Every flag, its environment variable and its help line; --help is printed from this list. */
 export const FLAGS = {
@@ -304,8 +302,8 @@ async function allTargets(
       schedules: {
         status: fileSchedule(file.poll_interval ?? DEFAULTS.pollInterval),
         accounts: schedulesOf(forced, file, undefined).accounts,
-        contracts: fileSchedule(file.schedules?.contracts ?? DEFAULTS.contractsInterval),
-        events: fileSchedule(file.schedules?.events ?? DEFAULTS.eventsInterval),
+        contracts: fileSchedule(file.schedules?.contracts ?? OWN_SCHEDULES.contracts),
+        events: fileSchedule(file.schedules?.events ?? OWN_SCHEDULES.events),
       },
       flagAccounts,
       flagAssets: listSetting("account.asset", context),

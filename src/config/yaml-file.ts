@@ -91,7 +91,6 @@ function startOf(node: unknown): number | undefined {
 }
 
 interface SchemaDefinition {
-  readonly type: string;
   readonly innerType?: z.ZodType;
   readonly element?: z.ZodType;
   readonly shape?: Record<string, z.ZodType>;
@@ -158,8 +157,7 @@ const QUOTING_MESSAGES = [
     "^(Unresolved tag|Not a valid tag|Could not resolve tag|Block scalar header includes extra characters|" +
       "Ordered maps must not include duplicate keys|Unresolved plain scalar): [\\s\\S]*$",
   ),
-  /^(Unsupported YAML version) [\s\S]*$/,
-  /^(Invalid escape sequence) [\s\S]*$/,
+  /^(Unsupported YAML version|Invalid escape sequence) [\s\S]*$/,
   /^(Verbatim tags aren't resolved), so [\s\S]*$/,
 ];
 
@@ -187,8 +185,8 @@ function offendingOffset(text: string, error: YAMLError): number {
       else if (text[index] === OPENERS[closer] && depth-- === 0) return index;
     }
   }
-  if (/^Missing closing (["'])quote/.test(error.message)) {
-    const quote = /^Missing closing (["'])/.exec(error.message)![1]!;
+  const quote = /^Missing closing (["'])quote/.exec(error.message)?.[1];
+  if (quote !== undefined) {
     const opening = text.lastIndexOf(quote, at - 1);
     if (opening !== -1) return opening;
   }
