@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
 import { accountEntrySchema, creditAssetText, rpcAccountEntrySchema } from "./accounts.js";
 import { contractEntrySchema } from "./contracts.js";
 import { marketEntrySchema } from "./markets.js";
@@ -48,15 +49,9 @@ const assetText = z
   .string()
   .regex(/^(native|[A-Za-z0-9]{1,12}:G[A-Z2-7]{55})$/, "expected `native` or CODE:ISSUER (a G... account)");
 
+const scheduleOfEach = Object.fromEntries(ENDPOINTS.map((endpoint) => [endpoint, scheduleText.optional()]));
 const endpointSchedules = z.strictObject({
-  root: scheduleText.optional(),
-  fee_stats: scheduleText.optional(),
-  ledgers: scheduleText.optional(),
-  liquidity_pools: scheduleText.optional(),
-  accounts: scheduleText.optional(),
-  activity: scheduleText.optional(),
-  assets: scheduleText.optional(),
-  markets: scheduleText.optional(),
+  ...(scheduleOfEach as Record<Endpoint, z.ZodOptional<typeof scheduleText>>),
   corridors: corridorsScheduleText.optional(),
 });
 

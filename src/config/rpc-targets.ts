@@ -22,8 +22,9 @@ export interface RpcTargetConfig extends TargetBasics {
 /** getNetwork and getVersionInfo change only on upgrades: polled this often, or at the status schedule if rarer. */
 const RPC_VERSIONS_SCHEDULE = "10m";
 
+/** What the flags (watched on every --rpc.url target) and the file say of the Stellar RPC targets. */
 interface RpcTargetSources {
-  /** `[NAME=]URL` values of --rpc.url, else of RPC_URL (comma-separated), with where each came from. */
+  /** `[NAME=]URL` values of --rpc.url, else of RPC_URL, with where each came from. */
   readonly urls: readonly { readonly source: string; readonly value: string }[];
   readonly entries: readonly RpcTargetEntry[];
   readonly timeoutMs: number;
@@ -31,11 +32,10 @@ interface RpcTargetSources {
   readonly forced: Schedule | undefined;
   /** The status schedule of targets that set none, and the accounts, contracts and events polls'. */
   readonly schedules: Omit<Record<RpcEndpoint, Schedule>, "versions">;
-  /** --account/ACCOUNTS, checked with the Horizon targets': watched on every --rpc.url target. */
+  /** Checked with the Horizon targets'. */
   readonly flagAccounts: readonly WatchedAccount[];
-  /** --account.asset/ACCOUNT_ASSETS: the trustlines read of the flag accounts. */
+  /** --account.asset: the trustlines read of the flag accounts. */
   readonly flagAssets: { readonly source: string; readonly values: readonly string[] };
-  /** --contract/CONTRACTS, checked: watched on every --rpc.url target. */
   readonly flagContracts: readonly WatchedContract[];
 }
 
