@@ -245,11 +245,8 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   }
   const webConfigFile = setting("web.config.file");
   const web = await webConfigOf(webConfigFile, problems);
-  const listenAddress = setting("web.listen-address") ?? {
-    source: "web.listen_address",
-    value: file.web?.listen_address ?? DEFAULTS.listenAddress,
-  };
-  const listen = parsed(listenAddress, parseListenAddress, problems);
+  const fileListen = { source: "web.listen_address", value: file.web?.listen_address ?? DEFAULTS.listenAddress };
+  const listen = parsed(setting("web.listen-address") ?? fileListen, parseListenAddress, problems);
   const poolsMax = parsed(setting("pools.max"), poolsMaxOf, problems) ?? file.liquidity_pools?.max ?? DEFAULTS.poolsMax;
   const logLevel = logLevelOf(setting("log.level"), file, problems);
   const shard = parsed(setting("shard"), parseShard, problems) ?? WHOLE;
