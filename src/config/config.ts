@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
-import { namedIdFromFlag, watchedAccounts, type WatchedAccount } from "./accounts.js";
+import { namedIdFromFlag, rpcWatchedAccounts, watchedAccounts, withAssets, type WatchedAccount } from "./accounts.js";
 import { watchedAssets, type WatchedAsset } from "./assets.js";
 import { watchedContracts, type WatchedContract } from "./contracts.js";
 import { marketEntryFromFlag, watchedMarkets, type MarketEntry, type WatchedMarket } from "./markets.js";
@@ -17,9 +17,10 @@ import {
   type ConfigFile,
   type EndpointScheduleTexts,
   type LogLevel,
+  type RpcTargetEntry,
   type TargetEntry,
 } from "./file-schema.js";
-import { rpcTargets, type RpcTargetConfig } from "./rpc-targets.js";
+import type { RpcTargetConfig } from "./rpc-targets.js";
 import { targetsOf, type TargetBasics } from "./targets.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 import { loadWebConfig, type WebConfig } from "./web-config.js";
@@ -288,26 +289,7 @@ async function allTargets(
   };
   const targets = buildTargets(urls, flagWatched, { file, path, forced, timeoutMs }, problems);
   if (urls.length === 0) await attachTxProbes(targets, file.targets ?? [], env, problems);
-  // An explicit --poll.interval is the operator's latest word, so it beats every schedule of the file.
-  const fileSchedule = (text: string) => forced ?? (parseSchedule(text) as Schedule);
-  const rpc = rpcTargets(
-    {
-      urls: rpcUrls,
-      entries: file.rpc_targets ?? [],
-      timeoutMs,
-      forced,
-      schedules: {
-        status: fileSchedule(file.poll_interval ?? DEFAULTS.pollInterval),
-        accounts: schedulesOf(forced, file, undefined).accounts,
-        contracts: fileSchedule(file.schedules?.contracts ?? OWN_SCHEDULES.contracts),
-        events: fileSchedule(file.schedules?.events ?? OWN_SCHEDULES.events),
-      },
-      flagAccounts,
-      flagAssets: listSetting("account.asset", context),
-      flagContracts: flagContractsOf(context, rpcUrls.length),
-    },
-    problems,
-  );
+  const rpc = buildRpcTargets(rpcUrls, flagAccounts, { file, forced, timeoutMs }, context);
   return { targets, rpc };
 }
 
@@ -489,6 +471,56 @@ function buildTargets(
           ...(entry.corridors?.length
             ? { corridors: corridorsOf(entry.corridors, `${where}.corridors`, problems), corridorsRaisedFrom }
             : {}),
+        };
+      },
+    },
+    problems,
+  );
+}
+
+/** getNetwork and getVersionInfo change only on upgrades: polled this often, or at the status schedule if rarer. */
+const RPC_VERSIONS_SCHEDULE = parseSchedule("10m") as Schedule;
+
+/** Stellar RPC targets from --rpc.url when given (they replace the file's), else from the file; names unique. */
+function buildRpcTargets(
+  urls: readonly Setting[],
+  flagAccounts: readonly WatchedAccount[],
+  options: { file: ConfigFile; forced: Schedule | undefined; timeoutMs: number },
+  context: FlagContext,
+): RpcTargetConfig[] {
+  const { file, forced, timeoutMs } = options;
+  const { problems } = context;
+  // An explicit --poll.interval is the operator's latest word, so it beats every schedule of the file.
+  const fileSchedule = (text: string) => forced ?? (parseSchedule(text) as Schedule);
+  const accounts = schedulesOf(forced, file, undefined).accounts;
+  const contracts = fileSchedule(file.schedules?.contracts ?? OWN_SCHEDULES.contracts);
+  const events = fileSchedule(file.schedules?.events ?? OWN_SCHEDULES.events);
+  const schedulesFor = (text: string | undefined): RpcTargetConfig["schedules"] => {
+    const status = fileSchedule(text ?? file.poll_interval ?? DEFAULTS.pollInterval);
+    const versions = status.periodMs > RPC_VERSIONS_SCHEDULE.periodMs ? status : RPC_VERSIONS_SCHEDULE;
+    return { status, versions, accounts, contracts, events };
+  };
+  const flagAssets = listSetting("account.asset", context);
+  const flagContracts = flagContractsOf(context, urls.length);
+  // The flag accounts were checked with the Horizon targets': only their assets are new here.
+  const flagReads = urls.length ? withAssets(flagAccounts, flagAssets.values, flagAssets.source, problems) : [];
+  return targetsOf<RpcTargetEntry, RpcTargetConfig>(
+    { urls, entries: file.rpc_targets ?? [], timeoutMs },
+    {
+      label: "Stellar RPC target",
+      fromUrl: (basics) => ({
+        ...basics,
+        schedules: schedulesFor(undefined),
+        accounts: flagReads,
+        contracts: flagContracts,
+      }),
+      fromEntry: (basics, entry) => {
+        const where = `Stellar RPC target "${basics.name}"`;
+        return {
+          ...basics,
+          schedules: schedulesFor(entry.schedule),
+          accounts: rpcWatchedAccounts(entry.accounts ?? [], entry.account_assets ?? [], where, problems),
+          contracts: watchedContracts(entry.contracts ?? [], where, problems),
         };
       },
     },
