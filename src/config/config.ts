@@ -223,6 +223,8 @@ type FlagContext = { readonly flags: FlagValues; readonly env: NodeJS.ProcessEnv
 type Setting = { readonly source: string; readonly value: string };
 /** A list flag's values, or its environment variable's, and which of the two it was. */
 type ListSetting = { readonly source: string; readonly values: string[] };
+/** What every kind of target is built from: the file (at `path`), --poll.interval (`forced`), the default timeout. */
+type TargetOptions = { file: ConfigFile; path: string; forced: Schedule | undefined; timeoutMs: number };
 
 /** Flags, then environment variables, then the config file, then defaults. */
 export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<CommandLine> {
@@ -280,17 +282,10 @@ async function allTargets(
   const urls = urlSettings("horizon.url", context);
   const rpcUrls = urlSettings("rpc.url", context);
   const flagAccounts = flagAccountsOf(context, urls.length + rpcUrls.length);
-  const forced = parsed(pollInterval, parseSchedule, problems);
-  const flagAssets = watchList("asset", "--horizon.url", urls.length, context);
-  const flagWatched = {
-    accounts: flagAccounts,
-    assets: watchedAssets(flagAssets.values, flagAssets.source, problems),
-    markets: flagMarketsOf(context, urls.length),
-  };
-  const targets = buildTargets(urls, flagWatched, { file, path, forced, timeoutMs }, problems);
+  const options = { file, path, forced: parsed(pollInterval, parseSchedule, problems), timeoutMs };
+  const targets = buildTargets(urls, flagAccounts, options, context);
   if (urls.length === 0) await attachTxProbes(targets, file.targets ?? [], env, problems);
-  const rpc = buildRpcTargets(rpcUrls, flagAccounts, { file, forced, timeoutMs }, context);
-  return { targets, rpc };
+  return { targets, rpc: buildRpcTargets(rpcUrls, flagAccounts, options, context) };
 }
 
 /** The settings the config file alone gives, or their defaults. */
@@ -438,11 +433,18 @@ function schedulesOf(
 /** Horizon targets from --horizon.url when given (they replace the file's), else from the file; names unique. */
 function buildTargets(
   urls: readonly Setting[],
-  flagWatched: Pick<TargetConfig, "accounts" | "assets" | "markets">,
-  options: { file: ConfigFile; path: string; forced: Schedule | undefined; timeoutMs: number },
-  problems: string[],
+  flagAccounts: readonly WatchedAccount[],
+  options: TargetOptions,
+  context: FlagContext,
 ): TargetConfig[] {
   const { file, path, forced, timeoutMs } = options;
+  const { problems } = context;
+  const assets = watchList("asset", "--horizon.url", urls.length, context);
+  const flagWatched = {
+    accounts: flagAccounts,
+    assets: watchedAssets(assets.values, assets.source, problems),
+    markets: flagMarketsOf(context, urls.length),
+  };
   const corridorsRaisedFrom = corridorsSchedule(undefined, forced).raisedFrom;
   return targetsOf<TargetEntry, TargetConfig>(
     { urls, entries: file.targets ?? [], timeoutMs },
@@ -485,7 +487,7 @@ const RPC_VERSIONS_SCHEDULE = parseSchedule("10m") as Schedule;
 function buildRpcTargets(
   urls: readonly Setting[],
   flagAccounts: readonly WatchedAccount[],
-  options: { file: ConfigFile; forced: Schedule | undefined; timeoutMs: number },
+  options: TargetOptions,
   context: FlagContext,
 ): RpcTargetConfig[] {
   const { file, forced, timeoutMs } = options;
