@@ -416,11 +416,7 @@ function flagMarketsOf(context: FlagContext, urlCount: number): WatchedMarket[] 
  * A Horizon target's schedules: --poll.interval (`forced`) beats every other; else the target's own, the file's,
  * the endpoint's default period, the file's poll_interval, ours. The file's texts are checked by its schema.
  */
-function schedulesOf(
-  forced: Schedule | undefined,
-  file: ConfigFile,
-  overrides: EndpointScheduleTexts | undefined,
-): Record<Endpoint, Schedule> {
+function schedulesOf({ forced, file }: TargetOptions, overrides?: EndpointScheduleTexts): Record<Endpoint, Schedule> {
   const schedules = ENDPOINTS.map((endpoint) => {
     const written = overrides?.[endpoint] ?? file.schedules?.[endpoint];
     if (endpoint === "corridors") return [endpoint, corridorsSchedule(written, forced).schedule];
@@ -453,14 +449,14 @@ function buildTargets(
       fromUrl: (basics) => ({
         ...basics,
         ...flagWatched,
-        schedules: schedulesOf(forced, file, undefined),
+        schedules: schedulesOf(options),
         requestBudgetPerHour: DEFAULTS.requestBudgetPerHour,
       }),
       fromEntry: (basics, entry, targetIndex) => {
         const where = `${path}: targets[${targetIndex}]`;
         return {
           ...basics,
-          schedules: schedulesOf(forced, file, entry.schedules),
+          schedules: schedulesOf(options, entry.schedules),
           requestBudgetPerHour: entry.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour,
           accounts: watchedAccounts(
             entry.accounts ?? [],
@@ -494,7 +490,7 @@ function buildRpcTargets(
   const { problems } = context;
   // An explicit --poll.interval is the operator's latest word, so it beats every schedule of the file.
   const fileSchedule = (text: string) => forced ?? (parseSchedule(text) as Schedule);
-  const accounts = schedulesOf(forced, file, undefined).accounts;
+  const accounts = schedulesOf(options).accounts;
   const contracts = fileSchedule(file.schedules?.contracts ?? OWN_SCHEDULES.contracts);
   const events = fileSchedule(file.schedules?.events ?? OWN_SCHEDULES.events);
   const schedulesFor = (text: string | undefined): RpcTargetConfig["schedules"] => {
