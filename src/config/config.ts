@@ -441,7 +441,8 @@ function buildTargets(
     assets: watchedAssets(assets.values, assets.source, problems),
     markets: flagMarketsOf(context, urls.length),
   };
-  const corridorsRaisedFrom = corridorsSchedule(undefined, forced).raisedFrom;
+  const raisedFrom = corridorsSchedule(undefined, forced).raisedFrom;
+  const raised = raisedFrom === undefined ? {} : { corridorsRaisedFrom: raisedFrom };
   return targetsOf<TargetEntry, TargetConfig>(
     { urls, entries: file.targets ?? [], timeoutMs },
     {
@@ -467,7 +468,7 @@ function buildTargets(
           assets: watchedAssets(entry.assets ?? [], `${where}.assets`, problems),
           markets: watchedMarkets(entry.markets ?? [], `target "${basics.name}"`, problems),
           ...(entry.corridors?.length
-            ? { corridors: corridorsOf(entry.corridors, `${where}.corridors`, problems), corridorsRaisedFrom }
+            ? { corridors: corridorsOf(entry.corridors, `${where}.corridors`, problems), ...raised }
             : {}),
         };
       },
