@@ -5,10 +5,7 @@ import type { WatchedAccount } from "./accounts.js";
 export const STREAMS = ["payments", "transactions", "operations"] as const;
 export type Stream = (typeof STREAMS)[number];
 
-/**
- * The streams the activity job reads of an account: payments and transactions with `activity`, operations with
- * `operations`.
- */
+/** The streams the activity job reads of an account: payments and transactions with `activity`, and `operations`. */
 export function streamsOf(account: Pick<WatchedAccount, "activity" | "operations">): Stream[] {
   return STREAMS.filter((stream) => (stream === "operations" ? account.operations : account.activity) === true);
 }

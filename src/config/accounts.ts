@@ -10,15 +10,13 @@ export interface WatchedAccount {
   readonly id: string;
   /** Low-water marks by asset (`native`, `CODE:ISSUER`, `pool:<id>`), in units of the asset. */
   readonly lowBalance: Readonly<Record<string, number>>;
-  /** Also count the account's open offers. */
   readonly offers: boolean;
-  /** Also sum the balances the account can claim. */
   readonly claimableBalances: boolean;
   /** A cold wallet: any transaction from it is unexpected. */
   readonly cold: boolean;
-  /** Also read its payments and own transactions (the `activity` job); absent: false. */
+  /** Also read its payments and own transactions (the `activity` job). */
   readonly activity?: boolean;
-  /** With `activity`, also count its operations by type; absent: false. */
+  /** With `activity`, also count its operations by type. */
   readonly operations?: boolean;
   /** How often a deposit account normally receives, in seconds. */
   readonly expectPaymentWithinSeconds?: number;
@@ -29,9 +27,7 @@ export interface WatchedAccount {
 /** Said of a secret seed given where an account id belongs; the seed itself is never repeated. */
 export const SEED_NOT_ACCOUNT = "that is a secret seed, not an account id: give its public key (G...)";
 
-/**
- * One entry of a target's `accounts:` list, before its id and assets are checked (a seed is refused here, at its line).
- */
+/** One entry of a target's `accounts:` list, before its id and assets are checked (a seed is refused at its line). */
 export const accountEntrySchema = z.strictObject({
   name: z.string().min(1).optional(),
   id: z.string().refine((id) => !looksLikeSeed(id), SEED_NOT_ACCOUNT),
@@ -47,12 +43,9 @@ export const accountEntrySchema = z.strictObject({
     .optional(),
   max_outflow_per_hour: z.record(z.string(), z.number().nonnegative()).optional(),
 });
-export type AccountEntry = z.output<typeof accountEntrySchema>;
+type AccountEntry = z.output<typeof accountEntrySchema>;
 
-/**
- * An S... seed, valid or mistyped: shown nowhere, even to say it is wrong. (A seed's StrKey is S
- * and 55 base32 characters, as an account id's is G and 55.)
- */
+/** An S... seed (S and 55 base32 characters), valid or mistyped: shown nowhere, even to say it is wrong. */
 export function looksLikeSeed(value: string): boolean {
   return /^S[A-Z2-7]{55}$/.test(value);
 }
@@ -69,7 +62,9 @@ export function accountIdProblem(id: string): string | undefined {
   return `"${id}" is not a Stellar account id (G followed by 55 base32 characters, with a valid checksum)`;
 }
 
-const ASSET_CODE = /^[A-Za-z0-9]{1,12}$/;
+/** A credit asset, as problems describe it. */
+export const CODE_ISSUER = "CODE:ISSUER (a 1-12 character code and a G... issuer)";
+export const ASSET_CODE = /^[A-Za-z0-9]{1,12}$/;
 const POOL_ID = /^pool:[0-9a-f]{64}$/;
 
 /** Why `asset` is not `native`, `CODE:ISSUER` or `pool:<liquidity_pool_id>`, or undefined. */
@@ -79,58 +74,43 @@ function assetProblem(asset: string): string | undefined {
   if (looksLikeSeed(issuer)) return `the issuer: ${SEED_NOT_ACCOUNT}`;
   if (rest.length === 0 && ASSET_CODE.test(code) && stellarBase().StrKey.isValidEd25519PublicKey(issuer))
     return undefined;
-  return (
-    `"${asset}" is not native, CODE:ISSUER (a 1-12 character code and a G... issuer) or pool:<64-hex liquidity ` +
-    "pool id>"
-  );
+  return `"${asset}" is not native, ${CODE_ISSUER} or pool:<64-hex liquidity pool id>`;
 }
 
 /**
- * Where an entry's key is, for a problem that cannot name the entry: the flag (`--account`), or
- * the key path in the config file (`config file F: targets.0.accounts.2.id`).
- */
-export type KeyPath = (index: number, key: "id" | "low_balance") => string;
-
-/**
- * Checks a target's accounts; `where` names the target in each problem (one line per problem).
- * An account without a name is labelled with its id. A secret seed given as an id or issuer is
- * refused at its `keyPath` without naming the entry, whose name may be the seed itself.
+ * Checks a target's accounts; `where` names the target in each problem. A secret seed given as an id or issuer is
+ * refused at its `keyPath` (the flag, or its key path in the file) without naming the entry, which may be the seed.
  */
 export function watchedAccounts(
   entries: readonly AccountEntry[],
   where: string,
   problems: string[],
-  keyPath: KeyPath = (index, key) => `${where}: accounts.${index}.${key}`,
+  keyPath: (index: number, key: "id" | "low_balance") => string = (index, key) => `${where}: accounts.${index}.${key}`,
 ): WatchedAccount[] {
   const names = new Set<string>();
   const accounts: WatchedAccount[] = [];
   for (const [index, entry] of entries.entries()) {
     const name = entry.name ?? entry.id;
+    const what = `${where}: account ${JSON.stringify(name)}`;
     const idProblem = accountIdProblem(entry.id);
     if (idProblem === SEED_NOT_ACCOUNT) {
       problems.push(`${keyPath(index, "id")}: ${idProblem}`);
       // Without a name, the seed would be the name every other problem of the entry shows.
       if (entry.name === undefined) continue;
-    } else if (idProblem !== undefined) problems.push(`${where}: account ${JSON.stringify(name)}: ${idProblem}`);
+    } else if (idProblem !== undefined) problems.push(`${what}: ${idProblem}`);
     if (names.has(name))
       problems.push(`${where}: account name ${JSON.stringify(name)} is used twice; names must be unique per target`);
     names.add(name);
     for (const asset of Object.keys(entry.low_balance ?? {})) {
       const problem = assetProblem(asset);
-      if (problem === undefined) continue;
-      const seedIssuer = looksLikeSeed(asset.split(":")[1] ?? "");
-      problems.push(
-        seedIssuer
-          ? `${keyPath(index, "low_balance")}: ${problem}`
-          : `${where}: account ${JSON.stringify(name)}: low_balance: ${problem}`,
-      );
+      const at = looksLikeSeed(asset.split(":")[1] ?? "") ? keyPath(index, "low_balance") : `${what}: low_balance`;
+      if (problem !== undefined) problems.push(`${at}: ${problem}`);
     }
     for (const asset of Object.keys(entry.max_outflow_per_hour ?? {})) {
       const problem = asset.startsWith("pool:")
         ? `"${asset}" is a pool share, which is never paid`
         : assetProblem(asset);
-      if (problem !== undefined)
-        problems.push(`${where}: account ${JSON.stringify(name)}: max_outflow_per_hour: ${problem}`);
+      if (problem !== undefined) problems.push(`${what}: max_outflow_per_hour: ${problem}`);
     }
     accounts.push({
       name,
@@ -166,29 +146,16 @@ export interface RpcWatchedAccount extends Omit<WatchedAccount, "offers" | "clai
 export const creditAssetText = z
   .string()
   .refine((asset) => asset !== "native" && !asset.startsWith("pool:") && assetProblem(asset) === undefined, {
-    error: "expected CODE:ISSUER (a 1-12 character code and a G... issuer)",
+    error: `expected ${CODE_ISSUER}`,
   });
 
-/**
- * One entry of a Stellar RPC target's `accounts:` list: a Horizon entry without offers and claimable balances, with
- * `assets`.
- */
+/** One entry of a Stellar RPC target's `accounts:` list: no offers, claimable balances or flow; `assets` added. */
 export const rpcAccountEntrySchema = accountEntrySchema
-  .omit({
-    offers: true,
-    claimable_balances: true,
-    activity: true,
-    operations: true,
-    expect_payment_within: true,
-    max_outflow_per_hour: true,
-  })
+  .pick({ name: true, id: true, low_balance: true, cold: true })
   .extend({ assets: z.array(creditAssetText).optional() });
-export type RpcAccountEntry = z.output<typeof rpcAccountEntrySchema>;
+type RpcAccountEntry = z.output<typeof rpcAccountEntrySchema>;
 
-/**
- * Checks a Stellar RPC target's accounts as `watchedAccounts` does a Horizon's; an account
- * without `assets` reads `defaultAssets` (the target's `account_assets`, or --account.asset).
- */
+/** Checks a Stellar RPC target's accounts; one without `assets` reads `defaultAssets` (`account_assets`). */
 export function rpcWatchedAccounts(
   entries: readonly RpcAccountEntry[],
   defaultAssets: readonly string[],
@@ -211,11 +178,8 @@ export function withAssets(
 ): RpcWatchedAccount[] {
   for (const asset of assets) {
     if (looksLikeSeed(asset.split(":")[1] ?? "")) problems.push(`${where}: the issuer: ${SEED_NOT_ACCOUNT}`);
-    else if (!creditAssetText.safeParse(asset).success) {
-      problems.push(
-        `${where}: "${asset}" is not a trustline asset: expected CODE:ISSUER (a 1-12 character code and a G... issuer)`,
-      );
-    }
+    else if (!creditAssetText.safeParse(asset).success)
+      problems.push(`${where}: "${asset}" is not a trustline asset: expected ${CODE_ISSUER}`);
   }
   const distinct = [...new Set(assets)];
   return accounts.map(({ offers: _offers, claimableBalances: _claimable, ...account }) => ({

@@ -1,5 +1,5 @@
 /** Watched assets: what a target's `assets:` key, `--asset` and ASSETS describe, checked. */
-import { looksLikeSeed, SEED_NOT_ACCOUNT } from "./accounts.js";
+import { ASSET_CODE, looksLikeSeed, SEED_NOT_ACCOUNT } from "./accounts.js";
 import { stellarBase } from "../stellar-base.js";
 
 export interface WatchedAsset {
@@ -9,8 +9,6 @@ export interface WatchedAsset {
   /** A G... account id. */
   readonly issuer: string;
 }
-
-const ASSET_CODE = /^[A-Za-z0-9]{1,12}$/;
 
 /** Why `text` is not a credit asset `CODE:ISSUER` that `/assets` can be asked for, or undefined. */
 function assetProblem(text: string): string | undefined {
@@ -24,30 +22,22 @@ function assetProblem(text: string): string | undefined {
 }
 
 /**
- * Checks one target's (or the flags') asset list; `where` names it in each problem, one line per
- * bad or repeated entry, quoting the entry. An issuer that is a secret seed is refused without
- * quoting it.
+ * Checks one target's (or the flags') asset list; `where` names it in each problem, which quotes the entry unless
+ * its issuer is a secret seed.
  */
 export function watchedAssets(entries: readonly string[], where: string, problems: string[]): WatchedAsset[] {
   const seen = new Set<string>();
   const assets: WatchedAsset[] = [];
   for (const entry of entries) {
-    if (looksLikeSeed(entry.split(":")[1] ?? "")) {
-      problems.push(`${where}: an asset's issuer: ${SEED_NOT_ACCOUNT}`);
-      continue;
-    }
     const problem = assetProblem(entry);
-    if (problem !== undefined) {
-      problems.push(`${where}: asset ${JSON.stringify(entry)}: ${problem}`);
-      continue;
+    if (looksLikeSeed(entry.split(":")[1] ?? "")) problems.push(`${where}: an asset's issuer: ${SEED_NOT_ACCOUNT}`);
+    else if (problem !== undefined) problems.push(`${where}: asset ${JSON.stringify(entry)}: ${problem}`);
+    else if (seen.has(entry)) problems.push(`${where}: asset ${JSON.stringify(entry)} is listed twice`);
+    else {
+      seen.add(entry);
+      const [code = "", issuer = ""] = entry.split(":");
+      assets.push({ name: entry, code, issuer });
     }
-    if (seen.has(entry)) {
-      problems.push(`${where}: asset ${JSON.stringify(entry)} is listed twice`);
-      continue;
-    }
-    seen.add(entry);
-    const [code = "", issuer = ""] = entry.split(":");
-    assets.push({ name: entry, code, issuer });
   }
   return assets;
 }

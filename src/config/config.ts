@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
-import { namedIdFromFlag, watchedAccounts, type WatchedAccount } from "./accounts.js";
+import { namedIdFromFlag, rpcWatchedAccounts, watchedAccounts, withAssets, type WatchedAccount } from "./accounts.js";
 import { watchedAssets, type WatchedAsset } from "./assets.js";
 import { watchedContracts, type WatchedContract } from "./contracts.js";
 import { marketEntryFromFlag, watchedMarkets, type MarketEntry, type WatchedMarket } from "./markets.js";
@@ -17,8 +17,10 @@ import {
   type ConfigFile,
   type EndpointScheduleTexts,
   type LogLevel,
+  type RpcTargetEntry,
+  type TargetEntry,
 } from "./file-schema.js";
-import { rpcTargets, type RpcTargetConfig } from "./rpc-targets.js";
+import type { RpcTargetConfig } from "./rpc-targets.js";
 import { targetsOf, type TargetBasics } from "./targets.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 import { loadWebConfig, type WebConfig } from "./web-config.js";
@@ -30,13 +32,11 @@ export interface TargetConfig extends TargetBasics {
   /** Requests per hour this Horizon allows; planning above it logs a warning at start. */
   readonly requestBudgetPerHour: number;
   readonly accounts: readonly WatchedAccount[];
-  /** Assets whose supply, holders and flags `/assets` is asked for. */
   readonly assets: readonly WatchedAsset[];
-  /** DEX markets whose price, trades and makers' offers are read (shard 0 only). */
+  /** Read on shard 0 only. */
   readonly markets: readonly WatchedMarket[];
-  /** The transaction-submission probe, when configured. */
   readonly txProbe?: TxProbeConfig;
-  /** Payment corridors to probe with path finding (config file only). */
+  /** Config file only. */
   readonly corridors?: readonly CorridorConfig[];
   /** The --poll.interval the corridors' schedule was raised from, to 15 s. */
   readonly corridorsRaisedFrom?: string;
@@ -62,24 +62,14 @@ export interface ExporterConfig {
   readonly configFile?: string;
   /** Re-read on SIGHUP like the config file. */
   readonly webConfigFile?: string;
-  /** TLS, basic auth and headers of the HTTP endpoint; absent: plain HTTP, no auth. */
+  /** Absent: plain HTTP, no auth. */
   readonly web?: WebConfig;
 }
 
-export const DEFAULT_PORT = 9619;
-export const DEFAULTS = {
+const DEFAULT_PORT = 9619;
+const DEFAULTS = {
   listenAddress: `:${DEFAULT_PORT}`,
   pollInterval: "15s",
-  /** A watched account's flow: three requests an account, and payments are counted whatever the delay. */
-  activityInterval: "30s",
-  /** Contract TTLs move by a ledger every 5 to 7 s and matter over days: a minute is plenty. */
-  contractsInterval: "1m",
-  /** An asset's supply and flags change with its issuer's operations, rarely: a minute is plenty. */
-  assetsInterval: "1m",
-  /** A contract's events are read at most 25 contracts a call: twice a minute keeps the backlog short. */
-  eventsInterval: "30s",
-  /** A market's price moves by trade aggregation buckets of a minute or more. */
-  marketsInterval: "1m",
   timeout: "10s",
   retries: 2,
   maxBodySize: "8MiB",
@@ -92,12 +82,20 @@ export const DEFAULTS = {
   logLevel: "info" as LogLevel,
 } as const;
 
-/** Endpoints polled at a period of their own unless --poll.interval sets every one. */
-const OWN_DEFAULT_SCHEDULES: Partial<Record<Endpoint, string>> = {
-  activity: DEFAULTS.activityInterval,
-  assets: DEFAULTS.assetsInterval,
-  markets: DEFAULTS.marketsInterval,
+/** Endpoints (Horizon's and Stellar RPC's) polled at a period of their own unless --poll.interval sets every one. */
+const OWN_SCHEDULES = {
+  /** A watched account's flow: three requests an account, and payments are counted whatever the delay. */
+  activity: "30s",
+  /** An asset's supply and flags change with its issuer's operations, rarely: a minute is plenty. */
+  assets: "1m",
+  /** A market's price moves by trade aggregation buckets of a minute or more. */
+  markets: "1m",
+  /** Contract TTLs move by a ledger every 5 to 7 s and matter over days: a minute is plenty. */
+  contracts: "1m",
+  /** A contract's events are read at most 25 contracts a call: twice a minute keeps the backlog short. */
+  events: "30s",
 };
+const OWN_DEFAULT_SCHEDULES: Partial<Record<Endpoint, string>> = OWN_SCHEDULES;
 
 /** Every flag, its environment variable and its help line; --help is printed from this list. */
 export const FLAGS = {
@@ -213,39 +211,20 @@ export type CommandLine =
   | { kind: "invalid"; problems: string[]; usage?: true };
 
 type FlagValues = { [K in keyof typeof FLAGS]?: string | string[] | boolean };
-type UrlFlag = "horizon.url" | "rpc.url";
+const LIST_FLAGS = ["horizon.url", "rpc.url", "account", "account.asset", "asset", "contract", "market"] as const;
+type ListFlag = (typeof LIST_FLAGS)[number];
 type WatchFlag = "account" | "asset" | "contract" | "market";
-type ListFlag = WatchFlag | "account.asset";
-const REPEATABLE: ReadonlySet<string> = new Set<UrlFlag | ListFlag>([
-  "horizon.url",
-  "rpc.url",
-  "account",
-  "account.asset",
-  "asset",
-  "contract",
-  "market",
-]);
-type ValueFlag = Exclude<
-  keyof typeof FLAGS,
-  "help" | "version" | "account.activity" | "contract.events" | UrlFlag | ListFlag
->;
-/** What reading a flag needs: the flags, the environment, and the problems found so far. */
-interface FlagContext {
-  readonly flags: FlagValues;
-  readonly env: NodeJS.ProcessEnv;
-  readonly problems: string[];
-}
+type SwitchFlag = "account.activity" | "contract.events";
+type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | SwitchFlag | ListFlag>;
 
+/** What reading a flag needs: the flags, the environment, and the problems found so far. */
+type FlagContext = { readonly flags: FlagValues; readonly env: NodeJS.ProcessEnv; readonly problems: string[] };
 /** A value and where it came from (`--flag` or `ENV_VAR`), so a problem names its source. */
-interface Setting {
-  readonly source: string;
-  readonly value: string;
-}
-/** Per-endpoint schedules of a target, from its own overrides, the file's and the default. */
-type SchedulesFor = ((overrides: EndpointScheduleTexts | undefined) => Record<Endpoint, Schedule>) & {
-  /** The --poll.interval the corridors' schedule was raised from, to its 15 s floor. */
-  readonly corridorsRaisedFrom?: string;
-};
+type Setting = { readonly source: string; readonly value: string };
+/** A list flag's values, or its environment variable's, and which of the two it was. */
+type ListSetting = { readonly source: string; readonly values: string[] };
+/** What every kind of target is built from: the file (at `path`), --poll.interval (`forced`), the default timeout. */
+type TargetOptions = { file: ConfigFile; path: string; forced: Schedule | undefined; timeoutMs: number };
 
 /** Flags, then environment variables, then the config file, then defaults. */
 export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<CommandLine> {
@@ -256,10 +235,10 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
 
   const problems: string[] = [];
   const context: FlagContext = { flags, env, problems };
-  const setting = (name: ValueFlag): Setting | undefined => settingOf(name, flags, env);
+  const setting = (name: ValueFlag): Setting | undefined => settingOf(name, context);
   const configFile = setting("config.file");
   const file = configFile ? await readConfigFile(configFile.value, problems) : {};
-  const { targets, rpc } = await allTargets(context, { file, path: configFile?.value ?? "" }, setting("poll.interval"));
+  const { targets, rpc } = await allTargets(context, file, configFile?.value ?? "", setting("poll.interval"));
   const noTarget = targets.length === 0 && rpc.length === 0 && problems.length === 0;
   if (noTarget) {
     problems.push(
@@ -269,10 +248,11 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   }
   const webConfigFile = setting("web.config.file");
   const web = await webConfigOf(webConfigFile, problems);
-  const listen = listenAddressOf(setting("web.listen-address"), file, problems);
-  const poolsMax = poolsMaxOf(setting("pools.max"), file, problems);
+  const fileListen = { source: "web.listen_address", value: file.web?.listen_address ?? DEFAULTS.listenAddress };
+  const listen = parsed(setting("web.listen-address") ?? fileListen, parseListenAddress, problems);
+  const poolsMax = parsed(setting("pools.max"), poolsMaxOf, problems) ?? file.liquidity_pools?.max ?? DEFAULTS.poolsMax;
   const logLevel = logLevelOf(setting("log.level"), file, problems);
-  const shard = shardOf(setting("shard"), problems);
+  const shard = parsed(setting("shard"), parseShard, problems) ?? WHOLE;
   if (problems.length > 0 || listen === undefined)
     return { kind: "invalid", problems, ...(noTarget ? { usage: true as const } : {}) };
   return {
@@ -293,42 +273,19 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
 /** The Horizon and Stellar RPC targets, from the URL flags (and the watches flags give them) or the file. */
 async function allTargets(
   context: FlagContext,
-  { file, path }: { file: ConfigFile; path: string },
+  file: ConfigFile,
+  path: string,
   pollInterval: Setting | undefined,
 ): Promise<{ targets: TargetConfig[]; rpc: RpcTargetConfig[] }> {
-  const { flags, env, problems } = context;
+  const { env, problems } = context;
   const timeoutMs = parseDuration(file.http?.timeout ?? DEFAULTS.timeout) ?? 0;
-  const urls = urlSettings("horizon.url", flags, env);
-  const rpcUrls = urlSettings("rpc.url", flags, env);
+  const urls = urlSettings("horizon.url", context);
+  const rpcUrls = urlSettings("rpc.url", context);
   const flagAccounts = flagAccountsOf(context, urls.length + rpcUrls.length);
-  const schedulesFor = scheduleResolver(pollInterval, file, problems);
-  const targets = buildTargets(
-    urls,
-    {
-      accounts: flagAccounts,
-      assets: flagAssetsOf(context, urls.length),
-      markets: flagMarketsOf(context, urls.length),
-    },
-    { file, path },
-    schedulesFor,
-    timeoutMs,
-    problems,
-  );
+  const options = { file, path, forced: parsed(pollInterval, parseSchedule, problems), timeoutMs };
+  const targets = buildTargets(urls, flagAccounts, options, context);
   if (urls.length === 0) await attachTxProbes(targets, file.targets ?? [], env, problems);
-  const rpc = rpcTargets(
-    {
-      urlSpecs: rpcUrls,
-      fileEntries: file.rpc_targets ?? [],
-      ...rpcSchedules(pollInterval, file),
-      accountsSchedule: schedulesFor(undefined).accounts,
-      flagAccounts,
-      flagAssets: listSetting("account.asset", flags, env),
-      flagContracts: flagContractsOf(context, rpcUrls.length),
-      timeoutMs,
-    },
-    problems,
-  );
-  return { targets, rpc };
+  return { targets, rpc: buildRpcTargets(rpcUrls, flagAccounts, options, context) };
 }
 
 /** The settings the config file alone gives, or their defaults. */
@@ -336,24 +293,22 @@ function fileSettings(
   file: ConfigFile,
   poolsMax: number,
 ): Pick<ExporterConfig, "retries" | "maxBodyBytes" | "ledgers" | "liquidityPools" | "staleAfterIntervals"> {
+  const pools = file.liquidity_pools;
   return {
     retries: file.http?.retries ?? DEFAULTS.retries,
-    maxBodyBytes: byteCount(file.http?.max_body_size ?? DEFAULTS.maxBodySize),
+    maxBodyBytes: file.http?.max_body_size ?? (parseByteSize(DEFAULTS.maxBodySize) as number),
     ledgers: {
       maxPagesPerPoll: file.ledgers?.max_pages_per_poll ?? DEFAULTS.maxPagesPerPoll,
       backfill: file.ledgers?.backfill ?? DEFAULTS.backfill,
     },
-    liquidityPools: {
-      max: poolsMax,
-      reserves: file.liquidity_pools?.reserves ?? [],
-      ids: file.liquidity_pools?.ids ?? [],
-    },
+    liquidityPools: { max: poolsMax, reserves: pools?.reserves ?? [], ids: pools?.ids ?? [] },
     staleAfterIntervals: file.freshness?.stale_after_intervals ?? DEFAULTS.staleAfterIntervals,
   };
 }
 
 /** `-h` is `--help`; an unknown or malformed flag is a one-line problem. */
 function parseFlags(argv: readonly string[]): FlagValues | string {
+  const list: readonly string[] = LIST_FLAGS;
   try {
     return parseArgs({
       args: argv.map((argument) => (argument === "-h" ? "--help" : argument)),
@@ -362,10 +317,7 @@ function parseFlags(argv: readonly string[]): FlagValues | string {
       options: Object.fromEntries(
         Object.entries(FLAGS).map(([name, flag]) => [
           name,
-          {
-            type: flag.value === undefined ? "boolean" : "string",
-            multiple: REPEATABLE.has(name),
-          },
+          { type: flag.value === undefined ? "boolean" : "string", multiple: list.includes(name) },
         ]),
       ),
     }).values as FlagValues;
@@ -374,7 +326,7 @@ function parseFlags(argv: readonly string[]): FlagValues | string {
   }
 }
 
-function settingOf(name: ValueFlag, flags: FlagValues, env: NodeJS.ProcessEnv): Setting | undefined {
+function settingOf(name: ValueFlag, { flags, env }: FlagContext): Setting | undefined {
   const flag = flags[name];
   if (typeof flag === "string") return { source: `--${name}`, value: flag };
   const envName = FLAGS[name].env;
@@ -382,42 +334,27 @@ function settingOf(name: ValueFlag, flags: FlagValues, env: NodeJS.ProcessEnv): 
   return fromEnv !== undefined && fromEnv !== "" ? { source: envName, value: fromEnv } : undefined;
 }
 
+/** A setting parsed; undefined when it is unset, or when it does not parse, with a problem naming its source. */
+function parsed<T extends object | number>(
+  setting: Setting | undefined,
+  parse: (text: string) => T | string,
+  problems: string[],
+): T | undefined {
+  if (!setting) return undefined;
+  const value = parse(setting.value);
+  if (typeof value !== "string") return value;
+  problems.push(`${setting.source}: ${value}`);
+  return undefined;
+}
+
 /** Every --horizon.url (--rpc.url), or else HORIZON_URL's (RPC_URL's) comma-separated list. */
-function urlSettings(name: UrlFlag, flags: FlagValues, env: NodeJS.ProcessEnv): Setting[] {
-  const { source, values } = listSetting(name, flags, env);
+function urlSettings(name: "horizon.url" | "rpc.url", context: FlagContext): Setting[] {
+  const { source, values } = listSetting(name, context);
   return values.map((value) => ({ source, value }));
 }
 
-/**
- * A Stellar RPC's status schedule: --poll.interval beats the file's, else the file's default, else
- * ours. Its contracts poll: --poll.interval, else the file's `schedules.contracts`, else 1m.
- */
-function rpcSchedules(
-  pollInterval: Setting | undefined,
-  file: ConfigFile,
-): { defaultSchedule: Schedule; forcedSchedule?: Schedule; contractsSchedule: Schedule; eventsSchedule: Schedule } {
-  const fallback = parseSchedule(DEFAULTS.pollInterval) as Schedule;
-  const forced = pollInterval ? parseSchedule(pollInterval.value) : undefined;
-  if (typeof forced === "object")
-    return { defaultSchedule: forced, forcedSchedule: forced, contractsSchedule: forced, eventsSchedule: forced };
-  const fromFile = parseSchedule(file.poll_interval ?? DEFAULTS.pollInterval);
-  const contracts = parseSchedule(file.schedules?.contracts ?? DEFAULTS.contractsInterval);
-  const events = parseSchedule(file.schedules?.events ?? DEFAULTS.eventsInterval);
-  return {
-    defaultSchedule: typeof fromFile === "string" ? fallback : fromFile,
-    contractsSchedule:
-      typeof contracts === "string" ? (parseSchedule(DEFAULTS.contractsInterval) as Schedule) : contracts,
-    eventsSchedule: typeof events === "string" ? (parseSchedule(DEFAULTS.eventsInterval) as Schedule) : events,
-  };
-}
-
 /** A switch (--account.activity, --contract.events): its flag, or its environment variable's true or false. */
-function switchOf(
-  name: "account.activity" | "contract.events",
-  flags: FlagValues,
-  env: NodeJS.ProcessEnv,
-  problems: string[],
-): boolean {
+function switchOf(name: SwitchFlag, { flags, env, problems }: FlagContext): boolean {
   const envName = FLAGS[name].env;
   const text = env[envName];
   const fromEnv = text === undefined || text === "" ? "false" : text.trim().toLowerCase();
@@ -426,39 +363,20 @@ function switchOf(
   return flags[name] === true || fromEnv === "true";
 }
 
-/**
- * Every value of a repeatable flag, or else its environment variable's comma-separated list, with where they came from.
- */
-function listSetting(
-  name: UrlFlag | ListFlag,
-  flags: FlagValues,
-  env: NodeJS.ProcessEnv,
-): { readonly source: string; readonly values: string[] } {
+/** Every value of a repeatable flag, or else its environment variable's comma-separated list. */
+function listSetting(name: ListFlag, { flags, env }: FlagContext): ListSetting {
   const values = flags[name] as string[] | undefined;
   if (values?.length) return { source: `--${name}`, values };
   const envName = FLAGS[name].env;
-  return {
-    source: envName,
-    values: (env[envName] ?? "")
-      .split(",")
-      .map((value) => value.trim())
-      .filter(Boolean),
-  };
+  const list = (env[envName] ?? "").split(",").map((value) => value.trim());
+  return { source: envName, values: list.filter(Boolean) };
 }
 
-/**
- * A watch flag's values (or its environment variable's list), with a problem when no URL flag
- * (`appliesTo`) names a target for them.
- */
-function watchList(
-  name: WatchFlag,
-  appliesTo: string,
-  urlCount: number,
-  { flags, env, problems }: FlagContext,
-): { readonly source: string; readonly values: string[] } {
-  const specs = listSetting(name, flags, env);
+/** A watch flag's values, with a problem when no URL flag (`appliesTo`) names a target for them. */
+function watchList(name: WatchFlag, appliesTo: string, urlCount: number, context: FlagContext): ListSetting {
+  const specs = listSetting(name, context);
   if (specs.values.length > 0 && urlCount === 0) {
-    problems.push(
+    context.problems.push(
       `${specs.source}: applies to targets given with ${appliesTo}; with --config.file, list ${name}s under ` +
         `each target's \`${name}s:\``,
     );
@@ -470,22 +388,16 @@ function watchList(
 function flagAccountsOf(context: FlagContext, urlCount: number): WatchedAccount[] {
   const { source, values } = watchList("account", "--horizon.url or --rpc.url", urlCount, context);
   const accounts = watchedAccounts(values.map(namedIdFromFlag), source, context.problems, () => source);
-  const activity = switchOf("account.activity", context.flags, context.env, context.problems);
-  return activity ? accounts.map((account) => ({ ...account, activity: true })) : accounts;
+  return switchOf("account.activity", context) ? accounts.map((account) => ({ ...account, activity: true })) : accounts;
 }
 
 /** Every --contract, or else CONTRACTS' list; --contract.events counts their events. */
 function flagContractsOf(context: FlagContext, urlCount: number): WatchedContract[] {
   const { source, values } = watchList("contract", "--rpc.url", urlCount, context);
   const contracts = watchedContracts(values.map(namedIdFromFlag), source, context.problems);
-  const events = switchOf("contract.events", context.flags, context.env, context.problems);
-  return events ? contracts.map((contract) => ({ ...contract, events: true })) : contracts;
-}
-
-/** Every --asset, or else ASSETS' list. */
-function flagAssetsOf(context: FlagContext, urlCount: number): WatchedAsset[] {
-  const { source, values } = watchList("asset", "--horizon.url", urlCount, context);
-  return watchedAssets(values, source, context.problems);
+  return switchOf("contract.events", context)
+    ? contracts.map((contract) => ({ ...contract, events: true }))
+    : contracts;
 }
 
 /** Every --market, or else MARKETS' list. */
@@ -500,133 +412,138 @@ function flagMarketsOf(context: FlagContext, urlCount: number): WatchedMarket[] 
   return watchedMarkets(entries, source, context.problems);
 }
 
-function shardOf(shard: Setting | undefined, problems: string[]): Shard {
-  if (!shard) return WHOLE;
-  const parsed = parseShard(shard.value);
-  if (typeof parsed === "object") return parsed;
-  problems.push(`${shard.source}: ${parsed}`);
-  return WHOLE;
-}
-
-function scheduleResolver(pollInterval: Setting | undefined, file: ConfigFile, problems: string[]): SchedulesFor {
-  if (pollInterval) {
-    const schedule = parseSchedule(pollInterval.value);
-    if (typeof schedule === "string") problems.push(`${pollInterval.source}: ${schedule}`);
-  }
-  const defaultText = pollInterval?.value ?? file.poll_interval ?? DEFAULTS.pollInterval;
-  // An explicit --poll.interval is the operator's latest word, so it beats per-endpoint file schedules.
-  const fileSchedules: EndpointScheduleTexts = pollInterval ? {} : (file.schedules ?? {});
-  const { raisedFrom } = corridorsSchedule(undefined, pollInterval?.value);
-  const resolve = (overrides: EndpointScheduleTexts | undefined) =>
-    Object.fromEntries(
-      ENDPOINTS.map((endpoint) => {
-        if (endpoint === "corridors")
-          return [
-            endpoint,
-            corridorsSchedule(overrides?.corridors ?? fileSchedules.corridors, pollInterval?.value).schedule,
-          ];
-        // Some endpoints have a period of their own unless --poll.interval says otherwise; the file's
-        // poll_interval is for the rest.
-        const fallback = (pollInterval ? undefined : OWN_DEFAULT_SCHEDULES[endpoint]) ?? defaultText;
-        const text = (pollInterval ? undefined : overrides?.[endpoint]) ?? fileSchedules[endpoint] ?? fallback;
-        const schedule = parseSchedule(text);
-        return [endpoint, typeof schedule === "string" ? parseSchedule(DEFAULTS.pollInterval) : schedule];
-      }),
-    ) as Record<Endpoint, Schedule>;
-  return raisedFrom === undefined ? resolve : Object.assign(resolve, { corridorsRaisedFrom: raisedFrom });
+/**
+ * A Horizon target's schedules: --poll.interval (`forced`) beats every other; else the target's own, the file's,
+ * the endpoint's default period, the file's poll_interval, ours. The file's texts are checked by its schema.
+ */
+function schedulesOf({ forced, file }: TargetOptions, overrides?: EndpointScheduleTexts): Record<Endpoint, Schedule> {
+  const schedules = ENDPOINTS.map((endpoint) => {
+    const written = overrides?.[endpoint] ?? file.schedules?.[endpoint];
+    if (endpoint === "corridors") return [endpoint, corridorsSchedule(written, forced).schedule];
+    const text = written ?? OWN_DEFAULT_SCHEDULES[endpoint] ?? file.poll_interval ?? DEFAULTS.pollInterval;
+    return [endpoint, forced ?? (parseSchedule(text) as Schedule)];
+  });
+  return Object.fromEntries(schedules) as Record<Endpoint, Schedule>;
 }
 
 /** Horizon targets from --horizon.url when given (they replace the file's), else from the file; names unique. */
 function buildTargets(
   urls: readonly Setting[],
-  flagWatched: {
-    readonly accounts: readonly WatchedAccount[];
-    readonly assets: readonly WatchedAsset[];
-    readonly markets: readonly WatchedMarket[];
-  },
-  { file, path }: { file: ConfigFile; path: string },
-  schedulesFor: SchedulesFor,
-  timeoutMs: number,
-  problems: string[],
+  flagAccounts: readonly WatchedAccount[],
+  options: TargetOptions,
+  context: FlagContext,
 ): TargetConfig[] {
-  return targetsOf<NonNullable<ConfigFile["targets"]>[number], TargetConfig>(
+  const { file, path, forced, timeoutMs } = options;
+  const { problems } = context;
+  const assets = watchList("asset", "--horizon.url", urls.length, context);
+  const flagWatched = {
+    accounts: flagAccounts,
+    assets: watchedAssets(assets.values, assets.source, problems),
+    markets: flagMarketsOf(context, urls.length),
+  };
+  const raisedFrom = corridorsSchedule(undefined, forced).raisedFrom;
+  const raised = raisedFrom === undefined ? {} : { corridorsRaisedFrom: raisedFrom };
+  return targetsOf<TargetEntry, TargetConfig>(
     { urls, entries: file.targets ?? [], timeoutMs },
     {
       label: "target",
       fromUrl: (basics) => ({
         ...basics,
-        schedules: schedulesFor(undefined),
+        ...flagWatched,
+        schedules: schedulesOf(options),
         requestBudgetPerHour: DEFAULTS.requestBudgetPerHour,
-        accounts: flagWatched.accounts,
-        assets: flagWatched.assets,
-        markets: flagWatched.markets,
       }),
-      fromEntry: (basics, entry, targetIndex) => ({
-        ...basics,
-        schedules: schedulesFor(entry.schedules),
-        requestBudgetPerHour: entry.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour,
-        accounts: watchedAccounts(
-          entry.accounts ?? [],
-          `target "${basics.name}"`,
-          problems,
-          (index, key) => `${path}: targets[${targetIndex}].accounts[${index}].${key}`,
-        ),
-        assets: watchedAssets(entry.assets ?? [], `${path}: targets[${targetIndex}].assets`, problems),
-        markets: watchedMarkets(entry.markets ?? [], `target "${basics.name}"`, problems),
-        ...corridorSettings(entry, `${path}: targets[${targetIndex}].corridors`, schedulesFor, problems),
-      }),
+      fromEntry: (basics, entry, targetIndex) => {
+        const where = `${path}: targets[${targetIndex}]`;
+        return {
+          ...basics,
+          schedules: schedulesOf(options, entry.schedules),
+          requestBudgetPerHour: entry.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour,
+          accounts: watchedAccounts(
+            entry.accounts ?? [],
+            `target "${basics.name}"`,
+            problems,
+            (index, key) => `${where}.accounts[${index}].${key}`,
+          ),
+          assets: watchedAssets(entry.assets ?? [], `${where}.assets`, problems),
+          markets: watchedMarkets(entry.markets ?? [], `target "${basics.name}"`, problems),
+          ...(entry.corridors?.length
+            ? { corridors: corridorsOf(entry.corridors, `${where}.corridors`, problems), ...raised }
+            : {}),
+        };
+      },
     },
     problems,
   );
 }
 
-/** A file target's corridors, and whether --poll.interval was raised to their 15 s floor. */
-function corridorSettings(
-  entry: NonNullable<ConfigFile["targets"]>[number],
-  where: string,
-  schedulesFor: SchedulesFor,
-  problems: string[],
-): Pick<TargetConfig, "corridors" | "corridorsRaisedFrom"> {
-  if (entry.corridors === undefined || entry.corridors.length === 0) return {};
-  const corridors = corridorsOf(entry.corridors, where, problems);
-  const raised = schedulesFor.corridorsRaisedFrom;
-  return { corridors, ...(raised !== undefined ? { corridorsRaisedFrom: raised } : {}) };
+/** getNetwork and getVersionInfo change only on upgrades: polled this often, or at the status schedule if rarer. */
+const RPC_VERSIONS_SCHEDULE = parseSchedule("10m") as Schedule;
+
+/** Stellar RPC targets from --rpc.url when given (they replace the file's), else from the file; names unique. */
+function buildRpcTargets(
+  urls: readonly Setting[],
+  flagAccounts: readonly WatchedAccount[],
+  options: TargetOptions,
+  context: FlagContext,
+): RpcTargetConfig[] {
+  const { file, forced, timeoutMs } = options;
+  const { problems } = context;
+  // An explicit --poll.interval is the operator's latest word, so it beats every schedule of the file.
+  const fileSchedule = (text: string) => forced ?? (parseSchedule(text) as Schedule);
+  const accounts = schedulesOf(options).accounts;
+  const contracts = fileSchedule(file.schedules?.contracts ?? OWN_SCHEDULES.contracts);
+  const events = fileSchedule(file.schedules?.events ?? OWN_SCHEDULES.events);
+  const schedulesFor = (text: string | undefined): RpcTargetConfig["schedules"] => {
+    const status = fileSchedule(text ?? file.poll_interval ?? DEFAULTS.pollInterval);
+    const versions = status.periodMs > RPC_VERSIONS_SCHEDULE.periodMs ? status : RPC_VERSIONS_SCHEDULE;
+    return { status, versions, accounts, contracts, events };
+  };
+  const flagAssets = listSetting("account.asset", context);
+  const flagContracts = flagContractsOf(context, urls.length);
+  // The flag accounts were checked with the Horizon targets': only their assets are new here.
+  const flagReads = urls.length ? withAssets(flagAccounts, flagAssets.values, flagAssets.source, problems) : [];
+  return targetsOf<RpcTargetEntry, RpcTargetConfig>(
+    { urls, entries: file.rpc_targets ?? [], timeoutMs },
+    {
+      label: "Stellar RPC target",
+      fromUrl: (basics) => ({
+        ...basics,
+        schedules: schedulesFor(undefined),
+        accounts: flagReads,
+        contracts: flagContracts,
+      }),
+      fromEntry: (basics, entry) => {
+        const where = `Stellar RPC target "${basics.name}"`;
+        return {
+          ...basics,
+          schedules: schedulesFor(entry.schedule),
+          accounts: rpcWatchedAccounts(entry.accounts ?? [], entry.account_assets ?? [], where, problems),
+          contracts: watchedContracts(entry.contracts ?? [], where, problems),
+        };
+      },
+    },
+    problems,
+  );
 }
 
 async function webConfigOf(webConfigFile: Setting | undefined, problems: string[]): Promise<WebConfig | undefined> {
-  if (!webConfigFile) return undefined;
-  const loaded = await loadWebConfig(webConfigFile.value);
+  const loaded = webConfigFile ? await loadWebConfig(webConfigFile.value) : undefined;
   if (!Array.isArray(loaded)) return loaded;
   problems.push(...loaded);
   return undefined;
 }
 
-function listenAddressOf(
-  listenAddress: Setting | undefined,
-  file: ConfigFile,
-  problems: string[],
-): ExporterConfig["listen"] | undefined {
-  const listen = parseListenAddress(listenAddress?.value ?? file.web?.listen_address ?? DEFAULTS.listenAddress);
-  if (typeof listen !== "string") return listen;
-  problems.push(`${listenAddress?.source ?? "web.listen_address"}: ${listen}`);
-  return undefined;
-}
-
-function poolsMaxOf(poolsMax: Setting | undefined, file: ConfigFile, problems: string[]): number {
-  const fromFile = file.liquidity_pools?.max ?? DEFAULTS.poolsMax;
-  if (!poolsMax) return fromFile;
-  const parsed = z.coerce.number().int().min(0).max(MAX_POOLS).safeParse(poolsMax.value);
-  if (parsed.success) return parsed.data;
-  problems.push(`${poolsMax.source}: "${poolsMax.value}" is not ${POOLS_MAX_RANGE}`);
-  return fromFile;
+function poolsMaxOf(text: string): number | string {
+  const max = z.coerce.number().int().min(0).max(MAX_POOLS).safeParse(text);
+  return max.success ? max.data : `"${text}" is not ${POOLS_MAX_RANGE}`;
 }
 
 function logLevelOf(logLevel: Setting | undefined, file: ConfigFile, problems: string[]): LogLevel {
-  const fromFile = file.log?.level ?? DEFAULTS.logLevel;
-  if (!logLevel) return fromFile;
-  if ((LOG_LEVELS as readonly string[]).includes(logLevel.value)) return logLevel.value as LogLevel;
-  problems.push(`${logLevel.source}: expected one of ${LOG_LEVELS.join(", ")}, got "${logLevel.value}"`);
-  return fromFile;
+  const level = LOG_LEVELS.find((name) => name === logLevel?.value);
+  if (logLevel && !level)
+    problems.push(`${logLevel.source}: expected one of ${LOG_LEVELS.join(", ")}, got "${logLevel.value}"`);
+  return level ?? file.log?.level ?? DEFAULTS.logLevel;
 }
 
 async function readConfigFile(path: string, problems: string[]): Promise<ConfigFile> {
@@ -673,14 +590,10 @@ export function parseListenAddress(text: string): { host: string; port: number }
   return { host: match[1] ?? (match[2] || "0.0.0.0"), port };
 }
 
-function byteCount(value: number | string): number {
-  return typeof value === "number" ? value : (parseByteSize(value) ?? 0);
-}
-
 /** Each file target's `tx_probe:`, its seed read now; its account joins the watched ones. */
 async function attachTxProbes(
   targets: TargetConfig[],
-  entries: NonNullable<ConfigFile["targets"]>,
+  entries: readonly TargetEntry[],
   env: NodeJS.ProcessEnv,
   problems: string[],
 ): Promise<void> {

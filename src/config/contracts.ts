@@ -1,26 +1,24 @@
 /**
- * Watched Soroban contracts: what an RPC target's `contracts:` key, `--contract` and CONTRACTS
- * describe, checked when the configuration loads. One undecodable key would fail a whole 200-key
- * getLedgerEntries call at the RPC, hiding every other key of that call, so a bad id or key is a
- * configuration error, never a poll error.
+ * Watched Soroban contracts: what an RPC target's `contracts:` key, `--contract` and CONTRACTS describe, checked
+ * when the configuration loads: one undecodable key would fail a whole 200-key getLedgerEntries call at the RPC.
  */
 import { z } from "zod";
 import { stellarBase } from "../stellar-base.js";
 import { parseDuration } from "./duration.js";
 
-export const DURABILITIES = ["persistent", "temporary"] as const;
+const DURABILITIES = ["persistent", "temporary"] as const;
 export type Durability = (typeof DURABILITIES)[number];
 
 /** The `entry` label values of a contract's own entries; a configured key may not take them. */
-export const CONTRACT_ENTRIES = ["instance", "code"] as const;
+const CONTRACT_ENTRIES = ["instance", "code"] as const;
 
-export interface WatchedContractKey {
-  /** The `entry` label. */
-  readonly name: string;
-  /** The contract-data key: a base64 XDR SCVal, as configured (checked to decode). */
-  readonly key: string;
-  readonly durability: Durability;
-}
+/** `name` is the `entry` label; `key` the contract-data key, a base64 XDR SCVal (checked to decode). */
+const contractKeySchema = z.strictObject({
+  name: z.string().min(1),
+  key: z.string(),
+  durability: z.enum(DURABILITIES).default("persistent"),
+});
+type WatchedContractKey = z.output<typeof contractKeySchema>;
 
 export interface WatchedContract {
   /** The `contract` label. */
@@ -28,9 +26,9 @@ export interface WatchedContract {
   /** A C... contract StrKey. */
   readonly id: string;
   readonly keys: readonly WatchedContractKey[];
-  /** Whether the events job counts its events (`events: true`, or --contract.events). */
+  /** Whether the events job counts its events. */
   readonly events?: boolean;
-  /** `expect_events_within` in seconds: it normally emits an event at least this often. */
+  /** It normally emits an event at least this often. */
   readonly expectEventsWithinSeconds?: number;
 }
 
@@ -38,15 +36,7 @@ export interface WatchedContract {
 export const contractEntrySchema = z.strictObject({
   name: z.string().min(1).optional(),
   id: z.string(),
-  keys: z
-    .array(
-      z.strictObject({
-        name: z.string().min(1),
-        key: z.string(),
-        durability: z.enum(DURABILITIES).optional(),
-      }),
-    )
-    .optional(),
+  keys: z.array(contractKeySchema).optional(),
   events: z.boolean().optional(),
   expect_events_within: z
     .string()
@@ -54,12 +44,6 @@ export const contractEntrySchema = z.strictObject({
     .optional(),
 });
 export type ContractEntry = z.output<typeof contractEntrySchema>;
-
-/** Why `id` is not a C... contract id, or undefined when it is one. */
-function contractIdProblem(id: string): string | undefined {
-  if (stellarBase().StrKey.isValidContract(id)) return undefined;
-  return `"${id}" is not a contract id (C followed by 55 base32 characters, with a valid checksum)`;
-}
 
 /** Why `key` is not base64 XDR of one SCVal (canonical, nothing left over), or undefined. */
 function scValProblem(key: string): string | undefined {
@@ -72,10 +56,7 @@ function scValProblem(key: string): string | undefined {
   return `"${key.length > 60 ? `${key.slice(0, 60)}…` : key}" is not a base64 XDR SCVal`;
 }
 
-/**
- * Checks a target's contracts; `where` names the target in each problem (one line per problem).
- * A contract without a name is labelled with its id.
- */
+/** Checks a target's contracts; `where` names the target in each problem. */
 export function watchedContracts(
   entries: readonly ContractEntry[],
   where: string,
@@ -85,13 +66,16 @@ export function watchedContracts(
   return entries.map((entry) => {
     const name = entry.name ?? entry.id;
     const what = `${where}: contract ${JSON.stringify(name)}`;
-    const idProblem = contractIdProblem(entry.id);
-    if (idProblem !== undefined) problems.push(`${what}: ${idProblem}`);
+    if (!stellarBase().StrKey.isValidContract(entry.id))
+      problems.push(
+        `${what}: "${entry.id}" is not a contract id (C followed by 55 base32 characters, with a valid checksum)`,
+      );
     if (names.has(name))
       problems.push(`${where}: contract name ${JSON.stringify(name)} is used twice; names must be unique per target`);
     names.add(name);
     const keyNames = new Set<string>(CONTRACT_ENTRIES);
-    const keys = (entry.keys ?? []).map((key) => {
+    const keys = entry.keys ?? [];
+    for (const key of keys) {
       if (keyNames.has(key.name)) {
         problems.push(
           `${what}: key name ${JSON.stringify(key.name)} is used twice or is reserved ` +
@@ -101,8 +85,7 @@ export function watchedContracts(
       keyNames.add(key.name);
       const keyProblem = scValProblem(key.key);
       if (keyProblem !== undefined) problems.push(`${what}: key ${JSON.stringify(key.name)}: ${keyProblem}`);
-      return { name: key.name, key: key.key, durability: key.durability ?? "persistent" };
-    });
+    }
     const within = entry.expect_events_within === undefined ? undefined : parseDuration(entry.expect_events_within);
     return {
       name,

@@ -3,38 +3,25 @@
  * path-finding request per run to Horizon's /paths/strict-send or /paths/strict-receive.
  */
 import { z } from "zod";
-import { creditAssetText } from "./accounts.js";
+import { CODE_ISSUER, creditAssetText } from "./accounts.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 
-export const CORRIDOR_MODES = ["strict_send", "strict_receive"] as const;
-export type CorridorMode = (typeof CORRIDOR_MODES)[number];
-
-export interface CorridorConfig {
-  /** The `corridor` label. */
-  readonly name: string;
-  readonly mode: CorridorMode;
-  /** `native` or `CODE:ISSUER`. */
-  readonly source: string;
-  readonly destination: string;
-  /** strict_send: the source amount; strict_receive: the destination amount; as Horizon's decimal text. */
-  readonly amount: string;
-  /** Destination per source below which the corridor is degraded. */
-  readonly minRate?: number;
-}
+const CORRIDOR_MODES = ["strict_send", "strict_receive"] as const;
 
 /** Path finding is Horizon's most expensive endpoint: corridors run once a minute unless told otherwise. */
-export const CORRIDORS_DEFAULT_SCHEDULE = "1m";
+const CORRIDORS_DEFAULT_SCHEDULE = "1m";
 /** The shortest corridor schedule an operator may write. */
-export const CORRIDORS_MIN_PERIOD_MS = 15_000;
+const CORRIDORS_MIN_PERIOD_MS = 15_000;
 
 const AMOUNT_PROBLEM = 'expected a positive amount with at most 7 decimals, such as 100 or "0.5"';
 const STELLAR_AMOUNT = /^\d{1,12}(\.\d{1,7})?$/;
 
-const ASSET_PROBLEM = "expected `native` or CODE:ISSUER (a 1-12 character code and a G... issuer)";
+const ASSET_PROBLEM = `expected \`native\` or ${CODE_ISSUER}`;
 const assetOf = z
   .string({ error: ASSET_PROBLEM })
   .refine((text) => text === "native" || creditAssetText.safeParse(text).success, { error: ASSET_PROBLEM });
 
+/** `name` is the `corridor` label; `amount`, Horizon's decimal text, is the source's (strict_send) or destination's. */
 export const corridorEntrySchema = z
   .strictObject({
     name: z
@@ -50,26 +37,20 @@ export const corridorEntrySchema = z
     min_rate: z.number({ error: "expected a number" }).positive("expected a rate above 0").optional(),
   })
   .refine((entry) => entry.source !== entry.destination, { error: "source and destination are the same asset" });
-export type CorridorEntry = z.output<typeof corridorEntrySchema>;
+type CorridorEntry = z.output<typeof corridorEntrySchema>;
+
+/** `minRate`: destination per source below which the corridor is degraded. */
+export type CorridorConfig = Omit<CorridorEntry, "min_rate"> & { readonly minRate?: number };
 
 /** A target's corridors, checked: names unique within the target. */
 export function corridorsOf(entries: readonly CorridorEntry[], where: string, problems: string[]): CorridorConfig[] {
   const seen = new Set<string>();
   const corridors: CorridorConfig[] = [];
-  for (const entry of entries) {
-    if (seen.has(entry.name)) {
+  for (const { min_rate: minRate, ...entry } of entries) {
+    if (seen.has(entry.name))
       problems.push(`${where}: corridor name "${entry.name}" is used twice (each is a \`corridor\` label)`);
-      continue;
-    }
+    else corridors.push({ ...entry, ...(minRate !== undefined ? { minRate } : {}) });
     seen.add(entry.name);
-    corridors.push({
-      name: entry.name,
-      mode: entry.mode,
-      source: entry.source,
-      destination: entry.destination,
-      amount: entry.amount,
-      ...(entry.min_rate !== undefined ? { minRate: entry.min_rate } : {}),
-    });
   }
   return corridors;
 }
@@ -79,32 +60,21 @@ export const corridorsScheduleText = z
   .string({ error: "expected a duration such as 1m or a cron pattern" })
   .check((ctx) => {
     const schedule = parseSchedule(ctx.value);
-    const message =
-      typeof schedule === "string"
-        ? schedule
-        : schedule.periodMs < CORRIDORS_MIN_PERIOD_MS
-          ? `"${ctx.value}" runs corridors more often than every 15s; path finding is expensive for the Horizon`
-          : undefined;
+    let message = typeof schedule === "string" ? schedule : undefined;
+    if (typeof schedule === "object" && schedule.periodMs < CORRIDORS_MIN_PERIOD_MS)
+      message = `"${ctx.value}" runs corridors more often than every 15s; path finding is expensive for the Horizon`;
     if (message !== undefined) ctx.issues.push({ code: "custom", message, input: ctx.value });
   });
 
-/** The corridors' schedule, and what --poll.interval asked for when it was raised to the floor. */
-export interface CorridorsSchedule {
-  readonly schedule: Schedule;
-  readonly raisedFrom?: string;
-}
-
 /**
- * The corridors' schedule of a target: its own `schedules.corridors`, else the file's, else 1m
- * (both checked by the file's schema); --poll.interval beats them but never goes below 15 s.
+ * The corridors' schedule of a target: --poll.interval (`forced`) but never below 15 s (`raisedFrom` then says
+ * what it was), else the `written` one (checked by the file's schema), else 1m.
  */
-export function corridorsSchedule(written: string | undefined, pollInterval: string | undefined): CorridorsSchedule {
-  const fallback = parseSchedule(CORRIDORS_DEFAULT_SCHEDULE) as Schedule;
-  const forced = pollInterval === undefined ? undefined : parseSchedule(pollInterval);
-  if (typeof forced === "object") {
-    if (forced.periodMs >= CORRIDORS_MIN_PERIOD_MS) return { schedule: forced };
-    return { schedule: parseSchedule("15s") as Schedule, raisedFrom: pollInterval };
-  }
-  const schedule = parseSchedule(written ?? CORRIDORS_DEFAULT_SCHEDULE);
-  return { schedule: typeof schedule === "string" ? fallback : schedule };
+export function corridorsSchedule(
+  written: string | undefined,
+  forced: Schedule | undefined,
+): { readonly schedule: Schedule; readonly raisedFrom?: string } {
+  if (forced === undefined) return { schedule: parseSchedule(written ?? CORRIDORS_DEFAULT_SCHEDULE) as Schedule };
+  if (forced.periodMs >= CORRIDORS_MIN_PERIOD_MS) return { schedule: forced };
+  return { schedule: parseSchedule("15s") as Schedule, raisedFrom: forced.text };
 }

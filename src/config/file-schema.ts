@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
 import { accountEntrySchema, creditAssetText, rpcAccountEntrySchema } from "./accounts.js";
 import { contractEntrySchema } from "./contracts.js";
 import { marketEntrySchema } from "./markets.js";
@@ -13,11 +14,11 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 const durationProblem = (issue: { input?: unknown }) =>
   `expected a duration such as 10s, 500ms or 1m, got ${shown(issue.input)}${unitSuggestion(issue.input)}`;
 
-export const durationText = z
+const durationText = z
   .string({ error: durationProblem })
   .refine((text) => (parseDuration(text) ?? 0) > 0, { error: durationProblem });
 
-export const scheduleText = z
+const scheduleText = z
   .string({
     error: (issue) =>
       `expected a duration such as 15s or a cron pattern, got ${shown(issue.input)}${unitSuggestion(issue.input)}`,
@@ -28,10 +29,8 @@ export const scheduleText = z
   });
 
 const byteSize = z
-  .union([z.number().int().positive(), z.string()])
-  .refine((value) => (typeof value === "number" ? value : (parseByteSize(value) ?? 0)) > 0, {
-    error: "expected a size such as 8MiB, 512kB or a number of bytes",
-  });
+  .union([z.number().int().positive(), z.string().transform((text) => parseByteSize(text) ?? 0)])
+  .refine((bytes) => bytes > 0, { error: "expected a size such as 8MiB, 512kB or a number of bytes" });
 
 /**
  * The most liquidity pools one exporter tracks per Horizon: each pool is a handful of series and
@@ -50,15 +49,9 @@ const assetText = z
   .string()
   .regex(/^(native|[A-Za-z0-9]{1,12}:G[A-Z2-7]{55})$/, "expected `native` or CODE:ISSUER (a G... account)");
 
+const scheduleOfEach = Object.fromEntries(ENDPOINTS.map((endpoint) => [endpoint, scheduleText.optional()]));
 const endpointSchedules = z.strictObject({
-  root: scheduleText.optional(),
-  fee_stats: scheduleText.optional(),
-  ledgers: scheduleText.optional(),
-  liquidity_pools: scheduleText.optional(),
-  accounts: scheduleText.optional(),
-  activity: scheduleText.optional(),
-  assets: scheduleText.optional(),
-  markets: scheduleText.optional(),
+  ...(scheduleOfEach as Record<Endpoint, z.ZodOptional<typeof scheduleText>>),
   corridors: corridorsScheduleText.optional(),
 });
 
@@ -106,6 +99,7 @@ const targetEntry = z.strictObject({
   markets: z.array(marketEntrySchema).optional(),
   corridors: z.array(corridorEntrySchema).optional(),
 });
+export type TargetEntry = z.output<typeof targetEntry>;
 
 /** A Stellar RPC target; `schedule` is its status poll's (getHealth, getLatestLedger, getFeeStats). */
 const rpcTargetEntry = targetEntry

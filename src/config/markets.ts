@@ -1,18 +1,17 @@
 /** Watched DEX markets: what a target's `markets:` key, `--market` and MARKETS describe, checked. */
 import { z } from "zod";
-import { accountIdProblem, creditAssetText } from "./accounts.js";
+import { accountIdProblem, CODE_ISSUER, creditAssetText } from "./accounts.js";
 
 /** Horizon's trade aggregation resolutions, by the name the configuration uses. */
-export const MARKET_RESOLUTIONS = {
+const MARKET_RESOLUTIONS = {
   "1m": 60_000,
   "5m": 300_000,
   "15m": 900_000,
   "1h": 3_600_000,
   "1d": 86_400_000,
   "1w": 604_800_000,
-} as const;
-export type MarketResolution = keyof typeof MARKET_RESOLUTIONS;
-const RESOLUTION_NAMES = Object.keys(MARKET_RESOLUTIONS) as MarketResolution[];
+};
+const RESOLUTION_NAMES = Object.keys(MARKET_RESOLUTIONS) as (keyof typeof MARKET_RESOLUTIONS)[];
 
 export interface WatchedMarket {
   /** The `market` label. */
@@ -20,9 +19,9 @@ export interface WatchedMarket {
   /** `native` or `CODE:ISSUER`. */
   readonly base: string;
   readonly counter: string;
-  /** The trade aggregation bucket, in milliseconds. */
+  /** The trade aggregation bucket. */
   readonly resolutionMs: number;
-  /** Counter per base the price should hold (a peg), when configured. */
+  /** Counter per base the price should hold (a peg). */
   readonly referencePrice?: number;
   /** Seller accounts whose offers on the pair are read. */
   readonly makers: readonly string[];
@@ -47,13 +46,10 @@ function defaultMarketName(base: string, counter: string): string {
 
 function assetProblem(asset: string): string | undefined {
   if (asset === "native" || creditAssetText.safeParse(asset).success) return undefined;
-  return `${JSON.stringify(asset)} is not native or CODE:ISSUER (a 1-12 character code and a G... issuer)`;
+  return `${JSON.stringify(asset)} is not native or ${CODE_ISSUER}`;
 }
 
-/**
- * Checks a target's markets; `where` names the target in each problem (one line per problem). Two
- * markets with the same name, given or default, are a problem: their series would collide.
- */
+/** Checks a target's markets; `where` names the target in each problem. A name used twice would collide series. */
 export function watchedMarkets(entries: readonly MarketEntry[], where: string, problems: string[]): WatchedMarket[] {
   const names = new Set<string>();
   const markets: WatchedMarket[] = [];
@@ -61,11 +57,8 @@ export function watchedMarkets(entries: readonly MarketEntry[], where: string, p
     const name = entry.name ?? defaultMarketName(entry.base, entry.counter);
     const at = `${where}: market ${JSON.stringify(name)}`;
     const before = problems.length;
-    for (const [key, asset] of [
-      ["base", entry.base],
-      ["counter", entry.counter],
-    ] as const) {
-      const problem = assetProblem(asset);
+    for (const key of ["base", "counter"] as const) {
+      const problem = assetProblem(entry[key]);
       if (problem !== undefined) problems.push(`${at}: ${key}: ${problem}`);
     }
     if (entry.base === entry.counter) problems.push(`${at}: base and counter are the same asset`);
@@ -74,9 +67,8 @@ export function watchedMarkets(entries: readonly MarketEntry[], where: string, p
       // The problem never repeats a seed given where a maker belongs.
       if (problem !== undefined) problems.push(`${at}: makers: ${problem}`);
     }
-    if (names.has(name)) {
+    if (names.has(name))
       problems.push(`${where}: market name ${JSON.stringify(name)} is used twice; give each market its own \`name\``);
-    }
     names.add(name);
     if (problems.length > before) continue;
     markets.push({

@@ -1,7 +1,4 @@
-/**
- * Config problems in an operator's words: zod's defaults ("Invalid input: expected string,
- * received number") describe its parser, not what to write in the file.
- */
+/** Config problems in an operator's words: zod's defaults describe its parser, not what to write in the file. */
 import type { z } from "zod";
 
 const EXPECTED: Record<string, string> = {
@@ -14,10 +11,7 @@ const EXPECTED: Record<string, string> = {
   record: "a mapping (key: value)",
 };
 
-/**
- * Text short and plain enough to be a misspelt word (`loud`, `soon`), which is shown; anything
- * else may be a token or password written in the wrong place, and is only described.
- */
+/** Text plain enough to be a misspelt word (`loud`); anything else may be a token in the wrong place: not shown. */
 const SHOWABLE_TEXT = /^[A-Za-z][A-Za-z .-]{0,19}$/;
 
 /** A value as the operator wrote it, short; text that could be a secret is described, not quoted. */
@@ -34,13 +28,12 @@ export function shown(input: unknown): string {
 /** The per-parse error map: undefined leaves an issue's own message (every custom one) alone. */
 export function operatorMessage(issue: z.core.$ZodRawIssue): string | undefined {
   switch (issue.code) {
-    case "invalid_type":
+    case "invalid_type": {
       if (issue.input === undefined) return "required";
       // Text where something else belongs (a header value where a mapping belongs) is never quoted.
-      return (
-        `expected ${EXPECTED[issue.expected] ?? issue.expected}, got ` +
-        `${typeof issue.input === "string" ? "text" : shown(issue.input)}`
-      );
+      const got = typeof issue.input === "string" ? "text" : shown(issue.input);
+      return `expected ${EXPECTED[issue.expected] ?? issue.expected}, got ${got}`;
+    }
     case "too_small":
       if (issue.origin === "array")
         return `expected at least ${issue.minimum} ${Number(issue.minimum) === 1 ? "entry" : "entries"}`;
@@ -86,13 +79,8 @@ export function closestName(name: string, known: readonly string[]): string | un
 
 /** ` (did you mean 15s?)` for a bare number where a duration belongs, else nothing. */
 export function unitSuggestion(input: unknown): string {
-  const number =
-    typeof input === "number"
-      ? input
-      : typeof input === "string" && /^\s*\d+\s*$/.test(input)
-        ? Number(input)
-        : undefined;
-  return number === undefined || !Number.isInteger(number) || number <= 0 ? "" : ` (did you mean ${number}s?)`;
+  const number = typeof input === "string" && /^\s*\d+\s*$/.test(input) ? Number(input) : input;
+  return typeof number === "number" && Number.isInteger(number) && number > 0 ? ` (did you mean ${number}s?)` : "";
 }
 
 /** node:util parseArgs's messages in the operator's words, with the closest flag for a typo. */

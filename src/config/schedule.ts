@@ -23,9 +23,8 @@ export function parseSchedule(text: string): Schedule | string {
   if (/^\d+$/.test(text.trim())) return `"${text}" is a number without a unit${unitSuggestion(text)}`;
   const durationMs = parseDuration(text);
   if (durationMs !== undefined) {
-    if (durationMs < 1_000 || durationMs % 1_000 !== 0) {
+    if (durationMs < 1_000 || durationMs % 1_000 !== 0)
       return `"${text}" must be a whole number of seconds, at least 1s`;
-    }
     return { text, pattern: EVERY_SECOND, intervalSeconds: durationMs / 1_000, periodMs: durationMs };
   }
   try {

@@ -30,8 +30,7 @@ export function parseShard(text: string): Shard | string {
   const match = /^(\d{1,4})\/(\d{1,4})$/.exec(text.trim());
   const index = Number(match?.[1]);
   const total = Number(match?.[2]);
-  if (!match || total < 1 || index >= total) {
+  if (!match || total < 1 || index >= total)
     return `"${text}" is not INDEX/TOTAL with 0 <= INDEX < TOTAL (e.g. 0/1, 1/3)`;
-  }
   return { index, total };
 }

@@ -1,5 +1,5 @@
 import { parseDuration } from "./duration.js";
-import { horizonUrl } from "./file-schema.js";
+import { horizonUrl, type TargetEntry } from "./file-schema.js";
 import { secretValues, type Secret } from "./secret.js";
 import { describeInvalidUrl, TargetUrl } from "./target-url.js";
 
@@ -14,13 +14,7 @@ export interface TargetBasics {
 }
 
 /** The keys every kind of target's file entry shares. */
-interface TargetEntryBasics {
-  readonly name?: string | undefined;
-  readonly url: string;
-  readonly show_path?: boolean | undefined;
-  readonly headers?: Readonly<Record<string, string>> | undefined;
-  readonly timeout?: string | undefined;
-}
+type TargetEntryBasics = Pick<TargetEntry, "name" | "url" | "show_path" | "headers" | "timeout">;
 
 /** What one kind of target (Horizon, Stellar RPC) adds to the basics every target shares. */
 interface TargetSource<Entry extends TargetEntryBasics, Target extends TargetBasics> {
@@ -32,10 +26,7 @@ interface TargetSource<Entry extends TargetEntryBasics, Target extends TargetBas
   readonly fromEntry: (basics: TargetBasics, entry: Entry, index: number) => Target;
 }
 
-/**
- * One kind's targets: from its URL flags when given (they replace the file's), else from the
- * file's entries; problems appended, one line each, and a name used twice is one.
- */
+/** One kind's targets: from its URL flags when given (they replace the file's), else from the file's entries. */
 export function targetsOf<Entry extends TargetEntryBasics, Target extends TargetBasics>(
   sources: {
     /** `[NAME=]URL` values, with where each came from. */
@@ -57,18 +48,12 @@ export function targetsOf<Entry extends TargetEntryBasics, Target extends Target
         }
         return [kind.fromUrl({ ...target, headers: {}, timeoutMs })];
       })
-    : entries.map((entry, index) =>
-        kind.fromEntry(
-          {
-            name: entry.name ?? defaultTargetName(entry.url),
-            url: new TargetUrl(entry.url, entry.show_path),
-            headers: secretValues(entry.headers ?? {}),
-            timeoutMs: entry.timeout ? (parseDuration(entry.timeout) ?? timeoutMs) : timeoutMs,
-          },
-          entry,
-          index,
-        ),
-      );
+    : entries.map((entry, index) => {
+        const url = new TargetUrl(entry.url, entry.show_path);
+        const headers = secretValues(entry.headers ?? {});
+        const timeout = entry.timeout ? (parseDuration(entry.timeout) ?? timeoutMs) : timeoutMs;
+        return kind.fromEntry({ name: entry.name ?? url.host, url, headers, timeoutMs: timeout }, entry, index);
+      });
   const seen = new Set<string>();
   for (const target of targets) {
     if (seen.has(target.name)) problems.push(`${kind.label} name "${target.name}" is used twice; names must be unique`);
@@ -83,11 +68,8 @@ export function targetsOf<Entry extends TargetEntryBasics, Target extends Target
  */
 function targetFromUrlFlag(value: string): { name: string; url: TargetUrl } | string {
   const named = /^([^=/?:]+)=(.+)$/.exec(value);
-  const url = named?.[2] ?? value;
-  if (!horizonUrl.safeParse(url).success) return `${describeInvalidUrl(url)} is not an http:// or https:// URL`;
-  return { name: named?.[1] ?? defaultTargetName(url), url: new TargetUrl(url) };
-}
-
-function defaultTargetName(url: string): string {
-  return new URL(url).host;
+  const text = named?.[2] ?? value;
+  if (!horizonUrl.safeParse(text).success) return `${describeInvalidUrl(text)} is not an http:// or https:// URL`;
+  const url = new TargetUrl(text);
+  return { name: named?.[1] ?? url.host, url };
 }

@@ -1,7 +1,6 @@
 /**
- * The transaction probe's per-target settings (`tx_probe:`). The signing seed is read here, from
- * a file or an environment variable, and held as a Secret: it never enters a message, a log line
- * or anything serialised.
+ * The transaction probe's per-target settings (`tx_probe:`). The signing seed is read here, from a file or an
+ * environment variable, and held as a Secret: it never enters a message, a log line or anything serialised.
  */
 import { stat, readFile } from "node:fs/promises";
 import type { Keypair } from "@stellar/stellar-base";
@@ -33,46 +32,37 @@ export interface TxProbeConfig {
   readonly signer: Secret<Keypair>;
 }
 
-function seedFrom(text: string): Keypair | undefined {
-  const seed = text.trim();
-  const { Keypair: Keys, StrKey } = stellarBase();
-  return StrKey.isValidEd25519SecretSeed(seed) ? Keys.fromSecret(seed) : undefined;
+/** The seed's text from its file or environment variable, or a problem line naming the source, never its content. */
+async function seedText(entry: TxProbeEntry, env: NodeJS.ProcessEnv, at: string): Promise<{ text: string } | string> {
+  if (entry.secret_file !== undefined) {
+    try {
+      return { text: await readFile(entry.secret_file, "utf8") };
+    } catch (error) {
+      return `${at}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`;
+    }
+  }
+  const text = env[entry.secret_env ?? ""];
+  if (text === undefined || text === "")
+    return `${at}: the environment variable is ${text === undefined ? "not set" : "empty"}`;
+  return { text };
 }
 
-/**
- * The probe's settings, or a problem line. Messages name the file or variable, never its content.
- */
+/** The probe's settings, or a problem line. Messages name the file or variable, never its content. */
 export async function loadTxProbe(
   entry: TxProbeEntry,
   target: { readonly name: string; readonly url: TargetUrl },
   env: NodeJS.ProcessEnv,
 ): Promise<TxProbeConfig | string> {
   const where = `target "${target.name}": tx_probe`;
-  let keypair: Keypair | undefined;
-  if (entry.secret_file !== undefined) {
-    let text: string;
-    try {
-      text = await readFile(entry.secret_file, "utf8");
-    } catch (error) {
-      return (
-        `${where}.secret_file ${entry.secret_file}: cannot be read ` +
-        `(${(error as NodeJS.ErrnoException).code ?? "error"})`
-      );
-    }
-    keypair = seedFrom(text);
-    if (keypair === undefined)
-      return `${where}.secret_file ${entry.secret_file}: does not hold a valid Stellar secret seed (S...)`;
-  } else {
-    const value = env[entry.secret_env ?? ""];
-    if (value === undefined || value === "")
-      return (
-        `${where}.secret_env ${entry.secret_env}: the environment variable is ` +
-        `${value === undefined ? "not set" : "empty"}`
-      );
-    keypair = seedFrom(value);
-    if (keypair === undefined)
-      return `${where}.secret_env ${entry.secret_env}: does not hold a valid Stellar secret seed (S...)`;
-  }
+  const at =
+    entry.secret_file === undefined
+      ? `${where}.secret_env ${entry.secret_env}`
+      : `${where}.secret_file ${entry.secret_file}`;
+  const seed = await seedText(entry, env, at);
+  if (typeof seed === "string") return seed;
+  const { Keypair, StrKey } = stellarBase();
+  if (!StrKey.isValidEd25519SecretSeed(seed.text.trim()))
+    return `${at}: does not hold a valid Stellar secret seed (S...)`;
   const allowPubnet = entry.allow_pubnet ?? TX_PROBE_DEFAULTS.allowPubnet;
   if (!allowPubnet && PUBNET_HOSTS.has(target.url.hostname)) {
     return (
@@ -80,7 +70,7 @@ export async function loadTxProbe(
       "tx_probe.allow_pubnet: true to allow it"
     );
   }
-  return txProbeWith(keypair, {
+  return txProbeWith(Keypair.fromSecret(seed.text.trim()), {
     interval: entry.interval ?? TX_PROBE_DEFAULTS.interval,
     maxFee: entry.max_fee ?? TX_PROBE_DEFAULTS.maxFee,
     allowPubnet,
@@ -106,27 +96,17 @@ export function txProbeWith(
 /** The probe's account joins the watched accounts (its balance running out is alerted on). */
 export function withProbeAccount(accounts: readonly WatchedAccount[], accountId: string): WatchedAccount[] {
   if (accounts.some((account) => account.id === accountId)) return [...accounts];
-  return [
-    ...accounts,
-    {
-      name: TX_PROBE_ACCOUNT_NAME,
-      id: accountId,
-      lowBalance: {},
-      offers: false,
-      claimableBalances: false,
-      cold: false,
-    },
-  ];
+  const flags = { offers: false, claimableBalances: false, cold: false };
+  return [...accounts, { name: TX_PROBE_ACCOUNT_NAME, id: accountId, lowBalance: {}, ...flags }];
 }
 
 /** A warning when the seed file can be read by anyone but its owner; undefined when it cannot. */
 export async function secretFileWarning(path: string): Promise<string | undefined> {
   try {
     const mode = (await stat(path)).mode;
-    return (mode & 0o077) === 0
-      ? undefined
-      : `tx_probe secret file ${path} is readable by group or others (mode ${(mode & 0o777).toString(8)}); chmod ` +
-          "600 it";
+    if ((mode & 0o077) === 0) return undefined;
+    const octal = (mode & 0o777).toString(8);
+    return `tx_probe secret file ${path} is readable by group or others (mode ${octal}); chmod 600 it`;
   } catch {
     return undefined;
   }

@@ -19,14 +19,9 @@ export interface WebConfig {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-type TlsVersion = "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3";
-const TLS_VERSIONS: Record<string, TlsVersion> = {
-  TLS10: "TLSv1",
-  TLS11: "TLSv1.1",
-  TLS12: "TLSv1.2",
-  TLS13: "TLSv1.3",
-};
-const tlsVersion = z.enum(Object.keys(TLS_VERSIONS) as [string, ...string[]]);
+const TLS_VERSIONS = { TLS10: "TLSv1", TLS11: "TLSv1.1", TLS12: "TLSv1.2", TLS13: "TLSv1.3" } as const;
+type TlsVersion = (typeof TLS_VERSIONS)[keyof typeof TLS_VERSIONS];
+const tlsVersion = z.enum(Object.keys(TLS_VERSIONS) as (keyof typeof TLS_VERSIONS)[]);
 
 /** The headers exporter-toolkit lets operators set. */
 const SETTABLE_HEADERS = [
@@ -73,10 +68,8 @@ export async function loadWebConfig(path: string): Promise<WebConfig | string[]>
     try {
       return readFileSync(resolve(base, file));
     } catch (error) {
-      problems.push(
-        `web config file ${path}: tls_server_config.${what}: cannot read ${file} ` +
-          `(${(error as NodeJS.ErrnoException).code ?? "error"})`,
-      );
+      const code = (error as NodeJS.ErrnoException).code ?? "error";
+      problems.push(`web config file ${path}: tls_server_config.${what}: cannot read ${file} (${code})`);
       return Buffer.alloc(0);
     }
   };
@@ -86,18 +79,16 @@ export async function loadWebConfig(path: string): Promise<WebConfig | string[]>
   try {
     createSecureContext({ cert, key });
   } catch (error) {
-    return [
-      `web config file ${path}: tls_server_config: certificate and key do not work together: ` +
-        `${(error as Error).message}`,
-    ];
+    const reason = (error as Error).message;
+    return [`web config file ${path}: tls_server_config: certificate and key do not work together: ${reason}`];
   }
   return {
     ...config,
     tls: {
       cert,
       key: new Secret(key),
-      minVersion: TLS_VERSIONS[tls.min_version ?? "TLS12"]!,
-      ...(tls.max_version ? { maxVersion: TLS_VERSIONS[tls.max_version]! } : {}),
+      minVersion: TLS_VERSIONS[tls.min_version ?? "TLS12"],
+      ...(tls.max_version ? { maxVersion: TLS_VERSIONS[tls.max_version] } : {}),
     },
   };
 }

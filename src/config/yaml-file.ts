@@ -14,11 +14,7 @@ import type { z } from "zod";
 import { closestName, operatorMessage } from "./messages.js";
 import { maskYamlLine } from "./yaml-mask.js";
 
-/**
- * Reads, parses and validates a YAML file; one line per problem, `FILE:LINE: key.path: what is
- * wrong`, the line being the offending key's or value's (a syntax error adds the line, its values
- * masked, and a caret).
- */
+/** Reads, parses and validates a YAML file; one line per problem, `FILE:LINE: key.path: what is wrong`. */
 export async function readYamlDocument<T extends z.ZodType>(
   path: string,
   what: string,
@@ -28,59 +24,38 @@ export async function readYamlDocument<T extends z.ZodType>(
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    return {
-      problems: [
-        `${what} ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-      ],
-    };
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    return { problems: [`${what} ${path}: cannot be read (${reason})`] };
   }
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines });
   const syntaxError = document.errors[0];
-  if (syntaxError !== undefined) return { problems: [syntaxProblem(path, text, syntaxError, lines)] };
-  const alias = unresolvedAlias(document);
-  if (alias !== undefined) {
-    return {
-      problems: [
-        problemAt(
-          path,
-          text,
-          alias,
-
-          "a value starting with * is an alias, and no anchor (&) before it has that name: quote the value if " +
-            "it is text",
-          lines,
-        ),
-      ],
-    };
+  if (syntaxError !== undefined) {
+    const offset = offendingOffset(text, syntaxError);
+    return { problems: [problemAt(path, text, offset, syntaxReason(syntaxError), lines)] };
   }
+  const alias = unresolvedAlias(document);
+  if (alias !== undefined) return { problems: [problemAt(path, text, alias, UNRESOLVED_ALIAS, lines)] };
   let content: unknown;
   try {
     content = document.toJS();
   } catch (error) {
     // The library's messages may quote the file: only their kind is said. Its alias cap (100) stops a
     // file of kilobytes from expanding to gigabytes.
-    return {
-      problems: [
-        `${path}: not valid YAML: ` +
-          `${error instanceof ReferenceError ? "too many aliases" : "it cannot be read as data"}`,
-      ],
-    };
+    const reason = error instanceof ReferenceError ? "too many aliases" : "it cannot be read as data";
+    return { problems: [`${path}: not valid YAML: ${reason}`] };
   }
   const parsed = schema.safeParse(content ?? {}, { error: operatorMessage });
   if (parsed.success) return { value: parsed.data };
-  const lineOf = (keyPath: readonly PropertyKey[], key?: true) =>
-    `${path}:${lines.linePos(offsetOf(document, keyPath, key)).line}`;
+  const at = (keyPath: readonly PropertyKey[], key?: true) =>
+    `${path}:${lines.linePos(offsetOf(document, keyPath, key)).line}: ${keyPathText(keyPath)}`;
   const located = parsed.error.issues.flatMap((issue) =>
     issue.code === "unrecognized_keys"
       ? issue.keys.map((key) => {
           const meant = closestName(key, knownKeys(schema, issue.path));
-          return (
-            `${lineOf([...issue.path, key], true)}: ${keyPathText([...issue.path, key])}: unknown ` +
-            `key${meant ? ` (did you mean ${meant}?)` : ""}`
-          );
+          return `${at([...issue.path, key], true)}: unknown key${meant ? ` (did you mean ${meant}?)` : ""}`;
         })
-      : [`${lineOf(issue.path)}: ${keyPathText(issue.path)}: ${issue.message}`],
+      : [`${at(issue.path)}: ${issue.message}`],
   );
   const lineNumber = (problem: string) => Number(problem.slice(path.length + 1, problem.indexOf(":", path.length + 1)));
   return { problems: located.sort((a, b) => lineNumber(a) - lineNumber(b)) };
@@ -116,7 +91,6 @@ function startOf(node: unknown): number | undefined {
 }
 
 interface SchemaDefinition {
-  readonly type: string;
   readonly innerType?: z.ZodType;
   readonly element?: z.ZodType;
   readonly shape?: Record<string, z.ZodType>;
@@ -142,9 +116,9 @@ function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
 }
 
 /**
- * Where the first alias that names no earlier anchor starts (the YAML library reports none as an
- * error). One pass noting anchors in document order: resolving each alias walks the document
- * again, seconds for a small file of thousands of aliases, before toJS's alias cap can refuse it.
+ * Where the first alias that names no earlier anchor starts (the YAML library reports none as an error). One pass
+ * noting anchors in document order: resolving each alias walks the document again, seconds for a small file of
+ * thousands of aliases, before toJS's alias cap can refuse it.
  */
 function unresolvedAlias(document: Document): number | undefined {
   let offset: number | undefined;
@@ -163,37 +137,27 @@ function unresolvedAlias(document: Document): number | undefined {
   return offset;
 }
 
-/**
- * Where the syntax error is, and the offending line, its values masked (yaml-mask.ts: the line
- * may hold a secret), with a caret under the offending token: the YAML library reports some
- * errors where it noticed them (the start of a line, the line after an unclosed bracket).
- */
-function syntaxProblem(path: string, text: string, error: YAMLError, lines: LineCounter): string {
-  return problemAt(path, text, offendingOffset(text, error), syntaxReason(error), lines);
-}
+const UNRESOLVED_ALIAS =
+  "a value starting with * is an alias, and no anchor (&) before it has that name: quote the value if it is text";
 
-/** `FILE:LINE:COL: not valid YAML: reason`, then the line at `offset`, its values masked, and a caret under it. */
+/**
+ * `FILE:LINE:COL: not valid YAML: reason`, then the line at `offset`, its values masked (it may hold a secret), and
+ * a caret under it.
+ */
 function problemAt(path: string, text: string, offset: number, reason: string, lines: LineCounter): string {
   const { line, col } = lines.linePos(offset);
   const masked = maskYamlLine(text.split(/\r?\n/)[line - 1] ?? "");
-  const caret = masked.columnOf(col - 1);
-  return (
-    `${path}:${line}:${col}: not valid YAML: ${reason}\n    ${masked.text.replace(/\t/g, " ")}\n    ` +
-    `${" ".repeat(caret)}^`
-  );
+  const caret = " ".repeat(masked.columnOf(col - 1));
+  return `${path}:${line}:${col}: not valid YAML: ${reason}\n    ${masked.text.replace(/\t/g, " ")}\n    ${caret}^`;
 }
 
-/**
- * Messages of the YAML library that quote the file (a tag, an escape sequence, a block scalar's
- * header, a duplicate key), said without the quote: what they quote may be part of a secret.
- */
+/** Messages of the YAML library that quote the file, said without the quote: it may be part of a secret. */
 const QUOTING_MESSAGES = [
   new RegExp(
     "^(Unresolved tag|Not a valid tag|Could not resolve tag|Block scalar header includes extra characters|" +
       "Ordered maps must not include duplicate keys|Unresolved plain scalar): [\\s\\S]*$",
   ),
-  /^(Unsupported YAML version) [\s\S]*$/,
-  /^(Invalid escape sequence) [\s\S]*$/,
+  /^(Unsupported YAML version|Invalid escape sequence) [\s\S]*$/,
   /^(Verbatim tags aren't resolved), so [\s\S]*$/,
 ];
 
@@ -206,6 +170,10 @@ function syntaxReason(error: YAMLError): string {
 
 const OPENERS: Record<string, string> = { "]": "[", "}": "{" };
 
+/**
+ * Where the offending token is: the YAML library reports some errors where it noticed them (the start of a line,
+ * the line after an unclosed bracket).
+ */
 function offendingOffset(text: string, error: YAMLError): number {
   const at = error.pos[0];
   const closer = /end with a ([\]}])$/.exec(error.message.replace(/ at line[\s\S]*$/, ""))?.[1];
@@ -217,8 +185,8 @@ function offendingOffset(text: string, error: YAMLError): number {
       else if (text[index] === OPENERS[closer] && depth-- === 0) return index;
     }
   }
-  if (/^Missing closing (["'])quote/.test(error.message)) {
-    const quote = /^Missing closing (["'])/.exec(error.message)![1]!;
+  const quote = /^Missing closing (["'])quote/.exec(error.message)?.[1];
+  if (quote !== undefined) {
     const opening = text.lastIndexOf(quote, at - 1);
     if (opening !== -1) return opening;
   }
