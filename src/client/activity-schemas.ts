@@ -4,9 +4,15 @@
  * known payment kind missing one of its fields fails its schema, and is counted invalid.
  */
 import { z } from "zod";
-import { amountText, assetCode, snakeCaseWord, uint64Text } from "./wire-values.js";
-
-const timestamp = z.iso.datetime({ offset: true });
+import {
+  amountText,
+  assetFields,
+  assetType,
+  nonNegativeInt,
+  snakeCaseWord,
+  timestamp,
+  uint64Text,
+} from "./wire-values.js";
 
 /** What every record of the three streams carries. */
 const recordFields = {
@@ -19,16 +25,7 @@ const recordFields = {
 /** An account on a payment: G..., or a contract (C...) in a balance change. */
 const address = z.string().regex(/^[GCM][A-Z2-7]{55,68}$/, "expected a G..., C... or M... address");
 
-const assetType = z.enum(["native", "credit_alphanum4", "credit_alphanum12"]);
-const issuer = z.string().regex(/^G[A-Z2-7]{55}$/, "expected an issuer (G...)");
-
-/** An asset as Horizon spells it in a record; the source asset of a path payment has these under `source_`. */
-const assetShape = { asset_type: assetType, asset_code: assetCode.optional(), asset_issuer: issuer.optional() };
-const sourceAssetShape = {
-  source_asset_type: assetType,
-  source_asset_code: assetCode.optional(),
-  source_asset_issuer: issuer.optional(),
-};
+const assetShape = assetFields("", assetType);
 
 const payment = z.object({
   ...recordFields,
@@ -47,7 +44,7 @@ const pathPayment = z.object({
   amount: amountText,
   source_amount: amountText,
   ...assetShape,
-  ...sourceAssetShape,
+  ...assetFields("source_", assetType),
 });
 
 const createAccount = z.object({
@@ -116,11 +113,10 @@ export const transactionRecordSchema = z.object({
   /** The fee-bump's fee source, or the source account; Horizons before fee bumps omit it. */
   fee_account: address.optional(),
   /** A string since Horizon 1.0, a number before. */
-  fee_charged: z.union([uint64Text, z.number().int().nonnegative()]).transform((fee) => BigInt(fee)),
+  fee_charged: z.union([uint64Text, nonNegativeInt]).transform((fee) => BigInt(fee)),
   result_xdr: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, "expected base64"),
 });
 export type TransactionRecord = z.output<typeof transactionRecordSchema>;
 
 /** An operation of `/accounts/{id}/operations`: its type, Horizon's name for it. */
 export const operationRecordSchema = z.object({ ...recordFields, type: snakeCaseWord });
-export type OperationRecord = z.output<typeof operationRecordSchema>;

@@ -4,23 +4,22 @@
  * `ledgerClosedAt` is RFC3339, topics and value base64 XDR ScVals. Unknown fields are ignored.
  */
 import { z } from "zod";
-
-const ledgerSequence = z.number().int().nonnegative();
+import { nonNegativeInt } from "./wire-values.js";
 
 /** `%019d-%010d`: fixed width, so ids compare in event order as text. */
-export const EVENT_ID = /^\d{19}-\d{10}$/;
+const eventId = z.string().regex(/^\d{19}-\d{10}$/, "expected %019d-%010d");
 
 /** The event types a getEvents filter without `type` returns. */
-export const EVENT_TYPES = ["contract", "system"] as const;
+const EVENT_TYPES = ["contract", "system"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** One event; checked alone, so one bad event is counted invalid and left out, never the whole call. */
 export const contractEventSchema = z.object({
   type: z.enum(EVENT_TYPES),
-  ledger: ledgerSequence,
+  ledger: nonNegativeInt,
   ledgerClosedAt: z.string().refine((text) => !Number.isNaN(Date.parse(text)), "expected an RFC3339 time"),
   contractId: z.string(),
-  id: z.string().regex(EVENT_ID, "expected %019d-%010d"),
+  id: eventId,
   /** Deprecated in v23 and still sent; absent on an RPC that dropped it. */
   inSuccessfulContractCall: z.boolean().optional(),
   topic: z.array(z.string()),
@@ -31,9 +30,9 @@ export type RpcContractEvent = z.output<typeof contractEventSchema>;
 /** The result around the events, which are validated one by one. */
 export const eventsResultSchema = z.object({
   events: z.array(z.unknown()).nullable(),
-  latestLedger: ledgerSequence,
-  oldestLedger: ledgerSequence.optional(),
-  cursor: z.string().regex(EVENT_ID, "expected %019d-%010d"),
+  latestLedger: nonNegativeInt,
+  oldestLedger: nonNegativeInt.optional(),
+  cursor: eventId,
 });
 
 /** What a getEvents call's parameters may hold: a cursor or a start ledger, never both. */
