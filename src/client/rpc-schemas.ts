@@ -34,7 +34,6 @@ export const healthSchema = z.object({
   oldestLedgerCloseTime: uint64String.optional(),
   ledgerRetentionWindow: nonNegativeInt,
 });
-export type RpcHealth = z.output<typeof healthSchema>;
 
 export const latestLedgerSchema = z.object({
   /** The ledger's hash, hex. */
@@ -44,7 +43,6 @@ export const latestLedgerSchema = z.object({
   /** Absent on RPCs older than the close-time addition. */
   closeTime: uint64String.optional(),
 });
-export type RpcLatestLedger = z.output<typeof latestLedgerSchema>;
 
 const feeDistribution = z.object({
   ...recordOf(FEE_STATS, () => uint64String),
@@ -58,7 +56,6 @@ export const feeStatsSchema = z.object({
   inclusionFee: feeDistribution,
   latestLedger: nonNegativeInt,
 });
-export type RpcFeeStats = z.output<typeof feeStatsSchema>;
 
 export const networkSchema = z.object({
   passphrase: z.string().min(1),
@@ -66,7 +63,6 @@ export const networkSchema = z.object({
   // stellar-rpc sends a number; a hand-edited capture sends "20", which costs nothing to accept.
   protocolVersion: z.union([nonNegativeInt, uint64String]),
 });
-export type RpcNetwork = z.output<typeof networkSchema>;
 
 /**
  * snake_case keys up to v21, both spellings in v22 (snake_case deprecated), camelCase since v23;
@@ -91,7 +87,6 @@ export const versionInfoSchema = z
     captiveCoreVersion: info.captiveCoreVersion ?? info.captive_core_version ?? "",
     protocolVersion: info.protocolVersion ?? info.protocol_version,
   }));
-export type RpcVersionInfo = z.output<typeof versionInfoSchema>;
 
 /**
  * Base64 XDR, checked only to be a non-empty string: whoever reads an entry decodes it with the
