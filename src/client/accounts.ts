@@ -10,6 +10,7 @@ import {
   offerSchema,
   type Account,
   type ClaimableBalance,
+  type Offer,
 } from "./account-schemas.js";
 import { PollError } from "./errors.js";
 import type { HorizonClient, Query } from "./horizon-client.js";
@@ -36,14 +37,8 @@ export class AccountsClient {
 
   async account(id: string, signal?: AbortSignal): Promise<AccountLookup> {
     try {
-      const account = await this.reader.getValidated(
-        ENDPOINT,
-        `accounts/${encodeURIComponent(id)}`,
-        {},
-        accountSchema,
-        signal,
-      );
-      return { status: "found", account };
+      const path = `accounts/${encodeURIComponent(id)}`;
+      return { status: "found", account: await this.reader.getValidated(ENDPOINT, path, {}, accountSchema, signal) };
     } catch (error) {
       if (error instanceof PollError && error.details.status === 404) return { status: "missing" };
       throw error;
@@ -63,7 +58,7 @@ export class AccountsClient {
   }
 
   /** The account's open offers, at most `cap`. */
-  offers(id: string, cap: number, signal?: AbortSignal): Promise<CappedList<z.output<typeof offerSchema>>> {
+  offers(id: string, cap: number, signal?: AbortSignal): Promise<CappedList<Offer>> {
     return this.readCapped(`accounts/${encodeURIComponent(id)}/offers`, {}, offerSchema, cap, signal);
   }
 
@@ -88,14 +83,8 @@ export class AccountsClient {
     let cursor: string | undefined;
     for (;;) {
       const limit = Math.min(PAGE_LIMIT, cap - records.length + 1);
-      const page = await this.reader.getValidated(
-        ENDPOINT,
-        path,
-        { ...filter, order: "asc", limit, cursor },
-        pageSchema,
-        signal,
-      );
-      const raw = page._embedded.records;
+      const query = { ...filter, order: "asc", limit, cursor };
+      const raw = (await this.reader.getValidated(ENDPOINT, path, query, pageSchema, signal))._embedded.records;
       for (const record of raw) {
         const valid = validRecord(schema, record);
         if (valid === undefined) invalidRecords += 1;
