@@ -130,11 +130,7 @@ export interface AccountFromEntries {
   readonly trustlines: readonly (readonly [asset: string, exists: boolean])[];
 }
 
-/**
- * The account from its entry's `xdr` and the `xdr` of each configured asset's trustline entry
- * (undefined where getLedgerEntries returned none: no such trustline). A response whose entry is
- * not the kind asked for fails the poll as `schema`.
- */
+/** The account from its entry's `xdr` and each configured trustline's (undefined: no such trustline). */
 export function accountFromEntries(
   id: string,
   accountXdr: string,

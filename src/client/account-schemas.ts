@@ -148,10 +148,7 @@ export const accountSchema = z
   }));
 export type Account = z.output<typeof accountSchema>;
 
-/**
- * What the samples read of an account: Horizon's AccountResponse, or the account's ledger entries
- * read over Stellar RPC, which carry no count of data entries.
- */
+/** What the samples read of an account: Horizon's, or its ledger entries over Stellar RPC (no data entry count). */
 export type AccountFacts = Omit<Account, "sequence" | "dataEntries"> & { readonly dataEntries?: number };
 
 /** Offers are only counted, so only what paging needs is read. */

@@ -1,7 +1,4 @@
-/**
- * Reads watched accounts: the account itself (a 404 is an answer, "missing", not a failure), and
- * optionally its open offers and the balances it can claim, each paged and capped.
- */
+/** Reads watched accounts (a 404 is an answer, "missing"), their open offers and claimable balances, capped. */
 import type { z } from "zod";
 import type { Endpoint } from "../catalog/metrics.js";
 import {

@@ -36,14 +36,9 @@ const payment = z.object({
   ...assetShape,
 });
 
-const pathPayment = z.object({
-  ...recordFields,
+const pathPayment = payment.extend({
   type: z.enum(["path_payment_strict_receive", "path_payment_strict_send"]),
-  from: address,
-  to: address,
-  amount: amountText,
   source_amount: amountText,
-  ...assetShape,
   ...assetFields("source_", assetType),
 });
 

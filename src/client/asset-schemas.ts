@@ -9,9 +9,8 @@ import { ACCOUNT_FLAGS, type AccountFlag } from "./account-schemas.js";
 import { accountKey, amountStroops, assetCode, nonNegativeInt } from "./wire-values.js";
 
 /**
- * A part of an asset's supply: a sum over all its holders, so it may exceed int64 stroops. Exactly
- * seven decimals, as Horizon formats amounts; the length bound keeps a megabyte of digits from
- * becoming a BigInt.
+ * A part of an asset's supply: a sum over all its holders, so it may exceed int64 stroops. The length
+ * bound keeps a megabyte of digits from becoming a BigInt.
  */
 const assetAmount = z
   .string()

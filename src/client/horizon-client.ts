@@ -24,16 +24,10 @@ export type Query = Readonly<Record<string, string | number | undefined>>;
 export type RawRecords = readonly unknown[];
 
 const ACCEPT = "application/hal+json, application/problem+json;q=0.9, application/json;q=0.8";
-/**
- * Horizon holds a synchronous submission until the transaction is in a ledger, and answers 504
- * after 30 s without one; the request must outlive that wait to see the answer.
- */
+/** Horizon holds a submission until it is in a ledger, and answers 504 after 30 s: outlive that wait. */
 const SUBMISSION_TIMEOUT_MS = 45_000;
 
-/**
- * One Horizon target: typed, validated reads with timeouts, retries and rate-limit courtesy (the
- * HTTP part, shared with the Stellar RPC client, is in http.ts).
- */
+/** One Horizon target: typed, validated reads (the HTTP courtesy, shared with Stellar RPC, is in http.ts). */
 export class HorizonClient {
   private readonly http: CourteousHttp<RequestPurpose>;
   private readonly baseUrl: URL;

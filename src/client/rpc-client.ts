@@ -40,10 +40,7 @@ export interface RpcVersions {
 
 const batchSchema = z.array(z.unknown()).min(1);
 
-/**
- * One Stellar RPC target: JSON-RPC 2.0 batches POSTed to the URL exactly as configured, with the
- * same timeouts, retries, body cap and rate-limit courtesy as a Horizon target.
- */
+/** One Stellar RPC target: JSON-RPC 2.0 batches POSTed to the URL exactly as configured. */
 export class RpcClient {
   private readonly http: CourteousHttp<RpcEndpoint>;
 

@@ -11,10 +11,7 @@ import { nonNegativeInt, recordOf, uint64String } from "./wire-values.js";
 const jsonRpcErrorSchema = z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() });
 export type JsonRpcError = z.output<typeof jsonRpcErrorSchema>;
 
-/**
- * One response of a call or of a batch. `result` is checked per method afterwards; a response
- * with neither `result` nor `error` is refined away here.
- */
+/** One response of a call or of a batch; `result` is checked per method afterwards. */
 export const jsonRpcResponseSchema = z
   .object({
     jsonrpc: z.literal("2.0"),
@@ -88,11 +85,7 @@ export const versionInfoSchema = z
     protocolVersion: info.protocolVersion ?? info.protocol_version,
   }));
 
-/**
- * Base64 XDR, checked only to be a non-empty string: whoever reads an entry decodes it with the
- * SDK, which rejects anything else, and a regular expression over 10 000 entries a poll costs
- * more than the rest of their validation.
- */
+/** Base64 XDR, only non-empty: the SDK rejects the rest, and a regex over 10 000 entries a poll costs more. */
 const base64Xdr = z.string().min(1);
 
 /**
