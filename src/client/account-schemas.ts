@@ -23,11 +23,11 @@ import {
 
 export { amountStroops, stroopsToUnits } from "./wire-values.js";
 
+const nativeFields = { balance: amount, buying_liabilities: amount.optional(), selling_liabilities: amount.optional() };
+
 const trustlineFields = {
-  balance: amount,
+  ...nativeFields,
   limit: amount,
-  buying_liabilities: amount.optional(),
-  selling_liabilities: amount.optional(),
   sponsor: z.string().optional(),
   last_modified_ledger: nonNegativeInt.optional(),
   // Absent before Horizon 0.12 (2017).
@@ -40,12 +40,7 @@ const creditBalance = (type: "credit_alphanum4" | "credit_alphanum12") =>
   z.object({ ...trustlineFields, asset_type: z.literal(type), asset_code: assetCode, asset_issuer: accountKey });
 
 const balanceSchema = z.discriminatedUnion("asset_type", [
-  z.object({
-    asset_type: z.literal("native"),
-    balance: amount,
-    buying_liabilities: amount.optional(),
-    selling_liabilities: amount.optional(),
-  }),
+  z.object({ ...nativeFields, asset_type: z.literal("native") }),
   creditBalance("credit_alphanum4"),
   creditBalance("credit_alphanum12"),
   z.object({ ...trustlineFields, asset_type: z.literal("liquidity_pool_shares"), liquidity_pool_id: poolId }),

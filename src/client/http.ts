@@ -78,7 +78,7 @@ type RequestBody = { readonly json: string } | { readonly form: URLSearchParams 
 
 interface AttemptRequest {
   readonly url: string;
-  readonly body?: RequestBody;
+  readonly body: RequestBody | undefined;
   readonly timeoutMs: number;
   /** Shutdown, and the deadline of the poll or probe run that sent it. */
   readonly signals: readonly AbortSignal[];
@@ -124,7 +124,7 @@ export class CourteousHttp<E extends string> {
    */
   async json(purpose: E, url: string, body: RequestBody | undefined, poll: AbortSignal | undefined): Promise<unknown> {
     const signals = this.signalsWith(poll);
-    const request = { url, ...(body ? { body } : {}), timeoutMs: this.options.timeoutMs, signals };
+    const request = { url, body, timeoutMs: this.options.timeoutMs, signals };
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await parseJson(await this.answerText(purpose, request));
@@ -140,8 +140,7 @@ export class CourteousHttp<E extends string> {
 
   /** One attempt, never retried, with its own timeout: for requests whose repetition the caller decides. */
   async once(purpose: E, url: string, body: RequestBody | undefined, timeoutMs: number, signal?: AbortSignal) {
-    const request = { url, ...(body ? { body } : {}), timeoutMs, signals: this.signalsWith(signal) };
-    return parseJson(await this.answerText(purpose, request));
+    return parseJson(await this.answerText(purpose, { url, body, timeoutMs, signals: this.signalsWith(signal) }));
   }
 
   /** True while the server asked us to send nothing (Retry-After, exhausted rate limit). */
@@ -224,10 +223,7 @@ export class CourteousHttp<E extends string> {
    * next), aborted by the timeout, by shutdown or by the poll's deadline; `release` drops its
    * timer and listeners.
    */
-  private attemptSignal(
-    timeoutMs: number,
-    outer: readonly AbortSignal[],
-  ): { signal: AbortSignal; timedOut: () => boolean; release: () => void } {
+  private attemptSignal(timeoutMs: number, outer: readonly AbortSignal[]) {
     const controller = new AbortController();
     let expired = false;
     const timer = this.clock.setTimeout(() => {

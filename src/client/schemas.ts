@@ -48,9 +48,7 @@ export const rootSchema = z
     // Real Horizon says horizon_version; the API specification says service_version.
     horizon_version: horizon_version ?? service_version ?? "",
     history_latest_ledger_closed_at:
-      history_latest_ledger_closed_at === undefined || history_latest_ledger_closed_at === ZERO_TIME
-        ? undefined
-        : history_latest_ledger_closed_at,
+      history_latest_ledger_closed_at === ZERO_TIME ? undefined : history_latest_ledger_closed_at,
   }));
 export type HorizonRoot = z.output<typeof rootSchema>;
 

@@ -33,7 +33,8 @@ export async function transportFetch(input: string | URL, init: TransportInit): 
   let method = (init.method ?? "GET").toUpperCase();
   // A body sent again and again (a JSON-RPC call of the same keys every poll) comes as bytes made once.
   let body = typeof init.body === "string" || init.body instanceof Uint8Array ? init.body : undefined;
-  const headers = requestHeaders(init.headers);
+  const headers: Record<string, string> = { "accept-encoding": ACCEPT_ENCODING, "user-agent": USER_AGENT };
+  for (const [name, value] of new Headers(init.headers)) headers[name] = value;
   for (let redirects = 0; ; redirects += 1) {
     const { message, bytes } = await exchange(url, method, headers, body, init);
     const location = message.headers.location;
@@ -58,12 +59,6 @@ export async function transportFetch(input: string | URL, init: TransportInit): 
     }
     url = next;
   }
-}
-
-function requestHeaders(given: RequestInit["headers"]): Record<string, string> {
-  const headers: Record<string, string> = { "accept-encoding": ACCEPT_ENCODING, "user-agent": USER_AGENT };
-  for (const [name, value] of new Headers(given)) headers[name] = value;
-  return headers;
 }
 
 function exchange(
