@@ -42,9 +42,7 @@ export interface GetEventsParams {
   readonly pagination: { readonly limit: number; readonly cursor?: string };
 }
 
-/**
- * A getEvents call's answer: its events (the valid ones), or the RPC's retention window when the start fell outside it.
- */
+/** A getEvents call's answer: its valid events, or the RPC's retention window when the start fell outside it. */
 export type GetEventsAnswer =
   | {
       readonly kind: "events";
@@ -60,10 +58,7 @@ export type GetEventsAnswer =
 const OUT_OF_RANGE = /startLedger must be within the ledger range: (\d+) - (\d+)/;
 
 /** The window named by an out-of-range error, or undefined for any other error. */
-export function outOfRangeWindow(
-  code: number,
-  message: string,
-): { readonly oldestLedger: number; readonly latestLedger: number } | undefined {
+export function outOfRangeWindow(code: number, message: string) {
   const match = code === -32600 ? OUT_OF_RANGE.exec(message) : null;
   return match === null ? undefined : { oldestLedger: Number(match[1]), latestLedger: Number(match[2]) };
 }

@@ -1,22 +1,10 @@
 import type { z } from "zod";
 import type { Endpoint, RequestPurpose } from "../catalog/metrics.js";
 import { CourteousHttp, validated, type HttpOptions, type RequestObserver as HttpRequestObserver } from "./http.js";
-import {
-  feeStatsSchema,
-  liquidityPoolSchema,
-  pageSchema,
-  rootSchema,
-  transactionResponseSchema,
-  type FeeStats,
-  type HorizonRoot,
-  type LiquidityPool,
-  type TransactionResponse,
-} from "./schemas.js";
+import { feeStatsSchema, liquidityPoolSchema, pageSchema, rootSchema, transactionResponseSchema } from "./schemas.js";
 
 /** Receives what every HTTP attempt to Horizon did, for the exporter's self-metrics. */
 export type RequestObserver = HttpRequestObserver<RequestPurpose>;
-
-export type HorizonClientOptions = HttpOptions<RequestPurpose>;
 
 export type Query = Readonly<Record<string, string | number | undefined>>;
 
@@ -32,17 +20,17 @@ export class HorizonClient {
   private readonly http: CourteousHttp<RequestPurpose>;
   private readonly baseUrl: URL;
 
-  constructor(private readonly options: HorizonClientOptions) {
+  constructor(private readonly options: HttpOptions<RequestPurpose>) {
     this.http = new CourteousHttp(options, ACCEPT);
     this.baseUrl = new URL(this.http.url);
     if (!this.baseUrl.pathname.endsWith("/")) this.baseUrl.pathname += "/";
   }
 
-  root(signal?: AbortSignal): Promise<HorizonRoot> {
+  root(signal?: AbortSignal) {
     return this.getValidated("root", "", {}, rootSchema, signal);
   }
 
-  feeStats(signal?: AbortSignal): Promise<FeeStats> {
+  feeStats(signal?: AbortSignal) {
     return this.getValidated("fee_stats", "fee_stats", {}, feeStatsSchema, signal);
   }
 
@@ -54,7 +42,7 @@ export class HorizonClient {
     return this.records("liquidity_pools", "liquidity_pools", query, signal);
   }
 
-  liquidityPool(id: string, signal?: AbortSignal): Promise<LiquidityPool> {
+  liquidityPool(id: string, signal?: AbortSignal) {
     const path = `liquidity_pools/${encodeURIComponent(id)}`;
     return this.getValidated("liquidity_pools", path, {}, liquidityPoolSchema, signal);
   }
@@ -82,7 +70,7 @@ export class HorizonClient {
    * Submits a signed transaction envelope and waits for Horizon's verdict. Never retried: the
    * caller decides, after reading the account's sequence again, whether to submit anew.
    */
-  async submitTransaction(envelopeXdr: string, signal?: AbortSignal): Promise<TransactionResponse> {
+  async submitTransaction(envelopeXdr: string, signal?: AbortSignal) {
     const body = { form: new URLSearchParams({ tx: envelopeXdr }) };
     const timeoutMs = Math.max(this.options.timeoutMs, SUBMISSION_TIMEOUT_MS);
     const response = await this.http.once("transactions", this.urlFor("transactions", {}), body, timeoutMs, signal);
