@@ -14,7 +14,6 @@ import type { HorizonClient, Query } from "./horizon-client.js";
 import { cursorAfter, PAGE_LIMIT, validRecord } from "../client/paging.js";
 import { ledgerSchema, pageSchema } from "./schemas.js";
 
-/** The part of HorizonClient this reader needs. */
 export type HorizonReader = Pick<HorizonClient, "getValidated">;
 
 export type AccountLookup = { readonly status: "found"; readonly account: Account } | { readonly status: "missing" };
@@ -54,7 +53,6 @@ export class AccountsClient {
     return latest.base_reserve_in_stroops;
   }
 
-  /** The account's open offers, at most `cap`. */
   offers(id: string, cap: number, signal?: AbortSignal): Promise<CappedList<Offer>> {
     return this.readCapped(`accounts/${encodeURIComponent(id)}/offers`, {}, offerSchema, cap, signal);
   }

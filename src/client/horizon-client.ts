@@ -52,12 +52,10 @@ export class HorizonClient {
     return this.records("assets", "assets", { asset_code: code, asset_issuer: issuer, limit: 1 }, signal);
   }
 
-  /** A page of a watched account's stream. */
   accountStream(id: string, stream: "payments" | "transactions" | "operations", query: Query, signal?: AbortSignal) {
     return this.records("activity", `accounts/${encodeURIComponent(id)}/${stream}`, query, signal);
   }
 
-  /** A page of a watched market's `/trade_aggregations`, `/trades` or `/offers`. */
   marketPage(
     path: "trade_aggregations" | "trades" | "offers",
     query: Query,

@@ -6,7 +6,6 @@
 import type { Durability } from "../config/contracts.js";
 import { stellarBase } from "../stellar-base.js";
 
-/** An account's entry. */
 export function accountLedgerKey(accountId: string): string {
   const { xdr, Keypair } = stellarBase();
   const key = new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(accountId).xdrAccountId() });

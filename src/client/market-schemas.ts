@@ -27,7 +27,6 @@ const rational = z.union([
   z.object({ N: rationalPart, D: rationalPart }).transform(({ N, D }) => ({ n: N, d: D })),
 ]);
 
-/** One bucket of `/trade_aggregations`. */
 export const tradeAggregationSchema = z.object({
   timestamp: wholeNumber,
   trade_count: wholeNumber,

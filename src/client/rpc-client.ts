@@ -23,7 +23,6 @@ import {
 
 export type RpcClientOptions = HttpOptions<RpcEndpoint>;
 
-/** What one status poll learns. */
 export interface RpcStatus {
   /** getHealth's result; undefined when it answered a JSON-RPC error, which is how an RPC says unhealthy. */
   readonly health: z.output<typeof healthSchema> | undefined;
@@ -83,11 +82,8 @@ export class RpcClient {
    */
   async getEvents(params: GetEventsParams, signal?: AbortSignal): Promise<GetEventsAnswer> {
     const response = await this.single("events", "getEvents", params, signal);
-    if (response.error !== undefined) {
-      const window = outOfRangeWindow(response.error.code, response.error.message);
-      if (window !== undefined) return { kind: "out_of_range", ...window };
-      throw rpcError("getEvents", response.error);
-    }
+    const window = response.error && outOfRangeWindow(response.error.code, response.error.message);
+    if (window !== undefined) return { kind: "out_of_range", ...window };
     const result = validResult(eventsResultSchema, "getEvents", response);
     const events: RpcContractEvent[] = [];
     for (const event of result.events ?? []) {
