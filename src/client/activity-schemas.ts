@@ -50,12 +50,7 @@ const createAccount = z.object({
   starting_balance: amountText,
 });
 
-const accountMerge = z.object({
-  ...recordFields,
-  type: z.literal("account_merge"),
-  account: address,
-  into: address,
-});
+const accountMerge = z.object({ ...recordFields, type: z.literal("account_merge"), account: address, into: address });
 
 const balanceChange = z.object({
   ...assetShape,

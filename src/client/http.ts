@@ -284,9 +284,8 @@ function postOf(body: RequestBody | undefined, headers: Readonly<Record<string, 
 }
 
 function basicAuthorization(url: URL): Record<string, string> {
-  const user = decodeURIComponent(url.username);
-  const password = decodeURIComponent(url.password);
-  return { Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}` };
+  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  return { Authorization: `Basic ${Buffer.from(credentials).toString("base64")}` };
 }
 
 function httpError(status: number, text: string): PollError {
@@ -318,11 +317,7 @@ function classify(error: unknown, timedOut: boolean, timeoutMs: number): PollErr
   const cause = error instanceof FetchError ? (error.cause ?? error) : error;
   if (cause instanceof PollError) return cause;
   if (timedOut) return new PollError("timeout", `no complete response within ${timeoutMs} ms`);
-  return new PollError("network", describeNetworkError(cause));
-}
-
-function describeNetworkError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const { code } = error as NodeJS.ErrnoException;
-  return code && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
+  if (!(cause instanceof Error)) return new PollError("network", String(cause));
+  const { code, message } = cause as NodeJS.ErrnoException;
+  return new PollError("network", code && !message.includes(code) ? `${code}: ${message}` : message);
 }
