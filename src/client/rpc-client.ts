@@ -32,10 +32,7 @@ export interface RpcStatus {
 }
 
 /** What one versions poll learns; changes only on upgrades. */
-export interface RpcVersions {
-  readonly network: z.output<typeof networkSchema>;
-  readonly versionInfo: z.output<typeof versionInfoSchema>;
-}
+export type RpcVersions = Awaited<ReturnType<RpcClient["versions"]>>;
 
 const batchSchema = z.array(z.unknown()).min(1);
 
@@ -60,7 +57,7 @@ export class RpcClient {
     };
   }
 
-  async versions(signal?: AbortSignal): Promise<RpcVersions> {
+  async versions(signal?: AbortSignal) {
     const [network, versionInfo] = await this.batch("versions", ["getNetwork", "getVersionInfo"], signal);
     return {
       network: validResult(networkSchema, "getNetwork", network),
@@ -119,12 +116,11 @@ export class RpcClient {
     const responses = validated(batchSchema, body, "a JSON-RPC batch").map((response) =>
       validated(jsonRpcResponseSchema, response, "a JSON-RPC response"),
     );
-    const matched = calls.map(({ id, method }) => {
+    return calls.map(({ id, method }) => {
       const response = responses.find((candidate) => String(candidate.id) === String(id));
       if (response === undefined) throw new PollError("schema", `the JSON-RPC batch has no response to ${method}`);
       return response;
-    });
-    return matched as { readonly [K in keyof M]: JsonRpcResponse };
+    }) as { readonly [K in keyof M]: JsonRpcResponse };
   }
 }
 
