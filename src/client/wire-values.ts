@@ -52,7 +52,7 @@ export const amountText = z
     "amount exceeds int64 stroops",
   );
 
-/** `Number` of the decimal text rounds once, exactly; arithmetic on stroops would round twice. */
+/** The float64 nearest to an amount: `Number` of the decimal text rounds once; arithmetic on stroops, twice. */
 export const amount = amountText.transform(Number);
 
 function integerWithin(pattern: RegExp, min: bigint, max: bigint, what: string) {
