@@ -14,11 +14,12 @@ import {
 } from "./account-schemas.js";
 import { PollError } from "./errors.js";
 import { stellarBase } from "../stellar-base.js";
-import { distinct } from "./wire-values.js";
+import { distinct, recordOf } from "./wire-values.js";
 
 type Xdr = ReturnType<typeof stellarBase>["xdr"];
 type AccountEntry = InstanceType<Xdr["AccountEntry"]>;
 type TrustLineEntry = InstanceType<Xdr["TrustLineEntry"]>;
+type Liabilities = InstanceType<Xdr["Liabilities"]>;
 
 /** Account flags by their bit in AccountEntry.flags (AUTH_REQUIRED_FLAG … AUTH_CLAWBACK_ENABLED_FLAG). */
 const FLAG_BITS: Readonly<Record<AccountFlag, number>> = {
@@ -30,18 +31,33 @@ const FLAG_BITS: Readonly<Record<AccountFlag, number>> = {
 /** TrustLineEntry's AUTHORIZED_FLAG: Horizon's is_authorized. */
 const TRUSTLINE_AUTHORIZED = 1;
 
-function decodeEntry(base64: string, what: string) {
+/** XDR decoded by the SDK; what does not decode fails the poll as `schema`. */
+function decoded<T>(decode: () => T, what: string): T {
   try {
-    return stellarBase().xdr.LedgerEntryData.fromXDR(base64, "base64");
+    return decode();
   } catch (error) {
-    throw new PollError(
-      "schema",
-      `Stellar RPC's getLedgerEntries sent ${what} whose xdr does not decode: ${(error as Error).message}`,
-    );
+    throw new PollError("schema", `Stellar RPC's ${what} does not decode: ${(error as Error).message}`);
   }
 }
 
+/** A ledger entry's data, which must be of `kind`. */
+function decodeEntry(base64: string, kind: "account" | "trustline", what: string, whose: string) {
+  const { xdr } = stellarBase();
+  const data = decoded(() => xdr.LedgerEntryData.fromXDR(base64, "base64"), `getLedgerEntries sent ${what} whose xdr`);
+  if (data.switch() !== xdr.LedgerEntryType[kind]())
+    throw new PollError("schema", `Stellar RPC's getLedgerEntries sent another kind of entry for ${whose}`);
+  return data;
+}
+
 const stroops = (value: { toString(): string }) => BigInt(value.toString());
+
+/** Horizon's liabilities: 0 for an entry without the liabilities extension. */
+function liabilitiesOf(liabilities: Liabilities | undefined) {
+  return {
+    buyingLiabilities: stroopsToUnits(liabilities === undefined ? 0n : stroops(liabilities.buying())),
+    sellingLiabilities: stroopsToUnits(liabilities === undefined ? 0n : stroops(liabilities.selling())),
+  };
+}
 
 /** The signer key as Horizon writes it (G…, T…, X…, P…) with Horizon's type name. */
 function signerOf(signer: InstanceType<Xdr["Signer"]>): AccountSigner {
@@ -79,13 +95,8 @@ function accountFacts(id: string, entry: AccountEntry, balances: AccountBalance[
   const v1 = entry.ext().switch() === 1 ? entry.ext().v1() : undefined;
   const v2 = v1 !== undefined && v1.ext().switch() === 2 ? v1.ext().v2() : undefined;
   const v3 = v2 !== undefined && v2.ext().switch() === 3 ? v2.ext().v3() : undefined;
-  const liabilities = v1?.liabilities();
-  const native: AccountBalance = {
-    asset: "native",
-    balance: stroopsToUnits(stroops(entry.balance())),
-    buyingLiabilities: stroopsToUnits(liabilities === undefined ? 0n : stroops(liabilities.buying())),
-    sellingLiabilities: stroopsToUnits(liabilities === undefined ? 0n : stroops(liabilities.selling())),
-  };
+  const balance = stroopsToUnits(stroops(entry.balance()));
+  const native: AccountBalance = { asset: "native", balance, ...liabilitiesOf(v1?.liabilities()) };
   const flags = entry.flags();
   return {
     id,
@@ -97,22 +108,17 @@ function accountFacts(id: string, entry: AccountEntry, balances: AccountBalance[
     sponsor: undefined,
     homeDomain: entry.homeDomain().toString(),
     thresholds: { low: thresholds[1] ?? 0, medium: thresholds[2] ?? 0, high: thresholds[3] ?? 0 },
-    flags: Object.fromEntries(ACCOUNT_FLAGS.map((flag) => [flag, (flags & FLAG_BITS[flag]) !== 0])) as Record<
-      AccountFlag,
-      boolean
-    >,
+    flags: recordOf(ACCOUNT_FLAGS, (flag) => (flags & FLAG_BITS[flag]) !== 0),
     balances: balances.concat(native),
     signers,
   };
 }
 
 function trustlineBalance(asset: string, entry: TrustLineEntry): AccountBalance {
-  const liabilities = entry.ext().switch() === 1 ? entry.ext().v1().liabilities() : undefined;
   return {
     asset,
     balance: stroopsToUnits(stroops(entry.balance())),
-    buyingLiabilities: stroopsToUnits(liabilities === undefined ? 0n : stroops(liabilities.buying())),
-    sellingLiabilities: stroopsToUnits(liabilities === undefined ? 0n : stroops(liabilities.selling())),
+    ...liabilitiesOf(entry.ext().switch() === 1 ? entry.ext().v1().liabilities() : undefined),
     limit: stroopsToUnits(stroops(entry.limit())),
     authorized: (entry.flags() & TRUSTLINE_AUTHORIZED) !== 0,
   };
@@ -124,32 +130,20 @@ export interface AccountFromEntries {
   readonly trustlines: readonly (readonly [asset: string, exists: boolean])[];
 }
 
-/**
- * The account from its entry's `xdr` and the `xdr` of each configured asset's trustline entry
- * (undefined where getLedgerEntries returned none: no such trustline). A response whose entry is
- * not the kind asked for fails the poll as `schema`.
- */
+/** The account from its entry's `xdr` and each configured trustline's (undefined: no such trustline). */
 export function accountFromEntries(
   id: string,
   accountXdr: string,
   trustlineXdrs: Iterable<readonly [asset: string, xdr: string | undefined]>,
 ): AccountFromEntries {
-  const { xdr } = stellarBase();
-  const data = decodeEntry(accountXdr, `the account entry of ${id}`);
-  if (data.switch() !== xdr.LedgerEntryType.account())
-    throw new PollError("schema", `Stellar RPC's getLedgerEntries sent another kind of entry for the account ${id}`);
+  const data = decodeEntry(accountXdr, "account", `the account entry of ${id}`, `the account ${id}`);
   const balances: AccountBalance[] = [];
   const trustlines: (readonly [string, boolean])[] = [];
   for (const [asset, lineXdr] of trustlineXdrs) {
     trustlines.push([asset, lineXdr !== undefined]);
     if (lineXdr === undefined) continue;
-    const line = decodeEntry(lineXdr, `the ${asset} trustline of ${id}`);
-    if (line.switch() !== xdr.LedgerEntryType.trustline()) {
-      throw new PollError(
-        "schema",
-        `Stellar RPC's getLedgerEntries sent another kind of entry for the ${asset} trustline of ${id}`,
-      );
-    }
+    const what = `the ${asset} trustline of ${id}`;
+    const line = decodeEntry(lineXdr, "trustline", what, what);
     balances.push(trustlineBalance(asset, line.trustLine()));
   }
   // At its size: ten thousand accounts' lists are held between polls.
@@ -158,21 +152,13 @@ export function accountFromEntries(
 
 /** The base reserve in stroops from a LedgerHeader (getLatestLedger's `headerXdr`, stellar-rpc 25+). */
 export function baseReserveFromHeader(headerXdr: string): number {
-  try {
-    return stellarBase().xdr.LedgerHeader.fromXDR(headerXdr, "base64").baseReserve();
-  } catch (error) {
-    throw new PollError(
-      "schema",
-      `Stellar RPC's getLatestLedger headerXdr does not decode: ${(error as Error).message}`,
-    );
-  }
+  const { xdr } = stellarBase();
+  return decoded(() => xdr.LedgerHeader.fromXDR(headerXdr, "base64").baseReserve(), "getLatestLedger headerXdr");
 }
 
 /** The base reserve in stroops from a LedgerHeaderHistoryEntry (getLedgers' `headerXdr`). */
 export function baseReserveFromHistoryEntry(headerXdr: string): number {
-  try {
-    return stellarBase().xdr.LedgerHeaderHistoryEntry.fromXDR(headerXdr, "base64").header().baseReserve();
-  } catch (error) {
-    throw new PollError("schema", `Stellar RPC's getLedgers headerXdr does not decode: ${(error as Error).message}`);
-  }
+  const { xdr } = stellarBase();
+  const read = () => xdr.LedgerHeaderHistoryEntry.fromXDR(headerXdr, "base64").header().baseReserve();
+  return decoded(read, "getLedgers headerXdr");
 }

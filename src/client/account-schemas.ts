@@ -12,7 +12,9 @@ import {
   assetCode,
   assetName,
   distinct,
+  nonNegativeInt,
   poolId,
+  recordOf,
   signerKey,
   snakeCaseWord,
   uint64String,
@@ -21,16 +23,11 @@ import {
 
 export { amountStroops, stroopsToUnits } from "./wire-values.js";
 
-const nonNegativeInt = z.number().int().nonnegative();
-
-/** 64-bit: kept as a bigint, never through a float. */
-const sequenceNumber = uint64Text.transform((text) => BigInt(text));
+const nativeFields = { balance: amount, buying_liabilities: amount.optional(), selling_liabilities: amount.optional() };
 
 const trustlineFields = {
-  balance: amount,
+  ...nativeFields,
   limit: amount,
-  buying_liabilities: amount.optional(),
-  selling_liabilities: amount.optional(),
   sponsor: z.string().optional(),
   last_modified_ledger: nonNegativeInt.optional(),
   // Absent before Horizon 0.12 (2017).
@@ -43,19 +40,10 @@ const creditBalance = (type: "credit_alphanum4" | "credit_alphanum12") =>
   z.object({ ...trustlineFields, asset_type: z.literal(type), asset_code: assetCode, asset_issuer: accountKey });
 
 const balanceSchema = z.discriminatedUnion("asset_type", [
-  z.object({
-    asset_type: z.literal("native"),
-    balance: amount,
-    buying_liabilities: amount.optional(),
-    selling_liabilities: amount.optional(),
-  }),
+  z.object({ ...nativeFields, asset_type: z.literal("native") }),
   creditBalance("credit_alphanum4"),
   creditBalance("credit_alphanum12"),
-  z.object({
-    ...trustlineFields,
-    asset_type: z.literal("liquidity_pool_shares"),
-    liquidity_pool_id: poolId,
-  }),
+  z.object({ ...trustlineFields, asset_type: z.literal("liquidity_pool_shares"), liquidity_pool_id: poolId }),
 ]);
 
 /** One balance, named as the `asset` label: `native`, `CODE:ISSUER` or `pool:<liquidity_pool_id>`. */
@@ -70,7 +58,6 @@ export interface AccountBalance {
   readonly authorized?: boolean;
 }
 
-/** The `asset` label of a balance. */
 function balanceAsset(raw: z.output<typeof balanceSchema>): string {
   if (raw.asset_type === "native") return "native";
   return raw.asset_type === "liquidity_pool_shares"
@@ -96,16 +83,14 @@ function accountBalance(raw: z.output<typeof balanceSchema>): AccountBalance {
 export const ACCOUNT_FLAGS = ["auth_required", "auth_revocable", "auth_immutable", "auth_clawback_enabled"] as const;
 export type AccountFlag = (typeof ACCOUNT_FLAGS)[number];
 
-export interface AccountSigner {
-  readonly key: string;
-  readonly type: string;
-  readonly weight: number;
-}
+const signerSchema = z.object({ key: signerKey, type: snakeCaseWord, weight: nonNegativeInt });
+export type AccountSigner = z.output<typeof signerSchema>;
 
 export const accountSchema = z
   .object({
     account_id: accountKey,
-    sequence: sequenceNumber,
+    // 64-bit: kept as a bigint, never through a float.
+    sequence: uint64Text.transform((text) => BigInt(text)),
     sequence_ledger: nonNegativeInt.optional(),
     sequence_time: uint64String.optional(),
     subentry_count: nonNegativeInt,
@@ -127,7 +112,7 @@ export const accountSchema = z
       .array(balanceSchema)
       .refine((balances) => distinct(balances, balanceAsset), "the account lists a balance twice"),
     signers: z
-      .array(z.object({ key: signerKey, type: snakeCaseWord, weight: nonNegativeInt }))
+      .array(signerSchema)
       .refine((signers) => distinct(signers, (signer) => signer.key), "the account lists a signer twice"),
     data: z.record(z.string(), z.string()),
     num_sponsoring: nonNegativeInt.optional(),
@@ -151,20 +136,14 @@ export const accountSchema = z
       high: raw.thresholds.high_threshold,
     },
     // A flag an older Horizon does not send is off: the ledger had no such flag then.
-    flags: Object.fromEntries(ACCOUNT_FLAGS.map((flag) => [flag, raw.flags[flag] ?? false])) as Record<
-      AccountFlag,
-      boolean
-    >,
+    flags: recordOf(ACCOUNT_FLAGS, (flag) => raw.flags[flag] ?? false),
     balances: raw.balances.map(accountBalance),
-    signers: raw.signers.map(({ key, type, weight }): AccountSigner => ({ key, type, weight })),
+    signers: raw.signers,
     dataEntries: Object.keys(raw.data).length,
   }));
 export type Account = z.output<typeof accountSchema>;
 
-/**
- * What the samples read of an account: Horizon's AccountResponse, or the account's ledger entries
- * read over Stellar RPC, which carry no count of data entries.
- */
+/** What the samples read of an account: Horizon's, or its ledger entries over Stellar RPC (no data entry count). */
 export type AccountFacts = Omit<Account, "sequence" | "dataEntries"> & { readonly dataEntries?: number };
 
 /** Offers are only counted, so only what paging needs is read. */
@@ -172,10 +151,5 @@ export const offerSchema = z.object({ id: z.string().min(1), paging_token: z.str
 export type Offer = z.output<typeof offerSchema>;
 
 /** `amount` stays text: balances are summed per asset, exactly, in stroops. */
-export const claimableBalanceSchema = z.object({
-  id: z.string().min(1),
-  paging_token: z.string().min(1),
-  asset: assetName,
-  amount: amountText,
-});
+export const claimableBalanceSchema = offerSchema.extend({ asset: assetName, amount: amountText });
 export type ClaimableBalance = z.output<typeof claimableBalanceSchema>;

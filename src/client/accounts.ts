@@ -1,7 +1,4 @@
-/**
- * Reads watched accounts: the account itself (a 404 is an answer, "missing", not a failure), and
- * optionally its open offers and the balances it can claim, each paged and capped.
- */
+/** Reads watched accounts (a 404 is an answer, "missing"), their open offers and claimable balances, capped. */
 import type { z } from "zod";
 import type { Endpoint } from "../catalog/metrics.js";
 import {
@@ -10,13 +7,13 @@ import {
   offerSchema,
   type Account,
   type ClaimableBalance,
+  type Offer,
 } from "./account-schemas.js";
 import { PollError } from "./errors.js";
 import type { HorizonClient, Query } from "./horizon-client.js";
 import { cursorAfter, PAGE_LIMIT, validRecord } from "../client/paging.js";
 import { ledgerSchema, pageSchema } from "./schemas.js";
 
-/** The part of HorizonClient this reader needs. */
 export type HorizonReader = Pick<HorizonClient, "getValidated">;
 
 export type AccountLookup = { readonly status: "found"; readonly account: Account } | { readonly status: "missing" };
@@ -36,14 +33,8 @@ export class AccountsClient {
 
   async account(id: string, signal?: AbortSignal): Promise<AccountLookup> {
     try {
-      const account = await this.reader.getValidated(
-        ENDPOINT,
-        `accounts/${encodeURIComponent(id)}`,
-        {},
-        accountSchema,
-        signal,
-      );
-      return { status: "found", account };
+      const path = `accounts/${encodeURIComponent(id)}`;
+      return { status: "found", account: await this.reader.getValidated(ENDPOINT, path, {}, accountSchema, signal) };
     } catch (error) {
       if (error instanceof PollError && error.details.status === 404) return { status: "missing" };
       throw error;
@@ -62,8 +53,7 @@ export class AccountsClient {
     return latest.base_reserve_in_stroops;
   }
 
-  /** The account's open offers, at most `cap`. */
-  offers(id: string, cap: number, signal?: AbortSignal): Promise<CappedList<z.output<typeof offerSchema>>> {
+  offers(id: string, cap: number, signal?: AbortSignal): Promise<CappedList<Offer>> {
     return this.readCapped(`accounts/${encodeURIComponent(id)}/offers`, {}, offerSchema, cap, signal);
   }
 
@@ -88,14 +78,8 @@ export class AccountsClient {
     let cursor: string | undefined;
     for (;;) {
       const limit = Math.min(PAGE_LIMIT, cap - records.length + 1);
-      const page = await this.reader.getValidated(
-        ENDPOINT,
-        path,
-        { ...filter, order: "asc", limit, cursor },
-        pageSchema,
-        signal,
-      );
-      const raw = page._embedded.records;
+      const query = { ...filter, order: "asc", limit, cursor };
+      const raw = (await this.reader.getValidated(ENDPOINT, path, query, pageSchema, signal))._embedded.records;
       for (const record of raw) {
         const valid = validRecord(schema, record);
         if (valid === undefined) invalidRecords += 1;

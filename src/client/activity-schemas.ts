@@ -4,9 +4,15 @@
  * known payment kind missing one of its fields fails its schema, and is counted invalid.
  */
 import { z } from "zod";
-import { amountText, assetCode, snakeCaseWord, uint64Text } from "./wire-values.js";
-
-const timestamp = z.iso.datetime({ offset: true });
+import {
+  amountText,
+  assetFields,
+  assetType,
+  nonNegativeInt,
+  snakeCaseWord,
+  timestamp,
+  uint64Text,
+} from "./wire-values.js";
 
 /** What every record of the three streams carries. */
 const recordFields = {
@@ -19,16 +25,7 @@ const recordFields = {
 /** An account on a payment: G..., or a contract (C...) in a balance change. */
 const address = z.string().regex(/^[GCM][A-Z2-7]{55,68}$/, "expected a G..., C... or M... address");
 
-const assetType = z.enum(["native", "credit_alphanum4", "credit_alphanum12"]);
-const issuer = z.string().regex(/^G[A-Z2-7]{55}$/, "expected an issuer (G...)");
-
-/** An asset as Horizon spells it in a record; the source asset of a path payment has these under `source_`. */
-const assetShape = { asset_type: assetType, asset_code: assetCode.optional(), asset_issuer: issuer.optional() };
-const sourceAssetShape = {
-  source_asset_type: assetType,
-  source_asset_code: assetCode.optional(),
-  source_asset_issuer: issuer.optional(),
-};
+const assetShape = assetFields("", assetType);
 
 const payment = z.object({
   ...recordFields,
@@ -39,15 +36,10 @@ const payment = z.object({
   ...assetShape,
 });
 
-const pathPayment = z.object({
-  ...recordFields,
+const pathPayment = payment.extend({
   type: z.enum(["path_payment_strict_receive", "path_payment_strict_send"]),
-  from: address,
-  to: address,
-  amount: amountText,
   source_amount: amountText,
-  ...assetShape,
-  ...sourceAssetShape,
+  ...assetFields("source_", assetType),
 });
 
 const createAccount = z.object({
@@ -58,12 +50,7 @@ const createAccount = z.object({
   starting_balance: amountText,
 });
 
-const accountMerge = z.object({
-  ...recordFields,
-  type: z.literal("account_merge"),
-  account: address,
-  into: address,
-});
+const accountMerge = z.object({ ...recordFields, type: z.literal("account_merge"), account: address, into: address });
 
 const balanceChange = z.object({
   ...assetShape,
@@ -116,11 +103,10 @@ export const transactionRecordSchema = z.object({
   /** The fee-bump's fee source, or the source account; Horizons before fee bumps omit it. */
   fee_account: address.optional(),
   /** A string since Horizon 1.0, a number before. */
-  fee_charged: z.union([uint64Text, z.number().int().nonnegative()]).transform((fee) => BigInt(fee)),
+  fee_charged: z.union([uint64Text, nonNegativeInt]).transform((fee) => BigInt(fee)),
   result_xdr: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, "expected base64"),
 });
 export type TransactionRecord = z.output<typeof transactionRecordSchema>;
 
 /** An operation of `/accounts/{id}/operations`: its type, Horizon's name for it. */
 export const operationRecordSchema = z.object({ ...recordFields, type: snakeCaseWord });
-export type OperationRecord = z.output<typeof operationRecordSchema>;

@@ -5,20 +5,18 @@
  * not read: unknown fields are ignored.
  */
 import { z } from "zod";
-import { accountKey, amountStroops, assetCode } from "./wire-values.js";
+import { ACCOUNT_FLAGS, type AccountFlag } from "./account-schemas.js";
+import { accountKey, amountStroops, assetCode, nonNegativeInt } from "./wire-values.js";
 
 /**
- * A part of an asset's supply: a sum over all its holders, so it may exceed int64 stroops. Exactly
- * seven decimals, as Horizon formats amounts; the length bound keeps a megabyte of digits from
- * becoming a BigInt.
+ * A part of an asset's supply: a sum over all its holders, so it may exceed int64 stroops. The length
+ * bound keeps a megabyte of digits from becoming a BigInt.
  */
 const assetAmount = z
   .string()
   .max(40, "amount too long")
   .regex(/^\d+\.\d{7}$/, "expected an amount with exactly 7 decimals as a string")
   .transform((text) => amountStroops(text));
-
-const count = z.number().int().nonnegative();
 
 /** The kinds of holder `/assets` splits a supply and its holder counts into: the `held_by` label. */
 export const HELD_BY = [
@@ -29,10 +27,10 @@ export const HELD_BY = [
   "liquidity_pools",
   "contracts",
 ] as const;
-export type HeldBy = (typeof HELD_BY)[number];
+type HeldBy = (typeof HELD_BY)[number];
 
-export const ASSET_FLAGS = ["auth_required", "auth_revocable", "auth_immutable", "auth_clawback_enabled"] as const;
-export type AssetFlag = (typeof ASSET_FLAGS)[number];
+/** An asset's flags are its issuer account's. */
+export const ASSET_FLAGS = ACCOUNT_FLAGS;
 
 const byAuthorization = <T extends z.ZodType>(value: T) =>
   z.object({
@@ -50,14 +48,14 @@ export const assetRecordSchema = z
       .string()
       .regex(/^C[A-Z2-7]{55}$/, "expected a contract id (C...)")
       .optional(),
-    accounts: byAuthorization(count).optional(),
+    accounts: byAuthorization(nonNegativeInt).optional(),
     balances: byAuthorization(assetAmount).optional(),
     claimable_balances_amount: assetAmount.optional(),
     liquidity_pools_amount: assetAmount.optional(),
     contracts_amount: assetAmount.optional(),
-    num_claimable_balances: count.optional(),
-    num_liquidity_pools: count.optional(),
-    num_contracts: count.optional(),
+    num_claimable_balances: nonNegativeInt.optional(),
+    num_liquidity_pools: nonNegativeInt.optional(),
+    num_contracts: nonNegativeInt.optional(),
     flags: z.object({
       auth_required: z.boolean(),
       auth_revocable: z.boolean(),
@@ -87,6 +85,6 @@ export const assetRecordSchema = z
       liquidity_pools: record.num_liquidity_pools,
       contracts: record.num_contracts,
     } satisfies Record<HeldBy, number | undefined>,
-    flags: record.flags as { readonly [Flag in AssetFlag]?: boolean },
+    flags: record.flags as { readonly [Flag in AccountFlag]?: boolean },
   }));
 export type AssetRecord = z.output<typeof assetRecordSchema>;

@@ -2,10 +2,7 @@ import type { PollErrorReason } from "../catalog/metrics.js";
 import { scrubSecrets } from "../config/secret.js";
 import type { Problem } from "./schemas.js";
 
-/**
- * Why a request to a target (a Horizon or a Stellar RPC), or a poll or probe run built from requests, failed; `reason`
- * is the metric label.
- */
+/** Why a request to a target, or a poll or probe run built from requests, failed; `reason` is the metric label. */
 export class PollError extends Error {
   override readonly name = "PollError";
 
@@ -20,13 +17,10 @@ export class PollError extends Error {
 }
 
 /** Reasons worth another attempt inside the same poll: the next try may well succeed. */
+const TRANSIENT: ReadonlySet<PollErrorReason> = new Set(["timeout", "network", "http_5xx", "invalid_json"]);
+
 export function isTransient(error: PollError): boolean {
-  return (
-    error.reason === "timeout" ||
-    error.reason === "network" ||
-    error.reason === "http_5xx" ||
-    error.reason === "invalid_json"
-  );
+  return TRANSIENT.has(error.reason);
 }
 
 /** How much of a body an excerpt looks at: an HTML page's title comes near its start. */

@@ -4,23 +4,22 @@
  * `ledgerClosedAt` is RFC3339, topics and value base64 XDR ScVals. Unknown fields are ignored.
  */
 import { z } from "zod";
-
-const ledgerSequence = z.number().int().nonnegative();
+import { nonNegativeInt } from "./wire-values.js";
 
 /** `%019d-%010d`: fixed width, so ids compare in event order as text. */
-export const EVENT_ID = /^\d{19}-\d{10}$/;
+const eventId = z.string().regex(/^\d{19}-\d{10}$/, "expected %019d-%010d");
 
 /** The event types a getEvents filter without `type` returns. */
-export const EVENT_TYPES = ["contract", "system"] as const;
+const EVENT_TYPES = ["contract", "system"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** One event; checked alone, so one bad event is counted invalid and left out, never the whole call. */
 export const contractEventSchema = z.object({
   type: z.enum(EVENT_TYPES),
-  ledger: ledgerSequence,
+  ledger: nonNegativeInt,
   ledgerClosedAt: z.string().refine((text) => !Number.isNaN(Date.parse(text)), "expected an RFC3339 time"),
   contractId: z.string(),
-  id: z.string().regex(EVENT_ID, "expected %019d-%010d"),
+  id: eventId,
   /** Deprecated in v23 and still sent; absent on an RPC that dropped it. */
   inSuccessfulContractCall: z.boolean().optional(),
   topic: z.array(z.string()),
@@ -31,9 +30,9 @@ export type RpcContractEvent = z.output<typeof contractEventSchema>;
 /** The result around the events, which are validated one by one. */
 export const eventsResultSchema = z.object({
   events: z.array(z.unknown()).nullable(),
-  latestLedger: ledgerSequence,
-  oldestLedger: ledgerSequence.optional(),
-  cursor: z.string().regex(EVENT_ID, "expected %019d-%010d"),
+  latestLedger: nonNegativeInt,
+  oldestLedger: nonNegativeInt.optional(),
+  cursor: eventId,
 });
 
 /** What a getEvents call's parameters may hold: a cursor or a start ledger, never both. */
@@ -43,9 +42,7 @@ export interface GetEventsParams {
   readonly pagination: { readonly limit: number; readonly cursor?: string };
 }
 
-/**
- * A getEvents call's answer: its events (the valid ones), or the RPC's retention window when the start fell outside it.
- */
+/** A getEvents call's answer: its valid events, or the RPC's retention window when the start fell outside it. */
 export type GetEventsAnswer =
   | {
       readonly kind: "events";
@@ -61,10 +58,7 @@ export type GetEventsAnswer =
 const OUT_OF_RANGE = /startLedger must be within the ledger range: (\d+) - (\d+)/;
 
 /** The window named by an out-of-range error, or undefined for any other error. */
-export function outOfRangeWindow(
-  code: number,
-  message: string,
-): { readonly oldestLedger: number; readonly latestLedger: number } | undefined {
+export function outOfRangeWindow(code: number, message: string) {
   const match = code === -32600 ? OUT_OF_RANGE.exec(message) : null;
   return match === null ? undefined : { oldestLedger: Number(match[1]), latestLedger: Number(match[2]) };
 }

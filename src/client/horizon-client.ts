@@ -1,112 +1,74 @@
 import type { z } from "zod";
 import type { Endpoint, RequestPurpose } from "../catalog/metrics.js";
 import { CourteousHttp, validated, type HttpOptions, type RequestObserver as HttpRequestObserver } from "./http.js";
-import {
-  feeStatsSchema,
-  liquidityPoolSchema,
-  pageSchema,
-  rootSchema,
-  transactionResponseSchema,
-  type FeeStats,
-  type HorizonRoot,
-  type LiquidityPool,
-  type TransactionResponse,
-} from "./schemas.js";
+import { feeStatsSchema, liquidityPoolSchema, pageSchema, rootSchema, transactionResponseSchema } from "./schemas.js";
 
 /** Receives what every HTTP attempt to Horizon did, for the exporter's self-metrics. */
 export type RequestObserver = HttpRequestObserver<RequestPurpose>;
 
-export type HorizonClientOptions = HttpOptions<RequestPurpose>;
-
 export type Query = Readonly<Record<string, string | number | undefined>>;
 
-/**
- * A page's records as Horizon sent them. Collectors validate them one by one, so one bad record
- * is counted and left out instead of failing the page, and still moves the paging cursor.
- */
+/** A page's records as Horizon sent them: collectors validate them one by one, so a bad one still moves the cursor. */
 export type RawRecords = readonly unknown[];
 
 const ACCEPT = "application/hal+json, application/problem+json;q=0.9, application/json;q=0.8";
-/**
- * Horizon holds a synchronous submission until the transaction is in a ledger, and answers 504
- * after 30 s without one; the request must outlive that wait to see the answer.
- */
+/** Horizon holds a submission until it is in a ledger, and answers 504 after 30 s: outlive that wait. */
 const SUBMISSION_TIMEOUT_MS = 45_000;
 
-/**
- * One Horizon target: typed, validated reads with timeouts, retries and rate-limit courtesy (the
- * HTTP part, shared with the Stellar RPC client, is in http.ts).
- */
+/** One Horizon target: typed, validated reads (the HTTP courtesy, shared with Stellar RPC, is in http.ts). */
 export class HorizonClient {
   private readonly http: CourteousHttp<RequestPurpose>;
   private readonly baseUrl: URL;
 
-  constructor(private readonly options: HorizonClientOptions) {
+  constructor(private readonly options: HttpOptions<RequestPurpose>) {
     this.http = new CourteousHttp(options, ACCEPT);
     this.baseUrl = new URL(this.http.url);
     if (!this.baseUrl.pathname.endsWith("/")) this.baseUrl.pathname += "/";
   }
 
-  root(signal?: AbortSignal): Promise<HorizonRoot> {
+  root(signal?: AbortSignal) {
     return this.getValidated("root", "", {}, rootSchema, signal);
   }
 
-  feeStats(signal?: AbortSignal): Promise<FeeStats> {
+  feeStats(signal?: AbortSignal) {
     return this.getValidated("fee_stats", "fee_stats", {}, feeStatsSchema, signal);
   }
 
-  async ledgers(query: Query, signal?: AbortSignal): Promise<RawRecords> {
-    return (await this.getValidated("ledgers", "ledgers", query, pageSchema, signal))._embedded.records;
+  ledgers(query: Query, signal?: AbortSignal): Promise<RawRecords> {
+    return this.records("ledgers", "ledgers", query, signal);
   }
 
-  async liquidityPools(query: Query, signal?: AbortSignal): Promise<RawRecords> {
-    return (await this.getValidated("liquidity_pools", "liquidity_pools", query, pageSchema, signal))._embedded.records;
+  liquidityPools(query: Query, signal?: AbortSignal): Promise<RawRecords> {
+    return this.records("liquidity_pools", "liquidity_pools", query, signal);
   }
 
-  liquidityPool(id: string, signal?: AbortSignal): Promise<LiquidityPool> {
-    return this.getValidated(
-      "liquidity_pools",
-      `liquidity_pools/${encodeURIComponent(id)}`,
-      {},
-      liquidityPoolSchema,
-      signal,
-    );
+  liquidityPool(id: string, signal?: AbortSignal) {
+    const path = `liquidity_pools/${encodeURIComponent(id)}`;
+    return this.getValidated("liquidity_pools", path, {}, liquidityPoolSchema, signal);
   }
 
-  /** The `/assets` record of one asset (none when Horizon knows no such asset), left for the caller to validate. */
-  async asset(code: string, issuer: string, signal?: AbortSignal): Promise<RawRecords> {
-    const query = { asset_code: code, asset_issuer: issuer, limit: 1 };
-    return (await this.getValidated("assets", "assets", query, pageSchema, signal))._embedded.records;
+  /** The `/assets` record of one asset (none when Horizon knows no such asset). */
+  asset(code: string, issuer: string, signal?: AbortSignal): Promise<RawRecords> {
+    return this.records("assets", "assets", { asset_code: code, asset_issuer: issuer, limit: 1 }, signal);
   }
 
-  /**
-   * A page of a watched account's stream (`payments`, `transactions` or `operations`): raw records,
-   * which the activity job validates one by one.
-   */
-  async accountStream(
-    id: string,
-    stream: "payments" | "transactions" | "operations",
-    query: Query,
-    signal?: AbortSignal,
-  ): Promise<RawRecords> {
-    const path = `accounts/${encodeURIComponent(id)}/${stream}`;
-    return (await this.getValidated("activity", path, query, pageSchema, signal))._embedded.records;
+  accountStream(id: string, stream: "payments" | "transactions" | "operations", query: Query, signal?: AbortSignal) {
+    return this.records("activity", `accounts/${encodeURIComponent(id)}/${stream}`, query, signal);
   }
 
-  /** A page of a watched market's `/trade_aggregations`, `/trades` or `/offers`, its records unvalidated. */
-  async marketPage(
+  marketPage(
     path: "trade_aggregations" | "trades" | "offers",
     query: Query,
     signal?: AbortSignal,
   ): Promise<RawRecords> {
-    return (await this.getValidated("markets", path, query, pageSchema, signal))._embedded.records;
+    return this.records("markets", path, query, signal);
   }
 
   /**
    * Submits a signed transaction envelope and waits for Horizon's verdict. Never retried: the
    * caller decides, after reading the account's sequence again, whether to submit anew.
    */
-  async submitTransaction(envelopeXdr: string, signal?: AbortSignal): Promise<TransactionResponse> {
+  async submitTransaction(envelopeXdr: string, signal?: AbortSignal) {
     const body = { form: new URLSearchParams({ tx: envelopeXdr }) };
     const timeoutMs = Math.max(this.options.timeoutMs, SUBMISSION_TIMEOUT_MS);
     const response = await this.http.once("transactions", this.urlFor("transactions", {}), body, timeoutMs, signal);
@@ -137,20 +99,19 @@ export class HorizonClient {
     schema: S,
     signal: AbortSignal | undefined,
   ): Promise<z.output<S>> {
-    return validated(
-      schema,
-      await this.http.json(endpoint, this.urlFor(path, query), undefined, signal),
-      `Horizon's ${endpoint}`,
-    );
+    const body = await this.http.json(endpoint, this.urlFor(path, query), undefined, signal);
+    return validated(schema, body, `Horizon's ${endpoint}`);
+  }
+
+  private async records(endpoint: Endpoint, path: string, query: Query, signal?: AbortSignal): Promise<RawRecords> {
+    return (await this.getValidated(endpoint, path, query, pageSchema, signal))._embedded.records;
   }
 
   private urlFor(path: string, query: Query): string {
     const url = new URL(path, this.baseUrl);
     // A provider's key in the target's query (`?apikey=`) goes with every request.
     url.search = this.baseUrl.search;
-    for (const [key, value] of Object.entries(query)) {
-      if (value !== undefined) url.searchParams.set(key, String(value));
-    }
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
     return url.toString();
   }
 }

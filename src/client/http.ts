@@ -33,26 +33,19 @@ export interface HttpOptions<E extends string> {
   /** Aborts in-flight requests and retry waits at shutdown. */
   signal?: AbortSignal;
   clock?: Clock;
-  /**
-   * The longest the server's headers may hold requests back: one hour, or the target's longest
-   * freshness window if longer. One absurd Retry-After must not silence a target for good.
-   */
+  /** The longest the server's headers may hold requests back: one absurd Retry-After must not silence a target. */
   maxHoldMs?: number;
   /** Says, once per hold, that a hold was cut to the cap. */
   log?: Pick<Logger, "warn">;
 }
 
-/** What a target's freshness is made of: its endpoints' schedules, and how many periods data stays fresh. */
+/** A target's endpoints' schedules, and how many periods data stays fresh. */
 interface Freshness {
   readonly schedules: Readonly<Record<string, { readonly periodMs: number }>>;
   readonly staleAfterIntervals: number;
 }
 
-/**
- * A target's HTTP options: where and how it is reached from its own config, attempts and body
- * cap from the exporter's, the longest hold from both, and what this runtime observes, logs and
- * stops it with.
- */
+/** A target's HTTP options from its own config, the exporter's, and what this runtime observes and stops it with. */
 export function targetHttpOptions<E extends string>(
   target: {
     readonly url: TargetUrl;
@@ -63,16 +56,13 @@ export function targetHttpOptions<E extends string>(
   runtime: Pick<HttpOptions<E>, "observer" | "signal" | "clock" | "log">,
 ): HttpOptions<E> {
   // The one place a target's secrets are revealed: to be sent, by the client that sends them.
-  const url = target.url.href.reveal();
-  const headers = revealedValues(target.headers);
-  const maxHoldMs = maxHoldMsOf({ schedules: target.schedules, staleAfterIntervals: config.staleAfterIntervals });
   return {
-    url,
-    headers,
+    url: target.url.href.reveal(),
+    headers: revealedValues(target.headers),
     timeoutMs: target.timeoutMs,
     retries: config.retries,
     maxBodyBytes: config.maxBodyBytes,
-    maxHoldMs,
+    maxHoldMs: maxHoldMsOf({ schedules: target.schedules, staleAfterIntervals: config.staleAfterIntervals }),
     ...runtime,
   };
 }
@@ -84,12 +74,11 @@ export function maxHoldMsOf({ schedules, staleAfterIntervals }: Freshness): numb
 }
 
 /** A POST body, JSON or a form; requests without one are GETs. */
-export type RequestBody = { readonly json: string } | { readonly form: URLSearchParams };
+type RequestBody = { readonly json: string } | { readonly form: URLSearchParams };
 
-/** What one HTTP attempt sends besides the URL. */
 interface AttemptRequest {
   readonly url: string;
-  readonly body?: RequestBody;
+  readonly body: RequestBody | undefined;
   readonly timeoutMs: number;
   /** Shutdown, and the deadline of the poll or probe run that sent it. */
   readonly signals: readonly AbortSignal[];
@@ -103,14 +92,10 @@ const MAX_RETRY_DELAY_MS = 5_000;
  * an exhausted rate limit). Header values are sent, never logged or put in error messages.
  */
 export class CourteousHttp<E extends string> {
-  /**
-   * The target URL without userinfo, to send requests to: its path and query may still hold a key, so it is never
-   * shown.
-   */
+  /** The target URL without userinfo: its path and query may still hold a key, so it is never shown. */
   readonly url: URL;
   private readonly headers: Readonly<Record<string, string>>;
   private readonly clock: Clock;
-  /** Nothing is sent to this server before this time (Retry-After, exhausted rate limit). */
   private holdUntilMs = 0;
   /** ofetch over the node:http transport, which caps each body at this target's limit as it arrives. */
   private readonly fetch: $Fetch;
@@ -139,10 +124,10 @@ export class CourteousHttp<E extends string> {
    */
   async json(purpose: E, url: string, body: RequestBody | undefined, poll: AbortSignal | undefined): Promise<unknown> {
     const signals = this.signalsWith(poll);
-    const request = { url, ...(body ? { body } : {}), timeoutMs: this.options.timeoutMs, signals };
+    const request = { url, body, timeoutMs: this.options.timeoutMs, signals };
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await this.attempt(purpose, request);
+        return await parseJson(await this.answerText(purpose, request));
       } catch (error) {
         const failure = error instanceof PollError ? error : new PollError("internal", String(error));
         if (!isTransient(failure) || attempt >= this.options.retries) throw failure;
@@ -154,15 +139,8 @@ export class CourteousHttp<E extends string> {
   }
 
   /** One attempt, never retried, with its own timeout: for requests whose repetition the caller decides. */
-  once(
-    purpose: E,
-    url: string,
-    body: RequestBody | undefined,
-    timeoutMs: number,
-    signal: AbortSignal | undefined,
-  ): Promise<unknown> {
-    const request = { url, ...(body ? { body } : {}), timeoutMs, signals: this.signalsWith(signal) };
-    return this.attempt(purpose, request);
+  async once(purpose: E, url: string, body: RequestBody | undefined, timeoutMs: number, signal?: AbortSignal) {
+    return parseJson(await this.answerText(purpose, { url, body, timeoutMs, signals: this.signalsWith(signal) }));
   }
 
   /** True while the server asked us to send nothing (Retry-After, exhausted rate limit). */
@@ -190,11 +168,6 @@ export class CourteousHttp<E extends string> {
 
   private signalsWith(signal: AbortSignal | undefined): AbortSignal[] {
     return [this.options.signal, signal].filter((each): each is AbortSignal => each !== undefined);
-  }
-
-  /** One attempt's answer, parsed: off the event loop when large (src/client/json-parse.ts). */
-  private async attempt(purpose: E, request: AttemptRequest): Promise<unknown> {
-    return parseJson(await this.answerText(purpose, request));
   }
 
   /** The body text of one attempt's 2xx answer; any other outcome is thrown as a PollError. */
@@ -250,10 +223,7 @@ export class CourteousHttp<E extends string> {
    * next), aborted by the timeout, by shutdown or by the poll's deadline; `release` drops its
    * timer and listeners.
    */
-  private attemptSignal(
-    timeoutMs: number,
-    outer: readonly AbortSignal[],
-  ): { signal: AbortSignal; timedOut: () => boolean; release: () => void } {
+  private attemptSignal(timeoutMs: number, outer: readonly AbortSignal[]) {
     const controller = new AbortController();
     let expired = false;
     const timer = this.clock.setTimeout(() => {
@@ -308,27 +278,20 @@ export function validated<S extends z.ZodType>(schema: S, body: unknown, what: s
 /** The method, body and headers of a request: a GET, or a POST of JSON or of a form. */
 function postOf(body: RequestBody | undefined, headers: Readonly<Record<string, string>>) {
   if (body === undefined) return { headers };
-  if ("json" in body)
-    return { method: "POST", body: body.json, headers: { ...headers, "Content-Type": "application/json" } };
-  return {
-    method: "POST",
-    body: body.form.toString(),
-    headers: { ...headers, "Content-Type": "application/x-www-form-urlencoded" },
-  };
+  const [text, type] =
+    "json" in body ? [body.json, "application/json"] : [body.form.toString(), "application/x-www-form-urlencoded"];
+  return { method: "POST", body: text, headers: { ...headers, "Content-Type": type } };
 }
 
 function basicAuthorization(url: URL): Record<string, string> {
-  const user = decodeURIComponent(url.username);
-  const password = decodeURIComponent(url.password);
-  return { Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}` };
+  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  return { Authorization: `Basic ${Buffer.from(credentials).toString("base64")}` };
 }
 
 function httpError(status: number, text: string): PollError {
   const reason = status === 429 ? "rate_limited" : status >= 500 ? "http_5xx" : "http_4xx";
   const problem = parseProblem(text);
-  const description = problem
-    ? excerpt(`${problem.title}${problem.detail ? `: ${problem.detail}` : ""}`)
-    : excerpt(text);
+  const description = excerpt(problem ? `${problem.title}${problem.detail ? `: ${problem.detail}` : ""}` : text);
   return new PollError(reason, `HTTP ${status}: ${description}`, problem ? { status, problem } : { status });
 }
 
@@ -354,11 +317,7 @@ function classify(error: unknown, timedOut: boolean, timeoutMs: number): PollErr
   const cause = error instanceof FetchError ? (error.cause ?? error) : error;
   if (cause instanceof PollError) return cause;
   if (timedOut) return new PollError("timeout", `no complete response within ${timeoutMs} ms`);
-  return new PollError("network", describeNetworkError(cause));
-}
-
-function describeNetworkError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const { code } = error as NodeJS.ErrnoException;
-  return code && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
+  if (!(cause instanceof Error)) return new PollError("network", String(cause));
+  const { code, message } = cause as NodeJS.ErrnoException;
+  return new PollError("network", code && !message.includes(code) ? `${code}: ${message}` : message);
 }

@@ -3,12 +3,9 @@ import { excerpt, PollError } from "./errors.js";
 import type { JsonWorkerData, ParseReply, ParseRequest } from "./json-worker.js";
 
 /**
- * Response bodies as JSON, without stalling the event loop. `JSON.parse` of a page of tiny
- * records costs about a microsecond per record, so a hostile page near the body cap would hold
- * /metrics and every other target for seconds; a legitimate answer is far smaller
- * (docs/performance.md, "Large answers off the event loop"). Bodies up to a bound are parsed
- * here; larger ones by one worker thread, which sends back only values with few enough parts
- * that their structured clone is cheap to receive.
+ * Response bodies as JSON, without stalling the event loop: a hostile page of tiny records near the
+ * body cap would hold /metrics for seconds (docs/performance.md). Bodies up to a bound are parsed
+ * here; larger ones by a worker thread, which sends back only values cheap to clone.
  */
 
 /** The longest body parsed on the event loop, in UTF-16 code units (at most its bytes). */

@@ -1,12 +1,7 @@
 /**
- * Stellar RPC's getLedgerEntries, batched: any number of ledger keys, read in calls of at most
- * 200 keys (stellar-rpc refuses a larger call as a whole), each response parsed with JSON.parse and
- * validated (by a type guard that accepts only what zod's schema accepts; zod says what is wrong
- * with a response the guard refuses). Every job that reads ledger state over RPC (contracts, watched accounts)
- * builds on this: encode the keys once with @stellar/stellar-base
- * (`xdr.LedgerKey…toXDR("base64")`), plan `ledgerEntriesCalls(keys)` requests per poll, then look
- * each key up in what `readLedgerEntries` returns and decode its `xdr` (an `xdr.LedgerEntryData`)
- * only when needed.
+ * Stellar RPC's getLedgerEntries, batched: any number of ledger keys (base64 XDR, see ledger-keys.ts),
+ * read in calls of at most 200 keys (stellar-rpc refuses a larger call as a whole). Every job that
+ * reads ledger state over RPC builds on this, decoding an entry's `xdr` only when needed.
  */
 import type { RpcEndpoint } from "../catalog/metrics.js";
 import { validated } from "./http.js";
@@ -16,17 +11,13 @@ import { ledgerEntriesSchema, type RpcLedgerEntries, type RpcLedgerEntry } from 
 /** stellar-rpc's getLedgerEntriesMaxKeys, unchanged since v20. */
 export const MAX_KEYS_PER_CALL = 200;
 
-/**
- * Calls in flight at once: a poll of 10 000 keys (50 calls) ends well within its schedule without
- * sending the RPC 50 requests at the same moment.
- */
+/** A poll of 10 000 keys (50 calls) ends well within its schedule without sending 50 requests at once. */
 const CALLS_IN_FLIGHT = 4;
 
 export interface LedgerEntriesRead<Kept> {
   /**
-   * What was kept of each entry found, by its key as requested (the same canonical XDR the RPC
-   * returns). A key left out was not found: never created, deleted, or a temporary entry that
-   * expired; since v23 an archived persistent entry is still returned.
+   * What was kept of each entry found, by its key as requested. A key left out was not found: never
+   * created, deleted, or an expired temporary entry (since v23 an archived persistent one is returned).
    */
   readonly entries: ReadonlyMap<string, Kept>;
   /** The newest `latestLedger` of the responses; undefined when no key was asked for. */
@@ -35,17 +26,8 @@ export interface LedgerEntriesRead<Kept> {
   readonly calls: number;
 }
 
-/**
- * One entry of a response, validated: its key is the key as requested. `liveUntilLedgerSeq` is
- * present only on entries that have a TTL (contract data and code); 0 on an archived entry since v23.
- */
-export type LedgerEntryView = Readonly<RpcLedgerEntry>;
-
-/**
- * What a read keeps of one entry, called as its response arrives with the response's latestLedger
- * (a TTL is `liveUntilLedgerSeq − latestLedger` of the same response).
- */
-export type KeepEntry<Kept> = (entry: LedgerEntryView, latestLedger: number) => Kept;
+/** What a read keeps of one entry, given its response's latestLedger (a TTL is `liveUntilLedgerSeq − latestLedger`). */
+export type KeepEntry<Kept> = (entry: Readonly<RpcLedgerEntry>, latestLedger: number) => Kept;
 
 /** Requests a read of this many keys sends, for the request plan. */
 export function ledgerEntriesCalls(keyCount: number): number {
@@ -53,10 +35,9 @@ export function ledgerEntriesCalls(keyCount: number): number {
 }
 
 /**
- * Reads every key (base64 `LedgerKey` XDR; duplicates are read once) in calls of at most 200,
- * keeping what `keep` makes of each entry. An entry under a key not asked for is
- * ignored. Any failed call fails the read with its PollError (a JSON-RPC error is `rpc_error`, a
- * bad response `schema`), so a poll never publishes a partial picture as if it were whole.
+ * Reads every key (duplicates once), keeping what `keep` makes of each entry; an entry under a key not
+ * asked for is ignored. Any failed call fails the read with its PollError (`rpc_error`, `schema`, …),
+ * so a poll never publishes a partial picture as if it were whole.
  */
 export async function readLedgerEntries<Kept>(
   client: Pick<RpcClient, "call">,
@@ -73,20 +54,16 @@ export async function readLedgerEntries<Kept>(
 }
 
 /**
- * Called with each entry found, as its response arrives, with the response's latestLedger and
- * where its key stands in the list read (its first place, when listed twice).
+ * readLedgerEntries for a read that holds what it keeps by the keys' places in its list: `visit` gets
+ * each entry found with its response's latestLedger and its key's first place in `keys`.
  */
-export type VisitEntry = (entry: LedgerEntryView, latestLedger: number, position: number) => void;
-
-/** readLedgerEntries for a read that holds what it keeps by the keys' places in its list. */
 export async function visitLedgerEntries(
   client: Pick<RpcClient, "call">,
   endpoint: RpcEndpoint,
   keys: readonly string[],
   signal: AbortSignal | undefined,
-  visit: VisitEntry,
+  visit: (entry: Readonly<RpcLedgerEntry>, latestLedger: number, position: number) => void,
 ): Promise<Omit<LedgerEntriesRead<never>, "entries">> {
-  // Each distinct key's first place in the list.
   const positions = new Map<string, number>();
   for (const [position, key] of keys.entries()) if (!positions.has(key)) positions.set(key, position);
   const distinct = [...positions.keys()];

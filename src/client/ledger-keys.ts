@@ -6,12 +6,10 @@
 import type { Durability } from "../config/contracts.js";
 import { stellarBase } from "../stellar-base.js";
 
-/** An account's entry. */
 export function accountLedgerKey(accountId: string): string {
   const { xdr, Keypair } = stellarBase();
-  return xdr.LedgerKey.account(
-    new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(accountId).xdrAccountId() }),
-  ).toXDR("base64");
+  const key = new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(accountId).xdrAccountId() });
+  return xdr.LedgerKey.account(key).toXDR("base64");
 }
 
 /** An account's trustline to `asset` (`CODE:ISSUER`). */
@@ -50,15 +48,13 @@ export function contractInstanceKey(contractId: string): string {
 /** The wasm code entry of a hash (hex). */
 export function contractCodeKey(wasmHashHex: string): string {
   const { xdr } = stellarBase();
-  return xdr.LedgerKey.contractCode(new xdr.LedgerKeyContractCode({ hash: Buffer.from(wasmHashHex, "hex") })).toXDR(
-    "base64",
-  );
+  const key = new xdr.LedgerKeyContractCode({ hash: Buffer.from(wasmHashHex, "hex") });
+  return xdr.LedgerKey.contractCode(key).toXDR("base64");
 }
 
 /** The network's state-archival settings (CONFIG_SETTING_STATE_ARCHIVAL). */
 export function stateArchivalKey(): string {
   const { xdr } = stellarBase();
-  return xdr.LedgerKey.configSetting(
-    new xdr.LedgerKeyConfigSetting({ configSettingId: xdr.ConfigSettingId.configSettingStateArchival() }),
-  ).toXDR("base64");
+  const key = new xdr.LedgerKeyConfigSetting({ configSettingId: xdr.ConfigSettingId.configSettingStateArchival() });
+  return xdr.LedgerKey.configSetting(key).toXDR("base64");
 }

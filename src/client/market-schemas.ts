@@ -5,7 +5,7 @@
  * on its own so a bad one is counted and left out.
  */
 import { z } from "zod";
-import { accountKey, amountText, assetCode, int64String } from "./wire-values.js";
+import { accountKey, amountText, assetFields, int64String, nonNegativeInt, timestamp } from "./wire-values.js";
 
 /** A price as Horizon renders it: a decimal string (seven decimals today). */
 const priceText = z
@@ -14,7 +14,7 @@ const priceText = z
   .transform(Number);
 
 /** A whole number sent as a string since Horizon 1.0, as a number before it. */
-const wholeNumber = z.union([int64String, z.number().int().nonnegative()]).refine((value) => value >= 0, "negative");
+const wholeNumber = z.union([int64String, nonNegativeInt]).refine((value) => value >= 0, "negative");
 
 /** One side of a rational price: an int32 (`price_r`), or an int64 string (`TradePrice`, since Horizon 2.9). */
 const rationalPart = z
@@ -26,9 +26,7 @@ const rational = z.union([
   z.object({ n: rationalPart, d: rationalPart }),
   z.object({ N: rationalPart, D: rationalPart }).transform(({ N, D }) => ({ n: N, d: D })),
 ]);
-export type Rational = z.output<typeof rational>;
 
-/** One bucket of `/trade_aggregations`. */
 export const tradeAggregationSchema = z.object({
   timestamp: wholeNumber,
   trade_count: wholeNumber,
@@ -42,30 +40,21 @@ export const tradeAggregationSchema = z.object({
 });
 export type TradeAggregation = z.output<typeof tradeAggregationSchema>;
 
-/**
- * An asset's fields under `prefix` (`base_`, `counter_`, or none in an offer's `selling`), as `native` or
- * `CODE:ISSUER`.
- */
-function assetName(fields: {
-  type: string;
-  code?: string | undefined;
-  issuer?: string | undefined;
-}): string | undefined {
-  if (fields.type === "native") return fields.code === undefined && fields.issuer === undefined ? "native" : undefined;
-  if (fields.type !== "credit_alphanum4" && fields.type !== "credit_alphanum12") return undefined;
-  return fields.code === undefined || fields.issuer === undefined ? undefined : `${fields.code}:${fields.issuer}`;
+/** An asset's type, code and issuer as `native` or `CODE:ISSUER`; undefined when they name no asset. */
+function assetName(type: string, code: string | undefined, issuer: string | undefined): string | undefined {
+  if (type === "native") return code === undefined && issuer === undefined ? "native" : undefined;
+  if (type !== "credit_alphanum4" && type !== "credit_alphanum12") return undefined;
+  return code === undefined || issuer === undefined ? undefined : `${code}:${issuer}`;
 }
 
 const assetTypeText = z.string().max(32);
 
 /** An offer's `selling` or `buying`. */
-const offerAsset = z
-  .object({ asset_type: assetTypeText, asset_code: assetCode.optional(), asset_issuer: accountKey.optional() })
-  .transform((raw, ctx) => {
-    const name = assetName({ type: raw.asset_type, code: raw.asset_code, issuer: raw.asset_issuer });
-    if (name === undefined) ctx.issues.push({ code: "custom", message: "not an asset", input: raw });
-    return name ?? "";
-  });
+const offerAsset = z.object(assetFields("", assetTypeText)).transform((raw, ctx) => {
+  const name = assetName(raw.asset_type, raw.asset_code, raw.asset_issuer);
+  if (name === undefined) ctx.issues.push({ code: "custom", message: "not an asset", input: raw });
+  return name ?? "";
+});
 
 /** Horizon's trade types: the `trade_type` label's values. */
 export const TRADE_TYPES = ["orderbook", "liquidity_pool"] as const;
@@ -74,24 +63,16 @@ export const TRADE_TYPES = ["orderbook", "liquidity_pool"] as const;
 export const tradeSchema = z
   .object({
     paging_token: z.string().min(1),
-    ledger_close_time: z.iso.datetime({ offset: true }),
+    ledger_close_time: timestamp,
     trade_type: z.enum(TRADE_TYPES),
     base_amount: amountText,
     counter_amount: amountText,
-    base_asset_type: assetTypeText,
-    base_asset_code: assetCode.optional(),
-    base_asset_issuer: accountKey.optional(),
-    counter_asset_type: assetTypeText,
-    counter_asset_code: assetCode.optional(),
-    counter_asset_issuer: accountKey.optional(),
+    ...assetFields("base_", assetTypeText),
+    ...assetFields("counter_", assetTypeText),
   })
   .transform((raw, ctx) => {
-    const base = assetName({ type: raw.base_asset_type, code: raw.base_asset_code, issuer: raw.base_asset_issuer });
-    const counter = assetName({
-      type: raw.counter_asset_type,
-      code: raw.counter_asset_code,
-      issuer: raw.counter_asset_issuer,
-    });
+    const base = assetName(raw.base_asset_type, raw.base_asset_code, raw.base_asset_issuer);
+    const counter = assetName(raw.counter_asset_type, raw.counter_asset_code, raw.counter_asset_issuer);
     if (base === undefined || counter === undefined) {
       ctx.issues.push({ code: "custom", message: "not an asset pair", input: raw });
     }
@@ -116,7 +97,7 @@ export const marketOfferSchema = z.object({
   amount: amountText,
   price_r: rational,
   price: priceText,
-  last_modified_time: z.iso.datetime({ offset: true }).nullish(),
+  last_modified_time: timestamp.nullish(),
 });
 export type MarketOffer = z.output<typeof marketOfferSchema>;
 

@@ -13,9 +13,8 @@ export function rawPagingToken(raw: unknown): string | undefined {
 }
 
 /**
- * The cursor after a non-empty page: the last raw record's paging token, valid record or not, so a
- * record failing the schema is never fetched (and counted) twice. A page that cannot move the
- * cursor would be asked for again and again: it fails the poll with reason `paging`.
+ * The cursor after a non-empty page: the last raw record's token, valid or not, so no record is fetched
+ * twice. A page that cannot move the cursor would be asked for forever: it fails with reason `paging`.
  */
 export function cursorAfter(records: RawRecords, cursor: string | undefined, endpoint: Endpoint): string {
   return cursorPast(rawPagingToken(records.at(-1)), cursor, endpoint);

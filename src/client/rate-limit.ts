@@ -35,16 +35,12 @@ function secondsUntil(value: string | null, nowMs: number): number | undefined {
 
 /** `Headers` lookups are case-insensitive, which real proxies (X-RateLimit-*) rely on. */
 export function parseRateLimitHeaders(headers: Headers, nowMs = Date.now()): RateLimitHeaders {
-  const result: RateLimitHeaders = {};
-  const limit = nonNegativeNumber(headers.get("x-ratelimit-limit"));
-  const remaining = nonNegativeNumber(headers.get("x-ratelimit-remaining"));
-  const resetSeconds = secondsUntil(headers.get("x-ratelimit-reset"), nowMs);
-  const retryAfter = secondsUntil(headers.get("retry-after"), nowMs);
-  if (limit !== undefined) result.limit = limit;
-  if (remaining !== undefined) result.remaining = remaining;
-  if (resetSeconds !== undefined) result.resetSeconds = resetSeconds;
-  if (retryAfter !== undefined) result.retryAfterSeconds = retryAfter;
-  return result;
+  return {
+    limit: nonNegativeNumber(headers.get("x-ratelimit-limit")),
+    remaining: nonNegativeNumber(headers.get("x-ratelimit-remaining")),
+    resetSeconds: secondsUntil(headers.get("x-ratelimit-reset"), nowMs),
+    retryAfterSeconds: secondsUntil(headers.get("retry-after"), nowMs),
+  };
 }
 
 /**

@@ -19,75 +19,49 @@ import {
   versionInfoSchema,
   type JsonRpcError,
   type JsonRpcResponse,
-  type RpcFeeStats,
-  type RpcHealth,
-  type RpcLatestLedger,
-  type RpcNetwork,
-  type RpcVersionInfo,
 } from "./rpc-schemas.js";
 
 export type RpcClientOptions = HttpOptions<RpcEndpoint>;
 
-/** What one status poll learns. */
 export interface RpcStatus {
   /** getHealth's result; undefined when it answered a JSON-RPC error, which is how an RPC says unhealthy. */
-  readonly health: RpcHealth | undefined;
+  readonly health: z.output<typeof healthSchema> | undefined;
   readonly healthy: boolean;
-  readonly latestLedger: RpcLatestLedger;
-  readonly feeStats: RpcFeeStats;
+  readonly latestLedger: z.output<typeof latestLedgerSchema>;
+  readonly feeStats: z.output<typeof feeStatsSchema>;
 }
 
 /** What one versions poll learns; changes only on upgrades. */
-export interface RpcVersions {
-  readonly network: RpcNetwork;
-  readonly versionInfo: RpcVersionInfo;
-}
-
-const ACCEPT = "application/json";
+export type RpcVersions = Awaited<ReturnType<RpcClient["versions"]>>;
 
 const batchSchema = z.array(z.unknown()).min(1);
 
-/**
- * One Stellar RPC target: JSON-RPC 2.0 batches POSTed to the URL exactly as configured, with the
- * same timeouts, retries, body cap and rate-limit courtesy as a Horizon target.
- */
+/** One Stellar RPC target: JSON-RPC 2.0 batches POSTed to the URL exactly as configured. */
 export class RpcClient {
   private readonly http: CourteousHttp<RpcEndpoint>;
 
   constructor(options: RpcClientOptions) {
-    this.http = new CourteousHttp(options, ACCEPT);
+    this.http = new CourteousHttp(options, "application/json");
   }
 
   /** `signal` aborts the request and its retries when the poll reaches its deadline. */
   async status(signal?: AbortSignal): Promise<RpcStatus> {
-    const [health, latestLedger, feeStats] = await this.batch(
-      "status",
-      ["getHealth", "getLatestLedger", "getFeeStats"],
-      signal,
-    );
-    const healthResult =
-      health.error === undefined ? validated(healthSchema, health.result, "Stellar RPC's getHealth") : undefined;
+    const methods = ["getHealth", "getLatestLedger", "getFeeStats"] as const;
+    const [health, latestLedger, feeStats] = await this.batch("status", methods, signal);
+    const healthResult = health.error === undefined ? validResult(healthSchema, "getHealth", health) : undefined;
     return {
       health: healthResult,
       healthy: healthResult?.status === "healthy",
-      latestLedger: validated(
-        latestLedgerSchema,
-        resultOf("getLatestLedger", latestLedger),
-        "Stellar RPC's getLatestLedger",
-      ),
-      feeStats: validated(feeStatsSchema, resultOf("getFeeStats", feeStats), "Stellar RPC's getFeeStats"),
+      latestLedger: validResult(latestLedgerSchema, "getLatestLedger", latestLedger),
+      feeStats: validResult(feeStatsSchema, "getFeeStats", feeStats),
     };
   }
 
-  async versions(signal?: AbortSignal): Promise<RpcVersions> {
+  async versions(signal?: AbortSignal) {
     const [network, versionInfo] = await this.batch("versions", ["getNetwork", "getVersionInfo"], signal);
     return {
-      network: validated(networkSchema, resultOf("getNetwork", network), "Stellar RPC's getNetwork"),
-      versionInfo: validated(
-        versionInfoSchema,
-        resultOf("getVersionInfo", versionInfo),
-        "Stellar RPC's getVersionInfo",
-      ),
+      network: validResult(networkSchema, "getNetwork", network),
+      versionInfo: validResult(versionInfoSchema, "getVersionInfo", versionInfo),
     };
   }
 
@@ -96,10 +70,7 @@ export class RpcClient {
    * knows the method's schema); a JSON-RPC error object fails it with reason `rpc_error`.
    */
   async call(endpoint: RpcEndpoint, method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
-    return resultOfBody(
-      method,
-      await this.http.json(endpoint, this.http.url.href, { json: callRequest(method, params) }, signal),
-    );
+    return resultOf(method, await this.single(endpoint, method, params, signal));
   }
 
   /**
@@ -107,14 +78,10 @@ export class RpcClient {
    * back as that window; any other JSON-RPC error fails the call with reason `rpc_error`.
    */
   async getEvents(params: GetEventsParams, signal?: AbortSignal): Promise<GetEventsAnswer> {
-    const body = await this.http.json("events", this.http.url.href, { json: callRequest("getEvents", params) }, signal);
-    const response = validated(jsonRpcResponseSchema, body, "a JSON-RPC response");
-    if (response.error !== undefined) {
-      const window = outOfRangeWindow(response.error.code, response.error.message);
-      if (window !== undefined) return { kind: "out_of_range", ...window };
-      throw rpcError("getEvents", response.error);
-    }
-    const result = validated(eventsResultSchema, response.result, "Stellar RPC's getEvents");
+    const response = await this.single("events", "getEvents", params, signal);
+    const window = response.error && outOfRangeWindow(response.error.code, response.error.message);
+    if (window !== undefined) return { kind: "out_of_range", ...window };
+    const result = validResult(eventsResultSchema, "getEvents", response);
     const events: RpcContractEvent[] = [];
     for (const event of result.events ?? []) {
       const parsed = contractEventSchema.safeParse(event);
@@ -127,6 +94,12 @@ export class RpcClient {
       latestLedger: result.latestLedger,
       cursor: result.cursor,
     };
+  }
+
+  private async single(endpoint: RpcEndpoint, method: string, params: unknown, signal: AbortSignal | undefined) {
+    const json = JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
+    const body = await this.http.json(endpoint, this.http.url.href, { json }, signal);
+    return validated(jsonRpcResponseSchema, body, "a JSON-RPC response");
   }
 
   /** One HTTP request for all the calls; the responses in the order of `methods`, matched by id. */
@@ -143,27 +116,22 @@ export class RpcClient {
     const responses = validated(batchSchema, body, "a JSON-RPC batch").map((response) =>
       validated(jsonRpcResponseSchema, response, "a JSON-RPC response"),
     );
-    const matched = calls.map(({ id, method }) => {
+    return calls.map(({ id, method }) => {
       const response = responses.find((candidate) => String(candidate.id) === String(id));
       if (response === undefined) throw new PollError("schema", `the JSON-RPC batch has no response to ${method}`);
       return response;
-    });
-    return matched as { readonly [K in keyof M]: JsonRpcResponse };
+    }) as { readonly [K in keyof M]: JsonRpcResponse };
   }
 }
 
-function callRequest(method: string, params: unknown): string {
-  return JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
-}
-
-/** A single call's result from its parsed response body; a JSON-RPC error object fails it with reason `rpc_error`. */
-function resultOfBody(method: string, body: unknown): unknown {
-  return resultOf(method, validated(jsonRpcResponseSchema, body, "a JSON-RPC response"));
-}
-
+/** A call's result; a JSON-RPC error object fails it with reason `rpc_error`. */
 function resultOf(method: string, response: JsonRpcResponse): unknown {
   if (response.error !== undefined) throw rpcError(method, response.error);
   return response.result;
+}
+
+function validResult<S extends z.ZodType>(schema: S, method: string, response: JsonRpcResponse): z.output<S> {
+  return validated(schema, resultOf(method, response), `Stellar RPC's ${method}`);
 }
 
 function rpcError(method: string, error: JsonRpcError): PollError {

@@ -6,31 +6,17 @@
  */
 import { z } from "zod";
 import { FEE_STATS } from "../catalog/metrics.js";
-import { uint64String } from "./wire-values.js";
+import { nonNegativeInt, recordOf, uint64String } from "./wire-values.js";
 
-const ledgerSequence = z.number().int().nonnegative();
-
-/** An unsigned 64-bit integer sent as a string, e.g. a fee "100" or a close time "1784671485". */
-const unsignedIntegerString = uint64String;
-
-/** JSON-RPC 2.0 allows a string or a number as `id`; servers echo what they were sent. */
-const jsonRpcId = z.union([z.string(), z.number()]);
-
-export const jsonRpcErrorSchema = z.object({
-  code: z.number().int(),
-  message: z.string(),
-  data: z.unknown().optional(),
-});
+const jsonRpcErrorSchema = z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() });
 export type JsonRpcError = z.output<typeof jsonRpcErrorSchema>;
 
-/**
- * One response of a call or of a batch. `result` is checked per method afterwards; a response
- * with neither `result` nor `error` is refined away here.
- */
+/** One response of a call or of a batch; `result` is checked per method afterwards. */
 export const jsonRpcResponseSchema = z
   .object({
     jsonrpc: z.literal("2.0"),
-    id: jsonRpcId.nullable(),
+    // JSON-RPC 2.0 allows a string or a number as `id`; servers echo what they were sent.
+    id: z.union([z.string(), z.number()]).nullable(),
     result: z.unknown().optional(),
     error: jsonRpcErrorSchema.optional(),
   })
@@ -39,48 +25,41 @@ export type JsonRpcResponse = z.output<typeof jsonRpcResponseSchema>;
 
 export const healthSchema = z.object({
   status: z.string(),
-  latestLedger: ledgerSequence,
-  latestLedgerCloseTime: unsignedIntegerString.optional(),
-  oldestLedger: ledgerSequence,
-  oldestLedgerCloseTime: unsignedIntegerString.optional(),
-  ledgerRetentionWindow: ledgerSequence,
+  latestLedger: nonNegativeInt,
+  latestLedgerCloseTime: uint64String.optional(),
+  oldestLedger: nonNegativeInt,
+  oldestLedgerCloseTime: uint64String.optional(),
+  ledgerRetentionWindow: nonNegativeInt,
 });
-export type RpcHealth = z.output<typeof healthSchema>;
 
 export const latestLedgerSchema = z.object({
   /** The ledger's hash, hex. */
   id: z.string(),
-  sequence: ledgerSequence,
-  protocolVersion: z.number().int().nonnegative(),
+  sequence: nonNegativeInt,
+  protocolVersion: nonNegativeInt,
   /** Absent on RPCs older than the close-time addition. */
-  closeTime: unsignedIntegerString.optional(),
+  closeTime: uint64String.optional(),
 });
-export type RpcLatestLedger = z.output<typeof latestLedgerSchema>;
 
 const feeDistribution = z.object({
-  ...(Object.fromEntries(FEE_STATS.map((stat) => [stat, unsignedIntegerString])) as Record<
-    (typeof FEE_STATS)[number],
-    typeof unsignedIntegerString
-  >),
-  transactionCount: unsignedIntegerString,
-  ledgerCount: z.number().int().nonnegative(),
+  ...recordOf(FEE_STATS, () => uint64String),
+  transactionCount: uint64String,
+  ledgerCount: nonNegativeInt,
 });
 export type RpcFeeDistribution = z.output<typeof feeDistribution>;
 
 export const feeStatsSchema = z.object({
   sorobanInclusionFee: feeDistribution,
   inclusionFee: feeDistribution,
-  latestLedger: ledgerSequence,
+  latestLedger: nonNegativeInt,
 });
-export type RpcFeeStats = z.output<typeof feeStatsSchema>;
 
 export const networkSchema = z.object({
   passphrase: z.string().min(1),
   friendbotUrl: z.string().optional(),
   // stellar-rpc sends a number; a hand-edited capture sends "20", which costs nothing to accept.
-  protocolVersion: z.union([z.number().int().nonnegative(), unsignedIntegerString]),
+  protocolVersion: z.union([nonNegativeInt, uint64String]),
 });
-export type RpcNetwork = z.output<typeof networkSchema>;
 
 /**
  * snake_case keys up to v21, both spellings in v22 (snake_case deprecated), camelCase since v23;
@@ -95,8 +74,8 @@ export const versionInfoSchema = z
     build_time_stamp: z.string().optional(),
     captiveCoreVersion: z.string().optional(),
     captive_core_version: z.string().optional(),
-    protocolVersion: z.number().int().nonnegative().optional(),
-    protocol_version: z.number().int().nonnegative().optional(),
+    protocolVersion: nonNegativeInt.optional(),
+    protocol_version: nonNegativeInt.optional(),
   })
   .transform((info) => ({
     version: info.version,
@@ -105,30 +84,22 @@ export const versionInfoSchema = z
     captiveCoreVersion: info.captiveCoreVersion ?? info.captive_core_version ?? "",
     protocolVersion: info.protocolVersion ?? info.protocol_version,
   }));
-export type RpcVersionInfo = z.output<typeof versionInfoSchema>;
 
-/**
- * Base64 XDR, checked only to be a non-empty string: whoever reads an entry decodes it with the
- * SDK, which rejects anything else, and a regular expression over 10 000 entries a poll costs
- * more than the rest of their validation.
- */
+/** Base64 XDR, only non-empty: the SDK rejects the rest, and a regex over 10 000 entries a poll costs more. */
 const base64Xdr = z.string().min(1);
 
 /**
  * One entry of getLedgerEntries. `liveUntilLedgerSeq` is present only on entries that have a TTL
  * (contract data and code); since v23 it is 0 for an archived entry. `extXdr` (v23+) is ignored.
  */
-export const ledgerEntrySchema = z.object({
+const ledgerEntrySchema = z.object({
   key: base64Xdr,
   xdr: base64Xdr,
-  lastModifiedLedgerSeq: ledgerSequence,
-  liveUntilLedgerSeq: ledgerSequence.optional(),
+  lastModifiedLedgerSeq: nonNegativeInt,
+  liveUntilLedgerSeq: nonNegativeInt.optional(),
 });
 export type RpcLedgerEntry = z.output<typeof ledgerEntrySchema>;
 
 /** getLedgerEntries' result: keys not found are left out, and `entries` is never null. */
-export const ledgerEntriesSchema = z.object({
-  entries: z.array(ledgerEntrySchema),
-  latestLedger: ledgerSequence,
-});
+export const ledgerEntriesSchema = z.object({ entries: z.array(ledgerEntrySchema), latestLedger: nonNegativeInt });
 export type RpcLedgerEntries = z.output<typeof ledgerEntriesSchema>;

@@ -11,21 +11,17 @@ import {
   distinct,
   int64String,
   isUint64Text,
+  nonNegativeInt,
   poolId,
   ratioString,
+  recordOf,
   snakeCaseWord,
+  timestamp,
   uint64Text,
 } from "./wire-values.js";
 
-const nonNegativeInt = z.number().int().nonnegative();
-
-/** Paging tokens exceed 2^53, so they stay strings end to end. */
-const pagingToken = z.string().min(1);
-
 /** Horizon's zero time, sent by a node that has not ingested anything yet. */
 const ZERO_TIME = "0001-01-01T00:00:00Z";
-
-const timestamp = z.iso.datetime({ offset: true });
 
 /** A ledger's paging token: its sequence in the high 32 bits of a 64-bit id (Horizon's TOID). */
 export function ledgerPagingToken(sequence: number): bigint {
@@ -52,18 +48,11 @@ export const rootSchema = z
     // Real Horizon says horizon_version; the API specification says service_version.
     horizon_version: horizon_version ?? service_version ?? "",
     history_latest_ledger_closed_at:
-      history_latest_ledger_closed_at === undefined || history_latest_ledger_closed_at === ZERO_TIME
-        ? undefined
-        : history_latest_ledger_closed_at,
+      history_latest_ledger_closed_at === ZERO_TIME ? undefined : history_latest_ledger_closed_at,
   }));
 export type HorizonRoot = z.output<typeof rootSchema>;
 
-const feeDistribution = z.object(
-  Object.fromEntries(FEE_STATS.map((stat) => [stat, int64String])) as Record<
-    (typeof FEE_STATS)[number],
-    typeof int64String
-  >,
-);
+const feeDistribution = z.object(recordOf(FEE_STATS, () => int64String));
 
 export const feeStatsSchema = z.object({
   last_ledger: int64String,
@@ -108,7 +97,8 @@ export type Ledger = z.output<typeof ledgerSchema>;
  */
 export const liquidityPoolSchema = z.object({
   id: poolId,
-  paging_token: pagingToken,
+  // Paging tokens exceed 2^53, so they stay strings end to end.
+  paging_token: z.string().min(1),
   fee_bp: nonNegativeInt,
   type: snakeCaseWord,
   total_trustlines: int64String,
@@ -122,13 +112,8 @@ export const liquidityPoolSchema = z.object({
 });
 export type LiquidityPool = z.output<typeof liquidityPoolSchema>;
 
-/**
- * A HAL page. Records are validated one by one afterwards, so one bad record is counted and left
- * out instead of failing the whole page.
- */
-export const pageSchema = z.object({
-  _embedded: z.object({ records: z.array(z.unknown()) }),
-});
+/** A HAL page. Records are validated one by one afterwards, so one bad record fails only itself. */
+export const pageSchema = z.object({ _embedded: z.object({ records: z.array(z.unknown()) }) });
 
 /** RFC 7807 problem, as Horizon renders errors. `instance` only appears on pre-2019 Horizons. */
 export const problemSchema = z.object({
@@ -144,14 +129,12 @@ export type Problem = z.output<typeof problemSchema>;
 /** Stroops: strings since Horizon 1.0; numbers on the Horizons before it. */
 const stroops = z.union([int64String, nonNegativeInt]);
 
-const transactionHash = z.string().regex(/^[0-9a-f]{64}$/, "expected a 64-character hex transaction hash");
-
 /**
  * `POST /transactions`' success answer. Current Horizons send the whole transaction resource;
  * Horizon 1.x sent only hash, ledger and the XDRs, so everything else is optional.
  */
 export const transactionResponseSchema = z.object({
-  hash: transactionHash,
+  hash: z.string().regex(/^[0-9a-f]{64}$/, "expected a 64-character hex transaction hash"),
   ledger: nonNegativeInt,
   successful: z.boolean().optional(),
   fee_charged: stroops.optional(),
@@ -164,9 +147,6 @@ export type TransactionResponse = z.output<typeof transactionResponseSchema>;
 /** The `extras` of Horizon's `transaction_failed` problem (HTTP 400 to `POST /transactions`). */
 export const transactionFailedExtrasSchema = z.object({
   envelope_xdr: z.string().optional(),
-  result_codes: z.object({
-    transaction: z.string(),
-    operations: z.array(z.string()).optional(),
-  }),
+  result_codes: z.object({ transaction: z.string(), operations: z.array(z.string()).optional() }),
   result_xdr: z.string(),
 });

@@ -5,19 +5,14 @@ import { VERSION } from "../version.js";
 import { PollError } from "./errors.js";
 
 /**
- * The fetch ofetch sends with (createFetch's `fetch`), on node:http: it reads a body whole, capped
- * as it arrives, and inflates it in one step, where Node's own fetch goes through web streams and
- * inflates in small steps, at a higher CPU cost per poll (docs/performance.md). What fetch does
- * that an exporter relies on is kept: redirects (credentials dropped across origins), the
- * Accept-Encoding it offers and the decoding of what comes back, keep-alive, aborting by signal.
+ * The fetch ofetch sends with, on node:http: it reads a body whole, capped as it arrives, and
+ * inflates it in one step, where Node's fetch goes through web streams at a higher CPU cost per poll
+ * (docs/performance.md). What fetch does that an exporter relies on is kept: redirects (credentials
+ * dropped across origins), Accept-Encoding and decoding, keep-alive, aborting by signal.
  */
 
-/** What the transport takes besides fetch's options: the most bytes a body may have, decoded. */
-export interface TransportOptions {
-  readonly maxBodyBytes: number;
-}
-
-type TransportInit = Pick<RequestInit, "method" | "headers" | "body" | "signal"> & TransportOptions;
+/** fetch's options, and the most bytes a body may have, decoded. */
+type TransportInit = Pick<RequestInit, "method" | "headers" | "body" | "signal"> & { readonly maxBodyBytes: number };
 
 /** Free sockets are closed sooner than servers commonly close idle ones (5 s and up), as undici does. */
 const IDLE_SOCKET_MS = 4_000;
@@ -33,18 +28,13 @@ const ACCEPT_ENCODING = "gzip, deflate, br";
 const KEPT_ACROSS_ORIGINS = new Set(["accept", "accept-encoding", "user-agent", "content-type"]);
 const USER_AGENT = `stellar-horizon-exporter/${VERSION}`;
 
-/** A whole exchange: status, headers and the body as it arrived. */
-interface Exchange {
-  readonly message: IncomingMessage;
-  readonly bytes: Buffer;
-}
-
 export async function transportFetch(input: string | URL, init: TransportInit): Promise<Response> {
   let url = new URL(String(input));
   let method = (init.method ?? "GET").toUpperCase();
   // A body sent again and again (a JSON-RPC call of the same keys every poll) comes as bytes made once.
   let body = typeof init.body === "string" || init.body instanceof Uint8Array ? init.body : undefined;
-  const headers = requestHeaders(init.headers);
+  const headers: Record<string, string> = { "accept-encoding": ACCEPT_ENCODING, "user-agent": USER_AGENT };
+  for (const [name, value] of new Headers(init.headers)) headers[name] = value;
   for (let redirects = 0; ; redirects += 1) {
     const { message, bytes } = await exchange(url, method, headers, body, init);
     const location = message.headers.location;
@@ -71,36 +61,25 @@ export async function transportFetch(input: string | URL, init: TransportInit): 
   }
 }
 
-function requestHeaders(given: RequestInit["headers"]): Record<string, string> {
-  const headers: Record<string, string> = { "accept-encoding": ACCEPT_ENCODING, "user-agent": USER_AGENT };
-  for (const [name, value] of new Headers(given)) headers[name] = value;
-  return headers;
-}
-
 function exchange(
   url: URL,
   method: string,
   headers: OutgoingHttpHeaders,
   body: string | Uint8Array | undefined,
   init: TransportInit,
-): Promise<Exchange> {
+): Promise<{ readonly message: IncomingMessage; readonly bytes: Buffer }> {
   const { maxBodyBytes, signal } = init;
   return new Promise((resolve, reject) => {
-    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
-    const agent = url.protocol === "https:" ? AGENTS["https:"] : AGENTS["http:"];
-    const request = send(url, { method, headers, agent, ...(signal ? { signal } : {}) }, (message) => {
+    const https = url.protocol === "https:";
+    const options = { method, headers, agent: AGENTS[https ? "https:" : "http:"], ...(signal ? { signal } : {}) };
+    const request = (https ? httpsRequest : httpRequest)(url, options, (message) => {
       const fail = (error: Error) => {
         request.destroy();
         reject(error);
       };
-      if (Number(message.headers["content-length"]) > maxBodyBytes) {
-        return fail(
-          new PollError(
-            "body_too_large",
-            `body of ${message.headers["content-length"]} bytes exceeds the ${maxBodyBytes}-byte cap`,
-          ),
-        );
-      }
+      const length = message.headers["content-length"];
+      if (Number(length) > maxBodyBytes)
+        return fail(new PollError("body_too_large", `body of ${length} bytes exceeds the ${maxBodyBytes}-byte cap`));
       const chunks: Buffer[] = [];
       let total = 0;
       message.on("data", (chunk: Buffer) => {
@@ -127,10 +106,7 @@ function responseOf(message: IncomingMessage, bytes: Buffer, maxBodyBytes: numbe
   const status = message.statusCode!;
   const response = new Response(null, { status, headers });
   const bodiless = NULL_BODY.has(status) || method === "HEAD";
-  BODIES.set(
-    response,
-    bodiless ? "" : decoded(bytes, message.headers["content-encoding"], maxBodyBytes).toString("utf8"),
-  );
+  BODIES.set(response, bodiless ? "" : decoded(bytes, message.headers["content-encoding"], maxBodyBytes).toString());
   return response;
 }
 
@@ -149,9 +125,7 @@ export function textOf(response: Response): string {
   return text;
 }
 
-type Decoder = (bytes: Buffer, options: ZlibOptions) => Buffer;
-
-const DECODERS: Readonly<Record<string, Decoder>> = {
+const DECODERS: Readonly<Record<string, (bytes: Buffer, options: ZlibOptions) => Buffer>> = {
   gzip: gunzipSync,
   "x-gzip": gunzipSync,
   deflate: inflateSync,
@@ -166,19 +140,14 @@ function decodedSizeHint(bytes: Buffer, coding: string): number | undefined {
 }
 
 /**
- * The body with its content codings undone, last applied first, never more than the cap once
- * decoded. A coding fetch would not know is passed on as sent, as fetch does. Decoding runs on the
- * event loop: a page inflates in well under a millisecond, and the thread pool's round trips for
- * each step would cost twice the inflating itself.
+ * The body with its content codings undone, last applied first, never more than the cap; an unknown
+ * coding is passed on as sent, as fetch does. On the event loop: a page inflates in well under a
+ * millisecond, and the thread pool's round trips for each step would cost twice the inflating itself.
  */
 function decoded(bytes: Buffer, contentEncoding: string | undefined, maxBodyBytes: number): Buffer {
-  if (contentEncoding === undefined) return bytes;
-  const codings = contentEncoding
-    .toLowerCase()
-    .split(",")
-    .map((coding) => coding.trim());
   let body = bytes;
-  for (const coding of codings.reverse()) {
+  for (const listed of contentEncoding?.toLowerCase().split(",").reverse() ?? []) {
+    const coding = listed.trim();
     const decode = DECODERS[coding];
     if (decode === undefined) continue;
     const hint = decodedSizeHint(body, coding);

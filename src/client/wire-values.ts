@@ -11,9 +11,18 @@ const INT64_MAX = 2n ** 63n - 1n;
 const UINT64_MAX = 2n ** 64n - 1n;
 
 /** A Stellar amount: at most seven decimals, e.g. "1234.5678901". */
-export const AMOUNT = /^\d+(\.\d{1,7})?$/;
+const AMOUNT = /^\d+(\.\d{1,7})?$/;
 
 const STROOPS_PER_UNIT = 10_000_000n;
+
+export const nonNegativeInt = z.number().int().nonnegative();
+
+export const timestamp = z.iso.datetime({ offset: true });
+
+/** An object with one property per key. */
+export function recordOf<K extends string, T>(keys: readonly K[], value: (key: K) => T): Record<K, T> {
+  return Object.fromEntries(keys.map((key) => [key, value(key)])) as Record<K, T>;
+}
 
 /** An amount string in stroops, exactly, for sums. */
 export function amountStroops(text: string): bigint {
@@ -43,10 +52,7 @@ export const amountText = z
     "amount exceeds int64 stroops",
   );
 
-/**
- * The float64 nearest to an amount: `Number` of the decimal text is correctly rounded (one rounding,
- * of the exact decimal value); arithmetic on stroops would round twice.
- */
+/** The float64 nearest to an amount: `Number` of the decimal text rounds once; arithmetic on stroops, twice. */
 export const amount = amountText.transform(Number);
 
 function integerWithin(pattern: RegExp, min: bigint, max: bigint, what: string) {
@@ -62,13 +68,12 @@ function integerWithin(pattern: RegExp, min: bigint, max: bigint, what: string) 
 /** A signed 64-bit integer sent as a string (fees in stroops, fee_stats' "100"), as a number. */
 export const int64String = integerWithin(/^-?\d+$/, -INT64_MAX - 1n, INT64_MAX, "a 64-bit integer").transform(Number);
 
-/** An unsigned 64-bit integer sent as a string (a Stellar RPC fee, a close time in unix seconds), as a number. */
-export const uint64String = integerWithin(/^\d+$/, 0n, UINT64_MAX, "an unsigned 64-bit integer").transform(Number);
-
 /** An unsigned 64-bit integer kept as text: a paging token (it exceeds 2^53), or a sequence number. */
 export const uint64Text = integerWithin(/^\d+$/, 0n, UINT64_MAX, "an unsigned 64-bit integer");
 
-/** True when `text` is an unsigned 64-bit integer in decimal: what a ledger's paging token is. */
+/** An unsigned 64-bit integer sent as a string (a Stellar RPC fee, a close time in unix seconds), as a number. */
+export const uint64String = uint64Text.transform(Number);
+
 export function isUint64Text(text: string): boolean {
   return uint64Text.safeParse(text).success;
 }
@@ -82,10 +87,8 @@ export const ratioString = z
 /** The shape of an account StrKey (G and 55 base32 characters): issuers and account ids. */
 export const accountKey = z.string().regex(/^G[A-Z2-7]{55}$/, "expected an account id (G...)");
 
-/** A liquidity pool id: 64 lowercase hex characters. */
 export const poolId = z.string().regex(/^[0-9a-f]{64}$/, "expected a liquidity pool id (64 hex characters)");
 
-/** An asset code: 1 to 12 letters and digits. */
 export const assetCode = z.string().regex(/^[A-Za-z0-9]{1,12}$/, "expected an asset code of 1-12 letters and digits");
 
 /** An asset as Horizon names it in pools and claimable balances: `native` or `CODE:ISSUER`. */
@@ -93,16 +96,24 @@ export const assetName = z
   .string()
   .regex(/^(native|[A-Za-z0-9]{1,12}:G[A-Z2-7]{55})$/, "expected native or CODE:ISSUER");
 
-/**
- * A signer key: the shape of a StrKey of an account (G), a pre-authorised transaction (T), a hash
- * (X) or a signed payload (P, up to 64 bytes of payload).
- */
+/** The StrKey of an account (G), a pre-authorised transaction (T), a hash (X) or a signed payload (P, ≤ 64 bytes). */
 export const signerKey = z
   .string()
   .regex(/^[GTXP][A-Z2-7]{55,169}$/, "expected a signer key (G..., T..., X... or P...)");
 
 /** A word from a fixed vocabulary that Horizon spells in snake case: a pool type, a signer type. */
 export const snakeCaseWord = z.string().regex(/^[a-z0-9_]{1,32}$/, "expected a lowercase word");
+
+export const assetType = z.enum(["native", "credit_alphanum4", "credit_alphanum12"]);
+
+/** A record's asset fields under `prefix` (`source_`, `base_`, …): a type, and a code and issuer unless native. */
+export function assetFields<P extends string, T extends z.ZodType>(prefix: P, type: T) {
+  return {
+    [`${prefix}asset_type`]: type,
+    [`${prefix}asset_code`]: assetCode.optional(),
+    [`${prefix}asset_issuer`]: accountKey.optional(),
+  } as Record<`${P}asset_type`, T> & Record<`${P}asset_code` | `${P}asset_issuer`, z.ZodOptional<z.ZodString>>;
+}
 
 /** True when no two items share a key: a record naming one asset or signer twice would make duplicate series. */
 export function distinct<T>(items: readonly T[], key: (item: T) => string): boolean {
