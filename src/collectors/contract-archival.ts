@@ -8,12 +8,13 @@
  *   beyond that ledger; otherwise the state is unknown, not a false alarm.
  * Entries not returned (never created, deleted, expired temporary ones) are missing.
  */
-
 export type EntryState =
   | { readonly kind: "missing" }
   | { readonly kind: "live"; readonly liveUntilLedger: number; readonly ttlLedgers: number }
   | { readonly kind: "archived" }
   | { readonly kind: "unknown"; readonly lastKnownLiveUntil: number };
+
+type Unknown = Extract<EntryState, { kind: "unknown" }>;
 
 /** What getLedgerEntries said of one entry: its live-until and the response's latest ledger. */
 export interface ReturnedEntry {
@@ -22,9 +23,8 @@ export interface ReturnedEntry {
 }
 
 /**
- * Judges entries poll after poll; remembers, per entry (by its ledger key), the latest
- * live-until it has seen, and which unknown entries it has already warned about (one warning per
- * entry). `About` is what the warning says of the entry.
+ * Judges entries poll after poll; remembers per entry (by ledger key) the latest live-until seen and whether an
+ * unknown state was warned about (once per entry). `About` is what the warning says of the entry.
  */
 export class ArchivalJudge<About> {
   private readonly lastLiveUntil = new Map<string, number>();
@@ -33,13 +33,7 @@ export class ArchivalJudge<About> {
   private readonly judged = new Set<string>();
 
   /** `warn` is called once per entry, the first time its state is unknown. */
-  constructor(
-    private readonly warn: (
-      about: About,
-      state: Extract<EntryState, { kind: "unknown" }>,
-      latestLedger: number,
-    ) => void,
-  ) {}
+  constructor(private readonly warn: (about: About, state: Unknown, latestLedger: number) => void) {}
 
   judge(entry: string, returned: ReturnedEntry | undefined, about: About): EntryState {
     this.judged.add(entry);
@@ -68,9 +62,8 @@ export class ArchivalJudge<About> {
   }
 
   /**
-   * Forgets every entry not judged since the last call: called after each poll's judgements, so
-   * a key no longer watched (a contract's code before an upgrade, a key dropped by a reload)
-   * leaves nothing behind, and comes back as a new entry if it is watched again.
+   * Forgets every entry not judged since the last call (after each poll's judgements): a key no longer watched (old
+   * code, a key dropped by a reload) leaves nothing behind, and comes back as a new entry if watched again.
    */
   forgetUnjudged(): void {
     for (const entry of this.lastLiveUntil.keys()) if (!this.judged.has(entry)) this.lastLiveUntil.delete(entry);

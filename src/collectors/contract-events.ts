@@ -18,17 +18,17 @@ import type { PollContext } from "./collector.js";
 import { labelText } from "./label-text.js";
 
 /** getEvents takes at most 5 filters of at most 5 contract ids each. */
-export const CONTRACTS_PER_CALL = 25;
+const CONTRACTS_PER_CALL = 25;
 const IDS_PER_FILTER = 5;
 /** Events asked for per call. */
-export const EVENTS_PER_CALL = 1000;
+const EVENTS_PER_CALL = 1000;
 /** Calls per group of contracts a poll, at most: a longer backlog continues at the next poll. */
-export const CALLS_PER_GROUP = 10;
+const CALLS_PER_GROUP = 10;
 /** Distinct first topics a contract gets series for; later ones count under `other`. */
 export const TOPICS_PER_CONTRACT = 50;
 export const OTHER_TOPIC = "other";
 /** The first topic of the system event a contract's upgrade emits. */
-export const UPGRADE_TOPIC = "executable_update";
+const UPGRADE_TOPIC = "executable_update";
 /** Symbols are at most 32 characters; a string topic is cut to this many, unreadable characters replaced. */
 const TOPIC_CHARACTERS = 64;
 
@@ -77,21 +77,13 @@ class ContractCounts {
   }
 }
 
-/**
- * One call's worth of contracts and where its reading stands: a cursor once a call answered,
- * before that the ledger to start at.
- */
+/** One call's worth of contracts and where its reading stands: a cursor once a call answered, before that a ledger. */
 interface Group {
   readonly filters: readonly { readonly contractIds: readonly string[] }[];
   cursor?: string;
   startLedger?: number;
   /** The highest event id counted: an id at or below it was counted already. */
   counted?: string;
-}
-
-export interface ContractEventsDependencies {
-  readonly client: Pick<RpcClient, "getEvents" | "call">;
-  readonly log: Logger;
 }
 
 export class ContractEventsJob implements PollJob {
@@ -108,20 +100,13 @@ export class ContractEventsJob implements PollJob {
   constructor(
     contracts: readonly WatchedContract[],
     readonly schedule: Schedule,
-    private readonly dependencies: ContractEventsDependencies,
+    private readonly dependencies: { readonly client: Pick<RpcClient, "getEvents" | "call">; readonly log: Logger },
   ) {
     for (const contract of contracts)
       this.counts.set(contract.id, [...(this.counts.get(contract.id) ?? []), new ContractCounts(contract)]);
-    const allIds = [...this.counts.keys()];
-    const groups: Group[] = [];
-    for (let start = 0; start < allIds.length; start += CONTRACTS_PER_CALL) {
-      const ids = allIds.slice(start, start + CONTRACTS_PER_CALL);
-      const filters = [];
-      for (let at = 0; at < ids.length; at += IDS_PER_FILTER)
-        filters.push({ contractIds: ids.slice(at, at + IDS_PER_FILTER) });
-      groups.push({ filters });
-    }
-    this.groups = groups;
+    this.groups = chunks([...this.counts.keys()], CONTRACTS_PER_CALL).map((ids) => ({
+      filters: chunks(ids, IDS_PER_FILTER).map((contractIds) => ({ contractIds })),
+    }));
     this.requestsPerRun = eventsRequestsPerPoll(contracts);
   }
 
@@ -152,12 +137,9 @@ export class ContractEventsJob implements PollJob {
       if (!lastRunSucceeded) continue;
       if (lastEventSeconds !== undefined)
         live.push({ metric: RPC_METRICS.contractLastEvent, labels, value: lastEventSeconds });
-      if (contract.expectEventsWithinSeconds !== undefined)
-        live.push({
-          metric: RPC_METRICS.contractEventsExpectedWithin,
-          labels,
-          value: contract.expectEventsWithinSeconds,
-        });
+      const expected = contract.expectEventsWithinSeconds;
+      if (expected !== undefined)
+        live.push({ metric: RPC_METRICS.contractEventsExpectedWithin, labels, value: expected });
     }
     return { live, persistent };
   }
@@ -165,14 +147,11 @@ export class ContractEventsJob implements PollJob {
   /** Up to CALLS_PER_GROUP calls, while each comes back full; each answer is folded in as it arrives. */
   private async readGroup(group: Group, { signal, invalidRecords }: PollContext): Promise<void> {
     for (let call = 0; call < CALLS_PER_GROUP; call += 1) {
-      const pagination =
-        group.cursor === undefined ? { limit: EVENTS_PER_CALL } : { limit: EVENTS_PER_CALL, cursor: group.cursor };
+      const { cursor, filters } = group;
       const answer = await this.dependencies.client.getEvents(
-        {
-          ...(group.cursor === undefined ? { startLedger: group.startLedger ?? 0 } : {}),
-          filters: group.filters,
-          pagination,
-        },
+        cursor === undefined
+          ? { startLedger: group.startLedger ?? 0, filters, pagination: { limit: EVENTS_PER_CALL } }
+          : { filters, pagination: { limit: EVENTS_PER_CALL, cursor } },
         signal,
       );
       if (answer.kind === "out_of_range") {
@@ -231,6 +210,12 @@ export class ContractEventsJob implements PollJob {
     }
     group.startLedger = oldest;
   }
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const all: T[][] = [];
+  for (let start = 0; start < items.length; start += size) all.push(items.slice(start, start + size));
+  return all;
 }
 
 /** Whether a Stellar RPC target counts any watched contract's events (of this shard's contracts). */

@@ -1,18 +1,11 @@
 /**
- * The contracts poll of a Stellar RPC target: every watched contract's instance, its wasm code and
- * its configured storage keys, with the network's state-archival settings where this replica
- * exports network-level series, read in batched getLedgerEntries calls
- * (src/client/ledger-entries.ts), and how long each entry has to live.
+ * The contracts poll of a Stellar RPC target: every watched contract's instance, wasm code and configured storage keys,
+ * and where this replica exports network-level series the state-archival settings; and how long each has to live.
  */
 import type { Logger } from "pino";
 import { RPC_METRICS } from "../catalog/metrics.js";
 import { PollError } from "../client/errors.js";
-import {
-  ledgerEntriesCalls,
-  readLedgerEntries,
-  type KeepEntry,
-  type LedgerEntriesRead,
-} from "../client/ledger-entries.js";
+import { ledgerEntriesCalls, readLedgerEntries, type LedgerEntriesRead } from "../client/ledger-entries.js";
 import { contractCodeKey, contractDataKey, contractInstanceKey, stateArchivalKey } from "../client/ledger-keys.js";
 import type { RpcClient } from "../client/rpc-client.js";
 import type { Durability, WatchedContract } from "../config/contracts.js";
@@ -34,20 +27,22 @@ interface EntryLabels {
   readonly durability: Durability;
 }
 
+/** The series that change only when their entry does. */
+const STEADY = {
+  exists: RPC_METRICS.contractEntryExists,
+  archived: RPC_METRICS.contractEntryArchived,
+  liveUntil: RPC_METRICS.contractEntryLiveUntil,
+};
+
 /**
- * An entry's samples of the series that change only when its entry does (exists, archived,
- * live-until), kept from poll to poll: a sample of the same value is the same object, whose
- * bytes the store copies instead of formatting them again.
+ * An entry's samples of the steady series, kept from poll to poll: a sample of the same value is
+ * the same object, whose bytes the store copies instead of formatting them again.
  */
-interface SteadySamples {
-  exists?: Sample;
-  archived?: Sample;
-  liveUntil?: Sample;
-}
+type SteadySamples = { [Slot in keyof typeof STEADY]?: Sample };
 
 interface WatchedEntry {
   readonly key: string;
-  /** The entry's labels, one object for every poll's samples. */
+  /** One object for every poll's samples. */
   readonly labels: EntryLabels;
   readonly kept: SteadySamples;
 }
@@ -65,14 +60,12 @@ interface ContractsPoll {
   readonly entries: readonly JudgedEntry[];
   /** Each contract's info sample, of those whose instance was returned. */
   readonly contracts: readonly Sample[];
-  readonly stateArchival:
-    | { readonly maxEntryTtl: number; readonly minPersistentTtl: number; readonly minTemporaryTtl: number }
-    | undefined;
+  readonly stateArchival: ReturnType<typeof stateArchivalOf>;
   readonly closeIntervalSeconds: number;
   readonly nowSeconds: number;
 }
 
-export interface ContractsDependencies {
+interface ContractsDependencies {
   readonly client: Pick<RpcClient, "call">;
   /** Where the status poll notes the latest ledger and its close time (`latestLedgerClose`). */
   readonly network: Pick<NetworkView, "current">;
@@ -82,14 +75,10 @@ export interface ContractsDependencies {
   readonly stateArchival: boolean;
 }
 
-/** A watched contract with its keys, encoded once: its instance and its configured keys. */
-interface WatchedKeys {
-  readonly contract: WatchedContract;
-  readonly instance: WatchedEntry;
-  readonly keys: readonly WatchedEntry[];
-}
+/** A watched contract with its instance and configured keys, encoded once. */
+type WatchedKeys = ReturnType<typeof watchedKeys>;
 
-function watchedKeys(contract: WatchedContract): WatchedKeys {
+function watchedKeys(contract: WatchedContract) {
   const entry = (name: string, durability: Durability, key: string) =>
     watchedEntry(contract.name, name, durability, key);
   return {
@@ -105,17 +94,17 @@ function watchedEntry(contract: string, entry: string, durability: Durability, k
   return { key, labels: { contract, entry, durability }, kept: {} };
 }
 
-/** The previous sample of a steady series when its value is the same, else a new one noted in its place. */
-function steady(kept: SteadySamples, slot: keyof SteadySamples, make: () => Sample, value: number): Sample {
-  const before = kept[slot];
+/** The entry's previous sample of a steady series when its value is the same, else a new one kept in its place. */
+function steady(entry: WatchedEntry, slot: keyof typeof STEADY, value: number): Sample {
+  const before = entry.kept[slot];
   if (before !== undefined && "value" in before && before.value === value) return before;
-  return (kept[slot] = make());
+  // STEADY's metrics all take the entry's labels, which the compiler cannot see through the union.
+  return (entry.kept[slot] = { metric: STEADY[slot], labels: entry.labels, value } as Sample);
 }
 
 /**
- * Requests a contracts poll sends in steady state: ceil(keys / 200), the keys being the
- * state-archival setting where it is read, each contract's instance, code (counted one per
- * contract: at most) and configured keys.
+ * Requests a contracts poll sends in steady state: ceil(keys / 200), the keys being the state-archival setting where
+ * it is read, each contract's instance, code (counted one per contract: at most) and configured keys.
  */
 export function contractsRequestsPerPoll(contracts: readonly WatchedContract[], stateArchival: boolean): number {
   return ledgerEntriesCalls(
@@ -134,27 +123,16 @@ export class ContractsCollector implements PollJob {
   private readonly configKey = stateArchivalKey();
   private readonly judge: ArchivalJudge<EntryLabels>;
   private readonly closes = new LedgerCloseWindow();
-  /**
-   * Each instance's executable (by instance key), with the XDR it came from and the contract's
-   * info sample: decoded and made again only when that changes.
-   */
-  private readonly executables = new Map<
-    string,
-    { readonly xdr: string; readonly executable: Executable; readonly info: Sample }
-  >();
+  /** By instance key: its executable, XDR and the contract's info sample, made again only when the XDR changes. */
+  private readonly executables = new Map<string, { xdr: string; executable: Executable; info: Sample }>();
   /**
    * Each wasm contract's code entry, by contract, for the wasm hash its instance names now: only
    * contracts whose instance was last returned running a wasm, so code no contract uses is forgotten.
    */
   private readonly codeEntries = new Map<string, { readonly wasmHash: string; readonly entry: WatchedEntry }>();
   private latest: ContractsPoll | undefined;
-  /** The keys whose XDR a poll decodes: every instance, and the state-archival setting. */
+  /** The keys whose XDR a poll keeps, to decode it: every instance, and the state-archival setting. */
   private readonly decodedKeys: ReadonlySet<string>;
-  /** A storage or code entry's XDR is dropped as its response arrives: only its TTL is read. */
-  private readonly keep: KeepEntry<ReadEntry> = (entry, latestLedger) =>
-    this.decodedKeys.has(entry.key)
-      ? { xdr: entry.xdr, liveUntilLedgerSeq: entry.liveUntilLedgerSeq, latestLedger }
-      : { liveUntilLedgerSeq: entry.liveUntilLedgerSeq, latestLedger };
 
   constructor(
     contracts: readonly WatchedContract[],
@@ -167,15 +145,9 @@ export class ContractsCollector implements PollJob {
     const ownEntries = this.watched.flatMap(({ instance, keys }) => [instance.key, ...keys.map(({ key }) => key)]);
     this.ownKeys = dependencies.stateArchival ? [this.configKey, ...ownEntries] : ownEntries;
     this.decodedKeys = new Set([this.configKey, ...this.watched.map(({ instance }) => instance.key)]);
-    this.judge = new ArchivalJudge((about, state, latestLedger) => {
+    this.judge = new ArchivalJudge(({ contract, entry }, state, latestLedger) => {
       dependencies.log.warn(
-        {
-          contract: about.contract,
-          entry: about.entry,
-          lastKnownLiveUntilLedger: state.lastKnownLiveUntil,
-          latestLedger,
-        },
-
+        { contract, entry, lastKnownLiveUntilLedger: state.lastKnownLiveUntil, latestLedger },
         "the RPC reports as expired a contract entry this exporter saw live beyond its latest ledger " +
           "(stellar-rpc#990): its archival state is unknown until the RPC reports it live again",
       );
@@ -193,10 +165,14 @@ export class ContractsCollector implements PollJob {
     // The code keys of the wasm hashes the last poll saw, by hash.
     const codeKeys = new Map<string, string>();
     for (const { wasmHash, entry } of this.codeEntries.values()) codeKeys.set(wasmHash, entry.key);
+    // A storage or code entry's XDR is dropped as its response arrives: only its TTL is read.
     const read = (keys: readonly string[]) =>
-      readLedgerEntries(this.dependencies.client, "contracts", keys, signal, (entry, latestLedger) => {
+      readLedgerEntries(this.dependencies.client, "contracts", keys, signal, (entry, latestLedger): ReadEntry => {
         progressed();
-        return this.keep(entry, latestLedger);
+        const { liveUntilLedgerSeq } = entry;
+        return this.decodedKeys.has(entry.key)
+          ? { xdr: entry.xdr, liveUntilLedgerSeq, latestLedger }
+          : { liveUntilLedgerSeq, latestLedger };
       });
     const first = await read([...this.ownKeys, ...new Set(codeKeys.values())]);
     const fresh: string[] = [];
@@ -216,29 +192,18 @@ export class ContractsCollector implements PollJob {
     const poll = this.latest;
     if (poll === undefined || !lastPollSucceeded) return { live: [], persistent: [] };
     const live: Sample[] = [];
-    for (const { labels, kept, state } of poll.entries) {
-      const exists = state.kind === "missing" ? 0 : 1;
-      live.push(
-        steady(kept, "exists", () => ({ metric: RPC_METRICS.contractEntryExists, labels, value: exists }), exists),
-      );
-      if (state.kind === "archived")
-        live.push(steady(kept, "archived", () => ({ metric: RPC_METRICS.contractEntryArchived, labels, value: 1 }), 1));
+    for (const entry of poll.entries) {
+      const { labels, state } = entry;
+      live.push(steady(entry, "exists", state.kind === "missing" ? 0 : 1));
+      if (state.kind === "archived") live.push(steady(entry, "archived", 1));
       if (state.kind !== "live") continue;
       const { liveUntilLedger, ttlLedgers } = state;
+      const expiry = Math.round(poll.nowSeconds + ttlLedgers * poll.closeIntervalSeconds);
       live.push(
-        steady(kept, "archived", () => ({ metric: RPC_METRICS.contractEntryArchived, labels, value: 0 }), 0),
-        steady(
-          kept,
-          "liveUntil",
-          () => ({ metric: RPC_METRICS.contractEntryLiveUntil, labels, value: liveUntilLedger }),
-          liveUntilLedger,
-        ),
+        steady(entry, "archived", 0),
+        steady(entry, "liveUntil", liveUntilLedger),
         { metric: RPC_METRICS.contractEntryTtl, labels, value: ttlLedgers },
-        {
-          metric: RPC_METRICS.contractEntryExpiry,
-          labels,
-          value: Math.round(poll.nowSeconds + ttlLedgers * poll.closeIntervalSeconds),
-        },
+        { metric: RPC_METRICS.contractEntryExpiry, labels, value: expiry },
       );
     }
     for (const info of poll.contracts) live.push(info);
@@ -330,14 +295,13 @@ function decodeExecutable(entryXdr: string, contract: string): Executable {
   } catch (error) {
     throw new PollError(
       "schema",
-
       `getLedgerEntries returned contract ${JSON.stringify(contract)}'s instance as something other than a ` +
         `contract instance: ${String(error)}`,
     );
   }
 }
 
-function stateArchivalOf(entry: ReadEntry | undefined): ContractsPoll["stateArchival"] {
+function stateArchivalOf(entry: ReadEntry | undefined) {
   if (entry === undefined) return undefined;
   const { xdr } = stellarBase();
   try {
