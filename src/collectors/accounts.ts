@@ -118,8 +118,8 @@ interface AccountKind {
 }
 
 /**
- * One watched account's live series, as a group the store holds instead of a sample per series:
- * `exists`, and when the account exists, everything its observation says, made only when asked for.
+ * One watched account's live series, as a group the store holds instead of a sample per series: `exists`, and when the
+ * account exists, everything its observation says, made only when asked for.
  */
 class AccountGroup implements SeriesGroup {
   constructor(
@@ -147,11 +147,10 @@ class AccountGroup implements SeriesGroup {
 }
 
 /**
- * The series of a target's watched accounts: a group per account, whose samples the store makes
- * only to render it. An account whose observation is the very object of the last publication (a
- * Stellar RPC poll keeps it while the account's entries are unchanged), under the same base
- * reserve, gives the same group again, which the store renders by copying its bytes: ten thousand
- * unchanged accounts cost neither new objects nor formatting. A missing account shows only
+ * The series of a target's watched accounts: a group per account, whose samples the store makes only to render it. An
+ * account whose observation is the very object of the last publication (a Stellar RPC poll keeps it while the account's
+ * entries are unchanged), under the same base reserve, gives the same group again, which the store renders by copying
+ * its bytes: ten thousand unchanged accounts cost neither new objects nor formatting. A missing account shows only
  * `exists` 0; the signer change counters persist through failed polls and missing accounts.
  */
 export class AccountSamples {
@@ -223,8 +222,8 @@ export abstract class WatchedAccountsPoll<Watched extends SampledAccount> implem
   /** By account: the polls at which its signers, their weights or its thresholds differed from its previous read. */
   private readonly signerChanges = new Map<string, number>();
   /**
-   * Each account's facts at its previous successful read, not their signature, which would be one
-   * more string per account held between polls (the facts are held anyway, as its observation).
+   * Each account's facts at its previous successful read, not their signature, which would be one more string per
+   * account held between polls (the facts are held anyway, as its observation).
    */
   private readonly previousFacts = new Map<string, AccountFacts>();
   private readonly accountSamples: AccountSamples;
@@ -325,8 +324,8 @@ export class AccountsCollector extends WatchedAccountsPoll<WatchedAccount> {
   }
 
   /**
-   * The account as Horizon answers; undefined when the answer fails the schema (a value out of its
-   * range, a balance or signer listed twice), which leaves this account out, not the others.
+   * The account as Horizon answers; undefined when the answer fails the schema (a value out of its range, a balance or
+   * signer listed twice), which leaves this account out, not the others.
    */
   private async lookUp(watched: WatchedAccount, signal: AbortSignal): Promise<AccountLookup | undefined> {
     try {

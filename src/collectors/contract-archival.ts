@@ -1,11 +1,11 @@
 /**
- * Whether a Soroban entry is live, archived or unknown, from what getLedgerEntries returned, by
- * the rules real Stellar RPCs force on us:
+ * Whether a Soroban entry is live, archived or unknown, from what getLedgerEntries returned, by the rules real Stellar
+ * RPCs force on us:
  * - up to v22 an expired persistent entry comes back with its past `liveUntilLedgerSeq`;
  * - since v23 an archived one comes back with 0 ("may be zero if the entry is no longer live");
- * - some v28 releases send 0 for live entries (stellar-rpc#990, open), so a 0 (or a live-until
- *   behind the latest ledger) is archival only when this exporter has not seen the entry live
- *   beyond that ledger; otherwise the state is unknown, not a false alarm.
+ * - some v28 releases send 0 for live entries (stellar-rpc#990, open), so a 0 (or a live-until behind the latest
+ *   ledger) is archival only when this exporter has not seen the entry live beyond that ledger; otherwise the state is
+ *   unknown, not a false alarm.
  * Entries not returned (never created, deleted, expired temporary ones) are missing.
  */
 export type EntryState =
@@ -23,8 +23,8 @@ export interface ReturnedEntry {
 }
 
 /**
- * Judges entries poll after poll; remembers per entry (by ledger key) the latest live-until seen and whether an
- * unknown state was warned about (once per entry). `About` is what the warning says of the entry.
+ * Judges entries poll after poll; remembers per entry (by ledger key) the latest live-until seen and whether an unknown
+ * state was warned about (once per entry). `About` is what the warning says of the entry.
  */
 export class ArchivalJudge<About> {
   private readonly lastLiveUntil = new Map<string, number>();

@@ -1,7 +1,7 @@
 /**
- * The events poll of a Stellar RPC target: the watched contracts' events (contract and system
- * alike) read with getEvents, 25 contracts a call (5 filters of 5 contractIds), from the RPC's
- * latest ledger at the first poll on, each counted exactly once by its first topic.
+ * The events poll of a Stellar RPC target: the watched contracts' events (contract and system alike) read with
+ * getEvents, 25 contracts a call (5 filters of 5 contractIds), from the RPC's latest ledger at the first poll on, each
+ * counted exactly once by its first topic.
  */
 import type { Logger } from "pino";
 import { RPC_METRICS } from "../catalog/metrics.js";
@@ -38,8 +38,8 @@ export function eventsRequestsPerPoll(contracts: readonly WatchedContract[]): nu
 }
 
 /**
- * A first topic as a label: a symbol or a string as its text, anything else as its ScVal arm's
- * name without `scv`, first letter lower-cased (`scvAddress` → `address`); `none` without a topic.
+ * A first topic as a label: a symbol or a string as its text, anything else as its ScVal arm's name without `scv`,
+ * first letter lower-cased (`scvAddress` → `address`); `none` without a topic.
  */
 export function topicLabel(topics: readonly string[]): string {
   const first = topics[0];
@@ -187,10 +187,9 @@ export class ContractEventsJob implements PollJob {
   }
 
   /**
-   * The start fell outside the RPC's window [oldest, latest]. Behind it, the ledgers in between
-   * are lost: counted as skipped (once per target) and reading resumes at `oldest`. Ahead of it
-   * (an RPC that fell behind or was replaced), reading resumes at its latest ledger; events
-   * already counted are then recognised by their ids.
+   * The start fell outside the RPC's window [oldest, latest]. Behind it, the ledgers in between are lost: counted as
+   * skipped (once per target) and reading resumes at `oldest`. Ahead of it (an RPC that fell behind or was replaced),
+   * reading resumes at its latest ledger; events already counted are then recognised by their ids.
    */
   private restart(group: Group, oldest: number, latest: number): void {
     const before = group.cursor === undefined ? (group.startLedger ?? 1) - 1 : ledgerOfEventId(group.cursor);

@@ -35,8 +35,8 @@ const STEADY = {
 };
 
 /**
- * An entry's samples of the steady series, kept from poll to poll: a sample of the same value is
- * the same object, whose bytes the store copies instead of formatting them again.
+ * An entry's samples of the steady series, kept from poll to poll: a sample of the same value is the same object, whose
+ * bytes the store copies instead of formatting them again.
  */
 type SteadySamples = { [Slot in keyof typeof STEADY]?: Sample };
 
@@ -103,8 +103,8 @@ function steady(entry: WatchedEntry, slot: keyof typeof STEADY, value: number): 
 }
 
 /**
- * Requests a contracts poll sends in steady state: ceil(keys / 200), the keys being the state-archival setting where
- * it is read, each contract's instance, code (counted one per contract: at most) and configured keys.
+ * Requests a contracts poll sends in steady state: ceil(keys / 200), the keys being the state-archival setting where it
+ * is read, each contract's instance, code (counted one per contract: at most) and configured keys.
  */
 export function contractsRequestsPerPoll(contracts: readonly WatchedContract[], stateArchival: boolean): number {
   return ledgerEntriesCalls(
@@ -126,8 +126,8 @@ export class ContractsCollector implements PollJob {
   /** By instance key: its executable, XDR and the contract's info sample, made again only when the XDR changes. */
   private readonly executables = new Map<string, { xdr: string; executable: Executable; info: Sample }>();
   /**
-   * Each wasm contract's code entry, by contract, for the wasm hash its instance names now: only
-   * contracts whose instance was last returned running a wasm, so code no contract uses is forgotten.
+   * Each wasm contract's code entry, by contract, for the wasm hash its instance names now: only contracts whose
+   * instance was last returned running a wasm, so code no contract uses is forgotten.
    */
   private readonly codeEntries = new Map<string, { readonly wasmHash: string; readonly entry: WatchedEntry }>();
   private latest: ContractsPoll | undefined;
@@ -155,9 +155,8 @@ export class ContractsCollector implements PollJob {
   }
 
   /**
-   * Reads the state-archival setting, the instances, the configured keys and the code of known
-   * wasm hashes in one round, then the code of wasm hashes seen for the first time (on the first
-   * poll, or after an upgrade) in a second.
+   * Reads the state-archival setting, the instances, the configured keys and the code of known wasm hashes in one
+   * round, then the code of wasm hashes seen for the first time (on the first poll, or after an upgrade) in a second.
    */
   async run({ signal, progressed }: PollContext): Promise<void> {
     const close = this.dependencies.network.current.latestLedgerClose;
@@ -218,8 +217,8 @@ export class ContractsCollector implements PollJob {
   }
 
   /**
-   * Every watched entry's state: the instance, the code of a wasm instance (none for a Stellar
-   * Asset Contract, nor while the instance is not returned: its code is then unknown), the keys.
+   * Every watched entry's state: the instance, the code of a wasm instance (none for a Stellar Asset Contract, nor
+   * while the instance is not returned: its code is then unknown), the keys.
    */
   private judged(
     first: LedgerEntriesRead<ReadEntry>,
@@ -322,9 +321,9 @@ function stateArchivalOf(entry: ReadEntry | undefined) {
 }
 
 /**
- * A Stellar RPC's contracts poll, as its job table builds it: where contracts are watched, with the
- * state-archival settings on shard 0 (even when every contract is another shard's). Their expiry
- * dates follow the status poll's ledger closes.
+ * A Stellar RPC's contracts poll, as its job table builds it: where contracts are watched, with the state-archival
+ * settings on shard 0 (even when every contract is another shard's). Their expiry dates follow the status poll's ledger
+ * closes.
  */
 export function contractsJob({ client, config, target, network, clock, log }: RpcJobParts): ContractsCollector {
   const stateArchival = config.shard.index === 0 && (target.contractsWatched ?? target.contracts.length > 0);

@@ -1,13 +1,13 @@
 /**
- * Free text a response puts in a label (versions, a network passphrase, a home domain), made fit
- * for a dashboard. Identifiers (asset codes, ids, keys) are not passed through here: their schemas
- * refuse anything but their real shape, since a shortened identifier could merge two series.
+ * Free text a response puts in a label (versions, a network passphrase, a home domain), made fit for a dashboard.
+ * Identifiers (asset codes, ids, keys) are not passed through here: their schemas refuse anything but their real shape,
+ * since a shortened identifier could merge two series.
  */
 
 /**
- * Characters that are valid in the exposition but unreadable or misleading on a dashboard: control
- * characters (NUL, ESC, newline, DEL, C1), format characters (bidi overrides, zero-width marks),
- * the line and paragraph separators U+2028 and U+2029, and lone surrogates.
+ * Characters that are valid in the exposition but unreadable or misleading on a dashboard: control characters (NUL,
+ * ESC, newline, DEL, C1), format characters (bidi overrides, zero-width marks), the line and paragraph separators
+ * U+2028 and U+2029, and lone surrogates.
  */
 const UNREADABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 
@@ -28,8 +28,8 @@ export const LABEL_TEXT_BOUNDS = {
 } as const;
 
 /**
- * `value` with each unreadable character replaced by U+FFFD and, when longer than `maxCharacters`,
- * cut to its first `maxCharacters - 1` characters followed by the truncation marker.
+ * `value` with each unreadable character replaced by U+FFFD and, when longer than `maxCharacters`, cut to its first
+ * `maxCharacters - 1` characters followed by the truncation marker.
  */
 export function labelText(value: string, maxCharacters: number): string {
   let text = value;

@@ -65,8 +65,8 @@ function ledgerCursorOf(raw: unknown): bigint | undefined {
 }
 
 /**
- * The cursor after an ascending page: the token of its last record that can serve as one and lies past `cursor`. A
- * page without one cannot move the cursor: the poll fails with reason `paging`, and the next asks from the same place.
+ * The cursor after an ascending page: the token of its last record that can serve as one and lies past `cursor`. A page
+ * without one cannot move the cursor: the poll fails with reason `paging`, and the next asks from the same place.
  */
 function ledgerCursorAfter(ascending: RawRecords, cursor: string | undefined): string {
   const after = cursor === undefined ? -1n : BigInt(cursor);
@@ -78,11 +78,10 @@ function ledgerCursorAfter(ascending: RawRecords, cursor: string | undefined): s
 }
 
 /**
- * Reads every ledger exactly once by following Horizon's paging cursor in ascending order. The
- * cursor moves by raw records, so a record failing the schema is counted invalid and skipped once,
- * never fetched again. A gap (pages capped, ledgers missing or invalid) is counted as skipped,
- * never guessed at; a sequence that goes backwards or a broken hash chain (a network reset)
- * restarts from the latest, and so does a cursor Horizon refuses (400).
+ * Reads every ledger exactly once by following Horizon's paging cursor in ascending order. The cursor moves by raw
+ * records, so a record failing the schema is counted invalid and skipped once, never fetched again. A gap (pages
+ * capped, ledgers missing or invalid) is counted as skipped, never guessed at; a sequence that goes backwards or a
+ * broken hash chain (a network reset) restarts from the latest, and so does a cursor Horizon refuses (400).
  */
 export class LedgersCollector implements PollJob {
   readonly role = "poll";
