@@ -21,7 +21,6 @@ const ACCOUNT_LIST_CAP = 1000;
 /** What the samples show of a watched account's configuration, on either kind of target. */
 type SampledAccount = Pick<WatchedAccount, "name" | "id" | "lowBalance" | "cold">;
 
-/** What one poll learnt about one watched account. */
 export type AccountObservation =
   | { readonly exists: false }
   | {
@@ -110,20 +109,14 @@ const FAMILIES: Readonly<Record<FamilyKey, Family>> = {
   },
 };
 
-/** What the groups of one kind share: its metrics, its families (one list) and how each family is made. */
-interface AccountKind {
-  readonly metrics: AccountMetricSet;
-  readonly families: readonly MetricDefinition[];
-  readonly made: ReadonlyMap<MetricDefinition, Family>;
-}
-
 /**
  * One watched account's live series, as a group the store holds instead of a sample per series: `exists`, and when the
  * account exists, everything its observation says, made only when asked for.
  */
 class AccountGroup implements SeriesGroup {
   constructor(
-    private readonly kind: AccountKind,
+    /** Its kind's metrics, families (one list) and how each family is made. */
+    private readonly kind: AccountSamples,
     readonly watched: SampledAccount,
     readonly observation: AccountObservation,
     readonly baseReserveStroops: number | undefined,
@@ -158,18 +151,18 @@ export class AccountSamples {
   private readonly built: (AccountGroup | undefined)[] = [];
   /** Each account's signer change counter, and its sample, in the order of the watch list. */
   private readonly counters: ({ account: SampledAccount; value: number; sample: Sample } | undefined)[] = [];
-  private readonly kind: AccountKind;
+  /** The families a group has: every account family of the kind but the signer change counter. */
+  readonly families: readonly MetricDefinition[];
+  readonly made = new Map<MetricDefinition, Family>();
   /** Bumped whenever a counter, a group or the list of groups differs from the last call's. */
   private version = 0;
 
-  constructor(private readonly metrics: AccountMetricSet) {
-    const families = Object.values(metrics).filter((metric) => metric !== metrics.accountSignerChangesTotal);
-    const made = new Map<MetricDefinition, Family>();
+  constructor(readonly metrics: AccountMetricSet) {
+    this.families = Object.values(metrics).filter((metric) => metric !== metrics.accountSignerChangesTotal);
     for (const [key, family] of Object.entries(FAMILIES)) {
       const metric = (metrics as Readonly<Record<string, MetricDefinition>>)[key];
-      if (metric !== undefined) made.set(metric, family);
+      if (metric !== undefined) this.made.set(metric, family);
     }
-    this.kind = { metrics, families, made };
   }
 
   of(
@@ -199,7 +192,7 @@ export class AccountSamples {
           group.observation !== observation ||
           group.baseReserveStroops !== baseReserveStroops)
       ) {
-        group = new AccountGroup(this.kind, account, observation, baseReserveStroops);
+        group = new AccountGroup(this, account, observation, baseReserveStroops);
       }
       const shown = observation === undefined ? undefined : group;
       if (this.built[index] !== shown) changed = true;
@@ -294,8 +287,12 @@ export class AccountsCollector extends WatchedAccountsPoll<WatchedAccount> {
     watched: WatchedAccount,
     { signal, invalidRecords }: PollContext,
   ): Promise<AccountObservation | undefined> {
-    const lookup = await this.lookUp(watched, signal);
-    if (lookup === undefined) {
+    let lookup: AccountLookup;
+    try {
+      lookup = await this.client.account(watched.id, signal);
+    } catch (error) {
+      // A value out of its range, a balance or signer listed twice: this account is left out, not the others.
+      if (!(error instanceof PollError && error.reason === "schema")) throw error;
       invalidRecords(1);
       return undefined;
     }
@@ -321,19 +318,6 @@ export class AccountsCollector extends WatchedAccountsPoll<WatchedAccount> {
       ...(offers === undefined ? {} : { offers }),
       ...(claimable === undefined ? {} : { claimable }),
     };
-  }
-
-  /**
-   * The account as Horizon answers; undefined when the answer fails the schema (a value out of its range, a balance or
-   * signer listed twice), which leaves this account out, not the others.
-   */
-  private async lookUp(watched: WatchedAccount, signal: AbortSignal): Promise<AccountLookup | undefined> {
-    try {
-      return await this.client.account(watched.id, signal);
-    } catch (error) {
-      if (error instanceof PollError && error.reason === "schema") return undefined;
-      throw error;
-    }
   }
 }
 

@@ -10,7 +10,6 @@ export type { PollContext } from "../job/job.js";
 export interface LatestDocumentOptions<T, E extends PollEndpoint> {
   readonly source: E;
   readonly schedule: Schedule;
-  /** See PollJob.heartbeat. */
   readonly heartbeat?: boolean;
   fetch(signal: AbortSignal): Promise<T>;
   samples(latest: T | undefined, lastPollSucceeded: boolean): CollectorSamples;

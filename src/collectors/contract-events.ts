@@ -20,7 +20,6 @@ import { labelText } from "./label-text.js";
 /** getEvents takes at most 5 filters of at most 5 contract ids each. */
 const CONTRACTS_PER_CALL = 25;
 const IDS_PER_FILTER = 5;
-/** Events asked for per call. */
 const EVENTS_PER_CALL = 1000;
 /** Calls per group of contracts a poll, at most: a longer backlog continues at the next poll. */
 const CALLS_PER_GROUP = 10;
@@ -222,7 +221,6 @@ export function eventsWatched(target: { readonly contracts: readonly WatchedCont
   return target.contracts.some((contract) => contract.events === true);
 }
 
-/** The events poll of a Stellar RPC's job table. */
 export function contractEventsJob({ client, target, log }: RpcJobParts): ContractEventsJob {
   const contracts = target.contracts.filter((contract) => contract.events === true);
   return new ContractEventsJob(contracts, target.schedules.events, { client, log: log.child({ endpoint: "events" }) });

@@ -48,22 +48,7 @@ interface WatchedEntry {
 }
 
 /** What a poll keeps of a returned entry: its TTL, and the XDR of the entries it decodes (instances, the setting). */
-interface ReadEntry extends ReturnedEntry {
-  readonly xdr?: string;
-}
-
-interface JudgedEntry extends WatchedEntry {
-  readonly state: EntryState;
-}
-
-interface ContractsPoll {
-  readonly entries: readonly JudgedEntry[];
-  /** Each contract's info sample, of those whose instance was returned. */
-  readonly contracts: readonly Sample[];
-  readonly stateArchival: ReturnType<typeof stateArchivalOf>;
-  readonly closeIntervalSeconds: number;
-  readonly nowSeconds: number;
-}
+type ReadEntry = ReturnedEntry & { readonly xdr?: string };
 
 interface ContractsDependencies {
   readonly client: Pick<RpcClient, "call">;
@@ -79,13 +64,12 @@ interface ContractsDependencies {
 type WatchedKeys = ReturnType<typeof watchedKeys>;
 
 function watchedKeys(contract: WatchedContract) {
-  const entry = (name: string, durability: Durability, key: string) =>
-    watchedEntry(contract.name, name, durability, key);
+  const { id, name } = contract;
   return {
     contract,
-    instance: entry("instance", "persistent", contractInstanceKey(contract.id)),
+    instance: watchedEntry(name, "instance", "persistent", contractInstanceKey(id)),
     keys: contract.keys.map((key) =>
-      entry(key.name, key.durability, contractDataKey(contract.id, key.key, key.durability)),
+      watchedEntry(name, key.name, key.durability, contractDataKey(id, key.key, key.durability)),
     ),
   };
 }
@@ -130,7 +114,7 @@ export class ContractsCollector implements PollJob {
    * instance was last returned running a wasm, so code no contract uses is forgotten.
    */
   private readonly codeEntries = new Map<string, { readonly wasmHash: string; readonly entry: WatchedEntry }>();
-  private latest: ContractsPoll | undefined;
+  private latest: readonly Sample[] = [];
   /** The keys whose XDR a poll keeps, to decode it: every instance, and the state-archival setting. */
   private readonly decodedKeys: ReadonlySet<string>;
 
@@ -184,73 +168,72 @@ export class ContractsCollector implements PollJob {
       }
     }
     const second = fresh.length > 0 ? await read(fresh) : undefined;
-    this.latest = this.judged(first, second, codeKeys);
+    this.latest = this.sampled(first, second, codeKeys);
   }
 
   samples(lastPollSucceeded: boolean): CollectorSamples<Sample> {
-    const poll = this.latest;
-    if (poll === undefined || !lastPollSucceeded) return { live: [], persistent: [] };
+    return { live: lastPollSucceeded ? this.latest : [], persistent: [] };
+  }
+
+  /**
+   * Every watched entry's samples, then each returned instance's info and the state-archival settings. The entries:
+   * the instance, the code of a wasm instance (none for a Stellar Asset Contract, nor while the instance is not
+   * returned: its code is then unknown), the keys.
+   */
+  private sampled(
+    first: LedgerEntriesRead<ReadEntry>,
+    second: LedgerEntriesRead<ReadEntry> | undefined,
+    codeKeys: ReadonlyMap<string, string>,
+  ): Sample[] {
+    const judged: [WatchedEntry, EntryState][] = [];
+    const judge = (entry: WatchedEntry) => {
+      const returned = first.entries.get(entry.key) ?? second?.entries.get(entry.key);
+      judged.push([entry, this.judge.judge(entry.key, returned, entry.labels)]);
+    };
+    const infos: Sample[] = [];
+    for (const { contract, instance, keys } of this.watched) {
+      judge(instance);
+      const known = this.executables.get(instance.key);
+      if (known !== undefined) infos.push(known.info);
+      const executable = known?.executable;
+      if (executable?.kind === "wasm") {
+        const key = codeKeys.get(executable.wasmHash) ?? contractCodeKey(executable.wasmHash);
+        judge(this.codeEntryOf(contract.name, executable.wasmHash, key));
+      } else this.codeEntries.delete(contract.name);
+      for (const key of keys) judge(key);
+    }
+    // What the judge remembers of entries no longer watched (a contract's code before an upgrade) goes.
+    this.judge.forgetUnjudged();
+    const stateArchival = stateArchivalOf(first.entries.get(this.configKey));
+    const secondsPerLedger = this.closes.meanIntervalSeconds();
+    const nowSeconds = this.dependencies.clock.now() / 1000;
     const live: Sample[] = [];
-    for (const entry of poll.entries) {
-      const { labels, state } = entry;
+    for (const [entry, state] of judged) {
       live.push(steady(entry, "exists", state.kind === "missing" ? 0 : 1));
       if (state.kind === "archived") live.push(steady(entry, "archived", 1));
       if (state.kind !== "live") continue;
+      const { labels } = entry;
       const { liveUntilLedger, ttlLedgers } = state;
-      const expiry = Math.round(poll.nowSeconds + ttlLedgers * poll.closeIntervalSeconds);
       live.push(
         steady(entry, "archived", 0),
         steady(entry, "liveUntil", liveUntilLedger),
         { metric: RPC_METRICS.contractEntryTtl, labels, value: ttlLedgers },
-        { metric: RPC_METRICS.contractEntryExpiry, labels, value: expiry },
+        {
+          metric: RPC_METRICS.contractEntryExpiry,
+          labels,
+          value: Math.round(nowSeconds + ttlLedgers * secondsPerLedger),
+        },
       );
     }
-    for (const info of poll.contracts) live.push(info);
-    if (poll.stateArchival !== undefined) {
+    live.push(...infos);
+    if (stateArchival !== undefined) {
       live.push(
-        { metric: RPC_METRICS.stateArchivalMaxEntryTtl, value: poll.stateArchival.maxEntryTtl },
-        { metric: RPC_METRICS.stateArchivalMinPersistentTtl, value: poll.stateArchival.minPersistentTtl },
-        { metric: RPC_METRICS.stateArchivalMinTemporaryTtl, value: poll.stateArchival.minTemporaryTtl },
+        { metric: RPC_METRICS.stateArchivalMaxEntryTtl, value: stateArchival.maxEntryTtl },
+        { metric: RPC_METRICS.stateArchivalMinPersistentTtl, value: stateArchival.minPersistentTtl },
+        { metric: RPC_METRICS.stateArchivalMinTemporaryTtl, value: stateArchival.minTemporaryTtl },
       );
     }
-    return { live, persistent: [] };
-  }
-
-  /**
-   * Every watched entry's state: the instance, the code of a wasm instance (none for a Stellar Asset Contract, nor
-   * while the instance is not returned: its code is then unknown), the keys.
-   */
-  private judged(
-    first: LedgerEntriesRead<ReadEntry>,
-    second: LedgerEntriesRead<ReadEntry> | undefined,
-    codeKeys: ReadonlyMap<string, string>,
-  ): ContractsPoll {
-    const judge = (entry: WatchedEntry): JudgedEntry => ({
-      ...entry,
-      state: this.judge.judge(entry.key, first.entries.get(entry.key) ?? second?.entries.get(entry.key), entry.labels),
-    });
-    const entries: JudgedEntry[] = [];
-    const contracts: Sample[] = [];
-    for (const { contract, instance, keys } of this.watched) {
-      entries.push(judge(instance));
-      const known = this.executables.get(instance.key);
-      if (known !== undefined) contracts.push(known.info);
-      const executable = known?.executable;
-      if (executable?.kind === "wasm") {
-        const key = codeKeys.get(executable.wasmHash) ?? contractCodeKey(executable.wasmHash);
-        entries.push(judge(this.codeEntryOf(contract.name, executable.wasmHash, key)));
-      } else this.codeEntries.delete(contract.name);
-      for (const key of keys) entries.push(judge(key));
-    }
-    // What the judge remembers of entries no longer watched (a contract's code before an upgrade) goes.
-    this.judge.forgetUnjudged();
-    return {
-      entries,
-      contracts,
-      stateArchival: stateArchivalOf(first.entries.get(this.configKey)),
-      closeIntervalSeconds: this.closes.meanIntervalSeconds(),
-      nowSeconds: this.dependencies.clock.now() / 1000,
-    };
+    return live;
   }
 
   /** The instance's executable, decoded when its entry changed; undefined while it is not returned. */

@@ -34,8 +34,8 @@ export const LABEL_TEXT_BOUNDS = {
 export function labelText(value: string, maxCharacters: number): string {
   let text = value;
   if (text.length > maxCharacters) {
-    // A code point is at most two UTF-16 units: this slice is the whole value or holds more characters
-    // than the bound, and a pair split at its end is the last of them, never kept.
+    // A code point is at most two UTF-16 units: this slice is the whole value or holds more characters than the
+    // bound, and a pair split at its end is the last of them, never kept.
     const characters = Array.from(text.slice(0, 2 * maxCharacters + 2));
     if (characters.length > maxCharacters) text = characters.slice(0, maxCharacters - 1).join("") + TRUNCATION_MARKER;
   }

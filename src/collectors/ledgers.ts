@@ -185,13 +185,12 @@ export class LedgersCollector implements PollJob {
     let invalid = 0;
     for (const raw of records) {
       const ledger = validRecord(ledgerSchema, raw);
-      if (ledger !== undefined) {
-        this.read(ledger);
-        continue;
+      if (ledger !== undefined) this.read(ledger);
+      else {
+        invalid += 1;
+        this.totals.skipped += 1;
+        this.invalidSinceLatest += 1;
       }
-      invalid += 1;
-      this.totals.skipped += 1;
-      this.invalidSinceLatest += 1;
     }
     if (invalid > 0) context.invalidRecords(invalid);
     this.cursor = next;
@@ -231,7 +230,6 @@ export class LedgersCollector implements PollJob {
   }
 }
 
-/** A Horizon's ledgers poll, as its job table builds it. */
 export function ledgersJob({ client, config, target, log, network }: HorizonJobParts): LedgersCollector {
   const timing = { schedule: target.schedules.ledgers, requestsPerRun: requestsPerPoll("ledgers", target, config) };
   return new LedgersCollector(client, config.ledgers, log.child({ endpoint: "ledgers" }), network, timing);

@@ -162,14 +162,14 @@ export class LiquidityPoolsCollector implements PollJob {
       const limit = Math.min(PAGE_LIMIT, this.selection.max - pools.size);
       const records = await this.client.liquidityPools({ order: "asc", limit, cursor, reserves }, context.signal);
       context.progressed();
-      // Horizon never sends more than asked: a page that does is no page, and validating its records
-      // one by one could hold the process for as long as the body cap allows.
+      // Horizon never sends more than asked: a page that does is no page, and validating its records one by one
+      // could hold the process for as long as the body cap allows.
       if (records.length > limit)
         throw new PollError("schema", `liquidity_pools page holds ${records.length} records, ${limit} were asked for`);
       // Checked before reading, so a page served twice is not counted twice.
       const next = records.length < limit ? undefined : cursorAfter(records, cursor, this.source);
-      // The page was parsed in the turn it arrived in; its records wait for the next, so a scrape
-      // arriving meanwhile waits for one of the two, not both.
+      // The page was parsed in the turn it arrived in; its records wait for the next, so a scrape arriving meanwhile
+      // waits for one of the two, not both.
       await yieldToEventLoop();
       this.keepValid(records, pools, context);
       if (next === undefined) break;
@@ -203,7 +203,6 @@ export class LiquidityPoolsCollector implements PollJob {
   }
 }
 
-/** A Horizon's liquidity pools poll, as its job table builds it. */
 export function liquidityPoolsJob({ client, config, target }: HorizonJobParts): LiquidityPoolsCollector {
   const timing = {
     schedule: target.schedules.liquidity_pools,

@@ -131,7 +131,6 @@ function decode(watched: RpcWatchedAccount, accountXdr: string, trustlineXdrs: X
   }
 }
 
-/** A Stellar RPC's accounts poll, as its job table builds it. */
 export function rpcAccountsJob({ client, target, network }: RpcJobParts): RpcAccountsCollector {
   const timing = { schedule: target.schedules.accounts, requestsPerRun: rpcAccountsRequestsPerPoll(target.accounts) };
   return new RpcAccountsCollector(client, target.accounts, network, timing);
