@@ -109,10 +109,7 @@ const FAMILIES: Readonly<Record<FamilyKey, Family>> = {
   },
 };
 
-/**
- * One watched account's live series, as a group the store holds instead of a sample per series: `exists`, and when the
- * account exists, everything its observation says, made only when asked for.
- */
+/** One watched account's live series, held as a group instead of a sample per series: made only when asked for. */
 class AccountGroup implements SeriesGroup {
   constructor(
     /** Its kind's metrics, families (one list) and how each family is made. */
@@ -140,11 +137,9 @@ class AccountGroup implements SeriesGroup {
 }
 
 /**
- * The series of a target's watched accounts: a group per account, whose samples the store makes only to render it. An
- * account whose observation is the very object of the last publication (a Stellar RPC poll keeps it while the account's
- * entries are unchanged), under the same base reserve, gives the same group again, which the store renders by copying
- * its bytes: ten thousand unchanged accounts cost neither new objects nor formatting. A missing account shows only
- * `exists` 0; the signer change counters persist through failed polls and missing accounts.
+ * The series of a target's watched accounts, a group per account. An observation that is the very object of the last
+ * publication, under the same base reserve, gives the same group again, which the store renders by copying its bytes:
+ * ten thousand unchanged accounts cost neither new objects nor formatting. Signer change counters persist throughout.
  */
 export class AccountSamples {
   /** Each account's group as last published, in the order of the watch list. */

@@ -1,7 +1,6 @@
 /**
- * The events poll of a Stellar RPC target: the watched contracts' events (contract and system alike) read with
- * getEvents, 25 contracts a call (5 filters of 5 contractIds), from the RPC's latest ledger at the first poll on, each
- * counted exactly once by its first topic.
+ * The events poll of a Stellar RPC target: the watched contracts' events (contract and system alike), read with
+ * getEvents from the RPC's latest ledger at the first poll on, each counted exactly once by its first topic.
  */
 import type { Logger } from "pino";
 import { RPC_METRICS } from "../catalog/metrics.js";

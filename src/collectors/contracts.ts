@@ -9,7 +9,7 @@ import { ledgerEntriesCalls, readLedgerEntries, type LedgerEntriesRead } from ".
 import { contractCodeKey, contractDataKey, contractInstanceKey, stateArchivalKey } from "../client/ledger-keys.js";
 import type { RpcClient } from "../client/rpc-client.js";
 import type { Durability, WatchedContract } from "../config/contracts.js";
-import type { CollectorSamples, Sample } from "../exposition/samples.js";
+import type { CollectorSamples, LabelsOf, Sample } from "../exposition/samples.js";
 import { stellarBase } from "../stellar-base.js";
 import type { JobTiming, PollContext, PollJob, RpcJobParts } from "../job/job.js";
 import { ArchivalJudge, type EntryState, type ReturnedEntry } from "./contract-archival.js";
@@ -20,12 +20,8 @@ import { LedgerCloseWindow } from "./ledger-close-window.js";
 /** What a contract's instance says it runs: a wasm (by hash, hex) or the Stellar Asset Contract. */
 type Executable = { readonly kind: "wasm"; readonly wasmHash: string } | { readonly kind: "stellar_asset" };
 
-interface EntryLabels {
-  readonly contract: string;
-  /** `instance`, `code`, or the configured key's name. */
-  readonly entry: string;
-  readonly durability: Durability;
-}
+/** `entry`: `instance`, `code`, or the configured key's name. */
+type EntryLabels = LabelsOf<typeof RPC_METRICS.contractEntryExists>;
 
 /** The series that change only when their entry does. */
 const STEADY = {
@@ -86,10 +82,7 @@ function steady(entry: WatchedEntry, slot: keyof typeof STEADY, value: number): 
   return (entry.kept[slot] = { metric: STEADY[slot], labels: entry.labels, value } as Sample);
 }
 
-/**
- * Requests a contracts poll sends in steady state: ceil(keys / 200), the keys being the state-archival setting where it
- * is read, each contract's instance, code (counted one per contract: at most) and configured keys.
- */
+/** Requests a contracts poll sends in steady state: the setting where read, each contract's instance, code and keys. */
 export function contractsRequestsPerPoll(contracts: readonly WatchedContract[], stateArchival: boolean): number {
   return ledgerEntriesCalls(
     contracts.reduce((total, contract) => total + 2 + contract.keys.length, stateArchival ? 1 : 0),
@@ -303,11 +296,7 @@ function stateArchivalOf(entry: ReadEntry | undefined) {
   }
 }
 
-/**
- * A Stellar RPC's contracts poll, as its job table builds it: where contracts are watched, with the state-archival
- * settings on shard 0 (even when every contract is another shard's). Their expiry dates follow the status poll's ledger
- * closes.
- */
+/** A Stellar RPC's contracts poll: state-archival settings on shard 0, even when all contracts are another shard's. */
 export function contractsJob({ client, config, target, network, clock, log }: RpcJobParts): ContractsCollector {
   const stateArchival = config.shard.index === 0 && (target.contractsWatched ?? target.contracts.length > 0);
   const requestsPerRun = contractsRequestsPerPoll(target.contracts, stateArchival);

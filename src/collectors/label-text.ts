@@ -5,9 +5,8 @@
  */
 
 /**
- * Characters that are valid in the exposition but unreadable or misleading on a dashboard: control characters (NUL,
- * ESC, newline, DEL, C1), format characters (bidi overrides, zero-width marks), the line and paragraph separators
- * U+2028 and U+2029, and lone surrogates.
+ * Valid in the exposition but unreadable or misleading on a dashboard: control and format characters (bidi overrides,
+ * zero-width marks), the line and paragraph separators U+2028 and U+2029, and lone surrogates.
  */
 const UNREADABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 
@@ -27,10 +26,7 @@ export const LABEL_TEXT_BOUNDS = {
   networkPassphrase: 128,
 } as const;
 
-/**
- * `value` with each unreadable character replaced by U+FFFD and, when longer than `maxCharacters`, cut to its first
- * `maxCharacters - 1` characters followed by the truncation marker.
- */
+/** `value` with unreadable characters replaced and, when longer than `maxCharacters`, cut and marked as cut. */
 export function labelText(value: string, maxCharacters: number): string {
   let text = value;
   if (text.length > maxCharacters) {

@@ -96,10 +96,9 @@ function sentAsBefore(record: SentRecord, known: KnownPool): boolean {
 }
 
 /**
- * Tracks a bounded set of pools; each poll replaces the set, so a pool gone upstream leaves too. A pool whose record is
- * sent exactly as at the last poll (compared field by field) keeps its series; any other record is validated by the
- * schema. Horizon changes a few percent of the pools between two polls, and validating the rest again was most of a
- * poll's work beyond JSON.parse.
+ * Tracks a bounded set of pools, replaced each poll. A pool whose record is sent exactly as at the last poll keeps its
+ * series; any other is validated: Horizon changes a few percent of the pools between polls, and validating the rest
+ * again was most of a poll's work beyond JSON.parse.
  */
 export class LiquidityPoolsCollector implements PollJob {
   readonly role = "poll";
