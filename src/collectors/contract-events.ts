@@ -109,14 +109,14 @@ export class ContractEventsJob implements PollJob {
   }
 
   async run(context: PollContext): Promise<void> {
-    if (this.groups.some((group) => group.cursor === undefined && group.startLedger === undefined)) {
+    const unstarted = this.groups.filter((group) => group.cursor === undefined && group.startLedger === undefined);
+    if (unstarted.length > 0) {
       const latest = validated(
         latestLedgerSchema,
         await this.dependencies.client.call("events", "getLatestLedger", undefined, context.signal),
         "Stellar RPC's getLatestLedger",
       );
-      for (const group of this.groups)
-        if (group.cursor === undefined && group.startLedger === undefined) group.startLedger = latest.sequence;
+      for (const group of unstarted) group.startLedger = latest.sequence;
     }
     for (const group of this.groups) await this.readGroup(group, context);
   }

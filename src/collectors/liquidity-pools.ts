@@ -56,16 +56,14 @@ type SentRecord = Readonly<Record<string, unknown>>;
  * last_modified_ledger, NaN stands in: it equals nothing, so such a record is validated at every poll.
  */
 function knownPool(record: SentRecord, pool: LiquidityPool): KnownPool {
-  const ledger = typeof record.last_modified_ledger === "number" ? record.last_modified_ledger : Number.NaN;
-  const reserves = (record.reserves as readonly SentRecord[]).map(({ asset, amount }) => ({ asset, amount }));
   return {
     id: pool.id,
-    ledger,
+    ledger: typeof record.last_modified_ledger === "number" ? record.last_modified_ledger : Number.NaN,
     fee_bp: pool.fee_bp,
     type: pool.type,
     total_trustlines: record.total_trustlines as string,
     total_shares: record.total_shares as string,
-    reserves: reserves as KnownPool["reserves"],
+    reserves: (record.reserves as KnownPool["reserves"]).map(({ asset, amount }) => ({ asset, amount })),
     samples: poolSamples(pool),
   };
 }
