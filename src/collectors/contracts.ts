@@ -11,6 +11,7 @@ import type { RpcClient } from "../client/rpc-client.js";
 import type { Durability, WatchedContract } from "../config/contracts.js";
 import type { CollectorSamples, LabelsOf, Sample } from "../exposition/samples.js";
 import { stellarBase } from "../stellar-base.js";
+import type { xdr } from "@stellar/stellar-base";
 import type { JobTiming, PollContext, PollJob, RpcJobParts } from "../job/job.js";
 import { ArchivalJudge, type EntryState, type ReturnedEntry } from "./contract-archival.js";
 import type { Clock } from "../clock.js";
@@ -260,40 +261,36 @@ export class ContractsCollector implements PollJob {
   }
 }
 
-function decodeExecutable(entryXdr: string, contract: string): Executable {
-  const { xdr } = stellarBase();
+/** What `read` takes from the entry's data; a schema failure saying getLedgerEntries returned `what` if it throws. */
+function decodeEntry<T>(entryXdr: string, what: string, read: (data: xdr.LedgerEntryData) => T): T {
+  const { LedgerEntryData } = stellarBase().xdr;
   try {
-    const executable = xdr.LedgerEntryData.fromXDR(entryXdr, "base64").contractData().val().instance().executable();
-    if (executable.switch() === xdr.ContractExecutableType.contractExecutableStellarAsset())
+    return read(LedgerEntryData.fromXDR(entryXdr, "base64"));
+  } catch (error) {
+    throw new PollError("schema", `getLedgerEntries returned ${what}: ${String(error)}`);
+  }
+}
+
+function decodeExecutable(entryXdr: string, contract: string): Executable {
+  const what = `contract ${JSON.stringify(contract)}'s instance as something other than a contract instance`;
+  return decodeEntry(entryXdr, what, (data): Executable => {
+    const executable = data.contractData().val().instance().executable();
+    if (executable.switch() === stellarBase().xdr.ContractExecutableType.contractExecutableStellarAsset())
       return { kind: "stellar_asset" };
     return { kind: "wasm", wasmHash: executable.wasmHash().toString("hex") };
-  } catch (error) {
-    throw new PollError(
-      "schema",
-      `getLedgerEntries returned contract ${JSON.stringify(contract)}'s instance as something other than a ` +
-        `contract instance: ${String(error)}`,
-    );
-  }
+  });
 }
 
 function stateArchivalOf(entry: ReadEntry | undefined) {
   if (entry === undefined) return undefined;
-  const { xdr } = stellarBase();
-  try {
-    const settings = xdr.LedgerEntryData.fromXDR(entry.xdr ?? "", "base64")
-      .configSetting()
-      .stateArchivalSettings();
+  return decodeEntry(entry.xdr ?? "", "the state-archival setting in another shape", (data) => {
+    const settings = data.configSetting().stateArchivalSettings();
     return {
       maxEntryTtl: settings.maxEntryTtl(),
       minPersistentTtl: settings.minPersistentTtl(),
       minTemporaryTtl: settings.minTemporaryTtl(),
     };
-  } catch (error) {
-    throw new PollError(
-      "schema",
-      `getLedgerEntries returned the state-archival setting in another shape: ${String(error)}`,
-    );
-  }
+  });
 }
 
 /** A Stellar RPC's contracts poll: state-archival settings on shard 0, even when all contracts are another shard's. */
