@@ -35,7 +35,7 @@ export type AccountObservation =
 type Existing = Extract<AccountObservation, { exists: true }>;
 
 /** Each watched account's observation, in the order of the watch list; undefined where the answer was invalid. */
-export type AccountObservations = readonly (AccountObservation | undefined)[];
+type AccountObservations = readonly (AccountObservation | undefined)[];
 
 /** The account's lumens reserve in XLM, from the latest ledger's base reserve (one rounding). */
 export function minimumBalance(account: AccountFacts, baseReserveStroops: number): number {
