@@ -1,4 +1,9 @@
-import { HORIZON_ACCOUNT_METRICS, type AccountMetricSet, type MetricDefinition } from "../catalog/metrics.js";
+import {
+  HORIZON_ACCOUNT_METRICS,
+  type RPC_ACCOUNT_METRICS,
+  type AccountMetricSet,
+  type MetricDefinition,
+} from "../catalog/metrics.js";
 import { amountStroops, stroopsToUnits, type AccountFacts } from "../client/account-schemas.js";
 import type { AccountLookup } from "../client/accounts.js";
 import { PollError } from "../client/errors.js";
@@ -8,15 +13,14 @@ import type { HorizonJobParts, JobTiming, PollContext, PollJob } from "../job/jo
 import { AccountsClient } from "../client/accounts.js";
 import { requestsPerPoll } from "../scheduler/request-plan.js";
 import { LABEL_TEXT_BOUNDS, labelText } from "./label-text.js";
-import type { CollectorSamples, Sample, SeriesGroup } from "../exposition/samples.js";
+import type { CollectorSamples, Labels, Sample, SeriesGroup } from "../exposition/samples.js";
 
 /** Open offers and claimable balances counted per account at most (five pages). */
-export const ACCOUNT_LIST_CAP = 1000;
+const ACCOUNT_LIST_CAP = 1000;
 
 /** What the samples show of a watched account's configuration, on either kind of target. */
 type SampledAccount = Pick<WatchedAccount, "name" | "id" | "lowBalance" | "cold">;
 
-/** What one poll learnt about one watched account. */
 export type AccountObservation =
   | { readonly exists: false }
   | {
@@ -24,17 +28,14 @@ export type AccountObservation =
       readonly account: AccountFacts;
       /** Whether each configured trustline exists, where they are asked for one by one (Stellar RPC), by asset. */
       readonly trustlines?: readonly (readonly [asset: string, exists: boolean])[];
-      /** Open offers, when watched. */
       readonly offers?: number;
       /** Claimable balances: how many, and the exact sum per asset in stroops. */
       readonly claimable?: { readonly count: number; readonly stroopsByAsset: ReadonlyMap<string, bigint> };
     };
+type Existing = Extract<AccountObservation, { exists: true }>;
 
-/**
- * What a poll learnt of each watched account, in the order of the watch list: undefined for one
- * whose answer was invalid (left out). A list, not a map by name: one is made every poll.
- */
-export type AccountObservations = readonly (AccountObservation | undefined)[];
+/** Each watched account's observation, in the order of the watch list; undefined where the answer was invalid. */
+type AccountObservations = readonly (AccountObservation | undefined)[];
 
 /** The account's lumens reserve in XLM, from the latest ledger's base reserve (one rounding). */
 export function minimumBalance(account: AccountFacts, baseReserveStroops: number): number {
@@ -43,246 +44,120 @@ export function minimumBalance(account: AccountFacts, baseReserveStroops: number
 }
 
 /** What makes a signer change: the signers, their weights and the thresholds, in a canonical order. */
-export function signerSignature(account: AccountFacts): string {
+function signerSignature(account: AccountFacts): string {
   const signers = account.signers.map((signer) => `${signer.type}:${signer.key}:${signer.weight}`).sort();
   const { low, medium, high } = account.thresholds;
   return JSON.stringify([signers, low, medium, high]);
 }
 
-/**
- * Per account, the polls at which its signers, their weights or its thresholds differed from its
- * previous successful read.
- */
-export class SignerChanges {
-  private readonly changes = new Map<string, number>();
-  /**
-   * Each account's facts at its previous successful read, whose signers and thresholds the next
-   * read's are compared with: the facts, not their signature, which would be one more string per
-   * account held between polls (the facts are held anyway, as the account's observation).
-   */
-  private readonly previous = new Map<string, AccountFacts>();
+/** Adds a sample of the family being made, labelled `account` then `labels`; none when `value` is undefined. */
+type Emit = (value: number | undefined, labels?: Labels) => void;
+/** Makes one family's samples of an account that exists. */
+type Family = (emit: Emit, observation: Existing, group: AccountGroup) => void;
 
-  get counts(): ReadonlyMap<string, number> {
-    return this.changes;
-  }
+const perBalance =
+  (value: (balance: AccountFacts["balances"][number]) => number | undefined): Family =>
+  (emit, { account }) => {
+    for (const balance of account.balances) emit(value(balance), { asset: balance.asset });
+  };
 
-  /** Compares each existing account with its previous successful read; the first read only remembers. */
-  note(watched: readonly SampledAccount[], observations: AccountObservations): void {
-    for (const [index, { name }] of watched.entries()) {
-      const observation = observations[index];
-      if (observation?.exists !== true) continue;
-      const previous = this.previous.get(name);
-      // The same facts as last time (a Stellar RPC poll keeps them while the entries are unchanged)
-      // have the same signers.
-      if (previous === observation.account) continue;
-      if (previous !== undefined && signerSignature(previous) !== signerSignature(observation.account))
-        this.changes.set(name, (this.changes.get(name) ?? 0) + 1);
-      this.previous.set(name, observation.account);
-    }
-  }
-}
+type FamilyKey = Exclude<
+  keyof typeof HORIZON_ACCOUNT_METRICS | keyof typeof RPC_ACCOUNT_METRICS,
+  "accountExists" | "accountSignerChangesTotal"
+>;
+/** Every account family but `exists`, which a missing account has too, and the signer change counter, kept apart. */
+const FAMILIES: Readonly<Record<FamilyKey, Family>> = {
+  accountInfo: (emit, { account }, { watched }) => {
+    const homeDomain = labelText(account.homeDomain, LABEL_TEXT_BOUNDS.homeDomain);
+    emit(1, { account_id: account.id, home_domain: homeDomain, cold: String(watched.cold) });
+  },
+  accountMinimumBalance: (emit, { account }, { baseReserveStroops }) => {
+    if (baseReserveStroops !== undefined) emit(minimumBalance(account, baseReserveStroops));
+  },
+  accountSubentries: (emit, { account }) => emit(account.subentryCount),
+  accountSponsoring: (emit, { account }) => emit(account.numSponsoring),
+  accountSponsored: (emit, { account }) => emit(account.numSponsored),
+  accountDataEntries: (emit, { account }) => emit(account.dataEntries),
+  accountThreshold: (emit, { account }) => {
+    for (const [level, value] of Object.entries(account.thresholds)) emit(value, { level });
+  },
+  accountSignerWeight: (emit, { account }) => {
+    for (const { key, type, weight } of account.signers) emit(weight, { signer: key, type });
+  },
+  accountFlag: (emit, { account }) => {
+    for (const [flag, set] of Object.entries(account.flags)) emit(set ? 1 : 0, { flag });
+  },
+  accountSequenceLedger: (emit, { account }) => emit(account.sequenceLedger),
+  accountSequenceTimestamp: (emit, { account }) => emit(account.sequenceTime),
+  accountBalance: perBalance((balance) => balance.balance),
+  accountBuyingLiabilities: perBalance((balance) => balance.buyingLiabilities),
+  accountSellingLiabilities: perBalance((balance) => balance.sellingLiabilities),
+  accountTrustlineLimit: perBalance((balance) => balance.limit),
+  accountTrustlineAuthorized: perBalance(({ authorized }) =>
+    authorized === undefined ? undefined : Number(authorized),
+  ),
+  accountTrustlineExists: (emit, { trustlines = [] }) => {
+    for (const [asset, exists] of trustlines) emit(exists ? 1 : 0, { asset });
+  },
+  accountBalanceLowWatermark: (emit, _observation, { watched }) => {
+    for (const [asset, value] of Object.entries(watched.lowBalance)) emit(value, { asset });
+  },
+  accountOffers: (emit, { offers }) => emit(offers),
+  accountClaimableBalances: (emit, { claimable }) => emit(claimable?.count),
+  accountClaimableAmount: (emit, { claimable }) => {
+    for (const [asset, stroops] of claimable?.stroopsByAsset ?? []) emit(stroopsToUnits(stroops), { asset });
+  },
+};
 
-/**
- * One watched account's live series, as a group the store holds instead of a sample per series:
- * `exists`, and when the account exists, everything its observation says. Each family's samples
- * are made only when asked for.
- */
+/** One watched account's live series, held as a group instead of a sample per series: made only when asked for. */
 class AccountGroup implements SeriesGroup {
   constructor(
-    private readonly metrics: AccountMetricSet,
-    /** The kind's families, one list shared by its groups. */
-    readonly families: readonly MetricDefinition[],
+    /** Its kind's metrics, families (one list) and how each family is made. */
+    private readonly kind: AccountSamples,
     readonly watched: SampledAccount,
     readonly observation: AccountObservation,
     readonly baseReserveStroops: number | undefined,
   ) {}
 
+  get families(): readonly MetricDefinition[] {
+    return this.kind.families;
+  }
+
   samplesOf(metric: MetricDefinition): Sample[] {
-    const { metrics, watched, observation } = this;
-    const account = { account: watched.name };
-    if (metric === metrics.accountExists)
-      return [{ metric: metrics.accountExists, labels: account, value: observation.exists ? 1 : 0 }];
-    if (!observation.exists) return [];
-    const facts = observation.account;
     const samples: Sample[] = [];
-    switch (metric) {
-      case metrics.accountInfo: {
-        const homeDomain = labelText(facts.homeDomain, LABEL_TEXT_BOUNDS.homeDomain);
-        samples.push({
-          metric: metrics.accountInfo,
-          labels: { account: watched.name, account_id: facts.id, home_domain: homeDomain, cold: String(watched.cold) },
-          value: 1,
-        });
-        break;
-      }
-      case metrics.accountMinimumBalance:
-        if (this.baseReserveStroops !== undefined) {
-          samples.push({
-            metric: metrics.accountMinimumBalance,
-            labels: account,
-            value: minimumBalance(facts, this.baseReserveStroops),
-          });
-        }
-        break;
-      case metrics.accountSubentries:
-        samples.push({ metric: metrics.accountSubentries, labels: account, value: facts.subentryCount });
-        break;
-      case metrics.accountSponsoring:
-        samples.push({ metric: metrics.accountSponsoring, labels: account, value: facts.numSponsoring });
-        break;
-      case metrics.accountSponsored:
-        samples.push({ metric: metrics.accountSponsored, labels: account, value: facts.numSponsored });
-        break;
-      case metrics.accountThreshold:
-        for (const [level, value] of Object.entries(facts.thresholds))
-          samples.push({ metric: metrics.accountThreshold, labels: { account: watched.name, level }, value });
-        break;
-      case metrics.accountSignerWeight:
-        for (const signer of facts.signers) {
-          samples.push({
-            metric: metrics.accountSignerWeight,
-            labels: { account: watched.name, signer: signer.key, type: signer.type },
-            value: signer.weight,
-          });
-        }
-        break;
-      case metrics.accountFlag:
-        for (const [flag, set] of Object.entries(facts.flags))
-          samples.push({ metric: metrics.accountFlag, labels: { account: watched.name, flag }, value: set ? 1 : 0 });
-        break;
-      case metrics.accountSequenceLedger:
-        if (facts.sequenceLedger !== undefined)
-          samples.push({ metric: metrics.accountSequenceLedger, labels: account, value: facts.sequenceLedger });
-        break;
-      case metrics.accountSequenceTimestamp:
-        if (facts.sequenceTime !== undefined)
-          samples.push({ metric: metrics.accountSequenceTimestamp, labels: account, value: facts.sequenceTime });
-        break;
-      default:
-        if (!this.addBalanceSamples(samples, metric, facts)) this.addKindSamples(samples, metric, observation);
-    }
+    // The label sets are the catalog's, which the table above follows: the compiler cannot check them here.
+    const emit: Emit = (value, labels) => {
+      if (value !== undefined)
+        samples.push({ metric, labels: { account: this.watched.name, ...labels }, value } as Sample);
+    };
+    if (metric === this.kind.metrics.accountExists) emit(this.observation.exists ? 1 : 0);
+    else if (this.observation.exists) this.kind.made.get(metric)?.(emit, this.observation, this);
     return samples;
-  }
-
-  /** The families with a series per asset; false when `metric` is none of them. */
-  private addBalanceSamples(samples: Sample[], metric: MetricDefinition, facts: AccountFacts): boolean {
-    const { metrics, watched } = this;
-    const ofAsset = (asset: string) => ({ account: watched.name, asset });
-    switch (metric) {
-      case metrics.accountBalance:
-        for (const balance of facts.balances)
-          samples.push({ metric: metrics.accountBalance, labels: ofAsset(balance.asset), value: balance.balance });
-        return true;
-      case metrics.accountBuyingLiabilities:
-        for (const { asset, buyingLiabilities } of facts.balances) {
-          if (buyingLiabilities !== undefined)
-            samples.push({
-              metric: metrics.accountBuyingLiabilities,
-              labels: ofAsset(asset),
-              value: buyingLiabilities,
-            });
-        }
-        return true;
-      case metrics.accountSellingLiabilities:
-        for (const { asset, sellingLiabilities } of facts.balances) {
-          if (sellingLiabilities !== undefined)
-            samples.push({
-              metric: metrics.accountSellingLiabilities,
-              labels: ofAsset(asset),
-              value: sellingLiabilities,
-            });
-        }
-        return true;
-      case metrics.accountTrustlineLimit:
-        for (const { asset, limit } of facts.balances)
-          if (limit !== undefined)
-            samples.push({ metric: metrics.accountTrustlineLimit, labels: ofAsset(asset), value: limit });
-        return true;
-      case metrics.accountTrustlineAuthorized:
-        for (const { asset, authorized } of facts.balances) {
-          if (authorized !== undefined)
-            samples.push({
-              metric: metrics.accountTrustlineAuthorized,
-              labels: ofAsset(asset),
-              value: authorized ? 1 : 0,
-            });
-        }
-        return true;
-      case metrics.accountBalanceLowWatermark:
-        for (const [asset, value] of Object.entries(watched.lowBalance))
-          samples.push({ metric: metrics.accountBalanceLowWatermark, labels: ofAsset(asset), value });
-        return true;
-      default:
-        return false;
-    }
-  }
-
-  /**
-   * The families only one kind has: Horizon's data entries, offers and claimable balances; Stellar
-   * RPC's trustline existence.
-   */
-  private addKindSamples(
-    samples: Sample[],
-    metric: MetricDefinition,
-    observation: Extract<AccountObservation, { exists: true }>,
-  ): void {
-    const { metrics, watched } = this;
-    const account = { account: watched.name };
-    if ("accountTrustlineExists" in metrics) {
-      if (metric !== metrics.accountTrustlineExists) return;
-      for (const [asset, exists] of observation.trustlines ?? []) {
-        samples.push({
-          metric: metrics.accountTrustlineExists,
-          labels: { account: watched.name, asset },
-          value: exists ? 1 : 0,
-        });
-      }
-      return;
-    }
-    if (metric === metrics.accountDataEntries && observation.account.dataEntries !== undefined) {
-      samples.push({ metric: metrics.accountDataEntries, labels: account, value: observation.account.dataEntries });
-    } else if (metric === metrics.accountOffers && observation.offers !== undefined) {
-      samples.push({ metric: metrics.accountOffers, labels: account, value: observation.offers });
-    } else if (metric === metrics.accountClaimableBalances && observation.claimable !== undefined) {
-      samples.push({ metric: metrics.accountClaimableBalances, labels: account, value: observation.claimable.count });
-    } else if (metric === metrics.accountClaimableAmount && observation.claimable !== undefined) {
-      for (const [asset, stroops] of observation.claimable.stroopsByAsset) {
-        samples.push({
-          metric: metrics.accountClaimableAmount,
-          labels: { account: watched.name, asset },
-          value: stroopsToUnits(stroops),
-        });
-      }
-    }
   }
 }
 
 /**
- * The series of a target's watched accounts: a group per account, whose samples the store makes
- * only to render it. An account whose observation is the very object of the last publication (a
- * Stellar RPC poll keeps it while the account's entries are unchanged), under the same base
- * reserve, gives the same group again, which the store renders by copying its bytes: ten thousand
- * unchanged accounts cost neither new objects nor formatting. A missing account shows only
- * `exists` 0; the signer change counters persist through failed polls and missing accounts.
+ * The series of a target's watched accounts, a group per account. An observation that is the very object of the last
+ * publication, under the same base reserve, gives the same group again, which the store renders by copying its bytes:
+ * ten thousand unchanged accounts cost neither new objects nor formatting. Signer change counters persist throughout.
  */
 export class AccountSamples {
   /** Each account's group as last published, in the order of the watch list. */
   private readonly built: (AccountGroup | undefined)[] = [];
   /** Each account's signer change counter, and its sample, in the order of the watch list. */
-  private readonly counters: (
-    | { readonly account: SampledAccount; readonly value: number; readonly sample: Sample }
-    | undefined
-  )[] = [];
-
-  /** The families a group has: every account family of the kind but the signer change counter, which persists apart. */
-  private readonly families: readonly MetricDefinition[];
-  /**
-   * Bumped whenever a counter, a group or the list of groups differs from the last call's (CollectorSamples.version).
-   */
+  private readonly counters: ({ account: SampledAccount; value: number; sample: Sample } | undefined)[] = [];
+  /** The families a group has: every account family of the kind but the signer change counter. */
+  readonly families: readonly MetricDefinition[];
+  readonly made = new Map<MetricDefinition, Family>();
+  /** Bumped whenever a counter, a group or the list of groups differs from the last call's. */
   private version = 0;
 
-  constructor(private readonly metrics: AccountMetricSet) {
+  constructor(readonly metrics: AccountMetricSet) {
     this.families = Object.values(metrics).filter((metric) => metric !== metrics.accountSignerChangesTotal);
+    for (const [key, family] of Object.entries(FAMILIES)) {
+      const metric = (metrics as Readonly<Record<string, MetricDefinition>>)[key];
+      if (metric !== undefined) this.made.set(metric, family);
+    }
   }
 
   of(
@@ -299,11 +174,8 @@ export class AccountSamples {
       const value = signerChanges.get(account.name) ?? 0;
       let counter = this.counters[index];
       if (counter?.account !== account || counter.value !== value) {
-        this.counters[index] = counter = {
-          account,
-          value,
-          sample: { metric: this.metrics.accountSignerChangesTotal, labels: { account: account.name }, value },
-        };
+        const sample = { metric: this.metrics.accountSignerChangesTotal, labels: { account: account.name }, value };
+        this.counters[index] = counter = { account, value, sample };
         changed = true;
       }
       persistent[index] = counter.sample;
@@ -315,7 +187,7 @@ export class AccountSamples {
           group.observation !== observation ||
           group.baseReserveStroops !== baseReserveStroops)
       ) {
-        group = new AccountGroup(this.metrics, this.families, account, observation, baseReserveStroops);
+        group = new AccountGroup(this, account, observation, baseReserveStroops);
       }
       const shown = observation === undefined ? undefined : group;
       if (this.built[index] !== shown) changed = true;
@@ -327,27 +199,69 @@ export class AccountSamples {
   }
 }
 
-/** Polls every watched account of a target; one failed request fails the poll, so no account is shown half-read. */
-export class AccountsCollector implements PollJob {
+/** What both kinds' accounts polls share: the observations, the signer change counters and the samples. */
+export abstract class WatchedAccountsPoll<Watched extends SampledAccount> implements PollJob {
   readonly role = "poll";
   readonly source = "accounts";
   readonly schedule: JobTiming["schedule"];
   readonly requestsPerRun: number;
-  private observations: AccountObservations | undefined;
-  private readonly signerChanges = new SignerChanges();
-  private readonly accountSamples = new AccountSamples(HORIZON_ACCOUNT_METRICS);
+  /** What the last poll learnt of each account, in the order of the watch list. */
+  protected observations: AccountObservations | undefined;
+  /** By account: the polls at which its signers, their weights or its thresholds differed from its previous read. */
+  private readonly signerChanges = new Map<string, number>();
+  /**
+   * Each account's facts at its previous successful read, not their signature, which would be one more string per
+   * account held between polls (the facts are held anyway, as its observation).
+   */
+  private readonly previousFacts = new Map<string, AccountFacts>();
+  private readonly accountSamples: AccountSamples;
 
   constructor(
-    private readonly client: AccountsClient,
-    private readonly watched: readonly WatchedAccount[],
+    metrics: AccountMetricSet,
+    protected readonly watched: readonly Watched[],
     /** The target's network view: minimum balances follow the latest ledger's base reserve. */
-    private readonly network: NetworkView,
+    protected readonly network: NetworkView,
+    timing: JobTiming,
+  ) {
+    this.schedule = timing.schedule;
+    this.requestsPerRun = timing.requestsPerRun;
+    this.accountSamples = new AccountSamples(metrics);
+  }
+
+  abstract run(context: PollContext): Promise<void>;
+
+  samples(): CollectorSamples {
+    const baseReserve = this.network.current.baseReserveStroops;
+    return this.accountSamples.of(this.watched, this.observations, this.signerChanges, baseReserve);
+  }
+
+  /** Keeps a poll's observations; counts the existing accounts whose signers differ from their previous read. */
+  protected keep(observations: AccountObservations): void {
+    for (const [index, { name }] of this.watched.entries()) {
+      const observation = observations[index];
+      if (observation?.exists !== true) continue;
+      const previous = this.previousFacts.get(name);
+      // The same facts as last time (a Stellar RPC poll keeps them while its entries are unchanged): the same signers.
+      if (previous === observation.account) continue;
+      if (previous !== undefined && signerSignature(previous) !== signerSignature(observation.account))
+        this.signerChanges.set(name, (this.signerChanges.get(name) ?? 0) + 1);
+      this.previousFacts.set(name, observation.account);
+    }
+    this.observations = observations;
+  }
+}
+
+/** Polls every watched account of a target; one failed request fails the poll, so no account is shown half-read. */
+export class AccountsCollector extends WatchedAccountsPoll<WatchedAccount> {
+  constructor(
+    private readonly client: AccountsClient,
+    watched: readonly WatchedAccount[],
+    network: NetworkView,
     timing: JobTiming,
     /** Where no ledgers poll runs (a shard other than 0): read the latest ledger's base reserve each poll. */
     private readonly readsBaseReserve = false,
   ) {
-    this.schedule = timing.schedule;
-    this.requestsPerRun = timing.requestsPerRun;
+    super(HORIZON_ACCOUNT_METRICS, watched, network, timing);
   }
 
   async run(context: PollContext): Promise<void> {
@@ -360,29 +274,20 @@ export class AccountsCollector implements PollJob {
       observations.push(await this.observe(watched, context));
       context.progressed();
     }
-    this.signerChanges.note(this.watched, observations);
-    this.observations = observations;
+    this.keep(observations);
   }
 
-  samples(): CollectorSamples {
-    return this.accountSamples.of(
-      this.watched,
-      this.observations,
-      this.signerChanges.counts,
-      this.network.current.baseReserveStroops,
-    );
-  }
-
-  /**
-   * What one poll learnt of the account; undefined when Horizon's answer was invalid (counted, and the
-   * account left out).
-   */
+  /** What one poll learnt of the account; undefined when Horizon's answer was invalid (counted, account left out). */
   private async observe(
     watched: WatchedAccount,
     { signal, invalidRecords }: PollContext,
   ): Promise<AccountObservation | undefined> {
-    const lookup = await this.lookUp(watched, signal);
-    if (lookup === undefined) {
+    let lookup: AccountLookup;
+    try {
+      lookup = await this.client.account(watched.id, signal);
+    } catch (error) {
+      // A value out of its range, a balance or signer listed twice: this account is left out, not the others.
+      if (!(error instanceof PollError && error.reason === "schema")) throw error;
       invalidRecords(1);
       return undefined;
     }
@@ -393,13 +298,12 @@ export class AccountsCollector implements PollJob {
       offers = list.records.length;
       invalidRecords(list.invalidRecords);
     }
-    let claimable: { count: number; stroopsByAsset: Map<string, bigint> } | undefined;
+    let claimable: Existing["claimable"];
     if (watched.claimableBalances) {
       const list = await this.client.claimableBalances(watched.id, ACCOUNT_LIST_CAP, signal);
       const stroopsByAsset = new Map<string, bigint>();
-      for (const balance of list.records) {
-        stroopsByAsset.set(balance.asset, (stroopsByAsset.get(balance.asset) ?? 0n) + amountStroops(balance.amount));
-      }
+      for (const { asset, amount } of list.records)
+        stroopsByAsset.set(asset, (stroopsByAsset.get(asset) ?? 0n) + amountStroops(amount));
       claimable = { count: list.records.length, stroopsByAsset };
       invalidRecords(list.invalidRecords);
     }
@@ -410,25 +314,9 @@ export class AccountsCollector implements PollJob {
       ...(claimable === undefined ? {} : { claimable }),
     };
   }
-
-  /**
-   * The account as Horizon answers; undefined when the answer fails the schema (a value out of its
-   * range, a balance or signer listed twice), which leaves this account out, not the others.
-   */
-  private async lookUp(watched: WatchedAccount, signal: AbortSignal): Promise<AccountLookup | undefined> {
-    try {
-      return await this.client.account(watched.id, signal);
-    } catch (error) {
-      if (error instanceof PollError && error.reason === "schema") return undefined;
-      throw error;
-    }
-  }
 }
 
-/**
- * A Horizon's accounts poll, as its job table builds it. On a shard other than 0, which polls no
- * ledgers, it reads the base reserve its minimum balances need itself.
- */
+/** A Horizon's accounts poll; on a shard other than 0, which polls no ledgers, it reads the base reserve itself. */
 export function accountsJob({ client, config, target, network }: HorizonJobParts): AccountsCollector {
   const timing = { schedule: target.schedules.accounts, requestsPerRun: requestsPerPoll("accounts", target, config) };
   return new AccountsCollector(new AccountsClient(client), target.accounts, network, timing, config.shard.index !== 0);

@@ -7,10 +7,9 @@ import type { PollContext, PollJob } from "../job/job.js";
 export type { PollContext } from "../job/job.js";
 
 /** How a single-document poll reads its document and shows it. */
-export interface LatestDocumentOptions<T, E extends PollEndpoint> {
+interface LatestDocumentOptions<T, E extends PollEndpoint> {
   readonly source: E;
   readonly schedule: Schedule;
-  /** See PollJob.heartbeat. */
   readonly heartbeat?: boolean;
   fetch(signal: AbortSignal): Promise<T>;
   samples(latest: T | undefined, lastPollSucceeded: boolean): CollectorSamples;

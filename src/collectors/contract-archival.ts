@@ -1,19 +1,20 @@
 /**
- * Whether a Soroban entry is live, archived or unknown, from what getLedgerEntries returned, by
- * the rules real Stellar RPCs force on us:
+ * Whether a Soroban entry is live, archived or unknown, from what getLedgerEntries returned, by the rules real Stellar
+ * RPCs force on us:
  * - up to v22 an expired persistent entry comes back with its past `liveUntilLedgerSeq`;
  * - since v23 an archived one comes back with 0 ("may be zero if the entry is no longer live");
- * - some v28 releases send 0 for live entries (stellar-rpc#990, open), so a 0 (or a live-until
- *   behind the latest ledger) is archival only when this exporter has not seen the entry live
- *   beyond that ledger; otherwise the state is unknown, not a false alarm.
+ * - some v28 releases send 0 for live entries (stellar-rpc#990, open), so a 0 (or a live-until behind the latest
+ *   ledger) is archival only when this exporter has not seen the entry live beyond that ledger; otherwise the state is
+ *   unknown, not a false alarm.
  * Entries not returned (never created, deleted, expired temporary ones) are missing.
  */
-
 export type EntryState =
   | { readonly kind: "missing" }
   | { readonly kind: "live"; readonly liveUntilLedger: number; readonly ttlLedgers: number }
   | { readonly kind: "archived" }
   | { readonly kind: "unknown"; readonly lastKnownLiveUntil: number };
+
+type Unknown = Extract<EntryState, { kind: "unknown" }>;
 
 /** What getLedgerEntries said of one entry: its live-until and the response's latest ledger. */
 export interface ReturnedEntry {
@@ -22,9 +23,8 @@ export interface ReturnedEntry {
 }
 
 /**
- * Judges entries poll after poll; remembers, per entry (by its ledger key), the latest
- * live-until it has seen, and which unknown entries it has already warned about (one warning per
- * entry). `About` is what the warning says of the entry.
+ * Judges entries poll after poll; remembers per entry (by ledger key) the latest live-until seen and whether an unknown
+ * state was warned about (once per entry). `About` is what the warning says of the entry.
  */
 export class ArchivalJudge<About> {
   private readonly lastLiveUntil = new Map<string, number>();
@@ -33,13 +33,7 @@ export class ArchivalJudge<About> {
   private readonly judged = new Set<string>();
 
   /** `warn` is called once per entry, the first time its state is unknown. */
-  constructor(
-    private readonly warn: (
-      about: About,
-      state: Extract<EntryState, { kind: "unknown" }>,
-      latestLedger: number,
-    ) => void,
-  ) {}
+  constructor(private readonly warn: (about: About, state: Unknown, latestLedger: number) => void) {}
 
   judge(entry: string, returned: ReturnedEntry | undefined, about: About): EntryState {
     this.judged.add(entry);
@@ -68,9 +62,8 @@ export class ArchivalJudge<About> {
   }
 
   /**
-   * Forgets every entry not judged since the last call: called after each poll's judgements, so
-   * a key no longer watched (a contract's code before an upgrade, a key dropped by a reload)
-   * leaves nothing behind, and comes back as a new entry if it is watched again.
+   * Forgets every entry not judged since the last call (after each poll's judgements): a key no longer watched (old
+   * code, a key dropped by a reload) leaves nothing behind, and comes back as a new entry if watched again.
    */
   forgetUnjudged(): void {
     for (const entry of this.lastLiveUntil.keys()) if (!this.judged.has(entry)) this.lastLiveUntil.delete(entry);

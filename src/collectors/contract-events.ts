@@ -1,7 +1,6 @@
 /**
- * The events poll of a Stellar RPC target: the watched contracts' events (contract and system
- * alike) read with getEvents, 25 contracts a call (5 filters of 5 contractIds), from the RPC's
- * latest ledger at the first poll on, each counted exactly once by its first topic.
+ * The events poll of a Stellar RPC target: the watched contracts' events (contract and system alike), read with
+ * getEvents from the RPC's latest ledger at the first poll on, each counted exactly once by its first topic.
  */
 import type { Logger } from "pino";
 import { RPC_METRICS } from "../catalog/metrics.js";
@@ -18,17 +17,16 @@ import type { PollContext } from "./collector.js";
 import { labelText } from "./label-text.js";
 
 /** getEvents takes at most 5 filters of at most 5 contract ids each. */
-export const CONTRACTS_PER_CALL = 25;
+const CONTRACTS_PER_CALL = 25;
 const IDS_PER_FILTER = 5;
-/** Events asked for per call. */
-export const EVENTS_PER_CALL = 1000;
+const EVENTS_PER_CALL = 1000;
 /** Calls per group of contracts a poll, at most: a longer backlog continues at the next poll. */
-export const CALLS_PER_GROUP = 10;
+const CALLS_PER_GROUP = 10;
 /** Distinct first topics a contract gets series for; later ones count under `other`. */
 export const TOPICS_PER_CONTRACT = 50;
 export const OTHER_TOPIC = "other";
 /** The first topic of the system event a contract's upgrade emits. */
-export const UPGRADE_TOPIC = "executable_update";
+const UPGRADE_TOPIC = "executable_update";
 /** Symbols are at most 32 characters; a string topic is cut to this many, unreadable characters replaced. */
 const TOPIC_CHARACTERS = 64;
 
@@ -38,8 +36,8 @@ export function eventsRequestsPerPoll(contracts: readonly WatchedContract[]): nu
 }
 
 /**
- * A first topic as a label: a symbol or a string as its text, anything else as its ScVal arm's
- * name without `scv`, first letter lower-cased (`scvAddress` → `address`); `none` without a topic.
+ * A first topic as a label: a symbol or a string as its text, anything else as its ScVal arm's name without `scv`,
+ * first letter lower-cased (`scvAddress` → `address`); `none` without a topic.
  */
 export function topicLabel(topics: readonly string[]): string {
   const first = topics[0];
@@ -77,21 +75,13 @@ class ContractCounts {
   }
 }
 
-/**
- * One call's worth of contracts and where its reading stands: a cursor once a call answered,
- * before that the ledger to start at.
- */
+/** One call's worth of contracts and where its reading stands: a cursor once a call answered, before that a ledger. */
 interface Group {
   readonly filters: readonly { readonly contractIds: readonly string[] }[];
   cursor?: string;
   startLedger?: number;
   /** The highest event id counted: an id at or below it was counted already. */
   counted?: string;
-}
-
-export interface ContractEventsDependencies {
-  readonly client: Pick<RpcClient, "getEvents" | "call">;
-  readonly log: Logger;
 }
 
 export class ContractEventsJob implements PollJob {
@@ -108,32 +98,25 @@ export class ContractEventsJob implements PollJob {
   constructor(
     contracts: readonly WatchedContract[],
     readonly schedule: Schedule,
-    private readonly dependencies: ContractEventsDependencies,
+    private readonly dependencies: { readonly client: Pick<RpcClient, "getEvents" | "call">; readonly log: Logger },
   ) {
     for (const contract of contracts)
       this.counts.set(contract.id, [...(this.counts.get(contract.id) ?? []), new ContractCounts(contract)]);
-    const allIds = [...this.counts.keys()];
-    const groups: Group[] = [];
-    for (let start = 0; start < allIds.length; start += CONTRACTS_PER_CALL) {
-      const ids = allIds.slice(start, start + CONTRACTS_PER_CALL);
-      const filters = [];
-      for (let at = 0; at < ids.length; at += IDS_PER_FILTER)
-        filters.push({ contractIds: ids.slice(at, at + IDS_PER_FILTER) });
-      groups.push({ filters });
-    }
-    this.groups = groups;
+    this.groups = chunks([...this.counts.keys()], CONTRACTS_PER_CALL).map((ids) => ({
+      filters: chunks(ids, IDS_PER_FILTER).map((contractIds) => ({ contractIds })),
+    }));
     this.requestsPerRun = eventsRequestsPerPoll(contracts);
   }
 
   async run(context: PollContext): Promise<void> {
-    if (this.groups.some((group) => group.cursor === undefined && group.startLedger === undefined)) {
+    const unstarted = this.groups.filter((group) => group.cursor === undefined && group.startLedger === undefined);
+    if (unstarted.length > 0) {
       const latest = validated(
         latestLedgerSchema,
         await this.dependencies.client.call("events", "getLatestLedger", undefined, context.signal),
         "Stellar RPC's getLatestLedger",
       );
-      for (const group of this.groups)
-        if (group.cursor === undefined && group.startLedger === undefined) group.startLedger = latest.sequence;
+      for (const group of unstarted) group.startLedger = latest.sequence;
     }
     for (const group of this.groups) await this.readGroup(group, context);
   }
@@ -152,12 +135,9 @@ export class ContractEventsJob implements PollJob {
       if (!lastRunSucceeded) continue;
       if (lastEventSeconds !== undefined)
         live.push({ metric: RPC_METRICS.contractLastEvent, labels, value: lastEventSeconds });
-      if (contract.expectEventsWithinSeconds !== undefined)
-        live.push({
-          metric: RPC_METRICS.contractEventsExpectedWithin,
-          labels,
-          value: contract.expectEventsWithinSeconds,
-        });
+      const expected = contract.expectEventsWithinSeconds;
+      if (expected !== undefined)
+        live.push({ metric: RPC_METRICS.contractEventsExpectedWithin, labels, value: expected });
     }
     return { live, persistent };
   }
@@ -165,14 +145,11 @@ export class ContractEventsJob implements PollJob {
   /** Up to CALLS_PER_GROUP calls, while each comes back full; each answer is folded in as it arrives. */
   private async readGroup(group: Group, { signal, invalidRecords }: PollContext): Promise<void> {
     for (let call = 0; call < CALLS_PER_GROUP; call += 1) {
-      const pagination =
-        group.cursor === undefined ? { limit: EVENTS_PER_CALL } : { limit: EVENTS_PER_CALL, cursor: group.cursor };
+      const { cursor, filters } = group;
       const answer = await this.dependencies.client.getEvents(
-        {
-          ...(group.cursor === undefined ? { startLedger: group.startLedger ?? 0 } : {}),
-          filters: group.filters,
-          pagination,
-        },
+        cursor === undefined
+          ? { startLedger: group.startLedger ?? 0, filters, pagination: { limit: EVENTS_PER_CALL } }
+          : { filters, pagination: { limit: EVENTS_PER_CALL, cursor } },
         signal,
       );
       if (answer.kind === "out_of_range") {
@@ -208,10 +185,9 @@ export class ContractEventsJob implements PollJob {
   }
 
   /**
-   * The start fell outside the RPC's window [oldest, latest]. Behind it, the ledgers in between
-   * are lost: counted as skipped (once per target) and reading resumes at `oldest`. Ahead of it
-   * (an RPC that fell behind or was replaced), reading resumes at its latest ledger; events
-   * already counted are then recognised by their ids.
+   * The start fell outside the RPC's window [oldest, latest]. Behind it, the ledgers in between are lost: counted as
+   * skipped (once per target) and reading resumes at `oldest`. Ahead of it (an RPC that fell behind or was replaced),
+   * reading resumes at its latest ledger; events already counted are then recognised by their ids.
    */
   private restart(group: Group, oldest: number, latest: number): void {
     const before = group.cursor === undefined ? (group.startLedger ?? 1) - 1 : ledgerOfEventId(group.cursor);
@@ -233,12 +209,17 @@ export class ContractEventsJob implements PollJob {
   }
 }
 
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const all: T[][] = [];
+  for (let start = 0; start < items.length; start += size) all.push(items.slice(start, start + size));
+  return all;
+}
+
 /** Whether a Stellar RPC target counts any watched contract's events (of this shard's contracts). */
 export function eventsWatched(target: { readonly contracts: readonly WatchedContract[] }): boolean {
   return target.contracts.some((contract) => contract.events === true);
 }
 
-/** The events poll of a Stellar RPC's job table. */
 export function contractEventsJob({ client, target, log }: RpcJobParts): ContractEventsJob {
   const contracts = target.contracts.filter((contract) => contract.events === true);
   return new ContractEventsJob(contracts, target.schedules.events, { client, log: log.child({ endpoint: "events" }) });

@@ -1,23 +1,17 @@
 /**
- * The contracts poll of a Stellar RPC target: every watched contract's instance, its wasm code and
- * its configured storage keys, with the network's state-archival settings where this replica
- * exports network-level series, read in batched getLedgerEntries calls
- * (src/client/ledger-entries.ts), and how long each entry has to live.
+ * The contracts poll of a Stellar RPC target: every watched contract's instance, wasm code and configured storage keys,
+ * and where this replica exports network-level series the state-archival settings; and how long each has to live.
  */
 import type { Logger } from "pino";
 import { RPC_METRICS } from "../catalog/metrics.js";
 import { PollError } from "../client/errors.js";
-import {
-  ledgerEntriesCalls,
-  readLedgerEntries,
-  type KeepEntry,
-  type LedgerEntriesRead,
-} from "../client/ledger-entries.js";
+import { ledgerEntriesCalls, readLedgerEntries, type LedgerEntriesRead } from "../client/ledger-entries.js";
 import { contractCodeKey, contractDataKey, contractInstanceKey, stateArchivalKey } from "../client/ledger-keys.js";
 import type { RpcClient } from "../client/rpc-client.js";
 import type { Durability, WatchedContract } from "../config/contracts.js";
-import type { CollectorSamples, Sample } from "../exposition/samples.js";
+import type { CollectorSamples, LabelsOf, Sample } from "../exposition/samples.js";
 import { stellarBase } from "../stellar-base.js";
+import type { xdr } from "@stellar/stellar-base";
 import type { JobTiming, PollContext, PollJob, RpcJobParts } from "../job/job.js";
 import { ArchivalJudge, type EntryState, type ReturnedEntry } from "./contract-archival.js";
 import type { Clock } from "../clock.js";
@@ -27,52 +21,33 @@ import { LedgerCloseWindow } from "./ledger-close-window.js";
 /** What a contract's instance says it runs: a wasm (by hash, hex) or the Stellar Asset Contract. */
 type Executable = { readonly kind: "wasm"; readonly wasmHash: string } | { readonly kind: "stellar_asset" };
 
-interface EntryLabels {
-  readonly contract: string;
-  /** `instance`, `code`, or the configured key's name. */
-  readonly entry: string;
-  readonly durability: Durability;
-}
+/** `entry`: `instance`, `code`, or the configured key's name. */
+type EntryLabels = LabelsOf<typeof RPC_METRICS.contractEntryExists>;
+
+/** The series that change only when their entry does. */
+const STEADY = {
+  exists: RPC_METRICS.contractEntryExists,
+  archived: RPC_METRICS.contractEntryArchived,
+  liveUntil: RPC_METRICS.contractEntryLiveUntil,
+};
 
 /**
- * An entry's samples of the series that change only when its entry does (exists, archived,
- * live-until), kept from poll to poll: a sample of the same value is the same object, whose
+ * An entry's samples of the steady series, kept from poll to poll: a sample of the same value is the same object, whose
  * bytes the store copies instead of formatting them again.
  */
-interface SteadySamples {
-  exists?: Sample;
-  archived?: Sample;
-  liveUntil?: Sample;
-}
+type SteadySamples = { [Slot in keyof typeof STEADY]?: Sample };
 
 interface WatchedEntry {
   readonly key: string;
-  /** The entry's labels, one object for every poll's samples. */
+  /** One object for every poll's samples. */
   readonly labels: EntryLabels;
   readonly kept: SteadySamples;
 }
 
 /** What a poll keeps of a returned entry: its TTL, and the XDR of the entries it decodes (instances, the setting). */
-interface ReadEntry extends ReturnedEntry {
-  readonly xdr?: string;
-}
+type ReadEntry = ReturnedEntry & { readonly xdr?: string };
 
-interface JudgedEntry extends WatchedEntry {
-  readonly state: EntryState;
-}
-
-interface ContractsPoll {
-  readonly entries: readonly JudgedEntry[];
-  /** Each contract's info sample, of those whose instance was returned. */
-  readonly contracts: readonly Sample[];
-  readonly stateArchival:
-    | { readonly maxEntryTtl: number; readonly minPersistentTtl: number; readonly minTemporaryTtl: number }
-    | undefined;
-  readonly closeIntervalSeconds: number;
-  readonly nowSeconds: number;
-}
-
-export interface ContractsDependencies {
+interface ContractsDependencies {
   readonly client: Pick<RpcClient, "call">;
   /** Where the status poll notes the latest ledger and its close time (`latestLedgerClose`). */
   readonly network: Pick<NetworkView, "current">;
@@ -82,21 +57,16 @@ export interface ContractsDependencies {
   readonly stateArchival: boolean;
 }
 
-/** A watched contract with its keys, encoded once: its instance and its configured keys. */
-interface WatchedKeys {
-  readonly contract: WatchedContract;
-  readonly instance: WatchedEntry;
-  readonly keys: readonly WatchedEntry[];
-}
+/** A watched contract with its instance and configured keys, encoded once. */
+type WatchedKeys = ReturnType<typeof watchedKeys>;
 
-function watchedKeys(contract: WatchedContract): WatchedKeys {
-  const entry = (name: string, durability: Durability, key: string) =>
-    watchedEntry(contract.name, name, durability, key);
+function watchedKeys(contract: WatchedContract) {
+  const { id, name } = contract;
   return {
     contract,
-    instance: entry("instance", "persistent", contractInstanceKey(contract.id)),
+    instance: watchedEntry(name, "instance", "persistent", contractInstanceKey(id)),
     keys: contract.keys.map((key) =>
-      entry(key.name, key.durability, contractDataKey(contract.id, key.key, key.durability)),
+      watchedEntry(name, key.name, key.durability, contractDataKey(id, key.key, key.durability)),
     ),
   };
 }
@@ -105,18 +75,15 @@ function watchedEntry(contract: string, entry: string, durability: Durability, k
   return { key, labels: { contract, entry, durability }, kept: {} };
 }
 
-/** The previous sample of a steady series when its value is the same, else a new one noted in its place. */
-function steady(kept: SteadySamples, slot: keyof SteadySamples, make: () => Sample, value: number): Sample {
-  const before = kept[slot];
+/** The entry's previous sample of a steady series when its value is the same, else a new one kept in its place. */
+function steady(entry: WatchedEntry, slot: keyof typeof STEADY, value: number): Sample {
+  const before = entry.kept[slot];
   if (before !== undefined && "value" in before && before.value === value) return before;
-  return (kept[slot] = make());
+  // STEADY's metrics all take the entry's labels, which the compiler cannot see through the union.
+  return (entry.kept[slot] = { metric: STEADY[slot], labels: entry.labels, value } as Sample);
 }
 
-/**
- * Requests a contracts poll sends in steady state: ceil(keys / 200), the keys being the
- * state-archival setting where it is read, each contract's instance, code (counted one per
- * contract: at most) and configured keys.
- */
+/** Requests a contracts poll sends in steady state: the setting where read, each contract's instance, code and keys. */
 export function contractsRequestsPerPoll(contracts: readonly WatchedContract[], stateArchival: boolean): number {
   return ledgerEntriesCalls(
     contracts.reduce((total, contract) => total + 2 + contract.keys.length, stateArchival ? 1 : 0),
@@ -134,27 +101,16 @@ export class ContractsCollector implements PollJob {
   private readonly configKey = stateArchivalKey();
   private readonly judge: ArchivalJudge<EntryLabels>;
   private readonly closes = new LedgerCloseWindow();
+  /** By instance key: its executable, XDR and the contract's info sample, made again only when the XDR changes. */
+  private readonly executables = new Map<string, { xdr: string; executable: Executable; info: Sample }>();
   /**
-   * Each instance's executable (by instance key), with the XDR it came from and the contract's
-   * info sample: decoded and made again only when that changes.
-   */
-  private readonly executables = new Map<
-    string,
-    { readonly xdr: string; readonly executable: Executable; readonly info: Sample }
-  >();
-  /**
-   * Each wasm contract's code entry, by contract, for the wasm hash its instance names now: only
-   * contracts whose instance was last returned running a wasm, so code no contract uses is forgotten.
+   * Each wasm contract's code entry, by contract, for the wasm hash its instance names now: only contracts whose
+   * instance was last returned running a wasm, so code no contract uses is forgotten.
    */
   private readonly codeEntries = new Map<string, { readonly wasmHash: string; readonly entry: WatchedEntry }>();
-  private latest: ContractsPoll | undefined;
-  /** The keys whose XDR a poll decodes: every instance, and the state-archival setting. */
+  private latest: readonly Sample[] = [];
+  /** The keys whose XDR a poll keeps, to decode it: every instance, and the state-archival setting. */
   private readonly decodedKeys: ReadonlySet<string>;
-  /** A storage or code entry's XDR is dropped as its response arrives: only its TTL is read. */
-  private readonly keep: KeepEntry<ReadEntry> = (entry, latestLedger) =>
-    this.decodedKeys.has(entry.key)
-      ? { xdr: entry.xdr, liveUntilLedgerSeq: entry.liveUntilLedgerSeq, latestLedger }
-      : { liveUntilLedgerSeq: entry.liveUntilLedgerSeq, latestLedger };
 
   constructor(
     contracts: readonly WatchedContract[],
@@ -167,15 +123,9 @@ export class ContractsCollector implements PollJob {
     const ownEntries = this.watched.flatMap(({ instance, keys }) => [instance.key, ...keys.map(({ key }) => key)]);
     this.ownKeys = dependencies.stateArchival ? [this.configKey, ...ownEntries] : ownEntries;
     this.decodedKeys = new Set([this.configKey, ...this.watched.map(({ instance }) => instance.key)]);
-    this.judge = new ArchivalJudge((about, state, latestLedger) => {
+    this.judge = new ArchivalJudge(({ contract, entry }, state, latestLedger) => {
       dependencies.log.warn(
-        {
-          contract: about.contract,
-          entry: about.entry,
-          lastKnownLiveUntilLedger: state.lastKnownLiveUntil,
-          latestLedger,
-        },
-
+        { contract, entry, lastKnownLiveUntilLedger: state.lastKnownLiveUntil, latestLedger },
         "the RPC reports as expired a contract entry this exporter saw live beyond its latest ledger " +
           "(stellar-rpc#990): its archival state is unknown until the RPC reports it live again",
       );
@@ -183,9 +133,8 @@ export class ContractsCollector implements PollJob {
   }
 
   /**
-   * Reads the state-archival setting, the instances, the configured keys and the code of known
-   * wasm hashes in one round, then the code of wasm hashes seen for the first time (on the first
-   * poll, or after an upgrade) in a second.
+   * Reads the state-archival setting, the instances, the configured keys and the code of known wasm hashes in one
+   * round, then the code of wasm hashes seen for the first time (on the first poll, or after an upgrade) in a second.
    */
   async run({ signal, progressed }: PollContext): Promise<void> {
     const close = this.dependencies.network.current.latestLedgerClose;
@@ -193,10 +142,14 @@ export class ContractsCollector implements PollJob {
     // The code keys of the wasm hashes the last poll saw, by hash.
     const codeKeys = new Map<string, string>();
     for (const { wasmHash, entry } of this.codeEntries.values()) codeKeys.set(wasmHash, entry.key);
+    // A storage or code entry's XDR is dropped as its response arrives: only its TTL is read.
     const read = (keys: readonly string[]) =>
-      readLedgerEntries(this.dependencies.client, "contracts", keys, signal, (entry, latestLedger) => {
+      readLedgerEntries(this.dependencies.client, "contracts", keys, signal, (entry, latestLedger): ReadEntry => {
         progressed();
-        return this.keep(entry, latestLedger);
+        const { liveUntilLedgerSeq } = entry;
+        return this.decodedKeys.has(entry.key)
+          ? { xdr: entry.xdr, liveUntilLedgerSeq, latestLedger }
+          : { liveUntilLedgerSeq, latestLedger };
       });
     const first = await read([...this.ownKeys, ...new Set(codeKeys.values())]);
     const fresh: string[] = [];
@@ -209,84 +162,72 @@ export class ContractsCollector implements PollJob {
       }
     }
     const second = fresh.length > 0 ? await read(fresh) : undefined;
-    this.latest = this.judged(first, second, codeKeys);
+    this.latest = this.sampled(first, second, codeKeys);
   }
 
   samples(lastPollSucceeded: boolean): CollectorSamples<Sample> {
-    const poll = this.latest;
-    if (poll === undefined || !lastPollSucceeded) return { live: [], persistent: [] };
+    return { live: lastPollSucceeded ? this.latest : [], persistent: [] };
+  }
+
+  /**
+   * Every watched entry's samples, then each returned instance's info and the state-archival settings. The entries:
+   * the instance, the code of a wasm instance (none for a Stellar Asset Contract, nor while the instance is not
+   * returned: its code is then unknown), the keys.
+   */
+  private sampled(
+    first: LedgerEntriesRead<ReadEntry>,
+    second: LedgerEntriesRead<ReadEntry> | undefined,
+    codeKeys: ReadonlyMap<string, string>,
+  ): Sample[] {
+    const judged: [WatchedEntry, EntryState][] = [];
+    const judge = (entry: WatchedEntry) => {
+      const returned = first.entries.get(entry.key) ?? second?.entries.get(entry.key);
+      judged.push([entry, this.judge.judge(entry.key, returned, entry.labels)]);
+    };
+    const infos: Sample[] = [];
+    for (const { contract, instance, keys } of this.watched) {
+      judge(instance);
+      const known = this.executables.get(instance.key);
+      if (known !== undefined) infos.push(known.info);
+      const executable = known?.executable;
+      if (executable?.kind === "wasm") {
+        const key = codeKeys.get(executable.wasmHash) ?? contractCodeKey(executable.wasmHash);
+        judge(this.codeEntryOf(contract.name, executable.wasmHash, key));
+      } else this.codeEntries.delete(contract.name);
+      for (const key of keys) judge(key);
+    }
+    // What the judge remembers of entries no longer watched (a contract's code before an upgrade) goes.
+    this.judge.forgetUnjudged();
+    const stateArchival = stateArchivalOf(first.entries.get(this.configKey));
+    const secondsPerLedger = this.closes.meanIntervalSeconds();
+    const nowSeconds = this.dependencies.clock.now() / 1000;
     const live: Sample[] = [];
-    for (const { labels, kept, state } of poll.entries) {
-      const exists = state.kind === "missing" ? 0 : 1;
-      live.push(
-        steady(kept, "exists", () => ({ metric: RPC_METRICS.contractEntryExists, labels, value: exists }), exists),
-      );
-      if (state.kind === "archived")
-        live.push(steady(kept, "archived", () => ({ metric: RPC_METRICS.contractEntryArchived, labels, value: 1 }), 1));
+    for (const [entry, state] of judged) {
+      live.push(steady(entry, "exists", state.kind === "missing" ? 0 : 1));
+      if (state.kind === "archived") live.push(steady(entry, "archived", 1));
       if (state.kind !== "live") continue;
+      const { labels } = entry;
       const { liveUntilLedger, ttlLedgers } = state;
       live.push(
-        steady(kept, "archived", () => ({ metric: RPC_METRICS.contractEntryArchived, labels, value: 0 }), 0),
-        steady(
-          kept,
-          "liveUntil",
-          () => ({ metric: RPC_METRICS.contractEntryLiveUntil, labels, value: liveUntilLedger }),
-          liveUntilLedger,
-        ),
+        steady(entry, "archived", 0),
+        steady(entry, "liveUntil", liveUntilLedger),
         { metric: RPC_METRICS.contractEntryTtl, labels, value: ttlLedgers },
         {
           metric: RPC_METRICS.contractEntryExpiry,
           labels,
-          value: Math.round(poll.nowSeconds + ttlLedgers * poll.closeIntervalSeconds),
+          value: Math.round(nowSeconds + ttlLedgers * secondsPerLedger),
         },
       );
     }
-    for (const info of poll.contracts) live.push(info);
-    if (poll.stateArchival !== undefined) {
+    live.push(...infos);
+    if (stateArchival !== undefined) {
       live.push(
-        { metric: RPC_METRICS.stateArchivalMaxEntryTtl, value: poll.stateArchival.maxEntryTtl },
-        { metric: RPC_METRICS.stateArchivalMinPersistentTtl, value: poll.stateArchival.minPersistentTtl },
-        { metric: RPC_METRICS.stateArchivalMinTemporaryTtl, value: poll.stateArchival.minTemporaryTtl },
+        { metric: RPC_METRICS.stateArchivalMaxEntryTtl, value: stateArchival.maxEntryTtl },
+        { metric: RPC_METRICS.stateArchivalMinPersistentTtl, value: stateArchival.minPersistentTtl },
+        { metric: RPC_METRICS.stateArchivalMinTemporaryTtl, value: stateArchival.minTemporaryTtl },
       );
     }
-    return { live, persistent: [] };
-  }
-
-  /**
-   * Every watched entry's state: the instance, the code of a wasm instance (none for a Stellar
-   * Asset Contract, nor while the instance is not returned: its code is then unknown), the keys.
-   */
-  private judged(
-    first: LedgerEntriesRead<ReadEntry>,
-    second: LedgerEntriesRead<ReadEntry> | undefined,
-    codeKeys: ReadonlyMap<string, string>,
-  ): ContractsPoll {
-    const judge = (entry: WatchedEntry): JudgedEntry => ({
-      ...entry,
-      state: this.judge.judge(entry.key, first.entries.get(entry.key) ?? second?.entries.get(entry.key), entry.labels),
-    });
-    const entries: JudgedEntry[] = [];
-    const contracts: Sample[] = [];
-    for (const { contract, instance, keys } of this.watched) {
-      entries.push(judge(instance));
-      const known = this.executables.get(instance.key);
-      if (known !== undefined) contracts.push(known.info);
-      const executable = known?.executable;
-      if (executable?.kind === "wasm") {
-        const key = codeKeys.get(executable.wasmHash) ?? contractCodeKey(executable.wasmHash);
-        entries.push(judge(this.codeEntryOf(contract.name, executable.wasmHash, key)));
-      } else this.codeEntries.delete(contract.name);
-      for (const key of keys) entries.push(judge(key));
-    }
-    // What the judge remembers of entries no longer watched (a contract's code before an upgrade) goes.
-    this.judge.forgetUnjudged();
-    return {
-      entries,
-      contracts,
-      stateArchival: stateArchivalOf(first.entries.get(this.configKey)),
-      closeIntervalSeconds: this.closes.meanIntervalSeconds(),
-      nowSeconds: this.dependencies.clock.now() / 1000,
-    };
+    return live;
   }
 
   /** The instance's executable, decoded when its entry changed; undefined while it is not returned. */
@@ -320,48 +261,39 @@ export class ContractsCollector implements PollJob {
   }
 }
 
-function decodeExecutable(entryXdr: string, contract: string): Executable {
-  const { xdr } = stellarBase();
+/** What `read` takes from the entry's data; a schema failure saying getLedgerEntries returned `what` if it throws. */
+function decodeEntry<T>(entryXdr: string, what: string, read: (data: xdr.LedgerEntryData) => T): T {
+  const { LedgerEntryData } = stellarBase().xdr;
   try {
-    const executable = xdr.LedgerEntryData.fromXDR(entryXdr, "base64").contractData().val().instance().executable();
-    if (executable.switch() === xdr.ContractExecutableType.contractExecutableStellarAsset())
-      return { kind: "stellar_asset" };
-    return { kind: "wasm", wasmHash: executable.wasmHash().toString("hex") };
+    return read(LedgerEntryData.fromXDR(entryXdr, "base64"));
   } catch (error) {
-    throw new PollError(
-      "schema",
-
-      `getLedgerEntries returned contract ${JSON.stringify(contract)}'s instance as something other than a ` +
-        `contract instance: ${String(error)}`,
-    );
+    throw new PollError("schema", `getLedgerEntries returned ${what}: ${String(error)}`);
   }
 }
 
-function stateArchivalOf(entry: ReadEntry | undefined): ContractsPoll["stateArchival"] {
+function decodeExecutable(entryXdr: string, contract: string): Executable {
+  const what = `contract ${JSON.stringify(contract)}'s instance as something other than a contract instance`;
+  return decodeEntry(entryXdr, what, (data): Executable => {
+    const executable = data.contractData().val().instance().executable();
+    if (executable.switch() === stellarBase().xdr.ContractExecutableType.contractExecutableStellarAsset())
+      return { kind: "stellar_asset" };
+    return { kind: "wasm", wasmHash: executable.wasmHash().toString("hex") };
+  });
+}
+
+function stateArchivalOf(entry: ReadEntry | undefined) {
   if (entry === undefined) return undefined;
-  const { xdr } = stellarBase();
-  try {
-    const settings = xdr.LedgerEntryData.fromXDR(entry.xdr ?? "", "base64")
-      .configSetting()
-      .stateArchivalSettings();
+  return decodeEntry(entry.xdr ?? "", "the state-archival setting in another shape", (data) => {
+    const settings = data.configSetting().stateArchivalSettings();
     return {
       maxEntryTtl: settings.maxEntryTtl(),
       minPersistentTtl: settings.minPersistentTtl(),
       minTemporaryTtl: settings.minTemporaryTtl(),
     };
-  } catch (error) {
-    throw new PollError(
-      "schema",
-      `getLedgerEntries returned the state-archival setting in another shape: ${String(error)}`,
-    );
-  }
+  });
 }
 
-/**
- * A Stellar RPC's contracts poll, as its job table builds it: where contracts are watched, with the
- * state-archival settings on shard 0 (even when every contract is another shard's). Their expiry
- * dates follow the status poll's ledger closes.
- */
+/** A Stellar RPC's contracts poll: state-archival settings on shard 0, even when all contracts are another shard's. */
 export function contractsJob({ client, config, target, network, clock, log }: RpcJobParts): ContractsCollector {
   const stateArchival = config.shard.index === 0 && (target.contractsWatched ?? target.contracts.length > 0);
   const requestsPerRun = contractsRequestsPerPoll(target.contracts, stateArchival);

@@ -1,13 +1,12 @@
 /**
- * Free text a response puts in a label (versions, a network passphrase, a home domain), made fit
- * for a dashboard. Identifiers (asset codes, ids, keys) are not passed through here: their schemas
- * refuse anything but their real shape, since a shortened identifier could merge two series.
+ * Free text a response puts in a label (versions, a network passphrase, a home domain), made fit for a dashboard.
+ * Identifiers (asset codes, ids, keys) are not passed through here: their schemas refuse anything but their real shape,
+ * since a shortened identifier could merge two series.
  */
 
 /**
- * Characters that are valid in the exposition but unreadable or misleading on a dashboard: control
- * characters (NUL, ESC, newline, DEL, C1), format characters (bidi overrides, zero-width marks),
- * the line and paragraph separators U+2028 and U+2029, and lone surrogates.
+ * Valid in the exposition but unreadable or misleading on a dashboard: control and format characters (bidi overrides,
+ * zero-width marks), the line and paragraph separators U+2028 and U+2029, and lone surrogates.
  */
 const UNREADABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 
@@ -27,15 +26,12 @@ export const LABEL_TEXT_BOUNDS = {
   networkPassphrase: 128,
 } as const;
 
-/**
- * `value` with each unreadable character replaced by U+FFFD and, when longer than `maxCharacters`,
- * cut to its first `maxCharacters - 1` characters followed by the truncation marker.
- */
+/** `value` with unreadable characters replaced and, when longer than `maxCharacters`, cut and marked as cut. */
 export function labelText(value: string, maxCharacters: number): string {
   let text = value;
   if (text.length > maxCharacters) {
-    // A code point is at most two UTF-16 units: this slice is the whole value or holds more characters
-    // than the bound, and a pair split at its end is the last of them, never kept.
+    // A code point is at most two UTF-16 units: this slice is the whole value or holds more characters than the
+    // bound, and a pair split at its end is the last of them, never kept.
     const characters = Array.from(text.slice(0, 2 * maxCharacters + 2));
     if (characters.length > maxCharacters) text = characters.slice(0, maxCharacters - 1).join("") + TRUNCATION_MARKER;
   }

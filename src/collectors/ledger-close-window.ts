@@ -1,8 +1,4 @@
 import type { LedgerClose } from "../job/network.js";
-/**
- * The mean ledger close interval a target showed over the last hour, from the (sequence, close
- * time) pairs of its latest ledger as its polls saw them: what turns a TTL in ledgers into a date.
- */
 
 /** Until a target has shown two ledgers, Stellar's nominal close interval. */
 export const DEFAULT_CLOSE_INTERVAL_SECONDS = 5;
@@ -10,6 +6,10 @@ const WINDOW_SECONDS = 3_600;
 
 export type { LedgerClose } from "../job/network.js";
 
+/**
+ * The mean ledger close interval a target showed over the last hour, from the (sequence, close time) pairs of its
+ * latest ledger as its polls saw them: what turns a TTL in ledgers into a date.
+ */
 export class LedgerCloseWindow {
   private points: LedgerClose[] = [];
 
@@ -21,8 +21,7 @@ export class LedgerCloseWindow {
       this.points = [];
     }
     this.points.push(close);
-    while (this.points.length > 1 && (this.points[0] as LedgerClose).closeTime < close.closeTime - WINDOW_SECONDS)
-      this.points.shift();
+    while (this.points.length > 1 && this.points[0]!.closeTime < close.closeTime - WINDOW_SECONDS) this.points.shift();
   }
 
   /** Seconds per ledger between the oldest and newest ledger seen within the hour. */

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { ExporterConfig } from "../config/config.js";
 import { METRICS } from "../catalog/metrics.js";
 import { PollError } from "../client/errors.js";
 import type { HorizonClient, RawRecords } from "../client/horizon-client.js";
@@ -9,13 +10,6 @@ import type { NetworkView } from "../job/network.js";
 import { requestsPerPoll } from "../scheduler/request-plan.js";
 import { cursorPast, PAGE_LIMIT, rawPagingToken, validRecord } from "../client/paging.js";
 import { HistogramData, type CollectorSamples, type Sample } from "../exposition/samples.js";
-
-export interface LedgerCatchUpOptions {
-  /** Pages read per poll at most; beyond that the collector skips ahead and counts the gap. */
-  readonly maxPagesPerPoll: number;
-  /** Ledgers before the latest to read on the first poll (0: start at the latest ledger). */
-  readonly backfill: number;
-}
 
 /** Running totals of every ledger read: counters never go back, whatever Horizon does. */
 export class LedgerTotals {
@@ -57,30 +51,22 @@ export function ledgerSamples(totals: LedgerTotals, latest: Ledger | undefined):
 }
 
 /**
- * A raw ledger record's paging token when it can serve as the cursor: an unsigned 64-bit integer
- * equal to the record's sequence shifted left 32 bits, as Horizon makes it, valid record or not.
- * Any other token (`abc`, `..%2F`, a number past the ledgers) would poison the cursor: every later
- * page would be refused, or empty for good.
+ * A raw ledger record's paging token when it can serve as the cursor: its sequence shifted left 32 bits, as Horizon
+ * makes it, valid record or not. Any other token (`abc`, `..%2F`, a number past the ledgers) would poison the cursor:
+ * every later page would be refused, or empty for good.
  */
 function ledgerCursorOf(raw: unknown): bigint | undefined {
   const token = rawPagingToken(raw);
   const sequence = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>).sequence : undefined;
-  if (
-    token === undefined ||
-    !isUint64Text(token) ||
-    typeof sequence !== "number" ||
-    !Number.isSafeInteger(sequence) ||
-    sequence < 0
-  )
-    return undefined;
+  if (token === undefined || !isUint64Text(token)) return undefined;
+  if (typeof sequence !== "number" || !Number.isSafeInteger(sequence) || sequence < 0) return undefined;
   const cursor = BigInt(token);
   return cursor === ledgerPagingToken(sequence) ? cursor : undefined;
 }
 
 /**
- * The cursor after a page in ascending order: the paging token of its last record that can serve
- * as one (see ledgerCursorOf) and lies past `cursor`. A page without one cannot move the cursor:
- * the poll fails with reason `paging`, and the next poll asks from the same place.
+ * The cursor after an ascending page: the token of its last record that can serve as one and lies past `cursor`. A page
+ * without one cannot move the cursor: the poll fails with reason `paging`, and the next asks from the same place.
  */
 function ledgerCursorAfter(ascending: RawRecords, cursor: string | undefined): string {
   const after = cursor === undefined ? -1n : BigInt(cursor);
@@ -92,11 +78,10 @@ function ledgerCursorAfter(ascending: RawRecords, cursor: string | undefined): s
 }
 
 /**
- * Reads every ledger exactly once by following Horizon's paging cursor in ascending order. The
- * cursor moves by raw records, so a record failing the schema is counted invalid and skipped once,
- * never fetched again. A gap (pages capped, ledgers missing or invalid) is counted as skipped,
- * never guessed at; a sequence that goes backwards or a broken hash chain (a network reset)
- * restarts from the latest, and so does a cursor Horizon refuses (400).
+ * Reads every ledger exactly once by following Horizon's paging cursor in ascending order. The cursor moves by raw
+ * records, so a record failing the schema is counted invalid and skipped once, never fetched again. A gap (pages
+ * capped, ledgers missing or invalid) is counted as skipped, never guessed at; a sequence that goes backwards or a
+ * broken hash chain (a network reset) restarts from the latest, and so does a cursor Horizon refuses (400).
  */
 export class LedgersCollector implements PollJob {
   readonly role = "poll";
@@ -113,7 +98,8 @@ export class LedgersCollector implements PollJob {
 
   constructor(
     private readonly client: HorizonClient,
-    private readonly options: LedgerCatchUpOptions,
+    /** `maxPagesPerPoll`: past it a poll skips ahead, counting the gap; `backfill`: ledgers read before the first. */
+    private readonly options: ExporterConfig["ledgers"],
     private readonly log: Logger,
     /** Learns each ledger read: its hash, the latest sequence and base reserve. */
     private readonly network: NetworkView | undefined,
@@ -130,9 +116,7 @@ export class LedgersCollector implements PollJob {
       context.progressed();
       if (records === undefined) return this.resynchroniseRefusedCursor(context);
       if (records.length === 0) return this.checkForReset(context);
-      const next = ledgerCursorAfter(records, this.cursor);
-      this.readRecords(records, context);
-      this.cursor = next;
+      this.readPage(records, context);
       if (records.length < PAGE_LIMIT) return;
       if (pages >= this.options.maxPagesPerPoll) return this.skipAhead(context);
     }
@@ -152,10 +136,7 @@ export class LedgersCollector implements PollJob {
     }
   }
 
-  /**
-   * A cursor Horizon refuses would be refused at every poll: it is dropped and reading restarts from
-   * the latest ledger.
-   */
+  /** A cursor Horizon refuses would be refused at every poll: it is dropped and reading restarts from the latest. */
   private async resynchroniseRefusedCursor(context: PollContext): Promise<void> {
     this.totals.resyncs += 1;
     this.log.warn({ cursor: this.cursor }, "Horizon refused the ledger cursor; resynchronising from the latest ledger");
@@ -165,11 +146,7 @@ export class LedgersCollector implements PollJob {
 
   private async startFromLatest(context: PollContext): Promise<void> {
     const records = await this.client.ledgers({ order: "desc", limit: this.options.backfill + 1 }, context.signal);
-    if (records.length === 0) return;
-    const ascending = [...records].reverse();
-    const next = ledgerCursorAfter(ascending, undefined);
-    this.readRecords(ascending, context);
-    this.cursor = next;
+    if (records.length > 0) this.readPage([...records].reverse(), context);
   }
 
   /** An empty page means caught up, or that the network restarted below our cursor. */
@@ -192,36 +169,31 @@ export class LedgersCollector implements PollJob {
     const records = await this.client.ledgers({ order: "desc", limit: 1 }, context.signal);
     const newest = validRecord(ledgerSchema, records[0]);
     const behind = newest !== undefined && this.latest !== undefined && newest.sequence <= this.latest.sequence;
-    if (
-      records.length === 0 ||
-      behind ||
-      rawPagingToken(records[0]) === this.cursor ||
-      ledgerCursorOf(records[0]) === undefined
-    )
-      return;
+    if (records.length === 0 || behind || rawPagingToken(records[0]) === this.cursor) return;
+    if (ledgerCursorOf(records[0]) === undefined) return;
     this.log.warn(
       { from: this.latest?.sequence, to: newest?.sequence, maxPagesPerPoll: this.options.maxPagesPerPoll },
       "ledger catch-up hit its page cap; skipping ahead",
     );
-    const next = ledgerCursorAfter(records, this.cursor);
-    this.readRecords(records, context);
-    this.cursor = next;
+    this.readPage(records, context);
   }
 
-  /** Reads a page's records in ascending order; each invalid one is counted invalid and skipped, once. */
-  private readRecords(records: RawRecords, context: PollContext): void {
+  /** Reads an ascending page, each invalid record counted invalid and skipped, once; the cursor moves past it. */
+  private readPage(records: RawRecords, context: PollContext): void {
+    // Found first: a page that cannot move the cursor fails the poll before anything is counted.
+    const next = ledgerCursorAfter(records, this.cursor);
     let invalid = 0;
     for (const raw of records) {
       const ledger = validRecord(ledgerSchema, raw);
-      if (ledger !== undefined) {
-        this.read(ledger);
-        continue;
+      if (ledger !== undefined) this.read(ledger);
+      else {
+        invalid += 1;
+        this.totals.skipped += 1;
+        this.invalidSinceLatest += 1;
       }
-      invalid += 1;
-      this.totals.skipped += 1;
-      this.invalidSinceLatest += 1;
     }
     if (invalid > 0) context.invalidRecords(invalid);
+    this.cursor = next;
   }
 
   private read(ledger: Ledger): void {
@@ -258,7 +230,6 @@ export class LedgersCollector implements PollJob {
   }
 }
 
-/** A Horizon's ledgers poll, as its job table builds it. */
 export function ledgersJob({ client, config, target, log, network }: HorizonJobParts): LedgersCollector {
   const timing = { schedule: target.schedules.ledgers, requestsPerRun: requestsPerPoll("ledgers", target, config) };
   return new LedgersCollector(client, config.ledgers, log.child({ endpoint: "ledgers" }), network, timing);

@@ -1,4 +1,5 @@
 import { METRICS } from "../catalog/metrics.js";
+import type { ExporterConfig } from "../config/config.js";
 import { PollError } from "../client/errors.js";
 import type { HorizonClient, RawRecords } from "../client/horizon-client.js";
 import { liquidityPoolSchema, type LiquidityPool } from "../client/schemas.js";
@@ -8,34 +9,16 @@ import type { HorizonJobParts, JobTiming, PollContext, PollJob } from "../job/jo
 import { requestsPerPoll } from "../scheduler/request-plan.js";
 import { cursorAfter, PAGE_LIMIT, validRecord } from "../client/paging.js";
 
-export interface PoolSelection {
-  /** Pools tracked at most: the bound on this collector's cardinality. */
-  readonly max: number;
-  /** Horizon's `reserves` filter: only pools holding all of these assets. */
-  readonly reserves: readonly string[];
-  /** Explicit pool ids; when given, only these are fetched. */
-  readonly ids: readonly string[];
-}
-
 function poolSamples(pool: LiquidityPool): Sample[] {
   const pool_id = pool.id;
-  const assets = pool.reserves.map((reserve) => reserve.asset);
+  const [asset_a = "", asset_b = ""] = pool.reserves.map((reserve) => reserve.asset);
+  const info = { pool_id, type: pool.type, fee_bp: String(pool.fee_bp), asset_a, asset_b };
   return [
-    {
-      metric: METRICS.liquidityPoolInfo,
-      labels: {
-        pool_id,
-        type: pool.type,
-        fee_bp: String(pool.fee_bp),
-        asset_a: assets[0] ?? "",
-        asset_b: assets[1] ?? "",
-      },
-      value: 1,
-    },
-    ...pool.reserves.map((reserve) => ({
+    { metric: METRICS.liquidityPoolInfo, labels: info, value: 1 },
+    ...pool.reserves.map(({ asset, amount }) => ({
       metric: METRICS.liquidityPoolReserve,
-      labels: { pool_id, asset: reserve.asset },
-      value: reserve.amount,
+      labels: { pool_id, asset },
+      value: amount,
     })),
     { metric: METRICS.liquidityPoolShares, labels: { pool_id }, value: pool.total_shares },
     { metric: METRICS.liquidityPoolTrustlines, labels: { pool_id }, value: pool.total_trustlines },
@@ -53,54 +36,42 @@ export function liquidityPoolSamples(pools: readonly LiquidityPool[]): Collector
   return { live: allPoolSamples(pools.map((pool) => ({ samples: poolSamples(pool) }))), persistent: [] };
 }
 
-/** A reserve as Horizon sent it. */
-interface SentReserve {
-  readonly asset: string;
-  readonly amount: string;
-}
-
 /**
- * A pool kept by the last poll: its series, and every field of its record that the schema reads
- * (paging_token apart: see sentAsBefore), as sent, with its last_modified_ledger.
+ * A pool kept by the last poll: its series, and every field of its record that the schema reads (paging_token apart:
+ * see sentAsBefore), as sent, with its last_modified_ledger.
  */
-interface KnownPool {
-  readonly id: string;
+interface KnownPool extends Pick<LiquidityPool, "id" | "fee_bp" | "type"> {
   readonly ledger: number;
-  readonly fee_bp: number;
-  readonly type: string;
   readonly total_trustlines: string;
   readonly total_shares: string;
-  readonly reserves: readonly SentReserve[];
+  readonly reserves: readonly { readonly asset: string; readonly amount: string }[];
   readonly samples: readonly Sample[];
 }
 
 type SentRecord = Readonly<Record<string, unknown>>;
 
 /**
- * A pool that passed the schema, as the next poll compares it. Only the fields compared are copied,
- * all bounded by the schema, so a valid record padded with unknown fields holds nothing beyond its
- * poll. Without a numeric last_modified_ledger, NaN stands in: it equals nothing, so such a record
- * is validated at every poll.
+ * A pool that passed the schema, as the next poll compares it. Only the fields compared are copied, all bounded by the
+ * schema, so a valid record padded with unknown fields holds nothing beyond its poll. Without a numeric
+ * last_modified_ledger, NaN stands in: it equals nothing, so such a record is validated at every poll.
  */
 function knownPool(record: SentRecord, pool: LiquidityPool): KnownPool {
-  const ledger = typeof record.last_modified_ledger === "number" ? record.last_modified_ledger : Number.NaN;
-  const reserves = (record.reserves as readonly SentRecord[]).map(({ asset, amount }) => ({ asset, amount }));
   return {
     id: pool.id,
-    ledger,
+    ledger: typeof record.last_modified_ledger === "number" ? record.last_modified_ledger : Number.NaN,
     fee_bp: pool.fee_bp,
     type: pool.type,
     total_trustlines: record.total_trustlines as string,
     total_shares: record.total_shares as string,
-    reserves: reserves as SentReserve[],
+    reserves: (record.reserves as KnownPool["reserves"]).map(({ asset, amount }) => ({ asset, amount })),
     samples: poolSamples(pool),
   };
 }
 
 /**
- * True when `record` holds exactly what `known` was validated from, compared as sent (strings to
- * strings, never a hash): then the schema would accept it and make the same pool. The paging
- * token is not kept; the schema asks only that it be a non-empty string, checked here.
+ * True when `record` holds exactly what `known` was validated from, compared as sent (strings to strings, never a
+ * hash): then the schema would accept it and make the same pool. The paging token is not kept; the schema asks only
+ * that it be a non-empty string, checked here.
  */
 function sentAsBefore(record: SentRecord, known: KnownPool): boolean {
   if (
@@ -115,20 +86,17 @@ function sentAsBefore(record: SentRecord, known: KnownPool): boolean {
     return false;
   const reserves = record.reserves;
   if (!Array.isArray(reserves) || reserves.length !== known.reserves.length) return false;
-  for (let index = 0; index < reserves.length; index += 1) {
+  return known.reserves.every((before, index) => {
     const sent: unknown = reserves[index];
-    const before = known.reserves[index]!;
     if (typeof sent !== "object" || sent === null) return false;
-    if ((sent as SentRecord).asset !== before.asset || (sent as SentRecord).amount !== before.amount) return false;
-  }
-  return true;
+    return (sent as SentRecord).asset === before.asset && (sent as SentRecord).amount === before.amount;
+  });
 }
 
 /**
- * Tracks a bounded set of pools; each poll replaces the set, so a pool gone upstream leaves too.
- * A pool whose record is sent exactly as at the last poll (compared field by field) keeps its
- * series; any other record is validated by the schema. Horizon changes a few percent of the pools
- * between two polls, and validating the rest again was most of a poll's work beyond JSON.parse.
+ * Tracks a bounded set of pools, replaced each poll. A pool whose record is sent exactly as at the last poll keeps its
+ * series; any other is validated: Horizon changes a few percent of the pools between polls, and validating the rest
+ * again was most of a poll's work beyond JSON.parse.
  */
 export class LiquidityPoolsCollector implements PollJob {
   readonly role = "poll";
@@ -141,7 +109,8 @@ export class LiquidityPoolsCollector implements PollJob {
 
   constructor(
     private readonly client: HorizonClient,
-    private readonly selection: PoolSelection,
+    /** At most `max` pools (the bound on cardinality): `ids` alone when given, else those holding all `reserves`. */
+    private readonly selection: ExporterConfig["liquidityPools"],
     timing: JobTiming,
   ) {
     this.schedule = timing.schedule;
@@ -190,14 +159,14 @@ export class LiquidityPoolsCollector implements PollJob {
       const limit = Math.min(PAGE_LIMIT, this.selection.max - pools.size);
       const records = await this.client.liquidityPools({ order: "asc", limit, cursor, reserves }, context.signal);
       context.progressed();
-      // Horizon never sends more than asked: a page that does is no page, and validating its records
-      // one by one could hold the process for as long as the body cap allows.
+      // Horizon never sends more than asked: a page that does is no page, and validating its records one by one
+      // could hold the process for as long as the body cap allows.
       if (records.length > limit)
         throw new PollError("schema", `liquidity_pools page holds ${records.length} records, ${limit} were asked for`);
       // Checked before reading, so a page served twice is not counted twice.
       const next = records.length < limit ? undefined : cursorAfter(records, cursor, this.source);
-      // The page was parsed in the turn it arrived in; its records wait for the next, so a scrape
-      // arriving meanwhile waits for one of the two, not both.
+      // The page was parsed in the turn it arrived in; its records wait for the next, so a scrape arriving meanwhile
+      // waits for one of the two, not both.
       await yieldToEventLoop();
       this.keepValid(records, pools, context);
       if (next === undefined) break;
@@ -231,11 +200,10 @@ export class LiquidityPoolsCollector implements PollJob {
   }
 }
 
-/** A Horizon's liquidity pools poll, as its job table builds it. */
 export function liquidityPoolsJob({ client, config, target }: HorizonJobParts): LiquidityPoolsCollector {
-  const requestsPerRun = requestsPerPoll("liquidity_pools", target, config);
-  return new LiquidityPoolsCollector(client, config.liquidityPools, {
+  const timing = {
     schedule: target.schedules.liquidity_pools,
-    requestsPerRun,
-  });
+    requestsPerRun: requestsPerPoll("liquidity_pools", target, config),
+  };
+  return new LiquidityPoolsCollector(client, config.liquidityPools, timing);
 }

@@ -33,15 +33,11 @@ export function rootSamples(root: HorizonRoot | undefined, lastPollSucceeded: bo
     { metric: METRICS.currentProtocolVersion, value: root.current_protocol_version },
     { metric: METRICS.coreSupportedProtocolVersion, value: root.core_supported_protocol_version },
   ];
-  if (root.history_latest_ledger_closed_at !== undefined) {
-    live.push({
-      metric: METRICS.historyLatestLedgerClosedTimestamp,
-      value: Date.parse(root.history_latest_ledger_closed_at) / 1000,
-    });
-  }
-  if (root.supported_protocol_version !== undefined) {
+  const closedAt = root.history_latest_ledger_closed_at;
+  if (closedAt !== undefined)
+    live.push({ metric: METRICS.historyLatestLedgerClosedTimestamp, value: Date.parse(closedAt) / 1000 });
+  if (root.supported_protocol_version !== undefined)
     live.push({ metric: METRICS.supportedProtocolVersion, value: root.supported_protocol_version });
-  }
   return { live, persistent };
 }
 
