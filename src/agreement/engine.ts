@@ -34,18 +34,14 @@ export interface TargetAgreement extends TargetId {
 }
 
 export interface AgreementOptions {
-  /** Sequences kept per network, the most recently first shown ones (default 1 000). */
+  /** Sequences kept per network, the most recently first shown ones. */
   readonly sequencesKept?: number;
   /**
-   * A sequence is judged once every target of its network has shown it or a later one, or once
-   * it is this many ledgers behind the newest any of them showed, so a stalled target does not
-   * hold judgement back (default 30: three minutes at mainnet's pace).
+   * A sequence is judged once every target of its network has shown it or a later one, or once it is this many
+   * ledgers behind the newest any of them showed, so a stalled target does not hold judgement back.
    */
   readonly patienceLedgers?: number;
 }
-
-export const DEFAULT_SEQUENCES_KEPT = 1000;
-export const DEFAULT_PATIENCE_LEDGERS = 30;
 
 interface TargetState {
   readonly id: TargetId;
@@ -77,6 +73,9 @@ interface NetworkState {
   readonly unjudged: Set<SequenceRecord>;
 }
 
+/** What a target starts with on a network, and again when it moves to another. */
+const FRESH = { network: undefined, latest: undefined, comparisons: 0, disagreements: 0, lastDisagreement: undefined };
+
 function keyOf({ kind, target }: TargetId): string {
   return `${kind}\u0000${target}`;
 }
@@ -103,8 +102,9 @@ export class AgreementEngine {
   private readonly networks = new Map<string, NetworkState>();
 
   constructor(options: AgreementOptions = {}) {
-    this.sequencesKept = options.sequencesKept ?? DEFAULT_SEQUENCES_KEPT;
-    this.patienceLedgers = options.patienceLedgers ?? DEFAULT_PATIENCE_LEDGERS;
+    this.sequencesKept = options.sequencesKept ?? 1000;
+    // Three minutes at mainnet's pace.
+    this.patienceLedgers = options.patienceLedgers ?? 30;
   }
 
   /**
@@ -190,16 +190,7 @@ export class AgreementEngine {
     const key = keyOf(id);
     let state = this.targets.get(key);
     if (state === undefined) {
-      state = {
-        id: { kind: id.kind, target: id.target },
-        key,
-        network: undefined,
-        latest: undefined,
-        protocol: undefined,
-        comparisons: 0,
-        disagreements: 0,
-        lastDisagreement: undefined,
-      };
+      state = { id: { kind: id.kind, target: id.target }, key, protocol: undefined, ...FRESH };
       this.targets.set(key, state);
     }
     return state;
@@ -209,13 +200,7 @@ export class AgreementEngine {
   private leave(state: TargetState): void {
     const name = state.network;
     const network = name === undefined ? undefined : this.networks.get(name);
-    Object.assign(state, {
-      network: undefined,
-      latest: undefined,
-      comparisons: 0,
-      disagreements: 0,
-      lastDisagreement: undefined,
-    });
+    Object.assign(state, FRESH);
     if (name === undefined || network === undefined) return;
     network.members.delete(state.key);
     for (const record of network.sequences.values()) {
