@@ -166,10 +166,9 @@ export class AgreementEngine {
     for (const state of this.targets.values()) {
       const { network, protocol, lastDisagreement } = state;
       if (network === undefined) continue;
-      const newest = this.newestOf(this.networks.get(network)!);
+      const newest = Math.max(...this.reached(this.networks.get(network)!));
       standings.push({
-        kind: state.id.kind,
-        target: state.id.target,
+        ...state.id,
         network,
         comparisons: state.comparisons,
         disagreements: state.disagreements,
@@ -212,18 +211,16 @@ export class AgreementEngine {
     else this.settle(network);
   }
 
-  /** The newest sequence the network's targets have reached: the top of its window. */
-  private newestOf(network: NetworkState): number {
-    let newest = -Infinity;
-    for (const key of network.members) newest = Math.max(newest, this.targets.get(key)?.latest ?? -Infinity);
-    return newest;
+  /** The sequence each of the network's targets has reached; the newest is the top of its window. */
+  private reached(network: NetworkState): number[] {
+    return [...network.members].map((key) => this.targets.get(key)?.latest ?? -Infinity);
   }
 
   /** The sequence's record; undefined for a sequence below the network's window, too old to compare. */
   private recordOf(network: NetworkState, sequence: number): SequenceRecord | undefined {
     let record = network.sequences.get(sequence);
     if (record !== undefined) return record;
-    if (sequence <= this.newestOf(network) - this.sequencesKept) return undefined;
+    if (sequence <= Math.max(...this.reached(network)) - this.sequencesKept) return undefined;
     record = { sequence, hashes: new Map(), judged: false, compared: new Set(), blamed: new Set() };
     network.sequences.set(sequence, record);
     network.unjudged.add(record);
@@ -237,13 +234,9 @@ export class AgreementEngine {
    * leaving unjudged is judged first, so nothing a target showed goes uncompared.
    */
   private settle(network: NetworkState): void {
-    let reachedByAll = Infinity;
-    let newest = -Infinity;
-    for (const key of network.members) {
-      const latest = this.targets.get(key)?.latest ?? -Infinity;
-      reachedByAll = Math.min(reachedByAll, latest);
-      newest = Math.max(newest, latest);
-    }
+    const reached = this.reached(network);
+    const reachedByAll = Math.min(...reached);
+    const newest = Math.max(...reached);
     for (const record of network.sequences.values()) {
       if (record.sequence > newest - this.sequencesKept && record.sequence <= newest) continue;
       network.sequences.delete(record.sequence);

@@ -18,10 +18,10 @@ export function tradeTokenKey(token: string | undefined): readonly [bigint, bigi
   return [BigInt(match[1]!), BigInt(match[2] ?? 0)];
 }
 
-/** True when trade token `token` comes after `cursor` (any token comes after no cursor). */
-export function tradeAfter(token: readonly [bigint, bigint], cursor: readonly [bigint, bigint] | undefined): boolean {
-  if (cursor === undefined) return true;
-  return token[0] > cursor[0] || (token[0] === cursor[0] && token[1] > cursor[1]);
+/** True when the trade of key `key` comes after the one of paging token `cursor` (any comes after no cursor). */
+export function tradeAfter(key: readonly [bigint, bigint], cursor: string | undefined): boolean {
+  const at = tradeTokenKey(cursor);
+  return at === undefined || key[0] > at[0] || (key[0] === at[0] && key[1] > at[1]);
 }
 
 /** A maker's offers on one side, as read in one poll. */
@@ -67,9 +67,8 @@ export class MarketState {
   traded = false;
   /** The first poll read the newest trade: trades after `cursor` are counted from then on. */
   started = false;
-  /** The newest trade seen; undefined after a start on a pair without trades: every trade counts. */
-  cursor: readonly [bigint, bigint] | undefined;
-  cursorText: string | undefined;
+  /** The newest trade's paging token; undefined after a start on a pair without trades: every trade counts. */
+  cursor: string | undefined;
   readonly trades = { orderbook: 0, liquidity_pool: 0 };
   readonly amountStroops = { base: 0n, counter: 0n };
   lastTradeMs: number | undefined;

@@ -116,24 +116,21 @@ export class MarketsJob implements PollJob {
       const records = await this.pairPage("trades", market, { order: "desc", limit: 1 }, context.signal);
       if (records === undefined) return;
       const token = rawPagingToken(records[0]);
-      const key = tradeTokenKey(token);
-      if (records.length > 0 && key === undefined) {
+      if (records.length > 0 && tradeTokenKey(token) === undefined)
         throw new PollError("paging", `markets: the newest trade of ${market.name} has no usable paging token`);
-      }
-      state.cursor = key;
-      state.cursorText = token;
+      state.cursor = token;
       state.started = true;
       return;
     }
     for (let page = 0; page < MAX_MARKET_PAGES; page += 1) {
-      const query = { order: "asc", limit: PAGE_LIMIT, cursor: state.cursorText };
+      const query = { order: "asc", limit: PAGE_LIMIT, cursor: state.cursor };
       const records = await this.pairPage("trades", market, query, context.signal);
       if (records === undefined) return;
-      const before = state.cursorText;
+      const before = state.cursor;
       this.countTrades(market, state, records, context);
       if (records.length < PAGE_LIMIT) return;
       // A full page that counted nothing new would be asked for again and again.
-      cursorPast(state.cursorText, before, "markets");
+      cursorPast(state.cursor, before, "markets");
     }
   }
 
@@ -149,8 +146,7 @@ export class MarketsJob implements PollJob {
       }
       // A record at or before the cursor (a page boundary served twice) was counted already.
       if (!tradeAfter(key, state.cursor)) continue;
-      state.cursor = key;
-      state.cursorText = token;
+      state.cursor = token;
       const trade = validRecord(tradeSchema, raw);
       const straight = trade?.base === market.base && trade.counter === market.counter;
       const reversed = trade?.base === market.counter && trade.counter === market.base;
