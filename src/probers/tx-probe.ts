@@ -30,8 +30,6 @@ const VALIDITY_SECONDS = 30;
 /** Horizon's transaction result codes, bounded: the longest real one (tx_bad_minseq_age_or_gap) has 24 characters. */
 const RESULT_CODE = /^tx_[a-z_]{1,40}$/;
 
-export type TxProbeSettings = Pick<TxProbeConfig, "schedule" | "maxFee" | "allowPubnet">;
-
 /** The probe's account as it stands: its sequence (it exceeds 2^53) and whether the probe's key signs for it. */
 export interface ProbeAccount {
   readonly sequence: bigint;
@@ -47,13 +45,13 @@ export interface ProbeHorizon {
 }
 
 export interface TxProbeOptions {
-  readonly settings: TxProbeSettings;
+  readonly settings: Pick<TxProbeConfig, "schedule" | "maxFee" | "allowPubnet">;
   readonly signer: Keypair;
   readonly client: ProbeHorizon;
   /** The target's network view: the passphrase, the fees and the latest ledger, as the polls learnt them. */
   readonly network: NetworkView;
   readonly log: Logger;
-  readonly now?: () => number;
+  readonly now: () => number;
 }
 
 /** The probe's view of a target's client: the account through the watched-accounts reader. */
@@ -116,7 +114,6 @@ export class TxProbe implements ProbeJob {
   readonly source = "tx_probe";
   readonly requestsPerRun = REQUESTS_PER_PROBE_RUN;
   readonly schedule: Schedule;
-  private readonly now: () => number;
   private submissions = 0;
   private readonly failures = new Map<string, number>(TX_PROBE_COMMON_FAILURE_REASONS.map((reason) => [reason, 0]));
   private readonly durations = new HistogramData(METRICS.txProbeDuration.buckets);
@@ -127,7 +124,6 @@ export class TxProbe implements ProbeJob {
   private refusal: TxProbeRefusal | undefined;
 
   constructor(private readonly options: TxProbeOptions) {
-    this.now = options.now ?? Date.now;
     this.schedule = options.settings.schedule;
   }
 
@@ -201,7 +197,7 @@ export class TxProbe implements ProbeJob {
           "(master key removed or below the low threshold)",
       );
     this.refuse(undefined);
-    const nowSeconds = Math.floor(this.now() / 1000);
+    const nowSeconds = Math.floor(this.options.now() / 1000);
     const transaction = new TransactionBuilder(new Account(accountId, account.sequence.toString()), {
       fee: String(probeFee({ baseFeeStroops, feeP90Stroops }, settings.maxFee)),
       networkPassphrase: passphrase,
@@ -212,7 +208,7 @@ export class TxProbe implements ProbeJob {
       .build();
     transaction.sign(signer);
     const latestLedger = network.current.latestLedger;
-    const started = this.now();
+    const started = this.options.now();
     this.submissions += 1;
     let reason: string;
     let detail: string;
@@ -243,7 +239,7 @@ export class TxProbe implements ProbeJob {
   }
 
   private succeeded(response: TransactionResponse, startedMs: number, latestLedger: number | undefined): void {
-    const nowMs = this.now();
+    const nowMs = this.options.now();
     this.durations.observe(Math.max(0, nowMs - startedMs) / 1000);
     if (latestLedger !== undefined) this.inclusionLedgers.observe(Math.max(0, response.ledger - latestLedger));
     this.lastFeeCharged = feeCharged(response);
