@@ -111,15 +111,11 @@ function operationCode(result: xdr.OperationResult): string | undefined {
 /** A result's code: the transaction's, or for tx_failed the first failing operation's; a fee bump's inner one's. */
 function resultCode(result: xdr.TransactionResultResult | xdr.InnerTransactionResultResult): string | undefined {
   const name = result.switch().name;
-  if (name === "txFeeBumpInnerFailed" || name === "txFeeBumpInnerSuccess") {
+  if (name === "txFeeBumpInnerFailed" || name === "txFeeBumpInnerSuccess")
     return resultCode((result as xdr.TransactionResultResult).innerResultPair().result().result());
-  }
   if (name !== "txFailed") return snakeCase(name);
-  for (const operation of result.results()) {
-    const code = operationCode(operation);
-    if (code !== undefined) return code;
-  }
-  return undefined;
+  const codes = result.results().map(operationCode);
+  return codes.find((code) => code !== undefined);
 }
 
 /**
