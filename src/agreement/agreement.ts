@@ -37,7 +37,6 @@ export class NetworkAgreement {
     this.publish();
   }
 
-  /** The protocol version a target reports its network running. */
   protocol(id: TargetId, version: number): void {
     this.engine.protocol(id, version);
     this.publish();

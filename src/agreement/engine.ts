@@ -141,13 +141,11 @@ export class AgreementEngine {
     this.settle(network);
   }
 
-  /** The protocol version a target reports its network running. */
   protocol(id: TargetId, version: number): void {
     const state = this.targets.get(keyOf(id));
     if (state !== undefined) state.protocol = version;
   }
 
-  /** Forgets a target, e.g. when a reload removes it. */
   remove(id: TargetId): void {
     const state = this.targets.get(keyOf(id));
     if (state === undefined) return;
@@ -180,7 +178,6 @@ export class AgreementEngine {
     return standings;
   }
 
-  /** Targets per known network. */
   networkSizes(): Map<string, number> {
     return new Map([...this.networks].map(([name, network]) => [name, network.members.size]));
   }

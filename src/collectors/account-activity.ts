@@ -229,7 +229,6 @@ export class AccountActivityJob implements PollJob {
   }
 }
 
-/** Whether a Horizon target reads any watched account's flow. */
 export function activityWatched(target: { readonly accounts: readonly WatchedAccount[] }): boolean {
   return target.accounts.some((account) => account.activity === true || account.operations === true);
 }

@@ -111,7 +111,6 @@ export class AssetsJob implements PollJob {
   }
 }
 
-/** The assets poll of a Horizon's job table. */
 export function assetsJob({ client, target }: HorizonJobParts): AssetsJob {
   return new AssetsJob(client, target.assets, target.schedules.assets);
 }

@@ -208,7 +208,6 @@ export class CorridorsJob implements PollJob {
   }
 }
 
-/** Whether a Horizon target probes any corridor. */
 export function corridorsWatched(target: { readonly corridors?: readonly CorridorConfig[] | undefined }): boolean {
   return (target.corridors ?? []).length > 0;
 }

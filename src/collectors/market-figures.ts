@@ -116,7 +116,6 @@ function makerSamples(market: WatchedMarket, state: MarketState): Sample[] {
   return samples;
 }
 
-/** A market's gauges. */
 export function marketLiveSamples(market: WatchedMarket, state: MarketState): Sample[] {
   const labels = { market: market.name };
   const samples: Sample[] = [{ metric: METRICS.marketTraded, labels, value: state.traded ? 1 : 0 }];

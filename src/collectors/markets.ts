@@ -194,7 +194,6 @@ export class MarketsJob implements PollJob {
   }
 }
 
-/** The markets poll of a Horizon's job table. */
 export function marketsJob({ client, target, clock }: HorizonJobParts): MarketsJob {
   return new MarketsJob(client, target.markets, target.schedules.markets, () => clock.now());
 }

@@ -67,7 +67,6 @@ export function paymentMoves(record: PaymentRecord, account: string) {
   return moves;
 }
 
-/** `created_at` as a Unix timestamp in seconds. */
 export function createdAtSeconds(record: { readonly created_at: string }): number {
   return Date.parse(record.created_at) / 1_000;
 }
