@@ -67,7 +67,11 @@ export class AssetsJob implements PollJob {
   async run({ signal, invalidRecords }: PollContext): Promise<void> {
     const live: Sample[] = [];
     for (const [index, asset] of this.assets.entries()) {
-      const records = await this.fetch(asset, signal, invalidRecords);
+      const records = await this.client.asset(asset.code, asset.issuer, signal).catch((error: unknown) => {
+        // An answer that is no page at all fails the poll and counts as one invalid record.
+        if (error instanceof PollError && error.reason === "schema") invalidRecords(1);
+        throw error;
+      });
       const state = this.states[index]!;
       state.invalid = false;
       if (records.length === 0) {
@@ -88,16 +92,6 @@ export class AssetsJob implements PollJob {
       live.push(...assetSamples(asset.name, record));
     }
     this.live = live;
-  }
-
-  /** The asset's records; an answer that is no page at all fails the poll and counts as one invalid record. */
-  private async fetch(asset: WatchedAsset, signal: AbortSignal, invalidRecords: (count: number) => void) {
-    try {
-      return await this.client.asset(asset.code, asset.issuer, signal);
-    } catch (error) {
-      if (error instanceof PollError && error.reason === "schema") invalidRecords(1);
-      throw error;
-    }
   }
 
   samples(): CollectorSamples<Sample> {

@@ -29,14 +29,6 @@ const MAX_MARKET_PAGES = 5;
 
 type PairPath = "trade_aggregations" | "trades";
 
-/** A 404 that says the pair never traded: Horizon never saw one of its assets. That is data, not a failure. */
-function neverTraded(error: unknown, path: PairPath): boolean {
-  if (!(error instanceof PollError) || error.details.status !== 404) return false;
-  if (path === "trades") return true;
-  const field = error.details.problem?.extras?.invalid_field;
-  return field === "base_asset" || field === "counter_asset";
-}
-
 /**
  * Watched DEX markets of one Horizon: each poll reads, per market, the last completed trade aggregation
  * bucket, the trades since the last poll (each counted once, from a cursor), and each maker's offers on
@@ -83,7 +75,10 @@ export class MarketsJob implements PollJob {
     try {
       return await this.client.marketPage(path, { ...pair, ...query }, signal);
     } catch (error) {
-      if (neverTraded(error, path)) return undefined;
+      if (!(error instanceof PollError) || error.details.status !== 404) throw error;
+      // A 404 that says Horizon never saw one of the pair's assets is data, not a failure.
+      const field = error.details.problem?.extras?.invalid_field;
+      if (path === "trades" || field === "base_asset" || field === "counter_asset") return undefined;
       throw error;
     }
   }
