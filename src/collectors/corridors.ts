@@ -154,16 +154,11 @@ export class CorridorsJob implements PollJob {
       state.answer = { paths: 0, atMs: nowMs };
       return "none";
     }
-    const best = records.reduce((best, record) => (better(state.corridor.mode, record, best) ? record : best));
-    state.answer = {
-      paths: records.length,
-      best: {
-        amount: state.corridor.mode === "strict_send" ? best.destination_amount : best.source_amount,
-        rate: best.source_amount > 0 ? best.destination_amount / best.source_amount : 0,
-        hops: best.path.length,
-      },
-      atMs: nowMs,
-    };
+    const mode = state.corridor.mode;
+    const best = records.reduce((best, record) => (better(mode, record, best) ? record : best));
+    const amount = mode === "strict_send" ? best.destination_amount : best.source_amount;
+    const rate = best.source_amount > 0 ? best.destination_amount / best.source_amount : 0;
+    state.answer = { paths: records.length, best: { amount, rate, hops: best.path.length }, atMs: nowMs };
     state.lastFoundSeconds = nowMs / 1000;
     return "found";
   }
