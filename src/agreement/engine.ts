@@ -1,7 +1,6 @@
 /**
- * Targets checked against each other: every (sequence, hash) a target has shown is compared with
- * what the other targets of its network showed for that sequence. A pure view over facts the
- * targets' polls already read; it makes no request and knows no clock.
+ * Targets checked against each other: every (sequence, hash) a target has shown is compared with what the other
+ * targets of its network showed for that sequence. A pure view over facts the polls read: no request, no clock.
  */
 
 export type TargetKind = "horizon" | "rpc";
@@ -81,10 +80,9 @@ function keyOf({ kind, target }: TargetId): string {
 }
 
 /**
- * The majority rule. With three or more targets on the network, the hash a strict majority of the
- * targets that showed the sequence agree on is right and only the others count a disagreement;
- * where they split evenly nothing is decided and nobody is blamed. With two targets there is no
- * majority to ask, so a disagreement counts against both.
+ * The majority rule. With three or more targets on the network, the hash a strict majority of the targets that showed
+ * the sequence agree on is right and only the others count a disagreement; where they split evenly nothing is decided
+ * and nobody is blamed. With two targets there is no majority to ask, so a disagreement counts against both.
  */
 function wrongTargets(hashes: ReadonlyMap<string, string>, networkTargets: number): string[] {
   const votes = new Map<string, number>();
@@ -122,10 +120,7 @@ export class AgreementEngine {
     joined.members.add(state.key);
   }
 
-  /**
-   * Ledgers a target showed, in the order it showed them. Ledgers shown before its network is
-   * known cannot be placed and are not compared.
-   */
+  /** Ledgers a target showed, in order; those shown before its network is known cannot be placed or compared. */
   ledgers(id: TargetId, ledgers: Iterable<ShownLedger>): void {
     const state = this.targets.get(keyOf(id));
     const network = state?.network === undefined ? undefined : this.networks.get(state.network);
@@ -225,10 +220,9 @@ export class AgreementEngine {
   }
 
   /**
-   * Judges every sequence no target of the network will show any more, or that waited long
-   * enough, and drops the sequences outside the network's window: more than `sequencesKept`
-   * below its newest, or above it once every target has gone back (a network reset). A sequence
-   * leaving unjudged is judged first, so nothing a target showed goes uncompared.
+   * Judges every sequence no target of the network will show any more, or that waited long enough, and drops the
+   * sequences outside the network's window: more than `sequencesKept` below its newest, or above it once every
+   * target has gone back (a network reset). A sequence leaving unjudged is judged first, so none goes uncompared.
    */
   private settle(network: NetworkState): void {
     const reached = this.reached(network);

@@ -1,17 +1,11 @@
-/**
- * What a watched market's answers fold into: the trade cursor's order, a maker's figures on a
- * side, and the market's series. Pure functions of the records, kept apart from the job's requests.
- */
+/** A watched market's trade order, maker figures and series: pure functions of the records, apart from the requests. */
 import { METRICS } from "../catalog/metrics.js";
 import type { MarketOffer, TradeAggregation } from "../client/market-schemas.js";
 import { amountStroops, stroopsToUnits } from "../client/wire-values.js";
 import { MAKER_SIDES, type MakerSide, type WatchedMarket } from "../config/markets.js";
 import type { Sample } from "../exposition/samples.js";
 
-/**
- * A trade's paging token, `OPERATION-INDEX`, as a pair that orders like Horizon's pages; undefined
- * for a token of another shape, whose record cannot be placed and is left out.
- */
+/** A trade's paging token, `OPERATION-INDEX`, as a pair ordered like Horizon's pages; undefined for another shape. */
 export function tradeTokenKey(token: string | undefined): readonly [bigint, bigint] | undefined {
   const match = token === undefined ? null : /^(\d{1,20})(?:-(\d{1,10}))?$/.exec(token);
   if (match === null) return undefined;

@@ -102,10 +102,7 @@ export class MarketsJob implements PollJob {
     state.traded = true;
   }
 
-  /**
-   * The first poll reads the newest trade and starts after it, counting nothing; later polls read
-   * ascending pages from the newest trade seen, while they come back full, up to the page cap.
-   */
+  /** The first poll starts after the newest trade, counting nothing; later ones page on while full, up to the cap. */
   private async readTrades(market: WatchedMarket, state: MarketState, context: PollContext): Promise<void> {
     if (!state.started) {
       const records = await this.pairPage("trades", market, { order: "desc", limit: 1 }, context.signal);
