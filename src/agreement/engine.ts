@@ -58,7 +58,6 @@ interface TargetState {
 interface SequenceRecord {
   readonly sequence: number;
   readonly hashes: Map<string, string>;
-  judged: boolean;
   /** Targets whose comparison at this sequence is counted; each is counted once. */
   readonly compared: Set<string>;
   /** Targets whose disagreement at this sequence is counted; each is counted once. */
@@ -131,7 +130,7 @@ export class AgreementEngine {
       if (record === undefined || record.hashes.get(state.key) === hash) continue;
       record.hashes.set(state.key, hash);
       // A target showing a sequence already judged is judged on its own against what is known.
-      if (record.judged) this.judge(record, network);
+      if (!network.unjudged.has(record)) this.judge(record, network);
     }
     this.settle(network);
   }
@@ -213,7 +212,7 @@ export class AgreementEngine {
     let record = network.sequences.get(sequence);
     if (record !== undefined) return record;
     if (sequence <= Math.max(...this.reached(network)) - this.sequencesKept) return undefined;
-    record = { sequence, hashes: new Map(), judged: false, compared: new Set(), blamed: new Set() };
+    record = { sequence, hashes: new Map(), compared: new Set(), blamed: new Set() };
     network.sequences.set(sequence, record);
     network.unjudged.add(record);
     return record;
@@ -241,7 +240,6 @@ export class AgreementEngine {
   }
 
   private judge(record: SequenceRecord, network: NetworkState): void {
-    record.judged = true;
     if (record.hashes.size < 2) return;
     for (const key of record.hashes.keys()) {
       if (record.compared.has(key)) continue;
