@@ -215,14 +215,12 @@ export class AccountActivityJob implements PollJob {
   }
 
   private gauges(flow: AccountFlow): Sample[] {
-    const { name: account, expectPaymentWithinSeconds, maxOutflowPerHour } = flow.account;
+    const { name: account, expectPaymentWithinSeconds: within, maxOutflowPerHour } = flow.account;
     const gauges: Sample[] = [];
     for (const [direction, value] of flow.lastPayment)
       gauges.push({ metric: METRICS.accountLastPaymentTimestamp, labels: { account, direction }, value });
-    if (expectPaymentWithinSeconds !== undefined) {
-      const value = expectPaymentWithinSeconds;
-      gauges.push({ metric: METRICS.accountPaymentExpectedWithin, labels: { account }, value });
-    }
+    if (within !== undefined)
+      gauges.push({ metric: METRICS.accountPaymentExpectedWithin, labels: { account }, value: within });
     for (const [asset, value] of Object.entries(maxOutflowPerHour ?? {}))
       gauges.push({ metric: METRICS.accountOutflowLimitPerHour, labels: { account, asset }, value });
     return gauges;

@@ -37,11 +37,9 @@ export interface ProbeAccount {
 }
 
 /** The Horizon calls the probe makes; the same client as the target's polls, so it shares their rate-limit hold. */
-export interface ProbeHorizon {
+export interface ProbeHorizon extends Pick<HorizonClient, "submitTransaction" | "holdingBack"> {
   /** The account, undefined when Horizon does not know it (never funded, or merged away). */
   probeAccount(accountId: string, signal: AbortSignal): Promise<ProbeAccount | undefined>;
-  submitTransaction(envelopeXdr: string, signal: AbortSignal): Promise<TransactionResponse>;
-  holdingBack(): boolean;
 }
 
 export interface TxProbeOptions {
