@@ -15,7 +15,7 @@ import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 import type { HorizonJobParts, PollJob } from "../job/job.js";
 import type { PollContext } from "./collector.js";
-import { createdAtSeconds, failureCode, paymentMoves, type Direction } from "./payment-records.js";
+import { failureCode, paymentMoves, type Direction } from "./payment-records.js";
 
 /** Pages of one stream read in one poll at most; a longer backlog continues at the next poll. */
 const MAX_PAGES_PER_STREAM = 5;
@@ -94,7 +94,7 @@ class AccountFlow {
     const moves = record === undefined ? undefined : paymentMoves(record, this.account.id);
     if (record === undefined || moves === undefined) return false;
     if (record.transaction_successful === false) return true;
-    const createdAt = createdAtSeconds(record);
+    const createdAt = Date.parse(record.created_at) / 1_000;
     for (const { direction, asset, stroops } of moves) {
       if (createdAt > (this.lastPayment.get(direction) ?? -Infinity)) this.lastPayment.set(direction, createdAt);
       if (!counting) continue;

@@ -67,10 +67,6 @@ export function paymentMoves(record: PaymentRecord, account: string) {
   return moves;
 }
 
-export function createdAtSeconds(record: { readonly created_at: string }): number {
-  return Date.parse(record.created_at) / 1_000;
-}
-
 /** Horizon's spelling of operation codes whose XDR name does not follow the general rule. */
 const HORIZON_OPERATION_CODES: Readonly<Record<string, string>> = {
   opNoAccount: "op_no_source_account",
