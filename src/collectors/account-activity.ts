@@ -88,7 +88,7 @@ class AccountFlow {
     return true;
   }
 
-  /** A payment: when the account last received or sent, and unless only noted (the first poll's newest) its sums. */
+  /** Notes when the account last received or sent and, if `counting` (not the first poll's newest), sums it. */
   payment(raw: unknown, counting: boolean): boolean {
     const record = validRecord(paymentRecordSchema, raw);
     const moves = record === undefined ? undefined : paymentMoves(record, this.account.id);
