@@ -109,7 +109,10 @@ export class AgreementEngine {
    * what it showed on the old one is forgotten, and its counters, labelled by network, restart.
    */
   network(id: TargetId, network: string): void {
-    const state = this.stateOf(id);
+    const key = keyOf(id);
+    let state = this.targets.get(key);
+    if (state === undefined)
+      this.targets.set(key, (state = { id: { kind: id.kind, target: id.target }, key, protocol: undefined, ...FRESH }));
     if (state.network === network) return;
     this.leave(state);
     state.network = network;
@@ -174,16 +177,6 @@ export class AgreementEngine {
 
   networkSizes(): Map<string, number> {
     return new Map([...this.networks].map(([name, network]) => [name, network.members.size]));
-  }
-
-  private stateOf(id: TargetId): TargetState {
-    const key = keyOf(id);
-    let state = this.targets.get(key);
-    if (state === undefined) {
-      state = { id: { kind: id.kind, target: id.target }, key, protocol: undefined, ...FRESH };
-      this.targets.set(key, state);
-    }
-    return state;
   }
 
   /** Takes a target off its network, with every hash it showed there; its counters restart. */
