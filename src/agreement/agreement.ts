@@ -1,13 +1,7 @@
 import { AGREEMENT_METRICS } from "../catalog/metrics.js";
 import type { OwnRegistry } from "../exposition/self-metrics.js";
 import type { NetworkObserver } from "../job/network.js";
-import {
-  AgreementEngine,
-  type AgreementOptions,
-  type ShownLedger,
-  type TargetAgreement,
-  type TargetId,
-} from "./engine.js";
+import { AgreementEngine, type ShownLedger, type TargetAgreement, type TargetId } from "./engine.js";
 import { networkOf } from "./network.js";
 
 /**
@@ -23,8 +17,8 @@ export class NetworkAgreement {
   /** The engine's counts at the last publication, per series, to add only what they rose by. */
   private readonly lastCounts = new Map<string, Counts & { readonly labels: SeriesLabels }>();
 
-  constructor(registry: OwnRegistry, options: AgreementOptions = {}) {
-    this.engine = new AgreementEngine(options);
+  constructor(registry: OwnRegistry) {
+    this.engine = new AgreementEngine();
     this.targets = registry.gauge(AGREEMENT_METRICS.networkTargets);
     this.comparisons = registry.counter(AGREEMENT_METRICS.ledgerHashComparisons);
     this.disagreements = registry.counter(AGREEMENT_METRICS.ledgerHashDisagreements);
@@ -43,7 +37,6 @@ export class NetworkAgreement {
     this.publish();
   }
 
-  /** The protocol version a target reports its network running. */
   protocol(id: TargetId, version: number): void {
     this.engine.protocol(id, version);
     this.publish();
@@ -94,12 +87,8 @@ export class NetworkAgreement {
   }
 }
 
-interface Counts {
-  readonly comparisons: number;
-  readonly disagreements: number;
-}
-
-type SeriesLabels = { readonly network: string; readonly kind: string; readonly target: string };
+type Counts = Pick<TargetAgreement, "comparisons" | "disagreements">;
+type SeriesLabels = Pick<TargetAgreement, "network" | "kind" | "target">;
 
 function risenBy(last: number, now: number): number {
   return now >= last ? now - last : now;

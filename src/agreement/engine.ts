@@ -1,7 +1,6 @@
 /**
- * Targets checked against each other: every (sequence, hash) a target has shown is compared with
- * what the other targets of its network showed for that sequence. A pure view over facts the
- * targets' polls already read; it makes no request and knows no clock.
+ * Targets checked against each other: every (sequence, hash) a target has shown is compared with what the other
+ * targets of its network showed for that sequence. A pure view over facts the polls read: no request, no clock.
  */
 
 export type TargetKind = "horizon" | "rpc";
@@ -34,18 +33,14 @@ export interface TargetAgreement extends TargetId {
 }
 
 export interface AgreementOptions {
-  /** Sequences kept per network, the most recently first shown ones (default 1 000). */
+  /** Sequences kept per network, the most recently first shown ones. */
   readonly sequencesKept?: number;
   /**
-   * A sequence is judged once every target of its network has shown it or a later one, or once
-   * it is this many ledgers behind the newest any of them showed, so a stalled target does not
-   * hold judgement back (default 30: three minutes at mainnet's pace).
+   * A sequence is judged once every target of its network has shown it or a later one, or once it is this many
+   * ledgers behind the newest any of them showed, so a stalled target does not hold judgement back.
    */
   readonly patienceLedgers?: number;
 }
-
-export const DEFAULT_SEQUENCES_KEPT = 1000;
-export const DEFAULT_PATIENCE_LEDGERS = 30;
 
 interface TargetState {
   readonly id: TargetId;
@@ -63,7 +58,6 @@ interface TargetState {
 interface SequenceRecord {
   readonly sequence: number;
   readonly hashes: Map<string, string>;
-  judged: boolean;
   /** Targets whose comparison at this sequence is counted; each is counted once. */
   readonly compared: Set<string>;
   /** Targets whose disagreement at this sequence is counted; each is counted once. */
@@ -77,15 +71,17 @@ interface NetworkState {
   readonly unjudged: Set<SequenceRecord>;
 }
 
+/** What a target starts with on a network, and again when it moves to another. */
+const FRESH = { network: undefined, latest: undefined, comparisons: 0, disagreements: 0, lastDisagreement: undefined };
+
 function keyOf({ kind, target }: TargetId): string {
   return `${kind}\u0000${target}`;
 }
 
 /**
- * The majority rule. With three or more targets on the network, the hash a strict majority of the
- * targets that showed the sequence agree on is right and only the others count a disagreement;
- * where they split evenly nothing is decided and nobody is blamed. With two targets there is no
- * majority to ask, so a disagreement counts against both.
+ * The majority rule. With three or more targets on the network, the hash a strict majority of the targets that showed
+ * the sequence agree on is right and only the others count a disagreement; where they split evenly nothing is decided
+ * and nobody is blamed. With two targets there is no majority to ask, so a disagreement counts against both.
  */
 function wrongTargets(hashes: ReadonlyMap<string, string>, networkTargets: number): string[] {
   const votes = new Map<string, number>();
@@ -103,8 +99,9 @@ export class AgreementEngine {
   private readonly networks = new Map<string, NetworkState>();
 
   constructor(options: AgreementOptions = {}) {
-    this.sequencesKept = options.sequencesKept ?? DEFAULT_SEQUENCES_KEPT;
-    this.patienceLedgers = options.patienceLedgers ?? DEFAULT_PATIENCE_LEDGERS;
+    this.sequencesKept = options.sequencesKept ?? 1000;
+    // Three minutes at mainnet's pace.
+    this.patienceLedgers = options.patienceLedgers ?? 30;
   }
 
   /**
@@ -112,7 +109,10 @@ export class AgreementEngine {
    * what it showed on the old one is forgotten, and its counters, labelled by network, restart.
    */
   network(id: TargetId, network: string): void {
-    const state = this.stateOf(id);
+    const key = keyOf(id);
+    let state = this.targets.get(key);
+    if (state === undefined)
+      this.targets.set(key, (state = { id: { kind: id.kind, target: id.target }, key, protocol: undefined, ...FRESH }));
     if (state.network === network) return;
     this.leave(state);
     state.network = network;
@@ -122,10 +122,7 @@ export class AgreementEngine {
     joined.members.add(state.key);
   }
 
-  /**
-   * Ledgers a target showed, in the order it showed them. Ledgers shown before its network is
-   * known cannot be placed and are not compared.
-   */
+  /** Ledgers a target showed, in order; those shown before its network is known cannot be placed or compared. */
   ledgers(id: TargetId, ledgers: Iterable<ShownLedger>): void {
     const state = this.targets.get(keyOf(id));
     const network = state?.network === undefined ? undefined : this.networks.get(state.network);
@@ -136,18 +133,16 @@ export class AgreementEngine {
       if (record === undefined || record.hashes.get(state.key) === hash) continue;
       record.hashes.set(state.key, hash);
       // A target showing a sequence already judged is judged on its own against what is known.
-      if (record.judged) this.judge(record, network);
+      if (!network.unjudged.has(record)) this.judge(record, network);
     }
     this.settle(network);
   }
 
-  /** The protocol version a target reports its network running. */
   protocol(id: TargetId, version: number): void {
     const state = this.targets.get(keyOf(id));
     if (state !== undefined) state.protocol = version;
   }
 
-  /** Forgets a target, e.g. when a reload removes it. */
   remove(id: TargetId): void {
     const state = this.targets.get(keyOf(id));
     if (state === undefined) return;
@@ -166,10 +161,9 @@ export class AgreementEngine {
     for (const state of this.targets.values()) {
       const { network, protocol, lastDisagreement } = state;
       if (network === undefined) continue;
-      const newest = this.newestOf(this.networks.get(network)!);
+      const newest = Math.max(...this.reached(this.networks.get(network)!));
       standings.push({
-        kind: state.id.kind,
-        target: state.id.target,
+        ...state.id,
         network,
         comparisons: state.comparisons,
         disagreements: state.disagreements,
@@ -181,41 +175,15 @@ export class AgreementEngine {
     return standings;
   }
 
-  /** Targets per known network. */
   networkSizes(): Map<string, number> {
     return new Map([...this.networks].map(([name, network]) => [name, network.members.size]));
-  }
-
-  private stateOf(id: TargetId): TargetState {
-    const key = keyOf(id);
-    let state = this.targets.get(key);
-    if (state === undefined) {
-      state = {
-        id: { kind: id.kind, target: id.target },
-        key,
-        network: undefined,
-        latest: undefined,
-        protocol: undefined,
-        comparisons: 0,
-        disagreements: 0,
-        lastDisagreement: undefined,
-      };
-      this.targets.set(key, state);
-    }
-    return state;
   }
 
   /** Takes a target off its network, with every hash it showed there; its counters restart. */
   private leave(state: TargetState): void {
     const name = state.network;
     const network = name === undefined ? undefined : this.networks.get(name);
-    Object.assign(state, {
-      network: undefined,
-      latest: undefined,
-      comparisons: 0,
-      disagreements: 0,
-      lastDisagreement: undefined,
-    });
+    Object.assign(state, FRESH);
     if (name === undefined || network === undefined) return;
     network.members.delete(state.key);
     for (const record of network.sequences.values()) {
@@ -227,38 +195,31 @@ export class AgreementEngine {
     else this.settle(network);
   }
 
-  /** The newest sequence the network's targets have reached: the top of its window. */
-  private newestOf(network: NetworkState): number {
-    let newest = -Infinity;
-    for (const key of network.members) newest = Math.max(newest, this.targets.get(key)?.latest ?? -Infinity);
-    return newest;
+  /** The sequence each of the network's targets has reached; the newest is the top of its window. */
+  private reached(network: NetworkState): number[] {
+    return [...network.members].map((key) => this.targets.get(key)?.latest ?? -Infinity);
   }
 
   /** The sequence's record; undefined for a sequence below the network's window, too old to compare. */
   private recordOf(network: NetworkState, sequence: number): SequenceRecord | undefined {
     let record = network.sequences.get(sequence);
     if (record !== undefined) return record;
-    if (sequence <= this.newestOf(network) - this.sequencesKept) return undefined;
-    record = { sequence, hashes: new Map(), judged: false, compared: new Set(), blamed: new Set() };
+    if (sequence <= Math.max(...this.reached(network)) - this.sequencesKept) return undefined;
+    record = { sequence, hashes: new Map(), compared: new Set(), blamed: new Set() };
     network.sequences.set(sequence, record);
     network.unjudged.add(record);
     return record;
   }
 
   /**
-   * Judges every sequence no target of the network will show any more, or that waited long
-   * enough, and drops the sequences outside the network's window: more than `sequencesKept`
-   * below its newest, or above it once every target has gone back (a network reset). A sequence
-   * leaving unjudged is judged first, so nothing a target showed goes uncompared.
+   * Judges every sequence no target of the network will show any more, or that waited long enough, and drops the
+   * sequences outside the network's window: more than `sequencesKept` below its newest, or above it once every
+   * target has gone back (a network reset). A sequence leaving unjudged is judged first, so none goes uncompared.
    */
   private settle(network: NetworkState): void {
-    let reachedByAll = Infinity;
-    let newest = -Infinity;
-    for (const key of network.members) {
-      const latest = this.targets.get(key)?.latest ?? -Infinity;
-      reachedByAll = Math.min(reachedByAll, latest);
-      newest = Math.max(newest, latest);
-    }
+    const reached = this.reached(network);
+    const reachedByAll = Math.min(...reached);
+    const newest = Math.max(...reached);
     for (const record of network.sequences.values()) {
       if (record.sequence > newest - this.sequencesKept && record.sequence <= newest) continue;
       network.sequences.delete(record.sequence);
@@ -272,7 +233,6 @@ export class AgreementEngine {
   }
 
   private judge(record: SequenceRecord, network: NetworkState): void {
-    record.judged = true;
     if (record.hashes.size < 2) return;
     for (const key of record.hashes.keys()) {
       if (record.compared.has(key)) continue;

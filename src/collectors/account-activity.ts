@@ -1,42 +1,27 @@
 /**
- * What watched accounts do: their payments in and out, their own transactions (failed ones by
- * code) and, where asked, their operations by type, each read from the account's stream with a
- * cursor of its own, and counted exactly once. The first poll of a stream starts after its newest
- * record and counts nothing.
+ * What watched accounts do: their payments, their own transactions (failed ones by code) and, where asked, their
+ * operations by type, each stream read from a cursor of its own and every record counted exactly once. The first
+ * poll of a stream starts after its newest record and counts nothing.
  */
 import { METRICS } from "../catalog/metrics.js";
 import { operationRecordSchema, paymentRecordSchema, transactionRecordSchema } from "../client/activity-schemas.js";
 import { PollError } from "../client/errors.js";
 import type { HorizonClient, Query, RawRecords } from "../client/horizon-client.js";
+import { cursorPast, PAGE_LIMIT, rawPagingToken, validRecord } from "../client/paging.js";
 import { isUint64Text, stroopsToUnits } from "../client/wire-values.js";
+import { activityRequestsPerPoll, streamsOf, type Stream } from "../config/account-streams.js";
 import type { WatchedAccount } from "../config/accounts.js";
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 import type { HorizonJobParts, PollJob } from "../job/job.js";
 import type { PollContext } from "./collector.js";
-import { cursorPast, PAGE_LIMIT, rawPagingToken, validRecord } from "../client/paging.js";
-import {
-  activityRequestsPerPoll,
-  createdAtSeconds,
-  failureCode,
-  paymentMoves,
-  streamsOf,
-  type Direction,
-  type Stream,
-} from "./payment-records.js";
+import { failureCode, paymentMoves, type Direction } from "./payment-records.js";
 
 /** Pages of one stream read in one poll at most; a longer backlog continues at the next poll. */
-export const MAX_PAGES_PER_STREAM = 5;
+const MAX_PAGES_PER_STREAM = 5;
 
 /** Operations the StellarAccountUnexpectedOperation alert watches: their series exist from the start, at 0. */
 const WATCHED_OPERATION_TYPES = ["set_options", "set_trust_line_flags", "clawback", "account_merge"] as const;
-
-/** What each stream asks for: failed transactions too, successful payments and operations only. */
-const STREAM_FILTERS: Readonly<Record<Stream, Query>> = {
-  payments: { include_failed: "false" },
-  transactions: { include_failed: "true" },
-  operations: { include_failed: "false" },
-};
 
 export type ActivityReader = Pick<HorizonClient, "accountStream">;
 
@@ -47,54 +32,92 @@ interface StreamState {
   sawRecords: boolean;
 }
 
-/** Counts by a key, created at 0 where the series should exist before anything happens. */
-class Tally<T> {
-  readonly values = new Map<string, T>();
-  constructor(
-    private readonly zero: T,
-    private readonly plus: (a: T, b: T) => T,
-  ) {}
-
-  add(key: string, value: T): void {
-    this.values.set(key, this.plus(this.values.get(key) ?? this.zero, value));
-  }
+function increment(counts: Map<string, number>, key: string): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
 }
-
-const counts = () => new Tally(0, (a, b) => a + b);
 
 /** One watched account's streams and sums. */
 class AccountFlow {
   readonly streams = new Map<Stream, StreamState>();
-  /** By `direction asset`. */
-  readonly payments = counts();
-  readonly stroops = new Tally(0n, (a, b) => a + b);
+  /** By `direction asset`; series created at 0 exist before anything happens. */
+  readonly payments = new Map<string, number>();
+  readonly stroops = new Map<string, bigint>();
   readonly lastPayment = new Map<Direction, number>();
-  readonly transactions = counts();
+  readonly transactions = new Map<string, number>();
   feeStroops = 0n;
-  readonly failures = counts();
-  readonly operations = counts();
+  readonly failures = new Map<string, number>();
+  readonly operations = new Map<string, number>();
 
   constructor(readonly account: WatchedAccount) {
     for (const stream of streamsOf(account)) this.streams.set(stream, { started: false, sawRecords: false });
     if (account.activity === true) {
-      this.transactions.add("successful", 0);
-      this.transactions.add("failed", 0);
+      this.transactions.set("successful", 0).set("failed", 0);
       for (const asset of Object.keys(account.maxOutflowPerHour ?? {})) {
-        this.payments.add(`sent ${asset}`, 0);
-        this.stroops.add(`sent ${asset}`, 0n);
+        this.payments.set(`sent ${asset}`, 0);
+        this.stroops.set(`sent ${asset}`, 0n);
       }
     }
-    if (account.operations === true) for (const type of WATCHED_OPERATION_TYPES) this.operations.add(type, 0);
+    if (account.operations === true) for (const type of WATCHED_OPERATION_TYPES) this.operations.set(type, 0);
   }
 
-  notePayment(direction: Direction, createdAt: number): void {
-    if (createdAt > (this.lastPayment.get(direction) ?? -Infinity)) this.lastPayment.set(direction, createdAt);
+  /** Counts a page's records after `cursor`, each once; returns the newest paging token seen, or `cursor`. */
+  fold(stream: Stream, records: RawRecords, cursor: string | undefined, context: PollContext): string {
+    let after = cursor;
+    let invalid = 0;
+    for (const raw of records) {
+      const token = rawPagingToken(raw);
+      if (token === undefined || !isUint64Text(token)) {
+        invalid += 1;
+        continue;
+      }
+      if (after !== undefined && BigInt(token) <= BigInt(after)) continue;
+      after = token;
+      if (!this.count(stream, raw)) invalid += 1;
+    }
+    if (invalid > 0) context.invalidRecords(invalid);
+    return after ?? cursorPast(undefined, cursor, "activity");
   }
-}
 
-/** The greater of two paging tokens (unsigned 64-bit integers as text). */
-function later(a: string | undefined, b: string): string {
-  return a === undefined || BigInt(b) > BigInt(a) ? b : a;
+  /** Counts one new record of `stream`; false when it is invalid (left out). */
+  private count(stream: Stream, raw: unknown): boolean {
+    if (stream === "payments") return this.payment(raw, true);
+    if (stream === "transactions") return this.transaction(raw);
+    const record = validRecord(operationRecordSchema, raw);
+    if (record === undefined) return false;
+    if (record.transaction_successful !== false) increment(this.operations, record.type);
+    return true;
+  }
+
+  /** Notes when the account last received or sent and, if `counting` (not the first poll's newest), sums it. */
+  payment(raw: unknown, counting: boolean): boolean {
+    const record = validRecord(paymentRecordSchema, raw);
+    const moves = record === undefined ? undefined : paymentMoves(record, this.account.id);
+    if (record === undefined || moves === undefined) return false;
+    if (record.transaction_successful === false) return true;
+    const createdAt = Date.parse(record.created_at) / 1_000;
+    for (const { direction, asset, stroops } of moves) {
+      if (createdAt > (this.lastPayment.get(direction) ?? -Infinity)) this.lastPayment.set(direction, createdAt);
+      if (!counting) continue;
+      const key = `${direction} ${asset}`;
+      increment(this.payments, key);
+      if (stroops !== undefined) this.stroops.set(key, (this.stroops.get(key) ?? 0n) + stroops);
+    }
+    return true;
+  }
+
+  private transaction(raw: unknown): boolean {
+    const record = validRecord(transactionRecordSchema, raw);
+    if (record === undefined) return false;
+    const code = record.successful ? undefined : failureCode(record);
+    if (!record.successful && code === undefined) return false;
+    const id = this.account.id;
+    if (record.source_account === id) {
+      increment(this.transactions, record.successful ? "successful" : "failed");
+      if (code !== undefined) increment(this.failures, code);
+    }
+    if ((record.fee_account ?? record.source_account) === id) this.feeStroops += record.fee_charged;
+    return true;
+  }
 }
 
 /**
@@ -131,7 +154,7 @@ export class AccountActivityJob implements PollJob {
       if (newest !== undefined) {
         state.sawRecords = true;
         state.cursor = cursorPast(rawPagingToken(newest), undefined, "activity");
-        if (stream === "payments") this.noteNewestPayment(flow, newest);
+        if (stream === "payments") flow.payment(newest, false);
       }
       state.started = true;
       return;
@@ -142,7 +165,7 @@ export class AccountActivityJob implements PollJob {
       if (records.length === 0) return;
       state.sawRecords = true;
       // Counted and the cursor moved in one step: an abort between two pages leaves both consistent.
-      const cursor = this.fold(flow, stream, records, state.cursor, context);
+      const cursor = flow.fold(stream, records, state.cursor, context);
       // A page of records already counted (one repeated at the cursor) says the stream has nothing newer.
       if (cursor === state.cursor) return;
       state.cursor = cursor;
@@ -151,94 +174,15 @@ export class AccountActivityJob implements PollJob {
   }
 
   /** A page of the stream; a 404 is an empty page for an account Horizon has not seen, else a poll error. */
-  private async page(
-    flow: AccountFlow,
-    stream: Stream,
-    state: StreamState,
-    query: Query,
-    signal: AbortSignal,
-  ): Promise<RawRecords> {
+  private async page(flow: AccountFlow, stream: Stream, state: StreamState, query: Query, signal: AbortSignal) {
+    // Failed transactions too; successful payments and operations only.
+    const filter = { include_failed: String(stream === "transactions") };
     try {
-      return await this.client.accountStream(flow.account.id, stream, { ...query, ...STREAM_FILTERS[stream] }, signal);
+      return await this.client.accountStream(flow.account.id, stream, { ...query, ...filter }, signal);
     } catch (error) {
       if (error instanceof PollError && error.details.status === 404 && !state.sawRecords) return [];
       throw error;
     }
-  }
-
-  /** Counts a page's records after `cursor`, each once; returns the newest paging token seen, or `cursor`. */
-  private fold(
-    flow: AccountFlow,
-    stream: Stream,
-    records: RawRecords,
-    cursor: string | undefined,
-    { invalidRecords }: PollContext,
-  ): string {
-    let after = cursor;
-    let invalid = 0;
-    for (const raw of records) {
-      const token = rawPagingToken(raw);
-      if (token === undefined || !isUint64Text(token)) {
-        invalid += 1;
-        continue;
-      }
-      if (after !== undefined && BigInt(token) <= BigInt(after)) continue;
-      after = later(after, token);
-      if (!this.count(flow, stream, raw)) invalid += 1;
-    }
-    if (invalid > 0) invalidRecords(invalid);
-    return after ?? cursorPast(undefined, cursor, "activity");
-  }
-
-  /** Counts one new record; false when it is invalid (left out). */
-  private count(flow: AccountFlow, stream: Stream, raw: unknown): boolean {
-    switch (stream) {
-      case "payments":
-        return this.countPayment(flow, raw);
-      case "transactions":
-        return this.countTransaction(flow, raw);
-      case "operations": {
-        const record = validRecord(operationRecordSchema, raw);
-        if (record === undefined) return false;
-        if (record.transaction_successful !== false) flow.operations.add(record.type, 1);
-        return true;
-      }
-    }
-  }
-
-  private countPayment(flow: AccountFlow, raw: unknown): boolean {
-    const record = validRecord(paymentRecordSchema, raw);
-    const moves = record === undefined ? undefined : paymentMoves(record, flow.account.id);
-    if (record === undefined || moves === undefined) return false;
-    if (record.transaction_successful === false) return true;
-    for (const { direction, asset, stroops } of moves) {
-      flow.payments.add(`${direction} ${asset}`, 1);
-      if (stroops !== undefined) flow.stroops.add(`${direction} ${asset}`, stroops);
-      flow.notePayment(direction, createdAtSeconds(record));
-    }
-    return true;
-  }
-
-  private countTransaction(flow: AccountFlow, raw: unknown): boolean {
-    const record = validRecord(transactionRecordSchema, raw);
-    if (record === undefined) return false;
-    const code = record.successful ? undefined : failureCode(record);
-    if (!record.successful && code === undefined) return false;
-    const id = flow.account.id;
-    if (record.source_account === id) {
-      flow.transactions.add(record.successful ? "successful" : "failed", 1);
-      if (code !== undefined) flow.failures.add(code, 1);
-    }
-    if ((record.fee_account ?? record.source_account) === id) flow.feeStroops += record.fee_charged;
-    return true;
-  }
-
-  /** The first poll's newest payment: when the account last received or sent, not counted. */
-  private noteNewestPayment(flow: AccountFlow, raw: unknown): void {
-    const record = validRecord(paymentRecordSchema, raw);
-    if (record === undefined || record.transaction_successful === false) return;
-    for (const { direction } of paymentMoves(record, flow.account.id) ?? [])
-      flow.notePayment(direction, createdAtSeconds(record));
   }
 
   samples(): CollectorSamples {
@@ -246,24 +190,24 @@ export class AccountActivityJob implements PollJob {
     const live: Sample[] = [];
     for (const flow of this.flows) {
       const account = flow.account.name;
-      for (const [key, value] of flow.payments.values) {
+      for (const [key, value] of flow.payments) {
         const [direction = "", asset = ""] = key.split(" ");
         persistent.push({ metric: METRICS.accountPaymentsTotal, labels: { account, direction, asset }, value });
       }
-      for (const [key, stroops] of flow.stroops.values) {
+      for (const [key, stroops] of flow.stroops) {
         const [direction = "", asset = ""] = key.split(" ");
         const labels = { account, direction, asset };
         persistent.push({ metric: METRICS.accountPaymentAmountTotal, labels, value: stroopsToUnits(stroops) });
       }
-      for (const [result, value] of flow.transactions.values)
+      for (const [result, value] of flow.transactions)
         persistent.push({ metric: METRICS.accountTransactionsTotal, labels: { account, result }, value });
       if (flow.account.activity === true) {
         const value = Number(flow.feeStroops);
         persistent.push({ metric: METRICS.accountFeeChargedStroopsTotal, labels: { account }, value });
       }
-      for (const [code, value] of flow.failures.values)
+      for (const [code, value] of flow.failures)
         persistent.push({ metric: METRICS.accountTransactionFailuresTotal, labels: { account, code }, value });
-      for (const [type, value] of flow.operations.values)
+      for (const [type, value] of flow.operations)
         persistent.push({ metric: METRICS.accountOperationsTotal, labels: { account, type }, value });
       live.push(...this.gauges(flow));
     }
@@ -271,21 +215,18 @@ export class AccountActivityJob implements PollJob {
   }
 
   private gauges(flow: AccountFlow): Sample[] {
-    const { name: account, expectPaymentWithinSeconds, maxOutflowPerHour } = flow.account;
+    const { name: account, expectPaymentWithinSeconds: within, maxOutflowPerHour } = flow.account;
     const gauges: Sample[] = [];
     for (const [direction, value] of flow.lastPayment)
       gauges.push({ metric: METRICS.accountLastPaymentTimestamp, labels: { account, direction }, value });
-    if (expectPaymentWithinSeconds !== undefined) {
-      const value = expectPaymentWithinSeconds;
-      gauges.push({ metric: METRICS.accountPaymentExpectedWithin, labels: { account }, value });
-    }
+    if (within !== undefined)
+      gauges.push({ metric: METRICS.accountPaymentExpectedWithin, labels: { account }, value: within });
     for (const [asset, value] of Object.entries(maxOutflowPerHour ?? {}))
       gauges.push({ metric: METRICS.accountOutflowLimitPerHour, labels: { account, asset }, value });
     return gauges;
   }
 }
 
-/** Whether a Horizon target reads any watched account's flow. */
 export function activityWatched(target: { readonly accounts: readonly WatchedAccount[] }): boolean {
   return target.accounts.some((account) => account.activity === true || account.operations === true);
 }

@@ -10,21 +10,8 @@ import type { HorizonJobParts, PollJob } from "../job/job.js";
 import type { PollContext } from "./collector.js";
 import { validRecord } from "../client/paging.js";
 
-/** What the last poll learnt of one asset: its record, none (`/assets` does not know it), or an invalid one. */
-type AssetObservation = "found" | "unknown" | "invalid";
-
-/** The record, when it is valid and of the asset asked for; a Horizon ignoring the filter sends another. */
-function validAssetRecord(raw: unknown, asset: WatchedAsset): AssetRecord | undefined {
-  const record = validRecord(assetRecordSchema, raw);
-  return record?.code === asset.code && record.issuer === asset.issuer ? record : undefined;
-}
-
-function flagsDiffer(before: AssetRecord["flags"], after: AssetRecord["flags"]): boolean {
-  return ASSET_FLAGS.some((flag) => before[flag] !== after[flag]);
-}
-
 /** The series of one asset `/assets` returned; every part Horizon did not send is absent. */
-export function assetSamples(asset: string, record: AssetRecord): Sample[] {
+function assetSamples(asset: string, record: AssetRecord): Sample[] {
   const samples: Sample[] = [{ metric: METRICS.assetExists, labels: { asset }, value: 1 }];
   let supply = 0n;
   for (const held_by of HELD_BY) {
@@ -52,14 +39,14 @@ interface AssetState {
   /** The flags of the last valid record; undefined until one arrives. */
   flags: AssetRecord["flags"] | undefined;
   flagChanges: number;
-  observation: AssetObservation | undefined;
+  /** The last poll's record was invalid. */
+  invalid: boolean;
 }
 
 /**
- * Watched assets, one `/assets?asset_code=&asset_issuer=&limit=1` request each per poll. An asset
- * Horizon does not know is `exists 0`, not a failure; an invalid record is counted and leaves the
- * asset's gauges out. Each asset's flag baseline and counter change together once its answer is
- * read, so a poll aborted between two requests counts no change twice.
+ * Watched assets, one `/assets?asset_code=&asset_issuer=&limit=1` request each per poll. An asset Horizon does
+ * not know is `exists 0`, not a failure; an invalid record is counted and leaves the asset's gauges out. Flag
+ * baseline and counter change together, so a poll aborted between two requests counts no change twice.
  */
 export class AssetsJob implements PollJob {
   readonly role = "poll";
@@ -74,55 +61,50 @@ export class AssetsJob implements PollJob {
     readonly schedule: Schedule,
   ) {
     this.requestsPerRun = assets.length;
-    this.states = assets.map(() => ({ flags: undefined, flagChanges: 0, observation: undefined }));
+    this.states = assets.map(() => ({ flags: undefined, flagChanges: 0, invalid: false }));
   }
 
   async run({ signal, invalidRecords }: PollContext): Promise<void> {
     const live: Sample[] = [];
     for (const [index, asset] of this.assets.entries()) {
-      const records = await this.fetch(asset, signal, invalidRecords);
+      const records = await this.client.asset(asset.code, asset.issuer, signal).catch((error: unknown) => {
+        // An answer that is no page at all fails the poll and counts as one invalid record.
+        if (error instanceof PollError && error.reason === "schema") invalidRecords(1);
+        throw error;
+      });
       const state = this.states[index]!;
+      state.invalid = false;
       if (records.length === 0) {
-        state.observation = "unknown";
         live.push({ metric: METRICS.assetExists, labels: { asset: asset.name }, value: 0 });
         continue;
       }
-      const record = validAssetRecord(records[0], asset);
-      if (record === undefined) {
+      const record = validRecord(assetRecordSchema, records[0]);
+      // A Horizon ignoring the filter sends another asset's record.
+      if (record?.code !== asset.code || record.issuer !== asset.issuer) {
         invalidRecords(1);
-        state.observation = "invalid";
+        state.invalid = true;
         continue;
       }
-      if (state.flags !== undefined && flagsDiffer(state.flags, record.flags)) state.flagChanges += 1;
+      const before = state.flags;
+      if (before !== undefined && ASSET_FLAGS.some((flag) => before[flag] !== record.flags[flag]))
+        state.flagChanges += 1;
       state.flags = record.flags;
-      state.observation = "found";
       live.push(...assetSamples(asset.name, record));
     }
     this.live = live;
-  }
-
-  /** The asset's records; an answer that is no page at all fails the poll and counts as one invalid record. */
-  private async fetch(asset: WatchedAsset, signal: AbortSignal, invalidRecords: (count: number) => void) {
-    try {
-      return await this.client.asset(asset.code, asset.issuer, signal);
-    } catch (error) {
-      if (error instanceof PollError && error.reason === "schema") invalidRecords(1);
-      throw error;
-    }
   }
 
   samples(): CollectorSamples<Sample> {
     // An asset whose last record was invalid has none of its series, its counter included.
     const persistent = this.assets.flatMap((asset, index): Sample[] => {
       const state = this.states[index]!;
-      if (state.observation === "invalid") return [];
+      if (state.invalid) return [];
       return [{ metric: METRICS.assetFlagChanges, labels: { asset: asset.name }, value: state.flagChanges }];
     });
     return { live: this.live, persistent };
   }
 }
 
-/** The assets poll of a Horizon's job table. */
 export function assetsJob({ client, target }: HorizonJobParts): AssetsJob {
   return new AssetsJob(client, target.assets, target.schedules.assets);
 }

@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { CORRIDOR_RESULTS, METRICS, type CorridorResult } from "../catalog/metrics.js";
 import { PollError } from "../client/errors.js";
 import type { HorizonClient, Query } from "../client/horizon-client.js";
+import { assetQuery } from "../client/market-schemas.js";
 import { assetOf, pathRecordSchema, type PathRecord } from "../client/path-schemas.js";
 import type { CorridorConfig } from "../config/corridors.js";
 import type { Schedule } from "../config/schedule.js";
@@ -34,44 +35,26 @@ class CorridorState {
   lastFoundSeconds: number | undefined;
 
   constructor(readonly corridor: CorridorConfig) {}
-
-  count(result: CorridorResult): void {
-    this.runs.set(result, (this.runs.get(result) ?? 0) + 1);
-  }
 }
 
 /** Horizon's query for one corridor: the fixed side's asset and amount, and the one asset on the other side. */
-export function corridorQuery(corridor: CorridorConfig): Query {
+function corridorQuery(corridor: CorridorConfig): Query {
   const send = corridor.mode === "strict_send";
   const fixed = send ? "source" : "destination";
-  const asset = send ? corridor.source : corridor.destination;
-  const [code, issuer] = asset === "native" ? [] : asset.split(":");
   return {
-    [`${fixed}_asset_type`]:
-      code === undefined ? "native" : code.length <= 4 ? "credit_alphanum4" : "credit_alphanum12",
-    [`${fixed}_asset_code`]: code,
-    [`${fixed}_asset_issuer`]: issuer,
+    ...assetQuery(fixed, send ? corridor.source : corridor.destination),
     [`${fixed}_amount`]: corridor.amount,
     ...(send ? { destination_assets: corridor.destination } : { source_assets: corridor.source }),
   };
 }
 
 /**
- * The best record: strict_send, the most received (highest destination_amount); strict_receive,
- * the least spent (lowest source_amount). The first of equal records wins, as Horizon orders them.
+ * Whether `record` beats `best`: strict_send, receiving more; strict_receive, spending less. Of equal
+ * records the first wins, as Horizon orders them.
  */
-export function bestPath(mode: CorridorConfig["mode"], records: readonly PathRecord[]): PathRecord | undefined {
-  let best: PathRecord | undefined;
-  for (const record of records) {
-    if (best === undefined) best = record;
-    else if (
-      mode === "strict_send"
-        ? record.destination_amount > best.destination_amount
-        : record.source_amount < best.source_amount
-    )
-      best = record;
-  }
-  return best;
+function better(mode: CorridorConfig["mode"], record: PathRecord, best: PathRecord): boolean {
+  if (mode === "strict_send") return record.destination_amount > best.destination_amount;
+  return record.source_amount < best.source_amount;
 }
 
 /** A record from the corridor's source to its destination: Horizon also answers other pairs (an asset to itself). */
@@ -85,7 +68,7 @@ function joins(record: PathRecord, corridor: CorridorConfig): boolean {
 }
 
 /** The outcome a failed corridor request is counted under. */
-export function failureResult(error: PollError): CorridorResult {
+function failureResult(error: PollError): CorridorResult {
   const status = error.details.status;
   if (status === 404) return "disabled";
   const type = error.details.problem?.type.split("/").pop();
@@ -96,10 +79,9 @@ export function failureResult(error: PollError): CorridorResult {
 }
 
 /**
- * Payment corridors of one Horizon: each run asks path finding once per corridor and counts how
- * each ended. A poll whose run succeeds even when corridors fail: their outcomes are the corridor
- * series, so a failing corridor never backs off the other polls, never marks the target down and
- * never counts as a poll error. Only the run's own deadline (or the exporter stopping) fails it.
+ * Payment corridors of one Horizon: each run asks path finding once per corridor and counts how each
+ * ended. Failing corridors do not fail the run (their outcomes are their series): they never back off the
+ * other polls, mark the target down or count as poll errors. Only the run's deadline, or a stop, fails it.
  */
 export class CorridorsJob implements PollJob {
   readonly role = "poll";
@@ -151,7 +133,7 @@ export class CorridorsJob implements PollJob {
       if (failure.details.status === 400) this.logRefusal(state.corridor, failure);
     }
     state.durations.observe(Math.max(0, now() - startedMs) / 1000);
-    state.count(result);
+    state.runs.set(result, state.runs.get(result)! + 1);
     return result;
   }
 
@@ -168,20 +150,15 @@ export class CorridorsJob implements PollJob {
     // Records that all failed their schema say nothing about the corridor.
     if (raw.length > 0 && invalid === raw.length) return "error";
     const nowMs = this.parts.now();
-    const best = bestPath(state.corridor.mode, records);
-    if (best === undefined) {
+    if (records.length === 0) {
       state.answer = { paths: 0, atMs: nowMs };
       return "none";
     }
-    state.answer = {
-      paths: records.length,
-      best: {
-        amount: state.corridor.mode === "strict_send" ? best.destination_amount : best.source_amount,
-        rate: best.source_amount > 0 ? best.destination_amount / best.source_amount : 0,
-        hops: best.path.length,
-      },
-      atMs: nowMs,
-    };
+    const mode = state.corridor.mode;
+    const best = records.reduce((best, record) => (better(mode, record, best) ? record : best));
+    const amount = mode === "strict_send" ? best.destination_amount : best.source_amount;
+    const rate = best.source_amount > 0 ? best.destination_amount / best.source_amount : 0;
+    state.answer = { paths: records.length, best: { amount, rate, hops: best.path.length }, atMs: nowMs };
     state.lastFoundSeconds = nowMs / 1000;
     return "found";
   }
@@ -226,25 +203,19 @@ export class CorridorsJob implements PollJob {
   }
 }
 
-/** Whether a Horizon target probes any corridor. */
 export function corridorsWatched(target: { readonly corridors?: readonly CorridorConfig[] | undefined }): boolean {
   return (target.corridors ?? []).length > 0;
 }
 
 /** The corridors poll of a Horizon's job table: it counts each corridor's outcome and never fails for them. */
-export function corridorsJob({ client, config, target, log, clock }: HorizonJobParts): CorridorsJob {
+export function corridorsJob({ client, config, target, log: targetLog, clock }: HorizonJobParts): CorridorsJob {
   const schedule = target.schedules.corridors;
-  const corridorLog = log.child({ endpoint: "corridors" });
+  const log = targetLog.child({ endpoint: "corridors" });
   if (target.corridorsRaisedFrom !== undefined)
-    corridorLog.warn(
+    log.warn(
       { pollInterval: target.corridorsRaisedFrom, schedule: schedule.text },
       "--poll.interval is shorter than corridors may run: corridors run every 15s",
     );
   const freshnessMs = config.staleAfterIntervals * schedule.periodMs;
-  return new CorridorsJob(target.corridors ?? [], schedule, {
-    client,
-    log: corridorLog,
-    now: () => clock.now(),
-    freshnessMs,
-  });
+  return new CorridorsJob(target.corridors ?? [], schedule, { client, log, now: () => clock.now(), freshnessMs });
 }

@@ -1,31 +1,21 @@
-/**
- * What a watched market's answers fold into: the trade cursor's order, a maker's figures on a
- * side, and the market's series. Pure functions of the records, kept apart from the job's requests.
- */
+/** A watched market's trade order, maker figures and series: pure functions of the records, apart from the requests. */
 import { METRICS } from "../catalog/metrics.js";
 import type { MarketOffer, TradeAggregation } from "../client/market-schemas.js";
 import { amountStroops, stroopsToUnits } from "../client/wire-values.js";
-import type { WatchedMarket } from "../config/markets.js";
+import { MAKER_SIDES, type MakerSide, type WatchedMarket } from "../config/markets.js";
 import type { Sample } from "../exposition/samples.js";
 
-import { MAKER_SIDES, type MakerSide } from "../config/markets.js";
-
-export { MAKER_SIDES, type MakerSide };
-
-/**
- * A trade's paging token, `OPERATION-INDEX`, as a pair that orders like Horizon's pages; undefined
- * for a token of another shape, whose record cannot be placed and is left out.
- */
+/** A trade's paging token, `OPERATION-INDEX`, as a pair ordered like Horizon's pages; undefined for another shape. */
 export function tradeTokenKey(token: string | undefined): readonly [bigint, bigint] | undefined {
   const match = token === undefined ? null : /^(\d{1,20})(?:-(\d{1,10}))?$/.exec(token);
   if (match === null) return undefined;
   return [BigInt(match[1]!), BigInt(match[2] ?? 0)];
 }
 
-/** True when trade token `token` comes after `cursor` (any token comes after no cursor). */
-export function tradeAfter(token: readonly [bigint, bigint], cursor: readonly [bigint, bigint] | undefined): boolean {
-  if (cursor === undefined) return true;
-  return token[0] > cursor[0] || (token[0] === cursor[0] && token[1] > cursor[1]);
+/** True when the trade of key `key` comes after the one of paging token `cursor` (any comes after no cursor). */
+export function tradeAfter(key: readonly [bigint, bigint], cursor: string | undefined): boolean {
+  const at = tradeTokenKey(cursor);
+  return at === undefined || key[0] > at[0] || (key[0] === at[0] && key[1] > at[1]);
 }
 
 /** A maker's offers on one side, as read in one poll. */
@@ -38,15 +28,10 @@ export interface SideFigures {
   readonly ageSeconds?: number;
 }
 
-/** n/d > n'/d', exactly. */
-function greater(left: { n: bigint; d: bigint }, right: { n: bigint; d: bigint }): boolean {
-  return left.n * right.d > right.n * left.d;
-}
-
 /**
- * A side's figures from its offers at `nowMs`. An ask's `price` is counter per base already: the
- * lowest is its best. A bid's is base per counter: its best is the highest `1 / price`, taken
- * from `price_r` as `d / n`, one division of two exact integers.
+ * A side's figures from its offers at `nowMs`. An ask's `price` is counter per base, a bid's base per
+ * counter: on both sides the lowest `price_r` (compared exactly) is the best. A bid's best in counter
+ * per base is `1 / price`, taken from `price_r` as `d / n`, one division of two exact integers.
  */
 export function sideFigures(side: MakerSide, offers: readonly MarketOffer[], nowMs: number): SideFigures {
   let amount = 0n;
@@ -54,12 +39,7 @@ export function sideFigures(side: MakerSide, offers: readonly MarketOffer[], now
   let oldestMs: number | undefined;
   for (const offer of offers) {
     amount += amountStroops(offer.amount);
-    const better =
-      best === undefined ||
-      (side === "ask"
-        ? greater(best.price_r, offer.price_r)
-        : greater({ n: offer.price_r.d, d: offer.price_r.n }, { n: best.price_r.d, d: best.price_r.n }));
-    if (better) best = offer;
+    if (best === undefined || best.price_r.n * offer.price_r.d > offer.price_r.n * best.price_r.d) best = offer;
     const modified = offer.last_modified_time ? Date.parse(offer.last_modified_time) : undefined;
     if (modified !== undefined && (oldestMs === undefined || modified < oldestMs)) oldestMs = modified;
   }
@@ -74,70 +54,41 @@ export function sideFigures(side: MakerSide, offers: readonly MarketOffer[], now
 }
 
 /** What the exporter knows of one market. */
-export interface MarketState {
+export class MarketState {
   /** The last completed bucket with trades, as last read. */
   price: TradeAggregation | undefined;
   /** A `/trade_aggregations` record came back for the pair once. */
-  traded: boolean;
+  traded = false;
   /** The first poll read the newest trade: trades after `cursor` are counted from then on. */
-  started: boolean;
-  /** The newest trade seen; undefined after a start on a pair without trades: every trade counts. */
-  cursor: readonly [bigint, bigint] | undefined;
-  cursorText: string | undefined;
-  readonly trades: { orderbook: number; liquidity_pool: number };
-  baseStroops: bigint;
-  counterStroops: bigint;
+  started = false;
+  /** The newest trade's paging token; undefined after a start on a pair without trades: every trade counts. */
+  cursor: string | undefined;
+  readonly trades = { orderbook: 0, liquidity_pool: 0 };
+  readonly amountStroops = { base: 0n, counter: 0n };
   lastTradeMs: number | undefined;
   /** By maker id, then side. */
-  readonly makers: Map<string, Readonly<Record<MakerSide, SideFigures>>>;
+  readonly makers = new Map<string, Readonly<Record<MakerSide, SideFigures>>>();
 }
 
-export function newMarketState(): MarketState {
-  return {
-    price: undefined,
-    traded: false,
-    started: false,
-    cursor: undefined,
-    cursorText: undefined,
-    trades: { orderbook: 0, liquidity_pool: 0 },
-    baseStroops: 0n,
-    counterStroops: 0n,
-    lastTradeMs: undefined,
-    makers: new Map(),
-  };
-}
+const PRICE_STATS = ["open", "high", "low", "close", "avg"] as const;
 
 function priceSamples(market: WatchedMarket, price: TradeAggregation): Sample[] {
   const labels = { market: market.name };
-  const stat = (name: string, value: number): Sample => ({
-    metric: METRICS.marketPrice,
-    labels: { market: market.name, stat: name },
-    value,
-  });
-  return [
-    stat("open", price.open),
-    stat("high", price.high),
-    stat("low", price.low),
-    stat("close", price.close),
-    stat("avg", price.avg),
-    { metric: METRICS.marketBucketVolume, labels: { ...labels, asset: "base" }, value: Number(price.base_volume) },
-    {
-      metric: METRICS.marketBucketVolume,
-      labels: { ...labels, asset: "counter" },
-      value: Number(price.counter_volume),
-    },
+  const samples: Sample[] = [];
+  for (const stat of PRICE_STATS)
+    samples.push({ metric: METRICS.marketPrice, labels: { ...labels, stat }, value: price[stat] });
+  for (const asset of ["base", "counter"] as const) {
+    const value = Number(price[`${asset}_volume`]);
+    samples.push({ metric: METRICS.marketBucketVolume, labels: { ...labels, asset }, value });
+  }
+  samples.push(
     { metric: METRICS.marketBucketTrades, labels, value: price.trade_count },
     { metric: METRICS.marketBucketTimestamp, labels, value: price.timestamp / 1000 },
-    ...(market.referencePrice === undefined
-      ? []
-      : [
-          {
-            metric: METRICS.marketPriceDeviation,
-            labels,
-            value: (price.close - market.referencePrice) / market.referencePrice,
-          },
-        ]),
-  ];
+  );
+  const reference = market.referencePrice;
+  if (reference !== undefined)
+    samples.push({ metric: METRICS.marketPriceDeviation, labels, value: (price.close - reference) / reference });
+  return samples;
 }
 
 function makerSamples(market: WatchedMarket, state: MarketState): Sample[] {
@@ -159,45 +110,24 @@ function makerSamples(market: WatchedMarket, state: MarketState): Sample[] {
   return samples;
 }
 
-/** A market's gauges. */
 export function marketLiveSamples(market: WatchedMarket, state: MarketState): Sample[] {
   const labels = { market: market.name };
-  return [
-    { metric: METRICS.marketTraded, labels, value: state.traded ? 1 : 0 },
-    ...(market.referencePrice === undefined
-      ? []
-      : [{ metric: METRICS.marketReferencePrice, labels, value: market.referencePrice }]),
-    ...(state.price === undefined ? [] : priceSamples(market, state.price)),
-    ...(state.lastTradeMs === undefined
-      ? []
-      : [{ metric: METRICS.marketLastTrade, labels, value: state.lastTradeMs / 1000 }]),
-    ...makerSamples(market, state),
-  ];
+  const samples: Sample[] = [{ metric: METRICS.marketTraded, labels, value: state.traded ? 1 : 0 }];
+  if (market.referencePrice !== undefined)
+    samples.push({ metric: METRICS.marketReferencePrice, labels, value: market.referencePrice });
+  if (state.price !== undefined) samples.push(...priceSamples(market, state.price));
+  if (state.lastTradeMs !== undefined)
+    samples.push({ metric: METRICS.marketLastTrade, labels, value: state.lastTradeMs / 1000 });
+  samples.push(...makerSamples(market, state));
+  return samples;
 }
 
 /** A market's counters, from zero at start. */
-export function marketCounterSamples(market: WatchedMarket, state: MarketState): Sample[] {
-  const market_ = market.name;
-  return [
-    {
-      metric: METRICS.marketTrades,
-      labels: { market: market_, trade_type: "orderbook" },
-      value: state.trades.orderbook,
-    },
-    {
-      metric: METRICS.marketTrades,
-      labels: { market: market_, trade_type: "liquidity_pool" },
-      value: state.trades.liquidity_pool,
-    },
-    {
-      metric: METRICS.marketTradedAmount,
-      labels: { market: market_, asset: "base" },
-      value: stroopsToUnits(state.baseStroops),
-    },
-    {
-      metric: METRICS.marketTradedAmount,
-      labels: { market: market_, asset: "counter" },
-      value: stroopsToUnits(state.counterStroops),
-    },
-  ];
+export function marketCounterSamples({ name: market }: WatchedMarket, state: MarketState): Sample[] {
+  const samples: Sample[] = [];
+  for (const [trade_type, value] of Object.entries(state.trades))
+    samples.push({ metric: METRICS.marketTrades, labels: { market, trade_type }, value });
+  for (const [asset, stroops] of Object.entries(state.amountStroops))
+    samples.push({ metric: METRICS.marketTradedAmount, labels: { market, asset }, value: stroopsToUnits(stroops) });
+  return samples;
 }

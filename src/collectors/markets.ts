@@ -7,42 +7,32 @@ import {
   tradeSchema,
   type MarketOffer,
 } from "../client/market-schemas.js";
+import { cursorAfter, cursorPast, PAGE_LIMIT, rawPagingToken, validRecord } from "../client/paging.js";
 import { amountStroops } from "../client/wire-values.js";
-import { marketRequestsPerPoll, type WatchedMarket } from "../config/markets.js";
+import { MAKER_SIDES, marketRequestsPerPoll, type MakerSide, type WatchedMarket } from "../config/markets.js";
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 import type { HorizonJobParts, PollJob } from "../job/job.js";
 import type { PollContext } from "./collector.js";
 import {
-  MAKER_SIDES,
+  MarketState,
   marketCounterSamples,
   marketLiveSamples,
-  newMarketState,
   sideFigures,
   tradeAfter,
   tradeTokenKey,
-  type MakerSide,
-  type MarketState,
   type SideFigures,
 } from "./market-figures.js";
-import { cursorAfter, cursorPast, PAGE_LIMIT, rawPagingToken, validRecord } from "../client/paging.js";
 
 /** Pages of trades, and of a maker's offers on a side, one poll reads at most; the rest waits for the next poll. */
-export const MAX_MARKET_PAGES = 5;
+const MAX_MARKET_PAGES = 5;
 
-/** A 404 that says the pair never traded: Horizon never saw one of its assets. That is data, not a failure. */
-function neverTraded(error: unknown, path: "trade_aggregations" | "trades"): boolean {
-  if (!(error instanceof PollError) || error.details.status !== 404) return false;
-  if (path === "trades") return true;
-  const field = error.details.problem?.extras?.invalid_field;
-  return field === "base_asset" || field === "counter_asset";
-}
+type PairPath = "trade_aggregations" | "trades";
 
 /**
- * Watched DEX markets of one Horizon: each poll reads, per market, the last completed trade
- * aggregation bucket, the trades since the last poll (each counted once, from a cursor), and each
- * maker's offers on both sides. Markets are read one after another; every answer is folded into
- * the market's state as soon as it arrives, so an aborted poll leaves it consistent.
+ * Watched DEX markets of one Horizon: each poll reads, per market, the last completed trade aggregation
+ * bucket, the trades since the last poll (each counted once, from a cursor), and each maker's offers on
+ * both sides. Every answer is folded into the market's state as it arrives, so an aborted poll leaves it consistent.
  */
 export class MarketsJob implements PollJob {
   readonly role = "poll";
@@ -56,7 +46,7 @@ export class MarketsJob implements PollJob {
     private readonly now: () => number,
     readonly requestsPerRun = marketRequestsPerPoll(markets),
   ) {
-    for (const market of markets) this.states.set(market.name, newMarketState());
+    for (const market of markets) this.states.set(market.name, new MarketState());
   }
 
   async run(context: PollContext): Promise<void> {
@@ -79,29 +69,27 @@ export class MarketsJob implements PollJob {
     return { live, persistent };
   }
 
-  private pair(market: WatchedMarket): Query {
-    return { ...assetQuery("base", market.base), ...assetQuery("counter", market.counter) };
+  /** A page about the market's pair; undefined when the pair never traded. */
+  private async pairPage(path: PairPath, market: WatchedMarket, query: Query, signal: AbortSignal) {
+    const pair = { ...assetQuery("base", market.base), ...assetQuery("counter", market.counter) };
+    try {
+      return await this.client.marketPage(path, { ...pair, ...query }, signal);
+    } catch (error) {
+      if (!(error instanceof PollError) || error.details.status !== 404) throw error;
+      // A 404 that says Horizon never saw one of the pair's assets is data, not a failure.
+      const field = error.details.problem?.extras?.invalid_field;
+      if (path === "trades" || field === "base_asset" || field === "counter_asset") return undefined;
+      throw error;
+    }
   }
 
   /** The last completed bucket with trades: the newest before the current bucket's start. */
   private async readPrice(market: WatchedMarket, state: MarketState, { signal, invalidRecords }: PollContext) {
     const resolution = market.resolutionMs;
-    const query = {
-      ...this.pair(market),
-      resolution,
-      end_time: Math.floor(this.now() / resolution) * resolution,
-      order: "desc",
-      limit: 1,
-    };
-    let records: RawRecords;
-    try {
-      records = await this.client.marketPage("trade_aggregations", query, signal);
-    } catch (error) {
-      if (!neverTraded(error, "trade_aggregations")) throw error;
-      state.price = undefined;
-      return;
-    }
-    if (records.length === 0) {
+    const end_time = Math.floor(this.now() / resolution) * resolution;
+    const query = { resolution, end_time, order: "desc", limit: 1 };
+    const records = await this.pairPage("trade_aggregations", market, query, signal);
+    if (records === undefined || records.length === 0) {
       state.price = undefined;
       return;
     }
@@ -114,51 +102,31 @@ export class MarketsJob implements PollJob {
     state.traded = true;
   }
 
-  /**
-   * The first poll reads the newest trade and starts after it, counting nothing; later polls read
-   * ascending pages from the newest trade seen, while they come back full, up to the page cap.
-   */
+  /** The first poll starts after the newest trade, counting nothing; later ones page on while full, up to the cap. */
   private async readTrades(market: WatchedMarket, state: MarketState, context: PollContext): Promise<void> {
     if (!state.started) {
-      const records = await this.tradesPage(market, { order: "desc", limit: 1 }, context.signal);
+      const records = await this.pairPage("trades", market, { order: "desc", limit: 1 }, context.signal);
       if (records === undefined) return;
       const token = rawPagingToken(records[0]);
-      const key = tradeTokenKey(token);
-      if (records.length > 0 && key === undefined) {
+      if (records.length > 0 && tradeTokenKey(token) === undefined)
         throw new PollError("paging", `markets: the newest trade of ${market.name} has no usable paging token`);
-      }
-      state.cursor = key;
-      state.cursorText = token;
+      state.cursor = token;
       state.started = true;
       return;
     }
     for (let page = 0; page < MAX_MARKET_PAGES; page += 1) {
-      const records = await this.tradesPage(
-        market,
-        { order: "asc", limit: PAGE_LIMIT, cursor: state.cursorText },
-        context.signal,
-      );
+      const query = { order: "asc", limit: PAGE_LIMIT, cursor: state.cursor };
+      const records = await this.pairPage("trades", market, query, context.signal);
       if (records === undefined) return;
-      const before = state.cursorText;
+      const before = state.cursor;
       this.countTrades(market, state, records, context);
       if (records.length < PAGE_LIMIT) return;
       // A full page that counted nothing new would be asked for again and again.
-      cursorPast(state.cursorText, before, "markets");
+      cursorPast(state.cursor, before, "markets");
     }
   }
 
-  private async tradesPage(market: WatchedMarket, query: Query, signal: AbortSignal): Promise<RawRecords | undefined> {
-    try {
-      return await this.client.marketPage("trades", { ...this.pair(market), ...query }, signal);
-    } catch (error) {
-      if (neverTraded(error, "trades")) return undefined;
-      throw error;
-    }
-  }
-
-  /**
-   * Counts each trade after the cursor once, its amounts swapped when the record names the pair the other way round.
-   */
+  /** Counts each trade after the cursor once, its amounts swapped when it names the pair the other way round. */
   private countTrades(market: WatchedMarket, state: MarketState, records: RawRecords, context: PollContext): void {
     let invalid = 0;
     for (const raw of records) {
@@ -170,8 +138,7 @@ export class MarketsJob implements PollJob {
       }
       // A record at or before the cursor (a page boundary served twice) was counted already.
       if (!tradeAfter(key, state.cursor)) continue;
-      state.cursor = key;
-      state.cursorText = token;
+      state.cursor = token;
       const trade = validRecord(tradeSchema, raw);
       const straight = trade?.base === market.base && trade.counter === market.counter;
       const reversed = trade?.base === market.counter && trade.counter === market.base;
@@ -180,8 +147,8 @@ export class MarketsJob implements PollJob {
         continue;
       }
       state.trades[trade.tradeType] += 1;
-      state.baseStroops += amountStroops(reversed ? trade.counterAmount : trade.baseAmount);
-      state.counterStroops += amountStroops(reversed ? trade.baseAmount : trade.counterAmount);
+      state.amountStroops.base += amountStroops(reversed ? trade.counterAmount : trade.baseAmount);
+      state.amountStroops.counter += amountStroops(reversed ? trade.baseAmount : trade.counterAmount);
       if (state.lastTradeMs === undefined || trade.closedAtMs > state.lastTradeMs) state.lastTradeMs = trade.closedAtMs;
     }
     if (invalid > 0) context.invalidRecords(invalid);
@@ -198,17 +165,12 @@ export class MarketsJob implements PollJob {
     state.makers.set(maker, sides);
   }
 
-  private async makerOffers(
-    seller: string,
-    selling: string,
-    buying: string,
-    { signal, invalidRecords }: PollContext,
-  ): Promise<MarketOffer[]> {
+  private async makerOffers(seller: string, selling: string, buying: string, context: PollContext) {
     const offers: MarketOffer[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_MARKET_PAGES; page += 1) {
       const query = { seller, selling, buying, order: "asc", limit: PAGE_LIMIT, cursor };
-      const records = await this.client.marketPage("offers", query, signal);
+      const records = await this.client.marketPage("offers", query, context.signal);
       let invalid = 0;
       for (const raw of records) {
         const offer = validRecord(marketOfferSchema, raw);
@@ -216,7 +178,7 @@ export class MarketsJob implements PollJob {
         if (offer === undefined || !matches) invalid += 1;
         else offers.push(offer);
       }
-      if (invalid > 0) invalidRecords(invalid);
+      if (invalid > 0) context.invalidRecords(invalid);
       if (records.length < PAGE_LIMIT) break;
       cursor = cursorAfter(records, cursor, "markets");
     }
@@ -224,7 +186,6 @@ export class MarketsJob implements PollJob {
   }
 }
 
-/** The markets poll of a Horizon's job table. */
 export function marketsJob({ client, target, clock }: HorizonJobParts): MarketsJob {
   return new MarketsJob(client, target.markets, target.schedules.markets, () => clock.now());
 }

@@ -1,68 +1,45 @@
 /**
- * What one record of a watched account's streams counts, as pure functions of the record: the
- * directions, assets and stroops of a payment, the result and failure code of a transaction. The
+ * What one record of a watched account's streams counts, as pure functions of the record; the
  * activity job (account-activity.ts) reads the streams and keeps the sums.
  */
 import type { xdr } from "@stellar/stellar-base";
 import type { BalanceChange, PaymentRecord, TransactionRecord } from "../client/activity-schemas.js";
+import { assetOf } from "../client/path-schemas.js";
 import { amountStroops } from "../client/wire-values.js";
-export { activityRequestsPerPoll, STREAMS, streamsOf, type Stream } from "../config/account-streams.js";
 import { stellarBase } from "../stellar-base.js";
 
-export type Direction = "received" | "sent";
+const DIRECTIONS = ["received", "sent"] as const;
+export type Direction = (typeof DIRECTIONS)[number];
 
-/** One payment counted in one direction: an account merge moves no stated amount. */
-export interface PaymentMove {
-  readonly direction: Direction;
-  readonly asset: string;
-  readonly stroops?: bigint;
+/** A movement of one asset from one account to another; an account merge moves no stated amount. */
+function movement(from: string | undefined, to: string | undefined, asset: string | undefined, stroops?: bigint) {
+  return { from: { account: from, asset, stroops }, to: { account: to, asset, stroops } };
 }
 
-/** `native` or `CODE:ISSUER`; undefined for a credit asset missing its code or issuer. */
-function assetLabel(type: string, code: string | undefined, issuer: string | undefined): string | undefined {
-  if (type === "native") return "native";
-  return code === undefined || issuer === undefined ? undefined : `${code}:${issuer}`;
-}
-
-/** One side of a movement: who, and what in which asset. */
-interface Side {
-  readonly account: string | undefined;
-  readonly asset: string | undefined;
-  readonly stroops?: bigint;
-}
-
-/** The sides of each movement a payment record makes: what its source sent and its destination received. */
-function movements(record: PaymentRecord): { from: Side; to: Side }[] | undefined {
+/** The movements a payment record makes: what its source sent and its destination received. */
+function movements(record: PaymentRecord): ReturnType<typeof movement>[] {
   switch (record.type) {
     case "payment": {
-      const asset = assetLabel(record.asset_type, record.asset_code, record.asset_issuer);
-      const stroops = amountStroops(record.amount);
-      return [{ from: { account: record.from, asset, stroops }, to: { account: record.to, asset, stroops } }];
+      const asset = assetOf(record.asset_type, record.asset_code, record.asset_issuer);
+      return [movement(record.from, record.to, asset, amountStroops(record.amount))];
     }
     case "path_payment_strict_receive":
     case "path_payment_strict_send": {
-      const sent = assetLabel(record.source_asset_type, record.source_asset_code, record.source_asset_issuer);
-      const received = assetLabel(record.asset_type, record.asset_code, record.asset_issuer);
-      return [
-        {
-          from: { account: record.from, asset: sent, stroops: amountStroops(record.source_amount) },
-          to: { account: record.to, asset: received, stroops: amountStroops(record.amount) },
-        },
-      ];
+      const sent = assetOf(record.source_asset_type, record.source_asset_code, record.source_asset_issuer);
+      const received = assetOf(record.asset_type, record.asset_code, record.asset_issuer);
+      const from = { account: record.from, asset: sent, stroops: amountStroops(record.source_amount) };
+      const to = { account: record.to, asset: received, stroops: amountStroops(record.amount) };
+      return [{ from, to }];
     }
-    case "create_account": {
-      const stroops = amountStroops(record.starting_balance);
-      return [
-        {
-          from: { account: record.funder, asset: "native", stroops },
-          to: { account: record.account, asset: "native", stroops },
-        },
-      ];
-    }
+    case "create_account":
+      return [movement(record.funder, record.account, "native", amountStroops(record.starting_balance))];
     case "account_merge":
-      return [{ from: { account: record.account, asset: "native" }, to: { account: record.into, asset: "native" } }];
+      return [movement(record.account, record.into, "native")];
     case "invoke_host_function":
-      return (record.asset_balance_changes ?? []).filter(isTransfer).map(balanceChangeMovement);
+      return (record.asset_balance_changes ?? []).filter(isTransfer).map((change) => {
+        const asset = assetOf(change.asset_type, change.asset_code, change.asset_issuer);
+        return movement(change.from, change.to, asset, amountStroops(change.amount));
+      });
     default:
       return [];
   }
@@ -73,35 +50,21 @@ function isTransfer(change: BalanceChange): boolean {
   return change.type === "transfer" || change.type === "mint" || change.type === "clawback";
 }
 
-function balanceChangeMovement(change: BalanceChange): { from: Side; to: Side } {
-  const asset = assetLabel(change.asset_type, change.asset_code, change.asset_issuer);
-  const stroops = amountStroops(change.amount);
-  return { from: { account: change.from, asset, stroops }, to: { account: change.to, asset, stroops } };
-}
-
 /**
- * The payments a record counts for `account`: received where it is the destination, sent where it
- * is the source, both for a payment to itself. Undefined when a side it touches names a credit
- * asset without its code or issuer: the record is invalid.
+ * The payments a record counts for `account`: received as the destination, sent as the source, both
+ * for a payment to itself. Undefined (an invalid record) when a side it touches lacks an asset's code or issuer.
  */
-export function paymentMoves(record: PaymentRecord, account: string): PaymentMove[] | undefined {
-  const moves: PaymentMove[] = [];
-  for (const { from, to } of movements(record) ?? []) {
-    for (const [direction, side] of [
-      ["received", to],
-      ["sent", from],
-    ] as const) {
+export function paymentMoves(record: PaymentRecord, account: string) {
+  const moves: { direction: Direction; asset: string; stroops: bigint | undefined }[] = [];
+  for (const { from, to } of movements(record)) {
+    for (const direction of DIRECTIONS) {
+      const side = direction === "received" ? to : from;
       if (side.account !== account) continue;
       if (side.asset === undefined) return undefined;
-      moves.push({ direction, asset: side.asset, ...(side.stroops === undefined ? {} : { stroops: side.stroops }) });
+      moves.push({ direction, asset: side.asset, stroops: side.stroops });
     }
   }
   return moves;
-}
-
-/** `created_at` as a Unix timestamp in seconds. */
-export function createdAtSeconds(record: { readonly created_at: string }): number {
-  return Date.parse(record.created_at) / 1_000;
 }
 
 /** Horizon's spelling of operation codes whose XDR name does not follow the general rule. */
@@ -143,21 +106,16 @@ function operationCode(result: xdr.OperationResult): string | undefined {
 /** A result's code: the transaction's, or for tx_failed the first failing operation's; a fee bump's inner one's. */
 function resultCode(result: xdr.TransactionResultResult | xdr.InnerTransactionResultResult): string | undefined {
   const name = result.switch().name;
-  if (name === "txFeeBumpInnerFailed" || name === "txFeeBumpInnerSuccess") {
+  if (name === "txFeeBumpInnerFailed" || name === "txFeeBumpInnerSuccess")
     return resultCode((result as xdr.TransactionResultResult).innerResultPair().result().result());
-  }
   if (name !== "txFailed") return snakeCase(name);
-  for (const operation of result.results()) {
-    const code = operationCode(operation);
-    if (code !== undefined) return code;
-  }
-  return undefined;
+  const codes = result.results().map(operationCode);
+  return codes.find((code) => code !== undefined);
 }
 
 /**
- * A failed transaction's code, decoded from its `result_xdr` with the SDK: Horizon's transaction
- * code, or for tx_failed its first failing operation's. Undefined when the XDR does not decode or
- * names no failure: the record is invalid.
+ * A failed transaction's code from its `result_xdr`: Horizon's transaction code, or for tx_failed its first
+ * failing operation's. Undefined (an invalid record) when the XDR does not decode or names no failure.
  */
 export function failureCode(record: Pick<TransactionRecord, "result_xdr">): string | undefined {
   try {

@@ -1,7 +1,6 @@
 /**
- * The transaction-submission probe: proves, on a schedule, that a wallet can get a transaction
- * into a ledger through this Horizon right now. Each run builds a no-op transaction (one
- * BumpSequence to 0, which moves no funds), signs it, submits it and measures the answer.
+ * The transaction-submission probe: proves, on a schedule, that a wallet can get a transaction into a ledger
+ * through this Horizon now, with a no-op transaction (one BumpSequence to 0, which moves no funds).
  */
 import type { Keypair } from "@stellar/stellar-base";
 import type { Logger } from "pino";
@@ -20,26 +19,16 @@ import { HistogramData, type CollectorSamples, type Sample } from "../exposition
 import type { HorizonJobParts, PollContext, ProbeJob } from "../job/job.js";
 import type { NetworkView } from "../job/network.js";
 import type { Schedule } from "../config/schedule.js";
-import { secretFileWarning } from "../config/tx-probe.js";
+import { secretFileWarning, type TxProbeConfig } from "../config/tx-probe.js";
 import { stellarBase } from "../stellar-base.js";
 import { REQUESTS_PER_PROBE_RUN } from "../scheduler/request-plan.js";
 
-/**
- * The issue asks for "stellar-horizon-exporter probe", but a text memo holds at most 28 bytes and
- * that is 30: the exporter's name alone still tells an explorer's reader who sent it.
- */
+/** The issue asked for "stellar-horizon-exporter probe", but a text memo holds at most 28 bytes and that is 30. */
 export const PROBE_MEMO = "stellar-horizon-exporter";
 /** The transaction is valid from its build time for this long, so a stuck one expires soon. */
 const VALIDITY_SECONDS = 30;
 /** Horizon's transaction result codes, bounded: the longest real one (tx_bad_minseq_age_or_gap) has 24 characters. */
 const RESULT_CODE = /^tx_[a-z_]{1,40}$/;
-
-export interface TxProbeSettings {
-  readonly schedule: Schedule;
-  /** Highest fee per operation the probe bids, in stroops. */
-  readonly maxFee: number;
-  readonly allowPubnet: boolean;
-}
 
 /** The probe's account as it stands: its sequence (it exceeds 2^53) and whether the probe's key signs for it. */
 export interface ProbeAccount {
@@ -48,21 +37,19 @@ export interface ProbeAccount {
 }
 
 /** The Horizon calls the probe makes; the same client as the target's polls, so it shares their rate-limit hold. */
-export interface ProbeHorizon {
+export interface ProbeHorizon extends Pick<HorizonClient, "submitTransaction" | "holdingBack"> {
   /** The account, undefined when Horizon does not know it (never funded, or merged away). */
   probeAccount(accountId: string, signal: AbortSignal): Promise<ProbeAccount | undefined>;
-  submitTransaction(envelopeXdr: string, signal: AbortSignal): Promise<TransactionResponse>;
-  holdingBack(): boolean;
 }
 
 export interface TxProbeOptions {
-  readonly settings: TxProbeSettings;
+  readonly settings: Pick<TxProbeConfig, "schedule" | "maxFee" | "allowPubnet">;
   readonly signer: Keypair;
   readonly client: ProbeHorizon;
   /** The target's network view: the passphrase, the fees and the latest ledger, as the polls learnt them. */
   readonly network: NetworkView;
   readonly log: Logger;
-  readonly now?: () => number;
+  readonly now: () => number;
 }
 
 /** The probe's view of a target's client: the account through the watched-accounts reader. */
@@ -80,9 +67,8 @@ export function probeHorizon(client: HorizonClient): ProbeHorizon {
 }
 
 /**
- * Whether a transaction signed by `key` alone meets the account's low threshold, which a
- * BumpSequence and the transaction's own fee and sequence need: a removed or underweight master
- * key is refused by the network with tx_bad_auth.
+ * Whether a transaction signed by `key` alone meets the account's low threshold, which a BumpSequence needs:
+ * a removed or underweight master key is refused by the network with tx_bad_auth.
  */
 export function keySigns(account: Pick<Account, "signers" | "thresholds">, key: string): boolean {
   const weight = account.signers.find((signer) => signer.key === key)?.weight ?? 0;
@@ -90,10 +76,7 @@ export function keySigns(account: Pick<Account, "signers" | "thresholds">, key: 
 }
 
 /** The p90 fee charged lately, at least the base fee, at most what the operator allows. */
-export function probeFee(
-  fees: { readonly baseFeeStroops: number; readonly feeP90Stroops: number },
-  maxFee: number,
-): number {
+export function probeFee(fees: { baseFeeStroops: number; feeP90Stroops: number }, maxFee: number): number {
   return Math.min(maxFee, Math.max(fees.baseFeeStroops, fees.feeP90Stroops));
 }
 
@@ -120,15 +103,36 @@ function feeCharged(response: TransactionResponse): number {
   );
 }
 
-class ProbeTotals {
-  submissions = 0;
-  readonly failures = new Map<string, number>(TX_PROBE_COMMON_FAILURE_REASONS.map((reason) => [reason, 0]));
-  readonly durations = new HistogramData(METRICS.txProbeDuration.buckets);
-  readonly inclusionLedgers = new HistogramData(METRICS.txProbeInclusionLedgers.buckets);
-  lastFeeCharged: number | undefined;
-  lastSuccessSeconds: number | undefined;
+/**
+ * One target's probe, a job its runtime's scheduler runs: one run at a time, the first one period
+ * after the start, once the polls have taught it the network and the fees.
+ */
+export class TxProbe implements ProbeJob {
+  readonly role = "probe";
+  readonly source = "tx_probe";
+  readonly requestsPerRun = REQUESTS_PER_PROBE_RUN;
+  readonly schedule: Schedule;
+  private submissions = 0;
+  private readonly failures = new Map<string, number>(TX_PROBE_COMMON_FAILURE_REASONS.map((reason) => [reason, 0]));
+  private readonly durations = new HistogramData(METRICS.txProbeDuration.buckets);
+  private readonly inclusionLedgers = new HistogramData(METRICS.txProbeInclusionLedgers.buckets);
+  private lastFeeCharged: number | undefined;
+  private lastSuccessSeconds: number | undefined;
   /** Why the probe does not submit now, if it does not. */
-  refusal: TxProbeRefusal | undefined;
+  private refusal: TxProbeRefusal | undefined;
+
+  constructor(private readonly options: TxProbeOptions) {
+    this.schedule = options.settings.schedule;
+  }
+
+  /** Never rejects: each outcome is counted in the probe's own series. */
+  async run({ signal, progressed }: PollContext): Promise<void> {
+    try {
+      await this.runOnce(signal, progressed);
+    } catch (error) {
+      this.options.log.error({ error: String(error) }, "transaction probe run failed unexpectedly");
+    }
+  }
 
   samples(): CollectorSamples {
     const persistent: Sample[] = [
@@ -148,42 +152,11 @@ class ProbeTotals {
       persistent.push({ metric: METRICS.txProbeLastSuccess, value: this.lastSuccessSeconds });
     return { live: [], persistent };
   }
-}
-
-/**
- * One target's probe, a job its runtime's scheduler runs: one run at a time, the first one period
- * after the start, once the polls have taught it the network and the fees.
- */
-export class TxProbe implements ProbeJob {
-  readonly role = "probe";
-  readonly source = "tx_probe";
-  readonly requestsPerRun = REQUESTS_PER_PROBE_RUN;
-  readonly schedule: Schedule;
-  private readonly totals = new ProbeTotals();
-  private readonly now: () => number;
-
-  constructor(private readonly options: TxProbeOptions) {
-    this.now = options.now ?? Date.now;
-    this.schedule = options.settings.schedule;
-  }
-
-  /** Never rejects: each outcome is counted in the probe's own series. */
-  async run({ signal, progressed }: PollContext): Promise<void> {
-    try {
-      await this.runOnce(signal, progressed);
-    } catch (error) {
-      this.options.log.error({ error: String(error) }, "transaction probe run failed unexpectedly");
-    }
-  }
-
-  samples(): CollectorSamples {
-    return this.totals.samples();
-  }
 
   private async runOnce(signal: AbortSignal, progressed: () => void): Promise<void> {
     const { settings, signer, client, network, log } = this.options;
     const { passphrase, baseFeeStroops, feeP90Stroops } = network.current;
-    if (this.totals.refusal === "pubnet") return;
+    if (this.refusal === "pubnet") return;
     if (passphrase === undefined || baseFeeStroops === undefined || feeP90Stroops === undefined) {
       log.debug("transaction probe waits for the first root and fee_stats polls");
       return;
@@ -222,9 +195,8 @@ export class TxProbe implements ProbeJob {
           "(master key removed or below the low threshold)",
       );
     this.refuse(undefined);
-    const sequence = account.sequence;
-    const nowSeconds = Math.floor(this.now() / 1000);
-    const transaction = new TransactionBuilder(new Account(accountId, sequence.toString()), {
+    const nowSeconds = Math.floor(this.options.now() / 1000);
+    const transaction = new TransactionBuilder(new Account(accountId, account.sequence.toString()), {
       fee: String(probeFee({ baseFeeStroops, feeP90Stroops }, settings.maxFee)),
       networkPassphrase: passphrase,
       timebounds: { minTime: nowSeconds, maxTime: nowSeconds + VALIDITY_SECONDS },
@@ -234,8 +206,8 @@ export class TxProbe implements ProbeJob {
       .build();
     transaction.sign(signer);
     const latestLedger = network.current.latestLedger;
-    const started = this.now();
-    this.totals.submissions += 1;
+    const started = this.options.now();
+    this.submissions += 1;
     let reason: string;
     let detail: string;
     try {
@@ -248,7 +220,7 @@ export class TxProbe implements ProbeJob {
       reason = failureReason(error);
       detail = error instanceof Error ? error.message : String(error);
     }
-    this.totals.failures.set(reason, (this.totals.failures.get(reason) ?? 0) + 1);
+    this.failures.set(reason, (this.failures.get(reason) ?? 0) + 1);
     log.warn(
       { reason, hash: transaction.hash().toString("hex"), error: detail },
       "transaction probe submission failed",
@@ -257,34 +229,30 @@ export class TxProbe implements ProbeJob {
 
   /** Records why the probe does not submit, logging once when that changes rather than every run. */
   private refuse(reason: TxProbeRefusal | undefined, why?: string): void {
-    const previous = this.totals.refusal;
+    const previous = this.refusal;
     if (reason === previous) return;
-    this.totals.refusal = reason;
+    this.refusal = reason;
     if (reason !== undefined) this.options.log.warn({ reason }, `transaction probe refuses to submit: ${why}`);
     else this.options.log.info({ was: previous }, "transaction probe submits again");
   }
 
   private succeeded(response: TransactionResponse, startedMs: number, latestLedger: number | undefined): void {
-    const nowMs = this.now();
-    this.totals.durations.observe(Math.max(0, nowMs - startedMs) / 1000);
-    if (latestLedger !== undefined) this.totals.inclusionLedgers.observe(Math.max(0, response.ledger - latestLedger));
-    this.totals.lastFeeCharged = feeCharged(response);
-    this.totals.lastSuccessSeconds = nowMs / 1000;
+    const nowMs = this.options.now();
+    this.durations.observe(Math.max(0, nowMs - startedMs) / 1000);
+    if (latestLedger !== undefined) this.inclusionLedgers.observe(Math.max(0, response.ledger - latestLedger));
+    this.lastFeeCharged = feeCharged(response);
+    this.lastSuccessSeconds = nowMs / 1000;
     this.options.log.debug({ hash: response.hash, ledger: response.ledger }, "transaction probe succeeded");
   }
 }
 
-/**
- * A Horizon's transaction probe, as its job table builds it, with a warning when its seed file is open
- * to group or others.
- */
+/** A Horizon's transaction probe, as its job table builds it, with a warning when its seed file is open to others. */
 export function txProbeJob({ target, client, network, log: targetLog, clock }: HorizonJobParts): TxProbe {
   const config = target.txProbe;
   if (config === undefined) throw new Error(`${target.name} has no transaction probe configured`);
   const log = targetLog.child({ prober: "tx_probe" });
-  if (config.secretFile !== undefined) {
+  if (config.secretFile !== undefined)
     void secretFileWarning(config.secretFile).then((warning) => warning && log.warn(warning));
-  }
   log.info(
     { account: config.accountId, schedule: config.schedule.text, maxFee: config.maxFee },
     "transaction probe configured",
