@@ -60,7 +60,7 @@ export class OwnRegistry {
 }
 
 /** Drops every series of `metrics` whose `label` is `value`. */
-export async function removeSeries(metrics: readonly OwnMetric[], label: string, value: string): Promise<void> {
+async function removeSeries(metrics: readonly OwnMetric[], label: string, value: string): Promise<void> {
   for (const metric of metrics) {
     const { values } = await metric.get();
     const labelSets = new Map<string, Record<string, string | number>>();
@@ -86,113 +86,62 @@ export async function removeSeries(metrics: readonly OwnMetric[], label: string,
  */
 const EVENT_LOOP_SAMPLE_MS = 100;
 
-/** The self-metrics one kind of target is counted in; what a kind does not have stays absent. */
-interface TargetMetricSet {
-  readonly requestsTotal: MetricDefinition;
-  readonly requestDuration: MetricDefinition;
-  readonly pollDuration: MetricDefinition;
-  readonly pollErrorsTotal: MetricDefinition;
-  readonly lastSuccessTimestamp: MetricDefinition;
-  readonly invalidRecordsTotal?: MetricDefinition;
-  readonly plannedRequestsPerHour?: MetricDefinition;
-  readonly requestBudgetPerHour?: MetricDefinition;
-  readonly rateLimit?: {
-    readonly limit: MetricDefinition;
-    readonly remaining: MetricDefinition;
-    readonly resetSeconds: MetricDefinition;
-  };
-  /** Rate-limit holds cut to the cap. */
-  readonly holdsCappedTotal: MetricDefinition;
-}
-
-/** The Horizon targets' self-metrics. */
-const HORIZON_SELF_METRICS: TargetMetricSet = {
-  requestsTotal: METRICS.requestsTotal,
-  requestDuration: METRICS.requestDuration,
-  pollDuration: METRICS.pollDuration,
-  pollErrorsTotal: METRICS.pollErrorsTotal,
-  lastSuccessTimestamp: METRICS.lastSuccessTimestamp,
-  invalidRecordsTotal: METRICS.invalidRecordsTotal,
-  plannedRequestsPerHour: METRICS.plannedRequestsPerHour,
-  requestBudgetPerHour: METRICS.requestBudgetPerHour,
-  rateLimit: {
-    limit: METRICS.rateLimitLimit,
-    remaining: METRICS.rateLimitRemaining,
-    resetSeconds: METRICS.rateLimitReset,
-  },
-  holdsCappedTotal: METRICS.rateLimitHoldsCappedTotal,
-};
-
-/** The Stellar RPC targets' self-metrics, the stellar_horizon_exporter_rpc_* series. */
-const RPC_SELF_METRICS: TargetMetricSet = {
-  requestsTotal: RPC_METRICS.requestsTotal,
-  requestDuration: RPC_METRICS.requestDuration,
-  pollDuration: RPC_METRICS.pollDuration,
-  pollErrorsTotal: RPC_METRICS.pollErrorsTotal,
-  lastSuccessTimestamp: RPC_METRICS.lastSuccessTimestamp,
-  invalidRecordsTotal: RPC_METRICS.invalidRecordsTotal,
-  holdsCappedTotal: RPC_METRICS.rateLimitHoldsCappedTotal,
-};
+type HorizonKey = keyof typeof METRICS;
+/** A kind's catalog: the entries both kinds have, and Horizon's others where the kind has them. */
+type TargetCatalog = Record<HorizonKey & keyof typeof RPC_METRICS, MetricDefinition> &
+  Partial<Record<HorizonKey, MetricDefinition>>;
 
 /**
  * The exporter's view of each target of one kind: requests, polls, failures, freshness, and where
- * the kind has them, invalid records, the request plan and the rate-limit headroom. Series carry
- * the kind's target label (`horizon` or `rpc`).
+ * the kind has them, the request plan and the rate-limit headroom. Series carry the kind's target label.
  */
 export class TargetMetrics {
   private readonly label: string;
+  private readonly all: OwnMetric[] = [];
   private readonly requests: Counter;
   private readonly requestDuration: Histogram;
   private readonly pollDuration: Histogram;
   private readonly pollErrors: Counter;
+  private readonly invalidRecords: Counter;
   private readonly lastSuccess: Gauge;
-  private readonly invalidRecords: Counter | undefined;
   private readonly plannedRequests: Gauge | undefined;
   private readonly requestBudget: Gauge | undefined;
-  private readonly rateLimit:
-    | { readonly limit: Gauge; readonly remaining: Gauge; readonly resetSeconds: Gauge }
-    | undefined;
+  private readonly rateLimit: Readonly<Record<"limit" | "remaining" | "resetSeconds", Gauge>> | undefined;
   private readonly holdsCapped: Counter;
-  private readonly all: OwnMetric[];
 
   constructor(
     registry: OwnRegistry,
-    set: TargetMetricSet,
+    catalog: TargetCatalog,
     /** The `endpoint` values whose error counters start at zero. */
     private readonly endpoints: readonly PollEndpoint[],
   ) {
-    this.label = targetLabelOf(set.requestsTotal);
-    this.requests = registry.counter(set.requestsTotal);
-    this.requestDuration = registry.histogram(set.requestDuration);
-    this.pollDuration = registry.histogram(set.pollDuration);
-    this.pollErrors = registry.counter(set.pollErrorsTotal);
-    this.invalidRecords = set.invalidRecordsTotal && registry.counter(set.invalidRecordsTotal);
-    this.lastSuccess = registry.gauge(set.lastSuccessTimestamp);
-    this.plannedRequests = set.plannedRequestsPerHour && registry.gauge(set.plannedRequestsPerHour);
-    this.requestBudget = set.requestBudgetPerHour && registry.gauge(set.requestBudgetPerHour);
-    this.rateLimit = set.rateLimit && {
-      limit: registry.gauge(set.rateLimit.limit),
-      remaining: registry.gauge(set.rateLimit.remaining),
-      resetSeconds: registry.gauge(set.rateLimit.resetSeconds),
+    this.label = targetLabelOf(catalog.requestsTotal);
+    // Made in this order, which is the order they are rendered in.
+    const own = <M extends OwnMetric>(metric: M): M => {
+      this.all.push(metric);
+      return metric;
     };
-    this.holdsCapped = registry.counter(set.holdsCappedTotal);
-    this.all = [
-      this.holdsCapped,
-      this.requests,
-      this.requestDuration,
-      this.pollDuration,
-      this.pollErrors,
-      this.lastSuccess,
-      ...[this.invalidRecords, this.plannedRequests, this.requestBudget].filter((metric) => metric !== undefined),
-      ...Object.values(this.rateLimit ?? {}),
-    ];
+    const gauge = (metric: MetricDefinition) => own(registry.gauge(metric));
+    this.requests = own(registry.counter(catalog.requestsTotal));
+    this.requestDuration = own(registry.histogram(catalog.requestDuration));
+    this.pollDuration = own(registry.histogram(catalog.pollDuration));
+    this.pollErrors = own(registry.counter(catalog.pollErrorsTotal));
+    this.invalidRecords = own(registry.counter(catalog.invalidRecordsTotal));
+    this.lastSuccess = gauge(catalog.lastSuccessTimestamp);
+    this.plannedRequests = catalog.plannedRequestsPerHour && gauge(catalog.plannedRequestsPerHour);
+    this.requestBudget = catalog.requestBudgetPerHour && gauge(catalog.requestBudgetPerHour);
+    const { rateLimitLimit: limit, rateLimitRemaining: remaining, rateLimitReset: reset } = catalog;
+    if (limit && remaining && reset) {
+      this.rateLimit = { limit: gauge(limit), remaining: gauge(remaining), resetSeconds: gauge(reset) };
+    }
+    this.holdsCapped = own(registry.counter(catalog.rateLimitHoldsCappedTotal));
   }
 
   /** Zero-initialises a target's error counters so rate() and alerts see them before the first error. */
   addTarget(target: string): void {
     this.holdsCapped.inc({ [this.label]: target }, 0);
     for (const endpoint of this.endpoints) {
-      this.invalidRecords?.inc({ [this.label]: target, endpoint }, 0);
+      this.invalidRecords.inc({ [this.label]: target, endpoint }, 0);
       for (const reason of Object.keys(POLL_ERROR_REASONS))
         this.pollErrors.inc({ [this.label]: target, endpoint, reason }, 0);
     }
@@ -234,7 +183,7 @@ export class TargetMetrics {
   }
 
   invalidRecordsRead(target: string, endpoint: PollEndpoint, count: number): void {
-    this.invalidRecords?.inc({ [this.label]: target, endpoint }, count);
+    this.invalidRecords.inc({ [this.label]: target, endpoint }, count);
   }
 
   pollFailed(target: string, endpoint: PollEndpoint, durationSeconds: number, reason: PollErrorReason): void {
@@ -246,11 +195,11 @@ export class TargetMetrics {
 /** The exporter's own health: build, configuration reloads, publications, and each kind's target metrics. */
 export class ExporterMetrics {
   readonly registry = new OwnRegistry();
-  readonly horizon = new TargetMetrics(this.registry, HORIZON_SELF_METRICS, ENDPOINTS);
+  readonly horizon = new TargetMetrics(this.registry, METRICS, ENDPOINTS);
   private readonly configReloadSuccessful = this.registry.gauge(METRICS.configLastReloadSuccessful);
   private readonly configReloadTimestamp = this.registry.gauge(METRICS.configLastReloadSuccessTimestamp);
   private readonly publishFailures = this.registry.counter(METRICS.publishFailuresTotal);
-  readonly rpc = new TargetMetrics(this.registry, RPC_SELF_METRICS, RPC_ENDPOINTS);
+  readonly rpc = new TargetMetrics(this.registry, RPC_METRICS, RPC_ENDPOINTS);
 
   constructor(version: string, shard: Shard = WHOLE) {
     this.registry.gauge(METRICS.buildInfo).set({ version, node_version: process.version }, 1);
