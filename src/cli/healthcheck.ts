@@ -1,11 +1,5 @@
-/**
- * `stellar-horizon-exporter healthcheck [FLAGS]`: exits 0 when the exporter's /healthz answers
- * 200, 1 otherwise (Docker's HEALTHCHECK reserves 2). It reads the flags and environment the
- * exporter reads, so it probes the address the exporter listens on, over HTTPS when the web config
- * turns TLS on (/healthz needs no credentials under basic auth). Without flags it takes those of
- * the exporter running beside it: a container's HEALTHCHECK is not given the container's command.
- */
-
+// Exits 1, not 2, when unhealthy: Docker's HEALTHCHECK reserves 2. /healthz needs no credentials under basic auth;
+// without flags, those of the exporter running beside it are read: a HEALTHCHECK is not given the container's command.
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
@@ -14,7 +8,7 @@ import { loadConfig } from "../config/config.js";
 import { urlHost } from "../server/listen.js";
 import { COMMANDS, versionLine } from "./usage.js";
 
-export interface HealthcheckIo {
+interface HealthcheckIo {
   stdout?: { write(text: string): unknown };
   stderr?: { write(text: string): unknown };
   /** Where the running processes are listed (tests give a folder laid out like /proc). */
@@ -47,10 +41,7 @@ function argumentsAfter(cmdline: string, cwd: string, bin: string): string[] | u
   return index > 0 ? args.slice(index + 1) : undefined;
 }
 
-/**
- * The flags of the oldest exporter process running `bin` (the container's main process), or
- * undefined when none is visible.
- */
+/** The flags of the oldest exporter process running `bin` (the container's main process), if one is visible. */
 export function runningExporterArguments(bin: string, procRoot = "/proc", self = process.pid): string[] | undefined {
   const target = realpathSync(bin);
   const pids = readdirSync(procRoot)

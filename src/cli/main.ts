@@ -81,29 +81,22 @@ async function main(argv: string[]): Promise<number> {
   const command = argv[0] === "help" ? argv[1] : argv[0];
   if (command !== undefined && !command.startsWith("-") && !COMMANDS.includes(command)) {
     const meant = closestName(command, COMMANDS);
-    reportProblems(
-      process.stderr,
-      undefined,
-      [`unknown command "${command}"${meant ? ` (did you mean ${meant}?)` : ""}`],
-      true,
-    );
+    const problem = `unknown command "${command}"${meant ? ` (did you mean ${meant}?)` : ""}`;
+    reportProblems(process.stderr, undefined, [problem], true);
     return 2;
   }
   // `help` and `help COMMAND` are `--help` and `COMMAND --help`.
   if (argv[0] === "help") return main(argv[1] === undefined ? ["--help"] : [argv[1], "--help"]);
-  if (argv[0] === "simulate") {
-    const { runSimulateCommand } = await import("./simulate.js");
-    return runSimulateCommand(argv.slice(1));
+  switch (argv[0]) {
+    case "simulate":
+      return (await import("./simulate.js")).runSimulateCommand(argv.slice(1));
+    case "demo":
+      return (await import("./demo.js")).runDemoCommand(argv.slice(1));
+    case "healthcheck":
+      return (await import("./healthcheck.js")).runHealthcheckCommand(argv.slice(1));
+    default:
+      return runExporter(argv);
   }
-  if (argv[0] === "demo") {
-    const { runDemoCommand } = await import("./demo.js");
-    return runDemoCommand(argv.slice(1));
-  }
-  if (argv[0] === "healthcheck") {
-    const { runHealthcheckCommand } = await import("./healthcheck.js");
-    return runHealthcheckCommand(argv.slice(1));
-  }
-  return runExporter(argv);
 }
 
 process.on("unhandledRejection", (reason) => {

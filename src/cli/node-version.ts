@@ -1,5 +1,5 @@
 /** The oldest Node.js the exporter runs on: the first 22.x the current Stellar SDK supports. */
-export const MINIMUM_NODE = [22, 12] as const;
+const MINIMUM_NODE = [22, 12] as const;
 
 /**
  * The one line that refuses an older Node.js, or undefined when `version` (as in

@@ -4,7 +4,7 @@ const SHUTDOWN_DEADLINE_MS = 4_000;
 /** How often a process started through npm checks that its parent is still there. */
 const PARENT_CHECK_INTERVAL_MS = 500;
 
-export type ShutdownReason = NodeJS.Signals | "aborted" | "parent exited";
+type ShutdownReason = NodeJS.Signals | "aborted" | "parent exited";
 
 /**
  * Resolves on the first SIGTERM or SIGINT with the signal's name, or when `stop` aborts (tests
