@@ -27,10 +27,6 @@ const PROMTOOL_FLAGGED_DEFAULTS = [
   "nodejs_active_requests_total",
 ];
 
-function labelNames(metric: MetricDefinition): string[] {
-  return metric.perTarget === false ? [...metric.labels] : [targetLabelOf(metric), ...metric.labels];
-}
-
 type OwnMetric = Gauge | Counter | Histogram;
 
 /** The exporter's own metrics, made from their catalog entries, in one prom-client registry. */
@@ -49,32 +45,9 @@ export class OwnRegistry {
     return new Histogram({ ...this.configuration(metric), buckets: [...(metric.buckets ?? [])] });
   }
 
-  /** Every family's text as prom-client renders it now, in the order the metrics were made. */
-  metrics(): Promise<string> {
-    return this.registry.metrics();
-  }
-
   private configuration(metric: MetricDefinition) {
-    return { name: metric.name, help: metric.help, labelNames: labelNames(metric), registers: [this.registry] };
-  }
-}
-
-/** Drops every series of `metrics` whose `label` is `value`. */
-async function removeSeries(metrics: readonly OwnMetric[], label: string, value: string): Promise<void> {
-  for (const metric of metrics) {
-    const { values } = await metric.get();
-    const labelSets = new Map<string, Record<string, string | number>>();
-    for (const { labels } of values) {
-      if (labels[label] !== value) continue;
-      // Histogram buckets share their series' labels but for `le`.
-      const series = Object.fromEntries(
-        Object.entries(labels).filter(
-          (entry): entry is [string, string | number] => entry[0] !== "le" && entry[1] !== undefined,
-        ),
-      );
-      labelSets.set(JSON.stringify(series), series);
-    }
-    for (const labels of labelSets.values()) metric.remove(labels);
+    const labelNames = metric.perTarget === false ? [...metric.labels] : [targetLabelOf(metric), ...metric.labels];
+    return { name: metric.name, help: metric.help, labelNames, registers: [this.registry] };
   }
 }
 
@@ -155,7 +128,17 @@ export class TargetMetrics {
 
   /** Drops every series of a target that a reload removed. */
   async removeTarget(target: string): Promise<void> {
-    await removeSeries(this.all, this.label, target);
+    for (const metric of this.all) {
+      const { values } = await metric.get();
+      const labelSets = new Map<string, Partial<Record<string, string | number>>>();
+      for (const { labels } of values) {
+        if (labels[this.label] !== target) continue;
+        // Histogram buckets share their series' labels but for `le`.
+        const { le: _bucket, ...series } = labels;
+        labelSets.set(JSON.stringify(series), series);
+      }
+      for (const labels of labelSets.values()) metric.remove(labels);
+    }
   }
 
   observerFor(target: string): RequestObserver<string> {
@@ -220,7 +203,7 @@ export class ExporterMetrics {
 
   /** The own series, then the process metrics, as they are now, in the coding. */
   async render(coding: ContentCoding): Promise<Buffer> {
-    const text = Buffer.from(await this.registry.metrics());
+    const text = Buffer.from(await this.registry.registry.metrics());
     // A few kilobytes: compressed at once, rather than waiting on a busy machine for a thread-pool round trip,
     // and with zlib's default memory level, whose smaller tables cost a fraction of the store's to set up.
     return coding === "gzip" ? gzipSync(text, { level: GZIP_OPTIONS.level }) : text;

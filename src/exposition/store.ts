@@ -49,14 +49,6 @@ interface Member {
 
 type Members = ReadonlyMap<string, Member>;
 
-/** One lease: the target's key is `label=name`. */
-interface Writer {
-  readonly target: StoreTarget;
-  readonly key: string;
-  readonly source: PublishedSource;
-  readonly generation: number;
-}
-
 interface Published {
   readonly live: Members;
   readonly persistent: Members;
@@ -85,15 +77,11 @@ interface Body {
 
 const TARGET_METRICS = ALL_METRICS.filter((metric) => metric.source !== "exporter" && metric.source !== "agreement");
 
-function headerText(metric: MetricDefinition): string {
-  const help = metric.help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
-  return `# HELP ${metric.name} ${help}\n# TYPE ${metric.name} ${metric.type}\n`;
-}
-
 /** Each family's HELP and TYPE lines as one gzip member (copied out of zlib's larger output chunk). */
 const HEADERS: ReadonlyMap<string, Member> = new Map(
   TARGET_METRICS.map((metric) => {
-    const text = Buffer.from(headerText(metric));
+    const help = metric.help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
+    const text = Buffer.from(`# HELP ${metric.name} ${help}\n# TYPE ${metric.name} ${metric.type}\n`);
     return [metric.name, { gzip: Buffer.from(gzipSync(text, GZIP_OPTIONS)), plainBytes: text.byteLength }];
   }),
 );
@@ -175,51 +163,42 @@ export class MetricStore {
    * runtime can never bring back what it published, even from a publication in flight when it stopped.
    */
   lease(name: string, source: PublishedSource, label: TargetLabel = targetLabelOfSource(source)): StoreLease {
-    const writer: Writer = { target: { label, name }, key: `${label}=${name}`, source, generation: ++this.generation };
-    let byTarget = this.generations.get(source);
-    if (byTarget === undefined) this.generations.set(source, (byTarget = new Map()));
-    byTarget.set(writer.key, writer.generation);
+    const target: StoreTarget = { label, name };
+    const key = `${label}=${name}`;
+    const generation = ++this.generation;
+    let generations = this.generations.get(source);
+    if (generations === undefined) this.generations.set(source, (generations = new Map()));
+    generations.set(key, generation);
+    const current = () => this.generations.get(source)?.get(key) === generation;
     return {
-      publish: (samples, freshUntilMs) => this.publish(writer, samples, freshUntilMs),
-      retire: () => this.retire(writer),
+      publish: async (samples, freshUntilMs) => {
+        if (!current()) return false;
+        const { version } = samples;
+        const previous = this.published.get(source)?.get(key);
+        const same = version !== undefined && previous?.version === version && previous.generation === generation;
+        const live = same ? previous.live : await compress(name, samples.live);
+        const persistent = same ? previous.persistent : await compress(name, samples.persistent);
+        // Rendering took turns of the event loop, in which the lease may have been retired or superseded.
+        if (!current()) return false;
+        let byTarget = this.published.get(source);
+        if (byTarget === undefined) this.published.set(source, (byTarget = new Map()));
+        byTarget.set(key, { live, persistent, freshUntilMs, version, generation });
+        this.assembled = undefined;
+        const tap = this.tap;
+        if (tap !== undefined) {
+          const wanted = { live: tapped(tap, samples.live), persistent: tapped(tap, samples.persistent) };
+          tap.published(target, source, wanted, freshUntilMs);
+        }
+        return true;
+      },
+      retire: () => {
+        if (!current()) return;
+        this.generations.get(source)!.delete(key);
+        this.published.get(source)?.delete(key);
+        this.assembled = undefined;
+        this.tap?.removed(target, source);
+      },
     };
-  }
-
-  /** Renders and compresses the samples, then replaces the target's series of that source, if the lease is current. */
-  private async publish(writer: Writer, samples: CollectorSamples, freshUntilMs: number): Promise<boolean> {
-    if (!this.current(writer)) return false;
-    const { target, key, source, generation } = writer;
-    const { version } = samples;
-    const previous = this.published.get(source)?.get(key);
-    const same = version !== undefined && previous?.version === version && previous.generation === generation;
-    const live = same ? previous.live : await compress(target.name, samples.live);
-    const persistent = same ? previous.persistent : await compress(target.name, samples.persistent);
-    // Rendering took turns of the event loop, in which the lease may have been retired or superseded.
-    if (!this.current(writer)) return false;
-    let byTarget = this.published.get(source);
-    if (byTarget === undefined) this.published.set(source, (byTarget = new Map()));
-    byTarget.set(key, { live, persistent, freshUntilMs, version, generation });
-    this.assembled = undefined;
-    const tap = this.tap;
-    if (tap !== undefined) {
-      const wanted = { live: tapped(tap, samples.live), persistent: tapped(tap, samples.persistent) };
-      tap.published(target, source, wanted, freshUntilMs);
-    }
-    return true;
-  }
-
-  private current({ key, source, generation }: Writer): boolean {
-    return this.generations.get(source)?.get(key) === generation;
-  }
-
-  /** Forgets the target's series of that source, unless a newer lease has taken it over. */
-  private retire(writer: Writer): void {
-    if (!this.current(writer)) return;
-    const { target, key, source } = writer;
-    this.generations.get(source)!.delete(key);
-    this.published.get(source)?.delete(key);
-    this.assembled = undefined;
-    this.tap?.removed(target, source);
   }
 
   /**
