@@ -86,45 +86,37 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
   if (simulators === undefined) return 1;
   const { simulator, fork, forkAt } = simulators;
   const config = withDemoProbe(demoConfig(command.config, simulator, fork), [simulator.simulator, fork.simulator]);
-  let exporter: Awaited<ReturnType<typeof startExporter>>;
-  try {
-    exporter = await startExporter(config, { logger: pino({ level: config.logLevel }) });
-  } catch (error) {
-    await Promise.all([simulator.close(), fork.close()]);
-    startFailed(`exporter: ${(error as Error).message} (pass --web.listen-address=HOST:PORT)`);
-    return 1;
-  }
+  const exporter = await startExporter(config, { logger: pino({ level: config.logLevel }) }).catch(
+    async (error: Error) => {
+      await Promise.all([simulator.close(), fork.close()]);
+      return startFailed(`exporter: ${error.message} (pass --web.listen-address=HOST:PORT)`);
+    },
+  );
+  if (exporter === undefined) return 1;
   process.stdout.write(demoBanner(exporter.url, simulator.url, fork.url, forkAt));
   await waitForShutdownSignal();
   await Promise.all([exporter.close(), simulator.close(), fork.close()]);
   return 0;
 }
 
-function startFailed(problem: string): void {
+function startFailed(problem: string): undefined {
   reportProblems(process.stderr, "demo", [problem], false);
+  return undefined;
 }
 
 /** The simulator and its fork, listening; undefined, with the problem reported, when one cannot start. */
-async function startSimulators(
-  port: number,
-): Promise<{ simulator: RunningSimulator; fork: RunningSimulator; forkAt: number } | undefined> {
+async function startSimulators(port: number) {
   const network = { networkPassphrase: Networks.TESTNET, networkStartMs: Date.now() };
-  let simulator: RunningSimulator;
-  try {
-    simulator = await startSimulator({ host: "127.0.0.1", port, ...network });
-  } catch (error) {
-    startFailed(`simulator: ${(error as Error).message} (set DEMO_SIMULATOR_PORT)`);
-    return undefined;
-  }
+  const simulator = await startSimulator({ host: "127.0.0.1", port, ...network }).catch((error: Error) =>
+    startFailed(`simulator: ${error.message} (set DEMO_SIMULATOR_PORT)`),
+  );
+  if (simulator === undefined) return undefined;
   const forkAt = simulator.simulator.state().historyLatestLedger + FORK_AFTER_LEDGERS;
-  try {
-    const fork = await startSimulator({ host: "127.0.0.1", port: 0, ...network, forkAt });
-    return { simulator, fork, forkAt };
-  } catch (error) {
+  const fork = await startSimulator({ host: "127.0.0.1", port: 0, ...network, forkAt }).catch(async (error: Error) => {
     await simulator.close();
-    startFailed(`forked simulator: ${(error as Error).message}`);
-    return undefined;
-  }
+    return startFailed(`forked simulator: ${error.message}`);
+  });
+  return fork && { simulator, fork, forkAt };
 }
 
 /** The demo's configuration with the simulators' real URLs, and their demo accounts and contracts unless given. */

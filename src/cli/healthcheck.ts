@@ -85,16 +85,13 @@ export async function runHealthcheckCommand(
   const bin = process.argv[1] ?? "";
   const flags = argv.length > 0 ? argv : (runningExporterArguments(bin, io.procRoot) ?? []);
   const command = await loadConfig(flags, env);
-  switch (command.kind) {
-    case "help":
-      stdout.write(USAGE);
-      return 0;
-    case "version":
-      stdout.write(versionLine());
-      return 0;
-    case "invalid":
-      stderr.write(`healthcheck: the exporter's configuration is unusable: ${command.problems.join("; ")}\n`);
-      return 1;
+  if (command.kind === "help" || command.kind === "version") {
+    stdout.write(command.kind === "help" ? USAGE : versionLine());
+    return 0;
+  }
+  if (command.kind === "invalid") {
+    stderr.write(`healthcheck: the exporter's configuration is unusable: ${command.problems.join("; ")}\n`);
+    return 1;
   }
   const { listen, web } = command.config;
   const url = `${web?.tls ? "https" : "http"}://${urlHost(listen.host)}:${listen.port}/healthz`;

@@ -29,16 +29,13 @@ function usage(): string {
 
 async function runExporter(argv: string[]): Promise<number> {
   const command = await loadConfig(argv, process.env);
-  switch (command.kind) {
-    case "help":
-      process.stdout.write(usage());
-      return 0;
-    case "version":
-      process.stdout.write(versionLine());
-      return 0;
-    case "invalid":
-      reportProblems(process.stderr, undefined, command.problems, command.usage);
-      return 2;
+  if (command.kind === "help" || command.kind === "version") {
+    process.stdout.write(command.kind === "help" ? usage() : versionLine());
+    return 0;
+  }
+  if (command.kind === "invalid") {
+    reportProblems(process.stderr, undefined, command.problems, command.usage);
+    return 2;
   }
   // Every line passes the scrubber: no secret the process holds reaches a log, whatever carried it.
   const logger = pino({ level: command.config.logLevel, hooks: { streamWrite: scrubSecrets } });

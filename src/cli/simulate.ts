@@ -164,13 +164,10 @@ export async function runSimulateCommand(argv: string[], io: SimulateCommandIo =
     return 2;
   }
 
-  let running: Awaited<ReturnType<typeof startSimulator>>;
-  try {
-    running = await startSimulator(options);
-  } catch (error) {
-    reportProblems(stderr, "simulate", [(error as Error).message], false);
-    return 1;
-  }
+  const running = await startSimulator(options).catch((error: Error) => {
+    reportProblems(stderr, "simulate", [error.message], false);
+  });
+  if (!running) return 1;
   const { scenario, pools, seed, networkStart, forkAt, historyLatestLedger } = running.simulator.state();
   const forked = forkAt === null ? "" : `, forked from ledger ${forkAt}`;
   stdout.write(

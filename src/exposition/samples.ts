@@ -57,10 +57,8 @@ export function isSeriesGroup(source: SeriesSource): source is SeriesGroup {
 /** Sources rendered between two turns of the event loop, so a large publication never stalls a scrape. */
 const SOURCES_PER_SLICE = 256;
 
-const NEEDS_ESCAPE = /[\\\n"]/;
-
 export function escapeLabelValue(value: string): string {
-  if (!NEEDS_ESCAPE.test(value)) return value;
+  if (!/[\\\n"]/.test(value)) return value;
   return value.replace(/[\\\n"]/g, (character) => (character === "\n" ? "\\n" : `\\${character}`));
 }
 
