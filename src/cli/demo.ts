@@ -200,7 +200,7 @@ export function demoContracts(simulator: Simulator): WatchedContract[] {
 }
 
 /** Lumens the simulator gives the demo probe's freshly generated account. */
-const DEMO_PROBE_FUNDS_STROOPS = 10_000n * 10_000_000n;
+const PROBE_FUNDS_STROOPS = 10_000n * 10_000_000n;
 
 /**
  * The demo probes its simulators (a testnet, so no lumens are real) from a key generated for this run and funded by
@@ -209,10 +209,7 @@ const DEMO_PROBE_FUNDS_STROOPS = 10_000n * 10_000_000n;
 export function withDemoProbe(config: ExporterConfig, simulators: readonly Simulator[]): ExporterConfig {
   const signer = Keypair.random();
   for (const simulator of simulators) {
-    simulator.accounts.add(
-      { id: signer.publicKey(), balance: DEMO_PROBE_FUNDS_STROOPS },
-      simulator.latestLedgerPoint(),
-    );
+    simulator.accounts.add({ id: signer.publicKey(), balance: PROBE_FUNDS_STROOPS }, simulator.latestLedgerPoint());
   }
   const txProbe = txProbeWith(signer, { interval: "15s", maxFee: TX_PROBE_DEFAULTS.maxFee, allowPubnet: false });
   return {

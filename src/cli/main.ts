@@ -2,7 +2,6 @@ import { pino } from "pino";
 import { FLAGS, loadConfig } from "../config/config.js";
 import { closestName } from "../config/messages.js";
 import { scrubSecrets } from "../config/secret.js";
-import type { startExporter } from "../exporter.js";
 import { describeRejection } from "./rejection.js";
 import { waitForShutdownSignal } from "./signals.js";
 import { COMMANDS, reportProblems, versionLine } from "./usage.js";
@@ -39,17 +38,15 @@ async function runExporter(argv: string[]): Promise<number> {
   }
   // Every line passes the scrubber: no secret the process holds reaches a log, whatever carried it.
   const logger = pino({ level: command.config.logLevel, hooks: { streamWrite: scrubSecrets } });
-  let exporter: Awaited<ReturnType<typeof startExporter>>;
-  try {
-    // Loaded only to run: --help, --version and a mistyped flag answer without loading the exporter.
-    const { startExporter } = await import("../exporter.js");
-    exporter = await startExporter(command.config, { logger });
-  } catch (error) {
-    logger.fatal({ error: (error as Error).message }, "cannot start");
-    // The log line goes to stdout as JSON; a person at a terminal reads stderr.
-    process.stderr.write(`stellar-horizon-exporter: ${(error as Error).message}\n`);
-    return 1;
-  }
+  // Loaded only to run: --help, --version and a mistyped flag answer without loading the exporter.
+  const exporter = await import("../exporter.js")
+    .then(({ startExporter }) => startExporter(command.config, { logger }))
+    .catch((error: Error) => {
+      logger.fatal({ error: error.message }, "cannot start");
+      // The log line goes to stdout as JSON; a person at a terminal reads stderr.
+      process.stderr.write(`stellar-horizon-exporter: ${error.message}\n`);
+    });
+  if (!exporter) return 1;
   const { configFile, webConfigFile } = command.config;
   const onReloadSignal = () => {
     if (configFile === undefined && webConfigFile === undefined) {

@@ -84,16 +84,9 @@ const VALUE_FLAGS: Readonly<Record<string, (text: string) => StartOptions | stri
   },
 };
 
-interface ParsedArguments {
-  values: Record<string, string>;
-  disablePathFinding: boolean;
-  help: boolean;
-  version: boolean;
-  problems: string[];
-}
-
-function splitArguments(argv: readonly string[]): ParsedArguments {
-  const parsed: ParsedArguments = { values: {}, disablePathFinding: false, help: false, version: false, problems: [] };
+function splitArguments(argv: readonly string[]) {
+  const values: Record<string, string> = {};
+  const parsed = { values, disablePathFinding: false, help: false, version: false, problems: [] as string[] };
   for (let i = 0; i < argv.length; i++) {
     const argument = argv[i] ?? "";
     if (argument === "--help" || argument === "-h") {
@@ -131,7 +124,7 @@ function splitArguments(argv: readonly string[]): ParsedArguments {
 }
 
 /** Turns flags into simulator options, collecting one message per bad flag. */
-function toStartOptions(values: ParsedArguments["values"], problems: string[]): StartOptions {
+function toStartOptions(values: Record<string, string>, problems: string[]): StartOptions {
   const options: StartOptions = {};
   const given: Partial<Record<string, string>> = { "web.listen-address": DEFAULT_LISTEN_ADDRESS, ...values };
   for (const [name, parse] of Object.entries(VALUE_FLAGS)) {

@@ -17,9 +17,8 @@ import type { RateLimitHeaders } from "../client/rate-limit.js";
 import { GZIP_OPTIONS, type ContentCoding } from "./store.js";
 
 /**
- * The only default process metrics that `promtool check metrics` rejects: gauges named like
- * counters (`_total`, checked with promtool 2.x against prom-client 15). Each has a collector of its
- * own, so removing them from the registry leaves their untotalled siblings (by type) as they are.
+ * The only default metrics `promtool check metrics` (2.x, prom-client 15) rejects: gauges named like counters. Each
+ * has a collector of its own, so removing them leaves their untotalled siblings (by type) as they are.
  */
 const PROMTOOL_FLAGGED_DEFAULTS = [
   "nodejs_active_resources_total",
@@ -52,10 +51,8 @@ export class OwnRegistry {
 }
 
 /**
- * How often the event-loop delay behind `nodejs_eventloop_lag_p*_seconds` is sampled. prom-client's
- * default, every 10 ms, is a timer firing a hundred times a second, most of what an idle exporter
- * spent (docs/performance.md, "Measurements"). Every 100 ms still sees any stall that long, and a
- * shorter one in proportion to its length.
+ * How often `nodejs_eventloop_lag_p*_seconds` samples. prom-client's 10 ms timer was most of what an idle exporter
+ * spent (docs/performance.md, "Measurements"); 100 ms still sees any stall that long, a shorter one in proportion.
  */
 const EVENT_LOOP_SAMPLE_MS = 100;
 
@@ -64,10 +61,7 @@ type HorizonKey = keyof typeof METRICS;
 type TargetCatalog = Record<HorizonKey & keyof typeof RPC_METRICS, MetricDefinition> &
   Partial<Record<HorizonKey, MetricDefinition>>;
 
-/**
- * The exporter's view of each target of one kind: requests, polls, failures, freshness, and where
- * the kind has them, the request plan and the rate-limit headroom. Series carry the kind's target label.
- */
+/** Each target of one kind: requests, polls, failures, freshness, and where the kind has them, plan and rate limit. */
 export class TargetMetrics {
   private readonly label: string;
   private readonly all: OwnMetric[] = [];
