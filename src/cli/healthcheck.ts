@@ -82,8 +82,7 @@ export async function runHealthcheckCommand(
 ): Promise<number> {
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
-  const bin = process.argv[1] ?? "";
-  const flags = argv.length > 0 ? argv : (runningExporterArguments(bin, io.procRoot) ?? []);
+  const flags = argv.length > 0 ? argv : (runningExporterArguments(process.argv[1] ?? "", io.procRoot) ?? []);
   const command = await loadConfig(flags, env);
   if (command.kind === "help" || command.kind === "version") {
     stdout.write(command.kind === "help" ? USAGE : versionLine());

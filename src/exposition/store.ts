@@ -20,10 +20,7 @@ export interface SampleTap {
 }
 
 /** A target as its series name it. A Horizon and a Stellar RPC may share a name and a source, never a label. */
-export interface StoreTarget {
-  readonly label: TargetLabel;
-  readonly name: string;
-}
+export type StoreTarget = { readonly label: TargetLabel; readonly name: string };
 
 /** One writer's handle on a target's series of one source (see MetricStore.lease). */
 export interface StoreLease {
@@ -42,10 +39,7 @@ const gunzipAsync = promisify(gunzipCallback);
 export const GZIP_OPTIONS = { level: constants.Z_BEST_SPEED, memLevel: 9 } as const;
 
 /** A target's lines of one family as one gzip member, and their plain length. */
-interface Member {
-  readonly gzip: Buffer;
-  readonly plainBytes: number;
-}
+type Member = { readonly gzip: Buffer; readonly plainBytes: number };
 
 type Members = ReadonlyMap<string, Member>;
 
