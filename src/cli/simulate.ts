@@ -164,13 +164,11 @@ export async function runSimulateCommand(argv: string[], io: SimulateCommandIo =
   const { scenario, pools, seed, networkStart, forkAt, historyLatestLedger } = running.simulator.state();
   const forked = forkAt === null ? "" : `, forked from ledger ${forkAt}`;
   stdout.write(
-    `Horizon simulator listening on ${running.url} (scenario ${scenario}, ${pools} pools, seed ${seed}${forked})\n`,
+    `Horizon simulator listening on ${running.url} (scenario ${scenario}, ${pools} pools, seed ${seed}${forked})\n` +
+      `  network: ledger ${historyLatestLedger} now; another simulator with --seed=${seed} ` +
+      `--network-start=${networkStart} serves the same ledgers\n` +
+      `  state: GET ${running.url}/_sim/state   switch scenario: POST ${running.url}/_sim/scenario/NAME\n`,
   );
-  stdout.write(
-    `  network: ledger ${historyLatestLedger} now; another simulator with --seed=${seed} ` +
-      `--network-start=${networkStart} serves the same ledgers\n`,
-  );
-  stdout.write(`  state: GET ${running.url}/_sim/state   switch scenario: POST ${running.url}/_sim/scenario/NAME\n`);
   await waitForShutdownSignal(io.stop);
   await running.close();
   return 0;

@@ -62,121 +62,106 @@ type TargetCatalog = Record<HorizonKey & keyof typeof RPC_METRICS, MetricDefinit
   Partial<Record<HorizonKey, MetricDefinition>>;
 
 /** Each target of one kind: requests, polls, failures, freshness, and where the kind has them, plan and rate limit. */
-export class TargetMetrics {
-  private readonly label: string;
-  private readonly all: OwnMetric[] = [];
-  private readonly requests: Counter;
-  private readonly requestDuration: Histogram;
-  private readonly pollDuration: Histogram;
-  private readonly pollErrors: Counter;
-  private readonly invalidRecords: Counter;
-  private readonly lastSuccess: Gauge;
-  private readonly plannedRequests: Gauge | undefined;
-  private readonly requestBudget: Gauge | undefined;
-  private readonly rateLimit: Readonly<Record<"limit" | "remaining" | "resetSeconds", Gauge>> | undefined;
-  private readonly holdsCapped: Counter;
+export type TargetMetrics = ReturnType<typeof targetMetrics>;
 
-  constructor(
-    registry: OwnRegistry,
-    catalog: TargetCatalog,
-    /** The `endpoint` values whose error counters start at zero. */
-    private readonly endpoints: readonly PollEndpoint[],
-  ) {
-    this.label = targetLabelOf(catalog.requestsTotal);
-    // Made in this order, which is the order they are rendered in.
-    const own = <M extends OwnMetric>(metric: M): M => {
-      this.all.push(metric);
-      return metric;
-    };
-    const gauge = (metric: MetricDefinition) => own(registry.gauge(metric));
-    this.requests = own(registry.counter(catalog.requestsTotal));
-    this.requestDuration = own(registry.histogram(catalog.requestDuration));
-    this.pollDuration = own(registry.histogram(catalog.pollDuration));
-    this.pollErrors = own(registry.counter(catalog.pollErrorsTotal));
-    this.invalidRecords = own(registry.counter(catalog.invalidRecordsTotal));
-    this.lastSuccess = gauge(catalog.lastSuccessTimestamp);
-    this.plannedRequests = catalog.plannedRequestsPerHour && gauge(catalog.plannedRequestsPerHour);
-    this.requestBudget = catalog.requestBudgetPerHour && gauge(catalog.requestBudgetPerHour);
-    const { rateLimitLimit: limit, rateLimitRemaining: remaining, rateLimitReset: reset } = catalog;
-    if (limit && remaining && reset) {
-      this.rateLimit = { limit: gauge(limit), remaining: gauge(remaining), resetSeconds: gauge(reset) };
-    }
-    this.holdsCapped = own(registry.counter(catalog.rateLimitHoldsCappedTotal));
-  }
-
-  /** Zero-initialises a target's error counters so rate() and alerts see them before the first error. */
-  addTarget(target: string): void {
-    this.holdsCapped.inc({ [this.label]: target }, 0);
-    for (const endpoint of this.endpoints) {
-      this.invalidRecords.inc({ [this.label]: target, endpoint }, 0);
-      for (const reason of Object.keys(POLL_ERROR_REASONS))
-        this.pollErrors.inc({ [this.label]: target, endpoint, reason }, 0);
-    }
-  }
-
-  /** Records a target's request plan, where the kind exports one. */
-  requestPlan(target: string, plannedRequestsPerHour: number, requestBudgetPerHour: number): void {
-    this.plannedRequests?.set({ [this.label]: target }, plannedRequestsPerHour);
-    this.requestBudget?.set({ [this.label]: target }, requestBudgetPerHour);
-  }
-
-  /** Drops every series of a target that a reload removed. */
-  async removeTarget(target: string): Promise<void> {
-    for (const metric of this.all) {
-      const { values } = await metric.get();
-      const labelSets = new Map<string, Partial<Record<string, string | number>>>();
-      for (const { labels } of values) {
-        if (labels[this.label] !== target) continue;
-        // Histogram buckets share their series' labels but for `le`.
-        const { le: _bucket, ...series } = labels;
-        labelSets.set(JSON.stringify(series), series);
+/** `endpoints` are the `endpoint` values whose error counters start at zero. */
+function targetMetrics(registry: OwnRegistry, catalog: TargetCatalog, endpoints: readonly PollEndpoint[]) {
+  const label = targetLabelOf(catalog.requestsTotal);
+  const all: OwnMetric[] = [];
+  // Made in this order, which is the order they are rendered in.
+  const own = <M extends OwnMetric>(metric: M): M => {
+    all.push(metric);
+    return metric;
+  };
+  const gauge = (metric: MetricDefinition) => own(registry.gauge(metric));
+  const requests = own(registry.counter(catalog.requestsTotal));
+  const requestDuration = own(registry.histogram(catalog.requestDuration));
+  const pollDuration = own(registry.histogram(catalog.pollDuration));
+  const pollErrors = own(registry.counter(catalog.pollErrorsTotal));
+  const invalidRecords = own(registry.counter(catalog.invalidRecordsTotal));
+  const lastSuccess = gauge(catalog.lastSuccessTimestamp);
+  const optional = (metric: MetricDefinition | undefined) => metric && gauge(metric);
+  const plannedRequests = optional(catalog.plannedRequestsPerHour);
+  const requestBudget = optional(catalog.requestBudgetPerHour);
+  const rateLimit = {
+    limit: optional(catalog.rateLimitLimit),
+    remaining: optional(catalog.rateLimitRemaining),
+    resetSeconds: optional(catalog.rateLimitReset),
+  };
+  const holdsCapped = own(registry.counter(catalog.rateLimitHoldsCappedTotal));
+  return {
+    /** Zero-initialises a target's error counters so rate() and alerts see them before the first error. */
+    addTarget(target: string): void {
+      holdsCapped.inc({ [label]: target }, 0);
+      for (const endpoint of endpoints) {
+        invalidRecords.inc({ [label]: target, endpoint }, 0);
+        for (const reason of Object.keys(POLL_ERROR_REASONS)) pollErrors.inc({ [label]: target, endpoint, reason }, 0);
       }
-      for (const labels of labelSets.values()) metric.remove(labels);
-    }
-  }
+    },
 
-  observerFor(target: string): RequestObserver<string> {
-    const labels = { [this.label]: target };
-    return {
-      onRequest: (endpoint, code, durationSeconds) => {
-        this.requests.inc({ ...labels, endpoint, code });
-        this.requestDuration.observe({ ...labels, endpoint }, durationSeconds);
-      },
-      onRateLimitHeaders: (headers: RateLimitHeaders) => {
-        if (this.rateLimit === undefined) return;
-        for (const key of ["limit", "remaining", "resetSeconds"] as const) {
-          const value = headers[key];
-          if (value === undefined) this.rateLimit[key].remove(labels);
-          else this.rateLimit[key].set(labels, value);
+    /** Records a target's request plan, where the kind exports one. */
+    requestPlan(target: string, plannedRequestsPerHour: number, requestBudgetPerHour: number): void {
+      plannedRequests?.set({ [label]: target }, plannedRequestsPerHour);
+      requestBudget?.set({ [label]: target }, requestBudgetPerHour);
+    },
+
+    /** Drops every series of a target that a reload removed. */
+    async removeTarget(target: string): Promise<void> {
+      for (const metric of all) {
+        const { values } = await metric.get();
+        const labelSets = new Map<string, Partial<Record<string, string | number>>>();
+        for (const { labels } of values) {
+          if (labels[label] !== target) continue;
+          // Histogram buckets share their series' labels but for `le`.
+          const { le: _bucket, ...series } = labels;
+          labelSets.set(JSON.stringify(series), series);
         }
-      },
-      onHoldCapped: () => this.holdsCapped.inc(labels),
-    };
-  }
+        for (const labels of labelSets.values()) metric.remove(labels);
+      }
+    },
 
-  pollSucceeded(target: string, endpoint: PollEndpoint, durationSeconds: number, atMs: number): void {
-    this.pollDuration.observe({ [this.label]: target, endpoint }, durationSeconds);
-    this.lastSuccess.set({ [this.label]: target, endpoint }, atMs / 1000);
-  }
+    observerFor(target: string): RequestObserver<string> {
+      const labels = { [label]: target };
+      return {
+        onRequest: (endpoint, code, durationSeconds) => {
+          requests.inc({ ...labels, endpoint, code });
+          requestDuration.observe({ ...labels, endpoint }, durationSeconds);
+        },
+        onRateLimitHeaders: (headers: RateLimitHeaders) => {
+          for (const key of ["limit", "remaining", "resetSeconds"] as const) {
+            const value = headers[key];
+            if (value === undefined) rateLimit[key]?.remove(labels);
+            else rateLimit[key]?.set(labels, value);
+          }
+        },
+        onHoldCapped: () => holdsCapped.inc(labels),
+      };
+    },
 
-  invalidRecordsRead(target: string, endpoint: PollEndpoint, count: number): void {
-    this.invalidRecords.inc({ [this.label]: target, endpoint }, count);
-  }
+    pollSucceeded(target: string, endpoint: PollEndpoint, durationSeconds: number, atMs: number): void {
+      pollDuration.observe({ [label]: target, endpoint }, durationSeconds);
+      lastSuccess.set({ [label]: target, endpoint }, atMs / 1000);
+    },
 
-  pollFailed(target: string, endpoint: PollEndpoint, durationSeconds: number, reason: PollErrorReason): void {
-    this.pollDuration.observe({ [this.label]: target, endpoint }, durationSeconds);
-    this.pollErrors.inc({ [this.label]: target, endpoint, reason });
-  }
+    invalidRecordsRead(target: string, endpoint: PollEndpoint, count: number): void {
+      invalidRecords.inc({ [label]: target, endpoint }, count);
+    },
+
+    pollFailed(target: string, endpoint: PollEndpoint, durationSeconds: number, reason: PollErrorReason): void {
+      pollDuration.observe({ [label]: target, endpoint }, durationSeconds);
+      pollErrors.inc({ [label]: target, endpoint, reason });
+    },
+  };
 }
 
 /** The exporter's own health: build, configuration reloads, publications, and each kind's target metrics. */
 export class ExporterMetrics {
   readonly registry = new OwnRegistry();
-  readonly horizon = new TargetMetrics(this.registry, METRICS, ENDPOINTS);
+  readonly horizon = targetMetrics(this.registry, METRICS, ENDPOINTS);
   private readonly configReloadSuccessful = this.registry.gauge(METRICS.configLastReloadSuccessful);
   private readonly configReloadTimestamp = this.registry.gauge(METRICS.configLastReloadSuccessTimestamp);
   private readonly publishFailures = this.registry.counter(METRICS.publishFailuresTotal);
-  readonly rpc = new TargetMetrics(this.registry, RPC_METRICS, RPC_ENDPOINTS);
+  readonly rpc = targetMetrics(this.registry, RPC_METRICS, RPC_ENDPOINTS);
 
   constructor(version: string, shard: Shard = WHOLE) {
     this.registry.gauge(METRICS.buildInfo).set({ version, node_version: process.version }, 1);
