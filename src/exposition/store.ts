@@ -60,9 +60,7 @@ interface Published {
 export const PLAIN_HOLD_MS = 10_000;
 
 /** The exposition as scraped, exact from `fromMs` (the last live series left) to `untilMs` (the next one leaves). */
-interface Body {
-  readonly gzip: Buffer;
-  readonly plainBytes: number;
+interface Body extends Member {
   plain: Promise<Buffer> | undefined;
   plainUntilMs: number;
   readonly fromMs: number;
