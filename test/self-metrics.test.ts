@@ -38,7 +38,7 @@ describe("the own registry", () => {
     requests.inc({ horizon: "a", code: "200" }, 3);
     queue.set(2);
     duration.observe(0.5);
-    expect(await registry.metrics()).toBe(
+    expect(await registry.registry.metrics()).toBe(
       [
         "# HELP own_requests_total Requests.",
         "# TYPE own_requests_total counter",
@@ -59,7 +59,7 @@ describe("the own registry", () => {
     );
     queue.set(7);
     requests.labels({ horizon: "a", code: "500" }).inc();
-    const after = await registry.metrics();
+    const after = await registry.registry.metrics();
     expect(after).toContain("own_queue 7\n");
     expect(after).toContain('own_requests_total{horizon="a",code="500"} 1\n');
   });

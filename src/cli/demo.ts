@@ -12,6 +12,7 @@ import {
   RPC_PATH,
   SIMULATOR_REQUESTS_PER_HOUR,
   startSimulator,
+  type RunningSimulator,
   type Simulator,
 } from "../simulator/index.js";
 import { TargetUrl } from "../config/target-url.js";
@@ -68,19 +69,15 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
     ],
     {},
   );
-  if (command.kind === "help") {
-    process.stdout.write(USAGE);
+  if (command.kind === "help" || command.kind === "version") {
+    process.stdout.write(command.kind === "help" ? USAGE : versionLine());
     return 0;
   }
-  if (command.kind === "version") {
-    process.stdout.write(versionLine());
-    return 0;
-  }
-  const problems = [
-    ...(typeof port === "string" ? [port] : []),
-    ...(command.kind === "invalid" ? command.problems : []),
-  ];
   if (command.kind === "invalid" || typeof port === "string") {
+    const problems = [
+      ...(typeof port === "string" ? [port] : []),
+      ...(command.kind === "invalid" ? command.problems : []),
+    ];
     reportProblems(process.stderr, "demo", problems, command.kind === "invalid" && command.usage);
     return 2;
   }
@@ -89,54 +86,40 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
   if (simulators === undefined) return 1;
   const { simulator, fork, forkAt } = simulators;
   const config = withDemoProbe(demoConfig(command.config, simulator, fork), [simulator.simulator, fork.simulator]);
-  let exporter: Awaited<ReturnType<typeof startExporter>>;
-  try {
-    exporter = await startExporter(config, { logger: pino({ level: config.logLevel }) });
-  } catch (error) {
-    await Promise.all([simulator.close(), fork.close()]);
-    reportProblems(
-      process.stderr,
-      "demo",
-      [`exporter: ${(error as Error).message} (pass --web.listen-address=HOST:PORT)`],
-      false,
-    );
-    return 1;
-  }
+  const exporter = await startExporter(config, { logger: pino({ level: config.logLevel }) }).catch(
+    async (error: Error) => {
+      await Promise.all([simulator.close(), fork.close()]);
+      return startFailed(`exporter: ${error.message} (pass --web.listen-address=HOST:PORT)`);
+    },
+  );
+  if (exporter === undefined) return 1;
   process.stdout.write(demoBanner(exporter.url, simulator.url, fork.url, forkAt));
   await waitForShutdownSignal();
   await Promise.all([exporter.close(), simulator.close(), fork.close()]);
   return 0;
 }
 
-type RunningSimulator = Awaited<ReturnType<typeof startSimulator>>;
-
-/** The simulator and its fork, listening; undefined, with the problem reported, when one cannot start. */
-async function startSimulators(
-  port: number,
-): Promise<{ simulator: RunningSimulator; fork: RunningSimulator; forkAt: number } | undefined> {
-  const network = { networkPassphrase: Networks.TESTNET, networkStartMs: Date.now() };
-  let simulator: RunningSimulator;
-  try {
-    simulator = await startSimulator({ host: "127.0.0.1", port, ...network });
-  } catch (error) {
-    reportProblems(process.stderr, "demo", [`simulator: ${(error as Error).message} (set DEMO_SIMULATOR_PORT)`], false);
-    return undefined;
-  }
-  const forkAt = simulator.simulator.state().historyLatestLedger + FORK_AFTER_LEDGERS;
-  try {
-    const fork = await startSimulator({ host: "127.0.0.1", port: 0, ...network, forkAt });
-    return { simulator, fork, forkAt };
-  } catch (error) {
-    await simulator.close();
-    reportProblems(process.stderr, "demo", [`forked simulator: ${(error as Error).message}`], false);
-    return undefined;
-  }
+function startFailed(problem: string): undefined {
+  reportProblems(process.stderr, "demo", [problem], false);
+  return undefined;
 }
 
-/**
- * The demo's configuration with the simulators' real URLs, and their demo accounts and contracts where
- * none are given.
- */
+/** The simulator and its fork, listening; undefined, with the problem reported, when one cannot start. */
+async function startSimulators(port: number) {
+  const network = { networkPassphrase: Networks.TESTNET, networkStartMs: Date.now() };
+  const simulator = await startSimulator({ host: "127.0.0.1", port, ...network }).catch((error: Error) =>
+    startFailed(`simulator: ${error.message} (set DEMO_SIMULATOR_PORT)`),
+  );
+  if (simulator === undefined) return undefined;
+  const forkAt = simulator.simulator.state().historyLatestLedger + FORK_AFTER_LEDGERS;
+  const fork = await startSimulator({ host: "127.0.0.1", port: 0, ...network, forkAt }).catch(async (error: Error) => {
+    await simulator.close();
+    return startFailed(`forked simulator: ${error.message}`);
+  });
+  return fork && { simulator, fork, forkAt };
+}
+
+/** The demo's configuration with the simulators' real URLs, and their demo accounts and contracts unless given. */
 function demoConfig(config: ExporterConfig, simulator: RunningSimulator, fork: RunningSimulator): ExporterConfig {
   const simulatorUrl = simulator.url;
   return {
@@ -175,7 +158,6 @@ function demoConfig(config: ExporterConfig, simulator: RunningSimulator, fork: R
   };
 }
 
-/** What the demo prints once everything listens. */
 function demoBanner(exporterUrl: string, simulatorUrl: string, forkUrl: string, forkAt: number): string {
   return [
     "stellar-horizon-exporter demo: exporter polling the built-in Horizon simulator (offline).",
@@ -204,9 +186,8 @@ function demoBanner(exporterUrl: string, simulatorUrl: string, forkUrl: string, 
 }
 
 /**
- * The simulator's demo contracts as the demo watches them: instance, code, the wasm contract's
- * storage entry, and their events; the counter, which emits every other ledger, is expected to
- * emit within a minute, so `contract_silent` fires StellarContractSilent.
+ * The simulator's demo contracts as the demo watches them, events included; the counter, which emits every other
+ * ledger, is expected to emit within a minute, so `contract_silent` fires StellarContractSilent.
  */
 export function demoContracts(simulator: Simulator): WatchedContract[] {
   return simulator.contracts.demo.map(({ name, id, keys }) => ({
@@ -214,26 +195,21 @@ export function demoContracts(simulator: Simulator): WatchedContract[] {
     id,
     keys: keys.map((key) => ({ ...key, durability: "persistent" as const })),
     events: true,
-    ...(name === "counter" ? { expectEventsWithinSeconds: DEMO_EXPECT_EVENTS_WITHIN_SECONDS } : {}),
+    ...(name === "counter" ? { expectEventsWithinSeconds: 60 } : {}),
   }));
 }
 
-const DEMO_EXPECT_EVENTS_WITHIN_SECONDS = 60;
-
 /** Lumens the simulator gives the demo probe's freshly generated account. */
-const DEMO_PROBE_FUNDS_STROOPS = 10_000n * 10_000_000n;
+const PROBE_FUNDS_STROOPS = 10_000n * 10_000_000n;
 
 /**
- * The demo probes its simulators (a testnet, so no lumens are real) from a key generated for this
- * run and funded by each simulator, every 15 s so the probe panels fill quickly.
+ * The demo probes its simulators (a testnet, so no lumens are real) from a key generated for this run and funded by
+ * each simulator, every 15 s so the probe panels fill quickly.
  */
 export function withDemoProbe(config: ExporterConfig, simulators: readonly Simulator[]): ExporterConfig {
   const signer = Keypair.random();
   for (const simulator of simulators) {
-    simulator.accounts.add(
-      { id: signer.publicKey(), balance: DEMO_PROBE_FUNDS_STROOPS },
-      simulator.latestLedgerPoint(),
-    );
+    simulator.accounts.add({ id: signer.publicKey(), balance: PROBE_FUNDS_STROOPS }, simulator.latestLedgerPoint());
   }
   const txProbe = txProbeWith(signer, { interval: "15s", maxFee: TX_PROBE_DEFAULTS.maxFee, allowPubnet: false });
   return {

@@ -1,11 +1,5 @@
-/**
- * `stellar-horizon-exporter healthcheck [FLAGS]`: exits 0 when the exporter's /healthz answers
- * 200, 1 otherwise (Docker's HEALTHCHECK reserves 2). It reads the flags and environment the
- * exporter reads, so it probes the address the exporter listens on, over HTTPS when the web config
- * turns TLS on (/healthz needs no credentials under basic auth). Without flags it takes those of
- * the exporter running beside it: a container's HEALTHCHECK is not given the container's command.
- */
-
+// Exits 1, not 2, when unhealthy: Docker's HEALTHCHECK reserves 2. /healthz needs no credentials under basic auth;
+// without flags, those of the exporter running beside it are read: a HEALTHCHECK is not given the container's command.
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
@@ -14,7 +8,7 @@ import { loadConfig } from "../config/config.js";
 import { urlHost } from "../server/listen.js";
 import { COMMANDS, versionLine } from "./usage.js";
 
-export interface HealthcheckIo {
+interface HealthcheckIo {
   stdout?: { write(text: string): unknown };
   stderr?: { write(text: string): unknown };
   /** Where the running processes are listed (tests give a folder laid out like /proc). */
@@ -47,10 +41,7 @@ function argumentsAfter(cmdline: string, cwd: string, bin: string): string[] | u
   return index > 0 ? args.slice(index + 1) : undefined;
 }
 
-/**
- * The flags of the oldest exporter process running `bin` (the container's main process), or
- * undefined when none is visible.
- */
+/** The flags of the oldest exporter process running `bin` (the container's main process), if one is visible. */
 export function runningExporterArguments(bin: string, procRoot = "/proc", self = process.pid): string[] | undefined {
   const target = realpathSync(bin);
   const pids = readdirSync(procRoot)
@@ -91,19 +82,15 @@ export async function runHealthcheckCommand(
 ): Promise<number> {
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
-  const bin = process.argv[1] ?? "";
-  const flags = argv.length > 0 ? argv : (runningExporterArguments(bin, io.procRoot) ?? []);
+  const flags = argv.length > 0 ? argv : (runningExporterArguments(process.argv[1] ?? "", io.procRoot) ?? []);
   const command = await loadConfig(flags, env);
-  switch (command.kind) {
-    case "help":
-      stdout.write(USAGE);
-      return 0;
-    case "version":
-      stdout.write(versionLine());
-      return 0;
-    case "invalid":
-      stderr.write(`healthcheck: the exporter's configuration is unusable: ${command.problems.join("; ")}\n`);
-      return 1;
+  if (command.kind === "help" || command.kind === "version") {
+    stdout.write(command.kind === "help" ? USAGE : versionLine());
+    return 0;
+  }
+  if (command.kind === "invalid") {
+    stderr.write(`healthcheck: the exporter's configuration is unusable: ${command.problems.join("; ")}\n`);
+    return 1;
   }
   const { listen, web } = command.config;
   const url = `${web?.tls ? "https" : "http"}://${urlHost(listen.host)}:${listen.port}/healthz`;

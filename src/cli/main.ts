@@ -2,7 +2,6 @@ import { pino } from "pino";
 import { FLAGS, loadConfig } from "../config/config.js";
 import { closestName } from "../config/messages.js";
 import { scrubSecrets } from "../config/secret.js";
-import type { startExporter } from "../exporter.js";
 import { describeRejection } from "./rejection.js";
 import { waitForShutdownSignal } from "./signals.js";
 import { COMMANDS, reportProblems, versionLine } from "./usage.js";
@@ -29,30 +28,25 @@ function usage(): string {
 
 async function runExporter(argv: string[]): Promise<number> {
   const command = await loadConfig(argv, process.env);
-  switch (command.kind) {
-    case "help":
-      process.stdout.write(usage());
-      return 0;
-    case "version":
-      process.stdout.write(versionLine());
-      return 0;
-    case "invalid":
-      reportProblems(process.stderr, undefined, command.problems, command.usage);
-      return 2;
+  if (command.kind === "help" || command.kind === "version") {
+    process.stdout.write(command.kind === "help" ? usage() : versionLine());
+    return 0;
+  }
+  if (command.kind === "invalid") {
+    reportProblems(process.stderr, undefined, command.problems, command.usage);
+    return 2;
   }
   // Every line passes the scrubber: no secret the process holds reaches a log, whatever carried it.
   const logger = pino({ level: command.config.logLevel, hooks: { streamWrite: scrubSecrets } });
-  let exporter: Awaited<ReturnType<typeof startExporter>>;
-  try {
-    // Loaded only to run: --help, --version and a mistyped flag answer without loading the exporter.
-    const { startExporter } = await import("../exporter.js");
-    exporter = await startExporter(command.config, { logger });
-  } catch (error) {
-    logger.fatal({ error: (error as Error).message }, "cannot start");
-    // The log line goes to stdout as JSON; a person at a terminal reads stderr.
-    process.stderr.write(`stellar-horizon-exporter: ${(error as Error).message}\n`);
-    return 1;
-  }
+  // Loaded only to run: --help, --version and a mistyped flag answer without loading the exporter.
+  const exporter = await import("../exporter.js")
+    .then(({ startExporter }) => startExporter(command.config, { logger }))
+    .catch((error: Error) => {
+      logger.fatal({ error: error.message }, "cannot start");
+      // The log line goes to stdout as JSON; a person at a terminal reads stderr.
+      process.stderr.write(`stellar-horizon-exporter: ${error.message}\n`);
+    });
+  if (!exporter) return 1;
   const { configFile, webConfigFile } = command.config;
   const onReloadSignal = () => {
     if (configFile === undefined && webConfigFile === undefined) {
@@ -81,29 +75,22 @@ async function main(argv: string[]): Promise<number> {
   const command = argv[0] === "help" ? argv[1] : argv[0];
   if (command !== undefined && !command.startsWith("-") && !COMMANDS.includes(command)) {
     const meant = closestName(command, COMMANDS);
-    reportProblems(
-      process.stderr,
-      undefined,
-      [`unknown command "${command}"${meant ? ` (did you mean ${meant}?)` : ""}`],
-      true,
-    );
+    const problem = `unknown command "${command}"${meant ? ` (did you mean ${meant}?)` : ""}`;
+    reportProblems(process.stderr, undefined, [problem], true);
     return 2;
   }
   // `help` and `help COMMAND` are `--help` and `COMMAND --help`.
   if (argv[0] === "help") return main(argv[1] === undefined ? ["--help"] : [argv[1], "--help"]);
-  if (argv[0] === "simulate") {
-    const { runSimulateCommand } = await import("./simulate.js");
-    return runSimulateCommand(argv.slice(1));
+  switch (argv[0]) {
+    case "simulate":
+      return (await import("./simulate.js")).runSimulateCommand(argv.slice(1));
+    case "demo":
+      return (await import("./demo.js")).runDemoCommand(argv.slice(1));
+    case "healthcheck":
+      return (await import("./healthcheck.js")).runHealthcheckCommand(argv.slice(1));
+    default:
+      return runExporter(argv);
   }
-  if (argv[0] === "demo") {
-    const { runDemoCommand } = await import("./demo.js");
-    return runDemoCommand(argv.slice(1));
-  }
-  if (argv[0] === "healthcheck") {
-    const { runHealthcheckCommand } = await import("./healthcheck.js");
-    return runHealthcheckCommand(argv.slice(1));
-  }
-  return runExporter(argv);
 }
 
 process.on("unhandledRejection", (reason) => {

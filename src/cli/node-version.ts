@@ -1,10 +1,7 @@
 /** The oldest Node.js the exporter runs on: the first 22.x the current Stellar SDK supports. */
-export const MINIMUM_NODE = [22, 12] as const;
+const MINIMUM_NODE = [22, 12] as const;
 
-/**
- * The one line that refuses an older Node.js, or undefined when `version` (as in
- * `process.versions.node`) is supported. Kept free of imports so it runs before anything newer fails.
- */
+/** The one line that refuses an older Node.js. Free of imports, so it runs before anything newer fails. */
 export function unsupportedNodeMessage(version: string): string | undefined {
   const [major = 0, minor = 0] = version.split(".").map((part) => Number.parseInt(part, 10));
   const [minMajor, minMinor] = MINIMUM_NODE;

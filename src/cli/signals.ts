@@ -4,14 +4,11 @@ const SHUTDOWN_DEADLINE_MS = 4_000;
 /** How often a process started through npm checks that its parent is still there. */
 const PARENT_CHECK_INTERVAL_MS = 500;
 
-export type ShutdownReason = NodeJS.Signals | "aborted" | "parent exited";
+type ShutdownReason = NodeJS.Signals | "aborted" | "parent exited";
 
 /**
- * Resolves on the first SIGTERM or SIGINT with the signal's name, or when `stop` aborts (tests
- * stop a command that way instead of signalling their own process). A terminal's Ctrl+C reaches
- * every process of its foreground group, this one included. Started through npm (`npx ...`), it
- * also resolves when the parent process goes: npx runs the bin under `sh -c`, and a SIGTERM that
- * npm forwards ends that shell without reaching node.
+ * Resolves on the first SIGTERM or SIGINT, or when `stop` aborts (tests stop a command that way). Started through npm,
+ * also when the parent goes: npx runs the bin under `sh -c`, and a SIGTERM npm forwards ends that shell, not node.
  */
 export function waitForShutdownSignal(stop?: AbortSignal): Promise<ShutdownReason> {
   return new Promise((resolve) => {

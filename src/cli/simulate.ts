@@ -1,7 +1,3 @@
-/**
- * `stellar-horizon-exporter simulate`: runs the Horizon simulator until SIGINT or SIGTERM.
- */
-
 import { parseListenAddress } from "../config/config.js";
 import { parseDuration } from "../config/duration.js";
 import { closestName } from "../config/messages.js";
@@ -9,7 +5,7 @@ import { MAX_NETWORK_START_AGE_MS, SCENARIOS, startSimulator, type StartOptions 
 import { waitForShutdownSignal } from "./signals.js";
 import { reportProblems, versionLine } from "./usage.js";
 
-export interface SimulateCommandIo {
+interface SimulateCommandIo {
   stdout?: { write(text: string): unknown };
   stderr?: { write(text: string): unknown };
   /** Stops the simulator like a signal would (tests use this instead of signalling the process). */
@@ -45,32 +41,52 @@ Flags (--flag=value or --flag value):
 Control endpoints: POST /_sim/scenario/NAME switches scenario, GET /_sim/state shows the model.
 `;
 
-const VALUE_FLAGS = [
-  "web.listen-address",
-  "scenario",
-  "ledger-interval",
-  "pools",
-  "seed",
-  "network-passphrase",
-  "network-start",
-  "fork-at",
-] as const;
-type ValueFlag = (typeof VALUE_FLAGS)[number];
-
-interface ParsedArguments {
-  values: Partial<Record<ValueFlag, string>>;
-  disablePathFinding: boolean;
-  help: boolean;
-  version: boolean;
-  problems: string[];
+function parseCount(text: string, max: number): number | undefined {
+  if (!/^\d+$/.test(text)) return undefined;
+  const value = Number(text);
+  return value <= max ? value : undefined;
 }
 
-function isValueFlag(name: string): name is ValueFlag {
-  return (VALUE_FLAGS as readonly string[]).includes(name);
-}
+/** Each value flag's parser: the options its value sets, or what is wrong with it (checked in this order). */
+const VALUE_FLAGS: Readonly<Record<string, (text: string) => StartOptions | string>> = {
+  "web.listen-address": parseListenAddress,
+  scenario: (text) =>
+    (SCENARIOS as readonly string[]).includes(text)
+      ? { scenario: text }
+      : `unknown scenario "${text}" (known: ${SCENARIOS.join(", ")})`,
+  "ledger-interval": (text) => {
+    const intervalMs = parseDuration(text);
+    if (intervalMs === undefined || intervalMs < 1)
+      return `"${text}" is not a duration of at least 1ms (e.g. 6s, 250ms)`;
+    return { ledgerIntervalMs: intervalMs };
+  },
+  pools: (text) => {
+    const pools = parseCount(text, MAX_POOLS);
+    return pools === undefined ? `"${text}" is not a whole number from 0 to ${MAX_POOLS}` : { pools };
+  },
+  seed: (text) => {
+    const seed = parseCount(text, Number.MAX_SAFE_INTEGER);
+    return seed === undefined ? `"${text}" is not a non-negative whole number` : { seed };
+  },
+  "network-passphrase": (text) => (text === "" ? "must not be empty" : { networkPassphrase: text }),
+  "network-start": (text) => {
+    const startMs = RFC_3339.test(text) ? Date.parse(text) : Number.NaN;
+    const ageMs = Date.now() - startMs;
+    if (Number.isNaN(startMs)) return `"${text}" is not an RFC 3339 time (e.g. 2026-01-02T03:04:05Z)`;
+    if (!(ageMs >= 0 && ageMs <= MAX_NETWORK_START_AGE_MS)) return `${text} is not within the last day`;
+    return { networkStartMs: startMs };
+  },
+  "fork-at": (text) => {
+    const forkAt = parseCount(text, MAX_LEDGER_SEQUENCE);
+    if (forkAt === undefined || forkAt < 1)
+      return `"${text}" is not a ledger sequence from 1 to ${MAX_LEDGER_SEQUENCE}`;
+    return { forkAt };
+  },
+};
 
-function splitArguments(argv: readonly string[]): ParsedArguments {
-  const parsed: ParsedArguments = { values: {}, disablePathFinding: false, help: false, version: false, problems: [] };
+function splitArguments(argv: readonly string[]) {
+  const values: Record<string, string> = {};
+  const parsed = { values, disablePathFinding: false, help: false, version: false, problems: [] as string[] };
   for (let i = 0; i < argv.length; i++) {
     const argument = argv[i] ?? "";
     if (argument === "--help" || argument === "-h") {
@@ -91,15 +107,15 @@ function splitArguments(argv: readonly string[]): ParsedArguments {
     }
     const equals = argument.indexOf("=");
     const name = argument.slice(2, equals < 0 ? undefined : equals);
-    if (!isValueFlag(name)) {
-      const meant = closestName(name, [...VALUE_FLAGS, "disable-path-finding", "help", "version"]);
+    if (!Object.hasOwn(VALUE_FLAGS, name)) {
+      const meant = closestName(name, [...Object.keys(VALUE_FLAGS), "disable-path-finding", "help", "version"]);
       parsed.problems.push(`unknown flag --${name}${meant ? ` (did you mean --${meant}?)` : ""}`);
       continue;
     }
     if (equals >= 0) {
       parsed.values[name] = argument.slice(equals + 1);
     } else if (i + 1 < argv.length && !(argv[i + 1] ?? "").startsWith("--")) {
-      parsed.values[name] = argv[++i];
+      parsed.values[name] = argv[++i]!;
     } else {
       parsed.problems.push(`--${name} needs a value`);
     }
@@ -107,71 +123,16 @@ function splitArguments(argv: readonly string[]): ParsedArguments {
   return parsed;
 }
 
-function parseCount(text: string, max: number): number | undefined {
-  if (!/^\d+$/.test(text)) return undefined;
-  const value = Number(text);
-  return value <= max ? value : undefined;
-}
-
 /** Turns flags into simulator options, collecting one message per bad flag. */
-function toStartOptions(values: ParsedArguments["values"], problems: string[]): StartOptions {
+function toStartOptions(values: Record<string, string>, problems: string[]): StartOptions {
   const options: StartOptions = {};
-  const address = values["web.listen-address"] ?? DEFAULT_LISTEN_ADDRESS;
-  const listen = parseListenAddress(address);
-  if (typeof listen === "string") problems.push(`--web.listen-address: ${listen}`);
-  else Object.assign(options, listen);
-
-  const scenario = values.scenario;
-  if (scenario !== undefined) {
-    if ((SCENARIOS as readonly string[]).includes(scenario)) options.scenario = scenario;
-    else problems.push(`--scenario: unknown scenario "${scenario}" (known: ${SCENARIOS.join(", ")})`);
-  }
-
-  const interval = values["ledger-interval"];
-  if (interval !== undefined) {
-    const intervalMs = parseDuration(interval);
-    if (intervalMs === undefined || intervalMs < 1)
-      problems.push(`--ledger-interval: "${interval}" is not a duration of at least 1ms (e.g. 6s, 250ms)`);
-    else options.ledgerIntervalMs = intervalMs;
-  }
-
-  const pools = values.pools;
-  if (pools !== undefined) {
-    const count = parseCount(pools, MAX_POOLS);
-    if (count === undefined) problems.push(`--pools: "${pools}" is not a whole number from 0 to ${MAX_POOLS}`);
-    else options.pools = count;
-  }
-
-  const seed = values.seed;
-  if (seed !== undefined) {
-    const value = parseCount(seed, Number.MAX_SAFE_INTEGER);
-    if (value === undefined) problems.push(`--seed: "${seed}" is not a non-negative whole number`);
-    else options.seed = value;
-  }
-
-  const passphrase = values["network-passphrase"];
-  if (passphrase !== undefined) {
-    if (passphrase === "") problems.push("--network-passphrase: must not be empty");
-    else options.networkPassphrase = passphrase;
-  }
-
-  const networkStart = values["network-start"];
-  if (networkStart !== undefined) {
-    const startMs = RFC_3339.test(networkStart) ? Date.parse(networkStart) : Number.NaN;
-    const ageMs = Date.now() - startMs;
-    if (Number.isNaN(startMs))
-      problems.push(`--network-start: "${networkStart}" is not an RFC 3339 time (e.g. 2026-01-02T03:04:05Z)`);
-    else if (!(ageMs >= 0 && ageMs <= MAX_NETWORK_START_AGE_MS))
-      problems.push(`--network-start: ${networkStart} is not within the last day`);
-    else options.networkStartMs = startMs;
-  }
-
-  const forkAt = values["fork-at"];
-  if (forkAt !== undefined) {
-    const sequence = parseCount(forkAt, MAX_LEDGER_SEQUENCE);
-    if (sequence === undefined || sequence < 1)
-      problems.push(`--fork-at: "${forkAt}" is not a ledger sequence from 1 to ${MAX_LEDGER_SEQUENCE}`);
-    else options.forkAt = sequence;
+  const given: Partial<Record<string, string>> = { "web.listen-address": DEFAULT_LISTEN_ADDRESS, ...values };
+  for (const [name, parse] of Object.entries(VALUE_FLAGS)) {
+    const text = given[name];
+    if (text === undefined) continue;
+    const parsed = parse(text);
+    if (typeof parsed === "string") problems.push(`--${name}: ${parsed}`);
+    else Object.assign(options, parsed);
   }
   return options;
 }
@@ -196,23 +157,18 @@ export async function runSimulateCommand(argv: string[], io: SimulateCommandIo =
     return 2;
   }
 
-  let running: Awaited<ReturnType<typeof startSimulator>>;
-  try {
-    running = await startSimulator(options);
-  } catch (error) {
-    reportProblems(stderr, "simulate", [(error as Error).message], false);
-    return 1;
-  }
+  const running = await startSimulator(options).catch((error: Error) => {
+    reportProblems(stderr, "simulate", [error.message], false);
+  });
+  if (!running) return 1;
   const { scenario, pools, seed, networkStart, forkAt, historyLatestLedger } = running.simulator.state();
   const forked = forkAt === null ? "" : `, forked from ledger ${forkAt}`;
   stdout.write(
-    `Horizon simulator listening on ${running.url} (scenario ${scenario}, ${pools} pools, seed ${seed}${forked})\n`,
+    `Horizon simulator listening on ${running.url} (scenario ${scenario}, ${pools} pools, seed ${seed}${forked})\n` +
+      `  network: ledger ${historyLatestLedger} now; another simulator with --seed=${seed} ` +
+      `--network-start=${networkStart} serves the same ledgers\n` +
+      `  state: GET ${running.url}/_sim/state   switch scenario: POST ${running.url}/_sim/scenario/NAME\n`,
   );
-  stdout.write(
-    `  network: ledger ${historyLatestLedger} now; another simulator with --seed=${seed} ` +
-      `--network-start=${networkStart} serves the same ledgers\n`,
-  );
-  stdout.write(`  state: GET ${running.url}/_sim/state   switch scenario: POST ${running.url}/_sim/scenario/NAME\n`);
   await waitForShutdownSignal(io.stop);
   await running.close();
   return 0;

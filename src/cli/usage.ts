@@ -8,10 +8,7 @@ export function versionLine(): string {
   return `stellar-horizon-exporter ${VERSION} (node ${process.version})\n`;
 }
 
-/**
- * One line per problem, named after the command as it was typed (`stellar-horizon-exporter demo:`),
- * then the pointer to --help when the command line itself is malformed and the help would show why.
- */
+/** One line per problem, named after the command as typed, then a pointer to --help for a malformed command line. */
 export function reportProblems(
   stderr: { write(text: string): unknown },
   command: string | undefined,

@@ -23,12 +23,10 @@ export class HistogramData {
   }
 }
 
-/** Exactly the labels a catalog entry declares (besides `horizon`): each one required, no other allowed. */
-export type LabelsOf<M extends MetricDefinition> = { readonly [Name in M["labels"][number]]: string };
-
+/** Exactly the labels a catalog entry declares (besides the target's): each one required, no other allowed. */
 type SampleOf<M extends MetricDefinition> = { readonly metric: M } & (M["labels"] extends readonly []
   ? { readonly labels?: undefined }
-  : { readonly labels: LabelsOf<M> }) &
+  : { readonly labels: { readonly [Name in M["labels"][number]]: string } }) &
   (M["type"] extends "histogram" ? { readonly histogram: HistogramData } : { readonly value: number });
 
 /** A sample of each entry of a catalog that a target publishes (the exporter's own series are prom-client's). */
@@ -36,18 +34,12 @@ type CatalogSample<Catalog extends Record<string, MetricDefinition>> = {
   [Key in keyof Catalog]: Catalog[Key]["source"] extends "exporter" ? never : SampleOf<Catalog[Key]>;
 }[keyof Catalog];
 
-/**
- * One series of a Horizon or Stellar RPC metric from the catalog. Its labels are that entry's
- * label tuple, checked by the compiler, so what is emitted cannot drift from what docs/metrics.md
- * and the dashboards read.
- */
+/** One series of a catalog metric, its labels checked by the compiler so they cannot drift from docs and dashboards. */
 export type Sample = CatalogSample<typeof METRICS> | CatalogSample<typeof RPC_METRICS>;
 
 /**
- * The series of several families that change together (one watched account's), held as what they
- * are computed from rather than as a sample per series: with ten thousand accounts, a JS object
- * per series was most of the exporter's heap. Its samples of a family are made when the store
- * renders a publication and when the landing page reads them. It holds no histogram.
+ * The series of several families that change together (one watched account's), held as what they are computed from:
+ * with ten thousand accounts, a JS object per series was most of the exporter's heap. It holds no histogram.
  */
 export interface SeriesGroup {
   /** Every family the group may have series in; groups of one kind share one list. */
@@ -56,23 +48,17 @@ export interface SeriesGroup {
   samplesOf(metric: MetricDefinition): readonly Sample[];
 }
 
-/** What the store renders lines from: one series, or a group of series. */
 export type SeriesSource = Sample | SeriesGroup;
 
 export function isSeriesGroup(source: SeriesSource): source is SeriesGroup {
   return "families" in source;
 }
 
-/**
- * Sources rendered between two turns of the event loop, so a large publication never stalls a
- * scrape; their text (tens of kilobytes) stays in V8's young generation.
- */
+/** Sources rendered between two turns of the event loop, so a large publication never stalls a scrape. */
 const SOURCES_PER_SLICE = 256;
 
-const NEEDS_ESCAPE = /[\\\n"]/;
-
 export function escapeLabelValue(value: string): string {
-  if (!NEEDS_ESCAPE.test(value)) return value;
+  if (!/[\\\n"]/.test(value)) return value;
   return value.replace(/[\\\n"]/g, (character) => (character === "\n" ? "\\n" : `\\${character}`));
 }
 
@@ -104,10 +90,7 @@ function histogramLines(name: string, labels: string, histogram: HistogramData):
   return lines;
 }
 
-/**
- * `targetLabel` is the target's label pair, e.g. `horizon="sdf"`, which comes first so every series of a target lines
- * up.
- */
+/** `targetLabel` is the target's label pair, e.g. `horizon="sdf"`, first so every series of a target lines up. */
 function sampleLines(targetLabel: string, sample: Sample): string {
   const labels = targetLabel + labelPairs(sample.labels);
   const name = sample.metric.name;
@@ -115,9 +98,7 @@ function sampleLines(targetLabel: string, sample: Sample): string {
   return `${name}{${labels}} ${formatValue(sample.value)}\n`;
 }
 
-/**
- * Each family's sources, in the order of the sources: a sample under its metric, a group under each of its families.
- */
+/** Each family's sources, in order: a sample under its metric, a group under each of its families. */
 export function sourcesByFamily(sources: readonly SeriesSource[]): Map<MetricDefinition, SeriesSource[]> {
   const families = new Map<MetricDefinition, SeriesSource[]>();
   const add = (metric: MetricDefinition, source: SeriesSource) => {
@@ -133,10 +114,8 @@ export function sourcesByFamily(sources: readonly SeriesSource[]): Map<MetricDef
 }
 
 /**
- * One target's lines of one family, without HELP and TYPE (possibly none: groups may have no
- * series of a family they list), in slices of SOURCES_PER_SLICE sources, the event loop handed back
- * between slices. A slice is tens of kilobytes and dies young: the family's whole text, megabytes
- * at 10 000 pools, never exists at once, so it never reaches V8's old generation.
+ * One target's lines of one family, without HELP and TYPE, in slices of SOURCES_PER_SLICE sources. A slice is tens of
+ * kilobytes and dies young: the family's whole text, megabytes at 10 000 pools, never reaches V8's old generation.
  */
 export async function* familyLines(
   target: string,
@@ -159,17 +138,12 @@ export async function* familyLines(
 }
 
 /**
- * What a collector shows: `live` series leave /metrics when stale, `persistent` ones never do.
- * Arrays, not generators: a generator of tens of thousands of pool samples allocates an iterator
- * result per sample, megabytes of garbage per poll.
+ * What a collector shows: `live` series leave /metrics when stale, `persistent` ones never do. Arrays, not generators:
+ * a generator of tens of thousands of samples allocates an iterator result per sample, megabytes of garbage per poll.
  */
 export interface CollectorSamples<Source extends SeriesSource = SeriesSource> {
   readonly live: readonly Source[];
   readonly persistent: readonly Source[];
-  /**
-   * Optional: a number the job changes whenever what these samples show changes. A publication
-   * with the version of the one before it under the same lease is not rendered or compressed
-   * again (only its freshness moves): 10 000 unchanged accounts cost no rendering.
-   */
+  /** Changes whenever what the samples show does: an unchanged version under the same lease is not rendered again. */
   readonly version?: number;
 }

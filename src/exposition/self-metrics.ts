@@ -17,19 +17,14 @@ import type { RateLimitHeaders } from "../client/rate-limit.js";
 import { GZIP_OPTIONS, type ContentCoding } from "./store.js";
 
 /**
- * The only default process metrics that `promtool check metrics` rejects: gauges named like
- * counters (`_total`, checked with promtool 2.x against prom-client 15). Each has a collector of its
- * own, so removing them from the registry leaves their untotalled siblings (by type) as they are.
+ * The only default metrics `promtool check metrics` (2.x, prom-client 15) rejects: gauges named like counters. Each
+ * has a collector of its own, so removing them leaves their untotalled siblings (by type) as they are.
  */
 const PROMTOOL_FLAGGED_DEFAULTS = [
   "nodejs_active_resources_total",
   "nodejs_active_handles_total",
   "nodejs_active_requests_total",
 ];
-
-function labelNames(metric: MetricDefinition): string[] {
-  return metric.perTarget === false ? [...metric.labels] : [targetLabelOf(metric), ...metric.labels];
-}
 
 type OwnMetric = Gauge | Counter | Histogram;
 
@@ -49,208 +44,124 @@ export class OwnRegistry {
     return new Histogram({ ...this.configuration(metric), buckets: [...(metric.buckets ?? [])] });
   }
 
-  /** Every family's text as prom-client renders it now, in the order the metrics were made. */
-  metrics(): Promise<string> {
-    return this.registry.metrics();
-  }
-
   private configuration(metric: MetricDefinition) {
-    return { name: metric.name, help: metric.help, labelNames: labelNames(metric), registers: [this.registry] };
-  }
-}
-
-/** Drops every series of `metrics` whose `label` is `value`. */
-export async function removeSeries(metrics: readonly OwnMetric[], label: string, value: string): Promise<void> {
-  for (const metric of metrics) {
-    const { values } = await metric.get();
-    const labelSets = new Map<string, Record<string, string | number>>();
-    for (const { labels } of values) {
-      if (labels[label] !== value) continue;
-      // Histogram buckets share their series' labels but for `le`.
-      const series = Object.fromEntries(
-        Object.entries(labels).filter(
-          (entry): entry is [string, string | number] => entry[0] !== "le" && entry[1] !== undefined,
-        ),
-      );
-      labelSets.set(JSON.stringify(series), series);
-    }
-    for (const labels of labelSets.values()) metric.remove(labels);
+    const labelNames = metric.perTarget === false ? [...metric.labels] : [targetLabelOf(metric), ...metric.labels];
+    return { name: metric.name, help: metric.help, labelNames, registers: [this.registry] };
   }
 }
 
 /**
- * How often the event-loop delay behind `nodejs_eventloop_lag_p*_seconds` is sampled. prom-client's
- * default, every 10 ms, is a timer firing a hundred times a second, most of what an idle exporter
- * spent (docs/performance.md, "Measurements"). Every 100 ms still sees any stall that long, and a
- * shorter one in proportion to its length.
+ * How often `nodejs_eventloop_lag_p*_seconds` samples. prom-client's 10 ms timer was most of what an idle exporter
+ * spent (docs/performance.md, "Measurements"); 100 ms still sees any stall that long, a shorter one in proportion.
  */
 const EVENT_LOOP_SAMPLE_MS = 100;
 
-/** The self-metrics one kind of target is counted in; what a kind does not have stays absent. */
-interface TargetMetricSet {
-  readonly requestsTotal: MetricDefinition;
-  readonly requestDuration: MetricDefinition;
-  readonly pollDuration: MetricDefinition;
-  readonly pollErrorsTotal: MetricDefinition;
-  readonly lastSuccessTimestamp: MetricDefinition;
-  readonly invalidRecordsTotal?: MetricDefinition;
-  readonly plannedRequestsPerHour?: MetricDefinition;
-  readonly requestBudgetPerHour?: MetricDefinition;
-  readonly rateLimit?: {
-    readonly limit: MetricDefinition;
-    readonly remaining: MetricDefinition;
-    readonly resetSeconds: MetricDefinition;
+type HorizonKey = keyof typeof METRICS;
+/** A kind's catalog: the entries both kinds have, and Horizon's others where the kind has them. */
+type TargetCatalog = Record<HorizonKey & keyof typeof RPC_METRICS, MetricDefinition> &
+  Partial<Record<HorizonKey, MetricDefinition>>;
+
+/** Each target of one kind: requests, polls, failures, freshness, and where the kind has them, plan and rate limit. */
+export type TargetMetrics = ReturnType<typeof targetMetrics>;
+
+/** `endpoints` are the `endpoint` values whose error counters start at zero. */
+function targetMetrics(registry: OwnRegistry, catalog: TargetCatalog, endpoints: readonly PollEndpoint[]) {
+  const label = targetLabelOf(catalog.requestsTotal);
+  const all: OwnMetric[] = [];
+  // Made in this order, which is the order they are rendered in.
+  const own = <M extends OwnMetric>(metric: M): M => {
+    all.push(metric);
+    return metric;
   };
-  /** Rate-limit holds cut to the cap. */
-  readonly holdsCappedTotal: MetricDefinition;
-}
+  const gauge = (metric: MetricDefinition) => own(registry.gauge(metric));
+  const requests = own(registry.counter(catalog.requestsTotal));
+  const requestDuration = own(registry.histogram(catalog.requestDuration));
+  const pollDuration = own(registry.histogram(catalog.pollDuration));
+  const pollErrors = own(registry.counter(catalog.pollErrorsTotal));
+  const invalidRecords = own(registry.counter(catalog.invalidRecordsTotal));
+  const lastSuccess = gauge(catalog.lastSuccessTimestamp);
+  const optional = (metric: MetricDefinition | undefined) => metric && gauge(metric);
+  const plannedRequests = optional(catalog.plannedRequestsPerHour);
+  const requestBudget = optional(catalog.requestBudgetPerHour);
+  const rateLimit = {
+    limit: optional(catalog.rateLimitLimit),
+    remaining: optional(catalog.rateLimitRemaining),
+    resetSeconds: optional(catalog.rateLimitReset),
+  };
+  const holdsCapped = own(registry.counter(catalog.rateLimitHoldsCappedTotal));
+  return {
+    /** Zero-initialises a target's error counters so rate() and alerts see them before the first error. */
+    addTarget(target: string): void {
+      holdsCapped.inc({ [label]: target }, 0);
+      for (const endpoint of endpoints) {
+        invalidRecords.inc({ [label]: target, endpoint }, 0);
+        for (const reason of Object.keys(POLL_ERROR_REASONS)) pollErrors.inc({ [label]: target, endpoint, reason }, 0);
+      }
+    },
 
-/** The Horizon targets' self-metrics. */
-const HORIZON_SELF_METRICS: TargetMetricSet = {
-  requestsTotal: METRICS.requestsTotal,
-  requestDuration: METRICS.requestDuration,
-  pollDuration: METRICS.pollDuration,
-  pollErrorsTotal: METRICS.pollErrorsTotal,
-  lastSuccessTimestamp: METRICS.lastSuccessTimestamp,
-  invalidRecordsTotal: METRICS.invalidRecordsTotal,
-  plannedRequestsPerHour: METRICS.plannedRequestsPerHour,
-  requestBudgetPerHour: METRICS.requestBudgetPerHour,
-  rateLimit: {
-    limit: METRICS.rateLimitLimit,
-    remaining: METRICS.rateLimitRemaining,
-    resetSeconds: METRICS.rateLimitReset,
-  },
-  holdsCappedTotal: METRICS.rateLimitHoldsCappedTotal,
-};
+    /** Records a target's request plan, where the kind exports one. */
+    requestPlan(target: string, plannedRequestsPerHour: number, requestBudgetPerHour: number): void {
+      plannedRequests?.set({ [label]: target }, plannedRequestsPerHour);
+      requestBudget?.set({ [label]: target }, requestBudgetPerHour);
+    },
 
-/** The Stellar RPC targets' self-metrics, the stellar_horizon_exporter_rpc_* series. */
-const RPC_SELF_METRICS: TargetMetricSet = {
-  requestsTotal: RPC_METRICS.requestsTotal,
-  requestDuration: RPC_METRICS.requestDuration,
-  pollDuration: RPC_METRICS.pollDuration,
-  pollErrorsTotal: RPC_METRICS.pollErrorsTotal,
-  lastSuccessTimestamp: RPC_METRICS.lastSuccessTimestamp,
-  invalidRecordsTotal: RPC_METRICS.invalidRecordsTotal,
-  holdsCappedTotal: RPC_METRICS.rateLimitHoldsCappedTotal,
-};
-
-/**
- * The exporter's view of each target of one kind: requests, polls, failures, freshness, and where
- * the kind has them, invalid records, the request plan and the rate-limit headroom. Series carry
- * the kind's target label (`horizon` or `rpc`).
- */
-export class TargetMetrics {
-  private readonly label: string;
-  private readonly requests: Counter;
-  private readonly requestDuration: Histogram;
-  private readonly pollDuration: Histogram;
-  private readonly pollErrors: Counter;
-  private readonly lastSuccess: Gauge;
-  private readonly invalidRecords: Counter | undefined;
-  private readonly plannedRequests: Gauge | undefined;
-  private readonly requestBudget: Gauge | undefined;
-  private readonly rateLimit:
-    | { readonly limit: Gauge; readonly remaining: Gauge; readonly resetSeconds: Gauge }
-    | undefined;
-  private readonly holdsCapped: Counter;
-  private readonly all: OwnMetric[];
-
-  constructor(
-    registry: OwnRegistry,
-    set: TargetMetricSet,
-    /** The `endpoint` values whose error counters start at zero. */
-    private readonly endpoints: readonly PollEndpoint[],
-  ) {
-    this.label = targetLabelOf(set.requestsTotal);
-    this.requests = registry.counter(set.requestsTotal);
-    this.requestDuration = registry.histogram(set.requestDuration);
-    this.pollDuration = registry.histogram(set.pollDuration);
-    this.pollErrors = registry.counter(set.pollErrorsTotal);
-    this.invalidRecords = set.invalidRecordsTotal && registry.counter(set.invalidRecordsTotal);
-    this.lastSuccess = registry.gauge(set.lastSuccessTimestamp);
-    this.plannedRequests = set.plannedRequestsPerHour && registry.gauge(set.plannedRequestsPerHour);
-    this.requestBudget = set.requestBudgetPerHour && registry.gauge(set.requestBudgetPerHour);
-    this.rateLimit = set.rateLimit && {
-      limit: registry.gauge(set.rateLimit.limit),
-      remaining: registry.gauge(set.rateLimit.remaining),
-      resetSeconds: registry.gauge(set.rateLimit.resetSeconds),
-    };
-    this.holdsCapped = registry.counter(set.holdsCappedTotal);
-    this.all = [
-      this.holdsCapped,
-      this.requests,
-      this.requestDuration,
-      this.pollDuration,
-      this.pollErrors,
-      this.lastSuccess,
-      ...[this.invalidRecords, this.plannedRequests, this.requestBudget].filter((metric) => metric !== undefined),
-      ...Object.values(this.rateLimit ?? {}),
-    ];
-  }
-
-  /** Zero-initialises a target's error counters so rate() and alerts see them before the first error. */
-  addTarget(target: string): void {
-    this.holdsCapped.inc({ [this.label]: target }, 0);
-    for (const endpoint of this.endpoints) {
-      this.invalidRecords?.inc({ [this.label]: target, endpoint }, 0);
-      for (const reason of Object.keys(POLL_ERROR_REASONS))
-        this.pollErrors.inc({ [this.label]: target, endpoint, reason }, 0);
-    }
-  }
-
-  /** Records a target's request plan, where the kind exports one. */
-  requestPlan(target: string, plannedRequestsPerHour: number, requestBudgetPerHour: number): void {
-    this.plannedRequests?.set({ [this.label]: target }, plannedRequestsPerHour);
-    this.requestBudget?.set({ [this.label]: target }, requestBudgetPerHour);
-  }
-
-  /** Drops every series of a target that a reload removed. */
-  async removeTarget(target: string): Promise<void> {
-    await removeSeries(this.all, this.label, target);
-  }
-
-  observerFor(target: string): RequestObserver<string> {
-    const labels = { [this.label]: target };
-    return {
-      onRequest: (endpoint, code, durationSeconds) => {
-        this.requests.inc({ ...labels, endpoint, code });
-        this.requestDuration.observe({ ...labels, endpoint }, durationSeconds);
-      },
-      onRateLimitHeaders: (headers: RateLimitHeaders) => {
-        if (this.rateLimit === undefined) return;
-        for (const key of ["limit", "remaining", "resetSeconds"] as const) {
-          const value = headers[key];
-          if (value === undefined) this.rateLimit[key].remove(labels);
-          else this.rateLimit[key].set(labels, value);
+    /** Drops every series of a target that a reload removed. */
+    async removeTarget(target: string): Promise<void> {
+      for (const metric of all) {
+        const { values } = await metric.get();
+        const labelSets = new Map<string, Partial<Record<string, string | number>>>();
+        for (const { labels } of values) {
+          if (labels[label] !== target) continue;
+          // Histogram buckets share their series' labels but for `le`.
+          const { le: _bucket, ...series } = labels;
+          labelSets.set(JSON.stringify(series), series);
         }
-      },
-      onHoldCapped: () => this.holdsCapped.inc(labels),
-    };
-  }
+        for (const labels of labelSets.values()) metric.remove(labels);
+      }
+    },
 
-  pollSucceeded(target: string, endpoint: PollEndpoint, durationSeconds: number, atMs: number): void {
-    this.pollDuration.observe({ [this.label]: target, endpoint }, durationSeconds);
-    this.lastSuccess.set({ [this.label]: target, endpoint }, atMs / 1000);
-  }
+    observerFor(target: string): RequestObserver<string> {
+      const labels = { [label]: target };
+      return {
+        onRequest: (endpoint, code, durationSeconds) => {
+          requests.inc({ ...labels, endpoint, code });
+          requestDuration.observe({ ...labels, endpoint }, durationSeconds);
+        },
+        onRateLimitHeaders: (headers: RateLimitHeaders) => {
+          for (const key of ["limit", "remaining", "resetSeconds"] as const) {
+            const value = headers[key];
+            if (value === undefined) rateLimit[key]?.remove(labels);
+            else rateLimit[key]?.set(labels, value);
+          }
+        },
+        onHoldCapped: () => holdsCapped.inc(labels),
+      };
+    },
 
-  invalidRecordsRead(target: string, endpoint: PollEndpoint, count: number): void {
-    this.invalidRecords?.inc({ [this.label]: target, endpoint }, count);
-  }
+    pollSucceeded(target: string, endpoint: PollEndpoint, durationSeconds: number, atMs: number): void {
+      pollDuration.observe({ [label]: target, endpoint }, durationSeconds);
+      lastSuccess.set({ [label]: target, endpoint }, atMs / 1000);
+    },
 
-  pollFailed(target: string, endpoint: PollEndpoint, durationSeconds: number, reason: PollErrorReason): void {
-    this.pollDuration.observe({ [this.label]: target, endpoint }, durationSeconds);
-    this.pollErrors.inc({ [this.label]: target, endpoint, reason });
-  }
+    invalidRecordsRead(target: string, endpoint: PollEndpoint, count: number): void {
+      invalidRecords.inc({ [label]: target, endpoint }, count);
+    },
+
+    pollFailed(target: string, endpoint: PollEndpoint, durationSeconds: number, reason: PollErrorReason): void {
+      pollDuration.observe({ [label]: target, endpoint }, durationSeconds);
+      pollErrors.inc({ [label]: target, endpoint, reason });
+    },
+  };
 }
 
 /** The exporter's own health: build, configuration reloads, publications, and each kind's target metrics. */
 export class ExporterMetrics {
   readonly registry = new OwnRegistry();
-  readonly horizon = new TargetMetrics(this.registry, HORIZON_SELF_METRICS, ENDPOINTS);
+  readonly horizon = targetMetrics(this.registry, METRICS, ENDPOINTS);
   private readonly configReloadSuccessful = this.registry.gauge(METRICS.configLastReloadSuccessful);
   private readonly configReloadTimestamp = this.registry.gauge(METRICS.configLastReloadSuccessTimestamp);
   private readonly publishFailures = this.registry.counter(METRICS.publishFailuresTotal);
-  readonly rpc = new TargetMetrics(this.registry, RPC_SELF_METRICS, RPC_ENDPOINTS);
+  readonly rpc = targetMetrics(this.registry, RPC_METRICS, RPC_ENDPOINTS);
 
   constructor(version: string, shard: Shard = WHOLE) {
     this.registry.gauge(METRICS.buildInfo).set({ version, node_version: process.version }, 1);
@@ -271,7 +182,7 @@ export class ExporterMetrics {
 
   /** The own series, then the process metrics, as they are now, in the coding. */
   async render(coding: ContentCoding): Promise<Buffer> {
-    const text = Buffer.from(await this.registry.metrics());
+    const text = Buffer.from(await this.registry.registry.metrics());
     // A few kilobytes: compressed at once, rather than waiting on a busy machine for a thread-pool round trip,
     // and with zlib's default memory level, whose smaller tables cost a fraction of the store's to set up.
     return coding === "gzip" ? gzipSync(text, { level: GZIP_OPTIONS.level }) : text;

@@ -11,29 +11,16 @@ import {
 } from "../catalog/metrics.js";
 import { familyLines, isSeriesGroup, sourcesByFamily, type CollectorSamples, type SeriesSource } from "./samples.js";
 
-/**
- * Sees the samples of the metrics it wants as the store publishes them, so a second view (the
- * landing page) shows exactly what /metrics shows, without computing anything twice.
- */
+/** Sees the samples it wants as the store publishes them, so the landing page shows exactly what /metrics shows. */
 export interface SampleTap {
   wants(metric: MetricDefinition): boolean;
-  /**
-   * Called once the endpoint's series are in the store, with the wanted sources only (a group when any of its families
-   * is).
-   */
+  /** Called once the series are in the store, with the wanted sources only (a group when any of its families is). */
   published(target: StoreTarget, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void;
-  /** The target's series of that source left the store. */
   removed(target: StoreTarget, source: PublishedSource): void;
 }
 
-/**
- * A target as its series name it: its label (`horizon`, `rpc`) and the label's value. A Horizon and
- * a Stellar RPC may share a name, and a source (`accounts`): they never share a label.
- */
-export interface StoreTarget {
-  readonly label: TargetLabel;
-  readonly name: string;
-}
+/** A target as its series name it. A Horizon and a Stellar RPC may share a name and a source, never a label. */
+export type StoreTarget = { readonly label: TargetLabel; readonly name: string };
 
 /** One writer's handle on a target's series of one source (see MetricStore.lease). */
 export interface StoreLease {
@@ -42,29 +29,18 @@ export interface StoreLease {
   retire(): void;
 }
 
-export interface TappedSamples {
-  readonly live: readonly SeriesSource[];
-  readonly persistent: readonly SeriesSource[];
-}
+export type TappedSamples = Omit<CollectorSamples, "version">;
 
-/** How a scrape wants the exposition: as it is, or gzip-compressed. */
 export type ContentCoding = "identity" | "gzip";
 
 const gunzipAsync = promisify(gunzipCallback);
 
-/**
- * The fastest level, for text that changes from one publication to the next, and the most memory
- * zlib allows for its match table, which costs less CPU than the default.
- */
+/** The fastest level, for text that changes at every publication; zlib's largest match table costs less CPU. */
 export const GZIP_OPTIONS = { level: constants.Z_BEST_SPEED, memLevel: 9 } as const;
 
-/** A target's lines of one family as one gzip member, and how long they are plain. */
-interface Member {
-  readonly gzip: Buffer;
-  readonly plainBytes: number;
-}
+/** A target's lines of one family as one gzip member, and their plain length. */
+type Member = { readonly gzip: Buffer; readonly plainBytes: number };
 
-/** A target's families by name. */
 type Members = ReadonlyMap<string, Member>;
 
 interface Published {
@@ -72,26 +48,19 @@ interface Published {
   readonly persistent: Members;
   /** After this instant the live series are stale and leave the output. */
   readonly freshUntilMs: number;
-  /** The job's version of what it published, and the lease that published it: a version counts only within a lease. */
+  /** A version counts only within the lease that published it. */
   readonly version: number | undefined;
   readonly generation: number;
 }
 
 /**
- * How long a plain scrape's text is kept for the plain scrapes that follow (a person's curl, a
- * script's loop): decompressing it again for each costs several times what sending it does, and
- * holding it longer keeps megabytes that Prometheus, which scrapes gzip, never reads.
+ * How long a plain scrape's text is kept for the plain scrapes that follow: decompressing it for each costs several
+ * times what sending it does, and holding it longer keeps megabytes that Prometheus, which scrapes gzip, never reads.
  */
 export const PLAIN_HOLD_MS = 10_000;
 
-/**
- * The exposition as scraped, held while it is exact: from `fromMs` (the last live series left) to
- * `untilMs` (the next one leaves), and until anything is published or retired.
- */
-interface Body {
-  readonly gzip: Buffer;
-  readonly plainBytes: number;
-  /** Decompressed at a plain scrape, shared by the ones that follow until `plainUntilMs`. */
+/** The exposition as scraped, exact from `fromMs` (the last live series left) to `untilMs` (the next one leaves). */
+interface Body extends Member {
   plain: Promise<Buffer> | undefined;
   plainUntilMs: number;
   readonly fromMs: number;
@@ -100,24 +69,18 @@ interface Body {
 
 const TARGET_METRICS = ALL_METRICS.filter((metric) => metric.source !== "exporter" && metric.source !== "agreement");
 
-function headerText(metric: MetricDefinition): string {
-  const help = metric.help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
-  return `# HELP ${metric.name} ${help}\n# TYPE ${metric.name} ${metric.type}\n`;
-}
-
 /** Each family's HELP and TYPE lines as one gzip member (copied out of zlib's larger output chunk). */
 const HEADERS: ReadonlyMap<string, Member> = new Map(
   TARGET_METRICS.map((metric) => {
-    const text = Buffer.from(headerText(metric));
+    const help = metric.help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
+    const text = Buffer.from(`# HELP ${metric.name} ${help}\n# TYPE ${metric.name} ${metric.type}\n`);
     return [metric.name, { gzip: Buffer.from(gzipSync(text, GZIP_OPTIONS)), plainBytes: text.byteLength }];
   }),
 );
 
 /**
- * One target's lines of one family as one complete gzip member, compressed on libuv's thread pool
- * slice by slice as they are rendered; undefined when the family has no line. Members concatenated
- * are one valid gzip stream (RFC 1952 §2.2), so each family of each target is compressed once per
- * publication and a scrape sends the members one after another.
+ * One target's lines of one family as one gzip member, compressed on the thread pool slice by slice; undefined when
+ * the family has no line. Concatenated members are one valid gzip stream (RFC 1952 §2.2), so a scrape just joins them.
  */
 async function familyMember(
   target: string,
@@ -143,7 +106,6 @@ async function familyMember(
   return plainBytes === 0 ? undefined : { gzip: Buffer.concat(chunks), plainBytes };
 }
 
-/** A target's sources rendered family by family, each family's lines compressed into one member. */
 async function compress(target: string, sources: readonly SeriesSource[]): Promise<Members> {
   const members = new Map<string, Member>();
   for (const [metric, list] of sourcesByFamily(sources)) {
@@ -155,10 +117,7 @@ async function compress(target: string, sources: readonly SeriesSource[]): Promi
   return members;
 }
 
-/**
- * The sources of the families the tap wants, in their order. The tap is asked once per family
- * and once per list of a group's families, not once per source.
- */
+/** The sources of the families the tap wants; it is asked once per family or group's list, not once per source. */
 function tapped(tap: SampleTap, sources: readonly SeriesSource[]): SeriesSource[] {
   const wantedMetric = new Map<MetricDefinition, boolean>();
   const wants = (metric: MetricDefinition) => {
@@ -176,11 +135,9 @@ function tapped(tap: SampleTap, sources: readonly SeriesSource[]): SeriesSource[
 }
 
 /**
- * Holds every target's series as gzip members, one per family and target, made once per
- * publication off the event loop. A gzip scrape sends them as they are (one HELP/TYPE per family,
- * every target's series together, as the text format requires); a plain scrape decompresses the
- * same members on the thread pool, so both codings carry the same bytes and a slow Horizon never
- * slows a scrape.
+ * Every target's series as gzip members, one per family and target, made once per publication off the event loop.
+ * A gzip scrape sends them as they are (one HELP/TYPE per family, every target's series together, as the text format
+ * requires); a plain scrape decompresses them on the thread pool, so both codings carry the same bytes.
  */
 export class MetricStore {
   /** Per endpoint, per target (`label=name`), in the order targets were added. */
@@ -194,75 +151,51 @@ export class MetricStore {
   constructor(private readonly tap?: SampleTap) {}
 
   /**
-   * The right to write one target's series of one source. A newer lease of the same target and
-   * source supersedes it, and a retired one writes nothing: a runtime that was stopped (a reload,
-   * a removed target) can never bring back what it published, even from a publication already in
-   * flight when it stopped.
+   * The right to write one target's series of one source, until retired or superseded by a newer lease: a stopped
+   * runtime can never bring back what it published, even from a publication in flight when it stopped.
    */
   lease(name: string, source: PublishedSource, label: TargetLabel = targetLabelOfSource(source)): StoreLease {
     const target: StoreTarget = { label, name };
     const key = `${label}=${name}`;
     const generation = ++this.generation;
-    let byTarget = this.generations.get(source);
-    if (byTarget === undefined) this.generations.set(source, (byTarget = new Map()));
-    byTarget.set(key, generation);
+    let generations = this.generations.get(source);
+    if (generations === undefined) this.generations.set(source, (generations = new Map()));
+    generations.set(key, generation);
+    const current = () => this.generations.get(source)?.get(key) === generation;
     return {
-      publish: (samples, freshUntilMs) => this.publish(target, key, source, generation, samples, freshUntilMs),
-      retire: () => this.retire(target, key, source, generation),
+      publish: async (samples, freshUntilMs) => {
+        if (!current()) return false;
+        const { version } = samples;
+        const previous = this.published.get(source)?.get(key);
+        const same = version !== undefined && previous?.version === version && previous.generation === generation;
+        const live = same ? previous.live : await compress(name, samples.live);
+        const persistent = same ? previous.persistent : await compress(name, samples.persistent);
+        // Rendering took turns of the event loop, in which the lease may have been retired or superseded.
+        if (!current()) return false;
+        let byTarget = this.published.get(source);
+        if (byTarget === undefined) this.published.set(source, (byTarget = new Map()));
+        byTarget.set(key, { live, persistent, freshUntilMs, version, generation });
+        this.assembled = undefined;
+        const tap = this.tap;
+        if (tap !== undefined) {
+          const wanted = { live: tapped(tap, samples.live), persistent: tapped(tap, samples.persistent) };
+          tap.published(target, source, wanted, freshUntilMs);
+        }
+        return true;
+      },
+      retire: () => {
+        if (!current()) return;
+        this.generations.get(source)!.delete(key);
+        this.published.get(source)?.delete(key);
+        this.assembled = undefined;
+        this.tap?.removed(target, source);
+      },
     };
   }
 
   /**
-   * Renders and compresses the samples, then replaces the target's series of that source in one step, if the lease is
-   * current.
-   */
-  private async publish(
-    target: StoreTarget,
-    key: string,
-    source: PublishedSource,
-    generation: number,
-    samples: CollectorSamples,
-    freshUntilMs: number,
-  ): Promise<boolean> {
-    if (!this.current(key, source, generation)) return false;
-    const { version } = samples;
-    const previous = this.published.get(source)?.get(key);
-    const same = version !== undefined && previous?.version === version && previous.generation === generation;
-    const live = same ? previous.live : await compress(target.name, samples.live);
-    const persistent = same ? previous.persistent : await compress(target.name, samples.persistent);
-    // Rendering took turns of the event loop, in which the lease may have been retired or superseded.
-    if (!this.current(key, source, generation)) return false;
-    let byTarget = this.published.get(source);
-    if (byTarget === undefined) this.published.set(source, (byTarget = new Map()));
-    byTarget.set(key, { live, persistent, freshUntilMs, version, generation });
-    this.assembled = undefined;
-    const tap = this.tap;
-    if (tap !== undefined) {
-      const wanted = { live: tapped(tap, samples.live), persistent: tapped(tap, samples.persistent) };
-      tap.published(target, source, wanted, freshUntilMs);
-    }
-    return true;
-  }
-
-  private current(key: string, source: PublishedSource, generation: number): boolean {
-    return this.generations.get(source)?.get(key) === generation;
-  }
-
-  /** Forgets the target's series of that source, unless a newer lease has taken it over. */
-  private retire(target: StoreTarget, key: string, source: PublishedSource, generation: number): void {
-    if (!this.current(key, source, generation)) return;
-    this.generations.get(source)!.delete(key);
-    this.published.get(source)?.delete(key);
-    this.assembled = undefined;
-    this.tap?.removed(target, source);
-  }
-
-  /**
-   * The exposition of every target's series in the coding, as one buffer. The gzip body is kept
-   * until the store changes (a publication, a retired lease) or a live series' freshness runs out,
-   * so scrapes between publications cost a lookup, not a copy of megabytes and the collection of
-   * that garbage. The plain text is decompressed on the thread pool at a plain scrape and kept as
-   * long as the gzip body, at most PLAIN_HOLD_MS.
+   * Every target's series in the coding. The gzip body is kept until the store changes or a live series goes stale, so
+   * scrapes between publications cost a lookup, not a copy of megabytes; the plain text as long, at most PLAIN_HOLD_MS.
    */
   async scrape(nowMs: number, coding: ContentCoding): Promise<Buffer> {
     const body = this.body(nowMs);
@@ -283,7 +216,6 @@ export class MetricStore {
     return body.plain;
   }
 
-  /** The assembled body if it still holds at `nowMs`, else a new one. */
   private body(nowMs: number): Body {
     const held = this.assembled;
     if (held !== undefined && held.fromMs <= nowMs && nowMs < held.untilMs) return held;

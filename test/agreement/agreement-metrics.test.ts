@@ -9,7 +9,7 @@ const PUBNET = "Public Global Stellar Network ; September 2015";
 const STANDALONE = "Standalone Network ; February 2017";
 
 async function exposition(registry: OwnRegistry): Promise<string> {
-  return registry.metrics();
+  return registry.registry.metrics();
 }
 
 describe("the agreement series", () => {
