@@ -54,7 +54,8 @@ function get(url: string, auth?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(
       url,
-      { ca: CA, headers: auth ? { Authorization: `Basic ${Buffer.from(auth).toString("base64")}` } : {} },
+      // A fresh connection each time: a kept-alive socket the server closes as it idles hangs up the next request.
+      { ca: CA, agent: false, headers: auth ? { Authorization: `Basic ${Buffer.from(auth).toString("base64")}` } : {} },
       (res) => {
         let body = "";
         res.on("data", (chunk: Buffer) => (body += chunk.toString()));

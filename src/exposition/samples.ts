@@ -24,9 +24,11 @@ export class HistogramData {
 }
 
 /** Exactly the labels a catalog entry declares (besides the target's): each one required, no other allowed. */
+export type LabelsOf<M extends MetricDefinition> = { readonly [Name in M["labels"][number]]: string };
+
 type SampleOf<M extends MetricDefinition> = { readonly metric: M } & (M["labels"] extends readonly []
   ? { readonly labels?: undefined }
-  : { readonly labels: { readonly [Name in M["labels"][number]]: string } }) &
+  : { readonly labels: LabelsOf<M> }) &
   (M["type"] extends "histogram" ? { readonly histogram: HistogramData } : { readonly value: number });
 
 /** A sample of each entry of a catalog that a target publishes (the exporter's own series are prom-client's). */
