@@ -139,8 +139,7 @@ function toStartOptions(values: Record<string, string>, problems: string[]): Sta
 }
 
 export async function runSimulateCommand(argv: string[], io: SimulateCommandIo = {}): Promise<number> {
-  const stdout = io.stdout ?? process.stdout;
-  const stderr = io.stderr ?? process.stderr;
+  const { stdout = process.stdout, stderr = process.stderr } = io;
   const parsed = splitArguments(argv);
   if (parsed.help || parsed.version) {
     stdout.write(parsed.help ? USAGE : versionLine());
