@@ -29,7 +29,7 @@ function runtimesOf(config: ExporterConfig, services: RuntimeServices): Runtime[
 
 /** What the exporter runs and serves, and what a reload replaces. */
 interface ExporterState {
-  /** The configuration in use: the first one, then the last reload applied. */
+  /** The first configuration, then the last reload applied. */
   config: ExporterConfig;
   readonly services: RuntimeServices;
   readonly agreement: NetworkAgreement;
@@ -104,7 +104,6 @@ function running(state: ExporterState, firstPolls: Promise<void>) {
     await Promise.all(runnersOf(state.runtimes, "poll").map((runner) => runner.idle()));
   };
   return {
-    /** Base URL of the HTTP server. */
     url: server.url,
     /** Resolves when every target's endpoints have been polled once. */
     firstPolls,

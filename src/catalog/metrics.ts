@@ -1,8 +1,5 @@
-/**
- * The exporter's metric contract. Every series the exporter emits is declared here once; the
- * collectors, the metric table of docs/metrics.md, the dashboards and the alert rules are all checked
- * against this list, so a rename cannot silently break one of them.
- */
+// The exporter's metric contract, declared once: docs/metrics.md, the dashboards and the alert rules are checked
+// against it, so a rename cannot silently break one of them.
 
 type MetricType = "gauge" | "counter" | "histogram";
 
@@ -21,11 +18,9 @@ export const ENDPOINTS = [
 export type Endpoint = (typeof ENDPOINTS)[number];
 
 /**
- * What a Stellar RPC poll reads, also its `endpoint` label: `status` batches getHealth,
- * getLatestLedger and getFeeStats; `versions` batches getNetwork and getVersionInfo, which change
- * only on upgrades and so are polled rarely; `accounts` reads the watched accounts' ledger entries,
- * `contracts` the watched contracts' (getLedgerEntries, 200 keys a call), `events` the watched
- * contracts' events (getEvents, 25 contracts a call).
+ * A Stellar RPC poll and its `endpoint` label: `status` batches getHealth, getLatestLedger and getFeeStats; `versions`
+ * getNetwork and getVersionInfo, which change only on upgrades and so are polled rarely; `accounts` and `contracts`
+ * read ledger entries (getLedgerEntries, 200 keys a call), `events` getEvents (25 contracts a call).
  */
 export const RPC_ENDPOINTS = ["status", "versions", "accounts", "contracts", "events"] as const;
 export type RpcEndpoint = (typeof RPC_ENDPOINTS)[number];
@@ -137,9 +132,8 @@ const horizonAccount = accountFamilies(["horizon"]);
 const rpcAccount = accountFamilies(["rpc"]);
 
 /**
- * A watched account's families, defined once for both kinds of target: Horizon's (`/accounts/:id`,
- * its offers and claimable balances) and Stellar RPC's (the account's and its trustlines' ledger
- * entries through getLedgerEntries), alike in suffix, type, labels and meaning.
+ * A watched account's families, defined once for Horizon's (`/accounts/:id`, its offers and claimable balances) and
+ * Stellar RPC's (its and its trustlines' ledger entries), alike in suffix, type, labels and meaning.
  */
 const ACCOUNT_FAMILIES = {
   accountInfo: anyAccount.gauge(
@@ -285,7 +279,6 @@ function accountMetrics<Kind extends AccountFamilyKind>(kind: Kind): AccountMetr
 
 /** Horizon's watched-account families (`horizon` label). */
 export const HORIZON_ACCOUNT_METRICS = accountMetrics("horizon");
-/** Stellar RPC's watched-account families (`rpc` label). */
 export const RPC_ACCOUNT_METRICS = accountMetrics("rpc");
 /** Either kind's: what the accounts samples are built from. */
 export type AccountMetricSet = typeof HORIZON_ACCOUNT_METRICS | typeof RPC_ACCOUNT_METRICS;
@@ -787,10 +780,7 @@ export const METRICS = {
   ),
 } as const satisfies Record<string, MetricDefinition>;
 
-/**
- * Every value of the `reason` label of stellar_horizon_exporter_poll_errors_total. A fixed set, so
- * alerts and dashboards can rely on it and the series can be initialised to zero.
- */
+/** The `reason` values of stellar_horizon_exporter_poll_errors_total: fixed, for alerts, and at zero from the start. */
 export const POLL_ERROR_REASONS = {
   timeout: "No complete response within the request timeout, or the poll reached its deadline.",
   network: "Connection refused or reset, DNS failure, TLS failure, too many redirects.",
@@ -988,10 +978,8 @@ export const RPC_METRICS = {
 } as const satisfies Record<string, MetricDefinition>;
 
 /**
- * The targets of a network checked against each other, labelled by `network` (pubnet, testnet,
- * futurenet, else the first 8 hex digits of the passphrase's SHA-256), `kind` (horizon, rpc) and
- * `target` (the target's name) rather than by a target label: a view over what the targets' polls
- * already read.
+ * The targets of a network checked against each other, from what their polls read: labelled `network` (pubnet, testnet,
+ * futurenet, else the first 8 hex digits of the passphrase's SHA-256), `kind` and `target`, not by a target label.
  */
 const agreement = metricsOf("agreement", { perTarget: false });
 export const AGREEMENT_METRICS = {
@@ -1018,10 +1006,7 @@ export const AGREEMENT_METRICS = {
   ),
 } as const satisfies Record<string, MetricDefinition>;
 
-/**
- * Reasons of stellar_horizon_tx_probe_failures_total initialised to zero. Any other transaction
- * result code matching `^tx_[a-z_]{1,40}$` appears when it first happens.
- */
+/** Reasons of stellar_horizon_tx_probe_failures_total at zero from the start (other tx_ result codes come later). */
 export const TX_PROBE_COMMON_FAILURE_REASONS = [
   "tx_bad_seq",
   "tx_insufficient_fee",
@@ -1061,15 +1046,13 @@ export const ALL_METRICS: readonly MetricDefinition[] = [
   ...Object.values(AGREEMENT_METRICS),
 ];
 
-/** The label that names the target on a per-target series. */
 export function targetLabelOf(metric: MetricDefinition): TargetLabel {
   return metric.targetLabel ?? "horizon";
 }
 
 /** The label naming the target of a source's series: every metric of one source shares it. */
 export function targetLabelOfSource(source: PublishedSource): TargetLabel {
-  const metric = ALL_METRICS.find((candidate) => candidate.source === source);
-  return metric === undefined ? "horizon" : targetLabelOf(metric);
+  return ALL_METRICS.find((candidate) => candidate.source === source)?.targetLabel ?? "horizon";
 }
 
 /** Names a PromQL expression may use for a metric: the family name and, for histograms, its series. */

@@ -121,7 +121,6 @@ async function startSimulators(port: number) {
 
 /** The demo's configuration with the simulators' real URLs, and their demo accounts and contracts unless given. */
 function demoConfig(config: ExporterConfig, simulator: RunningSimulator, fork: RunningSimulator): ExporterConfig {
-  const simulatorUrl = simulator.url;
   return {
     ...config,
     // The simulator's hot and cold wallets, with low-water marks and `cold`, through its Horizon and
@@ -130,7 +129,7 @@ function demoConfig(config: ExporterConfig, simulator: RunningSimulator, fork: R
       target.name === SIMULATOR_TARGET
         ? {
             ...target,
-            url: new TargetUrl(simulatorUrl),
+            url: new TargetUrl(simulator.url),
             // The simulator allows a private deployment's quota, not the public Horizon's 3600 an hour.
             requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR,
             accounts: target.accounts.length > 0 ? target.accounts : DEMO_WATCHED_ACCOUNTS,
@@ -149,7 +148,7 @@ function demoConfig(config: ExporterConfig, simulator: RunningSimulator, fork: R
       target.name === SIMULATOR_TARGET
         ? {
             ...target,
-            url: new TargetUrl(`${simulatorUrl}${RPC_PATH}`),
+            url: new TargetUrl(`${simulator.url}${RPC_PATH}`),
             accounts: target.accounts.length > 0 ? target.accounts : DEMO_RPC_WATCHED_ACCOUNTS,
             contracts: target.contracts.length > 0 ? target.contracts : demoContracts(simulator.simulator),
           }

@@ -80,8 +80,7 @@ export async function runHealthcheckCommand(
   env: NodeJS.ProcessEnv = process.env,
   io: HealthcheckIo = {},
 ): Promise<number> {
-  const stdout = io.stdout ?? process.stdout;
-  const stderr = io.stderr ?? process.stderr;
+  const { stdout = process.stdout, stderr = process.stderr } = io;
   const flags = argv.length > 0 ? argv : (runningExporterArguments(process.argv[1] ?? "", io.procRoot) ?? []);
   const command = await loadConfig(flags, env);
   if (command.kind === "help" || command.kind === "version") {

@@ -84,21 +84,22 @@ const VALUE_FLAGS: Readonly<Record<string, (text: string) => StartOptions | stri
   },
 };
 
+/** The flags that take no value, and what each turns on. */
+const SWITCHES = new Map<string, "help" | "version" | "disablePathFinding">([
+  ["--help", "help"],
+  ["-h", "help"],
+  ["--version", "version"],
+  ["--disable-path-finding", "disablePathFinding"],
+]);
+
 function splitArguments(argv: readonly string[]) {
   const values: Record<string, string> = {};
   const parsed = { values, disablePathFinding: false, help: false, version: false, problems: [] as string[] };
   for (let i = 0; i < argv.length; i++) {
     const argument = argv[i] ?? "";
-    if (argument === "--help" || argument === "-h") {
-      parsed.help = true;
-      continue;
-    }
-    if (argument === "--version") {
-      parsed.version = true;
-      continue;
-    }
-    if (argument === "--disable-path-finding") {
-      parsed.disablePathFinding = true;
+    const switched = SWITCHES.get(argument);
+    if (switched !== undefined) {
+      parsed[switched] = true;
       continue;
     }
     if (!argument.startsWith("--")) {
@@ -138,15 +139,10 @@ function toStartOptions(values: Record<string, string>, problems: string[]): Sta
 }
 
 export async function runSimulateCommand(argv: string[], io: SimulateCommandIo = {}): Promise<number> {
-  const stdout = io.stdout ?? process.stdout;
-  const stderr = io.stderr ?? process.stderr;
+  const { stdout = process.stdout, stderr = process.stderr } = io;
   const parsed = splitArguments(argv);
-  if (parsed.help) {
-    stdout.write(USAGE);
-    return 0;
-  }
-  if (parsed.version) {
-    stdout.write(versionLine());
+  if (parsed.help || parsed.version) {
+    stdout.write(parsed.help ? USAGE : versionLine());
     return 0;
   }
   const problems = [...parsed.problems];

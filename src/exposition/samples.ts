@@ -64,8 +64,8 @@ export function escapeLabelValue(value: string): string {
   return value.replace(/[\\\n"]/g, (character) => (character === "\n" ? "\\n" : `\\${character}`));
 }
 
+/** String() already writes NaN as the text format does, but not the infinities. */
 function formatValue(value: number): string {
-  if (Number.isNaN(value)) return "NaN";
   if (value === Infinity) return "+Inf";
   if (value === -Infinity) return "-Inf";
   return String(value);

@@ -13,7 +13,6 @@ import {
   type PollErrorReason,
 } from "../catalog/metrics.js";
 import type { RequestObserver } from "../client/http.js";
-import type { RateLimitHeaders } from "../client/rate-limit.js";
 import { GZIP_OPTIONS, type ContentCoding } from "./store.js";
 
 /**
@@ -127,7 +126,7 @@ function targetMetrics(registry: OwnRegistry, catalog: TargetCatalog, endpoints:
           requests.inc({ ...labels, endpoint, code });
           requestDuration.observe({ ...labels, endpoint }, durationSeconds);
         },
-        onRateLimitHeaders: (headers: RateLimitHeaders) => {
+        onRateLimitHeaders: (headers) => {
           for (const key of ["limit", "remaining", "resetSeconds"] as const) {
             const value = headers[key];
             if (value === undefined) rateLimit[key]?.remove(labels);

@@ -32,7 +32,6 @@ export const HORIZON_JOBS: readonly JobEntry<TargetConfig, HorizonClient>[] = [
 export const HORIZON: TargetKind<TargetConfig, HorizonClient> = {
   label: "horizon",
   title: (target) => target.name,
-  metrics: (metrics) => metrics.horizon,
   client: (target, config, parts) => new HorizonClient(targetHttpOptions(target, config, parts)),
   requestPlan: (target, config) => ({
     planned: plannedRequestsPerHour(target, config),

@@ -26,7 +26,6 @@ function contractsPolled(target: RpcTargetConfig, config: { readonly shard: { re
 export const STELLAR_RPC: TargetKind<RpcTargetConfig, RpcClient> = {
   label: "rpc",
   title: (target) => `${target.name} (Stellar RPC)`,
-  metrics: (metrics) => metrics.rpc,
   client: (target, config, parts) => new RpcClient(targetHttpOptions(target, config, parts)),
   jobs: RPC_JOBS,
 };

@@ -3,9 +3,8 @@ import type { Logger } from "pino";
 import type { TargetLabel } from "../catalog/metrics.js";
 import type { Clock } from "../clock.js";
 import type { HttpOptions } from "../client/http.js";
-import type { ExporterConfig } from "../config/config.js";
+import type { ExporterConfig, TargetConfig } from "../config/config.js";
 import { comparisonKey } from "../config/secret.js";
-import type { TargetUrl } from "../config/target-url.js";
 import type { ExporterMetrics, TargetMetrics } from "../exposition/self-metrics.js";
 import type { MetricStore, StoreLease } from "../exposition/store.js";
 import { JobRunner, requestBudgetMs } from "../scheduler/job-runner.js";
@@ -14,11 +13,8 @@ import { Scheduler } from "../scheduler/scheduler.js";
 import type { Job, JobParts } from "../job/job.js";
 import { NetworkView, type NetworkObserver } from "../job/network.js";
 
-interface KindTarget {
-  readonly name: string;
-  readonly url: TargetUrl;
-  readonly timeoutMs: number;
-}
+/** What the runtime reads of a target, the same in both kinds' configurations. */
+type KindTarget = Pick<TargetConfig, "name" | "url" | "timeoutMs">;
 
 /** How a kind's client is observed and stopped: the runtime's, for every request it sends. */
 type ClientParts = Required<Pick<HttpOptions<string>, "observer" | "signal" | "clock" | "log">>;
@@ -40,7 +36,7 @@ export function jobsOf<Target, Client>(
   table: readonly JobEntry<Target, Client>[],
   target: Target,
   config: ExporterConfig,
-): { readonly entry: JobEntry<Target, Client>; readonly key: string }[] {
+) {
   return table
     .filter(
       (entry) => (entry.networkLevel !== true || config.shard.index === 0) && (entry.enabled?.(target, config) ?? true),
@@ -54,7 +50,6 @@ export interface TargetKind<Target extends KindTarget, Client> {
   readonly label: TargetLabel;
   /** What the landing page calls a target of this kind. */
   title(target: Target): string;
-  metrics(metrics: ExporterMetrics): TargetMetrics;
   client(target: Target, config: ExporterConfig, parts: ClientParts): Client;
   /** The kind's job table; a reload keeps each job whose key is unchanged. */
   readonly jobs: readonly JobEntry<Target, Client>[];
@@ -127,7 +122,7 @@ export class TargetRuntime<Target extends KindTarget, Client> {
     this.title = kind.title(target);
     this.url = target.url.display;
     this.log = services.logger.child({ [kind.label]: target.name });
-    this.metrics = kind.metrics(services.metrics);
+    this.metrics = services.metrics[kind.label];
     this.scheduler = new Scheduler(services.clock);
     this.network = new NetworkView(services.networkObserver?.(kind.label, target.name));
     this.client = kind.client(target, config, {

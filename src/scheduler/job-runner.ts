@@ -20,8 +20,8 @@ export interface EndpointStatus {
 }
 
 /**
- * The longest a failing poll waits beyond its schedule. Short, so an endpoint that failed alone (a schema or 4xx
- * answer, which no other poll's recovery cuts short) has fresh data within a period and 15 s of its upstream healing.
+ * The longest a failing poll waits beyond its schedule: an endpoint that failed alone (a schema or 4xx answer, which no
+ * other poll's recovery cuts short) has fresh data within a period and 15 s of its upstream healing.
  */
 export const MAX_BACKOFF_MS = 15_000;
 
@@ -50,10 +50,8 @@ interface JobRunnerOptions {
 }
 
 /**
- * Runs one job one run at a time, each within its deadline; counts and logs a poll's failures, backs off after
- * repeated ones, and tells the publisher how each run ended. A run may take `requestsPerRun` request budgets, and
- * fails sooner only when no answer came for one whole budget: a 100-page pools poll on a slow upstream finishes, while
- * a hung one is reported as soon as a one-request poll would be.
+ * Runs one job one run at a time, each within its deadline (see deadline()); counts and logs a poll's failures, backs
+ * off after repeated ones, and tells the publisher how each run ended.
  */
 export class JobRunner {
   private inFlight: Promise<void> | undefined;
@@ -68,12 +66,8 @@ export class JobRunner {
   private failedLast = false;
 
   constructor(private readonly options: JobRunnerOptions) {
-    this.status = {
-      target: options.target,
-      endpoint: options.job.source,
-      schedule: options.job.schedule.text,
-      polls: 0,
-    };
+    const { target, job } = options;
+    this.status = { target, endpoint: job.source, schedule: job.schedule.text, polls: 0 };
   }
 
   get job(): Job {
@@ -164,8 +158,9 @@ export class JobRunner {
   }
 
   /**
-   * Rejects, and aborts the run, when `requestsPerRun` request budgets have passed since the start,
-   * or one whole budget since the last answer the run reported (`context.progressed()`).
+   * Rejects, and aborts the run, when `requestsPerRun` request budgets have passed since the start, or one whole budget
+   * since the last answer (`context.progressed()`): a 100-page pools poll on a slow upstream finishes, while a hung one
+   * is reported as soon as a one-request poll would be.
    */
   private deadline(startedMs: number, lastAnswerMs: () => number, controller: AbortController) {
     const { job, clock, requestBudgetMs: budgetMs } = this.options;
@@ -237,14 +232,12 @@ export class JobRunner {
     this.status = { ...rest, polls: this.status.polls + 1, ...outcome };
   }
 
-  /**
-   * Each further consecutive failure doubles the wait beyond the schedule (with jitter, so
-   * exporters sharing an upstream do not retry in step), up to MAX_BACKOFF_MS.
-   */
+  /** Each further consecutive failure doubles the wait beyond the schedule, up to MAX_BACKOFF_MS. */
   private backOff(): void {
     this.consecutiveFailures += 1;
     const periodMs = this.options.job.schedule.periodMs;
     const extraMs = Math.min(periodMs * (2 ** (this.consecutiveFailures - 1) - 1), MAX_BACKOFF_MS);
+    // Jittered, so exporters sharing an upstream do not retry in step.
     this.notBeforeMs = this.options.clock.now() + extraMs * (0.5 + Math.random() / 2);
   }
 }
