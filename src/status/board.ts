@@ -1,4 +1,4 @@
-import type { MetricDefinition, PublishedSource } from "../catalog/metrics.js";
+import { METRICS, type MetricDefinition, type PublishedSource } from "../catalog/metrics.js";
 import type { SampleTap, StoreTarget, TappedSamples } from "../exposition/store.js";
 import { isSeriesGroup, type Labels, type Sample, type SeriesGroup, type SeriesSource } from "../exposition/samples.js";
 import { PointRing, type Point } from "./ring.js";
@@ -75,17 +75,14 @@ class FamilySeries {
 type SeriesByName = ReadonlyMap<string, FamilySeries>;
 
 /**
- * A family of which the board keeps only the series another family of the same target refers to (the pools a
- * watched account holds shares of), so its cost follows what the page shows, not how many series the family has.
+ * Of the pools' info series (asset pairs), only those of pools a watched account of the same target holds shares of
+ * are kept, so their cost follows what the page shows, not how many pools the network has.
  */
-export interface ReferencedFamily {
-  readonly family: string;
-  /** The family whose series name the ones to keep. */
-  readonly referrer: string;
-  /** What a referrer's series refers to, if anything. */
-  referenceOf(labels: Labels): string | undefined;
-  /** What a series of the family is, to match with the references. */
-  keyOf(labels: Labels): string | undefined;
+const POOL_INFO = METRICS.liquidityPoolInfo.name;
+
+/** The pool of a pool-share balance (asset `pool:<id>`). */
+export function poolOf(asset: string | undefined): string | undefined {
+  return asset?.startsWith("pool:") ? asset.slice("pool:".length) : undefined;
 }
 
 interface EndpointSnapshot {
@@ -107,8 +104,8 @@ function newTarget() {
      * once stale, each family as that one poll left it, so a section never mixes two polls.
      */
     lastKnown: new Map<PublishedSource, { readonly live: SeriesByName; readonly atMs: number }>(),
-    /** What the target's referrer series last named. */
-    references: new Set<string>(),
+    /** The pools its watched accounts' balances last held shares of. */
+    heldPools: new Set<string>(),
     /** WINDOWED_HISTOGRAM's `_bucket` series at each publication of the window and the one before. */
     bucketHistory: [] as { readonly atMs: number; readonly series: readonly StatusSeries[] }[],
   };
@@ -145,15 +142,14 @@ export class StatusBoard implements SampleTap {
   constructor(
     private readonly families: ReadonlySet<string>,
     private readonly sparklines: readonly SparklineSource[],
-    private readonly referenced: ReferencedFamily,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The referenced family is wanted only while some target's series refer to any of it. */
+  /** The pools' info is wanted only while some target's watched accounts hold pool shares. */
   wants(metric: MetricDefinition): boolean {
     if (this.families.has(metric.name)) return true;
-    if (metric.name !== this.referenced.family) return false;
-    for (const target of this.targets.values()) if (target.references.size > 0) return true;
+    if (metric.name !== POOL_INFO) return false;
+    for (const target of this.targets.values()) if (target.heldPools.size > 0) return true;
     return false;
   }
 
@@ -161,7 +157,7 @@ export class StatusBoard implements SampleTap {
     const key = boardKey(on);
     let target = this.targets.get(key);
     if (target === undefined) this.targets.set(key, (target = newTarget()));
-    this.updateReferences(target, samples);
+    this.updateHeldPools(target, samples);
     const next = {
       live: this.snapshot(target, samples.live),
       persistent: this.snapshot(target, samples.persistent),
@@ -269,35 +265,35 @@ export class StatusBoard implements SampleTap {
     }
   }
 
-  /** What a publication of the referrer family refers to replaces what it referred to before. */
-  private updateReferences(target: TargetState, samples: TappedSamples): void {
-    const { referrer } = this.referenced;
+  /** A publication of the balances replaces the pools they held shares of before. */
+  private updateHeldPools(target: TargetState, samples: TappedSamples): void {
+    const balance = METRICS.accountBalance.name;
     let published = false;
-    const references = new Set<string>();
-    const refer = (sample: Sample) => {
-      if (sample.metric.name !== referrer) return;
+    const pools = new Set<string>();
+    const add = (sample: Sample) => {
+      if (sample.metric.name !== balance) return;
       published = true;
-      const reference = this.referenced.referenceOf(sample.labels ?? {});
-      if (reference !== undefined) references.add(reference);
+      const labels: Labels = sample.labels ?? {};
+      const pool = poolOf(labels.asset);
+      if (pool !== undefined) pools.add(pool);
     };
     for (const list of [samples.live, samples.persistent]) {
       for (const source of list) {
-        if (!isSeriesGroup(source)) refer(source);
-        else
-          for (const metric of source.families) if (metric.name === referrer) source.samplesOf(metric).forEach(refer);
+        if (!isSeriesGroup(source)) add(source);
+        else for (const metric of source.families) if (metric.name === balance) source.samplesOf(metric).forEach(add);
       }
     }
-    if (published) target.references = references;
+    if (published) target.heldPools = pools;
   }
 
-  /** Every series of the plain families is kept; of the referenced family, those referred to. */
+  /** Every series of the plain families is kept; of the pools' info, those of held pools. */
   private keeps(target: TargetState, sample: Sample): boolean {
-    if (sample.metric.name !== this.referenced.family) return true;
-    const key = this.referenced.keyOf(sample.labels ?? {});
-    return key !== undefined && target.references.has(key);
+    if (sample.metric.name !== POOL_INFO) return true;
+    const { pool_id }: Labels = sample.labels ?? {};
+    return pool_id !== undefined && target.heldPools.has(pool_id);
   }
 
-  /** The wanted sources by family: a group's series made when read, or at once for the referenced family. */
+  /** The wanted sources by family: a group's series made when read, or at once for the pools' info. */
   private snapshot(target: TargetState, sources: readonly SeriesSource[]): Map<string, FamilySeries> {
     const byName = new Map<string, FamilySeries>();
     const add = (metric: MetricDefinition, name: string, part: StatusSeries | SeriesGroup) => {
@@ -325,7 +321,7 @@ export class StatusBoard implements SampleTap {
       if (!isSeriesGroup(source)) addSample(source);
       else {
         for (const metric of source.families) {
-          if (metric.name === this.referenced.family) source.samplesOf(metric).forEach(addSample);
+          if (metric.name === POOL_INFO) source.samplesOf(metric).forEach(addSample);
           else if (this.families.has(metric.name)) add(metric, metric.name, source);
         }
       }

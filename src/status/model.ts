@@ -12,9 +12,9 @@ import type { Labels } from "../exposition/samples.js";
 import type { EndpointStatus } from "../scheduler/job-runner.js";
 import { MARKET_FAMILIES, marketReports } from "./markets.js";
 import { CORRIDOR_STATUS_FAMILIES, corridorReports } from "./corridors.js";
-import { HISTORY_WINDOW_MS, StatusBoard, labelsMatch, optional, WINDOWED_HISTOGRAM } from "./board.js";
+import { HISTORY_WINDOW_MS, StatusBoard, labelsMatch, optional, poolOf, WINDOWED_HISTOGRAM } from "./board.js";
 import type { StoreTarget } from "../exposition/store.js";
-import type { Figure, ReferencedFamily, SeriesReader, SparklineSource, StatusSeries } from "./board.js";
+import type { Figure, SeriesReader, SparklineSource, StatusSeries } from "./board.js";
 
 export interface SparklineDefinition extends SparklineSource {
   readonly title: string;
@@ -116,19 +116,8 @@ const STATUS_FAMILIES: ReadonlySet<string> = new Set(
     .concat(ASSET_STATUS_FAMILIES, MARKET_FAMILIES, CORRIDOR_STATUS_FAMILIES),
 );
 
-/** The pool of a pool-share balance (asset `pool:<id>`). */
-const poolOf = (asset: string | undefined) => (asset?.startsWith("pool:") ? asset.slice("pool:".length) : undefined);
-
-/** The pools' info series (asset pairs), kept only for pools a watched account holds shares of. */
-const HELD_POOLS: ReferencedFamily = {
-  family: METRICS.liquidityPoolInfo.name,
-  referrer: METRICS.accountBalance.name,
-  referenceOf: ({ asset }) => poolOf(asset),
-  keyOf: ({ pool_id }) => pool_id,
-};
-
 export function createStatusBoard(now?: () => number): StatusBoard {
-  return new StatusBoard(STATUS_FAMILIES, [...SPARKLINES.horizon, ...SPARKLINES.rpc], HELD_POOLS, now);
+  return new StatusBoard(STATUS_FAMILIES, [...SPARKLINES.horizon, ...SPARKLINES.rpc], now);
 }
 
 export type TargetState = "up" | "degraded" | "down" | "waiting";
