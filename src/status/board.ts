@@ -35,11 +35,8 @@ export const HISTORY_WINDOW_MS = 30 * 60_000;
 /** Points per sparkline and target: 30 minutes at one poll a second, the fastest schedule; 16 bytes a point. */
 export const HISTORY_CAPACITY = 1800;
 
-/**
- * The counter whose per-second rate per contract the page shows; each contract keeps RATE_POINTS points, enough for
- * the history window at the events schedule's default.
- */
 const EVENTS_COUNTER = "stellar_rpc_contract_events_total";
+/** Points per contract for the page's events rate: the history window at the events schedule's default. */
 const RATE_POINTS = 64;
 
 /** The histogram whose quantiles the page shows over a recent window only: an old slow spell must not weigh forever. */
@@ -74,10 +71,7 @@ class FamilySeries {
 
 type SeriesByName = ReadonlyMap<string, FamilySeries>;
 
-/**
- * Of the pools' info series (asset pairs), only those of pools a watched account of the same target holds shares of
- * are kept, so their cost follows what the page shows, not how many pools the network has.
- */
+/** Pools' info (asset pairs) is kept only for pools the target's accounts hold shares of: cost follows the page. */
 const POOL_INFO = METRICS.liquidityPoolInfo.name;
 
 /** The pool of a pool-share balance (asset `pool:<id>`). */
@@ -224,10 +218,7 @@ export class StatusBoard implements SampleTap {
     return Math.max(0, last.value - first.value) / ((last.atMs - first.atMs) / 1000);
   }
 
-  /**
-   * WINDOWED_HISTOGRAM's `_bucket` series counting only the last QUANTILE_WINDOW_MS (as PromQL's increase over that
-   * range); a series reset since counts from zero.
-   */
+  /** WINDOWED_HISTOGRAM's `_bucket` series over QUANTILE_WINDOW_MS, as PromQL's increase(); a reset counts from 0. */
   windowBuckets(target: StoreTarget, nowMs: number): StatusSeries[] {
     const history = this.targets.get(boardKey(target))?.bucketHistory ?? [];
     const latest = history.at(-1);

@@ -537,7 +537,6 @@ function closedAtFigures(closedAt: Figure | undefined, nowMs: number) {
   };
 }
 
-/** A Horizon's figures. */
 function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport[], nowMs: number) {
   const info = series.all(METRICS.info.name)[0]?.labels;
   const assetsPolled = endpoints.find(({ endpoint }) => endpoint === "assets")?.lastSuccessAt;
