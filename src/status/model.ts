@@ -120,8 +120,8 @@ export function createStatusBoard(now?: () => number): StatusBoard {
   return new StatusBoard(STATUS_FAMILIES, [...SPARKLINES.horizon, ...SPARKLINES.rpc], now);
 }
 
-export type TargetState = "up" | "degraded" | "down" | "waiting";
-export type EndpointState = "ok" | "failing" | "running" | "waiting";
+type TargetState = "up" | "degraded" | "down" | "waiting";
+type EndpointState = "ok" | "failing" | "running" | "waiting";
 
 // The report's parts, as their builders make them.
 export type EndpointReport = ReturnType<typeof endpointReport>;
