@@ -3,21 +3,7 @@ import { METRICS } from "../catalog/metrics.js";
 import { ASSET_FLAGS } from "../client/asset-schemas.js";
 import { labelsMatch, optional, type Figure, type SeriesReader } from "./board.js";
 
-export interface AssetReport {
-  /** `CODE:ISSUER`. */
-  readonly asset: string;
-  readonly exists: Figure;
-  readonly supply?: Figure;
-  /** Accounts holding it on an authorized trustline. */
-  readonly holders?: Figure;
-  /** Accounts holding it on an unauthorized (frozen) trustline. */
-  readonly frozenHolders?: Figure;
-  /** The issuer flags set now. */
-  readonly flags: readonly string[];
-  readonly flagChanges?: Figure;
-  /** Seconds since the assets poll last succeeded. */
-  readonly ageSeconds?: number;
-}
+export type AssetReport = NonNullable<ReturnType<typeof assetReports>>[number];
 
 export const ASSET_STATUS_FAMILIES = [
   METRICS.assetExists,
@@ -27,12 +13,8 @@ export const ASSET_STATUS_FAMILIES = [
   METRICS.assetFlagChanges,
 ].map((metric) => metric.name);
 
-/** Each watched asset's figures, in the order the poll published them; undefined when none is watched. */
-export function assetReports(
-  series: SeriesReader,
-  lastSuccessAt: string | undefined,
-  nowMs: number,
-): AssetReport[] | undefined {
+/** Each watched asset (`CODE:ISSUER`), in the order the poll published them; undefined when none is watched. */
+export function assetReports(series: SeriesReader, lastSuccessAt: string | undefined, nowMs: number) {
   const exists = series.all(METRICS.assetExists.name);
   if (exists.length === 0) return undefined;
   const of = (metric: string, asset: string, extra: Record<string, string> = {}): Figure | undefined => {

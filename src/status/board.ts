@@ -1,4 +1,4 @@
-import type { MetricDefinition, PublishedSource } from "../catalog/metrics.js";
+import { METRICS, type MetricDefinition, type PublishedSource } from "../catalog/metrics.js";
 import type { SampleTap, StoreTarget, TappedSamples } from "../exposition/store.js";
 import { isSeriesGroup, type Labels, type Sample, type SeriesGroup, type SeriesSource } from "../exposition/samples.js";
 import { PointRing, type Point } from "./ring.js";
@@ -35,16 +35,13 @@ export const HISTORY_WINDOW_MS = 30 * 60_000;
 /** Points per sparkline and target: 30 minutes at one poll a second, the fastest schedule; 16 bytes a point. */
 export const HISTORY_CAPACITY = 1800;
 
-/**
- * Counters whose per-second rate the page shows, family → the label their series are summed by; each
- * value of the label keeps RATE_POINTS points, enough for the history window at the events schedule's default.
- */
-const RATE_FAMILIES: Readonly<Record<string, string>> = { stellar_rpc_contract_events_total: "contract" };
+const EVENTS_COUNTER = "stellar_rpc_contract_events_total";
+/** Points per contract for the page's events rate: the history window at the events schedule's default. */
 const RATE_POINTS = 64;
 
-/** Histograms whose quantiles the page shows over a recent window only, so an old slow spell does not weigh forever. */
+/** The histogram whose quantiles the page shows over a recent window only: an old slow spell must not weigh forever. */
 export const QUANTILE_WINDOW_MS = 15 * 60_000;
-export const WINDOWED_HISTOGRAMS: readonly string[] = ["stellar_horizon_corridor_duration_seconds"];
+export const WINDOWED_HISTOGRAM = "stellar_horizon_corridor_duration_seconds";
 
 /**
  * A family's series in a publication: its samples, and the groups whose series are made only when read (once),
@@ -74,18 +71,12 @@ class FamilySeries {
 
 type SeriesByName = ReadonlyMap<string, FamilySeries>;
 
-/**
- * A family of which the board keeps only the series another family of the same target refers to (the pools a
- * watched account holds shares of), so its cost follows what the page shows, not how many series the family has.
- */
-export interface ReferencedFamily {
-  readonly family: string;
-  /** The family whose series name the ones to keep. */
-  readonly referrer: string;
-  /** What a referrer's series refers to, if anything. */
-  referenceOf(labels: Labels): string | undefined;
-  /** What a series of the family is, to match with the references. */
-  keyOf(labels: Labels): string | undefined;
+/** Pools' info (asset pairs) is kept only for pools the target's accounts hold shares of: cost follows the page. */
+const POOL_INFO = METRICS.liquidityPoolInfo.name;
+
+/** The pool of a pool-share balance (asset `pool:<id>`). */
+export function poolOf(asset: string | undefined): string | undefined {
+  return asset?.startsWith("pool:") ? asset.slice("pool:".length) : undefined;
 }
 
 interface EndpointSnapshot {
@@ -94,23 +85,26 @@ interface EndpointSnapshot {
   readonly freshUntilMs: number;
 }
 
-interface TargetState {
-  readonly endpoints: Map<PublishedSource, EndpointSnapshot>;
-  readonly rings: Map<string, PointRing>;
-  /** A histogram's `_sum` and `_count` at its previous publication, for the mean of what is new. */
-  readonly histogramTotals: Map<string, { readonly sum: number; readonly count: number }>;
-  /** Per histogram family, the mean of the observations its latest poll added. */
-  readonly latestMeans: Map<string, number>;
-  /**
-   * Per endpoint, the live series of its last publication that had any (a failed poll has none), and when: kept
-   * once stale, each family as that one poll left it, so a section never mixes two polls.
-   */
-  readonly lastKnown: Map<PublishedSource, { readonly live: SeriesByName; readonly atMs: number }>;
-  /** Per referenced family, what the target's referrer series last named. */
-  readonly references: Map<string, ReadonlySet<string>>;
-  /** Per WINDOWED_HISTOGRAMS family, its `_bucket` series at each publication of the window and the one before. */
-  readonly bucketHistory: Map<string, { readonly atMs: number; readonly series: readonly StatusSeries[] }[]>;
+function newTarget() {
+  return {
+    endpoints: new Map<PublishedSource, EndpointSnapshot>(),
+    rings: new Map<string, PointRing>(),
+    /** A histogram's `_sum` and `_count` at its previous publication, for the mean of what is new. */
+    histogramTotals: new Map<string, { readonly sum: number; readonly count: number }>(),
+    /** Per histogram family, the mean of the observations its latest poll added. */
+    latestMeans: new Map<string, number>(),
+    /**
+     * Per endpoint, the live series of its last publication that had any (a failed poll has none), and when: kept
+     * once stale, each family as that one poll left it, so a section never mixes two polls.
+     */
+    lastKnown: new Map<PublishedSource, { readonly live: SeriesByName; readonly atMs: number }>(),
+    /** The pools its watched accounts' balances last held shares of. */
+    heldPools: new Set<string>(),
+    /** WINDOWED_HISTOGRAM's `_bucket` series at each publication of the window and the one before. */
+    bucketHistory: [] as { readonly atMs: number; readonly series: readonly StatusSeries[] }[],
+  };
 }
+type TargetState = ReturnType<typeof newTarget>;
 
 /** A labelled sample is a series as it is: collectors never change a published sample, so it is not copied. */
 function asSeries(sample: Exclude<Sample, { histogram: unknown }>): StatusSeries {
@@ -138,52 +132,38 @@ export function labelsMatch(labels: Labels, wanted: Labels | undefined): boolean
  */
 export class StatusBoard implements SampleTap {
   private readonly targets = new Map<string, TargetState>();
-  private readonly referenced: ReadonlyMap<string, ReferencedFamily>;
 
   constructor(
     private readonly families: ReadonlySet<string>,
     private readonly sparklines: readonly SparklineSource[],
     private readonly now: () => number = Date.now,
-    referenced: readonly ReferencedFamily[] = [],
-  ) {
-    this.referenced = new Map(referenced.map((family) => [family.family, family]));
-  }
+  ) {}
 
-  /** A referenced family is wanted only while some target's series refer to any of it. */
+  /** The pools' info is wanted only while some target's watched accounts hold pool shares. */
   wants(metric: MetricDefinition): boolean {
     if (this.families.has(metric.name)) return true;
-    if (!this.referenced.has(metric.name)) return false;
-    for (const target of this.targets.values()) if ((target.references.get(metric.name)?.size ?? 0) > 0) return true;
+    if (metric.name !== POOL_INFO) return false;
+    for (const target of this.targets.values()) if (target.heldPools.size > 0) return true;
     return false;
   }
 
   published(on: StoreTarget, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void {
     const key = boardKey(on);
     let target = this.targets.get(key);
-    if (target === undefined) {
-      target = {
-        endpoints: new Map(),
-        rings: new Map(),
-        histogramTotals: new Map(),
-        latestMeans: new Map(),
-        lastKnown: new Map(),
-        references: new Map(),
-        bucketHistory: new Map(),
-      };
-      this.targets.set(key, target);
-    }
-    this.updateReferences(target, samples);
+    if (target === undefined) this.targets.set(key, (target = newTarget()));
+    this.updateHeldPools(target, samples);
     const next = {
       live: this.snapshot(target, samples.live),
       persistent: this.snapshot(target, samples.persistent),
       freshUntilMs,
     };
+    const atMs = this.now();
     target.endpoints.set(endpoint, next);
-    if (next.live.size > 0) target.lastKnown.set(endpoint, { live: next.live, atMs: this.now() });
+    if (next.live.size > 0) target.lastKnown.set(endpoint, { live: next.live, atMs });
     // A failed poll publishes no live samples and grows no histogram, so it adds no points.
-    this.record(target, next, this.updateMeans(target, next));
-    this.recordRates(target, next);
-    this.recordBuckets(target, next);
+    this.record(target, next, this.updateMeans(target, next), atMs);
+    this.recordRates(target, next, atMs);
+    this.recordBuckets(target, next, atMs);
   }
 
   /**
@@ -225,29 +205,22 @@ export class StatusBoard implements SampleTap {
   }
 
   history(target: StoreTarget, id: string, nowMs: number): Point[] {
-    return (
-      this.targets
-        .get(boardKey(target))
-        ?.rings.get(id)
-        ?.since(nowMs - HISTORY_WINDOW_MS) ?? []
-    );
+    const ring = this.targets.get(boardKey(target))?.rings.get(id);
+    return ring?.since(nowMs - HISTORY_WINDOW_MS) ?? [];
   }
 
-  /** The per-second increase of a RATE_FAMILIES counter's series labelled `value`; undefined before two points. */
-  rate(target: StoreTarget, family: string, value: string, nowMs: number): number | undefined {
-    const points = this.history(target, `rate:${family}:${value}`, nowMs);
+  /** The per-second increase of a contract's events; undefined before two points. */
+  eventRate(target: StoreTarget, contract: string, nowMs: number): number | undefined {
+    const points = this.history(target, `rate:${EVENTS_COUNTER}:${contract}`, nowMs);
     const first = points[0];
     const last = points.at(-1);
     if (first === undefined || last === undefined || last.atMs <= first.atMs) return undefined;
     return Math.max(0, last.value - first.value) / ((last.atMs - first.atMs) / 1000);
   }
 
-  /**
-   * A WINDOWED_HISTOGRAMS family's `_bucket` series counting only the last QUANTILE_WINDOW_MS (as PromQL's
-   * increase over that range); a series reset since counts from zero.
-   */
-  windowBuckets(target: StoreTarget, family: string, nowMs: number): StatusSeries[] {
-    const history = this.targets.get(boardKey(target))?.bucketHistory.get(family) ?? [];
+  /** WINDOWED_HISTOGRAM's `_bucket` series over QUANTILE_WINDOW_MS, as PromQL's increase(); a reset counts from 0. */
+  windowBuckets(target: StoreTarget, nowMs: number): StatusSeries[] {
+    const history = this.targets.get(boardKey(target))?.bucketHistory ?? [];
     const latest = history.at(-1);
     if (latest === undefined) return [];
     const baseline = history.findLast(({ atMs }) => atMs <= nowMs - QUANTILE_WINDOW_MS);
@@ -258,63 +231,61 @@ export class StatusBoard implements SampleTap {
     });
   }
 
-  private recordBuckets(target: TargetState, published: EndpointSnapshot): void {
-    const atMs = this.now();
-    for (const family of WINDOWED_HISTOGRAMS) {
-      const buckets = (published.persistent.get(`${family}_bucket`) ?? published.live.get(`${family}_bucket`))?.series;
-      if (buckets === undefined) continue;
-      const history = target.bucketHistory.get(family) ?? [];
-      history.push({ atMs, series: buckets });
-      // One publication at or before the window's start stays, as the baseline.
-      while ((history[1]?.atMs ?? Infinity) <= atMs - QUANTILE_WINDOW_MS) history.shift();
-      target.bucketHistory.set(family, history);
+  private recordBuckets(target: TargetState, published: EndpointSnapshot, atMs: number): void {
+    const name = `${WINDOWED_HISTOGRAM}_bucket`;
+    const buckets = (published.persistent.get(name) ?? published.live.get(name))?.series;
+    if (buckets === undefined) return;
+    const history = target.bucketHistory;
+    history.push({ atMs, series: buckets });
+    // One publication at or before the window's start stays, as the baseline.
+    while ((history[1]?.atMs ?? Infinity) <= atMs - QUANTILE_WINDOW_MS) history.shift();
+  }
+
+  /** One point per contract: its events summed over their other labels. */
+  private recordRates(target: TargetState, published: EndpointSnapshot, atMs: number): void {
+    const sums = new Map<string, number>();
+    for (const { labels, value } of published.persistent.get(EVENTS_COUNTER)?.series ?? []) {
+      const contract = labels.contract ?? "";
+      sums.set(contract, (sums.get(contract) ?? 0) + value);
+    }
+    for (const [contract, sum] of sums) {
+      const id = `rate:${EVENTS_COUNTER}:${contract}`;
+      let ring = target.rings.get(id);
+      if (ring === undefined) target.rings.set(id, (ring = new PointRing(RATE_POINTS)));
+      ring.push(atMs, sum);
     }
   }
 
-  private recordRates(target: TargetState, published: EndpointSnapshot): void {
-    const atMs = this.now();
-    for (const family in RATE_FAMILIES) {
-      const label = RATE_FAMILIES[family] ?? "";
-      const sums = new Map<string, number>();
-      for (const { labels, value } of published.persistent.get(family)?.series ?? []) {
-        const key = labels[label] ?? "";
-        sums.set(key, (sums.get(key) ?? 0) + value);
-      }
-      for (const [key, sum] of sums) {
-        const id = `rate:${family}:${key}`;
-        let ring = target.rings.get(id);
-        if (ring === undefined) target.rings.set(id, (ring = new PointRing(RATE_POINTS)));
-        ring.push(atMs, sum);
+  /** A publication of the balances replaces the pools they held shares of before. */
+  private updateHeldPools(target: TargetState, samples: TappedSamples): void {
+    const balance = METRICS.accountBalance.name;
+    let published = false;
+    const pools = new Set<string>();
+    const add = (sample: Sample) => {
+      if (sample.metric.name !== balance) return;
+      published = true;
+      const labels: Labels = sample.labels ?? {};
+      const pool = poolOf(labels.asset);
+      if (pool !== undefined) pools.add(pool);
+    };
+    for (const list of [samples.live, samples.persistent]) {
+      for (const source of list) {
+        if (!isSeriesGroup(source)) add(source);
+        else for (const metric of source.families) if (metric.name === balance) source.samplesOf(metric).forEach(add);
       }
     }
+    if (published) target.heldPools = pools;
   }
 
-  /** What a publication of a referrer family refers to replaces what it referred to before. */
-  private updateReferences(target: TargetState, samples: TappedSamples): void {
-    for (const referenced of this.referenced.values()) {
-      let published = false;
-      const references = new Set<string>();
-      const refer = (sample: Sample) => {
-        if (sample.metric.name !== referenced.referrer) return;
-        published = true;
-        const reference = referenced.referenceOf(sample.labels ?? {});
-        if (reference !== undefined) references.add(reference);
-      };
-      for (const list of [samples.live, samples.persistent]) {
-        for (const source of list) {
-          if (!isSeriesGroup(source)) refer(source);
-          else
-            for (const metric of source.families)
-              if (metric.name === referenced.referrer) source.samplesOf(metric).forEach(refer);
-        }
-      }
-      if (published) target.references.set(referenced.family, references);
-    }
+  /** Every series of the plain families is kept; of the pools' info, those of held pools. */
+  private keeps(target: TargetState, sample: Sample): boolean {
+    if (sample.metric.name !== POOL_INFO) return true;
+    const { pool_id }: Labels = sample.labels ?? {};
+    return pool_id !== undefined && target.heldPools.has(pool_id);
   }
 
-  /** The wanted sources by family: a group's series made when read, or at once for a referenced family. */
+  /** The wanted sources by family: a group's series made when read, or at once for the pools' info. */
   private snapshot(target: TargetState, sources: readonly SeriesSource[]): Map<string, FamilySeries> {
-    const keep = this.keeper(target);
     const byName = new Map<string, FamilySeries>();
     const add = (metric: MetricDefinition, name: string, part: StatusSeries | SeriesGroup) => {
       let family = byName.get(name);
@@ -322,7 +293,7 @@ export class StatusBoard implements SampleTap {
       family.add(part);
     };
     const addSample = (sample: Sample) => {
-      if (!keep(sample)) return;
+      if (!this.keeps(target, sample)) return;
       // Copied now: the collector keeps adding observations to the same object.
       if ("histogram" in sample) {
         const { metric, labels = {}, histogram } = sample;
@@ -341,7 +312,7 @@ export class StatusBoard implements SampleTap {
       if (!isSeriesGroup(source)) addSample(source);
       else {
         for (const metric of source.families) {
-          if (this.referenced.has(metric.name)) source.samplesOf(metric).forEach(addSample);
+          if (metric.name === POOL_INFO) source.samplesOf(metric).forEach(addSample);
           else if (this.families.has(metric.name)) add(metric, metric.name, source);
         }
       }
@@ -349,20 +320,9 @@ export class StatusBoard implements SampleTap {
     return byName;
   }
 
-  /** Keeps every series of the plain families, and those of a referenced family that are referred to. */
-  private keeper(target: TargetState): (sample: Sample) => boolean {
-    if (this.referenced.size === 0) return () => true;
-    return (sample) => {
-      const referenced = this.referenced.get(sample.metric.name);
-      if (referenced === undefined) return true;
-      const key = referenced.keyOf(sample.labels ?? {});
-      return key !== undefined && (target.references.get(referenced.family)?.has(key) ?? false);
-    };
-  }
-
-  /** Updates the means of the histograms that grew, and names them. */
-  private updateMeans(target: TargetState, published: EndpointSnapshot): Set<string> {
-    const grown = new Set<string>();
+  /** Updates the means of the histograms that grew, and returns them. */
+  private updateMeans(target: TargetState, published: EndpointSnapshot): Map<string, number> {
+    const grown = new Map<string, number>();
     for (const byName of [published.persistent, published.live]) {
       for (const [name, sums] of byName) {
         if (!name.endsWith("_sum")) continue;
@@ -372,8 +332,9 @@ export class StatusBoard implements SampleTap {
         if (sum === undefined || count === undefined) continue;
         const previous = target.histogramTotals.get(family) ?? { sum: 0, count: 0 };
         if (count > previous.count) {
-          target.latestMeans.set(family, (sum - previous.sum) / (count - previous.count));
-          grown.add(family);
+          const mean = (sum - previous.sum) / (count - previous.count);
+          target.latestMeans.set(family, mean);
+          grown.set(family, mean);
         }
         target.histogramTotals.set(family, { sum, count });
       }
@@ -381,13 +342,10 @@ export class StatusBoard implements SampleTap {
     return grown;
   }
 
-  private record(target: TargetState, published: EndpointSnapshot, grown: ReadonlySet<string>): void {
-    const atMs = this.now();
+  private record(target: TargetState, published: EndpointSnapshot, grown: ReadonlyMap<string, number>, atMs: number) {
     for (const source of this.sparklines) {
       const value = source.histogramMean
-        ? grown.has(source.family)
-          ? target.latestMeans.get(source.family)
-          : undefined
+        ? grown.get(source.family)
         : published.live.get(source.family)?.series.find((series) => labelsMatch(series.labels, source.labels))?.value;
       if (value === undefined) continue;
       let ring = target.rings.get(source.id);

@@ -1,7 +1,4 @@
-/**
- * The corridors section of a Horizon's status: per corridor, whether its last answer found a path,
- * the best rate and hops, and the p90 request time over the last QUANTILE_WINDOW_MS (src/status/board.ts).
- */
+/** A Horizon's corridors: whether the last answer found a path, best rate and hops, recent p90 request time. */
 import { METRICS } from "../catalog/metrics.js";
 import { optional, type SeriesReader } from "./board.js";
 

@@ -1,5 +1,5 @@
 import type { TargetAgreement } from "../agreement/engine.js";
-import { assetReports, ASSET_STATUS_FAMILIES, type AssetReport } from "./assets.js";
+import { assetReports, ASSET_STATUS_FAMILIES } from "./assets.js";
 import {
   HORIZON_ACCOUNT_METRICS,
   METRICS,
@@ -12,9 +12,9 @@ import type { Labels } from "../exposition/samples.js";
 import type { EndpointStatus } from "../scheduler/job-runner.js";
 import { MARKET_FAMILIES, marketReports } from "./markets.js";
 import { CORRIDOR_STATUS_FAMILIES, corridorReports } from "./corridors.js";
-import { HISTORY_WINDOW_MS, StatusBoard, labelsMatch, optional, WINDOWED_HISTOGRAMS } from "./board.js";
+import { HISTORY_WINDOW_MS, StatusBoard, labelsMatch, optional, poolOf, WINDOWED_HISTOGRAM } from "./board.js";
 import type { StoreTarget } from "../exposition/store.js";
-import type { Figure, ReferencedFamily, SeriesReader, SparklineSource, StatusSeries } from "./board.js";
+import type { Figure, SeriesReader, SparklineSource, StatusSeries } from "./board.js";
 
 export interface SparklineDefinition extends SparklineSource {
   readonly title: string;
@@ -63,14 +63,12 @@ export const SPARKLINES: Readonly<Record<TargetLabel, readonly SparklineDefiniti
 };
 
 /** The families a watched-accounts section reads, of either kind's account metrics. */
-function accountSectionFamilies(metrics: AccountMetricSet) {
-  return [
-    metrics.accountExists,
-    metrics.accountBalance,
-    metrics.accountBalanceLowWatermark,
-    metrics.accountSignerChangesTotal,
-  ];
-}
+const accountSectionFamilies = (metrics: AccountMetricSet) => [
+  metrics.accountExists,
+  metrics.accountBalance,
+  metrics.accountBalanceLowWatermark,
+  metrics.accountSignerChangesTotal,
+];
 
 /** Every family the status reads; the board keeps nothing else (no per-pool series). */
 const STATUS_FAMILIES: ReadonlySet<string> = new Set(
@@ -118,23 +116,12 @@ const STATUS_FAMILIES: ReadonlySet<string> = new Set(
     .concat(ASSET_STATUS_FAMILIES, MARKET_FAMILIES, CORRIDOR_STATUS_FAMILIES),
 );
 
-const POOL_SHARE_PREFIX = "pool:";
-
-/** The pools' info series (asset pairs), kept only for pools a watched account holds shares of (asset `pool:<id>`). */
-const HELD_POOLS: ReferencedFamily = {
-  family: METRICS.liquidityPoolInfo.name,
-  referrer: METRICS.accountBalance.name,
-  referenceOf: ({ asset }) =>
-    asset?.startsWith(POOL_SHARE_PREFIX) ? asset.slice(POOL_SHARE_PREFIX.length) : undefined,
-  keyOf: ({ pool_id }) => pool_id,
-};
-
 export function createStatusBoard(now?: () => number): StatusBoard {
-  return new StatusBoard(STATUS_FAMILIES, [...SPARKLINES.horizon, ...SPARKLINES.rpc], now, [HELD_POOLS]);
+  return new StatusBoard(STATUS_FAMILIES, [...SPARKLINES.horizon, ...SPARKLINES.rpc], now);
 }
 
-export type TargetState = "up" | "degraded" | "down" | "waiting";
-export type EndpointState = "ok" | "failing" | "running" | "waiting";
+type TargetState = "up" | "degraded" | "down" | "waiting";
+type EndpointState = "ok" | "failing" | "running" | "waiting";
 
 // The report's parts, as their builders make them.
 export type EndpointReport = ReturnType<typeof endpointReport>;
@@ -185,15 +172,6 @@ export interface KnownBefore<Value = string | number> {
   readonly ageSeconds: number;
 }
 
-/** What a down target keeps showing, greyed with its age: its identity figures and sections as last published. */
-export type LastKnownReport = Partial<
-  Record<keyof typeof HORIZON_IDENTITY | keyof typeof RPC_IDENTITY, KnownBefore> & {
-    readonly accounts: KnownBefore<readonly AccountReport[]>;
-    readonly contracts: KnownBefore<readonly ContractEntryReport[]>;
-    readonly assets: KnownBefore<readonly AssetReport[]>;
-  }
->;
-
 /** A target's figures (of its kind: all optional but `state`), its polls and its sparklines' points. */
 export type TargetReport = Pick<HorizonFigures, "state"> &
   Partial<HorizonFigures & RpcFigures> & {
@@ -208,12 +186,7 @@ export type TargetReport = Pick<HorizonFigures, "state"> &
     readonly history: Readonly<Record<string, ReadonlyArray<readonly [number, number]>>>;
   };
 
-export interface StatusReport {
-  readonly version: string;
-  readonly generatedAt: string;
-  readonly historyWindowSeconds: number;
-  readonly targets: readonly TargetReport[];
-}
+export type StatusReport = ReturnType<typeof statusReport>;
 
 export interface TargetView {
   readonly label: TargetLabel;
@@ -275,24 +248,19 @@ class TargetSeries implements SeriesReader {
     return this.board.series(this.target, metric, this.nowMs);
   }
 
-  /** A section built from the series its poll last published, with their age; `metric`'s publication dates it. */
-  knownSection<Section>(
-    metric: string,
-    build: (read: SeriesReader) => Section | undefined,
-  ): KnownBefore<Section> | undefined {
-    const last = this.board.lastKnown(this.target, metric);
+  /** A section built from the series its poll last published, with their age; `dating`'s publication dates it. */
+  knownSection<Section>([dating, build]: SectionSource<Section>): KnownBefore<Section> | undefined {
+    const last = this.board.lastKnown(this.target, dating);
     const value = last === undefined ? undefined : build(this.known);
     if (last === undefined || value === undefined) return undefined;
     return { value, ageSeconds: Math.max(0, Math.round((this.nowMs - last.atMs) / 1000)) };
   }
 
-  /** The series as /metrics shows them, but a WINDOWED_HISTOGRAMS family's buckets over the recent window. */
+  /** The series as /metrics shows them, but WINDOWED_HISTOGRAM's buckets over the recent window. */
   windowed(): SeriesReader {
+    const name = `${WINDOWED_HISTOGRAM}_bucket`;
     return {
-      all: (metric) =>
-        metric.endsWith("_bucket") && WINDOWED_HISTOGRAMS.includes(metric.slice(0, -"_bucket".length))
-          ? this.board.windowBuckets(this.target, metric.slice(0, -"_bucket".length), this.nowMs)
-          : this.all(metric),
+      all: (metric) => (metric === name ? this.board.windowBuckets(this.target, this.nowMs) : this.all(metric)),
     };
   }
 
@@ -301,77 +269,64 @@ class TargetSeries implements SeriesReader {
     return this.board.latestMean(this.target, family);
   }
 
+  eventsPerSecond(contract: string): number | undefined {
+    return this.board.eventRate(this.target, contract, this.nowMs);
+  }
+
   figure(metric: string, labels?: Labels): Figure | undefined {
     const found = this.all(metric).find((series) => labelsMatch(series.labels, labels));
-    if (found === undefined) return undefined;
-    return { metric, ...(labels !== undefined ? { labels } : {}), value: found.value };
+    return found && { metric, ...optional("labels", labels), value: found.value };
   }
-}
-
-/** Where an identity figure comes from: a family, and what of its first series it is. */
-type KnownSource = readonly [metric: string, value: (series: StatusSeries) => string | number | undefined];
-
-const labelOf = (name: string) => (series: StatusSeries) => series.labels[name];
-const valueOf = (series: StatusSeries) => series.value;
-
-const HORIZON_IDENTITY = {
-  network: [METRICS.info.name, labelOf("network")],
-  horizonVersion: [METRICS.info.name, labelOf("horizon_version")],
-  coreVersion: [METRICS.info.name, labelOf("core_version")],
-  protocolVersion: [METRICS.currentProtocolVersion.name, valueOf],
-  latestLedger: [METRICS.ingestLatestLedger.name, valueOf],
-} as const satisfies Record<string, KnownSource>;
-const RPC_IDENTITY = {
-  network: [RPC_METRICS.info.name, labelOf("network")],
-  version: [RPC_METRICS.info.name, labelOf("version")],
-  captiveCoreVersion: [RPC_METRICS.info.name, labelOf("captive_core_version")],
-  protocolVersion: [RPC_METRICS.protocolVersion.name, valueOf],
-  latestLedger: [RPC_METRICS.latestLedger.name, valueOf],
-} as const satisfies Record<string, KnownSource>;
-
-/**
- * The last known values of the identity figures absent from `present`, beside the sections kept from their last
- * publication; undefined when nothing is kept.
- */
-function lastKnown(
-  series: TargetSeries,
-  present: Readonly<Record<string, unknown>>,
-  sources: Readonly<Record<string, KnownSource>>,
-  sections: Readonly<Record<string, KnownBefore<unknown>>>,
-): LastKnownReport | undefined {
-  const known: Record<string, KnownBefore<unknown>> = {};
-  for (const [key, [metric, value]] of Object.entries(sources)) {
-    if (present[key] !== undefined) continue;
-    const before = series.knownSection(metric, (read) => {
-      const first = read.all(metric)[0];
-      return first === undefined ? undefined : value(first);
-    });
-    if (before !== undefined) known[key] = before;
-  }
-  Object.assign(known, sections);
-  return Object.keys(known).length === 0 ? undefined : known;
 }
 
 /** Per section, the family whose last publication dates it and how it is built from series. */
-type SectionBuilders<Sections> = {
-  readonly [Key in keyof Sections]: readonly [dating: string, build: (read: SeriesReader) => Sections[Key] | undefined];
+type SectionSource<Section> = readonly [dating: string, build: (read: SeriesReader) => Section | undefined];
+type SectionBuilders<Sections> = { readonly [Key in keyof Sections]: SectionSource<Sections[Key]> };
+
+/** An identity figure's source, for its last known value: a label or the value of a family's first series. */
+function labelOf(metric: string, label: string): SectionSource<string> {
+  return [metric, (read) => read.all(metric)[0]?.labels[label]];
+}
+function valueOf(metric: string): SectionSource<number> {
+  return [metric, (read) => read.all(metric)[0]?.value];
+}
+
+const HORIZON_IDENTITY = {
+  network: labelOf(METRICS.info.name, "network"),
+  horizonVersion: labelOf(METRICS.info.name, "horizon_version"),
+  coreVersion: labelOf(METRICS.info.name, "core_version"),
+  protocolVersion: valueOf(METRICS.currentProtocolVersion.name),
+  latestLedger: valueOf(METRICS.ingestLatestLedger.name),
+};
+const RPC_IDENTITY = {
+  network: labelOf(RPC_METRICS.info.name, "network"),
+  version: labelOf(RPC_METRICS.info.name, "version"),
+  captiveCoreVersion: labelOf(RPC_METRICS.info.name, "captive_core_version"),
+  protocolVersion: valueOf(RPC_METRICS.protocolVersion.name),
+  latestLedger: valueOf(RPC_METRICS.latestLedger.name),
 };
 
 /**
- * Sections (watched accounts, assets, contract entries) from the series /metrics shows now, or, once they have
- * gone (their poll failing, the target down), as their poll last published them, with their age.
+ * Sections (watched accounts, assets, contract entries, identity figures) from the series /metrics shows now, or,
+ * once they have gone (their poll failing, the target down), as their poll last published them, with their age.
  */
 function sections<Sections>(series: TargetSeries, builders: SectionBuilders<Sections>) {
   const now: Partial<Sections> = {};
   const known: { [Key in keyof Sections]?: KnownBefore<Sections[Key]> } = {};
   for (const key in builders) {
-    const [dating, build] = builders[key];
+    const [, build] = builders[key];
     const value = build(series);
-    const kept = value === undefined ? series.knownSection(dating, build) : undefined;
+    const kept = value === undefined ? series.knownSection(builders[key]) : undefined;
     if (value !== undefined) now[key] = value;
     else if (kept !== undefined) known[key] = kept;
   }
   return { now, known };
+}
+
+/** The last known values of the identity figures absent now, beside the kept sections; undefined when none. */
+function lastKnown<Identity, Kept>(series: TargetSeries, identity: SectionBuilders<Identity>, kept: Kept) {
+  const known = { ...sections(series, identity).known, ...kept };
+  return Object.keys(known).length === 0 ? undefined : known;
 }
 
 function transactions(series: TargetSeries) {
@@ -384,8 +339,8 @@ function transactions(series: TargetSeries) {
 
 /** The liquidity pool of a pool-share balance (asset `pool:<id>`), with its assets when the pools poll tracks it. */
 function poolShare(series: SeriesReader, asset: string) {
-  if (!asset.startsWith(POOL_SHARE_PREFIX)) return undefined;
-  const poolId = asset.slice(POOL_SHARE_PREFIX.length);
+  const poolId = poolOf(asset);
+  if (poolId === undefined) return undefined;
   const info = series.all(METRICS.liquidityPoolInfo.name).find(({ labels }) => labels.pool_id === poolId)?.labels;
   const assets = info?.asset_a && info.asset_b ? ([info.asset_a, info.asset_b] as const) : undefined;
   return { poolId, ...optional("assets", assets) };
@@ -416,7 +371,7 @@ const byAccount = ({ account }: Labels) => account ?? "";
 const byAccountAsset = ({ account, asset }: Labels) => `${account}\u0000${asset}`;
 
 /** Watched accounts from one kind's account families, in the order the poll published them. */
-function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs?: number) {
+function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs: number) {
   const exists = byKey(series, metrics.accountExists.name, byAccount);
   const balances = grouped(series, metrics.accountBalance.name, byAccount);
   const names = new Set([...exists.keys(), ...balances.keys()]);
@@ -424,7 +379,7 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs?: numbe
   if (names.size === 0) return undefined;
   const lowWatermarks = byKey(series, metrics.accountBalanceLowWatermark.name, byAccountAsset);
   const signerChanges = byKey(series, metrics.accountSignerChangesTotal.name, byAccount);
-  const lastPayments = nowMs === undefined ? undefined : lastPaymentAges(series, nowMs);
+  const lastPayments = lastPaymentAges(series, nowMs);
   return [...names].map((account) => ({
     account,
     ...optional("exists", figure(metrics.accountExists.name, { account }, exists.get(account))),
@@ -445,8 +400,8 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs?: numbe
       "signerChanges",
       figure(metrics.accountSignerChangesTotal.name, { account }, signerChanges.get(account)),
     ),
-    // With `activity: true` (Horizon): seconds since the newest payment received and sent, once known.
-    ...optional("lastPaymentAgeSeconds", lastPayments?.get(account)),
+    // Horizon's with `activity: true`: seconds since the newest payment received and sent, once known.
+    ...optional("lastPaymentAgeSeconds", lastPayments.get(account)),
   }));
 }
 
@@ -582,16 +537,8 @@ function closedAtFigures(closedAt: Figure | undefined, nowMs: number) {
   };
 }
 
-/** A Horizon's figures. */
 function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport[], nowMs: number) {
   const info = series.all(METRICS.info.name)[0]?.labels;
-  const identity = {
-    ...optional("network", info?.network),
-    ...optional("horizonVersion", info?.horizon_version),
-    ...optional("coreVersion", info?.core_version),
-    ...optional("protocolVersion", series.figure(METRICS.currentProtocolVersion.name)),
-    ...optional("latestLedger", series.figure(METRICS.ingestLatestLedger.name)),
-  };
   const assetsPolled = endpoints.find(({ endpoint }) => endpoint === "assets")?.lastSuccessAt;
   const kept = sections(series, {
     accounts: [METRICS.accountExists.name, (read) => accounts(read, HORIZON_ACCOUNT_METRICS, nowMs)],
@@ -599,7 +546,11 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
   });
   return {
     state: targetState("root", series.figure(METRICS.up.name), endpoints),
-    ...identity,
+    ...optional("network", info?.network),
+    ...optional("horizonVersion", info?.horizon_version),
+    ...optional("coreVersion", info?.core_version),
+    ...optional("protocolVersion", series.figure(METRICS.currentProtocolVersion.name)),
+    ...optional("latestLedger", series.figure(METRICS.ingestLatestLedger.name)),
     ...closedAtFigures(series.figure(METRICS.historyLatestLedgerClosedTimestamp.name), nowMs),
     ...optional("ingestLagLedgers", series.figure(METRICS.ingestLagLedgers.name)),
     ...optional("baseFeeStroops", series.figure(METRICS.feeStatsBaseFee.name)),
@@ -612,7 +563,7 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
     ...optional("txProbe", txProbe(series)),
     ...optional("markets", marketReports(series)),
     ...optional("corridors", corridorReports(series.windowed())),
-    ...optional("lastKnown", lastKnown(series, identity, HORIZON_IDENTITY, kept.known)),
+    ...optional("lastKnown", lastKnown(series, HORIZON_IDENTITY, kept.known)),
   };
 }
 
@@ -633,32 +584,24 @@ function rpcReport(series: TargetSeries, info: Labels | undefined) {
 }
 
 /** A Stellar RPC's figures: its ledger, its own figures and its watched accounts and contracts. */
-function rpcFigures(
-  series: TargetSeries,
-  endpoints: readonly EndpointReport[],
-  nowMs: number,
-  eventsPerSecond: (contract: string) => number | undefined,
-) {
+function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], nowMs: number) {
   const info = series.all(RPC_METRICS.info.name)[0]?.labels;
-  const rpc = rpcReport(series, info);
-  const identity = {
-    ...optional("network", info?.network),
-    ...optional("protocolVersion", series.figure(RPC_METRICS.protocolVersion.name)),
-    ...optional("latestLedger", series.figure(RPC_METRICS.latestLedger.name)),
-  };
+  const eventsPerSecond = (contract: string) => series.eventsPerSecond(contract);
   const kept = sections(series, {
-    accounts: [RPC_ACCOUNT_METRICS.accountExists.name, (read) => accounts(read, RPC_ACCOUNT_METRICS)],
+    accounts: [RPC_ACCOUNT_METRICS.accountExists.name, (read) => accounts(read, RPC_ACCOUNT_METRICS, nowMs)],
     // Kept entries' days left count down from their kept expected archival to now: the network
     // archives an entry on time whether or not this RPC answers, and that is what matters at 3 a.m.
     contracts: [RPC_METRICS.contractEntryExists.name, (read) => contracts(read, nowMs, eventsPerSecond)],
   });
   return {
     state: targetState("status", series.figure(RPC_METRICS.up.name), endpoints),
-    ...identity,
+    ...optional("network", info?.network),
+    ...optional("protocolVersion", series.figure(RPC_METRICS.protocolVersion.name)),
+    ...optional("latestLedger", series.figure(RPC_METRICS.latestLedger.name)),
     ...closedAtFigures(series.figure(RPC_METRICS.latestLedgerClosedTimestamp.name), nowMs),
-    rpc,
+    rpc: rpcReport(series, info),
     ...kept.now,
-    ...optional("lastKnown", lastKnown(series, { ...identity, ...rpc }, RPC_IDENTITY, kept.known)),
+    ...optional("lastKnown", lastKnown(series, RPC_IDENTITY, kept.known)),
   };
 }
 
@@ -684,11 +627,7 @@ function targetReport(target: TargetView, board: StatusBoard, nowMs: number): Ta
   for (const { id } of SPARKLINES[target.label])
     history[id] = board.history(on, id, nowMs).map(({ atMs, value }) => [atMs, value]);
   const figures =
-    target.label === "rpc"
-      ? rpcFigures(series, endpoints, nowMs, (contract) =>
-          board.rate(on, RPC_METRICS.contractEvents.name, contract, nowMs),
-        )
-      : horizonFigures(series, endpoints, nowMs);
+    target.label === "rpc" ? rpcFigures(series, endpoints, nowMs) : horizonFigures(series, endpoints, nowMs);
   return {
     kind: target.label,
     name: target.name,
@@ -701,12 +640,7 @@ function targetReport(target: TargetView, board: StatusBoard, nowMs: number): Ta
   };
 }
 
-export function statusReport(
-  version: string,
-  targets: readonly TargetView[],
-  board: StatusBoard,
-  nowMs: number,
-): StatusReport {
+export function statusReport(version: string, targets: readonly TargetView[], board: StatusBoard, nowMs: number) {
   return {
     version,
     generatedAt: iso(nowMs),

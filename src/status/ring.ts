@@ -4,10 +4,7 @@ export interface Point {
   readonly value: number;
 }
 
-/**
- * The newest `capacity` points of one series, in two preallocated Float64Arrays: memory is
- * 16 bytes × capacity from the start and never grows, however long the exporter runs.
- */
+/** The newest `capacity` points of one series, in two preallocated Float64Arrays: memory never grows. */
 export class PointRing {
   private readonly times: Float64Array;
   private readonly values: Float64Array;

@@ -57,19 +57,17 @@ export function sparklineCoordinates(
 
 /** An inline SVG of one series over a time window, with axis labels and units; empty series draw a note, not NaN. */
 export function sparkline(points: readonly Point[], options: SparklineOptions): string {
-  const format = options.format ?? axisNumber;
-  const minutes = Math.round(options.windowMs / 60_000);
+  const { title, unit, windowMs, nowMs, format = axisNumber } = options;
+  const minutes = Math.round(windowMs / 60_000);
   const { lower, upper } = valueRange(points);
   const latest = points.at(-1);
+  const about = `${title} (${unit}), last ${minutes} min`;
   const description =
     latest === undefined
-      ? `${options.title} (${options.unit}), last ${minutes} min: no data yet`
-      : `${options.title} (${options.unit}), last ${minutes} min: latest ${format(latest.value)}, axis ` +
-        `${format(lower)} to ${format(upper)}`;
-  const coordinates = sparklineCoordinates(points, options.windowMs, options.nowMs).map(
-    ({ x, y }) => `${coordinate(x)},${coordinate(y)}`,
-  );
-  const last = coordinates.at(-1)?.split(",");
+      ? `${about}: no data yet`
+      : `${about}: latest ${format(latest.value)}, axis ${format(lower)} to ${format(upper)}`;
+  const xy = sparklineCoordinates(points, windowMs, nowMs);
+  const last = xy.at(-1);
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" class="spark" width="${width}" height="${height}" viewBox="0 0 ` +
       `${width} ${height}" role="img" aria-label="${escapeMarkup(description)}">`,
@@ -80,14 +78,15 @@ export function sparkline(points: readonly Point[], options: SparklineOptions): 
     `<text class="axis" x="${plotLeft}" y="${height - 6}">-${minutes} min</text>`,
     `<text class="axis" x="${plotLeft + plotWidth}" y="${height - 6}" text-anchor="end">now</text>`,
   ];
-  if (coordinates.length === 0) {
+  if (last === undefined) {
     parts.push(
       `<text class="empty" x="${plotLeft + plotWidth / 2}" y="${plotTop + plotHeight / 2 + 4}" ` +
         `text-anchor="middle">no data yet</text>`,
     );
   } else {
-    if (coordinates.length > 1) parts.push(`<polyline class="line" points="${coordinates.join(" ")}"/>`);
-    parts.push(`<circle class="last" cx="${last![0]}" cy="${last![1]}" r="2.5"/>`);
+    const line = xy.map(({ x, y }) => `${coordinate(x)},${coordinate(y)}`).join(" ");
+    if (xy.length > 1) parts.push(`<polyline class="line" points="${line}"/>`);
+    parts.push(`<circle class="last" cx="${coordinate(last.x)}" cy="${coordinate(last.y)}" r="2.5"/>`);
   }
   parts.push("</svg>");
   return parts.join("");
