@@ -140,10 +140,7 @@ function unresolvedAlias(document: Document): number | undefined {
 const UNRESOLVED_ALIAS =
   "a value starting with * is an alias, and no anchor (&) before it has that name: quote the value if it is text";
 
-/**
- * `FILE:LINE:COL: not valid YAML: reason`, then the line at `offset`, its values masked (it may hold a secret), and
- * a caret under it.
- */
+/** `FILE:LINE:COL: not valid YAML: reason`, then the line at `offset`, values masked (secrets), and a caret. */
 function problemAt(path: string, text: string, offset: number, reason: string, lines: LineCounter): string {
   const { line, col } = lines.linePos(offset);
   const masked = maskYamlLine(text.split(/\r?\n/)[line - 1] ?? "");

@@ -1,8 +1,7 @@
 /**
- * A line of a YAML file as an error message may show it: its structure (indentation, indicators,
- * brackets) and its keys kept, every value and comment replaced by `***`. A syntax error's line
- * can hold a secret (a token pasted during a rotation, a password in a URL), and the message
- * reaches terminals and logs. The line is cut into tokens by the yaml package's own Lexer.
+ * A YAML line as an error message may show it: its structure (indentation, indicators, brackets) and keys kept, every
+ * value and comment replaced by `***`. A syntax error's line can hold a secret (a token pasted during a rotation, a
+ * password in a URL), and the message reaches terminals and logs. The yaml package's own Lexer cuts it into tokens.
  */
 import { CST, Lexer } from "yaml";
 
@@ -70,8 +69,8 @@ function isKey(line: string, tokens: readonly Token[], index: number): boolean {
 }
 
 /**
- * Where a value starting at token `index` ends: the line's end in block context; in a flow
- * collection, the next comma or closing bracket, without the spaces before it.
+ * Where a value starting at token `index` ends: the line's end in block context; in a flow collection, the next
+ * comma or closing bracket, without the spaces before it.
  */
 function valueEnd(tokens: readonly Token[], index: number, depth: number): number {
   if (depth === 0) return tokens.length;
