@@ -201,7 +201,7 @@ export const FLAGS = {
   version: { env: undefined, value: undefined, help: "Show the version and exit." },
 } as const;
 
-export type CommandLine =
+type CommandLine =
   | { kind: "run"; config: ExporterConfig }
   | { kind: "help" }
   | { kind: "version" }

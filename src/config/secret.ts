@@ -5,7 +5,7 @@
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { inspect } from "node:util";
 
-export const SECRET_PLACEHOLDER = "<secret>";
+const SECRET_PLACEHOLDER = "<secret>";
 
 /** Shorter secrets are not scrubbed: masking every "on" in every log line would hide more than it protects. */
 const SHORTEST_SCRUBBED = 6;

@@ -7,7 +7,7 @@ import { Secret } from "./secret.js";
 /** A path segment with more letters and digits than this is taken for a token (API keys are 20 and up). */
 const LONGEST_PUBLIC_SEGMENT = 16;
 /** What stands for a path that is not shown. */
-export const HIDDEN_PATH = "/…";
+const HIDDEN_PATH = "/…";
 
 export class TargetUrl {
   /** `scheme://host[:port]`. */

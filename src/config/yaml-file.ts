@@ -167,10 +167,7 @@ function syntaxReason(error: YAMLError): string {
 
 const OPENERS: Record<string, string> = { "]": "[", "}": "{" };
 
-/**
- * Where the offending token is: the YAML library reports some errors where it noticed them (the start of a line,
- * the line after an unclosed bracket).
- */
+/** The offending token: the YAML library reports some errors where it noticed them (a line start, past a bracket). */
 function offendingOffset(text: string, error: YAMLError): number {
   const at = error.pos[0];
   const closer = /end with a ([\]}])$/.exec(error.message.replace(/ at line[\s\S]*$/, ""))?.[1];

@@ -6,7 +6,7 @@
 import { CST, Lexer } from "yaml";
 
 /** The mask in place of a value or a comment. */
-export const MASK = "***";
+const MASK = "***";
 
 /** A key shown as it is: config keys and header names. Anything else in key position may be a value mistyped. */
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
@@ -27,7 +27,7 @@ const STRUCTURE = new Set<string | undefined>([
 const FLOW_START = new Set<string | undefined>(["flow-map-start", "flow-seq-start"]);
 const FLOW_END = new Set<string | undefined>(["flow-map-end", "flow-seq-end", "comma"]);
 
-export interface MaskedLine {
+interface MaskedLine {
   readonly text: string;
   /** Where the character at `index` of the original line is in `text` (a masked value's: the mask's start). */
   columnOf(index: number): number;
