@@ -59,7 +59,7 @@ export function targetsOf<Entry extends TargetEntryBasics, Target extends Target
   return targets;
 }
 
-/** `URL` or `NAME=URL`: a name holds no `/`, `?` or `:`, so a URL's own `=` is never taken for one. No `show_path`. */
+/** `URL` or `NAME=URL`: a name holds no `/`, `?` or `:`, so a URL's own `=` is never taken for one. */
 function targetFromUrlFlag(value: string): { name: string; url: TargetUrl } | string {
   const named = /^([^=/?:]+)=(.+)$/.exec(value);
   const text = named?.[2] ?? value;
