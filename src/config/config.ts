@@ -248,7 +248,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const timeoutMs = parseDuration(file.http?.timeout ?? DEFAULTS.timeout) ?? 0;
   const options: TargetOptions = { ...context, file, path: configFile?.value ?? "", forced, timeoutMs, flagAccounts };
   const targets = buildTargets(urls, options);
-  if (urls.values.length === 0) await attachTxProbes(targets, file.targets ?? [], env, problems);
+  if (urls.values.length === 0) await attachTxProbes(targets, options);
   const rpc = buildRpcTargets(rpcUrls, options);
   const noTarget = targets.length === 0 && rpc.length === 0 && problems.length === 0;
   if (noTarget) {
@@ -568,13 +568,8 @@ export function parseListenAddress(text: string): { host: string; port: number }
 }
 
 /** Each file target's `tx_probe:`, its seed read now; its account joins the watched ones. */
-async function attachTxProbes(
-  targets: TargetConfig[],
-  entries: readonly TargetEntry[],
-  env: NodeJS.ProcessEnv,
-  problems: string[],
-): Promise<void> {
-  for (const [index, entry] of entries.entries()) {
+async function attachTxProbes(targets: TargetConfig[], { file, env, problems }: TargetOptions): Promise<void> {
+  for (const [index, entry] of (file.targets ?? []).entries()) {
     const target = targets[index];
     if (entry.tx_probe === undefined || target === undefined) continue;
     const txProbe = await loadTxProbe(entry.tx_probe, target, env);
