@@ -2,7 +2,7 @@
 import type { WatchedAccount } from "./accounts.js";
 
 /** A watched account's streams, each with its own cursor. */
-export const STREAMS = ["payments", "transactions", "operations"] as const;
+const STREAMS = ["payments", "transactions", "operations"] as const;
 export type Stream = (typeof STREAMS)[number];
 
 /** The streams the activity job reads of an account: payments and transactions with `activity`, and `operations`. */

@@ -21,10 +21,7 @@ function assetProblem(text: string): string | undefined {
   return undefined;
 }
 
-/**
- * Checks one target's (or the flags') asset list; `where` names it in each problem, which quotes the entry unless
- * its issuer is a secret seed.
- */
+/** Checks an asset list; `where` names it in each problem, which quotes the entry unless its issuer is a seed. */
 export function watchedAssets(entries: readonly string[], where: string, problems: string[]): WatchedAsset[] {
   const seen = new Set<string>();
   const assets: WatchedAsset[] = [];

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
+import { ENDPOINTS, type Endpoint, type PollEndpoint } from "../catalog/metrics.js";
 import { namedIdFromFlag, rpcWatchedAccounts, watchedAccounts, withAssets, type WatchedAccount } from "./accounts.js";
 import { watchedAssets, type WatchedAsset } from "./assets.js";
 import { watchedContracts, type WatchedContract } from "./contracts.js";
@@ -15,7 +15,6 @@ import {
   POOLS_MAX_RANGE,
   configFileSchema,
   type ConfigFile,
-  type EndpointScheduleTexts,
   type LogLevel,
   type RpcTargetEntry,
   type TargetEntry,
@@ -83,7 +82,7 @@ const DEFAULTS = {
 } as const;
 
 /** Endpoints (Horizon's and Stellar RPC's) polled at a period of their own unless --poll.interval sets every one. */
-const OWN_SCHEDULES = {
+const OWN_SCHEDULES: Partial<Record<PollEndpoint, string>> = {
   /** A watched account's flow: three requests an account, and payments are counted whatever the delay. */
   activity: "30s",
   /** An asset's supply and flags change with its issuer's operations, rarely: a minute is plenty. */
@@ -95,7 +94,6 @@ const OWN_SCHEDULES = {
   /** A contract's events are read at most 25 contracts a call: twice a minute keeps the backlog short. */
   events: "30s",
 };
-const OWN_DEFAULT_SCHEDULES: Partial<Record<Endpoint, string>> = OWN_SCHEDULES;
 
 /** Every flag, its environment variable and its help line; --help is printed from this list. */
 export const FLAGS = {
@@ -203,7 +201,7 @@ export const FLAGS = {
   version: { env: undefined, value: undefined, help: "Show the version and exit." },
 } as const;
 
-export type CommandLine =
+type CommandLine =
   | { kind: "run"; config: ExporterConfig }
   | { kind: "help" }
   | { kind: "version" }
@@ -217,14 +215,19 @@ type WatchFlag = "account" | "asset" | "contract" | "market";
 type SwitchFlag = "account.activity" | "contract.events";
 type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | SwitchFlag | ListFlag>;
 
-/** What reading a flag needs: the flags, the environment, and the problems found so far. */
 type FlagContext = { readonly flags: FlagValues; readonly env: NodeJS.ProcessEnv; readonly problems: string[] };
 /** A value and where it came from (`--flag` or `ENV_VAR`), so a problem names its source. */
 type Setting = { readonly source: string; readonly value: string };
-/** A list flag's values, or its environment variable's, and which of the two it was. */
 type ListSetting = { readonly source: string; readonly values: string[] };
-/** What every kind of target is built from: the file (at `path`), --poll.interval (`forced`), the default timeout. */
-type TargetOptions = { file: ConfigFile; path: string; forced: Schedule | undefined; timeoutMs: number };
+/** What every kind of target is built from: the flags, the file (at `path`), --poll.interval (`forced`), defaults. */
+type TargetOptions = FlagContext & {
+  readonly file: ConfigFile;
+  readonly path: string;
+  readonly forced: Schedule | undefined;
+  readonly timeoutMs: number;
+  /** --account's or ACCOUNTS', checked once for both kinds of target. */
+  readonly flagAccounts: readonly WatchedAccount[];
+};
 
 /** Flags, then environment variables, then the config file, then defaults. */
 export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<CommandLine> {
@@ -238,7 +241,15 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const setting = (name: ValueFlag): Setting | undefined => settingOf(name, context);
   const configFile = setting("config.file");
   const file = configFile ? await readConfigFile(configFile.value, problems) : {};
-  const { targets, rpc } = await allTargets(context, file, configFile?.value ?? "", setting("poll.interval"));
+  const urls = listSetting("horizon.url", context);
+  const rpcUrls = listSetting("rpc.url", context);
+  const flagAccounts = flagAccountsOf(context, urls.values.length + rpcUrls.values.length);
+  const forced = parsed(setting("poll.interval"), parseSchedule, problems);
+  const timeoutMs = parseDuration(file.http?.timeout ?? DEFAULTS.timeout) ?? 0;
+  const options: TargetOptions = { ...context, file, path: configFile?.value ?? "", forced, timeoutMs, flagAccounts };
+  const targets = buildTargets(urls, options);
+  if (urls.values.length === 0) await attachTxProbes(targets, options);
+  const rpc = buildRpcTargets(rpcUrls, options);
   const noTarget = targets.length === 0 && rpc.length === 0 && problems.length === 0;
   if (noTarget) {
     problems.push(
@@ -247,7 +258,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     );
   }
   const webConfigFile = setting("web.config.file");
-  const web = await webConfigOf(webConfigFile, problems);
+  const web = webConfigFile ? await loadWebConfig(webConfigFile.value, problems) : undefined;
   const fileListen = { source: "web.listen_address", value: file.web?.listen_address ?? DEFAULTS.listenAddress };
   const listen = parsed(setting("web.listen-address") ?? fileListen, parseListenAddress, problems);
   const poolsMax = parsed(setting("pools.max"), poolsMaxOf, problems) ?? file.liquidity_pools?.max ?? DEFAULTS.poolsMax;
@@ -268,24 +279,6 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
       ...(web ? { web } : {}),
     },
   };
-}
-
-/** The Horizon and Stellar RPC targets, from the URL flags (and the watches flags give them) or the file. */
-async function allTargets(
-  context: FlagContext,
-  file: ConfigFile,
-  path: string,
-  pollInterval: Setting | undefined,
-): Promise<{ targets: TargetConfig[]; rpc: RpcTargetConfig[] }> {
-  const { env, problems } = context;
-  const timeoutMs = parseDuration(file.http?.timeout ?? DEFAULTS.timeout) ?? 0;
-  const urls = urlSettings("horizon.url", context);
-  const rpcUrls = urlSettings("rpc.url", context);
-  const flagAccounts = flagAccountsOf(context, urls.length + rpcUrls.length);
-  const options = { file, path, forced: parsed(pollInterval, parseSchedule, problems), timeoutMs };
-  const targets = buildTargets(urls, flagAccounts, options, context);
-  if (urls.length === 0) await attachTxProbes(targets, file.targets ?? [], env, problems);
-  return { targets, rpc: buildRpcTargets(rpcUrls, flagAccounts, options, context) };
 }
 
 /** The settings the config file alone gives, or their defaults. */
@@ -345,12 +338,6 @@ function parsed<T extends object | number>(
   if (typeof value !== "string") return value;
   problems.push(`${setting.source}: ${value}`);
   return undefined;
-}
-
-/** Every --horizon.url (--rpc.url), or else HORIZON_URL's (RPC_URL's) comma-separated list. */
-function urlSettings(name: "horizon.url" | "rpc.url", context: FlagContext): Setting[] {
-  const { source, values } = listSetting(name, context);
-  return values.map((value) => ({ source, value }));
 }
 
 /** A switch (--account.activity, --contract.events): its flag, or its environment variable's true or false. */
@@ -413,40 +400,41 @@ function flagMarketsOf(context: FlagContext, urlCount: number): WatchedMarket[] 
 }
 
 /**
- * A Horizon target's schedules: --poll.interval (`forced`) beats every other; else the target's own, the file's,
- * the endpoint's default period, the file's poll_interval, ours. The file's texts are checked by its schema.
+ * An endpoint's schedule: --poll.interval (`forced`), the operator's latest word, beats every other; else the one
+ * `written` for it, its own default period, the file's poll_interval, ours. The file's texts are checked by its schema.
  */
-function schedulesOf({ forced, file }: TargetOptions, overrides?: EndpointScheduleTexts): Record<Endpoint, Schedule> {
+function scheduleOf({ forced, file }: TargetOptions, endpoint: PollEndpoint, written: string | undefined): Schedule {
+  const text = written ?? OWN_SCHEDULES[endpoint] ?? file.poll_interval ?? DEFAULTS.pollInterval;
+  return forced ?? (parseSchedule(text) as Schedule);
+}
+
+/** A Horizon target's schedules: its own, else the file's. */
+function schedulesOf(options: TargetOptions, overrides?: TargetEntry["schedules"]): Record<Endpoint, Schedule> {
   const schedules = ENDPOINTS.map((endpoint) => {
-    const written = overrides?.[endpoint] ?? file.schedules?.[endpoint];
-    if (endpoint === "corridors") return [endpoint, corridorsSchedule(written, forced).schedule];
-    const text = written ?? OWN_DEFAULT_SCHEDULES[endpoint] ?? file.poll_interval ?? DEFAULTS.pollInterval;
-    return [endpoint, forced ?? (parseSchedule(text) as Schedule)];
+    const written = overrides?.[endpoint] ?? options.file.schedules?.[endpoint];
+    if (endpoint === "corridors") return [endpoint, corridorsSchedule(written, options.forced).schedule];
+    return [endpoint, scheduleOf(options, endpoint, written)];
   });
   return Object.fromEntries(schedules) as Record<Endpoint, Schedule>;
 }
 
 /** Horizon targets from --horizon.url when given (they replace the file's), else from the file; names unique. */
-function buildTargets(
-  urls: readonly Setting[],
-  flagAccounts: readonly WatchedAccount[],
-  options: TargetOptions,
-  context: FlagContext,
-): TargetConfig[] {
-  const { file, path, forced, timeoutMs } = options;
-  const { problems } = context;
-  const assets = watchList("asset", "--horizon.url", urls.length, context);
+function buildTargets(urls: ListSetting, options: TargetOptions): TargetConfig[] {
+  const { file, path, forced, timeoutMs, problems } = options;
+  const assets = watchList("asset", "--horizon.url", urls.values.length, options);
   const flagWatched = {
-    accounts: flagAccounts,
+    accounts: options.flagAccounts,
     assets: watchedAssets(assets.values, assets.source, problems),
-    markets: flagMarketsOf(context, urls.length),
+    markets: flagMarketsOf(options, urls.values.length),
   };
   const raisedFrom = corridorsSchedule(undefined, forced).raisedFrom;
   const raised = raisedFrom === undefined ? {} : { corridorsRaisedFrom: raisedFrom };
   return targetsOf<TargetEntry, TargetConfig>(
-    { urls, entries: file.targets ?? [], timeoutMs },
     {
       label: "target",
+      urls,
+      entries: file.targets ?? [],
+      timeoutMs,
       fromUrl: (basics) => ({
         ...basics,
         ...flagWatched,
@@ -481,32 +469,29 @@ function buildTargets(
 const RPC_VERSIONS_SCHEDULE = parseSchedule("10m") as Schedule;
 
 /** Stellar RPC targets from --rpc.url when given (they replace the file's), else from the file; names unique. */
-function buildRpcTargets(
-  urls: readonly Setting[],
-  flagAccounts: readonly WatchedAccount[],
-  options: TargetOptions,
-  context: FlagContext,
-): RpcTargetConfig[] {
-  const { file, forced, timeoutMs } = options;
-  const { problems } = context;
-  // An explicit --poll.interval is the operator's latest word, so it beats every schedule of the file.
-  const fileSchedule = (text: string) => forced ?? (parseSchedule(text) as Schedule);
-  const accounts = schedulesOf(options).accounts;
-  const contracts = fileSchedule(file.schedules?.contracts ?? OWN_SCHEDULES.contracts);
-  const events = fileSchedule(file.schedules?.events ?? OWN_SCHEDULES.events);
-  const schedulesFor = (text: string | undefined): RpcTargetConfig["schedules"] => {
-    const status = fileSchedule(text ?? file.poll_interval ?? DEFAULTS.pollInterval);
-    const versions = status.periodMs > RPC_VERSIONS_SCHEDULE.periodMs ? status : RPC_VERSIONS_SCHEDULE;
-    return { status, versions, accounts, contracts, events };
+function buildRpcTargets(urls: ListSetting, options: TargetOptions): RpcTargetConfig[] {
+  const { file, timeoutMs, flagAccounts, problems } = options;
+  const written = file.schedules;
+  const shared = {
+    accounts: scheduleOf(options, "accounts", written?.accounts),
+    contracts: scheduleOf(options, "contracts", written?.contracts),
+    events: scheduleOf(options, "events", written?.events),
   };
-  const flagAssets = listSetting("account.asset", context);
-  const flagContracts = flagContractsOf(context, urls.length);
+  const schedulesFor = (text: string | undefined): RpcTargetConfig["schedules"] => {
+    const status = scheduleOf(options, "status", text);
+    const versions = status.periodMs > RPC_VERSIONS_SCHEDULE.periodMs ? status : RPC_VERSIONS_SCHEDULE;
+    return { status, versions, ...shared };
+  };
+  const flagAssets = listSetting("account.asset", options);
+  const flagContracts = flagContractsOf(options, urls.values.length);
   // The flag accounts were checked with the Horizon targets': only their assets are new here.
-  const flagReads = urls.length ? withAssets(flagAccounts, flagAssets.values, flagAssets.source, problems) : [];
+  const flagReads = urls.values.length ? withAssets(flagAccounts, flagAssets.values, flagAssets.source, problems) : [];
   return targetsOf<RpcTargetEntry, RpcTargetConfig>(
-    { urls, entries: file.rpc_targets ?? [], timeoutMs },
     {
       label: "Stellar RPC target",
+      urls,
+      entries: file.rpc_targets ?? [],
+      timeoutMs,
       fromUrl: (basics) => ({
         ...basics,
         schedules: schedulesFor(undefined),
@@ -525,13 +510,6 @@ function buildRpcTargets(
     },
     problems,
   );
-}
-
-async function webConfigOf(webConfigFile: Setting | undefined, problems: string[]): Promise<WebConfig | undefined> {
-  const loaded = webConfigFile ? await loadWebConfig(webConfigFile.value) : undefined;
-  if (!Array.isArray(loaded)) return loaded;
-  problems.push(...loaded);
-  return undefined;
 }
 
 function poolsMaxOf(text: string): number | string {
@@ -554,9 +532,8 @@ async function readConfigFile(path: string, problems: string[]): Promise<ConfigF
 }
 
 /**
- * The targets as this shard watches them: only its share of each target's accounts and contracts
- * (shard 0 reads the state-archival settings wherever any shard watches contracts), and the
- * transaction probe on shard 0 alone (two replicas probing one account would race for its sequence).
+ * This shard's share of each target's accounts and contracts (shard 0 reads the state-archival settings wherever
+ * any shard watches contracts); the tx probe on shard 0 alone (two probing one account would race for its sequence).
  */
 function watchedBy(
   shard: Shard,
@@ -591,13 +568,8 @@ export function parseListenAddress(text: string): { host: string; port: number }
 }
 
 /** Each file target's `tx_probe:`, its seed read now; its account joins the watched ones. */
-async function attachTxProbes(
-  targets: TargetConfig[],
-  entries: readonly TargetEntry[],
-  env: NodeJS.ProcessEnv,
-  problems: string[],
-): Promise<void> {
-  for (const [index, entry] of entries.entries()) {
+async function attachTxProbes(targets: TargetConfig[], { file, env, problems }: TargetOptions): Promise<void> {
+  for (const [index, entry] of (file.targets ?? []).entries()) {
     const target = targets[index];
     if (entry.tx_probe === undefined || target === undefined) continue;
     const txProbe = await loadTxProbe(entry.tx_probe, target, env);

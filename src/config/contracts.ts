@@ -43,7 +43,7 @@ export const contractEntrySchema = z.strictObject({
     .refine((text) => (parseDuration(text) ?? 0) >= 1000, "expected a duration of 1s or more, such as 30m or 1h")
     .optional(),
 });
-export type ContractEntry = z.output<typeof contractEntrySchema>;
+type ContractEntry = z.output<typeof contractEntrySchema>;
 
 /** Why `key` is not base64 XDR of one SCVal (canonical, nothing left over), or undefined. */
 function scValProblem(key: string): string | undefined {

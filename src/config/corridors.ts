@@ -1,7 +1,4 @@
-/**
- * Payment corridors: what a target's `corridors:` list describes, checked. Each corridor is one
- * path-finding request per run to Horizon's /paths/strict-send or /paths/strict-receive.
- */
+/** Payment corridors (`corridors:`), checked: each is a path-finding request a run (/paths/strict-send or -receive). */
 import { z } from "zod";
 import { CODE_ISSUER, creditAssetText } from "./accounts.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
@@ -66,10 +63,7 @@ export const corridorsScheduleText = z
     if (message !== undefined) ctx.issues.push({ code: "custom", message, input: ctx.value });
   });
 
-/**
- * The corridors' schedule of a target: --poll.interval (`forced`) but never below 15 s (`raisedFrom` then says
- * what it was), else the `written` one (checked by the file's schema), else 1m.
- */
+/** --poll.interval (`forced`) raised to 15 s if shorter (`raisedFrom` says from what), else `written`, else 1m. */
 export function corridorsSchedule(
   written: string | undefined,
   forced: Schedule | undefined,

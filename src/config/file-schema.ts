@@ -32,10 +32,7 @@ const byteSize = z
   .union([z.number().int().positive(), z.string().transform((text) => parseByteSize(text) ?? 0)])
   .refine((bytes) => bytes > 0, { error: "expected a size such as 8MiB, 512kB or a number of bytes" });
 
-/**
- * The most liquidity pools one exporter tracks per Horizon: each pool is a handful of series and
- * paging them all takes max/200 requests per poll, so more belongs in a second exporter.
- */
+/** Pools tracked per Horizon at most: each is a few series and paging takes max/200 requests a poll. */
 export const MAX_POOLS = 20_000;
 export const POOLS_MAX_RANGE = `a whole number from 0 to ${MAX_POOLS} (more pools per Horizon need a second exporter)`;
 
@@ -150,4 +147,3 @@ export const configFileSchema = z.strictObject({
   log: z.strictObject({ level: z.enum(LOG_LEVELS).optional() }).optional(),
 });
 export type ConfigFile = z.output<typeof configFileSchema>;
-export type EndpointScheduleTexts = z.output<typeof endpointSchedules>;

@@ -11,9 +11,6 @@ export interface RpcTargetConfig extends TargetBasics {
   readonly accounts: readonly RpcWatchedAccount[];
   /** Soroban contracts whose entries' lifetimes the contracts job watches. */
   readonly contracts: readonly WatchedContract[];
-  /**
-   * Whether the configuration watches contracts on this target, this shard or another: the network's
-   * state-archival settings are then read, by shard 0 alone. Unset: whether `contracts` has any.
-   */
+  /** Whether any shard watches contracts here: shard 0 then reads state-archival settings. Unset: any `contracts`. */
   readonly contractsWatched?: boolean;
 }

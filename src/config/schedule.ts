@@ -15,10 +15,7 @@ export interface Schedule {
 
 const EVERY_SECOND = "* * * * * *";
 
-/**
- * A duration (`15s`, `1m`) or a croner pattern (`*\/30 * * * * *`); an error message when neither.
- * Croner's own message describes its parser's internals, not what the operator may write.
- */
+/** A duration (`15s`) or a croner pattern; else a message of ours (croner's describes its parser's internals). */
 export function parseSchedule(text: string): Schedule | string {
   if (/^\d+$/.test(text.trim())) return `"${text}" is a number without a unit${unitSuggestion(text)}`;
   const durationMs = parseDuration(text);

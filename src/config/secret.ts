@@ -1,17 +1,13 @@
 /**
- * Secrets as a type, as prometheus/common's `config.Secret`: a value that prints as `<secret>`
- * wherever it is turned into text (template strings, JSON, util.inspect, pino), so it can only
- * be used on purpose, through `reveal()`, where it is sent.
+ * Secrets as a type, as prometheus/common's `config.Secret`: a value that prints as `<secret>` wherever it is turned
+ * into text (template strings, JSON, util.inspect, pino), so it is used on purpose only: `reveal()` where it is sent.
  */
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { inspect } from "node:util";
 
-export const SECRET_PLACEHOLDER = "<secret>";
+const SECRET_PLACEHOLDER = "<secret>";
 
-/**
- * Secrets shorter than this are not searched for in text: they cannot be told from ordinary
- * words, and masking every "on" in every log line would hide more than it protects.
- */
+/** Shorter secrets are not scrubbed: masking every "on" in every log line would hide more than it protects. */
 const SHORTEST_SCRUBBED = 6;
 /** Every secret the process holds, longest first, so a secret containing another is masked whole. */
 let known: string[] = [];
@@ -68,10 +64,9 @@ export function secretValues(headers: Readonly<Record<string, string>>): Record<
 }
 
 /**
- * The SHA-256 of the JSON of a configuration in which each secret is its fingerprint, not
- * `<secret>`: two configurations differing only in a rotated token must not compare equal (a
- * reload keeps a target whose key is unchanged). A digest, not the JSON itself, as a target
- * watching 10 000 accounts would otherwise hold megabytes of key for as long as it runs.
+ * The SHA-256 of the configuration's JSON with each secret as its fingerprint, not `<secret>`: configurations that
+ * differ only in a rotated token must not compare equal (a reload keeps a target whose key is unchanged). A digest,
+ * as a target watching 10 000 accounts would otherwise hold megabytes of key for as long as it runs.
  */
 export function comparisonKey(value: unknown): string {
   const json = JSON.stringify(value, function (this: Record<string, unknown>, key: string, replaced: unknown) {
@@ -82,9 +77,8 @@ export function comparisonKey(value: unknown): string {
 }
 
 /**
- * `text` with every secret the process holds replaced by `<secret>`, and also its URL-encoded
- * form. A last line of defence for text a server sent (an error page echoing the URL it was
- * asked for), which no type can keep apart.
+ * `text` with every secret the process holds, as it is and URL-encoded, replaced by `<secret>`: a last line of
+ * defence for text a server sent (an error page echoing the URL it was asked for), which no type can keep apart.
  */
 export function scrubSecrets(text: string): string {
   let scrubbed = text;
@@ -110,10 +104,7 @@ export function treatAsSecret(text: string): void {
   if (added) known = [...knownSet].sort((a, b) => b.length - a.length);
 }
 
-/**
- * From now on, masks only the secrets held by `configuration` (every Secret reachable from it):
- * a process reloaded for every token rotation must not hold every token it ever had.
- */
+/** From now on, masks only the Secrets reachable from `configuration`, not every token the process ever held. */
 export function retainSecretsOf(configuration: unknown): void {
   const texts = new Set<string>();
   const seen = new Set<object>();

@@ -1,14 +1,13 @@
 /**
- * A target's URL, split into what may be shown and what may not. Hosted Horizon and Stellar RPC
- * providers put their API keys in the userinfo, the path (`/<token>/`) or the query (`?apikey=`),
- * so only the origin is public; the path is shown when it cannot hold a token.
+ * A target's URL, split into what may be shown and what may not. Hosted Horizon and Stellar RPC providers put their
+ * API keys in the userinfo, the path (`/<token>/`) or the query (`?apikey=`): only the origin is always shown.
  */
 import { Secret } from "./secret.js";
 
 /** A path segment with more letters and digits than this is taken for a token (API keys are 20 and up). */
 const LONGEST_PUBLIC_SEGMENT = 16;
 /** What stands for a path that is not shown. */
-export const HIDDEN_PATH = "/…";
+const HIDDEN_PATH = "/…";
 
 export class TargetUrl {
   /** `scheme://host[:port]`. */
@@ -62,10 +61,7 @@ function isToken(segment: string): boolean {
   return (segment.match(/[A-Za-z0-9]/g)?.length ?? 0) > LONGEST_PUBLIC_SEGMENT;
 }
 
-/**
- * A URL that failed validation, in a form fit for an error message: its scheme and host when they
- * can be read, never the rest.
- */
+/** A URL that failed validation, as an error message may show it: its scheme and host if readable, never the rest. */
 export function describeInvalidUrl(text: string): string {
   // Without `//`, what precedes a colon may be a user name (`user:password@host`), not a scheme.
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text)?.[1];

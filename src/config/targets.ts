@@ -16,39 +16,36 @@ export interface TargetBasics {
 /** The keys every kind of target's file entry shares. */
 type TargetEntryBasics = Pick<TargetEntry, "name" | "url" | "show_path" | "headers" | "timeout">;
 
-/** What one kind of target (Horizon, Stellar RPC) adds to the basics every target shares. */
+/** One kind of target (Horizon, Stellar RPC): where its targets come from, and what it adds to the basics. */
 interface TargetSource<Entry extends TargetEntryBasics, Target extends TargetBasics> {
   /** How a problem names a target of this kind: `target`, `Stellar RPC target`. */
   readonly label: string;
-  /** A target given as `[NAME=]URL` on the command line. */
+  /** `[NAME=]URL` values and the flag or environment variable they came from: they replace the file's entries. */
+  readonly urls: { readonly source: string; readonly values: readonly string[] };
+  readonly entries: readonly Entry[];
+  /** The timeout of targets that set none. */
+  readonly timeoutMs: number;
   readonly fromUrl: (basics: TargetBasics) => Target;
-  /** A target of the config file, `index` its place in the kind's list. */
+  /** `index`: the entry's place in the kind's list. */
   readonly fromEntry: (basics: TargetBasics, entry: Entry, index: number) => Target;
 }
 
-/** One kind's targets: from its URL flags when given (they replace the file's), else from the file's entries. */
+/** One kind's targets: from its URL flags when given, else from the file's entries; names unique. */
 export function targetsOf<Entry extends TargetEntryBasics, Target extends TargetBasics>(
-  sources: {
-    /** `[NAME=]URL` values, with where each came from. */
-    readonly urls: readonly { readonly source: string; readonly value: string }[];
-    readonly entries: readonly Entry[];
-    /** The timeout of targets that set none. */
-    readonly timeoutMs: number;
-  },
   kind: TargetSource<Entry, Target>,
   problems: string[],
 ): Target[] {
-  const { urls, entries, timeoutMs } = sources;
-  const targets = urls.length
-    ? urls.flatMap(({ source, value }) => {
+  const { urls, timeoutMs } = kind;
+  const targets = urls.values.length
+    ? urls.values.flatMap((value) => {
         const target = targetFromUrlFlag(value);
         if (typeof target === "string") {
-          problems.push(`${source}: ${target}`);
+          problems.push(`${urls.source}: ${target}`);
           return [];
         }
         return [kind.fromUrl({ ...target, headers: {}, timeoutMs })];
       })
-    : entries.map((entry, index) => {
+    : kind.entries.map((entry, index) => {
         const url = new TargetUrl(entry.url, entry.show_path);
         const headers = secretValues(entry.headers ?? {});
         const timeout = entry.timeout ? (parseDuration(entry.timeout) ?? timeoutMs) : timeoutMs;
@@ -62,10 +59,7 @@ export function targetsOf<Entry extends TargetEntryBasics, Target extends Target
   return targets;
 }
 
-/**
- * `URL` or `NAME=URL`; a name cannot contain `/`, `?` or `:`, so a URL's own `=` is never mistaken
- * for one. A flag has no `show_path`: the path is shown only when it cannot hold a token.
- */
+/** `URL` or `NAME=URL`: a name holds no `/`, `?` or `:`, so a URL's own `=` is never taken for one. */
 function targetFromUrlFlag(value: string): { name: string; url: TargetUrl } | string {
   const named = /^([^=/?:]+)=(.+)$/.exec(value);
   const text = named?.[2] ?? value;

@@ -54,16 +54,19 @@ const webConfigSchema = z.strictObject({
   basic_auth_users: z.record(z.string().min(1), bcryptHash).optional(),
 });
 
-/** Reads and checks the file; a list of one-line problems when it is unusable. */
-export async function loadWebConfig(path: string): Promise<WebConfig | string[]> {
+/** Reads and checks the file; undefined, with one-line `problems` added, when it is unusable. */
+export async function loadWebConfig(path: string, problems: string[]): Promise<WebConfig | undefined> {
   const loaded = await readYamlDocument(path, "web config file", webConfigSchema);
-  if ("problems" in loaded) return loaded.problems;
+  if ("problems" in loaded) {
+    problems.push(...loaded.problems);
+    return undefined;
+  }
   const { tls_server_config: tls, http_server_config: http, basic_auth_users: users } = loaded.value;
   const config: WebConfig = { basicAuthUsers: secretValues(users ?? {}), headers: http?.headers ?? {} };
   if (!tls) return config;
   // Paths are relative to the web config file, as in exporter-toolkit.
   const base = dirname(resolve(path));
-  const problems: string[] = [];
+  const before = problems.length;
   const read = (file: string, what: string): Buffer => {
     try {
       return readFileSync(resolve(base, file));
@@ -75,12 +78,13 @@ export async function loadWebConfig(path: string): Promise<WebConfig | string[]>
   };
   const cert = read(tls.cert_file, "cert_file");
   const key = read(tls.key_file, "key_file");
-  if (problems.length > 0) return problems;
+  if (problems.length > before) return undefined;
   try {
     createSecureContext({ cert, key });
   } catch (error) {
     const reason = (error as Error).message;
-    return [`web config file ${path}: tls_server_config: certificate and key do not work together: ${reason}`];
+    problems.push(`web config file ${path}: tls_server_config: certificate and key do not work together: ${reason}`);
+    return undefined;
   }
   return {
     ...config,

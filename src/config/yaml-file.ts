@@ -140,10 +140,7 @@ function unresolvedAlias(document: Document): number | undefined {
 const UNRESOLVED_ALIAS =
   "a value starting with * is an alias, and no anchor (&) before it has that name: quote the value if it is text";
 
-/**
- * `FILE:LINE:COL: not valid YAML: reason`, then the line at `offset`, its values masked (it may hold a secret), and
- * a caret under it.
- */
+/** `FILE:LINE:COL: not valid YAML: reason`, then the line at `offset`, values masked (secrets), and a caret. */
 function problemAt(path: string, text: string, offset: number, reason: string, lines: LineCounter): string {
   const { line, col } = lines.linePos(offset);
   const masked = maskYamlLine(text.split(/\r?\n/)[line - 1] ?? "");
@@ -170,10 +167,7 @@ function syntaxReason(error: YAMLError): string {
 
 const OPENERS: Record<string, string> = { "]": "[", "}": "{" };
 
-/**
- * Where the offending token is: the YAML library reports some errors where it noticed them (the start of a line,
- * the line after an unclosed bracket).
- */
+/** The offending token: the YAML library reports some errors where it noticed them (a line start, past a bracket). */
 function offendingOffset(text: string, error: YAMLError): number {
   const at = error.pos[0];
   const closer = /end with a ([\]}])$/.exec(error.message.replace(/ at line[\s\S]*$/, ""))?.[1];

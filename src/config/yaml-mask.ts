@@ -1,13 +1,12 @@
 /**
- * A line of a YAML file as an error message may show it: its structure (indentation, indicators,
- * brackets) and its keys kept, every value and comment replaced by `***`. A syntax error's line
- * can hold a secret (a token pasted during a rotation, a password in a URL), and the message
- * reaches terminals and logs. The line is cut into tokens by the yaml package's own Lexer.
+ * A YAML line as an error message may show it: its structure (indentation, indicators, brackets) and keys kept, every
+ * value and comment replaced by `***`. A syntax error's line can hold a secret (a token pasted during a rotation, a
+ * password in a URL), and the message reaches terminals and logs. The yaml package's own Lexer cuts it into tokens.
  */
 import { CST, Lexer } from "yaml";
 
 /** The mask in place of a value or a comment. */
-export const MASK = "***";
+const MASK = "***";
 
 /** A key shown as it is: config keys and header names. Anything else in key position may be a value mistyped. */
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
@@ -28,7 +27,7 @@ const STRUCTURE = new Set<string | undefined>([
 const FLOW_START = new Set<string | undefined>(["flow-map-start", "flow-seq-start"]);
 const FLOW_END = new Set<string | undefined>(["flow-map-end", "flow-seq-end", "comma"]);
 
-export interface MaskedLine {
+interface MaskedLine {
   readonly text: string;
   /** Where the character at `index` of the original line is in `text` (a masked value's: the mask's start). */
   columnOf(index: number): number;
@@ -70,8 +69,8 @@ function isKey(line: string, tokens: readonly Token[], index: number): boolean {
 }
 
 /**
- * Where a value starting at token `index` ends: the line's end in block context; in a flow
- * collection, the next comma or closing bracket, without the spaces before it.
+ * Where a value starting at token `index` ends: the line's end in block context; in a flow collection, the next
+ * comma or closing bracket, without the spaces before it.
  */
 function valueEnd(tokens: readonly Token[], index: number, depth: number): number {
   if (depth === 0) return tokens.length;
