@@ -2,7 +2,7 @@
 import { html, raw } from "hono/html";
 
 /** A header cell; `{ num }` heads a column of figures, right-aligned. */
-export type HeaderCell = string | { readonly num: string };
+type HeaderCell = string | { readonly num: string };
 
 /** A table's header row, one cell per column. */
 export function headerRow(...cells: readonly HeaderCell[]) {
