@@ -55,7 +55,6 @@ export class AccountsClient {
     return this.readCapped(`accounts/${encodeURIComponent(id)}/offers`, {}, offerSchema, cap, signal);
   }
 
-  /** Claimable balances the account is a claimant of, at most `cap`. */
   claimableBalances(claimant: string, cap: number, signal?: AbortSignal): Promise<CappedList<ClaimableBalance>> {
     return this.readCapped("claimable_balances", { claimant }, claimableBalanceSchema, cap, signal);
   }

@@ -72,7 +72,6 @@ export class HorizonClient {
     return validated(pageSchema, page, "Horizon's paths")._embedded.records;
   }
 
-  /** True while Horizon asked us to send nothing (Retry-After, exhausted rate limit). */
   holdingBack(): boolean {
     return this.http.holdingBack();
   }
