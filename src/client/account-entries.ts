@@ -124,21 +124,15 @@ function trustlineBalance(asset: string, entry: TrustLineEntry): AccountBalance 
   };
 }
 
-/** What a poll read of one account: its facts and whether each configured trustline exists, by asset. */
-export interface AccountFromEntries {
-  readonly account: AccountFacts;
-  readonly trustlines: readonly (readonly [asset: string, exists: boolean])[];
-}
-
-/** The account from its entry's `xdr` and each configured trustline's (undefined: no such trustline). */
+/** An account's facts and whether each configured trustline exists, from their entries' `xdr` (undefined: none). */
 export function accountFromEntries(
   id: string,
   accountXdr: string,
   trustlineXdrs: Iterable<readonly [asset: string, xdr: string | undefined]>,
-): AccountFromEntries {
+) {
   const data = decodeEntry(accountXdr, "account", `the account entry of ${id}`, `the account ${id}`);
   const balances: AccountBalance[] = [];
-  const trustlines: (readonly [string, boolean])[] = [];
+  const trustlines: (readonly [asset: string, exists: boolean])[] = [];
   for (const [asset, lineXdr] of trustlineXdrs) {
     trustlines.push([asset, lineXdr !== undefined]);
     if (lineXdr === undefined) continue;

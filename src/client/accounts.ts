@@ -11,10 +11,8 @@ import {
 } from "./account-schemas.js";
 import { PollError } from "./errors.js";
 import type { HorizonClient, Query } from "./horizon-client.js";
-import { cursorAfter, PAGE_LIMIT, validRecord } from "../client/paging.js";
+import { cursorAfter, PAGE_LIMIT, validRecord } from "./paging.js";
 import { ledgerSchema, pageSchema } from "./schemas.js";
-
-export type HorizonReader = Pick<HorizonClient, "getValidated">;
 
 export type AccountLookup = { readonly status: "found"; readonly account: Account } | { readonly status: "missing" };
 
@@ -29,7 +27,7 @@ export interface CappedList<T> {
 const ENDPOINT: Endpoint = "accounts";
 
 export class AccountsClient {
-  constructor(private readonly reader: HorizonReader) {}
+  constructor(private readonly reader: Pick<HorizonClient, "getValidated">) {}
 
   async account(id: string, signal?: AbortSignal): Promise<AccountLookup> {
     try {
@@ -57,7 +55,6 @@ export class AccountsClient {
     return this.readCapped(`accounts/${encodeURIComponent(id)}/offers`, {}, offerSchema, cap, signal);
   }
 
-  /** Claimable balances the account is a claimant of, at most `cap`. */
   claimableBalances(claimant: string, cap: number, signal?: AbortSignal): Promise<CappedList<ClaimableBalance>> {
     return this.readCapped("claimable_balances", { claimant }, claimableBalanceSchema, cap, signal);
   }

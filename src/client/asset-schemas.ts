@@ -1,8 +1,7 @@
 /**
- * A record of Horizon's `/assets` (the asset stats), as Horizon 23+ sends it and as older versions
- * did: each part of the supply and each holder count is optional, since a Horizon that predates it
- * does not send it. The pre-22 `amount` and `num_accounts` and 22.x's archived-contract pair are
- * not read: unknown fields are ignored.
+ * A record of Horizon's `/assets` (the asset stats), as Horizon 23+ sends it and as older versions did: each part of
+ * the supply and each holder count is optional, since a Horizon that predates it does not send it. The pre-22 `amount`
+ * and `num_accounts` and 22.x's archived-contract pair are not read: unknown fields are ignored.
  */
 import { z } from "zod";
 import { ACCOUNT_FLAGS, type AccountFlag } from "./account-schemas.js";

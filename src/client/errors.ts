@@ -23,13 +23,10 @@ export function isTransient(error: PollError): boolean {
   return TRANSIENT.has(error.reason);
 }
 
-/** How much of a body an excerpt looks at: an HTML page's title comes near its start. */
-const EXCERPT_SEARCH_CHARS = 4096;
-
 /** A short, single-line view of a non-JSON body: the <title> of an HTML page, else its start. */
 export function excerpt(text: string): string {
-  // Only the start is searched: the title regex backtracks quadratically over a body of repeated `<title`.
-  const start = text.trimStart().slice(0, EXCERPT_SEARCH_CHARS);
+  // Only the first 4 KiB, where a page's title is: the regex backtracks quadratically over repeated `<title`.
+  const start = text.trimStart().slice(0, 4096);
   const title = /<title[^>]*>([^<]*)<\/title>/i.exec(start)?.[1];
   const flat = (title ?? start).replace(/\s+/g, " ").trim();
   if (flat === "") return "empty body";

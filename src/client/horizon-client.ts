@@ -1,10 +1,7 @@
 import type { z } from "zod";
 import type { Endpoint, RequestPurpose } from "../catalog/metrics.js";
-import { CourteousHttp, validated, type HttpOptions, type RequestObserver as HttpRequestObserver } from "./http.js";
+import { CourteousHttp, validated, type HttpOptions } from "./http.js";
 import { feeStatsSchema, liquidityPoolSchema, pageSchema, rootSchema, transactionResponseSchema } from "./schemas.js";
-
-/** Receives what every HTTP attempt to Horizon did, for the exporter's self-metrics. */
-export type RequestObserver = HttpRequestObserver<RequestPurpose>;
 
 export type Query = Readonly<Record<string, string | number | undefined>>;
 
@@ -56,18 +53,11 @@ export class HorizonClient {
     return this.records("activity", `accounts/${encodeURIComponent(id)}/${stream}`, query, signal);
   }
 
-  marketPage(
-    path: "trade_aggregations" | "trades" | "offers",
-    query: Query,
-    signal?: AbortSignal,
-  ): Promise<RawRecords> {
+  marketPage(path: "trade_aggregations" | "trades" | "offers", query: Query, signal?: AbortSignal) {
     return this.records("markets", path, query, signal);
   }
 
-  /**
-   * Submits a signed transaction envelope and waits for Horizon's verdict. Never retried: the
-   * caller decides, after reading the account's sequence again, whether to submit anew.
-   */
+  /** Submits a signed envelope, awaiting Horizon's verdict; never retried: the caller rereads the sequence first. */
   async submitTransaction(envelopeXdr: string, signal?: AbortSignal) {
     const body = { form: new URLSearchParams({ tx: envelopeXdr }) };
     const timeoutMs = Math.max(this.options.timeoutMs, SUBMISSION_TIMEOUT_MS);
@@ -75,18 +65,13 @@ export class HorizonClient {
     return validated(transactionResponseSchema, response, "Horizon's transactions");
   }
 
-  /**
-   * One page of payment paths from `/paths/strict-send` or `/paths/strict-receive`, its records
-   * unvalidated. Sent once, never retried: path finding is Horizon's most expensive request, and a
-   * corridor's timeout is an outcome of its own.
-   */
+  /** One page of paths, records unvalidated; sent once: Horizon's dearest request, and a timeout is an outcome. */
   async paths(mode: "strict_send" | "strict_receive", query: Query, signal?: AbortSignal): Promise<RawRecords> {
     const url = this.urlFor(mode === "strict_send" ? "paths/strict-send" : "paths/strict-receive", query);
     const page = await this.http.once("corridors", url, undefined, this.options.timeoutMs, signal);
     return validated(pageSchema, page, "Horizon's paths")._embedded.records;
   }
 
-  /** True while Horizon asked us to send nothing (Retry-After, exhausted rate limit). */
   holdingBack(): boolean {
     return this.http.holdingBack();
   }

@@ -2,8 +2,8 @@ import { createFetch, FetchError, type $Fetch, type FetchResponse } from "ofetch
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { systemClock, type Clock } from "../clock.js";
-import { revealedValues, type Secret } from "../config/secret.js";
-import type { TargetUrl } from "../config/target-url.js";
+import { revealedValues } from "../config/secret.js";
+import type { TargetBasics } from "../config/targets.js";
 import { excerpt, PollError, isTransient } from "./errors.js";
 import { MAIN_THREAD_MAX_CHARS, parseJson } from "./json-parse.js";
 import { holdOffSeconds, MAX_HOLD_MS, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
@@ -47,11 +47,7 @@ interface Freshness {
 
 /** A target's HTTP options from its own config, the exporter's, and what this runtime observes and stops it with. */
 export function targetHttpOptions<E extends string>(
-  target: {
-    readonly url: TargetUrl;
-    readonly headers: Readonly<Record<string, Secret>>;
-    readonly timeoutMs: number;
-  } & Pick<Freshness, "schedules">,
+  target: Pick<TargetBasics, "url" | "headers" | "timeoutMs"> & Pick<Freshness, "schedules">,
   config: Pick<HttpOptions<E>, "retries" | "maxBodyBytes"> & Pick<Freshness, "staleAfterIntervals">,
   runtime: Pick<HttpOptions<E>, "observer" | "signal" | "clock" | "log">,
 ): HttpOptions<E> {
@@ -87,9 +83,8 @@ interface AttemptRequest {
 const MAX_RETRY_DELAY_MS = 5_000;
 
 /**
- * The courtesy every upstream gets, Horizon or Stellar RPC: timeouts per attempt, bounded retries
- * with jittered backoff, a body size cap, and holding back when the server asks to (Retry-After,
- * an exhausted rate limit). Header values are sent, never logged or put in error messages.
+ * The courtesy every upstream gets: timeouts per attempt, bounded jittered retries, a body cap, and holding back
+ * when the server asks to (Retry-After, an exhausted rate limit). Header values are sent, never logged or shown.
  */
 export class CourteousHttp<E extends string> {
   /** The target URL without userinfo: its path and query may still hold a key, so it is never shown. */
@@ -118,10 +113,7 @@ export class CourteousHttp<E extends string> {
     });
   }
 
-  /**
-   * The parsed JSON of a 2xx response, after retries; throws a PollError. A `body` makes it a
-   * POST. `poll` aborts the request and any retry wait when the poll that sent it reaches its deadline.
-   */
+  /** A 2xx answer's JSON, after retries, else a PollError; `poll` aborts it and its retry waits at its deadline. */
   async json(purpose: E, url: string, body: RequestBody | undefined, poll: AbortSignal | undefined): Promise<unknown> {
     const signals = this.signalsWith(poll);
     const request = { url, body, timeoutMs: this.options.timeoutMs, signals };
@@ -152,9 +144,7 @@ export class CourteousHttp<E extends string> {
   private holdBack(askedSeconds: number): void {
     const nowMs = this.clock.now();
     const maxHoldMs = this.options.maxHoldMs ?? MAX_HOLD_MS;
-    let holdMs = askedSeconds * 1000;
-    if (holdMs > maxHoldMs) {
-      holdMs = maxHoldMs;
+    if (askedSeconds * 1000 > maxHoldMs) {
       this.options.observer?.onHoldCapped?.();
       if (this.holdUntilMs <= nowMs) {
         this.options.log?.warn(
@@ -163,7 +153,7 @@ export class CourteousHttp<E extends string> {
         );
       }
     }
-    this.holdUntilMs = Math.max(this.holdUntilMs, nowMs + holdMs);
+    this.holdUntilMs = Math.max(this.holdUntilMs, nowMs + Math.min(askedSeconds * 1000, maxHoldMs));
   }
 
   private signalsWith(signal: AbortSignal | undefined): AbortSignal[] {
@@ -218,11 +208,7 @@ export class CourteousHttp<E extends string> {
     return text;
   }
 
-  /**
-   * A fresh signal per attempt (a signal aborted by one attempt's timeout must not doom the
-   * next), aborted by the timeout, by shutdown or by the poll's deadline; `release` drops its
-   * timer and listeners.
-   */
+  /** A fresh signal per attempt (one timed out must not doom the next): timeout, shutdown or poll deadline. */
   private attemptSignal(timeoutMs: number, outer: readonly AbortSignal[]) {
     const controller = new AbortController();
     let expired = false;

@@ -3,9 +3,8 @@ import { excerpt, PollError } from "./errors.js";
 import type { JsonWorkerData, ParseReply, ParseRequest } from "./json-worker.js";
 
 /**
- * Response bodies as JSON, without stalling the event loop: a hostile page of tiny records near the
- * body cap would hold /metrics for seconds (docs/performance.md). Bodies up to a bound are parsed
- * here; larger ones by a worker thread, which sends back only values cheap to clone.
+ * Bodies as JSON without stalling the event loop: a hostile page of tiny records near the body cap would hold
+ * /metrics for seconds (docs/performance.md). Larger bodies go to a worker, which sends back only cheap clones.
  */
 
 /** The longest body parsed on the event loop, in UTF-16 code units (at most its bytes). */
@@ -34,7 +33,7 @@ function notJson(text: string): PollError {
 
 /** The worker and the requests it has not answered; a worker that dies fails them and is replaced. */
 class JsonThread {
-  private readonly worker: Worker;
+  readonly worker: Worker;
   private readonly pending = new Map<number, { resolve(reply: ParseReply): void; reject(error: PollError): void }>();
   private nextId = 0;
 
@@ -66,10 +65,6 @@ class JsonThread {
     });
   }
 
-  terminate(): Promise<number> {
-    return this.worker.terminate();
-  }
-
   /** Fails what is pending with a message free of the body (it may echo a secret), and lets a new worker start. */
   private fail(why: string): void {
     if (thread === this) thread = undefined;
@@ -92,5 +87,5 @@ function jsonThread(): JsonThread {
 export async function stopJsonThread(): Promise<void> {
   const running = thread;
   thread = undefined;
-  await running?.terminate();
+  await running?.worker.terminate();
 }

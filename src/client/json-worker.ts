@@ -1,9 +1,8 @@
 import { parentPort, workerData } from "node:worker_threads";
 
 /**
- * The worker thread of src/client/json-parse.ts: it parses large bodies off the event loop and
- * sends back only values a structured clone can cross cheaply. It imports nothing of ours, so Node
- * runs it as it is, compiled from dist/ or as TypeScript source under vitest.
+ * json-parse.ts's worker thread. It imports nothing of ours, so Node runs it as it is, compiled from dist/ or as
+ * TypeScript source under vitest.
  */
 
 /** What the main thread asks: parse `text`, answer with the same `id`. */

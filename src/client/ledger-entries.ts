@@ -1,7 +1,6 @@
 /**
- * Stellar RPC's getLedgerEntries, batched: any number of ledger keys (base64 XDR, see ledger-keys.ts),
- * read in calls of at most 200 keys (stellar-rpc refuses a larger call as a whole). Every job that
- * reads ledger state over RPC builds on this, decoding an entry's `xdr` only when needed.
+ * Stellar RPC's getLedgerEntries for any number of keys (base64 XDR, see ledger-keys.ts), in calls of at most 200
+ * keys (stellar-rpc refuses a larger call as a whole). Every job reading ledger state over RPC builds on this.
  */
 import type { RpcEndpoint } from "../catalog/metrics.js";
 import { validated } from "./http.js";

@@ -26,23 +26,18 @@ export function trustlineLedgerKey(accountId: string, asset: string): string {
 /** A contract-data key: the contract, the SCVal key (base64) and its durability. */
 export function contractDataKey(contractId: string, scValKey: string, durability: Durability): string {
   const { Address, xdr } = stellarBase();
-  return xdr.LedgerKey.contractData(
-    new xdr.LedgerKeyContractData({
-      contract: Address.fromString(contractId).toScAddress(),
-      key: xdr.ScVal.fromXDR(scValKey, "base64"),
-      durability:
-        durability === "persistent" ? xdr.ContractDataDurability.persistent() : xdr.ContractDataDurability.temporary(),
-    }),
-  ).toXDR("base64");
+  const key = new xdr.LedgerKeyContractData({
+    contract: Address.fromString(contractId).toScAddress(),
+    key: xdr.ScVal.fromXDR(scValKey, "base64"),
+    durability: xdr.ContractDataDurability[durability](),
+  });
+  return xdr.LedgerKey.contractData(key).toXDR("base64");
 }
 
 /** A contract's instance: persistent contract data under SCV_LEDGER_KEY_CONTRACT_INSTANCE. */
 export function contractInstanceKey(contractId: string): string {
-  return contractDataKey(
-    contractId,
-    stellarBase().xdr.ScVal.scvLedgerKeyContractInstance().toXDR("base64"),
-    "persistent",
-  );
+  const instance = stellarBase().xdr.ScVal.scvLedgerKeyContractInstance().toXDR("base64");
+  return contractDataKey(contractId, instance, "persistent");
 }
 
 /** The wasm code entry of a hash (hex). */

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Endpoint } from "../catalog/metrics.js";
-import { PollError } from "../client/errors.js";
-import type { RawRecords } from "../client/horizon-client.js";
+import { PollError } from "./errors.js";
+import type { RawRecords } from "./horizon-client.js";
 
 /** Horizon's maximum page size. */
 export const PAGE_LIMIT = 200;

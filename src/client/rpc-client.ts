@@ -23,14 +23,8 @@ import {
 
 export type RpcClientOptions = HttpOptions<RpcEndpoint>;
 
-export interface RpcStatus {
-  /** getHealth's result; undefined when it answered a JSON-RPC error, which is how an RPC says unhealthy. */
-  readonly health: z.output<typeof healthSchema> | undefined;
-  readonly healthy: boolean;
-  readonly latestLedger: z.output<typeof latestLedgerSchema>;
-  readonly feeStats: z.output<typeof feeStatsSchema>;
-}
-
+/** What one status poll learns: health, latest ledger and fee stats. */
+export type RpcStatus = Awaited<ReturnType<RpcClient["status"]>>;
 /** What one versions poll learns; changes only on upgrades. */
 export type RpcVersions = Awaited<ReturnType<RpcClient["versions"]>>;
 
@@ -45,9 +39,10 @@ export class RpcClient {
   }
 
   /** `signal` aborts the request and its retries when the poll reaches its deadline. */
-  async status(signal?: AbortSignal): Promise<RpcStatus> {
+  async status(signal?: AbortSignal) {
     const methods = ["getHealth", "getLatestLedger", "getFeeStats"] as const;
     const [health, latestLedger, feeStats] = await this.batch("status", methods, signal);
+    // A JSON-RPC error from getHealth is how an RPC says unhealthy: no result then.
     const healthResult = health.error === undefined ? validResult(healthSchema, "getHealth", health) : undefined;
     return {
       health: healthResult,
@@ -65,18 +60,12 @@ export class RpcClient {
     };
   }
 
-  /**
-   * One call with parameters, alone in its HTTP request: its result, unvalidated (the caller
-   * knows the method's schema); a JSON-RPC error object fails it with reason `rpc_error`.
-   */
+  /** One call alone in its HTTP request: its result, unvalidated; a JSON-RPC error fails it as `rpc_error`. */
   async call(endpoint: RpcEndpoint, method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
     return resultOf(method, await this.single(endpoint, method, params, signal));
   }
 
-  /**
-   * One getEvents call. The -32600 an RPC answers for a start outside its retention window comes
-   * back as that window; any other JSON-RPC error fails the call with reason `rpc_error`.
-   */
+  /** One getEvents call; the -32600 for a start outside the retention window comes back as that window. */
   async getEvents(params: GetEventsParams, signal?: AbortSignal): Promise<GetEventsAnswer> {
     const response = await this.single("events", "getEvents", params, signal);
     const window = response.error && outOfRangeWindow(response.error.code, response.error.message);

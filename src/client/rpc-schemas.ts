@@ -1,8 +1,7 @@
 /**
- * Stellar RPC's JSON-RPC wire format as it really is (see test/fixtures/stellar-rpc): close times
- * are strings of unix seconds, fee values and `transactionCount` are strings while `ledgerCount`
- * and `latestLedger` are numbers, and getVersionInfo's keys changed case across versions.
- * Unknown fields are ignored so a newer RPC parses.
+ * Stellar RPC's JSON-RPC wire format as it really is (see test/fixtures/stellar-rpc): close times are strings of unix
+ * seconds, fee values and `transactionCount` are strings while `ledgerCount` and `latestLedger` are numbers, and
+ * getVersionInfo's keys changed case across versions. Unknown fields are ignored so a newer RPC parses.
  */
 import { z } from "zod";
 import { FEE_STATS } from "../catalog/metrics.js";

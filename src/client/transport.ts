@@ -5,9 +5,8 @@ import { VERSION } from "../version.js";
 import { PollError } from "./errors.js";
 
 /**
- * The fetch ofetch sends with, on node:http: it reads a body whole, capped as it arrives, and
- * inflates it in one step, where Node's fetch goes through web streams at a higher CPU cost per poll
- * (docs/performance.md). What fetch does that an exporter relies on is kept: redirects (credentials
+ * The fetch ofetch sends with, on node:http: a body read whole, capped as it arrives, inflated in one step; Node's
+ * fetch costs more CPU per poll through web streams (docs/performance.md). Kept from fetch: redirects (credentials
  * dropped across origins), Accept-Encoding and decoding, keep-alive, aborting by signal.
  */
 
@@ -111,9 +110,8 @@ function responseOf(message: IncomingMessage, bytes: Buffer, maxBodyBytes: numbe
 }
 
 /**
- * Each response's decoded text, beside it rather than in it: a web Response body costs a copy, a
- * stream and a decoding per answer, which made a poll of 200 getLedgerEntries calls markedly
- * dearer (docs/performance.md). ofetch.raw gives back the Response its fetch made, this one.
+ * Each response's decoded text, beside it: a web Response body costs a copy, a stream and a decoding per answer
+ * (docs/performance.md). ofetch.raw gives back the Response its fetch made, this one.
  */
 const BODIES = new WeakMap<Response, string>();
 
@@ -140,9 +138,8 @@ function decodedSizeHint(bytes: Buffer, coding: string): number | undefined {
 }
 
 /**
- * The body with its content codings undone, last applied first, never more than the cap; an unknown
- * coding is passed on as sent, as fetch does. On the event loop: a page inflates in well under a
- * millisecond, and the thread pool's round trips for each step would cost twice the inflating itself.
+ * The body with its codings undone, last applied first, within the cap; an unknown coding is passed on, as fetch
+ * does. On the event loop: a page inflates in well under a millisecond, half what thread-pool round trips cost.
  */
 function decoded(bytes: Buffer, contentEncoding: string | undefined, maxBodyBytes: number): Buffer {
   let body = bytes;

@@ -1,9 +1,7 @@
 /**
- * The values Horizon and Stellar RPC send, bounded by what the Stellar protocol can hold. A value
- * outside its field's real range (an amount beyond int64 stroops, a fee longer than a float64
- * holds, an asset code of a megabyte) cannot come from a real ledger: the record carrying it fails
- * its schema, is counted invalid and never reaches a gauge or a label. Float64 parses of digit
- * strings past about 309 digits are Infinity; these bounds keep every parsed value finite.
+ * The values Horizon and Stellar RPC send, bounded by what the protocol can hold. A value outside its field's real
+ * range (an amount beyond int64 stroops, an asset code of a megabyte) cannot come from a real ledger: its record
+ * fails its schema, is counted invalid and never reaches a gauge or a label. The bounds also keep parses finite.
  */
 import { z } from "zod";
 
@@ -39,9 +37,8 @@ export function stroopsToUnits(stroops: bigint): number {
 }
 
 /**
- * An amount as text, within int64 stroops (922337203685.4775807 at most): balances, limits,
- * liabilities, reserves, pool shares, claimable amounts, total coins and the fee pool. The digit
- * count is checked first so a megabyte of digits never becomes a BigInt.
+ * An amount as text, within int64 stroops (922337203685.4775807 at most): balances, limits, reserves, pool shares,
+ * claimable amounts, total coins and the fee pool. The length is checked first: a megabyte never becomes a BigInt.
  */
 export const amountText = z
   .string()

@@ -18,9 +18,11 @@ const HEADER = headerRow(
   "Runs",
 );
 
+/** Each state's badge: its colour class and its word. */
+const BADGES = { found: ["ok", "found"], none: ["failing", "no path"], unknown: ["waiting", "no answer"] } as const;
+
 function corridorRow(corridor: CorridorReport) {
-  const kind = corridor.state === "found" ? "ok" : corridor.state === "none" ? "failing" : "waiting";
-  const word = corridor.state === "found" ? "found" : corridor.state === "none" ? "no path" : "no answer";
+  const [kind, word] = BADGES[corridor.state];
   const degraded =
     corridor.bestRate !== undefined && corridor.minRate !== undefined && corridor.bestRate < corridor.minRate;
   const runs = Object.entries(corridor.runs)

@@ -2,9 +2,8 @@
 import { html, raw } from "hono/html";
 
 /** A header cell; `{ num }` heads a column of figures, right-aligned. */
-export type HeaderCell = string | { readonly num: string };
+type HeaderCell = string | { readonly num: string };
 
-/** A table's header row, one cell per column. */
 export function headerRow(...cells: readonly HeaderCell[]) {
   const th = (cell: HeaderCell) =>
     typeof cell === "string" ? html`<th>${cell}</th>` : html`<th class="num">${cell.num}</th>`;

@@ -1,4 +1,3 @@
-/** The markets section of a Horizon's card on the landing page. */
 import { html } from "hono/html";
 import type { MarketReport } from "../status/markets.js";
 import { badge, headerRow, note, num, row, shortened, table, td } from "./landing-html.js";

@@ -156,7 +156,6 @@ function latestLedger(target: TargetReport) {
   return html`${figureValue(target, target.latestLedger)} ${unit(html`closed ${closed}`)}`;
 }
 
-/** A fee, and how many times the base fee it is. */
 function feeItem(target: TargetReport, term: string, fee: Figure | undefined) {
   return item(term, figureValue(target, fee), againstBaseFee(fee, target.baseFeeStroops));
 }
@@ -170,7 +169,6 @@ function failedTransactions(target: TargetReport) {
   return html`${percent(transactions.failedShare)} ${counts}`;
 }
 
-/** A Horizon's figures: its ledger, ingestion, fees, capacity, transactions and pools. */
 function horizonFigures(target: TargetReport) {
   return html`<dl class="figures">
 ${item("Network", orKnown(target.network, target.lastKnown?.network))}
@@ -188,7 +186,6 @@ ${item("Pools tracked", figureValue(target, target.liquidityPools))}
 </dl>`;
 }
 
-/** A Stellar RPC's figures: its own ledger, health, retention window and inclusion fees. */
 function rpcFigures(target: TargetReport, rpc: RpcReport) {
   const healthy = rpc.healthy;
   const word = (value: number) => (value === 1 ? "healthy" : "unhealthy");
@@ -445,7 +442,6 @@ function section<Entries>(
   return build({ kind: target.kind, name: target.name, keptAgeSeconds: kept.ageSeconds }, kept.value);
 }
 
-/** One row per watched asset of a Horizon. */
 function assetsTable(owner: SeriesOwner, assets: readonly AssetReport[]) {
   const rows = assets.map((asset) =>
     assetRow(asset, (figure) => figureValue(owner, figure), owner.keptAgeSeconds !== undefined),
@@ -475,7 +471,6 @@ ${endpointsTable(target.endpoints, nowMs)}
 </section>`;
 }
 
-/** The header's links to the exporter's other pages. */
 const LINKS = raw(
   ["metrics", "status.json", "healthz", "readyz"].map((page) => `<a href="${page}">/${page}</a>`).join(" · "),
 );
