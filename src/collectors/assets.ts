@@ -6,8 +6,7 @@ import { stroopsToUnits } from "../client/wire-values.js";
 import type { WatchedAsset } from "../config/assets.js";
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
-import type { HorizonJobParts, PollJob } from "../job/job.js";
-import type { PollContext } from "./collector.js";
+import type { HorizonJobParts, PollContext, PollJob } from "../job/job.js";
 import { validRecord } from "../client/paging.js";
 
 /** The series of one asset `/assets` returned; every part Horizon did not send is absent. */

@@ -169,8 +169,7 @@ export class LedgersCollector implements PollJob {
     const records = await this.client.ledgers({ order: "desc", limit: 1 }, context.signal);
     const newest = validRecord(ledgerSchema, records[0]);
     const behind = newest !== undefined && this.latest !== undefined && newest.sequence <= this.latest.sequence;
-    if (records.length === 0 || behind || rawPagingToken(records[0]) === this.cursor) return;
-    if (ledgerCursorOf(records[0]) === undefined) return;
+    if (behind || ledgerCursorOf(records[0]) === undefined || rawPagingToken(records[0]) === this.cursor) return;
     this.log.warn(
       { from: this.latest?.sequence, to: newest?.sequence, maxPagesPerPoll: this.options.maxPagesPerPoll },
       "ledger catch-up hit its page cap; skipping ahead",
