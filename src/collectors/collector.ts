@@ -5,10 +5,7 @@ import type { CollectorSamples } from "../exposition/samples.js";
 import type { PollContext, PollJob } from "../job/job.js";
 
 /** How a single-document poll reads its document, shows it, and tells the target's network view what it says. */
-interface LatestDocumentOptions<T> {
-  readonly source: PollEndpoint;
-  readonly schedule: Schedule;
-  readonly heartbeat?: boolean;
+interface LatestDocumentOptions<T> extends Pick<PollJob, "source" | "schedule" | "heartbeat"> {
   fetch(signal: AbortSignal): Promise<T>;
   samples(latest: T | undefined, lastPollSucceeded: boolean): CollectorSamples;
   learn(latest: T): void;
