@@ -155,8 +155,7 @@ export class ContractEventsJob implements PollJob {
         this.restart(group, answer.oldestLedger, answer.latestLedger);
         continue;
       }
-      if (answer.invalid > 0) invalidRecords(answer.invalid);
-      invalidRecords(this.fold(group, answer.events));
+      invalidRecords(answer.invalid + this.fold(group, answer.events));
       group.cursor = answer.cursor;
       group.startLedger = undefined;
       if (answer.events.length + answer.invalid < EVENTS_PER_CALL) return;

@@ -88,7 +88,7 @@ export class LedgersCollector implements PollJob {
   readonly source = "ledgers";
   readonly schedule: JobTiming["schedule"];
   readonly requestsPerRun: number;
-  readonly totals = new LedgerTotals();
+  private readonly totals = new LedgerTotals();
   /** The paging token of the last record read, valid or not; undefined before the first poll. */
   private cursor: string | undefined;
   /** The last valid ledger: the state the gauges show and the hash chain continues from. */
