@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { PollError } from "../src/client/errors.js";
 import { RpcClient } from "../src/client/rpc-client.js";
 import { ContractsCollector, contractsRequestsPerPoll } from "../src/collectors/contracts.js";
-import type { LedgerClose } from "../src/collectors/ledger-close-window.js";
+import type { LedgerClose } from "../src/job/network.js";
 import type { WatchedContract } from "../src/config/contracts.js";
 import { renderSamples } from "./support/render-samples.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";

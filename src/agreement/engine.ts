@@ -1,8 +1,5 @@
-/**
- * Targets checked against each other: every (sequence, hash) a target has shown is compared with what the other
- * targets of its network showed for that sequence. A pure view over facts the polls read: no request, no clock.
- */
-
+// Every (sequence, hash) a target showed, compared with what the other targets of its network showed for that
+// sequence: a pure view over facts the polls read, with no request and no clock.
 export type TargetKind = "horizon" | "rpc";
 
 /** A Horizon and a Stellar RPC may share a name: a target is its kind and its name. */
@@ -20,11 +17,9 @@ export interface ShownLedger {
 /** One target's standing on its network. */
 export interface TargetAgreement extends TargetId {
   readonly network: string;
-  /** Sequences at which this target's hash was compared with another target's. */
+  /** Sequences at which this target's hash was compared with another target's, and judged wrong. */
   readonly comparisons: number;
-  /** Sequences at which this target's hash was judged wrong. */
   readonly disagreements: number;
-  /** The last sequence judged wrong, if any. */
   readonly lastDisagreement: number | undefined;
   /** Whether a sequence still in the network's window (its last `sequencesKept`) was judged wrong. */
   readonly disagreeing: boolean;
@@ -58,9 +53,8 @@ interface TargetState {
 interface SequenceRecord {
   readonly sequence: number;
   readonly hashes: Map<string, string>;
-  /** Targets whose comparison at this sequence is counted; each is counted once. */
+  /** Targets whose comparison, and disagreement, at this sequence is counted: each once. */
   readonly compared: Set<string>;
-  /** Targets whose disagreement at this sequence is counted; each is counted once. */
   readonly blamed: Set<string>;
 }
 
@@ -104,10 +98,7 @@ export class AgreementEngine {
     this.patienceLedgers = options.patienceLedgers ?? 30;
   }
 
-  /**
-   * The network a target serves. A target that moves to another network starts there afresh:
-   * what it showed on the old one is forgotten, and its counters, labelled by network, restart.
-   */
+  /** The network a target serves; one moving to another starts there afresh, its counters (by network) restart. */
   network(id: TargetId, network: string): void {
     const key = keyOf(id);
     let state = this.targets.get(key);

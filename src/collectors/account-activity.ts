@@ -13,8 +13,7 @@ import { activityRequestsPerPoll, streamsOf, type Stream } from "../config/accou
 import type { WatchedAccount } from "../config/accounts.js";
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
-import type { HorizonJobParts, PollJob } from "../job/job.js";
-import type { PollContext } from "./collector.js";
+import type { HorizonJobParts, PollContext, PollJob } from "../job/job.js";
 import { failureCode, paymentMoves, type Direction } from "./payment-records.js";
 
 /** Pages of one stream read in one poll at most; a longer backlog continues at the next poll. */
@@ -120,10 +119,7 @@ class AccountFlow {
   }
 }
 
-/**
- * The `activity` poll of a Horizon: every stream of every watched account with `activity` or
- * `operations`, in ascending order from its cursor, up to MAX_PAGES_PER_STREAM pages of 200 a poll.
- */
+/** A Horizon's activity poll: each stream of each account, ascending from its cursor, MAX_PAGES_PER_STREAM a poll. */
 export class AccountActivityJob implements PollJob {
   readonly role = "poll";
   readonly source = "activity";
@@ -135,9 +131,8 @@ export class AccountActivityJob implements PollJob {
     accounts: readonly WatchedAccount[],
     readonly schedule: Schedule,
   ) {
-    const reading = accounts.filter((account) => streamsOf(account).length > 0);
-    this.flows = reading.map((account) => new AccountFlow(account));
-    this.requestsPerRun = activityRequestsPerPoll(reading);
+    this.flows = accounts.filter((account) => streamsOf(account).length > 0).map((account) => new AccountFlow(account));
+    this.requestsPerRun = activityRequestsPerPoll(accounts);
   }
 
   async run(context: PollContext): Promise<void> {
@@ -189,7 +184,7 @@ export class AccountActivityJob implements PollJob {
     const persistent: Sample[] = [];
     const live: Sample[] = [];
     for (const flow of this.flows) {
-      const account = flow.account.name;
+      const { name: account, expectPaymentWithinSeconds: within, maxOutflowPerHour } = flow.account;
       for (const [key, value] of flow.payments) {
         const [direction = "", asset = ""] = key.split(" ");
         persistent.push({ metric: METRICS.accountPaymentsTotal, labels: { account, direction, asset }, value });
@@ -209,21 +204,14 @@ export class AccountActivityJob implements PollJob {
         persistent.push({ metric: METRICS.accountTransactionFailuresTotal, labels: { account, code }, value });
       for (const [type, value] of flow.operations)
         persistent.push({ metric: METRICS.accountOperationsTotal, labels: { account, type }, value });
-      live.push(...this.gauges(flow));
+      for (const [direction, value] of flow.lastPayment)
+        live.push({ metric: METRICS.accountLastPaymentTimestamp, labels: { account, direction }, value });
+      if (within !== undefined)
+        live.push({ metric: METRICS.accountPaymentExpectedWithin, labels: { account }, value: within });
+      for (const [asset, value] of Object.entries(maxOutflowPerHour ?? {}))
+        live.push({ metric: METRICS.accountOutflowLimitPerHour, labels: { account, asset }, value });
     }
     return { live, persistent };
-  }
-
-  private gauges(flow: AccountFlow): Sample[] {
-    const { name: account, expectPaymentWithinSeconds: within, maxOutflowPerHour } = flow.account;
-    const gauges: Sample[] = [];
-    for (const [direction, value] of flow.lastPayment)
-      gauges.push({ metric: METRICS.accountLastPaymentTimestamp, labels: { account, direction }, value });
-    if (within !== undefined)
-      gauges.push({ metric: METRICS.accountPaymentExpectedWithin, labels: { account }, value: within });
-    for (const [asset, value] of Object.entries(maxOutflowPerHour ?? {}))
-      gauges.push({ metric: METRICS.accountOutflowLimitPerHour, labels: { account, asset }, value });
-    return gauges;
   }
 }
 

@@ -164,7 +164,7 @@ export class AccountSamples {
     watched: readonly SampledAccount[],
     observations: AccountObservations | undefined,
     signerChanges: ReadonlyMap<string, number>,
-    baseReserveStroops: number | undefined,
+    reserve: number | undefined,
   ): CollectorSamples {
     let changed = this.built.length !== watched.length;
     this.built.length = this.counters.length = watched.length;
@@ -181,18 +181,12 @@ export class AccountSamples {
       persistent[index] = counter.sample;
       const observation = observations?.[index];
       let group = this.built[index];
-      if (
-        observation !== undefined &&
-        (group?.watched !== account ||
-          group.observation !== observation ||
-          group.baseReserveStroops !== baseReserveStroops)
-      ) {
-        group = new AccountGroup(this, account, observation, baseReserveStroops);
-      }
-      const shown = observation === undefined ? undefined : group;
-      if (this.built[index] !== shown) changed = true;
-      this.built[index] = shown;
-      if (shown !== undefined) live.push(shown);
+      if (observation === undefined) group = undefined;
+      else if (group?.watched !== account || group.observation !== observation || group.baseReserveStroops !== reserve)
+        group = new AccountGroup(this, account, observation, reserve);
+      if (this.built[index] !== group) changed = true;
+      this.built[index] = group;
+      if (group !== undefined) live.push(group);
     }
     if (changed) this.version += 1;
     return { live, persistent, version: this.version };
@@ -209,10 +203,7 @@ export abstract class WatchedAccountsPoll<Watched extends SampledAccount> implem
   protected observations: AccountObservations | undefined;
   /** By account: the polls at which its signers, their weights or its thresholds differed from its previous read. */
   private readonly signerChanges = new Map<string, number>();
-  /**
-   * Each account's facts at its previous successful read, not their signature, which would be one more string per
-   * account held between polls (the facts are held anyway, as its observation).
-   */
+  /** Each account's facts at its previous read (held anyway, as its observation), rather than a signature string. */
   private readonly previousFacts = new Map<string, AccountFacts>();
   private readonly accountSamples: AccountSamples;
 
@@ -307,12 +298,7 @@ export class AccountsCollector extends WatchedAccountsPoll<WatchedAccount> {
       claimable = { count: list.records.length, stroopsByAsset };
       invalidRecords(list.invalidRecords);
     }
-    return {
-      exists: true,
-      account: lookup.account,
-      ...(offers === undefined ? {} : { offers }),
-      ...(claimable === undefined ? {} : { claimable }),
-    };
+    return { exists: true, account: lookup.account, offers, claimable };
   }
 }
 

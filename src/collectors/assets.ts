@@ -6,8 +6,7 @@ import { stroopsToUnits } from "../client/wire-values.js";
 import type { WatchedAsset } from "../config/assets.js";
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
-import type { HorizonJobParts, PollJob } from "../job/job.js";
-import type { PollContext } from "./collector.js";
+import type { HorizonJobParts, PollContext, PollJob } from "../job/job.js";
 import { validRecord } from "../client/paging.js";
 
 /** The series of one asset `/assets` returned; every part Horizon did not send is absent. */
@@ -34,8 +33,9 @@ function assetSamples(asset: string, record: AssetRecord): Sample[] {
   return samples;
 }
 
-/** Per watched asset, what flag changes are counted against. */
+/** A watched asset and what its flag changes are counted against. */
 interface AssetState {
+  readonly asset: WatchedAsset;
   /** The flags of the last valid record; undefined until one arrives. */
   flags: AssetRecord["flags"] | undefined;
   flagChanges: number;
@@ -57,22 +57,22 @@ export class AssetsJob implements PollJob {
 
   constructor(
     private readonly client: HorizonClient,
-    private readonly assets: readonly WatchedAsset[],
+    assets: readonly WatchedAsset[],
     readonly schedule: Schedule,
   ) {
     this.requestsPerRun = assets.length;
-    this.states = assets.map(() => ({ flags: undefined, flagChanges: 0, invalid: false }));
+    this.states = assets.map((asset) => ({ asset, flags: undefined, flagChanges: 0, invalid: false }));
   }
 
   async run({ signal, invalidRecords }: PollContext): Promise<void> {
     const live: Sample[] = [];
-    for (const [index, asset] of this.assets.entries()) {
+    for (const state of this.states) {
+      const { asset } = state;
       const records = await this.client.asset(asset.code, asset.issuer, signal).catch((error: unknown) => {
         // An answer that is no page at all fails the poll and counts as one invalid record.
         if (error instanceof PollError && error.reason === "schema") invalidRecords(1);
         throw error;
       });
-      const state = this.states[index]!;
       state.invalid = false;
       if (records.length === 0) {
         live.push({ metric: METRICS.assetExists, labels: { asset: asset.name }, value: 0 });
@@ -96,11 +96,9 @@ export class AssetsJob implements PollJob {
 
   samples(): CollectorSamples<Sample> {
     // An asset whose last record was invalid has none of its series, its counter included.
-    const persistent = this.assets.flatMap((asset, index): Sample[] => {
-      const state = this.states[index]!;
-      if (state.invalid) return [];
-      return [{ metric: METRICS.assetFlagChanges, labels: { asset: asset.name }, value: state.flagChanges }];
-    });
+    const persistent = this.states.flatMap(({ asset, invalid, flagChanges }): Sample[] =>
+      invalid ? [] : [{ metric: METRICS.assetFlagChanges, labels: { asset: asset.name }, value: flagChanges }],
+    );
     return { live: this.live, persistent };
   }
 }

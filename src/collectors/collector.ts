@@ -4,32 +4,26 @@ import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples } from "../exposition/samples.js";
 import type { PollContext, PollJob } from "../job/job.js";
 
-export type { PollContext } from "../job/job.js";
-
-/** How a single-document poll reads its document and shows it. */
-interface LatestDocumentOptions<T, E extends PollEndpoint> {
-  readonly source: E;
-  readonly schedule: Schedule;
-  readonly heartbeat?: boolean;
+/** How a single-document poll reads its document, shows it, and tells the target's network view what it says. */
+interface LatestDocumentOptions<T> extends Pick<PollJob, "source" | "schedule" | "heartbeat"> {
   fetch(signal: AbortSignal): Promise<T>;
   samples(latest: T | undefined, lastPollSucceeded: boolean): CollectorSamples;
-  /** Tells the target's network view what the document says. */
-  learn?(latest: T): void;
+  learn(latest: T): void;
 }
 
 /** An endpoint that answers with a single document (root, fee_stats): the latest one is the state. */
-export class LatestDocumentCollector<T, E extends PollEndpoint = PollEndpoint> implements PollJob {
+export class LatestDocumentCollector<T> implements PollJob {
   readonly role = "poll";
-  readonly source: E;
+  readonly source: PollEndpoint;
   readonly schedule: Schedule;
-  readonly heartbeat: boolean;
+  readonly heartbeat: boolean | undefined;
   readonly requestsPerRun = 1;
   private latest: T | undefined;
 
-  constructor(private readonly options: LatestDocumentOptions<T, E>) {
+  constructor(private readonly options: LatestDocumentOptions<T>) {
     this.source = options.source;
     this.schedule = options.schedule;
-    this.heartbeat = options.heartbeat ?? false;
+    this.heartbeat = options.heartbeat;
   }
 
   async run({ signal, invalidRecords }: PollContext): Promise<void> {
@@ -40,7 +34,7 @@ export class LatestDocumentCollector<T, E extends PollEndpoint = PollEndpoint> i
       if (error instanceof PollError && error.reason === "schema") invalidRecords(1);
       throw error;
     }
-    this.options.learn?.(this.latest);
+    this.options.learn(this.latest);
   }
 
   samples(lastPollSucceeded: boolean): CollectorSamples {

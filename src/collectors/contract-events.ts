@@ -11,9 +11,8 @@ import { latestLedgerSchema } from "../client/rpc-schemas.js";
 import type { WatchedContract } from "../config/contracts.js";
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
-import type { PollJob, RpcJobParts } from "../job/job.js";
+import type { PollContext, PollJob, RpcJobParts } from "../job/job.js";
 import { stellarBase } from "../stellar-base.js";
-import type { PollContext } from "./collector.js";
 import { labelText } from "./label-text.js";
 
 /** getEvents takes at most 5 filters of at most 5 contract ids each. */
@@ -156,8 +155,7 @@ export class ContractEventsJob implements PollJob {
         this.restart(group, answer.oldestLedger, answer.latestLedger);
         continue;
       }
-      if (answer.invalid > 0) invalidRecords(answer.invalid);
-      invalidRecords(this.fold(group, answer.events));
+      invalidRecords(answer.invalid + this.fold(group, answer.events));
       group.cursor = answer.cursor;
       group.startLedger = undefined;
       if (answer.events.length + answer.invalid < EVENTS_PER_CALL) return;

@@ -24,24 +24,18 @@ type Executable = { readonly kind: "wasm"; readonly wasmHash: string } | { reado
 /** `entry`: `instance`, `code`, or the configured key's name. */
 type EntryLabels = LabelsOf<typeof RPC_METRICS.contractEntryExists>;
 
-/** The series that change only when their entry does. */
+/** Series that change only when their entry does: an unchanged value keeps its sample, whose bytes the store copies. */
 const STEADY = {
   exists: RPC_METRICS.contractEntryExists,
   archived: RPC_METRICS.contractEntryArchived,
   liveUntil: RPC_METRICS.contractEntryLiveUntil,
 };
 
-/**
- * An entry's samples of the steady series, kept from poll to poll: a sample of the same value is the same object, whose
- * bytes the store copies instead of formatting them again.
- */
-type SteadySamples = { [Slot in keyof typeof STEADY]?: Sample };
-
 interface WatchedEntry {
   readonly key: string;
   /** One object for every poll's samples. */
   readonly labels: EntryLabels;
-  readonly kept: SteadySamples;
+  readonly kept: { [Slot in keyof typeof STEADY]?: Sample };
 }
 
 /** What a poll keeps of a returned entry: its TTL, and the XDR of the entries it decodes (instances, the setting). */
@@ -103,10 +97,7 @@ export class ContractsCollector implements PollJob {
   private readonly closes = new LedgerCloseWindow();
   /** By instance key: its executable, XDR and the contract's info sample, made again only when the XDR changes. */
   private readonly executables = new Map<string, { xdr: string; executable: Executable; info: Sample }>();
-  /**
-   * Each wasm contract's code entry, by contract, for the wasm hash its instance names now: only contracts whose
-   * instance was last returned running a wasm, so code no contract uses is forgotten.
-   */
+  /** By contract, the code entry of the wasm its instance was last returned running: unused code is forgotten. */
   private readonly codeEntries = new Map<string, { readonly wasmHash: string; readonly entry: WatchedEntry }>();
   private latest: readonly Sample[] = [];
   /** The keys whose XDR a poll keeps, to decode it: every instance, and the state-archival setting. */
@@ -146,10 +137,8 @@ export class ContractsCollector implements PollJob {
     const read = (keys: readonly string[]) =>
       readLedgerEntries(this.dependencies.client, "contracts", keys, signal, (entry, latestLedger): ReadEntry => {
         progressed();
-        const { liveUntilLedgerSeq } = entry;
-        return this.decodedKeys.has(entry.key)
-          ? { xdr: entry.xdr, liveUntilLedgerSeq, latestLedger }
-          : { liveUntilLedgerSeq, latestLedger };
+        const xdr = this.decodedKeys.has(entry.key) ? entry.xdr : undefined;
+        return { xdr, liveUntilLedgerSeq: entry.liveUntilLedgerSeq, latestLedger };
       });
     const first = await read([...this.ownKeys, ...new Set(codeKeys.values())]);
     const fresh: string[] = [];
@@ -170,9 +159,8 @@ export class ContractsCollector implements PollJob {
   }
 
   /**
-   * Every watched entry's samples, then each returned instance's info and the state-archival settings. The entries:
-   * the instance, the code of a wasm instance (none for a Stellar Asset Contract, nor while the instance is not
-   * returned: its code is then unknown), the keys.
+   * Every watched entry's samples (the instance; a wasm instance's code, none while the instance is not returned; the
+   * keys), then each returned instance's info and the state-archival settings.
    */
   private sampled(
     first: LedgerEntriesRead<ReadEntry>,
@@ -207,16 +195,12 @@ export class ContractsCollector implements PollJob {
       if (state.kind === "archived") live.push(steady(entry, "archived", 1));
       if (state.kind !== "live") continue;
       const { labels } = entry;
-      const { liveUntilLedger, ttlLedgers } = state;
+      const expiry = Math.round(nowSeconds + state.ttlLedgers * secondsPerLedger);
       live.push(
         steady(entry, "archived", 0),
-        steady(entry, "liveUntil", liveUntilLedger),
-        { metric: RPC_METRICS.contractEntryTtl, labels, value: ttlLedgers },
-        {
-          metric: RPC_METRICS.contractEntryExpiry,
-          labels,
-          value: Math.round(nowSeconds + ttlLedgers * secondsPerLedger),
-        },
+        steady(entry, "liveUntil", state.liveUntilLedger),
+        { metric: RPC_METRICS.contractEntryTtl, labels, value: state.ttlLedgers },
+        { metric: RPC_METRICS.contractEntryExpiry, labels, value: expiry },
       );
     }
     live.push(...infos);
@@ -298,8 +282,6 @@ export function contractsJob({ client, config, target, network, clock, log }: Rp
   const stateArchival = config.shard.index === 0 && (target.contractsWatched ?? target.contracts.length > 0);
   const requestsPerRun = contractsRequestsPerPoll(target.contracts, stateArchival);
   const dependencies = { client, network, clock, log: log.child({ endpoint: "contracts" }), stateArchival };
-  return new ContractsCollector(target.contracts, dependencies, {
-    schedule: target.schedules.contracts,
-    requestsPerRun,
-  });
+  const timing = { schedule: target.schedules.contracts, requestsPerRun };
+  return new ContractsCollector(target.contracts, dependencies, timing);
 }

@@ -7,8 +7,7 @@ import { assetOf, pathRecordSchema, type PathRecord } from "../client/path-schem
 import type { CorridorConfig } from "../config/corridors.js";
 import type { Schedule } from "../config/schedule.js";
 import { HistogramData, type CollectorSamples, type Sample } from "../exposition/samples.js";
-import type { HorizonJobParts, PollJob } from "../job/job.js";
-import type { PollContext } from "./collector.js";
+import type { HorizonJobParts, PollContext, PollJob } from "../job/job.js";
 
 /** After a 404 (path finding switched off), the target's corridors are asked again only this much later. */
 export const DISABLED_RETRY_MS = 3_600_000;
@@ -48,10 +47,7 @@ function corridorQuery(corridor: CorridorConfig): Query {
   };
 }
 
-/**
- * Whether `record` beats `best`: strict_send, receiving more; strict_receive, spending less. Of equal
- * records the first wins, as Horizon orders them.
- */
+/** Whether `record` beats `best`: receiving more (strict_send) or spending less; of equals, Horizon's first wins. */
 function better(mode: CorridorConfig["mode"], record: PathRecord, best: PathRecord): boolean {
   if (mode === "strict_send") return record.destination_amount > best.destination_amount;
   return record.source_amount < best.source_amount;

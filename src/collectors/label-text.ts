@@ -1,8 +1,5 @@
-/**
- * Free text a response puts in a label (versions, a network passphrase, a home domain), made fit for a dashboard.
- * Identifiers (asset codes, ids, keys) are not passed through here: their schemas refuse anything but their real shape,
- * since a shortened identifier could merge two series.
- */
+// Free text a response puts in a label (versions, a passphrase, a home domain), made fit for a dashboard. Identifiers
+// are not passed through here: their schemas refuse anything but their real shape, as a cut one could merge two series.
 
 /**
  * Valid in the exposition but unreadable or misleading on a dashboard: control and format characters (bidi overrides,

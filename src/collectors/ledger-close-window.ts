@@ -4,8 +4,6 @@ import type { LedgerClose } from "../job/network.js";
 export const DEFAULT_CLOSE_INTERVAL_SECONDS = 5;
 const WINDOW_SECONDS = 3_600;
 
-export type { LedgerClose } from "../job/network.js";
-
 /**
  * The mean ledger close interval a target showed over the last hour, from the (sequence, close time) pairs of its
  * latest ledger as its polls saw them: what turns a TTL in ledgers into a date.

@@ -88,7 +88,7 @@ export class LedgersCollector implements PollJob {
   readonly source = "ledgers";
   readonly schedule: JobTiming["schedule"];
   readonly requestsPerRun: number;
-  readonly totals = new LedgerTotals();
+  private readonly totals = new LedgerTotals();
   /** The paging token of the last record read, valid or not; undefined before the first poll. */
   private cursor: string | undefined;
   /** The last valid ledger: the state the gauges show and the hash chain continues from. */
@@ -169,8 +169,7 @@ export class LedgersCollector implements PollJob {
     const records = await this.client.ledgers({ order: "desc", limit: 1 }, context.signal);
     const newest = validRecord(ledgerSchema, records[0]);
     const behind = newest !== undefined && this.latest !== undefined && newest.sequence <= this.latest.sequence;
-    if (records.length === 0 || behind || rawPagingToken(records[0]) === this.cursor) return;
-    if (ledgerCursorOf(records[0]) === undefined) return;
+    if (behind || ledgerCursorOf(records[0]) === undefined || rawPagingToken(records[0]) === this.cursor) return;
     this.log.warn(
       { from: this.latest?.sequence, to: newest?.sequence, maxPagesPerPoll: this.options.maxPagesPerPoll },
       "ledger catch-up hit its page cap; skipping ahead",

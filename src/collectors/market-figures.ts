@@ -43,14 +43,10 @@ export function sideFigures(side: MakerSide, offers: readonly MarketOffer[], now
     const modified = offer.last_modified_time ? Date.parse(offer.last_modified_time) : undefined;
     if (modified !== undefined && (oldestMs === undefined || modified < oldestMs)) oldestMs = modified;
   }
-  const bestPrice =
-    best === undefined ? undefined : side === "ask" ? best.price : Number(best.price_r.d) / Number(best.price_r.n);
-  return {
-    offers: offers.length,
-    amountStroops: amount,
-    ...(bestPrice === undefined ? {} : { bestPrice }),
-    ...(oldestMs === undefined ? {} : { ageSeconds: Math.max(0, (nowMs - oldestMs) / 1000) }),
-  };
+  let bestPrice = best?.price;
+  if (best !== undefined && side === "bid") bestPrice = Number(best.price_r.d) / Number(best.price_r.n);
+  const ageSeconds = oldestMs === undefined ? undefined : Math.max(0, (nowMs - oldestMs) / 1000);
+  return { offers: offers.length, amountStroops: amount, bestPrice, ageSeconds };
 }
 
 /** What the exporter knows of one market. */

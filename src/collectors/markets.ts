@@ -12,8 +12,7 @@ import { amountStroops } from "../client/wire-values.js";
 import { MAKER_SIDES, marketRequestsPerPoll, type MakerSide, type WatchedMarket } from "../config/markets.js";
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
-import type { HorizonJobParts, PollJob } from "../job/job.js";
-import type { PollContext } from "./collector.js";
+import type { HorizonJobParts, PollContext, PollJob } from "../job/job.js";
 import {
   MarketState,
   marketCounterSamples,
@@ -37,21 +36,21 @@ type PairPath = "trade_aggregations" | "trades";
 export class MarketsJob implements PollJob {
   readonly role = "poll";
   readonly source = "markets";
-  private readonly states = new Map<string, MarketState>();
+  /** Each market with its state, in the order of the watch list. */
+  private readonly states: readonly (readonly [WatchedMarket, MarketState])[];
 
   constructor(
     private readonly client: HorizonClient,
-    private readonly markets: readonly WatchedMarket[],
+    markets: readonly WatchedMarket[],
     readonly schedule: Schedule,
     private readonly now: () => number,
     readonly requestsPerRun = marketRequestsPerPoll(markets),
   ) {
-    for (const market of markets) this.states.set(market.name, new MarketState());
+    this.states = markets.map((market) => [market, new MarketState()]);
   }
 
   async run(context: PollContext): Promise<void> {
-    for (const market of this.markets) {
-      const state = this.states.get(market.name)!;
+    for (const [market, state] of this.states) {
       await this.readPrice(market, state, context);
       await this.readTrades(market, state, context);
       for (const maker of market.makers) await this.readMaker(market, maker, state, context);
@@ -61,8 +60,7 @@ export class MarketsJob implements PollJob {
   samples(): CollectorSamples<Sample> {
     const live: Sample[] = [];
     const persistent: Sample[] = [];
-    for (const market of this.markets) {
-      const state = this.states.get(market.name)!;
+    for (const [market, state] of this.states) {
       live.push(...marketLiveSamples(market, state));
       persistent.push(...marketCounterSamples(market, state));
     }

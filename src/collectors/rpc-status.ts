@@ -2,6 +2,7 @@ import { FEE_STATS, RPC_METRICS } from "../catalog/metrics.js";
 import type { RpcStatus } from "../client/rpc-client.js";
 import type { RpcFeeDistribution } from "../client/rpc-schemas.js";
 import type { RpcJobParts } from "../job/job.js";
+import type { LedgerClose } from "../job/network.js";
 import { LatestDocumentCollector } from "./collector.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 
@@ -15,7 +16,7 @@ function* feeSamples(kind: "soroban" | "classic", fees: RpcFeeDistribution): Gen
  * The RPC's latest ledger and its close time, whose age is the RPC's ledger age: getHealth's pair where it carries one
  * (stellar-rpc 27.1+), else getLatestLedger's (25+); a time is never paired with another ledger's sequence.
  */
-function latestClose({ latestLedger, health }: RpcStatus): { sequence: number; closeTime: number } | undefined {
+function latestClose({ latestLedger, health }: RpcStatus): LedgerClose | undefined {
   if (health?.latestLedgerCloseTime !== undefined)
     return { sequence: health.latestLedger, closeTime: health.latestLedgerCloseTime };
   if (latestLedger.closeTime !== undefined)
@@ -47,7 +48,7 @@ export function rpcStatusSamples(status: RpcStatus | undefined, lastPollSucceede
 }
 
 /** A Stellar RPC's status batch (getHealth, getLatestLedger, getFeeStats): its heartbeat. */
-export function rpcStatusJob({ client, network, target }: RpcJobParts): LatestDocumentCollector<RpcStatus, "status"> {
+export function rpcStatusJob({ client, network, target }: RpcJobParts): LatestDocumentCollector<RpcStatus> {
   return new LatestDocumentCollector({
     source: "status",
     schedule: target.schedules.status,
@@ -57,11 +58,10 @@ export function rpcStatusJob({ client, network, target }: RpcJobParts): LatestDo
     learn: (status) => {
       // getLatestLedger's `id` is the ledger's hash.
       network.ledgerHash(status.latestLedger.sequence, status.latestLedger.id);
-      const close = latestClose(status);
       network.learn({
         feeP90Stroops: status.feeStats.inclusionFee.p90,
         protocolVersion: status.latestLedger.protocolVersion,
-        ...(close === undefined ? {} : { latestLedgerClose: close }),
+        latestLedgerClose: latestClose(status),
       });
     },
   });

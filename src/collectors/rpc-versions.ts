@@ -19,11 +19,7 @@ export function rpcVersionsSamples(versions: RpcVersions | undefined): Collector
 }
 
 /** A Stellar RPC's rare versions batch (getNetwork, getVersionInfo). */
-export function rpcVersionsJob({
-  client,
-  network,
-  target,
-}: RpcJobParts): LatestDocumentCollector<RpcVersions, "versions"> {
+export function rpcVersionsJob({ client, network, target }: RpcJobParts): LatestDocumentCollector<RpcVersions> {
   return new LatestDocumentCollector({
     source: "versions",
     schedule: target.schedules.versions,

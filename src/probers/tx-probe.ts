@@ -1,6 +1,6 @@
 /**
- * The transaction-submission probe: proves, on a schedule, that a wallet can get a transaction into a ledger
- * through this Horizon now, with a no-op transaction (one BumpSequence to 0, which moves no funds).
+ * The transaction-submission probe: proves, on a schedule, that a wallet can get a transaction into a ledger through
+ * this Horizon now, with a no-op transaction (one BumpSequence to 0, which moves no funds).
  */
 import type { Keypair } from "@stellar/stellar-base";
 import type { Logger } from "pino";
@@ -103,10 +103,7 @@ function feeCharged(response: TransactionResponse): number {
   );
 }
 
-/**
- * One target's probe, a job its runtime's scheduler runs: one run at a time, the first one period
- * after the start, once the polls have taught it the network and the fees.
- */
+/** A target's probe: one run at a time, the first a period after start, once the polls taught it network and fees. */
 export class TxProbe implements ProbeJob {
   readonly role = "probe";
   readonly source = "tx_probe";
