@@ -24,18 +24,9 @@ type Executable = { readonly kind: "wasm"; readonly wasmHash: string } | { reado
 /** `entry`: `instance`, `code`, or the configured key's name. */
 type EntryLabels = LabelsOf<typeof RPC_METRICS.contractEntryExists>;
 
-/** Series that change only when their entry does: an unchanged value keeps its sample, whose bytes the store copies. */
-const STEADY = {
-  exists: RPC_METRICS.contractEntryExists,
-  archived: RPC_METRICS.contractEntryArchived,
-  liveUntil: RPC_METRICS.contractEntryLiveUntil,
-};
-
 interface WatchedEntry {
   readonly key: string;
-  /** One object for every poll's samples. */
   readonly labels: EntryLabels;
-  readonly kept: { [Slot in keyof typeof STEADY]?: Sample };
 }
 
 /** What a poll keeps of a returned entry: its TTL, and the XDR of the entries it decodes (instances, the setting). */
@@ -66,15 +57,7 @@ function watchedKeys(contract: WatchedContract) {
 }
 
 function watchedEntry(contract: string, entry: string, durability: Durability, key: string): WatchedEntry {
-  return { key, labels: { contract, entry, durability }, kept: {} };
-}
-
-/** The entry's previous sample of a steady series when its value is the same, else a new one kept in its place. */
-function steady(entry: WatchedEntry, slot: keyof typeof STEADY, value: number): Sample {
-  const before = entry.kept[slot];
-  if (before !== undefined && "value" in before && before.value === value) return before;
-  // STEADY's metrics all take the entry's labels, which the compiler cannot see through the union.
-  return (entry.kept[slot] = { metric: STEADY[slot], labels: entry.labels, value } as Sample);
+  return { key, labels: { contract, entry, durability } };
 }
 
 /** Requests a contracts poll sends in steady state: the setting where read, each contract's instance, code and keys. */
@@ -190,15 +173,14 @@ export class ContractsCollector implements PollJob {
     const secondsPerLedger = this.closes.meanIntervalSeconds();
     const nowSeconds = this.dependencies.clock.now() / 1000;
     const live: Sample[] = [];
-    for (const [entry, state] of judged) {
-      live.push(steady(entry, "exists", state.kind === "missing" ? 0 : 1));
-      if (state.kind === "archived") live.push(steady(entry, "archived", 1));
+    for (const [{ labels }, state] of judged) {
+      live.push({ metric: RPC_METRICS.contractEntryExists, labels, value: state.kind === "missing" ? 0 : 1 });
+      if (state.kind === "archived") live.push({ metric: RPC_METRICS.contractEntryArchived, labels, value: 1 });
       if (state.kind !== "live") continue;
-      const { labels } = entry;
       const expiry = Math.round(nowSeconds + state.ttlLedgers * secondsPerLedger);
       live.push(
-        steady(entry, "archived", 0),
-        steady(entry, "liveUntil", state.liveUntilLedger),
+        { metric: RPC_METRICS.contractEntryArchived, labels, value: 0 },
+        { metric: RPC_METRICS.contractEntryLiveUntil, labels, value: state.liveUntilLedger },
         { metric: RPC_METRICS.contractEntryTtl, labels, value: state.ttlLedgers },
         { metric: RPC_METRICS.contractEntryExpiry, labels, value: expiry },
       );
