@@ -27,7 +27,7 @@ export interface TargetAgreement extends TargetId {
   readonly protocolBehind: number | undefined;
 }
 
-export interface AgreementOptions {
+interface AgreementOptions {
   /** Sequences kept per network, the most recently first shown ones. */
   readonly sequencesKept?: number;
   /**

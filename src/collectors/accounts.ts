@@ -34,6 +34,9 @@ export type AccountObservation =
     };
 type Existing = Extract<AccountObservation, { exists: true }>;
 
+/** One object for every missing account, so an account still missing keeps its group and the version stays put. */
+export const MISSING: AccountObservation = { exists: false };
+
 /** Each watched account's observation, in the order of the watch list; undefined where the answer was invalid. */
 type AccountObservations = readonly (AccountObservation | undefined)[];
 
@@ -138,8 +141,8 @@ class AccountGroup implements SeriesGroup {
 
 /**
  * The series of a target's watched accounts, a group per account. An observation that is the very object of the last
- * publication, under the same base reserve, gives the same group again, which the store renders by copying its bytes:
- * ten thousand unchanged accounts cost neither new objects nor formatting. Signer change counters persist throughout.
+ * publication, under the same base reserve, gives the same group again, so the version stays put and the store does
+ * not render the accounts again. Signer change counters persist throughout.
  */
 export class AccountSamples {
   /** Each account's group as last published, in the order of the watch list. */
@@ -282,7 +285,7 @@ export class AccountsCollector extends WatchedAccountsPoll<WatchedAccount> {
       invalidRecords(1);
       return undefined;
     }
-    if (lookup.status === "missing") return { exists: false };
+    if (lookup.status === "missing") return MISSING;
     let offers: number | undefined;
     if (watched.offers) {
       const list = await this.client.offers(watched.id, ACCOUNT_LIST_CAP, signal);

@@ -12,7 +12,7 @@ import type { HorizonJobParts, PollContext, PollJob } from "../job/job.js";
 /** After a 404 (path finding switched off), the target's corridors are asked again only this much later. */
 export const DISABLED_RETRY_MS = 3_600_000;
 
-export interface CorridorsJobParts {
+interface CorridorsJobParts {
   readonly client: HorizonClient;
   readonly log: Logger;
   readonly now: () => number;

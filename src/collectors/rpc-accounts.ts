@@ -10,7 +10,7 @@ import { latestLedgerSchema } from "../client/rpc-schemas.js";
 import type { RpcWatchedAccount } from "../config/accounts.js";
 import type { JobTiming, PollContext, RpcJobParts } from "../job/job.js";
 import type { NetworkView } from "../job/network.js";
-import { WatchedAccountsPoll, type AccountObservation } from "./accounts.js";
+import { MISSING, WatchedAccountsPoll, type AccountObservation } from "./accounts.js";
 
 /** getLatestLedger with the header stellar-rpc 25 added beside it. */
 const latestWithHeaderSchema = latestLedgerSchema.extend({ headerXdr: z.string().min(1).optional() });
@@ -89,7 +89,7 @@ export class RpcAccountsCollector extends WatchedAccountsPoll<RpcWatchedAccount>
   private observe(index: number, xdrs: Xdrs, before: Xdrs): AccountObservation | undefined {
     const { account, trustlines } = this.places[index]!;
     const accountXdr = xdrs[account];
-    if (accountXdr === undefined) return { exists: false } as const;
+    if (accountXdr === undefined) return MISSING;
     if (before[account] === accountXdr && trustlines.every((place) => xdrs[place] === before[place]))
       return this.observations?.[index];
     return decode(

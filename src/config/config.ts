@@ -7,7 +7,7 @@ import { watchedContracts, type WatchedContract } from "./contracts.js";
 import { marketEntryFromFlag, watchedMarkets, type MarketEntry, type WatchedMarket } from "./markets.js";
 import { corridorsOf, corridorsSchedule, type CorridorConfig } from "./corridors.js";
 import { loadTxProbe, withProbeAccount, type TxProbeConfig } from "./tx-probe.js";
-import { parseByteSize, parseDuration } from "./duration.js";
+import { parseDuration } from "./duration.js";
 import { flagProblem } from "./messages.js";
 import {
   LOG_LEVELS,
@@ -20,7 +20,7 @@ import {
   type TargetEntry,
 } from "./file-schema.js";
 import type { RpcTargetConfig } from "./rpc-targets.js";
-import { targetsOf, type TargetBasics } from "./targets.js";
+import { targetsOf, type ListSetting, type TargetBasics } from "./targets.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 import { loadWebConfig, type WebConfig } from "./web-config.js";
 import { inShard, parseShard, WHOLE, type Shard } from "./shard.js";
@@ -71,7 +71,7 @@ const DEFAULTS = {
   pollInterval: "15s",
   timeout: "10s",
   retries: 2,
-  maxBodySize: "8MiB",
+  maxBodyBytes: 8 * 1024 ** 2,
   maxPagesPerPoll: 10,
   backfill: 0,
   poolsMax: 200,
@@ -218,7 +218,6 @@ type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | SwitchFlag | L
 type FlagContext = { readonly flags: FlagValues; readonly env: NodeJS.ProcessEnv; readonly problems: string[] };
 /** A value and where it came from (`--flag` or `ENV_VAR`), so a problem names its source. */
 type Setting = { readonly source: string; readonly value: string };
-type ListSetting = { readonly source: string; readonly values: string[] };
 /** What every kind of target is built from: the flags, the file (at `path`), --poll.interval (`forced`), defaults. */
 type TargetOptions = FlagContext & {
   readonly file: ConfigFile;
@@ -289,7 +288,7 @@ function fileSettings(
   const pools = file.liquidity_pools;
   return {
     retries: file.http?.retries ?? DEFAULTS.retries,
-    maxBodyBytes: file.http?.max_body_size ?? (parseByteSize(DEFAULTS.maxBodySize) as number),
+    maxBodyBytes: file.http?.max_body_size ?? DEFAULTS.maxBodyBytes,
     ledgers: {
       maxPagesPerPoll: file.ledgers?.max_pages_per_poll ?? DEFAULTS.maxPagesPerPoll,
       backfill: file.ledgers?.backfill ?? DEFAULTS.backfill,

@@ -16,12 +16,15 @@ export interface TargetBasics {
 /** The keys every kind of target's file entry shares. */
 type TargetEntryBasics = Pick<TargetEntry, "name" | "url" | "show_path" | "headers" | "timeout">;
 
+/** A list's values and the flag or environment variable they came from. */
+export type ListSetting = { readonly source: string; readonly values: readonly string[] };
+
 /** One kind of target (Horizon, Stellar RPC): where its targets come from, and what it adds to the basics. */
 interface TargetSource<Entry extends TargetEntryBasics, Target extends TargetBasics> {
   /** How a problem names a target of this kind: `target`, `Stellar RPC target`. */
   readonly label: string;
   /** `[NAME=]URL` values and the flag or environment variable they came from: they replace the file's entries. */
-  readonly urls: { readonly source: string; readonly values: readonly string[] };
+  readonly urls: ListSetting;
   readonly entries: readonly Entry[];
   /** The timeout of targets that set none. */
   readonly timeoutMs: number;

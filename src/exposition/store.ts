@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { finished } from "node:stream/promises";
 import { promisify } from "node:util";
-import { constants, createGzip, gunzip as gunzipCallback, gzipSync } from "node:zlib";
+import { constants, createGzip, type Gzip, gunzip as gunzipCallback, gzipSync } from "node:zlib";
 import {
   ALL_METRICS,
   targetLabelOfSource,
@@ -87,23 +87,32 @@ async function familyMember(
   metric: MetricDefinition,
   sources: readonly SeriesSource[],
 ): Promise<Member | undefined> {
-  const gzip = createGzip(GZIP_OPTIONS);
+  // Made at the first slice: a group lists families it often has no line of (offers, claimable balances).
+  let gzip: Gzip | undefined;
   const chunks: Buffer[] = [];
-  gzip.on("data", (chunk: Buffer) => chunks.push(chunk));
   let plainBytes = 0;
   try {
     for await (const lines of familyLines(target, metric, sources)) {
+      if (gzip === undefined) {
+        gzip = createGzip(GZIP_OPTIONS);
+        gzip.on("data", (chunk: Buffer) => chunks.push(chunk));
+      }
       const bytes = Buffer.from(lines);
       plainBytes += bytes.byteLength;
       if (!gzip.write(bytes)) await once(gzip, "drain");
     }
+    if (gzip === undefined) return undefined;
     gzip.end();
     await finished(gzip);
   } finally {
-    gzip.destroy();
+    gzip?.destroy();
   }
-  // Joined, so zlib's 16 KiB output chunks are not kept alive behind a member of a few hundred bytes.
-  return plainBytes === 0 ? undefined : { gzip: Buffer.concat(chunks), plainBytes };
+  // Copied to an exact, unpooled buffer: neither zlib's 16 KiB chunks nor an 8 KiB pool slab stays alive behind a
+  // member of a few hundred bytes.
+  const member = Buffer.allocUnsafeSlow(chunks.reduce((total, chunk) => total + chunk.byteLength, 0));
+  let at = 0;
+  for (const chunk of chunks) at += chunk.copy(member, at);
+  return { gzip: member, plainBytes };
 }
 
 async function compress(target: string, sources: readonly SeriesSource[]): Promise<Members> {

@@ -42,7 +42,7 @@ export interface ProbeHorizon extends Pick<HorizonClient, "submitTransaction" | 
   probeAccount(accountId: string, signal: AbortSignal): Promise<ProbeAccount | undefined>;
 }
 
-export interface TxProbeOptions {
+interface TxProbeOptions {
   readonly settings: Pick<TxProbeConfig, "schedule" | "maxFee" | "allowPubnet">;
   readonly signer: Keypair;
   readonly client: ProbeHorizon;
@@ -53,7 +53,7 @@ export interface TxProbeOptions {
 }
 
 /** The probe's view of a target's client: the account through the watched-accounts reader. */
-export function probeHorizon(client: HorizonClient): ProbeHorizon {
+function probeHorizon(client: HorizonClient): ProbeHorizon {
   const accounts = new AccountsClient(client);
   return {
     probeAccount: async (accountId, signal) => {

@@ -1,4 +1,4 @@
-import { METRICS, type MetricDefinition, type PublishedSource } from "../catalog/metrics.js";
+import { METRICS, RPC_METRICS, type MetricDefinition, type PublishedSource } from "../catalog/metrics.js";
 import type { SampleTap, StoreTarget, TappedSamples } from "../exposition/store.js";
 import { isSeriesGroup, type Labels, type Sample, type SeriesGroup, type SeriesSource } from "../exposition/samples.js";
 import { PointRing, type Point } from "./ring.js";
@@ -35,13 +35,13 @@ export const HISTORY_WINDOW_MS = 30 * 60_000;
 /** Points per sparkline and target: 30 minutes at one poll a second, the fastest schedule; 16 bytes a point. */
 export const HISTORY_CAPACITY = 1800;
 
-const EVENTS_COUNTER = "stellar_rpc_contract_events_total";
+const EVENTS_COUNTER = RPC_METRICS.contractEvents.name;
 /** Points per contract for the page's events rate: the history window at the events schedule's default. */
 const RATE_POINTS = 64;
 
 /** The histogram whose quantiles the page shows over a recent window only: an old slow spell must not weigh forever. */
 export const QUANTILE_WINDOW_MS = 15 * 60_000;
-export const WINDOWED_HISTOGRAM = "stellar_horizon_corridor_duration_seconds";
+export const WINDOWED_HISTOGRAM = METRICS.corridorDuration.name;
 
 /**
  * A family's series in a publication: its samples, and the groups whose series are made only when read (once),

@@ -13,7 +13,7 @@ export const CORRIDOR_STATUS_FAMILIES = [
 ].map((metric) => metric.name);
 
 /** `found`: the last answer had a path; `none`: it had none; `unknown`: no answer recently (or path finding is off). */
-export type CorridorState = "found" | "none" | "unknown";
+type CorridorState = "found" | "none" | "unknown";
 
 export type CorridorReport = NonNullable<ReturnType<typeof corridorReports>>[number];
 

@@ -16,7 +16,7 @@ import { HISTORY_WINDOW_MS, StatusBoard, labelsMatch, optional, poolOf, WINDOWED
 import type { StoreTarget } from "../exposition/store.js";
 import type { Figure, SeriesReader, SparklineSource, StatusSeries } from "./board.js";
 
-export interface SparklineDefinition extends SparklineSource {
+interface SparklineDefinition extends SparklineSource {
   readonly title: string;
   readonly unit: string;
   /** Ratios are drawn as percentages. */
