@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { ArchivalJudge } from "../src/collectors/contract-archival.js";
-import { DEFAULT_CLOSE_INTERVAL_SECONDS, LedgerCloseWindow } from "../src/collectors/ledger-close-window.js";
+import {
+  ArchivalJudge,
+  DEFAULT_CLOSE_INTERVAL_SECONDS,
+  LedgerCloseWindow,
+} from "../src/collectors/contract-archival.js";
 
 function judgeWithWarnings() {
   const warnings: { about: string; lastKnownLiveUntil: number; latestLedger: number }[] = [];

@@ -40,12 +40,6 @@ export const MISSING: AccountObservation = { exists: false };
 /** Each watched account's observation, in the order of the watch list; undefined where the answer was invalid. */
 type AccountObservations = readonly (AccountObservation | undefined)[];
 
-/** The account's lumens reserve in XLM, from the latest ledger's base reserve (one rounding). */
-export function minimumBalance(account: AccountFacts, baseReserveStroops: number): number {
-  const entries = 2 + account.subentryCount + account.numSponsoring - account.numSponsored;
-  return stroopsToUnits(BigInt(entries) * BigInt(baseReserveStroops));
-}
-
 /** What makes a signer change: the signers, their weights and the thresholds, in a canonical order. */
 function signerSignature(account: AccountFacts): string {
   const signers = account.signers.map((signer) => `${signer.type}:${signer.key}:${signer.weight}`).sort();
@@ -75,7 +69,9 @@ const FAMILIES: Readonly<Record<FamilyKey, Family>> = {
     emit(1, { account_id: account.id, home_domain: homeDomain, cold: String(watched.cold) });
   },
   accountMinimumBalance: (emit, { account }, { baseReserveStroops }) => {
-    if (baseReserveStroops !== undefined) emit(minimumBalance(account, baseReserveStroops));
+    // The lumens reserve in XLM, from the latest ledger's base reserve (one rounding).
+    const entries = 2 + account.subentryCount + account.numSponsoring - account.numSponsored;
+    if (baseReserveStroops !== undefined) emit(stroopsToUnits(BigInt(entries) * BigInt(baseReserveStroops)));
   },
   accountSubentries: (emit, { account }) => emit(account.subentryCount),
   accountSponsoring: (emit, { account }) => emit(account.numSponsoring),
@@ -115,7 +111,6 @@ const FAMILIES: Readonly<Record<FamilyKey, Family>> = {
 /** One watched account's live series, held as a group instead of a sample per series: made only when asked for. */
 class AccountGroup implements SeriesGroup {
   constructor(
-    /** Its kind's metrics, families (one list) and how each family is made. */
     private readonly kind: AccountSamples,
     readonly watched: SampledAccount,
     readonly observation: AccountObservation,
@@ -145,11 +140,10 @@ class AccountGroup implements SeriesGroup {
  * not render the accounts again. Signer change counters persist throughout.
  */
 export class AccountSamples {
-  /** Each account's group as last published, in the order of the watch list. */
+  /** In the order of the watch list: each account's group as last published, and its signer change counter. */
   private readonly built: (AccountGroup | undefined)[] = [];
-  /** Each account's signer change counter, and its sample, in the order of the watch list. */
   private readonly counters: ({ account: SampledAccount; value: number; sample: Sample } | undefined)[] = [];
-  /** The families a group has: every account family of the kind but the signer change counter. */
+  /** The families a group has: every account family of the kind but the signer change counter; how each is made. */
   readonly families: readonly MetricDefinition[];
   readonly made = new Map<MetricDefinition, Family>();
   /** Bumped whenever a counter, a group or the list of groups differs from the last call's. */
@@ -202,7 +196,6 @@ export abstract class WatchedAccountsPoll<Watched extends SampledAccount> implem
   readonly source = "accounts";
   readonly schedule: JobTiming["schedule"];
   readonly requestsPerRun: number;
-  /** What the last poll learnt of each account, in the order of the watch list. */
   protected observations: AccountObservations | undefined;
   /** By account: the polls at which its signers, their weights or its thresholds differed from its previous read. */
   private readonly signerChanges = new Map<string, number>();
@@ -213,7 +206,7 @@ export abstract class WatchedAccountsPoll<Watched extends SampledAccount> implem
   constructor(
     metrics: AccountMetricSet,
     protected readonly watched: readonly Watched[],
-    /** The target's network view: minimum balances follow the latest ledger's base reserve. */
+    /** Minimum balances follow its latest ledger's base reserve. */
     protected readonly network: NetworkView,
     timing: JobTiming,
   ) {

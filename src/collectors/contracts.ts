@@ -13,21 +13,16 @@ import type { CollectorSamples, LabelsOf, Sample } from "../exposition/samples.j
 import { stellarBase } from "../stellar-base.js";
 import type { xdr } from "@stellar/stellar-base";
 import type { JobTiming, PollContext, PollJob, RpcJobParts } from "../job/job.js";
-import { ArchivalJudge, type EntryState, type ReturnedEntry } from "./contract-archival.js";
+import { ArchivalJudge, LedgerCloseWindow, type EntryState, type ReturnedEntry } from "./contract-archival.js";
 import type { Clock } from "../clock.js";
 import type { NetworkView } from "../job/network.js";
-import { LedgerCloseWindow } from "./ledger-close-window.js";
 
 /** What a contract's instance says it runs: a wasm (by hash, hex) or the Stellar Asset Contract. */
 type Executable = { readonly kind: "wasm"; readonly wasmHash: string } | { readonly kind: "stellar_asset" };
 
 /** `entry`: `instance`, `code`, or the configured key's name. */
 type EntryLabels = LabelsOf<typeof RPC_METRICS.contractEntryExists>;
-
-interface WatchedEntry {
-  readonly key: string;
-  readonly labels: EntryLabels;
-}
+type WatchedEntry = { readonly key: string; readonly labels: EntryLabels };
 
 /** What a poll keeps of a returned entry: its TTL, and the XDR of the entries it decodes (instances, the setting). */
 type ReadEntry = ReturnedEntry & { readonly xdr?: string };
@@ -47,13 +42,10 @@ type WatchedKeys = ReturnType<typeof watchedKeys>;
 
 function watchedKeys(contract: WatchedContract) {
   const { id, name } = contract;
-  return {
-    contract,
-    instance: watchedEntry(name, "instance", "persistent", contractInstanceKey(id)),
-    keys: contract.keys.map((key) =>
-      watchedEntry(name, key.name, key.durability, contractDataKey(id, key.key, key.durability)),
-    ),
-  };
+  const keys = contract.keys.map((key) =>
+    watchedEntry(name, key.name, key.durability, contractDataKey(id, key.key, key.durability)),
+  );
+  return { contract, instance: watchedEntry(name, "instance", "persistent", contractInstanceKey(id)), keys };
 }
 
 function watchedEntry(contract: string, entry: string, durability: Durability, key: string): WatchedEntry {
@@ -62,9 +54,7 @@ function watchedEntry(contract: string, entry: string, durability: Durability, k
 
 /** Requests a contracts poll sends in steady state: the setting where read, each contract's instance, code and keys. */
 export function contractsRequestsPerPoll(contracts: readonly WatchedContract[], stateArchival: boolean): number {
-  return ledgerEntriesCalls(
-    contracts.reduce((total, contract) => total + 2 + contract.keys.length, stateArchival ? 1 : 0),
-  );
+  return ledgerEntriesCalls(contracts.reduce((total, { keys }) => total + 2 + keys.length, stateArchival ? 1 : 0));
 }
 
 export class ContractsCollector implements PollJob {
@@ -169,7 +159,7 @@ export class ContractsCollector implements PollJob {
     }
     // What the judge remembers of entries no longer watched (a contract's code before an upgrade) goes.
     this.judge.forgetUnjudged();
-    const stateArchival = stateArchivalOf(first.entries.get(this.configKey));
+    const stateArchival = stateArchivalSamples(first.entries.get(this.configKey));
     const secondsPerLedger = this.closes.meanIntervalSeconds();
     const nowSeconds = this.dependencies.clock.now() / 1000;
     const live: Sample[] = [];
@@ -185,14 +175,7 @@ export class ContractsCollector implements PollJob {
         { metric: RPC_METRICS.contractEntryExpiry, labels, value: expiry },
       );
     }
-    live.push(...infos);
-    if (stateArchival !== undefined) {
-      live.push(
-        { metric: RPC_METRICS.stateArchivalMaxEntryTtl, value: stateArchival.maxEntryTtl },
-        { metric: RPC_METRICS.stateArchivalMinPersistentTtl, value: stateArchival.minPersistentTtl },
-        { metric: RPC_METRICS.stateArchivalMinTemporaryTtl, value: stateArchival.minTemporaryTtl },
-      );
-    }
+    live.push(...infos, ...stateArchival);
     return live;
   }
 
@@ -247,15 +230,16 @@ function decodeExecutable(entryXdr: string, contract: string): Executable {
   });
 }
 
-function stateArchivalOf(entry: ReadEntry | undefined) {
-  if (entry === undefined) return undefined;
-  return decodeEntry(entry.xdr ?? "", "the state-archival setting in another shape", (data) => {
+/** The state-archival settings' samples; none where the setting is not read. */
+function stateArchivalSamples(entry: ReadEntry | undefined): Sample[] {
+  if (entry === undefined) return [];
+  return decodeEntry(entry.xdr ?? "", "the state-archival setting in another shape", (data): Sample[] => {
     const settings = data.configSetting().stateArchivalSettings();
-    return {
-      maxEntryTtl: settings.maxEntryTtl(),
-      minPersistentTtl: settings.minPersistentTtl(),
-      minTemporaryTtl: settings.minTemporaryTtl(),
-    };
+    return [
+      { metric: RPC_METRICS.stateArchivalMaxEntryTtl, value: settings.maxEntryTtl() },
+      { metric: RPC_METRICS.stateArchivalMinPersistentTtl, value: settings.minPersistentTtl() },
+      { metric: RPC_METRICS.stateArchivalMinTemporaryTtl, value: settings.minTemporaryTtl() },
+    ];
   });
 }
 

@@ -2,13 +2,14 @@ import { KNOWN_NETWORKS } from "../agreement/network.js";
 import { METRICS } from "../catalog/metrics.js";
 import type { HorizonRoot } from "../client/schemas.js";
 import type { HorizonJobParts } from "../job/job.js";
-import { LatestDocumentCollector } from "./collector.js";
+import { latestDocumentJob } from "./collector.js";
 import { LABEL_TEXT_BOUNDS, labelText } from "./label-text.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 
-/** The `network` label of the info series: SDF's networks by name, any other as "custom". */
-export function networkName(passphrase: string): string {
-  return KNOWN_NETWORKS[passphrase] ?? "custom";
+/** The info series' network labels: SDF's networks by name, any other as "custom", and the passphrase itself. */
+export function networkLabels(passphrase: string) {
+  const network = KNOWN_NETWORKS[passphrase] ?? "custom";
+  return { network, network_passphrase: labelText(passphrase, LABEL_TEXT_BOUNDS.networkPassphrase) };
 }
 
 export function rootSamples(root: HorizonRoot | undefined, lastPollSucceeded: boolean): CollectorSamples {
@@ -20,8 +21,7 @@ export function rootSamples(root: HorizonRoot | undefined, lastPollSucceeded: bo
       labels: {
         horizon_version: labelText(root.horizon_version, LABEL_TEXT_BOUNDS.version),
         core_version: labelText(root.core_version, LABEL_TEXT_BOUNDS.version),
-        network: networkName(root.network_passphrase),
-        network_passphrase: labelText(root.network_passphrase, LABEL_TEXT_BOUNDS.networkPassphrase),
+        ...networkLabels(root.network_passphrase),
       },
       value: 1,
     },
@@ -42,8 +42,8 @@ export function rootSamples(root: HorizonRoot | undefined, lastPollSucceeded: bo
 }
 
 /** A Horizon's root poll: its cheapest, so the heartbeat that notices the upstream heal. */
-export function rootJob({ client, network, target }: HorizonJobParts): LatestDocumentCollector<HorizonRoot> {
-  return new LatestDocumentCollector({
+export function rootJob({ client, network, target }: HorizonJobParts) {
+  return latestDocumentJob({
     source: "root",
     schedule: target.schedules.root,
     heartbeat: true,

@@ -21,12 +21,6 @@ const ledgersPageSchema = z.object({
 /** Entries' XDR by their key's place in a poll's key list; undefined: not found. */
 type Xdrs = readonly (string | undefined)[];
 
-/** Requests one poll of these accounts sends: their entries in calls of 200 keys, and one for the ledger header. */
-function rpcAccountsRequestsPerPoll(accounts: readonly RpcWatchedAccount[]): number {
-  if (accounts.length === 0) return 0;
-  return ledgerEntriesCalls(accounts.reduce((total, account) => total + 1 + account.assets.length, 0)) + 1;
-}
-
 /**
  * Watched accounts of a Stellar RPC target, read as ledger entries: every account and configured trustline in
  * getLedgerEntries calls of 200 keys, and the latest ledger header for the base reserve. An account whose entry is
@@ -71,12 +65,8 @@ export class RpcAccountsCollector extends WatchedAccountsPoll<RpcWatchedAccount>
       progressed();
     });
     const baseReserve = await this.baseReserve(read.latestLedger, signal);
-    const observations: (AccountObservation | undefined)[] = [];
-    for (const index of this.watched.keys()) {
-      const observation = this.observe(index, xdrs, before);
-      if (observation === undefined) invalidRecords(1);
-      observations.push(observation);
-    }
+    const observations = this.watched.map((watched, index) => this.observe(watched, index, xdrs, before));
+    invalidRecords(observations.filter((observation) => observation === undefined).length);
     this.xdrs = xdrs;
     this.keep(observations);
     this.network.learn({ baseReserveStroops: baseReserve });
@@ -86,17 +76,19 @@ export class RpcAccountsCollector extends WatchedAccountsPoll<RpcWatchedAccount>
    * The account as its entries say; undefined when an entry does not decode (counted; the other accounts stand).
    * Entries the same as the last poll's (`before`) give the last poll's observation.
    */
-  private observe(index: number, xdrs: Xdrs, before: Xdrs): AccountObservation | undefined {
+  private observe(watched: RpcWatchedAccount, index: number, xdrs: Xdrs, before: Xdrs): AccountObservation | undefined {
     const { account, trustlines } = this.places[index]!;
     const accountXdr = xdrs[account];
     if (accountXdr === undefined) return MISSING;
     if (before[account] === accountXdr && trustlines.every((place) => xdrs[place] === before[place]))
       return this.observations?.[index];
-    return decode(
-      this.watched[index]!,
-      accountXdr,
-      trustlines.map((place) => xdrs[place]),
-    );
+    const assets = watched.assets.map((asset, nth) => [asset, xdrs[trustlines[nth]!]] as const);
+    try {
+      return { exists: true, ...accountFromEntries(watched.id, accountXdr, assets) };
+    } catch (error) {
+      if (error instanceof PollError && error.reason === "schema") return undefined;
+      throw error;
+    }
   }
 
   /** The latest ledger header's base reserve: getLatestLedger's (stellar-rpc 25+), else getLedgers' for that ledger. */
@@ -120,18 +112,9 @@ export class RpcAccountsCollector extends WatchedAccountsPoll<RpcWatchedAccount>
   }
 }
 
-/** The account as its entries say (`trustlineXdrs` in the order of its assets); undefined when one does not decode. */
-function decode(watched: RpcWatchedAccount, accountXdr: string, trustlineXdrs: Xdrs): AccountObservation | undefined {
-  const trustlines = watched.assets.map((asset, index) => [asset, trustlineXdrs[index]] as const);
-  try {
-    return { exists: true, ...accountFromEntries(watched.id, accountXdr, trustlines) };
-  } catch (error) {
-    if (error instanceof PollError && error.reason === "schema") return undefined;
-    throw error;
-  }
-}
-
+/** Requests a poll sends: the entries of the accounts and their trustlines in calls of 200 keys, and the header. */
 export function rpcAccountsJob({ client, target, network }: RpcJobParts): RpcAccountsCollector {
-  const timing = { schedule: target.schedules.accounts, requestsPerRun: rpcAccountsRequestsPerPoll(target.accounts) };
+  const keys = target.accounts.reduce((total, account) => total + 1 + account.assets.length, 0);
+  const timing = { schedule: target.schedules.accounts, requestsPerRun: keys === 0 ? 0 : ledgerEntriesCalls(keys) + 1 };
   return new RpcAccountsCollector(client, target.accounts, network, timing);
 }

@@ -3,7 +3,7 @@ import type { RpcStatus } from "../client/rpc-client.js";
 import type { RpcFeeDistribution } from "../client/rpc-schemas.js";
 import type { RpcJobParts } from "../job/job.js";
 import type { LedgerClose } from "../job/network.js";
-import { LatestDocumentCollector } from "./collector.js";
+import { latestDocumentJob } from "./collector.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 
 function* feeSamples(kind: "soroban" | "classic", fees: RpcFeeDistribution): Generator<Sample> {
@@ -48,8 +48,8 @@ export function rpcStatusSamples(status: RpcStatus | undefined, lastPollSucceede
 }
 
 /** A Stellar RPC's status batch (getHealth, getLatestLedger, getFeeStats): its heartbeat. */
-export function rpcStatusJob({ client, network, target }: RpcJobParts): LatestDocumentCollector<RpcStatus> {
-  return new LatestDocumentCollector({
+export function rpcStatusJob({ client, network, target }: RpcJobParts) {
+  return latestDocumentJob({
     source: "status",
     schedule: target.schedules.status,
     heartbeat: true,

@@ -1,9 +1,9 @@
 import { RPC_METRICS } from "../catalog/metrics.js";
 import type { RpcVersions } from "../client/rpc-client.js";
 import type { RpcJobParts } from "../job/job.js";
-import { LatestDocumentCollector } from "./collector.js";
+import { latestDocumentJob } from "./collector.js";
 import { LABEL_TEXT_BOUNDS, labelText } from "./label-text.js";
-import { networkName } from "./root.js";
+import { networkLabels } from "./root.js";
 import type { CollectorSamples } from "../exposition/samples.js";
 
 export function rpcVersionsSamples(versions: RpcVersions | undefined): CollectorSamples {
@@ -12,15 +12,14 @@ export function rpcVersionsSamples(versions: RpcVersions | undefined): Collector
   const labels = {
     version: labelText(versionInfo.version, LABEL_TEXT_BOUNDS.version),
     captive_core_version: labelText(versionInfo.captiveCoreVersion, LABEL_TEXT_BOUNDS.version),
-    network: networkName(network.passphrase),
-    network_passphrase: labelText(network.passphrase, LABEL_TEXT_BOUNDS.networkPassphrase),
+    ...networkLabels(network.passphrase),
   };
   return { live: [{ metric: RPC_METRICS.info, labels, value: 1 }], persistent: [] };
 }
 
 /** A Stellar RPC's rare versions batch (getNetwork, getVersionInfo). */
-export function rpcVersionsJob({ client, network, target }: RpcJobParts): LatestDocumentCollector<RpcVersions> {
-  return new LatestDocumentCollector({
+export function rpcVersionsJob({ client, network, target }: RpcJobParts) {
+  return latestDocumentJob({
     source: "versions",
     schedule: target.schedules.versions,
     fetch: (signal) => client.versions(signal),
