@@ -5,7 +5,6 @@ import {
   type MetricDefinition,
 } from "../catalog/metrics.js";
 import { amountStroops, stroopsToUnits, type AccountFacts } from "../client/account-schemas.js";
-import type { AccountLookup } from "../client/accounts.js";
 import { PollError } from "../client/errors.js";
 import type { WatchedAccount } from "../config/accounts.js";
 import type { NetworkView } from "../job/network.js";
@@ -135,9 +134,8 @@ class AccountGroup implements SeriesGroup {
 }
 
 /**
- * The series of a target's watched accounts, a group per account. An observation that is the very object of the last
- * publication, under the same base reserve, gives the same group again, so the version stays put and the store does
- * not render the accounts again. Signer change counters persist throughout.
+ * The series of a target's watched accounts, a group per account, and their persistent signer change counters. The
+ * very observation object of the last publication, under the same base reserve, gives the same group: no re-render.
  */
 export class AccountSamples {
   /** In the order of the watch list: each account's group as last published, and its signer change counter. */
@@ -269,15 +267,12 @@ export class AccountsCollector extends WatchedAccountsPoll<WatchedAccount> {
     watched: WatchedAccount,
     { signal, invalidRecords }: PollContext,
   ): Promise<AccountObservation | undefined> {
-    let lookup: AccountLookup;
-    try {
-      lookup = await this.client.account(watched.id, signal);
-    } catch (error) {
+    const lookup = await this.client.account(watched.id, signal).catch((error: unknown) => {
       // A value out of its range, a balance or signer listed twice: this account is left out, not the others.
       if (!(error instanceof PollError && error.reason === "schema")) throw error;
       invalidRecords(1);
-      return undefined;
-    }
+    });
+    if (lookup === undefined) return undefined;
     if (lookup.status === "missing") return MISSING;
     let offers: number | undefined;
     if (watched.offers) {

@@ -1,7 +1,5 @@
-/**
- * The events poll of a Stellar RPC target: the watched contracts' events (contract and system alike), read with
- * getEvents from the RPC's latest ledger at the first poll on, each counted exactly once by its first topic.
- */
+// The events poll of a Stellar RPC target: the watched contracts' events (contract and system alike), read with
+// getEvents from the RPC's latest ledger at the first poll on, each counted exactly once by its first topic.
 import type { Logger } from "pino";
 import { RPC_METRICS } from "../catalog/metrics.js";
 import { ledgerOfEventId, type EventType, type RpcContractEvent } from "../client/event-schemas.js";
@@ -182,11 +180,8 @@ export class ContractEventsJob implements PollJob {
     return invalid;
   }
 
-  /**
-   * The start fell outside the RPC's window [oldest, latest]. Behind it, the ledgers in between are lost: counted as
-   * skipped (once per target) and reading resumes at `oldest`. Ahead of it (an RPC that fell behind or was replaced),
-   * reading resumes at its latest ledger; events already counted are then recognised by their ids.
-   */
+  // The start fell outside the RPC's window [oldest, latest]. Behind it, the ledgers between are lost: counted skipped
+  // (once per target), reading resumes at `oldest`. Ahead (an RPC behind or replaced): at its latest, ids skip counted.
   private restart(group: Group, oldest: number, latest: number): void {
     const before = group.cursor === undefined ? (group.startLedger ?? 1) - 1 : ledgerOfEventId(group.cursor);
     group.cursor = undefined;
@@ -208,9 +203,7 @@ export class ContractEventsJob implements PollJob {
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
-  const all: T[][] = [];
-  for (let start = 0; start < items.length; start += size) all.push(items.slice(start, start + size));
-  return all;
+  return Array.from({ length: Math.ceil(items.length / size) }, (_, nth) => items.slice(nth * size, (nth + 1) * size));
 }
 
 /** Whether a Stellar RPC target counts any watched contract's events (of this shard's contracts). */

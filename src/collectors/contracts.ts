@@ -1,7 +1,5 @@
-/**
- * The contracts poll of a Stellar RPC target: every watched contract's instance, wasm code and configured storage keys,
- * and where this replica exports network-level series the state-archival settings; and how long each has to live.
- */
+// The contracts poll of a Stellar RPC target: every watched contract's instance, wasm code and configured storage keys,
+// and where this replica exports network-level series the state-archival settings; and how long each has to live.
 import type { Logger } from "pino";
 import { RPC_METRICS } from "../catalog/metrics.js";
 import { PollError } from "../client/errors.js";
@@ -13,7 +11,7 @@ import type { CollectorSamples, LabelsOf, Sample } from "../exposition/samples.j
 import { stellarBase } from "../stellar-base.js";
 import type { xdr } from "@stellar/stellar-base";
 import type { JobTiming, PollContext, PollJob, RpcJobParts } from "../job/job.js";
-import { ArchivalJudge, LedgerCloseWindow, type EntryState, type ReturnedEntry } from "./contract-archival.js";
+import { ArchivalJudge, LedgerCloseWindow, type ReturnedEntry } from "./contract-archival.js";
 import type { Clock } from "../clock.js";
 import type { NetworkView } from "../job/network.js";
 
@@ -96,10 +94,7 @@ export class ContractsCollector implements PollJob {
     });
   }
 
-  /**
-   * Reads the state-archival setting, the instances, the configured keys and the code of known wasm hashes in one
-   * round, then the code of wasm hashes seen for the first time (on the first poll, or after an upgrade) in a second.
-   */
+  /** One round for the setting, instances, keys and known code; a second for wasm hashes new (first poll, upgrade). */
   async run({ signal, progressed }: PollContext): Promise<void> {
     const close = this.dependencies.network.current.latestLedgerClose;
     if (close !== undefined) this.closes.observe(close);
@@ -113,60 +108,30 @@ export class ContractsCollector implements PollJob {
         const xdr = this.decodedKeys.has(entry.key) ? entry.xdr : undefined;
         return { xdr, liveUntilLedgerSeq: entry.liveUntilLedgerSeq, latestLedger };
       });
-    const first = await read([...this.ownKeys, ...new Set(codeKeys.values())]);
-    const fresh: string[] = [];
+    const first = await read([...this.ownKeys, ...codeKeys.values()]);
+    const fresh = new Set<string>();
     for (const watched of this.watched) {
       const executable = this.executableOf(watched, first.entries.get(watched.instance.key));
-      if (executable?.kind === "wasm" && !codeKeys.has(executable.wasmHash)) {
-        const key = contractCodeKey(executable.wasmHash);
-        codeKeys.set(executable.wasmHash, key);
-        fresh.push(key);
-      }
+      if (executable?.kind === "wasm" && !codeKeys.has(executable.wasmHash)) fresh.add(executable.wasmHash);
     }
-    const second = fresh.length > 0 ? await read(fresh) : undefined;
-    this.latest = this.sampled(first, second, codeKeys);
+    const second = fresh.size > 0 ? await read([...fresh].map((wasmHash) => contractCodeKey(wasmHash))) : undefined;
+    this.latest = this.sampled(first, second);
   }
 
   samples(lastPollSucceeded: boolean): CollectorSamples<Sample> {
     return { live: lastPollSucceeded ? this.latest : [], persistent: [] };
   }
 
-  /**
-   * Every watched entry's samples (the instance; a wasm instance's code, none while the instance is not returned; the
-   * keys), then each returned instance's info and the state-archival settings.
-   */
-  private sampled(
-    first: LedgerEntriesRead<ReadEntry>,
-    second: LedgerEntriesRead<ReadEntry> | undefined,
-    codeKeys: ReadonlyMap<string, string>,
-  ): Sample[] {
-    const judged: [WatchedEntry, EntryState][] = [];
-    const judge = (entry: WatchedEntry) => {
-      const returned = first.entries.get(entry.key) ?? second?.entries.get(entry.key);
-      judged.push([entry, this.judge.judge(entry.key, returned, entry.labels)]);
-    };
-    const infos: Sample[] = [];
-    for (const { contract, instance, keys } of this.watched) {
-      judge(instance);
-      const known = this.executables.get(instance.key);
-      if (known !== undefined) infos.push(known.info);
-      const executable = known?.executable;
-      if (executable?.kind === "wasm") {
-        const key = codeKeys.get(executable.wasmHash) ?? contractCodeKey(executable.wasmHash);
-        judge(this.codeEntryOf(contract.name, executable.wasmHash, key));
-      } else this.codeEntries.delete(contract.name);
-      for (const key of keys) judge(key);
-    }
-    // What the judge remembers of entries no longer watched (a contract's code before an upgrade) goes.
-    this.judge.forgetUnjudged();
-    const stateArchival = stateArchivalSamples(first.entries.get(this.configKey));
+  /** Each watched entry's samples (instance, a returned wasm instance's code, keys), then the infos and the setting. */
+  private sampled(first: LedgerEntriesRead<ReadEntry>, second: LedgerEntriesRead<ReadEntry> | undefined): Sample[] {
     const secondsPerLedger = this.closes.meanIntervalSeconds();
     const nowSeconds = this.dependencies.clock.now() / 1000;
     const live: Sample[] = [];
-    for (const [{ labels }, state] of judged) {
+    const judge = ({ key, labels }: WatchedEntry) => {
+      const state = this.judge.judge(key, first.entries.get(key) ?? second?.entries.get(key), labels);
       live.push({ metric: RPC_METRICS.contractEntryExists, labels, value: state.kind === "missing" ? 0 : 1 });
       if (state.kind === "archived") live.push({ metric: RPC_METRICS.contractEntryArchived, labels, value: 1 });
-      if (state.kind !== "live") continue;
+      if (state.kind !== "live") return;
       const expiry = Math.round(nowSeconds + state.ttlLedgers * secondsPerLedger);
       live.push(
         { metric: RPC_METRICS.contractEntryArchived, labels, value: 0 },
@@ -174,8 +139,19 @@ export class ContractsCollector implements PollJob {
         { metric: RPC_METRICS.contractEntryTtl, labels, value: state.ttlLedgers },
         { metric: RPC_METRICS.contractEntryExpiry, labels, value: expiry },
       );
+    };
+    const infos: Sample[] = [];
+    for (const { contract, instance, keys } of this.watched) {
+      judge(instance);
+      const known = this.executables.get(instance.key);
+      if (known !== undefined) infos.push(known.info);
+      if (known?.executable.kind === "wasm") judge(this.codeEntryOf(contract.name, known.executable.wasmHash));
+      else this.codeEntries.delete(contract.name);
+      for (const key of keys) judge(key);
     }
-    live.push(...infos, ...stateArchival);
+    // What the judge remembers of entries no longer watched (a contract's code before an upgrade) goes.
+    this.judge.forgetUnjudged();
+    live.push(...infos, ...stateArchivalSamples(first.entries.get(this.configKey)));
     return live;
   }
 
@@ -200,10 +176,10 @@ export class ContractsCollector implements PollJob {
   }
 
   /** The contract's code entry for this wasm hash: the same object, and labels, poll after poll. */
-  private codeEntryOf(contract: string, wasmHash: string, key: string): WatchedEntry {
+  private codeEntryOf(contract: string, wasmHash: string): WatchedEntry {
     let code = this.codeEntries.get(contract);
     if (code?.wasmHash !== wasmHash) {
-      code = { wasmHash, entry: watchedEntry(contract, "code", "persistent", key) };
+      code = { wasmHash, entry: watchedEntry(contract, "code", "persistent", contractCodeKey(wasmHash)) };
       this.codeEntries.set(contract, code);
     }
     return code.entry;

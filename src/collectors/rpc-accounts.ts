@@ -22,9 +22,8 @@ const ledgersPageSchema = z.object({
 type Xdrs = readonly (string | undefined)[];
 
 /**
- * Watched accounts of a Stellar RPC target, read as ledger entries: every account and configured trustline in
- * getLedgerEntries calls of 200 keys, and the latest ledger header for the base reserve. An account whose entry is
- * absent does not exist (`exists` 0), which is no poll error.
+ * Watched accounts of a Stellar RPC target, read as ledger entries (accounts and configured trustlines) and the latest
+ * ledger header for the base reserve. An account whose entry is absent does not exist (`exists` 0): no poll error.
  */
 export class RpcAccountsCollector extends WatchedAccountsPoll<RpcWatchedAccount> {
   /** By account, where its account entry and its trustlines (in the order of its assets) stand in `allKeys`. */
@@ -72,10 +71,7 @@ export class RpcAccountsCollector extends WatchedAccountsPoll<RpcWatchedAccount>
     this.network.learn({ baseReserveStroops: baseReserve });
   }
 
-  /**
-   * The account as its entries say; undefined when an entry does not decode (counted; the other accounts stand).
-   * Entries the same as the last poll's (`before`) give the last poll's observation.
-   */
+  /** The account as its entries say, the last poll's observation if they are the same; undefined if one is invalid. */
   private observe(watched: RpcWatchedAccount, index: number, xdrs: Xdrs, before: Xdrs): AccountObservation | undefined {
     const { account, trustlines } = this.places[index]!;
     const accountXdr = xdrs[account];
