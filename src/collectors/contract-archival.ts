@@ -24,10 +24,7 @@ export interface ReturnedEntry {
   readonly latestLedger: number;
 }
 
-/**
- * Judges entries poll after poll; remembers per entry (by ledger key) the latest live-until seen and whether an unknown
- * state was warned about (once per entry). `About` is what the warning says of the entry.
- */
+/** Judges entries poll after poll, by ledger key; `About` is what the warning says of an entry. */
 export class ArchivalJudge<About> {
   private readonly lastLiveUntil = new Map<string, number>();
   private readonly warned = new Set<string>();
@@ -63,10 +60,8 @@ export class ArchivalJudge<About> {
     return { kind: "archived" };
   }
 
-  /**
-   * Forgets every entry not judged since the last call (after each poll's judgements): a key no longer watched (old
-   * code, a key dropped by a reload) leaves nothing behind, and comes back as a new entry if watched again.
-   */
+  // After each poll's judgements: a key no longer watched (old code, a key dropped by a reload) leaves nothing behind,
+  // and comes back as a new entry if watched again.
   forgetUnjudged(): void {
     for (const entry of this.lastLiveUntil.keys()) if (!this.judged.has(entry)) this.lastLiveUntil.delete(entry);
     for (const entry of this.warned) if (!this.judged.has(entry)) this.warned.delete(entry);
@@ -78,10 +73,8 @@ export class ArchivalJudge<About> {
 export const DEFAULT_CLOSE_INTERVAL_SECONDS = 5;
 const WINDOW_SECONDS = 3_600;
 
-/**
- * The mean ledger close interval a target showed over the last hour, from the (sequence, close time) pairs of its
- * latest ledger as its polls saw them: what turns a TTL in ledgers into a date.
- */
+// The mean ledger close interval a target showed over the last hour, from the (sequence, close time) pairs of its
+// latest ledger as its polls saw them: what turns a TTL in ledgers into a date.
 export class LedgerCloseWindow {
   private points: LedgerClose[] = [];
 

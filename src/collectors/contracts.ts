@@ -94,7 +94,7 @@ export class ContractsCollector implements PollJob {
     });
   }
 
-  /** One round for the setting, instances, keys and known code; a second for wasm hashes new (first poll, upgrade). */
+  /** One round: the setting, instances, keys, known code; a second: code of new wasm hashes (first poll, upgrade). */
   async run({ signal, progressed }: PollContext): Promise<void> {
     const close = this.dependencies.network.current.latestLedgerClose;
     if (close !== undefined) this.closes.observe(close);
