@@ -57,12 +57,9 @@ const perBalance =
     for (const balance of account.balances) emit(value(balance), { asset: balance.asset });
   };
 
-type FamilyKey = Exclude<
-  keyof typeof HORIZON_ACCOUNT_METRICS | keyof typeof RPC_ACCOUNT_METRICS,
-  "accountExists" | "accountSignerChangesTotal"
->;
+type AccountKey = keyof typeof HORIZON_ACCOUNT_METRICS | keyof typeof RPC_ACCOUNT_METRICS;
 /** Every account family but `exists`, which a missing account has too, and the signer change counter, kept apart. */
-const FAMILIES: Readonly<Record<FamilyKey, Family>> = {
+const FAMILIES: Readonly<Record<Exclude<AccountKey, "accountExists" | "accountSignerChangesTotal">, Family>> = {
   accountInfo: (emit, { account }, { watched }) => {
     const homeDomain = labelText(account.homeDomain, LABEL_TEXT_BOUNDS.homeDomain);
     emit(1, { account_id: account.id, home_domain: homeDomain, cold: String(watched.cold) });
