@@ -3,7 +3,7 @@ import { METRICS } from "../catalog/metrics.js";
 import type { MarketOffer, TradeAggregation } from "../client/market-schemas.js";
 import { amountStroops, stroopsToUnits } from "../client/wire-values.js";
 import { MAKER_SIDES, type MakerSide, type WatchedMarket } from "../config/markets.js";
-import type { Sample } from "../exposition/samples.js";
+import type { CollectorSamples, Sample } from "../exposition/samples.js";
 
 /** A trade's paging token, `OPERATION-INDEX`, as a pair ordered like Horizon's pages; undefined for another shape. */
 export function tradeTokenKey(token: string | undefined): readonly [bigint, bigint] | undefined {
@@ -18,22 +18,13 @@ export function tradeAfter(key: readonly [bigint, bigint], cursor: string | unde
   return at === undefined || key[0] > at[0] || (key[0] === at[0] && key[1] > at[1]);
 }
 
-/** A maker's offers on one side, as read in one poll. */
-export interface SideFigures {
-  readonly offers: number;
-  readonly amountStroops: bigint;
-  /** Counter per base; absent without offers. */
-  readonly bestPrice?: number;
-  /** Seconds since the oldest `last_modified_time`; absent when no offer carries one. */
-  readonly ageSeconds?: number;
-}
-
 /**
- * A side's figures from its offers at `nowMs`. An ask's `price` is counter per base, a bid's base per
- * counter: on both sides the lowest `price_r` (compared exactly) is the best. A bid's best in counter
- * per base is `1 / price`, taken from `price_r` as `d / n`, one division of two exact integers.
+ * A maker's offers on one side at `nowMs`: the best price in counter per base and the seconds since the oldest
+ * `last_modified_time`, each absent when no offer gives one. An ask's `price` is counter per base, a bid's base per
+ * counter: on both sides the lowest `price_r` (compared exactly) is the best. A bid's best in counter per base is
+ * `1 / price`, taken from `price_r` as `d / n`, one division of two exact integers.
  */
-export function sideFigures(side: MakerSide, offers: readonly MarketOffer[], nowMs: number): SideFigures {
+export function sideFigures(side: MakerSide, offers: readonly MarketOffer[], nowMs: number) {
   let amount = 0n;
   let best: MarketOffer | undefined;
   let oldestMs: number | undefined;
@@ -63,15 +54,13 @@ export class MarketState {
   readonly amountStroops = { base: 0n, counter: 0n };
   lastTradeMs: number | undefined;
   /** By maker id, then side. */
-  readonly makers = new Map<string, Readonly<Record<MakerSide, SideFigures>>>();
+  readonly makers = new Map<string, Readonly<Record<MakerSide, ReturnType<typeof sideFigures>>>>();
 }
-
-const PRICE_STATS = ["open", "high", "low", "close", "avg"] as const;
 
 function priceSamples(market: WatchedMarket, price: TradeAggregation): Sample[] {
   const labels = { market: market.name };
   const samples: Sample[] = [];
-  for (const stat of PRICE_STATS)
+  for (const stat of ["open", "high", "low", "close", "avg"] as const)
     samples.push({ metric: METRICS.marketPrice, labels: { ...labels, stat }, value: price[stat] });
   for (const asset of ["base", "counter"] as const) {
     const value = Number(price[`${asset}_volume`]);
@@ -106,24 +95,22 @@ function makerSamples(market: WatchedMarket, state: MarketState): Sample[] {
   return samples;
 }
 
-export function marketLiveSamples(market: WatchedMarket, state: MarketState): Sample[] {
+/** A market's gauges, and its counters (from zero at start). */
+export function marketSamples(market: WatchedMarket, state: MarketState): CollectorSamples<Sample> {
   const labels = { market: market.name };
-  const samples: Sample[] = [{ metric: METRICS.marketTraded, labels, value: state.traded ? 1 : 0 }];
+  const live: Sample[] = [{ metric: METRICS.marketTraded, labels, value: state.traded ? 1 : 0 }];
   if (market.referencePrice !== undefined)
-    samples.push({ metric: METRICS.marketReferencePrice, labels, value: market.referencePrice });
-  if (state.price !== undefined) samples.push(...priceSamples(market, state.price));
+    live.push({ metric: METRICS.marketReferencePrice, labels, value: market.referencePrice });
+  if (state.price !== undefined) live.push(...priceSamples(market, state.price));
   if (state.lastTradeMs !== undefined)
-    samples.push({ metric: METRICS.marketLastTrade, labels, value: state.lastTradeMs / 1000 });
-  samples.push(...makerSamples(market, state));
-  return samples;
-}
-
-/** A market's counters, from zero at start. */
-export function marketCounterSamples({ name: market }: WatchedMarket, state: MarketState): Sample[] {
-  const samples: Sample[] = [];
+    live.push({ metric: METRICS.marketLastTrade, labels, value: state.lastTradeMs / 1000 });
+  live.push(...makerSamples(market, state));
+  const persistent: Sample[] = [];
   for (const [trade_type, value] of Object.entries(state.trades))
-    samples.push({ metric: METRICS.marketTrades, labels: { market, trade_type }, value });
-  for (const [asset, stroops] of Object.entries(state.amountStroops))
-    samples.push({ metric: METRICS.marketTradedAmount, labels: { market, asset }, value: stroopsToUnits(stroops) });
-  return samples;
+    persistent.push({ metric: METRICS.marketTrades, labels: { ...labels, trade_type }, value });
+  for (const [asset, stroops] of Object.entries(state.amountStroops)) {
+    const value = stroopsToUnits(stroops);
+    persistent.push({ metric: METRICS.marketTradedAmount, labels: { ...labels, asset }, value });
+  }
+  return { live, persistent };
 }

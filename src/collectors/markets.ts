@@ -9,29 +9,21 @@ import {
 } from "../client/market-schemas.js";
 import { cursorAfter, cursorPast, PAGE_LIMIT, rawPagingToken, validRecord } from "../client/paging.js";
 import { amountStroops } from "../client/wire-values.js";
-import { MAKER_SIDES, marketRequestsPerPoll, type MakerSide, type WatchedMarket } from "../config/markets.js";
+import { marketRequestsPerPoll, type WatchedMarket } from "../config/markets.js";
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 import type { HorizonJobParts, PollContext, PollJob } from "../job/job.js";
-import {
-  MarketState,
-  marketCounterSamples,
-  marketLiveSamples,
-  sideFigures,
-  tradeAfter,
-  tradeTokenKey,
-  type SideFigures,
-} from "./market-figures.js";
+import { MarketState, marketSamples, sideFigures, tradeAfter, tradeTokenKey } from "./market-figures.js";
+
+type PairPath = "trade_aggregations" | "trades";
 
 /** Pages of trades, and of a maker's offers on a side, one poll reads at most; the rest waits for the next poll. */
 const MAX_MARKET_PAGES = 5;
 
-type PairPath = "trade_aggregations" | "trades";
-
 /**
- * Watched DEX markets of one Horizon: each poll reads, per market, the last completed trade aggregation
- * bucket, the trades since the last poll (each counted once, from a cursor), and each maker's offers on
- * both sides. Every answer is folded into the market's state as it arrives, so an aborted poll leaves it consistent.
+ * Watched DEX markets of one Horizon: each poll reads, per market, the last completed trade aggregation bucket, the
+ * trades since the last poll (each counted once, from a cursor), and each maker's offers on both sides. Every answer
+ * is folded into the market's state as it arrives, so an aborted poll leaves it consistent.
  */
 export class MarketsJob implements PollJob {
   readonly role = "poll";
@@ -58,13 +50,8 @@ export class MarketsJob implements PollJob {
   }
 
   samples(): CollectorSamples<Sample> {
-    const live: Sample[] = [];
-    const persistent: Sample[] = [];
-    for (const [market, state] of this.states) {
-      live.push(...marketLiveSamples(market, state));
-      persistent.push(...marketCounterSamples(market, state));
-    }
-    return { live, persistent };
+    const all = this.states.map(([market, state]) => marketSamples(market, state));
+    return { live: all.flatMap((one) => one.live), persistent: all.flatMap((one) => one.persistent) };
   }
 
   /** A page about the market's pair; undefined when the pair never traded. */
@@ -87,17 +74,12 @@ export class MarketsJob implements PollJob {
     const end_time = Math.floor(this.now() / resolution) * resolution;
     const query = { resolution, end_time, order: "desc", limit: 1 };
     const records = await this.pairPage("trade_aggregations", market, query, signal);
-    if (records === undefined || records.length === 0) {
-      state.price = undefined;
-      return;
-    }
-    const bucket = validRecord(tradeAggregationSchema, records[0]);
-    if (bucket === undefined) {
-      invalidRecords(1);
-      return;
-    }
+    const raw = records?.[0];
+    const bucket = validRecord(tradeAggregationSchema, raw);
+    // An invalid bucket is counted and keeps the last price; no bucket at all clears it.
+    if (raw !== undefined && bucket === undefined) return invalidRecords(1);
     state.price = bucket;
-    state.traded = true;
+    if (bucket !== undefined) state.traded = true;
   }
 
   /** The first poll starts after the newest trade, counting nothing; later ones page on while full, up to the cap. */
@@ -154,13 +136,10 @@ export class MarketsJob implements PollJob {
 
   /** A maker's offers on both sides; its figures change only once both sides are read. */
   private async readMaker(market: WatchedMarket, maker: string, state: MarketState, context: PollContext) {
-    const sides = {} as Record<MakerSide, SideFigures>;
-    for (const side of MAKER_SIDES) {
-      const [selling, buying] = side === "ask" ? [market.base, market.counter] : [market.counter, market.base];
-      const offers = await this.makerOffers(maker, selling, buying, context);
-      sides[side] = sideFigures(side, offers, this.now());
-    }
-    state.makers.set(maker, sides);
+    const { base, counter } = market;
+    const ask = sideFigures("ask", await this.makerOffers(maker, base, counter, context), this.now());
+    const bid = sideFigures("bid", await this.makerOffers(maker, counter, base, context), this.now());
+    state.makers.set(maker, { ask, bid });
   }
 
   private async makerOffers(seller: string, selling: string, buying: string, context: PollContext) {
