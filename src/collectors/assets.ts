@@ -33,10 +33,9 @@ function assetSamples(asset: string, record: AssetRecord): Sample[] {
   return samples;
 }
 
-/** A watched asset and what its flag changes are counted against. */
+/** A watched asset, the flags of its last valid record its flag changes are counted against, and the last poll's. */
 interface AssetState {
   readonly asset: WatchedAsset;
-  /** The flags of the last valid record; undefined until one arrives. */
   flags: AssetRecord["flags"] | undefined;
   flagChanges: number;
   /** The last poll's record was invalid. */

@@ -47,20 +47,11 @@ function corridorQuery(corridor: CorridorConfig): Query {
   };
 }
 
-/** Whether `record` beats `best`: receiving more (strict_send) or spending less; of equals, Horizon's first wins. */
-function better(mode: CorridorConfig["mode"], record: PathRecord, best: PathRecord): boolean {
-  if (mode === "strict_send") return record.destination_amount > best.destination_amount;
-  return record.source_amount < best.source_amount;
-}
-
 /** A record from the corridor's source to its destination: Horizon also answers other pairs (an asset to itself). */
-function joins(record: PathRecord, corridor: CorridorConfig): boolean {
-  const { source_asset_type, source_asset_code, source_asset_issuer } = record;
-  const { destination_asset_type, destination_asset_code, destination_asset_issuer } = record;
-  return (
-    assetOf(source_asset_type, source_asset_code, source_asset_issuer) === corridor.source &&
-    assetOf(destination_asset_type, destination_asset_code, destination_asset_issuer) === corridor.destination
-  );
+function joins(record: PathRecord, { source, destination }: CorridorConfig): boolean {
+  const from = assetOf(record.source_asset_type, record.source_asset_code, record.source_asset_issuer);
+  const to = assetOf(record.destination_asset_type, record.destination_asset_code, record.destination_asset_issuer);
+  return from === source && to === destination;
 }
 
 /** The outcome a failed corridor request is counted under. */
@@ -150,9 +141,12 @@ export class CorridorsJob implements PollJob {
       state.answer = { paths: 0, atMs: nowMs };
       return "none";
     }
-    const mode = state.corridor.mode;
-    const best = records.reduce((best, record) => (better(mode, record, best) ? record : best));
-    const amount = mode === "strict_send" ? best.destination_amount : best.source_amount;
+    const send = state.corridor.mode === "strict_send";
+    // The best receives the most (strict_send) or spends the least; of equals, Horizon's first wins.
+    const better = (record: PathRecord, best: PathRecord) =>
+      send ? record.destination_amount > best.destination_amount : record.source_amount < best.source_amount;
+    const best = records.reduce((best, record) => (better(record, best) ? record : best));
+    const amount = send ? best.destination_amount : best.source_amount;
     const rate = best.source_amount > 0 ? best.destination_amount / best.source_amount : 0;
     state.answer = { paths: records.length, best: { amount, rate, hops: best.path.length }, atMs: nowMs };
     state.lastFoundSeconds = nowMs / 1000;

@@ -135,12 +135,9 @@ export class LiquidityPoolsCollector implements PollJob {
         progressed();
       } catch (error) {
         // A pool that no longer exists simply stops being tracked; an invalid one is left out, as in a page.
-        if (error instanceof PollError && error.details.status === 404) continue;
-        if (error instanceof PollError && error.reason === "schema") {
-          invalidRecords(1);
-          continue;
-        }
-        throw error;
+        const gone = error instanceof PollError && error.details.status === 404;
+        if (!gone && !(error instanceof PollError && error.reason === "schema")) throw error;
+        if (!gone) invalidRecords(1);
       }
     }
     return pools;

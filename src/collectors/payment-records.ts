@@ -1,7 +1,4 @@
-/**
- * What one record of a watched account's streams counts, as pure functions of the record; the
- * activity job (account-activity.ts) reads the streams and keeps the sums.
- */
+/** What one record of a watched account's streams counts; the activity job (account-activity.ts) keeps the sums. */
 import type { xdr } from "@stellar/stellar-base";
 import type { BalanceChange, PaymentRecord, TransactionRecord } from "../client/activity-schemas.js";
 import { assetOf } from "../client/path-schemas.js";
