@@ -216,7 +216,6 @@ export function activityWatched(target: { readonly accounts: readonly WatchedAcc
   return target.accounts.some((account) => account.activity === true || account.operations === true);
 }
 
-/** The activity poll of a Horizon's job table: the flow of the accounts this shard watches. */
 export function activityJob({ client, target }: HorizonJobParts): AccountActivityJob {
   return new AccountActivityJob(client, target.accounts, target.schedules.activity);
 }

@@ -1,7 +1,6 @@
-import type { Logger } from "pino";
 import { CORRIDOR_RESULTS, METRICS, type CorridorResult } from "../catalog/metrics.js";
 import { PollError } from "../client/errors.js";
-import type { HorizonClient, Query } from "../client/horizon-client.js";
+import type { Query } from "../client/horizon-client.js";
 import { assetQuery } from "../client/market-schemas.js";
 import { assetOf, pathRecordSchema, type PathRecord } from "../client/path-schemas.js";
 import type { CorridorConfig } from "../config/corridors.js";
@@ -12,13 +11,8 @@ import type { HorizonJobParts, PollContext, PollJob } from "../job/job.js";
 /** After a 404 (path finding switched off), the target's corridors are asked again only this much later. */
 export const DISABLED_RETRY_MS = 3_600_000;
 
-interface CorridorsJobParts {
-  readonly client: HorizonClient;
-  readonly log: Logger;
-  readonly now: () => number;
-  /** How long a corridor's last found values stay on /metrics when later runs fail. */
-  readonly freshnessMs: number;
-}
+/** `freshnessMs`: how long a corridor's last found values stay on /metrics when later runs fail. */
+type CorridorsJobParts = Pick<HorizonJobParts, "client" | "log"> & { now: () => number; freshnessMs: number };
 
 /** What the corridor's last answered run (found or none) saw. */
 interface Answer {
@@ -54,7 +48,6 @@ function joins(record: PathRecord, { source, destination }: CorridorConfig): boo
   return from === source && to === destination;
 }
 
-/** The outcome a failed corridor request is counted under. */
 function failureResult(error: PollError): CorridorResult {
   const status = error.details.status;
   if (status === 404) return "disabled";
@@ -66,9 +59,9 @@ function failureResult(error: PollError): CorridorResult {
 }
 
 /**
- * Payment corridors of one Horizon: each run asks path finding once per corridor and counts how each
- * ended. Failing corridors do not fail the run (their outcomes are their series): they never back off the
- * other polls, mark the target down or count as poll errors. Only the run's deadline, or a stop, fails it.
+ * Payment corridors of one Horizon: each run asks path finding once per corridor and counts how each ended. Failing
+ * corridors do not fail the run (their outcomes are their series): they never back off the other polls, mark the
+ * target down or count as poll errors. Only the run's deadline, or a stop, fails it.
  */
 export class CorridorsJob implements PollJob {
   readonly role = "poll";
@@ -197,7 +190,6 @@ export function corridorsWatched(target: { readonly corridors?: readonly Corrido
   return (target.corridors ?? []).length > 0;
 }
 
-/** The corridors poll of a Horizon's job table: it counts each corridor's outcome and never fails for them. */
 export function corridorsJob({ client, config, target, log: targetLog, clock }: HorizonJobParts): CorridorsJob {
   const schedule = target.schedules.corridors;
   const log = targetLog.child({ endpoint: "corridors" });

@@ -174,7 +174,6 @@ export class LedgersCollector implements PollJob {
     this.readPage(records, context);
   }
 
-  /** Reads an ascending page, each invalid record counted invalid and skipped, once; the cursor moves past it. */
   private readPage(records: RawRecords, context: PollContext): void {
     // Found first: a page that cannot move the cursor fails the poll before anything is counted.
     const next = ledgerCursorAfter(records, this.cursor);

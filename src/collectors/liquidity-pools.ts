@@ -25,7 +25,6 @@ function poolSamples(pool: LiquidityPool): Sample[] {
   ];
 }
 
-/** The pool count, then every pool's series. */
 function allPoolSamples(pools: readonly (readonly Sample[])[]): Sample[] {
   return [{ metric: METRICS.liquidityPools, value: pools.length }, ...pools.flat()];
 }
@@ -168,22 +167,15 @@ export class LiquidityPoolsCollector implements PollJob {
     return pools;
   }
 
-  /** Adds the page's valid pools to `pools` (up to `max`), and counts the invalid records. */
   private keepValid(records: RawRecords, pools: Map<string, KnownPool>, context: PollContext): void {
     let invalid = 0;
     for (const record of records) {
-      const pool = this.recognised(record) ?? knownPool(record);
+      const known = this.known.get((record as SentRecord | null)?.id as string);
+      const pool = known !== undefined && sentAsBefore(record as SentRecord, known) ? known : knownPool(record);
       if (pool === undefined) invalid += 1;
       else if (pools.size < this.selection.max && !pools.has(pool.id)) pools.set(pool.id, pool);
     }
     if (invalid > 0) context.invalidRecords(invalid);
-  }
-
-  /** The last poll's pool when `record` is sent exactly as its record was. */
-  private recognised(record: unknown): KnownPool | undefined {
-    if (typeof record !== "object" || record === null) return undefined;
-    const known = this.known.get((record as SentRecord).id as string);
-    return known !== undefined && sentAsBefore(record as SentRecord, known) ? known : undefined;
   }
 }
 

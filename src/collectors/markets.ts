@@ -35,10 +35,9 @@ function tradeAfter(key: readonly [bigint, bigint], cursor: string | undefined):
 }
 
 /**
- * A maker's offers on one side at `nowMs`: the best price in counter per base and the seconds since the oldest
- * `last_modified_time`, each absent when no offer gives one. An ask's `price` is counter per base, a bid's base per
- * counter: on both sides the lowest `price_r` (compared exactly) is the best. A bid's best in counter per base is
- * `1 / price`, taken from `price_r` as `d / n`, one division of two exact integers.
+ * A maker's offers on one side at `nowMs`; best price (counter per base) and age are absent when no offer gives one.
+ * An ask's `price` is counter per base, a bid's base per counter: on both sides the lowest `price_r` (compared
+ * exactly) is the best, and a bid's is inverted as `d / n`, one division of two exact integers.
  */
 function sideFigures(side: MakerSide, offers: readonly MarketOffer[], nowMs: number) {
   let amount = 0n;
@@ -56,7 +55,6 @@ function sideFigures(side: MakerSide, offers: readonly MarketOffer[], nowMs: num
   return { offers: offers.length, amountStroops: amount, bestPrice, ageSeconds };
 }
 
-/** What the exporter knows of one market. */
 class MarketState {
   /** The last completed bucket with trades, as last read. */
   price: TradeAggregation | undefined;
@@ -139,7 +137,6 @@ function marketSamples(market: WatchedMarket, state: MarketState): CollectorSamp
 export class MarketsJob implements PollJob {
   readonly role = "poll";
   readonly source = "markets";
-  /** Each market with its state, in the order of the watch list. */
   private readonly states: readonly (readonly [WatchedMarket, MarketState])[];
 
   constructor(

@@ -93,8 +93,7 @@ function operationCode(result: xdr.OperationResult): string | undefined {
   if (code.value === 0) return undefined;
   const known = HORIZON_OPERATION_CODES[code.name];
   if (known !== undefined) return known;
-  // A code's name starts with its result's operation (`paymentUnderfunded`); a passive offer's codes are
-  // manageSellOffer's.
+  // A code's name starts with its operation's (`paymentUnderfunded`); a passive offer's codes are manageSellOffer's.
   const type = tr.switch().name;
   const prefix = type === "createPassiveSellOffer" ? "manageSellOffer" : type;
   return `op${snakeCase(code.name.startsWith(prefix) ? code.name.slice(prefix.length) : `_${code.name}`)}`;
