@@ -62,10 +62,7 @@ function ledgerCursorOf(raw: unknown): bigint | undefined {
   return whole && BigInt(token) === ledgerPagingToken(sequence) ? BigInt(token) : undefined;
 }
 
-/**
- * The cursor after an ascending page: its last token that can be one and lies past `cursor`. A page without one fails
- * the poll with reason `paging`, and the next asks from the same place.
- */
+/** The cursor after an ascending page: its last usable token past `cursor`; without one the poll fails (`paging`). */
 function ledgerCursorAfter(ascending: RawRecords, cursor: string | undefined): string {
   const after = cursor === undefined ? -1n : BigInt(cursor);
   for (let index = ascending.length - 1; index >= 0; index -= 1) {

@@ -45,9 +45,8 @@ interface KnownPool extends Pick<LiquidityPool, "id" | "fee_bp" | "type"> {
 }
 
 /**
- * The pool of a record the schema accepts, with only the fields compared copied (all bounded by the schema), so a
- * record padded with unknown fields holds nothing beyond its poll. Without a numeric last_modified_ledger, NaN stands
- * in: it equals nothing, so such a record is validated at every poll.
+ * The pool of a record the schema accepts, only the compared fields copied (bounded by the schema): a record padded
+ * with unknown fields holds nothing beyond its poll. A missing last_modified_ledger is NaN, equal to nothing.
  */
 function knownPool(record: unknown): KnownPool | undefined {
   const pool = validRecord(liquidityPoolSchema, record);

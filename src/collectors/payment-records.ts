@@ -105,18 +105,17 @@ function resultCode(result: xdr.TransactionResultResult | xdr.InnerTransactionRe
   if (name === "txFeeBumpInnerFailed" || name === "txFeeBumpInnerSuccess")
     return resultCode((result as xdr.TransactionResultResult).innerResultPair().result().result());
   if (name !== "txFailed") return snakeCase(name);
-  const codes = result.results().map(operationCode);
-  return codes.find((code) => code !== undefined);
+  return result
+    .results()
+    .map(operationCode)
+    .find((code) => code !== undefined);
 }
 
-/**
- * A failed transaction's code from its `result_xdr`: Horizon's transaction code, or for tx_failed its first
- * failing operation's. Undefined (an invalid record) when the XDR does not decode or names no failure.
- */
+/** A failed transaction's code from `result_xdr`; undefined (invalid) if it does not decode or names no failure. */
 export function failureCode(record: Pick<TransactionRecord, "result_xdr">): string | undefined {
   try {
     const code = resultCode(stellarBase().xdr.TransactionResult.fromXDR(record.result_xdr, "base64").result());
-    return code === "tx_success" || code === "tx_fee_bump_inner_success" ? undefined : code;
+    return code === "tx_success" ? undefined : code;
   } catch {
     return undefined;
   }
