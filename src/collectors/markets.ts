@@ -71,54 +71,43 @@ class MarketState {
   readonly makers = new Map<string, Readonly<Record<MakerSide, ReturnType<typeof sideFigures>>>>();
 }
 
-function priceSamples(market: WatchedMarket, price: TradeAggregation): Sample[] {
-  const labels = { market: market.name };
-  const samples: Sample[] = [];
-  for (const stat of ["open", "high", "low", "close", "avg"] as const)
-    samples.push({ metric: METRICS.marketPrice, labels: { ...labels, stat }, value: price[stat] });
-  for (const asset of ["base", "counter"] as const) {
-    const value = Number(price[`${asset}_volume`]);
-    samples.push({ metric: METRICS.marketBucketVolume, labels: { ...labels, asset }, value });
-  }
-  samples.push(
-    { metric: METRICS.marketBucketTrades, labels, value: price.trade_count },
-    { metric: METRICS.marketBucketTimestamp, labels, value: price.timestamp / 1000 },
-  );
-  const reference = market.referencePrice;
-  if (reference !== undefined)
-    samples.push({ metric: METRICS.marketPriceDeviation, labels, value: (price.close - reference) / reference });
-  return samples;
-}
-
-function makerSamples(market: WatchedMarket, state: MarketState): Sample[] {
-  const samples: Sample[] = [];
-  for (const [maker, sides] of state.makers) {
-    for (const side of MAKER_SIDES) {
-      const figures = sides[side];
-      const labels = { market: market.name, maker, side };
-      samples.push(
-        { metric: METRICS.marketMakerOffers, labels, value: figures.offers },
-        { metric: METRICS.marketMakerOfferAmount, labels, value: stroopsToUnits(figures.amountStroops) },
-      );
-      if (figures.bestPrice !== undefined)
-        samples.push({ metric: METRICS.marketMakerBestPrice, labels, value: figures.bestPrice });
-      if (figures.ageSeconds !== undefined)
-        samples.push({ metric: METRICS.marketMakerOfferAge, labels, value: figures.ageSeconds });
-    }
-  }
-  return samples;
-}
-
 /** A market's gauges, and its counters (from zero at start). */
 function marketSamples(market: WatchedMarket, state: MarketState): CollectorSamples<Sample> {
   const labels = { market: market.name };
+  const reference = market.referencePrice;
   const live: Sample[] = [{ metric: METRICS.marketTraded, labels, value: state.traded ? 1 : 0 }];
-  if (market.referencePrice !== undefined)
-    live.push({ metric: METRICS.marketReferencePrice, labels, value: market.referencePrice });
-  if (state.price !== undefined) live.push(...priceSamples(market, state.price));
+  if (reference !== undefined) live.push({ metric: METRICS.marketReferencePrice, labels, value: reference });
+  const price = state.price;
+  if (price !== undefined) {
+    for (const stat of ["open", "high", "low", "close", "avg"] as const)
+      live.push({ metric: METRICS.marketPrice, labels: { ...labels, stat }, value: price[stat] });
+    for (const asset of ["base", "counter"] as const) {
+      const value = Number(price[`${asset}_volume`]);
+      live.push({ metric: METRICS.marketBucketVolume, labels: { ...labels, asset }, value });
+    }
+    live.push(
+      { metric: METRICS.marketBucketTrades, labels, value: price.trade_count },
+      { metric: METRICS.marketBucketTimestamp, labels, value: price.timestamp / 1000 },
+    );
+    if (reference !== undefined)
+      live.push({ metric: METRICS.marketPriceDeviation, labels, value: (price.close - reference) / reference });
+  }
   if (state.lastTradeMs !== undefined)
     live.push({ metric: METRICS.marketLastTrade, labels, value: state.lastTradeMs / 1000 });
-  live.push(...makerSamples(market, state));
+  for (const [maker, sides] of state.makers) {
+    for (const side of MAKER_SIDES) {
+      const figures = sides[side];
+      const makerLabels = { ...labels, maker, side };
+      live.push(
+        { metric: METRICS.marketMakerOffers, labels: makerLabels, value: figures.offers },
+        { metric: METRICS.marketMakerOfferAmount, labels: makerLabels, value: stroopsToUnits(figures.amountStroops) },
+      );
+      if (figures.bestPrice !== undefined)
+        live.push({ metric: METRICS.marketMakerBestPrice, labels: makerLabels, value: figures.bestPrice });
+      if (figures.ageSeconds !== undefined)
+        live.push({ metric: METRICS.marketMakerOfferAge, labels: makerLabels, value: figures.ageSeconds });
+    }
+  }
   const persistent: Sample[] = [];
   for (const [trade_type, value] of Object.entries(state.trades))
     persistent.push({ metric: METRICS.marketTrades, labels: { ...labels, trade_type }, value });

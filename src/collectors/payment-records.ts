@@ -105,10 +105,8 @@ function resultCode(result: xdr.TransactionResultResult | xdr.InnerTransactionRe
   if (name === "txFeeBumpInnerFailed" || name === "txFeeBumpInnerSuccess")
     return resultCode((result as xdr.TransactionResultResult).innerResultPair().result().result());
   if (name !== "txFailed") return snakeCase(name);
-  return result
-    .results()
-    .map(operationCode)
-    .find((code) => code !== undefined);
+  const codes = result.results().map(operationCode);
+  return codes.find((code) => code !== undefined);
 }
 
 /** A failed transaction's code from `result_xdr`; undefined (invalid) if it does not decode or names no failure. */
