@@ -33,7 +33,7 @@ function assetSamples(asset: string, record: AssetRecord): Sample[] {
   return samples;
 }
 
-/** A watched asset, the flags of its last valid record its flag changes are counted against, and the last poll's. */
+/** A watched asset; its flag changes are counted against `flags`, those of its last valid record. */
 interface AssetState {
   readonly asset: WatchedAsset;
   flags: AssetRecord["flags"] | undefined;

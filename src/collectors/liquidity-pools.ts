@@ -133,9 +133,8 @@ export class LiquidityPoolsCollector implements PollJob {
         progressed();
       } catch (error) {
         // A pool that no longer exists simply stops being tracked; an invalid one is left out, as in a page.
-        const gone = error instanceof PollError && error.details.status === 404;
-        if (!gone && !(error instanceof PollError && error.reason === "schema")) throw error;
-        if (!gone) invalidRecords(1);
+        if (!(error instanceof PollError) || (error.details.status !== 404 && error.reason !== "schema")) throw error;
+        if (error.details.status !== 404) invalidRecords(1);
       }
     }
     return pools;
