@@ -1,7 +1,6 @@
 /**
  * What watched accounts do: their payments, their own transactions (failed ones by code) and, where asked, their
- * operations by type, each stream read from a cursor of its own and every record counted exactly once. The first
- * poll of a stream starts after its newest record and counts nothing.
+ * operations by type, each stream counted exactly once from a cursor of its own, starting after its newest record.
  */
 import { METRICS } from "../catalog/metrics.js";
 import { operationRecordSchema, paymentRecordSchema, transactionRecordSchema } from "../client/activity-schemas.js";
@@ -65,13 +64,11 @@ class AccountFlow {
     let invalid = 0;
     for (const raw of records) {
       const token = rawPagingToken(raw);
-      if (token === undefined || !isUint64Text(token)) {
-        invalid += 1;
-        continue;
+      if (token === undefined || !isUint64Text(token)) invalid += 1;
+      else if (after === undefined || BigInt(token) > BigInt(after)) {
+        after = token;
+        if (!this.count(stream, raw)) invalid += 1;
       }
-      if (after !== undefined && BigInt(token) <= BigInt(after)) continue;
-      after = token;
-      if (!this.count(stream, raw)) invalid += 1;
     }
     if (invalid > 0) context.invalidRecords(invalid);
     return after ?? cursorPast(undefined, cursor, "activity");
@@ -219,7 +216,6 @@ export function activityWatched(target: { readonly accounts: readonly WatchedAcc
   return target.accounts.some((account) => account.activity === true || account.operations === true);
 }
 
-/** The activity poll of a Horizon's job table: the flow of the accounts this shard watches. */
 export function activityJob({ client, target }: HorizonJobParts): AccountActivityJob {
   return new AccountActivityJob(client, target.accounts, target.schedules.activity);
 }

@@ -33,10 +33,9 @@ function assetSamples(asset: string, record: AssetRecord): Sample[] {
   return samples;
 }
 
-/** A watched asset and what its flag changes are counted against. */
+/** A watched asset; its flag changes are counted against `flags`, those of its last valid record. */
 interface AssetState {
   readonly asset: WatchedAsset;
-  /** The flags of the last valid record; undefined until one arrives. */
   flags: AssetRecord["flags"] | undefined;
   flagChanges: number;
   /** The last poll's record was invalid. */
@@ -44,9 +43,9 @@ interface AssetState {
 }
 
 /**
- * Watched assets, one `/assets?asset_code=&asset_issuer=&limit=1` request each per poll. An asset Horizon does
- * not know is `exists 0`, not a failure; an invalid record is counted and leaves the asset's gauges out. Flag
- * baseline and counter change together, so a poll aborted between two requests counts no change twice.
+ * Watched assets, one `/assets?asset_code=&asset_issuer=&limit=1` request each per poll. An asset Horizon does not
+ * know is `exists 0`, not a failure; an invalid record is counted and leaves the asset's gauges out. Flag baseline and
+ * counter change together, so a poll aborted between two requests counts no change twice.
  */
 export class AssetsJob implements PollJob {
   readonly role = "poll";

@@ -1,7 +1,6 @@
-import type { Logger } from "pino";
 import { CORRIDOR_RESULTS, METRICS, type CorridorResult } from "../catalog/metrics.js";
 import { PollError } from "../client/errors.js";
-import type { HorizonClient, Query } from "../client/horizon-client.js";
+import type { Query } from "../client/horizon-client.js";
 import { assetQuery } from "../client/market-schemas.js";
 import { assetOf, pathRecordSchema, type PathRecord } from "../client/path-schemas.js";
 import type { CorridorConfig } from "../config/corridors.js";
@@ -12,13 +11,8 @@ import type { HorizonJobParts, PollContext, PollJob } from "../job/job.js";
 /** After a 404 (path finding switched off), the target's corridors are asked again only this much later. */
 export const DISABLED_RETRY_MS = 3_600_000;
 
-interface CorridorsJobParts {
-  readonly client: HorizonClient;
-  readonly log: Logger;
-  readonly now: () => number;
-  /** How long a corridor's last found values stay on /metrics when later runs fail. */
-  readonly freshnessMs: number;
-}
+/** `freshnessMs`: how long a corridor's last found values stay on /metrics when later runs fail. */
+type CorridorsJobParts = Pick<HorizonJobParts, "client" | "log"> & { now: () => number; freshnessMs: number };
 
 /** What the corridor's last answered run (found or none) saw. */
 interface Answer {
@@ -47,23 +41,13 @@ function corridorQuery(corridor: CorridorConfig): Query {
   };
 }
 
-/** Whether `record` beats `best`: receiving more (strict_send) or spending less; of equals, Horizon's first wins. */
-function better(mode: CorridorConfig["mode"], record: PathRecord, best: PathRecord): boolean {
-  if (mode === "strict_send") return record.destination_amount > best.destination_amount;
-  return record.source_amount < best.source_amount;
-}
-
 /** A record from the corridor's source to its destination: Horizon also answers other pairs (an asset to itself). */
-function joins(record: PathRecord, corridor: CorridorConfig): boolean {
-  const { source_asset_type, source_asset_code, source_asset_issuer } = record;
-  const { destination_asset_type, destination_asset_code, destination_asset_issuer } = record;
-  return (
-    assetOf(source_asset_type, source_asset_code, source_asset_issuer) === corridor.source &&
-    assetOf(destination_asset_type, destination_asset_code, destination_asset_issuer) === corridor.destination
-  );
+function joins(record: PathRecord, { source, destination }: CorridorConfig): boolean {
+  const from = assetOf(record.source_asset_type, record.source_asset_code, record.source_asset_issuer);
+  const to = assetOf(record.destination_asset_type, record.destination_asset_code, record.destination_asset_issuer);
+  return from === source && to === destination;
 }
 
-/** The outcome a failed corridor request is counted under. */
 function failureResult(error: PollError): CorridorResult {
   const status = error.details.status;
   if (status === 404) return "disabled";
@@ -75,9 +59,9 @@ function failureResult(error: PollError): CorridorResult {
 }
 
 /**
- * Payment corridors of one Horizon: each run asks path finding once per corridor and counts how each
- * ended. Failing corridors do not fail the run (their outcomes are their series): they never back off the
- * other polls, mark the target down or count as poll errors. Only the run's deadline, or a stop, fails it.
+ * Payment corridors of one Horizon: each run asks path finding once per corridor and counts how each ended. Failing
+ * corridors do not fail the run (their outcomes are their series): they never back off the other polls, mark the
+ * target down or count as poll errors. Only the run's deadline, or a stop, fails it.
  */
 export class CorridorsJob implements PollJob {
   readonly role = "poll";
@@ -150,9 +134,12 @@ export class CorridorsJob implements PollJob {
       state.answer = { paths: 0, atMs: nowMs };
       return "none";
     }
-    const mode = state.corridor.mode;
-    const best = records.reduce((best, record) => (better(mode, record, best) ? record : best));
-    const amount = mode === "strict_send" ? best.destination_amount : best.source_amount;
+    const send = state.corridor.mode === "strict_send";
+    // The best receives the most (strict_send) or spends the least; of equals, Horizon's first wins.
+    const better = (record: PathRecord, best: PathRecord) =>
+      send ? record.destination_amount > best.destination_amount : record.source_amount < best.source_amount;
+    const best = records.reduce((best, record) => (better(record, best) ? record : best));
+    const amount = send ? best.destination_amount : best.source_amount;
     const rate = best.source_amount > 0 ? best.destination_amount / best.source_amount : 0;
     state.answer = { paths: records.length, best: { amount, rate, hops: best.path.length }, atMs: nowMs };
     state.lastFoundSeconds = nowMs / 1000;
@@ -203,7 +190,6 @@ export function corridorsWatched(target: { readonly corridors?: readonly Corrido
   return (target.corridors ?? []).length > 0;
 }
 
-/** The corridors poll of a Horizon's job table: it counts each corridor's outcome and never fails for them. */
 export function corridorsJob({ client, config, target, log: targetLog, clock }: HorizonJobParts): CorridorsJob {
   const schedule = target.schedules.corridors;
   const log = targetLog.child({ endpoint: "corridors" });

@@ -51,23 +51,18 @@ export function ledgerSamples(totals: LedgerTotals, latest: Ledger | undefined):
 }
 
 /**
- * A raw ledger record's paging token when it can serve as the cursor: its sequence shifted left 32 bits, as Horizon
- * makes it, valid record or not. Any other token (`abc`, `..%2F`, a number past the ledgers) would poison the cursor:
- * every later page would be refused, or empty for good.
+ * A raw record's paging token if it can be the cursor: its sequence shifted left 32 bits, valid record or not. Any
+ * other token (`abc`, `..%2F`, a number past the ledgers) would poison the cursor: every later page refused or empty.
  */
 function ledgerCursorOf(raw: unknown): bigint | undefined {
   const token = rawPagingToken(raw);
-  const sequence = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>).sequence : undefined;
   if (token === undefined || !isUint64Text(token)) return undefined;
-  if (typeof sequence !== "number" || !Number.isSafeInteger(sequence) || sequence < 0) return undefined;
-  const cursor = BigInt(token);
-  return cursor === ledgerPagingToken(sequence) ? cursor : undefined;
+  const sequence = (raw as Record<string, unknown>).sequence;
+  const whole = typeof sequence === "number" && Number.isSafeInteger(sequence) && sequence >= 0;
+  return whole && BigInt(token) === ledgerPagingToken(sequence) ? BigInt(token) : undefined;
 }
 
-/**
- * The cursor after an ascending page: the token of its last record that can serve as one and lies past `cursor`. A page
- * without one cannot move the cursor: the poll fails with reason `paging`, and the next asks from the same place.
- */
+/** The cursor after an ascending page: its last usable token past `cursor`; without one the poll fails (`paging`). */
 function ledgerCursorAfter(ascending: RawRecords, cursor: string | undefined): string {
   const after = cursor === undefined ? -1n : BigInt(cursor);
   for (let index = ascending.length - 1; index >= 0; index -= 1) {
@@ -78,10 +73,9 @@ function ledgerCursorAfter(ascending: RawRecords, cursor: string | undefined): s
 }
 
 /**
- * Reads every ledger exactly once by following Horizon's paging cursor in ascending order. The cursor moves by raw
- * records, so a record failing the schema is counted invalid and skipped once, never fetched again. A gap (pages
- * capped, ledgers missing or invalid) is counted as skipped, never guessed at; a sequence that goes backwards or a
- * broken hash chain (a network reset) restarts from the latest, and so does a cursor Horizon refuses (400).
+ * Reads every ledger exactly once, ascending from Horizon's paging cursor, which moves by raw records: an invalid one
+ * is counted and skipped once. A gap (pages capped, ledgers missing or invalid) is counted as skipped, never guessed
+ * at; a sequence going backwards or a refused cursor (400) restarts from the latest; a broken hash chain is a resync.
  */
 export class LedgersCollector implements PollJob {
   readonly role = "poll";
@@ -177,7 +171,6 @@ export class LedgersCollector implements PollJob {
     this.readPage(records, context);
   }
 
-  /** Reads an ascending page, each invalid record counted invalid and skipped, once; the cursor moves past it. */
   private readPage(records: RawRecords, context: PollContext): void {
     // Found first: a page that cannot move the cursor fails the poll before anything is counted.
     const next = ledgerCursorAfter(records, this.cursor);

@@ -25,21 +25,17 @@ function poolSamples(pool: LiquidityPool): Sample[] {
   ];
 }
 
-/** The pool count, then every pool's series. */
-function allPoolSamples(pools: readonly { readonly samples: readonly Sample[] }[]): Sample[] {
-  const all: Sample[] = [{ metric: METRICS.liquidityPools, value: pools.length }];
-  for (const pool of pools) for (const sample of pool.samples) all.push(sample);
-  return all;
+function allPoolSamples(pools: readonly (readonly Sample[])[]): Sample[] {
+  return [{ metric: METRICS.liquidityPools, value: pools.length }, ...pools.flat()];
 }
 
 export function liquidityPoolSamples(pools: readonly LiquidityPool[]): CollectorSamples<Sample> {
-  return { live: allPoolSamples(pools.map((pool) => ({ samples: poolSamples(pool) }))), persistent: [] };
+  return { live: allPoolSamples(pools.map(poolSamples)), persistent: [] };
 }
 
-/**
- * A pool kept by the last poll: its series, and every field of its record that the schema reads (paging_token apart:
- * see sentAsBefore), as sent, with its last_modified_ledger.
- */
+type SentRecord = Readonly<Record<string, unknown>>;
+
+/** A pool kept by the last poll: its series, and the fields of its record the schema reads, as sent. */
 interface KnownPool extends Pick<LiquidityPool, "id" | "fee_bp" | "type"> {
   readonly ledger: number;
   readonly total_trustlines: string;
@@ -48,30 +44,29 @@ interface KnownPool extends Pick<LiquidityPool, "id" | "fee_bp" | "type"> {
   readonly samples: readonly Sample[];
 }
 
-type SentRecord = Readonly<Record<string, unknown>>;
-
 /**
- * A pool that passed the schema, as the next poll compares it. Only the fields compared are copied, all bounded by the
- * schema, so a valid record padded with unknown fields holds nothing beyond its poll. Without a numeric
- * last_modified_ledger, NaN stands in: it equals nothing, so such a record is validated at every poll.
+ * The pool of a record the schema accepts, only the compared fields copied (bounded by the schema): a record padded
+ * with unknown fields holds nothing beyond its poll. A missing last_modified_ledger is NaN, equal to nothing.
  */
-function knownPool(record: SentRecord, pool: LiquidityPool): KnownPool {
+function knownPool(record: unknown): KnownPool | undefined {
+  const pool = validRecord(liquidityPoolSchema, record);
+  if (pool === undefined) return undefined;
+  const sent = record as SentRecord;
   return {
     id: pool.id,
-    ledger: typeof record.last_modified_ledger === "number" ? record.last_modified_ledger : Number.NaN,
+    ledger: typeof sent.last_modified_ledger === "number" ? sent.last_modified_ledger : Number.NaN,
     fee_bp: pool.fee_bp,
     type: pool.type,
-    total_trustlines: record.total_trustlines as string,
-    total_shares: record.total_shares as string,
-    reserves: (record.reserves as KnownPool["reserves"]).map(({ asset, amount }) => ({ asset, amount })),
+    total_trustlines: sent.total_trustlines as string,
+    total_shares: sent.total_shares as string,
+    reserves: (sent.reserves as KnownPool["reserves"]).map(({ asset, amount }) => ({ asset, amount })),
     samples: poolSamples(pool),
   };
 }
 
 /**
  * True when `record` holds exactly what `known` was validated from, compared as sent (strings to strings, never a
- * hash): then the schema would accept it and make the same pool. The paging token is not kept; the schema asks only
- * that it be a non-empty string, checked here.
+ * hash), paging token apart: it is not kept, and the schema asks only that it be a non-empty string.
  */
 function sentAsBefore(record: SentRecord, known: KnownPool): boolean {
   if (
@@ -87,9 +82,8 @@ function sentAsBefore(record: SentRecord, known: KnownPool): boolean {
   const reserves = record.reserves;
   if (!Array.isArray(reserves) || reserves.length !== known.reserves.length) return false;
   return known.reserves.every((before, index) => {
-    const sent: unknown = reserves[index];
-    if (typeof sent !== "object" || sent === null) return false;
-    return (sent as SentRecord).asset === before.asset && (sent as SentRecord).amount === before.amount;
+    const sent = reserves[index] as SentRecord | null | undefined;
+    return sent?.asset === before.asset && sent.amount === before.amount;
   });
 }
 
@@ -123,7 +117,7 @@ export class LiquidityPoolsCollector implements PollJob {
       return;
     }
     const pools = await this.fetchPages(context);
-    this.series = allPoolSamples([...pools.values()]);
+    this.series = allPoolSamples([...pools.values()].map((pool) => pool.samples));
     this.known = pools;
   }
 
@@ -139,12 +133,8 @@ export class LiquidityPoolsCollector implements PollJob {
         progressed();
       } catch (error) {
         // A pool that no longer exists simply stops being tracked; an invalid one is left out, as in a page.
-        if (error instanceof PollError && error.details.status === 404) continue;
-        if (error instanceof PollError && error.reason === "schema") {
-          invalidRecords(1);
-          continue;
-        }
-        throw error;
+        if (!(error instanceof PollError) || (error.details.status !== 404 && error.reason !== "schema")) throw error;
+        if (error.details.status !== 404) invalidRecords(1);
       }
     }
     return pools;
@@ -175,35 +165,20 @@ export class LiquidityPoolsCollector implements PollJob {
     return pools;
   }
 
-  /** Adds the page's valid pools to `pools` (up to `max`), and counts the invalid records. */
   private keepValid(records: RawRecords, pools: Map<string, KnownPool>, context: PollContext): void {
     let invalid = 0;
     for (const record of records) {
-      const pool = this.recognised(record) ?? this.validated(record);
+      const known = this.known.get((record as SentRecord | null)?.id as string);
+      const pool = known !== undefined && sentAsBefore(record as SentRecord, known) ? known : knownPool(record);
       if (pool === undefined) invalid += 1;
       else if (pools.size < this.selection.max && !pools.has(pool.id)) pools.set(pool.id, pool);
     }
     if (invalid > 0) context.invalidRecords(invalid);
   }
-
-  /** The last poll's pool when `record` is sent exactly as its record was. */
-  private recognised(record: unknown): KnownPool | undefined {
-    if (typeof record !== "object" || record === null) return undefined;
-    const known = this.known.get((record as SentRecord).id as string);
-    return known !== undefined && sentAsBefore(record as SentRecord, known) ? known : undefined;
-  }
-
-  /** The pool of a record the schema accepts, remembered when it can be; undefined when invalid. */
-  private validated(record: unknown): KnownPool | undefined {
-    const pool = validRecord(liquidityPoolSchema, record);
-    return pool === undefined ? undefined : knownPool(record as SentRecord, pool);
-  }
 }
 
 export function liquidityPoolsJob({ client, config, target }: HorizonJobParts): LiquidityPoolsCollector {
-  const timing = {
-    schedule: target.schedules.liquidity_pools,
-    requestsPerRun: requestsPerPoll("liquidity_pools", target, config),
-  };
+  const schedule = target.schedules.liquidity_pools;
+  const timing = { schedule, requestsPerRun: requestsPerPoll("liquidity_pools", target, config) };
   return new LiquidityPoolsCollector(client, config.liquidityPools, timing);
 }

@@ -1,3 +1,4 @@
+import { METRICS } from "../catalog/metrics.js";
 import { PollError } from "../client/errors.js";
 import type { HorizonClient, Query, RawRecords } from "../client/horizon-client.js";
 import {
@@ -6,37 +7,125 @@ import {
   tradeAggregationSchema,
   tradeSchema,
   type MarketOffer,
+  type TradeAggregation,
 } from "../client/market-schemas.js";
 import { cursorAfter, cursorPast, PAGE_LIMIT, rawPagingToken, validRecord } from "../client/paging.js";
-import { amountStroops } from "../client/wire-values.js";
+import { amountStroops, stroopsToUnits } from "../client/wire-values.js";
 import { MAKER_SIDES, marketRequestsPerPoll, type MakerSide, type WatchedMarket } from "../config/markets.js";
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 import type { HorizonJobParts, PollContext, PollJob } from "../job/job.js";
-import {
-  MarketState,
-  marketCounterSamples,
-  marketLiveSamples,
-  sideFigures,
-  tradeAfter,
-  tradeTokenKey,
-  type SideFigures,
-} from "./market-figures.js";
+
+type PairPath = "trade_aggregations" | "trades";
 
 /** Pages of trades, and of a maker's offers on a side, one poll reads at most; the rest waits for the next poll. */
 const MAX_MARKET_PAGES = 5;
 
-type PairPath = "trade_aggregations" | "trades";
+/** A trade's paging token, `OPERATION-INDEX`, as a pair ordered like Horizon's pages; undefined for another shape. */
+function tradeTokenKey(token: string | undefined): readonly [bigint, bigint] | undefined {
+  const match = token === undefined ? null : /^(\d{1,20})(?:-(\d{1,10}))?$/.exec(token);
+  if (match === null) return undefined;
+  return [BigInt(match[1]!), BigInt(match[2] ?? 0)];
+}
+
+/** True when the trade of key `key` comes after the one of paging token `cursor` (any comes after no cursor). */
+function tradeAfter(key: readonly [bigint, bigint], cursor: string | undefined): boolean {
+  const at = tradeTokenKey(cursor);
+  return at === undefined || key[0] > at[0] || (key[0] === at[0] && key[1] > at[1]);
+}
 
 /**
- * Watched DEX markets of one Horizon: each poll reads, per market, the last completed trade aggregation
- * bucket, the trades since the last poll (each counted once, from a cursor), and each maker's offers on
- * both sides. Every answer is folded into the market's state as it arrives, so an aborted poll leaves it consistent.
+ * A maker's offers on one side at `nowMs`; best price (counter per base) and age are absent when no offer gives one.
+ * An ask's `price` is counter per base, a bid's base per counter: on both sides the lowest `price_r` (compared
+ * exactly) is the best, and a bid's is inverted as `d / n`, one division of two exact integers.
+ */
+function sideFigures(side: MakerSide, offers: readonly MarketOffer[], nowMs: number) {
+  let amount = 0n;
+  let best: MarketOffer | undefined;
+  let oldestMs: number | undefined;
+  for (const offer of offers) {
+    amount += amountStroops(offer.amount);
+    if (best === undefined || best.price_r.n * offer.price_r.d > offer.price_r.n * best.price_r.d) best = offer;
+    const modified = offer.last_modified_time ? Date.parse(offer.last_modified_time) : undefined;
+    if (modified !== undefined && (oldestMs === undefined || modified < oldestMs)) oldestMs = modified;
+  }
+  let bestPrice = best?.price;
+  if (best !== undefined && side === "bid") bestPrice = Number(best.price_r.d) / Number(best.price_r.n);
+  const ageSeconds = oldestMs === undefined ? undefined : Math.max(0, (nowMs - oldestMs) / 1000);
+  return { offers: offers.length, amountStroops: amount, bestPrice, ageSeconds };
+}
+
+class MarketState {
+  /** The last completed bucket with trades, as last read. */
+  price: TradeAggregation | undefined;
+  /** A `/trade_aggregations` record came back for the pair once. */
+  traded = false;
+  /** The first poll read the newest trade: trades after `cursor` are counted from then on. */
+  started = false;
+  /** The newest trade's paging token; undefined after a start on a pair without trades: every trade counts. */
+  cursor: string | undefined;
+  readonly trades = { orderbook: 0, liquidity_pool: 0 };
+  readonly amountStroops = { base: 0n, counter: 0n };
+  lastTradeMs: number | undefined;
+  /** By maker id, then side. */
+  readonly makers = new Map<string, Readonly<Record<MakerSide, ReturnType<typeof sideFigures>>>>();
+}
+
+/** A market's gauges, and its counters (from zero at start). */
+function marketSamples(market: WatchedMarket, state: MarketState): CollectorSamples<Sample> {
+  const labels = { market: market.name };
+  const reference = market.referencePrice;
+  const live: Sample[] = [{ metric: METRICS.marketTraded, labels, value: state.traded ? 1 : 0 }];
+  if (reference !== undefined) live.push({ metric: METRICS.marketReferencePrice, labels, value: reference });
+  const price = state.price;
+  if (price !== undefined) {
+    for (const stat of ["open", "high", "low", "close", "avg"] as const)
+      live.push({ metric: METRICS.marketPrice, labels: { ...labels, stat }, value: price[stat] });
+    for (const asset of ["base", "counter"] as const) {
+      const value = Number(price[`${asset}_volume`]);
+      live.push({ metric: METRICS.marketBucketVolume, labels: { ...labels, asset }, value });
+    }
+    live.push(
+      { metric: METRICS.marketBucketTrades, labels, value: price.trade_count },
+      { metric: METRICS.marketBucketTimestamp, labels, value: price.timestamp / 1000 },
+    );
+    if (reference !== undefined)
+      live.push({ metric: METRICS.marketPriceDeviation, labels, value: (price.close - reference) / reference });
+  }
+  if (state.lastTradeMs !== undefined)
+    live.push({ metric: METRICS.marketLastTrade, labels, value: state.lastTradeMs / 1000 });
+  for (const [maker, sides] of state.makers) {
+    for (const side of MAKER_SIDES) {
+      const figures = sides[side];
+      const makerLabels = { ...labels, maker, side };
+      live.push(
+        { metric: METRICS.marketMakerOffers, labels: makerLabels, value: figures.offers },
+        { metric: METRICS.marketMakerOfferAmount, labels: makerLabels, value: stroopsToUnits(figures.amountStroops) },
+      );
+      if (figures.bestPrice !== undefined)
+        live.push({ metric: METRICS.marketMakerBestPrice, labels: makerLabels, value: figures.bestPrice });
+      if (figures.ageSeconds !== undefined)
+        live.push({ metric: METRICS.marketMakerOfferAge, labels: makerLabels, value: figures.ageSeconds });
+    }
+  }
+  const persistent: Sample[] = [];
+  for (const [trade_type, value] of Object.entries(state.trades))
+    persistent.push({ metric: METRICS.marketTrades, labels: { ...labels, trade_type }, value });
+  for (const [asset, stroops] of Object.entries(state.amountStroops)) {
+    const value = stroopsToUnits(stroops);
+    persistent.push({ metric: METRICS.marketTradedAmount, labels: { ...labels, asset }, value });
+  }
+  return { live, persistent };
+}
+
+/**
+ * Watched DEX markets of one Horizon: each poll reads, per market, the last completed trade aggregation bucket, the
+ * trades since the last poll (each counted once, from a cursor), and each maker's offers on both sides. Every answer
+ * is folded into the market's state as it arrives, so an aborted poll leaves it consistent.
  */
 export class MarketsJob implements PollJob {
   readonly role = "poll";
   readonly source = "markets";
-  /** Each market with its state, in the order of the watch list. */
   private readonly states: readonly (readonly [WatchedMarket, MarketState])[];
 
   constructor(
@@ -58,13 +147,8 @@ export class MarketsJob implements PollJob {
   }
 
   samples(): CollectorSamples<Sample> {
-    const live: Sample[] = [];
-    const persistent: Sample[] = [];
-    for (const [market, state] of this.states) {
-      live.push(...marketLiveSamples(market, state));
-      persistent.push(...marketCounterSamples(market, state));
-    }
-    return { live, persistent };
+    const all = this.states.map(([market, state]) => marketSamples(market, state));
+    return { live: all.flatMap((one) => one.live), persistent: all.flatMap((one) => one.persistent) };
   }
 
   /** A page about the market's pair; undefined when the pair never traded. */
@@ -87,17 +171,12 @@ export class MarketsJob implements PollJob {
     const end_time = Math.floor(this.now() / resolution) * resolution;
     const query = { resolution, end_time, order: "desc", limit: 1 };
     const records = await this.pairPage("trade_aggregations", market, query, signal);
-    if (records === undefined || records.length === 0) {
-      state.price = undefined;
-      return;
-    }
-    const bucket = validRecord(tradeAggregationSchema, records[0]);
-    if (bucket === undefined) {
-      invalidRecords(1);
-      return;
-    }
+    const raw = records?.[0];
+    const bucket = validRecord(tradeAggregationSchema, raw);
+    // An invalid bucket is counted and keeps the last price; no bucket at all clears it.
+    if (raw !== undefined && bucket === undefined) return invalidRecords(1);
     state.price = bucket;
-    state.traded = true;
+    if (bucket !== undefined) state.traded = true;
   }
 
   /** The first poll starts after the newest trade, counting nothing; later ones page on while full, up to the cap. */
@@ -154,13 +233,10 @@ export class MarketsJob implements PollJob {
 
   /** A maker's offers on both sides; its figures change only once both sides are read. */
   private async readMaker(market: WatchedMarket, maker: string, state: MarketState, context: PollContext) {
-    const sides = {} as Record<MakerSide, SideFigures>;
-    for (const side of MAKER_SIDES) {
-      const [selling, buying] = side === "ask" ? [market.base, market.counter] : [market.counter, market.base];
-      const offers = await this.makerOffers(maker, selling, buying, context);
-      sides[side] = sideFigures(side, offers, this.now());
-    }
-    state.makers.set(maker, sides);
+    const { base, counter } = market;
+    const ask = sideFigures("ask", await this.makerOffers(maker, base, counter, context), this.now());
+    const bid = sideFigures("bid", await this.makerOffers(maker, counter, base, context), this.now());
+    state.makers.set(maker, { ask, bid });
   }
 
   private async makerOffers(seller: string, selling: string, buying: string, context: PollContext) {

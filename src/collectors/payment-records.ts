@@ -1,7 +1,4 @@
-/**
- * What one record of a watched account's streams counts, as pure functions of the record; the
- * activity job (account-activity.ts) reads the streams and keeps the sums.
- */
+/** What one record of a watched account's streams counts; the activity job (account-activity.ts) keeps the sums. */
 import type { xdr } from "@stellar/stellar-base";
 import type { BalanceChange, PaymentRecord, TransactionRecord } from "../client/activity-schemas.js";
 import { assetOf } from "../client/path-schemas.js";
@@ -96,8 +93,7 @@ function operationCode(result: xdr.OperationResult): string | undefined {
   if (code.value === 0) return undefined;
   const known = HORIZON_OPERATION_CODES[code.name];
   if (known !== undefined) return known;
-  // A code's name starts with its result's operation (`paymentUnderfunded`); a passive offer's codes are
-  // manageSellOffer's.
+  // A code's name starts with its operation's (`paymentUnderfunded`); a passive offer's codes are manageSellOffer's.
   const type = tr.switch().name;
   const prefix = type === "createPassiveSellOffer" ? "manageSellOffer" : type;
   return `op${snakeCase(code.name.startsWith(prefix) ? code.name.slice(prefix.length) : `_${code.name}`)}`;
@@ -113,14 +109,11 @@ function resultCode(result: xdr.TransactionResultResult | xdr.InnerTransactionRe
   return codes.find((code) => code !== undefined);
 }
 
-/**
- * A failed transaction's code from its `result_xdr`: Horizon's transaction code, or for tx_failed its first
- * failing operation's. Undefined (an invalid record) when the XDR does not decode or names no failure.
- */
+/** A failed transaction's code from `result_xdr`; undefined (invalid) if it does not decode or names no failure. */
 export function failureCode(record: Pick<TransactionRecord, "result_xdr">): string | undefined {
   try {
     const code = resultCode(stellarBase().xdr.TransactionResult.fromXDR(record.result_xdr, "base64").result());
-    return code === "tx_success" || code === "tx_fee_bump_inner_success" ? undefined : code;
+    return code === "tx_success" ? undefined : code;
   } catch {
     return undefined;
   }
