@@ -39,13 +39,12 @@ interface JobRunnerOptions {
   readonly publisher: JobPublisher;
   /** See requestBudgetMs; a run may take `requestsPerRun` of them, and one without an answer. */
   readonly requestBudgetMs: number;
-  /** Where a runner counts its polls: the self-metrics of the target's kind. */
   readonly metrics: Pick<TargetMetrics, "pollSucceeded" | "pollFailed" | "invalidRecordsRead">;
   readonly log: Logger;
   readonly clock: Clock;
   /** Aborted when the job or its runtime stops. */
   readonly signal: AbortSignal;
-  /** Called when a poll succeeds; `healed` when it failed before: the upstream has healed. */
+  /** A poll succeeded; `healed` when it failed before. */
   readonly succeeded?: (runner: JobRunner, healed: boolean) => void;
 }
 
@@ -54,28 +53,22 @@ interface JobRunnerOptions {
  * off after repeated ones, and tells the publisher how each run ended.
  */
 export class JobRunner {
+  readonly job: Job;
+  readonly schedule: Schedule;
   private inFlight: Promise<void> | undefined;
   private status: EndpointStatus;
+  /** Of polls; above 0, a success now means the upstream healed. */
   private consecutiveFailures = 0;
   /** Scheduled polls before this instant are skipped: backoff after repeated failures. */
   private notBeforeMs = 0;
   /** A tick was skipped while backing off, and the reason was the upstream's health. */
   private owesTick = false;
   private lastFailureTransient = false;
-  /** The last run failed: a success now means the upstream healed. */
-  private failedLast = false;
 
   constructor(private readonly options: JobRunnerOptions) {
-    const { target, job } = options;
-    this.status = { target, endpoint: job.source, schedule: job.schedule.text, polls: 0 };
-  }
-
-  get job(): Job {
-    return this.options.job;
-  }
-
-  get schedule(): Schedule {
-    return this.options.job.schedule;
+    this.job = options.job;
+    this.schedule = options.job.schedule;
+    this.status = { target: options.target, endpoint: this.job.source, schedule: this.schedule.text, polls: 0 };
   }
 
   snapshot(): EndpointStatus {
@@ -192,12 +185,11 @@ export class JobRunner {
   private async succeeded(durationSeconds: number): Promise<void> {
     const { target, job, metrics, publisher, clock } = this.options;
     if (job.role === "poll") metrics.pollSucceeded(target, job.source, durationSeconds, clock.now());
+    const healed = this.consecutiveFailures > 0;
     this.consecutiveFailures = 0;
     this.notBeforeMs = 0;
     this.owesTick = false;
     this.lastFailureTransient = false;
-    const healed = this.failedLast;
-    this.failedLast = false;
     if (job.role === "poll") this.options.succeeded?.(this, healed);
     await publisher.succeeded();
     // Counted once its data is in the store, so /readyz never runs ahead of /metrics.
@@ -217,7 +209,7 @@ export class JobRunner {
         "poll failed",
       );
       this.lastFailureTransient = isTransient(failure);
-      this.failedLast = true;
+      this.consecutiveFailures += 1;
       if (!job.heartbeat) this.backOff();
       await publisher.failed();
     } else {
@@ -234,9 +226,7 @@ export class JobRunner {
 
   /** Each further consecutive failure doubles the wait beyond the schedule, up to MAX_BACKOFF_MS. */
   private backOff(): void {
-    this.consecutiveFailures += 1;
-    const periodMs = this.options.job.schedule.periodMs;
-    const extraMs = Math.min(periodMs * (2 ** (this.consecutiveFailures - 1) - 1), MAX_BACKOFF_MS);
+    const extraMs = Math.min(this.schedule.periodMs * (2 ** (this.consecutiveFailures - 1) - 1), MAX_BACKOFF_MS);
     // Jittered, so exporters sharing an upstream do not retry in step.
     this.notBeforeMs = this.options.clock.now() + extraMs * (0.5 + Math.random() / 2);
   }

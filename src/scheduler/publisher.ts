@@ -27,15 +27,13 @@ export class JobPublisher {
 
   succeeded(): Promise<void> {
     this.clock.clearTimeout(this.staleTimer);
-    if (Number.isFinite(this.freshnessMs) && !this.stopped) {
+    if (Number.isFinite(this.freshnessMs) && !this.stopped)
       this.staleTimer = this.clock.setTimeout(() => void this.failed(), this.freshnessMs);
-    }
     return this.publish(true, this.clock.now() + this.freshnessMs);
   }
 
   failed(): Promise<void> {
     this.clock.clearTimeout(this.staleTimer);
-    this.staleTimer = undefined;
     return this.publish(false, 0);
   }
 
@@ -43,7 +41,6 @@ export class JobPublisher {
   stop(): void {
     this.stopped = true;
     this.clock.clearTimeout(this.staleTimer);
-    this.staleTimer = undefined;
   }
 
   private publish(succeeded: boolean, freshUntilMs: number): Promise<void> {

@@ -2,17 +2,13 @@ import { Cron } from "croner";
 import type { Clock } from "../clock.js";
 import type { JobRunner } from "./job-runner.js";
 
-interface Scheduled {
-  readonly cron?: Cron;
-  timer?: unknown;
-}
-
 /**
  * Runs each job of one target on its schedule: a poll's first run at once, a probe's one period later. A fixed
  * interval runs on the injectable clock, so tests can drive it; a croner pattern on croner's wall clock.
  */
 export class Scheduler {
-  private readonly scheduled = new Map<JobRunner, Scheduled>();
+  /** Each runner scheduled, and what unschedules it. */
+  private readonly scheduled = new Map<JobRunner, () => void>();
   private stopped = false;
 
   constructor(private readonly clock: Clock) {}
@@ -21,15 +17,12 @@ export class Scheduler {
   add(runner: JobRunner): Promise<void> {
     if (this.stopped || this.scheduled.has(runner)) return Promise.resolve();
     const { pattern, intervalSeconds } = runner.schedule;
-    if (intervalSeconds !== undefined) {
-      const entry: Scheduled = {};
-      this.scheduled.set(runner, entry);
-      this.every(intervalSeconds * 1000, runner, entry);
-    } else {
+    if (intervalSeconds !== undefined) this.scheduled.set(runner, this.every(intervalSeconds * 1000, runner));
+    else {
       const cron = new Cron(pattern, { protect: true, catch: true }, () => {
         if (!this.stopped) void runner.runOnSchedule();
       });
-      this.scheduled.set(runner, { cron });
+      this.scheduled.set(runner, () => cron.stop());
     }
     return runner.job.role === "poll" ? runner.run() : Promise.resolve();
   }
@@ -49,29 +42,27 @@ export class Scheduler {
   }
 
   private unschedule(runner: JobRunner): void {
-    const entry = this.scheduled.get(runner);
-    if (entry === undefined) return;
+    this.scheduled.get(runner)?.();
     this.scheduled.delete(runner);
-    entry.cron?.stop();
-    this.clock.clearTimeout(entry.timer);
   }
 
   /**
    * Ticks every `intervalMs` from now, in phase; a tick while the last run is still going joins it,
-   * and ticks missed while the process was stalled are skipped, not run back to back.
+   * and ticks missed while the process was stalled are skipped, not run back to back. Returns the cancel.
    */
-  private every(intervalMs: number, runner: JobRunner, entry: Scheduled): void {
+  private every(intervalMs: number, runner: JobRunner): () => void {
     let dueMs = this.clock.now();
+    let timer: unknown;
     const arm = () => {
       dueMs += intervalMs;
       const lateMs = this.clock.now() - dueMs;
       if (lateMs > 0) dueMs += Math.ceil(lateMs / intervalMs) * intervalMs;
-      entry.timer = this.clock.setTimeout(() => {
-        if (this.scheduled.get(runner) !== entry) return;
+      timer = this.clock.setTimeout(() => {
         arm();
         void runner.runOnSchedule();
       }, dueMs - this.clock.now());
     };
     arm();
+    return () => this.clock.clearTimeout(timer);
   }
 }
