@@ -29,12 +29,12 @@ function runtimesOf(config: ExporterConfig, services: RuntimeServices): Runtime[
 
 /** What the exporter runs and serves, and what a reload replaces. */
 interface ExporterState {
-  /** The first configuration, then the last reload applied. */
   config: ExporterConfig;
   readonly services: RuntimeServices;
   readonly agreement: NetworkAgreement;
   readonly server: Awaited<ReturnType<typeof listen>>;
   runtimes: Runtime[];
+  /** Applied at once on a reload, before the runtimes change and the reload's config is taken. */
   web: ExporterConfig["web"];
 }
 
@@ -124,7 +124,6 @@ function running(state: ExporterState, firstPolls: Promise<void>) {
     reload: (load: () => Promise<ReloadedConfig>) => {
       const request = ++reloadRequests;
       reloading = reloading.then(async () => {
-        // A newer request runs after this one and reads the file itself: the latest file wins.
         if (request !== reloadRequests || closed) return;
         try {
           await applyConfig(state, await load());
@@ -158,9 +157,8 @@ async function applyConfig(state: ExporterState, next: ReloadedConfig): Promise<
     retainSecretsOf(config);
     return;
   }
-  if (next.listen.host !== config.listen.host || next.listen.port !== config.listen.port) {
+  if (next.listen.host !== config.listen.host || next.listen.port !== config.listen.port)
     logger.warn("the listen address changes only on restart");
-  }
   logger.level = next.logLevel;
   state.web = next.web;
   if (!server.setTls(next.web?.tls))

@@ -1,7 +1,5 @@
-/**
- * The transaction-submission probe: proves, on a schedule, that a wallet can get a transaction into a ledger through
- * this Horizon now, with a no-op transaction (one BumpSequence to 0, which moves no funds).
- */
+// The transaction-submission probe: proves, on a schedule, that a wallet can get a transaction into a ledger through
+// this Horizon now, with a no-op transaction (one BumpSequence to 0, which moves no funds).
 import type { Keypair } from "@stellar/stellar-base";
 import type { Logger } from "pino";
 import {
@@ -154,10 +152,8 @@ export class TxProbe implements ProbeJob {
     const { settings, signer, client, network, log } = this.options;
     const { passphrase, baseFeeStroops, feeP90Stroops } = network.current;
     if (this.refusal === "pubnet") return;
-    if (passphrase === undefined || baseFeeStroops === undefined || feeP90Stroops === undefined) {
-      log.debug("transaction probe waits for the first root and fee_stats polls");
-      return;
-    }
+    if (passphrase === undefined || baseFeeStroops === undefined || feeP90Stroops === undefined)
+      return log.debug("transaction probe waits for the first root and fee_stats polls");
     const { Account, Memo, Networks, Operation, TransactionBuilder } = stellarBase();
     if (passphrase === Networks.PUBLIC && !settings.allowPubnet) {
       return this.refuse(
@@ -166,10 +162,7 @@ export class TxProbe implements ProbeJob {
           "it will not submit unless tx_probe.allow_pubnet is true",
       );
     }
-    if (client.holdingBack()) {
-      log.debug("transaction probe skips a run: Horizon asked us to hold back");
-      return;
-    }
+    if (client.holdingBack()) return log.debug("transaction probe skips a run: Horizon asked us to hold back");
     const accountId = signer.publicKey();
     let account: ProbeAccount | undefined;
     try {
@@ -177,11 +170,10 @@ export class TxProbe implements ProbeJob {
       account = await client.probeAccount(accountId, signal);
       progressed();
     } catch (error) {
-      log.warn(
+      return log.warn(
         { account: accountId, error: error instanceof Error ? error.message : String(error) },
         "transaction probe cannot read its account's sequence; not submitting",
       );
-      return;
     }
     if (account === undefined)
       return this.refuse("unfunded", `the transaction probe's account ${accountId} does not exist: fund it`);
@@ -245,8 +237,8 @@ export class TxProbe implements ProbeJob {
 
 /** A Horizon's transaction probe, as its job table builds it, with a warning when its seed file is open to others. */
 export function txProbeJob({ target, client, network, log: targetLog, clock }: HorizonJobParts): TxProbe {
-  const config = target.txProbe;
-  if (config === undefined) throw new Error(`${target.name} has no transaction probe configured`);
+  // The job table builds it only for a target with a probe.
+  const config = target.txProbe!;
   const log = targetLog.child({ prober: "tx_probe" });
   if (config.secretFile !== undefined)
     void secretFileWarning(config.secretFile).then((warning) => warning && log.warn(warning));
@@ -254,12 +246,6 @@ export function txProbeJob({ target, client, network, log: targetLog, clock }: H
     { account: config.accountId, schedule: config.schedule.text, maxFee: config.maxFee },
     "transaction probe configured",
   );
-  return new TxProbe({
-    settings: config,
-    signer: config.signer.reveal(),
-    client: probeHorizon(client),
-    network,
-    log,
-    now: () => clock.now(),
-  });
+  const signer = config.signer.reveal();
+  return new TxProbe({ settings: config, signer, client: probeHorizon(client), network, log, now: () => clock.now() });
 }

@@ -10,7 +10,7 @@ import type { ExporterMetrics, TargetMetrics } from "../exposition/self-metrics.
 import type { MetricStore, StoreLease } from "../exposition/store.js";
 import { JobRunner, requestBudgetMs } from "../scheduler/job-runner.js";
 import { JobPublisher } from "../scheduler/publisher.js";
-import { Scheduler } from "../scheduler/scheduler.js";
+import { schedule } from "../scheduler/scheduler.js";
 import type { Job, JobParts } from "../job/job.js";
 import { NetworkView, type NetworkObserver } from "../job/network.js";
 
@@ -63,17 +63,16 @@ export interface RuntimeServices {
 interface RunningJob {
   readonly key: string;
   readonly runner: JobRunner;
-  readonly publisher: JobPublisher;
   readonly lease: StoreLease;
-  /** Aborted by stopJob, which the runtime's stop calls for every job. */
-  readonly abort: AbortController;
+  /** Aborts the run in flight, unschedules, and publishes nothing more. */
+  readonly stop: () => void;
 }
 
 /** A runtime of any kind, as the exporter and the status pages see it. */
 export type Runtime = TargetRuntime<TargetBasics, unknown>;
 
 /**
- * Everything one target does: its client, network view, and a runner per job on one scheduler. Built without side
+ * Everything one target does: its client, network view, and a scheduled runner per job. Built without side
  * effects, so a reload can build every runtime before it stops any; once stopped, nothing it owns runs or publishes.
  */
 export class TargetRuntime<Target extends TargetBasics, Client> {
@@ -83,7 +82,6 @@ export class TargetRuntime<Target extends TargetBasics, Client> {
   readonly title: string;
   readonly url: string;
   private readonly abort = new AbortController();
-  private readonly scheduler: Scheduler;
   private readonly network: NetworkView;
   private readonly client: Client;
   private readonly log: Logger;
@@ -107,7 +105,6 @@ export class TargetRuntime<Target extends TargetBasics, Client> {
     this.url = target.url.display;
     this.log = services.logger.child({ [kind.label]: target.name });
     this.metrics = services.metrics[kind.label];
-    this.scheduler = new Scheduler(services.clock);
     this.network = new NetworkView(services.networkObserver?.(kind.label, target.name));
     this.client = kind.client(target, config, {
       observer: this.metrics.observerFor(target.name),
@@ -147,7 +144,6 @@ export class TargetRuntime<Target extends TargetBasics, Client> {
   async stop(): Promise<void> {
     this.abort.abort();
     await Promise.all([...this.jobs.values()].map((job) => this.stopJob(job)));
-    await this.scheduler.stop();
     await this.metrics.removeTarget(this.name);
   }
 
@@ -189,17 +185,22 @@ export class TargetRuntime<Target extends TargetBasics, Client> {
         for (const { runner } of this.jobs.values()) if (runner !== by) runner.peerSucceeded(healed);
       },
     });
-    this.jobs.set(job.source, { key, runner, publisher, lease, abort });
-    // A probe shows its counters from the start, at zero.
+    const unschedule = schedule(runner, clock);
+    const stop = () => {
+      abort.abort();
+      publisher.stop();
+      unschedule();
+    };
+    this.jobs.set(job.source, { key, runner, lease, stop });
+    // A probe shows its counters from the start, at zero; its first run waits a period, a poll's runs now.
     if (job.role === "probe" || job.countersAtStart) void publisher.succeeded();
-    return this.scheduler.add(runner);
+    return job.role === "poll" ? runner.run() : Promise.resolve();
   }
 
   private async stopJob(job: RunningJob): Promise<void> {
     if (this.jobs.get(job.runner.job.source) === job) this.jobs.delete(job.runner.job.source);
-    job.abort.abort();
-    job.publisher.stop();
-    await this.scheduler.remove(job.runner);
+    job.stop();
+    await job.runner.idle();
     job.lease.retire();
   }
 }
