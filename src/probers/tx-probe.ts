@@ -94,11 +94,9 @@ export function failureReason(error: unknown): string {
 }
 
 /** Horizon 1.x did not send fee_charged; the result XDR always holds it. */
-function feeCharged(response: TransactionResponse): number {
-  return (
-    response.fee_charged ??
-    Number(stellarBase().xdr.TransactionResult.fromXDR(response.result_xdr, "base64").feeCharged().toString())
-  );
+function feeCharged({ fee_charged, result_xdr }: TransactionResponse): number {
+  const result = () => stellarBase().xdr.TransactionResult.fromXDR(result_xdr, "base64");
+  return fee_charged ?? Number(result().feeCharged().toString());
 }
 
 /** A target's probe: one run at a time, the first a period after start, once the polls taught it network and fees. */
