@@ -7,9 +7,8 @@ import type { ExporterConfig } from "../config/config.js";
 import type { TargetBasics } from "../config/targets.js";
 import { comparisonKey } from "../config/secret.js";
 import type { ExporterMetrics, TargetMetrics } from "../exposition/self-metrics.js";
-import type { MetricStore, StoreLease } from "../exposition/store.js";
+import type { MetricStore } from "../exposition/store.js";
 import { JobRunner, requestBudgetMs } from "../scheduler/job-runner.js";
-import { JobPublisher } from "../scheduler/publisher.js";
 import { schedule } from "../scheduler/scheduler.js";
 import type { Job, JobParts } from "../job/job.js";
 import { NetworkView, type NetworkObserver } from "../job/network.js";
@@ -63,9 +62,7 @@ export interface RuntimeServices {
 interface RunningJob {
   readonly key: string;
   readonly runner: JobRunner;
-  readonly lease: StoreLease;
-  /** Aborts the run in flight, unschedules, and publishes nothing more. */
-  readonly stop: () => void;
+  readonly unschedule: () => void;
 }
 
 /** A runtime of any kind, as the exporter and the status pages see it. */
@@ -167,40 +164,30 @@ export class TargetRuntime<Target extends TargetBasics, Client> {
     const { retries, staleAfterIntervals } = this.config;
     const { target, config, client, network, log } = this;
     const job = entry.create({ target, config, client, network, log, clock });
-    const abort = new AbortController();
-    const lease = store.lease(this.name, job.source, this.label);
-    const freshnessMs = job.role === "poll" ? staleAfterIntervals * job.schedule.periodMs : Infinity;
-    const publisher = new JobPublisher(job, lease, freshnessMs, clock, this.log, () => metrics.publishFailed());
     const runner = new JobRunner({
       target: this.name,
       job,
-      publisher,
+      lease: store.lease(this.name, job.source, this.label),
+      freshnessMs: job.role === "poll" ? staleAfterIntervals * job.schedule.periodMs : Infinity,
       requestBudgetMs: requestBudgetMs(job.schedule, staleAfterIntervals, this.target.timeoutMs, retries),
       metrics: this.metrics,
+      publishFailed: () => metrics.publishFailed(),
       log: this.log,
       clock,
-      signal: abort.signal,
       // A poll succeeded: the others of the target that failed on a passing hiccup need not wait their period.
       succeeded: (by, healed) => {
         for (const { runner } of this.jobs.values()) if (runner !== by) runner.peerSucceeded(healed);
       },
     });
-    const unschedule = schedule(runner, clock);
-    const stop = () => {
-      abort.abort();
-      publisher.stop();
-      unschedule();
-    };
-    this.jobs.set(job.source, { key, runner, lease, stop });
+    this.jobs.set(job.source, { key, runner, unschedule: schedule(runner, clock) });
     // A probe shows its counters from the start, at zero; its first run waits a period, a poll's runs now.
-    if (job.role === "probe" || job.countersAtStart) void publisher.succeeded();
+    if (job.role === "probe" || job.countersAtStart) void runner.publishFresh();
     return job.role === "poll" ? runner.run() : Promise.resolve();
   }
 
   private async stopJob(job: RunningJob): Promise<void> {
     if (this.jobs.get(job.runner.job.source) === job) this.jobs.delete(job.runner.job.source);
-    job.stop();
-    await job.runner.idle();
-    job.lease.retire();
+    job.unschedule();
+    await job.runner.stop();
   }
 }
