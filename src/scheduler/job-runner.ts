@@ -16,7 +16,6 @@ export interface EndpointStatus {
   readonly polls: number;
   readonly lastSuccessMs?: number;
   readonly lastError?: { readonly reason: PollErrorReason; readonly message: string; readonly atMs: number };
-  /** When the run now going started. */
   readonly runningSinceMs?: number;
 }
 
@@ -44,7 +43,6 @@ interface JobRunnerOptions {
   /** See requestBudgetMs; a run may take `requestsPerRun` of them, and one without an answer. */
   readonly requestBudgetMs: number;
   readonly metrics: Pick<TargetMetrics, "pollSucceeded" | "pollFailed" | "invalidRecordsRead">;
-  /** Counts a publication to the store that failed. */
   readonly publishFailed: () => void;
   readonly log: Logger;
   readonly clock: Clock;
