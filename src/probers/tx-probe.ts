@@ -153,13 +153,12 @@ export class TxProbe implements ProbeJob {
     if (passphrase === undefined || baseFeeStroops === undefined || feeP90Stroops === undefined)
       return log.debug("transaction probe waits for the first root and fee_stats polls");
     const { Account, Memo, Networks, Operation, TransactionBuilder } = stellarBase();
-    if (passphrase === Networks.PUBLIC && !settings.allowPubnet) {
+    if (passphrase === Networks.PUBLIC && !settings.allowPubnet)
       return this.refuse(
         "pubnet",
         "this Horizon serves pubnet, where the transaction probe spends real lumens: " +
           "it will not submit unless tx_probe.allow_pubnet is true",
       );
-    }
     if (client.holdingBack()) return log.debug("transaction probe skips a run: Horizon asked us to hold back");
     const accountId = signer.publicKey();
     let account: ProbeAccount | undefined;
