@@ -17,7 +17,7 @@ import { systemClock, type Clock } from "./clock.js";
 /** The running exporter's handle: polls on demand, reloads one at a time, and closes. */
 export type RunningExporter = ReturnType<typeof running>;
 
-export type ReloadedConfig = ExporterConfig | { readonly problems: readonly string[] };
+type ReloadedConfig = ExporterConfig | { readonly problems: readonly string[] };
 
 /** Every target of a configuration, Horizons then Stellar RPCs, as runtimes built but not started. */
 function runtimesOf(config: ExporterConfig, services: RuntimeServices): Runtime[] {
