@@ -83,14 +83,11 @@ function runnersOf(runtimes: readonly Runtime[], role: Job["role"]) {
 
 /** A runtime as the landing page and /status.json show it. */
 function statusOf(agreement: NetworkAgreement) {
-  return ({ label, name, title, url, runners }: Runtime) => ({
-    label,
-    name,
-    title,
-    url,
-    endpoints: runners.filter((runner) => runner.job.role === "poll").map((runner) => runner.snapshot()),
-    agreement: agreement.standing({ kind: label, target: name }),
-  });
+  return (runtime: Runtime) => {
+    const { label, name, title, url } = runtime;
+    const endpoints = runnersOf([runtime], "poll").map((runner) => runner.snapshot());
+    return { label, name, title, url, endpoints, agreement: agreement.standing({ kind: label, target: name }) };
+  };
 }
 
 function running(state: ExporterState, firstPolls: Promise<void>) {
