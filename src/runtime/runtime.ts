@@ -147,11 +147,11 @@ export class TargetRuntime<Target extends TargetBasics, Client> {
   /** Takes the configuration, checks its request plan against the budget, and lists the jobs it runs. */
   private plan(config: ExporterConfig) {
     this.config = config;
-    const plan = this.kind.requestPlan?.(this.target, config);
-    if (plan !== undefined) this.metrics.requestPlan(this.name, plan.planned, plan.budget);
-    if (plan !== undefined && plan.planned > plan.budget)
+    const requests = this.kind.requestPlan?.(this.target, config);
+    if (requests !== undefined) this.metrics.requestPlan(this.name, requests.planned, requests.budget);
+    if (requests !== undefined && requests.planned > requests.budget)
       this.log.warn(
-        { plannedRequestsPerHour: plan.planned, requestBudgetPerHour: plan.budget },
+        { plannedRequestsPerHour: requests.planned, requestBudgetPerHour: requests.budget },
         "schedules plan more requests per hour than this target's budget: " +
           "lengthen the poll intervals, track fewer pools or watch fewer accounts",
       );
