@@ -38,7 +38,6 @@ export function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config
       // One `/assets?asset_code=&asset_issuer=&limit=1` per watched asset.
       return target.assets.length;
     case "markets":
-      // A bucket and a page of trades per market, a page of offers per maker and side.
       return marketRequestsPerPoll(target.markets);
     case "corridors":
       // One path-finding request per corridor, never retried.
