@@ -17,7 +17,7 @@ import { systemClock, type Clock } from "./clock.js";
 /** The running exporter's handle: polls on demand, reloads one at a time, and closes. */
 export type RunningExporter = ReturnType<typeof running>;
 
-export type ReloadedConfig = ExporterConfig | { readonly problems: readonly string[] };
+type ReloadedConfig = ExporterConfig | { readonly problems: readonly string[] };
 
 /** Every target of a configuration, Horizons then Stellar RPCs, as runtimes built but not started. */
 function runtimesOf(config: ExporterConfig, services: RuntimeServices): Runtime[] {
@@ -29,12 +29,12 @@ function runtimesOf(config: ExporterConfig, services: RuntimeServices): Runtime[
 
 /** What the exporter runs and serves, and what a reload replaces. */
 interface ExporterState {
-  /** The first configuration, then the last reload applied. */
   config: ExporterConfig;
   readonly services: RuntimeServices;
   readonly agreement: NetworkAgreement;
   readonly server: Awaited<ReturnType<typeof listen>>;
   runtimes: Runtime[];
+  /** Applied at once on a reload, before the runtimes change and the reload's config is taken. */
   web: ExporterConfig["web"];
 }
 
@@ -83,14 +83,11 @@ function runnersOf(runtimes: readonly Runtime[], role: Job["role"]) {
 
 /** A runtime as the landing page and /status.json show it. */
 function statusOf(agreement: NetworkAgreement) {
-  return ({ label, name, title, url, runners }: Runtime) => ({
-    label,
-    name,
-    title,
-    url,
-    endpoints: runners.filter((runner) => runner.job.role === "poll").map((runner) => runner.snapshot()),
-    agreement: agreement.standing({ kind: label, target: name }),
-  });
+  return (runtime: Runtime) => {
+    const { label, name, title, url } = runtime;
+    const endpoints = runnersOf([runtime], "poll").map((runner) => runner.snapshot());
+    return { label, name, title, url, endpoints, agreement: agreement.standing({ kind: label, target: name }) };
+  };
 }
 
 function running(state: ExporterState, firstPolls: Promise<void>) {
@@ -124,7 +121,6 @@ function running(state: ExporterState, firstPolls: Promise<void>) {
     reload: (load: () => Promise<ReloadedConfig>) => {
       const request = ++reloadRequests;
       reloading = reloading.then(async () => {
-        // A newer request runs after this one and reads the file itself: the latest file wins.
         if (request !== reloadRequests || closed) return;
         try {
           await applyConfig(state, await load());
@@ -158,9 +154,8 @@ async function applyConfig(state: ExporterState, next: ReloadedConfig): Promise<
     retainSecretsOf(config);
     return;
   }
-  if (next.listen.host !== config.listen.host || next.listen.port !== config.listen.port) {
+  if (next.listen.host !== config.listen.host || next.listen.port !== config.listen.port)
     logger.warn("the listen address changes only on restart");
-  }
   logger.level = next.logLevel;
   state.web = next.web;
   if (!server.setTls(next.web?.tls))

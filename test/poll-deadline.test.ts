@@ -7,7 +7,7 @@ import type { ExporterConfig, TargetConfig } from "../src/config/config.js";
 import type { Job } from "../src/job/job.js";
 import { requestsPerPoll } from "../src/scheduler/request-plan.js";
 import type { JobRunner } from "../src/scheduler/job-runner.js";
-import { Scheduler } from "../src/scheduler/scheduler.js";
+import { schedule } from "../src/scheduler/scheduler.js";
 import { ManualClock } from "./support/manual-clock.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { runnerFor } from "./support/job-harness.js";
@@ -60,8 +60,8 @@ describe("interval schedules", () => {
       runOnSchedule: async () => void ticks.push(clock.now()),
       idle: async () => undefined,
     } as unknown as JobRunner;
-    const scheduler = new Scheduler(clock);
-    await scheduler.add(poller);
+    const unschedule = schedule(poller, clock);
+    await poller.run();
     await clock.advance(25_000);
     expect(ticks).toEqual([0, 10_000, 20_000]);
     // A callback 35 s late (a stalled event loop) runs once, then the schedule keeps its phase.
@@ -69,7 +69,7 @@ describe("interval schedules", () => {
     await clock.advance(0);
     await clock.advance(10_000);
     expect(ticks).toEqual([0, 10_000, 20_000, 65_000, 70_000]);
-    await scheduler.stop();
+    unschedule();
     await clock.advance(60_000);
     expect(ticks).toHaveLength(5);
   });

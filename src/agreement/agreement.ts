@@ -9,16 +9,15 @@ import { networkOf } from "./network.js";
  * series, set again after every change: a few series per target, rendered when scraped.
  */
 export class NetworkAgreement {
-  private readonly engine: AgreementEngine;
+  private readonly engine = new AgreementEngine();
   private readonly targets;
   private readonly comparisons;
   private readonly disagreements;
   private readonly protocolBehind;
-  /** The engine's counts at the last publication, per series, to add only what they rose by. */
-  private readonly lastCounts = new Map<string, Counts & { readonly labels: SeriesLabels }>();
+  /** The engine's standing at the last publication, per series, to add only what its counts rose by. */
+  private readonly published = new Map<string, TargetAgreement>();
 
   constructor(registry: OwnRegistry) {
-    this.engine = new AgreementEngine();
     this.targets = registry.gauge(AGREEMENT_METRICS.networkTargets);
     this.comparisons = registry.counter(AGREEMENT_METRICS.ledgerHashComparisons);
     this.disagreements = registry.counter(AGREEMENT_METRICS.ledgerHashDisagreements);
@@ -44,11 +43,11 @@ export class NetworkAgreement {
 
   /** A target removed from the configuration: its series leave with it. */
   remove(id: TargetId): void {
-    for (const [key, { labels }] of this.lastCounts) {
-      if (labels.kind !== id.kind || labels.target !== id.target) continue;
-      this.comparisons.remove(labels);
-      this.disagreements.remove(labels);
-      this.lastCounts.delete(key);
+    for (const [key, { network, kind, target }] of this.published) {
+      if (kind !== id.kind || target !== id.target) continue;
+      this.comparisons.remove({ network, kind, target });
+      this.disagreements.remove({ network, kind, target });
+      this.published.delete(key);
     }
     this.engine.remove(id);
     this.publish();
@@ -76,19 +75,16 @@ export class NetworkAgreement {
     for (const standing of this.engine.standings()) {
       const labels = { network: standing.network, kind: standing.kind, target: standing.target };
       const key = JSON.stringify(labels);
-      const last = this.lastCounts.get(key) ?? { labels, comparisons: 0, disagreements: 0 };
+      const last = this.published.get(key);
       // The engine starts a target's counts again when it moves it (a new network, a reset chain);
       // the counters only rise, so a count lower than the last one is all new.
-      this.comparisons.inc(labels, risenBy(last.comparisons, standing.comparisons));
-      this.disagreements.inc(labels, risenBy(last.disagreements, standing.disagreements));
-      this.lastCounts.set(key, { labels, comparisons: standing.comparisons, disagreements: standing.disagreements });
+      this.comparisons.inc(labels, risenBy(last?.comparisons ?? 0, standing.comparisons));
+      this.disagreements.inc(labels, risenBy(last?.disagreements ?? 0, standing.disagreements));
+      this.published.set(key, standing);
       if (standing.protocolBehind !== undefined) this.protocolBehind.set(labels, standing.protocolBehind);
     }
   }
 }
-
-type Counts = Pick<TargetAgreement, "comparisons" | "disagreements">;
-type SeriesLabels = Pick<TargetAgreement, "network" | "kind" | "target">;
 
 function risenBy(last: number, now: number): number {
   return now >= last ? now - last : now;

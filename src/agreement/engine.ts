@@ -1,10 +1,10 @@
 // Every (sequence, hash) a target showed, compared with what the other targets of its network showed for that
 // sequence: a pure view over facts the polls read, with no request and no clock.
-export type TargetKind = "horizon" | "rpc";
+import type { TargetLabel } from "../catalog/metrics.js";
 
 /** A Horizon and a Stellar RPC may share a name: a target is its kind and its name. */
 export interface TargetId {
-  readonly kind: TargetKind;
+  readonly kind: TargetLabel;
   readonly target: string;
 }
 
@@ -25,16 +25,6 @@ export interface TargetAgreement extends TargetId {
   readonly disagreeing: boolean;
   /** The network's highest protocol minus this target's; undefined until it reports one. */
   readonly protocolBehind: number | undefined;
-}
-
-interface AgreementOptions {
-  /** Sequences kept per network, the most recently first shown ones. */
-  readonly sequencesKept?: number;
-  /**
-   * A sequence is judged once every target of its network has shown it or a later one, or once it is this many
-   * ledgers behind the newest any of them showed, so a stalled target does not hold judgement back.
-   */
-  readonly patienceLedgers?: number;
 }
 
 interface TargetState {
@@ -87,15 +77,20 @@ function wrongTargets(hashes: ReadonlyMap<string, string>, networkTargets: numbe
 }
 
 export class AgreementEngine {
+  /** Sequences kept per network, the most recently first shown ones. */
   private readonly sequencesKept: number;
+  /**
+   * A sequence is judged once every target of its network has shown it or a later one, or once it is this many ledgers
+   * behind the newest any of them showed, so a stalled target does not hold judgement back.
+   */
   private readonly patienceLedgers: number;
   private readonly targets = new Map<string, TargetState>();
   private readonly networks = new Map<string, NetworkState>();
 
-  constructor(options: AgreementOptions = {}) {
-    this.sequencesKept = options.sequencesKept ?? 1000;
-    // Three minutes at mainnet's pace.
-    this.patienceLedgers = options.patienceLedgers ?? 30;
+  /** By default 1000 sequences, and a patience of three minutes at mainnet's pace. */
+  constructor({ sequencesKept = 1000, patienceLedgers = 30 } = {}) {
+    this.sequencesKept = sequencesKept;
+    this.patienceLedgers = patienceLedgers;
   }
 
   /** The network a target serves; one moving to another starts there afresh, its counters (by network) restart. */
@@ -144,10 +139,9 @@ export class AgreementEngine {
   /** Every target whose network is known, with its counts. */
   standings(): TargetAgreement[] {
     const highest = new Map<string, number>();
-    for (const { network, protocol } of this.targets.values()) {
+    for (const { network, protocol } of this.targets.values())
       if (network !== undefined && protocol !== undefined)
         highest.set(network, Math.max(highest.get(network) ?? protocol, protocol));
-    }
     const standings: TargetAgreement[] = [];
     for (const state of this.targets.values()) {
       const { network, protocol, lastDisagreement } = state;

@@ -1,7 +1,5 @@
-/**
- * The transaction-submission probe: proves, on a schedule, that a wallet can get a transaction into a ledger through
- * this Horizon now, with a no-op transaction (one BumpSequence to 0, which moves no funds).
- */
+// The transaction-submission probe: proves, on a schedule, that a wallet can get a transaction into a ledger through
+// this Horizon now, with a no-op transaction (one BumpSequence to 0, which moves no funds).
 import type { Keypair } from "@stellar/stellar-base";
 import type { Logger } from "pino";
 import {
@@ -96,11 +94,9 @@ export function failureReason(error: unknown): string {
 }
 
 /** Horizon 1.x did not send fee_charged; the result XDR always holds it. */
-function feeCharged(response: TransactionResponse): number {
-  return (
-    response.fee_charged ??
-    Number(stellarBase().xdr.TransactionResult.fromXDR(response.result_xdr, "base64").feeCharged().toString())
-  );
+function feeCharged({ fee_charged, result_xdr }: TransactionResponse): number {
+  const result = () => stellarBase().xdr.TransactionResult.fromXDR(result_xdr, "base64");
+  return fee_charged ?? Number(result().feeCharged().toString());
 }
 
 /** A target's probe: one run at a time, the first a period after start, once the polls taught it network and fees. */
@@ -154,22 +150,16 @@ export class TxProbe implements ProbeJob {
     const { settings, signer, client, network, log } = this.options;
     const { passphrase, baseFeeStroops, feeP90Stroops } = network.current;
     if (this.refusal === "pubnet") return;
-    if (passphrase === undefined || baseFeeStroops === undefined || feeP90Stroops === undefined) {
-      log.debug("transaction probe waits for the first root and fee_stats polls");
-      return;
-    }
+    if (passphrase === undefined || baseFeeStroops === undefined || feeP90Stroops === undefined)
+      return log.debug("transaction probe waits for the first root and fee_stats polls");
     const { Account, Memo, Networks, Operation, TransactionBuilder } = stellarBase();
-    if (passphrase === Networks.PUBLIC && !settings.allowPubnet) {
+    if (passphrase === Networks.PUBLIC && !settings.allowPubnet)
       return this.refuse(
         "pubnet",
         "this Horizon serves pubnet, where the transaction probe spends real lumens: " +
           "it will not submit unless tx_probe.allow_pubnet is true",
       );
-    }
-    if (client.holdingBack()) {
-      log.debug("transaction probe skips a run: Horizon asked us to hold back");
-      return;
-    }
+    if (client.holdingBack()) return log.debug("transaction probe skips a run: Horizon asked us to hold back");
     const accountId = signer.publicKey();
     let account: ProbeAccount | undefined;
     try {
@@ -177,11 +167,10 @@ export class TxProbe implements ProbeJob {
       account = await client.probeAccount(accountId, signal);
       progressed();
     } catch (error) {
-      log.warn(
+      return log.warn(
         { account: accountId, error: error instanceof Error ? error.message : String(error) },
         "transaction probe cannot read its account's sequence; not submitting",
       );
-      return;
     }
     if (account === undefined)
       return this.refuse("unfunded", `the transaction probe's account ${accountId} does not exist: fund it`);
@@ -245,8 +234,8 @@ export class TxProbe implements ProbeJob {
 
 /** A Horizon's transaction probe, as its job table builds it, with a warning when its seed file is open to others. */
 export function txProbeJob({ target, client, network, log: targetLog, clock }: HorizonJobParts): TxProbe {
-  const config = target.txProbe;
-  if (config === undefined) throw new Error(`${target.name} has no transaction probe configured`);
+  // The job table builds it only for a target with a probe.
+  const config = target.txProbe!;
   const log = targetLog.child({ prober: "tx_probe" });
   if (config.secretFile !== undefined)
     void secretFileWarning(config.secretFile).then((warning) => warning && log.warn(warning));
@@ -254,12 +243,6 @@ export function txProbeJob({ target, client, network, log: targetLog, clock }: H
     { account: config.accountId, schedule: config.schedule.text, maxFee: config.maxFee },
     "transaction probe configured",
   );
-  return new TxProbe({
-    settings: config,
-    signer: config.signer.reveal(),
-    client: probeHorizon(client),
-    network,
-    log,
-    now: () => clock.now(),
-  });
+  const signer = config.signer.reveal();
+  return new TxProbe({ settings: config, signer, client: probeHorizon(client), network, log, now: () => clock.now() });
 }

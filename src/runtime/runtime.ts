@@ -3,18 +3,15 @@ import type { Logger } from "pino";
 import type { TargetLabel } from "../catalog/metrics.js";
 import type { Clock } from "../clock.js";
 import type { HttpOptions } from "../client/http.js";
-import type { ExporterConfig, TargetConfig } from "../config/config.js";
+import type { ExporterConfig } from "../config/config.js";
+import type { TargetBasics } from "../config/targets.js";
 import { comparisonKey } from "../config/secret.js";
 import type { ExporterMetrics, TargetMetrics } from "../exposition/self-metrics.js";
-import type { MetricStore, StoreLease } from "../exposition/store.js";
+import type { MetricStore } from "../exposition/store.js";
 import { JobRunner, requestBudgetMs } from "../scheduler/job-runner.js";
-import { JobPublisher } from "../scheduler/publisher.js";
-import { Scheduler } from "../scheduler/scheduler.js";
+import { schedule } from "../scheduler/scheduler.js";
 import type { Job, JobParts } from "../job/job.js";
 import { NetworkView, type NetworkObserver } from "../job/network.js";
-
-/** What the runtime reads of a target, the same in both kinds' configurations. */
-type KindTarget = Pick<TargetConfig, "name" | "url" | "timeoutMs">;
 
 /** How a kind's client is observed and stopped: the runtime's, for every request it sends. */
 type ClientParts = Required<Pick<HttpOptions<string>, "observer" | "signal" | "clock" | "log">>;
@@ -24,9 +21,8 @@ export interface JobEntry<Target, Client> {
   readonly source: Job["source"];
   /** Network-level series come from shard 0 alone: on another shard the job does not run. */
   readonly networkLevel?: true;
-  /** Whether a target runs the job (always, when absent). */
   enabled?(target: Target, config: ExporterConfig): boolean;
-  /** Global settings the job is built from beyond its target's: a reload that changes them restarts this job alone. */
+  /** Global settings the job is built from: a reload that changes them restarts this job alone. */
   settings?(config: ExporterConfig): unknown;
   create(parts: JobParts<Target, Client>): Job;
 }
@@ -38,20 +34,17 @@ export function jobsOf<Target, Client>(
   config: ExporterConfig,
 ) {
   return table
-    .filter(
-      (entry) => (entry.networkLevel !== true || config.shard.index === 0) && (entry.enabled?.(target, config) ?? true),
-    )
+    .filter((entry) => (!entry.networkLevel || config.shard.index === 0) && (entry.enabled?.(target, config) ?? true))
     .map((entry) => ({ entry, key: JSON.stringify(entry.settings?.(config) ?? null) }));
 }
 
 /** A kind of target (Horizon, Stellar RPC); scheduling, publishing, reloads and stopping are the runtime's. */
-export interface TargetKind<Target extends KindTarget, Client> {
+export interface TargetKind<Target extends TargetBasics, Client> {
   /** Names the kind's targets on their series; also how the status board tells kinds apart. */
   readonly label: TargetLabel;
   /** What the landing page calls a target of this kind. */
   title(target: Target): string;
   client(target: Target, config: ExporterConfig, parts: ClientParts): Client;
-  /** The kind's job table; a reload keeps each job whose key is unchanged. */
   readonly jobs: readonly JobEntry<Target, Client>[];
   /** Requests per hour the plan sends and the target allows, where the kind has a budget. */
   requestPlan?(target: Target, config: ExporterConfig): { readonly planned: number; readonly budget: number };
@@ -66,41 +59,26 @@ export interface RuntimeServices {
   readonly networkObserver?: (label: TargetLabel, name: string) => NetworkObserver;
 }
 
-/**
- * Stops everything of one target. Each of its runs, requests in flight and retry waits listens to
- * it, so a busy target legitimately passes Node's default warning threshold of 10 listeners.
- */
-function targetAbortController(): AbortController {
-  const controller = new AbortController();
-  setMaxListeners(100, controller.signal);
-  return controller;
-}
-
 interface RunningJob {
   readonly key: string;
   readonly runner: JobRunner;
-  readonly publisher: JobPublisher;
-  readonly lease: StoreLease;
-  readonly abort: AbortController;
-  /** Stops listening to the runtime's stop, once the job stopped alone. */
-  readonly detach: () => void;
+  readonly unschedule: () => void;
 }
 
 /** A runtime of any kind, as the exporter and the status pages see it. */
-export type Runtime = TargetRuntime<KindTarget, unknown>;
+export type Runtime = TargetRuntime<TargetBasics, unknown>;
 
 /**
- * Everything one target does: its client, network view, and a runner per job on one scheduler. Built without side
+ * Everything one target does: its client, network view, and a scheduled runner per job. Built without side
  * effects, so a reload can build every runtime before it stops any; once stopped, nothing it owns runs or publishes.
  */
-export class TargetRuntime<Target extends KindTarget, Client> {
+export class TargetRuntime<Target extends TargetBasics, Client> {
   readonly key: string;
   readonly label: TargetLabel;
   readonly name: string;
   readonly title: string;
   readonly url: string;
-  private readonly abort = targetAbortController();
-  private readonly scheduler: Scheduler;
+  private readonly abort = new AbortController();
   private readonly network: NetworkView;
   private readonly client: Client;
   private readonly log: Logger;
@@ -113,8 +91,9 @@ export class TargetRuntime<Target extends KindTarget, Client> {
     private config: ExporterConfig,
     private readonly services: RuntimeServices,
   ) {
-    // What rebuilds the runtime and its client when it changes: the target's own settings, and the
-    // HTTP settings, the rate-limit hold cap's freshness among them.
+    // Each of the target's requests in flight and retry waits listens to it: more than Node's default 10 listeners.
+    setMaxListeners(100, this.abort.signal);
+    // What rebuilds the runtime and its client: the target's settings and the HTTP ones (the hold cap's freshness too).
     const { retries, maxBodyBytes, staleAfterIntervals } = config;
     this.key = `${kind.label}:${comparisonKey({ target, retries, maxBodyBytes, staleAfterIntervals })}`;
     this.label = kind.label;
@@ -123,7 +102,6 @@ export class TargetRuntime<Target extends KindTarget, Client> {
     this.url = target.url.display;
     this.log = services.logger.child({ [kind.label]: target.name });
     this.metrics = services.metrics[kind.label];
-    this.scheduler = new Scheduler(services.clock);
     this.network = new NetworkView(services.networkObserver?.(kind.label, target.name));
     this.client = kind.client(target, config, {
       observer: this.metrics.observerFor(target.name),
@@ -141,17 +119,13 @@ export class TargetRuntime<Target extends KindTarget, Client> {
   async start(): Promise<void> {
     if (this.abort.signal.aborted) return;
     this.metrics.addTarget(this.name);
-    this.planRequests(this.config);
-    const plans = jobsOf(this.kind.jobs, this.target, this.config);
-    await Promise.all(plans.map((plan) => this.startJob(plan.entry, plan.key)));
+    await Promise.all(this.plan(this.config).map((plan) => this.startJob(plan.entry, plan.key)));
   }
 
   /** Applies a configuration of the same runtime key: only jobs whose keys changed restart, jobs gone stop. */
   async reconfigure(config: ExporterConfig): Promise<void> {
     if (this.abort.signal.aborted) return;
-    this.config = config;
-    this.planRequests(config);
-    const plans = jobsOf(this.kind.jobs, this.target, config);
+    const plans = this.plan(config);
     const keys = new Map(plans.map((plan) => [plan.entry.source, plan.key]));
     const changed = plans.filter((plan) => this.jobs.get(plan.entry.source)?.key !== plan.key);
     const leaving = [...this.jobs.values()].filter((job) => keys.get(job.runner.job.source) !== job.key);
@@ -167,21 +141,21 @@ export class TargetRuntime<Target extends KindTarget, Client> {
   async stop(): Promise<void> {
     this.abort.abort();
     await Promise.all([...this.jobs.values()].map((job) => this.stopJob(job)));
-    await this.scheduler.stop();
     await this.metrics.removeTarget(this.name);
   }
 
-  private planRequests(config: ExporterConfig): void {
-    const plan = this.kind.requestPlan?.(this.target, config);
-    if (plan === undefined) return;
-    this.metrics.requestPlan(this.name, plan.planned, plan.budget);
-    if (plan.planned > plan.budget) {
+  /** Takes the configuration, checks its request plan against the budget, and lists the jobs it runs. */
+  private plan(config: ExporterConfig) {
+    this.config = config;
+    const requests = this.kind.requestPlan?.(this.target, config);
+    if (requests !== undefined) this.metrics.requestPlan(this.name, requests.planned, requests.budget);
+    if (requests !== undefined && requests.planned > requests.budget)
       this.log.warn(
-        { plannedRequestsPerHour: plan.planned, requestBudgetPerHour: plan.budget },
+        { plannedRequestsPerHour: requests.planned, requestBudgetPerHour: requests.budget },
         "schedules plan more requests per hour than this target's budget: " +
           "lengthen the poll intervals, track fewer pools or watch fewer accounts",
       );
-    }
+    return jobsOf(this.kind.jobs, this.target, config);
   }
 
   private startJob(entry: JobEntry<Target, Client>, key: string): Promise<void> {
@@ -190,39 +164,30 @@ export class TargetRuntime<Target extends KindTarget, Client> {
     const { retries, staleAfterIntervals } = this.config;
     const { target, config, client, network, log } = this;
     const job = entry.create({ target, config, client, network, log, clock });
-    const abort = targetAbortController();
-    const stopped = () => abort.abort(this.abort.signal.reason);
-    this.abort.signal.addEventListener("abort", stopped, { once: true });
-    const lease = store.lease(this.name, job.source, this.label);
-    const freshnessMs = job.role === "poll" ? staleAfterIntervals * job.schedule.periodMs : Infinity;
-    const publisher = new JobPublisher(job, lease, freshnessMs, clock, this.log, () => metrics.publishFailed());
     const runner = new JobRunner({
       target: this.name,
       job,
-      publisher,
+      lease: store.lease(this.name, job.source, this.label),
+      freshnessMs: job.role === "poll" ? staleAfterIntervals * job.schedule.periodMs : Infinity,
       requestBudgetMs: requestBudgetMs(job.schedule, staleAfterIntervals, this.target.timeoutMs, retries),
       metrics: this.metrics,
+      publishFailed: () => metrics.publishFailed(),
       log: this.log,
       clock,
-      signal: abort.signal,
       // A poll succeeded: the others of the target that failed on a passing hiccup need not wait their period.
       succeeded: (by, healed) => {
         for (const { runner } of this.jobs.values()) if (runner !== by) runner.peerSucceeded(healed);
       },
     });
-    const detach = () => this.abort.signal.removeEventListener("abort", stopped);
-    this.jobs.set(job.source, { key, runner, publisher, lease, abort, detach });
-    // A probe shows its counters from the start, at zero.
-    if (job.role === "probe" || job.countersAtStart) void publisher.succeeded();
-    return this.scheduler.add(runner);
+    this.jobs.set(job.source, { key, runner, unschedule: schedule(runner, clock) });
+    // A probe shows its counters from the start, at zero; its first run waits a period, a poll's runs now.
+    if (job.role === "probe" || job.countersAtStart) void runner.publishFresh();
+    return job.role === "poll" ? runner.run() : Promise.resolve();
   }
 
   private async stopJob(job: RunningJob): Promise<void> {
     if (this.jobs.get(job.runner.job.source) === job) this.jobs.delete(job.runner.job.source);
-    job.detach();
-    job.abort.abort();
-    job.publisher.stop();
-    await this.scheduler.remove(job.runner);
-    job.lease.retire();
+    job.unschedule();
+    await job.runner.stop();
   }
 }

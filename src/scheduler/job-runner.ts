@@ -4,8 +4,9 @@ import { isTransient, PollError } from "../client/errors.js";
 import type { Schedule } from "../config/schedule.js";
 import type { Clock } from "../clock.js";
 import type { Job, PollContext } from "../job/job.js";
+import type { CollectorSamples } from "../exposition/samples.js";
 import type { TargetMetrics } from "../exposition/self-metrics.js";
-import type { JobPublisher } from "./publisher.js";
+import type { StoreLease } from "../exposition/store.js";
 
 /** What the landing page and /readyz show about one job of one target. */
 export interface EndpointStatus {
@@ -15,7 +16,6 @@ export interface EndpointStatus {
   readonly polls: number;
   readonly lastSuccessMs?: number;
   readonly lastError?: { readonly reason: PollErrorReason; readonly message: string; readonly atMs: number };
-  /** When the run now going started. */
   readonly runningSinceMs?: number;
 }
 
@@ -36,46 +36,48 @@ export function requestBudgetMs(schedule: Schedule, staleAfterIntervals: number,
 interface JobRunnerOptions {
   readonly target: string;
   readonly job: Job;
-  readonly publisher: JobPublisher;
+  /** Where the job's series go; the runner is its one writer, in order. */
+  readonly lease: StoreLease;
+  /** How long the data of a successful run stays fresh. */
+  readonly freshnessMs: number;
   /** See requestBudgetMs; a run may take `requestsPerRun` of them, and one without an answer. */
   readonly requestBudgetMs: number;
-  /** Where a runner counts its polls: the self-metrics of the target's kind. */
   readonly metrics: Pick<TargetMetrics, "pollSucceeded" | "pollFailed" | "invalidRecordsRead">;
+  readonly publishFailed: () => void;
   readonly log: Logger;
   readonly clock: Clock;
-  /** Aborted when the job or its runtime stops. */
-  readonly signal: AbortSignal;
-  /** Called when a poll succeeds; `healed` when it failed before: the upstream has healed. */
+  /** A poll succeeded; `healed` when it failed before. */
   readonly succeeded?: (runner: JobRunner, healed: boolean) => void;
 }
 
 /**
  * Runs one job one run at a time, each within its deadline (see deadline()); counts and logs a poll's failures, backs
- * off after repeated ones, and tells the publisher how each run ended.
+ * off after repeated ones, and publishes how each run ended. When the data goes stale before another run succeeds, the
+ * job is republished as failed at once, so `stellar_horizon_up` turns 0 while a root poll still hangs.
  */
 export class JobRunner {
+  readonly job: Job;
+  readonly schedule: Schedule;
+  /** Aborted by stop(): the run in flight ends, and nothing is published any more. */
+  private readonly stopping = new AbortController();
   private inFlight: Promise<void> | undefined;
   private status: EndpointStatus;
+  /** Of polls; above 0, a success now means the upstream healed. */
   private consecutiveFailures = 0;
   /** Scheduled polls before this instant are skipped: backoff after repeated failures. */
   private notBeforeMs = 0;
   /** A tick was skipped while backing off, and the reason was the upstream's health. */
   private owesTick = false;
   private lastFailureTransient = false;
-  /** The last run failed: a success now means the upstream healed. */
-  private failedLast = false;
+  private publishing: Promise<void> = Promise.resolve();
+  private staleTimer: unknown;
+  /** The last publication failed: its error was logged. */
+  private failingToPublish = false;
 
   constructor(private readonly options: JobRunnerOptions) {
-    const { target, job } = options;
-    this.status = { target, endpoint: job.source, schedule: job.schedule.text, polls: 0 };
-  }
-
-  get job(): Job {
-    return this.options.job;
-  }
-
-  get schedule(): Schedule {
-    return this.options.job.schedule;
+    this.job = options.job;
+    this.schedule = options.job.schedule;
+    this.status = { target: options.target, endpoint: this.job.source, schedule: this.schedule.text, polls: 0 };
   }
 
   snapshot(): EndpointStatus {
@@ -84,7 +86,7 @@ export class JobRunner {
 
   /** Runs once; a call while a run is going joins it instead of overlapping. Never rejects. */
   run(): Promise<void> {
-    if (this.options.signal.aborted) return Promise.resolve();
+    if (this.stopping.signal.aborted) return Promise.resolve();
     this.inFlight ??= this.runOnce().finally(() => {
       this.inFlight = undefined;
     });
@@ -103,6 +105,14 @@ export class JobRunner {
   /** Resolves when no run is going; starts none. */
   async idle(): Promise<void> {
     await this.inFlight;
+  }
+
+  /** Aborts the run in flight and, once it has settled, retires the lease: nothing is published again. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    this.options.clock.clearTimeout(this.staleTimer);
+    await this.idle();
+    this.options.lease.retire();
   }
 
   /**
@@ -128,8 +138,8 @@ export class JobRunner {
     const startedMs = clock.now();
     this.status = { ...this.status, runningSinceMs: startedMs };
     const controller = new AbortController();
-    const onStop = () => controller.abort(this.options.signal.reason);
-    this.options.signal.addEventListener("abort", onStop, { once: true });
+    const onStop = () => controller.abort(this.stopping.signal.reason);
+    this.stopping.signal.addEventListener("abort", onStop, { once: true });
     let lastAnswerMs = startedMs;
     const context: PollContext = {
       signal: controller.signal,
@@ -148,12 +158,12 @@ export class JobRunner {
     } catch (error) {
       // A run cut short because its target stops says nothing about the upstream: nothing to count or log.
       // Any other failure is reported at once, even at the deadline, whatever the job still does.
-      if (!this.options.signal.aborted) await this.failed(error, (clock.now() - startedMs) / 1000);
+      if (!this.stopping.signal.aborted) await this.failed(error, (clock.now() - startedMs) / 1000);
       // An aborted run settles promptly; waiting for it keeps the job to one run at a time.
       await running.catch(() => undefined);
     } finally {
       deadline.cancel();
-      this.options.signal.removeEventListener("abort", onStop);
+      this.stopping.signal.removeEventListener("abort", onStop);
     }
   }
 
@@ -190,22 +200,21 @@ export class JobRunner {
   }
 
   private async succeeded(durationSeconds: number): Promise<void> {
-    const { target, job, metrics, publisher, clock } = this.options;
+    const { target, job, metrics, clock } = this.options;
     if (job.role === "poll") metrics.pollSucceeded(target, job.source, durationSeconds, clock.now());
+    const healed = this.consecutiveFailures > 0;
     this.consecutiveFailures = 0;
     this.notBeforeMs = 0;
     this.owesTick = false;
     this.lastFailureTransient = false;
-    const healed = this.failedLast;
-    this.failedLast = false;
     if (job.role === "poll") this.options.succeeded?.(this, healed);
-    await publisher.succeeded();
+    await this.publishFresh();
     // Counted once its data is in the store, so /readyz never runs ahead of /metrics.
     this.ended({ lastSuccessMs: clock.now() });
   }
 
   private async failed(error: unknown, durationSeconds: number): Promise<void> {
-    const { target, job, metrics, publisher, log, clock } = this.options;
+    const { target, job, metrics, log, clock } = this.options;
     const failure =
       error instanceof PollError
         ? error
@@ -217,12 +226,12 @@ export class JobRunner {
         "poll failed",
       );
       this.lastFailureTransient = isTransient(failure);
-      this.failedLast = true;
+      this.consecutiveFailures += 1;
       if (!job.heartbeat) this.backOff();
-      await publisher.failed();
+      await this.publishStale();
     } else {
       log.error({ source: job.source, reason: failure.reason, error: failure.message }, "run failed");
-      await publisher.succeeded();
+      await this.publishFresh();
     }
     this.ended({ lastError: { reason: failure.reason, message: failure.message, atMs: clock.now() } });
   }
@@ -234,10 +243,49 @@ export class JobRunner {
 
   /** Each further consecutive failure doubles the wait beyond the schedule, up to MAX_BACKOFF_MS. */
   private backOff(): void {
-    this.consecutiveFailures += 1;
-    const periodMs = this.options.job.schedule.periodMs;
-    const extraMs = Math.min(periodMs * (2 ** (this.consecutiveFailures - 1) - 1), MAX_BACKOFF_MS);
+    const extraMs = Math.min(this.schedule.periodMs * (2 ** (this.consecutiveFailures - 1) - 1), MAX_BACKOFF_MS);
     // Jittered, so exporters sharing an upstream do not retry in step.
     this.notBeforeMs = this.options.clock.now() + extraMs * (0.5 + Math.random() / 2);
+  }
+
+  /** Publishes the job's series as fresh for `freshnessMs`, then as stale unless another run succeeds first. */
+  publishFresh(): Promise<void> {
+    const { clock, freshnessMs } = this.options;
+    clock.clearTimeout(this.staleTimer);
+    if (Number.isFinite(freshnessMs) && !this.stopping.signal.aborted)
+      this.staleTimer = clock.setTimeout(() => void this.publishStale(), freshnessMs);
+    return this.publish(true, clock.now() + freshnessMs);
+  }
+
+  private publishStale(): Promise<void> {
+    this.options.clock.clearTimeout(this.staleTimer);
+    return this.publish(false, 0);
+  }
+
+  /** A failed publication is counted and logged (once until one succeeds again); the next one is tried all the same. */
+  private publish(succeeded: boolean, freshUntilMs: number): Promise<void> {
+    if (this.stopping.signal.aborted) return this.publishing;
+    const { job, lease, log, publishFailed } = this.options;
+    // Taken now, so each publication shows the state as the run left it; a throw fails the publication in its turn.
+    const shown = new Promise<CollectorSamples>((resolve) => {
+      const samples = job.samples(succeeded);
+      resolve(succeeded ? samples : { live: [], persistent: samples.persistent });
+    });
+    shown.catch(() => undefined);
+    this.publishing = this.publishing.then(async () => {
+      try {
+        await lease.publish(await shown, freshUntilMs);
+        this.failingToPublish = false;
+      } catch (error) {
+        publishFailed();
+        if (!this.failingToPublish)
+          log.error(
+            { source: job.source, error: String(error) },
+            "publishing to the metric store failed; the next run publishes again",
+          );
+        this.failingToPublish = true;
+      }
+    });
+    return this.publishing;
   }
 }

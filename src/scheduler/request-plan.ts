@@ -8,10 +8,9 @@ import { activityRequestsPerPoll } from "../config/account-streams.js";
 const TYPICAL_LEDGER_CLOSE_MS = 6_000;
 
 /**
- * Requests one poll of an endpoint sends in steady state: the least the API allows for what is
- * tracked. Ledger polls faster than ledgers close add a probe for resets on each empty page. On a
- * shard other than 0, which polls no ledgers, an accounts poll reads the latest ledger's base
- * reserve itself.
+ * Requests one poll of an endpoint sends in steady state: the least the API allows for what is tracked. Ledger polls
+ * faster than ledgers close add a probe for resets on each empty page. On a shard other than 0, which polls no
+ * ledgers, an accounts poll reads the latest ledger's base reserve itself.
  */
 export function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config: ExporterConfig): number {
   switch (endpoint) {
@@ -28,7 +27,7 @@ export function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config
     case "accounts": {
       // The account, plus one page of offers and one of claimable balances where asked for.
       const accounts = target.accounts.reduce(
-        (total, account) => total + 1 + (account.offers ? 1 : 0) + (account.claimableBalances ? 1 : 0),
+        (total, a) => total + 1 + Number(a.offers) + Number(a.claimableBalances),
         0,
       );
       return accounts > 0 && config.shard.index !== 0 ? accounts + 1 : accounts;
@@ -39,7 +38,6 @@ export function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config
       // One `/assets?asset_code=&asset_issuer=&limit=1` per watched asset.
       return target.assets.length;
     case "markets":
-      // A bucket and a page of trades per market, a page of offers per maker and side.
       return marketRequestsPerPoll(target.markets);
     case "corridors":
       // One path-finding request per corridor, never retried.

@@ -4,10 +4,9 @@ import { ExporterMetrics } from "../../src/exposition/self-metrics.js";
 import { MetricStore } from "../../src/exposition/store.js";
 import type { Job } from "../../src/job/job.js";
 import { JobRunner, requestBudgetMs } from "../../src/scheduler/job-runner.js";
-import { JobPublisher } from "../../src/scheduler/publisher.js";
 
 /**
- * One job of target `h` run as its runtime runs it: a runner with its publisher and lease, the
+ * One job of target `h` run as its runtime runs it: a runner with its lease, the
  * default freshness (3 periods) and a 10 s request timeout with 2 retries.
  */
 export function runnerFor(
@@ -17,28 +16,23 @@ export function runnerFor(
     clock = systemClock,
     log = pino({ level: "silent" }),
     metrics = new ExporterMetrics("test"),
-    signal = new AbortController().signal,
   }: {
     store?: MetricStore;
     clock?: Clock;
     log?: Logger;
     metrics?: ExporterMetrics;
-    signal?: AbortSignal;
   } = {},
-): { runner: JobRunner; publisher: JobPublisher; store: MetricStore; metrics: ExporterMetrics } {
-  const freshnessMs = job.role === "poll" ? 3 * job.schedule.periodMs : Infinity;
-  const publisher = new JobPublisher(job, store.lease("h", job.source), freshnessMs, clock, log, () =>
-    metrics.publishFailed(),
-  );
+): { runner: JobRunner; store: MetricStore; metrics: ExporterMetrics } {
   const runner = new JobRunner({
     target: "h",
     job,
-    publisher,
+    lease: store.lease("h", job.source),
+    freshnessMs: job.role === "poll" ? 3 * job.schedule.periodMs : Infinity,
     requestBudgetMs: requestBudgetMs(job.schedule, 3, 10_000, 2),
     metrics: metrics.horizon,
+    publishFailed: () => metrics.publishFailed(),
     log,
     clock,
-    signal,
   });
-  return { runner, publisher, store, metrics };
+  return { runner, store, metrics };
 }
