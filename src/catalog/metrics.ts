@@ -55,13 +55,10 @@ export interface MetricDefinition {
 }
 
 type Scope = Pick<MetricDefinition, "targetLabel" | "perTarget">;
-type Defined<S extends MetricSource, T extends MetricType, L extends readonly string[]> = {
-  readonly name: string;
-  readonly type: T;
-  readonly help: string;
-  readonly labels: L;
-  readonly source: S;
-};
+type Defined<S extends MetricSource, T extends MetricType, L extends readonly string[]> = Pick<
+  MetricDefinition,
+  "name" | "help"
+> & { readonly type: T; readonly labels: L; readonly source: S };
 /** Defines a metric of one source and type: one call a metric, literal labels for the samples' type checks. */
 interface Define<S extends MetricSource, T extends MetricType, E extends Scope> {
   (name: string, help: string): Defined<S, T, readonly []> & E;
@@ -70,54 +67,39 @@ interface Define<S extends MetricSource, T extends MetricType, E extends Scope> 
 
 /** One source's metric constructors; `scope` adds the `rpc` target label or marks the series exporter-wide. */
 function metricsOf<const S extends MetricSource, const E extends Scope = Record<never, never>>(source: S, scope?: E) {
-  function of<T extends MetricType>(type: T) {
-    const define = (name: string, help: string, labels: readonly string[] = []) => ({
-      name,
-      type,
-      help,
-      labels,
-      source,
-      ...scope,
-    });
-    return define as Define<S, T, E>;
-  }
-  const histogram = of("histogram");
+  const of =
+    <T extends MetricType>(type: T) =>
+    (name: string, help: string, labels: readonly string[] = []) => ({ name, type, help, labels, source, ...scope });
+  const histogram = of("histogram") as Define<S, "histogram", E>;
   return {
-    gauge: of("gauge"),
-    counter: of("counter"),
+    gauge: of("gauge") as Define<S, "gauge", E>,
+    counter: of("counter") as Define<S, "counter", E>,
     histogram: <const L extends readonly string[]>(
       name: string,
       help: string,
       labels: L,
       buckets: readonly number[],
-    ) => ({ ...histogram(name, help, labels), buckets }),
+    ) => ({
+      ...histogram(name, help, labels),
+      buckets,
+    }),
   };
 }
 
+const rpc = { targetLabel: "rpc" } as const;
+
+/** Horizon's fee statistics: the minimum, the mode, its percentiles and the maximum. */
 export const FEE_STATS = [
   "min",
   "mode",
-  "p10",
-  "p20",
-  "p30",
-  "p40",
-  "p50",
-  "p60",
-  "p70",
-  "p80",
-  "p90",
-  "p95",
-  "p99",
+  ...["p10", "p20", "p30", "p40", "p50", "p60", "p70", "p80", "p90", "p95", "p99"],
   "max",
 ] as const;
 
-/** Where an account family exists: a ledger entry read over Stellar RPC has no offer, claimable or data count. */
-type AccountFamilyKind = "horizon" | "rpc";
-
 /** Constructors of account families (`stellar_<kind>_account_<suffix>`) that exist for the given kinds. */
-function accountFamilies<const K extends readonly AccountFamilyKind[]>(kinds: K) {
+function accountFamilies<const K extends readonly TargetLabel[]>(kinds: K) {
   const of =
-    <const T extends MetricType>(type: T) =>
+    <T extends MetricType>(type: T) =>
     <const L extends readonly string[]>(suffix: string, help: string, labels: L) => ({
       suffix,
       type,
@@ -251,28 +233,23 @@ const ACCOUNT_FAMILIES = {
 type AccountFamilies = typeof ACCOUNT_FAMILIES;
 
 /** One kind's account metrics, keyed as in ACCOUNT_FAMILIES, with literal label lists for the samples' type checks. */
-type AccountMetrics<Kind extends AccountFamilyKind> = {
-  readonly [K in keyof AccountFamilies as Kind extends AccountFamilies[K]["kinds"][number] ? K : never]: {
-    readonly name: string;
-    readonly type: AccountFamilies[K]["type"];
-    readonly help: string;
-    readonly labels: AccountFamilies[K]["labels"];
-    readonly source: "accounts";
-  } & (Kind extends "rpc" ? { readonly targetLabel: "rpc" } : unknown);
+type AccountMetrics<Kind extends TargetLabel> = {
+  readonly [K in keyof AccountFamilies as Kind extends AccountFamilies[K]["kinds"][number] ? K : never]: Defined<
+    "accounts",
+    AccountFamilies[K]["type"],
+    AccountFamilies[K]["labels"]
+  > &
+    (Kind extends "rpc" ? typeof rpc : unknown);
 };
 
-function accountMetrics<Kind extends AccountFamilyKind>(kind: Kind): AccountMetrics<Kind> {
+/** A ledger entry read over Stellar RPC has no offer, claimable or data count: those families are Horizon's only. */
+function accountMetrics<Kind extends TargetLabel>(kind: Kind): AccountMetrics<Kind> {
+  const scope: Scope = kind === "rpc" ? rpc : {};
+  const define: Record<"gauge" | "counter", Define<"accounts", MetricType, Scope>> = metricsOf("accounts", scope);
   const metrics: Record<string, MetricDefinition> = {};
   for (const [key, family] of Object.entries(ACCOUNT_FAMILIES)) {
-    if (!(family.kinds as readonly AccountFamilyKind[]).includes(kind)) continue;
-    metrics[key] = {
-      name: `stellar_${kind}_account_${family.suffix}`,
-      type: family.type,
-      help: family.help,
-      labels: family.labels,
-      source: "accounts",
-      ...(kind === "rpc" ? { targetLabel: "rpc" as const } : {}),
-    };
+    if (!(family.kinds as readonly TargetLabel[]).includes(kind)) continue;
+    metrics[key] = define[family.type](`stellar_${kind}_account_${family.suffix}`, family.help, family.labels);
   }
   return metrics as AccountMetrics<Kind>;
 }
@@ -798,7 +775,6 @@ export const POLL_ERROR_REASONS = {
 export type PollErrorReason = keyof typeof POLL_ERROR_REASONS;
 
 const ENTRY_LABELS = ["contract", "entry", "durability"] as const;
-const rpc = { targetLabel: "rpc" } as const;
 const rpcStatus = metricsOf("status", rpc);
 const rpcVersions = metricsOf("versions", rpc);
 const contracts = metricsOf("contracts", rpc);
