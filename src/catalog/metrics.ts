@@ -17,11 +17,8 @@ export const ENDPOINTS = [
 ] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
-/**
- * A Stellar RPC poll and its `endpoint` label: `status` batches getHealth, getLatestLedger and getFeeStats; `versions`
- * getNetwork and getVersionInfo, which change only on upgrades and so are polled rarely; `accounts` and `contracts`
- * read ledger entries (getLedgerEntries, 200 keys a call), `events` getEvents (25 contracts a call).
- */
+/** A Stellar RPC poll (`endpoint` label): `status` batches getHealth, getLatestLedger, getFeeStats; `versions` the rare
+ * getNetwork, getVersionInfo; `accounts`/`contracts` getLedgerEntries (200 keys), `events` getEvents (25 contracts). */
 export const RPC_ENDPOINTS = ["status", "versions", "accounts", "contracts", "events"] as const;
 export type RpcEndpoint = (typeof RPC_ENDPOINTS)[number];
 
@@ -113,10 +110,7 @@ const anyAccount = accountFamilies(["horizon", "rpc"]);
 const horizonAccount = accountFamilies(["horizon"]);
 const rpcAccount = accountFamilies(["rpc"]);
 
-/**
- * A watched account's families, defined once for Horizon's (`/accounts/:id`, its offers and claimable balances) and
- * Stellar RPC's (its and its trustlines' ledger entries), alike in suffix, type, labels and meaning.
- */
+/** A watched account's families, defined once for Horizon and Stellar RPC: alike in suffix, type, labels, meaning. */
 const ACCOUNT_FAMILIES = {
   accountInfo: anyAccount.gauge(
     "info",
@@ -953,10 +947,8 @@ export const RPC_METRICS = {
   ...RPC_ACCOUNT_METRICS,
 } as const satisfies Record<string, MetricDefinition>;
 
-/**
- * The targets of a network checked against each other, from what their polls read: labelled `network` (pubnet, testnet,
- * futurenet, else the first 8 hex digits of the passphrase's SHA-256), `kind` and `target`, not by a target label.
- */
+/** Targets of one network checked against each other; `network` is pubnet, testnet, futurenet or 8 hex digits of the
+ * passphrase's SHA-256. */
 const agreement = metricsOf("agreement", { perTarget: false });
 export const AGREEMENT_METRICS = {
   networkTargets: agreement.gauge(

@@ -15,9 +15,8 @@ export class HistogramData {
   }
 
   observe(value: number): void {
-    let index = this.upperBounds.findIndex((bound) => value <= bound);
-    if (index === -1) index = this.upperBounds.length;
-    this.counts[index] = (this.counts[index] ?? 0) + 1;
+    const index = this.upperBounds.findIndex((bound) => value <= bound);
+    this.counts[index === -1 ? this.upperBounds.length : index]! += 1;
     this.sum += value;
     this.count += 1;
   }
@@ -39,10 +38,8 @@ type CatalogSample<Catalog extends Record<string, MetricDefinition>> = {
 /** One series of a catalog metric, its labels checked by the compiler so they cannot drift from docs and dashboards. */
 export type Sample = CatalogSample<typeof METRICS> | CatalogSample<typeof RPC_METRICS>;
 
-/**
- * The series of several families that change together (one watched account's), held as what they are computed from:
- * with ten thousand accounts, a JS object per series was most of the exporter's heap. It holds no histogram.
- */
+/** The series of several families that change together (one watched account's), held as what they are computed from:
+ * with ten thousand accounts, a JS object per series was most of the exporter's heap. It holds no histogram. */
 export interface SeriesGroup {
   /** Every family the group may have series in; groups of one kind share one list. */
   readonly families: readonly MetricDefinition[];
@@ -74,7 +71,6 @@ function formatValue(value: number): string {
 /** `,name="value"` for each label, ready to follow the target label. */
 function labelPairs(labels: Labels | undefined): string {
   let text = "";
-  if (labels === undefined) return text;
   for (const name in labels) text += `,${name}="${escapeLabelValue(labels[name]!)}"`;
   return text;
 }
@@ -115,10 +111,8 @@ export function sourcesByFamily(sources: readonly SeriesSource[]): Map<MetricDef
   return families;
 }
 
-/**
- * One target's lines of one family, without HELP and TYPE, in slices of SOURCES_PER_SLICE sources. A slice is tens of
- * kilobytes and dies young: the family's whole text, megabytes at 10 000 pools, never reaches V8's old generation.
- */
+/** One target's lines of one family, without HELP and TYPE, in slices of SOURCES_PER_SLICE sources. A slice is tens
+ * of kilobytes and dies young: a family's whole text, megabytes at 10 000 pools, never reaches V8's old generation. */
 export async function* familyLines(
   target: string,
   metric: MetricDefinition,
@@ -139,10 +133,8 @@ export async function* familyLines(
   if (lines !== "") yield lines;
 }
 
-/**
- * What a collector shows: `live` series leave /metrics when stale, `persistent` ones never do. Arrays, not generators:
- * a generator of tens of thousands of samples allocates an iterator result per sample, megabytes of garbage per poll.
- */
+/** What a collector shows: `live` series leave /metrics when stale, `persistent` ones never do. Arrays, not
+ * generators: one of tens of thousands of samples allocates an iterator result per sample, megabytes per poll. */
 export interface CollectorSamples<Source extends SeriesSource = SeriesSource> {
   readonly live: readonly Source[];
   readonly persistent: readonly Source[];
