@@ -1020,8 +1020,7 @@ export function targetLabelOf(metric: MetricDefinition): TargetLabel {
 
 /** The label naming the target of a source's series: every metric of one source shares it. */
 export function targetLabelOfSource(source: PublishedSource): TargetLabel {
-  const metric = ALL_METRICS.find((candidate) => candidate.source === source);
-  return metric === undefined ? "horizon" : targetLabelOf(metric);
+  return ALL_METRICS.find((metric) => metric.source === source)?.targetLabel ?? "horizon";
 }
 
 /** Names a PromQL expression may use for a metric: the family name and, for histograms, its series. */

@@ -78,14 +78,12 @@ function labelPairs(labels: Labels | undefined): string {
 function histogramLines(name: string, labels: string, histogram: HistogramData): string {
   let lines = "";
   let cumulative = 0;
-  histogram.upperBounds.forEach((bound, index) => {
+  // The +Inf bucket's cumulative count is every observation's.
+  [...histogram.upperBounds, Infinity].forEach((bound, index) => {
     cumulative += histogram.counts[index] ?? 0;
     lines += `${name}_bucket{${labels},le="${formatValue(bound)}"} ${cumulative}\n`;
   });
-  lines += `${name}_bucket{${labels},le="+Inf"} ${histogram.count}\n`;
-  lines += `${name}_sum{${labels}} ${formatValue(histogram.sum)}\n`;
-  lines += `${name}_count{${labels}} ${histogram.count}\n`;
-  return lines;
+  return `${lines}${name}_sum{${labels}} ${formatValue(histogram.sum)}\n${name}_count{${labels}} ${histogram.count}\n`;
 }
 
 /** `targetLabel` is the target's label pair, e.g. `horizon="sdf"`, first so every series of a target lines up. */
