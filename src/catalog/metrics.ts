@@ -52,31 +52,27 @@ export interface MetricDefinition {
 }
 
 type Scope = Pick<MetricDefinition, "targetLabel" | "perTarget">;
-type Defined<S extends MetricSource, T extends MetricType, L extends readonly string[]> = Pick<
+type LabelNames = readonly string[];
+type Defined<S extends MetricSource, T extends MetricType, L extends LabelNames> = Pick<
   MetricDefinition,
   "name" | "help"
 > & { readonly type: T; readonly labels: L; readonly source: S };
 /** Defines a metric of one source and type: one call a metric, literal labels for the samples' type checks. */
 interface Define<S extends MetricSource, T extends MetricType, E extends Scope> {
   (name: string, help: string): Defined<S, T, readonly []> & E;
-  <const L extends readonly string[]>(name: string, help: string, labels: L): Defined<S, T, L> & E;
+  <const L extends LabelNames>(name: string, help: string, labels: L): Defined<S, T, L> & E;
 }
 
 /** One source's metric constructors; `scope` adds the `rpc` target label or marks the series exporter-wide. */
 function metricsOf<const S extends MetricSource, const E extends Scope = Record<never, never>>(source: S, scope?: E) {
   const of =
     <T extends MetricType>(type: T) =>
-    (name: string, help: string, labels: readonly string[] = []) => ({ name, type, help, labels, source, ...scope });
+    (name: string, help: string, labels: LabelNames = []) => ({ name, type, help, labels, source, ...scope });
   const histogram = of("histogram") as Define<S, "histogram", E>;
   return {
     gauge: of("gauge") as Define<S, "gauge", E>,
     counter: of("counter") as Define<S, "counter", E>,
-    histogram: <const L extends readonly string[]>(
-      name: string,
-      help: string,
-      labels: L,
-      buckets: readonly number[],
-    ) => ({
+    histogram: <const L extends LabelNames>(name: string, help: string, labels: L, buckets: readonly number[]) => ({
       ...histogram(name, help, labels),
       buckets,
     }),
@@ -97,13 +93,7 @@ export const FEE_STATS = [
 function accountFamilies<const K extends readonly TargetLabel[]>(kinds: K) {
   const of =
     <T extends MetricType>(type: T) =>
-    <const L extends readonly string[]>(suffix: string, help: string, labels: L) => ({
-      suffix,
-      type,
-      help,
-      labels,
-      kinds,
-    });
+    <const L extends LabelNames>(suffix: string, help: string, labels: L) => ({ suffix, type, help, labels, kinds });
   return { gauge: of("gauge"), counter: of("counter") };
 }
 const anyAccount = accountFamilies(["horizon", "rpc"]);
