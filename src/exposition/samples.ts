@@ -48,7 +48,6 @@ export interface SeriesGroup {
 }
 
 export type SeriesSource = Sample | SeriesGroup;
-
 export function isSeriesGroup(source: SeriesSource): source is SeriesGroup {
   return "families" in source;
 }

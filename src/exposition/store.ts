@@ -30,17 +30,14 @@ export interface StoreLease {
 }
 
 export type TappedSamples = Omit<CollectorSamples, "version">;
-
 export type ContentCoding = "identity" | "gzip";
 
 const gunzipAsync = promisify(gunzipCallback);
-
 /** The fastest level, for text that changes at every publication; zlib's largest match table costs less CPU. */
 export const GZIP_OPTIONS = { level: constants.Z_BEST_SPEED, memLevel: 9 } as const;
 
 /** A target's lines of one family as one gzip member, and their plain length. */
 type Member = { readonly gzip: Buffer; readonly plainBytes: number };
-
 type Members = ReadonlyMap<string, Member>;
 
 interface Published {
