@@ -15,9 +15,8 @@ export class HistogramData {
   }
 
   observe(value: number): void {
-    let index = this.upperBounds.findIndex((bound) => value <= bound);
-    if (index === -1) index = this.upperBounds.length;
-    this.counts[index] = (this.counts[index] ?? 0) + 1;
+    const index = this.upperBounds.findIndex((bound) => value <= bound);
+    this.counts[index === -1 ? this.upperBounds.length : index]! += 1;
     this.sum += value;
     this.count += 1;
   }
@@ -39,10 +38,8 @@ type CatalogSample<Catalog extends Record<string, MetricDefinition>> = {
 /** One series of a catalog metric, its labels checked by the compiler so they cannot drift from docs and dashboards. */
 export type Sample = CatalogSample<typeof METRICS> | CatalogSample<typeof RPC_METRICS>;
 
-/**
- * The series of several families that change together (one watched account's), held as what they are computed from:
- * with ten thousand accounts, a JS object per series was most of the exporter's heap. It holds no histogram.
- */
+/** The series of several families that change together (one watched account's), held as what they are computed from:
+ * with ten thousand accounts, a JS object per series was most of the exporter's heap. It holds no histogram. */
 export interface SeriesGroup {
   /** Every family the group may have series in; groups of one kind share one list. */
   readonly families: readonly MetricDefinition[];
@@ -51,7 +48,6 @@ export interface SeriesGroup {
 }
 
 export type SeriesSource = Sample | SeriesGroup;
-
 export function isSeriesGroup(source: SeriesSource): source is SeriesGroup {
   return "families" in source;
 }
@@ -74,7 +70,6 @@ function formatValue(value: number): string {
 /** `,name="value"` for each label, ready to follow the target label. */
 function labelPairs(labels: Labels | undefined): string {
   let text = "";
-  if (labels === undefined) return text;
   for (const name in labels) text += `,${name}="${escapeLabelValue(labels[name]!)}"`;
   return text;
 }
@@ -82,14 +77,12 @@ function labelPairs(labels: Labels | undefined): string {
 function histogramLines(name: string, labels: string, histogram: HistogramData): string {
   let lines = "";
   let cumulative = 0;
-  histogram.upperBounds.forEach((bound, index) => {
+  // The +Inf bucket's cumulative count is every observation's.
+  [...histogram.upperBounds, Infinity].forEach((bound, index) => {
     cumulative += histogram.counts[index] ?? 0;
     lines += `${name}_bucket{${labels},le="${formatValue(bound)}"} ${cumulative}\n`;
   });
-  lines += `${name}_bucket{${labels},le="+Inf"} ${histogram.count}\n`;
-  lines += `${name}_sum{${labels}} ${formatValue(histogram.sum)}\n`;
-  lines += `${name}_count{${labels}} ${histogram.count}\n`;
-  return lines;
+  return `${lines}${name}_sum{${labels}} ${formatValue(histogram.sum)}\n${name}_count{${labels}} ${histogram.count}\n`;
 }
 
 /** `targetLabel` is the target's label pair, e.g. `horizon="sdf"`, first so every series of a target lines up. */
@@ -115,10 +108,8 @@ export function sourcesByFamily(sources: readonly SeriesSource[]): Map<MetricDef
   return families;
 }
 
-/**
- * One target's lines of one family, without HELP and TYPE, in slices of SOURCES_PER_SLICE sources. A slice is tens of
- * kilobytes and dies young: the family's whole text, megabytes at 10 000 pools, never reaches V8's old generation.
- */
+/** One target's lines of one family, without HELP and TYPE, in slices of SOURCES_PER_SLICE sources. A slice is tens
+ * of kilobytes and dies young: a family's whole text, megabytes at 10 000 pools, never reaches V8's old generation. */
 export async function* familyLines(
   target: string,
   metric: MetricDefinition,
@@ -139,10 +130,8 @@ export async function* familyLines(
   if (lines !== "") yield lines;
 }
 
-/**
- * What a collector shows: `live` series leave /metrics when stale, `persistent` ones never do. Arrays, not generators:
- * a generator of tens of thousands of samples allocates an iterator result per sample, megabytes of garbage per poll.
- */
+/** What a collector shows: `live` series leave /metrics when stale, `persistent` ones never do. Arrays, not
+ * generators: one of tens of thousands of samples allocates an iterator result per sample, megabytes per poll. */
 export interface CollectorSamples<Source extends SeriesSource = SeriesSource> {
   readonly live: readonly Source[];
   readonly persistent: readonly Source[];

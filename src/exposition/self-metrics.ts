@@ -15,10 +15,8 @@ import {
 import type { RequestObserver } from "../client/http.js";
 import { GZIP_OPTIONS, type ContentCoding } from "./store.js";
 
-/**
- * The only default metrics `promtool check metrics` (2.x, prom-client 15) rejects: gauges named like counters. Each
- * has a collector of its own, so removing them leaves their untotalled siblings (by type) as they are.
- */
+/** The only default metrics `promtool check metrics` (2.x, prom-client 15) rejects: gauges named like counters. Each
+ * has a collector of its own, so removing them leaves their untotalled siblings (by type) as they are. */
 const PROMTOOL_FLAGGED_DEFAULTS = [
   "nodejs_active_resources_total",
   "nodejs_active_handles_total",
@@ -31,17 +29,10 @@ type OwnMetric = Gauge | Counter | Histogram;
 export class OwnRegistry {
   readonly registry = new Registry();
 
-  gauge(metric: MetricDefinition): Gauge {
-    return new Gauge(this.configuration(metric));
-  }
-
-  counter(metric: MetricDefinition): Counter {
-    return new Counter(this.configuration(metric));
-  }
-
-  histogram(metric: MetricDefinition): Histogram {
-    return new Histogram({ ...this.configuration(metric), buckets: [...(metric.buckets ?? [])] });
-  }
+  readonly gauge = (metric: MetricDefinition) => new Gauge(this.configuration(metric));
+  readonly counter = (metric: MetricDefinition) => new Counter(this.configuration(metric));
+  readonly histogram = (metric: MetricDefinition) =>
+    new Histogram({ ...this.configuration(metric), buckets: [...(metric.buckets ?? [])] });
 
   private configuration(metric: MetricDefinition) {
     const labelNames = metric.perTarget === false ? [...metric.labels] : [targetLabelOf(metric), ...metric.labels];
@@ -49,10 +40,8 @@ export class OwnRegistry {
   }
 }
 
-/**
- * How often `nodejs_eventloop_lag_p*_seconds` samples. prom-client's 10 ms timer was most of what an idle exporter
- * spent (docs/performance.md, "Measurements"); 100 ms still sees any stall that long, a shorter one in proportion.
- */
+/** How often `nodejs_eventloop_lag_p*_seconds` samples. prom-client's 10 ms timer was most of what an idle exporter
+ * spent (docs/performance.md, "Measurements"); 100 ms still sees any stall that long, a shorter one in proportion. */
 const EVENT_LOOP_SAMPLE_MS = 100;
 
 type HorizonKey = keyof typeof METRICS;
@@ -182,8 +171,8 @@ export class ExporterMetrics {
   /** The own series, then the process metrics, as they are now, in the coding. */
   async render(coding: ContentCoding): Promise<Buffer> {
     const text = Buffer.from(await this.registry.registry.metrics());
-    // A few kilobytes: compressed at once, rather than waiting on a busy machine for a thread-pool round trip,
-    // and with zlib's default memory level, whose smaller tables cost a fraction of the store's to set up.
+    // A few kilobytes: compressed at once rather than after a thread-pool round trip, with zlib's default memory
+    // level, whose smaller tables cost a fraction of the store's to set up.
     return coding === "gzip" ? gzipSync(text, { level: GZIP_OPTIONS.level }) : text;
   }
 }

@@ -30,17 +30,14 @@ export interface StoreLease {
 }
 
 export type TappedSamples = Omit<CollectorSamples, "version">;
-
 export type ContentCoding = "identity" | "gzip";
 
 const gunzipAsync = promisify(gunzipCallback);
-
 /** The fastest level, for text that changes at every publication; zlib's largest match table costs less CPU. */
 export const GZIP_OPTIONS = { level: constants.Z_BEST_SPEED, memLevel: 9 } as const;
 
 /** A target's lines of one family as one gzip member, and their plain length. */
 type Member = { readonly gzip: Buffer; readonly plainBytes: number };
-
 type Members = ReadonlyMap<string, Member>;
 
 interface Published {
@@ -53,10 +50,8 @@ interface Published {
   readonly generation: number;
 }
 
-/**
- * How long a plain scrape's text is kept for the plain scrapes that follow: decompressing it for each costs several
- * times what sending it does, and holding it longer keeps megabytes that Prometheus, which scrapes gzip, never reads.
- */
+/** How long a plain text is kept for the plain scrapes that follow: decompressing costs several times what sending
+ * does, and holding it longer keeps megabytes that Prometheus, which scrapes gzip, never reads. */
 export const PLAIN_HOLD_MS = 10_000;
 
 /** The exposition as scraped, exact from `fromMs` (the last live series left) to `untilMs` (the next one leaves). */
@@ -78,10 +73,8 @@ const HEADERS: ReadonlyMap<string, Member> = new Map(
   }),
 );
 
-/**
- * One target's lines of one family as one gzip member, compressed on the thread pool slice by slice; undefined when
- * the family has no line. Concatenated members are one valid gzip stream (RFC 1952 §2.2), so a scrape just joins them.
- */
+/** One target's lines of one family as one gzip member, compressed slice by slice on the thread pool, or undefined.
+ * Concatenated members are one valid gzip stream (RFC 1952 §2.2), so a scrape just joins them. */
 async function familyMember(
   target: string,
   metric: MetricDefinition,
@@ -107,8 +100,7 @@ async function familyMember(
   } finally {
     gzip?.destroy();
   }
-  // Copied to an exact, unpooled buffer: neither zlib's 16 KiB chunks nor an 8 KiB pool slab stays alive behind a
-  // member of a few hundred bytes.
+  // Exact and unpooled: neither zlib's 16 KiB chunks nor an 8 KiB pool slab stays alive behind a small member.
   const member = Buffer.allocUnsafeSlow(chunks.reduce((total, chunk) => total + chunk.byteLength, 0));
   let at = 0;
   for (const chunk of chunks) at += chunk.copy(member, at);
@@ -127,50 +119,40 @@ async function compress(target: string, sources: readonly SeriesSource[]): Promi
 }
 
 /** The sources of the families the tap wants; it is asked once per family or group's list, not once per source. */
-function tapped(tap: SampleTap, sources: readonly SeriesSource[]): SeriesSource[] {
-  const wantedMetric = new Map<MetricDefinition, boolean>();
-  const wants = (metric: MetricDefinition) => {
-    let wanted = wantedMetric.get(metric);
-    if (wanted === undefined) wantedMetric.set(metric, (wanted = tap.wants(metric)));
-    return wanted;
+function tapped(tap: SampleTap, { live, persistent }: CollectorSamples): TappedSamples {
+  const wanted = new Map<MetricDefinition | readonly MetricDefinition[], boolean>();
+  const wants = (key: MetricDefinition | readonly MetricDefinition[]): boolean => {
+    let want = wanted.get(key);
+    if (want === undefined) wanted.set(key, (want = "name" in key ? tap.wants(key) : key.some(wants)));
+    return want;
   };
-  const wantedFamilies = new Map<readonly MetricDefinition[], boolean>();
-  return sources.filter((source) => {
-    if (!isSeriesGroup(source)) return wants(source.metric);
-    let any = wantedFamilies.get(source.families);
-    if (any === undefined) wantedFamilies.set(source.families, (any = source.families.some(wants)));
-    return any;
-  });
+  const keep = (source: SeriesSource) => wants(isSeriesGroup(source) ? source.families : source.metric);
+  return { live: live.filter(keep), persistent: persistent.filter(keep) };
 }
 
-/**
- * Every target's series as gzip members, one per family and target, made once per publication off the event loop.
- * A gzip scrape sends them as they are (one HELP/TYPE per family, every target's series together, as the text format
- * requires); a plain scrape decompresses them on the thread pool, so both codings carry the same bytes.
- */
+/** Every target's series as gzip members, one per family and target, made once per publication off the event loop.
+ * A gzip scrape sends them as they are (HELP/TYPE once, then every target's lines of the family, as the text format
+ * requires); a plain scrape decompresses them on the thread pool, so both codings carry the same bytes. */
 export class MetricStore {
   /** Per endpoint, per target (`label=name`), in the order targets were added. */
   private readonly published = new Map<PublishedSource, Map<string, Published>>();
-  /** Per source, per target, the generation of the lease that may write. */
-  private readonly generations = new Map<PublishedSource, Map<string, number>>();
+  /** Per `source:label=name`, the generation of the lease that may write. */
+  private readonly generations = new Map<string, number>();
   private generation = 0;
   /** The last scrape's body, dropped at every change of what is published. */
   private assembled: Body | undefined;
 
   constructor(private readonly tap?: SampleTap) {}
 
-  /**
-   * The right to write one target's series of one source, until retired or superseded by a newer lease: a stopped
-   * runtime can never bring back what it published, even from a publication in flight when it stopped.
-   */
+  /** The right to write one target's series of one source until retired or superseded: a stopped runtime can never
+   * bring back what it published, even from a publication in flight when it stopped. */
   lease(name: string, source: PublishedSource, label: TargetLabel = targetLabelOfSource(source)): StoreLease {
     const target: StoreTarget = { label, name };
     const key = `${label}=${name}`;
+    const slot = `${source}:${key}`;
     const generation = ++this.generation;
-    let generations = this.generations.get(source);
-    if (generations === undefined) this.generations.set(source, (generations = new Map()));
-    generations.set(key, generation);
-    const current = () => this.generations.get(source)?.get(key) === generation;
+    this.generations.set(slot, generation);
+    const current = () => this.generations.get(slot) === generation;
     return {
       publish: async (samples, freshUntilMs) => {
         if (!current()) return false;
@@ -185,16 +167,12 @@ export class MetricStore {
         if (byTarget === undefined) this.published.set(source, (byTarget = new Map()));
         byTarget.set(key, { live, persistent, freshUntilMs, version, generation });
         this.assembled = undefined;
-        const tap = this.tap;
-        if (tap !== undefined) {
-          const wanted = { live: tapped(tap, samples.live), persistent: tapped(tap, samples.persistent) };
-          tap.published(target, source, wanted, freshUntilMs);
-        }
+        if (this.tap !== undefined) this.tap.published(target, source, tapped(this.tap, samples), freshUntilMs);
         return true;
       },
       retire: () => {
         if (!current()) return;
-        this.generations.get(source)!.delete(key);
+        this.generations.delete(slot);
         this.published.get(source)?.delete(key);
         this.assembled = undefined;
         this.tap?.removed(target, source);
@@ -202,14 +180,11 @@ export class MetricStore {
     };
   }
 
-  /**
-   * Every target's series in the coding. The gzip body is kept until the store changes or a live series goes stale, so
-   * scrapes between publications cost a lookup, not a copy of megabytes; the plain text as long, at most PLAIN_HOLD_MS.
-   */
+  /** Every target's series in the coding. The gzip body is kept until the store changes or a live series goes stale,
+   * so scrapes between publications cost a lookup, not a copy of megabytes; the plain text at most PLAIN_HOLD_MS. */
   async scrape(nowMs: number, coding: ContentCoding): Promise<Buffer> {
     const body = this.body(nowMs);
-    // Any scrape lets go of a plain text held past its window, so a human's curl does not keep megabytes
-    // until the next publication while Prometheus scrapes gzip.
+    // Any scrape lets go of a plain text held past its window: a human's curl must not keep megabytes alive.
     if (body.plain !== undefined && nowMs >= body.plainUntilMs) body.plain = undefined;
     if (coding === "gzip" || body.plainBytes === 0) return body.gzip;
     if (body.plain === undefined) {

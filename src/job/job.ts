@@ -19,10 +19,8 @@ export interface PollContext {
   progressed(): void;
 }
 
-/**
- * One thing a target runtime does on a schedule: a poll (src/collectors/) or a probe run (src/probers/).
- * It keeps its own state between runs and reads what other jobs learnt only through the NetworkView.
- */
+/** One thing a target runtime does on a schedule: a poll (src/collectors/) or a probe run (src/probers/). It keeps its
+ * own state between runs and reads what other jobs learnt only through the NetworkView. */
 interface JobBase {
   readonly schedule: Schedule;
   /** Requests a run sends in steady state: counted in the request plan, and a run's deadline in request budgets. */
@@ -43,10 +41,8 @@ export interface PollJob extends JobBase {
   readonly countersAtStart?: true;
 }
 
-/**
- * A probe run counts its own outcomes in its own, persistent series, so it is neither counted as a poll nor
- * backed off; its first run waits one period, for the polls to teach it the network.
- */
+/** A probe run counts its outcomes in its own, persistent series, so it is neither counted as a poll nor backed off;
+ * its first run waits one period, for the polls to teach it the network. */
 export interface ProbeJob extends JobBase {
   readonly role: "probe";
   readonly source: "tx_probe";

@@ -5,10 +5,8 @@ export interface LedgerClose {
   readonly closeTime: number;
 }
 
-/**
- * What one target's jobs learn about its network and share, so no job reaches into another.
- * Kind-neutral: a Horizon learns the passphrase from its root, a Stellar RPC from getNetwork.
- */
+/** What one target's jobs learn about its network and share, so no job reaches into another. Kind-neutral: a Horizon
+ * learns the passphrase from its root, a Stellar RPC from getNetwork. */
 interface NetworkFacts {
   readonly passphrase?: string;
   /** The highest ledger sequence any job has seen. */
@@ -40,9 +38,8 @@ export class NetworkView {
 
   /** Notes what a run learnt; facts it does not name stay as they were. */
   learn(facts: NetworkFacts): void {
-    const next: Record<string, unknown> = { ...this.facts };
-    for (const [name, value] of Object.entries(facts)) if (value !== undefined) next[name] = value;
-    this.facts = next as NetworkFacts;
+    const named = Object.entries(facts).filter(([, value]) => value !== undefined);
+    this.facts = { ...this.facts, ...Object.fromEntries(named) };
     this.observer?.learnt(facts);
   }
 
