@@ -58,29 +58,23 @@ type Defined<S extends MetricSource, T extends MetricType, L extends LabelNames>
   "name" | "help"
 > & { readonly type: T; readonly labels: L; readonly source: S };
 /** Defines a named metric of one source and type: one call a metric, literal labels for the samples' type checks. */
-interface Define<S extends MetricSource, T extends MetricType, E extends Scope, P extends LabelNames = readonly []> {
-  (help: string): Defined<S, T, P> & E;
-  <const L extends LabelNames>(help: string, labels: L): Defined<S, T, readonly [...P, ...L]> & E;
+interface Define<S extends MetricSource, T extends MetricType, E extends Scope> {
+  (help: string): Defined<S, T, readonly []> & E;
+  <const L extends LabelNames>(help: string, labels: L): Defined<S, T, L> & E;
 }
 type Named<D> = (name: string) => D;
 
-/** One source's metric constructors, the name first. `leading` labels, which every series of the source carries, come
- * before each metric's own; `scope` adds the `rpc` target label or marks the series exporter-wide. */
-function metricsOf<
-  const S extends MetricSource,
-  const P extends LabelNames = readonly [],
-  const E extends Scope = Record<never, never>,
->(source: S, leading?: P, scope?: E) {
-  // Define types the result: the leading labels, then the metric's own.
-  const labelled = (labels: LabelNames) => [...(leading ?? []), ...labels] as LabelNames as P;
+/** One source's metric constructors, the name first; `scope` adds the `rpc` target label or marks the series
+ * exporter-wide. */
+function metricsOf<const S extends MetricSource, const E extends Scope = Record<never, never>>(source: S, scope?: E) {
   const of =
     <T extends MetricType>(type: T) =>
     (name: string) =>
-    (help: string, labels: LabelNames = []) => ({ name, type, help, labels: labelled(labels), source, ...scope });
-  const histogram = of("histogram") as Named<Define<S, "histogram", E, P>>;
+    (help: string, labels: LabelNames = []) => ({ name, type, help, labels, source, ...scope });
+  const histogram = of("histogram") as Named<Define<S, "histogram", E>>;
   return {
-    gauge: of("gauge") as Named<Define<S, "gauge", E, P>>,
-    counter: of("counter") as Named<Define<S, "counter", E, P>>,
+    gauge: of("gauge") as Named<Define<S, "gauge", E>>,
+    counter: of("counter") as Named<Define<S, "counter", E>>,
     histogram:
       (name: string) =>
       <const L extends LabelNames>(help: string, labels: L, buckets: readonly number[]) => ({
@@ -100,14 +94,12 @@ export const FEE_STATS = [
   "max",
 ] as const;
 
-/** Constructors of account families (`stellar_<kind>_account_<suffix>`, led by an `account` label) that exist for the
- * given kinds. */
+/** Constructors of account families (`stellar_<kind>_account_<suffix>`) that exist for the given kinds. */
 function accountFamilies<const K extends readonly TargetLabel[]>(kinds: K) {
-  const none: LabelNames = [];
   const of =
     <T extends MetricType>(type: T) =>
     (suffix: string) =>
-    <const L extends LabelNames = []>(help: string, labels = none as L) => ({ suffix, type, help, labels, kinds });
+    <const L extends LabelNames>(help: string, labels: L) => ({ suffix, type, help, labels, kinds });
   return { gauge: of("gauge"), counter: of("counter") };
 }
 const anyAccount = accountFamilies(["horizon", "rpc"]);
@@ -118,82 +110,94 @@ const rpcAccount = accountFamilies(["rpc"]);
 const ACCOUNT_FAMILIES = {
   accountInfo: anyAccount.gauge("info")(
     "A watched account's id, home domain and whether it is configured as cold; always 1.",
-    ["account_id", "home_domain", "cold"],
+    ["account", "account_id", "home_domain", "cold"],
   ),
   accountExists: anyAccount.gauge("exists")(
     "1 when the account exists (Horizon: not a 404; Stellar RPC: getLedgerEntries returns its entry), 0 when it " +
       "does not (never created, or merged away).",
+    ["account"],
   ),
   accountBalance: anyAccount.gauge("balance")(
     "Balance of an account in an asset (native, CODE:ISSUER, or pool:<id> for pool shares), in units of that asset.",
-    ["asset"],
+    ["account", "asset"],
   ),
   accountBuyingLiabilities: anyAccount.gauge("buying_liabilities")(
     "Amount of an asset the account's open offers may buy, in units of that asset.",
-    ["asset"],
+    ["account", "asset"],
   ),
   accountSellingLiabilities: anyAccount.gauge("selling_liabilities")(
     "Amount of an asset the account's open offers may sell, in units of that asset (not spendable).",
-    ["asset"],
+    ["account", "asset"],
   ),
   accountTrustlineLimit: anyAccount.gauge("trustline_limit")(
     "Limit of a trustline or pool share holding, in units of the asset.",
-    ["asset"],
+    ["account", "asset"],
   ),
   accountTrustlineAuthorized: anyAccount.gauge("trustline_authorized")(
     "1 when the issuer authorises the trustline (the trustline's AUTHORIZED flag, Horizon's is_authorized), else 0.",
-    ["asset"],
+    ["account", "asset"],
   ),
   accountTrustlineExists: rpcAccount.gauge("trustline_exists")(
     "1 when the account holds a trustline to a configured asset (Stellar RPC targets' `assets:`), 0 when it does not.",
-    ["asset"],
+    ["account", "asset"],
   ),
   accountMinimumBalance: anyAccount.gauge("minimum_balance")(
     "Lumens the account must keep: (2 + subentries + sponsoring - sponsored) x the latest ledger's base reserve, " +
       "in XLM; absent until a ledger has been read.",
+    ["account"],
   ),
   accountSubentries: anyAccount.gauge("subentries")(
     "Subentries of the account (trustlines, offers, signers, data entries).",
+    ["account"],
   ),
   accountSponsoring: anyAccount.gauge("sponsoring")(
     "Reserves the account sponsors for other entries (num_sponsoring).",
+    ["account"],
   ),
-  accountSponsored: anyAccount.gauge("sponsored")("Reserves of the account sponsored by others (num_sponsored)."),
-  accountDataEntries: horizonAccount.gauge("data_entries")("Data entries of the account."),
+  accountSponsored: anyAccount.gauge("sponsored")("Reserves of the account sponsored by others (num_sponsored).", [
+    "account",
+  ]),
+  accountDataEntries: horizonAccount.gauge("data_entries")("Data entries of the account.", ["account"]),
   accountThreshold: anyAccount.gauge("threshold")(
     "Signature weight an operation of the level (low, medium, high) needs.",
-    ["level"],
+    ["account", "level"],
   ),
   accountSignerWeight: anyAccount.gauge("signer_weight")(
     "Weight of each signer of the account, by signer key (G..., T..., X..., P...) and Horizon's signer type; a " +
       "master key of weight 0 is not a signer.",
-    ["signer", "type"],
+    ["account", "signer", "type"],
   ),
   accountFlag: anyAccount.gauge("flag")(
     "1 when an account flag (auth_required, auth_revocable, auth_immutable, auth_clawback_enabled) is set, else 0.",
-    ["flag"],
+    ["account", "flag"],
   ),
   accountSignerChangesTotal: anyAccount.counter("signer_changes_total")(
     "Polls at which the account's signers, their weights or its thresholds differed from the previous successful poll.",
+    ["account"],
   ),
   accountSequenceLedger: anyAccount.gauge("sequence_ledger")(
     "Ledger of the account's last transaction (sequence_ledger, seqLedger); absent when the source does not carry it.",
+    ["account"],
   ),
   accountSequenceTimestamp: anyAccount.gauge("sequence_timestamp_seconds")(
     "Close time of the account's last transaction (sequence_time, seqTime), as a Unix timestamp; absent when the " +
       "source does not carry it.",
+    ["account"],
   ),
   accountBalanceLowWatermark: anyAccount.gauge("balance_low_watermark")(
     "Configured low-water mark of an account's balance in an asset, in units of that asset.",
-    ["asset"],
+    ["account", "asset"],
   ),
-  accountOffers: horizonAccount.gauge("offers")("Open offers of the account (counted up to 1000), when offers: true."),
+  accountOffers: horizonAccount.gauge("offers")("Open offers of the account (counted up to 1000), when offers: true.", [
+    "account",
+  ]),
   accountClaimableBalances: horizonAccount.gauge("claimable_balances")(
     "Claimable balances the account can claim (counted up to 1000), when claimable_balances: true.",
+    ["account"],
   ),
   accountClaimableAmount: horizonAccount.gauge("claimable_amount")(
     "Sum of what the account can claim in an asset, in units of that asset, when claimable_balances: true.",
-    ["asset"],
+    ["account", "asset"],
   ),
 };
 type AccountFamilies = typeof ACCOUNT_FAMILIES;
@@ -203,17 +207,18 @@ type AccountMetrics<Kind extends TargetLabel> = {
   readonly [K in keyof AccountFamilies as Kind extends AccountFamilies[K]["kinds"][number] ? K : never]: Defined<
     "accounts",
     AccountFamilies[K]["type"],
-    readonly ["account", ...AccountFamilies[K]["labels"]]
+    AccountFamilies[K]["labels"]
   > &
     (Kind extends "rpc" ? typeof rpc : unknown);
 };
 
 /** A ledger entry read over Stellar RPC has no offer, claimable or data count: those families are Horizon's only. */
 function accountMetrics<Kind extends TargetLabel>(kind: Kind): AccountMetrics<Kind> {
-  const define: Record<
-    "gauge" | "counter",
-    Named<Define<"accounts", MetricType, Scope, readonly ["account"]>>
-  > = metricsOf("accounts", ["account"], kind === "rpc" ? rpc : {});
+  const scope: Scope = kind === "rpc" ? rpc : {};
+  const define: Record<"gauge" | "counter", Named<Define<"accounts", MetricType, Scope>>> = metricsOf(
+    "accounts",
+    scope,
+  );
   const metrics: Record<string, MetricDefinition> = {};
   for (const [key, family] of Object.entries(ACCOUNT_FAMILIES)) {
     if (!(family.kinds as readonly TargetLabel[]).includes(kind)) continue;
@@ -228,19 +233,17 @@ export const RPC_ACCOUNT_METRICS = accountMetrics("rpc");
 /** Either kind's: what the accounts samples are built from. */
 export type AccountMetricSet = typeof HORIZON_ACCOUNT_METRICS | typeof RPC_ACCOUNT_METRICS;
 
-// A list after the source names the labels that lead each of its metrics' own: every series of the source has them.
 const root = metricsOf("root");
 const feeStats = metricsOf("fee_stats");
 const ledgers = metricsOf("ledgers");
 const pools = metricsOf("liquidity_pools");
-const pool = metricsOf("liquidity_pools", ["pool_id"]);
 const txProbe = metricsOf("tx_probe");
-const activity = metricsOf("activity", ["account"]);
-const assets = metricsOf("assets", ["asset"]);
-const markets = metricsOf("markets", ["market"]);
-const corridors = metricsOf("corridors", ["corridor"]);
+const activity = metricsOf("activity");
+const assets = metricsOf("assets");
+const markets = metricsOf("markets");
+const corridors = metricsOf("corridors");
 const exporter = metricsOf("exporter");
-const exporterWide = metricsOf("exporter", [], { perTarget: false });
+const exporterWide = metricsOf("exporter", { perTarget: false });
 
 export const METRICS = {
   up: root.gauge("stellar_horizon_up")(
@@ -344,19 +347,21 @@ export const METRICS = {
   ),
   ledgerFeePool: ledgers.gauge("stellar_horizon_ledger_fee_pool")("Fee pool at the latest ledger read, in XLM."),
   liquidityPools: pools.gauge("stellar_horizon_liquidity_pools")("Liquidity pools the exporter tracks."),
-  liquidityPoolInfo: pool.gauge("stellar_horizon_liquidity_pool_info")(
+  liquidityPoolInfo: pools.gauge("stellar_horizon_liquidity_pool_info")(
     "A tracked liquidity pool's type, fee and assets; always 1.",
-    ["type", "fee_bp", "asset_a", "asset_b"],
+    ["pool_id", "type", "fee_bp", "asset_a", "asset_b"],
   ),
-  liquidityPoolReserve: pool.gauge("stellar_horizon_liquidity_pool_reserve")(
+  liquidityPoolReserve: pools.gauge("stellar_horizon_liquidity_pool_reserve")(
     "Amount of an asset held by a liquidity pool, in units of that asset.",
-    ["asset"],
+    ["pool_id", "asset"],
   ),
-  liquidityPoolShares: pool.gauge("stellar_horizon_liquidity_pool_shares")(
+  liquidityPoolShares: pools.gauge("stellar_horizon_liquidity_pool_shares")(
     "Total pool shares issued by a liquidity pool.",
+    ["pool_id"],
   ),
-  liquidityPoolTrustlines: pool.gauge("stellar_horizon_liquidity_pool_trustlines")(
+  liquidityPoolTrustlines: pools.gauge("stellar_horizon_liquidity_pool_trustlines")(
     "Trustlines held to a liquidity pool's shares.",
+    ["pool_id"],
   ),
   txProbeSubmissions: txProbe.counter("stellar_horizon_tx_probe_submissions_total")(
     "Transactions the probe submitted to Horizon (POST /transactions).",
@@ -394,154 +399,173 @@ export const METRICS = {
   accountPaymentsTotal: activity.counter("stellar_horizon_account_payments_total")(
     "Successful payments of a watched account (payment, path payments, create_account, account_merge, and " +
       "transfer, mint and clawback balance changes of invoke_host_function), by direction (received, sent) and asset.",
-    ["direction", "asset"],
+    ["account", "direction", "asset"],
   ),
   accountPaymentAmountTotal: activity.counter("stellar_horizon_account_payment_amount_total")(
     "Amount of a watched account's successful payments, by direction and asset, in units of the asset (exact " +
       "stroop sums; an account merge counts no amount).",
-    ["direction", "asset"],
+    ["account", "direction", "asset"],
   ),
   accountLastPaymentTimestamp: activity.gauge("stellar_horizon_account_last_payment_timestamp_seconds")(
     "created_at of the newest payment counted in a direction (received, sent), as a Unix timestamp; the first " +
       "poll's newest payment sets it.",
-    ["direction"],
+    ["account", "direction"],
   ),
   accountPaymentExpectedWithin: activity.gauge("stellar_horizon_account_payment_expected_within_seconds")(
     "The account's configured expect_payment_within, in seconds; only with one.",
+    ["account"],
   ),
   accountOutflowLimitPerHour: activity.gauge("stellar_horizon_account_outflow_limit_per_hour")(
     "The account's configured max_outflow_per_hour of an asset, in units of the asset; only with one.",
-    ["asset"],
+    ["account", "asset"],
   ),
   accountTransactionsTotal: activity.counter("stellar_horizon_account_transactions_total")(
     "Transactions whose source account is the watched account, by result (successful, failed).",
-    ["result"],
+    ["account", "result"],
   ),
   accountFeeChargedStroopsTotal: activity.counter("stellar_horizon_account_fee_charged_stroops_total")(
     "fee_charged of the transactions whose fee account is the watched account, failed ones included, in stroops.",
+    ["account"],
   ),
   accountTransactionFailuresTotal: activity.counter("stellar_horizon_account_transaction_failures_total")(
     "Failed transactions of the watched account by result code decoded from result_xdr: the transaction's " +
       "(tx_bad_seq, ...), or for tx_failed the first failing operation's (op_underfunded, ...).",
-    ["code"],
+    ["account", "code"],
   ),
   accountOperationsTotal: activity.counter("stellar_horizon_account_operations_total")(
     "Successful operations of the watched account by Horizon's type name (payment, set_options, ...), with " +
       "operations: true.",
-    ["type"],
+    ["account", "type"],
   ),
   // `/assets?asset_code=&asset_issuer=`, per watched asset (`asset` is CODE:ISSUER).
   assetExists: assets.gauge("stellar_horizon_asset_exists")(
     "1 when Horizon's /assets returns the watched asset's record, 0 when it returns none.",
+    ["asset"],
   ),
   assetSupply: assets.gauge("stellar_horizon_asset_supply")(
     "An asset's supply, in units of the asset: its balances (authorized, authorized to maintain liabilities, " +
       "unauthorized) plus the amounts in claimable balances, liquidity pools and contracts, summed exactly.",
+    ["asset"],
   ),
   assetAmount: assets.gauge("stellar_horizon_asset_amount")(
     "Part of an asset's supply by holder kind (authorized, authorized_to_maintain_liabilities, unauthorized, " +
       "claimable_balances, liquidity_pools, contracts), in units of the asset; absent when Horizon does not send it.",
-    ["held_by"],
+    ["asset", "held_by"],
   ),
   assetHolders: assets.gauge("stellar_horizon_asset_holders")(
     "Accounts, claimable balances, liquidity pools and contracts holding an asset, by holder kind; absent when " +
       "Horizon does not send it.",
-    ["held_by"],
+    ["asset", "held_by"],
   ),
   assetFlag: assets.gauge("stellar_horizon_asset_flag")(
     "1 when the asset's issuer has the flag set (auth_required, auth_revocable, auth_immutable, " +
       "auth_clawback_enabled), else 0.",
-    ["flag"],
+    ["asset", "flag"],
   ),
   assetFlagChanges: assets.counter("stellar_horizon_asset_flag_changes_total")(
     "Polls at which any of the asset's flags differed from the last poll that returned a valid record.",
+    ["asset"],
   ),
   assetInfo: assets.gauge("stellar_horizon_asset_info")(
     "A watched asset's Stellar Asset Contract id (empty when none is deployed, or Horizon is older than 2.27); " +
       "always 1.",
-    ["contract_id"],
+    ["asset", "contract_id"],
   ),
   // Watched DEX markets (`markets:`): `/trade_aggregations`, `/trades` and the makers' `/offers`.
   marketPrice: markets.gauge("stellar_horizon_market_price")(
     "Price of the last completed trade aggregation bucket with trades, in counter per base, by stat (open, high, " +
       "low, close, avg).",
-    ["stat"],
+    ["market", "stat"],
   ),
   marketBucketVolume: markets.gauge("stellar_horizon_market_bucket_volume")(
     "Volume traded in that bucket, by asset (base, counter), in units of that asset.",
-    ["asset"],
+    ["market", "asset"],
   ),
-  marketBucketTrades: markets.gauge("stellar_horizon_market_bucket_trades")("Trades in that bucket (its trade_count)."),
+  marketBucketTrades: markets.gauge("stellar_horizon_market_bucket_trades")(
+    "Trades in that bucket (its trade_count).",
+    ["market"],
+  ),
   marketBucketTimestamp: markets.gauge("stellar_horizon_market_bucket_timestamp_seconds")(
     "Unix time of the start of that bucket.",
+    ["market"],
   ),
   marketPriceDeviation: markets.gauge("stellar_horizon_market_price_deviation_ratio")(
     "(close - reference_price) / reference_price, for a market configured with a reference price.",
+    ["market"],
   ),
   marketReferencePrice: markets.gauge("stellar_horizon_market_reference_price")(
     "The configured reference price (a peg), in counter per base.",
+    ["market"],
   ),
   marketTraded: markets.gauge("stellar_horizon_market_traded")(
     "1 once /trade_aggregations returned a record for the pair, else 0 (a pair that never traded).",
+    ["market"],
   ),
   marketTrades: markets.counter("stellar_horizon_market_trades_total")(
     "Trades of the pair counted since the exporter started, each once, by trade_type (orderbook, liquidity_pool).",
-    ["trade_type"],
+    ["market", "trade_type"],
   ),
   marketTradedAmount: markets.counter("stellar_horizon_market_traded_amount_total")(
     "Sum of the amounts of the trades counted, by asset (base, counter), in units of that asset.",
-    ["asset"],
+    ["market", "asset"],
   ),
   marketLastTrade: markets.gauge("stellar_horizon_market_last_trade_timestamp_seconds")(
     "Unix time of the ledger close of the newest trade counted.",
+    ["market"],
   ),
   marketMakerOffers: markets.gauge("stellar_horizon_market_maker_offers")(
     "A maker's open offers on a side of the market (ask: sells base for counter; bid: sells counter for base).",
-    ["maker", "side"],
+    ["market", "maker", "side"],
   ),
   marketMakerOfferAmount: markets.gauge("stellar_horizon_market_maker_offer_amount")(
     "Sum of a maker's offer amounts on a side, in units of the asset that side sells.",
-    ["maker", "side"],
+    ["market", "maker", "side"],
   ),
   marketMakerBestPrice: markets.gauge("stellar_horizon_market_maker_best_price")(
     "A maker's best price on a side, in counter per base: an ask's lowest price, a bid's highest 1 / price (d / n " +
       "of price_r).",
-    ["maker", "side"],
+    ["market", "maker", "side"],
   ),
   marketMakerOfferAge: markets.gauge("stellar_horizon_market_maker_offer_age_seconds")(
     "Seconds since the oldest last_modified_time of a maker's offers on a side.",
-    ["maker", "side"],
+    ["market", "maker", "side"],
   ),
   // `/paths/strict-send` and `/paths/strict-receive`, per configured corridor.
   corridorPaths: corridors.gauge("stellar_horizon_corridor_paths")(
     "Paths the corridor's last answered request returned (0 when none); kept through failed runs until its " +
       "freshness ends.",
+    ["corridor"],
   ),
   corridorBestAmount: corridors.gauge("stellar_horizon_corridor_best_amount")(
     "Best path's amount: strict_send, the highest destination_amount; strict_receive, the lowest source_amount; in " +
       "units of that asset.",
+    ["corridor"],
   ),
   corridorBestRate: corridors.gauge("stellar_horizon_corridor_best_rate")(
     "Destination units per source unit of the best path.",
+    ["corridor"],
   ),
   corridorBestHops: corridors.gauge("stellar_horizon_corridor_best_hops")(
     "Intermediate assets of the best path (its `path` length; 0 for a direct market).",
+    ["corridor"],
   ),
   corridorMinRate: corridors.gauge("stellar_horizon_corridor_min_rate")(
     "The corridor's configured min_rate (destination per source), only when configured.",
+    ["corridor"],
   ),
   corridorDuration: corridors.histogram("stellar_horizon_corridor_duration_seconds")(
     "Request time of each corridor run, answered or not.",
-    [],
+    ["corridor"],
     [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
   ),
   corridorRuns: corridors.counter("stellar_horizon_corridor_runs_total")(
     "Corridor runs by outcome: found, none, disabled (404), over_capacity, still_ingesting, timeout, error; runs " +
       "skipped while path finding is disabled are not counted.",
-    ["result"],
+    ["corridor", "result"],
   ),
   corridorLastFound: corridors.gauge("stellar_horizon_corridor_last_found_timestamp_seconds")(
     "Unix time at the end of the corridor's last run that found a path.",
+    ["corridor"],
   ),
   buildInfo: exporterWide.gauge("stellar_horizon_exporter_build_info")(
     "Version of the exporter and of Node.js it runs on; always 1.",
@@ -628,13 +652,12 @@ export const POLL_ERROR_REASONS = {
 } as const;
 export type PollErrorReason = keyof typeof POLL_ERROR_REASONS;
 
-const rpcStatus = metricsOf("status", [], rpc);
-const rpcVersions = metricsOf("versions", [], rpc);
-const contracts = metricsOf("contracts", [], rpc);
-const contractEntries = metricsOf("contracts", ["contract", "entry", "durability"], rpc);
-const events = metricsOf("events", [], rpc);
-const contractEvents = metricsOf("events", ["contract"], rpc);
-const rpcExporter = metricsOf("exporter", [], rpc);
+const ENTRY_LABELS = ["contract", "entry", "durability"] as const;
+const rpcStatus = metricsOf("status", rpc);
+const rpcVersions = metricsOf("versions", rpc);
+const contracts = metricsOf("contracts", rpc);
+const contractEvents = metricsOf("events", rpc);
+const rpcExporter = metricsOf("exporter", rpc);
 
 /** Stellar RPC targets' series, labelled `rpc` with the target's name. */
 export const RPC_METRICS = {
@@ -677,24 +700,29 @@ export const RPC_METRICS = {
     ["version", "captive_core_version", "network", "network_passphrase"],
   ),
   // Watched contracts' entries (getLedgerEntries): `entry` is instance, code or a configured key's name.
-  contractEntryExists: contractEntries.gauge("stellar_rpc_contract_entry_exists")(
+  contractEntryExists: contracts.gauge("stellar_rpc_contract_entry_exists")(
     "1 when getLedgerEntries returned the contract entry (live or archived), 0 when it did not: never created, " +
       "deleted, or an expired temporary entry.",
+    ENTRY_LABELS,
   ),
-  contractEntryArchived: contractEntries.gauge("stellar_rpc_contract_entry_archived")(
+  contractEntryArchived: contracts.gauge("stellar_rpc_contract_entry_archived")(
     "1 when the contract entry is archived (live-until 0 or behind the latest ledger), 0 while live; absent while " +
       "unknown (a 0 the exporter saw live ahead, stellar-rpc#990).",
+    ENTRY_LABELS,
   ),
-  contractEntryLiveUntil: contractEntries.gauge("stellar_rpc_contract_entry_live_until_ledger")(
+  contractEntryLiveUntil: contracts.gauge("stellar_rpc_contract_entry_live_until_ledger")(
     "Last ledger the live contract entry lives through (liveUntilLedgerSeq); live entries only.",
+    ENTRY_LABELS,
   ),
-  contractEntryTtl: contractEntries.gauge("stellar_rpc_contract_entry_ttl_ledgers")(
+  contractEntryTtl: contracts.gauge("stellar_rpc_contract_entry_ttl_ledgers")(
     "Ledgers the live contract entry has left: liveUntilLedgerSeq minus latestLedger of the same response; live " +
       "entries only.",
+    ENTRY_LABELS,
   ),
-  contractEntryExpiry: contractEntries.gauge("stellar_rpc_contract_entry_expiry_timestamp_seconds")(
+  contractEntryExpiry: contracts.gauge("stellar_rpc_contract_entry_expiry_timestamp_seconds")(
     "When the live contract entry is expected to be archived, as a Unix timestamp: now plus its TTL times the " +
       "RPC's mean ledger close interval over the last hour (5 s until it has shown one); live entries only.",
+    ENTRY_LABELS,
   ),
   contractInfo: contracts.gauge("stellar_rpc_contract_info")(
     "A watched contract: its id, executable (wasm or stellar_asset) and wasm hash (hex, empty for a Stellar Asset " +
@@ -714,21 +742,25 @@ export const RPC_METRICS = {
   contractEvents: contractEvents.counter("stellar_rpc_contract_events_total")(
     "Events of a watched contract (failed calls' included), by type (contract, system) and first topic: a symbol " +
       "or string as its text, else its ScVal type; a contract's first 50 distinct topics, later ones as other.",
-    ["type", "topic"],
+    ["contract", "type", "topic"],
   ),
   contractFailedCallEvents: contractEvents.counter("stellar_rpc_contract_failed_call_events_total")(
     "Events of a watched contract emitted in a contract call that failed (inSuccessfulContractCall false).",
+    ["contract"],
   ),
   contractLastEvent: contractEvents.gauge("stellar_rpc_contract_last_event_timestamp_seconds")(
     "Close time (ledgerClosedAt) of the ledger of the newest event counted of a watched contract, as a Unix timestamp.",
+    ["contract"],
   ),
   contractEventsExpectedWithin: contractEvents.gauge("stellar_rpc_contract_events_expected_within_seconds")(
     "The configured expect_events_within of a watched contract: it normally emits an event at least this often.",
+    ["contract"],
   ),
   contractUpgrades: contractEvents.counter("stellar_rpc_contract_upgrades_total")(
     "Upgrades of a watched contract: system events whose first topic is executable_update (its code was replaced).",
+    ["contract"],
   ),
-  contractEventsSkippedLedgers: events.counter("stellar_rpc_contract_events_skipped_ledgers_total")(
+  contractEventsSkippedLedgers: contractEvents.counter("stellar_rpc_contract_events_skipped_ledgers_total")(
     "Ledgers whose events were never read: the event cursor fell out of the RPC's retention window and the poll " +
       "restarted at its oldest ledger.",
   ),
@@ -768,7 +800,7 @@ export const RPC_METRICS = {
 
 /** Targets of one network checked against each other; `network` is pubnet, testnet, futurenet or 8 hex digits of the
  * passphrase's SHA-256. */
-const agreement = metricsOf("agreement", [], { perTarget: false });
+const agreement = metricsOf("agreement", { perTarget: false });
 export const AGREEMENT_METRICS = {
   networkTargets: agreement.gauge("stellar_network_targets")(
     "Targets (Horizons and Stellar RPCs) serving the network, as their network passphrases say.",
