@@ -8,10 +8,7 @@ export interface RateLimitHeaders {
   retryAfterSeconds?: number;
 }
 
-/**
- * From this value on, a number of seconds is read as a Unix epoch (2001-09-09 on): no server means
- * a wait of 31 years, and proxies in front of Horizon send X-RateLimit-Reset as an epoch.
- */
+/** Seconds from here on are a Unix epoch (2001-09-09 on), as proxies send X-RateLimit-Reset: no wait is 31 years. */
 const EPOCH_SECONDS_FROM = 1e9;
 
 /** The longest hold-off a server's headers can impose on a target whose freshness window is shorter. */
@@ -44,14 +41,11 @@ export function parseRateLimitHeaders(headers: Headers, nowMs = Date.now()): Rat
 }
 
 /**
- * How long the server asks us to send nothing more: Retry-After on a 429 or a 503 (the statuses
- * it is defined for), else the window reset when no request is left in it, else nothing.
+ * How long the server asks us to send nothing more: Retry-After on a 429 or a 503 (the statuses it is defined for),
+ * else the window reset when no request is left in it; a 429 that says neither must still not be retried at once.
  */
 export function holdOffSeconds(headers: RateLimitHeaders, status: number): number | undefined {
   if (headers.retryAfterSeconds !== undefined && (status === 429 || status === 503)) return headers.retryAfterSeconds;
   if (headers.remaining === 0 && headers.resetSeconds !== undefined) return headers.resetSeconds;
-  return status === 429 ? DEFAULT_429_HOLD_OFF_SECONDS : undefined;
+  return status === 429 ? 30 : undefined;
 }
-
-/** A 429 that says nothing about when to come back still must not be retried at once. */
-const DEFAULT_429_HOLD_OFF_SECONDS = 30;

@@ -7,7 +7,6 @@ import {
   outOfRangeWindow,
   type GetEventsAnswer,
   type GetEventsParams,
-  type RpcContractEvent,
 } from "./event-schemas.js";
 import { CourteousHttp, validated, type HttpOptions } from "./http.js";
 import {
@@ -27,8 +26,6 @@ export type RpcClientOptions = HttpOptions<RpcEndpoint>;
 export type RpcStatus = Awaited<ReturnType<RpcClient["status"]>>;
 /** What one versions poll learns; changes only on upgrades. */
 export type RpcVersions = Awaited<ReturnType<RpcClient["versions"]>>;
-
-const batchSchema = z.array(z.unknown()).min(1);
 
 /** One Stellar RPC target: JSON-RPC 2.0 batches POSTed to the URL exactly as configured. */
 export class RpcClient {
@@ -70,19 +67,9 @@ export class RpcClient {
     const response = await this.single("events", "getEvents", params, signal);
     const window = response.error && outOfRangeWindow(response.error.code, response.error.message);
     if (window !== undefined) return { kind: "out_of_range", ...window };
-    const result = validResult(eventsResultSchema, "getEvents", response);
-    const events: RpcContractEvent[] = [];
-    for (const event of result.events ?? []) {
-      const parsed = contractEventSchema.safeParse(event);
-      if (parsed.success) events.push(parsed.data);
-    }
-    return {
-      kind: "events",
-      events,
-      invalid: (result.events?.length ?? 0) - events.length,
-      latestLedger: result.latestLedger,
-      cursor: result.cursor,
-    };
+    const { events: raw, latestLedger, cursor } = validResult(eventsResultSchema, "getEvents", response);
+    const events = (raw ?? []).flatMap((event) => contractEventSchema.safeParse(event).data ?? []);
+    return { kind: "events", events, invalid: (raw?.length ?? 0) - events.length, latestLedger, cursor };
   }
 
   private async single(endpoint: RpcEndpoint, method: string, params: unknown, signal: AbortSignal | undefined) {
@@ -102,7 +89,7 @@ export class RpcClient {
     // A server that rejects the batch as a whole answers with one error object instead of an array.
     const whole = jsonRpcResponseSchema.safeParse(body);
     if (whole.success && whole.data.error !== undefined) throw rpcError(methods.join(", "), whole.data.error);
-    const responses = validated(batchSchema, body, "a JSON-RPC batch").map((response) =>
+    const responses = validated(z.array(z.unknown()).min(1), body, "a JSON-RPC batch").map((response) =>
       validated(jsonRpcResponseSchema, response, "a JSON-RPC response"),
     );
     return calls.map(({ id, method }) => {
