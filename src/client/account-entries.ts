@@ -1,8 +1,7 @@
 /**
- * A watched account read over Stellar RPC: its account entry and the trustline entries of the
- * configured assets, through getLedgerEntries, decoded with @stellar/stellar-base into the facts
- * Horizon's AccountResponse gives, computed as Horizon computes them (amounts from int64 stroops,
- * liabilities 0 without the liabilities extension, a master key of weight 0 left out of the signers).
+ * A watched account's entry and its configured trustlines' entries from getLedgerEntries, decoded into the facts
+ * Horizon's AccountResponse gives, as Horizon computes them (liabilities 0 without their extension, a master key of
+ * weight 0 left out of the signers).
  */
 import {
   ACCOUNT_FLAGS,
@@ -31,7 +30,7 @@ const FLAG_BITS: Readonly<Record<AccountFlag, number>> = {
 /** TrustLineEntry's AUTHORIZED_FLAG: Horizon's is_authorized. */
 const TRUSTLINE_AUTHORIZED = 1;
 
-/** XDR decoded by the SDK; what does not decode fails the poll as `schema`. */
+/** What does not decode fails the poll as `schema`. */
 function decoded<T>(decode: () => T, what: string): T {
   try {
     return decode();
@@ -49,13 +48,14 @@ function decodeEntry(base64: string, kind: "account" | "trustline", what: string
   return data;
 }
 
-const stroops = (value: { toString(): string }) => BigInt(value.toString());
+/** An int64 of stroops, in units. */
+const units = (stroops: { toString(): string }) => stroopsToUnits(BigInt(stroops.toString()));
 
 /** Horizon's liabilities: 0 for an entry without the liabilities extension. */
 function liabilitiesOf(liabilities: Liabilities | undefined) {
   return {
-    buyingLiabilities: stroopsToUnits(liabilities === undefined ? 0n : stroops(liabilities.buying())),
-    sellingLiabilities: stroopsToUnits(liabilities === undefined ? 0n : stroops(liabilities.selling())),
+    buyingLiabilities: liabilities === undefined ? 0 : units(liabilities.buying()),
+    sellingLiabilities: liabilities === undefined ? 0 : units(liabilities.selling()),
   };
 }
 
@@ -95,8 +95,7 @@ function accountFacts(id: string, entry: AccountEntry, balances: AccountBalance[
   const v1 = entry.ext().switch() === 1 ? entry.ext().v1() : undefined;
   const v2 = v1 !== undefined && v1.ext().switch() === 2 ? v1.ext().v2() : undefined;
   const v3 = v2 !== undefined && v2.ext().switch() === 3 ? v2.ext().v3() : undefined;
-  const balance = stroopsToUnits(stroops(entry.balance()));
-  const native: AccountBalance = { asset: "native", balance, ...liabilitiesOf(v1?.liabilities()) };
+  const native = { asset: "native", balance: units(entry.balance()), ...liabilitiesOf(v1?.liabilities()) };
   const flags = entry.flags();
   return {
     id,
@@ -117,9 +116,9 @@ function accountFacts(id: string, entry: AccountEntry, balances: AccountBalance[
 function trustlineBalance(asset: string, entry: TrustLineEntry): AccountBalance {
   return {
     asset,
-    balance: stroopsToUnits(stroops(entry.balance())),
+    balance: units(entry.balance()),
     ...liabilitiesOf(entry.ext().switch() === 1 ? entry.ext().v1().liabilities() : undefined),
-    limit: stroopsToUnits(stroops(entry.limit())),
+    limit: units(entry.limit()),
     authorized: (entry.flags() & TRUSTLINE_AUTHORIZED) !== 0,
   };
 }

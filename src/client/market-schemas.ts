@@ -1,7 +1,6 @@
 /**
- * Horizon's `/trade_aggregations`, `/trades` and `/offers` records, as current Horizons send them and as the pre-1.0
- * ones did (numbers where strings are sent now; see the trade_aggregations-*, trades-* and offers-* captures). Pages
- * are read with `pageSchema`; each record is validated on its own so a bad one is counted and left out.
+ * Horizon's `/trade_aggregations`, `/trades` and `/offers` records as current and pre-1.0 Horizons send them (numbers
+ * where strings are sent now; see the captures), each validated on its own so a bad one is counted and left out.
  */
 import { z } from "zod";
 import { accountKey, amountText, assetFields, int64String, nonNegativeInt, timestamp } from "./wire-values.js";

@@ -1,7 +1,6 @@
 /**
- * Horizon's wire format as it really is (see test/fixtures/horizon): amounts and fees are
- * decimal strings, paging tokens are 64-bit integers as strings, several fields are absent or
- * null depending on the Horizon version. Unknown fields are ignored so a newer Horizon parses.
+ * Horizon's wire format as it really is (see test/fixtures/horizon): amounts and fees are decimal strings, paging
+ * tokens 64-bit integers as strings, several fields absent or null by version. Unknown fields are ignored.
  */
 import { z } from "zod";
 import { FEE_STATS } from "../catalog/metrics.js";
@@ -66,8 +65,7 @@ export type FeeStats = z.output<typeof feeStatsSchema>;
 export const ledgerSchema = z
   .object({
     id: z.string(),
-    // A ledger's paging token is its sequence shifted left 32 bits: it becomes the cursor, so anything
-    // but an unsigned 64-bit integer makes the record invalid rather than a cursor Horizon refuses.
+    // It becomes the cursor: anything but an unsigned 64-bit integer makes the record invalid, not a refused cursor.
     paging_token: uint64Text,
     hash: z.string(),
     prev_hash: z.string(),
@@ -91,10 +89,7 @@ export const ledgerSchema = z
   );
 export type Ledger = z.output<typeof ledgerSchema>;
 
-/**
- * The pools collector keeps a pool whose record is sent as at the last poll without validating it
- * again (sentAsBefore in src/collectors/liquidity-pools.ts): a field read here is compared there too.
- */
+/** A pool sent as before stays unvalidated (sentAsBefore, liquidity-pools.ts): what is read here is compared there. */
 export const liquidityPoolSchema = z.object({
   id: poolId,
   // Paging tokens exceed 2^53, so they stay strings end to end.
@@ -108,7 +103,6 @@ export const liquidityPoolSchema = z.object({
     .array(z.object({ asset: assetName, amount }))
     .min(1)
     .refine((reserves) => distinct(reserves, (reserve) => reserve.asset), "a pool lists one asset twice"),
-  // last_modified_ledger and last_modified_time (null on older Horizons) are not needed, so not kept.
 });
 export type LiquidityPool = z.output<typeof liquidityPoolSchema>;
 
@@ -129,10 +123,7 @@ export type Problem = z.output<typeof problemSchema>;
 /** Stroops: strings since Horizon 1.0; numbers on the Horizons before it. */
 const stroops = z.union([int64String, nonNegativeInt]);
 
-/**
- * `POST /transactions`' success answer. Current Horizons send the whole transaction resource;
- * Horizon 1.x sent only hash, ledger and the XDRs, so everything else is optional.
- */
+/** `POST /transactions`' success answer: the whole resource, or on Horizon 1.x only hash, ledger and the XDRs. */
 export const transactionResponseSchema = z.object({
   hash: z.string().regex(/^[0-9a-f]{64}$/, "expected a 64-character hex transaction hash"),
   ledger: nonNegativeInt,
