@@ -3,30 +3,15 @@
  * Horizon's AccountResponse gives, as Horizon computes them (liabilities 0 without their extension, a master key of
  * weight 0 left out of the signers).
  */
-import {
-  ACCOUNT_FLAGS,
-  stroopsToUnits,
-  type AccountBalance,
-  type AccountFacts,
-  type AccountFlag,
-  type AccountSigner,
-} from "./account-schemas.js";
+import { ACCOUNT_FLAGS, type AccountBalance, type AccountFacts, type AccountSigner } from "./account-schemas.js";
 import { PollError } from "./errors.js";
 import { stellarBase } from "../stellar-base.js";
-import { distinct, recordOf } from "./wire-values.js";
+import { distinct, recordOf, stroopsToUnits } from "./wire-values.js";
 
 type Xdr = ReturnType<typeof stellarBase>["xdr"];
-type AccountEntry = InstanceType<Xdr["AccountEntry"]>;
-type TrustLineEntry = InstanceType<Xdr["TrustLineEntry"]>;
-type Liabilities = InstanceType<Xdr["Liabilities"]>;
 
 /** Account flags by their bit in AccountEntry.flags (AUTH_REQUIRED_FLAG … AUTH_CLAWBACK_ENABLED_FLAG). */
-const FLAG_BITS: Readonly<Record<AccountFlag, number>> = {
-  auth_required: 1,
-  auth_revocable: 2,
-  auth_immutable: 4,
-  auth_clawback_enabled: 8,
-};
+const FLAG_BITS = { auth_required: 1, auth_revocable: 2, auth_immutable: 4, auth_clawback_enabled: 8 };
 /** TrustLineEntry's AUTHORIZED_FLAG: Horizon's is_authorized. */
 const TRUSTLINE_AUTHORIZED = 1;
 
@@ -52,7 +37,7 @@ function decodeEntry(base64: string, kind: "account" | "trustline", what: string
 const units = (stroops: { toString(): string }) => stroopsToUnits(BigInt(stroops.toString()));
 
 /** Horizon's liabilities: 0 for an entry without the liabilities extension. */
-function liabilitiesOf(liabilities: Liabilities | undefined) {
+function liabilitiesOf(liabilities: InstanceType<Xdr["Liabilities"]> | undefined) {
   return {
     buyingLiabilities: liabilities === undefined ? 0 : units(liabilities.buying()),
     sellingLiabilities: liabilities === undefined ? 0 : units(liabilities.selling()),
@@ -80,7 +65,7 @@ function signerOf(signer: InstanceType<Xdr["Signer"]>): AccountSigner {
   }
 }
 
-function accountFacts(id: string, entry: AccountEntry, balances: AccountBalance[]): AccountFacts {
+function accountFacts(id: string, entry: InstanceType<Xdr["AccountEntry"]>, balances: AccountBalance[]): AccountFacts {
   const thresholds = entry.thresholds();
   const masterWeight = thresholds[0] ?? 0;
   const listed = entry.signers().map(signerOf);
@@ -113,7 +98,7 @@ function accountFacts(id: string, entry: AccountEntry, balances: AccountBalance[
   };
 }
 
-function trustlineBalance(asset: string, entry: TrustLineEntry): AccountBalance {
+function trustlineBalance(asset: string, entry: InstanceType<Xdr["TrustLineEntry"]>): AccountBalance {
   return {
     asset,
     balance: units(entry.balance()),

@@ -46,15 +46,6 @@ export type GetEventsAnswer =
   | { kind: "events"; events: readonly RpcContractEvent[]; invalid: number; latestLedger: number; cursor: string }
   | { kind: "out_of_range"; oldestLedger: number; latestLedger: number };
 
-/** stellar-rpc's -32600 message when the start (a cursor's ledger included) lies outside its window. */
-const OUT_OF_RANGE = /startLedger must be within the ledger range: (\d+) - (\d+)/;
-
-/** The window named by an out-of-range error, or undefined for any other error. */
-export function outOfRangeWindow(code: number, message: string) {
-  const match = code === -32600 ? OUT_OF_RANGE.exec(message) : null;
-  return match === null ? undefined : { oldestLedger: Number(match[1]), latestLedger: Number(match[2]) };
-}
-
 /** The ledger of an event id or cursor: the TOID's upper 32 bits. */
 export function ledgerOfEventId(id: string): number {
   return Number(BigInt(id.slice(0, 19)) >> 32n);

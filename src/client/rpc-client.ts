@@ -4,7 +4,6 @@ import { excerpt, PollError } from "./errors.js";
 import {
   contractEventSchema,
   eventsResultSchema,
-  outOfRangeWindow,
   type GetEventsAnswer,
   type GetEventsParams,
 } from "./event-schemas.js";
@@ -26,6 +25,9 @@ export type RpcClientOptions = HttpOptions<RpcEndpoint>;
 export type RpcStatus = Awaited<ReturnType<RpcClient["status"]>>;
 /** What one versions poll learns; changes only on upgrades. */
 export type RpcVersions = Awaited<ReturnType<RpcClient["versions"]>>;
+
+/** stellar-rpc's -32600 message when the start (a cursor's ledger included) lies outside its window. */
+const OUT_OF_RANGE = /startLedger must be within the ledger range: (\d+) - (\d+)/;
 
 /** One Stellar RPC target: JSON-RPC 2.0 batches POSTed to the URL exactly as configured. */
 export class RpcClient {
@@ -65,8 +67,8 @@ export class RpcClient {
   /** One getEvents call; the -32600 for a start outside the retention window comes back as that window. */
   async getEvents(params: GetEventsParams, signal?: AbortSignal): Promise<GetEventsAnswer> {
     const response = await this.single("events", "getEvents", params, signal);
-    const window = response.error && outOfRangeWindow(response.error.code, response.error.message);
-    if (window !== undefined) return { kind: "out_of_range", ...window };
+    const range = response.error?.code === -32600 ? OUT_OF_RANGE.exec(response.error.message) : null;
+    if (range !== null) return { kind: "out_of_range", oldestLedger: Number(range[1]), latestLedger: Number(range[2]) };
     const { events: raw, latestLedger, cursor } = validResult(eventsResultSchema, "getEvents", response);
     const events = (raw ?? []).flatMap((event) => contractEventSchema.safeParse(event).data ?? []);
     return { kind: "events", events, invalid: (raw?.length ?? 0) - events.length, latestLedger, cursor };
