@@ -1,8 +1,4 @@
-/**
- * A watched account's entry and its configured trustlines' entries from getLedgerEntries, decoded into the facts
- * Horizon's AccountResponse gives, as Horizon computes them (liabilities 0 without their extension, a master key of
- * weight 0 left out of the signers).
- */
+/** A watched account's entries from getLedgerEntries, decoded into the facts Horizon computes for it. */
 import { ACCOUNT_FLAGS, type AccountBalance, type AccountFacts, type AccountSigner } from "./account-schemas.js";
 import { PollError } from "./errors.js";
 import { stellarBase } from "../stellar-base.js";

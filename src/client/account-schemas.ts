@@ -1,8 +1,4 @@
-/**
- * Horizon's AccountResponse, account offers and claimable balances as Horizons of every age send them (see the
- * account*-, offers-* and claimable_balances-* captures): liabilities, sponsorship counts, `sequence_ledger` and
- * `auth_clawback_enabled` are absent on older versions.
- */
+/** Horizon's accounts, their offers and claimable balances, as Horizons of every age send them (see the captures). */
 import { z } from "zod";
 import {
   accountKey,

@@ -1,7 +1,4 @@
-/**
- * The records of a watched account's streams (`/accounts/{id}/payments`, `/transactions`, `/operations`): only the
- * fields the activity job counts. A known payment kind missing one of them fails its schema, and is counted invalid.
- */
+/** The records of a watched account's payments, transactions and operations: the fields the activity job counts. */
 import { z } from "zod";
 import {
   amountText,

@@ -1,7 +1,4 @@
-/**
- * A record of Horizon's `/assets` (the asset stats) as Horizon 23+ and older versions send it: each part of the supply
- * and each holder count is optional (absent before its version); pre-22 `amount` and `num_accounts` are not read.
- */
+/** Horizon's `/assets` records: each part of the supply and each holder count is absent before its version. */
 import { z } from "zod";
 import { ACCOUNT_FLAGS, type AccountFlag } from "./account-schemas.js";
 import { accountKey, amountStroops, assetCode, nonNegativeInt } from "./wire-values.js";

@@ -1,11 +1,8 @@
-/**
- * getEvents as stellar-rpc v23+ sends it (see test/fixtures/stellar-rpc/getEvents-*.json): an event's `id` and the
- * `cursor` are `%019d-%010d` (a TOID and an event index), topics and value base64 XDR ScVals.
- */
+/** getEvents as stellar-rpc v23+ sends it (fixtures/stellar-rpc/getEvents-*): topic and value are base64 XDR ScVals. */
 import { z } from "zod";
 import { nonNegativeInt } from "./wire-values.js";
 
-/** Fixed width, so ids compare in event order as text. */
+/** A TOID and an event index, fixed width, so ids compare in event order as text. */
 const eventId = z.string().regex(/^\d{19}-\d{10}$/, "expected %019d-%010d");
 
 /** The event types a getEvents filter without `type` returns. */

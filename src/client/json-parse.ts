@@ -67,9 +67,8 @@ class JsonThread {
   /** Fails what is pending with a message free of the body (it may echo a secret), and lets a new worker start. */
   private fail(why: string): void {
     if (thread === this) thread = undefined;
-    for (const { reject } of this.pending.values()) {
-      reject(new PollError("internal", `the JSON parsing thread stopped (${why})`));
-    }
+    const stopped = new PollError("internal", `the JSON parsing thread stopped (${why})`);
+    for (const { reject } of this.pending.values()) reject(stopped);
     this.pending.clear();
   }
 }

@@ -1,9 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
 
-/**
- * json-parse.ts's worker thread. It imports nothing of ours, so Node runs it as it is, compiled from dist/ or as
- * TypeScript source under vitest.
- */
+/** json-parse.ts's worker thread: it imports nothing of ours, so Node runs it as it is (from dist/, or as source). */
 
 /** What the main thread asks: parse `text`, answer with the same `id`. */
 export type ParseRequest = { readonly id: number; readonly text: string };

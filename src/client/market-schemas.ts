@@ -1,7 +1,4 @@
-/**
- * Horizon's `/trade_aggregations`, `/trades` and `/offers` records as current and pre-1.0 Horizons send them (numbers
- * where strings are sent now; see the captures), each validated on its own so a bad one is counted and left out.
- */
+/** Horizon's `/trade_aggregations`, `/trades` and `/offers` records, as current and pre-1.0 Horizons send them. */
 import { z } from "zod";
 import { accountKey, amountText, assetFields, int64String, nonNegativeInt, timestamp } from "./wire-values.js";
 

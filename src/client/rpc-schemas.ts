@@ -1,7 +1,4 @@
-/**
- * Stellar RPC's JSON-RPC wire format as it really is (see test/fixtures/stellar-rpc): close times, fee values and
- * `transactionCount` are strings, `ledgerCount` and `latestLedger` numbers. Unknown fields are ignored.
- */
+/** Stellar RPC's JSON-RPC wire format as it really is (see test/fixtures/stellar-rpc); unknown fields are ignored. */
 import { z } from "zod";
 import { FEE_STATS } from "../catalog/metrics.js";
 import { nonNegativeInt, recordOf, uint64String } from "./wire-values.js";

@@ -1,7 +1,4 @@
-/**
- * Horizon's wire format as it really is (see test/fixtures/horizon): amounts and fees are decimal strings, paging
- * tokens 64-bit integers as strings, several fields absent or null by version. Unknown fields are ignored.
- */
+/** Horizon's wire format as it really is (see test/fixtures/horizon); unknown fields are ignored: newer ones parse. */
 import { z } from "zod";
 import { FEE_STATS } from "../catalog/metrics.js";
 import {
