@@ -20,7 +20,6 @@ function decoded<T>(decode: () => T, what: string): T {
   }
 }
 
-/** A ledger entry's data, which must be of `kind`. */
 function decodeEntry(base64: string, kind: "account" | "trustline", what: string, whose: string) {
   const { xdr } = stellarBase();
   const data = decoded(() => xdr.LedgerEntryData.fromXDR(base64, "base64"), `getLedgerEntries sent ${what} whose xdr`);

@@ -10,7 +10,6 @@ import {
   uint64Text,
 } from "./wire-values.js";
 
-/** What every record of the three streams carries. */
 const recordFields = {
   paging_token: uint64Text,
   created_at: timestamp,
@@ -101,5 +100,4 @@ export const transactionRecordSchema = z.object({
 });
 export type TransactionRecord = z.output<typeof transactionRecordSchema>;
 
-/** An operation of `/accounts/{id}/operations`: its type, Horizon's name for it. */
 export const operationRecordSchema = z.object({ ...recordFields, type: snakeCaseWord });

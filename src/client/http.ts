@@ -38,7 +38,6 @@ export interface HttpOptions<E extends string> {
   log?: Pick<Logger, "warn">;
 }
 
-/** A target's endpoints' schedules, and how many periods data stays fresh. */
 type Freshness = { schedules: Readonly<Record<string, { readonly periodMs: number }>>; staleAfterIntervals: number };
 
 /** A target's HTTP options from its own config, the exporter's, and what this runtime observes and stops it with. */
@@ -207,7 +206,6 @@ export class CourteousHttp<E extends string> {
     };
   }
 
-  /** Waits `ms`, or less when one of the signals aborts. */
   private sleep(ms: number, signals: readonly AbortSignal[]): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
@@ -231,7 +229,6 @@ export function validated<S extends z.ZodType>(schema: S, body: unknown, what: s
   throw new PollError("schema", `response does not match ${what} schema${where}: ${issue?.message ?? "invalid"}`);
 }
 
-/** The method, body and headers of a request: a GET, or a POST of JSON or of a form. */
 function postOf(body: RequestBody | undefined, headers: Readonly<Record<string, string>>) {
   if (body === undefined) return { headers };
   const [text, type] =

@@ -2,7 +2,6 @@ import { parentPort, workerData } from "node:worker_threads";
 
 /** json-parse.ts's worker thread: it imports nothing of ours, so Node runs it as it is (from dist/, or as source). */
 
-/** What the main thread asks: parse `text`, answer with the same `id`. */
 export type ParseRequest = { readonly id: number; readonly text: string };
 
 /** The answer: the value, or why there is none (not JSON, or more values than may be sent back). */

@@ -44,7 +44,6 @@ function assetName(type: string, code: string | undefined, issuer: string | unde
 
 const assetTypeText = z.string().max(32);
 
-/** An offer's `selling` or `buying`. */
 const offerAsset = z.object(assetFields("", assetTypeText)).transform((raw, ctx) => {
   const name = assetName(raw.asset_type, raw.asset_code, raw.asset_issuer);
   if (name === undefined) ctx.issues.push({ code: "custom", message: "not an asset", input: raw });
@@ -54,7 +53,6 @@ const offerAsset = z.object(assetFields("", assetTypeText)).transform((raw, ctx)
 /** Horizon's trade types: the `trade_type` label's values. */
 export const TRADE_TYPES = ["orderbook", "liquidity_pool"] as const;
 
-/** One record of `/trades`, with its assets named. */
 export const tradeSchema = z
   .object({
     paging_token: z.string().min(1),

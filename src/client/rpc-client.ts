@@ -21,9 +21,7 @@ import {
 
 export type RpcClientOptions = HttpOptions<RpcEndpoint>;
 
-/** What one status poll learns: health, latest ledger and fee stats. */
 export type RpcStatus = Awaited<ReturnType<RpcClient["status"]>>;
-/** What one versions poll learns; changes only on upgrades. */
 export type RpcVersions = Awaited<ReturnType<RpcClient["versions"]>>;
 
 /** stellar-rpc's -32600 message when the start (a cursor's ledger included) lies outside its window. */
@@ -37,7 +35,6 @@ export class RpcClient {
     this.http = new CourteousHttp(options, "application/json");
   }
 
-  /** `signal` aborts the request and its retries when the poll reaches its deadline. */
   async status(signal?: AbortSignal) {
     const methods = ["getHealth", "getLatestLedger", "getFeeStats"] as const;
     const [health, latestLedger, feeStats] = await this.batch("status", methods, signal);
@@ -102,7 +99,6 @@ export class RpcClient {
   }
 }
 
-/** A call's result; a JSON-RPC error object fails it with reason `rpc_error`. */
 function resultOf(method: string, response: JsonRpcResponse): unknown {
   if (response.error !== undefined) throw rpcError(method, response.error);
   return response.result;
