@@ -31,7 +31,7 @@ export const rootSchema = z
     core_version: z.string(),
     ingest_latest_ledger: nonNegativeInt,
     history_latest_ledger: nonNegativeInt,
-    history_latest_ledger_closed_at: z.union([z.literal(ZERO_TIME), timestamp]).optional(),
+    history_latest_ledger_closed_at: z.union([z.literal(ZERO_TIME).transform(() => undefined), timestamp]).optional(),
     history_elder_ledger: nonNegativeInt,
     core_latest_ledger: nonNegativeInt,
     network_passphrase: z.string(),
@@ -39,12 +39,10 @@ export const rootSchema = z
     supported_protocol_version: nonNegativeInt.optional(),
     core_supported_protocol_version: nonNegativeInt,
   })
-  .transform(({ horizon_version, service_version, history_latest_ledger_closed_at, ...rest }) => ({
+  .transform(({ horizon_version, service_version, ...rest }) => ({
     ...rest,
     // Real Horizon says horizon_version; the API specification says service_version.
     horizon_version: horizon_version ?? service_version ?? "",
-    history_latest_ledger_closed_at:
-      history_latest_ledger_closed_at === ZERO_TIME ? undefined : history_latest_ledger_closed_at,
   }));
 export type HorizonRoot = z.output<typeof rootSchema>;
 
