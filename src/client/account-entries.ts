@@ -51,12 +51,10 @@ function signerOf(signer: InstanceType<Xdr["Signer"]>): AccountSigner {
       return { key: StrKey.encodePreAuthTx(key.preAuthTx()), type: "preauth_tx", weight };
     case xdr.SignerKeyType.signerKeyTypeHashX():
       return { key: StrKey.encodeSha256Hash(key.hashX()), type: "sha256_hash", weight };
-    default:
-      return {
-        key: StrKey.encodeSignedPayload(key.ed25519SignedPayload().toXDR()),
-        type: "ed25519_signed_payload",
-        weight,
-      };
+    default: {
+      const payload = key.ed25519SignedPayload().toXDR();
+      return { key: StrKey.encodeSignedPayload(payload), type: "ed25519_signed_payload", weight };
+    }
   }
 }
 
