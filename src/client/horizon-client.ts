@@ -9,8 +9,6 @@ export type Query = Readonly<Record<string, string | number | undefined>>;
 export type RawRecords = readonly unknown[];
 
 const ACCEPT = "application/hal+json, application/problem+json;q=0.9, application/json;q=0.8";
-/** Horizon holds a submission until it is in a ledger, and answers 504 after 30 s: outlive that wait. */
-const SUBMISSION_TIMEOUT_MS = 45_000;
 
 /** One Horizon target: typed, validated reads (the HTTP courtesy, shared with Stellar RPC, is in http.ts). */
 export class HorizonClient {
@@ -60,7 +58,8 @@ export class HorizonClient {
   /** Submits a signed envelope, awaiting Horizon's verdict; never retried: the caller rereads the sequence first. */
   async submitTransaction(envelopeXdr: string, signal?: AbortSignal) {
     const body = { form: new URLSearchParams({ tx: envelopeXdr }) };
-    const timeoutMs = Math.max(this.options.timeoutMs, SUBMISSION_TIMEOUT_MS);
+    // Horizon holds a submission until it is in a ledger, and answers 504 after 30 s: outlive that wait.
+    const timeoutMs = Math.max(this.options.timeoutMs, 45_000);
     const response = await this.http.json("transactions", this.urlFor("transactions", {}), body, signal, timeoutMs);
     return validated(transactionResponseSchema, response, "Horizon's transactions");
   }

@@ -7,9 +7,6 @@ import { ledgerEntriesSchema, type RpcLedgerEntries, type RpcLedgerEntry } from 
 /** stellar-rpc's getLedgerEntriesMaxKeys, unchanged since v20: it refuses a larger call as a whole. */
 export const MAX_KEYS_PER_CALL = 200;
 
-/** A poll of 10 000 keys (50 calls) ends well within its schedule without sending 50 requests at once. */
-const CALLS_IN_FLIGHT = 4;
-
 export interface LedgerEntriesRead<Kept> {
   /** What was kept of each entry found, by key. A key left out was never created, deleted, or expired temporary. */
   readonly entries: ReadonlyMap<string, Kept>;
@@ -77,7 +74,8 @@ export async function visitLedgerEntries(
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(CALLS_IN_FLIGHT, calls.length) }, worker));
+  // Four at a time: 10 000 keys (50 calls) end well within their schedule without 50 requests at once.
+  await Promise.all(Array.from({ length: Math.min(4, calls.length) }, worker));
   if (failure !== undefined) throw failure.error;
   return { latestLedger, calls: calls.length };
 }

@@ -8,9 +8,6 @@ export interface RateLimitHeaders {
   retryAfterSeconds?: number;
 }
 
-/** Seconds from here on are a Unix epoch (2001-09-09 on), as proxies send X-RateLimit-Reset: no wait is 31 years. */
-const EPOCH_SECONDS_FROM = 1e9;
-
 /** The longest hold-off a server's headers can impose on a target whose freshness window is shorter. */
 export const MAX_HOLD_MS = 3_600_000;
 
@@ -23,7 +20,8 @@ function nonNegativeNumber(value: string | null): number | undefined {
 /** Seconds from now until the time a header names: as seconds, as a Unix epoch or as an HTTP date. */
 function secondsUntil(value: string | null, nowMs: number): number | undefined {
   const seconds = nonNegativeNumber(value);
-  if (seconds !== undefined) return seconds < EPOCH_SECONDS_FROM ? seconds : Math.max(0, seconds - nowMs / 1000);
+  // From 1e9 on, seconds are a Unix epoch (2001-09-09 on), as proxies send X-RateLimit-Reset: no wait is 31 years.
+  if (seconds !== undefined) return seconds < 1e9 ? seconds : Math.max(0, seconds - nowMs / 1000);
   // An HTTP date names its day and month; Date.parse would take "-5" for a year.
   if (value === null || !/[a-z]/i.test(value)) return undefined;
   const date = Date.parse(value);
