@@ -50,14 +50,12 @@ const offerAsset = z.object(assetFields("", assetTypeText)).transform((raw, ctx)
   return name ?? "";
 });
 
-/** Horizon's trade types: the `trade_type` label's values. */
-export const TRADE_TYPES = ["orderbook", "liquidity_pool"] as const;
-
 export const tradeSchema = z
   .object({
     paging_token: z.string().min(1),
     ledger_close_time: timestamp,
-    trade_type: z.enum(TRADE_TYPES),
+    // Horizon's trade types: the `trade_type` label's values.
+    trade_type: z.enum(["orderbook", "liquidity_pool"]),
     base_amount: amountText,
     counter_amount: amountText,
     ...assetFields("base_", assetTypeText),

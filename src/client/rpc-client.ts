@@ -15,7 +15,6 @@ import {
   latestLedgerSchema,
   networkSchema,
   versionInfoSchema,
-  type JsonRpcError,
   type JsonRpcResponse,
 } from "./rpc-schemas.js";
 
@@ -108,6 +107,6 @@ function validResult<S extends z.ZodType>(schema: S, method: string, response: J
   return validated(schema, resultOf(method, response), `Stellar RPC's ${method}`);
 }
 
-function rpcError(method: string, error: JsonRpcError): PollError {
+function rpcError(method: string, error: NonNullable<JsonRpcResponse["error"]>): PollError {
   return new PollError("rpc_error", `${method} answered JSON-RPC error ${error.code}: ${excerpt(error.message)}`);
 }

@@ -4,7 +4,6 @@ import { FEE_STATS } from "../catalog/metrics.js";
 import { nonNegativeInt, recordOf, uint64String } from "./wire-values.js";
 
 const jsonRpcErrorSchema = z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() });
-export type JsonRpcError = z.output<typeof jsonRpcErrorSchema>;
 
 /** One response of a call or of a batch; `result` is checked per method afterwards. */
 export const jsonRpcResponseSchema = z
