@@ -67,8 +67,9 @@ class JsonThread {
   /** Fails what is pending with a message free of the body (it may echo a secret), and lets a new worker start. */
   private fail(why: string): void {
     if (thread === this) thread = undefined;
-    const stopped = new PollError("internal", `the JSON parsing thread stopped (${why})`);
-    for (const { reject } of this.pending.values()) reject(stopped);
+    for (const { reject } of this.pending.values()) {
+      reject(new PollError("internal", `the JSON parsing thread stopped (${why})`));
+    }
     this.pending.clear();
   }
 }
