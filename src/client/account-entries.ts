@@ -1,37 +1,17 @@
-/**
- * A watched account read over Stellar RPC: its account entry and the trustline entries of the
- * configured assets, through getLedgerEntries, decoded with @stellar/stellar-base into the facts
- * Horizon's AccountResponse gives, computed as Horizon computes them (amounts from int64 stroops,
- * liabilities 0 without the liabilities extension, a master key of weight 0 left out of the signers).
- */
-import {
-  ACCOUNT_FLAGS,
-  stroopsToUnits,
-  type AccountBalance,
-  type AccountFacts,
-  type AccountFlag,
-  type AccountSigner,
-} from "./account-schemas.js";
+/** A watched account's entries from getLedgerEntries, decoded into the facts Horizon computes for it. */
+import { ACCOUNT_FLAGS, type AccountBalance, type AccountFacts, type AccountSigner } from "./account-schemas.js";
 import { PollError } from "./errors.js";
 import { stellarBase } from "../stellar-base.js";
-import { distinct, recordOf } from "./wire-values.js";
+import { distinct, recordOf, stroopsToUnits } from "./wire-values.js";
 
 type Xdr = ReturnType<typeof stellarBase>["xdr"];
-type AccountEntry = InstanceType<Xdr["AccountEntry"]>;
-type TrustLineEntry = InstanceType<Xdr["TrustLineEntry"]>;
-type Liabilities = InstanceType<Xdr["Liabilities"]>;
 
 /** Account flags by their bit in AccountEntry.flags (AUTH_REQUIRED_FLAG … AUTH_CLAWBACK_ENABLED_FLAG). */
-const FLAG_BITS: Readonly<Record<AccountFlag, number>> = {
-  auth_required: 1,
-  auth_revocable: 2,
-  auth_immutable: 4,
-  auth_clawback_enabled: 8,
-};
+const FLAG_BITS = { auth_required: 1, auth_revocable: 2, auth_immutable: 4, auth_clawback_enabled: 8 };
 /** TrustLineEntry's AUTHORIZED_FLAG: Horizon's is_authorized. */
 const TRUSTLINE_AUTHORIZED = 1;
 
-/** XDR decoded by the SDK; what does not decode fails the poll as `schema`. */
+/** What does not decode fails the poll as `schema`. */
 function decoded<T>(decode: () => T, what: string): T {
   try {
     return decode();
@@ -40,7 +20,6 @@ function decoded<T>(decode: () => T, what: string): T {
   }
 }
 
-/** A ledger entry's data, which must be of `kind`. */
 function decodeEntry(base64: string, kind: "account" | "trustline", what: string, whose: string) {
   const { xdr } = stellarBase();
   const data = decoded(() => xdr.LedgerEntryData.fromXDR(base64, "base64"), `getLedgerEntries sent ${what} whose xdr`);
@@ -49,13 +28,14 @@ function decodeEntry(base64: string, kind: "account" | "trustline", what: string
   return data;
 }
 
-const stroops = (value: { toString(): string }) => BigInt(value.toString());
+/** An int64 of stroops, in units. */
+const units = (stroops: { toString(): string }) => stroopsToUnits(BigInt(stroops.toString()));
 
 /** Horizon's liabilities: 0 for an entry without the liabilities extension. */
-function liabilitiesOf(liabilities: Liabilities | undefined) {
+function liabilitiesOf(liabilities: InstanceType<Xdr["Liabilities"]> | undefined) {
   return {
-    buyingLiabilities: stroopsToUnits(liabilities === undefined ? 0n : stroops(liabilities.buying())),
-    sellingLiabilities: stroopsToUnits(liabilities === undefined ? 0n : stroops(liabilities.selling())),
+    buyingLiabilities: liabilities === undefined ? 0 : units(liabilities.buying()),
+    sellingLiabilities: liabilities === undefined ? 0 : units(liabilities.selling()),
   };
 }
 
@@ -71,16 +51,14 @@ function signerOf(signer: InstanceType<Xdr["Signer"]>): AccountSigner {
       return { key: StrKey.encodePreAuthTx(key.preAuthTx()), type: "preauth_tx", weight };
     case xdr.SignerKeyType.signerKeyTypeHashX():
       return { key: StrKey.encodeSha256Hash(key.hashX()), type: "sha256_hash", weight };
-    default:
-      return {
-        key: StrKey.encodeSignedPayload(key.ed25519SignedPayload().toXDR()),
-        type: "ed25519_signed_payload",
-        weight,
-      };
+    default: {
+      const payload = key.ed25519SignedPayload().toXDR();
+      return { key: StrKey.encodeSignedPayload(payload), type: "ed25519_signed_payload", weight };
+    }
   }
 }
 
-function accountFacts(id: string, entry: AccountEntry, balances: AccountBalance[]): AccountFacts {
+function accountFacts(id: string, entry: InstanceType<Xdr["AccountEntry"]>, balances: AccountBalance[]): AccountFacts {
   const thresholds = entry.thresholds();
   const masterWeight = thresholds[0] ?? 0;
   const listed = entry.signers().map(signerOf);
@@ -95,8 +73,7 @@ function accountFacts(id: string, entry: AccountEntry, balances: AccountBalance[
   const v1 = entry.ext().switch() === 1 ? entry.ext().v1() : undefined;
   const v2 = v1 !== undefined && v1.ext().switch() === 2 ? v1.ext().v2() : undefined;
   const v3 = v2 !== undefined && v2.ext().switch() === 3 ? v2.ext().v3() : undefined;
-  const balance = stroopsToUnits(stroops(entry.balance()));
-  const native: AccountBalance = { asset: "native", balance, ...liabilitiesOf(v1?.liabilities()) };
+  const native = { asset: "native", balance: units(entry.balance()), ...liabilitiesOf(v1?.liabilities()) };
   const flags = entry.flags();
   return {
     id,
@@ -114,12 +91,12 @@ function accountFacts(id: string, entry: AccountEntry, balances: AccountBalance[
   };
 }
 
-function trustlineBalance(asset: string, entry: TrustLineEntry): AccountBalance {
+function trustlineBalance(asset: string, entry: InstanceType<Xdr["TrustLineEntry"]>): AccountBalance {
   return {
     asset,
-    balance: stroopsToUnits(stroops(entry.balance())),
+    balance: units(entry.balance()),
     ...liabilitiesOf(entry.ext().switch() === 1 ? entry.ext().v1().liabilities() : undefined),
-    limit: stroopsToUnits(stroops(entry.limit())),
+    limit: units(entry.limit()),
     authorized: (entry.flags() & TRUSTLINE_AUTHORIZED) !== 0,
   };
 }

@@ -1,9 +1,4 @@
-/**
- * Horizon's AccountResponse, account offers and claimable balances, as real Horizons of every age
- * send them (see the account-*, accounts-*, offers-* and claimable_balances-* captures):
- * `sequence` is a 64-bit integer string, `sequence_time` a string of unix seconds, and liabilities,
- * sponsorship counts, `sequence_ledger` and `auth_clawback_enabled` are absent on older versions.
- */
+/** Horizon's accounts, their offers and claimable balances, as Horizons of every age send them (see the captures). */
 import { z } from "zod";
 import {
   accountKey,
@@ -52,9 +47,8 @@ export interface AccountBalance {
   readonly balance: number;
   readonly buyingLiabilities?: number;
   readonly sellingLiabilities?: number;
-  /** Trustlines and pool shares only. */
+  /** Trustlines and pool shares only; `authorized` when Horizon sends it. */
   readonly limit?: number;
-  /** Trustlines and pool shares, when Horizon sends it. */
   readonly authorized?: boolean;
 }
 
@@ -66,18 +60,9 @@ function balanceAsset(raw: z.output<typeof balanceSchema>): string {
 }
 
 function accountBalance(raw: z.output<typeof balanceSchema>): AccountBalance {
-  const liabilities = {
-    ...(raw.buying_liabilities === undefined ? {} : { buyingLiabilities: raw.buying_liabilities }),
-    ...(raw.selling_liabilities === undefined ? {} : { sellingLiabilities: raw.selling_liabilities }),
-  };
-  if (raw.asset_type === "native") return { asset: "native", balance: raw.balance, ...liabilities };
-  return {
-    asset: balanceAsset(raw),
-    balance: raw.balance,
-    ...liabilities,
-    limit: raw.limit,
-    ...(raw.is_authorized === undefined ? {} : { authorized: raw.is_authorized }),
-  };
+  const { balance, buying_liabilities: buyingLiabilities, selling_liabilities: sellingLiabilities } = raw;
+  const common = { asset: balanceAsset(raw), balance, buyingLiabilities, sellingLiabilities };
+  return raw.asset_type === "native" ? common : { ...common, limit: raw.limit, authorized: raw.is_authorized };
 }
 
 export const ACCOUNT_FLAGS = ["auth_required", "auth_revocable", "auth_immutable", "auth_clawback_enabled"] as const;
@@ -89,7 +74,6 @@ export type AccountSigner = z.output<typeof signerSchema>;
 export const accountSchema = z
   .object({
     account_id: accountKey,
-    // 64-bit: kept as a bigint, never through a float.
     sequence: uint64Text.transform((text) => BigInt(text)),
     sequence_ledger: nonNegativeInt.optional(),
     sequence_time: uint64String.optional(),

@@ -1,28 +1,13 @@
 /** Reads watched accounts (a 404 is an answer, "missing"), their open offers and claimable balances, capped. */
 import type { z } from "zod";
 import type { Endpoint } from "../catalog/metrics.js";
-import {
-  accountSchema,
-  claimableBalanceSchema,
-  offerSchema,
-  type Account,
-  type ClaimableBalance,
-  type Offer,
-} from "./account-schemas.js";
+import { accountSchema, claimableBalanceSchema, offerSchema, type Account } from "./account-schemas.js";
 import { PollError } from "./errors.js";
 import type { HorizonClient, Query } from "./horizon-client.js";
 import { cursorAfter, PAGE_LIMIT, validRecord } from "./paging.js";
 import { ledgerSchema, pageSchema } from "./schemas.js";
 
 export type AccountLookup = { readonly status: "found"; readonly account: Account } | { readonly status: "missing" };
-
-/** Records of a paged list, read up to a cap. */
-export interface CappedList<T> {
-  readonly records: readonly T[];
-  /** True when the cap was reached: there may be more. */
-  readonly capped: boolean;
-  readonly invalidRecords: number;
-}
 
 const ENDPOINT: Endpoint = "accounts";
 
@@ -39,10 +24,7 @@ export class AccountsClient {
     }
   }
 
-  /**
-   * The latest ledger's base reserve in stroops, for a replica that reads no ledgers of its own
-   * (a shard other than 0): one request, counted as the accounts poll's.
-   */
+  /** The latest ledger's base reserve in stroops, for a replica that reads no ledgers (a shard other than 0). */
   async latestBaseReserve(signal?: AbortSignal): Promise<number> {
     const page = await this.reader.getValidated(ENDPOINT, "ledgers", { order: "desc", limit: 1 }, pageSchema, signal);
     const latest = validRecord(ledgerSchema, page._embedded.records[0]);
@@ -51,25 +33,25 @@ export class AccountsClient {
     return latest.base_reserve_in_stroops;
   }
 
-  offers(id: string, cap: number, signal?: AbortSignal): Promise<CappedList<Offer>> {
+  offers(id: string, cap: number, signal?: AbortSignal) {
     return this.readCapped(`accounts/${encodeURIComponent(id)}/offers`, {}, offerSchema, cap, signal);
   }
 
-  claimableBalances(claimant: string, cap: number, signal?: AbortSignal): Promise<CappedList<ClaimableBalance>> {
+  claimableBalances(claimant: string, cap: number, signal?: AbortSignal) {
     return this.readCapped("claimable_balances", { claimant }, claimableBalanceSchema, cap, signal);
   }
 
   /**
-   * Follows the paging cursor in ascending order until a short page or the cap. The cursor moves by
-   * the raw records (see cursorAfter), so an invalid record is never fetched or counted twice.
+   * Follows the paging cursor in ascending order until a short page or the cap. The cursor moves by the raw records
+   * (see cursorAfter), so an invalid record is never fetched or counted twice.
    */
   private async readCapped<S extends z.ZodType>(
     path: string,
     filter: Query,
     schema: S,
     cap: number,
-    signal: AbortSignal | undefined,
-  ): Promise<CappedList<z.output<S>>> {
+    signal?: AbortSignal,
+  ) {
     const records: z.output<S>[] = [];
     let invalidRecords = 0;
     let cursor: string | undefined;

@@ -1,8 +1,4 @@
-/**
- * The records of a watched account's streams (`/accounts/{id}/payments`, `/transactions` and
- * `/operations`) as Horizon sends them: only the fields the activity job counts. A record of a
- * known payment kind missing one of its fields fails its schema, and is counted invalid.
- */
+/** The records of a watched account's payments, transactions and operations: the fields the activity job counts. */
 import { z } from "zod";
 import {
   amountText,
@@ -14,7 +10,6 @@ import {
   uint64Text,
 } from "./wire-values.js";
 
-/** What every record of the three streams carries. */
 const recordFields = {
   paging_token: uint64Text,
   created_at: timestamp,
@@ -66,21 +61,18 @@ const invokeHostFunction = z.object({
   asset_balance_changes: z.array(balanceChange).nullish(),
 });
 
-export const PAYMENT_TYPES = [
+const PAYMENT_TYPES: readonly string[] = [
   "payment",
   "path_payment_strict_receive",
   "path_payment_strict_send",
   "create_account",
   "account_merge",
   "invoke_host_function",
-] as const;
+];
 
 /** A record of a kind the payments stream does not count (none today): kept only to move the cursor. */
 const otherPayment = z
-  .object({
-    ...recordFields,
-    type: snakeCaseWord.refine((type) => !(PAYMENT_TYPES as readonly string[]).includes(type)),
-  })
+  .object({ ...recordFields, type: snakeCaseWord.refine((type) => !PAYMENT_TYPES.includes(type)) })
   .transform((record) => ({ ...record, type: "other" as const }));
 
 export const paymentRecordSchema = z.union([
@@ -108,5 +100,4 @@ export const transactionRecordSchema = z.object({
 });
 export type TransactionRecord = z.output<typeof transactionRecordSchema>;
 
-/** An operation of `/accounts/{id}/operations`: its type, Horizon's name for it. */
 export const operationRecordSchema = z.object({ ...recordFields, type: snakeCaseWord });

@@ -1,16 +1,9 @@
-/**
- * A record of Horizon's `/assets` (the asset stats), as Horizon 23+ sends it and as older versions did: each part of
- * the supply and each holder count is optional, since a Horizon that predates it does not send it. The pre-22 `amount`
- * and `num_accounts` and 22.x's archived-contract pair are not read: unknown fields are ignored.
- */
+/** Horizon's `/assets` records: each part of the supply and each holder count is absent before its version. */
 import { z } from "zod";
 import { ACCOUNT_FLAGS, type AccountFlag } from "./account-schemas.js";
 import { accountKey, amountStroops, assetCode, nonNegativeInt } from "./wire-values.js";
 
-/**
- * A part of an asset's supply: a sum over all its holders, so it may exceed int64 stroops. The length
- * bound keeps a megabyte of digits from becoming a BigInt.
- */
+/** A part of an asset's supply: a sum over all its holders, so it may exceed int64 stroops; never a megabyte BigInt. */
 const assetAmount = z
   .string()
   .max(40, "amount too long")
@@ -69,21 +62,17 @@ export const assetRecordSchema = z
     contractId: record.contract_id ?? "",
     /** Each part of the supply Horizon sent, in stroops. */
     amounts: {
-      authorized: record.balances?.authorized,
-      authorized_to_maintain_liabilities: record.balances?.authorized_to_maintain_liabilities,
-      unauthorized: record.balances?.unauthorized,
+      ...record.balances,
       claimable_balances: record.claimable_balances_amount,
       liquidity_pools: record.liquidity_pools_amount,
       contracts: record.contracts_amount,
-    } satisfies Record<HeldBy, bigint | undefined>,
+    } satisfies Partial<Record<HeldBy, bigint>>,
     holders: {
-      authorized: record.accounts?.authorized,
-      authorized_to_maintain_liabilities: record.accounts?.authorized_to_maintain_liabilities,
-      unauthorized: record.accounts?.unauthorized,
+      ...record.accounts,
       claimable_balances: record.num_claimable_balances,
       liquidity_pools: record.num_liquidity_pools,
       contracts: record.num_contracts,
-    } satisfies Record<HeldBy, number | undefined>,
+    } satisfies Partial<Record<HeldBy, number>>,
     flags: record.flags as { readonly [Flag in AccountFlag]?: boolean },
   }));
 export type AssetRecord = z.output<typeof assetRecordSchema>;

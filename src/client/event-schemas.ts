@@ -1,21 +1,17 @@
-/**
- * getEvents as stellar-rpc v23+ sends it (see test/fixtures/stellar-rpc/getEvents-*.json): an
- * event's `id` and the response's `cursor` are `%019d-%010d` (a TOID and an event index),
- * `ledgerClosedAt` is RFC3339, topics and value base64 XDR ScVals. Unknown fields are ignored.
- */
+/** getEvents as stellar-rpc v23+ sends it (fixtures/stellar-rpc/getEvents-*): topic and value are base64 XDR ScVals. */
 import { z } from "zod";
 import { nonNegativeInt } from "./wire-values.js";
 
-/** `%019d-%010d`: fixed width, so ids compare in event order as text. */
+/** A TOID and an event index, fixed width, so ids compare in event order as text. */
 const eventId = z.string().regex(/^\d{19}-\d{10}$/, "expected %019d-%010d");
 
 /** The event types a getEvents filter without `type` returns. */
-const EVENT_TYPES = ["contract", "system"] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+const eventType = z.enum(["contract", "system"]);
+export type EventType = z.output<typeof eventType>;
 
 /** One event; checked alone, so one bad event is counted invalid and left out, never the whole call. */
 export const contractEventSchema = z.object({
-  type: z.enum(EVENT_TYPES),
+  type: eventType,
   ledger: nonNegativeInt,
   ledgerClosedAt: z.string().refine((text) => !Number.isNaN(Date.parse(text)), "expected an RFC3339 time"),
   contractId: z.string(),
@@ -42,26 +38,10 @@ export interface GetEventsParams {
   readonly pagination: { readonly limit: number; readonly cursor?: string };
 }
 
-/** A getEvents call's answer: its valid events, or the RPC's retention window when the start fell outside it. */
+/** getEvents' valid events (`invalid` counts those left out), or the RPC's window when the start fell outside it. */
 export type GetEventsAnswer =
-  | {
-      readonly kind: "events";
-      readonly events: readonly RpcContractEvent[];
-      /** Events of the response that failed the schema, left out. */
-      readonly invalid: number;
-      readonly latestLedger: number;
-      readonly cursor: string;
-    }
-  | { readonly kind: "out_of_range"; readonly oldestLedger: number; readonly latestLedger: number };
-
-/** stellar-rpc's -32600 message when the start (a cursor's ledger included) lies outside its window. */
-const OUT_OF_RANGE = /startLedger must be within the ledger range: (\d+) - (\d+)/;
-
-/** The window named by an out-of-range error, or undefined for any other error. */
-export function outOfRangeWindow(code: number, message: string) {
-  const match = code === -32600 ? OUT_OF_RANGE.exec(message) : null;
-  return match === null ? undefined : { oldestLedger: Number(match[1]), latestLedger: Number(match[2]) };
-}
+  | { kind: "events"; events: readonly RpcContractEvent[]; invalid: number; latestLedger: number; cursor: string }
+  | { kind: "out_of_range"; oldestLedger: number; latestLedger: number };
 
 /** The ledger of an event id or cursor: the TOID's upper 32 bits. */
 export function ledgerOfEventId(id: string): number {

@@ -9,8 +9,6 @@ export type Query = Readonly<Record<string, string | number | undefined>>;
 export type RawRecords = readonly unknown[];
 
 const ACCEPT = "application/hal+json, application/problem+json;q=0.9, application/json;q=0.8";
-/** Horizon holds a submission until it is in a ledger, and answers 504 after 30 s: outlive that wait. */
-const SUBMISSION_TIMEOUT_MS = 45_000;
 
 /** One Horizon target: typed, validated reads (the HTTP courtesy, shared with Stellar RPC, is in http.ts). */
 export class HorizonClient {
@@ -60,15 +58,16 @@ export class HorizonClient {
   /** Submits a signed envelope, awaiting Horizon's verdict; never retried: the caller rereads the sequence first. */
   async submitTransaction(envelopeXdr: string, signal?: AbortSignal) {
     const body = { form: new URLSearchParams({ tx: envelopeXdr }) };
-    const timeoutMs = Math.max(this.options.timeoutMs, SUBMISSION_TIMEOUT_MS);
-    const response = await this.http.once("transactions", this.urlFor("transactions", {}), body, timeoutMs, signal);
+    // Horizon holds a submission until it is in a ledger, and answers 504 after 30 s: outlive that wait.
+    const timeoutMs = Math.max(this.options.timeoutMs, 45_000);
+    const response = await this.http.json("transactions", this.urlFor("transactions", {}), body, signal, timeoutMs);
     return validated(transactionResponseSchema, response, "Horizon's transactions");
   }
 
   /** One page of paths, records unvalidated; sent once: Horizon's dearest request, and a timeout is an outcome. */
   async paths(mode: "strict_send" | "strict_receive", query: Query, signal?: AbortSignal): Promise<RawRecords> {
     const url = this.urlFor(mode === "strict_send" ? "paths/strict-send" : "paths/strict-receive", query);
-    const page = await this.http.once("corridors", url, undefined, this.options.timeoutMs, signal);
+    const page = await this.http.json("corridors", url, undefined, signal, this.options.timeoutMs);
     return validated(pageSchema, page, "Horizon's paths")._embedded.records;
   }
 

@@ -1,4 +1,4 @@
-import { createFetch, FetchError, type $Fetch, type FetchResponse } from "ofetch";
+import { createFetch, FetchError, type $Fetch } from "ofetch";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { systemClock, type Clock } from "../clock.js";
@@ -35,15 +35,10 @@ export interface HttpOptions<E extends string> {
   clock?: Clock;
   /** The longest the server's headers may hold requests back: one absurd Retry-After must not silence a target. */
   maxHoldMs?: number;
-  /** Says, once per hold, that a hold was cut to the cap. */
   log?: Pick<Logger, "warn">;
 }
 
-/** A target's endpoints' schedules, and how many periods data stays fresh. */
-interface Freshness {
-  readonly schedules: Readonly<Record<string, { readonly periodMs: number }>>;
-  readonly staleAfterIntervals: number;
-}
+type Freshness = { schedules: Readonly<Record<string, { readonly periodMs: number }>>; staleAfterIntervals: number };
 
 /** A target's HTTP options from its own config, the exporter's, and what this runtime observes and stops it with. */
 export function targetHttpOptions<E extends string>(
@@ -72,15 +67,8 @@ export function maxHoldMsOf({ schedules, staleAfterIntervals }: Freshness): numb
 /** A POST body, JSON or a form; requests without one are GETs. */
 type RequestBody = { readonly json: string } | { readonly form: URLSearchParams };
 
-interface AttemptRequest {
-  readonly url: string;
-  readonly body: RequestBody | undefined;
-  readonly timeoutMs: number;
-  /** Shutdown, and the deadline of the poll or probe run that sent it. */
-  readonly signals: readonly AbortSignal[];
-}
-
-const MAX_RETRY_DELAY_MS = 5_000;
+/** One attempt; `signals` are shutdown's and the deadline of the poll or probe run that sent it. */
+type Attempt = { url: string; body: RequestBody | undefined; timeoutMs: number; signals: readonly AbortSignal[] };
 
 /**
  * The courtesy every upstream gets: timeouts per attempt, bounded jittered retries, a body cap, and holding back
@@ -113,26 +101,25 @@ export class CourteousHttp<E extends string> {
     });
   }
 
-  /** A 2xx answer's JSON, after retries, else a PollError; `poll` aborts it and its retry waits at its deadline. */
-  async json(purpose: E, url: string, body: RequestBody | undefined, poll: AbortSignal | undefined): Promise<unknown> {
-    const signals = this.signalsWith(poll);
-    const request = { url, body, timeoutMs: this.options.timeoutMs, signals };
-    for (let attempt = 0; ; attempt += 1) {
+  /**
+   * A 2xx answer's JSON, after retries, else a PollError; `poll` aborts it and its retry waits at its deadline. Given
+   * `onceTimeoutMs`, one attempt with that timeout: for requests whose repetition the caller decides.
+   */
+  async json(purpose: E, url: string, body: RequestBody | undefined, poll?: AbortSignal, onceTimeoutMs?: number) {
+    const signals = [this.options.signal, poll].filter((signal) => signal !== undefined);
+    const attempt = { url, body, timeoutMs: onceTimeoutMs ?? this.options.timeoutMs, signals };
+    for (let retry = 0; ; retry += 1) {
       try {
-        return await parseJson(await this.answerText(purpose, request));
+        return await parseJson(await this.answerText(purpose, attempt));
       } catch (error) {
         const failure = error instanceof PollError ? error : new PollError("internal", String(error));
-        if (!isTransient(failure) || attempt >= this.options.retries) throw failure;
-        await this.sleep(this.retryDelayMs(attempt), signals);
+        if (onceTimeoutMs !== undefined || !isTransient(failure) || retry >= this.options.retries) throw failure;
+        // Exponential backoff with full jitter, so retries from many exporters do not synchronise.
+        await this.sleep(Math.random() * Math.min(5_000, (this.options.retryBaseDelayMs ?? 250) * 2 ** retry), signals);
         const aborted = signals.find((signal) => signal.aborted);
         if (aborted) throw abortReason(aborted, failure);
       }
     }
-  }
-
-  /** One attempt, never retried, with its own timeout: for requests whose repetition the caller decides. */
-  async once(purpose: E, url: string, body: RequestBody | undefined, timeoutMs: number, signal?: AbortSignal) {
-    return parseJson(await this.answerText(purpose, { url, body, timeoutMs, signals: this.signalsWith(signal) }));
   }
 
   /** True while the server asked us to send nothing (Retry-After, exhausted rate limit). */
@@ -140,51 +127,24 @@ export class CourteousHttp<E extends string> {
     return this.holdUntilMs > this.clock.now();
   }
 
-  /** Holds requests back for what the server asked, at most the cap (counted, and logged once per hold). */
-  private holdBack(askedSeconds: number): void {
-    const nowMs = this.clock.now();
-    const maxHoldMs = this.options.maxHoldMs ?? MAX_HOLD_MS;
-    if (askedSeconds * 1000 > maxHoldMs) {
-      this.options.observer?.onHoldCapped?.();
-      if (this.holdUntilMs <= nowMs) {
-        this.options.log?.warn(
-          { askedSeconds, heldSeconds: maxHoldMs / 1000 },
-          "the server asked to hold requests back for longer than the cap; holding back for the cap",
-        );
-      }
-    }
-    this.holdUntilMs = Math.max(this.holdUntilMs, nowMs + Math.min(askedSeconds * 1000, maxHoldMs));
-  }
-
-  private signalsWith(signal: AbortSignal | undefined): AbortSignal[] {
-    return [this.options.signal, signal].filter((each): each is AbortSignal => each !== undefined);
-  }
-
   /** The body text of one attempt's 2xx answer; any other outcome is thrown as a PollError. */
-  private async answerText(purpose: E, request: AttemptRequest): Promise<string> {
-    const { url, body, signals } = request;
+  private async answerText(purpose: E, { url, body, timeoutMs, signals }: Attempt): Promise<string> {
     const waitMs = this.holdUntilMs - this.clock.now();
     if (waitMs > 0) {
       throw new PollError("rate_limited", `holding back for ${Math.ceil(waitMs / 1000)} s more, as the server asked`);
     }
-    const { signal, timedOut, release } = this.attemptSignal(request.timeoutMs, signals);
+    const { signal, release } = this.attemptSignal(timeoutMs, signals);
     const started = performance.now();
     let code = "error";
     try {
-      let response: FetchResponse<unknown>;
-      try {
-        // ofetch's own retry and status errors stay off: retries here must share the poll's deadline
-        // and Retry-After hold, and every failure must map to one of our poll-error reasons.
-        response = await this.fetch.raw(url, {
-          ...postOf(body, this.headers),
-          signal,
-          retry: false,
-          ignoreResponseError: true,
-        });
-      } catch (error) {
+      // ofetch's own retry and status errors stay off: retries here must share the poll's deadline
+      // and Retry-After hold, and every failure must map to one of our poll-error reasons.
+      const init = { ...postOf(body, this.headers), signal, retry: false, ignoreResponseError: true } as const;
+      const response = await this.fetch.raw(url, init).catch((error: unknown) => {
         const aborted = signals.find((outer) => outer.aborted);
-        throw aborted ? abortReason(aborted, error) : classify(error, timedOut(), request.timeoutMs);
-      }
+        // No outer signal aborted: this attempt's own signal aborts only when it times out.
+        throw aborted ? abortReason(aborted, error) : classify(error, signal.aborted, timeoutMs);
+      });
       code = String(response.status);
       // Past this point nothing travels: a failure is the answer's (a PollError) or a bug (internal).
       return this.answered(response.status, response.headers, textOf(response));
@@ -198,12 +158,28 @@ export class CourteousHttp<E extends string> {
     }
   }
 
-  /** What an answer says: rate-limit headers noted and obeyed, then the body or the status's PollError. */
+  /**
+   * What an answer says: rate-limit headers noted and obeyed, at most for the cap (counted, and logged once per
+   * hold), then the body or the status's PollError.
+   */
   private answered(status: number, headers: Headers, text: string): string {
-    const rateLimit = parseRateLimitHeaders(headers, this.clock.now());
+    const nowMs = this.clock.now();
+    const rateLimit = parseRateLimitHeaders(headers, nowMs);
     this.options.observer?.onRateLimitHeaders(rateLimit);
-    const holdOff = holdOffSeconds(rateLimit, status);
-    if (holdOff !== undefined) this.holdBack(holdOff);
+    const askedSeconds = holdOffSeconds(rateLimit, status);
+    if (askedSeconds !== undefined) {
+      const maxHoldMs = this.options.maxHoldMs ?? MAX_HOLD_MS;
+      if (askedSeconds * 1000 > maxHoldMs) {
+        this.options.observer?.onHoldCapped?.();
+        if (this.holdUntilMs <= nowMs) {
+          this.options.log?.warn(
+            { askedSeconds, heldSeconds: maxHoldMs / 1000 },
+            "the server asked to hold requests back for longer than the cap; holding back for the cap",
+          );
+        }
+      }
+      this.holdUntilMs = Math.max(this.holdUntilMs, nowMs + Math.min(askedSeconds * 1000, maxHoldMs));
+    }
     if (status < 200 || status >= 300) throw httpError(status, text);
     return text;
   }
@@ -211,11 +187,11 @@ export class CourteousHttp<E extends string> {
   /** A fresh signal per attempt (one timed out must not doom the next): timeout, shutdown or poll deadline. */
   private attemptSignal(timeoutMs: number, outer: readonly AbortSignal[]) {
     const controller = new AbortController();
-    let expired = false;
-    const timer = this.clock.setTimeout(() => {
-      expired = true;
-      controller.abort(new DOMException("request timed out", "TimeoutError"));
-    }, timeoutMs);
+    const timer = this.clock.setTimeout(
+      () => controller.abort(new DOMException("request timed out", "TimeoutError")),
+      timeoutMs,
+    );
+    // Not AbortSignal.any: Node keeps each composite listed on the long-lived shutdown signal.
     const onAbort = (event: Event) => controller.abort((event.target as AbortSignal).reason);
     for (const signal of outer) {
       if (signal.aborted) controller.abort(signal.reason);
@@ -223,7 +199,6 @@ export class CourteousHttp<E extends string> {
     }
     return {
       signal: controller.signal,
-      timedOut: () => expired,
       release: () => {
         this.clock.clearTimeout(timer);
         for (const signal of outer) signal.removeEventListener("abort", onAbort);
@@ -231,13 +206,6 @@ export class CourteousHttp<E extends string> {
     };
   }
 
-  /** Exponential backoff with full jitter, so retries from many exporters do not synchronise. */
-  private retryDelayMs(attempt: number): number {
-    const ceiling = Math.min(MAX_RETRY_DELAY_MS, (this.options.retryBaseDelayMs ?? 250) * 2 ** attempt);
-    return Math.random() * ceiling;
-  }
-
-  /** Waits `ms`, or less when one of the signals aborts. */
   private sleep(ms: number, signals: readonly AbortSignal[]): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
@@ -261,7 +229,6 @@ export function validated<S extends z.ZodType>(schema: S, body: unknown, what: s
   throw new PollError("schema", `response does not match ${what} schema${where}: ${issue?.message ?? "invalid"}`);
 }
 
-/** The method, body and headers of a request: a GET, or a POST of JSON or of a form. */
 function postOf(body: RequestBody | undefined, headers: Readonly<Record<string, string>>) {
   if (body === undefined) return { headers };
   const [text, type] =
@@ -285,8 +252,7 @@ function httpError(status: number, text: string): PollError {
 function parseProblem(text: string) {
   if (text.length > MAIN_THREAD_MAX_CHARS) return undefined;
   try {
-    const parsed = problemSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
+    return problemSchema.safeParse(JSON.parse(text)).data;
   } catch {
     return undefined;
   }

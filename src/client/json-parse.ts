@@ -21,7 +21,8 @@ export async function parseJson(text: string): Promise<unknown> {
       throw notJson(text);
     }
   }
-  const reply = await jsonThread().parse(text);
+  // The worker starts on first use: an exporter that never sees a large body never starts it.
+  const reply = await (thread ??= new JsonThread()).parse(text);
   if (reply.outcome === "parsed") return reply.value;
   if (reply.outcome === "invalid_json") throw notJson(text);
   throw new PollError("schema", `answer too complex: ${reply.why}`);
@@ -42,8 +43,7 @@ class JsonThread {
     const extension = import.meta.url.endsWith(".ts") ? "ts" : "js";
     const workerData: JsonWorkerData = { jsonWorker: true, maxValues: MAX_VALUES };
     // None of the process's flags: a loader or an input type meant for the main script would refuse this file.
-    const options = { workerData, execArgv: [] };
-    this.worker = new Worker(new URL(`./json-worker.${extension}`, import.meta.url), options);
+    this.worker = new Worker(new URL(`./json-worker.${extension}`, import.meta.url), { workerData, execArgv: [] });
     this.worker.on("message", (reply: ParseReply) => {
       this.pending.get(reply.id)?.resolve(reply);
       this.pending.delete(reply.id);
@@ -57,11 +57,10 @@ class JsonThread {
 
   parse(text: string): Promise<ParseReply> {
     const id = this.nextId++;
-    const request: ParseRequest = { id, text };
     return new Promise((resolve, reject) => {
       if (this.pending.size === 0) this.worker.ref();
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage(request);
+      this.worker.postMessage({ id, text } satisfies ParseRequest);
     });
   }
 
@@ -76,12 +75,6 @@ class JsonThread {
 }
 
 let thread: JsonThread | undefined;
-
-/** The worker, started on first use: an exporter that never sees a large body never starts it. */
-function jsonThread(): JsonThread {
-  thread ??= new JsonThread();
-  return thread;
-}
 
 /** Stops the worker if one runs (tests); the next large body starts another. */
 export async function stopJsonThread(): Promise<void> {

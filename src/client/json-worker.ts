@@ -1,21 +1,18 @@
 import { parentPort, workerData } from "node:worker_threads";
 
-/**
- * json-parse.ts's worker thread. It imports nothing of ours, so Node runs it as it is, compiled from dist/ or as
- * TypeScript source under vitest.
- */
+/** json-parse.ts's worker thread: it imports nothing of ours, so Node runs it as it is (from dist/, or as source). */
 
-/** What the main thread asks: parse `text`, answer with the same `id`. */
-export interface ParseRequest {
-  readonly id: number;
-  readonly text: string;
-}
+export type ParseRequest = { readonly id: number; readonly text: string };
 
 /** The answer: the value, or why there is none (not JSON, or more values than may be sent back). */
-export type ParseReply =
-  | { readonly id: number; readonly outcome: "parsed"; readonly value: unknown }
-  | { readonly id: number; readonly outcome: "invalid_json" }
-  | { readonly id: number; readonly outcome: "too_complex"; readonly why: string };
+export type ParseReply = { readonly id: number } & (
+  | { readonly outcome: "parsed"; readonly value: unknown }
+  | { readonly outcome: "invalid_json" }
+  | { readonly outcome: "too_complex"; readonly why: string }
+);
+
+/** Set by the main thread; a test importing this module in a test runner's own worker starts nothing. */
+export type JsonWorkerData = { readonly jsonWorker: true; readonly maxValues: number };
 
 /** Whether `value` holds more than `limit` JSON values (itself included); stops counting past the limit. */
 export function exceedsValues(value: unknown, limit: number): boolean {
@@ -33,35 +30,28 @@ export function exceedsValues(value: unknown, limit: number): boolean {
   return count > limit;
 }
 
-function answer(request: ParseRequest, maxValues: number): ParseReply {
+function answer(text: string, maxValues: number) {
   let value: unknown;
   try {
-    value = JSON.parse(request.text);
+    value = JSON.parse(text);
   } catch {
-    return { id: request.id, outcome: "invalid_json" };
+    return { outcome: "invalid_json" } as const;
   }
-  if (exceedsValues(value, maxValues)) {
-    return { id: request.id, outcome: "too_complex", why: `more than ${maxValues} JSON values` };
-  }
-  return { id: request.id, outcome: "parsed", value };
-}
-
-/** Set by the main thread; a test importing this module in a test runner's own worker starts nothing. */
-export interface JsonWorkerData {
-  readonly jsonWorker: true;
-  readonly maxValues: number;
+  if (exceedsValues(value, maxValues))
+    return { outcome: "too_complex", why: `more than ${maxValues} JSON values` } as const;
+  return { outcome: "parsed", value } as const;
 }
 
 const data = workerData as Partial<JsonWorkerData> | null;
-if (parentPort && data?.jsonWorker === true && data.maxValues !== undefined) {
-  const port = parentPort;
+const port = parentPort;
+if (port && data?.jsonWorker === true && data.maxValues !== undefined) {
   const maxValues = data.maxValues;
-  port.on("message", (request: ParseRequest) => {
+  port.on("message", ({ id, text }: ParseRequest) => {
     try {
-      port.postMessage(answer(request, maxValues));
+      port.postMessage({ id, ...answer(text, maxValues) } satisfies ParseReply);
     } catch {
       // The structured clone recurses: arrays nested tens of thousands deep overflow its stack.
-      port.postMessage({ id: request.id, outcome: "too_complex", why: "nested too deeply to send back" });
+      port.postMessage({ id, outcome: "too_complex", why: "nested too deeply to send back" } satisfies ParseReply);
     }
   });
 }

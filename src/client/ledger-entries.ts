@@ -1,27 +1,17 @@
-/**
- * Stellar RPC's getLedgerEntries for any number of keys (base64 XDR, see ledger-keys.ts), in calls of at most 200
- * keys (stellar-rpc refuses a larger call as a whole). Every job reading ledger state over RPC builds on this.
- */
+/** Stellar RPC's getLedgerEntries for any number of keys (base64 XDR, see ledger-keys.ts), in calls of at most 200. */
 import type { RpcEndpoint } from "../catalog/metrics.js";
 import { validated } from "./http.js";
 import type { RpcClient } from "./rpc-client.js";
 import { ledgerEntriesSchema, type RpcLedgerEntries, type RpcLedgerEntry } from "./rpc-schemas.js";
 
-/** stellar-rpc's getLedgerEntriesMaxKeys, unchanged since v20. */
+/** stellar-rpc's getLedgerEntriesMaxKeys, unchanged since v20: it refuses a larger call as a whole. */
 export const MAX_KEYS_PER_CALL = 200;
 
-/** A poll of 10 000 keys (50 calls) ends well within its schedule without sending 50 requests at once. */
-const CALLS_IN_FLIGHT = 4;
-
 export interface LedgerEntriesRead<Kept> {
-  /**
-   * What was kept of each entry found, by its key as requested. A key left out was not found: never
-   * created, deleted, or an expired temporary entry (since v23 an archived persistent one is returned).
-   */
+  /** What was kept of each entry found, by key. A key left out was never created, deleted, or expired temporary. */
   readonly entries: ReadonlyMap<string, Kept>;
   /** The newest `latestLedger` of the responses; undefined when no key was asked for. */
   readonly latestLedger: number | undefined;
-  /** getLedgerEntries calls sent: `ledgerEntriesCalls(distinct keys)`. */
   readonly calls: number;
 }
 
@@ -34,9 +24,8 @@ export function ledgerEntriesCalls(keyCount: number): number {
 }
 
 /**
- * Reads every key (duplicates once), keeping what `keep` makes of each entry; an entry under a key not
- * asked for is ignored. Any failed call fails the read with its PollError (`rpc_error`, `schema`, …),
- * so a poll never publishes a partial picture as if it were whole.
+ * Reads every key (duplicates once), keeping what `keep` makes of each entry; an entry under a key not asked for is
+ * ignored. Any failed call fails the read, so a poll never publishes a partial picture as if it were whole.
  */
 export async function readLedgerEntries<Kept>(
   client: Pick<RpcClient, "call">,
@@ -52,10 +41,7 @@ export async function readLedgerEntries<Kept>(
   return { entries, latestLedger, calls };
 }
 
-/**
- * readLedgerEntries for a read that holds what it keeps by the keys' places in its list: `visit` gets
- * each entry found with its response's latestLedger and its key's first place in `keys`.
- */
+/** readLedgerEntries for a read that keeps entries by their keys' first places in `keys`, given to `visit`. */
 export async function visitLedgerEntries(
   client: Pick<RpcClient, "call">,
   endpoint: RpcEndpoint,
@@ -66,9 +52,9 @@ export async function visitLedgerEntries(
   const positions = new Map<string, number>();
   for (const [position, key] of keys.entries()) if (!positions.has(key)) positions.set(key, position);
   const distinct = [...positions.keys()];
-  const calls: string[][] = [];
-  for (let start = 0; start < distinct.length; start += MAX_KEYS_PER_CALL)
-    calls.push(distinct.slice(start, start + MAX_KEYS_PER_CALL));
+  const calls = Array.from({ length: ledgerEntriesCalls(distinct.length) }, (_, index) =>
+    distinct.slice(index * MAX_KEYS_PER_CALL, (index + 1) * MAX_KEYS_PER_CALL),
+  );
   let latestLedger: number | undefined;
   let next = 0;
   // The first failure stops the other workers taking new calls; the calls in flight end first.
@@ -88,15 +74,15 @@ export async function visitLedgerEntries(
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(CALLS_IN_FLIGHT, calls.length) }, worker));
+  // Four at a time: 10 000 keys (50 calls) end well within their schedule without 50 requests at once.
+  await Promise.all(Array.from({ length: Math.min(4, calls.length) }, worker));
   if (failure !== undefined) throw failure.error;
   return { latestLedger, calls: calls.length };
 }
 
 /**
- * getLedgerEntries' result, validated. A hand-written guard checks what ledgerEntriesSchema checks:
- * zod costs several times JSON.parse over tens of thousands of entries a poll (docs/performance.md).
- * A result the guard refuses goes to zod, which accepts it or says where it breaks.
+ * getLedgerEntries' result, validated by a guard that checks what ledgerEntriesSchema does: zod costs several times
+ * JSON.parse over tens of thousands of entries (docs/performance.md). What it refuses, zod judges and explains.
  */
 export function ledgerEntriesOf(result: unknown): RpcLedgerEntries {
   if (typeof result === "object" && result !== null) {

@@ -1,8 +1,4 @@
-/**
- * Base64 XDR ledger keys for getLedgerEntries, built with @stellar/stellar-base (loaded lazily:
- * only exporters that read ledger state pay for it). Keys are encoded once, when a job is built,
- * and sent as they are every poll; the RPC returns each found entry under the same key.
- */
+/** Base64 XDR ledger keys, made once per job: getLedgerEntries returns each entry found under the same key. */
 import type { Durability } from "../config/contracts.js";
 import { stellarBase } from "../stellar-base.js";
 

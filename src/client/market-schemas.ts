@@ -1,8 +1,4 @@
-/**
- * Horizon's `/trade_aggregations`, `/trades` and `/offers` records, as current Horizons send them and as the pre-1.0
- * ones did (numbers where strings are sent now; see the trade_aggregations-*, trades-* and offers-* captures). Pages
- * are read with `pageSchema`; each record is validated on its own so a bad one is counted and left out.
- */
+/** Horizon's `/trade_aggregations`, `/trades` and `/offers` records, as current and pre-1.0 Horizons send them. */
 import { z } from "zod";
 import { accountKey, amountText, assetFields, int64String, nonNegativeInt, timestamp } from "./wire-values.js";
 
@@ -48,22 +44,18 @@ function assetName(type: string, code: string | undefined, issuer: string | unde
 
 const assetTypeText = z.string().max(32);
 
-/** An offer's `selling` or `buying`. */
 const offerAsset = z.object(assetFields("", assetTypeText)).transform((raw, ctx) => {
   const name = assetName(raw.asset_type, raw.asset_code, raw.asset_issuer);
   if (name === undefined) ctx.issues.push({ code: "custom", message: "not an asset", input: raw });
   return name ?? "";
 });
 
-/** Horizon's trade types: the `trade_type` label's values. */
-export const TRADE_TYPES = ["orderbook", "liquidity_pool"] as const;
-
-/** One record of `/trades`, with its assets named. */
 export const tradeSchema = z
   .object({
     paging_token: z.string().min(1),
     ledger_close_time: timestamp,
-    trade_type: z.enum(TRADE_TYPES),
+    // Horizon's trade types: the `trade_type` label's values.
+    trade_type: z.enum(["orderbook", "liquidity_pool"]),
     base_amount: amountText,
     counter_amount: amountText,
     ...assetFields("base_", assetTypeText),

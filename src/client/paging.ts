@@ -13,8 +13,8 @@ export function rawPagingToken(raw: unknown): string | undefined {
 }
 
 /**
- * The cursor after a non-empty page: the last raw record's token, valid or not, so no record is fetched
- * twice. A page that cannot move the cursor would be asked for forever: it fails with reason `paging`.
+ * The cursor after a non-empty page: the last raw record's token, valid or not, so no record is fetched twice. A page
+ * that cannot move the cursor would be asked for forever: it fails with reason `paging`.
  */
 export function cursorAfter(records: RawRecords, cursor: string | undefined, endpoint: Endpoint): string {
   return cursorPast(rawPagingToken(records.at(-1)), cursor, endpoint);
@@ -30,6 +30,5 @@ export function cursorPast(next: string | undefined, cursor: string | undefined,
 
 /** The record if it matches the schema, else undefined: the caller counts it as invalid. */
 export function validRecord<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> | undefined {
-  const parsed = schema.safeParse(raw);
-  return parsed.success ? parsed.data : undefined;
+  return schema.safeParse(raw).data;
 }

@@ -1,7 +1,4 @@
-/**
- * Horizon's path-finding answers (`/paths/strict-send`, `/paths/strict-receive`): a page of
- * records without `_links`, each a payment path from one asset to another with both amounts.
- */
+/** Horizon's `/paths/strict-send` and `/paths/strict-receive` records: a payment path, with both amounts. */
 import { z } from "zod";
 import { amount, assetFields, assetType } from "./wire-values.js";
 

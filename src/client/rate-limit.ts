@@ -8,12 +8,6 @@ export interface RateLimitHeaders {
   retryAfterSeconds?: number;
 }
 
-/**
- * From this value on, a number of seconds is read as a Unix epoch (2001-09-09 on): no server means
- * a wait of 31 years, and proxies in front of Horizon send X-RateLimit-Reset as an epoch.
- */
-const EPOCH_SECONDS_FROM = 1e9;
-
 /** The longest hold-off a server's headers can impose on a target whose freshness window is shorter. */
 export const MAX_HOLD_MS = 3_600_000;
 
@@ -26,7 +20,8 @@ function nonNegativeNumber(value: string | null): number | undefined {
 /** Seconds from now until the time a header names: as seconds, as a Unix epoch or as an HTTP date. */
 function secondsUntil(value: string | null, nowMs: number): number | undefined {
   const seconds = nonNegativeNumber(value);
-  if (seconds !== undefined) return seconds < EPOCH_SECONDS_FROM ? seconds : Math.max(0, seconds - nowMs / 1000);
+  // From 1e9 on, seconds are a Unix epoch (2001-09-09 on), as proxies send X-RateLimit-Reset: no wait is 31 years.
+  if (seconds !== undefined) return seconds < 1e9 ? seconds : Math.max(0, seconds - nowMs / 1000);
   // An HTTP date names its day and month; Date.parse would take "-5" for a year.
   if (value === null || !/[a-z]/i.test(value)) return undefined;
   const date = Date.parse(value);
@@ -44,14 +39,11 @@ export function parseRateLimitHeaders(headers: Headers, nowMs = Date.now()): Rat
 }
 
 /**
- * How long the server asks us to send nothing more: Retry-After on a 429 or a 503 (the statuses
- * it is defined for), else the window reset when no request is left in it, else nothing.
+ * How long the server asks us to send nothing more: Retry-After on a 429 or a 503 (the statuses it is defined for),
+ * else the window reset when no request is left in it; a 429 that says neither must still not be retried at once.
  */
 export function holdOffSeconds(headers: RateLimitHeaders, status: number): number | undefined {
   if (headers.retryAfterSeconds !== undefined && (status === 429 || status === 503)) return headers.retryAfterSeconds;
   if (headers.remaining === 0 && headers.resetSeconds !== undefined) return headers.resetSeconds;
-  return status === 429 ? DEFAULT_429_HOLD_OFF_SECONDS : undefined;
+  return status === 429 ? 30 : undefined;
 }
-
-/** A 429 that says nothing about when to come back still must not be retried at once. */
-const DEFAULT_429_HOLD_OFF_SECONDS = 30;

@@ -4,10 +4,8 @@ import { excerpt, PollError } from "./errors.js";
 import {
   contractEventSchema,
   eventsResultSchema,
-  outOfRangeWindow,
   type GetEventsAnswer,
   type GetEventsParams,
-  type RpcContractEvent,
 } from "./event-schemas.js";
 import { CourteousHttp, validated, type HttpOptions } from "./http.js";
 import {
@@ -17,18 +15,16 @@ import {
   latestLedgerSchema,
   networkSchema,
   versionInfoSchema,
-  type JsonRpcError,
   type JsonRpcResponse,
 } from "./rpc-schemas.js";
 
 export type RpcClientOptions = HttpOptions<RpcEndpoint>;
 
-/** What one status poll learns: health, latest ledger and fee stats. */
 export type RpcStatus = Awaited<ReturnType<RpcClient["status"]>>;
-/** What one versions poll learns; changes only on upgrades. */
 export type RpcVersions = Awaited<ReturnType<RpcClient["versions"]>>;
 
-const batchSchema = z.array(z.unknown()).min(1);
+/** stellar-rpc's -32600 message when the start (a cursor's ledger included) lies outside its window. */
+const OUT_OF_RANGE = /startLedger must be within the ledger range: (\d+) - (\d+)/;
 
 /** One Stellar RPC target: JSON-RPC 2.0 batches POSTed to the URL exactly as configured. */
 export class RpcClient {
@@ -38,7 +34,6 @@ export class RpcClient {
     this.http = new CourteousHttp(options, "application/json");
   }
 
-  /** `signal` aborts the request and its retries when the poll reaches its deadline. */
   async status(signal?: AbortSignal) {
     const methods = ["getHealth", "getLatestLedger", "getFeeStats"] as const;
     const [health, latestLedger, feeStats] = await this.batch("status", methods, signal);
@@ -68,21 +63,11 @@ export class RpcClient {
   /** One getEvents call; the -32600 for a start outside the retention window comes back as that window. */
   async getEvents(params: GetEventsParams, signal?: AbortSignal): Promise<GetEventsAnswer> {
     const response = await this.single("events", "getEvents", params, signal);
-    const window = response.error && outOfRangeWindow(response.error.code, response.error.message);
-    if (window !== undefined) return { kind: "out_of_range", ...window };
-    const result = validResult(eventsResultSchema, "getEvents", response);
-    const events: RpcContractEvent[] = [];
-    for (const event of result.events ?? []) {
-      const parsed = contractEventSchema.safeParse(event);
-      if (parsed.success) events.push(parsed.data);
-    }
-    return {
-      kind: "events",
-      events,
-      invalid: (result.events?.length ?? 0) - events.length,
-      latestLedger: result.latestLedger,
-      cursor: result.cursor,
-    };
+    const range = response.error?.code === -32600 ? OUT_OF_RANGE.exec(response.error.message) : null;
+    if (range !== null) return { kind: "out_of_range", oldestLedger: Number(range[1]), latestLedger: Number(range[2]) };
+    const { events: raw, latestLedger, cursor } = validResult(eventsResultSchema, "getEvents", response);
+    const events = (raw ?? []).flatMap((event) => contractEventSchema.safeParse(event).data ?? []);
+    return { kind: "events", events, invalid: (raw?.length ?? 0) - events.length, latestLedger, cursor };
   }
 
   private async single(endpoint: RpcEndpoint, method: string, params: unknown, signal: AbortSignal | undefined) {
@@ -102,7 +87,7 @@ export class RpcClient {
     // A server that rejects the batch as a whole answers with one error object instead of an array.
     const whole = jsonRpcResponseSchema.safeParse(body);
     if (whole.success && whole.data.error !== undefined) throw rpcError(methods.join(", "), whole.data.error);
-    const responses = validated(batchSchema, body, "a JSON-RPC batch").map((response) =>
+    const responses = validated(z.array(z.unknown()).min(1), body, "a JSON-RPC batch").map((response) =>
       validated(jsonRpcResponseSchema, response, "a JSON-RPC response"),
     );
     return calls.map(({ id, method }) => {
@@ -113,7 +98,6 @@ export class RpcClient {
   }
 }
 
-/** A call's result; a JSON-RPC error object fails it with reason `rpc_error`. */
 function resultOf(method: string, response: JsonRpcResponse): unknown {
   if (response.error !== undefined) throw rpcError(method, response.error);
   return response.result;
@@ -123,6 +107,6 @@ function validResult<S extends z.ZodType>(schema: S, method: string, response: J
   return validated(schema, resultOf(method, response), `Stellar RPC's ${method}`);
 }
 
-function rpcError(method: string, error: JsonRpcError): PollError {
+function rpcError(method: string, error: NonNullable<JsonRpcResponse["error"]>): PollError {
   return new PollError("rpc_error", `${method} answered JSON-RPC error ${error.code}: ${excerpt(error.message)}`);
 }

@@ -1,14 +1,9 @@
-/**
- * Stellar RPC's JSON-RPC wire format as it really is (see test/fixtures/stellar-rpc): close times are strings of unix
- * seconds, fee values and `transactionCount` are strings while `ledgerCount` and `latestLedger` are numbers, and
- * getVersionInfo's keys changed case across versions. Unknown fields are ignored so a newer RPC parses.
- */
+/** Stellar RPC's JSON-RPC wire format as it really is (see test/fixtures/stellar-rpc); unknown fields are ignored. */
 import { z } from "zod";
 import { FEE_STATS } from "../catalog/metrics.js";
 import { nonNegativeInt, recordOf, uint64String } from "./wire-values.js";
 
 const jsonRpcErrorSchema = z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() });
-export type JsonRpcError = z.output<typeof jsonRpcErrorSchema>;
 
 /** One response of a call or of a batch; `result` is checked per method afterwards. */
 export const jsonRpcResponseSchema = z
@@ -32,7 +27,6 @@ export const healthSchema = z.object({
 });
 
 export const latestLedgerSchema = z.object({
-  /** The ledger's hash, hex. */
   id: z.string(),
   sequence: nonNegativeInt,
   protocolVersion: nonNegativeInt,
@@ -60,10 +54,7 @@ export const networkSchema = z.object({
   protocolVersion: z.union([nonNegativeInt, uint64String]),
 });
 
-/**
- * snake_case keys up to v21, both spellings in v22 (snake_case deprecated), camelCase since v23;
- * the camelCase value wins when both are present.
- */
+/** snake_case keys up to v21, both spellings in v22, camelCase since v23: the camelCase value wins. */
 export const versionInfoSchema = z
   .object({
     version: z.string(),
@@ -87,10 +78,7 @@ export const versionInfoSchema = z
 /** Base64 XDR, only non-empty: the SDK rejects the rest, and a regex over 10 000 entries a poll costs more. */
 const base64Xdr = z.string().min(1);
 
-/**
- * One entry of getLedgerEntries. `liveUntilLedgerSeq` is present only on entries that have a TTL
- * (contract data and code); since v23 it is 0 for an archived entry. `extXdr` (v23+) is ignored.
- */
+/** A getLedgerEntries entry; `liveUntilLedgerSeq` only on those with a TTL (contract data and code), 0 archived. */
 const ledgerEntrySchema = z.object({
   key: base64Xdr,
   xdr: base64Xdr,

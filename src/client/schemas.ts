@@ -1,8 +1,4 @@
-/**
- * Horizon's wire format as it really is (see test/fixtures/horizon): amounts and fees are
- * decimal strings, paging tokens are 64-bit integers as strings, several fields are absent or
- * null depending on the Horizon version. Unknown fields are ignored so a newer Horizon parses.
- */
+/** Horizon's wire format as it really is (see test/fixtures/horizon); unknown fields are ignored: newer ones parse. */
 import { z } from "zod";
 import { FEE_STATS } from "../catalog/metrics.js";
 import {
@@ -35,7 +31,7 @@ export const rootSchema = z
     core_version: z.string(),
     ingest_latest_ledger: nonNegativeInt,
     history_latest_ledger: nonNegativeInt,
-    history_latest_ledger_closed_at: z.union([z.literal(ZERO_TIME), timestamp]).optional(),
+    history_latest_ledger_closed_at: z.union([z.literal(ZERO_TIME).transform(() => undefined), timestamp]).optional(),
     history_elder_ledger: nonNegativeInt,
     core_latest_ledger: nonNegativeInt,
     network_passphrase: z.string(),
@@ -43,12 +39,10 @@ export const rootSchema = z
     supported_protocol_version: nonNegativeInt.optional(),
     core_supported_protocol_version: nonNegativeInt,
   })
-  .transform(({ horizon_version, service_version, history_latest_ledger_closed_at, ...rest }) => ({
+  .transform(({ horizon_version, service_version, ...rest }) => ({
     ...rest,
     // Real Horizon says horizon_version; the API specification says service_version.
     horizon_version: horizon_version ?? service_version ?? "",
-    history_latest_ledger_closed_at:
-      history_latest_ledger_closed_at === ZERO_TIME ? undefined : history_latest_ledger_closed_at,
   }));
 export type HorizonRoot = z.output<typeof rootSchema>;
 
@@ -66,8 +60,7 @@ export type FeeStats = z.output<typeof feeStatsSchema>;
 export const ledgerSchema = z
   .object({
     id: z.string(),
-    // A ledger's paging token is its sequence shifted left 32 bits: it becomes the cursor, so anything
-    // but an unsigned 64-bit integer makes the record invalid rather than a cursor Horizon refuses.
+    // It becomes the cursor: anything but an unsigned 64-bit integer makes the record invalid, not a refused cursor.
     paging_token: uint64Text,
     hash: z.string(),
     prev_hash: z.string(),
@@ -91,10 +84,7 @@ export const ledgerSchema = z
   );
 export type Ledger = z.output<typeof ledgerSchema>;
 
-/**
- * The pools collector keeps a pool whose record is sent as at the last poll without validating it
- * again (sentAsBefore in src/collectors/liquidity-pools.ts): a field read here is compared there too.
- */
+/** A pool sent as before stays unvalidated (sentAsBefore, liquidity-pools.ts): what is read here is compared there. */
 export const liquidityPoolSchema = z.object({
   id: poolId,
   // Paging tokens exceed 2^53, so they stay strings end to end.
@@ -108,7 +98,6 @@ export const liquidityPoolSchema = z.object({
     .array(z.object({ asset: assetName, amount }))
     .min(1)
     .refine((reserves) => distinct(reserves, (reserve) => reserve.asset), "a pool lists one asset twice"),
-  // last_modified_ledger and last_modified_time (null on older Horizons) are not needed, so not kept.
 });
 export type LiquidityPool = z.output<typeof liquidityPoolSchema>;
 
@@ -129,10 +118,7 @@ export type Problem = z.output<typeof problemSchema>;
 /** Stroops: strings since Horizon 1.0; numbers on the Horizons before it. */
 const stroops = z.union([int64String, nonNegativeInt]);
 
-/**
- * `POST /transactions`' success answer. Current Horizons send the whole transaction resource;
- * Horizon 1.x sent only hash, ledger and the XDRs, so everything else is optional.
- */
+/** `POST /transactions`' success answer: the whole resource, or on Horizon 1.x only hash, ledger and the XDRs. */
 export const transactionResponseSchema = z.object({
   hash: z.string().regex(/^[0-9a-f]{64}$/, "expected a 64-character hex transaction hash"),
   ledger: nonNegativeInt,

@@ -1,4 +1,4 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { brotliDecompressSync, gunzipSync, inflateSync, type ZlibOptions } from "node:zlib";
 import { VERSION } from "../version.js";
@@ -27,18 +27,21 @@ const ACCEPT_ENCODING = "gzip, deflate, br";
 const KEPT_ACROSS_ORIGINS = new Set(["accept", "accept-encoding", "user-agent", "content-type"]);
 const USER_AGENT = `stellar-horizon-exporter/${VERSION}`;
 
+/** What a request sends; a redirect may change all three. */
+type Sent = { method: string; headers: Record<string, string>; body: string | Uint8Array | undefined };
+
 export async function transportFetch(input: string | URL, init: TransportInit): Promise<Response> {
   let url = new URL(String(input));
-  let method = (init.method ?? "GET").toUpperCase();
-  // A body sent again and again (a JSON-RPC call of the same keys every poll) comes as bytes made once.
-  let body = typeof init.body === "string" || init.body instanceof Uint8Array ? init.body : undefined;
   const headers: Record<string, string> = { "accept-encoding": ACCEPT_ENCODING, "user-agent": USER_AGENT };
   for (const [name, value] of new Headers(init.headers)) headers[name] = value;
+  // A body sent again and again (a JSON-RPC call of the same keys every poll) comes as bytes made once.
+  const body = typeof init.body === "string" || init.body instanceof Uint8Array ? init.body : undefined;
+  const sent: Sent = { method: (init.method ?? "GET").toUpperCase(), headers, body };
   for (let redirects = 0; ; redirects += 1) {
-    const { message, bytes } = await exchange(url, method, headers, body, init);
+    const { message, bytes } = await exchange(url, sent, init);
     const location = message.headers.location;
     if (!REDIRECTS.has(message.statusCode!) || location === undefined)
-      return responseOf(message, bytes, init.maxBodyBytes, method);
+      return responseOf(message, bytes, init.maxBodyBytes, sent.method);
     if (redirects >= MAX_REDIRECTS) throw new TypeError(`more than ${MAX_REDIRECTS} redirects`);
     const next = new URL(location, url);
     if (next.protocol !== "http:" && next.protocol !== "https:")
@@ -51,24 +54,17 @@ export async function transportFetch(input: string | URL, init: TransportInit): 
     }
     next.username = "";
     next.password = "";
-    if (message.statusCode === 303 ? method !== "HEAD" : message.statusCode! <= 302 && method === "POST") {
-      method = "GET";
-      body = undefined;
+    if (message.statusCode === 303 ? sent.method !== "HEAD" : message.statusCode! <= 302 && sent.method === "POST") {
+      sent.method = "GET";
+      sent.body = undefined;
       delete headers["content-type"];
     }
     url = next;
   }
 }
 
-function exchange(
-  url: URL,
-  method: string,
-  headers: OutgoingHttpHeaders,
-  body: string | Uint8Array | undefined,
-  init: TransportInit,
-): Promise<{ readonly message: IncomingMessage; readonly bytes: Buffer }> {
-  const { maxBodyBytes, signal } = init;
-  return new Promise((resolve, reject) => {
+function exchange(url: URL, { method, headers, body }: Sent, { maxBodyBytes, signal }: TransportInit) {
+  return new Promise<{ message: IncomingMessage; bytes: Buffer }>((resolve, reject) => {
     const https = url.protocol === "https:";
     const options = { method, headers, agent: AGENTS[https ? "https:" : "http:"], ...(signal ? { signal } : {}) };
     const request = (https ? httpsRequest : httpRequest)(url, options, (message) => {
@@ -130,13 +126,6 @@ const DECODERS: Readonly<Record<string, (bytes: Buffer, options: ZlibOptions) =>
   br: brotliDecompressSync,
 };
 
-/** A gzip member ends with its decoded size (mod 2^32): one buffer of that size takes it whole. */
-function decodedSizeHint(bytes: Buffer, coding: string): number | undefined {
-  return (coding === "gzip" || coding === "x-gzip") && bytes.length >= 18
-    ? bytes.readUInt32LE(bytes.length - 4)
-    : undefined;
-}
-
 /**
  * The body with its codings undone, last applied first, within the cap; an unknown coding is passed on, as fetch
  * does. On the event loop: a page inflates in well under a millisecond, half what thread-pool round trips cost.
@@ -147,11 +136,12 @@ function decoded(bytes: Buffer, contentEncoding: string | undefined, maxBodyByte
     const coding = listed.trim();
     const decode = DECODERS[coding];
     if (decode === undefined) continue;
-    const hint = decodedSizeHint(body, coding);
-    // One byte more than the hint: a buffer filled exactly would need a second, empty step.
+    // A gzip member ends with its decoded size (mod 2^32): one buffer of that size takes it whole, and one byte more
+    // spares a second, empty step after a buffer filled exactly.
+    const hint = decode === gunzipSync && body.length >= 18 ? body.readUInt32LE(body.length - 4) : undefined;
     const chunkSize = hint === undefined ? undefined : Math.min(maxBodyBytes + 1, Math.max(hint + 1, 1024));
     try {
-      body = decode(body, { maxOutputLength: maxBodyBytes, ...(chunkSize === undefined ? {} : { chunkSize }) });
+      body = decode(body, { maxOutputLength: maxBodyBytes, chunkSize });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
         throw new PollError("body_too_large", `body exceeds the ${maxBodyBytes}-byte cap once decoded (${coding})`);

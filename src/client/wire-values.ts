@@ -7,14 +7,11 @@ import { z } from "zod";
 
 const INT64_MAX = 2n ** 63n - 1n;
 const UINT64_MAX = 2n ** 64n - 1n;
-
 /** A Stellar amount: at most seven decimals, e.g. "1234.5678901". */
 const AMOUNT = /^\d+(\.\d{1,7})?$/;
-
 const STROOPS_PER_UNIT = 10_000_000n;
 
 export const nonNegativeInt = z.number().int().nonnegative();
-
 export const timestamp = z.iso.datetime({ offset: true });
 
 /** An object with one property per key. */
@@ -64,10 +61,8 @@ function integerWithin(pattern: RegExp, min: bigint, max: bigint, what: string) 
 
 /** A signed 64-bit integer sent as a string (fees in stroops, fee_stats' "100"), as a number. */
 export const int64String = integerWithin(/^-?\d+$/, -INT64_MAX - 1n, INT64_MAX, "a 64-bit integer").transform(Number);
-
 /** An unsigned 64-bit integer kept as text: a paging token (it exceeds 2^53), or a sequence number. */
 export const uint64Text = integerWithin(/^\d+$/, 0n, UINT64_MAX, "an unsigned 64-bit integer");
-
 /** An unsigned 64-bit integer sent as a string (a Stellar RPC fee, a close time in unix seconds), as a number. */
 export const uint64String = uint64Text.transform(Number);
 
@@ -83,24 +78,18 @@ export const ratioString = z
 
 /** The shape of an account StrKey (G and 55 base32 characters): issuers and account ids. */
 export const accountKey = z.string().regex(/^G[A-Z2-7]{55}$/, "expected an account id (G...)");
-
 export const poolId = z.string().regex(/^[0-9a-f]{64}$/, "expected a liquidity pool id (64 hex characters)");
-
 export const assetCode = z.string().regex(/^[A-Za-z0-9]{1,12}$/, "expected an asset code of 1-12 letters and digits");
-
 /** An asset as Horizon names it in pools and claimable balances: `native` or `CODE:ISSUER`. */
 export const assetName = z
   .string()
   .regex(/^(native|[A-Za-z0-9]{1,12}:G[A-Z2-7]{55})$/, "expected native or CODE:ISSUER");
-
 /** The StrKey of an account (G), a pre-authorised transaction (T), a hash (X) or a signed payload (P, ≤ 64 bytes). */
 export const signerKey = z
   .string()
   .regex(/^[GTXP][A-Z2-7]{55,169}$/, "expected a signer key (G..., T..., X... or P...)");
-
 /** A word from a fixed vocabulary that Horizon spells in snake case: a pool type, a signer type. */
 export const snakeCaseWord = z.string().regex(/^[a-z0-9_]{1,32}$/, "expected a lowercase word");
-
 export const assetType = z.enum(["native", "credit_alphanum4", "credit_alphanum12"]);
 
 /** A record's asset fields under `prefix` (`source_`, `base_`, …): a type, and a code and issuer unless native. */
