@@ -1,6 +1,6 @@
 import { html, raw } from "hono/html";
 import type { Labels } from "../exposition/samples.js";
-import { HISTORY_WINDOW_MS, optional, type Figure } from "../status/board.js";
+import { HISTORY_WINDOW_MS, type Figure } from "../status/board.js";
 import {
   SPARKLINES,
   type AccountReport,
@@ -17,9 +17,8 @@ import {
 } from "../status/model.js";
 import { sparkline } from "../status/sparkline.js";
 import type { AssetReport } from "../status/assets.js";
-import { ASSETS_HEADER, assetRow } from "./landing-assets.js";
-import { marketsTable } from "./landing-markets.js";
 import { corridorsTable } from "./landing-corridors.js";
+import { marketsTable } from "./landing-markets.js";
 import { badge, headerRow, note, num, row, shortAsset, table, td, unit } from "./landing-html.js";
 
 /** The page reloads itself this often; matches the demo's poll interval. */
@@ -110,12 +109,6 @@ function percent(ratio: number): string {
   return `${(ratio * 100).toFixed(1)} %`;
 }
 
-/** "stroops", and how many times the base fee that is when both are known. */
-function againstBaseFee(fee: Figure | undefined, baseFee: Figure | undefined): string {
-  if (fee === undefined || baseFee === undefined || baseFee.value <= 0) return "stroops";
-  return `stroops, ${Number((fee.value / baseFee.value).toFixed(1))}× the base fee`;
-}
-
 function item(term: string, value: unknown, units = "", wide = false) {
   const after = units !== "" && value !== NO_DATA ? html` ${unit(units)}` : "";
   return html`<div${wide ? raw(' class="wide"') : ""}><dt>${term}</dt><dd>${value}${after}</dd></div>`;
@@ -156,8 +149,11 @@ function latestLedger(target: TargetReport) {
   return html`${figureValue(target, target.latestLedger)} ${unit(html`closed ${closed}`)}`;
 }
 
+/** A fee in stroops, and how many times the base fee that is when both are known. */
 function feeItem(target: TargetReport, term: string, fee: Figure | undefined) {
-  return item(term, figureValue(target, fee), againstBaseFee(fee, target.baseFeeStroops));
+  const base = target.baseFeeStroops?.value ?? 0;
+  const times = fee === undefined || base <= 0 ? "" : `, ${Number((fee.value / base).toFixed(1))}× the base fee`;
+  return item(term, figureValue(target, fee), `stroops${times}`);
 }
 
 /** The share of failed transactions, and how many of how many since the exporter started. */
@@ -212,13 +208,7 @@ function sparklines(target: TargetReport, nowMs: number) {
 ${SPARKLINES[target.kind].map(({ id, title, unit: units, percent: ratio }) => {
   const points = (target.history[id] ?? []).map(([atMs, value]) => ({ atMs, value }));
   const format = ratio ? (value: number) => (value * 100).toFixed(1) : undefined;
-  const svg = sparkline(points, {
-    title,
-    unit: units,
-    windowMs: HISTORY_WINDOW_MS,
-    nowMs,
-    ...optional("format", format),
-  });
+  const svg = sparkline(points, { title, unit: units, windowMs: HISTORY_WINDOW_MS, nowMs, format });
   return html`<figure>${raw(svg)}<figcaption>${title} (${units})</figcaption></figure>`;
 })}
 </div>`;
@@ -357,15 +347,10 @@ function contractRow(rpc: SeriesOwner, entry: ContractEntryReport) {
     num(daysLeft(entry.daysLeft)),
     td(entry.expiryTimestampSeconds ? figureValue(rpc, entry.expiryTimestampSeconds, utcMinute) : ""),
     td(html`<span class="badge ${kind}" title="${CONTRACT_STATE_WHY[entry.state]}">${word}</span>`),
-    eventCells(entry),
+    // Last event age and event rate: on its instance row, empty where its events are not counted.
+    num(entry.lastEventAgeSeconds === undefined ? "" : `${Math.round(entry.lastEventAgeSeconds)} s`),
+    num(entry.eventsPerSecond === undefined ? "" : (entry.eventsPerSecond * 60).toFixed(1)),
   );
-}
-
-/** A contract's last event age and event rate, on its instance row; empty where its events are not counted. */
-function eventCells(entry: ContractEntryReport) {
-  const age = entry.lastEventAgeSeconds === undefined ? "" : `${Math.round(entry.lastEventAgeSeconds)} s`;
-  const rate = entry.eventsPerSecond === undefined ? "" : (entry.eventsPerSecond * 60).toFixed(1);
-  return html`<td class="num">${age}</td><td class="num">${rate}</td>`;
 }
 
 const CONTRACTS_HEADER = headerRow(
@@ -405,29 +390,24 @@ function pollState(endpoint: EndpointReport) {
   let word: string = endpoint.state;
   if (endpoint.state === "running") word = `running for ${endpoint.runningForSeconds ?? 0} s`;
   if (endpoint.state === "failing") word = `failing: ${endpoint.lastError?.reason ?? "unknown"}`;
-  return html`<span class="badge ${endpoint.state}">${word}</span>`;
+  return badge(endpoint.state, word);
 }
 
 const ENDPOINTS_HEADER = headerRow("Endpoint", "State", "Schedule", { num: "Polls" }, "Last success", "Last error");
 
-function endpointRow(endpoint: EndpointReport, nowMs: number) {
-  const error = endpoint.lastError;
-  return row(
-    td(endpoint.endpoint),
-    td(pollState(endpoint)),
-    td(endpoint.schedule),
-    num(endpoint.polls),
-    td(endpoint.lastSuccessAt ? ago(endpoint.lastSuccessAt, nowMs) : "never"),
-    td(error ? html`${error.reason}: ${error.message} (${ago(error.at, nowMs)})` : "none"),
-  );
-}
-
 function endpointsTable(endpoints: readonly EndpointReport[], nowMs: number) {
-  return table(
-    "Polls",
-    ENDPOINTS_HEADER,
-    endpoints.map((endpoint) => endpointRow(endpoint, nowMs)),
-  );
+  const rows = endpoints.map((endpoint) => {
+    const error = endpoint.lastError;
+    return row(
+      td(endpoint.endpoint),
+      td(pollState(endpoint)),
+      td(endpoint.schedule),
+      num(endpoint.polls),
+      td(endpoint.lastSuccessAt ? ago(endpoint.lastSuccessAt, nowMs) : "never"),
+      td(error ? html`${error.reason}: ${error.message} (${ago(error.at, nowMs)})` : "none"),
+    );
+  });
+  return table("Polls", ENDPOINTS_HEADER, rows);
 }
 
 /** A section from its series now, or, while they are gone, as kept from before, greyed with its age. */
@@ -442,20 +422,46 @@ function section<Entries>(
   return build({ kind: target.kind, name: target.name, keptAgeSeconds: kept.ageSeconds }, kept.value);
 }
 
-function assetsTable(owner: SeriesOwner, assets: readonly AssetReport[]) {
-  const rows = assets.map((asset) =>
-    assetRow(asset, (figure) => figureValue(owner, figure), owner.keptAgeSeconds !== undefined),
+const ASSETS_HEADER = headerRow(
+  "Asset",
+  { num: "Supply" },
+  { num: "Holders" },
+  { num: "Frozen holders" },
+  "Flags",
+  { num: "Flag changes" },
+  { num: "Age" },
+  "State",
+);
+
+/** A watched asset's row; a kept one's badge says it is stale. */
+function assetRow(owner: SeriesOwner, asset: AssetReport) {
+  const name = shortAsset(asset.asset);
+  const age = asset.ageSeconds === undefined ? "" : `${asset.ageSeconds} s`;
+  const unknown = html`<td colspan="5">not known to this Horizon</td>`;
+  if (asset.exists.value === 0) return row(td(name), unknown, num(age), td(badge("failing", "missing")));
+  return row(
+    td(name),
+    num(figureValue(owner, asset.supply)),
+    num(figureValue(owner, asset.holders)),
+    num(figureValue(owner, asset.frozenHolders)),
+    td(asset.flags.length === 0 ? "none" : asset.flags.join(", ")),
+    num(figureValue(owner, asset.flagChanges)),
+    num(age),
+    td(owner.keptAgeSeconds === undefined ? badge("ok", "ok") : badge("degraded", "stale")),
   );
+}
+
+function assetsTable(owner: SeriesOwner, assets: readonly AssetReport[]) {
+  const rows = assets.map((asset) => assetRow(owner, asset));
   return sectionTable(owner, "Watched assets", [], ASSETS_HEADER, rows);
 }
 
 const DISAGREES_WHY = "serves ledger hashes the other targets of its network do not";
-const DISAGREES = html` <span class="badge disagrees" title="${DISAGREES_WHY}">DISAGREES</span>`;
 
 function card(target: TargetReport, index: number, nowMs: number) {
   return html`<section class="card ${target.state}" aria-labelledby="target-${index}">
 <h2 id="target-${index}"><span class="badge ${target.state}">${target.state.toUpperCase()}</span>${
-    target.agreement?.disagreeing ? DISAGREES : ""
+    target.agreement?.disagreeing ? html` <span class="badge disagrees" title="${DISAGREES_WHY}">DISAGREES</span>` : ""
   } ${target.title}</h2>
 <p class="url"><code>${target.url}</code></p>
 ${target.rpc ? rpcFigures(target, target.rpc) : horizonFigures(target)}
