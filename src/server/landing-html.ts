@@ -10,6 +10,15 @@ export function headerRow(...cells: readonly HeaderCell[]) {
   return html`<tr>${cells.map(th)}</tr>`;
 }
 
+/** A column: its heading (`{ num }`: figures, right-aligned) and what its cell holds for an entry. */
+export type Column<Entry> = readonly [heading: HeaderCell, cell: (entry: Entry) => unknown];
+
+/** The header and rows of a table with a row per entry, a cell per column. */
+export function columnar<Entry>(columns: readonly Column<Entry>[], entries: readonly Entry[]) {
+  const cells = (entry: Entry) => columns.map(([head, cell]) => (typeof head === "string" ? td : num)(cell(entry)));
+  return [headerRow(...columns.map(([head]) => head)), entries.map((entry) => row(cells(entry)))] as const;
+}
+
 /** A table under its caption, greyed (`stale`) when its figures are kept from a poll's last publication. */
 export function table(caption: unknown, header: unknown, rows: unknown, stale = false) {
   return html`<table${stale ? raw(' class="stale"') : ""}>

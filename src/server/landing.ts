@@ -19,7 +19,19 @@ import { sparkline } from "../status/sparkline.js";
 import type { AssetReport } from "../status/assets.js";
 import { corridorsTable } from "./landing-corridors.js";
 import { marketsTable } from "./landing-markets.js";
-import { badge, headerRow, note, num, row, shortAsset, table, td, unit } from "./landing-html.js";
+import {
+  badge,
+  columnar,
+  headerRow,
+  note,
+  num,
+  row,
+  shortAsset,
+  table,
+  td,
+  unit,
+  type Column,
+} from "./landing-html.js";
 
 /** The page reloads itself this often; matches the demo's poll interval. */
 const REFRESH_SECONDS = 10;
@@ -334,36 +346,29 @@ function utcMinute(seconds: number): string {
   return `${new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
-function contractRow(rpc: SeriesOwner, entry: ContractEntryReport) {
-  const kind = entry.state.replace("_", "-");
-  const word = entry.state.replace("_", " ");
-  const contract =
-    entry.contractId === undefined ? entry.contract : html`<span title="${entry.contractId}">${entry.contract}</span>`;
-  return row(
-    td(contract),
-    td(entry.entry),
-    td(entry.durability),
-    num(entry.ttlLedgers ? figureValue(rpc, entry.ttlLedgers) : ""),
-    num(daysLeft(entry.daysLeft)),
-    td(entry.expiryTimestampSeconds ? figureValue(rpc, entry.expiryTimestampSeconds, utcMinute) : ""),
-    td(html`<span class="badge ${kind}" title="${CONTRACT_STATE_WHY[entry.state]}">${word}</span>`),
-    // Last event age and event rate: on its instance row, empty where its events are not counted.
-    num(entry.lastEventAgeSeconds === undefined ? "" : `${Math.round(entry.lastEventAgeSeconds)} s`),
-    num(entry.eventsPerSecond === undefined ? "" : (entry.eventsPerSecond * 60).toFixed(1)),
-  );
+function contractName({ contract, contractId: id }: ContractEntryReport) {
+  return id === undefined ? contract : html`<span title="${id}">${contract}</span>`;
 }
 
-const CONTRACTS_HEADER = headerRow(
-  "Contract",
-  "Entry",
-  "Durability",
-  { num: "TTL (ledgers)" },
-  { num: "Days left" },
-  "Expected archival",
-  "State",
-  { num: "Last event" },
-  { num: "Events/min" },
-);
+function contractState({ state }: ContractEntryReport) {
+  const word = state.replace("_", " ");
+  return html`<span class="badge ${state.replace("_", "-")}" title="${CONTRACT_STATE_WHY[state]}">${word}</span>`;
+}
+
+/** The contract entries' columns; last event age and event rate only on instance rows whose events are counted. */
+function contractColumns(rpc: SeriesOwner): readonly Column<ContractEntryReport>[] {
+  return [
+    ["Contract", contractName],
+    ["Entry", (entry) => entry.entry],
+    ["Durability", (entry) => entry.durability],
+    [{ num: "TTL (ledgers)" }, ({ ttlLedgers }) => (ttlLedgers ? figureValue(rpc, ttlLedgers) : "")],
+    [{ num: "Days left" }, (entry) => daysLeft(entry.daysLeft)],
+    ["Expected archival", ({ expiryTimestampSeconds: at }) => (at ? figureValue(rpc, at, utcMinute) : "")],
+    ["State", contractState],
+    [{ num: "Last event" }, ({ lastEventAgeSeconds: age }) => (age === undefined ? "" : `${Math.round(age)} s`)],
+    [{ num: "Events/min" }, ({ eventsPerSecond: rate }) => (rate === undefined ? "" : (rate * 60).toFixed(1))],
+  ];
+}
 
 function contractsTable(rpc: SeriesOwner, entries: readonly ContractEntryReport[]) {
   const hidden = entries.length - SECTION_ROWS;
@@ -372,8 +377,8 @@ function contractsTable(rpc: SeriesOwner, entries: readonly ContractEntryReport[
     ...(rpc.keptAgeSeconds === undefined ? [] : ["days left counted to now"]),
     ...(hidden > 0 ? [`${hidden} more in /status.json`] : []),
   ];
-  const rows = entries.slice(0, SECTION_ROWS).map((entry) => contractRow(rpc, entry));
-  return sectionTable(rpc, "Watched contracts", notes, CONTRACTS_HEADER, rows);
+  const shown = entries.slice(0, SECTION_ROWS);
+  return sectionTable(rpc, "Watched contracts", notes, ...columnar(contractColumns(rpc), shown));
 }
 
 /** Ledgers compared with the other targets of the network, and how many this target got wrong. */
@@ -393,21 +398,16 @@ function pollState(endpoint: EndpointReport) {
   return badge(endpoint.state, word);
 }
 
-const ENDPOINTS_HEADER = headerRow("Endpoint", "State", "Schedule", { num: "Polls" }, "Last success", "Last error");
-
 function endpointsTable(endpoints: readonly EndpointReport[], nowMs: number) {
-  const rows = endpoints.map((endpoint) => {
-    const error = endpoint.lastError;
-    return row(
-      td(endpoint.endpoint),
-      td(pollState(endpoint)),
-      td(endpoint.schedule),
-      num(endpoint.polls),
-      td(endpoint.lastSuccessAt ? ago(endpoint.lastSuccessAt, nowMs) : "never"),
-      td(error ? html`${error.reason}: ${error.message} (${ago(error.at, nowMs)})` : "none"),
-    );
-  });
-  return table("Polls", ENDPOINTS_HEADER, rows);
+  const columns: readonly Column<EndpointReport>[] = [
+    ["Endpoint", (endpoint) => endpoint.endpoint],
+    ["State", pollState],
+    ["Schedule", (endpoint) => endpoint.schedule],
+    [{ num: "Polls" }, (endpoint) => endpoint.polls],
+    ["Last success", ({ lastSuccessAt: at }) => (at ? ago(at, nowMs) : "never")],
+    ["Last error", ({ lastError: e }) => (e ? html`${e.reason}: ${e.message} (${ago(e.at, nowMs)})` : "none")],
+  ];
+  return table("Polls", ...columnar(columns, endpoints));
 }
 
 /** A section from its series now, or, while they are gone, as kept from before, greyed with its age. */
