@@ -51,10 +51,7 @@ function simulatorPort(env: NodeJS.ProcessEnv): number | string {
   return port <= 65_535 ? port : `DEMO_SIMULATOR_PORT: "${text}" is not a port number from 0 to 65535`;
 }
 
-/**
- * Every flag and variable is checked before anything starts, against a stand-in simulator URL;
- * the simulator's real URL (its port may be 0 until it listens) replaces it afterwards.
- */
+/** Flags and variables are checked before anything starts, with a stand-in URL: the simulator may pick its port. */
 export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const port = simulatorPort(env);
   const command = await loadConfig(

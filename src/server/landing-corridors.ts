@@ -15,7 +15,6 @@ function bestRate({ bestRate, minRate }: CorridorReport) {
   return html`${number(bestRate, 7)}${below ? html` ${badge("low", "below min")}` : ""}`;
 }
 
-/** How its runs ended, counted. */
 function runs(corridor: CorridorReport): string {
   const counts = Object.entries(corridor.runs).map(([result, count]) => `${result} ${count}`);
   return counts.join(", ") || "none yet";

@@ -28,7 +28,6 @@ ${rows}
 </table>`;
 }
 
-/** A table row; its cells side by side, nothing between them. */
 export const row = (...cells: readonly unknown[]) => html`<tr>${cells}</tr>`;
 export const td = (value: unknown) => html`<td>${value}</td>`;
 /** A cell holding a figure, right-aligned. */

@@ -25,7 +25,6 @@ function makersCell(market: MarketReport) {
   });
 }
 
-/** A watched market's row: its close, its peg, trades counted and its makers' offers per side. */
 const COLUMNS: readonly Column<MarketReport>[] = [
   ["Market", (market) => market.market],
   [{ num: "Close" }, (market) => (market.traded ? price(market.close) : note("never traded"))],

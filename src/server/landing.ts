@@ -117,9 +117,7 @@ function figureValue(owner: SeriesOwner, figure: Figure | undefined, format: (va
   return html`<span class="figure" data-series="${seriesKey(owner, figure)}" data-value="${value}">${shown}</span>`;
 }
 
-function percent(ratio: number): string {
-  return `${(ratio * 100).toFixed(1)} %`;
-}
+const percent = (ratio: number) => `${(ratio * 100).toFixed(1)} %`;
 
 function item(term: string, value: unknown, units = "", wide = false) {
   const after = units !== "" && value !== NO_DATA ? html` ${unit(units)}` : "";
@@ -135,14 +133,11 @@ function relative(ageMs: number): string {
 }
 
 /** A moment as its age, the exact time on hover. */
-function moment(isoTime: string, ageMs: number) {
-  return html`<time datetime="${isoTime}" title="${isoTime}">${relative(ageMs)}</time>`;
-}
+const moment = (isoTime: string, ageMs: number) =>
+  html`<time datetime="${isoTime}" title="${isoTime}">${relative(ageMs)}</time>`;
 
 /** A moment before the report's time, as its age. */
-function ago(isoTime: string, nowMs: number) {
-  return moment(isoTime, nowMs - Date.parse(isoTime));
-}
+const ago = (isoTime: string, nowMs: number) => moment(isoTime, nowMs - Date.parse(isoTime));
 
 /** A figure; while it is absent, its last known value, greyed, with its age: what an operator needs while down. */
 function orKnown(current: unknown, known: KnownBefore | undefined) {
@@ -227,9 +222,8 @@ ${SPARKLINES[target.kind].map(({ id, title, unit: units, percent: ratio }) => {
 }
 
 /** An account whose state needs a look: missing, or a balance below its low-water mark. */
-function needsAttention(account: AccountReport): boolean {
-  return account.exists?.value === 0 || account.balances.some(({ low }) => low);
-}
+const needsAttention = (account: AccountReport) =>
+  account.exists?.value === 0 || account.balances.some(({ low }) => low);
 
 function accountsTable(owner: SeriesOwner, accounts: readonly AccountReport[]) {
   // Those that need a look first: of 10 000 watched accounts, the page shows SECTION_ROWS.
@@ -302,9 +296,7 @@ function assetName(balance: BalanceReport) {
 }
 
 /** `native` as XLM, CODE:ISSUER as its code. */
-function assetCode(asset: string): string {
-  return asset === "native" ? "XLM" : (asset.split(":")[0] ?? asset);
-}
+const assetCode = (asset: string) => (asset === "native" ? "XLM" : (asset.split(":")[0] ?? asset));
 
 function probeList(horizon: SeriesOwner, probe: ProbeReport) {
   const refused = probe.refused;
@@ -342,9 +334,7 @@ function daysLeft(days: number | undefined): string {
 }
 
 /** A Unix time as a UTC date and minute. */
-function utcMinute(seconds: number): string {
-  return `${new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`;
-}
+const utcMinute = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
 function contractName({ contract, contractId: id }: ContractEntryReport) {
   return id === undefined ? contract : html`<span title="${id}">${contract}</span>`;
