@@ -51,10 +51,7 @@ function simulatorPort(env: NodeJS.ProcessEnv): number | string {
   return port <= 65_535 ? port : `DEMO_SIMULATOR_PORT: "${text}" is not a port number from 0 to 65535`;
 }
 
-/**
- * Every flag and variable is checked before anything starts, against a stand-in simulator URL;
- * the simulator's real URL (its port may be 0 until it listens) replaces it afterwards.
- */
+/** Flags and variables are checked before anything starts, with a stand-in URL: the simulator may pick its port. */
 export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const port = simulatorPort(env);
   const command = await loadConfig(
@@ -121,36 +118,34 @@ async function startSimulators(port: number) {
 
 /** The demo's configuration with the simulators' real URLs, and their demo accounts and contracts unless given. */
 function demoConfig(config: ExporterConfig, simulator: RunningSimulator, fork: RunningSimulator): ExporterConfig {
+  // The simulator allows a private deployment's quota, not the public Horizon's 3600 an hour.
+  const budget = SIMULATOR_REQUESTS_PER_HOUR;
+  const or = <T>(given: readonly T[], demo: readonly T[]) => (given.length > 0 ? given : demo);
   return {
     ...config,
-    // The simulator's hot and cold wallets, with low-water marks and `cold`, through its Horizon and
-    // its Stellar RPC, unless --account says otherwise.
-    targets: config.targets.map((target) =>
-      target.name === SIMULATOR_TARGET
-        ? {
-            ...target,
-            url: new TargetUrl(simulator.url),
-            // The simulator allows a private deployment's quota, not the public Horizon's 3600 an hour.
-            requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR,
-            accounts: target.accounts.length > 0 ? target.accounts : DEMO_WATCHED_ACCOUNTS,
-            assets: target.assets.length > 0 ? target.assets : DEMO_WATCHED_ASSETS,
-            // USDX against its peg and lumens against USDC, with the simulator's maker, unless --market says otherwise.
-            markets: target.markets.length > 0 ? target.markets : DEMO_WATCHED_MARKETS,
-            // Two payment corridors through the simulator's order book, every 15 s.
-            corridors: DEMO_CORRIDORS,
-          }
-        : target.name === FORK_TARGET
-          ? { ...target, url: new TargetUrl(fork.url), requestBudgetPerHour: SIMULATOR_REQUESTS_PER_HOUR }
-          : target,
-    ),
-    // The simulator's demo contracts, the wasm one with its storage key, unless --contract says otherwise.
+    targets: config.targets.map((target) => {
+      if (target.name === FORK_TARGET) return { ...target, url: new TargetUrl(fork.url), requestBudgetPerHour: budget };
+      if (target.name !== SIMULATOR_TARGET) return target;
+      // Its hot and cold wallets (low-water marks, `cold`), assets and markets (USDX's peg, lumens against USDC)
+      // unless --account, --asset or --market say otherwise; two corridors through its order book.
+      return {
+        ...target,
+        url: new TargetUrl(simulator.url),
+        requestBudgetPerHour: budget,
+        accounts: or(target.accounts, DEMO_WATCHED_ACCOUNTS),
+        assets: or(target.assets, DEMO_WATCHED_ASSETS),
+        markets: or(target.markets, DEMO_WATCHED_MARKETS),
+        corridors: DEMO_CORRIDORS,
+      };
+    }),
+    // Its wallets, and its demo contracts (the wasm one with its storage key), unless --account or --contract say so.
     rpcTargets: config.rpcTargets.map((target) =>
       target.name === SIMULATOR_TARGET
         ? {
             ...target,
             url: new TargetUrl(`${simulator.url}${RPC_PATH}`),
-            accounts: target.accounts.length > 0 ? target.accounts : DEMO_RPC_WATCHED_ACCOUNTS,
-            contracts: target.contracts.length > 0 ? target.contracts : demoContracts(simulator.simulator),
+            accounts: or(target.accounts, DEMO_RPC_WATCHED_ACCOUNTS),
+            contracts: or(target.contracts, demoContracts(simulator.simulator)),
           }
         : target,
     ),

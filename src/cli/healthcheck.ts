@@ -1,8 +1,8 @@
 // Exits 1, not 2, when unhealthy: Docker's HEALTHCHECK reserves 2. /healthz needs no credentials under basic auth;
 // without flags, those of the exporter running beside it are read: a HEALTHCHECK is not given the container's command.
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
-import { request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
+import { get as httpGet } from "node:http";
+import { get as httpsGet } from "node:https";
 import { join, resolve } from "node:path";
 import { loadConfig } from "../config/config.js";
 import { urlHost } from "../server/listen.js";
@@ -63,15 +63,14 @@ export function runningExporterArguments(bin: string, procRoot = "/proc", self =
 
 /** The status of GET url, over TLS without checking the certificate: the name it is issued to is not 127.0.0.1. */
 function probe(url: string): Promise<number> {
-  const request = url.startsWith("https:") ? httpsRequest : httpRequest;
+  const get = url.startsWith("https:") ? httpsGet : httpGet;
   return new Promise((done, fail) => {
-    const req = request(url, { rejectUnauthorized: false, timeout: PROBE_TIMEOUT_MS }, (res) => {
+    const req = get(url, { rejectUnauthorized: false, timeout: PROBE_TIMEOUT_MS }, (res) => {
       res.resume();
       done(res.statusCode ?? 0);
     });
     req.on("timeout", () => req.destroy(new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)));
     req.on("error", fail);
-    req.end();
   });
 }
 

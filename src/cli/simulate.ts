@@ -41,10 +41,9 @@ Flags (--flag=value or --flag value):
 Control endpoints: POST /_sim/scenario/NAME switches scenario, GET /_sim/state shows the model.
 `;
 
-function parseCount(text: string, max: number): number | undefined {
-  if (!/^\d+$/.test(text)) return undefined;
-  const value = Number(text);
-  return value <= max ? value : undefined;
+function parseCount(text: string, min: number, max: number): number | undefined {
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  return value >= min && value <= max ? value : undefined;
 }
 
 /** Each value flag's parser: the options its value sets, or what is wrong with it (checked in this order). */
@@ -55,17 +54,16 @@ const VALUE_FLAGS: Readonly<Record<string, (text: string) => StartOptions | stri
       ? { scenario: text }
       : `unknown scenario "${text}" (known: ${SCENARIOS.join(", ")})`,
   "ledger-interval": (text) => {
-    const intervalMs = parseDuration(text);
-    if (intervalMs === undefined || intervalMs < 1)
-      return `"${text}" is not a duration of at least 1ms (e.g. 6s, 250ms)`;
-    return { ledgerIntervalMs: intervalMs };
+    const ledgerIntervalMs = parseDuration(text) ?? 0;
+    if (ledgerIntervalMs < 1) return `"${text}" is not a duration of at least 1ms (e.g. 6s, 250ms)`;
+    return { ledgerIntervalMs };
   },
   pools: (text) => {
-    const pools = parseCount(text, MAX_POOLS);
+    const pools = parseCount(text, 0, MAX_POOLS);
     return pools === undefined ? `"${text}" is not a whole number from 0 to ${MAX_POOLS}` : { pools };
   },
   seed: (text) => {
-    const seed = parseCount(text, Number.MAX_SAFE_INTEGER);
+    const seed = parseCount(text, 0, Number.MAX_SAFE_INTEGER);
     return seed === undefined ? `"${text}" is not a non-negative whole number` : { seed };
   },
   "network-passphrase": (text) => (text === "" ? "must not be empty" : { networkPassphrase: text }),
@@ -77,10 +75,8 @@ const VALUE_FLAGS: Readonly<Record<string, (text: string) => StartOptions | stri
     return { networkStartMs: startMs };
   },
   "fork-at": (text) => {
-    const forkAt = parseCount(text, MAX_LEDGER_SEQUENCE);
-    if (forkAt === undefined || forkAt < 1)
-      return `"${text}" is not a ledger sequence from 1 to ${MAX_LEDGER_SEQUENCE}`;
-    return { forkAt };
+    const forkAt = parseCount(text, 1, MAX_LEDGER_SEQUENCE);
+    return forkAt === undefined ? `"${text}" is not a ledger sequence from 1 to ${MAX_LEDGER_SEQUENCE}` : { forkAt };
   },
 };
 
@@ -93,7 +89,7 @@ const SWITCHES = new Map<string, "help" | "version" | "disablePathFinding">([
 ]);
 
 function splitArguments(argv: readonly string[]) {
-  const values: Record<string, string> = {};
+  const values: Record<string, string> = { "web.listen-address": DEFAULT_LISTEN_ADDRESS };
   const parsed = { values, disablePathFinding: false, help: false, version: false, problems: [] as string[] };
   for (let i = 0; i < argv.length; i++) {
     const argument = argv[i] ?? "";
@@ -124,20 +120,6 @@ function splitArguments(argv: readonly string[]) {
   return parsed;
 }
 
-/** Turns flags into simulator options, collecting one message per bad flag. */
-function toStartOptions(values: Record<string, string>, problems: string[]): StartOptions {
-  const options: StartOptions = {};
-  const given: Partial<Record<string, string>> = { "web.listen-address": DEFAULT_LISTEN_ADDRESS, ...values };
-  for (const [name, parse] of Object.entries(VALUE_FLAGS)) {
-    const text = given[name];
-    if (text === undefined) continue;
-    const parsed = parse(text);
-    if (typeof parsed === "string") problems.push(`--${name}: ${parsed}`);
-    else Object.assign(options, parsed);
-  }
-  return options;
-}
-
 export async function runSimulateCommand(argv: string[], io: SimulateCommandIo = {}): Promise<number> {
   const { stdout = process.stdout, stderr = process.stderr } = io;
   const parsed = splitArguments(argv);
@@ -146,8 +128,13 @@ export async function runSimulateCommand(argv: string[], io: SimulateCommandIo =
     return 0;
   }
   const problems = [...parsed.problems];
-  const options = toStartOptions(parsed.values, problems);
-  if (parsed.disablePathFinding) options.disablePathFinding = true;
+  const options: StartOptions = parsed.disablePathFinding ? { disablePathFinding: true } : {};
+  for (const [name, parse] of Object.entries(VALUE_FLAGS)) {
+    const text = parsed.values[name];
+    const result = text === undefined ? {} : parse(text);
+    if (typeof result === "string") problems.push(`--${name}: ${result}`);
+    else Object.assign(options, result);
+  }
   if (problems.length > 0) {
     reportProblems(stderr, "simulate", problems, parsed.problems.length > 0);
     return 2;

@@ -4,9 +4,7 @@ import { VERSION } from "../version.js";
 export const COMMANDS: readonly string[] = ["simulate", "demo", "healthcheck", "help"];
 
 /** What `--version` prints, for the exporter and each subcommand alike. */
-export function versionLine(): string {
-  return `stellar-horizon-exporter ${VERSION} (node ${process.version})\n`;
-}
+export const versionLine = () => `stellar-horizon-exporter ${VERSION} (node ${process.version})\n`;
 
 /** One line per problem, named after the command as typed, then a pointer to --help for a malformed command line. */
 export function reportProblems(

@@ -22,13 +22,8 @@ export interface ServerSources {
   isReady(): boolean;
 }
 
-type ServerHono = Hono<{ Bindings: HttpBindings }>;
-
-/** The app `listen` serves through @hono/node-server. */
-export type ServerApp = Pick<ServerHono, "fetch" | "request">;
-
-export function createServerApp(sources: ServerSources): ServerApp {
-  const app: ServerHono = new Hono();
+export function createServerApp(sources: ServerSources) {
+  const app = new Hono<{ Bindings: HttpBindings }>();
   // Probe paths (UNAUTHENTICATED_PATHS) reveal nothing and must work for probes that carry no credentials.
   app.use(protection(currentProtection(sources.web)));
   app.get("/metrics", async (c) => {

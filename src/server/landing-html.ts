@@ -10,6 +10,15 @@ export function headerRow(...cells: readonly HeaderCell[]) {
   return html`<tr>${cells.map(th)}</tr>`;
 }
 
+/** A column: its heading (`{ num }`: figures, right-aligned) and what its cell holds for an entry. */
+export type Column<Entry> = readonly [heading: HeaderCell, cell: (entry: Entry) => unknown];
+
+/** The header and rows of a table with a row per entry, a cell per column. */
+export function columnar<Entry>(columns: readonly Column<Entry>[], entries: readonly Entry[]) {
+  const cells = (entry: Entry) => columns.map(([head, cell]) => (typeof head === "string" ? td : num)(cell(entry)));
+  return [headerRow(...columns.map(([head]) => head)), entries.map((entry) => row(cells(entry)))] as const;
+}
+
 /** A table under its caption, greyed (`stale`) when its figures are kept from a poll's last publication. */
 export function table(caption: unknown, header: unknown, rows: unknown, stale = false) {
   return html`<table${stale ? raw(' class="stale"') : ""}>
@@ -19,37 +28,17 @@ ${rows}
 </table>`;
 }
 
-/** A table row; its cells side by side, nothing between them. */
-export function row(...cells: readonly unknown[]) {
-  return html`<tr>${cells}</tr>`;
-}
-
-export function td(value: unknown) {
-  return html`<td>${value}</td>`;
-}
-
+export const row = (...cells: readonly unknown[]) => html`<tr>${cells}</tr>`;
+export const td = (value: unknown) => html`<td>${value}</td>`;
 /** A cell holding a figure, right-aligned. */
-export function num(value: unknown) {
-  return html`<td class="num">${value}</td>`;
-}
-
+export const num = (value: unknown) => html`<td class="num">${value}</td>`;
 /** A coloured word: its class gives the colour, the word says it. */
-export function badge(kind: string, word: unknown) {
-  return html`<span class="badge ${kind}">${word}</span>`;
-}
-
-export function unit(value: unknown) {
-  return html`<span class="unit">${value}</span>`;
-}
-
-export function note(value: unknown) {
-  return html`<span class="note">${value}</span>`;
-}
+export const badge = (kind: string, word: unknown) => html`<span class="badge ${kind}">${word}</span>`;
+export const unit = (value: unknown) => html`<span class="unit">${value}</span>`;
+export const note = (value: unknown) => html`<span class="note">${value}</span>`;
 
 /** A long key (issuer, account) by its first and last four characters. */
-export function shortened(key: string): string {
-  return `${key.slice(0, 4)}…${key.slice(-4)}`;
-}
+export const shortened = (key: string) => `${key.slice(0, 4)}…${key.slice(-4)}`;
 
 /** CODE:ISSUER as its code and shortened issuer, the full asset on hover. */
 export function shortAsset(asset: string) {

@@ -1,6 +1,6 @@
 import { html } from "hono/html";
 import type { MarketReport } from "../status/markets.js";
-import { badge, headerRow, note, num, row, shortened, table, td } from "./landing-html.js";
+import { badge, columnar, note, shortened, table, type Column } from "./landing-html.js";
 
 /** The deviation the peg alert tolerates (StellarMarketOffPeg). */
 const PEG_TOLERANCE = 0.01;
@@ -25,20 +25,15 @@ function makersCell(market: MarketReport) {
   });
 }
 
-const HEADER = headerRow("Market", { num: "Close" }, { num: "Reference" }, "Peg", { num: "Trades counted" }, "Makers");
-
-/** A watched market's row: its close, its peg, trades counted and its makers' offers per side. */
-function marketRow(market: MarketReport) {
-  return row(
-    td(market.market),
-    num(market.traded ? price(market.close) : note("never traded")),
-    num(price(market.referencePrice)),
-    td(pegBadge(market)),
-    num(market.trades),
-    td(makersCell(market)),
-  );
-}
+const COLUMNS: readonly Column<MarketReport>[] = [
+  ["Market", (market) => market.market],
+  [{ num: "Close" }, (market) => (market.traded ? price(market.close) : note("never traded"))],
+  [{ num: "Reference" }, (market) => price(market.referencePrice)],
+  ["Peg", pegBadge],
+  [{ num: "Trades counted" }, (market) => market.trades],
+  ["Makers", makersCell],
+];
 
 export function marketsTable(markets: readonly MarketReport[]) {
-  return table("Watched markets", HEADER, markets.map(marketRow));
+  return table("Watched markets", ...columnar(COLUMNS, markets));
 }

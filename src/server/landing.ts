@@ -1,6 +1,6 @@
 import { html, raw } from "hono/html";
 import type { Labels } from "../exposition/samples.js";
-import { HISTORY_WINDOW_MS, optional, type Figure } from "../status/board.js";
+import { HISTORY_WINDOW_MS, type Figure } from "../status/board.js";
 import {
   SPARKLINES,
   type AccountReport,
@@ -17,10 +17,21 @@ import {
 } from "../status/model.js";
 import { sparkline } from "../status/sparkline.js";
 import type { AssetReport } from "../status/assets.js";
-import { ASSETS_HEADER, assetRow } from "./landing-assets.js";
-import { marketsTable } from "./landing-markets.js";
 import { corridorsTable } from "./landing-corridors.js";
-import { badge, headerRow, note, num, row, shortAsset, table, td, unit } from "./landing-html.js";
+import { marketsTable } from "./landing-markets.js";
+import {
+  badge,
+  columnar,
+  headerRow,
+  note,
+  num,
+  row,
+  shortAsset,
+  table,
+  td,
+  unit,
+  type Column,
+} from "./landing-html.js";
 
 /** The page reloads itself this often; matches the demo's poll interval. */
 const REFRESH_SECONDS = 10;
@@ -106,15 +117,7 @@ function figureValue(owner: SeriesOwner, figure: Figure | undefined, format: (va
   return html`<span class="figure" data-series="${seriesKey(owner, figure)}" data-value="${value}">${shown}</span>`;
 }
 
-function percent(ratio: number): string {
-  return `${(ratio * 100).toFixed(1)} %`;
-}
-
-/** "stroops", and how many times the base fee that is when both are known. */
-function againstBaseFee(fee: Figure | undefined, baseFee: Figure | undefined): string {
-  if (fee === undefined || baseFee === undefined || baseFee.value <= 0) return "stroops";
-  return `stroops, ${Number((fee.value / baseFee.value).toFixed(1))}× the base fee`;
-}
+const percent = (ratio: number) => `${(ratio * 100).toFixed(1)} %`;
 
 function item(term: string, value: unknown, units = "", wide = false) {
   const after = units !== "" && value !== NO_DATA ? html` ${unit(units)}` : "";
@@ -130,14 +133,11 @@ function relative(ageMs: number): string {
 }
 
 /** A moment as its age, the exact time on hover. */
-function moment(isoTime: string, ageMs: number) {
-  return html`<time datetime="${isoTime}" title="${isoTime}">${relative(ageMs)}</time>`;
-}
+const moment = (isoTime: string, ageMs: number) =>
+  html`<time datetime="${isoTime}" title="${isoTime}">${relative(ageMs)}</time>`;
 
 /** A moment before the report's time, as its age. */
-function ago(isoTime: string, nowMs: number) {
-  return moment(isoTime, nowMs - Date.parse(isoTime));
-}
+const ago = (isoTime: string, nowMs: number) => moment(isoTime, nowMs - Date.parse(isoTime));
 
 /** A figure; while it is absent, its last known value, greyed, with its age: what an operator needs while down. */
 function orKnown(current: unknown, known: KnownBefore | undefined) {
@@ -156,8 +156,11 @@ function latestLedger(target: TargetReport) {
   return html`${figureValue(target, target.latestLedger)} ${unit(html`closed ${closed}`)}`;
 }
 
+/** A fee in stroops, and how many times the base fee that is when both are known. */
 function feeItem(target: TargetReport, term: string, fee: Figure | undefined) {
-  return item(term, figureValue(target, fee), againstBaseFee(fee, target.baseFeeStroops));
+  const base = target.baseFeeStroops?.value ?? 0;
+  const times = fee === undefined || base <= 0 ? "" : `, ${Number((fee.value / base).toFixed(1))}× the base fee`;
+  return item(term, figureValue(target, fee), `stroops${times}`);
 }
 
 /** The share of failed transactions, and how many of how many since the exporter started. */
@@ -212,22 +215,15 @@ function sparklines(target: TargetReport, nowMs: number) {
 ${SPARKLINES[target.kind].map(({ id, title, unit: units, percent: ratio }) => {
   const points = (target.history[id] ?? []).map(([atMs, value]) => ({ atMs, value }));
   const format = ratio ? (value: number) => (value * 100).toFixed(1) : undefined;
-  const svg = sparkline(points, {
-    title,
-    unit: units,
-    windowMs: HISTORY_WINDOW_MS,
-    nowMs,
-    ...optional("format", format),
-  });
+  const svg = sparkline(points, { title, unit: units, windowMs: HISTORY_WINDOW_MS, nowMs, format });
   return html`<figure>${raw(svg)}<figcaption>${title} (${units})</figcaption></figure>`;
 })}
 </div>`;
 }
 
 /** An account whose state needs a look: missing, or a balance below its low-water mark. */
-function needsAttention(account: AccountReport): boolean {
-  return account.exists?.value === 0 || account.balances.some(({ low }) => low);
-}
+const needsAttention = (account: AccountReport) =>
+  account.exists?.value === 0 || account.balances.some(({ low }) => low);
 
 function accountsTable(owner: SeriesOwner, accounts: readonly AccountReport[]) {
   // Those that need a look first: of 10 000 watched accounts, the page shows SECTION_ROWS.
@@ -300,9 +296,7 @@ function assetName(balance: BalanceReport) {
 }
 
 /** `native` as XLM, CODE:ISSUER as its code. */
-function assetCode(asset: string): string {
-  return asset === "native" ? "XLM" : (asset.split(":")[0] ?? asset);
-}
+const assetCode = (asset: string) => (asset === "native" ? "XLM" : (asset.split(":")[0] ?? asset));
 
 function probeList(horizon: SeriesOwner, probe: ProbeReport) {
   const refused = probe.refused;
@@ -340,45 +334,31 @@ function daysLeft(days: number | undefined): string {
 }
 
 /** A Unix time as a UTC date and minute. */
-function utcMinute(seconds: number): string {
-  return `${new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+const utcMinute = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+
+function contractName({ contract, contractId: id }: ContractEntryReport) {
+  return id === undefined ? contract : html`<span title="${id}">${contract}</span>`;
 }
 
-function contractRow(rpc: SeriesOwner, entry: ContractEntryReport) {
-  const kind = entry.state.replace("_", "-");
-  const word = entry.state.replace("_", " ");
-  const contract =
-    entry.contractId === undefined ? entry.contract : html`<span title="${entry.contractId}">${entry.contract}</span>`;
-  return row(
-    td(contract),
-    td(entry.entry),
-    td(entry.durability),
-    num(entry.ttlLedgers ? figureValue(rpc, entry.ttlLedgers) : ""),
-    num(daysLeft(entry.daysLeft)),
-    td(entry.expiryTimestampSeconds ? figureValue(rpc, entry.expiryTimestampSeconds, utcMinute) : ""),
-    td(html`<span class="badge ${kind}" title="${CONTRACT_STATE_WHY[entry.state]}">${word}</span>`),
-    eventCells(entry),
-  );
+function contractState({ state }: ContractEntryReport) {
+  const word = state.replace("_", " ");
+  return html`<span class="badge ${state.replace("_", "-")}" title="${CONTRACT_STATE_WHY[state]}">${word}</span>`;
 }
 
-/** A contract's last event age and event rate, on its instance row; empty where its events are not counted. */
-function eventCells(entry: ContractEntryReport) {
-  const age = entry.lastEventAgeSeconds === undefined ? "" : `${Math.round(entry.lastEventAgeSeconds)} s`;
-  const rate = entry.eventsPerSecond === undefined ? "" : (entry.eventsPerSecond * 60).toFixed(1);
-  return html`<td class="num">${age}</td><td class="num">${rate}</td>`;
+/** The contract entries' columns; last event age and event rate only on instance rows whose events are counted. */
+function contractColumns(rpc: SeriesOwner): readonly Column<ContractEntryReport>[] {
+  return [
+    ["Contract", contractName],
+    ["Entry", (entry) => entry.entry],
+    ["Durability", (entry) => entry.durability],
+    [{ num: "TTL (ledgers)" }, ({ ttlLedgers }) => (ttlLedgers ? figureValue(rpc, ttlLedgers) : "")],
+    [{ num: "Days left" }, (entry) => daysLeft(entry.daysLeft)],
+    ["Expected archival", ({ expiryTimestampSeconds: at }) => (at ? figureValue(rpc, at, utcMinute) : "")],
+    ["State", contractState],
+    [{ num: "Last event" }, ({ lastEventAgeSeconds: age }) => (age === undefined ? "" : `${Math.round(age)} s`)],
+    [{ num: "Events/min" }, ({ eventsPerSecond: rate }) => (rate === undefined ? "" : (rate * 60).toFixed(1))],
+  ];
 }
-
-const CONTRACTS_HEADER = headerRow(
-  "Contract",
-  "Entry",
-  "Durability",
-  { num: "TTL (ledgers)" },
-  { num: "Days left" },
-  "Expected archival",
-  "State",
-  { num: "Last event" },
-  { num: "Events/min" },
-);
 
 function contractsTable(rpc: SeriesOwner, entries: readonly ContractEntryReport[]) {
   const hidden = entries.length - SECTION_ROWS;
@@ -387,8 +367,8 @@ function contractsTable(rpc: SeriesOwner, entries: readonly ContractEntryReport[
     ...(rpc.keptAgeSeconds === undefined ? [] : ["days left counted to now"]),
     ...(hidden > 0 ? [`${hidden} more in /status.json`] : []),
   ];
-  const rows = entries.slice(0, SECTION_ROWS).map((entry) => contractRow(rpc, entry));
-  return sectionTable(rpc, "Watched contracts", notes, CONTRACTS_HEADER, rows);
+  const shown = entries.slice(0, SECTION_ROWS);
+  return sectionTable(rpc, "Watched contracts", notes, ...columnar(contractColumns(rpc), shown));
 }
 
 /** Ledgers compared with the other targets of the network, and how many this target got wrong. */
@@ -405,29 +385,19 @@ function pollState(endpoint: EndpointReport) {
   let word: string = endpoint.state;
   if (endpoint.state === "running") word = `running for ${endpoint.runningForSeconds ?? 0} s`;
   if (endpoint.state === "failing") word = `failing: ${endpoint.lastError?.reason ?? "unknown"}`;
-  return html`<span class="badge ${endpoint.state}">${word}</span>`;
-}
-
-const ENDPOINTS_HEADER = headerRow("Endpoint", "State", "Schedule", { num: "Polls" }, "Last success", "Last error");
-
-function endpointRow(endpoint: EndpointReport, nowMs: number) {
-  const error = endpoint.lastError;
-  return row(
-    td(endpoint.endpoint),
-    td(pollState(endpoint)),
-    td(endpoint.schedule),
-    num(endpoint.polls),
-    td(endpoint.lastSuccessAt ? ago(endpoint.lastSuccessAt, nowMs) : "never"),
-    td(error ? html`${error.reason}: ${error.message} (${ago(error.at, nowMs)})` : "none"),
-  );
+  return badge(endpoint.state, word);
 }
 
 function endpointsTable(endpoints: readonly EndpointReport[], nowMs: number) {
-  return table(
-    "Polls",
-    ENDPOINTS_HEADER,
-    endpoints.map((endpoint) => endpointRow(endpoint, nowMs)),
-  );
+  const columns: readonly Column<EndpointReport>[] = [
+    ["Endpoint", (endpoint) => endpoint.endpoint],
+    ["State", pollState],
+    ["Schedule", (endpoint) => endpoint.schedule],
+    [{ num: "Polls" }, (endpoint) => endpoint.polls],
+    ["Last success", ({ lastSuccessAt: at }) => (at ? ago(at, nowMs) : "never")],
+    ["Last error", ({ lastError: e }) => (e ? html`${e.reason}: ${e.message} (${ago(e.at, nowMs)})` : "none")],
+  ];
+  return table("Polls", ...columnar(columns, endpoints));
 }
 
 /** A section from its series now, or, while they are gone, as kept from before, greyed with its age. */
@@ -442,20 +412,46 @@ function section<Entries>(
   return build({ kind: target.kind, name: target.name, keptAgeSeconds: kept.ageSeconds }, kept.value);
 }
 
-function assetsTable(owner: SeriesOwner, assets: readonly AssetReport[]) {
-  const rows = assets.map((asset) =>
-    assetRow(asset, (figure) => figureValue(owner, figure), owner.keptAgeSeconds !== undefined),
+const ASSETS_HEADER = headerRow(
+  "Asset",
+  { num: "Supply" },
+  { num: "Holders" },
+  { num: "Frozen holders" },
+  "Flags",
+  { num: "Flag changes" },
+  { num: "Age" },
+  "State",
+);
+
+/** A watched asset's row; a kept one's badge says it is stale. */
+function assetRow(owner: SeriesOwner, asset: AssetReport) {
+  const name = shortAsset(asset.asset);
+  const age = asset.ageSeconds === undefined ? "" : `${asset.ageSeconds} s`;
+  const unknown = html`<td colspan="5">not known to this Horizon</td>`;
+  if (asset.exists.value === 0) return row(td(name), unknown, num(age), td(badge("failing", "missing")));
+  return row(
+    td(name),
+    num(figureValue(owner, asset.supply)),
+    num(figureValue(owner, asset.holders)),
+    num(figureValue(owner, asset.frozenHolders)),
+    td(asset.flags.length === 0 ? "none" : asset.flags.join(", ")),
+    num(figureValue(owner, asset.flagChanges)),
+    num(age),
+    td(owner.keptAgeSeconds === undefined ? badge("ok", "ok") : badge("degraded", "stale")),
   );
+}
+
+function assetsTable(owner: SeriesOwner, assets: readonly AssetReport[]) {
+  const rows = assets.map((asset) => assetRow(owner, asset));
   return sectionTable(owner, "Watched assets", [], ASSETS_HEADER, rows);
 }
 
 const DISAGREES_WHY = "serves ledger hashes the other targets of its network do not";
-const DISAGREES = html` <span class="badge disagrees" title="${DISAGREES_WHY}">DISAGREES</span>`;
 
 function card(target: TargetReport, index: number, nowMs: number) {
   return html`<section class="card ${target.state}" aria-labelledby="target-${index}">
 <h2 id="target-${index}"><span class="badge ${target.state}">${target.state.toUpperCase()}</span>${
-    target.agreement?.disagreeing ? DISAGREES : ""
+    target.agreement?.disagreeing ? html` <span class="badge disagrees" title="${DISAGREES_WHY}">DISAGREES</span>` : ""
   } ${target.title}</h2>
 <p class="url"><code>${target.url}</code></p>
 ${target.rpc ? rpcFigures(target, target.rpc) : horizonFigures(target)}

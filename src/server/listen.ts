@@ -42,11 +42,10 @@ type NodeApp = Pick<Hono<{ Bindings: HttpBindings }>, "fetch">;
 /** Listens on host:port (port 0: any free port), over TLS when given; rejects with a `listenFailure` message. */
 export function listen(app: NodeApp, host: string, port: number, tls?: WebConfig["tls"]): Promise<Listening> {
   return new Promise((resolve, reject) => {
-    let server: ServerType;
     const onError = (error: Error) => reject(new Error(listenFailure(host, port, error), { cause: error }));
     const createServer = tls ? createHttpsServer : createHttpServer;
     const serverOptions = tls ? tlsOptions(tls) : {};
-    server = serve(
+    const server: ServerType = serve(
       { fetch: app.fetch, hostname: host, port, createServer: createServer as typeof createHttpServer, serverOptions },
       (info: AddressInfo) => {
         server.off("error", onError);

@@ -20,18 +20,15 @@ const UNAUTHENTICATED_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz
 
 export type PasswordCompare = (password: string, hash: string) => Promise<boolean>;
 
-/** Who may be answered, by the request's path and Authorization header. */
-export interface Gate {
-  admits(path: string, authorization: string | undefined): Promise<boolean>;
-}
+/** Whether a request may be answered, by its path and Authorization header. */
+type Gate = (path: string, authorization: string | undefined) => Promise<boolean>;
 
-const OPEN: Gate = { admits: async () => true };
+const OPEN: Gate = async () => true;
 
 /**
- * HTTP basic auth against bcrypt hashes. An unknown user is checked against a dummy hash of the same cost, so
+ * HTTP basic auth against bcrypt hashes; an unknown user is checked against a dummy hash of the same cost, so
  * response time does not reveal which user names exist. bcrypt runs for one request at a time (as in Prometheus'
- * exporter-toolkit): a burst of unverified credentials waits in line instead of each taking a core. `compare` is
- * replaceable so tests can see which hashes are checked, and when.
+ * exporter-toolkit): a burst of unverified credentials waits in line instead of each taking a core.
  */
 export function basicAuth(users: Readonly<Record<string, string>>, compare: PasswordCompare = bcrypt.compare): Gate {
   const costs = Object.values(users).map((hash) => bcrypt.getRounds(hash));
@@ -42,8 +39,7 @@ export function basicAuth(users: Readonly<Record<string, string>>, compare: Pass
     const match = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header ?? "");
     const decoded = match ? Buffer.from(match[1]!, "base64").toString("utf8") : "";
     const separator = decoded.indexOf(":");
-    const user = separator >= 0 ? decoded.slice(0, separator) : "";
-    const password = separator >= 0 ? decoded.slice(separator + 1) : "";
+    const [user, password] = separator < 0 ? ["", ""] : [decoded.slice(0, separator), decoded.slice(separator + 1)];
     const hash = Object.hasOwn(users, user) ? users[user]! : undefined;
     const key = createHash("sha256")
       .update(`${user}\u0000${password}\u0000${hash ?? dummyHash}`)
@@ -66,22 +62,18 @@ export function basicAuth(users: Readonly<Record<string, string>>, compare: Pass
   };
   /** The last check in line; the next one starts when it has settled. */
   let line: Promise<unknown> = Promise.resolve();
-
-  return {
-    admits: (path, header) => {
-      if (UNAUTHENTICATED_PATHS.has(path)) return Promise.resolve(true);
-      const given = credentials(header);
-      if (remembered(given)) return Promise.resolve(true);
-      const checked = line.then(() => verify(given));
-      line = checked.catch(() => {});
-      return checked;
-    },
+  return (path, header) => {
+    if (UNAUTHENTICATED_PATHS.has(path)) return Promise.resolve(true);
+    const given = credentials(header);
+    if (remembered(given)) return Promise.resolve(true);
+    const checked = line.then(() => verify(given));
+    line = checked.catch(() => {});
+    return checked;
   };
 }
 
-/** What a web config asks of every answer: its headers, and whom to admit. */
-export interface Protection {
-  /** The security headers, the defaults overridden by the web config's. */
+/** What a web config asks of every answer: its security headers (the defaults overridden), and whom to admit. */
+interface Protection {
   readonly headers: Readonly<Record<string, string>>;
   readonly gate: Gate;
 }
@@ -109,7 +101,7 @@ export function protection(current: () => Protection): MiddlewareHandler {
   return async (c, next) => {
     const { headers, gate } = current();
     for (const [name, value] of Object.entries(headers)) c.header(name, value);
-    if (await gate.admits(c.req.path, c.req.header("Authorization"))) return next();
+    if (await gate(c.req.path, c.req.header("Authorization"))) return next();
     return c.text("Unauthorized\n", 401, {
       "WWW-Authenticate": 'Basic realm="stellar-horizon-exporter", charset="UTF-8"',
     });
