@@ -5,14 +5,6 @@ import { labelsMatch, optional, type Figure, type SeriesReader } from "./board.j
 
 export type AssetReport = NonNullable<ReturnType<typeof assetReports>>[number];
 
-export const ASSET_STATUS_FAMILIES = [
-  METRICS.assetExists,
-  METRICS.assetSupply,
-  METRICS.assetHolders,
-  METRICS.assetFlag,
-  METRICS.assetFlagChanges,
-].map((metric) => metric.name);
-
 /** Each watched asset (`CODE:ISSUER`), in the order the poll published them; undefined when none is watched. */
 export function assetReports(series: SeriesReader, lastSuccessAt: string | undefined, nowMs: number) {
   const exists = series.all(METRICS.assetExists.name);

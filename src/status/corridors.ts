@@ -2,16 +2,6 @@
 import { METRICS } from "../catalog/metrics.js";
 import { optional, type SeriesReader } from "./board.js";
 
-export const CORRIDOR_STATUS_FAMILIES = [
-  METRICS.corridorPaths,
-  METRICS.corridorBestRate,
-  METRICS.corridorBestHops,
-  METRICS.corridorMinRate,
-  METRICS.corridorRuns,
-  METRICS.corridorDuration,
-  METRICS.corridorLastFound,
-].map((metric) => metric.name);
-
 /** `found`: the last answer had a path; `none`: it had none; `unknown`: no answer recently (or path finding is off). */
 type CorridorState = "found" | "none" | "unknown";
 

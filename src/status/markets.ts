@@ -2,16 +2,6 @@
 import { METRICS } from "../catalog/metrics.js";
 import { labelsMatch, optional, type SeriesReader } from "./board.js";
 
-export const MARKET_FAMILIES: readonly string[] = [
-  METRICS.marketTraded,
-  METRICS.marketPrice,
-  METRICS.marketReferencePrice,
-  METRICS.marketPriceDeviation,
-  METRICS.marketBucketTimestamp,
-  METRICS.marketTrades,
-  METRICS.marketMakerOffers,
-].map((metric) => metric.name);
-
 export type MarketReport = NonNullable<ReturnType<typeof marketReports>>[number];
 
 /** Every watched market of a Horizon, in the order its poll published them; undefined when it watches none. */

@@ -1,19 +1,20 @@
 import type { TargetAgreement } from "../agreement/engine.js";
-import { assetReports, ASSET_STATUS_FAMILIES } from "./assets.js";
 import {
   HORIZON_ACCOUNT_METRICS,
   METRICS,
   RPC_ACCOUNT_METRICS,
   RPC_METRICS,
   type AccountMetricSet,
+  type MetricDefinition,
   type TargetLabel,
 } from "../catalog/metrics.js";
 import type { Labels } from "../exposition/samples.js";
-import type { EndpointStatus } from "../scheduler/job-runner.js";
-import { MARKET_FAMILIES, marketReports } from "./markets.js";
-import { CORRIDOR_STATUS_FAMILIES, corridorReports } from "./corridors.js";
-import { HISTORY_WINDOW_MS, StatusBoard, labelsMatch, optional, poolOf, WINDOWED_HISTOGRAM } from "./board.js";
 import type { StoreTarget } from "../exposition/store.js";
+import type { EndpointStatus } from "../scheduler/job-runner.js";
+import { assetReports } from "./assets.js";
+import { corridorReports } from "./corridors.js";
+import { marketReports } from "./markets.js";
+import { HISTORY_WINDOW_MS, StatusBoard, labelsMatch, optional, poolOf, WINDOWED_HISTOGRAM } from "./board.js";
 import type { Figure, SeriesReader, SparklineSource, StatusSeries } from "./board.js";
 
 interface SparklineDefinition extends SparklineSource {
@@ -62,66 +63,46 @@ export const SPARKLINES: Readonly<Record<TargetLabel, readonly SparklineDefiniti
   ],
 };
 
-/** The families a watched-accounts section reads, of either kind's account metrics. */
-const accountSectionFamilies = (metrics: AccountMetricSet) => [
-  metrics.accountExists,
-  metrics.accountBalance,
-  metrics.accountBalanceLowWatermark,
-  metrics.accountSignerChangesTotal,
-];
+/** The names of a catalog's families, by key. */
+function names<Key extends string>(catalog: Readonly<Record<Key, MetricDefinition>>, keys: readonly NoInfer<Key>[]) {
+  return keys.map((key) => catalog[key].name);
+}
+
+const ACCOUNT_SECTION = [
+  "accountExists",
+  "accountBalance",
+  "accountBalanceLowWatermark",
+  "accountSignerChangesTotal",
+] as const;
 
 /** Every family the status reads; the board keeps nothing else (no per-pool series). */
-const STATUS_FAMILIES: ReadonlySet<string> = new Set(
-  [
-    METRICS.up,
-    METRICS.info,
-    METRICS.ingestLatestLedger,
-    METRICS.historyLatestLedgerClosedTimestamp,
-    METRICS.ingestLagLedgers,
-    METRICS.currentProtocolVersion,
-    METRICS.feeStatsBaseFee,
-    METRICS.feeCharged,
-    METRICS.ledgerCapacityUsage,
-    METRICS.transactionsTotal,
-    METRICS.ledgerCloseInterval,
-    METRICS.liquidityPools,
-    ...accountSectionFamilies(HORIZON_ACCOUNT_METRICS),
-    METRICS.accountLastPaymentTimestamp,
-    METRICS.txProbeSubmissions,
-    METRICS.txProbeFailures,
-    METRICS.txProbeDuration,
-    METRICS.txProbeLastSuccess,
-    METRICS.txProbeRefused,
-
-    RPC_METRICS.up,
-    RPC_METRICS.healthy,
-    RPC_METRICS.info,
-    RPC_METRICS.latestLedger,
-    RPC_METRICS.latestLedgerClosedTimestamp,
-    RPC_METRICS.oldestLedger,
-    RPC_METRICS.retentionWindow,
-    RPC_METRICS.protocolVersion,
-    RPC_METRICS.inclusionFee,
-    RPC_METRICS.feeStatsTransactions,
-    RPC_METRICS.contractEntryExists,
-    RPC_METRICS.contractEntryArchived,
-    RPC_METRICS.contractEntryTtl,
-    RPC_METRICS.contractEntryExpiry,
-    RPC_METRICS.contractInfo,
-    RPC_METRICS.contractEvents,
-    RPC_METRICS.contractLastEvent,
-    ...accountSectionFamilies(RPC_ACCOUNT_METRICS),
-  ]
-    .map((metric) => metric.name)
-    .concat(ASSET_STATUS_FAMILIES, MARKET_FAMILIES, CORRIDOR_STATUS_FAMILIES),
-);
+const STATUS_FAMILIES: ReadonlySet<string> = new Set([
+  ...names(METRICS, ["up", "info", "ingestLatestLedger", "historyLatestLedgerClosedTimestamp", "ingestLagLedgers"]),
+  ...names(METRICS, ["currentProtocolVersion", "feeStatsBaseFee", "feeCharged", "ledgerCapacityUsage"]),
+  ...names(METRICS, ["transactionsTotal", "ledgerCloseInterval", "liquidityPools", "accountLastPaymentTimestamp"]),
+  ...names(METRICS, [
+    "txProbeSubmissions",
+    "txProbeFailures",
+    "txProbeDuration",
+    "txProbeLastSuccess",
+    "txProbeRefused",
+  ]),
+  ...names(METRICS, ["assetExists", "assetSupply", "assetHolders", "assetFlag", "assetFlagChanges"]),
+  ...names(METRICS, ["marketTraded", "marketPrice", "marketReferencePrice", "marketPriceDeviation"]),
+  ...names(METRICS, ["marketBucketTimestamp", "marketTrades", "marketMakerOffers"]),
+  ...names(METRICS, ["corridorPaths", "corridorBestRate", "corridorBestHops", "corridorMinRate", "corridorRuns"]),
+  ...names(METRICS, ["corridorDuration", "corridorLastFound"]),
+  ...names(RPC_METRICS, ["up", "healthy", "info", "latestLedger", "latestLedgerClosedTimestamp", "oldestLedger"]),
+  ...names(RPC_METRICS, ["retentionWindow", "protocolVersion", "inclusionFee", "feeStatsTransactions"]),
+  ...names(RPC_METRICS, ["contractEntryExists", "contractEntryArchived", "contractEntryTtl", "contractEntryExpiry"]),
+  ...names(RPC_METRICS, ["contractInfo", "contractEvents", "contractLastEvent"]),
+  ...names(HORIZON_ACCOUNT_METRICS, ACCOUNT_SECTION),
+  ...names(RPC_ACCOUNT_METRICS, ACCOUNT_SECTION),
+]);
 
 export function createStatusBoard(now?: () => number): StatusBoard {
   return new StatusBoard(STATUS_FAMILIES, [...SPARKLINES.horizon, ...SPARKLINES.rpc], now);
 }
-
-type TargetState = "up" | "degraded" | "down" | "waiting";
-type EndpointState = "ok" | "failing" | "running" | "waiting";
 
 // The report's parts, as their builders make them.
 export type EndpointReport = ReturnType<typeof endpointReport>;
@@ -207,7 +188,7 @@ function secondsSince(atSeconds: number, nowMs: number): number {
   return Math.max(0, Math.round(nowMs / 1000 - atSeconds));
 }
 
-function endpointState({ lastSuccessMs, runningSinceMs, lastError }: EndpointStatus): EndpointState {
+function endpointState({ lastSuccessMs, runningSinceMs, lastError }: EndpointStatus) {
   if (runningSinceMs !== undefined) return "running";
   if (lastError !== undefined && (lastSuccessMs ?? 0) < lastError.atMs) return "failing";
   return lastSuccessMs === undefined ? "waiting" : "ok";
@@ -234,26 +215,18 @@ function endpointReport(status: EndpointStatus, nowMs: number) {
 /** Reads one target's series from the board at one instant. */
 class TargetSeries implements SeriesReader {
   /** The series as their polls last published them, even once stale; a family they lack (a persistent counter) now. */
-  private readonly known: SeriesReader = {
+  readonly known: SeriesReader = {
     all: (metric) => this.board.lastKnown(this.target, metric)?.series ?? this.all(metric),
   };
 
   constructor(
-    private readonly board: StatusBoard,
-    private readonly target: StoreTarget,
-    private readonly nowMs: number,
+    readonly board: StatusBoard,
+    readonly target: StoreTarget,
+    readonly nowMs: number,
   ) {}
 
   all(metric: string): readonly StatusSeries[] {
     return this.board.series(this.target, metric, this.nowMs);
-  }
-
-  /** A section built from the series its poll last published, with their age; `dating`'s publication dates it. */
-  knownSection<Section>([dating, build]: SectionSource<Section>): KnownBefore<Section> | undefined {
-    const last = this.board.lastKnown(this.target, dating);
-    const value = last === undefined ? undefined : build(this.known);
-    if (last === undefined || value === undefined) return undefined;
-    return { value, ageSeconds: Math.max(0, Math.round((this.nowMs - last.atMs) / 1000)) };
   }
 
   /** The series as /metrics shows them, but WINDOWED_HISTOGRAM's buckets over the recent window. */
@@ -262,15 +235,6 @@ class TargetSeries implements SeriesReader {
     return {
       all: (metric) => (metric === name ? this.board.windowBuckets(this.target, this.nowMs) : this.all(metric)),
     };
-  }
-
-  /** The mean of the observations a histogram's latest poll added. */
-  latestMean(family: string): number | undefined {
-    return this.board.latestMean(this.target, family);
-  }
-
-  eventsPerSecond(contract: string): number | undefined {
-    return this.board.eventRate(this.target, contract, this.nowMs);
   }
 
   figure(metric: string, labels?: Labels): Figure | undefined {
@@ -314,11 +278,17 @@ function sections<Sections>(series: TargetSeries, builders: SectionBuilders<Sect
   const now: Partial<Sections> = {};
   const known: { [Key in keyof Sections]?: KnownBefore<Sections[Key]> } = {};
   for (const key in builders) {
-    const [, build] = builders[key];
+    const [dating, build] = builders[key];
     const value = build(series);
-    const kept = value === undefined ? series.knownSection(builders[key]) : undefined;
-    if (value !== undefined) now[key] = value;
-    else if (kept !== undefined) known[key] = kept;
+    if (value !== undefined) {
+      now[key] = value;
+      continue;
+    }
+    // Built from the series its poll last published, dated by `dating`'s publication.
+    const last = series.board.lastKnown(series.target, dating);
+    const kept = last && build(series.known);
+    if (last !== undefined && kept !== undefined)
+      known[key] = { value: kept, ageSeconds: Math.max(0, Math.round((series.nowMs - last.atMs) / 1000)) };
   }
   return { now, known };
 }
@@ -510,7 +480,7 @@ function txProbe(series: TargetSeries) {
     failures,
     successRatio: submissions.value === 0 ? null : (submissions.value - failures) / submissions.value,
     // The mean duration of the runs the latest publication added.
-    ...optional("lastDurationSeconds", series.latestMean(METRICS.txProbeDuration.name)),
+    ...optional("lastDurationSeconds", series.board.latestMean(series.target, METRICS.txProbeDuration.name)),
     ...optional("lastSuccessTimestampSeconds", series.figure(METRICS.txProbeLastSuccess.name)),
     ...optional(
       "refused",
@@ -520,7 +490,7 @@ function txProbe(series: TargetSeries) {
 }
 
 /** The state of a target from its heartbeat poll (root, status) and its up series. */
-function targetState(heartbeat: string, up: Figure | undefined, endpoints: readonly EndpointReport[]): TargetState {
+function targetState(heartbeat: string, up: Figure | undefined, endpoints: readonly EndpointReport[]) {
   const first = endpoints.find((endpoint) => endpoint.endpoint === heartbeat);
   // A target never reached is down once its heartbeat has failed, whatever its up series says yet.
   const neverUp = first?.lastSuccessAt === undefined && first?.lastError !== undefined;
@@ -586,7 +556,7 @@ function rpcReport(series: TargetSeries, info: Labels | undefined) {
 /** A Stellar RPC's figures: its ledger, its own figures and its watched accounts and contracts. */
 function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], nowMs: number) {
   const info = series.all(RPC_METRICS.info.name)[0]?.labels;
-  const eventsPerSecond = (contract: string) => series.eventsPerSecond(contract);
+  const eventsPerSecond = (contract: string) => series.board.eventRate(series.target, contract, nowMs);
   const kept = sections(series, {
     accounts: [RPC_ACCOUNT_METRICS.accountExists.name, (read) => accounts(read, RPC_ACCOUNT_METRICS, nowMs)],
     // Kept entries' days left count down from their kept expected archival to now: the network
@@ -623,9 +593,8 @@ function targetReport(target: TargetView, board: StatusBoard, nowMs: number): Ta
   const on: StoreTarget = { label: target.label, name: target.name };
   const series = new TargetSeries(board, on, nowMs);
   const endpoints = target.endpoints.map((status) => endpointReport(status, nowMs));
-  const history: Record<string, Array<[number, number]>> = {};
-  for (const { id } of SPARKLINES[target.label])
-    history[id] = board.history(on, id, nowMs).map(({ atMs, value }) => [atMs, value]);
+  const points = (id: string) => board.history(on, id, nowMs).map(({ atMs, value }) => [atMs, value] as const);
+  const history = Object.fromEntries(SPARKLINES[target.label].map(({ id }) => [id, points(id)]));
   const figures =
     target.label === "rpc" ? rpcFigures(series, endpoints, nowMs) : horizonFigures(series, endpoints, nowMs);
   return {
