@@ -83,6 +83,11 @@ interface EndpointSnapshot {
   readonly live: SeriesByName;
   readonly persistent: SeriesByName;
   readonly freshUntilMs: number;
+  /**
+   * The live series of its last publication that had any (a failed poll has none), and when: kept once stale, each
+   * family as that one poll left it, so a section never mixes two polls.
+   */
+  readonly kept: { readonly live: SeriesByName; readonly atMs: number } | undefined;
 }
 
 function newTarget() {
@@ -93,11 +98,6 @@ function newTarget() {
     histogramTotals: new Map<string, { readonly sum: number; readonly count: number }>(),
     /** Per histogram family, the mean of the observations its latest poll added. */
     latestMeans: new Map<string, number>(),
-    /**
-     * Per endpoint, the live series of its last publication that had any (a failed poll has none), and when: kept
-     * once stale, each family as that one poll left it, so a section never mixes two polls.
-     */
-    lastKnown: new Map<PublishedSource, { readonly live: SeriesByName; readonly atMs: number }>(),
     /** The pools its watched accounts' balances last held shares of. */
     heldPools: new Set<string>(),
     /** WINDOWED_HISTOGRAM's `_bucket` series at each publication of the window and the one before. */
@@ -105,6 +105,13 @@ function newTarget() {
   };
 }
 type TargetState = ReturnType<typeof newTarget>;
+
+/** Adds a point to one of the target's rings, made with `capacity` points at its first. */
+function push(target: TargetState, id: string, capacity: number, atMs: number, value: number): void {
+  let ring = target.rings.get(id);
+  if (ring === undefined) target.rings.set(id, (ring = new PointRing(capacity)));
+  ring.push(atMs, value);
+}
 
 /** A labelled sample is a series as it is: collectors never change a published sample, so it is not copied. */
 function asSeries(sample: Exclude<Sample, { histogram: unknown }>): StatusSeries {
@@ -152,14 +159,11 @@ export class StatusBoard implements SampleTap {
     let target = this.targets.get(key);
     if (target === undefined) this.targets.set(key, (target = newTarget()));
     this.updateHeldPools(target, samples);
-    const next = {
-      live: this.snapshot(target, samples.live),
-      persistent: this.snapshot(target, samples.persistent),
-      freshUntilMs,
-    };
     const atMs = this.now();
+    const live = this.snapshot(target, samples.live);
+    const kept = live.size > 0 ? { live, atMs } : target.endpoints.get(endpoint)?.kept;
+    const next = { live, persistent: this.snapshot(target, samples.persistent), freshUntilMs, kept };
     target.endpoints.set(endpoint, next);
-    if (next.live.size > 0) target.lastKnown.set(endpoint, { live: next.live, atMs });
     // A failed poll publishes no live samples and grows no histogram, so it adds no points.
     this.record(target, next, this.updateMeans(target, next), atMs);
     this.recordRates(target, next, atMs);
@@ -174,7 +178,6 @@ export class StatusBoard implements SampleTap {
     const key = boardKey(on);
     const target = this.targets.get(key);
     target?.endpoints.delete(endpoint);
-    target?.lastKnown.delete(endpoint);
     if (target?.endpoints.size === 0) this.targets.delete(key);
   }
 
@@ -193,9 +196,9 @@ export class StatusBoard implements SampleTap {
 
   /** A family's series as last published, even once stale: what an operator needs while a target is down. */
   lastKnown(target: StoreTarget, name: string): { readonly series: readonly StatusSeries[]; atMs: number } | undefined {
-    for (const { live, atMs } of this.targets.get(boardKey(target))?.lastKnown.values() ?? []) {
-      const family = live.get(name);
-      if (family !== undefined) return { series: family.series, atMs };
+    for (const { kept } of this.targets.get(boardKey(target))?.endpoints.values() ?? []) {
+      const family = kept?.live.get(name);
+      if (family !== undefined && kept !== undefined) return { series: family.series, atMs: kept.atMs };
     }
     return undefined;
   }
@@ -248,12 +251,7 @@ export class StatusBoard implements SampleTap {
       const contract = labels.contract ?? "";
       sums.set(contract, (sums.get(contract) ?? 0) + value);
     }
-    for (const [contract, sum] of sums) {
-      const id = `rate:${EVENTS_COUNTER}:${contract}`;
-      let ring = target.rings.get(id);
-      if (ring === undefined) target.rings.set(id, (ring = new PointRing(RATE_POINTS)));
-      ring.push(atMs, sum);
-    }
+    for (const [contract, sum] of sums) push(target, `rate:${EVENTS_COUNTER}:${contract}`, RATE_POINTS, atMs, sum);
   }
 
   /** A publication of the balances replaces the pools they held shares of before. */
@@ -277,13 +275,6 @@ export class StatusBoard implements SampleTap {
     if (published) target.heldPools = pools;
   }
 
-  /** Every series of the plain families is kept; of the pools' info, those of held pools. */
-  private keeps(target: TargetState, sample: Sample): boolean {
-    if (sample.metric.name !== POOL_INFO) return true;
-    const { pool_id }: Labels = sample.labels ?? {};
-    return pool_id !== undefined && target.heldPools.has(pool_id);
-  }
-
   /** The wanted sources by family: a group's series made when read, or at once for the pools' info. */
   private snapshot(target: TargetState, sources: readonly SeriesSource[]): Map<string, FamilySeries> {
     const byName = new Map<string, FamilySeries>();
@@ -293,7 +284,9 @@ export class StatusBoard implements SampleTap {
       family.add(part);
     };
     const addSample = (sample: Sample) => {
-      if (!this.keeps(target, sample)) return;
+      // Of the pools' info, only the held pools' series.
+      const { pool_id }: Labels = sample.labels ?? {};
+      if (sample.metric.name === POOL_INFO && (pool_id === undefined || !target.heldPools.has(pool_id))) return;
       // Copied now: the collector keeps adding observations to the same object.
       if ("histogram" in sample) {
         const { metric, labels = {}, histogram } = sample;
@@ -343,14 +336,11 @@ export class StatusBoard implements SampleTap {
   }
 
   private record(target: TargetState, published: EndpointSnapshot, grown: ReadonlyMap<string, number>, atMs: number) {
-    for (const source of this.sparklines) {
-      const value = source.histogramMean
-        ? grown.get(source.family)
-        : published.live.get(source.family)?.series.find((series) => labelsMatch(series.labels, source.labels))?.value;
-      if (value === undefined) continue;
-      let ring = target.rings.get(source.id);
-      if (ring === undefined) target.rings.set(source.id, (ring = new PointRing(HISTORY_CAPACITY)));
-      ring.push(atMs, value);
+    for (const { id, family, labels, histogramMean } of this.sparklines) {
+      const value = histogramMean
+        ? grown.get(family)
+        : published.live.get(family)?.series.find((series) => labelsMatch(series.labels, labels))?.value;
+      if (value !== undefined) push(target, id, HISTORY_CAPACITY, atMs, value);
     }
   }
 }

@@ -27,19 +27,12 @@ export function bucketQuantile(q: number, buckets: ReadonlyMap<number, number>):
   return lower;
 }
 
-function byCorridor(read: SeriesReader, metric: string): Map<string, number> {
-  return new Map(read.all(metric).map(({ labels, value }) => [labels.corridor ?? "", value]));
-}
-
 /** The target's corridors, by name; undefined for a target without any. */
 export function corridorReports(read: SeriesReader) {
   const runs = read.all(METRICS.corridorRuns.name);
   if (runs.length === 0) return undefined;
-  const paths = byCorridor(read, METRICS.corridorPaths.name);
-  const rates = byCorridor(read, METRICS.corridorBestRate.name);
-  const hops = byCorridor(read, METRICS.corridorBestHops.name);
-  const minRates = byCorridor(read, METRICS.corridorMinRate.name);
-  const lastFound = byCorridor(read, METRICS.corridorLastFound.name);
+  const at = (metric: string, corridor: string) =>
+    read.all(metric).find(({ labels }) => labels.corridor === corridor)?.value;
   const buckets = new Map<string, Map<number, number>>();
   for (const { labels, value } of read.all(`${METRICS.corridorDuration.name}_bucket`)) {
     const corridor = labels.corridor ?? "";
@@ -54,7 +47,7 @@ export function corridorReports(read: SeriesReader) {
     counts.set(labels.corridor ?? "", of);
   }
   return [...counts.keys()].sort().map((corridor) => {
-    const found = paths.get(corridor);
+    const found = at(METRICS.corridorPaths.name, corridor);
     // Over the recent window, interpolated in its bucket as histogram_quantile does.
     const p90 = bucketQuantile(0.9, buckets.get(corridor) ?? new Map());
     const state: CorridorState = found === undefined ? "unknown" : found > 0 ? "found" : "none";
@@ -64,11 +57,11 @@ export function corridorReports(read: SeriesReader) {
       // By result, only those counted at least once.
       runs: counts.get(corridor) ?? {},
       ...optional("paths", found),
-      ...optional("bestRate", rates.get(corridor)),
-      ...optional("minRate", minRates.get(corridor)),
-      ...optional("bestHops", hops.get(corridor)),
+      ...optional("bestRate", at(METRICS.corridorBestRate.name, corridor)),
+      ...optional("minRate", at(METRICS.corridorMinRate.name, corridor)),
+      ...optional("bestHops", at(METRICS.corridorBestHops.name, corridor)),
       ...optional("p90Seconds", p90),
-      ...optional("lastFoundTimestampSeconds", lastFound.get(corridor)),
+      ...optional("lastFoundTimestampSeconds", at(METRICS.corridorLastFound.name, corridor)),
     };
   });
 }

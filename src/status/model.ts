@@ -104,6 +104,9 @@ export function createStatusBoard(now?: () => number): StatusBoard {
   return new StatusBoard(STATUS_FAMILIES, [...SPARKLINES.horizon, ...SPARKLINES.rpc], now);
 }
 
+type TargetState = "up" | "degraded" | "down" | "waiting";
+type EndpointState = "ok" | "failing" | "running" | "waiting";
+
 // The report's parts, as their builders make them.
 export type EndpointReport = ReturnType<typeof endpointReport>;
 export type AccountReport = NonNullable<ReturnType<typeof accounts>>[number];
@@ -188,7 +191,7 @@ function secondsSince(atSeconds: number, nowMs: number): number {
   return Math.max(0, Math.round(nowMs / 1000 - atSeconds));
 }
 
-function endpointState({ lastSuccessMs, runningSinceMs, lastError }: EndpointStatus) {
+function endpointState({ lastSuccessMs, runningSinceMs, lastError }: EndpointStatus): EndpointState {
   if (runningSinceMs !== undefined) return "running";
   if (lastError !== undefined && (lastSuccessMs ?? 0) < lastError.atMs) return "failing";
   return lastSuccessMs === undefined ? "waiting" : "ok";
@@ -490,7 +493,7 @@ function txProbe(series: TargetSeries) {
 }
 
 /** The state of a target from its heartbeat poll (root, status) and its up series. */
-function targetState(heartbeat: string, up: Figure | undefined, endpoints: readonly EndpointReport[]) {
+function targetState(heartbeat: string, up: Figure | undefined, endpoints: readonly EndpointReport[]): TargetState {
   const first = endpoints.find((endpoint) => endpoint.endpoint === heartbeat);
   // A target never reached is down once its heartbeat has failed, whatever its up series says yet.
   const neverUp = first?.lastSuccessAt === undefined && first?.lastError !== undefined;

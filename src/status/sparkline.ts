@@ -33,13 +33,10 @@ function coordinate(value: number): string {
  * look like a cliff; a flat series gets a range of one unit.
  */
 function valueRange(points: readonly Point[]): { lower: number; upper: number } {
-  let lower = 0;
-  let upper = 0;
-  for (const { value } of points) {
-    lower = Math.min(lower, value);
-    upper = Math.max(upper, value);
-  }
-  return upper === lower ? { lower, upper: lower + 1 } : { lower, upper };
+  const values = points.map(({ value }) => value);
+  const lower = Math.min(0, ...values);
+  const upper = Math.max(0, ...values);
+  return { lower, upper: upper === lower ? lower + 1 : upper };
 }
 
 export function sparklineCoordinates(
