@@ -41,7 +41,7 @@ const RATE_POINTS = 64;
 
 /** The histogram whose quantiles the page shows over a recent window only: an old slow spell must not weigh forever. */
 export const QUANTILE_WINDOW_MS = 15 * 60_000;
-export const WINDOWED_HISTOGRAM = METRICS.corridorDuration.name;
+const WINDOWED_BUCKETS = `${METRICS.corridorDuration.name}_bucket`;
 
 /**
  * A family's series in a publication: its samples, and the groups whose series are made only when read (once),
@@ -100,7 +100,7 @@ function newTarget() {
     latestMeans: new Map<string, number>(),
     /** The pools its watched accounts' balances last held shares of. */
     heldPools: new Set<string>(),
-    /** WINDOWED_HISTOGRAM's `_bucket` series at each publication of the window and the one before. */
+    /** WINDOWED_BUCKETS at each publication of the window and the one before. */
     bucketHistory: [] as { readonly atMs: number; readonly series: readonly StatusSeries[] }[],
   };
 }
@@ -181,8 +181,12 @@ export class StatusBoard implements SampleTap {
     if (target?.endpoints.size === 0) this.targets.delete(key);
   }
 
-  /** A family's series as /metrics shows them at `nowMs`: persistent ones always, live ones while fresh. */
+  /**
+   * A family's series as /metrics shows them at `nowMs`: persistent ones always, live ones while fresh; but
+   * WINDOWED_BUCKETS over QUANTILE_WINDOW_MS, as PromQL's increase() (a reset counts from 0).
+   */
   series(target: StoreTarget, name: string, nowMs: number): readonly StatusSeries[] {
+    if (name === WINDOWED_BUCKETS) return this.windowBuckets(target, nowMs);
     for (const entry of this.targets.get(boardKey(target))?.endpoints.values() ?? []) {
       const persistent = entry.persistent.get(name);
       if (persistent !== undefined) return persistent.series;
@@ -221,8 +225,7 @@ export class StatusBoard implements SampleTap {
     return Math.max(0, last.value - first.value) / ((last.atMs - first.atMs) / 1000);
   }
 
-  /** WINDOWED_HISTOGRAM's `_bucket` series over QUANTILE_WINDOW_MS, as PromQL's increase(); a reset counts from 0. */
-  windowBuckets(target: StoreTarget, nowMs: number): StatusSeries[] {
+  private windowBuckets(target: StoreTarget, nowMs: number): StatusSeries[] {
     const history = this.targets.get(boardKey(target))?.bucketHistory ?? [];
     const latest = history.at(-1);
     if (latest === undefined) return [];
@@ -235,8 +238,7 @@ export class StatusBoard implements SampleTap {
   }
 
   private recordBuckets(target: TargetState, published: EndpointSnapshot, atMs: number): void {
-    const name = `${WINDOWED_HISTOGRAM}_bucket`;
-    const buckets = (published.persistent.get(name) ?? published.live.get(name))?.series;
+    const buckets = (published.persistent.get(WINDOWED_BUCKETS) ?? published.live.get(WINDOWED_BUCKETS))?.series;
     if (buckets === undefined) return;
     const history = target.bucketHistory;
     history.push({ atMs, series: buckets });

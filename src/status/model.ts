@@ -14,7 +14,7 @@ import type { EndpointStatus } from "../scheduler/job-runner.js";
 import { assetReports } from "./assets.js";
 import { corridorReports } from "./corridors.js";
 import { marketReports } from "./markets.js";
-import { HISTORY_WINDOW_MS, StatusBoard, labelsMatch, optional, poolOf, WINDOWED_HISTOGRAM } from "./board.js";
+import { HISTORY_WINDOW_MS, StatusBoard, labelsMatch, optional, poolOf } from "./board.js";
 import type { Figure, SeriesReader, SparklineSource, StatusSeries } from "./board.js";
 
 interface SparklineDefinition extends SparklineSource {
@@ -232,14 +232,6 @@ class TargetSeries implements SeriesReader {
     return this.board.series(this.target, metric, this.nowMs);
   }
 
-  /** The series as /metrics shows them, but WINDOWED_HISTOGRAM's buckets over the recent window. */
-  windowed(): SeriesReader {
-    const name = `${WINDOWED_HISTOGRAM}_bucket`;
-    return {
-      all: (metric) => (metric === name ? this.board.windowBuckets(this.target, this.nowMs) : this.all(metric)),
-    };
-  }
-
   figure(metric: string, labels?: Labels): Figure | undefined {
     const found = this.all(metric).find((series) => labelsMatch(series.labels, labels));
     return found && { metric, ...optional("labels", labels), value: found.value };
@@ -331,13 +323,13 @@ function grouped(series: SeriesReader, metric: string, keyOf: (labels: Labels) =
   return groups;
 }
 
-/** A family's series by a key naming one series each, so a report of 10 000 entries reads each family once. */
-function byKey(series: SeriesReader, metric: string, keyOf: (labels: Labels) => string): Map<string, StatusSeries> {
-  return new Map(series.all(metric).map((found) => [keyOf(found.labels), found]));
-}
-
-function figure(metric: string, labels: Labels, found: StatusSeries | undefined): Figure | undefined {
-  return found === undefined ? undefined : { metric, labels, value: found.value };
+/** A family's figure by labels, its series found by a key naming one each: a 10 000-entry report reads it once. */
+function figures(series: SeriesReader, metric: string, keyOf: (labels: Labels) => string) {
+  const values = new Map(series.all(metric).map(({ labels, value }) => [keyOf(labels), value]));
+  return (labels: Labels): Figure | undefined => {
+    const value = values.get(keyOf(labels));
+    return value === undefined ? undefined : { metric, labels, value };
+  };
 }
 
 const byAccount = ({ account }: Labels) => account ?? "";
@@ -345,34 +337,32 @@ const byAccountAsset = ({ account, asset }: Labels) => `${account}\u0000${asset}
 
 /** Watched accounts from one kind's account families, in the order the poll published them. */
 function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs: number) {
-  const exists = byKey(series, metrics.accountExists.name, byAccount);
   const balances = grouped(series, metrics.accountBalance.name, byAccount);
-  const names = new Set([...exists.keys(), ...balances.keys()]);
+  const names = new Set(series.all(metrics.accountExists.name).map(({ labels }) => byAccount(labels)));
+  for (const account of balances.keys()) names.add(account);
   names.delete("");
   if (names.size === 0) return undefined;
-  const lowWatermarks = byKey(series, metrics.accountBalanceLowWatermark.name, byAccountAsset);
-  const signerChanges = byKey(series, metrics.accountSignerChangesTotal.name, byAccount);
+  const exists = figures(series, metrics.accountExists.name, byAccount);
+  const lowWatermark = figures(series, metrics.accountBalanceLowWatermark.name, byAccountAsset);
+  const signerChanges = figures(series, metrics.accountSignerChangesTotal.name, byAccount);
   const lastPayments = lastPaymentAges(series, nowMs);
   return [...names].map((account) => ({
     account,
-    ...optional("exists", figure(metrics.accountExists.name, { account }, exists.get(account))),
+    ...optional("exists", exists({ account })),
     balances: (balances.get(account) ?? [])
       .filter(({ labels }) => labels.asset !== undefined)
       .map(({ labels, value }) => {
         const of = { account, asset: labels.asset! };
-        const lowWatermark = figure(metrics.accountBalanceLowWatermark.name, of, lowWatermarks.get(byAccountAsset(of)));
+        const low = lowWatermark(of);
         return {
           asset: of.asset,
           balance: { metric: metrics.accountBalance.name, labels: of, value },
-          ...optional("lowWatermark", lowWatermark),
-          low: lowWatermark !== undefined && value < lowWatermark.value,
+          ...optional("lowWatermark", low),
+          low: low !== undefined && value < low.value,
           ...optional("pool", poolShare(series, of.asset)),
         };
       }),
-    ...optional(
-      "signerChanges",
-      figure(metrics.accountSignerChangesTotal.name, { account }, signerChanges.get(account)),
-    ),
+    ...optional("signerChanges", signerChanges({ account })),
     // Horizon's with `activity: true`: seconds since the newest payment received and sent, once known.
     ...optional("lastPaymentAgeSeconds", lastPayments.get(account)),
   }));
@@ -427,16 +417,15 @@ function contracts(
   const contractIds = new Map(
     series.all(RPC_METRICS.contractInfo.name).map(({ labels }) => [labels.contract, labels.contract_id]),
   );
-  const archivedSeries = byKey(series, RPC_METRICS.contractEntryArchived.name, contractEntryKey);
-  const ttlSeries = byKey(series, RPC_METRICS.contractEntryTtl.name, contractEntryKey);
-  const expirySeries = byKey(series, RPC_METRICS.contractEntryExpiry.name, contractEntryKey);
+  const archivedOf = figures(series, RPC_METRICS.contractEntryArchived.name, contractEntryKey);
+  const ttlOf = figures(series, RPC_METRICS.contractEntryTtl.name, contractEntryKey);
+  const expiryOf = figures(series, RPC_METRICS.contractEntryExpiry.name, contractEntryKey);
   const reports = entries.map(({ labels, value: exists }): ContractEntryReport => {
     const { contract = "", entry = "", durability = "" } = labels;
     const of = { contract, entry, durability };
-    const key = contractEntryKey(of);
-    const archived = figure(RPC_METRICS.contractEntryArchived.name, of, archivedSeries.get(key));
-    const ttlLedgers = figure(RPC_METRICS.contractEntryTtl.name, of, ttlSeries.get(key));
-    const expiry = figure(RPC_METRICS.contractEntryExpiry.name, of, expirySeries.get(key));
+    const archived = archivedOf(of);
+    const ttlLedgers = ttlOf(of);
+    const expiry = expiryOf(of);
     const secondsLeft = expiry === undefined ? undefined : Math.max(0, expiry.value - nowMs / 1000);
     const contractId = contractIds.get(contract);
     // Assigned, not spread from optional(): a report may hold 10 000 entries.
@@ -535,7 +524,7 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
     ...kept.now,
     ...optional("txProbe", txProbe(series)),
     ...optional("markets", marketReports(series)),
-    ...optional("corridors", corridorReports(series.windowed())),
+    ...optional("corridors", corridorReports(series)),
     ...optional("lastKnown", lastKnown(series, HORIZON_IDENTITY, kept.known)),
   };
 }
