@@ -188,12 +188,8 @@ export class StatusBoard implements SampleTap {
   series(target: StoreTarget, name: string, nowMs: number): readonly StatusSeries[] {
     if (name === WINDOWED_BUCKETS) return this.windowBuckets(target, nowMs);
     for (const entry of this.targets.get(boardKey(target))?.endpoints.values() ?? []) {
-      const persistent = entry.persistent.get(name);
-      if (persistent !== undefined) return persistent.series;
-      if (nowMs < entry.freshUntilMs) {
-        const live = entry.live.get(name);
-        if (live !== undefined) return live.series;
-      }
+      const family = entry.persistent.get(name) ?? (nowMs < entry.freshUntilMs ? entry.live.get(name) : undefined);
+      if (family !== undefined) return family.series;
     }
     return [];
   }

@@ -201,6 +201,7 @@ function endpointReport(status: EndpointStatus, nowMs: number) {
   const { lastSuccessMs, runningSinceMs, lastError } = status;
   const runningFor =
     runningSinceMs === undefined ? undefined : Math.max(0, Math.floor((nowMs - runningSinceMs) / 1000));
+  const error = lastError && { reason: lastError.reason, message: lastError.message, at: iso(lastError.atMs) };
   return {
     endpoint: status.endpoint,
     schedule: status.schedule,
@@ -208,10 +209,7 @@ function endpointReport(status: EndpointStatus, nowMs: number) {
     polls: status.polls,
     ...optional("lastSuccessAt", lastSuccessMs === undefined ? undefined : iso(lastSuccessMs)),
     ...optional("runningForSeconds", runningFor),
-    ...optional(
-      "lastError",
-      lastError && { reason: lastError.reason, message: lastError.message, at: iso(lastError.atMs) },
-    ),
+    ...optional("lastError", error),
   };
 }
 
@@ -404,11 +402,7 @@ function contractEntryKey({ contract, entry, durability }: Labels): string {
 }
 
 /** A Stellar RPC's watched contract entries, soonest archival first. */
-function contracts(
-  series: SeriesReader,
-  nowMs: number,
-  eventsPerSecond: (contract: string) => number | undefined,
-): ContractEntryReport[] | undefined {
+function contracts(series: SeriesReader, nowMs: number, eventsPerSecond: (contract: string) => number | undefined) {
   const entries = series.all(RPC_METRICS.contractEntryExists.name);
   if (entries.length === 0) return undefined;
   const lastEvents = new Map(
@@ -466,7 +460,8 @@ function txProbe(series: TargetSeries) {
   const submissions = series.figure(METRICS.txProbeSubmissions.name);
   if (submissions === undefined) return undefined;
   const failures = series.all(METRICS.txProbeFailures.name).reduce((total, { value }) => total + value, 0);
-  const refused = series.all(METRICS.txProbeRefused.name).find(({ value }) => value === 1);
+  const found = series.all(METRICS.txProbeRefused.name).find(({ value }) => value === 1);
+  const refused = found && { metric: METRICS.txProbeRefused.name, labels: found.labels, value: found.value };
   return {
     submissions,
     failures,
@@ -474,10 +469,7 @@ function txProbe(series: TargetSeries) {
     // The mean duration of the runs the latest publication added.
     ...optional("lastDurationSeconds", series.board.latestMean(series.target, METRICS.txProbeDuration.name)),
     ...optional("lastSuccessTimestampSeconds", series.figure(METRICS.txProbeLastSuccess.name)),
-    ...optional(
-      "refused",
-      refused && { metric: METRICS.txProbeRefused.name, labels: refused.labels, value: refused.value },
-    ),
+    ...optional("refused", refused),
   };
 }
 
