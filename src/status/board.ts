@@ -133,6 +133,12 @@ export function labelsMatch(labels: Labels, wanted: Labels | undefined): boolean
   return true;
 }
 
+/** The first series of a family with these labels (among others), as a figure. */
+export function figure(read: SeriesReader, metric: string, labels?: Labels): Figure | undefined {
+  const found = read.all(metric).find((series) => labelsMatch(series.labels, labels));
+  return found && { metric, ...optional("labels", labels), value: found.value };
+}
+
 /**
  * The landing page's view of the store: the latest samples of the few families it shows (never per-pool
  * series), under the store's freshness rule, plus a fixed-size history per sparkline.
@@ -149,9 +155,7 @@ export class StatusBoard implements SampleTap {
   /** The pools' info is wanted only while some target's watched accounts hold pool shares. */
   wants(metric: MetricDefinition): boolean {
     if (this.families.has(metric.name)) return true;
-    if (metric.name !== POOL_INFO) return false;
-    for (const target of this.targets.values()) if (target.heldPools.size > 0) return true;
-    return false;
+    return metric.name === POOL_INFO && [...this.targets.values()].some((target) => target.heldPools.size > 0);
   }
 
   published(on: StoreTarget, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void {
@@ -301,12 +305,11 @@ export class StatusBoard implements SampleTap {
     };
     for (const source of sources) {
       if (!isSeriesGroup(source)) addSample(source);
-      else {
+      else
         for (const metric of source.families) {
           if (metric.name === POOL_INFO) source.samplesOf(metric).forEach(addSample);
           else if (this.families.has(metric.name)) add(metric, metric.name, source);
         }
-      }
     }
     return byName;
   }

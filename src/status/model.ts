@@ -14,7 +14,7 @@ import type { EndpointStatus } from "../scheduler/job-runner.js";
 import { assetReports } from "./assets.js";
 import { corridorReports } from "./corridors.js";
 import { marketReports } from "./markets.js";
-import { HISTORY_WINDOW_MS, StatusBoard, labelsMatch, optional, poolOf } from "./board.js";
+import { figure, HISTORY_WINDOW_MS, StatusBoard, optional, poolOf } from "./board.js";
 import type { Figure, SeriesReader, SparklineSource, StatusSeries } from "./board.js";
 
 interface SparklineDefinition extends SparklineSource {
@@ -229,11 +229,6 @@ class TargetSeries implements SeriesReader {
   all(metric: string): readonly StatusSeries[] {
     return this.board.series(this.target, metric, this.nowMs);
   }
-
-  figure(metric: string, labels?: Labels): Figure | undefined {
-    const found = this.all(metric).find((series) => labelsMatch(series.labels, labels));
-    return found && { metric, ...optional("labels", labels), value: found.value };
-  }
 }
 
 /** Per section, the family whose last publication dates it and how it is built from series. */
@@ -293,8 +288,8 @@ function lastKnown<Identity, Kept>(series: TargetSeries, identity: SectionBuilde
 }
 
 function transactions(series: TargetSeries) {
-  const successful = series.figure(METRICS.transactionsTotal.name, { result: "successful" });
-  const failed = series.figure(METRICS.transactionsTotal.name, { result: "failed" });
+  const successful = figure(series, METRICS.transactionsTotal.name, { result: "successful" });
+  const failed = figure(series, METRICS.transactionsTotal.name, { result: "failed" });
   if (successful === undefined || failed === undefined) return undefined;
   const total = successful.value + failed.value;
   return { successful, failed, failedShare: total === 0 ? null : failed.value / total };
@@ -457,7 +452,7 @@ function contracts(series: SeriesReader, nowMs: number, eventsPerSecond: (contra
 }
 
 function txProbe(series: TargetSeries) {
-  const submissions = series.figure(METRICS.txProbeSubmissions.name);
+  const submissions = figure(series, METRICS.txProbeSubmissions.name);
   if (submissions === undefined) return undefined;
   const failures = series.all(METRICS.txProbeFailures.name).reduce((total, { value }) => total + value, 0);
   const found = series.all(METRICS.txProbeRefused.name).find(({ value }) => value === 1);
@@ -468,7 +463,7 @@ function txProbe(series: TargetSeries) {
     successRatio: submissions.value === 0 ? null : (submissions.value - failures) / submissions.value,
     // The mean duration of the runs the latest publication added.
     ...optional("lastDurationSeconds", series.board.latestMean(series.target, METRICS.txProbeDuration.name)),
-    ...optional("lastSuccessTimestampSeconds", series.figure(METRICS.txProbeLastSuccess.name)),
+    ...optional("lastSuccessTimestampSeconds", figure(series, METRICS.txProbeLastSuccess.name)),
     ...optional("refused", refused),
   };
 }
@@ -499,20 +494,20 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
     assets: [METRICS.assetExists.name, (read) => assetReports(read, assetsPolled, nowMs)],
   });
   return {
-    state: targetState("root", series.figure(METRICS.up.name), endpoints),
+    state: targetState("root", figure(series, METRICS.up.name), endpoints),
     ...optional("network", info?.network),
     ...optional("horizonVersion", info?.horizon_version),
     ...optional("coreVersion", info?.core_version),
-    ...optional("protocolVersion", series.figure(METRICS.currentProtocolVersion.name)),
-    ...optional("latestLedger", series.figure(METRICS.ingestLatestLedger.name)),
-    ...closedAtFigures(series.figure(METRICS.historyLatestLedgerClosedTimestamp.name), nowMs),
-    ...optional("ingestLagLedgers", series.figure(METRICS.ingestLagLedgers.name)),
-    ...optional("baseFeeStroops", series.figure(METRICS.feeStatsBaseFee.name)),
-    ...optional("feeChargedP50Stroops", series.figure(METRICS.feeCharged.name, { stat: "p50" })),
-    ...optional("feeChargedP90Stroops", series.figure(METRICS.feeCharged.name, { stat: "p90" })),
-    ...optional("ledgerCapacityUsageRatio", series.figure(METRICS.ledgerCapacityUsage.name)),
+    ...optional("protocolVersion", figure(series, METRICS.currentProtocolVersion.name)),
+    ...optional("latestLedger", figure(series, METRICS.ingestLatestLedger.name)),
+    ...closedAtFigures(figure(series, METRICS.historyLatestLedgerClosedTimestamp.name), nowMs),
+    ...optional("ingestLagLedgers", figure(series, METRICS.ingestLagLedgers.name)),
+    ...optional("baseFeeStroops", figure(series, METRICS.feeStatsBaseFee.name)),
+    ...optional("feeChargedP50Stroops", figure(series, METRICS.feeCharged.name, { stat: "p50" })),
+    ...optional("feeChargedP90Stroops", figure(series, METRICS.feeCharged.name, { stat: "p90" })),
+    ...optional("ledgerCapacityUsageRatio", figure(series, METRICS.ledgerCapacityUsage.name)),
     ...optional("transactions", transactions(series)),
-    ...optional("liquidityPools", series.figure(METRICS.liquidityPools.name)),
+    ...optional("liquidityPools", figure(series, METRICS.liquidityPools.name)),
     ...kept.now,
     ...optional("txProbe", txProbe(series)),
     ...optional("markets", marketReports(series)),
@@ -523,13 +518,13 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
 
 /** A Stellar RPC's own figures: health, versions, retention and inclusion fees. */
 function rpcReport(series: TargetSeries, info: Labels | undefined) {
-  const fee = (kind: string, stat: string) => series.figure(RPC_METRICS.inclusionFee.name, { kind, stat });
+  const fee = (kind: string, stat: string) => figure(series, RPC_METRICS.inclusionFee.name, { kind, stat });
   return {
-    ...optional("healthy", series.figure(RPC_METRICS.healthy.name)),
+    ...optional("healthy", figure(series, RPC_METRICS.healthy.name)),
     ...optional("version", info?.version),
     ...optional("captiveCoreVersion", info?.captive_core_version),
-    ...optional("oldestLedger", series.figure(RPC_METRICS.oldestLedger.name)),
-    ...optional("retentionWindowLedgers", series.figure(RPC_METRICS.retentionWindow.name)),
+    ...optional("oldestLedger", figure(series, RPC_METRICS.oldestLedger.name)),
+    ...optional("retentionWindowLedgers", figure(series, RPC_METRICS.retentionWindow.name)),
     ...optional("sorobanInclusionFeeP50Stroops", fee("soroban", "p50")),
     ...optional("sorobanInclusionFeeP90Stroops", fee("soroban", "p90")),
     ...optional("classicInclusionFeeP50Stroops", fee("classic", "p50")),
@@ -548,11 +543,11 @@ function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], 
     contracts: [RPC_METRICS.contractEntryExists.name, (read) => contracts(read, nowMs, eventsPerSecond)],
   });
   return {
-    state: targetState("status", series.figure(RPC_METRICS.up.name), endpoints),
+    state: targetState("status", figure(series, RPC_METRICS.up.name), endpoints),
     ...optional("network", info?.network),
-    ...optional("protocolVersion", series.figure(RPC_METRICS.protocolVersion.name)),
-    ...optional("latestLedger", series.figure(RPC_METRICS.latestLedger.name)),
-    ...closedAtFigures(series.figure(RPC_METRICS.latestLedgerClosedTimestamp.name), nowMs),
+    ...optional("protocolVersion", figure(series, RPC_METRICS.protocolVersion.name)),
+    ...optional("latestLedger", figure(series, RPC_METRICS.latestLedger.name)),
+    ...closedAtFigures(figure(series, RPC_METRICS.latestLedgerClosedTimestamp.name), nowMs),
     rpc: rpcReport(series, info),
     ...kept.now,
     ...optional("lastKnown", lastKnown(series, RPC_IDENTITY, kept.known)),
