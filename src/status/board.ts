@@ -48,14 +48,10 @@ const WINDOWED_BUCKETS = `${METRICS.corridorDuration.name}_bucket`;
  * so 10 000 watched accounts cost the board no object per series until a page asks for them.
  */
 class FamilySeries {
-  private readonly parts: (StatusSeries | SeriesGroup)[] = [];
+  readonly parts: (StatusSeries | SeriesGroup)[] = [];
   private made: readonly StatusSeries[] | undefined;
 
   constructor(private readonly metric: MetricDefinition) {}
-
-  add(part: StatusSeries | SeriesGroup): void {
-    this.parts.push(part);
-  }
 
   get series(): readonly StatusSeries[] {
     if (this.made !== undefined) return this.made;
@@ -283,7 +279,7 @@ export class StatusBoard implements SampleTap {
     const add = (metric: MetricDefinition, name: string, part: StatusSeries | SeriesGroup) => {
       let family = byName.get(name);
       if (family === undefined) byName.set(name, (family = new FamilySeries(metric)));
-      family.add(part);
+      family.parts.push(part);
     };
     const addSample = (sample: Sample) => {
       // Of the pools' info, only the held pools' series.

@@ -214,22 +214,13 @@ function endpointReport(status: EndpointStatus, nowMs: number) {
 }
 
 /** Reads one target's series from the board at one instant. */
-class TargetSeries implements SeriesReader {
-  /** The series as their polls last published them, even once stale; a family they lack (a persistent counter) now. */
-  readonly known: SeriesReader = {
-    all: (metric) => this.board.lastKnown(this.target, metric)?.series ?? this.all(metric),
-  };
-
-  constructor(
-    readonly board: StatusBoard,
-    readonly target: StoreTarget,
-    readonly nowMs: number,
-  ) {}
-
-  all(metric: string): readonly StatusSeries[] {
-    return this.board.series(this.target, metric, this.nowMs);
-  }
+function targetSeries(board: StatusBoard, target: StoreTarget, nowMs: number) {
+  const all = (metric: string) => board.series(target, metric, nowMs);
+  // The series as their polls last published them, even once stale; a family they lack (a persistent counter) now.
+  const known: SeriesReader = { all: (metric) => board.lastKnown(target, metric)?.series ?? all(metric) };
+  return { board, target, nowMs, all, known };
 }
+type TargetSeries = ReturnType<typeof targetSeries>;
 
 /** Per section, the family whose last publication dates it and how it is built from series. */
 type SectionSource<Section> = readonly [dating: string, build: (read: SeriesReader) => Section | undefined];
@@ -570,7 +561,7 @@ function agreementReport(agreement: TargetAgreement | undefined) {
 
 function targetReport(target: TargetView, board: StatusBoard, nowMs: number): TargetReport {
   const on: StoreTarget = { label: target.label, name: target.name };
-  const series = new TargetSeries(board, on, nowMs);
+  const series = targetSeries(board, on, nowMs);
   const endpoints = target.endpoints.map((status) => endpointReport(status, nowMs));
   const points = (id: string) => board.history(on, id, nowMs).map(({ atMs, value }) => [atMs, value] as const);
   const history = Object.fromEntries(SPARKLINES[target.label].map(({ id }) => [id, points(id)]));
