@@ -135,10 +135,7 @@ export function figure(read: SeriesReader, metric: string, labels?: Labels): Fig
   return found && { metric, ...optional("labels", labels), value: found.value };
 }
 
-/**
- * The landing page's view of the store: the latest samples of the few families it shows (never per-pool
- * series), under the store's freshness rule, plus a fixed-size history per sparkline.
- */
+/** The landing page's view of the store: the few families it shows, as fresh as /metrics has them, and history. */
 export class StatusBoard implements SampleTap {
   private readonly targets = new Map<string, TargetState>();
 
@@ -181,10 +178,7 @@ export class StatusBoard implements SampleTap {
     if (target?.endpoints.size === 0) this.targets.delete(key);
   }
 
-  /**
-   * A family's series as /metrics shows them at `nowMs`: persistent ones always, live ones while fresh; but
-   * WINDOWED_BUCKETS over QUANTILE_WINDOW_MS, as PromQL's increase() (a reset counts from 0).
-   */
+  /** A family's series as /metrics shows them at `nowMs` (live ones while fresh), but WINDOWED_BUCKETS windowed. */
   series(target: StoreTarget, name: string, nowMs: number): readonly StatusSeries[] {
     if (name === WINDOWED_BUCKETS) return this.windowBuckets(target, nowMs);
     for (const entry of this.targets.get(boardKey(target))?.endpoints.values() ?? []) {
@@ -221,6 +215,7 @@ export class StatusBoard implements SampleTap {
     return Math.max(0, last.value - first.value) / ((last.atMs - first.atMs) / 1000);
   }
 
+  /** WINDOWED_BUCKETS over QUANTILE_WINDOW_MS, as PromQL's increase(); a reset counts from 0. */
   private windowBuckets(target: StoreTarget, nowMs: number): StatusSeries[] {
     const history = this.targets.get(boardKey(target))?.bucketHistory ?? [];
     const latest = history.at(-1);
