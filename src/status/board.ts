@@ -90,10 +90,8 @@ function newTarget() {
   return {
     endpoints: new Map<PublishedSource, EndpointSnapshot>(),
     rings: new Map<string, PointRing>(),
-    /** A histogram's `_sum` and `_count` at its previous publication, for the mean of what is new. */
-    histogramTotals: new Map<string, { readonly sum: number; readonly count: number }>(),
-    /** Per histogram family, the mean of the observations its latest poll added. */
-    latestMeans: new Map<string, number>(),
+    /** Per histogram: its `_sum` and `_count` at its last publication, and the mean of what its last growth added. */
+    histograms: new Map<string, { readonly sum: number; readonly count: number; readonly mean?: number }>(),
     /** The pools its watched accounts' balances last held shares of. */
     heldPools: new Set<string>(),
     /** WINDOWED_BUCKETS at each publication of the window and the one before. */
@@ -198,7 +196,7 @@ export class StatusBoard implements SampleTap {
   }
 
   latestMean(target: StoreTarget, family: string): number | undefined {
-    return this.targets.get(boardKey(target))?.latestMeans.get(family);
+    return this.targets.get(boardKey(target))?.histograms.get(family)?.mean;
   }
 
   history(target: StoreTarget, id: string, nowMs: number): Point[] {
@@ -315,13 +313,13 @@ export class StatusBoard implements SampleTap {
         const sum = sums.series[0]?.value;
         const count = byName.get(`${family}_count`)?.series[0]?.value;
         if (sum === undefined || count === undefined) continue;
-        const previous = target.histogramTotals.get(family) ?? { sum: 0, count: 0 };
+        const previous = target.histograms.get(family) ?? { sum: 0, count: 0 };
+        let mean = previous.mean;
         if (count > previous.count) {
-          const mean = (sum - previous.sum) / (count - previous.count);
-          target.latestMeans.set(family, mean);
+          mean = (sum - previous.sum) / (count - previous.count);
           grown.set(family, mean);
         }
-        target.histogramTotals.set(family, { sum, count });
+        target.histograms.set(family, { sum, count, mean });
       }
     }
     return grown;

@@ -259,12 +259,9 @@ function sections<Sections>(series: TargetSeries, builders: SectionBuilders<Sect
   for (const key in builders) {
     const [dating, build] = builders[key];
     const value = build(series);
-    if (value !== undefined) {
-      now[key] = value;
-      continue;
-    }
-    // Built from the series its poll last published, dated by `dating`'s publication.
-    const last = series.board.lastKnown(series.target, dating);
+    if (value !== undefined) now[key] = value;
+    // Else built from the series its poll last published, dated by `dating`'s publication.
+    const last = value === undefined ? series.board.lastKnown(series.target, dating) : undefined;
     const kept = last && build(series.known);
     if (last !== undefined && kept !== undefined)
       known[key] = { value: kept, ageSeconds: Math.max(0, Math.round((series.nowMs - last.atMs) / 1000)) };
