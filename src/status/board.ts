@@ -253,15 +253,13 @@ export class StatusBoard implements SampleTap {
     const add = (sample: Sample) => {
       if (sample.metric.name !== balance) return;
       published = true;
-      const labels: Labels = sample.labels ?? {};
-      const pool = poolOf(labels.asset);
+      const { asset }: Labels = sample.labels ?? {};
+      const pool = poolOf(asset);
       if (pool !== undefined) pools.add(pool);
     };
-    for (const list of [samples.live, samples.persistent]) {
-      for (const source of list) {
-        if (!isSeriesGroup(source)) add(source);
-        else for (const metric of source.families) if (metric.name === balance) source.samplesOf(metric).forEach(add);
-      }
+    for (const source of [...samples.live, ...samples.persistent]) {
+      if (!isSeriesGroup(source)) add(source);
+      else for (const metric of source.families) if (metric.name === balance) source.samplesOf(metric).forEach(add);
     }
     if (published) target.heldPools = pools;
   }

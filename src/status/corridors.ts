@@ -2,9 +2,6 @@
 import { METRICS } from "../catalog/metrics.js";
 import { optional, type SeriesReader } from "./board.js";
 
-/** `found`: the last answer had a path; `none`: it had none; `unknown`: no answer recently (or path finding is off). */
-type CorridorState = "found" | "none" | "unknown";
-
 export type CorridorReport = NonNullable<ReturnType<typeof corridorReports>>[number];
 
 /** The quantile `q` of cumulative buckets (`le` → count), as PromQL's histogram_quantile computes it. */
@@ -50,7 +47,8 @@ export function corridorReports(read: SeriesReader) {
     const found = at(METRICS.corridorPaths.name, corridor);
     // Over the recent window, interpolated in its bucket as histogram_quantile does.
     const p90 = bucketQuantile(0.9, buckets.get(corridor) ?? new Map());
-    const state: CorridorState = found === undefined ? "unknown" : found > 0 ? "found" : "none";
+    // `found`: the last answer had a path; `none`: it had none; `unknown`: none lately (or path finding is off).
+    const state: "found" | "none" | "unknown" = found === undefined ? "unknown" : found > 0 ? "found" : "none";
     return {
       corridor,
       state,
