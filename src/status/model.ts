@@ -557,10 +557,9 @@ function agreementReport(agreement: TargetAgreement | undefined) {
 }
 
 function targetReport(target: TargetView, board: StatusBoard, nowMs: number): TargetReport {
-  const on: StoreTarget = { label: target.label, name: target.name };
-  const series = targetSeries(board, on, nowMs);
+  const series = targetSeries(board, target, nowMs);
   const endpoints = target.endpoints.map((status) => endpointReport(status, nowMs));
-  const points = (id: string) => board.history(on, id, nowMs).map(({ atMs, value }) => [atMs, value] as const);
+  const points = (id: string) => board.history(target, id, nowMs).map(({ atMs, value }) => [atMs, value] as const);
   const history = Object.fromEntries(SPARKLINES[target.label].map(({ id }) => [id, points(id)]));
   const figures =
     target.label === "rpc" ? rpcFigures(series, endpoints, nowMs) : horizonFigures(series, endpoints, nowMs);
