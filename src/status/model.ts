@@ -158,12 +158,10 @@ export interface KnownBefore<Value = string | number> {
 
 /** A target's figures (of its kind: all optional but `state`), its polls and its sparklines' points. */
 export type TargetReport = Pick<HorizonFigures, "state"> &
-  Partial<HorizonFigures & RpcFigures> & {
+  Partial<HorizonFigures & RpcFigures> &
+  Pick<TargetView, "name" | "title" | "url"> & {
     /** The target's label and its value on /metrics: `horizon` or `rpc`. */
     readonly kind: TargetLabel;
-    readonly name: string;
-    readonly title: string;
-    readonly url: string;
     readonly agreement?: AgreementReport;
     readonly endpoints: readonly EndpointReport[];
     /** Per sparkline, [Unix ms, value] pairs of the last 30 minutes, oldest first. */
