@@ -1,27 +1,14 @@
 /** The watched assets' part of a Horizon's status: supply, holders, flags and how old they are. */
 import { METRICS } from "../catalog/metrics.js";
 import { ASSET_FLAGS } from "../client/asset-schemas.js";
-import { labelsMatch, optional, type Figure, type SeriesReader } from "./board.js";
+import { figure, optional, type SeriesReader } from "./board.js";
 
 export type AssetReport = NonNullable<ReturnType<typeof assetReports>>[number];
-
-export const ASSET_STATUS_FAMILIES = [
-  METRICS.assetExists,
-  METRICS.assetSupply,
-  METRICS.assetHolders,
-  METRICS.assetFlag,
-  METRICS.assetFlagChanges,
-].map((metric) => metric.name);
 
 /** Each watched asset (`CODE:ISSUER`), in the order the poll published them; undefined when none is watched. */
 export function assetReports(series: SeriesReader, lastSuccessAt: string | undefined, nowMs: number) {
   const exists = series.all(METRICS.assetExists.name);
   if (exists.length === 0) return undefined;
-  const of = (metric: string, asset: string, extra: Record<string, string> = {}): Figure | undefined => {
-    const labels = { asset, ...extra };
-    const found = series.all(metric).find((candidate) => labelsMatch(candidate.labels, labels));
-    return found === undefined ? undefined : { metric, labels, value: found.value };
-  };
   const age =
     lastSuccessAt === undefined ? undefined : Math.max(0, Math.round((nowMs - Date.parse(lastSuccessAt)) / 1000));
   return exists.map(({ labels, value }) => {
@@ -29,11 +16,11 @@ export function assetReports(series: SeriesReader, lastSuccessAt: string | undef
     return {
       asset,
       exists: { metric: METRICS.assetExists.name, labels: { asset }, value },
-      flags: ASSET_FLAGS.filter((flag) => of(METRICS.assetFlag.name, asset, { flag })?.value === 1),
-      ...optional("supply", of(METRICS.assetSupply.name, asset)),
-      ...optional("holders", of(METRICS.assetHolders.name, asset, { held_by: "authorized" })),
-      ...optional("frozenHolders", of(METRICS.assetHolders.name, asset, { held_by: "unauthorized" })),
-      ...optional("flagChanges", of(METRICS.assetFlagChanges.name, asset)),
+      flags: ASSET_FLAGS.filter((flag) => figure(series, METRICS.assetFlag.name, { asset, flag })?.value === 1),
+      ...optional("supply", figure(series, METRICS.assetSupply.name, { asset })),
+      ...optional("holders", figure(series, METRICS.assetHolders.name, { asset, held_by: "authorized" })),
+      ...optional("frozenHolders", figure(series, METRICS.assetHolders.name, { asset, held_by: "unauthorized" })),
+      ...optional("flagChanges", figure(series, METRICS.assetFlagChanges.name, { asset })),
       ...optional("ageSeconds", age),
     };
   });

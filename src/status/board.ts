@@ -41,21 +41,17 @@ const RATE_POINTS = 64;
 
 /** The histogram whose quantiles the page shows over a recent window only: an old slow spell must not weigh forever. */
 export const QUANTILE_WINDOW_MS = 15 * 60_000;
-export const WINDOWED_HISTOGRAM = METRICS.corridorDuration.name;
+const WINDOWED_BUCKETS = `${METRICS.corridorDuration.name}_bucket`;
 
 /**
  * A family's series in a publication: its samples, and the groups whose series are made only when read (once),
  * so 10 000 watched accounts cost the board no object per series until a page asks for them.
  */
 class FamilySeries {
-  private readonly parts: (StatusSeries | SeriesGroup)[] = [];
+  readonly parts: (StatusSeries | SeriesGroup)[] = [];
   private made: readonly StatusSeries[] | undefined;
 
   constructor(private readonly metric: MetricDefinition) {}
-
-  add(part: StatusSeries | SeriesGroup): void {
-    this.parts.push(part);
-  }
 
   get series(): readonly StatusSeries[] {
     if (this.made !== undefined) return this.made;
@@ -83,28 +79,33 @@ interface EndpointSnapshot {
   readonly live: SeriesByName;
   readonly persistent: SeriesByName;
   readonly freshUntilMs: number;
+  /**
+   * The live series of its last publication that had any (a failed poll has none), and when: kept once stale, each
+   * family as that one poll left it, so a section never mixes two polls.
+   */
+  readonly kept: { readonly live: SeriesByName; readonly atMs: number } | undefined;
 }
 
 function newTarget() {
   return {
     endpoints: new Map<PublishedSource, EndpointSnapshot>(),
     rings: new Map<string, PointRing>(),
-    /** A histogram's `_sum` and `_count` at its previous publication, for the mean of what is new. */
-    histogramTotals: new Map<string, { readonly sum: number; readonly count: number }>(),
-    /** Per histogram family, the mean of the observations its latest poll added. */
-    latestMeans: new Map<string, number>(),
-    /**
-     * Per endpoint, the live series of its last publication that had any (a failed poll has none), and when: kept
-     * once stale, each family as that one poll left it, so a section never mixes two polls.
-     */
-    lastKnown: new Map<PublishedSource, { readonly live: SeriesByName; readonly atMs: number }>(),
+    /** Per histogram: its `_sum` and `_count` at its last publication, and the mean of what its last growth added. */
+    histograms: new Map<string, { readonly sum: number; readonly count: number; readonly mean?: number }>(),
     /** The pools its watched accounts' balances last held shares of. */
     heldPools: new Set<string>(),
-    /** WINDOWED_HISTOGRAM's `_bucket` series at each publication of the window and the one before. */
+    /** WINDOWED_BUCKETS at each publication of the window and the one before. */
     bucketHistory: [] as { readonly atMs: number; readonly series: readonly StatusSeries[] }[],
   };
 }
 type TargetState = ReturnType<typeof newTarget>;
+
+/** Adds a point to one of the target's rings, made with `capacity` points at its first. */
+function push(target: TargetState, id: string, capacity: number, atMs: number, value: number): void {
+  let ring = target.rings.get(id);
+  if (ring === undefined) target.rings.set(id, (ring = new PointRing(capacity)));
+  ring.push(atMs, value);
+}
 
 /** A labelled sample is a series as it is: collectors never change a published sample, so it is not copied. */
 function asSeries(sample: Exclude<Sample, { histogram: unknown }>): StatusSeries {
@@ -126,10 +127,13 @@ export function labelsMatch(labels: Labels, wanted: Labels | undefined): boolean
   return true;
 }
 
-/**
- * The landing page's view of the store: the latest samples of the few families it shows (never per-pool
- * series), under the store's freshness rule, plus a fixed-size history per sparkline.
- */
+/** The first series of a family with these labels (among others), as a figure. */
+export function figure(read: SeriesReader, metric: string, labels?: Labels): Figure | undefined {
+  const found = read.all(metric).find((series) => labelsMatch(series.labels, labels));
+  return found && { metric, ...optional("labels", labels), value: found.value };
+}
+
+/** The landing page's view of the store: the few families it shows, as fresh as /metrics has them, and history. */
 export class StatusBoard implements SampleTap {
   private readonly targets = new Map<string, TargetState>();
 
@@ -142,9 +146,7 @@ export class StatusBoard implements SampleTap {
   /** The pools' info is wanted only while some target's watched accounts hold pool shares. */
   wants(metric: MetricDefinition): boolean {
     if (this.families.has(metric.name)) return true;
-    if (metric.name !== POOL_INFO) return false;
-    for (const target of this.targets.values()) if (target.heldPools.size > 0) return true;
-    return false;
+    return metric.name === POOL_INFO && [...this.targets.values()].some((target) => target.heldPools.size > 0);
   }
 
   published(on: StoreTarget, endpoint: PublishedSource, samples: TappedSamples, freshUntilMs: number): void {
@@ -152,14 +154,11 @@ export class StatusBoard implements SampleTap {
     let target = this.targets.get(key);
     if (target === undefined) this.targets.set(key, (target = newTarget()));
     this.updateHeldPools(target, samples);
-    const next = {
-      live: this.snapshot(target, samples.live),
-      persistent: this.snapshot(target, samples.persistent),
-      freshUntilMs,
-    };
     const atMs = this.now();
+    const live = this.snapshot(target, samples.live);
+    const kept = live.size > 0 ? { live, atMs } : target.endpoints.get(endpoint)?.kept;
+    const next = { live, persistent: this.snapshot(target, samples.persistent), freshUntilMs, kept };
     target.endpoints.set(endpoint, next);
-    if (next.live.size > 0) target.lastKnown.set(endpoint, { live: next.live, atMs });
     // A failed poll publishes no live samples and grows no histogram, so it adds no points.
     this.record(target, next, this.updateMeans(target, next), atMs);
     this.recordRates(target, next, atMs);
@@ -174,34 +173,30 @@ export class StatusBoard implements SampleTap {
     const key = boardKey(on);
     const target = this.targets.get(key);
     target?.endpoints.delete(endpoint);
-    target?.lastKnown.delete(endpoint);
     if (target?.endpoints.size === 0) this.targets.delete(key);
   }
 
-  /** A family's series as /metrics shows them at `nowMs`: persistent ones always, live ones while fresh. */
+  /** A family's series as /metrics shows them at `nowMs` (live ones while fresh), but WINDOWED_BUCKETS windowed. */
   series(target: StoreTarget, name: string, nowMs: number): readonly StatusSeries[] {
+    if (name === WINDOWED_BUCKETS) return this.windowBuckets(target, nowMs);
     for (const entry of this.targets.get(boardKey(target))?.endpoints.values() ?? []) {
-      const persistent = entry.persistent.get(name);
-      if (persistent !== undefined) return persistent.series;
-      if (nowMs < entry.freshUntilMs) {
-        const live = entry.live.get(name);
-        if (live !== undefined) return live.series;
-      }
+      const family = entry.persistent.get(name) ?? (nowMs < entry.freshUntilMs ? entry.live.get(name) : undefined);
+      if (family !== undefined) return family.series;
     }
     return [];
   }
 
   /** A family's series as last published, even once stale: what an operator needs while a target is down. */
   lastKnown(target: StoreTarget, name: string): { readonly series: readonly StatusSeries[]; atMs: number } | undefined {
-    for (const { live, atMs } of this.targets.get(boardKey(target))?.lastKnown.values() ?? []) {
-      const family = live.get(name);
-      if (family !== undefined) return { series: family.series, atMs };
+    for (const { kept } of this.targets.get(boardKey(target))?.endpoints.values() ?? []) {
+      const family = kept?.live.get(name);
+      if (family !== undefined && kept !== undefined) return { series: family.series, atMs: kept.atMs };
     }
     return undefined;
   }
 
   latestMean(target: StoreTarget, family: string): number | undefined {
-    return this.targets.get(boardKey(target))?.latestMeans.get(family);
+    return this.targets.get(boardKey(target))?.histograms.get(family)?.mean;
   }
 
   history(target: StoreTarget, id: string, nowMs: number): Point[] {
@@ -218,8 +213,8 @@ export class StatusBoard implements SampleTap {
     return Math.max(0, last.value - first.value) / ((last.atMs - first.atMs) / 1000);
   }
 
-  /** WINDOWED_HISTOGRAM's `_bucket` series over QUANTILE_WINDOW_MS, as PromQL's increase(); a reset counts from 0. */
-  windowBuckets(target: StoreTarget, nowMs: number): StatusSeries[] {
+  /** WINDOWED_BUCKETS over QUANTILE_WINDOW_MS, as PromQL's increase(); a reset counts from 0. */
+  private windowBuckets(target: StoreTarget, nowMs: number): StatusSeries[] {
     const history = this.targets.get(boardKey(target))?.bucketHistory ?? [];
     const latest = history.at(-1);
     if (latest === undefined) return [];
@@ -232,8 +227,7 @@ export class StatusBoard implements SampleTap {
   }
 
   private recordBuckets(target: TargetState, published: EndpointSnapshot, atMs: number): void {
-    const name = `${WINDOWED_HISTOGRAM}_bucket`;
-    const buckets = (published.persistent.get(name) ?? published.live.get(name))?.series;
+    const buckets = (published.persistent.get(WINDOWED_BUCKETS) ?? published.live.get(WINDOWED_BUCKETS))?.series;
     if (buckets === undefined) return;
     const history = target.bucketHistory;
     history.push({ atMs, series: buckets });
@@ -248,12 +242,7 @@ export class StatusBoard implements SampleTap {
       const contract = labels.contract ?? "";
       sums.set(contract, (sums.get(contract) ?? 0) + value);
     }
-    for (const [contract, sum] of sums) {
-      const id = `rate:${EVENTS_COUNTER}:${contract}`;
-      let ring = target.rings.get(id);
-      if (ring === undefined) target.rings.set(id, (ring = new PointRing(RATE_POINTS)));
-      ring.push(atMs, sum);
-    }
+    for (const [contract, sum] of sums) push(target, `rate:${EVENTS_COUNTER}:${contract}`, RATE_POINTS, atMs, sum);
   }
 
   /** A publication of the balances replaces the pools they held shares of before. */
@@ -264,24 +253,15 @@ export class StatusBoard implements SampleTap {
     const add = (sample: Sample) => {
       if (sample.metric.name !== balance) return;
       published = true;
-      const labels: Labels = sample.labels ?? {};
-      const pool = poolOf(labels.asset);
+      const { asset }: Labels = sample.labels ?? {};
+      const pool = poolOf(asset);
       if (pool !== undefined) pools.add(pool);
     };
-    for (const list of [samples.live, samples.persistent]) {
-      for (const source of list) {
-        if (!isSeriesGroup(source)) add(source);
-        else for (const metric of source.families) if (metric.name === balance) source.samplesOf(metric).forEach(add);
-      }
+    for (const source of [...samples.live, ...samples.persistent]) {
+      if (!isSeriesGroup(source)) add(source);
+      else for (const metric of source.families) if (metric.name === balance) source.samplesOf(metric).forEach(add);
     }
     if (published) target.heldPools = pools;
-  }
-
-  /** Every series of the plain families is kept; of the pools' info, those of held pools. */
-  private keeps(target: TargetState, sample: Sample): boolean {
-    if (sample.metric.name !== POOL_INFO) return true;
-    const { pool_id }: Labels = sample.labels ?? {};
-    return pool_id !== undefined && target.heldPools.has(pool_id);
   }
 
   /** The wanted sources by family: a group's series made when read, or at once for the pools' info. */
@@ -290,10 +270,12 @@ export class StatusBoard implements SampleTap {
     const add = (metric: MetricDefinition, name: string, part: StatusSeries | SeriesGroup) => {
       let family = byName.get(name);
       if (family === undefined) byName.set(name, (family = new FamilySeries(metric)));
-      family.add(part);
+      family.parts.push(part);
     };
     const addSample = (sample: Sample) => {
-      if (!this.keeps(target, sample)) return;
+      // Of the pools' info, only the held pools' series.
+      const { pool_id }: Labels = sample.labels ?? {};
+      if (sample.metric.name === POOL_INFO && (pool_id === undefined || !target.heldPools.has(pool_id))) return;
       // Copied now: the collector keeps adding observations to the same object.
       if ("histogram" in sample) {
         const { metric, labels = {}, histogram } = sample;
@@ -310,12 +292,11 @@ export class StatusBoard implements SampleTap {
     };
     for (const source of sources) {
       if (!isSeriesGroup(source)) addSample(source);
-      else {
+      else
         for (const metric of source.families) {
           if (metric.name === POOL_INFO) source.samplesOf(metric).forEach(addSample);
           else if (this.families.has(metric.name)) add(metric, metric.name, source);
         }
-      }
     }
     return byName;
   }
@@ -330,27 +311,24 @@ export class StatusBoard implements SampleTap {
         const sum = sums.series[0]?.value;
         const count = byName.get(`${family}_count`)?.series[0]?.value;
         if (sum === undefined || count === undefined) continue;
-        const previous = target.histogramTotals.get(family) ?? { sum: 0, count: 0 };
+        const previous = target.histograms.get(family) ?? { sum: 0, count: 0 };
+        let mean = previous.mean;
         if (count > previous.count) {
-          const mean = (sum - previous.sum) / (count - previous.count);
-          target.latestMeans.set(family, mean);
+          mean = (sum - previous.sum) / (count - previous.count);
           grown.set(family, mean);
         }
-        target.histogramTotals.set(family, { sum, count });
+        target.histograms.set(family, { sum, count, mean });
       }
     }
     return grown;
   }
 
   private record(target: TargetState, published: EndpointSnapshot, grown: ReadonlyMap<string, number>, atMs: number) {
-    for (const source of this.sparklines) {
-      const value = source.histogramMean
-        ? grown.get(source.family)
-        : published.live.get(source.family)?.series.find((series) => labelsMatch(series.labels, source.labels))?.value;
-      if (value === undefined) continue;
-      let ring = target.rings.get(source.id);
-      if (ring === undefined) target.rings.set(source.id, (ring = new PointRing(HISTORY_CAPACITY)));
-      ring.push(atMs, value);
+    for (const { id, family, labels, histogramMean } of this.sparklines) {
+      const value = histogramMean
+        ? grown.get(family)
+        : published.live.get(family)?.series.find((series) => labelsMatch(series.labels, labels))?.value;
+      if (value !== undefined) push(target, id, HISTORY_CAPACITY, atMs, value);
     }
   }
 }

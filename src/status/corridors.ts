@@ -2,19 +2,6 @@
 import { METRICS } from "../catalog/metrics.js";
 import { optional, type SeriesReader } from "./board.js";
 
-export const CORRIDOR_STATUS_FAMILIES = [
-  METRICS.corridorPaths,
-  METRICS.corridorBestRate,
-  METRICS.corridorBestHops,
-  METRICS.corridorMinRate,
-  METRICS.corridorRuns,
-  METRICS.corridorDuration,
-  METRICS.corridorLastFound,
-].map((metric) => metric.name);
-
-/** `found`: the last answer had a path; `none`: it had none; `unknown`: no answer recently (or path finding is off). */
-type CorridorState = "found" | "none" | "unknown";
-
 export type CorridorReport = NonNullable<ReturnType<typeof corridorReports>>[number];
 
 /** The quantile `q` of cumulative buckets (`le` → count), as PromQL's histogram_quantile computes it. */
@@ -37,19 +24,12 @@ export function bucketQuantile(q: number, buckets: ReadonlyMap<number, number>):
   return lower;
 }
 
-function byCorridor(read: SeriesReader, metric: string): Map<string, number> {
-  return new Map(read.all(metric).map(({ labels, value }) => [labels.corridor ?? "", value]));
-}
-
 /** The target's corridors, by name; undefined for a target without any. */
 export function corridorReports(read: SeriesReader) {
   const runs = read.all(METRICS.corridorRuns.name);
   if (runs.length === 0) return undefined;
-  const paths = byCorridor(read, METRICS.corridorPaths.name);
-  const rates = byCorridor(read, METRICS.corridorBestRate.name);
-  const hops = byCorridor(read, METRICS.corridorBestHops.name);
-  const minRates = byCorridor(read, METRICS.corridorMinRate.name);
-  const lastFound = byCorridor(read, METRICS.corridorLastFound.name);
+  const at = (metric: string, corridor: string) =>
+    read.all(metric).find(({ labels }) => labels.corridor === corridor)?.value;
   const buckets = new Map<string, Map<number, number>>();
   for (const { labels, value } of read.all(`${METRICS.corridorDuration.name}_bucket`)) {
     const corridor = labels.corridor ?? "";
@@ -64,21 +44,22 @@ export function corridorReports(read: SeriesReader) {
     counts.set(labels.corridor ?? "", of);
   }
   return [...counts.keys()].sort().map((corridor) => {
-    const found = paths.get(corridor);
+    const found = at(METRICS.corridorPaths.name, corridor);
     // Over the recent window, interpolated in its bucket as histogram_quantile does.
     const p90 = bucketQuantile(0.9, buckets.get(corridor) ?? new Map());
-    const state: CorridorState = found === undefined ? "unknown" : found > 0 ? "found" : "none";
+    // `found`: the last answer had a path; `none`: it had none; `unknown`: none lately (or path finding is off).
+    const state: "found" | "none" | "unknown" = found === undefined ? "unknown" : found > 0 ? "found" : "none";
     return {
       corridor,
       state,
       // By result, only those counted at least once.
       runs: counts.get(corridor) ?? {},
       ...optional("paths", found),
-      ...optional("bestRate", rates.get(corridor)),
-      ...optional("minRate", minRates.get(corridor)),
-      ...optional("bestHops", hops.get(corridor)),
+      ...optional("bestRate", at(METRICS.corridorBestRate.name, corridor)),
+      ...optional("minRate", at(METRICS.corridorMinRate.name, corridor)),
+      ...optional("bestHops", at(METRICS.corridorBestHops.name, corridor)),
       ...optional("p90Seconds", p90),
-      ...optional("lastFoundTimestampSeconds", lastFound.get(corridor)),
+      ...optional("lastFoundTimestampSeconds", at(METRICS.corridorLastFound.name, corridor)),
     };
   });
 }

@@ -2,16 +2,6 @@
 import { METRICS } from "../catalog/metrics.js";
 import { labelsMatch, optional, type SeriesReader } from "./board.js";
 
-export const MARKET_FAMILIES: readonly string[] = [
-  METRICS.marketTraded,
-  METRICS.marketPrice,
-  METRICS.marketReferencePrice,
-  METRICS.marketPriceDeviation,
-  METRICS.marketBucketTimestamp,
-  METRICS.marketTrades,
-  METRICS.marketMakerOffers,
-].map((metric) => metric.name);
-
 export type MarketReport = NonNullable<ReturnType<typeof marketReports>>[number];
 
 /** Every watched market of a Horizon, in the order its poll published them; undefined when it watches none. */
@@ -20,8 +10,6 @@ export function marketReports(series: SeriesReader) {
   if (traded.length === 0) return undefined;
   const of = (metric: string, market: string, labels: Record<string, string> = {}) =>
     series.all(metric).filter((found) => labelsMatch(found.labels, { market, ...labels }));
-  const first = (metric: string, market: string, labels?: Record<string, string>) =>
-    of(metric, market, labels)[0]?.value;
   return traded.map(({ labels, value }) => {
     const market = labels.market ?? "";
     const makers = new Map<string, { asks?: number; bids?: number }>();
@@ -36,10 +24,10 @@ export function marketReports(series: SeriesReader) {
       market,
       // A trade aggregation record came back for the pair; `close` is its last completed bucket's, counter per base.
       traded: value === 1,
-      ...optional("close", first(METRICS.marketPrice.name, market, { stat: "close" })),
-      ...optional("bucketTimestampSeconds", first(METRICS.marketBucketTimestamp.name, market)),
-      ...optional("referencePrice", first(METRICS.marketReferencePrice.name, market)),
-      ...optional("deviationRatio", first(METRICS.marketPriceDeviation.name, market)),
+      ...optional("close", of(METRICS.marketPrice.name, market, { stat: "close" })[0]?.value),
+      ...optional("bucketTimestampSeconds", of(METRICS.marketBucketTimestamp.name, market)[0]?.value),
+      ...optional("referencePrice", of(METRICS.marketReferencePrice.name, market)[0]?.value),
+      ...optional("deviationRatio", of(METRICS.marketPriceDeviation.name, market)[0]?.value),
       // Counted since the exporter started, both trade types.
       trades: of(METRICS.marketTrades.name, market).reduce((sum, trades) => sum + trades.value, 0),
       makers: [...makers].map(([maker, sides]) => ({ maker, ...sides })),

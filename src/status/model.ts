@@ -1,19 +1,20 @@
 import type { TargetAgreement } from "../agreement/engine.js";
-import { assetReports, ASSET_STATUS_FAMILIES } from "./assets.js";
 import {
   HORIZON_ACCOUNT_METRICS,
   METRICS,
   RPC_ACCOUNT_METRICS,
   RPC_METRICS,
   type AccountMetricSet,
+  type MetricDefinition,
   type TargetLabel,
 } from "../catalog/metrics.js";
 import type { Labels } from "../exposition/samples.js";
-import type { EndpointStatus } from "../scheduler/job-runner.js";
-import { MARKET_FAMILIES, marketReports } from "./markets.js";
-import { CORRIDOR_STATUS_FAMILIES, corridorReports } from "./corridors.js";
-import { HISTORY_WINDOW_MS, StatusBoard, labelsMatch, optional, poolOf, WINDOWED_HISTOGRAM } from "./board.js";
 import type { StoreTarget } from "../exposition/store.js";
+import type { EndpointStatus } from "../scheduler/job-runner.js";
+import { assetReports } from "./assets.js";
+import { corridorReports } from "./corridors.js";
+import { marketReports } from "./markets.js";
+import { figure, HISTORY_WINDOW_MS, StatusBoard, optional, poolOf } from "./board.js";
 import type { Figure, SeriesReader, SparklineSource, StatusSeries } from "./board.js";
 
 interface SparklineDefinition extends SparklineSource {
@@ -62,59 +63,42 @@ export const SPARKLINES: Readonly<Record<TargetLabel, readonly SparklineDefiniti
   ],
 };
 
-/** The families a watched-accounts section reads, of either kind's account metrics. */
-const accountSectionFamilies = (metrics: AccountMetricSet) => [
-  metrics.accountExists,
-  metrics.accountBalance,
-  metrics.accountBalanceLowWatermark,
-  metrics.accountSignerChangesTotal,
-];
+/** The names of a catalog's families, by key. */
+function names<Key extends string>(catalog: Readonly<Record<Key, MetricDefinition>>, keys: readonly NoInfer<Key>[]) {
+  return keys.map((key) => catalog[key].name);
+}
+
+const ACCOUNT_SECTION = [
+  "accountExists",
+  "accountBalance",
+  "accountBalanceLowWatermark",
+  "accountSignerChangesTotal",
+] as const;
 
 /** Every family the status reads; the board keeps nothing else (no per-pool series). */
-const STATUS_FAMILIES: ReadonlySet<string> = new Set(
-  [
-    METRICS.up,
-    METRICS.info,
-    METRICS.ingestLatestLedger,
-    METRICS.historyLatestLedgerClosedTimestamp,
-    METRICS.ingestLagLedgers,
-    METRICS.currentProtocolVersion,
-    METRICS.feeStatsBaseFee,
-    METRICS.feeCharged,
-    METRICS.ledgerCapacityUsage,
-    METRICS.transactionsTotal,
-    METRICS.ledgerCloseInterval,
-    METRICS.liquidityPools,
-    ...accountSectionFamilies(HORIZON_ACCOUNT_METRICS),
-    METRICS.accountLastPaymentTimestamp,
-    METRICS.txProbeSubmissions,
-    METRICS.txProbeFailures,
-    METRICS.txProbeDuration,
-    METRICS.txProbeLastSuccess,
-    METRICS.txProbeRefused,
-
-    RPC_METRICS.up,
-    RPC_METRICS.healthy,
-    RPC_METRICS.info,
-    RPC_METRICS.latestLedger,
-    RPC_METRICS.latestLedgerClosedTimestamp,
-    RPC_METRICS.oldestLedger,
-    RPC_METRICS.retentionWindow,
-    RPC_METRICS.protocolVersion,
-    RPC_METRICS.inclusionFee,
-    RPC_METRICS.feeStatsTransactions,
-    RPC_METRICS.contractEntryExists,
-    RPC_METRICS.contractEntryArchived,
-    RPC_METRICS.contractEntryTtl,
-    RPC_METRICS.contractEntryExpiry,
-    RPC_METRICS.contractInfo,
-    RPC_METRICS.contractEvents,
-    RPC_METRICS.contractLastEvent,
-    ...accountSectionFamilies(RPC_ACCOUNT_METRICS),
-  ]
-    .map((metric) => metric.name)
-    .concat(ASSET_STATUS_FAMILIES, MARKET_FAMILIES, CORRIDOR_STATUS_FAMILIES),
-);
+const STATUS_FAMILIES: ReadonlySet<string> = new Set([
+  ...names(METRICS, ["up", "info", "ingestLatestLedger", "historyLatestLedgerClosedTimestamp", "ingestLagLedgers"]),
+  ...names(METRICS, ["currentProtocolVersion", "feeStatsBaseFee", "feeCharged", "ledgerCapacityUsage"]),
+  ...names(METRICS, ["transactionsTotal", "ledgerCloseInterval", "liquidityPools", "accountLastPaymentTimestamp"]),
+  ...names(METRICS, [
+    "txProbeSubmissions",
+    "txProbeFailures",
+    "txProbeDuration",
+    "txProbeLastSuccess",
+    "txProbeRefused",
+  ]),
+  ...names(METRICS, ["assetExists", "assetSupply", "assetHolders", "assetFlag", "assetFlagChanges"]),
+  ...names(METRICS, ["marketTraded", "marketPrice", "marketReferencePrice", "marketPriceDeviation"]),
+  ...names(METRICS, ["marketBucketTimestamp", "marketTrades", "marketMakerOffers"]),
+  ...names(METRICS, ["corridorPaths", "corridorBestRate", "corridorBestHops", "corridorMinRate", "corridorRuns"]),
+  ...names(METRICS, ["corridorDuration", "corridorLastFound"]),
+  ...names(RPC_METRICS, ["up", "healthy", "info", "latestLedger", "latestLedgerClosedTimestamp", "oldestLedger"]),
+  ...names(RPC_METRICS, ["retentionWindow", "protocolVersion", "inclusionFee", "feeStatsTransactions"]),
+  ...names(RPC_METRICS, ["contractEntryExists", "contractEntryArchived", "contractEntryTtl", "contractEntryExpiry"]),
+  ...names(RPC_METRICS, ["contractInfo", "contractEvents", "contractLastEvent"]),
+  ...names(HORIZON_ACCOUNT_METRICS, ACCOUNT_SECTION),
+  ...names(RPC_ACCOUNT_METRICS, ACCOUNT_SECTION),
+]);
 
 export function createStatusBoard(now?: () => number): StatusBoard {
   return new StatusBoard(STATUS_FAMILIES, [...SPARKLINES.horizon, ...SPARKLINES.rpc], now);
@@ -174,12 +158,10 @@ export interface KnownBefore<Value = string | number> {
 
 /** A target's figures (of its kind: all optional but `state`), its polls and its sparklines' points. */
 export type TargetReport = Pick<HorizonFigures, "state"> &
-  Partial<HorizonFigures & RpcFigures> & {
+  Partial<HorizonFigures & RpcFigures> &
+  Pick<TargetView, "name" | "title" | "url"> & {
     /** The target's label and its value on /metrics: `horizon` or `rpc`. */
     readonly kind: TargetLabel;
-    readonly name: string;
-    readonly title: string;
-    readonly url: string;
     readonly agreement?: AgreementReport;
     readonly endpoints: readonly EndpointReport[];
     /** Per sparkline, [Unix ms, value] pairs of the last 30 minutes, oldest first. */
@@ -217,6 +199,7 @@ function endpointReport(status: EndpointStatus, nowMs: number) {
   const { lastSuccessMs, runningSinceMs, lastError } = status;
   const runningFor =
     runningSinceMs === undefined ? undefined : Math.max(0, Math.floor((nowMs - runningSinceMs) / 1000));
+  const error = lastError && { reason: lastError.reason, message: lastError.message, at: iso(lastError.atMs) };
   return {
     endpoint: status.endpoint,
     schedule: status.schedule,
@@ -224,60 +207,18 @@ function endpointReport(status: EndpointStatus, nowMs: number) {
     polls: status.polls,
     ...optional("lastSuccessAt", lastSuccessMs === undefined ? undefined : iso(lastSuccessMs)),
     ...optional("runningForSeconds", runningFor),
-    ...optional(
-      "lastError",
-      lastError && { reason: lastError.reason, message: lastError.message, at: iso(lastError.atMs) },
-    ),
+    ...optional("lastError", error),
   };
 }
 
 /** Reads one target's series from the board at one instant. */
-class TargetSeries implements SeriesReader {
-  /** The series as their polls last published them, even once stale; a family they lack (a persistent counter) now. */
-  private readonly known: SeriesReader = {
-    all: (metric) => this.board.lastKnown(this.target, metric)?.series ?? this.all(metric),
-  };
-
-  constructor(
-    private readonly board: StatusBoard,
-    private readonly target: StoreTarget,
-    private readonly nowMs: number,
-  ) {}
-
-  all(metric: string): readonly StatusSeries[] {
-    return this.board.series(this.target, metric, this.nowMs);
-  }
-
-  /** A section built from the series its poll last published, with their age; `dating`'s publication dates it. */
-  knownSection<Section>([dating, build]: SectionSource<Section>): KnownBefore<Section> | undefined {
-    const last = this.board.lastKnown(this.target, dating);
-    const value = last === undefined ? undefined : build(this.known);
-    if (last === undefined || value === undefined) return undefined;
-    return { value, ageSeconds: Math.max(0, Math.round((this.nowMs - last.atMs) / 1000)) };
-  }
-
-  /** The series as /metrics shows them, but WINDOWED_HISTOGRAM's buckets over the recent window. */
-  windowed(): SeriesReader {
-    const name = `${WINDOWED_HISTOGRAM}_bucket`;
-    return {
-      all: (metric) => (metric === name ? this.board.windowBuckets(this.target, this.nowMs) : this.all(metric)),
-    };
-  }
-
-  /** The mean of the observations a histogram's latest poll added. */
-  latestMean(family: string): number | undefined {
-    return this.board.latestMean(this.target, family);
-  }
-
-  eventsPerSecond(contract: string): number | undefined {
-    return this.board.eventRate(this.target, contract, this.nowMs);
-  }
-
-  figure(metric: string, labels?: Labels): Figure | undefined {
-    const found = this.all(metric).find((series) => labelsMatch(series.labels, labels));
-    return found && { metric, ...optional("labels", labels), value: found.value };
-  }
+function targetSeries(board: StatusBoard, target: StoreTarget, nowMs: number) {
+  const all = (metric: string) => board.series(target, metric, nowMs);
+  // The series as their polls last published them, even once stale; a family they lack (a persistent counter) now.
+  const known: SeriesReader = { all: (metric) => board.lastKnown(target, metric)?.series ?? all(metric) };
+  return { board, target, nowMs, all, known };
 }
+type TargetSeries = ReturnType<typeof targetSeries>;
 
 /** Per section, the family whose last publication dates it and how it is built from series. */
 type SectionSource<Section> = readonly [dating: string, build: (read: SeriesReader) => Section | undefined];
@@ -314,11 +255,14 @@ function sections<Sections>(series: TargetSeries, builders: SectionBuilders<Sect
   const now: Partial<Sections> = {};
   const known: { [Key in keyof Sections]?: KnownBefore<Sections[Key]> } = {};
   for (const key in builders) {
-    const [, build] = builders[key];
+    const [dating, build] = builders[key];
     const value = build(series);
-    const kept = value === undefined ? series.knownSection(builders[key]) : undefined;
     if (value !== undefined) now[key] = value;
-    else if (kept !== undefined) known[key] = kept;
+    // Else built from the series its poll last published, dated by `dating`'s publication.
+    const last = value === undefined ? series.board.lastKnown(series.target, dating) : undefined;
+    const kept = last && build(series.known);
+    if (last !== undefined && kept !== undefined)
+      known[key] = { value: kept, ageSeconds: Math.max(0, Math.round((series.nowMs - last.atMs) / 1000)) };
   }
   return { now, known };
 }
@@ -330,8 +274,8 @@ function lastKnown<Identity, Kept>(series: TargetSeries, identity: SectionBuilde
 }
 
 function transactions(series: TargetSeries) {
-  const successful = series.figure(METRICS.transactionsTotal.name, { result: "successful" });
-  const failed = series.figure(METRICS.transactionsTotal.name, { result: "failed" });
+  const successful = figure(series, METRICS.transactionsTotal.name, { result: "successful" });
+  const failed = figure(series, METRICS.transactionsTotal.name, { result: "failed" });
   if (successful === undefined || failed === undefined) return undefined;
   const total = successful.value + failed.value;
   return { successful, failed, failedShare: total === 0 ? null : failed.value / total };
@@ -358,13 +302,13 @@ function grouped(series: SeriesReader, metric: string, keyOf: (labels: Labels) =
   return groups;
 }
 
-/** A family's series by a key naming one series each, so a report of 10 000 entries reads each family once. */
-function byKey(series: SeriesReader, metric: string, keyOf: (labels: Labels) => string): Map<string, StatusSeries> {
-  return new Map(series.all(metric).map((found) => [keyOf(found.labels), found]));
-}
-
-function figure(metric: string, labels: Labels, found: StatusSeries | undefined): Figure | undefined {
-  return found === undefined ? undefined : { metric, labels, value: found.value };
+/** A family's figure by labels, its series found by a key naming one each: a 10 000-entry report reads it once. */
+function figures(series: SeriesReader, metric: string, keyOf: (labels: Labels) => string) {
+  const values = new Map(series.all(metric).map(({ labels, value }) => [keyOf(labels), value]));
+  return (labels: Labels): Figure | undefined => {
+    const value = values.get(keyOf(labels));
+    return value === undefined ? undefined : { metric, labels, value };
+  };
 }
 
 const byAccount = ({ account }: Labels) => account ?? "";
@@ -372,34 +316,32 @@ const byAccountAsset = ({ account, asset }: Labels) => `${account}\u0000${asset}
 
 /** Watched accounts from one kind's account families, in the order the poll published them. */
 function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs: number) {
-  const exists = byKey(series, metrics.accountExists.name, byAccount);
   const balances = grouped(series, metrics.accountBalance.name, byAccount);
-  const names = new Set([...exists.keys(), ...balances.keys()]);
+  const names = new Set(series.all(metrics.accountExists.name).map(({ labels }) => byAccount(labels)));
+  for (const account of balances.keys()) names.add(account);
   names.delete("");
   if (names.size === 0) return undefined;
-  const lowWatermarks = byKey(series, metrics.accountBalanceLowWatermark.name, byAccountAsset);
-  const signerChanges = byKey(series, metrics.accountSignerChangesTotal.name, byAccount);
+  const exists = figures(series, metrics.accountExists.name, byAccount);
+  const lowWatermark = figures(series, metrics.accountBalanceLowWatermark.name, byAccountAsset);
+  const signerChanges = figures(series, metrics.accountSignerChangesTotal.name, byAccount);
   const lastPayments = lastPaymentAges(series, nowMs);
   return [...names].map((account) => ({
     account,
-    ...optional("exists", figure(metrics.accountExists.name, { account }, exists.get(account))),
+    ...optional("exists", exists({ account })),
     balances: (balances.get(account) ?? [])
       .filter(({ labels }) => labels.asset !== undefined)
       .map(({ labels, value }) => {
         const of = { account, asset: labels.asset! };
-        const lowWatermark = figure(metrics.accountBalanceLowWatermark.name, of, lowWatermarks.get(byAccountAsset(of)));
+        const low = lowWatermark(of);
         return {
           asset: of.asset,
           balance: { metric: metrics.accountBalance.name, labels: of, value },
-          ...optional("lowWatermark", lowWatermark),
-          low: lowWatermark !== undefined && value < lowWatermark.value,
+          ...optional("lowWatermark", low),
+          low: low !== undefined && value < low.value,
           ...optional("pool", poolShare(series, of.asset)),
         };
       }),
-    ...optional(
-      "signerChanges",
-      figure(metrics.accountSignerChangesTotal.name, { account }, signerChanges.get(account)),
-    ),
+    ...optional("signerChanges", signerChanges({ account })),
     // Horizon's with `activity: true`: seconds since the newest payment received and sent, once known.
     ...optional("lastPaymentAgeSeconds", lastPayments.get(account)),
   }));
@@ -441,11 +383,7 @@ function contractEntryKey({ contract, entry, durability }: Labels): string {
 }
 
 /** A Stellar RPC's watched contract entries, soonest archival first. */
-function contracts(
-  series: SeriesReader,
-  nowMs: number,
-  eventsPerSecond: (contract: string) => number | undefined,
-): ContractEntryReport[] | undefined {
+function contracts(series: SeriesReader, nowMs: number, eventsPerSecond: (contract: string) => number | undefined) {
   const entries = series.all(RPC_METRICS.contractEntryExists.name);
   if (entries.length === 0) return undefined;
   const lastEvents = new Map(
@@ -454,16 +392,15 @@ function contracts(
   const contractIds = new Map(
     series.all(RPC_METRICS.contractInfo.name).map(({ labels }) => [labels.contract, labels.contract_id]),
   );
-  const archivedSeries = byKey(series, RPC_METRICS.contractEntryArchived.name, contractEntryKey);
-  const ttlSeries = byKey(series, RPC_METRICS.contractEntryTtl.name, contractEntryKey);
-  const expirySeries = byKey(series, RPC_METRICS.contractEntryExpiry.name, contractEntryKey);
+  const archivedOf = figures(series, RPC_METRICS.contractEntryArchived.name, contractEntryKey);
+  const ttlOf = figures(series, RPC_METRICS.contractEntryTtl.name, contractEntryKey);
+  const expiryOf = figures(series, RPC_METRICS.contractEntryExpiry.name, contractEntryKey);
   const reports = entries.map(({ labels, value: exists }): ContractEntryReport => {
     const { contract = "", entry = "", durability = "" } = labels;
     const of = { contract, entry, durability };
-    const key = contractEntryKey(of);
-    const archived = figure(RPC_METRICS.contractEntryArchived.name, of, archivedSeries.get(key));
-    const ttlLedgers = figure(RPC_METRICS.contractEntryTtl.name, of, ttlSeries.get(key));
-    const expiry = figure(RPC_METRICS.contractEntryExpiry.name, of, expirySeries.get(key));
+    const archived = archivedOf(of);
+    const ttlLedgers = ttlOf(of);
+    const expiry = expiryOf(of);
     const secondsLeft = expiry === undefined ? undefined : Math.max(0, expiry.value - nowMs / 1000);
     const contractId = contractIds.get(contract);
     // Assigned, not spread from optional(): a report may hold 10 000 entries.
@@ -501,21 +438,19 @@ function contracts(
 }
 
 function txProbe(series: TargetSeries) {
-  const submissions = series.figure(METRICS.txProbeSubmissions.name);
+  const submissions = figure(series, METRICS.txProbeSubmissions.name);
   if (submissions === undefined) return undefined;
   const failures = series.all(METRICS.txProbeFailures.name).reduce((total, { value }) => total + value, 0);
-  const refused = series.all(METRICS.txProbeRefused.name).find(({ value }) => value === 1);
+  const found = series.all(METRICS.txProbeRefused.name).find(({ value }) => value === 1);
+  const refused = found && { metric: METRICS.txProbeRefused.name, labels: found.labels, value: found.value };
   return {
     submissions,
     failures,
     successRatio: submissions.value === 0 ? null : (submissions.value - failures) / submissions.value,
     // The mean duration of the runs the latest publication added.
-    ...optional("lastDurationSeconds", series.latestMean(METRICS.txProbeDuration.name)),
-    ...optional("lastSuccessTimestampSeconds", series.figure(METRICS.txProbeLastSuccess.name)),
-    ...optional(
-      "refused",
-      refused && { metric: METRICS.txProbeRefused.name, labels: refused.labels, value: refused.value },
-    ),
+    ...optional("lastDurationSeconds", series.board.latestMean(series.target, METRICS.txProbeDuration.name)),
+    ...optional("lastSuccessTimestampSeconds", figure(series, METRICS.txProbeLastSuccess.name)),
+    ...optional("refused", refused),
   };
 }
 
@@ -545,37 +480,37 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
     assets: [METRICS.assetExists.name, (read) => assetReports(read, assetsPolled, nowMs)],
   });
   return {
-    state: targetState("root", series.figure(METRICS.up.name), endpoints),
+    state: targetState("root", figure(series, METRICS.up.name), endpoints),
     ...optional("network", info?.network),
     ...optional("horizonVersion", info?.horizon_version),
     ...optional("coreVersion", info?.core_version),
-    ...optional("protocolVersion", series.figure(METRICS.currentProtocolVersion.name)),
-    ...optional("latestLedger", series.figure(METRICS.ingestLatestLedger.name)),
-    ...closedAtFigures(series.figure(METRICS.historyLatestLedgerClosedTimestamp.name), nowMs),
-    ...optional("ingestLagLedgers", series.figure(METRICS.ingestLagLedgers.name)),
-    ...optional("baseFeeStroops", series.figure(METRICS.feeStatsBaseFee.name)),
-    ...optional("feeChargedP50Stroops", series.figure(METRICS.feeCharged.name, { stat: "p50" })),
-    ...optional("feeChargedP90Stroops", series.figure(METRICS.feeCharged.name, { stat: "p90" })),
-    ...optional("ledgerCapacityUsageRatio", series.figure(METRICS.ledgerCapacityUsage.name)),
+    ...optional("protocolVersion", figure(series, METRICS.currentProtocolVersion.name)),
+    ...optional("latestLedger", figure(series, METRICS.ingestLatestLedger.name)),
+    ...closedAtFigures(figure(series, METRICS.historyLatestLedgerClosedTimestamp.name), nowMs),
+    ...optional("ingestLagLedgers", figure(series, METRICS.ingestLagLedgers.name)),
+    ...optional("baseFeeStroops", figure(series, METRICS.feeStatsBaseFee.name)),
+    ...optional("feeChargedP50Stroops", figure(series, METRICS.feeCharged.name, { stat: "p50" })),
+    ...optional("feeChargedP90Stroops", figure(series, METRICS.feeCharged.name, { stat: "p90" })),
+    ...optional("ledgerCapacityUsageRatio", figure(series, METRICS.ledgerCapacityUsage.name)),
     ...optional("transactions", transactions(series)),
-    ...optional("liquidityPools", series.figure(METRICS.liquidityPools.name)),
+    ...optional("liquidityPools", figure(series, METRICS.liquidityPools.name)),
     ...kept.now,
     ...optional("txProbe", txProbe(series)),
     ...optional("markets", marketReports(series)),
-    ...optional("corridors", corridorReports(series.windowed())),
+    ...optional("corridors", corridorReports(series)),
     ...optional("lastKnown", lastKnown(series, HORIZON_IDENTITY, kept.known)),
   };
 }
 
 /** A Stellar RPC's own figures: health, versions, retention and inclusion fees. */
 function rpcReport(series: TargetSeries, info: Labels | undefined) {
-  const fee = (kind: string, stat: string) => series.figure(RPC_METRICS.inclusionFee.name, { kind, stat });
+  const fee = (kind: string, stat: string) => figure(series, RPC_METRICS.inclusionFee.name, { kind, stat });
   return {
-    ...optional("healthy", series.figure(RPC_METRICS.healthy.name)),
+    ...optional("healthy", figure(series, RPC_METRICS.healthy.name)),
     ...optional("version", info?.version),
     ...optional("captiveCoreVersion", info?.captive_core_version),
-    ...optional("oldestLedger", series.figure(RPC_METRICS.oldestLedger.name)),
-    ...optional("retentionWindowLedgers", series.figure(RPC_METRICS.retentionWindow.name)),
+    ...optional("oldestLedger", figure(series, RPC_METRICS.oldestLedger.name)),
+    ...optional("retentionWindowLedgers", figure(series, RPC_METRICS.retentionWindow.name)),
     ...optional("sorobanInclusionFeeP50Stroops", fee("soroban", "p50")),
     ...optional("sorobanInclusionFeeP90Stroops", fee("soroban", "p90")),
     ...optional("classicInclusionFeeP50Stroops", fee("classic", "p50")),
@@ -586,7 +521,7 @@ function rpcReport(series: TargetSeries, info: Labels | undefined) {
 /** A Stellar RPC's figures: its ledger, its own figures and its watched accounts and contracts. */
 function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], nowMs: number) {
   const info = series.all(RPC_METRICS.info.name)[0]?.labels;
-  const eventsPerSecond = (contract: string) => series.eventsPerSecond(contract);
+  const eventsPerSecond = (contract: string) => series.board.eventRate(series.target, contract, nowMs);
   const kept = sections(series, {
     accounts: [RPC_ACCOUNT_METRICS.accountExists.name, (read) => accounts(read, RPC_ACCOUNT_METRICS, nowMs)],
     // Kept entries' days left count down from their kept expected archival to now: the network
@@ -594,11 +529,11 @@ function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], 
     contracts: [RPC_METRICS.contractEntryExists.name, (read) => contracts(read, nowMs, eventsPerSecond)],
   });
   return {
-    state: targetState("status", series.figure(RPC_METRICS.up.name), endpoints),
+    state: targetState("status", figure(series, RPC_METRICS.up.name), endpoints),
     ...optional("network", info?.network),
-    ...optional("protocolVersion", series.figure(RPC_METRICS.protocolVersion.name)),
-    ...optional("latestLedger", series.figure(RPC_METRICS.latestLedger.name)),
-    ...closedAtFigures(series.figure(RPC_METRICS.latestLedgerClosedTimestamp.name), nowMs),
+    ...optional("protocolVersion", figure(series, RPC_METRICS.protocolVersion.name)),
+    ...optional("latestLedger", figure(series, RPC_METRICS.latestLedger.name)),
+    ...closedAtFigures(figure(series, RPC_METRICS.latestLedgerClosedTimestamp.name), nowMs),
     rpc: rpcReport(series, info),
     ...kept.now,
     ...optional("lastKnown", lastKnown(series, RPC_IDENTITY, kept.known)),
@@ -620,12 +555,10 @@ function agreementReport(agreement: TargetAgreement | undefined) {
 }
 
 function targetReport(target: TargetView, board: StatusBoard, nowMs: number): TargetReport {
-  const on: StoreTarget = { label: target.label, name: target.name };
-  const series = new TargetSeries(board, on, nowMs);
+  const series = targetSeries(board, target, nowMs);
   const endpoints = target.endpoints.map((status) => endpointReport(status, nowMs));
-  const history: Record<string, Array<[number, number]>> = {};
-  for (const { id } of SPARKLINES[target.label])
-    history[id] = board.history(on, id, nowMs).map(({ atMs, value }) => [atMs, value]);
+  const points = (id: string) => board.history(target, id, nowMs).map(({ atMs, value }) => [atMs, value] as const);
+  const history = Object.fromEntries(SPARKLINES[target.label].map(({ id }) => [id, points(id)]));
   const figures =
     target.label === "rpc" ? rpcFigures(series, endpoints, nowMs) : horizonFigures(series, endpoints, nowMs);
   return {

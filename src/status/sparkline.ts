@@ -28,25 +28,15 @@ function coordinate(value: number): string {
   return String(Math.round(value * 100) / 100);
 }
 
-/**
- * The y axis starts at zero for series that never go negative (lag, fees, capacity), so a small wobble does not
- * look like a cliff; a flat series gets a range of one unit.
- */
+/** The y axis includes zero, so a wobble of lag or fees does not look like a cliff; a flat series spans one unit. */
 function valueRange(points: readonly Point[]): { lower: number; upper: number } {
-  let lower = 0;
-  let upper = 0;
-  for (const { value } of points) {
-    lower = Math.min(lower, value);
-    upper = Math.max(upper, value);
-  }
-  return upper === lower ? { lower, upper: lower + 1 } : { lower, upper };
+  const values = points.map(({ value }) => value);
+  const lower = Math.min(0, ...values);
+  const upper = Math.max(0, ...values);
+  return { lower, upper: upper === lower ? lower + 1 : upper };
 }
 
-export function sparklineCoordinates(
-  points: readonly Point[],
-  windowMs: number,
-  nowMs: number,
-): Array<{ x: number; y: number }> {
+export function sparklineCoordinates(points: readonly Point[], windowMs: number, nowMs: number) {
   const { lower, upper } = valueRange(points);
   const startMs = nowMs - windowMs;
   return points.map(({ atMs, value }) => ({
