@@ -5,27 +5,16 @@
  */
 import { CST, Lexer } from "yaml";
 
-/** The mask in place of a value or a comment. */
 const MASK = "***";
-
 /** A key shown as it is: config keys and header names. Anything else in key position may be a value mistyped. */
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
 /** Tokens the Lexer adds that are not text of the line. */
 const SYNTHETIC = new Set<string | undefined>(["doc-mode", "scalar", "flow-error-end", "newline"]);
-/** Indicators and brackets, kept as they are. */
-const STRUCTURE = new Set<string | undefined>([
-  "seq-item-ind",
-  "explicit-key-ind",
-  "map-value-ind",
-  "flow-map-start",
-  "flow-seq-start",
-  "flow-map-end",
-  "flow-seq-end",
-  "comma",
-]);
 const FLOW_START = new Set<string | undefined>(["flow-map-start", "flow-seq-start"]);
 const FLOW_END = new Set<string | undefined>(["flow-map-end", "flow-seq-end", "comma"]);
+/** Indicators and brackets, kept as they are. */
+const STRUCTURE = new Set([...FLOW_START, ...FLOW_END, "seq-item-ind", "explicit-key-ind", "map-value-ind"]);
 
 interface MaskedLine {
   readonly text: string;
@@ -33,18 +22,8 @@ interface MaskedLine {
   columnOf(index: number): number;
 }
 
-interface Token {
-  readonly type: string | undefined;
-  readonly from: number;
-  readonly to: number;
-}
-
-interface Segment {
-  readonly from: number;
-  readonly to: number;
-  readonly at: number;
-  readonly kept: boolean;
-}
+type Token = { readonly type: string | undefined; readonly from: number; readonly to: number };
+type Segment = { readonly from: number; readonly to: number; readonly at: number; readonly kept: boolean };
 
 /** The line's own tokens, with where each stands in it; a plain scalar's type is undefined. */
 function tokensOf(line: string): Token[] {
