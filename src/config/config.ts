@@ -358,12 +358,11 @@ function listSetting(name: ListFlag, { flags, env }: FlagContext): ListSetting {
 /** A watch flag's values, with a problem when no URL flag (`appliesTo`) names a target for them. */
 function watchList(name: WatchFlag, appliesTo: string, urlCount: number, context: FlagContext): ListSetting {
   const specs = listSetting(name, context);
-  if (specs.values.length > 0 && urlCount === 0) {
+  if (specs.values.length > 0 && urlCount === 0)
     context.problems.push(
       `${specs.source}: applies to targets given with ${appliesTo}; with --config.file, list ${name}s under ` +
         `each target's \`${name}s:\``,
     );
-  }
   return specs;
 }
 
@@ -374,13 +373,10 @@ function flagAccountsOf(context: FlagContext, urlCount: number): WatchedAccount[
   return switchOf("account.activity", context) ? accounts.map((account) => ({ ...account, activity: true })) : accounts;
 }
 
-/**
- * An endpoint's schedule: --poll.interval (`forced`), the operator's latest word, beats every other; else the one
- * `written` for it, its own default period, the file's poll_interval, ours. The file's texts are checked by its schema.
- */
+/** --poll.interval (`forced`), the operator's latest word; else the one `written`, its own, the file's, ours. */
 function scheduleOf({ forced, file }: TargetOptions, endpoint: PollEndpoint, written: string | undefined): Schedule {
   const text = written ?? OWN_SCHEDULES[endpoint] ?? file.poll_interval ?? DEFAULTS.pollInterval;
-  return forced ?? (parseSchedule(text) as Schedule);
+  return forced ?? (parseSchedule(text) as Schedule); // the file's schema checked its texts
 }
 
 /** A Horizon target's schedules: its own, else the file's. */
@@ -401,11 +397,8 @@ function buildTargets(urls: ListSetting, options: TargetOptions): TargetConfig[]
   const markets = watchList("market", "--horizon.url", urls.values.length, options);
   const entries = markets.values.map(marketEntryFromFlag);
   for (const entry of entries) if (typeof entry === "string") problems.push(`${markets.source}: ${entry}`);
-  const flagMarkets = watchedMarkets(
-    entries.filter((entry) => typeof entry !== "string"),
-    markets.source,
-    problems,
-  );
+  const parsedMarkets = entries.filter((entry) => typeof entry !== "string");
+  const flagMarkets = watchedMarkets(parsedMarkets, markets.source, problems);
   const raisedFrom = corridorsSchedule(undefined, forced).raisedFrom;
   const raised = raisedFrom === undefined ? {} : { corridorsRaisedFrom: raisedFrom };
   return targetsOf<TargetEntry, TargetConfig>({

@@ -54,10 +54,8 @@ export async function loadTxProbe(
   env: NodeJS.ProcessEnv,
 ): Promise<TxProbeConfig | string> {
   const where = `target "${target.name}": tx_probe`;
-  const at =
-    entry.secret_file === undefined
-      ? `${where}.secret_env ${entry.secret_env}`
-      : `${where}.secret_file ${entry.secret_file}`;
+  const from = entry.secret_file === undefined ? `secret_env ${entry.secret_env}` : `secret_file ${entry.secret_file}`;
+  const at = `${where}.${from}`;
   const seed = await seedText(entry, env, at);
   if (typeof seed === "string") return seed;
   const { Keypair, StrKey } = stellarBase();
