@@ -112,6 +112,7 @@ export function watchedAccounts(
         : assetProblem(asset);
       if (problem !== undefined) problems.push(`${what}: max_outflow_per_hour: ${problem}`);
     }
+    const within = parseDuration(entry.expect_payment_within ?? "");
     accounts.push({
       name,
       id: entry.id,
@@ -119,21 +120,13 @@ export function watchedAccounts(
       offers: entry.offers ?? false,
       claimableBalances: entry.claimable_balances ?? false,
       cold: entry.cold ?? false,
-      ...activitySettings(entry),
+      activity: entry.activity,
+      operations: entry.operations,
+      expectPaymentWithinSeconds: within === undefined ? undefined : within / 1_000,
+      maxOutflowPerHour: entry.max_outflow_per_hour,
     });
   }
   return accounts;
-}
-
-/** An entry's flow settings (the activity job's), present only where set. */
-function activitySettings(entry: AccountEntry): Partial<WatchedAccount> {
-  const within = entry.expect_payment_within === undefined ? undefined : parseDuration(entry.expect_payment_within);
-  return {
-    ...(entry.activity === undefined ? {} : { activity: entry.activity }),
-    ...(entry.operations === undefined ? {} : { operations: entry.operations }),
-    ...(within === undefined ? {} : { expectPaymentWithinSeconds: within / 1_000 }),
-    ...(entry.max_outflow_per_hour === undefined ? {} : { maxOutflowPerHour: entry.max_outflow_per_hour }),
-  };
 }
 
 /** A watched account read over Stellar RPC: no offers or claimable balances, and the trustlines to read, named. */

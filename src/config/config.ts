@@ -273,9 +273,9 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
       listen,
       logLevel,
       shard,
-      ...(configFile ? { configFile: configFile.value } : {}),
-      ...(webConfigFile ? { webConfigFile: webConfigFile.value } : {}),
-      ...(web ? { web } : {}),
+      configFile: configFile?.value,
+      webConfigFile: webConfigFile?.value,
+      web,
     },
   };
 }
@@ -399,8 +399,7 @@ function buildTargets(urls: ListSetting, options: TargetOptions): TargetConfig[]
   for (const entry of entries) if (typeof entry === "string") problems.push(`${markets.source}: ${entry}`);
   const parsedMarkets = entries.filter((entry) => typeof entry !== "string");
   const flagMarkets = watchedMarkets(parsedMarkets, markets.source, problems);
-  const raisedFrom = corridorsSchedule(undefined, forced).raisedFrom;
-  const raised = raisedFrom === undefined ? {} : { corridorsRaisedFrom: raisedFrom };
+  const corridorsRaisedFrom = corridorsSchedule(undefined, forced).raisedFrom;
   return targetsOf<TargetEntry, TargetConfig>({
     ...options,
     label: "target",
@@ -425,7 +424,7 @@ function buildTargets(urls: ListSetting, options: TargetOptions): TargetConfig[]
         assets: watchedAssets(entry.assets ?? [], `${where}.assets`, problems),
         markets: watchedMarkets(entry.markets ?? [], `target "${basics.name}"`, problems),
         ...(entry.corridors?.length
-          ? { corridors: corridorsOf(entry.corridors, `${where}.corridors`, problems), ...raised }
+          ? { corridors: corridorsOf(entry.corridors, `${where}.corridors`, problems), corridorsRaisedFrom }
           : {}),
       };
     },
@@ -499,10 +498,10 @@ function watchedBy(shard: Shard, targets: readonly TargetConfig[], rpc: readonly
   const mine = <A extends { readonly id: string }>(accounts: readonly A[]) =>
     accounts.filter((account) => inShard(shard, account.id));
   return {
-    targets: targets.map(({ txProbe, ...target }) => ({
+    targets: targets.map((target) => ({
       ...target,
       accounts: mine(target.accounts),
-      ...(txProbe !== undefined && shard.index === 0 ? { txProbe } : {}),
+      txProbe: shard.index === 0 ? target.txProbe : undefined,
     })),
     rpcTargets: rpc.map((target) => ({
       ...target,

@@ -86,13 +86,8 @@ export function watchedContracts(
       const keyProblem = scValProblem(key.key);
       if (keyProblem !== undefined) problems.push(`${what}: key ${JSON.stringify(key.name)}: ${keyProblem}`);
     }
-    const within = entry.expect_events_within === undefined ? undefined : parseDuration(entry.expect_events_within);
-    return {
-      name,
-      id: entry.id,
-      keys,
-      ...(entry.events === undefined ? {} : { events: entry.events }),
-      ...(within === undefined ? {} : { expectEventsWithinSeconds: within / 1000 }),
-    };
+    const within = parseDuration(entry.expect_events_within ?? "");
+    const expectEventsWithinSeconds = within === undefined ? undefined : within / 1000;
+    return { name, id: entry.id, keys, events: entry.events, expectEventsWithinSeconds };
   });
 }

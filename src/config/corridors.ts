@@ -42,7 +42,7 @@ export function corridorsOf(entries: readonly CorridorEntry[], where: string, pr
   for (const { min_rate: minRate, ...entry } of entries) {
     if (seen.has(entry.name))
       problems.push(`${where}: corridor name "${entry.name}" is used twice (each is a \`corridor\` label)`);
-    else corridors.push({ ...entry, ...(minRate !== undefined ? { minRate } : {}) });
+    else corridors.push({ ...entry, minRate });
     seen.add(entry.name);
   }
   return corridors;

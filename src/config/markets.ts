@@ -65,7 +65,7 @@ export function watchedMarkets(entries: readonly MarketEntry[], where: string, p
       base: entry.base,
       counter: entry.counter,
       resolutionMs: MARKET_RESOLUTION_MINUTES[entry.resolution ?? "1m"] * 60_000,
-      ...(entry.reference_price === undefined ? {} : { referencePrice: entry.reference_price }),
+      referencePrice: entry.reference_price,
       makers: [...new Set(entry.makers ?? [])],
     });
   }
@@ -77,7 +77,7 @@ export function marketEntryFromFlag(value: string): MarketEntry | string {
   const match = /^(?:([^=/]+)=)?([^=/]+)\/([^=/]+)$/.exec(value.trim());
   if (match === null) return `${JSON.stringify(value)} is not [NAME=]BASE/COUNTER (e.g. XLM-USDC=native/USDC:G...)`;
   const [, name, base = "", counter = ""] = match;
-  return { ...(name === undefined ? {} : { name: name.trim() }), base: base.trim(), counter: counter.trim() };
+  return { name: name?.trim(), base: base.trim(), counter: counter.trim() };
 }
 
 /** `ask` sells base for counter; `bid` sells counter for base. */

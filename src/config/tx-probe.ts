@@ -72,7 +72,7 @@ export async function loadTxProbe(
     interval: entry.interval ?? TX_PROBE_DEFAULTS.interval,
     maxFee: entry.max_fee ?? TX_PROBE_DEFAULTS.maxFee,
     allowPubnet,
-    ...(entry.secret_file === undefined ? {} : { secretFile: entry.secret_file }),
+    secretFile: entry.secret_file,
   });
 }
 
@@ -86,7 +86,7 @@ export function txProbeWith(
     maxFee: options.maxFee,
     allowPubnet: options.allowPubnet,
     accountId: signer.publicKey(),
-    ...(options.secretFile === undefined ? {} : { secretFile: options.secretFile }),
+    secretFile: options.secretFile,
     signer: new Secret(signer, signer.secret()),
   };
 }

@@ -89,7 +89,7 @@ export async function loadWebConfig(path: string, problems: string[]): Promise<W
       cert,
       key: new Secret(key),
       minVersion: TLS_VERSIONS[tls.min_version ?? "TLS12"],
-      ...(tls.max_version ? { maxVersion: TLS_VERSIONS[tls.max_version] } : {}),
+      maxVersion: tls.max_version && TLS_VERSIONS[tls.max_version],
     },
   };
 }
