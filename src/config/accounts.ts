@@ -77,10 +77,7 @@ function assetProblem(asset: string): string | undefined {
   return `"${asset}" is not native, ${CODE_ISSUER} or pool:<64-hex liquidity pool id>`;
 }
 
-/**
- * Checks a target's accounts; `where` names the target in each problem. A secret seed given as an id or issuer is
- * refused at its `keyPath` (the flag, or its key path in the file) without naming the entry, which may be the seed.
- */
+/** Checks a target's accounts, `where` naming it; a seed as id or issuer is refused at `keyPath`, the entry unnamed. */
 export function watchedAccounts(
   entries: readonly AccountEntry[],
   where: string,

@@ -301,8 +301,6 @@ function parseFlags(argv: readonly string[]): FlagValues | string {
   try {
     return parseArgs({
       args: argv.map((argument) => (argument === "-h" ? "--help" : argument)),
-      strict: true,
-      allowPositionals: false,
       options: Object.fromEntries(
         Object.entries(FLAGS).map(([name, flag]) => [
           name,
@@ -489,10 +487,7 @@ function logLevelOf(logLevel: Setting | undefined, file: ConfigFile, problems: s
   return level ?? file.log?.level ?? DEFAULTS.logLevel;
 }
 
-/**
- * This shard's share of each target's accounts and contracts (shard 0 reads the state-archival settings wherever
- * any shard watches contracts); the tx probe on shard 0 alone (two probing one account would race for its sequence).
- */
+/** This shard's accounts and contracts; the tx probe on shard 0 alone (two on one account race for its sequence). */
 function watchedBy(shard: Shard, targets: readonly TargetConfig[], rpc: readonly RpcTargetConfig[]) {
   if (shard.total === 1) return { targets, rpcTargets: rpc };
   const mine = <A extends { readonly id: string }>(accounts: readonly A[]) =>

@@ -1,7 +1,4 @@
-/**
- * Watched Soroban contracts: what an RPC target's `contracts:` key, `--contract` and CONTRACTS describe, checked
- * when the configuration loads: one undecodable key would fail a whole 200-key getLedgerEntries call at the RPC.
- */
+/** Watched Soroban contracts, checked at load: one undecodable key would fail a whole 200-key getLedgerEntries call. */
 import { z } from "zod";
 import { stellarBase } from "../stellar-base.js";
 import { parseDuration } from "./duration.js";

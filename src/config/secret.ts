@@ -1,7 +1,4 @@
-/**
- * Secrets as a type, as prometheus/common's `config.Secret`: a value that prints as `<secret>` wherever it is turned
- * into text (template strings, JSON, util.inspect, pino), so it is used on purpose only: `reveal()` where it is sent.
- */
+/** Secrets as a type, as prometheus/common's `config.Secret`: `<secret>` as any text; `reveal()` only where sent. */
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { inspect } from "node:util";
 

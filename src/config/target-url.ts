@@ -1,7 +1,4 @@
-/**
- * A target's URL, split into what may be shown and what may not. Hosted Horizon and Stellar RPC providers put their
- * API keys in the userinfo, the path (`/<token>/`) or the query (`?apikey=`): only the origin is always shown.
- */
+/** A target's URL: hosted providers put API keys in userinfo, path or query, so only the origin is always shown. */
 import { Secret } from "./secret.js";
 
 /** A path segment with more letters and digits than this is taken for a token (API keys are 20 and up). */

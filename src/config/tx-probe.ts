@@ -1,7 +1,4 @@
-/**
- * The transaction probe's per-target settings (`tx_probe:`). The signing seed is read here, from a file or an
- * environment variable, and held as a Secret: it never enters a message, a log line or anything serialised.
- */
+/** The tx probe's settings (`tx_probe:`); its seed, from a file or env var, is a Secret: never in a message or log. */
 import { stat, readFile } from "node:fs/promises";
 import type { Keypair } from "@stellar/stellar-base";
 import { stellarBase } from "../stellar-base.js";

@@ -159,18 +159,17 @@ function syntaxReason(error: YAMLError): string {
   return reason;
 }
 
-const OPENERS: Record<string, string> = { "]": "[", "}": "{" };
-
 /** The offending token: the YAML library reports some errors where it noticed them (a line start, past a bracket). */
 function offendingOffset(text: string, error: YAMLError): number {
   const at = error.pos[0];
   const closer = /end with a ([\]}])$/.exec(error.message.replace(/ at line[\s\S]*$/, ""))?.[1];
   if (closer !== undefined) {
     // The bracket that was never closed: the nearest opener before the error without its closer.
+    const opener = closer === "]" ? "[" : "{";
     let depth = 0;
     for (let index = at - 1; index >= 0; index--) {
       if (text[index] === closer) depth++;
-      else if (text[index] === OPENERS[closer] && depth-- === 0) return index;
+      else if (text[index] === opener && depth-- === 0) return index;
     }
   }
   const quote = /^Missing closing (["'])quote/.exec(error.message)?.[1];

@@ -1,7 +1,6 @@
 /**
- * A YAML line as an error message may show it: its structure (indentation, indicators, brackets) and keys kept, every
- * value and comment replaced by `***`. A syntax error's line can hold a secret (a token pasted during a rotation, a
- * password in a URL), and the message reaches terminals and logs. The yaml package's own Lexer cuts it into tokens.
+ * A YAML line as an error message may show it: structure and keys kept, every value and comment `***`, as the line of
+ * a syntax error may hold a secret (a token pasted mid-rotation, a password in a URL). The yaml Lexer cuts the tokens.
  */
 import { CST, Lexer } from "yaml";
 
@@ -47,10 +46,7 @@ function isKey(line: string, tokens: readonly Token[], index: number): boolean {
   return type !== undefined || !/\s/.test(line.slice(from, to));
 }
 
-/**
- * Where a value starting at token `index` ends: the line's end in block context; in a flow collection, the next
- * comma or closing bracket, without the spaces before it.
- */
+/** Where a value from token `index` ends: the line's end in block context, else before the next comma or bracket. */
 function valueEnd(tokens: readonly Token[], index: number, depth: number): number {
   if (depth === 0) return tokens.length;
   let end = index;
