@@ -65,11 +65,10 @@ export function accountIdProblem(id: string): string | undefined {
 /** A credit asset, as problems describe it. */
 export const CODE_ISSUER = "CODE:ISSUER (a 1-12 character code and a G... issuer)";
 export const ASSET_CODE = /^[A-Za-z0-9]{1,12}$/;
-const POOL_ID = /^pool:[0-9a-f]{64}$/;
 
 /** Why `asset` is not `native`, `CODE:ISSUER` or `pool:<liquidity_pool_id>`, or undefined. */
 function assetProblem(asset: string): string | undefined {
-  if (asset === "native" || POOL_ID.test(asset)) return undefined;
+  if (asset === "native" || /^pool:[0-9a-f]{64}$/.test(asset)) return undefined;
   const [code = "", issuer = "", ...rest] = asset.split(":");
   if (looksLikeSeed(issuer)) return `the issuer: ${SEED_NOT_ACCOUNT}`;
   if (rest.length === 0 && ASSET_CODE.test(code) && stellarBase().StrKey.isValidEd25519PublicKey(issuer))
@@ -77,7 +76,7 @@ function assetProblem(asset: string): string | undefined {
   return `"${asset}" is not native, ${CODE_ISSUER} or pool:<64-hex liquidity pool id>`;
 }
 
-/** Checks a target's accounts, `where` naming it; a seed as id or issuer is refused at `keyPath`, the entry unnamed. */
+/** Checks a target's accounts (`where` names it); a seed as id or issuer is refused at `keyPath`, never quoted. */
 export function watchedAccounts(
   entries: readonly AccountEntry[],
   where: string,

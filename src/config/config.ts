@@ -9,16 +9,8 @@ import { corridorsOf, corridorsSchedule, type CorridorConfig } from "./corridors
 import { loadTxProbe, withProbeAccount, type TxProbeConfig } from "./tx-probe.js";
 import { parseDuration } from "./duration.js";
 import { flagProblem } from "./messages.js";
-import {
-  LOG_LEVELS,
-  MAX_POOLS,
-  POOLS_MAX_RANGE,
-  configFileSchema,
-  type ConfigFile,
-  type LogLevel,
-  type RpcTargetEntry,
-  type TargetEntry,
-} from "./file-schema.js";
+import { LOG_LEVELS, MAX_POOLS, POOLS_MAX_RANGE, configFileSchema } from "./file-schema.js";
+import type { ConfigFile, LogLevel, RpcTargetEntry, TargetEntry } from "./file-schema.js";
 import type { RpcTargetConfig } from "./rpc-targets.js";
 import { targetsOf, type ListSetting, type TargetBasics } from "./targets.js";
 import { parseSchedule, type Schedule } from "./schedule.js";

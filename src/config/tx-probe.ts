@@ -76,16 +76,10 @@ export async function loadTxProbe(
 /** Settings for a probe signing with `signer`; the interval must be a valid schedule. */
 export function txProbeWith(
   signer: Keypair,
-  options: { interval: string; maxFee: number; allowPubnet: boolean; secretFile?: string },
+  { interval, ...options }: { interval: string; maxFee: number; allowPubnet: boolean; secretFile?: string },
 ): TxProbeConfig {
-  return {
-    schedule: parseSchedule(options.interval) as Schedule,
-    maxFee: options.maxFee,
-    allowPubnet: options.allowPubnet,
-    accountId: signer.publicKey(),
-    secretFile: options.secretFile,
-    signer: new Secret(signer, signer.secret()),
-  };
+  const schedule = parseSchedule(interval) as Schedule;
+  return { ...options, schedule, accountId: signer.publicKey(), signer: new Secret(signer, signer.secret()) };
 }
 
 /** The probe's account joins the watched accounts (its balance running out is alerted on). */

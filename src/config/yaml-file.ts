@@ -1,15 +1,6 @@
 import { readFile } from "node:fs/promises";
-import {
-  isAlias,
-  isMap,
-  isScalar,
-  isSeq,
-  LineCounter,
-  parseDocument,
-  visit,
-  type Document,
-  type YAMLError,
-} from "yaml";
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit } from "yaml";
+import type { Document, YAMLError } from "yaml";
 import type { z } from "zod";
 import { closestName, operatorMessage } from "./messages.js";
 import { maskYamlLine } from "./yaml-mask.js";
