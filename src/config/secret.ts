@@ -42,11 +42,9 @@ export class Secret<T = string> {
   toString(): string {
     return SECRET_PLACEHOLDER;
   }
-
   toJSON(): string {
     return SECRET_PLACEHOLDER;
   }
-
   [inspect.custom](): string {
     return SECRET_PLACEHOLDER;
   }

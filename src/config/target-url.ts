@@ -7,8 +7,6 @@ const LONGEST_PUBLIC_SEGMENT = 16;
 const HIDDEN_PATH = "/…";
 
 export class TargetUrl {
-  /** `scheme://host[:port]`. */
-  readonly origin: string;
   /** `host[:port]`: the default `horizon` and `rpc` label. */
   readonly host: string;
   readonly hostname: string;
@@ -22,7 +20,6 @@ export class TargetUrl {
   /** `text` must be an absolute URL (the config schema checks it); `showPath` is the target's `show_path`. */
   constructor(text: string, showPath = false) {
     const url = new URL(text);
-    this.origin = url.origin;
     this.host = url.host;
     this.hostname = url.hostname;
     this.display = `${url.origin}${showPath || pathIsPublic(url.pathname) ? url.pathname : HIDDEN_PATH}`;
