@@ -273,17 +273,16 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
 }
 
 /** The settings the config file alone gives, or their defaults. */
-function fileSettings(file: ConfigFile, poolsMax: number) {
-  const pools = file.liquidity_pools;
+function fileSettings({ http, ledgers, liquidity_pools: pools, freshness }: ConfigFile, poolsMax: number) {
   return {
-    retries: file.http?.retries ?? DEFAULTS.retries,
-    maxBodyBytes: file.http?.max_body_size ?? DEFAULTS.maxBodyBytes,
+    retries: http?.retries ?? DEFAULTS.retries,
+    maxBodyBytes: http?.max_body_size ?? DEFAULTS.maxBodyBytes,
     ledgers: {
-      maxPagesPerPoll: file.ledgers?.max_pages_per_poll ?? DEFAULTS.maxPagesPerPoll,
-      backfill: file.ledgers?.backfill ?? DEFAULTS.backfill,
+      maxPagesPerPoll: ledgers?.max_pages_per_poll ?? DEFAULTS.maxPagesPerPoll,
+      backfill: ledgers?.backfill ?? DEFAULTS.backfill,
     },
     liquidityPools: { max: poolsMax, reserves: pools?.reserves ?? [], ids: pools?.ids ?? [] },
-    staleAfterIntervals: file.freshness?.stale_after_intervals ?? DEFAULTS.staleAfterIntervals,
+    staleAfterIntervals: freshness?.stale_after_intervals ?? DEFAULTS.staleAfterIntervals,
   };
 }
 
