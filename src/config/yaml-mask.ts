@@ -15,14 +15,7 @@ const FLOW_END = new Set<string | undefined>(["flow-map-end", "flow-seq-end", "c
 /** Indicators and brackets, kept as they are. */
 const STRUCTURE = new Set([...FLOW_START, ...FLOW_END, "seq-item-ind", "explicit-key-ind", "map-value-ind"]);
 
-interface MaskedLine {
-  readonly text: string;
-  /** Where the character at `index` of the original line is in `text` (a masked value's: the mask's start). */
-  columnOf(index: number): number;
-}
-
 type Token = { readonly type: string | undefined; readonly from: number; readonly to: number };
-type Segment = { readonly from: number; readonly to: number; readonly at: number; readonly kept: boolean };
 
 /** The line's own tokens, with where each stands in it; a plain scalar's type is undefined. */
 function tokensOf(line: string): Token[] {
@@ -55,8 +48,8 @@ function valueEnd(tokens: readonly Token[], index: number, depth: number): numbe
   return end;
 }
 
-export function maskYamlLine(line: string): MaskedLine {
-  const segments: Segment[] = [];
+export function maskYamlLine(line: string) {
+  const segments: { from: number; to: number; at: number; kept: boolean }[] = [];
   let text = "";
   const keep = (from: number, to: number) => {
     segments.push({ from, to, at: text.length, kept: true });
@@ -93,7 +86,8 @@ export function maskYamlLine(line: string): MaskedLine {
   }
   return {
     text,
-    columnOf(at: number) {
+    /** Where the character at `at` of the original line is in `text` (a masked value's: the mask's start). */
+    columnOf(at: number): number {
       const segment = segments.find(({ from, to }) => at >= from && at < to);
       if (segment === undefined) return text.length;
       return segment.kept ? segment.at + (at - segment.from) : segment.at;
