@@ -440,7 +440,9 @@ function buildRpcTargets(urls: ListSetting, options: TargetOptions): RpcTargetCo
   const flagAssets = listSetting("account.asset", options);
   const contracts = watchList("contract", "--rpc.url", urls.values.length, options);
   const watched = watchedContracts(contracts.values.map(namedIdFromFlag), contracts.source, problems);
-  const flagContracts = switchOf("contract.events", options) ? watched.map((c) => ({ ...c, events: true })) : watched;
+  const flagContracts = switchOf("contract.events", options)
+    ? watched.map((contract) => ({ ...contract, events: true }))
+    : watched;
   // The flag accounts were checked with the Horizon targets': only their assets are new here.
   const flagReads = urls.values.length ? withAssets(flagAccounts, flagAssets.values, flagAssets.source, problems) : [];
   return targetsOf<RpcTargetEntry, RpcTargetConfig>({
