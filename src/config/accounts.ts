@@ -65,11 +65,10 @@ export function accountIdProblem(id: string): string | undefined {
 /** A credit asset, as problems describe it. */
 export const CODE_ISSUER = "CODE:ISSUER (a 1-12 character code and a G... issuer)";
 export const ASSET_CODE = /^[A-Za-z0-9]{1,12}$/;
-const POOL_ID = /^pool:[0-9a-f]{64}$/;
 
 /** Why `asset` is not `native`, `CODE:ISSUER` or `pool:<liquidity_pool_id>`, or undefined. */
 function assetProblem(asset: string): string | undefined {
-  if (asset === "native" || POOL_ID.test(asset)) return undefined;
+  if (asset === "native" || /^pool:[0-9a-f]{64}$/.test(asset)) return undefined;
   const [code = "", issuer = "", ...rest] = asset.split(":");
   if (looksLikeSeed(issuer)) return `the issuer: ${SEED_NOT_ACCOUNT}`;
   if (rest.length === 0 && ASSET_CODE.test(code) && stellarBase().StrKey.isValidEd25519PublicKey(issuer))
@@ -77,10 +76,7 @@ function assetProblem(asset: string): string | undefined {
   return `"${asset}" is not native, ${CODE_ISSUER} or pool:<64-hex liquidity pool id>`;
 }
 
-/**
- * Checks a target's accounts; `where` names the target in each problem. A secret seed given as an id or issuer is
- * refused at its `keyPath` (the flag, or its key path in the file) without naming the entry, which may be the seed.
- */
+/** Checks a target's accounts (`where` names it); a seed as id or issuer is refused at `keyPath`, never quoted. */
 export function watchedAccounts(
   entries: readonly AccountEntry[],
   where: string,
@@ -112,6 +108,7 @@ export function watchedAccounts(
         : assetProblem(asset);
       if (problem !== undefined) problems.push(`${what}: max_outflow_per_hour: ${problem}`);
     }
+    const within = parseDuration(entry.expect_payment_within ?? "");
     accounts.push({
       name,
       id: entry.id,
@@ -119,21 +116,13 @@ export function watchedAccounts(
       offers: entry.offers ?? false,
       claimableBalances: entry.claimable_balances ?? false,
       cold: entry.cold ?? false,
-      ...activitySettings(entry),
+      activity: entry.activity,
+      operations: entry.operations,
+      expectPaymentWithinSeconds: within === undefined ? undefined : within / 1_000,
+      maxOutflowPerHour: entry.max_outflow_per_hour,
     });
   }
   return accounts;
-}
-
-/** An entry's flow settings (the activity job's), present only where set. */
-function activitySettings(entry: AccountEntry): Partial<WatchedAccount> {
-  const within = entry.expect_payment_within === undefined ? undefined : parseDuration(entry.expect_payment_within);
-  return {
-    ...(entry.activity === undefined ? {} : { activity: entry.activity }),
-    ...(entry.operations === undefined ? {} : { operations: entry.operations }),
-    ...(within === undefined ? {} : { expectPaymentWithinSeconds: within / 1_000 }),
-    ...(entry.max_outflow_per_hour === undefined ? {} : { maxOutflowPerHour: entry.max_outflow_per_hour }),
-  };
 }
 
 /** A watched account read over Stellar RPC: no offers or claimable balances, and the trustlines to read, named. */

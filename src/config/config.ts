@@ -3,22 +3,14 @@ import { z } from "zod";
 import { ENDPOINTS, type Endpoint, type PollEndpoint } from "../catalog/metrics.js";
 import { namedIdFromFlag, rpcWatchedAccounts, watchedAccounts, withAssets, type WatchedAccount } from "./accounts.js";
 import { watchedAssets, type WatchedAsset } from "./assets.js";
-import { watchedContracts, type WatchedContract } from "./contracts.js";
-import { marketEntryFromFlag, watchedMarkets, type MarketEntry, type WatchedMarket } from "./markets.js";
+import { watchedContracts } from "./contracts.js";
+import { marketEntryFromFlag, watchedMarkets, type WatchedMarket } from "./markets.js";
 import { corridorsOf, corridorsSchedule, type CorridorConfig } from "./corridors.js";
 import { loadTxProbe, withProbeAccount, type TxProbeConfig } from "./tx-probe.js";
 import { parseDuration } from "./duration.js";
 import { flagProblem } from "./messages.js";
-import {
-  LOG_LEVELS,
-  MAX_POOLS,
-  POOLS_MAX_RANGE,
-  configFileSchema,
-  type ConfigFile,
-  type LogLevel,
-  type RpcTargetEntry,
-  type TargetEntry,
-} from "./file-schema.js";
+import { LOG_LEVELS, MAX_POOLS, POOLS_MAX_RANGE, configFileSchema } from "./file-schema.js";
+import type { ConfigFile, LogLevel, RpcTargetEntry, TargetEntry } from "./file-schema.js";
 import type { RpcTargetConfig } from "./rpc-targets.js";
 import { targetsOf, type ListSetting, type TargetBasics } from "./targets.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
@@ -228,6 +220,10 @@ type TargetOptions = FlagContext & {
   readonly flagAccounts: readonly WatchedAccount[];
 };
 
+const NO_TARGET =
+  "no Horizon or Stellar RPC to poll: give --horizon.url=URL (or HORIZON_URL) or --rpc.url=URL (or RPC_URL), or " +
+  "`targets`/`rpc_targets` in --config.file";
+
 /** Flags, then environment variables, then the config file, then defaults. */
 export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<CommandLine> {
   const flags = parseFlags(argv);
@@ -239,7 +235,8 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const context: FlagContext = { flags, env, problems };
   const setting = (name: ValueFlag): Setting | undefined => settingOf(name, context);
   const configFile = setting("config.file");
-  const file = configFile ? await readConfigFile(configFile.value, problems) : {};
+  const file =
+    (configFile && (await readYamlDocument(configFile.value, "config file", configFileSchema, problems))) ?? {};
   const urls = listSetting("horizon.url", context);
   const rpcUrls = listSetting("rpc.url", context);
   const flagAccounts = flagAccountsOf(context, urls.values.length + rpcUrls.values.length);
@@ -250,12 +247,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   if (urls.values.length === 0) await attachTxProbes(targets, options);
   const rpc = buildRpcTargets(rpcUrls, options);
   const noTarget = targets.length === 0 && rpc.length === 0 && problems.length === 0;
-  if (noTarget) {
-    problems.push(
-      "no Horizon or Stellar RPC to poll: give --horizon.url=URL (or HORIZON_URL) or --rpc.url=URL (or " +
-        "RPC_URL), or `targets`/`rpc_targets` in --config.file",
-    );
-  }
+  if (noTarget) problems.push(NO_TARGET);
   const webConfigFile = setting("web.config.file");
   const web = webConfigFile ? await loadWebConfig(webConfigFile.value, problems) : undefined;
   const fileListen = { source: "web.listen_address", value: file.web?.listen_address ?? DEFAULTS.listenAddress };
@@ -273,28 +265,24 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
       listen,
       logLevel,
       shard,
-      ...(configFile ? { configFile: configFile.value } : {}),
-      ...(webConfigFile ? { webConfigFile: webConfigFile.value } : {}),
-      ...(web ? { web } : {}),
+      configFile: configFile?.value,
+      webConfigFile: webConfigFile?.value,
+      web,
     },
   };
 }
 
 /** The settings the config file alone gives, or their defaults. */
-function fileSettings(
-  file: ConfigFile,
-  poolsMax: number,
-): Pick<ExporterConfig, "retries" | "maxBodyBytes" | "ledgers" | "liquidityPools" | "staleAfterIntervals"> {
-  const pools = file.liquidity_pools;
+function fileSettings({ http, ledgers, liquidity_pools: pools, freshness }: ConfigFile, poolsMax: number) {
   return {
-    retries: file.http?.retries ?? DEFAULTS.retries,
-    maxBodyBytes: file.http?.max_body_size ?? DEFAULTS.maxBodyBytes,
+    retries: http?.retries ?? DEFAULTS.retries,
+    maxBodyBytes: http?.max_body_size ?? DEFAULTS.maxBodyBytes,
     ledgers: {
-      maxPagesPerPoll: file.ledgers?.max_pages_per_poll ?? DEFAULTS.maxPagesPerPoll,
-      backfill: file.ledgers?.backfill ?? DEFAULTS.backfill,
+      maxPagesPerPoll: ledgers?.max_pages_per_poll ?? DEFAULTS.maxPagesPerPoll,
+      backfill: ledgers?.backfill ?? DEFAULTS.backfill,
     },
     liquidityPools: { max: poolsMax, reserves: pools?.reserves ?? [], ids: pools?.ids ?? [] },
-    staleAfterIntervals: file.freshness?.stale_after_intervals ?? DEFAULTS.staleAfterIntervals,
+    staleAfterIntervals: freshness?.stale_after_intervals ?? DEFAULTS.staleAfterIntervals,
   };
 }
 
@@ -304,8 +292,6 @@ function parseFlags(argv: readonly string[]): FlagValues | string {
   try {
     return parseArgs({
       args: argv.map((argument) => (argument === "-h" ? "--help" : argument)),
-      strict: true,
-      allowPositionals: false,
       options: Object.fromEntries(
         Object.entries(FLAGS).map(([name, flag]) => [
           name,
@@ -361,12 +347,11 @@ function listSetting(name: ListFlag, { flags, env }: FlagContext): ListSetting {
 /** A watch flag's values, with a problem when no URL flag (`appliesTo`) names a target for them. */
 function watchList(name: WatchFlag, appliesTo: string, urlCount: number, context: FlagContext): ListSetting {
   const specs = listSetting(name, context);
-  if (specs.values.length > 0 && urlCount === 0) {
+  if (specs.values.length > 0 && urlCount === 0)
     context.problems.push(
       `${specs.source}: applies to targets given with ${appliesTo}; with --config.file, list ${name}s under ` +
         `each target's \`${name}s:\``,
     );
-  }
   return specs;
 }
 
@@ -377,34 +362,10 @@ function flagAccountsOf(context: FlagContext, urlCount: number): WatchedAccount[
   return switchOf("account.activity", context) ? accounts.map((account) => ({ ...account, activity: true })) : accounts;
 }
 
-/** Every --contract, or else CONTRACTS' list; --contract.events counts their events. */
-function flagContractsOf(context: FlagContext, urlCount: number): WatchedContract[] {
-  const { source, values } = watchList("contract", "--rpc.url", urlCount, context);
-  const contracts = watchedContracts(values.map(namedIdFromFlag), source, context.problems);
-  return switchOf("contract.events", context)
-    ? contracts.map((contract) => ({ ...contract, events: true }))
-    : contracts;
-}
-
-/** Every --market, or else MARKETS' list. */
-function flagMarketsOf(context: FlagContext, urlCount: number): WatchedMarket[] {
-  const { source, values } = watchList("market", "--horizon.url", urlCount, context);
-  const entries: MarketEntry[] = [];
-  for (const value of values) {
-    const entry = marketEntryFromFlag(value);
-    if (typeof entry === "string") context.problems.push(`${source}: ${entry}`);
-    else entries.push(entry);
-  }
-  return watchedMarkets(entries, source, context.problems);
-}
-
-/**
- * An endpoint's schedule: --poll.interval (`forced`), the operator's latest word, beats every other; else the one
- * `written` for it, its own default period, the file's poll_interval, ours. The file's texts are checked by its schema.
- */
+/** --poll.interval (`forced`), the operator's latest word; else the one `written`, its own, the file's, ours. */
 function scheduleOf({ forced, file }: TargetOptions, endpoint: PollEndpoint, written: string | undefined): Schedule {
   const text = written ?? OWN_SCHEDULES[endpoint] ?? file.poll_interval ?? DEFAULTS.pollInterval;
-  return forced ?? (parseSchedule(text) as Schedule);
+  return forced ?? (parseSchedule(text) as Schedule); // the file's schema checked its texts
 }
 
 /** A Horizon target's schedules: its own, else the file's. */
@@ -419,49 +380,44 @@ function schedulesOf(options: TargetOptions, overrides?: TargetEntry["schedules"
 
 /** Horizon targets from --horizon.url when given (they replace the file's), else from the file; names unique. */
 function buildTargets(urls: ListSetting, options: TargetOptions): TargetConfig[] {
-  const { file, path, forced, timeoutMs, problems } = options;
+  const { file, path, forced, problems } = options;
   const assets = watchList("asset", "--horizon.url", urls.values.length, options);
-  const flagWatched = {
-    accounts: options.flagAccounts,
-    assets: watchedAssets(assets.values, assets.source, problems),
-    markets: flagMarketsOf(options, urls.values.length),
-  };
-  const raisedFrom = corridorsSchedule(undefined, forced).raisedFrom;
-  const raised = raisedFrom === undefined ? {} : { corridorsRaisedFrom: raisedFrom };
-  return targetsOf<TargetEntry, TargetConfig>(
-    {
-      label: "target",
-      urls,
-      entries: file.targets ?? [],
-      timeoutMs,
-      fromUrl: (basics) => ({
+  const flagAssets = watchedAssets(assets.values, assets.source, problems);
+  const markets = watchList("market", "--horizon.url", urls.values.length, options);
+  const entries = markets.values.map(marketEntryFromFlag);
+  for (const entry of entries) if (typeof entry === "string") problems.push(`${markets.source}: ${entry}`);
+  const parsedMarkets = entries.filter((entry) => typeof entry !== "string");
+  const flagMarkets = watchedMarkets(parsedMarkets, markets.source, problems);
+  const corridorsRaisedFrom = corridorsSchedule(undefined, forced).raisedFrom;
+  return targetsOf<TargetEntry, TargetConfig>({
+    ...options,
+    label: "target",
+    urls,
+    entries: file.targets ?? [],
+    fromUrl: (basics) => ({
+      ...basics,
+      accounts: options.flagAccounts,
+      assets: flagAssets,
+      markets: flagMarkets,
+      schedules: schedulesOf(options),
+      requestBudgetPerHour: DEFAULTS.requestBudgetPerHour,
+    }),
+    fromEntry: (basics, entry, targetIndex) => {
+      const where = `${path}: targets[${targetIndex}]`;
+      const keyPath = (index: number, key: string) => `${where}.accounts[${index}].${key}`;
+      return {
         ...basics,
-        ...flagWatched,
-        schedules: schedulesOf(options),
-        requestBudgetPerHour: DEFAULTS.requestBudgetPerHour,
-      }),
-      fromEntry: (basics, entry, targetIndex) => {
-        const where = `${path}: targets[${targetIndex}]`;
-        return {
-          ...basics,
-          schedules: schedulesOf(options, entry.schedules),
-          requestBudgetPerHour: entry.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour,
-          accounts: watchedAccounts(
-            entry.accounts ?? [],
-            `target "${basics.name}"`,
-            problems,
-            (index, key) => `${where}.accounts[${index}].${key}`,
-          ),
-          assets: watchedAssets(entry.assets ?? [], `${where}.assets`, problems),
-          markets: watchedMarkets(entry.markets ?? [], `target "${basics.name}"`, problems),
-          ...(entry.corridors?.length
-            ? { corridors: corridorsOf(entry.corridors, `${where}.corridors`, problems), ...raised }
-            : {}),
-        };
-      },
+        schedules: schedulesOf(options, entry.schedules),
+        requestBudgetPerHour: entry.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour,
+        accounts: watchedAccounts(entry.accounts ?? [], `target "${basics.name}"`, problems, keyPath),
+        assets: watchedAssets(entry.assets ?? [], `${where}.assets`, problems),
+        markets: watchedMarkets(entry.markets ?? [], `target "${basics.name}"`, problems),
+        ...(entry.corridors?.length
+          ? { corridors: corridorsOf(entry.corridors, `${where}.corridors`, problems), corridorsRaisedFrom }
+          : {}),
+      };
     },
-    problems,
-  );
+  });
 }
 
 /** getNetwork and getVersionInfo change only on upgrades: polled this often, or at the status schedule if rarer. */
@@ -469,7 +425,7 @@ const RPC_VERSIONS_SCHEDULE = parseSchedule("10m") as Schedule;
 
 /** Stellar RPC targets from --rpc.url when given (they replace the file's), else from the file; names unique. */
 function buildRpcTargets(urls: ListSetting, options: TargetOptions): RpcTargetConfig[] {
-  const { file, timeoutMs, flagAccounts, problems } = options;
+  const { file, flagAccounts, problems } = options;
   const written = file.schedules;
   const shared = {
     accounts: scheduleOf(options, "accounts", written?.accounts),
@@ -482,33 +438,34 @@ function buildRpcTargets(urls: ListSetting, options: TargetOptions): RpcTargetCo
     return { status, versions, ...shared };
   };
   const flagAssets = listSetting("account.asset", options);
-  const flagContracts = flagContractsOf(options, urls.values.length);
+  const contracts = watchList("contract", "--rpc.url", urls.values.length, options);
+  const watched = watchedContracts(contracts.values.map(namedIdFromFlag), contracts.source, problems);
+  const flagContracts = switchOf("contract.events", options)
+    ? watched.map((contract) => ({ ...contract, events: true }))
+    : watched;
   // The flag accounts were checked with the Horizon targets': only their assets are new here.
   const flagReads = urls.values.length ? withAssets(flagAccounts, flagAssets.values, flagAssets.source, problems) : [];
-  return targetsOf<RpcTargetEntry, RpcTargetConfig>(
-    {
-      label: "Stellar RPC target",
-      urls,
-      entries: file.rpc_targets ?? [],
-      timeoutMs,
-      fromUrl: (basics) => ({
+  return targetsOf<RpcTargetEntry, RpcTargetConfig>({
+    ...options,
+    label: "Stellar RPC target",
+    urls,
+    entries: file.rpc_targets ?? [],
+    fromUrl: (basics) => ({
+      ...basics,
+      schedules: schedulesFor(undefined),
+      accounts: flagReads,
+      contracts: flagContracts,
+    }),
+    fromEntry: (basics, entry) => {
+      const where = `Stellar RPC target "${basics.name}"`;
+      return {
         ...basics,
-        schedules: schedulesFor(undefined),
-        accounts: flagReads,
-        contracts: flagContracts,
-      }),
-      fromEntry: (basics, entry) => {
-        const where = `Stellar RPC target "${basics.name}"`;
-        return {
-          ...basics,
-          schedules: schedulesFor(entry.schedule),
-          accounts: rpcWatchedAccounts(entry.accounts ?? [], entry.account_assets ?? [], where, problems),
-          contracts: watchedContracts(entry.contracts ?? [], where, problems),
-        };
-      },
+        schedules: schedulesFor(entry.schedule),
+        accounts: rpcWatchedAccounts(entry.accounts ?? [], entry.account_assets ?? [], where, problems),
+        contracts: watchedContracts(entry.contracts ?? [], where, problems),
+      };
     },
-    problems,
-  );
+  });
 }
 
 function poolsMaxOf(text: string): number | string {
@@ -523,30 +480,16 @@ function logLevelOf(logLevel: Setting | undefined, file: ConfigFile, problems: s
   return level ?? file.log?.level ?? DEFAULTS.logLevel;
 }
 
-async function readConfigFile(path: string, problems: string[]): Promise<ConfigFile> {
-  const loaded = await readYamlDocument(path, "config file", configFileSchema);
-  if ("value" in loaded) return loaded.value;
-  problems.push(...loaded.problems);
-  return {};
-}
-
-/**
- * This shard's share of each target's accounts and contracts (shard 0 reads the state-archival settings wherever
- * any shard watches contracts); the tx probe on shard 0 alone (two probing one account would race for its sequence).
- */
-function watchedBy(
-  shard: Shard,
-  targets: readonly TargetConfig[],
-  rpc: readonly RpcTargetConfig[],
-): Pick<ExporterConfig, "targets" | "rpcTargets"> {
+/** This shard's accounts and contracts; the tx probe on shard 0 alone (two on one account race for its sequence). */
+function watchedBy(shard: Shard, targets: readonly TargetConfig[], rpc: readonly RpcTargetConfig[]) {
   if (shard.total === 1) return { targets, rpcTargets: rpc };
   const mine = <A extends { readonly id: string }>(accounts: readonly A[]) =>
     accounts.filter((account) => inShard(shard, account.id));
   return {
-    targets: targets.map(({ txProbe, ...target }) => ({
+    targets: targets.map((target) => ({
       ...target,
       accounts: mine(target.accounts),
-      ...(txProbe !== undefined && shard.index === 0 ? { txProbe } : {}),
+      txProbe: shard.index === 0 ? target.txProbe : undefined,
     })),
     rpcTargets: rpc.map((target) => ({
       ...target,

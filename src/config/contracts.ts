@@ -1,7 +1,4 @@
-/**
- * Watched Soroban contracts: what an RPC target's `contracts:` key, `--contract` and CONTRACTS describe, checked
- * when the configuration loads: one undecodable key would fail a whole 200-key getLedgerEntries call at the RPC.
- */
+/** Watched Soroban contracts, checked at load: one undecodable key would fail a whole 200-key getLedgerEntries call. */
 import { z } from "zod";
 import { stellarBase } from "../stellar-base.js";
 import { parseDuration } from "./duration.js";
@@ -86,13 +83,8 @@ export function watchedContracts(
       const keyProblem = scValProblem(key.key);
       if (keyProblem !== undefined) problems.push(`${what}: key ${JSON.stringify(key.name)}: ${keyProblem}`);
     }
-    const within = entry.expect_events_within === undefined ? undefined : parseDuration(entry.expect_events_within);
-    return {
-      name,
-      id: entry.id,
-      keys,
-      ...(entry.events === undefined ? {} : { events: entry.events }),
-      ...(within === undefined ? {} : { expectEventsWithinSeconds: within / 1000 }),
-    };
+    const within = parseDuration(entry.expect_events_within ?? "");
+    const expectEventsWithinSeconds = within === undefined ? undefined : within / 1000;
+    return { name, id: entry.id, keys, events: entry.events, expectEventsWithinSeconds };
   });
 }

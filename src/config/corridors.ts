@@ -5,13 +5,9 @@ import { parseSchedule, type Schedule } from "./schedule.js";
 
 const CORRIDOR_MODES = ["strict_send", "strict_receive"] as const;
 
-/** Path finding is Horizon's most expensive endpoint: corridors run once a minute unless told otherwise. */
-const CORRIDORS_DEFAULT_SCHEDULE = "1m";
-/** The shortest corridor schedule an operator may write. */
+/** Path finding is Horizon's most expensive endpoint: corridors run every minute by default, every 15 s at most. */
 const CORRIDORS_MIN_PERIOD_MS = 15_000;
-
 const AMOUNT_PROBLEM = 'expected a positive amount with at most 7 decimals, such as 100 or "0.5"';
-const STELLAR_AMOUNT = /^\d{1,12}(\.\d{1,7})?$/;
 
 const ASSET_PROBLEM = `expected \`native\` or ${CODE_ISSUER}`;
 const assetOf = z
@@ -30,7 +26,7 @@ export const corridorEntrySchema = z
     amount: z
       .union([z.number(), z.string()], { error: AMOUNT_PROBLEM })
       .transform((value) => String(value))
-      .refine((text) => STELLAR_AMOUNT.test(text) && Number(text) > 0, { error: AMOUNT_PROBLEM }),
+      .refine((text) => /^\d{1,12}(\.\d{1,7})?$/.test(text) && Number(text) > 0, { error: AMOUNT_PROBLEM }),
     min_rate: z.number({ error: "expected a number" }).positive("expected a rate above 0").optional(),
   })
   .refine((entry) => entry.source !== entry.destination, { error: "source and destination are the same asset" });
@@ -46,7 +42,7 @@ export function corridorsOf(entries: readonly CorridorEntry[], where: string, pr
   for (const { min_rate: minRate, ...entry } of entries) {
     if (seen.has(entry.name))
       problems.push(`${where}: corridor name "${entry.name}" is used twice (each is a \`corridor\` label)`);
-    else corridors.push({ ...entry, ...(minRate !== undefined ? { minRate } : {}) });
+    else corridors.push({ ...entry, minRate });
     seen.add(entry.name);
   }
   return corridors;
@@ -68,7 +64,7 @@ export function corridorsSchedule(
   written: string | undefined,
   forced: Schedule | undefined,
 ): { readonly schedule: Schedule; readonly raisedFrom?: string } {
-  if (forced === undefined) return { schedule: parseSchedule(written ?? CORRIDORS_DEFAULT_SCHEDULE) as Schedule };
+  if (forced === undefined) return { schedule: parseSchedule(written ?? "1m") as Schedule };
   if (forced.periodMs >= CORRIDORS_MIN_PERIOD_MS) return { schedule: forced };
   return { schedule: parseSchedule("15s") as Schedule, raisedFrom: forced.text };
 }

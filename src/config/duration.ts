@@ -11,21 +11,12 @@ export function parseDuration(text: string): number | undefined {
   return total;
 }
 
-const SIZE_UNITS: Record<string, number> = {
-  "": 1,
-  b: 1,
-  kb: 1e3,
-  mb: 1e6,
-  gb: 1e9,
-  kib: 1024,
-  mib: 1024 ** 2,
-  gib: 1024 ** 3,
-};
+const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 2 ** 20, gib: 2 ** 30 };
 
 /** Parses byte sizes: `8MiB`, `512kB`, `1048576`. Undefined when malformed. */
 export function parseByteSize(text: string): number | undefined {
   const match = /^(\d+)\s*([a-z]*)$/i.exec(text.trim());
-  const unit = SIZE_UNITS[(match?.[2] ?? "").toLowerCase()];
+  const unit = SIZE_UNITS[(match?.[2] || "b").toLowerCase()];
   if (!match || unit === undefined) return undefined;
   return Number(match[1]) * unit;
 }

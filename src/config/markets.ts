@@ -2,16 +2,9 @@
 import { z } from "zod";
 import { accountIdProblem, CODE_ISSUER, creditAssetText } from "./accounts.js";
 
-/** Horizon's trade aggregation resolutions, by the name the configuration uses. */
-const MARKET_RESOLUTIONS = {
-  "1m": 60_000,
-  "5m": 300_000,
-  "15m": 900_000,
-  "1h": 3_600_000,
-  "1d": 86_400_000,
-  "1w": 604_800_000,
-};
-const RESOLUTION_NAMES = Object.keys(MARKET_RESOLUTIONS) as (keyof typeof MARKET_RESOLUTIONS)[];
+/** Horizon's trade aggregation resolutions in minutes, by the name the configuration uses. */
+const MARKET_RESOLUTION_MINUTES = { "1m": 1, "5m": 5, "15m": 15, "1h": 60, "1d": 1440, "1w": 10_080 };
+const RESOLUTION_NAMES = Object.keys(MARKET_RESOLUTION_MINUTES) as (keyof typeof MARKET_RESOLUTION_MINUTES)[];
 
 export interface WatchedMarket {
   /** The `market` label. */
@@ -44,11 +37,6 @@ function defaultMarketName(base: string, counter: string): string {
   return `${code(base)}/${code(counter)}`;
 }
 
-function assetProblem(asset: string): string | undefined {
-  if (asset === "native" || creditAssetText.safeParse(asset).success) return undefined;
-  return `${JSON.stringify(asset)} is not native or ${CODE_ISSUER}`;
-}
-
 /** Checks a target's markets; `where` names the target in each problem. A name used twice would collide series. */
 export function watchedMarkets(entries: readonly MarketEntry[], where: string, problems: string[]): WatchedMarket[] {
   const names = new Set<string>();
@@ -58,8 +46,9 @@ export function watchedMarkets(entries: readonly MarketEntry[], where: string, p
     const at = `${where}: market ${JSON.stringify(name)}`;
     const before = problems.length;
     for (const key of ["base", "counter"] as const) {
-      const problem = assetProblem(entry[key]);
-      if (problem !== undefined) problems.push(`${at}: ${key}: ${problem}`);
+      const asset = entry[key];
+      if (asset !== "native" && !creditAssetText.safeParse(asset).success)
+        problems.push(`${at}: ${key}: ${JSON.stringify(asset)} is not native or ${CODE_ISSUER}`);
     }
     if (entry.base === entry.counter) problems.push(`${at}: base and counter are the same asset`);
     for (const maker of entry.makers ?? []) {
@@ -75,8 +64,8 @@ export function watchedMarkets(entries: readonly MarketEntry[], where: string, p
       name,
       base: entry.base,
       counter: entry.counter,
-      resolutionMs: MARKET_RESOLUTIONS[entry.resolution ?? "1m"],
-      ...(entry.reference_price === undefined ? {} : { referencePrice: entry.reference_price }),
+      resolutionMs: MARKET_RESOLUTION_MINUTES[entry.resolution ?? "1m"] * 60_000,
+      referencePrice: entry.reference_price,
       makers: [...new Set(entry.makers ?? [])],
     });
   }
@@ -88,7 +77,7 @@ export function marketEntryFromFlag(value: string): MarketEntry | string {
   const match = /^(?:([^=/]+)=)?([^=/]+)\/([^=/]+)$/.exec(value.trim());
   if (match === null) return `${JSON.stringify(value)} is not [NAME=]BASE/COUNTER (e.g. XLM-USDC=native/USDC:G...)`;
   const [, name, base = "", counter = ""] = match;
-  return { ...(name === undefined ? {} : { name: name.trim() }), base: base.trim(), counter: counter.trim() };
+  return { name: name?.trim(), base: base.trim(), counter: counter.trim() };
 }
 
 /** `ask` sells base for counter; `bid` sells counter for base. */

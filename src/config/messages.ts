@@ -69,12 +69,9 @@ function editDistance(a: string, b: string): number {
 /** The known name closest to a misspelt one, when it is close enough to be what was meant. */
 export function closestName(name: string, known: readonly string[]): string | undefined {
   const tolerance = Math.max(1, Math.floor(name.length / 3));
-  let best: { name: string; distance: number } | undefined;
-  for (const candidate of known) {
-    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
-    if (distance <= tolerance && (best === undefined || distance < best.distance)) best = { name: candidate, distance };
-  }
-  return best?.name;
+  const distance = (candidate: string) => editDistance(name.toLowerCase(), candidate.toLowerCase());
+  // A stable sort: of equally close names, the first listed.
+  return known.filter((candidate) => distance(candidate) <= tolerance).sort((a, b) => distance(a) - distance(b))[0];
 }
 
 /** ` (did you mean 15s?)` for a bare number where a duration belongs, else nothing. */

@@ -13,8 +13,6 @@ export interface Schedule {
   readonly periodMs: number;
 }
 
-const EVERY_SECOND = "* * * * * *";
-
 /** A duration (`15s`) or a croner pattern; else a message of ours (croner's describes its parser's internals). */
 export function parseSchedule(text: string): Schedule | string {
   if (/^\d+$/.test(text.trim())) return `"${text}" is a number without a unit${unitSuggestion(text)}`;
@@ -22,7 +20,7 @@ export function parseSchedule(text: string): Schedule | string {
   if (durationMs !== undefined) {
     if (durationMs < 1_000 || durationMs % 1_000 !== 0)
       return `"${text}" must be a whole number of seconds, at least 1s`;
-    return { text, pattern: EVERY_SECOND, intervalSeconds: durationMs / 1_000, periodMs: durationMs };
+    return { text, pattern: "* * * * * *", intervalSeconds: durationMs / 1_000, periodMs: durationMs };
   }
   try {
     const probe = new Cron(text, { paused: true });

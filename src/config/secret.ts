@@ -1,7 +1,4 @@
-/**
- * Secrets as a type, as prometheus/common's `config.Secret`: a value that prints as `<secret>` wherever it is turned
- * into text (template strings, JSON, util.inspect, pino), so it is used on purpose only: `reveal()` where it is sent.
- */
+/** Secrets as a type, as prometheus/common's `config.Secret`: `<secret>` as any text; `reveal()` only where sent. */
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { inspect } from "node:util";
 
@@ -12,6 +9,10 @@ const SHORTEST_SCRUBBED = 6;
 /** Every secret the process holds, longest first, so a secret containing another is masked whole. */
 let known: string[] = [];
 let knownSet = new Set<string>();
+function setKnown(forms: Iterable<string>): void {
+  knownSet = new Set(forms);
+  known = [...knownSet].sort((a, b) => b.length - a.length);
+}
 /** Each secret's text, for `retainSecretsOf` to know which texts the configuration in use still holds. */
 const textOf = new WeakMap<Secret<unknown>, string>();
 
@@ -20,12 +21,10 @@ const FINGERPRINT_KEY = randomBytes(32);
 
 export class Secret<T = string> {
   readonly #value: T;
-  readonly #text: string;
 
   /** `text` is the value's byte string (a seed for a keypair); it is what `scrubSecrets` masks. */
   constructor(value: T, text: string = String(value)) {
     this.#value = value;
-    this.#text = text;
     textOf.set(this, text);
     treatAsSecret(text);
   }
@@ -37,17 +36,15 @@ export class Secret<T = string> {
 
   /** Equal for equal values within this process, and telling nothing about them. */
   fingerprint(): string {
-    return createHmac("sha256", FINGERPRINT_KEY).update(this.#text).digest("base64url");
+    return createHmac("sha256", FINGERPRINT_KEY).update(textOf.get(this)!).digest("base64url");
   }
 
   toString(): string {
     return SECRET_PLACEHOLDER;
   }
-
   toJSON(): string {
     return SECRET_PLACEHOLDER;
   }
-
   [inspect.custom](): string {
     return SECRET_PLACEHOLDER;
   }
@@ -95,13 +92,8 @@ function formsOf(text: string): string[] {
 
 /** Text `scrubSecrets` masks from now on: a part of a secret that may be echoed on its own. */
 export function treatAsSecret(text: string): void {
-  let added = false;
-  for (const form of formsOf(text)) {
-    if (knownSet.has(form)) continue;
-    knownSet.add(form);
-    added = true;
-  }
-  if (added) known = [...knownSet].sort((a, b) => b.length - a.length);
+  const forms = formsOf(text);
+  if (!forms.every((form) => knownSet.has(form))) setKnown([...knownSet, ...forms]);
 }
 
 /** From now on, masks only the Secrets reachable from `configuration`, not every token the process ever held. */
@@ -116,6 +108,5 @@ export function retainSecretsOf(configuration: unknown): void {
     else for (const child of Object.values(value)) visit(child);
   };
   visit(configuration);
-  knownSet = new Set([...texts].flatMap(formsOf));
-  known = [...knownSet].sort((a, b) => b.length - a.length);
+  setKnown([...texts].flatMap(formsOf));
 }

@@ -1,7 +1,4 @@
-/**
- * Sharding a large watch list across replicas, as kube-state-metrics does: each replica watches the
- * accounts (and contracts) whose StrKey hashes to its index; network-level series come from shard 0.
- */
+/** Sharding a large watch list across replicas, as kube-state-metrics does; network-level series come from shard 0. */
 
 export interface Shard {
   readonly index: number;

@@ -1,7 +1,4 @@
-/**
- * A target's URL, split into what may be shown and what may not. Hosted Horizon and Stellar RPC providers put their
- * API keys in the userinfo, the path (`/<token>/`) or the query (`?apikey=`): only the origin is always shown.
- */
+/** A target's URL: hosted providers put API keys in userinfo, path or query, so only the origin is always shown. */
 import { Secret } from "./secret.js";
 
 /** A path segment with more letters and digits than this is taken for a token (API keys are 20 and up). */
@@ -10,8 +7,6 @@ const LONGEST_PUBLIC_SEGMENT = 16;
 const HIDDEN_PATH = "/…";
 
 export class TargetUrl {
-  /** `scheme://host[:port]`. */
-  readonly origin: string;
   /** `host[:port]`: the default `horizon` and `rpc` label. */
   readonly host: string;
   readonly hostname: string;
@@ -25,7 +20,6 @@ export class TargetUrl {
   /** `text` must be an absolute URL (the config schema checks it); `showPath` is the target's `show_path`. */
   constructor(text: string, showPath = false) {
     const url = new URL(text);
-    this.origin = url.origin;
     this.host = url.host;
     this.hostname = url.hostname;
     this.display = `${url.origin}${showPath || pathIsPublic(url.pathname) ? url.pathname : HIDDEN_PATH}`;

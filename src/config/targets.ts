@@ -31,14 +31,14 @@ interface TargetSource<Entry extends TargetEntryBasics, Target extends TargetBas
   readonly fromUrl: (basics: TargetBasics) => Target;
   /** `index`: the entry's place in the kind's list. */
   readonly fromEntry: (basics: TargetBasics, entry: Entry, index: number) => Target;
+  readonly problems: string[];
 }
 
 /** One kind's targets: from its URL flags when given, else from the file's entries; names unique. */
 export function targetsOf<Entry extends TargetEntryBasics, Target extends TargetBasics>(
   kind: TargetSource<Entry, Target>,
-  problems: string[],
 ): Target[] {
-  const { urls, timeoutMs } = kind;
+  const { urls, timeoutMs, problems } = kind;
   const targets = urls.values.length
     ? urls.values.flatMap((value) => {
         const target = targetFromUrlFlag(value);

@@ -1,7 +1,4 @@
-/**
- * The transaction probe's per-target settings (`tx_probe:`). The signing seed is read here, from a file or an
- * environment variable, and held as a Secret: it never enters a message, a log line or anything serialised.
- */
+/** The tx probe's settings (`tx_probe:`); its seed, from a file or env var, is a Secret: never in a message or log. */
 import { stat, readFile } from "node:fs/promises";
 import type { Keypair } from "@stellar/stellar-base";
 import { stellarBase } from "../stellar-base.js";
@@ -54,10 +51,8 @@ export async function loadTxProbe(
   env: NodeJS.ProcessEnv,
 ): Promise<TxProbeConfig | string> {
   const where = `target "${target.name}": tx_probe`;
-  const at =
-    entry.secret_file === undefined
-      ? `${where}.secret_env ${entry.secret_env}`
-      : `${where}.secret_file ${entry.secret_file}`;
+  const from = entry.secret_file === undefined ? `secret_env ${entry.secret_env}` : `secret_file ${entry.secret_file}`;
+  const at = `${where}.${from}`;
   const seed = await seedText(entry, env, at);
   if (typeof seed === "string") return seed;
   const { Keypair, StrKey } = stellarBase();
@@ -74,23 +69,17 @@ export async function loadTxProbe(
     interval: entry.interval ?? TX_PROBE_DEFAULTS.interval,
     maxFee: entry.max_fee ?? TX_PROBE_DEFAULTS.maxFee,
     allowPubnet,
-    ...(entry.secret_file === undefined ? {} : { secretFile: entry.secret_file }),
+    secretFile: entry.secret_file,
   });
 }
 
 /** Settings for a probe signing with `signer`; the interval must be a valid schedule. */
 export function txProbeWith(
   signer: Keypair,
-  options: { interval: string; maxFee: number; allowPubnet: boolean; secretFile?: string },
+  { interval, ...options }: { interval: string; maxFee: number; allowPubnet: boolean; secretFile?: string },
 ): TxProbeConfig {
-  return {
-    schedule: parseSchedule(options.interval) as Schedule,
-    maxFee: options.maxFee,
-    allowPubnet: options.allowPubnet,
-    accountId: signer.publicKey(),
-    ...(options.secretFile === undefined ? {} : { secretFile: options.secretFile }),
-    signer: new Secret(signer, signer.secret()),
-  };
+  const schedule = parseSchedule(interval) as Schedule;
+  return { ...options, schedule, accountId: signer.publicKey(), signer: new Secret(signer, signer.secret()) };
 }
 
 /** The probe's account joins the watched accounts (its balance running out is alerted on). */

@@ -56,12 +56,9 @@ const webConfigSchema = z.strictObject({
 
 /** Reads and checks the file; undefined, with one-line `problems` added, when it is unusable. */
 export async function loadWebConfig(path: string, problems: string[]): Promise<WebConfig | undefined> {
-  const loaded = await readYamlDocument(path, "web config file", webConfigSchema);
-  if ("problems" in loaded) {
-    problems.push(...loaded.problems);
-    return undefined;
-  }
-  const { tls_server_config: tls, http_server_config: http, basic_auth_users: users } = loaded.value;
+  const loaded = await readYamlDocument(path, "web config file", webConfigSchema, problems);
+  if (loaded === undefined) return undefined;
+  const { tls_server_config: tls, http_server_config: http, basic_auth_users: users } = loaded;
   const config: WebConfig = { basicAuthUsers: secretValues(users ?? {}), headers: http?.headers ?? {} };
   if (!tls) return config;
   // Paths are relative to the web config file, as in exporter-toolkit.
@@ -92,7 +89,7 @@ export async function loadWebConfig(path: string, problems: string[]): Promise<W
       cert,
       key: new Secret(key),
       minVersion: TLS_VERSIONS[tls.min_version ?? "TLS12"],
-      ...(tls.max_version ? { maxVersion: TLS_VERSIONS[tls.max_version] } : {}),
+      maxVersion: tls.max_version && TLS_VERSIONS[tls.max_version],
     },
   };
 }

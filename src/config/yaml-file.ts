@@ -1,52 +1,42 @@
 import { readFile } from "node:fs/promises";
-import {
-  isAlias,
-  isMap,
-  isScalar,
-  isSeq,
-  LineCounter,
-  parseDocument,
-  visit,
-  type Document,
-  type YAMLError,
-} from "yaml";
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit } from "yaml";
+import type { Document, YAMLError } from "yaml";
 import type { z } from "zod";
 import { closestName, operatorMessage } from "./messages.js";
 import { maskYamlLine } from "./yaml-mask.js";
 
-/** Reads, parses and validates a YAML file; one line per problem, `FILE:LINE: key.path: what is wrong`. */
+/** Reads, parses and validates a YAML file; else undefined, one line per problem added: `FILE:LINE: key: what`. */
 export async function readYamlDocument<T extends z.ZodType>(
   path: string,
   what: string,
   schema: T,
-): Promise<{ value: z.output<T> } | { problems: string[] }> {
+  problems: string[],
+): Promise<z.output<T> | undefined> {
+  const fail = (...lines: string[]) => void problems.push(...lines);
   let text: string;
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    return { problems: [`${what} ${path}: cannot be read (${reason})`] };
+    return fail(`${what} ${path}: cannot be read (${reason})`);
   }
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines });
   const syntaxError = document.errors[0];
-  if (syntaxError !== undefined) {
-    const offset = offendingOffset(text, syntaxError);
-    return { problems: [problemAt(path, text, offset, syntaxReason(syntaxError), lines)] };
-  }
+  if (syntaxError !== undefined)
+    return fail(problemAt(path, text, offendingOffset(text, syntaxError), syntaxReason(syntaxError), lines));
   const alias = unresolvedAlias(document);
-  if (alias !== undefined) return { problems: [problemAt(path, text, alias, UNRESOLVED_ALIAS, lines)] };
+  if (alias !== undefined) return fail(problemAt(path, text, alias, UNRESOLVED_ALIAS, lines));
   let content: unknown;
   try {
     content = document.toJS();
   } catch (error) {
-    // The library's messages may quote the file: only their kind is said. Its alias cap (100) stops a
-    // file of kilobytes from expanding to gigabytes.
+    // The library's messages may quote the file. Its alias cap (100) stops kilobytes expanding to gigabytes.
     const reason = error instanceof ReferenceError ? "too many aliases" : "it cannot be read as data";
-    return { problems: [`${path}: not valid YAML: ${reason}`] };
+    return fail(`${path}: not valid YAML: ${reason}`);
   }
   const parsed = schema.safeParse(content ?? {}, { error: operatorMessage });
-  if (parsed.success) return { value: parsed.data };
+  if (parsed.success) return parsed.data;
   const at = (keyPath: readonly PropertyKey[], key?: true) =>
     `${path}:${lines.linePos(offsetOf(document, keyPath, key)).line}: ${keyPathText(keyPath)}`;
   const located = parsed.error.issues.flatMap((issue) =>
@@ -58,7 +48,7 @@ export async function readYamlDocument<T extends z.ZodType>(
       : [`${at(issue.path)}: ${issue.message}`],
   );
   const lineNumber = (problem: string) => Number(problem.slice(path.length + 1, problem.indexOf(":", path.length + 1)));
-  return { problems: located.sort((a, b) => lineNumber(a) - lineNumber(b)) };
+  return fail(...located.sort((a, b) => lineNumber(a) - lineNumber(b)));
 }
 
 /** `targets[0].timeout`, as the operator finds it in the file. */
@@ -90,13 +80,9 @@ function startOf(node: unknown): number | undefined {
   return (node as { range?: readonly number[] } | null | undefined)?.range?.[0];
 }
 
-interface SchemaDefinition {
-  readonly innerType?: z.ZodType;
-  readonly element?: z.ZodType;
+type SchemaDefinition = Partial<Record<"innerType" | "element" | "in" | "valueType", z.ZodType>> & {
   readonly shape?: Record<string, z.ZodType>;
-  readonly in?: z.ZodType;
-  readonly valueType?: z.ZodType;
-}
+};
 
 /** The keys the object schema at `path` accepts, for suggesting one in place of a misspelt key. */
 function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
@@ -116,9 +102,8 @@ function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
 }
 
 /**
- * Where the first alias that names no earlier anchor starts (the YAML library reports none as an error). One pass
- * noting anchors in document order: resolving each alias walks the document again, seconds for a small file of
- * thousands of aliases, before toJS's alias cap can refuse it.
+ * Where the first alias naming no earlier anchor starts (the library reports none). One pass: resolving each alias
+ * walks the document again, seconds for thousands of aliases, before toJS's alias cap can refuse it.
  */
 function unresolvedAlias(document: Document): number | undefined {
   let offset: number | undefined;
@@ -165,18 +150,17 @@ function syntaxReason(error: YAMLError): string {
   return reason;
 }
 
-const OPENERS: Record<string, string> = { "]": "[", "}": "{" };
-
 /** The offending token: the YAML library reports some errors where it noticed them (a line start, past a bracket). */
 function offendingOffset(text: string, error: YAMLError): number {
   const at = error.pos[0];
   const closer = /end with a ([\]}])$/.exec(error.message.replace(/ at line[\s\S]*$/, ""))?.[1];
   if (closer !== undefined) {
     // The bracket that was never closed: the nearest opener before the error without its closer.
+    const opener = closer === "]" ? "[" : "{";
     let depth = 0;
     for (let index = at - 1; index >= 0; index--) {
       if (text[index] === closer) depth++;
-      else if (text[index] === OPENERS[closer] && depth-- === 0) return index;
+      else if (text[index] === opener && depth-- === 0) return index;
     }
   }
   const quote = /^Missing closing (["'])quote/.exec(error.message)?.[1];

@@ -1,50 +1,21 @@
 /**
- * A YAML line as an error message may show it: its structure (indentation, indicators, brackets) and keys kept, every
- * value and comment replaced by `***`. A syntax error's line can hold a secret (a token pasted during a rotation, a
- * password in a URL), and the message reaches terminals and logs. The yaml package's own Lexer cuts it into tokens.
+ * A YAML line as an error message may show it: structure and keys kept, every value and comment `***`, as the line of
+ * a syntax error may hold a secret (a token pasted mid-rotation, a password in a URL). The yaml Lexer cuts the tokens.
  */
 import { CST, Lexer } from "yaml";
 
-/** The mask in place of a value or a comment. */
 const MASK = "***";
-
 /** A key shown as it is: config keys and header names. Anything else in key position may be a value mistyped. */
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
 /** Tokens the Lexer adds that are not text of the line. */
 const SYNTHETIC = new Set<string | undefined>(["doc-mode", "scalar", "flow-error-end", "newline"]);
-/** Indicators and brackets, kept as they are. */
-const STRUCTURE = new Set<string | undefined>([
-  "seq-item-ind",
-  "explicit-key-ind",
-  "map-value-ind",
-  "flow-map-start",
-  "flow-seq-start",
-  "flow-map-end",
-  "flow-seq-end",
-  "comma",
-]);
 const FLOW_START = new Set<string | undefined>(["flow-map-start", "flow-seq-start"]);
 const FLOW_END = new Set<string | undefined>(["flow-map-end", "flow-seq-end", "comma"]);
+/** Indicators and brackets, kept as they are. */
+const STRUCTURE = new Set([...FLOW_START, ...FLOW_END, "seq-item-ind", "explicit-key-ind", "map-value-ind"]);
 
-interface MaskedLine {
-  readonly text: string;
-  /** Where the character at `index` of the original line is in `text` (a masked value's: the mask's start). */
-  columnOf(index: number): number;
-}
-
-interface Token {
-  readonly type: string | undefined;
-  readonly from: number;
-  readonly to: number;
-}
-
-interface Segment {
-  readonly from: number;
-  readonly to: number;
-  readonly at: number;
-  readonly kept: boolean;
-}
+type Token = { readonly type: string | undefined; readonly from: number; readonly to: number };
 
 /** The line's own tokens, with where each stands in it; a plain scalar's type is undefined. */
 function tokensOf(line: string): Token[] {
@@ -68,10 +39,7 @@ function isKey(line: string, tokens: readonly Token[], index: number): boolean {
   return type !== undefined || !/\s/.test(line.slice(from, to));
 }
 
-/**
- * Where a value starting at token `index` ends: the line's end in block context; in a flow collection, the next
- * comma or closing bracket, without the spaces before it.
- */
+/** Where a value from token `index` ends: the line's end in block context, else before the next comma or bracket. */
 function valueEnd(tokens: readonly Token[], index: number, depth: number): number {
   if (depth === 0) return tokens.length;
   let end = index;
@@ -80,8 +48,8 @@ function valueEnd(tokens: readonly Token[], index: number, depth: number): numbe
   return end;
 }
 
-export function maskYamlLine(line: string): MaskedLine {
-  const segments: Segment[] = [];
+export function maskYamlLine(line: string) {
+  const segments: { from: number; to: number; at: number; kept: boolean }[] = [];
   let text = "";
   const keep = (from: number, to: number) => {
     segments.push({ from, to, at: text.length, kept: true });
@@ -118,7 +86,8 @@ export function maskYamlLine(line: string): MaskedLine {
   }
   return {
     text,
-    columnOf(at: number) {
+    /** Where the character at `at` of the original line is in `text` (a masked value's: the mask's start). */
+    columnOf(at: number): number {
       const segment = segments.find(({ from, to }) => at >= from && at < to);
       if (segment === undefined) return text.length;
       return segment.kept ? segment.at + (at - segment.from) : segment.at;
