@@ -182,7 +182,8 @@ function rawRequest(
   { method = "GET", headers = {} }: { method?: string; headers?: Record<string, string> } = {},
 ): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    request(url, { method, headers }, (response) => {
+    // A fresh connection each time: a kept-alive socket the server closes as it idles hangs up the next request.
+    request(url, { method, headers, agent: false }, (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
       response.on("end", () =>
