@@ -43,10 +43,17 @@ function client(url: string, timeoutMs = 5000): HorizonClient {
   return new HorizonClient({ url, timeoutMs, retries: 3, retryBaseDelayMs: 1, maxBodyBytes: 1 << 20 });
 }
 
-function jobOn(url: string, corridors: CorridorConfig[], clock = new ManualClock(), lines: object[] = []) {
+/** `timeoutMs` short only where a scripted answer hangs: a loaded machine answers slowly. */
+function jobOn(
+  url: string,
+  corridors: CorridorConfig[],
+  clock = new ManualClock(),
+  lines: object[] = [],
+  timeoutMs = 5000,
+) {
   const log = pino({ level: "warn" }, { write: (line: string) => lines.push(JSON.parse(line)) });
   return new CorridorsJob(corridors, schedule, {
-    client: client(url, 300),
+    client: client(url, timeoutMs),
     log,
     now: () => clock.now(),
     freshnessMs: 3 * schedule.periodMs,
@@ -140,7 +147,7 @@ describe("corridor outcomes", () => {
     series(job).get(key("stellar_horizon_corridor_runs_total", { corridor: CAPTURED.name, result }));
 
   it("counts each outcome under its result, one request per run, never retried", async () => {
-    const job = jobOn(horizon.url, [CAPTURED]);
+    const job = jobOn(horizon.url, [CAPTURED], new ManualClock(), [], 1000);
     horizon.requests.length = 0;
     horizon.answers = [
       [200, found],
