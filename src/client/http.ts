@@ -101,30 +101,49 @@ export class CourteousHttp<E extends string> {
     });
   }
 
-  /**
-   * A 2xx answer's JSON, after retries, else a PollError; `poll` aborts it and its retry waits at its deadline. Given
-   * `onceTimeoutMs`, one attempt with that timeout: for requests whose repetition the caller decides.
-   */
-  async json(purpose: E, url: string, body: RequestBody | undefined, poll?: AbortSignal, onceTimeoutMs?: number) {
+  /** A 2xx answer's JSON, after retries, else a PollError; `poll` aborts it and its retry waits at its deadline. */
+  json(purpose: E, url: string, body: RequestBody | undefined, poll?: AbortSignal): Promise<unknown> {
+    return this.request(purpose, url, body, poll, { retries: this.options.retries, timeoutMs: this.options.timeoutMs });
+  }
+
+  /** One attempt, never retried, with its own timeout: for requests whose repetition the caller decides. */
+  once(
+    purpose: E,
+    url: string,
+    body: RequestBody | undefined,
+    timeoutMs: number,
+    poll?: AbortSignal,
+  ): Promise<unknown> {
+    return this.request(purpose, url, body, poll, { retries: 0, timeoutMs });
+  }
+
+  /** True while the server asked us to send nothing (Retry-After, exhausted rate limit). */
+  holdingBack(): boolean {
+    return this.holdUntilMs > this.clock.now();
+  }
+
+  /** Up to `retries` further attempts after a transient failure, each with `timeoutMs`. */
+  private async request(
+    purpose: E,
+    url: string,
+    body: RequestBody | undefined,
+    poll: AbortSignal | undefined,
+    { retries, timeoutMs }: { retries: number; timeoutMs: number },
+  ): Promise<unknown> {
     const signals = [this.options.signal, poll].filter((signal) => signal !== undefined);
-    const attempt = { url, body, timeoutMs: onceTimeoutMs ?? this.options.timeoutMs, signals };
+    const attempt = { url, body, timeoutMs, signals };
     for (let retry = 0; ; retry += 1) {
       try {
         return await parseJson(await this.answerText(purpose, attempt));
       } catch (error) {
         const failure = error instanceof PollError ? error : new PollError("internal", String(error));
-        if (onceTimeoutMs !== undefined || !isTransient(failure) || retry >= this.options.retries) throw failure;
+        if (!isTransient(failure) || retry >= retries) throw failure;
         // Exponential backoff with full jitter, so retries from many exporters do not synchronise.
         await this.sleep(Math.random() * Math.min(5_000, (this.options.retryBaseDelayMs ?? 250) * 2 ** retry), signals);
         const aborted = signals.find((signal) => signal.aborted);
         if (aborted) throw abortReason(aborted, failure);
       }
     }
-  }
-
-  /** True while the server asked us to send nothing (Retry-After, exhausted rate limit). */
-  holdingBack(): boolean {
-    return this.holdUntilMs > this.clock.now();
   }
 
   /** The body text of one attempt's 2xx answer; any other outcome is thrown as a PollError. */
@@ -158,30 +177,30 @@ export class CourteousHttp<E extends string> {
     }
   }
 
-  /**
-   * What an answer says: rate-limit headers noted and obeyed, at most for the cap (counted, and logged once per
-   * hold), then the body or the status's PollError.
-   */
+  /** What an answer says: rate-limit headers noted and obeyed, then the body or the status's PollError. */
   private answered(status: number, headers: Headers, text: string): string {
-    const nowMs = this.clock.now();
-    const rateLimit = parseRateLimitHeaders(headers, nowMs);
+    const rateLimit = parseRateLimitHeaders(headers, this.clock.now());
     this.options.observer?.onRateLimitHeaders(rateLimit);
     const askedSeconds = holdOffSeconds(rateLimit, status);
-    if (askedSeconds !== undefined) {
-      const maxHoldMs = this.options.maxHoldMs ?? MAX_HOLD_MS;
-      if (askedSeconds * 1000 > maxHoldMs) {
-        this.options.observer?.onHoldCapped?.();
-        if (this.holdUntilMs <= nowMs) {
-          this.options.log?.warn(
-            { askedSeconds, heldSeconds: maxHoldMs / 1000 },
-            "the server asked to hold requests back for longer than the cap; holding back for the cap",
-          );
-        }
-      }
-      this.holdUntilMs = Math.max(this.holdUntilMs, nowMs + Math.min(askedSeconds * 1000, maxHoldMs));
-    }
+    if (askedSeconds !== undefined) this.holdBack(askedSeconds);
     if (status < 200 || status >= 300) throw httpError(status, text);
     return text;
+  }
+
+  /** Holds requests back for what the server asked, at most the cap (counted, and logged once per hold). */
+  private holdBack(askedSeconds: number): void {
+    const nowMs = this.clock.now();
+    const maxHoldMs = this.options.maxHoldMs ?? MAX_HOLD_MS;
+    if (askedSeconds * 1000 > maxHoldMs) {
+      this.options.observer?.onHoldCapped?.();
+      if (this.holdUntilMs <= nowMs) {
+        this.options.log?.warn(
+          { askedSeconds, heldSeconds: maxHoldMs / 1000 },
+          "the server asked to hold requests back for longer than the cap; holding back for the cap",
+        );
+      }
+    }
+    this.holdUntilMs = Math.max(this.holdUntilMs, nowMs + Math.min(askedSeconds * 1000, maxHoldMs));
   }
 
   /** A fresh signal per attempt (one timed out must not doom the next): timeout, shutdown or poll deadline. */

@@ -8,6 +8,7 @@ import {
   type GetEventsParams,
 } from "./event-schemas.js";
 import { CourteousHttp, validated, type HttpOptions } from "./http.js";
+import { validRecord } from "./paging.js";
 import {
   feeStatsSchema,
   healthSchema,
@@ -66,7 +67,7 @@ export class RpcClient {
     const range = response.error?.code === -32600 ? OUT_OF_RANGE.exec(response.error.message) : null;
     if (range !== null) return { kind: "out_of_range", oldestLedger: Number(range[1]), latestLedger: Number(range[2]) };
     const { events: raw, latestLedger, cursor } = validResult(eventsResultSchema, "getEvents", response);
-    const events = (raw ?? []).flatMap((event) => contractEventSchema.safeParse(event).data ?? []);
+    const events = (raw ?? []).flatMap((event) => validRecord(contractEventSchema, event) ?? []);
     return { kind: "events", events, invalid: (raw?.length ?? 0) - events.length, latestLedger, cursor };
   }
 

@@ -27,21 +27,21 @@ const ACCEPT_ENCODING = "gzip, deflate, br";
 const KEPT_ACROSS_ORIGINS = new Set(["accept", "accept-encoding", "user-agent", "content-type"]);
 const USER_AGENT = `stellar-horizon-exporter/${VERSION}`;
 
-/** What a request sends; a redirect may change all three. */
+/** What one exchange sends; a redirect may change all three for the next. */
 type Sent = { method: string; headers: Record<string, string>; body: string | Uint8Array | undefined };
 
 export async function transportFetch(input: string | URL, init: TransportInit): Promise<Response> {
   let url = new URL(String(input));
+  let method = (init.method ?? "GET").toUpperCase();
   const headers: Record<string, string> = { "accept-encoding": ACCEPT_ENCODING, "user-agent": USER_AGENT };
   for (const [name, value] of new Headers(init.headers)) headers[name] = value;
   // A body sent again and again (a JSON-RPC call of the same keys every poll) comes as bytes made once.
-  const body = typeof init.body === "string" || init.body instanceof Uint8Array ? init.body : undefined;
-  const sent: Sent = { method: (init.method ?? "GET").toUpperCase(), headers, body };
+  let body = typeof init.body === "string" || init.body instanceof Uint8Array ? init.body : undefined;
   for (let redirects = 0; ; redirects += 1) {
-    const { message, bytes } = await exchange(url, sent, init);
+    const { message, bytes } = await exchange(url, { method, headers, body }, init);
     const location = message.headers.location;
     if (!REDIRECTS.has(message.statusCode!) || location === undefined)
-      return responseOf(message, bytes, init.maxBodyBytes, sent.method);
+      return responseOf(message, bytes, init.maxBodyBytes, method);
     if (redirects >= MAX_REDIRECTS) throw new TypeError(`more than ${MAX_REDIRECTS} redirects`);
     const next = new URL(location, url);
     if (next.protocol !== "http:" && next.protocol !== "https:")
@@ -54,9 +54,9 @@ export async function transportFetch(input: string | URL, init: TransportInit): 
     }
     next.username = "";
     next.password = "";
-    if (message.statusCode === 303 ? sent.method !== "HEAD" : message.statusCode! <= 302 && sent.method === "POST") {
-      sent.method = "GET";
-      sent.body = undefined;
+    if (message.statusCode === 303 ? method !== "HEAD" : message.statusCode! <= 302 && method === "POST") {
+      method = "GET";
+      body = undefined;
       delete headers["content-type"];
     }
     url = next;

@@ -108,7 +108,7 @@ export function watchedAccounts(
         : assetProblem(asset);
       if (problem !== undefined) problems.push(`${what}: max_outflow_per_hour: ${problem}`);
     }
-    const within = parseDuration(entry.expect_payment_within ?? "");
+    const within = entry.expect_payment_within === undefined ? undefined : parseDuration(entry.expect_payment_within);
     accounts.push({
       name,
       id: entry.id,

@@ -390,10 +390,11 @@ function buildTargets(urls: ListSetting, options: TargetOptions): TargetConfig[]
   const flagMarkets = watchedMarkets(parsedMarkets, markets.source, problems);
   const corridorsRaisedFrom = corridorsSchedule(undefined, forced).raisedFrom;
   return targetsOf<TargetEntry, TargetConfig>({
-    ...options,
     label: "target",
     urls,
     entries: file.targets ?? [],
+    timeoutMs: options.timeoutMs,
+    problems,
     fromUrl: (basics) => ({
       ...basics,
       accounts: options.flagAccounts,
@@ -446,10 +447,11 @@ function buildRpcTargets(urls: ListSetting, options: TargetOptions): RpcTargetCo
   // The flag accounts were checked with the Horizon targets': only their assets are new here.
   const flagReads = urls.values.length ? withAssets(flagAccounts, flagAssets.values, flagAssets.source, problems) : [];
   return targetsOf<RpcTargetEntry, RpcTargetConfig>({
-    ...options,
     label: "Stellar RPC target",
     urls,
     entries: file.rpc_targets ?? [],
+    timeoutMs: options.timeoutMs,
+    problems,
     fromUrl: (basics) => ({
       ...basics,
       schedules: schedulesFor(undefined),

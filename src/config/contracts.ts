@@ -83,7 +83,7 @@ export function watchedContracts(
       const keyProblem = scValProblem(key.key);
       if (keyProblem !== undefined) problems.push(`${what}: key ${JSON.stringify(key.name)}: ${keyProblem}`);
     }
-    const within = parseDuration(entry.expect_events_within ?? "");
+    const within = entry.expect_events_within === undefined ? undefined : parseDuration(entry.expect_events_within);
     const expectEventsWithinSeconds = within === undefined ? undefined : within / 1000;
     return { name, id: entry.id, keys, events: entry.events, expectEventsWithinSeconds };
   });
