@@ -180,9 +180,11 @@ export class ContractEventsJob implements PollJob {
     return invalid;
   }
 
-  // The start fell outside the RPC's window [oldest, latest]. Behind it, the ledgers in between are lost: counted as
-  // skipped (once per target) and reading resumes at `oldest`. Ahead of it (an RPC that fell behind or was replaced),
-  // reading resumes at its latest ledger; events already counted are then recognised by their ids.
+  /**
+   * The start fell outside the RPC's window [oldest, latest]. Behind it, the ledgers in between are lost: counted as
+   * skipped (once per target) and reading resumes at `oldest`. Ahead of it (an RPC that fell behind or was replaced),
+   * reading resumes at its latest ledger; events already counted are then recognised by their ids.
+   */
   private restart(group: Group, oldest: number, latest: number): void {
     const before = group.cursor === undefined ? (group.startLedger ?? 1) - 1 : ledgerOfEventId(group.cursor);
     group.cursor = undefined;
