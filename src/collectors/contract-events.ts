@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { RPC_METRICS } from "../catalog/metrics.js";
 import { ledgerOfEventId, type EventType, type RpcContractEvent } from "../client/event-schemas.js";
 import { validated } from "../client/http.js";
+import { chunks } from "../client/ledger-entries.js";
 import type { RpcClient } from "../client/rpc-client.js";
 import { latestLedgerSchema } from "../client/rpc-schemas.js";
 import type { WatchedContract } from "../config/contracts.js";
@@ -203,10 +204,6 @@ export class ContractEventsJob implements PollJob {
     }
     group.startLedger = oldest;
   }
-}
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  return Array.from({ length: Math.ceil(items.length / size) }, (_, nth) => items.slice(nth * size, (nth + 1) * size));
 }
 
 /** Whether a Stellar RPC target counts any watched contract's events (of this shard's contracts). */
