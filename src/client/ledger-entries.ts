@@ -23,6 +23,13 @@ export function ledgerEntriesCalls(keyCount: number): number {
   return Math.ceil(keyCount / MAX_KEYS_PER_CALL);
 }
 
+/** `items` cut, in order, into runs of `size` (the last one shorter if need be). */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const all: T[][] = [];
+  for (let start = 0; start < items.length; start += size) all.push(items.slice(start, start + size));
+  return all;
+}
+
 /**
  * Reads every key (duplicates once), keeping what `keep` makes of each entry; an entry under a key not asked for is
  * ignored. Any failed call fails the read, so a poll never publishes a partial picture as if it were whole.
@@ -52,9 +59,7 @@ export async function visitLedgerEntries(
   const positions = new Map<string, number>();
   for (const [position, key] of keys.entries()) if (!positions.has(key)) positions.set(key, position);
   const distinct = [...positions.keys()];
-  const calls = Array.from({ length: ledgerEntriesCalls(distinct.length) }, (_, index) =>
-    distinct.slice(index * MAX_KEYS_PER_CALL, (index + 1) * MAX_KEYS_PER_CALL),
-  );
+  const calls = chunks(distinct, MAX_KEYS_PER_CALL);
   let latestLedger: number | undefined;
   let next = 0;
   // The first failure stops the other workers taking new calls; the calls in flight end first.

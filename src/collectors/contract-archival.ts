@@ -60,8 +60,10 @@ export class ArchivalJudge<About> {
     return { kind: "archived" };
   }
 
-  // After each poll's judgements: a key no longer watched (old code, a key dropped by a reload) leaves nothing behind,
-  // and comes back as a new entry if watched again.
+  /**
+   * Forgets every entry not judged since the last call (after each poll's judgements): a key no longer watched (old
+   * code, a key dropped by a reload) leaves nothing behind, and comes back as a new entry if watched again.
+   */
   forgetUnjudged(): void {
     for (const entry of this.lastLiveUntil.keys()) if (!this.judged.has(entry)) this.lastLiveUntil.delete(entry);
     for (const entry of this.warned) if (!this.judged.has(entry)) this.warned.delete(entry);
@@ -73,8 +75,10 @@ export class ArchivalJudge<About> {
 export const DEFAULT_CLOSE_INTERVAL_SECONDS = 5;
 const WINDOW_SECONDS = 3_600;
 
-// The mean ledger close interval a target showed over the last hour, from the (sequence, close time) pairs of its
-// latest ledger as its polls saw them: what turns a TTL in ledgers into a date.
+/**
+ * The mean ledger close interval a target showed over the last hour, from the (sequence, close time) pairs of its
+ * latest ledger as its polls saw them: what turns a TTL in ledgers into a date.
+ */
 export class LedgerCloseWindow {
   private points: LedgerClose[] = [];
 

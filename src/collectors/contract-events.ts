@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { RPC_METRICS } from "../catalog/metrics.js";
 import { ledgerOfEventId, type EventType, type RpcContractEvent } from "../client/event-schemas.js";
 import { validated } from "../client/http.js";
+import { chunks } from "../client/ledger-entries.js";
 import type { RpcClient } from "../client/rpc-client.js";
 import { latestLedgerSchema } from "../client/rpc-schemas.js";
 import type { WatchedContract } from "../config/contracts.js";
@@ -180,9 +181,11 @@ export class ContractEventsJob implements PollJob {
     return invalid;
   }
 
-  // The start fell outside the RPC's window [oldest, latest]. Behind it, the ledgers in between are lost: counted as
-  // skipped (once per target) and reading resumes at `oldest`. Ahead of it (an RPC that fell behind or was replaced),
-  // reading resumes at its latest ledger; events already counted are then recognised by their ids.
+  /**
+   * The start fell outside the RPC's window [oldest, latest]. Behind it, the ledgers in between are lost: counted as
+   * skipped (once per target) and reading resumes at `oldest`. Ahead of it (an RPC that fell behind or was replaced),
+   * reading resumes at its latest ledger; events already counted are then recognised by their ids.
+   */
   private restart(group: Group, oldest: number, latest: number): void {
     const before = group.cursor === undefined ? (group.startLedger ?? 1) - 1 : ledgerOfEventId(group.cursor);
     group.cursor = undefined;
@@ -201,10 +204,6 @@ export class ContractEventsJob implements PollJob {
     }
     group.startLedger = oldest;
   }
-}
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  return Array.from({ length: Math.ceil(items.length / size) }, (_, nth) => items.slice(nth * size, (nth + 1) * size));
 }
 
 /** Whether a Stellar RPC target counts any watched contract's events (of this shard's contracts). */

@@ -133,8 +133,12 @@ export class LiquidityPoolsCollector implements PollJob {
         progressed();
       } catch (error) {
         // A pool that no longer exists simply stops being tracked; an invalid one is left out, as in a page.
-        if (!(error instanceof PollError) || (error.details.status !== 404 && error.reason !== "schema")) throw error;
-        if (error.details.status !== 404) invalidRecords(1);
+        if (error instanceof PollError && error.details.status === 404) continue;
+        if (error instanceof PollError && error.reason === "schema") {
+          invalidRecords(1);
+          continue;
+        }
+        throw error;
       }
     }
     return pools;

@@ -22,6 +22,14 @@ const ledgersPageSchema = z.object({
 type Xdrs = readonly (string | undefined)[];
 
 /**
+ * Requests one poll of these accounts sends: their entries in calls of 200 keys, and one for the ledger header (sent
+ * even with no keys, though the job table builds the poll only where accounts are watched).
+ */
+function rpcAccountsRequestsPerPoll(accounts: readonly RpcWatchedAccount[]): number {
+  return ledgerEntriesCalls(accounts.reduce((total, account) => total + 1 + account.assets.length, 0)) + 1;
+}
+
+/**
  * Watched accounts of a Stellar RPC target, read as ledger entries (accounts and configured trustlines) and the latest
  * ledger header for the base reserve. An account whose entry is absent does not exist (`exists` 0): no poll error.
  */
@@ -108,9 +116,7 @@ export class RpcAccountsCollector extends WatchedAccountsPoll<RpcWatchedAccount>
   }
 }
 
-/** Requests a poll sends: the entries of the accounts and their trustlines in calls of 200 keys, and the header. */
 export function rpcAccountsJob({ client, target, network }: RpcJobParts): RpcAccountsCollector {
-  const keys = target.accounts.reduce((total, account) => total + 1 + account.assets.length, 0);
-  const timing = { schedule: target.schedules.accounts, requestsPerRun: keys === 0 ? 0 : ledgerEntriesCalls(keys) + 1 };
+  const timing = { schedule: target.schedules.accounts, requestsPerRun: rpcAccountsRequestsPerPoll(target.accounts) };
   return new RpcAccountsCollector(client, target.accounts, network, timing);
 }

@@ -95,8 +95,8 @@ export function failureReason(error: unknown): string {
 
 /** Horizon 1.x did not send fee_charged; the result XDR always holds it. */
 function feeCharged({ fee_charged, result_xdr }: TransactionResponse): number {
-  const result = () => stellarBase().xdr.TransactionResult.fromXDR(result_xdr, "base64");
-  return fee_charged ?? Number(result().feeCharged().toString());
+  if (fee_charged !== undefined) return fee_charged;
+  return Number(stellarBase().xdr.TransactionResult.fromXDR(result_xdr, "base64").feeCharged().toString());
 }
 
 /** A target's probe: one run at a time, the first a period after start, once the polls taught it network and fees. */
@@ -150,8 +150,10 @@ export class TxProbe implements ProbeJob {
     const { settings, signer, client, network, log } = this.options;
     const { passphrase, baseFeeStroops, feeP90Stroops } = network.current;
     if (this.refusal === "pubnet") return;
-    if (passphrase === undefined || baseFeeStroops === undefined || feeP90Stroops === undefined)
-      return log.debug("transaction probe waits for the first root and fee_stats polls");
+    if (passphrase === undefined || baseFeeStroops === undefined || feeP90Stroops === undefined) {
+      log.debug("transaction probe waits for the first root and fee_stats polls");
+      return;
+    }
     const { Account, Memo, Networks, Operation, TransactionBuilder } = stellarBase();
     if (passphrase === Networks.PUBLIC && !settings.allowPubnet)
       return this.refuse(
@@ -159,7 +161,10 @@ export class TxProbe implements ProbeJob {
         "this Horizon serves pubnet, where the transaction probe spends real lumens: " +
           "it will not submit unless tx_probe.allow_pubnet is true",
       );
-    if (client.holdingBack()) return log.debug("transaction probe skips a run: Horizon asked us to hold back");
+    if (client.holdingBack()) {
+      log.debug("transaction probe skips a run: Horizon asked us to hold back");
+      return;
+    }
     const accountId = signer.publicKey();
     let account: ProbeAccount | undefined;
     try {
@@ -167,10 +172,11 @@ export class TxProbe implements ProbeJob {
       account = await client.probeAccount(accountId, signal);
       progressed();
     } catch (error) {
-      return log.warn(
+      log.warn(
         { account: accountId, error: error instanceof Error ? error.message : String(error) },
         "transaction probe cannot read its account's sequence; not submitting",
       );
+      return;
     }
     if (account === undefined)
       return this.refuse("unfunded", `the transaction probe's account ${accountId} does not exist: fund it`);

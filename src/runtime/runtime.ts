@@ -125,6 +125,7 @@ export class TargetRuntime<Target extends TargetBasics, Client> {
   /** Applies a configuration of the same runtime key: only jobs whose keys changed restart, jobs gone stop. */
   async reconfigure(config: ExporterConfig): Promise<void> {
     if (this.abort.signal.aborted) return;
+    this.config = config;
     const plans = this.plan(config);
     const keys = new Map(plans.map((plan) => [plan.entry.source, plan.key]));
     const changed = plans.filter((plan) => this.jobs.get(plan.entry.source)?.key !== plan.key);
@@ -144,17 +145,18 @@ export class TargetRuntime<Target extends TargetBasics, Client> {
     await this.metrics.removeTarget(this.name);
   }
 
-  /** Takes the configuration, checks its request plan against the budget, and lists the jobs it runs. */
+  /** Checks a configuration's request plan against the budget, and lists the jobs it runs. */
   private plan(config: ExporterConfig) {
-    this.config = config;
     const requests = this.kind.requestPlan?.(this.target, config);
-    if (requests !== undefined) this.metrics.requestPlan(this.name, requests.planned, requests.budget);
-    if (requests !== undefined && requests.planned > requests.budget)
-      this.log.warn(
-        { plannedRequestsPerHour: requests.planned, requestBudgetPerHour: requests.budget },
-        "schedules plan more requests per hour than this target's budget: " +
-          "lengthen the poll intervals, track fewer pools or watch fewer accounts",
-      );
+    if (requests !== undefined) {
+      this.metrics.requestPlan(this.name, requests.planned, requests.budget);
+      if (requests.planned > requests.budget)
+        this.log.warn(
+          { plannedRequestsPerHour: requests.planned, requestBudgetPerHour: requests.budget },
+          "schedules plan more requests per hour than this target's budget: " +
+            "lengthen the poll intervals, track fewer pools or watch fewer accounts",
+        );
+    }
     return jobsOf(this.kind.jobs, this.target, config);
   }
 

@@ -6,7 +6,7 @@ import type { JobRunner } from "./job-runner.js";
  * Ticks a runner on its schedule until the function returned is called. A fixed interval runs on the injectable clock,
  * so tests can drive it; a croner pattern on croner's wall clock.
  */
-export function schedule(runner: JobRunner, clock: Clock): () => void {
+export function schedule(runner: Pick<JobRunner, "schedule" | "runOnSchedule">, clock: Clock): () => void {
   const { pattern, intervalSeconds } = runner.schedule;
   if (intervalSeconds === undefined) {
     const cron = new Cron(pattern, { protect: true, catch: true }, () => void runner.runOnSchedule());
