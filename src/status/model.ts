@@ -497,7 +497,7 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
     ...kept.now,
     ...optional("txProbe", txProbe(series)),
     ...optional("markets", marketReports(series)),
-    ...optional("corridors", corridorReports(series)),
+    ...optional("corridors", corridorReports(series, series.board.windowBuckets(series.target, nowMs))),
     ...optional("lastKnown", lastKnown(series, HORIZON_IDENTITY, kept.known)),
   };
 }
