@@ -122,6 +122,14 @@ export function optional<K extends string, V>(key: K, value: V | undefined): Par
   return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 }
 
+/** The names of a catalog's families, by key: a section's families, for the board to keep. */
+export function names<Key extends string>(
+  catalog: Readonly<Record<Key, MetricDefinition>>,
+  keys: readonly NoInfer<Key>[],
+): string[] {
+  return keys.map((key) => catalog[key].name);
+}
+
 export function labelsMatch(labels: Labels, wanted: Labels | undefined): boolean {
   for (const name in wanted) if (labels[name] !== wanted[name]) return false;
   return true;

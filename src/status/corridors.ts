@@ -1,6 +1,17 @@
 /** A Horizon's corridors: whether the last answer found a path, best rate and hops, recent p90 request time. */
 import { METRICS } from "../catalog/metrics.js";
-import { optional, type SeriesReader, type StatusSeries } from "./board.js";
+import { names, optional, type SeriesReader, type StatusSeries } from "./board.js";
+
+/** The families corridorReports() reads (the duration's buckets through StatusBoard.windowBuckets). */
+export const CORRIDOR_FAMILIES = names(METRICS, [
+  "corridorPaths",
+  "corridorBestRate",
+  "corridorBestHops",
+  "corridorMinRate",
+  "corridorRuns",
+  "corridorDuration",
+  "corridorLastFound",
+]);
 
 export type CorridorReport = NonNullable<ReturnType<typeof corridorReports>>[number];
 

@@ -1,6 +1,17 @@
 /** The markets section of a Horizon's card: each watched market's close, peg and makers, from its series. */
 import { METRICS } from "../catalog/metrics.js";
-import { labelsMatch, optional, type SeriesReader } from "./board.js";
+import { labelsMatch, names, optional, type SeriesReader } from "./board.js";
+
+/** The families marketReports() reads. */
+export const MARKET_FAMILIES = names(METRICS, [
+  "marketTraded",
+  "marketPrice",
+  "marketReferencePrice",
+  "marketPriceDeviation",
+  "marketBucketTimestamp",
+  "marketTrades",
+  "marketMakerOffers",
+]);
 
 export type MarketReport = NonNullable<ReturnType<typeof marketReports>>[number];
 

@@ -5,16 +5,15 @@ import {
   RPC_ACCOUNT_METRICS,
   RPC_METRICS,
   type AccountMetricSet,
-  type MetricDefinition,
   type TargetLabel,
 } from "../catalog/metrics.js";
 import type { Labels } from "../exposition/samples.js";
 import type { StoreTarget } from "../exposition/store.js";
 import type { EndpointStatus } from "../scheduler/job-runner.js";
-import { assetReports } from "./assets.js";
-import { corridorReports } from "./corridors.js";
-import { marketReports } from "./markets.js";
-import { figure, HISTORY_WINDOW_MS, StatusBoard, optional, poolOf } from "./board.js";
+import { ASSET_FAMILIES, assetReports } from "./assets.js";
+import { CORRIDOR_FAMILIES, corridorReports } from "./corridors.js";
+import { MARKET_FAMILIES, marketReports } from "./markets.js";
+import { figure, HISTORY_WINDOW_MS, StatusBoard, names, optional, poolOf } from "./board.js";
 import type { Figure, SeriesReader, SparklineSource, StatusSeries } from "./board.js";
 
 interface SparklineDefinition extends SparklineSource {
@@ -63,11 +62,7 @@ export const SPARKLINES: Readonly<Record<TargetLabel, readonly SparklineDefiniti
   ],
 };
 
-/** The names of a catalog's families, by key. */
-function names<Key extends string>(catalog: Readonly<Record<Key, MetricDefinition>>, keys: readonly NoInfer<Key>[]) {
-  return keys.map((key) => catalog[key].name);
-}
-
+/** Either kind's account families that accounts() reads. */
 const ACCOUNT_SECTION = [
   "accountExists",
   "accountBalance",
@@ -77,9 +72,22 @@ const ACCOUNT_SECTION = [
 
 /** Every family the status reads; the board keeps nothing else (no per-pool series). */
 const STATUS_FAMILIES: ReadonlySet<string> = new Set([
-  ...names(METRICS, ["up", "info", "ingestLatestLedger", "historyLatestLedgerClosedTimestamp", "ingestLagLedgers"]),
-  ...names(METRICS, ["currentProtocolVersion", "feeStatsBaseFee", "feeCharged", "ledgerCapacityUsage"]),
-  ...names(METRICS, ["transactionsTotal", "ledgerCloseInterval", "liquidityPools", "accountLastPaymentTimestamp"]),
+  // A Horizon's own figures (horizonFigures) and sparklines.
+  ...names(METRICS, [
+    "up",
+    "info",
+    "ingestLatestLedger",
+    "historyLatestLedgerClosedTimestamp",
+    "ingestLagLedgers",
+    "currentProtocolVersion",
+    "feeStatsBaseFee",
+    "feeCharged",
+    "ledgerCapacityUsage",
+    "transactionsTotal",
+    "ledgerCloseInterval",
+    "liquidityPools",
+  ]),
+  // A Horizon's transaction probe (txProbe).
   ...names(METRICS, [
     "txProbeSubmissions",
     "txProbeFailures",
@@ -87,17 +95,36 @@ const STATUS_FAMILIES: ReadonlySet<string> = new Set([
     "txProbeLastSuccess",
     "txProbeRefused",
   ]),
-  ...names(METRICS, ["assetExists", "assetSupply", "assetHolders", "assetFlag", "assetFlagChanges"]),
-  ...names(METRICS, ["marketTraded", "marketPrice", "marketReferencePrice", "marketPriceDeviation"]),
-  ...names(METRICS, ["marketBucketTimestamp", "marketTrades", "marketMakerOffers"]),
-  ...names(METRICS, ["corridorPaths", "corridorBestRate", "corridorBestHops", "corridorMinRate", "corridorRuns"]),
-  ...names(METRICS, ["corridorDuration", "corridorLastFound"]),
-  ...names(RPC_METRICS, ["up", "healthy", "info", "latestLedger", "latestLedgerClosedTimestamp", "oldestLedger"]),
-  ...names(RPC_METRICS, ["retentionWindow", "protocolVersion", "inclusionFee", "feeStatsTransactions"]),
-  ...names(RPC_METRICS, ["contractEntryExists", "contractEntryArchived", "contractEntryTtl", "contractEntryExpiry"]),
-  ...names(RPC_METRICS, ["contractInfo", "contractEvents", "contractLastEvent"]),
+  ...ASSET_FAMILIES,
+  ...MARKET_FAMILIES,
+  ...CORRIDOR_FAMILIES,
+  // A Stellar RPC's own figures (rpcFigures, rpcReport) and sparklines.
+  ...names(RPC_METRICS, [
+    "up",
+    "healthy",
+    "info",
+    "latestLedger",
+    "latestLedgerClosedTimestamp",
+    "oldestLedger",
+    "retentionWindow",
+    "protocolVersion",
+    "inclusionFee",
+    "feeStatsTransactions",
+  ]),
+  // A Stellar RPC's watched contracts (contracts), and its events for their rate.
+  ...names(RPC_METRICS, [
+    "contractEntryExists",
+    "contractEntryArchived",
+    "contractEntryTtl",
+    "contractEntryExpiry",
+    "contractInfo",
+    "contractEvents",
+    "contractLastEvent",
+  ]),
+  // Either kind's watched accounts (accounts), and a Horizon's payment activity.
   ...names(HORIZON_ACCOUNT_METRICS, ACCOUNT_SECTION),
   ...names(RPC_ACCOUNT_METRICS, ACCOUNT_SECTION),
+  ...names(METRICS, ["accountLastPaymentTimestamp"]),
 ]);
 
 export function createStatusBoard(now?: () => number): StatusBoard {
