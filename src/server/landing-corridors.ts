@@ -1,7 +1,7 @@
 import { html } from "hono/html";
 import { QUANTILE_WINDOW_MS } from "../status/board.js";
 import type { CorridorReport } from "../status/corridors.js";
-import { badge, columnar, table, type Column } from "./landing-html.js";
+import { badge, headerAndRows, table, type Column } from "./landing-html.js";
 
 function number(value: number | undefined, digits: number): string {
   return value === undefined ? "–" : Number(value.toFixed(digits)).toString();
@@ -37,5 +37,5 @@ const COLUMNS: readonly Column<CorridorReport>[] = [
 /** The corridors section of a Horizon's card: found or not, best rate (against min_rate), hops, p90 latency. */
 export function corridorsTable(corridors: readonly CorridorReport[] | undefined) {
   if (corridors === undefined || corridors.length === 0) return "";
-  return table("Payment corridors", ...columnar(COLUMNS, corridors));
+  return table("Payment corridors", ...headerAndRows(COLUMNS, corridors));
 }

@@ -13,10 +13,12 @@ export function headerRow(...cells: readonly HeaderCell[]) {
 /** A column: its heading (`{ num }`: figures, right-aligned) and what its cell holds for an entry. */
 export type Column<Entry> = readonly [heading: HeaderCell, cell: (entry: Entry) => unknown];
 
-/** The header and rows of a table with a row per entry, a cell per column. */
-export function columnar<Entry>(columns: readonly Column<Entry>[], entries: readonly Entry[]) {
-  const cells = (entry: Entry) => columns.map(([head, cell]) => (typeof head === "string" ? td : num)(cell(entry)));
-  return [headerRow(...columns.map(([head]) => head)), entries.map((entry) => row(cells(entry)))] as const;
+/** A header row and a row per entry, a cell per column: for table(caption, ...headerAndRows(columns, entries)). */
+export function headerAndRows<Entry>(columns: readonly Column<Entry>[], entries: readonly Entry[]) {
+  const cell = ([heading, value]: Column<Entry>, entry: Entry) =>
+    typeof heading === "string" ? td(value(entry)) : num(value(entry));
+  const rows = entries.map((entry) => row(...columns.map((column) => cell(column, entry))));
+  return [headerRow(...columns.map(([heading]) => heading)), rows] as const;
 }
 
 /** A table under its caption, greyed (`stale`) when its figures are kept from a poll's last publication. */

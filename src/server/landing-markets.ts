@@ -1,6 +1,6 @@
 import { html } from "hono/html";
 import type { MarketReport } from "../status/markets.js";
-import { badge, columnar, note, shortened, table, type Column } from "./landing-html.js";
+import { badge, headerAndRows, note, shortened, table, type Column } from "./landing-html.js";
 
 /** The deviation the peg alert tolerates (StellarMarketOffPeg). */
 const PEG_TOLERANCE = 0.01;
@@ -35,5 +35,5 @@ const COLUMNS: readonly Column<MarketReport>[] = [
 ];
 
 export function marketsTable(markets: readonly MarketReport[]) {
-  return table("Watched markets", ...columnar(COLUMNS, markets));
+  return table("Watched markets", ...headerAndRows(COLUMNS, markets));
 }

@@ -21,7 +21,7 @@ import { corridorsTable } from "./landing-corridors.js";
 import { marketsTable } from "./landing-markets.js";
 import {
   badge,
-  columnar,
+  headerAndRows,
   headerRow,
   note,
   num,
@@ -368,7 +368,7 @@ function contractsTable(rpc: SeriesOwner, entries: readonly ContractEntryReport[
     ...(hidden > 0 ? [`${hidden} more in /status.json`] : []),
   ];
   const shown = entries.slice(0, SECTION_ROWS);
-  return sectionTable(rpc, "Watched contracts", notes, ...columnar(contractColumns(rpc), shown));
+  return sectionTable(rpc, "Watched contracts", notes, ...headerAndRows(contractColumns(rpc), shown));
 }
 
 /** Ledgers compared with the other targets of the network, and how many this target got wrong. */
@@ -397,7 +397,7 @@ function endpointsTable(endpoints: readonly EndpointReport[], nowMs: number) {
     ["Last success", ({ lastSuccessAt: at }) => (at ? ago(at, nowMs) : "never")],
     ["Last error", ({ lastError: e }) => (e ? html`${e.reason}: ${e.message} (${ago(e.at, nowMs)})` : "none")],
   ];
-  return table("Polls", ...columnar(columns, endpoints));
+  return table("Polls", ...headerAndRows(columns, endpoints));
 }
 
 /** A section from its series now, or, while they are gone, as kept from before, greyed with its age. */

@@ -1,7 +1,16 @@
 /** The watched assets' part of a Horizon's status: supply, holders, flags and how old they are. */
 import { METRICS } from "../catalog/metrics.js";
 import { ASSET_FLAGS } from "../client/asset-schemas.js";
-import { figure, optional, type SeriesReader } from "./board.js";
+import { figure, names, optional, type SeriesReader } from "./board.js";
+
+/** The families assetReports() reads. */
+export const ASSET_FAMILIES = names(METRICS, [
+  "assetExists",
+  "assetSupply",
+  "assetHolders",
+  "assetFlag",
+  "assetFlagChanges",
+]);
 
 export type AssetReport = NonNullable<ReturnType<typeof assetReports>>[number];
 

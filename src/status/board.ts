@@ -122,6 +122,14 @@ export function optional<K extends string, V>(key: K, value: V | undefined): Par
   return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 }
 
+/** The names of a catalog's families, by key: a section's families, for the board to keep. */
+export function names<Key extends string>(
+  catalog: Readonly<Record<Key, MetricDefinition>>,
+  keys: readonly NoInfer<Key>[],
+): string[] {
+  return keys.map((key) => catalog[key].name);
+}
+
 export function labelsMatch(labels: Labels, wanted: Labels | undefined): boolean {
   for (const name in wanted) if (labels[name] !== wanted[name]) return false;
   return true;
@@ -176,9 +184,8 @@ export class StatusBoard implements SampleTap {
     if (target?.endpoints.size === 0) this.targets.delete(key);
   }
 
-  /** A family's series as /metrics shows them at `nowMs` (live ones while fresh), but WINDOWED_BUCKETS windowed. */
+  /** A family's series as /metrics shows them at `nowMs` (live ones while fresh). */
   series(target: StoreTarget, name: string, nowMs: number): readonly StatusSeries[] {
-    if (name === WINDOWED_BUCKETS) return this.windowBuckets(target, nowMs);
     for (const entry of this.targets.get(boardKey(target))?.endpoints.values() ?? []) {
       const family = entry.persistent.get(name) ?? (nowMs < entry.freshUntilMs ? entry.live.get(name) : undefined);
       if (family !== undefined) return family.series;
@@ -189,8 +196,9 @@ export class StatusBoard implements SampleTap {
   /** A family's series as last published, even once stale: what an operator needs while a target is down. */
   lastKnown(target: StoreTarget, name: string): { readonly series: readonly StatusSeries[]; atMs: number } | undefined {
     for (const { kept } of this.targets.get(boardKey(target))?.endpoints.values() ?? []) {
-      const family = kept?.live.get(name);
-      if (family !== undefined && kept !== undefined) return { series: family.series, atMs: kept.atMs };
+      if (kept === undefined) continue;
+      const family = kept.live.get(name);
+      if (family !== undefined) return { series: family.series, atMs: kept.atMs };
     }
     return undefined;
   }
@@ -213,8 +221,11 @@ export class StatusBoard implements SampleTap {
     return Math.max(0, last.value - first.value) / ((last.atMs - first.atMs) / 1000);
   }
 
-  /** WINDOWED_BUCKETS over QUANTILE_WINDOW_MS, as PromQL's increase(); a reset counts from 0. */
-  private windowBuckets(target: StoreTarget, nowMs: number): StatusSeries[] {
+  /**
+   * WINDOWED_BUCKETS' increase over the QUANTILE_WINDOW_MS before `nowMs`, as PromQL's increase(); a reset counts
+   * from 0. series() and lastKnown() give the same series cumulative, as /metrics does.
+   */
+  windowBuckets(target: StoreTarget, nowMs: number): StatusSeries[] {
     const history = this.targets.get(boardKey(target))?.bucketHistory ?? [];
     const latest = history.at(-1);
     if (latest === undefined) return [];

@@ -1,6 +1,17 @@
 /** A Horizon's corridors: whether the last answer found a path, best rate and hops, recent p90 request time. */
 import { METRICS } from "../catalog/metrics.js";
-import { optional, type SeriesReader } from "./board.js";
+import { names, optional, type SeriesReader, type StatusSeries } from "./board.js";
+
+/** The families corridorReports() reads (the duration's buckets through StatusBoard.windowBuckets). */
+export const CORRIDOR_FAMILIES = names(METRICS, [
+  "corridorPaths",
+  "corridorBestRate",
+  "corridorBestHops",
+  "corridorMinRate",
+  "corridorRuns",
+  "corridorDuration",
+  "corridorLastFound",
+]);
 
 export type CorridorReport = NonNullable<ReturnType<typeof corridorReports>>[number];
 
@@ -24,14 +35,17 @@ export function bucketQuantile(q: number, buckets: ReadonlyMap<number, number>):
   return lower;
 }
 
-/** The target's corridors, by name; undefined for a target without any. */
-export function corridorReports(read: SeriesReader) {
+/**
+ * The target's corridors, by name; undefined for a target without any. `durationBuckets`: the request duration's
+ * cumulative `_bucket` series over the recent window (StatusBoard.windowBuckets), for its p90.
+ */
+export function corridorReports(read: SeriesReader, durationBuckets: readonly StatusSeries[]) {
   const runs = read.all(METRICS.corridorRuns.name);
   if (runs.length === 0) return undefined;
   const at = (metric: string, corridor: string) =>
     read.all(metric).find(({ labels }) => labels.corridor === corridor)?.value;
   const buckets = new Map<string, Map<number, number>>();
-  for (const { labels, value } of read.all(`${METRICS.corridorDuration.name}_bucket`)) {
+  for (const { labels, value } of durationBuckets) {
     const corridor = labels.corridor ?? "";
     const of = buckets.get(corridor) ?? new Map<number, number>();
     of.set(labels.le === "+Inf" ? Infinity : Number(labels.le), value);

@@ -1,6 +1,17 @@
 /** The markets section of a Horizon's card: each watched market's close, peg and makers, from its series. */
 import { METRICS } from "../catalog/metrics.js";
-import { labelsMatch, optional, type SeriesReader } from "./board.js";
+import { figure, names, optional, type SeriesReader } from "./board.js";
+
+/** The families marketReports() reads. */
+export const MARKET_FAMILIES = names(METRICS, [
+  "marketTraded",
+  "marketPrice",
+  "marketReferencePrice",
+  "marketPriceDeviation",
+  "marketBucketTimestamp",
+  "marketTrades",
+  "marketMakerOffers",
+]);
 
 export type MarketReport = NonNullable<ReturnType<typeof marketReports>>[number];
 
@@ -8,8 +19,7 @@ export type MarketReport = NonNullable<ReturnType<typeof marketReports>>[number]
 export function marketReports(series: SeriesReader) {
   const traded = series.all(METRICS.marketTraded.name);
   if (traded.length === 0) return undefined;
-  const of = (metric: string, market: string, labels: Record<string, string> = {}) =>
-    series.all(metric).filter((found) => labelsMatch(found.labels, { market, ...labels }));
+  const of = (metric: string, market: string) => series.all(metric).filter((found) => found.labels.market === market);
   return traded.map(({ labels, value }) => {
     const market = labels.market ?? "";
     const makers = new Map<string, { asks?: number; bids?: number }>();
@@ -24,10 +34,10 @@ export function marketReports(series: SeriesReader) {
       market,
       // A trade aggregation record came back for the pair; `close` is its last completed bucket's, counter per base.
       traded: value === 1,
-      ...optional("close", of(METRICS.marketPrice.name, market, { stat: "close" })[0]?.value),
-      ...optional("bucketTimestampSeconds", of(METRICS.marketBucketTimestamp.name, market)[0]?.value),
-      ...optional("referencePrice", of(METRICS.marketReferencePrice.name, market)[0]?.value),
-      ...optional("deviationRatio", of(METRICS.marketPriceDeviation.name, market)[0]?.value),
+      ...optional("close", figure(series, METRICS.marketPrice.name, { market, stat: "close" })?.value),
+      ...optional("bucketTimestampSeconds", figure(series, METRICS.marketBucketTimestamp.name, { market })?.value),
+      ...optional("referencePrice", figure(series, METRICS.marketReferencePrice.name, { market })?.value),
+      ...optional("deviationRatio", figure(series, METRICS.marketPriceDeviation.name, { market })?.value),
       // Counted since the exporter started, both trade types.
       trades: of(METRICS.marketTrades.name, market).reduce((sum, trades) => sum + trades.value, 0),
       makers: [...makers].map(([maker, sides]) => ({ maker, ...sides })),

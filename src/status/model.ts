@@ -5,16 +5,15 @@ import {
   RPC_ACCOUNT_METRICS,
   RPC_METRICS,
   type AccountMetricSet,
-  type MetricDefinition,
   type TargetLabel,
 } from "../catalog/metrics.js";
 import type { Labels } from "../exposition/samples.js";
 import type { StoreTarget } from "../exposition/store.js";
 import type { EndpointStatus } from "../scheduler/job-runner.js";
-import { assetReports } from "./assets.js";
-import { corridorReports } from "./corridors.js";
-import { marketReports } from "./markets.js";
-import { figure, HISTORY_WINDOW_MS, StatusBoard, optional, poolOf } from "./board.js";
+import { ASSET_FAMILIES, assetReports } from "./assets.js";
+import { CORRIDOR_FAMILIES, corridorReports } from "./corridors.js";
+import { MARKET_FAMILIES, marketReports } from "./markets.js";
+import { figure, HISTORY_WINDOW_MS, StatusBoard, names, optional, poolOf } from "./board.js";
 import type { Figure, SeriesReader, SparklineSource, StatusSeries } from "./board.js";
 
 interface SparklineDefinition extends SparklineSource {
@@ -63,11 +62,7 @@ export const SPARKLINES: Readonly<Record<TargetLabel, readonly SparklineDefiniti
   ],
 };
 
-/** The names of a catalog's families, by key. */
-function names<Key extends string>(catalog: Readonly<Record<Key, MetricDefinition>>, keys: readonly NoInfer<Key>[]) {
-  return keys.map((key) => catalog[key].name);
-}
-
+/** Either kind's account families that accounts() reads. */
 const ACCOUNT_SECTION = [
   "accountExists",
   "accountBalance",
@@ -77,9 +72,22 @@ const ACCOUNT_SECTION = [
 
 /** Every family the status reads; the board keeps nothing else (no per-pool series). */
 const STATUS_FAMILIES: ReadonlySet<string> = new Set([
-  ...names(METRICS, ["up", "info", "ingestLatestLedger", "historyLatestLedgerClosedTimestamp", "ingestLagLedgers"]),
-  ...names(METRICS, ["currentProtocolVersion", "feeStatsBaseFee", "feeCharged", "ledgerCapacityUsage"]),
-  ...names(METRICS, ["transactionsTotal", "ledgerCloseInterval", "liquidityPools", "accountLastPaymentTimestamp"]),
+  // A Horizon's own figures (horizonFigures) and sparklines.
+  ...names(METRICS, [
+    "up",
+    "info",
+    "ingestLatestLedger",
+    "historyLatestLedgerClosedTimestamp",
+    "ingestLagLedgers",
+    "currentProtocolVersion",
+    "feeStatsBaseFee",
+    "feeCharged",
+    "ledgerCapacityUsage",
+    "transactionsTotal",
+    "ledgerCloseInterval",
+    "liquidityPools",
+  ]),
+  // A Horizon's transaction probe (txProbe).
   ...names(METRICS, [
     "txProbeSubmissions",
     "txProbeFailures",
@@ -87,17 +95,36 @@ const STATUS_FAMILIES: ReadonlySet<string> = new Set([
     "txProbeLastSuccess",
     "txProbeRefused",
   ]),
-  ...names(METRICS, ["assetExists", "assetSupply", "assetHolders", "assetFlag", "assetFlagChanges"]),
-  ...names(METRICS, ["marketTraded", "marketPrice", "marketReferencePrice", "marketPriceDeviation"]),
-  ...names(METRICS, ["marketBucketTimestamp", "marketTrades", "marketMakerOffers"]),
-  ...names(METRICS, ["corridorPaths", "corridorBestRate", "corridorBestHops", "corridorMinRate", "corridorRuns"]),
-  ...names(METRICS, ["corridorDuration", "corridorLastFound"]),
-  ...names(RPC_METRICS, ["up", "healthy", "info", "latestLedger", "latestLedgerClosedTimestamp", "oldestLedger"]),
-  ...names(RPC_METRICS, ["retentionWindow", "protocolVersion", "inclusionFee", "feeStatsTransactions"]),
-  ...names(RPC_METRICS, ["contractEntryExists", "contractEntryArchived", "contractEntryTtl", "contractEntryExpiry"]),
-  ...names(RPC_METRICS, ["contractInfo", "contractEvents", "contractLastEvent"]),
+  ...ASSET_FAMILIES,
+  ...MARKET_FAMILIES,
+  ...CORRIDOR_FAMILIES,
+  // A Stellar RPC's own figures (rpcFigures, rpcReport) and sparklines.
+  ...names(RPC_METRICS, [
+    "up",
+    "healthy",
+    "info",
+    "latestLedger",
+    "latestLedgerClosedTimestamp",
+    "oldestLedger",
+    "retentionWindow",
+    "protocolVersion",
+    "inclusionFee",
+    "feeStatsTransactions",
+  ]),
+  // A Stellar RPC's watched contracts (contracts), and its events for their rate.
+  ...names(RPC_METRICS, [
+    "contractEntryExists",
+    "contractEntryArchived",
+    "contractEntryTtl",
+    "contractEntryExpiry",
+    "contractInfo",
+    "contractEvents",
+    "contractLastEvent",
+  ]),
+  // Either kind's watched accounts (accounts), and a Horizon's payment activity.
   ...names(HORIZON_ACCOUNT_METRICS, ACCOUNT_SECTION),
   ...names(RPC_ACCOUNT_METRICS, ACCOUNT_SECTION),
+  ...names(METRICS, ["accountLastPaymentTimestamp"]),
 ]);
 
 export function createStatusBoard(now?: () => number): StatusBoard {
@@ -257,11 +284,15 @@ function sections<Sections>(series: TargetSeries, builders: SectionBuilders<Sect
   for (const key in builders) {
     const [dating, build] = builders[key];
     const value = build(series);
-    if (value !== undefined) now[key] = value;
-    // Else built from the series its poll last published, dated by `dating`'s publication.
-    const last = value === undefined ? series.board.lastKnown(series.target, dating) : undefined;
-    const kept = last && build(series.known);
-    if (last !== undefined && kept !== undefined)
+    if (value !== undefined) {
+      now[key] = value;
+      continue;
+    }
+    // Gone from /metrics: built from the series its poll last published, dated by `dating`'s publication.
+    const last = series.board.lastKnown(series.target, dating);
+    if (last === undefined) continue;
+    const kept = build(series.known);
+    if (kept !== undefined)
       known[key] = { value: kept, ageSeconds: Math.max(0, Math.round((series.nowMs - last.atMs) / 1000)) };
   }
   return { now, known };
@@ -302,13 +333,28 @@ function grouped(series: SeriesReader, metric: string, keyOf: (labels: Labels) =
   return groups;
 }
 
-/** A family's figure by labels, its series found by a key naming one each: a 10 000-entry report reads it once. */
-function figures(series: SeriesReader, metric: string, keyOf: (labels: Labels) => string) {
-  const values = new Map(series.all(metric).map(({ labels, value }) => [keyOf(labels), value]));
-  return (labels: Labels): Figure | undefined => {
-    const value = values.get(keyOf(labels));
-    return value === undefined ? undefined : { metric, labels, value };
-  };
+/** A family's series by a key naming one each, so a 10 000-entry report reads the family once. */
+class FiguresByKey {
+  private readonly values: ReadonlyMap<string, number>;
+
+  constructor(
+    series: SeriesReader,
+    private readonly metric: string,
+    private readonly keyOf: (labels: Labels) => string,
+  ) {
+    this.values = new Map(series.all(metric).map(({ labels, value }) => [keyOf(labels), value]));
+  }
+
+  /** The keys, in the order the family's series came. */
+  keys(): Iterable<string> {
+    return this.values.keys();
+  }
+
+  /** The figure of the series whose key these labels make. */
+  figure(labels: Labels): Figure | undefined {
+    const value = this.values.get(this.keyOf(labels));
+    return value === undefined ? undefined : { metric: this.metric, labels, value };
+  }
 }
 
 const byAccount = ({ account }: Labels) => account ?? "";
@@ -317,22 +363,22 @@ const byAccountAsset = ({ account, asset }: Labels) => `${account}\u0000${asset}
 /** Watched accounts from one kind's account families, in the order the poll published them. */
 function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs: number) {
   const balances = grouped(series, metrics.accountBalance.name, byAccount);
-  const names = new Set(series.all(metrics.accountExists.name).map(({ labels }) => byAccount(labels)));
+  const exists = new FiguresByKey(series, metrics.accountExists.name, byAccount);
+  const names = new Set(exists.keys());
   for (const account of balances.keys()) names.add(account);
   names.delete("");
   if (names.size === 0) return undefined;
-  const exists = figures(series, metrics.accountExists.name, byAccount);
-  const lowWatermark = figures(series, metrics.accountBalanceLowWatermark.name, byAccountAsset);
-  const signerChanges = figures(series, metrics.accountSignerChangesTotal.name, byAccount);
+  const lowWatermark = new FiguresByKey(series, metrics.accountBalanceLowWatermark.name, byAccountAsset);
+  const signerChanges = new FiguresByKey(series, metrics.accountSignerChangesTotal.name, byAccount);
   const lastPayments = lastPaymentAges(series, nowMs);
   return [...names].map((account) => ({
     account,
-    ...optional("exists", exists({ account })),
+    ...optional("exists", exists.figure({ account })),
     balances: (balances.get(account) ?? [])
       .filter(({ labels }) => labels.asset !== undefined)
       .map(({ labels, value }) => {
         const of = { account, asset: labels.asset! };
-        const low = lowWatermark(of);
+        const low = lowWatermark.figure(of);
         return {
           asset: of.asset,
           balance: { metric: metrics.accountBalance.name, labels: of, value },
@@ -341,7 +387,7 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs: number
           ...optional("pool", poolShare(series, of.asset)),
         };
       }),
-    ...optional("signerChanges", signerChanges({ account })),
+    ...optional("signerChanges", signerChanges.figure({ account })),
     // Horizon's with `activity: true`: seconds since the newest payment received and sent, once known.
     ...optional("lastPaymentAgeSeconds", lastPayments.get(account)),
   }));
@@ -392,15 +438,15 @@ function contracts(series: SeriesReader, nowMs: number, eventsPerSecond: (contra
   const contractIds = new Map(
     series.all(RPC_METRICS.contractInfo.name).map(({ labels }) => [labels.contract, labels.contract_id]),
   );
-  const archivedOf = figures(series, RPC_METRICS.contractEntryArchived.name, contractEntryKey);
-  const ttlOf = figures(series, RPC_METRICS.contractEntryTtl.name, contractEntryKey);
-  const expiryOf = figures(series, RPC_METRICS.contractEntryExpiry.name, contractEntryKey);
+  const archivedBy = new FiguresByKey(series, RPC_METRICS.contractEntryArchived.name, contractEntryKey);
+  const ttlBy = new FiguresByKey(series, RPC_METRICS.contractEntryTtl.name, contractEntryKey);
+  const expiryBy = new FiguresByKey(series, RPC_METRICS.contractEntryExpiry.name, contractEntryKey);
   const reports = entries.map(({ labels, value: exists }): ContractEntryReport => {
     const { contract = "", entry = "", durability = "" } = labels;
     const of = { contract, entry, durability };
-    const archived = archivedOf(of);
-    const ttlLedgers = ttlOf(of);
-    const expiry = expiryOf(of);
+    const archived = archivedBy.figure(of);
+    const ttlLedgers = ttlBy.figure(of);
+    const expiry = expiryBy.figure(of);
     const secondsLeft = expiry === undefined ? undefined : Math.max(0, expiry.value - nowMs / 1000);
     const contractId = contractIds.get(contract);
     // Assigned, not spread from optional(): a report may hold 10 000 entries.
@@ -497,7 +543,7 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
     ...kept.now,
     ...optional("txProbe", txProbe(series)),
     ...optional("markets", marketReports(series)),
-    ...optional("corridors", corridorReports(series)),
+    ...optional("corridors", corridorReports(series, series.board.windowBuckets(series.target, nowMs))),
     ...optional("lastKnown", lastKnown(series, HORIZON_IDENTITY, kept.known)),
   };
 }
