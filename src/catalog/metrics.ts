@@ -245,6 +245,10 @@ const corridors = metricsOf("corridors");
 const exporter = metricsOf("exporter");
 const exporterWide = metricsOf("exporter", { perTarget: false });
 
+/** Both kinds' request and poll durations share their buckets, so their histograms compare bucket for bucket. */
+const REQUEST_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const POLL_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
 export const METRICS = {
   up: root.gauge("stellar_horizon_up")(
     "1 while the latest root data is fresh and the last root poll succeeded, else 0.",
@@ -582,12 +586,12 @@ export const METRICS = {
   requestDuration: exporter.histogram("stellar_horizon_exporter_request_duration_seconds")(
     "Duration of HTTP requests to Horizon, body read included.",
     ["endpoint"],
-    [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    REQUEST_BUCKETS,
   ),
   pollDuration: exporter.histogram("stellar_horizon_exporter_poll_duration_seconds")(
     "Duration of a whole poll of an endpoint, retries and paging included.",
     ["endpoint"],
-    [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    POLL_BUCKETS,
   ),
   pollErrorsTotal: exporter.counter("stellar_horizon_exporter_poll_errors_total")(
     "Failed polls, by endpoint and reason (see the README for the reasons).",
@@ -771,12 +775,12 @@ export const RPC_METRICS = {
   requestDuration: rpcExporter.histogram("stellar_horizon_exporter_rpc_request_duration_seconds")(
     "Duration of HTTP requests to a Stellar RPC, body read included.",
     ["endpoint"],
-    [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    REQUEST_BUCKETS,
   ),
   pollDuration: rpcExporter.histogram("stellar_horizon_exporter_rpc_poll_duration_seconds")(
     "Duration of a whole poll of a Stellar RPC endpoint, retries included.",
     ["endpoint"],
-    [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    POLL_BUCKETS,
   ),
   pollErrorsTotal: rpcExporter.counter("stellar_horizon_exporter_rpc_poll_errors_total")(
     "Failed polls of a Stellar RPC, by endpoint and reason (see the README for the reasons).",
