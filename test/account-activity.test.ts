@@ -177,6 +177,31 @@ describe("AccountActivityJob", () => {
     );
   });
 
+  it.each(["abc", "", "-1", String(2n ** 64n)])(
+    "fails a first poll whose newest record's paging token is %j, and starts at the next one",
+    async (badToken) => {
+      const horizon = new Streams();
+      horizon.records.payments.push(payment(OTHER, ME, "5.0000000"));
+      const good = horizon.records.payments[0]!.paging_token;
+      horizon.records.payments[0]!.paging_token = badToken;
+      const job = new AccountActivityJob(horizon, [account()], SCHEDULE);
+      await expect(job.run(context())).rejects.toMatchObject({ reason: "paging" });
+      horizon.records.payments[0]!.paging_token = good;
+      await job.run(context());
+      expect(horizon.requests.filter(({ stream }) => stream === "payments").map(({ query }) => query.order)).toEqual([
+        "desc",
+        "desc",
+      ]);
+      horizon.records.payments.push(payment(OTHER, ME, "7.0000000"));
+      await job.run(context());
+      const values = await series(job);
+      // The payment served at the start is not counted; the one after it is, once.
+      expect(
+        valueOf(values, "stellar_horizon_account_payments_total", at({ direction: "received", asset: "native" })),
+      ).toBe(1);
+    },
+  );
+
   it("counts every payment served after the first poll exactly once, across pages, polls and repeated records", async () => {
     const horizon = new Streams();
     horizon.records.payments.push(payment(OTHER, ME, "1.0000000"));

@@ -145,7 +145,13 @@ export class AccountActivityJob implements PollJob {
       const newest = records[0];
       if (newest !== undefined) {
         state.sawRecords = true;
-        state.cursor = cursorPast(rawPagingToken(newest), undefined, "activity");
+        // A token `fold` cannot compare would fail every later poll: this first read fails instead, and is tried again.
+        const token = rawPagingToken(newest);
+        state.cursor = cursorPast(
+          token !== undefined && isUint64Text(token) ? token : undefined,
+          undefined,
+          "activity",
+        );
         if (stream === "payments") flow.payment(newest, false);
       }
       state.started = true;
