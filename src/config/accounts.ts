@@ -138,6 +138,9 @@ export const creditAssetText = z
     error: `expected ${CODE_ISSUER}`,
   });
 
+/** `native`, or a credit asset as CODE:ISSUER. */
+export const isNativeOrCredit = (text: string): boolean => text === "native" || creditAssetText.safeParse(text).success;
+
 /** One entry of a Stellar RPC target's `accounts:` list: no offers, claimable balances or flow; `assets` added. */
 export const rpcAccountEntrySchema = accountEntrySchema
   .pick({ name: true, id: true, low_balance: true, cold: true })

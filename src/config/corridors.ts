@@ -1,6 +1,6 @@
 /** Payment corridors (`corridors:`), checked: each is a path-finding request a run (/paths/strict-send or -receive). */
 import { z } from "zod";
-import { CODE_ISSUER, creditAssetText } from "./accounts.js";
+import { CODE_ISSUER, isNativeOrCredit } from "./accounts.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 
 const CORRIDOR_MODES = ["strict_send", "strict_receive"] as const;
@@ -10,9 +10,7 @@ const CORRIDORS_MIN_PERIOD_MS = 15_000;
 const AMOUNT_PROBLEM = 'expected a positive amount with at most 7 decimals, such as 100 or "0.5"';
 
 const ASSET_PROBLEM = `expected \`native\` or ${CODE_ISSUER}`;
-const assetOf = z
-  .string({ error: ASSET_PROBLEM })
-  .refine((text) => text === "native" || creditAssetText.safeParse(text).success, { error: ASSET_PROBLEM });
+const assetOf = z.string({ error: ASSET_PROBLEM }).refine(isNativeOrCredit, { error: ASSET_PROBLEM });
 
 /** `name` is the `corridor` label; `amount`, Horizon's decimal text, is the source's (strict_send) or destination's. */
 export const corridorEntrySchema = z

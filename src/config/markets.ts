@@ -1,6 +1,6 @@
 /** Watched DEX markets: what a target's `markets:` key, `--market` and MARKETS describe, checked. */
 import { z } from "zod";
-import { accountIdProblem, CODE_ISSUER, creditAssetText } from "./accounts.js";
+import { accountIdProblem, CODE_ISSUER, isNativeOrCredit } from "./accounts.js";
 
 /** Horizon's trade aggregation resolutions in minutes, by the name the configuration uses. */
 const MARKET_RESOLUTION_MINUTES = { "1m": 1, "5m": 5, "15m": 15, "1h": 60, "1d": 1440, "1w": 10_080 };
@@ -29,7 +29,7 @@ export const marketEntrySchema = z.strictObject({
   reference_price: z.number().positive("expected a price above 0").optional(),
   makers: z.array(z.string()).optional(),
 });
-export type MarketEntry = z.output<typeof marketEntrySchema>;
+type MarketEntry = z.output<typeof marketEntrySchema>;
 
 /** The `market` label a market gets without a name: BASECODE/COUNTERCODE, XLM for native. */
 function defaultMarketName(base: string, counter: string): string {
@@ -47,7 +47,7 @@ export function watchedMarkets(entries: readonly MarketEntry[], where: string, p
     const before = problems.length;
     for (const key of ["base", "counter"] as const) {
       const asset = entry[key];
-      if (asset !== "native" && !creditAssetText.safeParse(asset).success)
+      if (!isNativeOrCredit(asset))
         problems.push(`${at}: ${key}: ${JSON.stringify(asset)} is not native or ${CODE_ISSUER}`);
     }
     if (entry.base === entry.counter) problems.push(`${at}: base and counter are the same asset`);

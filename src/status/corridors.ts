@@ -1,6 +1,6 @@
 /** A Horizon's corridors: whether the last answer found a path, best rate and hops, recent p90 request time. */
 import { METRICS } from "../catalog/metrics.js";
-import { names, optional, type SeriesReader, type StatusSeries } from "./board.js";
+import { figure, names, optional, type SeriesReader, type StatusSeries } from "./board.js";
 
 /** The families corridorReports() reads (the duration's buckets through StatusBoard.windowBuckets). */
 export const CORRIDOR_FAMILIES = names(METRICS, [
@@ -42,8 +42,7 @@ export function bucketQuantile(q: number, buckets: ReadonlyMap<number, number>):
 export function corridorReports(read: SeriesReader, durationBuckets: readonly StatusSeries[]) {
   const runs = read.all(METRICS.corridorRuns.name);
   if (runs.length === 0) return undefined;
-  const at = (metric: string, corridor: string) =>
-    read.all(metric).find(({ labels }) => labels.corridor === corridor)?.value;
+  const at = (metric: string, corridor: string) => figure(read, metric, { corridor })?.value;
   const buckets = new Map<string, Map<number, number>>();
   for (const { labels, value } of durationBuckets) {
     const corridor = labels.corridor ?? "";

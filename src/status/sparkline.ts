@@ -1,6 +1,6 @@
 import type { Point } from "./ring.js";
 
-export interface SparklineOptions {
+interface SparklineOptions {
   /** What the line shows, e.g. "Ingest lag"; the SVG's title and accessible name. */
   readonly title: string;
   /** Unit of the values, e.g. "ledgers"; named in the title and the accessible name (the caption shows it once). */
