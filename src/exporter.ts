@@ -44,7 +44,7 @@ export async function startExporter(
 ): Promise<RunningExporter> {
   const logger = options.logger ?? pino({ level: config.logLevel });
   const clock = options.clock ?? systemClock;
-  const metrics = new ExporterMetrics(VERSION, config.shard);
+  const metrics = new ExporterMetrics(VERSION, config.shard, clock);
   const board = createStatusBoard(() => clock.now());
   const store = new MetricStore(board);
   metrics.configLoaded(true);

@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  accountSchema,
-  amountStroops,
-  claimableBalanceSchema,
-  offerSchema,
-  stroopsToUnits,
-} from "../src/client/account-schemas.js";
-import { amount } from "../src/client/wire-values.js";
+import { accountSchema, claimableBalanceSchema, offerSchema } from "../src/client/account-schemas.js";
+import { amount, amountStroops, stroopsToUnits } from "../src/client/wire-values.js";
 import { pageSchema } from "../src/client/schemas.js";
 import { isNearestFloat } from "./support/exact-decimal.js";
 import { fixtureJson, fixtureNames } from "./support/fixtures.js";

@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import { METRICS, RPC_METRICS, type MetricDefinition } from "../src/catalog/metrics.js";
 import { ExporterMetrics, OwnRegistry } from "../src/exposition/self-metrics.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
+import { ManualClock } from "./support/manual-clock.js";
 
 const REQUESTS: MetricDefinition = {
   name: "own_requests_total",
@@ -118,5 +119,15 @@ describe("a failed render of the exporter's own metrics", () => {
       expect(valueOf(parseExposition(plain), METRICS.publishFailuresTotal.name)).toBe(0);
     }
     expect(spy).toHaveBeenCalledTimes(3);
+  });
+});
+
+describe("the config reload timestamp", () => {
+  it("reads the injectable clock", async () => {
+    const clock = new ManualClock(1_700_000_000_000);
+    const metrics = new ExporterMetrics("test", undefined, clock);
+    metrics.configLoaded(true);
+    const values = parseExposition((await metrics.render("identity")).toString());
+    expect(valueOf(values, METRICS.configLastReloadSuccessTimestamp.name, {})).toBe(1_700_000_000);
   });
 });

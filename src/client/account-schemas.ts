@@ -16,8 +16,6 @@ import {
   uint64Text,
 } from "./wire-values.js";
 
-export { amountStroops, stroopsToUnits } from "./wire-values.js";
-
 const nativeFields = { balance: amount, buying_liabilities: amount.optional(), selling_liabilities: amount.optional() };
 
 const trustlineFields = {

@@ -28,15 +28,14 @@ const KEPT_ACROSS_ORIGINS = new Set(["accept", "accept-encoding", "user-agent", 
 const USER_AGENT = `stellar-horizon-exporter/${VERSION}`;
 
 /** What one exchange sends; a redirect may change all three for the next. */
-type Sent = { method: string; headers: Record<string, string>; body: string | Uint8Array | undefined };
+type Sent = { method: string; headers: Record<string, string>; body: string | undefined };
 
 export async function transportFetch(input: string | URL, init: TransportInit): Promise<Response> {
   let url = new URL(String(input));
   let method = (init.method ?? "GET").toUpperCase();
   const headers: Record<string, string> = { "accept-encoding": ACCEPT_ENCODING, "user-agent": USER_AGENT };
   for (const [name, value] of new Headers(init.headers)) headers[name] = value;
-  // A body sent again and again (a JSON-RPC call of the same keys every poll) comes as bytes made once.
-  let body = typeof init.body === "string" || init.body instanceof Uint8Array ? init.body : undefined;
+  let body = typeof init.body === "string" ? init.body : undefined;
   for (let redirects = 0; ; redirects += 1) {
     const { message, bytes } = await exchange(url, { method, headers, body }, init);
     const location = message.headers.location;

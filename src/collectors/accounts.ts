@@ -4,7 +4,8 @@ import {
   type AccountMetricSet,
   type MetricDefinition,
 } from "../catalog/metrics.js";
-import { amountStroops, stroopsToUnits, type AccountFacts } from "../client/account-schemas.js";
+import type { AccountFacts } from "../client/account-schemas.js";
+import { amountStroops, stroopsToUnits } from "../client/wire-values.js";
 import { PollError } from "../client/errors.js";
 import type { WatchedAccount } from "../config/accounts.js";
 import type { NetworkView } from "../job/network.js";

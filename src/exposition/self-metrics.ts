@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from "../clock.js";
 import { WHOLE, type Shard } from "../config/shard.js";
 import { gzipSync } from "node:zlib";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
@@ -151,7 +152,11 @@ export class ExporterMetrics {
   private readonly publishFailures = this.registry.counter(METRICS.publishFailuresTotal);
   readonly rpc = targetMetrics(this.registry, RPC_METRICS, RPC_ENDPOINTS);
 
-  constructor(version: string, shard: Shard = WHOLE) {
+  constructor(
+    version: string,
+    shard: Shard = WHOLE,
+    private readonly clock: Clock = systemClock,
+  ) {
     this.registry.gauge(METRICS.buildInfo).set({ version, node_version: process.version }, 1);
     this.registry.gauge(METRICS.shardInfo).set({ index: String(shard.index), total: String(shard.total) }, 1);
     this.publishFailures.inc(0);
@@ -161,7 +166,7 @@ export class ExporterMetrics {
 
   configLoaded(successful: boolean): void {
     this.configReloadSuccessful.set(successful ? 1 : 0);
-    if (successful) this.configReloadTimestamp.set(Date.now() / 1000);
+    if (successful) this.configReloadTimestamp.set(this.clock.now() / 1000);
   }
 
   publishFailed(): void {
