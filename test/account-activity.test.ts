@@ -233,6 +233,83 @@ describe("AccountActivityJob", () => {
     expect(ctx.invalid).toBe(0);
   });
 
+  it("after a restart counts nothing old: a new job's first poll counts nothing, its next only what came after", async () => {
+    const horizon = new Streams();
+    // History from before the first job started, which Horizon keeps serving.
+    horizon.records.payments.push(payment(OTHER, ME, "100.0000000"), payment(ME, OTHER, "200.0000000"));
+    horizon.records.transactions.push(transaction(ME, true, SUCCESS_XDR, "1000"));
+    horizon.records.operations.push(operation("set_options"), operation("payment"));
+    const watched = account({ operations: true });
+    const counts = async (job: AccountActivityJob) => {
+      const values = await series(job);
+      return {
+        received: valueOf(
+          values,
+          "stellar_horizon_account_payments_total",
+          at({ direction: "received", asset: "native" }),
+        ),
+        receivedAmount: valueOf(
+          values,
+          "stellar_horizon_account_payment_amount_total",
+          at({ direction: "received", asset: "native" }),
+        ),
+        sent: valueOf(values, "stellar_horizon_account_payments_total", at({ direction: "sent", asset: "native" })),
+        successful: valueOf(values, "stellar_horizon_account_transactions_total", at({ result: "successful" })),
+        fees: valueOf(values, "stellar_horizon_account_fee_charged_stroops_total", at()),
+        setOptions: valueOf(values, "stellar_horizon_account_operations_total", at({ type: "set_options" })),
+        payments: valueOf(values, "stellar_horizon_account_operations_total", at({ type: "payment" })),
+      };
+    };
+    const ctx = context();
+
+    // The first process: starts at the newest records, then counts two polls' worth.
+    const before = new AccountActivityJob(horizon, [watched], SCHEDULE);
+    await before.run(ctx);
+    horizon.records.payments.push(payment(OTHER, ME, "1.0000000"));
+    horizon.records.transactions.push(transaction(ME, true, SUCCESS_XDR, "10"));
+    horizon.records.operations.push(operation("payment"));
+    await before.run(ctx);
+    horizon.records.payments.push(payment(OTHER, ME, "2.0000000"), payment(ME, OTHER, "4.0000000"));
+    horizon.records.operations.push(operation("set_options"));
+    await before.run(ctx);
+    expect(await counts(before)).toEqual({
+      received: 2,
+      receivedAmount: 3,
+      sent: 1,
+      successful: 1,
+      fees: 10,
+      setOptions: 1,
+      payments: 1,
+    });
+
+    // The restarted process, against the same Horizon: all of the above is history to it.
+    const after = new AccountActivityJob(horizon, [watched], SCHEDULE);
+    await after.run(ctx);
+    expect(await counts(after)).toEqual({
+      received: undefined,
+      receivedAmount: undefined,
+      sent: undefined,
+      successful: 0,
+      fees: 0,
+      setOptions: 0,
+      payments: undefined,
+    });
+    horizon.records.payments.push(payment(OTHER, ME, "0.5000000"));
+    horizon.records.transactions.push(transaction(ME, true, SUCCESS_XDR, "7"), transaction(ME, true, SUCCESS_XDR, "8"));
+    horizon.records.operations.push(operation("payment"), operation("payment"), operation("payment"));
+    await after.run(ctx);
+    expect(await counts(after)).toEqual({
+      received: 1,
+      receivedAmount: 0.5,
+      sent: undefined,
+      successful: 2,
+      fees: 15,
+      setOptions: 0,
+      payments: 3,
+    });
+    expect(ctx.invalid).toBe(0);
+  });
+
   it("reads at most 5 pages of 200 a stream and poll, and continues the backlog at the next poll", async () => {
     const horizon = new Streams();
     const job = new AccountActivityJob(horizon, [account({ activity: false, operations: true })], SCHEDULE);

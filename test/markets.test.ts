@@ -257,6 +257,29 @@ describe("MarketsJob counts every trade exactly once", () => {
     expect(all).toEqual({ orderbook: 600, pool: 600, base: 1200.00012, counter: 120.00024 });
   });
 
+  it("after a restart counts nothing old: a new job's first poll counts nothing, its next only what came after", async () => {
+    // History from before the first job started, which Horizon keeps serving.
+    horizon.trades = tradesBetween(1, 50);
+    const before = new MarketsJob(client, [watched], SCHEDULE, () => NOW);
+    await before.run(context);
+    horizon.trades.push(...tradesBetween(51, 53));
+    await before.run(context);
+    horizon.trades.push(...tradesBetween(54, 55));
+    await before.run(context);
+    // 51, 53 and 54 are orderbook trades, 52 and 55 pool trades.
+    expect(await counted(before)).toEqual({ orderbook: 3, pool: 2, base: 5.0000005, counter: 0.500001 });
+
+    // The restarted process, against the same Horizon: all 55 trades are history to it.
+    const after = new MarketsJob(client, [watched], SCHEDULE, () => NOW);
+    await after.run(context);
+    expect(await counted(after)).toEqual({ orderbook: 0, pool: 0, base: 0, counter: 0 });
+    horizon.trades.push(...tradesBetween(56, 57));
+    await after.run(context);
+    const resumed = horizon.requestsTo("/trades").at(-1)!;
+    expect(Object.fromEntries(resumed.searchParams)).toMatchObject({ order: "asc", cursor: "55-1" });
+    expect(await counted(after)).toEqual({ orderbook: 1, pool: 1, base: 2.0000002, counter: 0.2000004 });
+  });
+
   it("a record naming the pair the other way round is counted with its amounts swapped", async () => {
     horizon.trades = tradesBetween(1, 1);
     const marketsJob = new MarketsJob(client, [watched], SCHEDULE, () => NOW);

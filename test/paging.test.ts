@@ -87,6 +87,70 @@ describe("ledger paging accounts for every ledger exactly once", () => {
     expect(cursorsAskedTwice()).toEqual([makeLedger(453).paging_token]);
   });
 
+  it("counts each ledger once when every page starts again with the ledger at the cursor, across two polls", async () => {
+    horizon = new FakeHorizon();
+    horizon.addLedgers(10);
+    const { exporter, scrape } = await start();
+    horizon.repeatCursorLedger = true;
+    // Each ledger of the capture: 140 successful and 276 failed transactions, 553 operations.
+    const counted = async () => {
+      const values = await scrape();
+      return {
+        ledgers: valueOf(values, "stellar_horizon_ledgers_total", H),
+        successful: valueOf(values, "stellar_horizon_transactions_total", { ...H, result: "successful" }),
+        failed: valueOf(values, "stellar_horizon_transactions_total", { ...H, result: "failed" }),
+        operations: valueOf(values, "stellar_horizon_operations_total", H),
+        skipped: valueOf(values, "stellar_horizon_ledgers_skipped_total", H),
+        sequence: valueOf(values, "stellar_horizon_ledger_sequence", H),
+      };
+    };
+    // The first poll read ledger 10 alone.
+    expect(await counted()).toEqual({
+      ledgers: 1,
+      successful: 140,
+      failed: 276,
+      operations: 553,
+      skipped: 0,
+      sequence: 10,
+    });
+
+    // 250 new ledgers: a full page of the repeated 10 and 11..209, then 209 again and 210..260.
+    horizon.addLedgers(250);
+    await exporter.pollAll();
+    expect(await counted()).toEqual({
+      ledgers: 251,
+      successful: 251 * 140,
+      failed: 251 * 276,
+      operations: 251 * 553,
+      skipped: 0,
+      sequence: 260,
+    });
+    const ascending = horizon.requestsTo("/ledgers").filter((url) => url.searchParams.get("order") === "asc");
+    expect(ascending.map((url) => url.searchParams.get("cursor"))).toEqual([
+      makeLedger(10).paging_token,
+      makeLedger(209).paging_token,
+    ]);
+
+    // Three more: 260 again, then 261..263.
+    horizon.addLedgers(3);
+    await exporter.pollAll();
+    expect(await counted()).toEqual({
+      ledgers: 254,
+      successful: 254 * 140,
+      failed: 254 * 276,
+      operations: 254 * 553,
+      skipped: 0,
+      sequence: 263,
+    });
+    expect(
+      valueOf(await scrape(), "stellar_horizon_exporter_poll_errors_total", {
+        ...H,
+        endpoint: "ledgers",
+        reason: "paging",
+      }),
+    ).toBe(0);
+  });
+
   it("fails the poll with reason paging when a full page does not move the cursor", async () => {
     horizon = new FakeHorizon();
     horizon.addLedgers(3);

@@ -86,6 +86,8 @@ export class FakeHorizon {
   feeStats: JsonRecord = fixtureJson("fee_stats-java-sdk.json");
   /** Ascending by sequence. */
   ledgers: JsonRecord[] = [];
+  /** Each ascending page of ledgers starts again with the record at its cursor, as some Horizons do. */
+  repeatCursorLedger = false;
   /** Ascending by id. */
   pools: JsonRecord[] = [];
   /** Accounts by id; any other id gets Horizon's 404. */
@@ -137,9 +139,12 @@ export class FakeHorizon {
       const descending = url.searchParams.get("order") === "desc";
       const token = (ledger: JsonRecord) => BigInt(ledger.paging_token as string);
       let records = descending ? [...this.ledgers].reverse() : this.ledgers;
+      const repeated = this.repeatCursorLedger && !descending;
       if (cursor)
         records = records.filter((ledger) =>
-          descending ? token(ledger) < BigInt(cursor) : token(ledger) > BigInt(cursor),
+          descending
+            ? token(ledger) < BigInt(cursor)
+            : token(ledger) > BigInt(cursor) || (repeated && token(ledger) === BigInt(cursor)),
         );
       return page(c, "/ledgers", records.slice(0, limit), (ledger) => ledger.paging_token as string);
     })
