@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Endpoint } from "../catalog/metrics.js";
 import { PollError } from "./errors.js";
 import type { RawRecords } from "./horizon-client.js";
+import { isUint64Text } from "./wire-values.js";
 
 /** Horizon's maximum page size. */
 export const PAGE_LIMIT = 200;
@@ -17,18 +18,81 @@ export function rawPagingToken(raw: unknown): string | undefined {
  * that cannot move the cursor would be asked for forever: it fails with reason `paging`.
  */
 export function cursorAfter(records: RawRecords, cursor: string | undefined, endpoint: Endpoint): string {
-  return cursorPast(rawPagingToken(records.at(-1)), cursor, endpoint);
+  const next = rawPagingToken(records.at(-1));
+  return next === undefined || next === cursor ? stuck(cursor, endpoint) : next;
 }
 
-/** The cursor after a page whose last record carries paging token `next` (see cursorAfter). */
-export function cursorPast(next: string | undefined, cursor: string | undefined, endpoint: Endpoint): string {
-  if (next === undefined || next === cursor) {
-    throw new PollError("paging", `${endpoint} page did not move the cursor past ${cursor ?? "the start"}`);
-  }
-  return next;
+/** Fails a poll whose page cannot move the cursor from `cursor` (undefined: the start), reason `paging`. */
+export function stuck(cursor: string | undefined, endpoint: Endpoint): never {
+  throw new PollError("paging", `${endpoint} page did not move the cursor past ${cursor ?? "the start"}`);
 }
 
 /** The record if it matches the schema, else undefined: the caller counts it as invalid. */
 export function validRecord<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> | undefined {
   return schema.safeParse(raw).data;
+}
+
+/** A paging token's place when it is an unsigned 64-bit integer, as most of Horizon's are. */
+export function uint64Place(token: string): bigint | undefined {
+  return isUint64Text(token) ? BigInt(token) : undefined;
+}
+
+/** How a job reads the records after its cursor, each counted once. */
+export interface CursorFeed {
+  readonly endpoint: Endpoint;
+  /** Pages one poll reads at most; a longer backlog continues at the next poll. */
+  readonly maxPages: number;
+  /** The ascending page after `cursor`; undefined ends the poll as `gone` (no such stream, or the cursor refused). */
+  page(cursor: string | undefined): Promise<RawRecords | undefined>;
+  /** Where a paging token sits in the stream, undefined if it cannot be the cursor; `raw` is absent for the cursor. */
+  place(token: string, raw?: unknown): bigint | undefined;
+  /** Counts a record the cursor passes; false when it is invalid, as one whose token is not `usable` must be. */
+  count(raw: unknown, usable: boolean): boolean;
+}
+
+/** Where a job stands: the last counted record's paging token, and how many unusable tokens after it were counted. */
+export type CursorState = { cursor?: string | undefined; passed?: number };
+type Tally = { invalidRecords(count: number): void };
+
+/** Reads pages after the cursor to a short page or `maxPages`; ends `gone`, `idle` (none newer), `read`, `capped`. */
+export async function readAfterCursor(state: CursorState, tally: Tally, feed: CursorFeed) {
+  for (let pages = 1; ; pages += 1) {
+    const records = await feed.page(state.cursor);
+    if (records === undefined) return "gone";
+    const full = records.length >= PAGE_LIMIT;
+    if (!countPage(state, records, tally, feed, full)) return "idle";
+    if (!full) return "read";
+    if (pages >= feed.maxPages) return "capped";
+  }
+}
+
+/**
+ * Counts a page's records after the cursor and moves the cursor to the last usable token, in one step: an abort
+ * between two pages leaves both consistent. Records at or before the cursor were counted already, and so were the
+ * first `passed` records after it whose tokens are unusable. Returns false, counting nothing, when nothing is newer; a
+ * page that must move the cursor (a full one) fails with reason `paging`.
+ */
+export function countPage(state: CursorState, records: RawRecords, tally: Tally, feed: CursorFeed, mustMove = false) {
+  const fresh: (boolean | undefined)[] = []; // After the cursor, counted already, or undefined: an unusable token.
+  let at = state.cursor === undefined ? undefined : feed.place(state.cursor);
+  let end = -1;
+  for (const raw of records) {
+    const token = rawPagingToken(raw);
+    const place = token === undefined ? undefined : feed.place(token, raw);
+    const after = place === undefined ? undefined : at === undefined || place > at;
+    if (after === true) [at, end] = [place, fresh.length];
+    fresh.push(after);
+  }
+  if (end < 0) return mustMove ? stuck(state.cursor, feed.endpoint) : false;
+  let [invalid, skip, trailing] = [0, state.passed ?? 0, 0];
+  for (const [index, raw] of records.entries()) {
+    const after = fresh[index];
+    if (after === false) continue;
+    [skip, trailing] = after ? [0, 0] : [skip - 1, trailing + 1];
+    // An unusable token among the first `passed` was counted when it ended an earlier page.
+    if ((after || skip < 0) && !feed.count(raw, after === true)) invalid += 1;
+  }
+  if (invalid > 0) tally.invalidRecords(invalid);
+  [state.cursor, state.passed] = [rawPagingToken(records[end]), trailing];
+  return true;
 }

@@ -5,9 +5,10 @@
 import { METRICS } from "../catalog/metrics.js";
 import { operationRecordSchema, paymentRecordSchema, transactionRecordSchema } from "../client/activity-schemas.js";
 import { PollError } from "../client/errors.js";
-import type { HorizonClient, Query, RawRecords } from "../client/horizon-client.js";
-import { cursorPast, PAGE_LIMIT, rawPagingToken, validRecord } from "../client/paging.js";
-import { isUint64Text, stroopsToUnits } from "../client/wire-values.js";
+import type { HorizonClient, Query } from "../client/horizon-client.js";
+import { PAGE_LIMIT, rawPagingToken, readAfterCursor, stuck, uint64Place, validRecord } from "../client/paging.js";
+import type { CursorState } from "../client/paging.js";
+import { stroopsToUnits } from "../client/wire-values.js";
 import { activityRequestsPerPoll, streamsOf, type Stream } from "../config/account-streams.js";
 import type { WatchedAccount } from "../config/accounts.js";
 import type { Schedule } from "../config/schedule.js";
@@ -23,11 +24,9 @@ const WATCHED_OPERATION_TYPES = ["set_options", "set_trust_line_flags", "clawbac
 
 export type ActivityReader = Pick<HorizonClient, "accountStream">;
 
-/** One stream's place: read once (the first poll), the last paging token counted, and whether it ever had a record. */
-interface StreamState {
+/** One stream's place: read once (the first poll), and its cursor, undefined while it never had a record. */
+interface StreamState extends CursorState {
   started: boolean;
-  cursor?: string;
-  sawRecords: boolean;
 }
 
 function increment(counts: Map<string, number>, key: string): void {
@@ -47,7 +46,7 @@ class AccountFlow {
   readonly operations = new Map<string, number>();
 
   constructor(readonly account: WatchedAccount) {
-    for (const stream of streamsOf(account)) this.streams.set(stream, { started: false, sawRecords: false });
+    for (const stream of streamsOf(account)) this.streams.set(stream, { started: false });
     if (account.activity === true) {
       this.transactions.set("successful", 0).set("failed", 0);
       for (const asset of Object.keys(account.maxOutflowPerHour ?? {})) {
@@ -58,24 +57,8 @@ class AccountFlow {
     if (account.operations === true) for (const type of WATCHED_OPERATION_TYPES) this.operations.set(type, 0);
   }
 
-  /** Counts a page's records after `cursor`, each once; returns the newest paging token seen, or `cursor`. */
-  fold(stream: Stream, records: RawRecords, cursor: string | undefined, context: PollContext): string {
-    let after = cursor;
-    let invalid = 0;
-    for (const raw of records) {
-      const token = rawPagingToken(raw);
-      if (token === undefined || !isUint64Text(token)) invalid += 1;
-      else if (after === undefined || BigInt(token) > BigInt(after)) {
-        after = token;
-        if (!this.count(stream, raw)) invalid += 1;
-      }
-    }
-    if (invalid > 0) context.invalidRecords(invalid);
-    return after ?? cursorPast(undefined, cursor, "activity");
-  }
-
   /** Counts one new record of `stream`; false when it is invalid (left out). */
-  private count(stream: Stream, raw: unknown): boolean {
+  count(stream: Stream, raw: unknown): boolean {
     if (stream === "payments") return this.payment(raw, true);
     if (stream === "transactions") return this.transaction(raw);
     const record = validRecord(operationRecordSchema, raw);
@@ -141,34 +124,22 @@ export class AccountActivityJob implements PollJob {
   /** One stream's poll: its newest record the first time, else its pages since the cursor. */
   private async read(flow: AccountFlow, stream: Stream, state: StreamState, context: PollContext): Promise<void> {
     if (!state.started) {
-      const records = await this.page(flow, stream, state, { order: "desc", limit: 1 }, context.signal);
-      const newest = records[0];
-      if (newest !== undefined) {
-        state.sawRecords = true;
-        // A token `fold` cannot compare would fail every later poll: this first read fails instead, and is tried again.
-        const token = rawPagingToken(newest);
-        state.cursor = cursorPast(
-          token !== undefined && isUint64Text(token) ? token : undefined,
-          undefined,
-          "activity",
-        );
-        if (stream === "payments") flow.payment(newest, false);
-      }
+      const [newest] = await this.page(flow, stream, state, { order: "desc", limit: 1 }, context.signal);
+      const token = rawPagingToken(newest);
+      // A token the cursor cannot use would fail every later poll: this first read fails instead, and is tried again.
+      if (newest !== undefined && uint64Place(token ?? "") === undefined) stuck(undefined, "activity");
+      state.cursor = token;
+      if (newest !== undefined && stream === "payments") flow.payment(newest, false);
       state.started = true;
       return;
     }
-    for (let page = 0; page < MAX_PAGES_PER_STREAM; page++) {
-      const query = { order: "asc", limit: PAGE_LIMIT, cursor: state.cursor };
-      const records = await this.page(flow, stream, state, query, context.signal);
-      if (records.length === 0) return;
-      state.sawRecords = true;
-      // Counted and the cursor moved in one step: an abort between two pages leaves both consistent.
-      const cursor = flow.fold(stream, records, state.cursor, context);
-      // A page of records already counted (one repeated at the cursor) says the stream has nothing newer.
-      if (cursor === state.cursor) return;
-      state.cursor = cursor;
-      if (records.length < PAGE_LIMIT) return;
-    }
+    await readAfterCursor(state, context, {
+      endpoint: "activity",
+      maxPages: MAX_PAGES_PER_STREAM,
+      page: (cursor) => this.page(flow, stream, state, { order: "asc", limit: PAGE_LIMIT, cursor }, context.signal),
+      place: uint64Place,
+      count: (raw, usable) => usable && flow.count(stream, raw),
+    });
   }
 
   /** A page of the stream; a 404 is an empty page for an account Horizon has not seen, else a poll error. */
@@ -178,7 +149,7 @@ export class AccountActivityJob implements PollJob {
     try {
       return await this.client.accountStream(flow.account.id, stream, { ...query, ...filter }, signal);
     } catch (error) {
-      if (error instanceof PollError && error.details.status === 404 && !state.sawRecords) return [];
+      if (error instanceof PollError && error.details.status === 404 && state.cursor === undefined) return [];
       throw error;
     }
   }

@@ -2,13 +2,13 @@ import type { Logger } from "pino";
 import type { ExporterConfig } from "../config/config.js";
 import { METRICS } from "../catalog/metrics.js";
 import { PollError } from "../client/errors.js";
-import type { HorizonClient, RawRecords } from "../client/horizon-client.js";
+import type { HorizonClient } from "../client/horizon-client.js";
 import { ledgerPagingToken, ledgerSchema, type Ledger } from "../client/schemas.js";
-import { isUint64Text } from "../client/wire-values.js";
 import type { HorizonJobParts, JobTiming, PollContext, PollJob } from "../job/job.js";
 import type { NetworkView } from "../job/network.js";
 import { requestsPerPoll } from "../scheduler/request-plan.js";
-import { cursorPast, PAGE_LIMIT, rawPagingToken, validRecord } from "../client/paging.js";
+import { countPage, PAGE_LIMIT, readAfterCursor, uint64Place, validRecord } from "../client/paging.js";
+import type { CursorFeed, CursorState } from "../client/paging.js";
 import { HistogramData, type CollectorSamples, type Sample } from "../exposition/samples.js";
 
 /** Running totals of every ledger read: counters never go back, whatever Horizon does. */
@@ -51,25 +51,15 @@ export function ledgerSamples(totals: LedgerTotals, latest: Ledger | undefined):
 }
 
 /**
- * A raw record's paging token if it can be the cursor: its sequence shifted left 32 bits, valid record or not. Any
- * other token (`abc`, `..%2F`, a number past the ledgers) would poison the cursor: every later page refused or empty.
+ * A ledger paging token's place if it can be the cursor: its record's sequence shifted left 32 bits, valid record or
+ * not. Another (`abc`, `..%2F`, a number past the ledgers) would poison the cursor: every later page refused or empty.
  */
-function ledgerCursorOf(raw: unknown): bigint | undefined {
-  const token = rawPagingToken(raw);
-  if (token === undefined || !isUint64Text(token)) return undefined;
+function ledgerPlace(token: string, raw?: unknown): bigint | undefined {
+  const place = uint64Place(token);
+  if (raw === undefined || place === undefined) return place;
   const sequence = (raw as Record<string, unknown>).sequence;
   const whole = typeof sequence === "number" && Number.isSafeInteger(sequence) && sequence >= 0;
-  return whole && BigInt(token) === ledgerPagingToken(sequence) ? BigInt(token) : undefined;
-}
-
-/** The cursor after an ascending page: its last usable token past `cursor`; without one the poll fails (`paging`). */
-function ledgerCursorAfter(ascending: RawRecords, cursor: string | undefined): string {
-  const after = cursor === undefined ? -1n : BigInt(cursor);
-  for (let index = ascending.length - 1; index >= 0; index -= 1) {
-    const next = ledgerCursorOf(ascending[index]);
-    if (next !== undefined && next > after) return next.toString();
-  }
-  return cursorPast(undefined, cursor, "ledgers");
+  return whole && place === ledgerPagingToken(sequence) ? place : undefined;
 }
 
 /**
@@ -84,7 +74,7 @@ export class LedgersCollector implements PollJob {
   readonly requestsPerRun: number;
   private readonly totals = new LedgerTotals();
   /** The paging token of the last record read, valid or not; undefined before the first poll. */
-  private cursor: string | undefined;
+  private at: CursorState = {};
   /** The last valid ledger: the state the gauges show and the hash chain continues from. */
   private latest: Ledger | undefined;
   /** Invalid records read since `latest`, already counted as skipped. */
@@ -104,46 +94,61 @@ export class LedgersCollector implements PollJob {
   }
 
   async run(context: PollContext): Promise<void> {
-    if (this.cursor === undefined) return this.startFromLatest(context);
-    for (let pages = 1; ; pages += 1) {
-      const records = await this.pageAfterCursor(context);
-      context.progressed();
-      if (records === undefined) return this.resynchroniseRefusedCursor(context);
-      if (records.length === 0) return this.checkForReset(context);
-      this.readPage(records, context);
-      if (records.length < PAGE_LIMIT) return;
-      if (pages >= this.options.maxPagesPerPoll) return this.skipAhead(context);
-    }
+    if (this.at.cursor === undefined) return this.startFromLatest(context);
+    const end = await readAfterCursor(this.at, context, this.feed(context));
+    if (end === "gone") return this.resynchroniseRefusedCursor(context);
+    if (end === "idle") return this.checkForReset(context);
+    if (end === "capped") return this.skipAhead(context);
   }
 
   samples(): CollectorSamples<Sample> {
     return ledgerSamples(this.totals, this.latest);
   }
 
-  /** The page after the cursor; undefined when Horizon refuses the cursor (400). */
-  private async pageAfterCursor(context: PollContext): Promise<RawRecords | undefined> {
-    try {
-      return await this.client.ledgers({ order: "asc", limit: PAGE_LIMIT, cursor: this.cursor }, context.signal);
-    } catch (error) {
-      if (error instanceof PollError && error.details.status === 400) return undefined;
-      throw error;
-    }
+  /** Ledgers after the cursor, each read once; a page Horizon refuses the cursor of (400) is undefined. */
+  private feed(context: PollContext): CursorFeed {
+    return {
+      endpoint: "ledgers",
+      maxPages: this.options.maxPagesPerPoll,
+      page: async (cursor) => {
+        const records = await this.client
+          .ledgers({ order: "asc", limit: PAGE_LIMIT, cursor }, context.signal)
+          .catch((error: unknown) => {
+            if (error instanceof PollError && error.details.status === 400) return undefined;
+            throw error;
+          });
+        context.progressed();
+        return records;
+      },
+      place: ledgerPlace,
+      count: (raw, usable) => {
+        const ledger = usable ? validRecord(ledgerSchema, raw) : undefined;
+        if (ledger !== undefined) this.read(ledger);
+        else {
+          this.totals.skipped += 1;
+          this.invalidSinceLatest += 1;
+        }
+        return ledger !== undefined;
+      },
+    };
   }
 
   /** A cursor Horizon refuses would be refused at every poll: it is dropped and reading restarts from the latest. */
   private async resynchroniseRefusedCursor(context: PollContext): Promise<void> {
     this.totals.resyncs += 1;
-    this.log.warn({ cursor: this.cursor }, "Horizon refused the ledger cursor; resynchronising from the latest ledger");
-    this.cursor = undefined;
+    const { cursor } = this.at;
+    this.log.warn({ cursor }, "Horizon refused the ledger cursor; resynchronising from the latest ledger");
+    this.at = {};
     await this.startFromLatest(context);
   }
 
+  /** The newest ledgers, `backfill` of them before the newest: a page that cannot give a cursor fails (`paging`). */
   private async startFromLatest(context: PollContext): Promise<void> {
     const records = await this.client.ledgers({ order: "desc", limit: this.options.backfill + 1 }, context.signal);
-    if (records.length > 0) this.readPage([...records].reverse(), context);
+    countPage(this.at, [...records].reverse(), context, this.feed(context), records.length > 0);
   }
 
-  /** An empty page means caught up, or that the network restarted below our cursor. */
+  /** Nothing newer means caught up, or that the network restarted below our cursor. */
   private async checkForReset(context: PollContext): Promise<void> {
     const [raw] = await this.client.ledgers({ order: "desc", limit: 1 }, context.signal);
     // An invalid newest ledger was counted when paging reached it; it cannot tell a reset.
@@ -155,37 +160,20 @@ export class LedgersCollector implements PollJob {
     this.latest = undefined;
     this.invalidSinceLatest = 0;
     this.read(newest);
-    this.cursor = newest.paging_token;
+    this.at = { cursor: newest.paging_token };
   }
 
   /** The page cap was hit: jump to the latest ledger and count what lies between as skipped. */
   private async skipAhead(context: PollContext): Promise<void> {
     const records = await this.client.ledgers({ order: "desc", limit: 1 }, context.signal);
     const newest = validRecord(ledgerSchema, records[0]);
-    const behind = newest !== undefined && this.latest !== undefined && newest.sequence <= this.latest.sequence;
-    if (behind || ledgerCursorOf(records[0]) === undefined || rawPagingToken(records[0]) === this.cursor) return;
+    const from = this.latest?.sequence;
+    if (newest !== undefined && from !== undefined && newest.sequence <= from) return;
+    if (!countPage(this.at, records, context, this.feed(context))) return;
     this.log.warn(
-      { from: this.latest?.sequence, to: newest?.sequence, maxPagesPerPoll: this.options.maxPagesPerPoll },
+      { from, to: newest?.sequence, maxPagesPerPoll: this.options.maxPagesPerPoll },
       "ledger catch-up hit its page cap; skipping ahead",
     );
-    this.readPage(records, context);
-  }
-
-  private readPage(records: RawRecords, context: PollContext): void {
-    // Found first: a page that cannot move the cursor fails the poll before anything is counted.
-    const next = ledgerCursorAfter(records, this.cursor);
-    let invalid = 0;
-    for (const raw of records) {
-      const ledger = validRecord(ledgerSchema, raw);
-      if (ledger !== undefined) this.read(ledger);
-      else {
-        invalid += 1;
-        this.totals.skipped += 1;
-        this.invalidSinceLatest += 1;
-      }
-    }
-    if (invalid > 0) context.invalidRecords(invalid);
-    this.cursor = next;
   }
 
   private read(ledger: Ledger): void {

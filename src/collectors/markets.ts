@@ -1,6 +1,6 @@
 import { METRICS } from "../catalog/metrics.js";
 import { PollError } from "../client/errors.js";
-import type { HorizonClient, Query, RawRecords } from "../client/horizon-client.js";
+import type { HorizonClient, Query } from "../client/horizon-client.js";
 import {
   assetQuery,
   marketOfferSchema,
@@ -9,7 +9,8 @@ import {
   type MarketOffer,
   type TradeAggregation,
 } from "../client/market-schemas.js";
-import { cursorAfter, cursorPast, PAGE_LIMIT, rawPagingToken, validRecord } from "../client/paging.js";
+import { cursorAfter, PAGE_LIMIT, rawPagingToken, readAfterCursor, validRecord } from "../client/paging.js";
+import type { CursorState } from "../client/paging.js";
 import { amountStroops, stroopsToUnits } from "../client/wire-values.js";
 import { MAKER_SIDES, marketRequestsPerPoll, type MakerSide, type WatchedMarket } from "../config/markets.js";
 import type { Schedule } from "../config/schedule.js";
@@ -21,17 +22,23 @@ type PairPath = "trade_aggregations" | "trades";
 /** Pages of trades, and of a maker's offers on a side, one poll reads at most; the rest waits for the next poll. */
 const MAX_MARKET_PAGES = 5;
 
-/** A trade's paging token, `OPERATION-INDEX`, as a pair ordered like Horizon's pages; undefined for another shape. */
-function tradeTokenKey(token: string | undefined): readonly [bigint, bigint] | undefined {
-  const match = token === undefined ? null : /^(\d{1,20})(?:-(\d{1,10}))?$/.exec(token);
-  if (match === null) return undefined;
-  return [BigInt(match[1]!), BigInt(match[2] ?? 0)];
+/** A trade's paging token, `OPERATION-INDEX`, as one number in the order of Horizon's pages; else undefined. */
+function tradePlace(token: string): bigint | undefined {
+  const match = /^(\d{1,20})(?:-(\d{1,10}))?$/.exec(token);
+  return match === null ? undefined : BigInt(match[1]!) * 10n ** 10n + BigInt(match[2] ?? 0);
 }
 
-/** True when the trade of key `key` comes after the one of paging token `cursor` (any comes after no cursor). */
-function tradeAfter(key: readonly [bigint, bigint], cursor: string | undefined): boolean {
-  const at = tradeTokenKey(cursor);
-  return at === undefined || key[0] > at[0] || (key[0] === at[0] && key[1] > at[1]);
+/** Counts a trade, its amounts swapped when it names the pair the other way round; false when it is invalid. */
+function countTrade(market: WatchedMarket, state: MarketState, raw: unknown): boolean {
+  const trade = validRecord(tradeSchema, raw);
+  const straight = trade?.base === market.base && trade.counter === market.counter;
+  const reversed = trade?.base === market.counter && trade.counter === market.base;
+  if (trade === undefined || !(straight || reversed)) return false;
+  state.trades[trade.tradeType] += 1;
+  state.amountStroops.base += amountStroops(reversed ? trade.counterAmount : trade.baseAmount);
+  state.amountStroops.counter += amountStroops(reversed ? trade.baseAmount : trade.counterAmount);
+  if (state.lastTradeMs === undefined || trade.closedAtMs > state.lastTradeMs) state.lastTradeMs = trade.closedAtMs;
+  return true;
 }
 
 /**
@@ -55,7 +62,7 @@ function sideFigures(side: MakerSide, offers: readonly MarketOffer[], nowMs: num
   return { offers: offers.length, amountStroops: amount, bestPrice, ageSeconds };
 }
 
-class MarketState {
+class MarketState implements CursorState {
   /** The last completed bucket with trades, as last read. */
   price: TradeAggregation | undefined;
   /** A `/trade_aggregations` record came back for the pair once. */
@@ -185,50 +192,19 @@ export class MarketsJob implements PollJob {
       const records = await this.pairPage("trades", market, { order: "desc", limit: 1 }, context.signal);
       if (records === undefined) return;
       const token = rawPagingToken(records[0]);
-      if (records.length > 0 && tradeTokenKey(token) === undefined)
+      if (records.length > 0 && tradePlace(token ?? "") === undefined)
         throw new PollError("paging", `markets: the newest trade of ${market.name} has no usable paging token`);
       state.cursor = token;
       state.started = true;
       return;
     }
-    for (let page = 0; page < MAX_MARKET_PAGES; page += 1) {
-      const query = { order: "asc", limit: PAGE_LIMIT, cursor: state.cursor };
-      const records = await this.pairPage("trades", market, query, context.signal);
-      if (records === undefined) return;
-      const before = state.cursor;
-      this.countTrades(market, state, records, context);
-      if (records.length < PAGE_LIMIT) return;
-      // A full page that counted nothing new would be asked for again and again.
-      cursorPast(state.cursor, before, "markets");
-    }
-  }
-
-  /** Counts each trade after the cursor once, its amounts swapped when it names the pair the other way round. */
-  private countTrades(market: WatchedMarket, state: MarketState, records: RawRecords, context: PollContext): void {
-    let invalid = 0;
-    for (const raw of records) {
-      const token = rawPagingToken(raw);
-      const key = tradeTokenKey(token);
-      if (key === undefined) {
-        invalid += 1;
-        continue;
-      }
-      // A record at or before the cursor (a page boundary served twice) was counted already.
-      if (!tradeAfter(key, state.cursor)) continue;
-      state.cursor = token;
-      const trade = validRecord(tradeSchema, raw);
-      const straight = trade?.base === market.base && trade.counter === market.counter;
-      const reversed = trade?.base === market.counter && trade.counter === market.base;
-      if (trade === undefined || !(straight || reversed)) {
-        invalid += 1;
-        continue;
-      }
-      state.trades[trade.tradeType] += 1;
-      state.amountStroops.base += amountStroops(reversed ? trade.counterAmount : trade.baseAmount);
-      state.amountStroops.counter += amountStroops(reversed ? trade.baseAmount : trade.counterAmount);
-      if (state.lastTradeMs === undefined || trade.closedAtMs > state.lastTradeMs) state.lastTradeMs = trade.closedAtMs;
-    }
-    if (invalid > 0) context.invalidRecords(invalid);
+    await readAfterCursor(state, context, {
+      endpoint: "markets",
+      maxPages: MAX_MARKET_PAGES,
+      page: (cursor) => this.pairPage("trades", market, { order: "asc", limit: PAGE_LIMIT, cursor }, context.signal),
+      place: tradePlace,
+      count: (raw, usable) => usable && countTrade(market, state, raw),
+    });
   }
 
   /** A maker's offers on both sides; its figures change only once both sides are read. */
