@@ -523,6 +523,78 @@ describe("AccountActivityJob", () => {
   });
 });
 
+/** A Horizon serving the operations stream's pages as scripted, one a request (then empty ones), each query noted. */
+function scripted(...pages: JsonRecord[][]) {
+  const cursors: unknown[] = [];
+  const reader: ActivityReader = {
+    accountStream: async (_id, _stream, query) => {
+      cursors.push(query.cursor);
+      return pages.shift() ?? [];
+    },
+  };
+  return { reader, cursors };
+}
+
+describe("AccountActivityJob's cursor follows the rules of the markets and ledgers jobs", () => {
+  const watched = [account({ activity: false, operations: true })];
+  const counted = async (job: AccountActivityJob) =>
+    valueOf(await series(job), "stellar_horizon_account_operations_total", at({ type: "set_options" }));
+
+  it("fails with reason paging, counting nothing, when a full page does not move the cursor", async () => {
+    const newest = operation("set_options");
+    const stuck = Array.from({ length: 200 }, () => ({ ...newest }));
+    const { reader, cursors } = scripted([newest], stuck);
+    const job = new AccountActivityJob(reader, watched, SCHEDULE);
+    const ctx = context();
+    await job.run(ctx);
+    await expect(job.run(ctx)).rejects.toMatchObject({ reason: "paging" });
+    expect(cursors).toEqual([undefined, newest.paging_token]);
+    expect(await counted(job)).toBe(0);
+    expect(ctx.invalid).toBe(0);
+  });
+
+  it("takes a page holding only the record at the cursor as nothing newer, poll after poll", async () => {
+    const horizon = new Streams();
+    horizon.repeat = true;
+    horizon.records.operations.push(operation("set_options"));
+    const job = new AccountActivityJob(horizon, watched, SCHEDULE);
+    const ctx = context();
+    for (let poll = 0; poll < 3; poll++) await job.run(ctx);
+    expect(await counted(job)).toBe(0);
+    horizon.records.operations.push(operation("set_options"), operation("set_options"));
+    await job.run(ctx);
+    await job.run(ctx);
+    expect(await counted(job)).toBe(2);
+    expect(ctx.invalid).toBe(0);
+  });
+
+  it("counts a record whose token cannot be the cursor once, and moves past it with a later record", async () => {
+    const [newest, first, second, third] = [0, 1, 2, 3].map(() => operation("set_options"));
+    const unusable = (token: string) => ({ ...operation("set_options"), paging_token: token });
+    const { reader, cursors } = scripted(
+      [newest!],
+      [unusable("abc"), first!, second!, unusable("-1")],
+      [unusable("-1")],
+      [unusable("-1")],
+      [unusable("-1"), third!],
+    );
+    const job = new AccountActivityJob(reader, watched, SCHEDULE);
+    const ctx = context();
+    await job.run(ctx);
+    await job.run(ctx);
+    expect([await counted(job), ctx.invalid]).toEqual([2, 2]);
+    await job.run(ctx);
+    await job.run(ctx);
+    expect([await counted(job), ctx.invalid]).toEqual([2, 2]);
+    await job.run(ctx);
+    await job.run(ctx);
+    expect([await counted(job), ctx.invalid]).toEqual([3, 2]);
+    // The cursor moved past "abc" at once, and past "-1" with the record after it.
+    const [n, s, t] = [newest, second, third].map((record) => record!.paging_token);
+    expect(cursors).toEqual([undefined, n, s, s, s, t]);
+  });
+});
+
 describe("the mainnet captures", () => {
   it("count the account's payments after the first exactly", async () => {
     const page = fixtureJson<{ _embedded: { records: JsonRecord[] } }>("account_payments-stellar-docs.json");

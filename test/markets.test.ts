@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ALL_METRICS } from "../src/catalog/metrics.js";
-import { HorizonClient } from "../src/client/horizon-client.js";
+import { HorizonClient, type Query } from "../src/client/horizon-client.js";
 import { tradeAggregationSchema } from "../src/client/market-schemas.js";
 import { MarketsJob } from "../src/collectors/markets.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
@@ -287,6 +287,93 @@ describe("MarketsJob counts every trade exactly once", () => {
     horizon.trades.push(...tradesBetween(2, 3, true));
     await marketsJob.run(context);
     expect(await counted(marketsJob)).toEqual({ orderbook: 2, pool: 0, base: 2.0000002, counter: 0.2000004 });
+  });
+});
+
+/** A Horizon serving the pair's trades as scripted, one page a request (then empty ones), each cursor noted. */
+function scriptedTrades(...pages: JsonRecord[][]) {
+  const cursors: unknown[] = [];
+  const marketPage = async (path: string, query: Query) => {
+    if (path !== "trades") return [];
+    cursors.push(query.cursor);
+    return pages.shift() ?? [];
+  };
+  return { client: { marketPage } as unknown as HorizonClient, cursors };
+}
+
+describe("MarketsJob's cursor follows the rules of the activity and ledgers jobs", () => {
+  const horizon = new FakeMarkets();
+  let client: HorizonClient;
+  let invalid = 0;
+  const context = {
+    signal: new AbortController().signal,
+    invalidRecords: (count: number) => {
+      invalid += count;
+    },
+    progressed: () => {},
+  };
+  const watched: WatchedMarket = { name: "m", base: "native", counter: USDC, resolutionMs: 60_000, makers: [] };
+  const trade = (token: string) =>
+    makeTrade(token, { base: "native", counter: USDC, baseAmount: "1.0000000", counterAmount: "0.1000000" });
+  const trades = async (marketsJob: MarketsJob) => {
+    const values = parseExposition(await renderSamples("h", marketsJob.samples().persistent));
+    const at = (trade_type: string) => ({ horizon: "h", market: "m", trade_type });
+    const count = (type: string) => valueOf(values, "stellar_horizon_market_trades_total", at(type)) ?? 0;
+    return count("orderbook") + count("liquidity_pool");
+  };
+
+  beforeAll(async () => {
+    client = new HorizonClient({ url: await horizon.start(), timeoutMs: 5_000, retries: 0, maxBodyBytes: 1 << 20 });
+  });
+  afterAll(() => horizon.stop());
+  beforeEach(() => {
+    invalid = 0;
+  });
+
+  it("fails with reason paging, counting nothing, when a full page does not move the cursor", async () => {
+    const stuck = Array.from({ length: 200 }, () => trade("1-1"));
+    const scripted = scriptedTrades([trade("1-1")], stuck);
+    const marketsJob = new MarketsJob(scripted.client, [watched], SCHEDULE, () => NOW);
+    await marketsJob.run(context);
+    await expect(marketsJob.run(context)).rejects.toMatchObject({ reason: "paging" });
+    expect(scripted.cursors).toEqual([undefined, "1-1"]);
+    expect([await trades(marketsJob), invalid]).toEqual([0, 0]);
+  });
+
+  it("takes a page holding only the trade at the cursor as nothing newer, poll after poll", async () => {
+    horizon.trades = [trade("1-1"), trade("5-1")];
+    horizon.repeatCursorTrade = true;
+    const marketsJob = new MarketsJob(client, [watched], SCHEDULE, () => NOW);
+    for (let poll = 0; poll < 3; poll += 1) await marketsJob.run(context);
+    expect(await trades(marketsJob)).toBe(0);
+    horizon.trades.push(trade("6-1"), trade("7-1"));
+    await marketsJob.run(context);
+    await marketsJob.run(context);
+    expect([await trades(marketsJob), invalid]).toEqual([2, 0]);
+    const cursors = horizon.requestsTo("/trades").map((url) => url.searchParams.get("cursor"));
+    expect(cursors).toEqual([null, "5-1", "5-1", "5-1", "7-1"]);
+  });
+
+  it("counts a trade whose token cannot be the cursor once, and moves past it with a later trade", async () => {
+    const scripted = scriptedTrades(
+      [trade("1-1")],
+      [trade("abc"), trade("2-1"), trade("3-1"), trade("4-x")],
+      [trade("4-x")],
+      [trade("4-x")],
+      [trade("4-x"), trade("4-1")],
+    );
+    const marketsJob = new MarketsJob(scripted.client, [watched], SCHEDULE, () => NOW);
+    await marketsJob.run(context);
+    await marketsJob.run(context);
+    expect([await trades(marketsJob), invalid]).toEqual([2, 2]);
+    await marketsJob.run(context);
+    await marketsJob.run(context);
+    expect([await trades(marketsJob), invalid]).toEqual([2, 2]);
+    await marketsJob.run(context);
+    await marketsJob.run(context);
+    expect([await trades(marketsJob), invalid]).toEqual([3, 2]);
+    // The cursor moved past "abc" at once, and past "4-x" with the trade after it.
+    expect(scripted.cursors).toEqual([undefined, "1-1", "3-1", "3-1", "3-1", "4-1"]);
   });
 });
 

@@ -171,6 +171,61 @@ describe("ledger paging accounts for every ledger exactly once", () => {
   });
 });
 
+describe("the ledgers job's cursor follows the rules of the activity and markets jobs", () => {
+  const counted = async ({ scrape }: Harness) => {
+    const values = await scrape();
+    return {
+      ledgers: valueOf(values, "stellar_horizon_ledgers_total", H),
+      invalid: valueOf(values, "stellar_horizon_exporter_invalid_records_total", { ...H, endpoint: "ledgers" }),
+      skipped: valueOf(values, "stellar_horizon_ledgers_skipped_total", H),
+      sequence: valueOf(values, "stellar_horizon_ledger_sequence", H),
+      paging: valueOf(values, "stellar_horizon_exporter_poll_errors_total", {
+        ...H,
+        endpoint: "ledgers",
+        reason: "paging",
+      }),
+    };
+  };
+  const ascendingCursors = () =>
+    horizon
+      .requestsTo("/ledgers")
+      .filter((url) => url.searchParams.get("order") === "asc")
+      .map((url) => url.searchParams.get("cursor"));
+
+  it("takes a page holding only the ledger at the cursor as nothing newer, poll after poll", async () => {
+    horizon = new FakeHorizon();
+    horizon.addLedgers(10);
+    const started = await start();
+    horizon.repeatCursorLedger = true;
+    await started.exporter.pollAll();
+    await started.exporter.pollAll();
+    expect(await counted(started)).toEqual({ ledgers: 1, invalid: 0, skipped: 0, sequence: 10, paging: 0 });
+    horizon.addLedgers(2);
+    await started.exporter.pollAll();
+    expect(await counted(started)).toEqual({ ledgers: 3, invalid: 0, skipped: 0, sequence: 12, paging: 0 });
+    expect(ascendingCursors()).toEqual([10, 10, 10].map((sequence) => makeLedger(sequence).paging_token));
+  });
+
+  it("counts a ledger whose token cannot be the cursor once, and moves past it with a later ledger", async () => {
+    horizon = new FakeHorizon();
+    horizon.addLedgers(10);
+    const started = await start();
+    // Ledger 12's token is its sequence's, but its sequence is no number: it cannot be the cursor.
+    horizon.ledgers.push(makeLedger(11), makeLedger(12, { sequence: "12" }));
+    await started.exporter.pollAll();
+    expect(await counted(started)).toEqual({ ledgers: 2, invalid: 1, skipped: 1, sequence: 11, paging: 0 });
+    await started.exporter.pollAll();
+    await started.exporter.pollAll();
+    expect(await counted(started)).toEqual({ ledgers: 2, invalid: 1, skipped: 1, sequence: 11, paging: 0 });
+    horizon.ledgers.push(makeLedger(13));
+    await started.exporter.pollAll();
+    await started.exporter.pollAll();
+    expect(await counted(started)).toEqual({ ledgers: 3, invalid: 1, skipped: 1, sequence: 13, paging: 0 });
+    const tokens = [10, 11, 11, 11, 13].map((sequence) => makeLedger(sequence).paging_token);
+    expect(ascendingCursors()).toEqual(tokens);
+  });
+});
+
 describe("pool paging", () => {
   it("follows pages past invalid pools at page ends and whole invalid pages, counting each once", async () => {
     horizon = new FakeHorizon();

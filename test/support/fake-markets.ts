@@ -150,10 +150,11 @@ export class FakeMarkets {
       );
       return before.reverse().slice(0, limit);
     }
-    const from = ofPair.findIndex(
+    const newer = ofPair.findIndex(
       (trade) => cursor === null || compareTokens(trade.paging_token as string, cursor) > 0,
     );
-    if (from < 0) return [];
+    // With nothing newer, a repeating Horizon serves the cursor's trade alone.
+    const from = newer < 0 ? ofPair.length : newer;
     const start = this.repeatCursorTrade && cursor !== null && from > 0 ? from - 1 : from;
     return ofPair.slice(start, start + limit);
   }
