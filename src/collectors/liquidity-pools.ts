@@ -10,15 +10,15 @@ import { requestsPerPoll } from "../scheduler/request-plan.js";
 import { cursorAfter, PAGE_LIMIT, validRecord } from "../client/paging.js";
 
 function poolSamples(pool: LiquidityPool): Sample[] {
-  const pool_id = pool.id;
-  const [asset_a = "", asset_b = ""] = pool.reserves.map((reserve) => reserve.asset);
+  const { id: pool_id, reserves } = pool;
+  const [asset_a = "", asset_b = ""] = reserves.map((reserve) => reserve.asset);
   const info = { pool_id, type: pool.type, fee_bp: String(pool.fee_bp), asset_a, asset_b };
   return [
     { metric: METRICS.liquidityPoolInfo, labels: info, value: 1 },
-    ...pool.reserves.map(({ asset, amount }) => ({
+    ...reserves.map(({ asset, amount: value }) => ({
       metric: METRICS.liquidityPoolReserve,
       labels: { pool_id, asset },
-      value: amount,
+      value,
     })),
     { metric: METRICS.liquidityPoolShares, labels: { pool_id }, value: pool.total_shares },
     { metric: METRICS.liquidityPoolTrustlines, labels: { pool_id }, value: pool.total_trustlines },
@@ -133,12 +133,8 @@ export class LiquidityPoolsCollector implements PollJob {
         progressed();
       } catch (error) {
         // A pool that no longer exists simply stops being tracked; an invalid one is left out, as in a page.
-        if (error instanceof PollError && error.details.status === 404) continue;
-        if (error instanceof PollError && error.reason === "schema") {
-          invalidRecords(1);
-          continue;
-        }
-        throw error;
+        if (!(error instanceof PollError) || (error.details.status !== 404 && error.reason !== "schema")) throw error;
+        if (error.reason === "schema") invalidRecords(1);
       }
     }
     return pools;
