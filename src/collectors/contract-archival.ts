@@ -1,13 +1,10 @@
 import type { LedgerClose } from "../job/network.js";
 
-/**
- * A Soroban entry's state from what getLedgerEntries returned, by the rules real Stellar RPCs force on us: up to v22 an
- * expired persistent entry comes back with its past `liveUntilLedgerSeq`, since v23 an archived one with 0 ("may be
- * zero if the entry is no longer live"); some v28 releases send 0 for live entries (stellar-rpc#990, open), so a 0 (or
- * a live-until behind the latest ledger) is archival only when this exporter has not seen the entry live beyond that
- * ledger, else unknown, not a false alarm. Entries not returned (never created, deleted, expired temporary ones) are
- * missing.
- */
+/** A Soroban entry's state from what getLedgerEntries returned. Up to v22 an expired persistent entry comes back with
+ * its past `liveUntilLedgerSeq`; since v23 an archived one with 0 ("may be zero if the entry is no longer live"); some
+ * v28 releases send 0 for live entries (stellar-rpc#990, open), so a 0 (or a live-until behind the latest ledger) is
+ * archival only when this exporter has not seen the entry live beyond that ledger, else unknown, not a false alarm.
+ * Entries not returned (never created, deleted, expired temporary ones) are missing. */
 type EntryState =
   | { readonly kind: "missing" }
   | { readonly kind: "live"; readonly liveUntilLedger: number; readonly ttlLedgers: number }

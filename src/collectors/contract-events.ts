@@ -33,10 +33,8 @@ export function eventsRequestsPerPoll(contracts: readonly WatchedContract[]): nu
   return Math.ceil(new Set(contracts.map(({ id }) => id)).size / CONTRACTS_PER_CALL);
 }
 
-/**
- * A first topic as a label: a symbol or a string as its text, anything else as its ScVal arm's name without `scv`,
- * first letter lower-cased (`scvAddress` → `address`); `none` without a topic.
- */
+/** A first topic as a label: a symbol or a string as its text, anything else as its ScVal arm's name without `scv`,
+ * first letter lower-cased (`scvAddress` → `address`); `none` without a topic. */
 export function topicLabel(topics: readonly string[]): string {
   const first = topics[0];
   if (first === undefined) return "none";
@@ -181,11 +179,9 @@ export class ContractEventsJob implements PollJob {
     return invalid;
   }
 
-  /**
-   * The start fell outside the RPC's window [oldest, latest]. Behind it, the ledgers in between are lost: counted as
+  /** The start fell outside the RPC's window [oldest, latest]. Behind it, the ledgers in between are lost: counted as
    * skipped (once per target) and reading resumes at `oldest`. Ahead of it (an RPC that fell behind or was replaced),
-   * reading resumes at its latest ledger; events already counted are then recognised by their ids.
-   */
+   * reading resumes at its latest ledger; events already counted are then recognised by their ids. */
   private restart(group: Group, oldest: number, latest: number): void {
     const before = group.cursor === undefined ? (group.startLedger ?? 1) - 1 : ledgerOfEventId(group.cursor);
     group.cursor = undefined;

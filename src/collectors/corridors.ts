@@ -58,11 +58,9 @@ function failureResult(error: PollError): CorridorResult {
   return "error";
 }
 
-/**
- * Payment corridors of one Horizon: each run asks path finding once per corridor and counts how each ended. Failing
- * corridors do not fail the run (their outcomes are their series): they never back off the other polls, mark the
- * target down or count as poll errors. Only the run's deadline, or a stop, fails it.
- */
+/** Payment corridors of one Horizon: each run asks path finding once per corridor and counts how each ended. Failing
+ * corridors do not fail the run (their outcomes are their series): they never back off the other polls, mark the target
+ * down or count as poll errors. Only the run's deadline, or a stop, fails it. */
 export class CorridorsJob implements PollJob {
   readonly role = "poll";
   readonly source = "corridors";

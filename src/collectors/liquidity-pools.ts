@@ -44,10 +44,8 @@ interface KnownPool extends Pick<LiquidityPool, "id" | "fee_bp" | "type"> {
   readonly samples: readonly Sample[];
 }
 
-/**
- * The pool of a record the schema accepts, only the compared fields copied (bounded by the schema): a record padded
- * with unknown fields holds nothing beyond its poll. A missing last_modified_ledger is NaN, equal to nothing.
- */
+/** The pool of a record the schema accepts, only the compared fields copied (bounded by the schema): a record padded
+ * with unknown fields holds nothing beyond its poll. A missing last_modified_ledger is NaN, equal to nothing. */
 function knownPool(record: unknown): KnownPool | undefined {
   const pool = validRecord(liquidityPoolSchema, record);
   if (pool === undefined) return undefined;
@@ -64,10 +62,8 @@ function knownPool(record: unknown): KnownPool | undefined {
   };
 }
 
-/**
- * True when `record` holds exactly what `known` was validated from, compared as sent (strings to strings, never a
- * hash), paging token apart: it is not kept, and the schema asks only that it be a non-empty string.
- */
+/** True when `record` holds exactly what `known` was validated from, compared as sent (strings to strings, never a
+ * hash), paging token apart: it is not kept, and the schema asks only that it be a non-empty string. */
 function sentAsBefore(record: SentRecord, known: KnownPool): boolean {
   if (
     record.last_modified_ledger !== known.ledger ||
@@ -87,11 +83,9 @@ function sentAsBefore(record: SentRecord, known: KnownPool): boolean {
   });
 }
 
-/**
- * Tracks a bounded set of pools, replaced each poll. A pool whose record is sent exactly as at the last poll keeps its
+/** Tracks a bounded set of pools, replaced each poll. A pool whose record is sent exactly as at the last poll keeps its
  * series; any other is validated: Horizon changes a few percent of the pools between polls, and validating the rest
- * again was most of a poll's work beyond JSON.parse.
- */
+ * again was most of a poll's work beyond JSON.parse. */
 export class LiquidityPoolsCollector implements PollJob {
   readonly role = "poll";
   readonly source = "liquidity_pools";

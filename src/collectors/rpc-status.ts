@@ -12,10 +12,8 @@ function* feeSamples(kind: "soroban" | "classic", fees: RpcFeeDistribution): Gen
   yield { metric: RPC_METRICS.feeStatsLedgers, labels: { kind }, value: fees.ledgerCount };
 }
 
-/**
- * The RPC's latest ledger and its close time, whose age is the RPC's ledger age: getHealth's pair where it carries one
- * (stellar-rpc 27.1+), else getLatestLedger's (25+); a time is never paired with another ledger's sequence.
- */
+/** The RPC's latest ledger and its close time, whose age is the RPC's ledger age: getHealth's pair where it carries one
+ * (stellar-rpc 27.1+), else getLatestLedger's (25+); a time is never paired with another ledger's sequence. */
 function latestClose({ latestLedger, health }: RpcStatus): LedgerClose | undefined {
   if (health?.latestLedgerCloseTime !== undefined)
     return { sequence: health.latestLedger, closeTime: health.latestLedgerCloseTime };
