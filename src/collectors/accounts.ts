@@ -18,7 +18,6 @@ import type { CollectorSamples, Labels, Sample, SeriesGroup } from "../expositio
 /** Open offers and claimable balances counted per account at most (five pages). */
 const ACCOUNT_LIST_CAP = 1000;
 
-/** What the samples show of a watched account's configuration, on either kind of target. */
 type SampledAccount = Pick<WatchedAccount, "name" | "id" | "lowBalance" | "cold">;
 
 export type AccountObservation =
@@ -48,7 +47,6 @@ function signerSignature(account: AccountFacts): string {
 
 /** Adds a sample of the family being made, labelled `account` then `labels`; none when `value` is undefined. */
 type Emit = (value: number | undefined, labels?: Labels) => void;
-/** Makes one family's samples of an account that exists. */
 type Family = (emit: Emit, observation: Extract<AccountObservation, { exists: true }>, group: AccountGroup) => void;
 
 const perBalance =

@@ -38,7 +38,6 @@ interface AssetState {
   readonly asset: WatchedAsset;
   flags: AssetRecord["flags"] | undefined;
   flagChanges: number;
-  /** The last poll's record was invalid. */
   invalid: boolean;
 }
 

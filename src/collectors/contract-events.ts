@@ -46,7 +46,6 @@ export function topicLabel(topics: readonly string[]): string {
   return name.charAt(0).toLowerCase() + name.slice(1);
 }
 
-/** One watched contract's counts, kept for the life of the job. */
 class ContractCounts {
   /** Counts by type and topic; a topic is one of the first TOPICS_PER_CONTRACT distinct ones, or `other`. */
   readonly byTopic = new Map<string, { readonly type: EventType; readonly topic: string; count: number }>();
@@ -107,11 +106,8 @@ export class ContractEventsJob implements PollJob {
   async run(context: PollContext): Promise<void> {
     const unstarted = this.groups.filter((group) => group.cursor === undefined && group.startLedger === undefined);
     if (unstarted.length > 0) {
-      const latest = validated(
-        latestLedgerSchema,
-        await this.dependencies.client.call("events", "getLatestLedger", undefined, context.signal),
-        "Stellar RPC's getLatestLedger",
-      );
+      const answer = await this.dependencies.client.call("events", "getLatestLedger", undefined, context.signal);
+      const latest = validated(latestLedgerSchema, answer, "Stellar RPC's getLatestLedger");
       for (const group of unstarted) group.startLedger = latest.sequence;
     }
     for (const group of this.groups) await this.readGroup(group, context);

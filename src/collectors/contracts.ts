@@ -98,7 +98,6 @@ export class ContractsCollector implements PollJob {
   async run({ signal, progressed }: PollContext): Promise<void> {
     const close = this.dependencies.network.current.latestLedgerClose;
     if (close !== undefined) this.closes.observe(close);
-    // The code keys of the wasm hashes the last poll saw, by hash.
     const codeKeys = new Map([...this.codeEntries.values()].map(({ wasmHash, entry }) => [wasmHash, entry.key]));
     // A storage or code entry's XDR is dropped as its response arrives: only its TTL is read.
     const read = (keys: readonly string[]) =>
@@ -202,7 +201,6 @@ function decodeExecutable(entryXdr: string, contract: string): Executable {
   });
 }
 
-/** The state-archival settings' samples; none where the setting is not read. */
 function stateArchivalSamples(entry: ReadEntry | undefined): Sample[] {
   if (entry === undefined) return [];
   return decodeEntry(entry.xdr ?? "", "the state-archival setting in another shape", (data): Sample[] => {
@@ -218,8 +216,8 @@ function stateArchivalSamples(entry: ReadEntry | undefined): Sample[] {
 /** A Stellar RPC's contracts poll: state-archival settings on shard 0, even when all contracts are another shard's. */
 export function contractsJob({ client, config, target, network, clock, log }: RpcJobParts): ContractsCollector {
   const stateArchival = config.shard.index === 0 && (target.contractsWatched ?? target.contracts.length > 0);
-  const requestsPerRun = contractsRequestsPerPoll(target.contracts, stateArchival);
   const dependencies = { client, network, clock, log: log.child({ endpoint: "contracts" }), stateArchival };
+  const requestsPerRun = contractsRequestsPerPoll(target.contracts, stateArchival);
   const timing = { schedule: target.schedules.contracts, requestsPerRun };
   return new ContractsCollector(target.contracts, dependencies, timing);
 }

@@ -88,20 +88,15 @@ export class RpcAccountsCollector extends WatchedAccountsPoll<RpcWatchedAccount>
   /** The latest ledger header's base reserve: getLatestLedger's (stellar-rpc 25+), else getLedgers' for that ledger. */
   private async baseReserve(latestLedger: number | undefined, signal: AbortSignal): Promise<number> {
     if (this.latestHasHeader || latestLedger === undefined) {
-      const latest = validated(
-        latestWithHeaderSchema,
-        await this.client.call("accounts", "getLatestLedger", undefined, signal),
-        "Stellar RPC's getLatestLedger",
-      );
+      const answer = await this.client.call("accounts", "getLatestLedger", undefined, signal);
+      const latest = validated(latestWithHeaderSchema, answer, "Stellar RPC's getLatestLedger");
       if (latest.headerXdr !== undefined) return baseReserveFromHeader(latest.headerXdr);
       this.latestHasHeader = false;
       latestLedger = latest.sequence;
     }
-    const page = validated(
-      ledgersPageSchema,
-      await this.client.call("accounts", "getLedgers", { startLedger: latestLedger, pagination: { limit: 1 } }, signal),
-      "Stellar RPC's getLedgers",
-    );
+    const params = { startLedger: latestLedger, pagination: { limit: 1 } };
+    const answer = await this.client.call("accounts", "getLedgers", params, signal);
+    const page = validated(ledgersPageSchema, answer, "Stellar RPC's getLedgers");
     return baseReserveFromHistoryEntry(page.ledgers[0]!.headerXdr);
   }
 }

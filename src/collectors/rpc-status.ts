@@ -25,23 +25,20 @@ function latestClose({ latestLedger, health }: RpcStatus): LedgerClose | undefin
 export function rpcStatusSamples(status: RpcStatus | undefined, lastPollSucceeded: boolean): CollectorSamples {
   const persistent: Sample[] = [{ metric: RPC_METRICS.up, value: lastPollSucceeded ? 1 : 0 }];
   if (status === undefined) return { live: [], persistent };
+  const { health, latestLedger, feeStats } = status;
   const live: Sample[] = [
     { metric: RPC_METRICS.healthy, value: status.healthy ? 1 : 0 },
-    { metric: RPC_METRICS.latestLedger, value: status.latestLedger.sequence },
-    { metric: RPC_METRICS.protocolVersion, value: status.latestLedger.protocolVersion },
+    { metric: RPC_METRICS.latestLedger, value: latestLedger.sequence },
+    { metric: RPC_METRICS.protocolVersion, value: latestLedger.protocolVersion },
   ];
-  if (status.health !== undefined) {
+  if (health !== undefined)
     live.push(
-      { metric: RPC_METRICS.oldestLedger, value: status.health.oldestLedger },
-      { metric: RPC_METRICS.retentionWindow, value: status.health.ledgerRetentionWindow },
+      { metric: RPC_METRICS.oldestLedger, value: health.oldestLedger },
+      { metric: RPC_METRICS.retentionWindow, value: health.ledgerRetentionWindow },
     );
-  }
   const close = latestClose(status);
   if (close !== undefined) live.push({ metric: RPC_METRICS.latestLedgerClosedTimestamp, value: close.closeTime });
-  live.push(
-    ...feeSamples("soroban", status.feeStats.sorobanInclusionFee),
-    ...feeSamples("classic", status.feeStats.inclusionFee),
-  );
+  live.push(...feeSamples("soroban", feeStats.sorobanInclusionFee), ...feeSamples("classic", feeStats.inclusionFee));
   return { live, persistent };
 }
 
