@@ -143,14 +143,12 @@ export class LiquidityPoolsCollector implements PollJob {
       const limit = Math.min(PAGE_LIMIT, this.selection.max - pools.size);
       const records = await this.client.liquidityPools({ order: "asc", limit, cursor, reserves }, context.signal);
       context.progressed();
-      // Horizon never sends more than asked: a page that does is no page, and validating its records one by one
-      // could hold the process for as long as the body cap allows.
+      // Horizon never sends more than asked: a longer page is no page, and validating it could hold the process long.
       if (records.length > limit)
         throw new PollError("schema", `liquidity_pools page holds ${records.length} records, ${limit} were asked for`);
       // Checked before reading, so a page served twice is not counted twice.
       const next = records.length < limit ? undefined : cursorAfter(records, cursor, this.source);
-      // The page was parsed in the turn it arrived in; its records wait for the next, so a scrape arriving meanwhile
-      // waits for one of the two, not both.
+      // Parsed in the turn it arrived in, the page is validated in the next: a scrape waits for one turn, not both.
       await yieldToEventLoop();
       this.keepValid(records, pools, context);
       if (next === undefined) break;
