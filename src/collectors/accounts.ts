@@ -18,7 +18,6 @@ import type { CollectorSamples, Labels, Sample, SeriesGroup } from "../expositio
 /** Open offers and claimable balances counted per account at most (five pages). */
 const ACCOUNT_LIST_CAP = 1000;
 
-/** What the samples show of a watched account's configuration, on either kind of target. */
 type SampledAccount = Pick<WatchedAccount, "name" | "id" | "lowBalance" | "cold">;
 
 export type AccountObservation =
@@ -32,7 +31,6 @@ export type AccountObservation =
       /** Claimable balances: how many, and the exact sum per asset in stroops. */
       readonly claimable?: { readonly count: number; readonly stroopsByAsset: ReadonlyMap<string, bigint> };
     };
-type Existing = Extract<AccountObservation, { exists: true }>;
 
 /** One object for every missing account, so an account still missing keeps its group and the version stays put. */
 export const MISSING: AccountObservation = { exists: false };
@@ -49,8 +47,7 @@ function signerSignature(account: AccountFacts): string {
 
 /** Adds a sample of the family being made, labelled `account` then `labels`; none when `value` is undefined. */
 type Emit = (value: number | undefined, labels?: Labels) => void;
-/** Makes one family's samples of an account that exists. */
-type Family = (emit: Emit, observation: Existing, group: AccountGroup) => void;
+type Family = (emit: Emit, observation: Extract<AccountObservation, { exists: true }>, group: AccountGroup) => void;
 
 const perBalance =
   (value: (balance: AccountFacts["balances"][number]) => number | undefined): Family =>
@@ -131,10 +128,8 @@ class AccountGroup implements SeriesGroup {
   }
 }
 
-/**
- * The series of a target's watched accounts, a group per account, and their persistent signer change counters. The
- * very observation object last published, under the same base reserve, gives the same group: the version stays put.
- */
+/** The series of a target's watched accounts, a group per account, and their persistent signer change counters. The
+ * very observation object last published, under the same base reserve, gives the same group: the version stays put. */
 export class AccountSamples {
   /** In the order of the watch list: each account's group as last published, and its signer change counter. */
   private readonly built: (AccountGroup | undefined)[] = [];
@@ -272,22 +267,17 @@ export class AccountsCollector extends WatchedAccountsPoll<WatchedAccount> {
     });
     if (lookup === undefined) return undefined;
     if (lookup.status === "missing") return MISSING;
-    let offers: number | undefined;
-    if (watched.offers) {
-      const list = await this.client.offers(watched.id, ACCOUNT_LIST_CAP, signal);
-      offers = list.records.length;
-      invalidRecords(list.invalidRecords);
-    }
-    let claimable: Existing["claimable"];
-    if (watched.claimableBalances) {
-      const list = await this.client.claimableBalances(watched.id, ACCOUNT_LIST_CAP, signal);
-      const stroopsByAsset = new Map<string, bigint>();
-      for (const { asset, amount } of list.records)
-        stroopsByAsset.set(asset, (stroopsByAsset.get(asset) ?? 0n) + amountStroops(amount));
-      claimable = { count: list.records.length, stroopsByAsset };
-      invalidRecords(list.invalidRecords);
-    }
-    return { exists: true, account: lookup.account, offers, claimable };
+    const offers = watched.offers ? await this.client.offers(watched.id, ACCOUNT_LIST_CAP, signal) : undefined;
+    invalidRecords(offers?.invalidRecords ?? 0);
+    const claimable = watched.claimableBalances
+      ? await this.client.claimableBalances(watched.id, ACCOUNT_LIST_CAP, signal)
+      : undefined;
+    invalidRecords(claimable?.invalidRecords ?? 0);
+    const stroopsByAsset = new Map<string, bigint>();
+    for (const { asset, amount } of claimable?.records ?? [])
+      stroopsByAsset.set(asset, (stroopsByAsset.get(asset) ?? 0n) + amountStroops(amount));
+    const claimed = claimable && { count: claimable.records.length, stroopsByAsset };
+    return { exists: true, account: lookup.account, offers: offers?.records.length, claimable: claimed };
   }
 }
 

@@ -38,15 +38,12 @@ interface AssetState {
   readonly asset: WatchedAsset;
   flags: AssetRecord["flags"] | undefined;
   flagChanges: number;
-  /** The last poll's record was invalid. */
   invalid: boolean;
 }
 
-/**
- * Watched assets, one `/assets?asset_code=&asset_issuer=&limit=1` request each per poll. An asset Horizon does not
+/** Watched assets, one `/assets?asset_code=&asset_issuer=&limit=1` request each per poll. An asset Horizon does not
  * know is `exists 0`, not a failure; an invalid record is counted and leaves the asset's gauges out. Flag baseline and
- * counter change together, so a poll aborted between two requests counts no change twice.
- */
+ * counter change together, so a poll aborted between two requests counts no change twice. */
 export class AssetsJob implements PollJob {
   readonly role = "poll";
   readonly source = "assets";

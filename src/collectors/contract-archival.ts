@@ -1,22 +1,16 @@
 import type { LedgerClose } from "../job/network.js";
 
-/**
- * Whether a Soroban entry is live, archived or unknown, from what getLedgerEntries returned, by the rules real Stellar
- * RPCs force on us:
- * - up to v22 an expired persistent entry comes back with its past `liveUntilLedgerSeq`;
- * - since v23 an archived one comes back with 0 ("may be zero if the entry is no longer live");
- * - some v28 releases send 0 for live entries (stellar-rpc#990, open), so a 0 (or a live-until behind the latest
- *   ledger) is archival only when this exporter has not seen the entry live beyond that ledger; otherwise the state is
- *   unknown, not a false alarm.
- * Entries not returned (never created, deleted, expired temporary ones) are missing.
- */
-export type EntryState =
+/** A Soroban entry's state from what getLedgerEntries returned. Up to v22 an expired persistent entry comes back with
+ * its past `liveUntilLedgerSeq`; since v23 an archived one with 0 ("may be zero if the entry is no longer live"); some
+ * v28 releases send 0 for live entries (stellar-rpc#990, open), so a 0 (or a live-until behind the latest ledger) is
+ * archival only when this exporter has not seen the entry live beyond that ledger, else unknown, not a false alarm.
+ * Entries not returned (never created, deleted, expired temporary ones) are missing. */
+type EntryState =
   | { readonly kind: "missing" }
   | { readonly kind: "live"; readonly liveUntilLedger: number; readonly ttlLedgers: number }
   | { readonly kind: "archived" }
-  | { readonly kind: "unknown"; readonly lastKnownLiveUntil: number };
-
-type Unknown = Extract<EntryState, { kind: "unknown" }>;
+  | Unknown;
+type Unknown = { readonly kind: "unknown"; readonly lastKnownLiveUntil: number };
 
 /** What getLedgerEntries said of one entry: its live-until and the response's latest ledger. */
 export interface ReturnedEntry {
@@ -60,10 +54,8 @@ export class ArchivalJudge<About> {
     return { kind: "archived" };
   }
 
-  /**
-   * Forgets every entry not judged since the last call (after each poll's judgements): a key no longer watched (old
-   * code, a key dropped by a reload) leaves nothing behind, and comes back as a new entry if watched again.
-   */
+  /** Forgets every entry not judged since the last call: a key no longer watched (old code, a key dropped by a reload)
+   * leaves nothing behind, and comes back as a new entry if watched again. */
   forgetUnjudged(): void {
     for (const entry of this.lastLiveUntil.keys()) if (!this.judged.has(entry)) this.lastLiveUntil.delete(entry);
     for (const entry of this.warned) if (!this.judged.has(entry)) this.warned.delete(entry);
@@ -75,10 +67,8 @@ export class ArchivalJudge<About> {
 export const DEFAULT_CLOSE_INTERVAL_SECONDS = 5;
 const WINDOW_SECONDS = 3_600;
 
-/**
- * The mean ledger close interval a target showed over the last hour, from the (sequence, close time) pairs of its
- * latest ledger as its polls saw them: what turns a TTL in ledgers into a date.
- */
+/** The mean ledger close interval a target showed over the last hour, from the (sequence, close time) pairs of its
+ * latest ledger as its polls saw them: what turns a TTL in ledgers into a date. */
 export class LedgerCloseWindow {
   private points: LedgerClose[] = [];
 

@@ -33,10 +33,8 @@ export function eventsRequestsPerPoll(contracts: readonly WatchedContract[]): nu
   return Math.ceil(new Set(contracts.map(({ id }) => id)).size / CONTRACTS_PER_CALL);
 }
 
-/**
- * A first topic as a label: a symbol or a string as its text, anything else as its ScVal arm's name without `scv`,
- * first letter lower-cased (`scvAddress` → `address`); `none` without a topic.
- */
+/** A first topic as a label: a symbol or a string as its text, anything else as its ScVal arm's name without `scv`,
+ * first letter lower-cased (`scvAddress` → `address`); `none` without a topic. */
 export function topicLabel(topics: readonly string[]): string {
   const first = topics[0];
   if (first === undefined) return "none";
@@ -48,7 +46,6 @@ export function topicLabel(topics: readonly string[]): string {
   return name.charAt(0).toLowerCase() + name.slice(1);
 }
 
-/** One watched contract's counts, kept for the life of the job. */
 class ContractCounts {
   /** Counts by type and topic; a topic is one of the first TOPICS_PER_CONTRACT distinct ones, or `other`. */
   readonly byTopic = new Map<string, { readonly type: EventType; readonly topic: string; count: number }>();
@@ -109,11 +106,8 @@ export class ContractEventsJob implements PollJob {
   async run(context: PollContext): Promise<void> {
     const unstarted = this.groups.filter((group) => group.cursor === undefined && group.startLedger === undefined);
     if (unstarted.length > 0) {
-      const latest = validated(
-        latestLedgerSchema,
-        await this.dependencies.client.call("events", "getLatestLedger", undefined, context.signal),
-        "Stellar RPC's getLatestLedger",
-      );
+      const answer = await this.dependencies.client.call("events", "getLatestLedger", undefined, context.signal);
+      const latest = validated(latestLedgerSchema, answer, "Stellar RPC's getLatestLedger");
       for (const group of unstarted) group.startLedger = latest.sequence;
     }
     for (const group of this.groups) await this.readGroup(group, context);
@@ -181,11 +175,9 @@ export class ContractEventsJob implements PollJob {
     return invalid;
   }
 
-  /**
-   * The start fell outside the RPC's window [oldest, latest]. Behind it, the ledgers in between are lost: counted as
+  /** The start fell outside the RPC's window [oldest, latest]. Behind it, the ledgers in between are lost: counted as
    * skipped (once per target) and reading resumes at `oldest`. Ahead of it (an RPC that fell behind or was replaced),
-   * reading resumes at its latest ledger; events already counted are then recognised by their ids.
-   */
+   * reading resumes at its latest ledger; events already counted are then recognised by their ids. */
   private restart(group: Group, oldest: number, latest: number): void {
     const before = group.cursor === undefined ? (group.startLedger ?? 1) - 1 : ledgerOfEventId(group.cursor);
     group.cursor = undefined;

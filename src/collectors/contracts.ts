@@ -15,8 +15,8 @@ import { ArchivalJudge, LedgerCloseWindow, type ReturnedEntry } from "./contract
 import type { Clock } from "../clock.js";
 import type { NetworkView } from "../job/network.js";
 
-/** What a contract's instance says it runs: a wasm (by hash, hex) or the Stellar Asset Contract. */
-type Executable = { readonly kind: "wasm"; readonly wasmHash: string } | { readonly kind: "stellar_asset" };
+/** What a contract's instance says it runs: a wasm (by hash, hex) or the Stellar Asset Contract (hash empty). */
+type Executable = { readonly kind: "wasm" | "stellar_asset"; readonly wasmHash: string };
 
 /** `entry`: `instance`, `code`, or the configured key's name. */
 type EntryLabels = LabelsOf<typeof RPC_METRICS.contractEntryExists>;
@@ -98,9 +98,7 @@ export class ContractsCollector implements PollJob {
   async run({ signal, progressed }: PollContext): Promise<void> {
     const close = this.dependencies.network.current.latestLedgerClose;
     if (close !== undefined) this.closes.observe(close);
-    // The code keys of the wasm hashes the last poll saw, by hash.
-    const codeKeys = new Map<string, string>();
-    for (const { wasmHash, entry } of this.codeEntries.values()) codeKeys.set(wasmHash, entry.key);
+    const codeKeys = new Map([...this.codeEntries.values()].map(({ wasmHash, entry }) => [wasmHash, entry.key]));
     // A storage or code entry's XDR is dropped as its response arrives: only its TTL is read.
     const read = (keys: readonly string[]) =>
       readLedgerEntries(this.dependencies.client, "contracts", keys, signal, (entry, latestLedger): ReadEntry => {
@@ -165,12 +163,9 @@ export class ContractsCollector implements PollJob {
     const cached = this.executables.get(instance.key);
     if (cached?.xdr === entryXdr) return cached.executable;
     const executable = decodeExecutable(entryXdr, contract.name);
-    const wasmHash = executable.kind === "wasm" ? executable.wasmHash : "";
-    const info: Sample = {
-      metric: RPC_METRICS.contractInfo,
-      labels: { contract: contract.name, contract_id: contract.id, executable: executable.kind, wasm_hash: wasmHash },
-      value: 1,
-    };
+    const { kind, wasmHash } = executable;
+    const labels = { contract: contract.name, contract_id: contract.id, executable: kind, wasm_hash: wasmHash };
+    const info: Sample = { metric: RPC_METRICS.contractInfo, labels, value: 1 };
     this.executables.set(instance.key, { xdr: entryXdr, executable, info });
     return executable;
   }
@@ -201,12 +196,11 @@ function decodeExecutable(entryXdr: string, contract: string): Executable {
   return decodeEntry(entryXdr, what, (data): Executable => {
     const executable = data.contractData().val().instance().executable();
     if (executable.switch() === stellarBase().xdr.ContractExecutableType.contractExecutableStellarAsset())
-      return { kind: "stellar_asset" };
+      return { kind: "stellar_asset", wasmHash: "" };
     return { kind: "wasm", wasmHash: executable.wasmHash().toString("hex") };
   });
 }
 
-/** The state-archival settings' samples; none where the setting is not read. */
 function stateArchivalSamples(entry: ReadEntry | undefined): Sample[] {
   if (entry === undefined) return [];
   return decodeEntry(entry.xdr ?? "", "the state-archival setting in another shape", (data): Sample[] => {
@@ -222,8 +216,8 @@ function stateArchivalSamples(entry: ReadEntry | undefined): Sample[] {
 /** A Stellar RPC's contracts poll: state-archival settings on shard 0, even when all contracts are another shard's. */
 export function contractsJob({ client, config, target, network, clock, log }: RpcJobParts): ContractsCollector {
   const stateArchival = config.shard.index === 0 && (target.contractsWatched ?? target.contracts.length > 0);
-  const requestsPerRun = contractsRequestsPerPoll(target.contracts, stateArchival);
   const dependencies = { client, network, clock, log: log.child({ endpoint: "contracts" }), stateArchival };
+  const requestsPerRun = contractsRequestsPerPoll(target.contracts, stateArchival);
   const timing = { schedule: target.schedules.contracts, requestsPerRun };
   return new ContractsCollector(target.contracts, dependencies, timing);
 }

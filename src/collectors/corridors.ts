@@ -58,11 +58,9 @@ function failureResult(error: PollError): CorridorResult {
   return "error";
 }
 
-/**
- * Payment corridors of one Horizon: each run asks path finding once per corridor and counts how each ended. Failing
- * corridors do not fail the run (their outcomes are their series): they never back off the other polls, mark the
- * target down or count as poll errors. Only the run's deadline, or a stop, fails it.
- */
+/** Payment corridors of one Horizon: each run asks path finding once per corridor and counts how each ended. Failing
+ * corridors do not fail the run (their outcomes are their series): they never back off the other polls, mark the target
+ * down or count as poll errors. Only the run's deadline, or a stop, fails it. */
 export class CorridorsJob implements PollJob {
   readonly role = "poll";
   readonly source = "corridors";
@@ -71,7 +69,6 @@ export class CorridorsJob implements PollJob {
   private readonly states: CorridorState[];
   /** Path finding answered 404: nothing is asked before this instant. */
   private disabledUntilMs = 0;
-  /** Corridor and reason of each 400 already logged. */
   private readonly refusalsLogged = new Set<string>();
 
   constructor(
@@ -87,12 +84,10 @@ export class CorridorsJob implements PollJob {
     // Runs skipped while path finding is off are not runs: nothing is counted.
     if (this.parts.now() < this.disabledUntilMs) return;
     for (const state of this.states) {
-      const result = await this.ask(state, context);
-      if (result === "disabled") {
-        // Path finding is off for the whole Horizon: asking the other corridors would only 404 too.
-        this.disabledUntilMs = this.parts.now() + DISABLED_RETRY_MS;
-        return;
-      }
+      if ((await this.ask(state, context)) !== "disabled") continue;
+      // Path finding is off for the whole Horizon: asking the other corridors would only 404 too.
+      this.disabledUntilMs = this.parts.now() + DISABLED_RETRY_MS;
+      return;
     }
   }
 

@@ -1,27 +1,16 @@
 // Free text a response puts in a label (versions, a passphrase, a home domain), made fit for a dashboard. Identifiers
 // are not passed through here: their schemas refuse anything but their real shape, as a cut one could merge two series.
 
-/**
- * Valid in the exposition but unreadable or misleading on a dashboard: control and format characters (bidi overrides,
- * zero-width marks), the line and paragraph separators U+2028 and U+2029, and lone surrogates.
- */
+/** Valid in the exposition but unreadable or misleading on a dashboard: control and format characters (bidi overrides,
+ * zero-width marks), the line and paragraph separators U+2028 and U+2029, and lone surrogates. */
 const UNREADABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
-
-/** What each unreadable character becomes: U+FFFD, the replacement character. */
 export const REPLACEMENT_CHARACTER = "\uFFFD";
-
 /** Ends a value cut at its field's bound, so a shortened value never reads as the real one. */
 export const TRUNCATION_MARKER = "\u2026";
 
-/** Bounds, in characters (code points), of the free-text label values; see the README. */
-export const LABEL_TEXT_BOUNDS = {
-  /** Stellar's home_domain is a string32. */
-  homeDomain: 32,
-  /** Horizon, stellar-core, Stellar RPC and captive-core versions, commit hashes included. */
-  version: 128,
-  /** Real passphrases are under 60 characters. */
-  networkPassphrase: 128,
-} as const;
+/** Bounds, in characters (code points), of the free-text label values (see the README): Stellar's home_domain is a
+ * string32; versions include commit hashes; real passphrases are under 60 characters. */
+export const LABEL_TEXT_BOUNDS = { homeDomain: 32, version: 128, networkPassphrase: 128 } as const;
 
 /** `value` with unreadable characters replaced and, when longer than `maxCharacters`, cut and marked as cut. */
 export function labelText(value: string, maxCharacters: number): string {

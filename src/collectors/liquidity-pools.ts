@@ -10,15 +10,15 @@ import { requestsPerPoll } from "../scheduler/request-plan.js";
 import { cursorAfter, PAGE_LIMIT, validRecord } from "../client/paging.js";
 
 function poolSamples(pool: LiquidityPool): Sample[] {
-  const pool_id = pool.id;
-  const [asset_a = "", asset_b = ""] = pool.reserves.map((reserve) => reserve.asset);
+  const { id: pool_id, reserves } = pool;
+  const [asset_a = "", asset_b = ""] = reserves.map((reserve) => reserve.asset);
   const info = { pool_id, type: pool.type, fee_bp: String(pool.fee_bp), asset_a, asset_b };
   return [
     { metric: METRICS.liquidityPoolInfo, labels: info, value: 1 },
-    ...pool.reserves.map(({ asset, amount }) => ({
+    ...reserves.map(({ asset, amount: value }) => ({
       metric: METRICS.liquidityPoolReserve,
       labels: { pool_id, asset },
-      value: amount,
+      value,
     })),
     { metric: METRICS.liquidityPoolShares, labels: { pool_id }, value: pool.total_shares },
     { metric: METRICS.liquidityPoolTrustlines, labels: { pool_id }, value: pool.total_trustlines },
@@ -44,10 +44,8 @@ interface KnownPool extends Pick<LiquidityPool, "id" | "fee_bp" | "type"> {
   readonly samples: readonly Sample[];
 }
 
-/**
- * The pool of a record the schema accepts, only the compared fields copied (bounded by the schema): a record padded
- * with unknown fields holds nothing beyond its poll. A missing last_modified_ledger is NaN, equal to nothing.
- */
+/** The pool of a record the schema accepts, only the compared fields copied (bounded by the schema): a record padded
+ * with unknown fields holds nothing beyond its poll. A missing last_modified_ledger is NaN, equal to nothing. */
 function knownPool(record: unknown): KnownPool | undefined {
   const pool = validRecord(liquidityPoolSchema, record);
   if (pool === undefined) return undefined;
@@ -64,10 +62,8 @@ function knownPool(record: unknown): KnownPool | undefined {
   };
 }
 
-/**
- * True when `record` holds exactly what `known` was validated from, compared as sent (strings to strings, never a
- * hash), paging token apart: it is not kept, and the schema asks only that it be a non-empty string.
- */
+/** True when `record` holds exactly what `known` was validated from, compared as sent (strings to strings, never a
+ * hash), paging token apart: it is not kept, and the schema asks only that it be a non-empty string. */
 function sentAsBefore(record: SentRecord, known: KnownPool): boolean {
   if (
     record.last_modified_ledger !== known.ledger ||
@@ -87,11 +83,9 @@ function sentAsBefore(record: SentRecord, known: KnownPool): boolean {
   });
 }
 
-/**
- * Tracks a bounded set of pools, replaced each poll. A pool whose record is sent exactly as at the last poll keeps its
+/** Tracks a bounded set of pools, replaced each poll. A pool whose record is sent exactly as at the last poll keeps its
  * series; any other is validated: Horizon changes a few percent of the pools between polls, and validating the rest
- * again was most of a poll's work beyond JSON.parse.
- */
+ * again was most of a poll's work beyond JSON.parse. */
 export class LiquidityPoolsCollector implements PollJob {
   readonly role = "poll";
   readonly source = "liquidity_pools";
@@ -133,12 +127,8 @@ export class LiquidityPoolsCollector implements PollJob {
         progressed();
       } catch (error) {
         // A pool that no longer exists simply stops being tracked; an invalid one is left out, as in a page.
-        if (error instanceof PollError && error.details.status === 404) continue;
-        if (error instanceof PollError && error.reason === "schema") {
-          invalidRecords(1);
-          continue;
-        }
-        throw error;
+        if (!(error instanceof PollError) || (error.details.status !== 404 && error.reason !== "schema")) throw error;
+        if (error.reason === "schema") invalidRecords(1);
       }
     }
     return pools;
@@ -153,14 +143,12 @@ export class LiquidityPoolsCollector implements PollJob {
       const limit = Math.min(PAGE_LIMIT, this.selection.max - pools.size);
       const records = await this.client.liquidityPools({ order: "asc", limit, cursor, reserves }, context.signal);
       context.progressed();
-      // Horizon never sends more than asked: a page that does is no page, and validating its records one by one
-      // could hold the process for as long as the body cap allows.
+      // Horizon never sends more than asked: a longer page is no page, and validating it could hold the process long.
       if (records.length > limit)
         throw new PollError("schema", `liquidity_pools page holds ${records.length} records, ${limit} were asked for`);
       // Checked before reading, so a page served twice is not counted twice.
       const next = records.length < limit ? undefined : cursorAfter(records, cursor, this.source);
-      // The page was parsed in the turn it arrived in; its records wait for the next, so a scrape arriving meanwhile
-      // waits for one of the two, not both.
+      // Parsed in the turn it arrived in, the page is validated in the next: a scrape waits for one turn, not both.
       await yieldToEventLoop();
       this.keepValid(records, pools, context);
       if (next === undefined) break;

@@ -21,18 +21,8 @@ const ledgersPageSchema = z.object({
 /** Entries' XDR by their key's place in a poll's key list; undefined: not found. */
 type Xdrs = readonly (string | undefined)[];
 
-/**
- * Requests one poll of these accounts sends: their entries in calls of 200 keys, and one for the ledger header (sent
- * even with no keys, though the job table builds the poll only where accounts are watched).
- */
-function rpcAccountsRequestsPerPoll(accounts: readonly RpcWatchedAccount[]): number {
-  return ledgerEntriesCalls(accounts.reduce((total, account) => total + 1 + account.assets.length, 0)) + 1;
-}
-
-/**
- * Watched accounts of a Stellar RPC target, read as ledger entries (accounts and configured trustlines) and the latest
- * ledger header for the base reserve. An account whose entry is absent does not exist (`exists` 0): no poll error.
- */
+/** Watched accounts of a Stellar RPC target, read as ledger entries (accounts and configured trustlines) and the latest
+ * ledger header for the base reserve. An account whose entry is absent does not exist (`exists` 0): no poll error. */
 export class RpcAccountsCollector extends WatchedAccountsPoll<RpcWatchedAccount> {
   /** By account, where its account entry and its trustlines (in the order of its assets) stand in `allKeys`. */
   private readonly places: readonly { readonly account: number; readonly trustlines: readonly number[] }[];
@@ -98,25 +88,22 @@ export class RpcAccountsCollector extends WatchedAccountsPoll<RpcWatchedAccount>
   /** The latest ledger header's base reserve: getLatestLedger's (stellar-rpc 25+), else getLedgers' for that ledger. */
   private async baseReserve(latestLedger: number | undefined, signal: AbortSignal): Promise<number> {
     if (this.latestHasHeader || latestLedger === undefined) {
-      const latest = validated(
-        latestWithHeaderSchema,
-        await this.client.call("accounts", "getLatestLedger", undefined, signal),
-        "Stellar RPC's getLatestLedger",
-      );
+      const answer = await this.client.call("accounts", "getLatestLedger", undefined, signal);
+      const latest = validated(latestWithHeaderSchema, answer, "Stellar RPC's getLatestLedger");
       if (latest.headerXdr !== undefined) return baseReserveFromHeader(latest.headerXdr);
       this.latestHasHeader = false;
       latestLedger = latest.sequence;
     }
-    const page = validated(
-      ledgersPageSchema,
-      await this.client.call("accounts", "getLedgers", { startLedger: latestLedger, pagination: { limit: 1 } }, signal),
-      "Stellar RPC's getLedgers",
-    );
+    const params = { startLedger: latestLedger, pagination: { limit: 1 } };
+    const answer = await this.client.call("accounts", "getLedgers", params, signal);
+    const page = validated(ledgersPageSchema, answer, "Stellar RPC's getLedgers");
     return baseReserveFromHistoryEntry(page.ledgers[0]!.headerXdr);
   }
 }
 
 export function rpcAccountsJob({ client, target, network }: RpcJobParts): RpcAccountsCollector {
-  const timing = { schedule: target.schedules.accounts, requestsPerRun: rpcAccountsRequestsPerPoll(target.accounts) };
+  // Entries in calls of 200 keys, and one call for the ledger header.
+  const keys = target.accounts.reduce((total, account) => total + 1 + account.assets.length, 0);
+  const timing = { schedule: target.schedules.accounts, requestsPerRun: ledgerEntriesCalls(keys) + 1 };
   return new RpcAccountsCollector(client, target.accounts, network, timing);
 }

@@ -12,10 +12,8 @@ function* feeSamples(kind: "soroban" | "classic", fees: RpcFeeDistribution): Gen
   yield { metric: RPC_METRICS.feeStatsLedgers, labels: { kind }, value: fees.ledgerCount };
 }
 
-/**
- * The RPC's latest ledger and its close time, whose age is the RPC's ledger age: getHealth's pair where it carries one
- * (stellar-rpc 27.1+), else getLatestLedger's (25+); a time is never paired with another ledger's sequence.
- */
+/** The RPC's latest ledger and its close time, whose age is the RPC's ledger age: getHealth's pair where it carries one
+ * (stellar-rpc 27.1+), else getLatestLedger's (25+); a time is never paired with another ledger's sequence. */
 function latestClose({ latestLedger, health }: RpcStatus): LedgerClose | undefined {
   if (health?.latestLedgerCloseTime !== undefined)
     return { sequence: health.latestLedger, closeTime: health.latestLedgerCloseTime };
@@ -27,23 +25,20 @@ function latestClose({ latestLedger, health }: RpcStatus): LedgerClose | undefin
 export function rpcStatusSamples(status: RpcStatus | undefined, lastPollSucceeded: boolean): CollectorSamples {
   const persistent: Sample[] = [{ metric: RPC_METRICS.up, value: lastPollSucceeded ? 1 : 0 }];
   if (status === undefined) return { live: [], persistent };
+  const { health, latestLedger, feeStats } = status;
   const live: Sample[] = [
     { metric: RPC_METRICS.healthy, value: status.healthy ? 1 : 0 },
-    { metric: RPC_METRICS.latestLedger, value: status.latestLedger.sequence },
-    { metric: RPC_METRICS.protocolVersion, value: status.latestLedger.protocolVersion },
+    { metric: RPC_METRICS.latestLedger, value: latestLedger.sequence },
+    { metric: RPC_METRICS.protocolVersion, value: latestLedger.protocolVersion },
   ];
-  if (status.health !== undefined) {
+  if (health !== undefined)
     live.push(
-      { metric: RPC_METRICS.oldestLedger, value: status.health.oldestLedger },
-      { metric: RPC_METRICS.retentionWindow, value: status.health.ledgerRetentionWindow },
+      { metric: RPC_METRICS.oldestLedger, value: health.oldestLedger },
+      { metric: RPC_METRICS.retentionWindow, value: health.ledgerRetentionWindow },
     );
-  }
   const close = latestClose(status);
   if (close !== undefined) live.push({ metric: RPC_METRICS.latestLedgerClosedTimestamp, value: close.closeTime });
-  live.push(
-    ...feeSamples("soroban", status.feeStats.sorobanInclusionFee),
-    ...feeSamples("classic", status.feeStats.inclusionFee),
-  );
+  live.push(...feeSamples("soroban", feeStats.sorobanInclusionFee), ...feeSamples("classic", feeStats.inclusionFee));
   return { live, persistent };
 }
 
