@@ -548,9 +548,8 @@ export const METRICS = {
       "an HTTP date).",
   ),
   rateLimitHoldsCappedTotal: exporter.counter("stellar_horizon_exporter_rate_limit_holds_capped_total")(
-    "Times Horizon asked the exporter to hold back (Retry-After, or an exhausted rate limit until " +
-      "X-Ratelimit-Reset) for longer than one hour, or the target's longest freshness window if longer, and the hold " +
-      "was cut to that.",
+    "Times Horizon asked the exporter to hold back (Retry-After, or an exhausted rate limit until X-Ratelimit-Reset) " +
+      "for longer than one hour, or the target's longest freshness window if longer, and the hold was cut to that.",
   ),
 } as const satisfies Record<string, MetricDefinition>;
 

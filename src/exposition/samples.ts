@@ -67,13 +67,6 @@ function formatValue(value: number): string {
   return String(value);
 }
 
-/** `,name="value"` for each label, ready to follow the target label. */
-function labelPairs(labels: Labels | undefined): string {
-  let text = "";
-  for (const name in labels) text += `,${name}="${escapeLabelValue(labels[name]!)}"`;
-  return text;
-}
-
 function histogramLines(name: string, labels: string, histogram: HistogramData): string {
   let lines = "";
   let cumulative = 0;
@@ -87,7 +80,9 @@ function histogramLines(name: string, labels: string, histogram: HistogramData):
 
 /** `targetLabel` is the target's label pair, e.g. `horizon="sdf"`, first so every series of a target lines up. */
 function sampleLines(targetLabel: string, sample: Sample): string {
-  const labels = targetLabel + labelPairs(sample.labels);
+  const pairs: Labels | undefined = sample.labels;
+  let labels = targetLabel;
+  for (const name in pairs) labels += `,${name}="${escapeLabelValue(pairs[name]!)}"`;
   const name = sample.metric.name;
   if ("histogram" in sample) return histogramLines(name, labels, sample.histogram);
   return `${name}{${labels}} ${formatValue(sample.value)}\n`;

@@ -62,14 +62,13 @@ function targetMetrics(registry: OwnRegistry, catalog: TargetCatalog, endpoints:
     all.push(metric);
     return metric;
   };
-  const gauge = (metric: MetricDefinition) => own(registry.gauge(metric));
   const requests = own(registry.counter(catalog.requestsTotal));
   const requestDuration = own(registry.histogram(catalog.requestDuration));
   const pollDuration = own(registry.histogram(catalog.pollDuration));
   const pollErrors = own(registry.counter(catalog.pollErrorsTotal));
   const invalidRecords = own(registry.counter(catalog.invalidRecordsTotal));
-  const lastSuccess = gauge(catalog.lastSuccessTimestamp);
-  const optional = (metric: MetricDefinition | undefined) => metric && gauge(metric);
+  const lastSuccess = own(registry.gauge(catalog.lastSuccessTimestamp));
+  const optional = (metric: MetricDefinition | undefined) => metric && own(registry.gauge(metric));
   const plannedRequests = optional(catalog.plannedRequestsPerHour);
   const requestBudget = optional(catalog.requestBudgetPerHour);
   const rateLimit = {
