@@ -46,10 +46,7 @@ export interface MetricDefinition {
 
 type Scope = Pick<MetricDefinition, "targetLabel" | "perTarget">;
 type LabelNames = readonly string[];
-type Defined<S extends MetricSource, T extends MetricType, L extends LabelNames> = Pick<
-  MetricDefinition,
-  "name" | "help"
-> & { readonly type: T; readonly labels: L; readonly source: S };
+type Defined<S, T, L> = Readonly<{ name: string; help: string; type: T; labels: L; source: S }>;
 
 /** One source's metric constructors: the name and labels (literal, for the samples' type checks), then the help and a
  * histogram's buckets; `scope` adds the `rpc` target label or marks the series exporter-wide. */
