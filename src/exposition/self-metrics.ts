@@ -75,9 +75,9 @@ function targetMetrics(registry: OwnRegistry, catalog: TargetCatalog, endpoints:
     addTarget(target: string): void {
       own.holdsCapped.inc({ [label]: target }, 0);
       for (const endpoint of endpoints) {
-        own.invalidRecords.inc({ [label]: target, endpoint }, 0);
-        for (const reason of Object.keys(POLL_ERROR_REASONS))
-          own.pollErrors.inc({ [label]: target, endpoint, reason }, 0);
+        const series = { [label]: target, endpoint };
+        own.invalidRecords.inc(series, 0);
+        for (const reason of Object.keys(POLL_ERROR_REASONS)) own.pollErrors.inc({ ...series, reason }, 0);
       }
     },
 
