@@ -185,7 +185,6 @@ function accountMetrics<Kind extends TargetLabel>(kind: Kind): AccountMetrics<Ki
   return metrics as AccountMetrics<Kind>;
 }
 
-/** Horizon's watched-account families (`horizon` label). */
 export const HORIZON_ACCOUNT_METRICS = accountMetrics("horizon");
 export const RPC_ACCOUNT_METRICS = accountMetrics("rpc");
 /** Either kind's: what the accounts samples are built from. */
