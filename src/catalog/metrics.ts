@@ -3,17 +3,10 @@
 
 type MetricType = "gauge" | "counter" | "histogram";
 
-/** The Horizon endpoints the exporter polls; also the `endpoint` label's values. */
+/** The Horizon endpoints the exporter polls, the network's then the watched items'; the `endpoint` label's values. */
 export const ENDPOINTS = [
-  "root",
-  "fee_stats",
-  "ledgers",
-  "liquidity_pools",
-  "accounts",
-  "activity",
-  "assets",
-  "markets",
-  "corridors",
+  ...["root", "fee_stats", "ledgers", "liquidity_pools"],
+  ...["accounts", "activity", "assets", "markets", "corridors"],
 ] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
@@ -53,34 +46,22 @@ export interface MetricDefinition {
 
 type Scope = Pick<MetricDefinition, "targetLabel" | "perTarget">;
 type LabelNames = readonly string[];
-type Defined<S extends MetricSource, T extends MetricType, L extends LabelNames> = Pick<
-  MetricDefinition,
-  "name" | "help"
-> & { readonly type: T; readonly labels: L; readonly source: S };
-/** Defines a named metric of one source and type: one call a metric, literal labels for the samples' type checks. */
-interface Define<S extends MetricSource, T extends MetricType, E extends Scope> {
-  (help: string): Defined<S, T, readonly []> & E;
-  <const L extends LabelNames>(help: string, labels: L): Defined<S, T, L> & E;
-}
-type Named<D> = (name: string) => D;
+type Defined<S, T, L> = Readonly<{ name: string; help: string; type: T; labels: L; source: S }>;
 
-/** One source's metric constructors, the name first; `scope` adds the `rpc` target label or marks the series
- * exporter-wide. */
+/** One source's metric constructors: the name and labels (literal, for the samples' type checks), then the help and a
+ * histogram's buckets; `scope` adds the `rpc` target label or marks the series exporter-wide. */
 function metricsOf<const S extends MetricSource, const E extends Scope = Record<never, never>>(source: S, scope?: E) {
   const of =
     <T extends MetricType>(type: T) =>
-    (name: string) =>
-    (help: string, labels: LabelNames = []) => ({ name, type, help, labels, source, ...scope });
-  const histogram = of("histogram") as Named<Define<S, "histogram", E>>;
+    <const L extends LabelNames = readonly []>(name: string, labels?: L) =>
+    (help: string) =>
+      ({ name, type, help, labels: labels ?? [], source, ...scope }) as Defined<S, T, L> & E;
   return {
-    gauge: of("gauge") as Named<Define<S, "gauge", E>>,
-    counter: of("counter") as Named<Define<S, "counter", E>>,
+    gauge: of("gauge"),
+    counter: of("counter"),
     histogram:
-      (name: string) =>
-      <const L extends LabelNames>(help: string, labels: L, buckets: readonly number[]) => ({
-        ...histogram(name)(help, labels),
-        buckets,
-      }),
+      <const L extends LabelNames = readonly []>(name: string, labels?: L) =>
+      (help: string, buckets: readonly number[]) => ({ ...of("histogram")(name, labels)(help), buckets }),
   };
 }
 
@@ -98,8 +79,8 @@ export const FEE_STATS = [
 function accountFamilies<const K extends readonly TargetLabel[]>(kinds: K) {
   const of =
     <T extends MetricType>(type: T) =>
-    (suffix: string) =>
-    <const L extends LabelNames>(help: string, labels: L) => ({ suffix, type, help, labels, kinds });
+    <const L extends LabelNames>(suffix: string, labels: L) =>
+    (help: string) => ({ suffix, type, help, labels, kinds });
   return { gauge: of("gauge"), counter: of("counter") };
 }
 const anyAccount = accountFamilies(["horizon", "rpc"]);
@@ -108,96 +89,76 @@ const rpcAccount = accountFamilies(["rpc"]);
 
 /** A watched account's families, defined once for Horizon and Stellar RPC: alike in suffix, type, labels, meaning. */
 const ACCOUNT_FAMILIES = {
-  accountInfo: anyAccount.gauge("info")(
+  accountInfo: anyAccount.gauge("info", ["account", "account_id", "home_domain", "cold"])(
     "A watched account's id, home domain and whether it is configured as cold; always 1.",
-    ["account", "account_id", "home_domain", "cold"],
   ),
-  accountExists: anyAccount.gauge("exists")(
+  accountExists: anyAccount.gauge("exists", ["account"])(
     "1 when the account exists (Horizon: not a 404; Stellar RPC: getLedgerEntries returns its entry), 0 when it " +
       "does not (never created, or merged away).",
-    ["account"],
   ),
-  accountBalance: anyAccount.gauge("balance")(
+  accountBalance: anyAccount.gauge("balance", ["account", "asset"])(
     "Balance of an account in an asset (native, CODE:ISSUER, or pool:<id> for pool shares), in units of that asset.",
-    ["account", "asset"],
   ),
-  accountBuyingLiabilities: anyAccount.gauge("buying_liabilities")(
+  accountBuyingLiabilities: anyAccount.gauge("buying_liabilities", ["account", "asset"])(
     "Amount of an asset the account's open offers may buy, in units of that asset.",
-    ["account", "asset"],
   ),
-  accountSellingLiabilities: anyAccount.gauge("selling_liabilities")(
+  accountSellingLiabilities: anyAccount.gauge("selling_liabilities", ["account", "asset"])(
     "Amount of an asset the account's open offers may sell, in units of that asset (not spendable).",
-    ["account", "asset"],
   ),
-  accountTrustlineLimit: anyAccount.gauge("trustline_limit")(
+  accountTrustlineLimit: anyAccount.gauge("trustline_limit", ["account", "asset"])(
     "Limit of a trustline or pool share holding, in units of the asset.",
-    ["account", "asset"],
   ),
-  accountTrustlineAuthorized: anyAccount.gauge("trustline_authorized")(
+  accountTrustlineAuthorized: anyAccount.gauge("trustline_authorized", ["account", "asset"])(
     "1 when the issuer authorises the trustline (the trustline's AUTHORIZED flag, Horizon's is_authorized), else 0.",
-    ["account", "asset"],
   ),
-  accountTrustlineExists: rpcAccount.gauge("trustline_exists")(
+  accountTrustlineExists: rpcAccount.gauge("trustline_exists", ["account", "asset"])(
     "1 when the account holds a trustline to a configured asset (Stellar RPC targets' `assets:`), 0 when it does not.",
-    ["account", "asset"],
   ),
-  accountMinimumBalance: anyAccount.gauge("minimum_balance")(
+  accountMinimumBalance: anyAccount.gauge("minimum_balance", ["account"])(
     "Lumens the account must keep: (2 + subentries + sponsoring - sponsored) x the latest ledger's base reserve, " +
       "in XLM; absent until a ledger has been read.",
-    ["account"],
   ),
-  accountSubentries: anyAccount.gauge("subentries")(
+  accountSubentries: anyAccount.gauge("subentries", ["account"])(
     "Subentries of the account (trustlines, offers, signers, data entries).",
-    ["account"],
   ),
-  accountSponsoring: anyAccount.gauge("sponsoring")(
+  accountSponsoring: anyAccount.gauge("sponsoring", ["account"])(
     "Reserves the account sponsors for other entries (num_sponsoring).",
-    ["account"],
   ),
-  accountSponsored: anyAccount.gauge("sponsored")("Reserves of the account sponsored by others (num_sponsored).", [
-    "account",
-  ]),
-  accountDataEntries: horizonAccount.gauge("data_entries")("Data entries of the account.", ["account"]),
-  accountThreshold: anyAccount.gauge("threshold")(
+  accountSponsored: anyAccount.gauge("sponsored", ["account"])(
+    "Reserves of the account sponsored by others (num_sponsored).",
+  ),
+  accountDataEntries: horizonAccount.gauge("data_entries", ["account"])("Data entries of the account."),
+  accountThreshold: anyAccount.gauge("threshold", ["account", "level"])(
     "Signature weight an operation of the level (low, medium, high) needs.",
-    ["account", "level"],
   ),
-  accountSignerWeight: anyAccount.gauge("signer_weight")(
+  accountSignerWeight: anyAccount.gauge("signer_weight", ["account", "signer", "type"])(
     "Weight of each signer of the account, by signer key (G..., T..., X..., P...) and Horizon's signer type; a " +
       "master key of weight 0 is not a signer.",
-    ["account", "signer", "type"],
   ),
-  accountFlag: anyAccount.gauge("flag")(
+  accountFlag: anyAccount.gauge("flag", ["account", "flag"])(
     "1 when an account flag (auth_required, auth_revocable, auth_immutable, auth_clawback_enabled) is set, else 0.",
-    ["account", "flag"],
   ),
-  accountSignerChangesTotal: anyAccount.counter("signer_changes_total")(
+  accountSignerChangesTotal: anyAccount.counter("signer_changes_total", ["account"])(
     "Polls at which the account's signers, their weights or its thresholds differed from the previous successful poll.",
-    ["account"],
   ),
-  accountSequenceLedger: anyAccount.gauge("sequence_ledger")(
+  accountSequenceLedger: anyAccount.gauge("sequence_ledger", ["account"])(
     "Ledger of the account's last transaction (sequence_ledger, seqLedger); absent when the source does not carry it.",
-    ["account"],
   ),
-  accountSequenceTimestamp: anyAccount.gauge("sequence_timestamp_seconds")(
+  accountSequenceTimestamp: anyAccount.gauge("sequence_timestamp_seconds", ["account"])(
     "Close time of the account's last transaction (sequence_time, seqTime), as a Unix timestamp; absent when the " +
       "source does not carry it.",
-    ["account"],
   ),
-  accountBalanceLowWatermark: anyAccount.gauge("balance_low_watermark")(
+  accountBalanceLowWatermark: anyAccount.gauge("balance_low_watermark", ["account", "asset"])(
     "Configured low-water mark of an account's balance in an asset, in units of that asset.",
-    ["account", "asset"],
   ),
-  accountOffers: horizonAccount.gauge("offers")("Open offers of the account (counted up to 1000), when offers: true.", [
-    "account",
-  ]),
-  accountClaimableBalances: horizonAccount.gauge("claimable_balances")(
+  accountOffers: horizonAccount.gauge("offers", ["account"])(
+    "Open offers of the account (counted up to 1000), when offers: true.",
+  ),
+  accountClaimableBalances: horizonAccount.gauge("claimable_balances", ["account"])(
     "Claimable balances the account can claim (counted up to 1000), when claimable_balances: true.",
-    ["account"],
   ),
-  accountClaimableAmount: horizonAccount.gauge("claimable_amount")(
+  accountClaimableAmount: horizonAccount.gauge("claimable_amount", ["account", "asset"])(
     "Sum of what the account can claim in an asset, in units of that asset, when claimable_balances: true.",
-    ["account", "asset"],
   ),
 };
 type AccountFamilies = typeof ACCOUNT_FAMILIES;
@@ -214,20 +175,16 @@ type AccountMetrics<Kind extends TargetLabel> = {
 
 /** A ledger entry read over Stellar RPC has no offer, claimable or data count: those families are Horizon's only. */
 function accountMetrics<Kind extends TargetLabel>(kind: Kind): AccountMetrics<Kind> {
-  const scope: Scope = kind === "rpc" ? rpc : {};
-  const define: Record<"gauge" | "counter", Named<Define<"accounts", MetricType, Scope>>> = metricsOf(
-    "accounts",
-    scope,
-  );
+  const define = metricsOf("accounts", kind === "rpc" ? rpc : {});
   const metrics: Record<string, MetricDefinition> = {};
-  for (const [key, family] of Object.entries(ACCOUNT_FAMILIES)) {
-    if (!(family.kinds as readonly TargetLabel[]).includes(kind)) continue;
-    metrics[key] = define[family.type](`stellar_${kind}_account_${family.suffix}`)(family.help, family.labels);
+  for (const [key, { suffix, type, help, labels, kinds }] of Object.entries(ACCOUNT_FAMILIES)) {
+    if ((kinds as readonly TargetLabel[]).includes(kind)) {
+      metrics[key] = define[type](`stellar_${kind}_account_${suffix}`, labels)(help);
+    }
   }
   return metrics as AccountMetrics<Kind>;
 }
 
-/** Horizon's watched-account families (`horizon` label). */
 export const HORIZON_ACCOUNT_METRICS = accountMetrics("horizon");
 export const RPC_ACCOUNT_METRICS = accountMetrics("rpc");
 /** Either kind's: what the accounts samples are built from. */
@@ -253,9 +210,8 @@ export const METRICS = {
   up: root.gauge("stellar_horizon_up")(
     "1 while the latest root data is fresh and the last root poll succeeded, else 0.",
   ),
-  info: root.gauge("stellar_horizon_info")(
+  info: root.gauge("stellar_horizon_info", ["horizon_version", "core_version", "network", "network_passphrase"])(
     "Horizon and stellar-core versions and the network this Horizon serves; always 1.",
-    ["horizon_version", "core_version", "network", "network_passphrase"],
   ),
   ingestLatestLedger: root.gauge("stellar_horizon_ingest_latest_ledger")("Latest ledger ingested by Horizon."),
   historyLatestLedger: root.gauge("stellar_horizon_history_latest_ledger")(
@@ -292,20 +248,17 @@ export const METRICS = {
   ledgerCapacityUsage: feeStats.gauge("stellar_horizon_ledger_capacity_usage_ratio")(
     "Share of ledger capacity used over Horizon's recent ledger window (0 to 1).",
   ),
-  feeCharged: feeStats.gauge("stellar_horizon_fee_charged_stroops")(
+  feeCharged: feeStats.gauge("stellar_horizon_fee_charged_stroops", ["stat"])(
     "Fee charged per operation over Horizon's recent ledger window, in stroops, by statistic.",
-    ["stat"],
   ),
-  maxFee: feeStats.gauge("stellar_horizon_max_fee_stroops")(
+  maxFee: feeStats.gauge("stellar_horizon_max_fee_stroops", ["stat"])(
     "Maximum fee bid per operation over Horizon's recent ledger window, in stroops, by statistic.",
-    ["stat"],
   ),
   ledgersTotal: ledgers.counter("stellar_horizon_ledgers_total")(
     "Ledgers the exporter has read from Horizon since it started.",
   ),
-  transactionsTotal: ledgers.counter("stellar_horizon_transactions_total")(
+  transactionsTotal: ledgers.counter("stellar_horizon_transactions_total", ["result"])(
     "Transactions in the ledgers read, by result (successful, failed).",
-    ["result"],
   ),
   operationsTotal: ledgers.counter("stellar_horizon_operations_total")(
     "Operations in successful transactions of the ledgers read (operation_count).",
@@ -322,12 +275,10 @@ export const METRICS = {
   ),
   ledgerCloseInterval: ledgers.histogram("stellar_horizon_ledger_close_interval_seconds")(
     "Time between the close of consecutive ledgers.",
-    [],
     [1, 2, 3, 4, 5, 5.5, 6, 6.5, 7, 8, 10, 15, 30, 60],
   ),
   ledgerTxSetCapacity: ledgers.histogram("stellar_horizon_ledger_tx_set_capacity_ratio")(
     "Share of the ledger's transaction set capacity used (tx_set_operation_count / max_tx_set_size).",
-    [],
     [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1],
   ),
   ledgerSequence: ledgers.gauge("stellar_horizon_ledger_sequence")("Sequence of the latest ledger read."),
@@ -351,39 +302,36 @@ export const METRICS = {
   ),
   ledgerFeePool: ledgers.gauge("stellar_horizon_ledger_fee_pool")("Fee pool at the latest ledger read, in XLM."),
   liquidityPools: pools.gauge("stellar_horizon_liquidity_pools")("Liquidity pools the exporter tracks."),
-  liquidityPoolInfo: pools.gauge("stellar_horizon_liquidity_pool_info")(
-    "A tracked liquidity pool's type, fee and assets; always 1.",
-    ["pool_id", "type", "fee_bp", "asset_a", "asset_b"],
-  ),
-  liquidityPoolReserve: pools.gauge("stellar_horizon_liquidity_pool_reserve")(
+  liquidityPoolInfo: pools.gauge("stellar_horizon_liquidity_pool_info", [
+    "pool_id",
+    "type",
+    "fee_bp",
+    "asset_a",
+    "asset_b",
+  ])("A tracked liquidity pool's type, fee and assets; always 1."),
+  liquidityPoolReserve: pools.gauge("stellar_horizon_liquidity_pool_reserve", ["pool_id", "asset"])(
     "Amount of an asset held by a liquidity pool, in units of that asset.",
-    ["pool_id", "asset"],
   ),
-  liquidityPoolShares: pools.gauge("stellar_horizon_liquidity_pool_shares")(
+  liquidityPoolShares: pools.gauge("stellar_horizon_liquidity_pool_shares", ["pool_id"])(
     "Total pool shares issued by a liquidity pool.",
-    ["pool_id"],
   ),
-  liquidityPoolTrustlines: pools.gauge("stellar_horizon_liquidity_pool_trustlines")(
+  liquidityPoolTrustlines: pools.gauge("stellar_horizon_liquidity_pool_trustlines", ["pool_id"])(
     "Trustlines held to a liquidity pool's shares.",
-    ["pool_id"],
   ),
   txProbeSubmissions: txProbe.counter("stellar_horizon_tx_probe_submissions_total")(
     "Transactions the probe submitted to Horizon (POST /transactions).",
   ),
-  txProbeFailures: txProbe.counter("stellar_horizon_tx_probe_failures_total")(
+  txProbeFailures: txProbe.counter("stellar_horizon_tx_probe_failures_total", ["reason"])(
     "Probe submissions that did not succeed, by reason: Horizon's transaction result code (tx_bad_seq, " +
       "tx_insufficient_fee, ...; tx_other when unrecognised) or a request failure reason (timeout, network, " +
       "http_5xx, ...).",
-    ["reason"],
   ),
   txProbeDuration: txProbe.histogram("stellar_horizon_tx_probe_duration_seconds")(
     "Time from the probe's submission to Horizon's success answer (the transaction is in a ledger).",
-    [],
     [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 30, 45, 60],
   ),
   txProbeInclusionLedgers: txProbe.histogram("stellar_horizon_tx_probe_inclusion_ledgers")(
     "Ledgers between the latest ledger known at submission and the ledger that included the probe's transaction.",
-    [],
     [0, 1, 2, 3, 4, 5, 7, 10, 15, 20],
   ),
   txProbeFeeCharged: txProbe.gauge("stellar_horizon_tx_probe_fee_charged_stroops")(
@@ -392,219 +340,182 @@ export const METRICS = {
   txProbeLastSuccess: txProbe.gauge("stellar_horizon_tx_probe_last_success_timestamp_seconds")(
     "Unix time of the probe's last successful submission.",
   ),
-  txProbeRefused: txProbe.gauge("stellar_horizon_tx_probe_refused")(
+  txProbeRefused: txProbe.gauge("stellar_horizon_tx_probe_refused", ["reason"])(
     "1 while the probe refuses to submit, by reason: pubnet (the Horizon serves pubnet and allow_pubnet is false), " +
       "unfunded (its account does not exist), no_key (its key cannot sign for the account); else 0.",
-    ["reason"],
   ),
   // `/accounts/:id` (and its offers and claimable balances), per watched account.
   ...HORIZON_ACCOUNT_METRICS,
   // A watched account's flow with `activity: true`: its payments, transactions and operations streams.
-  accountPaymentsTotal: activity.counter("stellar_horizon_account_payments_total")(
+  accountPaymentsTotal: activity.counter("stellar_horizon_account_payments_total", ["account", "direction", "asset"])(
     "Successful payments of a watched account (payment, path payments, create_account, account_merge, and " +
       "transfer, mint and clawback balance changes of invoke_host_function), by direction (received, sent) and asset.",
-    ["account", "direction", "asset"],
   ),
-  accountPaymentAmountTotal: activity.counter("stellar_horizon_account_payment_amount_total")(
+  accountPaymentAmountTotal: activity.counter("stellar_horizon_account_payment_amount_total", [
+    "account",
+    "direction",
+    "asset",
+  ])(
     "Amount of a watched account's successful payments, by direction and asset, in units of the asset (exact " +
       "stroop sums; an account merge counts no amount).",
-    ["account", "direction", "asset"],
   ),
-  accountLastPaymentTimestamp: activity.gauge("stellar_horizon_account_last_payment_timestamp_seconds")(
+  accountLastPaymentTimestamp: activity.gauge("stellar_horizon_account_last_payment_timestamp_seconds", [
+    "account",
+    "direction",
+  ])(
     "created_at of the newest payment counted in a direction (received, sent), as a Unix timestamp; the first " +
       "poll's newest payment sets it.",
-    ["account", "direction"],
   ),
-  accountPaymentExpectedWithin: activity.gauge("stellar_horizon_account_payment_expected_within_seconds")(
+  accountPaymentExpectedWithin: activity.gauge("stellar_horizon_account_payment_expected_within_seconds", ["account"])(
     "The account's configured expect_payment_within, in seconds; only with one.",
-    ["account"],
   ),
-  accountOutflowLimitPerHour: activity.gauge("stellar_horizon_account_outflow_limit_per_hour")(
+  accountOutflowLimitPerHour: activity.gauge("stellar_horizon_account_outflow_limit_per_hour", ["account", "asset"])(
     "The account's configured max_outflow_per_hour of an asset, in units of the asset; only with one.",
-    ["account", "asset"],
   ),
-  accountTransactionsTotal: activity.counter("stellar_horizon_account_transactions_total")(
+  accountTransactionsTotal: activity.counter("stellar_horizon_account_transactions_total", ["account", "result"])(
     "Transactions whose source account is the watched account, by result (successful, failed).",
-    ["account", "result"],
   ),
-  accountFeeChargedStroopsTotal: activity.counter("stellar_horizon_account_fee_charged_stroops_total")(
+  accountFeeChargedStroopsTotal: activity.counter("stellar_horizon_account_fee_charged_stroops_total", ["account"])(
     "fee_charged of the transactions whose fee account is the watched account, failed ones included, in stroops.",
-    ["account"],
   ),
-  accountTransactionFailuresTotal: activity.counter("stellar_horizon_account_transaction_failures_total")(
+  accountTransactionFailuresTotal: activity.counter("stellar_horizon_account_transaction_failures_total", [
+    "account",
+    "code",
+  ])(
     "Failed transactions of the watched account by result code decoded from result_xdr: the transaction's " +
       "(tx_bad_seq, ...), or for tx_failed the first failing operation's (op_underfunded, ...).",
-    ["account", "code"],
   ),
-  accountOperationsTotal: activity.counter("stellar_horizon_account_operations_total")(
+  accountOperationsTotal: activity.counter("stellar_horizon_account_operations_total", ["account", "type"])(
     "Successful operations of the watched account by Horizon's type name (payment, set_options, ...), with " +
       "operations: true.",
-    ["account", "type"],
   ),
   // `/assets?asset_code=&asset_issuer=`, per watched asset (`asset` is CODE:ISSUER).
-  assetExists: assets.gauge("stellar_horizon_asset_exists")(
+  assetExists: assets.gauge("stellar_horizon_asset_exists", ["asset"])(
     "1 when Horizon's /assets returns the watched asset's record, 0 when it returns none.",
-    ["asset"],
   ),
-  assetSupply: assets.gauge("stellar_horizon_asset_supply")(
+  assetSupply: assets.gauge("stellar_horizon_asset_supply", ["asset"])(
     "An asset's supply, in units of the asset: its balances (authorized, authorized to maintain liabilities, " +
       "unauthorized) plus the amounts in claimable balances, liquidity pools and contracts, summed exactly.",
-    ["asset"],
   ),
-  assetAmount: assets.gauge("stellar_horizon_asset_amount")(
+  assetAmount: assets.gauge("stellar_horizon_asset_amount", ["asset", "held_by"])(
     "Part of an asset's supply by holder kind (authorized, authorized_to_maintain_liabilities, unauthorized, " +
       "claimable_balances, liquidity_pools, contracts), in units of the asset; absent when Horizon does not send it.",
-    ["asset", "held_by"],
   ),
-  assetHolders: assets.gauge("stellar_horizon_asset_holders")(
+  assetHolders: assets.gauge("stellar_horizon_asset_holders", ["asset", "held_by"])(
     "Accounts, claimable balances, liquidity pools and contracts holding an asset, by holder kind; absent when " +
       "Horizon does not send it.",
-    ["asset", "held_by"],
   ),
-  assetFlag: assets.gauge("stellar_horizon_asset_flag")(
+  assetFlag: assets.gauge("stellar_horizon_asset_flag", ["asset", "flag"])(
     "1 when the asset's issuer has the flag set (auth_required, auth_revocable, auth_immutable, " +
       "auth_clawback_enabled), else 0.",
-    ["asset", "flag"],
   ),
-  assetFlagChanges: assets.counter("stellar_horizon_asset_flag_changes_total")(
+  assetFlagChanges: assets.counter("stellar_horizon_asset_flag_changes_total", ["asset"])(
     "Polls at which any of the asset's flags differed from the last poll that returned a valid record.",
-    ["asset"],
   ),
-  assetInfo: assets.gauge("stellar_horizon_asset_info")(
+  assetInfo: assets.gauge("stellar_horizon_asset_info", ["asset", "contract_id"])(
     "A watched asset's Stellar Asset Contract id (empty when none is deployed, or Horizon is older than 2.27); " +
       "always 1.",
-    ["asset", "contract_id"],
   ),
   // Watched DEX markets (`markets:`): `/trade_aggregations`, `/trades` and the makers' `/offers`.
-  marketPrice: markets.gauge("stellar_horizon_market_price")(
+  marketPrice: markets.gauge("stellar_horizon_market_price", ["market", "stat"])(
     "Price of the last completed trade aggregation bucket with trades, in counter per base, by stat (open, high, " +
       "low, close, avg).",
-    ["market", "stat"],
   ),
-  marketBucketVolume: markets.gauge("stellar_horizon_market_bucket_volume")(
+  marketBucketVolume: markets.gauge("stellar_horizon_market_bucket_volume", ["market", "asset"])(
     "Volume traded in that bucket, by asset (base, counter), in units of that asset.",
-    ["market", "asset"],
   ),
-  marketBucketTrades: markets.gauge("stellar_horizon_market_bucket_trades")(
+  marketBucketTrades: markets.gauge("stellar_horizon_market_bucket_trades", ["market"])(
     "Trades in that bucket (its trade_count).",
-    ["market"],
   ),
-  marketBucketTimestamp: markets.gauge("stellar_horizon_market_bucket_timestamp_seconds")(
+  marketBucketTimestamp: markets.gauge("stellar_horizon_market_bucket_timestamp_seconds", ["market"])(
     "Unix time of the start of that bucket.",
-    ["market"],
   ),
-  marketPriceDeviation: markets.gauge("stellar_horizon_market_price_deviation_ratio")(
+  marketPriceDeviation: markets.gauge("stellar_horizon_market_price_deviation_ratio", ["market"])(
     "(close - reference_price) / reference_price, for a market configured with a reference price.",
-    ["market"],
   ),
-  marketReferencePrice: markets.gauge("stellar_horizon_market_reference_price")(
+  marketReferencePrice: markets.gauge("stellar_horizon_market_reference_price", ["market"])(
     "The configured reference price (a peg), in counter per base.",
-    ["market"],
   ),
-  marketTraded: markets.gauge("stellar_horizon_market_traded")(
+  marketTraded: markets.gauge("stellar_horizon_market_traded", ["market"])(
     "1 once /trade_aggregations returned a record for the pair, else 0 (a pair that never traded).",
-    ["market"],
   ),
-  marketTrades: markets.counter("stellar_horizon_market_trades_total")(
+  marketTrades: markets.counter("stellar_horizon_market_trades_total", ["market", "trade_type"])(
     "Trades of the pair counted since the exporter started, each once, by trade_type (orderbook, liquidity_pool).",
-    ["market", "trade_type"],
   ),
-  marketTradedAmount: markets.counter("stellar_horizon_market_traded_amount_total")(
+  marketTradedAmount: markets.counter("stellar_horizon_market_traded_amount_total", ["market", "asset"])(
     "Sum of the amounts of the trades counted, by asset (base, counter), in units of that asset.",
-    ["market", "asset"],
   ),
-  marketLastTrade: markets.gauge("stellar_horizon_market_last_trade_timestamp_seconds")(
+  marketLastTrade: markets.gauge("stellar_horizon_market_last_trade_timestamp_seconds", ["market"])(
     "Unix time of the ledger close of the newest trade counted.",
-    ["market"],
   ),
-  marketMakerOffers: markets.gauge("stellar_horizon_market_maker_offers")(
+  marketMakerOffers: markets.gauge("stellar_horizon_market_maker_offers", ["market", "maker", "side"])(
     "A maker's open offers on a side of the market (ask: sells base for counter; bid: sells counter for base).",
-    ["market", "maker", "side"],
   ),
-  marketMakerOfferAmount: markets.gauge("stellar_horizon_market_maker_offer_amount")(
+  marketMakerOfferAmount: markets.gauge("stellar_horizon_market_maker_offer_amount", ["market", "maker", "side"])(
     "Sum of a maker's offer amounts on a side, in units of the asset that side sells.",
-    ["market", "maker", "side"],
   ),
-  marketMakerBestPrice: markets.gauge("stellar_horizon_market_maker_best_price")(
+  marketMakerBestPrice: markets.gauge("stellar_horizon_market_maker_best_price", ["market", "maker", "side"])(
     "A maker's best price on a side, in counter per base: an ask's lowest price, a bid's highest 1 / price (d / n " +
       "of price_r).",
-    ["market", "maker", "side"],
   ),
-  marketMakerOfferAge: markets.gauge("stellar_horizon_market_maker_offer_age_seconds")(
+  marketMakerOfferAge: markets.gauge("stellar_horizon_market_maker_offer_age_seconds", ["market", "maker", "side"])(
     "Seconds since the oldest last_modified_time of a maker's offers on a side.",
-    ["market", "maker", "side"],
   ),
   // `/paths/strict-send` and `/paths/strict-receive`, per configured corridor.
-  corridorPaths: corridors.gauge("stellar_horizon_corridor_paths")(
+  corridorPaths: corridors.gauge("stellar_horizon_corridor_paths", ["corridor"])(
     "Paths the corridor's last answered request returned (0 when none); kept through failed runs until its " +
       "freshness ends.",
-    ["corridor"],
   ),
-  corridorBestAmount: corridors.gauge("stellar_horizon_corridor_best_amount")(
+  corridorBestAmount: corridors.gauge("stellar_horizon_corridor_best_amount", ["corridor"])(
     "Best path's amount: strict_send, the highest destination_amount; strict_receive, the lowest source_amount; in " +
       "units of that asset.",
-    ["corridor"],
   ),
-  corridorBestRate: corridors.gauge("stellar_horizon_corridor_best_rate")(
+  corridorBestRate: corridors.gauge("stellar_horizon_corridor_best_rate", ["corridor"])(
     "Destination units per source unit of the best path.",
-    ["corridor"],
   ),
-  corridorBestHops: corridors.gauge("stellar_horizon_corridor_best_hops")(
+  corridorBestHops: corridors.gauge("stellar_horizon_corridor_best_hops", ["corridor"])(
     "Intermediate assets of the best path (its `path` length; 0 for a direct market).",
-    ["corridor"],
   ),
-  corridorMinRate: corridors.gauge("stellar_horizon_corridor_min_rate")(
+  corridorMinRate: corridors.gauge("stellar_horizon_corridor_min_rate", ["corridor"])(
     "The corridor's configured min_rate (destination per source), only when configured.",
-    ["corridor"],
   ),
-  corridorDuration: corridors.histogram("stellar_horizon_corridor_duration_seconds")(
+  corridorDuration: corridors.histogram("stellar_horizon_corridor_duration_seconds", ["corridor"])(
     "Request time of each corridor run, answered or not.",
-    ["corridor"],
     [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
   ),
-  corridorRuns: corridors.counter("stellar_horizon_corridor_runs_total")(
+  corridorRuns: corridors.counter("stellar_horizon_corridor_runs_total", ["corridor", "result"])(
     "Corridor runs by outcome: found, none, disabled (404), over_capacity, still_ingesting, timeout, error; runs " +
       "skipped while path finding is disabled are not counted.",
-    ["corridor", "result"],
   ),
-  corridorLastFound: corridors.gauge("stellar_horizon_corridor_last_found_timestamp_seconds")(
+  corridorLastFound: corridors.gauge("stellar_horizon_corridor_last_found_timestamp_seconds", ["corridor"])(
     "Unix time at the end of the corridor's last run that found a path.",
-    ["corridor"],
   ),
-  buildInfo: exporterWide.gauge("stellar_horizon_exporter_build_info")(
+  buildInfo: exporterWide.gauge("stellar_horizon_exporter_build_info", ["version", "node_version"])(
     "Version of the exporter and of Node.js it runs on; always 1.",
-    ["version", "node_version"],
   ),
-  shardInfo: exporterWide.gauge("stellar_horizon_exporter_shard_info")(
+  shardInfo: exporterWide.gauge("stellar_horizon_exporter_shard_info", ["index", "total"])(
     "Which shard of the watched accounts and contracts this replica exports (--shard=INDEX/TOTAL); always 1.",
-    ["index", "total"],
   ),
-  requestsTotal: exporter.counter("stellar_horizon_exporter_requests_total")(
+  requestsTotal: exporter.counter("stellar_horizon_exporter_requests_total", ["endpoint", "code"])(
     'HTTP requests sent to Horizon, by endpoint and status code (code="error" when no response arrived).',
-    ["endpoint", "code"],
   ),
-  requestDuration: exporter.histogram("stellar_horizon_exporter_request_duration_seconds")(
+  requestDuration: exporter.histogram("stellar_horizon_exporter_request_duration_seconds", ["endpoint"])(
     "Duration of HTTP requests to Horizon, body read included.",
-    ["endpoint"],
     REQUEST_BUCKETS,
   ),
-  pollDuration: exporter.histogram("stellar_horizon_exporter_poll_duration_seconds")(
+  pollDuration: exporter.histogram("stellar_horizon_exporter_poll_duration_seconds", ["endpoint"])(
     "Duration of a whole poll of an endpoint, retries and paging included.",
-    ["endpoint"],
     POLL_BUCKETS,
   ),
-  pollErrorsTotal: exporter.counter("stellar_horizon_exporter_poll_errors_total")(
+  pollErrorsTotal: exporter.counter("stellar_horizon_exporter_poll_errors_total", ["endpoint", "reason"])(
     "Failed polls, by endpoint and reason (see the README for the reasons).",
-    ["endpoint", "reason"],
   ),
-  invalidRecordsTotal: exporter.counter("stellar_horizon_exporter_invalid_records_total")(
+  invalidRecordsTotal: exporter.counter("stellar_horizon_exporter_invalid_records_total", ["endpoint"])(
     "Records of a Horizon answer (a page's records, or a whole document such as an account or the fee stats) that " +
       "failed validation and were left out.",
-    ["endpoint"],
   ),
-  lastSuccessTimestamp: exporter.gauge("stellar_horizon_exporter_last_success_timestamp_seconds")(
+  lastSuccessTimestamp: exporter.gauge("stellar_horizon_exporter_last_success_timestamp_seconds", ["endpoint"])(
     "Unix time of the last successful poll of an endpoint.",
-    ["endpoint"],
   ),
   plannedRequestsPerHour: exporter.gauge("stellar_horizon_exporter_planned_requests_per_hour")(
     "Requests per hour the configured schedules and page limits plan to send to a Horizon, retries excluded.",
@@ -633,9 +544,8 @@ export const METRICS = {
       "an HTTP date).",
   ),
   rateLimitHoldsCappedTotal: exporter.counter("stellar_horizon_exporter_rate_limit_holds_capped_total")(
-    "Times Horizon asked the exporter to hold back (Retry-After, or an exhausted rate limit until " +
-      "X-Ratelimit-Reset) for longer than one hour, or the target's longest freshness window if longer, and the hold " +
-      "was cut to that.",
+    "Times Horizon asked the exporter to hold back (Retry-After, or an exhausted rate limit until X-Ratelimit-Reset) " +
+      "for longer than one hour, or the target's longest freshness window if longer, and the hold was cut to that.",
   ),
 } as const satisfies Record<string, MetricDefinition>;
 
@@ -656,11 +566,10 @@ export const POLL_ERROR_REASONS = {
 } as const;
 export type PollErrorReason = keyof typeof POLL_ERROR_REASONS;
 
-const ENTRY_LABELS = ["contract", "entry", "durability"] as const;
 const rpcStatus = metricsOf("status", rpc);
 const rpcVersions = metricsOf("versions", rpc);
 const contracts = metricsOf("contracts", rpc);
-const contractEvents = metricsOf("events", rpc);
+const events = metricsOf("events", rpc);
 const rpcExporter = metricsOf("exporter", rpc);
 
 /** Stellar RPC targets' series, labelled `rpc` with the target's name. */
@@ -686,52 +595,48 @@ export const RPC_METRICS = {
   protocolVersion: rpcStatus.gauge("stellar_rpc_protocol_version")(
     "Protocol version of the Stellar RPC's latest ledger.",
   ),
-  inclusionFee: rpcStatus.gauge("stellar_rpc_inclusion_fee_stroops")(
+  inclusionFee: rpcStatus.gauge("stellar_rpc_inclusion_fee_stroops", ["kind", "stat"])(
     "Inclusion fee over the Stellar RPC's recent ledger window, in stroops, by transaction kind (soroban, classic) " +
       "and statistic.",
-    ["kind", "stat"],
   ),
-  feeStatsTransactions: rpcStatus.gauge("stellar_rpc_fee_stats_transactions")(
+  feeStatsTransactions: rpcStatus.gauge("stellar_rpc_fee_stats_transactions", ["kind"])(
     "Transactions the Stellar RPC's fee statistics are computed from, by kind.",
-    ["kind"],
   ),
-  feeStatsLedgers: rpcStatus.gauge("stellar_rpc_fee_stats_ledgers")(
+  feeStatsLedgers: rpcStatus.gauge("stellar_rpc_fee_stats_ledgers", ["kind"])(
     "Ledgers the Stellar RPC's fee statistics window spans, by kind.",
-    ["kind"],
   ),
-  info: rpcVersions.gauge("stellar_rpc_info")(
+  info: rpcVersions.gauge("stellar_rpc_info", ["version", "captive_core_version", "network", "network_passphrase"])(
     "Stellar RPC and captive stellar-core versions and the network this RPC serves; always 1.",
-    ["version", "captive_core_version", "network", "network_passphrase"],
   ),
   // Watched contracts' entries (getLedgerEntries): `entry` is instance, code or a configured key's name.
-  contractEntryExists: contracts.gauge("stellar_rpc_contract_entry_exists")(
+  contractEntryExists: contracts.gauge("stellar_rpc_contract_entry_exists", ["contract", "entry", "durability"])(
     "1 when getLedgerEntries returned the contract entry (live or archived), 0 when it did not: never created, " +
       "deleted, or an expired temporary entry.",
-    ENTRY_LABELS,
   ),
-  contractEntryArchived: contracts.gauge("stellar_rpc_contract_entry_archived")(
+  contractEntryArchived: contracts.gauge("stellar_rpc_contract_entry_archived", ["contract", "entry", "durability"])(
     "1 when the contract entry is archived (live-until 0 or behind the latest ledger), 0 while live; absent while " +
       "unknown (a 0 the exporter saw live ahead, stellar-rpc#990).",
-    ENTRY_LABELS,
   ),
-  contractEntryLiveUntil: contracts.gauge("stellar_rpc_contract_entry_live_until_ledger")(
-    "Last ledger the live contract entry lives through (liveUntilLedgerSeq); live entries only.",
-    ENTRY_LABELS,
-  ),
-  contractEntryTtl: contracts.gauge("stellar_rpc_contract_entry_ttl_ledgers")(
+  contractEntryLiveUntil: contracts.gauge("stellar_rpc_contract_entry_live_until_ledger", [
+    "contract",
+    "entry",
+    "durability",
+  ])("Last ledger the live contract entry lives through (liveUntilLedgerSeq); live entries only."),
+  contractEntryTtl: contracts.gauge("stellar_rpc_contract_entry_ttl_ledgers", ["contract", "entry", "durability"])(
     "Ledgers the live contract entry has left: liveUntilLedgerSeq minus latestLedger of the same response; live " +
       "entries only.",
-    ENTRY_LABELS,
   ),
-  contractEntryExpiry: contracts.gauge("stellar_rpc_contract_entry_expiry_timestamp_seconds")(
+  contractEntryExpiry: contracts.gauge("stellar_rpc_contract_entry_expiry_timestamp_seconds", [
+    "contract",
+    "entry",
+    "durability",
+  ])(
     "When the live contract entry is expected to be archived, as a Unix timestamp: now plus its TTL times the " +
       "RPC's mean ledger close interval over the last hour (5 s until it has shown one); live entries only.",
-    ENTRY_LABELS,
   ),
-  contractInfo: contracts.gauge("stellar_rpc_contract_info")(
+  contractInfo: contracts.gauge("stellar_rpc_contract_info", ["contract", "contract_id", "executable", "wasm_hash"])(
     "A watched contract: its id, executable (wasm or stellar_asset) and wasm hash (hex, empty for a Stellar Asset " +
       "Contract); always 1.",
-    ["contract", "contract_id", "executable", "wasm_hash"],
   ),
   stateArchivalMaxEntryTtl: contracts.gauge("stellar_rpc_state_archival_max_entry_ttl_ledgers")(
     "The network's longest TTL an entry can be extended to, in ledgers (CONFIG_SETTING_STATE_ARCHIVAL maxEntryTTL).",
@@ -743,56 +648,45 @@ export const RPC_METRICS = {
   stateArchivalMinTemporaryTtl: contracts.gauge("stellar_rpc_state_archival_min_temporary_ttl_ledgers")(
     "The network's TTL of a new temporary entry, in ledgers (CONFIG_SETTING_STATE_ARCHIVAL minTemporaryTTL).",
   ),
-  contractEvents: contractEvents.counter("stellar_rpc_contract_events_total")(
+  contractEvents: events.counter("stellar_rpc_contract_events_total", ["contract", "type", "topic"])(
     "Events of a watched contract (failed calls' included), by type (contract, system) and first topic: a symbol " +
       "or string as its text, else its ScVal type; a contract's first 50 distinct topics, later ones as other.",
-    ["contract", "type", "topic"],
   ),
-  contractFailedCallEvents: contractEvents.counter("stellar_rpc_contract_failed_call_events_total")(
+  contractFailedCallEvents: events.counter("stellar_rpc_contract_failed_call_events_total", ["contract"])(
     "Events of a watched contract emitted in a contract call that failed (inSuccessfulContractCall false).",
-    ["contract"],
   ),
-  contractLastEvent: contractEvents.gauge("stellar_rpc_contract_last_event_timestamp_seconds")(
+  contractLastEvent: events.gauge("stellar_rpc_contract_last_event_timestamp_seconds", ["contract"])(
     "Close time (ledgerClosedAt) of the ledger of the newest event counted of a watched contract, as a Unix timestamp.",
-    ["contract"],
   ),
-  contractEventsExpectedWithin: contractEvents.gauge("stellar_rpc_contract_events_expected_within_seconds")(
+  contractEventsExpectedWithin: events.gauge("stellar_rpc_contract_events_expected_within_seconds", ["contract"])(
     "The configured expect_events_within of a watched contract: it normally emits an event at least this often.",
-    ["contract"],
   ),
-  contractUpgrades: contractEvents.counter("stellar_rpc_contract_upgrades_total")(
+  contractUpgrades: events.counter("stellar_rpc_contract_upgrades_total", ["contract"])(
     "Upgrades of a watched contract: system events whose first topic is executable_update (its code was replaced).",
-    ["contract"],
   ),
-  contractEventsSkippedLedgers: contractEvents.counter("stellar_rpc_contract_events_skipped_ledgers_total")(
+  contractEventsSkippedLedgers: events.counter("stellar_rpc_contract_events_skipped_ledgers_total")(
     "Ledgers whose events were never read: the event cursor fell out of the RPC's retention window and the poll " +
       "restarted at its oldest ledger.",
   ),
-  requestsTotal: rpcExporter.counter("stellar_horizon_exporter_rpc_requests_total")(
+  requestsTotal: rpcExporter.counter("stellar_horizon_exporter_rpc_requests_total", ["endpoint", "code"])(
     'HTTP requests sent to a Stellar RPC, by endpoint and status code (code="error" when no response arrived).',
-    ["endpoint", "code"],
   ),
-  requestDuration: rpcExporter.histogram("stellar_horizon_exporter_rpc_request_duration_seconds")(
+  requestDuration: rpcExporter.histogram("stellar_horizon_exporter_rpc_request_duration_seconds", ["endpoint"])(
     "Duration of HTTP requests to a Stellar RPC, body read included.",
-    ["endpoint"],
     REQUEST_BUCKETS,
   ),
-  pollDuration: rpcExporter.histogram("stellar_horizon_exporter_rpc_poll_duration_seconds")(
+  pollDuration: rpcExporter.histogram("stellar_horizon_exporter_rpc_poll_duration_seconds", ["endpoint"])(
     "Duration of a whole poll of a Stellar RPC endpoint, retries included.",
-    ["endpoint"],
     POLL_BUCKETS,
   ),
-  pollErrorsTotal: rpcExporter.counter("stellar_horizon_exporter_rpc_poll_errors_total")(
+  pollErrorsTotal: rpcExporter.counter("stellar_horizon_exporter_rpc_poll_errors_total", ["endpoint", "reason"])(
     "Failed polls of a Stellar RPC, by endpoint and reason (see the README for the reasons).",
-    ["endpoint", "reason"],
   ),
-  lastSuccessTimestamp: rpcExporter.gauge("stellar_horizon_exporter_rpc_last_success_timestamp_seconds")(
+  lastSuccessTimestamp: rpcExporter.gauge("stellar_horizon_exporter_rpc_last_success_timestamp_seconds", ["endpoint"])(
     "Unix time of the last successful poll of a Stellar RPC endpoint.",
-    ["endpoint"],
   ),
-  invalidRecordsTotal: rpcExporter.counter("stellar_horizon_exporter_rpc_invalid_records_total")(
+  invalidRecordsTotal: rpcExporter.counter("stellar_horizon_exporter_rpc_invalid_records_total", ["endpoint"])(
     "Results of a Stellar RPC (getHealth, getFeeStats, getVersionInfo, ...) that failed validation and were left out.",
-    ["endpoint"],
   ),
   rateLimitHoldsCappedTotal: rpcExporter.counter("stellar_horizon_exporter_rpc_rate_limit_holds_capped_total")(
     "Times a Stellar RPC asked the exporter to hold back (Retry-After, or an exhausted rate limit until " +
@@ -806,41 +700,31 @@ export const RPC_METRICS = {
  * passphrase's SHA-256. */
 const agreement = metricsOf("agreement", { perTarget: false });
 export const AGREEMENT_METRICS = {
-  networkTargets: agreement.gauge("stellar_network_targets")(
+  networkTargets: agreement.gauge("stellar_network_targets", ["network"])(
     "Targets (Horizons and Stellar RPCs) serving the network, as their network passphrases say.",
-    ["network"],
   ),
-  ledgerHashComparisons: agreement.counter("stellar_network_ledger_hash_comparisons_total")(
-    "Ledgers at which the hash this target showed was compared with the hash other targets of its network showed.",
-    ["network", "kind", "target"],
-  ),
-  ledgerHashDisagreements: agreement.counter("stellar_network_ledger_hash_disagreements_total")(
+  ledgerHashComparisons: agreement.counter("stellar_network_ledger_hash_comparisons_total", [
+    "network",
+    "kind",
+    "target",
+  ])("Ledgers at which the hash this target showed was compared with the hash other targets of its network showed."),
+  ledgerHashDisagreements: agreement.counter("stellar_network_ledger_hash_disagreements_total", [
+    "network",
+    "kind",
+    "target",
+  ])(
     "Ledgers at which this target's hash was judged wrong: against the majority of three or more targets, or " +
       "differing from the only other target's.",
-    ["network", "kind", "target"],
   ),
-  protocolBehind: agreement.gauge("stellar_network_target_protocol_behind")(
+  protocolBehind: agreement.gauge("stellar_network_target_protocol_behind", ["network", "kind", "target"])(
     "The network's highest protocol version reported by any of its targets, minus the one this target reports.",
-    ["network", "kind", "target"],
   ),
 } as const satisfies Record<string, MetricDefinition>;
 
 /** Reasons of stellar_horizon_tx_probe_failures_total at zero from the start (other tx_ result codes come later). */
 export const TX_PROBE_COMMON_FAILURE_REASONS = [
-  "tx_bad_seq",
-  "tx_insufficient_fee",
-  "tx_insufficient_balance",
-  "tx_too_late",
-  "tx_bad_auth",
-  "tx_failed",
-  "tx_other",
-  "timeout",
-  "network",
-  "http_4xx",
-  "http_5xx",
-  "rate_limited",
-  "invalid_json",
-  "schema",
+  ...["tx_bad_seq", "tx_insufficient_fee", "tx_insufficient_balance", "tx_too_late", "tx_bad_auth", "tx_failed"],
+  ...["tx_other", "timeout", "network", "http_4xx", "http_5xx", "rate_limited", "invalid_json", "schema"],
 ] as const;
 
 /** Why the transaction probe refuses to submit: every reason is exported, 1 for the current one. */

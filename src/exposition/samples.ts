@@ -67,30 +67,22 @@ function formatValue(value: number): string {
   return String(value);
 }
 
-/** `,name="value"` for each label, ready to follow the target label. */
-function labelPairs(labels: Labels | undefined): string {
-  let text = "";
-  for (const name in labels) text += `,${name}="${escapeLabelValue(labels[name]!)}"`;
-  return text;
-}
-
-function histogramLines(name: string, labels: string, histogram: HistogramData): string {
+/** `targetLabel` is the target's label pair, e.g. `horizon="sdf"`, first so every series of a target lines up. */
+function sampleLines(targetLabel: string, sample: Sample): string {
+  const pairs: Labels | undefined = sample.labels;
+  let labels = targetLabel;
+  for (const name in pairs) labels += `,${name}="${escapeLabelValue(pairs[name]!)}"`;
+  const name = sample.metric.name;
+  if (!("histogram" in sample)) return `${name}{${labels}} ${formatValue(sample.value)}\n`;
+  const { upperBounds, counts, sum, count } = sample.histogram;
   let lines = "";
   let cumulative = 0;
   // The +Inf bucket's cumulative count is every observation's.
-  [...histogram.upperBounds, Infinity].forEach((bound, index) => {
-    cumulative += histogram.counts[index] ?? 0;
+  [...upperBounds, Infinity].forEach((bound, index) => {
+    cumulative += counts[index] ?? 0;
     lines += `${name}_bucket{${labels},le="${formatValue(bound)}"} ${cumulative}\n`;
   });
-  return `${lines}${name}_sum{${labels}} ${formatValue(histogram.sum)}\n${name}_count{${labels}} ${histogram.count}\n`;
-}
-
-/** `targetLabel` is the target's label pair, e.g. `horizon="sdf"`, first so every series of a target lines up. */
-function sampleLines(targetLabel: string, sample: Sample): string {
-  const labels = targetLabel + labelPairs(sample.labels);
-  const name = sample.metric.name;
-  if ("histogram" in sample) return histogramLines(name, labels, sample.histogram);
-  return `${name}{${labels}} ${formatValue(sample.value)}\n`;
+  return `${lines}${name}_sum{${labels}} ${formatValue(sum)}\n${name}_count{${labels}} ${count}\n`;
 }
 
 /** Each family's sources, in order: a sample under its metric, a group under each of its families. */

@@ -24,8 +24,6 @@ const PROMTOOL_FLAGGED_DEFAULTS = [
   "nodejs_active_requests_total",
 ];
 
-type OwnMetric = Gauge | Counter | Histogram;
-
 /** The exporter's own metrics, made from their catalog entries, in one prom-client registry. */
 export class OwnRegistry {
   readonly registry = new Registry();
@@ -56,47 +54,43 @@ export type TargetMetrics = ReturnType<typeof targetMetrics>;
 /** `endpoints` are the `endpoint` values whose error counters start at zero. */
 function targetMetrics(registry: OwnRegistry, catalog: TargetCatalog, endpoints: readonly PollEndpoint[]) {
   const label = targetLabelOf(catalog.requestsTotal);
-  const all: OwnMetric[] = [];
-  // Made in this order, which is the order they are rendered in.
-  const own = <M extends OwnMetric>(metric: M): M => {
-    all.push(metric);
-    return metric;
-  };
-  const gauge = (metric: MetricDefinition) => own(registry.gauge(metric));
-  const requests = own(registry.counter(catalog.requestsTotal));
-  const requestDuration = own(registry.histogram(catalog.requestDuration));
-  const pollDuration = own(registry.histogram(catalog.pollDuration));
-  const pollErrors = own(registry.counter(catalog.pollErrorsTotal));
-  const invalidRecords = own(registry.counter(catalog.invalidRecordsTotal));
-  const lastSuccess = gauge(catalog.lastSuccessTimestamp);
-  const optional = (metric: MetricDefinition | undefined) => metric && gauge(metric);
-  const plannedRequests = optional(catalog.plannedRequestsPerHour);
-  const requestBudget = optional(catalog.requestBudgetPerHour);
-  const rateLimit = {
+  const optional = (metric: MetricDefinition | undefined) => metric && registry.gauge(metric);
+  // Made in this order, which is the order they are rendered in; the rate-limit gauges are keyed as the headers are.
+  const own = {
+    requests: registry.counter(catalog.requestsTotal),
+    requestDuration: registry.histogram(catalog.requestDuration),
+    pollDuration: registry.histogram(catalog.pollDuration),
+    pollErrors: registry.counter(catalog.pollErrorsTotal),
+    invalidRecords: registry.counter(catalog.invalidRecordsTotal),
+    lastSuccess: registry.gauge(catalog.lastSuccessTimestamp),
+    plannedRequests: optional(catalog.plannedRequestsPerHour),
+    requestBudget: optional(catalog.requestBudgetPerHour),
     limit: optional(catalog.rateLimitLimit),
     remaining: optional(catalog.rateLimitRemaining),
     resetSeconds: optional(catalog.rateLimitReset),
+    holdsCapped: registry.counter(catalog.rateLimitHoldsCappedTotal),
   };
-  const holdsCapped = own(registry.counter(catalog.rateLimitHoldsCappedTotal));
   return {
     /** Zero-initialises a target's error counters so rate() and alerts see them before the first error. */
     addTarget(target: string): void {
-      holdsCapped.inc({ [label]: target }, 0);
+      own.holdsCapped.inc({ [label]: target }, 0);
       for (const endpoint of endpoints) {
-        invalidRecords.inc({ [label]: target, endpoint }, 0);
-        for (const reason of Object.keys(POLL_ERROR_REASONS)) pollErrors.inc({ [label]: target, endpoint, reason }, 0);
+        const series = { [label]: target, endpoint };
+        own.invalidRecords.inc(series, 0);
+        for (const reason of Object.keys(POLL_ERROR_REASONS)) own.pollErrors.inc({ ...series, reason }, 0);
       }
     },
 
     /** Records a target's request plan, where the kind exports one. */
     requestPlan(target: string, plannedRequestsPerHour: number, requestBudgetPerHour: number): void {
-      plannedRequests?.set({ [label]: target }, plannedRequestsPerHour);
-      requestBudget?.set({ [label]: target }, requestBudgetPerHour);
+      own.plannedRequests?.set({ [label]: target }, plannedRequestsPerHour);
+      own.requestBudget?.set({ [label]: target }, requestBudgetPerHour);
     },
 
     /** Drops every series of a target that a reload removed. */
     async removeTarget(target: string): Promise<void> {
-      for (const metric of all) {
+      for (const metric of Object.values(own)) {
+        if (metric === undefined) continue;
         const { values } = await metric.get();
         const labelSets = new Map<string, Partial<Record<string, string | number>>>();
         for (const { labels } of values) {
@@ -113,32 +107,32 @@ function targetMetrics(registry: OwnRegistry, catalog: TargetCatalog, endpoints:
       const labels = { [label]: target };
       return {
         onRequest: (endpoint, code, durationSeconds) => {
-          requests.inc({ ...labels, endpoint, code });
-          requestDuration.observe({ ...labels, endpoint }, durationSeconds);
+          own.requests.inc({ ...labels, endpoint, code });
+          own.requestDuration.observe({ ...labels, endpoint }, durationSeconds);
         },
         onRateLimitHeaders: (headers) => {
           for (const key of ["limit", "remaining", "resetSeconds"] as const) {
             const value = headers[key];
-            if (value === undefined) rateLimit[key]?.remove(labels);
-            else rateLimit[key]?.set(labels, value);
+            if (value === undefined) own[key]?.remove(labels);
+            else own[key]?.set(labels, value);
           }
         },
-        onHoldCapped: () => holdsCapped.inc(labels),
+        onHoldCapped: () => own.holdsCapped.inc(labels),
       };
     },
 
     pollSucceeded(target: string, endpoint: PollEndpoint, durationSeconds: number, atMs: number): void {
-      pollDuration.observe({ [label]: target, endpoint }, durationSeconds);
-      lastSuccess.set({ [label]: target, endpoint }, atMs / 1000);
+      own.pollDuration.observe({ [label]: target, endpoint }, durationSeconds);
+      own.lastSuccess.set({ [label]: target, endpoint }, atMs / 1000);
     },
 
     invalidRecordsRead(target: string, endpoint: PollEndpoint, count: number): void {
-      invalidRecords.inc({ [label]: target, endpoint }, count);
+      own.invalidRecords.inc({ [label]: target, endpoint }, count);
     },
 
     pollFailed(target: string, endpoint: PollEndpoint, durationSeconds: number, reason: PollErrorReason): void {
-      pollDuration.observe({ [label]: target, endpoint }, durationSeconds);
-      pollErrors.inc({ [label]: target, endpoint, reason });
+      own.pollDuration.observe({ [label]: target, endpoint }, durationSeconds);
+      own.pollErrors.inc({ [label]: target, endpoint, reason });
     },
   };
 }

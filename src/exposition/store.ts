@@ -73,47 +73,38 @@ const HEADERS: ReadonlyMap<string, Member> = new Map(
   }),
 );
 
-/** One target's lines of one family as one gzip member, compressed slice by slice on the thread pool, or undefined.
- * Concatenated members are one valid gzip stream (RFC 1952 §2.2), so a scrape just joins them. */
-async function familyMember(
-  target: string,
-  metric: MetricDefinition,
-  sources: readonly SeriesSource[],
-): Promise<Member | undefined> {
-  // Made at the first slice: a group lists families it often has no line of (offers, claimable balances).
-  let gzip: Gzip | undefined;
-  const chunks: Buffer[] = [];
-  let plainBytes = 0;
-  try {
-    for await (const lines of familyLines(target, metric, sources)) {
-      if (gzip === undefined) {
-        gzip = createGzip(GZIP_OPTIONS);
-        gzip.on("data", (chunk: Buffer) => chunks.push(chunk));
-      }
-      const bytes = Buffer.from(lines);
-      plainBytes += bytes.byteLength;
-      if (!gzip.write(bytes)) await once(gzip, "drain");
-    }
-    if (gzip === undefined) return undefined;
-    gzip.end();
-    await finished(gzip);
-  } finally {
-    gzip?.destroy();
-  }
-  // Exact and unpooled: neither zlib's 16 KiB chunks nor an 8 KiB pool slab stays alive behind a small member.
-  const member = Buffer.allocUnsafeSlow(chunks.reduce((total, chunk) => total + chunk.byteLength, 0));
-  let at = 0;
-  for (const chunk of chunks) at += chunk.copy(member, at);
-  return { gzip: member, plainBytes };
-}
-
+/** A target's lines of each family as one gzip member, compressed slice by slice on the thread pool. Concatenated
+ * members are one valid gzip stream (RFC 1952 §2.2), so a scrape just joins them. */
 async function compress(target: string, sources: readonly SeriesSource[]): Promise<Members> {
   const members = new Map<string, Member>();
   for (const [metric, list] of sourcesByFamily(sources)) {
     // A name outside the catalog has no header and is never scraped.
     if (!HEADERS.has(metric.name)) continue;
-    const member = await familyMember(target, metric, list);
-    if (member !== undefined) members.set(metric.name, member);
+    // Made at the first slice: a group lists families it often has no line of (offers, claimable balances).
+    let gzip: Gzip | undefined;
+    const chunks: Buffer[] = [];
+    let plainBytes = 0;
+    try {
+      for await (const lines of familyLines(target, metric, list)) {
+        if (gzip === undefined) {
+          gzip = createGzip(GZIP_OPTIONS);
+          gzip.on("data", (chunk: Buffer) => chunks.push(chunk));
+        }
+        const bytes = Buffer.from(lines);
+        plainBytes += bytes.byteLength;
+        if (!gzip.write(bytes)) await once(gzip, "drain");
+      }
+      if (gzip === undefined) continue;
+      gzip.end();
+      await finished(gzip);
+    } finally {
+      gzip?.destroy();
+    }
+    // Exact and unpooled: neither zlib's 16 KiB chunks nor an 8 KiB pool slab stays alive behind a small member.
+    const member = Buffer.allocUnsafeSlow(chunks.reduce((total, chunk) => total + chunk.byteLength, 0));
+    let at = 0;
+    for (const chunk of chunks) at += chunk.copy(member, at);
+    members.set(metric.name, { gzip: member, plainBytes });
   }
   return members;
 }
