@@ -64,10 +64,8 @@ function probeHorizon(client: HorizonClient): ProbeHorizon {
   };
 }
 
-/**
- * Whether a transaction signed by `key` alone meets the account's low threshold, which a BumpSequence needs:
- * a removed or underweight master key is refused by the network with tx_bad_auth.
- */
+/** Whether a transaction signed by `key` alone meets the account's low threshold, which a BumpSequence needs: a removed
+ * or underweight master key is refused by the network with tx_bad_auth. */
 export function keySigns(account: Pick<Account, "signers" | "thresholds">, key: string): boolean {
   const weight = account.signers.find((signer) => signer.key === key)?.weight ?? 0;
   return weight > 0 && weight >= account.thresholds.low;
