@@ -192,7 +192,7 @@ export class AgreementEngine {
   }
 
   /** Judges the sequences no target will show any more or that waited long enough, and drops those outside the window:
-   * too far below its newest, or above it once every target went back (a reset); one leaving unjudged is judged first. */
+   * too far below its newest, or above it once all targets went back (a reset); one leaving unjudged is judged first. */
   private settle(network: NetworkState): void {
     const reached = this.reached(network);
     const reachedByAll = Math.min(...reached);

@@ -160,7 +160,7 @@ export class JobRunner {
   }
 
   /** Rejects and aborts the run once `requestsPerRun` request budgets passed since the start, or one since the last
-   * answer (`progressed()`): a long paged poll on a slow upstream finishes, a hung one is reported as a short one is. */
+   * answer (`progressed()`): a long paged poll on a slow upstream finishes, a hung one is reported as a short one. */
   private deadline(startedMs: number, lastAnswerMs: () => number, controller: AbortController) {
     const { job, clock, requestBudgetMs: budgetMs } = this.options;
     const capMs = Math.max(1, job.requestsPerRun) * budgetMs;
