@@ -191,8 +191,8 @@ export class AgreementEngine {
     return record;
   }
 
-  /** Judges the sequences no target will show any more or that waited long enough, and drops those outside the window:
-   * too far below its newest, or above it once all targets went back (a reset); one leaving unjudged is judged first. */
+  /** Judges the sequences no target will show any more or that waited long enough; drops those outside the window (too
+   * far below its newest, or above it once all targets went back: a reset), judging first any still unjudged. */
   private settle(network: NetworkState): void {
     const reached = this.reached(network);
     const reachedByAll = Math.min(...reached);
