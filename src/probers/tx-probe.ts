@@ -117,12 +117,10 @@ export class TxProbe implements ProbeJob {
   }
 
   /** Never rejects: each outcome is counted in the probe's own series. */
-  async run({ signal, progressed }: PollContext): Promise<void> {
-    try {
-      await this.runOnce(signal, progressed);
-    } catch (error) {
+  run(context: PollContext): Promise<void> {
+    return this.runOnce(context).catch((error: unknown) => {
       this.options.log.error({ error: String(error) }, "transaction probe run failed unexpectedly");
-    }
+    });
   }
 
   samples(): CollectorSamples {
@@ -144,7 +142,7 @@ export class TxProbe implements ProbeJob {
     return { live: [], persistent };
   }
 
-  private async runOnce(signal: AbortSignal, progressed: () => void): Promise<void> {
+  private async runOnce({ signal, progressed }: PollContext): Promise<void> {
     const { settings, signer, client, network, log } = this.options;
     const { passphrase, baseFeeStroops, feeP90Stroops } = network.current;
     if (this.refusal === "pubnet") return;
