@@ -43,16 +43,16 @@ Environment:
   DEMO_SIMULATOR_PORT=PORT        the simulator's port on 127.0.0.1 (default ${DEMO_SIMULATOR_PORT}; 0 picks a free one)
 `;
 
-function simulatorPort(env: NodeJS.ProcessEnv): number | string {
-  const text = env.DEMO_SIMULATOR_PORT ?? "";
+function simulatorPort(): number | string {
+  const text = process.env.DEMO_SIMULATOR_PORT ?? "";
   if (text === "") return DEMO_SIMULATOR_PORT;
   const port = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
   return port <= 65_535 ? port : `DEMO_SIMULATOR_PORT: "${text}" is not a port number from 0 to 65535`;
 }
 
 /** Flags and variables are checked before anything starts, with a stand-in URL: the simulator may pick its port. */
-export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const port = simulatorPort(env);
+export async function runDemoCommand(argv: string[]): Promise<number> {
+  const port = simulatorPort();
   const command = await loadConfig(
     [
       `--horizon.url=${SIMULATOR_TARGET}=http://127.0.0.1:${DEMO_SIMULATOR_PORT}`,
