@@ -1,7 +1,5 @@
-/**
- * Time as the poll path sees it: polls, deadlines, freshness and the client's timeouts all read
- * it, so a test can drive minutes of schedule in milliseconds (test/support/manual-clock.ts).
- */
+/** Time as the poll path sees it: polls, deadlines, freshness and the client's timeouts all read it, so a test can
+ * drive minutes of schedule in milliseconds (test/support/manual-clock.ts). */
 export interface Clock {
   now(): number;
   setTimeout(callback: () => void, ms: number): unknown;

@@ -50,13 +50,8 @@ export async function startExporter(
   metrics.configLoaded(true);
 
   const agreement = new NetworkAgreement(metrics.registry);
-  const services: RuntimeServices = {
-    store,
-    metrics,
-    logger,
-    clock,
-    networkObserver: (label, name) => agreement.observerFor({ kind: label, target: name }),
-  };
+  const networkObserver: RuntimeServices["networkObserver"] = (kind, target) => agreement.observerFor({ kind, target });
+  const services: RuntimeServices = { store, metrics, logger, clock, networkObserver };
   let state: ExporterState | undefined;
   const runtimes = () => state?.runtimes ?? [];
   const app = createServerApp({
@@ -114,10 +109,8 @@ function running(state: ExporterState, firstPolls: Promise<void>) {
     probeAll: async () => {
       await Promise.all(runnersOf(state.runtimes, "probe").map((runner) => runner.run()));
     },
-    /**
-     * Loads and applies a configuration (see applyConfig); problems instead of one keep the old. Reloads run one at a
-     * time, and one asked for while another runs loads only once that one is done, so the latest file wins.
-     */
+    /** Loads and applies a configuration (see applyConfig), or keeps the old given problems. Reloads run one at a time,
+     * one asked for during another loading once that one is done, so the latest file wins. */
     reload: (load: () => Promise<ReloadedConfig>) => {
       const request = ++reloadRequests;
       reloading = reloading.then(async () => {
@@ -140,10 +133,8 @@ function running(state: ExporterState, firstPolls: Promise<void>) {
   };
 }
 
-/**
- * Applies a reloaded configuration: unchanged targets keep their runtime, state and counters (only jobs whose keys
- * changed restart), changed ones restart, removed ones leave; the web config and log level apply at once.
- */
+/** Applies a reloaded configuration: unchanged targets keep their runtime, state and counters (only jobs whose keys
+ * changed restart), changed ones restart, removed ones leave; the web config and log level apply at once. */
 async function applyConfig(state: ExporterState, next: ReloadedConfig): Promise<void> {
   const { config, server, agreement, services, runtimes } = state;
   const { logger, metrics } = services;

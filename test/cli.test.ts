@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { describeRejection } from "../src/cli/rejection.js";
+import { describeRejection } from "../src/cli/usage.js";
 import { treatAsSecret } from "../src/config/secret.js";
 import { VERSION } from "../src/version.js";
 import { runCli, spawnCli, startedUrl } from "./support/cli-process.js";

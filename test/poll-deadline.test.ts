@@ -6,7 +6,7 @@ import { METRICS } from "../src/catalog/metrics.js";
 import type { ExporterConfig, TargetConfig } from "../src/config/config.js";
 import type { Job } from "../src/job/job.js";
 import { requestsPerPoll } from "../src/scheduler/request-plan.js";
-import { schedule } from "../src/scheduler/scheduler.js";
+import { schedule } from "../src/scheduler/job-runner.js";
 import { ManualClock } from "./support/manual-clock.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { runnerFor } from "./support/job-harness.js";

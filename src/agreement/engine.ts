@@ -62,11 +62,8 @@ function keyOf({ kind, target }: TargetId): string {
   return `${kind}\u0000${target}`;
 }
 
-/**
- * The majority rule. With three or more targets on the network, the hash a strict majority of the targets that showed
- * the sequence agree on is right and only the others count a disagreement; where they split evenly nothing is decided
- * and nobody is blamed. With two targets there is no majority to ask, so a disagreement counts against both.
- */
+/** The majority rule: the hash a strict majority of the targets that showed the sequence agree on is right, the others
+ * are blamed; an even split blames nobody, except on a network of two, where there is no majority to ask: both. */
 function wrongTargets(hashes: ReadonlyMap<string, string>, networkTargets: number): string[] {
   const votes = new Map<string, number>();
   for (const hash of hashes.values()) votes.set(hash, (votes.get(hash) ?? 0) + 1);
@@ -79,15 +76,13 @@ function wrongTargets(hashes: ReadonlyMap<string, string>, networkTargets: numbe
 export class AgreementEngine {
   /** Sequences kept per network, the most recently first shown ones. */
   private readonly sequencesKept: number;
-  /**
-   * A sequence is judged once every target of its network has shown it or a later one, or once it is this many ledgers
-   * behind the newest any of them showed, so a stalled target does not hold judgement back.
-   */
+  /** A sequence is judged once every target of its network showed it or a later one, or once it is this many ledgers
+   * behind the newest any showed, so a stalled target does not hold judgement back. */
   private readonly patienceLedgers: number;
   private readonly targets = new Map<string, TargetState>();
   private readonly networks = new Map<string, NetworkState>();
 
-  /** By default 1000 sequences, and a patience of three minutes at mainnet's pace. */
+  /** The patience is three minutes at mainnet's pace. */
   constructor({ sequencesKept = 1000, patienceLedgers = 30 } = {}) {
     this.sequencesKept = sequencesKept;
     this.patienceLedgers = patienceLedgers;
@@ -196,11 +191,8 @@ export class AgreementEngine {
     return record;
   }
 
-  /**
-   * Judges every sequence no target of the network will show any more, or that waited long enough, and drops the
-   * sequences outside the network's window: more than `sequencesKept` below its newest, or above it once every
-   * target has gone back (a network reset). A sequence leaving unjudged is judged first, so none goes uncompared.
-   */
+  /** Judges the sequences no target will show any more or that waited long enough; drops those outside the window (too
+   * far below its newest, or above it once all targets went back: a reset), judging first any still unjudged. */
   private settle(network: NetworkState): void {
     const reached = this.reached(network);
     const reachedByAll = Math.min(...reached);

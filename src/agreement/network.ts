@@ -7,11 +7,8 @@ export const KNOWN_NETWORKS: Readonly<Record<string, string>> = {
   "Test SDF Future Network ; October 2022": "futurenet",
 };
 
-/**
- * The agreement series' `network` label: a known network's name, any other the first 8 hex digits of its passphrase's
- * SHA-256, so two private networks never share a name and the passphrase (which may name a customer) stays out of
- * the label. The SDK is loaded only for such a passphrase: an exporter watching SDF's networks never carries it.
- */
+/** The agreement series' `network` label: a known network's name, any other a prefix of its passphrase's SHA-256, so
+ * private networks never share a name and the passphrase (it may name a customer) stays out; SDF's need no SDK. */
 export function networkOf(passphrase: string): string {
   return KNOWN_NETWORKS[passphrase] ?? stellarBase().hash(Buffer.from(passphrase, "utf8")).toString("hex").slice(0, 8);
 }

@@ -43,17 +43,16 @@ Environment:
   DEMO_SIMULATOR_PORT=PORT        the simulator's port on 127.0.0.1 (default ${DEMO_SIMULATOR_PORT}; 0 picks a free one)
 `;
 
-/** DEMO_SIMULATOR_PORT, or a one-line problem. */
-function simulatorPort(env: NodeJS.ProcessEnv): number | string {
-  const text = env.DEMO_SIMULATOR_PORT ?? "";
+function simulatorPort(): number | string {
+  const text = process.env.DEMO_SIMULATOR_PORT ?? "";
   if (text === "") return DEMO_SIMULATOR_PORT;
   const port = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
   return port <= 65_535 ? port : `DEMO_SIMULATOR_PORT: "${text}" is not a port number from 0 to 65535`;
 }
 
 /** Flags and variables are checked before anything starts, with a stand-in URL: the simulator may pick its port. */
-export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const port = simulatorPort(env);
+export async function runDemoCommand(argv: string[]): Promise<number> {
+  const port = simulatorPort();
   const command = await loadConfig(
     [
       `--horizon.url=${SIMULATOR_TARGET}=http://127.0.0.1:${DEMO_SIMULATOR_PORT}`,
@@ -71,11 +70,8 @@ export async function runDemoCommand(argv: string[], env: NodeJS.ProcessEnv = pr
     return 0;
   }
   if (command.kind === "invalid" || typeof port === "string") {
-    const problems = [
-      ...(typeof port === "string" ? [port] : []),
-      ...(command.kind === "invalid" ? command.problems : []),
-    ];
-    reportProblems(process.stderr, "demo", problems, command.kind === "invalid" && command.usage);
+    const problems = [typeof port === "string" ? [port] : [], command.kind === "invalid" ? command.problems : []];
+    reportProblems(process.stderr, "demo", problems.flat(), command.kind === "invalid" && command.usage);
     return 2;
   }
 
@@ -119,19 +115,19 @@ async function startSimulators(port: number) {
 /** The demo's configuration with the simulators' real URLs, and their demo accounts and contracts unless given. */
 function demoConfig(config: ExporterConfig, simulator: RunningSimulator, fork: RunningSimulator): ExporterConfig {
   // The simulator allows a private deployment's quota, not the public Horizon's 3600 an hour.
-  const budget = SIMULATOR_REQUESTS_PER_HOUR;
+  const requestBudgetPerHour = SIMULATOR_REQUESTS_PER_HOUR;
   const or = <T>(given: readonly T[], demo: readonly T[]) => (given.length > 0 ? given : demo);
   return {
     ...config,
     targets: config.targets.map((target) => {
-      if (target.name === FORK_TARGET) return { ...target, url: new TargetUrl(fork.url), requestBudgetPerHour: budget };
+      if (target.name === FORK_TARGET) return { ...target, url: new TargetUrl(fork.url), requestBudgetPerHour };
       if (target.name !== SIMULATOR_TARGET) return target;
       // Its hot and cold wallets (low-water marks, `cold`), assets and markets (USDX's peg, lumens against USDC)
       // unless --account, --asset or --market say otherwise; two corridors through its order book.
       return {
         ...target,
         url: new TargetUrl(simulator.url),
-        requestBudgetPerHour: budget,
+        requestBudgetPerHour,
         accounts: or(target.accounts, DEMO_WATCHED_ACCOUNTS),
         assets: or(target.assets, DEMO_WATCHED_ASSETS),
         markets: or(target.markets, DEMO_WATCHED_MARKETS),
@@ -179,10 +175,8 @@ function demoBanner(exporterUrl: string, simulatorUrl: string, forkUrl: string, 
   ].join("\n");
 }
 
-/**
- * The simulator's demo contracts as the demo watches them, events included; the counter, which emits every other
- * ledger, is expected to emit within a minute, so `contract_silent` fires StellarContractSilent.
- */
+/** The simulator's demo contracts as the demo watches them, events included; the counter, which emits every other
+ * ledger, is expected to emit within a minute, so `contract_silent` fires StellarContractSilent. */
 export function demoContracts(simulator: Simulator): WatchedContract[] {
   return simulator.contracts.demo.map(({ name, id, keys }) => ({
     name,
@@ -196,10 +190,8 @@ export function demoContracts(simulator: Simulator): WatchedContract[] {
 /** Lumens the simulator gives the demo probe's freshly generated account. */
 const PROBE_FUNDS_STROOPS = 10_000n * 10_000_000n;
 
-/**
- * The demo probes its simulators (a testnet, so no lumens are real) from a key generated for this run and funded by
- * each simulator, every 15 s so the probe panels fill quickly.
- */
+/** The demo probes its simulators (a testnet, so no lumens are real) from a key generated for this run and funded by
+ * each simulator, every 15 s so the probe panels fill quickly. */
 export function withDemoProbe(config: ExporterConfig, simulators: readonly Simulator[]): ExporterConfig {
   const signer = Keypair.random();
   for (const simulator of simulators) {

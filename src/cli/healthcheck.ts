@@ -11,8 +11,6 @@ import { COMMANDS, versionLine } from "./usage.js";
 interface HealthcheckIo {
   stdout?: { write(text: string): unknown };
   stderr?: { write(text: string): unknown };
-  /** Where the running processes are listed (tests give a folder laid out like /proc). */
-  procRoot?: string;
 }
 
 /** Longer than Docker's --timeout would let it run, in case it runs elsewhere. */
@@ -80,7 +78,7 @@ export async function runHealthcheckCommand(
   io: HealthcheckIo = {},
 ): Promise<number> {
   const { stdout = process.stdout, stderr = process.stderr } = io;
-  const flags = argv.length > 0 ? argv : (runningExporterArguments(process.argv[1] ?? "", io.procRoot) ?? []);
+  const flags = argv.length > 0 ? argv : (runningExporterArguments(process.argv[1] ?? "") ?? []);
   const command = await loadConfig(flags, env);
   if (command.kind === "help" || command.kind === "version") {
     stdout.write(command.kind === "help" ? USAGE : versionLine());

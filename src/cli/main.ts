@@ -2,28 +2,24 @@ import { pino } from "pino";
 import { FLAGS, loadConfig } from "../config/config.js";
 import { closestName } from "../config/messages.js";
 import { scrubSecrets } from "../config/secret.js";
-import { describeRejection } from "./rejection.js";
 import { waitForShutdownSignal } from "./signals.js";
-import { COMMANDS, reportProblems, versionLine } from "./usage.js";
+import { COMMANDS, describeRejection, reportProblems, versionLine } from "./usage.js";
 
 function usage(): string {
-  const lines = [
-    "Usage: stellar-horizon-exporter [FLAGS]",
-    "       stellar-horizon-exporter simulate [FLAGS]   (a Horizon simulator; see simulate --help)",
-    "       stellar-horizon-exporter demo [FLAGS]       (the simulator plus an exporter polling it; see demo --help)",
-    "       stellar-horizon-exporter healthcheck [FLAGS] " +
-      "(exit 0 when the exporter answers /healthz; see healthcheck --help)",
-    "       stellar-horizon-exporter help [COMMAND]     (this help, or a command's)",
-    "",
-    "Prometheus exporter for Stellar's Horizon API.",
-    "",
-    "Flags (each also settable by the environment variable shown):",
-  ];
-  for (const [name, flag] of Object.entries(FLAGS)) {
+  const flags = Object.entries(FLAGS).map(([name, flag]) => {
     const spec = flag.value ? `--${name}=${flag.value}` : `--${name}`;
-    lines.push(`  ${spec.padEnd(32)} ${flag.help}${flag.env ? ` [${flag.env}]` : ""}`);
-  }
-  return `${lines.join("\n")}\n`;
+    return `  ${spec.padEnd(32)} ${flag.help}${flag.env ? ` [${flag.env}]` : ""}\n`;
+  });
+  return `Usage: stellar-horizon-exporter [FLAGS]
+       stellar-horizon-exporter simulate [FLAGS]   (a Horizon simulator; see simulate --help)
+       stellar-horizon-exporter demo [FLAGS]       (the simulator plus an exporter polling it; see demo --help)
+       stellar-horizon-exporter healthcheck [FLAGS] (exit 0 when the exporter answers /healthz; see healthcheck --help)
+       stellar-horizon-exporter help [COMMAND]     (this help, or a command's)
+
+Prometheus exporter for Stellar's Horizon API.
+
+Flags (each also settable by the environment variable shown):
+${flags.join("")}`;
 }
 
 async function runExporter(argv: string[]): Promise<number> {

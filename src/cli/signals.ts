@@ -6,10 +6,8 @@ const PARENT_CHECK_INTERVAL_MS = 500;
 
 type ShutdownReason = NodeJS.Signals | "aborted" | "parent exited";
 
-/**
- * Resolves on the first SIGTERM or SIGINT, or when `stop` aborts (tests stop a command that way). Started through npm,
- * also when the parent goes: npx runs the bin under `sh -c`, and a SIGTERM npm forwards ends that shell, not node.
- */
+/** Resolves on the first SIGTERM or SIGINT, or when `stop` aborts (tests stop a command that way). Started through npm,
+ * also when the parent goes: npx runs the bin under `sh -c`, and a SIGTERM npm forwards ends that shell, not node. */
 export function waitForShutdownSignal(stop?: AbortSignal): Promise<ShutdownReason> {
   return new Promise((resolve) => {
     const parent = process.ppid;

@@ -41,9 +41,12 @@ Flags (--flag=value or --flag value):
 Control endpoints: POST /_sim/scenario/NAME switches scenario, GET /_sim/state shows the model.
 `;
 
-function parseCount(text: string, min: number, max: number): number | undefined {
-  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  return value >= min && value <= max ? value : undefined;
+/** A whole-number flag's parser: the option `key` set to the value from `min` to `max`, or that it is not `what`. */
+function wholeNumber(key: "pools" | "seed" | "forkAt", min: number, max: number, what: string) {
+  return (text: string): StartOptions | string => {
+    const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+    return value >= min && value <= max ? { [key]: value } : `"${text}" is not ${what}`;
+  };
 }
 
 /** Each value flag's parser: the options its value sets, or what is wrong with it (checked in this order). */
@@ -58,14 +61,8 @@ const VALUE_FLAGS: Readonly<Record<string, (text: string) => StartOptions | stri
     if (ledgerIntervalMs < 1) return `"${text}" is not a duration of at least 1ms (e.g. 6s, 250ms)`;
     return { ledgerIntervalMs };
   },
-  pools: (text) => {
-    const pools = parseCount(text, 0, MAX_POOLS);
-    return pools === undefined ? `"${text}" is not a whole number from 0 to ${MAX_POOLS}` : { pools };
-  },
-  seed: (text) => {
-    const seed = parseCount(text, 0, Number.MAX_SAFE_INTEGER);
-    return seed === undefined ? `"${text}" is not a non-negative whole number` : { seed };
-  },
+  pools: wholeNumber("pools", 0, MAX_POOLS, `a whole number from 0 to ${MAX_POOLS}`),
+  seed: wholeNumber("seed", 0, Number.MAX_SAFE_INTEGER, "a non-negative whole number"),
   "network-passphrase": (text) => (text === "" ? "must not be empty" : { networkPassphrase: text }),
   "network-start": (text) => {
     const startMs = RFC_3339.test(text) ? Date.parse(text) : Number.NaN;
@@ -74,10 +71,7 @@ const VALUE_FLAGS: Readonly<Record<string, (text: string) => StartOptions | stri
     if (!(ageMs >= 0 && ageMs <= MAX_NETWORK_START_AGE_MS)) return `${text} is not within the last day`;
     return { networkStartMs: startMs };
   },
-  "fork-at": (text) => {
-    const forkAt = parseCount(text, 1, MAX_LEDGER_SEQUENCE);
-    return forkAt === undefined ? `"${text}" is not a ledger sequence from 1 to ${MAX_LEDGER_SEQUENCE}` : { forkAt };
-  },
+  "fork-at": wholeNumber("forkAt", 1, MAX_LEDGER_SEQUENCE, `a ledger sequence from 1 to ${MAX_LEDGER_SEQUENCE}`),
 };
 
 /** The flags that take no value, and what each turns on. */

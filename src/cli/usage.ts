@@ -1,3 +1,4 @@
+import { scrubSecrets } from "../config/secret.js";
 import { VERSION } from "../version.js";
 
 /** The commands, each named by the first word of a command line; the exporter itself has none. */
@@ -16,4 +17,11 @@ export function reportProblems(
   const prefix = command === undefined ? "stellar-horizon-exporter" : `stellar-horizon-exporter ${command}`;
   for (const problem of problems) stderr.write(`${prefix}: ${problem}\n`);
   if (usage) stderr.write("Run with --help for usage.\n");
+}
+
+/** An unhandled rejection as written to stderr: an error's stack, and its cause's; secrets masked as in every log. */
+export function describeRejection(reason: unknown): string {
+  let text = reason instanceof Error ? (reason.stack ?? `${reason.name}: ${reason.message}`) : String(reason);
+  if (reason instanceof Error && reason.cause !== undefined) text += `\nCaused by: ${describeRejection(reason.cause)}`;
+  return scrubSecrets(text);
 }

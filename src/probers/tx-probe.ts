@@ -64,10 +64,8 @@ function probeHorizon(client: HorizonClient): ProbeHorizon {
   };
 }
 
-/**
- * Whether a transaction signed by `key` alone meets the account's low threshold, which a BumpSequence needs:
- * a removed or underweight master key is refused by the network with tx_bad_auth.
- */
+/** Whether a transaction signed by `key` alone meets the account's low threshold, which a BumpSequence needs: a removed
+ * or underweight master key is refused by the network with tx_bad_auth. */
 export function keySigns(account: Pick<Account, "signers" | "thresholds">, key: string): boolean {
   const weight = account.signers.find((signer) => signer.key === key)?.weight ?? 0;
   return weight > 0 && weight >= account.thresholds.low;
@@ -119,12 +117,10 @@ export class TxProbe implements ProbeJob {
   }
 
   /** Never rejects: each outcome is counted in the probe's own series. */
-  async run({ signal, progressed }: PollContext): Promise<void> {
-    try {
-      await this.runOnce(signal, progressed);
-    } catch (error) {
+  run(context: PollContext): Promise<void> {
+    return this.runOnce(context).catch((error: unknown) => {
       this.options.log.error({ error: String(error) }, "transaction probe run failed unexpectedly");
-    }
+    });
   }
 
   samples(): CollectorSamples {
@@ -146,7 +142,7 @@ export class TxProbe implements ProbeJob {
     return { live: [], persistent };
   }
 
-  private async runOnce(signal: AbortSignal, progressed: () => void): Promise<void> {
+  private async runOnce({ signal, progressed }: PollContext): Promise<void> {
     const { settings, signer, client, network, log } = this.options;
     const { passphrase, baseFeeStroops, feeP90Stroops } = network.current;
     if (this.refusal === "pubnet") return;

@@ -14,7 +14,6 @@ import { assetsJob } from "../collectors/assets.js";
 import { corridorsJob, corridorsWatched } from "../collectors/corridors.js";
 import { marketsJob } from "../collectors/markets.js";
 
-/** A Horizon's jobs, one line each (see JobEntry). */
 export const HORIZON_JOBS: readonly JobEntry<TargetConfig, HorizonClient>[] = [
   { source: "root", networkLevel: true, create: rootJob },
   { source: "fee_stats", networkLevel: true, create: feeStatsJob },
@@ -28,7 +27,6 @@ export const HORIZON_JOBS: readonly JobEntry<TargetConfig, HorizonClient>[] = [
   { source: "tx_probe", enabled: (target) => target.txProbe !== undefined, create: txProbeJob },
 ];
 
-/** A Horizon: its client, its job table, and the request budget its schedules are checked against. */
 export const HORIZON: TargetKind<TargetConfig, HorizonClient> = {
   label: "horizon",
   title: (target) => target.name,

@@ -8,7 +8,6 @@ import { contractEventsJob, eventsWatched } from "../collectors/contract-events.
 import type { RpcTargetConfig } from "../config/rpc-targets.js";
 import type { JobEntry, TargetKind } from "./runtime.js";
 
-/** A Stellar RPC's jobs, one line each (see JobEntry). */
 export const RPC_JOBS: readonly JobEntry<RpcTargetConfig, RpcClient>[] = [
   { source: "status", networkLevel: true, create: rpcStatusJob },
   { source: "versions", networkLevel: true, create: rpcVersionsJob },
@@ -22,7 +21,6 @@ function contractsPolled(target: RpcTargetConfig, config: { readonly shard: { re
   return target.contracts.length > 0 || (config.shard.index === 0 && (target.contractsWatched ?? false));
 }
 
-/** A Stellar RPC: its client and its job table. */
 export const STELLAR_RPC: TargetKind<RpcTargetConfig, RpcClient> = {
   label: "rpc",
   title: (target) => `${target.name} (Stellar RPC)`,

@@ -8,8 +8,7 @@ import type { TargetBasics } from "../config/targets.js";
 import { comparisonKey } from "../config/secret.js";
 import type { ExporterMetrics, TargetMetrics } from "../exposition/self-metrics.js";
 import type { MetricStore } from "../exposition/store.js";
-import { JobRunner, requestBudgetMs } from "../scheduler/job-runner.js";
-import { schedule } from "../scheduler/scheduler.js";
+import { JobRunner, requestBudgetMs, schedule } from "../scheduler/job-runner.js";
 import type { Job, JobParts } from "../job/job.js";
 import { NetworkView, type NetworkObserver } from "../job/network.js";
 
@@ -68,10 +67,8 @@ interface RunningJob {
 /** A runtime of any kind, as the exporter and the status pages see it. */
 export type Runtime = TargetRuntime<TargetBasics, unknown>;
 
-/**
- * Everything one target does: its client, network view, and a scheduled runner per job. Built without side
- * effects, so a reload can build every runtime before it stops any; once stopped, nothing it owns runs or publishes.
- */
+/** Everything one target does: its client, network view, and a scheduled runner per job. Built without side effects,
+ * so a reload can build every runtime before it stops any; once stopped, nothing it owns runs or publishes. */
 export class TargetRuntime<Target extends TargetBasics, Client> {
   readonly key: string;
   readonly label: TargetLabel;

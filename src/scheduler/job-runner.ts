@@ -1,3 +1,4 @@
+import { Cron } from "croner";
 import type { Logger } from "pino";
 import type { PollErrorReason, PublishedSource } from "../catalog/metrics.js";
 import { isTransient, PollError } from "../client/errors.js";
@@ -19,16 +20,12 @@ export interface EndpointStatus {
   readonly runningSinceMs?: number;
 }
 
-/**
- * The longest a failing poll waits beyond its schedule: an endpoint that failed alone (a schema or 4xx answer, which no
- * other poll's recovery cuts short) has fresh data within a period and 15 s of its upstream healing.
- */
+/** The longest a failing poll waits beyond its schedule: one failing alone (a schema or 4xx answer, which no other
+ * poll's recovery cuts short) has fresh data within a period and this long after its upstream heals. */
 export const MAX_BACKOFF_MS = 15_000;
 
-/**
- * The time one request of a run may take, retries included: the freshness window, and never more than every attempt
- * timing out, so a hanging upstream is reported before its data goes stale.
- */
+/** The time one request of a run may take, retries included: at most the freshness window and every attempt timing
+ * out, so a hanging upstream is reported before its data goes stale. */
 export function requestBudgetMs(schedule: Schedule, staleAfterIntervals: number, timeoutMs: number, retries: number) {
   return Math.min(staleAfterIntervals * schedule.periodMs, timeoutMs * (retries + 1));
 }
@@ -50,11 +47,8 @@ interface JobRunnerOptions {
   readonly succeeded?: (runner: JobRunner, healed: boolean) => void;
 }
 
-/**
- * Runs one job one run at a time, each within its deadline (see deadline()); counts and logs a poll's failures, backs
- * off after repeated ones, and publishes how each run ended. When the data goes stale before another run succeeds, the
- * job is republished as failed at once, so `stellar_horizon_up` turns 0 while a root poll still hangs.
- */
+/** Runs one job one run at a time within its deadline; counts, logs and backs off a poll's failures, and publishes each
+ * run's end. Data gone stale is republished as failed at once, so `stellar_horizon_up` is 0 while a root poll hangs. */
 export class JobRunner {
   readonly job: Job;
   readonly schedule: Schedule;
@@ -115,11 +109,9 @@ export class JobRunner {
     this.options.lease.retire();
   }
 
-  /**
-   * Another poll of the target succeeded (`healed`: after failing). A poll backed off for an unwell upstream (timeouts,
-   * network, 5xx) stops waiting on a heal, and runs now if it skipped a tick. One that never succeeded runs as soon as
-   * its backoff allows: a rare poll (a Stellar RPC's versions) would otherwise wait a whole period for its first data.
-   */
+  /** Another poll of the target succeeded (`healed`: after failing). One backed off for an unwell upstream (timeouts,
+   * network, 5xx) stops waiting on a heal and runs now if it skipped a tick; one never successful runs once its backoff
+   * allows, or a rare poll (a Stellar RPC's versions) would wait a whole period for its first data. */
   peerSucceeded(healed: boolean): void {
     if (!this.lastFailureTransient) return;
     if (healed) {
@@ -167,11 +159,8 @@ export class JobRunner {
     }
   }
 
-  /**
-   * Rejects, and aborts the run, when `requestsPerRun` request budgets have passed since the start, or one whole budget
-   * since the last answer (`context.progressed()`): a 100-page pools poll on a slow upstream finishes, while a hung one
-   * is reported as soon as a one-request poll would be.
-   */
+  /** Rejects and aborts the run once `requestsPerRun` request budgets passed since the start, or one since the last
+   * answer (`progressed()`): a long paged poll on a slow upstream finishes, a hung one is reported as a short one. */
   private deadline(startedMs: number, lastAnswerMs: () => number, controller: AbortController) {
     const { job, clock, requestBudgetMs: budgetMs } = this.options;
     const capMs = Math.max(1, job.requestsPerRun) * budgetMs;
@@ -215,10 +204,8 @@ export class JobRunner {
 
   private async failed(error: unknown, durationSeconds: number): Promise<void> {
     const { target, job, metrics, log, clock } = this.options;
-    const failure =
-      error instanceof PollError
-        ? error
-        : new PollError("internal", error instanceof Error ? error.message : String(error));
+    const message = error instanceof Error ? error.message : String(error);
+    const failure = error instanceof PollError ? error : new PollError("internal", message);
     if (job.role === "poll") {
       metrics.pollFailed(target, job.source, durationSeconds, failure.reason);
       log.warn(
@@ -267,18 +254,12 @@ export class JobRunner {
     if (this.stopping.signal.aborted) return this.publishing;
     const { job, lease, log, publishFailed } = this.options;
     // Taken now, so each publication shows the state as the run left it; a throw fails the publication in its turn.
-    let shown: CollectorSamples | undefined;
-    let failure: unknown;
-    try {
-      const samples = job.samples(succeeded);
-      shown = succeeded ? samples : { live: [], persistent: samples.persistent };
-    } catch (error) {
-      failure = error;
-    }
+    const taken = new Promise<CollectorSamples>((resolve) => resolve(job.samples(succeeded)));
+    taken.catch(() => undefined);
     this.publishing = this.publishing.then(async () => {
       try {
-        if (shown === undefined) throw failure;
-        await lease.publish(shown, freshUntilMs);
+        const samples = await taken;
+        await lease.publish(succeeded ? samples : { live: [], persistent: samples.persistent }, freshUntilMs);
         this.failingToPublish = false;
       } catch (error) {
         publishFailed();
@@ -292,4 +273,30 @@ export class JobRunner {
     });
     return this.publishing;
   }
+}
+
+/** Ticks a runner on its schedule until the function returned is called: a fixed interval on the injectable clock, so
+ * tests can drive it, a croner pattern on croner's wall clock. */
+export function schedule(runner: Pick<JobRunner, "schedule" | "runOnSchedule">, clock: Clock): () => void {
+  const { pattern, intervalSeconds } = runner.schedule;
+  if (intervalSeconds === undefined) {
+    const cron = new Cron(pattern, { protect: true, catch: true }, () => void runner.runOnSchedule());
+    return () => cron.stop();
+  }
+  // In phase from now; a tick while the last run is still going joins it, and ticks missed while the process was
+  // stalled are skipped, not run back to back.
+  const intervalMs = intervalSeconds * 1000;
+  let dueMs = clock.now();
+  let timer: unknown;
+  const arm = () => {
+    dueMs += intervalMs;
+    const lateMs = clock.now() - dueMs;
+    if (lateMs > 0) dueMs += Math.ceil(lateMs / intervalMs) * intervalMs;
+    timer = clock.setTimeout(() => {
+      arm();
+      void runner.runOnSchedule();
+    }, dueMs - clock.now());
+  };
+  arm();
+  return () => clock.clearTimeout(timer);
 }

@@ -7,11 +7,9 @@ import { activityRequestsPerPoll } from "../config/account-streams.js";
 /** Stellar closes a ledger every 5 to 7 s; polling faster finds empty pages half the time. */
 const TYPICAL_LEDGER_CLOSE_MS = 6_000;
 
-/**
- * Requests one poll of an endpoint sends in steady state: the least the API allows for what is tracked. Ledger polls
+/** Requests one poll of an endpoint sends in steady state: the least the API allows for what is tracked. Ledger polls
  * faster than ledgers close add a probe for resets on each empty page. On a shard other than 0, which polls no
- * ledgers, an accounts poll reads the latest ledger's base reserve itself.
- */
+ * ledgers, an accounts poll reads the latest ledger's base reserve itself. */
 export function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config: ExporterConfig): number {
   switch (endpoint) {
     case "root":
@@ -26,10 +24,7 @@ export function requestsPerPoll(endpoint: Endpoint, target: TargetConfig, config
     }
     case "accounts": {
       // The account, plus one page of offers and one of claimable balances where asked for.
-      const accounts = target.accounts.reduce(
-        (total, a) => total + 1 + Number(a.offers) + Number(a.claimableBalances),
-        0,
-      );
+      const accounts = target.accounts.reduce((sum, a) => sum + 1 + Number(a.offers) + Number(a.claimableBalances), 0);
       return accounts > 0 && config.shard.index !== 0 ? accounts + 1 : accounts;
     }
     case "activity":
