@@ -70,13 +70,11 @@ type RequestBody = { readonly json: string } | { readonly form: URLSearchParams 
 /** One attempt; `signals` are shutdown's and the deadline of the poll or probe run that sent it. */
 type Attempt = { url: string; body: RequestBody | undefined; timeoutMs: number; signals: readonly AbortSignal[] };
 
-/**
- * The courtesy every upstream gets: timeouts per attempt, bounded jittered retries, a body cap, and holding back
- * when the server asks to (Retry-After, an exhausted rate limit). Header values are sent, never logged or shown.
- */
+/** Every upstream's courtesy: timeouts per attempt, jittered retries, a body cap, holding back when it asks to. */
 export class CourteousHttp<E extends string> {
   /** The target URL without userinfo: its path and query may still hold a key, so it is never shown. */
   readonly url: URL;
+  /** Sent, never logged or shown: any of them may be a credential. */
   private readonly headers: Readonly<Record<string, string>>;
   private readonly clock: Clock;
   private holdUntilMs = 0;
@@ -102,19 +100,13 @@ export class CourteousHttp<E extends string> {
   }
 
   /** A 2xx answer's JSON, after retries, else a PollError; `poll` aborts it and its retry waits at its deadline. */
-  json(purpose: E, url: string, body: RequestBody | undefined, poll?: AbortSignal): Promise<unknown> {
-    return this.request(purpose, url, body, poll, { retries: this.options.retries, timeoutMs: this.options.timeoutMs });
+  json(purpose: E, url: string, body: RequestBody | undefined, poll?: AbortSignal) {
+    return this.request(purpose, { url, body, timeoutMs: this.options.timeoutMs }, poll, this.options.retries);
   }
 
   /** One attempt, never retried, with its own timeout: for requests whose repetition the caller decides. */
-  once(
-    purpose: E,
-    url: string,
-    body: RequestBody | undefined,
-    timeoutMs: number,
-    poll?: AbortSignal,
-  ): Promise<unknown> {
-    return this.request(purpose, url, body, poll, { retries: 0, timeoutMs });
+  once(purpose: E, url: string, body: RequestBody | undefined, timeoutMs: number, poll?: AbortSignal) {
+    return this.request(purpose, { url, body, timeoutMs }, poll, 0);
   }
 
   /** True while the server asked us to send nothing (Retry-After, exhausted rate limit). */
@@ -122,19 +114,12 @@ export class CourteousHttp<E extends string> {
     return this.holdUntilMs > this.clock.now();
   }
 
-  /** Up to `retries` further attempts after a transient failure, each with `timeoutMs`. */
-  private async request(
-    purpose: E,
-    url: string,
-    body: RequestBody | undefined,
-    poll: AbortSignal | undefined,
-    { retries, timeoutMs }: { retries: number; timeoutMs: number },
-  ): Promise<unknown> {
+  /** Up to `retries` further attempts after a transient failure. */
+  private async request(purpose: E, sent: Omit<Attempt, "signals">, poll: AbortSignal | undefined, retries: number) {
     const signals = [this.options.signal, poll].filter((signal) => signal !== undefined);
-    const attempt = { url, body, timeoutMs, signals };
     for (let retry = 0; ; retry += 1) {
       try {
-        return await parseJson(await this.answerText(purpose, attempt));
+        return await parseJson(await this.answerText(purpose, { ...sent, signals }));
       } catch (error) {
         const failure = error instanceof PollError ? error : new PollError("internal", String(error));
         if (!isTransient(failure) || retry >= retries) throw failure;
@@ -152,7 +137,7 @@ export class CourteousHttp<E extends string> {
     if (waitMs > 0) {
       throw new PollError("rate_limited", `holding back for ${Math.ceil(waitMs / 1000)} s more, as the server asked`);
     }
-    const { signal, release } = this.attemptSignal(timeoutMs, signals);
+    const { signal, release } = this.abortSignal(timeoutMs, signals);
     const started = performance.now();
     let code = "error";
     try {
@@ -203,8 +188,8 @@ export class CourteousHttp<E extends string> {
     this.holdUntilMs = Math.max(this.holdUntilMs, nowMs + Math.min(askedSeconds * 1000, maxHoldMs));
   }
 
-  /** A fresh signal per attempt (one timed out must not doom the next): timeout, shutdown or poll deadline. */
-  private attemptSignal(timeoutMs: number, outer: readonly AbortSignal[]) {
+  /** A fresh signal per attempt or wait (one timed out must not doom the next): timeout, shutdown or poll deadline. */
+  private abortSignal(timeoutMs: number, outer: readonly AbortSignal[]) {
     const controller = new AbortController();
     const timer = this.clock.setTimeout(
       () => controller.abort(new DOMException("request timed out", "TimeoutError")),
@@ -225,17 +210,11 @@ export class CourteousHttp<E extends string> {
     };
   }
 
-  private sleep(ms: number, signals: readonly AbortSignal[]): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        this.clock.clearTimeout(timer);
-        for (const signal of signals) signal.removeEventListener("abort", done);
-        resolve();
-      };
-      const timer = this.clock.setTimeout(done, ms);
-      for (const signal of signals) signal.addEventListener("abort", done, { once: true });
-      if (signals.some((signal) => signal.aborted)) done();
-    });
+  /** Waits `ms`, or until a signal aborts. */
+  private async sleep(ms: number, signals: readonly AbortSignal[]): Promise<void> {
+    const { signal, release } = this.abortSignal(ms, signals);
+    if (!signal.aborted) await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+    release();
   }
 }
 
