@@ -41,10 +41,7 @@ export class AccountsClient {
     return this.readCapped("claimable_balances", { claimant }, claimableBalanceSchema, cap, signal);
   }
 
-  /**
-   * Follows the paging cursor in ascending order until a short page or the cap. The cursor moves by the raw records
-   * (see cursorAfter), so an invalid record is never fetched or counted twice.
-   */
+  /** Pages in ascending order to a short page or the cap; the cursor moves by raw records, invalid ones too. */
   private async readCapped<S extends z.ZodType>(
     path: string,
     filter: Query,
