@@ -131,7 +131,7 @@ export class CourteousHttp<E extends string> {
     }
   }
 
-  /** The body text of one attempt's 2xx answer; any other outcome is thrown as a PollError. */
+  /** The body of one attempt's 2xx answer, rate-limit headers noted and obeyed; else a PollError. */
   private async answerText(purpose: E, { url, body, timeoutMs, signals }: Attempt): Promise<string> {
     const waitMs = this.holdUntilMs - this.clock.now();
     if (waitMs > 0) {
@@ -149,9 +149,16 @@ export class CourteousHttp<E extends string> {
         // No outer signal aborted: this attempt's own signal aborts only when it times out.
         throw aborted ? abortReason(aborted, error) : classify(error, signal.aborted, timeoutMs);
       });
-      code = String(response.status);
+      const { status, headers } = response;
+      code = String(status);
       // Past this point nothing travels: a failure is the answer's (a PollError) or a bug (internal).
-      return this.answered(response.status, response.headers, textOf(response));
+      const text = textOf(response);
+      const rateLimit = parseRateLimitHeaders(headers, this.clock.now());
+      this.options.observer?.onRateLimitHeaders(rateLimit);
+      const askedSeconds = holdOffSeconds(rateLimit, status);
+      if (askedSeconds !== undefined) this.holdBack(askedSeconds);
+      if (status < 200 || status >= 300) throw httpError(status, text);
+      return text;
     } catch (error) {
       throw error instanceof PollError
         ? error
@@ -160,16 +167,6 @@ export class CourteousHttp<E extends string> {
       release();
       this.options.observer?.onRequest(purpose, code, (performance.now() - started) / 1000);
     }
-  }
-
-  /** What an answer says: rate-limit headers noted and obeyed, then the body or the status's PollError. */
-  private answered(status: number, headers: Headers, text: string): string {
-    const rateLimit = parseRateLimitHeaders(headers, this.clock.now());
-    this.options.observer?.onRateLimitHeaders(rateLimit);
-    const askedSeconds = holdOffSeconds(rateLimit, status);
-    if (askedSeconds !== undefined) this.holdBack(askedSeconds);
-    if (status < 200 || status >= 300) throw httpError(status, text);
-    return text;
   }
 
   /** Holds requests back for what the server asked, at most the cap (counted, and logged once per hold). */
