@@ -87,7 +87,8 @@ export class CourteousHttp<E extends string> {
   ) {
     const url = new URL(options.url);
     // fetch refuses URLs with credentials; they travel as Basic auth instead.
-    const credentials = url.username || url.password ? basicAuthorization(url) : {};
+    const userinfo = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`);
+    const credentials = url.username || url.password ? { Authorization: `Basic ${userinfo.toString("base64")}` } : null;
     url.username = "";
     url.password = "";
     this.url = url;
@@ -229,11 +230,6 @@ function postOf(body: RequestBody | undefined, headers: Readonly<Record<string, 
   const [text, type] =
     "json" in body ? [body.json, "application/json"] : [body.form.toString(), "application/x-www-form-urlencoded"];
   return { method: "POST", body: text, headers: { ...headers, "Content-Type": type } };
-}
-
-function basicAuthorization(url: URL): Record<string, string> {
-  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-  return { Authorization: `Basic ${Buffer.from(credentials).toString("base64")}` };
 }
 
 function httpError(status: number, text: string): PollError {

@@ -11,7 +11,6 @@ const STROOPS_PER_UNIT = 10_000_000n;
 export const nonNegativeInt = z.number().int().nonnegative();
 export const timestamp = z.iso.datetime({ offset: true });
 
-/** An object with one property per key. */
 export function recordOf<K extends string, T>(keys: readonly K[], value: (key: K) => T): Record<K, T> {
   return Object.fromEntries(keys.map((key) => [key, value(key)])) as Record<K, T>;
 }
