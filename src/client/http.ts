@@ -6,7 +6,7 @@ import { revealedValues } from "../config/secret.js";
 import type { TargetBasics } from "../config/targets.js";
 import { excerpt, PollError, isTransient } from "./errors.js";
 import { MAIN_THREAD_MAX_CHARS, parseJson } from "./json-parse.js";
-import { holdOffSeconds, MAX_HOLD_MS, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
+import { holdOffSeconds, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
 import { problemSchema } from "./schemas.js";
 import { textOf, transportFetch } from "./transport.js";
 
@@ -58,7 +58,8 @@ export function targetHttpOptions<E extends string>(
   };
 }
 
-/** One hour, or the target's longest freshness window if longer. */
+const MAX_HOLD_MS = 3_600_000;
+/** The longest the server may hold a target back: one hour, or the target's longest freshness window if longer. */
 export function maxHoldMsOf({ schedules, staleAfterIntervals }: Freshness): number {
   const periods = Object.values(schedules).map((schedule) => schedule.periodMs);
   return Math.max(MAX_HOLD_MS, staleAfterIntervals * Math.max(0, ...periods));

@@ -8,9 +8,6 @@ export interface RateLimitHeaders {
   retryAfterSeconds?: number;
 }
 
-/** The longest hold-off a server's headers can impose on a target whose freshness window is shorter. */
-export const MAX_HOLD_MS = 3_600_000;
-
 function nonNegativeNumber(value: string | null): number | undefined {
   if (value === null || value.trim() === "") return undefined;
   const parsed = Number(value.trim());
