@@ -8,8 +8,6 @@ type Xdr = ReturnType<typeof stellarBase>["xdr"];
 
 /** Account flags by their bit in AccountEntry.flags (AUTH_REQUIRED_FLAG … AUTH_CLAWBACK_ENABLED_FLAG). */
 const FLAG_BITS = { auth_required: 1, auth_revocable: 2, auth_immutable: 4, auth_clawback_enabled: 8 };
-/** TrustLineEntry's AUTHORIZED_FLAG: Horizon's is_authorized. */
-const TRUSTLINE_AUTHORIZED = 1;
 
 /** What does not decode fails the poll as `schema`. */
 function decoded<T>(decode: () => T, what: string): T {
@@ -97,7 +95,8 @@ function trustlineBalance(asset: string, entry: InstanceType<Xdr["TrustLineEntry
     balance: units(entry.balance()),
     ...liabilitiesOf(entry.ext().switch() === 1 ? entry.ext().v1().liabilities() : undefined),
     limit: units(entry.limit()),
-    authorized: (entry.flags() & TRUSTLINE_AUTHORIZED) !== 0,
+    // TrustLineEntry's AUTHORIZED_FLAG: Horizon's is_authorized.
+    authorized: (entry.flags() & 1) !== 0,
   };
 }
 

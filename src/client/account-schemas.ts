@@ -50,17 +50,12 @@ export interface AccountBalance {
   readonly authorized?: boolean;
 }
 
-function balanceAsset(raw: z.output<typeof balanceSchema>): string {
-  if (raw.asset_type === "native") return "native";
-  return raw.asset_type === "liquidity_pool_shares"
-    ? `pool:${raw.liquidity_pool_id}`
-    : `${raw.asset_code}:${raw.asset_issuer}`;
-}
-
 function accountBalance(raw: z.output<typeof balanceSchema>): AccountBalance {
   const { balance, buying_liabilities: buyingLiabilities, selling_liabilities: sellingLiabilities } = raw;
-  const common = { asset: balanceAsset(raw), balance, buyingLiabilities, sellingLiabilities };
-  return raw.asset_type === "native" ? common : { ...common, limit: raw.limit, authorized: raw.is_authorized };
+  if (raw.asset_type === "native") return { asset: "native", balance, buyingLiabilities, sellingLiabilities };
+  const pool = raw.asset_type === "liquidity_pool_shares";
+  const asset = pool ? `pool:${raw.liquidity_pool_id}` : `${raw.asset_code}:${raw.asset_issuer}`;
+  return { asset, balance, buyingLiabilities, sellingLiabilities, limit: raw.limit, authorized: raw.is_authorized };
 }
 
 export const ACCOUNT_FLAGS = ["auth_required", "auth_revocable", "auth_immutable", "auth_clawback_enabled"] as const;
@@ -91,8 +86,8 @@ export const accountSchema = z
     }),
     // A balance or a signer listed twice would be two series with one label set.
     balances: z
-      .array(balanceSchema)
-      .refine((balances) => distinct(balances, balanceAsset), "the account lists a balance twice"),
+      .array(balanceSchema.transform(accountBalance))
+      .refine((balances) => distinct(balances, (balance) => balance.asset), "the account lists a balance twice"),
     signers: z
       .array(signerSchema)
       .refine((signers) => distinct(signers, (signer) => signer.key), "the account lists a signer twice"),
@@ -119,7 +114,7 @@ export const accountSchema = z
     },
     // A flag an older Horizon does not send is off: the ledger had no such flag then.
     flags: recordOf(ACCOUNT_FLAGS, (flag) => raw.flags[flag] ?? false),
-    balances: raw.balances.map(accountBalance),
+    balances: raw.balances,
     signers: raw.signers,
     dataEntries: Object.keys(raw.data).length,
   }));

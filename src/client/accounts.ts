@@ -41,10 +41,7 @@ export class AccountsClient {
     return this.readCapped("claimable_balances", { claimant }, claimableBalanceSchema, cap, signal);
   }
 
-  /**
-   * Follows the paging cursor in ascending order until a short page or the cap. The cursor moves by the raw records
-   * (see cursorAfter), so an invalid record is never fetched or counted twice.
-   */
+  /** Pages in ascending order to a short page or the cap; the cursor moves by raw records, invalid ones too. */
   private async readCapped<S extends z.ZodType>(
     path: string,
     filter: Query,
@@ -59,11 +56,9 @@ export class AccountsClient {
       const limit = Math.min(PAGE_LIMIT, cap - records.length + 1);
       const query = { ...filter, order: "asc", limit, cursor };
       const raw = (await this.reader.getValidated(ENDPOINT, path, query, pageSchema, signal))._embedded.records;
-      for (const record of raw) {
-        const valid = validRecord(schema, record);
-        if (valid === undefined) invalidRecords += 1;
-        else records.push(valid);
-      }
+      const valid = raw.flatMap((record) => validRecord(schema, record) ?? []);
+      invalidRecords += raw.length - valid.length;
+      records.push(...valid);
       if (records.length > cap) return { records: records.slice(0, cap), capped: true, invalidRecords };
       if (raw.length < limit) return { records, capped: false, invalidRecords };
       cursor = cursorAfter(raw, cursor, ENDPOINT);

@@ -61,28 +61,17 @@ const invokeHostFunction = z.object({
   asset_balance_changes: z.array(balanceChange).nullish(),
 });
 
-const PAYMENT_TYPES: readonly string[] = [
-  "payment",
-  "path_payment_strict_receive",
-  "path_payment_strict_send",
-  "create_account",
-  "account_merge",
-  "invoke_host_function",
-];
+const counted = [payment, pathPayment, createAccount, accountMerge, invokeHostFunction] as const;
 
 /** A record of a kind the payments stream does not count (none today): kept only to move the cursor. */
 const otherPayment = z
-  .object({ ...recordFields, type: snakeCaseWord.refine((type) => !PAYMENT_TYPES.includes(type)) })
+  .object({
+    ...recordFields,
+    type: snakeCaseWord.refine((type) => !counted.some((kind) => kind.shape.type.safeParse(type).success)),
+  })
   .transform((record) => ({ ...record, type: "other" as const }));
 
-export const paymentRecordSchema = z.union([
-  payment,
-  pathPayment,
-  createAccount,
-  accountMerge,
-  invokeHostFunction,
-  otherPayment,
-]);
+export const paymentRecordSchema = z.union([...counted, otherPayment]);
 export type PaymentRecord = z.output<typeof paymentRecordSchema>;
 export type BalanceChange = z.output<typeof balanceChange>;
 

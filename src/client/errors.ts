@@ -17,10 +17,8 @@ export class PollError extends Error {
 }
 
 /** Reasons worth another attempt inside the same poll: the next try may well succeed. */
-const TRANSIENT: ReadonlySet<PollErrorReason> = new Set(["timeout", "network", "http_5xx", "invalid_json"]);
-
 export function isTransient(error: PollError): boolean {
-  return TRANSIENT.has(error.reason);
+  return ["timeout", "network", "http_5xx", "invalid_json"].includes(error.reason);
 }
 
 /** A short, single-line view of a non-JSON body: the <title> of an HTML page, else its start. */

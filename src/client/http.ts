@@ -6,7 +6,7 @@ import { revealedValues } from "../config/secret.js";
 import type { TargetBasics } from "../config/targets.js";
 import { excerpt, PollError, isTransient } from "./errors.js";
 import { MAIN_THREAD_MAX_CHARS, parseJson } from "./json-parse.js";
-import { holdOffSeconds, MAX_HOLD_MS, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
+import { holdOffSeconds, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit.js";
 import { problemSchema } from "./schemas.js";
 import { textOf, transportFetch } from "./transport.js";
 
@@ -58,7 +58,8 @@ export function targetHttpOptions<E extends string>(
   };
 }
 
-/** One hour, or the target's longest freshness window if longer. */
+const MAX_HOLD_MS = 3_600_000;
+/** The longest the server may hold a target back: one hour, or the target's longest freshness window if longer. */
 export function maxHoldMsOf({ schedules, staleAfterIntervals }: Freshness): number {
   const periods = Object.values(schedules).map((schedule) => schedule.periodMs);
   return Math.max(MAX_HOLD_MS, staleAfterIntervals * Math.max(0, ...periods));
@@ -70,13 +71,11 @@ type RequestBody = { readonly json: string } | { readonly form: URLSearchParams 
 /** One attempt; `signals` are shutdown's and the deadline of the poll or probe run that sent it. */
 type Attempt = { url: string; body: RequestBody | undefined; timeoutMs: number; signals: readonly AbortSignal[] };
 
-/**
- * The courtesy every upstream gets: timeouts per attempt, bounded jittered retries, a body cap, and holding back
- * when the server asks to (Retry-After, an exhausted rate limit). Header values are sent, never logged or shown.
- */
+/** Every upstream's courtesy: timeouts per attempt, jittered retries, a body cap, holding back when it asks to. */
 export class CourteousHttp<E extends string> {
   /** The target URL without userinfo: its path and query may still hold a key, so it is never shown. */
   readonly url: URL;
+  /** Sent, never logged or shown: any of them may be a credential. */
   private readonly headers: Readonly<Record<string, string>>;
   private readonly clock: Clock;
   private holdUntilMs = 0;
@@ -89,7 +88,8 @@ export class CourteousHttp<E extends string> {
   ) {
     const url = new URL(options.url);
     // fetch refuses URLs with credentials; they travel as Basic auth instead.
-    const credentials = url.username || url.password ? basicAuthorization(url) : {};
+    const userinfo = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`);
+    const credentials = url.username || url.password ? { Authorization: `Basic ${userinfo.toString("base64")}` } : null;
     url.username = "";
     url.password = "";
     this.url = url;
@@ -102,19 +102,13 @@ export class CourteousHttp<E extends string> {
   }
 
   /** A 2xx answer's JSON, after retries, else a PollError; `poll` aborts it and its retry waits at its deadline. */
-  json(purpose: E, url: string, body: RequestBody | undefined, poll?: AbortSignal): Promise<unknown> {
-    return this.request(purpose, url, body, poll, { retries: this.options.retries, timeoutMs: this.options.timeoutMs });
+  json(purpose: E, url: string, body: RequestBody | undefined, poll?: AbortSignal) {
+    return this.request(purpose, { url, body, timeoutMs: this.options.timeoutMs }, poll, this.options.retries);
   }
 
   /** One attempt, never retried, with its own timeout: for requests whose repetition the caller decides. */
-  once(
-    purpose: E,
-    url: string,
-    body: RequestBody | undefined,
-    timeoutMs: number,
-    poll?: AbortSignal,
-  ): Promise<unknown> {
-    return this.request(purpose, url, body, poll, { retries: 0, timeoutMs });
+  once(purpose: E, url: string, body: RequestBody | undefined, timeoutMs: number, poll?: AbortSignal) {
+    return this.request(purpose, { url, body, timeoutMs }, poll, 0);
   }
 
   /** True while the server asked us to send nothing (Retry-After, exhausted rate limit). */
@@ -122,19 +116,12 @@ export class CourteousHttp<E extends string> {
     return this.holdUntilMs > this.clock.now();
   }
 
-  /** Up to `retries` further attempts after a transient failure, each with `timeoutMs`. */
-  private async request(
-    purpose: E,
-    url: string,
-    body: RequestBody | undefined,
-    poll: AbortSignal | undefined,
-    { retries, timeoutMs }: { retries: number; timeoutMs: number },
-  ): Promise<unknown> {
+  /** Up to `retries` further attempts after a transient failure. */
+  private async request(purpose: E, sent: Omit<Attempt, "signals">, poll: AbortSignal | undefined, retries: number) {
     const signals = [this.options.signal, poll].filter((signal) => signal !== undefined);
-    const attempt = { url, body, timeoutMs, signals };
     for (let retry = 0; ; retry += 1) {
       try {
-        return await parseJson(await this.answerText(purpose, attempt));
+        return await parseJson(await this.answerText(purpose, { ...sent, signals }));
       } catch (error) {
         const failure = error instanceof PollError ? error : new PollError("internal", String(error));
         if (!isTransient(failure) || retry >= retries) throw failure;
@@ -146,13 +133,13 @@ export class CourteousHttp<E extends string> {
     }
   }
 
-  /** The body text of one attempt's 2xx answer; any other outcome is thrown as a PollError. */
+  /** The body of one attempt's 2xx answer, rate-limit headers noted and obeyed; else a PollError. */
   private async answerText(purpose: E, { url, body, timeoutMs, signals }: Attempt): Promise<string> {
     const waitMs = this.holdUntilMs - this.clock.now();
     if (waitMs > 0) {
       throw new PollError("rate_limited", `holding back for ${Math.ceil(waitMs / 1000)} s more, as the server asked`);
     }
-    const { signal, release } = this.attemptSignal(timeoutMs, signals);
+    const { signal, release } = this.abortSignal(timeoutMs, signals);
     const started = performance.now();
     let code = "error";
     try {
@@ -164,9 +151,16 @@ export class CourteousHttp<E extends string> {
         // No outer signal aborted: this attempt's own signal aborts only when it times out.
         throw aborted ? abortReason(aborted, error) : classify(error, signal.aborted, timeoutMs);
       });
-      code = String(response.status);
+      const { status, headers } = response;
+      code = String(status);
       // Past this point nothing travels: a failure is the answer's (a PollError) or a bug (internal).
-      return this.answered(response.status, response.headers, textOf(response));
+      const text = textOf(response);
+      const rateLimit = parseRateLimitHeaders(headers, this.clock.now());
+      this.options.observer?.onRateLimitHeaders(rateLimit);
+      const askedSeconds = holdOffSeconds(rateLimit, status);
+      if (askedSeconds !== undefined) this.holdBack(askedSeconds);
+      if (status < 200 || status >= 300) throw httpError(status, text);
+      return text;
     } catch (error) {
       throw error instanceof PollError
         ? error
@@ -175,16 +169,6 @@ export class CourteousHttp<E extends string> {
       release();
       this.options.observer?.onRequest(purpose, code, (performance.now() - started) / 1000);
     }
-  }
-
-  /** What an answer says: rate-limit headers noted and obeyed, then the body or the status's PollError. */
-  private answered(status: number, headers: Headers, text: string): string {
-    const rateLimit = parseRateLimitHeaders(headers, this.clock.now());
-    this.options.observer?.onRateLimitHeaders(rateLimit);
-    const askedSeconds = holdOffSeconds(rateLimit, status);
-    if (askedSeconds !== undefined) this.holdBack(askedSeconds);
-    if (status < 200 || status >= 300) throw httpError(status, text);
-    return text;
   }
 
   /** Holds requests back for what the server asked, at most the cap (counted, and logged once per hold). */
@@ -203,8 +187,8 @@ export class CourteousHttp<E extends string> {
     this.holdUntilMs = Math.max(this.holdUntilMs, nowMs + Math.min(askedSeconds * 1000, maxHoldMs));
   }
 
-  /** A fresh signal per attempt (one timed out must not doom the next): timeout, shutdown or poll deadline. */
-  private attemptSignal(timeoutMs: number, outer: readonly AbortSignal[]) {
+  /** A fresh signal per attempt or wait (one timed out must not doom the next): timeout, shutdown or poll deadline. */
+  private abortSignal(timeoutMs: number, outer: readonly AbortSignal[]) {
     const controller = new AbortController();
     const timer = this.clock.setTimeout(
       () => controller.abort(new DOMException("request timed out", "TimeoutError")),
@@ -225,17 +209,11 @@ export class CourteousHttp<E extends string> {
     };
   }
 
-  private sleep(ms: number, signals: readonly AbortSignal[]): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        this.clock.clearTimeout(timer);
-        for (const signal of signals) signal.removeEventListener("abort", done);
-        resolve();
-      };
-      const timer = this.clock.setTimeout(done, ms);
-      for (const signal of signals) signal.addEventListener("abort", done, { once: true });
-      if (signals.some((signal) => signal.aborted)) done();
-    });
+  /** Waits `ms`, or until a signal aborts. */
+  private async sleep(ms: number, signals: readonly AbortSignal[]): Promise<void> {
+    const { signal, release } = this.abortSignal(ms, signals);
+    if (!signal.aborted) await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+    release();
   }
 }
 
@@ -253,11 +231,6 @@ function postOf(body: RequestBody | undefined, headers: Readonly<Record<string, 
   const [text, type] =
     "json" in body ? [body.json, "application/json"] : [body.form.toString(), "application/x-www-form-urlencoded"];
   return { method: "POST", body: text, headers: { ...headers, "Content-Type": type } };
-}
-
-function basicAuthorization(url: URL): Record<string, string> {
-  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-  return { Authorization: `Basic ${Buffer.from(credentials).toString("base64")}` };
 }
 
 function httpError(status: number, text: string): PollError {

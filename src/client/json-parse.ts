@@ -2,10 +2,8 @@ import { Worker } from "node:worker_threads";
 import { excerpt, PollError } from "./errors.js";
 import type { JsonWorkerData, ParseReply, ParseRequest } from "./json-worker.js";
 
-/**
- * Bodies as JSON without stalling the event loop: a hostile page of tiny records near the body cap would hold
- * /metrics for seconds (docs/performance.md). Larger bodies go to a worker, which sends back only cheap clones.
- */
+// Bodies as JSON without stalling the event loop: a hostile page of tiny records near the body cap would hold
+// /metrics for seconds (docs/performance.md). Larger bodies go to a worker, which sends back only cheap clones.
 
 /** The longest body parsed on the event loop, in UTF-16 code units (at most its bytes). */
 export const MAIN_THREAD_MAX_CHARS = 1024 * 1024;

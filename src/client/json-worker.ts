@@ -5,11 +5,7 @@ import { parentPort, workerData } from "node:worker_threads";
 export type ParseRequest = { readonly id: number; readonly text: string };
 
 /** The answer: the value, or why there is none (not JSON, or more values than may be sent back). */
-export type ParseReply = { readonly id: number } & (
-  | { readonly outcome: "parsed"; readonly value: unknown }
-  | { readonly outcome: "invalid_json" }
-  | { readonly outcome: "too_complex"; readonly why: string }
-);
+export type ParseReply = { readonly id: number } & ReturnType<typeof answer>;
 
 /** Set by the main thread; a test importing this module in a test runner's own worker starts nothing. */
 export type JsonWorkerData = { readonly jsonWorker: true; readonly maxValues: number };
@@ -38,7 +34,7 @@ function answer(text: string, maxValues: number) {
     return { outcome: "invalid_json" } as const;
   }
   if (exceedsValues(value, maxValues))
-    return { outcome: "too_complex", why: `more than ${maxValues} JSON values` } as const;
+    return { outcome: "too_complex" as const, why: `more than ${maxValues} JSON values` };
   return { outcome: "parsed", value } as const;
 }
 

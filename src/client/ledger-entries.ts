@@ -25,15 +25,11 @@ export function ledgerEntriesCalls(keyCount: number): number {
 
 /** `items` cut, in order, into runs of `size` (the last one shorter if need be). */
 export function chunks<T>(items: readonly T[], size: number): T[][] {
-  const all: T[][] = [];
-  for (let start = 0; start < items.length; start += size) all.push(items.slice(start, start + size));
-  return all;
+  const count = Math.ceil(items.length / size);
+  return Array.from({ length: count }, (_, index) => items.slice(index * size, (index + 1) * size));
 }
 
-/**
- * Reads every key (duplicates once), keeping what `keep` makes of each entry; an entry under a key not asked for is
- * ignored. Any failed call fails the read, so a poll never publishes a partial picture as if it were whole.
- */
+/** Reads every key (duplicates once), keeping what `keep` makes of each entry found under a key asked for. */
 export async function readLedgerEntries<Kept>(
   client: Pick<RpcClient, "call">,
   endpoint: RpcEndpoint,
@@ -48,7 +44,7 @@ export async function readLedgerEntries<Kept>(
   return { entries, latestLedger, calls };
 }
 
-/** readLedgerEntries for a read that keeps entries by their keys' first places in `keys`, given to `visit`. */
+/** readLedgerEntries, giving `visit` each entry with its key's first place in `keys`. */
 export async function visitLedgerEntries(
   client: Pick<RpcClient, "call">,
   endpoint: RpcEndpoint,
@@ -62,7 +58,7 @@ export async function visitLedgerEntries(
   const calls = chunks(distinct, MAX_KEYS_PER_CALL);
   let latestLedger: number | undefined;
   let next = 0;
-  // The first failure stops the other workers taking new calls; the calls in flight end first.
+  // The first failure fails the read (a partial picture is never published as whole); calls in flight end first.
   let failure: { readonly error: unknown } | undefined;
   const worker = async (): Promise<void> => {
     while (failure === undefined && next < calls.length) {
@@ -85,10 +81,8 @@ export async function visitLedgerEntries(
   return { latestLedger, calls: calls.length };
 }
 
-/**
- * getLedgerEntries' result, validated by a guard that checks what ledgerEntriesSchema does: zod costs several times
- * JSON.parse over tens of thousands of entries (docs/performance.md). What it refuses, zod judges and explains.
- */
+// Checked by hand as ledgerEntriesSchema would: zod costs several times JSON.parse over tens of thousands of entries
+// (docs/performance.md). What the guard refuses, zod judges and explains.
 export function ledgerEntriesOf(result: unknown): RpcLedgerEntries {
   if (typeof result === "object" && result !== null) {
     const { entries, latestLedger } = result as Record<string, unknown>;
@@ -102,14 +96,12 @@ export function ledgerEntriesOf(result: unknown): RpcLedgerEntries {
 function isLedgerEntry(value: unknown): boolean {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const { key, xdr, lastModifiedLedgerSeq, liveUntilLedgerSeq } = value as Record<string, unknown>;
-  return (
-    typeof key === "string" &&
-    key !== "" &&
-    typeof xdr === "string" &&
-    xdr !== "" &&
-    isLedgerSequence(lastModifiedLedgerSeq) &&
-    (liveUntilLedgerSeq === undefined || isLedgerSequence(liveUntilLedgerSeq))
-  );
+  const liveUntil = liveUntilLedgerSeq === undefined || isLedgerSequence(liveUntilLedgerSeq);
+  return isBase64Xdr(key) && isBase64Xdr(xdr) && isLedgerSequence(lastModifiedLedgerSeq) && liveUntil;
+}
+
+function isBase64Xdr(value: unknown): boolean {
+  return typeof value === "string" && value !== "";
 }
 
 function isLedgerSequence(value: unknown): value is number {

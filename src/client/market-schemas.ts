@@ -35,20 +35,20 @@ export const tradeAggregationSchema = z.object({
 });
 export type TradeAggregation = z.output<typeof tradeAggregationSchema>;
 
-/** An asset's type, code and issuer as `native` or `CODE:ISSUER`; undefined when they name no asset. */
-function assetName(type: string, code: string | undefined, issuer: string | undefined): string | undefined {
-  if (type === "native") return code === undefined && issuer === undefined ? "native" : undefined;
-  if (type !== "credit_alphanum4" && type !== "credit_alphanum12") return undefined;
-  return code === undefined || issuer === undefined ? undefined : `${code}:${issuer}`;
+/** An asset's type, code and issuer as `native` or `CODE:ISSUER`; an issue when they name no asset. */
+function assetName(type: string, code: string | undefined, issuer: string | undefined, ctx: z.RefinementCtx): string {
+  if (type === "native" && code === undefined && issuer === undefined) return "native";
+  const credit = type === "credit_alphanum4" || type === "credit_alphanum12";
+  if (credit && code !== undefined && issuer !== undefined) return `${code}:${issuer}`;
+  ctx.issues.push({ code: "custom", message: "not an asset", input: type });
+  return "";
 }
 
 const assetTypeText = z.string().max(32);
 
-const offerAsset = z.object(assetFields("", assetTypeText)).transform((raw, ctx) => {
-  const name = assetName(raw.asset_type, raw.asset_code, raw.asset_issuer);
-  if (name === undefined) ctx.issues.push({ code: "custom", message: "not an asset", input: raw });
-  return name ?? "";
-});
+const offerAsset = z
+  .object(assetFields("", assetTypeText))
+  .transform((raw, ctx) => assetName(raw.asset_type, raw.asset_code, raw.asset_issuer, ctx));
 
 export const tradeSchema = z
   .object({
@@ -61,22 +61,15 @@ export const tradeSchema = z
     ...assetFields("base_", assetTypeText),
     ...assetFields("counter_", assetTypeText),
   })
-  .transform((raw, ctx) => {
-    const base = assetName(raw.base_asset_type, raw.base_asset_code, raw.base_asset_issuer);
-    const counter = assetName(raw.counter_asset_type, raw.counter_asset_code, raw.counter_asset_issuer);
-    if (base === undefined || counter === undefined) {
-      ctx.issues.push({ code: "custom", message: "not an asset pair", input: raw });
-    }
-    return {
-      pagingToken: raw.paging_token,
-      closedAtMs: Date.parse(raw.ledger_close_time),
-      tradeType: raw.trade_type,
-      baseAmount: raw.base_amount,
-      counterAmount: raw.counter_amount,
-      base: base ?? "",
-      counter: counter ?? "",
-    };
-  });
+  .transform((raw, ctx) => ({
+    pagingToken: raw.paging_token,
+    closedAtMs: Date.parse(raw.ledger_close_time),
+    tradeType: raw.trade_type,
+    baseAmount: raw.base_amount,
+    counterAmount: raw.counter_amount,
+    base: assetName(raw.base_asset_type, raw.base_asset_code, raw.base_asset_issuer, ctx),
+    counter: assetName(raw.counter_asset_type, raw.counter_asset_code, raw.counter_asset_issuer, ctx),
+  }));
 export type Trade = z.output<typeof tradeSchema>;
 
 /** One record of `/offers`: `price` is buying per selling, `price_r` the same as an exact fraction. */

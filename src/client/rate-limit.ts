@@ -8,9 +8,6 @@ export interface RateLimitHeaders {
   retryAfterSeconds?: number;
 }
 
-/** The longest hold-off a server's headers can impose on a target whose freshness window is shorter. */
-export const MAX_HOLD_MS = 3_600_000;
-
 function nonNegativeNumber(value: string | null): number | undefined {
   if (value === null || value.trim() === "") return undefined;
   const parsed = Number(value.trim());
@@ -38,10 +35,8 @@ export function parseRateLimitHeaders(headers: Headers, nowMs = Date.now()): Rat
   };
 }
 
-/**
- * How long the server asks us to send nothing more: Retry-After on a 429 or a 503 (the statuses it is defined for),
- * else the window reset when no request is left in it; a 429 that says neither must still not be retried at once.
- */
+// How long the server asks us to send nothing: Retry-After on a 429 or a 503 (the statuses it is defined for), else
+// the window reset when no request is left in it; a 429 that says neither must still not be retried at once.
 export function holdOffSeconds(headers: RateLimitHeaders, status: number): number | undefined {
   if (headers.retryAfterSeconds !== undefined && (status === 429 || status === 503)) return headers.retryAfterSeconds;
   if (headers.remaining === 0 && headers.resetSeconds !== undefined) return headers.resetSeconds;

@@ -4,11 +4,8 @@ import { brotliDecompressSync, gunzipSync, inflateSync, type ZlibOptions } from 
 import { VERSION } from "../version.js";
 import { PollError } from "./errors.js";
 
-/**
- * The fetch ofetch sends with, on node:http: a body read whole, capped as it arrives, inflated in one step; Node's
- * fetch costs more CPU per poll through web streams (docs/performance.md). Kept from fetch: redirects (credentials
- * dropped across origins), Accept-Encoding and decoding, keep-alive, aborting by signal.
- */
+// The fetch ofetch sends with: node:http reads a body whole, capped, inflated in one step, where Node's fetch costs
+// more CPU through web streams (docs/performance.md). Kept from fetch: redirects, decoding, keep-alive, abort signals.
 
 /** fetch's options, and the most bytes a body may have, decoded. */
 type TransportInit = Pick<RequestInit, "method" | "headers" | "body" | "signal"> & { readonly maxBodyBytes: number };
@@ -22,7 +19,6 @@ const AGENTS = {
 const MAX_REDIRECTS = 20;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY = new Set([101, 204, 205, 304]);
-const ACCEPT_ENCODING = "gzip, deflate, br";
 /** What a request says about itself; every other header may be an operator's credential. */
 const KEPT_ACROSS_ORIGINS = new Set(["accept", "accept-encoding", "user-agent", "content-type"]);
 const USER_AGENT = `stellar-horizon-exporter/${VERSION}`;
@@ -33,7 +29,7 @@ type Sent = { method: string; headers: Record<string, string>; body: string | un
 export async function transportFetch(input: string | URL, init: TransportInit): Promise<Response> {
   let url = new URL(String(input));
   let method = (init.method ?? "GET").toUpperCase();
-  const headers: Record<string, string> = { "accept-encoding": ACCEPT_ENCODING, "user-agent": USER_AGENT };
+  const headers: Record<string, string> = { "accept-encoding": "gzip, deflate, br", "user-agent": USER_AGENT };
   for (const [name, value] of new Headers(init.headers)) headers[name] = value;
   let body = typeof init.body === "string" ? init.body : undefined;
   for (let redirects = 0; ; redirects += 1) {
@@ -45,9 +41,8 @@ export async function transportFetch(input: string | URL, init: TransportInit): 
     const next = new URL(location, url);
     if (next.protocol !== "http:" && next.protocol !== "https:")
       throw new TypeError(`redirected to a ${next.protocol} URL`);
-    // Credentials stay with their origin. fetch drops only Authorization; an API key may be in any
-    // configured header, so another origin gets none of them. Node would send a Location's
-    // userinfo as Basic auth: the server does not choose our credentials.
+    // Credentials stay with their origin: an API key may be in any configured header, so another origin gets none.
+    // Node would send a Location's userinfo as Basic auth: the server does not choose our credentials.
     if (next.origin !== url.origin) {
       for (const name of Object.keys(headers)) if (!KEPT_ACROSS_ORIGINS.has(name)) delete headers[name];
     }
@@ -104,10 +99,7 @@ function responseOf(message: IncomingMessage, bytes: Buffer, maxBodyBytes: numbe
   return response;
 }
 
-/**
- * Each response's decoded text, beside it: a web Response body costs a copy, a stream and a decoding per answer
- * (docs/performance.md). ofetch.raw gives back the Response its fetch made, this one.
- */
+/** Each response's decoded text, beside it (a Response body costs a copy, a stream and a decoding: performance.md). */
 const BODIES = new WeakMap<Response, string>();
 
 /** The decoded text of a response this transport made ("" for a status or method without a body). */
@@ -125,10 +117,8 @@ const DECODERS: Readonly<Record<string, (bytes: Buffer, options: ZlibOptions) =>
   br: brotliDecompressSync,
 };
 
-/**
- * The body with its codings undone, last applied first, within the cap; an unknown coding is passed on, as fetch
- * does. On the event loop: a page inflates in well under a millisecond, half what thread-pool round trips cost.
- */
+// The body's codings undone, last first, within the cap; an unknown coding is passed on, as fetch does. On the event
+// loop: a page inflates in well under a millisecond, half what thread-pool round trips cost.
 function decoded(bytes: Buffer, contentEncoding: string | undefined, maxBodyBytes: number): Buffer {
   let body = bytes;
   for (const listed of contentEncoding?.toLowerCase().split(",").reverse() ?? []) {

@@ -1,8 +1,5 @@
-/**
- * The values Horizon and Stellar RPC send, bounded by what the protocol can hold. A value outside its field's real
- * range (an amount beyond int64 stroops, an asset code of a megabyte) cannot come from a real ledger: its record
- * fails its schema, is counted invalid and never reaches a gauge or a label. The bounds also keep parses finite.
- */
+// The values Horizon and Stellar RPC send, bounded by what the protocol can hold: a value no real ledger can hold
+// (an int64 overflow, a megabyte asset code) fails its record, counted invalid; the bounds also keep parses finite.
 import { z } from "zod";
 
 const INT64_MAX = 2n ** 63n - 1n;
@@ -14,7 +11,6 @@ const STROOPS_PER_UNIT = 10_000_000n;
 export const nonNegativeInt = z.number().int().nonnegative();
 export const timestamp = z.iso.datetime({ offset: true });
 
-/** An object with one property per key. */
 export function recordOf<K extends string, T>(keys: readonly K[], value: (key: K) => T): Record<K, T> {
   return Object.fromEntries(keys.map((key) => [key, value(key)])) as Record<K, T>;
 }
@@ -33,10 +29,7 @@ export function stroopsToUnits(stroops: bigint): number {
   return Number(`${sign}${magnitude / STROOPS_PER_UNIT}.${(magnitude % STROOPS_PER_UNIT).toString().padStart(7, "0")}`);
 }
 
-/**
- * An amount as text, within int64 stroops (922337203685.4775807 at most): balances, limits, reserves, pool shares,
- * claimable amounts, total coins and the fee pool. The length is checked first: a megabyte never becomes a BigInt.
- */
+/** An amount as text, within int64 stroops; the length is checked first: a megabyte never becomes a BigInt. */
 export const amountText = z
   .string()
   .regex(AMOUNT, "expected an amount with at most 7 decimals as a string")
