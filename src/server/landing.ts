@@ -1,37 +1,14 @@
 import { html, raw } from "hono/html";
 import type { Labels } from "../exposition/samples.js";
 import { HISTORY_WINDOW_MS, type Figure } from "../status/board.js";
-import {
-  SPARKLINES,
-  type AccountReport,
-  type AgreementReport,
-  type BalanceReport,
-  type ContractEntryReport,
-  type ContractEntryState,
-  type EndpointReport,
-  type KnownBefore,
-  type ProbeReport,
-  type RpcReport,
-  type StatusReport,
-  type TargetReport,
-} from "../status/model.js";
+import { SPARKLINES, type AccountReport, type ContractEntryReport, type ContractEntryState } from "../status/model.js";
+import type { EndpointReport, KnownBefore, StatusReport, TargetReport } from "../status/model.js";
 import { sparkline } from "../status/sparkline.js";
 import type { AssetReport } from "../status/assets.js";
 import { corridorsTable } from "./landing-corridors.js";
 import { marketsTable } from "./landing-markets.js";
-import {
-  badge,
-  headerAndRows,
-  headerRow,
-  note,
-  num,
-  row,
-  shortAsset,
-  table,
-  td,
-  unit,
-  type Column,
-} from "./landing-html.js";
+import { badge, headerAndRows, headerRow, note, num, row, shortAsset, table, td, unit } from "./landing-html.js";
+import type { Column } from "./landing-html.js";
 
 /** The page reloads itself this often; matches the demo's poll interval. */
 const REFRESH_SECONDS = 10;
@@ -99,10 +76,8 @@ function sectionTable(owner: SeriesOwner, title: string, notes: readonly string[
 
 function seriesKey(owner: SeriesOwner, figure: Figure): string {
   const labels: Labels = { [owner.kind]: owner.name, ...figure.labels };
-  const pairs = Object.keys(labels)
-    .sort()
-    .map((name) => `${name}="${labels[name]}"`);
-  return `${figure.metric}{${pairs.join(",")}}`;
+  const names = Object.keys(labels).sort();
+  return `${figure.metric}{${names.map((name) => `${name}="${labels[name]}"`).join(",")}}`;
 }
 
 /** What a figure without a series reads; a unit after it would say nothing. */
@@ -189,7 +164,7 @@ ${item("Pools tracked", figureValue(target, target.liquidityPools))}
 </dl>`;
 }
 
-function rpcFigures(target: TargetReport, rpc: RpcReport) {
+function rpcFigures(target: TargetReport, rpc: NonNullable<TargetReport["rpc"]>) {
   const healthy = rpc.healthy;
   const word = (value: number) => (value === 1 ? "healthy" : "unhealthy");
   const health = healthy && badge(healthy.value === 1 ? "ok" : "failing", figureValue(target, healthy, word));
@@ -282,7 +257,7 @@ function lastPayment({ lastPaymentAgeSeconds: ages }: AccountReport): string {
  * What a balance is in, short enough not to wrap: lumens as XLM, a credit asset as its code and shortened issuer,
  * pool shares by their pool's asset pair when known, else by their pool's shortened id; the full id on hover.
  */
-function assetName(balance: BalanceReport) {
+function assetName(balance: AccountReport["balances"][number]) {
   const pool = balance.pool;
   if (pool === undefined) {
     if (balance.asset === "native") return "XLM";
@@ -298,7 +273,7 @@ function assetName(balance: BalanceReport) {
 /** `native` as XLM, CODE:ISSUER as its code. */
 const assetCode = (asset: string) => (asset === "native" ? "XLM" : (asset.split(":")[0] ?? asset));
 
-function probeList(horizon: SeriesOwner, probe: ProbeReport) {
+function probeList(horizon: SeriesOwner, probe: NonNullable<TargetReport["txProbe"]>) {
   const refused = probe.refused;
   const state =
     refused === undefined
@@ -372,7 +347,7 @@ function contractsTable(rpc: SeriesOwner, entries: readonly ContractEntryReport[
 }
 
 /** Ledgers compared with the other targets of the network, and how many this target got wrong. */
-function agreementItem(agreement: AgreementReport) {
+function agreementItem(agreement: NonNullable<TargetReport["agreement"]>) {
   const { network, comparisons, disagreements, lastDisagreementLedger } = agreement;
   if (comparisons === 0) return item("Agreement", note(html`no other target of ${network} compared yet`), "", true);
   if (disagreements === 0)
@@ -441,10 +416,14 @@ function assetRow(owner: SeriesOwner, asset: AssetReport) {
   );
 }
 
-function assetsTable(owner: SeriesOwner, assets: readonly AssetReport[]) {
-  const rows = assets.map((asset) => assetRow(owner, asset));
-  return sectionTable(owner, "Watched assets", [], ASSETS_HEADER, rows);
-}
+const assetsTable = (owner: SeriesOwner, assets: readonly AssetReport[]) =>
+  sectionTable(
+    owner,
+    "Watched assets",
+    [],
+    ASSETS_HEADER,
+    assets.map((asset) => assetRow(owner, asset)),
+  );
 
 const DISAGREES_WHY = "serves ledger hashes the other targets of its network do not";
 

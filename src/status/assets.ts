@@ -4,13 +4,10 @@ import { ASSET_FLAGS } from "../client/asset-schemas.js";
 import { figure, names, optional, type SeriesReader } from "./board.js";
 
 /** The families assetReports() reads. */
-export const ASSET_FAMILIES = names(METRICS, [
-  "assetExists",
-  "assetSupply",
-  "assetHolders",
-  "assetFlag",
-  "assetFlagChanges",
-]);
+export const ASSET_FAMILIES = [
+  ...names(METRICS, ["assetExists", "assetSupply", "assetHolders"]),
+  ...names(METRICS, ["assetFlag", "assetFlagChanges"]),
+];
 
 export type AssetReport = NonNullable<ReturnType<typeof assetReports>>[number];
 

@@ -3,15 +3,10 @@ import { METRICS } from "../catalog/metrics.js";
 import { figure, names, optional, type SeriesReader, type StatusSeries } from "./board.js";
 
 /** The families corridorReports() reads (the duration's buckets through StatusBoard.windowBuckets). */
-export const CORRIDOR_FAMILIES = names(METRICS, [
-  "corridorPaths",
-  "corridorBestRate",
-  "corridorBestHops",
-  "corridorMinRate",
-  "corridorRuns",
-  "corridorDuration",
-  "corridorLastFound",
-]);
+export const CORRIDOR_FAMILIES = [
+  ...names(METRICS, ["corridorPaths", "corridorBestRate", "corridorBestHops", "corridorMinRate", "corridorRuns"]),
+  ...names(METRICS, ["corridorDuration", "corridorLastFound"]),
+];
 
 export type CorridorReport = NonNullable<ReturnType<typeof corridorReports>>[number];
 

@@ -3,15 +3,10 @@ import { METRICS } from "../catalog/metrics.js";
 import { figure, names, optional, type SeriesReader } from "./board.js";
 
 /** The families marketReports() reads. */
-export const MARKET_FAMILIES = names(METRICS, [
-  "marketTraded",
-  "marketPrice",
-  "marketReferencePrice",
-  "marketPriceDeviation",
-  "marketBucketTimestamp",
-  "marketTrades",
-  "marketMakerOffers",
-]);
+export const MARKET_FAMILIES = [
+  ...names(METRICS, ["marketTraded", "marketPrice", "marketReferencePrice", "marketPriceDeviation"]),
+  ...names(METRICS, ["marketBucketTimestamp", "marketTrades", "marketMakerOffers"]),
+];
 
 export type MarketReport = NonNullable<ReturnType<typeof marketReports>>[number];
 

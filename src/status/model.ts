@@ -72,55 +72,20 @@ const ACCOUNT_SECTION = [
 
 /** Every family the status reads; the board keeps nothing else (no per-pool series). */
 const STATUS_FAMILIES: ReadonlySet<string> = new Set([
-  // A Horizon's own figures (horizonFigures) and sparklines.
-  ...names(METRICS, [
-    "up",
-    "info",
-    "ingestLatestLedger",
-    "historyLatestLedgerClosedTimestamp",
-    "ingestLagLedgers",
-    "currentProtocolVersion",
-    "feeStatsBaseFee",
-    "feeCharged",
-    "ledgerCapacityUsage",
-    "transactionsTotal",
-    "ledgerCloseInterval",
-    "liquidityPools",
-  ]),
-  // A Horizon's transaction probe (txProbe).
-  ...names(METRICS, [
-    "txProbeSubmissions",
-    "txProbeFailures",
-    "txProbeDuration",
-    "txProbeLastSuccess",
-    "txProbeRefused",
-  ]),
+  // A Horizon's own figures (horizonFigures), sparklines and transaction probe (txProbe).
+  ...names(METRICS, ["up", "info", "ingestLatestLedger", "historyLatestLedgerClosedTimestamp", "ingestLagLedgers"]),
+  ...names(METRICS, ["currentProtocolVersion", "feeStatsBaseFee", "feeCharged", "ledgerCapacityUsage"]),
+  ...names(METRICS, ["transactionsTotal", "ledgerCloseInterval", "liquidityPools", "txProbeSubmissions"]),
+  ...names(METRICS, ["txProbeFailures", "txProbeDuration", "txProbeLastSuccess", "txProbeRefused"]),
   ...ASSET_FAMILIES,
   ...MARKET_FAMILIES,
   ...CORRIDOR_FAMILIES,
   // A Stellar RPC's own figures (rpcFigures, rpcReport) and sparklines.
-  ...names(RPC_METRICS, [
-    "up",
-    "healthy",
-    "info",
-    "latestLedger",
-    "latestLedgerClosedTimestamp",
-    "oldestLedger",
-    "retentionWindow",
-    "protocolVersion",
-    "inclusionFee",
-    "feeStatsTransactions",
-  ]),
+  ...names(RPC_METRICS, ["up", "healthy", "info", "latestLedger", "latestLedgerClosedTimestamp", "oldestLedger"]),
+  ...names(RPC_METRICS, ["retentionWindow", "protocolVersion", "inclusionFee", "feeStatsTransactions"]),
   // A Stellar RPC's watched contracts (contracts), and its events for their rate.
-  ...names(RPC_METRICS, [
-    "contractEntryExists",
-    "contractEntryArchived",
-    "contractEntryTtl",
-    "contractEntryExpiry",
-    "contractInfo",
-    "contractEvents",
-    "contractLastEvent",
-  ]),
+  ...names(RPC_METRICS, ["contractEntryExists", "contractEntryArchived", "contractEntryTtl", "contractEntryExpiry"]),
+  ...names(RPC_METRICS, ["contractInfo", "contractEvents", "contractLastEvent"]),
   // Either kind's watched accounts (accounts), and a Horizon's payment activity.
   ...names(HORIZON_ACCOUNT_METRICS, ACCOUNT_SECTION),
   ...names(RPC_ACCOUNT_METRICS, ACCOUNT_SECTION),
@@ -131,24 +96,14 @@ export function createStatusBoard(now?: () => number): StatusBoard {
   return new StatusBoard(STATUS_FAMILIES, [...SPARKLINES.horizon, ...SPARKLINES.rpc], now);
 }
 
-type TargetState = "up" | "degraded" | "down" | "waiting";
-type EndpointState = "ok" | "failing" | "running" | "waiting";
-
 // The report's parts, as their builders make them.
 export type EndpointReport = ReturnType<typeof endpointReport>;
 export type AccountReport = NonNullable<ReturnType<typeof accounts>>[number];
-export type BalanceReport = AccountReport["balances"][number];
-export type ProbeReport = NonNullable<ReturnType<typeof txProbe>>;
-export type RpcReport = ReturnType<typeof rpcReport>;
-export type AgreementReport = NonNullable<ReturnType<typeof agreementReport>>;
-type HorizonFigures = ReturnType<typeof horizonFigures>;
-type RpcFigures = ReturnType<typeof rpcFigures>;
 
 /**
- * Where a watched contract entry stands, by the alert rules' thresholds (alerts/stellar-contracts.rules.yml):
- * `expiring_soon`, `expiring`, `archived` and `missing` (an instance or code entry not returned) as their alerts
- * fire; `absent` for a configured key not returned (no alert: an expired temporary entry is not returned either),
- * `unknown` while the exporter publishes neither TTL nor archival for it (a live-until of 0, stellar-rpc#990).
+ * A watched entry's state as alerts/stellar-contracts.rules.yml fire (`missing`: an instance or code entry not
+ * returned); `absent`: a configured key not returned (no alert: an expired temporary entry is not returned either);
+ * `unknown`: neither TTL nor archival published (a live-until of 0, stellar-rpc#990).
  */
 export type ContractEntryState = "live" | "expiring_soon" | "expiring" | "archived" | "missing" | "absent" | "unknown";
 
@@ -184,12 +139,12 @@ export interface KnownBefore<Value = string | number> {
 }
 
 /** A target's figures (of its kind: all optional but `state`), its polls and its sparklines' points. */
-export type TargetReport = Pick<HorizonFigures, "state"> &
-  Partial<HorizonFigures & RpcFigures> &
+export type TargetReport = Pick<ReturnType<typeof horizonFigures>, "state"> &
+  Partial<ReturnType<typeof horizonFigures> & ReturnType<typeof rpcFigures>> &
   Pick<TargetView, "name" | "title" | "url"> & {
     /** The target's label and its value on /metrics: `horizon` or `rpc`. */
     readonly kind: TargetLabel;
-    readonly agreement?: AgreementReport;
+    readonly agreement?: ReturnType<typeof agreementReport>;
     readonly endpoints: readonly EndpointReport[];
     /** Per sparkline, [Unix ms, value] pairs of the last 30 minutes, oldest first. */
     readonly history: Readonly<Record<string, ReadonlyArray<readonly [number, number]>>>;
@@ -216,7 +171,7 @@ function secondsSince(atSeconds: number, nowMs: number): number {
   return Math.max(0, Math.round(nowMs / 1000 - atSeconds));
 }
 
-function endpointState({ lastSuccessMs, runningSinceMs, lastError }: EndpointStatus): EndpointState {
+function endpointState({ lastSuccessMs, runningSinceMs, lastError }: EndpointStatus) {
   if (runningSinceMs !== undefined) return "running";
   if (lastError !== undefined && (lastSuccessMs ?? 0) < lastError.atMs) return "failing";
   return lastSuccessMs === undefined ? "waiting" : "ok";
@@ -333,28 +288,13 @@ function grouped(series: SeriesReader, metric: string, keyOf: (labels: Labels) =
   return groups;
 }
 
-/** A family's series by a key naming one each, so a 10 000-entry report reads the family once. */
-class FiguresByKey {
-  private readonly values: ReadonlyMap<string, number>;
-
-  constructor(
-    series: SeriesReader,
-    private readonly metric: string,
-    private readonly keyOf: (labels: Labels) => string,
-  ) {
-    this.values = new Map(series.all(metric).map(({ labels, value }) => [keyOf(labels), value]));
-  }
-
-  /** The keys, in the order the family's series came. */
-  keys(): Iterable<string> {
-    return this.values.keys();
-  }
-
-  /** The figure of the series whose key these labels make. */
-  figure(labels: Labels): Figure | undefined {
-    const value = this.values.get(this.keyOf(labels));
-    return value === undefined ? undefined : { metric: this.metric, labels, value };
-  }
+/** A family's figures by a key naming one series each, so a 10 000-entry report reads the family once. */
+function figuresBy(series: SeriesReader, metric: string, keyOf: (labels: Labels) => string) {
+  const values = new Map(series.all(metric).map(({ labels, value }) => [keyOf(labels), value]));
+  return (labels: Labels): Figure | undefined => {
+    const value = values.get(keyOf(labels));
+    return value === undefined ? undefined : { metric, labels, value };
+  };
 }
 
 const byAccount = ({ account }: Labels) => account ?? "";
@@ -363,22 +303,22 @@ const byAccountAsset = ({ account, asset }: Labels) => `${account}\u0000${asset}
 /** Watched accounts from one kind's account families, in the order the poll published them. */
 function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs: number) {
   const balances = grouped(series, metrics.accountBalance.name, byAccount);
-  const exists = new FiguresByKey(series, metrics.accountExists.name, byAccount);
-  const names = new Set(exists.keys());
+  const names = new Set(series.all(metrics.accountExists.name).map(({ labels }) => byAccount(labels)));
   for (const account of balances.keys()) names.add(account);
   names.delete("");
   if (names.size === 0) return undefined;
-  const lowWatermark = new FiguresByKey(series, metrics.accountBalanceLowWatermark.name, byAccountAsset);
-  const signerChanges = new FiguresByKey(series, metrics.accountSignerChangesTotal.name, byAccount);
+  const exists = figuresBy(series, metrics.accountExists.name, byAccount);
+  const lowWatermark = figuresBy(series, metrics.accountBalanceLowWatermark.name, byAccountAsset);
+  const signerChanges = figuresBy(series, metrics.accountSignerChangesTotal.name, byAccount);
   const lastPayments = lastPaymentAges(series, nowMs);
   return [...names].map((account) => ({
     account,
-    ...optional("exists", exists.figure({ account })),
+    ...optional("exists", exists({ account })),
     balances: (balances.get(account) ?? [])
       .filter(({ labels }) => labels.asset !== undefined)
       .map(({ labels, value }) => {
         const of = { account, asset: labels.asset! };
-        const low = lowWatermark.figure(of);
+        const low = lowWatermark(of);
         return {
           asset: of.asset,
           balance: { metric: metrics.accountBalance.name, labels: of, value },
@@ -387,7 +327,7 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs: number
           ...optional("pool", poolShare(series, of.asset)),
         };
       }),
-    ...optional("signerChanges", signerChanges.figure({ account })),
+    ...optional("signerChanges", signerChanges({ account })),
     // Horizon's with `activity: true`: seconds since the newest payment received and sent, once known.
     ...optional("lastPaymentAgeSeconds", lastPayments.get(account)),
   }));
@@ -438,15 +378,15 @@ function contracts(series: SeriesReader, nowMs: number, eventsPerSecond: (contra
   const contractIds = new Map(
     series.all(RPC_METRICS.contractInfo.name).map(({ labels }) => [labels.contract, labels.contract_id]),
   );
-  const archivedBy = new FiguresByKey(series, RPC_METRICS.contractEntryArchived.name, contractEntryKey);
-  const ttlBy = new FiguresByKey(series, RPC_METRICS.contractEntryTtl.name, contractEntryKey);
-  const expiryBy = new FiguresByKey(series, RPC_METRICS.contractEntryExpiry.name, contractEntryKey);
+  const archivedBy = figuresBy(series, RPC_METRICS.contractEntryArchived.name, contractEntryKey);
+  const ttlBy = figuresBy(series, RPC_METRICS.contractEntryTtl.name, contractEntryKey);
+  const expiryBy = figuresBy(series, RPC_METRICS.contractEntryExpiry.name, contractEntryKey);
   const reports = entries.map(({ labels, value: exists }): ContractEntryReport => {
     const { contract = "", entry = "", durability = "" } = labels;
     const of = { contract, entry, durability };
-    const archived = archivedBy.figure(of);
-    const ttlLedgers = ttlBy.figure(of);
-    const expiry = expiryBy.figure(of);
+    const archived = archivedBy(of);
+    const ttlLedgers = ttlBy(of);
+    const expiry = expiryBy(of);
     const secondsLeft = expiry === undefined ? undefined : Math.max(0, expiry.value - nowMs / 1000);
     const contractId = contractIds.get(contract);
     // Assigned, not spread from optional(): a report may hold 10 000 entries.
@@ -501,7 +441,7 @@ function txProbe(series: TargetSeries) {
 }
 
 /** The state of a target from its heartbeat poll (root, status) and its up series. */
-function targetState(heartbeat: string, up: Figure | undefined, endpoints: readonly EndpointReport[]): TargetState {
+function targetState(heartbeat: string, up: Figure | undefined, endpoints: readonly EndpointReport[]) {
   const first = endpoints.find((endpoint) => endpoint.endpoint === heartbeat);
   // A target never reached is down once its heartbeat has failed, whatever its up series says yet.
   const neverUp = first?.lastSuccessAt === undefined && first?.lastError !== undefined;
