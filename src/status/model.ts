@@ -112,25 +112,7 @@ export const EXPIRING_SOON_SECONDS = 14 * 86_400;
 /** Seconds to archival below which an entry is `expiring`, as StellarContractEntryExpiring fires. */
 export const EXPIRING_SECONDS = 3 * 86_400;
 
-export interface ContractEntryReport {
-  readonly contract: string;
-  /** The contract's C... id, when its info series is published. */
-  readonly contractId?: string;
-  readonly entry: string;
-  readonly durability: string;
-  readonly state: ContractEntryState;
-  readonly exists: Figure;
-  readonly archived?: Figure;
-  readonly ttlLedgers?: Figure;
-  readonly expiryTimestampSeconds?: Figure;
-  readonly expiresAt?: string;
-  /** Days until the expected archival at the report's time; never below 0. */
-  readonly daysLeft?: number;
-  /** On the instance row of a contract whose events are counted: seconds since its newest event's ledger closed. */
-  readonly lastEventAgeSeconds?: number;
-  /** On the same row: its events per second over the history window, once two polls are in. */
-  readonly eventsPerSecond?: number;
-}
+export type ContractEntryReport = NonNullable<ReturnType<typeof contracts>>[number];
 
 /** A value no longer on /metrics (its poll failed or went stale), as last published, and how long ago. */
 export interface KnownBefore<Value = string | number> {
@@ -358,12 +340,6 @@ export function contractEntryState(
   return secondsLeft < EXPIRING_SOON_SECONDS ? "expiring_soon" : "live";
 }
 
-/** Time to archival for sorting: what is gone already first, then the soonest, then what has no time. */
-function archivalOrder(report: ContractEntryReport): number {
-  if (report.state === "archived" || report.state === "missing") return -Infinity;
-  return report.daysLeft ?? Infinity;
-}
-
 function contractEntryKey({ contract, entry, durability }: Labels): string {
   return `${contract}\u0000${entry}\u0000${durability}`;
 }
@@ -381,45 +357,41 @@ function contracts(series: SeriesReader, nowMs: number, eventsPerSecond: (contra
   const archivedBy = figuresBy(series, RPC_METRICS.contractEntryArchived.name, contractEntryKey);
   const ttlBy = figuresBy(series, RPC_METRICS.contractEntryTtl.name, contractEntryKey);
   const expiryBy = figuresBy(series, RPC_METRICS.contractEntryExpiry.name, contractEntryKey);
-  const reports = entries.map(({ labels, value: exists }): ContractEntryReport => {
+  const reports = entries.map(({ labels, value: exists }) => {
     const { contract = "", entry = "", durability = "" } = labels;
     const of = { contract, entry, durability };
     const archived = archivedBy(of);
-    const ttlLedgers = ttlBy(of);
     const expiry = expiryBy(of);
     const secondsLeft = expiry === undefined ? undefined : Math.max(0, expiry.value - nowMs / 1000);
-    const contractId = contractIds.get(contract);
-    // Assigned, not spread from optional(): a report may hold 10 000 entries.
-    const report: { -readonly [K in keyof ContractEntryReport]: ContractEntryReport[K] } = {
+    const lastEvent = entry === "instance" ? lastEvents.get(contract) : undefined;
+    // Every entry has the same fields and JSON leaves out the undefined ones: a report may hold 10 000 entries.
+    return {
       contract,
       entry,
       durability,
       state: contractEntryState(entry, exists, archived?.value, secondsLeft),
       exists: { metric: RPC_METRICS.contractEntryExists.name, labels: of, value: exists },
+      /** The contract's C... id, when its info series is published. */
+      contractId: contractIds.get(contract),
+      /** On instance rows: seconds since the newest event's ledger closed; events per second once two polls are in. */
+      lastEventAgeSeconds: lastEvent === undefined ? undefined : Math.max(0, nowMs / 1000 - lastEvent),
+      eventsPerSecond: entry === "instance" ? eventsPerSecond(contract) : undefined,
+      archived,
+      ttlLedgers: ttlBy(of),
+      expiryTimestampSeconds: expiry,
+      expiresAt: expiry && iso(expiry.value * 1000),
+      /** Until the expected archival at the report's time; never below 0. */
+      daysLeft: secondsLeft === undefined ? undefined : secondsLeft / 86_400,
     };
-    if (contractId !== undefined) report.contractId = contractId;
-    if (entry === "instance") {
-      const lastEvent = lastEvents.get(contract);
-      if (lastEvent !== undefined) report.lastEventAgeSeconds = Math.max(0, nowMs / 1000 - lastEvent);
-      const rate = eventsPerSecond(contract);
-      if (rate !== undefined) report.eventsPerSecond = rate;
-    }
-    if (archived !== undefined) report.archived = archived;
-    if (ttlLedgers !== undefined) report.ttlLedgers = ttlLedgers;
-    if (expiry !== undefined && secondsLeft !== undefined) {
-      report.expiryTimestampSeconds = expiry;
-      report.expiresAt = iso(expiry.value * 1000);
-      report.daysLeft = secondsLeft / 86_400;
-    }
-    return report;
   });
+  // Time to archival: what is gone already first, then the soonest, then what has no time.
+  const archival = ({ state, daysLeft }: (typeof reports)[number]) =>
+    state === "archived" || state === "missing" ? -Infinity : (daysLeft ?? Infinity);
   // Code-unit order for ties: localeCompare would take most of a 10 000-entry report's time.
   const byName = (left: string, right: string) => (left < right ? -1 : left > right ? 1 : 0);
   return reports.sort(
     (left, right) =>
-      archivalOrder(left) - archivalOrder(right) ||
-      byName(left.contract, right.contract) ||
-      byName(left.entry, right.entry),
+      archival(left) - archival(right) || byName(left.contract, right.contract) || byName(left.entry, right.entry),
   );
 }
 
