@@ -43,10 +43,7 @@ const RATE_POINTS = 64;
 export const QUANTILE_WINDOW_MS = 15 * 60_000;
 const WINDOWED_BUCKETS = `${METRICS.corridorDuration.name}_bucket`;
 
-/**
- * A family's series in a publication: its samples, and the groups whose series are made only when read (once),
- * so 10 000 watched accounts cost the board no object per series until a page asks for them.
- */
+/** A family's series in a publication; a group's are made when first read: 10 000 accounts cost nothing till then. */
 class FamilySeries {
   readonly parts: (StatusSeries | SeriesGroup)[] = [];
   private made: readonly StatusSeries[] | undefined;
@@ -79,10 +76,7 @@ interface EndpointSnapshot {
   readonly live: SeriesByName;
   readonly persistent: SeriesByName;
   readonly freshUntilMs: number;
-  /**
-   * The live series of its last publication that had any (a failed poll has none), and when: kept once stale, each
-   * family as that one poll left it, so a section never mixes two polls.
-   */
+  /** The live series of its last publication that had any, and when: kept once stale; a section never mixes polls. */
   readonly kept: { readonly live: SeriesByName; readonly atMs: number } | undefined;
 }
 
@@ -123,10 +117,7 @@ export function optional<K extends string, V>(key: K, value: V | undefined): Par
 }
 
 /** The names of a catalog's families, by key: a section's families, for the board to keep. */
-export function names<Key extends string>(
-  catalog: Readonly<Record<Key, MetricDefinition>>,
-  keys: readonly NoInfer<Key>[],
-): string[] {
+export function names<Key extends string>(catalog: Readonly<Record<NoInfer<Key>, MetricDefinition>>, keys: Key[]) {
   return keys.map((key) => catalog[key].name);
 }
 
@@ -173,10 +164,7 @@ export class StatusBoard implements SampleTap {
     this.recordBuckets(target, next, atMs);
   }
 
-  /**
-   * A target leaves with its last source; a job restarted alone keeps the target's history (its new lease takes
-   * over). A job that leaves takes its last known series along: what is no longer watched is not shown.
-   */
+  /** A target leaves with its last source (a job restarted alone keeps its history); a job, with its kept series. */
   removed(on: StoreTarget, endpoint: PublishedSource): void {
     const key = boardKey(on);
     const target = this.targets.get(key);
@@ -194,7 +182,7 @@ export class StatusBoard implements SampleTap {
   }
 
   /** A family's series as last published, even once stale: what an operator needs while a target is down. */
-  lastKnown(target: StoreTarget, name: string): { readonly series: readonly StatusSeries[]; atMs: number } | undefined {
+  lastKnown(target: StoreTarget, name: string) {
     for (const { kept } of this.targets.get(boardKey(target))?.endpoints.values() ?? []) {
       if (kept === undefined) continue;
       const family = kept.live.get(name);
@@ -221,10 +209,7 @@ export class StatusBoard implements SampleTap {
     return Math.max(0, last.value - first.value) / ((last.atMs - first.atMs) / 1000);
   }
 
-  /**
-   * WINDOWED_BUCKETS' increase over the QUANTILE_WINDOW_MS before `nowMs`, as PromQL's increase(); a reset counts
-   * from 0. series() and lastKnown() give the same series cumulative, as /metrics does.
-   */
+  /** WINDOWED_BUCKETS' increase over the QUANTILE_WINDOW_MS before `nowMs`, as PromQL's increase() (reset: from 0). */
   windowBuckets(target: StoreTarget, nowMs: number): StatusSeries[] {
     const history = this.targets.get(boardKey(target))?.bucketHistory ?? [];
     const latest = history.at(-1);

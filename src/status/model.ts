@@ -16,24 +16,14 @@ import { MARKET_FAMILIES, marketReports } from "./markets.js";
 import { figure, HISTORY_WINDOW_MS, StatusBoard, names, optional, poolOf } from "./board.js";
 import type { Figure, SeriesReader, SparklineSource, StatusSeries } from "./board.js";
 
-interface SparklineDefinition extends SparklineSource {
-  readonly title: string;
-  readonly unit: string;
-  /** Ratios are drawn as percentages. */
-  readonly percent?: true;
-}
+/** `percent`: a ratio, drawn as a percentage. */
+type SparklineExtra = Pick<SparklineSource, "labels" | "histogramMean"> & { readonly percent?: true };
 
-function sparkline(
-  id: string,
-  title: string,
-  unit: string,
-  family: string,
-  extra: Pick<SparklineDefinition, "labels" | "histogramMean" | "percent"> = {},
-): SparklineDefinition {
+function sparkline(id: string, title: string, unit: string, family: string, extra: SparklineExtra = {}) {
   return { id, title, unit, family, ...extra };
 }
 
-function inclusionFee(kind: string, title: string, stat: string): SparklineDefinition {
+function inclusionFee(kind: string, title: string, stat: string) {
   const family = RPC_METRICS.inclusionFee.name;
   return sparkline(`rpc_${kind}_fee_${stat}`, `${title} inclusion fee ${stat}`, "stroops", family, {
     labels: { kind, stat },
@@ -42,7 +32,7 @@ function inclusionFee(kind: string, title: string, stat: string): SparklineDefin
 const feeWindowTransactions = RPC_METRICS.feeStatsTransactions.name;
 
 /** Each kind's sparklines, drawn from its own series. */
-export const SPARKLINES: Readonly<Record<TargetLabel, readonly SparklineDefinition[]>> = {
+export const SPARKLINES: Readonly<Record<TargetLabel, readonly ReturnType<typeof sparkline>[]>> = {
   horizon: [
     sparkline("ingest_lag", "Ingest lag", "ledgers", METRICS.ingestLagLedgers.name),
     sparkline("ledger_close_interval", "Ledger close interval", "s", METRICS.ledgerCloseInterval.name, {
@@ -62,14 +52,6 @@ export const SPARKLINES: Readonly<Record<TargetLabel, readonly SparklineDefiniti
   ],
 };
 
-/** Either kind's account families that accounts() reads. */
-const ACCOUNT_SECTION = [
-  "accountExists",
-  "accountBalance",
-  "accountBalanceLowWatermark",
-  "accountSignerChangesTotal",
-] as const;
-
 /** Every family the status reads; the board keeps nothing else (no per-pool series). */
 const STATUS_FAMILIES: ReadonlySet<string> = new Set([
   // A Horizon's own figures (horizonFigures), sparklines and transaction probe (txProbe).
@@ -87,8 +69,9 @@ const STATUS_FAMILIES: ReadonlySet<string> = new Set([
   ...names(RPC_METRICS, ["contractEntryExists", "contractEntryArchived", "contractEntryTtl", "contractEntryExpiry"]),
   ...names(RPC_METRICS, ["contractInfo", "contractEvents", "contractLastEvent"]),
   // Either kind's watched accounts (accounts), and a Horizon's payment activity.
-  ...names(HORIZON_ACCOUNT_METRICS, ACCOUNT_SECTION),
-  ...names(RPC_ACCOUNT_METRICS, ACCOUNT_SECTION),
+  ...[HORIZON_ACCOUNT_METRICS, RPC_ACCOUNT_METRICS].flatMap((catalog) =>
+    names(catalog, ["accountExists", "accountBalance", "accountBalanceLowWatermark", "accountSignerChangesTotal"]),
+  ),
   ...names(METRICS, ["accountLastPaymentTimestamp"]),
 ]);
 
