@@ -1,7 +1,7 @@
 /** The watched assets' part of a Horizon's status: supply, holders, flags and how old they are. */
 import { METRICS } from "../catalog/metrics.js";
 import { ASSET_FLAGS } from "../client/asset-schemas.js";
-import { figure, names, optional, type SeriesReader } from "./board.js";
+import { figure, names, type SeriesReader } from "./board.js";
 
 /** The families assetReports() reads. */
 export const ASSET_FAMILIES = [
@@ -23,11 +23,11 @@ export function assetReports(series: SeriesReader, lastSuccessAt: string | undef
       asset,
       exists: { metric: METRICS.assetExists.name, labels: { asset }, value },
       flags: ASSET_FLAGS.filter((flag) => figure(series, METRICS.assetFlag.name, { asset, flag })?.value === 1),
-      ...optional("supply", figure(series, METRICS.assetSupply.name, { asset })),
-      ...optional("holders", figure(series, METRICS.assetHolders.name, { asset, held_by: "authorized" })),
-      ...optional("frozenHolders", figure(series, METRICS.assetHolders.name, { asset, held_by: "unauthorized" })),
-      ...optional("flagChanges", figure(series, METRICS.assetFlagChanges.name, { asset })),
-      ...optional("ageSeconds", age),
+      supply: figure(series, METRICS.assetSupply.name, { asset }),
+      holders: figure(series, METRICS.assetHolders.name, { asset, held_by: "authorized" }),
+      frozenHolders: figure(series, METRICS.assetHolders.name, { asset, held_by: "unauthorized" }),
+      flagChanges: figure(series, METRICS.assetFlagChanges.name, { asset }),
+      ageSeconds: age,
     };
   });
 }

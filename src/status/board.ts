@@ -111,11 +111,6 @@ function boardKey({ label, name }: StoreTarget): string {
   return `${label}=${name}`;
 }
 
-/** `{ key: value }`, or nothing when the value is undefined: an optional field spread into a report. */
-export function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
-  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
-}
-
 /** The names of a catalog's families, by key: a section's families, for the board to keep. */
 export function names<Key extends string>(catalog: Readonly<Record<NoInfer<Key>, MetricDefinition>>, keys: Key[]) {
   return keys.map((key) => catalog[key].name);
@@ -129,7 +124,7 @@ export function labelsMatch(labels: Labels, wanted: Labels | undefined): boolean
 /** The first series of a family with these labels (among others), as a figure. */
 export function figure(read: SeriesReader, metric: string, labels?: Labels): Figure | undefined {
   const found = read.all(metric).find((series) => labelsMatch(series.labels, labels));
-  return found && { metric, ...optional("labels", labels), value: found.value };
+  return found && { metric, labels, value: found.value };
 }
 
 /** The landing page's view of the store: the few families it shows, as fresh as /metrics has them, and history. */

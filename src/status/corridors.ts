@@ -1,6 +1,6 @@
 /** A Horizon's corridors: whether the last answer found a path, best rate and hops, recent p90 request time. */
 import { METRICS } from "../catalog/metrics.js";
-import { figure, names, optional, type SeriesReader, type StatusSeries } from "./board.js";
+import { figure, names, type SeriesReader, type StatusSeries } from "./board.js";
 
 /** The families corridorReports() reads (the duration's buckets through StatusBoard.windowBuckets). */
 export const CORRIDOR_FAMILIES = [
@@ -62,12 +62,12 @@ export function corridorReports(read: SeriesReader, durationBuckets: readonly St
       state,
       // By result, only those counted at least once.
       runs: counts.get(corridor) ?? {},
-      ...optional("paths", found),
-      ...optional("bestRate", at(METRICS.corridorBestRate.name, corridor)),
-      ...optional("minRate", at(METRICS.corridorMinRate.name, corridor)),
-      ...optional("bestHops", at(METRICS.corridorBestHops.name, corridor)),
-      ...optional("p90Seconds", p90),
-      ...optional("lastFoundTimestampSeconds", at(METRICS.corridorLastFound.name, corridor)),
+      paths: found,
+      bestRate: at(METRICS.corridorBestRate.name, corridor),
+      minRate: at(METRICS.corridorMinRate.name, corridor),
+      bestHops: at(METRICS.corridorBestHops.name, corridor),
+      p90Seconds: p90,
+      lastFoundTimestampSeconds: at(METRICS.corridorLastFound.name, corridor),
     };
   });
 }

@@ -1,6 +1,6 @@
 /** The markets section of a Horizon's card: each watched market's close, peg and makers, from its series. */
 import { METRICS } from "../catalog/metrics.js";
-import { figure, names, optional, type SeriesReader } from "./board.js";
+import { figure, names, type SeriesReader } from "./board.js";
 
 /** The families marketReports() reads. */
 export const MARKET_FAMILIES = [
@@ -29,10 +29,10 @@ export function marketReports(series: SeriesReader) {
       market,
       // A trade aggregation record came back for the pair; `close` is its last completed bucket's, counter per base.
       traded: value === 1,
-      ...optional("close", figure(series, METRICS.marketPrice.name, { market, stat: "close" })?.value),
-      ...optional("bucketTimestampSeconds", figure(series, METRICS.marketBucketTimestamp.name, { market })?.value),
-      ...optional("referencePrice", figure(series, METRICS.marketReferencePrice.name, { market })?.value),
-      ...optional("deviationRatio", figure(series, METRICS.marketPriceDeviation.name, { market })?.value),
+      close: figure(series, METRICS.marketPrice.name, { market, stat: "close" })?.value,
+      bucketTimestampSeconds: figure(series, METRICS.marketBucketTimestamp.name, { market })?.value,
+      referencePrice: figure(series, METRICS.marketReferencePrice.name, { market })?.value,
+      deviationRatio: figure(series, METRICS.marketPriceDeviation.name, { market })?.value,
       // Counted since the exporter started, both trade types.
       trades: of(METRICS.marketTrades.name, market).reduce((sum, trades) => sum + trades.value, 0),
       makers: [...makers].map(([maker, sides]) => ({ maker, ...sides })),

@@ -13,7 +13,7 @@ import type { EndpointStatus } from "../scheduler/job-runner.js";
 import { ASSET_FAMILIES, assetReports } from "./assets.js";
 import { CORRIDOR_FAMILIES, corridorReports } from "./corridors.js";
 import { MARKET_FAMILIES, marketReports } from "./markets.js";
-import { figure, HISTORY_WINDOW_MS, StatusBoard, names, optional, poolOf } from "./board.js";
+import { figure, HISTORY_WINDOW_MS, StatusBoard, names, poolOf } from "./board.js";
 import type { Figure, SeriesReader, SparklineSource, StatusSeries } from "./board.js";
 
 /** `percent`: a ratio, drawn as a percentage. */
@@ -144,17 +144,15 @@ function endpointState({ lastSuccessMs, runningSinceMs, lastError }: EndpointSta
 
 function endpointReport(status: EndpointStatus, nowMs: number) {
   const { lastSuccessMs, runningSinceMs, lastError } = status;
-  const runningFor =
-    runningSinceMs === undefined ? undefined : Math.max(0, Math.floor((nowMs - runningSinceMs) / 1000));
-  const error = lastError && { reason: lastError.reason, message: lastError.message, at: iso(lastError.atMs) };
   return {
     endpoint: status.endpoint,
     schedule: status.schedule,
     state: endpointState(status),
     polls: status.polls,
-    ...optional("lastSuccessAt", lastSuccessMs === undefined ? undefined : iso(lastSuccessMs)),
-    ...optional("runningForSeconds", runningFor),
-    ...optional("lastError", error),
+    lastSuccessAt: lastSuccessMs === undefined ? undefined : iso(lastSuccessMs),
+    runningForSeconds:
+      runningSinceMs === undefined ? undefined : Math.max(0, Math.floor((nowMs - runningSinceMs) / 1000)),
+    lastError: lastError && { reason: lastError.reason, message: lastError.message, at: iso(lastError.atMs) },
   };
 }
 
@@ -238,7 +236,7 @@ function poolShare(series: SeriesReader, asset: string) {
   if (poolId === undefined) return undefined;
   const info = series.all(METRICS.liquidityPoolInfo.name).find(({ labels }) => labels.pool_id === poolId)?.labels;
   const assets = info?.asset_a && info.asset_b ? ([info.asset_a, info.asset_b] as const) : undefined;
-  return { poolId, ...optional("assets", assets) };
+  return { poolId, assets };
 }
 
 /** A family's series grouped by a key of their labels, so a report of 10 000 accounts reads each family once. */
@@ -278,7 +276,7 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs: number
   const lastPayments = lastPaymentAges(series, nowMs);
   return [...names].map((account) => ({
     account,
-    ...optional("exists", exists({ account })),
+    exists: exists({ account }),
     balances: (balances.get(account) ?? [])
       .filter(({ labels }) => labels.asset !== undefined)
       .map(({ labels, value }) => {
@@ -287,14 +285,14 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs: number
         return {
           asset: of.asset,
           balance: { metric: metrics.accountBalance.name, labels: of, value },
-          ...optional("lowWatermark", low),
+          lowWatermark: low,
           low: low !== undefined && value < low.value,
-          ...optional("pool", poolShare(series, of.asset)),
+          pool: poolShare(series, of.asset),
         };
       }),
-    ...optional("signerChanges", signerChanges({ account })),
+    signerChanges: signerChanges({ account }),
     // Horizon's with `activity: true`: seconds since the newest payment received and sent, once known.
-    ...optional("lastPaymentAgeSeconds", lastPayments.get(account)),
+    lastPaymentAgeSeconds: lastPayments.get(account),
   }));
 }
 
@@ -347,7 +345,6 @@ function contracts(series: SeriesReader, nowMs: number, eventsPerSecond: (contra
     const expiry = expiryBy(of);
     const secondsLeft = expiry === undefined ? undefined : Math.max(0, expiry.value - nowMs / 1000);
     const lastEvent = entry === "instance" ? lastEvents.get(contract) : undefined;
-    // Every entry has the same fields and JSON leaves out the undefined ones: a report may hold 10 000 entries.
     return {
       contract,
       entry,
@@ -389,9 +386,9 @@ function txProbe(series: TargetSeries) {
     failures,
     successRatio: submissions.value === 0 ? null : (submissions.value - failures) / submissions.value,
     // The mean duration of the runs the latest publication added.
-    ...optional("lastDurationSeconds", series.board.latestMean(series.target, METRICS.txProbeDuration.name)),
-    ...optional("lastSuccessTimestampSeconds", figure(series, METRICS.txProbeLastSuccess.name)),
-    ...optional("refused", refused),
+    lastDurationSeconds: series.board.latestMean(series.target, METRICS.txProbeDuration.name),
+    lastSuccessTimestampSeconds: figure(series, METRICS.txProbeLastSuccess.name),
+    refused,
   };
 }
 
@@ -408,8 +405,8 @@ function targetState(heartbeat: string, up: Figure | undefined, endpoints: reado
 /** Either kind's latest ledger close time and its age. */
 function closedAtFigures(closedAt: Figure | undefined, nowMs: number) {
   return {
-    ...optional("latestLedgerClosedTimestampSeconds", closedAt),
-    ...optional("latestLedgerAgeSeconds", closedAt && secondsSince(closedAt.value, nowMs)),
+    latestLedgerClosedTimestampSeconds: closedAt,
+    latestLedgerAgeSeconds: closedAt && secondsSince(closedAt.value, nowMs),
   };
 }
 
@@ -422,24 +419,24 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
   });
   return {
     state: targetState("root", figure(series, METRICS.up.name), endpoints),
-    ...optional("network", info?.network),
-    ...optional("horizonVersion", info?.horizon_version),
-    ...optional("coreVersion", info?.core_version),
-    ...optional("protocolVersion", figure(series, METRICS.currentProtocolVersion.name)),
-    ...optional("latestLedger", figure(series, METRICS.ingestLatestLedger.name)),
+    network: info?.network,
+    horizonVersion: info?.horizon_version,
+    coreVersion: info?.core_version,
+    protocolVersion: figure(series, METRICS.currentProtocolVersion.name),
+    latestLedger: figure(series, METRICS.ingestLatestLedger.name),
     ...closedAtFigures(figure(series, METRICS.historyLatestLedgerClosedTimestamp.name), nowMs),
-    ...optional("ingestLagLedgers", figure(series, METRICS.ingestLagLedgers.name)),
-    ...optional("baseFeeStroops", figure(series, METRICS.feeStatsBaseFee.name)),
-    ...optional("feeChargedP50Stroops", figure(series, METRICS.feeCharged.name, { stat: "p50" })),
-    ...optional("feeChargedP90Stroops", figure(series, METRICS.feeCharged.name, { stat: "p90" })),
-    ...optional("ledgerCapacityUsageRatio", figure(series, METRICS.ledgerCapacityUsage.name)),
-    ...optional("transactions", transactions(series)),
-    ...optional("liquidityPools", figure(series, METRICS.liquidityPools.name)),
+    ingestLagLedgers: figure(series, METRICS.ingestLagLedgers.name),
+    baseFeeStroops: figure(series, METRICS.feeStatsBaseFee.name),
+    feeChargedP50Stroops: figure(series, METRICS.feeCharged.name, { stat: "p50" }),
+    feeChargedP90Stroops: figure(series, METRICS.feeCharged.name, { stat: "p90" }),
+    ledgerCapacityUsageRatio: figure(series, METRICS.ledgerCapacityUsage.name),
+    transactions: transactions(series),
+    liquidityPools: figure(series, METRICS.liquidityPools.name),
     ...kept.now,
-    ...optional("txProbe", txProbe(series)),
-    ...optional("markets", marketReports(series)),
-    ...optional("corridors", corridorReports(series, series.board.windowBuckets(series.target, nowMs))),
-    ...optional("lastKnown", lastKnown(series, HORIZON_IDENTITY, kept.known)),
+    txProbe: txProbe(series),
+    markets: marketReports(series),
+    corridors: corridorReports(series, series.board.windowBuckets(series.target, nowMs)),
+    lastKnown: lastKnown(series, HORIZON_IDENTITY, kept.known),
   };
 }
 
@@ -447,15 +444,15 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
 function rpcReport(series: TargetSeries, info: Labels | undefined) {
   const fee = (kind: string, stat: string) => figure(series, RPC_METRICS.inclusionFee.name, { kind, stat });
   return {
-    ...optional("healthy", figure(series, RPC_METRICS.healthy.name)),
-    ...optional("version", info?.version),
-    ...optional("captiveCoreVersion", info?.captive_core_version),
-    ...optional("oldestLedger", figure(series, RPC_METRICS.oldestLedger.name)),
-    ...optional("retentionWindowLedgers", figure(series, RPC_METRICS.retentionWindow.name)),
-    ...optional("sorobanInclusionFeeP50Stroops", fee("soroban", "p50")),
-    ...optional("sorobanInclusionFeeP90Stroops", fee("soroban", "p90")),
-    ...optional("classicInclusionFeeP50Stroops", fee("classic", "p50")),
-    ...optional("classicInclusionFeeP90Stroops", fee("classic", "p90")),
+    healthy: figure(series, RPC_METRICS.healthy.name),
+    version: info?.version,
+    captiveCoreVersion: info?.captive_core_version,
+    oldestLedger: figure(series, RPC_METRICS.oldestLedger.name),
+    retentionWindowLedgers: figure(series, RPC_METRICS.retentionWindow.name),
+    sorobanInclusionFeeP50Stroops: fee("soroban", "p50"),
+    sorobanInclusionFeeP90Stroops: fee("soroban", "p90"),
+    classicInclusionFeeP50Stroops: fee("classic", "p50"),
+    classicInclusionFeeP90Stroops: fee("classic", "p90"),
   };
 }
 
@@ -471,13 +468,13 @@ function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], 
   });
   return {
     state: targetState("status", figure(series, RPC_METRICS.up.name), endpoints),
-    ...optional("network", info?.network),
-    ...optional("protocolVersion", figure(series, RPC_METRICS.protocolVersion.name)),
-    ...optional("latestLedger", figure(series, RPC_METRICS.latestLedger.name)),
+    network: info?.network,
+    protocolVersion: figure(series, RPC_METRICS.protocolVersion.name),
+    latestLedger: figure(series, RPC_METRICS.latestLedger.name),
     ...closedAtFigures(figure(series, RPC_METRICS.latestLedgerClosedTimestamp.name), nowMs),
     rpc: rpcReport(series, info),
     ...kept.now,
-    ...optional("lastKnown", lastKnown(series, RPC_IDENTITY, kept.known)),
+    lastKnown: lastKnown(series, RPC_IDENTITY, kept.known),
   };
 }
 
@@ -485,14 +482,7 @@ function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], 
 function agreementReport(agreement: TargetAgreement | undefined) {
   if (agreement === undefined) return undefined;
   const { network, comparisons, disagreements, disagreeing, lastDisagreement, protocolBehind } = agreement;
-  return {
-    network,
-    comparisons,
-    disagreements,
-    disagreeing,
-    ...optional("lastDisagreementLedger", lastDisagreement),
-    ...optional("protocolBehind", protocolBehind),
-  };
+  return { network, comparisons, disagreements, disagreeing, lastDisagreementLedger: lastDisagreement, protocolBehind };
 }
 
 function targetReport(target: TargetView, board: StatusBoard, nowMs: number): TargetReport {
@@ -508,12 +498,13 @@ function targetReport(target: TargetView, board: StatusBoard, nowMs: number): Ta
     title: target.title,
     url: target.url,
     ...figures,
-    ...optional("agreement", agreementReport(target.agreement)),
+    agreement: agreementReport(target.agreement),
     endpoints,
     history,
   };
 }
 
+/** What /status.json shows; a field that is undefined is left out of it, as JSON.stringify leaves it out. */
 export function statusReport(version: string, targets: readonly TargetView[], board: StatusBoard, nowMs: number) {
   return {
     version,
