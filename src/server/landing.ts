@@ -1,14 +1,11 @@
 import { html, raw } from "hono/html";
 import type { Labels } from "../exposition/samples.js";
-import { HISTORY_WINDOW_MS, type Figure } from "../status/board.js";
-import { SPARKLINES, type AccountReport, type ContractEntryReport, type ContractEntryState } from "../status/model.js";
-import type { EndpointReport, KnownBefore, StatusReport, TargetReport } from "../status/model.js";
+import { HISTORY_WINDOW_MS, QUANTILE_WINDOW_MS, type Figure } from "../status/board.js";
+import { SPARKLINES, type ContractEntryState } from "../status/model.js";
+import type { KnownBefore, StatusReport, TargetReport } from "../status/model.js";
 import { sparkline } from "../status/sparkline.js";
-import type { AssetReport } from "../status/assets.js";
-import { corridorsTable } from "./landing-corridors.js";
-import { marketsTable } from "./landing-markets.js";
-import { badge, headerAndRows, headerRow, note, num, row, shortAsset, table, td, unit } from "./landing-html.js";
-import type { Column } from "./landing-html.js";
+import { badge, headerAndRows, headerRow, note, num, row, table, td, unit } from "./landing-html.js";
+import { shortAsset, shortened, type Column } from "./landing-html.js";
 
 /** The page reloads itself this often; matches the demo's poll interval. */
 const REFRESH_SECONDS = 10;
@@ -62,6 +59,13 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 th { background: #eef; }
 code { background: #f4f4f8; padding: 0 0.2rem; }
 `;
+
+type EndpointReport = TargetReport["endpoints"][number];
+type AccountReport = NonNullable<TargetReport["accounts"]>[number];
+type ContractEntryReport = NonNullable<TargetReport["contracts"]>[number];
+type AssetReport = NonNullable<TargetReport["assets"]>[number];
+type MarketReport = NonNullable<TargetReport["markets"]>[number];
+type CorridorReport = NonNullable<TargetReport["corridors"]>[number];
 
 /** Whose series a figure is; `keptAgeSeconds` for a section kept from its poll's last publication (not on /metrics). */
 type SeriesOwner = Pick<TargetReport, "kind" | "name"> & { readonly keptAgeSeconds?: number };
@@ -425,6 +429,79 @@ const assetsTable = (owner: SeriesOwner, assets: readonly AssetReport[]) =>
     assets.map((asset) => assetRow(owner, asset)),
   );
 
+/** The deviation the peg alert tolerates (StellarMarketOffPeg). */
+const PEG_TOLERANCE = 0.01;
+
+function price(value: number | undefined): string {
+  return value === undefined ? "—" : String(Number(value.toPrecision(7)));
+}
+
+function pegBadge(market: MarketReport) {
+  if (market.deviationRatio === undefined) return note("no reference");
+  const off = Math.abs(market.deviationRatio) > PEG_TOLERANCE;
+  const deviation = (market.deviationRatio * 100).toFixed(2);
+  return html`${badge(off ? "failing" : "ok", off ? "off peg" : "on peg")} ${deviation}%`;
+}
+
+function makersCell(market: MarketReport) {
+  if (market.makers.length === 0) return note("none watched");
+  return market.makers.map(({ maker, asks, bids }) => {
+    const quiet = asks === 0 || bids === 0;
+    const offers = badge(quiet ? "failing" : "ok", `${asks ?? "?"} asks / ${bids ?? "?"} bids`);
+    return html`<span title="${maker}">${shortened(maker)}</span> ${offers} `;
+  });
+}
+
+const MARKET_COLUMNS: readonly Column<MarketReport>[] = [
+  ["Market", (market) => market.market],
+  [{ num: "Close" }, (market) => (market.traded ? price(market.close) : note("never traded"))],
+  [{ num: "Reference" }, (market) => price(market.referencePrice)],
+  ["Peg", pegBadge],
+  [{ num: "Trades counted" }, (market) => market.trades],
+  ["Makers", makersCell],
+];
+
+function number(value: number | undefined, digits: number): string {
+  return value === undefined ? "–" : Number(value.toFixed(digits)).toString();
+}
+
+/** Each state's badge: its colour class and its word. */
+const PATH_BADGES = {
+  found: ["ok", "found"],
+  none: ["failing", "no path"],
+  unknown: ["waiting", "no answer"],
+} as const;
+
+function bestRate({ bestRate, minRate }: CorridorReport) {
+  const below = bestRate !== undefined && minRate !== undefined && bestRate < minRate;
+  return html`${number(bestRate, 7)}${below ? html` ${badge("low", "below min")}` : ""}`;
+}
+
+function runs(corridor: CorridorReport): string {
+  const counts = Object.entries(corridor.runs).map(([result, count]) => `${result} ${count}`);
+  return counts.join(", ") || "none yet";
+}
+
+const CORRIDOR_COLUMNS: readonly Column<CorridorReport>[] = [
+  ["Corridor", (corridor) => corridor.corridor],
+  ["Path", ({ state }) => badge(PATH_BADGES[state][0], PATH_BADGES[state][1])],
+  [{ num: "Paths" }, (corridor) => number(corridor.paths, 0)],
+  [{ num: "Best rate" }, bestRate],
+  [{ num: "Min rate" }, (corridor) => number(corridor.minRate, 7)],
+  [{ num: "Hops" }, (corridor) => number(corridor.bestHops, 0)],
+  [
+    { num: `p90 latency, last ${QUANTILE_WINDOW_MS / 60_000} min` },
+    ({ p90Seconds }) => (p90Seconds === undefined ? "–" : `${p90Seconds.toFixed(2)} s`),
+  ],
+  ["Runs", runs],
+];
+
+/** The corridors section of a Horizon's card: found or not, best rate (against min_rate), hops, p90 latency. */
+function corridorsTable(corridors: readonly CorridorReport[] | undefined) {
+  if (corridors === undefined || corridors.length === 0) return "";
+  return table("Payment corridors", ...headerAndRows(CORRIDOR_COLUMNS, corridors));
+}
+
 const DISAGREES_WHY = "serves ledger hashes the other targets of its network do not";
 
 function card(target: TargetReport, index: number, nowMs: number) {
@@ -439,7 +516,7 @@ ${sparklines(target, nowMs)}
 ${section(target, target.accounts, target.lastKnown?.accounts, accountsTable)}
 ${section(target, target.assets, target.lastKnown?.assets, assetsTable)}
 ${section(target, target.contracts, target.lastKnown?.contracts, contractsTable)}
-${target.markets ? marketsTable(target.markets) : ""}
+${target.markets ? table("Watched markets", ...headerAndRows(MARKET_COLUMNS, target.markets)) : ""}
 ${target.txProbe ? probeList(target, target.txProbe) : ""}
 ${corridorsTable(target.corridors)}
 ${endpointsTable(target.endpoints, nowMs)}

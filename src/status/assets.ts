@@ -9,8 +9,6 @@ export const ASSET_FAMILIES = [
   ...names(METRICS, ["assetFlag", "assetFlagChanges"]),
 ];
 
-export type AssetReport = NonNullable<ReturnType<typeof assetReports>>[number];
-
 /** Each watched asset (`CODE:ISSUER`), in the order the poll published them; undefined when none is watched. */
 export function assetReports(series: SeriesReader, lastSuccessAt: string | undefined, nowMs: number) {
   const exists = series.all(METRICS.assetExists.name);

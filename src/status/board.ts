@@ -4,22 +4,13 @@ import { isSeriesGroup, type Labels, type Sample, type SeriesGroup, type SeriesS
 import { PointRing, type Point } from "./ring.js";
 
 /** One series as /metrics shows it; histograms appear as their `_sum` and `_count` series. */
-export interface StatusSeries {
-  readonly labels: Labels;
-  readonly value: number;
-}
+export type StatusSeries = { readonly labels: Labels; readonly value: number };
 
 /** A target's series as a section reads them: as /metrics shows them now, or as their polls last published them. */
-export interface SeriesReader {
-  all(metric: string): readonly StatusSeries[];
-}
+export type SeriesReader = { all(metric: string): readonly StatusSeries[] };
 
 /** A value exactly as on /metrics, with the series it comes from (the `horizon` label aside). */
-export interface Figure {
-  readonly metric: string;
-  readonly labels?: Labels;
-  readonly value: number;
-}
+export type Figure = { readonly metric: string; readonly labels?: Labels; readonly value: number };
 
 /** A sparkline's series: a gauge (with these labels), or the mean of a histogram's new observations per poll. */
 export interface SparklineSource {

@@ -8,8 +8,6 @@ export const CORRIDOR_FAMILIES = [
   ...names(METRICS, ["corridorDuration", "corridorLastFound"]),
 ];
 
-export type CorridorReport = NonNullable<ReturnType<typeof corridorReports>>[number];
-
 /** The quantile `q` of cumulative buckets (`le` → count), as PromQL's histogram_quantile computes it. */
 export function bucketQuantile(q: number, buckets: ReadonlyMap<number, number>): number | undefined {
   const bounds = [...buckets.keys()].sort((a, b) => a - b);

@@ -8,8 +8,6 @@ export const MARKET_FAMILIES = [
   ...names(METRICS, ["marketBucketTimestamp", "marketTrades", "marketMakerOffers"]),
 ];
 
-export type MarketReport = NonNullable<ReturnType<typeof marketReports>>[number];
-
 /** Every watched market of a Horizon, in the order its poll published them; undefined when it watches none. */
 export function marketReports(series: SeriesReader) {
   const traded = series.all(METRICS.marketTraded.name);

@@ -79,10 +79,6 @@ export function createStatusBoard(now?: () => number): StatusBoard {
   return new StatusBoard(STATUS_FAMILIES, [...SPARKLINES.horizon, ...SPARKLINES.rpc], now);
 }
 
-// The report's parts, as their builders make them.
-export type EndpointReport = ReturnType<typeof endpointReport>;
-export type AccountReport = NonNullable<ReturnType<typeof accounts>>[number];
-
 /**
  * A watched entry's state as alerts/stellar-contracts.rules.yml fire (`missing`: an instance or code entry not
  * returned); `absent`: a configured key not returned (no alert: an expired temporary entry is not returned either);
@@ -95,13 +91,10 @@ export const EXPIRING_SOON_SECONDS = 14 * 86_400;
 /** Seconds to archival below which an entry is `expiring`, as StellarContractEntryExpiring fires. */
 export const EXPIRING_SECONDS = 3 * 86_400;
 
-export type ContractEntryReport = NonNullable<ReturnType<typeof contracts>>[number];
-
 /** A value no longer on /metrics (its poll failed or went stale), as last published, and how long ago. */
-export interface KnownBefore<Value = string | number> {
-  readonly value: Value;
-  readonly ageSeconds: number;
-}
+export type KnownBefore<Value = string | number> = { readonly value: Value; readonly ageSeconds: number };
+
+type EndpointReport = ReturnType<typeof endpointReport>;
 
 /** A target's figures (of its kind: all optional but `state`), its polls and its sparklines' points. */
 export type TargetReport = Pick<ReturnType<typeof horizonFigures>, "state"> &
