@@ -107,7 +107,7 @@ export function names<Key extends string>(catalog: Readonly<Record<NoInfer<Key>,
   return keys.map((key) => catalog[key].name);
 }
 
-export function labelsMatch(labels: Labels, wanted: Labels | undefined): boolean {
+function labelsMatch(labels: Labels, wanted: Labels | undefined): boolean {
   for (const name in wanted) if (labels[name] !== wanted[name]) return false;
   return true;
 }

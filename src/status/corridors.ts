@@ -28,10 +28,7 @@ export function bucketQuantile(q: number, buckets: ReadonlyMap<number, number>):
   return lower;
 }
 
-/**
- * The target's corridors, by name; undefined for a target without any. `durationBuckets`: the request duration's
- * cumulative `_bucket` series over the recent window (StatusBoard.windowBuckets), for its p90.
- */
+/** The target's corridors by name, undefined without any; p90s from `durationBuckets` (StatusBoard.windowBuckets). */
 export function corridorReports(read: SeriesReader, durationBuckets: readonly StatusSeries[]) {
   const runs = read.all(METRICS.corridorRuns.name);
   if (runs.length === 0) return undefined;

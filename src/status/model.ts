@@ -185,10 +185,7 @@ const RPC_IDENTITY = {
   latestLedger: valueOf(RPC_METRICS.latestLedger.name),
 };
 
-/**
- * Sections (watched accounts, assets, contract entries, identity figures) from the series /metrics shows now, or,
- * once they have gone (their poll failing, the target down), as their poll last published them, with their age.
- */
+/** Sections from the series /metrics shows now or, once gone (poll failing, target down), as last published, aged. */
 function sections<Sections>(series: TargetSeries, builders: SectionBuilders<Sections>) {
   const now: Partial<Sections> = {};
   const known: { [Key in keyof Sections]?: KnownBefore<Sections[Key]> } = {};
@@ -232,18 +229,6 @@ function poolShare(series: SeriesReader, asset: string) {
   return { poolId, assets };
 }
 
-/** A family's series grouped by a key of their labels, so a report of 10 000 accounts reads each family once. */
-function grouped(series: SeriesReader, metric: string, keyOf: (labels: Labels) => string): Map<string, StatusSeries[]> {
-  const groups = new Map<string, StatusSeries[]>();
-  for (const found of series.all(metric)) {
-    const key = keyOf(found.labels);
-    const group = groups.get(key);
-    if (group === undefined) groups.set(key, [found]);
-    else group.push(found);
-  }
-  return groups;
-}
-
 /** A family's figures by a key naming one series each, so a 10 000-entry report reads the family once. */
 function figuresBy(series: SeriesReader, metric: string, keyOf: (labels: Labels) => string) {
   const values = new Map(series.all(metric).map(({ labels, value }) => [keyOf(labels), value]));
@@ -258,7 +243,13 @@ const byAccountAsset = ({ account, asset }: Labels) => `${account}\u0000${asset}
 
 /** Watched accounts from one kind's account families, in the order the poll published them. */
 function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs: number) {
-  const balances = grouped(series, metrics.accountBalance.name, byAccount);
+  // Each account's balances, so a report of 10 000 accounts reads the family once.
+  const balances = new Map<string, StatusSeries[]>();
+  for (const found of series.all(metrics.accountBalance.name)) {
+    const group = balances.get(byAccount(found.labels)) ?? [];
+    if (group.length === 0) balances.set(byAccount(found.labels), group);
+    group.push(found);
+  }
   const names = new Set(series.all(metrics.accountExists.name).map(({ labels }) => byAccount(labels)));
   for (const account of balances.keys()) names.add(account);
   names.delete("");
