@@ -10,9 +10,8 @@ import {
 import type { Labels } from "../exposition/samples.js";
 import type { StoreTarget } from "../exposition/store.js";
 import type { EndpointStatus } from "../scheduler/job-runner.js";
-import { ASSET_FAMILIES, assetReports } from "./assets.js";
+import { ASSET_FLAGS } from "../client/asset-schemas.js";
 import { CORRIDOR_FAMILIES, corridorReports } from "./corridors.js";
-import { MARKET_FAMILIES, marketReports } from "./markets.js";
 import { figure, HISTORY_WINDOW_MS, StatusBoard, names, poolOf } from "./board.js";
 import type { Figure, SeriesReader, SparklineSource, StatusSeries } from "./board.js";
 
@@ -59,8 +58,10 @@ const STATUS_FAMILIES: ReadonlySet<string> = new Set([
   ...names(METRICS, ["currentProtocolVersion", "feeStatsBaseFee", "feeCharged", "ledgerCapacityUsage"]),
   ...names(METRICS, ["transactionsTotal", "ledgerCloseInterval", "liquidityPools", "txProbeSubmissions"]),
   ...names(METRICS, ["txProbeFailures", "txProbeDuration", "txProbeLastSuccess", "txProbeRefused"]),
-  ...ASSET_FAMILIES,
-  ...MARKET_FAMILIES,
+  // A Horizon's watched assets (assetReports) and markets (marketReports).
+  ...names(METRICS, ["assetExists", "assetSupply", "assetHolders", "assetFlag", "assetFlagChanges"]),
+  ...names(METRICS, ["marketTraded", "marketPrice", "marketReferencePrice", "marketPriceDeviation"]),
+  ...names(METRICS, ["marketBucketTimestamp", "marketTrades", "marketMakerOffers"]),
   ...CORRIDOR_FAMILIES,
   // A Stellar RPC's own figures (rpcFigures, rpcReport) and sparklines.
   ...names(RPC_METRICS, ["up", "healthy", "info", "latestLedger", "latestLedgerClosedTimestamp", "oldestLedger"]),
@@ -374,6 +375,57 @@ function txProbe(series: TargetSeries) {
     lastSuccessTimestampSeconds: figure(series, METRICS.txProbeLastSuccess.name),
     refused,
   };
+}
+
+/** A Horizon's watched assets (`CODE:ISSUER`) in their poll's order: supply, holders, flags, age; undefined if none. */
+function assetReports(series: SeriesReader, lastSuccessAt: string | undefined, nowMs: number) {
+  const exists = series.all(METRICS.assetExists.name);
+  if (exists.length === 0) return undefined;
+  const age =
+    lastSuccessAt === undefined ? undefined : Math.max(0, Math.round((nowMs - Date.parse(lastSuccessAt)) / 1000));
+  return exists.map(({ labels, value }) => {
+    const asset = labels.asset ?? "";
+    return {
+      asset,
+      exists: { metric: METRICS.assetExists.name, labels: { asset }, value },
+      flags: ASSET_FLAGS.filter((flag) => figure(series, METRICS.assetFlag.name, { asset, flag })?.value === 1),
+      supply: figure(series, METRICS.assetSupply.name, { asset }),
+      holders: figure(series, METRICS.assetHolders.name, { asset, held_by: "authorized" }),
+      frozenHolders: figure(series, METRICS.assetHolders.name, { asset, held_by: "unauthorized" }),
+      flagChanges: figure(series, METRICS.assetFlagChanges.name, { asset }),
+      ageSeconds: age,
+    };
+  });
+}
+
+/** A Horizon's watched markets (close, peg, makers) in their poll's order; undefined when it watches none. */
+function marketReports(series: SeriesReader) {
+  const traded = series.all(METRICS.marketTraded.name);
+  if (traded.length === 0) return undefined;
+  const of = (metric: string, market: string) => series.all(metric).filter((found) => found.labels.market === market);
+  return traded.map(({ labels, value }) => {
+    const market = labels.market ?? "";
+    const makers = new Map<string, { asks?: number; bids?: number }>();
+    for (const offers of of(METRICS.marketMakerOffers.name, market)) {
+      const maker = offers.labels.maker ?? "";
+      const sides = makers.get(maker) ?? {};
+      if (offers.labels.side === "ask") sides.asks = offers.value;
+      else sides.bids = offers.value;
+      makers.set(maker, sides);
+    }
+    return {
+      market,
+      // A trade aggregation record came back for the pair; `close` is its last completed bucket's, counter per base.
+      traded: value === 1,
+      close: figure(series, METRICS.marketPrice.name, { market, stat: "close" })?.value,
+      bucketTimestampSeconds: figure(series, METRICS.marketBucketTimestamp.name, { market })?.value,
+      referencePrice: figure(series, METRICS.marketReferencePrice.name, { market })?.value,
+      deviationRatio: figure(series, METRICS.marketPriceDeviation.name, { market })?.value,
+      // Counted since the exporter started, both trade types.
+      trades: of(METRICS.marketTrades.name, market).reduce((sum, trades) => sum + trades.value, 0),
+      makers: [...makers].map(([maker, sides]) => ({ maker, ...sides })),
+    };
+  });
 }
 
 /** The state of a target from its heartbeat poll (root, status) and its up series. */
