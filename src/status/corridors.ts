@@ -1,12 +1,6 @@
 /** A Horizon's corridors: whether the last answer found a path, best rate and hops, recent p90 request time. */
 import { METRICS } from "../catalog/metrics.js";
-import { figure, names, type SeriesReader, type StatusSeries } from "./board.js";
-
-/** The families corridorReports() reads (the duration's buckets through StatusBoard.windowBuckets). */
-export const CORRIDOR_FAMILIES = [
-  ...names(METRICS, ["corridorPaths", "corridorBestRate", "corridorBestHops", "corridorMinRate", "corridorRuns"]),
-  ...names(METRICS, ["corridorDuration", "corridorLastFound"]),
-];
+import { figure, type SeriesReader, type StatusSeries } from "./board.js";
 
 /** The quantile `q` of cumulative buckets (`le` → count), as PromQL's histogram_quantile computes it. */
 export function bucketQuantile(q: number, buckets: ReadonlyMap<number, number>): number | undefined {
@@ -48,8 +42,6 @@ export function corridorReports(read: SeriesReader, durationBuckets: readonly St
   }
   return [...counts.keys()].sort().map((corridor) => {
     const found = at(METRICS.corridorPaths.name, corridor);
-    // Over the recent window, interpolated in its bucket as histogram_quantile does.
-    const p90 = bucketQuantile(0.9, buckets.get(corridor) ?? new Map());
     // `found`: the last answer had a path; `none`: it had none; `unknown`: none lately (or path finding is off).
     const state: "found" | "none" | "unknown" = found === undefined ? "unknown" : found > 0 ? "found" : "none";
     return {
@@ -61,7 +53,8 @@ export function corridorReports(read: SeriesReader, durationBuckets: readonly St
       bestRate: at(METRICS.corridorBestRate.name, corridor),
       minRate: at(METRICS.corridorMinRate.name, corridor),
       bestHops: at(METRICS.corridorBestHops.name, corridor),
-      p90Seconds: p90,
+      // Over the recent window, interpolated in its bucket as histogram_quantile does.
+      p90Seconds: bucketQuantile(0.9, buckets.get(corridor) ?? new Map()),
       lastFoundTimestampSeconds: at(METRICS.corridorLastFound.name, corridor),
     };
   });

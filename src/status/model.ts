@@ -11,7 +11,7 @@ import type { Labels } from "../exposition/samples.js";
 import type { StoreTarget } from "../exposition/store.js";
 import type { EndpointStatus } from "../scheduler/job-runner.js";
 import { ASSET_FLAGS } from "../client/asset-schemas.js";
-import { CORRIDOR_FAMILIES, corridorReports } from "./corridors.js";
+import { corridorReports } from "./corridors.js";
 import { figure, HISTORY_WINDOW_MS, StatusBoard, names, poolOf } from "./board.js";
 import type { Figure, SeriesReader, SparklineSource, StatusSeries } from "./board.js";
 
@@ -62,7 +62,9 @@ const STATUS_FAMILIES: ReadonlySet<string> = new Set([
   ...names(METRICS, ["assetExists", "assetSupply", "assetHolders", "assetFlag", "assetFlagChanges"]),
   ...names(METRICS, ["marketTraded", "marketPrice", "marketReferencePrice", "marketPriceDeviation"]),
   ...names(METRICS, ["marketBucketTimestamp", "marketTrades", "marketMakerOffers"]),
-  ...CORRIDOR_FAMILIES,
+  // A Horizon's corridors (corridorReports; the duration's buckets through StatusBoard.windowBuckets).
+  ...names(METRICS, ["corridorPaths", "corridorBestRate", "corridorBestHops", "corridorMinRate", "corridorRuns"]),
+  ...names(METRICS, ["corridorDuration", "corridorLastFound"]),
   // A Stellar RPC's own figures (rpcFigures, rpcReport) and sparklines.
   ...names(RPC_METRICS, ["up", "healthy", "info", "latestLedger", "latestLedgerClosedTimestamp", "oldestLedger"]),
   ...names(RPC_METRICS, ["retentionWindow", "protocolVersion", "inclusionFee", "feeStatsTransactions"]),

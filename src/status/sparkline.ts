@@ -1,3 +1,4 @@
+import { html } from "hono/html";
 import type { Point } from "./ring.js";
 
 interface SparklineOptions {
@@ -82,9 +83,5 @@ export function sparkline(points: readonly Point[], options: SparklineOptions): 
   return parts.join("");
 }
 
-const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-/** Text safe inside an element or a quoted attribute of SVG. */
-function escapeMarkup(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => ENTITIES[character]!);
-}
+/** Text safe inside an element or a quoted attribute of SVG, as hono's html tag escapes what it interpolates. */
+const escapeMarkup = (text: string) => String(html`${text}`);
