@@ -432,9 +432,7 @@ const assetsTable = (owner: SeriesOwner, assets: readonly AssetReport[]) =>
 /** The deviation the peg alert tolerates (StellarMarketOffPeg). */
 const PEG_TOLERANCE = 0.01;
 
-function price(value: number | undefined): string {
-  return value === undefined ? "—" : String(Number(value.toPrecision(7)));
-}
+const price = (value: number | undefined) => (value === undefined ? "—" : String(Number(value.toPrecision(7))));
 
 function pegBadge(market: MarketReport) {
   if (market.deviationRatio === undefined) return note("no reference");

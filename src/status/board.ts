@@ -98,9 +98,7 @@ function asSeries(sample: Exclude<Sample, { histogram: unknown }>): StatusSeries
 }
 
 /** A Horizon and a Stellar RPC may share a name; their entries may not. */
-function boardKey({ label, name }: StoreTarget): string {
-  return `${label}=${name}`;
-}
+const boardKey = ({ label, name }: StoreTarget): string => `${label}=${name}`;
 
 /** The names of a catalog's families, by key: a section's families, for the board to keep. */
 export function names<Key extends string>(catalog: Readonly<Record<NoInfer<Key>, MetricDefinition>>, keys: Key[]) {

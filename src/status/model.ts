@@ -124,13 +124,9 @@ export interface TargetView {
   readonly agreement?: TargetAgreement | undefined;
 }
 
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
-}
+const iso = (ms: number): string => new Date(ms).toISOString();
 
-function secondsSince(atSeconds: number, nowMs: number): number {
-  return Math.max(0, Math.round(nowMs / 1000 - atSeconds));
-}
+const secondsSince = (atSeconds: number, nowMs: number): number => Math.max(0, Math.round(nowMs / 1000 - atSeconds));
 
 function endpointState({ lastSuccessMs, runningSinceMs, lastError }: EndpointStatus) {
   if (runningSinceMs !== undefined) return "running";
@@ -530,16 +526,8 @@ function targetReport(target: TargetView, board: StatusBoard, nowMs: number): Ta
   const history = Object.fromEntries(SPARKLINES[target.label].map(({ id }) => [id, points(id)]));
   const figures =
     target.label === "rpc" ? rpcFigures(series, endpoints, nowMs) : horizonFigures(series, endpoints, nowMs);
-  return {
-    kind: target.label,
-    name: target.name,
-    title: target.title,
-    url: target.url,
-    ...figures,
-    agreement: agreementReport(target.agreement),
-    endpoints,
-    history,
-  };
+  const { label: kind, name, title, url } = target;
+  return { kind, name, title, url, ...figures, agreement: agreementReport(target.agreement), endpoints, history };
 }
 
 /** What /status.json shows; a field that is undefined is left out of it, as JSON.stringify leaves it out. */

@@ -25,9 +25,7 @@ export function axisNumber(value: number): string {
 }
 
 /** Two decimals are finer than a pixel and keep the markup short and deterministic. */
-function coordinate(value: number): string {
-  return String(Math.round(value * 100) / 100);
-}
+const coordinate = (value: number): string => String(Math.round(value * 100) / 100);
 
 /** The y axis includes zero, so a wobble of lag or fees does not look like a cliff; a flat series spans one unit. */
 function valueRange(points: readonly Point[]): { lower: number; upper: number } {
