@@ -257,10 +257,7 @@ function lastPayment({ lastPaymentAgeSeconds: ages }: AccountReport): string {
   return `received ${age(ages.received)}, sent ${age(ages.sent)}`;
 }
 
-/**
- * What a balance is in, short enough not to wrap: lumens as XLM, a credit asset as its code and shortened issuer,
- * pool shares by their pool's asset pair when known, else by their pool's shortened id; the full id on hover.
- */
+/** A balance's asset, short enough not to wrap: XLM, CODE and short issuer, a pool's pair or short id; all on hover. */
 function assetName(balance: AccountReport["balances"][number]) {
   const pool = balance.pool;
   if (pool === undefined) {

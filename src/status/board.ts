@@ -168,9 +168,8 @@ export class StatusBoard implements SampleTap {
   /** A family's series as last published, even once stale: what an operator needs while a target is down. */
   lastKnown(target: StoreTarget, name: string) {
     for (const { kept } of this.targets.get(boardKey(target))?.endpoints.values() ?? []) {
-      if (kept === undefined) continue;
-      const family = kept.live.get(name);
-      if (family !== undefined) return { series: family.series, atMs: kept.atMs };
+      const family = kept?.live.get(name);
+      if (kept !== undefined && family !== undefined) return { series: family.series, atMs: kept.atMs };
     }
     return undefined;
   }

@@ -113,9 +113,7 @@ export type TargetReport = Pick<ReturnType<typeof horizonFigures>, "state"> &
 
 export type StatusReport = ReturnType<typeof statusReport>;
 
-export interface TargetView {
-  readonly label: TargetLabel;
-  readonly name: string;
+export interface TargetView extends StoreTarget {
   readonly title: string;
   /** With any credentials removed. */
   readonly url: string;
@@ -496,8 +494,7 @@ function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], 
   const eventsPerSecond = (contract: string) => series.board.eventRate(series.target, contract, nowMs);
   const kept = sections(series, {
     accounts: [RPC_ACCOUNT_METRICS.accountExists.name, (read) => accounts(read, RPC_ACCOUNT_METRICS, nowMs)],
-    // Kept entries' days left count down from their kept expected archival to now: the network
-    // archives an entry on time whether or not this RPC answers, and that is what matters at 3 a.m.
+    // Kept entries' days left count down to now: the network archives on time whether or not this RPC answers.
     contracts: [RPC_METRICS.contractEntryExists.name, (read) => contracts(read, nowMs, eventsPerSecond)],
   });
   return {
