@@ -417,14 +417,10 @@ function assetRow(owner: SeriesOwner, asset: AssetReport) {
   );
 }
 
-const assetsTable = (owner: SeriesOwner, assets: readonly AssetReport[]) =>
-  sectionTable(
-    owner,
-    "Watched assets",
-    [],
-    ASSETS_HEADER,
-    assets.map((asset) => assetRow(owner, asset)),
-  );
+function assetsTable(owner: SeriesOwner, assets: readonly AssetReport[]) {
+  const rows = assets.map((asset) => assetRow(owner, asset));
+  return sectionTable(owner, "Watched assets", [], ASSETS_HEADER, rows);
+}
 
 /** The deviation the peg alert tolerates (StellarMarketOffPeg). */
 const PEG_TOLERANCE = 0.01;
@@ -461,11 +457,7 @@ function number(value: number | undefined, digits: number): string {
 }
 
 /** Each state's badge: its colour class and its word. */
-const PATH_BADGES = {
-  found: ["ok", "found"],
-  none: ["failing", "no path"],
-  unknown: ["waiting", "no answer"],
-} as const;
+const PATH_BADGE = { found: ["ok", "found"], none: ["failing", "no path"], unknown: ["waiting", "no answer"] } as const;
 
 function bestRate({ bestRate, minRate }: CorridorReport) {
   const below = bestRate !== undefined && minRate !== undefined && bestRate < minRate;
@@ -479,7 +471,7 @@ function runs(corridor: CorridorReport): string {
 
 const CORRIDOR_COLUMNS: readonly Column<CorridorReport>[] = [
   ["Corridor", (corridor) => corridor.corridor],
-  ["Path", ({ state }) => badge(PATH_BADGES[state][0], PATH_BADGES[state][1])],
+  ["Path", ({ state }) => badge(PATH_BADGE[state][0], PATH_BADGE[state][1])],
   [{ num: "Paths" }, (corridor) => number(corridor.paths, 0)],
   [{ num: "Best rate" }, bestRate],
   [{ num: "Min rate" }, (corridor) => number(corridor.minRate, 7)],

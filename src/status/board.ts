@@ -148,7 +148,7 @@ export class StatusBoard implements SampleTap {
     this.recordBuckets(target, next, atMs);
   }
 
-  /** A target leaves with its last source (a job restarted alone keeps its history); a job, with its kept series. */
+  /** A target leaves with its last source, a job with its kept series; a job restarted alone keeps the history. */
   removed(on: StoreTarget, endpoint: PublishedSource): void {
     const key = boardKey(on);
     const target = this.targets.get(key);

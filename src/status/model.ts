@@ -243,9 +243,10 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs: number
   // Each account's balances, so a report of 10 000 accounts reads the family once.
   const balances = new Map<string, StatusSeries[]>();
   for (const found of series.all(metrics.accountBalance.name)) {
-    const group = balances.get(byAccount(found.labels)) ?? [];
-    if (group.length === 0) balances.set(byAccount(found.labels), group);
-    group.push(found);
+    const account = byAccount(found.labels);
+    const group = balances.get(account);
+    if (group === undefined) balances.set(account, [found]);
+    else group.push(found);
   }
   const names = new Set(series.all(metrics.accountExists.name).map(({ labels }) => byAccount(labels)));
   for (const account of balances.keys()) names.add(account);
