@@ -1,37 +1,11 @@
 import { html, raw } from "hono/html";
 import type { Labels } from "../exposition/samples.js";
-import { HISTORY_WINDOW_MS, type Figure } from "../status/board.js";
-import {
-  SPARKLINES,
-  type AccountReport,
-  type AgreementReport,
-  type BalanceReport,
-  type ContractEntryReport,
-  type ContractEntryState,
-  type EndpointReport,
-  type KnownBefore,
-  type ProbeReport,
-  type RpcReport,
-  type StatusReport,
-  type TargetReport,
-} from "../status/model.js";
+import { HISTORY_WINDOW_MS, QUANTILE_WINDOW_MS, type Figure } from "../status/board.js";
+import { SPARKLINES, type ContractEntryState } from "../status/model.js";
+import type { KnownBefore, StatusReport, TargetReport } from "../status/model.js";
 import { sparkline } from "../status/sparkline.js";
-import type { AssetReport } from "../status/assets.js";
-import { corridorsTable } from "./landing-corridors.js";
-import { marketsTable } from "./landing-markets.js";
-import {
-  badge,
-  headerAndRows,
-  headerRow,
-  note,
-  num,
-  row,
-  shortAsset,
-  table,
-  td,
-  unit,
-  type Column,
-} from "./landing-html.js";
+import { badge, headerAndRows, headerRow, note, num, row, table, td, unit } from "./landing-html.js";
+import { shortAsset, shortened, type Column } from "./landing-html.js";
 
 /** The page reloads itself this often; matches the demo's poll interval. */
 const REFRESH_SECONDS = 10;
@@ -86,6 +60,13 @@ th { background: #eef; }
 code { background: #f4f4f8; padding: 0 0.2rem; }
 `;
 
+type EndpointReport = TargetReport["endpoints"][number];
+type AccountReport = NonNullable<TargetReport["accounts"]>[number];
+type ContractEntryReport = NonNullable<TargetReport["contracts"]>[number];
+type AssetReport = NonNullable<TargetReport["assets"]>[number];
+type MarketReport = NonNullable<TargetReport["markets"]>[number];
+type CorridorReport = NonNullable<TargetReport["corridors"]>[number];
+
 /** Whose series a figure is; `keptAgeSeconds` for a section kept from its poll's last publication (not on /metrics). */
 type SeriesOwner = Pick<TargetReport, "kind" | "name"> & { readonly keptAgeSeconds?: number };
 
@@ -99,10 +80,8 @@ function sectionTable(owner: SeriesOwner, title: string, notes: readonly string[
 
 function seriesKey(owner: SeriesOwner, figure: Figure): string {
   const labels: Labels = { [owner.kind]: owner.name, ...figure.labels };
-  const pairs = Object.keys(labels)
-    .sort()
-    .map((name) => `${name}="${labels[name]}"`);
-  return `${figure.metric}{${pairs.join(",")}}`;
+  const names = Object.keys(labels).sort();
+  return `${figure.metric}{${names.map((name) => `${name}="${labels[name]}"`).join(",")}}`;
 }
 
 /** What a figure without a series reads; a unit after it would say nothing. */
@@ -189,7 +168,7 @@ ${item("Pools tracked", figureValue(target, target.liquidityPools))}
 </dl>`;
 }
 
-function rpcFigures(target: TargetReport, rpc: RpcReport) {
+function rpcFigures(target: TargetReport, rpc: NonNullable<TargetReport["rpc"]>) {
   const healthy = rpc.healthy;
   const word = (value: number) => (value === 1 ? "healthy" : "unhealthy");
   const health = healthy && badge(healthy.value === 1 ? "ok" : "failing", figureValue(target, healthy, word));
@@ -278,11 +257,8 @@ function lastPayment({ lastPaymentAgeSeconds: ages }: AccountReport): string {
   return `received ${age(ages.received)}, sent ${age(ages.sent)}`;
 }
 
-/**
- * What a balance is in, short enough not to wrap: lumens as XLM, a credit asset as its code and shortened issuer,
- * pool shares by their pool's asset pair when known, else by their pool's shortened id; the full id on hover.
- */
-function assetName(balance: BalanceReport) {
+/** A balance's asset, short enough not to wrap: XLM, CODE and short issuer, a pool's pair or short id; all on hover. */
+function assetName(balance: AccountReport["balances"][number]) {
   const pool = balance.pool;
   if (pool === undefined) {
     if (balance.asset === "native") return "XLM";
@@ -298,7 +274,7 @@ function assetName(balance: BalanceReport) {
 /** `native` as XLM, CODE:ISSUER as its code. */
 const assetCode = (asset: string) => (asset === "native" ? "XLM" : (asset.split(":")[0] ?? asset));
 
-function probeList(horizon: SeriesOwner, probe: ProbeReport) {
+function probeList(horizon: SeriesOwner, probe: NonNullable<TargetReport["txProbe"]>) {
   const refused = probe.refused;
   const state =
     refused === undefined
@@ -372,7 +348,7 @@ function contractsTable(rpc: SeriesOwner, entries: readonly ContractEntryReport[
 }
 
 /** Ledgers compared with the other targets of the network, and how many this target got wrong. */
-function agreementItem(agreement: AgreementReport) {
+function agreementItem(agreement: NonNullable<TargetReport["agreement"]>) {
   const { network, comparisons, disagreements, lastDisagreementLedger } = agreement;
   if (comparisons === 0) return item("Agreement", note(html`no other target of ${network} compared yet`), "", true);
   if (disagreements === 0)
@@ -446,6 +422,73 @@ function assetsTable(owner: SeriesOwner, assets: readonly AssetReport[]) {
   return sectionTable(owner, "Watched assets", [], ASSETS_HEADER, rows);
 }
 
+/** The deviation the peg alert tolerates (StellarMarketOffPeg). */
+const PEG_TOLERANCE = 0.01;
+
+const price = (value: number | undefined) => (value === undefined ? "—" : String(Number(value.toPrecision(7))));
+
+function pegBadge(market: MarketReport) {
+  if (market.deviationRatio === undefined) return note("no reference");
+  const off = Math.abs(market.deviationRatio) > PEG_TOLERANCE;
+  const deviation = (market.deviationRatio * 100).toFixed(2);
+  return html`${badge(off ? "failing" : "ok", off ? "off peg" : "on peg")} ${deviation}%`;
+}
+
+function makersCell(market: MarketReport) {
+  if (market.makers.length === 0) return note("none watched");
+  return market.makers.map(({ maker, asks, bids }) => {
+    const quiet = asks === 0 || bids === 0;
+    const offers = badge(quiet ? "failing" : "ok", `${asks ?? "?"} asks / ${bids ?? "?"} bids`);
+    return html`<span title="${maker}">${shortened(maker)}</span> ${offers} `;
+  });
+}
+
+const MARKET_COLUMNS: readonly Column<MarketReport>[] = [
+  ["Market", (market) => market.market],
+  [{ num: "Close" }, (market) => (market.traded ? price(market.close) : note("never traded"))],
+  [{ num: "Reference" }, (market) => price(market.referencePrice)],
+  ["Peg", pegBadge],
+  [{ num: "Trades counted" }, (market) => market.trades],
+  ["Makers", makersCell],
+];
+
+function number(value: number | undefined, digits: number): string {
+  return value === undefined ? "–" : Number(value.toFixed(digits)).toString();
+}
+
+/** Each state's badge: its colour class and its word. */
+const PATH_BADGE = { found: ["ok", "found"], none: ["failing", "no path"], unknown: ["waiting", "no answer"] } as const;
+
+function bestRate({ bestRate, minRate }: CorridorReport) {
+  const below = bestRate !== undefined && minRate !== undefined && bestRate < minRate;
+  return html`${number(bestRate, 7)}${below ? html` ${badge("low", "below min")}` : ""}`;
+}
+
+function runs(corridor: CorridorReport): string {
+  const counts = Object.entries(corridor.runs).map(([result, count]) => `${result} ${count}`);
+  return counts.join(", ") || "none yet";
+}
+
+const CORRIDOR_COLUMNS: readonly Column<CorridorReport>[] = [
+  ["Corridor", (corridor) => corridor.corridor],
+  ["Path", ({ state }) => badge(PATH_BADGE[state][0], PATH_BADGE[state][1])],
+  [{ num: "Paths" }, (corridor) => number(corridor.paths, 0)],
+  [{ num: "Best rate" }, bestRate],
+  [{ num: "Min rate" }, (corridor) => number(corridor.minRate, 7)],
+  [{ num: "Hops" }, (corridor) => number(corridor.bestHops, 0)],
+  [
+    { num: `p90 latency, last ${QUANTILE_WINDOW_MS / 60_000} min` },
+    ({ p90Seconds }) => (p90Seconds === undefined ? "–" : `${p90Seconds.toFixed(2)} s`),
+  ],
+  ["Runs", runs],
+];
+
+/** The corridors section of a Horizon's card: found or not, best rate (against min_rate), hops, p90 latency. */
+function corridorsTable(corridors: readonly CorridorReport[] | undefined) {
+  if (corridors === undefined || corridors.length === 0) return "";
+  return table("Payment corridors", ...headerAndRows(CORRIDOR_COLUMNS, corridors));
+}
+
 const DISAGREES_WHY = "serves ledger hashes the other targets of its network do not";
 
 function card(target: TargetReport, index: number, nowMs: number) {
@@ -460,7 +503,7 @@ ${sparklines(target, nowMs)}
 ${section(target, target.accounts, target.lastKnown?.accounts, accountsTable)}
 ${section(target, target.assets, target.lastKnown?.assets, assetsTable)}
 ${section(target, target.contracts, target.lastKnown?.contracts, contractsTable)}
-${target.markets ? marketsTable(target.markets) : ""}
+${target.markets ? table("Watched markets", ...headerAndRows(MARKET_COLUMNS, target.markets)) : ""}
 ${target.txProbe ? probeList(target, target.txProbe) : ""}
 ${corridorsTable(target.corridors)}
 ${endpointsTable(target.endpoints, nowMs)}

@@ -73,10 +73,7 @@ export function basicAuth(users: Readonly<Record<string, string>>, compare: Pass
 }
 
 /** What a web config asks of every answer: its security headers (the defaults overridden), and whom to admit. */
-interface Protection {
-  readonly headers: Readonly<Record<string, string>>;
-  readonly gate: Gate;
-}
+type Protection = { readonly headers: Readonly<Record<string, string>>; readonly gate: Gate };
 
 /** The protection of the web config `web` returns, made again whenever it returns another one (a reload). */
 export function currentProtection(web: () => WebConfig | undefined): () => Protection {

@@ -4,22 +4,13 @@ import { isSeriesGroup, type Labels, type Sample, type SeriesGroup, type SeriesS
 import { PointRing, type Point } from "./ring.js";
 
 /** One series as /metrics shows it; histograms appear as their `_sum` and `_count` series. */
-export interface StatusSeries {
-  readonly labels: Labels;
-  readonly value: number;
-}
+export type StatusSeries = { readonly labels: Labels; readonly value: number };
 
 /** A target's series as a section reads them: as /metrics shows them now, or as their polls last published them. */
-export interface SeriesReader {
-  all(metric: string): readonly StatusSeries[];
-}
+export type SeriesReader = { all(metric: string): readonly StatusSeries[] };
 
 /** A value exactly as on /metrics, with the series it comes from (the `horizon` label aside). */
-export interface Figure {
-  readonly metric: string;
-  readonly labels?: Labels;
-  readonly value: number;
-}
+export type Figure = { readonly metric: string; readonly labels?: Labels; readonly value: number };
 
 /** A sparkline's series: a gauge (with these labels), or the mean of a histogram's new observations per poll. */
 export interface SparklineSource {
@@ -43,10 +34,7 @@ const RATE_POINTS = 64;
 export const QUANTILE_WINDOW_MS = 15 * 60_000;
 const WINDOWED_BUCKETS = `${METRICS.corridorDuration.name}_bucket`;
 
-/**
- * A family's series in a publication: its samples, and the groups whose series are made only when read (once),
- * so 10 000 watched accounts cost the board no object per series until a page asks for them.
- */
+/** A family's series in a publication; a group's are made when first read: 10 000 accounts cost nothing till then. */
 class FamilySeries {
   readonly parts: (StatusSeries | SeriesGroup)[] = [];
   private made: readonly StatusSeries[] | undefined;
@@ -79,10 +67,7 @@ interface EndpointSnapshot {
   readonly live: SeriesByName;
   readonly persistent: SeriesByName;
   readonly freshUntilMs: number;
-  /**
-   * The live series of its last publication that had any (a failed poll has none), and when: kept once stale, each
-   * family as that one poll left it, so a section never mixes two polls.
-   */
+  /** The live series of its last publication that had any, and when: kept once stale; a section never mixes polls. */
   readonly kept: { readonly live: SeriesByName; readonly atMs: number } | undefined;
 }
 
@@ -113,24 +98,14 @@ function asSeries(sample: Exclude<Sample, { histogram: unknown }>): StatusSeries
 }
 
 /** A Horizon and a Stellar RPC may share a name; their entries may not. */
-function boardKey({ label, name }: StoreTarget): string {
-  return `${label}=${name}`;
-}
-
-/** `{ key: value }`, or nothing when the value is undefined: an optional field spread into a report. */
-export function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
-  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
-}
+const boardKey = ({ label, name }: StoreTarget): string => `${label}=${name}`;
 
 /** The names of a catalog's families, by key: a section's families, for the board to keep. */
-export function names<Key extends string>(
-  catalog: Readonly<Record<Key, MetricDefinition>>,
-  keys: readonly NoInfer<Key>[],
-): string[] {
+export function names<Key extends string>(catalog: Readonly<Record<NoInfer<Key>, MetricDefinition>>, keys: Key[]) {
   return keys.map((key) => catalog[key].name);
 }
 
-export function labelsMatch(labels: Labels, wanted: Labels | undefined): boolean {
+function labelsMatch(labels: Labels, wanted: Labels | undefined): boolean {
   for (const name in wanted) if (labels[name] !== wanted[name]) return false;
   return true;
 }
@@ -138,7 +113,7 @@ export function labelsMatch(labels: Labels, wanted: Labels | undefined): boolean
 /** The first series of a family with these labels (among others), as a figure. */
 export function figure(read: SeriesReader, metric: string, labels?: Labels): Figure | undefined {
   const found = read.all(metric).find((series) => labelsMatch(series.labels, labels));
-  return found && { metric, ...optional("labels", labels), value: found.value };
+  return found && { metric, labels, value: found.value };
 }
 
 /** The landing page's view of the store: the few families it shows, as fresh as /metrics has them, and history. */
@@ -173,10 +148,7 @@ export class StatusBoard implements SampleTap {
     this.recordBuckets(target, next, atMs);
   }
 
-  /**
-   * A target leaves with its last source; a job restarted alone keeps the target's history (its new lease takes
-   * over). A job that leaves takes its last known series along: what is no longer watched is not shown.
-   */
+  /** A target leaves with its last source, a job with its kept series; a job restarted alone keeps the history. */
   removed(on: StoreTarget, endpoint: PublishedSource): void {
     const key = boardKey(on);
     const target = this.targets.get(key);
@@ -194,11 +166,10 @@ export class StatusBoard implements SampleTap {
   }
 
   /** A family's series as last published, even once stale: what an operator needs while a target is down. */
-  lastKnown(target: StoreTarget, name: string): { readonly series: readonly StatusSeries[]; atMs: number } | undefined {
+  lastKnown(target: StoreTarget, name: string) {
     for (const { kept } of this.targets.get(boardKey(target))?.endpoints.values() ?? []) {
-      if (kept === undefined) continue;
-      const family = kept.live.get(name);
-      if (family !== undefined) return { series: family.series, atMs: kept.atMs };
+      const family = kept?.live.get(name);
+      if (kept !== undefined && family !== undefined) return { series: family.series, atMs: kept.atMs };
     }
     return undefined;
   }
@@ -221,10 +192,7 @@ export class StatusBoard implements SampleTap {
     return Math.max(0, last.value - first.value) / ((last.atMs - first.atMs) / 1000);
   }
 
-  /**
-   * WINDOWED_BUCKETS' increase over the QUANTILE_WINDOW_MS before `nowMs`, as PromQL's increase(); a reset counts
-   * from 0. series() and lastKnown() give the same series cumulative, as /metrics does.
-   */
+  /** WINDOWED_BUCKETS' increase over the QUANTILE_WINDOW_MS before `nowMs`, as PromQL's increase() (reset: from 0). */
   windowBuckets(target: StoreTarget, nowMs: number): StatusSeries[] {
     const history = this.targets.get(boardKey(target))?.bucketHistory ?? [];
     const latest = history.at(-1);

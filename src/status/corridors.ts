@@ -1,19 +1,6 @@
 /** A Horizon's corridors: whether the last answer found a path, best rate and hops, recent p90 request time. */
 import { METRICS } from "../catalog/metrics.js";
-import { figure, names, optional, type SeriesReader, type StatusSeries } from "./board.js";
-
-/** The families corridorReports() reads (the duration's buckets through StatusBoard.windowBuckets). */
-export const CORRIDOR_FAMILIES = names(METRICS, [
-  "corridorPaths",
-  "corridorBestRate",
-  "corridorBestHops",
-  "corridorMinRate",
-  "corridorRuns",
-  "corridorDuration",
-  "corridorLastFound",
-]);
-
-export type CorridorReport = NonNullable<ReturnType<typeof corridorReports>>[number];
+import { figure, type SeriesReader, type StatusSeries } from "./board.js";
 
 /** The quantile `q` of cumulative buckets (`le` → count), as PromQL's histogram_quantile computes it. */
 export function bucketQuantile(q: number, buckets: ReadonlyMap<number, number>): number | undefined {
@@ -35,10 +22,7 @@ export function bucketQuantile(q: number, buckets: ReadonlyMap<number, number>):
   return lower;
 }
 
-/**
- * The target's corridors, by name; undefined for a target without any. `durationBuckets`: the request duration's
- * cumulative `_bucket` series over the recent window (StatusBoard.windowBuckets), for its p90.
- */
+/** The target's corridors by name, undefined without any; p90s from `durationBuckets` (StatusBoard.windowBuckets). */
 export function corridorReports(read: SeriesReader, durationBuckets: readonly StatusSeries[]) {
   const runs = read.all(METRICS.corridorRuns.name);
   if (runs.length === 0) return undefined;
@@ -58,8 +42,6 @@ export function corridorReports(read: SeriesReader, durationBuckets: readonly St
   }
   return [...counts.keys()].sort().map((corridor) => {
     const found = at(METRICS.corridorPaths.name, corridor);
-    // Over the recent window, interpolated in its bucket as histogram_quantile does.
-    const p90 = bucketQuantile(0.9, buckets.get(corridor) ?? new Map());
     // `found`: the last answer had a path; `none`: it had none; `unknown`: none lately (or path finding is off).
     const state: "found" | "none" | "unknown" = found === undefined ? "unknown" : found > 0 ? "found" : "none";
     return {
@@ -67,12 +49,13 @@ export function corridorReports(read: SeriesReader, durationBuckets: readonly St
       state,
       // By result, only those counted at least once.
       runs: counts.get(corridor) ?? {},
-      ...optional("paths", found),
-      ...optional("bestRate", at(METRICS.corridorBestRate.name, corridor)),
-      ...optional("minRate", at(METRICS.corridorMinRate.name, corridor)),
-      ...optional("bestHops", at(METRICS.corridorBestHops.name, corridor)),
-      ...optional("p90Seconds", p90),
-      ...optional("lastFoundTimestampSeconds", at(METRICS.corridorLastFound.name, corridor)),
+      paths: found,
+      bestRate: at(METRICS.corridorBestRate.name, corridor),
+      minRate: at(METRICS.corridorMinRate.name, corridor),
+      bestHops: at(METRICS.corridorBestHops.name, corridor),
+      // Over the recent window, interpolated in its bucket as histogram_quantile does.
+      p90Seconds: bucketQuantile(0.9, buckets.get(corridor) ?? new Map()),
+      lastFoundTimestampSeconds: at(METRICS.corridorLastFound.name, corridor),
     };
   });
 }

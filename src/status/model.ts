@@ -10,30 +10,19 @@ import {
 import type { Labels } from "../exposition/samples.js";
 import type { StoreTarget } from "../exposition/store.js";
 import type { EndpointStatus } from "../scheduler/job-runner.js";
-import { ASSET_FAMILIES, assetReports } from "./assets.js";
-import { CORRIDOR_FAMILIES, corridorReports } from "./corridors.js";
-import { MARKET_FAMILIES, marketReports } from "./markets.js";
-import { figure, HISTORY_WINDOW_MS, StatusBoard, names, optional, poolOf } from "./board.js";
+import { ASSET_FLAGS } from "../client/asset-schemas.js";
+import { corridorReports } from "./corridors.js";
+import { figure, HISTORY_WINDOW_MS, StatusBoard, names, poolOf } from "./board.js";
 import type { Figure, SeriesReader, SparklineSource, StatusSeries } from "./board.js";
 
-interface SparklineDefinition extends SparklineSource {
-  readonly title: string;
-  readonly unit: string;
-  /** Ratios are drawn as percentages. */
-  readonly percent?: true;
-}
+/** `percent`: a ratio, drawn as a percentage. */
+type SparklineExtra = Pick<SparklineSource, "labels" | "histogramMean"> & { readonly percent?: true };
 
-function sparkline(
-  id: string,
-  title: string,
-  unit: string,
-  family: string,
-  extra: Pick<SparklineDefinition, "labels" | "histogramMean" | "percent"> = {},
-): SparklineDefinition {
+function sparkline(id: string, title: string, unit: string, family: string, extra: SparklineExtra = {}) {
   return { id, title, unit, family, ...extra };
 }
 
-function inclusionFee(kind: string, title: string, stat: string): SparklineDefinition {
+function inclusionFee(kind: string, title: string, stat: string) {
   const family = RPC_METRICS.inclusionFee.name;
   return sparkline(`rpc_${kind}_fee_${stat}`, `${title} inclusion fee ${stat}`, "stroops", family, {
     labels: { kind, stat },
@@ -42,7 +31,7 @@ function inclusionFee(kind: string, title: string, stat: string): SparklineDefin
 const feeWindowTransactions = RPC_METRICS.feeStatsTransactions.name;
 
 /** Each kind's sparklines, drawn from its own series. */
-export const SPARKLINES: Readonly<Record<TargetLabel, readonly SparklineDefinition[]>> = {
+export const SPARKLINES: Readonly<Record<TargetLabel, readonly ReturnType<typeof sparkline>[]>> = {
   horizon: [
     sparkline("ingest_lag", "Ingest lag", "ledgers", METRICS.ingestLagLedgers.name),
     sparkline("ledger_close_interval", "Ledger close interval", "s", METRICS.ledgerCloseInterval.name, {
@@ -62,68 +51,30 @@ export const SPARKLINES: Readonly<Record<TargetLabel, readonly SparklineDefiniti
   ],
 };
 
-/** Either kind's account families that accounts() reads. */
-const ACCOUNT_SECTION = [
-  "accountExists",
-  "accountBalance",
-  "accountBalanceLowWatermark",
-  "accountSignerChangesTotal",
-] as const;
-
 /** Every family the status reads; the board keeps nothing else (no per-pool series). */
 const STATUS_FAMILIES: ReadonlySet<string> = new Set([
-  // A Horizon's own figures (horizonFigures) and sparklines.
-  ...names(METRICS, [
-    "up",
-    "info",
-    "ingestLatestLedger",
-    "historyLatestLedgerClosedTimestamp",
-    "ingestLagLedgers",
-    "currentProtocolVersion",
-    "feeStatsBaseFee",
-    "feeCharged",
-    "ledgerCapacityUsage",
-    "transactionsTotal",
-    "ledgerCloseInterval",
-    "liquidityPools",
-  ]),
-  // A Horizon's transaction probe (txProbe).
-  ...names(METRICS, [
-    "txProbeSubmissions",
-    "txProbeFailures",
-    "txProbeDuration",
-    "txProbeLastSuccess",
-    "txProbeRefused",
-  ]),
-  ...ASSET_FAMILIES,
-  ...MARKET_FAMILIES,
-  ...CORRIDOR_FAMILIES,
+  // A Horizon's own figures (horizonFigures), sparklines and transaction probe (txProbe).
+  ...names(METRICS, ["up", "info", "ingestLatestLedger", "historyLatestLedgerClosedTimestamp", "ingestLagLedgers"]),
+  ...names(METRICS, ["currentProtocolVersion", "feeStatsBaseFee", "feeCharged", "ledgerCapacityUsage"]),
+  ...names(METRICS, ["transactionsTotal", "ledgerCloseInterval", "liquidityPools", "txProbeSubmissions"]),
+  ...names(METRICS, ["txProbeFailures", "txProbeDuration", "txProbeLastSuccess", "txProbeRefused"]),
+  // A Horizon's watched assets (assetReports) and markets (marketReports).
+  ...names(METRICS, ["assetExists", "assetSupply", "assetHolders", "assetFlag", "assetFlagChanges"]),
+  ...names(METRICS, ["marketTraded", "marketPrice", "marketReferencePrice", "marketPriceDeviation"]),
+  ...names(METRICS, ["marketBucketTimestamp", "marketTrades", "marketMakerOffers"]),
+  // A Horizon's corridors (corridorReports; the duration's buckets through StatusBoard.windowBuckets).
+  ...names(METRICS, ["corridorPaths", "corridorBestRate", "corridorBestHops", "corridorMinRate", "corridorRuns"]),
+  ...names(METRICS, ["corridorDuration", "corridorLastFound"]),
   // A Stellar RPC's own figures (rpcFigures, rpcReport) and sparklines.
-  ...names(RPC_METRICS, [
-    "up",
-    "healthy",
-    "info",
-    "latestLedger",
-    "latestLedgerClosedTimestamp",
-    "oldestLedger",
-    "retentionWindow",
-    "protocolVersion",
-    "inclusionFee",
-    "feeStatsTransactions",
-  ]),
+  ...names(RPC_METRICS, ["up", "healthy", "info", "latestLedger", "latestLedgerClosedTimestamp", "oldestLedger"]),
+  ...names(RPC_METRICS, ["retentionWindow", "protocolVersion", "inclusionFee", "feeStatsTransactions"]),
   // A Stellar RPC's watched contracts (contracts), and its events for their rate.
-  ...names(RPC_METRICS, [
-    "contractEntryExists",
-    "contractEntryArchived",
-    "contractEntryTtl",
-    "contractEntryExpiry",
-    "contractInfo",
-    "contractEvents",
-    "contractLastEvent",
-  ]),
+  ...names(RPC_METRICS, ["contractEntryExists", "contractEntryArchived", "contractEntryTtl", "contractEntryExpiry"]),
+  ...names(RPC_METRICS, ["contractInfo", "contractEvents", "contractLastEvent"]),
   // Either kind's watched accounts (accounts), and a Horizon's payment activity.
-  ...names(HORIZON_ACCOUNT_METRICS, ACCOUNT_SECTION),
-  ...names(RPC_ACCOUNT_METRICS, ACCOUNT_SECTION),
+  ...[HORIZON_ACCOUNT_METRICS, RPC_ACCOUNT_METRICS].flatMap((catalog) =>
+    names(catalog, ["accountExists", "accountBalance", "accountBalanceLowWatermark", "accountSignerChangesTotal"]),
+  ),
   ...names(METRICS, ["accountLastPaymentTimestamp"]),
 ]);
 
@@ -131,24 +82,10 @@ export function createStatusBoard(now?: () => number): StatusBoard {
   return new StatusBoard(STATUS_FAMILIES, [...SPARKLINES.horizon, ...SPARKLINES.rpc], now);
 }
 
-type TargetState = "up" | "degraded" | "down" | "waiting";
-type EndpointState = "ok" | "failing" | "running" | "waiting";
-
-// The report's parts, as their builders make them.
-export type EndpointReport = ReturnType<typeof endpointReport>;
-export type AccountReport = NonNullable<ReturnType<typeof accounts>>[number];
-export type BalanceReport = AccountReport["balances"][number];
-export type ProbeReport = NonNullable<ReturnType<typeof txProbe>>;
-export type RpcReport = ReturnType<typeof rpcReport>;
-export type AgreementReport = NonNullable<ReturnType<typeof agreementReport>>;
-type HorizonFigures = ReturnType<typeof horizonFigures>;
-type RpcFigures = ReturnType<typeof rpcFigures>;
-
 /**
- * Where a watched contract entry stands, by the alert rules' thresholds (alerts/stellar-contracts.rules.yml):
- * `expiring_soon`, `expiring`, `archived` and `missing` (an instance or code entry not returned) as their alerts
- * fire; `absent` for a configured key not returned (no alert: an expired temporary entry is not returned either),
- * `unknown` while the exporter publishes neither TTL nor archival for it (a live-until of 0, stellar-rpc#990).
+ * A watched entry's state as alerts/stellar-contracts.rules.yml fire (`missing`: an instance or code entry not
+ * returned); `absent`: a configured key not returned (no alert: an expired temporary entry is not returned either);
+ * `unknown`: neither TTL nor archival published (a live-until of 0, stellar-rpc#990).
  */
 export type ContractEntryState = "live" | "expiring_soon" | "expiring" | "archived" | "missing" | "absent" | "unknown";
 
@@ -157,39 +94,18 @@ export const EXPIRING_SOON_SECONDS = 14 * 86_400;
 /** Seconds to archival below which an entry is `expiring`, as StellarContractEntryExpiring fires. */
 export const EXPIRING_SECONDS = 3 * 86_400;
 
-export interface ContractEntryReport {
-  readonly contract: string;
-  /** The contract's C... id, when its info series is published. */
-  readonly contractId?: string;
-  readonly entry: string;
-  readonly durability: string;
-  readonly state: ContractEntryState;
-  readonly exists: Figure;
-  readonly archived?: Figure;
-  readonly ttlLedgers?: Figure;
-  readonly expiryTimestampSeconds?: Figure;
-  readonly expiresAt?: string;
-  /** Days until the expected archival at the report's time; never below 0. */
-  readonly daysLeft?: number;
-  /** On the instance row of a contract whose events are counted: seconds since its newest event's ledger closed. */
-  readonly lastEventAgeSeconds?: number;
-  /** On the same row: its events per second over the history window, once two polls are in. */
-  readonly eventsPerSecond?: number;
-}
-
 /** A value no longer on /metrics (its poll failed or went stale), as last published, and how long ago. */
-export interface KnownBefore<Value = string | number> {
-  readonly value: Value;
-  readonly ageSeconds: number;
-}
+export type KnownBefore<Value = string | number> = { readonly value: Value; readonly ageSeconds: number };
+
+type EndpointReport = ReturnType<typeof endpointReport>;
 
 /** A target's figures (of its kind: all optional but `state`), its polls and its sparklines' points. */
-export type TargetReport = Pick<HorizonFigures, "state"> &
-  Partial<HorizonFigures & RpcFigures> &
+export type TargetReport = Pick<ReturnType<typeof horizonFigures>, "state"> &
+  Partial<ReturnType<typeof horizonFigures> & ReturnType<typeof rpcFigures>> &
   Pick<TargetView, "name" | "title" | "url"> & {
     /** The target's label and its value on /metrics: `horizon` or `rpc`. */
     readonly kind: TargetLabel;
-    readonly agreement?: AgreementReport;
+    readonly agreement?: ReturnType<typeof agreementReport>;
     readonly endpoints: readonly EndpointReport[];
     /** Per sparkline, [Unix ms, value] pairs of the last 30 minutes, oldest first. */
     readonly history: Readonly<Record<string, ReadonlyArray<readonly [number, number]>>>;
@@ -197,9 +113,7 @@ export type TargetReport = Pick<HorizonFigures, "state"> &
 
 export type StatusReport = ReturnType<typeof statusReport>;
 
-export interface TargetView {
-  readonly label: TargetLabel;
-  readonly name: string;
+export interface TargetView extends StoreTarget {
   readonly title: string;
   /** With any credentials removed. */
   readonly url: string;
@@ -208,15 +122,11 @@ export interface TargetView {
   readonly agreement?: TargetAgreement | undefined;
 }
 
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
-}
+const iso = (ms: number): string => new Date(ms).toISOString();
 
-function secondsSince(atSeconds: number, nowMs: number): number {
-  return Math.max(0, Math.round(nowMs / 1000 - atSeconds));
-}
+const secondsSince = (atSeconds: number, nowMs: number): number => Math.max(0, Math.round(nowMs / 1000 - atSeconds));
 
-function endpointState({ lastSuccessMs, runningSinceMs, lastError }: EndpointStatus): EndpointState {
+function endpointState({ lastSuccessMs, runningSinceMs, lastError }: EndpointStatus) {
   if (runningSinceMs !== undefined) return "running";
   if (lastError !== undefined && (lastSuccessMs ?? 0) < lastError.atMs) return "failing";
   return lastSuccessMs === undefined ? "waiting" : "ok";
@@ -224,17 +134,15 @@ function endpointState({ lastSuccessMs, runningSinceMs, lastError }: EndpointSta
 
 function endpointReport(status: EndpointStatus, nowMs: number) {
   const { lastSuccessMs, runningSinceMs, lastError } = status;
-  const runningFor =
-    runningSinceMs === undefined ? undefined : Math.max(0, Math.floor((nowMs - runningSinceMs) / 1000));
-  const error = lastError && { reason: lastError.reason, message: lastError.message, at: iso(lastError.atMs) };
   return {
     endpoint: status.endpoint,
     schedule: status.schedule,
     state: endpointState(status),
     polls: status.polls,
-    ...optional("lastSuccessAt", lastSuccessMs === undefined ? undefined : iso(lastSuccessMs)),
-    ...optional("runningForSeconds", runningFor),
-    ...optional("lastError", error),
+    lastSuccessAt: lastSuccessMs === undefined ? undefined : iso(lastSuccessMs),
+    runningForSeconds:
+      runningSinceMs === undefined ? undefined : Math.max(0, Math.floor((nowMs - runningSinceMs) / 1000)),
+    lastError: lastError && { reason: lastError.reason, message: lastError.message, at: iso(lastError.atMs) },
   };
 }
 
@@ -274,10 +182,7 @@ const RPC_IDENTITY = {
   latestLedger: valueOf(RPC_METRICS.latestLedger.name),
 };
 
-/**
- * Sections (watched accounts, assets, contract entries, identity figures) from the series /metrics shows now, or,
- * once they have gone (their poll failing, the target down), as their poll last published them, with their age.
- */
+/** Sections from the series /metrics shows now or, once gone (poll failing, target down), as last published, aged. */
 function sections<Sections>(series: TargetSeries, builders: SectionBuilders<Sections>) {
   const now: Partial<Sections> = {};
   const known: { [Key in keyof Sections]?: KnownBefore<Sections[Key]> } = {};
@@ -318,43 +223,16 @@ function poolShare(series: SeriesReader, asset: string) {
   if (poolId === undefined) return undefined;
   const info = series.all(METRICS.liquidityPoolInfo.name).find(({ labels }) => labels.pool_id === poolId)?.labels;
   const assets = info?.asset_a && info.asset_b ? ([info.asset_a, info.asset_b] as const) : undefined;
-  return { poolId, ...optional("assets", assets) };
+  return { poolId, assets };
 }
 
-/** A family's series grouped by a key of their labels, so a report of 10 000 accounts reads each family once. */
-function grouped(series: SeriesReader, metric: string, keyOf: (labels: Labels) => string): Map<string, StatusSeries[]> {
-  const groups = new Map<string, StatusSeries[]>();
-  for (const found of series.all(metric)) {
-    const key = keyOf(found.labels);
-    const group = groups.get(key);
-    if (group === undefined) groups.set(key, [found]);
-    else group.push(found);
-  }
-  return groups;
-}
-
-/** A family's series by a key naming one each, so a 10 000-entry report reads the family once. */
-class FiguresByKey {
-  private readonly values: ReadonlyMap<string, number>;
-
-  constructor(
-    series: SeriesReader,
-    private readonly metric: string,
-    private readonly keyOf: (labels: Labels) => string,
-  ) {
-    this.values = new Map(series.all(metric).map(({ labels, value }) => [keyOf(labels), value]));
-  }
-
-  /** The keys, in the order the family's series came. */
-  keys(): Iterable<string> {
-    return this.values.keys();
-  }
-
-  /** The figure of the series whose key these labels make. */
-  figure(labels: Labels): Figure | undefined {
-    const value = this.values.get(this.keyOf(labels));
-    return value === undefined ? undefined : { metric: this.metric, labels, value };
-  }
+/** A family's figures by a key naming one series each, so a 10 000-entry report reads the family once. */
+function figuresBy(series: SeriesReader, metric: string, keyOf: (labels: Labels) => string) {
+  const values = new Map(series.all(metric).map(({ labels, value }) => [keyOf(labels), value]));
+  return (labels: Labels): Figure | undefined => {
+    const value = values.get(keyOf(labels));
+    return value === undefined ? undefined : { metric, labels, value };
+  };
 }
 
 const byAccount = ({ account }: Labels) => account ?? "";
@@ -362,34 +240,41 @@ const byAccountAsset = ({ account, asset }: Labels) => `${account}\u0000${asset}
 
 /** Watched accounts from one kind's account families, in the order the poll published them. */
 function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs: number) {
-  const balances = grouped(series, metrics.accountBalance.name, byAccount);
-  const exists = new FiguresByKey(series, metrics.accountExists.name, byAccount);
-  const names = new Set(exists.keys());
+  // Each account's balances, so a report of 10 000 accounts reads the family once.
+  const balances = new Map<string, StatusSeries[]>();
+  for (const found of series.all(metrics.accountBalance.name)) {
+    const account = byAccount(found.labels);
+    const group = balances.get(account);
+    if (group === undefined) balances.set(account, [found]);
+    else group.push(found);
+  }
+  const names = new Set(series.all(metrics.accountExists.name).map(({ labels }) => byAccount(labels)));
   for (const account of balances.keys()) names.add(account);
   names.delete("");
   if (names.size === 0) return undefined;
-  const lowWatermark = new FiguresByKey(series, metrics.accountBalanceLowWatermark.name, byAccountAsset);
-  const signerChanges = new FiguresByKey(series, metrics.accountSignerChangesTotal.name, byAccount);
+  const exists = figuresBy(series, metrics.accountExists.name, byAccount);
+  const lowWatermark = figuresBy(series, metrics.accountBalanceLowWatermark.name, byAccountAsset);
+  const signerChanges = figuresBy(series, metrics.accountSignerChangesTotal.name, byAccount);
   const lastPayments = lastPaymentAges(series, nowMs);
   return [...names].map((account) => ({
     account,
-    ...optional("exists", exists.figure({ account })),
+    exists: exists({ account }),
     balances: (balances.get(account) ?? [])
       .filter(({ labels }) => labels.asset !== undefined)
       .map(({ labels, value }) => {
         const of = { account, asset: labels.asset! };
-        const low = lowWatermark.figure(of);
+        const low = lowWatermark(of);
         return {
           asset: of.asset,
           balance: { metric: metrics.accountBalance.name, labels: of, value },
-          ...optional("lowWatermark", low),
+          lowWatermark: low,
           low: low !== undefined && value < low.value,
-          ...optional("pool", poolShare(series, of.asset)),
+          pool: poolShare(series, of.asset),
         };
       }),
-    ...optional("signerChanges", signerChanges.figure({ account })),
+    signerChanges: signerChanges({ account }),
     // Horizon's with `activity: true`: seconds since the newest payment received and sent, once known.
-    ...optional("lastPaymentAgeSeconds", lastPayments.get(account)),
+    lastPaymentAgeSeconds: lastPayments.get(account),
   }));
 }
 
@@ -418,12 +303,6 @@ export function contractEntryState(
   return secondsLeft < EXPIRING_SOON_SECONDS ? "expiring_soon" : "live";
 }
 
-/** Time to archival for sorting: what is gone already first, then the soonest, then what has no time. */
-function archivalOrder(report: ContractEntryReport): number {
-  if (report.state === "archived" || report.state === "missing") return -Infinity;
-  return report.daysLeft ?? Infinity;
-}
-
 function contractEntryKey({ contract, entry, durability }: Labels): string {
   return `${contract}\u0000${entry}\u0000${durability}`;
 }
@@ -438,48 +317,43 @@ function contracts(series: SeriesReader, nowMs: number, eventsPerSecond: (contra
   const contractIds = new Map(
     series.all(RPC_METRICS.contractInfo.name).map(({ labels }) => [labels.contract, labels.contract_id]),
   );
-  const archivedBy = new FiguresByKey(series, RPC_METRICS.contractEntryArchived.name, contractEntryKey);
-  const ttlBy = new FiguresByKey(series, RPC_METRICS.contractEntryTtl.name, contractEntryKey);
-  const expiryBy = new FiguresByKey(series, RPC_METRICS.contractEntryExpiry.name, contractEntryKey);
-  const reports = entries.map(({ labels, value: exists }): ContractEntryReport => {
+  const archivedBy = figuresBy(series, RPC_METRICS.contractEntryArchived.name, contractEntryKey);
+  const ttlBy = figuresBy(series, RPC_METRICS.contractEntryTtl.name, contractEntryKey);
+  const expiryBy = figuresBy(series, RPC_METRICS.contractEntryExpiry.name, contractEntryKey);
+  const reports = entries.map(({ labels, value: exists }) => {
     const { contract = "", entry = "", durability = "" } = labels;
     const of = { contract, entry, durability };
-    const archived = archivedBy.figure(of);
-    const ttlLedgers = ttlBy.figure(of);
-    const expiry = expiryBy.figure(of);
+    const archived = archivedBy(of);
+    const expiry = expiryBy(of);
     const secondsLeft = expiry === undefined ? undefined : Math.max(0, expiry.value - nowMs / 1000);
-    const contractId = contractIds.get(contract);
-    // Assigned, not spread from optional(): a report may hold 10 000 entries.
-    const report: { -readonly [K in keyof ContractEntryReport]: ContractEntryReport[K] } = {
+    const lastEvent = entry === "instance" ? lastEvents.get(contract) : undefined;
+    return {
       contract,
       entry,
       durability,
       state: contractEntryState(entry, exists, archived?.value, secondsLeft),
       exists: { metric: RPC_METRICS.contractEntryExists.name, labels: of, value: exists },
+      /** The contract's C... id, when its info series is published. */
+      contractId: contractIds.get(contract),
+      /** On instance rows: seconds since the newest event's ledger closed; events per second once two polls are in. */
+      lastEventAgeSeconds: lastEvent === undefined ? undefined : Math.max(0, nowMs / 1000 - lastEvent),
+      eventsPerSecond: entry === "instance" ? eventsPerSecond(contract) : undefined,
+      archived,
+      ttlLedgers: ttlBy(of),
+      expiryTimestampSeconds: expiry,
+      expiresAt: expiry && iso(expiry.value * 1000),
+      /** Until the expected archival at the report's time; never below 0. */
+      daysLeft: secondsLeft === undefined ? undefined : secondsLeft / 86_400,
     };
-    if (contractId !== undefined) report.contractId = contractId;
-    if (entry === "instance") {
-      const lastEvent = lastEvents.get(contract);
-      if (lastEvent !== undefined) report.lastEventAgeSeconds = Math.max(0, nowMs / 1000 - lastEvent);
-      const rate = eventsPerSecond(contract);
-      if (rate !== undefined) report.eventsPerSecond = rate;
-    }
-    if (archived !== undefined) report.archived = archived;
-    if (ttlLedgers !== undefined) report.ttlLedgers = ttlLedgers;
-    if (expiry !== undefined && secondsLeft !== undefined) {
-      report.expiryTimestampSeconds = expiry;
-      report.expiresAt = iso(expiry.value * 1000);
-      report.daysLeft = secondsLeft / 86_400;
-    }
-    return report;
   });
+  // Time to archival: what is gone already first, then the soonest, then what has no time.
+  const archival = ({ state, daysLeft }: (typeof reports)[number]) =>
+    state === "archived" || state === "missing" ? -Infinity : (daysLeft ?? Infinity);
   // Code-unit order for ties: localeCompare would take most of a 10 000-entry report's time.
   const byName = (left: string, right: string) => (left < right ? -1 : left > right ? 1 : 0);
   return reports.sort(
     (left, right) =>
-      archivalOrder(left) - archivalOrder(right) ||
-      byName(left.contract, right.contract) ||
-      byName(left.entry, right.entry),
+      archival(left) - archival(right) || byName(left.contract, right.contract) || byName(left.entry, right.entry),
   );
 }
 
@@ -494,14 +368,65 @@ function txProbe(series: TargetSeries) {
     failures,
     successRatio: submissions.value === 0 ? null : (submissions.value - failures) / submissions.value,
     // The mean duration of the runs the latest publication added.
-    ...optional("lastDurationSeconds", series.board.latestMean(series.target, METRICS.txProbeDuration.name)),
-    ...optional("lastSuccessTimestampSeconds", figure(series, METRICS.txProbeLastSuccess.name)),
-    ...optional("refused", refused),
+    lastDurationSeconds: series.board.latestMean(series.target, METRICS.txProbeDuration.name),
+    lastSuccessTimestampSeconds: figure(series, METRICS.txProbeLastSuccess.name),
+    refused,
   };
 }
 
+/** A Horizon's watched assets (`CODE:ISSUER`) in their poll's order: supply, holders, flags, age; undefined if none. */
+function assetReports(series: SeriesReader, lastSuccessAt: string | undefined, nowMs: number) {
+  const exists = series.all(METRICS.assetExists.name);
+  if (exists.length === 0) return undefined;
+  const age =
+    lastSuccessAt === undefined ? undefined : Math.max(0, Math.round((nowMs - Date.parse(lastSuccessAt)) / 1000));
+  return exists.map(({ labels, value }) => {
+    const asset = labels.asset ?? "";
+    return {
+      asset,
+      exists: { metric: METRICS.assetExists.name, labels: { asset }, value },
+      flags: ASSET_FLAGS.filter((flag) => figure(series, METRICS.assetFlag.name, { asset, flag })?.value === 1),
+      supply: figure(series, METRICS.assetSupply.name, { asset }),
+      holders: figure(series, METRICS.assetHolders.name, { asset, held_by: "authorized" }),
+      frozenHolders: figure(series, METRICS.assetHolders.name, { asset, held_by: "unauthorized" }),
+      flagChanges: figure(series, METRICS.assetFlagChanges.name, { asset }),
+      ageSeconds: age,
+    };
+  });
+}
+
+/** A Horizon's watched markets (close, peg, makers) in their poll's order; undefined when it watches none. */
+function marketReports(series: SeriesReader) {
+  const traded = series.all(METRICS.marketTraded.name);
+  if (traded.length === 0) return undefined;
+  const of = (metric: string, market: string) => series.all(metric).filter((found) => found.labels.market === market);
+  return traded.map(({ labels, value }) => {
+    const market = labels.market ?? "";
+    const makers = new Map<string, { asks?: number; bids?: number }>();
+    for (const offers of of(METRICS.marketMakerOffers.name, market)) {
+      const maker = offers.labels.maker ?? "";
+      const sides = makers.get(maker) ?? {};
+      if (offers.labels.side === "ask") sides.asks = offers.value;
+      else sides.bids = offers.value;
+      makers.set(maker, sides);
+    }
+    return {
+      market,
+      // A trade aggregation record came back for the pair; `close` is its last completed bucket's, counter per base.
+      traded: value === 1,
+      close: figure(series, METRICS.marketPrice.name, { market, stat: "close" })?.value,
+      bucketTimestampSeconds: figure(series, METRICS.marketBucketTimestamp.name, { market })?.value,
+      referencePrice: figure(series, METRICS.marketReferencePrice.name, { market })?.value,
+      deviationRatio: figure(series, METRICS.marketPriceDeviation.name, { market })?.value,
+      // Counted since the exporter started, both trade types.
+      trades: of(METRICS.marketTrades.name, market).reduce((sum, trades) => sum + trades.value, 0),
+      makers: [...makers].map(([maker, sides]) => ({ maker, ...sides })),
+    };
+  });
+}
+
 /** The state of a target from its heartbeat poll (root, status) and its up series. */
-function targetState(heartbeat: string, up: Figure | undefined, endpoints: readonly EndpointReport[]): TargetState {
+function targetState(heartbeat: string, up: Figure | undefined, endpoints: readonly EndpointReport[]) {
   const first = endpoints.find((endpoint) => endpoint.endpoint === heartbeat);
   // A target never reached is down once its heartbeat has failed, whatever its up series says yet.
   const neverUp = first?.lastSuccessAt === undefined && first?.lastError !== undefined;
@@ -513,8 +438,8 @@ function targetState(heartbeat: string, up: Figure | undefined, endpoints: reado
 /** Either kind's latest ledger close time and its age. */
 function closedAtFigures(closedAt: Figure | undefined, nowMs: number) {
   return {
-    ...optional("latestLedgerClosedTimestampSeconds", closedAt),
-    ...optional("latestLedgerAgeSeconds", closedAt && secondsSince(closedAt.value, nowMs)),
+    latestLedgerClosedTimestampSeconds: closedAt,
+    latestLedgerAgeSeconds: closedAt && secondsSince(closedAt.value, nowMs),
   };
 }
 
@@ -527,24 +452,24 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
   });
   return {
     state: targetState("root", figure(series, METRICS.up.name), endpoints),
-    ...optional("network", info?.network),
-    ...optional("horizonVersion", info?.horizon_version),
-    ...optional("coreVersion", info?.core_version),
-    ...optional("protocolVersion", figure(series, METRICS.currentProtocolVersion.name)),
-    ...optional("latestLedger", figure(series, METRICS.ingestLatestLedger.name)),
+    network: info?.network,
+    horizonVersion: info?.horizon_version,
+    coreVersion: info?.core_version,
+    protocolVersion: figure(series, METRICS.currentProtocolVersion.name),
+    latestLedger: figure(series, METRICS.ingestLatestLedger.name),
     ...closedAtFigures(figure(series, METRICS.historyLatestLedgerClosedTimestamp.name), nowMs),
-    ...optional("ingestLagLedgers", figure(series, METRICS.ingestLagLedgers.name)),
-    ...optional("baseFeeStroops", figure(series, METRICS.feeStatsBaseFee.name)),
-    ...optional("feeChargedP50Stroops", figure(series, METRICS.feeCharged.name, { stat: "p50" })),
-    ...optional("feeChargedP90Stroops", figure(series, METRICS.feeCharged.name, { stat: "p90" })),
-    ...optional("ledgerCapacityUsageRatio", figure(series, METRICS.ledgerCapacityUsage.name)),
-    ...optional("transactions", transactions(series)),
-    ...optional("liquidityPools", figure(series, METRICS.liquidityPools.name)),
+    ingestLagLedgers: figure(series, METRICS.ingestLagLedgers.name),
+    baseFeeStroops: figure(series, METRICS.feeStatsBaseFee.name),
+    feeChargedP50Stroops: figure(series, METRICS.feeCharged.name, { stat: "p50" }),
+    feeChargedP90Stroops: figure(series, METRICS.feeCharged.name, { stat: "p90" }),
+    ledgerCapacityUsageRatio: figure(series, METRICS.ledgerCapacityUsage.name),
+    transactions: transactions(series),
+    liquidityPools: figure(series, METRICS.liquidityPools.name),
     ...kept.now,
-    ...optional("txProbe", txProbe(series)),
-    ...optional("markets", marketReports(series)),
-    ...optional("corridors", corridorReports(series, series.board.windowBuckets(series.target, nowMs))),
-    ...optional("lastKnown", lastKnown(series, HORIZON_IDENTITY, kept.known)),
+    txProbe: txProbe(series),
+    markets: marketReports(series),
+    corridors: corridorReports(series, series.board.windowBuckets(series.target, nowMs)),
+    lastKnown: lastKnown(series, HORIZON_IDENTITY, kept.known),
   };
 }
 
@@ -552,15 +477,15 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
 function rpcReport(series: TargetSeries, info: Labels | undefined) {
   const fee = (kind: string, stat: string) => figure(series, RPC_METRICS.inclusionFee.name, { kind, stat });
   return {
-    ...optional("healthy", figure(series, RPC_METRICS.healthy.name)),
-    ...optional("version", info?.version),
-    ...optional("captiveCoreVersion", info?.captive_core_version),
-    ...optional("oldestLedger", figure(series, RPC_METRICS.oldestLedger.name)),
-    ...optional("retentionWindowLedgers", figure(series, RPC_METRICS.retentionWindow.name)),
-    ...optional("sorobanInclusionFeeP50Stroops", fee("soroban", "p50")),
-    ...optional("sorobanInclusionFeeP90Stroops", fee("soroban", "p90")),
-    ...optional("classicInclusionFeeP50Stroops", fee("classic", "p50")),
-    ...optional("classicInclusionFeeP90Stroops", fee("classic", "p90")),
+    healthy: figure(series, RPC_METRICS.healthy.name),
+    version: info?.version,
+    captiveCoreVersion: info?.captive_core_version,
+    oldestLedger: figure(series, RPC_METRICS.oldestLedger.name),
+    retentionWindowLedgers: figure(series, RPC_METRICS.retentionWindow.name),
+    sorobanInclusionFeeP50Stroops: fee("soroban", "p50"),
+    sorobanInclusionFeeP90Stroops: fee("soroban", "p90"),
+    classicInclusionFeeP50Stroops: fee("classic", "p50"),
+    classicInclusionFeeP90Stroops: fee("classic", "p90"),
   };
 }
 
@@ -570,19 +495,18 @@ function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], 
   const eventsPerSecond = (contract: string) => series.board.eventRate(series.target, contract, nowMs);
   const kept = sections(series, {
     accounts: [RPC_ACCOUNT_METRICS.accountExists.name, (read) => accounts(read, RPC_ACCOUNT_METRICS, nowMs)],
-    // Kept entries' days left count down from their kept expected archival to now: the network
-    // archives an entry on time whether or not this RPC answers, and that is what matters at 3 a.m.
+    // Kept entries' days left count down to now: the network archives on time whether or not this RPC answers.
     contracts: [RPC_METRICS.contractEntryExists.name, (read) => contracts(read, nowMs, eventsPerSecond)],
   });
   return {
     state: targetState("status", figure(series, RPC_METRICS.up.name), endpoints),
-    ...optional("network", info?.network),
-    ...optional("protocolVersion", figure(series, RPC_METRICS.protocolVersion.name)),
-    ...optional("latestLedger", figure(series, RPC_METRICS.latestLedger.name)),
+    network: info?.network,
+    protocolVersion: figure(series, RPC_METRICS.protocolVersion.name),
+    latestLedger: figure(series, RPC_METRICS.latestLedger.name),
     ...closedAtFigures(figure(series, RPC_METRICS.latestLedgerClosedTimestamp.name), nowMs),
     rpc: rpcReport(series, info),
     ...kept.now,
-    ...optional("lastKnown", lastKnown(series, RPC_IDENTITY, kept.known)),
+    lastKnown: lastKnown(series, RPC_IDENTITY, kept.known),
   };
 }
 
@@ -590,14 +514,7 @@ function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], 
 function agreementReport(agreement: TargetAgreement | undefined) {
   if (agreement === undefined) return undefined;
   const { network, comparisons, disagreements, disagreeing, lastDisagreement, protocolBehind } = agreement;
-  return {
-    network,
-    comparisons,
-    disagreements,
-    disagreeing,
-    ...optional("lastDisagreementLedger", lastDisagreement),
-    ...optional("protocolBehind", protocolBehind),
-  };
+  return { network, comparisons, disagreements, disagreeing, lastDisagreementLedger: lastDisagreement, protocolBehind };
 }
 
 function targetReport(target: TargetView, board: StatusBoard, nowMs: number): TargetReport {
@@ -607,18 +524,11 @@ function targetReport(target: TargetView, board: StatusBoard, nowMs: number): Ta
   const history = Object.fromEntries(SPARKLINES[target.label].map(({ id }) => [id, points(id)]));
   const figures =
     target.label === "rpc" ? rpcFigures(series, endpoints, nowMs) : horizonFigures(series, endpoints, nowMs);
-  return {
-    kind: target.label,
-    name: target.name,
-    title: target.title,
-    url: target.url,
-    ...figures,
-    ...optional("agreement", agreementReport(target.agreement)),
-    endpoints,
-    history,
-  };
+  const { label: kind, name, title, url } = target;
+  return { kind, name, title, url, ...figures, agreement: agreementReport(target.agreement), endpoints, history };
 }
 
+/** What /status.json shows; a field that is undefined is left out of it, as JSON.stringify leaves it out. */
 export function statusReport(version: string, targets: readonly TargetView[], board: StatusBoard, nowMs: number) {
   return {
     version,

@@ -1,8 +1,5 @@
 /** One point of a sparkline: when (Unix ms) and what. */
-export interface Point {
-  readonly atMs: number;
-  readonly value: number;
-}
+export type Point = { readonly atMs: number; readonly value: number };
 
 /** The newest `capacity` points of one series, in two preallocated Float64Arrays: memory never grows. */
 export class PointRing {

@@ -1,3 +1,4 @@
+import { html } from "hono/html";
 import type { Point } from "./ring.js";
 
 interface SparklineOptions {
@@ -24,9 +25,7 @@ export function axisNumber(value: number): string {
 }
 
 /** Two decimals are finer than a pixel and keep the markup short and deterministic. */
-function coordinate(value: number): string {
-  return String(Math.round(value * 100) / 100);
-}
+const coordinate = (value: number): string => String(Math.round(value * 100) / 100);
 
 /** The y axis includes zero, so a wobble of lag or fees does not look like a cliff; a flat series spans one unit. */
 function valueRange(points: readonly Point[]): { lower: number; upper: number } {
@@ -82,9 +81,5 @@ export function sparkline(points: readonly Point[], options: SparklineOptions): 
   return parts.join("");
 }
 
-const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-/** Text safe inside an element or a quoted attribute of SVG. */
-function escapeMarkup(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => ENTITIES[character]!);
-}
+/** Text safe inside an element or a quoted attribute of SVG, as hono's html tag escapes what it interpolates. */
+const escapeMarkup = (text: string) => String(html`${text}`);
