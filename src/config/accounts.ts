@@ -1,7 +1,7 @@
 /** Watched accounts: what the `accounts:` config key, `--account` and ACCOUNTS describe, checked. */
 import { z } from "zod";
 import { stellarBase } from "../stellar-base.js";
-import { parseDuration } from "./duration.js";
+import { secondsText } from "./duration.js";
 
 export interface WatchedAccount {
   /** The `account` label. */
@@ -37,10 +37,7 @@ export const accountEntrySchema = z.strictObject({
   cold: z.boolean().optional(),
   activity: z.boolean().optional(),
   operations: z.boolean().optional(),
-  expect_payment_within: z
-    .string()
-    .refine((text) => (parseDuration(text) ?? 0) >= 1_000, "expected a duration of at least 1s, such as 30m or 2h")
-    .optional(),
+  expect_payment_within: secondsText("expected a duration of at least 1s, such as 30m or 2h").optional(),
   max_outflow_per_hour: z.record(z.string(), z.number().nonnegative()).optional(),
 });
 type AccountEntry = z.output<typeof accountEntrySchema>;
@@ -108,7 +105,6 @@ export function watchedAccounts(
         : assetProblem(asset);
       if (problem !== undefined) problems.push(`${what}: max_outflow_per_hour: ${problem}`);
     }
-    const within = entry.expect_payment_within === undefined ? undefined : parseDuration(entry.expect_payment_within);
     accounts.push({
       name,
       id: entry.id,
@@ -118,7 +114,7 @@ export function watchedAccounts(
       cold: entry.cold ?? false,
       activity: entry.activity,
       operations: entry.operations,
-      expectPaymentWithinSeconds: within === undefined ? undefined : within / 1_000,
+      expectPaymentWithinSeconds: entry.expect_payment_within,
       maxOutflowPerHour: entry.max_outflow_per_hour,
     });
   }
@@ -154,11 +150,12 @@ export function rpcWatchedAccounts(
   where: string,
   problems: string[],
 ): RpcWatchedAccount[] {
-  const accounts = withAssets(watchedAccounts(entries, where, problems), defaultAssets, where, problems);
-  return accounts.map((account, index) => {
-    const own = entries[index]?.assets;
-    return own === undefined ? account : { ...account, assets: [...new Set(own)] };
-  });
+  // The schema checked every asset; no entry is skipped (a seed id is refused there), so indexes match.
+  const accounts = withAssets(watchedAccounts(entries, where, problems), [], where, problems);
+  return accounts.map((account, index) => ({
+    ...account,
+    assets: [...new Set(entries[index]?.assets ?? defaultAssets)],
+  }));
 }
 
 /** Checked accounts read over Stellar RPC, each reading the trustlines of `assets`, which are checked here. */
@@ -174,7 +171,7 @@ export function withAssets(
       problems.push(`${where}: "${asset}" is not a trustline asset: expected ${CODE_ISSUER}`);
   }
   const distinct = [...new Set(assets)];
-  return accounts.map(({ offers: _offers, claimableBalances: _claimable, ...account }) => ({
+  return accounts.map(({ offers: _offers, claimableBalances: _claims, ...account }) => ({
     ...account,
     assets: distinct,
   }));

@@ -75,16 +75,11 @@ const DEFAULTS = {
 
 /** Endpoints (Horizon's and Stellar RPC's) polled at a period of their own unless --poll.interval sets every one. */
 const OWN_SCHEDULES: Partial<Record<PollEndpoint, string>> = {
-  /** A watched account's flow: three requests an account, and payments are counted whatever the delay. */
-  activity: "30s",
-  /** An asset's supply and flags change with its issuer's operations, rarely: a minute is plenty. */
-  assets: "1m",
-  /** A market's price moves by trade aggregation buckets of a minute or more. */
-  markets: "1m",
-  /** Contract TTLs move by a ledger every 5 to 7 s and matter over days: a minute is plenty. */
-  contracts: "1m",
-  /** A contract's events are read at most 25 contracts a call: twice a minute keeps the backlog short. */
-  events: "30s",
+  activity: "30s", // three requests an account, and payments are counted whatever the delay
+  assets: "1m", // an asset's supply and flags change with its issuer's operations, rarely
+  markets: "1m", // a price moves by trade aggregation buckets of a minute or more
+  contracts: "1m", // TTLs move by a ledger every 5 to 7 s and matter over days
+  events: "30s", // events are read at most 25 contracts a call: twice a minute keeps the backlog short
 };
 
 /** Every flag, its environment variable and its help line; --help is printed from this list. */
@@ -253,7 +248,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const fileListen = { source: "web.listen_address", value: file.web?.listen_address ?? DEFAULTS.listenAddress };
   const listen = parsed(setting("web.listen-address") ?? fileListen, parseListenAddress, problems);
   const poolsMax = parsed(setting("pools.max"), poolsMaxOf, problems) ?? file.liquidity_pools?.max ?? DEFAULTS.poolsMax;
-  const logLevel = logLevelOf(setting("log.level"), file, problems);
+  const logLevel = parsed(setting("log.level"), logLevelOf, problems)?.level ?? file.log?.level ?? DEFAULTS.logLevel;
   const shard = parsed(setting("shard"), parseShard, problems) ?? WHOLE;
   if (problems.length > 0 || listen === undefined)
     return { kind: "invalid", problems, ...(noTarget ? { usage: true as const } : {}) };
@@ -475,11 +470,9 @@ function poolsMaxOf(text: string): number | string {
   return max.success ? max.data : `"${text}" is not ${POOLS_MAX_RANGE}`;
 }
 
-function logLevelOf(logLevel: Setting | undefined, file: ConfigFile, problems: string[]): LogLevel {
-  const level = LOG_LEVELS.find((name) => name === logLevel?.value);
-  if (logLevel && !level)
-    problems.push(`${logLevel.source}: expected one of ${LOG_LEVELS.join(", ")}, got "${logLevel.value}"`);
-  return level ?? file.log?.level ?? DEFAULTS.logLevel;
+function logLevelOf(text: string): { level: LogLevel } | string {
+  const level = LOG_LEVELS.find((name) => name === text);
+  return level ? { level } : `expected one of ${LOG_LEVELS.join(", ")}, got "${text}"`;
 }
 
 /** This shard's accounts and contracts; the tx probe on shard 0 alone (two on one account race for its sequence). */

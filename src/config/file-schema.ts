@@ -35,6 +35,7 @@ const byteSize = z
 /** Pools tracked per Horizon at most: each is a few series and paging takes max/200 requests a poll. */
 export const MAX_POOLS = 20_000;
 export const POOLS_MAX_RANGE = `a whole number from 0 to ${MAX_POOLS} (more pools per Horizon need a second exporter)`;
+const POOLS_MAX_PROBLEM = `expected ${POOLS_MAX_RANGE}`;
 
 export const horizonUrl = z.url({
   protocol: /^https?$/,
@@ -61,12 +62,7 @@ const txProbeEntry = z
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name")
       .optional(),
     interval: scheduleText.optional(),
-    max_fee: z
-      .number()
-      .int()
-      .min(100, "expected at least the network's base fee of 100 stroops")
-      .max(0xffffffff)
-      .optional(),
+    max_fee: z.int().min(100, "expected at least the network's base fee of 100 stroops").max(0xffffffff).optional(),
     allow_pubnet: z.boolean().optional(),
   })
   .refine((entry) => (entry.secret_file === undefined) !== (entry.secret_env === undefined), {
@@ -133,11 +129,7 @@ export const configFileSchema = z.strictObject({
     .optional(),
   liquidity_pools: z
     .strictObject({
-      max: z
-        .int({ error: `expected ${POOLS_MAX_RANGE}` })
-        .min(0, `expected ${POOLS_MAX_RANGE}`)
-        .max(MAX_POOLS, `expected ${POOLS_MAX_RANGE}`)
-        .optional(),
+      max: z.int({ error: POOLS_MAX_PROBLEM }).min(0, POOLS_MAX_PROBLEM).max(MAX_POOLS, POOLS_MAX_PROBLEM).optional(),
       reserves: z.array(assetText).min(1).max(2).optional(),
       ids: z.array(z.string().regex(/^[0-9a-f]{64}$/, "expected a 64-character hex pool id")).optional(),
     })

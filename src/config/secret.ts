@@ -60,11 +60,8 @@ export function secretValues(headers: Readonly<Record<string, string>>): Record<
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, new Secret(value)]));
 }
 
-/**
- * The SHA-256 of the configuration's JSON with each secret as its fingerprint, not `<secret>`: configurations that
- * differ only in a rotated token must not compare equal (a reload keeps a target whose key is unchanged). A digest,
- * as a target watching 10 000 accounts would otherwise hold megabytes of key for as long as it runs.
- */
+// A digest of the configuration's JSON with each secret as its fingerprint: a rotated token must not compare equal
+// (a reload keeps a target whose key is unchanged), and a long watch list must not be held twice as a key.
 export function comparisonKey(value: unknown): string {
   const json = JSON.stringify(value, function (this: Record<string, unknown>, key: string, replaced: unknown) {
     const original = this[key];
@@ -73,16 +70,9 @@ export function comparisonKey(value: unknown): string {
   return createHash("sha256").update(json).digest("base64url");
 }
 
-/**
- * `text` with every secret the process holds, as it is and URL-encoded, replaced by `<secret>`: a last line of
- * defence for text a server sent (an error page echoing the URL it was asked for), which no type can keep apart.
- */
+/** Every secret the process holds masked: a last defence for text a server sent (an error page echoing its URL). */
 export function scrubSecrets(text: string): string {
-  let scrubbed = text;
-  for (const secret of known) {
-    if (scrubbed.includes(secret)) scrubbed = scrubbed.split(secret).join(SECRET_PLACEHOLDER);
-  }
-  return scrubbed;
+  return known.reduce((scrubbed, secret) => scrubbed.replaceAll(secret, SECRET_PLACEHOLDER), text);
 }
 
 /** The forms of a secret's text that `scrubSecrets` masks: as it is, URL-encoded, and each word. */

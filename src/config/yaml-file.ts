@@ -101,10 +101,8 @@ function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   return [];
 }
 
-/**
- * Where the first alias naming no earlier anchor starts (the library reports none). One pass: resolving each alias
- * walks the document again, seconds for thousands of aliases, before toJS's alias cap can refuse it.
- */
+// Where the first alias naming no earlier anchor starts (the library reports none), in one pass: resolving each
+// alias walks the document again, seconds for thousands of aliases, before toJS's alias cap can refuse it.
 function unresolvedAlias(document: Document): number | undefined {
   let offset: number | undefined;
   const anchors = new Set<string>();

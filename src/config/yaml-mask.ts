@@ -1,7 +1,5 @@
-/**
- * A YAML line as an error message may show it: structure and keys kept, every value and comment `***`, as the line of
- * a syntax error may hold a secret (a token pasted mid-rotation, a password in a URL). The yaml Lexer cuts the tokens.
- */
+// A YAML line as an error message may show it: structure and keys kept, every value and comment `***`, as the line
+// of a syntax error may hold a secret (a token pasted mid-rotation, a password in a URL). The yaml Lexer cuts tokens.
 import { CST, Lexer } from "yaml";
 
 const MASK = "***";
