@@ -5,7 +5,7 @@ import { namedIdFromFlag, rpcWatchedAccounts, watchedAccounts, withAssets, type 
 import { watchedAssets, type WatchedAsset } from "./assets.js";
 import { watchedContracts } from "./contracts.js";
 import { marketEntryFromFlag, watchedMarkets, type WatchedMarket } from "./markets.js";
-import { corridorsOf, corridorsSchedule, type CorridorConfig } from "./corridors.js";
+import { corridorsOf, FASTEST_CORRIDORS, type CorridorConfig } from "./corridors.js";
 import { loadTxProbe, withProbeAccount, type TxProbeConfig } from "./tx-probe.js";
 import { parseDuration } from "./duration.js";
 import { flagProblem } from "./messages.js";
@@ -33,21 +33,11 @@ export interface TargetConfig extends TargetBasics {
   readonly corridorsRaisedFrom?: string;
 }
 
-export interface ExporterConfig {
+export interface ExporterConfig extends Readonly<ReturnType<typeof fileSettings>> {
   readonly targets: readonly TargetConfig[];
   readonly rpcTargets: readonly RpcTargetConfig[];
   readonly listen: { readonly host: string; readonly port: number };
   readonly logLevel: LogLevel;
-  readonly retries: number;
-  readonly maxBodyBytes: number;
-  readonly ledgers: { readonly maxPagesPerPoll: number; readonly backfill: number };
-  readonly liquidityPools: {
-    readonly max: number;
-    readonly reserves: readonly string[];
-    readonly ids: readonly string[];
-  };
-  /** An endpoint's gauges leave /metrics when its data is older than this many poll periods. */
-  readonly staleAfterIntervals: number;
   /** Which accounts and contracts this replica watches, and whether it exports network-level series (shard 0). */
   readonly shard: Shard;
   readonly configFile?: string;
@@ -80,113 +70,79 @@ const OWN_SCHEDULES: Partial<Record<PollEndpoint, string>> = {
   markets: "1m", // a price moves by trade aggregation buckets of a minute or more
   contracts: "1m", // TTLs move by a ledger every 5 to 7 s and matter over days
   events: "30s", // events are read at most 25 contracts a call: twice a minute keeps the backlog short
+  corridors: "1m", // path finding is Horizon's most expensive endpoint
 };
+
+/** A flag: its environment variable, its value's placeholder (none: a switch), and its help line in pieces. */
+function flag<const E extends string | undefined, const V extends string | undefined>(
+  env: E,
+  value: V,
+  help: string[],
+) {
+  return { env, value, help: help.join("") };
+}
 
 /** Every flag, its environment variable and its help line; --help is printed from this list. */
 export const FLAGS = {
-  "horizon.url": {
-    env: "HORIZON_URL",
-    value: "[NAME=]URL",
-    help:
-      "Horizon to poll; repeatable. NAME (default host[:port]) becomes the `horizon` label. The env var takes a " +
-      "comma-separated list.",
-  },
-  account: {
-    env: "ACCOUNTS",
-    value: "[NAME=]ACCOUNT_ID",
-    help:
-      "Account to watch on every --horizon.url and --rpc.url target; repeatable. NAME (default the id) becomes " +
-      "the `account` label. The env var takes a comma-separated list.",
-  },
-  "account.asset": {
-    env: "ACCOUNT_ASSETS",
-    value: "CODE:ISSUER",
-    help:
-      "Trustline to read of every --account on the --rpc.url targets (Stellar RPC cannot list them); repeatable. " +
-      "The env var takes a comma-separated list.",
-  },
-  "account.activity": {
-    env: "ACCOUNT_ACTIVITY",
-    value: undefined,
-    help:
-      "Read the payments and own transactions of every --account on the --horizon.url targets (activity: true; " +
-      "operations stay off). The env var takes true.",
-  },
-  asset: {
-    env: "ASSETS",
-    value: "CODE:ISSUER",
-    help:
-      "Asset whose supply, holders and flags to watch (Horizon's /assets) on every --horizon.url target; " +
-      "repeatable. The env var takes a comma-separated list.",
-  },
-  contract: {
-    env: "CONTRACTS",
-    value: "[NAME=]CONTRACT_ID",
-    help:
-      "Soroban contract whose instance and code to watch on every --rpc.url target; repeatable. NAME (default " +
-      "the id) becomes the `contract` label. The env var takes a comma-separated list.",
-  },
-  "contract.events": {
-    env: "CONTRACT_EVENTS",
-    value: undefined,
-    help: "Count the events of every --contract (as `events: true` does in the config file); the env var takes true.",
-  },
-  market: {
-    env: "MARKETS",
-    value: "[NAME=]BASE/COUNTER",
-    help:
-      "DEX market to watch on every --horizon.url target (BASE and COUNTER: native or CODE:ISSUER); repeatable. " +
-      "NAME (default BASECODE/COUNTERCODE) becomes the `market` label. The env var takes a comma-separated list.",
-  },
-  "rpc.url": {
-    env: "RPC_URL",
-    value: "[NAME=]URL",
-    help:
-      "Stellar RPC to poll (JSON-RPC POSTed to URL as given); repeatable. NAME (default host[:port]) becomes the " +
-      "`rpc` label. The env var takes a comma-separated list.",
-  },
-  "config.file": {
-    env: "CONFIG_FILE",
-    value: "PATH",
-    help: "YAML configuration file (targets, headers, timeouts, schedules, pools, freshness). Flags override it.",
-  },
-  "web.config.file": {
-    env: "WEB_CONFIG_FILE",
-    value: "PATH",
-    help: "exporter-toolkit style web config: TLS, basic auth (bcrypt), response headers.",
-  },
-  "web.listen-address": {
-    env: "WEB_LISTEN_ADDRESS",
-    value: "HOST:PORT",
-    help: `Address to serve /metrics on (default ${DEFAULTS.listenAddress}).`,
-  },
-  "poll.interval": {
-    env: "POLL_INTERVAL",
-    value: "SCHEDULE",
-    help:
-      `Schedule of every endpoint: a duration (15s, 1m30s) or a cron pattern ("*/30 * * * * *"); overrides every ` +
-      `schedule in the config file (default ${DEFAULTS.pollInterval}).`,
-  },
-  "pools.max": {
-    env: "POOLS_MAX",
-    value: "N",
-    help: `Liquidity pools to track per Horizon, at most ${MAX_POOLS} (default ${DEFAULTS.poolsMax}).`,
-  },
-  shard: {
-    env: "SHARD",
-    value: "INDEX/TOTAL",
-    help:
-      "Watch only the accounts and contracts whose StrKey's FNV-1a hash is INDEX modulo TOTAL; network-level " +
-      "series only on shard 0 (default 0/1).",
-  },
-  "log.level": {
-    env: "LOG_LEVEL",
-    value: "LEVEL",
-    help: `One of ${LOG_LEVELS.join(", ")} (default ${DEFAULTS.logLevel}).`,
-  },
-  help: { env: undefined, value: undefined, help: "Show this help and exit (also -h)." },
-  version: { env: undefined, value: undefined, help: "Show the version and exit." },
-} as const;
+  "horizon.url": flag("HORIZON_URL", "[NAME=]URL", [
+    "Horizon to poll; repeatable. NAME (default host[:port]) becomes the `horizon` label. The env var takes a ",
+    "comma-separated list.",
+  ]),
+  account: flag("ACCOUNTS", "[NAME=]ACCOUNT_ID", [
+    "Account to watch on every --horizon.url and --rpc.url target; repeatable. NAME (default the id) becomes ",
+    "the `account` label. The env var takes a comma-separated list.",
+  ]),
+  "account.asset": flag("ACCOUNT_ASSETS", "CODE:ISSUER", [
+    "Trustline to read of every --account on the --rpc.url targets (Stellar RPC cannot list them); repeatable. ",
+    "The env var takes a comma-separated list.",
+  ]),
+  "account.activity": flag("ACCOUNT_ACTIVITY", undefined, [
+    "Read the payments and own transactions of every --account on the --horizon.url targets (activity: true; ",
+    "operations stay off). The env var takes true.",
+  ]),
+  asset: flag("ASSETS", "CODE:ISSUER", [
+    "Asset whose supply, holders and flags to watch (Horizon's /assets) on every --horizon.url target; ",
+    "repeatable. The env var takes a comma-separated list.",
+  ]),
+  contract: flag("CONTRACTS", "[NAME=]CONTRACT_ID", [
+    "Soroban contract whose instance and code to watch on every --rpc.url target; repeatable. NAME (default ",
+    "the id) becomes the `contract` label. The env var takes a comma-separated list.",
+  ]),
+  "contract.events": flag("CONTRACT_EVENTS", undefined, [
+    "Count the events of every --contract (as `events: true` does in the config file); the env var takes true.",
+  ]),
+  market: flag("MARKETS", "[NAME=]BASE/COUNTER", [
+    "DEX market to watch on every --horizon.url target (BASE and COUNTER: native or CODE:ISSUER); repeatable. ",
+    "NAME (default BASECODE/COUNTERCODE) becomes the `market` label. The env var takes a comma-separated list.",
+  ]),
+  "rpc.url": flag("RPC_URL", "[NAME=]URL", [
+    "Stellar RPC to poll (JSON-RPC POSTed to URL as given); repeatable. NAME (default host[:port]) becomes the ",
+    "`rpc` label. The env var takes a comma-separated list.",
+  ]),
+  "config.file": flag("CONFIG_FILE", "PATH", [
+    "YAML configuration file (targets, headers, timeouts, schedules, pools, freshness). Flags override it.",
+  ]),
+  "web.config.file": flag("WEB_CONFIG_FILE", "PATH", [
+    "exporter-toolkit style web config: TLS, basic auth (bcrypt), response headers.",
+  ]),
+  "web.listen-address": flag("WEB_LISTEN_ADDRESS", "HOST:PORT", [
+    `Address to serve /metrics on (default ${DEFAULTS.listenAddress}).`,
+  ]),
+  "poll.interval": flag("POLL_INTERVAL", "SCHEDULE", [
+    `Schedule of every endpoint: a duration (15s, 1m30s) or a cron pattern ("*/30 * * * * *"); overrides every `,
+    `schedule in the config file (default ${DEFAULTS.pollInterval}).`,
+  ]),
+  "pools.max": flag("POOLS_MAX", "N", [
+    `Liquidity pools to track per Horizon, at most ${MAX_POOLS} (default ${DEFAULTS.poolsMax}).`,
+  ]),
+  shard: flag("SHARD", "INDEX/TOTAL", [
+    "Watch only the accounts and contracts whose StrKey's FNV-1a hash is INDEX modulo TOTAL; network-level ",
+    "series only on shard 0 (default 0/1).",
+  ]),
+  "log.level": flag("LOG_LEVEL", "LEVEL", [`One of ${LOG_LEVELS.join(", ")} (default ${DEFAULTS.logLevel}).`]),
+  help: flag(undefined, undefined, ["Show this help and exit (also -h)."]),
+  version: flag(undefined, undefined, ["Show the version and exit."]),
+};
 
 type CommandLine =
   | { kind: "run"; config: ExporterConfig }
@@ -277,6 +233,7 @@ function fileSettings({ http, ledgers, liquidity_pools: pools, freshness }: Conf
       backfill: ledgers?.backfill ?? DEFAULTS.backfill,
     },
     liquidityPools: { max: poolsMax, reserves: pools?.reserves ?? [], ids: pools?.ids ?? [] },
+    /** An endpoint's gauges leave /metrics when its data is older than this many poll periods. */
     staleAfterIntervals: freshness?.stale_after_intervals ?? DEFAULTS.staleAfterIntervals,
   };
 }
@@ -288,9 +245,9 @@ function parseFlags(argv: readonly string[]): FlagValues | string {
     return parseArgs({
       args: argv.map((argument) => (argument === "-h" ? "--help" : argument)),
       options: Object.fromEntries(
-        Object.entries(FLAGS).map(([name, flag]) => [
+        Object.entries(FLAGS).map(([name, { value }]) => [
           name,
-          { type: flag.value === undefined ? "boolean" : "string", multiple: list.includes(name) },
+          { type: value === undefined ? "boolean" : "string", multiple: list.includes(name) },
         ]),
       ),
     }).values as FlagValues;
@@ -366,9 +323,9 @@ function scheduleOf({ forced, file }: TargetOptions, endpoint: PollEndpoint, wri
 /** A Horizon target's schedules: its own, else the file's. */
 function schedulesOf(options: TargetOptions, overrides?: TargetEntry["schedules"]): Record<Endpoint, Schedule> {
   const schedules = ENDPOINTS.map((endpoint) => {
-    const written = overrides?.[endpoint] ?? options.file.schedules?.[endpoint];
-    if (endpoint === "corridors") return [endpoint, corridorsSchedule(written, options.forced).schedule];
-    return [endpoint, scheduleOf(options, endpoint, written)];
+    const schedule = scheduleOf(options, endpoint, overrides?.[endpoint] ?? options.file.schedules?.[endpoint]);
+    const raised = endpoint === "corridors" && schedule.periodMs < FASTEST_CORRIDORS.periodMs;
+    return [endpoint, raised ? FASTEST_CORRIDORS : schedule];
   });
   return Object.fromEntries(schedules) as Record<Endpoint, Schedule>;
 }
@@ -383,7 +340,7 @@ function buildTargets(urls: ListSetting, options: TargetOptions): TargetConfig[]
   for (const entry of entries) if (typeof entry === "string") problems.push(`${markets.source}: ${entry}`);
   const parsedMarkets = entries.filter((entry) => typeof entry !== "string");
   const flagMarkets = watchedMarkets(parsedMarkets, markets.source, problems);
-  const corridorsRaisedFrom = corridorsSchedule(undefined, forced).raisedFrom;
+  const corridorsRaisedFrom = forced && forced.periodMs < FASTEST_CORRIDORS.periodMs ? forced.text : undefined;
   return targetsOf<TargetEntry, TargetConfig>({
     label: "target",
     urls,

@@ -3,7 +3,6 @@ import { Secret } from "./secret.js";
 
 /** A path segment with more letters and digits than this is taken for a token (API keys are 20 and up). */
 const LONGEST_PUBLIC_SEGMENT = 16;
-/** What stands for a path that is not shown. */
 const HIDDEN_PATH = "/…";
 
 export class TargetUrl {

@@ -13,7 +13,6 @@ export interface TargetBasics {
   readonly timeoutMs: number;
 }
 
-/** The keys every kind of target's file entry shares. */
 type TargetEntryBasics = Pick<TargetEntry, "name" | "url" | "show_path" | "headers" | "timeout">;
 
 /** A list's values and the flag or environment variable they came from. */
@@ -42,11 +41,9 @@ export function targetsOf<Entry extends TargetEntryBasics, Target extends Target
   const targets = urls.values.length
     ? urls.values.flatMap((value) => {
         const target = targetFromUrlFlag(value);
-        if (typeof target === "string") {
-          problems.push(`${urls.source}: ${target}`);
-          return [];
-        }
-        return [kind.fromUrl({ ...target, headers: {}, timeoutMs })];
+        if (typeof target !== "string") return [kind.fromUrl({ ...target, headers: {}, timeoutMs })];
+        problems.push(`${urls.source}: ${target}`);
+        return [];
       })
     : kind.entries.map((entry, index) => {
         const url = new TargetUrl(entry.url, entry.show_path);
@@ -54,11 +51,9 @@ export function targetsOf<Entry extends TargetEntryBasics, Target extends Target
         const timeout = entry.timeout ? (parseDuration(entry.timeout) ?? timeoutMs) : timeoutMs;
         return kind.fromEntry({ name: entry.name ?? url.host, url, headers, timeoutMs: timeout }, entry, index);
       });
-  const seen = new Set<string>();
-  for (const target of targets) {
-    if (seen.has(target.name)) problems.push(`${kind.label} name "${target.name}" is used twice; names must be unique`);
-    seen.add(target.name);
-  }
+  for (const [index, { name }] of targets.entries())
+    if (targets.findIndex((other) => other.name === name) < index)
+      problems.push(`${kind.label} name "${name}" is used twice; names must be unique`);
   return targets;
 }
 

@@ -53,10 +53,8 @@ export async function readYamlDocument<T extends z.ZodType>(
 
 /** `targets[0].timeout`, as the operator finds it in the file. */
 function keyPathText(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return "(top level)";
-  return path
-    .map((part, index) => (typeof part === "number" ? `[${part}]` : `${index === 0 ? "" : "."}${String(part)}`))
-    .join("");
+  const text = path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("");
+  return text.replace(/^\./, "") || "(top level)";
 }
 
 /** Where a key (or its value) starts; a missing one points at its nearest parent that is there. */
@@ -108,11 +106,8 @@ function unresolvedAlias(document: Document): number | undefined {
   const anchors = new Set<string>();
   visit(document, {
     Node(_key, node) {
-      if (!isAlias(node)) {
-        if (node.anchor) anchors.add(node.anchor);
-        return undefined;
-      }
-      if (anchors.has(node.source)) return undefined;
+      if (!isAlias(node) && node.anchor) anchors.add(node.anchor);
+      if (!isAlias(node) || anchors.has(node.source)) return undefined;
       offset = node.range?.[0] ?? 0;
       return visit.BREAK;
     },
