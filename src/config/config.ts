@@ -52,14 +52,9 @@ const DEFAULTS = {
   listenAddress: `:${DEFAULT_PORT}`,
   pollInterval: "15s",
   timeout: "10s",
-  retries: 2,
-  maxBodyBytes: 8 * 1024 ** 2,
-  maxPagesPerPoll: 10,
-  backfill: 0,
   poolsMax: 200,
   /** The public Horizon's hourly request limit. */
   requestBudgetPerHour: 3600,
-  staleAfterIntervals: 3,
   logLevel: "info" as LogLevel,
 } as const;
 
@@ -226,15 +221,12 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
 /** The settings the config file alone gives, or their defaults. */
 function fileSettings({ http, ledgers, liquidity_pools: pools, freshness }: ConfigFile, poolsMax: number) {
   return {
-    retries: http?.retries ?? DEFAULTS.retries,
-    maxBodyBytes: http?.max_body_size ?? DEFAULTS.maxBodyBytes,
-    ledgers: {
-      maxPagesPerPoll: ledgers?.max_pages_per_poll ?? DEFAULTS.maxPagesPerPoll,
-      backfill: ledgers?.backfill ?? DEFAULTS.backfill,
-    },
+    retries: http?.retries ?? 2,
+    maxBodyBytes: http?.max_body_size ?? 8 * 1024 ** 2,
+    ledgers: { maxPagesPerPoll: ledgers?.max_pages_per_poll ?? 10, backfill: ledgers?.backfill ?? 0 },
     liquidityPools: { max: poolsMax, reserves: pools?.reserves ?? [], ids: pools?.ids ?? [] },
     /** An endpoint's gauges leave /metrics when its data is older than this many poll periods. */
-    staleAfterIntervals: freshness?.stale_after_intervals ?? DEFAULTS.staleAfterIntervals,
+    staleAfterIntervals: freshness?.stale_after_intervals ?? 3,
   };
 }
 
@@ -259,9 +251,8 @@ function parseFlags(argv: readonly string[]): FlagValues | string {
 function settingOf(name: ValueFlag, { flags, env }: FlagContext): Setting | undefined {
   const flag = flags[name];
   if (typeof flag === "string") return { source: `--${name}`, value: flag };
-  const envName = FLAGS[name].env;
-  const fromEnv = env[envName];
-  return fromEnv !== undefined && fromEnv !== "" ? { source: envName, value: fromEnv } : undefined;
+  const fromEnv = env[FLAGS[name].env];
+  return fromEnv ? { source: FLAGS[name].env, value: fromEnv } : undefined;
 }
 
 /** A setting parsed; undefined when it is unset, or when it does not parse, with a problem naming its source. */

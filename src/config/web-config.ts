@@ -21,7 +21,9 @@ export interface WebConfig {
 
 const TLS_VERSIONS = { TLS10: "TLSv1", TLS11: "TLSv1.1", TLS12: "TLSv1.2", TLS13: "TLSv1.3" } as const;
 type TlsVersion = (typeof TLS_VERSIONS)[keyof typeof TLS_VERSIONS];
-const tlsVersion = z.enum(Object.keys(TLS_VERSIONS) as (keyof typeof TLS_VERSIONS)[]);
+const tlsVersion = z
+  .enum(Object.keys(TLS_VERSIONS) as (keyof typeof TLS_VERSIONS)[])
+  .transform((name) => TLS_VERSIONS[name]);
 
 /** The headers exporter-toolkit lets operators set. */
 const SETTABLE_HEADERS = [
@@ -85,11 +87,6 @@ export async function loadWebConfig(path: string, problems: string[]): Promise<W
   }
   return {
     ...config,
-    tls: {
-      cert,
-      key: new Secret(key),
-      minVersion: TLS_VERSIONS[tls.min_version ?? "TLS12"],
-      maxVersion: tls.max_version && TLS_VERSIONS[tls.max_version],
-    },
+    tls: { cert, key: new Secret(key), minVersion: tls.min_version ?? "TLSv1.2", maxVersion: tls.max_version },
   };
 }
