@@ -7,7 +7,6 @@ import { watchedContracts } from "./contracts.js";
 import { marketEntryFromFlag, watchedMarkets, type WatchedMarket } from "./markets.js";
 import { corridorsOf, FASTEST_CORRIDORS, type CorridorConfig } from "./corridors.js";
 import { loadTxProbe, withProbeAccount, type TxProbeConfig } from "./tx-probe.js";
-import { parseDuration } from "./duration.js";
 import { flagProblem } from "./messages.js";
 import { LOG_LEVELS, MAX_POOLS, POOLS_MAX_RANGE, configFileSchema } from "./file-schema.js";
 import type { ConfigFile, LogLevel, RpcTargetEntry, TargetEntry } from "./file-schema.js";
@@ -51,7 +50,6 @@ const DEFAULT_PORT = 9619;
 const DEFAULTS = {
   listenAddress: `:${DEFAULT_PORT}`,
   pollInterval: "15s",
-  timeout: "10s",
   poolsMax: 200,
   /** The public Horizon's hourly request limit. */
   requestBudgetPerHour: 3600,
@@ -187,7 +185,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const rpcUrls = listSetting("rpc.url", context);
   const flagAccounts = flagAccountsOf(context, urls.values.length + rpcUrls.values.length);
   const forced = parsed(setting("poll.interval"), parseSchedule, problems);
-  const timeoutMs = parseDuration(file.http?.timeout ?? DEFAULTS.timeout) ?? 0;
+  const timeoutMs = file.http?.timeout ?? 10_000;
   const options: TargetOptions = { ...context, file, path: configFile?.value ?? "", forced, timeoutMs, flagAccounts };
   const targets = buildTargets(urls, options);
   if (urls.values.length === 0) await attachTxProbes(targets, options);
@@ -327,10 +325,8 @@ function buildTargets(urls: ListSetting, options: TargetOptions): TargetConfig[]
   const assets = watchList("asset", "--horizon.url", urls.values.length, options);
   const flagAssets = watchedAssets(assets.values, assets.source, problems);
   const markets = watchList("market", "--horizon.url", urls.values.length, options);
-  const entries = markets.values.map(marketEntryFromFlag);
-  for (const entry of entries) if (typeof entry === "string") problems.push(`${markets.source}: ${entry}`);
-  const parsedMarkets = entries.filter((entry) => typeof entry !== "string");
-  const flagMarkets = watchedMarkets(parsedMarkets, markets.source, problems);
+  const parse = (value: string) => parsed({ source: markets.source, value }, marketEntryFromFlag, problems) ?? [];
+  const flagMarkets = watchedMarkets(markets.values.flatMap(parse), markets.source, problems);
   const corridorsRaisedFrom = forced && forced.periodMs < FASTEST_CORRIDORS.periodMs ? forced.text : undefined;
   return targetsOf<TargetEntry, TargetConfig>({
     label: "target",

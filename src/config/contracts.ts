@@ -70,12 +70,11 @@ export function watchedContracts(
     const keyNames = new Set<string>(CONTRACT_ENTRIES);
     const keys = entry.keys ?? [];
     for (const key of keys) {
-      if (keyNames.has(key.name)) {
+      if (keyNames.has(key.name))
         problems.push(
           `${what}: key name ${JSON.stringify(key.name)} is used twice or is reserved ` +
             `(${CONTRACT_ENTRIES.join(", ")}); names must be unique per contract`,
         );
-      }
       keyNames.add(key.name);
       const keyProblem = scValProblem(key.key);
       if (keyProblem !== undefined) problems.push(`${what}: key ${JSON.stringify(key.name)}: ${keyProblem}`);

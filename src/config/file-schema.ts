@@ -14,9 +14,10 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 const durationProblem = (issue: { input?: unknown }) =>
   `expected a duration such as 10s, 500ms or 1m, got ${shown(issue.input)}${unitSuggestion(issue.input)}`;
 
-const durationText = z
+const durationMs = z
   .string({ error: durationProblem })
-  .refine((text) => (parseDuration(text) ?? 0) > 0, { error: durationProblem });
+  .refine((text) => (parseDuration(text) ?? 0) > 0, { error: durationProblem })
+  .transform((text) => parseDuration(text) ?? 0);
 
 const scheduleText = z
   .string({
@@ -82,7 +83,7 @@ const targetEntry = z.strictObject({
       z.string({ error: "expected text (quote it)" }),
     )
     .optional(),
-  timeout: durationText.optional(),
+  timeout: durationMs.optional(),
   schedules: endpointSchedules.optional(),
   request_budget_per_hour: z.number().int().positive().optional(),
   accounts: z.array(accountEntrySchema).optional(),
@@ -116,7 +117,7 @@ export const configFileSchema = z.strictObject({
     .optional(),
   http: z
     .strictObject({
-      timeout: durationText.optional(),
+      timeout: durationMs.optional(),
       retries: z.number().int().min(0).max(10).optional(),
       max_body_size: byteSize.optional(),
     })

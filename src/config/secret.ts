@@ -8,10 +8,8 @@ const SECRET_PLACEHOLDER = "<secret>";
 const SHORTEST_SCRUBBED = 6;
 /** Every secret the process holds, longest first, so a secret containing another is masked whole. */
 let known: string[] = [];
-let knownSet = new Set<string>();
 function setKnown(forms: Iterable<string>): void {
-  knownSet = new Set(forms);
-  known = [...knownSet].sort((a, b) => b.length - a.length);
+  known = [...new Set(forms)].sort((a, b) => b.length - a.length);
 }
 /** Each secret's text, for `retainSecretsOf` to know which texts the configuration in use still holds. */
 const textOf = new WeakMap<Secret<unknown>, string>();
@@ -83,7 +81,7 @@ function formsOf(text: string): string[] {
 /** Text `scrubSecrets` masks from now on: a part of a secret that may be echoed on its own. */
 export function treatAsSecret(text: string): void {
   const forms = formsOf(text);
-  if (!forms.every((form) => knownSet.has(form))) setKnown([...knownSet, ...forms]);
+  if (!forms.every((form) => known.includes(form))) setKnown([...known, ...forms]);
 }
 
 /** From now on, masks only the Secrets reachable from `configuration`, not every token the process ever held. */

@@ -1,4 +1,3 @@
-import { parseDuration } from "./duration.js";
 import { horizonUrl, type TargetEntry } from "./file-schema.js";
 import { secretValues, type Secret } from "./secret.js";
 import { describeInvalidUrl, TargetUrl } from "./target-url.js";
@@ -48,8 +47,8 @@ export function targetsOf<Entry extends TargetEntryBasics, Target extends Target
     : kind.entries.map((entry, index) => {
         const url = new TargetUrl(entry.url, entry.show_path);
         const headers = secretValues(entry.headers ?? {});
-        const timeout = entry.timeout ? (parseDuration(entry.timeout) ?? timeoutMs) : timeoutMs;
-        return kind.fromEntry({ name: entry.name ?? url.host, url, headers, timeoutMs: timeout }, entry, index);
+        const basics = { name: entry.name ?? url.host, url, headers, timeoutMs: entry.timeout ?? timeoutMs };
+        return kind.fromEntry(basics, entry, index);
       });
   for (const [index, { name }] of targets.entries())
     if (targets.findIndex((other) => other.name === name) < index)

@@ -65,19 +65,18 @@ export async function loadWebConfig(path: string, problems: string[]): Promise<W
   if (!tls) return config;
   // Paths are relative to the web config file, as in exporter-toolkit.
   const base = dirname(resolve(path));
-  const before = problems.length;
-  const read = (file: string, what: string): Buffer => {
+  const read = (what: "cert_file" | "key_file"): Buffer | undefined => {
     try {
-      return readFileSync(resolve(base, file));
+      return readFileSync(resolve(base, tls[what]));
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? "error";
-      problems.push(`web config file ${path}: tls_server_config.${what}: cannot read ${file} (${code})`);
-      return Buffer.alloc(0);
+      problems.push(`web config file ${path}: tls_server_config.${what}: cannot read ${tls[what]} (${code})`);
+      return undefined;
     }
   };
-  const cert = read(tls.cert_file, "cert_file");
-  const key = read(tls.key_file, "key_file");
-  if (problems.length > before) return undefined;
+  const cert = read("cert_file");
+  const key = read("key_file");
+  if (cert === undefined || key === undefined) return undefined;
   try {
     createSecureContext({ cert, key });
   } catch (error) {
