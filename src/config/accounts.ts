@@ -63,13 +63,16 @@ export function accountIdProblem(id: string): string | undefined {
 export const CODE_ISSUER = "CODE:ISSUER (a 1-12 character code and a G... issuer)";
 export const ASSET_CODE = /^[A-Za-z0-9]{1,12}$/;
 
+/** Whether `text` is a credit asset `CODE:ISSUER`: what a trustline entry's key is made of. */
+function isCreditAsset(text: string): boolean {
+  const [code = "", issuer = "", ...rest] = text.split(":");
+  return rest.length === 0 && ASSET_CODE.test(code) && stellarBase().StrKey.isValidEd25519PublicKey(issuer);
+}
+
 /** Why `asset` is not `native`, `CODE:ISSUER` or `pool:<liquidity_pool_id>`, or undefined. */
 function assetProblem(asset: string): string | undefined {
-  if (asset === "native" || /^pool:[0-9a-f]{64}$/.test(asset)) return undefined;
-  const [code = "", issuer = "", ...rest] = asset.split(":");
-  if (looksLikeSeed(issuer)) return `the issuer: ${SEED_NOT_ACCOUNT}`;
-  if (rest.length === 0 && ASSET_CODE.test(code) && stellarBase().StrKey.isValidEd25519PublicKey(issuer))
-    return undefined;
+  if (asset === "native" || /^pool:[0-9a-f]{64}$/.test(asset) || isCreditAsset(asset)) return undefined;
+  if (looksLikeSeed(asset.split(":")[1] ?? "")) return `the issuer: ${SEED_NOT_ACCOUNT}`;
   return `"${asset}" is not native, ${CODE_ISSUER} or pool:<64-hex liquidity pool id>`;
 }
 
@@ -127,15 +130,8 @@ export interface RpcWatchedAccount extends Omit<WatchedAccount, "offers" | "clai
   readonly assets: readonly string[];
 }
 
-/** A credit asset `CODE:ISSUER`: what a trustline entry's key is made of. */
-export const creditAssetText = z
-  .string()
-  .refine((asset) => asset !== "native" && !asset.startsWith("pool:") && assetProblem(asset) === undefined, {
-    error: `expected ${CODE_ISSUER}`,
-  });
-
-/** `native`, or a credit asset as CODE:ISSUER. */
-export const isNativeOrCredit = (text: string): boolean => text === "native" || creditAssetText.safeParse(text).success;
+export const creditAssetText = z.string().refine(isCreditAsset, { error: `expected ${CODE_ISSUER}` });
+export const isNativeOrCredit = (text: string): boolean => text === "native" || isCreditAsset(text);
 
 /** One entry of a Stellar RPC target's `accounts:` list: no offers, claimable balances or flow; `assets` added. */
 export const rpcAccountEntrySchema = accountEntrySchema
@@ -167,7 +163,7 @@ export function withAssets(
 ): RpcWatchedAccount[] {
   for (const asset of assets) {
     if (looksLikeSeed(asset.split(":")[1] ?? "")) problems.push(`${where}: the issuer: ${SEED_NOT_ACCOUNT}`);
-    else if (!creditAssetText.safeParse(asset).success)
+    else if (!isCreditAsset(asset))
       problems.push(`${where}: "${asset}" is not a trustline asset: expected ${CODE_ISSUER}`);
   }
   const distinct = [...new Set(assets)];

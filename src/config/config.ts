@@ -66,12 +66,9 @@ const OWN_SCHEDULES: Partial<Record<PollEndpoint, string>> = {
   corridors: "1m", // path finding is Horizon's most expensive endpoint
 };
 
+type OptionalText = string | undefined;
 /** A flag: its environment variable, its value's placeholder (none: a switch), and its help line in pieces. */
-function flag<const E extends string | undefined, const V extends string | undefined>(
-  env: E,
-  value: V,
-  help: string[],
-) {
+function flag<const E extends OptionalText, const V extends OptionalText>(env: E, value: V, help: string[]) {
   return { env, value, help: help.join("") };
 }
 

@@ -42,17 +42,13 @@ export function watchedMarkets(entries: readonly MarketEntry[], where: string, p
     const name = entry.name ?? `${codeOf(entry.base)}/${codeOf(entry.counter)}`;
     const at = `${where}: market ${JSON.stringify(name)}`;
     const before = problems.length;
-    for (const key of ["base", "counter"] as const) {
-      const asset = entry[key];
-      if (!isNativeOrCredit(asset))
-        problems.push(`${at}: ${key}: ${JSON.stringify(asset)} is not native or ${CODE_ISSUER}`);
-    }
+    for (const key of ["base", "counter"] as const)
+      if (!isNativeOrCredit(entry[key]))
+        problems.push(`${at}: ${key}: ${JSON.stringify(entry[key])} is not native or ${CODE_ISSUER}`);
     if (entry.base === entry.counter) problems.push(`${at}: base and counter are the same asset`);
-    for (const maker of entry.makers ?? []) {
-      const problem = accountIdProblem(maker);
-      // The problem never repeats a seed given where a maker belongs.
+    // The problem never repeats a seed given where a maker belongs.
+    for (const problem of (entry.makers ?? []).map(accountIdProblem))
       if (problem !== undefined) problems.push(`${at}: makers: ${problem}`);
-    }
     if (names.has(name))
       problems.push(`${where}: market name ${JSON.stringify(name)} is used twice; give each market its own \`name\``);
     names.add(name);

@@ -127,20 +127,16 @@ function problemAt(path: string, text: string, offset: number, reason: string, l
 }
 
 /** Messages of the YAML library that quote the file, said without the quote: it may be part of a secret. */
-const QUOTING_MESSAGES = [
-  new RegExp(
-    "^(Unresolved tag|Not a valid tag|Could not resolve tag|Block scalar header includes extra characters|" +
-      "Ordered maps must not include duplicate keys|Unresolved plain scalar): [\\s\\S]*$",
-  ),
-  /^(Unsupported YAML version|Invalid escape sequence) [\s\S]*$/,
-  /^(Verbatim tags aren't resolved), so [\s\S]*$/,
-];
+const QUOTING_MESSAGE = new RegExp(
+  "^(Unresolved tag|Not a valid tag|Could not resolve tag|Block scalar header includes extra characters|" +
+    "Ordered maps must not include duplicate keys|Unresolved plain scalar)(?=: )|" +
+    "^(Unsupported YAML version|Invalid escape sequence)(?= )|^Verbatim tags aren't resolved(?=, so )",
+);
 
 function syntaxReason(error: YAMLError): string {
   const reason = error.message.replace(/ at line \d+, column \d+:[\s\S]*$/, "");
   if (/^The .* tag has no suffix$/.test(reason)) return "A tag has no suffix";
-  for (const quoting of QUOTING_MESSAGES) if (quoting.test(reason)) return reason.replace(quoting, "$1");
-  return reason;
+  return QUOTING_MESSAGE.exec(reason)?.[0] ?? reason;
 }
 
 /** The offending token: the YAML library reports some errors where it noticed them (a line start, past a bracket). */
@@ -157,10 +153,8 @@ function offendingOffset(text: string, error: YAMLError): number {
     }
   }
   const quote = /^Missing closing (["'])quote/.exec(error.message)?.[1];
-  if (quote !== undefined) {
-    const opening = text.lastIndexOf(quote, at - 1);
-    if (opening !== -1) return opening;
-  }
+  const opening = quote === undefined ? -1 : text.lastIndexOf(quote, at - 1);
+  if (opening !== -1) return opening;
   // Past the indentation, unless the indentation itself is the problem (a tab).
   if (error.code === "TAB_AS_INDENT") return at;
   let index = at;
