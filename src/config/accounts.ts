@@ -176,7 +176,6 @@ export function withAssets(
 /** `ID` or `NAME=ID`, as --account and ACCOUNTS (and --contract and CONTRACTS) take them. */
 export function namedIdFromFlag(value: string): { name?: string; id: string } {
   const separator = value.indexOf("=");
-  return separator < 0
-    ? { id: value.trim() }
-    : { name: value.slice(0, separator).trim(), id: value.slice(separator + 1).trim() };
+  if (separator < 0) return { id: value.trim() };
+  return { name: value.slice(0, separator).trim(), id: value.slice(separator + 1).trim() };
 }

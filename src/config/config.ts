@@ -265,11 +265,10 @@ function parsed<T extends object | number>(
 
 /** A switch (--account.activity, --contract.events): its flag, or its environment variable's true or false. */
 function switchOf(name: SwitchFlag, { flags, env, problems }: FlagContext): boolean {
-  const envName = FLAGS[name].env;
-  const text = env[envName];
-  const fromEnv = text === undefined || text === "" ? "false" : text.trim().toLowerCase();
+  const text = env[FLAGS[name].env];
+  const fromEnv = text ? text.trim().toLowerCase() : "false";
   if (fromEnv !== "true" && fromEnv !== "false")
-    problems.push(`${envName}: expected true or false, got ${JSON.stringify(text)}`);
+    problems.push(`${FLAGS[name].env}: expected true or false, got ${JSON.stringify(text)}`);
   return flags[name] === true || fromEnv === "true";
 }
 

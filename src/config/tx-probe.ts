@@ -81,12 +81,8 @@ export function withProbeAccount(accounts: readonly WatchedAccount[], accountId:
 
 /** A warning when the seed file can be read by anyone but its owner; undefined when it cannot. */
 export async function secretFileWarning(path: string): Promise<string | undefined> {
-  try {
-    const mode = (await stat(path)).mode;
-    if ((mode & 0o077) === 0) return undefined;
-    const octal = (mode & 0o777).toString(8);
-    return `tx_probe secret file ${path} is readable by group or others (mode ${octal}); chmod 600 it`;
-  } catch {
-    return undefined;
-  }
+  const mode = (await stat(path).catch(() => undefined))?.mode;
+  if (mode === undefined || (mode & 0o077) === 0) return undefined;
+  const octal = (mode & 0o777).toString(8);
+  return `tx_probe secret file ${path} is readable by group or others (mode ${octal}); chmod 600 it`;
 }

@@ -13,13 +13,8 @@ export async function readYamlDocument<T extends z.ZodType>(
   problems: string[],
 ): Promise<z.output<T> | undefined> {
   const fail = (...lines: string[]) => void problems.push(...lines);
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    return fail(`${what} ${path}: cannot be read (${reason})`);
-  }
+  const text = await readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => error);
+  if (text instanceof Error) return fail(`${what} ${path}: cannot be read (${text.code ?? text.message})`);
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines });
   const syntaxError = document.errors[0];
@@ -88,13 +83,14 @@ function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   const remaining = [...path];
   while (current !== undefined) {
     const definition: SchemaDefinition = (current as unknown as { _zod: { def: SchemaDefinition } })._zod.def;
-    if (definition.innerType ?? definition.in) {
-      current = definition.innerType ?? definition.in;
+    const inner = definition.innerType ?? definition.in;
+    if (inner !== undefined) {
+      current = inner;
       continue;
     }
-    if (remaining.length === 0) return definition.shape ? Object.keys(definition.shape) : [];
-    const part = remaining.shift()!;
-    current = definition.element ?? definition.valueType ?? definition.shape?.[String(part)];
+    if (remaining.length === 0) return Object.keys(definition.shape ?? {});
+    const part = String(remaining.shift());
+    current = definition.element ?? definition.valueType ?? definition.shape?.[part];
   }
   return [];
 }
