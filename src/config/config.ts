@@ -324,12 +324,10 @@ function buildTargets(urls: ListSetting, options: TargetOptions): TargetConfig[]
   const parse = (value: string) => parsed({ source: markets.source, value }, marketEntryFromFlag, problems) ?? [];
   const flagMarkets = watchedMarkets(markets.values.flatMap(parse), markets.source, problems);
   const corridorsRaisedFrom = forced && forced.periodMs < FASTEST_CORRIDORS.periodMs ? forced.text : undefined;
-  return targetsOf<TargetEntry, TargetConfig>({
+  return targetsOf<TargetEntry, TargetConfig>(options, {
     label: "target",
     urls,
     entries: file.targets ?? [],
-    timeoutMs: options.timeoutMs,
-    problems,
     fromUrl: (basics) => ({
       ...basics,
       accounts: options.flagAccounts,
@@ -368,7 +366,7 @@ function buildRpcTargets(urls: ListSetting, options: TargetOptions): RpcTargetCo
     contracts: scheduleOf(options, "contracts", written?.contracts),
     events: scheduleOf(options, "events", written?.events),
   };
-  const schedulesFor = (text: string | undefined): RpcTargetConfig["schedules"] => {
+  const schedulesFor = (text?: string): RpcTargetConfig["schedules"] => {
     const status = scheduleOf(options, "status", text);
     const versions = status.periodMs > RPC_VERSIONS_SCHEDULE.periodMs ? status : RPC_VERSIONS_SCHEDULE;
     return { status, versions, ...shared };
@@ -381,18 +379,11 @@ function buildRpcTargets(urls: ListSetting, options: TargetOptions): RpcTargetCo
     : watched;
   // The flag accounts were checked with the Horizon targets': only their assets are new here.
   const flagReads = urls.values.length ? withAssets(flagAccounts, flagAssets.values, flagAssets.source, problems) : [];
-  return targetsOf<RpcTargetEntry, RpcTargetConfig>({
+  return targetsOf<RpcTargetEntry, RpcTargetConfig>(options, {
     label: "Stellar RPC target",
     urls,
     entries: file.rpc_targets ?? [],
-    timeoutMs: options.timeoutMs,
-    problems,
-    fromUrl: (basics) => ({
-      ...basics,
-      schedules: schedulesFor(undefined),
-      accounts: flagReads,
-      contracts: flagContracts,
-    }),
+    fromUrl: (basics) => ({ ...basics, schedules: schedulesFor(), accounts: flagReads, contracts: flagContracts }),
     fromEntry: (basics, entry) => {
       const where = `Stellar RPC target "${basics.name}"`;
       return {

@@ -24,19 +24,18 @@ interface TargetSource<Entry extends TargetEntryBasics, Target extends TargetBas
   /** `[NAME=]URL` values and the flag or environment variable they came from: they replace the file's entries. */
   readonly urls: ListSetting;
   readonly entries: readonly Entry[];
-  /** The timeout of targets that set none. */
-  readonly timeoutMs: number;
   readonly fromUrl: (basics: TargetBasics) => Target;
   /** `index`: the entry's place in the kind's list. */
   readonly fromEntry: (basics: TargetBasics, entry: Entry, index: number) => Target;
-  readonly problems: string[];
 }
 
 /** One kind's targets: from its URL flags when given, else from the file's entries; names unique. */
 export function targetsOf<Entry extends TargetEntryBasics, Target extends TargetBasics>(
+  /** `timeoutMs`: the timeout of targets that set none. */
+  { timeoutMs, problems }: { readonly timeoutMs: number; readonly problems: string[] },
   kind: TargetSource<Entry, Target>,
 ): Target[] {
-  const { urls, timeoutMs, problems } = kind;
+  const { urls } = kind;
   const targets = urls.values.length
     ? urls.values.flatMap((value) => {
         const target = targetFromUrlFlag(value);
