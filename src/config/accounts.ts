@@ -167,7 +167,7 @@ export function withAssets(
       problems.push(`${where}: "${asset}" is not a trustline asset: expected ${CODE_ISSUER}`);
   }
   const distinct = [...new Set(assets)];
-  return accounts.map(({ offers: _offers, claimableBalances: _claims, ...account }) => ({
+  return accounts.map(({ offers: _offers, claimableBalances: _claimable, ...account }) => ({
     ...account,
     assets: distinct,
   }));
