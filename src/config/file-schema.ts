@@ -11,23 +11,19 @@ import { parseSchedule } from "./schedule.js";
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-const durationProblem = (issue: { input?: unknown }) =>
-  `expected a duration such as 10s, 500ms or 1m, got ${shown(issue.input)}${unitSuggestion(issue.input)}`;
+const expectedGot = (what: string) => (issue: { input?: unknown }) =>
+  `expected ${what}, got ${shown(issue.input)}${unitSuggestion(issue.input)}`;
+const durationProblem = expectedGot("a duration such as 10s, 500ms or 1m");
 
 const durationMs = z
   .string({ error: durationProblem })
   .refine((text) => (parseDuration(text) ?? 0) > 0, { error: durationProblem })
   .transform((text) => parseDuration(text) ?? 0);
 
-const scheduleText = z
-  .string({
-    error: (issue) =>
-      `expected a duration such as 15s or a cron pattern, got ${shown(issue.input)}${unitSuggestion(issue.input)}`,
-  })
-  .check((ctx) => {
-    const schedule = parseSchedule(ctx.value);
-    if (typeof schedule === "string") ctx.issues.push({ code: "custom", message: schedule, input: ctx.value });
-  });
+const scheduleText = z.string({ error: expectedGot("a duration such as 15s or a cron pattern") }).check((ctx) => {
+  const schedule = parseSchedule(ctx.value);
+  if (typeof schedule === "string") ctx.issues.push({ code: "custom", message: schedule, input: ctx.value });
+});
 
 const byteSize = z
   .union([z.number().int().positive(), z.string().transform((text) => parseByteSize(text) ?? 0)])
