@@ -51,13 +51,9 @@ function scValProblem(key: string): string | undefined {
 }
 
 /** Checks a target's contracts; `where` names the target in each problem. */
-export function watchedContracts(
-  entries: readonly ContractEntry[],
-  where: string,
-  problems: string[],
-): WatchedContract[] {
+export function watchedContracts(entries: readonly ContractEntry[], where: string, problems: string[]) {
   const names = new Set<string>();
-  return entries.map((entry) => {
+  return entries.map((entry): WatchedContract => {
     const name = entry.name ?? entry.id;
     const what = `${where}: contract ${JSON.stringify(name)}`;
     if (!stellarBase().StrKey.isValidContract(entry.id))
