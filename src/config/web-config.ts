@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { createSecureContext } from "node:tls";
 import { z } from "zod";
@@ -34,9 +34,8 @@ const SETTABLE_HEADERS = [
   "Content-Security-Policy",
 ] as const;
 
-const bcryptHash = z
-  .string({ error: "expected a bcrypt hash ($2y$10$...)" })
-  .regex(/^\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}$/, "expected a bcrypt hash ($2y$10$...)");
+const BCRYPT_PROBLEM = "expected a bcrypt hash ($2y$10$...)";
+const bcryptHash = z.string({ error: BCRYPT_PROBLEM }).regex(/^\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}$/, BCRYPT_PROBLEM);
 
 const webConfigSchema = z.strictObject({
   tls_server_config: z
@@ -65,17 +64,16 @@ export async function loadWebConfig(path: string, problems: string[]): Promise<W
   if (!tls) return config;
   // Paths are relative to the web config file, as in exporter-toolkit.
   const base = dirname(resolve(path));
-  const read = (what: "cert_file" | "key_file"): Buffer | undefined => {
-    try {
-      return readFileSync(resolve(base, tls[what]));
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? "error";
-      problems.push(`web config file ${path}: tls_server_config.${what}: cannot read ${tls[what]} (${code})`);
-      return undefined;
-    }
+  const read = async (what: "cert_file" | "key_file"): Promise<Buffer | undefined> => {
+    const file = await readFile(resolve(base, tls[what])).catch((error: NodeJS.ErrnoException) => error);
+    if (!(file instanceof Error)) return file;
+    problems.push(
+      `web config file ${path}: tls_server_config.${what}: cannot read ${tls[what]} (${file.code ?? "error"})`,
+    );
+    return undefined;
   };
-  const cert = read("cert_file");
-  const key = read("key_file");
+  const cert = await read("cert_file");
+  const key = await read("key_file");
   if (cert === undefined || key === undefined) return undefined;
   try {
     createSecureContext({ cert, key });
