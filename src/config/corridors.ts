@@ -3,8 +3,6 @@ import { z } from "zod";
 import { CODE_ISSUER, isNativeOrCredit } from "./accounts.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 
-const CORRIDOR_MODES = ["strict_send", "strict_receive"] as const;
-
 /** Path finding is Horizon's most expensive endpoint: corridors run every 15 s at most, --poll.interval included. */
 export const FASTEST_CORRIDORS = parseSchedule("15s") as Schedule;
 const AMOUNT_PROBLEM = 'expected a positive amount with at most 7 decimals, such as 100 or "0.5"';
@@ -18,7 +16,7 @@ export const corridorEntrySchema = z
     name: z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/, "expected a name of 1-64 letters, digits, `_`, `.`, `:` or `-`"),
-    mode: z.enum(CORRIDOR_MODES, { error: "expected strict_send or strict_receive" }),
+    mode: z.enum(["strict_send", "strict_receive"], { error: "expected strict_send or strict_receive" }),
     source: assetOf,
     destination: assetOf,
     amount: z

@@ -38,12 +38,11 @@ export async function loadTxProbe(
   const where = `target "${target.name}": tx_probe`;
   const from = entry.secret_file === undefined ? `secret_env ${entry.secret_env}` : `secret_file ${entry.secret_file}`;
   const at = `${where}.${from}`;
-  let seed: string | undefined;
-  try {
-    seed = entry.secret_file === undefined ? env[entry.secret_env ?? ""] : await readFile(entry.secret_file, "utf8");
-  } catch (error) {
-    return `${at}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`;
-  }
+  const seed =
+    entry.secret_file === undefined
+      ? env[entry.secret_env ?? ""]
+      : await readFile(entry.secret_file, "utf8").catch((error: NodeJS.ErrnoException) => error);
+  if (seed instanceof Error) return `${at}: cannot be read (${seed.code ?? "error"})`;
   if (seed === undefined || (seed === "" && entry.secret_file === undefined))
     return `${at}: the environment variable is ${seed === undefined ? "not set" : "empty"}`;
   const { Keypair, StrKey } = stellarBase();
