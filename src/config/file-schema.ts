@@ -50,14 +50,12 @@ const endpointSchedules = z.strictObject({
   corridors: corridorsScheduleText.optional(),
 });
 
+const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** A target's `tx_probe:`; the seed comes from a file or an environment variable, never inline. */
 const txProbeEntry = z
   .strictObject({
     secret_file: z.string().min(1).optional(),
-    secret_env: z
-      .string()
-      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name")
-      .optional(),
+    secret_env: z.string().regex(ENV_VAR_NAME, "expected an environment variable name").optional(),
     interval: scheduleText.optional(),
     max_fee: z.int().min(100, "expected at least the network's base fee of 100 stroops").max(0xffffffff).optional(),
     allow_pubnet: z.boolean().optional(),

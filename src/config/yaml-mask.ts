@@ -2,7 +2,6 @@
 // of a syntax error may hold a secret (a token pasted mid-rotation, a password in a URL). The yaml Lexer cuts tokens.
 import { CST, Lexer } from "yaml";
 
-const MASK = "***";
 /** A key shown as it is: config keys and header names. Anything else in key position may be a value mistyped. */
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
@@ -51,7 +50,7 @@ export function maskYamlLine(line: string) {
   let text = "";
   const add = (from: number, to: number, kept: boolean) => {
     segments.push({ from, to, at: text.length, kept });
-    text += kept ? line.slice(from, to) : MASK;
+    text += kept ? line.slice(from, to) : "***";
   };
   const tokens = tokensOf(line);
   let depth = 0;
