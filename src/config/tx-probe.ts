@@ -48,12 +48,11 @@ export async function loadTxProbe(
   const { Keypair, StrKey } = stellarBase();
   if (!StrKey.isValidEd25519SecretSeed(seed.trim())) return `${at}: does not hold a valid Stellar secret seed (S...)`;
   const allowPubnet = entry.allow_pubnet ?? TX_PROBE_DEFAULTS.allowPubnet;
-  if (!allowPubnet && PUBNET_HOSTS.has(target.url.hostname)) {
+  if (!allowPubnet && PUBNET_HOSTS.has(target.url.hostname))
     return (
       `${where}: ${target.url.hostname} serves pubnet, where every probe spends real lumens; set ` +
       "tx_probe.allow_pubnet: true to allow it"
     );
-  }
   return txProbeWith(Keypair.fromSecret(seed.trim()), {
     interval: entry.interval ?? TX_PROBE_DEFAULTS.interval,
     maxFee: entry.max_fee ?? TX_PROBE_DEFAULTS.maxFee,
