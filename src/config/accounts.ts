@@ -1,7 +1,7 @@
 /** Watched accounts: what the `accounts:` config key, `--account` and ACCOUNTS describe, checked. */
 import { z } from "zod";
 import { stellarBase } from "../stellar-base.js";
-import { parseDuration } from "./duration.js";
+import { secondsText } from "./duration.js";
 
 export interface WatchedAccount {
   /** The `account` label. */
@@ -37,10 +37,7 @@ export const accountEntrySchema = z.strictObject({
   cold: z.boolean().optional(),
   activity: z.boolean().optional(),
   operations: z.boolean().optional(),
-  expect_payment_within: z
-    .string()
-    .refine((text) => (parseDuration(text) ?? 0) >= 1_000, "expected a duration of at least 1s, such as 30m or 2h")
-    .optional(),
+  expect_payment_within: secondsText("expected a duration of at least 1s, such as 30m or 2h").optional(),
   max_outflow_per_hour: z.record(z.string(), z.number().nonnegative()).optional(),
 });
 type AccountEntry = z.output<typeof accountEntrySchema>;
@@ -66,13 +63,16 @@ export function accountIdProblem(id: string): string | undefined {
 export const CODE_ISSUER = "CODE:ISSUER (a 1-12 character code and a G... issuer)";
 export const ASSET_CODE = /^[A-Za-z0-9]{1,12}$/;
 
+/** Whether `text` is a credit asset `CODE:ISSUER`: what a trustline entry's key is made of. */
+function isCreditAsset(text: string): boolean {
+  const [code = "", issuer = "", ...rest] = text.split(":");
+  return rest.length === 0 && ASSET_CODE.test(code) && stellarBase().StrKey.isValidEd25519PublicKey(issuer);
+}
+
 /** Why `asset` is not `native`, `CODE:ISSUER` or `pool:<liquidity_pool_id>`, or undefined. */
 function assetProblem(asset: string): string | undefined {
-  if (asset === "native" || /^pool:[0-9a-f]{64}$/.test(asset)) return undefined;
-  const [code = "", issuer = "", ...rest] = asset.split(":");
-  if (looksLikeSeed(issuer)) return `the issuer: ${SEED_NOT_ACCOUNT}`;
-  if (rest.length === 0 && ASSET_CODE.test(code) && stellarBase().StrKey.isValidEd25519PublicKey(issuer))
-    return undefined;
+  if (asset === "native" || /^pool:[0-9a-f]{64}$/.test(asset) || isCreditAsset(asset)) return undefined;
+  if (looksLikeSeed(asset.split(":")[1] ?? "")) return `the issuer: ${SEED_NOT_ACCOUNT}`;
   return `"${asset}" is not native, ${CODE_ISSUER} or pool:<64-hex liquidity pool id>`;
 }
 
@@ -108,7 +108,6 @@ export function watchedAccounts(
         : assetProblem(asset);
       if (problem !== undefined) problems.push(`${what}: max_outflow_per_hour: ${problem}`);
     }
-    const within = entry.expect_payment_within === undefined ? undefined : parseDuration(entry.expect_payment_within);
     accounts.push({
       name,
       id: entry.id,
@@ -118,7 +117,7 @@ export function watchedAccounts(
       cold: entry.cold ?? false,
       activity: entry.activity,
       operations: entry.operations,
-      expectPaymentWithinSeconds: within === undefined ? undefined : within / 1_000,
+      expectPaymentWithinSeconds: entry.expect_payment_within,
       maxOutflowPerHour: entry.max_outflow_per_hour,
     });
   }
@@ -131,15 +130,8 @@ export interface RpcWatchedAccount extends Omit<WatchedAccount, "offers" | "clai
   readonly assets: readonly string[];
 }
 
-/** A credit asset `CODE:ISSUER`: what a trustline entry's key is made of. */
-export const creditAssetText = z
-  .string()
-  .refine((asset) => asset !== "native" && !asset.startsWith("pool:") && assetProblem(asset) === undefined, {
-    error: `expected ${CODE_ISSUER}`,
-  });
-
-/** `native`, or a credit asset as CODE:ISSUER. */
-export const isNativeOrCredit = (text: string): boolean => text === "native" || creditAssetText.safeParse(text).success;
+export const creditAssetText = z.string().refine(isCreditAsset, { error: `expected ${CODE_ISSUER}` });
+export const isNativeOrCredit = (text: string): boolean => text === "native" || isCreditAsset(text);
 
 /** One entry of a Stellar RPC target's `accounts:` list: no offers, claimable balances or flow; `assets` added. */
 export const rpcAccountEntrySchema = accountEntrySchema
@@ -154,11 +146,12 @@ export function rpcWatchedAccounts(
   where: string,
   problems: string[],
 ): RpcWatchedAccount[] {
-  const accounts = withAssets(watchedAccounts(entries, where, problems), defaultAssets, where, problems);
-  return accounts.map((account, index) => {
-    const own = entries[index]?.assets;
-    return own === undefined ? account : { ...account, assets: [...new Set(own)] };
-  });
+  // The schema checked every asset; no entry is skipped (a seed id is refused there), so indexes match.
+  const accounts = withAssets(watchedAccounts(entries, where, problems), [], where, problems);
+  return accounts.map((account, index) => ({
+    ...account,
+    assets: [...new Set(entries[index]?.assets ?? defaultAssets)],
+  }));
 }
 
 /** Checked accounts read over Stellar RPC, each reading the trustlines of `assets`, which are checked here. */
@@ -170,7 +163,7 @@ export function withAssets(
 ): RpcWatchedAccount[] {
   for (const asset of assets) {
     if (looksLikeSeed(asset.split(":")[1] ?? "")) problems.push(`${where}: the issuer: ${SEED_NOT_ACCOUNT}`);
-    else if (!creditAssetText.safeParse(asset).success)
+    else if (!isCreditAsset(asset))
       problems.push(`${where}: "${asset}" is not a trustline asset: expected ${CODE_ISSUER}`);
   }
   const distinct = [...new Set(assets)];
@@ -183,7 +176,6 @@ export function withAssets(
 /** `ID` or `NAME=ID`, as --account and ACCOUNTS (and --contract and CONTRACTS) take them. */
 export function namedIdFromFlag(value: string): { name?: string; id: string } {
   const separator = value.indexOf("=");
-  return separator < 0
-    ? { id: value.trim() }
-    : { name: value.slice(0, separator).trim(), id: value.slice(separator + 1).trim() };
+  if (separator < 0) return { id: value.trim() };
+  return { name: value.slice(0, separator).trim(), id: value.slice(separator + 1).trim() };
 }

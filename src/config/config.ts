@@ -5,9 +5,8 @@ import { namedIdFromFlag, rpcWatchedAccounts, watchedAccounts, withAssets, type 
 import { watchedAssets, type WatchedAsset } from "./assets.js";
 import { watchedContracts } from "./contracts.js";
 import { marketEntryFromFlag, watchedMarkets, type WatchedMarket } from "./markets.js";
-import { corridorsOf, corridorsSchedule, type CorridorConfig } from "./corridors.js";
+import { corridorsOf, FASTEST_CORRIDORS, type CorridorConfig } from "./corridors.js";
 import { loadTxProbe, withProbeAccount, type TxProbeConfig } from "./tx-probe.js";
-import { parseDuration } from "./duration.js";
 import { flagProblem } from "./messages.js";
 import { LOG_LEVELS, MAX_POOLS, POOLS_MAX_RANGE, configFileSchema } from "./file-schema.js";
 import type { ConfigFile, LogLevel, RpcTargetEntry, TargetEntry } from "./file-schema.js";
@@ -33,21 +32,11 @@ export interface TargetConfig extends TargetBasics {
   readonly corridorsRaisedFrom?: string;
 }
 
-export interface ExporterConfig {
+export interface ExporterConfig extends Readonly<ReturnType<typeof fileSettings>> {
   readonly targets: readonly TargetConfig[];
   readonly rpcTargets: readonly RpcTargetConfig[];
   readonly listen: { readonly host: string; readonly port: number };
   readonly logLevel: LogLevel;
-  readonly retries: number;
-  readonly maxBodyBytes: number;
-  readonly ledgers: { readonly maxPagesPerPoll: number; readonly backfill: number };
-  readonly liquidityPools: {
-    readonly max: number;
-    readonly reserves: readonly string[];
-    readonly ids: readonly string[];
-  };
-  /** An endpoint's gauges leave /metrics when its data is older than this many poll periods. */
-  readonly staleAfterIntervals: number;
   /** Which accounts and contracts this replica watches, and whether it exports network-level series (shard 0). */
   readonly shard: Shard;
   readonly configFile?: string;
@@ -61,137 +50,89 @@ const DEFAULT_PORT = 9619;
 const DEFAULTS = {
   listenAddress: `:${DEFAULT_PORT}`,
   pollInterval: "15s",
-  timeout: "10s",
-  retries: 2,
-  maxBodyBytes: 8 * 1024 ** 2,
-  maxPagesPerPoll: 10,
-  backfill: 0,
   poolsMax: 200,
   /** The public Horizon's hourly request limit. */
   requestBudgetPerHour: 3600,
-  staleAfterIntervals: 3,
   logLevel: "info" as LogLevel,
 } as const;
 
 /** Endpoints (Horizon's and Stellar RPC's) polled at a period of their own unless --poll.interval sets every one. */
 const OWN_SCHEDULES: Partial<Record<PollEndpoint, string>> = {
-  /** A watched account's flow: three requests an account, and payments are counted whatever the delay. */
-  activity: "30s",
-  /** An asset's supply and flags change with its issuer's operations, rarely: a minute is plenty. */
-  assets: "1m",
-  /** A market's price moves by trade aggregation buckets of a minute or more. */
-  markets: "1m",
-  /** Contract TTLs move by a ledger every 5 to 7 s and matter over days: a minute is plenty. */
-  contracts: "1m",
-  /** A contract's events are read at most 25 contracts a call: twice a minute keeps the backlog short. */
-  events: "30s",
+  activity: "30s", // three requests an account, and payments are counted whatever the delay
+  assets: "1m", // an asset's supply and flags change with its issuer's operations, rarely
+  markets: "1m", // a price moves by trade aggregation buckets of a minute or more
+  contracts: "1m", // TTLs move by a ledger every 5 to 7 s and matter over days
+  events: "30s", // events are read at most 25 contracts a call: twice a minute keeps the backlog short
+  corridors: "1m", // path finding is Horizon's most expensive endpoint
 };
+
+type OptionalText = string | undefined;
+/** A flag: its environment variable, its value's placeholder (none: a switch), and its help line in pieces. */
+function flag<const E extends OptionalText, const V extends OptionalText>(env: E, value: V, help: string[]) {
+  return { env, value, help: help.join("") };
+}
 
 /** Every flag, its environment variable and its help line; --help is printed from this list. */
 export const FLAGS = {
-  "horizon.url": {
-    env: "HORIZON_URL",
-    value: "[NAME=]URL",
-    help:
-      "Horizon to poll; repeatable. NAME (default host[:port]) becomes the `horizon` label. The env var takes a " +
-      "comma-separated list.",
-  },
-  account: {
-    env: "ACCOUNTS",
-    value: "[NAME=]ACCOUNT_ID",
-    help:
-      "Account to watch on every --horizon.url and --rpc.url target; repeatable. NAME (default the id) becomes " +
-      "the `account` label. The env var takes a comma-separated list.",
-  },
-  "account.asset": {
-    env: "ACCOUNT_ASSETS",
-    value: "CODE:ISSUER",
-    help:
-      "Trustline to read of every --account on the --rpc.url targets (Stellar RPC cannot list them); repeatable. " +
-      "The env var takes a comma-separated list.",
-  },
-  "account.activity": {
-    env: "ACCOUNT_ACTIVITY",
-    value: undefined,
-    help:
-      "Read the payments and own transactions of every --account on the --horizon.url targets (activity: true; " +
-      "operations stay off). The env var takes true.",
-  },
-  asset: {
-    env: "ASSETS",
-    value: "CODE:ISSUER",
-    help:
-      "Asset whose supply, holders and flags to watch (Horizon's /assets) on every --horizon.url target; " +
-      "repeatable. The env var takes a comma-separated list.",
-  },
-  contract: {
-    env: "CONTRACTS",
-    value: "[NAME=]CONTRACT_ID",
-    help:
-      "Soroban contract whose instance and code to watch on every --rpc.url target; repeatable. NAME (default " +
-      "the id) becomes the `contract` label. The env var takes a comma-separated list.",
-  },
-  "contract.events": {
-    env: "CONTRACT_EVENTS",
-    value: undefined,
-    help: "Count the events of every --contract (as `events: true` does in the config file); the env var takes true.",
-  },
-  market: {
-    env: "MARKETS",
-    value: "[NAME=]BASE/COUNTER",
-    help:
-      "DEX market to watch on every --horizon.url target (BASE and COUNTER: native or CODE:ISSUER); repeatable. " +
-      "NAME (default BASECODE/COUNTERCODE) becomes the `market` label. The env var takes a comma-separated list.",
-  },
-  "rpc.url": {
-    env: "RPC_URL",
-    value: "[NAME=]URL",
-    help:
-      "Stellar RPC to poll (JSON-RPC POSTed to URL as given); repeatable. NAME (default host[:port]) becomes the " +
-      "`rpc` label. The env var takes a comma-separated list.",
-  },
-  "config.file": {
-    env: "CONFIG_FILE",
-    value: "PATH",
-    help: "YAML configuration file (targets, headers, timeouts, schedules, pools, freshness). Flags override it.",
-  },
-  "web.config.file": {
-    env: "WEB_CONFIG_FILE",
-    value: "PATH",
-    help: "exporter-toolkit style web config: TLS, basic auth (bcrypt), response headers.",
-  },
-  "web.listen-address": {
-    env: "WEB_LISTEN_ADDRESS",
-    value: "HOST:PORT",
-    help: `Address to serve /metrics on (default ${DEFAULTS.listenAddress}).`,
-  },
-  "poll.interval": {
-    env: "POLL_INTERVAL",
-    value: "SCHEDULE",
-    help:
-      `Schedule of every endpoint: a duration (15s, 1m30s) or a cron pattern ("*/30 * * * * *"); overrides every ` +
-      `schedule in the config file (default ${DEFAULTS.pollInterval}).`,
-  },
-  "pools.max": {
-    env: "POOLS_MAX",
-    value: "N",
-    help: `Liquidity pools to track per Horizon, at most ${MAX_POOLS} (default ${DEFAULTS.poolsMax}).`,
-  },
-  shard: {
-    env: "SHARD",
-    value: "INDEX/TOTAL",
-    help:
-      "Watch only the accounts and contracts whose StrKey's FNV-1a hash is INDEX modulo TOTAL; network-level " +
-      "series only on shard 0 (default 0/1).",
-  },
-  "log.level": {
-    env: "LOG_LEVEL",
-    value: "LEVEL",
-    help: `One of ${LOG_LEVELS.join(", ")} (default ${DEFAULTS.logLevel}).`,
-  },
-  help: { env: undefined, value: undefined, help: "Show this help and exit (also -h)." },
-  version: { env: undefined, value: undefined, help: "Show the version and exit." },
-} as const;
+  "horizon.url": flag("HORIZON_URL", "[NAME=]URL", [
+    "Horizon to poll; repeatable. NAME (default host[:port]) becomes the `horizon` label. The env var takes a ",
+    "comma-separated list.",
+  ]),
+  account: flag("ACCOUNTS", "[NAME=]ACCOUNT_ID", [
+    "Account to watch on every --horizon.url and --rpc.url target; repeatable. NAME (default the id) becomes ",
+    "the `account` label. The env var takes a comma-separated list.",
+  ]),
+  "account.asset": flag("ACCOUNT_ASSETS", "CODE:ISSUER", [
+    "Trustline to read of every --account on the --rpc.url targets (Stellar RPC cannot list them); repeatable. ",
+    "The env var takes a comma-separated list.",
+  ]),
+  "account.activity": flag("ACCOUNT_ACTIVITY", undefined, [
+    "Read the payments and own transactions of every --account on the --horizon.url targets (activity: true; ",
+    "operations stay off). The env var takes true.",
+  ]),
+  asset: flag("ASSETS", "CODE:ISSUER", [
+    "Asset whose supply, holders and flags to watch (Horizon's /assets) on every --horizon.url target; ",
+    "repeatable. The env var takes a comma-separated list.",
+  ]),
+  contract: flag("CONTRACTS", "[NAME=]CONTRACT_ID", [
+    "Soroban contract whose instance and code to watch on every --rpc.url target; repeatable. NAME (default ",
+    "the id) becomes the `contract` label. The env var takes a comma-separated list.",
+  ]),
+  "contract.events": flag("CONTRACT_EVENTS", undefined, [
+    "Count the events of every --contract (as `events: true` does in the config file); the env var takes true.",
+  ]),
+  market: flag("MARKETS", "[NAME=]BASE/COUNTER", [
+    "DEX market to watch on every --horizon.url target (BASE and COUNTER: native or CODE:ISSUER); repeatable. ",
+    "NAME (default BASECODE/COUNTERCODE) becomes the `market` label. The env var takes a comma-separated list.",
+  ]),
+  "rpc.url": flag("RPC_URL", "[NAME=]URL", [
+    "Stellar RPC to poll (JSON-RPC POSTed to URL as given); repeatable. NAME (default host[:port]) becomes the ",
+    "`rpc` label. The env var takes a comma-separated list.",
+  ]),
+  "config.file": flag("CONFIG_FILE", "PATH", [
+    "YAML configuration file (targets, headers, timeouts, schedules, pools, freshness). Flags override it.",
+  ]),
+  "web.config.file": flag("WEB_CONFIG_FILE", "PATH", [
+    "exporter-toolkit style web config: TLS, basic auth (bcrypt), response headers.",
+  ]),
+  "web.listen-address": flag("WEB_LISTEN_ADDRESS", "HOST:PORT", [
+    `Address to serve /metrics on (default ${DEFAULTS.listenAddress}).`,
+  ]),
+  "poll.interval": flag("POLL_INTERVAL", "SCHEDULE", [
+    `Schedule of every endpoint: a duration (15s, 1m30s) or a cron pattern ("*/30 * * * * *"); overrides every `,
+    `schedule in the config file (default ${DEFAULTS.pollInterval}).`,
+  ]),
+  "pools.max": flag("POOLS_MAX", "N", [
+    `Liquidity pools to track per Horizon, at most ${MAX_POOLS} (default ${DEFAULTS.poolsMax}).`,
+  ]),
+  shard: flag("SHARD", "INDEX/TOTAL", [
+    "Watch only the accounts and contracts whose StrKey's FNV-1a hash is INDEX modulo TOTAL; network-level ",
+    "series only on shard 0 (default 0/1).",
+  ]),
+  "log.level": flag("LOG_LEVEL", "LEVEL", [`One of ${LOG_LEVELS.join(", ")} (default ${DEFAULTS.logLevel}).`]),
+  help: flag(undefined, undefined, ["Show this help and exit (also -h)."]),
+  version: flag(undefined, undefined, ["Show the version and exit."]),
+};
 
 type CommandLine =
   | { kind: "run"; config: ExporterConfig }
@@ -241,7 +182,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const rpcUrls = listSetting("rpc.url", context);
   const flagAccounts = flagAccountsOf(context, urls.values.length + rpcUrls.values.length);
   const forced = parsed(setting("poll.interval"), parseSchedule, problems);
-  const timeoutMs = parseDuration(file.http?.timeout ?? DEFAULTS.timeout) ?? 0;
+  const timeoutMs = file.http?.timeout ?? 10_000;
   const options: TargetOptions = { ...context, file, path: configFile?.value ?? "", forced, timeoutMs, flagAccounts };
   const targets = buildTargets(urls, options);
   if (urls.values.length === 0) await attachTxProbes(targets, options);
@@ -253,7 +194,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const fileListen = { source: "web.listen_address", value: file.web?.listen_address ?? DEFAULTS.listenAddress };
   const listen = parsed(setting("web.listen-address") ?? fileListen, parseListenAddress, problems);
   const poolsMax = parsed(setting("pools.max"), poolsMaxOf, problems) ?? file.liquidity_pools?.max ?? DEFAULTS.poolsMax;
-  const logLevel = logLevelOf(setting("log.level"), file, problems);
+  const logLevel = parsed(setting("log.level"), logLevelOf, problems)?.level ?? file.log?.level ?? DEFAULTS.logLevel;
   const shard = parsed(setting("shard"), parseShard, problems) ?? WHOLE;
   if (problems.length > 0 || listen === undefined)
     return { kind: "invalid", problems, ...(noTarget ? { usage: true as const } : {}) };
@@ -275,14 +216,12 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
 /** The settings the config file alone gives, or their defaults. */
 function fileSettings({ http, ledgers, liquidity_pools: pools, freshness }: ConfigFile, poolsMax: number) {
   return {
-    retries: http?.retries ?? DEFAULTS.retries,
-    maxBodyBytes: http?.max_body_size ?? DEFAULTS.maxBodyBytes,
-    ledgers: {
-      maxPagesPerPoll: ledgers?.max_pages_per_poll ?? DEFAULTS.maxPagesPerPoll,
-      backfill: ledgers?.backfill ?? DEFAULTS.backfill,
-    },
+    retries: http?.retries ?? 2,
+    maxBodyBytes: http?.max_body_size ?? 8 * 1024 ** 2,
+    ledgers: { maxPagesPerPoll: ledgers?.max_pages_per_poll ?? 10, backfill: ledgers?.backfill ?? 0 },
     liquidityPools: { max: poolsMax, reserves: pools?.reserves ?? [], ids: pools?.ids ?? [] },
-    staleAfterIntervals: freshness?.stale_after_intervals ?? DEFAULTS.staleAfterIntervals,
+    /** An endpoint's gauges leave /metrics when its data is older than this many poll periods. */
+    staleAfterIntervals: freshness?.stale_after_intervals ?? 3,
   };
 }
 
@@ -293,9 +232,9 @@ function parseFlags(argv: readonly string[]): FlagValues | string {
     return parseArgs({
       args: argv.map((argument) => (argument === "-h" ? "--help" : argument)),
       options: Object.fromEntries(
-        Object.entries(FLAGS).map(([name, flag]) => [
+        Object.entries(FLAGS).map(([name, { value }]) => [
           name,
-          { type: flag.value === undefined ? "boolean" : "string", multiple: list.includes(name) },
+          { type: value === undefined ? "boolean" : "string", multiple: list.includes(name) },
         ]),
       ),
     }).values as FlagValues;
@@ -307,9 +246,8 @@ function parseFlags(argv: readonly string[]): FlagValues | string {
 function settingOf(name: ValueFlag, { flags, env }: FlagContext): Setting | undefined {
   const flag = flags[name];
   if (typeof flag === "string") return { source: `--${name}`, value: flag };
-  const envName = FLAGS[name].env;
-  const fromEnv = env[envName];
-  return fromEnv !== undefined && fromEnv !== "" ? { source: envName, value: fromEnv } : undefined;
+  const fromEnv = env[FLAGS[name].env];
+  return fromEnv ? { source: FLAGS[name].env, value: fromEnv } : undefined;
 }
 
 /** A setting parsed; undefined when it is unset, or when it does not parse, with a problem naming its source. */
@@ -327,11 +265,10 @@ function parsed<T extends object | number>(
 
 /** A switch (--account.activity, --contract.events): its flag, or its environment variable's true or false. */
 function switchOf(name: SwitchFlag, { flags, env, problems }: FlagContext): boolean {
-  const envName = FLAGS[name].env;
-  const text = env[envName];
-  const fromEnv = text === undefined || text === "" ? "false" : text.trim().toLowerCase();
+  const text = env[FLAGS[name].env];
+  const fromEnv = text ? text.trim().toLowerCase() : "false";
   if (fromEnv !== "true" && fromEnv !== "false")
-    problems.push(`${envName}: expected true or false, got ${JSON.stringify(text)}`);
+    problems.push(`${FLAGS[name].env}: expected true or false, got ${JSON.stringify(text)}`);
   return flags[name] === true || fromEnv === "true";
 }
 
@@ -371,9 +308,9 @@ function scheduleOf({ forced, file }: TargetOptions, endpoint: PollEndpoint, wri
 /** A Horizon target's schedules: its own, else the file's. */
 function schedulesOf(options: TargetOptions, overrides?: TargetEntry["schedules"]): Record<Endpoint, Schedule> {
   const schedules = ENDPOINTS.map((endpoint) => {
-    const written = overrides?.[endpoint] ?? options.file.schedules?.[endpoint];
-    if (endpoint === "corridors") return [endpoint, corridorsSchedule(written, options.forced).schedule];
-    return [endpoint, scheduleOf(options, endpoint, written)];
+    const schedule = scheduleOf(options, endpoint, overrides?.[endpoint] ?? options.file.schedules?.[endpoint]);
+    const raised = endpoint === "corridors" && schedule.periodMs < FASTEST_CORRIDORS.periodMs;
+    return [endpoint, raised ? FASTEST_CORRIDORS : schedule];
   });
   return Object.fromEntries(schedules) as Record<Endpoint, Schedule>;
 }
@@ -384,17 +321,13 @@ function buildTargets(urls: ListSetting, options: TargetOptions): TargetConfig[]
   const assets = watchList("asset", "--horizon.url", urls.values.length, options);
   const flagAssets = watchedAssets(assets.values, assets.source, problems);
   const markets = watchList("market", "--horizon.url", urls.values.length, options);
-  const entries = markets.values.map(marketEntryFromFlag);
-  for (const entry of entries) if (typeof entry === "string") problems.push(`${markets.source}: ${entry}`);
-  const parsedMarkets = entries.filter((entry) => typeof entry !== "string");
-  const flagMarkets = watchedMarkets(parsedMarkets, markets.source, problems);
-  const corridorsRaisedFrom = corridorsSchedule(undefined, forced).raisedFrom;
-  return targetsOf<TargetEntry, TargetConfig>({
+  const parse = (value: string) => parsed({ source: markets.source, value }, marketEntryFromFlag, problems) ?? [];
+  const flagMarkets = watchedMarkets(markets.values.flatMap(parse), markets.source, problems);
+  const corridorsRaisedFrom = forced && forced.periodMs < FASTEST_CORRIDORS.periodMs ? forced.text : undefined;
+  return targetsOf<TargetEntry, TargetConfig>(options, {
     label: "target",
     urls,
     entries: file.targets ?? [],
-    timeoutMs: options.timeoutMs,
-    problems,
     fromUrl: (basics) => ({
       ...basics,
       accounts: options.flagAccounts,
@@ -433,7 +366,7 @@ function buildRpcTargets(urls: ListSetting, options: TargetOptions): RpcTargetCo
     contracts: scheduleOf(options, "contracts", written?.contracts),
     events: scheduleOf(options, "events", written?.events),
   };
-  const schedulesFor = (text: string | undefined): RpcTargetConfig["schedules"] => {
+  const schedulesFor = (text?: string): RpcTargetConfig["schedules"] => {
     const status = scheduleOf(options, "status", text);
     const versions = status.periodMs > RPC_VERSIONS_SCHEDULE.periodMs ? status : RPC_VERSIONS_SCHEDULE;
     return { status, versions, ...shared };
@@ -446,18 +379,11 @@ function buildRpcTargets(urls: ListSetting, options: TargetOptions): RpcTargetCo
     : watched;
   // The flag accounts were checked with the Horizon targets': only their assets are new here.
   const flagReads = urls.values.length ? withAssets(flagAccounts, flagAssets.values, flagAssets.source, problems) : [];
-  return targetsOf<RpcTargetEntry, RpcTargetConfig>({
+  return targetsOf<RpcTargetEntry, RpcTargetConfig>(options, {
     label: "Stellar RPC target",
     urls,
     entries: file.rpc_targets ?? [],
-    timeoutMs: options.timeoutMs,
-    problems,
-    fromUrl: (basics) => ({
-      ...basics,
-      schedules: schedulesFor(undefined),
-      accounts: flagReads,
-      contracts: flagContracts,
-    }),
+    fromUrl: (basics) => ({ ...basics, schedules: schedulesFor(), accounts: flagReads, contracts: flagContracts }),
     fromEntry: (basics, entry) => {
       const where = `Stellar RPC target "${basics.name}"`;
       return {
@@ -475,11 +401,9 @@ function poolsMaxOf(text: string): number | string {
   return max.success ? max.data : `"${text}" is not ${POOLS_MAX_RANGE}`;
 }
 
-function logLevelOf(logLevel: Setting | undefined, file: ConfigFile, problems: string[]): LogLevel {
-  const level = LOG_LEVELS.find((name) => name === logLevel?.value);
-  if (logLevel && !level)
-    problems.push(`${logLevel.source}: expected one of ${LOG_LEVELS.join(", ")}, got "${logLevel.value}"`);
-  return level ?? file.log?.level ?? DEFAULTS.logLevel;
+function logLevelOf(text: string): { level: LogLevel } | string {
+  const level = LOG_LEVELS.find((name) => name === text);
+  return level ? { level } : `expected one of ${LOG_LEVELS.join(", ")}, got "${text}"`;
 }
 
 /** This shard's accounts and contracts; the tx probe on shard 0 alone (two on one account race for its sequence). */

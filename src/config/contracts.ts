@@ -1,7 +1,7 @@
 /** Watched Soroban contracts, checked at load: one undecodable key would fail a whole 200-key getLedgerEntries call. */
 import { z } from "zod";
 import { stellarBase } from "../stellar-base.js";
-import { parseDuration } from "./duration.js";
+import { secondsText } from "./duration.js";
 
 const DURABILITIES = ["persistent", "temporary"] as const;
 export type Durability = (typeof DURABILITIES)[number];
@@ -35,10 +35,7 @@ export const contractEntrySchema = z.strictObject({
   id: z.string(),
   keys: z.array(contractKeySchema).optional(),
   events: z.boolean().optional(),
-  expect_events_within: z
-    .string()
-    .refine((text) => (parseDuration(text) ?? 0) >= 1000, "expected a duration of 1s or more, such as 30m or 1h")
-    .optional(),
+  expect_events_within: secondsText("expected a duration of 1s or more, such as 30m or 1h").optional(),
 });
 type ContractEntry = z.output<typeof contractEntrySchema>;
 
@@ -54,13 +51,9 @@ function scValProblem(key: string): string | undefined {
 }
 
 /** Checks a target's contracts; `where` names the target in each problem. */
-export function watchedContracts(
-  entries: readonly ContractEntry[],
-  where: string,
-  problems: string[],
-): WatchedContract[] {
+export function watchedContracts(entries: readonly ContractEntry[], where: string, problems: string[]) {
   const names = new Set<string>();
-  return entries.map((entry) => {
+  return entries.map((entry): WatchedContract => {
     const name = entry.name ?? entry.id;
     const what = `${where}: contract ${JSON.stringify(name)}`;
     if (!stellarBase().StrKey.isValidContract(entry.id))
@@ -73,18 +66,15 @@ export function watchedContracts(
     const keyNames = new Set<string>(CONTRACT_ENTRIES);
     const keys = entry.keys ?? [];
     for (const key of keys) {
-      if (keyNames.has(key.name)) {
+      if (keyNames.has(key.name))
         problems.push(
           `${what}: key name ${JSON.stringify(key.name)} is used twice or is reserved ` +
             `(${CONTRACT_ENTRIES.join(", ")}); names must be unique per contract`,
         );
-      }
       keyNames.add(key.name);
       const keyProblem = scValProblem(key.key);
       if (keyProblem !== undefined) problems.push(`${what}: key ${JSON.stringify(key.name)}: ${keyProblem}`);
     }
-    const within = entry.expect_events_within === undefined ? undefined : parseDuration(entry.expect_events_within);
-    const expectEventsWithinSeconds = within === undefined ? undefined : within / 1000;
-    return { name, id: entry.id, keys, events: entry.events, expectEventsWithinSeconds };
+    return { name, id: entry.id, keys, events: entry.events, expectEventsWithinSeconds: entry.expect_events_within };
   });
 }

@@ -3,10 +3,8 @@ import { z } from "zod";
 import { CODE_ISSUER, isNativeOrCredit } from "./accounts.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 
-const CORRIDOR_MODES = ["strict_send", "strict_receive"] as const;
-
-/** Path finding is Horizon's most expensive endpoint: corridors run every minute by default, every 15 s at most. */
-const CORRIDORS_MIN_PERIOD_MS = 15_000;
+/** Path finding is Horizon's most expensive endpoint: corridors run every 15 s at most, --poll.interval included. */
+export const FASTEST_CORRIDORS = parseSchedule("15s") as Schedule;
 const AMOUNT_PROBLEM = 'expected a positive amount with at most 7 decimals, such as 100 or "0.5"';
 
 const ASSET_PROBLEM = `expected \`native\` or ${CODE_ISSUER}`;
@@ -18,7 +16,7 @@ export const corridorEntrySchema = z
     name: z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/, "expected a name of 1-64 letters, digits, `_`, `.`, `:` or `-`"),
-    mode: z.enum(CORRIDOR_MODES, { error: "expected strict_send or strict_receive" }),
+    mode: z.enum(["strict_send", "strict_receive"], { error: "expected strict_send or strict_receive" }),
     source: assetOf,
     destination: assetOf,
     amount: z
@@ -52,17 +50,7 @@ export const corridorsScheduleText = z
   .check((ctx) => {
     const schedule = parseSchedule(ctx.value);
     let message = typeof schedule === "string" ? schedule : undefined;
-    if (typeof schedule === "object" && schedule.periodMs < CORRIDORS_MIN_PERIOD_MS)
+    if (typeof schedule === "object" && schedule.periodMs < FASTEST_CORRIDORS.periodMs)
       message = `"${ctx.value}" runs corridors more often than every 15s; path finding is expensive for the Horizon`;
     if (message !== undefined) ctx.issues.push({ code: "custom", message, input: ctx.value });
   });
-
-/** --poll.interval (`forced`) raised to 15 s if shorter (`raisedFrom` says from what), else `written`, else 1m. */
-export function corridorsSchedule(
-  written: string | undefined,
-  forced: Schedule | undefined,
-): { readonly schedule: Schedule; readonly raisedFrom?: string } {
-  if (forced === undefined) return { schedule: parseSchedule(written ?? "1m") as Schedule };
-  if (forced.periodMs >= CORRIDORS_MIN_PERIOD_MS) return { schedule: forced };
-  return { schedule: parseSchedule("15s") as Schedule, raisedFrom: forced.text };
-}

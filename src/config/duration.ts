@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const DURATION = /^((\d+)(ms|s|m|h|d))+$/;
 const PART = /(\d+)(ms|s|m|h|d)/g;
@@ -10,6 +12,13 @@ export function parseDuration(text: string): number | undefined {
   for (const [, amount, unit] of trimmed.matchAll(PART)) total += Number(amount) * (UNIT_MS[unit ?? ""] ?? 0);
   return total;
 }
+
+/** A duration of at least 1s (`30m`, `2h`) in a config file, read as seconds; `error` when it is not one. */
+export const secondsText = (error: string) =>
+  z
+    .string()
+    .refine((text) => (parseDuration(text) ?? 0) >= 1_000, error)
+    .transform((text) => (parseDuration(text) ?? 0) / 1_000);
 
 const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 2 ** 20, gib: 2 ** 30 };
 

@@ -11,22 +11,19 @@ import { parseSchedule } from "./schedule.js";
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-const durationProblem = (issue: { input?: unknown }) =>
-  `expected a duration such as 10s, 500ms or 1m, got ${shown(issue.input)}${unitSuggestion(issue.input)}`;
+const expectedGot = (what: string) => (issue: { input?: unknown }) =>
+  `expected ${what}, got ${shown(issue.input)}${unitSuggestion(issue.input)}`;
+const durationProblem = expectedGot("a duration such as 10s, 500ms or 1m");
 
-const durationText = z
+const durationMs = z
   .string({ error: durationProblem })
-  .refine((text) => (parseDuration(text) ?? 0) > 0, { error: durationProblem });
+  .refine((text) => (parseDuration(text) ?? 0) > 0, { error: durationProblem })
+  .transform((text) => parseDuration(text) ?? 0);
 
-const scheduleText = z
-  .string({
-    error: (issue) =>
-      `expected a duration such as 15s or a cron pattern, got ${shown(issue.input)}${unitSuggestion(issue.input)}`,
-  })
-  .check((ctx) => {
-    const schedule = parseSchedule(ctx.value);
-    if (typeof schedule === "string") ctx.issues.push({ code: "custom", message: schedule, input: ctx.value });
-  });
+const scheduleText = z.string({ error: expectedGot("a duration such as 15s or a cron pattern") }).check((ctx) => {
+  const schedule = parseSchedule(ctx.value);
+  if (typeof schedule === "string") ctx.issues.push({ code: "custom", message: schedule, input: ctx.value });
+});
 
 const byteSize = z
   .union([z.number().int().positive(), z.string().transform((text) => parseByteSize(text) ?? 0)])
@@ -35,6 +32,7 @@ const byteSize = z
 /** Pools tracked per Horizon at most: each is a few series and paging takes max/200 requests a poll. */
 export const MAX_POOLS = 20_000;
 export const POOLS_MAX_RANGE = `a whole number from 0 to ${MAX_POOLS} (more pools per Horizon need a second exporter)`;
+const POOLS_MAX_PROBLEM = `expected ${POOLS_MAX_RANGE}`;
 
 export const horizonUrl = z.url({
   protocol: /^https?$/,
@@ -52,21 +50,14 @@ const endpointSchedules = z.strictObject({
   corridors: corridorsScheduleText.optional(),
 });
 
+const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** A target's `tx_probe:`; the seed comes from a file or an environment variable, never inline. */
 const txProbeEntry = z
   .strictObject({
     secret_file: z.string().min(1).optional(),
-    secret_env: z
-      .string()
-      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name")
-      .optional(),
+    secret_env: z.string().regex(ENV_VAR_NAME, "expected an environment variable name").optional(),
     interval: scheduleText.optional(),
-    max_fee: z
-      .number()
-      .int()
-      .min(100, "expected at least the network's base fee of 100 stroops")
-      .max(0xffffffff)
-      .optional(),
+    max_fee: z.int().min(100, "expected at least the network's base fee of 100 stroops").max(0xffffffff).optional(),
     allow_pubnet: z.boolean().optional(),
   })
   .refine((entry) => (entry.secret_file === undefined) !== (entry.secret_env === undefined), {
@@ -86,7 +77,7 @@ const targetEntry = z.strictObject({
       z.string({ error: "expected text (quote it)" }),
     )
     .optional(),
-  timeout: durationText.optional(),
+  timeout: durationMs.optional(),
   schedules: endpointSchedules.optional(),
   request_budget_per_hour: z.number().int().positive().optional(),
   accounts: z.array(accountEntrySchema).optional(),
@@ -120,7 +111,7 @@ export const configFileSchema = z.strictObject({
     .optional(),
   http: z
     .strictObject({
-      timeout: durationText.optional(),
+      timeout: durationMs.optional(),
       retries: z.number().int().min(0).max(10).optional(),
       max_body_size: byteSize.optional(),
     })
@@ -133,11 +124,7 @@ export const configFileSchema = z.strictObject({
     .optional(),
   liquidity_pools: z
     .strictObject({
-      max: z
-        .int({ error: `expected ${POOLS_MAX_RANGE}` })
-        .min(0, `expected ${POOLS_MAX_RANGE}`)
-        .max(MAX_POOLS, `expected ${POOLS_MAX_RANGE}`)
-        .optional(),
+      max: z.int({ error: POOLS_MAX_PROBLEM }).min(0, POOLS_MAX_PROBLEM).max(MAX_POOLS, POOLS_MAX_PROBLEM).optional(),
       reserves: z.array(assetText).min(1).max(2).optional(),
       ids: z.array(z.string().regex(/^[0-9a-f]{64}$/, "expected a 64-character hex pool id")).optional(),
     })

@@ -31,31 +31,24 @@ export const marketEntrySchema = z.strictObject({
 });
 type MarketEntry = z.output<typeof marketEntrySchema>;
 
-/** The `market` label a market gets without a name: BASECODE/COUNTERCODE, XLM for native. */
-function defaultMarketName(base: string, counter: string): string {
-  const code = (asset: string) => (asset === "native" ? "XLM" : (asset.split(":")[0] ?? asset));
-  return `${code(base)}/${code(counter)}`;
-}
+/** An asset's code in the `market` label of a market without a name: BASECODE/COUNTERCODE, XLM for native. */
+const codeOf = (asset: string) => (asset === "native" ? "XLM" : (asset.split(":")[0] ?? asset));
 
 /** Checks a target's markets; `where` names the target in each problem. A name used twice would collide series. */
 export function watchedMarkets(entries: readonly MarketEntry[], where: string, problems: string[]): WatchedMarket[] {
   const names = new Set<string>();
   const markets: WatchedMarket[] = [];
   for (const entry of entries) {
-    const name = entry.name ?? defaultMarketName(entry.base, entry.counter);
+    const name = entry.name ?? `${codeOf(entry.base)}/${codeOf(entry.counter)}`;
     const at = `${where}: market ${JSON.stringify(name)}`;
     const before = problems.length;
-    for (const key of ["base", "counter"] as const) {
-      const asset = entry[key];
-      if (!isNativeOrCredit(asset))
-        problems.push(`${at}: ${key}: ${JSON.stringify(asset)} is not native or ${CODE_ISSUER}`);
-    }
+    for (const key of ["base", "counter"] as const)
+      if (!isNativeOrCredit(entry[key]))
+        problems.push(`${at}: ${key}: ${JSON.stringify(entry[key])} is not native or ${CODE_ISSUER}`);
     if (entry.base === entry.counter) problems.push(`${at}: base and counter are the same asset`);
-    for (const maker of entry.makers ?? []) {
-      const problem = accountIdProblem(maker);
-      // The problem never repeats a seed given where a maker belongs.
+    // The problem never repeats a seed given where a maker belongs.
+    for (const problem of (entry.makers ?? []).map(accountIdProblem))
       if (problem !== undefined) problems.push(`${at}: makers: ${problem}`);
-    }
     if (names.has(name))
       problems.push(`${where}: market name ${JSON.stringify(name)} is used twice; give each market its own \`name\``);
     names.add(name);

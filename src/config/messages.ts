@@ -51,9 +51,8 @@ export function operatorMessage(issue: z.core.$ZodRawIssue): string | undefined 
 
 /** Edits that turn `a` into `b`, an adjacent swap counting as one (`nmae` is one from `name`). */
 function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
+  // The first row and column are the distances from an empty string; every other cell is set before it is read.
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => i + j));
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;

@@ -8,10 +8,8 @@ const SECRET_PLACEHOLDER = "<secret>";
 const SHORTEST_SCRUBBED = 6;
 /** Every secret the process holds, longest first, so a secret containing another is masked whole. */
 let known: string[] = [];
-let knownSet = new Set<string>();
 function setKnown(forms: Iterable<string>): void {
-  knownSet = new Set(forms);
-  known = [...knownSet].sort((a, b) => b.length - a.length);
+  known = [...new Set(forms)].sort((a, b) => b.length - a.length);
 }
 /** Each secret's text, for `retainSecretsOf` to know which texts the configuration in use still holds. */
 const textOf = new WeakMap<Secret<unknown>, string>();
@@ -60,11 +58,8 @@ export function secretValues(headers: Readonly<Record<string, string>>): Record<
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, new Secret(value)]));
 }
 
-/**
- * The SHA-256 of the configuration's JSON with each secret as its fingerprint, not `<secret>`: configurations that
- * differ only in a rotated token must not compare equal (a reload keeps a target whose key is unchanged). A digest,
- * as a target watching 10 000 accounts would otherwise hold megabytes of key for as long as it runs.
- */
+// A digest of the configuration's JSON with each secret as its fingerprint: a rotated token must not compare equal
+// (a reload keeps a target whose key is unchanged), and a long watch list must not be held twice as a key.
 export function comparisonKey(value: unknown): string {
   const json = JSON.stringify(value, function (this: Record<string, unknown>, key: string, replaced: unknown) {
     const original = this[key];
@@ -73,16 +68,9 @@ export function comparisonKey(value: unknown): string {
   return createHash("sha256").update(json).digest("base64url");
 }
 
-/**
- * `text` with every secret the process holds, as it is and URL-encoded, replaced by `<secret>`: a last line of
- * defence for text a server sent (an error page echoing the URL it was asked for), which no type can keep apart.
- */
+/** Every secret the process holds masked: a last defence for text a server sent (an error page echoing its URL). */
 export function scrubSecrets(text: string): string {
-  let scrubbed = text;
-  for (const secret of known) {
-    if (scrubbed.includes(secret)) scrubbed = scrubbed.split(secret).join(SECRET_PLACEHOLDER);
-  }
-  return scrubbed;
+  return known.reduce((scrubbed, secret) => scrubbed.replaceAll(secret, SECRET_PLACEHOLDER), text);
 }
 
 /** The forms of a secret's text that `scrubSecrets` masks: as it is, URL-encoded, and each word. */
@@ -93,7 +81,7 @@ function formsOf(text: string): string[] {
 /** Text `scrubSecrets` masks from now on: a part of a secret that may be echoed on its own. */
 export function treatAsSecret(text: string): void {
   const forms = formsOf(text);
-  if (!forms.every((form) => knownSet.has(form))) setKnown([...knownSet, ...forms]);
+  if (!forms.every((form) => known.includes(form))) setKnown([...known, ...forms]);
 }
 
 /** From now on, masks only the Secrets reachable from `configuration`, not every token the process ever held. */

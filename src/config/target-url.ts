@@ -3,7 +3,6 @@ import { Secret } from "./secret.js";
 
 /** A path segment with more letters and digits than this is taken for a token (API keys are 20 and up). */
 const LONGEST_PUBLIC_SEGMENT = 16;
-/** What stands for a path that is not shown. */
 const HIDDEN_PATH = "/…";
 
 export class TargetUrl {
@@ -60,12 +59,8 @@ export function describeInvalidUrl(text: string): string {
   // Without `//`, what precedes a colon may be a user name (`user:password@host`), not a scheme.
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text)?.[1];
   if (scheme === undefined) return "the value (not shown: it may hold a secret)";
-  try {
-    const url = new URL(text);
-    return url.host
-      ? `"${url.protocol}//${url.host}${pathIsPublic(url.pathname) ? url.pathname : HIDDEN_PATH}"`
-      : `a ${scheme}:// URL`;
-  } catch {
-    return `a ${scheme}:// value`;
-  }
+  const url = URL.parse(text);
+  if (url === null) return `a ${scheme}:// value`;
+  if (!url.host) return `a ${scheme}:// URL`;
+  return `"${url.protocol}//${url.host}${pathIsPublic(url.pathname) ? url.pathname : HIDDEN_PATH}"`;
 }

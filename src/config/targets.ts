@@ -1,4 +1,3 @@
-import { parseDuration } from "./duration.js";
 import { horizonUrl, type TargetEntry } from "./file-schema.js";
 import { secretValues, type Secret } from "./secret.js";
 import { describeInvalidUrl, TargetUrl } from "./target-url.js";
@@ -13,7 +12,6 @@ export interface TargetBasics {
   readonly timeoutMs: number;
 }
 
-/** The keys every kind of target's file entry shares. */
 type TargetEntryBasics = Pick<TargetEntry, "name" | "url" | "show_path" | "headers" | "timeout">;
 
 /** A list's values and the flag or environment variable they came from. */
@@ -26,39 +24,34 @@ interface TargetSource<Entry extends TargetEntryBasics, Target extends TargetBas
   /** `[NAME=]URL` values and the flag or environment variable they came from: they replace the file's entries. */
   readonly urls: ListSetting;
   readonly entries: readonly Entry[];
-  /** The timeout of targets that set none. */
-  readonly timeoutMs: number;
   readonly fromUrl: (basics: TargetBasics) => Target;
   /** `index`: the entry's place in the kind's list. */
   readonly fromEntry: (basics: TargetBasics, entry: Entry, index: number) => Target;
-  readonly problems: string[];
 }
 
 /** One kind's targets: from its URL flags when given, else from the file's entries; names unique. */
 export function targetsOf<Entry extends TargetEntryBasics, Target extends TargetBasics>(
+  /** `timeoutMs`: the timeout of targets that set none. */
+  { timeoutMs, problems }: { readonly timeoutMs: number; readonly problems: string[] },
   kind: TargetSource<Entry, Target>,
 ): Target[] {
-  const { urls, timeoutMs, problems } = kind;
+  const { urls } = kind;
   const targets = urls.values.length
     ? urls.values.flatMap((value) => {
         const target = targetFromUrlFlag(value);
-        if (typeof target === "string") {
-          problems.push(`${urls.source}: ${target}`);
-          return [];
-        }
-        return [kind.fromUrl({ ...target, headers: {}, timeoutMs })];
+        if (typeof target !== "string") return [kind.fromUrl({ ...target, headers: {}, timeoutMs })];
+        problems.push(`${urls.source}: ${target}`);
+        return [];
       })
     : kind.entries.map((entry, index) => {
         const url = new TargetUrl(entry.url, entry.show_path);
         const headers = secretValues(entry.headers ?? {});
-        const timeout = entry.timeout ? (parseDuration(entry.timeout) ?? timeoutMs) : timeoutMs;
-        return kind.fromEntry({ name: entry.name ?? url.host, url, headers, timeoutMs: timeout }, entry, index);
+        const basics = { name: entry.name ?? url.host, url, headers, timeoutMs: entry.timeout ?? timeoutMs };
+        return kind.fromEntry(basics, entry, index);
       });
-  const seen = new Set<string>();
-  for (const target of targets) {
-    if (seen.has(target.name)) problems.push(`${kind.label} name "${target.name}" is used twice; names must be unique`);
-    seen.add(target.name);
-  }
+  for (const [index, { name }] of targets.entries())
+    if (targets.findIndex((other) => other.name === name) < index)
+      problems.push(`${kind.label} name "${name}" is used twice; names must be unique`);
   return targets;
 }
 

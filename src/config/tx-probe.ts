@@ -29,21 +29,6 @@ export interface TxProbeConfig {
   readonly signer: Secret<Keypair>;
 }
 
-/** The seed's text from its file or environment variable, or a problem line naming the source, never its content. */
-async function seedText(entry: TxProbeEntry, env: NodeJS.ProcessEnv, at: string): Promise<{ text: string } | string> {
-  if (entry.secret_file !== undefined) {
-    try {
-      return { text: await readFile(entry.secret_file, "utf8") };
-    } catch (error) {
-      return `${at}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`;
-    }
-  }
-  const text = env[entry.secret_env ?? ""];
-  if (text === undefined || text === "")
-    return `${at}: the environment variable is ${text === undefined ? "not set" : "empty"}`;
-  return { text };
-}
-
 /** The probe's settings, or a problem line. Messages name the file or variable, never its content. */
 export async function loadTxProbe(
   entry: TxProbeEntry,
@@ -53,19 +38,22 @@ export async function loadTxProbe(
   const where = `target "${target.name}": tx_probe`;
   const from = entry.secret_file === undefined ? `secret_env ${entry.secret_env}` : `secret_file ${entry.secret_file}`;
   const at = `${where}.${from}`;
-  const seed = await seedText(entry, env, at);
-  if (typeof seed === "string") return seed;
+  const seed =
+    entry.secret_file === undefined
+      ? env[entry.secret_env ?? ""]
+      : await readFile(entry.secret_file, "utf8").catch((error: NodeJS.ErrnoException) => error);
+  if (seed instanceof Error) return `${at}: cannot be read (${seed.code ?? "error"})`;
+  if (seed === undefined || (seed === "" && entry.secret_file === undefined))
+    return `${at}: the environment variable is ${seed === undefined ? "not set" : "empty"}`;
   const { Keypair, StrKey } = stellarBase();
-  if (!StrKey.isValidEd25519SecretSeed(seed.text.trim()))
-    return `${at}: does not hold a valid Stellar secret seed (S...)`;
+  if (!StrKey.isValidEd25519SecretSeed(seed.trim())) return `${at}: does not hold a valid Stellar secret seed (S...)`;
   const allowPubnet = entry.allow_pubnet ?? TX_PROBE_DEFAULTS.allowPubnet;
-  if (!allowPubnet && PUBNET_HOSTS.has(target.url.hostname)) {
+  if (!allowPubnet && PUBNET_HOSTS.has(target.url.hostname))
     return (
       `${where}: ${target.url.hostname} serves pubnet, where every probe spends real lumens; set ` +
       "tx_probe.allow_pubnet: true to allow it"
     );
-  }
-  return txProbeWith(Keypair.fromSecret(seed.text.trim()), {
+  return txProbeWith(Keypair.fromSecret(seed.trim()), {
     interval: entry.interval ?? TX_PROBE_DEFAULTS.interval,
     maxFee: entry.max_fee ?? TX_PROBE_DEFAULTS.maxFee,
     allowPubnet,
@@ -91,12 +79,8 @@ export function withProbeAccount(accounts: readonly WatchedAccount[], accountId:
 
 /** A warning when the seed file can be read by anyone but its owner; undefined when it cannot. */
 export async function secretFileWarning(path: string): Promise<string | undefined> {
-  try {
-    const mode = (await stat(path)).mode;
-    if ((mode & 0o077) === 0) return undefined;
-    const octal = (mode & 0o777).toString(8);
-    return `tx_probe secret file ${path} is readable by group or others (mode ${octal}); chmod 600 it`;
-  } catch {
-    return undefined;
-  }
+  const mode = (await stat(path).catch(() => undefined))?.mode;
+  if (mode === undefined || (mode & 0o077) === 0) return undefined;
+  const octal = (mode & 0o777).toString(8);
+  return `tx_probe secret file ${path} is readable by group or others (mode ${octal}); chmod 600 it`;
 }

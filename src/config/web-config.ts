@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { createSecureContext } from "node:tls";
 import { z } from "zod";
@@ -21,7 +21,9 @@ export interface WebConfig {
 
 const TLS_VERSIONS = { TLS10: "TLSv1", TLS11: "TLSv1.1", TLS12: "TLSv1.2", TLS13: "TLSv1.3" } as const;
 type TlsVersion = (typeof TLS_VERSIONS)[keyof typeof TLS_VERSIONS];
-const tlsVersion = z.enum(Object.keys(TLS_VERSIONS) as (keyof typeof TLS_VERSIONS)[]);
+const tlsVersion = z
+  .enum(Object.keys(TLS_VERSIONS) as (keyof typeof TLS_VERSIONS)[])
+  .transform((name) => TLS_VERSIONS[name]);
 
 /** The headers exporter-toolkit lets operators set. */
 const SETTABLE_HEADERS = [
@@ -32,9 +34,8 @@ const SETTABLE_HEADERS = [
   "Content-Security-Policy",
 ] as const;
 
-const bcryptHash = z
-  .string({ error: "expected a bcrypt hash ($2y$10$...)" })
-  .regex(/^\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}$/, "expected a bcrypt hash ($2y$10$...)");
+const BCRYPT_PROBLEM = "expected a bcrypt hash ($2y$10$...)";
+const bcryptHash = z.string({ error: BCRYPT_PROBLEM }).regex(/^\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}$/, BCRYPT_PROBLEM);
 
 const webConfigSchema = z.strictObject({
   tls_server_config: z
@@ -63,19 +64,17 @@ export async function loadWebConfig(path: string, problems: string[]): Promise<W
   if (!tls) return config;
   // Paths are relative to the web config file, as in exporter-toolkit.
   const base = dirname(resolve(path));
-  const before = problems.length;
-  const read = (file: string, what: string): Buffer => {
-    try {
-      return readFileSync(resolve(base, file));
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? "error";
-      problems.push(`web config file ${path}: tls_server_config.${what}: cannot read ${file} (${code})`);
-      return Buffer.alloc(0);
-    }
+  const read = async (what: "cert_file" | "key_file"): Promise<Buffer | undefined> => {
+    const file = await readFile(resolve(base, tls[what])).catch((error: NodeJS.ErrnoException) => error);
+    if (!(file instanceof Error)) return file;
+    problems.push(
+      `web config file ${path}: tls_server_config.${what}: cannot read ${tls[what]} (${file.code ?? "error"})`,
+    );
+    return undefined;
   };
-  const cert = read(tls.cert_file, "cert_file");
-  const key = read(tls.key_file, "key_file");
-  if (problems.length > before) return undefined;
+  const cert = await read("cert_file");
+  const key = await read("key_file");
+  if (cert === undefined || key === undefined) return undefined;
   try {
     createSecureContext({ cert, key });
   } catch (error) {
@@ -85,11 +84,6 @@ export async function loadWebConfig(path: string, problems: string[]): Promise<W
   }
   return {
     ...config,
-    tls: {
-      cert,
-      key: new Secret(key),
-      minVersion: TLS_VERSIONS[tls.min_version ?? "TLS12"],
-      maxVersion: tls.max_version && TLS_VERSIONS[tls.max_version],
-    },
+    tls: { cert, key: new Secret(key), minVersion: tls.min_version ?? "TLSv1.2", maxVersion: tls.max_version },
   };
 }

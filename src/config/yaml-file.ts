@@ -13,13 +13,8 @@ export async function readYamlDocument<T extends z.ZodType>(
   problems: string[],
 ): Promise<z.output<T> | undefined> {
   const fail = (...lines: string[]) => void problems.push(...lines);
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    return fail(`${what} ${path}: cannot be read (${reason})`);
-  }
+  const text = await readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => error);
+  if (text instanceof Error) return fail(`${what} ${path}: cannot be read (${text.code ?? text.message})`);
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines });
   const syntaxError = document.errors[0];
@@ -53,10 +48,8 @@ export async function readYamlDocument<T extends z.ZodType>(
 
 /** `targets[0].timeout`, as the operator finds it in the file. */
 function keyPathText(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return "(top level)";
-  return path
-    .map((part, index) => (typeof part === "number" ? `[${part}]` : `${index === 0 ? "" : "."}${String(part)}`))
-    .join("");
+  const text = path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("");
+  return text.replace(/^\./, "") || "(top level)";
 }
 
 /** Where a key (or its value) starts; a missing one points at its nearest parent that is there. */
@@ -90,31 +83,27 @@ function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   const remaining = [...path];
   while (current !== undefined) {
     const definition: SchemaDefinition = (current as unknown as { _zod: { def: SchemaDefinition } })._zod.def;
-    if (definition.innerType ?? definition.in) {
-      current = definition.innerType ?? definition.in;
+    const inner = definition.innerType ?? definition.in;
+    if (inner !== undefined) {
+      current = inner;
       continue;
     }
-    if (remaining.length === 0) return definition.shape ? Object.keys(definition.shape) : [];
-    const part = remaining.shift()!;
-    current = definition.element ?? definition.valueType ?? definition.shape?.[String(part)];
+    if (remaining.length === 0) return Object.keys(definition.shape ?? {});
+    const part = String(remaining.shift());
+    current = definition.element ?? definition.valueType ?? definition.shape?.[part];
   }
   return [];
 }
 
-/**
- * Where the first alias naming no earlier anchor starts (the library reports none). One pass: resolving each alias
- * walks the document again, seconds for thousands of aliases, before toJS's alias cap can refuse it.
- */
+// Where the first alias naming no earlier anchor starts (the library reports none), in one pass: resolving each
+// alias walks the document again, seconds for thousands of aliases, before toJS's alias cap can refuse it.
 function unresolvedAlias(document: Document): number | undefined {
   let offset: number | undefined;
   const anchors = new Set<string>();
   visit(document, {
     Node(_key, node) {
-      if (!isAlias(node)) {
-        if (node.anchor) anchors.add(node.anchor);
-        return undefined;
-      }
-      if (anchors.has(node.source)) return undefined;
+      if (!isAlias(node) && node.anchor) anchors.add(node.anchor);
+      if (!isAlias(node) || anchors.has(node.source)) return undefined;
       offset = node.range?.[0] ?? 0;
       return visit.BREAK;
     },
@@ -134,20 +123,16 @@ function problemAt(path: string, text: string, offset: number, reason: string, l
 }
 
 /** Messages of the YAML library that quote the file, said without the quote: it may be part of a secret. */
-const QUOTING_MESSAGES = [
-  new RegExp(
-    "^(Unresolved tag|Not a valid tag|Could not resolve tag|Block scalar header includes extra characters|" +
-      "Ordered maps must not include duplicate keys|Unresolved plain scalar): [\\s\\S]*$",
-  ),
-  /^(Unsupported YAML version|Invalid escape sequence) [\s\S]*$/,
-  /^(Verbatim tags aren't resolved), so [\s\S]*$/,
-];
+const QUOTING_MESSAGE = new RegExp(
+  "^(Unresolved tag|Not a valid tag|Could not resolve tag|Block scalar header includes extra characters|" +
+    "Ordered maps must not include duplicate keys|Unresolved plain scalar)(?=: )|" +
+    "^(Unsupported YAML version|Invalid escape sequence)(?= )|^Verbatim tags aren't resolved(?=, so )",
+);
 
 function syntaxReason(error: YAMLError): string {
   const reason = error.message.replace(/ at line \d+, column \d+:[\s\S]*$/, "");
   if (/^The .* tag has no suffix$/.test(reason)) return "A tag has no suffix";
-  for (const quoting of QUOTING_MESSAGES) if (quoting.test(reason)) return reason.replace(quoting, "$1");
-  return reason;
+  return QUOTING_MESSAGE.exec(reason)?.[0] ?? reason;
 }
 
 /** The offending token: the YAML library reports some errors where it noticed them (a line start, past a bracket). */
@@ -164,10 +149,8 @@ function offendingOffset(text: string, error: YAMLError): number {
     }
   }
   const quote = /^Missing closing (["'])quote/.exec(error.message)?.[1];
-  if (quote !== undefined) {
-    const opening = text.lastIndexOf(quote, at - 1);
-    if (opening !== -1) return opening;
-  }
+  const opening = quote === undefined ? -1 : text.lastIndexOf(quote, at - 1);
+  if (opening !== -1) return opening;
   // Past the indentation, unless the indentation itself is the problem (a tab).
   if (error.code === "TAB_AS_INDENT") return at;
   let index = at;

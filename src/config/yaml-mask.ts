@@ -1,10 +1,7 @@
-/**
- * A YAML line as an error message may show it: structure and keys kept, every value and comment `***`, as the line of
- * a syntax error may hold a secret (a token pasted mid-rotation, a password in a URL). The yaml Lexer cuts the tokens.
- */
+// A YAML line as an error message may show it: structure and keys kept, every value and comment `***`, as the line
+// of a syntax error may hold a secret (a token pasted mid-rotation, a password in a URL). The yaml Lexer cuts tokens.
 import { CST, Lexer } from "yaml";
 
-const MASK = "***";
 /** A key shown as it is: config keys and header names. Anything else in key position may be a value mistyped. */
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
@@ -51,37 +48,29 @@ function valueEnd(tokens: readonly Token[], index: number, depth: number): numbe
 export function maskYamlLine(line: string) {
   const segments: { from: number; to: number; at: number; kept: boolean }[] = [];
   let text = "";
-  const keep = (from: number, to: number) => {
-    segments.push({ from, to, at: text.length, kept: true });
-    text += line.slice(from, to);
-  };
-  const mask = (from: number, to: number) => {
-    segments.push({ from, to, at: text.length, kept: false });
-    text += MASK;
+  const add = (from: number, to: number, kept: boolean) => {
+    segments.push({ from, to, at: text.length, kept });
+    text += kept ? line.slice(from, to) : "***";
   };
   const tokens = tokensOf(line);
   let depth = 0;
-  for (let index = 0; index < tokens.length; ) {
+  for (let index = 0; index < tokens.length; index += 1) {
     const token = tokens[index]!;
     if (token.type === "space" || STRUCTURE.has(token.type)) {
       if (FLOW_START.has(token.type)) depth += 1;
       else if (token.type === "flow-map-end" || token.type === "flow-seq-end") depth = Math.max(0, depth - 1);
-      keep(token.from, token.to);
-      index += 1;
+      add(token.from, token.to, true);
     } else if (token.type === "comment") {
       const marker = /^#\s*/.exec(line.slice(token.from, token.to))![0].length;
-      keep(token.from, token.from + marker);
-      if (token.from + marker < token.to) mask(token.from + marker, token.to);
-      index += 1;
+      add(token.from, token.from + marker, true);
+      if (token.from + marker < token.to) add(token.from + marker, token.to, false);
     } else if (isKey(line, tokens, index)) {
       const key = line.slice(token.from, token.to).replace(/^(["'])(.*)\1$/, "$2");
-      if (PLAIN_KEY.test(key)) keep(token.from, token.to);
-      else mask(token.from, token.to);
-      index += 1;
+      add(token.from, token.to, PLAIN_KEY.test(key));
     } else {
       const end = valueEnd(tokens, index, depth);
-      mask(token.from, tokens[end - 1]!.to);
-      index = end;
+      add(token.from, tokens[end - 1]!.to, false);
+      index = end - 1; // the value's tokens are masked as one
     }
   }
   return {
