@@ -73,26 +73,39 @@ export async function readAfterCursor(state: CursorState, tally: Tally, feed: Cu
  * page that must move the cursor (a full one) fails with reason `paging`.
  */
 export function countPage(state: CursorState, records: RawRecords, tally: Tally, feed: CursorFeed, mustMove = false) {
-  const fresh: (boolean | undefined)[] = []; // After the cursor, counted already, or undefined: an unusable token.
+  // Each record: true after the cursor, false at or before it (counted already), undefined for an unusable token.
+  const fresh: (boolean | undefined)[] = [];
   let at = state.cursor === undefined ? undefined : feed.place(state.cursor);
   let end = -1;
   for (const raw of records) {
     const token = rawPagingToken(raw);
     const place = token === undefined ? undefined : feed.place(token, raw);
     const after = place === undefined ? undefined : at === undefined || place > at;
-    if (after === true) [at, end] = [place, fresh.length];
+    if (after === true) {
+      at = place;
+      end = fresh.length;
+    }
     fresh.push(after);
   }
   if (end < 0) return mustMove ? stuck(state.cursor, feed.endpoint) : false;
-  let [invalid, skip, trailing] = [0, state.passed ?? 0, 0];
+  // Unusable tokens right after the cursor: the first `passed` of them were counted when they ended an earlier page.
+  let countedBefore = state.passed ?? 0;
+  let unusableSinceLast = 0;
+  let invalid = 0;
   for (const [index, raw] of records.entries()) {
     const after = fresh[index];
     if (after === false) continue;
-    [skip, trailing] = after ? [0, 0] : [skip - 1, trailing + 1];
-    // An unusable token among the first `passed` was counted when it ended an earlier page.
-    if ((after || skip < 0) && !feed.count(raw, after === true)) invalid += 1;
+    if (after === true) {
+      countedBefore = 0;
+      unusableSinceLast = 0;
+    } else {
+      unusableSinceLast += 1;
+      if (unusableSinceLast <= countedBefore) continue;
+    }
+    if (!feed.count(raw, after === true)) invalid += 1;
   }
   if (invalid > 0) tally.invalidRecords(invalid);
-  [state.cursor, state.passed] = [rawPagingToken(records[end]), trailing];
+  state.cursor = rawPagingToken(records[end]);
+  state.passed = unusableSinceLast;
   return true;
 }

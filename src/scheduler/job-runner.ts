@@ -254,12 +254,18 @@ export class JobRunner {
     if (this.stopping.signal.aborted) return this.publishing;
     const { job, lease, log, publishFailed } = this.options;
     // Taken now, so each publication shows the state as the run left it; a throw fails the publication in its turn.
-    const taken = new Promise<CollectorSamples>((resolve) => resolve(job.samples(succeeded)));
-    taken.catch(() => undefined);
+    let shown: CollectorSamples | undefined;
+    let failure: unknown;
+    try {
+      const samples = job.samples(succeeded);
+      shown = succeeded ? samples : { live: [], persistent: samples.persistent };
+    } catch (error) {
+      failure = error;
+    }
     this.publishing = this.publishing.then(async () => {
       try {
-        const samples = await taken;
-        await lease.publish(succeeded ? samples : { live: [], persistent: samples.persistent }, freshUntilMs);
+        if (shown === undefined) throw failure;
+        await lease.publish(shown, freshUntilMs);
         this.failingToPublish = false;
       } catch (error) {
         publishFailed();

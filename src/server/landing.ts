@@ -1,11 +1,28 @@
 import { html, raw } from "hono/html";
 import type { Labels } from "../exposition/samples.js";
 import { HISTORY_WINDOW_MS, QUANTILE_WINDOW_MS, type Figure } from "../status/board.js";
-import { SPARKLINES, type ContractEntryState } from "../status/model.js";
-import type { KnownBefore, StatusReport, TargetReport } from "../status/model.js";
+import {
+  SPARKLINES,
+  type ContractEntryState,
+  type KnownBefore,
+  type StatusReport,
+  type TargetReport,
+} from "../status/model.js";
 import { sparkline } from "../status/sparkline.js";
-import { badge, headerAndRows, headerRow, note, num, row, table, td, unit } from "./landing-html.js";
-import { shortAsset, shortened, type Column } from "./landing-html.js";
+import {
+  badge,
+  headerAndRows,
+  headerRow,
+  note,
+  num,
+  row,
+  shortAsset,
+  shortened,
+  table,
+  td,
+  unit,
+  type Column,
+} from "./landing-html.js";
 
 /** The page reloads itself this often; matches the demo's poll interval. */
 const REFRESH_SECONDS = 10;
