@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
 import { request, type IncomingHttpHeaders } from "node:http";
 import { gunzipSync, gzipSync } from "node:zlib";
 import bcrypt from "bcryptjs";
@@ -418,5 +419,35 @@ describe("the exporter's /metrics with Accept-Encoding: gzip", () => {
     expect(horizonSeries.length).toBeGreaterThan(2000);
     for (const [key, value] of horizonSeries) expect(compressedSeries.get(key), key).toBe(value);
     expect(gzip.bytes.length).toBeLessThan(plain.bytes.length / 3);
+  });
+});
+
+describe("/metrics in a process where another server answered first", () => {
+  /** A fresh process: a server answers before the app's module is first imported, as a simulator or test server may. */
+  const SCRIPT = `
+    import { Hono } from "hono";
+    import { listen } from "./dist/server/listen.js";
+    const first = await listen(new Hono().get("/", (c) => c.text("x")), "127.0.0.1", 0);
+    await (await fetch(first.url + "/")).text();
+    const { createServerApp } = await import("./dist/server/app.js");
+    const part = Buffer.alloc(4_000_000, "x 1\\n");
+    const renderMetrics = async () => [part, part, part, part];
+    const app = createServerApp({ version: "x", web: () => undefined, renderMetrics, status: () => ({}), isReady: () => true });
+    const server = await listen(app, "127.0.0.1", 0);
+    const answer = await fetch(server.url + "/metrics", { headers: { "accept-encoding": "identity" } });
+    console.log(answer.status, (await answer.arrayBuffer()).byteLength);
+    await server.close();
+    await first.close();
+  `;
+
+  it("is whole: no server replaces Node's Response, so the app's already-sent answer is never answered again", () => {
+    const root = resolve(import.meta.dirname, "..");
+    const result = spawnSync(process.execPath, ["--input-type=module", "-e", SCRIPT], {
+      cwd: root,
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(result.stdout, result.stderr).toBe("200 16000000\n");
+    expect(result.stderr).toBe("");
   });
 });

@@ -46,7 +46,16 @@ export function listen(app: NodeApp, host: string, port: number, tls?: WebConfig
     const createServer = tls ? createHttpsServer : createHttpServer;
     const serverOptions = tls ? tlsOptions(tls) : {};
     const server: ServerType = serve(
-      { fetch: app.fetch, hostname: host, port, createServer: createServer as typeof createHttpServer, serverOptions },
+      {
+        fetch: app.fetch,
+        hostname: host,
+        port,
+        createServer: createServer as typeof createHttpServer,
+        serverOptions,
+        // Left as Node made them: once replaced, a RESPONSE_ALREADY_SENT first imported after it is one of the
+        // replacements, which the server answers again, so /metrics broke its own connection after its body.
+        overrideGlobalObjects: false,
+      },
       (info: AddressInfo) => {
         server.off("error", onError);
         resolve({
