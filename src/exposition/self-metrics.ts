@@ -91,15 +91,11 @@ function targetMetrics(registry: OwnRegistry, catalog: TargetCatalog, endpoints:
     async removeTarget(target: string): Promise<void> {
       for (const metric of Object.values(own)) {
         if (metric === undefined) continue;
-        const { values } = await metric.get();
-        const labelSets = new Map<string, Partial<Record<string, string | number>>>();
-        for (const { labels } of values) {
-          if (labels[label] !== target) continue;
-          // Histogram buckets share their series' labels but for `le`.
+        for (const { labels } of (await metric.get()).values) {
+          // Histogram buckets share their series' labels but for `le`; removing a series twice is harmless.
           const { le: _bucket, ...series } = labels;
-          labelSets.set(JSON.stringify(series), series);
+          if (series[label] === target) metric.remove(series);
         }
-        for (const labels of labelSets.values()) metric.remove(labels);
       }
     },
 
