@@ -15,7 +15,6 @@ export type Endpoint = (typeof ENDPOINTS)[number];
 export const RPC_ENDPOINTS = ["status", "versions", "accounts", "contracts", "events"] as const;
 export type RpcEndpoint = (typeof RPC_ENDPOINTS)[number];
 
-/** What a collector polls: a Horizon endpoint or a Stellar RPC batch. */
 export type PollEndpoint = Endpoint | RpcEndpoint;
 
 /** Which poll produces the series; `exporter` series describe the exporter, `agreement` ones compare targets. */
@@ -67,7 +66,6 @@ function metricsOf<const S extends MetricSource, const E extends Scope = Record<
 
 const rpc = { targetLabel: "rpc" } as const;
 
-/** Horizon's fee statistics: the minimum, the mode, its percentiles and the maximum. */
 export const FEE_STATS = [
   "min",
   "mode",
@@ -166,7 +164,6 @@ type AccountMetrics<Kind extends TargetLabel> = {
     (Kind extends "rpc" ? typeof rpc : unknown);
 };
 
-/** A kind's families, named `stellar_<kind>_account_<suffix>`. */
 function accountMetrics<Kind extends TargetLabel>(kind: Kind): AccountMetrics<Kind> {
   const lacking: readonly string[] = LACKING[kind];
   const scope = kind === "rpc" ? rpc : {};

@@ -43,10 +43,9 @@ export class OwnRegistry {
  * spent (docs/performance.md, "Measurements"); 100 ms still sees any stall that long, a shorter one in proportion. */
 const EVENT_LOOP_SAMPLE_MS = 100;
 
-type HorizonKey = keyof typeof METRICS;
 /** A kind's catalog: the entries both kinds have, and Horizon's others where the kind has them. */
-type TargetCatalog = Record<HorizonKey & keyof typeof RPC_METRICS, MetricDefinition> &
-  Partial<Record<HorizonKey, MetricDefinition>>;
+type TargetCatalog = Record<keyof typeof METRICS & keyof typeof RPC_METRICS, MetricDefinition> &
+  Partial<Record<keyof typeof METRICS, MetricDefinition>>;
 
 /** Each target of one kind: requests, polls, failures, freshness, and where the kind has them, plan and rate limit. */
 export type TargetMetrics = ReturnType<typeof targetMetrics>;
