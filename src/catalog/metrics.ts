@@ -15,7 +15,6 @@ export type Endpoint = (typeof ENDPOINTS)[number];
 export const RPC_ENDPOINTS = ["status", "versions", "accounts", "contracts", "events"] as const;
 export type RpcEndpoint = (typeof RPC_ENDPOINTS)[number];
 
-/** What a collector polls: a Horizon endpoint or a Stellar RPC batch. */
 export type PollEndpoint = Endpoint | RpcEndpoint;
 
 /** Which poll produces the series; `exporter` series describe the exporter, `agreement` ones compare targets. */
@@ -67,7 +66,6 @@ function metricsOf<const S extends MetricSource, const E extends Scope = Record<
 
 const rpc = { targetLabel: "rpc" } as const;
 
-/** Horizon's fee statistics: the minimum, the mode, its percentiles and the maximum. */
 export const FEE_STATS = [
   "min",
   "mode",
@@ -75,114 +73,105 @@ export const FEE_STATS = [
   "max",
 ] as const;
 
-/** Constructors of account families (`stellar_<kind>_account_<suffix>`) that exist for the given kinds. */
-function accountFamilies<const K extends readonly TargetLabel[]>(kinds: K) {
-  const of =
-    <T extends MetricType>(type: T) =>
-    <const L extends LabelNames>(suffix: string, labels: L) =>
-    (help: string) => ({ suffix, type, help, labels, kinds });
-  return { gauge: of("gauge"), counter: of("counter") };
-}
-const anyAccount = accountFamilies(["horizon", "rpc"]);
-const horizonAccount = accountFamilies(["horizon"]);
-const rpcAccount = accountFamilies(["rpc"]);
+const account = metricsOf("accounts");
 
 /** A watched account's families, defined once for Horizon and Stellar RPC: alike in suffix, type, labels, meaning. */
 const ACCOUNT_FAMILIES = {
-  accountInfo: anyAccount.gauge("info", ["account", "account_id", "home_domain", "cold"])(
+  accountInfo: account.gauge("info", ["account", "account_id", "home_domain", "cold"])(
     "A watched account's id, home domain and whether it is configured as cold; always 1.",
   ),
-  accountExists: anyAccount.gauge("exists", ["account"])(
+  accountExists: account.gauge("exists", ["account"])(
     "1 when the account exists (Horizon: not a 404; Stellar RPC: getLedgerEntries returns its entry), 0 when it " +
       "does not (never created, or merged away).",
   ),
-  accountBalance: anyAccount.gauge("balance", ["account", "asset"])(
+  accountBalance: account.gauge("balance", ["account", "asset"])(
     "Balance of an account in an asset (native, CODE:ISSUER, or pool:<id> for pool shares), in units of that asset.",
   ),
-  accountBuyingLiabilities: anyAccount.gauge("buying_liabilities", ["account", "asset"])(
+  accountBuyingLiabilities: account.gauge("buying_liabilities", ["account", "asset"])(
     "Amount of an asset the account's open offers may buy, in units of that asset.",
   ),
-  accountSellingLiabilities: anyAccount.gauge("selling_liabilities", ["account", "asset"])(
+  accountSellingLiabilities: account.gauge("selling_liabilities", ["account", "asset"])(
     "Amount of an asset the account's open offers may sell, in units of that asset (not spendable).",
   ),
-  accountTrustlineLimit: anyAccount.gauge("trustline_limit", ["account", "asset"])(
+  accountTrustlineLimit: account.gauge("trustline_limit", ["account", "asset"])(
     "Limit of a trustline or pool share holding, in units of the asset.",
   ),
-  accountTrustlineAuthorized: anyAccount.gauge("trustline_authorized", ["account", "asset"])(
+  accountTrustlineAuthorized: account.gauge("trustline_authorized", ["account", "asset"])(
     "1 when the issuer authorises the trustline (the trustline's AUTHORIZED flag, Horizon's is_authorized), else 0.",
   ),
-  accountTrustlineExists: rpcAccount.gauge("trustline_exists", ["account", "asset"])(
+  accountTrustlineExists: account.gauge("trustline_exists", ["account", "asset"])(
     "1 when the account holds a trustline to a configured asset (Stellar RPC targets' `assets:`), 0 when it does not.",
   ),
-  accountMinimumBalance: anyAccount.gauge("minimum_balance", ["account"])(
+  accountMinimumBalance: account.gauge("minimum_balance", ["account"])(
     "Lumens the account must keep: (2 + subentries + sponsoring - sponsored) x the latest ledger's base reserve, " +
       "in XLM; absent until a ledger has been read.",
   ),
-  accountSubentries: anyAccount.gauge("subentries", ["account"])(
+  accountSubentries: account.gauge("subentries", ["account"])(
     "Subentries of the account (trustlines, offers, signers, data entries).",
   ),
-  accountSponsoring: anyAccount.gauge("sponsoring", ["account"])(
+  accountSponsoring: account.gauge("sponsoring", ["account"])(
     "Reserves the account sponsors for other entries (num_sponsoring).",
   ),
-  accountSponsored: anyAccount.gauge("sponsored", ["account"])(
+  accountSponsored: account.gauge("sponsored", ["account"])(
     "Reserves of the account sponsored by others (num_sponsored).",
   ),
-  accountDataEntries: horizonAccount.gauge("data_entries", ["account"])("Data entries of the account."),
-  accountThreshold: anyAccount.gauge("threshold", ["account", "level"])(
+  accountDataEntries: account.gauge("data_entries", ["account"])("Data entries of the account."),
+  accountThreshold: account.gauge("threshold", ["account", "level"])(
     "Signature weight an operation of the level (low, medium, high) needs.",
   ),
-  accountSignerWeight: anyAccount.gauge("signer_weight", ["account", "signer", "type"])(
+  accountSignerWeight: account.gauge("signer_weight", ["account", "signer", "type"])(
     "Weight of each signer of the account, by signer key (G..., T..., X..., P...) and Horizon's signer type; a " +
       "master key of weight 0 is not a signer.",
   ),
-  accountFlag: anyAccount.gauge("flag", ["account", "flag"])(
+  accountFlag: account.gauge("flag", ["account", "flag"])(
     "1 when an account flag (auth_required, auth_revocable, auth_immutable, auth_clawback_enabled) is set, else 0.",
   ),
-  accountSignerChangesTotal: anyAccount.counter("signer_changes_total", ["account"])(
+  accountSignerChangesTotal: account.counter("signer_changes_total", ["account"])(
     "Polls at which the account's signers, their weights or its thresholds differed from the previous successful poll.",
   ),
-  accountSequenceLedger: anyAccount.gauge("sequence_ledger", ["account"])(
+  accountSequenceLedger: account.gauge("sequence_ledger", ["account"])(
     "Ledger of the account's last transaction (sequence_ledger, seqLedger); absent when the source does not carry it.",
   ),
-  accountSequenceTimestamp: anyAccount.gauge("sequence_timestamp_seconds", ["account"])(
+  accountSequenceTimestamp: account.gauge("sequence_timestamp_seconds", ["account"])(
     "Close time of the account's last transaction (sequence_time, seqTime), as a Unix timestamp; absent when the " +
       "source does not carry it.",
   ),
-  accountBalanceLowWatermark: anyAccount.gauge("balance_low_watermark", ["account", "asset"])(
+  accountBalanceLowWatermark: account.gauge("balance_low_watermark", ["account", "asset"])(
     "Configured low-water mark of an account's balance in an asset, in units of that asset.",
   ),
-  accountOffers: horizonAccount.gauge("offers", ["account"])(
+  accountOffers: account.gauge("offers", ["account"])(
     "Open offers of the account (counted up to 1000), when offers: true.",
   ),
-  accountClaimableBalances: horizonAccount.gauge("claimable_balances", ["account"])(
+  accountClaimableBalances: account.gauge("claimable_balances", ["account"])(
     "Claimable balances the account can claim (counted up to 1000), when claimable_balances: true.",
   ),
-  accountClaimableAmount: horizonAccount.gauge("claimable_amount", ["account", "asset"])(
+  accountClaimableAmount: account.gauge("claimable_amount", ["account", "asset"])(
     "Sum of what the account can claim in an asset, in units of that asset, when claimable_balances: true.",
   ),
 };
 type AccountFamilies = typeof ACCOUNT_FAMILIES;
 
+/** The families a kind lacks: a ledger entry read over Stellar RPC has no offer, claimable or data count, and only a
+ * Stellar RPC target checks trustlines to the assets it is configured with (`assets:`). */
+const LACKING = {
+  horizon: ["accountTrustlineExists"],
+  rpc: ["accountDataEntries", "accountOffers", "accountClaimableBalances", "accountClaimableAmount"],
+} as const;
+
 /** One kind's account metrics, keyed as in ACCOUNT_FAMILIES, with literal label lists for the samples' type checks. */
 type AccountMetrics<Kind extends TargetLabel> = {
-  readonly [K in keyof AccountFamilies as Kind extends AccountFamilies[K]["kinds"][number] ? K : never]: Defined<
-    "accounts",
-    AccountFamilies[K]["type"],
-    AccountFamilies[K]["labels"]
-  > &
+  readonly [K in Exclude<keyof AccountFamilies, (typeof LACKING)[Kind][number]>]: AccountFamilies[K] &
     (Kind extends "rpc" ? typeof rpc : unknown);
 };
 
-/** A ledger entry read over Stellar RPC has no offer, claimable or data count: those families are Horizon's only. */
 function accountMetrics<Kind extends TargetLabel>(kind: Kind): AccountMetrics<Kind> {
-  const define = metricsOf("accounts", kind === "rpc" ? rpc : {});
-  const metrics: Record<string, MetricDefinition> = {};
-  for (const [key, { suffix, type, help, labels, kinds }] of Object.entries(ACCOUNT_FAMILIES)) {
-    if ((kinds as readonly TargetLabel[]).includes(kind)) {
-      metrics[key] = define[type](`stellar_${kind}_account_${suffix}`, labels)(help);
-    }
-  }
-  return metrics as AccountMetrics<Kind>;
+  const lacking: readonly string[] = LACKING[kind];
+  const scope = kind === "rpc" ? rpc : {};
+  return Object.fromEntries(
+    Object.entries(ACCOUNT_FAMILIES)
+      .filter(([key]) => !lacking.includes(key))
+      .map(([key, family]) => [key, { ...family, name: `stellar_${kind}_account_${family.name}`, ...scope }]),
+  ) as AccountMetrics<Kind>;
 }
 
 export const HORIZON_ACCOUNT_METRICS = accountMetrics("horizon");
@@ -731,15 +720,10 @@ export const TX_PROBE_COMMON_FAILURE_REASONS = [
 export const TX_PROBE_REFUSAL_REASONS = ["pubnet", "unfunded", "no_key"] as const;
 export type TxProbeRefusal = (typeof TX_PROBE_REFUSAL_REASONS)[number];
 
-/** How a corridor run ends, the `result` label of stellar_horizon_corridor_runs_total. */
+/** How a corridor run ends, the `result` label of stellar_horizon_corridor_runs_total: answered, or why not. */
 export const CORRIDOR_RESULTS = [
-  "found",
-  "none",
-  "disabled",
-  "over_capacity",
-  "still_ingesting",
-  "timeout",
-  "error",
+  ...["found", "none"],
+  ...["disabled", "over_capacity", "still_ingesting", "timeout", "error"],
 ] as const;
 export type CorridorResult = (typeof CORRIDOR_RESULTS)[number];
 

@@ -88,14 +88,12 @@ function sampleLines(targetLabel: string, sample: Sample): string {
 /** Each family's sources, in order: a sample under its metric, a group under each of its families. */
 export function sourcesByFamily(sources: readonly SeriesSource[]): Map<MetricDefinition, SeriesSource[]> {
   const families = new Map<MetricDefinition, SeriesSource[]>();
-  const add = (metric: MetricDefinition, source: SeriesSource) => {
-    const list = families.get(metric);
-    if (list === undefined) families.set(metric, [source]);
-    else list.push(source);
-  };
   for (const source of sources) {
-    if (isSeriesGroup(source)) for (const metric of source.families) add(metric, source);
-    else add(source.metric, source);
+    for (const metric of isSeriesGroup(source) ? source.families : [source.metric]) {
+      const list = families.get(metric);
+      if (list === undefined) families.set(metric, [source]);
+      else list.push(source);
+    }
   }
   return families;
 }

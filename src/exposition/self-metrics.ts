@@ -43,10 +43,9 @@ export class OwnRegistry {
  * spent (docs/performance.md, "Measurements"); 100 ms still sees any stall that long, a shorter one in proportion. */
 const EVENT_LOOP_SAMPLE_MS = 100;
 
-type HorizonKey = keyof typeof METRICS;
 /** A kind's catalog: the entries both kinds have, and Horizon's others where the kind has them. */
-type TargetCatalog = Record<HorizonKey & keyof typeof RPC_METRICS, MetricDefinition> &
-  Partial<Record<HorizonKey, MetricDefinition>>;
+type TargetCatalog = Record<keyof typeof METRICS & keyof typeof RPC_METRICS, MetricDefinition> &
+  Partial<Record<keyof typeof METRICS, MetricDefinition>>;
 
 /** Each target of one kind: requests, polls, failures, freshness, and where the kind has them, plan and rate limit. */
 export type TargetMetrics = ReturnType<typeof targetMetrics>;
@@ -91,15 +90,11 @@ function targetMetrics(registry: OwnRegistry, catalog: TargetCatalog, endpoints:
     async removeTarget(target: string): Promise<void> {
       for (const metric of Object.values(own)) {
         if (metric === undefined) continue;
-        const { values } = await metric.get();
-        const labelSets = new Map<string, Partial<Record<string, string | number>>>();
-        for (const { labels } of values) {
-          if (labels[label] !== target) continue;
-          // Histogram buckets share their series' labels but for `le`.
+        for (const { labels } of (await metric.get()).values) {
+          // Histogram buckets share their series' labels but for `le`; removing a series twice is harmless.
           const { le: _bucket, ...series } = labels;
-          labelSets.set(JSON.stringify(series), series);
+          if (series[label] === target) metric.remove(series);
         }
-        for (const labels of labelSets.values()) metric.remove(labels);
       }
     },
 
