@@ -1,7 +1,5 @@
-/**
- * What watched accounts do: their payments, their own transactions (failed ones by code) and, where asked, their
- * operations by type, each stream counted exactly once from a cursor of its own, starting after its newest record.
- */
+/** What watched accounts do: their payments, their own transactions (failed ones by code) and, where asked, their
+ * operations by type, each stream counted exactly once from a cursor of its own, starting after its newest record. */
 import { METRICS } from "../catalog/metrics.js";
 import { operationRecordSchema, paymentRecordSchema, transactionRecordSchema } from "../client/activity-schemas.js";
 import { PollError } from "../client/errors.js";

@@ -50,10 +50,8 @@ export function ledgerSamples(totals: LedgerTotals, latest: Ledger | undefined):
   return { live, persistent };
 }
 
-/**
- * A ledger paging token's place if it can be the cursor: its record's sequence shifted left 32 bits, valid record or
- * not. Another (`abc`, `..%2F`, a number past the ledgers) would poison the cursor: every later page refused or empty.
- */
+/** A ledger paging token's place if it can be the cursor: its record's sequence shifted left 32 bits, valid record
+ * or not. Another (`abc`, `..%2F`, a number past the ledgers) would poison the cursor: later pages refused or empty. */
 function ledgerPlace(token: string, raw?: unknown): bigint | undefined {
   const place = uint64Place(token);
   if (raw === undefined || place === undefined) return place;
@@ -62,11 +60,9 @@ function ledgerPlace(token: string, raw?: unknown): bigint | undefined {
   return whole && place === ledgerPagingToken(sequence) ? place : undefined;
 }
 
-/**
- * Reads every ledger exactly once, ascending from Horizon's paging cursor, which moves by raw records: an invalid one
- * is counted and skipped once. A gap (pages capped, ledgers missing or invalid) is counted as skipped, never guessed
- * at; a sequence going backwards or a refused cursor (400) restarts from the latest; a broken hash chain is a resync.
- */
+/** Reads every ledger once, ascending from Horizon's paging cursor, which moves by raw records: an invalid one is
+ * counted and skipped once. A gap (pages capped, ledgers missing or invalid) is counted as skipped, never guessed at; a
+ * sequence going backwards or a refused cursor (400) restarts from the latest; a broken hash chain is a resync. */
 export class LedgersCollector implements PollJob {
   readonly role = "poll";
   readonly source = "ledgers";

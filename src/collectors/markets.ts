@@ -41,11 +41,9 @@ function countTrade(market: WatchedMarket, state: MarketState, raw: unknown): bo
   return true;
 }
 
-/**
- * A maker's offers on one side at `nowMs`; best price (counter per base) and age are absent when no offer gives one.
+/** A maker's offers on one side at `nowMs`; best price (counter per base) and age are absent when no offer gives one.
  * An ask's `price` is counter per base, a bid's base per counter: on both sides the lowest `price_r` (compared
- * exactly) is the best, and a bid's is inverted as `d / n`, one division of two exact integers.
- */
+ * exactly) is the best, and a bid's is inverted as `d / n`, one division of two exact integers. */
 function sideFigures(side: MakerSide, offers: readonly MarketOffer[], nowMs: number) {
   let amount = 0n;
   let best: MarketOffer | undefined;
@@ -125,11 +123,9 @@ function marketSamples(market: WatchedMarket, state: MarketState): CollectorSamp
   return { live, persistent };
 }
 
-/**
- * Watched DEX markets of one Horizon: each poll reads, per market, the last completed trade aggregation bucket, the
+/** Watched DEX markets of one Horizon: each poll reads, per market, the last completed trade aggregation bucket, the
  * trades since the last poll (each counted once, from a cursor), and each maker's offers on both sides. Every answer
- * is folded into the market's state as it arrives, so an aborted poll leaves it consistent.
- */
+ * is folded into the market's state as it arrives, so an aborted poll leaves it consistent. */
 export class MarketsJob implements PollJob {
   readonly role = "poll";
   readonly source = "markets";

@@ -47,10 +47,8 @@ function isTransfer(change: BalanceChange): boolean {
   return change.type === "transfer" || change.type === "mint" || change.type === "clawback";
 }
 
-/**
- * The payments a record counts for `account`: received as the destination, sent as the source, both
- * for a payment to itself. Undefined (an invalid record) when a side it touches lacks an asset's code or issuer.
- */
+/** The payments a record counts for `account`: received as the destination, sent as the source, both
+ * for a payment to itself. Undefined (an invalid record) when a side it touches lacks an asset's code or issuer. */
 export function paymentMoves(record: PaymentRecord, account: string) {
   const moves: { direction: Direction; asset: string; stroops: bigint | undefined }[] = [];
   for (const { from, to } of movements(record)) {

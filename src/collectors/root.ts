@@ -15,16 +15,13 @@ export function networkLabels(passphrase: string) {
 export function rootSamples(root: HorizonRoot | undefined, lastPollSucceeded: boolean): CollectorSamples {
   const persistent: Sample[] = [{ metric: METRICS.up, value: lastPollSucceeded ? 1 : 0 }];
   if (root === undefined) return { live: [], persistent };
+  const labels = {
+    horizon_version: labelText(root.horizon_version, LABEL_TEXT_BOUNDS.version),
+    core_version: labelText(root.core_version, LABEL_TEXT_BOUNDS.version),
+    ...networkLabels(root.network_passphrase),
+  };
   const live: Sample[] = [
-    {
-      metric: METRICS.info,
-      labels: {
-        horizon_version: labelText(root.horizon_version, LABEL_TEXT_BOUNDS.version),
-        core_version: labelText(root.core_version, LABEL_TEXT_BOUNDS.version),
-        ...networkLabels(root.network_passphrase),
-      },
-      value: 1,
-    },
+    { metric: METRICS.info, labels, value: 1 },
     { metric: METRICS.ingestLatestLedger, value: root.ingest_latest_ledger },
     { metric: METRICS.historyLatestLedger, value: root.history_latest_ledger },
     { metric: METRICS.historyElderLedger, value: root.history_elder_ledger },
