@@ -137,22 +137,15 @@ export class AgreementEngine {
     for (const { network, protocol } of this.targets.values())
       if (network !== undefined && protocol !== undefined)
         highest.set(network, Math.max(highest.get(network) ?? protocol, protocol));
-    const standings: TargetAgreement[] = [];
-    for (const state of this.targets.values()) {
-      const { network, protocol, lastDisagreement } = state;
-      if (network === undefined) continue;
-      const newest = Math.max(...this.reached(this.networks.get(network)!));
-      standings.push({
-        ...state.id,
-        network,
-        comparisons: state.comparisons,
-        disagreements: state.disagreements,
-        lastDisagreement,
-        disagreeing: lastDisagreement !== undefined && newest - lastDisagreement < this.sequencesKept,
-        protocolBehind: protocol === undefined ? undefined : highest.get(network)! - protocol,
-      });
-    }
-    return standings;
+    return [...this.targets.values()].flatMap(
+      ({ id, network, protocol, comparisons, disagreements, lastDisagreement }) => {
+        if (network === undefined) return [];
+        const newest = Math.max(...this.reached(this.networks.get(network)!));
+        const disagreeing = lastDisagreement !== undefined && newest - lastDisagreement < this.sequencesKept;
+        const protocolBehind = protocol === undefined ? undefined : highest.get(network)! - protocol;
+        return [{ ...id, network, comparisons, disagreements, lastDisagreement, disagreeing, protocolBehind }];
+      },
+    );
   }
 
   networkSizes(): Map<string, number> {

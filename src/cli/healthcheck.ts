@@ -6,12 +6,7 @@ import { get as httpsGet } from "node:https";
 import { join, resolve } from "node:path";
 import { loadConfig } from "../config/config.js";
 import { urlHost } from "../server/listen.js";
-import { COMMANDS, versionLine } from "./usage.js";
-
-interface HealthcheckIo {
-  stdout?: { write(text: string): unknown };
-  stderr?: { write(text: string): unknown };
-}
+import { COMMANDS, type CommandIo, versionLine } from "./usage.js";
 
 /** Longer than Docker's --timeout would let it run, in case it runs elsewhere. */
 const PROBE_TIMEOUT_MS = 4_000;
@@ -75,7 +70,7 @@ function probe(url: string): Promise<number> {
 export async function runHealthcheckCommand(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
-  io: HealthcheckIo = {},
+  io: CommandIo = {},
 ): Promise<number> {
   const { stdout = process.stdout, stderr = process.stderr } = io;
   const flags = argv.length > 0 ? argv : (runningExporterArguments(process.argv[1] ?? "") ?? []);

@@ -3,11 +3,9 @@ import { parseDuration } from "../config/duration.js";
 import { closestName } from "../config/messages.js";
 import { MAX_NETWORK_START_AGE_MS, SCENARIOS, startSimulator, type StartOptions } from "../simulator/index.js";
 import { waitForShutdownSignal } from "./signals.js";
-import { reportProblems, versionLine } from "./usage.js";
+import { reportProblems, versionLine, type CommandIo } from "./usage.js";
 
-interface SimulateCommandIo {
-  stdout?: { write(text: string): unknown };
-  stderr?: { write(text: string): unknown };
+interface SimulateCommandIo extends CommandIo {
   /** Stops the simulator like a signal would (tests use this instead of signalling the process). */
   stop?: AbortSignal;
 }

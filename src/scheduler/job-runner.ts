@@ -114,15 +114,11 @@ export class JobRunner {
    * allows, or a rare poll (a Stellar RPC's versions) would wait a whole period for its first data. */
   peerSucceeded(healed: boolean): void {
     if (!this.lastFailureTransient) return;
-    if (healed) {
-      this.notBeforeMs = 0;
-      if (this.owesTick) {
-        this.owesTick = false;
-        void this.run();
-        return;
-      }
-    }
-    if (this.status.lastSuccessMs === undefined && this.options.clock.now() >= this.notBeforeMs) void this.run();
+    if (healed) this.notBeforeMs = 0;
+    const owed = healed && this.owesTick;
+    if (owed) this.owesTick = false;
+    const neverSucceeded = this.status.lastSuccessMs === undefined;
+    if (owed || (neverSucceeded && this.options.clock.now() >= this.notBeforeMs)) void this.run();
   }
 
   private async runOnce(): Promise<void> {
