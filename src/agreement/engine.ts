@@ -3,16 +3,10 @@
 import type { TargetLabel } from "../catalog/metrics.js";
 
 /** A Horizon and a Stellar RPC may share a name: a target is its kind and its name. */
-export interface TargetId {
-  readonly kind: TargetLabel;
-  readonly target: string;
-}
+export type TargetId = { readonly kind: TargetLabel; readonly target: string };
 
-export interface ShownLedger {
-  readonly sequence: number;
-  /** Hex, as Horizon's `hash` and Stellar RPC's `id` give it. */
-  readonly hash: string;
-}
+/** The hash in hex, as Horizon's `hash` and Stellar RPC's `id` give it. */
+export type ShownLedger = { readonly sequence: number; readonly hash: string };
 
 /** One target's standing on its network. */
 export interface TargetAgreement extends TargetId {

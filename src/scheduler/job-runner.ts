@@ -35,7 +35,6 @@ interface JobRunnerOptions {
   readonly job: Job;
   /** Where the job's series go; the runner is its one writer, in order. */
   readonly lease: StoreLease;
-  /** How long the data of a successful run stays fresh. */
   readonly freshnessMs: number;
   /** See requestBudgetMs; a run may take `requestsPerRun` of them, and one without an answer. */
   readonly requestBudgetMs: number;
@@ -109,9 +108,8 @@ export class JobRunner {
     this.options.lease.retire();
   }
 
-  /** Another poll of the target succeeded (`healed`: after failing). One backed off for an unwell upstream (timeouts,
-   * network, 5xx) stops waiting on a heal and runs now if it skipped a tick; one never successful runs once its backoff
-   * allows, or a rare poll (a Stellar RPC's versions) would wait a whole period for its first data. */
+  /** Another poll of the target succeeded (`healed`: after failing). One backed off for an unwell upstream runs now if
+   * it skipped a tick; one never successful runs once its backoff allows, or a rare poll would wait a period for data. */
   peerSucceeded(healed: boolean): void {
     if (!this.lastFailureTransient) return;
     if (healed) this.notBeforeMs = 0;
@@ -144,8 +142,7 @@ export class JobRunner {
       await Promise.race([running, deadline.reached]);
       await this.succeeded((clock.now() - startedMs) / 1000);
     } catch (error) {
-      // A run cut short because its target stops says nothing about the upstream: nothing to count or log.
-      // Any other failure is reported at once, even at the deadline, whatever the job still does.
+      // A stop says nothing about the upstream; any other failure is reported at once, even while the job still runs.
       if (!this.stopping.signal.aborted) await this.failed(error, (clock.now() - startedMs) / 1000);
       // An aborted run settles promptly; waiting for it keeps the job to one run at a time.
       await running.catch(() => undefined);
@@ -285,8 +282,7 @@ export function schedule(runner: Pick<JobRunner, "schedule" | "runOnSchedule">, 
     const cron = new Cron(pattern, { protect: true, catch: true }, () => void runner.runOnSchedule());
     return () => cron.stop();
   }
-  // In phase from now; a tick while the last run is still going joins it, and ticks missed while the process was
-  // stalled are skipped, not run back to back.
+  // In phase from now; a tick during a run joins it, and ticks missed while the process stalled are skipped.
   const intervalMs = intervalSeconds * 1000;
   let dueMs = clock.now();
   let timer: unknown;
