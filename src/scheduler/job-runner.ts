@@ -109,7 +109,7 @@ export class JobRunner {
   }
 
   /** Another poll of the target succeeded (`healed`: after failing). One backed off for an unwell upstream runs now if
-   * it skipped a tick; one never successful runs once its backoff allows, or a rare poll would wait a period for data. */
+   * it skipped a tick; one never successful runs once its backoff allows, lest a rare poll wait a period for data. */
   peerSucceeded(healed: boolean): void {
     if (!this.lastFailureTransient) return;
     if (healed) this.notBeforeMs = 0;
