@@ -8,7 +8,6 @@ export type TargetId = { readonly kind: TargetLabel; readonly target: string };
 /** The hash in hex, as Horizon's `hash` and Stellar RPC's `id` give it. */
 export type ShownLedger = { readonly sequence: number; readonly hash: string };
 
-/** One target's standing on its network. */
 export interface TargetAgreement extends TargetId {
   readonly network: string;
   /** Sequences at which this target's hash was compared with another target's, and judged wrong. */

@@ -42,14 +42,13 @@ export function runningExporterArguments(bin: string, procRoot = "/proc", self =
     .map(Number)
     .sort((a, b) => a - b);
   for (const pid of pids) {
-    let args: string[] | undefined;
     try {
       const dir = join(procRoot, String(pid));
-      args = argumentsAfter(readFileSync(join(dir, "cmdline"), "utf8"), readlinkSync(join(dir, "cwd")), target);
+      const args = argumentsAfter(readFileSync(join(dir, "cmdline"), "utf8"), readlinkSync(join(dir, "cwd")), target);
+      if (args !== undefined && !COMMANDS.includes(args[0] ?? "")) return args;
     } catch {
-      continue; // gone, or another user's
+      // gone, or another user's
     }
-    if (args !== undefined && !COMMANDS.includes(args[0] ?? "")) return args;
   }
   return undefined;
 }

@@ -72,7 +72,6 @@ const VALUE_FLAGS: Readonly<Record<string, (text: string) => StartOptions | stri
   "fork-at": wholeNumber("forkAt", 1, MAX_LEDGER_SEQUENCE, `a ledger sequence from 1 to ${MAX_LEDGER_SEQUENCE}`),
 };
 
-/** The flags that take no value, and what each turns on. */
 const SWITCHES = new Map<string, "help" | "version" | "disablePathFinding">([
   ["--help", "help"],
   ["-h", "help"],

@@ -5,7 +5,6 @@ import { VERSION } from "../version.js";
 export const COMMANDS: readonly string[] = ["simulate", "demo", "healthcheck", "help"];
 
 type Output = { write(text: string): unknown };
-/** Where a command writes: the process's streams, or a test's. */
 export type CommandIo = { stdout?: Output; stderr?: Output };
 
 /** What `--version` prints, for the exporter and each subcommand alike. */

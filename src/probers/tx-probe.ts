@@ -108,7 +108,6 @@ export class TxProbe implements ProbeJob {
   private readonly inclusionLedgers = new HistogramData(METRICS.txProbeInclusionLedgers.buckets);
   private lastFeeCharged: number | undefined;
   private lastSuccessSeconds: number | undefined;
-  /** Why the probe does not submit now, if it does not. */
   private refusal: TxProbeRefusal | undefined;
 
   constructor(private readonly options: TxProbeOptions) {

@@ -207,7 +207,9 @@ export class JobRunner {
       );
       this.lastFailureTransient = isTransient(failure);
       this.consecutiveFailures += 1;
-      if (!job.heartbeat) this.backOff();
+      // Each further failure doubles the wait beyond the schedule; jittered, so exporters sharing an upstream differ.
+      const extraMs = Math.min(this.schedule.periodMs * (2 ** (this.consecutiveFailures - 1) - 1), MAX_BACKOFF_MS);
+      if (!job.heartbeat) this.notBeforeMs = clock.now() + extraMs * (0.5 + Math.random() / 2);
       await this.publishStale();
     } else {
       log.error({ source: job.source, reason: failure.reason, error: failure.message }, "run failed");
@@ -219,13 +221,6 @@ export class JobRunner {
   private ended(outcome: Pick<EndpointStatus, "lastSuccessMs" | "lastError">): void {
     const { runningSinceMs: _, ...rest } = this.status;
     this.status = { ...rest, polls: this.status.polls + 1, ...outcome };
-  }
-
-  /** Each further consecutive failure doubles the wait beyond the schedule, up to MAX_BACKOFF_MS. */
-  private backOff(): void {
-    const extraMs = Math.min(this.schedule.periodMs * (2 ** (this.consecutiveFailures - 1) - 1), MAX_BACKOFF_MS);
-    // Jittered, so exporters sharing an upstream do not retry in step.
-    this.notBeforeMs = this.options.clock.now() + extraMs * (0.5 + Math.random() / 2);
   }
 
   /** Publishes the job's series as fresh for `freshnessMs`, then as stale unless another run succeeds first. */
