@@ -100,13 +100,9 @@ function splitArguments(argv: readonly string[]) {
       parsed.problems.push(`unknown flag --${name}${meant ? ` (did you mean --${meant}?)` : ""}`);
       continue;
     }
-    if (equals >= 0) {
-      parsed.values[name] = argument.slice(equals + 1);
-    } else if (i + 1 < argv.length && !(argv[i + 1] ?? "").startsWith("--")) {
-      parsed.values[name] = argv[++i]!;
-    } else {
-      parsed.problems.push(`--${name} needs a value`);
-    }
+    if (equals >= 0) parsed.values[name] = argument.slice(equals + 1);
+    else if (i + 1 < argv.length && !(argv[i + 1] ?? "").startsWith("--")) parsed.values[name] = argv[++i]!;
+    else parsed.problems.push(`--${name} needs a value`);
   }
   return parsed;
 }
