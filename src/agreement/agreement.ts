@@ -74,8 +74,7 @@ export class NetworkAgreement {
       const labels = { network: standing.network, kind: standing.kind, target: standing.target };
       const key = JSON.stringify(labels);
       const last = this.published.get(key);
-      // The engine starts a target's counts again when it moves it (a new network, a reset chain);
-      // the counters only rise, so a count lower than the last one is all new.
+      // The engine restarts a target's counts when it moves it; counters only rise, so a lower count is all new.
       this.comparisons.inc(labels, risenBy(last?.comparisons ?? 0, standing.comparisons));
       this.disagreements.inc(labels, risenBy(last?.disagreements ?? 0, standing.disagreements));
       this.published.set(key, standing);

@@ -3,18 +3,11 @@
 import type { TargetLabel } from "../catalog/metrics.js";
 
 /** A Horizon and a Stellar RPC may share a name: a target is its kind and its name. */
-export interface TargetId {
-  readonly kind: TargetLabel;
-  readonly target: string;
-}
+export type TargetId = { readonly kind: TargetLabel; readonly target: string };
 
-export interface ShownLedger {
-  readonly sequence: number;
-  /** Hex, as Horizon's `hash` and Stellar RPC's `id` give it. */
-  readonly hash: string;
-}
+/** The hash in hex, as Horizon's `hash` and Stellar RPC's `id` give it. */
+export type ShownLedger = { readonly sequence: number; readonly hash: string };
 
-/** One target's standing on its network. */
 export interface TargetAgreement extends TargetId {
   readonly network: string;
   /** Sequences at which this target's hash was compared with another target's, and judged wrong. */
@@ -137,22 +130,15 @@ export class AgreementEngine {
     for (const { network, protocol } of this.targets.values())
       if (network !== undefined && protocol !== undefined)
         highest.set(network, Math.max(highest.get(network) ?? protocol, protocol));
-    const standings: TargetAgreement[] = [];
-    for (const state of this.targets.values()) {
-      const { network, protocol, lastDisagreement } = state;
-      if (network === undefined) continue;
-      const newest = Math.max(...this.reached(this.networks.get(network)!));
-      standings.push({
-        ...state.id,
-        network,
-        comparisons: state.comparisons,
-        disagreements: state.disagreements,
-        lastDisagreement,
-        disagreeing: lastDisagreement !== undefined && newest - lastDisagreement < this.sequencesKept,
-        protocolBehind: protocol === undefined ? undefined : highest.get(network)! - protocol,
-      });
-    }
-    return standings;
+    return [...this.targets.values()].flatMap(
+      ({ id, network, protocol, comparisons, disagreements, lastDisagreement }) => {
+        if (network === undefined) return [];
+        const newest = Math.max(...this.reached(this.networks.get(network)!));
+        const disagreeing = lastDisagreement !== undefined && newest - lastDisagreement < this.sequencesKept;
+        const protocolBehind = protocol === undefined ? undefined : highest.get(network)! - protocol;
+        return [{ ...id, network, comparisons, disagreements, lastDisagreement, disagreeing, protocolBehind }];
+      },
+    );
   }
 
   networkSizes(): Map<string, number> {

@@ -6,12 +6,7 @@ import { get as httpsGet } from "node:https";
 import { join, resolve } from "node:path";
 import { loadConfig } from "../config/config.js";
 import { urlHost } from "../server/listen.js";
-import { COMMANDS, versionLine } from "./usage.js";
-
-interface HealthcheckIo {
-  stdout?: { write(text: string): unknown };
-  stderr?: { write(text: string): unknown };
-}
+import { COMMANDS, type CommandIo, versionLine } from "./usage.js";
 
 /** Longer than Docker's --timeout would let it run, in case it runs elsewhere. */
 const PROBE_TIMEOUT_MS = 4_000;
@@ -47,14 +42,13 @@ export function runningExporterArguments(bin: string, procRoot = "/proc", self =
     .map(Number)
     .sort((a, b) => a - b);
   for (const pid of pids) {
-    let args: string[] | undefined;
     try {
       const dir = join(procRoot, String(pid));
-      args = argumentsAfter(readFileSync(join(dir, "cmdline"), "utf8"), readlinkSync(join(dir, "cwd")), target);
+      const args = argumentsAfter(readFileSync(join(dir, "cmdline"), "utf8"), readlinkSync(join(dir, "cwd")), target);
+      if (args !== undefined && !COMMANDS.includes(args[0] ?? "")) return args;
     } catch {
-      continue; // gone, or another user's
+      // gone, or another user's
     }
-    if (args !== undefined && !COMMANDS.includes(args[0] ?? "")) return args;
   }
   return undefined;
 }
@@ -75,7 +69,7 @@ function probe(url: string): Promise<number> {
 export async function runHealthcheckCommand(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
-  io: HealthcheckIo = {},
+  io: CommandIo = {},
 ): Promise<number> {
   const { stdout = process.stdout, stderr = process.stderr } = io;
   const flags = argv.length > 0 ? argv : (runningExporterArguments(process.argv[1] ?? "") ?? []);

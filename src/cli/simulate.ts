@@ -3,11 +3,9 @@ import { parseDuration } from "../config/duration.js";
 import { closestName } from "../config/messages.js";
 import { MAX_NETWORK_START_AGE_MS, SCENARIOS, startSimulator, type StartOptions } from "../simulator/index.js";
 import { waitForShutdownSignal } from "./signals.js";
-import { reportProblems, versionLine } from "./usage.js";
+import { reportProblems, versionLine, type CommandIo } from "./usage.js";
 
-interface SimulateCommandIo {
-  stdout?: { write(text: string): unknown };
-  stderr?: { write(text: string): unknown };
+interface SimulateCommandIo extends CommandIo {
   /** Stops the simulator like a signal would (tests use this instead of signalling the process). */
   stop?: AbortSignal;
 }
@@ -74,7 +72,6 @@ const VALUE_FLAGS: Readonly<Record<string, (text: string) => StartOptions | stri
   "fork-at": wholeNumber("forkAt", 1, MAX_LEDGER_SEQUENCE, `a ledger sequence from 1 to ${MAX_LEDGER_SEQUENCE}`),
 };
 
-/** The flags that take no value, and what each turns on. */
 const SWITCHES = new Map<string, "help" | "version" | "disablePathFinding">([
   ["--help", "help"],
   ["-h", "help"],
@@ -103,13 +100,9 @@ function splitArguments(argv: readonly string[]) {
       parsed.problems.push(`unknown flag --${name}${meant ? ` (did you mean --${meant}?)` : ""}`);
       continue;
     }
-    if (equals >= 0) {
-      parsed.values[name] = argument.slice(equals + 1);
-    } else if (i + 1 < argv.length && !(argv[i + 1] ?? "").startsWith("--")) {
-      parsed.values[name] = argv[++i]!;
-    } else {
-      parsed.problems.push(`--${name} needs a value`);
-    }
+    if (equals >= 0) parsed.values[name] = argument.slice(equals + 1);
+    else if (i + 1 < argv.length && !(argv[i + 1] ?? "").startsWith("--")) parsed.values[name] = argv[++i]!;
+    else parsed.problems.push(`--${name} needs a value`);
   }
   return parsed;
 }

@@ -4,12 +4,15 @@ import { VERSION } from "../version.js";
 /** The commands, each named by the first word of a command line; the exporter itself has none. */
 export const COMMANDS: readonly string[] = ["simulate", "demo", "healthcheck", "help"];
 
+type Output = { write(text: string): unknown };
+export type CommandIo = { stdout?: Output; stderr?: Output };
+
 /** What `--version` prints, for the exporter and each subcommand alike. */
 export const versionLine = () => `stellar-horizon-exporter ${VERSION} (node ${process.version})\n`;
 
 /** One line per problem, named after the command as typed, then a pointer to --help for a malformed command line. */
 export function reportProblems(
-  stderr: { write(text: string): unknown },
+  stderr: Output,
   command: string | undefined,
   problems: readonly string[],
   usage: boolean | undefined,

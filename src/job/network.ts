@@ -17,7 +17,6 @@ interface NetworkFacts {
   /** The 90th percentile of recent inclusion fees, in stroops. */
   readonly feeP90Stroops?: number;
   readonly latestLedgerClose?: LedgerClose;
-  /** The protocol version the target reports its network running. */
   readonly protocolVersion?: number;
 }
 

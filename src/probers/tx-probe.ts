@@ -44,7 +44,6 @@ interface TxProbeOptions {
   readonly settings: Pick<TxProbeConfig, "schedule" | "maxFee" | "allowPubnet">;
   readonly signer: Keypair;
   readonly client: ProbeHorizon;
-  /** The target's network view: the passphrase, the fees and the latest ledger, as the polls learnt them. */
   readonly network: NetworkView;
   readonly log: Logger;
   readonly now: () => number;
@@ -109,7 +108,6 @@ export class TxProbe implements ProbeJob {
   private readonly inclusionLedgers = new HistogramData(METRICS.txProbeInclusionLedgers.buckets);
   private lastFeeCharged: number | undefined;
   private lastSuccessSeconds: number | undefined;
-  /** Why the probe does not submit now, if it does not. */
   private refusal: TxProbeRefusal | undefined;
 
   constructor(private readonly options: TxProbeOptions) {
@@ -146,10 +144,8 @@ export class TxProbe implements ProbeJob {
     const { settings, signer, client, network, log } = this.options;
     const { passphrase, baseFeeStroops, feeP90Stroops } = network.current;
     if (this.refusal === "pubnet") return;
-    if (passphrase === undefined || baseFeeStroops === undefined || feeP90Stroops === undefined) {
-      log.debug("transaction probe waits for the first root and fee_stats polls");
-      return;
-    }
+    if (passphrase === undefined || baseFeeStroops === undefined || feeP90Stroops === undefined)
+      return log.debug("transaction probe waits for the first root and fee_stats polls");
     const { Account, Memo, Networks, Operation, TransactionBuilder } = stellarBase();
     if (passphrase === Networks.PUBLIC && !settings.allowPubnet)
       return this.refuse(
@@ -157,10 +153,7 @@ export class TxProbe implements ProbeJob {
         "this Horizon serves pubnet, where the transaction probe spends real lumens: " +
           "it will not submit unless tx_probe.allow_pubnet is true",
       );
-    if (client.holdingBack()) {
-      log.debug("transaction probe skips a run: Horizon asked us to hold back");
-      return;
-    }
+    if (client.holdingBack()) return log.debug("transaction probe skips a run: Horizon asked us to hold back");
     const accountId = signer.publicKey();
     let account: ProbeAccount | undefined;
     try {
@@ -168,11 +161,10 @@ export class TxProbe implements ProbeJob {
       account = await client.probeAccount(accountId, signal);
       progressed();
     } catch (error) {
-      log.warn(
+      return log.warn(
         { account: accountId, error: error instanceof Error ? error.message : String(error) },
         "transaction probe cannot read its account's sequence; not submitting",
       );
-      return;
     }
     if (account === undefined)
       return this.refuse("unfunded", `the transaction probe's account ${accountId} does not exist: fund it`);

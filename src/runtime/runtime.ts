@@ -58,11 +58,7 @@ export interface RuntimeServices {
   readonly networkObserver?: (label: TargetLabel, name: string) => NetworkObserver;
 }
 
-interface RunningJob {
-  readonly key: string;
-  readonly runner: JobRunner;
-  readonly unschedule: () => void;
-}
+type RunningJob = { readonly key: string; readonly runner: JobRunner; readonly unschedule: () => void };
 
 /** A runtime of any kind, as the exporter and the status pages see it. */
 export type Runtime = TargetRuntime<TargetBasics, unknown>;

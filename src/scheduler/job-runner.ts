@@ -35,7 +35,6 @@ interface JobRunnerOptions {
   readonly job: Job;
   /** Where the job's series go; the runner is its one writer, in order. */
   readonly lease: StoreLease;
-  /** How long the data of a successful run stays fresh. */
   readonly freshnessMs: number;
   /** See requestBudgetMs; a run may take `requestsPerRun` of them, and one without an answer. */
   readonly requestBudgetMs: number;
@@ -109,20 +108,15 @@ export class JobRunner {
     this.options.lease.retire();
   }
 
-  /** Another poll of the target succeeded (`healed`: after failing). One backed off for an unwell upstream (timeouts,
-   * network, 5xx) stops waiting on a heal and runs now if it skipped a tick; one never successful runs once its backoff
-   * allows, or a rare poll (a Stellar RPC's versions) would wait a whole period for its first data. */
+  /** Another poll of the target succeeded (`healed`: after failing). One backed off for an unwell upstream runs now if
+   * it skipped a tick; one never successful runs once its backoff allows, lest a rare poll wait a period for data. */
   peerSucceeded(healed: boolean): void {
     if (!this.lastFailureTransient) return;
-    if (healed) {
-      this.notBeforeMs = 0;
-      if (this.owesTick) {
-        this.owesTick = false;
-        void this.run();
-        return;
-      }
-    }
-    if (this.status.lastSuccessMs === undefined && this.options.clock.now() >= this.notBeforeMs) void this.run();
+    if (healed) this.notBeforeMs = 0;
+    const owed = healed && this.owesTick;
+    if (owed) this.owesTick = false;
+    const neverSucceeded = this.status.lastSuccessMs === undefined;
+    if (owed || (neverSucceeded && this.options.clock.now() >= this.notBeforeMs)) void this.run();
   }
 
   private async runOnce(): Promise<void> {
@@ -148,8 +142,7 @@ export class JobRunner {
       await Promise.race([running, deadline.reached]);
       await this.succeeded((clock.now() - startedMs) / 1000);
     } catch (error) {
-      // A run cut short because its target stops says nothing about the upstream: nothing to count or log.
-      // Any other failure is reported at once, even at the deadline, whatever the job still does.
+      // A stop says nothing about the upstream; any other failure is reported at once, even while the job still runs.
       if (!this.stopping.signal.aborted) await this.failed(error, (clock.now() - startedMs) / 1000);
       // An aborted run settles promptly; waiting for it keeps the job to one run at a time.
       await running.catch(() => undefined);
@@ -214,7 +207,9 @@ export class JobRunner {
       );
       this.lastFailureTransient = isTransient(failure);
       this.consecutiveFailures += 1;
-      if (!job.heartbeat) this.backOff();
+      // Each further failure doubles the wait beyond the schedule; jittered, so exporters sharing an upstream differ.
+      const extraMs = Math.min(this.schedule.periodMs * (2 ** (this.consecutiveFailures - 1) - 1), MAX_BACKOFF_MS);
+      if (!job.heartbeat) this.notBeforeMs = clock.now() + extraMs * (0.5 + Math.random() / 2);
       await this.publishStale();
     } else {
       log.error({ source: job.source, reason: failure.reason, error: failure.message }, "run failed");
@@ -226,13 +221,6 @@ export class JobRunner {
   private ended(outcome: Pick<EndpointStatus, "lastSuccessMs" | "lastError">): void {
     const { runningSinceMs: _, ...rest } = this.status;
     this.status = { ...rest, polls: this.status.polls + 1, ...outcome };
-  }
-
-  /** Each further consecutive failure doubles the wait beyond the schedule, up to MAX_BACKOFF_MS. */
-  private backOff(): void {
-    const extraMs = Math.min(this.schedule.periodMs * (2 ** (this.consecutiveFailures - 1) - 1), MAX_BACKOFF_MS);
-    // Jittered, so exporters sharing an upstream do not retry in step.
-    this.notBeforeMs = this.options.clock.now() + extraMs * (0.5 + Math.random() / 2);
   }
 
   /** Publishes the job's series as fresh for `freshnessMs`, then as stale unless another run succeeds first. */
@@ -289,8 +277,7 @@ export function schedule(runner: Pick<JobRunner, "schedule" | "runOnSchedule">, 
     const cron = new Cron(pattern, { protect: true, catch: true }, () => void runner.runOnSchedule());
     return () => cron.stop();
   }
-  // In phase from now; a tick while the last run is still going joins it, and ticks missed while the process was
-  // stalled are skipped, not run back to back.
+  // In phase from now; a tick during a run joins it, and ticks missed while the process stalled are skipped.
   const intervalMs = intervalSeconds * 1000;
   let dueMs = clock.now();
   let timer: unknown;
