@@ -66,9 +66,8 @@ const OWN_SCHEDULES: Partial<Record<PollEndpoint, string>> = {
   corridors: "1m", // path finding is Horizon's most expensive endpoint
 };
 
-type OptionalText = string | undefined;
 /** A flag: its environment variable, its value's placeholder (none: a switch), and its help line in pieces. */
-function flag<const E extends OptionalText, const V extends OptionalText>(env: E, value: V, help: string[]) {
+function flag<const E extends string | undefined>(env: E, value: string | undefined, help: string[]) {
   return { env, value, help: help.join("") };
 }
 
@@ -360,11 +359,10 @@ const RPC_VERSIONS_SCHEDULE = parseSchedule("10m") as Schedule;
 /** Stellar RPC targets from --rpc.url when given (they replace the file's), else from the file; names unique. */
 function buildRpcTargets(urls: ListSetting, options: TargetOptions): RpcTargetConfig[] {
   const { file, flagAccounts, problems } = options;
-  const written = file.schedules;
   const shared = {
-    accounts: scheduleOf(options, "accounts", written?.accounts),
-    contracts: scheduleOf(options, "contracts", written?.contracts),
-    events: scheduleOf(options, "events", written?.events),
+    accounts: scheduleOf(options, "accounts", file.schedules?.accounts),
+    contracts: scheduleOf(options, "contracts", file.schedules?.contracts),
+    events: scheduleOf(options, "events", file.schedules?.events),
   };
   const schedulesFor = (text?: string): RpcTargetConfig["schedules"] => {
     const status = scheduleOf(options, "status", text);
