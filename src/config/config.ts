@@ -68,45 +68,47 @@ const OWN_SCHEDULES: Partial<Record<PollEndpoint, string>> = {
 
 /** A flag: its environment variable, its value's placeholder (none: a switch), and its help line in pieces. */
 function flag<const E extends string | undefined>(env: E, value: string | undefined, help: string[]) {
-  return { env, value, help: help.join("") };
+  return { env, value, help: help.join(""), list: false };
+}
+
+/** A repeatable flag; its environment variable takes a comma-separated list. */
+function listFlag<const E extends string>(env: E, value: string, help: string[]) {
+  return { ...flag(env, value, [...help, " The env var takes a comma-separated list."]), list: true as const };
 }
 
 /** Every flag, its environment variable and its help line; --help is printed from this list. */
 export const FLAGS = {
-  "horizon.url": flag("HORIZON_URL", "[NAME=]URL", [
-    "Horizon to poll; repeatable. NAME (default host[:port]) becomes the `horizon` label. The env var takes a ",
-    "comma-separated list.",
+  "horizon.url": listFlag("HORIZON_URL", "[NAME=]URL", [
+    "Horizon to poll; repeatable. NAME (default host[:port]) becomes the `horizon` label.",
   ]),
-  account: flag("ACCOUNTS", "[NAME=]ACCOUNT_ID", [
+  account: listFlag("ACCOUNTS", "[NAME=]ACCOUNT_ID", [
     "Account to watch on every --horizon.url and --rpc.url target; repeatable. NAME (default the id) becomes ",
-    "the `account` label. The env var takes a comma-separated list.",
+    "the `account` label.",
   ]),
-  "account.asset": flag("ACCOUNT_ASSETS", "CODE:ISSUER", [
-    "Trustline to read of every --account on the --rpc.url targets (Stellar RPC cannot list them); repeatable. ",
-    "The env var takes a comma-separated list.",
+  "account.asset": listFlag("ACCOUNT_ASSETS", "CODE:ISSUER", [
+    "Trustline to read of every --account on the --rpc.url targets (Stellar RPC cannot list them); repeatable.",
   ]),
   "account.activity": flag("ACCOUNT_ACTIVITY", undefined, [
     "Read the payments and own transactions of every --account on the --horizon.url targets (activity: true; ",
     "operations stay off). The env var takes true.",
   ]),
-  asset: flag("ASSETS", "CODE:ISSUER", [
-    "Asset whose supply, holders and flags to watch (Horizon's /assets) on every --horizon.url target; ",
-    "repeatable. The env var takes a comma-separated list.",
+  asset: listFlag("ASSETS", "CODE:ISSUER", [
+    "Asset whose supply, holders and flags to watch (Horizon's /assets) on every --horizon.url target; repeatable.",
   ]),
-  contract: flag("CONTRACTS", "[NAME=]CONTRACT_ID", [
+  contract: listFlag("CONTRACTS", "[NAME=]CONTRACT_ID", [
     "Soroban contract whose instance and code to watch on every --rpc.url target; repeatable. NAME (default ",
-    "the id) becomes the `contract` label. The env var takes a comma-separated list.",
+    "the id) becomes the `contract` label.",
   ]),
   "contract.events": flag("CONTRACT_EVENTS", undefined, [
     "Count the events of every --contract (as `events: true` does in the config file); the env var takes true.",
   ]),
-  market: flag("MARKETS", "[NAME=]BASE/COUNTER", [
+  market: listFlag("MARKETS", "[NAME=]BASE/COUNTER", [
     "DEX market to watch on every --horizon.url target (BASE and COUNTER: native or CODE:ISSUER); repeatable. ",
-    "NAME (default BASECODE/COUNTERCODE) becomes the `market` label. The env var takes a comma-separated list.",
+    "NAME (default BASECODE/COUNTERCODE) becomes the `market` label.",
   ]),
-  "rpc.url": flag("RPC_URL", "[NAME=]URL", [
+  "rpc.url": listFlag("RPC_URL", "[NAME=]URL", [
     "Stellar RPC to poll (JSON-RPC POSTed to URL as given); repeatable. NAME (default host[:port]) becomes the ",
-    "`rpc` label. The env var takes a comma-separated list.",
+    "`rpc` label.",
   ]),
   "config.file": flag("CONFIG_FILE", "PATH", [
     "YAML configuration file (targets, headers, timeouts, schedules, pools, freshness). Flags override it.",
@@ -140,12 +142,12 @@ type CommandLine =
   /** `usage` when the command line itself is malformed (an unknown flag, no target), so --help applies. */
   | { kind: "invalid"; problems: string[]; usage?: true };
 
-type FlagValues = { [K in keyof typeof FLAGS]?: string | string[] | boolean };
-const LIST_FLAGS = ["horizon.url", "rpc.url", "account", "account.asset", "asset", "contract", "market"] as const;
-type ListFlag = (typeof LIST_FLAGS)[number];
+type Flag = keyof typeof FLAGS;
+type FlagValues = { [K in Flag]?: string | string[] | boolean };
+type ListFlag = { [K in Flag]: (typeof FLAGS)[K]["list"] extends true ? K : never }[Flag];
 type WatchFlag = "account" | "asset" | "contract" | "market";
 type SwitchFlag = "account.activity" | "contract.events";
-type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | SwitchFlag | ListFlag>;
+type ValueFlag = Exclude<Flag, "help" | "version" | SwitchFlag | ListFlag>;
 
 type FlagContext = { readonly flags: FlagValues; readonly env: NodeJS.ProcessEnv; readonly problems: string[] };
 /** A value and where it came from (`--flag` or `ENV_VAR`), so a problem names its source. */
@@ -226,14 +228,13 @@ function fileSettings({ http, ledgers, liquidity_pools: pools, freshness }: Conf
 
 /** `-h` is `--help`; an unknown or malformed flag is a one-line problem. */
 function parseFlags(argv: readonly string[]): FlagValues | string {
-  const list: readonly string[] = LIST_FLAGS;
   try {
     return parseArgs({
       args: argv.map((argument) => (argument === "-h" ? "--help" : argument)),
       options: Object.fromEntries(
-        Object.entries(FLAGS).map(([name, { value }]) => [
+        Object.entries(FLAGS).map(([name, { value, list }]) => [
           name,
-          { type: value === undefined ? "boolean" : "string", multiple: list.includes(name) },
+          { type: value === undefined ? "boolean" : "string", multiple: list },
         ]),
       ),
     }).values as FlagValues;
