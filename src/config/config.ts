@@ -9,7 +9,7 @@ import { corridorsOf, FASTEST_CORRIDORS, type CorridorConfig } from "./corridors
 import { loadTxProbe, withProbeAccount, type TxProbeConfig } from "./tx-probe.js";
 import { flagProblem } from "./messages.js";
 import { LOG_LEVELS, MAX_POOLS, POOLS_MAX_RANGE, configFileSchema } from "./file-schema.js";
-import type { ConfigFile, LogLevel, RpcTargetEntry, TargetEntry } from "./file-schema.js";
+import type { ConfigFile, LogLevel, TargetEntry } from "./file-schema.js";
 import type { RpcTargetConfig } from "./rpc-targets.js";
 import { targetsOf, type ListSetting, type TargetBasics } from "./targets.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
@@ -324,33 +324,25 @@ function buildTargets(urls: ListSetting, options: TargetOptions): TargetConfig[]
   const parse = (value: string) => parsed({ source: markets.source, value }, marketEntryFromFlag, problems) ?? [];
   const flagMarkets = watchedMarkets(markets.values.flatMap(parse), markets.source, problems);
   const corridorsRaisedFrom = forced && forced.periodMs < FASTEST_CORRIDORS.periodMs ? forced.text : undefined;
-  return targetsOf<TargetEntry, TargetConfig>(options, {
-    label: "target",
-    urls,
-    entries: file.targets ?? [],
-    fromUrl: (basics) => ({
+  return targetsOf(options, "target", urls, file.targets ?? [], (basics, entry, targetIndex): TargetConfig => {
+    const requestBudgetPerHour = entry?.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour;
+    if (entry === undefined) {
+      const flagWatched = { accounts: options.flagAccounts, assets: flagAssets, markets: flagMarkets };
+      return { ...basics, ...flagWatched, schedules: schedulesOf(options), requestBudgetPerHour };
+    }
+    const where = `${path}: targets[${targetIndex}]`;
+    const keyPath = (index: number, key: string) => `${where}.accounts[${index}].${key}`;
+    return {
       ...basics,
-      accounts: options.flagAccounts,
-      assets: flagAssets,
-      markets: flagMarkets,
-      schedules: schedulesOf(options),
-      requestBudgetPerHour: DEFAULTS.requestBudgetPerHour,
-    }),
-    fromEntry: (basics, entry, targetIndex) => {
-      const where = `${path}: targets[${targetIndex}]`;
-      const keyPath = (index: number, key: string) => `${where}.accounts[${index}].${key}`;
-      return {
-        ...basics,
-        schedules: schedulesOf(options, entry.schedules),
-        requestBudgetPerHour: entry.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour,
-        accounts: watchedAccounts(entry.accounts ?? [], `target "${basics.name}"`, problems, keyPath),
-        assets: watchedAssets(entry.assets ?? [], `${where}.assets`, problems),
-        markets: watchedMarkets(entry.markets ?? [], `target "${basics.name}"`, problems),
-        ...(entry.corridors?.length
-          ? { corridors: corridorsOf(entry.corridors, `${where}.corridors`, problems), corridorsRaisedFrom }
-          : {}),
-      };
-    },
+      schedules: schedulesOf(options, entry.schedules),
+      requestBudgetPerHour,
+      accounts: watchedAccounts(entry.accounts ?? [], `target "${basics.name}"`, problems, keyPath),
+      assets: watchedAssets(entry.assets ?? [], `${where}.assets`, problems),
+      markets: watchedMarkets(entry.markets ?? [], `target "${basics.name}"`, problems),
+      ...(entry.corridors?.length
+        ? { corridors: corridorsOf(entry.corridors, `${where}.corridors`, problems), corridorsRaisedFrom }
+        : {}),
+    };
   });
 }
 
@@ -378,20 +370,16 @@ function buildRpcTargets(urls: ListSetting, options: TargetOptions): RpcTargetCo
     : watched;
   // The flag accounts were checked with the Horizon targets': only their assets are new here.
   const flagReads = urls.values.length ? withAssets(flagAccounts, flagAssets.values, flagAssets.source, problems) : [];
-  return targetsOf<RpcTargetEntry, RpcTargetConfig>(options, {
-    label: "Stellar RPC target",
-    urls,
-    entries: file.rpc_targets ?? [],
-    fromUrl: (basics) => ({ ...basics, schedules: schedulesFor(), accounts: flagReads, contracts: flagContracts }),
-    fromEntry: (basics, entry) => {
-      const where = `Stellar RPC target "${basics.name}"`;
-      return {
-        ...basics,
-        schedules: schedulesFor(entry.schedule),
-        accounts: rpcWatchedAccounts(entry.accounts ?? [], entry.account_assets ?? [], where, problems),
-        contracts: watchedContracts(entry.contracts ?? [], where, problems),
-      };
-    },
+  return targetsOf(options, "Stellar RPC target", urls, file.rpc_targets ?? [], (basics, entry): RpcTargetConfig => {
+    if (entry === undefined)
+      return { ...basics, schedules: schedulesFor(), accounts: flagReads, contracts: flagContracts };
+    const where = `Stellar RPC target "${basics.name}"`;
+    return {
+      ...basics,
+      schedules: schedulesFor(entry.schedule),
+      accounts: rpcWatchedAccounts(entry.accounts ?? [], entry.account_assets ?? [], where, problems),
+      contracts: watchedContracts(entry.contracts ?? [], where, problems),
+    };
   });
 }
 
