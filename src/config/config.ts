@@ -175,7 +175,12 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
 
   const problems: string[] = [];
   const context: FlagContext = { flags, env, problems };
-  const setting = (name: ValueFlag): Setting | undefined => settingOf(name, context);
+  const setting = (name: ValueFlag): Setting | undefined => {
+    const flag = flags[name];
+    if (typeof flag === "string") return { source: `--${name}`, value: flag };
+    const fromEnv = env[FLAGS[name].env];
+    return fromEnv ? { source: FLAGS[name].env, value: fromEnv } : undefined;
+  };
   const configFile = setting("config.file");
   const file =
     (configFile && (await readYamlDocument(configFile.value, "config file", configFileSchema, problems))) ?? {};
@@ -241,13 +246,6 @@ function parseFlags(argv: readonly string[]): FlagValues | string {
   } catch (error) {
     return flagProblem((error as Error).message, Object.keys(FLAGS));
   }
-}
-
-function settingOf(name: ValueFlag, { flags, env }: FlagContext): Setting | undefined {
-  const flag = flags[name];
-  if (typeof flag === "string") return { source: `--${name}`, value: flag };
-  const fromEnv = env[FLAGS[name].env];
-  return fromEnv ? { source: FLAGS[name].env, value: fromEnv } : undefined;
 }
 
 /** A setting parsed; undefined when it is unset, or when it does not parse, with a problem naming its source. */
