@@ -147,11 +147,8 @@ export function rpcWatchedAccounts(
   problems: string[],
 ): RpcWatchedAccount[] {
   // The schema checked every asset; no entry is skipped (a seed id is refused there), so indexes match.
-  const accounts = withAssets(watchedAccounts(entries, where, problems), [], where, problems);
-  return accounts.map((account, index) => ({
-    ...account,
-    assets: [...new Set(entries[index]?.assets ?? defaultAssets)],
-  }));
+  const accounts = watchedAccounts(entries, where, problems);
+  return accounts.map((account, index) => readOverRpc(account, entries[index]?.assets ?? defaultAssets));
 }
 
 /** Checked accounts read over Stellar RPC, each reading the trustlines of `assets`, which are checked here. */
@@ -166,11 +163,14 @@ export function withAssets(
     else if (!isCreditAsset(asset))
       problems.push(`${where}: "${asset}" is not a trustline asset: expected ${CODE_ISSUER}`);
   }
-  const distinct = [...new Set(assets)];
-  return accounts.map(({ offers: _offers, claimableBalances: _claimable, ...account }) => ({
-    ...account,
-    assets: distinct,
-  }));
+  return accounts.map((account) => readOverRpc(account, assets));
+}
+
+function readOverRpc(
+  { offers: _offers, claimableBalances: _claimable, ...account }: WatchedAccount,
+  assets: readonly string[],
+) {
+  return { ...account, assets: [...new Set(assets)] };
 }
 
 /** `ID` or `NAME=ID`, as --account and ACCOUNTS (and --contract and CONTRACTS) take them. */

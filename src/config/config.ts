@@ -9,7 +9,7 @@ import { corridorsOf, FASTEST_CORRIDORS, type CorridorConfig } from "./corridors
 import { loadTxProbe, withProbeAccount, type TxProbeConfig } from "./tx-probe.js";
 import { flagProblem } from "./messages.js";
 import { LOG_LEVELS, MAX_POOLS, POOLS_MAX_RANGE, configFileSchema } from "./file-schema.js";
-import type { ConfigFile, LogLevel, RpcTargetEntry, TargetEntry } from "./file-schema.js";
+import type { ConfigFile, LogLevel, TargetEntry } from "./file-schema.js";
 import type { RpcTargetConfig } from "./rpc-targets.js";
 import { targetsOf, type ListSetting, type TargetBasics } from "./targets.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
@@ -66,48 +66,49 @@ const OWN_SCHEDULES: Partial<Record<PollEndpoint, string>> = {
   corridors: "1m", // path finding is Horizon's most expensive endpoint
 };
 
-type OptionalText = string | undefined;
 /** A flag: its environment variable, its value's placeholder (none: a switch), and its help line in pieces. */
-function flag<const E extends OptionalText, const V extends OptionalText>(env: E, value: V, help: string[]) {
-  return { env, value, help: help.join("") };
+function flag<const E extends string | undefined>(env: E, value: string | undefined, help: string[]) {
+  return { env, value, help: help.join(""), list: false };
+}
+
+/** A repeatable flag; its environment variable takes a comma-separated list. */
+function listFlag<const E extends string>(env: E, value: string, help: string[]) {
+  return { ...flag(env, value, [...help, " The env var takes a comma-separated list."]), list: true as const };
 }
 
 /** Every flag, its environment variable and its help line; --help is printed from this list. */
 export const FLAGS = {
-  "horizon.url": flag("HORIZON_URL", "[NAME=]URL", [
-    "Horizon to poll; repeatable. NAME (default host[:port]) becomes the `horizon` label. The env var takes a ",
-    "comma-separated list.",
+  "horizon.url": listFlag("HORIZON_URL", "[NAME=]URL", [
+    "Horizon to poll; repeatable. NAME (default host[:port]) becomes the `horizon` label.",
   ]),
-  account: flag("ACCOUNTS", "[NAME=]ACCOUNT_ID", [
+  account: listFlag("ACCOUNTS", "[NAME=]ACCOUNT_ID", [
     "Account to watch on every --horizon.url and --rpc.url target; repeatable. NAME (default the id) becomes ",
-    "the `account` label. The env var takes a comma-separated list.",
+    "the `account` label.",
   ]),
-  "account.asset": flag("ACCOUNT_ASSETS", "CODE:ISSUER", [
-    "Trustline to read of every --account on the --rpc.url targets (Stellar RPC cannot list them); repeatable. ",
-    "The env var takes a comma-separated list.",
+  "account.asset": listFlag("ACCOUNT_ASSETS", "CODE:ISSUER", [
+    "Trustline to read of every --account on the --rpc.url targets (Stellar RPC cannot list them); repeatable.",
   ]),
   "account.activity": flag("ACCOUNT_ACTIVITY", undefined, [
     "Read the payments and own transactions of every --account on the --horizon.url targets (activity: true; ",
     "operations stay off). The env var takes true.",
   ]),
-  asset: flag("ASSETS", "CODE:ISSUER", [
-    "Asset whose supply, holders and flags to watch (Horizon's /assets) on every --horizon.url target; ",
-    "repeatable. The env var takes a comma-separated list.",
+  asset: listFlag("ASSETS", "CODE:ISSUER", [
+    "Asset whose supply, holders and flags to watch (Horizon's /assets) on every --horizon.url target; repeatable.",
   ]),
-  contract: flag("CONTRACTS", "[NAME=]CONTRACT_ID", [
+  contract: listFlag("CONTRACTS", "[NAME=]CONTRACT_ID", [
     "Soroban contract whose instance and code to watch on every --rpc.url target; repeatable. NAME (default ",
-    "the id) becomes the `contract` label. The env var takes a comma-separated list.",
+    "the id) becomes the `contract` label.",
   ]),
   "contract.events": flag("CONTRACT_EVENTS", undefined, [
     "Count the events of every --contract (as `events: true` does in the config file); the env var takes true.",
   ]),
-  market: flag("MARKETS", "[NAME=]BASE/COUNTER", [
+  market: listFlag("MARKETS", "[NAME=]BASE/COUNTER", [
     "DEX market to watch on every --horizon.url target (BASE and COUNTER: native or CODE:ISSUER); repeatable. ",
-    "NAME (default BASECODE/COUNTERCODE) becomes the `market` label. The env var takes a comma-separated list.",
+    "NAME (default BASECODE/COUNTERCODE) becomes the `market` label.",
   ]),
-  "rpc.url": flag("RPC_URL", "[NAME=]URL", [
+  "rpc.url": listFlag("RPC_URL", "[NAME=]URL", [
     "Stellar RPC to poll (JSON-RPC POSTed to URL as given); repeatable. NAME (default host[:port]) becomes the ",
-    "`rpc` label. The env var takes a comma-separated list.",
+    "`rpc` label.",
   ]),
   "config.file": flag("CONFIG_FILE", "PATH", [
     "YAML configuration file (targets, headers, timeouts, schedules, pools, freshness). Flags override it.",
@@ -141,12 +142,12 @@ type CommandLine =
   /** `usage` when the command line itself is malformed (an unknown flag, no target), so --help applies. */
   | { kind: "invalid"; problems: string[]; usage?: true };
 
-type FlagValues = { [K in keyof typeof FLAGS]?: string | string[] | boolean };
-const LIST_FLAGS = ["horizon.url", "rpc.url", "account", "account.asset", "asset", "contract", "market"] as const;
-type ListFlag = (typeof LIST_FLAGS)[number];
+type Flag = keyof typeof FLAGS;
+type FlagValues = { [K in Flag]?: string | string[] | boolean };
+type ListFlag = { [K in Flag]: (typeof FLAGS)[K]["list"] extends true ? K : never }[Flag];
 type WatchFlag = "account" | "asset" | "contract" | "market";
 type SwitchFlag = "account.activity" | "contract.events";
-type ValueFlag = Exclude<keyof typeof FLAGS, "help" | "version" | SwitchFlag | ListFlag>;
+type ValueFlag = Exclude<Flag, "help" | "version" | SwitchFlag | ListFlag>;
 
 type FlagContext = { readonly flags: FlagValues; readonly env: NodeJS.ProcessEnv; readonly problems: string[] };
 /** A value and where it came from (`--flag` or `ENV_VAR`), so a problem names its source. */
@@ -174,7 +175,12 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
 
   const problems: string[] = [];
   const context: FlagContext = { flags, env, problems };
-  const setting = (name: ValueFlag): Setting | undefined => settingOf(name, context);
+  const setting = (name: ValueFlag): Setting | undefined => {
+    const flag = flags[name];
+    if (typeof flag === "string") return { source: `--${name}`, value: flag };
+    const fromEnv = env[FLAGS[name].env];
+    return fromEnv ? { source: FLAGS[name].env, value: fromEnv } : undefined;
+  };
   const configFile = setting("config.file");
   const file =
     (configFile && (await readYamlDocument(configFile.value, "config file", configFileSchema, problems))) ?? {};
@@ -227,27 +233,19 @@ function fileSettings({ http, ledgers, liquidity_pools: pools, freshness }: Conf
 
 /** `-h` is `--help`; an unknown or malformed flag is a one-line problem. */
 function parseFlags(argv: readonly string[]): FlagValues | string {
-  const list: readonly string[] = LIST_FLAGS;
   try {
     return parseArgs({
       args: argv.map((argument) => (argument === "-h" ? "--help" : argument)),
       options: Object.fromEntries(
-        Object.entries(FLAGS).map(([name, { value }]) => [
+        Object.entries(FLAGS).map(([name, { value, list }]) => [
           name,
-          { type: value === undefined ? "boolean" : "string", multiple: list.includes(name) },
+          { type: value === undefined ? "boolean" : "string", multiple: list },
         ]),
       ),
     }).values as FlagValues;
   } catch (error) {
     return flagProblem((error as Error).message, Object.keys(FLAGS));
   }
-}
-
-function settingOf(name: ValueFlag, { flags, env }: FlagContext): Setting | undefined {
-  const flag = flags[name];
-  if (typeof flag === "string") return { source: `--${name}`, value: flag };
-  const fromEnv = env[FLAGS[name].env];
-  return fromEnv ? { source: FLAGS[name].env, value: fromEnv } : undefined;
 }
 
 /** A setting parsed; undefined when it is unset, or when it does not parse, with a problem naming its source. */
@@ -324,33 +322,25 @@ function buildTargets(urls: ListSetting, options: TargetOptions): TargetConfig[]
   const parse = (value: string) => parsed({ source: markets.source, value }, marketEntryFromFlag, problems) ?? [];
   const flagMarkets = watchedMarkets(markets.values.flatMap(parse), markets.source, problems);
   const corridorsRaisedFrom = forced && forced.periodMs < FASTEST_CORRIDORS.periodMs ? forced.text : undefined;
-  return targetsOf<TargetEntry, TargetConfig>(options, {
-    label: "target",
-    urls,
-    entries: file.targets ?? [],
-    fromUrl: (basics) => ({
+  return targetsOf(options, "target", urls, file.targets ?? [], (basics, entry, targetIndex): TargetConfig => {
+    const requestBudgetPerHour = entry?.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour;
+    if (entry === undefined) {
+      const flagWatched = { accounts: options.flagAccounts, assets: flagAssets, markets: flagMarkets };
+      return { ...basics, ...flagWatched, schedules: schedulesOf(options), requestBudgetPerHour };
+    }
+    const where = `${path}: targets[${targetIndex}]`;
+    const keyPath = (index: number, key: string) => `${where}.accounts[${index}].${key}`;
+    return {
       ...basics,
-      accounts: options.flagAccounts,
-      assets: flagAssets,
-      markets: flagMarkets,
-      schedules: schedulesOf(options),
-      requestBudgetPerHour: DEFAULTS.requestBudgetPerHour,
-    }),
-    fromEntry: (basics, entry, targetIndex) => {
-      const where = `${path}: targets[${targetIndex}]`;
-      const keyPath = (index: number, key: string) => `${where}.accounts[${index}].${key}`;
-      return {
-        ...basics,
-        schedules: schedulesOf(options, entry.schedules),
-        requestBudgetPerHour: entry.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour,
-        accounts: watchedAccounts(entry.accounts ?? [], `target "${basics.name}"`, problems, keyPath),
-        assets: watchedAssets(entry.assets ?? [], `${where}.assets`, problems),
-        markets: watchedMarkets(entry.markets ?? [], `target "${basics.name}"`, problems),
-        ...(entry.corridors?.length
-          ? { corridors: corridorsOf(entry.corridors, `${where}.corridors`, problems), corridorsRaisedFrom }
-          : {}),
-      };
-    },
+      schedules: schedulesOf(options, entry.schedules),
+      requestBudgetPerHour,
+      accounts: watchedAccounts(entry.accounts ?? [], `target "${basics.name}"`, problems, keyPath),
+      assets: watchedAssets(entry.assets ?? [], `${where}.assets`, problems),
+      markets: watchedMarkets(entry.markets ?? [], `target "${basics.name}"`, problems),
+      ...(entry.corridors?.length
+        ? { corridors: corridorsOf(entry.corridors, `${where}.corridors`, problems), corridorsRaisedFrom }
+        : {}),
+    };
   });
 }
 
@@ -360,11 +350,10 @@ const RPC_VERSIONS_SCHEDULE = parseSchedule("10m") as Schedule;
 /** Stellar RPC targets from --rpc.url when given (they replace the file's), else from the file; names unique. */
 function buildRpcTargets(urls: ListSetting, options: TargetOptions): RpcTargetConfig[] {
   const { file, flagAccounts, problems } = options;
-  const written = file.schedules;
   const shared = {
-    accounts: scheduleOf(options, "accounts", written?.accounts),
-    contracts: scheduleOf(options, "contracts", written?.contracts),
-    events: scheduleOf(options, "events", written?.events),
+    accounts: scheduleOf(options, "accounts", file.schedules?.accounts),
+    contracts: scheduleOf(options, "contracts", file.schedules?.contracts),
+    events: scheduleOf(options, "events", file.schedules?.events),
   };
   const schedulesFor = (text?: string): RpcTargetConfig["schedules"] => {
     const status = scheduleOf(options, "status", text);
@@ -379,20 +368,16 @@ function buildRpcTargets(urls: ListSetting, options: TargetOptions): RpcTargetCo
     : watched;
   // The flag accounts were checked with the Horizon targets': only their assets are new here.
   const flagReads = urls.values.length ? withAssets(flagAccounts, flagAssets.values, flagAssets.source, problems) : [];
-  return targetsOf<RpcTargetEntry, RpcTargetConfig>(options, {
-    label: "Stellar RPC target",
-    urls,
-    entries: file.rpc_targets ?? [],
-    fromUrl: (basics) => ({ ...basics, schedules: schedulesFor(), accounts: flagReads, contracts: flagContracts }),
-    fromEntry: (basics, entry) => {
-      const where = `Stellar RPC target "${basics.name}"`;
-      return {
-        ...basics,
-        schedules: schedulesFor(entry.schedule),
-        accounts: rpcWatchedAccounts(entry.accounts ?? [], entry.account_assets ?? [], where, problems),
-        contracts: watchedContracts(entry.contracts ?? [], where, problems),
-      };
-    },
+  return targetsOf(options, "Stellar RPC target", urls, file.rpc_targets ?? [], (basics, entry): RpcTargetConfig => {
+    if (entry === undefined)
+      return { ...basics, schedules: schedulesFor(), accounts: flagReads, contracts: flagContracts };
+    const where = `Stellar RPC target "${basics.name}"`;
+    return {
+      ...basics,
+      schedules: schedulesFor(entry.schedule),
+      accounts: rpcWatchedAccounts(entry.accounts ?? [], entry.account_assets ?? [], where, problems),
+      contracts: watchedContracts(entry.contracts ?? [], where, problems),
+    };
   });
 }
 

@@ -3,9 +3,6 @@ import { z } from "zod";
 import { stellarBase } from "../stellar-base.js";
 import { secondsText } from "./duration.js";
 
-const DURABILITIES = ["persistent", "temporary"] as const;
-export type Durability = (typeof DURABILITIES)[number];
-
 /** The `entry` label values of a contract's own entries; a configured key may not take them. */
 const CONTRACT_ENTRIES = ["instance", "code"] as const;
 
@@ -13,9 +10,10 @@ const CONTRACT_ENTRIES = ["instance", "code"] as const;
 const contractKeySchema = z.strictObject({
   name: z.string().min(1),
   key: z.string(),
-  durability: z.enum(DURABILITIES).default("persistent"),
+  durability: z.enum(["persistent", "temporary"]).default("persistent"),
 });
 type WatchedContractKey = z.output<typeof contractKeySchema>;
+export type Durability = WatchedContractKey["durability"];
 
 export interface WatchedContract {
   /** The `contract` label. */

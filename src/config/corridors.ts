@@ -33,15 +33,11 @@ export type CorridorConfig = Omit<CorridorEntry, "min_rate"> & { readonly minRat
 
 /** A target's corridors, checked: names unique within the target. */
 export function corridorsOf(entries: readonly CorridorEntry[], where: string, problems: string[]): CorridorConfig[] {
-  const seen = new Set<string>();
-  const corridors: CorridorConfig[] = [];
-  for (const { min_rate: minRate, ...entry } of entries) {
-    if (seen.has(entry.name))
-      problems.push(`${where}: corridor name "${entry.name}" is used twice (each is a \`corridor\` label)`);
-    else corridors.push({ ...entry, minRate });
-    seen.add(entry.name);
-  }
-  return corridors;
+  return entries.flatMap(({ min_rate: minRate, ...entry }, index) => {
+    if (entries.findIndex((other) => other.name === entry.name) === index) return [{ ...entry, minRate }];
+    problems.push(`${where}: corridor name "${entry.name}" is used twice (each is a \`corridor\` label)`);
+    return [];
+  });
 }
 
 /** `schedules.corridors`, in the file's schedules or a target's: a schedule no shorter than 15 s. */

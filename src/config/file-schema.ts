@@ -98,7 +98,6 @@ const rpcTargetEntry = targetEntry
     account_assets: z.array(creditAssetText).optional(),
     contracts: z.array(contractEntrySchema).optional(),
   });
-export type RpcTargetEntry = z.output<typeof rpcTargetEntry>;
 
 /** The YAML file given with --config.file. Strict: an unknown key is a typo, and an error. */
 export const configFileSchema = z.strictObject({

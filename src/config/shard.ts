@@ -1,9 +1,6 @@
 /** Sharding a large watch list across replicas, as kube-state-metrics does; network-level series come from shard 0. */
 
-export interface Shard {
-  readonly index: number;
-  readonly total: number;
-}
+export type Shard = { readonly index: number; readonly total: number };
 
 export const WHOLE: Shard = { index: 0, total: 1 };
 

@@ -17,41 +17,32 @@ type TargetEntryBasics = Pick<TargetEntry, "name" | "url" | "show_path" | "heade
 /** A list's values and the flag or environment variable they came from. */
 export type ListSetting = { readonly source: string; readonly values: readonly string[] };
 
-/** One kind of target (Horizon, Stellar RPC): where its targets come from, and what it adds to the basics. */
-interface TargetSource<Entry extends TargetEntryBasics, Target extends TargetBasics> {
-  /** How a problem names a target of this kind: `target`, `Stellar RPC target`. */
-  readonly label: string;
-  /** `[NAME=]URL` values and the flag or environment variable they came from: they replace the file's entries. */
-  readonly urls: ListSetting;
-  readonly entries: readonly Entry[];
-  readonly fromUrl: (basics: TargetBasics) => Target;
-  /** `index`: the entry's place in the kind's list. */
-  readonly fromEntry: (basics: TargetBasics, entry: Entry, index: number) => Target;
-}
-
-/** One kind's targets: from its URL flags when given, else from the file's entries; names unique. */
+// One kind's targets (`label`, as problems name one: `target`, `Stellar RPC target`): from its URL flags when given,
+// else from the file's `entries`; names unique. `build` adds what the kind adds, from the entry when there is one.
 export function targetsOf<Entry extends TargetEntryBasics, Target extends TargetBasics>(
   /** `timeoutMs`: the timeout of targets that set none. */
   { timeoutMs, problems }: { readonly timeoutMs: number; readonly problems: string[] },
-  kind: TargetSource<Entry, Target>,
+  label: string,
+  urls: ListSetting,
+  entries: readonly Entry[],
+  build: (basics: TargetBasics, entry: Entry | undefined, index: number) => Target,
 ): Target[] {
-  const { urls } = kind;
   const targets = urls.values.length
-    ? urls.values.flatMap((value) => {
+    ? urls.values.flatMap((value, index) => {
         const target = targetFromUrlFlag(value);
-        if (typeof target !== "string") return [kind.fromUrl({ ...target, headers: {}, timeoutMs })];
+        if (typeof target !== "string") return [build({ ...target, headers: {}, timeoutMs }, undefined, index)];
         problems.push(`${urls.source}: ${target}`);
         return [];
       })
-    : kind.entries.map((entry, index) => {
+    : entries.map((entry, index) => {
         const url = new TargetUrl(entry.url, entry.show_path);
         const headers = secretValues(entry.headers ?? {});
         const basics = { name: entry.name ?? url.host, url, headers, timeoutMs: entry.timeout ?? timeoutMs };
-        return kind.fromEntry(basics, entry, index);
+        return build(basics, entry, index);
       });
   for (const [index, { name }] of targets.entries())
     if (targets.findIndex((other) => other.name === name) < index)
-      problems.push(`${kind.label} name "${name}" is used twice; names must be unique`);
+      problems.push(`${label} name "${name}" is used twice; names must be unique`);
   return targets;
 }
 
