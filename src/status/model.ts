@@ -65,7 +65,7 @@ const STATUS_FAMILIES: ReadonlySet<string> = new Set([
   // A Horizon's corridors (corridorReports; the duration's buckets through StatusBoard.windowBuckets).
   ...names(METRICS, ["corridorPaths", "corridorBestRate", "corridorBestHops", "corridorMinRate", "corridorRuns"]),
   ...names(METRICS, ["corridorDuration", "corridorLastFound"]),
-  // A Stellar RPC's own figures (rpcFigures, rpcReport) and sparklines.
+  // A Stellar RPC's own figures (rpcFigures) and sparklines.
   ...names(RPC_METRICS, ["up", "healthy", "info", "latestLedger", "latestLedgerClosedTimestamp", "oldestLedger"]),
   ...names(RPC_METRICS, ["retentionWindow", "protocolVersion", "inclusionFee", "feeStatsTransactions"]),
   // A Stellar RPC's watched contracts (contracts), and its events for their rate.
@@ -125,6 +125,7 @@ export interface TargetView extends StoreTarget {
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 const secondsSince = (atSeconds: number, nowMs: number): number => Math.max(0, Math.round(nowMs / 1000 - atSeconds));
+const ageSeconds = (atMs: number, nowMs: number): number => Math.max(0, Math.round((nowMs - atMs) / 1000));
 
 function endpointState({ lastSuccessMs, runningSinceMs, lastError }: EndpointStatus) {
   if (runningSinceMs !== undefined) return "running";
@@ -197,8 +198,7 @@ function sections<Sections>(series: TargetSeries, builders: SectionBuilders<Sect
     const last = series.board.lastKnown(series.target, dating);
     if (last === undefined) continue;
     const kept = build(series.known);
-    if (kept !== undefined)
-      known[key] = { value: kept, ageSeconds: Math.max(0, Math.round((series.nowMs - last.atMs) / 1000)) };
+    if (kept !== undefined) known[key] = { value: kept, ageSeconds: ageSeconds(last.atMs, series.nowMs) };
   }
   return { now, known };
 }
@@ -303,9 +303,7 @@ export function contractEntryState(
   return secondsLeft < EXPIRING_SOON_SECONDS ? "expiring_soon" : "live";
 }
 
-function contractEntryKey({ contract, entry, durability }: Labels): string {
-  return `${contract}\u0000${entry}\u0000${durability}`;
-}
+const contractEntryKey = ({ contract, entry, durability }: Labels) => `${contract}\u0000${entry}\u0000${durability}`;
 
 /** A Stellar RPC's watched contract entries, soonest archival first. */
 function contracts(series: SeriesReader, nowMs: number, eventsPerSecond: (contract: string) => number | undefined) {
@@ -378,8 +376,7 @@ function txProbe(series: TargetSeries) {
 function assetReports(series: SeriesReader, lastSuccessAt: string | undefined, nowMs: number) {
   const exists = series.all(METRICS.assetExists.name);
   if (exists.length === 0) return undefined;
-  const age =
-    lastSuccessAt === undefined ? undefined : Math.max(0, Math.round((nowMs - Date.parse(lastSuccessAt)) / 1000));
+  const age = lastSuccessAt === undefined ? undefined : ageSeconds(Date.parse(lastSuccessAt), nowMs);
   return exists.map(({ labels, value }) => {
     const asset = labels.asset ?? "";
     return {
@@ -473,26 +470,11 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
   };
 }
 
-/** A Stellar RPC's own figures: health, versions, retention and inclusion fees. */
-function rpcReport(series: TargetSeries, info: Labels | undefined) {
-  const fee = (kind: string, stat: string) => figure(series, RPC_METRICS.inclusionFee.name, { kind, stat });
-  return {
-    healthy: figure(series, RPC_METRICS.healthy.name),
-    version: info?.version,
-    captiveCoreVersion: info?.captive_core_version,
-    oldestLedger: figure(series, RPC_METRICS.oldestLedger.name),
-    retentionWindowLedgers: figure(series, RPC_METRICS.retentionWindow.name),
-    sorobanInclusionFeeP50Stroops: fee("soroban", "p50"),
-    sorobanInclusionFeeP90Stroops: fee("soroban", "p90"),
-    classicInclusionFeeP50Stroops: fee("classic", "p50"),
-    classicInclusionFeeP90Stroops: fee("classic", "p90"),
-  };
-}
-
 /** A Stellar RPC's figures: its ledger, its own figures and its watched accounts and contracts. */
 function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], nowMs: number) {
   const info = series.all(RPC_METRICS.info.name)[0]?.labels;
   const eventsPerSecond = (contract: string) => series.board.eventRate(series.target, contract, nowMs);
+  const fee = (kind: string, stat: string) => figure(series, RPC_METRICS.inclusionFee.name, { kind, stat });
   const kept = sections(series, {
     accounts: [RPC_ACCOUNT_METRICS.accountExists.name, (read) => accounts(read, RPC_ACCOUNT_METRICS, nowMs)],
     // Kept entries' days left count down to now: the network archives on time whether or not this RPC answers.
@@ -504,7 +486,18 @@ function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], 
     protocolVersion: figure(series, RPC_METRICS.protocolVersion.name),
     latestLedger: figure(series, RPC_METRICS.latestLedger.name),
     ...closedAtFigures(figure(series, RPC_METRICS.latestLedgerClosedTimestamp.name), nowMs),
-    rpc: rpcReport(series, info),
+    // Its own figures: health, versions, retention and inclusion fees.
+    rpc: {
+      healthy: figure(series, RPC_METRICS.healthy.name),
+      version: info?.version,
+      captiveCoreVersion: info?.captive_core_version,
+      oldestLedger: figure(series, RPC_METRICS.oldestLedger.name),
+      retentionWindowLedgers: figure(series, RPC_METRICS.retentionWindow.name),
+      sorobanInclusionFeeP50Stroops: fee("soroban", "p50"),
+      sorobanInclusionFeeP90Stroops: fee("soroban", "p90"),
+      classicInclusionFeeP50Stroops: fee("classic", "p50"),
+      classicInclusionFeeP90Stroops: fee("classic", "p90"),
+    },
     ...kept.now,
     lastKnown: lastKnown(series, RPC_IDENTITY, kept.known),
   };
