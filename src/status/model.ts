@@ -164,9 +164,7 @@ type SectionBuilders<Sections> = { readonly [Key in keyof Sections]: SectionSour
 function labelOf(metric: string, label: string): SectionSource<string> {
   return [metric, (read) => read.all(metric)[0]?.labels[label]];
 }
-function valueOf(metric: string): SectionSource<number> {
-  return [metric, (read) => read.all(metric)[0]?.value];
-}
+const valueOf = (metric: string): SectionSource<number> => [metric, (read) => read.all(metric)[0]?.value];
 
 const HORIZON_IDENTITY = {
   network: labelOf(METRICS.info.name, "network"),
@@ -309,9 +307,7 @@ const contractEntryKey = ({ contract, entry, durability }: Labels) => `${contrac
 function contracts(series: SeriesReader, nowMs: number, eventsPerSecond: (contract: string) => number | undefined) {
   const entries = series.all(RPC_METRICS.contractEntryExists.name);
   if (entries.length === 0) return undefined;
-  const lastEvents = new Map(
-    series.all(RPC_METRICS.contractLastEvent.name).map(({ labels, value }) => [labels.contract, value]),
-  );
+  const lastEventBy = figuresBy(series, RPC_METRICS.contractLastEvent.name, ({ contract }) => contract ?? "");
   const contractIds = new Map(
     series.all(RPC_METRICS.contractInfo.name).map(({ labels }) => [labels.contract, labels.contract_id]),
   );
@@ -324,7 +320,7 @@ function contracts(series: SeriesReader, nowMs: number, eventsPerSecond: (contra
     const archived = archivedBy(of);
     const expiry = expiryBy(of);
     const secondsLeft = expiry === undefined ? undefined : Math.max(0, expiry.value - nowMs / 1000);
-    const lastEvent = entry === "instance" ? lastEvents.get(contract) : undefined;
+    const lastEvent = entry === "instance" ? lastEventBy({ contract })?.value : undefined;
     return {
       contract,
       entry,
