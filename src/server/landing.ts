@@ -246,10 +246,9 @@ function accountRows(owner: SeriesOwner, account: AccountReport) {
   const missing = account.exists?.value === 0;
   // The account and its signer changes once, beside all of its balances.
   const rows = Math.max(1, missing ? 1 : account.balances.length);
-  const signers = figureValue(owner, account.signerChanges);
   const head = [
     html`<td rowspan="${rows}">${account.account}</td>`,
-    html`<td class="num" rowspan="${rows}">${signers}</td>`,
+    html`<td class="num" rowspan="${rows}">${figureValue(owner, account.signerChanges)}</td>`,
     html`<td rowspan="${rows}">${lastPayment(account)}</td>`,
   ];
   if (missing || account.balances.length === 0) {

@@ -399,8 +399,7 @@ function marketReports(series: SeriesReader) {
     for (const offers of of(METRICS.marketMakerOffers.name, market)) {
       const maker = offers.labels.maker ?? "";
       const sides = makers.get(maker) ?? {};
-      if (offers.labels.side === "ask") sides.asks = offers.value;
-      else sides.bids = offers.value;
+      sides[offers.labels.side === "ask" ? "asks" : "bids"] = offers.value;
       makers.set(maker, sides);
     }
     return {
