@@ -248,7 +248,6 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs: number
   }
   const names = new Set(series.all(metrics.accountExists.name).map(({ labels }) => byAccount(labels)));
   for (const account of balances.keys()) names.add(account);
-  names.delete("");
   if (names.size === 0) return undefined;
   const exists = figuresBy(series, metrics.accountExists.name, byAccount);
   const lowWatermark = figuresBy(series, metrics.accountBalanceLowWatermark.name, byAccountAsset);
@@ -257,19 +256,17 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs: number
   return [...names].map((account) => ({
     account,
     exists: exists({ account }),
-    balances: (balances.get(account) ?? [])
-      .filter(({ labels }) => labels.asset !== undefined)
-      .map(({ labels, value }) => {
-        const of = { account, asset: labels.asset! };
-        const low = lowWatermark(of);
-        return {
-          asset: of.asset,
-          balance: { metric: metrics.accountBalance.name, labels: of, value },
-          lowWatermark: low,
-          low: low !== undefined && value < low.value,
-          pool: poolShare(series, of.asset),
-        };
-      }),
+    balances: (balances.get(account) ?? []).map(({ labels, value }) => {
+      const of = { account, asset: labels.asset ?? "" };
+      const low = lowWatermark(of);
+      return {
+        asset: of.asset,
+        balance: { metric: metrics.accountBalance.name, labels: of, value },
+        lowWatermark: low,
+        low: low !== undefined && value < low.value,
+        pool: poolShare(series, of.asset),
+      };
+    }),
     signerChanges: signerChanges({ account }),
     // Horizon's with `activity: true`: seconds since the newest payment received and sent, once known.
     lastPaymentAgeSeconds: lastPayments.get(account),
