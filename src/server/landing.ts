@@ -246,10 +246,9 @@ function accountRows(owner: SeriesOwner, account: AccountReport) {
   const missing = account.exists?.value === 0;
   // The account and its signer changes once, beside all of its balances.
   const rows = Math.max(1, missing ? 1 : account.balances.length);
-  const signers = figureValue(owner, account.signerChanges);
   const head = [
     html`<td rowspan="${rows}">${account.account}</td>`,
-    html`<td class="num" rowspan="${rows}">${signers}</td>`,
+    html`<td class="num" rowspan="${rows}">${figureValue(owner, account.signerChanges)}</td>`,
     html`<td rowspan="${rows}">${lastPayment(account)}</td>`,
   ];
   if (missing || account.balances.length === 0) {
@@ -329,9 +328,8 @@ function daysLeft(days: number | undefined): string {
 /** A Unix time as a UTC date and minute. */
 const utcMinute = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
-function contractName({ contract, contractId: id }: ContractEntryReport) {
-  return id === undefined ? contract : html`<span title="${id}">${contract}</span>`;
-}
+const contractName = ({ contract, contractId: id }: ContractEntryReport) =>
+  id === undefined ? contract : html`<span title="${id}">${contract}</span>`;
 
 function contractState({ state }: ContractEntryReport) {
   const word = state.replace("_", " ");
@@ -469,9 +467,8 @@ const MARKET_COLUMNS: readonly Column<MarketReport>[] = [
   ["Makers", makersCell],
 ];
 
-function number(value: number | undefined, digits: number): string {
-  return value === undefined ? "–" : Number(value.toFixed(digits)).toString();
-}
+const number = (value: number | undefined, digits: number) =>
+  value === undefined ? "–" : Number(value.toFixed(digits)).toString();
 
 /** Each state's badge: its colour class and its word. */
 const PATH_BADGE = { found: ["ok", "found"], none: ["failing", "no path"], unknown: ["waiting", "no answer"] } as const;
@@ -486,6 +483,7 @@ function runs(corridor: CorridorReport): string {
   return counts.join(", ") || "none yet";
 }
 
+/** A Horizon's corridors: found or not, best rate (against min_rate), hops, p90 latency. */
 const CORRIDOR_COLUMNS: readonly Column<CorridorReport>[] = [
   ["Corridor", (corridor) => corridor.corridor],
   ["Path", ({ state }) => badge(PATH_BADGE[state][0], PATH_BADGE[state][1])],
@@ -499,12 +497,6 @@ const CORRIDOR_COLUMNS: readonly Column<CorridorReport>[] = [
   ],
   ["Runs", runs],
 ];
-
-/** The corridors section of a Horizon's card: found or not, best rate (against min_rate), hops, p90 latency. */
-function corridorsTable(corridors: readonly CorridorReport[] | undefined) {
-  if (corridors === undefined || corridors.length === 0) return "";
-  return table("Payment corridors", ...headerAndRows(CORRIDOR_COLUMNS, corridors));
-}
 
 const DISAGREES_WHY = "serves ledger hashes the other targets of its network do not";
 
@@ -522,7 +514,7 @@ ${section(target, target.assets, target.lastKnown?.assets, assetsTable)}
 ${section(target, target.contracts, target.lastKnown?.contracts, contractsTable)}
 ${target.markets ? table("Watched markets", ...headerAndRows(MARKET_COLUMNS, target.markets)) : ""}
 ${target.txProbe ? probeList(target, target.txProbe) : ""}
-${corridorsTable(target.corridors)}
+${target.corridors ? table("Payment corridors", ...headerAndRows(CORRIDOR_COLUMNS, target.corridors)) : ""}
 ${endpointsTable(target.endpoints, nowMs)}
 </section>`;
 }

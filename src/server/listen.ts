@@ -29,20 +29,17 @@ const LISTEN_ERRORS: Readonly<Record<string, string>> = {
   EADDRNOTAVAIL: "no such address on this machine",
 };
 
-/** Why host:port cannot be listened on, in one line: `cannot listen on 127.0.0.1:9619: address already in use`. */
-function listenFailure(host: string, port: number, error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code ?? "";
-  const where = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
-  return `cannot listen on ${where}: ${LISTEN_ERRORS[code] ?? (error as Error).message}`;
-}
-
 /** An app served here: Hono's, reading Node's request and response from its bindings. */
 type NodeApp = Pick<Hono<{ Bindings: HttpBindings }>, "fetch">;
 
-/** Listens on host:port (port 0: any free port), over TLS when given; rejects with a `listenFailure` message. */
+/** Listens on host:port (port 0: any free port), over TLS when given; rejects as `cannot listen on <where>: <why>`. */
 export function listen(app: NodeApp, host: string, port: number, tls?: WebConfig["tls"]): Promise<Listening> {
   return new Promise((resolve, reject) => {
-    const onError = (error: Error) => reject(new Error(listenFailure(host, port, error), { cause: error }));
+    const where = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+    const onError = (error: NodeJS.ErrnoException) => {
+      const why = LISTEN_ERRORS[error.code ?? ""] ?? error.message;
+      reject(new Error(`cannot listen on ${where}: ${why}`, { cause: error }));
+    };
     const createServer = tls ? createHttpsServer : createHttpServer;
     const serverOptions = tls ? tlsOptions(tls) : {};
     const server: ServerType = serve(

@@ -65,7 +65,7 @@ const STATUS_FAMILIES: ReadonlySet<string> = new Set([
   // A Horizon's corridors (corridorReports; the duration's buckets through StatusBoard.windowBuckets).
   ...names(METRICS, ["corridorPaths", "corridorBestRate", "corridorBestHops", "corridorMinRate", "corridorRuns"]),
   ...names(METRICS, ["corridorDuration", "corridorLastFound"]),
-  // A Stellar RPC's own figures (rpcFigures, rpcReport) and sparklines.
+  // A Stellar RPC's own figures (rpcFigures) and sparklines.
   ...names(RPC_METRICS, ["up", "healthy", "info", "latestLedger", "latestLedgerClosedTimestamp", "oldestLedger"]),
   ...names(RPC_METRICS, ["retentionWindow", "protocolVersion", "inclusionFee", "feeStatsTransactions"]),
   // A Stellar RPC's watched contracts (contracts), and its events for their rate.
@@ -125,6 +125,7 @@ export interface TargetView extends StoreTarget {
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 const secondsSince = (atSeconds: number, nowMs: number): number => Math.max(0, Math.round(nowMs / 1000 - atSeconds));
+const ageSeconds = (atMs: number, nowMs: number): number => Math.max(0, Math.round((nowMs - atMs) / 1000));
 
 function endpointState({ lastSuccessMs, runningSinceMs, lastError }: EndpointStatus) {
   if (runningSinceMs !== undefined) return "running";
@@ -163,9 +164,7 @@ type SectionBuilders<Sections> = { readonly [Key in keyof Sections]: SectionSour
 function labelOf(metric: string, label: string): SectionSource<string> {
   return [metric, (read) => read.all(metric)[0]?.labels[label]];
 }
-function valueOf(metric: string): SectionSource<number> {
-  return [metric, (read) => read.all(metric)[0]?.value];
-}
+const valueOf = (metric: string): SectionSource<number> => [metric, (read) => read.all(metric)[0]?.value];
 
 const HORIZON_IDENTITY = {
   network: labelOf(METRICS.info.name, "network"),
@@ -197,8 +196,7 @@ function sections<Sections>(series: TargetSeries, builders: SectionBuilders<Sect
     const last = series.board.lastKnown(series.target, dating);
     if (last === undefined) continue;
     const kept = build(series.known);
-    if (kept !== undefined)
-      known[key] = { value: kept, ageSeconds: Math.max(0, Math.round((series.nowMs - last.atMs) / 1000)) };
+    if (kept !== undefined) known[key] = { value: kept, ageSeconds: ageSeconds(last.atMs, series.nowMs) };
   }
   return { now, known };
 }
@@ -250,7 +248,6 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs: number
   }
   const names = new Set(series.all(metrics.accountExists.name).map(({ labels }) => byAccount(labels)));
   for (const account of balances.keys()) names.add(account);
-  names.delete("");
   if (names.size === 0) return undefined;
   const exists = figuresBy(series, metrics.accountExists.name, byAccount);
   const lowWatermark = figuresBy(series, metrics.accountBalanceLowWatermark.name, byAccountAsset);
@@ -259,19 +256,17 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs: number
   return [...names].map((account) => ({
     account,
     exists: exists({ account }),
-    balances: (balances.get(account) ?? [])
-      .filter(({ labels }) => labels.asset !== undefined)
-      .map(({ labels, value }) => {
-        const of = { account, asset: labels.asset! };
-        const low = lowWatermark(of);
-        return {
-          asset: of.asset,
-          balance: { metric: metrics.accountBalance.name, labels: of, value },
-          lowWatermark: low,
-          low: low !== undefined && value < low.value,
-          pool: poolShare(series, of.asset),
-        };
-      }),
+    balances: (balances.get(account) ?? []).map(({ labels, value }) => {
+      const of = { account, asset: labels.asset ?? "" };
+      const low = lowWatermark(of);
+      return {
+        asset: of.asset,
+        balance: { metric: metrics.accountBalance.name, labels: of, value },
+        lowWatermark: low,
+        low: low !== undefined && value < low.value,
+        pool: poolShare(series, of.asset),
+      };
+    }),
     signerChanges: signerChanges({ account }),
     // Horizon's with `activity: true`: seconds since the newest payment received and sent, once known.
     lastPaymentAgeSeconds: lastPayments.get(account),
@@ -303,17 +298,13 @@ export function contractEntryState(
   return secondsLeft < EXPIRING_SOON_SECONDS ? "expiring_soon" : "live";
 }
 
-function contractEntryKey({ contract, entry, durability }: Labels): string {
-  return `${contract}\u0000${entry}\u0000${durability}`;
-}
+const contractEntryKey = ({ contract, entry, durability }: Labels) => `${contract}\u0000${entry}\u0000${durability}`;
 
 /** A Stellar RPC's watched contract entries, soonest archival first. */
 function contracts(series: SeriesReader, nowMs: number, eventsPerSecond: (contract: string) => number | undefined) {
   const entries = series.all(RPC_METRICS.contractEntryExists.name);
   if (entries.length === 0) return undefined;
-  const lastEvents = new Map(
-    series.all(RPC_METRICS.contractLastEvent.name).map(({ labels, value }) => [labels.contract, value]),
-  );
+  const lastEventBy = figuresBy(series, RPC_METRICS.contractLastEvent.name, ({ contract }) => contract ?? "");
   const contractIds = new Map(
     series.all(RPC_METRICS.contractInfo.name).map(({ labels }) => [labels.contract, labels.contract_id]),
   );
@@ -326,7 +317,7 @@ function contracts(series: SeriesReader, nowMs: number, eventsPerSecond: (contra
     const archived = archivedBy(of);
     const expiry = expiryBy(of);
     const secondsLeft = expiry === undefined ? undefined : Math.max(0, expiry.value - nowMs / 1000);
-    const lastEvent = entry === "instance" ? lastEvents.get(contract) : undefined;
+    const lastEvent = entry === "instance" ? lastEventBy({ contract })?.value : undefined;
     return {
       contract,
       entry,
@@ -378,8 +369,7 @@ function txProbe(series: TargetSeries) {
 function assetReports(series: SeriesReader, lastSuccessAt: string | undefined, nowMs: number) {
   const exists = series.all(METRICS.assetExists.name);
   if (exists.length === 0) return undefined;
-  const age =
-    lastSuccessAt === undefined ? undefined : Math.max(0, Math.round((nowMs - Date.parse(lastSuccessAt)) / 1000));
+  const age = lastSuccessAt === undefined ? undefined : ageSeconds(Date.parse(lastSuccessAt), nowMs);
   return exists.map(({ labels, value }) => {
     const asset = labels.asset ?? "";
     return {
@@ -406,8 +396,7 @@ function marketReports(series: SeriesReader) {
     for (const offers of of(METRICS.marketMakerOffers.name, market)) {
       const maker = offers.labels.maker ?? "";
       const sides = makers.get(maker) ?? {};
-      if (offers.labels.side === "ask") sides.asks = offers.value;
-      else sides.bids = offers.value;
+      sides[offers.labels.side === "ask" ? "asks" : "bids"] = offers.value;
       makers.set(maker, sides);
     }
     return {
@@ -473,26 +462,11 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
   };
 }
 
-/** A Stellar RPC's own figures: health, versions, retention and inclusion fees. */
-function rpcReport(series: TargetSeries, info: Labels | undefined) {
-  const fee = (kind: string, stat: string) => figure(series, RPC_METRICS.inclusionFee.name, { kind, stat });
-  return {
-    healthy: figure(series, RPC_METRICS.healthy.name),
-    version: info?.version,
-    captiveCoreVersion: info?.captive_core_version,
-    oldestLedger: figure(series, RPC_METRICS.oldestLedger.name),
-    retentionWindowLedgers: figure(series, RPC_METRICS.retentionWindow.name),
-    sorobanInclusionFeeP50Stroops: fee("soroban", "p50"),
-    sorobanInclusionFeeP90Stroops: fee("soroban", "p90"),
-    classicInclusionFeeP50Stroops: fee("classic", "p50"),
-    classicInclusionFeeP90Stroops: fee("classic", "p90"),
-  };
-}
-
 /** A Stellar RPC's figures: its ledger, its own figures and its watched accounts and contracts. */
 function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], nowMs: number) {
   const info = series.all(RPC_METRICS.info.name)[0]?.labels;
   const eventsPerSecond = (contract: string) => series.board.eventRate(series.target, contract, nowMs);
+  const fee = (kind: string, stat: string) => figure(series, RPC_METRICS.inclusionFee.name, { kind, stat });
   const kept = sections(series, {
     accounts: [RPC_ACCOUNT_METRICS.accountExists.name, (read) => accounts(read, RPC_ACCOUNT_METRICS, nowMs)],
     // Kept entries' days left count down to now: the network archives on time whether or not this RPC answers.
@@ -504,7 +478,18 @@ function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], 
     protocolVersion: figure(series, RPC_METRICS.protocolVersion.name),
     latestLedger: figure(series, RPC_METRICS.latestLedger.name),
     ...closedAtFigures(figure(series, RPC_METRICS.latestLedgerClosedTimestamp.name), nowMs),
-    rpc: rpcReport(series, info),
+    // Its own figures: health, versions, retention and inclusion fees.
+    rpc: {
+      healthy: figure(series, RPC_METRICS.healthy.name),
+      version: info?.version,
+      captiveCoreVersion: info?.captive_core_version,
+      oldestLedger: figure(series, RPC_METRICS.oldestLedger.name),
+      retentionWindowLedgers: figure(series, RPC_METRICS.retentionWindow.name),
+      sorobanInclusionFeeP50Stroops: fee("soroban", "p50"),
+      sorobanInclusionFeeP90Stroops: fee("soroban", "p90"),
+      classicInclusionFeeP50Stroops: fee("classic", "p50"),
+      classicInclusionFeeP90Stroops: fee("classic", "p90"),
+    },
     ...kept.now,
     lastKnown: lastKnown(series, RPC_IDENTITY, kept.known),
   };

@@ -24,10 +24,6 @@ export class PointRing {
     this.size = Math.min(this.size + 1, this.capacity);
   }
 
-  get length(): number {
-    return this.size;
-  }
-
   /** The points at or after `sinceMs`, oldest first. */
   since(sinceMs: number): Point[] {
     const points: Point[] = [];
