@@ -18,7 +18,6 @@ const AGENTS = {
 } as const;
 const MAX_REDIRECTS = 20;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-const NULL_BODY = new Set([101, 204, 205, 304]);
 /** What a request says about itself; every other header may be an operator's credential. */
 const KEPT_ACROSS_ORIGINS = new Set(["accept", "accept-encoding", "user-agent", "content-type"]);
 const USER_AGENT = `stellar-horizon-exporter/${VERSION}`;
@@ -94,7 +93,7 @@ function responseOf(message: IncomingMessage, bytes: Buffer, maxBodyBytes: numbe
   for (let index = 0; index + 1 < raw.length; index += 2) headers.append(raw[index]!, raw[index + 1]!);
   const status = message.statusCode!;
   const response = new Response(null, { status, headers });
-  const bodiless = NULL_BODY.has(status) || method === "HEAD";
+  const bodiless = [101, 204, 205, 304].includes(status) || method === "HEAD";
   BODIES.set(response, bodiless ? "" : decoded(bytes, message.headers["content-encoding"], maxBodyBytes).toString());
   return response;
 }
