@@ -37,23 +37,19 @@ function liabilitiesOf(liabilities: InstanceType<Xdr["Liabilities"]> | undefined
   };
 }
 
+/** Horizon's name of each signer key type. */
+const SIGNER_TYPES: Record<InstanceType<Xdr["SignerKeyType"]>["name"], string> = {
+  signerKeyTypeEd25519: "ed25519_public_key",
+  signerKeyTypePreAuthTx: "preauth_tx",
+  signerKeyTypeHashX: "sha256_hash",
+  signerKeyTypeEd25519SignedPayload: "ed25519_signed_payload",
+};
+
 /** The signer key as Horizon writes it (G…, T…, X…, P…) with Horizon's type name. */
 function signerOf(signer: InstanceType<Xdr["Signer"]>): AccountSigner {
-  const { StrKey, xdr } = stellarBase();
   const key = signer.key();
-  const weight = signer.weight();
-  switch (key.switch()) {
-    case xdr.SignerKeyType.signerKeyTypeEd25519():
-      return { key: StrKey.encodeEd25519PublicKey(key.ed25519()), type: "ed25519_public_key", weight };
-    case xdr.SignerKeyType.signerKeyTypePreAuthTx():
-      return { key: StrKey.encodePreAuthTx(key.preAuthTx()), type: "preauth_tx", weight };
-    case xdr.SignerKeyType.signerKeyTypeHashX():
-      return { key: StrKey.encodeSha256Hash(key.hashX()), type: "sha256_hash", weight };
-    default: {
-      const payload = key.ed25519SignedPayload().toXDR();
-      return { key: StrKey.encodeSignedPayload(payload), type: "ed25519_signed_payload", weight };
-    }
-  }
+  const strKey = stellarBase().SignerKey.encodeSignerKey(key);
+  return { key: strKey, type: SIGNER_TYPES[key.switch().name], weight: signer.weight() };
 }
 
 function accountFacts(id: string, entry: InstanceType<Xdr["AccountEntry"]>, balances: AccountBalance[]): AccountFacts {

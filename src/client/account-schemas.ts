@@ -9,8 +9,6 @@ import {
   distinct,
   nonNegativeInt,
   poolId,
-  recordOf,
-  signerKey,
   snakeCaseWord,
   uint64String,
   uint64Text,
@@ -59,8 +57,9 @@ function accountBalance(raw: z.output<typeof balanceSchema>): AccountBalance {
 }
 
 export const ACCOUNT_FLAGS = ["auth_required", "auth_revocable", "auth_immutable", "auth_clawback_enabled"] as const;
-export type AccountFlag = (typeof ACCOUNT_FLAGS)[number];
 
+/** The StrKey of an account (G), a pre-authorised transaction (T), a hash (X) or a signed payload (P, ≤ 64 bytes). */
+const signerKey = z.string().regex(/^[GTXP][A-Z2-7]{55,169}$/, "expected a signer key (G..., T..., X... or P...)");
 const signerSchema = z.object({ key: signerKey, type: snakeCaseWord, weight: nonNegativeInt });
 export type AccountSigner = z.output<typeof signerSchema>;
 
@@ -73,16 +72,15 @@ export const accountSchema = z
     subentry_count: nonNegativeInt,
     home_domain: z.string().optional(),
     last_modified_ledger: nonNegativeInt.optional(),
-    thresholds: z.object({
-      low_threshold: nonNegativeInt,
-      med_threshold: nonNegativeInt,
-      high_threshold: nonNegativeInt,
-    }),
+    thresholds: z
+      .object({ low_threshold: nonNegativeInt, med_threshold: nonNegativeInt, high_threshold: nonNegativeInt })
+      .transform(({ low_threshold: low, med_threshold: medium, high_threshold: high }) => ({ low, medium, high })),
+    // A flag an older Horizon does not send is off: the ledger had no such flag then.
     flags: z.object({
       auth_required: z.boolean(),
       auth_revocable: z.boolean(),
-      auth_immutable: z.boolean().optional(),
-      auth_clawback_enabled: z.boolean().optional(),
+      auth_immutable: z.boolean().default(false),
+      auth_clawback_enabled: z.boolean().default(false),
     }),
     // A balance or a signer listed twice would be two series with one label set.
     balances: z
@@ -107,13 +105,8 @@ export const accountSchema = z
     numSponsored: raw.num_sponsored ?? 0,
     sponsor: raw.sponsor,
     homeDomain: raw.home_domain ?? "",
-    thresholds: {
-      low: raw.thresholds.low_threshold,
-      medium: raw.thresholds.med_threshold,
-      high: raw.thresholds.high_threshold,
-    },
-    // A flag an older Horizon does not send is off: the ledger had no such flag then.
-    flags: recordOf(ACCOUNT_FLAGS, (flag) => raw.flags[flag] ?? false),
+    thresholds: raw.thresholds,
+    flags: raw.flags,
     balances: raw.balances,
     signers: raw.signers,
     dataEntries: Object.keys(raw.data).length,
@@ -125,8 +118,6 @@ export type AccountFacts = Omit<Account, "sequence" | "dataEntries"> & { readonl
 
 /** Offers are only counted, so only what paging needs is read. */
 export const offerSchema = z.object({ id: z.string().min(1), paging_token: z.string().min(1) });
-export type Offer = z.output<typeof offerSchema>;
 
 /** `amount` stays text: balances are summed per asset, exactly, in stroops. */
 export const claimableBalanceSchema = offerSchema.extend({ asset: assetName, amount: amountText });
-export type ClaimableBalance = z.output<typeof claimableBalanceSchema>;

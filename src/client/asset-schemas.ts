@@ -1,6 +1,6 @@
 /** Horizon's `/assets` records: each part of the supply and each holder count is absent before its version. */
 import { z } from "zod";
-import { ACCOUNT_FLAGS, type AccountFlag } from "./account-schemas.js";
+import { ACCOUNT_FLAGS } from "./account-schemas.js";
 import { accountKey, amountStroops, assetCode, nonNegativeInt } from "./wire-values.js";
 
 /** A part of an asset's supply: a sum over all its holders, so it may exceed int64 stroops; never a megabyte BigInt. */
@@ -73,6 +73,6 @@ export const assetRecordSchema = z
       liquidity_pools: record.num_liquidity_pools,
       contracts: record.num_contracts,
     } satisfies Partial<Record<HeldBy, number>>,
-    flags: record.flags as { readonly [Flag in AccountFlag]?: boolean },
+    flags: record.flags,
   }));
 export type AssetRecord = z.output<typeof assetRecordSchema>;

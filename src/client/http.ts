@@ -209,7 +209,6 @@ export class CourteousHttp<E extends string> {
     };
   }
 
-  /** Waits `ms`, or until a signal aborts. */
   private async sleep(ms: number, signals: readonly AbortSignal[]): Promise<void> {
     const { signal, release } = this.abortSignal(ms, signals);
     if (!signal.aborted) await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));

@@ -38,10 +38,9 @@ function answer(text: string, maxValues: number) {
   return { outcome: "parsed", value } as const;
 }
 
-const data = workerData as Partial<JsonWorkerData> | null;
 const port = parentPort;
-if (port && data?.jsonWorker === true && data.maxValues !== undefined) {
-  const maxValues = data.maxValues;
+const { jsonWorker, maxValues } = (workerData ?? {}) as Partial<JsonWorkerData>;
+if (port && jsonWorker === true && maxValues !== undefined) {
   port.on("message", ({ id, text }: ParseRequest) => {
     try {
       port.postMessage({ id, ...answer(text, maxValues) } satisfies ParseReply);

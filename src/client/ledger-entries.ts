@@ -54,8 +54,7 @@ export async function visitLedgerEntries(
 ): Promise<Omit<LedgerEntriesRead<never>, "entries">> {
   const positions = new Map<string, number>();
   for (const [position, key] of keys.entries()) if (!positions.has(key)) positions.set(key, position);
-  const distinct = [...positions.keys()];
-  const calls = chunks(distinct, MAX_KEYS_PER_CALL);
+  const calls = chunks([...positions.keys()], MAX_KEYS_PER_CALL);
   let latestLedger: number | undefined;
   let next = 0;
   // The first failure fails the read (a partial picture is never published as whole); calls in flight end first.

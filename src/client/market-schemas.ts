@@ -70,7 +70,6 @@ export const tradeSchema = z
     base: assetName(raw.base_asset_type, raw.base_asset_code, raw.base_asset_issuer, ctx),
     counter: assetName(raw.counter_asset_type, raw.counter_asset_code, raw.counter_asset_issuer, ctx),
   }));
-export type Trade = z.output<typeof tradeSchema>;
 
 /** One record of `/offers`: `price` is buying per selling, `price_r` the same as an exact fraction. */
 export const marketOfferSchema = z.object({

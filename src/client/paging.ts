@@ -13,10 +13,8 @@ export function rawPagingToken(raw: unknown): string | undefined {
   return typeof token === "string" && token !== "" ? token : undefined;
 }
 
-/**
- * The cursor after a non-empty page: the last raw record's token, valid or not, so no record is fetched twice. A page
- * that cannot move the cursor would be asked for forever: it fails with reason `paging`.
- */
+/** The cursor after a non-empty page: the last raw record's token, valid or not, so no record is fetched twice. A
+ * page that cannot move the cursor would be asked for forever: it fails with reason `paging`. */
 export function cursorAfter(records: RawRecords, cursor: string | undefined, endpoint: Endpoint): string {
   const next = rawPagingToken(records.at(-1));
   return next === undefined || next === cursor ? stuck(cursor, endpoint) : next;
@@ -66,12 +64,10 @@ export async function readAfterCursor(state: CursorState, tally: Tally, feed: Cu
   }
 }
 
-/**
- * Counts a page's records after the cursor and moves the cursor to the last usable token, in one step: an abort
+/** Counts a page's records after the cursor and moves the cursor to the last usable token, in one step: an abort
  * between two pages leaves both consistent. Records at or before the cursor were counted already, and so were the
- * first `passed` records after it whose tokens are unusable. Returns false, counting nothing, when nothing is newer; a
- * page that must move the cursor (a full one) fails with reason `paging`.
- */
+ * first `passed` records after it whose tokens are unusable. Returns false, counting nothing, when nothing is newer;
+ * a page that must move the cursor (a full one) fails with reason `paging`. */
 export function countPage(state: CursorState, records: RawRecords, tally: Tally, feed: CursorFeed, mustMove = false) {
   // Each record: true after the cursor, false at or before it (counted already), undefined for an unusable token.
   const fresh: (boolean | undefined)[] = [];

@@ -1,12 +1,5 @@
 /** Horizon's rate-limit headers; any of them may be missing. */
-export interface RateLimitHeaders {
-  limit?: number;
-  remaining?: number;
-  /** Seconds until the rate-limit window resets (X-Ratelimit-Reset). */
-  resetSeconds?: number;
-  /** Seconds to wait before the next request (Retry-After). */
-  retryAfterSeconds?: number;
-}
+export type RateLimitHeaders = Partial<ReturnType<typeof parseRateLimitHeaders>>;
 
 function nonNegativeNumber(value: string | null): number | undefined {
   if (value === null || value.trim() === "") return undefined;
@@ -26,7 +19,7 @@ function secondsUntil(value: string | null, nowMs: number): number | undefined {
 }
 
 /** `Headers` lookups are case-insensitive, which real proxies (X-RateLimit-*) rely on. */
-export function parseRateLimitHeaders(headers: Headers, nowMs = Date.now()): RateLimitHeaders {
+export function parseRateLimitHeaders(headers: Headers, nowMs = Date.now()) {
   return {
     limit: nonNegativeNumber(headers.get("x-ratelimit-limit")),
     remaining: nonNegativeNumber(headers.get("x-ratelimit-remaining")),

@@ -3,8 +3,6 @@ import { z } from "zod";
 import { FEE_STATS } from "../catalog/metrics.js";
 import { nonNegativeInt, recordOf, uint64String } from "./wire-values.js";
 
-const jsonRpcErrorSchema = z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() });
-
 /** One response of a call or of a batch; `result` is checked per method afterwards. */
 export const jsonRpcResponseSchema = z
   .object({
@@ -12,7 +10,7 @@ export const jsonRpcResponseSchema = z
     // JSON-RPC 2.0 allows a string or a number as `id`; servers echo what they were sent.
     id: z.union([z.string(), z.number()]).nullable(),
     result: z.unknown().optional(),
-    error: jsonRpcErrorSchema.optional(),
+    error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
   })
   .refine((response) => response.error !== undefined || response.result !== undefined, "neither result nor error");
 export type JsonRpcResponse = z.output<typeof jsonRpcResponseSchema>;

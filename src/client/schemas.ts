@@ -9,7 +9,6 @@ import {
   isUint64Text,
   nonNegativeInt,
   poolId,
-  ratioString,
   recordOf,
   snakeCaseWord,
   timestamp,
@@ -47,6 +46,12 @@ export const rootSchema = z
 export type HorizonRoot = z.output<typeof rootSchema>;
 
 const feeDistribution = z.object(recordOf(FEE_STATS, () => int64String));
+
+/** A ratio sent as a decimal string, e.g. ledger_capacity_usage "0.97": finite, never negative. */
+const ratioString = z
+  .string()
+  .regex(/^\d{1,6}(\.\d{1,30})?$/, "expected a ratio as a decimal string")
+  .transform(Number);
 
 export const feeStatsSchema = z.object({
   last_ledger: int64String,

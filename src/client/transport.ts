@@ -17,8 +17,6 @@ const AGENTS = {
   "https:": new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
 } as const;
 const MAX_REDIRECTS = 20;
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-const NULL_BODY = new Set([101, 204, 205, 304]);
 /** What a request says about itself; every other header may be an operator's credential. */
 const KEPT_ACROSS_ORIGINS = new Set(["accept", "accept-encoding", "user-agent", "content-type"]);
 const USER_AGENT = `stellar-horizon-exporter/${VERSION}`;
@@ -35,7 +33,7 @@ export async function transportFetch(input: string | URL, init: TransportInit): 
   for (let redirects = 0; ; redirects += 1) {
     const { message, bytes } = await exchange(url, { method, headers, body }, init);
     const location = message.headers.location;
-    if (!REDIRECTS.has(message.statusCode!) || location === undefined)
+    if (![301, 302, 303, 307, 308].includes(message.statusCode!) || location === undefined)
       return responseOf(message, bytes, init.maxBodyBytes, method);
     if (redirects >= MAX_REDIRECTS) throw new TypeError(`more than ${MAX_REDIRECTS} redirects`);
     const next = new URL(location, url);
@@ -94,7 +92,7 @@ function responseOf(message: IncomingMessage, bytes: Buffer, maxBodyBytes: numbe
   for (let index = 0; index + 1 < raw.length; index += 2) headers.append(raw[index]!, raw[index + 1]!);
   const status = message.statusCode!;
   const response = new Response(null, { status, headers });
-  const bodiless = NULL_BODY.has(status) || method === "HEAD";
+  const bodiless = [101, 204, 205, 304].includes(status) || method === "HEAD";
   BODIES.set(response, bodiless ? "" : decoded(bytes, message.headers["content-encoding"], maxBodyBytes).toString());
   return response;
 }

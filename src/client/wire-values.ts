@@ -63,12 +63,6 @@ export function isUint64Text(text: string): boolean {
   return uint64Text.safeParse(text).success;
 }
 
-/** A ratio sent as a decimal string, e.g. ledger_capacity_usage "0.97": finite, never negative. */
-export const ratioString = z
-  .string()
-  .regex(/^\d{1,6}(\.\d{1,30})?$/, "expected a ratio as a decimal string")
-  .transform(Number);
-
 /** The shape of an account StrKey (G and 55 base32 characters): issuers and account ids. */
 export const accountKey = z.string().regex(/^G[A-Z2-7]{55}$/, "expected an account id (G...)");
 export const poolId = z.string().regex(/^[0-9a-f]{64}$/, "expected a liquidity pool id (64 hex characters)");
@@ -77,10 +71,6 @@ export const assetCode = z.string().regex(/^[A-Za-z0-9]{1,12}$/, "expected an as
 export const assetName = z
   .string()
   .regex(/^(native|[A-Za-z0-9]{1,12}:G[A-Z2-7]{55})$/, "expected native or CODE:ISSUER");
-/** The StrKey of an account (G), a pre-authorised transaction (T), a hash (X) or a signed payload (P, ≤ 64 bytes). */
-export const signerKey = z
-  .string()
-  .regex(/^[GTXP][A-Z2-7]{55,169}$/, "expected a signer key (G..., T..., X... or P...)");
 /** A word from a fixed vocabulary that Horizon spells in snake case: a pool type, a signer type. */
 export const snakeCaseWord = z.string().regex(/^[a-z0-9_]{1,32}$/, "expected a lowercase word");
 export const assetType = z.enum(["native", "credit_alphanum4", "credit_alphanum12"]);
