@@ -524,12 +524,15 @@ describe("AccountActivityJob", () => {
 });
 
 /** A Horizon serving the operations stream's pages as scripted, one a request (then empty ones), each query noted. */
-function scripted(...pages: JsonRecord[][]) {
+/** A Horizon serving the scripted pages, one a request (then empty ones), or throwing a scripted error; cursors noted. */
+function scripted(...pages: (JsonRecord[] | Error)[]) {
   const cursors: unknown[] = [];
   const reader: ActivityReader = {
     accountStream: async (_id, _stream, query) => {
       cursors.push(query.cursor);
-      return pages.shift() ?? [];
+      const page = pages.shift() ?? [];
+      if (page instanceof Error) throw page;
+      return page;
     },
   };
   return { reader, cursors };
@@ -592,6 +595,34 @@ describe("AccountActivityJob's cursor follows the rules of the markets and ledge
     // The cursor moved past "abc" at once, and past "-1" with the record after it.
     const [n, s, t] = [newest, second, third].map((record) => record!.paging_token);
     expect(cursors).toEqual([undefined, n, s, s, s, t]);
+  });
+
+  it("drops a cursor Horizon refuses (400): that poll fails, the next starts after the newest record again", async () => {
+    const [newest, latest, after] = [0, 1, 2].map(() => operation("set_options"));
+    const refused = new PollError("http_4xx", "400 Bad Request", { status: 400 });
+    const { reader, cursors } = scripted([newest!], refused, [latest!], [after!]);
+    const job = new AccountActivityJob(reader, watched, SCHEDULE);
+    const ctx = context();
+    await job.run(ctx);
+    await expect(job.run(ctx)).rejects.toBe(refused);
+    await job.run(ctx);
+    expect(await counted(job)).toBe(0);
+    await job.run(ctx);
+    expect(await counted(job)).toBe(1);
+    expect(cursors).toEqual([undefined, newest!.paging_token, undefined, latest!.paging_token]);
+  });
+
+  it("keeps its cursor through any other failure", async () => {
+    const [newest, next] = [0, 1].map(() => operation("set_options"));
+    const unavailable = new PollError("http_5xx", "503 Service Unavailable", { status: 503 });
+    const { reader, cursors } = scripted([newest!], unavailable, [next!]);
+    const job = new AccountActivityJob(reader, watched, SCHEDULE);
+    const ctx = context();
+    await job.run(ctx);
+    await expect(job.run(ctx)).rejects.toBe(unavailable);
+    await job.run(ctx);
+    expect(await counted(job)).toBe(1);
+    expect(cursors).toEqual([undefined, newest!.paging_token, newest!.paging_token]);
   });
 });
 

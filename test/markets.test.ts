@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ALL_METRICS } from "../src/catalog/metrics.js";
+import { PollError } from "../src/client/errors.js";
 import { HorizonClient, type Query } from "../src/client/horizon-client.js";
 import { tradeAggregationSchema } from "../src/client/market-schemas.js";
 import { MarketsJob } from "../src/collectors/markets.js";
@@ -291,12 +292,14 @@ describe("MarketsJob counts every trade exactly once", () => {
 });
 
 /** A Horizon serving the pair's trades as scripted, one page a request (then empty ones), each cursor noted. */
-function scriptedTrades(...pages: JsonRecord[][]) {
+function scriptedTrades(...pages: (JsonRecord[] | Error)[]) {
   const cursors: unknown[] = [];
   const marketPage = async (path: string, query: Query) => {
     if (path !== "trades") return [];
     cursors.push(query.cursor);
-    return pages.shift() ?? [];
+    const page = pages.shift() ?? [];
+    if (page instanceof Error) throw page;
+    return page;
   };
   return { client: { marketPage } as unknown as HorizonClient, cursors };
 }
@@ -328,6 +331,22 @@ describe("MarketsJob's cursor follows the rules of the activity and ledgers jobs
   afterAll(() => horizon.stop());
   beforeEach(() => {
     invalid = 0;
+  });
+
+  it("drops a cursor Horizon refuses (400): that poll fails, the next starts after the newest trade again", async () => {
+    const refused = new PollError("http_4xx", "400 Bad Request", { status: 400 });
+    const unavailable = new PollError("http_5xx", "503 Service Unavailable", { status: 503 });
+    const scripted = scriptedTrades([trade("1-1")], unavailable, refused, [trade("7-1")], [trade("8-1")]);
+    const marketsJob = new MarketsJob(scripted.client, [watched], SCHEDULE, () => NOW);
+    await marketsJob.run(context);
+    await expect(marketsJob.run(context)).rejects.toBe(unavailable);
+    await expect(marketsJob.run(context)).rejects.toBe(refused);
+    await marketsJob.run(context);
+    expect(await trades(marketsJob)).toBe(0);
+    await marketsJob.run(context);
+    expect(await trades(marketsJob)).toBe(1);
+    // A 503 keeps the cursor; the refused one is dropped and reading starts again from the newest trade.
+    expect(scripted.cursors).toEqual([undefined, "1-1", "1-1", undefined, "7-1"]);
   });
 
   it("fails with reason paging, counting nothing, when a full page does not move the cursor", async () => {

@@ -52,6 +52,19 @@ export interface CursorFeed {
 export type CursorState = { cursor?: string | undefined; passed?: number };
 type Tally = { invalidRecords(count: number): void };
 
+/**
+ * Fails the poll with `error`, first dropping a cursor Horizon refused (400): it would be refused at every poll, so the
+ * next one starts after the newest record as a first poll does, and this failed poll is what shows the gap.
+ */
+export function dropRefusedCursor(state: CursorState & { started: boolean }, error: unknown): never {
+  if (error instanceof PollError && error.details.status === 400) {
+    state.started = false;
+    state.cursor = undefined;
+    state.passed = 0;
+  }
+  throw error;
+}
+
 /** Reads pages after the cursor to a short page or `maxPages`; ends `gone`, `idle` (none newer), `read`, `capped`. */
 export async function readAfterCursor(state: CursorState, tally: Tally, feed: CursorFeed) {
   for (let pages = 1; ; pages += 1) {

@@ -4,8 +4,16 @@ import { METRICS } from "../catalog/metrics.js";
 import { operationRecordSchema, paymentRecordSchema, transactionRecordSchema } from "../client/activity-schemas.js";
 import { PollError } from "../client/errors.js";
 import type { HorizonClient, Query } from "../client/horizon-client.js";
-import { PAGE_LIMIT, rawPagingToken, readAfterCursor, stuck, uint64Place, validRecord } from "../client/paging.js";
-import type { CursorState } from "../client/paging.js";
+import {
+  dropRefusedCursor,
+  PAGE_LIMIT,
+  rawPagingToken,
+  readAfterCursor,
+  stuck,
+  uint64Place,
+  validRecord,
+  type CursorState,
+} from "../client/paging.js";
 import { stroopsToUnits } from "../client/wire-values.js";
 import { activityRequestsPerPoll, streamsOf, type Stream } from "../config/account-streams.js";
 import type { WatchedAccount } from "../config/accounts.js";
@@ -137,7 +145,7 @@ export class AccountActivityJob implements PollJob {
       page: (cursor) => this.page(flow, stream, state, { order: "asc", limit: PAGE_LIMIT, cursor }, context.signal),
       place: uint64Place,
       count: (raw, usable) => usable && flow.count(stream, raw),
-    });
+    }).catch((error: unknown) => dropRefusedCursor(state, error));
   }
 
   /** A page of the stream; a 404 is an empty page for an account Horizon has not seen, else a poll error. */

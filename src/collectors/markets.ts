@@ -9,8 +9,15 @@ import {
   type MarketOffer,
   type TradeAggregation,
 } from "../client/market-schemas.js";
-import { cursorAfter, PAGE_LIMIT, rawPagingToken, readAfterCursor, validRecord } from "../client/paging.js";
-import type { CursorState } from "../client/paging.js";
+import {
+  cursorAfter,
+  dropRefusedCursor,
+  PAGE_LIMIT,
+  rawPagingToken,
+  readAfterCursor,
+  validRecord,
+  type CursorState,
+} from "../client/paging.js";
 import { amountStroops, stroopsToUnits } from "../client/wire-values.js";
 import { MAKER_SIDES, marketRequestsPerPoll, type MakerSide, type WatchedMarket } from "../config/markets.js";
 import type { Schedule } from "../config/schedule.js";
@@ -200,7 +207,7 @@ export class MarketsJob implements PollJob {
       page: (cursor) => this.pairPage("trades", market, { order: "asc", limit: PAGE_LIMIT, cursor }, context.signal),
       place: tradePlace,
       count: (raw, usable) => usable && countTrade(market, state, raw),
-    });
+    }).catch((error: unknown) => dropRefusedCursor(state, error));
   }
 
   /** A maker's offers on both sides; its figures change only once both sides are read. */
