@@ -193,6 +193,11 @@ describe("the transport under ofetch", () => {
     expect(body).toBe('{"status":404}');
   });
 
+  it("fails with a clear message on a status HTTP does not define", async () => {
+    upstream.handler = (_request, response) => response.writeHead(600).end("x");
+    expect((await failureOf(fetchBody("/")))?.message).toBe("answered with status 600, which HTTP does not define");
+  });
+
   describe("redirects, as fetch follows them", () => {
     it("follows one to another path, keeping the method and the headers", async () => {
       upstream.handler = (request, response) => {

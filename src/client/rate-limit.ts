@@ -23,7 +23,9 @@ export function parseRateLimitHeaders(headers: Headers, nowMs = Date.now()) {
   return {
     limit: nonNegativeNumber(headers.get("x-ratelimit-limit")),
     remaining: nonNegativeNumber(headers.get("x-ratelimit-remaining")),
+    /** Seconds until the rate-limit window resets. */
     resetSeconds: secondsUntil(headers.get("x-ratelimit-reset"), nowMs),
+    /** Seconds to wait before the next request. */
     retryAfterSeconds: secondsUntil(headers.get("retry-after"), nowMs),
   };
 }

@@ -29,10 +29,13 @@ type PairPath = "trade_aggregations" | "trades";
 /** Pages of trades, and of a maker's offers on a side, one poll reads at most; the rest waits for the next poll. */
 const MAX_MARKET_PAGES = 5;
 
+/** Room for a trade's index within its operation: the token's index has at most 10 digits, so order is kept. */
+const TRADE_INDEX_ROOM = 10n ** 10n;
+
 /** A trade's paging token, `OPERATION-INDEX`, as one number in the order of Horizon's pages; else undefined. */
 function tradePlace(token: string): bigint | undefined {
   const match = /^(\d{1,20})(?:-(\d{1,10}))?$/.exec(token);
-  return match === null ? undefined : BigInt(match[1]!) * 10n ** 10n + BigInt(match[2] ?? 0);
+  return match === null ? undefined : BigInt(match[1]!) * TRADE_INDEX_ROOM + BigInt(match[2] ?? 0);
 }
 
 /** Counts a trade, its amounts swapped when it names the pair the other way round; false when it is invalid. */

@@ -29,6 +29,18 @@ export interface TxProbeConfig {
   readonly signer: Secret<Keypair>;
 }
 
+/** The seed's text from its file or environment variable, or a problem line naming the source, never its content. */
+async function seedText(entry: TxProbeEntry, env: NodeJS.ProcessEnv, at: string): Promise<{ text: string } | string> {
+  if (entry.secret_file !== undefined) {
+    const text = await readFile(entry.secret_file, "utf8").catch((error: NodeJS.ErrnoException) => error);
+    return text instanceof Error ? `${at}: cannot be read (${text.code ?? "error"})` : { text };
+  }
+  const text = env[entry.secret_env ?? ""];
+  if (text === undefined || text === "")
+    return `${at}: the environment variable is ${text === undefined ? "not set" : "empty"}`;
+  return { text };
+}
+
 /** The probe's settings, or a problem line. Messages name the file or variable, never its content. */
 export async function loadTxProbe(
   entry: TxProbeEntry,
@@ -38,22 +50,18 @@ export async function loadTxProbe(
   const where = `target "${target.name}": tx_probe`;
   const from = entry.secret_file === undefined ? `secret_env ${entry.secret_env}` : `secret_file ${entry.secret_file}`;
   const at = `${where}.${from}`;
-  const seed =
-    entry.secret_file === undefined
-      ? env[entry.secret_env ?? ""]
-      : await readFile(entry.secret_file, "utf8").catch((error: NodeJS.ErrnoException) => error);
-  if (seed instanceof Error) return `${at}: cannot be read (${seed.code ?? "error"})`;
-  if (seed === undefined || (seed === "" && entry.secret_file === undefined))
-    return `${at}: the environment variable is ${seed === undefined ? "not set" : "empty"}`;
+  const seed = await seedText(entry, env, at);
+  if (typeof seed === "string") return seed;
   const { Keypair, StrKey } = stellarBase();
-  if (!StrKey.isValidEd25519SecretSeed(seed.trim())) return `${at}: does not hold a valid Stellar secret seed (S...)`;
+  if (!StrKey.isValidEd25519SecretSeed(seed.text.trim()))
+    return `${at}: does not hold a valid Stellar secret seed (S...)`;
   const allowPubnet = entry.allow_pubnet ?? TX_PROBE_DEFAULTS.allowPubnet;
   if (!allowPubnet && PUBNET_HOSTS.has(target.url.hostname))
     return (
       `${where}: ${target.url.hostname} serves pubnet, where every probe spends real lumens; set ` +
       "tx_probe.allow_pubnet: true to allow it"
     );
-  return txProbeWith(Keypair.fromSecret(seed.trim()), {
+  return txProbeWith(Keypair.fromSecret(seed.text.trim()), {
     interval: entry.interval ?? TX_PROBE_DEFAULTS.interval,
     maxFee: entry.max_fee ?? TX_PROBE_DEFAULTS.maxFee,
     allowPubnet,

@@ -49,8 +49,9 @@ export function listen(app: NodeApp, host: string, port: number, tls?: WebConfig
         port,
         createServer: createServer as typeof createHttpServer,
         serverOptions,
-        // Left as Node made them: once replaced, a RESPONSE_ALREADY_SENT first imported after it is one of the
-        // replacements, which the server answers again, so /metrics broke its own connection after its body.
+        // serve() would replace the global Response with node-server's own. /metrics writes its answer itself and
+        // returns RESPONSE_ALREADY_SENT; made after that replacement, the marker is node-server's kind of Response,
+        // which it then writes a second time, breaking the connection. So Response stays Node's (200 to 599 only).
         overrideGlobalObjects: false,
       },
       (info: AddressInfo) => {
