@@ -49,7 +49,7 @@ export interface CursorFeed {
 }
 
 /** Where a job stands: the last counted record's paging token, and how many unusable tokens after it were counted. */
-export type CursorState = { cursor?: string | undefined; passed?: number };
+export type CursorState = { cursor?: string | undefined; unusableCounted?: number };
 type Tally = { invalidRecords(count: number): void };
 
 /**
@@ -60,7 +60,7 @@ export function dropRefusedCursor(state: CursorState & { started: boolean }, err
   if (error instanceof PollError && error.details.status === 400) {
     state.started = false;
     state.cursor = undefined;
-    state.passed = 0;
+    state.unusableCounted = 0;
   }
   throw error;
 }
@@ -71,7 +71,7 @@ export async function readAfterCursor(state: CursorState, tally: Tally, feed: Cu
     const records = await feed.page(state.cursor);
     if (records === undefined) return "gone";
     const full = records.length >= PAGE_LIMIT;
-    if (!countPage(state, records, tally, feed, full)) return "idle";
+    if (!countPage(state, records, tally, feed, { mustMove: full })) return "idle";
     if (!full) return "read";
     if (pages >= feed.maxPages) return "capped";
   }
@@ -79,9 +79,15 @@ export async function readAfterCursor(state: CursorState, tally: Tally, feed: Cu
 
 /** Counts a page's records after the cursor and moves the cursor to the last usable token, in one step: an abort
  * between two pages leaves both consistent. Records at or before the cursor were counted already, and so were the
- * first `passed` records after it whose tokens are unusable. Returns false, counting nothing, when nothing is newer;
- * a page that must move the cursor (a full one) fails with reason `paging`. */
-export function countPage(state: CursorState, records: RawRecords, tally: Tally, feed: CursorFeed, mustMove = false) {
+ * first `unusableCounted` records after it whose tokens are unusable. Returns false, counting nothing, when nothing
+ * is newer; a page that must move the cursor (`mustMove`: a full one) fails with reason `paging`. */
+export function countPage(
+  state: CursorState,
+  records: RawRecords,
+  tally: Tally,
+  feed: CursorFeed,
+  { mustMove = false } = {},
+) {
   // Each record: true after the cursor, false at or before it (counted already), undefined for an unusable token.
   const fresh: (boolean | undefined)[] = [];
   let at = state.cursor === undefined ? undefined : feed.place(state.cursor);
@@ -97,8 +103,8 @@ export function countPage(state: CursorState, records: RawRecords, tally: Tally,
     fresh.push(after);
   }
   if (end < 0) return mustMove ? stuck(state.cursor, feed.endpoint) : false;
-  // Unusable tokens right after the cursor: the first `passed` of them were counted when they ended an earlier page.
-  let countedBefore = state.passed ?? 0;
+  // Unusable tokens right after the cursor: the first `unusableCounted` were counted when they ended an earlier page.
+  let countedBefore = state.unusableCounted ?? 0;
   let unusableSinceLast = 0;
   let invalid = 0;
   for (const [index, raw] of records.entries()) {
@@ -115,6 +121,6 @@ export function countPage(state: CursorState, records: RawRecords, tally: Tally,
   }
   if (invalid > 0) tally.invalidRecords(invalid);
   state.cursor = rawPagingToken(records[end]);
-  state.passed = unusableSinceLast;
+  state.unusableCounted = unusableSinceLast;
   return true;
 }

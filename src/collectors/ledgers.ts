@@ -141,8 +141,8 @@ export class LedgersCollector implements PollJob {
   /** The newest ledgers, `backfill` of them before the newest: a page that cannot give a cursor fails (`paging`). */
   private async startFromLatest(context: PollContext): Promise<void> {
     const records = await this.client.ledgers({ order: "desc", limit: this.options.backfill + 1 }, context.signal);
-    // Ascending, as pages are read; any ledger at all must give the cursor (mustMove), or every later poll has none.
-    countPage(this.at, [...records].reverse(), context, this.feed(context), records.length > 0);
+    // Ascending, as pages are read; any ledger at all must give the cursor, or every later poll has none.
+    countPage(this.at, [...records].reverse(), context, this.feed(context), { mustMove: records.length > 0 });
   }
 
   /** Nothing newer means caught up, or that the network restarted below our cursor. */
