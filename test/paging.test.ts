@@ -104,27 +104,22 @@ describe("ledger paging accounts for every ledger exactly once", () => {
         sequence: valueOf(values, "stellar_horizon_ledger_sequence", H),
       };
     };
-    // The first poll read ledger 10 alone.
-    expect(await counted()).toEqual({
-      ledgers: 1,
-      successful: 140,
-      failed: 276,
-      operations: 553,
+    /** What `ledgers` ledgers of the capture count, the newest being `sequence`, none skipped. */
+    const totals = (ledgers: number, sequence: number) => ({
+      ledgers,
+      successful: ledgers * 140,
+      failed: ledgers * 276,
+      operations: ledgers * 553,
       skipped: 0,
-      sequence: 10,
+      sequence,
     });
+    // The first poll read ledger 10 alone.
+    expect(await counted()).toEqual(totals(1, 10));
 
     // 250 new ledgers: a full page of the repeated 10 and 11..209, then 209 again and 210..260.
     horizon.addLedgers(250);
     await exporter.pollAll();
-    expect(await counted()).toEqual({
-      ledgers: 251,
-      successful: 251 * 140,
-      failed: 251 * 276,
-      operations: 251 * 553,
-      skipped: 0,
-      sequence: 260,
-    });
+    expect(await counted()).toEqual(totals(251, 260));
     const ascending = horizon.requestsTo("/ledgers").filter((url) => url.searchParams.get("order") === "asc");
     expect(ascending.map((url) => url.searchParams.get("cursor"))).toEqual([
       makeLedger(10).paging_token,
@@ -134,14 +129,7 @@ describe("ledger paging accounts for every ledger exactly once", () => {
     // Three more: 260 again, then 261..263.
     horizon.addLedgers(3);
     await exporter.pollAll();
-    expect(await counted()).toEqual({
-      ledgers: 254,
-      successful: 254 * 140,
-      failed: 254 * 276,
-      operations: 254 * 553,
-      skipped: 0,
-      sequence: 263,
-    });
+    expect(await counted()).toEqual(totals(254, 263));
     expect(
       valueOf(await scrape(), "stellar_horizon_exporter_poll_errors_total", {
         ...H,

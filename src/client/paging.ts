@@ -52,12 +52,17 @@ export interface CursorFeed {
 export type CursorState = { cursor?: string | undefined; unusableCounted?: number };
 type Tally = { invalidRecords(count: number): void };
 
+/** Whether a page's failure is Horizon refusing its cursor: a 400, as for a token it cannot read. */
+export function refusedCursor(error: unknown): boolean {
+  return error instanceof PollError && error.details.status === 400;
+}
+
 /**
  * Fails the poll with `error`, first dropping a cursor Horizon refused (400): it would be refused at every poll, so the
  * next one starts after the newest record as a first poll does, and this failed poll is what shows the gap.
  */
 export function dropRefusedCursor(state: CursorState & { started: boolean }, error: unknown): never {
-  if (error instanceof PollError && error.details.status === 400) {
+  if (refusedCursor(error)) {
     state.started = false;
     state.cursor = undefined;
     state.unusableCounted = 0;

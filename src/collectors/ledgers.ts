@@ -1,14 +1,21 @@
 import type { Logger } from "pino";
 import type { ExporterConfig } from "../config/config.js";
 import { METRICS } from "../catalog/metrics.js";
-import { PollError } from "../client/errors.js";
 import type { HorizonClient } from "../client/horizon-client.js";
 import { ledgerPagingToken, ledgerSchema, type Ledger } from "../client/schemas.js";
 import type { HorizonJobParts, JobTiming, PollContext, PollJob } from "../job/job.js";
 import type { NetworkView } from "../job/network.js";
 import { requestsPerPoll } from "../scheduler/request-plan.js";
-import { countPage, PAGE_LIMIT, readAfterCursor, uint64Place, validRecord } from "../client/paging.js";
-import type { CursorFeed, CursorState } from "../client/paging.js";
+import {
+  countPage,
+  PAGE_LIMIT,
+  readAfterCursor,
+  refusedCursor,
+  uint64Place,
+  validRecord,
+  type CursorFeed,
+  type CursorState,
+} from "../client/paging.js";
 import { HistogramData, type CollectorSamples, type Sample } from "../exposition/samples.js";
 
 /** Running totals of every ledger read: counters never go back, whatever Horizon does. */
@@ -110,7 +117,7 @@ export class LedgersCollector implements PollJob {
         const records = await this.client
           .ledgers({ order: "asc", limit: PAGE_LIMIT, cursor }, context.signal)
           .catch((error: unknown) => {
-            if (error instanceof PollError && error.details.status === 400) return undefined;
+            if (refusedCursor(error)) return undefined;
             throw error;
           });
         context.progressed();
