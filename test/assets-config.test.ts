@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { plannedRequestsPerHour, requestsPerPoll } from "../src/scheduler/request-plan.js";
-import { runCli } from "./support/cli-process.js";
+import { expectExit, runCli } from "./support/cli-process.js";
 import { problems, runConfig, writeConfig } from "./support/config-files.js";
 
 const USDC = "USDC:GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
@@ -81,7 +81,8 @@ describe("assets configuration", () => {
 
   it("exits 2 with exactly one stderr line quoting the entry", () => {
     const result = runCli(["--horizon.url=http://a:1", `--asset=${CNY}`, `--asset=${CNY}`]);
-    expect([result.status, result.stdout]).toEqual([2, ""]);
+    expectExit(result, 2);
+    expect(result.stdout).toBe("");
     expect(result.stderr).toBe(`stellar-horizon-exporter: --asset: asset "${CNY}" is listed twice\n`);
   });
 });

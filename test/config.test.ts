@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseByteSize, parseDuration } from "../src/config/duration.js";
 import { parseSchedule } from "../src/config/schedule.js";
-import { runCli } from "./support/cli-process.js";
+import { expectExit, runCli } from "./support/cli-process.js";
 import { problems, runConfig, writeConfig } from "./support/config-files.js";
 
 describe("durations and schedules", () => {
@@ -257,7 +257,8 @@ liquidity_pools: { reserves: [USD] }
   it("exits 2 with the masked line on stderr, the secret nowhere in the output", () => {
     const path = writeConfig(`targets:\n  - url: http://x:1\n    headers: { Authorization: "Bearer ${TOKEN} }\n`);
     const result = runCli([`--config.file=${path}`]);
-    expect([result.status, result.stdout]).toEqual([2, ""]);
+    expectExit(result, 2);
+    expect(result.stdout).toBe("");
     expect(result.stderr).toBe(
       `stellar-horizon-exporter: ${path}:3:31: not valid YAML: Missing closing "quote\n        headers: { Authorization: ***\n                                  ^\n`,
     );

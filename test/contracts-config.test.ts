@@ -1,6 +1,6 @@
 import { xdr } from "@stellar/stellar-base";
 import { describe, expect, it } from "vitest";
-import { runCli } from "./support/cli-process.js";
+import { expectExit, runCli } from "./support/cli-process.js";
 import { problems, runConfig, writeConfig } from "./support/config-files.js";
 
 const COUNTER = "CDSUR2JFKSUORJLUA2FISW7P6ALDTS2PDK6AYQZ7G4CSY5WZS5QVSM47";
@@ -149,7 +149,7 @@ describe("contracts configuration", () => {
 
   it("the CLI exits 2 with one line for a bad contract id", () => {
     const result = runCli([RPC, "--contract=Cnope"]);
-    expect(result.status).toBe(2);
+    expectExit(result, 2);
     expect(result.stderr.trim().split("\n")[0]).toBe(
       'stellar-horizon-exporter: --contract: contract "Cnope": "Cnope" is not a contract id (C followed by 55 base32 characters, with a valid checksum)',
     );

@@ -16,7 +16,7 @@ import { Keypair, Networks } from "@stellar/stellar-base";
 import bcrypt from "bcryptjs";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { RPC_PATH, startSimulator, type RunningSimulator } from "../src/simulator/index.js";
-import { runCli, spawnCli, startedUrl, type CliProcess } from "./support/cli-process.js";
+import { expectExit, runCli, spawnCli, startedUrl, type CliProcess } from "./support/cli-process.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { until } from "./support/wait.js";
 
@@ -446,7 +446,7 @@ it("no secret reaches logs at trace level, pages, metrics, error exits or anothe
   for (const [args, code, lines] of exits) {
     const result = runCli([...args, "--log.level=trace"], env);
     collected.push([`exit of ${args.length} flags: stdout`, result.stdout], [`exit: stderr`, result.stderr]);
-    expect(result.status, result.stderr).toBe(code);
+    expectExit(result, code);
     for (const line of lines) expect(result.stderr.split("\n")).toContain(line);
   }
 

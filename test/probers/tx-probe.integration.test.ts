@@ -9,7 +9,7 @@ import { ALL_METRICS } from "../../src/catalog/metrics.js";
 import { loadConfig } from "../../src/config/config.js";
 import { startExporter, type RunningExporter } from "../../src/exporter.js";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/server.js";
-import { runCli } from "../support/cli-process.js";
+import { expectExit, runCli } from "../support/cli-process.js";
 import { namesIn, parseExposition, valueOf } from "../support/exposition.js";
 import { until } from "../support/wait.js";
 
@@ -211,7 +211,7 @@ describe("a bad secret", () => {
         `targets:\n  - url: http://127.0.0.1:2\n    tx_probe:\n      secret_file: ${secretFile}\n`,
       );
       const result = runCli([`--config.file=${configFile}`]);
-      expect(result.status).toBe(2);
+      expectExit(result, 2);
       const problems = result.stderr
         .trim()
         .split("\n")
@@ -227,7 +227,7 @@ describe("a bad secret", () => {
 
   it("a known pubnet Horizon without allow_pubnet exits 2 at start", async () => {
     const result = runCli([], {});
-    expect(result.status).toBe(2);
+    expectExit(result, 2);
     const env = { PROBE_SEED: Keypair.random().secret() };
     const directory = await mkdtemp(join(tmpdir(), "tx-probe-"));
     try {
@@ -237,7 +237,7 @@ describe("a bad secret", () => {
         "targets:\n  - url: https://horizon.stellar.org\n    tx_probe:\n      secret_env: PROBE_SEED\n",
       );
       const refused = runCli([`--config.file=${configFile}`], env);
-      expect(refused.status).toBe(2);
+      expectExit(refused, 2);
       expect(refused.stderr).toMatch(/horizon\.stellar\.org serves pubnet.*allow_pubnet: true/);
       expect(refused.stderr).not.toContain(env.PROBE_SEED);
     } finally {

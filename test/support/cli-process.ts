@@ -1,6 +1,7 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from "node:child_process";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { expect } from "vitest";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 /** Built from the sources by vitest's global setup (test/support/build-dist.ts) when they changed. */
@@ -16,6 +17,12 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
     env: cliEnvironment(env),
     timeout: 30_000,
   });
+}
+
+/** Asserts a finished command's exit code; a wrong one shows the signal, spawn error and output that came with it. */
+export function expectExit(result: SpawnSyncReturns<string>, status: number): void {
+  const { signal, error, stdout, stderr } = result;
+  expect(result.status, JSON.stringify({ signal, error: error?.message, stdout, stderr })).toBe(status);
 }
 
 export interface CliProcess {
