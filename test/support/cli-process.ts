@@ -19,10 +19,13 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
   });
 }
 
-/** Asserts a finished command's exit code; a wrong one shows the signal, spawn error and output that came with it. */
+/** Asserts a finished command's exit code. A wrong one is also written to stderr with the signal, spawn error and
+ * output that came with it, so that the log keeps it where a retry passes. */
 export function expectExit(result: SpawnSyncReturns<string>, status: number): void {
   const { signal, error, stdout, stderr } = result;
-  expect(result.status, JSON.stringify({ signal, error: error?.message, stdout, stderr })).toBe(status);
+  const outcome = JSON.stringify({ status: result.status, signal, error: error?.message, stdout, stderr });
+  if (result.status !== status) console.error(`expected exit ${status}, got ${outcome}`);
+  expect(result.status, outcome).toBe(status);
 }
 
 export interface CliProcess {
