@@ -6,6 +6,7 @@ import { AccountActivityJob, type ActivityReader } from "../src/collectors/accou
 import { failureCode } from "../src/collectors/payment-records.js";
 import type { WatchedAccount } from "../src/config/accounts.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
+import { NetworkView } from "../src/job/network.js";
 import { renderSamples } from "./support/render-samples.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { fixtureJson } from "./support/fixtures.js";
@@ -610,6 +611,25 @@ describe("AccountActivityJob's cursor follows the rules of the markets and ledge
     await job.run(ctx);
     expect(await counted(job)).toBe(1);
     expect(cursors).toEqual([undefined, newest!.paging_token, undefined, latest!.paging_token]);
+  });
+
+  it("starts over after the newest record once the network restarted, its cursor past every new record", async () => {
+    const [newest, counted1, reset, afterReset] = [0, 1, 2, 3].map(() => operation("set_options"));
+    const { reader, cursors } = scripted([newest!], [counted1!], [], [reset!], [afterReset!]);
+    const network = new NetworkView();
+    const job = new AccountActivityJob(reader, watched, SCHEDULE, network);
+    const ctx = context();
+    await job.run(ctx);
+    await job.run(ctx);
+    await job.run(ctx);
+    expect(await counted(job)).toBe(1);
+    network.restarted();
+    await job.run(ctx);
+    await job.run(ctx);
+    expect(await counted(job)).toBe(2);
+    // The poll after the restart reads the newest record (counting nothing), as a first poll does; the next pages on.
+    const c = counted1!.paging_token;
+    expect(cursors).toEqual([undefined, newest!.paging_token, c, undefined, reset!.paging_token]);
   });
 
   it("keeps its cursor through any other failure", async () => {

@@ -128,6 +128,35 @@ describe("ledgers", () => {
     expect(valueOf(values, "stellar_horizon_ledger_sequence", H)).toBe(7);
   });
 
+  it("after a testnet reset, a watched account's payments count again, from the new chain's newest", async () => {
+    const [native] = fixtureJson<{ _embedded: { records: Record<string, unknown>[] } }>(
+      "account_payments-stellar-docs.json",
+    )._embedded.records.filter((record) => record.type === "payment" && record.asset_type === "native");
+    const accountId = native!.to as string;
+    // A native payment to the account, by its place in the chain: a reset starts the places again from low ones.
+    const paid = (place: number) => ({ ...native, id: String(place), paging_token: String(place) });
+    const payments = () => horizon.accountStreams.get(`${accountId}/payments`)!;
+    horizon = new FakeHorizon();
+    horizon.addLedgers(500);
+    horizon.accountStreams.set(`${accountId}/payments`, [paid(5_000_000), paid(5_000_001)]);
+    const { exporter, scrape } = await start([`--account=payee=${accountId}`, "--account.activity"]);
+    payments().push(paid(5_000_002));
+    await exporter.pollAll();
+    const received = { ...H, account: "payee", direction: "received", asset: "native" };
+    expect(valueOf(await scrape(), "stellar_horizon_account_payments_total", received)).toBe(1);
+
+    horizon.ledgers = [1, 2, 3].map((sequence) => makeLedger(sequence, {}, 1));
+    horizon.accountStreams.set(`${accountId}/payments`, [paid(100), paid(101)]);
+    await exporter.pollAll();
+    await exporter.pollAll();
+    payments().push(paid(102), paid(103));
+    await exporter.pollAll();
+    const values = await scrape();
+    expect(valueOf(values, "stellar_horizon_ledger_resyncs_total", H)).toBe(1);
+    // 100 and 101 came before the exporter started over; 102 and 103 after.
+    expect(valueOf(values, "stellar_horizon_account_payments_total", received)).toBe(3);
+  });
+
   it("counts a ledger that violates the schema as invalid and skipped, and carries on", async () => {
     horizon = new FakeHorizon();
     horizon.addLedgers(3);

@@ -7,6 +7,7 @@ import { tradeAggregationSchema } from "../src/client/market-schemas.js";
 import { MarketsJob } from "../src/collectors/markets.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
 import type { WatchedMarket } from "../src/config/markets.js";
+import { NetworkView } from "../src/job/network.js";
 import { renderSamples } from "./support/render-samples.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { FakeMarkets, makeTrade, type JsonRecord } from "./support/fake-markets.js";
@@ -347,6 +348,21 @@ describe("MarketsJob's cursor follows the rules of the activity and ledgers jobs
     expect(await trades(marketsJob)).toBe(1);
     // A 503 keeps the cursor; the refused one is dropped and reading starts again from the newest trade.
     expect(scripted.cursors).toEqual([undefined, "1-1", "1-1", undefined, "7-1"]);
+  });
+
+  it("starts over after the newest trade once the network restarted, its cursor past every new trade", async () => {
+    const scripted = scriptedTrades([trade("5-1")], [trade("6-1")], [], [trade("2-1")], [trade("3-1")]);
+    const network = new NetworkView();
+    const marketsJob = new MarketsJob(scripted.client, [watched], SCHEDULE, () => NOW, network);
+    await marketsJob.run(context);
+    await marketsJob.run(context);
+    await marketsJob.run(context);
+    expect(await trades(marketsJob)).toBe(1);
+    network.restarted();
+    await marketsJob.run(context);
+    await marketsJob.run(context);
+    expect(await trades(marketsJob)).toBe(2);
+    expect(scripted.cursors).toEqual([undefined, "5-1", "6-1", undefined, "2-1"]);
   });
 
   it("fails with reason paging, counting nothing, when a full page does not move the cursor", async () => {

@@ -62,12 +62,15 @@ export function refusedCursor(error: unknown): boolean {
  * next one starts after the newest record as a first poll does, and this failed poll is what shows the gap.
  */
 export function dropRefusedCursor(state: CursorState & { started: boolean }, error: unknown): never {
-  if (refusedCursor(error)) {
-    state.started = false;
-    state.cursor = undefined;
-    state.unusableCounted = 0;
-  }
+  if (refusedCursor(error)) startOver(state);
   throw error;
+}
+
+/** Forgets a cursor: the next poll starts after the newest record, counting nothing, as a first poll does. */
+export function startOver(state: CursorState & { started: boolean }): void {
+  state.started = false;
+  state.cursor = undefined;
+  state.unusableCounted = 0;
 }
 
 /** Reads pages after the cursor to a short page or `maxPages`; ends `gone`, `idle` (none newer), `read`, `capped`. */

@@ -9,6 +9,7 @@ import {
   PAGE_LIMIT,
   rawPagingToken,
   readAfterCursor,
+  startOver,
   stuck,
   uint64Place,
   validRecord,
@@ -20,6 +21,7 @@ import type { WatchedAccount } from "../config/accounts.js";
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 import type { HorizonJobParts, PollContext, PollJob } from "../job/job.js";
+import { RestartWatch, type NetworkView } from "../job/network.js";
 import { failureCode, paymentMoves, type Direction } from "./payment-records.js";
 
 /** Pages of one stream read in one poll at most; a longer backlog continues at the next poll. */
@@ -111,17 +113,21 @@ export class AccountActivityJob implements PollJob {
   readonly source = "activity";
   readonly requestsPerRun: number;
   private readonly flows: AccountFlow[];
+  private readonly restarts: RestartWatch;
 
   constructor(
     private readonly client: ActivityReader,
     accounts: readonly WatchedAccount[],
     readonly schedule: Schedule,
+    network?: NetworkView,
   ) {
     this.flows = accounts.filter((account) => streamsOf(account).length > 0).map((account) => new AccountFlow(account));
     this.requestsPerRun = activityRequestsPerPoll(accounts);
+    this.restarts = new RestartWatch(network);
   }
 
   async run(context: PollContext): Promise<void> {
+    if (this.restarts.restarted()) for (const flow of this.flows) flow.streams.forEach(startOver);
     for (const flow of this.flows) {
       for (const [stream, state] of flow.streams) await this.read(flow, stream, state, context);
     }
@@ -199,6 +205,6 @@ export function activityWatched(target: { readonly accounts: readonly WatchedAcc
   return target.accounts.some((account) => account.activity === true || account.operations === true);
 }
 
-export function activityJob({ client, target }: HorizonJobParts): AccountActivityJob {
-  return new AccountActivityJob(client, target.accounts, target.schedules.activity);
+export function activityJob({ client, target, network }: HorizonJobParts): AccountActivityJob {
+  return new AccountActivityJob(client, target.accounts, target.schedules.activity, network);
 }

@@ -161,6 +161,7 @@ export class LedgersCollector implements PollJob {
     if (newest === undefined || latest === undefined || newest.sequence >= latest.sequence) return;
     this.totals.resyncs += 1;
     this.log.warn({ from: latest.sequence, to: newest.sequence }, "ledger sequence went backwards; resynchronising");
+    this.network?.restarted();
     this.latest = undefined;
     this.invalidSinceLatest = 0;
     this.read(newest);

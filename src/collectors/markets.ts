@@ -15,6 +15,7 @@ import {
   PAGE_LIMIT,
   rawPagingToken,
   readAfterCursor,
+  startOver,
   validRecord,
   type CursorState,
 } from "../client/paging.js";
@@ -23,6 +24,7 @@ import { MAKER_SIDES, marketRequestsPerPoll, type MakerSide, type WatchedMarket 
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 import type { HorizonJobParts, PollContext, PollJob } from "../job/job.js";
+import { RestartWatch, type NetworkView } from "../job/network.js";
 
 type PairPath = "trade_aggregations" | "trades";
 
@@ -139,19 +141,24 @@ function marketSamples(market: WatchedMarket, state: MarketState): CollectorSamp
 export class MarketsJob implements PollJob {
   readonly role = "poll";
   readonly source = "markets";
+  readonly requestsPerRun: number;
   private readonly states: readonly (readonly [WatchedMarket, MarketState])[];
+  private readonly restarts: RestartWatch;
 
   constructor(
     private readonly client: HorizonClient,
     markets: readonly WatchedMarket[],
     readonly schedule: Schedule,
     private readonly now: () => number,
-    readonly requestsPerRun = marketRequestsPerPoll(markets),
+    network?: NetworkView,
   ) {
+    this.requestsPerRun = marketRequestsPerPoll(markets);
     this.states = markets.map((market) => [market, new MarketState()]);
+    this.restarts = new RestartWatch(network);
   }
 
   async run(context: PollContext): Promise<void> {
+    if (this.restarts.restarted()) for (const [, state] of this.states) startOver(state);
     for (const [market, state] of this.states) {
       await this.readPrice(market, state, context);
       await this.readTrades(market, state, context);
@@ -242,6 +249,6 @@ export class MarketsJob implements PollJob {
   }
 }
 
-export function marketsJob({ client, target, clock }: HorizonJobParts): MarketsJob {
-  return new MarketsJob(client, target.markets, target.schedules.markets, () => clock.now());
+export function marketsJob({ client, target, clock, network }: HorizonJobParts): MarketsJob {
+  return new MarketsJob(client, target.markets, target.schedules.markets, () => clock.now(), network);
 }

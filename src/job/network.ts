@@ -18,6 +18,8 @@ interface NetworkFacts {
   readonly feeP90Stroops?: number;
   readonly latestLedgerClose?: LedgerClose;
   readonly protocolVersion?: number;
+  /** How often the network restarted below the ledgers read (a testnet reset): the ledgers job counts them. */
+  readonly restarts?: number;
 }
 
 /** Told what a target's jobs learn, for views across targets (the agreement check), which never ask for more. */
@@ -42,9 +44,32 @@ export class NetworkView {
     this.observer?.learnt(facts);
   }
 
+  /** Notes that the network restarted below the ledgers read, for the jobs that read from cursors. */
+  restarted(): void {
+    this.learn({ restarts: (this.facts.restarts ?? 0) + 1 });
+  }
+
   /** Notes a closed ledger's hash for the observer, and that it is the latest. */
   ledgerHash(sequence: number, hash: string): void {
     this.observer?.ledgerHash(sequence, hash);
     this.learn({ latestLedger: sequence });
+  }
+}
+
+/** Tells a job that reads from cursors when the network restarted since it last asked: its cursors point past every
+ * record of the new chain, so nothing would ever count again; it starts each over after the newest record. */
+export class RestartWatch {
+  private seen: number;
+
+  constructor(private readonly network: NetworkView | undefined) {
+    this.seen = network?.current.restarts ?? 0;
+  }
+
+  /** True once after each restart. */
+  restarted(): boolean {
+    const restarts = this.network?.current.restarts ?? 0;
+    const news = restarts !== this.seen;
+    this.seen = restarts;
+    return news;
   }
 }
