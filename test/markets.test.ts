@@ -350,6 +350,19 @@ describe("MarketsJob's cursor follows the rules of the activity and ledgers jobs
     expect(scripted.cursors).toEqual([undefined, "1-1", "1-1", undefined, "7-1"]);
   });
 
+  it("fails a first poll whose newest trade's token cannot be a cursor, and starts at the next one", async () => {
+    const scripted = scriptedTrades([trade("abc")], [trade("5-1")], [trade("6-1")]);
+    const marketsJob = new MarketsJob(scripted.client, [watched], SCHEDULE, () => NOW);
+    await expect(marketsJob.run(context)).rejects.toMatchObject({
+      reason: "paging",
+      message: "markets: the newest record has no paging token a cursor can use",
+    });
+    await marketsJob.run(context);
+    await marketsJob.run(context);
+    expect([await trades(marketsJob), invalid]).toEqual([1, 0]);
+    expect(scripted.cursors).toEqual([undefined, undefined, "5-1"]);
+  });
+
   it("starts over after the newest trade once the network restarted, its cursor past every new trade", async () => {
     const scripted = scriptedTrades([trade("5-1")], [trade("6-1")], [], [trade("2-1")], [trade("3-1")]);
     const network = new NetworkView();

@@ -66,6 +66,22 @@ export function dropRefusedCursor(state: CursorState & { started: boolean }, err
   throw error;
 }
 
+/** A stream's first poll: the cursor is its newest record (undefined while it has none), and nothing is counted.
+ * A token that cannot be the cursor would fail every later poll: this poll fails (`paging`) instead, and is retried. */
+export function startAfter(
+  state: CursorState & { started: boolean },
+  newest: unknown,
+  place: (token: string) => bigint | undefined,
+  endpoint: Endpoint,
+): void {
+  const token = rawPagingToken(newest);
+  if (newest !== undefined && place(token ?? "") === undefined)
+    throw new PollError("paging", `${endpoint}: the newest record has no paging token a cursor can use`);
+  state.cursor = token;
+  state.unusableCounted = 0;
+  state.started = true;
+}
+
 /** Forgets a cursor: the next poll starts after the newest record, counting nothing, as a first poll does. */
 export function startOver(state: CursorState & { started: boolean }): void {
   state.started = false;

@@ -7,10 +7,9 @@ import type { HorizonClient, Query } from "../client/horizon-client.js";
 import {
   dropRefusedCursor,
   PAGE_LIMIT,
-  rawPagingToken,
   readAfterCursor,
+  startAfter,
   startOver,
-  stuck,
   uint64Place,
   validRecord,
   type CursorState,
@@ -137,12 +136,8 @@ export class AccountActivityJob implements PollJob {
   private async read(flow: AccountFlow, stream: Stream, state: StreamState, context: PollContext): Promise<void> {
     if (!state.started) {
       const [newest] = await this.page(flow, stream, state, { order: "desc", limit: 1 }, context.signal);
-      const token = rawPagingToken(newest);
-      // A token the cursor cannot use would fail every later poll: this first read fails instead, and is tried again.
-      if (newest !== undefined && uint64Place(token ?? "") === undefined) stuck(undefined, "activity");
-      state.cursor = token;
+      startAfter(state, newest, uint64Place, "activity");
       if (newest !== undefined && stream === "payments") flow.payment(newest, false);
-      state.started = true;
       return;
     }
     await readAfterCursor(state, context, {

@@ -13,8 +13,8 @@ import {
   cursorAfter,
   dropRefusedCursor,
   PAGE_LIMIT,
-  rawPagingToken,
   readAfterCursor,
+  startAfter,
   startOver,
   validRecord,
   type CursorState,
@@ -203,12 +203,7 @@ export class MarketsJob implements PollJob {
   private async readTrades(market: WatchedMarket, state: MarketState, context: PollContext): Promise<void> {
     if (!state.started) {
       const records = await this.pairPage("trades", market, { order: "desc", limit: 1 }, context.signal);
-      if (records === undefined) return;
-      const token = rawPagingToken(records[0]);
-      if (records.length > 0 && tradePlace(token ?? "") === undefined)
-        throw new PollError("paging", `markets: the newest trade of ${market.name} has no usable paging token`);
-      state.cursor = token;
-      state.started = true;
+      if (records !== undefined) startAfter(state, records[0], tradePlace, "markets");
       return;
     }
     await readAfterCursor(state, context, {
