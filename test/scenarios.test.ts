@@ -2,7 +2,7 @@ import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { ENDPOINTS } from "../src/catalog/metrics.js";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
-import { startSimulator, type RunningSimulator } from "../src/simulator/index.js";
+import { HOT_WALLET, startSimulator, USDC, type RunningSimulator } from "../src/simulator/index.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { configFrom } from "./support/exporter-harness.js";
 
@@ -12,11 +12,16 @@ const H = { horizon: "sim" };
 let simulator: RunningSimulator;
 let exporter: RunningExporter;
 
-async function start(scenario = "healthy"): Promise<void> {
+async function start(scenario = "healthy", flags: string[] = []): Promise<void> {
   // A frozen clock: simulated time moves only through advance().
   const clock = Date.UTC(2026, 0, 1);
   simulator = await startSimulator({ scenario, ledgerIntervalMs: LEDGER_MS, pools: 10, seed: 3, now: () => clock });
-  const config = await configFrom([`--horizon.url=sim=${simulator.url}`, "--poll.interval=1h", "--pools.max=10"]);
+  const config = await configFrom([
+    `--horizon.url=sim=${simulator.url}`,
+    "--poll.interval=1h",
+    "--pools.max=10",
+    ...flags,
+  ]);
   exporter = await startExporter(
     { ...config, retries: 0, targets: config.targets.map((target) => ({ ...target, timeoutMs: 1_000 })) },
     { logger: pino({ level: "silent" }) },
@@ -185,6 +190,31 @@ describe("the exporter follows every simulator scenario", () => {
     const later = await ledgersPass(3);
     expect(get(later, "stellar_horizon_ledger_sequence")).toBe(get(after, "stellar_horizon_ledger_sequence")! + 3);
     expect(get(later, "stellar_horizon_ledger_resyncs_total")).toBe(1);
+  });
+
+  it("network_reset: a watched account's deposits count on the new chain, each once, from its newest at the restart", async () => {
+    await start("healthy", [`--account=hot=${HOT_WALLET}`, "--account.activity"]);
+    const received = (values: Map<string, number>) =>
+      get(values, "stellar_horizon_account_payments_total", { account: "hot", direction: "received", asset: USDC });
+    const deposits = async () => {
+      const page = (await (await fetch(`${simulator.url}/accounts/${HOT_WALLET}/payments?limit=200`)).json()) as {
+        _embedded: { records: unknown[] };
+      };
+      return (page._embedded.records as { to: string; asset_code?: string }[]).filter(
+        (record) => record.to === HOT_WALLET && record.asset_code === "USDC",
+      ).length;
+    };
+    const first = await ledgersPass(48);
+    expect(received(first)).toBeGreaterThan(0);
+    simulator.simulator.setScenario("network_reset");
+    // The ledgers poll sees the sequence go back; the activity poll after it starts over after the newest record.
+    await ledgersPass(13);
+    const restarted = await ledgersPass(0);
+    const depositsAtRestart = await deposits();
+    expect(depositsAtRestart).toBeGreaterThan(0);
+    const later = await ledgersPass(48);
+    expect(await deposits()).toBe(depositsAtRestart + 4);
+    expect(received(later)! - received(restarted)!).toBe(4);
   });
 
   it("failed_transactions: almost every transaction fails", async () => {

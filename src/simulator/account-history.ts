@@ -193,6 +193,13 @@ export class AccountHistory {
   #ledger = 0;
   #transactionsInLedger = 0;
 
+  /** A network reset: Horizon's history starts again with the new chain, every account unknown until it acts. */
+  forget(): void {
+    this.#streams.clear();
+    this.#ledger = 0;
+    this.#transactionsInLedger = 0;
+  }
+
   /** Whether Horizon's history has any record of the account: else its streams answer 404. */
   knows(account: string): boolean {
     return this.#streams.has(account);

@@ -197,11 +197,13 @@ export class OrderBook {
     return [...BOOK_MARKETS, ...CORRIDOR_MARKETS].some((market) => market.base === asset || market.counter === asset);
   }
 
+  /** A network reset: the new chain has no trades yet (the old ones' tokens would sort after its). */
+  forgetTrades(): void {
+    this.#trades.length = 0;
+  }
+
   /** A ledger closes: takers trade against the book; the maker quotes again now and then. */
   closeLedger(at: LedgerPoint, behaviour: ScenarioBehaviour): void {
-    // A network reset starts the sequence again: trades of the old history would sort after the new.
-    const newest = this.#trades.at(-1);
-    if (newest !== undefined && newest.operationId >> 32n >= BigInt(at.ledger)) this.#trades.length = 0;
     this.#ledgers += 1;
     const asks = behaviour.market !== "maker_gone";
     if (!asks) this.#withdrawAsks();

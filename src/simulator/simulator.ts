@@ -315,9 +315,15 @@ export class Simulator {
 
   /** Applies the accounts' everyday traffic to each ledger ingested since the last sync. */
   #runAccountActivity(): void {
-    const latest = this.#model.status().ingestLatestLedger;
-    // After a network reset the sequence starts again below: activity resumes from there.
-    const from = latest < this.#activityThroughLedger ? latest + 1 : this.#activityThroughLedger + 1;
+    const { ingestLatestLedger: latest, historyElderLedger } = this.#model.status();
+    // After a network reset the sequence starts again below, with a history of its own: its ledgers carry activity
+    // from the first on, however many closed before this sync.
+    const reset = latest < this.#activityThroughLedger;
+    if (reset) {
+      this.accounts.history.forget();
+      this.orderBook.forgetTrades();
+    }
+    const from = reset ? historyElderLedger : this.#activityThroughLedger + 1;
     for (let ledger = from; ledger <= latest; ledger += 1) {
       const record = this.#model.ledger(ledger);
       if (record === undefined) continue;

@@ -149,6 +149,28 @@ describe("the simulator's account streams", () => {
     );
   });
 
+  it("network_reset forgets every account's history and every trade: the new chain's alone, with low tokens", async () => {
+    const { simulator, clock } = await start();
+    clock.tick(5 * 60_000);
+    const server = new Horizon.Server(simulator.url, { allowHttp: true });
+    const ledgerOf = (token: string) => Number(BigInt(token.split("-")[0]!) >> 32n);
+    const served = async () => [
+      ...(await allRecords(() => server.payments().forAccount(HOT_WALLET).limit(50).call())),
+      ...(await allRecords(() => server.trades().limit(200).call())),
+    ];
+    const before = await served();
+    expect(Math.max(...before.map((record) => ledgerOf(record.paging_token)))).toBeGreaterThan(1000);
+    simulator.simulator.setScenario("network_reset");
+    // The new chain's first ledgers, closed at the reset, carry trades of their own; later ones a payment too.
+    const atReset = await served();
+    clock.tick(5 * 60_000);
+    const later = await served();
+    expect(atReset.length).toBeGreaterThan(0);
+    expect(later.length).toBeGreaterThan(atReset.length);
+    expect(Math.max(...later.map((record) => ledgerOf(record.paging_token)))).toBeLessThan(100);
+    expect(later.filter((record) => "type" in record && record.type === "payment").length).toBeGreaterThan(0);
+  });
+
   it("deposits stop in deposits_stopped, and account_drain sends the hot wallet's lumens away", async () => {
     const { simulator, clock } = await start();
     const job = activityJob(simulator.url, [watched("hot", HOT_WALLET)]);
