@@ -598,6 +598,16 @@ describe("AccountActivityJob's cursor follows the rules of the markets and ledge
     expect(cursors).toEqual([undefined, n, s, s, s, t]);
   });
 
+  it("never counts a record with an unusable token served before the cursor's own record, poll after poll", async () => {
+    const [newest, first, second] = [0, 1, 2].map(() => operation("set_options"));
+    const old = { ...operation("set_options"), paging_token: "abc" };
+    const { reader } = scripted([newest!], [old, newest!, first!], [old, newest!, first!, second!]);
+    const job = new AccountActivityJob(reader, watched, SCHEDULE);
+    const ctx = context();
+    for (let poll = 0; poll < 3; poll++) await job.run(ctx);
+    expect([await counted(job), ctx.invalid]).toEqual([2, 0]);
+  });
+
   it("drops a cursor Horizon refuses (400): that poll fails, the next starts after the newest record again", async () => {
     const [newest, latest, after] = [0, 1, 2].map(() => operation("set_options"));
     const refused = new PollError("http_4xx", "400 Bad Request", { status: 400 });

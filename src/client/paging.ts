@@ -116,6 +116,8 @@ export function countPage(
   const fresh: (boolean | undefined)[] = [];
   let at = state.cursor === undefined ? undefined : feed.place(state.cursor);
   let end = -1;
+  // An unusable token before a record at or before the cursor is older than the cursor: counted already, if ever.
+  let stale = -1;
   for (const raw of records) {
     const token = rawPagingToken(raw);
     const place = token === undefined ? undefined : feed.place(token, raw);
@@ -123,7 +125,7 @@ export function countPage(
     if (after === true) {
       at = place;
       end = fresh.length;
-    }
+    } else if (after === false) stale = fresh.length;
     fresh.push(after);
   }
   if (end < 0) return mustMove ? stuck(state.cursor, feed.endpoint) : false;
@@ -133,7 +135,7 @@ export function countPage(
   let invalid = 0;
   for (const [index, raw] of records.entries()) {
     const after = fresh[index];
-    if (after === false) continue;
+    if (after === false || (after === undefined && index < stale)) continue;
     if (after === true) {
       countedBefore = 0;
       unusableSinceLast = 0;
