@@ -1,10 +1,14 @@
-/** What the ledgers poll says in its log is what it does. */
+/** What the ledgers poll says in its log is what it does, and a network restart is told to the target's other jobs. */
 import { pino } from "pino";
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { PollError } from "../src/client/errors.js";
 import type { HorizonClient } from "../src/client/horizon-client.js";
 import { LedgersCollector } from "../src/collectors/ledgers.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
+import { NetworkView } from "../src/job/network.js";
+import { parseExposition, valueOf } from "./support/exposition.js";
 import { makeLedger } from "./support/fake-horizon.js";
+import { renderSamples } from "./support/render-samples.js";
 
 it("a broken hash chain is logged as counted and read on from, not as a resynchronisation it does not do", async () => {
   const pages = [[makeLedger(12)], [makeLedger(13, { prev_hash: "ff".repeat(32) }), makeLedger(14)], []];
@@ -21,4 +25,57 @@ it("a broken hash chain is logged as counted and read on from, not as a resynchr
   expect(lines.map(({ msg }) => msg)).toEqual([
     "ledger hash chain broken (network reset?); counted as a resync, reading on from this ledger",
   ]);
+});
+
+describe("a network restart", () => {
+  const refused = new PollError("http_4xx", "HTTP 400: Bad Request", { status: 400 });
+  /** A collector whose ledger pages are scripted, one a request, and what it logged and told the network. */
+  async function polled(...pages: (Record<string, unknown>[] | Error)[]) {
+    const client = {
+      ledgers: async () => {
+        const page = pages.shift() ?? [];
+        if (page instanceof Error) throw page;
+        return page;
+      },
+    } as unknown as HorizonClient;
+    const lines: { msg: string }[] = [];
+    const log = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const network = new NetworkView();
+    const collector = new LedgersCollector(client, { maxPagesPerPoll: 10, backfill: 0 }, log, network, {
+      schedule: parseSchedule("15s") as Schedule,
+      requestsPerRun: 1,
+    });
+    const context = { signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} };
+    await collector.run(context);
+    await collector.run(context);
+    const values = parseExposition(await renderSamples("h", collector.samples().live));
+    const sequence = valueOf(values, "stellar_horizon_ledger_sequence", { horizon: "h" });
+    return { restarts: network.current.restarts ?? 0, sequence, logged: lines.map(({ msg }) => msg) };
+  }
+  const BACKWARDS = "ledger sequence went backwards; resynchronising";
+  const REFUSED = "Horizon refused the ledger cursor; resynchronising from the latest ledger";
+
+  it("found when nothing is newer than the cursor and the newest ledger is below it, is told to the other jobs", async () => {
+    expect(await polled([makeLedger(100)], [], [makeLedger(5, {}, 7)])).toEqual({
+      restarts: 1,
+      sequence: 5,
+      logged: [BACKWARDS],
+    });
+  });
+
+  it("found behind a refused cursor, is told too, and the new chain's newest ledger is read", async () => {
+    expect(await polled([makeLedger(100)], refused, [makeLedger(5, {}, 7)])).toEqual({
+      restarts: 1,
+      sequence: 5,
+      logged: [REFUSED, BACKWARDS],
+    });
+  });
+
+  it("is not told for a refused cursor on the same chain, the newest ledger ahead", async () => {
+    expect(await polled([makeLedger(100)], refused, [makeLedger(150)])).toEqual({
+      restarts: 0,
+      sequence: 150,
+      logged: [REFUSED],
+    });
+  });
 });

@@ -148,6 +148,10 @@ export class LedgersCollector implements PollJob {
   /** The newest ledgers, `backfill` of them before the newest: a page that cannot give a cursor fails (`paging`). */
   private async startFromLatest(context: PollContext): Promise<void> {
     const records = await this.client.ledgers({ order: "desc", limit: this.options.backfill + 1 }, context.signal);
+    const newest = validRecord(ledgerSchema, records[0]);
+    // Below the ledgers read, after a refused cursor: the network restarted, as when paging finds nothing newer.
+    if (newest !== undefined && this.latest !== undefined && newest.sequence < this.latest.sequence)
+      this.restartedAt(newest);
     // Ascending, as pages are read; any ledger at all must give the cursor, or every later poll has none.
     countPage(this.at, [...records].reverse(), context, this.feed(context), { mustMove: records.length > 0 });
   }
@@ -160,12 +164,20 @@ export class LedgersCollector implements PollJob {
     const latest = this.latest;
     if (newest === undefined || latest === undefined || newest.sequence >= latest.sequence) return;
     this.totals.resyncs += 1;
-    this.log.warn({ from: latest.sequence, to: newest.sequence }, "ledger sequence went backwards; resynchronising");
+    this.restartedAt(newest);
+    this.read(newest);
+    this.at = { cursor: newest.paging_token };
+  }
+
+  /** The network restarted below the ledgers read: the new chain is read from `newest`, and the other jobs told. */
+  private restartedAt(newest: Ledger): void {
+    this.log.warn(
+      { from: this.latest?.sequence, to: newest.sequence },
+      "ledger sequence went backwards; resynchronising",
+    );
     this.network?.restarted();
     this.latest = undefined;
     this.invalidSinceLatest = 0;
-    this.read(newest);
-    this.at = { cursor: newest.paging_token };
   }
 
   /** The page cap was hit: jump to the latest ledger and count what lies between as skipped. */
