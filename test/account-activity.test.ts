@@ -633,7 +633,8 @@ describe("AccountActivityJob's cursor follows the rules of the markets and ledge
     await job.run(ctx);
     await job.run(ctx);
     expect(await counted(job)).toBe(1);
-    network.restarted();
+    network.ledgerRead(1_000_000);
+    network.ledgerRead(5);
     await job.run(ctx);
     await job.run(ctx);
     expect(await counted(job)).toBe(2);

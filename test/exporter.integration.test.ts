@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ALL_METRICS, ENDPOINTS, targetLabelOf } from "../src/catalog/metrics.js";
+import { fnv1a32 } from "../src/config/shard.js";
 import { namesIn, parseExposition, valueOf } from "./support/exposition.js";
 import { configFrom, startHarness, type Harness } from "./support/exporter-harness.js";
 import { FakeHorizon, makeLedger, makePool } from "./support/fake-horizon.js";
@@ -128,34 +129,47 @@ describe("ledgers", () => {
     expect(valueOf(values, "stellar_horizon_ledger_sequence", H)).toBe(7);
   });
 
-  it("after a testnet reset, a watched account's payments count again, from the new chain's newest", async () => {
-    const [native] = fixtureJson<{ _embedded: { records: Record<string, unknown>[] } }>(
-      "account_payments-stellar-docs.json",
-    )._embedded.records.filter((record) => record.type === "payment" && record.asset_type === "native");
-    const accountId = native!.to as string;
-    // A native payment to the account, by its place in the chain: a reset starts the places again from low ones.
-    const paid = (place: number) => ({ ...native, id: String(place), paging_token: String(place) });
-    const payments = () => horizon.accountStreams.get(`${accountId}/payments`)!;
-    horizon = new FakeHorizon();
-    horizon.addLedgers(500);
-    horizon.accountStreams.set(`${accountId}/payments`, [paid(5_000_000), paid(5_000_001)]);
-    const { exporter, scrape } = await start([`--account=payee=${accountId}`, "--account.activity"]);
-    payments().push(paid(5_000_002));
-    await exporter.pollAll();
-    const received = { ...H, account: "payee", direction: "received", asset: "native" };
-    expect(valueOf(await scrape(), "stellar_horizon_account_payments_total", received)).toBe(1);
+  /** A native payment to the fixture's account, by its place in the chain: a reset starts places again from low ones. */
+  const [nativePayment] = fixtureJson<{ _embedded: { records: Record<string, unknown>[] } }>(
+    "account_payments-stellar-docs.json",
+  )._embedded.records.filter((record) => record.type === "payment" && record.asset_type === "native");
+  const payee = nativePayment!.to as string;
+  // A shard other than 0 runs no ledgers poll: its accounts poll reads the latest ledger instead.
+  const otherShard = [2, 3, 5, 7].map((total) => ({ index: fnv1a32(payee) % total, total })).find(({ index }) => index);
+  it.each([
+    ["a whole exporter", []],
+    [`shard ${otherShard!.index} of ${otherShard!.total}`, [`--shard=${otherShard!.index}/${otherShard!.total}`]],
+  ])(
+    "%s: after a testnet reset, a watched account's payments count again, from the new chain's newest",
+    async (_, flags) => {
+      const paid = (place: number) => ({ ...nativePayment, id: String(place), paging_token: String(place) });
+      const payments = () => horizon.accountStreams.get(`${payee}/payments`)!;
+      horizon = new FakeHorizon();
+      horizon.addLedgers(500);
+      horizon.accountStreams.set(`${payee}/payments`, [paid(5_000_000), paid(5_000_001)]);
+      const { exporter, scrape } = await start([`--account=payee=${payee}`, "--account.activity", ...flags]);
+      const received = { ...H, account: "payee", direction: "received", asset: "native" };
+      payments().push(paid(5_000_002));
+      await exporter.pollAll();
+      expect(valueOf(await scrape(), "stellar_horizon_account_payments_total", received)).toBe(1);
+      // A Horizon a ledger behind (as one behind a load balancer may be) is no new chain: the cursor is kept.
+      const newest = horizon.ledgers.pop()!;
+      await exporter.pollAll();
+      horizon.ledgers.push(newest);
+      payments().push(paid(5_000_003));
+      await exporter.pollAll();
+      expect(valueOf(await scrape(), "stellar_horizon_account_payments_total", received)).toBe(2);
 
-    horizon.ledgers = [1, 2, 3].map((sequence) => makeLedger(sequence, {}, 1));
-    horizon.accountStreams.set(`${accountId}/payments`, [paid(100), paid(101)]);
-    await exporter.pollAll();
-    await exporter.pollAll();
-    payments().push(paid(102), paid(103));
-    await exporter.pollAll();
-    const values = await scrape();
-    expect(valueOf(values, "stellar_horizon_ledger_resyncs_total", H)).toBe(1);
-    // 100 and 101 came before the exporter started over; 102 and 103 after.
-    expect(valueOf(values, "stellar_horizon_account_payments_total", received)).toBe(3);
-  });
+      horizon.ledgers = [1, 2, 3].map((sequence) => makeLedger(sequence, {}, 1));
+      horizon.accountStreams.set(`${payee}/payments`, [paid(100), paid(101)]);
+      await exporter.pollAll();
+      await exporter.pollAll();
+      payments().push(paid(102), paid(103));
+      await exporter.pollAll();
+      // 100 and 101 came before the exporter started over; 102 and 103 after.
+      expect(valueOf(await scrape(), "stellar_horizon_account_payments_total", received)).toBe(4);
+    },
+  );
 
   it("counts a ledger that violates the schema as invalid and skipped, and carries on", async () => {
     horizon = new FakeHorizon();

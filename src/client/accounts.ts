@@ -24,13 +24,14 @@ export class AccountsClient {
     }
   }
 
-  /** The latest ledger's base reserve in stroops, for a replica that reads no ledgers (a shard other than 0). */
-  async latestBaseReserve(signal?: AbortSignal): Promise<number> {
+  /** The latest ledger's sequence and base reserve in stroops, for a replica that reads no ledgers (a shard other
+   * than 0). */
+  async latestLedger(signal?: AbortSignal): Promise<{ sequence: number; baseReserveStroops: number }> {
     const page = await this.reader.getValidated(ENDPOINT, "ledgers", { order: "desc", limit: 1 }, pageSchema, signal);
     const latest = validRecord(ledgerSchema, page._embedded.records[0]);
     if (latest === undefined)
       throw new PollError("schema", "Horizon's latest ledger record is missing or does not match its schema");
-    return latest.base_reserve_in_stroops;
+    return { sequence: latest.sequence, baseReserveStroops: latest.base_reserve_in_stroops };
   }
 
   offers(id: string, cap: number, signal?: AbortSignal) {

@@ -73,10 +73,12 @@ export function startAfter(
   newest: unknown,
   place: (token: string) => bigint | undefined,
   endpoint: Endpoint,
+  /** What the stream is, for the error: a market's name, an account's and its stream's. */
+  stream: string,
 ): void {
   const token = rawPagingToken(newest);
   if (newest !== undefined && place(token ?? "") === undefined)
-    throw new PollError("paging", `${endpoint}: the newest record has no paging token a cursor can use`);
+    throw new PollError("paging", `${endpoint}: the newest record of ${stream} has no paging token a cursor can use`);
   state.cursor = token;
   state.unusableCounted = 0;
   state.started = true;
@@ -116,7 +118,8 @@ export function countPage(
   const fresh: (boolean | undefined)[] = [];
   let at = state.cursor === undefined ? undefined : feed.place(state.cursor);
   let end = -1;
-  // An unusable token before a record at or before the cursor is older than the cursor: counted already, if ever.
+  // An unusable token before a record at or before the cursor (and before any newer one) is older than the cursor:
+  // counted already, if ever.
   let stale = -1;
   for (const raw of records) {
     const token = rawPagingToken(raw);
@@ -125,7 +128,7 @@ export function countPage(
     if (after === true) {
       at = place;
       end = fresh.length;
-    } else if (after === false) stale = fresh.length;
+    } else if (after === false && end < 0) stale = fresh.length;
     fresh.push(after);
   }
   if (end < 0) return mustMove ? stuck(state.cursor, feed.endpoint) : false;

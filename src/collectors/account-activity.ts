@@ -136,7 +136,7 @@ export class AccountActivityJob implements PollJob {
   private async read(flow: AccountFlow, stream: Stream, state: StreamState, context: PollContext): Promise<void> {
     if (!state.started) {
       const [newest] = await this.page(flow, stream, state, { order: "desc", limit: 1 }, context.signal);
-      startAfter(state, newest, uint64Place, "activity");
+      startAfter(state, newest, uint64Place, "activity", `${flow.account.name} ${stream}`);
       if (newest !== undefined && stream === "payments") flow.payment(newest, false);
       return;
     }

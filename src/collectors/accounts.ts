@@ -236,15 +236,18 @@ export class AccountsCollector extends WatchedAccountsPoll<WatchedAccount> {
     watched: readonly WatchedAccount[],
     network: NetworkView,
     timing: JobTiming,
-    /** Where no ledgers poll runs (a shard other than 0): read the latest ledger's base reserve each poll. */
-    private readonly readsBaseReserve = false,
+    /** Where no ledgers poll runs (a shard other than 0): read the latest ledger each poll, for its base reserve and
+     * for the activity poll to notice a network restart. */
+    private readonly readsLatestLedger = false,
   ) {
     super(HORIZON_ACCOUNT_METRICS, watched, network, timing);
   }
 
   async run(context: PollContext): Promise<void> {
-    if (this.readsBaseReserve) {
-      this.network.learn({ baseReserveStroops: await this.client.latestBaseReserve(context.signal) });
+    if (this.readsLatestLedger) {
+      const { sequence, baseReserveStroops } = await this.client.latestLedger(context.signal);
+      this.network.ledgerRead(sequence);
+      this.network.learn({ baseReserveStroops });
       context.progressed();
     }
     const observations: (AccountObservation | undefined)[] = [];
@@ -281,7 +284,7 @@ export class AccountsCollector extends WatchedAccountsPoll<WatchedAccount> {
   }
 }
 
-/** A Horizon's accounts poll; on a shard other than 0, which polls no ledgers, it reads the base reserve itself. */
+/** A Horizon's accounts poll; on a shard other than 0, which polls no ledgers, it reads the latest ledger itself. */
 export function accountsJob({ client, config, target, network }: HorizonJobParts): AccountsCollector {
   const timing = { schedule: target.schedules.accounts, requestsPerRun: requestsPerPoll("accounts", target, config) };
   return new AccountsCollector(new AccountsClient(client), target.accounts, network, timing, config.shard.index !== 0);

@@ -169,13 +169,12 @@ export class LedgersCollector implements PollJob {
     this.at = { cursor: newest.paging_token };
   }
 
-  /** The network restarted below the ledgers read: the new chain is read from `newest`, and the other jobs told. */
+  /** The sequence went back below the ledgers read: what is read next starts from `newest`. */
   private restartedAt(newest: Ledger): void {
     this.log.warn(
       { from: this.latest?.sequence, to: newest.sequence },
       "ledger sequence went backwards; resynchronising",
     );
-    this.network?.restarted();
     this.latest = undefined;
     this.invalidSinceLatest = 0;
   }

@@ -203,7 +203,7 @@ export class MarketsJob implements PollJob {
   private async readTrades(market: WatchedMarket, state: MarketState, context: PollContext): Promise<void> {
     if (!state.started) {
       const records = await this.pairPage("trades", market, { order: "desc", limit: 1 }, context.signal);
-      if (records !== undefined) startAfter(state, records[0], tradePlace, "markets");
+      if (records !== undefined) startAfter(state, records[0], tradePlace, "markets", market.name);
       return;
     }
     await readAfterCursor(state, context, {

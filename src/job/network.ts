@@ -18,7 +18,7 @@ interface NetworkFacts {
   readonly feeP90Stroops?: number;
   readonly latestLedgerClose?: LedgerClose;
   readonly protocolVersion?: number;
-  /** How often the network restarted below the ledgers read (a testnet reset): the ledgers job counts them. */
+  /** How often a ledger read fell below half the one read before: a new chain (a testnet reset). */
   readonly restarts?: number;
 }
 
@@ -30,6 +30,8 @@ export interface NetworkObserver {
 
 export class NetworkView {
   private facts: NetworkFacts = {};
+  /** The sequence of the last ledger read from the chain itself. */
+  private lastRead: number | undefined;
 
   constructor(private readonly observer?: NetworkObserver) {}
 
@@ -44,14 +46,20 @@ export class NetworkView {
     this.observer?.learnt(facts);
   }
 
-  /** Notes that the network restarted below the ledgers read, for the jobs that read from cursors. */
-  restarted(): void {
-    this.learn({ restarts: (this.facts.restarts ?? 0) + 1 });
+  /** Notes the sequence of a ledger read from the chain (by the ledgers poll, or where none runs, the accounts poll):
+   * one below half the last is a new chain, and the jobs that read from cursors start over. */
+  ledgerRead(sequence: number): void {
+    // A new chain starts again near genesis. A Horizon that lags behind a load balancer, or was restored from a backup,
+    // is the same chain somewhat behind, and cursors into it stay good: half the sequence tells the two apart.
+    if (this.lastRead !== undefined && sequence < this.lastRead / 2)
+      this.facts = { ...this.facts, restarts: (this.facts.restarts ?? 0) + 1 };
+    this.lastRead = sequence;
   }
 
   /** Notes a closed ledger's hash for the observer, and that it is the latest. */
   ledgerHash(sequence: number, hash: string): void {
     this.observer?.ledgerHash(sequence, hash);
+    this.ledgerRead(sequence);
     this.learn({ latestLedger: sequence });
   }
 }
