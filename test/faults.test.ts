@@ -211,10 +211,24 @@ describe("fault matrix: the whole Horizon misbehaves, then recovers", () => {
 });
 
 describe("faults of the Horizon's data", () => {
-  it("a ledger sequence going backwards resynchronises", async () => {
+  it("a ledger sequence falling below half the latest resynchronises; one a little behind is waited for", async () => {
+    hostile.healthy.addLedgers(95);
+    await exporter.pollAll();
+    const ledgersRead = valueOf(await scrape(), "stellar_horizon_ledgers_total", H)!;
+    // A Horizon two ledgers behind (one behind a load balancer, say): nothing read again, nothing resynchronised.
+    const [last, beforeLast] = [hostile.healthy.ledgers.pop()!, hostile.healthy.ledgers.pop()!];
+    await exporter.pollAll();
+    hostile.healthy.ledgers.push(beforeLast, last);
+    hostile.healthy.addLedgers(1);
+    await exporter.pollAll();
+    let values = await scrape();
+    expect(valueOf(values, "stellar_horizon_ledger_resyncs_total", H)).toBe(0);
+    expect(valueOf(values, "stellar_horizon_ledgers_total", H)).toBe(ledgersRead + 1);
+    expect(valueOf(values, "stellar_horizon_ledger_sequence", H)).toBe(101);
+
     hostile.healthy.ledgers = [1, 2, 3].map((sequence) => makeLedger(sequence, {}, 7));
     await exporter.pollAll();
-    const values = await scrape();
+    values = await scrape();
     expect(valueOf(values, "stellar_horizon_ledger_resyncs_total", H)).toBe(1);
     expect(valueOf(values, "stellar_horizon_ledger_sequence", H)).toBe(3);
   });

@@ -4,7 +4,7 @@ import { METRICS } from "../catalog/metrics.js";
 import type { HorizonClient } from "../client/horizon-client.js";
 import { ledgerPagingToken, ledgerSchema, type Ledger } from "../client/schemas.js";
 import type { HorizonJobParts, JobTiming, PollContext, PollJob } from "../job/job.js";
-import type { NetworkView } from "../job/network.js";
+import { startsNewChain, type NetworkView } from "../job/network.js";
 import { requestsPerPoll } from "../scheduler/request-plan.js";
 import {
   countPage,
@@ -149,27 +149,27 @@ export class LedgersCollector implements PollJob {
   private async startFromLatest(context: PollContext): Promise<void> {
     const records = await this.client.ledgers({ order: "desc", limit: this.options.backfill + 1 }, context.signal);
     const newest = validRecord(ledgerSchema, records[0]);
-    // Below the ledgers read, after a refused cursor: the network restarted, as when paging finds nothing newer.
-    if (newest !== undefined && this.latest !== undefined && newest.sequence < this.latest.sequence)
+    // A new chain, found after a refused cursor rather than by paging finding nothing newer.
+    if (newest !== undefined && this.latest !== undefined && startsNewChain(newest.sequence, this.latest.sequence))
       this.restartedAt(newest);
     // Ascending, as pages are read; any ledger at all must give the cursor, or every later poll has none.
     countPage(this.at, [...records].reverse(), context, this.feed(context), { mustMove: records.length > 0 });
   }
 
-  /** Nothing newer means caught up, or that the network restarted below our cursor. */
+  /** Nothing newer means caught up, or a new chain below our cursor; a Horizon a little behind is waited for. */
   private async checkForReset(context: PollContext): Promise<void> {
     const [raw] = await this.client.ledgers({ order: "desc", limit: 1 }, context.signal);
     // An invalid newest ledger was counted when paging reached it; it cannot tell a reset.
     const newest = validRecord(ledgerSchema, raw);
     const latest = this.latest;
-    if (newest === undefined || latest === undefined || newest.sequence >= latest.sequence) return;
+    if (newest === undefined || latest === undefined || !startsNewChain(newest.sequence, latest.sequence)) return;
     this.totals.resyncs += 1;
     this.restartedAt(newest);
     this.read(newest);
     this.at = { cursor: newest.paging_token };
   }
 
-  /** The sequence went back below the ledgers read: what is read next starts from `newest`. */
+  /** A new chain: what is read next starts from its `newest` ledger. */
   private restartedAt(newest: Ledger): void {
     this.log.warn(
       { from: this.latest?.sequence, to: newest.sequence },

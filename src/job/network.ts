@@ -28,6 +28,13 @@ export interface NetworkObserver {
   ledgerHash(sequence: number, hash: string): void;
 }
 
+/** Whether a ledger read at `sequence` after one at `before` is a new chain. A new chain starts again near genesis; a
+ * Horizon that lags behind a load balancer, or was restored from a backup, is the same chain somewhat behind, and
+ * cursors into it stay good: half the sequence tells the two apart. */
+export function startsNewChain(sequence: number, before: number): boolean {
+  return sequence < before / 2;
+}
+
 export class NetworkView {
   private facts: NetworkFacts = {};
   /** The sequence of the last ledger read from the chain itself. */
@@ -49,9 +56,7 @@ export class NetworkView {
   /** Notes the sequence of a ledger read from the chain (by the ledgers poll, or where none runs, the accounts poll):
    * one below half the last is a new chain, and the jobs that read from cursors start over. */
   ledgerRead(sequence: number): void {
-    // A new chain starts again near genesis. A Horizon that lags behind a load balancer, or was restored from a backup,
-    // is the same chain somewhat behind, and cursors into it stay good: half the sequence tells the two apart.
-    if (this.lastRead !== undefined && sequence < this.lastRead / 2)
+    if (this.lastRead !== undefined && startsNewChain(sequence, this.lastRead))
       this.facts = { ...this.facts, restarts: (this.facts.restarts ?? 0) + 1 };
     this.lastRead = sequence;
   }
