@@ -608,6 +608,16 @@ describe("AccountActivityJob's cursor follows the rules of the markets and ledge
     expect([await counted(job), ctx.invalid]).toEqual([2, 0]);
   });
 
+  it("counts an unusable token once when a record at the cursor comes back only after a newer one", async () => {
+    const [newest, first] = [0, 1].map(() => operation("set_options"));
+    const unusable = { ...operation("set_options"), paging_token: "abc" };
+    const { reader } = scripted([newest!], [unusable, first!, newest!], []);
+    const job = new AccountActivityJob(reader, watched, SCHEDULE);
+    const ctx = context();
+    for (let poll = 0; poll < 3; poll++) await job.run(ctx);
+    expect([await counted(job), ctx.invalid]).toEqual([1, 1]);
+  });
+
   it("drops a cursor Horizon refuses (400): that poll fails, the next starts after the newest record again", async () => {
     const [newest, latest, after] = [0, 1, 2].map(() => operation("set_options"));
     const refused = new PollError("http_4xx", "400 Bad Request", { status: 400 });

@@ -15,6 +15,17 @@ describe("a network restart, as the jobs that read from cursors are told of it",
     expect(network.current.restarts).toBe(3);
   });
 
+  it("is measured from the highest ledger read, which answers lagging further and further cannot step down", () => {
+    const network = new NetworkView();
+    const watch = new RestartWatch(network);
+    for (const sequence of [1000, 510, 260, 130]) network.ledgerRead(sequence);
+    expect([network.current.restarts, watch.restarted()]).toEqual([1, true]);
+    // The new chain's highest is 260 now: 131 is the same chain behind.
+    network.ledgerRead(140);
+    network.ledgerRead(131);
+    expect([network.current.restarts, watch.restarted()]).toEqual([1, false]);
+  });
+
   it("is not told to a job made after it, nor where no network is shared", () => {
     const network = new NetworkView();
     network.ledgerRead(1_000_000);

@@ -69,7 +69,8 @@ function ledgerPlace(token: string, raw?: unknown): bigint | undefined {
 
 /** Reads every ledger once, ascending from Horizon's paging cursor, which moves by raw records: an invalid one is
  * counted and skipped once. A gap (pages capped, ledgers missing or invalid) is counted as skipped, never guessed at; a
- * sequence going backwards or a refused cursor (400) restarts from the latest; a broken hash chain is a resync. */
+ * new chain (`startsNewChain`) or a refused cursor (400) restarts from the latest, and a Horizon a little behind is
+ * waited for; a broken hash chain is a resync. */
 export class LedgersCollector implements PollJob {
   readonly role = "poll";
   readonly source = "ledgers";

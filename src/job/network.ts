@@ -37,8 +37,9 @@ export function startsNewChain(sequence: number, before: number): boolean {
 
 export class NetworkView {
   private facts: NetworkFacts = {};
-  /** The sequence of the last ledger read from the chain itself. */
-  private lastRead: number | undefined;
+  /** The highest sequence of a ledger read from the chain itself since it last restarted: lagging answers in between
+   * cannot step it down. */
+  private highestRead: number | undefined;
 
   constructor(private readonly observer?: NetworkObserver) {}
 
@@ -54,11 +55,11 @@ export class NetworkView {
   }
 
   /** Notes the sequence of a ledger read from the chain (by the ledgers poll, or where none runs, the accounts poll):
-   * one below half the last is a new chain, and the jobs that read from cursors start over. */
+   * one below half the highest is a new chain, and the jobs that read from cursors start over. */
   ledgerRead(sequence: number): void {
-    if (this.lastRead !== undefined && startsNewChain(sequence, this.lastRead))
-      this.facts = { ...this.facts, restarts: (this.facts.restarts ?? 0) + 1 };
-    this.lastRead = sequence;
+    const restarted = this.highestRead !== undefined && startsNewChain(sequence, this.highestRead);
+    if (restarted) this.facts = { ...this.facts, restarts: (this.facts.restarts ?? 0) + 1 };
+    this.highestRead = restarted ? sequence : Math.max(this.highestRead ?? sequence, sequence);
   }
 
   /** Notes a closed ledger's hash for the observer, and that it is the latest. */
