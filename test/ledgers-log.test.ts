@@ -71,6 +71,14 @@ describe("a network restart", () => {
     });
   });
 
+  it("found as a broken hash chain (a new chain grown past the ledgers read, say), is told too", async () => {
+    expect(await polled([makeLedger(12)], [makeLedger(13, { prev_hash: "ff".repeat(32) }), makeLedger(14)])).toEqual({
+      restarts: 1,
+      sequence: 14,
+      logged: ["ledger hash chain broken (network reset?); counted as a resync, reading on from this ledger"],
+    });
+  });
+
   it("is not told for a refused cursor on the same chain, the newest ledger ahead", async () => {
     expect(await polled([makeLedger(100)], refused, [makeLedger(150)])).toEqual({
       restarts: 0,

@@ -199,6 +199,8 @@ export class LedgersCollector implements PollJob {
     const consecutive = previous !== undefined && ledger.sequence === previous.sequence + 1;
     if (consecutive && ledger.prev_hash !== previous.hash) {
       this.totals.resyncs += 1;
+      // Another chain: one that restarted and has grown past the ledgers read, say.
+      this.network?.chainChanged(ledger.sequence);
       this.log.warn(
         { sequence: ledger.sequence },
         "ledger hash chain broken (network reset?); counted as a resync, reading on from this ledger",

@@ -57,9 +57,14 @@ export class NetworkView {
   /** Notes the sequence of a ledger read from the chain (by the ledgers poll, or where none runs, the accounts poll):
    * one below half the highest is a new chain, and the jobs that read from cursors start over. */
   ledgerRead(sequence: number): void {
-    const restarted = this.highestRead !== undefined && startsNewChain(sequence, this.highestRead);
-    if (restarted) this.facts = { ...this.facts, restarts: (this.facts.restarts ?? 0) + 1 };
-    this.highestRead = restarted ? sequence : Math.max(this.highestRead ?? sequence, sequence);
+    if (this.highestRead !== undefined && startsNewChain(sequence, this.highestRead)) this.chainChanged(sequence);
+    else this.highestRead = Math.max(this.highestRead ?? sequence, sequence);
+  }
+
+  /** Notes that the chain changed at `sequence` (a hash chain broken there, say): cursor jobs start over. */
+  chainChanged(sequence: number): void {
+    this.facts = { ...this.facts, restarts: (this.facts.restarts ?? 0) + 1 };
+    this.highestRead = sequence;
   }
 
   /** Notes a closed ledger's hash for the observer, and that it is the latest. */
