@@ -598,24 +598,24 @@ describe("AccountActivityJob's cursor follows the rules of the markets and ledge
     expect(cursors).toEqual([undefined, n, s, s, s, t]);
   });
 
+  /** What three polls over the scripted pages counted: records, and invalid records. */
+  const threePolls = async (...pages: Parameters<typeof scripted>) => {
+    const job = new AccountActivityJob(scripted(...pages).reader, watched, SCHEDULE);
+    const ctx = context();
+    for (let poll = 0; poll < 3; poll++) await job.run(ctx);
+    return [await counted(job), ctx.invalid];
+  };
+
   it("never counts a record with an unusable token served before the cursor's own record, poll after poll", async () => {
     const [newest, first, second] = [0, 1, 2].map(() => operation("set_options"));
     const old = { ...operation("set_options"), paging_token: "abc" };
-    const { reader } = scripted([newest!], [old, newest!, first!], [old, newest!, first!, second!]);
-    const job = new AccountActivityJob(reader, watched, SCHEDULE);
-    const ctx = context();
-    for (let poll = 0; poll < 3; poll++) await job.run(ctx);
-    expect([await counted(job), ctx.invalid]).toEqual([2, 0]);
+    expect(await threePolls([newest!], [old, newest!, first!], [old, newest!, first!, second!])).toEqual([2, 0]);
   });
 
   it("counts an unusable token once when a record at the cursor comes back only after a newer one", async () => {
     const [newest, first] = [0, 1].map(() => operation("set_options"));
     const unusable = { ...operation("set_options"), paging_token: "abc" };
-    const { reader } = scripted([newest!], [unusable, first!, newest!], []);
-    const job = new AccountActivityJob(reader, watched, SCHEDULE);
-    const ctx = context();
-    for (let poll = 0; poll < 3; poll++) await job.run(ctx);
-    expect([await counted(job), ctx.invalid]).toEqual([1, 1]);
+    expect(await threePolls([newest!], [unusable, first!, newest!], [])).toEqual([1, 1]);
   });
 
   it("drops a cursor Horizon refuses (400): that poll fails, the next starts after the newest record again", async () => {

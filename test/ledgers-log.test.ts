@@ -10,48 +10,39 @@ import { parseExposition, valueOf } from "./support/exposition.js";
 import { makeLedger } from "./support/fake-horizon.js";
 import { renderSamples } from "./support/render-samples.js";
 
-it("a broken hash chain is logged as counted and read on from, not as a resynchronisation it does not do", async () => {
-  const pages = [[makeLedger(12)], [makeLedger(13, { prev_hash: "ff".repeat(32) }), makeLedger(14)], []];
-  const client = { ledgers: async () => pages.shift() ?? [] } as unknown as HorizonClient;
+/** A collector whose ledger pages are scripted, one a request, and what it logged and told the network. */
+async function polled(...pages: (Record<string, unknown>[] | Error)[]) {
+  const client = {
+    ledgers: async () => {
+      const page = pages.shift() ?? [];
+      if (page instanceof Error) throw page;
+      return page;
+    },
+  } as unknown as HorizonClient;
   const lines: { msg: string }[] = [];
   const log = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-  const collector = new LedgersCollector(client, { maxPagesPerPoll: 10, backfill: 0 }, log, undefined, {
+  const network = new NetworkView();
+  const collector = new LedgersCollector(client, { maxPagesPerPoll: 10, backfill: 0 }, log, network, {
     schedule: parseSchedule("15s") as Schedule,
     requestsPerRun: 1,
   });
   const context = { signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} };
   await collector.run(context);
   await collector.run(context);
-  expect(lines.map(({ msg }) => msg)).toEqual([
+  const values = parseExposition(await renderSamples("h", collector.samples().live));
+  const sequence = valueOf(values, "stellar_horizon_ledger_sequence", { horizon: "h" });
+  return { restarts: network.restarts, sequence, logged: lines.map(({ msg }) => msg) };
+}
+
+it("a broken hash chain is logged as counted and read on from, not as a resynchronisation it does not do", async () => {
+  const broken = makeLedger(13, { prev_hash: "ff".repeat(32) });
+  expect((await polled([makeLedger(12)], [broken, makeLedger(14)])).logged).toEqual([
     "ledger hash chain broken (network reset?); counted as a resync, reading on from this ledger",
   ]);
 });
 
 describe("a network restart", () => {
   const refused = new PollError("http_4xx", "HTTP 400: Bad Request", { status: 400 });
-  /** A collector whose ledger pages are scripted, one a request, and what it logged and told the network. */
-  async function polled(...pages: (Record<string, unknown>[] | Error)[]) {
-    const client = {
-      ledgers: async () => {
-        const page = pages.shift() ?? [];
-        if (page instanceof Error) throw page;
-        return page;
-      },
-    } as unknown as HorizonClient;
-    const lines: { msg: string }[] = [];
-    const log = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-    const network = new NetworkView();
-    const collector = new LedgersCollector(client, { maxPagesPerPoll: 10, backfill: 0 }, log, network, {
-      schedule: parseSchedule("15s") as Schedule,
-      requestsPerRun: 1,
-    });
-    const context = { signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} };
-    await collector.run(context);
-    await collector.run(context);
-    const values = parseExposition(await renderSamples("h", collector.samples().live));
-    const sequence = valueOf(values, "stellar_horizon_ledger_sequence", { horizon: "h" });
-    return { restarts: network.current.restarts ?? 0, sequence, logged: lines.map(({ msg }) => msg) };
-  }
   const BACKWARDS = "ledger sequence went backwards; resynchronising";
   const REFUSED = "Horizon refused the ledger cursor; resynchronising from the latest ledger";
 

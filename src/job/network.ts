@@ -18,8 +18,6 @@ interface NetworkFacts {
   readonly feeP90Stroops?: number;
   readonly latestLedgerClose?: LedgerClose;
   readonly protocolVersion?: number;
-  /** How often a ledger read fell below half the one read before: a new chain (a testnet reset). */
-  readonly restarts?: number;
 }
 
 /** Told what a target's jobs learn, for views across targets (the agreement check), which never ask for more. */
@@ -37,6 +35,8 @@ export function startsNewChain(sequence: number, before: number): boolean {
 
 export class NetworkView {
   private facts: NetworkFacts = {};
+  /** How often the chain changed (a testnet reset, say): what the jobs that read from cursors watch. */
+  private restartCount = 0;
   /** The highest sequence of a ledger read from the chain itself since it last restarted: lagging answers in between
    * cannot step it down. */
   private highestRead: number | undefined;
@@ -45,6 +45,10 @@ export class NetworkView {
 
   get current(): NetworkFacts {
     return this.facts;
+  }
+
+  get restarts(): number {
+    return this.restartCount;
   }
 
   /** Notes what a run learnt; facts it does not name stay as they were. */
@@ -63,7 +67,7 @@ export class NetworkView {
 
   /** Notes that the chain changed at `sequence` (a hash chain broken there, say): cursor jobs start over. */
   chainChanged(sequence: number): void {
-    this.facts = { ...this.facts, restarts: (this.facts.restarts ?? 0) + 1 };
+    this.restartCount += 1;
     this.highestRead = sequence;
   }
 
@@ -81,12 +85,12 @@ export class RestartWatch {
   private seen: number;
 
   constructor(private readonly network: NetworkView | undefined) {
-    this.seen = network?.current.restarts ?? 0;
+    this.seen = network?.restarts ?? 0;
   }
 
   /** True once after each restart. */
   restarted(): boolean {
-    const restarts = this.network?.current.restarts ?? 0;
+    const restarts = this.network?.restarts ?? 0;
     const news = restarts !== this.seen;
     this.seen = restarts;
     return news;
