@@ -10,6 +10,7 @@ import { NetworkView } from "../src/job/network.js";
 import { renderSamples } from "./support/render-samples.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { fixtureJson } from "./support/fixtures.js";
+import { pollContext } from "./support/poll-context.js";
 
 type JsonRecord = Record<string, unknown>;
 type StreamName = "payments" | "transactions" | "operations";
@@ -134,20 +135,6 @@ async function series(job: AccountActivityJob): Promise<Map<string, number>> {
   return parseExposition(rendered);
 }
 
-function context() {
-  let invalid = 0;
-  return {
-    signal: new AbortController().signal,
-    invalidRecords: (count: number) => {
-      invalid += count;
-    },
-    progressed: () => {},
-    get invalid() {
-      return invalid;
-    },
-  };
-}
-
 const at = (labels: Record<string, string> = {}) => ({ horizon: "h", account: "deposits", ...labels });
 
 describe("AccountActivityJob", () => {
@@ -156,7 +143,7 @@ describe("AccountActivityJob", () => {
     horizon.records.payments.push(payment(OTHER, ME, "5.0000000"), payment(OTHER, ME, "7.0000000"));
     horizon.records.transactions.push(transaction(ME, true, SUCCESS_XDR));
     const job = new AccountActivityJob(horizon, [account()], SCHEDULE);
-    await job.run(context());
+    await job.run(pollContext());
     expect(
       horizon.requests.map(({ stream, query }) => [stream, query.order, query.limit, query.include_failed]),
     ).toEqual([
@@ -186,15 +173,15 @@ describe("AccountActivityJob", () => {
       const good = horizon.records.payments[0]!.paging_token;
       horizon.records.payments[0]!.paging_token = badToken;
       const job = new AccountActivityJob(horizon, [account()], SCHEDULE);
-      await expect(job.run(context())).rejects.toMatchObject({ reason: "paging" });
+      await expect(job.run(pollContext())).rejects.toMatchObject({ reason: "paging" });
       horizon.records.payments[0]!.paging_token = good;
-      await job.run(context());
+      await job.run(pollContext());
       expect(horizon.requests.filter(({ stream }) => stream === "payments").map(({ query }) => query.order)).toEqual([
         "desc",
         "desc",
       ]);
       horizon.records.payments.push(payment(OTHER, ME, "7.0000000"));
-      await job.run(context());
+      await job.run(pollContext());
       const values = await series(job);
       // The payment served at the start is not counted; the one after it is, once.
       expect(
@@ -207,7 +194,7 @@ describe("AccountActivityJob", () => {
     const horizon = new Streams();
     horizon.records.payments.push(payment(OTHER, ME, "1.0000000"));
     const job = new AccountActivityJob(horizon, [account()], SCHEDULE);
-    const ctx = context();
+    const ctx = pollContext();
     await job.run(ctx);
     // 450 received (three pages in one poll), then 3 more, with every ascending page repeating its cursor record.
     let expected = 0n;
@@ -261,7 +248,7 @@ describe("AccountActivityJob", () => {
         payments: valueOf(values, "stellar_horizon_account_operations_total", at({ type: "payment" })),
       };
     };
-    const ctx = context();
+    const ctx = pollContext();
 
     // The first process: starts at the newest records, then counts two polls' worth.
     const before = new AccountActivityJob(horizon, [watched], SCHEDULE);
@@ -314,20 +301,20 @@ describe("AccountActivityJob", () => {
   it("reads at most 5 pages of 200 a stream and poll, and continues the backlog at the next poll", async () => {
     const horizon = new Streams();
     const job = new AccountActivityJob(horizon, [account({ activity: false, operations: true })], SCHEDULE);
-    await job.run(context());
+    await job.run(pollContext());
     for (let i = 0; i < 1_300; i++) horizon.records.operations.push(operation("payment"));
     horizon.requests = [];
-    await job.run(context());
+    await job.run(pollContext());
     expect(horizon.requests).toHaveLength(5);
     expect(valueOf(await series(job), "stellar_horizon_account_operations_total", at({ type: "payment" }))).toBe(1000);
-    await job.run(context());
+    await job.run(pollContext());
     expect(valueOf(await series(job), "stellar_horizon_account_operations_total", at({ type: "payment" }))).toBe(1300);
   });
 
   it("counts path payments on both sides, merges without an amount, self-payments both ways and balance changes", async () => {
     const horizon = new Streams();
     const job = new AccountActivityJob(horizon, [account()], SCHEDULE);
-    await job.run(context());
+    await job.run(pollContext());
     const [code, issuer] = USDC.split(":");
     horizon.records.payments.push(
       {
@@ -409,7 +396,7 @@ describe("AccountActivityJob", () => {
       payment(OTHER, ME, "1000.0000000", "native", { transaction_successful: false }),
     );
     horizon.records.payments.at(-1)!.transaction_successful = false;
-    await job.run(context());
+    await job.run(pollContext());
     const values = await series(job);
     const count = (direction: string, asset: string) =>
       valueOf(values, "stellar_horizon_account_payments_total", at({ direction, asset }));
@@ -429,7 +416,7 @@ describe("AccountActivityJob", () => {
   it("counts own transactions by result, fees it paid, and failures by the code in result_xdr", async () => {
     const horizon = new Streams();
     const job = new AccountActivityJob(horizon, [account()], SCHEDULE);
-    await job.run(context());
+    await job.run(pollContext());
     horizon.records.transactions.push(
       transaction(ME, true, SUCCESS_XDR, "100"),
       transaction(ME, false, BAD_SEQ_XDR, "200"),
@@ -438,7 +425,7 @@ describe("AccountActivityJob", () => {
       transaction(OTHER, true, SUCCESS_XDR, "400"),
       transaction(OTHER, false, BAD_SEQ_XDR, "500", ME),
     );
-    await job.run(context());
+    await job.run(pollContext());
     const values = await series(job);
     expect(valueOf(values, "stellar_horizon_account_transactions_total", at({ result: "successful" }))).toBe(1);
     expect(valueOf(values, "stellar_horizon_account_transactions_total", at({ result: "failed" }))).toBe(2);
@@ -455,10 +442,10 @@ describe("AccountActivityJob", () => {
   it("counts successful operations by type, the unexpected ones from 0", async () => {
     const horizon = new Streams();
     const job = new AccountActivityJob(horizon, [account({ operations: true })], SCHEDULE);
-    await job.run(context());
+    await job.run(pollContext());
     expect(valueOf(await series(job), "stellar_horizon_account_operations_total", at({ type: "set_options" }))).toBe(0);
     horizon.records.operations.push(operation("set_options"), operation("payment"), operation("change_trust", false));
-    await job.run(context());
+    await job.run(pollContext());
     const values = await series(job);
     expect(valueOf(values, "stellar_horizon_account_operations_total", at({ type: "set_options" }))).toBe(1);
     expect(valueOf(values, "stellar_horizon_account_operations_total", at({ type: "payment" }))).toBe(1);
@@ -469,11 +456,11 @@ describe("AccountActivityJob", () => {
     const horizon = new Streams();
     horizon.known = false;
     const job = new AccountActivityJob(horizon, [account()], SCHEDULE);
-    await job.run(context());
-    await job.run(context());
+    await job.run(pollContext());
+    await job.run(pollContext());
     horizon.known = true;
     horizon.records.payments.push(payment(OTHER, ME, "2.0000000"));
-    await job.run(context());
+    await job.run(pollContext());
     // Created after the exporter started: its first payment is counted.
     expect(
       valueOf(
@@ -483,18 +470,18 @@ describe("AccountActivityJob", () => {
       ),
     ).toBe(1);
     horizon.known = false;
-    await expect(job.run(context())).rejects.toMatchObject({ details: { status: 404 } });
+    await expect(job.run(pollContext())).rejects.toMatchObject({ details: { status: 404 } });
   });
 
   it("counts a record failing its schema as invalid, and moves past it", async () => {
     const horizon = new Streams();
     const job = new AccountActivityJob(horizon, [account()], SCHEDULE);
-    await job.run(context());
+    await job.run(pollContext());
     horizon.records.payments.push(
       { ...payment(OTHER, ME, "1.0000000"), amount: "lots" },
       payment(OTHER, ME, "2.0000000"),
     );
-    const ctx = context();
+    const ctx = pollContext();
     await job.run(ctx);
     await job.run(ctx);
     expect(ctx.invalid).toBe(1);
@@ -514,7 +501,7 @@ describe("AccountActivityJob", () => {
       [account({ expectPaymentWithinSeconds: 7200, maxOutflowPerHour: { native: 50_000, [USDC]: 100_000 } })],
       SCHEDULE,
     );
-    await job.run(context());
+    await job.run(pollContext());
     const values = await series(job);
     expect(valueOf(values, "stellar_horizon_account_payment_expected_within_seconds", at())).toBe(7200);
     expect(valueOf(values, "stellar_horizon_account_outflow_limit_per_hour", at({ asset: USDC }))).toBe(100_000);
@@ -549,7 +536,7 @@ describe("AccountActivityJob's cursor follows the rules of the markets and ledge
     const stuck = Array.from({ length: 200 }, () => ({ ...newest }));
     const { reader, cursors } = scripted([newest], stuck);
     const job = new AccountActivityJob(reader, watched, SCHEDULE);
-    const ctx = context();
+    const ctx = pollContext();
     await job.run(ctx);
     await expect(job.run(ctx)).rejects.toMatchObject({ reason: "paging" });
     expect(cursors).toEqual([undefined, newest.paging_token]);
@@ -562,7 +549,7 @@ describe("AccountActivityJob's cursor follows the rules of the markets and ledge
     horizon.repeat = true;
     horizon.records.operations.push(operation("set_options"));
     const job = new AccountActivityJob(horizon, watched, SCHEDULE);
-    const ctx = context();
+    const ctx = pollContext();
     for (let poll = 0; poll < 3; poll++) await job.run(ctx);
     expect(await counted(job)).toBe(0);
     horizon.records.operations.push(operation("set_options"), operation("set_options"));
@@ -583,7 +570,7 @@ describe("AccountActivityJob's cursor follows the rules of the markets and ledge
       [unusable("-1"), third!],
     );
     const job = new AccountActivityJob(reader, watched, SCHEDULE);
-    const ctx = context();
+    const ctx = pollContext();
     await job.run(ctx);
     await job.run(ctx);
     expect([await counted(job), ctx.invalid]).toEqual([2, 2]);
@@ -601,7 +588,7 @@ describe("AccountActivityJob's cursor follows the rules of the markets and ledge
   /** What three polls over the scripted pages counted: records, and invalid records. */
   const threePolls = async (...pages: Parameters<typeof scripted>) => {
     const job = new AccountActivityJob(scripted(...pages).reader, watched, SCHEDULE);
-    const ctx = context();
+    const ctx = pollContext();
     for (let poll = 0; poll < 3; poll++) await job.run(ctx);
     return [await counted(job), ctx.invalid];
   };
@@ -623,7 +610,7 @@ describe("AccountActivityJob's cursor follows the rules of the markets and ledge
     const refused = new PollError("http_4xx", "400 Bad Request", { status: 400 });
     const { reader, cursors } = scripted([newest!], refused, [latest!], [after!]);
     const job = new AccountActivityJob(reader, watched, SCHEDULE);
-    const ctx = context();
+    const ctx = pollContext();
     await job.run(ctx);
     await expect(job.run(ctx)).rejects.toBe(refused);
     await job.run(ctx);
@@ -638,7 +625,7 @@ describe("AccountActivityJob's cursor follows the rules of the markets and ledge
     const { reader, cursors } = scripted([newest!], [counted1!], [], [reset!], [afterReset!]);
     const network = new NetworkView();
     const job = new AccountActivityJob(reader, watched, SCHEDULE, network);
-    const ctx = context();
+    const ctx = pollContext();
     await job.run(ctx);
     await job.run(ctx);
     await job.run(ctx);
@@ -658,7 +645,7 @@ describe("AccountActivityJob's cursor follows the rules of the markets and ledge
     const unavailable = new PollError("http_5xx", "503 Service Unavailable", { status: 503 });
     const { reader, cursors } = scripted([newest!], unavailable, [next!]);
     const job = new AccountActivityJob(reader, watched, SCHEDULE);
-    const ctx = context();
+    const ctx = pollContext();
     await job.run(ctx);
     await expect(job.run(ctx)).rejects.toBe(unavailable);
     await job.run(ctx);
@@ -682,8 +669,8 @@ describe("the mainnet captures", () => {
       },
     };
     const job = new AccountActivityJob(horizon, [account({ id, name: "deposits" })], SCHEDULE);
-    await job.run(context());
-    await job.run(context());
+    await job.run(pollContext());
+    await job.run(pollContext());
     const values = await series(job);
     const issuer = records.find((r) => r.asset_code === "USD")!.asset_issuer as string;
     const received = at({ direction: "received", asset: "native" });

@@ -12,6 +12,7 @@ import { parseSchedule, type Schedule } from "../src/config/schedule.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { FakeRpc } from "./support/fake-rpc.js";
 import { rpcFixtureJson } from "./support/fixtures.js";
+import { pollContext } from "./support/poll-context.js";
 
 type Capture = {
   result: {
@@ -82,8 +83,7 @@ async function series(job: ContractsCollector, succeeded = true) {
   return parseExposition(await renderSamples("rpc", [...samples.persistent, ...samples.live]));
 }
 
-const poll = (job: ContractsCollector) =>
-  job.run({ signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} });
+const poll = (job: ContractsCollector) => job.run(pollContext());
 const entry = (contract: string, name: string) => ({ rpc: "rpc", contract, entry: name, durability: "persistent" });
 
 describe("ContractsCollector", () => {

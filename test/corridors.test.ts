@@ -11,6 +11,7 @@ import { fixtureJson } from "./support/fixtures.js";
 import { runnerFor } from "./support/job-harness.js";
 import { LoopbackServer } from "./support/loopback-server.js";
 import { ManualClock } from "./support/manual-clock.js";
+import { pollContext } from "./support/poll-context.js";
 
 const schedule = parseSchedule("1m") as Schedule;
 const SEND: CorridorConfig = {
@@ -36,7 +37,7 @@ const RECEIVE: CorridorConfig = {
   amount: "50",
   minRate: 0.09,
 };
-const context = { signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} };
+const context = pollContext();
 
 function client(url: string, timeoutMs = 5000): HorizonClient {
   // Retries set high on purpose: a corridor request must still be sent once.

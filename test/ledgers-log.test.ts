@@ -9,6 +9,7 @@ import { NetworkView } from "../src/job/network.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { makeLedger } from "./support/fake-horizon.js";
 import { renderSamples } from "./support/render-samples.js";
+import { pollContext } from "./support/poll-context.js";
 
 /** A collector whose ledger pages are scripted, one a request, and what it logged and told the network. */
 async function polled(...pages: (Record<string, unknown>[] | Error)[]) {
@@ -26,7 +27,7 @@ async function polled(...pages: (Record<string, unknown>[] | Error)[]) {
     schedule: parseSchedule("15s") as Schedule,
     requestsPerRun: 1,
   });
-  const context = { signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} };
+  const context = pollContext();
   await collector.run(context);
   await collector.run(context);
   const values = parseExposition(await renderSamples("h", collector.samples().live));

@@ -12,6 +12,7 @@ import { renderSamples } from "./support/render-samples.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { FakeMarkets, makeTrade, type JsonRecord } from "./support/fake-markets.js";
 import { fixtureJson } from "./support/fixtures.js";
+import { pollContext } from "./support/poll-context.js";
 
 const USDC = "USDC:GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
 const MAKER = "GBJPWEIFX6KO4H52BF3QJDYRCLXB2P3Z3QTKWUGFOOFH5MSRZV4WLRZ7";
@@ -156,9 +157,9 @@ describe("MarketsJob's output", () => {
       },
     ];
     const marketsJob = new MarketsJob(client, [market({ referencePrice: 0.09, makers: [MAKER] })], SCHEDULE, () => NOW);
-    await marketsJob.run({ signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} });
+    await marketsJob.run(pollContext());
     horizon.trades.push(trade("2-0"));
-    await marketsJob.run({ signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} });
+    await marketsJob.run(pollContext());
     const samples = marketsJob.samples();
     const rendered = await renderSamples("h", [...samples.persistent, ...samples.live]);
     const lines = rendered.toString().split("\n").filter(Boolean);
@@ -177,7 +178,7 @@ describe("MarketsJob's output", () => {
 describe("MarketsJob counts every trade exactly once", () => {
   const horizon = new FakeMarkets();
   let client: HorizonClient;
-  const context = { signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} };
+  const context = pollContext();
 
   beforeAll(async () => {
     client = new HorizonClient({ url: await horizon.start(), timeoutMs: 5_000, retries: 0, maxBodyBytes: 1 << 20 });
@@ -308,14 +309,7 @@ function scriptedTrades(...pages: (JsonRecord[] | Error)[]) {
 describe("MarketsJob's cursor follows the rules of the activity and ledgers jobs", () => {
   const horizon = new FakeMarkets();
   let client: HorizonClient;
-  let invalid = 0;
-  const context = {
-    signal: new AbortController().signal,
-    invalidRecords: (count: number) => {
-      invalid += count;
-    },
-    progressed: () => {},
-  };
+  let context = pollContext();
   const watched: WatchedMarket = { name: "m", base: "native", counter: USDC, resolutionMs: 60_000, makers: [] };
   const trade = (token: string) =>
     makeTrade(token, { base: "native", counter: USDC, baseAmount: "1.0000000", counterAmount: "0.1000000" });
@@ -331,7 +325,7 @@ describe("MarketsJob's cursor follows the rules of the activity and ledgers jobs
   });
   afterAll(() => horizon.stop());
   beforeEach(() => {
-    invalid = 0;
+    context = pollContext();
   });
 
   it("drops a cursor Horizon refuses (400): that poll fails, the next starts after the newest trade again", async () => {
@@ -359,7 +353,7 @@ describe("MarketsJob's cursor follows the rules of the activity and ledgers jobs
     });
     await marketsJob.run(context);
     await marketsJob.run(context);
-    expect([await trades(marketsJob), invalid]).toEqual([1, 0]);
+    expect([await trades(marketsJob), context.invalid]).toEqual([1, 0]);
     expect(scripted.cursors).toEqual([undefined, undefined, "5-1"]);
   });
 
@@ -386,7 +380,7 @@ describe("MarketsJob's cursor follows the rules of the activity and ledgers jobs
     await marketsJob.run(context);
     await expect(marketsJob.run(context)).rejects.toMatchObject({ reason: "paging" });
     expect(scripted.cursors).toEqual([undefined, "1-1"]);
-    expect([await trades(marketsJob), invalid]).toEqual([0, 0]);
+    expect([await trades(marketsJob), context.invalid]).toEqual([0, 0]);
   });
 
   it("takes a page holding only the trade at the cursor as nothing newer, poll after poll", async () => {
@@ -398,7 +392,7 @@ describe("MarketsJob's cursor follows the rules of the activity and ledgers jobs
     horizon.trades.push(trade("6-1"), trade("7-1"));
     await marketsJob.run(context);
     await marketsJob.run(context);
-    expect([await trades(marketsJob), invalid]).toEqual([2, 0]);
+    expect([await trades(marketsJob), context.invalid]).toEqual([2, 0]);
     const cursors = horizon.requestsTo("/trades").map((url) => url.searchParams.get("cursor"));
     expect(cursors).toEqual([null, "5-1", "5-1", "5-1", "7-1"]);
   });
@@ -414,13 +408,13 @@ describe("MarketsJob's cursor follows the rules of the activity and ledgers jobs
     const marketsJob = new MarketsJob(scripted.client, [watched], SCHEDULE, () => NOW);
     await marketsJob.run(context);
     await marketsJob.run(context);
-    expect([await trades(marketsJob), invalid]).toEqual([2, 2]);
+    expect([await trades(marketsJob), context.invalid]).toEqual([2, 2]);
     await marketsJob.run(context);
     await marketsJob.run(context);
-    expect([await trades(marketsJob), invalid]).toEqual([2, 2]);
+    expect([await trades(marketsJob), context.invalid]).toEqual([2, 2]);
     await marketsJob.run(context);
     await marketsJob.run(context);
-    expect([await trades(marketsJob), invalid]).toEqual([3, 2]);
+    expect([await trades(marketsJob), context.invalid]).toEqual([3, 2]);
     // The cursor moved past "abc" at once, and past "4-x" with the trade after it.
     expect(scripted.cursors).toEqual([undefined, "1-1", "3-1", "3-1", "3-1", "4-1"]);
   });
@@ -429,7 +423,7 @@ describe("MarketsJob's cursor follows the rules of the activity and ledgers jobs
 describe("MarketsJob reads each maker's offers on both sides", () => {
   const horizon = new FakeMarkets();
   let client: HorizonClient;
-  const context = { signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} };
+  const context = pollContext();
   const offersPage = fixtureJson<{ _embedded: { records: JsonRecord[] } }>("offers-java-sdk.json");
   const template = offersPage._embedded.records[0]!;
   const native = { asset_type: "native" };

@@ -16,6 +16,7 @@ import {
 } from "../../src/simulator/index.js";
 import { parseExposition, valueOf } from "../support/exposition.js";
 import { ManualClock } from "./helpers.js";
+import { pollContext } from "../support/poll-context.js";
 
 const running: RunningSimulator[] = [];
 const SCHEDULE = parseSchedule("30s") as Schedule;
@@ -47,8 +48,7 @@ function activityJob(url: string, accounts: WatchedAccount[]): AccountActivityJo
   return new AccountActivityJob(client, accounts, SCHEDULE);
 }
 
-const poll = (job: AccountActivityJob) =>
-  job.run({ signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} });
+const poll = (job: AccountActivityJob) => job.run(pollContext());
 
 async function series(job: AccountActivityJob): Promise<Map<string, number>> {
   const samples = job.samples();

@@ -11,6 +11,7 @@ import type { WireEvent } from "../../src/simulator/events.js";
 import { rpcFixtureJson } from "../support/fixtures.js";
 import { getJson, sdkRpcServer, simulatorAt, typeSignature } from "./helpers.js";
 import { onTestFinished } from "vitest";
+import { pollContext } from "../support/poll-context.js";
 
 async function rpcCall(simulator: Simulator, method: string, params?: unknown): Promise<Record<string, any>> {
   const { body } = await getJson(simulator, RPC_PATH, {
@@ -187,7 +188,7 @@ describe("the simulated Stellar RPC's getEvents", () => {
       client,
       log: pino({ level: "silent" }),
     });
-    const run = () => job.run({ signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} });
+    const run = () => job.run(pollContext());
     const start = await latestLedger(simulator);
     await run();
     for (let poll = 0; poll < 5; poll += 1) {

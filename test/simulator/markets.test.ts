@@ -8,6 +8,7 @@ import { startSimulator, USDC, type RunningSimulator } from "../../src/simulator
 import { DEMO_MAKER, USDX } from "../../src/simulator/order-book.js";
 import { parseExposition, valueOf } from "../support/exposition.js";
 import { fixtureText, ManualClock } from "./helpers.js";
+import { pollContext } from "../support/poll-context.js";
 
 const [USDC_CODE, USDC_ISSUER] = USDC.split(":") as [string, string];
 const [USDX_CODE, USDX_ISSUER] = USDX.split(":") as [string, string];
@@ -132,7 +133,7 @@ describe("MarketsJob against the simulator", () => {
   const clock = new ManualClock();
   let running: RunningSimulator;
   let client: HorizonClient;
-  const context = { signal: new AbortController().signal, invalidRecords: () => {}, progressed: () => {} };
+  const context = pollContext();
   const values = async (job: MarketsJob) => {
     const samples = job.samples();
     const rendered = await renderSamples("sim", [...samples.persistent, ...samples.live]);
