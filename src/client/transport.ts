@@ -94,7 +94,7 @@ function responseOf(message: IncomingMessage, bytes: Buffer, maxBodyBytes: numbe
   // Node's Response takes 200 to 599 only; Node's HTTP parser reads any three digits.
   if (status < 200 || status > 599) throw new TypeError(`answered with status ${status}, which HTTP does not define`);
   const response = new Response(null, { status, headers });
-  const bodiless = [101, 204, 205, 304].includes(status) || method === "HEAD";
+  const bodiless = [204, 205, 304].includes(status) || method === "HEAD";
   BODIES.set(response, bodiless ? "" : decoded(bytes, message.headers["content-encoding"], maxBodyBytes).toString());
   return response;
 }

@@ -5,7 +5,7 @@ import { namedIdFromFlag, rpcWatchedAccounts, watchedAccounts, withAssets, type 
 import { watchedAssets, type WatchedAsset } from "./assets.js";
 import { watchedContracts } from "./contracts.js";
 import { marketEntryFromFlag, watchedMarkets, type WatchedMarket } from "./markets.js";
-import { corridorsOf, FASTEST_CORRIDORS, type CorridorConfig } from "./corridors.js";
+import { corridorsOf, FASTEST_CORRIDORS, tooFastForCorridors, type CorridorConfig } from "./corridors.js";
 import { loadTxProbe, withProbeAccount, type TxProbeConfig } from "./tx-probe.js";
 import { flagProblem } from "./messages.js";
 import { LOG_LEVELS, MAX_POOLS, POOLS_MAX_RANGE, configFileSchema } from "./file-schema.js";
@@ -307,7 +307,7 @@ function scheduleOf({ forced, file }: TargetOptions, endpoint: PollEndpoint, wri
 function schedulesOf(options: TargetOptions, overrides?: TargetEntry["schedules"]): Record<Endpoint, Schedule> {
   const schedules = ENDPOINTS.map((endpoint) => {
     const schedule = scheduleOf(options, endpoint, overrides?.[endpoint] ?? options.file.schedules?.[endpoint]);
-    const raised = endpoint === "corridors" && schedule.periodMs < FASTEST_CORRIDORS.periodMs;
+    const raised = endpoint === "corridors" && tooFastForCorridors(schedule);
     return [endpoint, raised ? FASTEST_CORRIDORS : schedule];
   });
   return Object.fromEntries(schedules) as Record<Endpoint, Schedule>;
@@ -321,7 +321,7 @@ function buildTargets(urls: ListSetting, options: TargetOptions): TargetConfig[]
   const markets = watchList("market", "--horizon.url", urls.values.length, options);
   const parse = (value: string) => parsed({ source: markets.source, value }, marketEntryFromFlag, problems) ?? [];
   const flagMarkets = watchedMarkets(markets.values.flatMap(parse), markets.source, problems);
-  const corridorsRaisedFrom = forced && forced.periodMs < FASTEST_CORRIDORS.periodMs ? forced.text : undefined;
+  const corridorsRaisedFrom = forced && tooFastForCorridors(forced) ? forced.text : undefined;
   return targetsOf(options, "target", urls, file.targets ?? [], (basics, entry, targetIndex): TargetConfig => {
     const requestBudgetPerHour = entry?.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour;
     if (entry === undefined) {

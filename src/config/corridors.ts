@@ -5,6 +5,9 @@ import { parseSchedule, type Schedule } from "./schedule.js";
 
 /** Path finding is Horizon's most expensive endpoint: corridors run every 15 s at most, --poll.interval included. */
 export const FASTEST_CORRIDORS = parseSchedule("15s") as Schedule;
+
+/** Whether `schedule` would run corridors more often than FASTEST_CORRIDORS allows. */
+export const tooFastForCorridors = (schedule: Schedule) => schedule.periodMs < FASTEST_CORRIDORS.periodMs;
 const AMOUNT_PROBLEM = 'expected a positive amount with at most 7 decimals, such as 100 or "0.5"';
 
 const ASSET_PROBLEM = `expected \`native\` or ${CODE_ISSUER}`;
@@ -46,7 +49,7 @@ export const corridorsScheduleText = z
   .check((ctx) => {
     const schedule = parseSchedule(ctx.value);
     let message = typeof schedule === "string" ? schedule : undefined;
-    if (typeof schedule === "object" && schedule.periodMs < FASTEST_CORRIDORS.periodMs)
+    if (typeof schedule === "object" && tooFastForCorridors(schedule))
       message = `"${ctx.value}" runs corridors more often than every 15s; path finding is expensive for the Horizon`;
     if (message !== undefined) ctx.issues.push({ code: "custom", message, input: ctx.value });
   });

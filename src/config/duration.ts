@@ -15,10 +15,12 @@ export function parseDuration(text: string): number | undefined {
 
 /** A duration of at least 1s (`30m`, `2h`) in a config file, read as seconds; `error` when it is not one. */
 export const secondsText = (error: string) =>
-  z
-    .string()
-    .refine((text) => (parseDuration(text) ?? 0) >= 1_000, error)
-    .transform((text) => (parseDuration(text) ?? 0) / 1_000);
+  z.string().transform((text, ctx) => {
+    const ms = parseDuration(text) ?? 0;
+    if (ms >= 1_000) return ms / 1_000;
+    ctx.issues.push({ code: "custom", message: error, input: text });
+    return z.NEVER;
+  });
 
 const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 2 ** 20, gib: 2 ** 30 };
 

@@ -15,10 +15,12 @@ const expectedGot = (what: string) => (issue: { input?: unknown }) =>
   `expected ${what}, got ${shown(issue.input)}${unitSuggestion(issue.input)}`;
 const durationProblem = expectedGot("a duration such as 10s, 500ms or 1m");
 
-const durationMs = z
-  .string({ error: durationProblem })
-  .refine((text) => (parseDuration(text) ?? 0) > 0, { error: durationProblem })
-  .transform((text) => parseDuration(text) ?? 0);
+const durationMs = z.string({ error: durationProblem }).transform((text, ctx) => {
+  const ms = parseDuration(text) ?? 0;
+  if (ms > 0) return ms;
+  ctx.issues.push({ code: "custom", message: durationProblem({ input: text }), input: text });
+  return z.NEVER;
+});
 
 const scheduleText = z.string({ error: expectedGot("a duration such as 15s or a cron pattern") }).check((ctx) => {
   const schedule = parseSchedule(ctx.value);

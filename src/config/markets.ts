@@ -31,15 +31,15 @@ export const marketEntrySchema = z.strictObject({
 });
 type MarketEntry = z.output<typeof marketEntrySchema>;
 
-/** An asset's code in the `market` label of a market without a name: BASECODE/COUNTERCODE, XLM for native. */
-const codeOf = (asset: string) => (asset === "native" ? "XLM" : (asset.split(":")[0] ?? asset));
+/** `native` as XLM, CODE:ISSUER as its code: as the `market` label of a market without a name shows them. */
+export const assetCode = (asset: string) => (asset === "native" ? "XLM" : (asset.split(":")[0] ?? asset));
 
 /** Checks a target's markets; `where` names the target in each problem. A name used twice would collide series. */
 export function watchedMarkets(entries: readonly MarketEntry[], where: string, problems: string[]): WatchedMarket[] {
   const names = new Set<string>();
   const markets: WatchedMarket[] = [];
   for (const entry of entries) {
-    const name = entry.name ?? `${codeOf(entry.base)}/${codeOf(entry.counter)}`;
+    const name = entry.name ?? `${assetCode(entry.base)}/${assetCode(entry.counter)}`;
     const at = `${where}: market ${JSON.stringify(name)}`;
     const before = problems.length;
     for (const key of ["base", "counter"] as const)

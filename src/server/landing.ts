@@ -1,4 +1,5 @@
 import { html, raw } from "hono/html";
+import { assetCode } from "../config/markets.js";
 import type { Labels } from "../exposition/samples.js";
 import { HISTORY_WINDOW_MS, QUANTILE_WINDOW_MS, type Figure } from "../status/board.js";
 import {
@@ -286,9 +287,6 @@ function assetName(balance: AccountReport["balances"][number]) {
   const title = `liquidity pool ${pool.poolId}: ${a} / ${b}`;
   return html`<span title="${title}">${assetCode(a)}/${assetCode(b)} pool shares</span>`;
 }
-
-/** `native` as XLM, CODE:ISSUER as its code. */
-const assetCode = (asset: string) => (asset === "native" ? "XLM" : (asset.split(":")[0] ?? asset));
 
 function probeList(horizon: SeriesOwner, probe: NonNullable<TargetReport["txProbe"]>) {
   const refused = probe.refused;

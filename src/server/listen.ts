@@ -13,10 +13,13 @@ export interface Listening {
   close(): Promise<void>;
 }
 
+/** A host as a URL or `host:port` writes it: an IPv6 address in brackets. */
+const bracketed = (host: string) => (host.includes(":") ? `[${host}]` : host);
+
 /** The host a client on this machine reaches a server listening on `host` at, as a URL writes it. */
 export function urlHost(host: string): string {
   if (host === "0.0.0.0" || host === "::" || host === "") return "127.0.0.1";
-  return host.includes(":") ? `[${host}]` : host;
+  return bracketed(host);
 }
 
 function tlsOptions(tls: NonNullable<WebConfig["tls"]>) {
@@ -35,7 +38,7 @@ type NodeApp = Pick<Hono<{ Bindings: HttpBindings }>, "fetch">;
 /** Listens on host:port (port 0: any free port), over TLS when given; rejects as `cannot listen on <where>: <why>`. */
 export function listen(app: NodeApp, host: string, port: number, tls?: WebConfig["tls"]): Promise<Listening> {
   return new Promise((resolve, reject) => {
-    const where = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+    const where = `${bracketed(host)}:${port}`;
     const onError = (error: NodeJS.ErrnoException) => {
       const why = LISTEN_ERRORS[error.code ?? ""] ?? error.message;
       reject(new Error(`cannot listen on ${where}: ${why}`, { cause: error }));
