@@ -21,7 +21,7 @@ export function cursorAfter(records: RawRecords, cursor: string | undefined, end
 }
 
 /** Fails a poll whose page cannot move the cursor from `cursor` (undefined: the start), reason `paging`. */
-export function stuck(cursor: string | undefined, endpoint: Endpoint): never {
+function stuck(cursor: string | undefined, endpoint: Endpoint): never {
   throw new PollError("paging", `${endpoint} page did not move the cursor past ${cursor ?? "the start"}`);
 }
 
@@ -61,14 +61,14 @@ export function refusedCursor(error: unknown): boolean {
  * Fails the poll with `error`, first dropping a cursor Horizon refused (400): it would be refused at every poll, so the
  * next one starts after the newest record as a first poll does, and this failed poll is what shows the gap.
  */
-export function dropRefusedCursor(state: CursorState & { started: boolean }, error: unknown): never {
+function dropRefusedCursor(state: CursorState & { started: boolean }, error: unknown): never {
   if (refusedCursor(error)) startOver(state);
   throw error;
 }
 
 /** A stream's first poll: the cursor is its newest record (undefined while it has none), and nothing is counted.
  * A token that cannot be the cursor would fail every later poll: this poll fails (`paging`) instead, and is retried. */
-export function startAfter(
+function startAfter(
   state: CursorState & { started: boolean },
   newest: unknown,
   place: (token: string) => bigint | undefined,
@@ -89,6 +89,30 @@ export function startOver(state: CursorState & { started: boolean }): void {
   state.started = false;
   state.cursor = undefined;
   state.unusableCounted = 0;
+}
+
+/** How a job reads a stream of its own from a cursor, as account activity and trades do. */
+export interface StreamFeed extends Omit<CursorFeed, "page"> {
+  /** Names the stream in errors: a market, an account and its stream. */
+  readonly stream: string;
+  /** A page of the stream in `order` from `cursor`; undefined when there is no such stream (yet). */
+  page(query: { order: "asc" | "desc"; limit: number; cursor?: string }): Promise<RawRecords | undefined>;
+  /** Sees the newest record the first poll reads, which counts nothing. */
+  sawNewest?(raw: unknown): void;
+}
+
+/** A stream's poll: the first starts after its newest record, counting nothing; later ones read the records after the
+ * cursor, each counted once. A cursor Horizon refuses (400) fails the poll and is dropped. */
+export async function readStream(state: CursorState & { started: boolean }, tally: Tally, feed: StreamFeed) {
+  if (!state.started) {
+    const records = await feed.page({ order: "desc", limit: 1 });
+    if (records === undefined) return;
+    startAfter(state, records[0], feed.place, feed.endpoint, feed.stream);
+    if (records[0] !== undefined) feed.sawNewest?.(records[0]);
+    return;
+  }
+  const page = (cursor: string | undefined) => feed.page({ order: "asc", limit: PAGE_LIMIT, cursor });
+  await readAfterCursor(state, tally, { ...feed, page }).catch((error: unknown) => dropRefusedCursor(state, error));
 }
 
 /** Reads pages after the cursor to a short page or `maxPages`; ends `gone`, `idle` (none newer), `read`, `capped`. */

@@ -4,16 +4,7 @@ import { METRICS } from "../catalog/metrics.js";
 import { operationRecordSchema, paymentRecordSchema, transactionRecordSchema } from "../client/activity-schemas.js";
 import { PollError } from "../client/errors.js";
 import type { HorizonClient, Query } from "../client/horizon-client.js";
-import {
-  dropRefusedCursor,
-  PAGE_LIMIT,
-  readAfterCursor,
-  startAfter,
-  startOver,
-  uint64Place,
-  validRecord,
-  type CursorState,
-} from "../client/paging.js";
+import { readStream, startOver, uint64Place, validRecord, type CursorState } from "../client/paging.js";
 import { stroopsToUnits } from "../client/wire-values.js";
 import { activityRequestsPerPoll, streamsOf, type Stream } from "../config/account-streams.js";
 import type { WatchedAccount } from "../config/accounts.js";
@@ -132,21 +123,17 @@ export class AccountActivityJob implements PollJob {
     }
   }
 
-  /** One stream's poll: its newest record the first time, else its pages since the cursor. */
-  private async read(flow: AccountFlow, stream: Stream, state: StreamState, context: PollContext): Promise<void> {
-    if (!state.started) {
-      const [newest] = await this.page(flow, stream, state, { order: "desc", limit: 1 }, context.signal);
-      startAfter(state, newest, uint64Place, "activity", `${flow.account.name} ${stream}`);
-      if (newest !== undefined && stream === "payments") flow.payment(newest, false);
-      return;
-    }
-    await readAfterCursor(state, context, {
+  /** One stream's poll: its newest record the first time (the last payment's time), else its pages since the cursor. */
+  private read(flow: AccountFlow, stream: Stream, state: StreamState, context: PollContext): Promise<void> {
+    return readStream(state, context, {
       endpoint: "activity",
+      stream: `${flow.account.name} ${stream}`,
       maxPages: MAX_PAGES_PER_STREAM,
-      page: (cursor) => this.page(flow, stream, state, { order: "asc", limit: PAGE_LIMIT, cursor }, context.signal),
+      page: (query) => this.page(flow, stream, state, query, context.signal),
       place: uint64Place,
       count: (raw, usable) => usable && flow.count(stream, raw),
-    }).catch((error: unknown) => dropRefusedCursor(state, error));
+      sawNewest: (raw) => stream === "payments" && flow.payment(raw, false),
+    });
   }
 
   /** A page of the stream; a 404 is an empty page for an account Horizon has not seen, else a poll error. */

@@ -9,16 +9,7 @@ import {
   type MarketOffer,
   type TradeAggregation,
 } from "../client/market-schemas.js";
-import {
-  cursorAfter,
-  dropRefusedCursor,
-  PAGE_LIMIT,
-  readAfterCursor,
-  startAfter,
-  startOver,
-  validRecord,
-  type CursorState,
-} from "../client/paging.js";
+import { cursorAfter, PAGE_LIMIT, readStream, startOver, validRecord, type CursorState } from "../client/paging.js";
 import { amountStroops, stroopsToUnits } from "../client/wire-values.js";
 import { MAKER_SIDES, marketRequestsPerPoll, type MakerSide, type WatchedMarket } from "../config/markets.js";
 import type { Schedule } from "../config/schedule.js";
@@ -200,19 +191,15 @@ export class MarketsJob implements PollJob {
   }
 
   /** The first poll starts after the newest trade, counting nothing; later ones page on while full, up to the cap. */
-  private async readTrades(market: WatchedMarket, state: MarketState, context: PollContext): Promise<void> {
-    if (!state.started) {
-      const records = await this.pairPage("trades", market, { order: "desc", limit: 1 }, context.signal);
-      if (records !== undefined) startAfter(state, records[0], tradePlace, "markets", market.name);
-      return;
-    }
-    await readAfterCursor(state, context, {
+  private readTrades(market: WatchedMarket, state: MarketState, context: PollContext): Promise<void> {
+    return readStream(state, context, {
       endpoint: "markets",
+      stream: market.name,
       maxPages: MAX_MARKET_PAGES,
-      page: (cursor) => this.pairPage("trades", market, { order: "asc", limit: PAGE_LIMIT, cursor }, context.signal),
+      page: (query) => this.pairPage("trades", market, query, context.signal),
       place: tradePlace,
       count: (raw, usable) => usable && countTrade(market, state, raw),
-    }).catch((error: unknown) => dropRefusedCursor(state, error));
+    });
   }
 
   /** A maker's offers on both sides; its figures change only once both sides are read. */
