@@ -1,5 +1,4 @@
-/** What watched accounts do: their payments, their own transactions (failed ones by code) and, where asked, their
- * operations by type, each stream counted exactly once from a cursor of its own, starting after its newest record. */
+/** What watched accounts do: payments, transactions and operations, each stream counted once from its own cursor. */
 import { METRICS } from "../catalog/metrics.js";
 import { operationRecordSchema, paymentRecordSchema, transactionRecordSchema } from "../client/activity-schemas.js";
 import { PollError } from "../client/errors.js";
@@ -23,9 +22,7 @@ const WATCHED_OPERATION_TYPES = ["set_options", "set_trust_line_flags", "clawbac
 export type ActivityReader = Pick<HorizonClient, "accountStream">;
 
 /** One stream's place: read once (the first poll), and its cursor, undefined while it never had a record. */
-interface StreamState extends CursorState {
-  started: boolean;
-}
+type StreamState = CursorState & { started: boolean };
 
 function increment(counts: Map<string, number>, key: string): void {
   counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -118,9 +115,8 @@ export class AccountActivityJob implements PollJob {
 
   async run(context: PollContext): Promise<void> {
     if (this.restarts.restarted()) for (const flow of this.flows) flow.streams.forEach(startOver);
-    for (const flow of this.flows) {
+    for (const flow of this.flows)
       for (const [stream, state] of flow.streams) await this.read(flow, stream, state, context);
-    }
   }
 
   /** One stream's poll: its newest record the first time (the last payment's time), else its pages since the cursor. */

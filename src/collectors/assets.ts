@@ -41,9 +41,8 @@ interface AssetState {
   invalid: boolean;
 }
 
-/** Watched assets, one `/assets?asset_code=&asset_issuer=&limit=1` request each per poll. An asset Horizon does not
- * know is `exists 0`, not a failure; an invalid record is counted and leaves the asset's gauges out. Flag baseline and
- * counter change together, so a poll aborted between two requests counts no change twice. */
+/** Watched assets, one request each per poll. Flag baseline and counter change together, so a poll aborted between
+ * two requests counts no change twice. */
 export class AssetsJob implements PollJob {
   readonly role = "poll";
   readonly source = "assets";

@@ -1,10 +1,7 @@
 import type { LedgerClose } from "../job/network.js";
 
-/** A Soroban entry's state from what getLedgerEntries returned. Up to v22 an expired persistent entry comes back with
- * its past `liveUntilLedgerSeq`; since v23 an archived one with 0 ("may be zero if the entry is no longer live"); some
- * v28 releases send 0 for live entries (stellar-rpc#990, open), so a 0 (or a live-until behind the latest ledger) is
- * archival only when this exporter has not seen the entry live beyond that ledger, else unknown, not a false alarm.
- * Entries not returned (never created, deleted, expired temporary ones) are missing. */
+/** A Soroban entry's state from what getLedgerEntries returned (docs/configuration.md): some RPCs send a 0 live-until
+ * for live entries (stellar-rpc#990), so one this exporter saw live past the latest ledger is unknown, not archived. */
 type EntryState =
   | { readonly kind: "missing" }
   | { readonly kind: "live"; readonly liveUntilLedger: number; readonly ttlLedgers: number }
@@ -54,8 +51,7 @@ export class ArchivalJudge<About> {
     return { kind: "archived" };
   }
 
-  /** Forgets every entry not judged since the last call: a key no longer watched (old code, a key dropped by a reload)
-   * leaves nothing behind, and comes back as a new entry if watched again. */
+  /** Forgets every entry not judged since the last call: a key no longer watched comes back as a new entry. */
   forgetUnjudged(): void {
     for (const entry of this.lastLiveUntil.keys()) if (!this.judged.has(entry)) this.lastLiveUntil.delete(entry);
     for (const entry of this.warned) if (!this.judged.has(entry)) this.warned.delete(entry);

@@ -1,5 +1,4 @@
-// The events poll of a Stellar RPC target: the watched contracts' events (contract and system alike), read with
-// getEvents from the RPC's latest ledger at the first poll on, each counted exactly once by its first topic.
+// The events poll of a Stellar RPC target: watched contracts' events from the first poll on, counted once by topic.
 import type { Logger } from "pino";
 import { RPC_METRICS } from "../catalog/metrics.js";
 import { ledgerOfEventId, type EventType, type RpcContractEvent } from "../client/event-schemas.js";
@@ -175,9 +174,8 @@ export class ContractEventsJob implements PollJob {
     return invalid;
   }
 
-  /** The start fell outside the RPC's window [oldest, latest]. Behind it, the ledgers in between are lost: counted as
-   * skipped (once per target) and reading resumes at `oldest`. Ahead of it (an RPC that fell behind or was replaced),
-   * reading resumes at its latest ledger; events already counted are then recognised by their ids. */
+  /** The start fell outside the RPC's window: ledgers behind `oldest` are lost, counted as skipped once per target;
+   * past `latest` (an RPC behind or replaced), reading resumes there, events already counted known by their ids. */
   private restart(group: Group, oldest: number, latest: number): void {
     const before = group.cursor === undefined ? (group.startLedger ?? 1) - 1 : ledgerOfEventId(group.cursor);
     group.cursor = undefined;

@@ -1,5 +1,4 @@
-// The contracts poll of a Stellar RPC target: every watched contract's instance, wasm code and configured storage keys,
-// and where this replica exports network-level series the state-archival settings; and how long each has to live.
+// The contracts poll of a Stellar RPC target: its watched contracts' entries and the state-archival settings' TTLs.
 import type { Logger } from "pino";
 import { RPC_METRICS } from "../catalog/metrics.js";
 import { PollError } from "../client/errors.js";

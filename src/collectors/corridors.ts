@@ -58,9 +58,8 @@ function failureResult(error: PollError): CorridorResult {
   return "error";
 }
 
-/** Payment corridors of one Horizon: each run asks path finding once per corridor and counts how each ended. Failing
- * corridors do not fail the run (their outcomes are their series): they never back off the other polls, mark the target
- * down or count as poll errors. Only the run's deadline, or a stop, fails it. */
+/** Payment corridors of one Horizon, asked once per run. A failing corridor's outcome is its series, not a failed run:
+ * it never backs off the other polls or marks the target down. Only the run's deadline, or a stop, fails it. */
 export class CorridorsJob implements PollJob {
   readonly role = "poll";
   readonly source = "corridors";

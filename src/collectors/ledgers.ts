@@ -67,10 +67,8 @@ function ledgerPlace(token: string, raw?: unknown): bigint | undefined {
   return whole && place === ledgerPagingToken(sequence) ? place : undefined;
 }
 
-/** Reads every ledger once, ascending from Horizon's paging cursor, which moves by raw records: an invalid one is
- * counted and skipped once. A gap (pages capped, ledgers missing or invalid) is counted as skipped, never guessed at; a
- * new chain (`startsNewChain`) or a refused cursor (400) restarts from the latest, and a Horizon a little behind is
- * waited for; a broken hash chain is a resync. */
+/** Reads every ledger once, ascending from Horizon's paging cursor, which moves by raw records (invalid ones too): a
+ * gap is counted as skipped, never guessed at. */
 export class LedgersCollector implements PollJob {
   readonly role = "poll";
   readonly source = "ledgers";
@@ -140,8 +138,10 @@ export class LedgersCollector implements PollJob {
   /** A cursor Horizon refuses would be refused at every poll: it is dropped and reading restarts from the latest. */
   private async resynchroniseRefusedCursor(context: PollContext): Promise<void> {
     this.totals.resyncs += 1;
-    const { cursor } = this.at;
-    this.log.warn({ cursor }, "Horizon refused the ledger cursor; resynchronising from the latest ledger");
+    this.log.warn(
+      { cursor: this.at.cursor },
+      "Horizon refused the ledger cursor; resynchronising from the latest ledger",
+    );
     this.at = {};
     await this.startFromLatest(context);
   }

@@ -84,8 +84,7 @@ function sentAsBefore(record: SentRecord, known: KnownPool): boolean {
 }
 
 /** Tracks a bounded set of pools, replaced each poll. A pool whose record is sent exactly as at the last poll keeps its
- * series; any other is validated: Horizon changes a few percent of the pools between polls, and validating the rest
- * again was most of a poll's work beyond JSON.parse. */
+ * series unvalidated: few pools change between polls (docs/performance.md). */
 export class LiquidityPoolsCollector implements PollJob {
   readonly role = "poll";
   readonly source = "liquidity_pools";

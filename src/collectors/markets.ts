@@ -17,8 +17,6 @@ import type { CollectorSamples, Sample } from "../exposition/samples.js";
 import type { HorizonJobParts, PollContext, PollJob } from "../job/job.js";
 import { RestartWatch, type NetworkView } from "../job/network.js";
 
-type PairPath = "trade_aggregations" | "trades";
-
 /** Pages of trades, and of a maker's offers on a side, one poll reads at most; the rest waits for the next poll. */
 const MAX_MARKET_PAGES = 5;
 
@@ -44,9 +42,8 @@ function countTrade(market: WatchedMarket, state: MarketState, raw: unknown): bo
   return true;
 }
 
-/** A maker's offers on one side at `nowMs`; best price (counter per base) and age are absent when no offer gives one.
- * An ask's `price` is counter per base, a bid's base per counter: on both sides the lowest `price_r` (compared
- * exactly) is the best, and a bid's is inverted as `d / n`, one division of two exact integers. */
+/** A maker's offers on one side at `nowMs`. An ask's `price` is counter per base, a bid's base per counter: on both
+ * sides the lowest `price_r` (compared exactly) is the best, a bid's inverted as `d / n` from the exact integers. */
 function sideFigures(side: MakerSide, offers: readonly MarketOffer[], nowMs: number) {
   let amount = 0n;
   let best: MarketOffer | undefined;
@@ -126,9 +123,8 @@ function marketSamples(market: WatchedMarket, state: MarketState): CollectorSamp
   return { live, persistent };
 }
 
-/** Watched DEX markets of one Horizon: each poll reads, per market, the last completed trade aggregation bucket, the
- * trades since the last poll (each counted once, from a cursor), and each maker's offers on both sides. Every answer
- * is folded into the market's state as it arrives, so an aborted poll leaves it consistent. */
+/** Watched DEX markets of one Horizon: per market, its last completed bucket, new trades and each maker's offers. Each
+ * answer is folded into the market's state as it arrives, so an aborted poll leaves it consistent. */
 export class MarketsJob implements PollJob {
   readonly role = "poll";
   readonly source = "markets";
@@ -163,7 +159,12 @@ export class MarketsJob implements PollJob {
   }
 
   /** A page about the market's pair; undefined when the pair never traded. */
-  private async pairPage(path: PairPath, market: WatchedMarket, query: Query, signal: AbortSignal) {
+  private async pairPage(
+    path: "trade_aggregations" | "trades",
+    market: WatchedMarket,
+    query: Query,
+    signal: AbortSignal,
+  ) {
     const pair = { ...assetQuery("base", market.base), ...assetQuery("counter", market.counter) };
     try {
       return await this.client.marketPage(path, { ...pair, ...query }, signal);

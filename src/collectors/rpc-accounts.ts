@@ -21,8 +21,7 @@ const ledgersPageSchema = z.object({
 /** Entries' XDR by their key's place in a poll's key list; undefined: not found. */
 type Xdrs = readonly (string | undefined)[];
 
-/** Watched accounts of a Stellar RPC target, read as ledger entries (accounts and configured trustlines) and the latest
- * ledger header for the base reserve. An account whose entry is absent does not exist (`exists` 0): no poll error. */
+/** Watched accounts of a Stellar RPC target, read as ledger entries, and the latest header for the base reserve. */
 export class RpcAccountsCollector extends WatchedAccountsPoll<RpcWatchedAccount> {
   /** By account, where its account entry and its trustlines (in the order of its assets) stand in `allKeys`. */
   private readonly places: readonly { readonly account: number; readonly trustlines: readonly number[] }[];

@@ -5,8 +5,7 @@ export interface LedgerClose {
   readonly closeTime: number;
 }
 
-/** What one target's jobs learn about its network and share, so no job reaches into another. Kind-neutral: a Horizon
- * learns the passphrase from its root, a Stellar RPC from getNetwork. */
+/** What one target's jobs learn about its network and share, so no job reaches into another. */
 interface NetworkFacts {
   readonly passphrase?: string;
   /** The highest ledger sequence any job has seen. */
@@ -26,9 +25,8 @@ export interface NetworkObserver {
   ledgerHash(sequence: number, hash: string): void;
 }
 
-/** Whether a ledger read at `sequence` after one at `before` is a new chain. A new chain starts again near genesis; a
- * Horizon that lags behind a load balancer, or was restored from a backup, is the same chain somewhat behind, and
- * cursors into it stay good: half the sequence tells the two apart. */
+/** A new chain starts again near genesis; a lagging or restored Horizon is the same chain somewhat behind, its cursors
+ * still good: half the sequence tells the two apart. */
 export function startsNewChain(sequence: number, before: number): boolean {
   return sequence < before / 2;
 }
@@ -37,8 +35,7 @@ export class NetworkView {
   private facts: NetworkFacts = {};
   /** How often the chain changed (a testnet reset, say): what the jobs that read from cursors watch. */
   private restartCount = 0;
-  /** The highest sequence of a ledger read from the chain itself since it last restarted: lagging answers in between
-   * cannot step it down. */
+  /** The highest ledger read from the chain itself since it last restarted: lagging answers cannot step it down. */
   private highestRead: number | undefined;
 
   constructor(private readonly observer?: NetworkObserver) {}
@@ -58,8 +55,7 @@ export class NetworkView {
     this.observer?.learnt(facts);
   }
 
-  /** Notes the sequence of a ledger read from the chain (by the ledgers poll, or where none runs, the accounts poll):
-   * one below half the highest is a new chain, and the jobs that read from cursors start over. */
+  /** Notes a ledger read from the chain itself: one below half the highest read is a new chain. */
   ledgerRead(sequence: number): void {
     if (this.highestRead !== undefined && startsNewChain(sequence, this.highestRead)) this.chainChanged(sequence);
     else this.highestRead = Math.max(this.highestRead ?? sequence, sequence);
@@ -90,9 +86,8 @@ export class RestartWatch {
 
   /** True once after each restart. */
   restarted(): boolean {
-    const restarts = this.network?.restarts ?? 0;
-    const news = restarts !== this.seen;
-    this.seen = restarts;
-    return news;
+    const seen = this.seen;
+    this.seen = this.network?.restarts ?? 0;
+    return this.seen !== seen;
   }
 }
