@@ -9,7 +9,7 @@ import { activityRequestsPerPoll, streamsOf, type Stream } from "../config/accou
 import type { WatchedAccount } from "../config/accounts.js";
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
-import type { HorizonJobParts, PollContext, PollJob } from "../job/job.js";
+import { Poll, type HorizonJobParts, type PollContext, type PollJob } from "../job/job.js";
 import { RestartWatch, type NetworkView } from "../job/network.js";
 import { failureCode, paymentMoves, type Direction } from "./payment-records.js";
 
@@ -95,21 +95,19 @@ class AccountFlow {
 }
 
 /** A Horizon's activity poll: each stream of each account, ascending from its cursor, MAX_PAGES_PER_STREAM a poll. */
-export class AccountActivityJob implements PollJob {
-  readonly role = "poll";
+export class AccountActivityJob extends Poll implements PollJob {
   readonly source = "activity";
-  readonly requestsPerRun: number;
   private readonly flows: AccountFlow[];
   private readonly restarts: RestartWatch;
 
   constructor(
     private readonly client: ActivityReader,
     accounts: readonly WatchedAccount[],
-    readonly schedule: Schedule,
+    schedule: Schedule,
     network?: NetworkView,
   ) {
+    super({ schedule, requestsPerRun: activityRequestsPerPoll(accounts) });
     this.flows = accounts.filter((account) => streamsOf(account).length > 0).map((account) => new AccountFlow(account));
-    this.requestsPerRun = activityRequestsPerPoll(accounts);
     this.restarts = new RestartWatch(network);
   }
 

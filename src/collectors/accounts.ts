@@ -9,7 +9,7 @@ import { amountStroops, stroopsToUnits } from "../client/wire-values.js";
 import { PollError } from "../client/errors.js";
 import type { WatchedAccount } from "../config/accounts.js";
 import type { NetworkView } from "../job/network.js";
-import type { HorizonJobParts, JobTiming, PollContext, PollJob } from "../job/job.js";
+import { Poll, type HorizonJobParts, type JobTiming, type PollContext, type PollJob } from "../job/job.js";
 import { AccountsClient } from "../client/accounts.js";
 import { requestsPerPoll } from "../scheduler/request-plan.js";
 import { LABEL_TEXT_BOUNDS, labelText } from "./label-text.js";
@@ -182,11 +182,8 @@ export class AccountSamples {
 }
 
 /** What both kinds' accounts polls share: the observations, the signer change counters and the samples. */
-export abstract class WatchedAccountsPoll<Watched extends SampledAccount> implements PollJob {
-  readonly role = "poll";
+export abstract class WatchedAccountsPoll<Watched extends SampledAccount> extends Poll implements PollJob {
   readonly source = "accounts";
-  readonly schedule: JobTiming["schedule"];
-  readonly requestsPerRun: number;
   protected observations: AccountObservations | undefined;
   /** By account: the polls at which its signers, their weights or its thresholds differed from its previous read. */
   private readonly signerChanges = new Map<string, number>();
@@ -201,8 +198,7 @@ export abstract class WatchedAccountsPoll<Watched extends SampledAccount> implem
     protected readonly network: NetworkView,
     timing: JobTiming,
   ) {
-    this.schedule = timing.schedule;
-    this.requestsPerRun = timing.requestsPerRun;
+    super(timing);
     this.accountSamples = new AccountSamples(metrics);
   }
 

@@ -6,7 +6,7 @@ import { stroopsToUnits } from "../client/wire-values.js";
 import type { WatchedAsset } from "../config/assets.js";
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
-import type { HorizonJobParts, PollContext, PollJob } from "../job/job.js";
+import { Poll, type HorizonJobParts, type PollContext, type PollJob } from "../job/job.js";
 import { validRecord } from "../client/paging.js";
 
 /** The series of one asset `/assets` returned; every part Horizon did not send is absent. */
@@ -43,19 +43,17 @@ interface AssetState {
 
 /** Watched assets, one request each per poll. Flag baseline and counter change together, so a poll aborted between
  * two requests counts no change twice. */
-export class AssetsJob implements PollJob {
-  readonly role = "poll";
+export class AssetsJob extends Poll implements PollJob {
   readonly source = "assets";
-  readonly requestsPerRun: number;
   private readonly states: AssetState[];
   private live: readonly Sample[] = [];
 
   constructor(
     private readonly client: HorizonClient,
     assets: readonly WatchedAsset[],
-    readonly schedule: Schedule,
+    schedule: Schedule,
   ) {
-    this.requestsPerRun = assets.length;
+    super({ schedule, requestsPerRun: assets.length });
     this.states = assets.map((asset) => ({ asset, flags: undefined, flagChanges: 0, invalid: false }));
   }
 

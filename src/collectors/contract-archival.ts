@@ -70,11 +70,9 @@ export class LedgerCloseWindow {
 
   observe(close: LedgerClose): void {
     const newest = this.points.at(-1);
-    if (newest !== undefined && close.sequence <= newest.sequence) {
-      if (close.sequence === newest.sequence) return;
-      // The sequence went backwards: a network reset; the old chain's times say nothing of the new.
-      this.points = [];
-    }
+    if (close.sequence === newest?.sequence) return;
+    // The sequence went backwards: a network reset; the old chain's times say nothing of the new.
+    if (newest !== undefined && close.sequence < newest.sequence) this.points = [];
     this.points.push(close);
     while (this.points.length > 1 && this.points[0]!.closeTime < close.closeTime - WINDOW_SECONDS) this.points.shift();
   }

@@ -9,7 +9,7 @@ import { latestLedgerSchema } from "../client/rpc-schemas.js";
 import type { WatchedContract } from "../config/contracts.js";
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
-import type { PollContext, PollJob, RpcJobParts } from "../job/job.js";
+import { Poll, type PollContext, type PollJob, type RpcJobParts } from "../job/job.js";
 import { stellarBase } from "../stellar-base.js";
 import { labelText } from "./label-text.js";
 
@@ -78,10 +78,8 @@ interface Group {
   counted?: string;
 }
 
-export class ContractEventsJob implements PollJob {
-  readonly role = "poll";
+export class ContractEventsJob extends Poll implements PollJob {
   readonly source = "events";
-  readonly requestsPerRun: number;
   private readonly groups: readonly Group[];
   /** By contract id: a contract watched under two names is counted under each. */
   private readonly counts = new Map<string, ContractCounts[]>();
@@ -91,15 +89,15 @@ export class ContractEventsJob implements PollJob {
 
   constructor(
     contracts: readonly WatchedContract[],
-    readonly schedule: Schedule,
+    schedule: Schedule,
     private readonly dependencies: { readonly client: Pick<RpcClient, "getEvents" | "call">; readonly log: Logger },
   ) {
+    super({ schedule, requestsPerRun: eventsRequestsPerPoll(contracts) });
     for (const contract of contracts)
       this.counts.set(contract.id, [...(this.counts.get(contract.id) ?? []), new ContractCounts(contract)]);
     this.groups = chunks([...this.counts.keys()], CONTRACTS_PER_CALL).map((ids) => ({
       filters: chunks(ids, IDS_PER_FILTER).map((contractIds) => ({ contractIds })),
     }));
-    this.requestsPerRun = eventsRequestsPerPoll(contracts);
   }
 
   async run(context: PollContext): Promise<void> {

@@ -9,7 +9,7 @@ import type { Durability, WatchedContract } from "../config/contracts.js";
 import type { CollectorSamples, LabelsOf, Sample } from "../exposition/samples.js";
 import { stellarBase } from "../stellar-base.js";
 import type { xdr } from "@stellar/stellar-base";
-import type { JobTiming, PollContext, PollJob, RpcJobParts } from "../job/job.js";
+import { Poll, type JobTiming, type PollContext, type PollJob, type RpcJobParts } from "../job/job.js";
 import { ArchivalJudge, LedgerCloseWindow, type ReturnedEntry } from "./contract-archival.js";
 import type { Clock } from "../clock.js";
 import type { NetworkView } from "../job/network.js";
@@ -54,11 +54,8 @@ export function contractsRequestsPerPoll(contracts: readonly WatchedContract[], 
   return ledgerEntriesCalls(contracts.reduce((total, { keys }) => total + 2 + keys.length, stateArchival ? 1 : 0));
 }
 
-export class ContractsCollector implements PollJob {
-  readonly role = "poll";
+export class ContractsCollector extends Poll implements PollJob {
   readonly source = "contracts";
-  readonly schedule: JobTiming["schedule"];
-  readonly requestsPerRun: number;
   private readonly watched: readonly WatchedKeys[];
   /** The first round's keys but the code: the setting (where read), every instance and configured key. */
   private readonly ownKeys: readonly string[];
@@ -78,8 +75,7 @@ export class ContractsCollector implements PollJob {
     private readonly dependencies: ContractsDependencies,
     timing: JobTiming,
   ) {
-    this.schedule = timing.schedule;
-    this.requestsPerRun = timing.requestsPerRun;
+    super(timing);
     this.watched = contracts.map(watchedKeys);
     const ownEntries = this.watched.flatMap(({ instance, keys }) => [instance.key, ...keys.map(({ key }) => key)]);
     this.ownKeys = dependencies.stateArchival ? [this.configKey, ...ownEntries] : ownEntries;

@@ -6,7 +6,7 @@ import { assetOf, pathRecordSchema, type PathRecord } from "../client/path-schem
 import type { CorridorConfig } from "../config/corridors.js";
 import type { Schedule } from "../config/schedule.js";
 import { HistogramData, type CollectorSamples, type Sample } from "../exposition/samples.js";
-import type { HorizonJobParts, PollContext, PollJob } from "../job/job.js";
+import { Poll, type HorizonJobParts, type PollContext, type PollJob } from "../job/job.js";
 
 /** After a 404 (path finding switched off), the target's corridors are asked again only this much later. */
 export const DISABLED_RETRY_MS = 3_600_000;
@@ -60,11 +60,9 @@ function failureResult(error: PollError): CorridorResult {
 
 /** Payment corridors of one Horizon, asked once per run. A failing corridor's outcome is its series, not a failed run:
  * it never backs off the other polls or marks the target down. Only the run's deadline, or a stop, fails it. */
-export class CorridorsJob implements PollJob {
-  readonly role = "poll";
+export class CorridorsJob extends Poll implements PollJob {
   readonly source = "corridors";
   readonly countersAtStart = true;
-  readonly requestsPerRun: number;
   private readonly states: CorridorState[];
   /** Path finding answered 404: nothing is asked before this instant. */
   private disabledUntilMs = 0;
@@ -72,11 +70,11 @@ export class CorridorsJob implements PollJob {
 
   constructor(
     corridors: readonly CorridorConfig[],
-    readonly schedule: Schedule,
+    schedule: Schedule,
     private readonly parts: CorridorsJobParts,
   ) {
+    super({ schedule, requestsPerRun: corridors.length });
     this.states = corridors.map((corridor) => new CorridorState(corridor));
-    this.requestsPerRun = corridors.length;
   }
 
   async run(context: PollContext): Promise<void> {

@@ -3,7 +3,7 @@ import type { ExporterConfig } from "../config/config.js";
 import { METRICS } from "../catalog/metrics.js";
 import type { HorizonClient } from "../client/horizon-client.js";
 import { ledgerPagingToken, ledgerSchema, type Ledger } from "../client/schemas.js";
-import type { HorizonJobParts, JobTiming, PollContext, PollJob } from "../job/job.js";
+import { Poll, type HorizonJobParts, type JobTiming, type PollContext, type PollJob } from "../job/job.js";
 import { startsNewChain, type NetworkView } from "../job/network.js";
 import { requestsPerPoll } from "../scheduler/request-plan.js";
 import {
@@ -69,11 +69,8 @@ function ledgerPlace(token: string, raw?: unknown): bigint | undefined {
 
 /** Reads every ledger once, ascending from Horizon's paging cursor, which moves by raw records (invalid ones too): a
  * gap is counted as skipped, never guessed at. */
-export class LedgersCollector implements PollJob {
-  readonly role = "poll";
+export class LedgersCollector extends Poll implements PollJob {
   readonly source = "ledgers";
-  readonly schedule: JobTiming["schedule"];
-  readonly requestsPerRun: number;
   private readonly totals = new LedgerTotals();
   /** The paging token of the last record read, valid or not; undefined before the first poll. */
   private at: CursorState = {};
@@ -91,8 +88,7 @@ export class LedgersCollector implements PollJob {
     private readonly network: NetworkView | undefined,
     timing: JobTiming,
   ) {
-    this.schedule = timing.schedule;
-    this.requestsPerRun = timing.requestsPerRun;
+    super(timing);
   }
 
   async run(context: PollContext): Promise<void> {

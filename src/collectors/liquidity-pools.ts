@@ -5,7 +5,7 @@ import type { HorizonClient, RawRecords } from "../client/horizon-client.js";
 import { liquidityPoolSchema, type LiquidityPool } from "../client/schemas.js";
 import { yieldToEventLoop } from "../event-loop.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
-import type { HorizonJobParts, JobTiming, PollContext, PollJob } from "../job/job.js";
+import { Poll, type HorizonJobParts, type JobTiming, type PollContext, type PollJob } from "../job/job.js";
 import { requestsPerPoll } from "../scheduler/request-plan.js";
 import { cursorAfter, PAGE_LIMIT, validRecord } from "../client/paging.js";
 
@@ -85,11 +85,8 @@ function sentAsBefore(record: SentRecord, known: KnownPool): boolean {
 
 /** Tracks a bounded set of pools, replaced each poll. A pool whose record is sent exactly as at the last poll keeps its
  * series unvalidated: few pools change between polls (docs/performance.md). */
-export class LiquidityPoolsCollector implements PollJob {
-  readonly role = "poll";
+export class LiquidityPoolsCollector extends Poll implements PollJob {
   readonly source = "liquidity_pools";
-  readonly schedule: JobTiming["schedule"];
-  readonly requestsPerRun: number;
   private series: readonly Sample[] = [];
   /** The pools the last complete poll of pages kept, by id. */
   private known: ReadonlyMap<string, KnownPool> = new Map();
@@ -100,8 +97,7 @@ export class LiquidityPoolsCollector implements PollJob {
     private readonly selection: ExporterConfig["liquidityPools"],
     timing: JobTiming,
   ) {
-    this.schedule = timing.schedule;
-    this.requestsPerRun = timing.requestsPerRun;
+    super(timing);
   }
 
   async run(context: PollContext): Promise<void> {

@@ -14,7 +14,7 @@ import { amountStroops, stroopsToUnits } from "../client/wire-values.js";
 import { MAKER_SIDES, marketRequestsPerPoll, type MakerSide, type WatchedMarket } from "../config/markets.js";
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
-import type { HorizonJobParts, PollContext, PollJob } from "../job/job.js";
+import { Poll, type HorizonJobParts, type PollContext, type PollJob } from "../job/job.js";
 import { RestartWatch, type NetworkView } from "../job/network.js";
 
 /** Pages of trades, and of a maker's offers on a side, one poll reads at most; the rest waits for the next poll. */
@@ -125,21 +125,19 @@ function marketSamples(market: WatchedMarket, state: MarketState): CollectorSamp
 
 /** Watched DEX markets of one Horizon: per market, its last completed bucket, new trades and each maker's offers. Each
  * answer is folded into the market's state as it arrives, so an aborted poll leaves it consistent. */
-export class MarketsJob implements PollJob {
-  readonly role = "poll";
+export class MarketsJob extends Poll implements PollJob {
   readonly source = "markets";
-  readonly requestsPerRun: number;
   private readonly states: readonly (readonly [WatchedMarket, MarketState])[];
   private readonly restarts: RestartWatch;
 
   constructor(
     private readonly client: HorizonClient,
     markets: readonly WatchedMarket[],
-    readonly schedule: Schedule,
+    schedule: Schedule,
     private readonly now: () => number,
     network?: NetworkView,
   ) {
-    this.requestsPerRun = marketRequestsPerPoll(markets);
+    super({ schedule, requestsPerRun: marketRequestsPerPoll(markets) });
     this.states = markets.map((market) => [market, new MarketState()]);
     this.restarts = new RestartWatch(network);
   }

@@ -53,6 +53,18 @@ export type Job = PollJob | ProbeJob;
 /** What a job table line hands a job's constructor. */
 export type JobTiming = Pick<JobBase, "schedule" | "requestsPerRun">;
 
+/** What every poll class shares: its role, and the timing it was built with. */
+export abstract class Poll {
+  readonly role = "poll";
+  readonly schedule: Schedule;
+  readonly requestsPerRun: number;
+
+  constructor(timing: JobTiming) {
+    this.schedule = timing.schedule;
+    this.requestsPerRun = timing.requestsPerRun;
+  }
+}
+
 /** What a kind's job table builds a job from. */
 export interface JobParts<Target, Client> {
   readonly target: Target;
