@@ -11,9 +11,6 @@ import { Poll, type HorizonJobParts, type PollContext, type PollJob } from "../j
 /** After a 404 (path finding switched off), the target's corridors are asked again only this much later. */
 export const DISABLED_RETRY_MS = 3_600_000;
 
-/** `freshnessMs`: how long a corridor's last found values stay on /metrics when later runs fail. */
-type CorridorsJobParts = Pick<HorizonJobParts, "client" | "log"> & { now: () => number; freshnessMs: number };
-
 /** What the corridor's last answered run (found or none) saw. */
 interface Answer {
   readonly paths: number;
@@ -71,7 +68,8 @@ export class CorridorsJob extends Poll implements PollJob {
   constructor(
     corridors: readonly CorridorConfig[],
     schedule: Schedule,
-    private readonly parts: CorridorsJobParts,
+    /** `freshnessMs`: how long a corridor's last found values stay on /metrics when later runs fail. */
+    private readonly parts: Pick<HorizonJobParts, "client" | "log"> & { now: () => number; freshnessMs: number },
   ) {
     super({ schedule, requestsPerRun: corridors.length });
     this.states = corridors.map((corridor) => new CorridorState(corridor));

@@ -147,8 +147,7 @@ export class LedgersCollector extends Poll implements PollJob {
     const records = await this.client.ledgers({ order: "desc", limit: this.options.backfill + 1 }, context.signal);
     const newest = validRecord(ledgerSchema, records[0]);
     // A new chain, found after a refused cursor rather than by paging finding nothing newer.
-    if (newest !== undefined && this.latest !== undefined && startsNewChain(newest.sequence, this.latest.sequence))
-      this.restartedAt(newest);
+    if (newest !== undefined) this.newChain(newest);
     // Ascending, as pages are read; any ledger at all must give the cursor, or every later poll has none.
     countPage(this.at, [...records].reverse(), context, this.feed(context), { mustMove: records.length > 0 });
   }
@@ -158,22 +157,20 @@ export class LedgersCollector extends Poll implements PollJob {
     const [raw] = await this.client.ledgers({ order: "desc", limit: 1 }, context.signal);
     // An invalid newest ledger was counted when paging reached it; it cannot tell a reset.
     const newest = validRecord(ledgerSchema, raw);
-    const latest = this.latest;
-    if (newest === undefined || latest === undefined || !startsNewChain(newest.sequence, latest.sequence)) return;
+    if (newest === undefined || !this.newChain(newest)) return;
     this.totals.resyncs += 1;
-    this.restartedAt(newest);
     this.read(newest);
     this.at = { cursor: newest.paging_token };
   }
 
-  /** A new chain: what is read next starts from its `newest` ledger. */
-  private restartedAt(newest: Ledger): void {
-    this.log.warn(
-      { from: this.latest?.sequence, to: newest.sequence },
-      "ledger sequence went backwards; resynchronising",
-    );
+  /** Whether `newest` starts a new chain; if so, what is read next starts from it. */
+  private newChain(newest: Ledger): boolean {
+    const from = this.latest?.sequence;
+    if (from === undefined || !startsNewChain(newest.sequence, from)) return false;
+    this.log.warn({ from, to: newest.sequence }, "ledger sequence went backwards; resynchronising");
     this.latest = undefined;
     this.invalidSinceLatest = 0;
+    return true;
   }
 
   /** The page cap was hit: jump to the latest ledger and count what lies between as skipped. */
