@@ -128,8 +128,7 @@ class AccountGroup implements SeriesGroup {
   }
 }
 
-/** The series of a target's watched accounts, a group per account, and their persistent signer change counters. The
- * very observation object last published, under the same base reserve, gives the same group: the version stays put. */
+/** Watched accounts' series, a group per account: the same observation and base reserve keep group and version. */
 export class AccountSamples {
   /** In the order of the watch list: each account's group as last published, and its signer change counter. */
   private readonly built: (AccountGroup | undefined)[] = [];
@@ -232,8 +231,7 @@ export class AccountsCollector extends WatchedAccountsPoll<WatchedAccount> {
     watched: readonly WatchedAccount[],
     network: NetworkView,
     timing: JobTiming,
-    /** Where no ledgers poll runs (a shard other than 0): read the latest ledger each poll, for its base reserve and
-     * for the activity poll to notice a network restart. */
+    /** Where no ledgers poll runs (not shard 0): reads the latest ledger, for the base reserve and any restart. */
     private readonly readsLatestLedger = false,
   ) {
     super(HORIZON_ACCOUNT_METRICS, watched, network, timing);

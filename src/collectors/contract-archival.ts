@@ -63,8 +63,7 @@ export class ArchivalJudge<About> {
 export const DEFAULT_CLOSE_INTERVAL_SECONDS = 5;
 const WINDOW_SECONDS = 3_600;
 
-/** The mean ledger close interval a target showed over the last hour, from the (sequence, close time) pairs of its
- * latest ledger as its polls saw them: what turns a TTL in ledgers into a date. */
+/** The mean ledger close interval a target showed over the last hour: what turns a TTL in ledgers into a date. */
 export class LedgerCloseWindow {
   private points: LedgerClose[] = [];
 
