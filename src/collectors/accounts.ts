@@ -278,7 +278,6 @@ export class AccountsCollector extends WatchedAccountsPoll<WatchedAccount> {
   }
 }
 
-/** A Horizon's accounts poll; on a shard other than 0, which polls no ledgers, it reads the latest ledger itself. */
 export function accountsJob({ client, config, target, network }: HorizonJobParts): AccountsCollector {
   const timing = { schedule: target.schedules.accounts, requestsPerRun: requestsPerPoll("accounts", target, config) };
   return new AccountsCollector(new AccountsClient(client), target.accounts, network, timing, config.shard.index !== 0);
