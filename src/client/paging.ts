@@ -50,6 +50,7 @@ export interface CursorFeed {
 
 /** Where a job stands: the last counted record's paging token, and how many unusable tokens after it were counted. */
 export type CursorState = { cursor?: string | undefined; unusableCounted?: number };
+type StreamState = CursorState & { started: boolean };
 type Tally = { invalidRecords(count: number): void };
 
 /** Whether a page's failure is Horizon refusing its cursor: a 400, as for a token it cannot read. */
@@ -57,42 +58,15 @@ export function refusedCursor(error: unknown): boolean {
   return error instanceof PollError && error.details.status === 400;
 }
 
-/**
- * Fails the poll with `error`, first dropping a cursor Horizon refused (400): it would be refused at every poll, so the
- * next one starts after the newest record as a first poll does, and this failed poll is what shows the gap.
- */
-function dropRefusedCursor(state: CursorState & { started: boolean }, error: unknown): never {
-  if (refusedCursor(error)) startOver(state);
-  throw error;
-}
-
-/** A stream's first poll: the cursor is its newest record (undefined while it has none), and nothing is counted.
- * A token that cannot be the cursor would fail every later poll: this poll fails (`paging`) instead, and is retried. */
-function startAfter(
-  state: CursorState & { started: boolean },
-  newest: unknown,
-  place: (token: string) => bigint | undefined,
-  endpoint: Endpoint,
-  /** What the stream is, for the error: a market's name, an account's and its stream's. */
-  stream: string,
-): void {
-  const token = rawPagingToken(newest);
-  if (newest !== undefined && place(token ?? "") === undefined)
-    throw new PollError("paging", `${endpoint}: the newest record of ${stream} has no paging token a cursor can use`);
-  state.cursor = token;
-  state.unusableCounted = 0;
-  state.started = true;
-}
-
 /** Forgets a cursor: the next poll starts after the newest record, counting nothing, as a first poll does. */
-export function startOver(state: CursorState & { started: boolean }): void {
+export function startOver(state: StreamState): void {
   state.started = false;
   state.cursor = undefined;
   state.unusableCounted = 0;
 }
 
 /** How a job reads a stream of its own from a cursor, as account activity and trades do. */
-export interface StreamFeed extends Omit<CursorFeed, "page"> {
+interface StreamFeed extends Omit<CursorFeed, "page"> {
   /** Names the stream in errors: a market, an account and its stream. */
   readonly stream: string;
   /** A page of the stream in `order` from `cursor`; undefined when there is no such stream (yet). */
@@ -102,17 +76,30 @@ export interface StreamFeed extends Omit<CursorFeed, "page"> {
 }
 
 /** A stream's poll: the first starts after its newest record, counting nothing; later ones read the records after the
- * cursor, each counted once. A cursor Horizon refuses (400) fails the poll and is dropped. */
-export async function readStream(state: CursorState & { started: boolean }, tally: Tally, feed: StreamFeed) {
+ * cursor, each counted once. */
+export async function readStream(state: StreamState, tally: Tally, feed: StreamFeed) {
   if (!state.started) {
     const records = await feed.page({ order: "desc", limit: 1 });
     if (records === undefined) return;
-    startAfter(state, records[0], feed.place, feed.endpoint, feed.stream);
-    if (records[0] !== undefined) feed.sawNewest?.(records[0]);
+    const newest = records[0];
+    const token = rawPagingToken(newest);
+    // A token that cannot be the cursor would fail every later poll: this poll fails instead, and is retried.
+    if (newest !== undefined && feed.place(token ?? "") === undefined) {
+      const why = `the newest record of ${feed.stream} has no paging token a cursor can use`;
+      throw new PollError("paging", `${feed.endpoint}: ${why}`);
+    }
+    Object.assign(state, { cursor: token, unusableCounted: 0, started: true });
+    if (newest !== undefined) feed.sawNewest?.(newest);
     return;
   }
   const page = (cursor: string | undefined) => feed.page({ order: "asc", limit: PAGE_LIMIT, cursor });
-  await readAfterCursor(state, tally, { ...feed, page }).catch((error: unknown) => dropRefusedCursor(state, error));
+  try {
+    await readAfterCursor(state, tally, { ...feed, page });
+  } catch (error) {
+    // A refused cursor would be refused at every poll: the next one starts over, and this failed poll shows the gap.
+    if (refusedCursor(error)) startOver(state);
+    throw error;
+  }
 }
 
 /** Reads pages after the cursor to a short page or `maxPages`; ends `gone`, `idle` (none newer), `read`, `capped`. */
