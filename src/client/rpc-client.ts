@@ -78,11 +78,7 @@ export class RpcClient {
   }
 
   /** One HTTP request for all the calls; the responses in the order of `methods`, matched by id. */
-  private async batch<const M extends readonly string[]>(
-    endpoint: RpcEndpoint,
-    methods: M,
-    signal: AbortSignal | undefined,
-  ): Promise<{ readonly [K in keyof M]: JsonRpcResponse }> {
+  private async batch<const M extends readonly string[]>(endpoint: RpcEndpoint, methods: M, signal?: AbortSignal) {
     const calls = methods.map((method, index) => ({ jsonrpc: "2.0", id: index + 1, method }));
     const body = await this.http.json(endpoint, this.http.url.href, { json: JSON.stringify(calls) }, signal);
     // A server that rejects the batch as a whole answers with one error object instead of an array.
