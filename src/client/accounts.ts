@@ -24,8 +24,7 @@ export class AccountsClient {
     }
   }
 
-  /** The latest ledger's sequence and base reserve in stroops, for a replica that reads no ledgers (a shard other
-   * than 0). */
+  /** The latest ledger's sequence and base reserve in stroops, for a shard other than 0, which reads no ledgers. */
   async latestLedger(signal?: AbortSignal): Promise<{ sequence: number; baseReserveStroops: number }> {
     const page = await this.reader.getValidated(ENDPOINT, "ledgers", { order: "desc", limit: 1 }, pageSchema, signal);
     const latest = validRecord(ledgerSchema, page._embedded.records[0]);

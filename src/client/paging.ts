@@ -115,9 +115,8 @@ export async function readAfterCursor(state: CursorState, tally: Tally, feed: Cu
 }
 
 /** Counts a page's records after the cursor and moves the cursor to the last usable token, in one step: an abort
- * between two pages leaves both consistent. Records at or before the cursor were counted already, and so were the
- * first `unusableCounted` records after it whose tokens are unusable. Returns false, counting nothing, when nothing
- * is newer; a page that must move the cursor (`mustMove`: a full one) fails with reason `paging`. */
+ * between two pages leaves both consistent. Returns false, counting nothing, when nothing is newer; a page that must
+ * move the cursor (`mustMove`: a full one) fails with reason `paging`. */
 export function countPage(
   state: CursorState,
   records: RawRecords,
