@@ -242,18 +242,14 @@ export class JobRunner {
     if (this.stopping.signal.aborted) return this.publishing;
     const { job, lease, log, publishFailed } = this.options;
     // Taken now, so each publication shows the state as the run left it; a throw fails the publication in its turn.
-    let shown: CollectorSamples | undefined;
-    let failure: unknown;
-    try {
+    const shown = new Promise<CollectorSamples>((resolve) => {
       const samples = job.samples(succeeded);
-      shown = succeeded ? samples : { live: [], persistent: samples.persistent };
-    } catch (error) {
-      failure = error;
-    }
+      resolve(succeeded ? samples : { live: [], persistent: samples.persistent });
+    });
+    shown.catch(() => undefined);
     this.publishing = this.publishing.then(async () => {
       try {
-        if (shown === undefined) throw failure;
-        await lease.publish(shown, freshUntilMs);
+        await lease.publish(await shown, freshUntilMs);
         this.failingToPublish = false;
       } catch (error) {
         publishFailed();
