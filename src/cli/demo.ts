@@ -18,7 +18,7 @@ import {
 import { TargetUrl } from "../config/target-url.js";
 import { withProbeAccount, txProbeWith, TX_PROBE_DEFAULTS } from "../config/tx-probe.js";
 import { waitForShutdownSignal } from "./signals.js";
-import { reportProblems, versionLine } from "./usage.js";
+import { answeredHelp, reportProblems } from "./usage.js";
 
 const DEMO_SIMULATOR_PORT = 8000;
 const DEMO_EXPORTER_ADDRESS = "127.0.0.1:9619";
@@ -65,10 +65,7 @@ export async function runDemoCommand(argv: string[]): Promise<number> {
     ],
     {},
   );
-  if (command.kind === "help" || command.kind === "version") {
-    process.stdout.write(command.kind === "help" ? USAGE : versionLine());
-    return 0;
-  }
+  if (answeredHelp(command, USAGE, process.stdout)) return 0;
   if (command.kind === "invalid" || typeof port === "string") {
     const problems = [typeof port === "string" ? [port] : [], command.kind === "invalid" ? command.problems : []];
     reportProblems(process.stderr, "demo", problems.flat(), command.kind === "invalid" && command.usage);

@@ -6,7 +6,7 @@ import { get as httpsGet } from "node:https";
 import { join, resolve } from "node:path";
 import { loadConfig } from "../config/config.js";
 import { urlHost } from "../server/listen.js";
-import { COMMANDS, type CommandIo, versionLine } from "./usage.js";
+import { answeredHelp, COMMANDS, type CommandIo } from "./usage.js";
 
 /** Longer than Docker's --timeout would let it run, in case it runs elsewhere. */
 const PROBE_TIMEOUT_MS = 4_000;
@@ -74,10 +74,7 @@ export async function runHealthcheckCommand(
   const { stdout = process.stdout, stderr = process.stderr } = io;
   const flags = argv.length > 0 ? argv : (runningExporterArguments(process.argv[1] ?? "") ?? []);
   const command = await loadConfig(flags, env);
-  if (command.kind === "help" || command.kind === "version") {
-    stdout.write(command.kind === "help" ? USAGE : versionLine());
-    return 0;
-  }
+  if (answeredHelp(command, USAGE, stdout)) return 0;
   if (command.kind === "invalid") {
     stderr.write(`healthcheck: the exporter's configuration is unusable: ${command.problems.join("; ")}\n`);
     return 1;

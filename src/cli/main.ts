@@ -3,7 +3,7 @@ import { FLAGS, loadConfig } from "../config/config.js";
 import { closestName } from "../config/messages.js";
 import { scrubSecrets } from "../config/secret.js";
 import { waitForShutdownSignal } from "./signals.js";
-import { COMMANDS, describeRejection, reportProblems, versionLine } from "./usage.js";
+import { answeredHelp, COMMANDS, describeRejection, reportProblems } from "./usage.js";
 
 function usage(): string {
   const flags = Object.entries(FLAGS).map(([name, flag]) => {
@@ -24,10 +24,7 @@ ${flags.join("")}`;
 
 async function runExporter(argv: string[]): Promise<number> {
   const command = await loadConfig(argv, process.env);
-  if (command.kind === "help" || command.kind === "version") {
-    process.stdout.write(command.kind === "help" ? usage() : versionLine());
-    return 0;
-  }
+  if (answeredHelp(command, usage(), process.stdout)) return 0;
   if (command.kind === "invalid") {
     reportProblems(process.stderr, undefined, command.problems, command.usage);
     return 2;

@@ -5,11 +5,6 @@ import { MAX_NETWORK_START_AGE_MS, SCENARIOS, startSimulator, type StartOptions 
 import { waitForShutdownSignal } from "./signals.js";
 import { reportProblems, versionLine, type CommandIo } from "./usage.js";
 
-interface SimulateCommandIo extends CommandIo {
-  /** Stops the simulator like a signal would (tests use this instead of signalling the process). */
-  stop?: AbortSignal;
-}
-
 const DEFAULT_LISTEN_ADDRESS = "127.0.0.1:8000";
 const MAX_POOLS = 100_000;
 const MAX_LEDGER_SEQUENCE = 0xffff_ffff;
@@ -107,7 +102,8 @@ function splitArguments(argv: readonly string[]) {
   return parsed;
 }
 
-export async function runSimulateCommand(argv: string[], io: SimulateCommandIo = {}): Promise<number> {
+/** `io.stop` stops the simulator like a signal would (tests use it instead of signalling the process). */
+export async function runSimulateCommand(argv: string[], io: CommandIo & { stop?: AbortSignal } = {}): Promise<number> {
   const { stdout = process.stdout, stderr = process.stderr } = io;
   const parsed = splitArguments(argv);
   if (parsed.help || parsed.version) {

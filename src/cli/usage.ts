@@ -6,17 +6,20 @@ export const COMMANDS: readonly string[] = ["simulate", "demo", "healthcheck", "
 
 type Output = { write(text: string): unknown };
 export type CommandIo = { stdout?: Output; stderr?: Output };
+type Asked = { kind: "help" | "version" };
 
 /** What `--version` prints, for the exporter and each subcommand alike. */
 export const versionLine = () => `stellar-horizon-exporter ${VERSION} (node ${process.version})\n`;
 
+/** Writes `usage` for --help, the version line for --version; whether the command line asked for either. */
+export function answeredHelp(command: { kind: string }, usage: string, stdout: Output): command is Asked {
+  if (command.kind !== "help" && command.kind !== "version") return false;
+  stdout.write(command.kind === "help" ? usage : versionLine());
+  return true;
+}
+
 /** One line per problem, named after the command as typed, then a pointer to --help for a malformed command line. */
-export function reportProblems(
-  stderr: Output,
-  command: string | undefined,
-  problems: readonly string[],
-  usage: boolean | undefined,
-): void {
+export function reportProblems(stderr: Output, command: string | undefined, problems: string[], usage = false): void {
   const prefix = command === undefined ? "stellar-horizon-exporter" : `stellar-horizon-exporter ${command}`;
   for (const problem of problems) stderr.write(`${prefix}: ${problem}\n`);
   if (usage) stderr.write("Run with --help for usage.\n");
