@@ -13,14 +13,17 @@ export function parseDuration(text: string): number | undefined {
   return total;
 }
 
-/** A duration of at least 1s (`30m`, `2h`) in a config file, read as seconds; `error` when it is not one. */
-export const secondsText = (error: string) =>
-  z.string().transform((text, ctx) => {
-    const ms = parseDuration(text) ?? 0;
-    if (ms >= 1_000) return ms / 1_000;
-    ctx.issues.push({ code: "custom", message: error, input: text });
+/** A duration in a config file of at least `minMs`, read in units of `unitMs`; `error(text)` when it is not one. */
+export const durationText = (minMs: number, unitMs: number, error: (text: string) => string, text = z.string()) =>
+  text.transform((value, ctx) => {
+    const ms = parseDuration(value) ?? 0;
+    if (ms >= minMs) return ms / unitMs;
+    ctx.issues.push({ code: "custom", message: error(value), input: value });
     return z.NEVER;
   });
+
+/** A duration of at least 1s (`30m`, `2h`), read as seconds. */
+export const secondsText = (error: string) => durationText(1_000, 1_000, () => error);
 
 const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 2 ** 20, gib: 2 ** 30 };
 

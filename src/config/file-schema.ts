@@ -4,7 +4,7 @@ import { accountEntrySchema, creditAssetText, rpcAccountEntrySchema } from "./ac
 import { contractEntrySchema } from "./contracts.js";
 import { marketEntrySchema } from "./markets.js";
 import { corridorEntrySchema, corridorsScheduleText } from "./corridors.js";
-import { parseByteSize, parseDuration } from "./duration.js";
+import { durationText, parseByteSize } from "./duration.js";
 import { shown, unitSuggestion } from "./messages.js";
 import { parseSchedule } from "./schedule.js";
 
@@ -15,12 +15,7 @@ const expectedGot = (what: string) => (issue: { input?: unknown }) =>
   `expected ${what}, got ${shown(issue.input)}${unitSuggestion(issue.input)}`;
 const durationProblem = expectedGot("a duration such as 10s, 500ms or 1m");
 
-const durationMs = z.string({ error: durationProblem }).transform((text, ctx) => {
-  const ms = parseDuration(text) ?? 0;
-  if (ms > 0) return ms;
-  ctx.issues.push({ code: "custom", message: durationProblem({ input: text }), input: text });
-  return z.NEVER;
-});
+const durationMs = durationText(1, 1, (input) => durationProblem({ input }), z.string({ error: durationProblem }));
 
 const scheduleText = z.string({ error: expectedGot("a duration such as 15s or a cron pattern") }).check((ctx) => {
   const schedule = parseSchedule(ctx.value);
