@@ -78,21 +78,14 @@ type SchemaDefinition = Partial<Record<"innerType" | "element" | "in" | "valueTy
 };
 
 /** The keys the object schema at `path` accepts, for suggesting one in place of a misspelt key. */
-function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
-  let current: z.ZodType | undefined = schema;
-  const remaining = [...path];
-  while (current !== undefined) {
-    const definition: SchemaDefinition = (current as unknown as { _zod: { def: SchemaDefinition } })._zod.def;
-    const inner = definition.innerType ?? definition.in;
-    if (inner !== undefined) {
-      current = inner;
-      continue;
-    }
-    if (remaining.length === 0) return Object.keys(definition.shape ?? {});
-    const part = String(remaining.shift());
-    current = definition.element ?? definition.valueType ?? definition.shape?.[part];
-  }
-  return [];
+function knownKeys(schema: z.ZodType | undefined, path: readonly PropertyKey[]): string[] {
+  if (schema === undefined) return [];
+  const definition: SchemaDefinition = (schema as unknown as { _zod: { def: SchemaDefinition } })._zod.def;
+  const inner = definition.innerType ?? definition.in;
+  if (inner !== undefined) return knownKeys(inner, path);
+  if (path.length === 0) return Object.keys(definition.shape ?? {});
+  const [part, ...rest] = path;
+  return knownKeys(definition.element ?? definition.valueType ?? definition.shape?.[String(part)], rest);
 }
 
 // Where the first alias naming no earlier anchor starts (the library reports none), in one pass: resolving each
