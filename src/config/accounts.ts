@@ -139,6 +139,11 @@ export const rpcAccountEntrySchema = accountEntrySchema
   .extend({ assets: z.array(creditAssetText).optional() });
 type RpcAccountEntry = z.output<typeof rpcAccountEntrySchema>;
 
+const readOverRpc = ({ offers: _o, claimableBalances: _c, ...account }: WatchedAccount, assets: readonly string[]) => ({
+  ...account,
+  assets: [...new Set(assets)],
+});
+
 /** Checks a Stellar RPC target's accounts; one without `assets` reads `defaultAssets` (`account_assets`). */
 export function rpcWatchedAccounts(
   entries: readonly RpcAccountEntry[],
@@ -164,13 +169,6 @@ export function withAssets(
       problems.push(`${where}: "${asset}" is not a trustline asset: expected ${CODE_ISSUER}`);
   }
   return accounts.map((account) => readOverRpc(account, assets));
-}
-
-function readOverRpc(
-  { offers: _offers, claimableBalances: _claimable, ...account }: WatchedAccount,
-  assets: readonly string[],
-) {
-  return { ...account, assets: [...new Set(assets)] };
 }
 
 /** `ID` or `NAME=ID`, as --account and ACCOUNTS (and --contract and CONTRACTS) take them. */
