@@ -62,14 +62,13 @@ export async function loadWebConfig(path: string, problems: string[]): Promise<W
   const { tls_server_config: tls, http_server_config: http, basic_auth_users: users } = loaded;
   const config: WebConfig = { basicAuthUsers: secretValues(users ?? {}), headers: http?.headers ?? {} };
   if (!tls) return config;
+  const at = `web config file ${path}: tls_server_config`;
   // Paths are relative to the web config file, as in exporter-toolkit.
   const base = dirname(resolve(path));
   const read = async (what: "cert_file" | "key_file"): Promise<Buffer | undefined> => {
     const file = await readFile(resolve(base, tls[what])).catch((error: NodeJS.ErrnoException) => error);
     if (!(file instanceof Error)) return file;
-    problems.push(
-      `web config file ${path}: tls_server_config.${what}: cannot read ${tls[what]} (${file.code ?? "error"})`,
-    );
+    problems.push(`${at}.${what}: cannot read ${tls[what]} (${file.code ?? "error"})`);
     return undefined;
   };
   const cert = await read("cert_file");
@@ -78,8 +77,7 @@ export async function loadWebConfig(path: string, problems: string[]): Promise<W
   try {
     createSecureContext({ cert, key });
   } catch (error) {
-    const reason = (error as Error).message;
-    problems.push(`web config file ${path}: tls_server_config: certificate and key do not work together: ${reason}`);
+    problems.push(`${at}: certificate and key do not work together: ${(error as Error).message}`);
     return undefined;
   }
   return {
