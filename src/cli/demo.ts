@@ -119,8 +119,7 @@ function demoConfig(config: ExporterConfig, simulator: RunningSimulator, fork: R
     targets: config.targets.map((target) => {
       if (target.name === FORK_TARGET) return { ...target, url: new TargetUrl(fork.url), requestBudgetPerHour };
       if (target.name !== SIMULATOR_TARGET) return target;
-      // Its hot and cold wallets (low-water marks, `cold`), assets and markets (USDX's peg, lumens against USDC)
-      // unless --account, --asset or --market say otherwise; two corridors through its order book.
+      // Its demo watch lists unless --account, --asset or --market give others; corridors through its order book.
       return {
         ...target,
         url: new TargetUrl(simulator.url),

@@ -6,7 +6,6 @@ import { parseSchedule, type Schedule } from "./schedule.js";
 /** Path finding is Horizon's most expensive endpoint: corridors run every 15 s at most, --poll.interval included. */
 export const FASTEST_CORRIDORS = parseSchedule("15s") as Schedule;
 
-/** Whether `schedule` would run corridors more often than FASTEST_CORRIDORS allows. */
 export const tooFastForCorridors = (schedule: Schedule) => schedule.periodMs < FASTEST_CORRIDORS.periodMs;
 const AMOUNT_PROBLEM = 'expected a positive amount with at most 7 decimals, such as 100 or "0.5"';
 

@@ -21,8 +21,6 @@ export const durationText = (minMs: number, unitMs: number, error: (text: string
     ctx.issues.push({ code: "custom", message: error(value), input: value });
     return z.NEVER;
   });
-
-/** A duration of at least 1s (`30m`, `2h`), read as seconds. */
 export const secondsText = (error: string) => durationText(1_000, 1_000, () => error);
 
 const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 2 ** 20, gib: 2 ** 30 };

@@ -35,7 +35,6 @@ export class TargetUrl {
   }
 }
 
-/** Percent-decoded, or as it is when it holds a malformed escape. */
 function decoded(part: string): string {
   try {
     return decodeURIComponent(part);
@@ -44,7 +43,6 @@ function decoded(part: string): string {
   }
 }
 
-/** `/`, or a path none of whose segments is a token. */
 function pathIsPublic(path: string): boolean {
   return path === "/" || !path.split("/").some(isToken);
 }
