@@ -145,30 +145,27 @@ function demoConfig(config: ExporterConfig, simulator: RunningSimulator, fork: R
 }
 
 function demoBanner(exporterUrl: string, simulatorUrl: string, forkUrl: string, forkAt: number): string {
-  return [
-    "stellar-horizon-exporter demo: exporter polling the built-in Horizon simulator (offline).",
-    `  metrics:      ${exporterUrl}/metrics`,
-    `  landing page: ${exporterUrl}/`,
-    `  simulator:    ${simulatorUrl}/  (state: ${simulatorUrl}/_sim/state)`,
-    `  stellar rpc:  ${simulatorUrl}${RPC_PATH}  (JSON-RPC, same ledgers)`,
-    `  fork:         ${forkUrl}/  (the same network, other hashes from ledger ${forkAt} on: ` +
-      `the "${FORK_TARGET}" target disagrees)`,
-    `  change scenario: curl -X POST ${simulatorUrl}/_sim/scenario/fee_spike  ` +
-      "(or account_drain, deposits_stopped, signer_change, rpc_lagging, ...)",
-    "  markets:      usdx-usdc (peg 1) and xlm-usdc, with their maker; a depeg, then a maker that stops quoting:",
-    `                curl -X POST ${simulatorUrl}/_sim/scenario/stablecoin_depeg  (then maker_stops_quoting)`,
-    "  contracts:    counter (wasm, with its storage entry) and usdc (Stellar Asset Contract); " +
-      "archival in about 4 minutes:",
-    `                curl -X POST ${simulatorUrl}/_sim/scenario/contract_expiring`,
-    "                events (transfer, mint); the counter falls silent with contract_silent, upgrades with:",
-    `                curl -X POST ${simulatorUrl}/_sim/scenario/contract_upgrade`,
-    "  assets:       USDC and DEMO; DEMO is minted and its flags change with:",
-    `                curl -X POST ${simulatorUrl}/_sim/scenario/asset_mint`,
-    "  corridors:    usdc-to-xlm and xlm-for-eurc; usdc-to-xlm loses its path for 2 minutes, then comes back dearer:",
-    `                curl -X POST ${simulatorUrl}/_sim/scenario/corridor_drain`,
-    "Press Ctrl+C to stop.",
-    "",
-  ].join("\n");
+  const post = `curl -X POST ${simulatorUrl}/_sim/scenario`;
+  return `stellar-horizon-exporter demo: exporter polling the built-in Horizon simulator (offline).
+  metrics:      ${exporterUrl}/metrics
+  landing page: ${exporterUrl}/
+  simulator:    ${simulatorUrl}/  (state: ${simulatorUrl}/_sim/state)
+  stellar rpc:  ${simulatorUrl}${RPC_PATH}  (JSON-RPC, same ledgers)
+  fork:         ${forkUrl}/  (the same network, other hashes from ledger ${forkAt} on: \
+the "${FORK_TARGET}" target disagrees)
+  change scenario: ${post}/fee_spike  (or account_drain, deposits_stopped, signer_change, rpc_lagging, ...)
+  markets:      usdx-usdc (peg 1) and xlm-usdc, with their maker; a depeg, then a maker that stops quoting:
+                ${post}/stablecoin_depeg  (then maker_stops_quoting)
+  contracts:    counter (wasm, with its storage entry) and usdc (Stellar Asset Contract); archival in about 4 minutes:
+                ${post}/contract_expiring
+                events (transfer, mint); the counter falls silent with contract_silent, upgrades with:
+                ${post}/contract_upgrade
+  assets:       USDC and DEMO; DEMO is minted and its flags change with:
+                ${post}/asset_mint
+  corridors:    usdc-to-xlm and xlm-for-eurc; usdc-to-xlm loses its path for 2 minutes, then comes back dearer:
+                ${post}/corridor_drain
+Press Ctrl+C to stop.
+`;
 }
 
 /** The simulator's demo contracts as the demo watches them, events included; the counter, which emits every other
