@@ -137,8 +137,7 @@ export const FLAGS = {
 
 type CommandLine =
   | { kind: "run"; config: ExporterConfig }
-  | { kind: "help" }
-  | { kind: "version" }
+  | { kind: "help" | "version" }
   /** `usage` when the command line itself is malformed (an unknown flag, no target), so --help applies. */
   | { kind: "invalid"; problems: string[]; usage?: true };
 
