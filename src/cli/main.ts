@@ -1,6 +1,6 @@
 import { pino } from "pino";
 import { FLAGS, loadConfig } from "../config/config.js";
-import { closestName } from "../config/messages.js";
+import { didYouMean } from "../config/messages.js";
 import { scrubSecrets } from "../config/secret.js";
 import { waitForShutdownSignal } from "./signals.js";
 import { answeredHelp, COMMANDS, describeRejection, reportProblems } from "./usage.js";
@@ -67,9 +67,7 @@ async function main(argv: string[]): Promise<number> {
   // A first word that is no flag names a command: one that does not exist is a typo, not a target.
   const command = argv[0] === "help" ? argv[1] : argv[0];
   if (command !== undefined && !command.startsWith("-") && !COMMANDS.includes(command)) {
-    const meant = closestName(command, COMMANDS);
-    const problem = `unknown command "${command}"${meant ? ` (did you mean ${meant}?)` : ""}`;
-    reportProblems(process.stderr, undefined, [problem], true);
+    reportProblems(process.stderr, undefined, [`unknown command "${command}"${didYouMean(command, COMMANDS)}`], true);
     return 2;
   }
   // `help` and `help COMMAND` are `--help` and `COMMAND --help`.

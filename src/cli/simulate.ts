@@ -1,6 +1,6 @@
 import { parseListenAddress } from "../config/config.js";
 import { parseDuration } from "../config/duration.js";
-import { closestName } from "../config/messages.js";
+import { didYouMean } from "../config/messages.js";
 import { MAX_NETWORK_START_AGE_MS, SCENARIOS, startSimulator, type StartOptions } from "../simulator/index.js";
 import { waitForShutdownSignal } from "./signals.js";
 import { reportProblems, versionLine, type CommandIo } from "./usage.js";
@@ -91,8 +91,8 @@ function splitArguments(argv: readonly string[]) {
     const equals = argument.indexOf("=");
     const name = argument.slice(2, equals < 0 ? undefined : equals);
     if (!Object.hasOwn(VALUE_FLAGS, name)) {
-      const meant = closestName(name, [...Object.keys(VALUE_FLAGS), "disable-path-finding", "help", "version"]);
-      parsed.problems.push(`unknown flag --${name}${meant ? ` (did you mean --${meant}?)` : ""}`);
+      const known = [...Object.keys(VALUE_FLAGS), "disable-path-finding", "help", "version"];
+      parsed.problems.push(`unknown flag --${name}${didYouMean(name, known, "--")}`);
       continue;
     }
     if (equals >= 0) parsed.values[name] = argument.slice(equals + 1);

@@ -65,12 +65,13 @@ function editDistance(a: string, b: string): number {
   return rows[a.length]![b.length]!;
 }
 
-/** The known name closest to a misspelt one, when it is close enough to be what was meant. */
-export function closestName(name: string, known: readonly string[]): string | undefined {
+/** ` (did you mean NAME?)` with the known name closest to a misspelt one, when it is close enough; else nothing. */
+export function didYouMean(name: string, known: readonly string[], prefix = ""): string {
   const tolerance = Math.max(1, Math.floor(name.length / 3));
   const distance = (candidate: string) => editDistance(name.toLowerCase(), candidate.toLowerCase());
   // A stable sort: of equally close names, the first listed.
-  return known.filter((candidate) => distance(candidate) <= tolerance).sort((a, b) => distance(a) - distance(b))[0];
+  const meant = known.filter((other) => distance(other) <= tolerance).sort((a, b) => distance(a) - distance(b))[0];
+  return meant ? ` (did you mean ${prefix}${meant}?)` : "";
 }
 
 /** ` (did you mean 15s?)` for a bare number where a duration belongs, else nothing. */
@@ -82,10 +83,7 @@ export function unitSuggestion(input: unknown): string {
 /** node:util parseArgs's messages in the operator's words, with the closest flag for a typo. */
 export function flagProblem(message: string, flags: readonly string[]): string {
   const unknown = /^Unknown option '-{1,2}([^']+)'/.exec(message)?.[1];
-  if (unknown !== undefined) {
-    const meant = closestName(unknown.split("=")[0]!, flags);
-    return `unknown flag --${unknown}${meant ? ` (did you mean --${meant}?)` : ""}`;
-  }
+  if (unknown !== undefined) return `unknown flag --${unknown}${didYouMean(unknown.split("=")[0]!, flags, "--")}`;
   const missing = /^Option '(--[^ ']+)(?: <value>)?' argument missing/.exec(message)?.[1];
   if (missing !== undefined) return `${missing} needs a value`;
   const unexpected = /^Unexpected argument '([^']*)'/.exec(message)?.[1];

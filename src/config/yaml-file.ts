@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit } from "yaml";
 import type { Document, YAMLError } from "yaml";
 import type { z } from "zod";
-import { closestName, operatorMessage } from "./messages.js";
+import { didYouMean, operatorMessage } from "./messages.js";
 import { maskYamlLine } from "./yaml-mask.js";
 
 /** Reads, parses and validates a YAML file; else undefined, one line per problem added: `FILE:LINE: key: what`. */
@@ -36,10 +36,9 @@ export async function readYamlDocument<T extends z.ZodType>(
     `${path}:${lines.linePos(offsetOf(document, keyPath, key)).line}: ${keyPathText(keyPath)}`;
   const located = parsed.error.issues.flatMap((issue) =>
     issue.code === "unrecognized_keys"
-      ? issue.keys.map((key) => {
-          const meant = closestName(key, knownKeys(schema, issue.path));
-          return `${at([...issue.path, key], true)}: unknown key${meant ? ` (did you mean ${meant}?)` : ""}`;
-        })
+      ? issue.keys.map(
+          (key) => `${at([...issue.path, key], true)}: unknown key${didYouMean(key, knownKeys(schema, issue.path))}`,
+        )
       : [`${at(issue.path)}: ${issue.message}`],
   );
   const lineNumber = (problem: string) => Number(problem.slice(path.length + 1, problem.indexOf(":", path.length + 1)));
