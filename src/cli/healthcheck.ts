@@ -66,11 +66,7 @@ function probe(url: string): Promise<number> {
   });
 }
 
-export async function runHealthcheckCommand(
-  argv: string[],
-  env: NodeJS.ProcessEnv = process.env,
-  io: CommandIo = {},
-): Promise<number> {
+export async function runHealthcheckCommand(argv: string[], env = process.env, io: CommandIo = {}): Promise<number> {
   const { stdout = process.stdout, stderr = process.stderr } = io;
   const flags = argv.length > 0 ? argv : (runningExporterArguments(process.argv[1] ?? "") ?? []);
   const command = await loadConfig(flags, env);
