@@ -187,9 +187,8 @@ const PROBE_FUNDS_STROOPS = 10_000n * 10_000_000n;
  * each simulator, every 15 s so the probe panels fill quickly. */
 export function withDemoProbe(config: ExporterConfig, simulators: readonly Simulator[]): ExporterConfig {
   const signer = Keypair.random();
-  for (const simulator of simulators) {
+  for (const simulator of simulators)
     simulator.accounts.add({ id: signer.publicKey(), balance: PROBE_FUNDS_STROOPS }, simulator.latestLedgerPoint());
-  }
   const txProbe = txProbeWith(signer, { interval: "15s", maxFee: TX_PROBE_DEFAULTS.maxFee, allowPubnet: false });
   return {
     ...config,
