@@ -45,8 +45,7 @@ export function createServerApp(sources: ServerSources) {
     const outgoing = c.env?.outgoing;
     // Outside a Node server (Hono's app.request in tests) the parts are joined into one body.
     if (outgoing === undefined) return c.body(Buffer.concat(parts), 200, head);
-    // Written to Node's response as they are: the store's part is megabytes held between
-    // publications, and a web stream or a joined copy per scrape costs more than the write itself.
+    // Written to Node's response as they are: a web stream or a joined copy of megabytes costs more than the write.
     outgoing.writeHead(200, Object.fromEntries(c.body(null, 200, head).headers));
     for (const part of parts) if (part.byteLength > 0) outgoing.write(part);
     outgoing.end();

@@ -17,11 +17,9 @@ function qualities(header: string): Map<string, number> {
   return found;
 }
 
-/**
- * The coding to answer with (RFC 9110 §12.5.3): gzip when accepted and not less preferred than identity, else
+/** The coding to answer with (RFC 9110 §12.5.3): gzip when accepted and not less preferred than identity, else
  * identity unless ruled out (`identity;q=0`, or `*;q=0` without an identity entry); undefined for a 406.
- * Without the header, identity: clients that cannot decode gzip (curl without --compressed) send none.
- */
+ * Without the header, identity: clients that cannot decode gzip (curl without --compressed) send none. */
 export function negotiateContentCoding(header: string | undefined): ContentCoding | undefined {
   if (header === undefined) return "identity";
   const accepted = qualities(header);

@@ -318,11 +318,6 @@ const CONTRACT_STATE_WHY: Readonly<Record<ContractEntryState, string>> = {
   unknown: "the RPC reports no live-until the exporter can trust (stellar-rpc#990)",
 };
 
-function daysLeft(days: number | undefined): string {
-  if (days === undefined) return "";
-  return days < 0.1 ? "< 0.1" : days.toFixed(1);
-}
-
 /** A Unix time as a UTC date and minute. */
 const utcMinute = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
@@ -341,7 +336,7 @@ function contractColumns(rpc: SeriesOwner): readonly Column<ContractEntryReport>
     ["Entry", (entry) => entry.entry],
     ["Durability", (entry) => entry.durability],
     [{ num: "TTL (ledgers)" }, ({ ttlLedgers }) => (ttlLedgers ? figureValue(rpc, ttlLedgers) : "")],
-    [{ num: "Days left" }, (entry) => daysLeft(entry.daysLeft)],
+    [{ num: "Days left" }, ({ daysLeft: days }) => (days === undefined ? "" : days < 0.1 ? "< 0.1" : days.toFixed(1))],
     ["Expected archival", ({ expiryTimestampSeconds: at }) => (at ? figureValue(rpc, at, utcMinute) : "")],
     ["State", contractState],
     [{ num: "Last event" }, ({ lastEventAgeSeconds: age }) => (age === undefined ? "" : `${Math.round(age)} s`)],
@@ -361,20 +356,17 @@ function contractsTable(rpc: SeriesOwner, entries: readonly ContractEntryReport[
 }
 
 /** Ledgers compared with the other targets of the network, and how many this target got wrong. */
-function agreementItem(agreement: NonNullable<TargetReport["agreement"]>) {
+function standing(agreement: NonNullable<TargetReport["agreement"]>) {
   const { network, comparisons, disagreements, lastDisagreementLedger } = agreement;
-  if (comparisons === 0) return item("Agreement", note(html`no other target of ${network} compared yet`), "", true);
-  if (disagreements === 0)
-    return item("Agreement", html`agrees ${unit(html`(${comparisons} ledgers compared on ${network})`)}`, "", true);
+  if (comparisons === 0) return note(html`no other target of ${network} compared yet`);
+  if (disagreements === 0) return html`agrees ${unit(html`(${comparisons} ledgers compared on ${network})`)}`;
   const where = unit(html`(on ${network}, last at ledger ${String(lastDisagreementLedger)})`);
-  return item("Agreement", html`${disagreements} of ${comparisons} ledgers disagreed ${where}`, "", true);
+  return html`${disagreements} of ${comparisons} ledgers disagreed ${where}`;
 }
 
-function pollState(endpoint: EndpointReport) {
-  let word: string = endpoint.state;
-  if (endpoint.state === "running") word = `running for ${endpoint.runningForSeconds ?? 0} s`;
-  if (endpoint.state === "failing") word = `failing: ${endpoint.lastError?.reason ?? "unknown"}`;
-  return badge(endpoint.state, word);
+function pollState({ state, runningForSeconds, lastError }: EndpointReport) {
+  if (state === "running") return badge(state, `running for ${runningForSeconds ?? 0} s`);
+  return badge(state, state === "failing" ? `failing: ${lastError?.reason ?? "unknown"}` : state);
 }
 
 function endpointsTable(endpoints: readonly EndpointReport[], nowMs: number) {
@@ -505,7 +497,7 @@ function card(target: TargetReport, index: number, nowMs: number) {
   } ${target.title}</h2>
 <p class="url"><code>${target.url}</code></p>
 ${target.rpc ? rpcFigures(target, target.rpc) : horizonFigures(target)}
-${target.agreement ? html`<dl class="figures">${agreementItem(target.agreement)}</dl>` : ""}
+${target.agreement ? html`<dl class="figures">${item("Agreement", standing(target.agreement), "", true)}</dl>` : ""}
 ${sparklines(target, nowMs)}
 ${section(target, target.accounts, target.lastKnown?.accounts, accountsTable)}
 ${section(target, target.assets, target.lastKnown?.assets, assetsTable)}
@@ -521,10 +513,8 @@ const LINKS = raw(
   ["metrics", "status.json", "healthz", "readyz"].map((page) => `<a href="${page}">/${page}</a>`).join(" · "),
 );
 
-/**
- * Everything interpolated goes through hono's html tag, which escapes it (target names are operator input);
- * sparklines escape their own text. The markup is XHTML-compatible, so an XML parser can check it is well formed.
- */
+/** Everything interpolated goes through hono's html tag, which escapes it (target names are operator input); sparklines
+ * escape their own text. The markup is XHTML-compatible, so an XML parser can check it is well formed. */
 export function landingPage(report: StatusReport) {
   const nowMs = Date.parse(report.generatedAt);
   const at = report.generatedAt;

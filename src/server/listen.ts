@@ -43,18 +43,16 @@ export function listen(app: NodeApp, host: string, port: number, tls?: WebConfig
       const why = LISTEN_ERRORS[error.code ?? ""] ?? error.message;
       reject(new Error(`cannot listen on ${where}: ${why}`, { cause: error }));
     };
-    const createServer = tls ? createHttpsServer : createHttpServer;
     const serverOptions = tls ? tlsOptions(tls) : {};
     const server: ServerType = serve(
       {
         fetch: app.fetch,
         hostname: host,
         port,
-        createServer: createServer as typeof createHttpServer,
+        createServer: (tls ? createHttpsServer : createHttpServer) as typeof createHttpServer,
         serverOptions,
-        // serve() would replace the global Response with node-server's own. /metrics writes its answer itself and
-        // returns RESPONSE_ALREADY_SENT; made after that replacement, the marker is node-server's kind of Response,
-        // which it then writes a second time, breaking the connection. So Response stays Node's (200 to 599 only).
+        // Response stays Node's (200 to 599 only): made after serve() replaced it, /metrics' RESPONSE_ALREADY_SENT
+        // would be node-server's kind of Response, which it writes a second time, breaking the connection.
         overrideGlobalObjects: false,
       },
       (info: AddressInfo) => {

@@ -25,11 +25,9 @@ type Gate = (path: string, authorization: string | undefined) => Promise<boolean
 
 const OPEN: Gate = async () => true;
 
-/**
- * HTTP basic auth against bcrypt hashes; an unknown user is checked against a dummy hash of the same cost, so
+/** HTTP basic auth against bcrypt hashes; an unknown user is checked against a dummy hash of the same cost, so
  * response time does not reveal which user names exist. bcrypt runs for one request at a time (as in Prometheus'
- * exporter-toolkit): a burst of unverified credentials waits in line instead of each taking a core.
- */
+ * exporter-toolkit): a burst of unverified credentials waits in line instead of each taking a core. */
 export function basicAuth(users: Readonly<Record<string, string>>, compare: PasswordCompare = bcrypt.compare): Gate {
   const costs = Object.values(users).map((hash) => bcrypt.getRounds(hash));
   const dummyHash = bcrypt.hashSync("not a password", Math.max(4, ...costs));
@@ -81,15 +79,13 @@ export function currentProtection(web: () => WebConfig | undefined): () => Prote
   let built: Protection = { headers: DEFAULT_HEADERS, gate: OPEN };
   return () => {
     const current = web();
-    if (current !== builtFor) {
-      builtFor = current;
-      const users = revealedValues(current?.basicAuthUsers ?? {});
-      built = {
-        headers: { ...DEFAULT_HEADERS, ...current?.headers },
-        gate: Object.keys(users).length > 0 ? basicAuth(users) : OPEN,
-      };
-    }
-    return built;
+    if (current === builtFor) return built;
+    builtFor = current;
+    const users = revealedValues(current?.basicAuthUsers ?? {});
+    return (built = {
+      headers: { ...DEFAULT_HEADERS, ...current?.headers },
+      gate: Object.keys(users).length > 0 ? basicAuth(users) : OPEN,
+    });
   };
 }
 
