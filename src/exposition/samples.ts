@@ -38,8 +38,7 @@ type CatalogSample<Catalog extends Record<string, MetricDefinition>> = {
 /** One series of a catalog metric, its labels checked by the compiler so they cannot drift from docs and dashboards. */
 export type Sample = CatalogSample<typeof METRICS> | CatalogSample<typeof RPC_METRICS>;
 
-/** The series of several families that change together (one watched account's), held as what they are computed from:
- * with ten thousand accounts, a JS object per series was most of the exporter's heap. It holds no histogram. */
+/** Several families' series that change together (one account's), held as their inputs to save heap; no histogram. */
 export interface SeriesGroup {
   /** Every family the group may have series in; groups of one kind share one list. */
   readonly families: readonly MetricDefinition[];
@@ -61,11 +60,7 @@ export function escapeLabelValue(value: string): string {
 }
 
 /** String() already writes NaN as the text format does, but not the infinities. */
-function formatValue(value: number): string {
-  if (value === Infinity) return "+Inf";
-  if (value === -Infinity) return "-Inf";
-  return String(value);
-}
+const formatValue = (value: number) => (value === Infinity ? "+Inf" : value === -Infinity ? "-Inf" : String(value));
 
 /** `targetLabel` is the target's label pair, e.g. `horizon="sdf"`, first so every series of a target lines up. */
 function sampleLines(targetLabel: string, sample: Sample): string {
@@ -90,16 +85,13 @@ export function sourcesByFamily(sources: readonly SeriesSource[]): Map<MetricDef
   const families = new Map<MetricDefinition, SeriesSource[]>();
   for (const source of sources) {
     for (const metric of isSeriesGroup(source) ? source.families : [source.metric]) {
-      const list = families.get(metric);
-      if (list === undefined) families.set(metric, [source]);
-      else list.push(source);
+      families.get(metric)?.push(source) ?? families.set(metric, [source]);
     }
   }
   return families;
 }
 
-/** One target's lines of one family, without HELP and TYPE, in slices of SOURCES_PER_SLICE sources. A slice is tens
- * of kilobytes and dies young: a family's whole text, megabytes at 10 000 pools, never reaches V8's old generation. */
+/** One target's lines of one family, without HELP and TYPE, in slices small enough to die young in V8's heap. */
 export async function* familyLines(
   target: string,
   metric: MetricDefinition,
@@ -120,8 +112,7 @@ export async function* familyLines(
   if (lines !== "") yield lines;
 }
 
-/** What a collector shows: `live` series leave /metrics when stale, `persistent` ones never do. Arrays, not
- * generators: one of tens of thousands of samples allocates an iterator result per sample, megabytes per poll. */
+/** What a collector shows: `live` series leave /metrics when stale, `persistent` never do; arrays allocate less. */
 export interface CollectorSamples<Source extends SeriesSource = SeriesSource> {
   readonly live: readonly Source[];
   readonly persistent: readonly Source[];

@@ -39,8 +39,7 @@ export class OwnRegistry {
   }
 }
 
-/** How often `nodejs_eventloop_lag_p*_seconds` samples. prom-client's 10 ms timer was most of what an idle exporter
- * spent (docs/performance.md, "Measurements"); 100 ms still sees any stall that long, a shorter one in proportion. */
+/** How often `nodejs_eventloop_lag_p*_seconds` samples; prom-client's 10 ms cost an idle exporter most of its CPU. */
 const EVENT_LOOP_SAMPLE_MS = 100;
 
 /** A kind's catalog: the entries both kinds have, and Horizon's others where the kind has them. */
@@ -165,8 +164,7 @@ export class ExporterMetrics {
   /** The own series, then the process metrics, as they are now, in the coding. */
   async render(coding: ContentCoding): Promise<Buffer> {
     const text = Buffer.from(await this.registry.registry.metrics());
-    // A few kilobytes: compressed at once rather than after a thread-pool round trip, with zlib's default memory
-    // level, whose smaller tables cost a fraction of the store's to set up.
+    // A few kilobytes: compressed at once, with zlib's default memory level, whose smaller tables set up faster.
     return coding === "gzip" ? gzipSync(text, { level: GZIP_OPTIONS.level }) : text;
   }
 }

@@ -205,16 +205,14 @@ export class MetricStore {
         else fromMs = Math.max(fromMs, freshUntilMs);
       }
     }
-    const body: Body = {
+    return (this.assembled = {
       gzip: Buffer.concat(members.map((member) => member.gzip)),
       plainBytes: members.reduce((total, member) => total + member.plainBytes, 0),
       plain: undefined,
       plainUntilMs: -Infinity,
       fromMs,
       untilMs,
-    };
-    this.assembled = body;
-    return body;
+    });
   }
 
   /** Each family's header member then every target's member of it: persistent ones, and live ones still fresh. */
