@@ -83,6 +83,4 @@ export class NetworkAgreement {
   }
 }
 
-function risenBy(last: number, now: number): number {
-  return now >= last ? now - last : now;
-}
+const risenBy = (last: number, now: number): number => (now >= last ? now - last : now);

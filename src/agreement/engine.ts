@@ -51,9 +51,7 @@ interface NetworkState {
 /** What a target starts with on a network, and again when it moves to another. */
 const FRESH = { network: undefined, latest: undefined, comparisons: 0, disagreements: 0, lastDisagreement: undefined };
 
-function keyOf({ kind, target }: TargetId): string {
-  return `${kind}\u0000${target}`;
-}
+const keyOf = ({ kind, target }: TargetId): string => `${kind}\u0000${target}`;
 
 /** The majority rule: the hash a strict majority of the targets that showed the sequence agree on is right, the others
  * are blamed; an even split blames nobody, except on a network of two, where there is no majority to ask: both. */
@@ -198,9 +196,8 @@ export class AgreementEngine {
   private judge(record: SequenceRecord, network: NetworkState): void {
     if (record.hashes.size < 2) return;
     for (const key of record.hashes.keys()) {
-      if (record.compared.has(key)) continue;
+      if (!record.compared.has(key)) this.targets.get(key)!.comparisons += 1;
       record.compared.add(key);
-      this.targets.get(key)!.comparisons += 1;
     }
     for (const key of wrongTargets(record.hashes, network.members.size)) {
       if (record.blamed.has(key)) continue;

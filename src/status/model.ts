@@ -82,11 +82,9 @@ export function createStatusBoard(now?: () => number): StatusBoard {
   return new StatusBoard(STATUS_FAMILIES, [...SPARKLINES.horizon, ...SPARKLINES.rpc], now);
 }
 
-/**
- * A watched entry's state as alerts/stellar-contracts.rules.yml fire (`missing`: an instance or code entry not
+/** A watched entry's state as alerts/stellar-contracts.rules.yml fire (`missing`: an instance or code entry not
  * returned); `absent`: a configured key not returned (no alert: an expired temporary entry is not returned either);
- * `unknown`: neither TTL nor archival published (a live-until of 0, stellar-rpc#990).
- */
+ * `unknown`: neither TTL nor archival published (a live-until of 0, stellar-rpc#990). */
 export type ContractEntryState = "live" | "expiring_soon" | "expiring" | "archived" | "missing" | "absent" | "unknown";
 
 /** Seconds to archival below which an entry is `expiring_soon`, as StellarContractEntryExpiringSoon fires. */
@@ -242,9 +240,7 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs: number
   const balances = new Map<string, StatusSeries[]>();
   for (const found of series.all(metrics.accountBalance.name)) {
     const account = byAccount(found.labels);
-    const group = balances.get(account);
-    if (group === undefined) balances.set(account, [found]);
-    else group.push(found);
+    balances.get(account)?.push(found) ?? balances.set(account, [found]);
   }
   const names = new Set(series.all(metrics.accountExists.name).map(({ labels }) => byAccount(labels)));
   for (const account of balances.keys()) names.add(account);
