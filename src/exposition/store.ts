@@ -121,9 +121,8 @@ function tapped(tap: SampleTap, { live, persistent }: CollectorSamples): TappedS
   return { live: live.filter(keep), persistent: persistent.filter(keep) };
 }
 
-/** Every target's series as gzip members, one per family and target, made once per publication off the event loop.
- * A gzip scrape sends them as they are (HELP/TYPE once, then every target's lines of the family, as the text format
- * requires); a plain scrape decompresses them on the thread pool, so both codings carry the same bytes. */
+/** Every target's series as gzip members, one per family and target, made once per publication off the event loop: a
+ * gzip scrape sends them as they are, a plain one decompresses them on the thread pool, so both send the same bytes. */
 export class MetricStore {
   /** Per endpoint, per target (`label=name`), in the order targets were added. */
   private readonly published = new Map<PublishedSource, Map<string, Published>>();

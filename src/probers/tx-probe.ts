@@ -29,10 +29,7 @@ const VALIDITY_SECONDS = 30;
 const RESULT_CODE = /^tx_[a-z_]{1,40}$/;
 
 /** The probe's account as it stands: its sequence (it exceeds 2^53) and whether the probe's key signs for it. */
-export interface ProbeAccount {
-  readonly sequence: bigint;
-  readonly keySigns: boolean;
-}
+export type ProbeAccount = { readonly sequence: bigint; readonly keySigns: boolean };
 
 /** The Horizon calls the probe makes; the same client as the target's polls, so it shares their rate-limit hold. */
 export interface ProbeHorizon extends Pick<HorizonClient, "submitTransaction" | "holdingBack"> {

@@ -276,11 +276,9 @@ function lastPayment({ lastPaymentAgeSeconds: ages }: AccountReport): string {
 
 /** A balance's asset, short enough not to wrap: XLM, CODE and short issuer, a pool's pair or short id; all on hover. */
 function assetName(balance: AccountReport["balances"][number]) {
-  const pool = balance.pool;
-  if (pool === undefined) {
-    if (balance.asset === "native") return "XLM";
-    return balance.asset.includes(":") ? shortAsset(balance.asset) : balance.asset;
-  }
+  const { pool, asset } = balance;
+  if (asset === "native") return "XLM";
+  if (pool === undefined) return asset.includes(":") ? shortAsset(asset) : asset;
   if (pool.assets === undefined)
     return html`<span title="liquidity pool ${pool.poolId}">pool ${pool.poolId.slice(0, 8)}… shares</span>`;
   const [a, b] = pool.assets;
