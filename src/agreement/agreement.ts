@@ -4,8 +4,7 @@ import type { NetworkObserver } from "../job/network.js";
 import { AgreementEngine, type ShownLedger, type TargetAgreement, type TargetId } from "./engine.js";
 import { networkOf } from "./network.js";
 
-/** The engine fed with the facts the targets' polls read, and its standings as the agreement series, set again after
- * every change: a few series per target, rendered when scraped. */
+/** The engine fed with the facts the targets' polls read, its standings set as the agreement series at every change. */
 export class NetworkAgreement {
   private readonly engine = new AgreementEngine();
   private readonly targets;

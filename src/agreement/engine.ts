@@ -128,15 +128,14 @@ export class AgreementEngine {
     for (const { network, protocol } of this.targets.values())
       if (network !== undefined && protocol !== undefined)
         highest.set(network, Math.max(highest.get(network) ?? protocol, protocol));
-    return [...this.targets.values()].flatMap(
-      ({ id, network, protocol, comparisons, disagreements, lastDisagreement }) => {
-        if (network === undefined) return [];
-        const newest = Math.max(...this.reached(this.networks.get(network)!));
-        const disagreeing = lastDisagreement !== undefined && newest - lastDisagreement < this.sequencesKept;
-        const protocolBehind = protocol === undefined ? undefined : highest.get(network)! - protocol;
-        return [{ ...id, network, comparisons, disagreements, lastDisagreement, disagreeing, protocolBehind }];
-      },
-    );
+    return [...this.targets.values()].flatMap((state) => {
+      const { id, network, protocol, comparisons, disagreements, lastDisagreement } = state;
+      if (network === undefined) return [];
+      const newest = Math.max(...this.reached(this.networks.get(network)!));
+      const disagreeing = lastDisagreement !== undefined && newest - lastDisagreement < this.sequencesKept;
+      const protocolBehind = protocol === undefined ? undefined : highest.get(network)! - protocol;
+      return [{ ...id, network, comparisons, disagreements, lastDisagreement, disagreeing, protocolBehind }];
+    });
   }
 
   networkSizes(): Map<string, number> {

@@ -16,8 +16,7 @@ import {
 import type { RequestObserver } from "../client/http.js";
 import { GZIP_OPTIONS, type ContentCoding } from "./store.js";
 
-/** The only default metrics `promtool check metrics` (2.x, prom-client 15) rejects: gauges named like counters. Each
- * has a collector of its own, so removing them leaves their untotalled siblings (by type) as they are. */
+/** The default metrics `promtool check metrics` rejects (gauges named like counters); each has its own collector. */
 const PROMTOOL_FLAGGED_DEFAULTS = [
   "nodejs_active_resources_total",
   "nodejs_active_handles_total",
