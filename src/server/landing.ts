@@ -145,12 +145,11 @@ function orKnown(current: unknown, known: KnownBefore | undefined) {
 }
 
 function latestLedger(target: TargetReport) {
-  if (target.latestLedger === undefined) return orKnown(NO_DATA, target.lastKnown?.latestLedger);
-  const age = target.latestLedgerAgeSeconds;
-  const closedAt = target.latestLedgerClosedTimestampSeconds;
-  if (age === undefined || closedAt === undefined) return figureValue(target, target.latestLedger);
+  const { latestLedger: ledger, latestLedgerAgeSeconds: age, latestLedgerClosedTimestampSeconds: closedAt } = target;
+  if (ledger === undefined) return orKnown(NO_DATA, target.lastKnown?.latestLedger);
+  if (age === undefined || closedAt === undefined) return figureValue(target, ledger);
   const closed = moment(new Date(closedAt.value * 1000).toISOString(), age * 1000);
-  return html`${figureValue(target, target.latestLedger)} ${unit(html`closed ${closed}`)}`;
+  return html`${figureValue(target, ledger)} ${unit(html`closed ${closed}`)}`;
 }
 
 /** A fee in stroops, and how many times the base fee that is when both are known. */
@@ -187,10 +186,9 @@ ${item("Pools tracked", figureValue(target, target.liquidityPools))}
 }
 
 function rpcFigures(target: TargetReport, rpc: NonNullable<TargetReport["rpc"]>) {
-  const healthy = rpc.healthy;
+  const { healthy, oldestLedger: oldest } = rpc;
   const word = (value: number) => (value === 1 ? "healthy" : "unhealthy");
   const health = healthy && badge(healthy.value === 1 ? "ok" : "failing", figureValue(target, healthy, word));
-  const oldest = rpc.oldestLedger;
   const from = oldest === undefined ? "" : html` ${unit(html`ledgers, from ${figureValue(target, oldest)}`)}`;
   return html`<dl class="figures">
 ${item("Network", orKnown(target.network, target.lastKnown?.network))}

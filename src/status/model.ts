@@ -389,11 +389,9 @@ function marketReports(series: SeriesReader) {
   return traded.map(({ labels, value }) => {
     const market = labels.market ?? "";
     const makers = new Map<string, { asks?: number; bids?: number }>();
-    for (const offers of of(METRICS.marketMakerOffers.name, market)) {
-      const maker = offers.labels.maker ?? "";
-      const sides = makers.get(maker) ?? {};
-      sides[offers.labels.side === "ask" ? "asks" : "bids"] = offers.value;
-      makers.set(maker, sides);
+    for (const { labels: offers, value: count } of of(METRICS.marketMakerOffers.name, market)) {
+      const maker = offers.maker ?? "";
+      makers.set(maker, { ...makers.get(maker), [offers.side === "ask" ? "asks" : "bids"]: count });
     }
     return {
       market,
