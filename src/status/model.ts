@@ -501,8 +501,7 @@ function targetReport(target: TargetView, board: StatusBoard, nowMs: number): Ta
   const endpoints = target.endpoints.map((status) => endpointReport(status, nowMs));
   const points = (id: string) => board.history(target, id, nowMs).map(({ atMs, value }) => [atMs, value] as const);
   const history = Object.fromEntries(SPARKLINES[target.label].map(({ id }) => [id, points(id)]));
-  const figures =
-    target.label === "rpc" ? rpcFigures(series, endpoints, nowMs) : horizonFigures(series, endpoints, nowMs);
+  const figures = (target.label === "rpc" ? rpcFigures : horizonFigures)(series, endpoints, nowMs);
   const { label: kind, name, title, url } = target;
   return { kind, name, title, url, ...figures, agreement: agreementReport(target.agreement), endpoints, history };
 }
