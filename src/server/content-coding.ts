@@ -28,6 +28,5 @@ export function negotiateContentCoding(header: string | undefined): ContentCodin
   // Unnamed, identity is acceptable but preferred least.
   const identity = accepted.get("identity") ?? wildcard;
   if (gzip > 0 && (identity === undefined || gzip >= identity)) return "gzip";
-  if (identity === undefined || identity > 0) return "identity";
-  return undefined;
+  return identity === undefined || identity > 0 ? "identity" : undefined;
 }

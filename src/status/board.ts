@@ -208,10 +208,9 @@ export class StatusBoard implements SampleTap {
   private recordBuckets(target: TargetState, published: EndpointSnapshot, atMs: number): void {
     const buckets = (published.persistent.get(WINDOWED_BUCKETS) ?? published.live.get(WINDOWED_BUCKETS))?.series;
     if (buckets === undefined) return;
-    const history = target.bucketHistory;
-    history.push({ atMs, series: buckets });
+    target.bucketHistory.push({ atMs, series: buckets });
     // One publication at or before the window's start stays, as the baseline.
-    while ((history[1]?.atMs ?? Infinity) <= atMs - QUANTILE_WINDOW_MS) history.shift();
+    while ((target.bucketHistory[1]?.atMs ?? Infinity) <= atMs - QUANTILE_WINDOW_MS) target.bucketHistory.shift();
   }
 
   /** One point per contract: its events summed over their other labels. */
