@@ -60,14 +60,14 @@ export class HorizonClient {
     const body = { form: new URLSearchParams({ tx: envelopeXdr }) };
     // Horizon holds a submission until it is in a ledger, and answers 504 after 30 s: outlive that wait.
     const timeoutMs = Math.max(this.options.timeoutMs, 45_000);
-    const response = await this.http.json("transactions", this.urlFor("transactions", {}), body, signal, timeoutMs);
+    const response = await this.http.once("transactions", this.urlFor("transactions", {}), body, timeoutMs, signal);
     return validated(transactionResponseSchema, response, "Horizon's transactions");
   }
 
   /** One page of paths, records unvalidated; sent once: Horizon's dearest request, and a timeout is an outcome. */
   async paths(mode: "strict_send" | "strict_receive", query: Query, signal?: AbortSignal): Promise<RawRecords> {
     const url = this.urlFor(mode === "strict_send" ? "paths/strict-send" : "paths/strict-receive", query);
-    const page = await this.http.json("corridors", url, undefined, signal, this.options.timeoutMs);
+    const page = await this.http.once("corridors", url, undefined, this.options.timeoutMs, signal);
     return validated(pageSchema, page, "Horizon's paths")._embedded.records;
   }
 

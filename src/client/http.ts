@@ -101,15 +101,27 @@ export class CourteousHttp<E extends string> {
     });
   }
 
-  /** A 2xx answer's JSON, after retries, else a PollError; `poll` aborts it and its retry waits at its deadline.
-   * `onceWithin`: one attempt with that timeout, for requests whose repetition the caller decides. */
-  async json(purpose: E, url: string, body: RequestBody | undefined, poll?: AbortSignal, onceWithin?: number) {
-    const timeoutMs = onceWithin ?? this.options.timeoutMs;
-    const retries = onceWithin === undefined ? this.options.retries : 0;
+  /** A 2xx answer's JSON, after retries, else a PollError; `poll` aborts it and its retry waits at its deadline. */
+  json(purpose: E, url: string, body: RequestBody | undefined, poll?: AbortSignal) {
+    return this.request(purpose, { url, body, timeoutMs: this.options.timeoutMs }, poll, this.options.retries);
+  }
+
+  /** One attempt, never retried, with its own timeout: for requests whose repetition the caller decides. */
+  once(purpose: E, url: string, body: RequestBody | undefined, timeoutMs: number, poll?: AbortSignal) {
+    return this.request(purpose, { url, body, timeoutMs }, poll, 0);
+  }
+
+  /** True while the server asked us to send nothing (Retry-After, exhausted rate limit). */
+  holdingBack(): boolean {
+    return this.holdUntilMs > this.clock.now();
+  }
+
+  /** Up to `retries` further attempts after a transient failure. */
+  private async request(purpose: E, sent: Omit<Attempt, "signals">, poll: AbortSignal | undefined, retries: number) {
     const signals = [this.options.signal, poll].filter((signal) => signal !== undefined);
     for (let retry = 0; ; retry += 1) {
       try {
-        return await parseJson(await this.answerText(purpose, { url, body, timeoutMs, signals }));
+        return await parseJson(await this.answerText(purpose, { ...sent, signals }));
       } catch (error) {
         const failure = error instanceof PollError ? error : new PollError("internal", String(error));
         if (!isTransient(failure) || retry >= retries) throw failure;
@@ -119,11 +131,6 @@ export class CourteousHttp<E extends string> {
         if (aborted) throw abortReason(aborted, failure);
       }
     }
-  }
-
-  /** True while the server asked us to send nothing (Retry-After, exhausted rate limit). */
-  holdingBack(): boolean {
-    return this.holdUntilMs > this.clock.now();
   }
 
   /** The body of one attempt's 2xx answer, rate-limit headers noted and obeyed; else a PollError. */
