@@ -50,7 +50,8 @@ export interface CursorFeed {
 
 /** Where a job stands: the last counted record's paging token, and how many unusable tokens after it were counted. */
 export type CursorState = { cursor?: string | undefined; unusableCounted?: number };
-type StreamState = CursorState & { started: boolean };
+/** A stream's place: whether its first poll has read it, and its cursor, undefined while it never had a record. */
+export type StreamState = CursorState & { started: boolean };
 type Tally = { invalidRecords(count: number): void };
 
 /** Whether a page's failure is Horizon refusing its cursor: a 400, as for a token it cannot read. */

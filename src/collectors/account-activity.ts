@@ -3,7 +3,7 @@ import { METRICS } from "../catalog/metrics.js";
 import { operationRecordSchema, paymentRecordSchema, transactionRecordSchema } from "../client/activity-schemas.js";
 import { PollError } from "../client/errors.js";
 import type { HorizonClient, Query } from "../client/horizon-client.js";
-import { readStream, startOver, uint64Place, validRecord, type CursorState } from "../client/paging.js";
+import { readStream, startOver, uint64Place, validRecord, type StreamState } from "../client/paging.js";
 import { stroopsToUnits } from "../client/wire-values.js";
 import { activityRequestsPerPoll, streamsOf, type Stream } from "../config/account-streams.js";
 import type { WatchedAccount } from "../config/accounts.js";
@@ -20,9 +20,6 @@ const MAX_PAGES_PER_STREAM = 5;
 const WATCHED_OPERATION_TYPES = ["set_options", "set_trust_line_flags", "clawback", "account_merge"] as const;
 
 export type ActivityReader = Pick<HorizonClient, "accountStream">;
-
-/** One stream's place: read once (the first poll), and its cursor, undefined while it never had a record. */
-type StreamState = CursorState & { started: boolean };
 
 function increment(counts: Map<string, number>, key: string): void {
   counts.set(key, (counts.get(key) ?? 0) + 1);

@@ -128,7 +128,8 @@ class AccountGroup implements SeriesGroup {
   }
 }
 
-/** Watched accounts' series, a group per account: the same observation and base reserve keep group and version. */
+/** The series of a target's watched accounts, a group per account, and their persistent signer change counters. The
+ * very observation object last published, under the same base reserve, gives the same group: the version stays put. */
 export class AccountSamples {
   /** In the order of the watch list: each account's group as last published, and its signer change counter. */
   private readonly built: (AccountGroup | undefined)[] = [];

@@ -41,8 +41,8 @@ interface AssetState {
   invalid: boolean;
 }
 
-/** Watched assets, one request each per poll. Flag baseline and counter change together, so a poll aborted between
- * two requests counts no change twice. */
+/** Watched assets, one request each per poll. An asset Horizon does not know is `exists 0`, not a failure. Flag
+ * baseline and counter change together, so a poll aborted between two requests counts no change twice. */
 export class AssetsJob extends Poll implements PollJob {
   readonly source = "assets";
   private readonly states: AssetState[];

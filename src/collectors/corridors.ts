@@ -56,7 +56,8 @@ function failureResult(error: PollError): CorridorResult {
 }
 
 /** Payment corridors of one Horizon, asked once per run. A failing corridor's outcome is its series, not a failed run:
- * it never backs off the other polls or marks the target down. Only the run's deadline, or a stop, fails it. */
+ * it never backs off the other polls, marks the target down or counts as a poll error. Only the run's deadline, or a
+ * stop, fails it. */
 export class CorridorsJob extends Poll implements PollJob {
   readonly source = "corridors";
   readonly countersAtStart = true;

@@ -147,7 +147,7 @@ export class LedgersCollector extends Poll implements PollJob {
     const records = await this.client.ledgers({ order: "desc", limit: this.options.backfill + 1 }, context.signal);
     const newest = validRecord(ledgerSchema, records[0]);
     // A new chain, found after a refused cursor rather than by paging finding nothing newer.
-    if (newest !== undefined) this.newChain(newest);
+    if (newest !== undefined) this.restartIfNewChain(newest);
     // Ascending, as pages are read; any ledger at all must give the cursor, or every later poll has none.
     countPage(this.at, [...records].reverse(), context, this.feed(context), { mustMove: records.length > 0 });
   }
@@ -157,14 +157,14 @@ export class LedgersCollector extends Poll implements PollJob {
     const [raw] = await this.client.ledgers({ order: "desc", limit: 1 }, context.signal);
     // An invalid newest ledger was counted when paging reached it; it cannot tell a reset.
     const newest = validRecord(ledgerSchema, raw);
-    if (newest === undefined || !this.newChain(newest)) return;
+    if (newest === undefined || !this.restartIfNewChain(newest)) return;
     this.totals.resyncs += 1;
     this.read(newest);
     this.at = { cursor: newest.paging_token };
   }
 
-  /** Whether `newest` starts a new chain; if so, what is read next starts from it. */
-  private newChain(newest: Ledger): boolean {
+  /** Whether `newest` starts a new chain; if so, forgets the old one, so what is read next starts from it. */
+  private restartIfNewChain(newest: Ledger): boolean {
     const from = this.latest?.sequence;
     if (from === undefined || !startsNewChain(newest.sequence, from)) return false;
     this.log.warn({ from, to: newest.sequence }, "ledger sequence went backwards; resynchronising");

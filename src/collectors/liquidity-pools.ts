@@ -36,11 +36,17 @@ export function liquidityPoolSamples(pools: readonly LiquidityPool[]): Collector
 type SentRecord = Readonly<Record<string, unknown>>;
 
 /** A pool kept by the last poll: its series, and the fields of its record the schema reads, as sent. */
-type KnownPool = NonNullable<ReturnType<typeof knownPool>>;
+interface KnownPool extends Pick<LiquidityPool, "id" | "fee_bp" | "type"> {
+  readonly ledger: number;
+  readonly total_trustlines: string;
+  readonly total_shares: string;
+  readonly reserves: readonly { readonly asset: string; readonly amount: string }[];
+  readonly samples: readonly Sample[];
+}
 
 /** The pool of a record the schema accepts, only the compared fields copied (bounded by the schema): a record padded
  * with unknown fields holds nothing beyond its poll. A missing last_modified_ledger is NaN, equal to nothing. */
-function knownPool(record: unknown) {
+function knownPool(record: unknown): KnownPool | undefined {
   const pool = validRecord(liquidityPoolSchema, record);
   if (pool === undefined) return undefined;
   const sent = record as SentRecord;
@@ -51,7 +57,7 @@ function knownPool(record: unknown) {
     type: pool.type,
     total_trustlines: sent.total_trustlines as string,
     total_shares: sent.total_shares as string,
-    reserves: (sent.reserves as { asset: string; amount: string }[]).map(({ asset, amount }) => ({ asset, amount })),
+    reserves: (sent.reserves as KnownPool["reserves"]).map(({ asset, amount }) => ({ asset, amount })),
     samples: poolSamples(pool),
   };
 }

@@ -99,7 +99,7 @@ function marketSamples(market: WatchedMarket, state: MarketState): CollectorSamp
   }
   if (state.lastTradeMs !== undefined)
     live.push({ metric: METRICS.marketLastTrade, labels, value: state.lastTradeMs / 1000 });
-  for (const [maker, sides] of state.makers)
+  for (const [maker, sides] of state.makers) {
     for (const side of MAKER_SIDES) {
       const figures = sides[side];
       const makerLabels = { ...labels, maker, side };
@@ -112,6 +112,7 @@ function marketSamples(market: WatchedMarket, state: MarketState): CollectorSamp
       if (figures.ageSeconds !== undefined)
         live.push({ metric: METRICS.marketMakerOfferAge, labels: makerLabels, value: figures.ageSeconds });
     }
+  }
   const persistent: Sample[] = [];
   for (const [trade_type, value] of Object.entries(state.trades))
     persistent.push({ metric: METRICS.marketTrades, labels: { ...labels, trade_type }, value });

@@ -83,9 +83,13 @@ function sampleLines(targetLabel: string, sample: Sample): string {
 /** Each family's sources, in order: a sample under its metric, a group under each of its families. */
 export function sourcesByFamily(sources: readonly SeriesSource[]): Map<MetricDefinition, SeriesSource[]> {
   const families = new Map<MetricDefinition, SeriesSource[]>();
-  for (const source of sources)
-    for (const metric of isSeriesGroup(source) ? source.families : [source.metric])
-      families.get(metric)?.push(source) ?? families.set(metric, [source]);
+  for (const source of sources) {
+    for (const metric of isSeriesGroup(source) ? source.families : [source.metric]) {
+      const list = families.get(metric);
+      if (list === undefined) families.set(metric, [source]);
+      else list.push(source);
+    }
+  }
   return families;
 }
 

@@ -16,7 +16,8 @@ import {
 import type { RequestObserver } from "../client/http.js";
 import { GZIP_OPTIONS, type ContentCoding } from "./store.js";
 
-/** The default metrics `promtool check metrics` rejects (gauges named like counters); each has its own collector. */
+/** The only default metrics `promtool check metrics` (2.x, prom-client 15) rejects: gauges named like counters. Each
+ * has a collector of its own, so removing them leaves their untotalled siblings (by type) as they are. */
 const PROMTOOL_FLAGGED_DEFAULTS = [
   "nodejs_active_resources_total",
   "nodejs_active_handles_total",
@@ -38,7 +39,8 @@ export class OwnRegistry {
   }
 }
 
-/** How often `nodejs_eventloop_lag_p*_seconds` samples; prom-client's 10 ms cost an idle exporter most of its CPU. */
+/** How often `nodejs_eventloop_lag_p*_seconds` samples. prom-client's 10 ms timer was most of what an idle exporter
+ * spent (docs/performance.md, "Measurements"); 100 ms still sees any stall that long, a shorter one in proportion. */
 const EVENT_LOOP_SAMPLE_MS = 100;
 
 /** A kind's catalog: the entries both kinds have, and Horizon's others where the kind has them. */
@@ -163,7 +165,8 @@ export class ExporterMetrics {
   /** The own series, then the process metrics, as they are now, in the coding. */
   async render(coding: ContentCoding): Promise<Buffer> {
     const text = Buffer.from(await this.registry.registry.metrics());
-    // A few kilobytes: compressed at once, with zlib's default memory level, whose smaller tables set up faster.
+    // A few kilobytes: compressed at once rather than after a thread-pool round trip, with zlib's default memory
+    // level, whose smaller tables cost a fraction of the store's to set up.
     return coding === "gzip" ? gzipSync(text, { level: GZIP_OPTIONS.level }) : text;
   }
 }

@@ -25,8 +25,8 @@ export interface NetworkObserver {
   ledgerHash(sequence: number, hash: string): void;
 }
 
-/** A new chain starts again near genesis; a lagging or restored Horizon is the same chain somewhat behind, its cursors
- * still good: half the sequence tells the two apart. */
+/** Whether a ledger read at `sequence` after one at `before` is a new chain. A new chain starts again near genesis; a
+ * lagging or restored Horizon is the same chain somewhat behind, its cursors still good: half tells the two apart. */
 export function startsNewChain(sequence: number, before: number): boolean {
   return sequence < before / 2;
 }
@@ -55,7 +55,8 @@ export class NetworkView {
     this.observer?.learnt(facts);
   }
 
-  /** Notes a ledger read from the chain itself: one below half the highest read is a new chain. */
+  /** Notes a ledger read from the chain (by the ledgers poll, or where none runs, the accounts poll): one below half
+   * the highest read is a new chain, and the jobs that read from cursors start over. */
   ledgerRead(sequence: number): void {
     if (this.highestRead !== undefined && startsNewChain(sequence, this.highestRead)) this.chainChanged(sequence);
     else this.highestRead = Math.max(this.highestRead ?? sequence, sequence);

@@ -141,13 +141,15 @@ export class TargetRuntime<Target extends TargetBasics, Client> {
   /** Checks a configuration's request plan against the budget, and lists the jobs it runs. */
   private plan(config: ExporterConfig) {
     const requests = this.kind.requestPlan?.(this.target, config);
-    if (requests !== undefined) this.metrics.requestPlan(this.name, requests.planned, requests.budget);
-    if (requests !== undefined && requests.planned > requests.budget)
-      this.log.warn(
-        { plannedRequestsPerHour: requests.planned, requestBudgetPerHour: requests.budget },
-        "schedules plan more requests per hour than this target's budget: " +
-          "lengthen the poll intervals, track fewer pools or watch fewer accounts",
-      );
+    if (requests !== undefined) {
+      this.metrics.requestPlan(this.name, requests.planned, requests.budget);
+      if (requests.planned > requests.budget)
+        this.log.warn(
+          { plannedRequestsPerHour: requests.planned, requestBudgetPerHour: requests.budget },
+          "schedules plan more requests per hour than this target's budget: " +
+            "lengthen the poll intervals, track fewer pools or watch fewer accounts",
+        );
+    }
     return jobsOf(this.kind.jobs, this.target, config);
   }
 

@@ -242,14 +242,18 @@ export class JobRunner {
     if (this.stopping.signal.aborted) return this.publishing;
     const { job, lease, log, publishFailed } = this.options;
     // Taken now, so each publication shows the state as the run left it; a throw fails the publication in its turn.
-    const shown = new Promise<CollectorSamples>((resolve) => {
+    let shown: CollectorSamples | undefined;
+    let failure: unknown;
+    try {
       const samples = job.samples(succeeded);
-      resolve(succeeded ? samples : { live: [], persistent: samples.persistent });
-    });
-    shown.catch(() => undefined);
+      shown = succeeded ? samples : { live: [], persistent: samples.persistent };
+    } catch (error) {
+      failure = error;
+    }
     this.publishing = this.publishing.then(async () => {
       try {
-        await lease.publish(await shown, freshUntilMs);
+        if (shown === undefined) throw failure;
+        await lease.publish(shown, freshUntilMs);
         this.failingToPublish = false;
       } catch (error) {
         publishFailed();

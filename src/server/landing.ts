@@ -314,6 +314,11 @@ const CONTRACT_STATE_WHY: Readonly<Record<ContractEntryState, string>> = {
   unknown: "the RPC reports no live-until the exporter can trust (stellar-rpc#990)",
 };
 
+function daysLeft(days: number | undefined): string {
+  if (days === undefined) return "";
+  return days < 0.1 ? "< 0.1" : days.toFixed(1);
+}
+
 /** A Unix time as a UTC date and minute. */
 const utcMinute = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
@@ -332,7 +337,7 @@ function contractColumns(rpc: SeriesOwner): readonly Column<ContractEntryReport>
     ["Entry", (entry) => entry.entry],
     ["Durability", (entry) => entry.durability],
     [{ num: "TTL (ledgers)" }, ({ ttlLedgers }) => (ttlLedgers ? figureValue(rpc, ttlLedgers) : "")],
-    [{ num: "Days left" }, ({ daysLeft: days }) => (days === undefined ? "" : days < 0.1 ? "< 0.1" : days.toFixed(1))],
+    [{ num: "Days left" }, (entry) => daysLeft(entry.daysLeft)],
     ["Expected archival", ({ expiryTimestampSeconds: at }) => (at ? figureValue(rpc, at, utcMinute) : "")],
     ["State", contractState],
     [{ num: "Last event" }, ({ lastEventAgeSeconds: age }) => (age === undefined ? "" : `${Math.round(age)} s`)],

@@ -51,8 +51,9 @@ export function listen(app: NodeApp, host: string, port: number, tls?: WebConfig
         port,
         createServer: (tls ? createHttpsServer : createHttpServer) as typeof createHttpServer,
         serverOptions,
-        // Response stays Node's (200 to 599 only): made after serve() replaced it, /metrics' RESPONSE_ALREADY_SENT
-        // would be node-server's kind of Response, which it writes a second time, breaking the connection.
+        // serve() would replace the global Response with node-server's own. /metrics writes its answer itself and
+        // returns RESPONSE_ALREADY_SENT; made after that replacement, the marker is node-server's kind of Response,
+        // which it then writes a second time, breaking the connection. So Response stays Node's (200 to 599 only).
         overrideGlobalObjects: false,
       },
       (info: AddressInfo) => {

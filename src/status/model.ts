@@ -240,7 +240,9 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs: number
   const balances = new Map<string, StatusSeries[]>();
   for (const found of series.all(metrics.accountBalance.name)) {
     const account = byAccount(found.labels);
-    balances.get(account)?.push(found) ?? balances.set(account, [found]);
+    const list = balances.get(account);
+    if (list === undefined) balances.set(account, [found]);
+    else list.push(found);
   }
   const names = new Set(series.all(metrics.accountExists.name).map(({ labels }) => byAccount(labels)));
   for (const account of balances.keys()) names.add(account);
@@ -389,9 +391,9 @@ function marketReports(series: SeriesReader) {
   return traded.map(({ labels, value }) => {
     const market = labels.market ?? "";
     const makers = new Map<string, { asks?: number; bids?: number }>();
-    for (const { labels: offers, value: count } of of(METRICS.marketMakerOffers.name, market)) {
-      const maker = offers.maker ?? "";
-      makers.set(maker, { ...makers.get(maker), [offers.side === "ask" ? "asks" : "bids"]: count });
+    for (const { labels: offerLabels, value: count } of of(METRICS.marketMakerOffers.name, market)) {
+      const maker = offerLabels.maker ?? "";
+      makers.set(maker, { ...makers.get(maker), [offerLabels.side === "ask" ? "asks" : "bids"]: count });
     }
     return {
       market,
