@@ -134,10 +134,8 @@ export class LedgersCollector extends Poll implements PollJob {
   /** A cursor Horizon refuses would be refused at every poll: it is dropped and reading restarts from the latest. */
   private async resynchroniseRefusedCursor(context: PollContext): Promise<void> {
     this.totals.resyncs += 1;
-    this.log.warn(
-      { cursor: this.at.cursor },
-      "Horizon refused the ledger cursor; resynchronising from the latest ledger",
-    );
+    const { cursor } = this.at;
+    this.log.warn({ cursor }, "Horizon refused the ledger cursor; resynchronising from the latest ledger");
     this.at = {};
     await this.startFromLatest(context);
   }

@@ -5,8 +5,8 @@ import { parseSchedule, type Schedule } from "./schedule.js";
 
 /** Path finding is Horizon's most expensive endpoint: corridors run every 15 s at most, --poll.interval included. */
 export const FASTEST_CORRIDORS = parseSchedule("15s") as Schedule;
-
 export const tooFastForCorridors = (schedule: Schedule) => schedule.periodMs < FASTEST_CORRIDORS.periodMs;
+
 const AMOUNT_PROBLEM = 'expected a positive amount with at most 7 decimals, such as 100 or "0.5"';
 
 const ASSET_PROBLEM = `expected \`native\` or ${CODE_ISSUER}`;

@@ -290,8 +290,12 @@ export class StatusBoard implements SampleTap {
         const count = byName.get(`${family}_count`)?.series[0]?.value;
         if (sum === undefined || count === undefined) continue;
         const previous = target.histograms.get(family) ?? { sum: 0, count: 0 };
-        if (count > previous.count) grown.set(family, (sum - previous.sum) / (count - previous.count));
-        target.histograms.set(family, { sum, count, mean: grown.get(family) ?? previous.mean });
+        let mean = previous.mean;
+        if (count > previous.count) {
+          mean = (sum - previous.sum) / (count - previous.count);
+          grown.set(family, mean);
+        }
+        target.histograms.set(family, { sum, count, mean });
       }
     }
     return grown;

@@ -240,9 +240,9 @@ function accounts(series: SeriesReader, metrics: AccountMetricSet, nowMs: number
   const balances = new Map<string, StatusSeries[]>();
   for (const found of series.all(metrics.accountBalance.name)) {
     const account = byAccount(found.labels);
-    const list = balances.get(account);
-    if (list === undefined) balances.set(account, [found]);
-    else list.push(found);
+    const group = balances.get(account);
+    if (group === undefined) balances.set(account, [found]);
+    else group.push(found);
   }
   const names = new Set(series.all(metrics.accountExists.name).map(({ labels }) => byAccount(labels)));
   for (const account of balances.keys()) names.add(account);
