@@ -12,7 +12,10 @@ import { renderSamples } from "./support/render-samples.js";
 import { pollContext } from "./support/poll-context.js";
 
 /** A collector whose ledger pages are scripted, one a request, and what it logged and told the network. */
-async function polled(...pages: (Record<string, unknown>[] | Error)[]) {
+const polled = (...pages: (Record<string, unknown>[] | Error)[]) => polledWith(0, ...pages);
+
+/** Polls until every page was asked for, the first reading `backfill` ledgers before the newest. */
+async function polledWith(backfill: number, ...pages: (Record<string, unknown>[] | Error)[]) {
   const client = {
     ledgers: async () => {
       const page = pages.shift() ?? [];
@@ -23,13 +26,12 @@ async function polled(...pages: (Record<string, unknown>[] | Error)[]) {
   const lines: { msg: string }[] = [];
   const log = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
   const network = new NetworkView();
-  const collector = new LedgersCollector(client, { maxPagesPerPoll: 10, backfill: 0 }, log, network, {
+  const collector = new LedgersCollector(client, { maxPagesPerPoll: 10, backfill }, log, network, {
     schedule: parseSchedule("15s") as Schedule,
     requestsPerRun: 1,
   });
   const context = pollContext();
-  await collector.run(context);
-  await collector.run(context);
+  while (pages.length > 0) await collector.run(context);
   const values = parseExposition(await renderSamples("h", collector.samples().live));
   const sequence = valueOf(values, "stellar_horizon_ledger_sequence", { horizon: "h" });
   return { restarts: network.restarts, sequence, logged: lines.map(({ msg }) => msg) };
@@ -44,14 +46,14 @@ it("a broken hash chain is logged as counted and read on from, not as a resynchr
 
 describe("a network restart", () => {
   const refused = new PollError("http_4xx", "HTTP 400: Bad Request", { status: 400 });
-  const BACKWARDS = "ledger sequence went backwards; resynchronising";
+  const NEW_CHAIN = "Horizon is on another chain (network reset?); resynchronising";
   const REFUSED = "Horizon refused the ledger cursor; resynchronising from the latest ledger";
 
   it("found when nothing is newer than the cursor and the newest ledger is below it, is told to the other jobs", async () => {
     expect(await polled([makeLedger(100)], [], [makeLedger(5, {}, 7)])).toEqual({
       restarts: 1,
       sequence: 5,
-      logged: [BACKWARDS],
+      logged: [NEW_CHAIN],
     });
   });
 
@@ -59,12 +61,43 @@ describe("a network restart", () => {
     expect(await polled([makeLedger(100)], refused, [makeLedger(5, {}, 7)])).toEqual({
       restarts: 1,
       sequence: 5,
-      logged: [REFUSED, BACKWARDS],
+      logged: [REFUSED, NEW_CHAIN],
     });
   });
 
   it("found as a broken hash chain (a new chain grown past the ledgers read, say), is told too", async () => {
     expect(await polled([makeLedger(12)], [makeLedger(13, { prev_hash: "ff".repeat(32) }), makeLedger(14)])).toEqual({
+      restarts: 1,
+      sequence: 14,
+      logged: ["ledger hash chain broken (network reset?); counted as a resync, reading on from this ledger"],
+    });
+  });
+
+  it("found at a sequence read before with another hash, is told too, however young the old chain was", async () => {
+    // The half rule cannot see it: 24 is not below half of 24.
+    expect(await polled([makeLedger(24)], [], [makeLedger(24, {}, 7)])).toEqual({
+      restarts: 1,
+      sequence: 24,
+      logged: [NEW_CHAIN],
+    });
+  });
+
+  it("is not found in a step back below half to a ledger read before with the same hash (a restored Horizon)", async () => {
+    const firstPage = [10, 9, 8, 7, 6, 5, 4].map((sequence) => makeLedger(sequence));
+    expect(await polledWith(6, firstPage, [], [makeLedger(4)])).toEqual({ restarts: 0, sequence: 10, logged: [] });
+  });
+
+  it("found as a broken hash chain, leaves no hash of the old chain to tell the new one by", async () => {
+    const grownPast = [makeLedger(13, {}, 7), makeLedger(14, {}, 7)];
+    expect(
+      await polledWith(
+        2,
+        [12, 11, 10].map((sequence) => makeLedger(sequence)),
+        grownPast,
+        [],
+        [makeLedger(11, {}, 7)],
+      ),
+    ).toEqual({
       restarts: 1,
       sequence: 14,
       logged: ["ledger hash chain broken (network reset?); counted as a resync, reading on from this ledger"],

@@ -259,8 +259,9 @@ export const METRICS = {
     "Ledgers not read: passed over when catch-up hit its page cap, missing from Horizon, or invalid.",
   ),
   ledgerResyncsTotal: ledgers.counter("stellar_horizon_ledger_resyncs_total")(
-    "Times the ledger sequence fell below half the latest read (a new chain, e.g. a testnet reset), the hash chain " +
-      "broke or Horizon refused the paging cursor, and the exporter resynchronised.",
+    "Times the ledger sequence fell below half the latest read or a ledger read before came back with another hash " +
+      "(a new chain, e.g. a testnet reset), the hash chain broke or Horizon refused the paging cursor, and the " +
+      "exporter resynchronised.",
   ),
   ledgerCloseInterval: ledgers.histogram("stellar_horizon_ledger_close_interval_seconds")(
     "Time between the close of consecutive ledgers.",

@@ -67,6 +67,9 @@ function ledgerPlace(token: string, raw?: unknown): bigint | undefined {
   return whole && place === ledgerPagingToken(sequence) ? place : undefined;
 }
 
+/** Ledgers whose hashes are kept, about an hour and a half of them: a step back to one tells the chain for sure. */
+const RECENT_HASHES = 1_000;
+
 /** Reads every ledger once, ascending from Horizon's paging cursor, which moves by raw records (invalid ones too): a
  * gap is counted as skipped, never guessed at. */
 export class LedgersCollector extends Poll implements PollJob {
@@ -78,6 +81,11 @@ export class LedgersCollector extends Poll implements PollJob {
   private latest: Ledger | undefined;
   /** Invalid records read since `latest`, already counted as skipped. */
   private invalidSinceLatest = 0;
+  /** The highest sequence counted on this chain, valid or not: a Horizon a little behind, met after a refused cursor,
+   * serves some again. */
+  private countedThrough = -1;
+  /** The hashes of the last ledgers read, by sequence, oldest first: a chain has one hash per sequence. */
+  private readonly recentHashes = new Map<number, string>();
 
   constructor(
     private readonly client: HorizonClient,
@@ -120,6 +128,10 @@ export class LedgersCollector extends Poll implements PollJob {
       },
       place: ledgerPlace,
       count: (raw, usable) => {
+        // A usable token is its record's sequence (ledgerPlace); a record counted before is not counted, nor invalid.
+        const sequence = usable ? (raw as { sequence: number }).sequence : undefined;
+        if (sequence !== undefined && sequence <= this.countedThrough) return true;
+        if (sequence !== undefined) this.countedThrough = sequence;
         const ledger = usable ? validRecord(ledgerSchema, raw) : undefined;
         if (ledger !== undefined) this.read(ledger);
         else {
@@ -161,13 +173,19 @@ export class LedgersCollector extends Poll implements PollJob {
     this.at = { cursor: newest.paging_token };
   }
 
-  /** Whether `newest` starts a new chain; if so, forgets the old one, so what is read next starts from it. */
+  /** Whether `newest` starts a new chain; if so, forgets the old one, so what is read next starts from it. A ledger
+   * read before at its sequence tells for sure, however young the old chain; else the half rule. */
   private restartIfNewChain(newest: Ledger): boolean {
     const from = this.latest?.sequence;
-    if (from === undefined || !startsNewChain(newest.sequence, from)) return false;
-    this.log.warn({ from, to: newest.sequence }, "ledger sequence went backwards; resynchronising");
+    if (from === undefined) return false;
+    const known = this.recentHashes.get(newest.sequence);
+    if (known === undefined ? !startsNewChain(newest.sequence, from) : known === newest.hash) return false;
+    this.log.warn({ from, to: newest.sequence }, "Horizon is on another chain (network reset?); resynchronising");
+    this.network?.chainChanged(newest.sequence);
     this.latest = undefined;
     this.invalidSinceLatest = 0;
+    this.countedThrough = -1;
+    this.recentHashes.clear();
     return true;
   }
 
@@ -192,6 +210,7 @@ export class LedgersCollector extends Poll implements PollJob {
       this.totals.resyncs += 1;
       // Another chain: one that restarted and has grown past the ledgers read, say.
       this.network?.chainChanged(ledger.sequence);
+      this.recentHashes.clear();
       this.log.warn(
         { sequence: ledger.sequence },
         "ledger hash chain broken (network reset?); counted as a resync, reading on from this ledger",
@@ -215,6 +234,8 @@ export class LedgersCollector extends Poll implements PollJob {
         totals.txSetCapacity.observe(ledger.tx_set_operation_count / ledger.max_tx_set_size);
     }
     this.latest = ledger;
+    this.recentHashes.set(ledger.sequence, ledger.hash);
+    if (this.recentHashes.size > RECENT_HASHES) this.recentHashes.delete(this.recentHashes.keys().next().value!);
     this.network?.ledgerHash(ledger.sequence, ledger.hash);
     this.network?.learn({ baseReserveStroops: ledger.base_reserve_in_stroops });
   }
