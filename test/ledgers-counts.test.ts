@@ -13,18 +13,8 @@ import { renderSamples } from "./support/render-samples.js";
 const refused = new PollError("http_4xx", "HTTP 400: Bad Request", { status: 400 });
 const invalid = (sequence: number) => makeLedger(sequence, { base_fee_in_stroops: "not a number" });
 
-it("a refused cursor on a Horizon a little behind counts none of the ledgers read before again, invalid ones included", async () => {
-  const pages: (Record<string, unknown>[] | Error)[] = [
-    // First poll: the newest ledger and three before it (backfill), newest first.
-    [makeLedger(10), makeLedger(9), makeLedger(8), makeLedger(7)],
-    // Second: the ledgers after the cursor, one of them invalid.
-    [makeLedger(11), invalid(12), makeLedger(13)],
-    // Third: the cursor is refused; this Horizon's newest ledger is the invalid 12, read already.
-    refused,
-    [invalid(12), makeLedger(11), makeLedger(10), makeLedger(9)],
-    // Fourth: after 12, this Horizon now has 13 (read already) and 14.
-    [makeLedger(13), makeLedger(14)],
-  ];
+/** Polls until every page was asked for; the ledger counters and the invalid records counted. */
+async function counted(backfill: number, ...pages: (Record<string, unknown>[] | Error)[]) {
   const client = {
     ledgers: async () => {
       const page = pages.shift() ?? [];
@@ -34,24 +24,56 @@ it("a refused cursor on a Horizon a little behind counts none of the ledgers rea
   } as unknown as HorizonClient;
   const collector = new LedgersCollector(
     client,
-    { maxPagesPerPoll: 10, backfill: 3 },
+    { maxPagesPerPoll: 10, backfill },
     pino({ level: "silent" }),
     undefined,
-    {
-      schedule: parseSchedule("15s") as Schedule,
-      requestsPerRun: 1,
-    },
+    { schedule: parseSchedule("15s") as Schedule, requestsPerRun: 1 },
   );
   const context = pollContext();
-  for (let poll = 0; poll < 4; poll += 1) await collector.run(context);
-  expect(pages).toEqual([]);
+  while (pages.length > 0) await collector.run(context);
   const { live, persistent } = collector.samples();
   const values = parseExposition(await renderSamples("h", [...live, ...persistent]));
-  const H = { horizon: "h" };
-  expect(valueOf(values, "stellar_horizon_ledger_sequence", H)).toBe(14);
-  // 7 to 11, 13 and 14; 12 was invalid.
-  expect(valueOf(values, "stellar_horizon_ledgers_total", H)).toBe(7);
-  expect(valueOf(values, "stellar_horizon_ledgers_skipped_total", H)).toBe(1);
-  expect(context.invalid).toBe(1);
-  expect(valueOf(values, "stellar_horizon_ledger_resyncs_total", H)).toBe(1);
+  const of = (name: string) => valueOf(values, `stellar_horizon_${name}`, { horizon: "h" });
+  return {
+    sequence: of("ledger_sequence"),
+    ledgers: of("ledgers_total"),
+    skipped: of("ledgers_skipped_total"),
+    resyncs: of("ledger_resyncs_total"),
+    invalid: context.invalid,
+  };
+}
+
+it("a refused cursor on a Horizon a little behind counts none of the ledgers read before again, invalid ones included", async () => {
+  expect(
+    await counted(
+      3,
+      // First poll: the newest ledger and three before it (backfill), newest first.
+      [makeLedger(10), makeLedger(9), makeLedger(8), makeLedger(7)],
+      // Second: the ledgers after the cursor, one of them invalid.
+      [makeLedger(11), invalid(12), makeLedger(13)],
+      // Third: the cursor is refused; this Horizon's newest ledger is the invalid 12, read already.
+      refused,
+      [invalid(12), makeLedger(11), makeLedger(10), makeLedger(9)],
+      // Fourth: after 12, this Horizon now has 13 (read already) and 14.
+      [makeLedger(13), makeLedger(14)],
+    ),
+    // 7 to 11, 13 and 14; 12 was invalid.
+  ).toEqual({ sequence: 14, ledgers: 7, skipped: 1, resyncs: 1, invalid: 1 });
+});
+
+it("a new chain found with nothing newer counts from its newest ledger: an older one served later is not counted", async () => {
+  const newChain = (sequence: number, overrides = {}) => makeLedger(sequence, overrides, 7);
+  expect(
+    await counted(
+      0,
+      [makeLedger(100)],
+      // Nothing after 100; the newest is 20, of another chain.
+      [],
+      [newChain(20)],
+      // The cursor is refused, and a Horizon a little behind serves its invalid 19, from before the restart.
+      refused,
+      [newChain(19, { base_fee_in_stroops: "not a number" })],
+      [newChain(20), newChain(21)],
+    ),
+  ).toEqual({ sequence: 21, ledgers: 3, skipped: 0, resyncs: 2, invalid: 0 });
 });

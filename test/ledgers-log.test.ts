@@ -104,6 +104,15 @@ describe("a network restart", () => {
     });
   });
 
+  it("found behind a refused cursor, is told once however many ledgers before the newest are read", async () => {
+    const chain = (epoch: number, ...sequences: number[]) =>
+      sequences.map((sequence) => makeLedger(sequence, {}, epoch));
+    // By the half rule (2 is below half of 5 too), then by a known hash (1 is below half of 24).
+    expect((await polledWith(3, chain(0, 100, 99, 98, 97), refused, chain(7, 5, 4, 3, 2))).restarts).toBe(1);
+    const young = Array.from({ length: 24 }, (_, index) => 24 - index);
+    expect((await polledWith(23, chain(0, ...young), refused, chain(7, ...young))).restarts).toBe(1);
+  });
+
   it("is not told for a refused cursor on the same chain, the newest ledger ahead", async () => {
     expect(await polled([makeLedger(100)], refused, [makeLedger(150)])).toEqual({
       restarts: 0,
