@@ -77,3 +77,19 @@ it("a new chain found with nothing newer counts from its newest ledger: an older
     ),
   ).toEqual({ sequence: 21, ledgers: 3, skipped: 0, resyncs: 2, invalid: 0 });
 });
+
+it("a switch to another chain that a gap hides counts every ledger once: the hashes kept start afresh after a gap", async () => {
+  const other = (sequence: number, overrides = {}) => makeLedger(sequence, overrides, 7);
+  expect(
+    await counted(
+      6,
+      [10, 9, 8, 7, 6, 5, 4].map((sequence) => makeLedger(sequence)),
+      // Another chain, its 11 invalid: no hash links 12 to 10.
+      [other(11, { base_fee_in_stroops: "not a number" }), other(12)],
+      // Nothing newer; a Horizon of that chain a little behind, at 9: not taken for a new chain.
+      [],
+      [other(9)],
+      [10, 11, 12, 13].map((sequence) => other(sequence)),
+    ),
+  ).toEqual({ sequence: 13, ledgers: 9, skipped: 1, resyncs: 0, invalid: 1 });
+});

@@ -228,6 +228,8 @@ export class LedgersCollector extends Poll implements PollJob {
     } else if (previous !== undefined) {
       // Invalid records in the gap were counted as skipped when they were read.
       this.totals.skipped += Math.max(0, ledger.sequence - previous.sequence - 1 - this.invalidSinceLatest);
+      // No hash links the ledgers across a gap: those kept before it may be another chain's.
+      this.recentHashes.clear();
     }
     this.invalidSinceLatest = 0;
     const totals = this.totals;
