@@ -1,45 +1,21 @@
 /** The ledger counters count every record once, whatever Horizon does to the cursor. */
-import { pino } from "pino";
 import { expect, it } from "vitest";
 import { PollError } from "../src/client/errors.js";
-import type { HorizonClient } from "../src/client/horizon-client.js";
-import { LedgersCollector } from "../src/collectors/ledgers.js";
-import { parseSchedule, type Schedule } from "../src/config/schedule.js";
-import { parseExposition, valueOf } from "./support/exposition.js";
 import { makeLedger } from "./support/fake-horizon.js";
-import { pollContext } from "./support/poll-context.js";
-import { renderSamples } from "./support/render-samples.js";
+import { pollScripted, type ScriptedPage } from "./support/scripted-ledgers.js";
 
 const refused = new PollError("http_4xx", "HTTP 400: Bad Request", { status: 400 });
 const invalid = (sequence: number) => makeLedger(sequence, { base_fee_in_stroops: "not a number" });
 
 /** Polls until every page was asked for; the ledger counters and the invalid records counted. */
-async function counted(backfill: number, ...pages: (Record<string, unknown>[] | Error)[]) {
-  const client = {
-    ledgers: async () => {
-      const page = pages.shift() ?? [];
-      if (page instanceof Error) throw page;
-      return page;
-    },
-  } as unknown as HorizonClient;
-  const collector = new LedgersCollector(
-    client,
-    { maxPagesPerPoll: 10, backfill },
-    pino({ level: "silent" }),
-    undefined,
-    { schedule: parseSchedule("15s") as Schedule, requestsPerRun: 1 },
-  );
-  const context = pollContext();
-  while (pages.length > 0) await collector.run(context);
-  const { live, persistent } = collector.samples();
-  const values = parseExposition(await renderSamples("h", [...live, ...persistent]));
-  const of = (name: string) => valueOf(values, `stellar_horizon_${name}`, { horizon: "h" });
+async function counted(backfill: number, ...pages: ScriptedPage[]) {
+  const { value, invalid } = await pollScripted(backfill, pages);
   return {
-    sequence: of("ledger_sequence"),
-    ledgers: of("ledgers_total"),
-    skipped: of("ledgers_skipped_total"),
-    resyncs: of("ledger_resyncs_total"),
-    invalid: context.invalid,
+    sequence: value("ledger_sequence"),
+    ledgers: value("ledgers_total"),
+    skipped: value("ledgers_skipped_total"),
+    resyncs: value("ledger_resyncs_total"),
+    invalid,
   };
 }
 

@@ -1,40 +1,16 @@
 /** What the ledgers poll says in its log is what it does, and a network restart is told to the target's other jobs. */
-import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { PollError } from "../src/client/errors.js";
-import type { HorizonClient } from "../src/client/horizon-client.js";
-import { LedgersCollector } from "../src/collectors/ledgers.js";
-import { parseSchedule, type Schedule } from "../src/config/schedule.js";
-import { NetworkView } from "../src/job/network.js";
-import { parseExposition, valueOf } from "./support/exposition.js";
 import { makeLedger } from "./support/fake-horizon.js";
-import { renderSamples } from "./support/render-samples.js";
-import { pollContext } from "./support/poll-context.js";
+import { pollScripted, type ScriptedPage } from "./support/scripted-ledgers.js";
 
 /** A collector whose ledger pages are scripted, one a request, and what it logged and told the network. */
-const polled = (...pages: (Record<string, unknown>[] | Error)[]) => polledWith(0, ...pages);
+const polled = (...pages: ScriptedPage[]) => polledWith(0, ...pages);
 
 /** Polls until every page was asked for, the first reading `backfill` ledgers before the newest. */
-async function polledWith(backfill: number, ...pages: (Record<string, unknown>[] | Error)[]) {
-  const client = {
-    ledgers: async () => {
-      const page = pages.shift() ?? [];
-      if (page instanceof Error) throw page;
-      return page;
-    },
-  } as unknown as HorizonClient;
-  const lines: { msg: string }[] = [];
-  const log = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-  const network = new NetworkView();
-  const collector = new LedgersCollector(client, { maxPagesPerPoll: 10, backfill }, log, network, {
-    schedule: parseSchedule("15s") as Schedule,
-    requestsPerRun: 1,
-  });
-  const context = pollContext();
-  while (pages.length > 0) await collector.run(context);
-  const values = parseExposition(await renderSamples("h", collector.samples().live));
-  const sequence = valueOf(values, "stellar_horizon_ledger_sequence", { horizon: "h" });
-  return { restarts: network.restarts, sequence, logged: lines.map(({ msg }) => msg) };
+async function polledWith(backfill: number, ...pages: ScriptedPage[]) {
+  const { value, logged, restarts } = await pollScripted(backfill, pages);
+  return { restarts, sequence: value("ledger_sequence"), logged };
 }
 
 it("a broken hash chain is logged as counted and read on from, not as a resynchronisation it does not do", async () => {

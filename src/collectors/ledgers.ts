@@ -158,12 +158,8 @@ export class LedgersCollector extends Poll implements PollJob {
     const newest = validRecord(ledgerSchema, records[0]);
     // Ascending, as pages are read; any ledger at all must give the cursor, or every later poll has none.
     const ascending = [...records].reverse();
-    // A new chain, found after a refused cursor rather than by paging finding nothing newer: told as of the oldest
-    // ledger of the page, which is read first, so that reading the page does not tell it again.
-    if (newest !== undefined && this.restartIfNewChain(newest)) {
-      const oldest = ascending.map((raw) => validRecord(ledgerSchema, raw)).find((ledger) => ledger !== undefined);
-      this.network?.chainChanged(oldest!.sequence);
-    }
+    // A new chain, found after a refused cursor rather than by paging finding nothing newer.
+    if (newest !== undefined) this.restartIfNewChain(newest);
     countPage(this.at, ascending, context, this.feed(context), { mustMove: records.length > 0 });
   }
 
@@ -173,22 +169,21 @@ export class LedgersCollector extends Poll implements PollJob {
     // An invalid newest ledger was counted when paging reached it; it cannot tell a reset.
     const newest = validRecord(ledgerSchema, raw);
     if (newest === undefined || !this.restartIfNewChain(newest)) return;
-    this.network?.chainChanged(newest.sequence);
     this.totals.resyncs += 1;
     this.read(newest);
     this.countedThrough = newest.sequence;
     this.at = { cursor: newest.paging_token };
   }
 
-  /** Whether `newest` starts a new chain; if so, forgets the old one, so what is read next starts from it (the caller
-   * tells the network). A ledger read before at its sequence tells for sure, however young the old chain; else the
-   * half rule. */
+  /** Whether `newest` starts a new chain; if so, forgets the old one and tells the network, so what is read next starts
+   * from it. A ledger read before at its sequence tells for sure, however young the old chain; else the half rule. */
   private restartIfNewChain(newest: Ledger): boolean {
     const from = this.latest?.sequence;
     if (from === undefined) return false;
     const known = this.recentHashes.get(newest.sequence);
     if (known === undefined ? !startsNewChain(newest.sequence, from) : known === newest.hash) return false;
     this.log.warn({ from, to: newest.sequence }, "Horizon is on another chain (network reset?); resynchronising");
+    this.network?.chainChanged();
     this.latest = undefined;
     this.invalidSinceLatest = 0;
     this.countedThrough = -1;
@@ -216,7 +211,7 @@ export class LedgersCollector extends Poll implements PollJob {
     if (consecutive && ledger.prev_hash !== previous.hash) {
       this.totals.resyncs += 1;
       // Another chain: one that restarted and has grown past the ledgers read, say.
-      this.network?.chainChanged(ledger.sequence);
+      this.network?.chainChanged();
       this.recentHashes.clear();
       this.log.warn(
         { sequence: ledger.sequence },

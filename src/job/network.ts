@@ -58,14 +58,15 @@ export class NetworkView {
   /** Notes a ledger read from the chain (by the ledgers poll, or where none runs, the accounts poll): one below half
    * the highest read is a new chain, and the jobs that read from cursors start over. */
   ledgerRead(sequence: number): void {
-    if (this.highestRead !== undefined && startsNewChain(sequence, this.highestRead)) this.chainChanged(sequence);
-    else this.highestRead = Math.max(this.highestRead ?? sequence, sequence);
+    if (this.highestRead !== undefined && startsNewChain(sequence, this.highestRead)) this.chainChanged();
+    this.highestRead = Math.max(this.highestRead ?? sequence, sequence);
   }
 
-  /** Notes that the chain changed at `sequence` (a hash chain broken there, say): cursor jobs start over. */
-  chainChanged(sequence: number): void {
+  /** Notes that the chain changed (a hash chain broken, say): cursor jobs start over, and the new chain's highest is
+   * what is read next, so reading a reset's older ledgers first does not tell it again. */
+  chainChanged(): void {
     this.restartCount += 1;
-    this.highestRead = sequence;
+    this.highestRead = undefined;
   }
 
   /** Notes a closed ledger's hash for the observer, and that it is the latest. */
