@@ -1,7 +1,9 @@
 /**
  * Exits 0 when dist/ was built after every change to the sources, else says so in one line and
  * exits 1: `npm start` and `npm run demo` build only then, so a built checkout starts at once
- * (tsc alone takes 7 s or more). Plain JavaScript, so the check costs a bare node start.
+ * (tsc alone takes 7 s or more). `prepare` too: npx installs the checkout anew for every new path and
+ * runs it, and a rebuild rewrites dist/ under the commands already running from it.
+ * Plain JavaScript, so the check costs a bare node start.
  */
 import { readdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";

@@ -7,10 +7,7 @@ import { expectExit, runCli, spawnCli, startedUrl } from "./support/cli-process.
 import { FakeHorizon } from "./support/fake-horizon.js";
 import { until } from "./support/wait.js";
 
-// CI saw the built command exit 1 here twice (once for --version); 700 runs of --version under a full test run's load
-// here all exited 0, and the cause is not found. One retry keeps that from blocking a landing, and expectExit writes
-// the failed attempt's outcome to the log.
-describe("command line", { retry: 1 }, () => {
+describe("command line", () => {
   it("prints help listing every flag and its environment variable", () => {
     const result = runCli(["--help"]);
     expectExit(result, 0);
@@ -46,7 +43,7 @@ describe("command line", { retry: 1 }, () => {
   });
 });
 
-describe("help, version and bad input, for every command", { retry: 1 }, () => {
+describe("help, version and bad input, for every command", () => {
   it.each([["-h"], ["--help"], ["help"]])("%s prints the exporter's help", (flag) => {
     const result = runCli([flag]);
     expectExit(result, 0);

@@ -4,7 +4,7 @@
  * process it started.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -216,6 +216,26 @@ describe("start and stop", () => {
       expect(demo.stderr()).not.toContain("Building");
     } finally {
       demo.cleanUp();
+    }
+  }, 60_000);
+
+  // npx installs the checkout anew from every path it has not seen (each CI clone) and runs its `prepare`: a
+  // rebuild there rewrote dist/ under the commands other test files were running, which then failed to load.
+  it("npx, installing the checkout anew, leaves a built dist/ as it is", () => {
+    const cache = mkdtempSync(join(tmpdir(), "start-stop-npm-cache-"));
+    const bin = join(ROOT, "dist/cli/bin.js");
+    try {
+      const built = statSync(bin).mtimeMs;
+      const run = spawnSync("npx", ["stellar-horizon-exporter", "--version"], {
+        cwd: ROOT,
+        encoding: "utf8",
+        env: { ...process.env, npm_config_cache: cache, npm_config_offline: "true" },
+      });
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/^stellar-horizon-exporter \d/);
+      expect(statSync(bin).mtimeMs).toBe(built);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
     }
   }, 60_000);
 });

@@ -228,8 +228,8 @@ describe("package.json", () => {
     scripts: Record<string, string>;
   };
 
-  it("builds on npm ci (prepare), so the bin exists right after install", () => {
-    expect(manifest.scripts.prepare).toBe("npm run build --silent");
+  it("builds on npm ci (prepare) unless dist/ is current, so the bin exists right after install", () => {
+    expect(manifest.scripts.prepare).toBe("node scripts/dist-is-current.mjs || npm run build --silent");
     expect(manifest.scripts.build).toMatch(/^tsc -p tsconfig\.build\.json/);
     expect(existsSync(path.join(REPO_ROOT, BIN_SOURCE))).toBe(true);
   });
