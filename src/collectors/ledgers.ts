@@ -156,11 +156,10 @@ export class LedgersCollector extends Poll implements PollJob {
   private async startFromLatest(context: PollContext): Promise<void> {
     const records = await this.client.ledgers({ order: "desc", limit: this.options.backfill + 1 }, context.signal);
     const newest = validRecord(ledgerSchema, records[0]);
-    // Ascending, as pages are read; any ledger at all must give the cursor, or every later poll has none.
-    const ascending = [...records].reverse();
     // A new chain, found after a refused cursor rather than by paging finding nothing newer.
     if (newest !== undefined) this.restartIfNewChain(newest);
-    countPage(this.at, ascending, context, this.feed(context), { mustMove: records.length > 0 });
+    // Ascending, as pages are read; any ledger at all must give the cursor, or every later poll has none.
+    countPage(this.at, [...records].reverse(), context, this.feed(context), { mustMove: records.length > 0 });
   }
 
   /** Nothing newer means caught up, or a new chain below our cursor; a Horizon a little behind is waited for. */

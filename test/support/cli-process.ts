@@ -19,12 +19,10 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
   });
 }
 
-/** Asserts a finished command's exit code. A wrong one is also written to stderr with the signal, spawn error and
- * output that came with it, so that the log keeps it where a retry passes. */
+/** Asserts a finished command's exit code; a wrong one fails with the signal, spawn error and output that came with it. */
 export function expectExit(result: SpawnSyncReturns<string>, status: number): void {
   const { signal, error, stdout, stderr } = result;
   const outcome = JSON.stringify({ status: result.status, signal, error: error?.message, stdout, stderr });
-  if (result.status !== status) console.error(`expected exit ${status}, got ${outcome}`);
   expect(result.status, outcome).toBe(status);
 }
 
