@@ -511,7 +511,6 @@ describe("AccountActivityJob", () => {
   });
 });
 
-/** A Horizon serving the operations stream's pages as scripted, one a request (then empty ones), each query noted. */
 /** A Horizon serving the scripted pages, one a request (then empty ones), or throwing a scripted error; cursors noted. */
 function scripted(...pages: (JsonRecord[] | Error)[]) {
   const cursors: unknown[] = [];
@@ -603,6 +602,16 @@ describe("AccountActivityJob's cursor follows the rules of the markets and ledge
     const [newest, first] = [0, 1].map(() => operation("set_options"));
     const unusable = { ...operation("set_options"), paging_token: "abc" };
     expect(await threePolls([newest!], [unusable, first!, newest!], [])).toEqual([1, 1]);
+  });
+
+  it("counts each record of a page out of order once, the cursor moving to the newest", async () => {
+    const [newest, first, second, third] = [0, 1, 2, 3].map(() => operation("set_options"));
+    const { reader, cursors } = scripted([newest!], [second!, first!, second!, third!, newest!], [third!]);
+    const job = new AccountActivityJob(reader, watched, SCHEDULE);
+    const ctx = pollContext();
+    for (let poll = 0; poll < 3; poll++) await job.run(ctx);
+    expect([await counted(job), ctx.invalid]).toEqual([3, 0]);
+    expect(cursors).toEqual([undefined, newest!.paging_token, third!.paging_token]);
   });
 
   it("drops a cursor Horizon refuses (400): that poll fails, the next starts after the newest record again", async () => {

@@ -397,6 +397,14 @@ describe("MarketsJob's cursor follows the rules of the activity and ledgers jobs
     expect(cursors).toEqual([null, "5-1", "5-1", "5-1", "7-1"]);
   });
 
+  it("counts each trade of a page out of order once, the cursor moving to the newest", async () => {
+    const scripted = scriptedTrades([trade("1-1")], [trade("2-2"), trade("2-1"), trade("2-2"), trade("1-1")], []);
+    const marketsJob = new MarketsJob(scripted.client, [watched], SCHEDULE, () => NOW);
+    for (let poll = 0; poll < 3; poll++) await marketsJob.run(context);
+    expect([await trades(marketsJob), context.invalid]).toEqual([2, 0]);
+    expect(scripted.cursors).toEqual([undefined, "1-1", "2-2"]);
+  });
+
   it("counts a trade whose token cannot be the cursor once, and moves past it with a later trade", async () => {
     const scripted = scriptedTrades(
       [trade("1-1")],

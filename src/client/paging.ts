@@ -115,7 +115,7 @@ export async function readAfterCursor(state: CursorState, tally: Tally, feed: Cu
   }
 }
 
-/** Counts a page's records after the cursor and moves the cursor to the last usable token, in one step: an abort
+/** Counts a page's records after the cursor and moves the cursor to the newest usable token, in one step: an abort
  * between two pages leaves both consistent. Returns false, counting nothing, when nothing is newer; a page that must
  * move the cursor (`mustMove`: a full one) fails with reason `paging`. */
 export function countPage(
@@ -125,9 +125,12 @@ export function countPage(
   feed: CursorFeed,
   { mustMove = false } = {},
 ) {
-  // Each record: true after the cursor, false at or before it (counted already), undefined for an unusable token.
+  // Each record: true after the cursor and first in the page, false at or before it or repeated (counted already),
+  // undefined for an unusable token. A page out of order loses nothing: the cursor moves to its newest record.
   const fresh: (boolean | undefined)[] = [];
-  let at = state.cursor === undefined ? undefined : feed.place(state.cursor);
+  const from = state.cursor === undefined ? undefined : feed.place(state.cursor);
+  const seen = new Set<bigint>();
+  let newest: bigint | undefined;
   let end = -1;
   // An unusable token before a record at or before the cursor (and before any newer one) is older than the cursor:
   // counted already, if ever.
@@ -135,12 +138,15 @@ export function countPage(
   for (const raw of records) {
     const token = rawPagingToken(raw);
     const place = token === undefined ? undefined : feed.place(token, raw);
-    const after = place === undefined ? undefined : at === undefined || place > at;
-    if (after === true) {
-      at = place;
-      end = fresh.length;
-    } else if (after === false && end < 0) stale = fresh.length;
-    fresh.push(after);
+    if (place === undefined) fresh.push(undefined);
+    else if ((from === undefined || place > from) && !seen.has(place)) {
+      seen.add(place);
+      if (newest === undefined || place > newest) [newest, end] = [place, fresh.length];
+      fresh.push(true);
+    } else {
+      if (end < 0) stale = fresh.length;
+      fresh.push(false);
+    }
   }
   if (end < 0) return mustMove ? stuck(state.cursor, feed.endpoint) : false;
   // Unusable tokens right after the cursor: the first `unusableCounted` were counted when they ended an earlier page.
