@@ -4,7 +4,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { PollError } from "../src/client/errors.js";
 import { HorizonClient } from "../src/client/horizon-client.js";
 import { MAIN_THREAD_MAX_CHARS, MAX_VALUES, parseJson, stopJsonThread } from "../src/client/json-parse.js";
-import { exceedsValues } from "../src/client/json-worker.js";
+import { exceedsValues, surelyExceedsValues } from "../src/client/json-worker.js";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
 import { configFrom, stopStarted } from "./support/exporter-harness.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
@@ -46,6 +46,27 @@ describe("counting JSON values", () => {
     expect(exceedsValues([], 0)).toBe(true);
     expect(exceedsValues(Array(10).fill({}), 11)).toBe(false);
     expect(exceedsValues(Array(10).fill({}), 10)).toBe(true);
+  });
+});
+
+describe("a body's values counted before parsing", () => {
+  it("counts objects, arrays and commas outside strings, escaped quotes included, as floors on the values", () => {
+    // Four containers and two commas: at least four values (there are six).
+    const text = '{"a":[1,{"b":"{[,\\"{,"}],"c":[]}';
+    expect(JSON.parse(text)).toEqual({ a: [1, { b: '{[,"{,' }], c: [] });
+    expect(surelyExceedsValues(text, 4)).toBe(false);
+    expect(surelyExceedsValues(text, 3)).toBe(true);
+    // Three commas: at least four values, whatever their kind.
+    expect(surelyExceedsValues("[0,1,2,3]", 4)).toBe(false);
+    expect(surelyExceedsValues("[0,1,2,3]", 3)).toBe(true);
+    expect(surelyExceedsValues('"an unterminated string, {[', 0)).toBe(false);
+  });
+
+  it("refuses the page of 2.5 million empty records, and one of as many zeros, unparsed", () => {
+    expect(surelyExceedsValues(hostilePage, MAX_VALUES)).toBe(true);
+    expect(surelyExceedsValues(`[${Array(TINY_RECORDS).fill(0).join(",")}]`, MAX_VALUES)).toBe(true);
+    const pools = JSON.stringify({ _embedded: { records: [makePool(1, { padding: PADDING }), makePool(2)] } });
+    expect(surelyExceedsValues(pools, MAX_VALUES)).toBe(false);
   });
 });
 

@@ -26,15 +26,41 @@ export function exceedsValues(value: unknown, limit: number): boolean {
   return count > limit;
 }
 
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+
+/** Whether `text` surely holds more than `limit` JSON values, read outside its strings: each object or array is one,
+ * and each comma separates two. Such a body is refused unparsed: parsing millions of tiny values first left the
+ * process hundreds of MiB larger (docs/performance.md). */
+export function surelyExceedsValues(text: string, limit: number): boolean {
+  let opened = 0;
+  let commas = 0;
+  for (let at = 0; at < text.length; at += 1) {
+    const code = text.charCodeAt(at);
+    if (code === QUOTE) {
+      // To the closing quote; an escaped character is skipped with its backslash.
+      at += 1;
+      while (at < text.length && text.charCodeAt(at) !== QUOTE) at += text.charCodeAt(at) === BACKSLASH ? 2 : 1;
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      if (++opened > limit) return true;
+    } else if (code === COMMA && ++commas >= limit) return true;
+  }
+  return false;
+}
+
 function answer(text: string, maxValues: number) {
+  const tooComplex = { outcome: "too_complex" as const, why: `more than ${maxValues} JSON values` };
+  if (surelyExceedsValues(text, maxValues)) return tooComplex;
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     return { outcome: "invalid_json" } as const;
   }
-  if (exceedsValues(value, maxValues))
-    return { outcome: "too_complex" as const, why: `more than ${maxValues} JSON values` };
+  if (exceedsValues(value, maxValues)) return tooComplex;
   return { outcome: "parsed", value } as const;
 }
 
