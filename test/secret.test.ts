@@ -2,7 +2,8 @@ import { inspect } from "node:util";
 import { Keypair } from "@stellar/stellar-base";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { comparisonKey, retainSecretsOf, scrubSecrets, Secret } from "../src/config/secret.js";
+import { excerpt } from "../src/client/errors.js";
+import { comparisonKey, retainSecretsOf, scrubbedStart, scrubSecrets, Secret } from "../src/config/secret.js";
 import { TargetUrl } from "../src/config/target-url.js";
 import { problems, writeConfig } from "./support/config-files.js";
 
@@ -43,6 +44,28 @@ describe("Secret", () => {
     const echoed =
       "Cannot GET /0123456789abcdefghij/ledgers?apikey=query-key-123 (pa55word-x, header-token-456) on h.example";
     expect(scrubSecrets(echoed)).toBe("Cannot GET /<secret>/ledgers?apikey=<secret> (<secret>, <secret>) on h.example");
+  });
+});
+
+describe("a server's echo of a secret", () => {
+  it("masks the Authorization header Node's http makes of a URL's userinfo", () => {
+    new TargetUrl("https://us%65r:echo-pass-1@h.example/");
+    const header = `Basic ${Buffer.from("user:echo-pass-1").toString("base64")}`;
+    expect(scrubSecrets(`auth=${header}`)).toBe("auth=Basic <secret>");
+  });
+
+  it("is masked before a body is cut, so no part of it shows, wherever the cut falls", () => {
+    new Secret("cut-across-9876543210");
+    for (let at = 140; at < 170; at += 1) {
+      const body = `${"p".repeat(at)} apikey=cut-across-9876543210 and more`;
+      expect(excerpt(body)).not.toMatch(/cut-|9876/);
+    }
+    for (const length of [0, 5, 30]) {
+      const start = scrubbedStart(`${"q".repeat(10)}cut-across-9876543210${"r".repeat(50)}`, length);
+      expect(start).not.toMatch(/cut-|9876/);
+      expect(start.startsWith("q".repeat(Math.min(length, 10)))).toBe(true);
+    }
+    expect(scrubbedStart("short cut-across-9876543210", 4)).toBe("short <secret>");
   });
 });
 

@@ -127,7 +127,10 @@ class Gateway {
     if (!authorized || this.mode === "fail") {
       if (!authorized) this.refused.push(seen);
       response.writeHead(authorized ? 500 : 401, { "Content-Type": "text/plain" });
-      response.end(`cannot ${seen.method} ${seen.url} with ${JSON.stringify(seen.headers)}`);
+      // The credential first: an excerpt of the page shows its first 160 characters.
+      response.end(
+        `${seen.headers.authorization}: cannot ${seen.method} ${seen.url} with ${JSON.stringify(seen.headers)}`,
+      );
       return;
     }
     let path = url.pathname.slice(credentials.token.length + 1).replace(/^\/moved\//, "/");

@@ -1,5 +1,5 @@
 import type { PollErrorReason } from "../catalog/metrics.js";
-import { scrubSecrets } from "../config/secret.js";
+import { scrubbedStart, scrubSecrets } from "../config/secret.js";
 import type { Problem } from "./schemas.js";
 
 /** Why a request to a target, or a poll or probe run built from requests, failed; `reason` is the metric label. */
@@ -21,10 +21,11 @@ export function isTransient(error: PollError): boolean {
   return ["timeout", "network", "http_5xx", "invalid_json"].includes(error.reason);
 }
 
-/** A short, single-line view of a non-JSON body: the <title> of an HTML page, else its start. */
+/** A short, single-line view of a non-JSON body: the <title> of an HTML page, else its start; secrets masked before
+ * it is cut, so none shows in part. */
 export function excerpt(text: string): string {
   // Only the first 4 KiB, where a page's title is: the regex backtracks quadratically over repeated `<title`.
-  const start = text.trimStart().slice(0, 4096);
+  const start = scrubbedStart(text.trimStart(), 4096);
   const title = /<title[^>]*>([^<]*)<\/title>/i.exec(start)?.[1];
   const flat = (title ?? start).replace(/\s+/g, " ").trim();
   if (flat === "") return "empty body";

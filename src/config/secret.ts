@@ -73,6 +73,16 @@ export function scrubSecrets(text: string): string {
   return known.reduce((scrubbed, secret) => scrubbed.replaceAll(secret, SECRET_PLACEHOLDER), text);
 }
 
+/** About the first `length` characters of `text`, every secret in them masked: a secret the cut would split is masked
+ * whole or dropped with the end, never shown in part. */
+export function scrubbedStart(text: string, length: number): string {
+  const longest = known[0]?.length ?? 0;
+  if (text.length <= length + longest) return scrubSecrets(text);
+  const scrubbed = scrubSecrets(text.slice(0, length + longest));
+  // A secret begun within `length` ends within the slice; one its end splits lies in its last `longest` characters.
+  return scrubbed.slice(0, scrubbed.length - longest);
+}
+
 /** The forms of a secret's text that `scrubSecrets` masks: as it is, URL-encoded, and each word. */
 function formsOf(text: string): string[] {
   return [text, encodeURIComponent(text), ...text.split(/\s+/)].filter((form) => form.length >= SHORTEST_SCRUBBED);

@@ -23,8 +23,12 @@ export class TargetUrl {
     this.hostname = url.hostname;
     this.display = `${url.origin}${showPath || pathIsPublic(url.pathname) ? url.pathname : HIDDEN_PATH}`;
     this.href = new Secret(text);
+    const userinfo = [url.username, url.password].map(decoded);
+    // Node's http sends userinfo as `Authorization: Basic base64(user:password)`, which a server may echo too.
+    const basic = url.username || url.password ? [Buffer.from(userinfo.join(":")).toString("base64")] : [];
     this.parts = [
-      ...[url.username, url.password].filter((part) => part !== "").map(decoded),
+      ...userinfo.filter((part) => part !== ""),
+      ...basic,
       ...url.pathname.split("/").filter(isToken).map(decoded),
       ...url.searchParams.values(),
     ].map((part) => new Secret(part));
