@@ -157,6 +157,15 @@ describe("the secrets scrubbed across reloads", () => {
     expect(scrubSecrets("rotated-token-0 and rotated-token-98")).toBe("rotated-token-0 and rotated-token-98");
   });
 
+  it("masks a target URL by its parts only: one that holds no secret is shown as it is", () => {
+    const shown = new TargetUrl("http://127.0.0.1:18999/");
+    const keyed = new TargetUrl("https://rpc.example/?apikey=key-in-query-2");
+    retainSecretsOf({ targets: [{ url: shown }, { url: keyed }] });
+    expect(scrubSecrets(`${shown.href.reveal()} ${keyed.href.reveal()}`)).toBe(
+      "http://127.0.0.1:18999/ https://rpc.example/?apikey=<secret>",
+    );
+  });
+
   it("keeps the parts of a target URL, which a server may echo on their own", () => {
     const url = new TargetUrl("https://user:pass-word-1@rpc.example/0123456789abcdef0123/?apikey=key-in-query");
     retainSecretsOf({ rpcTargets: [{ url }] });

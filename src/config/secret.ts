@@ -14,17 +14,21 @@ function setKnown(forms: Iterable<string>): void {
 /** Each secret's text, for `retainSecretsOf` to know which texts the configuration in use still holds. */
 const textOf = new WeakMap<Secret<unknown>, string>();
 
+/** Secrets masked by their parts, not whole: a URL's, shown as it is when it holds no secret part. */
+const maskedByParts = new WeakSet<Secret<unknown>>();
+
 /** Per process: fingerprints compare secrets within one run and mean nothing outside it. */
 const FINGERPRINT_KEY = randomBytes(32);
 
 export class Secret<T = string> {
   readonly #value: T;
 
-  /** `text` is the value's byte string (a seed for a keypair); it is what `scrubSecrets` masks. */
-  constructor(value: T, text: string = String(value)) {
+  /** `text` is the value's byte string (a seed for a keypair); it is what `scrubSecrets` masks, unless `byParts`. */
+  constructor(value: T, text: string = String(value), { byParts = false } = {}) {
     this.#value = value;
     textOf.set(this, text);
-    treatAsSecret(text);
+    if (byParts) maskedByParts.add(this);
+    else treatAsSecret(text);
   }
 
   /** The value itself, for sending it where it belongs; never for showing it. */
@@ -101,9 +105,8 @@ export function retainSecretsOf(configuration: unknown): void {
   const visit = (value: unknown): void => {
     if (typeof value !== "object" || value === null || seen.has(value)) return;
     seen.add(value);
-    const text = value instanceof Secret ? textOf.get(value) : undefined;
-    if (text !== undefined) texts.add(text);
-    else for (const child of Object.values(value)) visit(child);
+    if (!(value instanceof Secret)) for (const child of Object.values(value)) visit(child);
+    else if (!maskedByParts.has(value)) texts.add(textOf.get(value)!);
   };
   visit(configuration);
   setKnown([...texts].flatMap(formsOf));

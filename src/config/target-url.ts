@@ -22,7 +22,8 @@ export class TargetUrl {
     this.host = url.host;
     this.hostname = url.hostname;
     this.display = `${url.origin}${showPath || pathIsPublic(url.pathname) ? url.pathname : HIDDEN_PATH}`;
-    this.href = new Secret(text);
+    // Masked by its parts below: masked whole, a URL that holds no secret would hide its own display form.
+    this.href = new Secret(text, text, { byParts: true });
     const userinfo = [url.username, url.password].map(decoded);
     // Node's http sends userinfo as `Authorization: Basic base64(user:password)`, which a server may echo too.
     const basic = url.username || url.password ? [Buffer.from(userinfo.join(":")).toString("base64")] : [];
