@@ -2,7 +2,12 @@ import { Keypair, xdr } from "@stellar/stellar-base";
 import { describe, expect, it } from "vitest";
 import { PollError } from "../src/client/errors.js";
 import type { Query, RawRecords } from "../src/client/horizon-client.js";
-import { AccountActivityJob, type ActivityReader } from "../src/collectors/account-activity.js";
+import {
+  ASSETS_PER_ACCOUNT,
+  AccountActivityJob,
+  OPERATION_TYPES_PER_ACCOUNT,
+  type ActivityReader,
+} from "../src/collectors/account-activity.js";
 import { failureCode } from "../src/collectors/payment-records.js";
 import type { WatchedAccount } from "../src/config/accounts.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
@@ -450,6 +455,48 @@ describe("AccountActivityJob", () => {
     expect(valueOf(values, "stellar_horizon_account_operations_total", at({ type: "set_options" }))).toBe(1);
     expect(valueOf(values, "stellar_horizon_account_operations_total", at({ type: "payment" }))).toBe(1);
     expect(valueOf(values, "stellar_horizon_account_operations_total", at({ type: "change_trust" }))).toBe(undefined);
+  });
+
+  it("counts a fee past int64, which no transaction can charge, as an invalid record", async () => {
+    const horizon = new Streams();
+    const job = new AccountActivityJob(horizon, [account()], SCHEDULE);
+    const ctx = pollContext();
+    await job.run(ctx);
+    horizon.records.transactions.push(
+      transaction(ME, true, SUCCESS_XDR, "18446744073709551615"),
+      transaction(ME, true, SUCCESS_XDR, "9223372036854775807"),
+    );
+    await job.run(ctx);
+    const fees = valueOf(await series(job), "stellar_horizon_account_fee_charged_stroops_total", at());
+    expect([fees, ctx.invalid]).toEqual([9223372036854775807, 1]);
+  });
+
+  it("bounds the asset and operation type labels: spam counts as other, native and limited assets keep theirs", async () => {
+    const horizon = new Streams();
+    const limited = account({ operations: true, maxOutflowPerHour: { [USDC]: 100 } });
+    const job = new AccountActivityJob(horizon, [limited], SCHEDULE);
+    await job.run(pollContext());
+    const spam = Array.from({ length: 25 }, (_, index) => `SPAM${index}:${OTHER}`);
+    for (const asset of spam) horizon.records.payments.push(payment(OTHER, ME, "1.0000000", asset));
+    horizon.records.payments.push(payment(OTHER, ME, "2.0000000"), payment(OTHER, ME, "3.0000000", USDC));
+    const types = Array.from({ length: 40 }, (_, index) => `new_type_${index}`);
+    for (const type of types) horizon.records.operations.push(operation(type));
+    horizon.records.operations.push(operation("set_options"));
+    await job.run(pollContext());
+    const values = await series(job);
+    const received = (asset: string) => at({ direction: "received", asset });
+    const payments = [...values.keys()].filter((key) => key.startsWith("stellar_horizon_account_payments_total{"));
+    // native, USDC and the first 18 spam assets, each received; USDC sent from 0; other.
+    expect(payments).toHaveLength(ASSETS_PER_ACCOUNT + 2);
+    expect(valueOf(values, "stellar_horizon_account_payments_total", received("other"))).toBe(7);
+    expect(valueOf(values, "stellar_horizon_account_payment_amount_total", received("other"))).toBe(undefined);
+    expect(valueOf(values, "stellar_horizon_account_payment_amount_total", received("native"))).toBe(2);
+    expect(valueOf(values, "stellar_horizon_account_payment_amount_total", received(USDC))).toBe(3);
+    expect(valueOf(values, "stellar_horizon_account_payments_total", received(spam[17]!))).toBe(1);
+    const operations = [...values.keys()].filter((key) => key.startsWith("stellar_horizon_account_operations_total{"));
+    expect(operations).toHaveLength(OPERATION_TYPES_PER_ACCOUNT + 1);
+    expect(valueOf(values, "stellar_horizon_account_operations_total", at({ type: "other" }))).toBe(12);
+    expect(valueOf(values, "stellar_horizon_account_operations_total", at({ type: "set_options" }))).toBe(1);
   });
 
   it("takes a 404 for an account Horizon never saw as no records, and a 404 after records as a poll error", async () => {

@@ -5,10 +5,10 @@ import type { GetEventsAnswer, GetEventsParams, RpcContractEvent } from "../src/
 import {
   ContractEventsJob,
   eventsRequestsPerPoll,
-  OTHER_TOPIC,
   topicLabel,
   TOPICS_PER_CONTRACT,
 } from "../src/collectors/contract-events.js";
+import { OTHER_LABEL } from "../src/collectors/label-text.js";
 import type { WatchedContract } from "../src/config/contracts.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
 import type { Sample } from "../src/exposition/samples.js";
@@ -218,6 +218,8 @@ describe("the contract events job", () => {
     expect(topicLabel([i128.toXDR("base64")])).toBe("i128");
     expect(topicLabel([xdr.ScVal.scvBool(true).toXDR("base64")])).toBe("bool");
     expect(topicLabel([])).toBe("none");
+    // A symbol is decoded unchecked: its unreadable characters are replaced, as a string's are.
+    expect(topicLabel([xdr.ScVal.scvSymbol('bad"sym\n\u0000').toXDR("base64")])).toBe('bad"sym\uFFFD\uFFFD');
 
     const { rpc, job, run, invalid } = setup(watched(1));
     await run();
@@ -229,7 +231,7 @@ describe("the contract events job", () => {
       .samples(true)
       .persistent.filter((sample) => sample.metric.name === "stellar_rpc_contract_events_total");
     expect(series.length).toBe(TOPICS_PER_CONTRACT + 1);
-    expect(value(job, "stellar_rpc_contract_events_total", { topic: OTHER_TOPIC })).toBe(10);
+    expect(value(job, "stellar_rpc_contract_events_total", { topic: OTHER_LABEL })).toBe(10);
     expect(value(job, "stellar_rpc_contract_events_total", { topic: "t3" })).toBe(2);
     expect(value(job, "stellar_rpc_contract_events_total", { topic: "t55" })).toBeUndefined();
     expect(invalid()).toBe(1);

@@ -4,6 +4,7 @@ import {
   amountText,
   assetFields,
   assetType,
+  feeText,
   nonNegativeInt,
   snakeCaseWord,
   timestamp,
@@ -84,7 +85,7 @@ export const transactionRecordSchema = z.object({
   /** The fee-bump's fee source, or the source account; Horizons before fee bumps omit it. */
   fee_account: address.optional(),
   /** A string since Horizon 1.0, a number before. */
-  fee_charged: z.union([uint64Text, nonNegativeInt]).transform((fee) => BigInt(fee)),
+  fee_charged: z.union([feeText, nonNegativeInt]).transform((fee) => BigInt(fee)),
   result_xdr: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, "expected base64"),
 });
 export type TransactionRecord = z.output<typeof transactionRecordSchema>;

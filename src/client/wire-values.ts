@@ -54,6 +54,8 @@ function integerWithin(pattern: RegExp, min: bigint, max: bigint, what: string) 
 
 /** A signed 64-bit integer sent as a string (fees in stroops, fee_stats' "100"), as a number. */
 export const int64String = integerWithin(/^-?\d+$/, -INT64_MAX - 1n, INT64_MAX, "a 64-bit integer").transform(Number);
+/** A fee in stroops kept as text: an int64 in the XDR, never negative. */
+export const feeText = integerWithin(/^\d+$/, 0n, INT64_MAX, "a fee in stroops");
 /** An unsigned 64-bit integer kept as text: a paging token (it exceeds 2^53), or a sequence number. */
 export const uint64Text = integerWithin(/^\d+$/, 0n, UINT64_MAX, "an unsigned 64-bit integer");
 /** An unsigned 64-bit integer sent as a string (a Stellar RPC fee, a close time in unix seconds), as a number. */

@@ -11,6 +11,7 @@ import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 import { Poll, type HorizonJobParts, type PollContext, type PollJob } from "../job/job.js";
 import { RestartWatch, type NetworkView } from "../job/network.js";
+import { BoundedLabel, OTHER_LABEL } from "./label-text.js";
 import { failureCode, paymentMoves, type Direction } from "./payment-records.js";
 
 /** Pages of one stream read in one poll at most; a longer backlog continues at the next poll. */
@@ -18,6 +19,11 @@ const MAX_PAGES_PER_STREAM = 5;
 
 /** Operations the StellarAccountUnexpectedOperation alert watches: their series exist from the start, at 0. */
 const WATCHED_OPERATION_TYPES = ["set_options", "set_trust_line_flags", "clawback", "account_merge"] as const;
+/** Distinct assets an account's payments get series for, `native` and the outflow-limited ones always among them;
+ * later ones count as `other` (without an amount: units of different assets do not add up). Spam assets are many. */
+export const ASSETS_PER_ACCOUNT = 20;
+/** Distinct operation types an account gets series for: Horizon has 27; later ones count as `other`. */
+export const OPERATION_TYPES_PER_ACCOUNT = 32;
 
 export type ActivityReader = Pick<HorizonClient, "accountStream">;
 
@@ -36,8 +42,11 @@ class AccountFlow {
   feeStroops = 0n;
   readonly failures = new Map<string, number>();
   readonly operations = new Map<string, number>();
+  private readonly assets: BoundedLabel;
+  private readonly operationTypes = new BoundedLabel(OPERATION_TYPES_PER_ACCOUNT, WATCHED_OPERATION_TYPES);
 
   constructor(readonly account: WatchedAccount) {
+    this.assets = new BoundedLabel(ASSETS_PER_ACCOUNT, ["native", ...Object.keys(account.maxOutflowPerHour ?? {})]);
     for (const stream of streamsOf(account)) this.streams.set(stream, { started: false });
     if (account.activity === true) {
       this.transactions.set("successful", 0).set("failed", 0);
@@ -55,7 +64,7 @@ class AccountFlow {
     if (stream === "transactions") return this.transaction(raw);
     const record = validRecord(operationRecordSchema, raw);
     if (record === undefined) return false;
-    if (record.transaction_successful !== false) increment(this.operations, record.type);
+    if (record.transaction_successful !== false) increment(this.operations, this.operationTypes.of(record.type));
     return true;
   }
 
@@ -69,9 +78,11 @@ class AccountFlow {
     for (const { direction, asset, stroops } of moves) {
       if (createdAt > (this.lastPayment.get(direction) ?? -Infinity)) this.lastPayment.set(direction, createdAt);
       if (!counting) continue;
-      const key = `${direction} ${asset}`;
+      const label = this.assets.of(asset);
+      const key = `${direction} ${label}`;
       increment(this.payments, key);
-      if (stroops !== undefined) this.stroops.set(key, (this.stroops.get(key) ?? 0n) + stroops);
+      if (stroops !== undefined && label !== OTHER_LABEL)
+        this.stroops.set(key, (this.stroops.get(key) ?? 0n) + stroops);
     }
     return true;
   }

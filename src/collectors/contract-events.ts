@@ -11,7 +11,7 @@ import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 import { Poll, type PollContext, type PollJob, type RpcJobParts } from "../job/job.js";
 import { stellarBase } from "../stellar-base.js";
-import { labelText } from "./label-text.js";
+import { BoundedLabel, labelText } from "./label-text.js";
 
 /** getEvents takes at most 5 filters of at most 5 contract ids each. */
 const CONTRACTS_PER_CALL = 25;
@@ -21,10 +21,9 @@ const EVENTS_PER_CALL = 1000;
 const CALLS_PER_GROUP = 10;
 /** Distinct first topics a contract gets series for; later ones count under `other`. */
 export const TOPICS_PER_CONTRACT = 50;
-export const OTHER_TOPIC = "other";
 /** The first topic of the system event a contract's upgrade emits. */
 const UPGRADE_TOPIC = "executable_update";
-/** Symbols are at most 32 characters; a string topic is cut to this many, unreadable characters replaced. */
+/** Symbols are at most 32 characters; a topic's text is cut to this many, unreadable characters replaced. */
 const TOPIC_CHARACTERS = 64;
 
 /** Requests an events poll sends in steady state: one call per group of 25 contracts (distinct ids). */
@@ -39,8 +38,9 @@ export function topicLabel(topics: readonly string[]): string {
   if (first === undefined) return "none";
   const value = stellarBase().xdr.ScVal.fromXDR(first, "base64");
   const arm = value.switch().name;
-  if (arm === "scvSymbol") return value.sym().toString();
-  if (arm === "scvString") return labelText(value.str().toString(), TOPIC_CHARACTERS);
+  // A symbol's characters are not checked when it is decoded: it is free text here, as a string is.
+  const text = arm === "scvSymbol" ? value.sym() : arm === "scvString" ? value.str() : undefined;
+  if (text !== undefined) return labelText(text.toString(), TOPIC_CHARACTERS);
   const name = arm.startsWith("scv") ? arm.slice(3) : arm;
   return name.charAt(0).toLowerCase() + name.slice(1);
 }
@@ -48,7 +48,7 @@ export function topicLabel(topics: readonly string[]): string {
 class ContractCounts {
   /** Counts by type and topic; a topic is one of the first TOPICS_PER_CONTRACT distinct ones, or `other`. */
   readonly byTopic = new Map<string, { readonly type: EventType; readonly topic: string; count: number }>();
-  readonly topics = new Set<string>();
+  readonly topics = new BoundedLabel(TOPICS_PER_CONTRACT);
   failedCalls = 0;
   upgrades = 0;
   lastEventSeconds: number | undefined;
@@ -56,8 +56,7 @@ class ContractCounts {
   constructor(readonly contract: WatchedContract) {}
 
   count(event: RpcContractEvent, topic: string): void {
-    if (!this.topics.has(topic) && this.topics.size < TOPICS_PER_CONTRACT) this.topics.add(topic);
-    const label = this.topics.has(topic) ? topic : OTHER_TOPIC;
+    const label = this.topics.of(topic);
     const key = `${event.type}\u0000${label}`;
     const entry = this.byTopic.get(key) ?? { type: event.type, topic: label, count: 0 };
     entry.count += 1;

@@ -23,3 +23,24 @@ export function labelText(value: string, maxCharacters: number): string {
   }
   return text.replace(UNREADABLE, REPLACEMENT_CHARACTER);
 }
+
+/** The label of values past a series set's bound. */
+export const OTHER_LABEL = "other";
+
+/** A label whose values come from upstream (a payment's asset, a topic): the first `max` distinct values, and those
+ * given at the start, keep their own series; later ones count as `other`, so a spammer cannot grow /metrics. */
+export class BoundedLabel {
+  private readonly values: Set<string>;
+
+  constructor(
+    private readonly max: number,
+    initial: Iterable<string> = [],
+  ) {
+    this.values = new Set(initial);
+  }
+
+  of(value: string): string {
+    if (!this.values.has(value) && this.values.size < this.max) this.values.add(value);
+    return this.values.has(value) ? value : OTHER_LABEL;
+  }
+}
