@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ALL_METRICS } from "../src/catalog/metrics.js";
 import { PollError } from "../src/client/errors.js";
 import { HorizonClient, type Query } from "../src/client/horizon-client.js";
-import { tradeAggregationSchema } from "../src/client/market-schemas.js";
+import { nearestQuotient, tradeAggregationSchema } from "../src/client/market-schemas.js";
 import { MarketsJob } from "../src/collectors/markets.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
 import type { WatchedMarket } from "../src/config/markets.js";
@@ -20,6 +20,8 @@ const OTHER = "GAKC3P3LQKBRCPOQ3ACI6NHKDNHKTIPGTX7EPOC3SGCMLQK4K3WYICWK";
 const SCHEDULE = parseSchedule("1m") as Schedule;
 /** 2024-07-08 09:47:30Z: the current 5-minute bucket started 09:45, so the last completed one is 09:40. */
 const NOW = Date.UTC(2024, 6, 8, 9, 47, 30);
+/** 2^63 − 1, the largest part of a rational Horizon can send. */
+const INT64_MAX_TEXT = "9223372036854775807";
 const BUCKETS = fixtureJson<{ _embedded: { records: JsonRecord[] } }>("trade_aggregations-usdc-desc-java-sdk.json")
   ._embedded.records;
 
@@ -65,7 +67,7 @@ describe("MarketsJob against an independent Horizon", () => {
   });
   afterEach(() => expect(invalid).toBe(0));
 
-  it("price, volume, count and bucket time are the last completed bucket's, as served", async () => {
+  it("price (from the rationals; avg as served), volume, count and time are the last completed bucket's", async () => {
     // The bucket of 09:45 is still open: the job asks for buckets before it.
     horizon.buckets = BUCKETS;
     const marketsJob = job(market({ referencePrice: 0.09 }));
@@ -85,10 +87,14 @@ describe("MarketsJob against an independent Horizon", () => {
     // Record 0 of the capture is the bucket of 09:45 (1720431900000); the one served here, of 09:40, is record 1.
     const bucket = BUCKETS[1]!;
     expect(bucket.timestamp).toBe("1720431600000");
-    expect(valueOf(values, "stellar_horizon_market_price", at({ stat: "open" }))).toBe(0.0864528);
-    expect(valueOf(values, "stellar_horizon_market_price", at({ stat: "high" }))).toBe(0.0864528);
-    expect(valueOf(values, "stellar_horizon_market_price", at({ stat: "low" }))).toBe(0.0862999);
-    expect(valueOf(values, "stellar_horizon_market_price", at({ stat: "close" }))).toBe(0.0862999);
+    // Its `open` "0.0864528" and `close` "0.0862999" are these rationals rounded to seven decimals; every part is
+    // below 2^53, so the division of the literals is the nearest float64 itself.
+    expect(bucket.open_r).toEqual({ n: "179618750", d: "2077650591" });
+    expect(valueOf(values, "stellar_horizon_market_price", at({ stat: "open" }))).toBe(179618750 / 2077650591);
+    expect(valueOf(values, "stellar_horizon_market_price", at({ stat: "high" }))).toBe(1000 / 11567);
+    expect(valueOf(values, "stellar_horizon_market_price", at({ stat: "low" }))).toBe(1630158 / 18889448);
+    expect(valueOf(values, "stellar_horizon_market_price", at({ stat: "close" }))).toBe(1630158 / 18889448);
+    // avg has no rational form.
     expect(valueOf(values, "stellar_horizon_market_price", at({ stat: "avg" }))).toBe(0.0863634);
     expect(valueOf(values, "stellar_horizon_market_bucket_volume", at({ asset: "base" }))).toBe(33616.8908143);
     expect(valueOf(values, "stellar_horizon_market_bucket_volume", at({ asset: "counter" }))).toBe(2903.2698207);
@@ -96,13 +102,17 @@ describe("MarketsJob against an independent Horizon", () => {
     expect(valueOf(values, "stellar_horizon_market_bucket_timestamp_seconds", at())).toBe(1720431600);
     expect(valueOf(values, "stellar_horizon_market_traded", at())).toBe(1);
     expect(valueOf(values, "stellar_horizon_market_reference_price", at())).toBe(0.09);
-    expect(valueOf(values, "stellar_horizon_market_price_deviation_ratio", at())).toBe((0.0862999 - 0.09) / 0.09);
+    expect(valueOf(values, "stellar_horizon_market_price_deviation_ratio", at())).toBe(
+      (1630158 / 18889448 - 0.09) / 0.09,
+    );
   });
 
   it("reads Horizon's pre-1.0 bucket shape: numbers for timestamp and trade_count, capital N and D", () => {
     const old = fixtureJson<{ _embedded: { records: JsonRecord[] } }>("trade_aggregations-stellar-docs.json");
     const bucket = tradeAggregationSchema.parse(old._embedded.records[0]);
     expect(bucket.timestamp).toBe(old._embedded.records[0]!.timestamp);
+    // open_r {"N": 652169, "D": 10000000}, low_r and close_r {"N": 8107550, "D": 127010393}.
+    expect(bucket).toMatchObject({ trade_count: 3, open: 0.0652169, low: 8107550 / 127010393, avg: 0.06394 });
   });
 
   it("a pair Horizon never saw is no poll error: traded 0, no price, no trades", async () => {
@@ -453,7 +463,7 @@ describe("MarketsJob reads each maker's offers on both sides", () => {
   });
   afterAll(() => horizon.stop());
 
-  it("counts, sums and prices them as served; the best bid is d / n of price_r", async () => {
+  it("counts and sums them; the best ask is n / d of price_r, the best bid d / n", async () => {
     horizon.offers = [
       // Asks: selling XLM for USDC, price in USDC per XLM.
       offer(1, {
@@ -515,7 +525,7 @@ describe("MarketsJob reads each maker's offers on both sides", () => {
     const at = (side: string, maker = MAKER) => ({ horizon: "h", market: "m", maker, side });
     expect(valueOf(values, "stellar_horizon_market_maker_offers", at("ask"))).toBe(2);
     expect(valueOf(values, "stellar_horizon_market_maker_offer_amount", at("ask"))).toBe(150.5000001);
-    expect(valueOf(values, "stellar_horizon_market_maker_best_price", at("ask"))).toBe(0.0999);
+    expect(valueOf(values, "stellar_horizon_market_maker_best_price", at("ask"))).toBe(999 / 10000);
     expect(valueOf(values, "stellar_horizon_market_maker_offer_age_seconds", at("ask"))).toBe(47.5 * 60);
     expect(valueOf(values, "stellar_horizon_market_maker_offers", at("bid"))).toBe(2);
     expect(valueOf(values, "stellar_horizon_market_maker_offer_amount", at("bid"))).toBe(30);
@@ -548,5 +558,130 @@ describe("MarketsJob reads each maker's offers on both sides", () => {
     expect(
       valueOf(values, "stellar_horizon_market_maker_offers", { horizon: "h", market: "m", maker: MAKER, side: "ask" }),
     ).toBe(1000);
+  });
+
+  it("prices from price_r, never the decimal price; an offer with d = 0, or a bid with n = 0, is invalid", async () => {
+    const ask = (fields: JsonRecord) => ({ selling: native, buying: usdc, ...fields });
+    const bid = (fields: JsonRecord) => ({ selling: usdc, buying: native, ...fields });
+    horizon.offers = [
+      // Horizon's `price` disagrees with `price_r` here: the rational decides both the best offer and its price.
+      offer(11, ask({ price_r: { n: 1, d: 3 }, price: "0.0000001" })),
+      offer(12, ask({ price_r: { n: 1, d: 2 }, price: "0.5000000" })),
+      offer(13, ask({ price_r: { n: 1, d: 0 }, price: "0.0000000" })),
+      offer(14, bid({ price_r: { n: "1", d: INT64_MAX_TEXT }, price: "0.0000000" })),
+      offer(15, bid({ price_r: { n: 0, d: 1 }, price: "0.0000000" })),
+      offer(16, ask({ seller: OTHER, price_r: { n: INT64_MAX_TEXT, d: "1" }, price: "9223372036854775807.0000000" })),
+      offer(17, bid({ seller: OTHER, price_r: { n: INT64_MAX_TEXT, d: "1" }, price: "9223372036854775807.0000000" })),
+    ];
+    const watched: WatchedMarket = {
+      name: "m",
+      base: "native",
+      counter: USDC,
+      resolutionMs: 60_000,
+      makers: [MAKER, OTHER],
+    };
+    const marketsJob = new MarketsJob(client, [watched], SCHEDULE, () => NOW);
+    const ownContext = pollContext();
+    await marketsJob.run(ownContext);
+    expect(ownContext.invalid).toBe(2);
+    const values = parseExposition(await renderSamples("h", marketsJob.samples().live));
+    const at = (metric: string, side: string, maker = MAKER) =>
+      valueOf(values, `stellar_horizon_market_maker_${metric}`, { horizon: "h", market: "m", maker, side });
+    expect([at("offers", "ask"), at("best_price", "ask")]).toEqual([2, 0.3333333333333333]);
+    // A bid's best price is d / n: (2^63 − 1) / 1, whose nearest float64 is 2^63.
+    expect([at("offers", "bid"), at("best_price", "bid")]).toEqual([1, 2 ** 63]);
+    expect(at("best_price", "ask", OTHER)).toBe(2 ** 63);
+    expect(at("best_price", "bid", OTHER)).toBe(1.0842021724855044e-19);
+  });
+});
+
+describe("MarketsJob reads every bucket price from its rational, not from Horizon's seven decimals", () => {
+  const horizon = new FakeMarkets();
+  let client: HorizonClient;
+  /** The capture's bucket of 09:40, the last completed one at NOW, with `fields` in place of its own. */
+  const bucket = (fields: JsonRecord): JsonRecord => ({ ...BUCKETS[1]!, ...fields });
+  const prices = async (marketsJob: MarketsJob) => {
+    const values = parseExposition(await renderSamples("h", marketsJob.samples().live));
+    const at = (labels: Record<string, string> = {}) => ({ horizon: "h", market: "xlm-usdc", ...labels });
+    const price = (stat: string) => valueOf(values, "stellar_horizon_market_price", at({ stat }));
+    return {
+      open: price("open"),
+      high: price("high"),
+      low: price("low"),
+      close: price("close"),
+      deviation: valueOf(values, "stellar_horizon_market_price_deviation_ratio", at()),
+    };
+  };
+
+  beforeAll(async () => {
+    client = new HorizonClient({ url: await horizon.start(), timeoutMs: 5_000, retries: 0, maxBodyBytes: 1 << 20 });
+  });
+  afterAll(() => horizon.stop());
+
+  it("nearestQuotient is the float64 nearest n / d, even where dividing two Numbers misses it", () => {
+    expect(nearestQuotient(1n, 3n)).toBe(0.3333333333333333);
+    expect(nearestQuotient(2n, 3n)).toBe(0.6666666666666666);
+    expect(nearestQuotient(1n, BigInt(INT64_MAX_TEXT))).toBe(1.0842021724855044e-19);
+    expect(nearestQuotient(BigInt(INT64_MAX_TEXT), 1n)).toBe(2 ** 63);
+    // Both parts exceed 2^53: Number() rounds each of them, and their quotient lands an ulp below the nearest.
+    const [n, d] = [8270336040651764928n, 2625489713924689819n];
+    expect(Number(n) / Number(d)).toBe(3.1500165461661345);
+    expect(nearestQuotient(n, d)).toBe(3.150016546166135);
+    expect(() => nearestQuotient(1n, 0n)).toThrow(RangeError);
+    expect(() => nearestQuotient(0n, 1n)).toThrow(RangeError);
+  });
+
+  it("exports open, high, low and close from open_r…, whatever the decimal strings say", async () => {
+    horizon.buckets = [
+      bucket({
+        open: "0.3333333",
+        open_r: { n: "1", d: "3" },
+        close: "0.6666667",
+        close_r: { n: "2", d: "3" },
+        low: "0.0000000",
+        low_r: { n: "1", d: INT64_MAX_TEXT },
+        high: "9223372036854775807.0000000",
+        high_r: { n: INT64_MAX_TEXT, d: "1" },
+      }),
+    ];
+    const marketsJob = new MarketsJob(client, [market({ referencePrice: 0.5 })], SCHEDULE, () => NOW);
+    const context = pollContext();
+    await marketsJob.run(context);
+    expect(context.invalid).toBe(0);
+    expect(await prices(marketsJob)).toEqual({
+      open: 0.3333333333333333,
+      high: 2 ** 63,
+      low: 1.0842021724855044e-19,
+      close: 0.6666666666666666,
+      deviation: (0.6666666666666666 - 0.5) / 0.5,
+    });
+  });
+
+  it("counts a bucket whose close_r has d = 0 invalid, and keeps the last price: never Infinity", async () => {
+    horizon.buckets = BUCKETS;
+    const marketsJob = new MarketsJob(client, [market({ referencePrice: 0.09 })], SCHEDULE, () => NOW);
+    const context = pollContext();
+    await marketsJob.run(context);
+    horizon.buckets = [bucket({ close_r: { n: "1", d: "0" } })];
+    await marketsJob.run(context);
+    expect(context.invalid).toBe(1);
+    const { close, deviation } = await prices(marketsJob);
+    expect([close, deviation]).toEqual([1630158 / 18889448, (1630158 / 18889448 - 0.09) / 0.09]);
+  });
+
+  it.each([
+    ["d = 0", { n: "1", d: "0" }],
+    ["n = 0", { n: "0", d: "1" }],
+    ["capital D = 0", { N: 1, D: 0 }],
+    ["a negative part", { n: "-1", d: "3" }],
+    ["a negative number", { N: -1, D: 3 }],
+    ["a fraction", { n: "1.5", d: "3" }],
+    ["a fractional number", { N: 1.5, D: 3 }],
+    ["an unreadable part", { n: "one", d: "3" }],
+    ["an empty part", { n: "", d: "3" }],
+    ["a part over int64", { n: "9223372036854775808", d: "1" }],
+    ["no value", undefined],
+  ])("refuses a bucket whose close_r has %s", (_case, close_r) => {
+    expect(tradeAggregationSchema.safeParse(bucket({ close_r })).success).toBe(false);
   });
 });

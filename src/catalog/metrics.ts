@@ -409,7 +409,7 @@ export const METRICS = {
   // Watched DEX markets (`markets:`): `/trade_aggregations`, `/trades` and the makers' `/offers`.
   marketPrice: markets.gauge("stellar_horizon_market_price", ["market", "stat"])(
     "Price of the last completed trade aggregation bucket with trades, in counter per base, by stat (open, high, " +
-      "low, close, avg).",
+      "low, close: n / d of open_r and the like; avg: Horizon's decimal, having no rational).",
   ),
   marketBucketVolume: markets.gauge("stellar_horizon_market_bucket_volume", ["market", "asset"])(
     "Volume traded in that bucket, by asset (base, counter), in units of that asset.",
@@ -445,8 +445,8 @@ export const METRICS = {
     "Sum of a maker's offer amounts on a side, in units of the asset that side sells.",
   ),
   marketMakerBestPrice: markets.gauge("stellar_horizon_market_maker_best_price", ["market", "maker", "side"])(
-    "A maker's best price on a side, in counter per base: an ask's lowest price, a bid's highest 1 / price (d / n " +
-      "of price_r).",
+    "A maker's best price on a side, in counter per base: an ask's lowest price (n / d of price_r), a bid's highest " +
+      "1 / price (d / n of price_r).",
   ),
   marketMakerOfferAge: markets.gauge("stellar_horizon_market_maker_offer_age_seconds", ["market", "maker", "side"])(
     "Seconds since the oldest last_modified_time of a maker's offers on a side.",

@@ -1,8 +1,17 @@
 /** Horizon's `/trade_aggregations`, `/trades` and `/offers` records, as current and pre-1.0 Horizons send them. */
 import { z } from "zod";
-import { accountKey, amountText, assetFields, int64String, nonNegativeInt, timestamp } from "./wire-values.js";
+import {
+  accountKey,
+  amountText,
+  assetFields,
+  INT64_MAX,
+  int64String,
+  nonNegativeInt,
+  timestamp,
+} from "./wire-values.js";
 
-/** A price as Horizon renders it: a decimal string (seven decimals today). */
+/** A price as Horizon renders it: a decimal string (seven decimals today), read only for `avg`, which has no rational
+ * form; every other price is read from its `{n, d}`, which Horizon rounds into that string. */
 const priceText = z
   .string()
   .regex(/^\d{1,20}(\.\d{1,20})?$/, "expected a price as a decimal string")
@@ -11,9 +20,19 @@ const priceText = z
 /** A whole number sent as a string since Horizon 1.0, as a number before it. */
 const wholeNumber = z.union([int64String, nonNegativeInt]).refine((value) => value >= 0, "negative");
 
-/** One side of a rational price: an int32 (`price_r`), or an int64 string (`TradePrice`, since Horizon 2.9). */
+const POSITIVE_INTEGER = /^[1-9]\d{0,18}$/;
+
+/** One side of a rational price: an int32 (`price_r`), or an int64 string (`TradePrice`, since Horizon 2.9). Stellar
+ * prices are positive: zero would divide by zero, so it fails the record like a negative or a fraction. */
 const rationalPart = z
-  .union([z.number().int().positive(), z.string().regex(/^[1-9]\d{0,18}$/, "expected a positive integer")])
+  .union([
+    z.number().int().positive(),
+    z
+      .string()
+      .regex(POSITIVE_INTEGER, "expected a positive integer")
+      // Checks all run, even after a failed one: this one tests the shape again before reading it.
+      .refine((text) => POSITIVE_INTEGER.test(text) && BigInt(text) <= INT64_MAX, "exceeds int64"),
+  ])
   .transform((value) => BigInt(value));
 
 /** `{n, d}`: lower-case since Horizon 2.9; capitals on older Horizons. */
@@ -22,17 +41,42 @@ const rational = z.union([
   z.object({ N: rationalPart, D: rationalPart }).transform(({ N, D }) => ({ n: N, d: D })),
 ]);
 
-export const tradeAggregationSchema = z.object({
-  timestamp: wholeNumber,
-  trade_count: wholeNumber,
-  base_volume: amountText,
-  counter_volume: amountText,
-  avg: priceText,
-  high: priceText,
-  low: priceText,
-  open: priceText,
-  close: priceText,
-});
+/** Bits `n` is shifted by before dividing: for int64 parts the quotient keeps over 64 significant bits. */
+const QUOTIENT_SHIFT = 128;
+
+/** The float64 nearest to `n / d`, for positive int64 `n` and `d`. `Number(n) / Number(d)` rounds three times and can
+ * miss it by an ulp once a part exceeds 2^53; this divides the exact integers and rounds once. */
+export function nearestQuotient(n: bigint, d: bigint): number {
+  if (n <= 0n || d <= 0n) throw new RangeError(`not a positive price: ${n}/${d}`);
+  const shifted = n << BigInt(QUOTIENT_SHIFT);
+  // An inexact quotient gets its lowest bit set, far below float64's 53 bits: it then rounds as the exact one would.
+  const sticky = shifted % d === 0n ? 0n : 1n;
+  return Number((shifted / d) | sticky) / 2 ** QUOTIENT_SHIFT;
+}
+
+/** A bucket's price read from its rational (`open_r`…), exact to the nearest float64. */
+const bucketPrice = rational.transform(({ n, d }) => nearestQuotient(n, d));
+
+/** A bucket of `/trade_aggregations`; `open`, `high`, `low` and `close` are read from their `_r` rationals. */
+export const tradeAggregationSchema = z
+  .object({
+    timestamp: wholeNumber,
+    trade_count: wholeNumber,
+    base_volume: amountText,
+    counter_volume: amountText,
+    avg: priceText,
+    high_r: bucketPrice,
+    low_r: bucketPrice,
+    open_r: bucketPrice,
+    close_r: bucketPrice,
+  })
+  .transform(({ high_r, low_r, open_r, close_r, ...rest }) => ({
+    ...rest,
+    high: high_r,
+    low: low_r,
+    open: open_r,
+    close: close_r,
+  }));
 export type TradeAggregation = z.output<typeof tradeAggregationSchema>;
 
 /** An asset's type, code and issuer as `native` or `CODE:ISSUER`; an issue when they name no asset. */
@@ -71,7 +115,8 @@ export const tradeSchema = z
     counter: assetName(raw.counter_asset_type, raw.counter_asset_code, raw.counter_asset_issuer, ctx),
   }));
 
-/** One record of `/offers`: `price` is buying per selling, `price_r` the same as an exact fraction. */
+/** One record of `/offers`: `price_r` is buying per selling as an exact fraction; `price`, its rounded decimal, is not
+ * read. */
 export const marketOfferSchema = z.object({
   paging_token: z.string().min(1),
   seller: accountKey,
@@ -79,7 +124,6 @@ export const marketOfferSchema = z.object({
   buying: offerAsset,
   amount: amountText,
   price_r: rational,
-  price: priceText,
   last_modified_time: timestamp.nullish(),
 });
 export type MarketOffer = z.output<typeof marketOfferSchema>;

@@ -2,7 +2,7 @@
 // (an int64 overflow, a megabyte asset code) fails its record, counted invalid; the bounds also keep parses finite.
 import { z } from "zod";
 
-const INT64_MAX = 2n ** 63n - 1n;
+export const INT64_MAX = 2n ** 63n - 1n;
 const UINT64_MAX = 2n ** 64n - 1n;
 /** A Stellar amount: at most seven decimals, e.g. "1234.5678901". */
 const AMOUNT = /^\d+(\.\d{1,7})?$/;

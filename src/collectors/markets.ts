@@ -4,6 +4,7 @@ import type { HorizonClient, Query } from "../client/horizon-client.js";
 import {
   assetQuery,
   marketOfferSchema,
+  nearestQuotient,
   tradeAggregationSchema,
   tradeSchema,
   type MarketOffer,
@@ -42,8 +43,8 @@ function countTrade(market: WatchedMarket, state: MarketState, raw: unknown): bo
   return true;
 }
 
-/** A maker's offers on one side at `nowMs`. An ask's `price` is counter per base, a bid's base per counter: on both
- * sides the lowest `price_r` (compared exactly) is the best, a bid's inverted as `d / n` from the exact integers. */
+/** A maker's offers on one side at `nowMs`. An ask's `price_r` is counter per base, a bid's base per counter: on both
+ * sides the lowest (compared exactly) is the best, an ask's read as `n / d`, a bid's inverted as `d / n`. */
 function sideFigures(side: MakerSide, offers: readonly MarketOffer[], nowMs: number) {
   let amount = 0n;
   let best: MarketOffer | undefined;
@@ -54,8 +55,11 @@ function sideFigures(side: MakerSide, offers: readonly MarketOffer[], nowMs: num
     const modified = offer.last_modified_time ? Date.parse(offer.last_modified_time) : undefined;
     if (modified !== undefined && (oldestMs === undefined || modified < oldestMs)) oldestMs = modified;
   }
-  let bestPrice = best?.price;
-  if (best !== undefined && side === "bid") bestPrice = Number(best.price_r.d) / Number(best.price_r.n);
+  let bestPrice: number | undefined;
+  if (best !== undefined) {
+    const { n, d } = best.price_r;
+    bestPrice = side === "ask" ? nearestQuotient(n, d) : nearestQuotient(d, n);
+  }
   const ageSeconds = oldestMs === undefined ? undefined : Math.max(0, (nowMs - oldestMs) / 1000);
   return { offers: offers.length, amountStroops: amount, bestPrice, ageSeconds };
 }
