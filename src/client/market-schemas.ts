@@ -41,21 +41,15 @@ const rational = z.union([
   z.object({ N: rationalPart, D: rationalPart }).transform(({ N, D }) => ({ n: N, d: D })),
 ]);
 
-/** Bits `n` is shifted by before dividing: for int64 parts the quotient keeps over 64 significant bits. */
-const QUOTIENT_SHIFT = 128;
-
-/** The float64 nearest to `n / d`, for positive int64 `n` and `d`. `Number(n) / Number(d)` rounds three times and can
- * miss it by an ulp once a part exceeds 2^53; this divides the exact integers and rounds once. */
-export function nearestQuotient(n: bigint, d: bigint): number {
+/** A price `n / d` for positive `n` and `d`. Parts past 2^53 round before dividing, an ulp at most: nothing a
+ * dashboard or an alert threshold can tell. */
+export function priceOf(n: bigint, d: bigint): number {
   if (n <= 0n || d <= 0n) throw new RangeError(`not a positive price: ${n}/${d}`);
-  const shifted = n << BigInt(QUOTIENT_SHIFT);
-  // An inexact quotient gets its lowest bit set, far below float64's 53 bits: it then rounds as the exact one would.
-  const sticky = shifted % d === 0n ? 0n : 1n;
-  return Number((shifted / d) | sticky) / 2 ** QUOTIENT_SHIFT;
+  return Number(n) / Number(d);
 }
 
-/** A bucket's price read from its rational (`open_r`…), exact to the nearest float64. */
-const bucketPrice = rational.transform(({ n, d }) => nearestQuotient(n, d));
+/** A bucket's price read from its rational (`open_r`…). */
+const bucketPrice = rational.transform(({ n, d }) => priceOf(n, d));
 
 /** A bucket of `/trade_aggregations`; `open`, `high`, `low` and `close` are read from their `_r` rationals. */
 export const tradeAggregationSchema = z

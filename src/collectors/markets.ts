@@ -4,7 +4,7 @@ import type { HorizonClient, Query } from "../client/horizon-client.js";
 import {
   assetQuery,
   marketOfferSchema,
-  nearestQuotient,
+  priceOf,
   tradeAggregationSchema,
   tradeSchema,
   type MarketOffer,
@@ -58,7 +58,7 @@ function sideFigures(side: MakerSide, offers: readonly MarketOffer[], nowMs: num
   let bestPrice: number | undefined;
   if (best !== undefined) {
     const { n, d } = best.price_r;
-    bestPrice = side === "ask" ? nearestQuotient(n, d) : nearestQuotient(d, n);
+    bestPrice = side === "ask" ? priceOf(n, d) : priceOf(d, n);
   }
   const ageSeconds = oldestMs === undefined ? undefined : Math.max(0, (nowMs - oldestMs) / 1000);
   return { offers: offers.length, amountStroops: amount, bestPrice, ageSeconds };
