@@ -65,22 +65,32 @@ export class CorridorsJob extends Poll implements PollJob {
   /** Path finding answered 404: nothing is asked before this instant. */
   private disabledUntilMs = 0;
   private readonly refusalsLogged = new Set<string>();
+  readonly requestTimeoutMs: number;
 
   constructor(
     corridors: readonly CorridorConfig[],
     schedule: Schedule,
-    /** `freshnessMs`: how long a corridor's last found values stay on /metrics when later runs fail. */
-    private readonly parts: Pick<HorizonJobParts, "client" | "log"> & { now: () => number; freshnessMs: number },
+    /** `freshnessMs`: how long a corridor's last found values stay on /metrics when later runs fail; `timeoutMs`:
+     * the client's, after which a corridor's request ends as `timeout`. */
+    private readonly parts: Pick<HorizonJobParts, "client" | "log"> & {
+      now: () => number;
+      freshnessMs: number;
+      timeoutMs: number;
+    },
   ) {
     super({ schedule, requestsPerRun: corridors.length });
     this.states = corridors.map((corridor) => new CorridorState(corridor));
+    this.requestTimeoutMs = parts.timeoutMs;
   }
 
   async run(context: PollContext): Promise<void> {
     // Runs skipped while path finding is off are not runs: nothing is counted.
     if (this.parts.now() < this.disabledUntilMs) return;
     for (const state of this.states) {
-      if ((await this.ask(state, context)) !== "disabled") continue;
+      const result = await this.ask(state, context);
+      // A corridor's outcome, a timeout included, is its answer: each corridor gets a request budget of its own.
+      context.progressed();
+      if (result !== "disabled") continue;
       // Path finding is off for the whole Horizon: asking the other corridors would only 404 too.
       this.disabledUntilMs = this.parts.now() + DISABLED_RETRY_MS;
       return;
@@ -190,5 +200,6 @@ export function corridorsJob({ client, config, target, log: targetLog, clock }: 
       "--poll.interval is shorter than corridors may run: corridors run every 15s",
     );
   const freshnessMs = config.staleAfterIntervals * schedule.periodMs;
-  return new CorridorsJob(target.corridors ?? [], schedule, { client, log, now: () => clock.now(), freshnessMs });
+  const parts = { client, log, now: () => clock.now(), freshnessMs, timeoutMs: target.timeoutMs };
+  return new CorridorsJob(target.corridors ?? [], schedule, parts);
 }
