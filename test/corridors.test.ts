@@ -145,6 +145,22 @@ class ScriptedHorizon {
   }
 }
 
+/** A page of path records. */
+const page = (records: object[]) => ({ _embedded: { records } });
+/** A direct path from native to USDC, the pair of CAPTURED and RECEIVE, moving these amounts. */
+function nativeToUsdc(sourceAmount: string, destinationAmount: string) {
+  const [code, issuer] = USDC.split(":");
+  return {
+    source_asset_type: "native",
+    source_amount: sourceAmount,
+    destination_asset_type: "credit_alphanum4",
+    destination_asset_code: code,
+    destination_asset_issuer: issuer,
+    destination_amount: destinationAmount,
+    path: [],
+  };
+}
+
 describe("corridor outcomes", () => {
   const horizon = new ScriptedHorizon();
   beforeAll(() => horizon.start());
@@ -179,6 +195,29 @@ describe("corridor outcomes", () => {
       source_amount: "0.1",
       destination_assets: USDC,
     });
+  });
+
+  it("counts a path moving a zero amount invalid, never publishing a best amount or rate of 0", async () => {
+    const job = jobOn(horizon.url, [CAPTURED, RECEIVE]);
+    const counted = pollContext();
+    horizon.answers = [
+      [200, page([nativeToUsdc("0.1000000", "0.0000000"), nativeToUsdc("0.1000000", "0.0500000")])],
+      [200, page([nativeToUsdc("0.0000000", "50.0000000"), nativeToUsdc("500.0000000", "50.0000000")])],
+    ];
+    await job.run(counted);
+    expect(counted.invalid).toBe(2);
+    const values = series(job);
+    const expected = [
+      [CAPTURED.name, 0.05, 0.5],
+      [RECEIVE.name, 500, 0.1],
+    ] as const;
+    for (const [corridor, amount, rate] of expected) {
+      const labels = { corridor };
+      expect(values.get(key("stellar_horizon_corridor_paths", labels)), corridor).toBe(1);
+      expect(values.get(key("stellar_horizon_corridor_best_amount", labels)), corridor).toBe(amount);
+      expect(values.get(key("stellar_horizon_corridor_best_rate", labels)), corridor).toBe(rate);
+      expect(values.get(key("stellar_horizon_corridor_runs_total", { ...labels, result: "found" }))).toBe(1);
+    }
   });
 
   it("logs a 400 once per corridor and reason, with Horizon's extras.reason", async () => {

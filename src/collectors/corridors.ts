@@ -141,7 +141,7 @@ export class CorridorsJob extends Poll implements PollJob {
       send ? record.destination_amount > best.destination_amount : record.source_amount < best.source_amount;
     const best = records.reduce((best, record) => (better(record, best) ? record : best));
     const amount = send ? best.destination_amount : best.source_amount;
-    const rate = best.source_amount > 0 ? best.destination_amount / best.source_amount : 0;
+    const rate = best.destination_amount / best.source_amount;
     state.answer = { paths: records.length, best: { amount, rate, hops: best.path.length }, atMs: nowMs };
     state.lastFoundSeconds = nowMs / 1000;
     return "found";
