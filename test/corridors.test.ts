@@ -220,6 +220,44 @@ describe("corridor outcomes", () => {
     }
   });
 
+  it("counts a run whose records of the corridor's pair all failed their schema as error, never none", async () => {
+    const clock = new ManualClock();
+    const job = jobOn(horizon.url, [CAPTURED], { clock });
+    const counted = pollContext();
+    const labels = { corridor: CAPTURED.name };
+    // Valid, and of another pair: native to itself, as Horizon answers beside the corridor's paths.
+    const toItself = { ...nativeToUsdc("0.1000000", "0.1000000"), destination_asset_type: "native" };
+    const { destination_asset_type: _, ...pairless } = nativeToUsdc("0.1000000", "0.0100000");
+    horizon.answers = [
+      [200, found],
+      [200, page([nativeToUsdc("0.1000000", "0.0000000"), toItself])],
+      [200, page([pairless, toItself])],
+      [200, page([{ ...toItself, source_amount: "-1" }, toItself])],
+    ];
+    await job.run(counted);
+    for (let run = 2; run <= 4; run += 1) {
+      await clock.advance(60_000);
+      await job.run(counted);
+    }
+    // Error: the corridor's one path moved nothing; a path whose destination cannot be read may have been the
+    // corridor's. None: a broken path of another pair says nothing of the corridor's.
+    expect(runs(job, "found")).toBe(1);
+    expect(runs(job, "error")).toBe(2);
+    expect(runs(job, "none")).toBe(1);
+    expect(counted.invalid).toBe(3);
+    horizon.answers = [
+      [200, found],
+      [200, page([nativeToUsdc("0.1000000", "0.0000000"), toItself])],
+    ];
+    await job.run(counted);
+    await job.run(counted);
+    // An error keeps the last answer's series, as any failed run does.
+    const values = series(job);
+    expect(runs(job, "error")).toBe(3);
+    expect(values.get(key("stellar_horizon_corridor_paths", labels))).toBe(5);
+    expect(values.get(key("stellar_horizon_corridor_best_amount", labels))).toBe(0.0100343);
+  });
+
   it("logs a 400 once per corridor and reason, with Horizon's extras.reason", async () => {
     const lines: any[] = [];
     const job = jobOn(horizon.url, [CAPTURED], { lines });

@@ -11,10 +11,15 @@ export function assetOf(type: string, code: string | undefined, issuer: string |
 /** A path moves something at each end: a zero amount would publish a rate of 0, or a best amount of 0. */
 const pathAmount = amount.refine((value) => value > 0, "expected an amount above 0");
 
-export const pathRecordSchema = z.object({
+/** A record's two assets alone: read again from a record failing its schema, to tell whose pair it was. */
+export const pathPairSchema = z.object({
   ...assetFields("source_", assetType),
-  source_amount: pathAmount,
   ...assetFields("destination_", assetType),
+});
+export type PathPair = z.output<typeof pathPairSchema>;
+
+export const pathRecordSchema = pathPairSchema.extend({
+  source_amount: pathAmount,
   destination_amount: pathAmount,
   // A path holds at most 5 intermediate assets (the protocol's limit for path payments).
   path: z.array(z.object(assetFields("", assetType))).max(5),

@@ -2,7 +2,7 @@ import { CORRIDOR_RESULTS, METRICS, type CorridorResult } from "../catalog/metri
 import { PollError } from "../client/errors.js";
 import type { Query } from "../client/horizon-client.js";
 import { assetQuery } from "../client/market-schemas.js";
-import { assetOf, pathRecordSchema, type PathRecord } from "../client/path-schemas.js";
+import { assetOf, pathPairSchema, pathRecordSchema, type PathPair, type PathRecord } from "../client/path-schemas.js";
 import type { CorridorConfig } from "../config/corridors.js";
 import type { Schedule } from "../config/schedule.js";
 import { HistogramData, type CollectorSamples, type Sample } from "../exposition/samples.js";
@@ -38,11 +38,19 @@ function corridorQuery(corridor: CorridorConfig): Query {
   };
 }
 
-/** A record from the corridor's source to its destination: Horizon also answers other pairs (an asset to itself). */
-function joins(record: PathRecord, { source, destination }: CorridorConfig): boolean {
+/** A record from the corridor's source to its destination: Horizon also answers other pairs (an asset to itself).
+ * Undefined when the record's assets cannot be read. */
+function joins(record: PathPair, { source, destination }: CorridorConfig): boolean | undefined {
   const from = assetOf(record.source_asset_type, record.source_asset_code, record.source_asset_issuer);
   const to = assetOf(record.destination_asset_type, record.destination_asset_code, record.destination_asset_issuer);
+  if (from === undefined || to === undefined) return undefined;
   return from === source && to === destination;
+}
+
+/** An invalid record that may have been a path of the corridor: of its pair, or of a pair that cannot be read. */
+function mayJoin(record: unknown, corridor: CorridorConfig): boolean {
+  const pair = pathPairSchema.safeParse(record);
+  return !pair.success || joins(pair.data, corridor) !== false;
 }
 
 function failureResult(error: PollError): CorridorResult {
@@ -122,14 +130,20 @@ export class CorridorsJob extends Poll implements PollJob {
   private answered(state: CorridorState, raw: readonly unknown[], context: PollContext): CorridorResult {
     const records: PathRecord[] = [];
     let invalid = 0;
+    let invalidOfPair = 0;
     for (const record of raw) {
       const parsed = pathRecordSchema.safeParse(record);
-      if (!parsed.success) invalid += 1;
-      else if (joins(parsed.data, state.corridor)) records.push(parsed.data);
+      if (parsed.success) {
+        if (joins(parsed.data, state.corridor)) records.push(parsed.data);
+        continue;
+      }
+      invalid += 1;
+      if (mayJoin(record, state.corridor)) invalidOfPair += 1;
     }
     if (invalid > 0) context.invalidRecords(invalid);
-    // Records that all failed their schema say nothing about the corridor.
-    if (raw.length > 0 && invalid === raw.length) return "error";
+    // No valid path of the corridor, while one that failed its schema may have been one (or none passed it at all):
+    // a bad answer, which says nothing of whether a path exists.
+    if (records.length === 0 && (invalidOfPair > 0 || (invalid > 0 && invalid === raw.length))) return "error";
     const nowMs = this.parts.now();
     if (records.length === 0) {
       state.answer = { paths: 0, atMs: nowMs };
