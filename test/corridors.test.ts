@@ -12,6 +12,7 @@ import { runnerFor } from "./support/job-harness.js";
 import { LoopbackServer } from "./support/loopback-server.js";
 import { ManualClock } from "./support/manual-clock.js";
 import { pollContext } from "./support/poll-context.js";
+import { until } from "./support/wait.js";
 
 const schedule = parseSchedule("1m") as Schedule;
 const SEND: CorridorConfig = {
@@ -39,25 +40,30 @@ const RECEIVE: CorridorConfig = {
 };
 const context = pollContext();
 
-function client(url: string, timeoutMs = 5000): HorizonClient {
+/** `clock` times the requests out too, where a test moves it past a hanging answer. */
+function client(url: string, timeoutMs: number, clock?: ManualClock): HorizonClient {
   // Retries set high on purpose: a corridor request must still be sent once.
-  return new HorizonClient({ url, timeoutMs, retries: 3, retryBaseDelayMs: 1, maxBodyBytes: 1 << 20 });
+  return new HorizonClient({ url, timeoutMs, retries: 3, retryBaseDelayMs: 1, maxBodyBytes: 1 << 20, clock });
 }
 
 /** `timeoutMs` short only where a scripted answer hangs: a loaded machine answers slowly. */
 function jobOn(
   url: string,
   corridors: CorridorConfig[],
-  clock = new ManualClock(),
-  lines: object[] = [],
-  timeoutMs = 5000,
+  {
+    clock = new ManualClock(),
+    lines = [],
+    timeoutMs = 5000,
+    requestsOnClock = false,
+  }: { clock?: ManualClock; lines?: object[]; timeoutMs?: number; requestsOnClock?: boolean } = {},
 ) {
   const log = pino({ level: "warn" }, { write: (line: string) => lines.push(JSON.parse(line)) });
   return new CorridorsJob(corridors, schedule, {
-    client: client(url, timeoutMs),
+    client: client(url, timeoutMs, requestsOnClock ? clock : undefined),
     log,
     now: () => clock.now(),
     freshnessMs: 3 * schedule.periodMs,
+    timeoutMs,
   });
 }
 
@@ -139,6 +145,22 @@ class ScriptedHorizon {
   }
 }
 
+/** A page of path records. */
+const page = (records: object[]) => ({ _embedded: { records } });
+/** A direct path from native to USDC, the pair of CAPTURED and RECEIVE, moving these amounts. */
+function nativeToUsdc(sourceAmount: string, destinationAmount: string) {
+  const [code, issuer] = USDC.split(":");
+  return {
+    source_asset_type: "native",
+    source_amount: sourceAmount,
+    destination_asset_type: "credit_alphanum4",
+    destination_asset_code: code,
+    destination_asset_issuer: issuer,
+    destination_amount: destinationAmount,
+    path: [],
+  };
+}
+
 describe("corridor outcomes", () => {
   const horizon = new ScriptedHorizon();
   beforeAll(() => horizon.start());
@@ -148,7 +170,7 @@ describe("corridor outcomes", () => {
     series(job).get(key("stellar_horizon_corridor_runs_total", { corridor: CAPTURED.name, result }));
 
   it("counts each outcome under its result, one request per run, never retried", async () => {
-    const job = jobOn(horizon.url, [CAPTURED], new ManualClock(), [], 1000);
+    const job = jobOn(horizon.url, [CAPTURED], { timeoutMs: 1000 });
     horizon.requests.length = 0;
     horizon.answers = [
       [200, found],
@@ -175,9 +197,70 @@ describe("corridor outcomes", () => {
     });
   });
 
+  it("counts a path moving a zero amount invalid, never publishing a best amount or rate of 0", async () => {
+    const job = jobOn(horizon.url, [CAPTURED, RECEIVE]);
+    const counted = pollContext();
+    horizon.answers = [
+      [200, page([nativeToUsdc("0.1000000", "0.0000000"), nativeToUsdc("0.1000000", "0.0500000")])],
+      [200, page([nativeToUsdc("0.0000000", "50.0000000"), nativeToUsdc("500.0000000", "50.0000000")])],
+    ];
+    await job.run(counted);
+    expect(counted.invalid).toBe(2);
+    const values = series(job);
+    const expected = [
+      [CAPTURED.name, 0.05, 0.5],
+      [RECEIVE.name, 500, 0.1],
+    ] as const;
+    for (const [corridor, amount, rate] of expected) {
+      const labels = { corridor };
+      expect(values.get(key("stellar_horizon_corridor_paths", labels)), corridor).toBe(1);
+      expect(values.get(key("stellar_horizon_corridor_best_amount", labels)), corridor).toBe(amount);
+      expect(values.get(key("stellar_horizon_corridor_best_rate", labels)), corridor).toBe(rate);
+      expect(values.get(key("stellar_horizon_corridor_runs_total", { ...labels, result: "found" }))).toBe(1);
+    }
+  });
+
+  it("counts a run whose records of the corridor's pair all failed their schema as error, never none", async () => {
+    const clock = new ManualClock();
+    const job = jobOn(horizon.url, [CAPTURED], { clock });
+    const counted = pollContext();
+    const labels = { corridor: CAPTURED.name };
+    // Valid, and of another pair: native to itself, as Horizon answers beside the corridor's paths.
+    const toItself = { ...nativeToUsdc("0.1000000", "0.1000000"), destination_asset_type: "native" };
+    const { destination_asset_type: _, ...pairless } = nativeToUsdc("0.1000000", "0.0100000");
+    horizon.answers = [
+      [200, found],
+      [200, page([nativeToUsdc("0.1000000", "0.0000000"), toItself])],
+      [200, page([pairless, toItself])],
+      [200, page([{ ...toItself, source_amount: "-1" }, toItself])],
+    ];
+    await job.run(counted);
+    for (let run = 2; run <= 4; run += 1) {
+      await clock.advance(60_000);
+      await job.run(counted);
+    }
+    // Error: the corridor's one path moved nothing; a path whose destination cannot be read may have been the
+    // corridor's. None: a broken path of another pair says nothing of the corridor's.
+    expect(runs(job, "found")).toBe(1);
+    expect(runs(job, "error")).toBe(2);
+    expect(runs(job, "none")).toBe(1);
+    expect(counted.invalid).toBe(3);
+    horizon.answers = [
+      [200, found],
+      [200, page([nativeToUsdc("0.1000000", "0.0000000"), toItself])],
+    ];
+    await job.run(counted);
+    await job.run(counted);
+    // An error keeps the last answer's series, as any failed run does.
+    const values = series(job);
+    expect(runs(job, "error")).toBe(3);
+    expect(values.get(key("stellar_horizon_corridor_paths", labels))).toBe(5);
+    expect(values.get(key("stellar_horizon_corridor_best_amount", labels))).toBe(0.0100343);
+  });
+
   it("logs a 400 once per corridor and reason, with Horizon's extras.reason", async () => {
     const lines: any[] = [];
-    const job = jobOn(horizon.url, [CAPTURED], new ManualClock(), lines);
+    const job = jobOn(horizon.url, [CAPTURED], { lines });
     const refused = [400, fixtureJson("error-bad_request-destination_assets_over_max-horizon-src.json")] as const;
     horizon.answers = [refused, refused, refused];
     for (let run = 0; run < 3; run += 1) await job.run(context);
@@ -192,7 +275,7 @@ describe("corridor outcomes", () => {
 
   it("asks a disabled Horizon at most once an hour, and does not count the runs skipped", async () => {
     const clock = new ManualClock();
-    const job = jobOn(horizon.url, [CAPTURED, RECEIVE], clock);
+    const job = jobOn(horizon.url, [CAPTURED, RECEIVE], { clock });
     horizon.requests.length = 0;
     const notFound = [404, fixtureJson("error-not_found-horizon-src.json")] as const;
     horizon.answers = [notFound, notFound, notFound];
@@ -215,7 +298,7 @@ describe("corridor outcomes", () => {
 
   it("best-record series leave on none, and outlive other failures until their freshness ends", async () => {
     const clock = new ManualClock();
-    const job = jobOn(horizon.url, [CAPTURED], clock);
+    const job = jobOn(horizon.url, [CAPTURED], { clock });
     const labels = { corridor: CAPTURED.name };
     horizon.answers = [
       [200, found],
@@ -250,7 +333,7 @@ describe("corridor outcomes", () => {
 
   it("a failing corridor run succeeds as a poll: no poll error, no backoff, nothing healed", async () => {
     const clock = new ManualClock();
-    const job = jobOn(horizon.url, [CAPTURED], clock);
+    const job = jobOn(horizon.url, [CAPTURED], { clock });
     const { runner, store, metrics } = runnerFor(job, { clock });
     horizon.answers = [[503, fixtureJson("error-server_over_capacity-horizon-src.json")]];
     await runner.run();
@@ -282,4 +365,42 @@ describe("corridor outcomes", () => {
       ),
     ).toBe(1);
   });
+
+  // http.timeout 3s: with 1 retry a request budget of 6 s, with none one of 3 s; either is shorter than the 9 s the
+  // three corridors take to time out one after the other.
+  it.each([1, 0])(
+    "gives every corridor of a Horizon whose path finding hangs its timeout each poll (retries %i); the poll succeeds",
+    async (retries) => {
+      const clock = new ManualClock();
+      const corridors = [CAPTURED, RECEIVE, SEND];
+      const job = jobOn(horizon.url, corridors, { clock, timeoutMs: 3000, requestsOnClock: true });
+      const { runner, store, metrics } = runnerFor(job, { clock, timeoutMs: 3000, retries });
+      horizon.requests.length = 0;
+      horizon.answers = ["hang", "hang", "hang", "hang", "hang", "hang"];
+      for (let poll = 1; poll <= 2; poll += 1) {
+        const running = runner.run();
+        for (let corridor = 1; corridor <= corridors.length; corridor += 1) {
+          const asked = (poll - 1) * corridors.length + corridor;
+          await until(`request ${asked} to arrive`, () => (horizon.requests.length === asked ? true : undefined));
+          await clock.advance(3000);
+        }
+        await running;
+        expect(runner.snapshot()).toMatchObject({ polls: poll, lastSuccessMs: clock.now() });
+        expect(runner.snapshot().lastError).toBeUndefined();
+        const scraped = parseExposition((await store.scrape(clock.now(), "identity")).toString());
+        for (const { name: corridor } of corridors) {
+          const runs = (result: string) =>
+            valueOf(scraped, "stellar_horizon_corridor_runs_total", { horizon: "h", corridor, result });
+          expect(runs("timeout"), corridor).toBe(poll);
+          expect(runs("error"), corridor).toBe(0);
+        }
+      }
+      expect(horizon.requests).toHaveLength(6);
+      const self = parseExposition((await metrics.render("identity")).toString());
+      const pollErrors = [...self].filter(
+        ([key, value]) => key.startsWith("stellar_horizon_exporter_poll_errors_total") && value > 0,
+      );
+      expect(pollErrors).toEqual([]);
+    },
+  );
 });

@@ -8,11 +8,19 @@ export function assetOf(type: string, code: string | undefined, issuer: string |
   return code === undefined || issuer === undefined ? undefined : `${code}:${issuer}`;
 }
 
-export const pathRecordSchema = z.object({
+/** A path moves something at each end: a zero amount would publish a rate of 0, or a best amount of 0. */
+const pathAmount = amount.refine((value) => value > 0, "expected an amount above 0");
+
+/** A record's two assets alone: read again from a record failing its schema, to tell whose pair it was. */
+export const pathPairSchema = z.object({
   ...assetFields("source_", assetType),
-  source_amount: amount,
   ...assetFields("destination_", assetType),
-  destination_amount: amount,
+});
+export type PathPair = z.output<typeof pathPairSchema>;
+
+export const pathRecordSchema = pathPairSchema.extend({
+  source_amount: pathAmount,
+  destination_amount: pathAmount,
   // A path holds at most 5 intermediate assets (the protocol's limit for path payments).
   path: z.array(z.object(assetFields("", assetType))).max(5),
 });

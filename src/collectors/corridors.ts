@@ -2,7 +2,7 @@ import { CORRIDOR_RESULTS, METRICS, type CorridorResult } from "../catalog/metri
 import { PollError } from "../client/errors.js";
 import type { Query } from "../client/horizon-client.js";
 import { assetQuery } from "../client/market-schemas.js";
-import { assetOf, pathRecordSchema, type PathRecord } from "../client/path-schemas.js";
+import { assetOf, pathPairSchema, pathRecordSchema, type PathPair, type PathRecord } from "../client/path-schemas.js";
 import type { CorridorConfig } from "../config/corridors.js";
 import type { Schedule } from "../config/schedule.js";
 import { HistogramData, type CollectorSamples, type Sample } from "../exposition/samples.js";
@@ -38,11 +38,19 @@ function corridorQuery(corridor: CorridorConfig): Query {
   };
 }
 
-/** A record from the corridor's source to its destination: Horizon also answers other pairs (an asset to itself). */
-function joins(record: PathRecord, { source, destination }: CorridorConfig): boolean {
+/** A record from the corridor's source to its destination: Horizon also answers other pairs (an asset to itself).
+ * Undefined when the record's assets cannot be read. */
+function joins(record: PathPair, { source, destination }: CorridorConfig): boolean | undefined {
   const from = assetOf(record.source_asset_type, record.source_asset_code, record.source_asset_issuer);
   const to = assetOf(record.destination_asset_type, record.destination_asset_code, record.destination_asset_issuer);
+  if (from === undefined || to === undefined) return undefined;
   return from === source && to === destination;
+}
+
+/** An invalid record that may have been a path of the corridor: of its pair, or of a pair that cannot be read. */
+function mayJoin(record: unknown, corridor: CorridorConfig): boolean {
+  const pair = pathPairSchema.safeParse(record);
+  return !pair.success || joins(pair.data, corridor) !== false;
 }
 
 function failureResult(error: PollError): CorridorResult {
@@ -65,22 +73,32 @@ export class CorridorsJob extends Poll implements PollJob {
   /** Path finding answered 404: nothing is asked before this instant. */
   private disabledUntilMs = 0;
   private readonly refusalsLogged = new Set<string>();
+  readonly requestTimeoutMs: number;
 
   constructor(
     corridors: readonly CorridorConfig[],
     schedule: Schedule,
-    /** `freshnessMs`: how long a corridor's last found values stay on /metrics when later runs fail. */
-    private readonly parts: Pick<HorizonJobParts, "client" | "log"> & { now: () => number; freshnessMs: number },
+    /** `freshnessMs`: how long a corridor's last found values stay on /metrics when later runs fail; `timeoutMs`:
+     * the client's, after which a corridor's request ends as `timeout`. */
+    private readonly parts: Pick<HorizonJobParts, "client" | "log"> & {
+      now: () => number;
+      freshnessMs: number;
+      timeoutMs: number;
+    },
   ) {
     super({ schedule, requestsPerRun: corridors.length });
     this.states = corridors.map((corridor) => new CorridorState(corridor));
+    this.requestTimeoutMs = parts.timeoutMs;
   }
 
   async run(context: PollContext): Promise<void> {
     // Runs skipped while path finding is off are not runs: nothing is counted.
     if (this.parts.now() < this.disabledUntilMs) return;
     for (const state of this.states) {
-      if ((await this.ask(state, context)) !== "disabled") continue;
+      const result = await this.ask(state, context);
+      // A corridor's outcome, a timeout included, is its answer: each corridor gets a request budget of its own.
+      context.progressed();
+      if (result !== "disabled") continue;
       // Path finding is off for the whole Horizon: asking the other corridors would only 404 too.
       this.disabledUntilMs = this.parts.now() + DISABLED_RETRY_MS;
       return;
@@ -112,14 +130,20 @@ export class CorridorsJob extends Poll implements PollJob {
   private answered(state: CorridorState, raw: readonly unknown[], context: PollContext): CorridorResult {
     const records: PathRecord[] = [];
     let invalid = 0;
+    let invalidOfPair = 0;
     for (const record of raw) {
       const parsed = pathRecordSchema.safeParse(record);
-      if (!parsed.success) invalid += 1;
-      else if (joins(parsed.data, state.corridor)) records.push(parsed.data);
+      if (parsed.success) {
+        if (joins(parsed.data, state.corridor)) records.push(parsed.data);
+        continue;
+      }
+      invalid += 1;
+      if (mayJoin(record, state.corridor)) invalidOfPair += 1;
     }
     if (invalid > 0) context.invalidRecords(invalid);
-    // Records that all failed their schema say nothing about the corridor.
-    if (raw.length > 0 && invalid === raw.length) return "error";
+    // No valid path of the corridor, while one that failed its schema may have been one (or none passed it at all):
+    // a bad answer, which says nothing of whether a path exists.
+    if (records.length === 0 && (invalidOfPair > 0 || (invalid > 0 && invalid === raw.length))) return "error";
     const nowMs = this.parts.now();
     if (records.length === 0) {
       state.answer = { paths: 0, atMs: nowMs };
@@ -131,7 +155,7 @@ export class CorridorsJob extends Poll implements PollJob {
       send ? record.destination_amount > best.destination_amount : record.source_amount < best.source_amount;
     const best = records.reduce((best, record) => (better(record, best) ? record : best));
     const amount = send ? best.destination_amount : best.source_amount;
-    const rate = best.source_amount > 0 ? best.destination_amount / best.source_amount : 0;
+    const rate = best.destination_amount / best.source_amount;
     state.answer = { paths: records.length, best: { amount, rate, hops: best.path.length }, atMs: nowMs };
     state.lastFoundSeconds = nowMs / 1000;
     return "found";
@@ -190,5 +214,6 @@ export function corridorsJob({ client, config, target, log: targetLog, clock }: 
       "--poll.interval is shorter than corridors may run: corridors run every 15s",
     );
   const freshnessMs = config.staleAfterIntervals * schedule.periodMs;
-  return new CorridorsJob(target.corridors ?? [], schedule, { client, log, now: () => clock.now(), freshnessMs });
+  const parts = { client, log, now: () => clock.now(), freshnessMs, timeoutMs: target.timeoutMs };
+  return new CorridorsJob(target.corridors ?? [], schedule, parts);
 }

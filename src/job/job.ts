@@ -25,6 +25,9 @@ interface JobBase {
   readonly schedule: Schedule;
   /** Requests a run sends in steady state: counted in the request plan, and a run's deadline in request budgets. */
   readonly requestsPerRun: number;
+  /** Set by a job whose requests are each sent once and whose timeouts are outcomes, not failures (corridors): its
+   * run's deadline then lets every request reach this timeout on its own, the retries' budget notwithstanding. */
+  readonly requestTimeoutMs?: number;
   /** Throws a PollError on failure; the state must stay consistent when the signal aborts between two requests. */
   run(context: PollContext): Promise<void>;
   /** The job's series; `lastRunSucceeded` false publishes the persistent ones only. */

@@ -30,6 +30,10 @@ export function requestBudgetMs(schedule: Schedule, staleAfterIntervals: number,
   return Math.min(staleAfterIntervals * schedule.periodMs, timeoutMs * (retries + 1));
 }
 
+/** Beyond a job's own request timeout (Job.requestTimeoutMs): time for the aborted request to settle and be counted,
+ * so the run's deadline, armed at the same instant, never fires first. */
+const SETTLE_MS = 1_000;
+
 interface JobRunnerOptions {
   readonly target: string;
   readonly job: Job;
@@ -155,7 +159,9 @@ export class JobRunner {
   /** Rejects and aborts the run once `requestsPerRun` request budgets passed since the start, or one since the last
    * answer (`progressed()`): a long paged poll on a slow upstream finishes, a hung one is reported as a short one. */
   private deadline(startedMs: number, lastAnswerMs: () => number, controller: AbortController) {
-    const { job, clock, requestBudgetMs: budgetMs } = this.options;
+    const { job, clock, requestBudgetMs } = this.options;
+    const ownMs = job.requestTimeoutMs === undefined ? 0 : job.requestTimeoutMs + SETTLE_MS;
+    const budgetMs = Math.max(requestBudgetMs, ownMs);
     const capMs = Math.max(1, job.requestsPerRun) * budgetMs;
     let timer: unknown;
     const reached = new Promise<never>((_resolve, reject) => {
