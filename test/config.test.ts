@@ -246,6 +246,25 @@ liquidity_pools: { reserves: [USD] }
     expect(await problems([`--config.file=${path}`])).toEqual([`${path}: not valid YAML: too many aliases`]);
   });
 
+  it("refuses a repeated key, a file over 4 MiB and 101 targets, and lists 20 of 40 000 bad keys", async () => {
+    const repeated = writeConfig("targets:\n  - url: http://a:1\n    url: http://b:1\n");
+    expect(await problems([`--config.file=${repeated}`])).toEqual([
+      `${repeated}:3:5: not valid YAML: Map keys must be unique\n        url: ***\n        ^`,
+    ]);
+    const large = writeConfig(`# ${"x".repeat(4 * 1024 * 1024)}\n`);
+    expect(await problems([`--config.file=${large}`])).toEqual([`config file ${large}: larger than 4 MiB`]);
+    const many = writeConfig(
+      `targets:\n${Array.from({ length: 101 }, (_, i) => `  - url: http://h${i}:1\n`).join("")}`,
+    );
+    expect(await problems([`--config.file=${many}`])).toEqual([`${many}:2: targets: expected at most 100 entries`]);
+    // Checked pair by pair, 40 000 keys took minutes to parse, and as long again to locate their problems.
+    const keys = writeConfig(Array.from({ length: 40_000 }, (_, i) => `key${i}: ${i}\n`).join(""));
+    const found = await problems([`--config.file=${keys}`]);
+    expect(found).toHaveLength(21);
+    expect(found.slice(0, 2)).toEqual([`${keys}:1: key0: unknown key`, `${keys}:2: key1: unknown key`]);
+    expect(found.at(-1)).toBe(`${keys}: and 39980 more problems`);
+  });
+
   it("quotes a wrong value only when it reads as a misspelt word, and describes any other text", async () => {
     const path = writeConfig(`targets:\n  - url: http://x:1\n    timeout: "${TOKEN}"\nlog: { level: loud }\n`);
     expect(await problems([`--config.file=${path}`])).toEqual([

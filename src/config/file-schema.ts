@@ -96,10 +96,13 @@ const rpcTargetEntry = targetEntry
     contracts: z.array(contractEntrySchema).optional(),
   });
 
+/** Targets of one kind a file may list: each is a runtime of its own, polling on its own schedules. */
+const MAX_TARGETS = 100;
+
 /** The YAML file given with --config.file. Strict: an unknown key is a typo, and an error. */
 export const configFileSchema = z.strictObject({
-  targets: z.array(targetEntry).optional(),
-  rpc_targets: z.array(rpcTargetEntry).optional(),
+  targets: z.array(targetEntry).max(MAX_TARGETS).optional(),
+  rpc_targets: z.array(rpcTargetEntry).max(MAX_TARGETS).optional(),
   poll_interval: scheduleText.optional(),
   /** Horizon endpoints' schedules, and the contracts poll's of every Stellar RPC. */
   schedules: endpointSchedules
