@@ -37,7 +37,7 @@ describe("command line", () => {
     const lines = result.stderr.trim().split("\n");
     expect(lines).toEqual([
       expect.stringMatching(/^stellar-horizon-exporter: --poll.interval: "soon" is neither/),
-      "stellar-horizon-exporter: --horizon.url: the value (not shown: it may hold a secret) is not an http:// or https:// URL",
+      "stellar-horizon-exporter: --horizon.url: the value (not shown: it may hold a secret) is not a valid http:// or https:// URL",
     ]);
     expect(result.stderr).not.toMatch(/\bat .*:\d+:\d+/);
   });

@@ -125,7 +125,7 @@ liquidity_pools: { reserves: [USD] }
 
   it("rejects bad flags, unreadable files, bad YAML and duplicate names", async () => {
     expect(await problems(["--horizon.url=nope"])).toEqual([
-      "--horizon.url: the value (not shown: it may hold a secret) is not an http:// or https:// URL",
+      "--horizon.url: the value (not shown: it may hold a secret) is not a valid http:// or https:// URL",
     ]);
     expect(await problems(["--bogus"])).toEqual(["unknown flag --bogus"]);
     expect(await problems(["--poll.intervall=15s"])).toEqual([

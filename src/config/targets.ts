@@ -50,7 +50,7 @@ export function targetsOf<Entry extends TargetEntryBasics, Target extends Target
 function targetFromUrlFlag(value: string): { name: string; url: TargetUrl } | string {
   const named = /^([^=/?:]+)=(.+)$/.exec(value);
   const text = named?.[2] ?? value;
-  if (!horizonUrl.safeParse(text).success) return `${describeInvalidUrl(text)} is not an http:// or https:// URL`;
+  if (!horizonUrl.safeParse(text).success) return `${describeInvalidUrl(text)} is not a valid http:// or https:// URL`;
   const url = new TargetUrl(text);
   return { name: named?.[1] ?? url.host, url };
 }
