@@ -128,6 +128,7 @@ liquidity_pools: { reserves: [USD] }
       "--horizon.url: the value (not shown: it may hold a secret) is not a valid http:// or https:// URL",
     ]);
     expect(await problems(["--bogus"])).toEqual(["unknown flag --bogus"]);
+    expect(await problems(["-v"])).toEqual(["unknown flag -v"]);
     expect(await problems(["--poll.intervall=15s"])).toEqual([
       "unknown flag --poll.intervall (did you mean --poll.interval?)",
     ]);

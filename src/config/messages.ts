@@ -82,8 +82,9 @@ export function unitSuggestion(input: unknown): string {
 
 /** node:util parseArgs's messages in the operator's words, with the closest flag for a typo. */
 export function flagProblem(message: string, flags: readonly string[]): string {
-  const unknown = /^Unknown option '-{1,2}([^']+)'/.exec(message)?.[1];
-  if (unknown !== undefined) return `unknown flag --${unknown}${didYouMean(unknown.split("=")[0]!, flags, "--")}`;
+  const [, dashes, unknown] = /^Unknown option '(-{1,2})([^']+)'/.exec(message) ?? [];
+  if (unknown !== undefined)
+    return `unknown flag ${dashes}${unknown}${didYouMean(unknown.split("=")[0]!, flags, "--")}`;
   const missing = /^Option '(--[^ ']+)(?: <value>)?' argument missing/.exec(message)?.[1];
   if (missing !== undefined) return `${missing} needs a value`;
   const unexpected = /^Unexpected argument '([^']*)'/.exec(message)?.[1];
