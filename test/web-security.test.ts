@@ -164,6 +164,22 @@ describe("basic auth", () => {
     expect(compared).toEqual([hash]);
   });
 
+  it("keeps verified credentials across a reload, unless the user's hash changed", async () => {
+    const compared: string[] = [];
+    const compare: PasswordCompare = (password, against) => {
+      compared.push(password);
+      return bcrypt.compare(password, against);
+    };
+    const verified = new Map<string, Buffer>();
+    const right = authorization("alice:right password").Authorization;
+    expect(await basicAuth({ alice: hash }, compare, verified)("/metrics", right)).toBe(true);
+    expect(await basicAuth({ alice: hash }, compare, verified)("/metrics", right)).toBe(true);
+    expect(compared).toEqual(["right password"]);
+    const rotated = bcrypt.hashSync("new password", 6);
+    expect(await basicAuth({ alice: rotated }, compare, verified)("/metrics", right)).toBe(false);
+    expect(compared).toEqual(["right password", "right password"]);
+  });
+
   it("runs one bcrypt check at a time, however many requests with unverified credentials arrive together", async () => {
     let running = 0;
     let mostAtOnce = 0;

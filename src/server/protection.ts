@@ -28,10 +28,14 @@ const OPEN: Gate = async () => true;
 /** HTTP basic auth against bcrypt hashes; an unknown user is checked against a dummy hash of the same cost, so
  * response time does not reveal which user names exist. bcrypt runs for one request at a time (as in Prometheus'
  * exporter-toolkit): a burst of unverified credentials waits in line instead of each taking a core. */
-export function basicAuth(users: Readonly<Record<string, string>>, compare: PasswordCompare = bcrypt.compare): Gate {
+export function basicAuth(
+  users: Readonly<Record<string, string>>,
+  compare: PasswordCompare = bcrypt.compare,
+  /** Kept across reloads: each entry binds its user's hash, so a rotated password no longer matches it. */
+  verified = new Map<string, Buffer>(),
+): Gate {
   const costs = Object.values(users).map((hash) => bcrypt.getRounds(hash));
   const dummyHash = bcrypt.hashSync("not a password", Math.max(4, ...costs));
-  const verified = new Map<string, Buffer>();
 
   const credentials = (header: string | undefined) => {
     const match = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header ?? "");
@@ -77,6 +81,8 @@ type Protection = { readonly headers: Readonly<Record<string, string>>; readonly
 export function currentProtection(web: () => WebConfig | undefined): () => Protection {
   let builtFor: WebConfig | undefined | null = null;
   let built: Protection = { headers: DEFAULT_HEADERS, gate: OPEN };
+  // Emptied at every reload, it made a scraper wait behind every unverified password in line: 16 s behind a flood.
+  const verified = new Map<string, Buffer>();
   return () => {
     const current = web();
     if (current === builtFor) return built;
@@ -84,7 +90,7 @@ export function currentProtection(web: () => WebConfig | undefined): () => Prote
     const users = revealedValues(current?.basicAuthUsers ?? {});
     return (built = {
       headers: { ...DEFAULT_HEADERS, ...current?.headers },
-      gate: Object.keys(users).length > 0 ? basicAuth(users) : OPEN,
+      gate: Object.keys(users).length > 0 ? basicAuth(users, bcrypt.compare, verified) : OPEN,
     });
   };
 }
