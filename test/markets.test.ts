@@ -439,6 +439,13 @@ describe("MarketsJob's cursor follows the rules of the activity and ledgers jobs
 });
 
 describe("MarketsJob reads each maker's offers on both sides", () => {
+  const watched: WatchedMarket = {
+    name: "m",
+    base: "native",
+    counter: USDC,
+    resolutionMs: 60_000,
+    makers: [MAKER, OTHER],
+  };
   const horizon = new FakeMarkets();
   let client: HorizonClient;
   const context = pollContext();
@@ -500,13 +507,6 @@ describe("MarketsJob reads each maker's offers on both sides", () => {
         last_modified_time: null,
       }),
     ];
-    const watched: WatchedMarket = {
-      name: "m",
-      base: "native",
-      counter: USDC,
-      resolutionMs: 60_000,
-      makers: [MAKER, OTHER],
-    };
     const marketsJob = new MarketsJob(client, [watched], SCHEDULE, () => NOW);
     expect(marketsJob.requestsPerRun).toBe(2 + 2 * 2);
     await marketsJob.run(context);
@@ -573,13 +573,6 @@ describe("MarketsJob reads each maker's offers on both sides", () => {
       offer(16, ask({ seller: OTHER, price_r: { n: INT64_MAX_TEXT, d: "1" }, price: "9223372036854775807.0000000" })),
       offer(17, bid({ seller: OTHER, price_r: { n: INT64_MAX_TEXT, d: "1" }, price: "9223372036854775807.0000000" })),
     ];
-    const watched: WatchedMarket = {
-      name: "m",
-      base: "native",
-      counter: USDC,
-      resolutionMs: 60_000,
-      makers: [MAKER, OTHER],
-    };
     const marketsJob = new MarketsJob(client, [watched], SCHEDULE, () => NOW);
     const ownContext = pollContext();
     await marketsJob.run(ownContext);
