@@ -247,10 +247,19 @@ liquidity_pools: { reserves: [USD] }
     expect(await problems([`--config.file=${path}`])).toEqual([`${path}: not valid YAML: too many aliases`]);
   });
 
-  it("refuses a repeated key, a file over 4 MiB and 101 targets, and lists 20 of 40 000 bad keys", async () => {
+  it("refuses a repeated key or name, a file over 4 MiB and 101 targets, and lists 20 of 40 000 bad keys", async () => {
     const repeated = writeConfig("targets:\n  - url: http://a:1\n    url: http://b:1\n");
     expect(await problems([`--config.file=${repeated}`])).toEqual([
       `${repeated}:3:5: not valid YAML: Map keys must be unique\n        url: ***\n        ^`,
+    ]);
+    const named = writeConfig(
+      "targets:\n  - { name: a, url: http://x:1 }\n  - { url: http://y:1 }\n  - { name: a, url: http://z:1 }\n",
+    );
+    expect(await problems([`--config.file=${named}`])).toEqual([
+      `${named}: targets[2].name: target name "a" is used twice; names must be unique`,
+    ]);
+    expect(await problems(["--horizon.url=a=http://x:1", "--horizon.url=a=http://y:1"])).toEqual([
+      '--horizon.url: target name "a" is used twice; names must be unique',
     ]);
     const large = writeConfig(`# ${"x".repeat(4 * 1024 * 1024)}\n`);
     expect(await problems([`--config.file=${large}`])).toEqual([`config file ${large}: larger than 4 MiB`]);

@@ -82,6 +82,6 @@ rpc_targets:
   const bad = await load(["--rpc.url=ftp://user:pa55@example.com", "--rpc.url=a=http://x:2", "--rpc.url=a=http://y:2"]);
   expect(bad.kind === "invalid" && bad.problems).toEqual([
     '--rpc.url: "ftp://example.com/" is not a valid http:// or https:// URL',
-    'Stellar RPC target name "a" is used twice; names must be unique',
+    '--rpc.url: Stellar RPC target name "a" is used twice; names must be unique',
   ]);
 });

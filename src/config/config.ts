@@ -321,26 +321,33 @@ function buildTargets(urls: ListSetting, options: TargetOptions): TargetConfig[]
   const parse = (value: string) => parsed({ source: markets.source, value }, marketEntryFromFlag, problems) ?? [];
   const flagMarkets = watchedMarkets(markets.values.flatMap(parse), markets.source, problems);
   const corridorsRaisedFrom = forced && tooFastForCorridors(forced) ? forced.text : undefined;
-  return targetsOf(options, "target", urls, file.targets ?? [], (basics, entry, targetIndex): TargetConfig => {
-    const requestBudgetPerHour = entry?.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour;
-    if (entry === undefined) {
-      const flagWatched = { accounts: options.flagAccounts, assets: flagAssets, markets: flagMarkets };
-      return { ...basics, ...flagWatched, schedules: schedulesOf(options), requestBudgetPerHour };
-    }
-    const where = `${path}: targets[${targetIndex}]`;
-    const keyPath = (index: number, key: string) => `${where}.accounts[${index}].${key}`;
-    return {
-      ...basics,
-      schedules: schedulesOf(options, entry.schedules),
-      requestBudgetPerHour,
-      accounts: watchedAccounts(entry.accounts ?? [], `target "${basics.name}"`, problems, keyPath),
-      assets: watchedAssets(entry.assets ?? [], `${where}.assets`, problems),
-      markets: watchedMarkets(entry.markets ?? [], `target "${basics.name}"`, problems),
-      ...(entry.corridors?.length
-        ? { corridors: corridorsOf(entry.corridors, `${where}.corridors`, problems), corridorsRaisedFrom }
-        : {}),
-    };
-  });
+  return targetsOf(
+    options,
+    "target",
+    "targets",
+    urls,
+    file.targets ?? [],
+    (basics, entry, targetIndex): TargetConfig => {
+      const requestBudgetPerHour = entry?.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour;
+      if (entry === undefined) {
+        const flagWatched = { accounts: options.flagAccounts, assets: flagAssets, markets: flagMarkets };
+        return { ...basics, ...flagWatched, schedules: schedulesOf(options), requestBudgetPerHour };
+      }
+      const where = `${path}: targets[${targetIndex}]`;
+      const keyPath = (index: number, key: string) => `${where}.accounts[${index}].${key}`;
+      return {
+        ...basics,
+        schedules: schedulesOf(options, entry.schedules),
+        requestBudgetPerHour,
+        accounts: watchedAccounts(entry.accounts ?? [], `target "${basics.name}"`, problems, keyPath),
+        assets: watchedAssets(entry.assets ?? [], `${where}.assets`, problems),
+        markets: watchedMarkets(entry.markets ?? [], `target "${basics.name}"`, problems),
+        ...(entry.corridors?.length
+          ? { corridors: corridorsOf(entry.corridors, `${where}.corridors`, problems), corridorsRaisedFrom }
+          : {}),
+      };
+    },
+  );
 }
 
 /** getNetwork and getVersionInfo change only on upgrades: polled this often, or at the status schedule if rarer. */
@@ -367,17 +374,24 @@ function buildRpcTargets(urls: ListSetting, options: TargetOptions): RpcTargetCo
     : watched;
   // The flag accounts were checked with the Horizon targets': only their assets are new here.
   const flagReads = urls.values.length ? withAssets(flagAccounts, flagAssets.values, flagAssets.source, problems) : [];
-  return targetsOf(options, "Stellar RPC target", urls, file.rpc_targets ?? [], (basics, entry): RpcTargetConfig => {
-    if (entry === undefined)
-      return { ...basics, schedules: schedulesFor(), accounts: flagReads, contracts: flagContracts };
-    const where = `Stellar RPC target "${basics.name}"`;
-    return {
-      ...basics,
-      schedules: schedulesFor(entry.schedule),
-      accounts: rpcWatchedAccounts(entry.accounts ?? [], entry.account_assets ?? [], where, problems),
-      contracts: watchedContracts(entry.contracts ?? [], where, problems),
-    };
-  });
+  return targetsOf(
+    options,
+    "Stellar RPC target",
+    "rpc_targets",
+    urls,
+    file.rpc_targets ?? [],
+    (basics, entry): RpcTargetConfig => {
+      if (entry === undefined)
+        return { ...basics, schedules: schedulesFor(), accounts: flagReads, contracts: flagContracts };
+      const where = `Stellar RPC target "${basics.name}"`;
+      return {
+        ...basics,
+        schedules: schedulesFor(entry.schedule),
+        accounts: rpcWatchedAccounts(entry.accounts ?? [], entry.account_assets ?? [], where, problems),
+        contracts: watchedContracts(entry.contracts ?? [], where, problems),
+      };
+    },
+  );
 }
 
 function poolsMaxOf(text: string): number | string {

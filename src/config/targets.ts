@@ -20,9 +20,11 @@ export type ListSetting = { readonly source: string; readonly values: readonly s
 // One kind's targets (`label`, as problems name one: `target`, `Stellar RPC target`): from its URL flags when given,
 // else from the file's `entries`; names unique. `build` adds what the kind adds, from the entry when there is one.
 export function targetsOf<Entry extends TargetEntryBasics, Target extends TargetBasics>(
-  /** `timeoutMs`: the timeout of targets that set none. */
-  { timeoutMs, problems }: { readonly timeoutMs: number; readonly problems: string[] },
+  /** `timeoutMs`: the timeout of targets that set none; `path`: the config file's. */
+  { timeoutMs, problems, path }: { readonly timeoutMs: number; readonly problems: string[]; readonly path: string },
   label: string,
+  /** The file's key for this kind's entries, to say where a repeated name is. */
+  key: "targets" | "rpc_targets",
   urls: ListSetting,
   entries: readonly Entry[],
   build: (basics: TargetBasics, entry: Entry | undefined, index: number) => Target,
@@ -41,8 +43,11 @@ export function targetsOf<Entry extends TargetEntryBasics, Target extends Target
         return build(basics, entry, index);
       });
   for (const [index, { name }] of targets.entries())
-    if (targets.findIndex((other) => other.name === name) < index)
-      problems.push(`${label} name "${name}" is used twice; names must be unique`);
+    if (targets.findIndex((other) => other.name === name) < index) {
+      const named = entries[index]?.name === undefined ? "" : ".name";
+      const where = urls.values.length ? urls.source : `${path}: ${key}[${index}]${named}`;
+      problems.push(`${where}: ${label} name "${name}" is used twice; names must be unique`);
+    }
   return targets;
 }
 
