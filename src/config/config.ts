@@ -11,7 +11,7 @@ import { flagProblem } from "./messages.js";
 import { LOG_LEVELS, MAX_POOLS, POOLS_MAX_RANGE, configFileSchema } from "./file-schema.js";
 import type { ConfigFile, LogLevel, TargetEntry } from "./file-schema.js";
 import type { RpcTargetConfig } from "./rpc-targets.js";
-import { targetsOf, type ListSetting, type TargetBasics } from "./targets.js";
+import { targetsOf, type ListSetting, type TargetBasics, type TargetList } from "./targets.js";
 import { parseSchedule, type Schedule } from "./schedule.js";
 import { loadWebConfig, type WebConfig } from "./web-config.js";
 import { inShard, parseShard, WHOLE, type Shard } from "./shard.js";
@@ -45,6 +45,9 @@ export interface ExporterConfig extends Readonly<ReturnType<typeof fileSettings>
   /** Absent: plain HTTP, no auth. */
   readonly web?: WebConfig;
 }
+
+const HORIZON_TARGETS: TargetList = { label: "target", key: "targets" };
+const RPC_TARGETS: TargetList = { label: "Stellar RPC target", key: "rpc_targets" };
 
 const DEFAULT_PORT = 9619;
 const DEFAULTS = {
@@ -314,40 +317,32 @@ function schedulesOf(options: TargetOptions, overrides?: TargetEntry["schedules"
 
 /** Horizon targets from --horizon.url when given (they replace the file's), else from the file; names unique. */
 function buildTargets(urls: ListSetting, options: TargetOptions): TargetConfig[] {
-  const { file, path, forced, problems } = options;
+  const { file, forced, problems } = options;
   const assets = watchList("asset", "--horizon.url", urls.values.length, options);
   const flagAssets = watchedAssets(assets.values, assets.source, problems);
   const markets = watchList("market", "--horizon.url", urls.values.length, options);
   const parse = (value: string) => parsed({ source: markets.source, value }, marketEntryFromFlag, problems) ?? [];
   const flagMarkets = watchedMarkets(markets.values.flatMap(parse), markets.source, problems);
   const corridorsRaisedFrom = forced && tooFastForCorridors(forced) ? forced.text : undefined;
-  return targetsOf(
-    options,
-    "target",
-    "targets",
-    urls,
-    file.targets ?? [],
-    (basics, entry, targetIndex): TargetConfig => {
-      const requestBudgetPerHour = entry?.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour;
-      if (entry === undefined) {
-        const flagWatched = { accounts: options.flagAccounts, assets: flagAssets, markets: flagMarkets };
-        return { ...basics, ...flagWatched, schedules: schedulesOf(options), requestBudgetPerHour };
-      }
-      const where = `${path}: targets[${targetIndex}]`;
-      const keyPath = (index: number, key: string) => `${where}.accounts[${index}].${key}`;
-      return {
-        ...basics,
-        schedules: schedulesOf(options, entry.schedules),
-        requestBudgetPerHour,
-        accounts: watchedAccounts(entry.accounts ?? [], `target "${basics.name}"`, problems, keyPath),
-        assets: watchedAssets(entry.assets ?? [], `${where}.assets`, problems),
-        markets: watchedMarkets(entry.markets ?? [], `target "${basics.name}"`, problems),
-        ...(entry.corridors?.length
-          ? { corridors: corridorsOf(entry.corridors, `${where}.corridors`, problems), corridorsRaisedFrom }
-          : {}),
-      };
-    },
-  );
+  return targetsOf(options, HORIZON_TARGETS, urls, file.targets ?? [], (basics, entry, where): TargetConfig => {
+    const requestBudgetPerHour = entry?.request_budget_per_hour ?? DEFAULTS.requestBudgetPerHour;
+    if (entry === undefined) {
+      const flagWatched = { accounts: options.flagAccounts, assets: flagAssets, markets: flagMarkets };
+      return { ...basics, ...flagWatched, schedules: schedulesOf(options), requestBudgetPerHour };
+    }
+    const keyPath = (index: number, key: string) => `${where}.accounts[${index}].${key}`;
+    return {
+      ...basics,
+      schedules: schedulesOf(options, entry.schedules),
+      requestBudgetPerHour,
+      accounts: watchedAccounts(entry.accounts ?? [], `target "${basics.name}"`, problems, keyPath),
+      assets: watchedAssets(entry.assets ?? [], `${where}.assets`, problems),
+      markets: watchedMarkets(entry.markets ?? [], `target "${basics.name}"`, problems),
+      ...(entry.corridors?.length
+        ? { corridors: corridorsOf(entry.corridors, `${where}.corridors`, problems), corridorsRaisedFrom }
+        : {}),
+    };
+  });
 }
 
 /** getNetwork and getVersionInfo change only on upgrades: polled this often, or at the status schedule if rarer. */
@@ -374,24 +369,17 @@ function buildRpcTargets(urls: ListSetting, options: TargetOptions): RpcTargetCo
     : watched;
   // The flag accounts were checked with the Horizon targets': only their assets are new here.
   const flagReads = urls.values.length ? withAssets(flagAccounts, flagAssets.values, flagAssets.source, problems) : [];
-  return targetsOf(
-    options,
-    "Stellar RPC target",
-    "rpc_targets",
-    urls,
-    file.rpc_targets ?? [],
-    (basics, entry): RpcTargetConfig => {
-      if (entry === undefined)
-        return { ...basics, schedules: schedulesFor(), accounts: flagReads, contracts: flagContracts };
-      const where = `Stellar RPC target "${basics.name}"`;
-      return {
-        ...basics,
-        schedules: schedulesFor(entry.schedule),
-        accounts: rpcWatchedAccounts(entry.accounts ?? [], entry.account_assets ?? [], where, problems),
-        contracts: watchedContracts(entry.contracts ?? [], where, problems),
-      };
-    },
-  );
+  return targetsOf(options, RPC_TARGETS, urls, file.rpc_targets ?? [], (basics, entry): RpcTargetConfig => {
+    if (entry === undefined)
+      return { ...basics, schedules: schedulesFor(), accounts: flagReads, contracts: flagContracts };
+    const where = `Stellar RPC target "${basics.name}"`;
+    return {
+      ...basics,
+      schedules: schedulesFor(entry.schedule),
+      accounts: rpcWatchedAccounts(entry.accounts ?? [], entry.account_assets ?? [], where, problems),
+      contracts: watchedContracts(entry.contracts ?? [], where, problems),
+    };
+  });
 }
 
 function poolsMaxOf(text: string): number | string {

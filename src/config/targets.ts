@@ -17,22 +17,24 @@ type TargetEntryBasics = Pick<TargetEntry, "name" | "url" | "show_path" | "heade
 /** A list's values and the flag or environment variable they came from. */
 export type ListSetting = { readonly source: string; readonly values: readonly string[] };
 
-// One kind's targets (`label`, as problems name one: `target`, `Stellar RPC target`): from its URL flags when given,
-// else from the file's `entries`; names unique. `build` adds what the kind adds, from the entry when there is one.
+/** How problems name one kind's targets (`target`, `Stellar RPC target`), and the config file's key for them. */
+export type TargetList = { readonly label: string; readonly key: "targets" | "rpc_targets" };
+
+// One kind's targets: from its URL flags when given, else from the file's `entries`; names unique. `build` adds what
+// the kind adds, from the entry when there is one; `where` names the flag, or the entry's place in the file.
 export function targetsOf<Entry extends TargetEntryBasics, Target extends TargetBasics>(
   /** `timeoutMs`: the timeout of targets that set none; `path`: the config file's. */
   { timeoutMs, problems, path }: { readonly timeoutMs: number; readonly problems: string[]; readonly path: string },
-  label: string,
-  /** The file's key for this kind's entries, to say where a repeated name is. */
-  key: "targets" | "rpc_targets",
+  { label, key }: TargetList,
   urls: ListSetting,
   entries: readonly Entry[],
-  build: (basics: TargetBasics, entry: Entry | undefined, index: number) => Target,
+  build: (basics: TargetBasics, entry: Entry | undefined, where: string) => Target,
 ): Target[] {
+  const placeOf = (index: number) => `${path}: ${key}[${index}]`;
   const targets = urls.values.length
-    ? urls.values.flatMap((value, index) => {
+    ? urls.values.flatMap((value) => {
         const target = targetFromUrlFlag(value);
-        if (typeof target !== "string") return [build({ ...target, headers: {}, timeoutMs }, undefined, index)];
+        if (typeof target !== "string") return [build({ ...target, headers: {}, timeoutMs }, undefined, urls.source)];
         problems.push(`${urls.source}: ${target}`);
         return [];
       })
@@ -40,12 +42,12 @@ export function targetsOf<Entry extends TargetEntryBasics, Target extends Target
         const url = new TargetUrl(entry.url, entry.show_path);
         const headers = secretValues(entry.headers ?? {});
         const basics = { name: entry.name ?? url.host, url, headers, timeoutMs: entry.timeout ?? timeoutMs };
-        return build(basics, entry, index);
+        return build(basics, entry, placeOf(index));
       });
   for (const [index, { name }] of targets.entries())
     if (targets.findIndex((other) => other.name === name) < index) {
       const named = entries[index]?.name === undefined ? "" : ".name";
-      const where = urls.values.length ? urls.source : `${path}: ${key}[${index}]${named}`;
+      const where = urls.values.length ? urls.source : `${placeOf(index)}${named}`;
       problems.push(`${where}: ${label} name "${name}" is used twice; names must be unique`);
     }
   return targets;
