@@ -1,6 +1,10 @@
-import { describe, expect, it } from "vitest";
-import { maxHoldMsOf } from "../src/client/http.js";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PollError } from "../src/client/errors.js";
+import { CourteousHttp, maxHoldMsOf } from "../src/client/http.js";
 import { holdOffSeconds, parseRateLimitHeaders } from "../src/client/rate-limit.js";
+import { ManualClock } from "./support/manual-clock.js";
 
 const NOW_MS = Date.UTC(2026, 10, 25, 12, 0, 0);
 const parse = (headers: Record<string, string>) => parseRateLimitHeaders(new Headers(headers), NOW_MS);
@@ -47,5 +51,82 @@ describe("what the server asks to hold back for", () => {
     expect(maxHoldMsOf({ schedules: { root: every(15), accounts: every(3600) }, staleAfterIntervals: 3 })).toBe(
       3 * 3_600_000,
     );
+  });
+});
+
+describe("after a hold, one request asks first", () => {
+  /** Requests wait here until the test answers them, with a status and headers. */
+  const waiting: ServerResponse[] = [];
+  const server = createServer((_request, response) => waiting.push(response));
+  let url = "";
+  beforeAll(async () => {
+    await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  });
+  afterAll(() => new Promise((closed) => server.close(closed)));
+
+  const answer = (status: number, headers: Record<string, string> = {}) => {
+    const response = waiting.shift();
+    if (response === undefined) throw new Error("no request is waiting");
+    response.writeHead(status, { "Content-Type": "application/json", ...headers }).end("{}");
+  };
+  async function until(condition: () => boolean): Promise<void> {
+    for (const started = Date.now(); !condition(); await new Promise((turn) => setImmediate(turn))) {
+      if (Date.now() - started > 5_000) throw new Error("timed out waiting for the server to see a request");
+    }
+  }
+  /** Three endpoints' requests, due at once, and how each ends: `ok` or the poll error's reason. */
+  const threeDue = (http: CourteousHttp<string>) =>
+    ["root", "ledgers", "fee_stats"].map((endpoint) =>
+      http.json(endpoint, url, undefined).then(
+        () => "ok",
+        (error: { reason?: string }) => error.reason ?? String(error),
+      ),
+    );
+
+  it("sends nothing more while the server still limits, and everything once it answers", async () => {
+    const clock = new ManualClock();
+    const http = new CourteousHttp<string>({ url, timeoutMs: 60_000, retries: 0, maxBodyBytes: 1 << 16, clock }, "*/*");
+    const limited = http.json("root", url, undefined).catch((error: { reason?: string }) => error.reason);
+    await until(() => waiting.length === 1);
+    answer(429, { "Retry-After": "30" });
+    expect(await limited).toBe("rate_limited");
+
+    // The hold ends and three endpoints fall due: one request goes; the server, still limiting, answers 429 again.
+    clock.stall(30_000);
+    let outcomes = threeDue(http);
+    await until(() => waiting.length === 1);
+    answer(429, { "Retry-After": "30" });
+    expect(await Promise.all(outcomes)).toEqual(["rate_limited", "rate_limited", "rate_limited"]);
+    expect(waiting).toHaveLength(0);
+
+    // The next hold ends: the first request is answered, and then the others go.
+    clock.stall(30_000);
+    outcomes = threeDue(http);
+    await until(() => waiting.length === 1);
+    answer(200);
+    await until(() => waiting.length === 2);
+    answer(200);
+    answer(200);
+    expect(await Promise.all(outcomes)).toEqual(["ok", "ok", "ok"]);
+  });
+
+  it("a request waiting behind the first gives up when its poll is aborted", async () => {
+    const clock = new ManualClock();
+    const http = new CourteousHttp<string>({ url, timeoutMs: 60_000, retries: 0, maxBodyBytes: 1 << 16, clock }, "*/*");
+    const limited = http.json("root", url, undefined).catch(() => {});
+    await until(() => waiting.length === 1);
+    answer(429, { "Retry-After": "1" });
+    await limited;
+    clock.stall(1_000);
+    const first = http.json("root", url, undefined);
+    await until(() => waiting.length === 1);
+    const poll = new AbortController();
+    const behind = http.json("ledgers", url, undefined, poll.signal).catch((error: Error) => error.message);
+    poll.abort(new PollError("timeout", "the poll reached its deadline"));
+    expect(await behind).toBe("the poll reached its deadline");
+    expect(waiting).toHaveLength(1);
+    answer(200);
+    expect(await first).toEqual({});
   });
 });

@@ -79,6 +79,10 @@ export class CourteousHttp<E extends string> {
   private readonly headers: Readonly<Record<string, string>>;
   private readonly clock: Clock;
   private holdUntilMs = 0;
+  /** A hold was asked for and no request has been answered since it was. */
+  private heldBack = false;
+  /** The first request after a hold, until it has its answer: the others due wait for it. */
+  private reopening: Promise<unknown> | undefined;
   /** ofetch over the node:http transport, which caps each body at this target's limit as it arrives. */
   private readonly fetch: $Fetch;
 
@@ -133,12 +137,31 @@ export class CourteousHttp<E extends string> {
     }
   }
 
-  /** The body of one attempt's 2xx answer, rate-limit headers noted and obeyed; else a PollError. */
-  private async answerText(purpose: E, { url, body, timeoutMs, signals }: Attempt): Promise<string> {
+  /** The body of one attempt's 2xx answer, rate-limit headers noted and obeyed; else a PollError. After a hold one
+   * request goes first: a server still limiting then sees one request, not one from every endpoint due meanwhile. */
+  private async answerText(purpose: E, attempt: Attempt): Promise<string> {
+    while (this.reopening !== undefined) {
+      await settledOrAborted(this.reopening, attempt.signals);
+      const aborted = attempt.signals.find((signal) => signal.aborted);
+      if (aborted) throw abortReason(aborted, new PollError("network", "aborted waiting for the server's answer"));
+    }
     const waitMs = this.holdUntilMs - this.clock.now();
     if (waitMs > 0) {
       throw new PollError("rate_limited", `holding back for ${Math.ceil(waitMs / 1000)} s more, as the server asked`);
     }
+    const answer = this.exchange(purpose, attempt);
+    if (this.heldBack) {
+      this.heldBack = false;
+      const reopening = answer.catch(() => {});
+      this.reopening = reopening;
+      void reopening.then(() => {
+        if (this.reopening === reopening) this.reopening = undefined;
+      });
+    }
+    return answer;
+  }
+
+  private async exchange(purpose: E, { url, body, timeoutMs, signals }: Attempt): Promise<string> {
     const { signal, release } = this.abortSignal(timeoutMs, signals);
     const started = performance.now();
     let code = "error";
@@ -185,6 +208,7 @@ export class CourteousHttp<E extends string> {
       }
     }
     this.holdUntilMs = Math.max(this.holdUntilMs, nowMs + Math.min(askedSeconds * 1000, maxHoldMs));
+    this.heldBack = true;
   }
 
   /** A fresh signal per attempt or wait (one timed out must not doom the next): timeout, shutdown or poll deadline. */
@@ -247,6 +271,19 @@ function parseProblem(text: string) {
   } catch {
     return undefined;
   }
+}
+
+/** Resolves when `promise` settles or one of `signals` aborts, whichever comes first. */
+function settledOrAborted(promise: Promise<unknown>, signals: readonly AbortSignal[]): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      for (const signal of signals) signal.removeEventListener("abort", done);
+      resolve();
+    };
+    for (const signal of signals) signal.addEventListener("abort", done, { once: true });
+    if (signals.some((signal) => signal.aborted)) done();
+    promise.then(done, done);
+  });
 }
 
 /** Why an aborted request failed: the poll deadline's own error, else a shutdown. */
