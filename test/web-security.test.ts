@@ -157,6 +157,15 @@ describe("basic auth", () => {
     expect(bcrypt.getRounds(dummy!)).toBe(bcrypt.getRounds(hash));
   });
 
+  it("refuses a request that gives no user and password at once, without a bcrypt check", async () => {
+    const { app, compared } = protectedApp();
+    const headers = [{}, { Authorization: "Bearer token" }, authorization("no separator"), { Authorization: "Basic" }];
+    for (const header of headers) expect((await app.request("/metrics", { headers: header })).status).toBe(401);
+    expect(compared).toEqual([]);
+    expect((await app.request("/metrics", { headers: authorization(":") })).status).toBe(401);
+    expect(compared).toHaveLength(1);
+  });
+
   it("runs bcrypt once per user and password, then answers from its cache", async () => {
     const { app, compared } = protectedApp();
     for (let i = 0; i < 3; i += 1)

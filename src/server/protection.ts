@@ -37,18 +37,20 @@ export function basicAuth(
   const costs = Object.values(users).map((hash) => bcrypt.getRounds(hash));
   const dummyHash = bcrypt.hashSync("not a password", Math.max(4, ...costs));
 
+  /** The user and password a header gives, or undefined when it gives none (no bcrypt check: no name to hide). */
   const credentials = (header: string | undefined) => {
     const match = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header ?? "");
     const decoded = match ? Buffer.from(match[1]!, "base64").toString("utf8") : "";
     const separator = decoded.indexOf(":");
-    const [user, password] = separator < 0 ? ["", ""] : [decoded.slice(0, separator), decoded.slice(separator + 1)];
+    if (separator < 0) return undefined;
+    const [user, password] = [decoded.slice(0, separator), decoded.slice(separator + 1)];
     const hash = Object.hasOwn(users, user) ? users[user]! : undefined;
     const key = createHash("sha256")
       .update(`${user}\u0000${password}\u0000${hash ?? dummyHash}`)
       .digest();
     return { user, password, hash, key };
   };
-  type Credentials = ReturnType<typeof credentials>;
+  type Credentials = NonNullable<ReturnType<typeof credentials>>;
   const remembered = ({ user, hash, key }: Credentials) => {
     const cached = verified.get(user);
     return hash !== undefined && cached !== undefined && timingSafeEqual(cached, key);
@@ -67,6 +69,8 @@ export function basicAuth(
   return (path, header) => {
     if (UNAUTHENTICATED_PATHS.has(path)) return Promise.resolve(true);
     const given = credentials(header);
+    // A scanner sending no credentials must not make a scraper wait behind bcrypt checks.
+    if (given === undefined) return Promise.resolve(false);
     if (remembered(given)) return Promise.resolve(true);
     const checked = line.then(() => verify(given));
     line = checked.catch(() => {});
