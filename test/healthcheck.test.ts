@@ -90,6 +90,9 @@ describe("stellar-horizon-exporter healthcheck", () => {
     expect(exporter.url).toMatch(/^https:/);
     const stderr = capture();
     expect(await runHealthcheckCommand(flags, { WEB_CONFIG_FILE: join(dir, "web.yml") }, { stderr })).toBe(0);
+    // Where the exporter listens is all a healthcheck needs: no target.
+    const listenOnly = [flags[1]!, `--web.config.file=${join(dir, "web.yml")}`];
+    expect(await runHealthcheckCommand(listenOnly, {}, { stderr })).toBe(0);
     expect(stderr.text()).toBe("");
   });
 

@@ -69,7 +69,7 @@ function probe(url: string): Promise<number> {
 export async function runHealthcheckCommand(argv: string[], env = process.env, io: CommandIo = {}): Promise<number> {
   const { stdout = process.stdout, stderr = process.stderr } = io;
   const flags = argv.length > 0 ? argv : (runningExporterArguments(process.argv[1] ?? "") ?? []);
-  const command = await loadConfig(flags, env);
+  const command = await loadConfig(flags, env, { needsTarget: false });
   if (answeredHelp(command, USAGE, stdout)) return 0;
   if (command.kind === "invalid") {
     stderr.write(`healthcheck: the exporter's configuration is unusable: ${command.problems.join("; ")}\n`);

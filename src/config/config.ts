@@ -168,8 +168,13 @@ const NO_TARGET =
   "no Horizon or Stellar RPC to poll: give --horizon.url=URL (or HORIZON_URL) or --rpc.url=URL (or RPC_URL), or " +
   "`targets`/`rpc_targets` in --config.file";
 
-/** Flags, then environment variables, then the config file, then defaults. */
-export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<CommandLine> {
+/** Flags, then environment variables, then the config file, then defaults. `healthcheck` reads only where the
+ * exporter listens: it needs no target. */
+export async function loadConfig(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  { needsTarget = true } = {},
+): Promise<CommandLine> {
   const flags = parseFlags(argv);
   if (typeof flags === "string") return { kind: "invalid", problems: [flags], usage: true };
   if (flags.help) return { kind: "help" };
@@ -195,7 +200,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const targets = buildTargets(urls, options);
   if (urls.values.length === 0) await attachTxProbes(targets, options);
   const rpc = buildRpcTargets(rpcUrls, options);
-  const noTarget = targets.length === 0 && rpc.length === 0 && problems.length === 0;
+  const noTarget = needsTarget && targets.length === 0 && rpc.length === 0 && problems.length === 0;
   if (noTarget) problems.push(NO_TARGET);
   const webConfigFile = setting("web.config.file");
   const web = webConfigFile ? await loadWebConfig(webConfigFile.value, problems) : undefined;
