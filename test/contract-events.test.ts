@@ -47,6 +47,12 @@ class FakeRpc {
   readonly calls: GetEventsParams[] = [];
   /** Sends the previous page's last event again at the head of the next page, as an overlapping RPC might. */
   repeatLast = false;
+  /** Hostile or broken: every watched contract's events whatever the filters, each page newest first. */
+  ignoreFilters = false;
+  newestFirst = false;
+  /** The next answer only: this cursor, or this -32600 window. */
+  nextCursor: string | undefined;
+  nextWindow: { oldestLedger: number; latestLedger: number } | undefined;
   #lastSent: RpcContractEvent | undefined;
   #tx = 0;
 
@@ -74,6 +80,9 @@ class FakeRpc {
     },
     getEvents: async (params: GetEventsParams): Promise<GetEventsAnswer> => {
       this.calls.push(structuredClone(params));
+      const window = this.nextWindow;
+      this.nextWindow = undefined;
+      if (window !== undefined) return { kind: "out_of_range", ...window };
       const cursor = params.pagination.cursor;
       const start = cursor === undefined ? (params.startLedger ?? 0) : Number(BigInt(cursor.slice(0, 19)) >> 32n);
       if (start < this.oldest || start > this.latest)
@@ -84,18 +93,20 @@ class FakeRpc {
           event.ledger >= start &&
           event.ledger <= this.latest &&
           (cursor === undefined || event.id > cursor) &&
-          ids.has(event.contractId),
+          (this.ignoreFilters || ids.has(event.contractId)),
       );
       const page = matching.slice(0, params.pagination.limit);
       const full = page.length === params.pagination.limit;
       const sent = this.repeatLast && this.#lastSent !== undefined ? [this.#lastSent, ...page] : page;
       this.#lastSent = page.at(-1) ?? this.#lastSent;
+      const nextCursor = this.nextCursor;
+      this.nextCursor = undefined;
       return {
         kind: "events",
-        events: sent,
+        events: this.newestFirst ? sent.toReversed() : sent,
         invalid: 0,
         latestLedger: this.latest,
-        cursor: full ? (page.at(-1)?.id ?? "") : eventId(this.latest, 0xfffff, 0xfff, 0xffff_ffff),
+        cursor: nextCursor ?? (full ? (page.at(-1)?.id ?? "") : eventId(this.latest, 0xfffff, 0xfff, 0xffff_ffff)),
       };
     },
   };
@@ -105,7 +116,7 @@ function setup(contracts: readonly WatchedContract[]) {
   const rpc = new FakeRpc();
   const job = new ContractEventsJob(contracts, SCHEDULE, { client: rpc.client, log: pino({ level: "silent" }) });
   let invalid = 0;
-  const run = () =>
+  const run = (): Promise<void> =>
     job.run({
       signal: new AbortController().signal,
       invalidRecords: (count) => (invalid += count),
@@ -304,6 +315,68 @@ describe("the contract events job", () => {
     await run();
     expect(rpc.calls.at(-1)?.startLedger).toBe(90);
     rpc.latest = 100;
+    await run();
+    expect(total(job)).toBe(1);
+    expect(value(job, "stellar_rpc_contract_events_skipped_ledgers_total")).toBe(0);
+  });
+
+  it("counts a new chain's events after a network reset, though their ids are below the old chain's", async () => {
+    const { rpc, job, run } = setup(watched(1));
+    rpc.add({ ledger: 100, contract: 0 });
+    await run();
+    expect(total(job)).toBe(1);
+    // Testnet reset: the RPC serves a new chain from genesis.
+    rpc.events.length = 0;
+    rpc.latest = 40;
+    await run();
+    expect(rpc.calls.at(-1)?.startLedger).toBe(40);
+    rpc.add({ ledger: 41, contract: 0 }, { ledger: 42, contract: 0 }, { ledger: 45, contract: 0 });
+    rpc.latest = 45;
+    await run();
+    expect(total(job)).toBe(4);
+    expect(value(job, "stellar_rpc_contract_events_skipped_ledgers_total")).toBe(0);
+  });
+
+  it("counts each event once whatever an answer holds: other groups' contracts, or newest first", async () => {
+    const { rpc, job, run } = setup(watched(30));
+    await run();
+    rpc.ignoreFilters = true;
+    rpc.newestFirst = true;
+    rpc.add(...[101, 102, 103, 104, 105].map((ledger) => ({ ledger, contract: 0 })), { ledger: 106, contract: 26 });
+    rpc.latest = 110;
+    await run();
+    await run();
+    expect(total(job, "c0")).toBe(5);
+    expect(total(job, "c26")).toBe(1);
+    expect(total(job)).toBe(6);
+  });
+
+  it("shows the newest event's close time as the last event's, not the latest time any event claimed", async () => {
+    const { rpc, job, run } = setup(watched(1));
+    await run();
+    rpc.add({ ledger: 101, contract: 0 }, { ledger: 102, contract: 0 });
+    const [first, second] = rpc.events;
+    rpc.events[0] = { ...first!, ledgerClosedAt: "2999-01-01T00:00:00Z" };
+    rpc.latest = 101;
+    await run();
+    expect(value(job, "stellar_rpc_contract_last_event_timestamp_seconds")).toBe(Date.UTC(2999, 0, 1) / 1000);
+    rpc.latest = 102;
+    await run();
+    expect(value(job, "stellar_rpc_contract_last_event_timestamp_seconds")).toBe(
+      Date.parse(second!.ledgerClosedAt) / 1000,
+    );
+  });
+
+  it("refuses a cursor behind its start, and a window past the latest ledger, counting no ledger skipped", async () => {
+    const { rpc, job, run } = setup(watched(1));
+    rpc.oldest = 50;
+    await run();
+    rpc.nextCursor = "0000000000000000000-0000000000";
+    await expect(run()).rejects.toThrow(/getEvents answered cursor 0000000000000000000-0000000000 behind/);
+    rpc.nextWindow = { oldestLedger: 4_294_967_295, latestLedger: 4_294_967_295 };
+    await expect(run()).rejects.toThrow(/window 4294967295 - 4294967295 starts past the latest ledger, 100/);
+    rpc.add({ ledger: 101, contract: 0 });
+    rpc.latest = 101;
     await run();
     expect(total(job)).toBe(1);
     expect(value(job, "stellar_rpc_contract_events_skipped_ledgers_total")).toBe(0);

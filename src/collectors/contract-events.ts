@@ -2,6 +2,7 @@
 import type { Logger } from "pino";
 import { RPC_METRICS } from "../catalog/metrics.js";
 import { ledgerOfEventId, type EventType, type RpcContractEvent } from "../client/event-schemas.js";
+import { PollError } from "../client/errors.js";
 import { validated } from "../client/http.js";
 import { chunks } from "../client/ledger-entries.js";
 import type { RpcClient } from "../client/rpc-client.js";
@@ -10,6 +11,7 @@ import type { WatchedContract } from "../config/contracts.js";
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 import { Poll, type PollContext, type PollJob, type RpcJobParts } from "../job/job.js";
+import { startsNewChain } from "../job/network.js";
 import { stellarBase } from "../stellar-base.js";
 import { BoundedLabel, labelText } from "./label-text.js";
 
@@ -52,6 +54,8 @@ class ContractCounts {
   failedCalls = 0;
   upgrades = 0;
   lastEventSeconds: number | undefined;
+  /** The newest event counted: its close time is the last event's, whatever an older one said. */
+  private lastEventId = "";
 
   constructor(readonly contract: WatchedContract) {}
 
@@ -63,14 +67,17 @@ class ContractCounts {
     this.byTopic.set(key, entry);
     if (event.inSuccessfulContractCall === false) this.failedCalls += 1;
     if (event.type === "system" && topic === UPGRADE_TOPIC) this.upgrades += 1;
-    const closed = Math.floor(Date.parse(event.ledgerClosedAt) / 1000);
-    if (this.lastEventSeconds === undefined || closed > this.lastEventSeconds) this.lastEventSeconds = closed;
+    if (event.id <= this.lastEventId) return;
+    this.lastEventId = event.id;
+    this.lastEventSeconds = Math.floor(Date.parse(event.ledgerClosedAt) / 1000);
   }
 }
 
 /** One call's worth of contracts and where its reading stands: a cursor once a call answered, before that a ledger. */
 interface Group {
   readonly filters: readonly { readonly contractIds: readonly string[] }[];
+  /** The contracts it asks for: an RPC answering others' events does not get them counted twice. */
+  readonly ids: ReadonlySet<string>;
   cursor?: string;
   startLedger?: number;
   /** The highest event id counted: an id at or below it was counted already. */
@@ -96,15 +103,15 @@ export class ContractEventsJob extends Poll implements PollJob {
       this.counts.set(contract.id, [...(this.counts.get(contract.id) ?? []), new ContractCounts(contract)]);
     this.groups = chunks([...this.counts.keys()], CONTRACTS_PER_CALL).map((ids) => ({
       filters: chunks(ids, IDS_PER_FILTER).map((contractIds) => ({ contractIds })),
+      ids: new Set(ids),
     }));
   }
 
   async run(context: PollContext): Promise<void> {
     const unstarted = this.groups.filter((group) => group.cursor === undefined && group.startLedger === undefined);
     if (unstarted.length > 0) {
-      const answer = await this.dependencies.client.call("events", "getLatestLedger", undefined, context.signal);
-      const latest = validated(latestLedgerSchema, answer, "Stellar RPC's getLatestLedger");
-      for (const group of unstarted) group.startLedger = latest.sequence;
+      const latest = await this.latestLedger(context.signal);
+      for (const group of unstarted) group.startLedger = latest;
     }
     for (const group of this.groups) await this.readGroup(group, context);
   }
@@ -141,9 +148,20 @@ export class ContractEventsJob extends Poll implements PollJob {
         signal,
       );
       if (answer.kind === "out_of_range") {
-        this.restart(group, answer.oldestLedger, answer.latestLedger);
+        // Checked against getLatestLedger: one garbled window must not count millions of ledgers as skipped.
+        const latest = await this.latestLedger(signal);
+        if (answer.oldestLedger > latest) {
+          const window = `${answer.oldestLedger} - ${answer.latestLedger}`;
+          throw new PollError("schema", `getEvents' window ${window} starts past the latest ledger, ${latest}`);
+        }
+        this.restart(group, answer.oldestLedger, Math.min(answer.latestLedger, latest));
         continue;
       }
+      // The answer's cursor is where the next call starts: one behind this call's start would read ledgers again and,
+      // refused, count ledgers never missed as skipped.
+      const from = cursor ?? startCursor(group.startLedger ?? 0);
+      if (answer.cursor < from)
+        throw new PollError("schema", `getEvents answered cursor ${answer.cursor} behind ${from}`);
       invalidRecords(answer.invalid + this.fold(group, answer.events));
       group.cursor = answer.cursor;
       group.startLedger = undefined;
@@ -151,13 +169,19 @@ export class ContractEventsJob extends Poll implements PollJob {
     }
   }
 
-  /** Counts the events not counted before; returns how many failed to decode. */
+  private async latestLedger(signal: AbortSignal): Promise<number> {
+    const answer = await this.dependencies.client.call("events", "getLatestLedger", undefined, signal);
+    return validated(latestLedgerSchema, answer, "Stellar RPC's getLatestLedger").sequence;
+  }
+
+  /** Counts the events after the last one counted, each once, in any order; returns how many failed to decode. */
   private fold(group: Group, events: readonly RpcContractEvent[]): number {
+    const after = group.counted ?? "";
+    const seen = new Set<string>();
     let invalid = 0;
     for (const event of events) {
-      if (group.counted !== undefined && event.id <= group.counted) continue;
-      const counts = this.counts.get(event.contractId);
-      if (counts === undefined) continue;
+      if (event.id <= after || seen.has(event.id) || !group.ids.has(event.contractId)) continue;
+      seen.add(event.id);
       let topic: string;
       try {
         topic = topicLabel(event.topic);
@@ -165,8 +189,8 @@ export class ContractEventsJob extends Poll implements PollJob {
         invalid += 1;
         continue;
       }
-      for (const contract of counts) contract.count(event, topic);
-      group.counted = event.id;
+      for (const contract of this.counts.get(event.contractId) ?? []) contract.count(event, topic);
+      if (event.id > (group.counted ?? "")) group.counted = event.id;
     }
     return invalid;
   }
@@ -178,6 +202,12 @@ export class ContractEventsJob extends Poll implements PollJob {
     group.cursor = undefined;
     if (before + 1 > latest) {
       group.startLedger = Math.max(oldest, latest);
+      // A new chain (a testnet reset) numbers its events from the start again: the old chain's ids say nothing.
+      if (startsNewChain(latest, before)) {
+        group.counted = undefined;
+        this.skippedThrough = 0;
+        this.dependencies.log.warn({ from: before, to: latest }, "the RPC is on another chain (network reset?)");
+      }
       return;
     }
     const from = Math.max(before, this.skippedThrough);
@@ -191,6 +221,11 @@ export class ContractEventsJob extends Poll implements PollJob {
     }
     group.startLedger = oldest;
   }
+}
+
+/** The cursor just before `ledger`'s first event: a TOID is the ledger in its upper 32 bits. */
+function startCursor(ledger: number): string {
+  return `${(BigInt(Math.max(0, ledger)) << 32n).toString().padStart(19, "0")}-0000000000`;
 }
 
 /** Whether a Stellar RPC target counts any watched contract's events (of this shard's contracts). */
