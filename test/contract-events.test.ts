@@ -53,6 +53,8 @@ class FakeRpc {
   /** The next answer only: this cursor, or this -32600 window. */
   nextCursor: string | undefined;
   nextWindow: { oldestLedger: number; latestLedger: number } | undefined;
+  /** Calls from this one on fail, as an RPC that stops answering. */
+  failFromCall = Number.POSITIVE_INFINITY;
   #lastSent: RpcContractEvent | undefined;
   #tx = 0;
 
@@ -80,6 +82,7 @@ class FakeRpc {
     },
     getEvents: async (params: GetEventsParams): Promise<GetEventsAnswer> => {
       this.calls.push(structuredClone(params));
+      if (this.calls.length >= this.failFromCall) throw new Error("the RPC stopped answering");
       const window = this.nextWindow;
       this.nextWindow = undefined;
       if (window !== undefined) return { kind: "out_of_range", ...window };
@@ -380,5 +383,33 @@ describe("the contract events job", () => {
     await run();
     expect(total(job)).toBe(1);
     expect(value(job, "stellar_rpc_contract_events_skipped_ledgers_total")).toBe(0);
+  });
+
+  it("counts a ledger read in part as skipped when retention passes it", async () => {
+    const { rpc, job, run } = setup(watched(1));
+    await run();
+    // 1 001 events in ledger 101: one full answer, then the RPC stops answering, and retention moves past 101.
+    rpc.add(...Array.from({ length: 1001 }, () => ({ ledger: 101, contract: 0 })));
+    rpc.latest = 101;
+    rpc.failFromCall = rpc.calls.length + 2;
+    await expect(run()).rejects.toThrow(/stopped answering/);
+    expect(total(job)).toBe(1000);
+    rpc.failFromCall = Number.POSITIVE_INFINITY;
+    rpc.oldest = 102;
+    rpc.latest = 103;
+    await run();
+    expect(value(job, "stellar_rpc_contract_events_skipped_ledgers_total")).toBe(1);
+  });
+
+  it("waits for an RPC behind its first start rather than count events before it", async () => {
+    const { rpc, job, run } = setup(watched(1));
+    rpc.add({ ledger: 99, contract: 0 }, { ledger: 100, contract: 0 });
+    // getLatestLedger came from a node at 100, getEvents from one still at 99.
+    rpc.nextWindow = { oldestLedger: 1, latestLedger: 99 };
+    await run();
+    expect(total(job)).toBe(0);
+    await run();
+    expect(rpc.calls.map((call) => call.startLedger)).toEqual([100, 100]);
+    expect(total(job)).toBe(1);
   });
 });

@@ -82,6 +82,8 @@ interface Group {
   startLedger?: number;
   /** The highest event id counted: an id at or below it was counted already. */
   counted?: string;
+  /** The last answer was full: its cursor's ledger may have events not read yet. */
+  midLedger?: boolean;
 }
 
 export class ContractEventsJob extends Poll implements PollJob {
@@ -154,7 +156,7 @@ export class ContractEventsJob extends Poll implements PollJob {
           const window = `${answer.oldestLedger} - ${answer.latestLedger}`;
           throw new PollError("schema", `getEvents' window ${window} starts past the latest ledger, ${latest}`);
         }
-        this.restart(group, answer.oldestLedger, Math.min(answer.latestLedger, latest));
+        if (!this.restart(group, answer.oldestLedger, Math.min(answer.latestLedger, latest))) return;
         continue;
       }
       // The answer's cursor is where the next call starts: one behind this call's start would read ledgers again and,
@@ -165,7 +167,8 @@ export class ContractEventsJob extends Poll implements PollJob {
       invalidRecords(answer.invalid + this.fold(group, answer.events));
       group.cursor = answer.cursor;
       group.startLedger = undefined;
-      if (answer.events.length + answer.invalid < EVENTS_PER_CALL) return;
+      group.midLedger = answer.events.length + answer.invalid >= EVENTS_PER_CALL;
+      if (!group.midLedger) return;
     }
   }
 
@@ -196,20 +199,28 @@ export class ContractEventsJob extends Poll implements PollJob {
   }
 
   /** The start fell outside the RPC's window: ledgers behind `oldest` are lost, counted as skipped once per target;
-   * past `latest` (an RPC behind or replaced), reading resumes there, events already counted known by their ids. */
-  private restart(group: Group, oldest: number, latest: number): void {
-    const before = group.cursor === undefined ? (group.startLedger ?? 1) - 1 : ledgerOfEventId(group.cursor);
-    group.cursor = undefined;
-    if (before + 1 > latest) {
-      group.startLedger = Math.max(oldest, latest);
+   * past `latest` (an RPC behind or replaced), reading resumes there, events already counted known by their ids.
+   * False when the group reads no more this poll. */
+  private restart(group: Group, oldest: number, latest: number): boolean {
+    const read = group.cursor === undefined ? (group.startLedger ?? 1) - 1 : ledgerOfEventId(group.cursor);
+    // A ledger read in part (the last answer was full) is one whose events were not all read.
+    const before = group.midLedger ? read - 1 : read;
+    if (read + 1 > latest) {
       // A new chain (a testnet reset) numbers its events from the start again: the old chain's ids say nothing.
-      if (startsNewChain(latest, before)) {
+      if (startsNewChain(latest, read)) {
         group.counted = undefined;
         this.skippedThrough = 0;
-        this.dependencies.log.warn({ from: before, to: latest }, "the RPC is on another chain (network reset?)");
+        this.dependencies.log.warn({ from: read, to: latest }, "the RPC is on another chain (network reset?)");
+      } else if (group.cursor === undefined) {
+        // Nothing read yet, or only what lies before `oldest`: the start stays, until the RPC reaches it.
+        return false;
       }
-      return;
+      group.cursor = undefined;
+      group.startLedger = Math.max(oldest, latest);
+      return true;
     }
+    group.cursor = undefined;
+    group.midLedger = false;
     const from = Math.max(before, this.skippedThrough);
     if (oldest - 1 > from) {
       this.skippedLedgers += oldest - 1 - from;
@@ -220,6 +231,7 @@ export class ContractEventsJob extends Poll implements PollJob {
       );
     }
     group.startLedger = oldest;
+    return true;
   }
 }
 
