@@ -233,6 +233,16 @@ liquidity_pools: { reserves: [USD] }
       `targets:\n  - url: http://x:1\n    headers: "Bearer ${TOKEN}"\n`,
       "3: targets[0].headers: expected a mapping (key: value), got text",
     ],
+    [
+      "a header value no request can carry",
+      `targets:\n  - url: http://x:1\n    headers: { X-Api-Key: "Bearer ${TOKEN}\\nX-Injected: 1" }\n`,
+      "3: targets[0].headers.X-Api-Key: a header value takes visible ASCII characters, spaces and tabs only",
+    ],
+    [
+      "a header value outside ASCII",
+      `targets:\n  - url: http://x:1\n    headers: { X-Api-Key: "Bearer ${TOKEN}€" }\n`,
+      "3: targets[0].headers.X-Api-Key: a header value takes visible ASCII characters, spaces and tabs only",
+    ],
   ])("never shows the secret on a broken line (%s)", async (_what, yaml, problem) => {
     const path = writeConfig(yaml);
     const found = await problems([`--config.file=${path}`]);

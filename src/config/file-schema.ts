@@ -71,7 +71,10 @@ const targetEntry = z.strictObject({
   headers: z
     .record(
       z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "invalid header name"),
-      z.string({ error: "expected text (quote it)" }),
+      // A control character or non-ASCII text cannot be sent as written: every poll would fail as a network error.
+      z
+        .string({ error: "expected text (quote it)" })
+        .regex(/^[\t\x20-\x7e]*$/, "a header value takes visible ASCII characters, spaces and tabs only"),
     )
     .optional(),
   timeout: durationMs.optional(),
