@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -67,3 +67,27 @@ it("SIGHUP reloads the config file; a bad file keeps the old config; counters su
     expect(await exited).toBe(0);
   }
 }, 90_000);
+
+/** Whether the process has a handler for SIGHUP (signal 1: bit 0 of SigCgt in /proc/PID/status). */
+function catchesHangup(pid: number): true | undefined {
+  const caught = /^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+  return caught !== undefined && (BigInt(`0x${caught}`) & 1n) === 1n ? true : undefined;
+}
+
+it("a SIGHUP while it starts is held for the reload, one while it shuts down is ignored: exit 0", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "she-reload-")), "config.yml");
+  writeFileSync(path, `poll_interval: 1h\ntargets:\n  - url: ${firstUrl}\n`);
+  const { child, output, exited } = spawnCli([`--config.file=${path}`, "--web.listen-address=127.0.0.1:0"]);
+  try {
+    await until("a SIGHUP handler", () => catchesHangup(child.pid!), { timeoutMs: 30_000, intervalMs: 1 });
+    child.kill("SIGHUP");
+    await until("the start line", () => startedUrl(output()), { timeoutMs: 30_000 });
+    await until("the held reload", () => (output().includes("configuration reloaded") ? true : undefined));
+  } finally {
+    child.kill("SIGTERM");
+    await new Promise((done) => setTimeout(done, 1));
+    child.kill("SIGHUP");
+    child.kill("SIGINT");
+    expect(await exited).toBe(0);
+  }
+}, 60_000);

@@ -2,7 +2,7 @@ import { pino } from "pino";
 import { FLAGS, loadConfig } from "../config/config.js";
 import { didYouMean } from "../config/messages.js";
 import { scrubSecrets } from "../config/secret.js";
-import { waitForShutdownSignal } from "./signals.js";
+import { routeReloadSignals, waitForShutdownSignal } from "./signals.js";
 import { answeredHelp, COMMANDS, describeRejection, reportProblems } from "./usage.js";
 
 function usage(): string {
@@ -55,9 +55,9 @@ async function runExporter(argv: string[]): Promise<number> {
         : { problems: reloaded.kind === "invalid" ? reloaded.problems : [] };
     });
   };
-  process.on("SIGHUP", onReloadSignal);
+  routeReloadSignals(onReloadSignal);
   const signal = await waitForShutdownSignal();
-  process.off("SIGHUP", onReloadSignal);
+  routeReloadSignals(undefined);
   logger.info({ signal }, "shutting down");
   await exporter.close();
   return 0;
