@@ -194,6 +194,9 @@ export class TxProbe implements ProbeJob {
       reason = "tx_failed";
       detail = `included in ledger ${response.ledger} as failed`;
     } catch (error) {
+      // Stopped (shutdown, or a reload that removed or changed the target): not a failure of Horizon's.
+      if (signal.aborted && !(signal.reason instanceof PollError))
+        return log.debug({ hash: transaction.hash().toString("hex") }, "transaction probe submission cancelled");
       reason = failureReason(error);
       detail = error instanceof Error ? error.message : String(error);
     }

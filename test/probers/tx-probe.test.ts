@@ -24,6 +24,7 @@ import { NetworkView } from "../../src/job/network.js";
 import { runnerFor } from "../support/job-harness.js";
 import { parseExposition, valueOf } from "../support/exposition.js";
 import { fixtureJson } from "../support/fixtures.js";
+import { until } from "../support/wait.js";
 
 const stats = feeStatsSchema.parse(fixtureJson("fee_stats-java-sdk.json"));
 const schedule = parseSchedule("1m") as Schedule;
@@ -119,9 +120,16 @@ class ScriptedHorizon implements ProbeHorizon {
     return Promise.resolve(this.funded ? { sequence: this.sequence, keySigns: this.keySigns } : undefined);
   }
 
-  submitTransaction(envelopeXdr: string, _signal: AbortSignal): Promise<TransactionResponse> {
+  /** Submissions answer nothing until their run is aborted, as a slow Horizon's do. */
+  hang = false;
+
+  submitTransaction(envelopeXdr: string, signal: AbortSignal): Promise<TransactionResponse> {
     const transaction = TransactionBuilder.fromXdr(envelopeXdr, Networks.TESTNET) as Transaction;
     this.received.push(transaction);
+    if (this.hang)
+      return new Promise((_, reject) =>
+        signal.addEventListener("abort", () => reject(new PollError("network", "aborted at shutdown")), { once: true }),
+      );
     const answer = this.answer(transaction);
     return answer instanceof PollError ? Promise.reject(answer) : Promise.resolve(answer);
   }
@@ -169,6 +177,17 @@ function probeFixture(passphrase: string = Networks.TESTNET, allowPubnet = false
 }
 
 describe("a probe run", () => {
+  it("stopped with its submission in flight, logs no failure and counts none", async () => {
+    const { horizon, probe, lines } = probeFixture();
+    horizon.hang = true;
+    const run = probe.run();
+    await until("the submission", () => (horizon.received.length === 1 ? true : undefined), { intervalMs: 1 });
+    await probe.stop();
+    await run;
+    expect(lines.join("")).not.toMatch(/submission failed/);
+    expect(lines.join("")).toMatch(/transaction probe submission cancelled/);
+  });
+
   it("submits one signed BumpSequence-to-0 with the probe memo, next sequence and 30 s time bounds", async () => {
     const { horizon, probe, signer, metrics } = probeFixture();
     await probe.run();
