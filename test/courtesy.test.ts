@@ -128,3 +128,29 @@ it("exports the planned requests per hour and the budget", async () => {
   expect(valueOf(values, "stellar_horizon_exporter_planned_requests_per_hour", { horizon: "t" })).toBe(1200);
   expect(valueOf(values, "stellar_horizon_exporter_request_budget_per_hour", { horizon: "t" })).toBe(3600);
 });
+
+it("after a rate-limit hold, the first answer lets every endpoint held back poll at once", async () => {
+  horizon = new FakeHorizon();
+  const paths = ["/", "/fee_stats", "/ledgers", "/liquidity_pools"];
+  for (const path of paths) horizon.faults.set(path, { status: 429, body: "{}", headers: { "Retry-After": "3" } });
+  const file = join(mkdtempSync(join(tmpdir(), "she-hold-")), "config.yml");
+  writeFileSync(file, "http: { retries: 0 }\n");
+  const clock = new ManualClock();
+  const config = await configFrom([
+    `--horizon.url=t=${await horizon.start()}`,
+    "--poll.interval=1s",
+    `--config.file=${file}`,
+  ]);
+  const running = (exporter = await startExporter(config, { logger: pino({ level: "silent" }), clock }));
+  await running.firstPolls;
+  horizon.faults.clear();
+  const sent = () => paths.map((path) => horizon.requestsTo(path).length);
+  const before = sent();
+  // Held 3 s, every endpoint backing off meanwhile; tick by tick until the first request goes.
+  for (let tick = 0; tick < 30 && sent().every((count, index) => count === before[index]); tick += 1) {
+    await clock.advance(1_000);
+    await running.idle();
+  }
+  await running.idle();
+  expect(sent().map((count, index) => count > before[index]!)).toEqual([true, true, true, true]);
+});

@@ -65,7 +65,8 @@ export class JobRunner {
   private notBeforeMs = 0;
   /** A tick was skipped while backing off, and the reason was the upstream's health. */
   private owesTick = false;
-  private lastFailureTransient = false;
+  /** The last failure was the upstream's health or its rate limit: another poll's success says either is over. */
+  private lastFailureHealable = false;
   private publishing: Promise<void> = Promise.resolve();
   private staleTimer: unknown;
   /** The last publication failed: its error was logged. */
@@ -93,7 +94,7 @@ export class JobRunner {
   /** A scheduled tick: runs unless a run is going or the job is backing off. */
   runOnSchedule(): Promise<void> {
     if (this.options.clock.now() < this.notBeforeMs) {
-      this.owesTick = this.lastFailureTransient;
+      this.owesTick = this.lastFailureHealable;
       return Promise.resolve();
     }
     return this.run();
@@ -115,7 +116,7 @@ export class JobRunner {
   /** Another poll of the target succeeded (`healed`: after failing). One backed off for an unwell upstream runs now if
    * it skipped a tick; one never successful runs once its backoff allows, lest a rare poll wait a period for data. */
   peerSucceeded(healed: boolean): void {
-    if (!this.lastFailureTransient) return;
+    if (!this.lastFailureHealable) return;
     if (healed) this.notBeforeMs = 0;
     const owed = healed && this.owesTick;
     if (owed) this.owesTick = false;
@@ -194,7 +195,7 @@ export class JobRunner {
     this.consecutiveFailures = 0;
     this.notBeforeMs = 0;
     this.owesTick = false;
-    this.lastFailureTransient = false;
+    this.lastFailureHealable = false;
     if (job.role === "poll") this.options.succeeded?.(this, healed);
     await this.publishFresh();
     // Counted once its data is in the store, so /readyz never runs ahead of /metrics.
@@ -211,7 +212,7 @@ export class JobRunner {
         { endpoint: job.source, reason: failure.reason, status: failure.details.status, error: failure.message },
         "poll failed",
       );
-      this.lastFailureTransient = isTransient(failure);
+      this.lastFailureHealable = isTransient(failure) || failure.reason === "rate_limited";
       this.consecutiveFailures += 1;
       // Each further failure doubles the wait beyond the schedule; jittered, so exporters sharing an upstream differ.
       const extraMs = Math.min(this.schedule.periodMs * (2 ** (this.consecutiveFailures - 1) - 1), MAX_BACKOFF_MS);
