@@ -13,6 +13,7 @@ import { createStatusBoard, statusReport } from "./status/model.js";
 import { VERSION } from "./version.js";
 import { retainSecretsOf } from "./config/secret.js";
 import { systemClock, type Clock } from "./clock.js";
+import { Holds } from "./client/http.js";
 
 /** The running exporter's handle: polls on demand, reloads one at a time, and closes. */
 export type RunningExporter = ReturnType<typeof running>;
@@ -51,7 +52,7 @@ export async function startExporter(
 
   const agreement = new NetworkAgreement(metrics.registry);
   const networkObserver: RuntimeServices["networkObserver"] = (kind, target) => agreement.observerFor({ kind, target });
-  const services: RuntimeServices = { store, metrics, logger, clock, networkObserver };
+  const services: RuntimeServices = { store, metrics, logger, clock, networkObserver, holds: new Holds() };
   let state: ExporterState | undefined;
   const runtimes = () => state?.runtimes ?? [];
   const app = createServerApp({

@@ -154,3 +154,26 @@ it("after a rate-limit hold, the first answer lets every endpoint held back poll
   await running.idle();
   expect(sent().map((count, index) => count > before[index]!)).toEqual([true, true, true, true]);
 });
+
+it("a reload that rebuilds a held target keeps holding back", async () => {
+  horizon = new FakeHorizon();
+  for (const path of ["/", "/fee_stats", "/ledgers", "/liquidity_pools"])
+    horizon.faults.set(path, { status: 429, body: "{}", headers: { "Retry-After": "30" } });
+  const clock = new ManualClock();
+  const flags = [`--horizon.url=t=${await horizon.start()}`, "--poll.interval=1s"];
+  const running = (exporter = await startExporter(await configFrom(flags), {
+    logger: pino({ level: "silent" }),
+    clock,
+  }));
+  await running.firstPolls;
+  horizon.faults.clear();
+  const sent = horizon.requests.length;
+  // Another schedule rebuilds the target's runtime and client: the hold asked for 30 s ago still stands.
+  await running.reload(async () => configFrom([...flags.slice(0, 1), "--poll.interval=2s"]));
+  await running.firstPolls;
+  await clock.advance(20_000);
+  await running.idle();
+  expect(horizon.requests.length).toBe(sent);
+  await clock.advance(12_000);
+  await until("a request once the hold ended", () => horizon.requests.length > sent || undefined);
+});

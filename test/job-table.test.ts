@@ -4,7 +4,7 @@
  */
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { maxHoldMsOf } from "../src/client/http.js";
+import { Holds, maxHoldMsOf } from "../src/client/http.js";
 import type { ExporterConfig } from "../src/config/config.js";
 import { inShard } from "../src/config/shard.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
@@ -71,6 +71,7 @@ describe("a target runtime", () => {
       metrics: new ExporterMetrics("test"),
       logger: pino({ level: "silent" }),
       clock: new ManualClock(),
+      holds: new Holds(),
     };
     const key = (of: ExporterConfig) => new TargetRuntime(HORIZON, target, of, services).key;
     expect(key(config)).toBe(key({ ...config }));

@@ -35,6 +35,8 @@ export interface HttpOptions<E extends string> {
   clock?: Clock;
   /** The longest the server's headers may hold requests back: one absurd Retry-After must not silence a target. */
   maxHoldMs?: number;
+  /** Shared with the clients that came before for the same target (Holds.of), else its own. */
+  hold?: Hold;
   log?: Pick<Logger, "warn">;
 }
 
@@ -44,7 +46,7 @@ type Freshness = { schedules: Readonly<Record<string, { readonly periodMs: numbe
 export function targetHttpOptions<E extends string>(
   target: Pick<TargetBasics, "url" | "headers" | "timeoutMs"> & Pick<Freshness, "schedules">,
   config: Pick<HttpOptions<E>, "retries" | "maxBodyBytes"> & Pick<Freshness, "staleAfterIntervals">,
-  runtime: Pick<HttpOptions<E>, "observer" | "signal" | "clock" | "log">,
+  runtime: Pick<HttpOptions<E>, "observer" | "signal" | "clock" | "log" | "hold">,
 ): HttpOptions<E> {
   // The one place a target's secrets are revealed: to be sent, by the client that sends them.
   return {
@@ -71,6 +73,28 @@ type RequestBody = { readonly json: string } | { readonly form: URLSearchParams 
 /** One attempt; `signals` are shutdown's and the deadline of the poll or probe run that sent it. */
 type Attempt = { url: string; body: RequestBody | undefined; timeoutMs: number; signals: readonly AbortSignal[] };
 
+/** What a server asked of a target's requests: to hold back until `untilMs`, and then to send one first. */
+export class Hold {
+  untilMs = 0;
+  /** A hold was asked for and no request has been sent since it ended. */
+  heldBack = false;
+  /** The first request after a hold, until it has its answer: the others due wait for it. */
+  reopening: Promise<unknown> | undefined;
+}
+
+/** Each target's hold while a client of it lives: a reload that rebuilds a target (new headers, schedules) keeps
+ * holding back. Keyed by the target's label and URL; a hold no client holds any more is forgotten. */
+export class Holds {
+  private readonly byTarget = new Map<string, WeakRef<Hold>>();
+
+  of(target: string): Hold {
+    for (const [key, held] of this.byTarget) if (held.deref() === undefined) this.byTarget.delete(key);
+    const hold = this.byTarget.get(target)?.deref() ?? new Hold();
+    this.byTarget.set(target, new WeakRef(hold));
+    return hold;
+  }
+}
+
 /** Every upstream's courtesy: timeouts per attempt, jittered retries, a body cap, holding back when it asks to. */
 export class CourteousHttp<E extends string> {
   /** The target URL without userinfo: its path and query may still hold a key, so it is never shown. */
@@ -78,11 +102,7 @@ export class CourteousHttp<E extends string> {
   /** Sent, never logged or shown: any of them may be a credential. */
   private readonly headers: Readonly<Record<string, string>>;
   private readonly clock: Clock;
-  private holdUntilMs = 0;
-  /** A hold was asked for and no request has been answered since it was. */
-  private heldBack = false;
-  /** The first request after a hold, until it has its answer: the others due wait for it. */
-  private reopening: Promise<unknown> | undefined;
+  private readonly hold: Hold;
   /** ofetch over the node:http transport, which caps each body at this target's limit as it arrives. */
   private readonly fetch: $Fetch;
 
@@ -99,6 +119,7 @@ export class CourteousHttp<E extends string> {
     this.url = url;
     this.headers = { ...credentials, ...options.headers, Accept: accept };
     this.clock = options.clock ?? systemClock;
+    this.hold = options.hold ?? new Hold();
     const { maxBodyBytes } = options;
     this.fetch = createFetch({
       fetch: ((input: string, init: RequestInit) => transportFetch(input, { ...init, maxBodyBytes })) as typeof fetch,
@@ -117,7 +138,7 @@ export class CourteousHttp<E extends string> {
 
   /** True while the server asked us to send nothing (Retry-After, exhausted rate limit). */
   holdingBack(): boolean {
-    return this.holdUntilMs > this.clock.now();
+    return this.hold.untilMs > this.clock.now();
   }
 
   /** Up to `retries` further attempts after a transient failure. */
@@ -140,22 +161,22 @@ export class CourteousHttp<E extends string> {
   /** The body of one attempt's 2xx answer, rate-limit headers noted and obeyed; else a PollError. After a hold one
    * request goes first: a server still limiting then sees one request, not one from every endpoint due meanwhile. */
   private async answerText(purpose: E, attempt: Attempt): Promise<string> {
-    while (this.reopening !== undefined) {
-      await settledOrAborted(this.reopening, attempt.signals);
+    while (this.hold.reopening !== undefined) {
+      await settledOrAborted(this.hold.reopening, attempt.signals);
       const aborted = attempt.signals.find((signal) => signal.aborted);
       if (aborted) throw abortReason(aborted, new PollError("network", "aborted waiting for the server's answer"));
     }
-    const waitMs = this.holdUntilMs - this.clock.now();
+    const waitMs = this.hold.untilMs - this.clock.now();
     if (waitMs > 0) {
       throw new PollError("rate_limited", `holding back for ${Math.ceil(waitMs / 1000)} s more, as the server asked`);
     }
     const answer = this.exchange(purpose, attempt);
-    if (this.heldBack) {
-      this.heldBack = false;
+    if (this.hold.heldBack) {
+      this.hold.heldBack = false;
       const reopening = answer.catch(() => {});
-      this.reopening = reopening;
+      this.hold.reopening = reopening;
       void reopening.then(() => {
-        if (this.reopening === reopening) this.reopening = undefined;
+        if (this.hold.reopening === reopening) this.hold.reopening = undefined;
       });
     }
     return answer;
@@ -200,15 +221,15 @@ export class CourteousHttp<E extends string> {
     const maxHoldMs = this.options.maxHoldMs ?? MAX_HOLD_MS;
     if (askedSeconds * 1000 > maxHoldMs) {
       this.options.observer?.onHoldCapped?.();
-      if (this.holdUntilMs <= nowMs) {
+      if (this.hold.untilMs <= nowMs) {
         this.options.log?.warn(
           { askedSeconds, heldSeconds: maxHoldMs / 1000 },
           "the server asked to hold requests back for longer than the cap; holding back for the cap",
         );
       }
     }
-    this.holdUntilMs = Math.max(this.holdUntilMs, nowMs + Math.min(askedSeconds * 1000, maxHoldMs));
-    this.heldBack = true;
+    this.hold.untilMs = Math.max(this.hold.untilMs, nowMs + Math.min(askedSeconds * 1000, maxHoldMs));
+    this.hold.heldBack = true;
   }
 
   /** A fresh signal per attempt or wait (one timed out must not doom the next): timeout, shutdown or poll deadline. */

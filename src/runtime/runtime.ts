@@ -2,7 +2,7 @@ import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
 import type { TargetLabel } from "../catalog/metrics.js";
 import type { Clock } from "../clock.js";
-import type { HttpOptions } from "../client/http.js";
+import type { Holds, HttpOptions } from "../client/http.js";
 import type { ExporterConfig } from "../config/config.js";
 import type { TargetBasics } from "../config/targets.js";
 import { comparisonKey } from "../config/secret.js";
@@ -13,7 +13,7 @@ import type { Job, JobParts } from "../job/job.js";
 import { NetworkView, type NetworkObserver } from "../job/network.js";
 
 /** How a kind's client is observed and stopped: the runtime's, for every request it sends. */
-type ClientParts = Required<Pick<HttpOptions<string>, "observer" | "signal" | "clock" | "log">>;
+type ClientParts = Required<Pick<HttpOptions<string>, "observer" | "signal" | "clock" | "log" | "hold">>;
 
 /** One line of a kind's job table, as node_exporter's registerCollector: a new surface is a job file and one line. */
 export interface JobEntry<Target, Client> {
@@ -54,6 +54,8 @@ export interface RuntimeServices {
   readonly metrics: ExporterMetrics;
   readonly logger: Logger;
   readonly clock: Clock;
+  /** Rate-limit holds, kept for a target its reload rebuilds. */
+  readonly holds: Holds;
   /** Told what each target's network view learns (the agreement between targets). */
   readonly networkObserver?: (label: TargetLabel, name: string) => NetworkObserver;
 }
@@ -101,6 +103,8 @@ export class TargetRuntime<Target extends TargetBasics, Client> {
       signal: this.abort.signal,
       clock: services.clock,
       log: this.log,
+      // By fingerprint: a secret in the URL stays out of the key.
+      hold: services.holds.of(`${kind.label} ${target.url.href.fingerprint()}`),
     });
   }
 
