@@ -375,7 +375,7 @@ describe("the contract events job", () => {
     rpc.oldest = 50;
     await run();
     rpc.nextCursor = "0000000000000000000-0000000000";
-    await expect(run()).rejects.toThrow(/getEvents answered cursor 0000000000000000000-0000000000 behind/);
+    await expect(run()).rejects.toThrow(/getEvents answered cursor 0000000000000000000-0000000000, outside/);
     rpc.nextWindow = { oldestLedger: 4_294_967_295, latestLedger: 4_294_967_295 };
     await expect(run()).rejects.toThrow(/window 4294967295 - 4294967295 starts past the latest ledger, 100/);
     rpc.add({ ledger: 101, contract: 0 });
@@ -411,5 +411,40 @@ describe("the contract events job", () => {
     await run();
     expect(rpc.calls.map((call) => call.startLedger)).toEqual([100, 100]);
     expect(total(job)).toBe(1);
+  });
+
+  it("after a reset, shows the new chain's last event time, and refuses a cursor past the latest ledger", async () => {
+    const { rpc, job, run } = setup(watched(1));
+    rpc.add({ ledger: 100, contract: 0 });
+    await run();
+    rpc.events.length = 0;
+    rpc.latest = 40;
+    await run();
+    rpc.add({ ledger: 41, contract: 0 });
+    rpc.latest = 41;
+    await run();
+    expect(value(job, "stellar_rpc_contract_last_event_timestamp_seconds")).toBe(Date.parse(closedAt(41)) / 1000);
+    rpc.nextCursor = eventId(1_000_000_000, 0, 0, 0);
+    await expect(run()).rejects.toThrow(/outside .* to its latest ledger/);
+    rpc.add({ ledger: 42, contract: 0 });
+    rpc.latest = 42;
+    await run();
+    expect(total(job)).toBe(3);
+  });
+
+  it("a restart at a lagging node forgets that the last answer was full", async () => {
+    const { rpc, job, run } = setup(watched(1));
+    await run();
+    rpc.add(...Array.from({ length: 1001 }, () => ({ ledger: 101, contract: 0 })));
+    rpc.latest = 101;
+    rpc.failFromCall = rpc.calls.length + 2;
+    await expect(run()).rejects.toThrow(/stopped answering/);
+    rpc.failFromCall = Number.POSITIVE_INFINITY;
+    // A node at 99 answers first (restart at 99), then one whose window starts at 105: ledgers 99 to 104 are lost.
+    rpc.nextWindow = { oldestLedger: 50, latestLedger: 99 };
+    rpc.oldest = 105;
+    rpc.latest = 110;
+    await run();
+    expect(value(job, "stellar_rpc_contract_events_skipped_ledgers_total")).toBe(6);
   });
 });

@@ -71,6 +71,11 @@ class ContractCounts {
     this.lastEventId = event.id;
     this.lastEventSeconds = Math.floor(Date.parse(event.ledgerClosedAt) / 1000);
   }
+
+  /** A new chain's ids start again below the old chain's: the next event counted is the newest. */
+  chainRestarted(): void {
+    this.lastEventId = "";
+  }
 }
 
 /** One call's worth of contracts and where its reading stands: a cursor once a call answered, before that a ledger. */
@@ -160,10 +165,13 @@ export class ContractEventsJob extends Poll implements PollJob {
         continue;
       }
       // The answer's cursor is where the next call starts: one behind this call's start would read ledgers again and,
-      // refused, count ledgers never missed as skipped.
+      // refused, count ledgers never missed as skipped; one past the RPC's latest ledger would look like a new chain.
       const from = cursor ?? startCursor(group.startLedger ?? 0);
-      if (answer.cursor < from)
-        throw new PollError("schema", `getEvents answered cursor ${answer.cursor} behind ${from}`);
+      if (answer.cursor < from || ledgerOfEventId(answer.cursor) > answer.latestLedger)
+        throw new PollError(
+          "schema",
+          `getEvents answered cursor ${answer.cursor}, outside ${from} to its latest ledger`,
+        );
       invalidRecords(answer.invalid + this.fold(group, answer.events));
       group.cursor = answer.cursor;
       group.startLedger = undefined;
@@ -205,10 +213,12 @@ export class ContractEventsJob extends Poll implements PollJob {
     const read = group.cursor === undefined ? (group.startLedger ?? 1) - 1 : ledgerOfEventId(group.cursor);
     // A ledger read in part (the last answer was full) is one whose events were not all read.
     const before = group.midLedger ? read - 1 : read;
+    group.midLedger = false;
     if (read + 1 > latest) {
       // A new chain (a testnet reset) numbers its events from the start again: the old chain's ids say nothing.
       if (startsNewChain(latest, read)) {
         group.counted = undefined;
+        for (const id of group.ids) for (const contract of this.counts.get(id) ?? []) contract.chainRestarted();
         this.skippedThrough = 0;
         this.dependencies.log.warn({ from: read, to: latest }, "the RPC is on another chain (network reset?)");
       } else if (group.cursor === undefined) {
@@ -220,7 +230,6 @@ export class ContractEventsJob extends Poll implements PollJob {
       return true;
     }
     group.cursor = undefined;
-    group.midLedger = false;
     const from = Math.max(before, this.skippedThrough);
     if (oldest - 1 > from) {
       this.skippedLedgers += oldest - 1 - from;
