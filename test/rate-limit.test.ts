@@ -70,9 +70,9 @@ describe("after a hold, one request asks first", () => {
     if (response === undefined) throw new Error("no request is waiting");
     response.writeHead(status, { "Content-Type": "application/json", ...headers }).end("{}");
   };
-  async function until(condition: () => boolean): Promise<void> {
+  async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
     for (const started = Date.now(); !condition(); await new Promise((turn) => setImmediate(turn))) {
-      if (Date.now() - started > 5_000) throw new Error("timed out waiting for the server to see a request");
+      if (Date.now() - started > timeoutMs) throw new Error("timed out waiting for the server to see a request");
     }
   }
   /** Three endpoints' requests, due at once, and how each ends: `ok` or the poll error's reason. */
@@ -128,5 +128,26 @@ describe("after a hold, one request asks first", () => {
     expect(waiting).toHaveLength(1);
     answer(200);
     expect(await first).toEqual({});
+  });
+
+  it("when the first request after a hold gets no answer, the next one goes first again", async () => {
+    const clock = new ManualClock();
+    const http = new CourteousHttp<string>({ url, timeoutMs: 5_000, retries: 0, maxBodyBytes: 1 << 16, clock }, "*/*");
+    const limited = http.json("root", url, undefined).catch(() => {});
+    await until(() => waiting.length === 1);
+    answer(429, { "Retry-After": "1" });
+    await limited;
+    clock.stall(1_000);
+    const outcomes = threeDue(http);
+    await until(() => waiting.length === 1);
+    // The first times out unanswered: one more goes alone, the third still waits.
+    await clock.advance(5_000);
+    await until(() => waiting.length === 2);
+    await expect(until(() => waiting.length === 3, 300)).rejects.toThrow(/timed out/);
+    waiting.shift()!.destroy();
+    answer(200);
+    await until(() => waiting.length === 1);
+    answer(200);
+    expect(await Promise.all(outcomes)).toEqual(["timeout", "ok", "ok"]);
   });
 });

@@ -173,7 +173,10 @@ export class CourteousHttp<E extends string> {
     const answer = this.exchange(purpose, attempt);
     if (this.hold.heldBack) {
       this.hold.heldBack = false;
-      const reopening = answer.catch(() => {});
+      // No answer (a timeout, an abort): the server has said nothing yet, and the next request goes first again.
+      const reopening = answer.catch((error: PollError) => {
+        if (error.reason === "timeout" || error.reason === "network") this.hold.heldBack = true;
+      });
       this.hold.reopening = reopening;
       void reopening.then(() => {
         if (this.hold.reopening === reopening) this.hold.reopening = undefined;
