@@ -111,14 +111,20 @@ describe("after a hold, one request asks first", () => {
     expect(await Promise.all(outcomes)).toEqual(["ok", "ok", "ok"]);
   });
 
-  it("a request waiting behind the first gives up when its poll is aborted", async () => {
+  /** A client the server held back for one second, the second now over. */
+  async function afterOneSecondHold(timeoutMs: number) {
     const clock = new ManualClock();
-    const http = new CourteousHttp<string>({ url, timeoutMs: 60_000, retries: 0, maxBodyBytes: 1 << 16, clock }, "*/*");
+    const http = new CourteousHttp<string>({ url, timeoutMs, retries: 0, maxBodyBytes: 1 << 16, clock }, "*/*");
     const limited = http.json("root", url, undefined).catch(() => {});
     await until(() => waiting.length === 1);
     answer(429, { "Retry-After": "1" });
     await limited;
     clock.stall(1_000);
+    return { clock, http };
+  }
+
+  it("a request waiting behind the first gives up when its poll is aborted", async () => {
+    const { http } = await afterOneSecondHold(60_000);
     const first = http.json("root", url, undefined);
     await until(() => waiting.length === 1);
     const poll = new AbortController();
@@ -131,13 +137,7 @@ describe("after a hold, one request asks first", () => {
   });
 
   it("when the first request after a hold gets no answer, the next one goes first again", async () => {
-    const clock = new ManualClock();
-    const http = new CourteousHttp<string>({ url, timeoutMs: 5_000, retries: 0, maxBodyBytes: 1 << 16, clock }, "*/*");
-    const limited = http.json("root", url, undefined).catch(() => {});
-    await until(() => waiting.length === 1);
-    answer(429, { "Retry-After": "1" });
-    await limited;
-    clock.stall(1_000);
+    const { clock, http } = await afterOneSecondHold(5_000);
     const outcomes = threeDue(http);
     await until(() => waiting.length === 1);
     // The first times out unanswered: one more goes alone, the third still waits.
