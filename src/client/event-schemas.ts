@@ -47,3 +47,8 @@ export type GetEventsAnswer =
 export function ledgerOfEventId(id: string): number {
   return Number(BigInt(id.slice(0, 19)) >> 32n);
 }
+
+/** The cursor just before `ledger`'s first event: its TOID with only the ledger set. */
+export function cursorBeforeLedger(ledger: number): string {
+  return `${(BigInt(Math.max(0, ledger)) << 32n).toString().padStart(19, "0")}-0000000000`;
+}

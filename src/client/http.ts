@@ -158,8 +158,8 @@ export class CourteousHttp<E extends string> {
     }
   }
 
-  /** The body of one attempt's 2xx answer, rate-limit headers noted and obeyed; else a PollError. After a hold one
-   * request goes first: a server still limiting then sees one request, not one from every endpoint due meanwhile. */
+  /** One attempt, unless the server asked to hold back. After a hold one request goes first: a server still limiting
+   * then sees one request, not one from every endpoint due meanwhile. */
   private async answerText(purpose: E, attempt: Attempt): Promise<string> {
     while (this.hold.reopening !== undefined) {
       await settledOrAborted(this.hold.reopening, attempt.signals);
@@ -185,6 +185,7 @@ export class CourteousHttp<E extends string> {
     return answer;
   }
 
+  /** The body of one attempt's 2xx answer, rate-limit headers noted and obeyed; else a PollError. */
   private async exchange(purpose: E, { url, body, timeoutMs, signals }: Attempt): Promise<string> {
     const { signal, release } = this.abortSignal(timeoutMs, signals);
     const started = performance.now();

@@ -4,9 +4,9 @@ import {
   accountKey,
   amountText,
   assetFields,
-  INT64_MAX,
   int64String,
   nonNegativeInt,
+  positiveInt64Text,
   timestamp,
 } from "./wire-values.js";
 
@@ -20,20 +20,9 @@ const priceText = z
 /** A whole number sent as a string since Horizon 1.0, as a number before it. */
 const wholeNumber = z.union([int64String, nonNegativeInt]).refine((value) => value >= 0, "negative");
 
-const POSITIVE_INTEGER = /^[1-9]\d{0,18}$/;
-
 /** One side of a rational price: an int32 (`price_r`), or an int64 string (`TradePrice`, since Horizon 2.9). Stellar
  * prices are positive: zero would divide by zero, so it fails the record like a negative or a fraction. */
-const rationalPart = z
-  .union([
-    z.number().int().positive(),
-    z
-      .string()
-      .regex(POSITIVE_INTEGER, "expected a positive integer")
-      // Checks all run, even after a failed one: this one tests the shape again before reading it.
-      .refine((text) => POSITIVE_INTEGER.test(text) && BigInt(text) <= INT64_MAX, "exceeds int64"),
-  ])
-  .transform((value) => BigInt(value));
+const rationalPart = z.union([z.number().int().positive(), positiveInt64Text]).transform((value) => BigInt(value));
 
 /** `{n, d}`: lower-case since Horizon 2.9; capitals on older Horizons. */
 const rational = z.union([

@@ -2,7 +2,7 @@
 // (an int64 overflow, a megabyte asset code) fails its record, counted invalid; the bounds also keep parses finite.
 import { z } from "zod";
 
-export const INT64_MAX = 2n ** 63n - 1n;
+const INT64_MAX = 2n ** 63n - 1n;
 const UINT64_MAX = 2n ** 64n - 1n;
 /** A Stellar amount: at most seven decimals, e.g. "1234.5678901". */
 const AMOUNT = /^\d+(\.\d{1,7})?$/;
@@ -54,6 +54,8 @@ function integerWithin(pattern: RegExp, min: bigint, max: bigint, what: string) 
 
 /** A signed 64-bit integer sent as a string (fees in stroops, fee_stats' "100"), as a number. */
 export const int64String = integerWithin(/^-?\d+$/, -INT64_MAX - 1n, INT64_MAX, "a 64-bit integer").transform(Number);
+/** One side of a price as an int64 string: positive, so a price never divides by zero. */
+export const positiveInt64Text = integerWithin(/^[1-9]\d{0,18}$/, 1n, INT64_MAX, "a positive 64-bit integer");
 /** A fee in stroops kept as text: an int64 in the XDR, never negative. */
 export const feeText = integerWithin(/^\d+$/, 0n, INT64_MAX, "a fee in stroops");
 /** An unsigned 64-bit integer kept as text: a paging token (it exceeds 2^53), or a sequence number. */

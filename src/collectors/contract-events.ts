@@ -1,7 +1,7 @@
 // The events poll of a Stellar RPC target: watched contracts' events from the first poll on, counted once by topic.
 import type { Logger } from "pino";
 import { RPC_METRICS } from "../catalog/metrics.js";
-import { ledgerOfEventId, type EventType, type RpcContractEvent } from "../client/event-schemas.js";
+import { cursorBeforeLedger, ledgerOfEventId, type EventType, type RpcContractEvent } from "../client/event-schemas.js";
 import { PollError } from "../client/errors.js";
 import { validated } from "../client/http.js";
 import { chunks } from "../client/ledger-entries.js";
@@ -166,7 +166,7 @@ export class ContractEventsJob extends Poll implements PollJob {
       }
       // The answer's cursor is where the next call starts: one behind this call's start would read ledgers again and,
       // refused, count ledgers never missed as skipped; one past the RPC's latest ledger would look like a new chain.
-      const from = cursor ?? startCursor(group.startLedger ?? 0);
+      const from = cursor ?? cursorBeforeLedger(group.startLedger ?? 0);
       if (answer.cursor < from || ledgerOfEventId(answer.cursor) > answer.latestLedger)
         throw new PollError(
           "schema",
@@ -242,11 +242,6 @@ export class ContractEventsJob extends Poll implements PollJob {
     group.startLedger = oldest;
     return true;
   }
-}
-
-/** The cursor just before `ledger`'s first event: a TOID is the ledger in its upper 32 bits. */
-function startCursor(ledger: number): string {
-  return `${(BigInt(Math.max(0, ledger)) << 32n).toString().padStart(19, "0")}-0000000000`;
 }
 
 /** Whether a Stellar RPC target counts any watched contract's events (of this shard's contracts). */
