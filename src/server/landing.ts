@@ -2,13 +2,7 @@ import { html, raw } from "hono/html";
 import { assetCode } from "../config/markets.js";
 import type { Labels } from "../exposition/samples.js";
 import { HISTORY_WINDOW_MS, QUANTILE_WINDOW_MS, type Figure } from "../status/board.js";
-import {
-  SPARKLINES,
-  type ContractEntryState,
-  type KnownBefore,
-  type StatusReport,
-  type TargetReport,
-} from "../status/model.js";
+import { SPARKLINES, type KnownBefore, type StatusReport, type TargetReport } from "../status/model.js";
 import { sparkline } from "../status/sparkline.js";
 import {
   badge,
@@ -304,7 +298,7 @@ ${item("Probe last duration", duration, "s")}
 const SECTION_ROWS = 100;
 
 /** Why each state, on hover; the state's word, never the colour alone, says it. */
-const CONTRACT_STATE_WHY: Readonly<Record<ContractEntryState, string>> = {
+const CONTRACT_STATE_WHY: Readonly<Record<ContractEntryReport["state"], string>> = {
   live: "archival expected in 14 days or more",
   expiring_soon: "archival expected within 14 days (StellarContractEntryExpiringSoon)",
   expiring: "archival expected within 3 days (StellarContractEntryExpiring)",

@@ -85,7 +85,7 @@ export function createStatusBoard(now?: () => number): StatusBoard {
 /** A watched entry's state as alerts/stellar-contracts.rules.yml fire (`missing`: an instance or code entry not
  * returned); `absent`: a configured key not returned (no alert: an expired temporary entry is not returned either);
  * `unknown`: neither TTL nor archival published (a live-until of 0, stellar-rpc#990). */
-export type ContractEntryState = "live" | "expiring_soon" | "expiring" | "archived" | "missing" | "absent" | "unknown";
+type ContractEntryState = "live" | "expiring_soon" | "expiring" | "archived" | "missing" | "absent" | "unknown";
 
 /** Seconds to archival below which an entry is `expiring_soon`, as StellarContractEntryExpiringSoon fires. */
 export const EXPIRING_SOON_SECONDS = 14 * 86_400;
