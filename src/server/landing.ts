@@ -127,7 +127,6 @@ function relative(ageMs: number): string {
 const moment = (isoTime: string, ageMs: number) =>
   html`<time datetime="${isoTime}" title="${isoTime}">${relative(ageMs)}</time>`;
 
-/** A moment before the report's time, as its age. */
 const ago = (isoTime: string, nowMs: number) => moment(isoTime, nowMs - Date.parse(isoTime));
 
 /** A figure; while it is absent, its last known value, greyed, with its age: what an operator needs while down. */
@@ -313,7 +312,6 @@ function daysLeft(days: number | undefined): string {
   return days < 0.1 ? "< 0.1" : days.toFixed(1);
 }
 
-/** A Unix time as a UTC date and minute. */
 const utcMinute = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
 const contractName = ({ contract, contractId: id }: ContractEntryReport) =>

@@ -420,7 +420,6 @@ function targetState(heartbeat: string, up: Figure | undefined, endpoints: reado
   return endpoints.some((endpoint) => endpoint.state === "failing") ? "degraded" : "up";
 }
 
-/** Either kind's latest ledger close time and its age. */
 function closedAtFigures(closedAt: Figure | undefined, nowMs: number) {
   return {
     latestLedgerClosedTimestampSeconds: closedAt,
