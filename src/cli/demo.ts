@@ -16,7 +16,7 @@ import {
   type Simulator,
 } from "../simulator/index.js";
 import { TargetUrl } from "../config/target-url.js";
-import { withProbeAccount, txProbeWith, TX_PROBE_DEFAULTS } from "../config/tx-probe.js";
+import { withTxProbe, txProbeWith, TX_PROBE_DEFAULTS } from "../config/tx-probe.js";
 import { waitForShutdownSignal } from "./signals.js";
 import { answeredHelp, reportProblems } from "./usage.js";
 
@@ -190,12 +190,5 @@ export function withDemoProbe(config: ExporterConfig, simulators: readonly Simul
   for (const simulator of simulators)
     simulator.accounts.add({ id: signer.publicKey(), balance: PROBE_FUNDS_STROOPS }, simulator.latestLedgerPoint());
   const txProbe = txProbeWith(signer, { interval: "15s", maxFee: TX_PROBE_DEFAULTS.maxFee, allowPubnet: false });
-  return {
-    ...config,
-    targets: config.targets.map((target) => ({
-      ...target,
-      txProbe,
-      accounts: withProbeAccount(target.accounts, txProbe.accountId),
-    })),
-  };
+  return { ...config, targets: config.targets.map((target) => withTxProbe(target, txProbe)) };
 }

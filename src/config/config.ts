@@ -6,7 +6,7 @@ import { watchedAssets, type WatchedAsset } from "./assets.js";
 import { watchedContracts } from "./contracts.js";
 import { marketEntryFromFlag, watchedMarkets, type WatchedMarket } from "./markets.js";
 import { corridorsOf, FASTEST_CORRIDORS, tooFastForCorridors, type CorridorConfig } from "./corridors.js";
-import { loadTxProbe, withProbeAccount, type TxProbeConfig } from "./tx-probe.js";
+import { loadTxProbe, withTxProbe, type TxProbeConfig } from "./tx-probe.js";
 import { flagProblem } from "./messages.js";
 import { LOG_LEVELS, MAX_POOLS, POOLS_MAX_RANGE, configFileSchema } from "./file-schema.js";
 import type { ConfigFile, LogLevel, TargetEntry } from "./file-schema.js";
@@ -433,6 +433,6 @@ async function attachTxProbes(targets: TargetConfig[], { file, env, problems }: 
     if (entry.tx_probe === undefined || target === undefined) continue;
     const txProbe = await loadTxProbe(entry.tx_probe, target, env);
     if (typeof txProbe === "string") problems.push(txProbe);
-    else targets[index] = { ...target, txProbe, accounts: withProbeAccount(target.accounts, txProbe.accountId) };
+    else targets[index] = withTxProbe(target, txProbe);
   }
 }

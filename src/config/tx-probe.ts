@@ -78,11 +78,13 @@ export function txProbeWith(
   return { ...options, schedule, accountId: signer.publicKey(), signer: new Secret(signer, signer.secret()) };
 }
 
-/** The probe's account joins the watched accounts (its balance running out is alerted on). */
-export function withProbeAccount(accounts: readonly WatchedAccount[], accountId: string): WatchedAccount[] {
-  if (accounts.some((account) => account.id === accountId)) return [...accounts];
+/** The target probing with `txProbe`; the probe's account is watched too (its balance running out is alerted on). */
+export function withTxProbe<T extends { accounts: readonly WatchedAccount[] }>(target: T, txProbe: TxProbeConfig) {
+  const { accounts } = target;
   const flags = { offers: false, claimableBalances: false, cold: false };
-  return [...accounts, { name: TX_PROBE_ACCOUNT_NAME, id: accountId, lowBalance: {}, ...flags }];
+  const account: WatchedAccount = { name: TX_PROBE_ACCOUNT_NAME, id: txProbe.accountId, lowBalance: {}, ...flags };
+  const watched = accounts.some(({ id }) => id === txProbe.accountId);
+  return { ...target, txProbe, accounts: watched ? [...accounts] : [...accounts, account] };
 }
 
 /** A warning when the seed file can be read by anyone but its owner; undefined when it cannot. */
