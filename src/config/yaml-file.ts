@@ -13,7 +13,9 @@ export async function readYamlDocument<T extends z.ZodType>(
   problems: string[],
 ): Promise<z.output<T> | undefined> {
   const fail = (...lines: string[]) => void problems.push(...lines);
-  const text = await readBounded(path).catch((error: NodeJS.ErrnoException) => error);
+  const text = await stat(path)
+    .then(({ size }) => (size > MAX_FILE_BYTES ? undefined : readFile(path, "utf8")))
+    .catch((error: NodeJS.ErrnoException) => error);
   if (text instanceof Error) return fail(`${what} ${path}: cannot be read (${text.code ?? text.message})`);
   if (text === undefined) return fail(`${what} ${path}: larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB`);
   const lines = new LineCounter();
@@ -61,12 +63,6 @@ export async function readYamlDocument<T extends z.ZodType>(
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
 /** Problems listed at most: a file of thousands of bad keys is told by its first ones. */
 const MAX_PROBLEMS = 20;
-
-/** The file's text, or undefined when it is larger than MAX_FILE_BYTES. */
-async function readBounded(path: string): Promise<string | undefined> {
-  if ((await stat(path)).size > MAX_FILE_BYTES) return undefined;
-  return readFile(path, "utf8");
-}
 
 /** Where the first key repeated within its map starts, in one pass. */
 function duplicateKey(document: Document): number | undefined {
