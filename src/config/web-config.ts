@@ -65,12 +65,11 @@ export async function loadWebConfig(path: string, problems: string[]): Promise<W
   const at = `web config file ${path}: tls_server_config`;
   // Paths are relative to the web config file, as in exporter-toolkit.
   const base = dirname(resolve(path));
-  const read = async (what: "cert_file" | "key_file"): Promise<Buffer | undefined> => {
-    const file = await readFile(resolve(base, tls[what])).catch((error: NodeJS.ErrnoException) => error);
-    if (!(file instanceof Error)) return file;
-    problems.push(`${at}.${what}: cannot read ${tls[what]} (${file.code ?? "error"})`);
-    return undefined;
-  };
+  const read = (what: "cert_file" | "key_file") =>
+    readFile(resolve(base, tls[what])).catch((error: NodeJS.ErrnoException) => {
+      problems.push(`${at}.${what}: cannot read ${tls[what]} (${error.code ?? "error"})`);
+      return undefined;
+    });
   const cert = await read("cert_file");
   const key = await read("key_file");
   if (cert === undefined || key === undefined) return undefined;
