@@ -80,22 +80,14 @@ function splitArguments(argv: readonly string[]) {
   for (let i = 0; i < argv.length; i++) {
     const argument = argv[i] ?? "";
     const switched = SWITCHES.get(argument);
-    if (switched !== undefined) {
-      parsed[switched] = true;
-      continue;
-    }
-    if (!argument.startsWith("--")) {
-      parsed.problems.push(`unexpected argument "${argument}"`);
-      continue;
-    }
     const equals = argument.indexOf("=");
     const name = argument.slice(2, equals < 0 ? undefined : equals);
-    if (!Object.hasOwn(VALUE_FLAGS, name)) {
+    if (switched !== undefined) parsed[switched] = true;
+    else if (!argument.startsWith("--")) parsed.problems.push(`unexpected argument "${argument}"`);
+    else if (!Object.hasOwn(VALUE_FLAGS, name)) {
       const known = [...Object.keys(VALUE_FLAGS), "disable-path-finding", "help", "version"];
       parsed.problems.push(`unknown flag --${name}${didYouMean(name, known, "--")}`);
-      continue;
-    }
-    if (equals >= 0) parsed.values[name] = argument.slice(equals + 1);
+    } else if (equals >= 0) parsed.values[name] = argument.slice(equals + 1);
     else if (i + 1 < argv.length && !(argv[i + 1] ?? "").startsWith("--")) parsed.values[name] = argv[++i]!;
     else parsed.problems.push(`--${name} needs a value`);
   }
