@@ -131,16 +131,15 @@ function demoConfig(config: ExporterConfig, simulator: RunningSimulator, fork: R
       };
     }),
     // Its wallets, and its demo contracts (the wasm one with its storage key), unless --account or --contract say so.
-    rpcTargets: config.rpcTargets.map((target) =>
-      target.name === SIMULATOR_TARGET
-        ? {
-            ...target,
-            url: new TargetUrl(`${simulator.url}${RPC_PATH}`),
-            accounts: or(target.accounts, DEMO_RPC_WATCHED_ACCOUNTS),
-            contracts: or(target.contracts, demoContracts(simulator.simulator)),
-          }
-        : target,
-    ),
+    rpcTargets: config.rpcTargets.map((target) => {
+      if (target.name !== SIMULATOR_TARGET) return target;
+      return {
+        ...target,
+        url: new TargetUrl(`${simulator.url}${RPC_PATH}`),
+        accounts: or(target.accounts, DEMO_RPC_WATCHED_ACCOUNTS),
+        contracts: or(target.contracts, demoContracts(simulator.simulator)),
+      };
+    }),
   };
 }
 
