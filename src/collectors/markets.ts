@@ -47,19 +47,15 @@ function countTrade(market: WatchedMarket, state: MarketState, raw: unknown): bo
  * sides the lowest (compared exactly) is the best, an ask's read as `n / d`, a bid's inverted as `d / n`. */
 function sideFigures(side: MakerSide, offers: readonly MarketOffer[], nowMs: number) {
   let amount = 0n;
-  let best: MarketOffer | undefined;
+  let best: MarketOffer["price_r"] | undefined;
   let oldestMs: number | undefined;
   for (const offer of offers) {
     amount += amountStroops(offer.amount);
-    if (best === undefined || best.price_r.n * offer.price_r.d > offer.price_r.n * best.price_r.d) best = offer;
+    if (best === undefined || best.n * offer.price_r.d > offer.price_r.n * best.d) best = offer.price_r;
     const modified = offer.last_modified_time ? Date.parse(offer.last_modified_time) : undefined;
     if (modified !== undefined && (oldestMs === undefined || modified < oldestMs)) oldestMs = modified;
   }
-  let bestPrice: number | undefined;
-  if (best !== undefined) {
-    const { n, d } = best.price_r;
-    bestPrice = side === "ask" ? priceOf(n, d) : priceOf(d, n);
-  }
+  const bestPrice = best && (side === "ask" ? priceOf(best.n, best.d) : priceOf(best.d, best.n));
   const ageSeconds = oldestMs === undefined ? undefined : Math.max(0, (nowMs - oldestMs) / 1000);
   return { offers: offers.length, amountStroops: amount, bestPrice, ageSeconds };
 }
