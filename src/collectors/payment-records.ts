@@ -1,6 +1,6 @@
 /** What one record of a watched account's streams counts; the activity job (account-activity.ts) keeps the sums. */
 import type { xdr } from "@stellar/stellar-base";
-import type { BalanceChange, PaymentRecord, TransactionRecord } from "../client/activity-schemas.js";
+import type { PaymentRecord, TransactionRecord } from "../client/activity-schemas.js";
 import { assetOf } from "../client/path-schemas.js";
 import { amountStroops } from "../client/wire-values.js";
 import { stellarBase } from "../stellar-base.js";
@@ -33,18 +33,16 @@ function movements(record: PaymentRecord): ReturnType<typeof movement>[] {
     case "account_merge":
       return [movement(record.account, record.into, "native")];
     case "invoke_host_function":
-      return (record.asset_balance_changes ?? []).filter(isTransfer).map((change) => {
-        const asset = assetOf(change.asset_type, change.asset_code, change.asset_issuer);
-        return movement(change.from, change.to, asset, amountStroops(change.amount));
-      });
+      // Transfers move an asset between two holders, mints and clawbacks into or out of one: a burn moves it nowhere.
+      return (record.asset_balance_changes ?? [])
+        .filter(({ type }) => type === "transfer" || type === "mint" || type === "clawback")
+        .map((change) => {
+          const asset = assetOf(change.asset_type, change.asset_code, change.asset_issuer);
+          return movement(change.from, change.to, asset, amountStroops(change.amount));
+        });
     default:
       return [];
   }
-}
-
-/** Balance changes that move an asset between two holders, or into or out of one: a burn moves it nowhere. */
-function isTransfer(change: BalanceChange): boolean {
-  return change.type === "transfer" || change.type === "mint" || change.type === "clawback";
 }
 
 /** The payments a record counts for `account`: received as the destination, sent as the source, both
