@@ -141,13 +141,11 @@ export class AccountActivityJob extends Poll implements PollJob {
   /** A page of the stream; a 404 is an empty page for an account Horizon has not seen, else a poll error. */
   private async page(flow: AccountFlow, stream: Stream, state: StreamState, query: Query, signal: AbortSignal) {
     // Failed transactions too; successful payments and operations only.
-    const filter = { include_failed: String(stream === "transactions") };
-    try {
-      return await this.client.accountStream(flow.account.id, stream, { ...query, ...filter }, signal);
-    } catch (error) {
+    const filtered = { ...query, include_failed: String(stream === "transactions") };
+    return this.client.accountStream(flow.account.id, stream, filtered, signal).catch((error: unknown) => {
       if (error instanceof PollError && error.details.status === 404 && state.cursor === undefined) return [];
       throw error;
-    }
+    });
   }
 
   samples(): CollectorSamples {

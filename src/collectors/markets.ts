@@ -164,15 +164,13 @@ export class MarketsJob extends Poll implements PollJob {
     signal: AbortSignal,
   ) {
     const pair = { ...assetQuery("base", market.base), ...assetQuery("counter", market.counter) };
-    try {
-      return await this.client.marketPage(path, { ...pair, ...query }, signal);
-    } catch (error) {
+    return this.client.marketPage(path, { ...pair, ...query }, signal).catch((error: unknown) => {
       if (!(error instanceof PollError) || error.details.status !== 404) throw error;
       // A 404 that says Horizon never saw one of the pair's assets is data, not a failure.
       const field = error.details.problem?.extras?.invalid_field;
       if (path === "trades" || field === "base_asset" || field === "counter_asset") return undefined;
       throw error;
-    }
+    });
   }
 
   /** The last completed bucket with trades: the newest before the current bucket's start. */
