@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { PollError } from "../src/client/errors.js";
-import { RpcClient, type RpcClientOptions } from "../src/client/rpc-client.js";
+import type { HttpOptions } from "../src/client/http.js";
+import { RpcClient } from "../src/client/rpc-client.js";
 import { FakeRpc } from "./support/fake-rpc.js";
 
 let rpc: FakeRpc;
@@ -15,7 +16,7 @@ afterEach(async () => {
   await rpc.stop();
 });
 
-function client(url: string, options: Partial<RpcClientOptions> = {}): RpcClient {
+function client(url: string, options: Partial<HttpOptions<string>> = {}): RpcClient {
   return new RpcClient({ url, timeoutMs: 2_000, retries: 0, maxBodyBytes: 1 << 20, ...options });
 }
 

@@ -19,8 +19,6 @@ import {
   type JsonRpcResponse,
 } from "./rpc-schemas.js";
 
-export type RpcClientOptions = HttpOptions<RpcEndpoint>;
-
 export type RpcStatus = Awaited<ReturnType<RpcClient["status"]>>;
 export type RpcVersions = Awaited<ReturnType<RpcClient["versions"]>>;
 
@@ -31,7 +29,7 @@ const OUT_OF_RANGE = /startLedger must be within the ledger range: (\d+) - (\d+)
 export class RpcClient {
   private readonly http: CourteousHttp<RpcEndpoint>;
 
-  constructor(options: RpcClientOptions) {
+  constructor(options: HttpOptions<RpcEndpoint>) {
     this.http = new CourteousHttp(options, "application/json");
   }
 
