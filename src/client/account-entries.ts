@@ -18,7 +18,7 @@ function decoded<T>(decode: () => T, what: string): T {
   }
 }
 
-function decodeEntry(base64: string, kind: "account" | "trustline", what: string, whose: string) {
+function decodeEntry(base64: string, kind: "account" | "trustline", what: string, whose = what) {
   const { xdr } = stellarBase();
   const data = decoded(() => xdr.LedgerEntryData.fromXDR(base64, "base64"), `getLedgerEntries sent ${what} whose xdr`);
   if (data.switch() !== xdr.LedgerEntryType[kind]())
@@ -108,8 +108,7 @@ export function accountFromEntries(
   for (const [asset, lineXdr] of trustlineXdrs) {
     trustlines.push([asset, lineXdr !== undefined]);
     if (lineXdr === undefined) continue;
-    const what = `the ${asset} trustline of ${id}`;
-    const line = decodeEntry(lineXdr, "trustline", what, what);
+    const line = decodeEntry(lineXdr, "trustline", `the ${asset} trustline of ${id}`);
     balances.push(trustlineBalance(asset, line.trustLine()));
   }
   // At its size: ten thousand accounts' lists are held between polls.
