@@ -409,6 +409,27 @@ describe("the contract events job", () => {
     expect(value(job, "stellar_rpc_contract_events_skipped_ledgers_total")).toBe(1);
   });
 
+  it.each([
+    ["the first", 0],
+    ["the second", 26],
+  ])("counts a ledger once skipped when %s of two groups had read it in part", async (_, busy) => {
+    const { rpc, job, run } = setup(watched(30));
+    await run();
+    // 12 000 events of one contract in ledgers 101 to 104: its group's 10 calls stop inside ledger 104, the other
+    // group reads through 104.
+    rpc.add(
+      ...Array.from({ length: 12_000 }, (_, index) => ({ ledger: 101 + Math.floor(index / 3000), contract: busy })),
+    );
+    rpc.latest = 104;
+    await run();
+    expect(total(job)).toBe(10_000);
+    // Retention passes ledger 109: 104 (read in part by one group) to 109 are lost, six ledgers in either order.
+    rpc.oldest = 110;
+    rpc.latest = 120;
+    await run();
+    expect(value(job, "stellar_rpc_contract_events_skipped_ledgers_total")).toBe(6);
+  });
+
   it("waits for an RPC behind its first start rather than count events before it", async () => {
     const { rpc, job, run } = setup(watched(1));
     rpc.add({ ledger: 99, contract: 0 }, { ledger: 100, contract: 0 });

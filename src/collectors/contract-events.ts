@@ -97,8 +97,8 @@ export class ContractEventsJob extends Poll implements PollJob {
   /** By contract id: a contract watched under two names is counted under each. */
   private readonly counts = new Map<string, ContractCounts[]>();
   private skippedLedgers = 0;
-  /** The last ledger already counted as skipped, so groups restarting together add the gap once. */
-  private skippedThrough = 0;
+  /** The ledgers counted as skipped, as disjoint ranges: a ledger that several groups lost is counted once. */
+  private skippedRanges: { from: number; through: number }[] = [];
 
   constructor(
     contracts: readonly WatchedContract[],
@@ -210,7 +210,7 @@ export class ContractEventsJob extends Poll implements PollJob {
    * past `latest` (an RPC behind or replaced), reading resumes there, events already counted known by their ids.
    * False when the group reads no more this poll. */
   private restart(group: Group, oldest: number, latest: number): boolean {
-    const read = group.cursor === undefined ? (group.startLedger ?? 1) - 1 : ledgerOfEventId(group.cursor);
+    const read = lastLedgerRead(group);
     // A ledger read in part (the last answer was full) is one whose events were not all read.
     const before = group.midLedger ? read - 1 : read;
     group.midLedger = false;
@@ -219,7 +219,7 @@ export class ContractEventsJob extends Poll implements PollJob {
       if (startsNewChain(latest, read)) {
         group.counted = undefined;
         for (const id of group.ids) for (const contract of this.counts.get(id) ?? []) contract.chainRestarted();
-        this.skippedThrough = 0;
+        this.skippedRanges = [];
         this.dependencies.log.warn({ from: read, to: latest }, "the RPC is on another chain (network reset?)");
       } else if (group.cursor === undefined) {
         // Nothing read yet, or only what lies before `oldest`: the start stays, until the RPC reaches it.
@@ -230,18 +230,39 @@ export class ContractEventsJob extends Poll implements PollJob {
       return true;
     }
     group.cursor = undefined;
-    const from = Math.max(before, this.skippedThrough);
-    if (oldest - 1 > from) {
-      this.skippedLedgers += oldest - 1 - from;
-      this.skippedThrough = oldest - 1;
+    group.startLedger = oldest;
+    if (this.countSkipped(before + 1, oldest - 1) > 0)
       this.dependencies.log.warn(
         { resumedAt: oldest, lastRead: before },
         "the event cursor fell out of the RPC's retention window: events of the ledgers in between were never read",
       );
-    }
-    group.startLedger = oldest;
     return true;
   }
+
+  /** Counts the ledgers `from` to `through` not counted before, and returns how many. Ranges below every group's
+   * position can never be lost again and are forgotten. */
+  private countSkipped(from: number, through: number): number {
+    if (through < from) return 0;
+    let added = through - from + 1;
+    const merged = { from, through };
+    const lowest = Math.min(...this.groups.map((group) => lastLedgerRead(group) - 1));
+    const kept = this.skippedRanges.filter((range) => {
+      if (range.through < lowest) return false;
+      if (range.through < from - 1 || range.from > through + 1) return true;
+      added -= Math.max(0, Math.min(range.through, through) - Math.max(range.from, from) + 1);
+      merged.from = Math.min(merged.from, range.from);
+      merged.through = Math.max(merged.through, range.through);
+      return false;
+    });
+    this.skippedRanges = [...kept, merged];
+    this.skippedLedgers += added;
+    return added;
+  }
+}
+
+/** The last ledger a group read, whole or (the last answer full) in part; before its start when it read nothing. */
+function lastLedgerRead(group: Group): number {
+  return group.cursor === undefined ? (group.startLedger ?? 1) - 1 : ledgerOfEventId(group.cursor);
 }
 
 /** Whether a Stellar RPC target counts any watched contract's events (of this shard's contracts). */
