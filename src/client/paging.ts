@@ -52,7 +52,8 @@ export interface CursorFeed {
 export type CursorState = { cursor?: string | undefined; unusableCounted?: number };
 /** A stream's place: whether its first poll has read it, and its cursor, undefined while it never had a record. */
 export type StreamState = CursorState & { started: boolean };
-type Tally = { invalidRecords(count: number): void };
+/** A poll's context as paging sees it: records left out, and each answer, which keeps a long poll within its deadline. */
+type Tally = { invalidRecords(count: number): void; progressed(): void };
 
 /** Whether a page's failure is Horizon refusing its cursor: a 400, as for a token it cannot read. */
 export function refusedCursor(error: unknown): boolean {
@@ -81,8 +82,10 @@ interface StreamFeed extends Omit<CursorFeed, "page"> {
 export async function readStream(state: StreamState, tally: Tally, feed: StreamFeed) {
   if (!state.started) {
     const records = await feed.page({ order: "desc", limit: 1 });
+    tally.progressed();
     if (records === undefined) return;
-    const newest = records[0];
+    // The newest by place, not by position: a page served in the wrong order must not start the cursor in the past.
+    const newest = records.reduce<unknown>((best, raw) => (newer(raw, best, feed) ? raw : best), records[0]);
     const token = rawPagingToken(newest);
     // A token that cannot be the cursor would fail every later poll: this poll fails instead, and is retried.
     if (newest !== undefined && feed.place(token ?? "") === undefined) {
@@ -103,10 +106,18 @@ export async function readStream(state: StreamState, tally: Tally, feed: StreamF
   }
 }
 
+/** Whether `raw` sits after `than` in the stream; a record without a usable token never does. */
+function newer(raw: unknown, than: unknown, feed: Pick<CursorFeed, "place">): boolean {
+  const place = feed.place(rawPagingToken(raw) ?? "");
+  const before = feed.place(rawPagingToken(than) ?? "");
+  return place !== undefined && (before === undefined || place > before);
+}
+
 /** Reads pages after the cursor to a short page or `maxPages`; ends `gone`, `idle` (none newer), `read`, `capped`. */
 export async function readAfterCursor(state: CursorState, tally: Tally, feed: CursorFeed) {
   for (let pages = 1; ; pages += 1) {
     const records = await feed.page(state.cursor);
+    tally.progressed();
     if (records === undefined) return "gone";
     const full = records.length >= PAGE_LIMIT;
     if (!countPage(state, records, tally, feed, { mustMove: full })) return "idle";

@@ -119,10 +119,18 @@ export class AccountActivityJob extends Poll implements PollJob {
     this.restarts = new RestartWatch(network);
   }
 
+  /** Every stream is read though one fails (a bad record, a 404): the others keep counting, and the poll still fails,
+   * with the first failure. An abort (deadline, stop) ends it at once. */
   async run(context: PollContext): Promise<void> {
     if (this.restarts.restarted()) for (const flow of this.flows) flow.streams.forEach(startOver);
+    let failure: unknown;
     for (const flow of this.flows)
-      for (const [stream, state] of flow.streams) await this.read(flow, stream, state, context);
+      for (const [stream, state] of flow.streams)
+        await this.read(flow, stream, state, context).catch((error: unknown) => {
+          if (context.signal.aborted) throw error;
+          failure ??= error;
+        });
+    if (failure !== undefined) throw failure;
   }
 
   /** One stream's poll: its newest record the first time (the last payment's time), else its pages since the cursor. */
