@@ -52,7 +52,7 @@ export interface CursorFeed {
 export type CursorState = { cursor?: string | undefined; unusableCounted?: number };
 /** A stream's place: whether its first poll has read it, and its cursor, undefined while it never had a record. */
 export type StreamState = CursorState & { started: boolean };
-/** A poll's context as paging sees it: records left out, and each answer, which keeps a long poll within its deadline. */
+/** A poll's context as paging sees it: records left out, and each answer, which keeps a long poll in its deadline. */
 type Tally = { invalidRecords(count: number): void; progressed(): void };
 
 /** Whether a page's failure is Horizon refusing its cursor: a 400, as for a token it cannot read. */
