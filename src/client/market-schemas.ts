@@ -40,13 +40,16 @@ export function priceOf(n: bigint, d: bigint): number {
 /** A bucket's price read from its rational (`open_r`…). */
 const bucketPrice = rational.transform(({ n, d }) => priceOf(n, d));
 
+/** A bucket's volume: a sum of trades, which Horizon renders past int64 stroops (stellar/go#1268), as a decimal. */
+const volumeText = z.string().regex(/^\d{1,30}(\.\d{1,7})?$/, "expected a volume with at most 7 decimals as a string");
+
 /** A bucket of `/trade_aggregations`; `open`, `high`, `low` and `close` are read from their `_r` rationals. */
 export const tradeAggregationSchema = z
   .object({
     timestamp: wholeNumber,
     trade_count: wholeNumber,
-    base_volume: amountText,
-    counter_volume: amountText,
+    base_volume: volumeText,
+    counter_volume: volumeText,
     avg: priceText,
     high_r: bucketPrice,
     low_r: bucketPrice,

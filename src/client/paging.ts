@@ -73,8 +73,8 @@ interface StreamFeed extends Omit<CursorFeed, "page"> {
   readonly stream: string;
   /** A page of the stream in `order` from `cursor`; undefined when there is no such stream (yet). */
   page(query: { order: "asc" | "desc"; limit: number; cursor?: string }): Promise<RawRecords | undefined>;
-  /** Sees the newest record the first poll reads, which counts nothing. */
-  sawNewest?(raw: unknown): void;
+  /** Sees the newest record the first poll reads, which counts nothing; false when it is invalid (left out). */
+  sawNewest?(raw: unknown): boolean;
 }
 
 /** A stream's poll: the first starts after its newest record, counting nothing; later ones read the records after the
@@ -93,7 +93,7 @@ export async function readStream(state: StreamState, tally: Tally, feed: StreamF
       throw new PollError("paging", `${feed.endpoint}: ${why}`);
     }
     Object.assign(state, { cursor: token, unusableCounted: 0, started: true });
-    if (newest !== undefined) feed.sawNewest?.(newest);
+    if (newest !== undefined && feed.sawNewest?.(newest) === false) tally.invalidRecords(1);
     return;
   }
   const page = (cursor: string | undefined) => feed.page({ order: "asc", limit: PAGE_LIMIT, cursor });

@@ -142,7 +142,7 @@ export class AccountActivityJob extends Poll implements PollJob {
       page: (query) => this.page(flow, stream, state, query, context.signal),
       place: uint64Place,
       count: (raw, usable) => usable && flow.count(stream, raw),
-      sawNewest: (raw) => stream === "payments" && flow.payment(raw, false),
+      sawNewest: (raw) => stream !== "payments" || flow.payment(raw, false),
     });
   }
 

@@ -30,12 +30,18 @@ function tradePlace(token: string): bigint | undefined {
   return match === null ? undefined : BigInt(match[1]!) * TRADE_INDEX_ROOM + BigInt(match[2] ?? 0);
 }
 
-/** Counts a trade, its amounts swapped when it names the pair the other way round; false when it is invalid. */
-function countTrade(market: WatchedMarket, state: MarketState, raw: unknown): boolean {
+/** A valid trade of the market's pair, and whether it names the pair the other way round; else undefined. */
+function tradeOfPair(market: WatchedMarket, raw: unknown) {
   const trade = validRecord(tradeSchema, raw);
   const straight = trade?.base === market.base && trade.counter === market.counter;
   const reversed = trade?.base === market.counter && trade.counter === market.base;
-  if (trade === undefined || !(straight || reversed)) return false;
+  return trade === undefined || !(straight || reversed) ? undefined : { trade, reversed };
+}
+
+/** Counts a trade, its amounts swapped when it names the pair the other way round; false when it is invalid. */
+function countTrade(market: WatchedMarket, state: MarketState, raw: unknown): boolean {
+  const { trade, reversed } = tradeOfPair(market, raw) ?? {};
+  if (trade === undefined) return false;
   state.trades[trade.tradeType] += 1;
   state.amountStroops.base += amountStroops(reversed ? trade.counterAmount : trade.baseAmount);
   state.amountStroops.counter += amountStroops(reversed ? trade.baseAmount : trade.counterAmount);
@@ -168,17 +174,24 @@ export class MarketsJob extends Poll implements PollJob {
       if (!(error instanceof PollError) || error.details.status !== 404) throw error;
       // A 404 that says Horizon never saw one of the pair's assets is data, not a failure.
       const field = error.details.problem?.extras?.invalid_field;
-      if (path === "trades" || field === "base_asset" || field === "counter_asset") return undefined;
+      // Horizon knows no trade of an asset before its first: a stream that starts then counts that first trade.
+      if (path === "trades") return [];
+      if (field === "base_asset" || field === "counter_asset") return undefined;
       throw error;
     });
   }
 
   /** The last completed bucket with trades: the newest before the current bucket's start. */
-  private async readPrice(market: WatchedMarket, state: MarketState, { signal, invalidRecords }: PollContext) {
+  private async readPrice(
+    market: WatchedMarket,
+    state: MarketState,
+    { signal, invalidRecords, progressed }: PollContext,
+  ) {
     const resolution = market.resolutionMs;
     const end_time = Math.floor(this.now() / resolution) * resolution;
     const query = { resolution, end_time, order: "desc", limit: 1 };
     const records = await this.pairPage("trade_aggregations", market, query, signal);
+    progressed();
     const raw = records?.[0];
     const bucket = validRecord(tradeAggregationSchema, raw);
     // An invalid bucket is counted and keeps the last price; no bucket at all clears it.
@@ -196,6 +209,7 @@ export class MarketsJob extends Poll implements PollJob {
       page: (query) => this.pairPage("trades", market, query, context.signal),
       place: tradePlace,
       count: (raw, usable) => usable && countTrade(market, state, raw),
+      sawNewest: (raw) => tradeOfPair(market, raw) !== undefined,
     });
   }
 
@@ -208,23 +222,25 @@ export class MarketsJob extends Poll implements PollJob {
   }
 
   private async makerOffers(seller: string, selling: string, buying: string, context: PollContext) {
-    const offers: MarketOffer[] = [];
+    // By paging token (the offer id): an offer served again, as overlapping pages do, is summed once.
+    const offers = new Map<string, MarketOffer>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_MARKET_PAGES; page += 1) {
       const query = { seller, selling, buying, order: "asc", limit: PAGE_LIMIT, cursor };
       const records = await this.client.marketPage("offers", query, context.signal);
+      context.progressed();
       let invalid = 0;
       for (const raw of records) {
         const offer = validRecord(marketOfferSchema, raw);
         const matches = offer?.seller === seller && offer.selling === selling && offer.buying === buying;
         if (offer === undefined || !matches) invalid += 1;
-        else offers.push(offer);
+        else offers.set(offer.paging_token, offer);
       }
       if (invalid > 0) context.invalidRecords(invalid);
       if (records.length < PAGE_LIMIT) break;
       cursor = cursorAfter(records, cursor, "markets");
     }
-    return offers;
+    return [...offers.values()];
   }
 }
 

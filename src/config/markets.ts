@@ -1,6 +1,6 @@
 /** Watched DEX markets: what a target's `markets:` key, `--market` and MARKETS describe, checked. */
 import { z } from "zod";
-import { accountIdProblem, CODE_ISSUER, isNativeOrCredit } from "./accounts.js";
+import { accountIdProblem, CODE_ISSUER, isNativeOrCredit, looksLikeSeed, SEED_NOT_ACCOUNT } from "./accounts.js";
 
 /** Horizon's trade aggregation resolutions in minutes, by the name the configuration uses. */
 const MARKET_RESOLUTION_MINUTES = { "1m": 1, "5m": 5, "15m": 15, "1h": 60, "1d": 1440, "1w": 10_080 };
@@ -39,6 +39,10 @@ export function watchedMarkets(entries: readonly MarketEntry[], where: string, p
   const names = new Set<string>();
   const markets: WatchedMarket[] = [];
   for (const entry of entries) {
+    // A seed where an asset belongs is refused before anything quotes it, the default name included.
+    const seeded = (["base", "counter"] as const).filter((key) => entry[key].split(":").some(looksLikeSeed));
+    for (const key of seeded) problems.push(`${where}: a market's ${key}: ${SEED_NOT_ACCOUNT}`);
+    if (seeded.length > 0) continue;
     const name = entry.name ?? `${assetCode(entry.base)}/${assetCode(entry.counter)}`;
     const at = `${where}: market ${JSON.stringify(name)}`;
     const before = problems.length;
