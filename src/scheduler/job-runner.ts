@@ -67,6 +67,10 @@ export class JobRunner {
   private owesTick = false;
   /** The last failure was the upstream's health or its rate limit: another poll's success says either is over. */
   private lastFailureHealable = false;
+  /** The last failure was a rate limit: any other poll's success says the hold is over, not only a healed one's. */
+  private lastFailureRateLimited = false;
+  /** A poll that never succeeded was run once for a peer's success; more would hammer an endpoint that stays broken. */
+  private ranForPeer = false;
   private publishing: Promise<void> = Promise.resolve();
   private staleTimer: unknown;
   /** The last publication failed: its error was logged. */
@@ -113,15 +117,19 @@ export class JobRunner {
     this.options.lease.retire();
   }
 
-  /** Another poll of the target succeeded (`healed`: after failing). One backed off for an unwell upstream runs now if
-   * it skipped a tick; one never successful runs once its backoff allows, lest a rare poll wait a period for data. */
+  /** Another poll of the target succeeded (`healed`: after failing). One backed off for an unwell upstream or a hold
+   * runs now if it skipped a tick; one never successful runs once its backoff allows, lest a rare poll wait a period
+   * for data, but only once, or again when the upstream healed. */
   peerSucceeded(healed: boolean): void {
     if (!this.lastFailureHealable) return;
-    if (healed) this.notBeforeMs = 0;
-    const owed = healed && this.owesTick;
+    const over = healed || this.lastFailureRateLimited;
+    if (over) this.notBeforeMs = 0;
+    const owed = over && this.owesTick;
     if (owed) this.owesTick = false;
     const neverSucceeded = this.status.lastSuccessMs === undefined;
-    if (owed || (neverSucceeded && this.options.clock.now() >= this.notBeforeMs)) void this.run();
+    const retry = neverSucceeded && (healed || !this.ranForPeer) && this.options.clock.now() >= this.notBeforeMs;
+    if (retry) this.ranForPeer = true;
+    if (owed || retry) void this.run();
   }
 
   private async runOnce(): Promise<void> {
@@ -196,6 +204,7 @@ export class JobRunner {
     this.notBeforeMs = 0;
     this.owesTick = false;
     this.lastFailureHealable = false;
+    this.lastFailureRateLimited = false;
     if (job.role === "poll") this.options.succeeded?.(this, healed);
     await this.publishFresh();
     // Counted once its data is in the store, so /readyz never runs ahead of /metrics.
@@ -212,7 +221,8 @@ export class JobRunner {
         { endpoint: job.source, reason: failure.reason, status: failure.details.status, error: failure.message },
         "poll failed",
       );
-      this.lastFailureHealable = isTransient(failure) || failure.reason === "rate_limited";
+      this.lastFailureRateLimited = failure.reason === "rate_limited";
+      this.lastFailureHealable = isTransient(failure) || this.lastFailureRateLimited;
       this.consecutiveFailures += 1;
       // Each further failure doubles the wait beyond the schedule; jittered, so exporters sharing an upstream differ.
       const extraMs = Math.min(this.schedule.periodMs * (2 ** (this.consecutiveFailures - 1) - 1), MAX_BACKOFF_MS);

@@ -1,0 +1,48 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pino } from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { startExporter, type RunningExporter } from "../src/exporter.js";
+import { configFrom, stopStarted } from "./support/exporter-harness.js";
+import { FakeHorizon } from "./support/fake-horizon.js";
+import { ManualClock } from "./support/manual-clock.js";
+
+const dir = mkdtempSync(join(tmpdir(), "she-never-succeeded-"));
+let horizon: FakeHorizon | undefined;
+let exporter: RunningExporter | undefined;
+
+afterEach(async () => {
+  await stopStarted(exporter, horizon);
+  exporter = undefined;
+  horizon = undefined;
+});
+
+describe("a poll that has never succeeded", () => {
+  it("is not re-sent on every peer success: an hourly pools poll failing with 503 keeps to (about) its schedule", async () => {
+    horizon = new FakeHorizon();
+    horizon.addLedgers(3);
+    // Only /liquidity_pools is broken; root, fee_stats and ledgers answer fine.
+    horizon.faults.set("/liquidity_pools", { status: 503, body: "unavailable" });
+    const url = await horizon.start();
+    const clock = new ManualClock();
+    const file = join(dir, "config.yml");
+    writeFileSync(file, "http: { retries: 0 }\nschedules:\n  liquidity_pools: 1h\n");
+    exporter = await startExporter(await configFrom([`--horizon.url=h=${url}`, `--config.file=${file}`]), {
+      logger: pino({ level: "silent" }),
+      clock,
+    });
+    await exporter.firstPolls;
+    const atStart = horizon.requestsTo("/liquidity_pools").length;
+    expect(atStart).toBe(1);
+    // Ten minutes: root, fee_stats and ledgers succeed every 15 s.
+    for (let second = 0; second < 600; second += 1) {
+      await clock.advance(1_000);
+      await exporter.idle();
+    }
+    const sent = horizon.requestsTo("/liquidity_pools").length - atStart;
+    // The schedule plans one pools request an hour (planned_requests_per_hour counts it so); one retry after a peer's
+    // success is fair (it may have failed on a passing hiccup), one every 15 s is not.
+    expect(sent).toBe(1);
+  }, 60_000);
+});
