@@ -119,13 +119,14 @@ function setup(contracts: readonly WatchedContract[]) {
   const rpc = new FakeRpc();
   const job = new ContractEventsJob(contracts, SCHEDULE, { client: rpc.client, log: pino({ level: "silent" }) });
   let invalid = 0;
+  let answers = 0;
   const run = (): Promise<void> =>
     job.run({
       signal: new AbortController().signal,
       invalidRecords: (count) => (invalid += count),
-      progressed: () => {},
+      progressed: () => (answers += 1),
     });
-  return { rpc, job, run, invalid: () => invalid };
+  return { rpc, job, run, invalid: () => invalid, answers: () => answers };
 }
 
 function value(job: ContractEventsJob, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -283,6 +284,13 @@ describe("the contract events job", () => {
     expect(value(job, "stellar_rpc_contract_events_expected_within_seconds", { contract: "c0" })).toBe(3600);
     expect(value(job, "stellar_rpc_contract_events_expected_within_seconds", { contract: "quiet" })).toBeUndefined();
     expect(value(job, "stellar_rpc_contract_last_event_timestamp_seconds", { contract: "quiet" })).toBeUndefined();
+  });
+
+  it("reports each getEvents answer as progress, so a poll of many groups keeps its deadline", async () => {
+    const { rpc, run, answers } = setup(watched(60));
+    await run();
+    expect(rpc.calls).toHaveLength(3);
+    expect(answers()).toBe(3);
   });
 
   it("restarts at oldestLedger when the cursor left retention, counting skipped ledgers once per target", async () => {

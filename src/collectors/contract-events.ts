@@ -145,7 +145,7 @@ export class ContractEventsJob extends Poll implements PollJob {
   }
 
   /** Up to CALLS_PER_GROUP calls, while each comes back full; each answer is folded in as it arrives. */
-  private async readGroup(group: Group, { signal, invalidRecords }: PollContext): Promise<void> {
+  private async readGroup(group: Group, { signal, invalidRecords, progressed }: PollContext): Promise<void> {
     for (let call = 0; call < CALLS_PER_GROUP; call += 1) {
       const { cursor, filters } = group;
       const answer = await this.dependencies.client.getEvents(
@@ -154,6 +154,7 @@ export class ContractEventsJob extends Poll implements PollJob {
           : { filters, pagination: { limit: EVENTS_PER_CALL, cursor } },
         signal,
       );
+      progressed();
       if (answer.kind === "out_of_range") {
         // Checked against getLatestLedger: one garbled window must not count millions of ledgers as skipped.
         const latest = await this.latestLedger(signal);
