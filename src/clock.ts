@@ -6,9 +6,22 @@ export interface Clock {
   clearTimeout(handle: unknown): void;
 }
 
+/** Node fires a timer of more than this after 1 ms; a longer wait (a monthly schedule's freshness) goes in steps. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+type SystemTimer = { timer?: NodeJS.Timeout };
+
 export const systemClock: Clock = {
   now: () => Date.now(),
-  // Unreferenced: the server keeps the process alive, a pending deadline or stale timer must not.
-  setTimeout: (callback, ms) => setTimeout(callback, ms).unref(),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+  setTimeout: (callback, ms) => {
+    const handle: SystemTimer = {};
+    const arm = (left: number) => {
+      const step = Math.min(left, LONGEST_TIMER_MS);
+      // Unreferenced: the server keeps the process alive, a pending deadline or stale timer must not.
+      handle.timer = setTimeout(() => (left > step ? arm(left - step) : callback()), step).unref();
+    };
+    arm(ms);
+    return handle;
+  },
+  clearTimeout: (handle) => clearTimeout((handle as SystemTimer | undefined)?.timer),
 };
