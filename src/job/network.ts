@@ -8,7 +8,7 @@ export interface LedgerClose {
 /** What one target's jobs learn about its network and share, so no job reaches into another. */
 interface NetworkFacts {
   readonly passphrase?: string;
-  /** The highest ledger sequence any job has seen. */
+  /** The ledger sequence a job learnt last: a lagging node's answer may lower it, as a new chain's must. */
   readonly latestLedger?: number;
   /** Base reserve and base fee of the latest ledger read, in stroops. */
   readonly baseReserveStroops?: number;
