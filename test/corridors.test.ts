@@ -258,6 +258,26 @@ describe("corridor outcomes", () => {
     expect(values.get(key("stellar_horizon_corridor_best_amount", labels))).toBe(0.0100343);
   });
 
+  it("counts a path whose credit asset lacks its issuer or code invalid, and the run error, never none", async () => {
+    const job = jobOn(horizon.url, [CAPTURED]);
+    const counted = pollContext();
+    // It passed the schema once and was then dropped uncounted: its destination cannot be read, so it may have been
+    // the corridor's path, and a run seeing nothing else must not say none (StellarCorridorNoPath).
+    const { destination_asset_issuer: _, ...issuerless } = nativeToUsdc("0.1000000", "0.0100343");
+    const { destination_asset_code: __, ...codeless } = nativeToUsdc("0.1000000", "0.0100343");
+    horizon.answers = [
+      [200, page([issuerless])],
+      [200, page([codeless])],
+    ];
+    await job.run(counted);
+    await job.run(counted);
+    expect({ invalid: counted.invalid, none: runs(job, "none"), error: runs(job, "error") }).toEqual({
+      invalid: 2,
+      none: 0,
+      error: 2,
+    });
+  });
+
   it("logs a 400 once per corridor and reason, with Horizon's extras.reason", async () => {
     const lines: any[] = [];
     const job = jobOn(horizon.url, [CAPTURED], { lines });

@@ -18,10 +18,21 @@ export const pathPairSchema = z.object({
 });
 export type PathPair = z.output<typeof pathPairSchema>;
 
-export const pathRecordSchema = pathPairSchema.extend({
-  source_amount: pathAmount,
-  destination_amount: pathAmount,
-  // A path holds at most 5 intermediate assets (the protocol's limit for path payments).
-  path: z.array(z.object(assetFields("", assetType))).max(5),
-});
+export const pathRecordSchema = pathPairSchema
+  .extend({
+    source_amount: pathAmount,
+    destination_amount: pathAmount,
+    // A path holds at most 5 intermediate assets (the protocol's limit for path payments).
+    path: z.array(z.object(assetFields("", assetType))).max(5),
+  })
+  .check((ctx) => {
+    // A credit asset without its code or issuer cannot be told apart: the record would be dropped uncounted.
+    for (const side of ["source", "destination"] as const) {
+      const record = ctx.value;
+      const type = record[`${side}_asset_type`];
+      if (assetOf(type, record[`${side}_asset_code`], record[`${side}_asset_issuer`]) !== undefined) continue;
+      const message = `expected the ${side} asset's code and issuer for a ${type} asset`;
+      ctx.issues.push({ code: "custom", message, input: record, path: [`${side}_asset_code`] });
+    }
+  });
 export type PathRecord = z.output<typeof pathRecordSchema>;
