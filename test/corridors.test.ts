@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HorizonClient } from "../src/client/horizon-client.js";
-import { CorridorsJob, DISABLED_RETRY_MS } from "../src/collectors/corridors.js";
+import { CorridorsJob, DISABLED_RETRY_MS, REFUSAL_REASONS_LOGGED } from "../src/collectors/corridors.js";
 import type { CorridorConfig } from "../src/config/corridors.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
 import { startSimulator, USDC, type RunningSimulator } from "../src/simulator/index.js";
@@ -291,6 +291,28 @@ describe("corridor outcomes", () => {
       reason: "list of assets exceeds maximum length of 15",
     });
     expect(runs(job, "error")).toBe(3);
+  });
+
+  it("logs a 400 whose reason differs per answer a few times only, as an excerpt, remembering little", async () => {
+    const lines: any[] = [];
+    const job = jobOn(horizon.url, [CAPTURED], { lines });
+    const refusal = (index: number) => ({
+      type: "https://stellar.org/horizon-errors/bad_request",
+      title: "Bad Request",
+      status: 400,
+      // A request id, a timestamp: any text that differs per answer, as long as a problem document may be.
+      detail: `request ${index} refused ${"x".repeat(10_000)}`,
+    });
+    horizon.answers = Array.from({ length: 20 }, (_, index) => [400, refusal(index)] as const);
+    for (let run = 0; run < 20; run += 1) await job.run(context);
+    expect(runs(job, "error")).toBe(20);
+    expect(lines).toHaveLength(REFUSAL_REASONS_LOGGED);
+    expect(lines[0].reason).toMatch(/^request 0 refused x+…$/);
+    expect(lines[0].reason.length).toBeLessThan(300);
+    expect(lines.at(-1)).toMatchObject({ furtherReasonsNotLogged: true });
+    const remembered = [...(job as unknown as { refusalsLogged: Map<string, Set<string>> }).refusalsLogged.values()];
+    const chars = remembered.flatMap((reasons) => [...reasons]).reduce((total, reason) => total + reason.length, 0);
+    expect(chars).toBeLessThan(REFUSAL_REASONS_LOGGED * 300);
   });
 
   it("asks a disabled Horizon at most once an hour, and does not count the runs skipped", async () => {

@@ -11,6 +11,14 @@ import { Poll, type HorizonJobParts, type PollContext, type PollJob } from "../j
 /** After a 404 (path finding switched off), the target's corridors are asked again only this much later. */
 export const DISABLED_RETRY_MS = 3_600_000;
 
+/** A 400's reasons logged per corridor, each cut to an excerpt: a reason that differs per answer (a request id) must
+ * neither log every run nor be remembered for ever. */
+export const REFUSAL_REASONS_LOGGED = 5;
+const REFUSAL_EXCERPT_CHARS = 200;
+
+const excerpt = (text: string) =>
+  text.length > REFUSAL_EXCERPT_CHARS ? `${text.slice(0, REFUSAL_EXCERPT_CHARS)}…` : text;
+
 /** What the corridor's last answered run (found or none) saw. */
 interface Answer {
   readonly paths: number;
@@ -72,7 +80,8 @@ export class CorridorsJob extends Poll implements PollJob {
   private readonly states: CorridorState[];
   /** Path finding answered 404: nothing is asked before this instant. */
   private disabledUntilMs = 0;
-  private readonly refusalsLogged = new Set<string>();
+  /** Per corridor name, the excerpts of the 400 reasons already logged. */
+  private readonly refusalsLogged = new Map<string, Set<string>>();
   readonly requestTimeoutMs: number;
 
   constructor(
@@ -161,16 +170,21 @@ export class CorridorsJob extends Poll implements PollJob {
     return "found";
   }
 
-  /** A 400 means our request is wrong: said once per corridor and reason, with Horizon's own reason. */
+  /** A 400 means our request is wrong: said once per corridor and reason, with an excerpt of Horizon's own reason,
+   * for the first few reasons of a corridor only. */
   private logRefusal(corridor: CorridorConfig, failure: PollError): void {
     const extras = failure.details.problem?.extras;
-    const reason =
-      typeof extras?.reason === "string" ? extras.reason : (failure.details.problem?.detail ?? failure.message);
-    const key = `${corridor.name}\n${reason}`;
-    if (this.refusalsLogged.has(key)) return;
-    this.refusalsLogged.add(key);
+    const reason = excerpt(
+      typeof extras?.reason === "string" ? extras.reason : (failure.details.problem?.detail ?? failure.message),
+    );
+    const logged = this.refusalsLogged.get(corridor.name) ?? new Set<string>();
+    this.refusalsLogged.set(corridor.name, logged);
+    if (logged.has(reason) || logged.size >= REFUSAL_REASONS_LOGGED) return;
+    logged.add(reason);
+    const invalidField = typeof extras?.invalid_field === "string" ? excerpt(extras.invalid_field) : undefined;
+    const last = logged.size === REFUSAL_REASONS_LOGGED ? { furtherReasonsNotLogged: true } : {};
     this.parts.log.warn(
-      { corridor: corridor.name, status: 400, reason, invalidField: extras?.invalid_field },
+      { corridor: corridor.name, status: 400, reason, invalidField, ...last },
       "Horizon refused a corridor's path-finding request as invalid; check the corridor's assets and amount",
     );
   }
