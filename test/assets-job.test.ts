@@ -268,6 +268,25 @@ describe("the assets job", () => {
     expect(await changes()).toBe(2);
   });
 
+  it("counts no change for a flag Horizon did not send, and compares it with its last known value", async () => {
+    // One replica older than Horizon 2.1 (no auth_clawback_enabled) behind a load balancer, or an upgrade.
+    const { auth_clawback_enabled: _, ...olderFlags } = USDC_RECORD.flags as JsonRecord;
+    const older = { ...USDC_RECORD, flags: olderFlags };
+    const { poll } = await scrape(jobFor([USDC]));
+    const changes = async (record: JsonRecord) => {
+      horizon.records.set(USDC, record);
+      return valueOf(await poll(), "stellar_horizon_asset_flag_changes_total", at(USDC));
+    };
+    expect(await changes(older)).toBe(0);
+    expect(await changes(USDC_RECORD)).toBe(0); // auth_clawback_enabled: false
+    expect(await changes(older)).toBe(0);
+    // Set while an older replica answered: the last known false is the baseline.
+    const clawback = { ...USDC_RECORD, flags: { ...(USDC_RECORD.flags as JsonRecord), auth_clawback_enabled: true } };
+    expect(await changes(clawback)).toBe(1);
+    expect(await changes(older)).toBe(1);
+    expect(await changes(clawback)).toBe(1);
+  });
+
   it("counts an invalid record at each poll that returns it and leaves that asset out", async () => {
     horizon.records.set(USDC, { ...USDC_RECORD, contracts_amount: "12.5" });
     horizon.records.set(CNY, CNY_RECORD);

@@ -33,10 +33,15 @@ function assetSamples(asset: string, record: AssetRecord): Sample[] {
   return samples;
 }
 
-/** A watched asset; its flag changes are counted against `flags`, those of its last valid record. */
+/** The flags Horizon sent, without those it left out. */
+function definedFlags(flags: AssetRecord["flags"]): Partial<AssetRecord["flags"]> {
+  return Object.fromEntries(Object.entries(flags).filter(([, set]) => set !== undefined));
+}
+
+/** A watched asset; its flag changes are counted against `flags`, each flag as its last valid record sent it. */
 interface AssetState {
   readonly asset: WatchedAsset;
-  flags: AssetRecord["flags"] | undefined;
+  flags: Partial<AssetRecord["flags"]> | undefined;
   flagChanges: number;
   invalid: boolean;
 }
@@ -79,9 +84,12 @@ export class AssetsJob extends Poll implements PollJob {
         continue;
       }
       const before = state.flags;
-      if (before !== undefined && ASSET_FLAGS.some((flag) => before[flag] !== record.flags[flag]))
-        state.flagChanges += 1;
-      state.flags = record.flags;
+      // A flag Horizon did not send (an older Horizon lacks clawback) is unknown, not changed: only flags known on
+      // both sides compare, and the baseline keeps each flag's last known value.
+      const changed = (flag: (typeof ASSET_FLAGS)[number]) =>
+        before?.[flag] !== undefined && record.flags[flag] !== undefined && before[flag] !== record.flags[flag];
+      if (ASSET_FLAGS.some(changed)) state.flagChanges += 1;
+      state.flags = { ...before, ...definedFlags(record.flags) };
       live.push(...assetSamples(asset.name, record));
     }
     this.live = live;
