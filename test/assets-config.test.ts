@@ -79,6 +79,16 @@ describe("assets configuration", () => {
     ]);
   });
 
+  it("never repeats a secret seed given as a whole entry or as the code, and says what is wrong", async () => {
+    const url = "--horizon.url=http://a:1";
+    const holdsSeed = "an asset holds a secret seed (S...): give CODE:ISSUER, with the issuer's public key (G...)";
+    for (const entry of [SEED, ` ${SEED}`, `${SEED}:${USDC.slice(5)}`, `USDC:${USDC.slice(5)}:${SEED}`])
+      expect(await problems([url, `--asset=${entry}`]), entry).toEqual([`--asset: ${holdsSeed}`]);
+    expect(await problems([url], { ASSETS: `${USDC}, ${SEED}` })).toEqual([`ASSETS: ${holdsSeed}`]);
+    const path = file(`    assets: ["${SEED}"]\n`);
+    expect(await problems([`--config.file=${path}`])).toEqual([`${path}: targets[0].assets: ${holdsSeed}`]);
+  });
+
   it("exits 2 with exactly one stderr line quoting the entry", () => {
     const result = runCli(["--horizon.url=http://a:1", `--asset=${CNY}`, `--asset=${CNY}`]);
     expectExit(result, 2);

@@ -21,13 +21,18 @@ function assetProblem(text: string): string | undefined {
   return undefined;
 }
 
-/** Checks an asset list; `where` names it in each problem, which quotes the entry unless its issuer is a seed. */
+/** Said of an entry holding a secret seed other than as its issuer (the whole entry, its code): never quoted. */
+const SEED_IN_ASSET = "an asset holds a secret seed (S...): give CODE:ISSUER, with the issuer's public key (G...)";
+
+/** Checks an asset list; `where` names it in each problem, which quotes the entry unless any part is a seed. */
 export function watchedAssets(entries: readonly string[], where: string, problems: string[]): WatchedAsset[] {
   const seen = new Set<string>();
   const assets: WatchedAsset[] = [];
   for (const entry of entries) {
     const problem = assetProblem(entry);
-    if (looksLikeSeed(entry.split(":")[1] ?? "")) problems.push(`${where}: an asset's issuer: ${SEED_NOT_ACCOUNT}`);
+    const parts = entry.split(":").map((part) => part.trim());
+    if (looksLikeSeed(parts[1] ?? "")) problems.push(`${where}: an asset's issuer: ${SEED_NOT_ACCOUNT}`);
+    else if (parts.some(looksLikeSeed)) problems.push(`${where}: ${SEED_IN_ASSET}`);
     else if (problem !== undefined) problems.push(`${where}: asset ${JSON.stringify(entry)}: ${problem}`);
     else if (seen.has(entry)) problems.push(`${where}: asset ${JSON.stringify(entry)} is listed twice`);
     else {
