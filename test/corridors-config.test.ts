@@ -1,7 +1,8 @@
 import { pino } from "pino";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { HorizonClient } from "../src/client/horizon-client.js";
 import { systemClock } from "../src/clock.js";
+import { corridorsScheduleText } from "../src/config/corridors.js";
 import { HORIZON_JOBS } from "../src/runtime/horizon.js";
 import { jobsOf } from "../src/runtime/runtime.js";
 import { NetworkView } from "../src/job/network.js";
@@ -54,6 +55,27 @@ describe("corridors in the config file", () => {
     expect((await problems([`--config.file=${targetTooOften}`]))[0]).toContain(
       'targets[0].schedules.corridors: "5s" runs corridors more often than every 15s',
     );
+  });
+
+  it("refuses a cron pattern running corridors under 15s apart anywhere in its minute, whatever second it is read", () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const verdicts = (pattern: string) =>
+        new Set(
+          Array.from({ length: 60 }, (_, second) => {
+            vi.setSystemTime(new Date(Date.UTC(2026, 0, 1, 0, 0, second, 500)));
+            return corridorsScheduleText.safeParse(pattern).success;
+          }),
+        );
+      // Seconds 0 and 5: read at second 2, the next two runs are 55 s apart; any minute holds two runs 5 s apart.
+      expect(verdicts("0,5 * * * * *")).toEqual(new Set([false]));
+      // Seconds 0 and 50: 10 s apart across the minute.
+      expect(verdicts("0,50 * * * * *")).toEqual(new Set([false]));
+      expect(verdicts("0,30 * * * * *")).toEqual(new Set([true]));
+      expect(verdicts("*/15 * * * * *")).toEqual(new Set([true]));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("leaves corridors at 15s under a shorter --poll.interval, and follows a longer one", async () => {

@@ -1,11 +1,12 @@
 /** Payment corridors (`corridors:`), checked: each is a path-finding request a run (/paths/strict-send or -receive). */
 import { z } from "zod";
 import { CODE_ISSUER, isNativeOrCredit } from "./accounts.js";
-import { parseSchedule, type Schedule } from "./schedule.js";
+import { parseSchedule, shortestGapMs, type Schedule } from "./schedule.js";
 
 /** Path finding is Horizon's most expensive endpoint: corridors run every 15 s at most, --poll.interval included. */
 export const FASTEST_CORRIDORS = parseSchedule("15s") as Schedule;
-export const tooFastForCorridors = (schedule: Schedule) => schedule.periodMs < FASTEST_CORRIDORS.periodMs;
+/** Any two runs closer than 15 s, not only the next two: a cron pattern's verdict must not depend on the clock. */
+export const tooFastForCorridors = (schedule: Schedule) => shortestGapMs(schedule) < FASTEST_CORRIDORS.periodMs;
 
 const AMOUNT_PROBLEM = 'expected a positive amount with at most 7 decimals, such as 100 or "0.5"';
 

@@ -35,3 +35,18 @@ export function parseSchedule(text: string): Schedule | string {
     );
   }
 }
+
+/** Enough runs (at most 60 a minute) to pass a whole minute of the pattern and into its next, from any second. */
+const GAP_RUNS = 2 * 60 + 2;
+
+/** The shortest time between two runs: a cron pattern's first two runs depend on the second it is read at ("0,5 * * *
+ * * *" read at second 2 runs at :05 and :00, 55 s apart), so its gaps are measured over its next runs. */
+export function shortestGapMs(schedule: Schedule): number {
+  if (schedule.intervalSeconds !== undefined) return schedule.periodMs;
+  const probe = new Cron(schedule.pattern, { paused: true });
+  const runs = probe.nextRuns(GAP_RUNS).map((run) => run.getTime());
+  probe.stop();
+  let shortest = schedule.periodMs;
+  for (let index = 1; index < runs.length; index += 1) shortest = Math.min(shortest, runs[index]! - runs[index - 1]!);
+  return shortest;
+}
