@@ -2,6 +2,7 @@ import { pino } from "pino";
 import { describe, expect, it, vi } from "vitest";
 import { HorizonClient } from "../src/client/horizon-client.js";
 import { systemClock } from "../src/clock.js";
+import { loadConfig } from "../src/config/config.js";
 import { corridorsScheduleText } from "../src/config/corridors.js";
 import { HORIZON_JOBS } from "../src/runtime/horizon.js";
 import { jobsOf } from "../src/runtime/runtime.js";
@@ -102,6 +103,34 @@ describe("corridors in the config file", () => {
     const found = await problems([`--config.file=${path}`]);
     expect(found).toHaveLength(1);
     expect(found[0]).toContain(message);
+  });
+
+  it("takes an amount written as a YAML number exactly, or asks to quote one a float64 cannot hold", async () => {
+    const amountOf = async (amount: string) => {
+      const entry = `      - { name: c, mode: strict_send, source: native, destination: "${USDC}", amount: ${amount} }\n`;
+      const command = await loadConfig(
+        [`--config.file=${writeConfig(`targets:\n  - url: http://x:1\n    corridors:\n${entry}`)}`],
+        {},
+      );
+      if (command.kind === "run") return command.config.targets[0]?.corridors?.[0]?.amount;
+      return command.kind === "invalid" ? command.problems : command.kind;
+    };
+    // String() wrote one stroop as 1e-7, refused, and sent 123456789012.1234567 as 123456789012.12346.
+    expect(await amountOf("0.0000001")).toBe("0.0000001");
+    expect(await amountOf("99999999.9999999")).toBe("99999999.9999999");
+    expect(await amountOf("0.5")).toBe("0.5");
+    expect(await amountOf("100")).toBe("100");
+    expect(await amountOf("123456789012")).toBe("123456789012");
+    expect(await amountOf('"123456789012.1234567"')).toBe("123456789012.1234567");
+    const quote = 'write the amount as a quoted string, e.g. "0.0000001"';
+    for (const amount of ["123456789012.1234567", "100000000.5", "1e21"]) {
+      const found = await amountOf(amount);
+      expect(found, amount).toHaveLength(1);
+      expect((found as string[])[0], amount).toContain(`targets[0].corridors[0].amount: `);
+      expect((found as string[])[0], amount).toContain(quote);
+    }
+    for (const amount of ["0.00000001", "1e-8", "-0.5", "0"])
+      expect(await amountOf(amount), amount).toEqual([expect.stringContaining("at most 7 decimals")]);
   });
 
   it("refuses a name used twice, and a corridor from an asset to itself", async () => {

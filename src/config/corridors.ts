@@ -9,6 +9,22 @@ export const FASTEST_CORRIDORS = parseSchedule("15s") as Schedule;
 export const tooFastForCorridors = (schedule: Schedule) => shortestGapMs(schedule) < FASTEST_CORRIDORS.periodMs;
 
 const AMOUNT_PROBLEM = 'expected a positive amount with at most 7 decimals, such as 100 or "0.5"';
+const AMOUNT_NOT_EXACT =
+  'a YAML number this large is not read exactly: write the amount as a quoted string, e.g. "0.0000001"';
+
+/** A YAML number's decimal text, as Horizon is sent it: String() writes one stroop as 1e-7, and a float64 keeps about
+ * 16 digits. Below 1e8 it tells 7-decimal amounts apart, so toFixed(7) gives back the one written; an integer is exact
+ * to 2^53; any other number is refused. */
+function numberAmount(value: number, ctx: z.RefinementCtx): string {
+  if (Number.isInteger(value) && Math.abs(value) <= Number.MAX_SAFE_INTEGER) return String(value);
+  if (Number.isInteger(value) || Math.abs(value) >= 1e8) {
+    ctx.issues.push({ code: "custom", message: AMOUNT_NOT_EXACT, input: value, continue: false });
+    return z.NEVER;
+  }
+  const text = value.toFixed(7).replace(/0+$/, "").replace(/\.$/, "");
+  // More than 7 decimals: String() keeps them (or writes an exponent) for the pattern below to refuse.
+  return Number(text) === value ? text : String(value);
+}
 
 const ASSET_PROBLEM = `expected \`native\` or ${CODE_ISSUER}`;
 const assetOf = z.string({ error: ASSET_PROBLEM }).refine(isNativeOrCredit, { error: ASSET_PROBLEM });
@@ -24,7 +40,7 @@ export const corridorEntrySchema = z
     destination: assetOf,
     amount: z
       .union([z.number(), z.string()], { error: AMOUNT_PROBLEM })
-      .transform((value) => String(value))
+      .transform((value, ctx) => (typeof value === "number" ? numberAmount(value, ctx) : value))
       .refine((text) => /^\d{1,12}(\.\d{1,7})?$/.test(text) && Number(text) > 0, { error: AMOUNT_PROBLEM }),
     min_rate: z.number({ error: "expected a number" }).positive("expected a rate above 0").optional(),
   })
