@@ -73,6 +73,20 @@ schedules:
       '--account.asset: "native" is not a trustline asset: expected CODE:ISSUER (a 1-12 character code and a G... issuer)',
     ]);
   });
+
+  it("never quotes a secret seed given as a trustline asset, whole or as its code", async () => {
+    const seed = Keypair.random().secret();
+    for (const asset of [seed, `${seed}:${TREASURY}`]) {
+      const found = await problems([
+        "--rpc.url=http://127.0.0.1:8000/rpc",
+        `--account=${TREASURY}`,
+        `--account.asset=${asset}`,
+      ]);
+      expect(found).toEqual([
+        "--account.asset: an asset holds a secret seed (S...): CODE:ISSUER (a 1-12 character code and a G... issuer)",
+      ]);
+    }
+  });
 });
 
 describe("--shard=INDEX/TOTAL", () => {

@@ -164,7 +164,10 @@ export function withAssets(
   problems: string[],
 ): RpcWatchedAccount[] {
   for (const asset of assets) {
-    if (looksLikeSeed(asset.split(":")[1] ?? "")) problems.push(`${where}: the issuer: ${SEED_NOT_ACCOUNT}`);
+    const parts = asset.split(":").map((part) => part.trim());
+    if (looksLikeSeed(parts[1] ?? "")) problems.push(`${where}: the issuer: ${SEED_NOT_ACCOUNT}`);
+    // A seed anywhere else (the whole entry, the code) is refused without being quoted either.
+    else if (parts.some(looksLikeSeed)) problems.push(`${where}: an asset holds a secret seed (S...): ${CODE_ISSUER}`);
     else if (!isCreditAsset(asset))
       problems.push(`${where}: "${asset}" is not a trustline asset: expected ${CODE_ISSUER}`);
   }
