@@ -9,6 +9,7 @@ import { parseExposition, valueOf } from "./support/exposition.js";
 import { fixtureJson } from "./support/fixtures.js";
 import { runnerFor } from "./support/job-harness.js";
 import { LoopbackServer } from "./support/loopback-server.js";
+import { pollContext } from "./support/poll-context.js";
 
 type JsonRecord = Record<string, unknown>;
 
@@ -115,6 +116,14 @@ describe("the assets job", () => {
       ["/assets", ["asset_code", "USDC"], ["asset_issuer", USDC.slice(5)], ["limit", "1"]],
       ["/assets", ["asset_code", "CNY"], ["asset_issuer", CNY.slice(4)], ["limit", "1"]],
     ]);
+  });
+
+  it("reports each answer as progress, so a poll of many assets keeps its deadline", async () => {
+    horizon.records.set(USDC, USDC_RECORD);
+    let answers = 0;
+    await jobFor([USDC, CNY, UNKNOWN]).run({ ...pollContext(), progressed: () => (answers += 1) });
+    expect(horizon.requests).toHaveLength(3);
+    expect(answers).toBe(3);
   });
 
   it("exports the served values exactly; supply is the six-part sum to the stroop", async () => {

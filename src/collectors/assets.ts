@@ -62,7 +62,7 @@ export class AssetsJob extends Poll implements PollJob {
     this.states = assets.map((asset) => ({ asset, flags: undefined, flagChanges: 0, invalid: false }));
   }
 
-  async run({ signal, invalidRecords }: PollContext): Promise<void> {
+  async run({ signal, invalidRecords, progressed }: PollContext): Promise<void> {
     const live: Sample[] = [];
     for (const state of this.states) {
       const { asset } = state;
@@ -71,6 +71,7 @@ export class AssetsJob extends Poll implements PollJob {
         if (error instanceof PollError && error.reason === "schema") invalidRecords(1);
         throw error;
       });
+      progressed();
       state.invalid = false;
       if (records.length === 0) {
         live.push({ metric: METRICS.assetExists, labels: { asset: asset.name }, value: 0 });
