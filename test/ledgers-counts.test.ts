@@ -69,3 +69,15 @@ it("a switch to another chain that a gap hides counts every ledger once: the has
     ),
   ).toEqual({ sequence: 13, ledgers: 9, skipped: 1, resyncs: 0, invalid: 1 });
 });
+
+it("reads each ledger of a page served out of order, none counted as skipped", async () => {
+  expect(
+    await counted(
+      0,
+      [makeLedger(10)],
+      // After 10, a page out of order (a proxy merging two answers, say): 12 before 11.
+      [makeLedger(12), makeLedger(11)],
+      [makeLedger(13)],
+    ),
+  ).toEqual({ sequence: 13, ledgers: 4, skipped: 0, resyncs: 0, invalid: 0 });
+});

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { ExporterConfig } from "../config/config.js";
 import { METRICS } from "../catalog/metrics.js";
-import type { HorizonClient } from "../client/horizon-client.js";
+import type { HorizonClient, RawRecords } from "../client/horizon-client.js";
 import { ledgerPagingToken, ledgerSchema, type Ledger } from "../client/schemas.js";
 import { Poll, type HorizonJobParts, type JobTiming, type PollContext, type PollJob } from "../job/job.js";
 import { startsNewChain, type NetworkView } from "../job/network.js";
@@ -9,6 +9,7 @@ import { requestsPerPoll } from "../scheduler/request-plan.js";
 import {
   countPage,
   PAGE_LIMIT,
+  rawPagingToken,
   readAfterCursor,
   refusedCursor,
   uint64Place,
@@ -65,6 +66,14 @@ function ledgerPlace(token: string, raw?: unknown): bigint | undefined {
   const sequence = (raw as Record<string, unknown>).sequence;
   const whole = typeof sequence === "number" && Number.isSafeInteger(sequence) && sequence >= 0;
   return whole && place === ledgerPagingToken(sequence) ? place : undefined;
+}
+
+/** A page in ascending ledger order: counting raises the highest sequence counted, so a ledger served after a later one
+ * would be dropped. A page with an unusable token stays as served: that record's place among the others is unknown. */
+function ascending(records: RawRecords): RawRecords {
+  const placed = records.map((raw) => [ledgerPlace(rawPagingToken(raw) ?? "", raw), raw] as const);
+  if (placed.some(([place]) => place === undefined)) return records;
+  return placed.sort(([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0)).map(([, raw]) => raw);
 }
 
 /** Ledgers whose hashes are kept, about an hour and a half of them: a step back to one tells the chain for sure. */
@@ -124,7 +133,7 @@ export class LedgersCollector extends Poll implements PollJob {
             throw error;
           });
         context.progressed();
-        return records;
+        return records && ascending(records);
       },
       place: ledgerPlace,
       count: (raw, usable) => {
@@ -159,7 +168,9 @@ export class LedgersCollector extends Poll implements PollJob {
     // A new chain, found after a refused cursor rather than by paging finding nothing newer.
     if (newest !== undefined) this.restartIfNewChain(newest);
     // Ascending, as pages are read; any ledger at all must give the cursor, or every later poll has none.
-    countPage(this.at, [...records].reverse(), context, this.feed(context), { mustMove: records.length > 0 });
+    countPage(this.at, ascending([...records].reverse()), context, this.feed(context), {
+      mustMove: records.length > 0,
+    });
   }
 
   /** Nothing newer means caught up, or a new chain below our cursor; a Horizon a little behind is waited for. */
