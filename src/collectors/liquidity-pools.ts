@@ -116,10 +116,14 @@ export class LiquidityPoolsCollector extends Poll implements PollJob {
 
   private async fetchByIds({ signal, invalidRecords, progressed }: PollContext): Promise<LiquidityPool[]> {
     const pools: LiquidityPool[] = [];
-    for (const id of this.selection.ids.slice(0, this.selection.max)) {
+    // Each id once: one listed twice would publish its series twice.
+    for (const id of new Set(this.selection.ids.slice(0, this.selection.max))) {
       try {
-        pools.push(await this.client.liquidityPool(id, signal));
+        const pool = await this.client.liquidityPool(id, signal);
         progressed();
+        // Another pool's record (a proxy or cache answering wrongly) is invalid: shown under its id, it would double.
+        if (pool.id !== id) invalidRecords(1);
+        else pools.push(pool);
       } catch (error) {
         // A pool that no longer exists simply stops being tracked; an invalid one is left out, as in a page.
         if (!(error instanceof PollError) || (error.details.status !== 404 && error.reason !== "schema")) throw error;
