@@ -76,8 +76,22 @@ export class NetworkAgreement {
       // The engine restarts a target's counts when it moves it; counters only rise, so a lower count is all new.
       this.comparisons.inc(labels, risenBy(last?.comparisons ?? 0, standing.comparisons));
       this.disagreements.inc(labels, risenBy(last?.disagreements ?? 0, standing.disagreements));
+      // Re-inserted: the map stays in the order each series was last current.
+      this.published.delete(key);
       this.published.set(key, standing);
+      this.forgetOldNetworks(standing);
       if (standing.protocolBehind !== undefined) this.protocolBehind.set(labels, standing.protocolBehind);
+    }
+  }
+
+  /** A target keeps the series of the network it serves and of the one it served last: one flapping between two (a
+   * misrouted balancer) keeps its counters rising; one naming ever new passphrases cannot grow /metrics. */
+  private forgetOldNetworks({ kind, target, network: current }: TargetAgreement): void {
+    const left = [...this.published].filter(([, old]) => old.kind === kind && old.target === target);
+    for (const [key, { network }] of left.filter(([, old]) => old.network !== current).slice(0, -1)) {
+      this.comparisons.remove({ network, kind, target });
+      this.disagreements.remove({ network, kind, target });
+      this.published.delete(key);
     }
   }
 }
