@@ -10,6 +10,7 @@ import { Hono } from "hono";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config/config.js";
+import { loadWebConfig } from "../src/config/web-config.js";
 import { startExporter, type RunningExporter } from "../src/exporter.js";
 import { basicAuth, protection, type PasswordCompare } from "../src/server/protection.js";
 import { configFrom } from "./support/exporter-harness.js";
@@ -246,6 +247,36 @@ describe("invalid web config files", () => {
     const path = text === undefined ? join(dir, name) : writeWebConfig(name, text);
     const command = await loadConfig(["--horizon.url=http://127.0.0.1:2", `--web.config.file=${path}`], {});
     expect(command).toMatchObject({ kind: "invalid", problems: [expect.stringMatching(problem)] });
+  });
+});
+
+describe("response headers from a web config file", () => {
+  // A value that cannot be sent would make every answer, probes included, a 500.
+  it.each([
+    ["a line break (a YAML block scalar)", "|\n      default-src 'none';\n      style-src 'unsafe-inline'"],
+    ["a character HTTP cannot carry", `"default-src 'none' \u2026"`],
+    ["a NUL", `"default-src 'none'\\0"`],
+  ])("refuses a value with %s at load, naming the header but not quoting the value", async (_what, value) => {
+    const path = writeWebConfig(
+      "headers.yml",
+      `http_server_config:\n  headers:\n    Content-Security-Policy: ${value}\n`,
+    );
+    const problems: string[] = [];
+    expect(await loadWebConfig(path, problems)).toBeUndefined();
+    expect(problems).toEqual([
+      `${path}:3: http_server_config.headers.Content-Security-Policy: ` +
+        "a header value takes visible ASCII characters, spaces and tabs only",
+    ]);
+  });
+
+  it("accepts a value of visible ASCII characters, spaces and tabs", async () => {
+    const path = writeWebConfig(
+      "headers-ok.yml",
+      `http_server_config:\n  headers:\n    X-Frame-Options: "SAMEORIGIN\\t "\n`,
+    );
+    const problems: string[] = [];
+    expect((await loadWebConfig(path, problems))?.headers).toEqual({ "X-Frame-Options": "SAMEORIGIN\t " });
+    expect(problems).toEqual([]);
   });
 });
 

@@ -62,6 +62,11 @@ const txProbeEntry = z
   });
 export type TxProbeEntry = z.output<typeof txProbeEntry>;
 
+/** An HTTP header value as it can be sent; also the web config's response headers. Its problem never quotes it. */
+export const headerValue = z
+  .string({ error: "expected text (quote it)" })
+  .regex(/^[\t\x20-\x7e]*$/, "a header value takes visible ASCII characters, spaces and tabs only");
+
 const targetEntry = z.strictObject({
   name: z.string().min(1).optional(),
   url: horizonUrl,
@@ -72,9 +77,7 @@ const targetEntry = z.strictObject({
     .record(
       z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "invalid header name"),
       // A control character or non-ASCII text cannot be sent as written: every poll would fail as a network error.
-      z
-        .string({ error: "expected text (quote it)" })
-        .regex(/^[\t\x20-\x7e]*$/, "a header value takes visible ASCII characters, spaces and tabs only"),
+      headerValue,
     )
     .optional(),
   timeout: durationMs.optional(),

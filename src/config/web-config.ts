@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { createSecureContext } from "node:tls";
 import { z } from "zod";
+import { headerValue } from "./file-schema.js";
 import { Secret, secretValues } from "./secret.js";
 import { readYamlDocument } from "./yaml-file.js";
 
@@ -49,7 +50,8 @@ const webConfigSchema = z.strictObject({
   http_server_config: z
     .strictObject({
       http2: z.boolean().optional(),
-      headers: z.partialRecord(z.enum(SETTABLE_HEADERS), z.string()).optional(),
+      // A line break or non-ASCII character makes every answer fail (probes included) as the header is set.
+      headers: z.partialRecord(z.enum(SETTABLE_HEADERS), headerValue).optional(),
     })
     .optional(),
   basic_auth_users: z.record(z.string().min(1), bcryptHash).optional(),
