@@ -221,6 +221,17 @@ describe("basic auth", () => {
     expect(compared).toEqual(["wrong 0", "right password", "wrong 2", "wrong 4", "wrong 6"]);
   });
 
+  it.each([
+    ["version $2x$", `$2x$10$${hash.slice(7)}`],
+    ["cost 03", `$2y$03$${hash.slice(7)}`],
+  ])("counts a hash of %s, which bcrypt rejects, as a failed login (401), not a 500", async (_what, unusable) => {
+    const app = new Hono();
+    const gate = basicAuth({ alice: unusable });
+    app.use(protection(() => ({ headers: {}, gate })));
+    app.get("*", (c) => c.text("data\n"));
+    expect((await app.request("/metrics", { headers: authorization("alice:right password") })).status).toBe(401);
+  });
+
   it.each(["/healthz", "/readyz"])("serves the probe path %s without credentials", async (path) => {
     const { app, compared } = protectedApp();
     expect((await app.request(path)).status).toBe(200);
@@ -247,6 +258,36 @@ describe("invalid web config files", () => {
     const path = text === undefined ? join(dir, name) : writeWebConfig(name, text);
     const command = await loadConfig(["--horizon.url=http://127.0.0.1:2", `--web.config.file=${path}`], {});
     expect(command).toMatchObject({ kind: "invalid", problems: [expect.stringMatching(problem)] });
+  });
+});
+
+describe("bcrypt hashes in a web config file", () => {
+  const body = bcrypt.hashSync("right password", 4).slice(7);
+  const load = async (hash: string) => {
+    const path = writeWebConfig("hashes.yml", `basic_auth_users:\n  bob: "${hash}"\n`);
+    const problems: string[] = [];
+    return { path, web: await loadWebConfig(path, problems), problems };
+  };
+
+  it.each([
+    ["version $2x$", `$2x$10$${body}`],
+    ["version $2$ (bcryptjs never matches it)", `$2$10$${body}`],
+    ["cost 03", `$2y$03$${body}`],
+    ["cost 32", `$2b$32$${body}`],
+    // The unknown user's dummy hash at this cost took hours.
+    ["cost 40", `$2y$40$${body}`],
+  ])("refuses a hash of %s at load, without quoting it", async (_what, hash) => {
+    const { path, web, problems } = await load(hash);
+    expect(web).toBeUndefined();
+    expect(problems).toEqual([
+      `${path}:2: basic_auth_users.bob: expected a bcrypt hash of version $2a$, $2b$ or $2y$ with a cost from 04 to 31`,
+    ]);
+  });
+
+  it.each(["$2a$04$", "$2b$31$", "$2y$10$"])("accepts a hash starting %s", async (start) => {
+    const { web, problems } = await load(`${start}${body}`);
+    expect(problems).toEqual([]);
+    expect(web?.basicAuthUsers.bob).toBeDefined();
   });
 });
 

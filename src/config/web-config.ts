@@ -36,7 +36,13 @@ const SETTABLE_HEADERS = [
 ] as const;
 
 const BCRYPT_PROBLEM = "expected a bcrypt hash ($2y$10$...)";
-const bcryptHash = z.string({ error: BCRYPT_PROBLEM }).regex(/^\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}$/, BCRYPT_PROBLEM);
+// bcryptjs checks only these: it rejects $2x$ and a cost outside 4..31, and a $2$ hash (59 characters) never matches.
+// A cost above 31 also made the unknown user's dummy hash take hours.
+const BCRYPT_CHECKABLE = "expected a bcrypt hash of version $2a$, $2b$ or $2y$ with a cost from 04 to 31";
+const bcryptHash = z
+  .string({ error: BCRYPT_PROBLEM })
+  .regex(/^\$2[a-z]?\$\d{2}\$[./A-Za-z0-9]{53}$/, { error: BCRYPT_PROBLEM, abort: true })
+  .regex(/^\$2[aby]\$(0[4-9]|[12]\d|3[01])\$/, BCRYPT_CHECKABLE);
 
 const webConfigSchema = z.strictObject({
   tls_server_config: z

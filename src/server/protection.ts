@@ -58,7 +58,8 @@ export function basicAuth(
   const verify = async (given: Credentials) => {
     // A request that waited behind one with the same credentials finds them verified.
     if (remembered(given)) return true;
-    const matches = await compare(given.password, given.hash ?? dummyHash);
+    // A hash bcrypt cannot check (the web config refuses those) is a failed login, not a 500 on every scrape.
+    const matches = await compare(given.password, given.hash ?? dummyHash).catch(() => false);
     if (!matches || given.hash === undefined) return false;
     if (verified.size >= VERIFIED_CACHE_SIZE) verified.clear();
     verified.set(given.user, given.key);
