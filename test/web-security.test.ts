@@ -156,6 +156,22 @@ describe("basic auth", () => {
     expect(known).toBe(hash);
     expect(dummy).not.toBe(hash);
     expect(bcrypt.getRounds(dummy!)).toBe(bcrypt.getRounds(hash));
+    // A hash bcrypt can check, which no password matches: the check costs as much as a known user's.
+    await expect(bcrypt.compare("right password", dummy!)).resolves.toBe(false);
+  });
+
+  it("makes the dummy hash without running bcrypt, which would block the event loop at the users' cost", async () => {
+    // A real hash of "pw" at cost 13: bcrypt.hashSync at that cost takes most of a second.
+    const costly = "$2b$13$1Jm1AmkIxT0eWgknOG0ncuzJZ3F8TH9PqVqIfAW/RQ7HRiUfFXDS2";
+    const compared: string[] = [];
+    const started = performance.now();
+    const gate = basicAuth({ alice: costly }, async (_password, against) => {
+      compared.push(against);
+      return false;
+    });
+    expect(await gate("/metrics", authorization("mallory:pw").Authorization)).toBe(false);
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(compared.map((dummy) => bcrypt.getRounds(dummy))).toEqual([13]);
   });
 
   it("refuses a request that gives no user and password at once, without a bcrypt check", async () => {
