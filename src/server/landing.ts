@@ -2,7 +2,7 @@ import { html, raw } from "hono/html";
 import { assetCode } from "../config/markets.js";
 import type { Labels } from "../exposition/samples.js";
 import { HISTORY_WINDOW_MS, QUANTILE_WINDOW_MS, type Figure } from "../status/board.js";
-import { SPARKLINES, type KnownBefore, type StatusReport, type TargetReport } from "../status/model.js";
+import { SPARKLINES, type KnownBefore, type StatusReport, type TargetReport, upstreamIso } from "../status/model.js";
 import { sparkline } from "../status/sparkline.js";
 import {
   badge,
@@ -140,8 +140,10 @@ function orKnown(current: unknown, known: KnownBefore | undefined) {
 function latestLedger(target: TargetReport) {
   const { latestLedger: ledger, latestLedgerAgeSeconds: age, latestLedgerClosedTimestampSeconds: closedAt } = target;
   if (ledger === undefined) return orKnown(NO_DATA, target.lastKnown?.latestLedger);
-  if (age === undefined || closedAt === undefined) return figureValue(target, ledger);
-  const closed = moment(new Date(closedAt.value * 1000).toISOString(), age * 1000);
+  // A close time no Date holds (an RPC may send any uint64) is left out: the page must still render.
+  const closedIso = closedAt && upstreamIso(closedAt.value * 1000);
+  if (age === undefined || closedIso === undefined) return figureValue(target, ledger);
+  const closed = moment(closedIso, age * 1000);
   return html`${figureValue(target, ledger)} ${unit(html`closed ${closed}`)}`;
 }
 
@@ -312,7 +314,11 @@ function daysLeft(days: number | undefined): string {
   return days < 0.1 ? "< 0.1" : days.toFixed(1);
 }
 
-const utcMinute = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+/** An expected archival from a hostile RPC's TTL and close times may lie past what a Date holds. */
+function utcMinute(seconds: number): string {
+  const iso = upstreamIso(seconds * 1000);
+  return iso === undefined ? "out of range" : `${iso.slice(0, 16).replace("T", " ")} UTC`;
+}
 
 const contractName = ({ contract, contractId: id }: ContractEntryReport) =>
   id === undefined ? contract : html`<span title="${id}">${contract}</span>`;

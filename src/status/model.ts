@@ -122,6 +122,12 @@ export interface TargetView extends StoreTarget {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/** An upstream time as ISO text; undefined past what a Date holds (year 275760), which a uint64 it sent can be. */
+export function upstreamIso(ms: number): string | undefined {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
 const secondsSince = (atSeconds: number, nowMs: number): number => Math.max(0, Math.round(nowMs / 1000 - atSeconds));
 const ageSeconds = (atMs: number, nowMs: number): number => Math.max(0, Math.round((nowMs - atMs) / 1000));
 
@@ -330,7 +336,7 @@ function contracts(series: SeriesReader, nowMs: number, eventsPerSecond: (contra
       archived,
       ttlLedgers: ttlBy(of),
       expiryTimestampSeconds: expiry,
-      expiresAt: expiry && iso(expiry.value * 1000),
+      expiresAt: expiry && upstreamIso(expiry.value * 1000),
       /** Until the expected archival at the report's time; never below 0. */
       daysLeft: secondsLeft === undefined ? undefined : secondsLeft / 86_400,
     };
