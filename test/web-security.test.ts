@@ -270,10 +270,37 @@ describe("invalid web config files", () => {
       /cert_file: cannot read nope.pem \(ENOENT\)/,
     ],
     ["mismatch.yml", "tls_server_config:\n  cert_file: cert.pem\n  key_file: cert.pem\n", /do not work together/],
+    [
+      "max-below-default-min.yml",
+      "tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n  max_version: TLS11\n",
+      /max-below-default-min\.yml:4: tls_server_config\.max_version: below min_version \(TLS12 when not given\): no client could connect$/,
+    ],
+    [
+      "max-below-min.yml",
+      "tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n  min_version: TLS13\n  max_version: TLS12\n",
+      /max-below-min\.yml:5: tls_server_config\.max_version: below min_version/,
+    ],
   ])("%s", async (name, text, problem) => {
     const path = text === undefined ? join(dir, name) : writeWebConfig(name, text);
     const command = await loadConfig(["--horizon.url=http://127.0.0.1:2", `--web.config.file=${path}`], {});
     expect(command).toMatchObject({ kind: "invalid", problems: [expect.stringMatching(problem)] });
+  });
+});
+
+describe("TLS versions in a web config file", () => {
+  it.each([
+    ["TLS10", "TLS11"],
+    ["TLS12", "TLS12"],
+    [undefined, "TLS13"],
+  ])("accepts min_version %s with max_version %s", async (min, max) => {
+    const versions = `${min === undefined ? "" : `  min_version: ${min}\n`}  max_version: ${max}\n`;
+    const path = writeWebConfig(
+      "versions.yml",
+      `tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n${versions}`,
+    );
+    const problems: string[] = [];
+    expect((await loadWebConfig(path, problems))?.tls?.maxVersion).toMatch(/^TLSv1\.[1-3]$/);
+    expect(problems).toEqual([]);
   });
 });
 

@@ -22,6 +22,9 @@ export interface WebConfig {
 
 const TLS_VERSIONS = { TLS10: "TLSv1", TLS11: "TLSv1.1", TLS12: "TLSv1.2", TLS13: "TLSv1.3" } as const;
 type TlsVersion = (typeof TLS_VERSIONS)[keyof typeof TLS_VERSIONS];
+/** Oldest first: a max_version before the min_version leaves no version to agree on. */
+const TLS_ORDER: readonly TlsVersion[] = Object.values(TLS_VERSIONS);
+const DEFAULT_MIN_VERSION: TlsVersion = "TLSv1.2";
 const tlsVersion = z
   .enum(Object.keys(TLS_VERSIONS) as (keyof typeof TLS_VERSIONS)[])
   .transform((name) => TLS_VERSIONS[name]);
@@ -52,6 +55,11 @@ const webConfigSchema = z.strictObject({
       min_version: tlsVersion.optional(),
       max_version: tlsVersion.optional(),
     })
+    .refine(
+      ({ min_version: min = DEFAULT_MIN_VERSION, max_version: max }) =>
+        max === undefined || TLS_ORDER.indexOf(max) >= TLS_ORDER.indexOf(min),
+      { error: "below min_version (TLS12 when not given): no client could connect", path: ["max_version"] },
+    )
     .optional(),
   http_server_config: z
     .strictObject({
@@ -89,6 +97,11 @@ export async function loadWebConfig(path: string, problems: string[]): Promise<W
   }
   return {
     ...config,
-    tls: { cert, key: new Secret(key), minVersion: tls.min_version ?? "TLSv1.2", maxVersion: tls.max_version },
+    tls: {
+      cert,
+      key: new Secret(key),
+      minVersion: tls.min_version ?? DEFAULT_MIN_VERSION,
+      maxVersion: tls.max_version,
+    },
   };
 }
