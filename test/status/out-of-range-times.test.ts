@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { RPC_METRICS } from "../../src/catalog/metrics.js";
+import { type PublishedSource, RPC_METRICS } from "../../src/catalog/metrics.js";
 import { feeStatsSchema, healthSchema, latestLedgerSchema } from "../../src/client/rpc-schemas.js";
 import { rpcStatusSamples } from "../../src/collectors/rpc-status.js";
-import type { CollectorSamples, Sample } from "../../src/exposition/samples.js";
+import type { CollectorSamples, Sample, SeriesSource } from "../../src/exposition/samples.js";
 import { createServerApp } from "../../src/server/app.js";
 import { createStatusBoard, statusReport } from "../../src/status/model.js";
 import { wellFormedProblems } from "../support/well-formed.js";
@@ -15,7 +15,7 @@ const FAR_SECONDS = 99_999_999_999_999;
 const fixture = (name: string) => JSON.parse(readFileSync(`test/fixtures/stellar-rpc/${name}`, "utf8"));
 
 /** The landing page and /status.json of one Stellar RPC whose `job` published `samples`. */
-async function pages(job: string, samples: CollectorSamples<Sample>) {
+async function pages(job: PublishedSource, samples: CollectorSamples<SeriesSource>) {
   const board = createStatusBoard(() => NOW_MS);
   const view = polledTarget("rpc", "hostile-rpc", NOW_MS);
   board.published(view, job, samples, NOW_MS + 60_000);
