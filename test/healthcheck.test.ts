@@ -110,6 +110,24 @@ describe("stellar-horizon-exporter healthcheck", () => {
     expect(plain.text()).toMatch(/^healthcheck: http:\/\/127\.0\.0\.1:\d+\/healthz: .+\n$/);
   });
 
+  it("exits 0 after an edit a reload refused: it reads the file's listen address and nothing else", async () => {
+    // The running exporter kept its old configuration and answers /healthz; a target's schedule is now unreadable.
+    const config = join(dir, "edited.yml");
+    writeFileSync(
+      config,
+      `web:\n  listen_address: ${flags[1]!.split("=")[1]}\ntargets:\n  - url: http://127.0.0.1:8000\n` +
+        "    schedules: { ledgers: soon }\n",
+    );
+    const web = join(dir, "edited-web.yml");
+    writeFileSync(
+      web,
+      `tls_server_config:\n  cert_file: ${join(TLS_FIXTURES, "localhost-cert.pem")}\n  ciphers: weak\n`,
+    );
+    const stderr = capture();
+    const code = await runHealthcheckCommand([`--config.file=${config}`, `--web.config.file=${web}`], {}, { stderr });
+    expect({ code, stderr: stderr.text() }).toEqual({ code: 0, stderr: "" });
+  });
+
   it("exits 1 with one line when the configuration is unusable, and answers --help", async () => {
     const stderr = capture();
     expect(await runHealthcheckCommand(["--web.listen-address=nowhere"], {}, { stderr })).toBe(1);

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { get as httpGet } from "node:http";
 import { get as httpsGet } from "node:https";
 import { join, resolve } from "node:path";
-import { loadConfig } from "../config/config.js";
+import { loadListenConfig } from "../config/config.js";
 import { urlHost } from "../server/listen.js";
 import { answeredHelp, COMMANDS, type CommandIo } from "./usage.js";
 
@@ -69,14 +69,14 @@ function probe(url: string): Promise<number> {
 export async function runHealthcheckCommand(argv: string[], env = process.env, io: CommandIo = {}): Promise<number> {
   const { stdout = process.stdout, stderr = process.stderr } = io;
   const flags = argv.length > 0 ? argv : (runningExporterArguments(process.argv[1] ?? "") ?? []);
-  const command = await loadConfig(flags, env, { needsTarget: false });
+  const command = await loadListenConfig(flags, env);
   if (answeredHelp(command, USAGE, stdout)) return 0;
   if (command.kind === "invalid") {
     stderr.write(`healthcheck: the exporter's configuration is unusable: ${command.problems.join("; ")}\n`);
     return 1;
   }
-  const { listen, web } = command.config;
-  const url = `${web?.tls ? "https" : "http"}://${urlHost(listen.host)}:${listen.port}/healthz`;
+  const { listen, tls } = command.config;
+  const url = `${tls ? "https" : "http"}://${urlHost(listen.host)}:${listen.port}/healthz`;
   try {
     const status = await probe(url);
     if (status === 200) return 0;

@@ -144,6 +144,10 @@ type CommandLine =
   /** `usage` when the command line itself is malformed (an unknown flag, no target), so --help applies. */
   | { kind: "invalid"; problems: string[]; usage?: true };
 
+type ListenCommandLine =
+  | { kind: "run"; config: { listen: ExporterConfig["listen"]; tls: boolean } }
+  | Exclude<CommandLine, { kind: "run" }>;
+
 type Flag = keyof typeof FLAGS;
 type FlagValues = { [K in Flag]?: string | string[] | boolean };
 type ListFlag = { [K in Flag]: (typeof FLAGS)[K]["list"] extends true ? K : never }[Flag];
@@ -168,13 +172,8 @@ const NO_TARGET =
   "no Horizon or Stellar RPC to poll: give --horizon.url=URL (or HORIZON_URL) or --rpc.url=URL (or RPC_URL), or " +
   "`targets`/`rpc_targets` in --config.file";
 
-/** Flags, then environment variables, then the config file, then defaults. `healthcheck` reads only where the
- * exporter listens: it needs no target. */
-export async function loadConfig(
-  argv: readonly string[],
-  env: NodeJS.ProcessEnv,
-  { needsTarget = true } = {},
-): Promise<CommandLine> {
+/** Flags, then environment variables, then the config file, then defaults. */
+export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<CommandLine> {
   const flags = parseFlags(argv);
   if (typeof flags === "string") return { kind: "invalid", problems: [flags], usage: true };
   if (flags.help) return { kind: "help" };
@@ -182,12 +181,7 @@ export async function loadConfig(
 
   const problems: string[] = [];
   const context: FlagContext = { flags, env, problems };
-  const setting = (name: ValueFlag): Setting | undefined => {
-    const flag = flags[name];
-    if (typeof flag === "string") return { source: `--${name}`, value: flag };
-    const fromEnv = env[FLAGS[name].env];
-    return fromEnv ? { source: FLAGS[name].env, value: fromEnv } : undefined;
-  };
+  const setting = (name: ValueFlag) => settingOf(flags, env, name);
   const configFile = setting("config.file");
   const file =
     (configFile && (await readYamlDocument(configFile.value, "config file", configFileSchema, problems))) ?? {};
@@ -200,7 +194,7 @@ export async function loadConfig(
   const targets = buildTargets(urls, options);
   if (urls.values.length === 0) await attachTxProbes(targets, options);
   const rpc = buildRpcTargets(rpcUrls, options);
-  const noTarget = needsTarget && targets.length === 0 && rpc.length === 0 && problems.length === 0;
+  const noTarget = targets.length === 0 && rpc.length === 0 && problems.length === 0;
   if (noTarget) problems.push(NO_TARGET);
   const webConfigFile = setting("web.config.file");
   const web = webConfigFile ? await loadWebConfig(webConfigFile.value, problems) : undefined;
@@ -224,6 +218,41 @@ export async function loadConfig(
       web,
     },
   };
+}
+
+/** A value flag, else its environment variable. */
+function settingOf(flags: FlagValues, env: NodeJS.ProcessEnv, name: ValueFlag): Setting | undefined {
+  const flag = flags[name];
+  if (typeof flag === "string") return { source: `--${name}`, value: flag };
+  const fromEnv = env[FLAGS[name].env];
+  return fromEnv ? { source: FLAGS[name].env, value: fromEnv } : undefined;
+}
+
+/** Of the files, the keys `healthcheck` reads; the others are not checked. */
+const listenFileSchema = z.object({ web: z.object({ listen_address: z.string().optional() }).nullish() });
+const tlsFileSchema = z.object({ tls_server_config: z.unknown() });
+
+/** Where the exporter listens, and whether over TLS: all `healthcheck` needs (/healthz asks no credentials). The rest
+ * of the files goes unchecked: after an edit a reload refused, the exporter runs on as it was and answers /healthz. */
+export async function loadListenConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<ListenCommandLine> {
+  const flags = parseFlags(argv);
+  if (typeof flags === "string") return { kind: "invalid", problems: [flags], usage: true };
+  if (flags.help) return { kind: "help" };
+  if (flags.version) return { kind: "version" };
+  const problems: string[] = [];
+  const setting = (name: ValueFlag) => settingOf(flags, env, name);
+  const configFile = setting("config.file");
+  const fileListen = async (): Promise<Setting> => {
+    const file = configFile && (await readYamlDocument(configFile.value, "config file", listenFileSchema, problems));
+    return { source: "web.listen_address", value: file?.web?.listen_address ?? DEFAULTS.listenAddress };
+  };
+  // --web.listen-address overrides the file's: the file is then not read.
+  const listen = parsed(setting("web.listen-address") ?? (await fileListen()), parseListenAddress, problems);
+  const webConfigFile = setting("web.config.file");
+  const web =
+    webConfigFile && (await readYamlDocument(webConfigFile.value, "web config file", tlsFileSchema, problems));
+  if (problems.length > 0 || listen === undefined) return { kind: "invalid", problems };
+  return { kind: "run", config: { listen, tls: web?.tls_server_config != null } };
 }
 
 /** The settings the config file alone gives, or their defaults. */
