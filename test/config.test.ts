@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { parseByteSize, parseDuration } from "../src/config/duration.js";
-import { parseSchedule } from "../src/config/schedule.js";
+import { parseSchedule, type Schedule } from "../src/config/schedule.js";
 import { expectExit, runCli } from "./support/cli-process.js";
 import { problems, runConfig, writeConfig } from "./support/config-files.js";
 
@@ -22,6 +22,21 @@ describe("durations and schedules", () => {
     expect(parseSchedule("*/5 * * * *")).toMatchObject({ periodMs: 300_000 });
     expect(parseSchedule("500ms")).toMatch(/whole number of seconds/);
     expect(parseSchedule("every minute")).toMatch(/neither a duration/);
+  });
+
+  it("gives an uneven cron pattern its longest gap as period, whenever it is read", () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const periodAt = (time: string) => {
+        vi.setSystemTime(new Date(`2026-01-01T${time}`));
+        return (parseSchedule("0 0,10 * * * *") as Schedule).periodMs;
+      };
+      // Runs at :00 and :10: the data of a run at :10 must stay fresh until :00, 50 minutes on, at any stale_after.
+      const periods = ["12:05:00", "12:15:00", "12:00:00", "12:59:59"].map(periodAt);
+      expect(periods).toEqual(Array(4).fill(50 * 60_000));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
