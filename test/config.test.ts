@@ -369,6 +369,15 @@ log:
     ]);
   });
 
+  it("takes pools.max as plain digits only: an empty value is not 0 pools", async () => {
+    for (const value of ["", "1e3", "0x10", "5.0", " "]) {
+      expect(await problems(["--horizon.url=http://x:2", `--pools.max=${value}`])).toEqual([
+        `--pools.max: "${value}" is not a whole number from 0 to 20000 (more pools per Horizon need a second exporter)`,
+      ]);
+    }
+    expect((await runConfig(["--horizon.url=http://x:2"], { POOLS_MAX: " 0 " })).liquidityPools.max).toBe(0);
+  });
+
   it("never echoes URL credentials", async () => {
     const lines = await problems(["--horizon.url=ftp://user:pa55@example.com"]);
     expect(lines.join("\n")).not.toContain("pa55");

@@ -416,9 +416,10 @@ function buildRpcTargets(urls: ListSetting, options: TargetOptions): RpcTargetCo
   });
 }
 
+/** Digits only: Number() reads "" as 0 pools, and takes "1e3" or "0x10". */
 function poolsMaxOf(text: string): number | string {
-  const max = z.coerce.number().int().min(0).max(MAX_POOLS).safeParse(text);
-  return max.success ? max.data : `"${text}" is not ${POOLS_MAX_RANGE}`;
+  const max = Number(text.trim());
+  return /^\d+$/.test(text.trim()) && max <= MAX_POOLS ? max : `"${text}" is not ${POOLS_MAX_RANGE}`;
 }
 
 function logLevelOf(text: string): { level: LogLevel } | string {
