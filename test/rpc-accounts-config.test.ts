@@ -74,6 +74,20 @@ schedules:
     ]);
   });
 
+  it("refuses --account.asset and ACCOUNT_ASSETS without --rpc.url, and checks their assets all the same", async () => {
+    const horizon = "--horizon.url=https://horizon.stellar.org";
+    expect(await problems([horizon, `--account=${TREASURY}`, `--account.asset=${USDC}`])).toEqual([
+      "--account.asset: applies to targets given with --rpc.url; with --config.file, list account assets under each " +
+        "target's `account_assets:`",
+    ]);
+    const path = writeConfig("rpc_targets:\n  - url: http://127.0.0.1:8000/rpc\n");
+    expect(await problems([`--config.file=${path}`], { ACCOUNT_ASSETS: "nonsense" })).toEqual([
+      "ACCOUNT_ASSETS: applies to targets given with --rpc.url; with --config.file, list account assets under each " +
+        "target's `account_assets:`",
+      'ACCOUNT_ASSETS: "nonsense" is not a trustline asset: expected CODE:ISSUER (a 1-12 character code and a G... issuer)',
+    ]);
+  });
+
   it("never quotes a secret seed given as a trustline asset, whole or as its code", async () => {
     const seed = Keypair.random().secret();
     for (const asset of [seed, `${seed}:${TREASURY}`]) {

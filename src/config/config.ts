@@ -151,7 +151,7 @@ type ListenCommandLine =
 type Flag = keyof typeof FLAGS;
 type FlagValues = { [K in Flag]?: string | string[] | boolean };
 type ListFlag = { [K in Flag]: (typeof FLAGS)[K]["list"] extends true ? K : never }[Flag];
-type WatchFlag = "account" | "asset" | "contract" | "market";
+type WatchFlag = "account" | "account.asset" | "asset" | "contract" | "market";
 type SwitchFlag = "account.activity" | "contract.events";
 type ValueFlag = Exclude<Flag, "help" | "version" | SwitchFlag | ListFlag>;
 
@@ -315,13 +315,15 @@ function listSetting(name: ListFlag, { flags, env }: FlagContext): ListSetting {
   return { source: envName, values: list.filter(Boolean) };
 }
 
-/** A watch flag's values, with a problem when no URL flag (`appliesTo`) names a target for them. */
-function watchList(name: WatchFlag, appliesTo: string, urlCount: number, context: FlagContext): ListSetting {
+/** A watch flag's values, with a problem when no URL flag (`appliesTo`) names a target for them; the file lists them
+ * under each target's `key` (default the flag's name, plural). */
+function watchList(name: WatchFlag, appliesTo: string, urlCount: number, context: FlagContext, key = `${name}s`) {
   const specs = listSetting(name, context);
+  const what = key.replace("_", " ");
   if (specs.values.length > 0 && urlCount === 0)
     context.problems.push(
-      `${specs.source}: applies to targets given with ${appliesTo}; with --config.file, list ${name}s under ` +
-        `each target's \`${name}s:\``,
+      `${specs.source}: applies to targets given with ${appliesTo}; with --config.file, list ${what} under ` +
+        `each target's \`${key}:\``,
     );
   return specs;
 }
@@ -395,14 +397,14 @@ function buildRpcTargets(urls: ListSetting, options: TargetOptions): RpcTargetCo
     const versions = status.periodMs > RPC_VERSIONS_SCHEDULE.periodMs ? status : RPC_VERSIONS_SCHEDULE;
     return { status, versions, ...shared };
   };
-  const flagAssets = listSetting("account.asset", options);
+  const flagAssets = watchList("account.asset", "--rpc.url", urls.values.length, options, "account_assets");
   const contracts = watchList("contract", "--rpc.url", urls.values.length, options);
   const watched = watchedContracts(contracts.values.map(namedIdFromFlag), contracts.source, problems);
   const flagContracts = switchOf("contract.events", options)
     ? watched.map((contract) => ({ ...contract, events: true }))
     : watched;
-  // The flag accounts were checked with the Horizon targets': only their assets are new here.
-  const flagReads = urls.values.length ? withAssets(flagAccounts, flagAssets.values, flagAssets.source, problems) : [];
+  // The flag accounts were checked with the Horizon targets': only their assets are new here, checked even unused.
+  const flagReads = withAssets(flagAccounts, flagAssets.values, flagAssets.source, problems);
   return targetsOf(options, RPC_TARGETS, urls, file.rpc_targets ?? [], (basics, entry): RpcTargetConfig => {
     if (entry === undefined)
       return { ...basics, schedules: schedulesFor(), accounts: flagReads, contracts: flagContracts };
