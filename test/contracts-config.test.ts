@@ -1,4 +1,4 @@
-import { xdr } from "@stellar/stellar-base";
+import { Keypair, xdr } from "@stellar/stellar-base";
 import { describe, expect, it } from "vitest";
 import { expectExit, runCli } from "./support/cli-process.js";
 import { problems, runConfig, writeConfig } from "./support/config-files.js";
@@ -7,6 +7,8 @@ const COUNTER = "CDSUR2JFKSUORJLUA2FISW7P6ALDTS2PDK6AYQZ7G4CSY5WZS5QVSM47";
 const XLM = "CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC";
 const KEY = xdr.ScVal.scvSymbol("Counter").toXDR("base64");
 const RPC = "--rpc.url=rpc=http://rpc.example:8000";
+const SEED = Keypair.random().secret();
+const SEED_NOT_CONTRACT = "that is a secret seed (S...), not a contract id (C...): never put a seed here";
 
 function file(contracts: string, top = ""): string {
   return writeConfig(`${top}rpc_targets:
@@ -144,6 +146,26 @@ describe("contracts configuration", () => {
     }
     expect(await problems(argv, { CONTRACT_EVENTS: "yes" })).toEqual([
       'CONTRACT_EVENTS: expected true or false, got "yes"',
+    ]);
+  });
+
+  // Quoted, the seed would show twice: as the bad id and as the name it defaults to.
+  it.each([
+    ["--contract=SEED", [RPC, `--contract=${SEED}`], {}, `--contract: a contract: ${SEED_NOT_CONTRACT}`],
+    [
+      "CONTRACTS=vault=SEED",
+      [RPC],
+      { CONTRACTS: `vault=${SEED}` },
+      `CONTRACTS: contract "vault": ${SEED_NOT_CONTRACT}`,
+    ],
+  ])("a seed given as a contract id (%s) is refused without quoting it", async (_, argv, env, line) => {
+    expect(await problems(argv, env)).toEqual([line]);
+  });
+
+  it("a seed as a file's contract id is refused at its line without quoting it", async () => {
+    const path = file(`      - id: ${SEED}\n`);
+    expect(await problems([`--config.file=${path}`])).toEqual([
+      `${path}:5: rpc_targets[0].contracts[0].id: ${SEED_NOT_CONTRACT}`,
     ]);
   });
 

@@ -1,6 +1,7 @@
 /** Watched Soroban contracts, checked at load: one undecodable key would fail a whole 200-key getLedgerEntries call. */
 import { z } from "zod";
 import { stellarBase } from "../stellar-base.js";
+import { looksLikeSeed } from "./accounts.js";
 import { secondsText } from "./duration.js";
 
 /** The `entry` label values of a contract's own entries; a configured key may not take them. */
@@ -27,10 +28,13 @@ export interface WatchedContract {
   readonly expectEventsWithinSeconds?: number;
 }
 
-/** One entry of an RPC target's `contracts:` list, before its id and keys are checked. */
+/** Said of a secret seed given where a contract id belongs; the seed itself is never repeated. */
+export const SEED_NOT_CONTRACT = "that is a secret seed (S...), not a contract id (C...): never put a seed here";
+
+/** One entry of an RPC target's `contracts:` list, before its id and keys are checked; a seed is refused here. */
 export const contractEntrySchema = z.strictObject({
   name: z.string().min(1).optional(),
-  id: z.string(),
+  id: z.string().refine((id) => !looksLikeSeed(id), SEED_NOT_CONTRACT),
   keys: z.array(contractKeySchema).optional(),
   events: z.boolean().optional(),
   expect_events_within: secondsText("expected a duration of 1s or more, such as 30m or 1h").optional(),
@@ -51,7 +55,14 @@ function scValProblem(key: string): string | undefined {
 /** Checks a target's contracts; `where` names the target in each problem. */
 export function watchedContracts(entries: readonly ContractEntry[], where: string, problems: string[]) {
   const names = new Set<string>();
-  return entries.map((entry): WatchedContract => {
+  const contracts: WatchedContract[] = [];
+  for (const entry of entries) {
+    // Checked first and the entry skipped: the seed would otherwise be quoted as the bad id and as the default name.
+    if (looksLikeSeed(entry.id)) {
+      const which = entry.name === undefined ? "a contract" : `contract ${JSON.stringify(entry.name)}`;
+      problems.push(`${where}: ${which}: ${SEED_NOT_CONTRACT}`);
+      continue;
+    }
     const name = entry.name ?? entry.id;
     const what = `${where}: contract ${JSON.stringify(name)}`;
     if (!stellarBase().StrKey.isValidContract(entry.id))
@@ -73,6 +84,13 @@ export function watchedContracts(entries: readonly ContractEntry[], where: strin
       const keyProblem = scValProblem(key.key);
       if (keyProblem !== undefined) problems.push(`${what}: key ${JSON.stringify(key.name)}: ${keyProblem}`);
     }
-    return { name, id: entry.id, keys, events: entry.events, expectEventsWithinSeconds: entry.expect_events_within };
-  });
+    contracts.push({
+      name,
+      id: entry.id,
+      keys,
+      events: entry.events,
+      expectEventsWithinSeconds: entry.expect_events_within,
+    });
+  }
+  return contracts;
 }
