@@ -6,6 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config/config.js";
 import { secretFileWarning, TX_PROBE_ACCOUNT_NAME } from "../src/config/tx-probe.js";
 
+/** A seed pasted where its file or variable is named belongs in no problem. */
+const PASTED = Keypair.random().secret();
+
 let directory: string;
 beforeEach(async () => {
   directory = await mkdtemp(join(tmpdir(), "tx-probe-config-"));
@@ -72,11 +75,22 @@ describe("tx_probe configuration", () => {
       "secret_file: /nonexistent/probe.secret",
       /tx_probe.secret_file \/nonexistent\/probe.secret: cannot be read \(ENOENT\)/,
     ],
+    [
+      "the seed itself as secret_env",
+      `secret_env: ${PASTED}`,
+      /tx_probe.secret_env: that is the seed itself: put it in an environment variable and give its name$/,
+    ],
+    [
+      "the seed itself as secret_file",
+      `secret_file: ${PASTED}`,
+      /tx_probe.secret_file: that is the seed itself: put it in a file readable by the exporter alone and give its path$/,
+    ],
   ])("refuses %s with one line", async (_, probe, message) => {
     const command = await load(probe, { A: Keypair.random().secret(), EMPTY: "", NOT_A_SEED: "hunter2" });
     expect(command.kind).toBe("invalid");
     if (command.kind !== "invalid") return;
     expect(command.problems).toEqual([expect.stringMatching(message)]);
+    expect(command.problems.join("\n")).not.toContain(PASTED);
   });
 
   it("warns about a seed file readable by group or others, not about a private one", async () => {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ENDPOINTS, type Endpoint } from "../catalog/metrics.js";
-import { accountEntrySchema, creditAssetText, rpcAccountEntrySchema } from "./accounts.js";
+import { accountEntrySchema, creditAssetText, looksLikeSeed, rpcAccountEntrySchema } from "./accounts.js";
 import { contractEntrySchema } from "./contracts.js";
 import { marketEntrySchema } from "./markets.js";
 import { corridorEntrySchema, corridorsScheduleText } from "./corridors.js";
@@ -48,11 +48,16 @@ const endpointSchedules = z.strictObject({
 });
 
 const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** A seed pasted where its file or variable is named: refused first, as every later problem would quote the name. */
+const notTheSeed = (where: string) =>
+  z.string().refine((text) => !looksLikeSeed(text.trim()), `that is the seed itself: put it in ${where}`);
 /** A target's `tx_probe:`; the seed comes from a file or an environment variable, never inline. */
 const txProbeEntry = z
   .strictObject({
-    secret_file: z.string().min(1).optional(),
-    secret_env: z.string().regex(ENV_VAR_NAME, "expected an environment variable name").optional(),
+    secret_file: notTheSeed("a file readable by the exporter alone and give its path").min(1).optional(),
+    secret_env: notTheSeed("an environment variable and give its name")
+      .regex(ENV_VAR_NAME, "expected an environment variable name")
+      .optional(),
     interval: scheduleText.optional(),
     max_fee: z.int().min(100, "expected at least the network's base fee of 100 stroops").max(0xffffffff).optional(),
     allow_pubnet: z.boolean().optional(),
