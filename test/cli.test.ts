@@ -7,6 +7,11 @@ import { expectExit, runCli, spawnCli, startedUrl } from "./support/cli-process.
 import { FakeHorizon } from "./support/fake-horizon.js";
 import { until } from "./support/wait.js";
 
+/** A provider URL with a password, an API key as its path and another as a query value. */
+const URL_WITH_KEYS =
+  "https://user:hunter2-Password@rpc.example.com/a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6?apikey=QK9f8e7d6c5b4a3";
+const URL_SHOWN = '"https://rpc.example.com/…" (a URL: give it to its flag, as in --horizon.url=URL)';
+
 describe("command line", () => {
   it("prints help listing every flag and its environment variable", () => {
     const result = runCli(["--help"]);
@@ -96,6 +101,21 @@ describe("help, version and bad input, for every command", () => {
       ],
     ],
     [["help", "bogus"], {}, ['stellar-horizon-exporter: unknown command "bogus"', "Run with --help for usage."]],
+    // A URL whose flag was left out keeps its userinfo, token path and query key out of the line.
+    [[URL_WITH_KEYS], {}, [`stellar-horizon-exporter: unknown command ${URL_SHOWN}`, "Run with --help for usage."]],
+    [
+      ["--horizon.url=http://127.0.0.1:8000", URL_WITH_KEYS],
+      {},
+      [`stellar-horizon-exporter: unexpected argument ${URL_SHOWN}`, "Run with --help for usage."],
+    ],
+    [
+      ["--horizon.url=http://127.0.0.1:8000", "a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6"],
+      {},
+      [
+        "stellar-horizon-exporter: unexpected argument (text of 32 characters, not shown: it may hold a secret)",
+        "Run with --help for usage.",
+      ],
+    ],
     [
       ["simulte"],
       {},

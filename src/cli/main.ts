@@ -1,6 +1,6 @@
 import { pino } from "pino";
 import { FLAGS, loadConfig } from "../config/config.js";
-import { didYouMean } from "../config/messages.js";
+import { argumentShown, didYouMean } from "../config/messages.js";
 import { scrubSecrets } from "../config/secret.js";
 import { routeReloadSignals, waitForShutdownSignal } from "./signals.js";
 import { answeredHelp, COMMANDS, describeRejection, reportProblems } from "./usage.js";
@@ -67,7 +67,9 @@ async function main(argv: string[]): Promise<number> {
   // A first word that is no flag names a command: one that does not exist is a typo, not a target.
   const command = argv[0] === "help" ? argv[1] : argv[0];
   if (command !== undefined && !command.startsWith("-") && !COMMANDS.includes(command)) {
-    reportProblems(process.stderr, undefined, [`unknown command "${command}"${didYouMean(command, COMMANDS)}`], true);
+    // A URL given without its flag lands here: it is described, never echoed with its keys.
+    const problem = `unknown command ${argumentShown(command)}${didYouMean(command, COMMANDS)}`;
+    reportProblems(process.stderr, undefined, [problem], true);
     return 2;
   }
   // `help` and `help COMMAND` are `--help` and `COMMAND --help`.

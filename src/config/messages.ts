@@ -1,5 +1,6 @@
 /** Config problems in an operator's words: zod's defaults describe its parser, not what to write in the file. */
 import type { z } from "zod";
+import { describeInvalidUrl } from "./target-url.js";
 
 const EXPECTED: Record<string, string> = {
   string: "text",
@@ -23,6 +24,15 @@ export function shown(input: unknown): string {
     return SHOWABLE_TEXT.test(input) ? JSON.stringify(input) : `text of ${input.length} characters`;
   const text = String(input);
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
+/** A command-line argument out of place (a URL whose flag was left out): quoted only when a plain word. */
+export function argumentShown(argument: string): string {
+  if (SHOWABLE_TEXT.test(argument)) return JSON.stringify(argument);
+  // Userinfo, a token path and query keys are left out; the scheme and host tell the operator which URL it was.
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(argument))
+    return `${describeInvalidUrl(argument)} (a URL: give it to its flag, as in --horizon.url=URL)`;
+  return `(${shown(argument)}, not shown: it may hold a secret)`;
 }
 
 /** The per-parse error map: undefined leaves an issue's own message (every custom one) alone. */
@@ -87,8 +97,9 @@ export function flagProblem(message: string, flags: readonly string[]): string {
     return `unknown flag ${dashes}${unknown}${didYouMean(unknown.split("=")[0]!, flags, "--")}`;
   const missing = /^Option '(--[^ ']+)(?: <value>)?' argument missing/.exec(message)?.[1];
   if (missing !== undefined) return `${missing} needs a value`;
-  const unexpected = /^Unexpected argument '([^']*)'/.exec(message)?.[1];
-  if (unexpected !== undefined) return `unexpected argument "${unexpected}"`;
+  // Up to the last quote: an argument holding a quote is judged whole, not by its first part.
+  const unexpected = /^Unexpected argument '([\s\S]*)'/.exec(message)?.[1];
+  if (unexpected !== undefined) return `unexpected argument ${argumentShown(unexpected)}`;
   const noValue = /^Option '(--[^']+)' does not take an argument/.exec(message)?.[1];
   if (noValue !== undefined) return `${noValue} takes no value`;
   return message;
