@@ -18,6 +18,13 @@ describe("a seed given for a market's asset", () => {
     expect(found.join("\n")).not.toContain(SEED);
   });
 
+  it("is never repeated when the market's '/' is left out, as the whole value would be quoted", async () => {
+    expect(await problems(["--horizon.url=https://horizon.stellar.org", `--market=USDC:${SEED}`])).toEqual([
+      "--market: the value holds a secret seed (S...), not shown: expected [NAME=]BASE/COUNTER " +
+        "(e.g. XLM-USDC=native/USDC:G...); an issuer is a public key (G...)",
+    ]);
+  });
+
   it("is never repeated in a markets: problem of a configuration file", async () => {
     const path = writeConfig(
       `targets:\n  - url: https://horizon.stellar.org\n    markets:\n      - base: "USDC:${SEED}"\n        counter: native\n`,

@@ -69,10 +69,15 @@ export function watchedMarkets(entries: readonly MarketEntry[], where: string, p
   return markets;
 }
 
+const MARKET_FLAG = "[NAME=]BASE/COUNTER (e.g. XLM-USDC=native/USDC:G...)";
+
 /** `BASE/COUNTER` or `NAME=BASE/COUNTER`, as --market and MARKETS take them; an entry, or why it is not one. */
 export function marketEntryFromFlag(value: string): MarketEntry | string {
   const match = /^(?:([^=/]+)=)?([^=/]+)\/([^=/]+)$/.exec(value.trim());
-  if (match === null) return `${JSON.stringify(value)} is not [NAME=]BASE/COUNTER (e.g. XLM-USDC=native/USDC:G...)`;
+  // A malformed value is quoted below: one holding a seed anywhere (`USDC:S...`, its `/` left out) is not.
+  if (match === null && value.split(/[:/=]/).some((part) => looksLikeSeed(part.trim())))
+    return `the value holds a secret seed (S...), not shown: expected ${MARKET_FLAG}; an issuer is a public key (G...)`;
+  if (match === null) return `${JSON.stringify(value)} is not ${MARKET_FLAG}`;
   const [, name, base = "", counter = ""] = match;
   return { name: name?.trim(), base: base.trim(), counter: counter.trim() };
 }
