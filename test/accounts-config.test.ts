@@ -89,6 +89,14 @@ targets:
       `${file}:5: targets[0].accounts[0].colde: unknown key (did you mean cold?)`,
     ]);
   });
+
+  it("a problem under a map key holding a seed names the key without quoting it", async () => {
+    const seed = Keypair.random().secret();
+    const file = pubnetWatching(`      - id: ${TREASURY}\n        low_balance: { "USDC:${seed}": "5" }`);
+    expect(await problems([`--config.file=${file}`])).toEqual([
+      `${file}:6: targets[0].accounts[0].low_balance.(a key holding a secret seed, not shown): expected a number, got text`,
+    ]);
+  });
 });
 
 describe("--account and ACCOUNTS", () => {

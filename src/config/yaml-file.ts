@@ -2,6 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit } from "yaml";
 import type { Document, YAMLError } from "yaml";
 import type { z } from "zod";
+import { looksLikeSeed } from "./accounts.js";
 import { didYouMean, operatorMessage } from "./messages.js";
 import { maskYamlLine } from "./yaml-mask.js";
 
@@ -84,9 +85,18 @@ function duplicateKey(document: Document): number | undefined {
   return offset;
 }
 
+/** Said in place of a map key holding a seed (`"USDC:S...": 5` under low_balance): a key path quotes keys verbatim. */
+const SEED_KEY = "(a key holding a secret seed, not shown)";
+
 /** `targets[0].timeout`, as the operator finds it in the file. */
 function keyPathText(path: readonly PropertyKey[]): string {
-  const text = path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("");
+  const partText = (part: PropertyKey) =>
+    String(part)
+      .split(":")
+      .some((piece) => looksLikeSeed(piece.trim()))
+      ? SEED_KEY
+      : String(part);
+  const text = path.map((part) => (typeof part === "number" ? `[${part}]` : `.${partText(part)}`)).join("");
   return text.replace(/^\./, "") || "(top level)";
 }
 
