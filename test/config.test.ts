@@ -258,6 +258,11 @@ liquidity_pools: { reserves: [USD] }
       `targets:\n  - url: http://x:1\n    headers: { X-Api-Key: "Bearer ${TOKEN}€" }\n`,
       "3: targets[0].headers.X-Api-Key: a header value takes visible ASCII characters, spaces and tabs only",
     ],
+    [
+      "a header name no request can carry",
+      `targets:\n  - url: http://x:1\n    headers: { "X Api Key": "Bearer ${TOKEN}" }\n`,
+      "3: targets[0].headers.X Api Key: invalid header name",
+    ],
   ])("never shows the secret on a broken line (%s)", async (_what, yaml, problem) => {
     const path = writeConfig(yaml);
     const found = await problems([`--config.file=${path}`]);

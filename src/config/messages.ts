@@ -54,6 +54,9 @@ export function operatorMessage(issue: z.core.$ZodRawIssue): string | undefined 
       return `expected ${issue.inclusive ? "at most" : "less than"} ${issue.maximum}, got ${shown(issue.input)}`;
     case "invalid_value":
       return `expected one of ${issue.values.map(String).join(", ")}, got ${shown(issue.input)}`;
+    case "invalid_key":
+      // zod says "Invalid key in record"; the key's own check (a header name's) says what is wrong with it.
+      return [...new Set(issue.issues.map(({ message }) => message))].join("; ") || "invalid key";
     default:
       return undefined;
   }
