@@ -117,6 +117,11 @@ describe("help, version and bad input, for every command", () => {
       ],
     ],
     [
+      ["simulate", URL_WITH_KEYS],
+      {},
+      [`stellar-horizon-exporter simulate: unexpected argument ${URL_SHOWN}`, "Run with --help for usage."],
+    ],
+    [
       ["simulte"],
       {},
       ['stellar-horizon-exporter: unknown command "simulte" (did you mean simulate?)', "Run with --help for usage."],

@@ -1,6 +1,6 @@
 import { parseListenAddress } from "../config/config.js";
 import { parseDuration } from "../config/duration.js";
-import { didYouMean } from "../config/messages.js";
+import { argumentShown, didYouMean } from "../config/messages.js";
 import { MAX_NETWORK_START_AGE_MS, SCENARIOS, startSimulator, type StartOptions } from "../simulator/index.js";
 import { waitForShutdownSignal } from "./signals.js";
 import { reportProblems, versionLine, type CommandIo } from "./usage.js";
@@ -83,7 +83,7 @@ function splitArguments(argv: readonly string[]) {
     const equals = argument.indexOf("=");
     const name = argument.slice(2, equals < 0 ? undefined : equals);
     if (switched !== undefined) parsed[switched] = true;
-    else if (!argument.startsWith("--")) parsed.problems.push(`unexpected argument "${argument}"`);
+    else if (!argument.startsWith("--")) parsed.problems.push(`unexpected argument ${argumentShown(argument)}`);
     else if (!Object.hasOwn(VALUE_FLAGS, name)) {
       const known = [...Object.keys(VALUE_FLAGS), "disable-path-finding", "help", "version"];
       parsed.problems.push(`unknown flag --${name}${didYouMean(name, known, "--")}`);
