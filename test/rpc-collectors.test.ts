@@ -68,6 +68,18 @@ describe("rpcStatusSamples", () => {
     expect(valueOf(values, "stellar_rpc_latest_ledger_closed_timestamp_seconds", { rpc })).toBe(1772416629);
   });
 
+  it("getHealth answering a status other than healthy: healthy 0, no oldest ledger or retention window", async () => {
+    const health = {
+      ...healthSchema.parse(rpcFixtureJson("getHealth-result-stellar-docs.json")),
+      status: "catching_up",
+    };
+    const values = await series(rpcStatusSamples(status({ health, healthy: false }), true));
+    expect(valueOf(values, "stellar_rpc_healthy", { rpc })).toBe(0);
+    expect(valueOf(values, "stellar_rpc_oldest_ledger", { rpc })).toBeUndefined();
+    expect(valueOf(values, "stellar_rpc_ledger_retention_window_ledgers", { rpc })).toBeUndefined();
+    expect(valueOf(values, "stellar_rpc_latest_ledger", { rpc })).toBe(1283415);
+  });
+
   it("reads the ledger age from getHealth's close time where it carries one, else from getLatestLedger's", async () => {
     const health = healthSchema.parse(rpcFixtureJson("getHealth-result-stellar-docs.json"));
     const noCloseTime = { id: "ab", sequence: 3730763, protocolVersion: 23 };

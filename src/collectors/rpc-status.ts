@@ -31,7 +31,8 @@ export function rpcStatusSamples(status: RpcStatus | undefined, lastPollSucceede
     { metric: RPC_METRICS.latestLedger, value: latestLedger.sequence },
     { metric: RPC_METRICS.protocolVersion, value: latestLedger.protocolVersion },
   ];
-  if (health !== undefined)
+  // A getHealth result whose status is not "healthy" (catching up, say) is unhealthy too: their help says absent then.
+  if (health !== undefined && status.healthy)
     live.push(
       { metric: RPC_METRICS.oldestLedger, value: health.oldestLedger },
       { metric: RPC_METRICS.retentionWindow, value: health.ledgerRetentionWindow },
