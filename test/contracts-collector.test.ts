@@ -286,6 +286,23 @@ describe("ContractsCollector", () => {
     expect(valueOf(values, "stellar_rpc_contract_entry_archived", entry("xlm", "balance"))).toBe(1);
   });
 
+  it("one contract id watched under two names: each name has its own info series", async () => {
+    const job = collector([
+      { name: "alpha", id: WASM_CONTRACT, keys: [] },
+      { name: "beta", id: WASM_CONTRACT, keys: [] },
+    ]);
+    await poll(job);
+    await poll(job);
+    const text = await renderSamples("rpc", job.samples(true).live);
+    const infos = text.split("\n").filter((line) => line.startsWith("stellar_rpc_contract_info{"));
+    expect(infos.map((line) => line.match(/contract="(\w+)"/)?.[1])).toEqual(["alpha", "beta"]);
+    for (const contract of ["alpha", "beta"]) {
+      const labels = { rpc: "rpc", contract, contract_id: WASM_CONTRACT, executable: "wasm", wasm_hash: WASM_HASH };
+      expect(valueOf(await series(job), "stellar_rpc_contract_info", labels)).toBe(1);
+      expect(valueOf(await series(job), "stellar_rpc_contract_entry_exists", entry(contract, "code"))).toBe(1);
+    }
+  });
+
   it("a deleted code entry gives exists 0", async () => {
     rpc.ledgerEntries.delete(CODE.key);
     const job = collector();

@@ -62,7 +62,8 @@ export class ContractsCollector extends Poll implements PollJob {
   private readonly configKey = stateArchivalKey();
   private readonly judge: ArchivalJudge<EntryLabels>;
   private readonly closes = new LedgerCloseWindow();
-  /** By instance key: its executable, XDR and the contract's info sample, made again only when the XDR changes. */
+  /** By contract name (one id may be watched under two names, each with its own info): its instance's executable,
+   * XDR and the contract's info sample, made again only when the XDR changes. */
   private readonly executables = new Map<string, { xdr: string; executable: Executable; info: Sample }>();
   /** By contract, the code entry of the wasm its instance was last returned running: unused code is forgotten. */
   private readonly codeEntries = new Map<string, { readonly wasmHash: string; readonly entry: WatchedEntry }>();
@@ -136,7 +137,7 @@ export class ContractsCollector extends Poll implements PollJob {
     const infos: Sample[] = [];
     for (const { contract, instance, keys } of this.watched) {
       judge(instance);
-      const known = this.executables.get(instance.key);
+      const known = this.executables.get(contract.name);
       if (known !== undefined) infos.push(known.info);
       if (known?.executable.kind === "wasm") judge(this.codeEntryOf(contract.name, known.executable.wasmHash));
       else this.codeEntries.delete(contract.name);
@@ -149,19 +150,19 @@ export class ContractsCollector extends Poll implements PollJob {
   }
 
   /** The instance's executable, decoded when its entry changed; undefined while it is not returned. */
-  private executableOf({ contract, instance }: WatchedKeys, returned: ReadEntry | undefined): Executable | undefined {
+  private executableOf({ contract }: WatchedKeys, returned: ReadEntry | undefined): Executable | undefined {
     if (returned === undefined) {
-      this.executables.delete(instance.key);
+      this.executables.delete(contract.name);
       return undefined;
     }
     const entryXdr = returned.xdr ?? "";
-    const cached = this.executables.get(instance.key);
+    const cached = this.executables.get(contract.name);
     if (cached?.xdr === entryXdr) return cached.executable;
     const executable = decodeExecutable(entryXdr, contract.name);
     const { kind, wasmHash } = executable;
     const labels = { contract: contract.name, contract_id: contract.id, executable: kind, wasm_hash: wasmHash };
     const info: Sample = { metric: RPC_METRICS.contractInfo, labels, value: 1 };
-    this.executables.set(instance.key, { xdr: entryXdr, executable, info });
+    this.executables.set(contract.name, { xdr: entryXdr, executable, info });
     return executable;
   }
 
