@@ -146,6 +146,15 @@ describe("readLedgerEntries", () => {
     ]);
   });
 
+  it("calls `answered` once per answer, one without entries too", async () => {
+    const keys = Array.from({ length: 250 }, (_, index) => codeKey(index));
+    rpc.ledgerEntries.set(keys[0]!, { xdr: "AAAABw==", lastModifiedLedgerSeq: 100, liveUntilLedgerSeq: 5_000 });
+    let answers = 0;
+    const read = await readLedgerEntries(client, "status", keys, undefined, whole, () => (answers += 1));
+    expect(read.entries.size).toBe(1);
+    expect(answers).toBe(2);
+  });
+
   it("10 000 keys are 50 calls", () => {
     expect(ledgerEntriesCalls(10_000)).toBe(50);
     expect(ledgerEntriesCalls(10_001)).toBe(51);

@@ -29,28 +29,32 @@ export function chunks<T>(items: readonly T[], size: number): T[][] {
   return Array.from({ length: count }, (_, index) => items.slice(index * size, (index + 1) * size));
 }
 
-/** Reads every key (duplicates once), keeping what `keep` makes of each entry found under a key asked for. */
+/** Reads every key (duplicates once), keeping what `keep` makes of each entry found under a key asked for;
+ * `answered` is called once per valid answer, entries or none (a job's progress). */
 export async function readLedgerEntries<Kept>(
   client: Pick<RpcClient, "call">,
   endpoint: RpcEndpoint,
   keys: readonly string[],
   signal: AbortSignal | undefined,
   keep: KeepEntry<Kept>,
+  answered?: () => void,
 ): Promise<LedgerEntriesRead<Kept>> {
   const entries = new Map<string, Kept>();
-  const { latestLedger, calls } = await visitLedgerEntries(client, endpoint, keys, signal, (entry, latestLedger) => {
+  const visit = (entry: Readonly<RpcLedgerEntry>, latestLedger: number) => {
     entries.set(entry.key, keep(entry, latestLedger));
-  });
+  };
+  const { latestLedger, calls } = await visitLedgerEntries(client, endpoint, keys, signal, visit, answered);
   return { entries, latestLedger, calls };
 }
 
-/** readLedgerEntries, giving `visit` each entry with its key's first place in `keys`. */
+/** readLedgerEntries, giving `visit` each entry with its key's first place in `keys`; `answered` as there. */
 export async function visitLedgerEntries(
   client: Pick<RpcClient, "call">,
   endpoint: RpcEndpoint,
   keys: readonly string[],
   signal: AbortSignal | undefined,
   visit: (entry: Readonly<RpcLedgerEntry>, latestLedger: number, position: number) => void,
+  answered?: () => void,
 ): Promise<Omit<LedgerEntriesRead<never>, "entries">> {
   const positions = new Map<string, number>();
   for (const [position, key] of keys.entries()) if (!positions.has(key)) positions.set(key, position);
@@ -65,6 +69,8 @@ export async function visitLedgerEntries(
       try {
         const read = ledgerEntriesOf(await client.call(endpoint, "getLedgerEntries", { keys: call }, signal));
         latestLedger = Math.max(latestLedger ?? 0, read.latestLedger);
+        // An answer without entries (every key missing or expired) is an answer all the same.
+        answered?.();
         for (const entry of read.entries) {
           const position = positions.get(entry.key);
           if (position !== undefined) visit(entry, read.latestLedger, position);

@@ -5,6 +5,7 @@ import { PollError } from "../client/errors.js";
 import { ledgerEntriesCalls, readLedgerEntries, type LedgerEntriesRead } from "../client/ledger-entries.js";
 import { contractCodeKey, contractDataKey, contractInstanceKey, stateArchivalKey } from "../client/ledger-keys.js";
 import type { RpcClient } from "../client/rpc-client.js";
+import type { RpcLedgerEntry } from "../client/rpc-schemas.js";
 import type { Durability, WatchedContract } from "../config/contracts.js";
 import type { CollectorSamples, LabelsOf, Sample } from "../exposition/samples.js";
 import { stellarBase } from "../stellar-base.js";
@@ -96,12 +97,13 @@ export class ContractsCollector extends Poll implements PollJob {
     if (close !== undefined) this.closes.observe(close);
     const codeKeys = new Map([...this.codeEntries.values()].map(({ wasmHash, entry }) => [wasmHash, entry.key]));
     // A storage or code entry's XDR is dropped as its response arrives: only its TTL is read.
+    const keep = (entry: Readonly<RpcLedgerEntry>, latestLedger: number): ReadEntry => {
+      const xdr = this.decodedKeys.has(entry.key) ? entry.xdr : undefined;
+      return { xdr, liveUntilLedgerSeq: entry.liveUntilLedgerSeq, latestLedger };
+    };
+    // Every answer is progress, one of only missing keys too: the deadline waits for a silent RPC alone.
     const read = (keys: readonly string[]) =>
-      readLedgerEntries(this.dependencies.client, "contracts", keys, signal, (entry, latestLedger): ReadEntry => {
-        progressed();
-        const xdr = this.decodedKeys.has(entry.key) ? entry.xdr : undefined;
-        return { xdr, liveUntilLedgerSeq: entry.liveUntilLedgerSeq, latestLedger };
-      });
+      readLedgerEntries(this.dependencies.client, "contracts", keys, signal, keep, progressed);
     const first = await read([...this.ownKeys, ...codeKeys.values()]);
     const fresh = new Set<string>();
     for (const watched of this.watched) {

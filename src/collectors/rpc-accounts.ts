@@ -6,7 +6,7 @@ import { validated } from "../client/http.js";
 import { ledgerEntriesCalls, visitLedgerEntries } from "../client/ledger-entries.js";
 import { accountLedgerKey, trustlineLedgerKey } from "../client/ledger-keys.js";
 import type { RpcClient } from "../client/rpc-client.js";
-import { latestLedgerSchema } from "../client/rpc-schemas.js";
+import { latestLedgerSchema, type RpcLedgerEntry } from "../client/rpc-schemas.js";
 import type { RpcWatchedAccount } from "../config/accounts.js";
 import type { JobTiming, PollContext, RpcJobParts } from "../job/job.js";
 import type { NetworkView } from "../job/network.js";
@@ -56,10 +56,11 @@ export class RpcAccountsCollector extends WatchedAccountsPoll<RpcWatchedAccount>
   async run({ signal, invalidRecords, progressed }: PollContext): Promise<void> {
     const before = this.xdrs;
     const xdrs = new Array<string | undefined>(this.allKeys.length).fill(undefined);
-    const read = await visitLedgerEntries(this.client, "accounts", this.allKeys, signal, (entry, _latest, place) => {
+    const visit = (entry: Readonly<RpcLedgerEntry>, _latest: number, place: number) => {
       xdrs[place] = entry.xdr;
-      progressed();
-    });
+    };
+    // Every answer is progress, one of only missing keys too: the deadline waits for a silent RPC alone.
+    const read = await visitLedgerEntries(this.client, "accounts", this.allKeys, signal, visit, progressed);
     const baseReserve = await this.baseReserve(read.latestLedger, signal);
     const observations = this.watched.map((watched, index) => this.observe(watched, index, xdrs, before));
     invalidRecords(observations.filter((observation) => observation === undefined).length);
