@@ -122,9 +122,20 @@ describe("LedgerCloseWindow", () => {
     expect(window.meanIntervalSeconds()).toBe(6);
     window.observe({ sequence: 700, closeTime: 13_600 });
     expect(window.meanIntervalSeconds()).toBe(6);
-    // Ledgers closed over an hour before the newest leave the window.
+    // Ledgers closed over an hour before the newest leave the window, but for the newest of them.
     window.observe({ sequence: 900, closeTime: 14_100 });
-    expect(window.meanIntervalSeconds()).toBe((14_100 - 13_600) / (900 - 700));
+    expect(window.meanIntervalSeconds()).toBe((14_100 - 10_060) / (900 - 110));
+    window.observe({ sequence: 1000, closeTime: 17_300 });
+    expect(window.meanIntervalSeconds()).toBe((17_300 - 13_600) / (1000 - 700));
+  });
+
+  it("seen once an hour or less often, the mean spans the last two ledgers seen, not 5 s", () => {
+    const window = new LedgerCloseWindow();
+    window.observe({ sequence: 1_000, closeTime: 50_000 });
+    window.observe({ sequence: 2_200, closeTime: 57_200 });
+    expect(window.meanIntervalSeconds()).toBe(6);
+    window.observe({ sequence: 3_000, closeTime: 61_200 });
+    expect(window.meanIntervalSeconds()).toBe(5);
   });
 
   it("starts again after a network reset", () => {

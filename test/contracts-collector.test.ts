@@ -323,6 +323,19 @@ describe("ContractsCollector", () => {
     ).toBe(Math.round(NOW_MS / 1000 + ttl * 5.5));
   });
 
+  it("polled two hours apart, the expiry uses the close interval between the two runs, not 5 s", async () => {
+    const job = collector(CONTRACTS, [
+      { sequence: 1_000, closeTime: 50_000 },
+      { sequence: 2_200, closeTime: 57_200 },
+    ]);
+    await poll(job);
+    await poll(job);
+    const ttl = 2531884 - LATEST;
+    expect(
+      valueOf(await series(job), "stellar_rpc_contract_entry_expiry_timestamp_seconds", entry("hello", "instance")),
+    ).toBe(Math.round(NOW_MS / 1000 + ttl * 6));
+  });
+
   it("a failed poll publishes nothing, and fails with the reader's reason", async () => {
     const job = collector();
     await poll(job);

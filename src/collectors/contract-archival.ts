@@ -63,7 +63,8 @@ export class ArchivalJudge<About> {
 export const DEFAULT_CLOSE_INTERVAL_SECONDS = 5;
 const WINDOW_SECONDS = 3_600;
 
-/** The mean ledger close interval a target showed over the last hour: what turns a TTL in ledgers into a date. */
+/** The mean ledger close interval a target showed over the last hour, or since the last ledger seen before it: what
+ * turns a TTL in ledgers into a date. */
 export class LedgerCloseWindow {
   private points: LedgerClose[] = [];
 
@@ -73,10 +74,13 @@ export class LedgerCloseWindow {
     // The sequence went backwards: a network reset; the old chain's times say nothing of the new.
     if (newest !== undefined && close.sequence < newest.sequence) this.points = [];
     this.points.push(close);
-    while (this.points.length > 1 && this.points[0]!.closeTime < close.closeTime - WINDOW_SECONDS) this.points.shift();
+    // The newest ledger at or before the hour's start stays: a poll seeing one ledger an hour or less often (a
+    // contracts schedule of 1h) still has two, and its mean spans that time rather than falling back to 5 s.
+    const start = close.closeTime - WINDOW_SECONDS;
+    while (this.points.length > 2 && this.points[1]!.closeTime <= start) this.points.shift();
   }
 
-  /** Seconds per ledger between the oldest and newest ledger seen within the hour. */
+  /** Seconds per ledger between the oldest and newest ledger kept. */
   meanIntervalSeconds(): number {
     const oldest = this.points[0];
     const newest = this.points.at(-1);
