@@ -336,6 +336,26 @@ describe("ContractsCollector", () => {
     ).toBe(Math.round(NOW_MS / 1000 + ttl * 6));
   });
 
+  it("where no status poll runs, reads the close times from getLatestLedger itself, one request more", async () => {
+    const log = pino({ level: "silent" });
+    const dependencies = { client, clock: { now: () => NOW_MS }, log, stateArchival: false, ownCloses: true };
+    const timing = { schedule: parseSchedule("1m") as Schedule, requestsPerRun: 2 };
+    const job = new ContractsCollector(CONTRACTS, { ...dependencies, network: { current: {} } }, timing);
+    const latest = { id: "ab", protocolVersion: 25 };
+    rpc.answers.set("getLatestLedger", { result: { ...latest, sequence: 1000, closeTime: "50000" } });
+    await poll(job);
+    rpc.answers.set("getLatestLedger", { result: { ...latest, sequence: 1100, closeTime: "50700" } });
+    await poll(job);
+    expect(rpc.methodsCalled().filter((method) => method === "getLatestLedger")).toHaveLength(2);
+    const ttl = 2531884 - LATEST;
+    expect(
+      valueOf(await series(job), "stellar_rpc_contract_entry_expiry_timestamp_seconds", entry("hello", "instance")),
+    ).toBe(Math.round(NOW_MS / 1000 + ttl * 7));
+    expect([contractsRequestsPerPoll(CONTRACTS, false, true), contractsRequestsPerPoll(CONTRACTS, false)]).toEqual([
+      2, 1,
+    ]);
+  });
+
   it("a failed poll publishes nothing, and fails with the reader's reason", async () => {
     const job = collector();
     await poll(job);

@@ -13,7 +13,11 @@ const LEDGER_MS = 5_000;
 let simulator: RunningSimulator | undefined;
 let exporter: RunningExporter | undefined;
 
+/** Replicas besides `exporter`, one per shard. */
+const shards: RunningExporter[] = [];
+
 afterEach(async () => {
+  await Promise.all(shards.splice(0).map((replica) => replica.close()));
   await exporter?.close();
   await simulator?.close();
   exporter = simulator = undefined;
@@ -106,3 +110,42 @@ rpc_targets:
   const text = await (await fetch(`${exporter.url}/metrics`)).text();
   expect(execFileSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" }).trim()).toBe("");
 });
+
+it("on every shard, the expiry uses the RPC's close interval (10 s), with the contracts polled once an hour", async () => {
+  const ledgerMs = 10_000;
+  const clock = Date.UTC(2026, 0, 1);
+  simulator = await startSimulator({ ledgerIntervalMs: ledgerMs, pools: 1, seed: 5, now: () => clock });
+  const sim = simulator.simulator;
+  const at = sim.latestLedgerPoint();
+  const ttls = { instance: 3_000_000, code: 2_500_000, storage: 300_000 };
+  // Enough contracts that each of the two shards watches some.
+  const extra = Array.from({ length: 8 }, (_, index) =>
+    sim.contracts.addWasmContract(`extra${index}`, ["Counter"], at, ttls),
+  );
+  const contracts = [...sim.contracts.demo, ...extra];
+  const file = writeConfig(
+    JSON.stringify({ rpc_targets: [{ name: "sim-rpc", url: `${simulator.url}/rpc`, contracts }], poll_interval: "1h" }),
+  );
+  for (const shard of ["0/2", "1/2"]) {
+    const config = await configFrom([`--config.file=${file}`, `--shard=${shard}`]);
+    const replica = await startExporter({ ...config, retries: 0 }, { logger: pino({ level: "silent" }) });
+    shards.push(replica);
+    await replica.firstPolls;
+  }
+  for (let round = 0; round < 4; round += 1) {
+    sim.advance(3 * ledgerMs);
+    for (const replica of shards) await replica.pollAll();
+  }
+  for (const replica of shards) {
+    const values = parseExposition(await (await fetch(`${replica.url}/metrics`)).text());
+    const nowSeconds = Date.now() / 1000;
+    const perLedger: number[] = [];
+    for (const [series, ttl] of values) {
+      if (!series.startsWith("stellar_rpc_contract_entry_ttl_ledgers{") || ttl < 1000) continue;
+      const expiry = values.get(series.replace("_ttl_ledgers{", "_expiry_timestamp_seconds{"))!;
+      perLedger.push((expiry - nowSeconds) / ttl);
+    }
+    expect(perLedger.length).toBeGreaterThan(0);
+    for (const seconds of perLedger) expect(seconds).toBeCloseTo(10, 0);
+  }
+}, 60_000);

@@ -5,7 +5,8 @@ import { PollError } from "../client/errors.js";
 import { ledgerEntriesCalls, readLedgerEntries, type LedgerEntriesRead } from "../client/ledger-entries.js";
 import { contractCodeKey, contractDataKey, contractInstanceKey, stateArchivalKey } from "../client/ledger-keys.js";
 import type { RpcClient } from "../client/rpc-client.js";
-import type { RpcLedgerEntry } from "../client/rpc-schemas.js";
+import { latestLedgerSchema, type RpcLedgerEntry } from "../client/rpc-schemas.js";
+import { validated } from "../client/http.js";
 import type { Durability, WatchedContract } from "../config/contracts.js";
 import type { CollectorSamples, LabelsOf, Sample } from "../exposition/samples.js";
 import { stellarBase } from "../stellar-base.js";
@@ -13,7 +14,7 @@ import type { xdr } from "@stellar/stellar-base";
 import { Poll, type JobTiming, type PollContext, type PollJob, type RpcJobParts } from "../job/job.js";
 import { ArchivalJudge, LedgerCloseWindow, type ReturnedEntry } from "./contract-archival.js";
 import type { Clock } from "../clock.js";
-import type { NetworkView } from "../job/network.js";
+import type { LedgerClose, NetworkView } from "../job/network.js";
 
 /** What a contract's instance says it runs: a wasm (by hash, hex) or the Stellar Asset Contract (hash empty). */
 type Executable = { readonly kind: "wasm" | "stellar_asset"; readonly wasmHash: string };
@@ -29,6 +30,9 @@ interface ContractsDependencies {
   readonly client: Pick<RpcClient, "call">;
   /** Where the status poll notes the latest ledger and its close time (`latestLedgerClose`). */
   readonly network: Pick<NetworkView, "current">;
+  /** Whether the poll reads the latest ledger's close time itself (getLatestLedger), for want of a status poll: on
+   * shards other than 0. */
+  readonly ownCloses?: boolean;
   readonly clock: Pick<Clock, "now">;
   readonly log: Logger;
   /** Whether to read and export the network's state-archival settings: network-level series come from shard 0 alone. */
@@ -50,9 +54,15 @@ function watchedEntry(contract: string, entry: string, durability: Durability, k
   return { key, labels: { contract, entry, durability } };
 }
 
-/** Requests a contracts poll sends in steady state: the setting where read, each contract's instance, code and keys. */
-export function contractsRequestsPerPoll(contracts: readonly WatchedContract[], stateArchival: boolean): number {
-  return ledgerEntriesCalls(contracts.reduce((total, { keys }) => total + 2 + keys.length, stateArchival ? 1 : 0));
+/** Requests a contracts poll sends in steady state: the setting where read, each contract's instance, code and keys,
+ * and getLatestLedger where it reads close times itself. */
+export function contractsRequestsPerPoll(
+  contracts: readonly WatchedContract[],
+  stateArchival: boolean,
+  ownCloses = false,
+): number {
+  const keys = contracts.reduce((total, { keys }) => total + 2 + keys.length, stateArchival ? 1 : 0);
+  return ledgerEntriesCalls(keys) + (ownCloses ? 1 : 0);
 }
 
 export class ContractsCollector extends Poll implements PollJob {
@@ -93,7 +103,9 @@ export class ContractsCollector extends Poll implements PollJob {
 
   /** One round: the setting, instances, keys, known code; a second: code of new wasm hashes (first poll, upgrade). */
   async run({ signal, progressed }: PollContext): Promise<void> {
-    const close = this.dependencies.network.current.latestLedgerClose;
+    const close = this.dependencies.ownCloses
+      ? await this.latestClose(signal, progressed)
+      : this.dependencies.network.current.latestLedgerClose;
     if (close !== undefined) this.closes.observe(close);
     const codeKeys = new Map([...this.codeEntries.values()].map(({ wasmHash, entry }) => [wasmHash, entry.key]));
     // A storage or code entry's XDR is dropped as its response arrives: only its TTL is read.
@@ -112,6 +124,14 @@ export class ContractsCollector extends Poll implements PollJob {
     }
     const second = fresh.size > 0 ? await read([...fresh].map((wasmHash) => contractCodeKey(wasmHash))) : undefined;
     this.latest = this.sampled(first, second);
+  }
+
+  /** The latest ledger and its close time, from getLatestLedger (stellar-rpc 25+ sends the time; before, none). */
+  private async latestClose(signal: AbortSignal, progressed: () => void): Promise<LedgerClose | undefined> {
+    const answer = await this.dependencies.client.call("contracts", "getLatestLedger", undefined, signal);
+    progressed();
+    const { sequence, closeTime } = validated(latestLedgerSchema, answer, "Stellar RPC's getLatestLedger");
+    return closeTime === undefined ? undefined : { sequence, closeTime };
   }
 
   samples(lastPollSucceeded: boolean): CollectorSamples<Sample> {
@@ -214,8 +234,11 @@ function stateArchivalSamples(entry: ReadEntry | undefined): Sample[] {
 /** A Stellar RPC's contracts poll: state-archival settings on shard 0, even when all contracts are another shard's. */
 export function contractsJob({ client, config, target, network, clock, log }: RpcJobParts): ContractsCollector {
   const stateArchival = config.shard.index === 0 && (target.contractsWatched ?? target.contracts.length > 0);
-  const dependencies = { client, network, clock, log: log.child({ endpoint: "contracts" }), stateArchival };
-  const requestsPerRun = contractsRequestsPerPoll(target.contracts, stateArchival);
+  // The expiry's close interval: the status poll's latest close, read at each run, on shard 0; elsewhere no status
+  // poll runs (it is network-level), so the poll asks getLatestLedger itself, one request more.
+  const ownCloses = config.shard.index !== 0;
+  const dependencies = { client, network, clock, log: log.child({ endpoint: "contracts" }), stateArchival, ownCloses };
+  const requestsPerRun = contractsRequestsPerPoll(target.contracts, stateArchival, ownCloses);
   const timing = { schedule: target.schedules.contracts, requestsPerRun };
   return new ContractsCollector(target.contracts, dependencies, timing);
 }
