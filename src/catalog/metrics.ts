@@ -622,7 +622,8 @@ export const RPC_METRICS = {
     "durability",
   ])(
     "When the live contract entry is expected to be archived, as a Unix timestamp: now plus its TTL times the " +
-      "RPC's mean ledger close interval over the last hour (5 s until it has shown one); live entries only.",
+      "RPC's mean ledger close interval over the last hour, or since the last poll if longer ago (5 s until two " +
+      "closes are seen); live entries only.",
   ),
   contractInfo: contracts.gauge("stellar_rpc_contract_info", ["contract", "contract_id", "executable", "wasm_hash"])(
     "A watched contract: its id, executable (wasm or stellar_asset) and wasm hash (hex, empty for a Stellar Asset " +
