@@ -68,3 +68,61 @@ describe("AccountsClient against the simulator", () => {
     ]);
   });
 });
+
+type Query = Record<string, unknown>;
+
+/** A Horizon reader answering each request with `answer(query, n)` (n: the request's number, from 1). */
+function pagedReader(answer: (query: Query, n: number) => unknown) {
+  const requests: Query[] = [];
+  return {
+    requests,
+    getValidated: async (
+      _endpoint: string,
+      _path: string,
+      query: Query,
+      schema: { parse(value: unknown): unknown },
+    ) => {
+      requests.push(query);
+      if (requests.length > 60) throw new Error("stopped by the test after 60 requests");
+      return schema.parse(answer(query, requests.length));
+    },
+  };
+}
+
+describe("AccountsClient counts offers and claimable balances up to 1000, five pages", () => {
+  it("stops after five pages when Horizon serves only invalid records", async () => {
+    // Every page full, each record with a fresh paging token, none valid (an empty id).
+    const horizon = pagedReader((query, n) => ({
+      _embedded: {
+        records: Array.from({ length: Number(query.limit) }, (_, i) => ({ id: "", paging_token: `${n * 1000 + i}` })),
+      },
+    }));
+    const read = await new AccountsClient(horizon as never).offers(HOT_WALLET, 1000);
+    // Five pages of 200, then the one-record probe past the cap.
+    expect(horizon.requests.map((query) => query.limit)).toEqual([200, 200, 200, 200, 200, 1]);
+    expect(read).toEqual({ records: [], capped: true, invalidRecords: 1001 });
+  });
+
+  it("counts a claimable balance served on two pages once", async () => {
+    const record = (i: number) => ({
+      id: `00000000${i.toString(16).padStart(64, "0")}`,
+      paging_token: `${i}`,
+      asset: "native",
+      amount: "1.0000000",
+    });
+    // Page 1: balances 1..200; page 2 repeats 101..200 and adds 201..250 (a short page: the end).
+    const horizon = pagedReader((query) => ({
+      _embedded: {
+        records:
+          query.cursor === undefined
+            ? Array.from({ length: 200 }, (_, i) => record(i + 1))
+            : Array.from({ length: 150 }, (_, i) => record(i + 101)),
+      },
+    }));
+    const read = await new AccountsClient(horizon as never).claimableBalances(COLD_WALLET, 1000);
+    expect(read.records.map((balance) => balance.paging_token)).toEqual(
+      Array.from({ length: 250 }, (_, i) => `${i + 1}`),
+    );
+    expect(read).toMatchObject({ capped: false, invalidRecords: 0 });
+  });
+});

@@ -41,26 +41,32 @@ export class AccountsClient {
     return this.readCapped("claimable_balances", { claimant }, claimableBalanceSchema, cap, signal);
   }
 
-  /** Pages in ascending order to a short page or the cap; the cursor moves by raw records, invalid ones too. */
-  private async readCapped<S extends z.ZodType>(
+  /** Pages in ascending order to a short page or past `cap` raw records (five pages for 1000): invalid records count
+   * toward the cap, so a Horizon serving only those cannot keep the poll paging. A record served again (on a later
+   * page, as the set changes under the cursor) is counted once, by its id. */
+  private async readCapped<S extends z.ZodType<{ id: string }>>(
     path: string,
     filter: Query,
     schema: S,
     cap: number,
     signal?: AbortSignal,
   ) {
-    const records: z.output<S>[] = [];
+    const records = new Map<string, z.output<S>>();
+    let rawRecords = 0;
     let invalidRecords = 0;
     let cursor: string | undefined;
     for (;;) {
-      const limit = Math.min(PAGE_LIMIT, cap - records.length + 1);
+      const limit = Math.min(PAGE_LIMIT, cap - rawRecords + 1);
       const query = { ...filter, order: "asc", limit, cursor };
       const raw = (await this.reader.getValidated(ENDPOINT, path, query, pageSchema, signal))._embedded.records;
-      const valid = raw.flatMap((record) => validRecord(schema, record) ?? []);
-      invalidRecords += raw.length - valid.length;
-      records.push(...valid);
-      if (records.length > cap) return { records: records.slice(0, cap), capped: true, invalidRecords };
-      if (raw.length < limit) return { records, capped: false, invalidRecords };
+      rawRecords += raw.length;
+      for (const record of raw) {
+        const valid = validRecord(schema, record);
+        if (valid === undefined) invalidRecords += 1;
+        else if (!records.has(valid.id)) records.set(valid.id, valid);
+      }
+      if (rawRecords > cap) return { records: [...records.values()].slice(0, cap), capped: true, invalidRecords };
+      if (raw.length < limit) return { records: [...records.values()], capped: false, invalidRecords };
       cursor = cursorAfter(raw, cursor, ENDPOINT);
     }
   }
