@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { Keypair } from "@stellar/stellar-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HORIZON_ACCOUNT_METRICS } from "../src/catalog/metrics.js";
 import { NetworkView } from "../src/job/network.js";
@@ -13,6 +14,7 @@ import { parseSchedule, type Schedule } from "../src/config/schedule.js";
 import { COLD_WALLET, HOT_WALLET, startSimulator, USDC, type RunningSimulator } from "../src/simulator/index.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { fixtureJson } from "./support/fixtures.js";
+import { pollContext } from "./support/poll-context.js";
 
 const BASE_RESERVE_STROOPS = 5_000_000;
 
@@ -255,5 +257,63 @@ describe("AccountsCollector against the simulator", () => {
       'stellar_horizon_account_exists{account="hot",horizon="h"}',
     ]);
     expect(valueOf(values, "stellar_horizon_account_balance", cold({ asset: "native" }))).toBe(1_025_000);
+  });
+});
+
+type Query = Record<string, unknown>;
+
+/** A Horizon reader answering each request with `answer(path, query)`. */
+function scriptedHorizon(answer: (path: string, query: Query) => unknown) {
+  return {
+    getValidated: async (_endpoint: string, path: string, query: Query, schema: { parse(value: unknown): unknown }) =>
+      schema.parse(answer(path, query)),
+  };
+}
+
+async function runOnce(horizon: ReturnType<typeof scriptedHorizon>, account: WatchedAccount) {
+  const collector = new AccountsCollector(new AccountsClient(horizon as never), [account], new NetworkView(), {
+    schedule: parseSchedule("1m") as Schedule,
+    requestsPerRun: 2,
+  });
+  const context = pollContext();
+  await collector.run(context as never);
+  return { values: await series(collector.samples()), invalid: context.invalid };
+}
+
+describe("AccountsCollector against a scripted Horizon", () => {
+  const document = fixtureJson<{ account_id: string }>("account-stellar-docs.json");
+
+  it("claimable amounts of spam assets: native, the low_balance assets and 18 others get a series", async () => {
+    const issuer = Keypair.random().publicKey();
+    const low = `LOW:${issuer}`;
+    // Anyone can send an account claimable balances of any asset: 998 spam assets, native and `low` among them.
+    const assets = Array.from({ length: 998 }, (_, i) => `SPAM${i}:${issuer}`);
+    assets.splice(500, 0, "native", low);
+    const balances = assets.map((asset, i) => ({
+      id: `00000000${i.toString(16).padStart(64, "0")}`,
+      paging_token: `${i + 1}`,
+      asset,
+      amount: "0.0000001",
+    }));
+    const horizon = scriptedHorizon((path, query) => {
+      if (path.startsWith("accounts/")) return document;
+      const after = query.cursor === undefined ? 0 : Number(query.cursor);
+      return { _embedded: { records: balances.slice(after, after + Number(query.limit)) } };
+    });
+    const account = watched("treasury", document.account_id, { claimableBalances: true, lowBalance: { [low]: 5 } });
+    const { values } = await runOnce(horizon, account);
+    const at = (labels: Record<string, string> = {}) => ({ horizon: "h", account: "treasury", ...labels });
+    expect(valueOf(values, "stellar_horizon_account_claimable_balances", at())).toBe(1000);
+    const amounts = [...values.keys()].filter((key) => key.startsWith("stellar_horizon_account_claimable_amount{"));
+    expect(amounts).toHaveLength(20);
+    expect(valueOf(values, "stellar_horizon_account_claimable_amount", at({ asset: "native" }))).toBe(0.0000001);
+    expect(valueOf(values, "stellar_horizon_account_claimable_amount", at({ asset: low }))).toBe(0.0000001);
+    expect(valueOf(values, "stellar_horizon_account_claimable_amount", at({ asset: `SPAM17:${issuer}` }))).toBe(
+      0.0000001,
+    );
+    expect(valueOf(values, "stellar_horizon_account_claimable_amount", at({ asset: `SPAM18:${issuer}` }))).toBe(
+      undefined,
+    );
+    expect(valueOf(values, "stellar_horizon_account_claimable_amount", at({ asset: "other" }))).toBeUndefined();
   });
 });

@@ -12,7 +12,8 @@ import type { NetworkView } from "../job/network.js";
 import { Poll, type HorizonJobParts, type JobTiming, type PollContext, type PollJob } from "../job/job.js";
 import { AccountsClient } from "../client/accounts.js";
 import { requestsPerPoll } from "../scheduler/request-plan.js";
-import { LABEL_TEXT_BOUNDS, labelText } from "./label-text.js";
+import { ASSETS_PER_ACCOUNT } from "./account-activity.js";
+import { BoundedLabel, LABEL_TEXT_BOUNDS, labelText, OTHER_LABEL } from "./label-text.js";
 import type { CollectorSamples, Labels, Sample, SeriesGroup } from "../exposition/samples.js";
 
 /** Open offers and claimable balances counted per account at most (five pages). */
@@ -271,9 +272,13 @@ export class AccountsCollector extends WatchedAccountsPoll<WatchedAccount> {
       ? await this.client.claimableBalances(watched.id, ACCOUNT_LIST_CAP, signal)
       : undefined;
     invalidRecords(claimable?.invalidRecords ?? 0);
+    // Anyone can send an account claimable balances of spam assets: as its payments, only the first assets (native and
+    // the low_balance ones always among them) get an amount; later ones are counted, never summed (units differ).
+    const assets = new BoundedLabel(ASSETS_PER_ACCOUNT, ["native", ...Object.keys(watched.lowBalance)]);
     const stroopsByAsset = new Map<string, bigint>();
     for (const { asset, amount } of claimable?.records ?? [])
-      stroopsByAsset.set(asset, (stroopsByAsset.get(asset) ?? 0n) + amountStroops(amount));
+      if (assets.of(asset) !== OTHER_LABEL)
+        stroopsByAsset.set(asset, (stroopsByAsset.get(asset) ?? 0n) + amountStroops(amount));
     const claimed = claimable && { count: claimable.records.length, stroopsByAsset };
     return { exists: true, account: lookup.account, offers: offers?.records.length, claimable: claimed };
   }
