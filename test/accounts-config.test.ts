@@ -97,6 +97,21 @@ targets:
       `${file}:6: targets[0].accounts[0].low_balance.(a key holding a secret seed, not shown): expected a number, got text`,
     ]);
   });
+
+  it("never quotes a secret seed given as a low_balance or max_outflow_per_hour asset, or as its code", async () => {
+    const seed = Keypair.random().secret();
+    const holdsSeed = "an asset holds a secret seed (S...): CODE:ISSUER (a 1-12 character code and a G... issuer)";
+    const file = pubnetWatching(`      - name: a
+        id: ${TREASURY}
+        low_balance: { "${seed}": 1, "${seed}:${TREASURY}": 2 }
+        max_outflow_per_hour: { "${seed}": 3, "pool:${seed}": 4 }`);
+    expect(await problems([`--config.file=${file}`])).toEqual([
+      `${file}: targets[0].accounts[0].low_balance: ${holdsSeed}`,
+      `${file}: targets[0].accounts[0].low_balance: ${holdsSeed}`,
+      `target "pubnet": account "a": max_outflow_per_hour: ${holdsSeed}`,
+      `target "pubnet": account "a": max_outflow_per_hour: the issuer: that is a secret seed, not an account id: give its public key (G...)`,
+    ]);
+  });
 });
 
 describe("--account and ACCOUNTS", () => {

@@ -69,11 +69,19 @@ function isCreditAsset(text: string): boolean {
   return rest.length === 0 && ASSET_CODE.test(code) && stellarBase().StrKey.isValidEd25519PublicKey(issuer);
 }
 
+/** Why an asset holding a seed (as its issuer, its code or the whole of it) is refused, never quoting it; else
+ * undefined. Every `:`-part is checked: a seed pasted anywhere in an asset must not reach a problem's text. */
+function seedInAsset(asset: string): string | undefined {
+  const parts = asset.split(":").map((part) => part.trim());
+  if (looksLikeSeed(parts[1] ?? "")) return `the issuer: ${SEED_NOT_ACCOUNT}`;
+  if (parts.some(looksLikeSeed)) return `an asset holds a secret seed (S...): ${CODE_ISSUER}`;
+  return undefined;
+}
+
 /** Why `asset` is not `native`, `CODE:ISSUER` or `pool:<liquidity_pool_id>`, or undefined. */
 function assetProblem(asset: string): string | undefined {
   if (asset === "native" || /^pool:[0-9a-f]{64}$/.test(asset) || isCreditAsset(asset)) return undefined;
-  if (looksLikeSeed(asset.split(":")[1] ?? "")) return `the issuer: ${SEED_NOT_ACCOUNT}`;
-  return `"${asset}" is not native, ${CODE_ISSUER} or pool:<64-hex liquidity pool id>`;
+  return seedInAsset(asset) ?? `"${asset}" is not native, ${CODE_ISSUER} or pool:<64-hex liquidity pool id>`;
 }
 
 /** Checks a target's accounts (`where` names it); a seed as id or issuer is refused at `keyPath`, never quoted. */
@@ -99,13 +107,13 @@ export function watchedAccounts(
     names.add(name);
     for (const asset of Object.keys(entry.low_balance ?? {})) {
       const problem = assetProblem(asset);
-      const at = looksLikeSeed(asset.split(":")[1] ?? "") ? keyPath(index, "low_balance") : `${what}: low_balance`;
+      const at = seedInAsset(asset) !== undefined ? keyPath(index, "low_balance") : `${what}: low_balance`;
       if (problem !== undefined) problems.push(`${at}: ${problem}`);
     }
     for (const asset of Object.keys(entry.max_outflow_per_hour ?? {})) {
-      const problem = asset.startsWith("pool:")
-        ? `"${asset}" is a pool share, which is never paid`
-        : assetProblem(asset);
+      const problem =
+        seedInAsset(asset) ??
+        (asset.startsWith("pool:") ? `"${asset}" is a pool share, which is never paid` : assetProblem(asset));
       if (problem !== undefined) problems.push(`${what}: max_outflow_per_hour: ${problem}`);
     }
     accounts.push({
@@ -164,10 +172,8 @@ export function withAssets(
   problems: string[],
 ): RpcWatchedAccount[] {
   for (const asset of assets) {
-    const parts = asset.split(":").map((part) => part.trim());
-    if (looksLikeSeed(parts[1] ?? "")) problems.push(`${where}: the issuer: ${SEED_NOT_ACCOUNT}`);
-    // A seed anywhere else (the whole entry, the code) is refused without being quoted either.
-    else if (parts.some(looksLikeSeed)) problems.push(`${where}: an asset holds a secret seed (S...): ${CODE_ISSUER}`);
+    const seed = seedInAsset(asset);
+    if (seed !== undefined) problems.push(`${where}: ${seed}`);
     else if (!isCreditAsset(asset))
       problems.push(`${where}: "${asset}" is not a trustline asset: expected ${CODE_ISSUER}`);
   }
