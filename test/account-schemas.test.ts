@@ -165,6 +165,40 @@ describe("every captured account parses with exact values", () => {
       accountSchema.safeParse({ ...raw, balances: [{ asset_type: "native", balance: "1.12345678" }] }).success,
     ).toBe(false);
   });
+
+  const signer = "GAYOLLLUIZE4DZMBB2ZBKGBUBZLIOYU6XFLW37GBP2VZD3ABNXCW4BVA";
+  it.each([
+    [
+      "a threshold of 256 (thresholds are uint8)",
+      { thresholds: { low_threshold: 256, med_threshold: 0, high_threshold: 0 } },
+    ],
+    [
+      "a signer weight of 4096 (weights are uint8)",
+      { signers: [{ key: signer, type: "ed25519_public_key", weight: 4096 }] },
+    ],
+    ["a sequence_ledger past uint32", { sequence_ledger: 2 ** 32, sequence_time: "1718974099" }],
+    ["a subentry_count past uint32", { subentry_count: 2 ** 32 }],
+  ])("refuses %s", (_name, change) => {
+    const raw = fixtureJson<Json>("account-stellar-docs.json");
+    expect(accountSchema.safeParse(raw).success).toBe(true);
+    expect(accountSchema.safeParse({ ...raw, ...change }).success).toBe(false);
+  });
+
+  it("takes the largest values the protocol holds", () => {
+    const raw = fixtureJson<Json>("account-stellar-docs.json");
+    const largest = {
+      ...raw,
+      thresholds: { low_threshold: 255, med_threshold: 255, high_threshold: 255 },
+      signers: [{ key: signer, type: "ed25519_public_key", weight: 255 }],
+      sequence_ledger: 2 ** 32 - 1,
+      sequence_time: "1718974099",
+    };
+    expect(accountSchema.parse(largest)).toMatchObject({
+      thresholds: { low: 255, medium: 255, high: 255 },
+      signers: [{ weight: 255 }],
+      sequenceLedger: 2 ** 32 - 1,
+    });
+  });
 });
 
 describe("offer and claimable balance pages", () => {

@@ -56,24 +56,28 @@ function accountBalance(raw: z.output<typeof balanceSchema>): AccountBalance {
   return { asset, balance, buyingLiabilities, sellingLiabilities, limit: raw.limit, authorized: raw.is_authorized };
 }
 
+/** AccountEntry's thresholds and signer weights are bytes; ledger numbers and entry counts are uint32. */
+const uint8 = nonNegativeInt.max(255);
+const uint32 = nonNegativeInt.max(2 ** 32 - 1);
+
 export const ACCOUNT_FLAGS = ["auth_required", "auth_revocable", "auth_immutable", "auth_clawback_enabled"] as const;
 
 /** The StrKey of an account (G), a pre-authorised transaction (T), a hash (X) or a signed payload (P, ≤ 64 bytes). */
 const signerKey = z.string().regex(/^[GTXP][A-Z2-7]{55,169}$/, "expected a signer key (G..., T..., X... or P...)");
-const signerSchema = z.object({ key: signerKey, type: snakeCaseWord, weight: nonNegativeInt });
+const signerSchema = z.object({ key: signerKey, type: snakeCaseWord, weight: uint8 });
 export type AccountSigner = z.output<typeof signerSchema>;
 
 export const accountSchema = z
   .object({
     account_id: accountKey,
     sequence: uint64Text.transform((text) => BigInt(text)),
-    sequence_ledger: nonNegativeInt.optional(),
+    sequence_ledger: uint32.optional(),
     sequence_time: uint64String.optional(),
-    subentry_count: nonNegativeInt,
+    subentry_count: uint32,
     home_domain: z.string().optional(),
-    last_modified_ledger: nonNegativeInt.optional(),
+    last_modified_ledger: uint32.optional(),
     thresholds: z
-      .object({ low_threshold: nonNegativeInt, med_threshold: nonNegativeInt, high_threshold: nonNegativeInt })
+      .object({ low_threshold: uint8, med_threshold: uint8, high_threshold: uint8 })
       .transform(({ low_threshold: low, med_threshold: medium, high_threshold: high }) => ({ low, medium, high })),
     // A flag an older Horizon does not send is off: the ledger had no such flag then.
     flags: z.object({
@@ -90,8 +94,8 @@ export const accountSchema = z
       .array(signerSchema)
       .refine((signers) => distinct(signers, (signer) => signer.key), "the account lists a signer twice"),
     data: z.record(z.string(), z.string()),
-    num_sponsoring: nonNegativeInt.optional(),
-    num_sponsored: nonNegativeInt.optional(),
+    num_sponsoring: uint32.optional(),
+    num_sponsored: uint32.optional(),
     sponsor: z.string().optional(),
   })
   .transform((raw) => ({
