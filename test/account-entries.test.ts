@@ -19,6 +19,13 @@ const ACCOUNT_ID = "GDAT5HWTGIU4TSSZ4752OUC4SABDLTLZFRPZUJ3D6LKBNEPA7V2CIG54";
 const TRUSTLINE_ACCOUNT = "GDPNJ4YFMQYSNWMSF6XZEDXS4M4ECTQHMVXBISQA4U7DEHRGUY3EGDSB";
 const EURC = "EURC:GDBDEI3NV72XSORX7DNYMGRRNXAXF62RPTGGVEXM2RLXIUIUU5DNZWWH";
 
+/** The captured account entry, given to `owner`: the owner of a captured trustline has no captured account entry. */
+function accountEntryOf(owner: string): string {
+  const data = xdr.LedgerEntryData.fromXDR(ACCOUNT.xdr, "base64");
+  data.account().accountId(Keypair.fromPublicKey(owner).xdrAccountId());
+  return data.toXDR("base64");
+}
+
 describe("ledger keys of a watched account", () => {
   it("are the keys real clients sent for the captured account and trustline", () => {
     expect(accountLedgerKey(ACCOUNT_ID)).toBe(ACCOUNT.key);
@@ -55,7 +62,7 @@ describe("accountFromEntries", () => {
     const absent = "USDC:GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
     const { account, trustlines } = accountFromEntries(
       TRUSTLINE_ACCOUNT,
-      ACCOUNT.xdr,
+      accountEntryOf(TRUSTLINE_ACCOUNT),
       new Map([
         [EURC, TRUSTLINE.xdr],
         [absent, undefined],
@@ -173,6 +180,26 @@ describe("accountFromEntries", () => {
     expect(schema(() => accountFromEntries(id, listing([signer]), new Map()))).toBe("schema");
     expect(schema(() => accountFromEntries(id, listing([]), new Map()))).toBe("none");
     expect(new Asset("EURC", EURC.split(":")[1]).getCode()).toBe("EURC");
+  });
+
+  it("fails as schema on an entry of another account, or a trustline of another asset or account", () => {
+    const reason = (run: () => unknown) => {
+      try {
+        run();
+        return "none";
+      } catch (error) {
+        return error instanceof PollError ? error.reason : "other";
+      }
+    };
+    const usdc = "USDC:GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
+    const owner = accountEntryOf(TRUSTLINE_ACCOUNT);
+    expect(reason(() => accountFromEntries(TRUSTLINE_ACCOUNT, owner, [[EURC, TRUSTLINE.xdr]]))).toBe("none");
+    // GDAT…'s account entry given for another account.
+    expect(reason(() => accountFromEntries(Keypair.random().publicKey(), ACCOUNT.xdr, []))).toBe("schema");
+    // The EURC trustline given for the configured USDC one.
+    expect(reason(() => accountFromEntries(TRUSTLINE_ACCOUNT, owner, [[usdc, TRUSTLINE.xdr]]))).toBe("schema");
+    // Another account's EURC trustline given for this account's.
+    expect(reason(() => accountFromEntries(ACCOUNT_ID, ACCOUNT.xdr, [[EURC, TRUSTLINE.xdr]]))).toBe("schema");
   });
 });
 

@@ -316,4 +316,20 @@ describe("AccountsCollector against a scripted Horizon", () => {
     );
     expect(valueOf(values, "stellar_horizon_account_claimable_amount", at({ asset: "other" }))).toBeUndefined();
   });
+
+  it("Horizon answering for the watched account with another account's document: left out, counted invalid", async () => {
+    const horizon = scriptedHorizon(() => document);
+    const { values, invalid } = await runOnce(horizon, watched("treasury", Keypair.random().publicKey()));
+    const at = { horizon: "h", account: "treasury", asset: "native" };
+    expect({ balance: valueOf(values, "stellar_horizon_account_balance", at), invalid }).toEqual({
+      balance: undefined,
+      invalid: 1,
+    });
+    // Its own document is shown.
+    const own = await runOnce(horizon, watched("treasury", document.account_id));
+    expect({ balance: valueOf(own.values, "stellar_horizon_account_balance", at), invalid: own.invalid }).toEqual({
+      balance: 72.8563792,
+      invalid: 0,
+    });
+  });
 });

@@ -26,6 +26,16 @@ function decodeEntry(base64: string, kind: "account" | "trustline", what: string
   return data;
 }
 
+/** The G... id an entry names as its owner. */
+function ownerOf(accountId: InstanceType<Xdr["PublicKey"]>): string {
+  return stellarBase().StrKey.encodeEd25519PublicKey(accountId.ed25519());
+}
+
+/** An entry of another account (or another asset's trustline) is a wrong answer, never shown as the one asked for. */
+function notAsked(what: string): never {
+  throw new PollError("schema", `Stellar RPC's getLedgerEntries sent another account's or asset's entry for ${what}`);
+}
+
 /** An int64 of stroops, in units. */
 const units = (stroops: { toString(): string }) => stroopsToUnits(BigInt(stroops.toString()));
 
@@ -102,14 +112,21 @@ export function accountFromEntries(
   accountXdr: string,
   trustlineXdrs: Iterable<readonly [asset: string, xdr: string | undefined]>,
 ) {
+  const { Asset } = stellarBase();
   const data = decodeEntry(accountXdr, "account", `the account entry of ${id}`, `the account ${id}`);
+  if (ownerOf(data.account().accountId()) !== id) notAsked(`the account ${id}`);
   const balances: AccountBalance[] = [];
   const trustlines: (readonly [asset: string, exists: boolean])[] = [];
   for (const [asset, lineXdr] of trustlineXdrs) {
     trustlines.push([asset, lineXdr !== undefined]);
     if (lineXdr === undefined) continue;
-    const line = decodeEntry(lineXdr, "trustline", `the ${asset} trustline of ${id}`);
-    balances.push(trustlineBalance(asset, line.trustLine()));
+    const line = decodeEntry(lineXdr, "trustline", `the ${asset} trustline of ${id}`).trustLine();
+    // The configured asset is a checked CODE:ISSUER: compared as the XDR its ledger key was made of.
+    const [code = "", issuer = ""] = asset.split(":");
+    const asked = new Asset(code, issuer).toTrustLineXDRObject().toXDR("base64");
+    if (ownerOf(line.accountId()) !== id || line.asset().toXDR("base64") !== asked)
+      notAsked(`the ${asset} trustline of ${id}`);
+    balances.push(trustlineBalance(asset, line));
   }
   // At its size: ten thousand accounts' lists are held between polls.
   return { account: accountFacts(id, data.account(), balances), trustlines: trustlines.slice() };

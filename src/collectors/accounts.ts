@@ -266,6 +266,11 @@ export class AccountsCollector extends WatchedAccountsPoll<WatchedAccount> {
     });
     if (lookup === undefined) return undefined;
     if (lookup.status === "missing") return MISSING;
+    // Another account's document (a broken cache or proxy) is an invalid answer, never shown as the watched one.
+    if (lookup.account.id !== watched.id) {
+      invalidRecords(1);
+      return undefined;
+    }
     const offers = watched.offers ? await this.client.offers(watched.id, ACCOUNT_LIST_CAP, signal) : undefined;
     invalidRecords(offers?.invalidRecords ?? 0);
     const claimable = watched.claimableBalances
