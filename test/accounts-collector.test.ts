@@ -175,6 +175,27 @@ describe("AccountSamples", () => {
       valueOf(values, "stellar_horizon_account_balance", { horizon: "h", account: "treasury", asset: "native" }),
     ).toBe(10025.7670792);
   });
+
+  it("a master key of weight 0, as Horizon lists it (mainnet capture), has no signer_weight series", async () => {
+    type Page = { _embedded: { records: { account_id: string; signers: { key: string; weight: number }[] }[] } };
+    const record = fixtureJson<Page>("accounts-asset-java-sdk.json")._embedded.records.find((candidate) =>
+      candidate.signers.some((signer) => signer.key === candidate.account_id && signer.weight === 0),
+    );
+    const account = accountSchema.parse(record);
+    const values = await series(
+      new AccountSamples(HORIZON_ACCOUNT_METRICS).of(
+        [watched("a", account.id)],
+        [{ exists: true, account }],
+        new Map(),
+        BASE_RESERVE_STROOPS,
+      ),
+    );
+    expect(HORIZON_ACCOUNT_METRICS.accountSignerWeight.help).toContain("a master key of weight 0 is not a signer");
+    const master = { horizon: "h", account: "a", signer: account.id, type: "ed25519_public_key" };
+    expect(valueOf(values, "stellar_horizon_account_signer_weight", master)).toBeUndefined();
+    const weights = [...values.keys()].filter((key) => key.startsWith("stellar_horizon_account_signer_weight{"));
+    expect(weights.length).toBe(record!.signers.length - 1);
+  });
 });
 
 describe("AccountsCollector against the simulator", () => {

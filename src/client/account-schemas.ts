@@ -112,7 +112,9 @@ export const accountSchema = z
     thresholds: raw.thresholds,
     flags: raw.flags,
     balances: raw.balances,
-    signers: raw.signers,
+    // Horizon lists a master key of weight 0, which signs nothing; the ledger holds no other signer of weight 0.
+    // Dropped, as the Stellar RPC kind never has it: both kinds show the same signers.
+    signers: raw.signers.filter((signer) => signer.weight > 0),
     dataEntries: Object.keys(raw.data).length,
   }));
 export type Account = z.output<typeof accountSchema>;
