@@ -46,6 +46,22 @@ schedules:
     expect(found.join("\n")).toMatch(/CODE:ISSUER/);
   });
 
+  it("refuses a low_balance mark on a trustline the account does not read, or on pool shares, one line each", async () => {
+    const pool = "pool:59fa1dc57433dcfbd2db7319d26cb3da1f28f2d8095a3ec36ad4ef9cadb0013e";
+    const file = writeConfig(`rpc_targets:
+  - name: rpc
+    url: http://127.0.0.1:8000/rpc
+    account_assets: ["${EURC}"]
+    accounts:
+      - { name: a, id: ${TREASURY}, low_balance: { native: 1, "${USDC}": 100, "${EURC}": 5 } }
+      - { name: b, id: ${COLD}, assets: ["${USDC}"], low_balance: { "${USDC}": 100, "${pool}": 1 } }
+`);
+    expect(await problems([`--config.file=${file}`])).toEqual([
+      `Stellar RPC target "rpc": account "a": low_balance: "${USDC}" is not a trustline it reads: add it to its assets (or the target's account_assets)`,
+      `Stellar RPC target "rpc": account "b": low_balance: "${pool}" is a pool share, which a Stellar RPC target does not read`,
+    ]);
+  });
+
   it("watches --account on every --horizon.url and --rpc.url target, reading --account.asset's trustlines on the RPCs", async () => {
     const loaded = await config([
       "--horizon.url=h=https://horizon.stellar.org",

@@ -161,7 +161,17 @@ export function rpcWatchedAccounts(
 ): RpcWatchedAccount[] {
   // The schema checked every asset; no entry is skipped (a seed id is refused there), so indexes match.
   const accounts = watchedAccounts(entries, where, problems);
-  return accounts.map((account, index) => readOverRpc(account, entries[index]?.assets ?? defaultAssets));
+  return accounts.map((account, index) => {
+    const read = readOverRpc(account, entries[index]?.assets ?? defaultAssets);
+    // A mark on a trustline not read has no balance beside it: StellarAccountBalanceLow could never fire.
+    for (const asset of Object.keys(read.lowBalance)) {
+      if (asset === "native" || read.assets.includes(asset) || assetProblem(asset) !== undefined) continue;
+      const what = `${where}: account ${JSON.stringify(read.name)}: low_balance: "${asset}"`;
+      if (asset.startsWith("pool:")) problems.push(`${what} is a pool share, which a Stellar RPC target does not read`);
+      else problems.push(`${what} is not a trustline it reads: add it to its assets (or the target's account_assets)`);
+    }
+    return read;
+  });
 }
 
 /** Checked accounts read over Stellar RPC, each reading the trustlines of `assets`, which are checked here. */
