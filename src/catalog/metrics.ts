@@ -146,7 +146,8 @@ const ACCOUNT_FAMILIES = {
     "Claimable balances the account can claim (counted up to 1000), when claimable_balances: true.",
   ),
   accountClaimableAmount: account.gauge("claimable_amount", ["account", "asset"])(
-    "Sum of what the account can claim in an asset, in units of that asset, when claimable_balances: true.",
+    "Sum of what the account can claim in an asset, in units of that asset, when claimable_balances: true; " +
+      "native, the low_balance assets and the first others to 20 assets in all (spam assets get no amount).",
   ),
 };
 type AccountFamilies = typeof ACCOUNT_FAMILIES;
