@@ -93,6 +93,16 @@ describe("tx_probe configuration", () => {
     expect(command.problems.join("\n")).not.toContain(PASTED);
   });
 
+  it.each(["https://horizon.stellar.org", "https://horizon.stellar.org./"])(
+    "refuses %s, pubnet's Horizon, without allow_pubnet",
+    async (url) => {
+      const command = await load("secret_env: S", { S: Keypair.random().secret() }, url);
+      expect(command.kind).toBe("invalid");
+      if (command.kind !== "invalid") return;
+      expect(command.problems).toEqual([expect.stringMatching(/serves pubnet, where every probe spends real lumens/)]);
+    },
+  );
+
   it("warns about a seed file readable by group or others, not about a private one", async () => {
     const file = join(directory, "probe.secret");
     await writeFile(file, Keypair.random().secret());

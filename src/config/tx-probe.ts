@@ -56,7 +56,8 @@ export async function loadTxProbe(
   if (!StrKey.isValidEd25519SecretSeed(seed.text.trim()))
     return `${at}: does not hold a valid Stellar secret seed (S...)`;
   const allowPubnet = entry.allow_pubnet ?? TX_PROBE_DEFAULTS.allowPubnet;
-  if (!allowPubnet && PUBNET_HOSTS.has(target.url.hostname))
+  // A fully qualified name's trailing dot (`horizon.stellar.org.`) reaches the same Horizon.
+  if (!allowPubnet && PUBNET_HOSTS.has(target.url.hostname.replace(/\.$/, "")))
     return (
       `${where}: ${target.url.hostname} serves pubnet, where every probe spends real lumens; set ` +
       "tx_probe.allow_pubnet: true to allow it"
