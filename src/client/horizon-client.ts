@@ -10,6 +10,10 @@ export type RawRecords = readonly unknown[];
 
 const ACCEPT = "application/hal+json, application/problem+json;q=0.9, application/json;q=0.8";
 
+/** Horizon holds a submission until it is in a ledger, and answers 504 after 30 s: a submission outlives that wait
+ * (the client's own timeout, if longer, still applies), and so does the run that submits (TxProbe). */
+export const SUBMISSION_TIMEOUT_MS = 45_000;
+
 /** One Horizon target: typed, validated reads (the HTTP courtesy, shared with Stellar RPC, is in http.ts). */
 export class HorizonClient {
   private readonly http: CourteousHttp<RequestPurpose>;
@@ -58,8 +62,7 @@ export class HorizonClient {
   /** Submits a signed envelope, awaiting Horizon's verdict; never retried: the caller rereads the sequence first. */
   async submitTransaction(envelopeXdr: string, signal?: AbortSignal) {
     const body = { form: new URLSearchParams({ tx: envelopeXdr }) };
-    // Horizon holds a submission until it is in a ledger, and answers 504 after 30 s: outlive that wait.
-    const timeoutMs = Math.max(this.options.timeoutMs, 45_000);
+    const timeoutMs = Math.max(this.options.timeoutMs, SUBMISSION_TIMEOUT_MS);
     const response = await this.http.once("transactions", this.urlFor("transactions", {}), body, timeoutMs, signal);
     return validated(transactionResponseSchema, response, "Horizon's transactions");
   }

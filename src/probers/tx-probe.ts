@@ -11,7 +11,7 @@ import {
 import type { Account } from "../client/account-schemas.js";
 import { AccountsClient } from "../client/accounts.js";
 import { PollError } from "../client/errors.js";
-import type { HorizonClient } from "../client/horizon-client.js";
+import { SUBMISSION_TIMEOUT_MS, type HorizonClient } from "../client/horizon-client.js";
 import { transactionFailedExtrasSchema, type TransactionResponse } from "../client/schemas.js";
 import { HistogramData, type CollectorSamples, type Sample } from "../exposition/samples.js";
 import type { HorizonJobParts, PollContext, ProbeJob } from "../job/job.js";
@@ -44,6 +44,8 @@ interface TxProbeOptions {
   readonly network: NetworkView;
   readonly log: Logger;
   readonly now: () => number;
+  /** The client's request timeout (http.timeout), when longer than a submission's own. */
+  readonly timeoutMs?: number;
 }
 
 /** The probe's view of a target's client: the account through the watched-accounts reader. */
@@ -99,6 +101,8 @@ export class TxProbe implements ProbeJob {
   readonly source = "tx_probe";
   readonly requestsPerRun = REQUESTS_PER_PROBE_RUN;
   readonly schedule: Schedule;
+  /** A submission waits for its ledger longer than a poll's request budget may be: the run's deadline lets it. */
+  readonly requestTimeoutMs: number;
   private submissions = 0;
   private readonly failures = new Map<string, number>(TX_PROBE_COMMON_FAILURE_REASONS.map((reason) => [reason, 0]));
   private readonly durations = new HistogramData(METRICS.txProbeDuration.buckets);
@@ -109,6 +113,7 @@ export class TxProbe implements ProbeJob {
 
   constructor(private readonly options: TxProbeOptions) {
     this.schedule = options.settings.schedule;
+    this.requestTimeoutMs = Math.max(options.timeoutMs ?? 0, SUBMISSION_TIMEOUT_MS);
   }
 
   /** Never rejects: each outcome is counted in the probe's own series. */
@@ -238,5 +243,13 @@ export function txProbeJob({ target, client, network, log: targetLog, clock }: H
     "transaction probe configured",
   );
   const signer = config.signer.reveal();
-  return new TxProbe({ settings: config, signer, client: probeHorizon(client), network, log, now: () => clock.now() });
+  return new TxProbe({
+    settings: config,
+    signer,
+    client: probeHorizon(client),
+    network,
+    log,
+    now: () => clock.now(),
+    timeoutMs: target.timeoutMs,
+  });
 }

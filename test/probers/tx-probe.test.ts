@@ -22,6 +22,7 @@ import {
 import { stellarBase } from "../../src/stellar-base.js";
 import { NetworkView } from "../../src/job/network.js";
 import { runnerFor } from "../support/job-harness.js";
+import { ManualClock } from "../support/manual-clock.js";
 import { parseExposition, valueOf } from "../support/exposition.js";
 import { fixtureJson } from "../support/fixtures.js";
 import { until } from "../support/wait.js";
@@ -122,6 +123,8 @@ class ScriptedHorizon implements ProbeHorizon {
 
   /** Submissions answer nothing until their run is aborted, as a slow Horizon's do. */
   hang = false;
+  /** Submissions answer this long after they are sent, on `clock`: Horizon holds one until it is in a ledger. */
+  inclusion: { clock: ManualClock; ms: number } | undefined;
 
   submitTransaction(envelopeXdr: string, signal: AbortSignal): Promise<TransactionResponse> {
     const transaction = TransactionBuilder.fromXdr(envelopeXdr, Networks.TESTNET) as Transaction;
@@ -131,7 +134,14 @@ class ScriptedHorizon implements ProbeHorizon {
         signal.addEventListener("abort", () => reject(new PollError("network", "aborted at shutdown")), { once: true }),
       );
     const answer = this.answer(transaction);
-    return answer instanceof PollError ? Promise.reject(answer) : Promise.resolve(answer);
+    const settle = (resolve: (value: TransactionResponse) => void, reject: (error: PollError) => void) =>
+      answer instanceof PollError ? reject(answer) : resolve(answer);
+    const { inclusion } = this;
+    if (inclusion === undefined) return new Promise(settle);
+    return new Promise((resolve, reject) => {
+      inclusion.clock.setTimeout(() => settle(resolve, reject), inclusion.ms);
+      signal.addEventListener("abort", () => reject(signal.reason as PollError), { once: true });
+    });
   }
 
   holdingBack(): boolean {
@@ -147,7 +157,13 @@ class ScriptedHorizon implements ProbeHorizon {
   }
 }
 
-function probeFixture(passphrase: string = Networks.TESTNET, allowPubnet = false) {
+/** A probe of `horizon`, run by a runner; with `clock`, its time and deadline are that clock's, with `timeoutMs` and
+ * `retries` as http.timeout and http.retries. */
+function probeFixture(
+  passphrase: string = Networks.TESTNET,
+  allowPubnet = false,
+  timing: { clock?: ManualClock; timeoutMs?: number; retries?: number } = {},
+) {
   const horizon = new ScriptedHorizon();
   const store = new MetricStore();
   // The exporter signs with its own library; the SDK below decodes and verifies what it sent.
@@ -168,10 +184,10 @@ function probeFixture(passphrase: string = Networks.TESTNET, allowPubnet = false
     client: horizon,
     network,
     log,
-    now: () => (clock += 2500),
+    now: () => (timing.clock ? timing.clock.now() : (clock += 2500)),
   });
   // Run as its runtime runs it: one run at a time, published after each.
-  const { runner: probe } = runnerFor(job, { store, log });
+  const { runner: probe } = runnerFor(job, { store, log, ...timing });
   const metrics = async () => parseExposition((await store.scrape(Date.now(), "identity")).toString());
   return { horizon, probe, signer, lines, metrics };
 }
@@ -311,6 +327,22 @@ describe("a probe run", () => {
     await probe.run();
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.join("\n")).not.toContain(signer.secret());
+  });
+});
+
+describe("a submission waiting for its ledger", () => {
+  it("outlives a short http.timeout: included after 20 s (timeout 5 s, 2 retries), it counts as a success", async () => {
+    const clock = new ManualClock(1_700_000_000_000);
+    const { horizon, probe, metrics } = probeFixture(Networks.TESTNET, false, { clock, timeoutMs: 5_000, retries: 2 });
+    horizon.inclusion = { clock, ms: 20_000 };
+    const run = probe.run();
+    await until("the submission", () => (horizon.received.length === 1 ? true : undefined), { intervalMs: 1 });
+    await clock.advance(25_000);
+    await run;
+    const series = await metrics();
+    expect(valueOf(series, "stellar_horizon_tx_probe_failures_total", { horizon: "h", reason: "timeout" })).toBe(0);
+    expect(valueOf(series, "stellar_horizon_tx_probe_duration_seconds_count", { horizon: "h" })).toBe(1);
+    expect(valueOf(series, "stellar_horizon_tx_probe_duration_seconds_sum", { horizon: "h" })).toBe(20);
   });
 });
 
