@@ -89,6 +89,11 @@ export function failureReason(error: unknown): string {
   return error.reason;
 }
 
+/** The client refused the request without sending it, holding back as Horizon asked (a 429 carries its status). */
+function heldBack(error: unknown): boolean {
+  return error instanceof PollError && error.reason === "rate_limited" && error.details.status === undefined;
+}
+
 /** Horizon 1.x did not send fee_charged; the result XDR always holds it. */
 function feeCharged({ fee_charged, result_xdr }: TransactionResponse): number {
   if (fee_charged !== undefined) return fee_charged;
@@ -187,18 +192,23 @@ export class TxProbe implements ProbeJob {
       .addMemo(Memo.text(PROBE_MEMO))
       .build();
     transaction.sign(signer);
+    // The account read's answer may have exhausted the rate limit: the client would refuse to send the submission.
+    if (client.holdingBack()) return log.debug("transaction probe does not submit: Horizon asked us to hold back");
     const latestLedger = network.current.latestLedger;
     const started = this.options.now();
-    this.submissions += 1;
     let reason: string;
     let detail: string;
     try {
       const response = await client.submitTransaction(transaction.toXDR(), signal);
+      this.submissions += 1;
       if (response.successful !== false) return this.succeeded(response, started, latestLedger);
       // Horizons answer a failed transaction with a 400 problem; an included failure is still one.
       reason = "tx_failed";
       detail = `included in ledger ${response.ledger} as failed`;
     } catch (error) {
+      // A hold another request's answer set meanwhile: nothing was sent, so nothing is counted.
+      if (heldBack(error)) return log.debug("transaction probe does not submit: Horizon asked us to hold back");
+      this.submissions += 1;
       // Stopped (shutdown, or a reload that removed or changed the target): not a failure of Horizon's.
       if (signal.aborted && !(signal.reason instanceof PollError))
         return log.debug({ hash: transaction.hash().toString("hex") }, "transaction probe submission cancelled");

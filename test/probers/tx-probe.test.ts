@@ -116,8 +116,11 @@ class ScriptedHorizon implements ProbeHorizon {
   keySigns = true;
   answer: (transaction: Transaction) => TransactionResponse | PollError = () => this.success(12);
   holding = false;
+  /** The account read's answer asks to hold back: an exhausted rate limit. */
+  holdAfterRead = false;
 
   probeAccount(_accountId: string, _signal: AbortSignal): Promise<ProbeAccount | undefined> {
+    if (this.holdAfterRead) this.holding = true;
     return Promise.resolve(this.funded ? { sequence: this.sequence, keySigns: this.keySigns } : undefined);
   }
 
@@ -313,6 +316,31 @@ describe("a probe run", () => {
     await probe.run();
     expect(horizon.received).toHaveLength(0);
     expect(valueOf(await metrics(), "stellar_horizon_tx_probe_submissions_total", { horizon: "h" })).toBe(0);
+  });
+
+  it("submits nothing, and counts nothing, when the account read's answer asked to hold back", async () => {
+    const { horizon, probe, metrics } = probeFixture();
+    horizon.holdAfterRead = true;
+    await probe.run();
+    const series = await metrics();
+    expect(horizon.received).toHaveLength(0);
+    expect(valueOf(series, "stellar_horizon_tx_probe_submissions_total", { horizon: "h" })).toBe(0);
+    expect(valueOf(series, "stellar_horizon_tx_probe_failures_total", { horizon: "h", reason: "rate_limited" })).toBe(
+      0,
+    );
+  });
+
+  it("does not count a submission the client held back without sending, but counts a 429", async () => {
+    const { horizon, probe, metrics } = probeFixture();
+    horizon.answer = () => new PollError("rate_limited", "holding back for 20 s more, as the server asked");
+    await probe.run();
+    const rateLimited = { horizon: "h", reason: "rate_limited" };
+    expect(valueOf(await metrics(), "stellar_horizon_tx_probe_submissions_total", { horizon: "h" })).toBe(0);
+    expect(valueOf(await metrics(), "stellar_horizon_tx_probe_failures_total", rateLimited)).toBe(0);
+    horizon.answer = () => new PollError("rate_limited", "HTTP 429: Rate Limit Exceeded", { status: 429 });
+    await probe.run();
+    expect(valueOf(await metrics(), "stellar_horizon_tx_probe_submissions_total", { horizon: "h" })).toBe(1);
+    expect(valueOf(await metrics(), "stellar_horizon_tx_probe_failures_total", rateLimited)).toBe(1);
   });
 
   it("joins a run in flight instead of starting a second one", async () => {
