@@ -1,6 +1,6 @@
 // The transaction-submission probe: proves, on a schedule, that a wallet can get a transaction into a ledger through
 // this Horizon now, with a no-op transaction (one BumpSequence to 0, which moves no funds).
-import type { Keypair } from "@stellar/stellar-base";
+import type { Keypair, Transaction } from "@stellar/stellar-base";
 import type { Logger } from "pino";
 import {
   METRICS,
@@ -94,10 +94,14 @@ function heldBack(error: unknown): boolean {
   return error instanceof PollError && error.reason === "rate_limited" && error.details.status === undefined;
 }
 
-/** Horizon 1.x did not send fee_charged; the result XDR always holds it. */
-function feeCharged({ fee_charged, result_xdr }: TransactionResponse): number {
+/** Horizon 1.x did not send fee_charged; the result XDR always holds it. Undefined when that XDR does not decode. */
+function feeCharged({ fee_charged, result_xdr }: TransactionResponse): number | undefined {
   if (fee_charged !== undefined) return fee_charged;
-  return Number(stellarBase().xdr.TransactionResult.fromXDR(result_xdr, "base64").feeCharged().toString());
+  try {
+    return Number(stellarBase().xdr.TransactionResult.fromXDR(result_xdr, "base64").feeCharged().toString());
+  } catch {
+    return undefined;
+  }
 }
 
 /** A target's probe: one run at a time, the first a period after start, once the polls taught it network and fees. */
@@ -192,6 +196,12 @@ export class TxProbe implements ProbeJob {
       .addMemo(Memo.text(PROBE_MEMO))
       .build();
     transaction.sign(signer);
+    await this.submit(transaction, signal);
+  }
+
+  /** Submits `transaction` and counts its outcome: a success, or one failure under its reason. */
+  private async submit(transaction: Transaction, signal: AbortSignal): Promise<void> {
+    const { client, network, log } = this.options;
     // The account read's answer may have exhausted the rate limit: the client would refuse to send the submission.
     if (client.holdingBack()) return log.debug("transaction probe does not submit: Horizon asked us to hold back");
     const latestLedger = network.current.latestLedger;
@@ -201,10 +211,18 @@ export class TxProbe implements ProbeJob {
     try {
       const response = await client.submitTransaction(transaction.toXDR(), signal);
       this.submissions += 1;
-      if (response.successful !== false) return this.succeeded(response, started, latestLedger);
+      // Read before anything is recorded: an answer that cannot be read is one failure, not a success and a failure.
+      const fee = feeCharged(response);
+      if (response.successful !== false && fee !== undefined)
+        return this.succeeded(response, fee, started, latestLedger);
       // Horizons answer a failed transaction with a 400 problem; an included failure is still one.
-      reason = "tx_failed";
-      detail = `included in ledger ${response.ledger} as failed`;
+      [reason, detail] =
+        response.successful === false
+          ? ["tx_failed", `included in ledger ${response.ledger} as failed`]
+          : [
+              "schema",
+              "Horizon's transactions: the success answer has no fee_charged and its result_xdr does not decode",
+            ];
     } catch (error) {
       // A hold another request's answer set meanwhile: nothing was sent, so nothing is counted.
       if (heldBack(error)) return log.debug("transaction probe does not submit: Horizon asked us to hold back");
@@ -231,11 +249,11 @@ export class TxProbe implements ProbeJob {
     else this.options.log.info({ was: previous }, "transaction probe submits again");
   }
 
-  private succeeded(response: TransactionResponse, startedMs: number, latestLedger: number | undefined): void {
+  private succeeded(response: TransactionResponse, fee: number, startedMs: number, latestLedger: number | undefined) {
     const nowMs = this.options.now();
     this.durations.observe(Math.max(0, nowMs - startedMs) / 1000);
     if (latestLedger !== undefined) this.inclusionLedgers.observe(Math.max(0, response.ledger - latestLedger));
-    this.lastFeeCharged = feeCharged(response);
+    this.lastFeeCharged = fee;
     this.lastSuccessSeconds = nowMs / 1000;
     this.options.log.debug({ hash: response.hash, ledger: response.ledger }, "transaction probe succeeded");
   }

@@ -387,3 +387,22 @@ it("fee_charged falls back to the result XDR for Horizon 1.x answers", async () 
     ),
   );
 });
+
+it("a Horizon 1.x success whose result XDR does not decode counts once, as a schema failure, not as a success", async () => {
+  const { horizon, probe, metrics } = probeFixture();
+  horizon.answer = () =>
+    transactionResponseSchema.parse({
+      ...fixtureJson<Record<string, unknown>>("tx_submit_success-ruby-vcr-2020.json"),
+      result_xdr: "AAAA",
+    });
+  await probe.run();
+  const series = await metrics();
+  expect(valueOf(series, "stellar_horizon_tx_probe_submissions_total", { horizon: "h" })).toBe(1);
+  expect(valueOf(series, "stellar_horizon_tx_probe_failures_total", { horizon: "h", reason: "schema" })).toBe(1);
+  expect(valueOf(series, "stellar_horizon_tx_probe_failures_total", { horizon: "h", reason: "internal" })).toBe(
+    undefined,
+  );
+  expect(valueOf(series, "stellar_horizon_tx_probe_duration_seconds_count", { horizon: "h" })).toBe(0);
+  expect(valueOf(series, "stellar_horizon_tx_probe_inclusion_ledgers_count", { horizon: "h" })).toBe(0);
+  expect(valueOf(series, "stellar_horizon_tx_probe_last_success_timestamp_seconds", { horizon: "h" })).toBeUndefined();
+});
