@@ -5,6 +5,7 @@ import {
   amount,
   assetName,
   distinct,
+  feeText,
   int64String,
   isUint64Text,
   nonNegativeInt,
@@ -120,16 +121,16 @@ export const problemSchema = z.object({
 });
 export type Problem = z.output<typeof problemSchema>;
 
-/** Stroops: strings since Horizon 1.0; numbers on the Horizons before it. */
-const stroops = z.union([int64String, nonNegativeInt]);
+/** A fee in stroops, never negative: strings since Horizon 1.0; numbers on the Horizons before it. */
+const feeStroops = z.union([feeText.transform(Number), nonNegativeInt]);
 
 /** `POST /transactions`' success answer: the whole resource, or on Horizon 1.x only hash, ledger and the XDRs. */
 export const transactionResponseSchema = z.object({
   hash: z.string().regex(/^[0-9a-f]{64}$/, "expected a 64-character hex transaction hash"),
   ledger: nonNegativeInt,
   successful: z.boolean().optional(),
-  fee_charged: stroops.optional(),
-  max_fee: stroops.optional(),
+  fee_charged: feeStroops.optional(),
+  max_fee: feeStroops.optional(),
   envelope_xdr: z.string(),
   result_xdr: z.string(),
 });

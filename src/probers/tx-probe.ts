@@ -94,11 +94,13 @@ function heldBack(error: unknown): boolean {
   return error instanceof PollError && error.reason === "rate_limited" && error.details.status === undefined;
 }
 
-/** Horizon 1.x did not send fee_charged; the result XDR always holds it. Undefined when that XDR does not decode. */
+/** Horizon 1.x did not send fee_charged; the result XDR always holds it. Undefined when that XDR does not decode or
+ * holds a negative fee (an int64 there), which no ledger charges. */
 function feeCharged({ fee_charged, result_xdr }: TransactionResponse): number | undefined {
   if (fee_charged !== undefined) return fee_charged;
   try {
-    return Number(stellarBase().xdr.TransactionResult.fromXDR(result_xdr, "base64").feeCharged().toString());
+    const fee = stellarBase().xdr.TransactionResult.fromXDR(result_xdr, "base64").feeCharged().toBigInt();
+    return fee < 0n ? undefined : Number(fee);
   } catch {
     return undefined;
   }
@@ -221,7 +223,7 @@ export class TxProbe implements ProbeJob {
           ? ["tx_failed", `included in ledger ${response.ledger} as failed`]
           : [
               "schema",
-              "Horizon's transactions: the success answer has no fee_charged and its result_xdr does not decode",
+              "Horizon's transactions: a success answer without fee_charged whose result_xdr holds no fee charged",
             ];
     } catch (error) {
       // A hold another request's answer set meanwhile: nothing was sent, so nothing is counted.

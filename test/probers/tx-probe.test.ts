@@ -406,3 +406,34 @@ it("a Horizon 1.x success whose result XDR does not decode counts once, as a sch
   expect(valueOf(series, "stellar_horizon_tx_probe_inclusion_ledgers_count", { horizon: "h" })).toBe(0);
   expect(valueOf(series, "stellar_horizon_tx_probe_last_success_timestamp_seconds", { horizon: "h" })).toBeUndefined();
 });
+
+describe("fees charged", () => {
+  const answer = { ...fixtureJson<Record<string, unknown>>("tx_submit_success-stellar-docs.json") };
+
+  it.each([
+    ["fee_charged", "-5"],
+    ["fee_charged", -5],
+    ["max_fee", "-1"],
+  ])("a success answer with a negative %s (%j) is refused by its schema", (field, value) => {
+    expect(transactionResponseSchema.safeParse({ ...answer, [field]: value }).success).toBe(false);
+  });
+
+  it("a Horizon 1.x result XDR charging a negative fee counts as a schema failure, not a fee", async () => {
+    const { xdr: baseXdr } = stellarBase();
+    const result = new baseXdr.TransactionResult({
+      feeCharged: baseXdr.Int64.fromString("-5"),
+      result: baseXdr.TransactionResultResult.txSuccess([]),
+      ext: new baseXdr.TransactionResultExt(0),
+    });
+    const { horizon, probe, metrics } = probeFixture();
+    horizon.answer = () =>
+      transactionResponseSchema.parse({
+        ...fixtureJson<Record<string, unknown>>("tx_submit_success-ruby-vcr-2020.json"),
+        result_xdr: result.toXDR("base64"),
+      });
+    await probe.run();
+    const series = await metrics();
+    expect(valueOf(series, "stellar_horizon_tx_probe_fee_charged_stroops", { horizon: "h" })).toBeUndefined();
+    expect(valueOf(series, "stellar_horizon_tx_probe_failures_total", { horizon: "h", reason: "schema" })).toBe(1);
+  });
+});
