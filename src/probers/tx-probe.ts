@@ -89,6 +89,12 @@ export function failureReason(error: unknown): string {
   return error.reason;
 }
 
+/** Stopped (shutdown, or a reload that removed or changed the target), not at the run's deadline (a PollError): not a
+ * failure of Horizon's. */
+function stopped(signal: AbortSignal): boolean {
+  return signal.aborted && !(signal.reason instanceof PollError);
+}
+
 /** The client refused the request without sending it, holding back as Horizon asked (a 429 carries its status). */
 function heldBack(error: unknown): boolean {
   return error instanceof PollError && error.reason === "rate_limited" && error.details.status === undefined;
@@ -174,10 +180,9 @@ export class TxProbe implements ProbeJob {
       account = await client.probeAccount(accountId, signal);
       progressed();
     } catch (error) {
-      return log.warn(
-        { account: accountId, error: error instanceof Error ? error.message : String(error) },
-        "transaction probe cannot read its account's sequence; not submitting",
-      );
+      const failure = { account: accountId, error: error instanceof Error ? error.message : String(error) };
+      if (stopped(signal)) return log.debug(failure, "transaction probe account read cancelled");
+      return log.warn(failure, "transaction probe cannot read its account's sequence; not submitting");
     }
     if (account === undefined)
       return this.refuse("unfunded", `the transaction probe's account ${accountId} does not exist: fund it`);
@@ -229,8 +234,7 @@ export class TxProbe implements ProbeJob {
       // A hold another request's answer set meanwhile: nothing was sent, so nothing is counted.
       if (heldBack(error)) return log.debug("transaction probe does not submit: Horizon asked us to hold back");
       this.submissions += 1;
-      // Stopped (shutdown, or a reload that removed or changed the target): not a failure of Horizon's.
-      if (signal.aborted && !(signal.reason instanceof PollError))
+      if (stopped(signal))
         return log.debug({ hash: transaction.hash().toString("hex") }, "transaction probe submission cancelled");
       reason = failureReason(error);
       detail = error instanceof Error ? error.message : String(error);

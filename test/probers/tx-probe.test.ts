@@ -118,8 +118,16 @@ class ScriptedHorizon implements ProbeHorizon {
   holding = false;
   /** The account read's answer asks to hold back: an exhausted rate limit. */
   holdAfterRead = false;
+  /** Account reads answer nothing until their run is aborted. */
+  hangReading = false;
+  reads = 0;
 
-  probeAccount(_accountId: string, _signal: AbortSignal): Promise<ProbeAccount | undefined> {
+  probeAccount(_accountId: string, signal: AbortSignal): Promise<ProbeAccount | undefined> {
+    this.reads += 1;
+    if (this.hangReading)
+      return new Promise((_, reject) =>
+        signal.addEventListener("abort", () => reject(new PollError("network", "aborted at shutdown")), { once: true }),
+      );
     if (this.holdAfterRead) this.holding = true;
     return Promise.resolve(this.funded ? { sequence: this.sequence, keySigns: this.keySigns } : undefined);
   }
@@ -205,6 +213,36 @@ describe("a probe run", () => {
     await run;
     expect(lines.join("")).not.toMatch(/submission failed/);
     expect(lines.join("")).toMatch(/transaction probe submission cancelled/);
+  });
+
+  it("stopped while reading its account, logs no warning, only that the read was cancelled", async () => {
+    const { horizon, probe, lines } = probeFixture();
+    horizon.hangReading = true;
+    const run = probe.run();
+    await until("the account read", () => (horizon.reads === 1 ? true : undefined), { intervalMs: 1 });
+    await probe.stop();
+    await run;
+    const logged = lines.map((line) => JSON.parse(line) as { level: number; msg: string });
+    expect(logged.filter(({ level }) => level >= 40)).toEqual([]);
+    expect(logged).toContainEqual(
+      expect.objectContaining({ level: 20, msg: "transaction probe account read cancelled" }),
+    );
+  });
+
+  it("warns when its account read fails at the run's deadline", async () => {
+    const clock = new ManualClock(1_700_000_000_000);
+    const { horizon, probe, lines } = probeFixture(Networks.TESTNET, false, { clock, timeoutMs: 5_000, retries: 0 });
+    horizon.hangReading = true;
+    const run = probe.run();
+    await until("the account read", () => (horizon.reads === 1 ? true : undefined), { intervalMs: 1 });
+    await clock.advance(100_000);
+    await run;
+    const warnings = lines
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .filter((l) => l.level >= 40);
+    expect(warnings.map(({ msg }) => msg)).toContain(
+      "transaction probe cannot read its account's sequence; not submitting",
+    );
   });
 
   it("submits one signed BumpSequence-to-0 with the probe memo, next sequence and 30 s time bounds", async () => {
