@@ -23,7 +23,7 @@ import { REQUESTS_PER_PROBE_RUN } from "../scheduler/request-plan.js";
 
 /** The issue asked for "stellar-horizon-exporter probe", but a text memo holds at most 28 bytes and that is 30. */
 export const PROBE_MEMO = "stellar-horizon-exporter";
-/** The transaction is valid from its build time for this long, so a stuck one expires soon. */
+/** The transaction is valid until this long after its build time, so a stuck one expires soon. */
 const VALIDITY_SECONDS = 30;
 /** Horizon's transaction result codes, bounded: the longest real one (tx_bad_minseq_age_or_gap) has 24 characters. */
 const RESULT_CODE = /^tx_[a-z_]{1,40}$/;
@@ -197,7 +197,9 @@ export class TxProbe implements ProbeJob {
     const transaction = new TransactionBuilder(new Account(accountId, account.sequence.toString()), {
       fee: String(probeFee({ baseFeeStroops, feeP90Stroops }, settings.maxFee)),
       networkPassphrase: passphrase,
-      timebounds: { minTime: nowSeconds, maxTime: nowSeconds + VALIDITY_SECONDS },
+      // No lower bound, as the SDK's setTimeout: core refuses (tx_too_early) a minTime after the last ledger's close
+      // time, which is a few seconds behind our clock.
+      timebounds: { minTime: 0, maxTime: nowSeconds + VALIDITY_SECONDS },
     })
       .addOperation(Operation.bumpSequence({ bumpTo: "0" }))
       .addMemo(Memo.text(PROBE_MEMO))

@@ -113,6 +113,8 @@ function signatureWeight(transaction: Transaction, account: SimulatedAccount): n
 /** The submission queue of one simulated network. */
 export class TransactionSubmissions {
   readonly #pending: Pending[] = [];
+  /** When the last ledger closed, as core last closed it: core judges a transaction's minTime against it. */
+  #lastClosedAtMs: number | undefined;
 
   constructor(
     private readonly options: {
@@ -155,6 +157,7 @@ export class TransactionSubmissions {
    * false); returns how many did, for the ledger's counts.
    */
   closeLedger(ledger: number, closedAtMs: number, including: boolean): number {
+    this.#lastClosedAtMs = closedAtMs;
     if (!including) return 0;
     let index = 0;
     for (const pending of this.#pending) {
@@ -206,8 +209,10 @@ export class TransactionSubmissions {
   ): xdr.TransactionResultResult | undefined {
     const results = xdr.TransactionResultResult;
     const nowSeconds = BigInt(Math.floor(nowMs / 1000));
+    // Core's isTooEarly: minTime after the last closed ledger's close time; the clock until a first close is seen.
+    const closedSeconds = BigInt(Math.floor((this.#lastClosedAtMs ?? nowMs) / 1000));
     const bounds = transaction.timeBounds;
-    if (bounds !== undefined && BigInt(bounds.minTime) > nowSeconds) return results.txTooEarly();
+    if (bounds !== undefined && BigInt(bounds.minTime) > closedSeconds) return results.txTooEarly();
     if (bounds !== undefined && bounds.maxTime !== "0" && BigInt(bounds.maxTime) < nowSeconds)
       return results.txTooLate();
     if (transaction.operations.length === 0) return results.txMissingOperation();
