@@ -64,7 +64,7 @@ export function paymentMoves(record: PaymentRecord, account: string) {
  * Horizon's spelling of the transaction and operation codes whose XDR name does not follow the general rule, as
  * Horizon's codes table (stellar-horizon internal/codes) spells them; codes it does not name follow the rule.
  */
-const HORIZON_CODES: Readonly<Record<string, string>> = {
+export const HORIZON_CODES: Readonly<Record<string, string>> = {
   txNoAccount: "tx_no_source_account",
   txBadMinSeqAgeOrGap: "tx_bad_minseq_age_or_gap",
   opNoAccount: "op_no_source_account",

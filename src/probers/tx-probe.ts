@@ -13,6 +13,7 @@ import { AccountsClient } from "../client/accounts.js";
 import { PollError } from "../client/errors.js";
 import { SUBMISSION_TIMEOUT_MS, type HorizonClient } from "../client/horizon-client.js";
 import { transactionFailedExtrasSchema, type TransactionResponse } from "../client/schemas.js";
+import { HORIZON_CODES } from "../collectors/payment-records.js";
 import { HistogramData, type CollectorSamples, type Sample } from "../exposition/samples.js";
 import type { HorizonJobParts, PollContext, ProbeJob } from "../job/job.js";
 import type { NetworkView } from "../job/network.js";
@@ -25,8 +26,6 @@ import { REQUESTS_PER_PROBE_RUN } from "../scheduler/request-plan.js";
 export const PROBE_MEMO = "stellar-horizon-exporter";
 /** The transaction is valid until this long after its build time, so a stuck one expires soon. */
 const VALIDITY_SECONDS = 30;
-/** Horizon's transaction result codes, bounded: the longest real one (tx_bad_minseq_age_or_gap) has 24 characters. */
-const RESULT_CODE = /^tx_[a-z_]{1,40}$/;
 
 /** The probe's account as it stands: its sequence (it exceeds 2^53) and whether the probe's key signs for it. */
 export type ProbeAccount = { readonly sequence: bigint; readonly keySigns: boolean };
@@ -74,6 +73,20 @@ export function probeFee(fees: { baseFeeStroops: number; feeP90Stroops: number }
   return Math.min(maxFee, Math.max(fees.baseFeeStroops, fees.feeP90Stroops));
 }
 
+let resultCodes: ReadonlySet<string> | undefined;
+
+/** Every transaction result code the SDK knows, as Horizon spells it (`txBadSeq` → `tx_bad_seq`): any other code a
+ * Horizon sends is tx_other, so no Horizon can grow the `reason` label's values. Built on first use (stellarBase). */
+function transactionResultCodes(): ReadonlySet<string> {
+  if (resultCodes !== undefined) return resultCodes;
+  // The SDK's enums list their values at run time; its types do not declare it.
+  const codes = stellarBase().xdr.TransactionResultCode as unknown as { values(): readonly { name: string }[] };
+  const horizonSpelling = (name: string) =>
+    HORIZON_CODES[name] ?? name.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`);
+  resultCodes = new Set(codes.values().map(({ name }) => horizonSpelling(name)));
+  return resultCodes;
+}
+
 /** The `reason` label of a failed submission. */
 export function failureReason(error: unknown): string {
   if (!(error instanceof PollError)) return "internal";
@@ -82,7 +95,7 @@ export function failureReason(error: unknown): string {
   if (problemType === "transaction_failed") {
     const extras = transactionFailedExtrasSchema.safeParse(problem?.extras);
     const code = extras.success ? extras.data.result_codes.transaction : "";
-    return RESULT_CODE.test(code) ? code : "tx_other";
+    return transactionResultCodes().has(code) ? code : "tx_other";
   }
   // Horizon answers 504 when the transaction was not in a ledger in time; it may still get in.
   if (error.details.status === 504 || problemType === "transaction_submission_timeout") return "timeout";

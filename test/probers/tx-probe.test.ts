@@ -1,6 +1,7 @@
 import { Keypair, Networks, TransactionBuilder, xdr, type Transaction } from "@stellar/stellar-sdk";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
+import { TX_PROBE_COMMON_FAILURE_REASONS } from "../../src/catalog/metrics.js";
 import { PollError } from "../../src/client/errors.js";
 import {
   feeStatsSchema,
@@ -63,6 +64,19 @@ describe("probe fee", () => {
   });
 });
 
+/** Horizon's transaction_failed answer with result code `code`. */
+function transactionFailed(code: string): PollError {
+  return new PollError("http_4xx", "HTTP 400: Transaction Failed", {
+    status: 400,
+    problem: {
+      type: "https://stellar.org/horizon-errors/transaction_failed",
+      title: "Transaction Failed",
+      status: 400,
+      extras: { result_codes: { transaction: code }, result_xdr: "AAAA" },
+    },
+  });
+}
+
 describe("failure reasons", () => {
   it.each([
     ["error-transaction_failed-tx_insufficient_fee-stellar-docs.json", "tx_insufficient_fee"],
@@ -73,20 +87,30 @@ describe("failure reasons", () => {
   });
 
   it("a result code longer than any real one, or with other characters, counts as tx_other: label values stay bounded", () => {
-    const failed = (code: string) =>
-      new PollError("http_4xx", "x", {
-        status: 400,
-        problem: {
-          type: "https://stellar.org/horizon-errors/transaction_failed",
-          title: "Transaction Failed",
-          status: 400,
-          extras: { result_codes: { transaction: code }, result_xdr: "AAAA" },
-        },
-      });
+    const failed = transactionFailed;
     expect(failureReason(failed("tx_bad_minseq_age_or_gap"))).toBe("tx_bad_minseq_age_or_gap");
     expect(failureReason(failed(`tx_${"a".repeat(100_000)}`))).toBe("tx_other");
     expect(failureReason(failed("tx_bad\u0000seq"))).toBe("tx_other");
   });
+
+  it.each([
+    "tx_bad_seq",
+    "tx_too_early",
+    "tx_no_source_account",
+    "tx_bad_minseq_age_or_gap",
+    "tx_fee_bump_inner_failed",
+    "tx_bad_auth_extra",
+    "tx_soroban_invalid",
+  ])("%s, a code Stellar defines as Horizon spells it, is its own reason", (code) => {
+    expect(failureReason(transactionFailed(code))).toBe(code);
+  });
+
+  it.each(["tx_no_account", "tx_bad_min_seq_age_or_gap", "tx_aa_bogus", "tx_x"])(
+    "%s, shaped like a result code but none Stellar defines, counts as tx_other",
+    (code) => {
+      expect(failureReason(transactionFailed(code))).toBe("tx_other");
+    },
+  );
 
   it("Horizon's 504s count as timeout", () => {
     expect(failureReason(problemError("error-timeout-horizon-src.json", "http_5xx"))).toBe("timeout");
@@ -380,6 +404,19 @@ describe("a probe run", () => {
     await probe.run();
     expect(valueOf(await metrics(), "stellar_horizon_tx_probe_submissions_total", { horizon: "h" })).toBe(1);
     expect(valueOf(await metrics(), "stellar_horizon_tx_probe_failures_total", rateLimited)).toBe(1);
+  });
+
+  it("keeps its reasons bounded however many codes a Horizon invents: every invented one is tx_other", async () => {
+    const { horizon, probe, metrics } = probeFixture();
+    // tx_bogus_a, tx_bogus_b, ... tx_bogus_ba: a new code, shaped like a real one, every run.
+    let run = 0;
+    const letters = (n: number) => String(n).replace(/\d/g, (digit) => "abcdefghij"[Number(digit)]!);
+    horizon.answer = () => transactionFailed(`tx_bogus_${letters(run++)}`);
+    for (let i = 0; i < 50; i++) await probe.run();
+    const series = await metrics();
+    const reasons = [...series.keys()].filter((key) => key.startsWith("stellar_horizon_tx_probe_failures_total{"));
+    expect(reasons).toHaveLength(TX_PROBE_COMMON_FAILURE_REASONS.length);
+    expect(valueOf(series, "stellar_horizon_tx_probe_failures_total", { horizon: "h", reason: "tx_other" })).toBe(50);
   });
 
   it("joins a run in flight instead of starting a second one", async () => {
