@@ -26,13 +26,12 @@ function envelope(simulator: Simulator, minTime: number): string {
 async function verdict(simulator: Simulator, tx: string): Promise<string> {
   const heldBefore = simulator.state().heldSubmissions;
   let settled = false;
-  const answer = simulator.app
-    .request("/transactions", {
-      method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ tx }).toString(),
-    })
-    .finally(() => (settled = true));
+  const request = simulator.app.request("/transactions", {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ tx }).toString(),
+  });
+  const answer = Promise.resolve(request).finally(() => (settled = true));
   while (!settled && simulator.state().heldSubmissions === heldBefore) await new Promise((done) => setImmediate(done));
   if (!settled) return "held";
   const body = (await (await answer).json()) as { extras: unknown };
