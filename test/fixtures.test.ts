@@ -129,6 +129,23 @@ describe("fixtures yield exact metric values", () => {
     expect(valueOf(values, "stellar_horizon_core_supported_protocol_version", { horizon: "h" })).toBe(21);
   });
 
+  it("root of a Horizon whose core is not known yet (core_latest_ledger 0): no ingest lag", async () => {
+    const root = rootSchema.parse({
+      ...fixtureJson<Record<string, unknown>>("root-java-sdk.json"),
+      core_latest_ledger: 0,
+    });
+    const values = await series(rootSamples(root, true));
+    expect(valueOf(values, "stellar_horizon_core_latest_ledger", { horizon: "h" })).toBe(0);
+    expect(valueOf(values, "stellar_horizon_ingest_lag_ledgers", { horizon: "h" })).toBeUndefined();
+  });
+
+  it("refuses fee statistics with a negative fee", () => {
+    const body = fixtureJson<{ fee_charged: Record<string, string> }>("fee_stats-stellar-docs.json");
+    expect(feeStatsSchema.safeParse({ ...body, last_ledger_base_fee: "-100" }).success).toBe(false);
+    expect(feeStatsSchema.safeParse({ ...body, fee_charged: { ...body.fee_charged, p90: "-1" } }).success).toBe(false);
+    expect(feeStatsSchema.safeParse(body).success).toBe(true);
+  });
+
   it("root of a 2021 testnet Horizon without supported_protocol_version", async () => {
     const values = await series(rootSamples(rootSchema.parse(fixtureJson("root-ruby-vcr-2021.json")), true));
     expect(valueOf(values, "stellar_horizon_supported_protocol_version", { horizon: "h" })).toBeUndefined();

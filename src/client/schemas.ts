@@ -13,6 +13,7 @@ import {
   recordOf,
   snakeCaseWord,
   timestamp,
+  uint64String,
   uint64Text,
 } from "./wire-values.js";
 
@@ -46,7 +47,9 @@ export const rootSchema = z
   }));
 export type HorizonRoot = z.output<typeof rootSchema>;
 
-const feeDistribution = z.object(recordOf(FEE_STATS, () => int64String));
+/** A fee in stroops: never negative (a negative bid would reach the probe's fee, and a fee gauge, as sent). */
+const feeStatStroops = feeText.transform(Number);
+const feeDistribution = z.object(recordOf(FEE_STATS, () => feeStatStroops));
 
 /** A ratio sent as a decimal string, e.g. ledger_capacity_usage "0.97": finite, never negative. */
 const ratioString = z
@@ -55,8 +58,8 @@ const ratioString = z
   .transform(Number);
 
 export const feeStatsSchema = z.object({
-  last_ledger: int64String,
-  last_ledger_base_fee: int64String,
+  last_ledger: uint64String,
+  last_ledger_base_fee: feeStatStroops,
   ledger_capacity_usage: ratioString,
   fee_charged: feeDistribution,
   max_fee: feeDistribution,

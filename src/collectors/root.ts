@@ -26,10 +26,12 @@ export function rootSamples(root: HorizonRoot | undefined, lastPollSucceeded: bo
     { metric: METRICS.historyLatestLedger, value: root.history_latest_ledger },
     { metric: METRICS.historyElderLedger, value: root.history_elder_ledger },
     { metric: METRICS.coreLatestLedger, value: root.core_latest_ledger },
-    { metric: METRICS.ingestLagLedgers, value: root.core_latest_ledger - root.ingest_latest_ledger },
     { metric: METRICS.currentProtocolVersion, value: root.current_protocol_version },
     { metric: METRICS.coreSupportedProtocolVersion, value: root.core_supported_protocol_version },
   ];
+  // Core at 0 is core not known yet (captive core restarting): a lag against it would be hugely negative.
+  if (root.core_latest_ledger > 0)
+    live.push({ metric: METRICS.ingestLagLedgers, value: root.core_latest_ledger - root.ingest_latest_ledger });
   const closedAt = root.history_latest_ledger_closed_at;
   if (closedAt !== undefined)
     live.push({ metric: METRICS.historyLatestLedgerClosedTimestamp, value: Date.parse(closedAt) / 1000 });
