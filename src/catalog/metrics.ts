@@ -214,7 +214,8 @@ export const METRICS = {
     "Latest ledger known to the stellar-core instance behind Horizon.",
   ),
   ingestLagLedgers: root.gauge("stellar_horizon_ingest_lag_ledgers")(
-    "Ledgers stellar-core is ahead of Horizon ingestion (core_latest_ledger - ingest_latest_ledger).",
+    "Ledgers stellar-core is ahead of Horizon ingestion (core_latest_ledger - ingest_latest_ledger); absent while " +
+      "core_latest_ledger is 0 (core not known yet).",
   ),
   historyLatestLedgerClosedTimestamp: root.gauge("stellar_horizon_history_latest_ledger_closed_timestamp_seconds")(
     "Close time of the latest ledger in Horizon's history database, as a Unix timestamp; absent on a node that has " +
