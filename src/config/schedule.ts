@@ -35,16 +35,19 @@ export function parseSchedule(text: string): Schedule | string {
   }
 }
 
-/** Enough runs (at most 60 a minute) to pass a whole minute of the pattern and into its next, from any second. A
- * pattern running at most 121 times a cycle (an hour, a day, a week) is seen over a whole cycle, whenever it is read;
- * one running more often (every minute of working hours) over its next runs only, its longest gap maybe unseen. */
+/** Enough runs (at most 60 a minute) to pass a whole minute of the pattern and into its next. A pattern running at
+ * most 121 times a cycle (an hour, a day, a week) is seen over a whole cycle; one running more often (every 15 s of
+ * working hours) over its first runs of the week only, its longest gap (the night) unseen. */
 const GAP_RUNS = 2 * 60 + 2;
 
-/** The times between a pattern's next runs: its first two depend on the second it is read at ("0,5 * * * * *" read
- * at second 2 runs at :05 and :00, 55 s apart), so its gaps are measured over its next runs. Throws on a bad one. */
+/** Where the runs measured start: a fixed Monday midnight, so a pattern's gaps are the same whenever it is read (read
+ * from now, "0,5 * * * * *" at second 2 runs at :05 and :00, 55 s apart, and at second 7 at :00 and :05). */
+const GAPS_FROM = new Date(2024, 0, 1);
+
+/** The times between a pattern's runs from GAPS_FROM on. Throws on a bad pattern. */
 function runGapsMs(pattern: string): number[] {
   const probe = new Cron(pattern, { paused: true });
-  const runs = probe.nextRuns(GAP_RUNS).map((run) => run.getTime());
+  const runs = probe.nextRuns(GAP_RUNS, GAPS_FROM).map((run) => run.getTime());
   probe.stop();
   return runs.slice(1).map((run, index) => run - runs[index]!);
 }
