@@ -174,10 +174,7 @@ describe("every captured account parses with exact values", () => {
       "a threshold of 256 (thresholds are uint8)",
       { thresholds: { low_threshold: 256, med_threshold: 0, high_threshold: 0 } },
     ],
-    [
-      "a signer weight of 4096 (weights are uint8)",
-      { signers: [{ key: signer, type: "ed25519_public_key", weight: 4096 }] },
-    ],
+    ["a signer weight past uint32", { signers: [{ key: signer, type: "ed25519_public_key", weight: 2 ** 32 }] }],
     ["a sequence_ledger past uint32", { sequence_ledger: 2 ** 32, sequence_time: "1718974099" }],
     ["a subentry_count past uint32", { subentry_count: 2 ** 32 }],
   ])("refuses %s", (_name, change) => {
@@ -191,13 +188,14 @@ describe("every captured account parses with exact values", () => {
     const largest = {
       ...raw,
       thresholds: { low_threshold: 255, med_threshold: 255, high_threshold: 255 },
-      signers: [{ key: signer, type: "ed25519_public_key", weight: 255 }],
+      // A signer added before protocol 10 may weigh more than a byte: core refused that only from then on.
+      signers: [{ key: signer, type: "ed25519_public_key", weight: 1000 }],
       sequence_ledger: 2 ** 32 - 1,
       sequence_time: "1718974099",
     };
     expect(accountSchema.parse(largest)).toMatchObject({
       thresholds: { low: 255, medium: 255, high: 255 },
-      signers: [{ weight: 255 }],
+      signers: [{ weight: 1000 }],
       sequenceLedger: 2 ** 32 - 1,
     });
   });

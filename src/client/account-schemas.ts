@@ -56,7 +56,8 @@ function accountBalance(raw: z.output<typeof balanceSchema>): AccountBalance {
   return { asset, balance, buyingLiabilities, sellingLiabilities, limit: raw.limit, authorized: raw.is_authorized };
 }
 
-/** AccountEntry's thresholds and signer weights are bytes; ledger numbers and entry counts are uint32. */
+/** AccountEntry's thresholds are bytes; signer weights, ledger numbers and entry counts uint32 (a signer added before
+ * protocol 10 may weigh more than 255: core refused that only from then on). */
 const uint8 = nonNegativeInt.max(255);
 const uint32 = nonNegativeInt.max(2 ** 32 - 1);
 
@@ -64,7 +65,7 @@ export const ACCOUNT_FLAGS = ["auth_required", "auth_revocable", "auth_immutable
 
 /** The StrKey of an account (G), a pre-authorised transaction (T), a hash (X) or a signed payload (P, ≤ 64 bytes). */
 const signerKey = z.string().regex(/^[GTXP][A-Z2-7]{55,169}$/, "expected a signer key (G..., T..., X... or P...)");
-const signerSchema = z.object({ key: signerKey, type: snakeCaseWord, weight: uint8 });
+const signerSchema = z.object({ key: signerKey, type: snakeCaseWord, weight: uint32 });
 export type AccountSigner = z.output<typeof signerSchema>;
 
 export const accountSchema = z
