@@ -195,3 +195,29 @@ describe("the first poll's newest record", () => {
     ).toBe(0);
   });
 });
+
+/** A Horizon that is down: every request is answered 503 (after the client's retries). */
+function downHorizon() {
+  const asked: string[] = [];
+  const reader: ActivityReader = {
+    accountStream: async (id: string, stream: string, _query: Query): Promise<RawRecords> => {
+      asked.push(`${id} ${stream}`);
+      throw new PollError("http_5xx", "HTTP 503: Service Unavailable", { status: 503 });
+    },
+  };
+  return { reader, asked };
+}
+
+describe("the activity poll against a Horizon that is down", () => {
+  it("stops at the first 5xx (the other streams would fare no better) rather than asking every stream", async () => {
+    const horizon = downHorizon();
+    const job = new AccountActivityJob(
+      horizon.reader,
+      Array.from({ length: 10 }, (_, index) => watched(index)),
+      SCHEDULE,
+    );
+    await expect(job.run(pollContext())).rejects.toMatchObject({ reason: "http_5xx" });
+    // The other streams would fare no better: asking each (with retries) would only hammer it.
+    expect(horizon.asked).toHaveLength(1);
+  });
+});

@@ -1,7 +1,7 @@
 /** What watched accounts do: payments, transactions and operations, each stream counted once from its own cursor. */
 import { METRICS } from "../catalog/metrics.js";
 import { operationRecordSchema, paymentRecordSchema, transactionRecordSchema } from "../client/activity-schemas.js";
-import { PollError } from "../client/errors.js";
+import { isTransient, PollError } from "../client/errors.js";
 import type { HorizonClient, Query } from "../client/horizon-client.js";
 import { readStream, startOver, uint64Place, validRecord, type StreamState } from "../client/paging.js";
 import { stroopsToUnits } from "../client/wire-values.js";
@@ -119,15 +119,17 @@ export class AccountActivityJob extends Poll implements PollJob {
     this.restarts = new RestartWatch(network);
   }
 
-  /** Every stream is read though one fails (a bad record, a 404): the others keep counting, and the poll still fails,
-   * with the first failure. An abort (deadline, stop) ends it at once. */
+  /** Every stream is read though one fails for itself (a bad record, a 404): the others keep counting, and the poll
+   * still fails, with the first failure. An abort, or a failure of the whole Horizon (down, rate-limited), ends it at
+   * once: asking every other stream would only hammer it. */
   async run(context: PollContext): Promise<void> {
     if (this.restarts.restarted()) for (const flow of this.flows) flow.streams.forEach(startOver);
     let failure: unknown;
     for (const flow of this.flows)
       for (const [stream, state] of flow.streams)
         await this.read(flow, stream, state, context).catch((error: unknown) => {
-          if (context.signal.aborted) throw error;
+          const wholeHorizon = error instanceof PollError && (isTransient(error) || error.reason === "rate_limited");
+          if (context.signal.aborted || wholeHorizon) throw error;
           failure ??= error;
         });
     if (failure !== undefined) throw failure;
