@@ -41,8 +41,39 @@ describe("a poll that has never succeeded", () => {
       await exporter.idle();
     }
     const sent = horizon.requestsTo("/liquidity_pools").length - atStart;
-    // The schedule plans one pools request an hour (planned_requests_per_hour counts it so); one retry after a peer's
-    // success is fair (it may have failed on a passing hiccup), one every 15 s is not.
-    expect(sent).toBe(1);
+    // The schedule plans one pools request an hour (planned_requests_per_hour counts it so). Retries after peers'
+    // successes are fair (it may have failed on a passing hiccup), each one waiting twice as long: at 15 s, 30 s, 1, 2,
+    // 4 and 8 minutes, not every 15 s (40 in ten minutes).
+    expect(sent).toBe(6);
+  }, 60_000);
+
+  it("is polled again once its endpoint answers after a minute of 503s, not only an hour later", async () => {
+    horizon = new FakeHorizon();
+    horizon.addLedgers(3);
+    horizon.faults.set("/liquidity_pools", { status: 503, body: "unavailable" });
+    const url = await horizon.start();
+    const clock = new ManualClock();
+    const file = join(dir, "config.yml");
+    writeFileSync(file, "http: { retries: 0 }\nschedules:\n  liquidity_pools: 1h\n");
+    exporter = await startExporter(await configFrom([`--horizon.url=h=${url}`, `--config.file=${file}`]), {
+      logger: pino({ level: "silent" }),
+      clock,
+    });
+    await exporter.firstPolls;
+    const advance = async (seconds: number) => {
+      for (let second = 0; second < seconds; second += 1) {
+        await clock.advance(1_000);
+        await exporter!.idle();
+      }
+    };
+    // One minute of 503s: a brief outage of /liquidity_pools alone (root, fee_stats and ledgers answer throughout).
+    await advance(60);
+    horizon.faults.delete("/liquidity_pools");
+    const beforeRecovery = horizon.requestsTo("/liquidity_pools").length;
+    // Ten more minutes of peers succeeding every few seconds.
+    await advance(600);
+    const afterRecovery = horizon.requestsTo("/liquidity_pools").length - beforeRecovery;
+    // Not only at the hourly tick: the pools series come back within minutes.
+    expect(afterRecovery).toBeGreaterThanOrEqual(1);
   }, 60_000);
 });

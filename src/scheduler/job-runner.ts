@@ -69,8 +69,10 @@ export class JobRunner {
   private lastFailureHealable = false;
   /** The last failure was a rate limit: any other poll's success says the hold is over, not only a healed one's. */
   private lastFailureRateLimited = false;
-  /** A poll that never succeeded was run once for a peer's success; more would hammer an endpoint that stays broken. */
-  private ranForPeer = false;
+  /** A poll that never succeeded runs for a peer's success no sooner than this, each such run doubling the wait (from
+   * MAX_BACKOFF_MS to its period): it finds its endpoint back soon, without asking at every peer's success. */
+  private peerRetryNotBeforeMs = 0;
+  private peerRetryGapMs = MAX_BACKOFF_MS;
   private publishing: Promise<void> = Promise.resolve();
   private staleTimer: unknown;
   /** The last publication failed: its error was logged. */
@@ -119,16 +121,20 @@ export class JobRunner {
 
   /** Another poll of the target succeeded (`healed`: after failing). One backed off for an unwell upstream or a hold
    * runs now if it skipped a tick; one never successful runs once its backoff allows, lest a rare poll wait a period
-   * for data, but only once, or again when the upstream healed. */
+   * for data, ever less often while it keeps failing, and at once when the upstream healed. */
   peerSucceeded(healed: boolean): void {
     if (!this.lastFailureHealable) return;
     const over = healed || this.lastFailureRateLimited;
     if (over) this.notBeforeMs = 0;
     const owed = over && this.owesTick;
     if (owed) this.owesTick = false;
-    const neverSucceeded = this.status.lastSuccessMs === undefined;
-    const retry = neverSucceeded && (healed || !this.ranForPeer) && this.options.clock.now() >= this.notBeforeMs;
-    if (retry) this.ranForPeer = true;
+    const nowMs = this.options.clock.now();
+    const due = healed || nowMs >= this.peerRetryNotBeforeMs;
+    const retry = this.status.lastSuccessMs === undefined && due && nowMs >= this.notBeforeMs;
+    if (retry) {
+      this.peerRetryNotBeforeMs = nowMs + this.peerRetryGapMs;
+      this.peerRetryGapMs = Math.min(2 * this.peerRetryGapMs, Math.max(MAX_BACKOFF_MS, this.schedule.periodMs));
+    }
     if (owed || retry) void this.run();
   }
 
