@@ -228,6 +228,10 @@ export abstract class WatchedAccountsPoll<Watched extends SampledAccount> extend
 
 /** Polls every watched account of a target; one failed request fails the poll, so no account is shown half-read. */
 export class AccountsCollector extends WatchedAccountsPoll<WatchedAccount> {
+  /** Each account's claimable assets with an amount, by name: kept across polls, so a new spam balance listed first
+   * never takes the place of an asset already shown. */
+  private readonly claimableAssets = new Map<string, BoundedLabel>();
+
   constructor(
     private readonly client: AccountsClient,
     watched: readonly WatchedAccount[],
@@ -279,7 +283,11 @@ export class AccountsCollector extends WatchedAccountsPoll<WatchedAccount> {
     invalidRecords(claimable?.invalidRecords ?? 0);
     // Anyone can send an account claimable balances of spam assets: as its payments, only the first assets (native and
     // the low_balance ones always among them) get an amount; later ones are counted, never summed (units differ).
-    const assets = new BoundedLabel(ASSETS_PER_ACCOUNT, ["native", ...Object.keys(watched.lowBalance)]);
+    let assets = this.claimableAssets.get(watched.name);
+    if (assets === undefined) {
+      assets = new BoundedLabel(ASSETS_PER_ACCOUNT, ["native", ...Object.keys(watched.lowBalance)]);
+      this.claimableAssets.set(watched.name, assets);
+    }
     const stroopsByAsset = new Map<string, bigint>();
     for (const { asset, amount } of claimable?.records ?? [])
       if (assets.of(asset) !== OTHER_LABEL)
