@@ -390,3 +390,20 @@ log:
     expect(config.targets[0]!.name).toBe("horizon.example.com");
   });
 });
+
+describe("a secret seed given as a name", () => {
+  // A name becomes a label on /metrics: a seed pasted as one must never be shown.
+  const seed = `S${"A".repeat(55)}`;
+  const account = "GA2224DCGO3WHC4EALA2PR2BZEMAYZPBPTHS243ZYYWQMBWRPJSZH5A6";
+  const contract = "CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC";
+  const usdc = "USDC:GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
+  it.each([
+    ["a target", [`--horizon.url=${seed}=http://127.0.0.1:8000`]],
+    ["an account", ["--horizon.url=http://127.0.0.1:8000", `--account=${seed}=${account}`]],
+    ["a market", ["--horizon.url=http://127.0.0.1:8000", `--market=${seed}=native/${usdc}`]],
+    ["a contract", ["--rpc.url=http://127.0.0.1:8000", `--contract=${seed}=${contract}`]],
+  ])("is refused for %s, never quoted", async (what, argv) => {
+    const found = await problems(argv);
+    expect(found).toEqual([`${what}'s name is a secret seed (S...), which a label would show: choose another name`]);
+  });
+});

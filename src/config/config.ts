@@ -1,7 +1,14 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { ENDPOINTS, type Endpoint, type PollEndpoint } from "../catalog/metrics.js";
-import { namedIdFromFlag, rpcWatchedAccounts, watchedAccounts, withAssets, type WatchedAccount } from "./accounts.js";
+import {
+  looksLikeSeed,
+  namedIdFromFlag,
+  rpcWatchedAccounts,
+  watchedAccounts,
+  withAssets,
+  type WatchedAccount,
+} from "./accounts.js";
 import { watchedAssets, type WatchedAsset } from "./assets.js";
 import { watchedContracts } from "./contracts.js";
 import { marketEntryFromFlag, watchedMarkets, type WatchedMarket } from "./markets.js";
@@ -194,6 +201,7 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   const targets = buildTargets(urls, options);
   if (urls.values.length === 0) await attachTxProbes(targets, options);
   const rpc = buildRpcTargets(rpcUrls, options);
+  problems.push(...seedsAsNames(targets, rpc));
   const noTarget = targets.length === 0 && rpc.length === 0 && problems.length === 0;
   if (noTarget) problems.push(NO_TARGET);
   const webConfigFile = setting("web.config.file");
@@ -218,6 +226,25 @@ export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv
       web,
     },
   };
+}
+
+/** Names become labels (`horizon`, `rpc`, `account`, `contract`, `market`, `corridor`): a seed pasted as one would be
+ * shown on /metrics. Each is refused without being quoted. */
+function seedsAsNames(targets: readonly TargetConfig[], rpc: readonly RpcTargetConfig[]): string[] {
+  const names = [
+    ...[...targets, ...rpc].flatMap(({ name, accounts }) => [
+      ["a target", name],
+      ...accounts.map((account) => ["an account", account.name]),
+    ]),
+    ...targets.flatMap(({ markets, corridors }) => [
+      ...markets.map((market) => ["a market", market.name]),
+      ...(corridors ?? []).map((corridor) => ["a corridor", corridor.name]),
+    ]),
+    ...rpc.flatMap(({ contracts }) => contracts.map((contract) => ["a contract", contract.name])),
+  ];
+  return names
+    .filter(([, name]) => looksLikeSeed(name ?? ""))
+    .map(([what]) => `${what}'s name is a secret seed (S...), which a label would show: choose another name`);
 }
 
 /** A value flag, else its environment variable. */
