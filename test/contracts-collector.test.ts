@@ -310,30 +310,18 @@ describe("ContractsCollector", () => {
     expect(valueOf(await series(job), "stellar_rpc_contract_entry_exists", entry("hello", "code"))).toBe(0);
   });
 
-  it("the expiry uses the mean close interval the RPC showed", async () => {
-    const job = collector(CONTRACTS, [
-      { sequence: 1000, closeTime: 50_000 },
-      { sequence: 1100, closeTime: 50_550 },
-    ]);
+  it.each([
+    ["the mean close interval the RPC showed", { sequence: 1100, closeTime: 50_550 }, 5.5],
+    // Runs two hours apart: the close interval between the two runs, not 5 s.
+    ["polled two hours apart, the close interval between the two runs", { sequence: 2_200, closeTime: 57_200 }, 6],
+  ])("the expiry uses %s", async (_, second, secondsPerLedger) => {
+    const job = collector(CONTRACTS, [{ sequence: 1_000, closeTime: 50_000 }, second]);
     await poll(job);
     await poll(job);
     const ttl = 2531884 - LATEST;
     expect(
       valueOf(await series(job), "stellar_rpc_contract_entry_expiry_timestamp_seconds", entry("hello", "instance")),
-    ).toBe(Math.round(NOW_MS / 1000 + ttl * 5.5));
-  });
-
-  it("polled two hours apart, the expiry uses the close interval between the two runs, not 5 s", async () => {
-    const job = collector(CONTRACTS, [
-      { sequence: 1_000, closeTime: 50_000 },
-      { sequence: 2_200, closeTime: 57_200 },
-    ]);
-    await poll(job);
-    await poll(job);
-    const ttl = 2531884 - LATEST;
-    expect(
-      valueOf(await series(job), "stellar_rpc_contract_entry_expiry_timestamp_seconds", entry("hello", "instance")),
-    ).toBe(Math.round(NOW_MS / 1000 + ttl * 6));
+    ).toBe(Math.round(NOW_MS / 1000 + ttl * secondsPerLedger));
   });
 
   it("where no status poll runs, reads the close times from getLatestLedger itself, one request more", async () => {

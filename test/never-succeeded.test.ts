@@ -18,62 +18,50 @@ afterEach(async () => {
   horizon = undefined;
 });
 
+/** An exporter polling pools hourly, without retries, from a Horizon whose /liquidity_pools alone answers 503; the
+ * returned advance moves the clock a second at a time, each second's polls done. */
+async function brokenPools() {
+  const fake = (horizon = new FakeHorizon());
+  fake.addLedgers(3);
+  fake.faults.set("/liquidity_pools", { status: 503, body: "unavailable" });
+  const url = await fake.start();
+  const clock = new ManualClock();
+  const file = join(dir, "config.yml");
+  writeFileSync(file, "http: { retries: 0 }\nschedules:\n  liquidity_pools: 1h\n");
+  const running = (exporter = await startExporter(
+    await configFrom([`--horizon.url=h=${url}`, `--config.file=${file}`]),
+    { logger: pino({ level: "silent" }), clock },
+  ));
+  await running.firstPolls;
+  const advance = async (seconds: number) => {
+    for (let second = 0; second < seconds; second += 1) {
+      await clock.advance(1_000);
+      await running.idle();
+    }
+  };
+  return { horizon: fake, advance, pools: () => fake.requestsTo("/liquidity_pools").length };
+}
+
 describe("a poll that has never succeeded", () => {
   it("is not re-sent on every peer success: an hourly pools poll failing with 503 keeps to (about) its schedule", async () => {
-    horizon = new FakeHorizon();
-    horizon.addLedgers(3);
-    // Only /liquidity_pools is broken; root, fee_stats and ledgers answer fine.
-    horizon.faults.set("/liquidity_pools", { status: 503, body: "unavailable" });
-    const url = await horizon.start();
-    const clock = new ManualClock();
-    const file = join(dir, "config.yml");
-    writeFileSync(file, "http: { retries: 0 }\nschedules:\n  liquidity_pools: 1h\n");
-    exporter = await startExporter(await configFrom([`--horizon.url=h=${url}`, `--config.file=${file}`]), {
-      logger: pino({ level: "silent" }),
-      clock,
-    });
-    await exporter.firstPolls;
-    const atStart = horizon.requestsTo("/liquidity_pools").length;
-    expect(atStart).toBe(1);
+    const { advance, pools } = await brokenPools();
+    expect(pools()).toBe(1);
     // Ten minutes: root, fee_stats and ledgers succeed every 15 s.
-    for (let second = 0; second < 600; second += 1) {
-      await clock.advance(1_000);
-      await exporter.idle();
-    }
-    const sent = horizon.requestsTo("/liquidity_pools").length - atStart;
+    await advance(600);
     // The schedule plans one pools request an hour (planned_requests_per_hour counts it so). Retries after peers'
     // successes are fair (it may have failed on a passing hiccup), each one waiting twice as long: at 15 s, 30 s, 1, 2,
     // 4 and 8 minutes, not every 15 s (40 in ten minutes).
-    expect(sent).toBe(6);
+    expect(pools() - 1).toBe(6);
   }, 60_000);
 
   it("is polled again once its endpoint answers after a minute of 503s, not only an hour later", async () => {
-    horizon = new FakeHorizon();
-    horizon.addLedgers(3);
-    horizon.faults.set("/liquidity_pools", { status: 503, body: "unavailable" });
-    const url = await horizon.start();
-    const clock = new ManualClock();
-    const file = join(dir, "config.yml");
-    writeFileSync(file, "http: { retries: 0 }\nschedules:\n  liquidity_pools: 1h\n");
-    exporter = await startExporter(await configFrom([`--horizon.url=h=${url}`, `--config.file=${file}`]), {
-      logger: pino({ level: "silent" }),
-      clock,
-    });
-    await exporter.firstPolls;
-    const advance = async (seconds: number) => {
-      for (let second = 0; second < seconds; second += 1) {
-        await clock.advance(1_000);
-        await exporter!.idle();
-      }
-    };
+    const { horizon: fake, advance, pools } = await brokenPools();
     // One minute of 503s: a brief outage of /liquidity_pools alone (root, fee_stats and ledgers answer throughout).
     await advance(60);
-    horizon.faults.delete("/liquidity_pools");
-    const beforeRecovery = horizon.requestsTo("/liquidity_pools").length;
-    // Ten more minutes of peers succeeding every few seconds.
+    fake.faults.delete("/liquidity_pools");
+    const beforeRecovery = pools();
+    // Ten more minutes of peers succeeding every few seconds: the pools series come back within minutes.
     await advance(600);
-    const afterRecovery = horizon.requestsTo("/liquidity_pools").length - beforeRecovery;
-    // Not only at the hourly tick: the pools series come back within minutes.
-    expect(afterRecovery).toBeGreaterThanOrEqual(1);
+    expect(pools() - beforeRecovery).toBeGreaterThanOrEqual(1);
   }, 60_000);
 });
