@@ -344,6 +344,18 @@ describe("ContractsCollector", () => {
     ]);
   });
 
+  it("where getLatestLedger's answer fails its schema, counts it invalid and reads the entries all the same", async () => {
+    const log = pino({ level: "silent" });
+    const dependencies = { client, clock: { now: () => NOW_MS }, log, stateArchival: false, ownCloses: true };
+    const timing = { schedule: parseSchedule("1m") as Schedule, requestsPerRun: 2 };
+    const job = new ContractsCollector(CONTRACTS, { ...dependencies, network: { current: {} } }, timing);
+    rpc.answers.set("getLatestLedger", { result: { sequence: "not a ledger" } });
+    const context = pollContext();
+    await job.run(context);
+    expect(context.invalid).toBe(1);
+    expect(valueOf(await series(job), "stellar_rpc_contract_entry_exists", entry("hello", "instance"))).toBe(1);
+  });
+
   it("a failed poll publishes nothing, and fails with the reader's reason", async () => {
     const job = collector();
     await poll(job);

@@ -6,7 +6,6 @@ import { ledgerEntriesCalls, readLedgerEntries, type LedgerEntriesRead } from ".
 import { contractCodeKey, contractDataKey, contractInstanceKey, stateArchivalKey } from "../client/ledger-keys.js";
 import type { RpcClient } from "../client/rpc-client.js";
 import { latestLedgerSchema, type RpcLedgerEntry } from "../client/rpc-schemas.js";
-import { validated } from "../client/http.js";
 import type { Durability, WatchedContract } from "../config/contracts.js";
 import type { CollectorSamples, LabelsOf, Sample } from "../exposition/samples.js";
 import { stellarBase } from "../stellar-base.js";
@@ -102,9 +101,9 @@ export class ContractsCollector extends Poll implements PollJob {
   }
 
   /** One round: the setting, instances, keys, known code; a second: code of new wasm hashes (first poll, upgrade). */
-  async run({ signal, progressed }: PollContext): Promise<void> {
+  async run({ signal, progressed, invalidRecords }: PollContext): Promise<void> {
     const close = this.dependencies.ownCloses
-      ? await this.latestClose(signal, progressed)
+      ? await this.latestClose(signal, progressed, invalidRecords)
       : this.dependencies.network.current.latestLedgerClose;
     if (close !== undefined) this.closes.observe(close);
     const codeKeys = new Map([...this.codeEntries.values()].map(({ wasmHash, entry }) => [wasmHash, entry.key]));
@@ -127,10 +126,18 @@ export class ContractsCollector extends Poll implements PollJob {
   }
 
   /** The latest ledger and its close time, from getLatestLedger (stellar-rpc 25+ sends the time; before, none). */
-  private async latestClose(signal: AbortSignal, progressed: () => void): Promise<LedgerClose | undefined> {
+  /** The latest close, for the interval alone: an answer that fails its schema is counted invalid and leaves the
+   * interval as it was, the entries read all the same. An RPC not answering fails the poll, as its entries would. */
+  private async latestClose(
+    signal: AbortSignal,
+    progressed: () => void,
+    invalidRecords: (count: number) => void,
+  ): Promise<LedgerClose | undefined> {
     const answer = await this.dependencies.client.call("contracts", "getLatestLedger", undefined, signal);
     progressed();
-    const { sequence, closeTime } = validated(latestLedgerSchema, answer, "Stellar RPC's getLatestLedger");
+    const latest = latestLedgerSchema.safeParse(answer);
+    if (!latest.success) return void invalidRecords(1);
+    const { sequence, closeTime } = latest.data;
     return closeTime === undefined ? undefined : { sequence, closeTime };
   }
 
