@@ -125,9 +125,9 @@ export class ContractsCollector extends Poll implements PollJob {
     this.latest = this.sampled(first, second);
   }
 
-  /** The latest ledger and its close time, from getLatestLedger (stellar-rpc 25+ sends the time; before, none). */
-  /** The latest close, for the interval alone: an answer that fails its schema is counted invalid and leaves the
-   * interval as it was, the entries read all the same. An RPC not answering fails the poll, as its entries would. */
+  /** The latest close from getLatestLedger (stellar-rpc 25+ sends its time), for the interval alone: an answer that
+   * fails its schema is counted invalid and leaves the interval as it was, the entries read all the same. An RPC not
+   * answering fails the poll, as its entries would. */
   private async latestClose(
     signal: AbortSignal,
     progressed: () => void,

@@ -3,6 +3,7 @@ import type { xdr } from "@stellar/stellar-base";
 import type { PaymentRecord, TransactionRecord } from "../client/activity-schemas.js";
 import { assetOf } from "../client/path-schemas.js";
 import { amountStroops } from "../client/wire-values.js";
+import { HORIZON_CODES, horizonCodeName, snakeCase } from "../client/result-codes.js";
 import { stellarBase } from "../stellar-base.js";
 
 const DIRECTIONS = ["received", "sent"] as const;
@@ -60,57 +61,10 @@ export function paymentMoves(record: PaymentRecord, account: string) {
   return moves;
 }
 
-/**
- * Horizon's spelling of the transaction and operation codes whose XDR name does not follow the general rule, as
- * Horizon's codes table (stellar-horizon internal/codes) spells them; codes it does not name follow the rule.
- */
-export const HORIZON_CODES: Readonly<Record<string, string>> = {
-  txNoAccount: "tx_no_source_account",
-  txBadMinSeqAgeOrGap: "tx_bad_minseq_age_or_gap",
-  opNoAccount: "op_no_source_account",
-  createAccountAlreadyExist: "op_already_exists",
-  pathPaymentStrictReceiveOfferCrossSelf: "op_cross_self",
-  pathPaymentStrictReceiveOverSendmax: "op_over_source_max",
-  pathPaymentStrictSendOfferCrossSelf: "op_cross_self",
-  pathPaymentStrictSendUnderDestmin: "op_under_dest_min",
-  manageSellOfferNotFound: "op_offer_not_found",
-  manageBuyOfferNotFound: "op_offer_not_found",
-  // Horizon spells these offer codes without the op_ prefix.
-  manageSellOfferSellNotAuthorized: "sell_not_authorized",
-  manageSellOfferBuyNotAuthorized: "buy_not_authorized",
-  manageSellOfferBuyNoIssuer: "buy_no_issuer",
-  manageBuyOfferSellNotAuthorized: "sell_not_authorized",
-  manageBuyOfferBuyNotAuthorized: "buy_not_authorized",
-  manageBuyOfferBuyNoIssuer: "buy_no_issuer",
-  // Sic: Horizon spells it "aut", not "auth".
-  changeTrustNotAuthMaintainLiabilities: "op_not_aut_maintain_liabilities",
-  allowTrustNoTrustLine: "op_no_trust",
-  allowTrustTrustNotRequired: "op_not_required",
-  accountMergeSeqnumTooFar: "op_seq_num_too_far",
-  manageDataNameNotFound: "op_data_name_not_found",
-  manageDataInvalidName: "op_data_invalid_name",
-  clawbackClaimableBalanceNotIssuer: "op_no_issuer",
-  setTrustLineFlagsNoTrustLine: "op_no_trust",
-  // Horizon spells the Soroban operations' codes without the op_ prefix.
-  invokeHostFunctionTrapped: "function_trapped",
-  invokeHostFunctionResourceLimitExceeded: "resource_limit_exceeded",
-  invokeHostFunctionEntryArchived: "entry_archived",
-  invokeHostFunctionInsufficientRefundableFee: "insufficient_refundable_fee",
-  extendFootprintTtlResourceLimitExceeded: "resource_limit_exceeded",
-  extendFootprintTtlInsufficientRefundableFee: "insufficient_refundable_fee",
-  restoreFootprintResourceLimitExceeded: "resource_limit_exceeded",
-  restoreFootprintInsufficientRefundableFee: "insufficient_refundable_fee",
-};
-
-/** `txBadSeq` → `tx_bad_seq`. */
-function snakeCase(name: string): string {
-  return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-}
-
 /** The code of a failed operation in Horizon's spelling (`op_underfunded`), or undefined for a successful one. */
 function operationCode(result: xdr.OperationResult): string | undefined {
   const outer = result.switch().name;
-  if (outer !== "opInner") return HORIZON_CODES[outer] ?? snakeCase(outer);
+  if (outer !== "opInner") return horizonCodeName(outer);
   const tr = result.tr();
   const code = (tr.value() as { switch(): { name: string; value: number } }).switch();
   if (code.value === 0) return undefined;
@@ -127,7 +81,7 @@ function resultCode(result: xdr.TransactionResultResult | xdr.InnerTransactionRe
   const name = result.switch().name;
   if (name === "txFeeBumpInnerFailed" || name === "txFeeBumpInnerSuccess")
     return resultCode((result as xdr.TransactionResultResult).innerResultPair().result().result());
-  if (name !== "txFailed") return HORIZON_CODES[name] ?? snakeCase(name);
+  if (name !== "txFailed") return horizonCodeName(name);
   const codes = result.results().map(operationCode);
   return codes.find((code) => code !== undefined);
 }

@@ -47,6 +47,11 @@ export function looksLikeSeed(value: string): boolean {
   return /^S[A-Z2-7]{55}$/.test(value);
 }
 
+/** Whether any `separator`-part of `text` looks like a seed: a seed pasted in an asset, a key or a flag's value. */
+export function holdsSeed(text: string, separator: RegExp = /:/): boolean {
+  return text.split(separator).some((part) => looksLikeSeed(part.trim()));
+}
+
 /** Why `id` is not a G... account id Horizon's accounts endpoint takes, or undefined when it is one. */
 export function accountIdProblem(id: string): string | undefined {
   const { StrKey } = stellarBase();
@@ -72,9 +77,8 @@ function isCreditAsset(text: string): boolean {
 /** Why an asset holding a seed (as its issuer, its code or the whole of it) is refused, never quoting it; else
  * undefined. Every `:`-part is checked: a seed pasted anywhere in an asset must not reach a problem's text. */
 function seedInAsset(asset: string): string | undefined {
-  const parts = asset.split(":").map((part) => part.trim());
-  if (looksLikeSeed(parts[1] ?? "")) return `the issuer: ${SEED_NOT_ACCOUNT}`;
-  if (parts.some(looksLikeSeed)) return `an asset holds a secret seed (S...): ${CODE_ISSUER}`;
+  if (looksLikeSeed(asset.split(":")[1]?.trim() ?? "")) return `the issuer: ${SEED_NOT_ACCOUNT}`;
+  if (holdsSeed(asset)) return `an asset holds a secret seed (S...): ${CODE_ISSUER}`;
   return undefined;
 }
 

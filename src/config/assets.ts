@@ -1,5 +1,5 @@
 /** Watched assets: what a target's `assets:` key, `--asset` and ASSETS describe, checked. */
-import { ASSET_CODE, looksLikeSeed, SEED_NOT_ACCOUNT } from "./accounts.js";
+import { ASSET_CODE, holdsSeed, looksLikeSeed, SEED_NOT_ACCOUNT } from "./accounts.js";
 import { stellarBase } from "../stellar-base.js";
 
 export interface WatchedAsset {
@@ -30,9 +30,9 @@ export function watchedAssets(entries: readonly string[], where: string, problem
   const assets: WatchedAsset[] = [];
   for (const entry of entries) {
     const problem = assetProblem(entry);
-    const parts = entry.split(":").map((part) => part.trim());
-    if (looksLikeSeed(parts[1] ?? "")) problems.push(`${where}: an asset's issuer: ${SEED_NOT_ACCOUNT}`);
-    else if (parts.some(looksLikeSeed)) problems.push(`${where}: ${SEED_IN_ASSET}`);
+    if (looksLikeSeed(entry.split(":")[1]?.trim() ?? ""))
+      problems.push(`${where}: an asset's issuer: ${SEED_NOT_ACCOUNT}`);
+    else if (holdsSeed(entry)) problems.push(`${where}: ${SEED_IN_ASSET}`);
     else if (problem !== undefined) problems.push(`${where}: asset ${JSON.stringify(entry)}: ${problem}`);
     else if (seen.has(entry)) problems.push(`${where}: asset ${JSON.stringify(entry)} is listed twice`);
     else {

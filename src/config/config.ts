@@ -179,12 +179,19 @@ const NO_TARGET =
   "no Horizon or Stellar RPC to poll: give --horizon.url=URL (or HORIZON_URL) or --rpc.url=URL (or RPC_URL), or " +
   "`targets`/`rpc_targets` in --config.file";
 
-/** Flags, then environment variables, then the config file, then defaults. */
-export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<CommandLine> {
+/** The parsed flags, or what ends the command line before any file is read: a malformed one, help or version. */
+function commandFlags(argv: readonly string[]): FlagValues | Exclude<CommandLine, { kind: "run" }> {
   const flags = parseFlags(argv);
   if (typeof flags === "string") return { kind: "invalid", problems: [flags], usage: true };
   if (flags.help) return { kind: "help" };
   if (flags.version) return { kind: "version" };
+  return flags;
+}
+
+/** Flags, then environment variables, then the config file, then defaults. */
+export async function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<CommandLine> {
+  const flags = commandFlags(argv);
+  if ("kind" in flags) return flags;
 
   const problems: string[] = [];
   const context: FlagContext = { flags, env, problems };
@@ -262,10 +269,8 @@ const tlsFileSchema = z.object({ tls_server_config: z.unknown() });
 /** Where the exporter listens, and whether over TLS: all `healthcheck` needs (/healthz asks no credentials). The rest
  * of the files goes unchecked: after an edit a reload refused, the exporter runs on as it was and answers /healthz. */
 export async function loadListenConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<ListenCommandLine> {
-  const flags = parseFlags(argv);
-  if (typeof flags === "string") return { kind: "invalid", problems: [flags], usage: true };
-  if (flags.help) return { kind: "help" };
-  if (flags.version) return { kind: "version" };
+  const flags = commandFlags(argv);
+  if ("kind" in flags) return flags;
   const problems: string[] = [];
   const setting = (name: ValueFlag) => settingOf(flags, env, name);
   const configFile = setting("config.file");

@@ -1,6 +1,6 @@
 /** Watched DEX markets: what a target's `markets:` key, `--market` and MARKETS describe, checked. */
 import { z } from "zod";
-import { accountIdProblem, CODE_ISSUER, isNativeOrCredit, looksLikeSeed, SEED_NOT_ACCOUNT } from "./accounts.js";
+import { accountIdProblem, CODE_ISSUER, holdsSeed, isNativeOrCredit, SEED_NOT_ACCOUNT } from "./accounts.js";
 
 /** Horizon's trade aggregation resolutions in minutes, by the name the configuration uses. */
 const MARKET_RESOLUTION_MINUTES = { "1m": 1, "5m": 5, "15m": 15, "1h": 60, "1d": 1440, "1w": 10_080 };
@@ -40,7 +40,7 @@ export function watchedMarkets(entries: readonly MarketEntry[], where: string, p
   const markets: WatchedMarket[] = [];
   for (const entry of entries) {
     // A seed where an asset belongs is refused before anything quotes it, the default name included.
-    const seeded = (["base", "counter"] as const).filter((key) => entry[key].split(":").some(looksLikeSeed));
+    const seeded = (["base", "counter"] as const).filter((key) => holdsSeed(entry[key]));
     for (const key of seeded) problems.push(`${where}: a market's ${key}: ${SEED_NOT_ACCOUNT}`);
     if (seeded.length > 0) continue;
     const name = entry.name ?? `${assetCode(entry.base)}/${assetCode(entry.counter)}`;
@@ -75,7 +75,7 @@ const MARKET_FLAG = "[NAME=]BASE/COUNTER (e.g. XLM-USDC=native/USDC:G...)";
 export function marketEntryFromFlag(value: string): MarketEntry | string {
   const match = /^(?:([^=/]+)=)?([^=/]+)\/([^=/]+)$/.exec(value.trim());
   // A malformed value is quoted below: one holding a seed anywhere (`USDC:S...`, its `/` left out) is not.
-  if (match === null && value.split(/[:/=]/).some((part) => looksLikeSeed(part.trim())))
+  if (match === null && holdsSeed(value, /[:/=]/))
     return `the value holds a secret seed (S...), not shown: expected ${MARKET_FLAG}; an issuer is a public key (G...)`;
   if (match === null) return `${JSON.stringify(value)} is not ${MARKET_FLAG}`;
   const [, name, base = "", counter = ""] = match;

@@ -2,7 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit } from "yaml";
 import type { Document, YAMLError } from "yaml";
 import type { z } from "zod";
-import { looksLikeSeed } from "./accounts.js";
+import { holdsSeed } from "./accounts.js";
 import { didYouMean, operatorMessage } from "./messages.js";
 import { maskYamlLine } from "./yaml-mask.js";
 
@@ -90,12 +90,7 @@ const SEED_KEY = "(a key holding a secret seed, not shown)";
 
 /** `targets[0].timeout`, as the operator finds it in the file. */
 function keyPathText(path: readonly PropertyKey[]): string {
-  const partText = (part: PropertyKey) =>
-    String(part)
-      .split(":")
-      .some((piece) => looksLikeSeed(piece.trim()))
-      ? SEED_KEY
-      : String(part);
+  const partText = (part: PropertyKey) => (holdsSeed(String(part)) ? SEED_KEY : String(part));
   const text = path.map((part) => (typeof part === "number" ? `[${part}]` : `.${partText(part)}`)).join("");
   return text.replace(/^\./, "") || "(top level)";
 }

@@ -12,8 +12,8 @@ import type { Account } from "../client/account-schemas.js";
 import { AccountsClient } from "../client/accounts.js";
 import { PollError } from "../client/errors.js";
 import { SUBMISSION_TIMEOUT_MS, type HorizonClient } from "../client/horizon-client.js";
+import { horizonCodeName } from "../client/result-codes.js";
 import { transactionFailedExtrasSchema, type TransactionResponse } from "../client/schemas.js";
-import { HORIZON_CODES } from "../collectors/payment-records.js";
 import { HistogramData, type CollectorSamples, type Sample } from "../exposition/samples.js";
 import type { HorizonJobParts, PollContext, ProbeJob } from "../job/job.js";
 import type { NetworkView } from "../job/network.js";
@@ -81,9 +81,7 @@ function transactionResultCodes(): ReadonlySet<string> {
   if (resultCodes !== undefined) return resultCodes;
   // The SDK's enums list their values at run time; its types do not declare it.
   const codes = stellarBase().xdr.TransactionResultCode as unknown as { values(): readonly { name: string }[] };
-  const horizonSpelling = (name: string) =>
-    HORIZON_CODES[name] ?? name.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`);
-  resultCodes = new Set(codes.values().map(({ name }) => horizonSpelling(name)));
+  resultCodes = new Set(codes.values().map(({ name }) => horizonCodeName(name)));
   return resultCodes;
 }
 

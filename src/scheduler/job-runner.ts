@@ -65,10 +65,8 @@ export class JobRunner {
   private notBeforeMs = 0;
   /** A tick was skipped while backing off, and the reason was the upstream's health. */
   private owesTick = false;
-  /** The last failure was the upstream's health or its rate limit: another poll's success says either is over. */
-  private lastFailureHealable = false;
-  /** The last failure was a rate limit: any other poll's success says the hold is over, not only a healed one's. */
-  private lastFailureRateLimited = false;
+  /** The last poll's failure; undefined once one succeeds. */
+  private lastFailure: PollError | undefined;
   /** A poll that never succeeded runs for a peer's success no sooner than this, each such run doubling the wait (from
    * MAX_BACKOFF_MS to its period): it finds its endpoint back soon, without asking at every peer's success. */
   private peerRetryNotBeforeMs = 0;
@@ -100,7 +98,7 @@ export class JobRunner {
   /** A scheduled tick: runs unless a run is going or the job is backing off. */
   runOnSchedule(): Promise<void> {
     if (this.options.clock.now() < this.notBeforeMs) {
-      this.owesTick = this.lastFailureHealable;
+      this.owesTick = this.lastFailureHealable();
       return Promise.resolve();
     }
     return this.run();
@@ -123,8 +121,9 @@ export class JobRunner {
    * runs now if it skipped a tick; one never successful runs once its backoff allows, lest a rare poll wait a period
    * for data, ever less often while it keeps failing, and at once when the upstream healed. */
   peerSucceeded(healed: boolean): void {
-    if (!this.lastFailureHealable) return;
-    const over = healed || this.lastFailureRateLimited;
+    if (!this.lastFailureHealable()) return;
+    // A peer's success after a rate limit says the hold is over, whether or not that peer had failed.
+    const over = healed || this.lastFailure?.reason === "rate_limited";
     if (over) this.notBeforeMs = 0;
     const owed = over && this.owesTick;
     if (owed) this.owesTick = false;
@@ -136,6 +135,12 @@ export class JobRunner {
       this.peerRetryGapMs = Math.min(2 * this.peerRetryGapMs, Math.max(MAX_BACKOFF_MS, this.schedule.periodMs));
     }
     if (owed || retry) void this.run();
+  }
+
+  /** The last failure was the upstream's health or its rate limit: another poll's success says either is over. */
+  private lastFailureHealable(): boolean {
+    const failure = this.lastFailure;
+    return failure !== undefined && (isTransient(failure) || failure.reason === "rate_limited");
   }
 
   private async runOnce(): Promise<void> {
@@ -209,8 +214,7 @@ export class JobRunner {
     this.consecutiveFailures = 0;
     this.notBeforeMs = 0;
     this.owesTick = false;
-    this.lastFailureHealable = false;
-    this.lastFailureRateLimited = false;
+    this.lastFailure = undefined;
     if (job.role === "poll") this.options.succeeded?.(this, healed);
     await this.publishFresh();
     // Counted once its data is in the store, so /readyz never runs ahead of /metrics.
@@ -227,8 +231,7 @@ export class JobRunner {
         { endpoint: job.source, reason: failure.reason, status: failure.details.status, error: failure.message },
         "poll failed",
       );
-      this.lastFailureRateLimited = failure.reason === "rate_limited";
-      this.lastFailureHealable = isTransient(failure) || this.lastFailureRateLimited;
+      this.lastFailure = failure;
       this.consecutiveFailures += 1;
       // Each further failure doubles the wait beyond the schedule; jittered, so exporters sharing an upstream differ.
       const extraMs = Math.min(this.schedule.periodMs * (2 ** (this.consecutiveFailures - 1) - 1), MAX_BACKOFF_MS);
