@@ -4,6 +4,8 @@ import { AccountsClient } from "../src/client/accounts.js";
 import { PollError } from "../src/client/errors.js";
 import { HorizonClient } from "../src/client/horizon-client.js";
 import { COLD_WALLET, HOT_WALLET, startSimulator, USDC, type RunningSimulator } from "../src/simulator/index.js";
+import { fixtureText } from "./support/fixtures.js";
+import { LoopbackServer } from "./support/loopback-server.js";
 
 describe("AccountsClient against the simulator", () => {
   let running: RunningSimulator;
@@ -30,7 +32,7 @@ describe("AccountsClient against the simulator", () => {
     expect(typeof lookup.account.sequence).toBe("bigint");
   });
 
-  it("a 404 is an answer: missing, not an error", async () => {
+  it("Horizon's 404 not_found problem is an answer: missing, not an error", async () => {
     requests.length = 0;
     expect(await client.account(Keypair.random().publicKey())).toEqual({ status: "missing" });
     expect(requests).toEqual(["accounts 404"]);
@@ -124,5 +126,59 @@ describe("AccountsClient counts offers and claimable balances up to 1000, five p
       Array.from({ length: 250 }, (_, i) => `${i + 1}`),
     );
     expect(read).toMatchObject({ capped: false, invalidRecords: 0 });
+  });
+});
+
+describe("AccountsClient tells Horizon's missing account from any other 404", () => {
+  const notFound = fixtureText("error-not_found-horizon-src.json");
+  const problem = { "Content-Type": "application/problem+json" };
+  /** What the server answers to `GET /accounts/{id}`, by id. */
+  const answers = new Map<string, { body: string; headers: Record<string, string> }>();
+  const server = new LoopbackServer((request, response) => {
+    const answer = answers.get(decodeURIComponent(request.url?.split("?")[0]?.split("/")[2] ?? ""));
+    response.writeHead(404, answer?.headers ?? problem).end(answer?.body ?? notFound);
+  });
+  let client: AccountsClient;
+
+  beforeAll(async () => {
+    const url = await server.start();
+    client = new AccountsClient(new HorizonClient({ url, timeoutMs: 5000, retries: 0, maxBodyBytes: 1 << 20 }));
+  });
+  afterAll(() => server.stop());
+
+  it("only Horizon's not_found problem (a 2019 one too) is a missing account; another 404 is an http_4xx error", async () => {
+    const id = () => Keypair.random().publicKey();
+    const cases = {
+      horizon: { body: notFound, headers: problem },
+      horizon2019: { body: fixtureText("error-not_found-go-sdk.json"), headers: problem },
+      proxyPage: {
+        body: "<html><head><title>404 Not Found</title></head></html>",
+        headers: { "Content-Type": "text/html" },
+      },
+      gatewayJson: {
+        body: '{"message":"no Route matched with those values"}',
+        headers: { "Content-Type": "application/json" },
+      },
+      otherProblem: {
+        body: JSON.stringify({ type: "about:blank", title: "Not Found", status: 404 }),
+        headers: problem,
+      },
+    };
+    const outcomes: Record<string, unknown> = {};
+    for (const [name, answer] of Object.entries(cases)) {
+      const account = id();
+      answers.set(account, answer);
+      outcomes[name] = await client.account(account).then(
+        (lookup) => lookup.status,
+        (error: unknown) => (error instanceof PollError ? `${error.reason} ${error.details.status}` : String(error)),
+      );
+    }
+    expect(outcomes).toEqual({
+      horizon: "missing",
+      horizon2019: "missing",
+      proxyPage: "http_4xx 404",
+      gatewayJson: "http_4xx 404",
+      otherProblem: "http_4xx 404",
+    });
   });
 });

@@ -13,7 +13,9 @@ import type { WatchedAccount } from "../src/config/accounts.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
 import { COLD_WALLET, HOT_WALLET, startSimulator, USDC, type RunningSimulator } from "../src/simulator/index.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
-import { fixtureJson } from "./support/fixtures.js";
+import { fixtureJson, fixtureText } from "./support/fixtures.js";
+import { LoopbackServer } from "./support/loopback-server.js";
+import { PollError } from "../src/client/errors.js";
 import { pollContext } from "./support/poll-context.js";
 
 const BASE_RESERVE_STROOPS = 5_000_000;
@@ -352,5 +354,69 @@ describe("AccountsCollector against a scripted Horizon", () => {
       balance: 72.8563792,
       invalid: 0,
     });
+  });
+});
+
+describe("AccountsCollector and a 404", () => {
+  const document = fixtureText("account-stellar-docs.json");
+  const id = (JSON.parse(document) as { account_id: string }).account_id;
+  const json = { "Content-Type": "application/hal+json" };
+  const problem = { "Content-Type": "application/problem+json" };
+  const emptyPage = JSON.stringify({ _embedded: { records: [] } });
+  /** The 404 the server answers at `fault.path`; every other path gets the account's document or an empty page. */
+  let fault: { path: string; body: string; headers: Record<string, string> } | undefined;
+  const server = new LoopbackServer((request, response) => {
+    const path = request.url?.split("?")[0] ?? "";
+    if (fault !== undefined && path === fault.path) return response.writeHead(404, fault.headers).end(fault.body);
+    response.writeHead(200, json).end(path === `/accounts/${id}` ? document : emptyPage);
+  });
+  let client: AccountsClient;
+
+  beforeAll(async () => {
+    const url = await server.start();
+    client = new AccountsClient(new HorizonClient({ url, timeoutMs: 5000, retries: 0, maxBodyBytes: 1 << 20 }));
+  });
+  afterAll(() => server.stop());
+
+  /** One poll of the account, its offers and claimable balances: its outcome and the exists gauge it leaves. */
+  async function poll() {
+    const account = watched("treasury", id, { offers: true, claimableBalances: true });
+    const timing = { schedule: parseSchedule("1m") as Schedule, requestsPerRun: 13 };
+    const collector = new AccountsCollector(client, [account], new NetworkView(), timing);
+    const outcome = await collector.run(pollContext() as never).then(
+      () => "ok",
+      (error: unknown) => (error instanceof PollError ? `${error.reason} ${error.details.status}` : String(error)),
+    );
+    const values = await series(collector.samples());
+    return {
+      outcome,
+      exists: valueOf(values, "stellar_horizon_account_exists", { horizon: "h", account: "treasury" }),
+    };
+  }
+
+  it("exists 0 only for Horizon's not_found problem on the account itself; any other 404 fails the poll", async () => {
+    const notFound = fixtureText("error-not_found-horizon-src.json");
+    const html = { body: "<html><title>404 Not Found</title></html>", headers: { "Content-Type": "text/html" } };
+    const faults = {
+      accountMissing: { path: `/accounts/${id}`, body: notFound, headers: problem },
+      accountProxyPage: { path: `/accounts/${id}`, ...html },
+      offersProxyPage: { path: `/accounts/${id}/offers`, ...html },
+      offersNotFound: { path: `/accounts/${id}/offers`, body: notFound, headers: problem },
+      claimableNotFound: { path: "/claimable_balances", body: notFound, headers: problem },
+    };
+    const outcomes: Record<string, unknown> = {};
+    for (const [name, one] of Object.entries(faults)) {
+      fault = one;
+      outcomes[name] = await poll();
+    }
+    fault = undefined;
+    expect(outcomes).toEqual({
+      accountMissing: { outcome: "ok", exists: 0 },
+      accountProxyPage: { outcome: "http_4xx 404", exists: undefined },
+      offersProxyPage: { outcome: "http_4xx 404", exists: undefined },
+      offersNotFound: { outcome: "http_4xx 404", exists: undefined },
+      claimableNotFound: { outcome: "http_4xx 404", exists: undefined },
+    });
+    expect(await poll()).toEqual({ outcome: "ok", exists: 1 });
   });
 });

@@ -1,8 +1,9 @@
-/** Reads watched accounts (a 404 is an answer, "missing"), their open offers and claimable balances, capped. */
+/** Reads watched accounts (Horizon's not_found problem is an answer, "missing"), their open offers and claimable
+ * balances, capped. */
 import type { z } from "zod";
 import type { Endpoint } from "../catalog/metrics.js";
 import { accountSchema, claimableBalanceSchema, offerSchema, type Account } from "./account-schemas.js";
-import { PollError } from "./errors.js";
+import { PollError, problemType } from "./errors.js";
 import type { HorizonClient, Query } from "./horizon-client.js";
 import { cursorAfter, PAGE_LIMIT, validRecord } from "./paging.js";
 import { ledgerSchema, pageSchema } from "./schemas.js";
@@ -19,7 +20,9 @@ export class AccountsClient {
       const path = `accounts/${encodeURIComponent(id)}`;
       return { status: "found", account: await this.reader.getValidated(ENDPOINT, path, {}, accountSchema, signal) };
     } catch (error) {
-      if (error instanceof PollError && error.details.status === 404) return { status: "missing" };
+      // Only Horizon's own problem says the account is missing: a proxy's or gateway's 404 says nothing of it.
+      if (error instanceof PollError && error.details.status === 404 && problemType(error) === "not_found")
+        return { status: "missing" };
       throw error;
     }
   }

@@ -16,6 +16,12 @@ export class PollError extends Error {
   }
 }
 
+/** A Horizon problem's type after its last `/` (`not_found`, `transaction_failed`), whatever URL prefixes it; undefined
+ * when the answer was no problem document (a proxy's page). */
+export function problemType(error: PollError): string | undefined {
+  return error.details.problem?.type.split("/").pop();
+}
+
 /** Reasons worth another attempt inside the same poll: the next try may well succeed. */
 export function isTransient(error: PollError): boolean {
   return ["timeout", "network", "http_5xx", "invalid_json"].includes(error.reason);
