@@ -1,5 +1,5 @@
 import { CORRIDOR_RESULTS, METRICS, type CorridorResult } from "../catalog/metrics.js";
-import { PollError } from "../client/errors.js";
+import { PollError, problemType } from "../client/errors.js";
 import type { Query } from "../client/horizon-client.js";
 import { assetQuery } from "../client/market-schemas.js";
 import { assetOf, pathPairSchema, pathRecordSchema, type PathPair, type PathRecord } from "../client/path-schemas.js";
@@ -64,7 +64,7 @@ function mayJoin(record: unknown, corridor: CorridorConfig): boolean {
 function failureResult(error: PollError): CorridorResult {
   const status = error.details.status;
   if (status === 404) return "disabled";
-  const type = error.details.problem?.type.split("/").pop();
+  const type = problemType(error);
   if (status === 503 && type === "server_over_capacity") return "over_capacity";
   if (status === 503 && type === "still_ingesting") return "still_ingesting";
   if (error.reason === "timeout") return "timeout";

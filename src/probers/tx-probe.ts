@@ -10,7 +10,7 @@ import {
 } from "../catalog/metrics.js";
 import type { Account } from "../client/account-schemas.js";
 import { AccountsClient } from "../client/accounts.js";
-import { PollError } from "../client/errors.js";
+import { PollError, problemType } from "../client/errors.js";
 import { SUBMISSION_TIMEOUT_MS, type HorizonClient } from "../client/horizon-client.js";
 import { horizonCodeName } from "../client/result-codes.js";
 import { transactionFailedExtrasSchema, type TransactionResponse } from "../client/schemas.js";
@@ -89,14 +89,14 @@ function transactionResultCodes(): ReadonlySet<string> {
 export function failureReason(error: unknown): string {
   if (!(error instanceof PollError)) return "internal";
   const problem = error.details.problem;
-  const problemType = problem?.type.split("/").pop();
-  if (problemType === "transaction_failed") {
+  const type = problemType(error);
+  if (type === "transaction_failed") {
     const extras = transactionFailedExtrasSchema.safeParse(problem?.extras);
     const code = extras.success ? extras.data.result_codes.transaction : "";
     return transactionResultCodes().has(code) ? code : "tx_other";
   }
   // Horizon answers 504 when the transaction was not in a ledger in time; it may still get in.
-  if (error.details.status === 504 || problemType === "transaction_submission_timeout") return "timeout";
+  if (error.details.status === 504 || type === "transaction_submission_timeout") return "timeout";
   return error.reason;
 }
 
