@@ -47,8 +47,9 @@ describe("accounts in the config file", () => {
     const cold = target!.accounts[1]!;
     expect(cold.name).toBe(cold.id);
     expect(cold).toMatchObject({ offers: false, claimableBalances: false, cold: true, lowBalance: {} });
-    // Root, fee_stats, ledgers and two pool pages every 15 s, plus 3 + 1 account requests every 30 s.
-    expect(plannedRequestsPerHour(target!, loaded)).toBe(5 * 240 + 4 * 120);
+    // Root, fee_stats, ledgers and two pool pages every 15 s; every 30 s the two accounts, and up to six pages each
+    // of the treasury's offers and claimable balances.
+    expect(plannedRequestsPerHour(target!, loaded)).toBe(5 * 240 + (2 + 6 + 6) * 120);
   });
 
   it("the request plan counts the transaction probe's account read and submission per run", async () => {

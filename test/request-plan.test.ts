@@ -34,4 +34,18 @@ describe("the request plan", () => {
     // Shard 1 polls the account and reads the base reserve, nothing else.
     expect(plannedRequestsPerHour(one.target, one.config)).toBe(240 * 2);
   });
+
+  it("counts an account's offers and its claimable balances at their cap: five full pages and one past it, each", async () => {
+    const zero = await target("0/2");
+    const one = await target("1/2");
+    const listing = (plan: typeof zero) => ({
+      ...plan.target,
+      accounts: plan.target.accounts.map((account) => ({ ...account, offers: true, claimableBalances: true })),
+    });
+    // The account, then up to 1000 offers and 1000 claimable balances: five pages of 200, and one to learn if more follow.
+    expect(requestsPerPoll("accounts", listing(zero), zero.config)).toBe(1 + 6 + 6);
+    expect(requestsPerPoll("accounts", listing(one), one.config)).toBe(1 + 1 + 6 + 6);
+    expect(plannedRequestsPerHour(listing(zero), zero.config)).toBe(240 * (5 + 13));
+    expect(plannedRequestsPerHour(listing(one), one.config)).toBe(240 * 14);
+  });
 });

@@ -12,6 +12,9 @@ export type AccountLookup = { readonly status: "found"; readonly account: Accoun
 
 const ENDPOINT: Endpoint = "accounts";
 
+/** Open offers and claimable balances counted per account at most: five pages, and a sixth to learn if more follow. */
+export const ACCOUNT_LIST_CAP = 1000;
+
 export class AccountsClient {
   constructor(private readonly reader: Pick<HorizonClient, "getValidated">) {}
 

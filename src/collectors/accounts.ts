@@ -10,14 +10,11 @@ import { PollError } from "../client/errors.js";
 import type { WatchedAccount } from "../config/accounts.js";
 import type { NetworkView } from "../job/network.js";
 import { Poll, type HorizonJobParts, type JobTiming, type PollContext, type PollJob } from "../job/job.js";
-import { AccountsClient } from "../client/accounts.js";
+import { ACCOUNT_LIST_CAP, AccountsClient } from "../client/accounts.js";
 import { requestsPerPoll } from "../scheduler/request-plan.js";
 import { ASSETS_PER_ACCOUNT } from "./account-activity.js";
 import { BoundedLabel, LABEL_TEXT_BOUNDS, labelText, OTHER_LABEL } from "./label-text.js";
 import type { CollectorSamples, Labels, Sample, SeriesGroup } from "../exposition/samples.js";
-
-/** Open offers and claimable balances counted per account at most (five pages). */
-const ACCOUNT_LIST_CAP = 1000;
 
 type SampledAccount = Pick<WatchedAccount, "name" | "id" | "lowBalance" | "cold">;
 
