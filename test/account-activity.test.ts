@@ -499,25 +499,34 @@ describe("AccountActivityJob", () => {
     expect(valueOf(values, "stellar_horizon_account_operations_total", at({ type: "set_options" }))).toBe(1);
   });
 
-  it("takes a 404 for an account Horizon never saw as no records, and a 404 after records as a poll error", async () => {
+  it("starts at the newest record at the first answer after 404s, which fail no poll, counting nothing before it", async () => {
     const horizon = new Streams();
+    // History Horizon holds but answers 404 for at first (not ingested yet, a proxy): none of it may be counted.
+    horizon.records.payments.push(payment(OTHER, ME, "100.0000000"), payment(OTHER, ME, "200.0000000"));
+    horizon.records.transactions.push(transaction(ME, true, SUCCESS_XDR, "1000"));
     horizon.known = false;
     const job = new AccountActivityJob(horizon, [account()], SCHEDULE);
-    await job.run(pollContext());
-    await job.run(pollContext());
+    const ctx = pollContext();
+    await job.run(ctx);
+    await job.run(ctx);
     horizon.known = true;
+    await job.run(ctx);
     horizon.records.payments.push(payment(OTHER, ME, "2.0000000"));
-    await job.run(pollContext());
-    // Created after the exporter started: its first payment is counted.
-    expect(
-      valueOf(
-        await series(job),
-        "stellar_horizon_account_payments_total",
-        at({ direction: "received", asset: "native" }),
-      ),
-    ).toBe(1);
+    await job.run(ctx);
+    const values = await series(job);
+    const received = at({ direction: "received", asset: "native" });
+    expect([
+      valueOf(values, "stellar_horizon_account_payments_total", received),
+      valueOf(values, "stellar_horizon_account_payment_amount_total", received),
+      valueOf(values, "stellar_horizon_account_transactions_total", at({ result: "successful" })),
+      valueOf(values, "stellar_horizon_account_fee_charged_stroops_total", at()),
+    ]).toEqual([1, 2, 0, 0]);
+    // Each 404 left the stream unstarted: the first answer was the newest record's.
+    const orders = horizon.requests.filter(({ stream }) => stream === "payments").map(({ query }) => query.order);
+    expect(orders).toEqual(["desc", "desc", "desc", "asc"]);
     horizon.known = false;
-    await expect(job.run(pollContext())).rejects.toMatchObject({ details: { status: 404 } });
+    await expect(job.run(ctx)).rejects.toMatchObject({ details: { status: 404 } });
+    expect(ctx.invalid).toBe(0);
   });
 
   it("counts a record failing its schema as invalid, and moves past it", async () => {

@@ -148,12 +148,13 @@ export class AccountActivityJob extends Poll implements PollJob {
     });
   }
 
-  /** A page of the stream; a 404 is an empty page for an account Horizon has not seen, else a poll error. */
+  /** A page of the stream; a 404 before any record is no stream yet (undefined), else a poll error. No stream leaves a
+   * first poll unstarted: a transient 404 (not ingested yet, a proxy) must not start the cursor before history. */
   private async page(flow: AccountFlow, stream: Stream, state: StreamState, query: Query, signal: AbortSignal) {
     // Failed transactions too; successful payments and operations only.
     const filtered = { ...query, include_failed: String(stream === "transactions") };
     return this.client.accountStream(flow.account.id, stream, filtered, signal).catch((error: unknown) => {
-      if (error instanceof PollError && error.details.status === 404 && state.cursor === undefined) return [];
+      if (error instanceof PollError && error.details.status === 404 && state.cursor === undefined) return undefined;
       throw error;
     });
   }
