@@ -444,6 +444,33 @@ describe("AccountActivityJob", () => {
     );
   });
 
+  it("counts a failed transaction whose result_xdr does not decode or names no failure as failed, code tx_other", async () => {
+    const horizon = new Streams();
+    const job = new AccountActivityJob(horizon, [account()], SCHEDULE);
+    const ctx = pollContext();
+    await job.run(ctx);
+    horizon.records.transactions.push(
+      transaction(ME, false, BAD_SEQ_XDR.slice(0, 12), "100"),
+      transaction(ME, false, "not xdr!", "200"),
+      transaction(ME, false, SUCCESS_XDR, "300"),
+      transaction(ME, false, BAD_SEQ_XDR, "400"),
+      // A successful transaction's result_xdr is not read.
+      transaction(ME, true, "not xdr!", "500"),
+    );
+    await job.run(ctx);
+    const values = await series(job);
+    const failures = (code: string) =>
+      valueOf(values, "stellar_horizon_account_transaction_failures_total", at({ code }));
+    expect({
+      failed: valueOf(values, "stellar_horizon_account_transactions_total", at({ result: "failed" })),
+      successful: valueOf(values, "stellar_horizon_account_transactions_total", at({ result: "successful" })),
+      fees: valueOf(values, "stellar_horizon_account_fee_charged_stroops_total", at()),
+      other: failures("tx_other"),
+      badSeq: failures("tx_bad_seq"),
+      invalid: ctx.invalid,
+    }).toEqual({ failed: 4, successful: 1, fees: 1500, other: 3, badSeq: 1, invalid: 0 });
+  });
+
   it("counts successful operations by type, the unexpected ones from 0", async () => {
     const horizon = new Streams();
     const job = new AccountActivityJob(horizon, [account({ operations: true })], SCHEDULE);

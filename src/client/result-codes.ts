@@ -43,6 +43,9 @@ export const HORIZON_CODES: Readonly<Record<string, string>> = {
   restoreFootprintInsufficientRefundableFee: "insufficient_refundable_fee",
 };
 
+/** The code of a failure whose code is not one of Stellar's, or cannot be read: one bounded label value for all. */
+export const OTHER_TRANSACTION_CODE = "tx_other";
+
 /** `txBadSeq` → `tx_bad_seq`. */
 export function snakeCase(name: string): string {
   return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);

@@ -2,6 +2,7 @@
 import { METRICS } from "../catalog/metrics.js";
 import { operationRecordSchema, paymentRecordSchema, transactionRecordSchema } from "../client/activity-schemas.js";
 import { isTransient, PollError } from "../client/errors.js";
+import { OTHER_TRANSACTION_CODE } from "../client/result-codes.js";
 import type { HorizonClient, Query } from "../client/horizon-client.js";
 import { readStream, startOver, uint64Place, validRecord, type StreamState } from "../client/paging.js";
 import { stroopsToUnits } from "../client/wire-values.js";
@@ -90,8 +91,8 @@ class AccountFlow {
   private transaction(raw: unknown): boolean {
     const record = validRecord(transactionRecordSchema, raw);
     if (record === undefined) return false;
-    const code = record.successful ? undefined : failureCode(record);
-    if (!record.successful && code === undefined) return false;
+    // A failed transaction whose result does not decode is still one: counted, with the code of an unknown failure.
+    const code = record.successful ? undefined : (failureCode(record) ?? OTHER_TRANSACTION_CODE);
     const id = this.account.id;
     if (record.source_account === id) {
       increment(this.transactions, record.successful ? "successful" : "failed");

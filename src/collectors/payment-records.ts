@@ -86,7 +86,7 @@ function resultCode(result: xdr.TransactionResultResult | xdr.InnerTransactionRe
   return codes.find((code) => code !== undefined);
 }
 
-/** A failed transaction's code from `result_xdr`; undefined (invalid) if it does not decode or names no failure. */
+/** A failed transaction's code from `result_xdr`; undefined if it does not decode or names no failure. */
 export function failureCode(record: Pick<TransactionRecord, "result_xdr">): string | undefined {
   try {
     const code = resultCode(stellarBase().xdr.TransactionResult.fromXDR(record.result_xdr, "base64").result());
