@@ -1,4 +1,4 @@
-import { Keypair, xdr } from "@stellar/stellar-base";
+import { Account, Keypair, MuxedAccount, StrKey, xdr } from "@stellar/stellar-base";
 import { describe, expect, it } from "vitest";
 import { PollError } from "../src/client/errors.js";
 import type { Query, RawRecords } from "../src/client/horizon-client.js";
@@ -416,6 +416,49 @@ describe("AccountActivityJob", () => {
     expect(valueOf(values, "stellar_horizon_account_last_payment_timestamp_seconds", at({ direction: "sent" }))).toBe(
       Date.parse("2026-11-27T12:03:00Z") / 1000,
     );
+  });
+
+  it("counts balance changes with contract (C...) holders and payments to a muxed (M...) address for its account", async () => {
+    const horizon = new Streams();
+    const job = new AccountActivityJob(horizon, [account()], SCHEDULE);
+    const ctx = pollContext();
+    await job.run(ctx);
+    const [contract, otherContract] = [0, 1].map(() => StrKey.encodeContract(Keypair.random().rawPublicKey()));
+    const [code, issuer] = USDC.split(":");
+    const usdc = { asset_type: "credit_alphanum4", asset_code: code, asset_issuer: issuer };
+    const invoke = (...changes: JsonRecord[]) => ({
+      paging_token: token(),
+      type: "invoke_host_function",
+      created_at: "2026-11-27T12:03:00Z",
+      transaction_successful: true,
+      asset_balance_changes: changes,
+    });
+    horizon.records.payments.push(
+      invoke(
+        { ...usdc, type: "transfer", from: contract, to: ME, amount: "4.0000000" },
+        { asset_type: "native", type: "transfer", from: ME, to: contract, amount: "1.5000000" },
+        // Horizon omits a mint's `from`.
+        { ...usdc, type: "mint", to: ME, amount: "1.0000000" },
+        { ...usdc, type: "transfer", from: contract, to: otherContract, amount: "8.0000000" },
+      ),
+      payment(OTHER, new MuxedAccount(new Account(ME, "0"), "42").accountId(), "2.0000000"),
+      // Shaped like a contract address, its checksum wrong: not an address.
+      invoke({ ...usdc, type: "transfer", from: `C${"A".repeat(55)}`, to: ME, amount: "16.0000000" }),
+    );
+    await job.run(ctx);
+    const values = await series(job);
+    const counted = (direction: string, asset: string) => [
+      valueOf(values, "stellar_horizon_account_payments_total", at({ direction, asset })),
+      valueOf(values, "stellar_horizon_account_payment_amount_total", at({ direction, asset })),
+    ];
+    expect({
+      receivedUsdc: counted("received", USDC),
+      sentNative: counted("sent", "native"),
+      receivedNative: counted("received", "native"),
+      invalid: ctx.invalid,
+    }).toEqual({ receivedUsdc: [2, 5], sentNative: [1, 1.5], receivedNative: [1, 2], invalid: 1 });
+    // Holders other than the watched account become no label.
+    expect([...values.keys()].filter((key) => key.includes(contract!) || key.includes(otherContract!))).toEqual([]);
   });
 
   it("counts own transactions by result, fees it paid, and failures by the code in result_xdr", async () => {

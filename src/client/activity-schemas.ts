@@ -1,5 +1,6 @@
 /** The records of a watched account's payments, transactions and operations: the fields the activity job counts. */
 import { z } from "zod";
+import { stellarBase } from "../stellar-base.js";
 import {
   amountText,
   assetFields,
@@ -18,8 +19,15 @@ const recordFields = {
   transaction_successful: z.boolean().optional(),
 };
 
-/** An account on a payment: G..., or a contract (C...) in a balance change. */
-const address = z.string().regex(/^[GCM][A-Z2-7]{55,68}$/, "expected a G..., C... or M... address");
+/** A holder on a record, checked by the SDK's StrKey: an account (G...), a contract (C...) in a balance change, or a
+ * muxed account (M...), read as the G... account it belongs to: the one a watched account's id names. */
+const address = z.string().transform((text, context) => {
+  const { StrKey, MuxedAccount } = stellarBase();
+  if (StrKey.isValidEd25519PublicKey(text) || StrKey.isValidContract(text)) return text;
+  if (StrKey.isValidMed25519PublicKey(text)) return MuxedAccount.fromAddress(text, "0").baseAccount().accountId();
+  context.addIssue({ code: "custom", message: "expected a G..., C... or M... address" });
+  return z.NEVER;
+});
 
 const assetShape = assetFields("", assetType);
 
