@@ -538,6 +538,21 @@ describe("MarketsJob reads each maker's offers on both sides", () => {
     expect(valueOf(values, "stellar_horizon_market_maker_offer_age_seconds", at("ask", OTHER))).toBeUndefined();
   });
 
+  it("gives no age for a side one of whose offers has no last_modified_time: its oldest offer's age is unknown", async () => {
+    // Horizon sends `last_modified_time: null` for an offer last modified in a ledger before its history starts: that
+    // offer is older than the dated one, so the dated one's 17.5 minutes would understate the side's oldest offer.
+    const ask = (id: number, last_modified_time: string | null) =>
+      offer(id, { selling: native, buying: usdc, amount: "1.0000000", price_r: { n: 1, d: 10 }, last_modified_time });
+    horizon.offers = [ask(21, "2024-07-08T09:30:00Z"), ask(22, null)];
+    const single: WatchedMarket = { name: "m", base: "native", counter: USDC, resolutionMs: 60_000, makers: [MAKER] };
+    const marketsJob = new MarketsJob(client, [single], SCHEDULE, () => NOW);
+    await marketsJob.run(context);
+    const values = parseExposition(await renderSamples("h", marketsJob.samples().live));
+    const at = { horizon: "h", market: "m", maker: MAKER, side: "ask" };
+    expect(valueOf(values, "stellar_horizon_market_maker_offers", at)).toBe(2);
+    expect(valueOf(values, "stellar_horizon_market_maker_offer_age_seconds", at)).toBeUndefined();
+  });
+
   it("follows full pages of offers, five at most", async () => {
     horizon.requests.length = 0;
     horizon.offers = Array.from({ length: 1100 }, (_, index) =>

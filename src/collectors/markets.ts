@@ -55,14 +55,17 @@ function sideFigures(side: MakerSide, offers: readonly MarketOffer[], nowMs: num
   let amount = 0n;
   let best: MarketOffer["price_r"] | undefined;
   let oldestMs: number | undefined;
+  let undated = false;
   for (const offer of offers) {
     amount += amountStroops(offer.amount);
     if (best === undefined || best.n * offer.price_r.d > offer.price_r.n * best.d) best = offer.price_r;
-    const modified = offer.last_modified_time ? Date.parse(offer.last_modified_time) : undefined;
-    if (modified !== undefined && (oldestMs === undefined || modified < oldestMs)) oldestMs = modified;
+    // Horizon dates no offer last modified before its history starts: older than every dated one, it leaves the side's
+    // oldest age unknown, which the dated ones' would understate.
+    if (!offer.last_modified_time) undated = true;
+    else oldestMs = Math.min(oldestMs ?? Number.POSITIVE_INFINITY, Date.parse(offer.last_modified_time));
   }
   const bestPrice = best && (side === "ask" ? priceOf(best.n, best.d) : priceOf(best.d, best.n));
-  const ageSeconds = oldestMs === undefined ? undefined : Math.max(0, (nowMs - oldestMs) / 1000);
+  const ageSeconds = undated || oldestMs === undefined ? undefined : Math.max(0, (nowMs - oldestMs) / 1000);
   return { offers: offers.length, amountStroops: amount, bestPrice, ageSeconds };
 }
 
