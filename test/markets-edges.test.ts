@@ -1,10 +1,13 @@
 // Markets at their edges: a newly issued asset's first trades, offers served twice, bucket volumes past int64,
-// and the first poll's newest trade.
+// the first poll's newest trade, and a Horizon whose ingestion lags the clock.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { HorizonClient, type Query } from "../src/client/horizon-client.js";
 import { MarketsJob } from "../src/collectors/markets.js";
+import { rootJob } from "../src/collectors/root.js";
 import type { WatchedMarket } from "../src/config/markets.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
+import type { HorizonJobParts } from "../src/job/job.js";
+import { NetworkView } from "../src/job/network.js";
 import { parseExposition, valueOf } from "./support/exposition.js";
 import { FakeMarkets, makeTrade, type JsonRecord } from "./support/fake-markets.js";
 import { fixtureJson } from "./support/fixtures.js";
@@ -149,5 +152,55 @@ describe("the first poll's newest trade", () => {
       });
       expect(failed || context.invalid === 1).toBe(true);
     }
+  });
+});
+
+describe("the last completed bucket while Horizon's ingestion lags the clock", () => {
+  const horizon = new FakeMarkets();
+  let client: HorizonClient;
+  const BUCKETS = fixtureJson<{ _embedded: { records: JsonRecord[] } }>("trade_aggregations-usdc-desc-java-sdk.json")
+    ._embedded.records;
+  const ROOT = fixtureJson<JsonRecord>("root-java-sdk.json");
+
+  beforeAll(async () => {
+    client = new HorizonClient({ url: await horizon.start(), timeoutMs: 5_000, retries: 0, maxBodyBytes: 1 << 20 });
+  });
+  afterAll(() => horizon.stop());
+
+  it("is the newest bucket that ended by Horizon's latest ledger, as the root poll tells it, not by the clock", async () => {
+    const watched: WatchedMarket = { name: "m", base: "native", counter: USDC, resolutionMs: 300_000, makers: [] };
+    const network = new NetworkView();
+    const root = rootJob({ client, network, target: { schedules: { root: SCHEDULE } } } as unknown as HorizonJobParts);
+    const job = new MarketsJob(client, [watched], SCHEDULE, () => NOW, network);
+    const context = pollContext();
+    const poll = async (latestClosedAt: string) => {
+      horizon.root = { ...ROOT, history_latest_ledger_closed_at: latestClosedAt };
+      await root.run(context);
+      await job.run(context);
+      const values = parseExposition(await renderSamples("h", job.samples().live));
+      const at = { horizon: "h", market: "m" };
+      const endTime = horizon.requestsTo("/trade_aggregations").at(-1)?.searchParams.get("end_time");
+      return {
+        endTime: new Date(Number(endTime)).toISOString(),
+        bucket: valueOf(values, "stellar_horizon_market_bucket_timestamp_seconds", at),
+        trades: valueOf(values, "stellar_horizon_market_bucket_trades", at),
+      };
+    };
+    // At 09:47:30 Horizon has ingested ledgers up to one that closed at 09:44:58: the trades of the 09:40 bucket's last
+    // seconds are not in yet, so the 150 of its 154 trades served are not its close. The 09:35 bucket is complete.
+    horizon.buckets = [{ ...BUCKETS[1]!, trade_count: "150" }, BUCKETS[2]!];
+    expect(await poll("2024-07-08T09:44:58Z")).toEqual({
+      endTime: "2024-07-08T09:40:00.000Z",
+      bucket: Date.UTC(2024, 6, 8, 9, 35) / 1000,
+      trades: 103,
+    });
+    // Horizon ingested a ledger that closed at 09:45:03: the 09:40 bucket is complete, all its trades in.
+    horizon.buckets = [BUCKETS[1]!, BUCKETS[2]!];
+    expect(await poll("2024-07-08T09:45:03Z")).toEqual({
+      endTime: "2024-07-08T09:45:00.000Z",
+      bucket: Date.UTC(2024, 6, 8, 9, 40) / 1000,
+      trades: 154,
+    });
+    expect(context.invalid).toBe(0);
   });
 });

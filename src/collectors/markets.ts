@@ -144,7 +144,7 @@ export class MarketsJob extends Poll implements PollJob {
     markets: readonly WatchedMarket[],
     schedule: Schedule,
     private readonly now: () => number,
-    network?: NetworkView,
+    private readonly network?: NetworkView,
   ) {
     super({ schedule, requestsPerRun: marketRequestsPerPoll(markets) });
     this.states = markets.map((market) => [market, new MarketState()]);
@@ -184,14 +184,17 @@ export class MarketsJob extends Poll implements PollJob {
     });
   }
 
-  /** The last completed bucket with trades: the newest before the current bucket's start. */
+  /** The last completed bucket with trades: the newest that ended by the close of the latest ledger Horizon ingested
+   * (while Horizon lags, trades of a bucket the clock has passed may still come), and by the clock. Until the root
+   * poll tells that close, the clock alone decides. */
   private async readPrice(
     market: WatchedMarket,
     state: MarketState,
     { signal, invalidRecords, progressed }: PollContext,
   ) {
     const resolution = market.resolutionMs;
-    const end_time = Math.floor(this.now() / resolution) * resolution;
+    const ingestedMs = (this.network?.current.latestLedgerClose?.closeTime ?? Number.POSITIVE_INFINITY) * 1000;
+    const end_time = Math.floor(Math.min(this.now(), ingestedMs) / resolution) * resolution;
     const query = { resolution, end_time, order: "desc", limit: 1 };
     const records = await this.pairPage("trade_aggregations", market, query, signal);
     progressed();

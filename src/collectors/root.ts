@@ -2,6 +2,7 @@ import { KNOWN_NETWORKS } from "../agreement/network.js";
 import { METRICS } from "../catalog/metrics.js";
 import type { HorizonRoot } from "../client/schemas.js";
 import type { HorizonJobParts } from "../job/job.js";
+import type { LedgerClose } from "../job/network.js";
 import { latestDocumentJob } from "./collector.js";
 import { LABEL_TEXT_BOUNDS, labelText } from "./label-text.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
@@ -10,6 +11,15 @@ import type { CollectorSamples, Sample } from "../exposition/samples.js";
 export function networkLabels(passphrase: string) {
   const network = KNOWN_NETWORKS[passphrase] ?? "custom";
   return { network, network_passphrase: labelText(passphrase, LABEL_TEXT_BOUNDS.networkPassphrase) };
+}
+
+/** The latest ledger Horizon ingested and its close time, when it tells the time: what the markets poll judges a
+ * bucket complete by. */
+function latestClose(root: HorizonRoot): LedgerClose | undefined {
+  const closedAt = root.history_latest_ledger_closed_at;
+  return closedAt === undefined
+    ? undefined
+    : { sequence: root.history_latest_ledger, closeTime: Date.parse(closedAt) / 1000 };
 }
 
 export function rootSamples(root: HorizonRoot | undefined, lastPollSucceeded: boolean): CollectorSamples {
@@ -32,9 +42,8 @@ export function rootSamples(root: HorizonRoot | undefined, lastPollSucceeded: bo
   // Core at 0 is core not known yet (captive core restarting): a lag against it would be hugely negative.
   if (root.core_latest_ledger > 0)
     live.push({ metric: METRICS.ingestLagLedgers, value: root.core_latest_ledger - root.ingest_latest_ledger });
-  const closedAt = root.history_latest_ledger_closed_at;
-  if (closedAt !== undefined)
-    live.push({ metric: METRICS.historyLatestLedgerClosedTimestamp, value: Date.parse(closedAt) / 1000 });
+  const close = latestClose(root);
+  if (close !== undefined) live.push({ metric: METRICS.historyLatestLedgerClosedTimestamp, value: close.closeTime });
   if (root.supported_protocol_version !== undefined)
     live.push({ metric: METRICS.supportedProtocolVersion, value: root.supported_protocol_version });
   return { live, persistent };
@@ -53,6 +62,7 @@ export function rootJob({ client, network, target }: HorizonJobParts) {
         passphrase: root.network_passphrase,
         latestLedger: root.history_latest_ledger,
         protocolVersion: root.current_protocol_version,
+        latestLedgerClose: latestClose(root),
       }),
   });
 }

@@ -69,7 +69,7 @@ function compareTokens(a: string, b: string): number {
 }
 
 /**
- * An independent Horizon of one market for the markets job's tests: its records are plain data the
+ * An independent Horizon of one market (and its root) for the markets job's tests: its records are plain data the
  * test sets, its paging Horizon's (cursor, order, limit), and every request is recorded.
  */
 export class FakeMarkets {
@@ -79,6 +79,8 @@ export class FakeMarkets {
   trades: JsonRecord[] | undefined = [];
   /** Every offer; `/offers` filters them by seller, selling and buying. */
   offers: JsonRecord[] = [];
+  /** The root document served at `/`; undefined: a 404. */
+  root: JsonRecord | undefined;
   /** Serve the cursor's own trade again at the start of each ascending page, as a page boundary served twice. */
   repeatCursorTrade = false;
   readonly requests: URL[] = [];
@@ -112,6 +114,8 @@ export class FakeMarkets {
       _embedded: { records },
     });
     switch (url.pathname) {
+      case "/":
+        return this.root === undefined ? [404, NOT_FOUND] : [200, this.root];
       case "/trade_aggregations": {
         if (this.buckets === undefined) return [404, NOT_FOUND_BASE_ASSET];
         const end = Number(params.get("end_time") ?? Infinity);
