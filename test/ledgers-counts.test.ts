@@ -37,6 +37,22 @@ it("a refused cursor on a Horizon a little behind counts none of the ledgers rea
   ).toEqual({ sequence: 14, ledgers: 7, skipped: 1, resyncs: 1, invalid: 1 });
 });
 
+it("an invalid ledger whose paging token cannot be the cursor, served again after a refused cursor, is counted once", async () => {
+  const unusable = makeLedger(12, { base_fee_in_stroops: "not a number", paging_token: "abc" });
+  expect(
+    await counted(
+      2,
+      [makeLedger(10), makeLedger(9), makeLedger(8)],
+      [makeLedger(11), unusable],
+      // The cursor (11) is refused; the newest ledgers again, the unusable 12 among them.
+      refused,
+      [unusable, makeLedger(11), makeLedger(10)],
+      [unusable, makeLedger(13)],
+    ),
+    // 8 to 11 and 13; 12 was invalid.
+  ).toEqual({ sequence: 13, ledgers: 5, skipped: 1, resyncs: 1, invalid: 1 });
+});
+
 it("a new chain found with nothing newer counts from its newest ledger: an older one served later is not counted", async () => {
   const newChain = (sequence: number, overrides = {}) => makeLedger(sequence, overrides, 7);
   expect(

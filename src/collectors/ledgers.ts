@@ -79,6 +79,15 @@ function ascending(records: RawRecords): RawRecords {
 /** Ledgers whose hashes are kept, about an hour and a half of them: a step back to one tells the chain for sure. */
 const RECENT_HASHES = 1_000;
 
+/** What tells a record with an unusable token served again (after a refused cursor, say) from another: the sequence
+ * and hash it still carries; undefined when it carries neither, and each is counted. */
+function unusableIdentity(raw: unknown): string | undefined {
+  const { sequence, hash } = raw as Record<string, unknown>;
+  const place = typeof sequence === "number" && Number.isSafeInteger(sequence) ? sequence : undefined;
+  const id = typeof hash === "string" && hash.length <= 128 ? hash : undefined;
+  return place === undefined && id === undefined ? undefined : `${place}/${id}`;
+}
+
 /** Reads every ledger once, ascending from Horizon's paging cursor, which moves by raw records (invalid ones too): a
  * gap is counted as skipped, never guessed at. */
 export class LedgersCollector extends Poll implements PollJob {
@@ -93,6 +102,9 @@ export class LedgersCollector extends Poll implements PollJob {
   /** The highest sequence counted on this chain, valid or not: a Horizon a little behind, met after a refused cursor,
    * serves some again. */
   private countedThrough = -1;
+  /** Records with an unusable token counted on this chain, the last `RECENT_HASHES` by `unusableIdentity`: the cursor
+   * cannot place them, so a backfill read after a refused cursor would count them again. */
+  private readonly unusableSeen = new Set<string>();
   /** The hashes of the last ledgers read, by sequence, oldest first: a chain has one hash per sequence. */
   private readonly recentHashes = new Map<number, string>();
 
@@ -141,6 +153,7 @@ export class LedgersCollector extends Poll implements PollJob {
         const sequence = usable ? (raw as { sequence: number }).sequence : undefined;
         if (sequence !== undefined && sequence <= this.countedThrough) return true;
         if (sequence !== undefined) this.countedThrough = sequence;
+        else if (!this.firstCount(raw)) return true;
         const ledger = usable ? validRecord(ledgerSchema, raw) : undefined;
         if (ledger !== undefined) this.read(ledger);
         else {
@@ -150,6 +163,16 @@ export class LedgersCollector extends Poll implements PollJob {
         return ledger !== undefined;
       },
     };
+  }
+
+  /** Whether a record with an unusable token is met for the first time on this chain, noting it. */
+  private firstCount(raw: unknown): boolean {
+    const identity = unusableIdentity(raw);
+    if (identity === undefined) return true;
+    if (this.unusableSeen.has(identity)) return false;
+    this.unusableSeen.add(identity);
+    if (this.unusableSeen.size > RECENT_HASHES) this.unusableSeen.delete(this.unusableSeen.values().next().value!);
+    return true;
   }
 
   /** A cursor Horizon refuses would be refused at every poll: it is dropped and reading restarts from the latest. */
@@ -197,6 +220,7 @@ export class LedgersCollector extends Poll implements PollJob {
     this.latest = undefined;
     this.invalidSinceLatest = 0;
     this.countedThrough = -1;
+    this.unusableSeen.clear();
     this.recentHashes.clear();
     return true;
   }
