@@ -14,7 +14,7 @@ export interface TargetAgreement extends TargetId {
   readonly comparisons: number;
   readonly disagreements: number;
   readonly lastDisagreement: number | undefined;
-  /** Whether a sequence still in the network's window (its last `sequencesKept`) was judged wrong. */
+  /** Whether a sequence still in the network's window was judged wrong. */
   readonly disagreeing: boolean;
   /** The network's highest protocol minus this target's; undefined until it reports one. */
   readonly protocolBehind: number | undefined;
@@ -43,7 +43,7 @@ interface SequenceRecord {
 
 interface NetworkState {
   readonly members: Set<string>;
-  /** By sequence: the network's window, the last `sequencesKept` sequences up to the newest its targets reached. */
+  /** By sequence: the network's window, each target's last `sequencesKept` sequences up to the one it reached. */
   readonly sequences: Map<number, SequenceRecord>;
   readonly unjudged: Set<SequenceRecord>;
 }
@@ -65,7 +65,7 @@ function wrongTargets(hashes: ReadonlyMap<string, string>, networkTargets: numbe
 }
 
 export class AgreementEngine {
-  /** Sequences kept per network, the most recently first shown ones. */
+  /** Sequences kept per target of a network, the last up to the one it reached. */
   private readonly sequencesKept: number;
   /** A sequence is judged once every target of its network showed it or a later one, or once it is this many ledgers
    * behind the newest any showed, so a stalled target does not hold judgement back. */
@@ -131,8 +131,8 @@ export class AgreementEngine {
     return [...this.targets.values()].flatMap((state) => {
       const { id, network, protocol, comparisons, disagreements, lastDisagreement } = state;
       if (network === undefined) return [];
-      const newest = Math.max(...this.reached(this.networks.get(network)!));
-      const disagreeing = lastDisagreement !== undefined && newest - lastDisagreement < this.sequencesKept;
+      const kept = this.networks.get(network)!.sequences;
+      const disagreeing = lastDisagreement !== undefined && kept.has(lastDisagreement);
       const protocolBehind = protocol === undefined ? undefined : highest.get(network)! - protocol;
       return [{ ...id, network, comparisons, disagreements, lastDisagreement, disagreeing, protocolBehind }];
     });
@@ -163,11 +163,17 @@ export class AgreementEngine {
     return [...network.members].map((key) => this.targets.get(key)?.latest ?? -Infinity);
   }
 
-  /** The sequence's record; undefined for a sequence below the network's window, too old to compare. */
+  /** Whether a sequence is in the network's window: among the last `sequencesKept` up to one a target reached. Each
+   * target's own, so one claiming a ledger far ahead (hostile, or broken) cannot push the others' out. */
+  private inWindow(reached: number[], sequence: number): boolean {
+    return reached.some((latest) => sequence <= latest && sequence > latest - this.sequencesKept);
+  }
+
+  /** The sequence's record; undefined for a sequence outside the network's window, too old to compare. */
   private recordOf(network: NetworkState, sequence: number): SequenceRecord | undefined {
     let record = network.sequences.get(sequence);
     if (record !== undefined) return record;
-    if (sequence <= Math.max(...this.reached(network)) - this.sequencesKept) return undefined;
+    if (!this.inWindow(this.reached(network), sequence)) return undefined;
     record = { sequence, hashes: new Map(), compared: new Set(), blamed: new Set() };
     network.sequences.set(sequence, record);
     network.unjudged.add(record);
@@ -175,13 +181,13 @@ export class AgreementEngine {
   }
 
   /** Judges the sequences no target will show any more or that waited long enough; drops those outside the window (too
-   * far below its newest, or above it once all targets went back: a reset), judging first any still unjudged. */
+   * far below what the targets reached, or above it once all went back: a reset), judging first any still unjudged. */
   private settle(network: NetworkState): void {
     const reached = this.reached(network);
     const reachedByAll = Math.min(...reached);
     const newest = Math.max(...reached);
     for (const record of network.sequences.values()) {
-      if (record.sequence > newest - this.sequencesKept && record.sequence <= newest) continue;
+      if (this.inWindow(reached, record.sequence)) continue;
       network.sequences.delete(record.sequence);
       if (network.unjudged.delete(record)) this.judge(record, network);
     }

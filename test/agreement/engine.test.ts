@@ -177,6 +177,23 @@ describe("the agreement engine", () => {
     expect(standing(engine, B)).toMatchObject({ disagreements: 5, lastDisagreement: 5, disagreeing: false });
   });
 
+  it("keeps comparing the other targets when one shows an absurd latest ledger", () => {
+    const engine = new AgreementEngine({ sequencesKept: 10 });
+    onNetwork(engine, "pubnet", A, B, C, D);
+    // C, hostile or broken, claims a ledger far past the network's.
+    engine.ledgers(C, [{ sequence: 2 ** 31, hash: forked(2 ** 31) }]);
+    engine.ledgers(A, range(100, 104));
+    engine.ledgers(B, range(100, 104, forkedFrom(103)));
+    engine.ledgers(D, range(100, 104));
+    expect([A, B, C, D].map((id) => counts(engine, id))).toEqual([
+      [5, 0],
+      [5, 2],
+      [0, 0],
+      [5, 0],
+    ]);
+    expect(standing(engine, B)).toMatchObject({ lastDisagreement: 104, disagreeing: true });
+  });
+
   it("counts a sequence shown twice with the same hash once", () => {
     const engine = new AgreementEngine();
     onNetwork(engine, "pubnet", A, C);
@@ -207,14 +224,14 @@ describe("the agreement engine", () => {
     onNetwork(engine, "testnet", A, B);
     engine.ledgers(A, range(1000, 1009));
     engine.ledgers(B, range(1000, 1009));
-    // A resets first: its new ledgers lie below the window B still holds up.
+    // A resets first: its new ledgers lie below B's, kept in A's own window until B shows them too.
     engine.ledgers(A, range(2, 11, forked));
     engine.ledgers(B, range(2, 11, forked));
-    expect(counts(engine, A)).toEqual([10, 0]);
+    expect(counts(engine, A)).toEqual([20, 0]);
     engine.ledgers(A, range(12, 21, forked));
     engine.ledgers(B, range(12, 21, forked));
-    expect(counts(engine, A)).toEqual([20, 0]);
-    expect(counts(engine, B)).toEqual([20, 0]);
+    expect(counts(engine, A)).toEqual([30, 0]);
+    expect(counts(engine, B)).toEqual([30, 0]);
   });
 
   it("gives each target how far its protocol is behind its network's highest", () => {
