@@ -1,5 +1,5 @@
 /** The ledger counters count every record once, whatever Horizon does to the cursor. */
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PollError } from "../src/client/errors.js";
 import { makeLedger } from "./support/fake-horizon.js";
 import { pollScripted, type ScriptedPage } from "./support/scripted-ledgers.js";
@@ -84,6 +84,25 @@ it("a switch to another chain that a gap hides counts every ledger once: the has
       [10, 11, 12, 13].map((sequence) => other(sequence)),
     ),
   ).toEqual({ sequence: 13, ledgers: 9, skipped: 1, resyncs: 0, invalid: 1 });
+});
+
+describe("a switch to another network that a gap hides, told by the passphrase the root poll learnt", () => {
+  const testnet = { passphrase: "Test SDF Network ; September 2015" };
+  const pubnet = { passphrase: "Public Global Stellar Network ; September 2015" };
+  const other = (sequence: number) => makeLedger(sequence, {}, 7);
+  it.each([
+    ["behind a refused cursor", [refused, pubnet, [other(5_000_000)]], 0],
+    ["served after the cursor (a Horizon keeping no older history)", [pubnet, [other(5_000_000)]], 0],
+    // Too late for the gap already read: counted as skipped.
+    ["learnt only after its first ledger was read", [[other(5_000_000)], pubnet], 4_999_899],
+  ])("%s, is a new chain", async (_, switched, skipped) => {
+    const { value, restarts } = await pollScripted(0, [testnet, [makeLedger(100)], ...switched, [other(5_000_001)]]);
+    expect({ skipped: value("ledgers_skipped_total"), restarts, ledgers: value("ledgers_total") }).toEqual({
+      skipped,
+      restarts: 1,
+      ledgers: 3,
+    });
+  });
 });
 
 it("reads each ledger of a page served out of order, none counted as skipped", async () => {

@@ -89,6 +89,13 @@ describe("a network restart", () => {
     expect((await polledWith(23, chain(0, ...young), refused, chain(7, ...young))).restarts).toBe(1);
   });
 
+  it("found when nothing is newer and the root poll learnt another passphrase, is told though not below half", async () => {
+    const [testnet, pubnet] = ["Test SDF Network ; September 2015", "Public Global Stellar Network ; September 2015"];
+    expect(
+      await polled({ passphrase: testnet }, [makeLedger(100)], { passphrase: pubnet }, [], [makeLedger(80, {}, 7)]),
+    ).toEqual({ restarts: 1, sequence: 80, logged: [NEW_CHAIN] });
+  });
+
   it("is not told for a refused cursor on the same chain, the newest ledger ahead", async () => {
     expect(await polled([makeLedger(100)], refused, [makeLedger(150)])).toEqual({
       restarts: 0,

@@ -97,6 +97,8 @@ export class LedgersCollector extends Poll implements PollJob {
   private at: CursorState = {};
   /** The last valid ledger: the state the gauges show and the hash chain continues from. */
   private latest: Ledger | undefined;
+  /** The network passphrase the root poll had learnt when `latest` was read, if any. */
+  private latestPassphrase: string | undefined;
   /** Invalid records read since `latest`, already counted as skipped. */
   private invalidSinceLatest = 0;
   /** The highest sequence counted on this chain, valid or not: a Horizon a little behind, met after a refused cursor,
@@ -214,15 +216,24 @@ export class LedgersCollector extends Poll implements PollJob {
     const from = this.latest?.sequence;
     if (from === undefined) return false;
     const known = this.recentHashes.get(newest.sequence);
-    if (known === undefined ? !startsNewChain(newest.sequence, from) : known === newest.hash) return false;
+    const same = known === undefined ? !startsNewChain(newest.sequence, from) : known === newest.hash;
+    if (same && !this.otherNetwork()) return false;
     this.log.warn({ from, to: newest.sequence }, "Horizon is on another chain (network reset?); resynchronising");
     this.network?.chainChanged();
     this.latest = undefined;
+    this.latestPassphrase = undefined;
     this.invalidSinceLatest = 0;
     this.countedThrough = -1;
     this.unusableSeen.clear();
     this.recentHashes.clear();
     return true;
+  }
+
+  /** Whether the root poll learnt another passphrase since `latest` was read: no hash links ledgers across a gap, and
+   * another network's may lie anywhere beyond it. */
+  private otherNetwork(): boolean {
+    const now = this.network?.current.passphrase;
+    return now !== undefined && this.latestPassphrase !== undefined && now !== this.latestPassphrase;
   }
 
   /** The page cap was hit: jump to the latest ledger and count what lies between as skipped. */
@@ -242,15 +253,14 @@ export class LedgersCollector extends Poll implements PollJob {
     const previous = this.latest;
     if (previous !== undefined && ledger.sequence <= previous.sequence) return;
     const consecutive = previous !== undefined && ledger.sequence === previous.sequence + 1;
-    if (consecutive && ledger.prev_hash !== previous.hash) {
+    const otherNetwork = this.otherNetwork();
+    if (otherNetwork || (consecutive && ledger.prev_hash !== previous.hash)) {
       this.totals.resyncs += 1;
-      // Another chain: one that restarted and has grown past the ledgers read, say.
+      // Another chain: one that restarted and has grown past the ledgers read, say, or another network.
       this.network?.chainChanged();
       this.recentHashes.clear();
-      this.log.warn(
-        { sequence: ledger.sequence },
-        "ledger hash chain broken (network reset?); counted as a resync, reading on from this ledger",
-      );
+      const why = otherNetwork ? "network passphrase changed" : "ledger hash chain broken (network reset?)";
+      this.log.warn({ sequence: ledger.sequence }, `${why}; counted as a resync, reading on from this ledger`);
     } else if (consecutive) {
       const intervalSeconds = (Date.parse(ledger.closed_at) - Date.parse(previous.closed_at)) / 1000;
       if (intervalSeconds >= 0) this.totals.closeIntervals.observe(intervalSeconds);
@@ -272,6 +282,7 @@ export class LedgersCollector extends Poll implements PollJob {
         totals.txSetCapacity.observe(ledger.tx_set_operation_count / ledger.max_tx_set_size);
     }
     this.latest = ledger;
+    this.latestPassphrase = this.network?.current.passphrase;
     this.recentHashes.set(ledger.sequence, ledger.hash);
     if (this.recentHashes.size > RECENT_HASHES) this.recentHashes.delete(this.recentHashes.keys().next().value!);
     this.network?.ledgerHash(ledger.sequence, ledger.hash);

@@ -7,22 +7,24 @@ import { parseExposition, valueOf } from "./exposition.js";
 import { pollContext } from "./poll-context.js";
 import { renderSamples } from "./render-samples.js";
 
-/** A ledgers page as the collector's client answers it, or the error it throws. */
-export type ScriptedPage = Record<string, unknown>[] | Error;
+/** A ledgers page as the collector's client answers it, or the error it throws; a passphrase step is no request: the
+ * target's root poll learns that passphrase before the next one. */
+export type ScriptedPage = Record<string, unknown>[] | Error | { passphrase: string };
 
 /** A ledgers collector whose pages are scripted, one a request, polled until every page was asked for; the first poll
  * reads `backfill` ledgers before the newest. Its series of target `h`, what it logged and told its network. */
 export async function pollScripted(backfill: number, pages: ScriptedPage[]) {
+  const network = new NetworkView();
   const client = {
     ledgers: async () => {
-      const page = pages.shift() ?? [];
+      let page = pages.shift() ?? [];
+      for (; "passphrase" in page; page = pages.shift() ?? []) network.learn({ passphrase: page.passphrase });
       if (page instanceof Error) throw page;
       return page;
     },
   } as unknown as HorizonClient;
   const lines: { msg: string }[] = [];
   const log = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-  const network = new NetworkView();
   const collector = new LedgersCollector(client, { maxPagesPerPoll: 10, backfill }, log, network, {
     schedule: parseSchedule("15s") as Schedule,
     requestsPerRun: 1,
