@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PollError } from "../src/client/errors.js";
 import { HorizonClient } from "../src/client/horizon-client.js";
 import { CorridorsJob, DISABLED_RETRY_MS, REFUSAL_REASONS_LOGGED } from "../src/collectors/corridors.js";
 import type { CorridorConfig } from "../src/config/corridors.js";
@@ -124,17 +125,17 @@ describe("corridors against the simulator", () => {
   });
 });
 
-/** A Horizon answering each request with the next scripted answer; `hang` never answers. */
+/** A Horizon answering each request with the next scripted answer (status, body, headers); `hang` never answers. */
 class ScriptedHorizon {
   readonly requests: string[] = [];
-  answers: (readonly [number, unknown] | "hang")[] = [];
+  answers: (readonly [number, unknown, Record<string, string>?] | "hang")[] = [];
   private readonly server = new LoopbackServer((request: IncomingMessage, response: ServerResponse) => {
     this.requests.push(request.url ?? "");
     const answer = this.answers.shift() ?? [200, { _embedded: { records: [] } }];
     if (answer === "hang") return;
-    const [status, body] = answer;
+    const [status, body, headers] = answer;
     const type = status === 200 ? "application/hal+json" : "application/problem+json";
-    response.writeHead(status, { "Content-Type": type }).end(JSON.stringify(body));
+    response.writeHead(status, { "Content-Type": type, ...headers }).end(JSON.stringify(body));
   });
   url = "";
   async start(): Promise<void> {
@@ -445,4 +446,35 @@ describe("corridor outcomes", () => {
       expect(pollErrors).toEqual([]);
     },
   );
+
+  it("a corridor waiting behind the hung first request after a hold times out within its own timeout; the poll succeeds", async () => {
+    const clock = new ManualClock();
+    // One client, as a target's jobs share it: root's request opens after the hold, the corridor's waits behind it.
+    const shared = new HorizonClient({ url: horizon.url, timeoutMs: 3000, retries: 0, maxBodyBytes: 1 << 20, clock });
+    const log = pino({ level: "silent" });
+    const parts = { client: shared, log, now: () => clock.now(), freshnessMs: 3 * schedule.periodMs, timeoutMs: 3000 };
+    const job = new CorridorsJob([CAPTURED], schedule, parts);
+    // No retries: one request's budget is 3 s, the corridor's own 4 s (its timeout and a second to settle).
+    const { runner, store } = runnerFor(job, { clock, timeoutMs: 3000, retries: 0 });
+    horizon.requests.length = 0;
+    horizon.answers = [[429, {}, { "Retry-After": "5" }], "hang", "hang"];
+    await expect(shared.root()).rejects.toMatchObject({ reason: "rate_limited" });
+    await clock.advance(5000);
+    const opener = shared.root().catch((error: PollError) => error.reason);
+    await until("the first request after the hold", () => (horizon.requests.length === 2 ? true : undefined));
+    await clock.advance(1000);
+    const running = runner.run();
+    // The opener times out unanswered; the corridor, 2 s into its timeout, goes first in its turn and hangs too.
+    await clock.advance(2000);
+    expect(await opener).toBe("timeout");
+    await until("the corridor's request", () => (horizon.requests.length === 3 ? true : undefined));
+    await clock.advance(3000);
+    await running;
+    expect(runner.snapshot().lastError).toBeUndefined();
+    const scraped = parseExposition((await store.scrape(clock.now(), "identity")).toString());
+    const runs = (result: string) =>
+      valueOf(scraped, "stellar_horizon_corridor_runs_total", { horizon: "h", corridor: CAPTURED.name, result });
+    expect(runs("timeout")).toBe(1);
+    expect(runs("error")).toBe(0);
+  });
 });

@@ -70,7 +70,7 @@ export function maxHoldMsOf({ schedules, staleAfterIntervals }: Freshness): numb
 /** A POST body, JSON or a form; requests without one are GETs. */
 type RequestBody = { readonly json: string } | { readonly form: URLSearchParams };
 
-/** One attempt; `signals` are shutdown's and the deadline of the poll or probe run that sent it. */
+/** One attempt; `signals` are shutdown's, the deadline of the poll or probe run that sent it, and a `once` deadline. */
 type Attempt = { url: string; body: RequestBody | undefined; timeoutMs: number; signals: readonly AbortSignal[] };
 
 /** What a server asked of a target's requests: to hold back until `untilMs`, and then to send one first. */
@@ -128,12 +128,21 @@ export class CourteousHttp<E extends string> {
 
   /** A 2xx answer's JSON, after retries, else a PollError; `poll` aborts it and its retry waits at its deadline. */
   json(purpose: E, url: string, body: RequestBody | undefined, poll?: AbortSignal) {
-    return this.request(purpose, { url, body, timeoutMs: this.options.timeoutMs }, poll, this.options.retries);
+    return this.request(purpose, { url, body, timeoutMs: this.options.timeoutMs }, [poll], this.options.retries);
   }
 
-  /** One attempt, never retried, with its own timeout: for requests whose repetition the caller decides. */
-  once(purpose: E, url: string, body: RequestBody | undefined, timeoutMs: number, poll?: AbortSignal) {
-    return this.request(purpose, { url, body, timeoutMs }, poll, 0);
+  /** One attempt, never retried, with its own timeout: for requests whose repetition the caller decides. The timeout
+   * runs from now, a wait behind the first request after a hold included: the caller counts it as the request's
+   * outcome (a corridor's `timeout`), which must come before its run's deadline. */
+  async once(purpose: E, url: string, body: RequestBody | undefined, timeoutMs: number, poll?: AbortSignal) {
+    const deadline = new AbortController();
+    const timeout = new PollError("timeout", `no complete response within ${timeoutMs} ms`);
+    const timer = this.clock.setTimeout(() => deadline.abort(timeout), timeoutMs);
+    try {
+      return await this.request(purpose, { url, body, timeoutMs }, [poll, deadline.signal], 0);
+    } finally {
+      this.clock.clearTimeout(timer);
+    }
   }
 
   /** True while the server asked us to send nothing (Retry-After, exhausted rate limit). */
@@ -142,8 +151,13 @@ export class CourteousHttp<E extends string> {
   }
 
   /** Up to `retries` further attempts after a transient failure. */
-  private async request(purpose: E, sent: Omit<Attempt, "signals">, poll: AbortSignal | undefined, retries: number) {
-    const signals = [this.options.signal, poll].filter((signal) => signal !== undefined);
+  private async request(
+    purpose: E,
+    sent: Omit<Attempt, "signals">,
+    polls: readonly (AbortSignal | undefined)[],
+    retries: number,
+  ) {
+    const signals = [this.options.signal, ...polls].filter((signal) => signal !== undefined);
     for (let retry = 0; ; retry += 1) {
       try {
         return await parseJson(await this.answerText(purpose, { ...sent, signals }));
@@ -311,7 +325,7 @@ function settledOrAborted(promise: Promise<unknown>, signals: readonly AbortSign
   });
 }
 
-/** Why an aborted request failed: the poll deadline's own error, else a shutdown. */
+/** Why an aborted request failed: the poll's or the request's deadline error, else a shutdown. */
 function abortReason(signal: AbortSignal, cause: unknown): PollError {
   if (signal.reason instanceof PollError) return signal.reason;
   return cause instanceof PollError ? cause : new PollError("network", "aborted at shutdown");
