@@ -21,3 +21,22 @@ describe("a working-hours cron schedule's period", () => {
     expect(afternoon).toBe(morning);
   });
 });
+
+const HOUR_S = 3_600;
+const DAY_S = 24 * HOUR_S;
+
+describe("a cron schedule running more than 121 times a week", () => {
+  it.each([
+    // Every 15 s of weekday working hours: 10,800 runs a week, the longest gap Friday 17:59:45 to Monday 09:00.
+    ["*/15 * 9-17 * * 1-5", 2 * DAY_S + 15 * HOUR_S + 15],
+    // The near misses: every day (the night is the longest gap), and 120 and 123 runs a week on either side of the
+    // 121 runs once measured, each gap Wednesday's last run to Monday 09:00.
+    ["*/15 * 9-17 * * *", 15 * HOUR_S + 15],
+    ["0 0-39 9 * * 1-3", 4 * DAY_S + 23 * HOUR_S + 21 * 60],
+    ["0 0-40 9 * * 1-3", 4 * DAY_S + 23 * HOUR_S + 20 * 60],
+    // Every second, all week: the one gap is a second.
+    ["* * * * * *", 1],
+  ])("%s has its longest gap over the whole week as its period", (pattern, seconds) => {
+    expect((parseSchedule(pattern) as Schedule).periodMs).toBe(seconds * 1000);
+  });
+});

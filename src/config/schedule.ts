@@ -26,7 +26,7 @@ export function parseSchedule(text: string): Schedule | string {
   try {
     const gaps = runGapsMs(text);
     if (gaps.length === 0) return `croner pattern "${text}" never runs twice`;
-    return { text, pattern: text, periodMs: Math.max(...gaps) };
+    return { text, pattern: text, periodMs: Math.max(...gaps, longestGapMs(text)) };
   } catch {
     return (
       `"${text}" is neither a duration (whole seconds: 15s, 1m30s) nor a cron pattern ("*/30 * * * *", or with ` +
@@ -35,10 +35,12 @@ export function parseSchedule(text: string): Schedule | string {
   }
 }
 
-/** Enough runs (at most 60 a minute) to pass a whole minute of the pattern and into its next. A pattern running at
- * most 121 times a cycle (an hour, a day, a week) is seen over a whole cycle; one running more often (every 15 s of
- * working hours) over its first runs of the week only, its longest gap (the night) unseen. */
+/** Enough runs (at most 60 a minute) to pass a whole minute of the pattern and into its next; a pattern running at
+ * most 121 times a cycle (a month, a year, four years for 29 February) is seen over a whole cycle. */
 const GAP_RUNS = 2 * 60 + 2;
+
+/** Days longestGapMs checks: a weekly pattern's week many times over, a monthly or yearly one's into its next cycle. */
+const GAP_DAYS = 400;
 
 /** Where the runs measured start: a fixed Monday midnight, so a pattern's gaps are the same whenever it is read (read
  * from now, "0,5 * * * * *" at second 2 runs at :05 and :00, 55 s apart, and at second 7 at :00 and :05). */
@@ -50,6 +52,40 @@ function runGapsMs(pattern: string): number[] {
   const runs = probe.nextRuns(GAP_RUNS, GAPS_FROM).map((run) => run.getTime());
   probe.stop();
   return runs.slice(1).map((run, index) => run - runs[index]!);
+}
+
+/** The longest time between two runs, however often the pattern runs (every 15 s of working hours: the weekend), from
+ * ~600 checks rather than its runs. A pattern runs on the same seconds of each minute it runs on, the same minutes of
+ * each hour, the same hours of each day: the longest gap is one between neighbours at one of these levels, less the
+ * span of the levels below. Days are counted as 24 h, as on the fixed Monday measured from; 0 if it runs one day. */
+function longestGapMs(pattern: string): number {
+  const cron = new Cron(pattern, { paused: true });
+  const first = cron.nextRun(GAPS_FROM);
+  if (first === null) return 0;
+  const [year, month, day] = [first.getFullYear(), first.getMonth(), first.getDate()];
+  const runsAt = (days: number, hour: number, minute: number, second: number) =>
+    cron.match(new Date(year, month, day + days, hour, minute, second));
+  const matching = (count: number, matches: (value: number) => boolean) =>
+    Array.from({ length: count }, (_, value) => value).filter(matches);
+  const seconds = matching(60, (second) => runsAt(0, first.getHours(), first.getMinutes(), second));
+  const minutes = matching(60, (minute) => runsAt(0, first.getHours(), minute, seconds[0]!));
+  const hours = matching(24, (hour) => runsAt(0, hour, minutes[0]!, seconds[0]!));
+  const days = matching(GAP_DAYS, (days) => runsAt(days, hours[0]!, minutes[0]!, seconds[0]!));
+  cron.stop();
+  let span = 0;
+  let longest = 0;
+  const levels = [
+    [1, seconds],
+    [60, minutes],
+    [3_600, hours],
+    [86_400, days],
+  ] as const;
+  for (const [unit, values] of levels) {
+    for (let index = 1; index < values.length; index += 1)
+      longest = Math.max(longest, (values[index]! - values[index - 1]!) * unit - span);
+    span += (values.at(-1)! - values[0]!) * unit;
+  }
+  return longest * 1000;
 }
 
 /** The shortest time between two runs. */
