@@ -52,7 +52,15 @@ export async function startExporter(
 
   const agreement = new NetworkAgreement(metrics.registry);
   const networkObserver: RuntimeServices["networkObserver"] = (kind, target) => agreement.observerFor({ kind, target });
-  const services: RuntimeServices = { store, metrics, logger, clock, networkObserver, holds: new Holds() };
+  const services: RuntimeServices = {
+    store,
+    metrics,
+    logger,
+    clock,
+    networkObserver,
+    holds: new Holds(),
+    plansWarned: new Map(),
+  };
   let state: ExporterState | undefined;
   const runtimes = () => state?.runtimes ?? [];
   const app = createServerApp({

@@ -129,6 +129,26 @@ it("exports the planned requests per hour and the budget", async () => {
   expect(valueOf(values, "stellar_horizon_exporter_request_budget_per_hour", { horizon: "t" })).toBe(3600);
 });
 
+it("warns of a plan over the budget once, and again only when a reload changes the plan", async () => {
+  horizon = new FakeHorizon();
+  const lines: { msg: string }[] = [];
+  const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  // A reload applies the configuration's log level.
+  const flags = [`--horizon.url=t=${await horizon.start()}`, "--poll.interval=1s", "--log.level=warn"];
+  const running = (exporter = await startExporter(await configFrom(flags), { logger }));
+  await running.firstPolls;
+  const warnings = () => lines.filter((line) => line.msg.startsWith("schedules plan more requests")).length;
+  // 21,600 requests an hour planned, 3,600 allowed.
+  expect(warnings()).toBe(1);
+  await running.reload(() => configFrom(flags));
+  await running.reload(() => configFrom(flags));
+  expect(warnings()).toBe(1);
+  // Polls every 2 s plan 10,800, still over: said again, since it changed.
+  await running.reload(() => configFrom([...flags, "--poll.interval=2s"]));
+  await running.firstPolls;
+  expect(warnings()).toBe(2);
+});
+
 it("after a rate-limit hold, the first answer lets every endpoint held back poll at once", async () => {
   horizon = new FakeHorizon();
   const paths = ["/", "/fee_stats", "/ledgers", "/liquidity_pools"];

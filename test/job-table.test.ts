@@ -72,6 +72,7 @@ describe("a target runtime", () => {
       logger: pino({ level: "silent" }),
       clock: new ManualClock(),
       holds: new Holds(),
+      plansWarned: new Map(),
     };
     const key = (of: ExporterConfig) => new TargetRuntime(HORIZON, target, of, services).key;
     expect(key(config)).toBe(key({ ...config }));

@@ -56,6 +56,8 @@ export interface RuntimeServices {
   readonly clock: Clock;
   /** Rate-limit holds, kept for a target its reload rebuilds. */
   readonly holds: Holds;
+  /** Per target, the request plan over its budget last warned of: a reload that keeps it does not warn again. */
+  readonly plansWarned: Map<string, string>;
   /** Told what each target's network view learns (the agreement between targets). */
   readonly networkObserver?: (label: TargetLabel, name: string) => NetworkObserver;
 }
@@ -147,12 +149,18 @@ export class TargetRuntime<Target extends TargetBasics, Client> {
     const requests = this.kind.requestPlan?.(this.target, config);
     if (requests !== undefined) {
       this.metrics.requestPlan(this.name, requests.planned, requests.budget);
-      if (requests.planned > requests.budget)
+      const { plansWarned } = this.services;
+      const target = `${this.label}:${this.name}`;
+      const over = requests.planned > requests.budget ? `${requests.planned}/${requests.budget}` : undefined;
+      if (over === undefined) plansWarned.delete(target);
+      else if (plansWarned.get(target) !== over) {
+        plansWarned.set(target, over);
         this.log.warn(
           { plannedRequestsPerHour: requests.planned, requestBudgetPerHour: requests.budget },
           "schedules plan more requests per hour than this target's budget: " +
             "lengthen the poll intervals, track fewer pools or watch fewer accounts",
         );
+      }
     }
     return jobsOf(this.kind.jobs, this.target, config);
   }
