@@ -1,9 +1,18 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PollError } from "../src/client/errors.js";
-import { CourteousHttp, maxHoldMsOf } from "../src/client/http.js";
+import { CourteousHttp, type Hold, Holds, maxHoldMsOf } from "../src/client/http.js";
 import { holdOffSeconds, parseRateLimitHeaders } from "../src/client/rate-limit.js";
+import { ExporterMetrics } from "../src/exposition/self-metrics.js";
+import { MetricStore } from "../src/exposition/store.js";
+import { HORIZON } from "../src/runtime/horizon.js";
+import { TargetRuntime } from "../src/runtime/runtime.js";
+import { configFrom } from "./support/exporter-harness.js";
 import { ManualClock } from "./support/manual-clock.js";
 
 const NOW_MS = Date.UTC(2026, 10, 25, 12, 0, 0);
@@ -149,5 +158,42 @@ describe("after a hold, one request asks first", () => {
     await until(() => waiting.length === 1);
     answer(200);
     expect(await Promise.all(outcomes)).toEqual(["timeout", "ok", "ok"]);
+  });
+});
+
+describe("targets of one URL", () => {
+  it("share a hold with the same headers (under any name), not with other credentials; no key shows them", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "she-holds-")), "config.yml");
+    const target = (name: string, headers: string) =>
+      `  - { name: ${name}, url: "http://127.0.0.1:9", headers: ${headers} }\n`;
+    writeFileSync(
+      file,
+      "targets:\n" +
+        target("a", '{ X-Api-Key: "key-of-a-123" }') +
+        target("a-again", '{ x-api-key: "key-of-a-123" }') +
+        target("b", '{ X-Api-Key: "key-of-b-456" }') +
+        target("anonymous", "{}"),
+    );
+    const config = await configFrom([`--config.file=${file}`]);
+    const keys: string[] = [];
+    const holds = new (class extends Holds {
+      override of(key: string): Hold {
+        keys.push(key);
+        return super.of(key);
+      }
+    })();
+    const services = {
+      store: new MetricStore(),
+      metrics: new ExporterMetrics("test"),
+      logger: pino({ level: "silent" }),
+      clock: new ManualClock(),
+      holds,
+      plansWarned: new Map(),
+    };
+    for (const each of config.targets) new TargetRuntime(HORIZON, each, config, services);
+    const [a, again, b, anonymous] = keys.map((key) => holds.of(key));
+    expect(again).toBe(a);
+    expect(new Set([a, b, anonymous]).size).toBe(3);
+    for (const key of keys) expect(key).not.toMatch(/key-of|127\.0\.0\.1/);
   });
 });

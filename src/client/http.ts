@@ -82,8 +82,8 @@ export class Hold {
   reopening: Promise<unknown> | undefined;
 }
 
-/** Each target's hold while a client of it lives: a reload that rebuilds a target (new headers, schedules) keeps
- * holding back. Keyed by the target's label and URL; a hold no client holds any more is forgotten. */
+/** Each target's hold while a client of it lives: a reload that rebuilds a target (new schedules) keeps holding back.
+ * Keyed by the target's kind, URL and headers (any may be a credential); a hold no client holds is forgotten. */
 export class Holds {
   private readonly byTarget = new Map<string, WeakRef<Hold>>();
 

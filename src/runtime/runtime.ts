@@ -64,6 +64,15 @@ export interface RuntimeServices {
 
 type RunningJob = { readonly key: string; readonly runner: JobRunner; readonly unschedule: () => void };
 
+/** Whose rate limit a target's requests count against: its URL's and credentials'. Any header may be one (an API key):
+ * targets of one URL with other headers have limits of their own. Fingerprints keep every secret out of the key. */
+function holdKey(label: TargetLabel, { url, headers }: TargetBasics): string {
+  // Header names are case-insensitive, and their order says nothing.
+  const named = Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value] as const);
+  const credentials = comparisonKey(named.sort(([a], [b]) => (a < b ? -1 : 1)));
+  return `${label} ${url.href.fingerprint()} ${credentials}`;
+}
+
 /** A runtime of any kind, as the exporter and the status pages see it. */
 export type Runtime = TargetRuntime<TargetBasics, unknown>;
 
@@ -105,8 +114,7 @@ export class TargetRuntime<Target extends TargetBasics, Client> {
       signal: this.abort.signal,
       clock: services.clock,
       log: this.log,
-      // By fingerprint: a secret in the URL stays out of the key.
-      hold: services.holds.of(`${kind.label} ${target.url.href.fingerprint()}`),
+      hold: services.holds.of(holdKey(kind.label, target)),
     });
   }
 
