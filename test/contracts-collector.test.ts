@@ -1,8 +1,9 @@
-import { xdr } from "@stellar/stellar-base";
+import { StrKey, xdr } from "@stellar/stellar-base";
 import { pino } from "pino";
 import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { PollError } from "../src/client/errors.js";
+import { contractCodeKey, contractInstanceKey } from "../src/client/ledger-keys.js";
 import { RpcClient } from "../src/client/rpc-client.js";
 import { ContractsCollector, contractsRequestsPerPoll } from "../src/collectors/contracts.js";
 import type { LedgerClose } from "../src/job/network.js";
@@ -34,14 +35,17 @@ const XLM_CONTRACT = "CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC";
 const BALANCE_SCVAL = xdr.LedgerKey.fromXDR(BALANCE.key, "base64").contractData().key().toXDR("base64");
 const LATEST = 458386;
 const NOW_MS = 1_800_000_000_000;
+const MAX_BODY_BYTES = 1 << 22;
 
 let rpc: FakeRpc;
+let url: string;
 let client: RpcClient;
 let logged: Record<string, unknown>[];
 
 beforeEach(async () => {
   rpc = new FakeRpc();
-  client = new RpcClient({ url: await rpc.start(), timeoutMs: 2_000, retries: 0, maxBodyBytes: 1 << 22 });
+  url = await rpc.start();
+  client = new RpcClient({ url, timeoutMs: 2_000, retries: 0, maxBodyBytes: MAX_BODY_BYTES });
   for (const { key, ...entry } of [INSTANCE, CODE, BALANCE, STATE_ARCHIVAL]) rpc.ledgerEntries.set(key, entry);
   rpc.ledgerEntriesLatestLedger = LATEST;
   logged = [];
@@ -73,7 +77,7 @@ function collector(
   };
   return new ContractsCollector(
     contracts,
-    { client, network, clock: { now: () => NOW_MS }, log, stateArchival },
+    { client, network, clock: { now: () => NOW_MS }, log, stateArchival, maxBodyBytes: MAX_BODY_BYTES },
     { schedule: parseSchedule("1m") as Schedule, requestsPerRun: 1 },
   );
 }
@@ -326,7 +330,8 @@ describe("ContractsCollector", () => {
 
   it("where no status poll runs, reads the close times from getLatestLedger itself, one request more", async () => {
     const log = pino({ level: "silent" });
-    const dependencies = { client, clock: { now: () => NOW_MS }, log, stateArchival: false, ownCloses: true };
+    const plan = { stateArchival: false, ownCloses: true, maxBodyBytes: MAX_BODY_BYTES };
+    const dependencies = { client, clock: { now: () => NOW_MS }, log, ...plan };
     const timing = { schedule: parseSchedule("1m") as Schedule, requestsPerRun: 2 };
     const job = new ContractsCollector(CONTRACTS, { ...dependencies, network: { current: {} } }, timing);
     const latest = { id: "ab", protocolVersion: 25 };
@@ -339,14 +344,16 @@ describe("ContractsCollector", () => {
     expect(
       valueOf(await series(job), "stellar_rpc_contract_entry_expiry_timestamp_seconds", entry("hello", "instance")),
     ).toBe(Math.round(NOW_MS / 1000 + ttl * 7));
-    expect([contractsRequestsPerPoll(CONTRACTS, false, true), contractsRequestsPerPoll(CONTRACTS, false)]).toEqual([
-      2, 1,
-    ]);
+    expect([
+      contractsRequestsPerPoll(CONTRACTS, plan),
+      contractsRequestsPerPoll(CONTRACTS, { ...plan, ownCloses: false }),
+    ]).toEqual([2, 1]);
   });
 
   it("where getLatestLedger's answer fails its schema, counts it invalid and reads the entries all the same", async () => {
     const log = pino({ level: "silent" });
-    const dependencies = { client, clock: { now: () => NOW_MS }, log, stateArchival: false, ownCloses: true };
+    const plan = { stateArchival: false, ownCloses: true, maxBodyBytes: MAX_BODY_BYTES };
+    const dependencies = { client, clock: { now: () => NOW_MS }, log, ...plan };
     const timing = { schedule: parseSchedule("1m") as Schedule, requestsPerRun: 2 };
     const job = new ContractsCollector(CONTRACTS, { ...dependencies, network: { current: {} } }, timing);
     rpc.answers.set("getLatestLedger", { result: { sequence: "not a ledger" } });
@@ -367,6 +374,49 @@ describe("ContractsCollector", () => {
     expect((await series(job, false)).size).toBe(0);
   });
 
+  it("code entries of 128 KiB of wasm are read in calls whose answers stay under the body cap, as planned", async () => {
+    const cap = 8 * 1024 ** 2;
+    const big = new RpcClient({ url, timeoutMs: 10_000, retries: 0, maxBodyBytes: cap });
+    const contracts: WatchedContract[] = [];
+    const codeKeys = new Set<string>();
+    let largestAnswer = 0;
+    const { key: _key, ...servedInstance } = INSTANCE;
+    for (let index = 0; index < 60; index += 1) {
+      const wasmHash = Buffer.alloc(32, index + 1);
+      const instance = xdr.LedgerEntryData.fromXDR(INSTANCE.xdr, "base64");
+      instance.contractData().val().instance().executable(xdr.ContractExecutable.contractExecutableWasm(wasmHash));
+      const name = `big${index}`;
+      const id = StrKey.encodeContract(Buffer.alloc(32, index + 1));
+      contracts.push({ name, id, keys: [] });
+      rpc.ledgerEntries.set(contractInstanceKey(id), { ...servedInstance, xdr: instance.toXDR("base64") });
+      const code = new xdr.ContractCodeEntry({
+        ext: new xdr.ContractCodeEntryExt(0),
+        hash: wasmHash,
+        code: Buffer.alloc(128 * 1024, index),
+      });
+      const codeKey = contractCodeKey(wasmHash.toString("hex"));
+      const served = { xdr: xdr.LedgerEntryData.contractCode(code).toXDR("base64"), lastModifiedLedgerSeq: 5 };
+      rpc.ledgerEntries.set(codeKey, { ...served, liveUntilLedgerSeq: LATEST + index });
+      codeKeys.add(codeKey);
+      largestAnswer = Math.max(largestAnswer, JSON.stringify({ key: codeKey, ...served }).length);
+    }
+    const log = pino({ level: "silent" });
+    const plan = { stateArchival: true, maxBodyBytes: cap };
+    const dependencies = { client: big, network: { current: {} }, clock: { now: () => NOW_MS }, log, ...plan };
+    const timing = { schedule: parseSchedule("1m") as Schedule, requestsPerRun: 1 };
+    const job = new ContractsCollector(contracts, dependencies, timing);
+    await poll(job);
+    const firstPoll = rpc.ledgerEntriesCalls().length;
+    await poll(job);
+    const calls = rpc.ledgerEntriesCalls();
+    for (const keys of calls) expect(keys.filter((key) => codeKeys.has(key)).length * largestAnswer).toBeLessThan(cap);
+    expect(calls.length - firstPoll).toBe(contractsRequestsPerPoll(contracts, plan));
+    const values = await series(job);
+    contracts.forEach(({ name }, index) =>
+      expect(valueOf(values, "stellar_rpc_contract_entry_ttl_ledgers", entry(name, "code"))).toBe(index),
+    );
+  });
+
   it("plans ceil(keys / 200) requests: 10 000 keys are 50", () => {
     // The setting, and per contract its instance, its code and 99 keys: 1 + 99 × 101 = 10 000 keys.
     const many: WatchedContract[] = Array.from({ length: 99 }, (_, index) => ({
@@ -378,8 +428,8 @@ describe("ContractsCollector", () => {
         durability: "persistent" as const,
       })),
     }));
-    expect(contractsRequestsPerPoll(many, true)).toBe(50);
-    expect(contractsRequestsPerPoll(CONTRACTS, true)).toBe(1);
+    expect(contractsRequestsPerPoll(many, { stateArchival: true, maxBodyBytes: MAX_BODY_BYTES })).toBe(50);
+    expect(contractsRequestsPerPoll(CONTRACTS, { stateArchival: true, maxBodyBytes: MAX_BODY_BYTES })).toBe(1);
     // 200 keys of contracts: the setting is the 201st, a second call.
     const twoHundred: WatchedContract[] = [
       {
@@ -392,6 +442,8 @@ describe("ContractsCollector", () => {
         })),
       },
     ];
-    expect([contractsRequestsPerPoll(twoHundred, true), contractsRequestsPerPoll(twoHundred, false)]).toEqual([2, 1]);
+    const plan = (stateArchival: boolean) =>
+      contractsRequestsPerPoll(twoHundred, { stateArchival, maxBodyBytes: MAX_BODY_BYTES });
+    expect([plan(true), plan(false)]).toEqual([2, 1]);
   });
 });

@@ -68,11 +68,12 @@ describe("a ledger-entries poll's deadline", () => {
     const { client, answered } = slowRpc(clock, served, (_method, asked) =>
       asked.includes(INSTANCE.key) ? 1_000 : asked.includes(CODE.key) ? 10_000 : 25_000,
     );
-    const requestsPerRun = contractsRequestsPerPoll(contracts, false);
+    const options = { stateArchival: false, maxBodyBytes: 8 * 1024 ** 2 };
+    const requestsPerRun = contractsRequestsPerPoll(contracts, options);
     expect(requestsPerRun).toBe(2);
     const job = new ContractsCollector(
       contracts,
-      { client, network: { current: {} }, clock, log: pino({ level: "silent" }), stateArchival: false },
+      { client, network: { current: {} }, clock, log: pino({ level: "silent" }), ...options },
       { schedule: parseSchedule("1m") as Schedule, requestsPerRun },
     );
     const { runner } = runnerFor(job, { clock, ...DEADLINES });

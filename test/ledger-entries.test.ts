@@ -2,6 +2,7 @@ import { xdr } from "@stellar/stellar-base";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PollError } from "../src/client/errors.js";
 import {
+  codeKeysPerCall,
   ledgerEntriesCalls,
   ledgerEntriesOf,
   MAX_KEYS_PER_CALL,
@@ -153,6 +154,23 @@ describe("readLedgerEntries", () => {
     const read = await readLedgerEntries(client, "status", keys, undefined, whole, () => (answers += 1));
     expect(read.entries.size).toBe(1);
     expect(answers).toBe(2);
+  });
+
+  it("large keys go at most `perCall` a call, spread over as few calls as planned, the others filling them", async () => {
+    const keys = Array.from({ length: 450 }, (_, index) => codeKey(index));
+    const large = new Set(keys.filter((_, index) => index % 5 === 0));
+    const read = await readLedgerEntries(client, "status", keys, undefined, whole, undefined, {
+      keys: large,
+      perCall: 20,
+    });
+    const calls = rpc.ledgerEntriesCalls();
+    expect([read.calls, ledgerEntriesCalls(450, 90, 20)]).toEqual([5, 5]);
+    // Calls run four at a time: by size, not in the order they arrived.
+    const sizes = calls.map((call) => `${call.length}:${call.filter((key) => large.has(key)).length}`);
+    expect(sizes.sort()).toEqual(["18:18", "18:18", "18:18", "196:18", "200:18"]);
+    expect(calls.flat().sort()).toEqual([...keys].sort());
+    // 8 MiB holds 46 entries of the largest code, 10 MiB 58; a cap below one entry still asks for one a call.
+    expect([8 * 1024 ** 2, 10 * 1024 ** 2, 1_000].map(codeKeysPerCall)).toEqual([46, 58, 1]);
   });
 
   it("10 000 keys are 50 calls", () => {

@@ -18,9 +18,37 @@ export interface LedgerEntriesRead<Kept> {
 /** What a read keeps of one entry, given its response's latestLedger (a TTL is `liveUntilLedgerSeq − latestLedger`). */
 export type KeepEntry<Kept> = (entry: Readonly<RpcLedgerEntry>, latestLedger: number) => Kept;
 
-/** Requests a read of this many keys sends, for the request plan. */
-export function ledgerEntriesCalls(keyCount: number): number {
-  return Math.ceil(keyCount / MAX_KEYS_PER_CALL);
+/** One getLedgerEntries entry of the largest contract code as JSON, with room to spare: 128 KiB of wasm (pubnet's
+ * contractMaxSizeBytes) is about 175 kB of base64 XDR, so 200 of them would pass the 8 MiB body cap four times over. */
+export const MAX_CODE_ENTRY_BYTES = 180_000;
+
+/** Keys whose entries may be large (contract code), and how many of them one call may hold. */
+export interface LargeKeys {
+  readonly keys: ReadonlySet<string>;
+  readonly perCall: number;
+}
+
+/** Code keys one call may hold for its answer to stay under `maxBodyBytes` were every one the largest code. */
+export function codeKeysPerCall(maxBodyBytes: number): number {
+  return Math.min(MAX_KEYS_PER_CALL, Math.max(1, Math.floor(maxBodyBytes / MAX_CODE_ENTRY_BYTES)));
+}
+
+/** Requests a read of this many keys sends, `largeCount` of them large keys, for the request plan. */
+export function ledgerEntriesCalls(keyCount: number, largeCount = 0, largePerCall = MAX_KEYS_PER_CALL): number {
+  return Math.max(Math.ceil(keyCount / MAX_KEYS_PER_CALL), Math.ceil(largeCount / largePerCall));
+}
+
+/** The calls of a read: as few as ledgerEntriesCalls plans, the large keys spread evenly over them. */
+function plannedCalls(keys: readonly string[], large: LargeKeys | undefined): string[][] {
+  const big = keys.filter((key) => large?.keys.has(key) === true);
+  if (big.length === 0) return chunks(keys, MAX_KEYS_PER_CALL);
+  const small = keys.filter((key) => large?.keys.has(key) !== true);
+  const count = ledgerEntriesCalls(keys.length, big.length, large?.perCall);
+  const spread = chunks(big, Math.ceil(big.length / count));
+  return Array.from({ length: count }, (_, index) => {
+    const call = spread[index] ?? [];
+    return [...call, ...small.splice(0, MAX_KEYS_PER_CALL - call.length)];
+  });
 }
 
 /** `items` cut, in order, into runs of `size` (the last one shorter if need be). */
@@ -30,7 +58,7 @@ export function chunks<T>(items: readonly T[], size: number): T[][] {
 }
 
 /** Reads every key (duplicates once), keeping what `keep` makes of each entry found under a key asked for;
- * `answered` is called once per valid answer, entries or none (a job's progress). */
+ * `answered` is called once per valid answer, entries or none (a job's progress); `large` bounds large keys a call. */
 export async function readLedgerEntries<Kept>(
   client: Pick<RpcClient, "call">,
   endpoint: RpcEndpoint,
@@ -38,16 +66,17 @@ export async function readLedgerEntries<Kept>(
   signal: AbortSignal | undefined,
   keep: KeepEntry<Kept>,
   answered?: () => void,
+  large?: LargeKeys,
 ): Promise<LedgerEntriesRead<Kept>> {
   const entries = new Map<string, Kept>();
   const visit = (entry: Readonly<RpcLedgerEntry>, latestLedger: number) => {
     entries.set(entry.key, keep(entry, latestLedger));
   };
-  const { latestLedger, calls } = await visitLedgerEntries(client, endpoint, keys, signal, visit, answered);
+  const { latestLedger, calls } = await visitLedgerEntries(client, endpoint, keys, signal, visit, answered, large);
   return { entries, latestLedger, calls };
 }
 
-/** readLedgerEntries, giving `visit` each entry with its key's first place in `keys`; `answered` as there. */
+/** readLedgerEntries, giving `visit` each entry with its key's first place in `keys`; `answered`, `large` as there. */
 export async function visitLedgerEntries(
   client: Pick<RpcClient, "call">,
   endpoint: RpcEndpoint,
@@ -55,10 +84,11 @@ export async function visitLedgerEntries(
   signal: AbortSignal | undefined,
   visit: (entry: Readonly<RpcLedgerEntry>, latestLedger: number, position: number) => void,
   answered?: () => void,
+  large?: LargeKeys,
 ): Promise<Omit<LedgerEntriesRead<never>, "entries">> {
   const positions = new Map<string, number>();
   for (const [position, key] of keys.entries()) if (!positions.has(key)) positions.set(key, position);
-  const calls = chunks([...positions.keys()], MAX_KEYS_PER_CALL);
+  const calls = plannedCalls([...positions.keys()], large);
   let latestLedger: number | undefined;
   let next = 0;
   // The first failure fails the read (a partial picture is never published as whole); calls in flight end first.

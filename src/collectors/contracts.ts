@@ -2,7 +2,12 @@
 import type { Logger } from "pino";
 import { RPC_METRICS } from "../catalog/metrics.js";
 import { PollError } from "../client/errors.js";
-import { ledgerEntriesCalls, readLedgerEntries, type LedgerEntriesRead } from "../client/ledger-entries.js";
+import {
+  codeKeysPerCall,
+  ledgerEntriesCalls,
+  readLedgerEntries,
+  type LedgerEntriesRead,
+} from "../client/ledger-entries.js";
 import { contractCodeKey, contractDataKey, contractInstanceKey, stateArchivalKey } from "../client/ledger-keys.js";
 import type { RpcClient } from "../client/rpc-client.js";
 import { latestLedgerSchema, type RpcLedgerEntry } from "../client/rpc-schemas.js";
@@ -36,6 +41,8 @@ interface ContractsDependencies {
   readonly log: Logger;
   /** Whether to read and export the network's state-archival settings: network-level series come from shard 0 alone. */
   readonly stateArchival: boolean;
+  /** The client's body cap, which bounds the code keys one call asks for. */
+  readonly maxBodyBytes: number;
 }
 
 /** A watched contract with its instance and configured keys, encoded once. */
@@ -53,15 +60,18 @@ function watchedEntry(contract: string, entry: string, durability: Durability, k
   return { key, labels: { contract, entry, durability } };
 }
 
-/** Requests a contracts poll sends in steady state: the setting where read, each contract's instance, code and keys,
- * and getLatestLedger where it reads close times itself. */
+/** Requests a contracts poll sends in steady state: the setting where read, each contract's instance, code (at most
+ * codeKeysPerCall a call) and keys, and getLatestLedger where it reads close times itself. */
 export function contractsRequestsPerPoll(
   contracts: readonly WatchedContract[],
-  stateArchival: boolean,
-  ownCloses = false,
+  {
+    stateArchival,
+    ownCloses = false,
+    maxBodyBytes,
+  }: Pick<ContractsDependencies, "stateArchival" | "ownCloses" | "maxBodyBytes">,
 ): number {
   const keys = contracts.reduce((total, { keys }) => total + 2 + keys.length, stateArchival ? 1 : 0);
-  return ledgerEntriesCalls(keys) + (ownCloses ? 1 : 0);
+  return ledgerEntriesCalls(keys, contracts.length, codeKeysPerCall(maxBodyBytes)) + (ownCloses ? 1 : 0);
 }
 
 export class ContractsCollector extends Poll implements PollJob {
@@ -113,15 +123,21 @@ export class ContractsCollector extends Poll implements PollJob {
       return { xdr, liveUntilLedgerSeq: entry.liveUntilLedgerSeq, latestLedger };
     };
     // Every answer is progress, one of only missing keys too: the deadline waits for a silent RPC alone.
-    const read = (keys: readonly string[]) =>
-      readLedgerEntries(this.dependencies.client, "contracts", keys, signal, keep, progressed);
-    const first = await read([...this.ownKeys, ...codeKeys.values()]);
+    // A code entry may hold 128 KiB of wasm: a call asks for no more code than keeps its answer under the body cap.
+    const perCall = codeKeysPerCall(this.dependencies.maxBodyBytes);
+    const read = (keys: readonly string[], code: Iterable<string>) =>
+      readLedgerEntries(this.dependencies.client, "contracts", keys, signal, keep, progressed, {
+        keys: new Set(code),
+        perCall,
+      });
+    const first = await read([...this.ownKeys, ...codeKeys.values()], codeKeys.values());
     const fresh = new Set<string>();
     for (const watched of this.watched) {
       const executable = this.executableOf(watched, first.entries.get(watched.instance.key));
       if (executable?.kind === "wasm" && !codeKeys.has(executable.wasmHash)) fresh.add(executable.wasmHash);
     }
-    const second = fresh.size > 0 ? await read([...fresh].map((wasmHash) => contractCodeKey(wasmHash))) : undefined;
+    const freshKeys = [...fresh].map((wasmHash) => contractCodeKey(wasmHash));
+    const second = freshKeys.length > 0 ? await read(freshKeys, freshKeys) : undefined;
     this.latest = this.sampled(first, second);
   }
 
@@ -244,8 +260,10 @@ export function contractsJob({ client, config, target, network, clock, log }: Rp
   // The expiry's close interval: the status poll's latest close, read at each run, on shard 0; elsewhere no status
   // poll runs (it is network-level), so the poll asks getLatestLedger itself, one request more.
   const ownCloses = config.shard.index !== 0;
-  const dependencies = { client, network, clock, log: log.child({ endpoint: "contracts" }), stateArchival, ownCloses };
-  const requestsPerRun = contractsRequestsPerPoll(target.contracts, stateArchival, ownCloses);
+  const endpointLog = log.child({ endpoint: "contracts" });
+  const { maxBodyBytes } = config;
+  const dependencies = { client, network, clock, log: endpointLog, stateArchival, ownCloses, maxBodyBytes };
+  const requestsPerRun = contractsRequestsPerPoll(target.contracts, dependencies);
   const timing = { schedule: target.schedules.contracts, requestsPerRun };
   return new ContractsCollector(target.contracts, dependencies, timing);
 }
