@@ -1,7 +1,13 @@
 import { Address, Keypair, StrKey, xdr } from "@stellar/stellar-base";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import type { GetEventsAnswer, GetEventsParams, RpcContractEvent } from "../src/client/event-schemas.js";
+import {
+  cursorBeforeLedger,
+  type GetEventsAnswer,
+  type GetEventsParams,
+  type RpcContractEvent,
+} from "../src/client/event-schemas.js";
+import { RpcClient } from "../src/client/rpc-client.js";
 import {
   ContractEventsJob,
   eventsRequestsPerPoll,
@@ -13,6 +19,8 @@ import type { WatchedContract } from "../src/config/contracts.js";
 import { parseSchedule, type Schedule } from "../src/config/schedule.js";
 import type { Sample } from "../src/exposition/samples.js";
 import { eventId } from "../src/simulator/events.js";
+import { FakeRpc as JsonRpcServer } from "./support/fake-rpc.js";
+import { pollContext } from "./support/poll-context.js";
 
 const SCHEDULE = parseSchedule("30s") as Schedule;
 const contractId = (index: number) => StrKey.encodeContract(Buffer.alloc(32, index + 1));
@@ -107,7 +115,7 @@ class FakeRpc {
       return {
         kind: "events",
         events: this.newestFirst ? sent.toReversed() : sent,
-        invalid: 0,
+        invalid: [],
         latestLedger: this.latest,
         cursor: nextCursor ?? (full ? (page.at(-1)?.id ?? "") : eventId(this.latest, 0xfffff, 0xfff, 0xffff_ffff)),
       };
@@ -471,5 +479,49 @@ describe("the contract events job", () => {
     rpc.latest = 110;
     await run();
     expect(value(job, "stellar_rpc_contract_events_skipped_ledgers_total")).toBe(6);
+  });
+  it("counts an invalid event once however often it is served, one without an id too", async () => {
+    const server = new JsonRpcServer();
+    const client = new RpcClient({ url: await server.start(), timeoutMs: 2_000, retries: 0, maxBodyBytes: 1 << 22 });
+    try {
+      // The server's getLatestLedger capture: the first poll starts there.
+      const ledger = 1283415;
+      const event = (tx: number, topic: string) => ({
+        type: "contract",
+        ledger,
+        ledgerClosedAt: closedAt(ledger),
+        contractId: contractId(0),
+        id: eventId(ledger, tx, 0, 0),
+        inSuccessfulContractCall: true,
+        topic: [topic],
+        value: xdr.ScVal.scvVoid().toXDR("base64"),
+      });
+      const valid = event(1, symbol("transfer"));
+      const undecodable = event(2, "not xdr");
+      const { id: _id, ...withoutId } = event(3, symbol("transfer"));
+      const serve = (events: unknown[], cursor: string) =>
+        server.answers.set("getEvents", { result: { events, latestLedger: ledger, cursor } });
+      const job = new ContractEventsJob(watched(1), SCHEDULE, { client, log: pino({ level: "silent" }) });
+      const context = pollContext();
+      // An RPC whose cursor stays behind what it sent: the next poll gets the same events again.
+      serve([valid, undecodable, withoutId], valid.id);
+      await job.run(context);
+      serve([undecodable, withoutId], valid.id);
+      await job.run(context);
+      expect([total(job), context.invalid]).toEqual([1, 2]);
+      // Only an id-less event at the answer's head, and a cursor that never moves: once too.
+      const quiet = new ContractEventsJob(watched(1), SCHEDULE, { client, log: pino({ level: "silent" }) });
+      const quietContext = pollContext();
+      serve([withoutId], cursorBeforeLedger(ledger));
+      await quiet.run(quietContext);
+      await quiet.run(quietContext);
+      expect(quietContext.invalid).toBe(1);
+      // A later id-less event, past the last one counted, is new.
+      serve([withoutId, withoutId], cursorBeforeLedger(ledger));
+      await quiet.run(quietContext);
+      expect(quietContext.invalid).toBe(2);
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -38,9 +38,33 @@ export interface GetEventsParams {
   readonly pagination: { readonly limit: number; readonly cursor?: string };
 }
 
-/** getEvents' valid events (`invalid` counts those left out), or the RPC's window when the start fell outside it. */
+/** Where an event stands in its answer, for it to be counted once however often it is served: its well-formed id
+ * (`nth` 0), or for one without, the `nth` such since the last id before it (`after` undefined: the call's start). */
+export interface EventPlace {
+  readonly after: string | undefined;
+  readonly nth: number;
+}
+
+/** Each event's place in an answer's events, in their order. */
+export function eventPlaces(events: readonly unknown[]): EventPlace[] {
+  let place: EventPlace = { after: undefined, nth: 0 };
+  return events.map((event) => {
+    const id = eventId.safeParse((event as { id?: unknown } | null)?.id);
+    place = id.success ? { after: id.data, nth: 0 } : { after: place.after, nth: place.nth + 1 };
+    return place;
+  });
+}
+
+/** getEvents' valid events and the places of those left out as invalid, or the RPC's window when the start fell
+ * outside it. */
 export type GetEventsAnswer =
-  | { kind: "events"; events: readonly RpcContractEvent[]; invalid: number; latestLedger: number; cursor: string }
+  | {
+      kind: "events";
+      events: readonly RpcContractEvent[];
+      invalid: readonly EventPlace[];
+      latestLedger: number;
+      cursor: string;
+    }
   | { kind: "out_of_range"; oldestLedger: number; latestLedger: number };
 
 /** The ledger of an event id or cursor: the TOID's upper 32 bits. */

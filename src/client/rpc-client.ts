@@ -3,9 +3,12 @@ import type { RpcEndpoint } from "../catalog/metrics.js";
 import { excerpt, PollError } from "./errors.js";
 import {
   contractEventSchema,
+  eventPlaces,
   eventsResultSchema,
+  type EventPlace,
   type GetEventsAnswer,
   type GetEventsParams,
+  type RpcContractEvent,
 } from "./event-schemas.js";
 import { CourteousHttp, validated, type HttpOptions } from "./http.js";
 import { validRecord } from "./paging.js";
@@ -65,8 +68,15 @@ export class RpcClient {
     const range = response.error?.code === -32600 ? OUT_OF_RANGE.exec(response.error.message) : null;
     if (range !== null) return { kind: "out_of_range", oldestLedger: Number(range[1]), latestLedger: Number(range[2]) };
     const { events: raw, latestLedger, cursor } = validResult(eventsResultSchema, "getEvents", response);
-    const events = (raw ?? []).flatMap((event) => validRecord(contractEventSchema, event) ?? []);
-    return { kind: "events", events, invalid: (raw?.length ?? 0) - events.length, latestLedger, cursor };
+    const places = eventPlaces(raw ?? []);
+    const events: RpcContractEvent[] = [];
+    const invalid: EventPlace[] = [];
+    for (const [index, event] of (raw ?? []).entries()) {
+      const valid = validRecord(contractEventSchema, event);
+      if (valid === undefined) invalid.push(places[index]!);
+      else events.push(valid);
+    }
+    return { kind: "events", events, invalid, latestLedger, cursor };
   }
 
   private async single(endpoint: RpcEndpoint, method: string, params: unknown, signal: AbortSignal | undefined) {

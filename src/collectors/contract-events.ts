@@ -1,7 +1,13 @@
 // The events poll of a Stellar RPC target: watched contracts' events from the first poll on, counted once by topic.
 import type { Logger } from "pino";
 import { RPC_METRICS } from "../catalog/metrics.js";
-import { cursorBeforeLedger, ledgerOfEventId, type EventType, type RpcContractEvent } from "../client/event-schemas.js";
+import {
+  cursorBeforeLedger,
+  ledgerOfEventId,
+  type EventPlace,
+  type EventType,
+  type RpcContractEvent,
+} from "../client/event-schemas.js";
 import { PollError } from "../client/errors.js";
 import { validated } from "../client/http.js";
 import { chunks } from "../client/ledger-entries.js";
@@ -78,6 +84,15 @@ class ContractCounts {
   }
 }
 
+/** An EventPlace with its `after` resolved: an event id, or the cursor a call started from. */
+type Place = { readonly after: string; readonly nth: number };
+
+/** Whether `place` lies past `counted` in event order. */
+function isPast(place: Place, counted: Place | undefined): boolean {
+  const after = counted?.after ?? "";
+  return place.after > after || (place.after === after && place.nth > (counted?.nth ?? 0));
+}
+
 /** One call's worth of contracts and where its reading stands: a cursor once a call answered, before that a ledger. */
 interface Group {
   readonly filters: readonly { readonly contractIds: readonly string[] }[];
@@ -85,8 +100,8 @@ interface Group {
   readonly ids: ReadonlySet<string>;
   cursor?: string;
   startLedger?: number;
-  /** The highest event id counted: an id at or below it was counted already. */
-  counted?: string;
+  /** The furthest place counted, valid event or invalid: a place at or before it was counted already. */
+  counted?: Place;
   /** The last answer was full: its cursor's ledger may have events not read yet. */
   midLedger?: boolean;
 }
@@ -173,10 +188,10 @@ export class ContractEventsJob extends Poll implements PollJob {
           "schema",
           `getEvents answered cursor ${answer.cursor}, outside ${from} to its latest ledger`,
         );
-      invalidRecords(answer.invalid + this.fold(group, answer.events));
+      invalidRecords(this.fold(group, from, answer.events, answer.invalid));
       group.cursor = answer.cursor;
       group.startLedger = undefined;
-      group.midLedger = answer.events.length + answer.invalid >= EVENTS_PER_CALL;
+      group.midLedger = answer.events.length + answer.invalid.length >= EVENTS_PER_CALL;
       if (!group.midLedger) return;
     }
   }
@@ -186,25 +201,37 @@ export class ContractEventsJob extends Poll implements PollJob {
     return validated(latestLedgerSchema, answer, "Stellar RPC's getLatestLedger").sequence;
   }
 
-  /** Counts the events after the last one counted, each once, in any order; returns how many failed to decode. */
-  private fold(group: Group, events: readonly RpcContractEvent[]): number {
-    const after = group.counted ?? "";
+  /** Counts the events past the last place counted, each once, in any order; returns how many of them are invalid:
+   * left out by the client (at `invalid`, after `from`, the call's start), or failing to decode. */
+  private fold(
+    group: Group,
+    from: string,
+    events: readonly RpcContractEvent[],
+    invalid: readonly EventPlace[],
+  ): number {
+    const counted = group.counted;
     const seen = new Set<string>();
-    let invalid = 0;
+    // Whether the event at `place` is new; it is then counted, and the furthest place moves past it.
+    const fresh = (place: Place): boolean => {
+      const key = `${place.after}\u0000${place.nth}`;
+      if (!isPast(place, counted) || seen.has(key)) return false;
+      seen.add(key);
+      if (isPast(place, group.counted)) group.counted = place;
+      return true;
+    };
+    let invalidCount = invalid.filter(({ after, nth }) => fresh({ after: after ?? from, nth })).length;
     for (const event of events) {
-      if (event.id <= after || seen.has(event.id) || !group.ids.has(event.contractId)) continue;
-      seen.add(event.id);
+      if (!group.ids.has(event.contractId) || !fresh({ after: event.id, nth: 0 })) continue;
       let topic: string;
       try {
         topic = topicLabel(event.topic);
       } catch {
-        invalid += 1;
+        invalidCount += 1;
         continue;
       }
       for (const contract of this.counts.get(event.contractId) ?? []) contract.count(event, topic);
-      if (event.id > (group.counted ?? "")) group.counted = event.id;
     }
-    return invalid;
+    return invalidCount;
   }
 
   /** The start fell outside the RPC's window: ledgers behind `oldest` are lost, counted as skipped once per target;
