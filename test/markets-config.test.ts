@@ -22,10 +22,10 @@ describe("markets: configuration", () => {
       { name: "USDC/EURC", base: USDC, counter: EURC, resolutionMs: 60_000, makers: [] },
     ]);
     expect(target!.schedules.markets.periodMs).toBe(60_000);
-    // Two markets: a bucket and a page of trades each, and two pages of offers for the maker.
-    expect(requestsPerPoll("markets", target!, config)).toBe(2 + 2 + 2);
+    // Two markets: a bucket and a page of trades each, and the maker's offers on two sides, up to 5 pages each.
+    expect(requestsPerPoll("markets", target!, config)).toBe(2 + 2 + 2 * 5);
     expect(plannedRequestsPerHour(target!, config) - plannedRequestsPerHour({ ...target!, markets: [] }, config)).toBe(
-      6 * 60,
+      14 * 60,
     );
   });
 

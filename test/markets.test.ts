@@ -508,7 +508,7 @@ describe("MarketsJob reads each maker's offers on both sides", () => {
       }),
     ];
     const marketsJob = new MarketsJob(client, [watched], SCHEDULE, () => NOW);
-    expect(marketsJob.requestsPerRun).toBe(2 + 2 * 2);
+    expect(marketsJob.requestsPerRun).toBe(2 + 2 * 2 * 5);
     await marketsJob.run(context);
     const offerRequests = horizon.requestsTo("/offers");
     expect(offerRequests).toHaveLength(4);

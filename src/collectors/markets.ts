@@ -12,14 +12,17 @@ import {
 } from "../client/market-schemas.js";
 import { cursorAfter, PAGE_LIMIT, readStream, startOver, validRecord, type CursorState } from "../client/paging.js";
 import { amountStroops, stroopsToUnits } from "../client/wire-values.js";
-import { MAKER_SIDES, marketRequestsPerPoll, type MakerSide, type WatchedMarket } from "../config/markets.js";
+import {
+  MAKER_SIDES,
+  MAX_MARKET_PAGES,
+  marketRequestsPerPoll,
+  type MakerSide,
+  type WatchedMarket,
+} from "../config/markets.js";
 import type { Schedule } from "../config/schedule.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 import { Poll, type HorizonJobParts, type PollContext, type PollJob } from "../job/job.js";
 import { RestartWatch, type NetworkView } from "../job/network.js";
-
-/** Pages of trades, and of a maker's offers on a side, one poll reads at most; the rest waits for the next poll. */
-const MAX_MARKET_PAGES = 5;
 
 /** Room for a trade's index within its operation: the token's index has at most 10 digits, so order is kept. */
 const TRADE_INDEX_ROOM = 10n ** 10n;

@@ -86,7 +86,12 @@ export function marketEntryFromFlag(value: string): MarketEntry | string {
 export const MAKER_SIDES = ["ask", "bid"] as const;
 export type MakerSide = (typeof MAKER_SIDES)[number];
 
-/** Requests one poll of these markets sends in steady state: a bucket, a page of trades, a page per maker and side. */
+/** Pages of trades, and of a maker's offers on a side, one poll reads at most; the rest waits for the next poll. */
+export const MAX_MARKET_PAGES = 5;
+
+/** Requests one poll of these markets sends in steady state: a bucket, a page of trades, and each maker's offers on
+ * each side, read whole at every poll and so counted to their cap, as an account's offers are. */
 export function marketRequestsPerPoll(markets: readonly WatchedMarket[]): number {
-  return markets.reduce((total, market) => total + 2 + MAKER_SIDES.length * market.makers.length, 0);
+  const makerSides = (market: WatchedMarket) => MAKER_SIDES.length * market.makers.length;
+  return markets.reduce((total, market) => total + 2 + makerSides(market) * MAX_MARKET_PAGES, 0);
 }
