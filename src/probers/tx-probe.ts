@@ -12,7 +12,7 @@ import type { Account } from "../client/account-schemas.js";
 import { AccountsClient } from "../client/accounts.js";
 import { PollError, problemType } from "../client/errors.js";
 import { SUBMISSION_TIMEOUT_MS, type HorizonClient } from "../client/horizon-client.js";
-import { horizonCodeName } from "../client/result-codes.js";
+import { horizonCodeName, OTHER_TRANSACTION_CODE } from "../client/result-codes.js";
 import { transactionFailedExtrasSchema, type TransactionResponse } from "../client/schemas.js";
 import { HistogramData, type CollectorSamples, type Sample } from "../exposition/samples.js";
 import type { HorizonJobParts, PollContext, ProbeJob } from "../job/job.js";
@@ -93,7 +93,7 @@ export function failureReason(error: unknown): string {
   if (type === "transaction_failed") {
     const extras = transactionFailedExtrasSchema.safeParse(problem?.extras);
     const code = extras.success ? extras.data.result_codes.transaction : "";
-    return transactionResultCodes().has(code) ? code : "tx_other";
+    return transactionResultCodes().has(code) ? code : OTHER_TRANSACTION_CODE;
   }
   // Horizon answers 504 when the transaction was not in a ledger in time; it may still get in.
   if (error.details.status === 504 || type === "transaction_submission_timeout") return "timeout";
