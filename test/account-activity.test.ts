@@ -25,6 +25,9 @@ const ME = Keypair.random().publicKey();
 const OTHER = Keypair.random().publicKey();
 const USDC = `USDC:${Keypair.random().publicKey()}`;
 
+/** Horizon's answer for an account it never saw. */
+const problem = { type: "https://stellar.org/horizon-errors/not_found", title: "Resource Missing", status: 404 };
+
 /**
  * An independent Horizon's three streams of one account, in memory: it serves them as Horizon
  * does (ascending or descending from a cursor, `limit`, `include_failed`), and a 404 while the
@@ -40,7 +43,7 @@ class Streams implements ActivityReader {
   async accountStream(id: string, stream: StreamName, query: Query): Promise<RawRecords> {
     this.requests.push({ stream, query });
     if (this.failWith) throw this.failWith;
-    if (!this.known || id !== ME) throw new PollError("http_4xx", "HTTP 404: not found", { status: 404 });
+    if (!this.known || id !== ME) throw new PollError("http_4xx", "HTTP 404: not found", { status: 404, problem });
     const all = this.records[stream].filter(
       (record) => query.include_failed === "true" || record.transaction_successful !== false,
     );
@@ -597,6 +600,13 @@ describe("AccountActivityJob", () => {
     horizon.known = false;
     await expect(job.run(ctx)).rejects.toMatchObject({ details: { status: 404 } });
     expect(ctx.invalid).toBe(0);
+  });
+
+  it("fails the first poll on a 404 that is not Horizon's not_found problem (a proxy's page)", async () => {
+    const horizon = new Streams();
+    horizon.failWith = new PollError("http_4xx", "HTTP 404: <title>Not Found</title>", { status: 404 });
+    const job = new AccountActivityJob(horizon, [account()], SCHEDULE);
+    await expect(job.run(pollContext())).rejects.toMatchObject({ reason: "http_4xx" });
   });
 
   it("counts a record failing its schema as invalid, and moves past it", async () => {

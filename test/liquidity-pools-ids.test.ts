@@ -1,5 +1,6 @@
 /** Liquidity pools tracked by id: each once, under its own id. */
 import { expect, it } from "vitest";
+import { PollError } from "../src/client/errors.js";
 import type { HorizonClient } from "../src/client/horizon-client.js";
 import { liquidityPoolSchema } from "../src/client/schemas.js";
 import { LiquidityPoolsCollector } from "../src/collectors/liquidity-pools.js";
@@ -51,4 +52,27 @@ it("a pool record answered for another id than asked for is not shown under that
   const lines = await exposition(job);
   expect(new Set(lines).size).toBe(lines.length);
   expect(lines).toContain('stellar_horizon_liquidity_pools{horizon="h"} 1');
+});
+
+it("a pool Horizon says is gone stops being tracked; a 404 that is not its not_found problem fails the poll", async () => {
+  const notFound = { type: "https://stellar.org/horizon-errors/not_found", title: "Resource Missing", status: 404 };
+  const gone = new LiquidityPoolsCollector(
+    byIdClient((id) => {
+      if (id === B) throw new PollError("http_4xx", "HTTP 404", { status: 404, problem: notFound });
+      return makePool(1);
+    }),
+    { max: 10, reserves: [], ids: [A, B] },
+    TIMING,
+  );
+  expect(await exposition(gone)).toContain('stellar_horizon_liquidity_pools{horizon="h"} 1');
+  // A proxy's page: the pool may well exist, and must not silently drop out.
+  const proxied = new LiquidityPoolsCollector(
+    byIdClient((id) => {
+      if (id === B) throw new PollError("http_4xx", "HTTP 404: <title>Not Found</title>", { status: 404 });
+      return makePool(1);
+    }),
+    { max: 10, reserves: [], ids: [A, B] },
+    TIMING,
+  );
+  await expect(proxied.run(pollContext())).rejects.toMatchObject({ reason: "http_4xx" });
 });

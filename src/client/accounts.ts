@@ -3,7 +3,7 @@
 import type { z } from "zod";
 import type { Endpoint } from "../catalog/metrics.js";
 import { accountSchema, claimableBalanceSchema, offerSchema, type Account } from "./account-schemas.js";
-import { PollError, problemType } from "./errors.js";
+import { isNotFound, PollError } from "./errors.js";
 import type { HorizonClient, Query } from "./horizon-client.js";
 import { cursorAfter, PAGE_LIMIT, validRecord } from "./paging.js";
 import { ledgerSchema, pageSchema } from "./schemas.js";
@@ -23,9 +23,7 @@ export class AccountsClient {
       const path = `accounts/${encodeURIComponent(id)}`;
       return { status: "found", account: await this.reader.getValidated(ENDPOINT, path, {}, accountSchema, signal) };
     } catch (error) {
-      // Only Horizon's own problem says the account is missing: a proxy's or gateway's 404 says nothing of it.
-      if (error instanceof PollError && error.details.status === 404 && problemType(error) === "not_found")
-        return { status: "missing" };
+      if (isNotFound(error)) return { status: "missing" };
       throw error;
     }
   }

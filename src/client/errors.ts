@@ -22,6 +22,12 @@ export function problemType(error: PollError): string | undefined {
   return error.details.problem?.type.split("/").pop();
 }
 
+/** Whether Horizon itself said the thing asked for does not exist: its `not_found` problem with a 404. A proxy's or
+ * gateway's 404 page says nothing of the thing, and is an error like any other. */
+export function isNotFound(error: unknown): error is PollError {
+  return error instanceof PollError && error.details.status === 404 && problemType(error) === "not_found";
+}
+
 /** Reasons worth another attempt inside the same poll: the next try may well succeed. */
 export function isTransient(error: PollError): boolean {
   return ["timeout", "network", "http_5xx", "invalid_json"].includes(error.reason);

@@ -1,7 +1,7 @@
 /** What watched accounts do: payments, transactions and operations, each stream counted once from its own cursor. */
 import { METRICS } from "../catalog/metrics.js";
 import { operationRecordSchema, paymentRecordSchema, transactionRecordSchema } from "../client/activity-schemas.js";
-import { isTransient, PollError } from "../client/errors.js";
+import { isNotFound, isTransient, PollError } from "../client/errors.js";
 import { OTHER_TRANSACTION_CODE } from "../client/result-codes.js";
 import type { HorizonClient, Query } from "../client/horizon-client.js";
 import { readStream, startOver, uint64Place, validRecord, type StreamState } from "../client/paging.js";
@@ -155,7 +155,7 @@ export class AccountActivityJob extends Poll implements PollJob {
     // Failed transactions too; successful payments and operations only.
     const filtered = { ...query, include_failed: String(stream === "transactions") };
     return this.client.accountStream(flow.account.id, stream, filtered, signal).catch((error: unknown) => {
-      if (error instanceof PollError && error.details.status === 404 && state.cursor === undefined) return undefined;
+      if (isNotFound(error) && state.cursor === undefined) return undefined;
       throw error;
     });
   }

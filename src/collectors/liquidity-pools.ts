@@ -1,6 +1,6 @@
 import { METRICS } from "../catalog/metrics.js";
 import type { ExporterConfig } from "../config/config.js";
-import { PollError } from "../client/errors.js";
+import { isNotFound, PollError } from "../client/errors.js";
 import type { HorizonClient, RawRecords } from "../client/horizon-client.js";
 import { liquidityPoolSchema, type LiquidityPool } from "../client/schemas.js";
 import { yieldToEventLoop } from "../event-loop.js";
@@ -126,8 +126,9 @@ export class LiquidityPoolsCollector extends Poll implements PollJob {
         else pools.push(pool);
       } catch (error) {
         // A pool that no longer exists simply stops being tracked; an invalid one is left out, as in a page.
-        if (!(error instanceof PollError) || (error.details.status !== 404 && error.reason !== "schema")) throw error;
-        if (error.reason === "schema") invalidRecords(1);
+        if (isNotFound(error)) continue;
+        if (!(error instanceof PollError) || error.reason !== "schema") throw error;
+        invalidRecords(1);
       }
     }
     return pools;
