@@ -55,7 +55,7 @@ export function accountsDashboard(): Dashboard {
           statPanel({
             title: "Accounts found",
             description:
-              "1 when the account exists (Horizon: not a 404; Stellar RPC: its ledger entry is returned), 0 when merged away or never funded.",
+              "1 when the account exists (Horizon: not its 404 not_found problem; Stellar RPC: its ledger entry is returned), 0 when merged away or never funded.",
             unit: units.NoUnit,
             width: 6,
             queries: [

@@ -81,8 +81,8 @@ const ACCOUNT_FAMILIES = {
     "A watched account's id, home domain and whether it is configured as cold; always 1.",
   ),
   accountExists: account.gauge("exists", ["account"])(
-    "1 when the account exists (Horizon: not a 404; Stellar RPC: getLedgerEntries returns its entry), 0 when it " +
-      "does not (never created, or merged away).",
+    "1 when the account exists (Horizon returns it; Stellar RPC: getLedgerEntries returns its entry), 0 when it " +
+      "does not (Horizon's 404 not_found problem, or no entry: never created, or merged away).",
   ),
   accountBalance: account.gauge("balance", ["account", "asset"])(
     "Balance of an account in an asset (native, CODE:ISSUER, or pool:<id> for pool shares), in units of that asset.",
