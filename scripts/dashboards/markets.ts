@@ -108,7 +108,9 @@ export function marketRows(): DashboardSpec["rows"][number][] {
         }),
         timeseriesPanel({
           title: "Oldest offer age",
-          description: "Time since the oldest last_modified_time of a maker's offers on each side.",
+          description:
+            "Time since the oldest last_modified_time of a maker's offers on each side; no line for a side holding an " +
+            "offer Horizon dates null (older than its history).",
           unit: units.Seconds,
           width: 12,
           min: 0,

@@ -451,7 +451,8 @@ export const METRICS = {
       "1 / price (d / n of price_r).",
   ),
   marketMakerOfferAge: markets.gauge("stellar_horizon_market_maker_offer_age_seconds", ["market", "maker", "side"])(
-    "Seconds since the oldest last_modified_time of a maker's offers on a side.",
+    "Seconds since the oldest last_modified_time of a maker's offers on a side; absent when an offer of the side has " +
+      "none (last modified before Horizon's history starts, so older than any dated one).",
   ),
   // `/paths/strict-send` and `/paths/strict-receive`, per configured corridor.
   corridorPaths: corridors.gauge("stellar_horizon_corridor_paths", ["corridor"])(
