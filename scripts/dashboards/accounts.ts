@@ -263,7 +263,7 @@ function flowRow() {
       timeseriesPanel({
         title: "Transaction failures by code",
         description:
-          "The account's own failed transactions by the code in their result (tx_bad_seq, tx_insufficient_fee, or the first failing operation's, e.g. op_underfunded); StellarAccountTransactionsFailing fires above 10% of its transactions.",
+          "The account's own failed transactions by the code in their result (tx_bad_seq, tx_insufficient_fee, or the first failing operation's, e.g. op_underfunded; tx_other when unreadable); StellarAccountTransactionsFailing fires above 10% of its transactions.",
         unit: units.NoUnit,
         width: 6,
         min: 0,

@@ -375,7 +375,8 @@ export const METRICS = {
     "code",
   ])(
     "Failed transactions of the watched account by result code decoded from result_xdr: the transaction's " +
-      "(tx_bad_seq, ...), or for tx_failed the first failing operation's (op_underfunded, ...).",
+      "(tx_bad_seq, ...), or for tx_failed the first failing operation's (op_underfunded, ...); tx_other when " +
+      "result_xdr does not decode or names no failure.",
   ),
   accountOperationsTotal: activity.counter("stellar_horizon_account_operations_total", ["account", "type"])(
     "Successful operations of the watched account by Horizon's type name (payment, set_options, ...), with " +
