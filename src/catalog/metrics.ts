@@ -262,8 +262,8 @@ export const METRICS = {
   ),
   ledgerResyncsTotal: ledgers.counter("stellar_horizon_ledger_resyncs_total")(
     "Times the ledger sequence fell below half the latest read or a ledger read before came back with another hash " +
-      "(a new chain, e.g. a testnet reset), the hash chain broke or Horizon refused the paging cursor, and the " +
-      "exporter resynchronised.",
+      "(a new chain, e.g. a testnet reset), the hash chain broke, the root poll learnt another network passphrase or " +
+      "Horizon refused the paging cursor, and the exporter resynchronised.",
   ),
   ledgerCloseInterval: ledgers.histogram("stellar_horizon_ledger_close_interval_seconds")(
     "Time between the close of consecutive ledgers.",
