@@ -14,7 +14,8 @@ export interface TargetAgreement extends TargetId {
   readonly comparisons: number;
   readonly disagreements: number;
   readonly lastDisagreement: number | undefined;
-  /** Whether a sequence still in the network's window was judged wrong. */
+  /** Whether a sequence in this target's own window (its last `sequencesKept` up to the one it reached) was judged
+   * wrong: another target stalled or far ahead neither holds the flag up nor drops it. */
   readonly disagreeing: boolean;
   /** The network's highest protocol minus this target's; undefined until it reports one. */
   readonly protocolBehind: number | undefined;
@@ -129,10 +130,10 @@ export class AgreementEngine {
       if (network !== undefined && protocol !== undefined)
         highest.set(network, Math.max(highest.get(network) ?? protocol, protocol));
     return [...this.targets.values()].flatMap((state) => {
-      const { id, network, protocol, comparisons, disagreements, lastDisagreement } = state;
+      const { id, network, latest, protocol, comparisons, disagreements, lastDisagreement } = state;
       if (network === undefined) return [];
-      const kept = this.networks.get(network)!.sequences;
-      const disagreeing = lastDisagreement !== undefined && kept.has(lastDisagreement);
+      const disagreeing =
+        lastDisagreement !== undefined && latest !== undefined && this.inWindow([latest], lastDisagreement);
       const protocolBehind = protocol === undefined ? undefined : highest.get(network)! - protocol;
       return [{ ...id, network, comparisons, disagreements, lastDisagreement, disagreeing, protocolBehind }];
     });

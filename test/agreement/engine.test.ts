@@ -177,6 +177,17 @@ describe("the agreement engine", () => {
     expect(standing(engine, B)).toMatchObject({ disagreements: 5, lastDisagreement: 5, disagreeing: false });
   });
 
+  it("stops calling a target disagreeing once it moved on, though a stalled target's window still holds the sequence", () => {
+    const engine = new AgreementEngine({ sequencesKept: 10 });
+    onNetwork(engine, "pubnet", A, B, C);
+    for (const id of [A, C]) engine.ledgers(id, range(1, 5));
+    engine.ledgers(B, range(1, 5, forkedFrom(5)));
+    expect(standing(engine, B)).toMatchObject({ lastDisagreement: 5, disagreeing: true });
+    // C stalls at 5 (down, its polls failing); A and B agree for the next 100 ledgers.
+    for (const id of [A, B]) engine.ledgers(id, range(6, 105));
+    expect(standing(engine, B)).toMatchObject({ disagreements: 1, lastDisagreement: 5, disagreeing: false });
+  });
+
   it("keeps comparing the other targets when one shows an absurd latest ledger", () => {
     const engine = new AgreementEngine({ sequencesKept: 10 });
     onNetwork(engine, "pubnet", A, B, C, D);
