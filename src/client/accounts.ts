@@ -37,23 +37,25 @@ export class AccountsClient {
     return { sequence: latest.sequence, baseReserveStroops: latest.base_reserve_in_stroops };
   }
 
-  offers(id: string, cap: number, signal?: AbortSignal) {
-    return this.readCapped(`accounts/${encodeURIComponent(id)}/offers`, {}, offerSchema, cap, signal);
+  offers(id: string, cap: number, signal?: AbortSignal, answered?: () => void) {
+    return this.readCapped(`accounts/${encodeURIComponent(id)}/offers`, {}, offerSchema, cap, signal, answered);
   }
 
-  claimableBalances(claimant: string, cap: number, signal?: AbortSignal) {
-    return this.readCapped("claimable_balances", { claimant }, claimableBalanceSchema, cap, signal);
+  claimableBalances(claimant: string, cap: number, signal?: AbortSignal, answered?: () => void) {
+    return this.readCapped("claimable_balances", { claimant }, claimableBalanceSchema, cap, signal, answered);
   }
 
   /** Pages in ascending order to a short page or past `cap` raw records (five pages for 1000): invalid records count
    * toward the cap, so a Horizon serving only those cannot keep the poll paging. A record served again (on a later
-   * page, as the set changes under the cursor) is counted once, by its id. */
+   * page, as the set changes under the cursor) is counted once, by its id. `answered` is called at each page (a job's
+   * progress: a slow Horizon paging to the cap is not a silent one). */
   private async readCapped<S extends z.ZodType<{ id: string }>>(
     path: string,
     filter: Query,
     schema: S,
     cap: number,
     signal?: AbortSignal,
+    answered?: () => void,
   ) {
     const records = new Map<string, z.output<S>>();
     let rawRecords = 0;
@@ -63,6 +65,7 @@ export class AccountsClient {
       const limit = Math.min(PAGE_LIMIT, cap - rawRecords + 1);
       const query = { ...filter, order: "asc", limit, cursor };
       const raw = (await this.reader.getValidated(ENDPOINT, path, query, pageSchema, signal))._embedded.records;
+      answered?.();
       rawRecords += raw.length;
       for (const record of raw) {
         const valid = validRecord(schema, record);

@@ -248,23 +248,21 @@ export class AccountsCollector extends WatchedAccountsPoll<WatchedAccount> {
       context.progressed();
     }
     const observations: (AccountObservation | undefined)[] = [];
-    for (const watched of this.watched) {
-      observations.push(await this.observe(watched, context));
-      context.progressed();
-    }
+    for (const watched of this.watched) observations.push(await this.observe(watched, context));
     this.keep(observations);
   }
 
   /** What one poll learnt of the account; undefined when Horizon's answer was invalid (counted, account left out). */
   private async observe(
     watched: WatchedAccount,
-    { signal, invalidRecords }: PollContext,
+    { signal, invalidRecords, progressed }: PollContext,
   ): Promise<AccountObservation | undefined> {
     const lookup = await this.client.account(watched.id, signal).catch((error: unknown) => {
       // A value out of its range, a balance or signer listed twice: this account is left out, not the others.
       if (!(error instanceof PollError && error.reason === "schema")) throw error;
       invalidRecords(1);
     });
+    progressed();
     if (lookup === undefined) return undefined;
     if (lookup.status === "missing") return MISSING;
     // Another account's document (a broken cache or proxy) is an invalid answer, never shown as the watched one.
@@ -272,10 +270,12 @@ export class AccountsCollector extends WatchedAccountsPoll<WatchedAccount> {
       invalidRecords(1);
       return undefined;
     }
-    const offers = watched.offers ? await this.client.offers(watched.id, ACCOUNT_LIST_CAP, signal) : undefined;
+    const offers = watched.offers
+      ? await this.client.offers(watched.id, ACCOUNT_LIST_CAP, signal, progressed)
+      : undefined;
     invalidRecords(offers?.invalidRecords ?? 0);
     const claimable = watched.claimableBalances
-      ? await this.client.claimableBalances(watched.id, ACCOUNT_LIST_CAP, signal)
+      ? await this.client.claimableBalances(watched.id, ACCOUNT_LIST_CAP, signal, progressed)
       : undefined;
     invalidRecords(claimable?.invalidRecords ?? 0);
     // Anyone can send an account claimable balances of spam assets: as its payments, only the first assets (native and
