@@ -53,6 +53,14 @@ it("an invalid ledger whose paging token cannot be the cursor, served again afte
   ).toEqual({ sequence: 13, ledgers: 5, skipped: 1, resyncs: 1, invalid: 1 });
 });
 
+it("a record that is no object (null, a number) is counted as an invalid, skipped ledger, and paging goes on", async () => {
+  const notObjects = [null, 12.5] as unknown as Record<string, unknown>[];
+  expect(
+    await counted(0, [makeLedger(10)], [makeLedger(11), ...notObjects, makeLedger(14)], [makeLedger(15)]),
+    // 10, 11, 14 and 15; the two records between 11 and 14 are invalid.
+  ).toEqual({ sequence: 15, ledgers: 4, skipped: 2, resyncs: 0, invalid: 2 });
+});
+
 it("a new chain found with nothing newer counts from its newest ledger: an older one served later is not counted", async () => {
   const newChain = (sequence: number, overrides = {}) => makeLedger(sequence, overrides, 7);
   expect(

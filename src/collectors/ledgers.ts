@@ -80,9 +80,9 @@ function ascending(records: RawRecords): RawRecords {
 const RECENT_HASHES = 1_000;
 
 /** What tells a record with an unusable token served again (after a refused cursor, say) from another: the sequence
- * and hash it still carries; undefined when it carries neither, and each is counted. */
+ * and hash it still carries; undefined when it carries neither (or is no object: null, say), and each is counted. */
 function unusableIdentity(raw: unknown): string | undefined {
-  const { sequence, hash } = raw as Record<string, unknown>;
+  const { sequence, hash } = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
   const place = typeof sequence === "number" && Number.isSafeInteger(sequence) ? sequence : undefined;
   const id = typeof hash === "string" && hash.length <= 128 ? hash : undefined;
   return place === undefined && id === undefined ? undefined : `${place}/${id}`;
