@@ -69,7 +69,8 @@ export class AgreementEngine {
   /** Sequences kept per target of a network, the last up to the one it reached. */
   private readonly sequencesKept: number;
   /** A sequence is judged once every target of its network showed it or a later one, or once it is this many ledgers
-   * behind the newest any showed, so a stalled target does not hold judgement back. */
+   * behind the newest any target whose window holds it showed, so a stalled target does not hold judgement back (nor
+   * one far ahead rush it, judging on the first hashes shown). */
   private readonly patienceLedgers: number;
   private readonly targets = new Map<string, TargetState>();
   private readonly networks = new Map<string, NetworkState>();
@@ -186,14 +187,16 @@ export class AgreementEngine {
   private settle(network: NetworkState): void {
     const reached = this.reached(network);
     const reachedByAll = Math.min(...reached);
-    const newest = Math.max(...reached);
+    const newestAround = (sequence: number) =>
+      Math.max(...reached.filter((latest) => this.inWindow([latest], sequence)));
     for (const record of network.sequences.values()) {
       if (this.inWindow(reached, record.sequence)) continue;
       network.sequences.delete(record.sequence);
       if (network.unjudged.delete(record)) this.judge(record, network);
     }
     for (const record of network.unjudged) {
-      if (record.sequence > reachedByAll && newest - record.sequence < this.patienceLedgers) continue;
+      if (record.sequence > reachedByAll && newestAround(record.sequence) - record.sequence < this.patienceLedgers)
+        continue;
       network.unjudged.delete(record);
       this.judge(record, network);
     }

@@ -205,6 +205,24 @@ describe("the agreement engine", () => {
     expect(standing(engine, B)).toMatchObject({ lastDisagreement: 104, disagreeing: true });
   });
 
+  it("waits for the others before judging, though one target shows an absurd latest ledger", () => {
+    const E: TargetId = { kind: "horizon", target: "e" };
+    const F: TargetId = { kind: "rpc", target: "f" };
+    const engine = new AgreementEngine({ sequencesKept: 10 });
+    onNetwork(engine, "pubnet", A, B, C, D, E, F);
+    engine.ledgers(C, [{ sequence: 2 ** 31, hash: forked(2 ** 31) }]);
+    // B and E, forked from 103, happen to be polled first; the honest majority shows the same ledgers after them.
+    for (const id of [B, E]) engine.ledgers(id, range(100, 104, forkedFrom(103)));
+    for (const id of [A, D, F]) engine.ledgers(id, range(100, 104));
+    expect([A, B, D, E, F].map((id) => counts(engine, id))).toEqual([
+      [5, 0],
+      [5, 2],
+      [5, 0],
+      [5, 2],
+      [5, 0],
+    ]);
+  });
+
   it("counts a sequence shown twice with the same hash once", () => {
     const engine = new AgreementEngine();
     onNetwork(engine, "pubnet", A, C);
