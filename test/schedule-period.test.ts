@@ -40,3 +40,21 @@ describe("a cron schedule running more than 121 times a week", () => {
     expect((parseSchedule(pattern) as Schedule).periodMs).toBe(seconds * 1000);
   });
 });
+
+describe("a cron schedule in a time zone with daylight saving time", () => {
+  const zone = process.env.TZ;
+  afterEach(() => {
+    if (zone === undefined) delete process.env.TZ;
+    else process.env.TZ = zone;
+  });
+
+  // Node reads TZ again when it is set: runs at 02:30 skip the hour clocks spring over on a Sunday of March.
+  it.each([
+    ["Europe/Berlin", "0 30 2 * * *", DAY_S],
+    ["Europe/Berlin", "0 30 2 * * 0", 7 * DAY_S + HOUR_S],
+    ["America/New_York", "0 0 2 * * 0", 7 * DAY_S + HOUR_S],
+  ])("in %s, %s runs on the day the clocks spring forward: its period is not doubled", (tz, pattern, seconds) => {
+    process.env.TZ = tz;
+    expect((parseSchedule(pattern) as Schedule).periodMs).toBe(seconds * 1000);
+  });
+});

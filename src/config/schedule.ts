@@ -57,18 +57,19 @@ function runGapsMs(pattern: string): number[] {
 /** The longest time between two runs, however often the pattern runs (every 15 s of working hours: the weekend), from
  * ~600 checks rather than its runs. A pattern runs on the same seconds of each minute it runs on, the same minutes of
  * each hour, the same hours of each day: the longest gap is one between neighbours at one of these levels, less the
- * span of the levels below. Days are counted as 24 h, as on the fixed Monday measured from; 0 if it runs one day. */
+ * span of the levels below; 0 if it runs one day. Read in UTC, whose days are all 24 h: a local 02:30 on the day clocks
+ * spring forward would read as 03:30, as if that day had no run, and a daily pattern's period would double. */
 function longestGapMs(pattern: string): number {
-  const cron = new Cron(pattern, { paused: true });
-  const first = cron.nextRun(GAPS_FROM);
+  const cron = new Cron(pattern, { paused: true, utcOffset: 0 });
+  const first = cron.nextRun(new Date(Date.UTC(2024, 0, 1)));
   if (first === null) return 0;
-  const [year, month, day] = [first.getFullYear(), first.getMonth(), first.getDate()];
+  const [year, month, day] = [first.getUTCFullYear(), first.getUTCMonth(), first.getUTCDate()];
   const runsAt = (days: number, hour: number, minute: number, second: number) =>
-    cron.match(new Date(year, month, day + days, hour, minute, second));
+    cron.match(new Date(Date.UTC(year, month, day + days, hour, minute, second)));
   const matching = (count: number, matches: (value: number) => boolean) =>
     Array.from({ length: count }, (_, value) => value).filter(matches);
-  const seconds = matching(60, (second) => runsAt(0, first.getHours(), first.getMinutes(), second));
-  const minutes = matching(60, (minute) => runsAt(0, first.getHours(), minute, seconds[0]!));
+  const seconds = matching(60, (second) => runsAt(0, first.getUTCHours(), first.getUTCMinutes(), second));
+  const minutes = matching(60, (minute) => runsAt(0, first.getUTCHours(), minute, seconds[0]!));
   const hours = matching(24, (hour) => runsAt(0, hour, minutes[0]!, seconds[0]!));
   const days = matching(GAP_DAYS, (days) => runsAt(days, hours[0]!, minutes[0]!, seconds[0]!));
   cron.stop();
