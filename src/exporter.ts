@@ -167,10 +167,15 @@ async function applyConfig(state: ExporterState, next: ReloadedConfig): Promise<
   const leaving = runtimes.filter((runtime) => !kept.has(runtime));
   // Stopped before their successors start, so a target that changed never publishes twice.
   await Promise.all(leaving.map((runtime) => runtime.stop()));
-  // A target removed leaves the agreement check; one that changed stays, its successor's facts replacing its own.
+  // A target removed leaves the agreement check, and the plans warned of (back later, it is warned of again); one
+  // that changed stays, its successor's facts replacing its own.
   const staying = new Set(nextRuntimes.map(({ label, name }) => `${label}:${name}`));
-  for (const { label, name } of leaving)
-    if (!staying.has(`${label}:${name}`)) agreement.remove({ kind: label, target: name });
+  for (const { label, name } of leaving) {
+    const target = `${label}:${name}`;
+    if (staying.has(target)) continue;
+    agreement.remove({ kind: label, target: name });
+    services.plansWarned.delete(target);
+  }
   state.runtimes = nextRuntimes;
   state.config = next;
   retainSecretsOf(next);

@@ -149,6 +149,22 @@ it("warns of a plan over the budget once, and again only when a reload changes t
   expect(warnings()).toBe(2);
 });
 
+it("warns of a plan over the budget again for a target a reload removed and a later one brought back", async () => {
+  horizon = new FakeHorizon();
+  const lines: { msg: string; horizon?: string }[] = [];
+  const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  const url = await horizon.start();
+  const flags = (name: string) => [`--horizon.url=${name}=${url}`, "--poll.interval=1s", "--log.level=warn"];
+  const running = (exporter = await startExporter(await configFrom(flags("t")), { logger }));
+  await running.firstPolls;
+  const warned = () =>
+    lines.filter((line) => line.msg.startsWith("schedules plan more requests")).map((line) => line.horizon);
+  // t renamed u, then back: each time a target that was not there, over the same budget.
+  await running.reload(() => configFrom(flags("u")));
+  await running.reload(() => configFrom(flags("t")));
+  expect(warned()).toEqual(["t", "u", "t"]);
+});
+
 it("after a rate-limit hold, the first answer lets every endpoint held back poll at once", async () => {
   horizon = new FakeHorizon();
   const paths = ["/", "/fee_stats", "/ledgers", "/liquidity_pools"];
