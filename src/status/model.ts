@@ -131,10 +131,14 @@ export function upstreamIso(ms: number): string | undefined {
 const secondsSince = (atSeconds: number, nowMs: number): number => Math.max(0, Math.round(nowMs / 1000 - atSeconds));
 const ageSeconds = (atMs: number, nowMs: number): number => Math.max(0, Math.round((nowMs - atMs) / 1000));
 
-function endpointState({ lastSuccessMs, runningSinceMs, lastError }: EndpointStatus) {
-  if (runningSinceMs !== undefined) return "running";
-  if (lastError !== undefined && (lastSuccessMs ?? 0) < lastError.atMs) return "failing";
-  return lastSuccessMs === undefined ? "waiting" : "ok";
+/** Its last poll failed, whether or not another runs now: a retry in flight has not healed it yet. */
+const lastFailed = ({ lastSuccessMs, lastError }: EndpointStatus): boolean =>
+  lastError !== undefined && (lastSuccessMs ?? 0) < lastError.atMs;
+
+function endpointState(status: EndpointStatus) {
+  if (status.runningSinceMs !== undefined) return "running";
+  if (lastFailed(status)) return "failing";
+  return status.lastSuccessMs === undefined ? "waiting" : "ok";
 }
 
 function endpointReport(status: EndpointStatus, nowMs: number) {
@@ -152,7 +156,7 @@ function endpointReport(status: EndpointStatus, nowMs: number) {
 }
 
 /** Reads one target's series from the board at one instant. */
-function targetSeries(board: StatusBoard, target: StoreTarget, nowMs: number) {
+function targetSeries(board: StatusBoard, target: TargetView, nowMs: number) {
   const all = (metric: string) => board.series(target, metric, nowMs);
   // The series as their polls last published them, even once stale; a family they lack (a persistent counter) now.
   const known: SeriesReader = { all: (metric) => board.lastKnown(target, metric)?.series ?? all(metric) };
@@ -370,10 +374,10 @@ function txProbe(series: TargetSeries) {
 }
 
 /** A Horizon's watched assets (`CODE:ISSUER`) in their poll's order: supply, holders, flags, age; undefined if none. */
-function assetReports(series: SeriesReader, lastSuccessAt: string | undefined, nowMs: number) {
+function assetReports(series: SeriesReader, lastSuccessMs: number | undefined, nowMs: number) {
   const exists = series.all(METRICS.assetExists.name);
   if (exists.length === 0) return undefined;
-  const age = lastSuccessAt === undefined ? undefined : ageSeconds(Date.parse(lastSuccessAt), nowMs);
+  const age = lastSuccessMs === undefined ? undefined : ageSeconds(lastSuccessMs, nowMs);
   return exists.map(({ labels, value }) => {
     const asset = labels.asset ?? "";
     return {
@@ -417,13 +421,19 @@ function marketReports(series: SeriesReader) {
 }
 
 /** The state of a target from its heartbeat poll (root, status) and its up series. */
-function targetState(heartbeat: string, up: Figure | undefined, endpoints: readonly EndpointReport[]) {
+function targetState(heartbeat: string, up: Figure | undefined, endpoints: readonly EndpointStatus[]) {
   const first = endpoints.find((endpoint) => endpoint.endpoint === heartbeat);
+  const degraded = endpoints.some(lastFailed);
+  // A shard other than 0 runs no heartbeat poll and publishes no up series: the polls it runs are all it knows.
+  if (first === undefined) {
+    if (!endpoints.some(({ polls }) => polls > 0)) return "waiting";
+    return degraded ? "degraded" : "up";
+  }
   // A target never reached is down once its heartbeat has failed, whatever its up series says yet.
-  const neverUp = first?.lastSuccessAt === undefined && first?.lastError !== undefined;
+  const neverUp = first.lastSuccessMs === undefined && first.lastError !== undefined;
   if (neverUp || up?.value === 0) return "down";
-  if (first === undefined || first.polls === 0 || up === undefined) return "waiting";
-  return endpoints.some((endpoint) => endpoint.state === "failing") ? "degraded" : "up";
+  if (first.polls === 0 || up === undefined) return "waiting";
+  return degraded ? "degraded" : "up";
 }
 
 function closedAtFigures(closedAt: Figure | undefined, nowMs: number) {
@@ -433,15 +443,15 @@ function closedAtFigures(closedAt: Figure | undefined, nowMs: number) {
   };
 }
 
-function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport[], nowMs: number) {
+function horizonFigures(series: TargetSeries, nowMs: number) {
   const info = series.all(METRICS.info.name)[0]?.labels;
-  const assetsPolled = endpoints.find(({ endpoint }) => endpoint === "assets")?.lastSuccessAt;
+  const assetsPolled = series.target.endpoints.find(({ endpoint }) => endpoint === "assets")?.lastSuccessMs;
   const kept = sections(series, {
     accounts: [METRICS.accountExists.name, (read) => accounts(read, HORIZON_ACCOUNT_METRICS, nowMs)],
     assets: [METRICS.assetExists.name, (read) => assetReports(read, assetsPolled, nowMs)],
   });
   return {
-    state: targetState("root", figure(series, METRICS.up.name), endpoints),
+    state: targetState("root", figure(series, METRICS.up.name), series.target.endpoints),
     network: info?.network,
     horizonVersion: info?.horizon_version,
     coreVersion: info?.core_version,
@@ -464,7 +474,7 @@ function horizonFigures(series: TargetSeries, endpoints: readonly EndpointReport
 }
 
 /** A Stellar RPC's figures: its ledger, its own figures and its watched accounts and contracts. */
-function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], nowMs: number) {
+function rpcFigures(series: TargetSeries, nowMs: number) {
   const info = series.all(RPC_METRICS.info.name)[0]?.labels;
   const eventsPerSecond = (contract: string) => series.board.eventRate(series.target, contract, nowMs);
   const fee = (kind: string, stat: string) => figure(series, RPC_METRICS.inclusionFee.name, { kind, stat });
@@ -474,7 +484,7 @@ function rpcFigures(series: TargetSeries, endpoints: readonly EndpointReport[], 
     contracts: [RPC_METRICS.contractEntryExists.name, (read) => contracts(read, nowMs, eventsPerSecond)],
   });
   return {
-    state: targetState("status", figure(series, RPC_METRICS.up.name), endpoints),
+    state: targetState("status", figure(series, RPC_METRICS.up.name), series.target.endpoints),
     network: info?.network,
     protocolVersion: figure(series, RPC_METRICS.protocolVersion.name),
     latestLedger: figure(series, RPC_METRICS.latestLedger.name),
@@ -508,7 +518,7 @@ function targetReport(target: TargetView, board: StatusBoard, nowMs: number): Ta
   const endpoints = target.endpoints.map((status) => endpointReport(status, nowMs));
   const points = (id: string) => board.history(target, id, nowMs).map(({ atMs, value }) => [atMs, value] as const);
   const history = Object.fromEntries(SPARKLINES[target.label].map(({ id }) => [id, points(id)]));
-  const figures = (target.label === "rpc" ? rpcFigures : horizonFigures)(series, endpoints, nowMs);
+  const figures = (target.label === "rpc" ? rpcFigures : horizonFigures)(series, nowMs);
   const { label: kind, name, title, url } = target;
   return { kind, name, title, url, ...figures, agreement: agreementReport(target.agreement), endpoints, history };
 }

@@ -474,3 +474,23 @@ describe("an account with activity: true", () => {
     expect(wellFormedProblems(page)).toEqual([]);
   });
 });
+
+describe("a target's state from its polls", () => {
+  const failed = { lastError: { reason: "http_5xx" as const, message: "HTTP 503", atMs: NOW_MS - 2_000 } };
+  const stateOf = (endpoints: TargetView["endpoints"]) =>
+    statusReport("1", [{ ...PUBNET, title: "t", url: "u", endpoints }], publishedBoard(), NOW_MS).targets[0]!.state;
+
+  it("is degraded while a poll whose last run failed runs again, as its failure still stands", () => {
+    expect(stateOf(endpoints({ fee_stats: { ...failed, runningSinceMs: NOW_MS - 1_000 } }))).toBe("degraded");
+  });
+
+  it("on a shard without a heartbeat poll, follows the polls it runs: waiting, up, degraded", () => {
+    const accounts = (status: Partial<TargetView["endpoints"][number]>) => [
+      { target: "x", endpoint: "accounts" as const, schedule: "10s", polls: 1, ...status },
+    ];
+    expect(stateOf(accounts({ polls: 0 }))).toBe("waiting");
+    expect(stateOf(accounts({ lastSuccessMs: NOW_MS - 5_000 }))).toBe("up");
+    expect(stateOf(accounts({ lastSuccessMs: NOW_MS - 5_000, runningSinceMs: NOW_MS - 1_000 }))).toBe("up");
+    expect(stateOf(accounts(failed))).toBe("degraded");
+  });
+});
