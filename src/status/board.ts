@@ -183,13 +183,20 @@ export class StatusBoard implements SampleTap {
     return ring?.since(nowMs - HISTORY_WINDOW_MS) ?? [];
   }
 
-  /** The per-second increase of a contract's events; undefined before two points. */
+  /** The per-second increase of a contract's events; undefined before two points. A drop is a restarted counter (its
+   * job restarted on a reload), counted from 0 as PromQL's rate() does. */
   eventRate(target: StoreTarget, contract: string, nowMs: number): number | undefined {
     const points = this.history(target, `rate:${EVENTS_COUNTER}:${contract}`, nowMs);
     const first = points[0];
     const last = points.at(-1);
     if (first === undefined || last === undefined || last.atMs <= first.atMs) return undefined;
-    return Math.max(0, last.value - first.value) / ((last.atMs - first.atMs) / 1000);
+    let increase = 0;
+    for (let index = 1; index < points.length; index += 1) {
+      const { value } = points[index]!;
+      const before = points[index - 1]!.value;
+      increase += value >= before ? value - before : value;
+    }
+    return increase / ((last.atMs - first.atMs) / 1000);
   }
 
   /** WINDOWED_BUCKETS' increase over the QUANTILE_WINDOW_MS before `nowMs`, as PromQL's increase() (reset: from 0). */

@@ -134,3 +134,28 @@ describe("StatusBoard", () => {
     expect(board.wants(unknown)).toBe(false);
   });
 });
+
+describe("a contract's event rate", () => {
+  it("counts a counter that restarted (its events job restarted on a reload) from 0, as PromQL's rate does", () => {
+    const { time, now } = clock(1_000_000);
+    const board = createStatusBoard(now);
+    const rpc = { label: "rpc", name: "r" } as const;
+    const events = (value: number) => {
+      const labels = { contract: "usdc", type: "contract", topic: "transfer" };
+      const persistent = [{ metric: RPC_METRICS.contractEvents, labels, value }];
+      board.published(rpc, "events", { live: [], persistent }, Infinity);
+    };
+    board.published(rpc, "status", { live: [], persistent: [{ metric: RPC_METRICS.up, value: 1 }] }, Infinity);
+    events(1_000);
+    time.nowMs += 60_000;
+    events(1_060);
+    // The reload stops the job and starts its successor, whose counts start at 0.
+    board.removed(rpc, "events");
+    time.nowMs += 60_000;
+    events(0);
+    time.nowMs += 60_000;
+    events(30);
+    // 60 events before the restart and 30 since, in 180 s.
+    expect(board.eventRate(rpc, "usdc", time.nowMs)).toBeCloseTo(0.5, 9);
+  });
+});
