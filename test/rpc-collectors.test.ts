@@ -102,6 +102,23 @@ describe("rpcStatusSamples", () => {
     expect(valueOf(neither, "stellar_rpc_latest_ledger_closed_timestamp_seconds", { rpc })).toBeUndefined();
   });
 
+  it("a kind without transactions in the window (stellar-rpc's all-zero distribution) has no inclusion fee", async () => {
+    // stellar-rpc's feewindow answers an empty window with its zero FeeDistribution: every value "0", ledgerCount 0.
+    const empty = feeStatsSchema.shape.sorobanInclusionFee.parse({
+      ...Object.fromEntries(FEE_STATS.map((stat) => [stat, "0"])),
+      transactionCount: "0",
+      ledgerCount: 0,
+    });
+    const fees = feeStatsSchema.parse(envelopeResult("getFeeStats-java-sdk.json"));
+    const values = await series(rpcStatusSamples(status({ feeStats: { ...fees, sorobanInclusionFee: empty } }), true));
+    for (const stat of FEE_STATS) {
+      expect(valueOf(values, "stellar_rpc_inclusion_fee_stroops", { rpc, kind: "soroban", stat })).toBeUndefined();
+      expect(valueOf(values, "stellar_rpc_inclusion_fee_stroops", { rpc, kind: "classic", stat })).toBeGreaterThan(0);
+    }
+    expect(valueOf(values, "stellar_rpc_fee_stats_transactions", { rpc, kind: "soroban" })).toBe(0);
+    expect(valueOf(values, "stellar_rpc_fee_stats_ledgers", { rpc, kind: "soroban" })).toBe(0);
+  });
+
   it("before any successful poll: only stellar_rpc_up 0", async () => {
     const values = await series(rpcStatusSamples(undefined, false));
     expect([...values]).toEqual([['stellar_rpc_up{rpc="soroban-1"}', 0]]);

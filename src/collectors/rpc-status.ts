@@ -7,7 +7,9 @@ import { latestDocumentJob } from "./collector.js";
 import type { CollectorSamples, Sample } from "../exposition/samples.js";
 
 function* feeSamples(kind: "soroban" | "classic", fees: RpcFeeDistribution): Generator<Sample> {
-  for (const stat of FEE_STATS) yield { metric: RPC_METRICS.inclusionFee, labels: { kind, stat }, value: fees[stat] };
+  // stellar-rpc sends "0" everywhere for a window without transactions of a kind: no transaction paid 0 stroops.
+  if (fees.transactionCount > 0)
+    for (const stat of FEE_STATS) yield { metric: RPC_METRICS.inclusionFee, labels: { kind, stat }, value: fees[stat] };
   yield { metric: RPC_METRICS.feeStatsTransactions, labels: { kind }, value: fees.transactionCount };
   yield { metric: RPC_METRICS.feeStatsLedgers, labels: { kind }, value: fees.ledgerCount };
 }
