@@ -107,6 +107,22 @@ describe("the simulated Stellar RPC at /rpc", () => {
     expect(root.horizon_version).toMatch(/^28\.0\.0-/);
   });
 
+  it("the official SDK 17's getNetwork, getVersionInfo and getFeeStats read what the batch serves", async () => {
+    const { simulator } = simulatorAt();
+    const server = await sdkRpcServer(simulator);
+    const answers = await call(simulator, ["getNetwork", "getVersionInfo", "getFeeStats"]);
+    const network = await server.getNetwork();
+    expect(network.passphrase).toBe("Public Global Stellar Network ; September 2015");
+    expect(network.protocolVersion).toBe(28);
+    const version = await server.getVersionInfo();
+    expect(version).toMatchObject(versionInfoSchema.parse(answers.getVersionInfo.result));
+    const fees = await server.getFeeStats();
+    const served = answers.getFeeStats.result;
+    expect(fees.latestLedger).toBe(served.latestLedger);
+    expect(fees.sorobanInclusionFee).toEqual(served.sorobanInclusionFee);
+    expect(fees.inclusionFee.p90).toBe(served.inclusionFee.p90);
+  });
+
   it("is not subject to Horizon's rate limit or faults", async () => {
     const { simulator } = simulatorAt({ scenario: "rate_limited" });
     const answers = await call(simulator, ["getLatestLedger"]);
