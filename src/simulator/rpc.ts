@@ -167,8 +167,8 @@ class RpcView {
     const latencyMs = this.nowMs - this.latest.closedAtMs;
     if (latencyMs > MAX_HEALTHY_LATENCY_MS) {
       const message =
-        `latency (${Math.round(latencyMs / 1000)}s) since last known ledger closed is too high ` +
-        `(>${MAX_HEALTHY_LATENCY_MS / 1000}s)`;
+        `latency (${goDuration(Math.round(latencyMs / 1000))}) since last known ledger closed is too high ` +
+        `(>${goDuration(MAX_HEALTHY_LATENCY_MS / 1000)})`;
       return { error: { code: -32603, message } };
     }
     const oldest = this.backend.model.ledger(this.oldestLedger()) ?? this.fail();
@@ -248,6 +248,13 @@ function historyEntry(record: LedgerRecord): xdr.LedgerHeaderHistoryEntry {
 /** A close time as getEvents' `ledgerClosedAt`: RFC3339 in UTC, whole seconds. */
 function rfc3339(epochMs: number): string {
   return new Date(Math.floor(epochMs / 1000) * 1000).toISOString().replace(".000Z", "Z");
+}
+
+/** Whole seconds as Go's time.Duration prints them, as stellar-rpc's messages do: 45s, 1m45s, 2h0m5s. */
+function goDuration(seconds: number): string {
+  const [hours, minutes, rest] = [Math.floor(seconds / 3600), Math.floor((seconds % 3600) / 60), seconds % 60];
+  if (hours > 0) return `${hours}h${minutes}m${rest}s`;
+  return minutes > 0 ? `${minutes}m${rest}s` : `${rest}s`;
 }
 
 function unixSeconds(epochMs: number): string {
