@@ -160,10 +160,11 @@ export function inclusionFeeStats(
 ): FeeDistribution & { transactionCount: string; ledgerCount: number } {
   const charged = mergeLevels(window, FEE_CHARGED_LEVELS, (sample) => sample.feeChargedCounts);
   const transactions = [...charged.values()].reduce((sum, count) => sum + count, 0);
+  // Unlike Horizon, stellar-rpc answers a window without transactions with its zero FeeDistribution, ledgerCount too.
   return {
-    ...distribution(charged, window[window.length - 1]?.baseFee ?? 100),
+    ...distribution(charged, 0),
     transactionCount: String(transactions),
-    ledgerCount: window.length,
+    ledgerCount: transactions === 0 ? 0 : window.length,
   };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { computeFeeStats, type LedgerFeeSample } from "../../src/simulator/fees.js";
+import { FEE_STATS } from "../../src/catalog/metrics.js";
+import { computeFeeStats, inclusionFeeStats, type LedgerFeeSample } from "../../src/simulator/fees.js";
 
 /** Counts per level: fee_charged levels 100, 101, 150, 200, 500; max_fee levels 100 ... 1000000. */
 function sample(feeCharged: number[], maxFee: number[], options: Partial<LedgerFeeSample> = {}): LedgerFeeSample {
@@ -74,5 +75,15 @@ describe("fee stats as Horizon computes them", () => {
     const tied = computeFeeStats(9, [sample([3, 0, 0, 3, 0], [0, 0, 0, 0, 0, 0, 0, 0, 1])]);
     expect(tied.fee_charged.mode).toBe("100");
     expect(tied.max_fee.max).toBe("1000000");
+  });
+});
+
+describe("getFeeStats' distribution as stellar-rpc computes it", () => {
+  it("a window without transactions is stellar-rpc's zero FeeDistribution: every value 0, ledgerCount 0", () => {
+    const quiet = sample([0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    const stats = inclusionFeeStats([quiet, quiet, quiet]);
+    for (const stat of FEE_STATS) expect(stats[stat]).toBe("0");
+    expect(stats.transactionCount).toBe("0");
+    expect(stats.ledgerCount).toBe(0);
   });
 });
