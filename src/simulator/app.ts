@@ -7,7 +7,7 @@
 import { StrKey } from "@stellar/stellar-base";
 import { Hono, type Context } from "hono";
 import { historyRecordWithLinks, type HistoryRecord } from "./account-history.js";
-import { accountResource, claimableBalanceResource, offerResource } from "./account-resources.js";
+import { accountResource, claimableBalanceResource } from "./account-resources.js";
 import type { SimulatedAccounts } from "./accounts.js";
 import type { SimulatedAssets } from "./asset-stats.js";
 import type { SimulatedContracts } from "./contracts.js";
@@ -282,22 +282,6 @@ function registerAccountRoutes(app: Hono, backend: HorizonBackend): void {
     return halResponse(accountResource(baseUrl(c), account, accounts, model.status().behaviour.legacyShapes));
   });
 
-  app.get("/accounts/:id/offers", (c) => {
-    const seller = parseAccountId(c.req.param("id"), "account_id");
-    const query = pageQuery(c, true);
-    const offers = pageAfterCursor(
-      accounts.offersOf(seller),
-      query,
-      (offer) => offer.id.toString(),
-      compareNumericTokens,
-    );
-    return pageOf(
-      c,
-      query,
-      offers.map((offer) => offerResource(baseUrl(c), offer)),
-    );
-  });
-
   for (const stream of ["payments", "transactions", "operations"] as const) {
     app.get(`/accounts/:id/${stream}`, (c) => {
       const id = parseAccountId(c.req.param("id"), "account_id");
@@ -403,6 +387,7 @@ export function createHorizonApp(backend: HorizonBackend): Hono {
   registerMarketRoutes(app, {
     book: backend.orderBook,
     accountOffers: () => backend.accounts.offers,
+    accountId: (raw) => parseAccountId(raw, "account_id"),
     latestLedger: () => backend.model.status().historyLatestLedger,
     now: () => backend.sync(),
     hal: halResponse,

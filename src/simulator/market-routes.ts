@@ -1,7 +1,7 @@
 /**
  * Horizon's DEX routes over the simulated order book: `/trade_aggregations`, `/trades` (cursor
- * paging both ways) and `/offers` (filtered by seller, selling and buying), in Horizon's wire
- * format and with its errors (see the trade_aggregations-*, trades-* and error-* captures).
+ * paging both ways), `/offers` (filtered by seller, selling and buying) and `/accounts/{id}/offers`,
+ * in Horizon's wire format and with its errors (see the trade_aggregations-*, trades-* and error-* captures).
  */
 
 import type { Context, Hono } from "hono";
@@ -19,6 +19,8 @@ import { formatAmount, formatTimestamp, goEncodeQuery } from "./wire.js";
 export interface MarketBackend {
   readonly book: OrderBook;
   readonly accountOffers: () => readonly Offer[];
+  /** An account id from a path, checked as Horizon checks it (a 400 problem otherwise). */
+  readonly accountId: (raw: string | undefined) => string;
   readonly latestLedger: () => number;
   readonly now: () => number;
   readonly hal: (body: unknown) => Response;
@@ -272,10 +274,8 @@ function offerAsset(c: Context, name: "selling" | "buying"): string | undefined 
   return canonicalAsset(asset);
 }
 
-function offers(c: Context, backend: MarketBackend): Response {
-  const seller = c.req.query("seller");
-  const selling = offerAsset(c, "selling");
-  const buying = offerAsset(c, "buying");
+/** One page of the open offers, the accounts' and the book's, by id, that `matches` keeps. */
+function offersPage(c: Context, backend: MarketBackend, matches: (offer: Offer) => boolean): Response {
   const query = parsePageQuery({
     param: (name) => c.req.query(name),
     historyLatestLedger: backend.latestLedger(),
@@ -284,12 +284,7 @@ function offers(c: Context, backend: MarketBackend): Response {
   const all: readonly Offer[] = [...backend.accountOffers(), ...backend.book.offers].sort((a, b) =>
     a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
   );
-  const matching = all.filter(
-    (offer) =>
-      (seller === undefined || offer.seller === seller) &&
-      (selling === undefined || offer.selling === selling) &&
-      (buying === undefined || offer.buying === buying),
-  );
+  const matching = all.filter(matches);
   const ordered = query.order === "asc" ? matching : [...matching].reverse();
   const cursor = query.cursor === "" ? undefined : BigInt(query.cursor.split("-")[0]!);
   const after =
@@ -304,8 +299,27 @@ function offers(c: Context, backend: MarketBackend): Response {
   );
 }
 
+function offers(c: Context, backend: MarketBackend): Response {
+  const seller = c.req.query("seller");
+  const selling = offerAsset(c, "selling");
+  const buying = offerAsset(c, "buying");
+  return offersPage(
+    c,
+    backend,
+    (offer) =>
+      (seller === undefined || offer.seller === seller) &&
+      (selling === undefined || offer.selling === selling) &&
+      (buying === undefined || offer.buying === buying),
+  );
+}
+
 export function registerMarketRoutes(app: Hono, backend: MarketBackend): void {
   app.get("/trade_aggregations", (c) => tradeAggregations(c, backend));
   app.get("/trades", (c) => trades(c, backend));
   app.get("/offers", (c) => offers(c, backend));
+  // Horizon serves an account's offers from the same table as `/offers?seller=`; other filters do not apply.
+  app.get("/accounts/:id/offers", (c) => {
+    const seller = backend.accountId(c.req.param("id"));
+    return offersPage(c, backend, (offer) => offer.seller === seller);
+  });
 }

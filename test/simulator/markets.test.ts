@@ -127,6 +127,18 @@ describe("the simulator's DEX", () => {
     expect(both.status).toBe(400);
     expect(await both.text()).toBe(fixtureText("error-bad_request-selling_ambiguous-horizon-src.json"));
   });
+
+  it("an account's offers (forAccount) are the offers it sells (seller), in both orders", async () => {
+    const ids = (page: Horizon.ServerApi.CollectionPage<Horizon.ServerApi.OfferRecord>) =>
+      page.records.map((offer) => offer.id);
+    const bySeller = await server.offers().seller(DEMO_MAKER).limit(200).call();
+    expect(bySeller.records.length).toBeGreaterThan(3);
+    expect(ids(await server.offers().forAccount(DEMO_MAKER).limit(200).call())).toEqual(ids(bySeller));
+    const firstTwo = await server.offers().forAccount(DEMO_MAKER).limit(2).call();
+    expect(ids(await firstTwo.next())).toEqual(ids(bySeller).slice(2, 4));
+    const descending = await server.offers().forAccount(DEMO_MAKER).order("desc").limit(200).call();
+    expect(ids(descending)).toEqual(ids(bySeller).reverse());
+  });
 });
 
 describe("MarketsJob against the simulator", () => {
