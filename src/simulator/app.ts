@@ -203,8 +203,13 @@ function registerHorizonRoutes(app: Hono, backend: HorizonBackend): void {
       historyLatestLedger: status.historyLatestLedger,
       numericCursor: false,
     });
-    // Simulated pools have no participating accounts, so an account filter matches nothing.
-    const matching = c.req.query("account") ? [] : pools.page({ ...query, reserves });
+    // An account participates in the pools it holds shares of; an unknown (or merged) account holds none.
+    const account = c.req.query("account") || undefined;
+    const ids =
+      account === undefined
+        ? undefined
+        : new Set(backend.accounts.get(parseAccountId(account, "account"))?.poolShares.map((share) => share.poolId));
+    const matching = pools.page({ ...query, reserves, ids });
     const records = matching.map((pool) => poolRecord(c, pool, status));
     return pageOf(c, query, records, { "Latest-Ledger": String(status.ingestLatestLedger) });
   });

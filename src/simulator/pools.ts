@@ -108,6 +108,8 @@ export interface PoolPageQuery {
   readonly limit: number;
   /** Canonical assets every returned pool must hold. */
   readonly reserves: readonly string[];
+  /** When given, only these pools: those an account holds shares of (`?account=`). */
+  readonly ids?: ReadonlySet<string>;
 }
 
 function poolId(assetA: Asset, assetB: Asset): string {
@@ -208,7 +210,7 @@ export class PoolUniverse {
   }
 
   page(query: PoolPageQuery): PoolDefinition[] {
-    const candidates = this.#candidates(query.reserves);
+    const candidates = this.#candidates(query.reserves, query.ids);
     const ids = (position: number): string => this.pools[position]?.id ?? "";
     // First candidate whose id sorts after the cursor (binary search).
     let low = 0;
@@ -258,11 +260,17 @@ export class PoolUniverse {
     };
   }
 
-  #candidates(reserves: readonly string[]): readonly number[] {
+  #candidates(reserves: readonly string[], ids: ReadonlySet<string> | undefined): readonly number[] {
     const [first, ...others] = reserves;
-    if (first === undefined) return this.#allPositions;
-    const withFirst = this.#positionsByAsset.get(first) ?? [];
-    return withFirst.filter((position) => others.every((asset) => this.pools[position]?.assets.includes(asset)));
+    const withReserves =
+      first === undefined
+        ? this.#allPositions
+        : (this.#positionsByAsset.get(first) ?? []).filter((position) =>
+            others.every((asset) => this.pools[position]?.assets.includes(asset)),
+          );
+    return ids === undefined
+      ? withReserves
+      : withReserves.filter((position) => ids.has(this.pools[position]?.id ?? ""));
   }
 
   /** The pool's most recent modification at or before `ledger`: one per window of `modificationPeriod` ledgers. */

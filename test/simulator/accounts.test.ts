@@ -177,3 +177,24 @@ describe("the accounts model", () => {
     expect(() => simulator.accounts.add({ id: "GABC", balance: 1n }, at)).toThrow(AccountError);
   });
 });
+
+describe("GET /liquidity_pools?account=", () => {
+  it("lists the pools whose shares the account holds, as Horizon does, and none once it is merged", async () => {
+    const { simulator } = simulatorAt();
+    const hot = await getJson(simulator, `/accounts/${HOT_WALLET}`);
+    const held = hot.body.balances
+      .filter((balance: { asset_type: string }) => balance.asset_type === "liquidity_pool_shares")
+      .map((balance: { liquidity_pool_id: string }) => balance.liquidity_pool_id);
+    expect(held).toHaveLength(1);
+    const ids = async (query: string) =>
+      (await getJson(simulator, `/liquidity_pools?${query}`)).body._embedded.records.map(
+        (pool: { id: string }) => pool.id,
+      );
+    expect(await ids(`account=${HOT_WALLET}&limit=200`)).toEqual(held);
+    expect(await ids(`account=${HOT_WALLET}&cursor=${held[0]}`)).toEqual([]);
+    expect(await ids(`account=${COLD_WALLET}`)).toEqual([]);
+    expect((await getJson(simulator, "/liquidity_pools?account=GBAD")).status).toBe(400);
+    simulator.setScenario("account_merged");
+    expect(await ids(`account=${HOT_WALLET}`)).toEqual([]);
+  });
+});
