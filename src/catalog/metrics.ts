@@ -591,7 +591,7 @@ export const RPC_METRICS = {
   ),
   inclusionFee: rpcStatus.gauge("stellar_rpc_inclusion_fee_stroops", ["kind", "stat"])(
     "Inclusion fee over the Stellar RPC's recent ledger window, in stroops, by transaction kind (soroban, classic) " +
-      "and statistic.",
+      "and statistic; absent for a kind with no transactions in the window.",
   ),
   feeStatsTransactions: rpcStatus.gauge("stellar_rpc_fee_stats_transactions", ["kind"])(
     "Transactions the Stellar RPC's fee statistics are computed from, by kind.",
