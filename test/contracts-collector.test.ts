@@ -90,6 +90,16 @@ async function series(job: ContractsCollector, succeeded = true) {
 const poll = (job: ContractsCollector) => job.run(pollContext());
 const entry = (contract: string, name: string) => ({ rpc: "rpc", contract, entry: name, durability: "persistent" });
 
+/** The plan of a shard other than 0: no status poll there, so the contracts poll reads close times itself. */
+const OWN_CLOSES_PLAN = { stateArchival: false, ownCloses: true, maxBodyBytes: MAX_BODY_BYTES };
+
+/** A collector on such a shard, with no close time from a status poll in its network view. */
+function ownClosesCollector(): ContractsCollector {
+  const dependencies = { client, clock: { now: () => NOW_MS }, log: pino({ level: "silent" }), ...OWN_CLOSES_PLAN };
+  const timing = { schedule: parseSchedule("1m") as Schedule, requestsPerRun: 2 };
+  return new ContractsCollector(CONTRACTS, { ...dependencies, network: { current: {} } }, timing);
+}
+
 describe("ContractsCollector", () => {
   it("every series equals the served values; the first poll reads the new wasm's code in a second round", async () => {
     const job = collector();
@@ -329,11 +339,7 @@ describe("ContractsCollector", () => {
   });
 
   it("where no status poll runs, reads the close times from getLatestLedger itself, one request more", async () => {
-    const log = pino({ level: "silent" });
-    const plan = { stateArchival: false, ownCloses: true, maxBodyBytes: MAX_BODY_BYTES };
-    const dependencies = { client, clock: { now: () => NOW_MS }, log, ...plan };
-    const timing = { schedule: parseSchedule("1m") as Schedule, requestsPerRun: 2 };
-    const job = new ContractsCollector(CONTRACTS, { ...dependencies, network: { current: {} } }, timing);
+    const job = ownClosesCollector();
     const latest = { id: "ab", protocolVersion: 25 };
     rpc.answers.set("getLatestLedger", { result: { ...latest, sequence: 1000, closeTime: "50000" } });
     await poll(job);
@@ -345,17 +351,13 @@ describe("ContractsCollector", () => {
       valueOf(await series(job), "stellar_rpc_contract_entry_expiry_timestamp_seconds", entry("hello", "instance")),
     ).toBe(Math.round(NOW_MS / 1000 + ttl * 7));
     expect([
-      contractsRequestsPerPoll(CONTRACTS, plan),
-      contractsRequestsPerPoll(CONTRACTS, { ...plan, ownCloses: false }),
+      contractsRequestsPerPoll(CONTRACTS, OWN_CLOSES_PLAN),
+      contractsRequestsPerPoll(CONTRACTS, { ...OWN_CLOSES_PLAN, ownCloses: false }),
     ]).toEqual([2, 1]);
   });
 
   it("where getLatestLedger's answer fails its schema, counts it invalid and reads the entries all the same", async () => {
-    const log = pino({ level: "silent" });
-    const plan = { stateArchival: false, ownCloses: true, maxBodyBytes: MAX_BODY_BYTES };
-    const dependencies = { client, clock: { now: () => NOW_MS }, log, ...plan };
-    const timing = { schedule: parseSchedule("1m") as Schedule, requestsPerRun: 2 };
-    const job = new ContractsCollector(CONTRACTS, { ...dependencies, network: { current: {} } }, timing);
+    const job = ownClosesCollector();
     rpc.answers.set("getLatestLedger", { result: { sequence: "not a ledger" } });
     const context = pollContext();
     await job.run(context);

@@ -134,7 +134,7 @@ export class AgreementEngine {
       const { id, network, latest, protocol, comparisons, disagreements, lastDisagreement } = state;
       if (network === undefined) return [];
       const disagreeing =
-        lastDisagreement !== undefined && latest !== undefined && this.inWindow([latest], lastDisagreement);
+        lastDisagreement !== undefined && latest !== undefined && this.holds(latest, lastDisagreement);
       const protocolBehind = protocol === undefined ? undefined : highest.get(network)! - protocol;
       return [{ ...id, network, comparisons, disagreements, lastDisagreement, disagreeing, protocolBehind }];
     });
@@ -165,10 +165,15 @@ export class AgreementEngine {
     return [...network.members].map((key) => this.targets.get(key)?.latest ?? -Infinity);
   }
 
-  /** Whether a sequence is in the network's window: among the last `sequencesKept` up to one a target reached. Each
-   * target's own, so one claiming a ledger far ahead (hostile, or broken) cannot push the others' out. */
+  /** Whether a sequence is in the window of a target that reached `latest`: among its last `sequencesKept`. */
+  private holds(latest: number, sequence: number): boolean {
+    return sequence <= latest && sequence > latest - this.sequencesKept;
+  }
+
+  /** Whether a sequence is in the network's window: some target's own, so one claiming a ledger far ahead (hostile,
+   * or broken) cannot push the others' out. */
   private inWindow(reached: number[], sequence: number): boolean {
-    return reached.some((latest) => sequence <= latest && sequence > latest - this.sequencesKept);
+    return reached.some((latest) => this.holds(latest, sequence));
   }
 
   /** The sequence's record; undefined for a sequence outside the network's window, too old to compare. */
@@ -187,8 +192,7 @@ export class AgreementEngine {
   private settle(network: NetworkState): void {
     const reached = this.reached(network);
     const reachedByAll = Math.min(...reached);
-    const newestAround = (sequence: number) =>
-      Math.max(...reached.filter((latest) => this.inWindow([latest], sequence)));
+    const newestAround = (sequence: number) => Math.max(...reached.filter((latest) => this.holds(latest, sequence)));
     for (const record of network.sequences.values()) {
       if (this.inWindow(reached, record.sequence)) continue;
       network.sequences.delete(record.sequence);

@@ -136,8 +136,7 @@ export class CourteousHttp<E extends string> {
    * outcome (a corridor's `timeout`), which must come before its run's deadline. */
   async once(purpose: E, url: string, body: RequestBody | undefined, timeoutMs: number, poll?: AbortSignal) {
     const deadline = new AbortController();
-    const timeout = new PollError("timeout", `no complete response within ${timeoutMs} ms`);
-    const timer = this.clock.setTimeout(() => deadline.abort(timeout), timeoutMs);
+    const timer = this.clock.setTimeout(() => deadline.abort(timedOutError(timeoutMs)), timeoutMs);
     try {
       return await this.request(purpose, { url, body, timeoutMs }, [poll, deadline.signal], 0);
     } finally {
@@ -331,11 +330,13 @@ function abortReason(signal: AbortSignal, cause: unknown): PollError {
   return cause instanceof PollError ? cause : new PollError("network", "aborted at shutdown");
 }
 
+const timedOutError = (timeoutMs: number) => new PollError("timeout", `no complete response within ${timeoutMs} ms`);
+
 function classify(error: unknown, timedOut: boolean, timeoutMs: number): PollError {
   // ofetch wraps what the transport throws, its own verdicts (a body over the cap) included.
   const cause = error instanceof FetchError ? (error.cause ?? error) : error;
   if (cause instanceof PollError) return cause;
-  if (timedOut) return new PollError("timeout", `no complete response within ${timeoutMs} ms`);
+  if (timedOut) return timedOutError(timeoutMs);
   if (!(cause instanceof Error)) return new PollError("network", String(cause));
   const { code, message } = cause as NodeJS.ErrnoException;
   return new PollError("network", code && !message.includes(code) ? `${code}: ${message}` : message);
